@@ -1,0 +1,174 @@
+import { open, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { isBinaryFile } from 'isbinaryfile';
+import { KNOWLEDGE_ACTIONS, type Persona } from '../domain/persona.js';
+import type { KnowledgeBase } from '../domain/ports.js';
+import type { KnowledgeResult } from '../domain/run-state.js';
+import { deniedReason, outputDeniedReason } from '../domain/sandbox-rules.js';
+
+export interface SandboxOptions {
+  /** The workspace root. */
+  readonly root: string;
+  /** Knowledge roots, workspace-relative (default `['.']`). */
+  readonly roots: readonly string[];
+  /** Extra deny patterns from the workspace config. */
+  readonly deny: readonly string[];
+  readonly maxFileBytes: number;
+  readonly sha256: (data: Uint8Array | string) => string;
+}
+
+type Resolved = { ok: true; absolute: string; relative: string } | { ok: false; result: Omit<KnowledgeResult, 'action' | 'argument'> };
+
+/**
+ * Serves `READ_FILE` from the workspace, and nowhere else: the real path (symlinks followed) must be
+ * inside a knowledge root and outside every denied area; binary files are refused and large ones
+ * truncated with a note. Every refusal is a result, never a throw.
+ */
+export class FsKnowledgeBase implements KnowledgeBase {
+  constructor(private readonly options: SandboxOptions) {}
+
+  async fulfil(request: { action: string; argument: string }, persona: Pick<Persona, 'id' | 'privileges'>): Promise<KnowledgeResult> {
+    const { action, argument } = request;
+    if (!(KNOWLEDGE_ACTIONS as readonly string[]).includes(action)) {
+      return { action, argument, status: 'refused', message: 'unsupported action', reason_code: 'KNOWLEDGE_UNSUPPORTED_ACTION' };
+    }
+    if (!(persona.privileges as readonly string[]).includes(action)) {
+      return {
+        action,
+        argument,
+        status: 'refused',
+        message: `persona "${persona.id}" does not have the ${action} privilege`,
+        reason_code: 'KNOWLEDGE_PRIVILEGE_DENIED',
+      };
+    }
+    if (action !== 'READ_FILE') {
+      return { action, argument, status: 'refused', message: 'unsupported action (not available in this version)', reason_code: 'KNOWLEDGE_UNSUPPORTED_ACTION' };
+    }
+    return { action, argument, ...(await this.readFile(argument)) };
+  }
+
+  /** Reads one workspace file through the sandbox (used for READ_FILE and for input artifacts). */
+  async readFile(requested: string): Promise<Omit<KnowledgeResult, 'action' | 'argument'>> {
+    const resolved = await this.resolve(requested);
+    if (!resolved.ok) return resolved.result;
+    const { absolute, relative } = resolved;
+    let handle;
+    try {
+      const info = await stat(absolute);
+      if (!info.isFile()) {
+        return { status: 'error', message: info.isDirectory() ? 'is a folder, not a file' : 'is not a regular file', path: relative, reason_code: 'KNOWLEDGE_NOT_A_FILE' };
+      }
+      handle = await open(absolute, 'r');
+      const limit = this.options.maxFileBytes;
+      const buffer = Buffer.alloc(Math.min(info.size, limit));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+      const data = buffer.subarray(0, bytesRead);
+      if (bytesRead > 0 && (await isBinaryFile(data, bytesRead))) {
+        return { status: 'refused', message: 'binary file, not served', path: relative, bytes: info.size, reason_code: 'KNOWLEDGE_BINARY_REFUSED' };
+      }
+      const truncated = info.size > limit;
+      return {
+        status: 'provided',
+        message: truncated ? `first ${limit} of ${info.size} bytes shown (file is larger than the ${limit}-byte limit)` : `${info.size} bytes`,
+        path: relative,
+        bytes: info.size,
+        sha256: this.options.sha256(data),
+        truncated,
+        content: data.toString('utf8') + (truncated ? `\n[… truncated by the orchestrator: ${info.size - limit} more bytes not shown]` : ''),
+        reason_code: 'KNOWLEDGE_PROVIDED',
+      };
+    } catch (error) {
+      return { status: 'error', message: `could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, path: relative, reason_code: 'KNOWLEDGE_READ_FAILED' };
+    } finally {
+      await handle?.close();
+    }
+  }
+
+  private async resolve(requested: string): Promise<Resolved> {
+    const refuse = (message: string, reason_code: string): Resolved => ({ ok: false, result: { status: 'refused', message, reason_code } });
+    const lexical = lexicalWorkspacePath(this.options.root, requested);
+    if (!lexical.ok) return refuse(lexical.reason, lexical.code);
+    const denied = deniedReason(lexical.relative, this.options.deny);
+    if (denied) return refuse(denied, 'KNOWLEDGE_DENIED');
+    if (!insideRoots(lexical.relative, this.options.roots)) return refuse('is outside the knowledge roots', 'KNOWLEDGE_OUTSIDE_ROOTS');
+
+    let real: string;
+    let realRoot: string;
+    try {
+      realRoot = await realpath(this.options.root);
+      real = await realpath(lexical.absolute);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') {
+        return { ok: false, result: { status: 'error', message: 'not found', path: lexical.relative, reason_code: 'KNOWLEDGE_NOT_FOUND' } };
+      }
+      return refuse(`cannot be resolved (${code ?? 'error'})`, 'KNOWLEDGE_READ_FAILED');
+    }
+    const realRelative = toPosix(path.relative(realRoot, real));
+    if (escapes(realRelative)) return refuse('resolves (through a symlink) outside the workspace', 'KNOWLEDGE_PATH_ESCAPE');
+    const realDenied = deniedReason(realRelative, this.options.deny);
+    if (realDenied) return refuse(`resolves to a denied path: ${realDenied}`, 'KNOWLEDGE_DENIED');
+    if (!insideRoots(realRelative, this.options.roots)) return refuse('resolves outside the knowledge roots', 'KNOWLEDGE_OUTSIDE_ROOTS');
+    return { ok: true, absolute: real, relative: lexical.relative };
+  }
+}
+
+type Lexical = { ok: true; absolute: string; relative: string } | { ok: false; reason: string; code: string };
+
+/** Checks a user- or model-written path without touching the disk: relative, inside the workspace. */
+export function lexicalWorkspacePath(root: string, requested: string): Lexical {
+  const trimmed = requested.trim();
+  if (trimmed.length === 0) return { ok: false, reason: 'empty path', code: 'KNOWLEDGE_BAD_PATH' };
+  if (trimmed.includes('\0')) return { ok: false, reason: 'path contains a NUL byte', code: 'KNOWLEDGE_BAD_PATH' };
+  const slashed = trimmed.replace(/\\/g, '/');
+  if (slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed) || slashed.startsWith('~')) {
+    return { ok: false, reason: 'absolute paths are not allowed (use a path relative to the workspace)', code: 'KNOWLEDGE_PATH_ESCAPE' };
+  }
+  const absolute = path.resolve(root, slashed);
+  const relative = toPosix(path.relative(path.resolve(root), absolute));
+  if (escapes(relative)) return { ok: false, reason: 'escapes the workspace', code: 'KNOWLEDGE_PATH_ESCAPE' };
+  return { ok: true, absolute, relative: relative === '' ? '.' : relative };
+}
+
+export type OutputPathCheck = { ok: true; absolute: string; relative: string } | { ok: false; reason: string };
+
+/** Whether an artifact may be written at this workspace-relative path (symlinked parents followed). */
+export async function checkOutputPath(root: string, requested: string): Promise<OutputPathCheck> {
+  const lexical = lexicalWorkspacePath(root, requested);
+  if (!lexical.ok) return { ok: false, reason: lexical.reason };
+  const reserved = outputDeniedReason(lexical.relative);
+  if (reserved) return { ok: false, reason: reserved };
+  const realRoot = await realpath(root);
+  let ancestor = path.dirname(lexical.absolute);
+  for (;;) {
+    try {
+      const real = await realpath(ancestor);
+      const rel = toPosix(path.relative(realRoot, real));
+      if (escapes(rel)) return { ok: false, reason: 'its folder resolves (through a symlink) outside the workspace' };
+      const deniedParent = rel === '' ? null : outputDeniedReason(`${rel}/x`);
+      if (deniedParent) return { ok: false, reason: `its folder resolves to a reserved area: ${deniedParent}` };
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return { ok: false, reason: `its folder cannot be resolved (${(error as NodeJS.ErrnoException).code})` };
+      const parent = path.dirname(ancestor);
+      if (parent === ancestor) return { ok: false, reason: 'its folder cannot be resolved' };
+      ancestor = parent;
+    }
+  }
+  return { ok: true, absolute: lexical.absolute, relative: lexical.relative };
+}
+
+function insideRoots(relative: string, roots: readonly string[]): boolean {
+  return roots.some((r) => {
+    const root = toPosix(path.posix.normalize(r.replace(/\\/g, '/'))).replace(/\/$/, '');
+    return root === '.' || root === '' || relative === root || relative.startsWith(`${root}/`);
+  });
+}
+
+function escapes(relative: string): boolean {
+  return relative === '..' || relative.startsWith('../') || path.isAbsolute(relative);
+}
+
+function toPosix(p: string): string {
+  return p.split(path.sep).join('/');
+}

@@ -1,0 +1,192 @@
+import { BRIEFING_HEADER } from '../domain/prompts.js';
+import type { ChatMessage, LlmClient, LlmReply, LlmRequest } from '../domain/ports.js';
+
+export const OFFLINE_MODEL = 'offline-rehearsal-v1';
+
+const RISK_MARKERS = /\b(irreversible|drop table|rm -rf|delete (all|every|production)|wipe|shut ?down production|wire (the )?money|transfer funds)\b/i;
+const DOUBT_MARKERS = /\b(unclear|ambiguous|tbd|not sure|unknown requirements?|undecided|to be decided)\b/i;
+
+interface Angle {
+  readonly lens: string;
+  readonly asks: readonly string[];
+}
+
+/** What each default persona looks at; other personas get a lens built from their name. */
+const ANGLES: Record<string, Angle> = {
+  coordinator: {
+    lens: 'scope, sequencing and ownership',
+    asks: ['What is the smallest first step that proves the direction?', 'Who owns each step, and what does "done" look like?'],
+  },
+  strategist: {
+    lens: 'options, trade-offs and long-term consequences',
+    asks: ['Which alternative did we not consider, and why would it lose?', 'What would make this plan obsolete in a year?'],
+  },
+  auditor: {
+    lens: 'risks, evidence and what could fail',
+    asks: ['Which claim here is not backed by a document we have read?', 'What is the rollback if the first step fails?'],
+  },
+};
+
+/**
+ * The embedded default model: deterministic, no network, and plainly a rehearsal. Its replies are
+ * shaped by the persona and the task, request each input artifact once with a READ_FILE token,
+ * sometimes ask for a file that does not exist, and answer verdict requests with strict JSON —
+ * so the whole pipeline runs anywhere, including in tests.
+ */
+export class OfflineLlmClient implements LlmClient {
+  readonly label = `offline (${OFFLINE_MODEL})`;
+  readonly rehearsal = true;
+
+  async complete(request: LlmRequest, signal?: AbortSignal): Promise<LlmReply> {
+    signal?.throwIfAborted();
+    const view = readConversation(request.messages);
+    const content =
+      request.purpose === 'verdict' ? verdictReply(request, view) : request.purpose === 'synthesis' ? synthesisReply(request, view) : turnReply(request, view);
+    const promptChars = request.messages.reduce((n, m) => n + m.content.length, 0);
+    return {
+      content,
+      model: OFFLINE_MODEL,
+      usage: { prompt_tokens: Math.ceil(promptChars / 4), completion_tokens: Math.ceil(content.length / 4) },
+    };
+  }
+}
+
+interface ConversationView {
+  readonly name: string;
+  readonly task: string;
+  readonly inputs: string[];
+  /** Every path some speaker already asked for in this task. */
+  readonly requested: Set<string>;
+  /** Files provided in this task: path → first meaningful line. */
+  readonly provided: Map<string, string>;
+  readonly missing: string[];
+  readonly lastSpeaker?: string;
+  readonly ownTurns: number;
+  readonly earlierTasks: number;
+}
+
+function readConversation(messages: readonly ChatMessage[]): ConversationView {
+  const system = messages[0]?.content ?? '';
+  const name = /^You are (.+?), one member/m.exec(system)?.[1] ?? 'Council member';
+  let start = -1;
+  messages.forEach((m, i) => {
+    if (m.role === 'user' && m.content.includes(BRIEFING_HEADER)) start = i;
+  });
+  const current = start >= 0 ? messages.slice(start) : messages.slice(1);
+  const briefing = start >= 0 ? (messages[start]?.content ?? '') : '';
+  const task = /TASK:\s*([\s\S]*?)(?:\n\n|$)/.exec(briefing)?.[1]?.trim() ?? '';
+  const inputs = [...briefing.matchAll(/^- INPUT ARTIFACT: (.+)$/gm)].map((m) => (m[1] ?? '').trim());
+  const requested = new Set<string>();
+  const provided = new Map<string, string>();
+  const missing: string[] = [];
+  let lastSpeaker: string | undefined;
+  for (const m of current) {
+    for (const t of m.content.matchAll(/READ_FILE\(\s*["'`]?([^)"'`]+?)["'`]?\s*\)/g)) requested.add((t[1] ?? '').trim());
+    for (const b of m.content.matchAll(/<<<BEGIN (.+)\n([\s\S]*?)\nEND \1>>>/g)) {
+      const first = (b[2] ?? '').split('\n').map((l) => l.replace(/^#+\s*/, '').trim()).find((l) => l.length > 0) ?? '(empty)';
+      provided.set((b[1] ?? '').trim(), first.slice(0, 100));
+    }
+    for (const e of m.content.matchAll(/CONTEXT_ERROR \(requested by [^)]+\): READ_FILE\((.+?)\) — not found/g)) missing.push(e[1] ?? '');
+    for (const s of m.content.matchAll(/^\[([a-z0-9_-]+)(?: \((?:verdict|synthesis)\))?, round \d+\]$/gm)) lastSpeaker = s[1];
+  }
+  return {
+    name,
+    task,
+    inputs,
+    requested,
+    provided,
+    missing,
+    ownTurns: current.filter((m) => m.role === 'assistant').length,
+    earlierTasks: start > 1 ? messages.slice(1, start).filter((m) => m.role === 'user' && m.content.includes(BRIEFING_HEADER)).length : 0,
+    ...(lastSpeaker ? { lastSpeaker } : {}),
+  };
+}
+
+function turnReply(request: LlmRequest, v: ConversationView): string {
+  const angle = ANGLES[request.persona] ?? { lens: `the concerns of a ${v.name.toLowerCase()}`, asks: ['What evidence would change our minds?'] };
+  const seed = hash(`${request.persona}\n${v.task}`);
+  const topic = keywords(v.task);
+  const lines: string[] = [`**${v.name}, round ${request.round}** — looking at ${angle.lens}.`];
+  if (v.ownTurns === 0) {
+    lines.push(`As I read it, the task is about ${topic.length > 0 ? topic.join(', ') : 'the request as stated'}.`);
+    if (v.earlierTasks > 0) lines.push(`I also remember ${v.earlierTasks} earlier task(s) from my history and will keep them consistent with this one.`);
+  } else if (v.lastSpeaker && v.lastSpeaker !== request.persona) {
+    lines.push(`Building on what ${v.lastSpeaker} just said, I want to sharpen one point.`);
+  }
+  for (const [path, first] of v.provided) lines.push(`- From \`${path}\`: it opens with "${first}". I take that as given.`);
+  for (const path of v.missing) lines.push(`- \`${path}\` could not be found, so I will not rely on it.`);
+  lines.push(`- ${angle.asks[(seed + request.round) % angle.asks.length]}`);
+  if (RISK_MARKERS.test(v.task)) lines.push('- This touches something hard to undo; a person should confirm before anything is executed.');
+  else if (DOUBT_MARKERS.test(v.task)) lines.push('- Parts of the request are not settled yet; we should not pretend otherwise.');
+
+  const wanted = v.inputs.find((p) => !v.requested.has(p));
+  if (wanted) lines.push('', `I need to read the input before going further: [ORCHESTRATOR_REQUEST: READ_FILE(${wanted})]`);
+  const ghost = `notes/${request.persona}-context.md`;
+  if (request.round === 1 && seed % 3 === 0 && !v.requested.has(ghost)) {
+    lines.push(`Earlier notes may exist too: [ORCHESTRATOR_REQUEST: READ_FILE(${ghost})]`);
+  }
+  return lines.join('\n');
+}
+
+function verdictReply(request: LlmRequest, v: ConversationView): string {
+  const seed = hash(`${request.persona}\n${v.task}\nverdict`);
+  const confidence = Math.round((0.62 + (seed % 30) / 100) * 100) / 100;
+  if (RISK_MARKERS.test(v.task)) {
+    return JSON.stringify({ action: 'escalate', confidence: 0.9, rationale: 'the task asks for something hard to undo; a person must decide' });
+  }
+  if (DOUBT_MARKERS.test(v.task)) {
+    return JSON.stringify({ action: 'investigate', confidence, rationale: 'the request is not settled enough to act on' });
+  }
+  if (request.persona === 'auditor' && v.missing.length > 0) {
+    return JSON.stringify({ action: 'investigate', confidence: 0.55, rationale: `${v.missing.length} requested file(s) were missing; the evidence is incomplete` });
+  }
+  const basis = v.provided.size > 0 ? `the ${v.provided.size} file(s) read support the direction` : 'the direction is coherent as stated';
+  return JSON.stringify({ action: 'proceed', confidence, rationale: basis });
+}
+
+function synthesisReply(request: LlmRequest, v: ConversationView): string {
+  const topic = keywords(v.task);
+  const last = request.messages.at(-1)?.content ?? '';
+  const outcome = /arbitrated: (\w+)/.exec(last)?.[1] ?? 'unknown';
+  const files = [...v.provided.keys()];
+  return [
+    '### Recommendation',
+    '',
+    `The council's arbitrated position is **${outcome}** on: ${topic.length > 0 ? topic.join(', ') : 'the task as stated'}.`,
+    '',
+    '### Reasons',
+    '',
+    files.length > 0 ? `- Grounded in ${files.map((f) => `\`${f}\``).join(', ')}.` : '- No input documents were provided; the reasoning rests on the task text alone.',
+    '- Coordinator, strategist and auditor views were each heard in every round.',
+    '',
+    '### Open risks',
+    '',
+    v.missing.length > 0 ? `- Missing references: ${v.missing.map((f) => `\`${f}\``).join(', ')}.` : '- None beyond those named in the transcript.',
+    '',
+    '### Next steps',
+    '',
+    '1. Agree on the smallest first step and its owner.',
+    '2. Check the open risks against the evidence before committing.',
+    '3. Re-run the council with a real model for substantive advice (this is an offline rehearsal).',
+  ].join('\n');
+}
+
+const STOPWORDS = new Set(
+  'the and for with that this from into onto about what which when where your their there then than them they have will would should could must propose next steps step plan assess review please make give write'.split(' '),
+);
+
+/** Up to five distinctive words of the task, in order of appearance. */
+function keywords(task: string): string[] {
+  const words = (task.toLowerCase().match(/[a-z][a-z0-9-]{3,}/g) ?? []).filter((w) => !STOPWORDS.has(w));
+  return [...new Set(words)].slice(0, 5);
+}
+
+/** FNV-1a: a small deterministic hash, the offline model's only source of variety. */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}

@@ -1,0 +1,93 @@
+import { renderArtifact, type ArtifactInput } from '../domain/artifact.js';
+import { auditEvent, type AuditDetails } from '../domain/audit.js';
+import { runDecision, type DecisionRecord } from '../domain/decision.js';
+import type { AuditSink } from '../domain/ports.js';
+import type { PauseRecord, RunState } from '../domain/run-state.js';
+import type { RunDeps, RunOutcome } from './run-deps.js';
+
+type DraftInput = Omit<ArtifactInput, 'status' | 'finishedAt' | 'durationMs' | 'trail' | 'outcomeNote'>;
+
+interface EndOptions {
+  readonly state: RunState;
+  readonly audit: AuditSink;
+  readonly deps: RunDeps;
+  readonly decision: DecisionRecord;
+  /** For people: why the run ended here. */
+  readonly message: string;
+  readonly save: (patch: Partial<RunState>) => Promise<void>;
+  readonly details?: AuditDetails;
+}
+
+/**
+ * Pauses a run for a person: the checkpoint keeps everything needed to resume, `hitl.json` says
+ * what paused it, and a draft of the artifact (when there is one) waits beside it.
+ */
+export async function pauseRun(options: EndOptions & { draft?: DraftInput }): Promise<RunOutcome> {
+  const { state, audit, deps, decision, message } = options;
+  const now = deps.clock.now();
+  const pauses = state.trail.filter((d) => d.decision === 'PAUSE_FOR_HITL').length;
+  const pause: PauseRecord = {
+    pause_id: `${state.run_id}-p${pauses + 1}`,
+    layer: decision.layer,
+    reason_code: decision.reason_code,
+    message,
+    requested_at: now.toISOString(),
+  };
+  let draftPath: string | undefined;
+  if (options.draft) {
+    const markdown = renderArtifact({
+      ...options.draft,
+      status: 'paused',
+      finishedAt: now.toISOString(),
+      durationMs: now.getTime() - Date.parse(state.created_at),
+      trail: [...state.trail, decision],
+      outcomeNote: `Paused for a person: ${message}`,
+    });
+    draftPath = await deps.runs.saveFile(state.run_id, 'draft.md', markdown);
+  }
+  await deps.runs.saveFile(state.run_id, 'hitl.json', `${JSON.stringify({ run_id: state.run_id, ...pause, draft: draftPath ?? null }, null, 2)}\n`);
+  await audit.append(auditEvent('HITL_REQUESTED', decision, { pause_id: pause.pause_id, ...options.details }));
+  await options.save({ status: 'paused', decision, pause, trail: [...state.trail, decision], summary: message });
+  const lines = [`paused for a person (${decision.layer}: ${decision.reason_code}): ${message}`];
+  if (draftPath) lines.push(`draft: ${draftPath}`);
+  lines.push(`run state: ${deps.runs.describe?.(state.run_id) ?? `.maestro/runs/${state.run_id}/`}`);
+  return { run_id: state.run_id, status: 'paused', decision: decision.decision, reason_code: decision.reason_code, artifact: null, audit_log: audit.path, message: lines.join('\n') };
+}
+
+/** Ends a run as completed (decision RUN) or stopped, writing the artifact when there is one. */
+export async function finishRun(options: EndOptions & { artifact?: DraftInput }): Promise<RunOutcome> {
+  const { state, audit, deps, decision, message } = options;
+  const status = decision.decision === 'RUN' ? 'completed' : 'stopped';
+  const finishedAt = deps.clock.now();
+  let artifactPath: string | null = null;
+  if (options.artifact && state.plan) {
+    deps.onProgress?.({ kind: 'producing_artifact', run_id: state.run_id, path: state.plan.output_path });
+    const markdown = renderArtifact({
+      ...options.artifact,
+      status,
+      finishedAt: finishedAt.toISOString(),
+      durationMs: finishedAt.getTime() - Date.parse(state.created_at),
+      trail: [...state.trail, decision],
+      ...(status === 'stopped' ? { outcomeNote: message } : {}),
+    });
+    artifactPath = await deps.artifacts.write(state.plan.output_path, markdown);
+    await audit.append(
+      auditEvent('ARTIFACT_WRITTEN', runDecision('artifact', 'ARTIFACT_WRITTEN'), {
+        path: state.plan.output_path,
+        bytes: Buffer.byteLength(markdown),
+        sha256: deps.sha256(markdown),
+      }),
+    );
+  }
+  await audit.append(auditEvent('RUN_FINISHED', decision, { status }));
+  await options.save({
+    status,
+    decision,
+    trail: [...state.trail, decision],
+    finished_at: finishedAt.toISOString(),
+    summary: message,
+    ...(artifactPath ? { artifact: artifactPath } : {}),
+  });
+  const text = status === 'completed' ? message : `stopped (${decision.layer}: ${decision.reason_code}${decision.sealed ? ', sealed' : ''}): ${message}`;
+  return { run_id: state.run_id, status, decision: decision.decision, reason_code: decision.reason_code, artifact: artifactPath, audit_log: audit.path, message: text };
+}

@@ -1,0 +1,56 @@
+import ora, { type Ora } from 'ora';
+import type { ProgressEvent } from '../domain/ports.js';
+import type { Io } from './io.js';
+import { chalkFor } from './style.js';
+
+/** Shows a run's progress: an ora spinner on a terminal, one plain line per step otherwise. */
+export class ProgressReporter {
+  #spinner: Ora | undefined;
+  readonly #io: Io;
+  readonly #quiet: boolean;
+
+  constructor(io: Io, options: { quiet?: boolean } = {}) {
+    this.#io = io;
+    this.#quiet = options.quiet ?? false;
+  }
+
+  readonly onProgress = (event: ProgressEvent): void => {
+    if (this.#quiet) return;
+    const text = describe(event);
+    if (!text) return;
+    if (this.#io.stderr.isTTY && !this.#io.env.CI) {
+      this.#spinner ??= ora({ stream: this.#io.stderr, isEnabled: true }).start();
+      if (event.kind === 'notice') this.#spinner.warn(text).start();
+      else this.#spinner.text = text;
+    } else {
+      this.#io.stderr.write(`${text}\n`);
+    }
+  };
+
+  stop(): void {
+    this.#spinner?.stop();
+    this.#spinner = undefined;
+  }
+
+  notice(message: string): void {
+    const c = chalkFor(this.#io, 'stderr');
+    this.#io.stderr.write(`${c.yellow('!')} ${message}\n`);
+  }
+}
+
+function describe(event: ProgressEvent): string | undefined {
+  switch (event.kind) {
+    case 'run_started':
+      return `EXECUTING_TASK ${event.run_id}: ${event.personas.length} personas, ${event.rounds} round(s)`;
+    case 'step_started': {
+      const what = event.step === 'turn' ? 'speaking' : event.step === 'verdict' ? 'giving a verdict' : 'writing the final proposal';
+      return `EXECUTING_TASK ${event.run_id} · round ${event.round}/${event.rounds} · ${event.persona} ${what}`;
+    }
+    case 'knowledge':
+      return `EXECUTING_TASK ${event.run_id} · ${event.persona} asked for ${event.action}: ${event.status}`;
+    case 'notice':
+      return `${event.run_id}: ${event.message}`;
+    case 'producing_artifact':
+      return `PRODUCING_ARTIFACT ${event.run_id} → ${event.path}`;
+  }
+}

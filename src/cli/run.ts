@@ -1,0 +1,91 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { processCommand } from '../app/process-command.js';
+import type { RunOutcome } from '../app/run-deps.js';
+import { createApp } from '../compose.js';
+import { resolveWorkspace } from '../config.js';
+import { ExitError } from '../domain/errors.js';
+import type { Io } from './io.js';
+import { ProgressReporter } from './progress.js';
+import { chalkFor } from './style.js';
+
+const EXIT_BY_STATUS: Record<RunOutcome['status'], number> = { completed: 0, error: 1, invalid: 2, paused: 3, stopped: 4 };
+
+export function registerRun(program: Command, io: Io): void {
+  program
+    .command('run')
+    .description('run one command file now, in the foreground')
+    .argument('<command.json>', 'the command file (it is read, never modified or deleted)')
+    .option('--json', 'print one JSON object {run_id, status, decision, reason_code, artifact, audit_log} on stdout')
+    .option('-w, --workspace <dir>', 'workspace folder (default: $MAESTRO_WORKSPACE or the current folder)')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 completed · 1 internal error · 2 invalid input · 3 paused for a person · 4 stopped by policy · 130 interrupted',
+    )
+    .action(async (file: string, opts: { json?: boolean; workspace?: string }) => {
+      const code = await runSubcommand(file, opts, io);
+      if (code !== 0) throw new ExitError(code);
+    });
+}
+
+async function runSubcommand(file: string, opts: { json?: boolean; workspace?: string }, io: Io): Promise<number> {
+  const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
+  const commandPath = path.resolve(io.cwd, file);
+  let text: string;
+  try {
+    text = await readFile(commandPath, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder' : (error as Error).message;
+    return report(io, opts, invalidOutcome(`cannot read ${file}: ${reason}`));
+  }
+
+  const reporter = new ProgressReporter(io, { quiet: opts.json === true });
+  const controller = new AbortController();
+  const onSignal = (): void => controller.abort(new Error('interrupted'));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const app = await createApp({ workspace, onProgress: reporter.onProgress, signal: controller.signal });
+    const outcome = await processCommand({ text, source: path.basename(commandPath) }, app.deps);
+    reporter.stop();
+    return report(io, opts, outcome);
+  } catch (error) {
+    reporter.stop();
+    if (controller.signal.aborted) {
+      io.stderr.write('interrupted: the run stopped at its last checkpoint (.maestro/runs/); no artifact was written.\n');
+      return 130;
+    }
+    throw error;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+function invalidOutcome(message: string): RunOutcome {
+  return { run_id: '', status: 'invalid', decision: 'PAUSE_FOR_HITL', reason_code: 'SPEC_INVALID_INPUT', artifact: null, audit_log: '', message };
+}
+
+function report(io: Io, opts: { json?: boolean }, outcome: RunOutcome): number {
+  if (opts.json) {
+    const { run_id, status, decision, reason_code, artifact, audit_log } = outcome;
+    io.stdout.write(`${JSON.stringify({ run_id: run_id || null, status, decision, reason_code, artifact, audit_log: audit_log || null })}\n`);
+    if (outcome.status !== 'completed') io.stderr.write(`${outcome.message}\n`);
+    return EXIT_BY_STATUS[outcome.status];
+  }
+  const c = chalkFor(io);
+  const badge = {
+    completed: c.green('✔ completed'),
+    paused: c.yellow('⏸ paused'),
+    stopped: c.red('■ stopped'),
+    invalid: c.red('✖ invalid'),
+    error: c.red('✖ error'),
+  }[outcome.status];
+  const out = outcome.status === 'completed' ? io.stdout : io.stderr;
+  out.write(`${badge}${outcome.run_id ? ` ${c.dim(outcome.run_id)}` : ''} — ${outcome.message}\n`);
+  if (outcome.artifact) io.stdout.write(`artifact:  ${outcome.artifact}\n`);
+  if (outcome.audit_log) io.stdout.write(`audit log: ${outcome.audit_log}\n`);
+  return EXIT_BY_STATUS[outcome.status];
+}

@@ -1,0 +1,60 @@
+import type { RunDeps } from './app/run-deps.js';
+import { FsArtifactWriter } from './adapters/fs-artifact-writer.js';
+import { FsKnowledgeBase } from './adapters/fs-knowledge-base.js';
+import { FsPersonaStore } from './adapters/fs-persona-store.js';
+import { FsRunStore } from './adapters/fs-run-store.js';
+import { FsSessionStore } from './adapters/fs-session-store.js';
+import { sha256 } from './adapters/hashing.js';
+import { JsonlAuditLog } from './adapters/jsonl-audit-log.js';
+import { OfflineLlmClient } from './adapters/offline-llm-client.js';
+import { newRunId, systemClock } from './adapters/system-clock.js';
+import { countTokens } from './adapters/token-counter.js';
+import { WorkspacePaths } from './adapters/workspace-paths.js';
+import { loadWorkspaceConfig } from './config.js';
+import type { Clock, LlmClient, OnProgress } from './domain/ports.js';
+
+export interface AppOptions {
+  readonly workspace: string;
+  readonly clock?: Clock;
+  readonly llm?: LlmClient;
+  readonly onProgress?: OnProgress;
+  readonly signal?: AbortSignal;
+}
+
+export interface App {
+  readonly paths: WorkspacePaths;
+  readonly deps: RunDeps;
+}
+
+/** The composition root: the only place that knows every layer. Tests pass their own clock or model. */
+export async function createApp(options: AppOptions): Promise<App> {
+  const paths = new WorkspacePaths(options.workspace);
+  const config = await loadWorkspaceConfig(paths.config);
+  const clock = options.clock ?? systemClock;
+  const knowledge = new FsKnowledgeBase({
+    root: paths.root,
+    roots: config.knowledge.roots,
+    deny: config.knowledge.deny,
+    maxFileBytes: config.knowledge.max_file_bytes,
+    sha256,
+  });
+  const runs = new FsRunStore(paths);
+  const deps: RunDeps = {
+    config,
+    clock,
+    newRunId: () => newRunId(clock),
+    sha256,
+    countTokens,
+    llm: options.llm ?? new OfflineLlmClient(),
+    personas: new FsPersonaStore(paths.personas),
+    sessions: new FsSessionStore(paths.sessionStates, clock),
+    knowledge,
+    inputs: knowledge,
+    artifacts: new FsArtifactWriter(paths.root),
+    runs: Object.assign(runs, { describe: (id: string) => paths.runDir(id) }),
+    audit: new JsonlAuditLog(paths, clock),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  return { paths, deps };
+}

@@ -1,0 +1,134 @@
+import type { ArbitrationStrategy } from './command-file.js';
+import type { Verdict, VerdictAction } from './verdict.js';
+
+/** How cautious an action is; higher wins ties and `pessimistic`. */
+const CAUTION: Record<VerdictAction, number> = { proceed: 0, investigate: 1, escalate: 2 };
+
+export interface ArbitrationInput {
+  readonly strategy: ArbitrationStrategy;
+  readonly verdicts: readonly Verdict[];
+  /** Persona id → its configured weight (default 1). */
+  readonly weights: Readonly<Record<string, number>>;
+  /** Persona id → relevance of its focus domains to the task, 0–1 (for `domain_weighted`). */
+  readonly relevance?: Readonly<Record<string, number>>;
+}
+
+export interface ArbitrationResult {
+  readonly strategy: ArbitrationStrategy;
+  readonly final_action: VerdictAction;
+  readonly reasoning: string;
+  /** Share of the winning action in the strategy's own scoring, 0–1. */
+  readonly confidence: number;
+  /** Share of personas that voted the most common action, 0–1. */
+  readonly agreement: number;
+  readonly votes: Readonly<Record<string, VerdictAction>>;
+  readonly scores: Readonly<Record<VerdictAction, number>>;
+  /** One line per persona that disagreed with the final action, or whose verdict was invalid. */
+  readonly conflicts: readonly string[];
+}
+
+/**
+ * Turns verdicts into one action. Ties always go to the more cautious action, and an empty council
+ * escalates: the result can over-stop, never fail open.
+ */
+export function arbitrate(input: ArbitrationInput): ArbitrationResult {
+  const { strategy, verdicts } = input;
+  const scores: Record<VerdictAction, number> = { proceed: 0, investigate: 0, escalate: 0 };
+  const votes: Record<string, VerdictAction> = {};
+  for (const v of verdicts) votes[v.persona] = v.action;
+
+  if (verdicts.length === 0) {
+    return finish(input, 'escalate', scores, votes, 'no verdicts were given, so the council escalates (fail closed)');
+  }
+
+  const counts: Record<VerdictAction, number> = { proceed: 0, investigate: 0, escalate: 0 };
+  for (const v of verdicts) counts[v.action] += 1;
+  const distinct = Object.values(counts).filter((c) => c > 0).length;
+
+  let action: VerdictAction;
+  let why: string;
+  switch (strategy) {
+    case 'majority_vote':
+      for (const v of verdicts) scores[v.action] += 1;
+      action = top(scores);
+      why = `majority vote: ${describe(scores, 0)}`;
+      break;
+    case 'pessimistic':
+      for (const v of verdicts) scores[v.action] += 1;
+      action = verdicts.reduce<VerdictAction>((worst, v) => (CAUTION[v.action] > CAUTION[worst] ? v.action : worst), 'proceed');
+      why = `pessimistic: the most cautious verdict wins (${describe(scores, 0)})`;
+      break;
+    case 'escalate_on_conflict':
+      for (const v of verdicts) scores[v.action] += 1;
+      if (distinct > 1) {
+        action = 'escalate';
+        why = `escalate on conflict: the council disagreed (${describe(scores, 0)})`;
+      } else {
+        action = top(scores);
+        why = `escalate on conflict: the council was unanimous (${action})`;
+      }
+      break;
+    case 'domain_weighted':
+      for (const v of verdicts) scores[v.action] += (input.relevance?.[v.persona] ?? 0.5) * weightOf(input, v.persona);
+      action = top(scores);
+      why = `domain weighted: votes weighted by each persona's relevance to the task × weight (${describe(scores, 2)})`;
+      break;
+    case 'confidence_weighted':
+      for (const v of verdicts) scores[v.action] += v.confidence * weightOf(input, v.persona);
+      action = top(scores);
+      why = `confidence weighted: votes weighted by confidence × weight (${describe(scores, 2)})`;
+      break;
+  }
+  return finish(input, action, scores, votes, why);
+}
+
+function weightOf(input: ArbitrationInput, persona: string): number {
+  return input.weights[persona] ?? 1;
+}
+
+/** Highest score; ties go to the more cautious action. */
+function top(scores: Record<VerdictAction, number>): VerdictAction {
+  const order: VerdictAction[] = ['escalate', 'investigate', 'proceed'];
+  return order.reduce((best, a) => (scores[a] > scores[best] ? a : best), order[0] as VerdictAction);
+}
+
+function describe(scores: Record<VerdictAction, number>, digits: number): string {
+  return (['proceed', 'investigate', 'escalate'] as const).map((a) => `${a} ${scores[a].toFixed(digits)}`).join(', ');
+}
+
+function finish(
+  input: ArbitrationInput,
+  action: VerdictAction,
+  scores: Record<VerdictAction, number>,
+  votes: Record<string, VerdictAction>,
+  why: string,
+): ArbitrationResult {
+  const total = scores.proceed + scores.investigate + scores.escalate;
+  const n = input.verdicts.length;
+  const counts = new Map<VerdictAction, number>();
+  for (const v of input.verdicts) counts.set(v.action, (counts.get(v.action) ?? 0) + 1);
+  const agreement = n === 0 ? 0 : Math.max(...counts.values()) / n;
+  const conflicts = input.verdicts
+    .filter((v) => !v.valid || v.action !== action)
+    .map((v) => (v.valid ? `${v.persona} said ${v.action} (${v.confidence.toFixed(2)}): ${v.rationale}` : `${v.persona}: ${v.problem ?? 'invalid verdict'} → counted as escalate`));
+  const invalid = input.verdicts.filter((v) => !v.valid).length;
+  const reasoning = invalid > 0 ? `${why}; ${invalid} verdict(s) missing or malformed counted as escalate` : why;
+  return {
+    strategy: input.strategy,
+    final_action: action,
+    reasoning,
+    confidence: total > 0 ? scores[action] / total : 0,
+    agreement,
+    votes,
+    scores: { ...scores },
+    conflicts,
+  };
+}
+
+/** Share of a persona's focus-domain words that appear in the task, 0–1 (0.5 when it has none). */
+export function domainRelevance(focusDomains: readonly string[], task: string): number {
+  if (focusDomains.length === 0) return 0.5;
+  const words = new Set(task.toLowerCase().match(/[a-z0-9]+/g) ?? []);
+  const hits = focusDomains.filter((d) => (d.toLowerCase().match(/[a-z0-9]+/g) ?? []).some((w) => words.has(w))).length;
+  return 0.2 + 0.8 * (hits / focusDomains.length);
+}

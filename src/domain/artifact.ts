@@ -1,0 +1,135 @@
+import type { ArbitrationResult } from './arbitration.js';
+import type { DecisionRecord } from './decision.js';
+import type { RunPlan, Step } from './run-state.js';
+import type { Verdict } from './verdict.js';
+
+export interface ArtifactInput {
+  readonly runId: string;
+  readonly task: string;
+  readonly inputArtifacts: readonly string[];
+  readonly plan: RunPlan;
+  readonly personaNames: ReadonlyMap<string, string>;
+  readonly status: 'completed' | 'paused' | 'stopped';
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly durationMs: number;
+  /** True when the replies came from the offline rehearsal model. */
+  readonly rehearsal: boolean;
+  readonly steps: readonly Step[];
+  readonly verdicts: readonly Verdict[];
+  readonly arbitration?: ArbitrationResult;
+  readonly proposal: string;
+  readonly trail: readonly DecisionRecord[];
+  /** Why the run paused or stopped, for people. */
+  readonly outcomeNote?: string;
+}
+
+const REHEARSAL_BANNER = [
+  '> **OFFLINE REHEARSAL — not a model\'s opinion.** Every reply below was produced by maestro\'s built-in',
+  '> offline model, a deterministic script that exercises the pipeline (knowledge requests, verdicts,',
+  '> arbitration) without any network. Configure a real model route to get real deliberation.',
+].join('\n');
+
+/** Renders the run's Markdown artifact. Deterministic for the same input. */
+export function renderArtifact(a: ArtifactInput): string {
+  const out: string[] = [];
+  out.push(`# Council report: ${oneLine(a.task, 90)}`, '');
+  if (a.rehearsal) out.push(REHEARSAL_BANNER, '');
+  if (a.status !== 'completed') out.push(`> **Status: ${a.status.toUpperCase()}.** ${a.outcomeNote ?? ''}`.trimEnd(), '');
+
+  out.push('## Task', '', fence(a.task), '');
+  if (a.inputArtifacts.length > 0) out.push('Input artifacts: ' + a.inputArtifacts.map((p) => `\`${p}\``).join(', '), '');
+
+  const models = [...new Set(a.steps.map((s) => s.model))];
+  out.push(
+    '## Run',
+    '',
+    '| | |',
+    '|---|---|',
+    `| Run id | \`${a.runId}\` |`,
+    `| Status | ${a.status} |`,
+    `| Personas (speaker order) | ${a.plan.personas.map((id) => `${a.personaNames.get(id) ?? id} (\`${id}\`)`).join(', ')} |`,
+    `| Rounds | ${a.plan.rounds} |`,
+    `| Mode | round_robin |`,
+    `| Arbitration | ${a.plan.arbitration} |`,
+    `| Synthesizer | \`${a.plan.synthesizer}\` |`,
+    `| Model | ${models.length > 0 ? models.join(', ') : a.plan.model}${a.rehearsal ? ' — offline rehearsal' : ''} |`,
+    `| Model calls | ${a.steps.length} |`,
+    `| Started | ${a.startedAt} |`,
+    `| Finished | ${a.finishedAt} |`,
+    `| Duration | ${(a.durationMs / 1000).toFixed(2)} s |`,
+    '',
+  );
+
+  out.push('## Transcript', '');
+  for (let round = 1; round <= a.plan.rounds; round++) {
+    const turns = a.steps.filter((s) => s.kind === 'turn' && s.round === round);
+    if (turns.length === 0) continue;
+    out.push(`### Round ${round}`, '');
+    for (const s of turns) {
+      out.push(`#### ${a.personaNames.get(s.persona) ?? s.persona} \`${s.persona}\``, '', s.reply.trim(), '');
+      for (const k of s.knowledge) out.push(`> ${knowledgeLine(k)}`, '');
+    }
+  }
+
+  const requests = a.steps.flatMap((s) => s.knowledge.map((k) => ({ persona: s.persona, round: s.round, k })));
+  out.push('## Knowledge requests', '');
+  if (requests.length === 0) out.push('None.', '');
+  else {
+    out.push('| Round | Persona | Request | Outcome | Size | SHA-256 |', '|---|---|---|---|---|---|');
+    for (const { persona, round, k } of requests) {
+      out.push(
+        `| ${round} | \`${persona}\` | ${cell(`${k.action}(${k.argument})`)} | ${k.status === 'provided' ? (k.truncated ? 'provided (truncated)' : 'provided') : `${k.status}: ${cell(k.message)}`} | ${k.bytes ?? ''} | ${k.sha256 ? `\`${k.sha256.slice(0, 16)}…\`` : ''} |`,
+      );
+    }
+    out.push('');
+  }
+
+  out.push('## Verdicts', '');
+  if (a.verdicts.length === 0) out.push('No verdicts were given.', '');
+  else {
+    out.push('| Persona | Action | Confidence | Rationale |', '|---|---|---|---|');
+    for (const v of a.verdicts) {
+      out.push(`| \`${v.persona}\` | ${v.action}${v.valid ? '' : ' (fail-closed)'} | ${v.confidence.toFixed(2)} | ${cell(v.rationale)} |`);
+    }
+    out.push('');
+  }
+  if (a.arbitration) {
+    out.push(
+      `**Arbitration (${a.arbitration.strategy}):** ${a.arbitration.final_action}. ${a.arbitration.reasoning}.`,
+      '',
+      `Agreement: ${(a.arbitration.agreement * 100).toFixed(0)}% · weight of the winning action: ${(a.arbitration.confidence * 100).toFixed(0)}%`,
+      '',
+    );
+    if (a.arbitration.conflicts.length > 0) out.push('Dissent:', '', ...a.arbitration.conflicts.map((c) => `- ${oneLine(c, 300)}`), '');
+  }
+
+  out.push('## Final proposal', '');
+  out.push(a.proposal.trim().length > 0 ? a.proposal.trim() : '_No final proposal was written._', '');
+
+  out.push('## Decision trail', '', '| Layer | Decision | Reason | Sealed | Decider |', '|---|---|---|---|---|');
+  for (const d of a.trail) out.push(`| ${d.layer} | ${d.decision} | ${d.reason_code} | ${d.sealed ? 'yes' : 'no'} | ${d.final_decider} |`);
+  out.push('');
+  return out.join('\n');
+}
+
+function knowledgeLine(k: Step['knowledge'][number]): string {
+  const call = `\`${k.action}(${k.argument.replace(/`/g, "'")})\``;
+  if (k.status === 'provided') return `Orchestrator: ${call} → provided ${k.bytes ?? 0} bytes${k.truncated ? ' (truncated)' : ''}`;
+  return `Orchestrator: ${call} → ${k.status}: ${k.message}`;
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function cell(text: string): string {
+  return oneLine(text, 200).replace(/\|/g, '\\|');
+}
+
+function fence(text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = '`'.repeat(longest + 1);
+  return `${ticks}text\n${text}\n${ticks}`;
+}

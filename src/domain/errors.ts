@@ -1,0 +1,61 @@
+/** The project's error family. Expected outcomes are values; these are for callers that cannot go on. */
+export abstract class AppError extends Error {
+  abstract readonly code: string;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** A user-written file (command, persona, config) failed to parse or validate. */
+export class InvalidInputError extends AppError {
+  readonly code = 'INVALID_INPUT' as const;
+  constructor(
+    readonly file: string,
+    readonly issues: readonly string[],
+    options?: { cause?: unknown },
+  ) {
+    super(`${file}: ${issues.join('; ')}`, options);
+  }
+}
+
+/** A model call failed. `retryable` travels with the error so loops never parse messages. */
+export class LlmError extends AppError {
+  readonly code = 'LLM_ERROR' as const;
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Disk I/O failed at a known path. */
+export class StorageError extends AppError {
+  readonly code = 'STORAGE_ERROR' as const;
+  constructor(
+    message: string,
+    readonly path: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** A bug: something the code assumed could not happen did. */
+export class InternalError extends AppError {
+  readonly code = 'INTERNAL_ERROR' as const;
+}
+
+/** Carries an exit code to `cli/main.ts`, the only place that exits. */
+export class ExitError extends AppError {
+  readonly code = 'EXIT' as const;
+  constructor(
+    readonly exitCode: number,
+    message = '',
+  ) {
+    super(message);
+  }
+}

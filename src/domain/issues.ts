@@ -1,0 +1,16 @@
+import type { z } from 'zod';
+
+/** Turns zod issues into `path: message` lines (the root is shown as `(root)`). */
+export function formatIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
+    if (issue.code === 'unrecognized_keys') {
+      const keys = issue.keys.map((k) => `"${k}"`).join(', ');
+      return `${path}: unknown key${issue.keys.length > 1 ? 's' : ''} ${keys} (not part of the schema)`;
+    }
+    return `${path}: ${issue.message}`;
+  });
+}
+
+/** A parse result: a value, or the problems found, never a throw. */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; issues: string[] };

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { formatIssues, type Parsed } from './issues.js';
+
+export const KNOWLEDGE_ACTIONS = ['READ_FILE', 'QUERY_CORTEX'] as const;
+export const KnowledgeAction = z.enum(KNOWLEDGE_ACTIONS);
+export type KnowledgeAction = z.infer<typeof KnowledgeAction>;
+
+/** The YAML front matter of `personas/<id>.md`. Strict: a typo is an error that names the key. */
+export const PersonaFrontMatter = z.strictObject({
+  /** Must equal the file name without `.md`. */
+  id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be lowercase letters, digits, - and _ (at most 64)'),
+  name: z.string().trim().min(1).max(100),
+  /** Default speaking position; lower speaks first. Ties are broken by id. */
+  order: z.number().int().min(0).max(1000),
+  /** Words describing what this persona watches for; used by `domain_weighted` arbitration. */
+  focus_domains: z.array(z.string().trim().min(1).max(60)).max(20).default([]),
+  /** Knowledge actions this persona may request. */
+  privileges: z.array(KnowledgeAction).default(['READ_FILE']),
+  /** Vote weight in arbitration, > 0. */
+  weight: z.number().positive().max(100).default(1),
+  /** Named model route from the workspace config. */
+  route: z.string().min(1).optional(),
+  /** Route to try when `route` fails (REROUTE). */
+  fallback_route: z.string().min(1).optional(),
+});
+export type PersonaFrontMatter = z.infer<typeof PersonaFrontMatter>;
+
+/** A loaded persona: its validated front matter plus the Markdown system prompt. */
+export type Persona = PersonaFrontMatter & { readonly prompt: string; readonly file: string };
+
+/**
+ * Parses a persona file's text. `fileId` is the file name without `.md`; `file` is used in messages.
+ * Never throws: a broken file comes back as issues that name the problem.
+ */
+export function parsePersonaFile(
+  text: string,
+  frontMatter: (yaml: string) => unknown,
+  { fileId, file }: { fileId: string; file: string },
+): Parsed<Persona> {
+  const match = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/.exec(text);
+  if (!match) {
+    return { ok: false, issues: ['(root): must start with YAML front matter between two "---" lines'] };
+  }
+  let data: unknown;
+  try {
+    data = frontMatter(match[1] ?? '');
+  } catch (error) {
+    return { ok: false, issues: [`front matter: not valid YAML (${(error as Error).message.split('\n')[0]})`] };
+  }
+  const result = PersonaFrontMatter.safeParse(data ?? {});
+  if (!result.success) return { ok: false, issues: formatIssues(result.error) };
+  if (result.data.id !== fileId) {
+    return { ok: false, issues: [`id: "${result.data.id}" must match the file name "${fileId}.md"`] };
+  }
+  const prompt = (match[2] ?? '').trim();
+  if (prompt.length === 0) return { ok: false, issues: ['body: the system prompt (Markdown after the front matter) is empty'] };
+  return { ok: true, value: { ...result.data, prompt, file } };
+}
+
+/** Speaking order: by `order`, then by id, never by directory order. */
+export function sortPersonas<T extends { order: number; id: string }>(personas: readonly T[]): T[] {
+  return [...personas].sort((a, b) => a.order - b.order || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}

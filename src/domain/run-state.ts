@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { CommandFile, ArbitrationStrategy } from './command-file.js';
+import { DecisionRecord } from './decision.js';
+import { formatIssues, type Parsed } from './issues.js';
+
+export const RUN_STATE_VERSION = 1;
+
+export const RunStatus = z.enum(['running', 'paused', 'completed', 'stopped', 'invalid', 'error']);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+/** The outcome of one knowledge request, as the checkpoint keeps it (content only when provided). */
+export const KnowledgeResult = z.strictObject({
+  action: z.string(),
+  argument: z.string(),
+  status: z.enum(['provided', 'error', 'refused']),
+  /** Why it was refused or failed; a user-facing sentence without file content. */
+  message: z.string(),
+  /** The workspace-relative path served, when one was. */
+  path: z.string().optional(),
+  bytes: z.number().int().min(0).optional(),
+  sha256: z.string().optional(),
+  truncated: z.boolean().optional(),
+  /** The text handed to the next speaker (CONTEXT_PROVIDED body). */
+  content: z.string().optional(),
+  /** Audit reason code for this outcome. */
+  reason_code: z.string(),
+});
+export type KnowledgeResult = z.infer<typeof KnowledgeResult>;
+
+const Usage = z.strictObject({ prompt_tokens: z.number().int().min(0), completion_tokens: z.number().int().min(0) });
+
+/** One finished model call. Once recorded, it is never made again (resume replays it). */
+export const Step = z.strictObject({
+  index: z.number().int().min(0),
+  kind: z.enum(['turn', 'verdict', 'synthesis']),
+  persona: z.string(),
+  round: z.number().int().min(0),
+  /** The user message this persona was sent for this step (kept for its session history). */
+  prompt: z.string(),
+  prompt_sha256: z.string(),
+  reply: z.string(),
+  model: z.string(),
+  started_at: z.string(),
+  duration_ms: z.number().min(0),
+  usage: Usage.optional(),
+  knowledge: z.array(KnowledgeResult).default([]),
+});
+export type Step = z.infer<typeof Step>;
+
+/** What a run will do, fixed when it starts so a resumed run does the same. */
+export const RunPlan = z.strictObject({
+  personas: z.array(z.string()).min(1),
+  rounds: z.number().int().min(1),
+  synthesizer: z.string(),
+  arbitration: ArbitrationStrategy,
+  output_path: z.string(),
+  model: z.string(),
+});
+export type RunPlan = z.infer<typeof RunPlan>;
+
+export const PauseRecord = z.strictObject({
+  pause_id: z.string(),
+  layer: z.string(),
+  reason_code: z.string(),
+  /** What a person should know to decide. */
+  message: z.string(),
+  requested_at: z.string(),
+});
+export type PauseRecord = z.infer<typeof PauseRecord>;
+
+/** `.maestro/runs/<run_id>/state.json`: the checkpoint a paused or interrupted run resumes from. */
+export const RunState = z.strictObject({
+  schemaVersion: z.literal(RUN_STATE_VERSION),
+  run_id: z.string(),
+  status: RunStatus,
+  created_at: z.string(),
+  updated_at: z.string(),
+  /** Where the command came from (file name), for people reading status. */
+  source: z.string(),
+  task_sha256: z.string(),
+  command: CommandFile,
+  plan: RunPlan.optional(),
+  steps: z.array(Step).default([]),
+  /** Every decision taken, in order: gates, arbitration, pauses, the end. */
+  trail: z.array(DecisionRecord).default([]),
+  decision: DecisionRecord.optional(),
+  pause: PauseRecord.optional(),
+  artifact: z.string().optional(),
+  finished_at: z.string().optional(),
+  /** A one-line explanation of the outcome for people. */
+  summary: z.string().optional(),
+});
+export type RunState = z.infer<typeof RunState>;
+
+export function parseRunState(json: unknown): Parsed<RunState> {
+  const result = RunState.safeParse(json);
+  if (!result.success) return { ok: false, issues: formatIssues(result.error) };
+  return { ok: true, value: result.data };
+}

@@ -1,0 +1,78 @@
+/**
+ * Checksums and decoders used to confirm a pattern match before it counts as a finding.
+ * All pure string arithmetic, no allocation beyond small strings.
+ */
+
+/** True when `digits` (ASCII digits only, no separators) passes the Luhn mod-10 check. */
+export function isLuhnValid(digits: string): boolean {
+  if (!/^\d+$/.test(digits)) return false;
+  let sum = 0;
+  let double = false;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let d = digits.charCodeAt(i) - 48;
+    if (double) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+    double = !double;
+  }
+  return sum % 10 === 0;
+}
+
+/**
+ * IBAN length per ISO 3166 country code, from the SWIFT IBAN registry. A candidate whose country
+ * is not listed is not an IBAN, which keeps random "AB12..." tokens out.
+ */
+export const IBAN_LENGTHS: Readonly<Record<string, number>> = {
+  AD: 24, AE: 23, AL: 28, AT: 20, AZ: 28, BA: 20, BE: 16, BG: 22, BH: 22, BI: 27, BR: 29, BY: 28,
+  CH: 21, CR: 22, CY: 28, CZ: 24, DE: 22, DJ: 27, DK: 18, DO: 28, EE: 20, EG: 29, ES: 24, FI: 18,
+  FK: 18, FO: 18, FR: 27, GB: 22, GE: 22, GI: 23, GL: 18, GR: 27, GT: 28, HR: 21, HU: 28, IE: 22,
+  IL: 23, IQ: 23, IS: 26, IT: 27, JO: 30, KW: 30, KZ: 20, LB: 28, LC: 32, LI: 21, LT: 20, LU: 20,
+  LV: 21, LY: 25, MC: 27, MD: 24, ME: 22, MK: 19, MN: 20, MR: 27, MT: 31, MU: 30, NI: 28, NL: 18,
+  NO: 15, OM: 23, PK: 24, PL: 28, PS: 29, PT: 25, QA: 29, RO: 24, RS: 22, RU: 33, SA: 24, SC: 31,
+  SD: 18, SE: 24, SI: 19, SK: 24, SM: 27, SO: 23, ST: 25, SV: 28, TL: 23, TN: 24, TR: 26, UA: 29,
+  VA: 22, VG: 24, XK: 20, YE: 30,
+};
+
+/**
+ * True when `iban` (compact: no spaces, upper case) has its country's registered length and
+ * passes the ISO 13616 mod-97 check (rearranged number mod 97 === 1).
+ */
+export function isIbanValid(iban: string): boolean {
+  if (!/^[A-Z]{2}\d{2}[A-Z0-9]+$/.test(iban)) return false;
+  if (IBAN_LENGTHS[iban.slice(0, 2)] !== iban.length) return false;
+  const rearranged = iban.slice(4) + iban.slice(0, 4);
+  let remainder = 0;
+  for (let i = 0; i < rearranged.length; i++) {
+    const code = rearranged.charCodeAt(i);
+    // Letters expand to two digits (A=10 … Z=35); digits are themselves.
+    const value = code >= 65 ? code - 55 : code - 48;
+    remainder = value >= 10 ? (remainder * 100 + value) % 97 : (remainder * 10 + value) % 97;
+  }
+  return remainder === 1;
+}
+
+const BASE64URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * Decodes unpadded base64url into a string of byte values (Latin-1), or undefined when the input
+ * is not base64url. Enough to look at a JWT header, which is ASCII JSON.
+ */
+export function decodeBase64Url(input: string): string | undefined {
+  if (input.length % 4 === 1) return undefined;
+  let out = '';
+  let buffer = 0;
+  let bits = 0;
+  for (let i = 0; i < input.length; i++) {
+    const value = BASE64URL_ALPHABET.indexOf(input.charAt(i));
+    if (value < 0) return undefined;
+    buffer = ((buffer << 6) | value) & 0xffffff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += String.fromCharCode((buffer >> bits) & 0xff);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,135 @@
+import { IBAN_LENGTHS, isIbanValid, isLuhnValid } from './checksums.js';
+import { whole, type DetectionRule, type Span } from './rule.js';
+
+// An e-mail needs a dotted domain ending in a 2+ letter TLD, so `foo@bar`, `@decorator`,
+// `pkg@1.2.3` and `user@localhost` are not addresses.
+const EMAIL =
+  /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,63}(?![A-Za-z0-9-])/g;
+
+// Retina asset names (`logo@2x.png`) are shaped like addresses.
+function isEmail(match: string): boolean {
+  return !/@\d+(?:\.\d+)?x\./i.test(match);
+}
+
+// International numbers start with `+` and a country code; groups are separated by one space,
+// dot or dash (a separator is mandatory between groups so they cannot trade digits), with an
+// optional bracketed trunk/area part: +44 (0)20 7946 0958.
+const PHONE_INTERNATIONAL =
+  /(?<![\w+])\+[1-9]\d{0,2}(?:[ .-]?\(\d{1,4}\)[ .-]?\d{1,5}(?:[ .-]\d{1,5}){0,5}|(?:[ .-]\d{1,5}){1,6}|\d{5,13})(?!\w|[-.]\d)/g;
+
+// E.164 allows at most 15 digits; fewer than 8 is a score or a version, not a number.
+function isInternationalPhone(match: string): boolean {
+  const digits = match.replace(/\D/g, '').length;
+  return digits >= 8 && digits <= 15;
+}
+
+// North American numbers without `+1`: (415) 555-0100, 415-555-0100, 415.555.0100, 1-800-555-0100.
+// Area code and exchange start with 2-9. Ten bare digits are not matched (too many ids look so).
+const PHONE_NANP =
+  /(?<![\w+.-])(?:1[ .-]?)?(?:\(\s?[2-9]\d{2}\s?\)\s?|[2-9]\d{2}[ .-])[2-9]\d{2}[ .-]\d{4}(?!\w|[-.]\d)/g;
+
+// A dotted quad with no leading zeros. Not preceded by a word character or dot, so `v10.0.0.1`
+// and the middle of `1.3.6.1.4.1` (an OID) are left alone; a bare four-part version such as
+// `1.2.3.4` cannot be told from an address and IS reported (fail closed).
+const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+const IPV4 = new RegExp(`(?<![\\w.])(?:${OCTET}\\.){3}${OCTET}(?!\\w|\\.\\d)`, 'g');
+const IPV4_EXACT = new RegExp(`^(?:${OCTET}\\.){3}${OCTET}$`);
+
+// IPv6 candidates: hex groups joined by colons (an empty group stands for `::`), optionally
+// ending in an embedded IPv4. The candidate must not end in a lone colon. isIpv6 then checks the
+// group count, so `10:30:00` (a time) and `00:1a:2b:3c:4d:5e` (a MAC) are rejected.
+const H16 = '[0-9A-Fa-f]{1,4}';
+const IPV6 = new RegExp(
+  `(?<![\\w:.])(?:${H16}|(?=::))(?::(?:${H16})?){2,8}(?:(?:\\.\\d{1,3}){3})?(?:(?<=::)|(?<!:))(?!\\w|\\.\\d|:[\\w:])`,
+  'g',
+);
+
+export function isIpv6(candidate: string): boolean {
+  // Rust/C++ paths such as `ab::cd` are hex-shaped; real addresses almost always hold a digit.
+  if (!/\d/.test(candidate)) return false;
+  let text = candidate;
+  const lastColon = text.lastIndexOf(':');
+  const tail = text.slice(lastColon + 1);
+  if (tail.includes('.')) {
+    if (!IPV4_EXACT.test(tail)) return false;
+    text = `${text.slice(0, lastColon + 1)}0:0`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return false;
+  let groups = 0;
+  for (const half of halves) {
+    if (half === '') continue;
+    for (const group of half.split(':')) {
+      if (!/^[0-9A-Fa-f]{1,4}$/.test(group)) return false;
+      groups++;
+    }
+  }
+  return halves.length === 2 ? groups <= 7 : groups === 8;
+}
+
+// Cards: 13-19 digits, compact or in the printed groupings (4-4-4-4[-3], 4-4-4-2/3, Amex/Diners
+// 4-6-5/4-6-4) with one consistent separator; then brand prefix/length and Luhn.
+const CARD =
+  /(?<![\w.-])(?:[2-6]\d{12,18}|[2-6]\d{3}([ -])\d{4}\1\d{4}\1\d{2,4}(?:\1\d{3})?|3\d{3}([ -])\d{6}\2\d{4,5})(?!\w|-\d)/g;
+
+/** True when the digits carry a known card brand's prefix (IIN) and a length that brand issues. */
+export function hasCardBrand(digits: string): boolean {
+  const n = digits.length;
+  const p2 = Number(digits.slice(0, 2));
+  const p3 = Number(digits.slice(0, 3));
+  const p4 = Number(digits.slice(0, 4));
+  if (digits.startsWith('4')) return n === 13 || n === 16 || n === 19; // Visa
+  if ((p2 >= 51 && p2 <= 55) || (p4 >= 2221 && p4 <= 2720)) return n === 16; // Mastercard
+  if (p2 === 34 || p2 === 37) return n === 15; // Amex
+  if (p4 === 6011 || p2 === 65 || (p3 >= 644 && p3 <= 649)) return n >= 16; // Discover
+  if (p4 >= 3528 && p4 <= 3589) return n >= 16; // JCB
+  if (p2 === 36 || p2 === 38 || p2 === 39 || (p3 >= 300 && p3 <= 305)) return n >= 14; // Diners
+  if (p2 === 62) return n >= 16; // UnionPay
+  return p2 === 50 || (p2 >= 56 && p2 <= 69); // Maestro
+}
+
+function isCardNumber(digits: string): boolean {
+  return digits.length >= 13 && digits.length <= 19 && hasCardBrand(digits) && isLuhnValid(digits);
+}
+
+// A 3-digit group after a full 16-digit number may be a CVV rather than part of a 19-digit card.
+function selectCard(match: string): Span | undefined {
+  if (isCardNumber(match.replace(/[ -]/g, ''))) return [0, match.length];
+  const lastSep = match.search(/[ -]\d{3}$/);
+  if (lastSep > 0 && isCardNumber(match.slice(0, lastSep).replace(/[ -]/g, ''))) return [0, lastSep];
+  return undefined;
+}
+
+// IBAN: country, check digits, then the BBAN compact or in groups of four. The country's
+// registered length decides where it ends, so a following 4-letter word is not swallowed.
+const IBAN =
+  /(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[A-Za-z0-9]{11,30}|(?: [A-Za-z0-9]{4}){2,7}(?: [A-Za-z0-9]{1,4})?)(?![A-Za-z0-9])/g;
+
+function selectIban(match: string): Span | undefined {
+  const length = IBAN_LENGTHS[match.slice(0, 2).toUpperCase()];
+  if (length === undefined) return undefined;
+  let seen = 0;
+  let end = 0;
+  while (end < match.length && seen < length) {
+    if (match[end] !== ' ') seen++;
+    end++;
+  }
+  if (seen < length || (end < match.length && match[end] !== ' ')) return undefined;
+  return isIbanValid(match.slice(0, end).replace(/ /g, '').toUpperCase()) ? [0, end] : undefined;
+}
+
+// US SSN with a dash or space (used consistently). Never issued: area 000, 666 or 9xx; group 00;
+// serial 0000.
+const SSN = /(?<![\w-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?!\w|-\d)/g;
+
+/** Rules for personal data (PII). */
+export const PII_RULES: readonly DetectionRule[] = [
+  { category: 'EMAIL', pattern: EMAIL, hints: ['@'], select: whole(isEmail) },
+  { category: 'PHONE', pattern: PHONE_INTERNATIONAL, hints: ['+'], select: whole(isInternationalPhone) },
+  { category: 'PHONE', pattern: PHONE_NANP },
+  { category: 'IPV4', pattern: IPV4, hints: ['.'] },
+  { category: 'IPV6', pattern: IPV6, hints: [':'], select: whole(isIpv6) },
+  { category: 'CARD', pattern: CARD, select: selectCard },
+  { category: 'IBAN', pattern: IBAN, select: selectIban },
+  { category: 'SSN', pattern: SSN },
+];
