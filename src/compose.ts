@@ -7,10 +7,11 @@ import { FsSessionStore } from './adapters/fs-session-store.js';
 import { sha256 } from './adapters/hashing.js';
 import { JsonlAuditLog } from './adapters/jsonl-audit-log.js';
 import { OfflineLlmClient } from './adapters/offline-llm-client.js';
+import { withDelay } from './adapters/delayed-llm-client.js';
 import { newRunId, systemClock } from './adapters/system-clock.js';
 import { countTokens } from './adapters/token-counter.js';
 import { WorkspacePaths } from './adapters/workspace-paths.js';
-import { loadWorkspaceConfig } from './config.js';
+import { loadWorkspaceConfig, readOfflineDelayMs } from './config.js';
 import type { Clock, LlmClient, OnProgress } from './domain/ports.js';
 
 export interface AppOptions {
@@ -45,7 +46,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     newRunId: () => newRunId(clock),
     sha256,
     countTokens,
-    llm: options.llm ?? new OfflineLlmClient(),
+    llm: options.llm ?? withDelay(new OfflineLlmClient(), readOfflineDelayMs()),
     personas: new FsPersonaStore(paths.personas),
     sessions: new FsSessionStore(paths.sessionStates, clock),
     knowledge,

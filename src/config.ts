@@ -31,3 +31,17 @@ function parseOrThrow(json: unknown, file: string): WorkspaceConfig {
   if (!parsed.ok) throw new InvalidInputError(file, parsed.issues);
   return parsed.value;
 }
+
+/**
+ * `MAESTRO_OFFLINE_DELAY_MS`: a testing and demo knob that makes the offline model wait this many
+ * milliseconds per call (abortably), so a run can be interrupted mid-way on purpose. Default 0.
+ */
+export function readOfflineDelayMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.MAESTRO_OFFLINE_DELAY_MS;
+  if (raw === undefined || raw.trim() === '') return 0;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 0 || ms > 600_000) {
+    throw new InvalidInputError('MAESTRO_OFFLINE_DELAY_MS', [`(root): must be a whole number of milliseconds from 0 to 600000, not "${raw}"`]);
+  }
+  return ms;
+}

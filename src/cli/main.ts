@@ -3,7 +3,9 @@ import { AppError, ExitError, InternalError, InvalidInputError } from '../domain
 import { registerInit } from './init.js';
 import { registerRun } from './run.js';
 import { registerSchema } from './schema.js';
+import { registerStatus } from './status.js';
 import { registerValidate } from './validate.js';
+import { registerWatch } from './watch.js';
 import { defaultIo, type Io } from './io.js';
 import { readPackageVersion } from './package-info.js';
 
@@ -21,6 +23,8 @@ export function buildProgram(io: Io): Command {
   registerValidate(program, io);
   registerSchema(program, io);
   registerInit(program, io);
+  registerWatch(program, io);
+  registerStatus(program, io);
   return program;
 }
 

@@ -1,0 +1,126 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { listClaims } from './fs-claim-store.js';
+import { isCommandFileName } from './fs-command-inbox.js';
+import type { FsWatcherRegistry, WatcherListing } from './fs-watcher-registry.js';
+import type { WorkspacePaths } from './workspace-paths.js';
+
+/** What `maestro status` reports; also its `--json` shape. */
+export interface WorkspaceStatus {
+  readonly workspace: string;
+  /** True when at least one watcher's pid file names a live process. */
+  readonly watcher_running: boolean;
+  /** Pid files; `alive: false` is a stale file left by a watcher that crashed. */
+  readonly watchers: readonly WatcherListing[];
+  /** Command files waiting in `commands/`, oldest first. */
+  readonly queued: readonly { file: string; bytes: number; modified: string }[];
+  /** Claimed commands in `.maestro/inflight/`. */
+  readonly inflight: readonly {
+    run_id: string;
+    source: string;
+    claimed_at: string | null;
+    owner_pid: number | null;
+    owner_alive: boolean;
+    run_status: string | null;
+    steps_done: number;
+  }[];
+  /** Runs paused for a person. */
+  readonly paused: readonly { run_id: string; source: string; layer: string | null; reason_code: string | null; message: string; requested_at: string | null }[];
+  /** The most recent runs, newest first. */
+  readonly recent: readonly { run_id: string; source: string; status: string; reason_code: string | null; updated_at: string; artifact: string | null; summary: string | null }[];
+  /** Files in `.maestro/rejected/` (not counting the `.error.json` reports). */
+  readonly rejected: number;
+}
+
+interface StateView {
+  run_id?: string;
+  status?: string;
+  source?: string;
+  updated_at?: string;
+  artifact?: string;
+  summary?: string;
+  steps?: unknown[];
+  decision?: { reason_code?: string };
+  pause?: { layer?: string; reason_code?: string; message?: string; requested_at?: string };
+}
+
+/** Reads the workspace's queue and runs; changes nothing. */
+export async function readWorkspaceStatus(paths: WorkspacePaths, registry: Pick<FsWatcherRegistry, 'list' | 'isAlive'>, options: { recent?: number } = {}): Promise<WorkspaceStatus> {
+  const watchers = await registry.list();
+  const states = await readStates(paths.runs);
+  const claims = await listClaims(paths.inflight);
+  const inflight = [];
+  for (const c of claims) {
+    const state = states.get(c.runId);
+    inflight.push({
+      run_id: c.runId,
+      source: c.source,
+      claimed_at: c.claimedAt,
+      owner_pid: c.owner?.pid ?? null,
+      owner_alive: c.owner ? await registry.isAlive(c.owner) : false,
+      run_status: state?.status ?? null,
+      steps_done: state?.steps?.length ?? 0,
+    });
+  }
+  const all = [...states.values()].sort((a, b) => (b.updated_at ?? '').localeCompare(a.updated_at ?? '') || (b.run_id ?? '').localeCompare(a.run_id ?? ''));
+  return {
+    workspace: paths.root,
+    watcher_running: watchers.some((w) => w.alive),
+    watchers,
+    queued: await readQueue(paths.commands),
+    inflight,
+    paused: all
+      .filter((s) => s.status === 'paused')
+      .map((s) => ({
+        run_id: s.run_id ?? '',
+        source: s.source ?? '',
+        layer: s.pause?.layer ?? null,
+        reason_code: s.pause?.reason_code ?? s.decision?.reason_code ?? null,
+        message: s.pause?.message ?? s.summary ?? '',
+        requested_at: s.pause?.requested_at ?? null,
+      })),
+    recent: all.slice(0, options.recent ?? 10).map((s) => ({
+      run_id: s.run_id ?? '',
+      source: s.source ?? '',
+      status: s.status ?? 'unknown',
+      reason_code: s.decision?.reason_code ?? null,
+      updated_at: s.updated_at ?? '',
+      artifact: s.artifact ?? null,
+      summary: s.summary?.split('\n')[0] ?? null,
+    })),
+    rejected: (await listDir(paths.rejected)).filter((n) => !n.endsWith('.error.json') && !n.startsWith('.')).length,
+  };
+}
+
+async function readQueue(dir: string): Promise<WorkspaceStatus['queued'][number][]> {
+  const out = [];
+  for (const name of (await listDir(dir)).filter(isCommandFileName)) {
+    const info = await stat(path.join(dir, name)).catch(() => undefined);
+    if (info?.isFile()) out.push({ file: name, bytes: info.size, modified: info.mtime.toISOString(), mtimeMs: info.mtimeMs });
+  }
+  return out.sort((a, b) => a.mtimeMs - b.mtimeMs || a.file.localeCompare(b.file)).map(({ mtimeMs: _, ...rest }) => rest);
+}
+
+/** Every run's checkpoint, read leniently: status must never fail because one file is odd. */
+async function readStates(runs: string): Promise<Map<string, StateView>> {
+  const states = new Map<string, StateView>();
+  for (const id of await listDir(runs)) {
+    try {
+      const view = JSON.parse(await readFile(path.join(runs, id, 'state.json'), 'utf8')) as StateView;
+      states.set(id, { ...view, run_id: view.run_id ?? id });
+    } catch (error) {
+      // A run folder is created just before its first checkpoint: no state.json yet is not a problem.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') states.set(id, { run_id: id, status: 'unreadable' });
+    }
+  }
+  return states;
+}
+
+async function listDir(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}

@@ -1,0 +1,164 @@
+import { auditEvent } from '../domain/audit.js';
+import { failClosedDecision, runDecision, systemStopDecision } from '../domain/decision.js';
+import { AppError, InvalidInputError } from '../domain/errors.js';
+import type { Claim, ClaimStore, WatchEvent } from '../domain/queue.js';
+import { processCommand, resumeRun } from './process-command.js';
+import type { RunDeps, RunOutcome } from './run-deps.js';
+
+/** How a claimed command is (re)started: a new claim, a resume from its checkpoint, or from the start. */
+export type ResumeKind = 'new' | 'checkpoint' | 'start';
+
+type Finished = Extract<WatchEvent, { kind: 'finished' }>;
+/** The outcome part of a `finished` event; the loop adds the state fields. */
+export type ClaimResult = Omit<Finished, 'kind' | 'state' | 'from' | 'queued'>;
+
+export interface RunClaimDeps {
+  readonly run: RunDeps;
+  readonly claims: ClaimStore;
+}
+
+/**
+ * Decides how to start a claim. A recovered claim with a checkpoint still running resumes from it;
+ * one whose run already ended (completed, stopped, paused, …) is not run again: `ended` says how it
+ * ended, and only its file is settled.
+ */
+export async function planClaim(claim: Claim, deps: RunClaimDeps): Promise<{ kind: ResumeKind; ended?: RunOutcome }> {
+  if (!claim.recovered) return { kind: 'new' };
+  // An unreadable checkpoint is reported by the resume itself, inside the error boundary.
+  const state = await deps.run.runs.load(claim.runId).catch(() => null);
+  if (state === null) return { kind: 'checkpoint' };
+  if (!state) return { kind: 'start' };
+  if (state.status === 'running') return { kind: 'checkpoint' };
+  const ended: RunOutcome = {
+    run_id: state.run_id,
+    status: state.status,
+    decision: state.decision?.decision ?? '',
+    reason_code: state.decision?.reason_code ?? `RUN_${state.status.toUpperCase()}`,
+    artifact: state.artifact ?? null,
+    audit_log: '',
+    message: `the run had already ended (${state.status}) before the restart${state.summary ? `: ${state.summary}` : ''}`,
+  };
+  return { kind: 'checkpoint', ended };
+}
+
+/**
+ * Runs one claimed command through the one use case (`processCommand`, or `resumeRun` for a
+ * checkpoint) and settles its file: deleted when the run ended (completed or stopped) or was
+ * paused (its command is kept in `.maestro/runs/<run_id>/`), moved to `.maestro/rejected/` with
+ * the reason when it was invalid or failed. Throws only when the run was interrupted (`signal`).
+ */
+export async function runClaim(claim: Claim, kind: ResumeKind, deps: RunClaimDeps): Promise<ClaimResult> {
+  let outcome: RunOutcome;
+  try {
+    outcome =
+      kind === 'checkpoint'
+        ? await resumeRun(claim.runId, deps.run)
+        : await processCommand({ text: await deps.claims.read(claim), source: claim.source, runId: claim.runId }, deps.run);
+  } catch (error) {
+    if (deps.run.signal?.aborted) throw error;
+    return failClaim(claim, error, deps);
+  }
+  return settleClaim(claim, outcome, deps);
+}
+
+/**
+ * Puts the file of a run that has ended where it belongs; also used for recovered runs that had
+ * ended. Never throws: if the file cannot be moved, it stays claimed and the next start settles it.
+ */
+export async function settleClaim(claim: Claim, outcome: RunOutcome, deps: RunClaimDeps): Promise<ClaimResult> {
+  try {
+    return await moveClaimFile(claim, outcome, deps);
+  } catch (error) {
+    return {
+      run_id: claim.runId,
+      source: claim.source,
+      status: outcome.status,
+      decision: outcome.decision,
+      reason_code: outcome.reason_code,
+      artifact: outcome.artifact,
+      audit_log: outcome.audit_log || null,
+      rejected_to: null,
+      message: `${outcome.message}\n(could not move its command file: ${(error as Error).message}; it stays in .maestro/inflight/ and is settled on the next start)`,
+    };
+  }
+}
+
+async function moveClaimFile(claim: Claim, outcome: RunOutcome, deps: RunClaimDeps): Promise<ClaimResult> {
+  const base = {
+    run_id: claim.runId,
+    source: claim.source,
+    status: outcome.status,
+    decision: outcome.decision,
+    reason_code: outcome.reason_code,
+    artifact: outcome.artifact,
+    audit_log: outcome.audit_log || null,
+    message: outcome.message,
+  };
+  if (outcome.status === 'invalid' || outcome.status === 'error') {
+    const rejectedTo = await deps.claims.reject(claim, {
+      status: outcome.status,
+      reason_code: outcome.reason_code,
+      message: outcome.message,
+      issues: outcome.issues ?? [outcome.message.split('\n')[0] ?? outcome.reason_code],
+      audit_log: outcome.audit_log || null,
+    });
+    return { ...base, rejected_to: rejectedTo };
+  }
+  await deps.claims.release(claim);
+  return { ...base, rejected_to: null };
+}
+
+/**
+ * One failing command never stops the watcher: the failure is recorded in the run's audit log and
+ * checkpoint, and the command moves to `.maestro/rejected/` with the reason. If even that fails
+ * (a full disk), the claim stays in `.maestro/inflight/` and the next start retries it.
+ */
+async function failClaim(claim: Claim, error: unknown, deps: RunClaimDeps): Promise<ClaimResult> {
+  const invalid = error instanceof InvalidInputError;
+  const reasonCode = invalid ? 'SPEC_INVALID_INPUT' : error instanceof AppError ? `RUN_FAILED_${error.code}` : 'RUN_FAILED_INTERNAL';
+  const message = invalid ? `${claim.source} was refused unread` : `the run failed: ${error instanceof Error ? error.message : String(error)}`;
+  const issues = invalid ? [...error.issues] : [`(run): ${message}`];
+  const decision = invalid ? failClosedDecision('SPEC_INVALID_INPUT', 'queue') : systemStopDecision('queue', reasonCode);
+  const result: ClaimResult = {
+    run_id: claim.runId,
+    source: claim.source,
+    status: invalid ? 'invalid' : 'error',
+    decision: decision.decision,
+    reason_code: reasonCode,
+    artifact: null,
+    audit_log: null,
+    rejected_to: null,
+    message,
+  };
+  try {
+    const audit = await deps.run.audit.open(claim.runId);
+    await audit.append(
+      auditEvent(invalid ? 'COMMAND_REJECTED' : 'RUN_FAILED', decision, {
+        error: error instanceof Error ? error.name : typeof error,
+        issue_paths: issues.map((i) => i.split(':')[0] ?? ''),
+      }),
+    );
+    const state = await deps.run.runs.load(claim.runId).catch(() => undefined);
+    if (state?.status === 'running') {
+      const now = deps.run.clock.now().toISOString();
+      await deps.run.runs.save({ ...state, status: 'error', decision, trail: [...state.trail, decision], summary: message, updated_at: now, finished_at: now });
+    }
+    const rejectedTo = await deps.claims.reject(claim, { status: result.status === 'invalid' ? 'invalid' : 'error', reason_code: reasonCode, message, issues, audit_log: audit.path });
+    return { ...result, audit_log: audit.path, rejected_to: rejectedTo };
+  } catch (secondary) {
+    const why = secondary instanceof Error ? secondary.message : String(secondary);
+    return { ...result, message: `${message}\n(could not record it: ${why}; the command stays in .maestro/inflight/ and is retried on the next start)` };
+  }
+}
+
+/** Records in the run's audit log that the watcher stopped it at a checkpoint (it resumes on the next start). */
+export async function recordInterruption(claim: Claim, deps: RunClaimDeps): Promise<string | null> {
+  try {
+    const audit = await deps.run.audit.open(claim.runId);
+    await audit.append(auditEvent('RUN_INTERRUPTED', runDecision('queue', 'RUN_INTERRUPTED_AT_CHECKPOINT')));
+    return audit.path;
+  } catch {
+    // Stopping must not fail because the log could not be written; the checkpoint is what resumes.
+    return null;
+  }
+}

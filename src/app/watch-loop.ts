@@ -1,0 +1,200 @@
+import type { ProgressEvent } from '../domain/ports.js';
+import { isAllowedTransition, type Claim, type ClaimStore, type CommandInbox, type WatchEvent, type WatchState } from '../domain/queue.js';
+import { planClaim, recordInterruption, runClaim, settleClaim, type ClaimResult, type RunClaimDeps } from './run-claim.js';
+import type { RunDeps } from './run-deps.js';
+
+export interface WatchLoopOptions {
+  /** Wired once by `createApp`; the loop adds its own progress hook and stop signal per run. */
+  readonly deps: RunDeps;
+  readonly inbox: CommandInbox;
+  readonly claims: ClaimStore;
+  readonly onEvent: (event: WatchEvent) => void;
+  /** Process what is queued (recovered claims included), then stop. */
+  readonly once: boolean;
+  readonly pid: number;
+  readonly workspace: string;
+}
+
+/**
+ * `maestro watch`: recovers what was in flight, then takes ready command files oldest first, one
+ * run at a time, through `processCommand` (the same use case as `maestro run`). Every file gets an
+ * error boundary, so one failing command never stops the loop. `stop()` aborts the current run at
+ * its checkpoint, releases the inbox and resolves once nothing is running.
+ */
+export class WatchLoop {
+  readonly #o: WatchLoopOptions;
+  readonly #controller = new AbortController();
+  readonly #recovered: Claim[] = [];
+  readonly #claimDeps: RunClaimDeps;
+  #state: WatchState = 'AWAITING_COMMAND';
+  #busy = false;
+  #again = false;
+  #started = false;
+  #stopping: 'signal' | 'once' | undefined;
+  #pumping: Promise<void> = Promise.resolve();
+  #current: Claim | undefined;
+  readonly #stopped: Promise<'signal' | 'once'>;
+  #resolveStopped: (reason: 'signal' | 'once') => void = () => undefined;
+
+  constructor(options: WatchLoopOptions) {
+    this.#o = options;
+    this.#stopped = new Promise((resolve) => (this.#resolveStopped = resolve));
+    const { deps } = options;
+    this.#claimDeps = {
+      claims: options.claims,
+      run: {
+        ...deps,
+        signal: this.#controller.signal,
+        onProgress: (event) => {
+          deps.onProgress?.(event);
+          this.#onProgress(event);
+        },
+      },
+    };
+  }
+
+  /** Resolves when the loop has stopped: after `stop()`, or when `once` has drained the queue. */
+  get stopped(): Promise<'signal' | 'once'> {
+    return this.#stopped;
+  }
+
+  get state(): WatchState {
+    return this.#state;
+  }
+
+  async start(): Promise<void> {
+    const { recovered, ownedByOthers } = await this.#o.claims.recoverOrphans();
+    this.#recovered.push(...recovered);
+    if (this.#stopping) return;
+    await this.#o.inbox.start(() => this.#wake());
+    if (this.#stopping) return;
+    this.#o.onEvent({
+      kind: 'started',
+      state: 'AWAITING_COMMAND',
+      pid: this.#o.pid,
+      workspace: this.#o.workspace,
+      once: this.#o.once,
+      recovered: recovered.length,
+      owned_by_others: ownedByOthers,
+    });
+    this.#started = true;
+    this.#wake();
+  }
+
+  /** Stops picking up, aborts the current run at its checkpoint, and resolves once it has stopped. */
+  async stop(): Promise<void> {
+    await this.#shutdown('signal');
+  }
+
+  async #shutdown(reason: 'signal' | 'once'): Promise<void> {
+    if (this.#stopping) return void (await this.#stopped);
+    this.#stopping = reason;
+    if (reason === 'signal') this.#controller.abort(new Error('the watcher is stopping'));
+    await this.#o.inbox.close();
+    await this.#pumping;
+    const from = this.#state;
+    this.#state = 'STOPPED';
+    this.#o.onEvent({ kind: 'stopped', state: 'STOPPED', from, reason });
+    this.#resolveStopped(reason);
+  }
+
+  #wake(): void {
+    this.#again = true;
+    if (!this.#started || this.#busy || this.#stopping) return;
+    this.#busy = true;
+    this.#pumping = this.#pump().finally(() => {
+      this.#busy = false;
+      const { inbox } = this.#o;
+      if (this.#o.once && !this.#stopping && this.#recovered.length === 0 && inbox.ready === 0 && inbox.pending === 0) void this.#shutdown('once');
+    });
+  }
+
+  async #pump(): Promise<void> {
+    while (this.#again && !this.#stopping) {
+      this.#again = false;
+      for (let claim = await this.#next(); claim; claim = await this.#next()) {
+        try {
+          await this.#handle(claim);
+        } catch (error) {
+          // The last boundary: a bug or a broken output stream must not stop the watcher.
+          this.#state = 'AWAITING_COMMAND';
+          this.#notice(claim.runId, `internal error while handling ${claim.source}: ${(error as Error).message}`);
+        }
+        if (this.#stopping) return;
+      }
+    }
+  }
+
+  /** The next claim: recovered ones first, then the oldest ready file that this watcher wins. */
+  async #next(): Promise<Claim | undefined> {
+    if (this.#stopping) return undefined;
+    const recovered = this.#recovered.shift();
+    if (recovered) return recovered;
+    for (let file = this.#o.inbox.take(); file && !this.#stopping; file = this.#o.inbox.take()) {
+      try {
+        const claim = await this.#o.claims.claim(file, this.#o.deps.newRunId());
+        if (claim) return claim;
+      } catch (error) {
+        this.#notice(null, `could not claim commands/${file.name}: ${(error as Error).message}; it stays in commands/`);
+      }
+    }
+    return undefined;
+  }
+
+  async #handle(claim: Claim): Promise<void> {
+    const plan = await planClaim(claim, this.#claimDeps);
+    if (plan.ended) {
+      const result = await settleClaim(claim, plan.ended, this.#claimDeps);
+      this.#notice(claim.runId, `${claim.source}: ${result.message}`);
+      return;
+    }
+    this.#current = claim;
+    this.#transition({ kind: 'claimed', state: 'EXECUTING_TASK', from: this.#state, run_id: claim.runId, source: claim.source, resume: plan.kind });
+    let result: ClaimResult;
+    try {
+      result = await runClaim(claim, plan.kind, this.#claimDeps);
+    } catch (error) {
+      // Only an interruption escapes runClaim: the claim stays in .maestro/inflight/ for the next start.
+      const auditLog = await recordInterruption(claim, this.#claimDeps);
+      result = {
+        run_id: claim.runId,
+        source: claim.source,
+        status: 'interrupted',
+        decision: null,
+        reason_code: 'RUN_INTERRUPTED_AT_CHECKPOINT',
+        artifact: null,
+        audit_log: auditLog,
+        rejected_to: null,
+        message: `interrupted at its last checkpoint (${(error as Error).message}); the next start resumes it`,
+      };
+    } finally {
+      this.#current = undefined;
+    }
+    const queued = this.#recovered.length + this.#o.inbox.ready;
+    this.#transition({ kind: 'finished', state: 'AWAITING_COMMAND', from: this.#state, ...result, queued });
+  }
+
+  #onProgress(event: ProgressEvent): void {
+    const claim = this.#current;
+    if (!claim || event.run_id !== claim.runId) return;
+    if (event.kind === 'step_started') {
+      this.#o.onEvent({ kind: 'step', state: 'EXECUTING_TASK', run_id: event.run_id, step: event.step, persona: event.persona, round: event.round, rounds: event.rounds });
+    } else if (event.kind === 'producing_artifact') {
+      this.#transition({ kind: 'producing_artifact', state: 'PRODUCING_ARTIFACT', from: this.#state, run_id: event.run_id, path: event.path });
+    } else if (event.kind === 'notice') {
+      this.#notice(event.run_id, event.message);
+    }
+  }
+
+  #transition(event: Extract<WatchEvent, { state: WatchState; from: WatchState }>): void {
+    if (!isAllowedTransition(this.#state, event.state)) {
+      this.#notice(event.kind === 'stopped' ? null : event.run_id, `internal: unexpected transition ${this.#state} → ${event.state}`);
+    }
+    this.#state = event.state;
+    this.#o.onEvent(event);
+  }
+
+  #notice(runId: string | null, message: string): void {
+    this.#o.onEvent({ kind: 'notice', run_id: runId, message });
+  }
+}

@@ -1,0 +1,54 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
+import { readWorkspaceStatus, type WorkspaceStatus } from '../adapters/fs-workspace-status.js';
+import { WorkspacePaths } from '../adapters/workspace-paths.js';
+import { resolveWorkspace } from '../config.js';
+import type { Io } from './io.js';
+import { chalkFor } from './style.js';
+
+export function registerStatus(program: Command, io: Io): void {
+  program
+    .command('status')
+    .description('is a watcher running here; what is queued, in flight, paused for a person; the last runs')
+    .option('--json', 'print one JSON object')
+    .option('-n, --recent <count>', 'how many recent runs to list', (v) => Math.max(0, Number.parseInt(v, 10) || 0), 10)
+    .option('-w, --workspace <dir>', 'workspace folder (default: $MAESTRO_WORKSPACE or the current folder)')
+    .action(async (opts: { json?: boolean; recent: number; workspace?: string }) => {
+      const paths = new WorkspacePaths(resolveWorkspace(opts.workspace, io.env, io.cwd));
+      const status = await readWorkspaceStatus(paths, new FsWatcherRegistry(path.join(paths.state, 'watchers')), { recent: opts.recent });
+      io.stdout.write(opts.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status, io));
+    });
+}
+
+export function formatStatus(s: WorkspaceStatus, io: Io): string {
+  const c = chalkFor(io);
+  const lines: string[] = [`workspace  ${s.workspace}`];
+  const live = s.watchers.filter((w) => w.alive);
+  const stale = s.watchers.filter((w) => !w.alive);
+  lines.push(
+    live.length > 0
+      ? `watcher    ${c.green('running')} — ${live.map((w) => `pid ${w.pid} since ${w.started_at}${w.once ? ' (--once)' : ''}`).join(', ')}`
+      : `watcher    ${c.yellow('not running')} (start one with "maestro watch")`,
+  );
+  if (stale.length > 0) lines.push(`           ${stale.length} stale pid file(s) from watchers that did not stop cleanly: ${stale.map((w) => w.pid).join(', ')} (removed by the next "maestro watch")`);
+  lines.push(`queued     ${s.queued.length}${s.queued.length > 0 ? `: ${s.queued.slice(0, 10).map((q) => q.file).join(', ')}${s.queued.length > 10 ? ', …' : ''}` : ''}`);
+  lines.push(`in flight  ${s.inflight.length}`);
+  for (const f of s.inflight) {
+    const owner = f.owner_alive ? `running in pid ${f.owner_pid}` : 'its watcher is gone — the next "maestro watch" resumes it';
+    lines.push(`  ${c.dim(f.run_id)} ${f.source} · ${f.steps_done} model call(s) done · ${owner}`);
+  }
+  lines.push(`paused     ${s.paused.length}`);
+  for (const p of s.paused) {
+    lines.push(`  ${c.dim(p.run_id)} ${p.source} · ${p.layer ?? '?'}: ${p.reason_code ?? '?'} — ${p.message.split('\n')[0]}`);
+    lines.push(`    decide with: maestro hitl decide ${p.run_id} continue|stop`);
+  }
+  lines.push(`rejected   ${s.rejected}${s.rejected > 0 ? ' (in .maestro/rejected/, each with <name>.error.json)' : ''}`);
+  lines.push(`recent     ${s.recent.length === 0 ? 'no runs yet' : ''}`);
+  const badge = (status: string): string =>
+    status === 'completed' ? c.green(status) : status === 'paused' || status === 'running' ? c.yellow(status) : c.red(status);
+  for (const r of s.recent) {
+    lines.push(`  ${c.dim(r.run_id)} ${badge(r.status)} ${r.reason_code ?? ''} · ${r.source} · ${r.updated_at}${r.artifact ? ` → ${r.artifact}` : ''}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

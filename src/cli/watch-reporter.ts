@@ -1,0 +1,118 @@
+import ora, { type Ora } from 'ora';
+import type { WatchEvent } from '../domain/queue.js';
+import type { Io } from './io.js';
+import { chalkFor } from './style.js';
+
+export type WatchOutput = 'json' | 'spinner' | 'lines';
+
+/** `--json` → NDJSON; a terminal (and not CI) → an ora spinner; anything else → one plain line per transition. */
+export function pickWatchOutput(io: Io, json: boolean): WatchOutput {
+  if (json) return 'json';
+  return io.stdout.isTTY && !io.env.CI ? 'spinner' : 'lines';
+}
+
+/**
+ * Shows the watcher's state machine on stdout. `json`: one object per event (`step` events, which
+ * change no state, are left out). `lines`: one plain line per transition and notice. `spinner`: the
+ * same lines persisted above an ora spinner that names the state, the run, the round and the persona.
+ */
+export class WatchReporter {
+  readonly #io: Io;
+  readonly #output: WatchOutput;
+  readonly #now: () => Date;
+  #spinner: Ora | undefined;
+  #queued = 0;
+
+  constructor(io: Io, options: { output: WatchOutput; now?: () => Date }) {
+    this.#io = io;
+    this.#output = options.output;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  readonly onEvent = (event: WatchEvent): void => {
+    if (this.#output === 'json') {
+      if (event.kind !== 'step') this.#io.stdout.write(`${JSON.stringify({ ts: this.#now().toISOString(), ...event })}\n`);
+      return;
+    }
+    if (event.kind === 'finished') this.#queued = event.queued;
+    const line = this.#describe(event);
+    if (this.#output === 'lines') {
+      if (line) this.#io.stdout.write(`${line}\n`);
+      return;
+    }
+    this.#spinner ??= ora({ stream: this.#io.stdout, isEnabled: true, discardStdin: false });
+    if (line) this.#spinner.stopAndPersist({ symbol: '', text: line });
+    const status = this.#status(event);
+    if (status) this.#spinner.start(status);
+    else this.#spinner.stop();
+  };
+
+  /** Notices from outside the loop (watcher errors). */
+  notice(message: string): void {
+    this.onEvent({ kind: 'notice', run_id: null, message });
+  }
+
+  stop(): void {
+    this.#spinner?.stop();
+    this.#spinner = undefined;
+  }
+
+  /** The persisted line for an event; undefined for events that only move the spinner. */
+  #describe(event: WatchEvent): string | undefined {
+    const c = chalkFor(this.#io);
+    switch (event.kind) {
+      case 'started': {
+        const extra = [event.recovered > 0 ? `${event.recovered} recovered from a previous run` : '', event.owned_by_others > 0 ? `${event.owned_by_others} in flight in another watcher` : '']
+          .filter(Boolean)
+          .join('; ');
+        return `${c.bold('AWAITING_COMMAND')} watching ${event.workspace}/commands (pid ${event.pid}${event.once ? ', --once' : ''})${extra ? ` — ${extra}` : ''}`;
+      }
+      case 'claimed': {
+        const how = event.resume === 'checkpoint' ? ' (resuming from its checkpoint)' : event.resume === 'start' ? ' (recovered; starting over)' : '';
+        return `${c.bold('EXECUTING_TASK')} ${c.dim(event.run_id)} ← ${event.source}${how}`;
+      }
+      case 'step':
+        return undefined;
+      case 'producing_artifact':
+        return `${c.bold('PRODUCING_ARTIFACT')} ${c.dim(event.run_id)} → ${event.path}`;
+      case 'finished': {
+        const badge = {
+          completed: c.green('✔ completed'),
+          paused: c.yellow('⏸ paused'),
+          stopped: c.red('■ stopped'),
+          invalid: c.red('✖ invalid'),
+          error: c.red('✖ error'),
+          interrupted: c.yellow('◼ interrupted'),
+        }[event.status];
+        const lines = [`${c.bold('AWAITING_COMMAND')} ${badge} ${c.dim(event.run_id)} ${event.source} — ${event.message.split('\n').join('\n    ')}`];
+        if (event.artifact) lines.push(`    artifact:  ${event.artifact}`);
+        if (event.rejected_to) lines.push(`    moved to:  ${event.rejected_to} (reason in ${event.rejected_to}.error.json)`);
+        return lines.join('\n');
+      }
+      case 'notice':
+        return `${c.yellow('!')} ${event.run_id ? `${c.dim(event.run_id)} ` : ''}${event.message}`;
+      case 'stopped':
+        return `${c.bold('STOPPED')} ${event.reason === 'once' ? 'the queue is empty (--once)' : 'on a signal; anything interrupted resumes on the next start'}`;
+    }
+  }
+
+  /** The spinner's text after an event; undefined when the spinner should go away. */
+  #status(event: WatchEvent): string | undefined {
+    switch (event.kind) {
+      case 'claimed':
+        return `EXECUTING_TASK ${event.run_id} · ${event.source}`;
+      case 'step': {
+        const what = event.step === 'turn' ? 'speaking' : event.step === 'verdict' ? 'giving a verdict' : 'writing the final proposal';
+        return `EXECUTING_TASK ${event.run_id} · round ${event.round}/${event.rounds} · ${event.persona} ${what}`;
+      }
+      case 'producing_artifact':
+        return `PRODUCING_ARTIFACT ${event.run_id} → ${event.path}`;
+      case 'stopped':
+        return undefined;
+      case 'notice':
+        return this.#spinner?.text;
+      default:
+        return `AWAITING_COMMAND · watching commands/${this.#queued > 0 ? ` · ${this.#queued} queued` : ''}`;
+    }
+  }
+}

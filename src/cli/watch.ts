@@ -1,0 +1,105 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { ensurePrivateDir } from '../adapters/atomic-file.js';
+import { FsClaimStore } from '../adapters/fs-claim-store.js';
+import { FsCommandInbox } from '../adapters/fs-command-inbox.js';
+import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
+import { WatchLoop } from '../app/watch-loop.js';
+import { createApp } from '../compose.js';
+import { resolveWorkspace } from '../config.js';
+import { ExitError } from '../domain/errors.js';
+import type { Io } from './io.js';
+import { readPackageVersion } from './package-info.js';
+import { pickWatchOutput, WatchReporter } from './watch-reporter.js';
+
+/** The part of `process` the watcher uses for signals, so shutdown can be tested with a fake. */
+export type SignalProcess = Pick<NodeJS.Process, 'on' | 'off' | 'kill' | 'pid'>;
+
+interface WatchFlags {
+  readonly once?: boolean;
+  readonly json?: boolean;
+  readonly workspace?: string;
+}
+
+export function registerWatch(program: Command, io: Io, proc: SignalProcess = process): void {
+  program
+    .command('watch')
+    .description('watch commands/ and run each command file dropped there, oldest first, one at a time')
+    .option('--once', 'process what is queued (and what a previous watcher left in flight), then exit')
+    .option('--json', 'one NDJSON object per state transition on stdout')
+    .option('-w, --workspace <dir>', 'workspace folder (default: $MAESTRO_WORKSPACE or the current folder)')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'States: AWAITING_COMMAND → EXECUTING_TASK → PRODUCING_ARTIFACT → AWAITING_COMMAND.',
+        'A file is claimed by renaming it into .maestro/inflight/<run_id>.json; it is deleted when its run ends,',
+        'kept in .maestro/runs/<run_id>/ when the run pauses for a person, and moved to .maestro/rejected/ with',
+        '<name>.error.json when it does not parse or validate. SIGINT/SIGTERM stop at the current checkpoint',
+        '(a second signal exits at once); the next start resumes what was in flight.',
+      ].join('\n'),
+    )
+    .action(async (opts: WatchFlags) => {
+      const code = await watchSubcommand(opts, io, proc);
+      if (code !== 0) throw new ExitError(code);
+    });
+}
+
+export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProcess): Promise<number> {
+  const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
+  const isFolder = await stat(workspace).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  if (!isFolder) throw new ExitError(2, `maestro watch: the workspace ${workspace} is not a folder (create one with "maestro init")`);
+  const reporter = new WatchReporter(io, { output: pickWatchOutput(io, opts.json === true) });
+  const app = await createApp({ workspace });
+  const { paths } = app;
+  await ensurePrivateDir(paths.state);
+  const registry = new FsWatcherRegistry(path.join(paths.state, 'watchers'));
+  await registry.removeStale();
+  const self = FsWatcherRegistry.newIdentity(proc.pid);
+  await registry.register({ ...self, started_at: app.deps.clock.now().toISOString(), once: opts.once === true, version: readPackageVersion() });
+
+  const loop = new WatchLoop({
+    deps: app.deps,
+    inbox: new FsCommandInbox({ dir: paths.commands, onError: (error) => reporter.notice(`watching commands/ failed: ${error.message}`) }),
+    claims: new FsClaimStore({ paths, self, registry, clock: app.deps.clock }),
+    onEvent: reporter.onEvent,
+    once: opts.once === true,
+    pid: proc.pid,
+    workspace: paths.root,
+  });
+
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signals += 1;
+    if (signals === 1) {
+      void loop.stop();
+      return;
+    }
+    // A second signal: leave at once with the default action; the claim stays for the next start.
+    reporter.stop();
+    proc.off('SIGINT', onSignal);
+    proc.off('SIGTERM', onSignal);
+    proc.kill(proc.pid, signal);
+  };
+  proc.on('SIGINT', onSignal);
+  proc.on('SIGTERM', onSignal);
+  try {
+    try {
+      await loop.start();
+    } catch (error) {
+      await loop.stop();
+      throw error;
+    }
+    await loop.stopped;
+    return 0;
+  } finally {
+    proc.off('SIGINT', onSignal);
+    proc.off('SIGTERM', onSignal);
+    reporter.stop();
+    await registry.unregister(self);
+  }
+}

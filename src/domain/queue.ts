@@ -1,0 +1,104 @@
+/**
+ * The command queue behind `maestro watch`: its states, the events it reports, and the two ports
+ * the watch loop drives (the inbox that finds command files, the claim store that owns them).
+ */
+
+/** The watcher's state machine: AWAITING_COMMAND → EXECUTING_TASK → PRODUCING_ARTIFACT → AWAITING_COMMAND. */
+export const WATCH_STATES = ['AWAITING_COMMAND', 'EXECUTING_TASK', 'PRODUCING_ARTIFACT', 'STOPPED'] as const;
+export type WatchState = (typeof WATCH_STATES)[number];
+
+const ALLOWED: Record<WatchState, readonly WatchState[]> = {
+  AWAITING_COMMAND: ['EXECUTING_TASK', 'STOPPED'],
+  EXECUTING_TASK: ['PRODUCING_ARTIFACT', 'AWAITING_COMMAND', 'STOPPED'],
+  PRODUCING_ARTIFACT: ['AWAITING_COMMAND', 'STOPPED'],
+  STOPPED: [],
+};
+
+/** Whether the state machine may go from `from` to `to` (staying put is not a transition). */
+export function isAllowedTransition(from: WatchState, to: WatchState): boolean {
+  return ALLOWED[from].includes(to);
+}
+
+/** A command file in `commands/` that is ready to be claimed (whole, or stable long enough to be judged). */
+export interface ReadyFile {
+  /** The file name inside `commands/` (never a path: subfolders are ignored). */
+  readonly name: string;
+  readonly mtimeMs: number;
+}
+
+/** Oldest first: modification time, then name; the order the queue takes files in. */
+export function compareReadyFiles(a: ReadyFile, b: ReadyFile): number {
+  return a.mtimeMs - b.mtimeMs || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+}
+
+/** A command this watcher owns in `.maestro/inflight/<run_id>.json`. */
+export interface Claim {
+  readonly runId: string;
+  /** The command's original file name in `commands/` (for messages, rejected/ and the audit trail). */
+  readonly source: string;
+  /** When it was claimed (ISO time). */
+  readonly claimedAt: string;
+  /** True when it was taken over from a watcher that died (crash recovery). */
+  readonly recovered: boolean;
+}
+
+/** Why a claimed command goes to `.maestro/rejected/` instead of being deleted. */
+export interface Rejection {
+  readonly status: 'invalid' | 'error';
+  readonly reason_code: string;
+  readonly message: string;
+  /** Each problem as `path: message`. */
+  readonly issues: readonly string[];
+  readonly audit_log: string | null;
+}
+
+/** Finds command files and tells the loop when one is ready. Adapter: `FsCommandInbox` (chokidar). */
+export interface CommandInbox {
+  /** Starts watching; resolves once the start-up scan of files already there is done. */
+  start(onReady: () => void): Promise<void>;
+  /** The oldest ready file, removed from the ready set; undefined when none is ready. */
+  take(): ReadyFile | undefined;
+  /** Files seen but not ready yet (still being written, or being checked). */
+  readonly pending: number;
+  /** Files ready to be claimed. */
+  readonly ready: number;
+  close(): Promise<void>;
+}
+
+/** Owns claimed commands in `.maestro/inflight/`. Adapter: `FsClaimStore`. */
+export interface ClaimStore {
+  /** Claims `commands/<name>` under `runId` by an atomic rename; undefined when another watcher was first. */
+  claim(file: ReadyFile, runId: string): Promise<Claim | undefined>;
+  /** Takes over every claim whose owning watcher is gone; each is returned to exactly one watcher. */
+  recoverOrphans(): Promise<{ recovered: Claim[]; ownedByOthers: number }>;
+  /** The claimed command's text, exactly as written. */
+  read(claim: Claim): Promise<string>;
+  /** The run has ended (or its command is kept with the run): the claim and its file go. */
+  release(claim: Claim): Promise<void>;
+  /** Moves the command to `.maestro/rejected/` with `<name>.error.json`; returns the new path (null if it was gone). */
+  reject(claim: Claim, rejection: Rejection): Promise<string | null>;
+}
+
+/** What the watcher reports: one event per state transition, plus notices that change no state. */
+export type WatchEvent =
+  | { kind: 'started'; state: 'AWAITING_COMMAND'; pid: number; workspace: string; once: boolean; recovered: number; owned_by_others: number }
+  | { kind: 'claimed'; state: 'EXECUTING_TASK'; from: WatchState; run_id: string; source: string; resume: 'new' | 'checkpoint' | 'start' }
+  | { kind: 'step'; state: 'EXECUTING_TASK'; run_id: string; step: 'turn' | 'verdict' | 'synthesis'; persona: string; round: number; rounds: number }
+  | { kind: 'producing_artifact'; state: 'PRODUCING_ARTIFACT'; from: WatchState; run_id: string; path: string }
+  | {
+      kind: 'finished';
+      state: 'AWAITING_COMMAND';
+      from: WatchState;
+      run_id: string;
+      source: string;
+      status: 'completed' | 'paused' | 'stopped' | 'invalid' | 'error' | 'interrupted';
+      decision: string | null;
+      reason_code: string;
+      artifact: string | null;
+      audit_log: string | null;
+      rejected_to: string | null;
+      message: string;
+      queued: number;
+    }
+  | { kind: 'notice'; run_id: string | null; message: string }
+  | { kind: 'stopped'; state: 'STOPPED'; from: WatchState; reason: 'signal' | 'once' };
