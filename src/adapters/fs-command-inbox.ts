@@ -125,7 +125,7 @@ export class FsCommandInbox implements CommandInbox {
       .catch((error: unknown) => this.#onError(error instanceof Error ? error : new Error(String(error))))
       .finally(() => {
         this.#checking.delete(name);
-        if (this.#dirty.delete(name)) this.#schedule(name, false);
+        if (this.#dirty.delete(name)) this.#schedule(path.join(this.#dir, name), false);
         else if (this.#scanned) this.#onChange();
       });
     this.#checking.set(name, run);
@@ -176,7 +176,7 @@ export class FsCommandInbox implements CommandInbox {
     const early = !this.#recheckedSinceEvent.has(name);
     this.#recheckedSinceEvent.add(name);
     const delay = early ? Math.min(untilStable, 100) : untilStable;
-    return setTimeout(() => this.#schedule(name, false), Math.max(1, delay));
+    return setTimeout(() => this.#schedule(path.join(this.#dir, name), false), Math.max(1, delay));
   }
 }
 

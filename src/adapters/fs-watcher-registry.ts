@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { readdir, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -30,11 +31,22 @@ export type ProcessProbe = (pid: number) => boolean;
 export const probeProcess: ProcessProbe = (pid) => {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+  return !isZombie(pid);
 };
+
+/** A killed process whose parent has not reaped it yet still answers signal 0; on Linux, /proc tells. */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    // No /proc (macOS, Windows) or the process just went: signal 0 has already answered.
+    return false;
+  }
+}
 
 /**
  * The pid files of the watchers in one workspace, with stale-pid detection. A watcher counts as

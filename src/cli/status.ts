@@ -44,7 +44,7 @@ export function formatStatus(s: WorkspaceStatus, io: Io): string {
     lines.push(`    decide with: maestro hitl decide ${p.run_id} continue|stop`);
   }
   lines.push(`rejected   ${s.rejected}${s.rejected > 0 ? ' (in .maestro/rejected/, each with <name>.error.json)' : ''}`);
-  lines.push(`recent     ${s.recent.length === 0 ? 'no runs yet' : ''}`);
+  lines.push(s.recent.length === 0 ? 'recent     no runs yet' : `recent     ${s.recent.length} (newest first)`);
   const badge = (status: string): string =>
     status === 'completed' ? c.green(status) : status === 'paused' || status === 'running' ? c.yellow(status) : c.red(status);
   for (const r of s.recent) {
