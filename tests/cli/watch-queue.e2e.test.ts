@@ -1,0 +1,188 @@
+import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  dropCommand,
+  listDir,
+  makeWorkspace,
+  readAuditLogs,
+  readRunState,
+  removeWorkspace,
+  task,
+  waitFor,
+  watch,
+  type CliProcess,
+} from '../helpers/watch-workspace.js';
+
+// End-to-end: the built CLI as child processes, real chokidar, real temp folders. No assertion
+// depends on timing: every wait polls for a condition with a generous timeout.
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function workspace(): Promise<string> {
+  const ws = await makeWorkspace();
+  cleanups.push(() => removeWorkspace(ws));
+  return ws;
+}
+
+function started(p: CliProcess): CliProcess {
+  cleanups.push(() => p.dispose());
+  return p;
+}
+
+async function stop(p: CliProcess): Promise<void> {
+  p.kill('SIGTERM');
+  expect(await p.exited).toEqual({ code: 0, signal: null });
+}
+
+/** Run ids whose audit log starts with COMMAND_RECEIVED: one per run, as the issue counts them. */
+async function runsInAudit(ws: string): Promise<string[]> {
+  const logs = await readAuditLogs(ws);
+  return [...logs].filter(([, records]) => records[0]?.event === 'COMMAND_RECEIVED').map(([id]) => id);
+}
+
+describe('maestro watch (end to end)', () => {
+  it('runs 50 commands dropped at once: 50 artifacts, nothing left in commands/ or inflight/', async () => {
+    const ws = await workspace();
+    const watcher = started(watch(ws));
+    await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');
+
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) => {
+        const name = `cmd-${String(i).padStart(2, '0')}.json`;
+        const body = task(`Review item ${i} of the backlog`);
+        // Half arrive by rename, half are written in place (create, then write).
+        return i % 2 === 0 ? dropCommand(ws, name, body) : writeFile(path.join(ws, 'commands', name), JSON.stringify(body));
+      }),
+    );
+
+    await waitFor('50 artifacts', async () => (await listDir(path.join(ws, 'outputs'))).length === 50, 90_000);
+    await waitFor('an empty queue', async () => (await listDir(path.join(ws, 'commands'))).length === 0 && (await listDir(path.join(ws, '.maestro', 'inflight'))).length === 0);
+    await stop(watcher);
+
+    const finished = watcher.events.filter((e) => e.kind === 'finished');
+    expect(finished).toHaveLength(50);
+    expect(finished.every((e) => e.status === 'completed')).toBe(true);
+    expect(new Set(finished.map((e) => e.source)).size).toBe(50);
+    expect(await runsInAudit(ws)).toHaveLength(50);
+    expect(await listDir(path.join(ws, '.maestro', 'rejected'))).toEqual([]);
+  }, 120_000);
+
+  it('two watchers on one folder run each of 30 commands exactly once', async () => {
+    const ws = await workspace();
+    // Half are queued before either watcher starts (both start-up scans race for them), half arrive later.
+    for (let i = 0; i < 15; i += 1) await dropCommand(ws, `early-${i}.json`, task(`Early task number ${i}`));
+    const a = started(watch(ws));
+    const b = started(watch(ws));
+    await a.waitForEvent('watcher A to start', (e) => e.kind === 'started');
+    await b.waitForEvent('watcher B to start', (e) => e.kind === 'started');
+    for (let i = 0; i < 15; i += 1) await dropCommand(ws, `late-${i}.json`, task(`Late task number ${i}`));
+
+    await waitFor('30 artifacts', async () => (await listDir(path.join(ws, 'outputs'))).length === 30, 90_000);
+    await waitFor('an empty queue', async () => (await listDir(path.join(ws, 'commands'))).length === 0 && (await listDir(path.join(ws, '.maestro', 'inflight'))).length === 0);
+    await stop(a);
+    await stop(b);
+
+    const runs = await runsInAudit(ws);
+    expect(runs).toHaveLength(30);
+    const logs = await readAuditLogs(ws);
+    const received = [...logs.values()].flat().filter((r) => r.event === 'COMMAND_RECEIVED');
+    expect(received).toHaveLength(30);
+    const tasks = await Promise.all(runs.map(async (id) => (await readRunState(ws, id)).command.task_description));
+    expect(new Set(tasks).size).toBe(30);
+    const claimed = [...a.events, ...b.events].filter((e) => e.kind === 'claimed').map((e) => e.run_id);
+    expect(claimed).toHaveLength(30);
+    expect(new Set(claimed).size).toBe(30);
+  }, 120_000);
+
+  it('waits for a file written slowly in pieces and runs it once, whole', async () => {
+    const ws = await workspace();
+    const watcher = started(watch(ws));
+    await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');
+
+    const text = JSON.stringify(task('A task that arrives slowly, in several pieces, and must be read whole'), null, 2);
+    const handle = await open(path.join(ws, 'commands', 'slow.json'), 'w');
+    const pieces = 6;
+    const size = Math.ceil(text.length / pieces);
+    for (let i = 0; i < pieces; i += 1) {
+      await handle.write(text.slice(i * size, (i + 1) * size));
+      await handle.sync();
+      // Each pause is well under the 2 s stability window, so the file is waited for, not rejected.
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    await handle.close();
+
+    const done = await watcher.waitForEvent('the slow file to finish', (e) => e.kind === 'finished');
+    expect(done).toMatchObject({ source: 'slow.json', status: 'completed' });
+    const state = await readRunState(ws, String(done.run_id));
+    expect(state.command.task_description).toBe('A task that arrives slowly, in several pieces, and must be read whole');
+    await stop(watcher);
+    expect(watcher.events.filter((e) => e.kind === 'claimed')).toHaveLength(1);
+    expect(await listDir(path.join(ws, '.maestro', 'rejected'))).toEqual([]);
+  }, 60_000);
+
+  it('moves invalid JSON and schema errors to rejected/ with the reason, and keeps going', async () => {
+    const ws = await workspace();
+    const watcher = started(watch(ws));
+    await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');
+
+    await dropCommand(ws, 'broken.json', '{"task_description": "never closed"');
+    await dropCommand(ws, 'typo.json', { task_description: 'Fine task', config: { max_rounds: 1, max_round: 3 } });
+    await dropCommand(ws, 'empty-task.json', { task_description: '   ' });
+    await watcher.waitForEvent('three rejections', () => watcher.events.filter((e) => e.kind === 'finished' && e.status === 'invalid').length === 3, 30_000);
+    await dropCommand(ws, 'good.json', task('A valid task after the broken ones'));
+    const good = await watcher.waitForEvent('the good command', (e) => e.kind === 'finished' && e.source === 'good.json');
+    expect(good.status).toBe('completed');
+    expect(watcher.child.exitCode).toBeNull();
+    await stop(watcher);
+
+    const rejected = path.join(ws, '.maestro', 'rejected');
+    expect(await listDir(rejected)).toEqual([
+      'broken.json',
+      'broken.json.error.json',
+      'empty-task.json',
+      'empty-task.json.error.json',
+      'typo.json',
+      'typo.json.error.json',
+    ]);
+    // The user's file is kept byte for byte.
+    expect(await readFile(path.join(rejected, 'broken.json'), 'utf8')).toBe('{"task_description": "never closed"');
+    const reason = async (name: string): Promise<{ issues: string[]; reason_code: string; audit_log: string }> =>
+      JSON.parse(await readFile(path.join(rejected, `${name}.error.json`), 'utf8'));
+    expect((await reason('broken.json')).issues).toEqual([expect.stringMatching(/^\(root\): not valid JSON/)]);
+    expect((await reason('typo.json')).issues).toEqual(['config: unknown key "max_round" (not part of the schema)']);
+    expect((await reason('empty-task.json')).issues).toEqual(['task_description: must not be empty']);
+
+    const logs = await readAuditLogs(ws);
+    const invalid = [...logs.values()].filter((records) => records.some((r) => r.event === 'COMMAND_INVALID'));
+    expect(invalid).toHaveLength(3);
+    expect(await listDir(path.join(ws, 'commands'))).toEqual([]);
+    expect(await listDir(path.join(ws, '.maestro', 'inflight'))).toEqual([]);
+  }, 60_000);
+
+  it('ignores dotfiles, editor temp files and subfolders, and takes a second command.json as a new command', async () => {
+    const ws = await workspace();
+    const commands = path.join(ws, 'commands');
+    for (const name of ['.hidden.json', 'notes.json~', '.notes.json.swp', '4913', 'draft.json.tmp', '.#lock.json']) {
+      await writeFile(path.join(commands, name), JSON.stringify(task('must not run')));
+    }
+    await mkdir(path.join(commands, 'sub'));
+    await writeFile(path.join(commands, 'sub', 'nested.json'), JSON.stringify(task('must not run either')));
+    const watcher = started(watch(ws));
+    await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');
+
+    await dropCommand(ws, 'command.json', task('First legacy command'));
+    const first = await watcher.waitForEvent('the first command.json', (e) => e.kind === 'finished');
+    await dropCommand(ws, 'command.json', task('Second legacy command'));
+    const second = await watcher.waitForEvent('the second command.json', (e) => e.kind === 'finished' && e.run_id !== first.run_id);
+    expect([first.status, second.status]).toEqual(['completed', 'completed']);
+    expect((await readRunState(ws, String(second.run_id))).command.task_description).toBe('Second legacy command');
+    await stop(watcher);
+
+    expect(watcher.events.filter((e) => e.kind === 'claimed')).toHaveLength(2);
+    expect(await listDir(commands)).toEqual(['.#lock.json', '.hidden.json', '.notes.json.swp', '4913', 'draft.json.tmp', 'notes.json~', 'sub']);
+  }, 60_000);
+});

@@ -1,0 +1,141 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  CliProcess,
+  dropCommand,
+  listDir,
+  makeWorkspace,
+  readAuditLogs,
+  readRunState,
+  removeWorkspace,
+  waitFor,
+  watch,
+} from '../helpers/watch-workspace.js';
+
+// The offline model answers in about a millisecond; MAESTRO_OFFLINE_DELAY_MS makes each call wait,
+// so "in the middle of a run" is a state the test can wait for instead of a moment it must hit.
+const SLOW = { MAESTRO_OFFLINE_DELAY_MS: '150' };
+const LONG_TASK = { task_description: 'Plan the migration of the billing service, step by step', config: { max_rounds: 3 } };
+/** 3 personas × 3 rounds + 3 verdicts + 1 synthesis. */
+const STEPS = 13;
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function workspace(): Promise<string> {
+  const ws = await makeWorkspace();
+  cleanups.push(() => removeWorkspace(ws));
+  return ws;
+}
+
+function started(p: CliProcess): CliProcess {
+  cleanups.push(() => p.dispose());
+  return p;
+}
+
+/** Starts a slow watcher, drops one long command, and waits until a few model calls are checkpointed. */
+async function midRun(ws: string): Promise<{ watcher: CliProcess; runId: string }> {
+  const watcher = started(watch(ws, [], SLOW));
+  await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');
+  await dropCommand(ws, 'long.json', LONG_TASK);
+  const claimed = await watcher.waitForEvent('the claim', (e) => e.kind === 'claimed');
+  const runId = String(claimed.run_id);
+  await waitFor('three checkpointed model calls', async () => (await readRunState(ws, runId)).steps.length >= 3);
+  return { watcher, runId };
+}
+
+async function expectFinishedOnce(ws: string, runId: string): Promise<void> {
+  const state = await readRunState(ws, runId);
+  expect(state.status).toBe('completed');
+  expect(state.steps.map((s) => s.index)).toEqual(Array.from({ length: STEPS }, (_, i) => i));
+  const records = (await readAuditLogs(ws)).get(runId) ?? [];
+  expect(records[0]?.event).toBe('COMMAND_RECEIVED');
+  expect(records.filter((r) => r.event === 'COMMAND_RECEIVED')).toHaveLength(1);
+  expect(records.filter((r) => r.event === 'RUN_RESUMED')).toHaveLength(1);
+  // No finished model call is made twice: every step index is audited at most once.
+  const steps = records.filter((r) => r.event === 'MODEL_CALL').map((r) => r.details?.step);
+  expect(new Set(steps).size).toBe(steps.length);
+  expect(records.filter((r) => r.event === 'RUN_FINISHED')).toHaveLength(1);
+  expect(await listDir(path.join(ws, 'outputs'))).toEqual([`${runId}.md`]);
+  expect(await readFile(path.join(ws, 'outputs', `${runId}.md`), 'utf8')).toContain('Plan the migration of the billing service');
+  expect(await listDir(path.join(ws, 'commands'))).toEqual([]);
+  expect(await listDir(path.join(ws, '.maestro', 'inflight'))).toEqual([]);
+}
+
+describe('maestro watch: crash recovery and clean stop (end to end)', () => {
+  it('after kill -9 in the middle of a run, the next start finishes it from its checkpoint', async () => {
+    const ws = await workspace();
+    const { watcher, runId } = await midRun(ws);
+    watcher.kill('SIGKILL');
+    expect((await watcher.exited).signal).toBe('SIGKILL');
+    expect(await listDir(path.join(ws, '.maestro', 'inflight'))).toEqual([`${runId}.claim`, `${runId}.json`]);
+    expect((await readRunState(ws, runId)).status).toBe('running');
+
+    const restart = started(watch(ws, ['--once']));
+    expect(await restart.exited).toEqual({ code: 0, signal: null });
+    expect(restart.events.find((e) => e.kind === 'started')).toMatchObject({ recovered: 1 });
+    expect(restart.events.find((e) => e.kind === 'claimed')).toMatchObject({ run_id: runId, source: 'long.json', resume: 'checkpoint' });
+    await expectFinishedOnce(ws, runId);
+    // The stale pid file of the killed watcher is gone, and so is the one of the restart.
+    expect(await listDir(path.join(ws, '.maestro', 'watchers'))).toEqual([]);
+  }, 60_000);
+
+  it('on SIGTERM stops at a checkpoint and exits 0; the next start resumes the run', async () => {
+    const ws = await workspace();
+    const { watcher, runId } = await midRun(ws);
+    watcher.kill('SIGTERM');
+    expect(await watcher.exited).toEqual({ code: 0, signal: null });
+    expect(watcher.events.at(-2)).toMatchObject({ kind: 'finished', run_id: runId, status: 'interrupted' });
+    expect(watcher.events.at(-1)).toMatchObject({ kind: 'stopped', state: 'STOPPED', reason: 'signal' });
+    expect(await listDir(path.join(ws, '.maestro', 'watchers'))).toEqual([]);
+    expect(await listDir(path.join(ws, '.maestro', 'inflight'))).toEqual([`${runId}.claim`, `${runId}.json`]);
+    const interrupted = (await readAuditLogs(ws)).get(runId) ?? [];
+    expect(interrupted.at(-1)?.event).toBe('RUN_INTERRUPTED');
+
+    const restart = started(watch(ws, ['--once']));
+    expect(await restart.exited).toEqual({ code: 0, signal: null });
+    expect(restart.events.find((e) => e.kind === 'claimed')).toMatchObject({ run_id: runId, resume: 'checkpoint' });
+    await expectFinishedOnce(ws, runId);
+  }, 60_000);
+
+  it('a second watcher leaves alone a claim whose watcher is alive', async () => {
+    const ws = await workspace();
+    const { watcher, runId } = await midRun(ws);
+    const other = started(watch(ws, ['--once']));
+    expect(await other.exited).toEqual({ code: 0, signal: null });
+    expect(other.events.find((e) => e.kind === 'started')).toMatchObject({ recovered: 0, owned_by_others: 1 });
+    expect(other.events.filter((e) => e.kind === 'claimed')).toEqual([]);
+
+    const done = await watcher.waitForEvent('the run to finish', (e) => e.kind === 'finished');
+    expect(done).toMatchObject({ run_id: runId, status: 'completed' });
+    watcher.kill('SIGTERM');
+    expect((await watcher.exited).code).toBe(0);
+    const records = (await readAuditLogs(ws)).get(runId) ?? [];
+    expect(records.filter((r) => r.event === 'MODEL_CALL')).toHaveLength(STEPS);
+  }, 60_000);
+
+  it('a recovered claim whose run had already ended is cleaned up, not run again', async () => {
+    const ws = await workspace();
+    await dropCommand(ws, 'done.json', { task_description: 'A short task', config: { max_rounds: 1 } });
+    const first = started(watch(ws, ['--once']));
+    expect((await first.exited).code).toBe(0);
+    const runId = String(first.events.find((e) => e.kind === 'finished')?.run_id);
+    // Simulate a crash after the run ended but before its command file was deleted.
+    const inflight = path.join(ws, '.maestro', 'inflight');
+    await writeFile(path.join(inflight, `${runId}.json`), JSON.stringify({ task_description: 'A short task' }));
+    await writeFile(
+      path.join(inflight, `${runId}.claim`),
+      JSON.stringify({ run_id: runId, source: 'done.json', claimed_at: new Date().toISOString(), owner: { id: '999999-dead', pid: 999999 } }),
+    );
+
+    const restart = started(watch(ws, ['--once']));
+    expect((await restart.exited).code).toBe(0);
+    expect(restart.events.filter((e) => e.kind === 'claimed')).toEqual([]);
+    expect(restart.events.find((e) => e.kind === 'notice')).toMatchObject({ run_id: runId });
+    expect(await listDir(inflight)).toEqual([]);
+    expect(((await readAuditLogs(ws)).get(runId) ?? []).filter((r) => r.event === 'COMMAND_RECEIVED')).toHaveLength(1);
+  }, 60_000);
+});

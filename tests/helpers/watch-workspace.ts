@@ -1,0 +1,133 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const CLI = path.join(REPO_ROOT, 'bin', 'maestro.js');
+
+/** A temporary workspace with the default personas and an empty `commands/`. */
+export async function makeWorkspace(prefix = 'maestro-watch-'): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  await cp(path.join(REPO_ROOT, 'personas'), path.join(dir, 'personas'), { recursive: true });
+  await mkdir(path.join(dir, 'commands'));
+  return dir;
+}
+
+export async function removeWorkspace(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+}
+
+/** Writes a command the way careful tools do: a temporary name outside the inbox, then a rename in. */
+export async function dropCommand(workspace: string, name: string, command: unknown): Promise<void> {
+  const temp = path.join(workspace, `.drop-${name}-${process.pid}-${Math.random().toString(16).slice(2)}`);
+  await writeFile(temp, typeof command === 'string' ? command : JSON.stringify(command));
+  await rename(temp, path.join(workspace, 'commands', name));
+}
+
+export function task(text: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { task_description: text, config: { max_rounds: 1 }, ...extra };
+}
+
+export async function listDir(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).filter((n) => n !== '.gitkeep').sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+export interface AuditLine {
+  run_id: string;
+  seq: number;
+  event: string;
+  reason_code: string;
+  details?: Record<string, unknown>;
+}
+
+/** Every audit log of the workspace: run id → its records in order. */
+export async function readAuditLogs(workspace: string): Promise<Map<string, AuditLine[]>> {
+  const dir = path.join(workspace, '.maestro', 'audit');
+  const logs = new Map<string, AuditLine[]>();
+  for (const name of await listDir(dir)) {
+    if (!name.endsWith('.jsonl')) continue;
+    const text = await readFile(path.join(dir, name), 'utf8');
+    logs.set(
+      name.slice(0, -'.jsonl'.length),
+      text
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l) as AuditLine),
+    );
+  }
+  return logs;
+}
+
+export async function readRunState(workspace: string, runId: string): Promise<{ status: string; steps: { index: number }[]; command: { task_description: string } }> {
+  return JSON.parse(await readFile(path.join(workspace, '.maestro', 'runs', runId, 'state.json'), 'utf8'));
+}
+
+/** Polls until `check` returns a value other than undefined/false; fails with `what` after `timeoutMs`. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A `maestro` child process with its stdout split into lines (and parsed, with --json). */
+export class CliProcess {
+  readonly child: ChildProcess;
+  readonly lines: string[] = [];
+  readonly stderr: string[] = [];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  constructor(args: string[], options: { env?: Record<string, string> } = {}) {
+    this.child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, NO_COLOR: '1', CI: '1', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let buffer = '';
+    this.child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      buffer += chunk;
+      const parts = buffer.split('\n');
+      buffer = parts.pop() ?? '';
+      this.lines.push(...parts);
+    });
+    this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => this.stderr.push(chunk));
+    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
+  }
+
+  /** The NDJSON events printed so far (with --json). */
+  get events(): Array<Record<string, unknown>> {
+    return this.lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  }
+
+  async waitForEvent(what: string, predicate: (e: Record<string, unknown>) => boolean, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+    return waitFor(what, () => this.events.find(predicate), timeoutMs);
+  }
+
+  kill(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
+  /** Makes sure the process is gone at the end of a test, whatever happened. */
+  async dispose(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    await this.exited;
+  }
+}
+
+export function watch(workspace: string, flags: string[] = [], env: Record<string, string> = {}): CliProcess {
+  return new CliProcess(['watch', '--json', '--workspace', workspace, ...flags], { env });
+}
