@@ -72,21 +72,10 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
     workspace: paths.root,
   });
 
-  let signals = 0;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    signals += 1;
-    if (signals === 1) {
-      void loop.stop();
-      return;
-    }
-    // A second signal: leave at once with the default action; the claim stays for the next start.
-    reporter.stop();
-    proc.off('SIGINT', onSignal);
-    proc.off('SIGTERM', onSignal);
-    proc.kill(proc.pid, signal);
-  };
-  proc.on('SIGINT', onSignal);
-  proc.on('SIGTERM', onSignal);
+  const disposeSignals = handleStopSignals(proc, {
+    onFirst: () => void loop.stop(),
+    beforeExit: () => reporter.stop(),
+  });
   try {
     try {
       await loop.start();
@@ -97,9 +86,34 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
     await loop.stopped;
     return 0;
   } finally {
-    proc.off('SIGINT', onSignal);
-    proc.off('SIGTERM', onSignal);
+    disposeSignals();
     reporter.stop();
     await registry.unregister(self);
   }
+}
+
+/**
+ * SIGINT/SIGTERM: the first one asks for a clean stop (`onFirst`); a second one leaves at once by
+ * re-raising the signal with its default action. Returns a function that removes the handlers.
+ */
+export function handleStopSignals(proc: SignalProcess, hooks: { onFirst: () => void; beforeExit: () => void }): () => void {
+  let received = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    received += 1;
+    if (received === 1) {
+      hooks.onFirst();
+      return;
+    }
+    // Whatever was running stays claimed in .maestro/inflight/; the next start recovers it.
+    hooks.beforeExit();
+    dispose();
+    proc.kill(proc.pid, signal);
+  };
+  const dispose = (): void => {
+    proc.off('SIGINT', onSignal);
+    proc.off('SIGTERM', onSignal);
+  };
+  proc.on('SIGINT', onSignal);
+  proc.on('SIGTERM', onSignal);
+  return dispose;
 }

@@ -1,0 +1,119 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FsClaimStore } from '../../src/adapters/fs-claim-store.js';
+import { FsCommandInbox } from '../../src/adapters/fs-command-inbox.js';
+import { OfflineLlmClient } from '../../src/adapters/offline-llm-client.js';
+import { WatchLoop } from '../../src/app/watch-loop.js';
+import { createApp } from '../../src/compose.js';
+import { LlmError } from '../../src/domain/errors.js';
+import type { LlmClient, LlmReply, LlmRequest } from '../../src/domain/ports.js';
+import type { WatchEvent } from '../../src/domain/queue.js';
+import { dropCommand, listDir, makeWorkspace, readAuditLogs, readRunState, removeWorkspace, task, waitFor } from '../helpers/watch-workspace.js';
+
+/** The offline model, except for tasks that name a failure: EXPLODE (a bug), FLAKY (provider error), HANG (until aborted). */
+class TroubleLlmClient implements LlmClient {
+  readonly label = 'offline (trouble)';
+  readonly rehearsal = true;
+  readonly #inner = new OfflineLlmClient();
+
+  async complete(request: LlmRequest, signal?: AbortSignal): Promise<LlmReply> {
+    const text = request.messages.map((m) => m.content).join('\n');
+    if (text.includes('EXPLODE')) throw new TypeError('cannot read properties of undefined');
+    if (text.includes('FLAKY')) throw new LlmError('the provider answered 503', true, 503);
+    if (text.includes('HANG')) {
+      await new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+    }
+    return this.#inner.complete(request, signal);
+  }
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function loopIn(options: { once: boolean; stabilityMs?: number }): Promise<{ ws: string; loop: WatchLoop; events: WatchEvent[] }> {
+  const ws = await makeWorkspace('maestro-loop-');
+  cleanups.push(() => removeWorkspace(ws));
+  const app = await createApp({ workspace: ws, llm: new TroubleLlmClient() });
+  const self = { id: `${process.pid}-aa`, pid: process.pid };
+  const events: WatchEvent[] = [];
+  const loop = new WatchLoop({
+    deps: app.deps,
+    inbox: new FsCommandInbox({ dir: app.paths.commands, stabilityMs: options.stabilityMs ?? 2000 }),
+    claims: new FsClaimStore({ paths: app.paths, self, registry: { isAlive: async (o) => o.id === self.id }, clock: app.deps.clock }),
+    onEvent: (e) => events.push(e),
+    once: options.once,
+    pid: process.pid,
+    workspace: ws,
+  });
+  cleanups.push(() => loop.stop());
+  return { ws, loop, events };
+}
+
+const finished = (events: WatchEvent[]) => events.filter((e): e is Extract<WatchEvent, { kind: 'finished' }> => e.kind === 'finished');
+
+describe('WatchLoop', () => {
+  it('survives a failing command: records why, rejects its file, and goes on with the next', async () => {
+    const { ws, loop, events } = await loopIn({ once: true });
+    await dropCommand(ws, '1-explode.json', task('EXPLODE while deliberating'));
+    await dropCommand(ws, '2-flaky.json', task('FLAKY provider for this one'));
+    await dropCommand(ws, '3-fine.json', task('A perfectly ordinary task'));
+    await loop.start();
+    expect(await loop.stopped).toBe('once');
+
+    const byFile = new Map(finished(events).map((e) => [e.source, e]));
+    expect(byFile.get('1-explode.json')).toMatchObject({ status: 'error', reason_code: 'RUN_FAILED_INTERNAL' });
+    expect(byFile.get('1-explode.json')?.message).toContain('cannot read properties of undefined');
+    expect(byFile.get('2-flaky.json')).toMatchObject({ status: 'paused', reason_code: 'MODEL_CALL_FAILED' });
+    expect(byFile.get('3-fine.json')).toMatchObject({ status: 'completed' });
+
+    // The failed command is kept, with the reason, and its run says so.
+    const explode = byFile.get('1-explode.json')!;
+    const report = JSON.parse(await readFile(path.join(ws, '.maestro', 'rejected', '1-explode.json.error.json'), 'utf8'));
+    expect(report).toMatchObject({ status: 'error', run_id: explode.run_id, issues: [expect.stringContaining('cannot read properties')] });
+    expect((await readRunState(ws, explode.run_id)).status).toBe('error');
+    expect((await readAuditLogs(ws)).get(explode.run_id)?.at(-1)).toMatchObject({ event: 'RUN_FAILED', reason_code: 'RUN_FAILED_INTERNAL' });
+    // The paused run keeps its command with the run; the inbox and inflight/ are empty.
+    const flaky = byFile.get('2-flaky.json')!;
+    expect(JSON.parse(await readFile(path.join(ws, '.maestro', 'runs', flaky.run_id, 'command.json'), 'utf8'))).toMatchObject({
+      task_description: 'FLAKY provider for this one',
+    });
+    expect(await listDir(path.join(ws, 'commands'))).toEqual([]);
+    expect(await listDir(path.join(ws, '.maestro', 'inflight'))).toEqual([]);
+  });
+
+  it('rejects a command when a persona file is broken, and keeps the user\'s file', async () => {
+    const { ws, loop, events } = await loopIn({ once: true });
+    await writeFile(path.join(ws, 'personas', 'auditor.md'), '---\nid: someone-else\n---\nBroken.\n');
+    await dropCommand(ws, 'cmd.json', task('Any task'));
+    await loop.start();
+    await loop.stopped;
+    expect(finished(events)[0]).toMatchObject({ status: 'invalid', source: 'cmd.json', rejected_to: path.join(ws, '.maestro', 'rejected', 'cmd.json') });
+    const report = JSON.parse(await readFile(path.join(ws, '.maestro', 'rejected', 'cmd.json.error.json'), 'utf8'));
+    expect(report.issues.join('\n')).toContain('auditor.md');
+  });
+
+  it('stop() interrupts the current run at its checkpoint and leaves the claim for the next start', async () => {
+    const { ws, loop, events } = await loopIn({ once: false });
+    await loop.start();
+    await dropCommand(ws, 'hang.json', task('HANG until someone stops the watcher'));
+    const claimed = await waitFor('the claim', () => events.find((e) => e.kind === 'claimed'));
+    await loop.stop();
+    expect(await loop.stopped).toBe('signal');
+    expect(events.slice(-2).map((e) => `${e.kind}${'status' in e ? `:${e.status}` : ''}`)).toEqual(['finished:interrupted', 'stopped']);
+    const runId = 'run_id' in claimed ? claimed.run_id : '';
+    expect(await listDir(path.join(ws, '.maestro', 'inflight'))).toEqual([`${runId}.claim`, `${runId}.json`]);
+    expect((await readRunState(ws, runId)).status).toBe('running');
+  });
+
+  it('--once waits for a file still being judged, rejects it, then stops', async () => {
+    const { ws, loop, events } = await loopIn({ once: true, stabilityMs: 300 });
+    await writeFile(path.join(ws, 'commands', 'broken.json'), '{"task_description": ');
+    await loop.start();
+    await loop.stopped;
+    expect(finished(events).map((e) => [e.source, e.status])).toEqual([['broken.json', 'invalid']]);
+    expect(events.map((e) => e.kind)).toEqual(['started', 'claimed', 'finished', 'stopped']);
+  });
+});
