@@ -1,0 +1,86 @@
+import { spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { WorkspaceStatus } from '../../src/adapters/fs-workspace-status.js';
+import { CliProcess, dropCommand, makeWorkspace, removeWorkspace, task, watch } from '../helpers/watch-workspace.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function workspace(): Promise<string> {
+  const ws = await makeWorkspace('maestro-status-');
+  cleanups.push(() => removeWorkspace(ws));
+  return ws;
+}
+
+async function status(ws: string, json = true): Promise<{ code: number | null; out: string; value: WorkspaceStatus }> {
+  const cli = new CliProcess(['status', '--workspace', ws, ...(json ? ['--json'] : [])]);
+  const { code } = await cli.exited;
+  const out = cli.lines.join('\n');
+  return { code, out, value: json ? (JSON.parse(out) as WorkspaceStatus) : (undefined as never) };
+}
+
+/** A pid that is certainly not running: a child that has exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((r) => child.on('exit', r));
+  return child.pid!;
+}
+
+describe('maestro status (end to end)', () => {
+  it('reports an idle workspace: no watcher, what is queued, no runs', async () => {
+    const ws = await workspace();
+    await dropCommand(ws, 'first.json', task('One'));
+    await dropCommand(ws, 'second.json', task('Two'));
+    const { code, value } = await status(ws);
+    expect(code).toBe(0);
+    expect(value).toMatchObject({ watcher_running: false, watchers: [], inflight: [], paused: [], recent: [], rejected: 0 });
+    expect(value.queued.map((q) => q.file).sort()).toEqual(['first.json', 'second.json']);
+  });
+
+  it('reports a running watcher, recent runs with their outcome, and runs paused for a person', async () => {
+    const ws = await workspace();
+    await dropCommand(ws, 'fine.json', task('An ordinary review'));
+    await dropCommand(ws, 'risky.json', task('Delete all production backups with rm -rf tonight'));
+    const once = new CliProcess(['watch', '--once', '--json', '--workspace', ws]);
+    cleanups.push(() => once.dispose());
+    expect((await once.exited).code).toBe(0);
+
+    const watcher = watch(ws);
+    cleanups.push(() => watcher.dispose());
+    await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');
+    const { value } = await status(ws);
+    expect(value.watcher_running).toBe(true);
+    expect(value.watchers).toEqual([expect.objectContaining({ pid: watcher.child.pid, alive: true })]);
+    expect(value.recent.map((r) => [r.source, r.status]).sort()).toEqual([
+      ['fine.json', 'completed'],
+      ['risky.json', 'paused'],
+    ]);
+    expect(value.paused).toEqual([expect.objectContaining({ source: 'risky.json', layer: 'arbitration', reason_code: 'ARBITRATION_ESCALATE' })]);
+
+    const text = await status(ws, false);
+    expect(text.out).toContain(`watcher    running — pid ${watcher.child.pid}`);
+    expect(text.out).toContain(`maestro hitl decide ${value.paused[0]?.run_id} continue|stop`);
+    watcher.kill('SIGTERM');
+    expect((await watcher.exited).code).toBe(0);
+    expect((await status(ws)).value.watcher_running).toBe(false);
+  }, 60_000);
+
+  it('detects a stale pid file left by a watcher that crashed', async () => {
+    const ws = await workspace();
+    const pid = await deadPid();
+    await mkdir(path.join(ws, '.maestro', 'watchers'), { recursive: true });
+    await writeFile(
+      path.join(ws, '.maestro', 'watchers', `${pid}.json`),
+      JSON.stringify({ id: `${pid}-beef`, pid, started_at: '2026-01-01T00:00:00.000Z', once: false, version: '0.1.0' }),
+    );
+    const { value, code } = await status(ws);
+    expect(code).toBe(0);
+    expect(value.watcher_running).toBe(false);
+    expect(value.watchers).toEqual([expect.objectContaining({ pid, alive: false })]);
+    expect((await status(ws, false)).out).toContain('1 stale pid file(s)');
+  });
+});
