@@ -8,7 +8,9 @@ export type WatchOutput = 'json' | 'spinner' | 'lines';
 /** `--json` → NDJSON; a terminal (and not CI) → an ora spinner; anything else → one plain line per transition. */
 export function pickWatchOutput(io: Io, json: boolean): WatchOutput {
   if (json) return 'json';
-  return io.stdout.isTTY && !io.env.CI ? 'spinner' : 'lines';
+  // A pseudo-terminal that reports 0 columns makes ora erase lines without end: plain lines there.
+  const columns = (io.stdout as { columns?: number }).columns;
+  return io.stdout.isTTY && !io.env.CI && columns !== 0 ? 'spinner' : 'lines';
 }
 
 /**
@@ -40,7 +42,7 @@ export class WatchReporter {
       if (line) this.#io.stdout.write(`${line}\n`);
       return;
     }
-    this.#spinner ??= ora({ stream: this.#io.stdout, isEnabled: true, discardStdin: false });
+    this.#spinner ??= ora({ stream: this.#io.stdout, isEnabled: true, discardStdin: false, color: chalkFor(this.#io).level > 0 ? 'cyan' : false });
     if (line) this.#spinner.stopAndPersist({ symbol: '', text: line });
     const status = this.#status(event);
     if (status) this.#spinner.start(status);

@@ -67,6 +67,9 @@ describe('WatchReporter', () => {
     expect(pickWatchOutput(fakeIo({}, true), false)).toBe('spinner');
     expect(pickWatchOutput(fakeIo({ CI: 'true' }, true), false)).toBe('lines');
     expect(pickWatchOutput(fakeIo({}, true), true)).toBe('json');
+    const zeroColumns = fakeIo({}, true);
+    Object.assign(zeroColumns.stdout, { columns: 0 });
+    expect(pickWatchOutput(zeroColumns, false)).toBe('lines');
   });
 });
 
