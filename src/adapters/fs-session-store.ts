@@ -1,8 +1,9 @@
-import { readFile, rename } from 'node:fs/promises';
+import { mkdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, SessionLoad, SessionStore } from '../domain/ports.js';
 import { emptySessionState, parseSessionState, type SessionState } from '../domain/session-state.js';
 import { writeJsonAtomically } from './atomic-file.js';
+import { withPidFileLock } from './pid-file-lock.js';
 
 /** `session_states/<persona>_session.json`, written atomically. A corrupt file is moved aside, never overwritten. */
 export class FsSessionStore implements SessionStore {
@@ -40,6 +41,33 @@ export class FsSessionStore implements SessionStore {
   }
 
   async save(state: SessionState): Promise<void> {
-    await writeJsonAtomically(this.fileFor(state.persona_id), state);
+    const file = this.fileFor(state.persona_id);
+    await mkdir(this.dir, { recursive: true });
+    await withPidFileLock(`${file}.lock`, async () => writeJsonAtomically(file, await this.#withRunsSavedSinceLoad(state)));
+  }
+
+  /**
+   * Two watchers on one workspace share the council: each loads a persona's history when its run
+   * starts and saves it when the run ends, so the later save would drop the runs the other saved in
+   * between. Those runs are kept (whole runs only, by run id); ours follow them. The caller holds
+   * the file's lock, so no save slips in between this read and the write.
+   */
+  async #withRunsSavedSinceLoad(state: SessionState): Promise<SessionState> {
+    let onDisk: SessionState;
+    try {
+      const parsed = parseSessionState(JSON.parse(await readFile(this.fileFor(state.persona_id), 'utf8')));
+      if (!parsed.ok || parsed.value.persona_id !== state.persona_id) return state;
+      onDisk = parsed.value;
+    } catch {
+      // Missing or unreadable: there is nothing saved by anyone else to keep.
+      return state;
+    }
+    if (onDisk.runs.every((id) => state.runs.includes(id))) return state;
+    const ours = state.runs.filter((id) => !onDisk.runs.includes(id));
+    return {
+      ...state,
+      runs: [...onDisk.runs, ...ours],
+      messages: [...onDisk.messages, ...state.messages.filter((m) => ours.includes(m.run_id))],
+    };
   }
 }

@@ -96,6 +96,11 @@ describe('maestro watch (end to end)', () => {
     const claimed = [...a.events, ...b.events].filter((e) => e.kind === 'claimed').map((e) => e.run_id);
     expect(claimed).toHaveLength(30);
     expect(new Set(claimed).size).toBe(30);
+    // The shared council remembers every run, whichever watcher ran it.
+    for (const persona of ['coordinator', 'strategist', 'auditor']) {
+      const session = JSON.parse(await readFile(path.join(ws, 'session_states', `${persona}_session.json`), 'utf8')) as { runs: string[] };
+      expect([...session.runs].sort()).toEqual([...runs].sort());
+    }
   }, 120_000);
 
   it('waits for a file written slowly in pieces and runs it once, whole', async () => {
