@@ -1,6 +1,6 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { listClaims } from './fs-claim-store.js';
+import { listClaims } from './inflight-claims.js';
 import { isCommandFileName } from './fs-command-inbox.js';
 import type { FsWatcherRegistry, WatcherListing } from './fs-watcher-registry.js';
 import type { WorkspacePaths } from './workspace-paths.js';

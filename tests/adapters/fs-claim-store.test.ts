@@ -1,7 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FsClaimStore, listClaims } from '../../src/adapters/fs-claim-store.js';
+import { FsClaimStore } from '../../src/adapters/fs-claim-store.js';
+import { listClaims } from '../../src/adapters/inflight-claims.js';
 import type { WatcherIdentity } from '../../src/adapters/fs-watcher-registry.js';
 import { WorkspacePaths } from '../../src/adapters/workspace-paths.js';
 import type { Claim } from '../../src/domain/queue.js';
