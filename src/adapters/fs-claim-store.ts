@@ -14,6 +14,7 @@ export const MAX_COMMAND_BYTES = 1024 * 1024;
 
 const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
 const TEMP_NAME = /\.tmp-([0-9]+)-([0-9a-f]+)$/;
+
 export interface FsClaimStoreOptions {
   readonly paths: WorkspacePaths;
   /** This watcher. */
