@@ -127,7 +127,6 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
       invalid_verdicts: result.verdicts.filter((v) => !v.valid).map((v) => v.persona),
     }),
   );
-  await save({ trail: [...state.trail, arbitrationDecision] });
 
   const artifactInput = {
     runId: state.run_id,
@@ -148,6 +147,7 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
   }
 
   // Successful end: session states are saved (persistent council), then the run is finished.
+  await save({ trail: [...state.trail, arbitrationDecision] });
   const finishedAt = deps.clock.now().toISOString();
   for (const id of plan.personas) {
     const own = result.steps.filter((s) => s.persona === id);
