@@ -5,6 +5,7 @@ import { FsPersonaStore } from './adapters/fs-persona-store.js';
 import { FsRunStore } from './adapters/fs-run-store.js';
 import { FsSessionStore } from './adapters/fs-session-store.js';
 import { sha256 } from './adapters/hashing.js';
+import { FsLoopPolicyStore } from './adapters/fs-loop-policy-store.js';
 import { JsonlAuditLog } from './adapters/jsonl-audit-log.js';
 import { ConfiguredModelRoutes } from './adapters/model-routes.js';
 import { newRunId, systemClock } from './adapters/system-clock.js';
@@ -66,6 +67,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     artifacts: new FsArtifactWriter(paths.root),
     runs: Object.assign(runs, { describe: (id: string) => paths.runDir(id) }),
     audit: new JsonlAuditLog(paths, clock),
+    loopPolicy: new FsLoopPolicyStore(paths, clock, () => `S-${newRunId(clock)}`),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunStore } from '../domain/ports.js';
 import { parseRunState, type RunState } from '../domain/run-state.js';
@@ -43,5 +43,9 @@ export class FsRunStore implements RunStore {
     const file = path.join(dir, name);
     await writeFileAtomically(file, content, { mode: 0o600 });
     return file;
+  }
+
+  async removeFile(runId: string, name: string): Promise<void> {
+    await rm(path.join(this.paths.runDir(runId), name), { force: true });
   }
 }

@@ -45,6 +45,7 @@ export async function processCommand(input: CommandInput, deps: RunDeps): Promis
     steps: [],
     trail: [],
     reroutes: [],
+    hitl: [],
   };
   await deps.runs.save(state);
   await deps.runs.saveFile(runId, 'command.json', input.text);
