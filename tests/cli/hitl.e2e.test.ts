@@ -111,7 +111,7 @@ describe('fail-closed policy and HITL, through the real CLI', () => {
 
     const reset = await maestro('session', 'reset');
     expect(reset.code).toBe(0);
-    expect(reset.stdout).toContain('persona memory archived');
+    expect(reset.stdout).toContain('loop-policy counters, plans and stops cleared');
     await conflict(6);
     const sixth = await maestro('run', 'c6.json');
     expect(sixth.stderr + sixth.stdout).toContain('paused for a person');
