@@ -52,7 +52,7 @@ export class OpenAiLlmClient implements LlmClient {
       const result = await traceCall(trace, () => (this.#route.stream ? this.#streamed(request, signal) : this.#whole(request, signal)));
       signal?.throwIfAborted();
       if (result.content.trim().length === 0) {
-        throw llmError(this.#route, 'invalid_output', `the model returned no content${result.why ? ` (${result.why})` : ''}`);
+        throw llmError(this.#route, 'invalid_output', `the model returned no content${result.why ? ` (${result.why})` : ''}`, true);
       }
       return {
         content: result.content,
