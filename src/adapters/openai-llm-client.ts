@@ -161,14 +161,34 @@ function llmError(route: ResolvedRoute, kind: LlmErrorKind, what: string, retrya
 }
 
 /**
+ * The cause kept on an LlmError. SDK status errors quote the response body in their message (and
+ * some servers echo the request in validation errors), as does a JSON SyntaxError, so those are
+ * replaced by a summary; connection errors and our own timeouts carry no body and are kept.
+ */
+function safeCause(error: unknown): unknown {
+  if (error instanceof BodyTimeoutError || (error instanceof APIConnectionError && !(error instanceof APIUserAbortError))) return error;
+  if (!(error instanceof Error)) return new Error('non-error thrown by the SDK');
+  const parts = [error.name];
+  if (error instanceof APIError) {
+    if (error.status !== undefined) parts.push(`HTTP ${error.status}`);
+    const code = shortCode(error.code) ?? shortCode(error.type);
+    if (code) parts.push(code);
+    if (error.requestID) parts.push(`request id ${shortCode(error.requestID) ?? '(unprintable)'}`);
+  }
+  const summary = new Error(`${parts.join(', ')} (details withheld: they may quote a request or response body)`);
+  summary.name = 'SdkErrorSummary';
+  return summary;
+}
+
+/**
  * Translates whatever the SDK threw (after its own retries) into an LlmError. Messages are built
  * from the status and short codes only: the SDK's own messages quote the response body.
  */
-export function toLlmError(error: unknown, route: ResolvedRoute, trace: CallTrace): LlmError {
+function toLlmError(error: unknown, route: ResolvedRoute, trace: CallTrace): LlmError {
   if (error instanceof LlmError) return error;
   const retries = trace.attempts > 1 ? ` after ${trace.attempts - 1} ${trace.attempts === 2 ? 'retry' : 'retries'}` : '';
   const make = (kind: LlmErrorKind, what: string, retryable: boolean, status?: number): LlmError =>
-    llmError(route, kind, what, retryable, status, error);
+    llmError(route, kind, what, retryable, status, safeCause(error));
 
   if (error instanceof BodyTimeoutError) return make('timeout', `no data from the endpoint for ${error.timeoutMs} ms while reading the reply`, true);
   if (error instanceof APIConnectionTimeoutError) return make('timeout', `no response within ${route.timeout_ms} ms${retries}`, true);

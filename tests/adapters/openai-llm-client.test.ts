@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LOCAL_PLACEHOLDER_KEY, OpenAiLlmClient, type ChatCompletionsApi } from '../../src/adapters/openai-llm-client.js';
 import { LlmError } from '../../src/domain/errors.js';
@@ -234,6 +235,19 @@ describe('OpenAiLlmClient: failures', () => {
     const error = await failureOf(clientFor({ max_retries: 0 }).complete(aRequest()));
     expect(error).toMatchObject({ kind: 'server', status: 502 });
     expect(error.message).not.toMatch(/html|secret/);
+  });
+
+  it('keeps bodies out of the whole error, cause chain included (what util.inspect or a log would show)', async () => {
+    const echo = 'Validation failed for input: Round 1 of 2: give your analysis.';
+    handler = (_body, n) =>
+      n === 1 ? { status: 422, error: { message: echo, type: 'invalid_request_error', code: 'invalid_value' } } : { raw: '<html>Round 1 of 2</html>', contentType: 'application/json' };
+    const llm = clientFor({ max_retries: 0 });
+
+    for (const error of [await failureOf(llm.complete(aRequest())), await failureOf(llm.complete(aRequest()))]) {
+      const shown = inspect(error, { depth: 10 });
+      expect(shown).not.toContain('Round 1 of 2');
+      expect(shown).not.toContain(KEY);
+    }
   });
 });
 
