@@ -128,6 +128,10 @@ function createSdkClient(route: ResolvedRoute, apiKey: string | undefined): Open
   const silent = { error: noop, warn: noop, info: noop, debug: noop };
   return new OpenAI({
     apiKey: apiKey || LOCAL_PLACEHOLDER_KEY,
+    // The SDK would read these from OPENAI_ADMIN_KEY / OPENAI_ORG_ID / OPENAI_PROJECT_ID: an admin key
+    // has no business here, and OpenAI account identifiers are sent to OpenAI's own hosts only.
+    adminAPIKey: null,
+    ...(isOpenAiHosted(route.base_url) ? {} : { organization: null, project: null }),
     // Passed explicitly so the SDK never falls back to OPENAI_BASE_URL behind the route's back.
     baseURL: route.base_url ?? 'https://api.openai.com/v1',
     timeout: route.timeout_ms,

@@ -103,6 +103,18 @@ describe('OpenAiLlmClient: replies', () => {
     expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${LOCAL_PLACEHOLDER_KEY}`);
   });
 
+  it('sends no OpenAI account identifiers from the environment to a non-OpenAI endpoint', async () => {
+    vi.stubEnv('OPENAI_ORG_ID', 'org-test123');
+    vi.stubEnv('OPENAI_PROJECT_ID', 'proj_test123');
+    try {
+      await clientFor().complete(aRequest());
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(server.requests[0]?.headers).not.toHaveProperty('openai-organization');
+    expect(server.requests[0]?.headers).not.toHaveProperty('openai-project');
+  });
+
   it('refuses a remote route without a key, naming the variable and not calling out', () => {
     const build = (): OpenAiLlmClient => clientFor({ locality: 'remote', api_key_env: 'ACME_LLM_KEY' }, {});
     expect(build).toThrow(LlmError);
