@@ -227,6 +227,6 @@ export class ReplayLlmClient implements LlmClient {
   }
 }
 
-function describe(call: Pick<LlmRequest, 'persona' | 'purpose' | 'round'>): string {
+function describe(call: { persona: string; purpose: string; round: number }): string {
   return `${call.persona} ${call.purpose} round ${call.round}`;
 }
