@@ -47,6 +47,8 @@ export type CassetteCall = z.infer<typeof CassetteCall>;
 export const Cassette = z.strictObject({
   schemaVersion: z.literal(CASSETTE_SCHEMA_VERSION),
   created_by: z.literal('maestro'),
+  /** The recorded client was the offline rehearsal: the replayed artifact carries the same banner. */
+  rehearsal: z.boolean().default(false),
   calls: z.array(CassetteCall),
 });
 export type Cassette = z.infer<typeof Cassette>;
@@ -162,7 +164,12 @@ export class RecordingLlmClient implements LlmClient {
 
   /** Writes the cassette now (also done after every call); a run with no calls still leaves a file. */
   save(): Promise<void> {
-    const cassette: Cassette = { schemaVersion: CASSETTE_SCHEMA_VERSION, created_by: 'maestro', calls: [...this.#calls].sort((a, b) => a.n - b.n) };
+    const cassette: Cassette = {
+      schemaVersion: CASSETTE_SCHEMA_VERSION,
+      created_by: 'maestro',
+      rehearsal: this.rehearsal,
+      calls: [...this.#calls].sort((a, b) => a.n - b.n),
+    };
     // Chained so two writes never race and the last one always holds every call.
     this.#writing = this.#writing.catch(() => undefined).then(() => writeJsonAtomically(this.#options.file, cassette, { mode: 0o600 }));
     return this.#writing;
@@ -183,13 +190,14 @@ export interface ReplayLlmClientOptions extends CassetteCodec {
 /** Answers from a cassette, in order, with no network. Any difference from the recording is an error. */
 export class ReplayLlmClient implements LlmClient {
   readonly label: string;
-  readonly rehearsal = false;
+  readonly rehearsal: boolean;
   readonly #options: ReplayLlmClientOptions;
   #next = 0;
 
   constructor(options: ReplayLlmClientOptions) {
     this.#options = options;
     this.label = `replay of ${options.file}`;
+    this.rehearsal = options.cassette.rehearsal;
   }
 
   /** Reads and validates `file`, then replays it. */
