@@ -1,3 +1,5 @@
+import type { DecisionInbox } from './app/hitl.js';
+import path from 'node:path';
 import type { RunDeps } from './app/run-deps.js';
 import { FsArtifactWriter } from './adapters/fs-artifact-writer.js';
 import { FsKnowledgeBase } from './adapters/fs-knowledge-base.js';
@@ -5,9 +7,13 @@ import { FsPersonaStore } from './adapters/fs-persona-store.js';
 import { FsRunStore } from './adapters/fs-run-store.js';
 import { FsSessionStore } from './adapters/fs-session-store.js';
 import { sha256 } from './adapters/hashing.js';
+import { FsDecisionInbox } from './adapters/fs-decision-inbox.js';
+import { FsLoopPolicyStore } from './adapters/fs-loop-policy-store.js';
 import { JsonlAuditLog } from './adapters/jsonl-audit-log.js';
-import { OfflineLlmClient } from './adapters/offline-llm-client.js';
-import { withDelay } from './adapters/delayed-llm-client.js';
+import { ConfiguredModelRoutes } from './adapters/model-routes.js';
+import { delayOfflineRoutes } from './adapters/delayed-llm-client.js';
+import { RecordingLlmClient, ReplayLlmClient } from './adapters/cassette.js';
+import { OpenAiLlmClient } from './adapters/openai-llm-client.js';
 import { newRunId, systemClock } from './adapters/system-clock.js';
 import { countTokens } from './adapters/token-counter.js';
 import { WorkspacePaths } from './adapters/workspace-paths.js';
@@ -16,15 +22,26 @@ import type { Clock, LlmClient, OnProgress } from './domain/ports.js';
 
 export interface AppOptions {
   readonly workspace: string;
+  /** Environment for model routes (OPENAI_BASE_URL, the API key variables). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** `--route`: every persona uses this route for this invocation. */
+  readonly route?: string;
+  /** `--model`: the model of the route in use for this invocation. */
+  readonly model?: string;
   readonly clock?: Clock;
+  /** One client for every persona instead of routes (tests). */
   readonly llm?: LlmClient;
+  /** `--record FILE`: save every model exchange of the run as a cassette. */
+  readonly record?: string;
+  /** `--replay FILE`: answer every model call from a cassette, with no network. */
+  readonly replay?: string;
   readonly onProgress?: OnProgress;
   readonly signal?: AbortSignal;
 }
 
 export interface App {
   readonly paths: WorkspacePaths;
-  readonly deps: RunDeps;
+  readonly deps: RunDeps & { readonly decisions: DecisionInbox };
 }
 
 /** The composition root: the only place that knows every layer. Tests pass their own clock or model. */
@@ -40,13 +57,26 @@ export async function createApp(options: AppOptions): Promise<App> {
     sha256,
   });
   const runs = new FsRunStore(paths);
-  const deps: RunDeps = {
+  const deps: App['deps'] = {
+    decisions: new FsDecisionInbox(paths),
     config,
     clock,
     newRunId: () => newRunId(clock),
     sha256,
     countTokens,
-    llm: options.llm ?? withDelay(new OfflineLlmClient(), readOfflineDelayMs()),
+    models: delayOfflineRoutes(
+      new ConfiguredModelRoutes({
+        config,
+        env: options.env ?? {},
+        ...(options.route ? { overrideRoute: options.route } : {}),
+        ...(options.model ? { overrideModel: options.model } : {}),
+        createOpenAi: (route, apiKey) => new OpenAiLlmClient({ route, apiKey }),
+      }),
+      readOfflineDelayMs(),
+    ),
+    ...(options.llm ? { llm: options.llm } : {}),
+    ...(options.replay ? { llm: await ReplayLlmClient.open(path.resolve(options.replay), { sha256 }) } : {}),
+    ...(options.record ? { wrapLlm: (inner: LlmClient) => new RecordingLlmClient(inner, { file: path.resolve(options.record!), sha256 }) } : {}),
     personas: new FsPersonaStore(paths.personas),
     sessions: new FsSessionStore(paths.sessionStates, clock),
     knowledge,
@@ -54,6 +84,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     artifacts: new FsArtifactWriter(paths.root),
     runs: Object.assign(runs, { describe: (id: string) => paths.runDir(id) }),
     audit: new JsonlAuditLog(paths, clock),
+    loopPolicy: new FsLoopPolicyStore(paths, clock, () => `S-${newRunId(clock)}`),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };

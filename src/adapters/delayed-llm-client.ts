@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ModelRoutes } from '../app/routed-llm.js';
 import type { LlmClient, LlmReply, LlmRequest } from '../domain/ports.js';
 
 /**
@@ -25,7 +26,19 @@ export class DelayedLlmClient implements LlmClient {
   }
 }
 
-/** Wraps `inner` only when a delay is asked for. */
-export function withDelay(inner: LlmClient, delayMs: number): LlmClient {
-  return delayMs > 0 ? new DelayedLlmClient(inner, delayMs) : inner;
+/** The same routes, with every client of an `offline` route delayed by `delayMs` (unchanged when 0). */
+export function delayOfflineRoutes(routes: ModelRoutes, delayMs: number): ModelRoutes {
+  if (delayMs <= 0) return routes;
+  const delayed = new Map<LlmClient, LlmClient>();
+  return {
+    routeIdFor: (persona) => routes.routeIdFor(persona),
+    resolve: (id) => routes.resolve(id),
+    clientFor: (route) => {
+      const client = routes.clientFor(route);
+      if (route.provider !== 'offline') return client;
+      let wrapped = delayed.get(client);
+      if (!wrapped) delayed.set(client, (wrapped = new DelayedLlmClient(client, delayMs)));
+      return wrapped;
+    },
+  };
 }

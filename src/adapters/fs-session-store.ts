@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Clock, SessionLoad, SessionStore } from '../domain/ports.js';
 import { emptySessionState, parseSessionState, type SessionState } from '../domain/session-state.js';
 import { writeJsonAtomically } from './atomic-file.js';
-import { withPidFileLock } from './pid-file-lock.js';
+import { withFileLock } from './file-lock.js';
 
 /** `session_states/<persona>_session.json`, written atomically. A corrupt file is moved aside, never overwritten. */
 export class FsSessionStore implements SessionStore {
@@ -43,7 +43,7 @@ export class FsSessionStore implements SessionStore {
   async save(state: SessionState): Promise<void> {
     const file = this.fileFor(state.persona_id);
     await mkdir(this.dir, { recursive: true });
-    await withPidFileLock(`${file}.lock`, async () => writeJsonAtomically(file, await this.#withRunsSavedSinceLoad(state)));
+    await withFileLock(`${file}.lock`, async () => writeJsonAtomically(file, await this.#withRunsSavedSinceLoad(state)));
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { WorkspaceConfig } from '../domain/workspace-config.js';
+import type { ModelRoutes } from './routed-llm.js';
 import type {
   ArtifactWriter,
   AuditLog,
@@ -6,6 +7,7 @@ import type {
   InputReader,
   KnowledgeBase,
   LlmClient,
+  LoopPolicyStore,
   OnProgress,
   PersonaStore,
   RunStore,
@@ -19,14 +21,20 @@ export interface RunDeps {
   readonly newRunId: () => string;
   readonly sha256: (data: string | Uint8Array) => string;
   readonly countTokens: (text: string) => number;
-  readonly llm: LlmClient;
+  /** Routes and their clients (offline, openai) from the workspace config and the invocation's flags. */
+  readonly models: ModelRoutes;
+  /** One client for every persona instead of routes (a replayed cassette, or a test's fake). */
+  readonly llm?: LlmClient;
+  /** Wraps whatever client the run uses (e.g. `--record`). */
+  readonly wrapLlm?: (llm: LlmClient) => LlmClient;
   readonly personas: PersonaStore;
   readonly sessions: SessionStore;
   readonly knowledge: KnowledgeBase;
   readonly inputs: InputReader;
   readonly artifacts: ArtifactWriter;
-  readonly runs: RunStore & { saveFile(runId: string, name: string, content: string): Promise<string>; describe?(runId: string): string };
+  readonly runs: RunStore & { saveFile(runId: string, name: string, content: string): Promise<string>; removeFile(runId: string, name: string): Promise<void>; list(): Promise<string[]>; describe?(runId: string): string };
   readonly audit: AuditLog;
+  readonly loopPolicy: LoopPolicyStore;
   readonly onProgress?: OnProgress;
   readonly signal?: AbortSignal;
 }

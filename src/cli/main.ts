@@ -1,8 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { AppError, ExitError, InternalError, InvalidInputError } from '../domain/errors.js';
+import { registerHitl } from './hitl.js';
 import { registerInit } from './init.js';
 import { registerRun } from './run.js';
 import { registerSchema } from './schema.js';
+import { registerSession } from './session.js';
 import { registerStatus } from './status.js';
 import { registerValidate } from './validate.js';
 import { registerWatch } from './watch.js';
@@ -23,6 +25,8 @@ export function buildProgram(io: Io): Command {
   registerValidate(program, io);
   registerSchema(program, io);
   registerInit(program, io);
+  registerHitl(program, io);
+  registerSession(program, io);
   registerWatch(program, io);
   registerStatus(program, io);
   return program;

@@ -1,45 +1,53 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsSessionStore } from '../../src/adapters/fs-session-store.js';
 import { appendRun } from '../../src/domain/session-state.js';
-import { makeWorkspace, removeWorkspace } from '../helpers/watch-workspace.js';
+import { FakeClock } from '../fakes/fake-clock.js';
+import { tempWorkspace } from '../fakes/fixtures.js';
 
-const clock = { now: () => new Date('2026-01-01T00:00:00Z') };
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
+let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+let store: FsSessionStore;
+beforeEach(async () => {
+  ws = await tempWorkspace();
+  store = new FsSessionStore(path.join(ws.dir, 'session_states'), new FakeClock('2026-03-04T05:06:07.000Z'));
 });
+afterEach(() => ws.cleanup());
 
-const turn = (runId: string, text: string) => [
-  { role: 'user' as const, content: `Q ${text}`, run_id: runId, ts: '2026-01-01T00:00:00.000Z' },
-  { role: 'assistant' as const, content: `A ${text}`, run_id: runId, ts: '2026-01-01T00:00:00.000Z' },
-];
-
-describe('FsSessionStore with two watchers', () => {
-  it('keeps the runs another watcher saved after this one loaded the history', async () => {
-    const ws = await makeWorkspace('maestro-sessions-');
-    cleanups.push(() => removeWorkspace(ws));
-    const store = new FsSessionStore(path.join(ws, 'session_states'), clock);
-    await store.save(appendRun((await store.load('auditor')).state, 'run-0', turn('run-0', 'zero'), 't0'));
-
-    // Both watchers load the same history, then finish their runs one after the other.
-    const a = (await store.load('auditor')).state;
-    const b = (await store.load('auditor')).state;
-    await store.save(appendRun(a, 'run-a', turn('run-a', 'from A'), 't1'));
-    await store.save(appendRun(b, 'run-b', turn('run-b', 'from B'), 't2'));
-
-    const saved = (await store.load('auditor')).state;
-    expect(saved.runs).toEqual(['run-0', 'run-a', 'run-b']);
-    expect(saved.messages.map((m) => m.content)).toEqual(['Q zero', 'A zero', 'Q from A', 'A from A', 'Q from B', 'A from B']);
+describe('session states', () => {
+  it('starts a persona fresh when it has no file', async () => {
+    const { state, recovered } = await store.load('auditor');
+    expect(state).toMatchObject({ schemaVersion: 1, persona_id: 'auditor', runs: [], messages: [] });
+    expect(recovered).toBeUndefined();
   });
 
-  it('saving the same run again changes nothing (resume after a crash)', async () => {
-    const ws = await makeWorkspace('maestro-sessions-');
-    cleanups.push(() => removeWorkspace(ws));
-    const store = new FsSessionStore(path.join(ws, 'session_states'), clock);
-    const state = appendRun((await store.load('auditor')).state, 'run-a', turn('run-a', 'once'), 't1');
-    await store.save(state);
-    await store.save(state);
-    expect((await store.load('auditor')).state.messages).toHaveLength(2);
+  it('round-trips a history through disk, and never appends the same run twice', async () => {
+    const { state } = await store.load('auditor');
+    const msgs = [
+      { role: 'user' as const, content: 'briefing', run_id: 'r1', ts: 't' },
+      { role: 'assistant' as const, content: 'reply', run_id: 'r1', ts: 't' },
+    ];
+    const once = appendRun(state, 'r1', msgs, 'now');
+    await store.save(appendRun(once, 'r1', msgs, 'now'));
+    const again = await store.load('auditor');
+    expect(again.state.runs).toEqual(['r1']);
+    expect(again.state.messages).toEqual(msgs);
+    const files = await readdir(path.join(ws.dir, 'session_states'));
+    expect(files.filter((f) => f.includes('.tmp') || f.startsWith('.auditor'))).toEqual([]);
+  });
+
+  it.each([
+    ['not JSON', '{"schemaVersion": 1, "persona_id": '],
+    ['the wrong shape', '{"schemaVersion": 1, "persona_id": "auditor", "messages": "lots"}'],
+    ['an unknown version', '{"schemaVersion": 99, "persona_id": "auditor", "updated_at": "x", "runs": [], "messages": []}'],
+    ['another persona', '{"schemaVersion": 1, "persona_id": "coordinator", "updated_at": "x", "runs": [], "messages": []}'],
+  ])('moves a corrupt file (%s) aside, reports it, and starts fresh', async (_what, text) => {
+    const file = path.join(ws.dir, 'session_states', 'auditor_session.json');
+    await writeFile(file, text);
+    const { state, recovered } = await store.load('auditor');
+    expect(state.messages).toEqual([]);
+    expect(recovered?.movedTo).toBe(`${file}.corrupt-2026-03-04T05-06-07-000Z`);
+    expect(recovered?.problem).toBeTruthy();
+    expect(await readFile(recovered?.movedTo ?? '', 'utf8')).toBe(text);
   });
 });
