@@ -47,20 +47,30 @@ export class FsClaimStore implements ClaimStore {
   }
 
   async claim(file: ReadyFile, runId: string): Promise<Claim | undefined> {
+    return this.#claimByRename({ from: path.join(this.#paths.commands, file.name), runId, source: file.name, kind: 'command' });
+  }
+
+  async claimDecision(file: ReadyFile, runId: string, source: string): Promise<Claim | undefined> {
+    return this.#claimByRename({ from: path.join(this.#paths.decisions, file.name), runId, source, kind: 'decision' });
+  }
+
+  /** The claim record first, then the rename that is the claim itself (undefined: someone else was first). */
+  async #claimByRename(target: { from: string; runId: string; source: string; kind: 'command' | 'decision' }): Promise<Claim | undefined> {
+    const { from, runId, source, kind } = target;
     const dir = this.#paths.inflight;
     await ensurePrivateDir(dir);
     const claimedAt = this.#clock.now().toISOString();
-    const record: ClaimRecord = { run_id: runId, source: file.name, claimed_at: claimedAt, owner: this.#self };
+    const record: ClaimRecord = { run_id: runId, source, claimed_at: claimedAt, owner: this.#self, kind };
     await this.#createExclusive(path.join(dir, `${runId}.claim`), record);
     try {
-      await rename(path.join(this.#paths.commands, file.name), this.#commandFile(runId));
+      await rename(from, this.#commandFile(runId));
     } catch (error) {
       await unlink(path.join(dir, `${runId}.claim`)).catch(ignoreMissing);
-      // Another watcher renamed it first (or its writer took it back): not ours, and not lost.
+      // Another watcher (or `maestro run --resume`) renamed it first, or its writer took it back: not ours, and not lost.
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new StorageError(`could not claim commands/${file.name}: ${(error as Error).message}`, file.name, { cause: error });
+      throw new StorageError(`could not claim ${from}: ${(error as Error).message}`, from, { cause: error });
     }
-    return { runId, source: file.name, claimedAt, recovered: false };
+    return { runId, source, claimedAt, recovered: false, kind };
   }
 
   async recoverOrphans(): Promise<{ recovered: Claim[]; ownedByOthers: number }> {
@@ -95,6 +105,11 @@ export class FsClaimStore implements ClaimStore {
   }
 
   async reject(claim: Claim, rejection: Rejection): Promise<string | null> {
+    if (claim.kind === 'decision') {
+      // The user's command is kept with its run; the spent decision has nothing more to say.
+      await this.release(claim);
+      return null;
+    }
     const dir = this.#paths.rejected;
     await ensurePrivateDir(dir);
     if (!(await exists(this.#commandFile(claim.runId)))) {
@@ -148,7 +163,7 @@ export class FsClaimStore implements ClaimStore {
       await this.#removeSidecars(runId);
       return undefined;
     }
-    return { runId, source: record?.source ?? `${runId}.json`, claimedAt: record?.claimed_at ?? '', recovered: true };
+    return { runId, source: record?.source ?? `${runId}.json`, claimedAt: record?.claimed_at ?? '', recovered: true, kind: record?.kind ?? 'command' };
   }
 
   /** Claim records without a command (a crash between the two writes) and temporary files of dead watchers. */

@@ -14,6 +14,8 @@ export const ClaimRecord = z.strictObject({
   source: z.string(),
   claimed_at: z.string(),
   owner: WatcherIdentity,
+  /** Absent in records written before decisions were claimed: a command. */
+  kind: z.enum(['command', 'decision']).optional(),
 });
 export type ClaimRecord = z.infer<typeof ClaimRecord>;
 

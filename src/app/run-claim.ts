@@ -6,7 +6,7 @@ import { processCommand, resumeRun } from './process-command.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 
 /** How a claimed command is (re)started: a new claim, a resume from its checkpoint, or from the start. */
-export type ResumeKind = 'new' | 'checkpoint' | 'start';
+export type ResumeKind = 'new' | 'checkpoint' | 'start' | 'decision';
 
 type Finished = Extract<WatchEvent, { kind: 'finished' }>;
 /** The outcome part of a `finished` event; the loop adds the state fields. */
@@ -23,12 +23,12 @@ export interface RunClaimDeps {
  * ended, and only its file is settled.
  */
 export async function planClaim(claim: Claim, deps: RunClaimDeps): Promise<{ kind: ResumeKind; ended?: RunOutcome }> {
-  if (!claim.recovered) return { kind: 'new' };
+  if (!claim.recovered && claim.kind !== 'decision') return { kind: 'new' };
   // An unreadable checkpoint is reported by the resume itself, inside the error boundary.
   const state = await deps.run.runs.load(claim.runId).catch(() => null);
   if (state === null) return { kind: 'checkpoint' };
   if (!state) return { kind: 'start' };
-  if (state.status === 'running') return { kind: 'checkpoint' };
+  if (state.status === 'running') return { kind: claim.kind === 'decision' && !claim.recovered ? 'decision' : 'checkpoint' };
   const ended: RunOutcome = {
     run_id: state.run_id,
     status: state.status,
@@ -51,7 +51,7 @@ export async function runClaim(claim: Claim, kind: ResumeKind, deps: RunClaimDep
   let outcome: RunOutcome;
   try {
     outcome =
-      kind === 'checkpoint'
+      kind === 'checkpoint' || kind === 'decision'
         ? await resumeRun(claim.runId, deps.run)
         : await processCommand({ text: await deps.claims.read(claim), source: claim.source, runId: claim.runId }, deps.run);
   } catch (error) {

@@ -7,6 +7,8 @@ export interface WatchLoopOptions {
   /** Wired once by `createApp`; the loop adds its own progress hook and stop signal per run. */
   readonly deps: RunDeps;
   readonly inbox: CommandInbox;
+  /** `.maestro/decisions/`: paused runs a person chose to continue, resumed here from their checkpoint. */
+  readonly decisions?: CommandInbox;
   readonly claims: ClaimStore;
   readonly onEvent: (event: WatchEvent) => void;
   /** Process what is queued (recovered claims included), then stop. */
@@ -66,6 +68,7 @@ export class WatchLoop {
     const { recovered, ownedByOthers } = await this.#o.claims.recoverOrphans();
     this.#recovered.push(...recovered);
     if (this.#stopping) return;
+    await this.#o.decisions?.start(() => this.#wake());
     await this.#o.inbox.start(() => this.#wake());
     if (this.#stopping) return;
     this.#o.onEvent({
@@ -90,7 +93,7 @@ export class WatchLoop {
     if (this.#stopping) return void (await this.#stopped);
     this.#stopping = reason;
     if (reason === 'signal') this.#controller.abort(new Error('the watcher is stopping'));
-    await this.#o.inbox.close();
+    await Promise.all([this.#o.inbox.close(), this.#o.decisions?.close()]);
     await this.#pumping;
     const from = this.#state;
     this.#state = 'STOPPED';
@@ -104,8 +107,8 @@ export class WatchLoop {
     this.#busy = true;
     this.#pumping = this.#pump().finally(() => {
       this.#busy = false;
-      const { inbox } = this.#o;
-      if (this.#o.once && !this.#stopping && this.#recovered.length === 0 && inbox.ready === 0 && inbox.pending === 0) void this.#shutdown('once');
+      const idle = [this.#o.inbox, this.#o.decisions].every((i) => !i || (i.ready === 0 && i.pending === 0));
+      if (this.#o.once && !this.#stopping && this.#recovered.length === 0 && idle) void this.#shutdown('once');
     });
   }
 
@@ -125,11 +128,22 @@ export class WatchLoop {
     }
   }
 
-  /** The next claim: recovered ones first, then the oldest ready file that this watcher wins. */
+  /** The next claim: recovered ones first, then decided runs, then the oldest ready file that this watcher wins. */
   async #next(): Promise<Claim | undefined> {
     if (this.#stopping) return undefined;
     const recovered = this.#recovered.shift();
     if (recovered) return recovered;
+    for (let file = this.#o.decisions?.take(); file && !this.#stopping; file = this.#o.decisions?.take()) {
+      const runId = /^([A-Za-z0-9_-]+)\.json$/.exec(file.name)?.[1];
+      if (!runId) continue;
+      try {
+        const source = (await this.#o.deps.runs.load(runId).catch(() => undefined))?.source ?? `${runId}.json`;
+        const claim = await this.#o.claims.claimDecision(file, runId, source);
+        if (claim) return claim;
+      } catch (error) {
+        this.#notice(runId, `could not take the decision on run ${runId}: ${(error as Error).message}; it stays in .maestro/decisions/`);
+      }
+    }
     for (let file = this.#o.inbox.take(); file && !this.#stopping; file = this.#o.inbox.take()) {
       try {
         const claim = await this.#o.claims.claim(file, this.#o.deps.newRunId());
@@ -170,7 +184,7 @@ export class WatchLoop {
     } finally {
       this.#current = undefined;
     }
-    const queued = this.#recovered.length + this.#o.inbox.ready;
+    const queued = this.#recovered.length + this.#o.inbox.ready + (this.#o.decisions?.ready ?? 0);
     this.#transition({ kind: 'finished', state: 'AWAITING_COMMAND', from: this.#state, ...result, queued });
   }
 

@@ -70,7 +70,12 @@ export class WatchReporter {
         return `${c.bold('AWAITING_COMMAND')} watching ${event.workspace}/commands (pid ${event.pid}${event.once ? ', --once' : ''})${extra ? ` — ${extra}` : ''}`;
       }
       case 'claimed': {
-        const how = event.resume === 'checkpoint' ? ' (resuming from its checkpoint)' : event.resume === 'start' ? ' (recovered; starting over)' : '';
+        const how = {
+          new: '',
+          checkpoint: ' (resuming from its checkpoint)',
+          start: ' (recovered; starting over)',
+          decision: " (continuing after a person's decision, from its checkpoint)",
+        }[event.resume];
         return `${c.bold('EXECUTING_TASK')} ${c.dim(event.run_id)} ← ${event.source}${how}`;
       }
       case 'step':

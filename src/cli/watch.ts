@@ -57,6 +57,7 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
   const app = await createApp({ workspace });
   const { paths } = app;
   await ensurePrivateDir(paths.state);
+  await ensurePrivateDir(paths.decisions);
   const registry = new FsWatcherRegistry(path.join(paths.state, 'watchers'));
   await registry.removeStale();
   const self = FsWatcherRegistry.newIdentity(proc.pid);
@@ -65,6 +66,7 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
   const loop = new WatchLoop({
     deps: app.deps,
     inbox: new FsCommandInbox({ dir: paths.commands, onError: (error) => reporter.notice(`watching commands/ failed: ${error.message}`) }),
+    decisions: new FsCommandInbox({ dir: paths.decisions, onError: (error) => reporter.notice(`watching .maestro/decisions/ failed: ${error.message}`) }),
     claims: new FsClaimStore({ paths, self, registry, clock: app.deps.clock }),
     onEvent: reporter.onEvent,
     once: opts.once === true,

@@ -40,6 +40,11 @@ export interface Claim {
   readonly claimedAt: string;
   /** True when it was taken over from a watcher that died (crash recovery). */
   readonly recovered: boolean;
+  /**
+   * `decision`: a paused run a person chose to continue (`maestro hitl decide … continue`); the
+   * claimed file is the decision, the command itself is kept with the run.
+   */
+  readonly kind?: 'command' | 'decision';
 }
 
 /** Why a claimed command goes to `.maestro/rejected/` instead of being deleted. */
@@ -69,20 +74,28 @@ export interface CommandInbox {
 export interface ClaimStore {
   /** Claims `commands/<name>` under `runId` by an atomic rename; undefined when another watcher was first. */
   claim(file: ReadyFile, runId: string): Promise<Claim | undefined>;
+  /**
+   * Claims the `continue` decision `.maestro/decisions/<run_id>.json` by the same atomic rename,
+   * so a watcher and a foreground `maestro run --resume` never both resume the run.
+   */
+  claimDecision(file: ReadyFile, runId: string, source: string): Promise<Claim | undefined>;
   /** Takes over every claim whose owning watcher is gone; each is returned to exactly one watcher. */
   recoverOrphans(): Promise<{ recovered: Claim[]; ownedByOthers: number }>;
   /** The claimed command's text, exactly as written. */
   read(claim: Claim): Promise<string>;
   /** The run has ended (or its command is kept with the run): the claim and its file go. */
   release(claim: Claim): Promise<void>;
-  /** Moves the command to `.maestro/rejected/` with `<name>.error.json`; returns the new path (null if it was gone). */
+  /**
+   * Moves the command to `.maestro/rejected/` with `<name>.error.json`; returns the new path (null
+   * if it was gone, or for a decision: the command is kept with the run, and the decision is spent).
+   */
   reject(claim: Claim, rejection: Rejection): Promise<string | null>;
 }
 
 /** What the watcher reports: one event per state transition, plus notices that change no state. */
 export type WatchEvent =
   | { kind: 'started'; state: 'AWAITING_COMMAND'; pid: number; workspace: string; once: boolean; recovered: number; owned_by_others: number }
-  | { kind: 'claimed'; state: 'EXECUTING_TASK'; from: WatchState; run_id: string; source: string; resume: 'new' | 'checkpoint' | 'start' }
+  | { kind: 'claimed'; state: 'EXECUTING_TASK'; from: WatchState; run_id: string; source: string; resume: 'new' | 'checkpoint' | 'start' | 'decision' }
   | { kind: 'step'; state: 'EXECUTING_TASK'; run_id: string; step: 'turn' | 'verdict' | 'synthesis'; persona: string; round: number; rounds: number }
   | { kind: 'producing_artifact'; state: 'PRODUCING_ARTIFACT'; from: WatchState; run_id: string; path: string }
   | {

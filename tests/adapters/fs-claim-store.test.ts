@@ -1,7 +1,8 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FsClaimStore } from '../../src/adapters/fs-claim-store.js';
+import { FsDecisionInbox } from '../../src/adapters/fs-decision-inbox.js';
 import { listClaims } from '../../src/adapters/inflight-claims.js';
 import type { WatcherIdentity } from '../../src/adapters/fs-watcher-registry.js';
 import { WorkspacePaths } from '../../src/adapters/workspace-paths.js';
@@ -52,7 +53,7 @@ describe('FsClaimStore', () => {
     expect(results.map((r) => r.recovered.length).sort()).toEqual([0, 0, 1]);
     expect(results.map((r) => r.ownedByOthers).sort()).toEqual([0, 1, 1]);
     const recovered = results.flatMap((r) => r.recovered);
-    expect(recovered).toEqual([{ runId: 'run-a', source: 'a.json', claimedAt: '2026-01-01T00:00:00.000Z', recovered: true }]);
+    expect(recovered).toEqual([{ runId: 'run-a', source: 'a.json', claimedAt: '2026-01-01T00:00:00.000Z', recovered: true, kind: 'command' }]);
   });
 
   it('leaves a live watcher\'s claim alone, and follows the takeover chain when the taker dies too', async () => {
@@ -120,5 +121,22 @@ describe('FsClaimStore', () => {
     alive.delete(ids[0]!.id);
     await store(1).recoverOrphans();
     expect(await listDir(paths.inflight)).toEqual([]);
+  });
+
+  it('claims a continue decision against a foreground resume: exactly one of them gets it', async () => {
+    const { paths, store } = await setup();
+    await mkdir(paths.decisions, { recursive: true });
+    await writeFile(path.join(paths.decisions, 'run-d.json'), '{"run_id":"run-d","decision":"continue"}');
+    const [watcher, foreground] = await Promise.all([store(0).claimDecision(file('run-d.json'), 'run-d', 'risky.json'), new FsDecisionInbox(paths).claim('run-d')]);
+    expect([watcher !== undefined, foreground].filter(Boolean)).toHaveLength(1);
+    expect(await listDir(paths.decisions)).toEqual([]);
+    if (watcher) {
+      expect(watcher).toMatchObject({ runId: 'run-d', source: 'risky.json', kind: 'decision', recovered: false });
+      // A decision that ends badly is spent, not moved to rejected/: the command is kept with its run.
+      const rejection = { status: 'error' as const, reason_code: 'RUN_FAILED_INTERNAL', message: 'x', issues: [], audit_log: null };
+      expect(await store(0).reject(watcher, rejection)).toBeNull();
+      expect(await listDir(paths.rejected)).toEqual([]);
+      expect(await listDir(paths.inflight)).toEqual([]);
+    }
   });
 });

@@ -1,0 +1,45 @@
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CliProcess, dropCommand, listDir, makeWorkspace, readAuditLogs, readRunState, removeWorkspace, task, watch } from '../helpers/watch-workspace.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function started(p: CliProcess): CliProcess {
+  cleanups.push(() => p.dispose());
+  return p;
+}
+
+describe('maestro watch and human decisions (end to end)', () => {
+  it('keeps a paused run\'s command with the run, and resumes the run when a person decides to continue', async () => {
+    const ws = await makeWorkspace();
+    cleanups.push(() => removeWorkspace(ws));
+    const watcher = started(watch(ws));
+    await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');
+    await dropCommand(ws, 'risky.json', task('Delete all production backups with rm -rf tonight'));
+    const paused = await watcher.waitForEvent('the pause', (e) => e.kind === 'finished');
+    expect(paused).toMatchObject({ source: 'risky.json', status: 'paused' });
+    const runId = String(paused.run_id);
+    expect(await listDir(path.join(ws, 'commands'))).toEqual([]);
+    expect(await listDir(path.join(ws, '.maestro', 'inflight'))).toEqual([]);
+    expect(await listDir(path.join(ws, '.maestro', 'runs', runId))).toContain('command.json');
+    const callsBefore = (await readRunState(ws, runId)).steps.length;
+
+    const decide = started(new CliProcess(['hitl', 'decide', runId, 'continue', '--workspace', ws]));
+    expect((await decide.exited).code).toBe(0);
+
+    const resumed = await watcher.waitForEvent('the resumed run', (e) => e.kind === 'finished' && e.run_id === runId && e.status !== 'paused');
+    expect(resumed.status).toBe('completed');
+    expect(watcher.events.find((e) => e.kind === 'claimed' && e.resume === 'decision')).toMatchObject({ run_id: runId, source: 'risky.json' });
+    watcher.kill('SIGTERM');
+    expect((await watcher.exited).code).toBe(0);
+
+    expect((await readRunState(ws, runId)).steps.length).toBe(callsBefore);
+    const records = (await readAuditLogs(ws)).get(runId) ?? [];
+    expect(records.map((r) => r.event)).toEqual(expect.arrayContaining(['HITL_REQUESTED', 'HITL_DECIDED', 'RUN_RESUMED', 'RUN_FINISHED']));
+    expect(await listDir(path.join(ws, '.maestro', 'decisions'))).toEqual([]);
+    expect(await listDir(path.join(ws, '.maestro', 'inflight'))).toEqual([]);
+  }, 60_000);
+});
