@@ -2,10 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const CLI = path.join(REPO_ROOT, 'bin', 'maestro.js');
+import { CLI, collectAuditLogs, REPO_ROOT } from '../fakes/fixtures.js';
 
 /** A temporary workspace with the default personas and an empty `commands/`. */
 export async function makeWorkspace(prefix = 'maestro-watch-'): Promise<string> {
@@ -15,7 +12,9 @@ export async function makeWorkspace(prefix = 'maestro-watch-'): Promise<string> 
   return dir;
 }
 
+/** Hands the audit logs to the suite-wide invariant check (tests/global-setup.ts), then removes the folder. */
 export async function removeWorkspace(dir: string): Promise<void> {
+  await collectAuditLogs(dir);
   await rm(dir, { recursive: true, force: true });
 }
 
