@@ -142,6 +142,7 @@ export class FsCommandInbox implements CommandInbox {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       this.#ready.delete(name);
+      this.#recheckedSinceEvent.delete(name);
       return;
     }
     if (!info.isFile()) {
