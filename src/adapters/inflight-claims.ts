@@ -52,6 +52,13 @@ export async function listClaims(inflight: string): Promise<ClaimListing[]> {
   return out;
 }
 
+/** The claim on one run, if a watcher holds (or held) one. */
+export async function findClaim(inflight: string, runId: string): Promise<ClaimListing | undefined> {
+  if (!COMMAND_NAME.test(`${runId}.json`) || !(await exists(path.join(inflight, `${runId}.json`)))) return undefined;
+  const { record, owner } = await resolveOwner(inflight, runId, 16);
+  return { runId, source: record?.source ?? `${runId}.json`, claimedAt: record?.claimed_at ?? null, owner: owner ?? null };
+}
+
 /** The claim record and the current owner: the end of the takeover chain that starts at the claimer. */
 export async function resolveOwner(
   inflight: string,

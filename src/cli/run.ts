@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { HitlRefusedError } from '../app/hitl.js';
+import { findClaim } from '../adapters/inflight-claims.js';
 import { processCommand, resumeRun, RunNotResumableError } from '../app/process-command.js';
 import type { RunOutcome } from '../app/run-deps.js';
 import { createApp, type App } from '../compose.js';
@@ -63,6 +64,12 @@ async function runSubcommand(file: string | undefined, opts: RunFlags, io: Io): 
   }
   return withRunContext(io, opts, workspace, async (app) => {
     if (opts.resume !== undefined) {
+      const claim = await findClaim(app.paths.inflight, opts.resume);
+      if (claim) {
+        throw new RunNotResumableError(
+          `run ${opts.resume} is claimed by a watcher (pid ${claim.owner?.pid ?? 'unknown'}, .maestro/inflight/): that watcher finishes it, or the next "maestro watch" recovers it`,
+        );
+      }
       // A `continue` decision waiting in the inbox is claimed first, so a watcher cannot resume it too.
       await app.deps.decisions.claim(opts.resume);
       return resumeRun(opts.resume, app.deps);

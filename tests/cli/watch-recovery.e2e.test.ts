@@ -138,4 +138,15 @@ describe('maestro watch: crash recovery and clean stop (end to end)', () => {
     expect(await listDir(inflight)).toEqual([]);
     expect(((await readAuditLogs(ws)).get(runId) ?? []).filter((r) => r.event === 'COMMAND_RECEIVED')).toHaveLength(1);
   }, 60_000);
+
+  it('maestro run --resume refuses a run that a watcher holds, so it is never run twice', async () => {
+    const ws = await workspace();
+    const { watcher, runId } = await midRun(ws);
+    watcher.kill('SIGKILL');
+    await watcher.exited;
+    const resume = started(new CliProcess(['run', '--resume', runId, '--workspace', ws]));
+    expect((await resume.exited).code).toBe(2);
+    expect(resume.stderr.join('')).toContain('is claimed by a watcher');
+    expect((await readAuditLogs(ws)).get(runId)?.some((r) => r.event === 'RUN_RESUMED')).toBe(false);
+  }, 60_000);
 });
