@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { AppError, ExitError, InternalError, InvalidInputError } from '../domain/errors.js';
+import { registerAudit } from './audit.js';
 import { registerInit } from './init.js';
 import { registerRun } from './run.js';
 import { registerSchema } from './schema.js';
@@ -21,6 +22,7 @@ export function buildProgram(io: Io): Command {
   registerValidate(program, io);
   registerSchema(program, io);
   registerInit(program, io);
+  registerAudit(program, io);
   return program;
 }
 

@@ -1,0 +1,42 @@
+import { AuditRecord, UnchainedAuditRecord } from './audit.js';
+import { chainAuditRecord, serializeAuditRecord } from './audit-chain.js';
+import {
+  AuditRedactionError,
+  findSensitiveResidue,
+  redactionFailedRecord,
+  sanitizeAuditRecord,
+  type SanitizerDeps,
+} from './audit-sanitizer.js';
+
+/** What the writer appends: the record, its exact line (without the newline), and whether it is the fallback. */
+export interface ComposedAuditLine {
+  readonly record: AuditRecord;
+  readonly line: string;
+  /** True when the record could not be made safe and the payload-free AUDIT_REDACTION_FAILED record replaced it. */
+  readonly redactionFailed: boolean;
+}
+
+/**
+ * Sanitizes, checks and chains one record (fail closed). If sanitizing throws, or the sanitized
+ * record still trips the detector or holds an e-mail-like token, or it no longer fits the schema,
+ * the record is replaced by `redactionFailedRecord` (same decision, no payload).
+ *
+ * Throws (a bug in the caller, not a redaction problem) only when `raw` itself is not a record.
+ */
+export function composeAuditLine(raw: UnchainedAuditRecord, prevHash: string, deps: SanitizerDeps): ComposedAuditLine {
+  const input = UnchainedAuditRecord.parse(raw);
+  let safe: UnchainedAuditRecord;
+  let redactionFailed = false;
+  try {
+    safe = UnchainedAuditRecord.parse(sanitizeAuditRecord(input, deps));
+    const residue = findSensitiveResidue(serializeAuditRecord(safe), deps.scanner);
+    if (residue.length > 0) throw new AuditRedactionError(`still holds ${residue.join(', ')} after redaction`);
+  } catch {
+    // Whatever went wrong, nothing of the payload may reach the disk; the cause is not kept either,
+    // since its message could quote the content.
+    safe = redactionFailedRecord(input);
+    redactionFailed = true;
+  }
+  const record = AuditRecord.parse(chainAuditRecord(safe, prevHash, deps.sha256));
+  return { record, line: serializeAuditRecord(record), redactionFailed };
+}
