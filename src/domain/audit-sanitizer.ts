@@ -57,8 +57,16 @@ export const RAW_TEXT_KEYS: ReadonlySet<string> = new Set([
 /** Longer strings are treated as raw text whatever their key: digests, not content. */
 export const MAX_AUDIT_STRING_CHARS = 1024;
 
-/** An `@` between word-ish characters: policy I6 allows no e-mail-like token at all, detected or not. */
-const EMAIL_LIKE = /[A-Za-z0-9._%+-]@[A-Za-z0-9-]/;
+/**
+ * `local@host` with a host that starts with a letter (`root@localhost`, `foo@bar`, `a@example.com`):
+ * policy I6 allows no e-mail-like token in a log, whether the detector calls it an e-mail or not.
+ * `lodash@4.17.21`, `logo@2x.png` and `@decorator` are not e-mail-like.
+ */
+const EMAIL_LIKE = /[A-Za-z0-9._%+-]@[A-Za-z][A-Za-z0-9-]*/;
+
+export function hasEmailLikeToken(text: string): boolean {
+  return EMAIL_LIKE.test(text);
+}
 
 /** Fields that must come out of the sanitizer exactly as they went in. */
 const FIXED_FIELDS = ['v', 'run_id', 'seq', 'ts', 'event', 'layer', 'decision', 'reason_code', 'sealed', 'overrideable', 'final_decider'] as const;
@@ -87,7 +95,7 @@ export function sanitizeAuditRecord(record: UnchainedAuditRecord, deps: Sanitize
  */
 export function findSensitiveResidue(text: string, scanner: SensitiveScanner): string[] {
   const found = new Set(scanner.detect(text).map((f) => categoryLabel(f.category)));
-  if (EMAIL_LIKE.test(text)) found.add('EMAIL_LIKE');
+  if (hasEmailLikeToken(text)) found.add('EMAIL_LIKE');
   return [...found].sort();
 }
 
