@@ -6,7 +6,7 @@ import { FsRunStore } from './adapters/fs-run-store.js';
 import { FsSessionStore } from './adapters/fs-session-store.js';
 import { sha256 } from './adapters/hashing.js';
 import { JsonlAuditLog } from './adapters/jsonl-audit-log.js';
-import { OfflineLlmClient } from './adapters/offline-llm-client.js';
+import { ConfiguredModelRoutes } from './adapters/model-routes.js';
 import { newRunId, systemClock } from './adapters/system-clock.js';
 import { countTokens } from './adapters/token-counter.js';
 import { WorkspacePaths } from './adapters/workspace-paths.js';
@@ -15,7 +15,14 @@ import type { Clock, LlmClient, OnProgress } from './domain/ports.js';
 
 export interface AppOptions {
   readonly workspace: string;
+  /** Environment for model routes (OPENAI_BASE_URL, the API key variables). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** `--route`: every persona uses this route for this invocation. */
+  readonly route?: string;
+  /** `--model`: the model of the route in use for this invocation. */
+  readonly model?: string;
   readonly clock?: Clock;
+  /** One client for every persona instead of routes (tests). */
   readonly llm?: LlmClient;
   readonly onProgress?: OnProgress;
   readonly signal?: AbortSignal;
@@ -45,7 +52,13 @@ export async function createApp(options: AppOptions): Promise<App> {
     newRunId: () => newRunId(clock),
     sha256,
     countTokens,
-    llm: options.llm ?? new OfflineLlmClient(),
+    models: new ConfiguredModelRoutes({
+      config,
+      env: options.env ?? {},
+      ...(options.route ? { overrideRoute: options.route } : {}),
+      ...(options.model ? { overrideModel: options.model } : {}),
+    }),
+    ...(options.llm ? { llm: options.llm } : {}),
     personas: new FsPersonaStore(paths.personas),
     sessions: new FsSessionStore(paths.sessionStates, clock),
     knowledge,

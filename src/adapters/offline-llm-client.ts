@@ -8,6 +8,7 @@ const DOUBT_MARKERS = /\b(unclear|ambiguous|tbd|not sure|unknown requirements?|u
 
 interface Angle {
   readonly lens: string;
+  readonly remark: string;
   readonly asks: readonly string[];
 }
 
@@ -15,14 +16,17 @@ interface Angle {
 const ANGLES: Record<string, Angle> = {
   coordinator: {
     lens: 'scope, sequencing and ownership',
+    remark: 'this needs an owner and a date before it can go in the plan.',
     asks: ['What is the smallest first step that proves the direction?', 'Who owns each step, and what does "done" look like?'],
   },
   strategist: {
     lens: 'options, trade-offs and long-term consequences',
+    remark: 'worth comparing with at least one cheaper alternative before we commit.',
     asks: ['Which alternative did we not consider, and why would it lose?', 'What would make this plan obsolete in a year?'],
   },
   auditor: {
     lens: 'risks, evidence and what could fail',
+    remark: 'how would we know it worked, and how would we undo it?',
     asks: ['Which claim here is not backed by a document we have read?', 'What is the rollback if the first step fails?'],
   },
 };
@@ -59,7 +63,12 @@ interface ConversationView {
   readonly requested: Set<string>;
   /** Files provided in this task: path → first meaningful line. */
   readonly provided: Map<string, string>;
+  /** Files whose content arrived since this persona last spoke. */
+  readonly fresh: Set<string>;
+  /** List items and numbered steps found in the files provided so far. */
+  readonly facts: string[];
   readonly missing: string[];
+  readonly freshMissing: string[];
   readonly lastSpeaker?: string;
   readonly ownTurns: number;
   readonly earlierTasks: number;
@@ -78,24 +87,35 @@ function readConversation(messages: readonly ChatMessage[]): ConversationView {
   const inputs = [...briefing.matchAll(/^- INPUT ARTIFACT: (.+)$/gm)].map((m) => (m[1] ?? '').trim());
   const requested = new Set<string>();
   const provided = new Map<string, string>();
+  const facts: string[] = [];
   const missing: string[] = [];
   let lastSpeaker: string | undefined;
   for (const m of current) {
     for (const t of m.content.matchAll(/READ_FILE\(\s*["'`]?([^)"'`]+?)["'`]?\s*\)/g)) requested.add((t[1] ?? '').trim());
     for (const b of m.content.matchAll(/<<<BEGIN (.+)\n([\s\S]*?)\nEND \1>>>/g)) {
-      const first = (b[2] ?? '').split('\n').map((l) => l.replace(/^#+\s*/, '').trim()).find((l) => l.length > 0) ?? '(empty)';
+      const lines = (b[2] ?? '').split('\n').map((l) => l.trim());
+      const first = lines.map((l) => l.replace(/^#+\s*/, '')).find((l) => l.length > 0) ?? '(empty)';
       provided.set((b[1] ?? '').trim(), first.slice(0, 100));
+      for (const l of lines) if (/^([-*]|\d+\.)\s+\S/.test(l) && !facts.includes(l)) facts.push(l);
     }
-    for (const e of m.content.matchAll(/CONTEXT_ERROR \(requested by [^)]+\): READ_FILE\((.+?)\) — not found/g)) missing.push(e[1] ?? '');
+    for (const e of m.content.matchAll(/CONTEXT_ERROR \(requested by [^)]+\): READ_FILE\((.+?)\) — not found/g)) {
+      if (!missing.includes(e[1] ?? '')) missing.push(e[1] ?? '');
+    }
     for (const s of m.content.matchAll(/^\[([a-z0-9_-]+)(?: \((?:verdict|synthesis)\))?, round \d+\]$/gm)) lastSpeaker = s[1];
   }
+  // What arrived since this persona last spoke: only the newest user message.
+  const latest = current.at(-1)?.content ?? '';
+  const fresh = new Set([...latest.matchAll(/<<<BEGIN (.+)\n/g)].map((b) => (b[1] ?? '').trim()));
   return {
     name,
     task,
     inputs,
     requested,
     provided,
+    fresh,
+    facts,
     missing,
+    freshMissing: missing.filter((p) => latest.includes(`READ_FILE(${p}) — not found`)),
     ownTurns: current.filter((m) => m.role === 'assistant').length,
     earlierTasks: start > 1 ? messages.slice(1, start).filter((m) => m.role === 'user' && m.content.includes(BRIEFING_HEADER)).length : 0,
     ...(lastSpeaker ? { lastSpeaker } : {}),
@@ -103,7 +123,7 @@ function readConversation(messages: readonly ChatMessage[]): ConversationView {
 }
 
 function turnReply(request: LlmRequest, v: ConversationView): string {
-  const angle = ANGLES[request.persona] ?? { lens: `the concerns of a ${v.name.toLowerCase()}`, asks: ['What evidence would change our minds?'] };
+  const angle = ANGLES[request.persona] ?? { lens: `the concerns of a ${v.name.toLowerCase()}`, remark: 'this deserves a closer look.', asks: ['What evidence would change our minds?'] };
   const seed = hash(`${request.persona}\n${v.task}`);
   const topic = keywords(v.task);
   const lines: string[] = [`**${v.name}, round ${request.round}** — looking at ${angle.lens}.`];
@@ -113,14 +133,18 @@ function turnReply(request: LlmRequest, v: ConversationView): string {
   } else if (v.lastSpeaker && v.lastSpeaker !== request.persona) {
     lines.push(`Building on what ${v.lastSpeaker} just said, I want to sharpen one point.`);
   }
-  for (const [path, first] of v.provided) lines.push(`- From \`${path}\`: it opens with "${first}". I take that as given.`);
-  for (const path of v.missing) lines.push(`- \`${path}\` could not be found, so I will not rely on it.`);
+  for (const path of v.fresh) lines.push(`- I have read \`${path}\` ("${v.provided.get(path) ?? ''}").`);
+  for (const path of v.freshMissing) lines.push(`- \`${path}\` could not be found, so I will not rely on it.`);
+  if (v.facts.length > 0) {
+    const fact = v.facts[(seed + request.round * 3) % v.facts.length] ?? '';
+    lines.push(`- On "${fact.replace(/^([-*]|\d+\.)\s+/, '').slice(0, 120)}": ${angle.remark}`);
+  }
   lines.push(`- ${angle.asks[(seed + request.round) % angle.asks.length]}`);
   if (RISK_MARKERS.test(v.task)) lines.push('- This touches something hard to undo; a person should confirm before anything is executed.');
   else if (DOUBT_MARKERS.test(v.task)) lines.push('- Parts of the request are not settled yet; we should not pretend otherwise.');
 
   const wanted = v.inputs.find((p) => !v.requested.has(p));
-  if (wanted) lines.push('', `I need to read the input before going further: [ORCHESTRATOR_REQUEST: READ_FILE(${wanted})]`);
+  if (wanted) lines.push('', `I am putting the input on the record for everyone: [ORCHESTRATOR_REQUEST: READ_FILE(${wanted})]`);
   const ghost = `notes/${request.persona}-context.md`;
   if (request.round === 1 && seed % 3 === 0 && !v.requested.has(ghost)) {
     lines.push(`Earlier notes may exist too: [ORCHESTRATOR_REQUEST: READ_FILE(${ghost})]`);

@@ -1,22 +1,32 @@
-import { renderArtifact } from '../domain/artifact.js';
 import { auditEvent } from '../domain/audit.js';
 import { composeBriefing } from '../domain/briefing.js';
+import { checkBudget } from '../domain/budget.js';
 import { pauseDecision, runDecision, type DecisionRecord } from '../domain/decision.js';
-import { runDeliberation, type DeliberationResult } from '../domain/deliberation.js';
+import { BudgetExceededError, runDeliberation, type DeliberationResult } from '../domain/deliberation.js';
 import { LlmError } from '../domain/errors.js';
 import { evaluateGates } from '../domain/gates.js';
 import { selectHistory, type HistoryView } from '../domain/history.js';
-import type { Persona } from '../domain/persona.js';
 import type { AuditSink } from '../domain/ports.js';
 import type { RunPlan, RunState, Step } from '../domain/run-state.js';
-import { appendRun, type HistoryMessage } from '../domain/session-state.js';
+import { appendRun, type HistoryMessage, type SessionState } from '../domain/session-state.js';
+import { totalUsage } from '../domain/usage.js';
 import { gatherGateFacts } from './gate-facts.js';
 import { finishRun, pauseRun } from './finish-run.js';
+import { prepareModels } from './prepare-models.js';
+import { RerouteRefusedError } from './routed-llm.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 
+/** Reason codes for model failures that are not rerouted. */
+const MODEL_FAILURE_REASONS: Record<string, string> = {
+  quota: 'MODEL_QUOTA_EXCEEDED',
+  auth: 'MODEL_AUTH_FAILED',
+  cassette: 'MODEL_REPLAY_MISMATCH',
+  bad_request: 'MODEL_BAD_REQUEST',
+};
+
 /**
- * Runs a validated command from wherever its checkpoint left off: personas, gates, deliberation,
- * arbitration, then the artifact and session states (completed) or a pause for a person.
+ * Runs a validated command from wherever its checkpoint left off: personas, routes, gates,
+ * deliberation, arbitration, then the artifact and session states (completed) or a pause for a person.
  */
 export async function executeRun(initial: RunState, audit: AuditSink, deps: RunDeps): Promise<RunOutcome> {
   let state = initial;
@@ -28,37 +38,30 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
 
   const loaded = await deps.personas.loadAll();
   if (loaded.problems.length > 0) {
-    const decision = pauseDecision('meaning', 'SPEC_INVALID_INPUT');
-    await audit.append(auditEvent('PERSONAS_INVALID', decision, { files: loaded.problems.map((p) => p.file) }));
-    const lines = loaded.problems.flatMap((p) => p.issues.map((i) => `  ${p.file}: ${i}`));
-    await save({ status: 'invalid', decision, trail: [...state.trail, decision], finished_at: deps.clock.now().toISOString() });
-    return {
-      run_id: state.run_id,
-      status: 'invalid',
-      decision: decision.decision,
-      reason_code: decision.reason_code,
-      artifact: null,
-      audit_log: audit.path,
-      message: `persona files are broken; fix them and run again:\n${lines.join('\n')}`,
-      issues: lines.map((l) => l.trim()),
-    };
+    return invalidSetup(state, audit, deps, save, 'PERSONAS_INVALID', 'persona files are broken', loaded.problems.flatMap((p) => p.issues.map((i) => `${p.file}: ${i}`)));
   }
   const byId = new Map(loaded.personas.map((p) => [p.id, p]));
-  const plan: RunPlan = state.plan ?? {
-    personas: command.config.personas ?? loaded.personas.map((p) => p.id),
-    rounds: command.config.max_rounds ?? deps.config.deliberation.max_rounds,
-    synthesizer: command.config.synthesizer ?? command.config.personas?.[0] ?? loaded.personas[0]?.id ?? '',
-    arbitration: command.config.arbitration ?? deps.config.deliberation.arbitration,
-    output_path: command.output_artifact_path ?? `outputs/${state.run_id}.md`,
-    model: deps.llm.label,
-  };
+  const personaIds = command.config.personas ?? loaded.personas.map((p) => p.id);
 
   // Gates: every one writes exactly one record; nothing reaches a model unless all say RUN.
-  const gathered = await gatherGateFacts({ command, personas: loaded.personas, outputPath: plan.output_path, inputs: deps.inputs, artifacts: deps.artifacts });
+  const outputPath = state.plan?.output_path ?? command.output_artifact_path ?? `outputs/${state.run_id}.md`;
+  const gathered = await gatherGateFacts({ command, personas: loaded.personas, outputPath, inputs: deps.inputs, artifacts: deps.artifacts });
+  const policySensitive = gathered.facts.piiCategories.length + gathered.facts.secretCategories.length > 0;
+  const models = prepareModels({ state, personaIds, personas: byId, deps, audit, policySensitive, save, current: () => state });
+  if (models.problems.length > 0) return invalidSetup(state, audit, deps, save, 'ROUTES_INVALID', 'model routes are not usable', models.problems);
+
+  const plan: RunPlan = state.plan ?? {
+    personas: personaIds,
+    rounds: command.config.max_rounds ?? deps.config.deliberation.max_rounds,
+    synthesizer: command.config.synthesizer ?? personaIds[0] ?? '',
+    arbitration: command.config.arbitration ?? deps.config.deliberation.arbitration,
+    output_path: outputPath,
+    model: models.llm.label,
+    routes: models.routes,
+  };
   const gates = evaluateGates(gathered.facts);
   for (const g of gates.outcomes) await audit.append(auditEvent('GATE', g.decision, { ...g.details, skipped: g.skipped }));
-  const trail: DecisionRecord[] = [...state.trail, ...gates.outcomes.filter((g) => !g.skipped).map((g) => g.decision)];
-  await save({ plan, trail });
+  await save({ plan, trail: [...state.trail, ...gates.outcomes.filter((g) => !g.skipped).map((g) => g.decision)] });
   if (gates.decision.decision !== 'RUN') {
     const detail = describeGateStop(gathered.facts, gates.decision);
     if (gates.decision.decision === 'PAUSE_FOR_HITL') return pauseRun({ state, audit, deps, decision: gates.decision, message: detail, save });
@@ -67,7 +70,7 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
 
   deps.onProgress?.({ kind: 'run_started', run_id: state.run_id, personas: plan.personas, rounds: plan.rounds });
   const histories = new Map<string, HistoryView>();
-  const sessions = new Map<string, Awaited<ReturnType<typeof deps.sessions.load>>['state']>();
+  const sessions = new Map<string, SessionState>();
   for (const id of plan.personas) {
     const load = await deps.sessions.load(id);
     if (load.recovered) {
@@ -78,27 +81,34 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
     histories.set(id, selectHistory(load.state.messages, deps.config.history.max_tokens, deps.countTokens));
   }
 
-  let result: DeliberationResult;
+  const budget = { ...deps.config.budget, ...command.config.budget };
+  const unpricedRoutes = [...models.resolved.values()].filter((r) => r.provider !== 'offline' && !deps.config.prices[r.model]).map((r) => r.model);
   const steps: Step[] = [...state.steps];
+  let result: DeliberationResult;
   try {
     result = await runDeliberation(
       {
         runId: state.run_id,
         task: command.task_description,
         plan,
-        personas: byId as ReadonlyMap<string, Persona>,
+        personas: models.personas,
         briefing: composeBriefing({ task: command.task_description, inputs: gathered.inputs }),
         histories,
         completed: state.steps,
         maxRequestsPerTurn: deps.config.knowledge.max_requests_per_turn,
       },
       {
-        llm: deps.llm,
+        llm: models.llm,
         knowledge: deps.knowledge,
         now: () => deps.clock.now(),
         sha256: deps.sha256,
         ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
         ...(deps.signal ? { signal: deps.signal } : {}),
+        checkBudget: (done, phase) => {
+          const usage = totalUsage(done, deps.config.prices);
+          const elapsedSeconds = (deps.clock.now().getTime() - Date.parse(state.created_at)) / 1000;
+          return checkBudget({ budget, usage, elapsedSeconds, phase, unpricedModels: [...new Set([...unpricedRoutes, ...usage.unpriced])].sort() });
+        },
         onStep: async (step) => {
           steps.push(step);
           await save({ steps: [...steps] });
@@ -108,9 +118,18 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
     );
   } catch (error) {
     if (deps.signal?.aborted) throw error;
+    if (error instanceof BudgetExceededError) {
+      return pauseRun({ state, audit, deps, decision: pauseDecision('model', 'BUDGET_EXCEEDED'), message: `budget exceeded — ${error.message}`, save, details: { limit: error.exceeded.limit } });
+    }
+    if (error instanceof RerouteRefusedError) {
+      const { decision } = error.outcome;
+      const message = `model route failed and REROUTE was refused (${error.outcome.condition ?? 'refused'}): ${error.outcome.detail}`;
+      if (decision.decision === 'STOPPED') return finishRun({ state, audit, deps, decision, message, save });
+      return pauseRun({ state, audit, deps, decision, message, save, details: { condition: error.outcome.condition ?? null } });
+    }
     if (!(error instanceof LlmError)) throw error;
-    const decision = pauseDecision('model', 'MODEL_CALL_FAILED');
-    return pauseRun({ state, audit, deps, decision, message: `a model call failed: ${error.message}`, save, details: { retryable: error.retryable, status: error.status ?? null } });
+    const decision = pauseDecision('model', MODEL_FAILURE_REASONS[error.kind] ?? 'MODEL_CALL_FAILED');
+    return pauseRun({ state, audit, deps, decision, message: `a model call failed: ${error.message}`, save, details: { failure: error.kind, retryable: error.retryable } });
   }
 
   const { arbitration } = result;
@@ -122,12 +141,11 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
     auditEvent('ARBITRATED', arbitrationDecision, {
       strategy: arbitration.strategy,
       final_action: arbitration.final_action,
-      agreement: round(arbitration.agreement),
+      agreement: Math.round(arbitration.agreement * 1000) / 1000,
       votes: arbitration.votes,
       invalid_verdicts: result.verdicts.filter((v) => !v.valid).map((v) => v.persona),
     }),
   );
-  await save({ trail: [...state.trail, arbitrationDecision] });
 
   const artifactInput = {
     runId: state.run_id,
@@ -136,11 +154,13 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
     plan,
     personaNames: new Map(loaded.personas.map((p) => [p.id, p.name])),
     startedAt: state.created_at,
-    rehearsal: deps.llm.rehearsal,
+    rehearsal: models.llm.rehearsal,
     steps: result.steps,
     verdicts: result.verdicts,
     arbitration,
     proposal: result.proposal,
+    prices: deps.config.prices,
+    reroutes: state.reroutes,
   };
   if (!proceed) {
     const message = `the council's verdict was ${arbitration.final_action}: ${arbitration.reasoning}`;
@@ -148,27 +168,54 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
   }
 
   // Successful end: session states are saved (persistent council), then the run is finished.
+  await save({ trail: [...state.trail, arbitrationDecision] });
   const finishedAt = deps.clock.now().toISOString();
   for (const id of plan.personas) {
-    const own = result.steps.filter((s) => s.persona === id);
-    const messages: HistoryMessage[] = own.flatMap((s) => [
-      { role: 'user' as const, content: s.prompt, run_id: state.run_id, ts: s.started_at },
-      { role: 'assistant' as const, content: s.reply, run_id: state.run_id, ts: s.started_at },
-    ]);
     const before = sessions.get(id);
     if (!before) continue;
+    const messages: HistoryMessage[] = result.steps
+      .filter((s) => s.persona === id)
+      .flatMap((s) => [
+        { role: 'user' as const, content: s.prompt, run_id: state.run_id, ts: s.started_at },
+        { role: 'assistant' as const, content: s.reply, run_id: state.run_id, ts: s.started_at },
+      ]);
     await deps.sessions.save(appendRun(before, state.run_id, messages, finishedAt));
   }
   await audit.append(auditEvent('SESSIONS_SAVED', runDecision('session', 'SESSION_SAVED'), { personas: plan.personas }));
+  const usage = totalUsage(result.steps, deps.config.prices);
   return finishRun({
     state,
     audit,
     deps,
     decision: runDecision('dispatch', 'RUN_COMPLETED'),
-    message: `completed: ${arbitration.final_action} (${arbitration.strategy}, agreement ${(arbitration.agreement * 100).toFixed(0)}%)`,
+    message: `completed: ${arbitration.final_action} (${arbitration.strategy}, agreement ${(arbitration.agreement * 100).toFixed(0)}%) · ${usage.calls} model calls, ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion tokens${usage.cost_usd !== undefined && usage.cost_usd > 0 ? `, $${usage.cost_usd.toFixed(4)}` : ''}`,
     save,
     artifact: artifactInput,
   });
+}
+
+async function invalidSetup(
+  state: RunState,
+  audit: AuditSink,
+  deps: RunDeps,
+  save: (patch: Partial<RunState>) => Promise<void>,
+  event: string,
+  what: string,
+  problems: string[],
+): Promise<RunOutcome> {
+  const decision = pauseDecision('meaning', 'SPEC_INVALID_INPUT');
+  await audit.append(auditEvent(event, decision, { problems: problems.length }));
+  await save({ status: 'invalid', decision, trail: [...state.trail, decision], finished_at: deps.clock.now().toISOString(), summary: what });
+  return {
+    run_id: state.run_id,
+    status: 'invalid',
+    decision: decision.decision,
+    reason_code: decision.reason_code,
+    artifact: null,
+    audit_log: audit.path,
+    message: `${what}; fix them and run again:\n${problems.map((p) => `  ${p}`).join('\n')}`,
+    issues: problems,
+  };
 }
 
 async function auditStep(audit: AuditSink, step: Step, deps: RunDeps): Promise<void> {
@@ -179,6 +226,7 @@ async function auditStep(audit: AuditSink, step: Step, deps: RunDeps): Promise<v
       persona: step.persona,
       round: step.round,
       model: step.model,
+      calls: step.calls,
       prompt_sha256: step.prompt_sha256,
       reply_sha256: deps.sha256(step.reply),
       reply_chars: step.reply.length,
@@ -214,8 +262,4 @@ function describeGateStop(facts: Parameters<typeof evaluateGates>[0], decision: 
     default:
       return `the ${decision.layer} gate decided ${decision.decision} (${decision.reason_code})`;
   }
-}
-
-function round(n: number): number {
-  return Math.round(n * 1000) / 1000;
 }

@@ -44,6 +44,7 @@ export async function processCommand(input: CommandInput, deps: RunDeps): Promis
     command: parsed.value,
     steps: [],
     trail: [],
+    reroutes: [],
   };
   await deps.runs.save(state);
   await deps.runs.saveFile(runId, 'command.json', input.text);

@@ -1,4 +1,5 @@
 import type { WorkspaceConfig } from '../domain/workspace-config.js';
+import type { ModelRoutes } from './routed-llm.js';
 import type {
   ArtifactWriter,
   AuditLog,
@@ -19,7 +20,12 @@ export interface RunDeps {
   readonly newRunId: () => string;
   readonly sha256: (data: string | Uint8Array) => string;
   readonly countTokens: (text: string) => number;
-  readonly llm: LlmClient;
+  /** Routes and their clients (offline, openai) from the workspace config and the invocation's flags. */
+  readonly models: ModelRoutes;
+  /** One client for every persona instead of routes (a replayed cassette, or a test's fake). */
+  readonly llm?: LlmClient;
+  /** Wraps whatever client the run uses (e.g. `--record`). */
+  readonly wrapLlm?: (llm: LlmClient) => LlmClient;
   readonly personas: PersonaStore;
   readonly sessions: SessionStore;
   readonly knowledge: KnowledgeBase;

@@ -19,17 +19,26 @@ export function registerRun(program: Command, io: Io): void {
     .argument('<command.json>', 'the command file (it is read, never modified or deleted)')
     .option('--json', 'print one JSON object {run_id, status, decision, reason_code, artifact, audit_log} on stdout')
     .option('-w, --workspace <dir>', 'workspace folder (default: $MAESTRO_WORKSPACE or the current folder)')
+    .option('--route <name>', 'use this model route (from maestro.config.json) for every persona, this time only')
+    .option('--model <model>', 'use this model on the route in use; on the offline route it means an OpenAI-compatible endpoint ($OPENAI_BASE_URL, $OPENAI_API_KEY)')
     .addHelpText(
       'after',
       '\nExit codes: 0 completed · 1 internal error · 2 invalid input · 3 paused for a person · 4 stopped by policy · 130 interrupted',
     )
-    .action(async (file: string, opts: { json?: boolean; workspace?: string }) => {
+    .action(async (file: string, opts: RunFlags) => {
       const code = await runSubcommand(file, opts, io);
       if (code !== 0) throw new ExitError(code);
     });
 }
 
-async function runSubcommand(file: string, opts: { json?: boolean; workspace?: string }, io: Io): Promise<number> {
+interface RunFlags {
+  json?: boolean;
+  workspace?: string;
+  route?: string;
+  model?: string;
+}
+
+async function runSubcommand(file: string, opts: RunFlags, io: Io): Promise<number> {
   const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
   const commandPath = path.resolve(io.cwd, file);
   let text: string;
@@ -47,7 +56,14 @@ async function runSubcommand(file: string, opts: { json?: boolean; workspace?: s
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const app = await createApp({ workspace, onProgress: reporter.onProgress, signal: controller.signal });
+    const app = await createApp({
+      workspace,
+      env: io.env,
+      ...(opts.route ? { route: opts.route } : {}),
+      ...(opts.model ? { model: opts.model } : {}),
+      onProgress: reporter.onProgress,
+      signal: controller.signal,
+    });
     const outcome = await processCommand({ text, source: path.basename(commandPath) }, app.deps);
     reporter.stop();
     return report(io, opts, outcome);

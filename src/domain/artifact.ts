@@ -1,4 +1,6 @@
 import type { ArbitrationResult } from './arbitration.js';
+import type { Price } from './budget.js';
+import { totalUsage, usageByPersona } from './usage.js';
 import type { DecisionRecord } from './decision.js';
 import type { RunPlan, Step } from './run-state.js';
 import type { Verdict } from './verdict.js';
@@ -22,6 +24,9 @@ export interface ArtifactInput {
   readonly trail: readonly DecisionRecord[];
   /** Why the run paused or stopped, for people. */
   readonly outcomeNote?: string;
+  /** Prices for the cost column (USD per million tokens). */
+  readonly prices?: Readonly<Record<string, Price>>;
+  readonly reroutes?: readonly { persona: string; from: string; to: string; reason_code: string; at_step: number }[];
 }
 
 const REHEARSAL_BANNER = [
@@ -54,12 +59,24 @@ export function renderArtifact(a: ArtifactInput): string {
     `| Arbitration | ${a.plan.arbitration} |`,
     `| Synthesizer | \`${a.plan.synthesizer}\` |`,
     `| Model | ${models.length > 0 ? models.join(', ') : a.plan.model}${a.rehearsal ? ' — offline rehearsal' : ''} |`,
-    `| Model calls | ${a.steps.length} |`,
+    `| Model calls | ${totalUsage(a.steps, a.prices ?? {}).calls} |`,
     `| Started | ${a.startedAt} |`,
     `| Finished | ${a.finishedAt} |`,
     `| Duration | ${(a.durationMs / 1000).toFixed(2)} s |`,
     '',
   );
+
+  const prices = a.prices ?? {};
+  const total = totalUsage(a.steps, prices);
+  out.push('## Usage', '', '| Persona | Calls | Prompt tokens | Completion tokens | Cost (USD) |', '|---|---|---|---|---|');
+  for (const { persona, totals } of usageByPersona(a.steps, a.plan.personas, prices)) {
+    out.push(`| \`${persona}\` | ${totals.calls} | ${totals.prompt_tokens} | ${totals.completion_tokens} | ${money(totals.cost_usd)} |`);
+  }
+  out.push(`| **total** | ${total.calls} | ${total.prompt_tokens} | ${total.completion_tokens} | ${money(total.cost_usd)} |`, '');
+  if (a.rehearsal) out.push('_Token counts of the offline rehearsal are estimates (characters ÷ 4)._', '');
+  if ((a.reroutes ?? []).length > 0) {
+    out.push('Reroutes:', '', ...(a.reroutes ?? []).map((r) => `- \`${r.persona}\`: ${r.from} → ${r.to} (${r.reason_code}, before step ${r.at_step + 1})`), '');
+  }
 
   out.push('## Transcript', '');
   for (let round = 1; round <= a.plan.rounds; round++) {
@@ -67,7 +84,7 @@ export function renderArtifact(a: ArtifactInput): string {
     if (turns.length === 0) continue;
     out.push(`### Round ${round}`, '');
     for (const s of turns) {
-      out.push(`#### ${a.personaNames.get(s.persona) ?? s.persona} \`${s.persona}\``, '', s.reply.trim(), '');
+      out.push(`#### ${a.personaNames.get(s.persona) ?? s.persona} \`${s.persona}\` · ${s.model}`, '', s.reply.trim(), '');
       for (const k of s.knowledge) out.push(`> ${knowledgeLine(k)}`, '');
     }
   }
@@ -117,6 +134,10 @@ function knowledgeLine(k: Step['knowledge'][number]): string {
   const call = `\`${k.action}(${k.argument.replace(/`/g, "'")})\``;
   if (k.status === 'provided') return `Orchestrator: ${call} → provided ${k.bytes ?? 0} bytes${k.truncated ? ' (truncated)' : ''}`;
   return `Orchestrator: ${call} → ${k.status}: ${k.message}`;
+}
+
+function money(usd: number | undefined): string {
+  return usd === undefined ? 'unknown (no price)' : usd.toFixed(4);
 }
 
 function oneLine(text: string, max: number): string {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Budget } from './budget.js';
 import { formatIssues, type Parsed } from './issues.js';
 
 export const ARBITRATION_STRATEGIES = [
@@ -40,6 +41,8 @@ export const CommandConfig = z.strictObject({
   synthesizer: z.string().min(1).optional(),
   /** How many times a failed model route may be rerouted, 0 or 1. */
   max_reroute: z.number().int().min(0).max(1).optional(),
+  /** Per-run limits; crossing one pauses the run for a person (BUDGET_EXCEEDED). */
+  budget: Budget.optional(),
   /** Groups runs about the same conflict for the loop policy; default: a digest of the task. */
   conflict_key: z.string().trim().min(1).max(200).optional(),
 });

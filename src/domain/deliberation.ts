@@ -1,4 +1,6 @@
 import { arbitrate, domainRelevance, type ArbitrationResult } from './arbitration.js';
+import type { BudgetExceeded } from './budget.js';
+import { AppError } from './errors.js';
 import type { HistoryView } from './history.js';
 import { parseKnowledgeRequests } from './knowledge-request.js';
 import type { Persona } from './persona.js';
@@ -31,6 +33,16 @@ export interface DeliberationDeps {
   readonly onStep: (step: Step) => Promise<void>;
   readonly onProgress?: OnProgress;
   readonly signal?: AbortSignal;
+  /** Budget check before each step (`before`) and after it (`after`); a non-null result halts the run. */
+  readonly checkBudget?: (steps: readonly Step[], phase: 'before' | 'after') => BudgetExceeded | null;
+}
+
+/** The deliberation cannot go on without a person: a budget was crossed. Finished steps are checkpointed. */
+export class BudgetExceededError extends AppError {
+  readonly code = 'BUDGET_EXCEEDED' as const;
+  constructor(readonly exceeded: BudgetExceeded) {
+    super(exceeded.message);
+  }
 }
 
 export interface DeliberationResult {
@@ -77,9 +89,13 @@ export async function runDeliberation(input: DeliberationInput, deps: Deliberati
       continue;
     }
     deps.signal?.throwIfAborted();
+    const before = deps.checkBudget?.(steps, 'before');
+    if (before) throw new BudgetExceededError(before);
     const step = await runStep(input, deps, { index, scheduled, steps, arbitration });
     steps.push(step);
     await deps.onStep(step);
+    const after = deps.checkBudget?.(steps, 'after');
+    if (after) throw new BudgetExceededError(after);
   }
   const synthesis = steps.at(-1);
   return {
@@ -109,10 +125,30 @@ async function runStep(
   const prompt = composePrompt(input, ctx);
   const messages = buildMessages(input, persona, steps, prompt);
   const startedAt = deps.now();
-  const reply = await deps.llm.complete(
-    { persona: persona.id, purpose: scheduled.kind, round: scheduled.round, messages, json: scheduled.kind === 'verdict' },
-    deps.signal,
-  );
+  const request = { persona: persona.id, purpose: scheduled.kind, round: scheduled.round, messages, json: scheduled.kind === 'verdict' };
+  let reply = await deps.llm.complete(request, deps.signal);
+  let calls = 1;
+  let usage = reply.usage;
+  if (scheduled.kind === 'verdict') {
+    // A malformed verdict is asked for once more, with the validation problem; then it fails closed.
+    const verdict = parseVerdict(persona.id, reply.content);
+    if (!verdict.valid) {
+      const retry = await deps.llm.complete(
+        {
+          ...request,
+          messages: [
+            ...messages,
+            { role: 'assistant', content: reply.content },
+            { role: 'user', content: `That was not a valid verdict (${verdict.problem ?? 'invalid'}). Reply with ONE JSON object and nothing else: {"action": "proceed" | "investigate" | "escalate", "confidence": <0..1>, "rationale": "<one line>"}` },
+          ],
+        },
+        deps.signal,
+      );
+      calls = 2;
+      usage = sumUsage(usage, retry.usage);
+      reply = retry;
+    }
+  }
   const durationMs = Math.max(0, deps.now().getTime() - startedAt.getTime());
   const knowledge = scheduled.kind === 'turn' ? await fulfilRequests(input, deps, persona, reply.content) : [];
   return {
@@ -126,7 +162,8 @@ async function runStep(
     model: reply.model,
     started_at: startedAt.toISOString(),
     duration_ms: durationMs,
-    ...(reply.usage ? { usage: reply.usage } : {}),
+    ...(usage ? { usage } : {}),
+    calls,
     knowledge,
   };
 }
@@ -190,6 +227,15 @@ function buildMessages(input: DeliberationInput, persona: Persona, steps: readon
   }
   messages.push({ role: 'user', content: prompt });
   return messages;
+}
+
+function sumUsage(
+  a: { prompt_tokens: number; completion_tokens: number } | undefined,
+  b: { prompt_tokens: number; completion_tokens: number } | undefined,
+): { prompt_tokens: number; completion_tokens: number } | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return { prompt_tokens: a.prompt_tokens + b.prompt_tokens, completion_tokens: a.completion_tokens + b.completion_tokens };
 }
 
 function collectVerdicts(steps: readonly Step[]): Verdict[] {

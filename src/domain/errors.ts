@@ -19,17 +19,36 @@ export class InvalidInputError extends AppError {
   }
 }
 
-/** A model call failed. `retryable` travels with the error so loops never parse messages. */
+/** Why a model call failed, as policy sees it. */
+export type LlmErrorKind =
+  | 'rate_limit'
+  | 'quota'
+  | 'timeout'
+  | 'server'
+  | 'network'
+  | 'auth'
+  | 'bad_request'
+  | 'invalid_output'
+  | 'cassette';
+
+/**
+ * A model call failed (after the SDK's own retries). `retryable` and `kind` travel with the error so
+ * loops never parse messages; the message never contains a request or response body.
+ */
 export class LlmError extends AppError {
   readonly code = 'LLM_ERROR' as const;
   constructor(
     message: string,
     readonly retryable: boolean,
     readonly status?: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; kind?: LlmErrorKind; route?: string },
   ) {
     super(message, options);
+    this.kind = options?.kind ?? (status === 429 ? 'rate_limit' : status !== undefined && status >= 500 ? 'server' : 'bad_request');
+    this.route = options?.route;
   }
+  readonly kind: LlmErrorKind;
+  readonly route: string | undefined;
 }
 
 /** Disk I/O failed at a known path. */

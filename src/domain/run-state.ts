@@ -43,6 +43,8 @@ export const Step = z.strictObject({
   started_at: z.string(),
   duration_ms: z.number().min(0),
   usage: Usage.optional(),
+  /** Model calls this step took (a malformed verdict is asked again once). */
+  calls: z.number().int().min(1).default(1),
   knowledge: z.array(KnowledgeResult).default([]),
 });
 export type Step = z.infer<typeof Step>;
@@ -55,6 +57,8 @@ export const RunPlan = z.strictObject({
   arbitration: ArbitrationStrategy,
   output_path: z.string(),
   model: z.string(),
+  /** Persona id → route id chosen when the run started (empty when one client serves everyone). */
+  routes: z.record(z.string(), z.string()).default({}),
 });
 export type RunPlan = z.infer<typeof RunPlan>;
 
@@ -85,6 +89,8 @@ export const RunState = z.strictObject({
   trail: z.array(DecisionRecord).default([]),
   decision: DecisionRecord.optional(),
   pause: PauseRecord.optional(),
+  /** REROUTEs taken so far: the persona moves to the fallback for the rest of the run. */
+  reroutes: z.array(z.strictObject({ persona: z.string(), from: z.string(), to: z.string(), reason_code: z.string(), at_step: z.number().int() })).default([]),
   artifact: z.string().optional(),
   finished_at: z.string().optional(),
   /** A one-line explanation of the outcome for people. */

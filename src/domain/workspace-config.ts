@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { Budget, Price } from './budget.js';
 import { ArbitrationStrategy } from './command-file.js';
+import { OFFLINE_ROUTE_ID, Route } from './route.js';
 import { formatIssues, type Parsed } from './issues.js';
 
 /** `maestro.config.json`: optional; every field has a default. Strict, so typos fail loudly. */
@@ -31,6 +33,14 @@ export const WorkspaceConfig = z.strictObject({
       max_tokens: z.number().int().min(0).max(1_000_000).default(6_000),
     })
     .default({ max_tokens: 6_000 }),
+  /** Route every persona uses unless it names its own (`offline`: the embedded rehearsal model). */
+  default_route: z.string().min(1).default(OFFLINE_ROUTE_ID),
+  /** Named model routes; `offline` always exists. */
+  routes: z.record(z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, 'route names are lowercase letters, digits, ., - and _'), Route).default({}),
+  /** USD per million tokens, by model name, for `budget.max_cost_usd`. */
+  prices: z.record(z.string(), Price).default({}),
+  /** Default per-run budget; a command's `config.budget` overrides it field by field. */
+  budget: Budget.default({}),
   audit: z
     .strictObject({
       /** Days an audit log is kept. */

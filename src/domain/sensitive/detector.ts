@@ -1,3 +1,19 @@
+/**
+ * The one sensitive-content detector: the audit sanitizer and the policy layer both call it, so
+ * what it reports is exactly what never reaches a model or a log.
+ *
+ * Judgement calls, each pinned by the corpus in tests/fixtures/sensitive-corpus.ts:
+ * - Matches are confirmed by structure or checksum wherever one exists (Luhn + card brand, IBAN
+ *   length + mod-97, SSN never-issued ranges, JWT header JSON with `alg`, IPv6 group count).
+ * - E-mail needs a dotted domain (`foo@bar`, `@decorator`, `pkg@1.2.3` are not addresses);
+ *   `git@host` SSH remotes and `logo@2x.png` are skipped.
+ * - Phones need a leading `+` country code or the North American 3-3-4 shape; bare digit runs,
+ *   dates and times are never phones.
+ * - A bare dotted quad is an IPv4 even when it might be a four-part version (fail closed); a
+ *   `v`-prefixed one (`v10.0.0.1`) is a version. Loopback, 0.0.0.0 and broadcast are skipped.
+ * - Key placeholders (`ghp_xxxx…`, `${DB_PASSWORD}`) are not secrets: key bodies must look
+ *   generated (letters and digits, 8+ distinct characters).
+ */
 import { categoryRank, SENSITIVE_CATEGORIES, type SensitiveCategory } from './categories.js';
 import { PII_RULES } from './pii-rules.js';
 import type { DetectionRule } from './rule.js';

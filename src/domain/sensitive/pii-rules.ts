@@ -4,36 +4,46 @@ import { whole, type DetectionRule, type Span } from './rule.js';
 // An e-mail needs a dotted domain ending in a 2+ letter TLD, so `foo@bar`, `@decorator`,
 // `pkg@1.2.3` and `user@localhost` are not addresses.
 const EMAIL =
-  /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,63}(?![A-Za-z0-9-])/g;
+  /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.){1,16}[A-Za-z]{2,63}(?![A-Za-z0-9-])/g;
 
-// Retina asset names (`logo@2x.png`) are shaped like addresses.
+// Shaped like addresses but not personal: retina asset names (`logo@2x.png`) and SSH remotes
+// (`git@github.com:org/repo.git`).
 function isEmail(match: string): boolean {
-  return !/@\d+(?:\.\d+)?x\./i.test(match);
+  return !/@\d+(?:\.\d+)?x\./i.test(match) && !match.startsWith('git@');
 }
 
 // International numbers start with `+` and a country code; groups are separated by one space,
 // dot or dash (a separator is mandatory between groups so they cannot trade digits), with an
 // optional bracketed trunk/area part: +44 (0)20 7946 0958.
 const PHONE_INTERNATIONAL =
-  /(?<![\w+])\+[1-9]\d{0,2}(?:[ .-]?\(\d{1,4}\)[ .-]?\d{1,5}(?:[ .-]\d{1,5}){0,5}|(?:[ .-]\d{1,5}){1,6}|\d{5,13})(?!\w|[-.]\d)/g;
+  /(?<![\w+])\+[1-9]\d{0,2}(?:[ .-]?\(\d{1,4}\)[ .-]?\d{1,8}(?:[ .-]\d{1,8}){0,5}|(?:[ .-]\d{1,8}){1,6}|\d{5,13})(?:[ ,]{0,2}(?:x|ext\.?)[ ]?\d{1,6})?(?!\w|[-.]\d)/g;
 
 // E.164 allows at most 15 digits; fewer than 8 is a score or a version, not a number.
 function isInternationalPhone(match: string): boolean {
-  const digits = match.replace(/\D/g, '').length;
+  const digits = match.replace(/\s*(?:x|ext\.?)\s*\d+$/, '').replace(/\D/g, '').length;
   return digits >= 8 && digits <= 15;
 }
 
-// North American numbers without `+1`: (415) 555-0100, 415-555-0100, 415.555.0100, 1-800-555-0100.
+// North American numbers without `+1`: (415) 555-0100, 415-555-0100, 415.555.0100, 1-800-555-0100,
+// optionally with an extension (x12, ext. 12), as international numbers may have.
 // Area code and exchange start with 2-9. Ten bare digits are not matched (too many ids look so).
 const PHONE_NANP =
-  /(?<![\w+.-])(?:1[ .-]?)?(?:\(\s?[2-9]\d{2}\s?\)\s?|[2-9]\d{2}[ .-])[2-9]\d{2}[ .-]\d{4}(?!\w|[-.]\d)/g;
+  /(?<![\w+.-])(?:1[ .-]?)?(?:\(\s?[2-9]\d{2}\s?\)\s?|[2-9]\d{2}[ .-])[2-9]\d{2}[ .-]\d{4}(?:[ ,]{0,2}(?:x|ext\.?)[ ]?\d{1,6})?(?!\w|[-.]\d)/g;
 
-// A dotted quad with no leading zeros. Not preceded by a word character or dot, so `v10.0.0.1`
-// and the middle of `1.3.6.1.4.1` (an OID) are left alone; a bare four-part version such as
-// `1.2.3.4` cannot be told from an address and IS reported (fail closed).
+// A dotted quad with no leading zeros. Not preceded by a word character, dot, `$` or `§`, so
+// `v10.0.0.1`, spec sections (`ES6$25.4.5.4`) and the middle of `1.3.6.1.4.1` (an OID) are left
+// alone; a bare four-part version such as `1.2.3.4` cannot be told from an address and IS
+// reported (fail closed).
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
-const IPV4 = new RegExp(`(?<![\\w.])(?:${OCTET}\\.){3}${OCTET}(?!\\w|\\.\\d)`, 'g');
+const IPV4 = new RegExp(`(?<![\\w.$§])(?:${OCTET}\\.){3}${OCTET}(?!\\w|\\.\\d)`, 'g');
 const IPV4_EXACT = new RegExp(`^(?:${OCTET}\\.){3}${OCTET}$`);
+
+// Addresses that identify no one and that every developer transcript is full of: loopback,
+// unspecified and broadcast. Private ranges (10/8, 192.168/16 …) are still reported: they map a
+// network.
+function isIdentifyingIpv4(address: string): boolean {
+  return !address.startsWith('127.') && address !== '0.0.0.0' && address !== '255.255.255.255';
+}
 
 // IPv6 candidates: hex groups joined by colons (an empty group stands for `::`), optionally
 // ending in an embedded IPv4. The candidate must not end in a lone colon. isIpv6 then checks the
@@ -44,9 +54,10 @@ const IPV6 = new RegExp(
   'g',
 );
 
+/** True for a well-formed IPv6 address other than loopback `::1` (which identifies no one). */
 export function isIpv6(candidate: string): boolean {
   // Rust/C++ paths such as `ab::cd` are hex-shaped; real addresses almost always hold a digit.
-  if (!/\d/.test(candidate)) return false;
+  if (!/\d/.test(candidate) || /^(?:0{0,4}:){2,7}0{0,3}1$/.test(candidate)) return false;
   let text = candidate;
   const lastColon = text.lastIndexOf(':');
   const tail = text.slice(lastColon + 1);
@@ -127,7 +138,7 @@ export const PII_RULES: readonly DetectionRule[] = [
   { category: 'EMAIL', pattern: EMAIL, hints: ['@'], select: whole(isEmail) },
   { category: 'PHONE', pattern: PHONE_INTERNATIONAL, hints: ['+'], select: whole(isInternationalPhone) },
   { category: 'PHONE', pattern: PHONE_NANP },
-  { category: 'IPV4', pattern: IPV4, hints: ['.'] },
+  { category: 'IPV4', pattern: IPV4, hints: ['.'], select: whole(isIdentifyingIpv4) },
   { category: 'IPV6', pattern: IPV6, hints: [':'], select: whole(isIpv6) },
   { category: 'CARD', pattern: CARD, select: selectCard },
   { category: 'IBAN', pattern: IBAN, select: selectIban },

@@ -1,0 +1,92 @@
+import { auditEvent } from '../domain/audit.js';
+import type { Persona } from '../domain/persona.js';
+import type { AuditSink, LlmClient } from '../domain/ports.js';
+import type { ResolvedRoute } from '../domain/route.js';
+import type { RunState } from '../domain/run-state.js';
+import { RoutedLlmClient } from './routed-llm.js';
+import type { RunDeps } from './run-deps.js';
+
+export interface PreparedModels {
+  readonly llm: LlmClient;
+  /** persona id → route id, fixed for the run (empty when one client serves everyone). */
+  readonly routes: Record<string, string>;
+  /** Personas with privileges narrowed to what their route allows. */
+  readonly personas: Map<string, Persona>;
+  readonly resolved: ReadonlyMap<string, ResolvedRoute>;
+  /** Config problems (unknown routes, a local route pointing elsewhere), as `file: message` lines. */
+  readonly problems: string[];
+}
+
+/**
+ * Picks each persona's route (kept from the checkpoint on resume) and builds the client the council
+ * talks to: routed per persona with the REROUTE policy, or one override client (replay, tests).
+ */
+export function prepareModels(options: {
+  state: RunState;
+  personaIds: readonly string[];
+  personas: ReadonlyMap<string, Persona>;
+  deps: RunDeps;
+  audit: AuditSink;
+  policySensitive: boolean;
+  save: (patch: Partial<RunState>) => Promise<void>;
+  current: () => RunState;
+}): PreparedModels {
+  const { state, deps } = options;
+  const wrap = (llm: LlmClient): LlmClient => (deps.wrapLlm ? deps.wrapLlm(llm) : llm);
+  if (deps.llm) return { llm: wrap(deps.llm), routes: {}, personas: new Map(options.personas), resolved: new Map(), problems: [] };
+
+  const problems: string[] = [];
+  const resolved = new Map<string, ResolvedRoute>();
+  const resolve = (id: string, who: string): ResolvedRoute | undefined => {
+    const cached = resolved.get(id);
+    if (cached) return cached;
+    const r = deps.models.resolve(id);
+    if ('error' in r) {
+      problems.push(`${who}: ${r.error}`);
+      return undefined;
+    }
+    resolved.set(id, r);
+    return r;
+  };
+
+  const assignment = new Map<string, string>();
+  const fallbacks = new Map<string, string | undefined>();
+  const personas = new Map<string, Persona>();
+  for (const id of options.personaIds) {
+    const persona = options.personas.get(id);
+    if (!persona) continue;
+    const routeId = state.plan?.routes[id] ?? deps.models.routeIdFor(persona);
+    const route = resolve(routeId, persona.file);
+    if (persona.fallback_route) resolve(persona.fallback_route, `${persona.file} (fallback_route)`);
+    assignment.set(id, routeId);
+    fallbacks.set(id, persona.fallback_route);
+    personas.set(id, route ? { ...persona, privileges: persona.privileges.filter((p) => route.privileges.includes(p)) } : persona);
+  }
+
+  const llm = new RoutedLlmClient({
+    routes: resolved,
+    assignment,
+    fallbacks,
+    clientFor: (route) => deps.models.clientFor(route),
+    maxReroute: state.command.config.max_reroute ?? 1,
+    policySensitive: options.policySensitive,
+    reroutes: state.reroutes,
+    onReroute: async ({ persona, from, to, outcome, failure }) => {
+      await options.audit.append(
+        auditEvent(outcome.decision.decision === 'REROUTE' ? 'REROUTE' : 'REROUTE_REFUSED', outcome.decision, {
+          persona,
+          from_route: from,
+          to_route: to ?? null,
+          failure: failure.kind,
+          ...(outcome.condition ? { condition: outcome.condition } : {}),
+        }),
+      );
+      if (outcome.decision.decision === 'REROUTE' && to) {
+        const now = options.current();
+        const entry = { persona, from, to, reason_code: outcome.decision.reason_code, at_step: now.steps.length };
+        await options.save({ reroutes: [...now.reroutes, entry], trail: [...now.trail, outcome.decision] });
+      }
+    },
+  });
+  return { llm: wrap(llm), routes: Object.fromEntries(assignment), personas, resolved, problems };
+}

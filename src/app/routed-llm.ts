@@ -1,0 +1,98 @@
+import { LlmError } from '../domain/errors.js';
+import type { LlmClient, LlmReply, LlmRequest } from '../domain/ports.js';
+import { decideReroute, REROUTE_REASONS, type RerouteOutcome } from '../domain/reroute.js';
+import type { ResolvedRoute } from '../domain/route.js';
+import { AppError } from '../domain/errors.js';
+import type { RunState } from '../domain/run-state.js';
+
+/** Chooses clients by route: what `compose.ts` wires from the workspace config and the flags. */
+export interface ModelRoutes {
+  /** The route a persona uses unless a REROUTE moved it (flags first, then persona, then the default). */
+  routeIdFor(persona: { route?: string | undefined }): string;
+  resolve(id: string): ResolvedRoute | { error: string };
+  clientFor(route: ResolvedRoute): LlmClient;
+}
+
+/** A REROUTE was refused; the decision says whether the run pauses or is sealed. */
+export class RerouteRefusedError extends AppError {
+  readonly code = 'REROUTE_REFUSED' as const;
+  constructor(
+    readonly outcome: RerouteOutcome,
+    cause: LlmError,
+  ) {
+    super(outcome.detail, { cause });
+  }
+}
+
+export interface RerouteEvent {
+  readonly persona: string;
+  readonly from: string;
+  readonly to: string | undefined;
+  readonly outcome: RerouteOutcome;
+  readonly failure: LlmError;
+}
+
+/**
+ * The council's model: each persona's call goes to its route's client. A failed call (after the
+ * SDK's retries) goes through the REROUTE policy; quota, auth and bad-request failures are not rerouted.
+ */
+export class RoutedLlmClient implements LlmClient {
+  readonly rehearsal: boolean;
+  readonly label: string;
+  readonly #current = new Map<string, string>();
+  #rerouteCount: number;
+
+  constructor(
+    private readonly options: {
+      routes: ReadonlyMap<string, ResolvedRoute>;
+      /** persona id → route id at the start of the run. */
+      assignment: ReadonlyMap<string, string>;
+      /** persona id → fallback route id. */
+      fallbacks: ReadonlyMap<string, string | undefined>;
+      clientFor: (route: ResolvedRoute) => LlmClient;
+      maxReroute: number;
+      policySensitive: boolean;
+      /** REROUTEs already taken by this run (from its checkpoint). */
+      reroutes: RunState['reroutes'];
+      onReroute: (event: RerouteEvent) => Promise<void>;
+    },
+  ) {
+    this.#rerouteCount = options.reroutes.length;
+    for (const [persona, route] of options.assignment) this.#current.set(persona, route);
+    for (const r of options.reroutes) this.#current.set(r.persona, r.to);
+    const used = [...new Set(this.#current.values())].map((id) => options.routes.get(id)).filter((r): r is ResolvedRoute => r !== undefined);
+    this.rehearsal = used.every((r) => r.provider === 'offline');
+    this.label = used.map((r) => `${r.id} (${r.provider}: ${r.model})`).join(', ');
+  }
+
+  /** The route a persona is on now. */
+  routeOf(persona: string): string | undefined {
+    return this.#current.get(persona);
+  }
+
+  async complete(request: LlmRequest, signal?: AbortSignal): Promise<LlmReply> {
+    const fromId = this.#current.get(request.persona);
+    const from = fromId ? this.options.routes.get(fromId) : undefined;
+    if (!from) throw new LlmError(`persona "${request.persona}" has no route`, false, undefined, { kind: 'bad_request' });
+    try {
+      const reply = await this.options.clientFor(from).complete(request, signal);
+      return reply.model.includes('/') ? reply : { ...reply, model: `${from.id}/${reply.model}` };
+    } catch (error) {
+      if (!(error instanceof LlmError) || signal?.aborted || REROUTE_REASONS[error.kind] === undefined) throw error;
+      const toId = this.options.fallbacks.get(request.persona);
+      const outcome = decideReroute({
+        failure: error.kind,
+        original: from,
+        candidate: toId ? this.options.routes.get(toId) : undefined,
+        rerouteCount: this.#rerouteCount,
+        maxReroute: this.options.maxReroute,
+        policySensitive: this.options.policySensitive,
+      });
+      await this.options.onReroute({ persona: request.persona, from: from.id, to: toId, outcome, failure: error });
+      if (outcome.decision.decision !== 'REROUTE' || !toId) throw new RerouteRefusedError(outcome, error);
+      this.#rerouteCount += 1;
+      this.#current.set(request.persona, toId);
+      return this.complete(request, signal);
+    }
+  }
+}

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+
+/** Per-run limits (`config.budget` in a command, or the workspace default). Crossing one pauses the run. */
+export const Budget = z.strictObject({
+  max_calls: z.number().int().min(1).optional(),
+  max_prompt_tokens: z.number().int().min(1).optional(),
+  max_completion_tokens: z.number().int().min(1).optional(),
+  max_wall_seconds: z.number().min(1).optional(),
+  max_cost_usd: z.number().positive().optional(),
+});
+export type Budget = z.infer<typeof Budget>;
+
+/** USD per million tokens for one model. */
+export const Price = z.strictObject({
+  prompt_per_mtok: z.number().min(0),
+  completion_per_mtok: z.number().min(0),
+});
+export type Price = z.infer<typeof Price>;
+
+export interface UsageTotals {
+  readonly calls: number;
+  readonly prompt_tokens: number;
+  readonly completion_tokens: number;
+  /** Undefined when a call's model has no price. */
+  readonly cost_usd: number | undefined;
+}
+
+export interface BudgetExceeded {
+  readonly limit: keyof Budget | 'price_unknown';
+  readonly used: number;
+  readonly allowed: number;
+  /** One line for people. */
+  readonly message: string;
+}
+
+/**
+ * Checks a budget. `before` a call: may the next call be made? `after` a call: did that call cross a
+ * token or cost limit? A cost limit without a price for a model in use fails closed.
+ */
+export function checkBudget(options: {
+  budget: Budget;
+  usage: UsageTotals;
+  elapsedSeconds: number;
+  phase: 'before' | 'after';
+  unpricedModels: readonly string[];
+}): BudgetExceeded | null {
+  const { budget: b, usage: u, phase } = options;
+  const over = (limit: keyof Budget, used: number, allowed: number, what: string): BudgetExceeded => ({
+    limit,
+    used,
+    allowed,
+    message: `${what}: ${round(used)} of ${round(allowed)} allowed (config.budget.${limit})`,
+  });
+  if (b.max_cost_usd !== undefined && options.unpricedModels.length > 0) {
+    return {
+      limit: 'price_unknown',
+      used: 0,
+      allowed: b.max_cost_usd,
+      message: `a cost budget is set but there is no price for ${options.unpricedModels.join(', ')} (add it to "prices" in maestro.config.json)`,
+    };
+  }
+  if (phase === 'before') {
+    if (b.max_calls !== undefined && u.calls >= b.max_calls) return over('max_calls', u.calls, b.max_calls, 'model calls');
+    if (b.max_wall_seconds !== undefined && options.elapsedSeconds >= b.max_wall_seconds) {
+      return over('max_wall_seconds', options.elapsedSeconds, b.max_wall_seconds, 'wall-clock seconds');
+    }
+  }
+  if (b.max_prompt_tokens !== undefined && u.prompt_tokens > b.max_prompt_tokens) return over('max_prompt_tokens', u.prompt_tokens, b.max_prompt_tokens, 'prompt tokens');
+  if (b.max_completion_tokens !== undefined && u.completion_tokens > b.max_completion_tokens) {
+    return over('max_completion_tokens', u.completion_tokens, b.max_completion_tokens, 'completion tokens');
+  }
+  if (b.max_cost_usd !== undefined && (u.cost_usd ?? 0) > b.max_cost_usd) return over('max_cost_usd', u.cost_usd ?? 0, b.max_cost_usd, 'cost in USD');
+  return null;
+}
+
+function round(n: number): number {
+  return Math.round(n * 10_000) / 10_000;
+}

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { KnowledgeAction } from './persona.js';
+
+/**
+ * A named model route in `maestro.config.json`: which provider and model answer, where, and under
+ * which limits. The key itself is never in the config — only the name of the variable holding it.
+ */
+export const Route = z.strictObject({
+  provider: z.enum(['offline', 'openai']),
+  model: z.string().trim().min(1),
+  /** OpenAI-compatible endpoint; default `OPENAI_BASE_URL`, else the SDK's default (api.openai.com). */
+  base_url: z.string().url().optional(),
+  /** Name of the environment variable holding the API key; default `OPENAI_API_KEY`. */
+  api_key_env: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the NAME of an environment variable, not a key')
+    .optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  max_output_tokens: z.number().int().min(1).max(1_000_000).optional(),
+  /** Per-call timeout in milliseconds. */
+  timeout_ms: z.number().int().min(100).max(600_000).default(60_000),
+  /** Retries the SDK makes on retryable errors (429, 5xx, timeouts) before the call fails. */
+  max_retries: z.number().int().min(0).max(10).default(2),
+  /** `local`: loopback or unix socket, data stays on this machine. Default: inferred from base_url. */
+  locality: z.enum(['local', 'remote']).optional(),
+  /** Knowledge actions personas on this route may use (intersected with the persona's own). */
+  privileges: z.array(KnowledgeAction).default(['READ_FILE', 'QUERY_CORTEX']),
+  /** How JSON replies are requested: the API's response_format, or a strict prompt only. */
+  json_mode: z.enum(['response_format', 'prompt']).default('response_format'),
+  /** Ask for a streamed response (server-sent events). */
+  stream: z.boolean().default(false),
+});
+export type Route = z.infer<typeof Route>;
+
+/** A route ready to use: named, with its locality settled. The key is looked up by the adapter. */
+export type ResolvedRoute = Route & { readonly id: string; readonly locality: 'local' | 'remote' };
+
+/** The built-in route every workspace has: the embedded offline model. */
+export const OFFLINE_ROUTE_ID = 'offline';
+
+/** Whether a base URL keeps data on this machine (loopback host or unix socket). */
+export function isLocalUrl(baseUrl: string | undefined): boolean {
+  if (!baseUrl) return false;
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return false;
+  }
+  if (url.protocol === 'unix:') return true;
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** Settles a route's locality; a route that claims `local` but points elsewhere is an error. */
+export function resolveRoute(id: string, route: Route, env: { OPENAI_BASE_URL?: string }): ResolvedRoute | { error: string } {
+  if (route.provider === 'offline') return { ...route, id, locality: 'local' };
+  const baseUrl = route.base_url ?? env.OPENAI_BASE_URL;
+  const local = isLocalUrl(baseUrl);
+  if (route.locality === 'local' && !local) {
+    return { error: `route "${id}" says locality "local" but its endpoint (${baseUrl ?? 'the OpenAI default'}) is not on loopback` };
+  }
+  return { ...route, ...(baseUrl ? { base_url: baseUrl } : {}), id, locality: route.locality ?? (local ? 'local' : 'remote') };
+}

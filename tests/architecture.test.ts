@@ -1,0 +1,50 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = path.resolve(import.meta.dirname, '..', 'src');
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries.filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => path.join(e.parentPath, e.name));
+}
+
+describe('layering', () => {
+  it('keeps src/domain pure: no node:*, no SDKs, no clock, no randomness, no process', async () => {
+    const offenders: string[] = [];
+    for (const file of await filesUnder(path.join(SRC, 'domain'))) {
+      const text = await readFile(file, 'utf8');
+      const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+      for (const [re, what] of [
+        [/from ['"]node:/, 'imports node:*'],
+        [/from ['"](openai|chokidar|chalk|ora|commander)['"]/, 'imports an adapter library'],
+        [/Date\.now\(|new Date\(\)/, 'reads the clock'],
+        [/Math\.random/, 'uses randomness'],
+        [/\bprocess\./, 'touches process'],
+        [/\bconsole\./, 'writes to the console'],
+        [/from ['"]\.\.\/(app|adapters|cli)\//, 'imports an outer layer'],
+      ] as const) {
+        if (re.test(code)) offenders.push(`${path.relative(SRC, file)} ${what}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('keeps src/app free of direct I/O and of the CLI', async () => {
+    const offenders: string[] = [];
+    for (const file of await filesUnder(path.join(SRC, 'app'))) {
+      const code = await readFile(file, 'utf8');
+      if (/from ['"]node:(fs|child_process|net|http)/.test(code)) offenders.push(`${path.relative(SRC, file)} does I/O`);
+      if (/from ['"]\.\.\/cli\//.test(code)) offenders.push(`${path.relative(SRC, file)} imports the CLI`);
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('sets exit codes only in the CLI entry', async () => {
+    const offenders: string[] = [];
+    for (const file of await filesUnder(SRC)) {
+      if (/process\.exit\(/.test(await readFile(file, 'utf8'))) offenders.push(path.relative(SRC, file));
+    }
+    expect(offenders).toEqual([]);
+  });
+});

@@ -1,0 +1,161 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../fakes/cli.js';
+import { tempWorkspace } from '../fakes/fixtures.js';
+
+let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+beforeEach(async () => {
+  ws = await tempWorkspace();
+});
+afterEach(() => ws.cleanup());
+
+const auditRecords = async (file: string) =>
+  (await readFile(file, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe('maestro run (end to end, offline model)', () => {
+  it('runs the example to completion with a complete artifact and audit log', async () => {
+    const r = await runCli(['run', 'examples/review-migration.json', '--json'], { cwd: ws.dir });
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as Record<string, string>;
+    expect(out).toMatchObject({ status: 'completed', decision: 'RUN', reason_code: 'RUN_COMPLETED' });
+    expect(Object.keys(out).sort()).toEqual(['artifact', 'audit_log', 'decision', 'reason_code', 'run_id', 'status']);
+    expect(out.artifact).toBe(path.join(ws.dir, 'outputs', 'migration-review.md'));
+
+    const artifact = await readFile(out.artifact!, 'utf8');
+    for (const section of ['## Task', '## Run', '## Transcript', '### Round 3', '## Knowledge requests', '## Verdicts', '**Arbitration (confidence_weighted):**', '## Final proposal', '## Decision trail']) {
+      expect(artifact).toContain(section);
+    }
+    expect(artifact).toContain('OFFLINE REHEARSAL — not a model\'s opinion');
+    expect(artifact).toContain('READ_FILE(examples/migration-plan.md)');
+    expect(artifact).toMatch(/\| Run id \| `[0-9TZ]+-[0-9a-f]{6}` \|/);
+
+    const records = await auditRecords(out.audit_log!);
+    for (const r of records) {
+      for (const key of ['run_id', 'ts', 'layer', 'decision', 'reason_code', 'sealed', 'overrideable', 'final_decider']) expect(r).toHaveProperty(key);
+    }
+    expect(records.filter((r) => r.event === 'GATE').map((r) => r.layer)).toEqual(['mediator_advice', 'meaning', 'consistency', 'rfl', 'ethics', 'acc', 'dispatch']);
+    expect(records.filter((r) => r.event === 'MODEL_CALL')).toHaveLength(13);
+    // Never a raw prompt or reply: the example's distinctive text does not appear in the log.
+    const raw = await readFile(out.audit_log!, 'utf8');
+    expect(raw).not.toContain('billing reports');
+    expect(raw).not.toContain('Assess the migration plan');
+    expect((await stat(out.audit_log!)).mode & 0o777).toBe(0o600);
+    expect((await stat(path.join(ws.dir, '.maestro'))).mode & 0o777).toBe(0o700);
+  });
+
+  it("gives a second task the first task's history", async () => {
+    expect((await runCli(['run', 'examples/review-migration.json'], { cwd: ws.dir })).code).toBe(0);
+    await writeFile(path.join(ws.dir, 'second.json'), JSON.stringify({ task_description: 'Plan the rollback drill', output_artifact_path: 'outputs/second.md' }));
+    const r = await runCli(['run', 'second.json'], { cwd: ws.dir });
+    expect(r.code).toBe(0);
+    // The offline model states how many earlier tasks it saw in its prompt's history.
+    expect(await readFile(path.join(ws.dir, 'outputs', 'second.md'), 'utf8')).toContain('I also remember 1 earlier task(s)');
+    const session = JSON.parse(await readFile(path.join(ws.dir, 'session_states', 'auditor_session.json'), 'utf8'));
+    expect(session.runs).toHaveLength(2);
+  });
+
+  it('exits 2 on an invalid command, names every problem, and leaves the file untouched', async () => {
+    const file = path.join(ws.dir, 'bad.json');
+    const text = JSON.stringify({ task_description: '', colour: 'red', config: { max_rounds: 99 } });
+    await writeFile(file, text);
+    const before = await stat(file);
+    const r = await runCli(['run', 'bad.json'], { cwd: ws.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('task_description: must not be empty');
+    expect(r.stderr).toContain('(root): unknown key "colour"');
+    expect(r.stderr).toContain('config.max_rounds:');
+    expect(await readFile(file, 'utf8')).toBe(text);
+    expect((await stat(file)).mtimeMs).toBe(before.mtimeMs);
+    expect(await readdir(path.join(ws.dir, 'outputs')).catch(() => [])).toEqual([]);
+  });
+
+  it('refuses an escaping output path before any model call (exit 4, sealed)', async () => {
+    await writeFile(path.join(ws.dir, 'escape.json'), JSON.stringify({ task_description: 'Write outside', output_artifact_path: '../../escaped.md' }));
+    const r = await runCli(['run', 'escape.json', '--json'], { cwd: ws.dir });
+    expect(r.code).toBe(4);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ status: 'stopped', decision: 'STOPPED', reason_code: 'ACC_PATH_ESCAPE', artifact: null });
+    const records = await auditRecords(out.audit_log);
+    expect(records.find((r) => r.layer === 'acc')).toMatchObject({ decision: 'STOPPED', sealed: true, overrideable: false, final_decider: 'SYSTEM' });
+    expect(records.some((r) => r.event === 'MODEL_CALL')).toBe(false);
+    await expect(stat(path.resolve(ws.dir, '../../escaped.md'))).rejects.toThrow();
+  });
+
+  it('exits 3 when the council does not agree to proceed, and keeps a draft', async () => {
+    await writeFile(path.join(ws.dir, 'doubt.json'), JSON.stringify({ task_description: 'The requirements are unclear: decide the vendor', config: { max_rounds: 1 } }));
+    const r = await runCli(['run', 'doubt.json', '--json'], { cwd: ws.dir });
+    expect(r.code).toBe(3);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ status: 'paused', decision: 'PAUSE_FOR_HITL' });
+    const state = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', out.run_id, 'state.json'), 'utf8'));
+    expect(state).toMatchObject({ status: 'paused', pause: { reason_code: 'ARBITRATION_INVESTIGATE' } });
+  });
+
+  it('honours --workspace and MAESTRO_WORKSPACE', async () => {
+    const viaFlag = await runCli(['run', path.join(ws.dir, 'examples', 'review-migration.json'), '--workspace', ws.dir, '--json']);
+    expect(JSON.parse(viaFlag.stdout).artifact).toBe(path.join(ws.dir, 'outputs', 'migration-review.md'));
+    const viaEnv = await runCli(['run', path.join(ws.dir, 'examples', 'review-migration.json'), '--json'], { env: { MAESTRO_WORKSPACE: ws.dir } });
+    expect(viaEnv.code).toBe(0);
+  });
+
+  it('says clearly when the command file does not exist', async () => {
+    const r = await runCli(['run', 'nope.json'], { cwd: ws.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('cannot read nope.json: no such file');
+  });
+});
+
+describe('maestro validate, schema, init', () => {
+  it('validate prints every problem as path: message and exits 2; 0 when valid', async () => {
+    await writeFile(path.join(ws.dir, 'bad.json'), JSON.stringify({ task_description: 'x', output_artifact_path: '../x.md', config: { personas: ['ghost'], extra: 1 } }));
+    const bad = await runCli(['validate', 'bad.json'], { cwd: ws.dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('config: unknown key "extra"');
+    await writeFile(path.join(ws.dir, 'bad2.json'), JSON.stringify({ task_description: 'x', output_artifact_path: '../x.md', config: { personas: ['ghost'] } }));
+    const bad2 = await runCli(['validate', 'bad2.json'], { cwd: ws.dir });
+    expect(bad2.stderr).toContain('config.personas.0: no persona "ghost"');
+    expect(bad2.stderr).toContain('output_artifact_path: escapes the workspace');
+    const good = await runCli(['validate', 'examples/review-migration.json'], { cwd: ws.dir });
+    expect(good.code).toBe(0);
+    expect(good.stdout).toContain('is a valid command file');
+  });
+
+  it('schema prints a JSON Schema', async () => {
+    const r = await runCli(['schema']);
+    expect(r.code).toBe(0);
+    const schema = JSON.parse(r.stdout);
+    expect(schema.$schema).toContain('json-schema.org');
+    expect(schema.required).toEqual(['task_description']);
+  });
+
+  it('init scaffolds a workspace that runs, and refuses to overwrite', async () => {
+    const target = path.join(ws.dir, 'fresh');
+    const r = await runCli(['init', target]);
+    expect(r.code).toBe(0);
+    for (const f of ['personas/coordinator.md', 'personas/strategist.md', 'personas/auditor.md', 'commands/.gitkeep', 'session_states/.gitkeep', 'examples/review-migration.json', 'maestro.config.json']) {
+      await stat(path.join(target, f));
+    }
+    const config = JSON.parse(await readFile(path.join(target, 'maestro.config.json'), 'utf8'));
+    expect(config).toMatchObject({ deliberation: { max_rounds: 3 }, audit: { retention_days: 30 }, knowledge: { max_requests_per_turn: 5 } });
+    expect((await runCli(['run', 'examples/review-migration.json'], { cwd: target })).code).toBe(0);
+
+    const hash = createHash('sha256').update(await readFile(path.join(target, 'personas', 'auditor.md'))).digest('hex');
+    const again = await runCli(['init', target]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('refusing to overwrite');
+    expect(createHash('sha256').update(await readFile(path.join(target, 'personas', 'auditor.md'))).digest('hex')).toBe(hash);
+  });
+
+  it('prints help and the version', async () => {
+    const help = await runCli(['--help']);
+    expect(help.stdout).toContain('run [options] <command.json>');
+    expect((await runCli(['--version'])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const unknown = await runCli(['frobnicate']);
+    expect(unknown.code).not.toBe(0);
+  });
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { arbitrate, domainRelevance } from '../../src/domain/arbitration.js';
+import type { ArbitrationStrategy } from '../../src/domain/command-file.js';
+import type { Verdict, VerdictAction } from '../../src/domain/verdict.js';
+
+const v = (persona: string, action: VerdictAction, confidence: number, valid = true): Verdict => ({
+  persona,
+  action,
+  confidence,
+  rationale: `${persona} thinks ${action}`,
+  valid,
+  ...(valid ? {} : { problem: 'malformed verdict' }),
+});
+const weights = { a: 1, b: 1, c: 1 };
+
+describe('arbitration', () => {
+  const unanimous = [v('a', 'proceed', 0.9), v('b', 'proceed', 0.7), v('c', 'proceed', 0.6)];
+  const split = [v('a', 'proceed', 0.9), v('b', 'proceed', 0.8), v('c', 'investigate', 0.6)];
+  const confidentMinority = [v('a', 'proceed', 0.3), v('b', 'proceed', 0.3), v('c', 'escalate', 0.9)];
+  const threeWay = [v('a', 'proceed', 0.5), v('b', 'investigate', 0.5), v('c', 'escalate', 0.5)];
+
+  const table: [ArbitrationStrategy, Verdict[], VerdictAction][] = [
+    ['confidence_weighted', unanimous, 'proceed'],
+    ['confidence_weighted', split, 'proceed'],
+    ['confidence_weighted', confidentMinority, 'escalate'],
+    ['confidence_weighted', threeWay, 'escalate'],
+    ['majority_vote', split, 'proceed'],
+    ['majority_vote', confidentMinority, 'proceed'],
+    ['majority_vote', threeWay, 'escalate'],
+    ['pessimistic', unanimous, 'proceed'],
+    ['pessimistic', split, 'investigate'],
+    ['pessimistic', confidentMinority, 'escalate'],
+    ['escalate_on_conflict', unanimous, 'proceed'],
+    ['escalate_on_conflict', split, 'escalate'],
+    ['domain_weighted', unanimous, 'proceed'],
+  ];
+  it.each(table)('%s over %j → %s', (strategy, verdicts, expected) => {
+    expect(arbitrate({ strategy, verdicts, weights }).final_action).toBe(expected);
+  });
+
+  it('breaks ties toward the more cautious action', () => {
+    const tie = [v('a', 'proceed', 0.5), v('b', 'investigate', 0.5)];
+    expect(arbitrate({ strategy: 'majority_vote', verdicts: tie, weights }).final_action).toBe('investigate');
+    expect(arbitrate({ strategy: 'confidence_weighted', verdicts: tie, weights }).final_action).toBe('investigate');
+  });
+
+  it('escalates when nobody gave a verdict', () => {
+    expect(arbitrate({ strategy: 'confidence_weighted', verdicts: [], weights }).final_action).toBe('escalate');
+  });
+
+  it('counts a malformed verdict as escalate and says so', () => {
+    const r = arbitrate({ strategy: 'majority_vote', verdicts: [v('a', 'proceed', 0.9), v('b', 'escalate', 1, false), v('c', 'escalate', 1, false)], weights });
+    expect(r.final_action).toBe('escalate');
+    expect(r.reasoning).toContain('2 verdict(s) missing or malformed');
+    expect(r.conflicts.join('\n')).toContain('a said proceed');
+  });
+
+  it('applies persona weights and domain relevance', () => {
+    const verdicts = [v('a', 'proceed', 0.8), v('b', 'investigate', 0.8)];
+    expect(arbitrate({ strategy: 'confidence_weighted', verdicts, weights: { a: 1, b: 3 } }).final_action).toBe('investigate');
+    expect(arbitrate({ strategy: 'domain_weighted', verdicts, weights: { a: 1, b: 1 }, relevance: { a: 0.9, b: 0.3 } }).final_action).toBe('proceed');
+  });
+
+  it('reports agreement and the dissent', () => {
+    const r = arbitrate({ strategy: 'confidence_weighted', verdicts: split, weights });
+    expect(r.agreement).toBeCloseTo(2 / 3);
+    expect(r.conflicts).toEqual(['c said investigate (0.60): c thinks investigate']);
+    expect(r.votes).toEqual({ a: 'proceed', b: 'proceed', c: 'investigate' });
+  });
+
+  it('scores domain relevance from focus-domain words found in the task', () => {
+    expect(domainRelevance(['security', 'privacy'], 'Review the security of the login')).toBeCloseTo(0.6);
+    expect(domainRelevance(['security'], 'Plan the party')).toBeCloseTo(0.2);
+    expect(domainRelevance([], 'anything')).toBe(0.5);
+  });
+});

@@ -1,0 +1,201 @@
+import { describe, expect, it } from 'vitest';
+import { decodeBase64Url, isIbanValid, isLuhnValid } from '../../../src/domain/sensitive/checksums.js';
+import {
+  detectSensitive,
+  hasSensitive,
+  isSecretCategory,
+  redactSensitive,
+  SENSITIVE_CATEGORIES,
+} from '../../../src/domain/sensitive/detector.js';
+import { hasCardBrand, isIpv6 } from '../../../src/domain/sensitive/pii-rules.js';
+import { isJwt } from '../../../src/domain/sensitive/secret-rules.js';
+import { formatScoreTable, scoreCorpus, SENSITIVE_CORPUS } from '../../fixtures/sensitive-corpus.js';
+
+describe('sensitive corpus', () => {
+  const score = scoreCorpus();
+  const positives = score.entries.filter((r) => r.entry.expect.length > 0);
+  const negatives = score.entries.filter((r) => r.entry.expect.length === 0);
+
+  it('is large enough and covers every category', () => {
+    expect(SENSITIVE_CORPUS.length).toBeGreaterThanOrEqual(60);
+    const covered = new Set(SENSITIVE_CORPUS.flatMap((e) => e.expect));
+    expect(SENSITIVE_CATEGORIES.filter((c) => !covered.has(c))).toEqual([]);
+    expect(negatives.length).toBeGreaterThanOrEqual(20);
+  });
+
+  it.each(positives.map((r) => [r.entry.text, r] as const))('finds exactly the expected categories in %j', (_text, r) => {
+    expect([...r.found].sort()).toEqual([...r.entry.expect].sort());
+  });
+
+  it.each(negatives.map((r) => [r.entry.text, r] as const))('leaves %j untouched', (text, r) => {
+    expect(r.found).toEqual([]);
+    expect(redactSensitive(text).text).toBe(text);
+    expect(hasSensitive(text)).toBe(false);
+  });
+
+  it('reports per-category precision and recall', () => {
+    console.log(`\nSensitive-content detector on ${SENSITIVE_CORPUS.length} corpus entries\n${formatScoreTable(score)}\n`);
+    for (const c of score.categories) {
+      expect(c.recall, c.category).toBe(1);
+      expect(c.precision, c.category).toBe(1);
+    }
+  });
+});
+
+describe('isLuhnValid', () => {
+  it.each(['4111111111111111', '5555555555554444', '378282246310005', '79927398713', '0'])('accepts %s', (n) => {
+    expect(isLuhnValid(n)).toBe(true);
+  });
+  it.each(['4111111111111112', '79927398710', '1234567812345678', '', '4111 1111 1111 1111'])('rejects %j', (n) => {
+    expect(isLuhnValid(n)).toBe(false);
+  });
+});
+
+describe('hasCardBrand', () => {
+  it('checks brand prefix and length together', () => {
+    expect(hasCardBrand('4111111111111111')).toBe(true);
+    expect(hasCardBrand('411111111111111')).toBe(false); // Visa is never 15 digits
+    expect(hasCardBrand('378282246310005')).toBe(true);
+    expect(hasCardBrand('3782822463100050')).toBe(false); // Amex is 15
+    expect(hasCardBrand('1234567812345670')).toBe(false);
+  });
+});
+
+describe('isIbanValid', () => {
+  it.each(['GB82WEST12345698765432', 'DE89370400440532013000', 'FR1420041010050500013M02606', 'NO9386011117947', 'BE68539007547034'])(
+    'accepts %s',
+    (iban) => expect(isIbanValid(iban)).toBe(true),
+  );
+  it.each([
+    ['GB82WEST12345698765433', 'wrong check digits'],
+    ['GB82WEST1234569876543', 'too short for GB'],
+    ['XX82WEST12345698765432', 'unknown country'],
+    ['GB82 WEST 1234 5698 7654 32', 'not compact'],
+    ['gb82west12345698765432', 'not upper case'],
+  ])('rejects %s (%s)', (iban) => expect(isIbanValid(iban)).toBe(false));
+});
+
+describe('isIpv6', () => {
+  it.each(['2001:db8::1', 'fe80::1', '::2', '1:2:3:4:5:6:7:8', '::ffff:192.0.2.1', '64:ff9b::192.0.2.33'])('accepts %s', (a) => {
+    expect(isIpv6(a)).toBe(true);
+  });
+  it.each(['10:30:45', '00:1a:2b:3c:4d:5e', '1::2::3', '1:2:3:4:5:6:7:8:9', 'ab::cd', '::ffff:999.0.2.1', '12345::1', '::1', '0:0:0:0:0:0:0:1'])(
+    'rejects %s',
+    (a) => expect(isIpv6(a)).toBe(false),
+  );
+});
+
+describe('isJwt and decodeBase64Url', () => {
+  it('decodes unpadded base64url', () => {
+    expect(decodeBase64Url('eyJhbGciOiJub25lIn0')).toBe('{"alg":"none"}');
+    expect(decodeBase64Url('a-_b')).toBeDefined();
+    expect(decodeBase64Url('ab+c')).toBeUndefined();
+    expect(decodeBase64Url('abcde')).toBeUndefined();
+  });
+  it('needs a JSON header with a string alg', () => {
+    expect(isJwt('eyJhbGciOiJub25lIn0.eyJzdWIiOiJ0ZXN0In0.')).toBe(true);
+    expect(isJwt('eyJ0eXAiOiJub3BlIn0.eyJzdWIiOiJ4In0.c2ln')).toBe(false);
+    expect(isJwt('eyJub3QganNvbg.eyJ4.c2ln')).toBe(false);
+  });
+});
+
+describe('isSecretCategory', () => {
+  it('separates credentials from personal data', () => {
+    expect(isSecretCategory('API_KEY_OPENAI')).toBe(true);
+    expect(isSecretCategory('PRIVATE_KEY')).toBe(true);
+    expect(isSecretCategory('URL_PASSWORD')).toBe(true);
+    expect(isSecretCategory('EMAIL')).toBe(false);
+    expect(isSecretCategory('CARD')).toBe(false);
+    expect(SENSITIVE_CATEGORIES.filter(isSecretCategory)).toHaveLength(13);
+  });
+});
+
+describe('detectSensitive', () => {
+  it('returns sorted offsets that slice out the value', () => {
+    const text = 'mail bob@example.com, call +44 20 7946 0958';
+    const findings = detectSensitive(text);
+    expect(findings).toEqual([
+      { category: 'EMAIL', start: 5, end: 20 },
+      { category: 'PHONE', start: 27, end: 43 },
+    ]);
+    expect(findings.map((f) => text.slice(f.start, f.end))).toEqual(['bob@example.com', '+44 20 7946 0958']);
+  });
+
+  it('keeps the longer of two overlapping findings', () => {
+    // The e-mail candidate "s3cret@db.example.com" and the IPv4-less host sit inside the URL.
+    const text = 'postgres://admin:s3cret@db.example.com:5432/app';
+    expect(detectSensitive(text)).toEqual([{ category: 'URL_PASSWORD', start: 0, end: 43 }]);
+  });
+
+  it('lets an IPv6 address with an embedded IPv4 win over the IPv4 inside it', () => {
+    expect(detectSensitive('::ffff:192.0.2.1')).toEqual([{ category: 'IPV6', start: 0, end: 16 }]);
+  });
+
+  it('prefers the more specific category on equal spans (Anthropic over OpenAI)', () => {
+    const key = ['sk-ant-', 'api03-AbCdEf0123456789GhIjKl'].join('');
+    expect(detectSensitive(key)).toEqual([{ category: 'API_KEY_ANTHROPIC', start: 0, end: key.length }]);
+  });
+
+  it('reports only the value of a labelled AWS secret key', () => {
+    const secret = ['wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCYEXAMPLEKEY'].join('');
+    const text = `aws_secret_access_key=${secret}`;
+    expect(detectSensitive(text)).toEqual([{ category: 'AWS_SECRET_KEY', start: 22, end: 62 }]);
+  });
+
+  it('ends an IBAN at its country length, not at the next 4-letter word', () => {
+    const text = 'BE68 5390 0754 7034 THEN';
+    expect(detectSensitive(text)).toEqual([{ category: 'IBAN', start: 0, end: 19 }]);
+  });
+
+  it('returns nothing for empty text', () => {
+    expect(detectSensitive('')).toEqual([]);
+  });
+});
+
+describe('redactSensitive', () => {
+  it('replaces each finding with its category marker', () => {
+    const result = redactSensitive('Mail alice@example.com or bob@example.org from 192.0.2.1; card 4111 1111 1111 1111.');
+    expect(result).toEqual({
+      text: 'Mail [REDACTED:EMAIL] or [REDACTED:EMAIL] from [REDACTED:IPV4]; card [REDACTED:CARD].',
+      categories: ['CARD', 'EMAIL', 'IPV4'],
+    });
+  });
+
+  it('is idempotent', () => {
+    const once = redactSensitive(SENSITIVE_CORPUS.map((e) => e.text).join('\n'));
+    expect(redactSensitive(once.text)).toEqual({ text: once.text, categories: [] });
+  });
+
+  it('leaves no finding behind anywhere in the corpus', () => {
+    for (const entry of SENSITIVE_CORPUS) {
+      expect(hasSensitive(redactSensitive(entry.text).text), entry.text).toBe(false);
+    }
+  });
+
+  it('returns the text unchanged when nothing is found', () => {
+    expect(redactSensitive('nothing to see here')).toEqual({ text: 'nothing to see here', categories: [] });
+  });
+});
+
+describe('performance', () => {
+  it('stays linear on pathological runs', () => {
+    // Long runs that tempt backtracking: word characters before a missing @, digits with
+    // separators, hex with colons, base64 with no dots, an unterminated PEM header.
+    const inputs = [
+      'a'.repeat(200_000),
+      `${'a.'.repeat(50_000)}@`,
+      '1 '.repeat(100_000),
+      '1-'.repeat(100_000),
+      'ab:'.repeat(60_000),
+      `eyJ${'A'.repeat(200_000)}`,
+      '+1 '.repeat(60_000),
+      '-----BEGIN RSA PRIVATE KEY-----\n'.repeat(2_000),
+      `sk-${'a'.repeat(200_000)}`,
+      'x://'.repeat(50_000),
+    ];
+    for (const input of inputs) {
+      // A quadratic pattern would take minutes here; the test timeout is the guard.
+      detectSensitive(input);
+    }
+  });
+});

@@ -1,0 +1,36 @@
+import { mkdtemp, mkdir, writeFile, cp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Persona } from '../../src/domain/persona.js';
+
+export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..');
+export const CLI = path.join(REPO_ROOT, 'bin', 'maestro.js');
+
+/** A temporary workspace holding the default triad personas and the example; removed by `cleanup`. */
+export async function tempWorkspace(files: Record<string, string> = {}): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'maestro-test-'));
+  await cp(path.join(REPO_ROOT, 'personas'), path.join(dir, 'personas'), { recursive: true });
+  await cp(path.join(REPO_ROOT, 'examples'), path.join(dir, 'examples'), { recursive: true });
+  await mkdir(path.join(dir, 'commands'), { recursive: true });
+  await mkdir(path.join(dir, 'session_states'), { recursive: true });
+  for (const [rel, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
+    await writeFile(path.join(dir, rel), content);
+  }
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** A persona for domain tests. */
+export function aPersona(overrides: Partial<Persona> = {}): Persona {
+  return {
+    id: 'alpha',
+    name: 'Alpha',
+    order: 1,
+    focus_domains: [],
+    privileges: ['READ_FILE'],
+    weight: 1,
+    prompt: 'You are Alpha.',
+    file: 'personas/alpha.md',
+    ...overrides,
+  };
+}
