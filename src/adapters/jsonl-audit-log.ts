@@ -4,7 +4,7 @@ import { AUDIT_SCHEMA_VERSION, AuditRecord, type AuditEvent } from '../domain/au
 import { AuditHead, emptyAuditHead, GENESIS_HASH, type Sha256 } from '../domain/audit-chain.js';
 import { composeAuditLine } from '../domain/audit-line.js';
 import { isSafeRunId } from '../domain/audit-retention.js';
-import { defaultSensitiveScanner, findSensitiveResidue, type SensitiveScanner } from '../domain/audit-sanitizer.js';
+import { cachedScanner, defaultSensitiveScanner, findSensitiveResidue, type SensitiveScanner } from '../domain/audit-sanitizer.js';
 import { splitAuditLines } from '../domain/audit-verify.js';
 import { runDecision } from '../domain/decision.js';
 import { StorageError } from '../domain/errors.js';
@@ -14,7 +14,7 @@ import { sha256 as nodeSha256 } from './hashing.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
 export interface JsonlAuditLogOptions {
-  /** The sensitive-content detector; default: `domain/sensitive`. Tests pass one that throws. */
+  /** The sensitive-content detector; default: `domain/sensitive` (its answers for short strings cached). Tests pass one that throws. */
   readonly scanner?: SensitiveScanner;
   readonly sha256?: Sha256;
 }
@@ -33,7 +33,7 @@ export class JsonlAuditLog implements AuditLog {
     private readonly clock: Clock,
     options: JsonlAuditLogOptions = {},
   ) {
-    this.#scanner = options.scanner ?? defaultSensitiveScanner;
+    this.#scanner = options.scanner ?? cachedScanner(defaultSensitiveScanner);
     this.#sha256 = options.sha256 ?? nodeSha256;
   }
 

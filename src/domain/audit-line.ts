@@ -25,18 +25,16 @@ export interface ComposedAuditLine {
  */
 export function composeAuditLine(raw: UnchainedAuditRecord, prevHash: string, deps: SanitizerDeps): ComposedAuditLine {
   const input = UnchainedAuditRecord.parse(raw);
-  let safe: UnchainedAuditRecord;
-  let redactionFailed = false;
   try {
-    safe = UnchainedAuditRecord.parse(sanitizeAuditRecord(input, deps));
-    const residue = findSensitiveResidue(serializeAuditRecord(safe), deps.scanner);
+    const record = AuditRecord.parse(chainAuditRecord(sanitizeAuditRecord(input, deps), prevHash, deps.sha256));
+    const line = serializeAuditRecord(record);
+    const residue = findSensitiveResidue(line, deps.scanner);
     if (residue.length > 0) throw new AuditRedactionError(`still holds ${residue.join(', ')} after redaction`);
+    return { record, line, redactionFailed: false };
   } catch {
     // Whatever went wrong, nothing of the payload may reach the disk; the cause is not kept either,
     // since its message could quote the content.
-    safe = redactionFailedRecord(input);
-    redactionFailed = true;
+    const record = AuditRecord.parse(chainAuditRecord(redactionFailedRecord(input), prevHash, deps.sha256));
+    return { record, line: serializeAuditRecord(record), redactionFailed: true };
   }
-  const record = AuditRecord.parse(chainAuditRecord(safe, prevHash, deps.sha256));
-  return { record, line: serializeAuditRecord(record), redactionFailed };
 }

@@ -19,6 +19,28 @@ export interface SensitiveScanner {
 /** The project's one detector (`domain/sensitive`). */
 export const defaultSensitiveScanner: SensitiveScanner = { detect: detectSensitive };
 
+/**
+ * The same scanner with its answers for short strings remembered (the detector is a pure function).
+ * Records repeat the same keys and short values (`persona`, `RUN`, `READ_FILE`) all the time, and
+ * scanning them again is most of the sanitizer's cost. Errors are never cached.
+ */
+export function cachedScanner(scanner: SensitiveScanner, options: { maxEntries?: number; maxChars?: number } = {}): SensitiveScanner {
+  const maxEntries = options.maxEntries ?? 10_000;
+  const maxChars = options.maxChars ?? 128;
+  const cache = new Map<string, readonly ScanFinding[]>();
+  return {
+    detect(text: string): readonly ScanFinding[] {
+      if (text.length > maxChars) return scanner.detect(text);
+      const known = cache.get(text);
+      if (known) return known;
+      const found = scanner.detect(text);
+      if (cache.size >= maxEntries) cache.clear();
+      cache.set(text, found);
+      return found;
+    },
+  };
+}
+
 export interface SanitizerDeps {
   readonly scanner: SensitiveScanner;
   readonly sha256: Sha256;

@@ -34,9 +34,10 @@ let ws: string;
 const auditDir = (): string => path.join(ws, '.maestro', 'audit');
 const logOf = (runId: string): string => path.join(auditDir(), `${runId}.jsonl`);
 
-async function newRun(commandFile = path.join(ws, 'examples', 'review-migration.json')): Promise<string> {
+/** Runs a command file; `exitCodes` are the acceptable ones (0 completed, 3 paused, 4 stopped). */
+async function newRun(commandFile = path.join(ws, 'examples', 'review-migration.json'), exitCodes = [0]): Promise<string> {
   const r = await maestro(['run', commandFile, '--workspace', ws, '--json']);
-  expect(r.code, r.stderr).toBe(0);
+  expect(exitCodes, r.stderr).toContain(r.code);
   return (JSON.parse(r.stdout) as { run_id: string }).run_id;
 }
 
@@ -190,14 +191,16 @@ describe('a run whose task holds an e-mail address and an API key', () => {
         config: { max_rounds: 1 },
       }),
     );
-    const id = await newRun(command);
+    // Completed today; once the ethics gate stops PII and secrets (a later issue) it is a sealed stop. Either way:
+    const id = await newRun(command, [0, 3, 4]);
     const text = await readFile(logOf(id), 'utf8');
     expect(text).not.toContain(EMAIL);
     expect(text).not.toContain('alice@example.com');
     expect(text).not.toContain(API_KEY);
     expect(text).not.toContain('sk-proj');
     expect(text).not.toMatch(/[A-Za-z0-9._%+-]@[A-Za-z]/);
-    expect(text).toContain('"path":"notes/[REDACTED:EMAIL]"');
+    // The model asked for the file by its name; the sanitizer redacted the path (or the gate stopped the run first).
+    expect(text).toMatch(/"path":"notes\/\[REDACTED:EMAIL\]"|"reason_code":"ETHICS_/);
     const verify = await maestro(['audit', 'verify', id, '-w', ws]);
     expect(verify.code, verify.stdout).toBe(0);
   });

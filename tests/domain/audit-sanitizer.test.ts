@@ -4,6 +4,7 @@ import { AUDIT_REDACTION_FAILED, auditEvent } from '../../src/domain/audit.js';
 import { GENESIS_HASH, hashAuditRecord } from '../../src/domain/audit-chain.js';
 import { composeAuditLine } from '../../src/domain/audit-line.js';
 import {
+  cachedScanner,
   defaultSensitiveScanner,
   findSensitiveResidue,
   hasEmailLikeToken,
@@ -175,5 +176,34 @@ describe('the sanitizer over the sensitive corpus', () => {
   it.each(negatives.filter((e) => hasEmailLikeToken(e.text)).map((e) => [e.text] as const))('%j never reaches the log with its @ token', (text) => {
     const { line } = composeAuditLine(recordWith({ info: text }), GENESIS_HASH, deps);
     expect(hasEmailLikeToken(line)).toBe(false);
+  });
+});
+
+describe('cachedScanner', () => {
+  it('answers short strings from memory, scans long ones every time, never caches a failure', () => {
+    const seen: string[] = [];
+    let fail = true;
+    const scanner = cachedScanner(
+      {
+        detect: (t) => {
+          seen.push(t);
+          if (t === 'boom' && fail) throw new Error('x');
+          return detectSensitive(t);
+        },
+      },
+      { maxChars: 20, maxEntries: 2 },
+    );
+    expect(scanner.detect('a@example.com')).toEqual([{ category: 'EMAIL', start: 0, end: 13 }]);
+    expect(scanner.detect('a@example.com')).toHaveLength(1);
+    const long = 'x'.repeat(21);
+    scanner.detect(long);
+    scanner.detect(long);
+    expect(() => scanner.detect('boom')).toThrow();
+    fail = false;
+    expect(scanner.detect('boom')).toEqual([]);
+    expect(seen).toEqual(['a@example.com', long, long, 'boom', 'boom']);
+    scanner.detect('c'); // third entry: the cache starts over rather than grow
+    scanner.detect('a@example.com');
+    expect(seen.slice(-2)).toEqual(['c', 'a@example.com']);
   });
 });
