@@ -24,7 +24,7 @@ export async function verifyAuditRun(paths: WorkspacePaths, runId: string, scann
   return verifyAuditLog({ ...files, sha256, scanner });
 }
 
-/** Every run with an audit file (log or head), sorted by run id, with when it was last written. */
+/** Every run with an audit file (log, head, or a stale temporary head), sorted by run id, with when it was last written. */
 export async function listAuditRuns(paths: WorkspacePaths): Promise<AuditLogEntry[]> {
   let names: string[];
   try {
@@ -35,7 +35,8 @@ export async function listAuditRuns(paths: WorkspacePaths): Promise<AuditLogEntr
   }
   const runs = new Map<string, { files: string[]; lastWrite: number }>();
   for (const name of names.sort()) {
-    const match = /^(.+)\.(jsonl|head)$/.exec(name);
+    // `<run>.head.<n>` is write-file-atomic's temporary head, left behind only by a crash mid-rewrite.
+    const match = /^(.+)\.(?:jsonl|head(?:\.\d+)?)$/.exec(name);
     if (!match?.[1]) continue;
     const file = path.join(paths.audit, name);
     let mtime: number;
@@ -52,7 +53,13 @@ export async function listAuditRuns(paths: WorkspacePaths): Promise<AuditLogEntr
   }
   return [...runs.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([runId, e]) => ({ runId, files: e.files.sort((a, b) => (a.endsWith('.jsonl') ? -1 : b.endsWith('.jsonl') ? 1 : 0)), lastWrite: new Date(e.lastWrite) }));
+    .map(([runId, e]) => ({ runId, files: e.files.sort(logFirst), lastWrite: new Date(e.lastWrite) }));
+}
+
+/** The log first (it is deleted first), then the head, then anything else by name. */
+function logFirst(a: string, b: string): number {
+  const rank = (f: string): number => (f.endsWith('.jsonl') ? 0 : f.endsWith('.head') ? 1 : 2);
+  return rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 export interface PruneOptions {

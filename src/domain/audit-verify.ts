@@ -4,6 +4,22 @@ import { findSensitiveResidue, type SensitiveScanner } from './audit-sanitizer.j
 import { checkDecisionInvariants } from './decision.js';
 import { formatIssues } from './issues.js';
 
+/*
+ * How a run's log is judged. The writer appends a line, datasyncs it, then rewrites `<run>.head`
+ * atomically with that record's seq and hash (see AuditHead). So a crash can only leave:
+ *   - a fragment after the last full line (the write was cut short)      → `torn`, not tampering;
+ *   - a head one record behind the log (crash between append and head)    → `ok`, with a note.
+ * Everything else is a change made after the fact:
+ *   - a line whose bytes are not the canonical serialization of a record whose hash matches → edited;
+ *   - a seq gap → deleted; a seq out of place or repeated → reordered; a prev_hash that is not
+ *     the previous line's hash → edited (a record was replaced and re-hashed);
+ *   - a head ahead of the log → truncated (whole lines, or a cut inside the last record);
+ *   - a head more than one record behind → appended (lines the writer never acknowledged);
+ *   - no head at all → missing (truncation could not be ruled out).
+ * The chain has no secret key: whoever can rewrite both files can forge a consistent history.
+ * It shows accidental damage and naive edits; anchoring head hashes elsewhere would show the rest.
+ */
+
 /** Why a log failed verification. */
 export type AuditProblemKind =
   | 'missing' // no log (or no head) where one must be

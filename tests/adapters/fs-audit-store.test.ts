@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, utimes } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -58,6 +58,16 @@ describe('pruneAuditLogs', () => {
     expect(report.deleted.map((e) => e.runId)).toEqual(['run-older', 'run-old']);
     expect((await readdir(paths.audit)).sort()).toEqual(['run-recent.head', 'run-recent.jsonl']);
     expect((await pruneAuditLogs({ paths, retentionDays: 30, now: NOW })).deleted).toEqual([]);
+  });
+
+  it('removes a temporary head a crash left behind along with its run', async () => {
+    const stale = `${paths.auditHead('run-old')}.123456789`;
+    await writeFile(stale, '{}');
+    const longAgo = new Date(NOW.getTime() - 45 * DAY);
+    await utimes(stale, longAgo, longAgo);
+    const report = await pruneAuditLogs({ paths, retentionDays: 30, now: NOW });
+    expect(report.deleted.find((e) => e.runId === 'run-old')?.files.map((f) => path.basename(f))).toEqual(['run-old.jsonl', 'run-old.head', 'run-old.head.123456789']);
+    expect((await readdir(paths.audit)).sort()).toEqual(['run-recent.head', 'run-recent.jsonl']);
   });
 
   it('honours a shorter retention, and a workspace with no audit folder', async () => {
