@@ -44,7 +44,7 @@ export class JsonlAuditLog implements AuditLog {
    */
   async open(runId: string): Promise<AuditSink> {
     const file = this.paths.auditLog(runId);
-    if (!isSafeRunId(runId) || findSensitiveResidue(runId, this.#scanner).length > 0) {
+    if (!isSafeRunId(runId) || this.#looksSensitive(runId)) {
       throw new StorageError(`refusing to open an audit log for the run id "${runId.replace(/[^A-Za-z0-9._-]/g, '?')}": run ids name files and must be plain and free of personal data`, file);
     }
     await ensurePrivateDir(this.paths.audit);
@@ -57,6 +57,17 @@ export class JsonlAuditLog implements AuditLog {
       await sink.append({ event: 'AUDIT_LOG_RECOVERED', ...runDecision('audit', 'AUDIT_TORN_LINE_DROPPED'), details: start.dropped });
     }
     return sink;
+  }
+
+  /** A run id that reads as personal data (digits like a card or a phone) would leak through the file name. */
+  #looksSensitive(runId: string): boolean {
+    try {
+      return findSensitiveResidue(runId, this.#scanner).length > 0;
+    } catch {
+      // A failing detector must not stop the run (its records fail closed one by one); the id
+      // has passed isSafeRunId, so it holds no `@` and no path.
+      return false;
+    }
   }
 }
 

@@ -150,6 +150,22 @@ describe('JsonlAuditLog', () => {
     expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 3 });
   });
 
+  it('a detector that always throws: every record fails closed, and nothing stops the run', async () => {
+    const broken: SensitiveScanner = {
+      detect: () => {
+        throw new Error('detector down');
+      },
+    };
+    const sink = await new JsonlAuditLog(paths, clock, { scanner: broken }).open(RUN);
+    await sink.append(event(0, { path: 'alice@example.com' }));
+    await sink.append(event(1));
+    expect((await records()).map((r) => [r.seq, r.event, r.details])).toEqual([
+      [0, AUDIT_REDACTION_FAILED, undefined],
+      [1, AUDIT_REDACTION_FAILED, undefined],
+    ]);
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 2 });
+  });
+
   it('refuses run ids that are not plain file names or that hold personal data', async () => {
     const log = new JsonlAuditLog(paths, clock);
     for (const id of ['../escape', 'a/b', 'alice@example.com', '4111111111111111']) {
