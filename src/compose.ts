@@ -1,3 +1,4 @@
+import type { DecisionInbox } from './app/hitl.js';
 import type { RunDeps } from './app/run-deps.js';
 import { FsArtifactWriter } from './adapters/fs-artifact-writer.js';
 import { FsKnowledgeBase } from './adapters/fs-knowledge-base.js';
@@ -5,6 +6,8 @@ import { FsPersonaStore } from './adapters/fs-persona-store.js';
 import { FsRunStore } from './adapters/fs-run-store.js';
 import { FsSessionStore } from './adapters/fs-session-store.js';
 import { sha256 } from './adapters/hashing.js';
+import { FsDecisionInbox } from './adapters/fs-decision-inbox.js';
+import { FsLoopPolicyStore } from './adapters/fs-loop-policy-store.js';
 import { JsonlAuditLog } from './adapters/jsonl-audit-log.js';
 import { ConfiguredModelRoutes } from './adapters/model-routes.js';
 import { newRunId, systemClock } from './adapters/system-clock.js';
@@ -30,7 +33,7 @@ export interface AppOptions {
 
 export interface App {
   readonly paths: WorkspacePaths;
-  readonly deps: RunDeps;
+  readonly deps: RunDeps & { readonly decisions: DecisionInbox };
 }
 
 /** The composition root: the only place that knows every layer. Tests pass their own clock or model. */
@@ -46,7 +49,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     sha256,
   });
   const runs = new FsRunStore(paths);
-  const deps: RunDeps = {
+  const deps: App['deps'] = {
+    decisions: new FsDecisionInbox(paths),
     config,
     clock,
     newRunId: () => newRunId(clock),
@@ -66,6 +70,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     artifacts: new FsArtifactWriter(paths.root),
     runs: Object.assign(runs, { describe: (id: string) => paths.runDir(id) }),
     audit: new JsonlAuditLog(paths, clock),
+    loopPolicy: new FsLoopPolicyStore(paths, clock, () => `S-${newRunId(clock)}`),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };

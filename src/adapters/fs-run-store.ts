@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunStore } from '../domain/ports.js';
 import { parseRunState, type RunState } from '../domain/run-state.js';
@@ -43,5 +43,19 @@ export class FsRunStore implements RunStore {
     const file = path.join(dir, name);
     await writeFileAtomically(file, content, { mode: 0o600 });
     return file;
+  }
+
+  async removeFile(runId: string, name: string): Promise<void> {
+    await rm(path.join(this.paths.runDir(runId), name), { force: true });
+  }
+
+  /** Every run id with a folder, sorted (ids sort by time). */
+  async list(): Promise<string[]> {
+    try {
+      return (await readdir(this.paths.runs, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
   }
 }

@@ -45,7 +45,13 @@ export class OfflineLlmClient implements LlmClient {
     signal?.throwIfAborted();
     const view = readConversation(request.messages);
     const content =
-      request.purpose === 'verdict' ? verdictReply(request, view) : request.purpose === 'synthesis' ? synthesisReply(request, view) : turnReply(request, view);
+      request.purpose === 'verdict'
+        ? verdictReply(request, view)
+        : request.purpose === 'synthesis'
+          ? synthesisReply(request, view)
+          : request.purpose === 'plan'
+            ? planReply(view)
+            : turnReply(request, view);
     const promptChars = request.messages.reduce((n, m) => n + m.content.length, 0);
     return {
       content,
@@ -192,6 +198,16 @@ function synthesisReply(request: LlmRequest, v: ConversationView): string {
     '1. Agree on the smallest first step and its owner.',
     '2. Check the open risks against the evidence before committing.',
     '3. Re-run the council with a real model for substantive advice (this is an offline rehearsal).',
+  ].join('\n');
+}
+
+function planReply(v: ConversationView): string {
+  const topic = keywords(v.task);
+  return [
+    `**Plan to resolve the repeated pauses** (offline rehearsal) on ${topic.length > 0 ? topic.join(', ') : 'this task'}:`,
+    '1. The person states the decision the council cannot make (the preference, the boundary or the missing fact).',
+    '2. The council re-runs with that decision written into the task, or with the missing input attached.',
+    '3. If the conflict is about risk, narrow the task to a reversible first step and re-run.',
   ].join('\n');
 }
 

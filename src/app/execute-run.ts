@@ -10,6 +10,11 @@ import type { AuditSink } from '../domain/ports.js';
 import type { RunPlan, RunState, Step } from '../domain/run-state.js';
 import { appendRun, type HistoryMessage, type SessionState } from '../domain/session-state.js';
 import { totalUsage } from '../domain/usage.js';
+import { isConflictStopped } from '../domain/loop-policy/workspace-loop.js';
+import { orchestratorSystemPrompt, planRequestPrompt } from '../domain/prompts.js';
+import { redactSensitive } from '../domain/sensitive/detector.js';
+import { GuardedKnowledgeBase } from './guarded-knowledge.js';
+import { conflictFingerprint } from './loop-policy.js';
 import { gatherGateFacts } from './gate-facts.js';
 import { finishRun, pauseRun } from './finish-run.js';
 import { prepareModels } from './prepare-models.js';
@@ -45,7 +50,18 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
 
   // Gates: every one writes exactly one record; nothing reaches a model unless all say RUN.
   const outputPath = state.plan?.output_path ?? command.output_artifact_path ?? `outputs/${state.run_id}.md`;
-  const gathered = await gatherGateFacts({ command, personas: loaded.personas, outputPath, inputs: deps.inputs, artifacts: deps.artifacts });
+  const approved = new Set(state.hitl.filter((h) => h.decision === 'continue').map((h) => h.reason_code));
+  const conflictStopped = isConflictStopped(await deps.loopPolicy.read(), conflictFingerprint(state, deps.sha256));
+  const gathered = await gatherGateFacts({
+    command,
+    personas: loaded.personas,
+    outputPath,
+    inputs: deps.inputs,
+    artifacts: deps.artifacts,
+    piiPolicy: deps.config.policy.pii,
+    conflictStopped,
+    approved,
+  });
   const policySensitive = gathered.facts.piiCategories.length + gathered.facts.secretCategories.length > 0;
   const models = prepareModels({ state, personaIds, personas: byId, deps, audit, policySensitive, save, current: () => state });
   if (models.problems.length > 0) return invalidSetup(state, audit, deps, save, 'ROUTES_INVALID', 'model routes are not usable', models.problems);
@@ -59,12 +75,31 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
     model: models.llm.label,
     routes: models.routes,
   };
+  const redact = gathered.facts.piiCategories.length > 0 && deps.config.policy.pii === 'redact';
+  const task = redact ? redactSensitive(command.task_description).text : command.task_description;
+  const requestPlan = async (): Promise<string> => {
+    const synthesizer = models.personas.get(plan.synthesizer);
+    if (!synthesizer) return '(no synthesizer persona to ask for a plan)';
+    const reply = await models.llm.complete(
+      {
+        persona: synthesizer.id,
+        purpose: 'plan',
+        round: plan.rounds,
+        messages: [
+          { role: 'system', content: orchestratorSystemPrompt(synthesizer, deps.config.knowledge.max_requests_per_turn) },
+          { role: 'user', content: planRequestPrompt(task, state.hitl.map((h) => h.reason_code)) },
+        ],
+      },
+      deps.signal,
+    );
+    return reply.content;
+  };
   const gates = evaluateGates(gathered.facts);
   for (const g of gates.outcomes) await audit.append(auditEvent('GATE', g.decision, { ...g.details, skipped: g.skipped }));
   await save({ plan, trail: [...state.trail, ...gates.outcomes.filter((g) => !g.skipped).map((g) => g.decision)] });
   if (gates.decision.decision !== 'RUN') {
     const detail = describeGateStop(gathered.facts, gates.decision);
-    if (gates.decision.decision === 'PAUSE_FOR_HITL') return pauseRun({ state, audit, deps, decision: gates.decision, message: detail, save });
+    if (gates.decision.decision === 'PAUSE_FOR_HITL') return pauseRun({ state, audit, deps, decision: gates.decision, message: detail, save, requestPlan });
     return finishRun({ state, audit, deps, decision: gates.decision, message: detail, save });
   }
 
@@ -89,22 +124,26 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
     result = await runDeliberation(
       {
         runId: state.run_id,
-        task: command.task_description,
+        task,
         plan,
         personas: models.personas,
-        briefing: composeBriefing({ task: command.task_description, inputs: gathered.inputs }),
+        briefing: composeBriefing({
+          task,
+          inputs: redact ? gathered.inputs.map((i) => ({ ...i, result: { ...i.result, content: redactSensitive(i.result.content ?? '').text } })) : gathered.inputs,
+        }),
         histories,
         completed: state.steps,
         maxRequestsPerTurn: deps.config.knowledge.max_requests_per_turn,
       },
       {
         llm: models.llm,
-        knowledge: deps.knowledge,
+        knowledge: new GuardedKnowledgeBase(deps.knowledge),
         now: () => deps.clock.now(),
         sha256: deps.sha256,
         ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
         ...(deps.signal ? { signal: deps.signal } : {}),
         checkBudget: (done, phase) => {
+          if (approved.has('BUDGET_EXCEEDED')) return null; // a person chose to continue past the budget
           const usage = totalUsage(done, deps.config.prices);
           const elapsedSeconds = (deps.clock.now().getTime() - Date.parse(state.created_at)) / 1000;
           return checkBudget({ budget, usage, elapsedSeconds, phase, unpricedModels: [...new Set([...unpricedRoutes, ...usage.unpriced])].sort() });
@@ -119,24 +158,32 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
   } catch (error) {
     if (deps.signal?.aborted) throw error;
     if (error instanceof BudgetExceededError) {
-      return pauseRun({ state, audit, deps, decision: pauseDecision('model', 'BUDGET_EXCEEDED'), message: `budget exceeded — ${error.message}`, save, details: { limit: error.exceeded.limit } });
+      return pauseRun({ state, audit, deps, decision: pauseDecision('model', 'BUDGET_EXCEEDED'), message: `budget exceeded — ${error.message}`, save, details: { limit: error.exceeded.limit }, requestPlan });
     }
     if (error instanceof RerouteRefusedError) {
       const { decision } = error.outcome;
       const message = `model route failed and REROUTE was refused (${error.outcome.condition ?? 'refused'}): ${error.outcome.detail}`;
       if (decision.decision === 'STOPPED') return finishRun({ state, audit, deps, decision, message, save });
-      return pauseRun({ state, audit, deps, decision, message, save, details: { condition: error.outcome.condition ?? null } });
+      return pauseRun({ state, audit, deps, decision, message, save, details: { condition: error.outcome.condition ?? null }, requestPlan });
     }
     if (!(error instanceof LlmError)) throw error;
     const decision = pauseDecision('model', MODEL_FAILURE_REASONS[error.kind] ?? 'MODEL_CALL_FAILED');
-    return pauseRun({ state, audit, deps, decision, message: `a model call failed: ${error.message}`, save, details: { failure: error.kind, retryable: error.retryable } });
+    return pauseRun({ state, audit, deps, decision, message: `a model call failed: ${error.message}`, save, details: { failure: error.kind, retryable: error.retryable }, requestPlan });
   }
 
   const { arbitration } = result;
-  const proceed = arbitration.final_action === 'proceed';
+  const councilReason =
+    arbitration.final_action === 'proceed'
+      ? 'ARBITRATION_PROCEED'
+      : arbitration.conflicts.length > 0 && arbitration.agreement < 1
+        ? 'REL_ARBITRATION_CONFLICT'
+        : `ARBITRATION_${arbitration.final_action.toUpperCase()}`;
+  // A person who chose `continue` on this very pause has cleared it; the council's verdict stays on record.
+  const cleared = arbitration.final_action !== 'proceed' && approved.has(councilReason);
+  const proceed = arbitration.final_action === 'proceed' || cleared;
   const arbitrationDecision = proceed
-    ? runDecision('arbitration', 'ARBITRATION_PROCEED')
-    : pauseDecision('arbitration', arbitration.conflicts.length > 0 && arbitration.agreement < 1 ? 'REL_ARBITRATION_CONFLICT' : `ARBITRATION_${arbitration.final_action.toUpperCase()}`);
+    ? runDecision('arbitration', cleared ? 'ARBITRATION_CLEARED_BY_PERSON' : councilReason)
+    : pauseDecision('arbitration', councilReason);
   await audit.append(
     auditEvent('ARBITRATED', arbitrationDecision, {
       strategy: arbitration.strategy,
@@ -144,12 +191,13 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
       agreement: Math.round(arbitration.agreement * 1000) / 1000,
       votes: arbitration.votes,
       invalid_verdicts: result.verdicts.filter((v) => !v.valid).map((v) => v.persona),
+      ...(cleared ? { cleared_by_person: councilReason } : {}),
     }),
   );
 
   const artifactInput = {
     runId: state.run_id,
-    task: command.task_description,
+    task,
     inputArtifacts: command.input_artifacts,
     plan,
     personaNames: new Map(loaded.personas.map((p) => [p.id, p.name])),
@@ -164,7 +212,7 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
   };
   if (!proceed) {
     const message = `the council's verdict was ${arbitration.final_action}: ${arbitration.reasoning}`;
-    return pauseRun({ state, audit, deps, decision: arbitrationDecision, message, save, draft: artifactInput });
+    return pauseRun({ state, audit, deps, decision: arbitrationDecision, message, save, draft: artifactInput, requestPlan });
   }
 
   // Successful end: session states are saved (persistent council), then the run is finished.
@@ -188,7 +236,7 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
     audit,
     deps,
     decision: runDecision('dispatch', 'RUN_COMPLETED'),
-    message: `completed: ${arbitration.final_action} (${arbitration.strategy}, agreement ${(arbitration.agreement * 100).toFixed(0)}%) · ${usage.calls} model calls, ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion tokens${usage.cost_usd !== undefined && usage.cost_usd > 0 ? `, $${usage.cost_usd.toFixed(4)}` : ''}`,
+    message: `completed: ${cleared ? `continued by a person over the council's ${arbitration.final_action}` : arbitration.final_action} (${arbitration.strategy}, agreement ${(arbitration.agreement * 100).toFixed(0)}%) · ${usage.calls} model calls, ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion tokens${usage.cost_usd !== undefined && usage.cost_usd > 0 ? `, $${usage.cost_usd.toFixed(4)}` : ''}`,
     save,
     artifact: artifactInput,
   });

@@ -3,6 +3,7 @@ import { auditEvent, type AuditDetails } from '../domain/audit.js';
 import { runDecision, type DecisionRecord } from '../domain/decision.js';
 import type { AuditSink } from '../domain/ports.js';
 import type { PauseRecord, RunState } from '../domain/run-state.js';
+import { applyLoopPolicy } from './loop-policy.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 
 type DraftInput = Omit<ArtifactInput, 'status' | 'finishedAt' | 'durationMs' | 'trail' | 'outcomeNote'>;
@@ -20,19 +21,26 @@ interface EndOptions {
 
 /**
  * Pauses a run for a person: the checkpoint keeps everything needed to resume, `hitl.json` says
- * what paused it, and a draft of the artifact (when there is one) waits beside it.
+ * what paused it and how to decide, and a draft of the artifact (when there is one) waits beside it.
+ * The pause is counted by the loop policy, which may attach a plan (third pause of a conflict) or end
+ * the conflict line with a sealed stop (fourth).
  */
-export async function pauseRun(options: EndOptions & { draft?: DraftInput }): Promise<RunOutcome> {
+export async function pauseRun(options: EndOptions & { draft?: DraftInput; requestPlan?: () => Promise<string> }): Promise<RunOutcome> {
   const { state, audit, deps, decision, message } = options;
   const now = deps.clock.now();
-  const pauses = state.trail.filter((d) => d.decision === 'PAUSE_FOR_HITL').length;
   const pause: PauseRecord = {
-    pause_id: `${state.run_id}-p${pauses + 1}`,
+    pause_id: `${state.run_id}-p${state.hitl.length + 1}`,
     layer: decision.layer,
     reason_code: decision.reason_code,
     message,
     requested_at: now.toISOString(),
   };
+  await audit.append(auditEvent('HITL_REQUESTED', decision, { pause_id: pause.pause_id, ...options.details }));
+  const loop = await applyLoopPolicy({ state, pause, deps, audit, ...(options.requestPlan ? { requestPlan: options.requestPlan } : {}) });
+  if (loop.stop) {
+    const stopMessage = `this conflict paused ${loop.count} times; the loop policy recommends ending the session and has stopped this conflict line (sealed). Start a new council session with \`maestro session reset\` to work on it again. Last pause: ${message}`;
+    return finishRun({ ...options, decision: loop.stop, message: stopMessage, ...(options.draft ? { artifact: options.draft } : {}) });
+  }
   let draftPath: string | undefined;
   if (options.draft) {
     const markdown = renderArtifact({
@@ -45,12 +53,17 @@ export async function pauseRun(options: EndOptions & { draft?: DraftInput }): Pr
     });
     draftPath = await deps.runs.saveFile(state.run_id, 'draft.md', markdown);
   }
-  await deps.runs.saveFile(state.run_id, 'hitl.json', `${JSON.stringify({ run_id: state.run_id, ...pause, draft: draftPath ?? null }, null, 2)}\n`);
-  await audit.append(auditEvent('HITL_REQUESTED', decision, { pause_id: pause.pause_id, ...options.details }));
-  await options.save({ status: 'paused', decision, pause, trail: [...state.trail, decision], summary: message });
+  const howTo = `maestro hitl decide ${state.run_id} continue|stop [--note TEXT]`;
+  await deps.runs.saveFile(
+    state.run_id,
+    'hitl.json',
+    `${JSON.stringify({ run_id: state.run_id, ...pause, draft: draftPath ?? null, plan: loop.plan ?? null, conflict_pauses: loop.count, decide: howTo }, null, 2)}\n`,
+  );
+  await options.save({ status: 'paused', decision, pause, trail: [...state.trail, decision], summary: message, ...(loop.plan ? { loop_plan: loop.plan } : {}) });
   const lines = [`paused for a person (${decision.layer}: ${decision.reason_code}): ${message}`];
+  if (loop.plan) lines.push(`this conflict has paused ${loop.count} times; the council proposed a plan (see \`maestro hitl show ${state.run_id}\`)`);
   if (draftPath) lines.push(`draft: ${draftPath}`);
-  lines.push(`run state: ${deps.runs.describe?.(state.run_id) ?? `.maestro/runs/${state.run_id}/`}`);
+  lines.push(`decide: ${howTo}`);
   return { run_id: state.run_id, status: 'paused', decision: decision.decision, reason_code: decision.reason_code, artifact: null, audit_log: audit.path, message: lines.join('\n') };
 }
 
@@ -80,6 +93,8 @@ export async function finishRun(options: EndOptions & { artifact?: DraftInput })
     );
   }
   await audit.append(auditEvent('RUN_FINISHED', decision, { status }));
+  // The run has ended: its command copy goes; state.json keeps the command for the record.
+  await deps.runs.removeFile(state.run_id, 'command.json');
   await options.save({
     status,
     decision,

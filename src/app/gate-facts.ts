@@ -1,8 +1,10 @@
 import type { CommandFile } from '../domain/command-file.js';
-import type { GateFacts } from '../domain/gates.js';
+import type { GateFacts, PiiPolicy } from '../domain/gates.js';
 import type { Persona } from '../domain/persona.js';
+import { readPolicySignals } from '../domain/policy-signals.js';
 import type { ArtifactWriter, InputReader } from '../domain/ports.js';
 import type { KnowledgeResult } from '../domain/run-state.js';
+import { detectSensitive, isSecretCategory, type SensitiveCategory } from '../domain/sensitive/detector.js';
 
 export interface GatheredFacts {
   readonly facts: GateFacts;
@@ -10,13 +12,19 @@ export interface GatheredFacts {
   readonly inputs: { path: string; result: Omit<KnowledgeResult, 'action' | 'argument'> }[];
 }
 
-/** Collects what the gates decide on: reads inputs through the sandbox and checks the output path. No model is called. */
+/**
+ * Collects what the gates decide on: reads inputs through the sandbox, checks the output path, and
+ * runs the sensitive-content detector and the policy signals over the task and inputs. No model is called.
+ */
 export async function gatherGateFacts(options: {
   command: CommandFile;
   personas: readonly Persona[];
   outputPath: string;
   inputs: InputReader;
   artifacts: ArtifactWriter;
+  piiPolicy: PiiPolicy;
+  conflictStopped: boolean;
+  approved: ReadonlySet<string>;
 }): Promise<GatheredFacts> {
   const { command, personas } = options;
   const known = new Set(personas.map((p) => p.id));
@@ -40,14 +48,30 @@ export async function gatherGateFacts(options: {
     } else missingInputs.push({ path, reason: result.message });
   }
 
+  // Only categories leave this function, never the matched text.
+  const categories = new Set<SensitiveCategory>();
+  for (const text of [command.task_description, ...read.map((r) => r.result.content ?? '')]) {
+    for (const f of detectSensitive(text)) categories.add(f.category);
+  }
+  const found = [...categories].sort();
+  const pii = found.filter((c) => !isSecretCategory(c));
+  const secrets = found.filter((c) => isSecretCategory(c));
+  const signals = readPolicySignals(command.task_description);
+
   return {
     facts: {
       taskBlank: command.task_description.trim().length === 0,
       unknownPersonas,
       missingInputs,
       pathEscapes,
-      piiCategories: [],
-      secretCategories: [],
+      piiCategories: pii,
+      secretCategories: secrets,
+      sideEffects: signals.sideEffects,
+      highStakes: signals.highStakes,
+      boundary: signals.boundary,
+      conflictStopped: options.conflictStopped,
+      piiPolicy: options.piiPolicy,
+      approved: options.approved,
     },
     inputs: read,
   };

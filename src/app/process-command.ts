@@ -1,6 +1,7 @@
 import { auditEvent } from '../domain/audit.js';
 import { parseCommandText, type CommandFile } from '../domain/command-file.js';
 import { failClosedDecision, type DecisionRecord } from '../domain/decision.js';
+import { AppError } from '../domain/errors.js';
 import type { AuditSink } from '../domain/ports.js';
 import { RUN_STATE_VERSION, type RunState } from '../domain/run-state.js';
 import { executeRun } from './execute-run.js';
@@ -45,6 +46,7 @@ export async function processCommand(input: CommandInput, deps: RunDeps): Promis
     steps: [],
     trail: [],
     reroutes: [],
+    hitl: [],
   };
   await deps.runs.save(state);
   await deps.runs.saveFile(runId, 'command.json', input.text);
@@ -61,7 +63,11 @@ export async function processCommand(input: CommandInput, deps: RunDeps): Promis
 /** Resumes a run from its checkpoint (after a crash or an interruption); finished model calls are not repeated. */
 export async function resumeRun(runId: string, deps: RunDeps): Promise<RunOutcome> {
   const state = await deps.runs.load(runId);
-  if (!state) throw new Error(`there is no run "${runId}" in this workspace`);
+  if (!state) throw new RunNotResumableError(`there is no run "${runId}" in this workspace`);
+  if (state.status === 'paused') {
+    throw new RunNotResumableError(`run ${runId} is paused for a person (${state.pause?.reason_code ?? 'see maestro hitl show'}); decide first: maestro hitl decide ${runId} continue|stop`);
+  }
+  if (state.status !== 'running') throw new RunNotResumableError(`run ${runId} has already ended (${state.status})`);
   const audit = await deps.audit.open(runId);
   await audit.append(
     auditEvent('RUN_RESUMED', { decision: 'RUN', reason_code: 'RUN_RESUMED_FROM_CHECKPOINT', sealed: false, overrideable: false, final_decider: 'SYSTEM', layer: 'queue' }, {
@@ -85,6 +91,11 @@ async function rejectInvalid(runId: string, issues: string[], audit: AuditSink, 
     message: `${source} is not a valid command file:\n${issues.map((i) => `  ${i}`).join('\n')}`,
     issues,
   };
+}
+
+/** The run cannot be resumed (unknown, paused without a decision, or already ended). */
+export class RunNotResumableError extends AppError {
+  readonly code = 'RUN_NOT_RESUMABLE' as const;
 }
 
 export type { CommandFile };

@@ -7,6 +7,7 @@ import type {
   InputReader,
   KnowledgeBase,
   LlmClient,
+  LoopPolicyStore,
   OnProgress,
   PersonaStore,
   RunStore,
@@ -31,8 +32,9 @@ export interface RunDeps {
   readonly knowledge: KnowledgeBase;
   readonly inputs: InputReader;
   readonly artifacts: ArtifactWriter;
-  readonly runs: RunStore & { saveFile(runId: string, name: string, content: string): Promise<string>; describe?(runId: string): string };
+  readonly runs: RunStore & { saveFile(runId: string, name: string, content: string): Promise<string>; removeFile(runId: string, name: string): Promise<void>; list(): Promise<string[]>; describe?(runId: string): string };
   readonly audit: AuditLog;
+  readonly loopPolicy: LoopPolicyStore;
   readonly onProgress?: OnProgress;
   readonly signal?: AbortSignal;
 }

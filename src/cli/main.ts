@@ -1,9 +1,11 @@
 import { Command, CommanderError } from 'commander';
 import { AppError, ExitError, InternalError, InvalidInputError } from '../domain/errors.js';
 import { registerAudit } from './audit.js';
+import { registerHitl } from './hitl.js';
 import { registerInit } from './init.js';
 import { registerRun } from './run.js';
 import { registerSchema } from './schema.js';
+import { registerSession } from './session.js';
 import { registerValidate } from './validate.js';
 import { defaultIo, type Io } from './io.js';
 import { readPackageVersion } from './package-info.js';
@@ -22,6 +24,8 @@ export function buildProgram(io: Io): Command {
   registerValidate(program, io);
   registerSchema(program, io);
   registerInit(program, io);
+  registerHitl(program, io);
+  registerSession(program, io);
   registerAudit(program, io);
   return program;
 }

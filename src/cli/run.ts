@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { processCommand } from '../app/process-command.js';
+import { HitlRefusedError } from '../app/hitl.js';
+import { processCommand, resumeRun, RunNotResumableError } from '../app/process-command.js';
 import type { RunOutcome } from '../app/run-deps.js';
-import { createApp } from '../compose.js';
+import { createApp, type App } from '../compose.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import type { Io } from './io.js';
@@ -16,7 +17,8 @@ export function registerRun(program: Command, io: Io): void {
   program
     .command('run')
     .description('run one command file now, in the foreground')
-    .argument('<command.json>', 'the command file (it is read, never modified or deleted)')
+    .argument('[command.json]', 'the command file (it is read, never modified or deleted)')
+    .option('--resume <run_id>', 'resume an interrupted run, or one a person chose to continue, from its checkpoint')
     .option('--json', 'print one JSON object {run_id, status, decision, reason_code, artifact, audit_log} on stdout')
     .option('-w, --workspace <dir>', 'workspace folder (default: $MAESTRO_WORKSPACE or the current folder)')
     .option('--route <name>', 'use this model route (from maestro.config.json) for every persona, this time only')
@@ -25,7 +27,7 @@ export function registerRun(program: Command, io: Io): void {
       'after',
       '\nExit codes: 0 completed · 1 internal error · 2 invalid input · 3 paused for a person · 4 stopped by policy · 130 interrupted',
     )
-    .action(async (file: string, opts: RunFlags) => {
+    .action(async (file: string | undefined, opts: RunFlags) => {
       const code = await runSubcommand(file, opts, io);
       if (code !== 0) throw new ExitError(code);
     });
@@ -33,23 +35,48 @@ export function registerRun(program: Command, io: Io): void {
 
 interface RunFlags {
   json?: boolean;
+  resume?: string;
   workspace?: string;
   route?: string;
   model?: string;
 }
 
-async function runSubcommand(file: string, opts: RunFlags, io: Io): Promise<number> {
-  const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
-  const commandPath = path.resolve(io.cwd, file);
-  let text: string;
-  try {
-    text = await readFile(commandPath, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder' : (error as Error).message;
-    return report(io, opts, invalidOutcome(`cannot read ${file}: ${reason}`));
+async function runSubcommand(file: string | undefined, opts: RunFlags, io: Io): Promise<number> {
+  if ((file === undefined) === (opts.resume === undefined)) {
+    throw new ExitError(2, 'maestro run: give either a command file or --resume <run_id>');
   }
+  const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
+  let text = '';
+  const commandPath = file === undefined ? '' : path.resolve(io.cwd, file);
+  if (file !== undefined) {
+    try {
+      text = await readFile(commandPath, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder' : (error as Error).message;
+      return reportOutcome(io, opts, invalidOutcome(`cannot read ${file}: ${reason}`));
+    }
+  }
+  return withRunContext(io, opts, workspace, async (app) => {
+    if (opts.resume !== undefined) {
+      // A `continue` decision waiting in the inbox is claimed first, so a watcher cannot resume it too.
+      await app.deps.decisions.claim(opts.resume);
+      return resumeRun(opts.resume, app.deps);
+    }
+    return processCommand({ text, source: path.basename(commandPath) }, app.deps);
+  });
+}
 
+/**
+ * Runs one use case with progress on stderr, Ctrl-C wired to an AbortSignal (the run stops at its
+ * last checkpoint), and the outcome reported. Shared by `run` and `hitl decide --run`.
+ */
+export async function withRunContext(
+  io: Io,
+  opts: { json?: boolean; route?: string; model?: string },
+  workspace: string,
+  body: (app: App) => Promise<RunOutcome>,
+): Promise<number> {
   const reporter = new ProgressReporter(io, { quiet: opts.json === true });
   const controller = new AbortController();
   const onSignal = (): void => controller.abort(new Error('interrupted'));
@@ -64,15 +91,16 @@ async function runSubcommand(file: string, opts: RunFlags, io: Io): Promise<numb
       onProgress: reporter.onProgress,
       signal: controller.signal,
     });
-    const outcome = await processCommand({ text, source: path.basename(commandPath) }, app.deps);
+    const outcome = await body(app);
     reporter.stop();
-    return report(io, opts, outcome);
+    return reportOutcome(io, opts, outcome);
   } catch (error) {
     reporter.stop();
     if (controller.signal.aborted) {
-      io.stderr.write('interrupted: the run stopped at its last checkpoint (.maestro/runs/); no artifact was written.\n');
+      io.stderr.write('interrupted: the run stopped at its last checkpoint (.maestro/runs/); resume it with maestro run --resume <run_id>.\n');
       return 130;
     }
+    if (error instanceof RunNotResumableError || error instanceof HitlRefusedError) throw new ExitError(2, `maestro: ${error.message}`);
     throw error;
   } finally {
     process.off('SIGINT', onSignal);
@@ -84,7 +112,8 @@ function invalidOutcome(message: string): RunOutcome {
   return { run_id: '', status: 'invalid', decision: 'PAUSE_FOR_HITL', reason_code: 'SPEC_INVALID_INPUT', artifact: null, audit_log: '', message };
 }
 
-function report(io: Io, opts: { json?: boolean }, outcome: RunOutcome): number {
+/** Prints a run's outcome (one JSON object with --json) and returns its exit code. */
+export function reportOutcome(io: Io, opts: { json?: boolean }, outcome: RunOutcome): number {
   if (opts.json) {
     const { run_id, status, decision, reason_code, artifact, audit_log } = outcome;
     io.stdout.write(`${JSON.stringify({ run_id: run_id || null, status, decision, reason_code, artifact, audit_log: audit_log || null })}\n`);

@@ -8,6 +8,9 @@ import {
 
 type GateLayer = (typeof GATE_LAYERS)[number];
 
+/** What the workspace does when the task or its inputs hold personal data. */
+export type PiiPolicy = 'stop' | 'pause' | 'redact';
+
 /** Everything the gates look at, gathered by the caller beforehand (the gates do no I/O). */
 export interface GateFacts {
   readonly taskBlank: boolean;
@@ -21,6 +24,14 @@ export interface GateFacts {
   readonly piiCategories: readonly string[];
   /** Category names of secrets found in the task or its inputs. */
   readonly secretCategories: readonly string[];
+  readonly sideEffects?: readonly string[];
+  readonly highStakes?: readonly string[];
+  readonly boundary?: boolean;
+  /** This conflict line was stopped by the loop policy (terminal guard). */
+  readonly conflictStopped?: boolean;
+  readonly piiPolicy?: PiiPolicy;
+  /** Reason codes a person has cleared with `hitl decide continue` (never a sealed one). */
+  readonly approved?: ReadonlySet<string>;
 }
 
 /** One gate's record: exactly one per gate, skipped gates included. */
@@ -38,47 +49,63 @@ export interface GateResult {
   readonly decision: DecisionRecord;
 }
 
-type GateCheck = (facts: GateFacts) => { decision: DecisionRecord; details: Record<string, unknown> };
+type Check = { decision: DecisionRecord; details: Record<string, unknown> };
+type GateCheck = (facts: GateFacts) => Check;
+
+const ok = (layer: GateLayer, reason: string, details: Record<string, unknown> = {}): Check => ({ decision: runDecision(layer, reason), details });
 
 const CHECKS: Record<GateLayer, GateCheck> = {
-  mediator_advice: () => ({ decision: runDecision('mediator_advice', 'MEDIATOR_NO_ADVICE'), details: {} }),
+  // Advisory only: notes what later gates will look at; never pauses, seals or stops.
+  mediator_advice: (f) => {
+    const advice = [
+      ...(f.piiCategories.length + f.secretCategories.length > 0 ? ['pii_or_secret_like_content'] : []),
+      ...((f.sideEffects ?? []).length > 0 ? ['external_side_effects'] : []),
+      ...(f.boundary ? ['subjective_ask'] : []),
+      ...((f.highStakes ?? []).length > 0 ? ['high_stakes_domain'] : []),
+    ];
+    return ok('mediator_advice', advice.length > 0 ? 'MEDIATOR_ADVICE_NOTED' : 'MEDIATOR_NO_ADVICE', advice.length > 0 ? { advice } : {});
+  },
   meaning: (f) => {
     if (f.taskBlank) return { decision: pauseDecision('meaning', 'MEANING_EMPTY_TASK'), details: {} };
     if (f.unknownPersonas.length > 0) {
       return { decision: pauseDecision('meaning', 'MEANING_UNKNOWN_PERSONA'), details: { unknown_personas: [...f.unknownPersonas] } };
     }
-    return { decision: runDecision('meaning', 'MEANING_OK'), details: {} };
+    return ok('meaning', 'MEANING_OK');
   },
   consistency: (f) =>
     f.missingInputs.length > 0
-      ? {
-          decision: pauseDecision('consistency', 'CONSISTENCY_INPUT_MISSING'),
-          details: { missing_inputs: f.missingInputs.map((m) => ({ path: m.path, reason: m.reason })) },
-        }
-      : { decision: runDecision('consistency', 'CONSISTENCY_OK'), details: {} },
-  rfl: () => ({ decision: runDecision('rfl', 'REL_OK'), details: {} }),
+      ? { decision: pauseDecision('consistency', 'CONSISTENCY_INPUT_MISSING'), details: { missing_inputs: f.missingInputs.map((m) => ({ path: m.path, reason: m.reason })) } }
+      : ok('consistency', 'CONSISTENCY_OK'),
+  rfl: (f) => (f.boundary ? { decision: pauseDecision('rfl', 'REL_BOUNDARY_UNSTABLE'), details: {} } : ok('rfl', 'REL_OK')),
   ethics: (f) => {
+    const policy = f.piiPolicy ?? 'stop';
     if (f.secretCategories.length > 0) {
       return { decision: sealedStopDecision('ethics', 'ETHICS_SECRET_DETECTED'), details: { categories: [...f.secretCategories] } };
     }
-    if (f.piiCategories.length > 0) {
-      return { decision: sealedStopDecision('ethics', 'ETHICS_PII_DETECTED'), details: { categories: [...f.piiCategories] } };
+    if (f.piiCategories.length > 0 && policy !== 'redact') {
+      const decision = policy === 'pause' ? pauseDecision('ethics', 'ETHICS_PII_DETECTED') : sealedStopDecision('ethics', 'ETHICS_PII_DETECTED');
+      return { decision, details: { categories: [...f.piiCategories] } };
     }
-    return { decision: runDecision('ethics', 'ETHICS_OK'), details: {} };
+    if ((f.highStakes ?? []).length > 0) return { decision: pauseDecision('ethics', 'ETHICS_HIGH_STAKES'), details: { domains: [...(f.highStakes ?? [])] } };
+    return ok('ethics', f.piiCategories.length > 0 ? 'ETHICS_PII_REDACTED' : 'ETHICS_OK', f.piiCategories.length > 0 ? { categories: [...f.piiCategories] } : {});
   },
-  acc: (f) =>
-    f.pathEscapes.length > 0
-      ? {
-          decision: sealedStopDecision('acc', 'ACC_PATH_ESCAPE'),
-          details: { escapes: f.pathEscapes.map((e) => ({ field: e.field, reason: e.reason })) },
-        }
-      : { decision: runDecision('acc', 'ACC_OK'), details: {} },
-  dispatch: () => ({ decision: runDecision('dispatch', 'ORCH_RUN_OK'), details: {} }),
+  acc: (f) => {
+    if (f.pathEscapes.length > 0) {
+      return { decision: sealedStopDecision('acc', 'ACC_PATH_ESCAPE'), details: { escapes: f.pathEscapes.map((e) => ({ field: e.field, reason: e.reason })) } };
+    }
+    if (f.conflictStopped) return { decision: sealedStopDecision('acc', 'ACC_STOPPED_IS_TERMINAL'), details: {} };
+    if ((f.sideEffects ?? []).length > 0) {
+      return { decision: pauseDecision('acc', 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL'), details: { side_effects: [...(f.sideEffects ?? [])] } };
+    }
+    return ok('acc', 'ACC_OK');
+  },
+  dispatch: () => ok('dispatch', 'ORCH_RUN_OK'),
 };
 
 /**
  * Runs the gates in order. The first gate that does not say RUN decides; every later gate is still
  * recorded, as skipped, carrying that decision — so the audit trail always has one record per gate.
+ * A pause a person already cleared passes (recorded as approved); a sealed stop can never be cleared.
  */
 export function evaluateGates(facts: GateFacts): GateResult {
   const outcomes: GateOutcome[] = [];
@@ -88,7 +115,11 @@ export function evaluateGates(facts: GateFacts): GateResult {
       outcomes.push({ layer, decision: { ...standing, layer, sealed: false }, skipped: true, details: { decided_by: standing.layer } });
       continue;
     }
-    const { decision, details } = CHECKS[layer](facts);
+    let { decision, details } = CHECKS[layer](facts);
+    if (decision.decision === 'PAUSE_FOR_HITL' && facts.approved?.has(decision.reason_code)) {
+      details = { ...details, approved_by_person: decision.reason_code };
+      decision = runDecision(layer, decision.reason_code);
+    }
     outcomes.push({ layer, decision, skipped: false, details });
     if (decision.decision !== 'RUN') standing = decision;
   }

@@ -1,4 +1,5 @@
 import type { AuditEvent } from './audit.js';
+import type { LoopPolicyData } from './loop-policy/workspace-loop.js';
 import type { Persona } from './persona.js';
 import type { KnowledgeResult, RunState } from './run-state.js';
 import type { SessionState } from './session-state.js';
@@ -11,7 +12,7 @@ export interface ChatMessage {
 
 export interface LlmRequest {
   readonly persona: string;
-  readonly purpose: 'turn' | 'verdict' | 'synthesis';
+  readonly purpose: 'turn' | 'verdict' | 'synthesis' | 'plan';
   readonly round: number;
   readonly messages: readonly ChatMessage[];
   /** The reply must be one JSON object (verdicts). */
@@ -101,3 +102,10 @@ export type ProgressEvent =
   | { kind: 'producing_artifact'; run_id: string; path: string };
 
 export type OnProgress = (event: ProgressEvent) => void;
+
+/** The workspace's loop policy (`.maestro/loop-policy.json`), updated under a lock. */
+export interface LoopPolicyStore {
+  read(): Promise<LoopPolicyData>;
+  /** Applies `fn` to the current data and saves what it returns, atomically and exclusively. */
+  update<T>(fn: (data: LoopPolicyData) => { data: LoopPolicyData; result: T }): Promise<T>;
+}

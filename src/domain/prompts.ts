@@ -75,3 +75,15 @@ export function renderKnowledgeResult(result: KnowledgeResult, requestedBy: stri
   }
   return `CONTEXT_ERROR (requested by ${requestedBy}): ${call} — ${result.message}`;
 }
+
+/** The loop policy's request at the third pause of a conflict: the synthesizer proposes a way out. */
+export function planRequestPrompt(task: string, earlierReasons: readonly string[]): string {
+  return [
+    BRIEFING_HEADER,
+    `TASK: ${task.trim()}`,
+    '',
+    `This task has now paused for a person three times (earlier reasons: ${earlierReasons.length > 0 ? earlierReasons.join(', ') : 'see the audit log'}).`,
+    'Propose a short, concrete plan to resolve the conflict: what the person should decide or provide, and what the council will do next.',
+    'Answer in Markdown, at most ten lines. Do not request files.',
+  ].join('\n');
+}

@@ -89,6 +89,21 @@ export const RunState = z.strictObject({
   trail: z.array(DecisionRecord).default([]),
   decision: DecisionRecord.optional(),
   pause: PauseRecord.optional(),
+  /** Decisions people made on this run's pauses, in order (`maestro hitl decide`). */
+  hitl: z
+    .array(
+      z.strictObject({
+        pause_id: z.string(),
+        layer: z.string(),
+        reason_code: z.string(),
+        decision: z.enum(['continue', 'stop']),
+        decided_at: z.string(),
+        note: z.string().optional(),
+      }),
+    )
+    .default([]),
+  /** The plan the loop policy asked for at the third pause of this conflict, if any. */
+  loop_plan: z.string().optional(),
   /** REROUTEs taken so far: the persona moves to the fallback for the rest of the run. */
   reroutes: z.array(z.strictObject({ persona: z.string(), from: z.string(), to: z.string(), reason_code: z.string(), at_step: z.number().int() })).default([]),
   artifact: z.string().optional(),

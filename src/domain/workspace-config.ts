@@ -41,6 +41,12 @@ export const WorkspaceConfig = z.strictObject({
   prices: z.record(z.string(), Price).default({}),
   /** Default per-run budget; a command's `config.budget` overrides it field by field. */
   budget: Budget.default({}),
+  policy: z
+    .strictObject({
+      /** Personal data in a task or its inputs: `stop` (sealed, default), `pause` for a person, or `redact` before any model sees it. */
+      pii: z.enum(['stop', 'pause', 'redact']).default('stop'),
+    })
+    .default({ pii: 'stop' }),
   audit: z
     .strictObject({
       /** Days an audit log is kept. */

@@ -153,7 +153,7 @@ describe('maestro validate, schema, init', () => {
 
   it('prints help and the version', async () => {
     const help = await runCli(['--help']);
-    expect(help.stdout).toContain('run [options] <command.json>');
+    expect(help.stdout).toContain('run [options] [command.json]');
     expect((await runCli(['--version'])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     const unknown = await runCli(['frobnicate']);
     expect(unknown.code).not.toBe(0);

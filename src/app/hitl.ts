@@ -1,0 +1,130 @@
+import { auditEvent } from '../domain/audit.js';
+import { userDecision } from '../domain/decision.js';
+import { AppError } from '../domain/errors.js';
+import type { RunState } from '../domain/run-state.js';
+import { parseVerdict } from '../domain/verdict.js';
+import { finishRun } from './finish-run.js';
+import { resumeRun } from './process-command.js';
+import type { RunDeps, RunOutcome } from './run-deps.js';
+
+/** A decision that cannot be taken: stale, repeated, malformed, or on a sealed or finished run. Nothing changed. */
+export class HitlRefusedError extends AppError {
+  readonly code = 'HITL_REFUSED' as const;
+}
+
+/** Where `continue` decisions wait for whoever resumes the run (a watcher, or `--run` in the foreground). */
+export interface DecisionInbox {
+  post(runId: string, decision: { pause_id: string; decided_at: string }): Promise<void>;
+  /** Takes the decision for this run; false if there is none or another process took it first. */
+  claim(runId: string): Promise<boolean>;
+  /** Runs with a posted, unclaimed decision, oldest first. */
+  pending(): Promise<string[]>;
+}
+
+export interface HitlDecisionInput {
+  readonly runId: string;
+  /** Exactly `continue` or `stop`; anything else is refused (fail closed). */
+  readonly decision: string;
+  readonly note?: string;
+  /** Bind the decision to this pause; refused if it is no longer the current one. */
+  readonly pauseId?: string;
+}
+
+export type HitlDecisionResult = { decision: 'continue'; state: RunState } | { decision: 'stop'; outcome: RunOutcome };
+
+/**
+ * Records a person's decision on a paused run (`HITL_DECIDED`, USER). `continue` clears the pause and
+ * queues the run to resume from its checkpoint; `stop` ends it as STOPPED with an artifact that says so.
+ */
+export async function decidePause(input: HitlDecisionInput, deps: RunDeps & { decisions: DecisionInbox }): Promise<HitlDecisionResult> {
+  if (input.decision !== 'continue' && input.decision !== 'stop') {
+    throw new HitlRefusedError(`"${input.decision}" is not a decision: use exactly "continue" or "stop"`);
+  }
+  if (input.note !== undefined && input.note.length > 2000) throw new HitlRefusedError('the note is longer than 2000 characters');
+  const state = await deps.runs.load(input.runId);
+  if (!state) throw new HitlRefusedError(`there is no run "${input.runId}" in this workspace`);
+  if (state.decision?.sealed) {
+    throw new HitlRefusedError(`run ${state.run_id} was stopped by a sealed decision (${state.decision.layer}: ${state.decision.reason_code}); nobody can continue it`);
+  }
+  if (state.status !== 'paused' || !state.pause) {
+    const last = state.hitl.at(-1);
+    const already = last ? ` (a "${last.decision}" decision was already recorded for pause ${last.pause_id})` : '';
+    throw new HitlRefusedError(`run ${state.run_id} is not paused: it is ${state.status}${already}`);
+  }
+  if (input.pauseId !== undefined && input.pauseId !== state.pause.pause_id) {
+    throw new HitlRefusedError(`the decision is for pause ${input.pauseId}, but the current pause of run ${state.run_id} is ${state.pause.pause_id}; nothing changed`);
+  }
+
+  const pause = state.pause;
+  const now = deps.clock.now().toISOString();
+  const entry = {
+    pause_id: pause.pause_id,
+    layer: pause.layer,
+    reason_code: pause.reason_code,
+    decision: input.decision,
+    decided_at: now,
+    ...(input.note ? { note: input.note } : {}),
+  } as const;
+  const decision = userDecision(input.decision === 'continue' ? 'RUN' : 'STOPPED', input.decision === 'continue' ? 'HITL_CONTINUE' : 'HITL_STOP');
+  const audit = await deps.audit.open(state.run_id);
+  await audit.append(auditEvent('HITL_DECIDED', decision, { pause_id: pause.pause_id, paused_layer: pause.layer, paused_reason: pause.reason_code, note_chars: input.note?.length ?? 0 }));
+
+  let current: RunState = { ...state, hitl: [...state.hitl, entry], trail: [...state.trail, decision], updated_at: now };
+  const save = async (patch: Partial<RunState>): Promise<void> => {
+    current = { ...current, ...patch, updated_at: deps.clock.now().toISOString() };
+    await deps.runs.save(current);
+  };
+
+  if (input.decision === 'continue') {
+    const { pause: _cleared, ...rest } = current;
+    current = { ...rest, status: 'running' };
+    await deps.runs.save(current);
+    await deps.decisions.post(state.run_id, { pause_id: pause.pause_id, decided_at: now });
+    return { decision: 'continue', state: current };
+  }
+
+  await deps.runs.save(current);
+  const message = `stopped by a person at pause ${pause.pause_id} (${pause.layer}: ${pause.reason_code})${input.note ? ` — note: ${input.note}` : ''}`;
+  const outcome = await finishRun({ state: current, audit, deps, decision, message, save, ...(current.plan ? { artifact: artifactFromState(current, deps) } : {}) });
+  return { decision: 'stop', outcome };
+}
+
+/** Resumes a run a person chose to continue, if no other process has taken the decision already. */
+export async function resumeDecided(runId: string, deps: RunDeps & { decisions: DecisionInbox }): Promise<RunOutcome | undefined> {
+  if (!(await deps.decisions.claim(runId))) return undefined;
+  return resumeRun(runId, deps);
+}
+
+/** The artifact of a run that ends without finishing its deliberation: what was said, and why it stopped. */
+function artifactFromState(state: RunState, deps: RunDeps) {
+  const plan = state.plan!;
+  const synthesis = state.steps.find((s) => s.kind === 'synthesis');
+  return {
+    runId: state.run_id,
+    task: state.command.task_description,
+    inputArtifacts: state.command.input_artifacts,
+    plan,
+    personaNames: new Map(plan.personas.map((id) => [id, id])),
+    startedAt: state.created_at,
+    rehearsal: plan.model.includes('offline'),
+    steps: state.steps,
+    verdicts: state.steps.filter((s) => s.kind === 'verdict').map((s) => parseVerdict(s.persona, s.reply)),
+    proposal: synthesis?.reply ?? '',
+    prices: deps.config.prices,
+    reroutes: state.reroutes,
+  };
+}
+
+/** What `continue` would do for a pause of this layer and reason, for `maestro hitl show`. */
+export function describeContinue(layer: string, reason: string): string {
+  if (reason === 'BUDGET_EXCEEDED') return 'the run goes on past its budget; finished model calls are not repeated';
+  switch (layer) {
+    case 'arbitration':
+      return "the council's verdict is overridden: the artifact and session states are written from the deliberation already done — no model call is repeated";
+    case 'model':
+    case 'reroute':
+      return 'the failed model call is tried again; finished calls are not repeated';
+    default:
+      return `the ${layer} gate is cleared (${reason}); the later gates still run, then the council deliberates`;
+  }
+}

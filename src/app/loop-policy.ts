@@ -1,0 +1,81 @@
+import { auditEvent } from '../domain/audit.js';
+import { sealedStopDecision, type DecisionRecord, type Layer } from '../domain/decision.js';
+import type { LoopEvent } from '../domain/loop-policy/events.js';
+import { recordPause, recordPlan } from '../domain/loop-policy/workspace-loop.js';
+import { normaliseTask } from '../domain/policy-signals.js';
+import type { AuditSink } from '../domain/ports.js';
+import type { PauseRecord, RunState } from '../domain/run-state.js';
+import type { RunDeps } from './run-deps.js';
+
+/** The conflict a run belongs to: its `conflict_key`, else a digest of the normalised task. */
+export function conflictFingerprint(state: RunState, sha256: (s: string) => string): string {
+  return state.command.config.conflict_key ?? `task:${sha256(normaliseTask(state.command.task_description)).slice(0, 16)}`;
+}
+
+export interface LoopPolicyOutcome {
+  readonly count: number;
+  /** The plan the synthesizer proposed at the third pause of this conflict. */
+  readonly plan?: string;
+  /** At the fourth pause: the sealed stop that ends this conflict line. */
+  readonly stop?: DecisionRecord;
+}
+
+/**
+ * Feeds one HITL pause to the Stage 3 loop policy: counts it (the pause id dedupes replays), runs the
+ * plan flow once at three pauses, and at four recommends ending the session and issues a sealed stop.
+ */
+export async function applyLoopPolicy(options: {
+  state: RunState;
+  pause: PauseRecord;
+  deps: RunDeps;
+  audit: AuditSink;
+  requestPlan?: () => Promise<string>;
+}): Promise<LoopPolicyOutcome> {
+  const { state, pause, deps, audit } = options;
+  const fingerprint = conflictFingerprint(state, deps.sha256);
+  const out = await deps.loopPolicy.update((data) => {
+    const o = recordPause(data, { pauseId: pause.pause_id, runId: state.run_id, fingerprint, reasonCode: pause.reason_code, timestamp: pause.requested_at });
+    return { data: o.data, result: o };
+  });
+  for (const e of out.events) await audit.append(toAudit(e, out.count));
+
+  let plan: string | undefined;
+  if (out.dispatch && options.requestPlan) {
+    const dispatch = out.dispatch;
+    try {
+      plan = await options.requestPlan();
+    } catch (error) {
+      plan = `(no plan: the synthesizer could not be asked — ${(error as Error).message})`;
+    }
+    const text = plan;
+    const events = await deps.loopPolicy.update((data) => {
+      const r = recordPlan(data, dispatch, text);
+      return { data: r.data, result: r.events };
+    });
+    for (const e of events) await audit.append(toAudit(e, out.count, text));
+  }
+  const stop = out.stop ? sealedStopDecision('acc', 'ACC_END_SESSION_AFTER_4_HITL') : undefined;
+  return { count: out.count, ...(plan !== undefined ? { plan } : {}), ...(stop ? { stop } : {}) };
+}
+
+function toAudit(e: LoopEvent, count: number, plan?: string) {
+  // Sealed records may only come from the acc layer (invariant I2); the rest are the loop policy's.
+  const layer: Layer = e.sealed ? 'acc' : 'loop_policy';
+  return auditEvent(
+    e.kind,
+    {
+      decision: e.decision,
+      reason_code: e.reason_code,
+      sealed: e.sealed,
+      overrideable: e.overrideable,
+      final_decider: 'SYSTEM',
+      layer,
+    },
+    {
+      event_id: e.event_id,
+      conflict_fingerprint: e.conflict_fingerprint,
+      hitl_count: count,
+      ...(plan !== undefined && e.kind === 'K_PLAN_PROPOSED' ? { plan_chars: plan.length } : {}),
+    },
+  );
+}

@@ -1,0 +1,158 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { decidePause, describeContinue, HitlRefusedError } from '../app/hitl.js';
+import { conflictFingerprint } from '../app/loop-policy.js';
+import { resumeRun } from '../app/process-command.js';
+import { createApp } from '../compose.js';
+import { resolveWorkspace } from '../config.js';
+import { ExitError } from '../domain/errors.js';
+import { pausesFor } from '../domain/loop-policy/workspace-loop.js';
+import type { RunState } from '../domain/run-state.js';
+import type { Io } from './io.js';
+import { reportOutcome, withRunContext } from './run.js';
+import { chalkFor } from './style.js';
+
+const WORKSPACE_HELP = 'workspace folder (default: $MAESTRO_WORKSPACE or the current folder)';
+
+export function registerHitl(program: Command, io: Io): void {
+  const hitl = program.command('hitl').description('see and resolve runs paused for a person (human in the loop)');
+
+  hitl
+    .command('list')
+    .description('paused runs: run id, age, layer, reason, task digest, how often this conflict paused')
+    .option('--json', 'print the list as JSON')
+    .option('-w, --workspace <dir>', WORKSPACE_HELP)
+    .action(async (opts: { json?: boolean; workspace?: string }) => {
+      const app = await createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
+      const loop = await app.deps.loopPolicy.read();
+      const now = app.deps.clock.now().getTime();
+      const rows = [];
+      for (const id of await app.deps.runs.list()) {
+        const state = await app.deps.runs.load(id).catch(() => undefined);
+        if (state?.status !== 'paused' || !state.pause) continue;
+        rows.push({
+          run_id: state.run_id,
+          pause_id: state.pause.pause_id,
+          age_seconds: Math.round((now - Date.parse(state.pause.requested_at)) / 1000),
+          layer: state.pause.layer,
+          reason_code: state.pause.reason_code,
+          task_digest: state.task_sha256.slice(0, 12),
+          conflict_pauses: pausesFor(loop, conflictFingerprint(state, app.deps.sha256)),
+        });
+      }
+      if (opts.json) {
+        io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+        return;
+      }
+      if (rows.length === 0) {
+        io.stdout.write('No run is paused for a person.\n');
+        return;
+      }
+      const c = chalkFor(io);
+      io.stdout.write(`${c.bold('RUN ID                    AGE      LAYER         REASON                                  TASK          PAUSES')}\n`);
+      for (const r of rows) {
+        io.stdout.write(
+          `${r.run_id.padEnd(26)}${formatAge(r.age_seconds).padEnd(9)}${r.layer.padEnd(14)}${r.reason_code.padEnd(40)}${r.task_digest.padEnd(14)}${r.conflict_pauses}\n`,
+        );
+      }
+      io.stdout.write(`\nDecide with: maestro hitl decide <run_id> continue|stop [--note TEXT]\n`);
+    });
+
+  hitl
+    .command('show')
+    .description('what paused a run and why, the plan if one was made, and what continue would do')
+    .argument('<run_id>')
+    .option('--json', 'print the details as JSON')
+    .option('-w, --workspace <dir>', WORKSPACE_HELP)
+    .action(async (runId: string, opts: { json?: boolean; workspace?: string }) => {
+      const app = await createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
+      const state = await app.deps.runs.load(runId);
+      if (!state) throw new ExitError(2, `maestro: there is no run "${runId}" in this workspace`);
+      const hitlFile = await readFile(path.join(app.paths.runDir(runId), 'hitl.json'), 'utf8').then((t) => JSON.parse(t) as Record<string, unknown>, () => ({}) as Record<string, unknown>);
+      const loop = await app.deps.loopPolicy.read();
+      const details = {
+        run_id: state.run_id,
+        status: state.status,
+        task: state.command.task_description,
+        pause: state.pause ?? null,
+        continue_would: state.pause ? describeContinue(state.pause.layer, state.pause.reason_code) : null,
+        plan: state.loop_plan ?? null,
+        draft: (hitlFile.draft as string | null | undefined) ?? null,
+        conflict_pauses: pausesFor(loop, conflictFingerprint(state, app.deps.sha256)),
+        decisions: state.hitl,
+        sealed: state.decision?.sealed ?? false,
+      };
+      if (opts.json) {
+        io.stdout.write(`${JSON.stringify(details, null, 2)}\n`);
+        return;
+      }
+      io.stdout.write(renderShow(details, state, io));
+    });
+
+  hitl
+    .command('decide')
+    .description('resolve the current pause of a run: continue (resume from its checkpoint) or stop')
+    .argument('<run_id>')
+    .argument('<decision>', 'exactly "continue" or "stop"')
+    .option('--note <text>', 'why, kept with the decision (not in the audit log)')
+    .option('--pause <pause_id>', 'bind the decision to this pause; refused if the run has moved on')
+    .option('--run', 'after continue, resume the run here in the foreground (otherwise a running watcher picks it up)')
+    .option('--json', 'with --run: print the run outcome as one JSON object')
+    .option('-w, --workspace <dir>', WORKSPACE_HELP)
+    .addHelpText('after', '\nA decision on a run that is not paused, a stale pause, a sealed run, or anything but continue|stop is refused (exit 2) and changes nothing.')
+    .action(async (runId: string, decision: string, opts: { note?: string; pause?: string; run?: boolean; json?: boolean; workspace?: string }) => {
+      const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
+      const app = await createApp({ workspace, env: io.env });
+      let result;
+      try {
+        result = await decidePause({ runId, decision, ...(opts.note !== undefined ? { note: opts.note } : {}), ...(opts.pause ? { pauseId: opts.pause } : {}) }, app.deps);
+      } catch (error) {
+        if (error instanceof HitlRefusedError) throw new ExitError(2, `maestro: refused: ${error.message}`);
+        throw error;
+      }
+      const c = chalkFor(io);
+      if (result.decision === 'stop') {
+        const code = reportOutcome(io, opts, result.outcome);
+        if (code !== 4) throw new ExitError(code);
+        return;
+      }
+      if (!opts.run) {
+        io.stdout.write(
+          `${c.green('✔')} continue recorded for ${runId}. A running \`maestro watch\` resumes it; or resume it now: maestro run --resume ${runId}\n`,
+        );
+        return;
+      }
+      const code = await withRunContext(io, opts, workspace, async (runApp) => {
+        await runApp.deps.decisions.claim(runId);
+        return resumeRun(runId, runApp.deps);
+      });
+      if (code !== 0) throw new ExitError(code);
+    });
+}
+
+function renderShow(d: { run_id: string; status: string; task: string; pause: RunState['pause'] | null; continue_would: string | null; plan: string | null; draft: string | null; conflict_pauses: number; decisions: RunState['hitl']; sealed: boolean }, state: RunState, io: Io): string {
+  const c = chalkFor(io);
+  const lines = [`${c.bold('Run')} ${d.run_id} — ${d.status}${d.sealed ? c.red(' (sealed: cannot be continued)') : ''}`, `${c.bold('Task')} ${d.task.length > 300 ? `${d.task.slice(0, 299)}…` : d.task}`];
+  if (d.pause) {
+    lines.push(
+      `${c.bold('Paused')} at ${d.pause.requested_at} by the ${d.pause.layer} layer: ${c.yellow(d.pause.reason_code)}`,
+      `${c.bold('Why')} ${d.pause.message}`,
+      `${c.bold('Continue would')} ${d.continue_would ?? ''}`,
+      `${c.bold('Stop would')} end the run as STOPPED, with an artifact that records the stop`,
+    );
+  } else lines.push(`${c.bold('Not paused.')} ${state.summary ?? ''}`);
+  lines.push(`${c.bold('This conflict has paused')} ${d.conflict_pauses} time(s) in the current council session (a plan is asked for at 3; at 4 the conflict line is stopped).`);
+  if (d.plan) lines.push(c.bold('Plan proposed by the council:'), d.plan);
+  if (d.draft) lines.push(`${c.bold('Draft artifact')} ${d.draft}`);
+  for (const h of d.decisions) lines.push(`${c.dim(`decided ${h.decision} on ${h.pause_id} at ${h.decided_at}${h.note ? ` — ${h.note}` : ''}`)}`);
+  if (d.pause) lines.push('', `Decide: maestro hitl decide ${d.run_id} continue|stop [--note TEXT]`);
+  return `${lines.join('\n')}\n`;
+}
+
+function formatAge(seconds: number): string {
+  if (seconds < 90) return `${seconds}s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)}m`;
+  if (seconds < 172_800) return `${Math.round(seconds / 3600)}h`;
+  return `${Math.round(seconds / 86_400)}d`;
+}
