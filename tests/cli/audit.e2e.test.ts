@@ -104,6 +104,22 @@ describe('maestro audit verify', () => {
     await writeFile(logOf(id), text);
   });
 
+  it('a paused run, decided and resumed by other processes, keeps one intact chain', async () => {
+    const command = path.join(ws, 'pause.json');
+    await writeFile(
+      command,
+      JSON.stringify({ task_description: 'Publish the migration plan to the public wiki.', input_artifacts: ['examples/migration-plan.md'], output_artifact_path: 'outputs/pause.md', config: { max_rounds: 1 } }),
+    );
+    const id = await newRun(command, [3]);
+    expect((await maestro(['audit', 'verify', id, '-w', ws])).code).toBe(0);
+    expect((await maestro(['hitl', 'decide', id, 'continue', '-w', ws])).code).toBe(0);
+    expect((await maestro(['run', '--resume', id, '-w', ws, '--json'])).code).toBe(0);
+    const verify = await maestro(['audit', 'verify', id, '-w', ws]);
+    expect(verify.code).toBe(0);
+    const events = (await readFile(logOf(id), 'utf8')).trim().split('\n').map((l) => (JSON.parse(l) as { event: string }).event);
+    expect(events).toEqual(expect.arrayContaining(['HITL_REQUESTED', 'HITL_DECIDED', 'RUN_RESUMED', 'RUN_FINISHED']));
+  });
+
   it('refuses a path as a run id, and needs a run id or --all', async () => {
     expect((await maestro(['audit', 'verify', '../../etc/passwd', '-w', ws])).code).toBe(2);
     expect((await maestro(['audit', 'verify', '-w', ws])).code).toBe(2);
