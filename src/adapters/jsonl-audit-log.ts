@@ -45,10 +45,11 @@ export class JsonlAuditLog implements AuditLog {
   async open(runId: string): Promise<AuditSink> {
     const file = this.paths.auditLog(runId);
     if (!isSafeRunId(runId) || this.#looksSensitive(runId)) {
-      throw new StorageError(`refusing to open an audit log for the run id "${runId.replace(/[^A-Za-z0-9._-]/g, '?')}": run ids name files and must be plain and free of personal data`, file);
+      // The id is not repeated: it may be what must not be shown.
+      throw new StorageError('refusing to open an audit log for this run id: run ids name files, so they must be plain names free of personal data', file);
     }
     await ensurePrivateDir(this.paths.audit);
-    await chmod(this.paths.audit, 0o700);
+    await restrict(this.paths.audit, 0o700);
     const headFile = this.paths.auditHead(runId);
     const start = await recoverChain({ runId, file, headFile });
     const sink = new JsonlAuditSink({ file, headFile, runId, seq: start.seq, prevHash: start.hash, clock: this.clock, scanner: this.#scanner, sha256: this.#sha256 });
@@ -158,7 +159,7 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
     return { seq: 0, hash: GENESIS_HASH, created: head === undefined };
   }
   if (!head) throw refuse('has no head file, so it cannot be continued safely');
-  await chmod(file, 0o600);
+  await restrict(file, 0o600);
 
   const { lines, torn } = splitAuditLines(log);
   const last = lines.length === 0 ? undefined : AuditRecord.safeParse(safeJson(lines[lines.length - 1] ?? '')).data;
@@ -174,6 +175,15 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
     dropped = { line: lines.length + 1, bytes: Buffer.byteLength(torn) };
   }
   return { seq: lastSeq + 1, hash: last?.hash ?? GENESIS_HASH, created: false, ...(dropped ? { dropped } : {}) };
+}
+
+/** Puts back the private mode on a folder or file created earlier (or by an older maestro). */
+async function restrict(target: string, mode: number): Promise<void> {
+  try {
+    await chmod(target, mode);
+  } catch (error) {
+    throw new StorageError(`could not restrict ${target} to mode ${mode.toString(8)}: ${(error as Error).message}`, target, { cause: error });
+  }
 }
 
 async function writeHead(file: string, head: AuditHead): Promise<void> {
