@@ -1,4 +1,5 @@
 import type { DecisionInbox } from './app/hitl.js';
+import path from 'node:path';
 import type { RunDeps } from './app/run-deps.js';
 import { FsArtifactWriter } from './adapters/fs-artifact-writer.js';
 import { FsKnowledgeBase } from './adapters/fs-knowledge-base.js';
@@ -10,6 +11,8 @@ import { FsDecisionInbox } from './adapters/fs-decision-inbox.js';
 import { FsLoopPolicyStore } from './adapters/fs-loop-policy-store.js';
 import { JsonlAuditLog } from './adapters/jsonl-audit-log.js';
 import { ConfiguredModelRoutes } from './adapters/model-routes.js';
+import { RecordingLlmClient, ReplayLlmClient } from './adapters/cassette.js';
+import { OpenAiLlmClient } from './adapters/openai-llm-client.js';
 import { newRunId, systemClock } from './adapters/system-clock.js';
 import { countTokens } from './adapters/token-counter.js';
 import { WorkspacePaths } from './adapters/workspace-paths.js';
@@ -27,6 +30,10 @@ export interface AppOptions {
   readonly clock?: Clock;
   /** One client for every persona instead of routes (tests). */
   readonly llm?: LlmClient;
+  /** `--record FILE`: save every model exchange of the run as a cassette. */
+  readonly record?: string;
+  /** `--replay FILE`: answer every model call from a cassette, with no network. */
+  readonly replay?: string;
   readonly onProgress?: OnProgress;
   readonly signal?: AbortSignal;
 }
@@ -61,8 +68,11 @@ export async function createApp(options: AppOptions): Promise<App> {
       env: options.env ?? {},
       ...(options.route ? { overrideRoute: options.route } : {}),
       ...(options.model ? { overrideModel: options.model } : {}),
+      createOpenAi: (route, apiKey) => new OpenAiLlmClient({ route, apiKey }),
     }),
     ...(options.llm ? { llm: options.llm } : {}),
+    ...(options.replay ? { llm: await ReplayLlmClient.open(path.resolve(options.replay), { sha256 }) } : {}),
+    ...(options.record ? { wrapLlm: (inner: LlmClient) => new RecordingLlmClient(inner, { file: path.resolve(options.record!), sha256 }) } : {}),
     personas: new FsPersonaStore(paths.personas),
     sessions: new FsSessionStore(paths.sessionStates, clock),
     knowledge,

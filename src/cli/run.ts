@@ -23,6 +23,8 @@ export function registerRun(program: Command, io: Io): void {
     .option('-w, --workspace <dir>', 'workspace folder (default: $MAESTRO_WORKSPACE or the current folder)')
     .option('--route <name>', 'use this model route (from maestro.config.json) for every persona, this time only')
     .option('--model <model>', 'use this model on the route in use; on the offline route it means an OpenAI-compatible endpoint ($OPENAI_BASE_URL, $OPENAI_API_KEY)')
+    .option('--record <file>', 'save every model exchange of this run as a cassette (requests digested, replies kept, secrets redacted)')
+    .option('--replay <file>', 'answer every model call from a cassette: no network, the same artifact')
     .addHelpText(
       'after',
       '\nExit codes: 0 completed · 1 internal error · 2 invalid input · 3 paused for a person · 4 stopped by policy · 130 interrupted',
@@ -35,6 +37,8 @@ export function registerRun(program: Command, io: Io): void {
 
 interface RunFlags {
   json?: boolean;
+  record?: string;
+  replay?: string;
   resume?: string;
   workspace?: string;
   route?: string;
@@ -73,7 +77,7 @@ async function runSubcommand(file: string | undefined, opts: RunFlags, io: Io): 
  */
 export async function withRunContext(
   io: Io,
-  opts: { json?: boolean; route?: string; model?: string },
+  opts: { json?: boolean; route?: string; model?: string; record?: string; replay?: string },
   workspace: string,
   body: (app: App) => Promise<RunOutcome>,
 ): Promise<number> {
@@ -88,6 +92,8 @@ export async function withRunContext(
       env: io.env,
       ...(opts.route ? { route: opts.route } : {}),
       ...(opts.model ? { model: opts.model } : {}),
+      ...(opts.record ? { record: path.resolve(io.cwd, opts.record) } : {}),
+      ...(opts.replay ? { replay: path.resolve(io.cwd, opts.replay) } : {}),
       onProgress: reporter.onProgress,
       signal: controller.signal,
     });

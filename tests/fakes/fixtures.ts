@@ -1,4 +1,4 @@
-import { mkdtemp, mkdir, writeFile, cp, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Persona } from '../../src/domain/persona.js';
@@ -17,7 +17,25 @@ export async function tempWorkspace(files: Record<string, string> = {}): Promise
     await mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
     await writeFile(path.join(dir, rel), content);
   }
-  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    cleanup: async () => {
+      await collectAuditLogs(dir);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Hands a workspace's audit logs to the suite-wide invariant check (tests/global-setup.ts). */
+export async function collectAuditLogs(workspace: string): Promise<void> {
+  const target = process.env.MAESTRO_TEST_AUDIT_COLLECT;
+  if (!target) return;
+  const auditDir = path.join(workspace, '.maestro', 'audit');
+  const names = await readdir(auditDir).catch(() => [] as string[]);
+  const tag = path.basename(workspace);
+  for (const name of names.filter((n) => n.endsWith('.jsonl'))) {
+    await cp(path.join(auditDir, name), path.join(target, `${tag}-${name}`));
+  }
 }
 
 /** A persona for domain tests. */

@@ -1,0 +1,246 @@
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { InternalError, LlmError, type LlmErrorKind } from '../domain/errors.js';
+import type { LlmClient, LlmReply, LlmRequest } from '../domain/ports.js';
+import type { ResolvedRoute } from '../domain/route.js';
+import { BodyTimeoutError, type CallTrace, createEndpointFetch, traceCall } from './endpoint-fetch.js';
+
+/** Sent as the key to local servers (Ollama, vLLM, llama.cpp) that need none; the SDK insists on one. */
+export const LOCAL_PLACEHOLDER_KEY = 'not-needed';
+
+/** The part of the SDK this adapter uses; tests may inject a fake of this shape. */
+export type ChatCompletionsApi = { chat: { completions: Pick<OpenAI['chat']['completions'], 'create'> } };
+
+export interface OpenAiLlmClientOptions {
+  /** The route this client serves (provider `openai`). */
+  readonly route: ResolvedRoute;
+  /** The key read from `route.api_key_env` (or `OPENAI_API_KEY`); never logged, never in a message. */
+  readonly apiKey: string | undefined;
+  /** An SDK client to use instead of building one (tests). */
+  readonly client?: ChatCompletionsApi;
+}
+
+type ChatParams = Omit<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, 'stream'>;
+type Usage = NonNullable<LlmReply['usage']>;
+
+/** Hosts that speak OpenAI's current API, where reasoning models reject `max_tokens`. */
+const OPENAI_HOSTED = /(^|\.)api\.openai\.com$|\.openai\.azure\.com$/i;
+
+/**
+ * An LlmClient over any OpenAI-compatible chat-completions endpoint (OpenAI, Azure OpenAI, Ollama,
+ * vLLM, llama.cpp, LM Studio) through the official SDK. The SDK retries 429/5xx/timeouts itself
+ * (`route.max_retries`); what still fails comes out as an LlmError whose `kind` and `retryable`
+ * say what policy may do next, and whose message never holds a body or the key.
+ */
+export class OpenAiLlmClient implements LlmClient {
+  readonly label: string;
+  readonly rehearsal = false;
+  readonly #route: ResolvedRoute;
+  readonly #client: ChatCompletionsApi;
+
+  constructor(options: OpenAiLlmClientOptions) {
+    const { route } = options;
+    if (route.provider !== 'openai') throw new InternalError(`route "${route.id}" is not an openai route`);
+    this.#route = route;
+    this.label = `${route.id} (${route.model})`;
+    this.#client = options.client ?? createSdkClient(route, options.apiKey);
+  }
+
+  async complete(request: LlmRequest, signal?: AbortSignal): Promise<LlmReply> {
+    signal?.throwIfAborted();
+    const trace: CallTrace = { attempts: 0 };
+    try {
+      const result = await traceCall(trace, () => (this.#route.stream ? this.#streamed(request, signal) : this.#whole(request, signal)));
+      signal?.throwIfAborted();
+      if (result.content.trim().length === 0) {
+        throw llmError(this.#route, 'invalid_output', `the model returned no content${result.why ? ` (${result.why})` : ''}`, true);
+      }
+      return {
+        content: result.content,
+        model: `${this.#route.id}/${this.#route.model}`,
+        ...(result.usage ? { usage: result.usage } : {}),
+      };
+    } catch (error) {
+      // Cancellation is not a model failure: the caller gets its own abort reason back.
+      signal?.throwIfAborted();
+      throw toLlmError(error, this.#route, trace);
+    }
+  }
+
+  async #whole(request: LlmRequest, signal: AbortSignal | undefined): Promise<Draft> {
+    const completion = await this.#client.chat.completions.create({ ...this.#params(request), stream: false }, signal ? { signal } : {});
+    const choice = completion.choices[0];
+    const refused = choice?.message.refusal ? 'the model refused' : undefined;
+    return {
+      content: choice?.message.content ?? '',
+      usage: readUsage(completion.usage),
+      why: refused ?? (choice ? `finish_reason ${choice.finish_reason}` : 'no choices'),
+    };
+  }
+
+  async #streamed(request: LlmRequest, signal: AbortSignal | undefined): Promise<Draft> {
+    const stream = await this.#client.chat.completions.create(
+      { ...this.#params(request), stream: true, stream_options: { include_usage: true } },
+      signal ? { signal } : {},
+    );
+    let content = '';
+    let usage: Usage | undefined;
+    let finish: string | null | undefined;
+    // The SDK ends the iteration quietly on abort; complete() checks the signal afterwards.
+    for await (const chunk of stream) {
+      const choice = chunk.choices[0];
+      content += choice?.delta.content ?? '';
+      finish = choice?.finish_reason ?? finish;
+      usage = readUsage(chunk.usage) ?? usage;
+    }
+    if (!finish) throw llmError(this.#route, 'network', 'the stream ended before the model finished', true);
+    return { content, usage, why: `finish_reason ${finish}` };
+  }
+
+  #params(request: LlmRequest): ChatParams {
+    const route = this.#route;
+    const params: ChatParams = {
+      model: route.model,
+      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+    };
+    if (route.temperature !== undefined) params.temperature = route.temperature;
+    if (route.max_output_tokens !== undefined) {
+      // OpenAI's reasoning models reject max_tokens; most local servers ignore max_completion_tokens.
+      if (isOpenAiHosted(route.base_url)) params.max_completion_tokens = route.max_output_tokens;
+      else params.max_tokens = route.max_output_tokens;
+    }
+    if (request.json && route.json_mode === 'response_format') params.response_format = { type: 'json_object' };
+    return params;
+  }
+}
+
+interface Draft {
+  readonly content: string;
+  readonly usage: Usage | undefined;
+  /** Why the content might be empty, for the error message. */
+  readonly why?: string;
+}
+
+function createSdkClient(route: ResolvedRoute, apiKey: string | undefined): OpenAI {
+  const keyVar = route.api_key_env ?? 'OPENAI_API_KEY';
+  if (!apiKey && route.locality === 'remote') {
+    throw llmError(route, 'auth', `no API key: set the environment variable ${keyVar} (the route's endpoint is remote)`);
+  }
+  const silent = { error: noop, warn: noop, info: noop, debug: noop };
+  return new OpenAI({
+    apiKey: apiKey || LOCAL_PLACEHOLDER_KEY,
+    // The SDK would read these from OPENAI_ADMIN_KEY / OPENAI_ORG_ID / OPENAI_PROJECT_ID: an admin key
+    // has no business here, and OpenAI account identifiers are sent to OpenAI's own hosts only.
+    adminAPIKey: null,
+    ...(isOpenAiHosted(route.base_url) ? {} : { organization: null, project: null }),
+    // Passed explicitly so the SDK never falls back to OPENAI_BASE_URL behind the route's back.
+    baseURL: route.base_url ?? 'https://api.openai.com/v1',
+    timeout: route.timeout_ms,
+    maxRetries: route.max_retries,
+    // An explicit level wins over OPENAI_LOG, and the logger drops everything anyway: request and
+    // response bodies must never reach a log.
+    logLevel: 'off',
+    logger: silent,
+    fetch: createEndpointFetch({ bodyTimeoutMs: route.timeout_ms }),
+  });
+}
+
+function noop(): void {}
+
+function isOpenAiHosted(baseUrl: string | undefined): boolean {
+  if (!baseUrl) return true;
+  try {
+    return OPENAI_HOSTED.test(new URL(baseUrl).hostname);
+  } catch {
+    return false;
+  }
+}
+
+function readUsage(usage: { prompt_tokens?: number; completion_tokens?: number } | null | undefined): Usage | undefined {
+  if (!usage || typeof usage.prompt_tokens !== 'number' || typeof usage.completion_tokens !== 'number') return undefined;
+  return { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens };
+}
+
+function llmError(route: ResolvedRoute, kind: LlmErrorKind, what: string, retryable = false, status?: number, cause?: unknown): LlmError {
+  return new LlmError(`route "${route.id}": ${what}`, retryable, status, { kind, route: route.id, ...(cause === undefined ? {} : { cause }) });
+}
+
+/**
+ * The cause kept on an LlmError. SDK status errors quote the response body in their message (and
+ * some servers echo the request in validation errors), as does a JSON SyntaxError, so those are
+ * replaced by a summary; connection errors and our own timeouts carry no body and are kept.
+ */
+function safeCause(error: unknown): unknown {
+  if (error instanceof BodyTimeoutError || (error instanceof APIConnectionError && !(error instanceof APIUserAbortError))) return error;
+  if (!(error instanceof Error)) return new Error('non-error thrown by the SDK');
+  const parts = [error.name];
+  if (error instanceof APIError) {
+    if (error.status !== undefined) parts.push(`HTTP ${error.status}`);
+    const code = shortCode(error.code) ?? shortCode(error.type);
+    if (code) parts.push(code);
+    if (error.requestID) parts.push(`request id ${shortCode(error.requestID) ?? '(unprintable)'}`);
+  }
+  const summary = new Error(`${parts.join(', ')} (details withheld: they may quote a request or response body)`);
+  summary.name = 'SdkErrorSummary';
+  return summary;
+}
+
+/**
+ * Translates whatever the SDK threw (after its own retries) into an LlmError. Messages are built
+ * from the status and short codes only: the SDK's own messages quote the response body.
+ */
+function toLlmError(error: unknown, route: ResolvedRoute, trace: CallTrace): LlmError {
+  if (error instanceof LlmError) return error;
+  const retries = trace.attempts > 1 ? ` after ${trace.attempts - 1} ${trace.attempts === 2 ? 'retry' : 'retries'}` : '';
+  const make = (kind: LlmErrorKind, what: string, retryable: boolean, status?: number): LlmError =>
+    llmError(route, kind, what, retryable, status, safeCause(error));
+
+  if (error instanceof BodyTimeoutError) return make('timeout', `no data from the endpoint for ${error.timeoutMs} ms while reading the reply`, true);
+  if (error instanceof APIConnectionTimeoutError) return make('timeout', `no response within ${route.timeout_ms} ms${retries}`, true);
+  if (error instanceof APIUserAbortError) return make('network', 'the request was cancelled', true);
+  if (error instanceof APIConnectionError) return make('network', `could not reach ${endpointName(route)}${causeCode(error)}${retries}`, true);
+  if (error instanceof APIError) {
+    const status = error.status;
+    const code = shortCode(error.code) ?? shortCode(error.type);
+    const http = status === undefined ? 'an error in the stream' : `HTTP ${status}${code ? ` ${code}` : ''}`;
+    if (status === undefined) return make('server', `the endpoint reported ${http}`, true);
+    if (status === 429 && (error.code === 'insufficient_quota' || error.type === 'insufficient_quota')) {
+      return make('quota', `the account's quota is exhausted (${http}); not retried`, false, status);
+    }
+    if (status === 402) return make('quota', `the endpoint wants payment (${http}); not retried`, false, status);
+    if (status === 429) return make('rate_limit', `rate limited (${http})${retries}`, true, status);
+    if (status === 401 || status === 403) {
+      return make('auth', `the endpoint refused the credentials (${http}); check ${route.api_key_env ?? 'OPENAI_API_KEY'}`, false, status);
+    }
+    if (status === 408) return make('timeout', `the endpoint timed out (${http})${retries}`, true, status);
+    if (status >= 500 || status === 409) return make('server', `${http} from the endpoint${retries}`, true, status);
+    return make('bad_request', `the endpoint rejected the request (${http}) for model "${route.model}"`, false, status);
+  }
+  if (error instanceof SyntaxError) return make('invalid_output', 'the endpoint sent a reply that is not valid JSON', true);
+  // Undici reports a connection dropped mid-body as a TypeError ("terminated").
+  return make('network', `the connection to ${endpointName(route)} failed while reading the reply`, true);
+}
+
+function endpointName(route: ResolvedRoute): string {
+  if (!route.base_url) return 'api.openai.com';
+  try {
+    return new URL(route.base_url).host;
+  } catch {
+    return 'the endpoint';
+  }
+}
+
+/** A system error code such as ECONNREFUSED, from the cause chain. */
+function causeCode(error: Error): string {
+  let cause: unknown = error.cause;
+  for (let depth = 0; depth < 4 && cause instanceof Error; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return ` (${code})`;
+    cause = cause.cause;
+  }
+  return '';
+}
+
+/** Error codes are identifiers like `insufficient_quota`; anything else is not repeated. */
+function shortCode(value: unknown): string | undefined {
+  return typeof value === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(value) ? value : undefined;
+}

@@ -1,0 +1,321 @@
+import { inspect } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { LOCAL_PLACEHOLDER_KEY, OpenAiLlmClient, type ChatCompletionsApi } from '../../src/adapters/openai-llm-client.js';
+import { LlmError } from '../../src/domain/errors.js';
+import type { LlmRequest } from '../../src/domain/ports.js';
+import { Route, type ResolvedRoute } from '../../src/domain/route.js';
+import { type ChatHandler, type ChatServer, startChatServer } from '../fakes/chat-server.js';
+
+// Every test here goes through the real SDK over real HTTP to a server on 127.0.0.1.
+
+// Built from parts so the test file itself holds no key-shaped string.
+const KEY = ['sk', 'test', 'Zq8XvL2mN4pR7tY9wB3cD6fG1hJ5kA0s'].join('-');
+/** Keeps the SDK's retry backoff at 1 ms instead of 0.5–8 s. */
+const FAST_RETRY = { 'retry-after-ms': '1' };
+
+let server: ChatServer;
+let handler: ChatHandler;
+
+beforeEach(async () => {
+  handler = () => ({ content: 'hello' });
+  server = await startChatServer((body, n, request) => handler(body, n, request));
+});
+afterEach(async () => {
+  await server.close();
+});
+
+function aRoute(overrides: Partial<ResolvedRoute> = {}): ResolvedRoute {
+  const route = Route.parse({ provider: 'openai', model: 'test-model', base_url: server.url, max_retries: 2, timeout_ms: 2_000 });
+  return { ...route, id: 'local', locality: 'local', ...overrides };
+}
+
+function aRequest(overrides: Partial<LlmRequest> = {}): LlmRequest {
+  return {
+    persona: 'auditor',
+    purpose: 'turn',
+    round: 1,
+    messages: [
+      { role: 'system', content: 'You are Auditor, one member of a small council.' },
+      { role: 'user', content: 'Round 1 of 2: give your analysis.' },
+    ],
+    ...overrides,
+  };
+}
+
+function clientFor(overrides: Partial<ResolvedRoute> = {}, options: { apiKey?: string } = { apiKey: KEY }): OpenAiLlmClient {
+  return new OpenAiLlmClient({ route: aRoute(overrides), apiKey: options.apiKey });
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<LlmError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(LlmError);
+  return error as LlmError;
+}
+
+describe('OpenAiLlmClient: replies', () => {
+  it('returns content, route/model and usage from a JSON completion, sending the route settings', async () => {
+    handler = () => ({ content: 'I see two risks.', usage: { prompt_tokens: 42, completion_tokens: 7 } });
+    const llm = clientFor({ temperature: 0.3, max_output_tokens: 256 });
+
+    const reply = await llm.complete(aRequest());
+
+    expect(reply).toEqual({ content: 'I see two risks.', model: 'local/test-model', usage: { prompt_tokens: 42, completion_tokens: 7 } });
+    expect(llm.label).toBe('local (test-model)');
+    expect(llm.rehearsal).toBe(false);
+    const [request] = server.requests;
+    expect(request?.path).toBe('/v1/chat/completions');
+    expect(request?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(request?.body).toMatchObject({ model: 'test-model', temperature: 0.3, max_tokens: 256, messages: aRequest().messages });
+    expect(request?.body).not.toHaveProperty('max_completion_tokens');
+    expect(request?.body?.stream).toBeFalsy();
+  });
+
+  it('assembles a streamed reply and its usage from the chunks', async () => {
+    handler = () => ({ content: 'Streamed words arrive one by one.', usage: { prompt_tokens: 11, completion_tokens: 6 } });
+
+    const reply = await clientFor({ stream: true }).complete(aRequest());
+
+    expect(reply).toEqual({ content: 'Streamed words arrive one by one.', model: 'local/test-model', usage: { prompt_tokens: 11, completion_tokens: 6 } });
+    expect(server.requests[0]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  });
+
+  it('omits usage when the endpoint reports none, streamed or not', async () => {
+    handler = () => ({ content: 'no usage here', usage: null });
+    expect(await clientFor().complete(aRequest())).toEqual({ content: 'no usage here', model: 'local/test-model' });
+    expect(await clientFor({ stream: true }).complete(aRequest())).toEqual({ content: 'no usage here', model: 'local/test-model' });
+  });
+
+  it('asks for response_format json_object only for JSON requests on a response_format route', async () => {
+    handler = () => ({ content: '{"action":"proceed","confidence":0.8,"rationale":"ok"}' });
+    await clientFor({ json_mode: 'response_format' }).complete(aRequest({ purpose: 'verdict', json: true }));
+    await clientFor({ json_mode: 'prompt' }).complete(aRequest({ purpose: 'verdict', json: true }));
+    await clientFor({ json_mode: 'response_format' }).complete(aRequest());
+
+    const formats = server.requests.map((r) => r.body?.response_format);
+    expect(formats).toEqual([{ type: 'json_object' }, undefined, undefined]);
+  });
+
+  it('sends a placeholder key to a local endpoint when none is configured', async () => {
+    await clientFor({}, {}).complete(aRequest());
+    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${LOCAL_PLACEHOLDER_KEY}`);
+  });
+
+  it('sends no OpenAI account identifiers from the environment to a non-OpenAI endpoint', async () => {
+    vi.stubEnv('OPENAI_ORG_ID', 'org-test123');
+    vi.stubEnv('OPENAI_PROJECT_ID', 'proj_test123');
+    try {
+      await clientFor().complete(aRequest());
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(server.requests[0]?.headers).not.toHaveProperty('openai-organization');
+    expect(server.requests[0]?.headers).not.toHaveProperty('openai-project');
+  });
+
+  it('refuses a remote route without a key, naming the variable and not calling out', () => {
+    const build = (): OpenAiLlmClient => clientFor({ locality: 'remote', api_key_env: 'ACME_LLM_KEY' }, {});
+    expect(build).toThrow(LlmError);
+    expect(build).toThrow(/ACME_LLM_KEY/);
+    try {
+      build();
+    } catch (error) {
+      expect((error as LlmError).kind).toBe('auth');
+      expect((error as LlmError).retryable).toBe(false);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('uses max_completion_tokens, not max_tokens, on OpenAI-hosted endpoints (reasoning models reject max_tokens)', async () => {
+    const create = vi.fn().mockResolvedValue({ choices: [{ message: { content: 'ok', refusal: null }, finish_reason: 'stop' }] });
+    const client = { chat: { completions: { create } } } as unknown as ChatCompletionsApi;
+    const route = { ...aRoute({ max_output_tokens: 100, locality: 'remote' }), base_url: undefined };
+
+    await new OpenAiLlmClient({ route, apiKey: KEY, client }).complete(aRequest());
+
+    expect(create.mock.calls[0]?.[0]).toMatchObject({ max_completion_tokens: 100 });
+    expect(create.mock.calls[0]?.[0]).not.toHaveProperty('max_tokens');
+  });
+});
+
+describe('OpenAiLlmClient: failures', () => {
+  it('retries a 429 and succeeds (the server sees two requests)', async () => {
+    handler = (_body, n) =>
+      n === 1 ? { status: 429, error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' }, headers: FAST_RETRY } : { content: 'second time lucky' };
+
+    const reply = await clientFor().complete(aRequest());
+
+    expect(reply.content).toBe('second time lucky');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('gives up on a persistent 500 after max_retries + 1 requests, as a retryable server error', async () => {
+    handler = () => ({ status: 500, error: { message: 'The server had an error: body text', type: 'server_error' }, headers: FAST_RETRY });
+
+    const error = await failureOf(clientFor({ max_retries: 2 }).complete(aRequest()));
+
+    expect(server.requests).toHaveLength(3);
+    expect(error).toMatchObject({ kind: 'server', retryable: true, status: 500, route: 'local' });
+    expect(error.message).toBe('route "local": HTTP 500 server_error from the endpoint after 2 retries');
+  });
+
+  it('fails fast on insufficient_quota: exactly one request, kind quota, not retryable', async () => {
+    handler = () => ({
+      status: 429,
+      error: { message: 'You exceeded your current quota, please check your plan and billing details.', type: 'insufficient_quota', code: 'insufficient_quota' },
+      headers: FAST_RETRY,
+    });
+
+    const error = await failureOf(clientFor({ max_retries: 3 }).complete(aRequest()));
+
+    expect(server.requests).toHaveLength(1);
+    expect(error).toMatchObject({ kind: 'quota', retryable: false, status: 429 });
+    expect(error.message).not.toMatch(/exceeded your current quota/);
+  });
+
+  it('does not retry a 401 and never repeats the key, even when the body echoes it', async () => {
+    handler = () => ({ status: 401, error: { message: `Incorrect API key provided: ${KEY}.`, type: 'invalid_request_error', code: 'invalid_api_key' }, headers: FAST_RETRY });
+
+    const error = await failureOf(clientFor({ api_key_env: 'ACME_LLM_KEY' }).complete(aRequest()));
+
+    expect(server.requests).toHaveLength(1);
+    expect(error).toMatchObject({ kind: 'auth', retryable: false, status: 401 });
+    expect(error.message).toContain('ACME_LLM_KEY');
+    expect(error.message).not.toContain(KEY);
+    expect(error.message).not.toContain(KEY.slice(-8));
+    expect(error.message).not.toMatch(/Incorrect API key/);
+  });
+
+  it('maps 400 to bad_request without retrying', async () => {
+    handler = () => ({ status: 400, error: { message: "Unsupported parameter: 'max_tokens'", type: 'invalid_request_error', code: 'unsupported_parameter' } });
+
+    const error = await failureOf(clientFor().complete(aRequest()));
+
+    expect(server.requests).toHaveLength(1);
+    expect(error).toMatchObject({ kind: 'bad_request', retryable: false, status: 400 });
+    expect(error.message).toBe('route "local": the endpoint rejected the request (HTTP 400 unsupported_parameter) for model "test-model"');
+  });
+
+  it('honours the route timeout: a 5 s stall fails as timeout in well under a second per attempt', async () => {
+    handler = () => ({ delayMs: 5_000 });
+    const started = performance.now();
+
+    const error = await failureOf(clientFor({ timeout_ms: 300, max_retries: 1 }).complete(aRequest()));
+
+    expect(performance.now() - started).toBeLessThan(2_500);
+    expect(error).toMatchObject({ kind: 'timeout', retryable: true });
+    expect(error.message).toBe('route "local": no response within 300 ms after 1 retry');
+    expect(server.requests).toHaveLength(2);
+    await vi.waitFor(() => expect(server.requests.every((r) => r.disconnected)).toBe(true));
+  });
+
+  it('times out a stream that stalls between chunks', async () => {
+    handler = () => ({ content: 'one two three', chunkDelayMs: 2_000 });
+    const started = performance.now();
+
+    const error = await failureOf(clientFor({ stream: true, timeout_ms: 300 }).complete(aRequest()));
+
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(error).toMatchObject({ kind: 'timeout', retryable: true });
+  });
+
+  it('reports a stream cut off before the model finished as a network error', async () => {
+    handler = () => ({ content: 'half a sent', truncate: true });
+    const error = await failureOf(clientFor({ stream: true }).complete(aRequest()));
+    expect(error).toMatchObject({ kind: 'network', retryable: true });
+  });
+
+  it('reports an unreachable endpoint as a network error', async () => {
+    const route = aRoute({ max_retries: 0 });
+    await server.close();
+    const error = await failureOf(new OpenAiLlmClient({ route, apiKey: KEY }).complete(aRequest()));
+    expect(error).toMatchObject({ kind: 'network', retryable: true });
+    expect(error.message).toMatch(/^route "local": could not reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\)$/);
+  });
+
+  it('treats empty content as invalid output (retryable)', async () => {
+    handler = () => ({ content: '  ', finishReason: 'length' });
+    const error = await failureOf(clientFor().complete(aRequest()));
+    expect(error).toMatchObject({ kind: 'invalid_output', retryable: true });
+    expect(error.message).toBe('route "local": the model returned no content (finish_reason length)');
+  });
+
+  it('never repeats a body in the message when the endpoint sends garbage', async () => {
+    handler = () => ({ raw: 'secret-ish <html> not json', status: 502, contentType: 'text/html', headers: FAST_RETRY });
+    const error = await failureOf(clientFor({ max_retries: 0 }).complete(aRequest()));
+    expect(error).toMatchObject({ kind: 'server', status: 502 });
+    expect(error.message).not.toMatch(/html|secret/);
+  });
+
+  it('keeps bodies out of the whole error, cause chain included (what util.inspect or a log would show)', async () => {
+    const echo = 'Validation failed for input: Round 1 of 2: give your analysis.';
+    handler = (_body, n) =>
+      n === 1 ? { status: 422, error: { message: echo, type: 'invalid_request_error', code: 'invalid_value' } } : { raw: '<html>Round 1 of 2</html>', contentType: 'application/json' };
+    const llm = clientFor({ max_retries: 0 });
+
+    for (const error of [await failureOf(llm.complete(aRequest())), await failureOf(llm.complete(aRequest()))]) {
+      const shown = inspect(error, { depth: 10 });
+      expect(shown).not.toContain('Round 1 of 2');
+      expect(shown).not.toContain(KEY);
+    }
+  });
+});
+
+describe('OpenAiLlmClient: cancellation', () => {
+  it('cancels a call in flight and rethrows the abort reason, not an LlmError', async () => {
+    handler = () => ({ delayMs: 5_000 });
+    const controller = new AbortController();
+    const reason = new Error('interrupted');
+    setTimeout(() => controller.abort(reason), 100);
+    const started = performance.now();
+
+    const error = await clientFor().complete(aRequest(), controller.signal).catch((e: unknown) => e);
+
+    expect(error).toBe(reason);
+    expect(performance.now() - started).toBeLessThan(1_500);
+    await vi.waitFor(() => expect(server.requests[0]?.disconnected).toBe(true));
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('cancels a stream mid-way', async () => {
+    handler = () => ({ content: 'a b c d e f', chunkDelayMs: 150 });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 250);
+
+    const error = await clientFor({ stream: true }).complete(aRequest(), controller.signal).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(DOMException);
+    expect((error as DOMException).name).toBe('AbortError');
+  });
+
+  it('does not call out when the signal is already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(clientFor().complete(aRequest(), controller.signal)).rejects.toMatchObject({ name: 'AbortError' });
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('OpenAiLlmClient: logging', () => {
+  it('writes nothing to stdout, stderr or the console, even with OPENAI_LOG=debug', async () => {
+    vi.stubEnv('OPENAI_LOG', 'debug');
+    const writes = [
+      vi.spyOn(process.stdout, 'write'),
+      vi.spyOn(process.stderr, 'write'),
+      ...(['log', 'info', 'debug', 'warn', 'error'] as const).map((m) => vi.spyOn(console, m)),
+    ];
+    handler = (_body, n) => (n === 1 ? { status: 500, error: { message: 'boom' }, headers: FAST_RETRY } : { content: 'fine' });
+    try {
+      const llm = clientFor({ max_retries: 1 });
+      await llm.complete(aRequest());
+      await clientFor({ stream: true }).complete(aRequest());
+      handler = () => ({ status: 400, error: { message: 'bad' } });
+      await llm.complete(aRequest()).catch(() => undefined);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    for (const spy of writes) expect(spy).not.toHaveBeenCalled();
+  });
+});

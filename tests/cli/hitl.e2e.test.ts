@@ -1,0 +1,120 @@
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../fakes/cli.js';
+import { tempWorkspace } from '../fakes/fixtures.js';
+
+let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+beforeEach(async () => {
+  ws = await tempWorkspace();
+});
+afterEach(() => ws.cleanup());
+
+const write = (name: string, command: Record<string, unknown>) => writeFile(path.join(ws.dir, name), JSON.stringify(command));
+const maestro = (...args: string[]) => runCli(args, { cwd: ws.dir });
+const records = async (file: string) => (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const ambiguous = { task_description: 'The requirements are unclear: choose the message queue for billing', config: { max_rounds: 2 } };
+
+describe('fail-closed policy and HITL, through the real CLI', () => {
+  it('stops a task holding an e-mail address (sealed) before any model call, and refuses to continue it', async () => {
+    await write('pii.json', { task_description: 'Draft a reply to jane.doe@example.com about the refund' });
+    const run = await maestro('run', 'pii.json', '--json');
+    expect(run.code).toBe(4);
+    const out = JSON.parse(run.stdout);
+    expect(out).toMatchObject({ status: 'stopped', decision: 'STOPPED', reason_code: 'ETHICS_PII_DETECTED' });
+    const log = await records(out.audit_log);
+    expect(log.find((r) => r.layer === 'ethics')).toMatchObject({ sealed: true, overrideable: false, final_decider: 'SYSTEM', decision: 'STOPPED' });
+    expect(log.some((r) => r.event === 'MODEL_CALL')).toBe(false);
+    expect(await readFile(out.audit_log, 'utf8')).not.toContain('jane.doe');
+
+    const decide = await maestro('hitl', 'decide', out.run_id, 'continue');
+    expect(decide.code).toBe(2);
+    expect(decide.stderr).toContain('refused');
+    expect(decide.stderr).toContain('sealed');
+  });
+
+  it('pauses an ambiguous task, and `continue` completes it without more model calls than a run without the pause', async () => {
+    await write('clear.json', { task_description: 'Choose the message queue for billing', config: { max_rounds: 2 }, output_artifact_path: 'outputs/clear.md' });
+    const clear = JSON.parse((await maestro('run', 'clear.json', '--json')).stdout);
+    const clearCalls = (await records(clear.audit_log)).filter((r) => r.event === 'MODEL_CALL').length;
+
+    await write('ambiguous.json', { ...ambiguous, output_artifact_path: 'outputs/ambiguous.md' });
+    const paused = await maestro('run', 'ambiguous.json', '--json');
+    expect(paused.code).toBe(3);
+    const p = JSON.parse(paused.stdout);
+    expect(paused.stderr).toContain(`maestro hitl decide ${p.run_id} continue|stop`);
+
+    const list = await maestro('hitl', 'list', '--json');
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ run_id: p.run_id, layer: 'arbitration', reason_code: 'ARBITRATION_INVESTIGATE', conflict_pauses: 1 })]);
+    const show = await maestro('hitl', 'show', p.run_id);
+    expect(show.stdout).toContain('no model call is repeated');
+
+    const cont = await maestro('hitl', 'decide', p.run_id, 'continue', '--note', 'the facts are known', '--run', '--json');
+    expect(cont.code).toBe(0);
+    const done = JSON.parse(cont.stdout);
+    expect(done).toMatchObject({ run_id: p.run_id, status: 'completed', artifact: path.join(ws.dir, 'outputs', 'ambiguous.md') });
+    const log = await records(p.audit_log);
+    expect(log.filter((r) => r.event === 'MODEL_CALL')).toHaveLength(clearCalls);
+    expect(log.find((r) => r.event === 'HITL_DECIDED')).toMatchObject({ final_decider: 'USER', sealed: false, overrideable: false });
+    expect((await maestro('hitl', 'list', '--json')).stdout.trim()).toBe('[]');
+  });
+
+  it('`stop` ends the run as STOPPED: command removed, artifact records the stop', async () => {
+    await write('ambiguous.json', { ...ambiguous, output_artifact_path: 'outputs/stopped.md' });
+    const p = JSON.parse((await maestro('run', 'ambiguous.json', '--json')).stdout);
+    const stop = await maestro('hitl', 'decide', p.run_id, 'stop', '--note', 'not now', '--json');
+    expect(stop.code).toBe(0);
+    expect(JSON.parse(stop.stdout)).toMatchObject({ status: 'stopped', decision: 'STOPPED', reason_code: 'HITL_STOP' });
+    const artifact = await readFile(path.join(ws.dir, 'outputs', 'stopped.md'), 'utf8');
+    expect(artifact).toContain('Status: STOPPED');
+    expect(artifact).toContain('| hitl | STOPPED | HITL_STOP | no | USER |');
+    await expect(stat(path.join(ws.dir, '.maestro', 'runs', p.run_id, 'command.json'))).rejects.toThrow();
+    expect((await maestro('hitl', 'decide', p.run_id, 'continue')).code).toBe(2);
+  });
+
+  it('refuses a decision for an old pause, and a malformed one, changing nothing', async () => {
+    await write('gate.json', { ...ambiguous, input_artifacts: ['docs/missing.md'] });
+    const p = JSON.parse((await maestro('run', 'gate.json', '--json')).stdout);
+    expect(p.reason_code).toBe('CONSISTENCY_INPUT_MISSING');
+    expect((await maestro('hitl', 'decide', p.run_id, 'continue', '--run')).code).toBe(3);
+    const stale = await maestro('hitl', 'decide', p.run_id, 'continue', '--pause', `${p.run_id}-p1`);
+    expect(stale.code).toBe(2);
+    expect(stale.stderr).toContain(`current pause of run ${p.run_id} is ${p.run_id}-p2`);
+    const malformed = await maestro('hitl', 'decide', p.run_id, 'yes');
+    expect(malformed.code).toBe(2);
+    expect(JSON.parse((await maestro('hitl', 'show', p.run_id, '--json')).stdout)).toMatchObject({ status: 'paused', pause: { pause_id: `${p.run_id}-p2` } });
+  });
+
+  it('runs the 4-pause loop-policy story: plan at 3, sealed stop at 4, terminal guard, reset', async () => {
+    const conflict = (n: number) => write(`c${n}.json`, { ...ambiguous, task_description: `${ambiguous.task_description} (attempt ${n})`, config: { max_rounds: 1, conflict_key: 'queue' } });
+    const codes: number[] = [];
+    const ids: string[] = [];
+    for (let n = 1; n <= 4; n++) {
+      await conflict(n);
+      const r = await maestro('run', `c${n}.json`, '--json');
+      codes.push(r.code ?? -1);
+      ids.push(JSON.parse(r.stdout).run_id);
+    }
+    expect(codes).toEqual([3, 3, 3, 4]);
+    const third = JSON.parse((await maestro('hitl', 'show', ids[2]!, '--json')).stdout);
+    expect(third.plan).toContain('Plan to resolve the repeated pauses');
+    expect(third.conflict_pauses).toBe(4); // counted now; at the third pause it was 3:
+    expect(JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', ids[2]!, 'hitl.json'), 'utf8')).conflict_pauses).toBe(3);
+    const fourth = JSON.parse((await maestro('hitl', 'show', ids[3]!, '--json')).stdout);
+    expect(fourth).toMatchObject({ status: 'stopped', sealed: true });
+
+    await conflict(5);
+    const guarded = await maestro('run', 'c5.json', '--json');
+    expect(guarded.code).toBe(4);
+    expect(JSON.parse(guarded.stdout).reason_code).toBe('ACC_STOPPED_IS_TERMINAL');
+    expect((await maestro('session', 'show')).stdout).toContain('STOPPED (terminal until reset)');
+
+    const reset = await maestro('session', 'reset');
+    expect(reset.code).toBe(0);
+    expect(reset.stdout).toContain('loop-policy counters, plans and stops cleared');
+    await conflict(6);
+    const sixth = await maestro('run', 'c6.json');
+    expect(sixth.stderr + sixth.stdout).toContain('paused for a person');
+    expect(sixth.code).toBe(3);
+  });
+});

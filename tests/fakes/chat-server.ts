@@ -1,0 +1,254 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/**
+ * A real chat-completions endpoint on 127.0.0.1 for tests: the openai SDK talks to it over real
+ * HTTP, JSON or server-sent events, exactly as it would to OpenAI, vLLM or Ollama. Each request is
+ * answered by a handler and recorded for assertions.
+ */
+
+/** The request body as the server parsed it (only the fields tests look at are typed). */
+export interface ChatRequestBody {
+  readonly model?: string;
+  readonly messages?: { role: string; content: string }[];
+  readonly stream?: boolean;
+  readonly stream_options?: { include_usage?: boolean };
+  readonly response_format?: { type: string };
+  readonly temperature?: number;
+  readonly max_tokens?: number;
+  readonly max_completion_tokens?: number;
+  readonly [key: string]: unknown;
+}
+
+export interface RecordedRequest {
+  /** 1-based, in arrival order, over all paths. */
+  readonly n: number;
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  /** Parsed JSON body, or undefined when there was none or it was not JSON. */
+  readonly body: ChatRequestBody | undefined;
+  /** Set when the client went away before the reply was complete (timeout, abort). */
+  disconnected: boolean;
+}
+
+export interface ChatUsage {
+  readonly prompt_tokens: number;
+  readonly completion_tokens: number;
+}
+
+interface ReplyBase {
+  /** Wait this long before answering; a client that disconnects meanwhile gets nothing. */
+  readonly delayMs?: number;
+  /** Extra response headers, e.g. `{ 'retry-after-ms': '1' }` to keep SDK retries fast. */
+  readonly headers?: Record<string, string>;
+}
+
+/** A successful completion. Streamed automatically when the request asked for `stream: true`. */
+export interface ContentReply extends ReplyBase {
+  readonly content: string;
+  /** Default: rough counts from the text (4 characters a token); `null` sends no usage at all. */
+  readonly usage?: ChatUsage | null;
+  readonly finishReason?: string;
+  /** How a streamed reply is cut into deltas (default: word by word). Must join to `content`. */
+  readonly chunks?: readonly string[];
+  /** Pause between streamed chunks. */
+  readonly chunkDelayMs?: number;
+  /** Stream only the content chunks, then hang up: no finish_reason, no usage, no [DONE]. */
+  readonly truncate?: boolean;
+}
+
+/** An API error in OpenAI's shape: `{ error: { message, type, code } }`. */
+export interface ErrorReply extends ReplyBase {
+  readonly status: number;
+  readonly error: { readonly message: string; readonly type?: string; readonly code?: string | null };
+}
+
+/** Any bytes at all. */
+export interface RawReply extends ReplyBase {
+  readonly raw: string;
+  readonly status?: number;
+  readonly contentType?: string;
+}
+
+export type ChatReply = ContentReply | ErrorReply | RawReply | (ReplyBase & { readonly delayMs: number });
+
+/** Answers the `n`th chat request (1-based, counting chat requests only). */
+export type ChatHandler = (body: ChatRequestBody, n: number, request: RecordedRequest) => ChatReply | Promise<ChatReply>;
+
+export interface ChatServer {
+  /** Base URL for the SDK, ending in `/v1`. */
+  readonly url: string;
+  /** Every request received, in order. */
+  readonly requests: RecordedRequest[];
+  /** Only the chat-completions requests. */
+  readonly chatRequests: () => RecordedRequest[];
+  close(): Promise<void>;
+}
+
+const CHAT_PATHS = new Set(['/v1/chat/completions', '/chat/completions']);
+
+export async function startChatServer(handler: ChatHandler = councilHandler()): Promise<ChatServer> {
+  const requests: RecordedRequest[] = [];
+  let chatCount = 0;
+  const server = createServer((req, res) => {
+    void serve(req, res).catch(() => res.destroy());
+  });
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const gone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    const text = await readBody(req);
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const record: RecordedRequest = { n: requests.length + 1, method: req.method ?? '', path, headers: req.headers, body: parseJson(text), disconnected: false };
+    requests.push(record);
+    gone.signal.addEventListener('abort', () => (record.disconnected = true));
+
+    if (req.method !== 'POST' || !CHAT_PATHS.has(path)) {
+      return sendJson(res, 404, { error: { message: `no route for ${req.method} ${path}`, type: 'invalid_request_error', code: 'not_found' } });
+    }
+    const body = record.body ?? {};
+    const reply = await handler(body, ++chatCount, record);
+    if (reply.delayMs && !(await pause(reply.delayMs, gone.signal))) return;
+    const headers = reply.headers ?? {};
+    if ('raw' in reply) {
+      res.writeHead(reply.status ?? 200, { 'content-type': reply.contentType ?? 'application/json', ...headers });
+      res.end(reply.raw);
+    } else if ('error' in reply) {
+      sendJson(res, reply.status, { error: { type: null, code: null, param: null, ...reply.error } }, headers);
+    } else {
+      const content: ContentReply = 'content' in reply ? reply : { content: '(delayed reply)' };
+      if (body.stream === true) await sendStream(res, body, content, gone.signal);
+      else sendJson(res, 200, completion(body, content), headers);
+    }
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    chatRequests: () => requests.filter((r) => CHAT_PATHS.has(r.path)),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // The SDK keeps connections alive; without this, close() waits for them to idle out.
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function completion(body: ChatRequestBody, reply: ContentReply): Record<string, unknown> {
+  const usage = usageFor(body, reply);
+  return {
+    id: 'chatcmpl-test',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: body.model ?? 'test-model',
+    choices: [{ index: 0, message: { role: 'assistant', content: reply.content, refusal: null }, finish_reason: reply.finishReason ?? 'stop', logprobs: null }],
+    ...(usage ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } } : {}),
+  };
+}
+
+async function sendStream(res: ServerResponse, body: ChatRequestBody, reply: ContentReply, gone: AbortSignal): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...(reply.headers ?? {}) });
+  const base = { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_700_000_000, model: body.model ?? 'test-model' };
+  const send = (payload: unknown): void => void res.write(`data: ${JSON.stringify(payload)}\n\n`);
+  const chunks = reply.chunks ?? reply.content.match(/\S+\s*|\s+/g) ?? [];
+  send({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
+  for (const piece of chunks) {
+    if (reply.chunkDelayMs && !(await pause(reply.chunkDelayMs, gone))) return;
+    send({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
+  }
+  if (reply.truncate) {
+    res.end();
+    return;
+  }
+  send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: reply.finishReason ?? 'stop' }] });
+  const usage = usageFor(body, reply);
+  if (body.stream_options?.include_usage && usage) {
+    send({ ...base, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
+  }
+  res.end('data: [DONE]\n\n');
+}
+
+function usageFor(body: ChatRequestBody, reply: ContentReply): ChatUsage | undefined {
+  if (reply.usage === null) return undefined;
+  if (reply.usage) return reply.usage;
+  const promptChars = (body.messages ?? []).reduce((n, m) => n + String(m.content).length, 0);
+  return { prompt_tokens: Math.ceil(promptChars / 4), completion_tokens: Math.ceil(reply.content.length / 4) };
+}
+
+function sendJson(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(payload));
+}
+
+/** Waits; false when the client disconnected meanwhile. */
+async function pause(ms: number, gone: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal: gone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of req) parts.push(part as Buffer);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function parseJson(text: string): ChatRequestBody | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' ? (value as ChatRequestBody) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface CouncilHandlerOptions {
+  /** The verdict JSON (default: proceed, 0.8); a function may vary it per persona or call. */
+  readonly verdict?: object | ((persona: string, n: number) => object | string);
+  /** A turn reply (default: `<Name> speaks (call n).`). */
+  readonly turn?: (persona: string, n: number) => string;
+  /** The synthesizer's proposal. */
+  readonly synthesis?: string;
+  /** Usage reported on every reply (default: rough counts; null for none). */
+  readonly usage?: ChatUsage | null;
+}
+
+/** The persona's name from the orchestrator's system prompt ("You are <Name>, one member…"). */
+export function personaName(body: ChatRequestBody): string {
+  const system = body.messages?.find((m) => m.role === 'system')?.content ?? '';
+  return /You are (.+?),/.exec(system)?.[1] ?? 'Unknown';
+}
+
+/** Whether the request asks for a verdict: JSON mode, or a last user message asking for ONE JSON object. */
+export function isVerdictRequest(body: ChatRequestBody): boolean {
+  if (body.response_format?.type === 'json_object') return true;
+  const lastUser = [...(body.messages ?? [])].reverse().find((m) => m.role === 'user');
+  return lastUser?.content.includes('ONE JSON object') ?? false;
+}
+
+/** Answers like a well-behaved council: short turns naming the persona, proceed verdicts, a short proposal. */
+export function councilHandler(options: CouncilHandlerOptions = {}): ChatHandler {
+  return (body, n) => {
+    const name = personaName(body);
+    const usage = options.usage === undefined ? {} : { usage: options.usage };
+    if (isVerdictRequest(body)) {
+      const verdict = typeof options.verdict === 'function' ? options.verdict(name, n) : (options.verdict ?? { action: 'proceed', confidence: 0.8, rationale: 'the direction is sound' });
+      return { content: typeof verdict === 'string' ? verdict : JSON.stringify(verdict), ...usage };
+    }
+    const lastUser = [...(body.messages ?? [])].reverse().find((m) => m.role === 'user')?.content ?? '';
+    if (lastUser.includes('As the synthesizer')) {
+      return { content: options.synthesis ?? '### Recommendation\n\nProceed with the first step.\n\n### Next steps\n\n1. Do it.', ...usage };
+    }
+    return { content: options.turn ? options.turn(name, n) : `${name} speaks (call ${n}).`, ...usage };
+  };
+}

@@ -1,0 +1,47 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { AuditRecord } from '../src/domain/audit.js';
+import { checkDecisionInvariants } from '../src/domain/decision.js';
+import { hasSensitive } from '../src/domain/sensitive/detector.js';
+
+/**
+ * Every temporary workspace the suite makes hands its audit logs to a collection folder when it is
+ * cleaned up (tests/fakes/fixtures.ts). After the whole suite, every record of every run is checked
+ * against the policy invariants I1–I7: a violation anywhere fails the run.
+ */
+export async function setup(): Promise<() => Promise<void>> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'maestro-audit-collect-'));
+  process.env.MAESTRO_TEST_AUDIT_COLLECT = dir;
+  return async () => {
+    const problems: string[] = [];
+    let records = 0;
+    let files = 0;
+    for (const name of await readdir(dir)) {
+      if (!name.endsWith('.jsonl')) continue;
+      files++;
+      const lines = (await readFile(path.join(dir, name), 'utf8')).split('\n').filter((l) => l.trim().length > 0);
+      lines.forEach((line, i) => {
+        records++;
+        const where = `${name}:${i + 1}`;
+        let json: unknown;
+        try {
+          json = JSON.parse(line);
+        } catch {
+          problems.push(`${where}: not JSON`);
+          return;
+        }
+        const parsed = AuditRecord.safeParse(json);
+        if (!parsed.success) {
+          problems.push(`${where}: not a valid audit record (${parsed.error.issues[0]?.message ?? ''})`);
+          return;
+        }
+        for (const broken of checkDecisionInvariants(parsed.data)) problems.push(`${where} (${parsed.data.event}): ${broken}`);
+        if (hasSensitive(line)) problems.push(`${where} (${parsed.data.event}): I6: sensitive content in a persisted record`);
+      });
+    }
+    await rm(dir, { recursive: true, force: true });
+    process.stdout.write(`\naudit invariants I1–I7: ${records} records in ${files} run logs checked, ${problems.length} violation(s)\n`);
+    if (problems.length > 0) throw new Error(`audit invariants violated:\n${problems.slice(0, 50).join('\n')}`);
+  };
+}
