@@ -5,6 +5,7 @@ import { KNOWLEDGE_ACTIONS, type Persona } from '../domain/persona.js';
 import type { KnowledgeBase } from '../domain/ports.js';
 import type { KnowledgeResult } from '../domain/run-state.js';
 import { deniedReason, outputDeniedReason } from '../domain/sandbox-rules.js';
+import { FsCortex } from './fs-cortex.js';
 
 export interface SandboxOptions {
   /** The workspace root. */
@@ -25,7 +26,11 @@ type Resolved = { ok: true; absolute: string; relative: string } | { ok: false; 
  * truncated with a note. Every refusal is a result, never a throw.
  */
 export class FsKnowledgeBase implements KnowledgeBase {
-  constructor(private readonly options: SandboxOptions) {}
+  readonly #cortex: FsCortex;
+
+  constructor(private readonly options: SandboxOptions) {
+    this.#cortex = new FsCortex({ root: options.root, roots: options.roots, deny: options.deny, sha256: (s) => options.sha256(s) });
+  }
 
   async fulfil(request: { action: string; argument: string }, persona: Pick<Persona, 'id' | 'privileges'>): Promise<KnowledgeResult> {
     const { action, argument } = request;
@@ -41,9 +46,7 @@ export class FsKnowledgeBase implements KnowledgeBase {
         reason_code: 'KNOWLEDGE_PRIVILEGE_DENIED',
       };
     }
-    if (action !== 'READ_FILE') {
-      return { action, argument, status: 'refused', message: 'unsupported action (not available in this version)', reason_code: 'KNOWLEDGE_UNSUPPORTED_ACTION' };
-    }
+    if (action === 'QUERY_CORTEX') return { action, argument, ...(await this.#cortex.query(argument)) };
     return { action, argument, ...(await this.readFile(argument)) };
   }
 

@@ -49,7 +49,7 @@ describe('RecordingLlmClient + ReplayLlmClient', () => {
     expect(replayed).toEqual(recorded);
     expect(replay.remaining).toBe(0);
     expect(replay.label).toBe(`replay of ${file}`);
-    expect(replay.rehearsal).toBe(false);
+    expect(replay.rehearsal).toBe(true); // the recording was of the offline rehearsal, and the replay says so
     expect(recorder.label).toBe(new OfflineLlmClient().label);
   });
 

@@ -129,3 +129,22 @@ describe('output paths', () => {
     expect((await checkOutputPath(os.tmpdir(), 'x.md')).ok).toBe(true);
   });
 });
+
+describe('QUERY_CORTEX', () => {
+  const searcher = { id: 'alpha', privileges: ['READ_FILE', 'QUERY_CORTEX'] as ('READ_FILE' | 'QUERY_CORTEX')[] };
+
+  it('ranks workspace files for the words, never indexing denied files or following symlinks out', async () => {
+    const r = await kb.fulfil({ action: 'QUERY_CORTEX', argument: 'billing reports migration' }, searcher);
+    expect(r.status).toBe('provided');
+    expect(r.content).toMatch(/best match\(es\) for "billing reports migration"/);
+    expect(r.content).toContain('examples/migration-plan.md');
+    const everything = await kb.fulfil({ action: 'QUERY_CORTEX', argument: 'outside workspace hidden core OPENAI_API_KEY' }, searcher);
+    for (const never of ['secret.txt', '.env', '.git/config', 'secret-dir/notes.md', 'session_states', 'node_modules']) expect(everything.content).not.toContain(never);
+  });
+
+  it('needs the privilege and a non-empty query', async () => {
+    expect(await kb.fulfil({ action: 'QUERY_CORTEX', argument: 'plan' }, reader)).toMatchObject({ status: 'refused', reason_code: 'KNOWLEDGE_PRIVILEGE_DENIED' });
+    expect(await kb.fulfil({ action: 'QUERY_CORTEX', argument: '  ' }, searcher)).toMatchObject({ status: 'error' });
+    expect((await kb.fulfil({ action: 'QUERY_CORTEX', argument: 'zzzqqqxxx' }, searcher)).content).toContain('No file in the knowledge base matches');
+  });
+});
