@@ -45,7 +45,7 @@ export async function setup(): Promise<() => Promise<void>> {
       // The whole file as `maestro audit verify` sees it: hash chain, order, and the head against truncation.
       const log = await readFile(path.join(dir, name), 'utf8');
       const head = await readFile(path.join(dir, name.replace(/\.jsonl$/, '.head')), 'utf8').catch(() => undefined);
-      const runId = (JSON.parse(lines[0] ?? '{}') as { run_id?: string }).run_id;
+      const runId = AuditRecord.safeParse(safeJson(lines[0] ?? '')).data?.run_id;
       if (runId) {
         const verdict = verifyAuditLog({ runId, log, head, sha256, scanner: defaultSensitiveScanner });
         if (verdict.status === 'broken') problems.push(`${name}:${verdict.line ?? '-'}: audit verify: ${verdict.kind} — ${verdict.message}`);
@@ -55,4 +55,12 @@ export async function setup(): Promise<() => Promise<void>> {
     process.stdout.write(`\naudit invariants I1–I7: ${records} records in ${files} run logs checked, ${problems.length} violation(s)\n`);
     if (problems.length > 0) throw new Error(`audit invariants violated:\n${problems.slice(0, 50).join('\n')}`);
   };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
