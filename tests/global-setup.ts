@@ -2,6 +2,9 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { AuditRecord } from '../src/domain/audit.js';
+import { sha256 } from '../src/adapters/hashing.js';
+import { defaultSensitiveScanner } from '../src/domain/audit-sanitizer.js';
+import { verifyAuditLog } from '../src/domain/audit-verify.js';
 import { checkDecisionInvariants } from '../src/domain/decision.js';
 import { hasSensitive } from '../src/domain/sensitive/detector.js';
 
@@ -39,9 +42,25 @@ export async function setup(): Promise<() => Promise<void>> {
         for (const broken of checkDecisionInvariants(parsed.data)) problems.push(`${where} (${parsed.data.event}): ${broken}`);
         if (hasSensitive(line)) problems.push(`${where} (${parsed.data.event}): I6: sensitive content in a persisted record`);
       });
+      // The whole file as `maestro audit verify` sees it: hash chain, order, and the head against truncation.
+      const log = await readFile(path.join(dir, name), 'utf8');
+      const head = await readFile(path.join(dir, name.replace(/\.jsonl$/, '.head')), 'utf8').catch(() => undefined);
+      const runId = AuditRecord.safeParse(safeJson(lines[0] ?? '')).data?.run_id;
+      if (runId) {
+        const verdict = verifyAuditLog({ runId, log, head, sha256, scanner: defaultSensitiveScanner });
+        if (verdict.status === 'broken') problems.push(`${name}:${verdict.line ?? '-'}: audit verify: ${verdict.kind} — ${verdict.message}`);
+      }
     }
     await rm(dir, { recursive: true, force: true });
     process.stdout.write(`\naudit invariants I1–I7: ${records} records in ${files} run logs checked, ${problems.length} violation(s)\n`);
     if (problems.length > 0) throw new Error(`audit invariants violated:\n${problems.slice(0, 50).join('\n')}`);
   };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,59 +1,114 @@
-import { open, readFile } from 'node:fs/promises';
-import { AuditRecord, AUDIT_SCHEMA_VERSION, type AuditEvent } from '../domain/audit.js';
-import type { AuditLog, AuditSink, Clock } from '../domain/ports.js';
+import { chmod, open, readFile, truncate } from 'node:fs/promises';
+import path from 'node:path';
+import { AUDIT_SCHEMA_VERSION, AuditRecord, type AuditEvent } from '../domain/audit.js';
+import { AuditHead, emptyAuditHead, GENESIS_HASH, type Sha256 } from '../domain/audit-chain.js';
+import { composeAuditLine } from '../domain/audit-line.js';
+import { isSafeRunId } from '../domain/audit-retention.js';
+import { cachedScanner, defaultSensitiveScanner, findSensitiveResidue, type SensitiveScanner } from '../domain/audit-sanitizer.js';
+import { splitAuditLines } from '../domain/audit-verify.js';
+import { runDecision } from '../domain/decision.js';
 import { StorageError } from '../domain/errors.js';
-import { ensurePrivateDir } from './atomic-file.js';
+import type { AuditLog, AuditSink, Clock } from '../domain/ports.js';
+import { ensurePrivateDir, writeFileAtomically } from './atomic-file.js';
+import { sha256 as nodeSha256 } from './hashing.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
-/** Turns a record into what may be persisted; throws if it cannot be made safe. */
-export type Sanitize = (record: AuditRecord) => AuditRecord;
+export interface JsonlAuditLogOptions {
+  /** The sensitive-content detector; default: `domain/sensitive` (its answers for short strings cached). Tests pass one that throws. */
+  readonly scanner?: SensitiveScanner;
+  readonly sha256?: Sha256;
+}
 
 /**
- * `.maestro/audit/<run_id>.jsonl`: append-only, one record per line, each flushed to disk before
- * `append` resolves. Folder 0700, files 0600. Records are schema-checked on write.
+ * `.maestro/audit/<run_id>.jsonl`: append-only, one sanitized, hash-chained record per line, each
+ * flushed to disk (datasync) before `append` resolves, then acknowledged in `<run_id>.head`
+ * (atomic rewrite). Folder 0700, files 0600. Records are schema-checked on write.
  */
 export class JsonlAuditLog implements AuditLog {
+  readonly #scanner: SensitiveScanner;
+  readonly #sha256: Sha256;
+
   constructor(
     private readonly paths: WorkspacePaths,
     private readonly clock: Clock,
-    private readonly sanitize: Sanitize = (r) => r,
-  ) {}
+    options: JsonlAuditLogOptions = {},
+  ) {
+    this.#scanner = options.scanner ?? cachedScanner(defaultSensitiveScanner);
+    this.#sha256 = options.sha256 ?? nodeSha256;
+  }
 
+  /**
+   * Opens a run's log, continuing its chain when the run is resumed. A fragment left by a crash
+   * mid-write is cut off and the cut is recorded (`AUDIT_TORN_LINE_DROPPED`). A log that is
+   * damaged, truncated or has lost its head is refused (fail closed): `maestro audit verify` says why.
+   */
   async open(runId: string): Promise<AuditSink> {
-    await ensurePrivateDir(this.paths.audit);
     const file = this.paths.auditLog(runId);
-    const seq = await countRecords(file);
-    return new JsonlAuditSink(file, runId, seq, this.clock, this.sanitize);
+    if (!isSafeRunId(runId) || this.#looksSensitive(runId)) {
+      // The id is not repeated: it may be what must not be shown.
+      throw new StorageError('refusing to open an audit log for this run id: run ids name files, so they must be plain names free of personal data', file);
+    }
+    await ensurePrivateDir(this.paths.audit);
+    await restrict(this.paths.audit, 0o700);
+    const headFile = this.paths.auditHead(runId);
+    const start = await recoverChain({ runId, file, headFile });
+    const sink = new JsonlAuditSink({ file, headFile, runId, seq: start.seq, prevHash: start.hash, clock: this.clock, scanner: this.#scanner, sha256: this.#sha256 });
+    if (start.created) await writeHead(headFile, emptyAuditHead(runId));
+    if (start.dropped) {
+      await sink.append({ event: 'AUDIT_LOG_RECOVERED', ...runDecision('audit', 'AUDIT_TORN_LINE_DROPPED'), details: start.dropped });
+    }
+    return sink;
+  }
+
+  /** A run id that reads as personal data (digits like a card or a phone) would leak through the file name. */
+  #looksSensitive(runId: string): boolean {
+    try {
+      return findSensitiveResidue(runId, this.#scanner).length > 0;
+    } catch {
+      // A failing detector must not stop the run (its records fail closed one by one); the id
+      // has passed isSafeRunId, so it holds no `@` and no path.
+      return false;
+    }
   }
 }
 
+interface SinkOptions {
+  readonly file: string;
+  readonly headFile: string;
+  readonly runId: string;
+  readonly seq: number;
+  readonly prevHash: string;
+  readonly clock: Clock;
+  readonly scanner: SensitiveScanner;
+  readonly sha256: Sha256;
+}
+
 class JsonlAuditSink implements AuditSink {
+  readonly path: string;
   #seq: number;
+  #prevHash: string;
   #queue: Promise<void> = Promise.resolve();
 
-  constructor(
-    readonly path: string,
-    private readonly runId: string,
-    seq: number,
-    private readonly clock: Clock,
-    private readonly sanitize: Sanitize,
-  ) {
-    this.#seq = seq;
+  constructor(private readonly options: SinkOptions) {
+    this.path = options.file;
+    this.#seq = options.seq;
+    this.#prevHash = options.prevHash;
   }
 
   append(event: AuditEvent): Promise<void> {
-    // Appends are serialised so sequence numbers match line order even when callers do not await.
+    // Appends are serialised so sequence numbers and the chain match line order even when callers do not await.
     const next = this.#queue.then(() => this.#write(event));
     this.#queue = next.catch(() => undefined);
     return next;
   }
 
   async #write(event: AuditEvent): Promise<void> {
-    const record = AuditRecord.parse({
+    const { file, runId, clock, scanner, sha256 } = this.options;
+    const raw = {
       v: AUDIT_SCHEMA_VERSION,
-      run_id: this.runId,
+      run_id: runId,
       seq: this.#seq,
-      ts: this.clock.now().toISOString(),
+      ts: clock.now().toISOString(),
       event: event.event,
       layer: event.layer,
       decision: event.decision,
@@ -62,28 +117,109 @@ class JsonlAuditSink implements AuditSink {
       overrideable: event.overrideable,
       final_decider: event.final_decider,
       ...(event.details ? { details: event.details } : {}),
-    });
-    const line = `${JSON.stringify(this.sanitize(record))}\n`;
+    } as const;
+    const { record, line } = composeAuditLine(raw, this.#prevHash, { scanner, sha256 });
     let handle;
     try {
-      handle = await open(this.path, 'a', 0o600);
-      await handle.write(line);
+      handle = await open(file, 'a', 0o600);
+      await handle.write(`${line}\n`);
       await handle.datasync();
     } catch (error) {
-      throw new StorageError(`could not append to the audit log ${this.path}: ${(error as Error).message}`, this.path, { cause: error });
+      throw new StorageError(`could not append to the audit log ${file}: ${(error as Error).message}`, file, { cause: error });
     } finally {
       await handle?.close();
     }
+    // The line is on disk: the chain moves on even if acknowledging it below fails.
     this.#seq += 1;
+    this.#prevHash = record.hash;
+    await writeHead(this.options.headFile, { v: 1, run_id: runId, seq: record.seq, hash: record.hash });
   }
 }
 
-async function countRecords(file: string): Promise<number> {
+interface ChainStart {
+  readonly seq: number;
+  readonly hash: string;
+  /** No log and no head yet: a new run. */
+  readonly created: boolean;
+  /** A torn last line was cut off: where, and how many bytes. */
+  readonly dropped?: { line: number; bytes: number };
+}
+
+async function recoverChain(options: { runId: string; file: string; headFile: string }): Promise<ChainStart> {
+  const { runId, file, headFile } = options;
+  const log = await readIfExists(file);
+  const headText = await readIfExists(headFile);
+  const refuse = (why: string): StorageError =>
+    new StorageError(`the audit log ${file} ${why}; nothing was appended (run "maestro audit verify ${runId}")`, file);
+  const head = headText === undefined ? undefined : AuditHead.safeParse(safeJson(headText)).data;
+  if (headText !== undefined && (!head || head.run_id !== runId)) throw refuse('has a damaged head file');
+
+  if (log === undefined) {
+    if (head && head.seq >= 0) throw refuse(`is missing although its head says ${head.seq + 1} record(s) were written`);
+    return { seq: 0, hash: GENESIS_HASH, created: head === undefined };
+  }
+  if (!head) throw refuse('has no head file, so it cannot be continued safely');
+  await restrict(file, 0o600);
+
+  const { lines, torn } = splitAuditLines(log);
+  const last = lines.length === 0 ? undefined : AuditRecord.safeParse(safeJson(lines[lines.length - 1] ?? '')).data;
+  if (lines.length > 0 && (!last || last.run_id !== runId || last.seq !== lines.length - 1)) throw refuse(`is damaged at line ${lines.length}`);
+  const lastSeq = last?.seq ?? -1;
+  if (head.seq > lastSeq) throw refuse(`was truncated (its head says ${head.seq + 1} record(s) were written, it holds ${lastSeq + 1})`);
+  if (head.seq < lastSeq - 1) throw refuse(`holds records its writer never acknowledged (after line ${head.seq + 1})`);
+
+  let dropped: ChainStart['dropped'];
+  if (torn !== undefined) {
+    // A write cut short by a crash: the record was never acknowledged, so the fragment is removed.
+    await truncate(file, Buffer.byteLength(log) - Buffer.byteLength(torn));
+    dropped = { line: lines.length + 1, bytes: Buffer.byteLength(torn) };
+  }
+  return { seq: lastSeq + 1, hash: last?.hash ?? GENESIS_HASH, created: false, ...(dropped ? { dropped } : {}) };
+}
+
+/** Puts back the private mode on a folder or file created earlier (or by an older maestro). */
+async function restrict(target: string, mode: number): Promise<void> {
   try {
-    const text = await readFile(file, 'utf8');
-    return text.split('\n').filter((l) => l.trim().length > 0).length;
+    await chmod(target, mode);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-    throw error;
+    throw new StorageError(`could not restrict ${target} to mode ${mode.toString(8)}: ${(error as Error).message}`, target, { cause: error });
+  }
+}
+
+async function writeHead(file: string, head: AuditHead): Promise<void> {
+  await writeFileAtomically(file, `${JSON.stringify(head)}\n`, { mode: 0o600 });
+  await syncDirectory(file);
+}
+
+/** Makes the rename of the head (and the creation of a new log) durable. */
+async function syncDirectory(file: string): Promise<void> {
+  const dir = path.dirname(file);
+  let handle;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch (error) {
+    // Some platforms cannot fsync a directory (EISDIR/EINVAL/EPERM); the data itself is already synced.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM') throw new StorageError(`could not sync ${dir}: ${(error as Error).message}`, dir, { cause: error });
+  } finally {
+    await handle?.close();
+  }
+}
+
+async function readIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new StorageError(`could not read ${file}: ${(error as Error).message}`, file, { cause: error });
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }

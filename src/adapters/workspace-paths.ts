@@ -42,6 +42,10 @@ export class WorkspacePaths {
   auditLog(runId: string): string {
     return path.join(this.audit, `${runId}.jsonl`);
   }
+  /** The audit log's head: last acknowledged seq and hash (see domain/audit-chain.ts). */
+  auditHead(runId: string): string {
+    return path.join(this.audit, `${runId}.head`);
+  }
   /** A path relative to the workspace root, with forward slashes, for messages. */
   relative(absolute: string): string {
     return path.relative(this.root, absolute).split(path.sep).join('/');

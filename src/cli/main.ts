@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { AppError, ExitError, InternalError, InvalidInputError } from '../domain/errors.js';
+import { registerAudit } from './audit.js';
 import { registerHitl } from './hitl.js';
 import { registerInit } from './init.js';
 import { registerRun } from './run.js';
@@ -29,6 +30,7 @@ export function buildProgram(io: Io): Command {
   registerSession(program, io);
   registerWatch(program, io);
   registerStatus(program, io);
+  registerAudit(program, io);
   return program;
 }
 

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { ensurePrivateDir } from '../adapters/atomic-file.js';
+import { pruneAuditLogs } from '../adapters/fs-audit-store.js';
 import { FsClaimStore } from '../adapters/fs-claim-store.js';
 import { FsCommandInbox } from '../adapters/fs-command-inbox.js';
 import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
@@ -74,6 +75,19 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
     workspace: paths.root,
   });
 
+  // Audit retention: the watcher prunes at start and once a day, like `maestro audit prune`.
+  const prune = async (): Promise<void> => {
+    const retentionDays = app.deps.config.audit.retention_days;
+    await pruneAuditLogs({ paths, retentionDays, now: app.deps.clock.now() }).then(
+      (report) => {
+        if (report.deleted.length > 0) reporter.notice(`audit retention: deleted the logs of ${report.deleted.length} run(s) last written more than ${retentionDays} day(s) ago`);
+      },
+      (error: unknown) => reporter.notice(`audit retention failed: ${(error as Error).message}`),
+    );
+  };
+  await prune();
+  const daily = setInterval(() => void prune(), 24 * 60 * 60 * 1000).unref();
+
   const disposeSignals = handleStopSignals(proc, {
     onFirst: () => void loop.stop(),
     beforeExit: () => reporter.stop(),
@@ -88,6 +102,7 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
     await loop.stopped;
     return 0;
   } finally {
+    clearInterval(daily);
     disposeSignals();
     reporter.stop();
     await registry.unregister(self);

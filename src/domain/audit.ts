@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { Decision, FinalDecider, Layer, type DecisionRecord } from './decision.js';
 
-export const AUDIT_SCHEMA_VERSION = 1;
+/** 2: records carry `prev_hash` and `hash` (hash chain). Version 1 (the spine) had no chain. */
+export const AUDIT_SCHEMA_VERSION = 2;
+
+/** Lower-case hex SHA-256. */
+export const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
 
 /** Details are category-level signals only: digests, sizes, counts, ids, codes. Never raw text. */
 export const AuditDetails = z.record(z.string(), z.unknown());
@@ -21,8 +25,19 @@ export const AuditRecord = z.strictObject({
   overrideable: z.boolean(),
   final_decider: FinalDecider,
   details: AuditDetails.optional(),
+  /** `hash` of the record before this one in the same file; GENESIS_HASH for the first. */
+  prev_hash: Sha256Hex,
+  /** SHA-256 of this record's canonical JSON without `hash` (see audit-chain.ts). */
+  hash: Sha256Hex,
 });
 export type AuditRecord = z.infer<typeof AuditRecord>;
+
+/** A record as built and sanitized, before it is linked into the chain. */
+export const UnchainedAuditRecord = AuditRecord.omit({ prev_hash: true, hash: true });
+export type UnchainedAuditRecord = z.infer<typeof UnchainedAuditRecord>;
+
+/** Reason (and event) of the payload-free record written when a record could not be made safe. */
+export const AUDIT_REDACTION_FAILED = 'AUDIT_REDACTION_FAILED';
 
 /** What the app hands the audit sink; the sink adds run id, sequence number and time. */
 export interface AuditEvent extends DecisionRecord {

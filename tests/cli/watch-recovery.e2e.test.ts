@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -148,5 +148,19 @@ describe('maestro watch: crash recovery and clean stop (end to end)', () => {
     expect((await resume.exited).code).toBe(2);
     expect(resume.stderr.join('')).toContain('is claimed by a watcher');
     expect((await readAuditLogs(ws)).get(runId)?.some((r) => r.event === 'RUN_RESUMED')).toBe(false);
+  }, 60_000);
+
+  it('enforces audit retention at start: logs last written longer ago than audit.retention_days go', async () => {
+    const ws = await workspace();
+    const audit = path.join(ws, '.maestro', 'audit');
+    await mkdir(audit, { recursive: true });
+    const old = new Date(Date.now() - 40 * 24 * 60 * 60 * 1000);
+    await writeFile(path.join(audit, '20200101T000000Z-000000.jsonl'), '');
+    await utimes(path.join(audit, '20200101T000000Z-000000.jsonl'), old, old);
+    await writeFile(path.join(audit, '20200102T000000Z-000000.jsonl'), '');
+    const once = started(watch(ws, ['--once']));
+    expect((await once.exited).code).toBe(0);
+    expect(await listDir(audit)).toEqual(['20200102T000000Z-000000.jsonl']);
+    expect(once.events.find((e) => e.kind === 'notice')?.message).toContain('audit retention: deleted the logs of 1 run(s)');
   }, 60_000);
 });

@@ -33,7 +33,7 @@ export async function collectAuditLogs(workspace: string): Promise<void> {
   const auditDir = path.join(workspace, '.maestro', 'audit');
   const names = await readdir(auditDir).catch(() => [] as string[]);
   const tag = path.basename(workspace);
-  for (const name of names.filter((n) => n.endsWith('.jsonl'))) {
+  for (const name of names.filter((n) => n.endsWith('.jsonl') || n.endsWith('.head'))) {
     await cp(path.join(auditDir, name), path.join(target, `${tag}-${name}`));
   }
 }

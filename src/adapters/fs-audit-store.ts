@@ -1,0 +1,115 @@
+import { readdir, readFile, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { selectExpiredLogs, type AuditLogEntry } from '../domain/audit-retention.js';
+import { defaultSensitiveScanner, type SensitiveScanner } from '../domain/audit-sanitizer.js';
+import { verifyAuditLog, type AuditVerification } from '../domain/audit-verify.js';
+import { StorageError } from '../domain/errors.js';
+import { sha256 } from './hashing.js';
+import type { WorkspacePaths } from './workspace-paths.js';
+
+/** A run's audit files as text; undefined where a file does not exist. */
+export interface AuditRunFiles {
+  readonly runId: string;
+  readonly log: string | undefined;
+  readonly head: string | undefined;
+}
+
+export async function readAuditRun(paths: WorkspacePaths, runId: string): Promise<AuditRunFiles> {
+  return { runId, log: await readIfExists(paths.auditLog(runId)), head: await readIfExists(paths.auditHead(runId)) };
+}
+
+/** Verifies one run's log and head (chain, sequence, truncation, invariants I1–I7). */
+export async function verifyAuditRun(paths: WorkspacePaths, runId: string, scanner: SensitiveScanner = defaultSensitiveScanner): Promise<AuditVerification> {
+  const files = await readAuditRun(paths, runId);
+  return verifyAuditLog({ ...files, sha256, scanner });
+}
+
+/** Every run with an audit file (log, head, or a stale temporary head), sorted by run id, with when it was last written. */
+export async function listAuditRuns(paths: WorkspacePaths): Promise<AuditLogEntry[]> {
+  let names: string[];
+  try {
+    names = await readdir(paths.audit);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new StorageError(`could not list ${paths.audit}: ${(error as Error).message}`, paths.audit, { cause: error });
+  }
+  const runs = new Map<string, { files: string[]; lastWrite: number }>();
+  for (const name of names.sort()) {
+    // `<run>.head.<n>` is write-file-atomic's temporary head, left behind only by a crash mid-rewrite.
+    const match = /^(.+)\.(?:jsonl|head(?:\.\d+)?)$/.exec(name);
+    if (!match?.[1]) continue;
+    const file = path.join(paths.audit, name);
+    let mtime: number;
+    try {
+      mtime = (await stat(file)).mtimeMs;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // removed meanwhile
+      throw new StorageError(`could not read ${file}: ${(error as Error).message}`, file, { cause: error });
+    }
+    const entry = runs.get(match[1]) ?? { files: [], lastWrite: 0 };
+    entry.files.push(file);
+    entry.lastWrite = Math.max(entry.lastWrite, mtime);
+    runs.set(match[1], entry);
+  }
+  return [...runs.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([runId, e]) => ({ runId, files: e.files.sort(logFirst), lastWrite: new Date(e.lastWrite) }));
+}
+
+/** The log first (it is deleted first), then the head, then anything else by name. */
+function logFirst(a: string, b: string): number {
+  const rank = (f: string): number => (f.endsWith('.jsonl') ? 0 : f.endsWith('.head') ? 1 : 2);
+  return rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+export interface PruneOptions {
+  readonly paths: WorkspacePaths;
+  /** Logs last written more than this many days before `now` are deleted (`audit.retention_days`). */
+  readonly retentionDays: number;
+  readonly now: Date;
+  /** Say what would be deleted, delete nothing. */
+  readonly dryRun?: boolean;
+}
+
+export interface PruneReport {
+  readonly cutoff: Date;
+  readonly dryRun: boolean;
+  /** Runs whose log (and head) were deleted, or would be with dryRun, oldest first. */
+  readonly deleted: readonly AuditLogEntry[];
+  /** Runs whose logs are kept. */
+  readonly kept: number;
+}
+
+/**
+ * Retention: deletes the audit logs (and heads) of runs last written before `now - retentionDays`.
+ * `maestro audit prune` calls it, and the watcher at start and once a day. The log goes first, so a
+ * crash in between leaves a head alone, which the next prune removes.
+ */
+export async function pruneAuditLogs(options: PruneOptions): Promise<PruneReport> {
+  const entries = await listAuditRuns(options.paths);
+  const { cutoff, expired } = selectExpiredLogs(entries, options.retentionDays, options.now);
+  const dryRun = options.dryRun === true;
+  if (!dryRun) {
+    for (const entry of expired) {
+      for (const file of entry.files) {
+        try {
+          await unlink(file);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+            throw new StorageError(`could not delete ${file}: ${(error as Error).message}`, file, { cause: error });
+          }
+        }
+      }
+    }
+  }
+  return { cutoff, dryRun, deleted: expired, kept: entries.length - expired.length };
+}
+
+async function readIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new StorageError(`could not read ${file}: ${(error as Error).message}`, file, { cause: error });
+  }
+}

@@ -1,0 +1,17 @@
+import { WorkspacePaths } from '../adapters/workspace-paths.js';
+import { resolveWorkspace } from '../config.js';
+import { isSafeRunId } from '../domain/audit-retention.js';
+import { ExitError } from '../domain/errors.js';
+import type { Io } from './io.js';
+
+export const WORKSPACE_OPTION = ['-w, --workspace <dir>', 'workspace folder (default: $MAESTRO_WORKSPACE or the current folder)'] as const;
+
+export function workspacePaths(io: Io, flag: string | undefined): WorkspacePaths {
+  return new WorkspacePaths(resolveWorkspace(flag, io.env, io.cwd));
+}
+
+/** Run ids name files; anything else (a path, `..`) is refused before it touches the disk. */
+export function checkRunId(runId: string): string {
+  if (!isSafeRunId(runId)) throw new ExitError(2, `maestro audit: "${runId}" is not a run id (letters, digits, ".", "_" and "-" only)`);
+  return runId;
+}

@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+import { pruneAuditLogs } from '../adapters/fs-audit-store.js';
+import { systemClock } from '../adapters/system-clock.js';
+import { loadWorkspaceConfig } from '../config.js';
+import { parseAgeDays } from '../domain/audit-retention.js';
+import { ExitError } from '../domain/errors.js';
+import { WORKSPACE_OPTION, workspacePaths } from './audit-options.js';
+import type { Io } from './io.js';
+import { chalkFor } from './style.js';
+
+export function registerAuditPrune(audit: Command, io: Io): void {
+  audit
+    .command('prune')
+    .description('delete the audit logs of runs last written longer ago than the retention period')
+    .option('--older-than <age>', 'retention such as 30d, 12h or 2w (default: audit.retention_days in maestro.config.json, 30 days)')
+    .option('--dry-run', 'say what would be deleted, delete nothing')
+    .option(...WORKSPACE_OPTION)
+    .addHelpText('after', '\nA run\'s log and its .head file go together. The watcher prunes by itself at start and once a day.\nExit codes: 0 done · 1 a file could not be deleted · 2 usage.')
+    .action(async (opts: { olderThan?: string; dryRun?: boolean; workspace?: string }) => {
+      const paths = workspacePaths(io, opts.workspace);
+      let retentionDays: number;
+      if (opts.olderThan !== undefined) {
+        const parsed = parseAgeDays(opts.olderThan);
+        if (parsed === undefined) throw new ExitError(2, `maestro audit prune: --older-than "${opts.olderThan}" is not an age such as 30d, 12h or 2w`);
+        retentionDays = parsed;
+      } else {
+        retentionDays = (await loadWorkspaceConfig(paths.config)).audit.retention_days;
+      }
+      const report = await pruneAuditLogs({ paths, retentionDays, now: systemClock.now(), dryRun: opts.dryRun === true });
+      const c = chalkFor(io);
+      const age = `last written before ${report.cutoff.toISOString()} (${formatDays(retentionDays)} ago)`;
+      if (report.deleted.length === 0) {
+        io.stdout.write(`nothing to prune: no audit log was ${age}; ${report.kept} kept\n`);
+        return;
+      }
+      const verb = report.dryRun ? 'would delete' : 'deleted';
+      io.stdout.write(`${report.dryRun ? c.yellow('dry run:') : c.green('✔')} ${verb} ${report.deleted.length} audit log(s) ${age}; ${report.kept} kept\n`);
+      for (const entry of report.deleted) {
+        const files = entry.files.map((f) => paths.relative(f)).join(', ');
+        io.stdout.write(`  ${report.dryRun ? '~' : '-'} ${entry.runId}  ${c.dim(`last written ${entry.lastWrite.toISOString()} · ${files}`)}\n`);
+      }
+    });
+}
+
+function formatDays(days: number): string {
+  return days < 1 ? `${Math.round(days * 24)} hour(s)` : `${Number(days.toFixed(2))} day(s)`;
+}

@@ -1,0 +1,36 @@
+const MS_PER_DAY = 86_400_000;
+const UNIT_DAYS: Record<string, number> = { h: 1 / 24, d: 1, w: 7 };
+
+/**
+ * Parses an age such as `30d`, `12h`, `2w` or `30` (days) into days. Returns undefined for anything
+ * else, including zero: pruning everything is never a typo away.
+ */
+export function parseAgeDays(text: string): number | undefined {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([hdw]?)\s*$/i.exec(text);
+  if (!match) return undefined;
+  const days = Number(match[1]) * (UNIT_DAYS[(match[2] || 'd').toLowerCase()] ?? 1);
+  return days > 0 && Number.isFinite(days) ? days : undefined;
+}
+
+/** One run's audit files, as the store lists them. */
+export interface AuditLogEntry {
+  readonly runId: string;
+  /** Absolute paths of the run's files (log and head). */
+  readonly files: readonly string[];
+  /** When the run's log was last written (newest modification time of its files). */
+  readonly lastWrite: Date;
+}
+
+/** Logs last written before the cutoff (`now - retentionDays`), oldest first; run id breaks ties. */
+export function selectExpiredLogs(entries: readonly AuditLogEntry[], retentionDays: number, now: Date): { cutoff: Date; expired: AuditLogEntry[] } {
+  const cutoff = new Date(now.getTime() - retentionDays * MS_PER_DAY);
+  const expired = entries
+    .filter((e) => e.lastWrite.getTime() < cutoff.getTime())
+    .sort((a, b) => a.lastWrite.getTime() - b.lastWrite.getTime() || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+  return { cutoff, expired };
+}
+
+/** Run ids name files: letters, digits, `.`, `_`, `-`, not starting with a dot. */
+export function isSafeRunId(runId: string): boolean {
+  return /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/.test(runId);
+}

@@ -1,0 +1,212 @@
+import { AUDIT_REDACTION_FAILED, type UnchainedAuditRecord } from './audit.js';
+import type { Sha256 } from './audit-chain.js';
+import { AppError } from './errors.js';
+import { isSecretCategory, SENSITIVE_CATEGORIES, type SensitiveCategory } from './sensitive/categories.js';
+import { detectSensitive } from './sensitive/detector.js';
+
+/** One finding: `text.slice(start, end)` is sensitive. */
+export interface ScanFinding {
+  readonly category: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** The sensitive-content detector as the sanitizer sees it; injectable so tests can pass one that fails. */
+export interface SensitiveScanner {
+  detect(text: string): readonly ScanFinding[];
+}
+
+/** The project's one detector (`domain/sensitive`). */
+export const defaultSensitiveScanner: SensitiveScanner = { detect: detectSensitive };
+
+/**
+ * The same scanner with its answers for short strings remembered (the detector is a pure function).
+ * Records repeat the same keys and short values (`persona`, `RUN`, `READ_FILE`) all the time, and
+ * scanning them again is most of the sanitizer's cost. Errors are never cached.
+ */
+export function cachedScanner(scanner: SensitiveScanner, options: { maxEntries?: number; maxChars?: number } = {}): SensitiveScanner {
+  const maxEntries = options.maxEntries ?? 10_000;
+  const maxChars = options.maxChars ?? 128;
+  const cache = new Map<string, readonly ScanFinding[]>();
+  return {
+    detect(text: string): readonly ScanFinding[] {
+      if (text.length > maxChars) return scanner.detect(text);
+      const known = cache.get(text);
+      if (known) return known;
+      const found = scanner.detect(text);
+      if (cache.size >= maxEntries) cache.clear();
+      cache.set(text, found);
+      return found;
+    },
+  };
+}
+
+export interface SanitizerDeps {
+  readonly scanner: SensitiveScanner;
+  readonly sha256: Sha256;
+}
+
+/** A record could not be made safe to persist; the writer falls back to a payload-free record. */
+export class AuditRedactionError extends AppError {
+  readonly code = 'AUDIT_REDACTION_FAILED' as const;
+}
+
+/**
+ * Keys whose string (or structured) values are raw model or user text. Their values are never
+ * written: only `{ omitted, sha256, chars }` and category-level signals. Compared case-insensitively.
+ */
+export const RAW_TEXT_KEYS: ReadonlySet<string> = new Set([
+  'prompt',
+  'prompts',
+  'reply',
+  'replies',
+  'response',
+  'completion',
+  'content',
+  'message',
+  'messages',
+  'task',
+  'task_description',
+  'text',
+  'body',
+  'transcript',
+  'note',
+  'rationale',
+  'reasoning',
+  'draft',
+]);
+
+/** Longer strings are treated as raw text whatever their key: digests, not content. */
+export const MAX_AUDIT_STRING_CHARS = 1024;
+
+/**
+ * `local@host` with a host that starts with a letter (`root@localhost`, `foo@bar`, `a@example.com`):
+ * policy I6 allows no e-mail-like token in a log, whether the detector calls it an e-mail or not.
+ * `lodash@4.17.21`, `logo@2x.png` and `@decorator` are not e-mail-like.
+ */
+const EMAIL_LIKE = /[A-Za-z0-9._%+-]@[A-Za-z][A-Za-z0-9-]*/;
+
+export function hasEmailLikeToken(text: string): boolean {
+  return EMAIL_LIKE.test(text);
+}
+
+/** Fields that must come out of the sanitizer exactly as they went in. */
+const FIXED_FIELDS = ['v', 'run_id', 'seq', 'ts', 'event', 'layer', 'decision', 'reason_code', 'sealed', 'overrideable', 'final_decider'] as const;
+
+const MAX_DEPTH = 32;
+/** How much of a value its key can influence (`aws_secret_access_key=<40 chars>` is only a secret in context). */
+const KEY_CONTEXT_CHARS = 128;
+
+/**
+ * Runs every key and every value of a record through the detector and replaces each finding by
+ * `[REDACTED:<CATEGORY>]` (numbers too: a number that reads as a card or phone number becomes the
+ * marker). Raw text (RAW_TEXT_KEYS, or anything longer than MAX_AUDIT_STRING_CHARS) is replaced by
+ * its digest. Returns plain JSON data. Throws AuditRedactionError when it cannot finish safely.
+ */
+export function sanitizeAuditRecord(record: UnchainedAuditRecord, deps: SanitizerDeps): UnchainedAuditRecord {
+  const out = sanitizeValue(record, undefined, deps, 0) as Record<string, unknown>;
+  for (const field of FIXED_FIELDS) {
+    if (out[field] !== record[field]) throw new AuditRedactionError(`the record field "${field}" would change under redaction`);
+  }
+  return out as UnchainedAuditRecord;
+}
+
+/**
+ * Category names of anything sensitive left in `text` (a whole serialized record), plus
+ * `EMAIL_LIKE` for an `@` token the detector does not call an e-mail. Empty means clean.
+ */
+export function findSensitiveResidue(text: string, scanner: SensitiveScanner): string[] {
+  const found = new Set(scanner.detect(text).map((f) => categoryLabel(f.category)));
+  if (hasEmailLikeToken(text)) found.add('EMAIL_LIKE');
+  return [...found].sort();
+}
+
+/** The record written instead of one that could not be made safe: the decision only, no payload. */
+export function redactionFailedRecord(record: UnchainedAuditRecord): UnchainedAuditRecord {
+  return {
+    v: record.v,
+    run_id: record.run_id,
+    seq: record.seq,
+    ts: record.ts,
+    event: AUDIT_REDACTION_FAILED,
+    layer: record.layer,
+    decision: record.decision,
+    reason_code: AUDIT_REDACTION_FAILED,
+    sealed: record.sealed,
+    overrideable: record.overrideable,
+    final_decider: record.final_decider,
+  };
+}
+
+function sanitizeValue(value: unknown, key: string | undefined, deps: SanitizerDeps, depth: number): unknown {
+  if (depth > MAX_DEPTH) throw new AuditRedactionError(`details nest deeper than ${MAX_DEPTH} levels`);
+  if (key !== undefined && RAW_TEXT_KEYS.has(key.toLowerCase()) && value !== null && value !== undefined && typeof value !== 'boolean' && typeof value !== 'number') {
+    return digest(typeof value === 'string' ? value : JSON.stringify(value) ?? '', deps);
+  }
+  if (typeof value === 'string') return value.length > MAX_AUDIT_STRING_CHARS ? digest(value, deps) : redactString(value, key, deps);
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return null;
+    const found = deps.scanner.detect(String(value));
+    return found.length > 0 ? marker(found[0]?.category ?? 'SENSITIVE') : value;
+  }
+  if (value === null || typeof value === 'boolean' || value === undefined) return value;
+  if (value instanceof Date) return redactString(value.toISOString(), key, deps);
+  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : sanitizeValue(v, undefined, deps, depth + 1)));
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (typeof value === 'object' && (proto === Object.prototype || proto === null)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (v === undefined) continue;
+      let safeKey = redactString(k, undefined, deps);
+      for (let n = 2; Object.hasOwn(out, safeKey); n += 1) safeKey = `${redactString(k, undefined, deps)}#${n}`;
+      out[safeKey] = sanitizeValue(v, k, deps, depth + 1);
+    }
+    return out;
+  }
+  throw new AuditRedactionError(`a ${typeof value === 'object' ? 'non-plain object' : typeof value} cannot be written to the audit log`);
+}
+
+/** Redacts `text`; when it is a value under `key`, findings that only exist in `key=value` context count too. */
+function redactString(text: string, key: string | undefined, deps: SanitizerDeps): string {
+  const spans: ScanFinding[] = [...deps.scanner.detect(text)];
+  if (key !== undefined && text.length > 0) {
+    const offset = key.length + 1;
+    for (const f of deps.scanner.detect(`${key}=${text.slice(0, KEY_CONTEXT_CHARS)}`)) {
+      if (f.end > offset) spans.push({ category: f.category, start: Math.max(0, f.start - offset), end: f.end - offset });
+    }
+  }
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  let out = '';
+  let cursor = 0;
+  for (const span of spans) {
+    if (span.end <= cursor) continue;
+    if (span.start >= cursor) out += `${text.slice(cursor, span.start)}${marker(span.category)}`;
+    cursor = span.end;
+  }
+  return out + text.slice(cursor);
+}
+
+function digest(text: string, deps: SanitizerDeps): Record<string, unknown> {
+  const categories = new Set(deps.scanner.detect(text).map((f) => categoryLabel(f.category)));
+  const known = SENSITIVE_CATEGORIES.filter((c) => categories.has(c));
+  const pii = known.filter((c) => !isSecretCategory(c));
+  const secrets = known.filter((c: SensitiveCategory) => isSecretCategory(c));
+  const other = [...categories].filter((c) => !(SENSITIVE_CATEGORIES as readonly string[]).includes(c)).sort();
+  return {
+    omitted: 'raw_text',
+    sha256: deps.sha256(text),
+    chars: text.length,
+    ...(pii.length + other.length > 0 ? { pii_categories: [...pii, ...other] } : {}),
+    ...(secrets.length > 0 ? { secret_categories: secrets } : {}),
+  };
+}
+
+function marker(category: string): string {
+  return `[REDACTED:${categoryLabel(category)}]`;
+}
+
+/** Category names go into the log, so only UPPER_SNAKE names pass through as they are. */
+function categoryLabel(category: string): string {
+  return /^[A-Z][A-Z0-9_]{0,39}$/.test(category) ? category : 'SENSITIVE';
+}

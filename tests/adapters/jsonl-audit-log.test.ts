@@ -1,0 +1,175 @@
+import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { verifyAuditRun } from '../../src/adapters/fs-audit-store.js';
+import { JsonlAuditLog } from '../../src/adapters/jsonl-audit-log.js';
+import { WorkspacePaths } from '../../src/adapters/workspace-paths.js';
+import { AUDIT_REDACTION_FAILED, auditEvent, type AuditRecord } from '../../src/domain/audit.js';
+import type { SensitiveScanner } from '../../src/domain/audit-sanitizer.js';
+import { pauseDecision, runDecision } from '../../src/domain/decision.js';
+import { StorageError } from '../../src/domain/errors.js';
+import type { Clock } from '../../src/domain/ports.js';
+import { detectSensitive } from '../../src/domain/sensitive/detector.js';
+
+const RUN = '20260101T000000Z-abc123';
+const clock: Clock = { now: () => new Date('2026-01-01T00:00:00.000Z') };
+const event = (n: number, details: Record<string, unknown> = { n }) => auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), details);
+
+let root: string;
+let paths: WorkspacePaths;
+beforeEach(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'maestro-audit-'));
+  paths = new WorkspacePaths(root);
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+async function records(): Promise<AuditRecord[]> {
+  const text = await readFile(paths.auditLog(RUN), 'utf8');
+  return text.trim().split('\n').map((l) => JSON.parse(l) as AuditRecord);
+}
+
+async function appendAll(log: JsonlAuditLog, n: number, from = 0): Promise<void> {
+  const sink = await log.open(RUN);
+  for (let i = from; i < from + n; i += 1) await sink.append(event(i));
+}
+
+describe('JsonlAuditLog', () => {
+  it('writes the folder 0700 and the log and head 0600', async () => {
+    await appendAll(new JsonlAuditLog(paths, clock), 2);
+    expect((await stat(paths.audit)).mode & 0o777).toBe(0o700);
+    expect((await stat(paths.auditLog(RUN))).mode & 0o777).toBe(0o600);
+    expect((await stat(paths.auditHead(RUN))).mode & 0o777).toBe(0o600);
+  });
+
+  it('chains records and acknowledges the last one in the head', async () => {
+    await appendAll(new JsonlAuditLog(paths, clock), 3);
+    const rs = await records();
+    expect(rs.map((r) => r.seq)).toEqual([0, 1, 2]);
+    expect(rs[0]?.prev_hash).toBe('0'.repeat(64));
+    expect(rs[1]?.prev_hash).toBe(rs[0]?.hash);
+    expect(rs[2]?.prev_hash).toBe(rs[1]?.hash);
+    expect(JSON.parse(await readFile(paths.auditHead(RUN), 'utf8'))).toEqual({ v: 1, run_id: RUN, seq: 2, hash: rs[2]?.hash });
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 3 });
+  });
+
+  it('keeps order and the chain when appends are not awaited', async () => {
+    const sink = await new JsonlAuditLog(paths, clock).open(RUN);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => sink.append(event(i))));
+    expect((await records()).map((r) => r.details?.n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect((await verifyAuditRun(paths, RUN)).status).toBe('ok');
+  });
+
+  it('continues the chain of a resumed run', async () => {
+    const log = new JsonlAuditLog(paths, clock);
+    await appendAll(log, 3);
+    await appendAll(log, 2, 3);
+    const rs = await records();
+    expect(rs.map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
+    expect(rs[3]?.prev_hash).toBe(rs[2]?.hash);
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 5 });
+  });
+
+  it('cuts off a torn last line on open, records the cut, and the log verifies', async () => {
+    const log = new JsonlAuditLog(paths, clock);
+    await appendAll(log, 3);
+    const fragment = '{"v":2,"run_id":"20260101T000000Z-abc123","seq":3,"ts":"2026-';
+    await appendFile(paths.auditLog(RUN), fragment);
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'torn', line: 4, records: 3 });
+    await appendAll(log, 1, 3);
+    const rs = await records();
+    expect(rs.map((r) => [r.seq, r.event, r.reason_code])).toEqual([
+      [0, 'MODEL_CALL', 'MODEL_CALL_OK'],
+      [1, 'MODEL_CALL', 'MODEL_CALL_OK'],
+      [2, 'MODEL_CALL', 'MODEL_CALL_OK'],
+      [3, 'AUDIT_LOG_RECOVERED', 'AUDIT_TORN_LINE_DROPPED'],
+      [4, 'MODEL_CALL', 'MODEL_CALL_OK'],
+    ]);
+    expect(rs[3]?.details).toEqual({ line: 4, bytes: fragment.length });
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 5 });
+  });
+
+  it('continues after a crash between an append and its head update', async () => {
+    const log = new JsonlAuditLog(paths, clock);
+    await appendAll(log, 3);
+    const rs = await records();
+    await writeFile(paths.auditHead(RUN), JSON.stringify({ v: 1, run_id: RUN, seq: 1, hash: rs[1]?.hash }));
+    await appendAll(log, 1, 3);
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 4, notes: [] });
+  });
+
+  it.each([
+    ['truncated', async (lines: string[]) => writeFile(paths.auditLog(RUN), lines.slice(0, 2).join('')), /truncated/],
+    ['head deleted', async () => rm(paths.auditHead(RUN)), /no head file/],
+    ['log deleted', async () => rm(paths.auditLog(RUN)), /is missing/],
+    ['last line edited', async (lines: string[]) => writeFile(paths.auditLog(RUN), [...lines.slice(0, 2), 'x\n'].join('')), /damaged at line 3/],
+  ])('refuses to continue a log that was %s, and changes nothing', async (_name, tamper, message) => {
+    const log = new JsonlAuditLog(paths, clock);
+    await appendAll(log, 3);
+    const lines = (await readFile(paths.auditLog(RUN), 'utf8')).split(/(?<=\n)/);
+    await tamper(lines);
+    const before = await readFile(paths.auditLog(RUN), 'utf8').catch(() => undefined);
+    const error = await log.open(RUN).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageError);
+    expect((error as Error).message).toMatch(message);
+    expect(await readFile(paths.auditLog(RUN), 'utf8').catch(() => undefined)).toBe(before);
+  });
+
+  it('a detector that throws: AUDIT_REDACTION_FAILED is written in place of that record, and the run goes on', async () => {
+    const flaky: SensitiveScanner = {
+      detect: (text) => {
+        if (text.includes('BOOM')) throw new Error('detector failure');
+        return detectSensitive(text);
+      },
+    };
+    const sink = await new JsonlAuditLog(paths, clock, { scanner: flaky }).open(RUN);
+    await sink.append(event(0));
+    await sink.append(auditEvent('HITL_REQUESTED', pauseDecision('rfl', 'REL_BOUNDARY_UNSTABLE'), { path: 'BOOM alice@example.com' }));
+    await sink.append(event(2, { path: 'mail bob@example.org' }));
+    const rs = await records();
+    expect(rs[1]).toEqual({
+      v: 2,
+      run_id: RUN,
+      seq: 1,
+      ts: '2026-01-01T00:00:00.000Z',
+      event: AUDIT_REDACTION_FAILED,
+      layer: 'rfl',
+      decision: 'PAUSE_FOR_HITL',
+      reason_code: AUDIT_REDACTION_FAILED,
+      sealed: false,
+      overrideable: true,
+      final_decider: 'SYSTEM',
+      prev_hash: rs[0]?.hash,
+      hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(rs[2]?.details).toEqual({ path: 'mail [REDACTED:EMAIL]' });
+    const file = await readFile(paths.auditLog(RUN), 'utf8');
+    expect(file).not.toMatch(/alice|bob|BOOM/);
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 3 });
+  });
+
+  it('a detector that always throws: every record fails closed, and nothing stops the run', async () => {
+    const broken: SensitiveScanner = {
+      detect: () => {
+        throw new Error('detector down');
+      },
+    };
+    const sink = await new JsonlAuditLog(paths, clock, { scanner: broken }).open(RUN);
+    await sink.append(event(0, { path: 'alice@example.com' }));
+    await sink.append(event(1));
+    expect((await records()).map((r) => [r.seq, r.event, r.details])).toEqual([
+      [0, AUDIT_REDACTION_FAILED, undefined],
+      [1, AUDIT_REDACTION_FAILED, undefined],
+    ]);
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 2 });
+  });
+
+  it('refuses run ids that are not plain file names or that hold personal data', async () => {
+    const log = new JsonlAuditLog(paths, clock);
+    for (const id of ['../escape', 'a/b', 'alice@example.com', '4111111111111111']) {
+      await expect(log.open(id)).rejects.toBeInstanceOf(StorageError);
+    }
+  });
+});
