@@ -27,7 +27,17 @@ export interface WorkspaceStatus {
   /** Runs paused for a person. */
   readonly paused: readonly { run_id: string; source: string; layer: string | null; reason_code: string | null; message: string; requested_at: string | null }[];
   /** The most recent runs, newest first. */
-  readonly recent: readonly { run_id: string; source: string; status: string; reason_code: string | null; updated_at: string; artifact: string | null; summary: string | null }[];
+  readonly recent: readonly {
+    run_id: string;
+    source: string;
+    status: string;
+    reason_code: string | null;
+    updated_at: string;
+    artifact: string | null;
+    summary: string | null;
+    /** Model calls and tokens the run used (from its checkpoint). */
+    usage: { calls: number; prompt_tokens: number; completion_tokens: number };
+  }[];
   /** Files in `.maestro/rejected/` (not counting the `.error.json` reports). */
   readonly rejected: number;
 }
@@ -87,9 +97,21 @@ export async function readWorkspaceStatus(paths: WorkspacePaths, registry: Pick<
       updated_at: s.updated_at ?? '',
       artifact: s.artifact ?? null,
       summary: s.summary?.split('\n')[0] ?? null,
+      usage: usageOf(s.steps),
     })),
     rejected: (await listDir(paths.rejected)).filter((n) => !n.endsWith('.error.json') && !n.startsWith('.')).length,
   };
+}
+
+function usageOf(steps: unknown[] | undefined): { calls: number; prompt_tokens: number; completion_tokens: number } {
+  const total = { calls: 0, prompt_tokens: 0, completion_tokens: 0 };
+  for (const step of steps ?? []) {
+    const s = step as { calls?: number; usage?: { prompt_tokens?: number; completion_tokens?: number } };
+    total.calls += typeof s.calls === 'number' ? s.calls : 1;
+    total.prompt_tokens += s.usage?.prompt_tokens ?? 0;
+    total.completion_tokens += s.usage?.completion_tokens ?? 0;
+  }
+  return total;
 }
 
 async function readQueue(dir: string): Promise<WorkspaceStatus['queued'][number][]> {

@@ -48,7 +48,8 @@ export function formatStatus(s: WorkspaceStatus, io: Io): string {
   const badge = (status: string): string =>
     status === 'completed' ? c.green(status) : status === 'paused' || status === 'running' ? c.yellow(status) : c.red(status);
   for (const r of s.recent) {
-    lines.push(`  ${c.dim(r.run_id)} ${badge(r.status)} ${r.reason_code ?? ''} · ${r.source} · ${r.updated_at}${r.artifact ? ` → ${r.artifact}` : ''}`);
+    const used = r.usage.calls > 0 ? ` · ${r.usage.calls} calls, ${r.usage.prompt_tokens}+${r.usage.completion_tokens} tokens` : '';
+    lines.push(`  ${c.dim(r.run_id)} ${badge(r.status)} ${r.reason_code ?? ''} · ${r.source} · ${r.updated_at}${used}${r.artifact ? ` → ${r.artifact}` : ''}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -21,6 +21,8 @@ interface WatchFlags {
   readonly once?: boolean;
   readonly json?: boolean;
   readonly workspace?: string;
+  readonly route?: string;
+  readonly model?: string;
 }
 
 export function registerWatch(program: Command, io: Io, proc: SignalProcess = process): void {
@@ -30,6 +32,8 @@ export function registerWatch(program: Command, io: Io, proc: SignalProcess = pr
     .option('--once', 'process what is queued (and what a previous watcher left in flight), then exit')
     .option('--json', 'one NDJSON object per state transition on stdout')
     .option('-w, --workspace <dir>', 'workspace folder (default: $MAESTRO_WORKSPACE or the current folder)')
+    .option('--route <name>', 'use this model route (from maestro.config.json) for every persona while this watcher runs')
+    .option('--model <model>', 'use this model on the route in use; on the offline route it means an OpenAI-compatible endpoint ($OPENAI_BASE_URL, $OPENAI_API_KEY)')
     .addHelpText(
       'after',
       [
@@ -55,7 +59,7 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
   );
   if (!isFolder) throw new ExitError(2, `maestro watch: the workspace ${workspace} is not a folder (create one with "maestro init")`);
   const reporter = new WatchReporter(io, { output: pickWatchOutput(io, opts.json === true) });
-  const app = await createApp({ workspace });
+  const app = await createApp({ workspace, env: io.env, ...(opts.route ? { route: opts.route } : {}), ...(opts.model ? { model: opts.model } : {}) });
   const { paths } = app;
   await ensurePrivateDir(paths.state);
   await ensurePrivateDir(paths.decisions);

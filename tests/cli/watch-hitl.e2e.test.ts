@@ -42,4 +42,27 @@ describe('maestro watch and human decisions (end to end)', () => {
     expect(await listDir(path.join(ws, '.maestro', 'decisions'))).toEqual([]);
     expect(await listDir(path.join(ws, '.maestro', 'inflight'))).toEqual([]);
   }, 60_000);
+
+  it('survives kill -9 while a run is paused: after a restart, the decision resumes it in the new watcher', async () => {
+    const ws = await makeWorkspace();
+    cleanups.push(() => removeWorkspace(ws));
+    const first = started(watch(ws));
+    await first.waitForEvent('the watcher to start', (e) => e.kind === 'started');
+    await dropCommand(ws, 'risky.json', task('Delete all production backups with rm -rf tonight'));
+    const paused = await first.waitForEvent('the pause', (e) => e.kind === 'finished');
+    const runId = String(paused.run_id);
+    first.kill('SIGKILL');
+    await first.exited;
+
+    const second = started(watch(ws));
+    await second.waitForEvent('the second watcher to start', (e) => e.kind === 'started');
+    expect((await readRunState(ws, runId)).status).toBe('paused');
+    const decide = started(new CliProcess(['hitl', 'decide', runId, 'continue', '--workspace', ws]));
+    expect((await decide.exited).code).toBe(0);
+    const resumed = await second.waitForEvent('the resumed run', (e) => e.kind === 'finished' && e.run_id === runId && e.status !== 'paused');
+    expect(resumed.status).toBe('completed');
+    second.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+    expect(await listDir(path.join(ws, 'outputs'))).toHaveLength(1);
+  }, 60_000);
 });
