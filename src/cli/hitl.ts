@@ -4,7 +4,6 @@ import type { Command } from 'commander';
 import { decidePause, describeContinue, HitlRefusedError } from '../app/hitl.js';
 import { conflictFingerprint } from '../app/loop-policy.js';
 import { resumeRun } from '../app/process-command.js';
-import { createApp } from '../compose.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { pausesFor } from '../domain/loop-policy/workspace-loop.js';
@@ -24,7 +23,7 @@ export function registerHitl(program: Command, io: Io): void {
     .option('--json', 'print the list as JSON')
     .option('-w, --workspace <dir>', WORKSPACE_HELP)
     .action(async (opts: { json?: boolean; workspace?: string }) => {
-      const app = await createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
+      const app = await (await import('../compose.js')).createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
       const loop = await app.deps.loopPolicy.read();
       const now = app.deps.clock.now().getTime();
       const rows = [];
@@ -66,7 +65,7 @@ export function registerHitl(program: Command, io: Io): void {
     .option('--json', 'print the details as JSON')
     .option('-w, --workspace <dir>', WORKSPACE_HELP)
     .action(async (runId: string, opts: { json?: boolean; workspace?: string }) => {
-      const app = await createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
+      const app = await (await import('../compose.js')).createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
       const state = await app.deps.runs.load(runId);
       if (!state) throw new ExitError(2, `maestro: there is no run "${runId}" in this workspace`);
       const hitlFile = await readFile(path.join(app.paths.runDir(runId), 'hitl.json'), 'utf8').then((t) => JSON.parse(t) as Record<string, unknown>, () => ({}) as Record<string, unknown>);
@@ -103,7 +102,7 @@ export function registerHitl(program: Command, io: Io): void {
     .addHelpText('after', '\nA decision on a run that is not paused, a stale pause, a sealed run, or anything but continue|stop is refused (exit 2) and changes nothing.')
     .action(async (runId: string, decision: string, opts: { note?: string; pause?: string; run?: boolean; json?: boolean; workspace?: string }) => {
       const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
-      const app = await createApp({ workspace, env: io.env });
+      const app = await (await import('../compose.js')).createApp({ workspace, env: io.env });
       let result;
       try {
         result = await decidePause({ runId, decision, ...(opts.note !== undefined ? { note: opts.note } : {}), ...(opts.pause ? { pauseId: opts.pause } : {}) }, app.deps);

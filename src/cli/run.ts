@@ -5,11 +5,10 @@ import { HitlRefusedError } from '../app/hitl.js';
 import { findClaim } from '../adapters/inflight-claims.js';
 import { processCommand, resumeRun, RunNotResumableError } from '../app/process-command.js';
 import type { RunOutcome } from '../app/run-deps.js';
-import { createApp, type App } from '../compose.js';
+import type { App } from '../compose.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import type { Io } from './io.js';
-import { ProgressReporter } from './progress.js';
 import { chalkFor } from './style.js';
 
 const EXIT_BY_STATUS: Record<RunOutcome['status'], number> = { completed: 0, error: 1, invalid: 2, paused: 3, stopped: 4 };
@@ -88,13 +87,14 @@ export async function withRunContext(
   workspace: string,
   body: (app: App) => Promise<RunOutcome>,
 ): Promise<number> {
+  const { ProgressReporter } = await import('./progress.js');
   const reporter = new ProgressReporter(io, { quiet: opts.json === true });
   const controller = new AbortController();
   const onSignal = (): void => controller.abort(new Error('interrupted'));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const app = await createApp({
+    const app = await (await import('../compose.js')).createApp({
       workspace,
       env: io.env,
       ...(opts.route ? { route: opts.route } : {}),

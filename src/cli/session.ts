@@ -1,7 +1,6 @@
 import { mkdir, readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { createApp } from '../compose.js';
 import { resolveWorkspace } from '../config.js';
 import { resetLoopPolicy } from '../domain/loop-policy/workspace-loop.js';
 import type { Io } from './io.js';
@@ -18,7 +17,7 @@ export function registerSession(program: Command, io: Io): void {
     .option('--json', 'print as JSON')
     .option('-w, --workspace <dir>', WORKSPACE_HELP)
     .action(async (opts: { json?: boolean; workspace?: string }) => {
-      const app = await createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
+      const app = await (await import('../compose.js')).createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
       const loop = await app.deps.loopPolicy.read();
       const { personas } = await app.deps.personas.loadAll();
       const memory = [];
@@ -48,7 +47,7 @@ export function registerSession(program: Command, io: Io): void {
     .option('--keep-memory', 'keep each persona\'s memory (only the loop policy is reset)')
     .option('-w, --workspace <dir>', WORKSPACE_HELP)
     .action(async (opts: { keepMemory?: boolean; workspace?: string }) => {
-      const app = await createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
+      const app = await (await import('../compose.js')).createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
       const now = app.deps.clock.now().toISOString();
       const next = `S-${app.deps.newRunId()}`;
       const previous = await app.deps.loopPolicy.update((data) => ({ data: resetLoopPolicy(data, next, now), result: data.session_id }));

@@ -7,7 +7,6 @@ import { FsClaimStore } from '../adapters/fs-claim-store.js';
 import { FsCommandInbox } from '../adapters/fs-command-inbox.js';
 import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
 import { WatchLoop } from '../app/watch-loop.js';
-import { createApp } from '../compose.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import type { Io } from './io.js';
@@ -59,7 +58,7 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
   );
   if (!isFolder) throw new ExitError(2, `maestro watch: the workspace ${workspace} is not a folder (create one with "maestro init")`);
   const reporter = new WatchReporter(io, { output: pickWatchOutput(io, opts.json === true) });
-  const app = await createApp({ workspace, env: io.env, ...(opts.route ? { route: opts.route } : {}), ...(opts.model ? { model: opts.model } : {}) });
+  const app = await (await import('../compose.js')).createApp({ workspace, env: io.env, ...(opts.route ? { route: opts.route } : {}), ...(opts.model ? { model: opts.model } : {}) });
   const { paths } = app;
   await ensurePrivateDir(paths.state);
   await ensurePrivateDir(paths.decisions);
