@@ -1,19 +1,27 @@
-import { mkdir, readFile, rename } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, SessionLoad, SessionStore } from '../domain/ports.js';
-import { emptySessionState, parseSessionState, type SessionState } from '../domain/session-state.js';
+import { appendRun, compactSession, emptySessionState, parseSessionState, type HistoryMessage } from '../domain/session-state.js';
 import { writeJsonAtomically } from './atomic-file.js';
 import { withFileLock } from './file-lock.js';
 
-/** `session_states/<persona>_session.json`, written atomically. A corrupt file is moved aside, never overwritten. */
+/**
+ * `session_states/<persona>_session.json`, written atomically under a lock. A corrupt file is moved
+ * aside, never overwritten. Runs beyond `keepRuns` move to `session_states/archive/<persona>_history.jsonl`.
+ */
 export class FsSessionStore implements SessionStore {
   constructor(
     private readonly dir: string,
     private readonly clock: Clock,
+    private readonly keepRuns = 30,
   ) {}
 
   fileFor(personaId: string): string {
     return path.join(this.dir, `${personaId}_session.json`);
+  }
+
+  archiveFor(personaId: string): string {
+    return path.join(this.dir, 'archive', `${personaId}_history.jsonl`);
   }
 
   async load(personaId: string): Promise<SessionLoad> {
@@ -40,34 +48,22 @@ export class FsSessionStore implements SessionStore {
     return { state: emptySessionState(personaId, now.toISOString()), recovered: { movedTo, problem } };
   }
 
-  async save(state: SessionState): Promise<void> {
-    const file = this.fileFor(state.persona_id);
-    await mkdir(this.dir, { recursive: true });
-    await withFileLock(`${file}.lock`, async () => writeJsonAtomically(file, await this.#withRunsSavedSinceLoad(state)));
-  }
-
   /**
-   * Two watchers on one workspace share the council: each loads a persona's history when its run
-   * starts and saves it when the run ends, so the later save would drop the runs the other saved in
-   * between. Those runs are kept (whole runs only, by run id); ours follow them. The caller holds
-   * the file's lock, so no save slips in between this read and the write.
+   * Two watchers on one workspace share the council, so the file is re-read under its lock and the
+   * run appended to what is there now — never to what was there when the run started.
    */
-  async #withRunsSavedSinceLoad(state: SessionState): Promise<SessionState> {
-    let onDisk: SessionState;
-    try {
-      const parsed = parseSessionState(JSON.parse(await readFile(this.fileFor(state.persona_id), 'utf8')));
-      if (!parsed.ok || parsed.value.persona_id !== state.persona_id) return state;
-      onDisk = parsed.value;
-    } catch {
-      // Missing or unreadable: there is nothing saved by anyone else to keep.
-      return state;
-    }
-    if (onDisk.runs.every((id) => state.runs.includes(id))) return state;
-    const ours = state.runs.filter((id) => !onDisk.runs.includes(id));
-    return {
-      ...state,
-      runs: [...onDisk.runs, ...ours],
-      messages: [...onDisk.messages, ...state.messages.filter((m) => ours.includes(m.run_id))],
-    };
+  async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[]): Promise<void> {
+    const file = this.fileFor(personaId);
+    await mkdir(this.dir, { recursive: true });
+    await withFileLock(`${file}.lock`, async () => {
+      const { state } = await this.load(personaId);
+      const { state: compacted, moved } = compactSession(appendRun(state, runId, messages, this.clock.now().toISOString()), this.keepRuns);
+      if (moved.length > 0) {
+        // Archive first: a crash in between leaves a run in both places (a duplicate), never in neither.
+        await mkdir(path.dirname(this.archiveFor(personaId)), { recursive: true });
+        await appendFile(this.archiveFor(personaId), moved.map((m) => JSON.stringify(m)).join('\n') + '\n');
+      }
+      await writeJsonAtomically(file, compacted);
+    });
   }
 }

@@ -8,7 +8,7 @@ import { evaluateGates } from '../domain/gates.js';
 import { selectHistory, type HistoryView } from '../domain/history.js';
 import type { AuditSink } from '../domain/ports.js';
 import type { RunPlan, RunState, Step } from '../domain/run-state.js';
-import { appendRun, type HistoryMessage, type SessionState } from '../domain/session-state.js';
+import type { HistoryMessage } from '../domain/session-state.js';
 import { totalUsage } from '../domain/usage.js';
 import { isConflictStopped } from '../domain/loop-policy/workspace-loop.js';
 import { orchestratorSystemPrompt, planRequestPrompt } from '../domain/prompts.js';
@@ -105,15 +105,13 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
 
   deps.onProgress?.({ kind: 'run_started', run_id: state.run_id, personas: plan.personas, rounds: plan.rounds });
   const histories = new Map<string, HistoryView>();
-  const sessions = new Map<string, SessionState>();
   for (const id of plan.personas) {
     const load = await deps.sessions.load(id);
     if (load.recovered) {
       await audit.append(auditEvent('SESSION_RECOVERED', runDecision('session', 'SESSION_CORRUPT_MOVED_ASIDE'), { persona: id }));
       deps.onProgress?.({ kind: 'notice', run_id: state.run_id, message: `session state of ${id} was corrupt (${load.recovered.problem}); moved to ${load.recovered.movedTo}, starting fresh` });
     }
-    sessions.set(id, load.state);
-    histories.set(id, selectHistory(load.state.messages, deps.config.history.max_tokens, deps.countTokens));
+    histories.set(id, selectHistory(load.state.messages, deps.config.history.max_tokens, deps.countTokens, load.state.archived));
   }
 
   const budget = { ...deps.config.budget, ...command.config.budget };
@@ -217,17 +215,14 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
 
   // Successful end: session states are saved (persistent council), then the run is finished.
   await save({ trail: [...state.trail, arbitrationDecision] });
-  const finishedAt = deps.clock.now().toISOString();
   for (const id of plan.personas) {
-    const before = sessions.get(id);
-    if (!before) continue;
     const messages: HistoryMessage[] = result.steps
       .filter((s) => s.persona === id)
       .flatMap((s) => [
         { role: 'user' as const, content: s.prompt, run_id: state.run_id, ts: s.started_at },
         { role: 'assistant' as const, content: s.reply, run_id: state.run_id, ts: s.started_at },
       ]);
-    await deps.sessions.save(appendRun(before, state.run_id, messages, finishedAt));
+    await deps.sessions.appendRun(id, state.run_id, messages);
   }
   await audit.append(auditEvent('SESSIONS_SAVED', runDecision('session', 'SESSION_SAVED'), { personas: plan.personas }));
   const usage = totalUsage(result.steps, deps.config.prices);

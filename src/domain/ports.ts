@@ -2,7 +2,7 @@ import type { AuditEvent } from './audit.js';
 import type { LoopPolicyData } from './loop-policy/workspace-loop.js';
 import type { Persona } from './persona.js';
 import type { KnowledgeResult, RunState } from './run-state.js';
-import type { SessionState } from './session-state.js';
+import type { HistoryMessage, SessionState } from './session-state.js';
 
 /** A chat message as our own type; SDK types never leave their adapter. */
 export interface ChatMessage {
@@ -61,7 +61,12 @@ export interface SessionLoad {
 
 export interface SessionStore {
   load(personaId: string): Promise<SessionLoad>;
-  save(state: SessionState): Promise<void>;
+  /**
+   * Adds one run's messages to a persona's memory (idempotent by run id), re-reading the file under
+   * a lock so several watchers never drop each other's runs, and archiving the oldest runs beyond the
+   * workspace's `history.keep_runs`.
+   */
+  appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[]): Promise<void>;
 }
 
 export interface RunStore {

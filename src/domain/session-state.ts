@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { formatIssues, type Parsed } from './issues.js';
+import { BRIEFING_HEADER } from './prompts.js';
 
-export const SESSION_STATE_VERSION = 1;
+export const SESSION_STATE_VERSION = 2;
 
 /** One message of a persona's persisted chat history. */
 export const HistoryMessage = z.strictObject({
@@ -12,6 +13,13 @@ export const HistoryMessage = z.strictObject({
 });
 export type HistoryMessage = z.infer<typeof HistoryMessage>;
 
+/** What remains in the state file of a run whose messages moved to the archive: one summary line. */
+export const ArchivedRun = z.strictObject({ run_id: z.string(), task: z.string(), last_word: z.string() });
+export type ArchivedRun = z.infer<typeof ArchivedRun>;
+
+/** How many archived runs keep a summary line in the state file. */
+const ARCHIVED_SUMMARIES = 50;
+
 /** `session_states/<persona>_session.json`: a persona's memory across tasks (the persistent council). */
 export const SessionState = z.strictObject({
   schemaVersion: z.literal(SESSION_STATE_VERSION),
@@ -20,27 +28,73 @@ export const SessionState = z.strictObject({
   /** Ids of the runs whose turns are in `messages`, oldest first; a run is never saved twice. */
   runs: z.array(z.string()),
   messages: z.array(HistoryMessage),
+  /** Older runs moved to `session_states/archive/<persona>_history.jsonl`: how many, and the latest summaries. */
+  archived: z.strictObject({ count: z.number().int().min(0), recent: z.array(ArchivedRun) }).default({ count: 0, recent: [] }),
 });
 export type SessionState = z.infer<typeof SessionState>;
 
+/** Version 1 (the first release): no archive. */
+const SessionStateV1 = z.strictObject({
+  schemaVersion: z.literal(1),
+  persona_id: z.string(),
+  updated_at: z.string(),
+  runs: z.array(z.string()),
+  messages: z.array(HistoryMessage),
+});
+
 export function emptySessionState(personaId: string, now: string): SessionState {
-  return { schemaVersion: SESSION_STATE_VERSION, persona_id: personaId, updated_at: now, runs: [], messages: [] };
+  return { schemaVersion: SESSION_STATE_VERSION, persona_id: personaId, updated_at: now, runs: [], messages: [], archived: { count: 0, recent: [] } };
 }
 
-/** Validates a session file's JSON; migrations from older versions go here. */
+/** Validates a session file's JSON, migrating known older versions. */
 export function parseSessionState(json: unknown): Parsed<SessionState> {
+  const v1 = SessionStateV1.safeParse(json);
+  if (v1.success) return { ok: true, value: { ...v1.data, schemaVersion: SESSION_STATE_VERSION, archived: { count: 0, recent: [] } } };
   const result = SessionState.safeParse(json);
   if (!result.success) return { ok: false, issues: formatIssues(result.error) };
   return { ok: true, value: result.data };
 }
 
-/** Appends one run's messages; a run already saved is not appended again (idempotent on resume). */
+/** Appends one run's messages; a run already saved (or archived) is not appended again (idempotent on resume). */
 export function appendRun(
   state: SessionState,
   runId: string,
   messages: readonly HistoryMessage[],
   now: string,
 ): SessionState {
-  if (state.runs.includes(runId)) return state;
+  if (state.runs.includes(runId) || state.archived.recent.some((r) => r.run_id === runId)) return state;
   return { ...state, updated_at: now, runs: [...state.runs, runId], messages: [...state.messages, ...messages] };
+}
+
+/**
+ * Keeps the state file small: the messages of all but the newest `keepRuns` runs move out (to be
+ * appended to the archive by the caller, nothing is dropped), leaving one summary line per run.
+ */
+export function compactSession(state: SessionState, keepRuns: number): { state: SessionState; moved: HistoryMessage[] } {
+  if (state.runs.length <= keepRuns) return { state, moved: [] };
+  const leaving = new Set(state.runs.slice(0, state.runs.length - keepRuns));
+  const moved = state.messages.filter((m) => leaving.has(m.run_id));
+  const summaries = [...leaving].map((runId) => summarizeRun(runId, moved.filter((m) => m.run_id === runId)));
+  return {
+    state: {
+      ...state,
+      runs: state.runs.filter((r) => !leaving.has(r)),
+      messages: state.messages.filter((m) => !leaving.has(m.run_id)),
+      archived: { count: state.archived.count + leaving.size, recent: [...state.archived.recent, ...summaries].slice(-ARCHIVED_SUMMARIES) },
+    },
+    moved,
+  };
+}
+
+/** One line about a run: its task and the persona's last word, each clipped. */
+export function summarizeRun(runId: string, messages: readonly HistoryMessage[]): ArchivedRun {
+  const briefing = messages.find((m) => m.role === 'user' && m.content.includes(BRIEFING_HEADER))?.content;
+  const task = briefing ? (/TASK:\s*(.+)/.exec(briefing)?.[1] ?? '(unknown)') : '(unknown)';
+  const last = [...messages].reverse().find((m) => m.role === 'assistant')?.content ?? '';
+  return { run_id: runId, task: clip(task, 160), last_word: clip(last, 160) };
+}
+
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

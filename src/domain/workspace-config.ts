@@ -31,8 +31,10 @@ export const WorkspaceConfig = z.strictObject({
     .strictObject({
       /** Token budget for a persona's persisted history in each prompt; older turns are folded into a summary. */
       max_tokens: z.number().int().min(0).max(1_000_000).default(6_000),
+      /** Runs kept whole in each persona's session file; older ones move to session_states/archive/. */
+      keep_runs: z.number().int().min(1).max(10_000).default(30),
     })
-    .default({ max_tokens: 6_000 }),
+    .default({ max_tokens: 6_000, keep_runs: 30 }),
   /** Route every persona uses unless it names its own (`offline`: the embedded rehearsal model). */
   default_route: z.string().min(1).default(OFFLINE_ROUTE_ID),
   /** Named model routes; `offline` always exists. */

@@ -2,7 +2,6 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsSessionStore } from '../../src/adapters/fs-session-store.js';
-import { appendRun } from '../../src/domain/session-state.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
 
@@ -17,23 +16,22 @@ afterEach(() => ws.cleanup());
 describe('session states', () => {
   it('starts a persona fresh when it has no file', async () => {
     const { state, recovered } = await store.load('auditor');
-    expect(state).toMatchObject({ schemaVersion: 1, persona_id: 'auditor', runs: [], messages: [] });
+    expect(state).toMatchObject({ schemaVersion: 2, persona_id: 'auditor', runs: [], messages: [], archived: { count: 0, recent: [] } });
     expect(recovered).toBeUndefined();
   });
 
   it('round-trips a history through disk, and never appends the same run twice', async () => {
-    const { state } = await store.load('auditor');
     const msgs = [
       { role: 'user' as const, content: 'briefing', run_id: 'r1', ts: 't' },
       { role: 'assistant' as const, content: 'reply', run_id: 'r1', ts: 't' },
     ];
-    const once = appendRun(state, 'r1', msgs, 'now');
-    await store.save(appendRun(once, 'r1', msgs, 'now'));
+    await store.appendRun('auditor', 'r1', msgs);
+    await store.appendRun('auditor', 'r1', msgs);
     const again = await store.load('auditor');
     expect(again.state.runs).toEqual(['r1']);
     expect(again.state.messages).toEqual(msgs);
     const files = await readdir(path.join(ws.dir, 'session_states'));
-    expect(files.filter((f) => f.includes('.tmp') || f.startsWith('.auditor'))).toEqual([]);
+    expect(files.filter((f) => f.includes('.tmp') || f.startsWith('.auditor') || f.endsWith('.lock'))).toEqual([]);
   });
 
   it.each([
