@@ -20,7 +20,7 @@ export class ProgressReporter {
     if (!text) return;
     // A pseudo-terminal that reports 0 columns makes ora erase lines without end: plain lines there.
     const columns = (this.#io.stderr as { columns?: number }).columns;
-    if (this.#io.stderr.isTTY && !this.#io.env.CI && columns !== 0) {
+    if (this.#io.stderr.isTTY && !this.#io.env.CI && typeof columns === 'number' && columns > 0) {
       this.#spinner ??= ora({ stream: this.#io.stderr, isEnabled: true, discardStdin: false, color: chalkFor(this.#io, 'stderr').level > 0 ? 'cyan' : false }).start();
       if (event.kind === 'notice') this.#spinner.warn(text).start();
       else this.#spinner.text = text;

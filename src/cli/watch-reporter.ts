@@ -10,7 +10,7 @@ export function pickWatchOutput(io: Io, json: boolean): WatchOutput {
   if (json) return 'json';
   // A pseudo-terminal that reports 0 columns makes ora erase lines without end: plain lines there.
   const columns = (io.stdout as { columns?: number }).columns;
-  return io.stdout.isTTY && !io.env.CI && columns !== 0 ? 'spinner' : 'lines';
+  return io.stdout.isTTY && !io.env.CI && typeof columns === 'number' && columns > 0 ? 'spinner' : 'lines';
 }
 
 /**
