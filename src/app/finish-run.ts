@@ -3,6 +3,7 @@ import { auditEvent, type AuditDetails } from '../domain/audit.js';
 import { runDecision, type DecisionRecord } from '../domain/decision.js';
 import type { AuditSink } from '../domain/ports.js';
 import type { PauseRecord, RunState } from '../domain/run-state.js';
+import { totalUsage } from '../domain/usage.js';
 import { applyLoopPolicy } from './loop-policy.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 
@@ -92,7 +93,16 @@ export async function finishRun(options: EndOptions & { artifact?: DraftInput })
       }),
     );
   }
-  await audit.append(auditEvent('RUN_FINISHED', decision, { status }));
+  const usage = totalUsage(state.steps, deps.config.prices);
+  await audit.append(
+    auditEvent('RUN_FINISHED', decision, {
+      status,
+      calls: usage.calls,
+      prompt_tokens: usage.prompt_tokens,
+      completion_tokens: usage.completion_tokens,
+      ...(usage.cost_usd !== undefined ? { cost_usd: Math.round(usage.cost_usd * 1e6) / 1e6 } : {}),
+    }),
+  );
   // The run has ended: its command copy goes; state.json keeps the command for the record.
   await deps.runs.removeFile(state.run_id, 'command.json');
   await options.save({

@@ -73,6 +73,8 @@ describe('the openai provider through the real SDK and a chat-completions server
     expect(artifact).toContain('| **total** | 13 | 1300 | 260 | 1.8200 |');
     const calls = (await audit(out.audit_log)).filter((x) => x.event === 'MODEL_CALL');
     expect(calls[0]?.details).toMatchObject({ model: 'local/test-model', prompt_tokens: 100, completion_tokens: 20 });
+    const finished = (await audit(out.audit_log)).find((x) => x.event === 'RUN_FINISHED');
+    expect(finished?.details).toMatchObject({ status: 'completed', calls: 13, prompt_tokens: 1300, completion_tokens: 260, cost_usd: 1.82 });
   });
 
   it('reroutes to the fallback once when the route keeps failing with 500, and completes', async () => {

@@ -64,8 +64,15 @@ describe('WatchReporter', () => {
   });
 
   it('uses a spinner on a terminal unless CI is set', () => {
-    expect(pickWatchOutput(fakeIo({}, true), false)).toBe('spinner');
-    expect(pickWatchOutput(fakeIo({ CI: 'true' }, true), false)).toBe('lines');
+    const terminal = (env: Record<string, string>) => {
+      const io = fakeIo(env, true);
+      Object.assign(io.stdout, { columns: 80 });
+      return io;
+    };
+    expect(pickWatchOutput(terminal({}), false)).toBe('spinner');
+    expect(pickWatchOutput(terminal({ CI: 'true' }), false)).toBe('lines');
+    // A terminal that does not say how wide it is gets plain lines too.
+    expect(pickWatchOutput(fakeIo({}, true), false)).toBe('lines');
     expect(pickWatchOutput(fakeIo({}, true), true)).toBe('json');
     const zeroColumns = fakeIo({}, true);
     Object.assign(zeroColumns.stdout, { columns: 0 });
