@@ -1,4 +1,4 @@
-import { open, realpath, stat } from 'node:fs/promises';
+import { lstat, open, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isBinaryFile } from 'isbinaryfile';
 import { KNOWLEDGE_ACTIONS, type Persona } from '../domain/persona.js';
@@ -158,6 +158,9 @@ export async function checkOutputPath(root: string, requested: string): Promise<
       ancestor = parent;
     }
   }
+  const existing = await lstat(lexical.absolute).catch(() => undefined);
+  if (existing?.isDirectory()) return { ok: false, reason: 'is a folder, not a file' };
+  if (existing && !existing.isFile() && !existing.isSymbolicLink()) return { ok: false, reason: 'exists and is not a regular file' };
   return { ok: true, absolute: lexical.absolute, relative: lexical.relative };
 }
 

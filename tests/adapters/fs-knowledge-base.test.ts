@@ -121,6 +121,7 @@ describe('output paths', () => {
     ['personas/evil.md', false],
     ['session_states/auditor_session.json', false],
     ['.git/hooks/pre-commit', false],
+    ['docs', false],
   ])('%s allowed: %s', async (p, allowed) => {
     expect((await checkOutputPath(ws.dir, p)).ok).toBe(allowed);
   });
