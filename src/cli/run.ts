@@ -9,7 +9,7 @@ import type { App } from '../compose.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import type { Io } from './io.js';
-import { chalkFor } from './style.js';
+import { chalkFor, statusBadge } from './style.js';
 
 const EXIT_BY_STATUS: Record<RunOutcome['status'], number> = { completed: 0, error: 1, invalid: 2, paused: 3, stopped: 4 };
 
@@ -134,13 +134,7 @@ export function reportOutcome(io: Io, opts: { json?: boolean }, outcome: RunOutc
     return EXIT_BY_STATUS[outcome.status];
   }
   const c = chalkFor(io);
-  const badge = {
-    completed: c.green('✔ completed'),
-    paused: c.yellow('⏸ paused'),
-    stopped: c.red('■ stopped'),
-    invalid: c.red('✖ invalid'),
-    error: c.red('✖ error'),
-  }[outcome.status];
+  const badge = statusBadge(c, outcome.status);
   const out = outcome.status === 'completed' ? io.stdout : io.stderr;
   out.write(`${badge}${outcome.run_id ? ` ${c.dim(outcome.run_id)}` : ''} — ${outcome.message}\n`);
   if (outcome.artifact) io.stdout.write(`artifact:  ${outcome.artifact}\n`);

@@ -8,3 +8,19 @@ export function chalkFor(io: Io, stream: 'stdout' | 'stderr' = 'stdout'): ChalkI
   const level = noColor ? 0 : forced || io[stream].isTTY ? 1 : 0;
   return new Chalk({ level });
 }
+
+/** The one-glance badge of a run's outcome, shared by `run`, `hitl` and `watch`. */
+export function statusBadge(c: ChalkInstance, status: string): string {
+  switch (status) {
+    case 'completed':
+      return c.green('✔ completed');
+    case 'paused':
+      return c.yellow('⏸ paused');
+    case 'interrupted':
+      return c.yellow('◼ interrupted');
+    case 'stopped':
+      return c.red('■ stopped');
+    default:
+      return c.red(`✖ ${status}`);
+  }
+}

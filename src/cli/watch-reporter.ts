@@ -1,7 +1,7 @@
 import ora, { type Ora } from 'ora';
 import type { WatchEvent } from '../domain/queue.js';
 import type { Io } from './io.js';
-import { chalkFor } from './style.js';
+import { chalkFor, statusBadge } from './style.js';
 
 export type WatchOutput = 'json' | 'spinner' | 'lines';
 
@@ -83,14 +83,7 @@ export class WatchReporter {
       case 'producing_artifact':
         return `${c.bold('PRODUCING_ARTIFACT')} ${c.dim(event.run_id)} → ${event.path}`;
       case 'finished': {
-        const badge = {
-          completed: c.green('✔ completed'),
-          paused: c.yellow('⏸ paused'),
-          stopped: c.red('■ stopped'),
-          invalid: c.red('✖ invalid'),
-          error: c.red('✖ error'),
-          interrupted: c.yellow('◼ interrupted'),
-        }[event.status];
+        const badge = statusBadge(c, event.status);
         const lines = [`${c.bold('AWAITING_COMMAND')} ${badge} ${c.dim(event.run_id)} ${event.source} — ${event.message.split('\n').join('\n    ')}`];
         if (event.artifact) lines.push(`    artifact:  ${event.artifact}`);
         if (event.rejected_to) lines.push(`    moved to:  ${event.rejected_to} (reason in ${event.rejected_to}.error.json)`);
