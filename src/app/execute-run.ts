@@ -92,6 +92,17 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
       },
       deps.signal,
     );
+    // Not a deliberation step, but a model call all the same: it goes on the record with its usage.
+    await audit.append(
+      auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), {
+        kind: 'plan',
+        persona: synthesizer.id,
+        model: reply.model,
+        reply_sha256: deps.sha256(reply.content),
+        reply_chars: reply.content.length,
+        ...(reply.usage ? { prompt_tokens: reply.usage.prompt_tokens, completion_tokens: reply.usage.completion_tokens } : {}),
+      }),
+    );
     return reply.content;
   };
   const gates = evaluateGates(gathered.facts);

@@ -110,6 +110,9 @@ describe('loop policy, end to end in the app', () => {
     expect(outcomes[3]).toMatchObject({ decision: 'STOPPED', reason_code: 'ACC_END_SESSION_AFTER_4_HITL' });
     expect(llm.calls.filter((c) => c.purpose === 'plan')).toHaveLength(1);
     const third = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', outcomes[2]!.run_id, 'hitl.json'), 'utf8'));
+    const thirdLog = (await readFile(outcomes[2]!.audit_log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    expect(thirdLog.filter((r) => r.event === 'MODEL_CALL' && r.details?.kind === 'plan')).toHaveLength(1);
+    expect(thirdLog.map((r) => r.event)).toEqual(expect.arrayContaining(['K_PLAN_REQUESTED', 'K_PLAN_REQ_DISPATCH', 'K_PLAN_PROPOSED', 'K_PLAN_RECEIVED']));
     expect(third).toMatchObject({ plan: 'PLAN: narrow the task', conflict_pauses: 3 });
     const fourth = (await readFile(outcomes[3]!.audit_log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
     expect(fourth.map((r) => r.event)).toEqual(expect.arrayContaining(['HITL_REQUESTED', 'K_END_RECOMMENDED', 'K_STOPPED', 'RUN_FINISHED']));
