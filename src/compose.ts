@@ -81,7 +81,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     sessions: new FsSessionStore(paths.sessionStates, clock, config.history.keep_runs),
     knowledge,
     inputs: knowledge,
-    artifacts: new FsArtifactWriter(paths.root),
+    artifacts: new FsArtifactWriter(paths.root, () => clock.now()),
     runs: Object.assign(runs, { describe: (id: string) => paths.runDir(id) }),
     audit: new JsonlAuditLog(paths, clock),
     loopPolicy: new FsLoopPolicyStore(paths, clock, () => `S-${newRunId(clock)}`),

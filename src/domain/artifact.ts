@@ -29,6 +29,9 @@ export interface ArtifactInput {
   readonly reroutes?: readonly { persona: string; from: string; to: string; reason_code: string; at_step: number }[];
 }
 
+/** How every artifact starts; the writer recognises its own files by it. */
+export const ARTIFACT_HEADING = '# Council report: ';
+
 const REHEARSAL_BANNER = [
   '> **OFFLINE REHEARSAL — not a model\'s opinion.** Every reply below was produced by maestro\'s built-in',
   '> offline model, a deterministic script that exercises the pipeline (knowledge requests, verdicts,',
@@ -38,7 +41,7 @@ const REHEARSAL_BANNER = [
 /** Renders the run's Markdown artifact. Deterministic for the same input. */
 export function renderArtifact(a: ArtifactInput): string {
   const out: string[] = [];
-  out.push(`# Council report: ${oneLine(a.task, 90)}`, '');
+  out.push(`${ARTIFACT_HEADING}${oneLine(a.task, 90)}`, '');
   if (a.rehearsal) out.push(REHEARSAL_BANNER, '');
   if (a.status !== 'completed') out.push(`> **Status: ${a.status.toUpperCase()}.** ${a.outcomeNote ?? ''}`.trimEnd(), '');
 

@@ -103,6 +103,18 @@ describe('maestro run (end to end, offline model)', () => {
     expect(viaEnv.code).toBe(0);
   });
 
+  it("keeps a person's file that the artifact would overwrite, but simply replaces an earlier artifact", async () => {
+    await writeFile(path.join(ws.dir, 'notes.md'), 'my own notes\n');
+    await writeFile(path.join(ws.dir, 'over.json'), JSON.stringify({ task_description: 'Summarise the plan', output_artifact_path: 'notes.md', config: { max_rounds: 1 } }));
+    expect((await runCli(['run', 'over.json'], { cwd: ws.dir })).code).toBe(0);
+    const backups = (await readdir(ws.dir)).filter((f) => f.startsWith('notes.md.') && f.endsWith('.bak'));
+    expect(backups).toHaveLength(1);
+    expect(await readFile(path.join(ws.dir, backups[0]!), 'utf8')).toBe('my own notes\n');
+    expect(await readFile(path.join(ws.dir, 'notes.md'), 'utf8')).toMatch(/^# Council report: /);
+    expect((await runCli(['run', 'over.json'], { cwd: ws.dir })).code).toBe(0);
+    expect((await readdir(ws.dir)).filter((f) => f.endsWith('.bak'))).toHaveLength(1);
+  });
+
   it('says clearly when the command file does not exist', async () => {
     const r = await runCli(['run', 'nope.json'], { cwd: ws.dir });
     expect(r.code).toBe(2);
