@@ -7,7 +7,7 @@ import { processCommand, resumeRun, RunNotResumableError } from '../app/process-
 import type { RunOutcome } from '../app/run-deps.js';
 import type { App } from '../compose.js';
 import { resolveWorkspace } from '../config.js';
-import { ExitError } from '../domain/errors.js';
+import { ExitError, InvalidInputError } from '../domain/errors.js';
 import type { Io } from './io.js';
 import { chalkFor, statusBadge } from './style.js';
 
@@ -114,6 +114,8 @@ export async function withRunContext(
       return 130;
     }
     if (error instanceof RunNotResumableError || error instanceof HitlRefusedError) throw new ExitError(2, `maestro: ${error.message}`);
+    // A broken maestro.config.json: still one JSON object with --json, and exit 2.
+    if (error instanceof InvalidInputError) return reportOutcome(io, opts, invalidOutcome(`${error.file} is invalid:\n${error.issues.map((i) => `  ${i}`).join('\n')}`));
     throw error;
   } finally {
     process.off('SIGINT', onSignal);

@@ -115,6 +115,15 @@ describe('maestro run (end to end, offline model)', () => {
     expect((await readdir(ws.dir)).filter((f) => f.endsWith('.bak'))).toHaveLength(1);
   });
 
+  it('reports a broken maestro.config.json by file and key, as JSON too', async () => {
+    await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ deliberation: { max_rounds: 3, rounds: 2 } }));
+    const r = await runCli(['run', 'examples/review-migration.json', '--json'], { cwd: ws.dir });
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'invalid', reason_code: 'SPEC_INVALID_INPUT' });
+    expect(r.stderr).toContain('maestro.config.json is invalid');
+    expect(r.stderr).toContain('deliberation: unknown key "rounds"');
+  });
+
   it('says clearly when the command file does not exist', async () => {
     const r = await runCli(['run', 'nope.json'], { cwd: ws.dir });
     expect(r.code).toBe(2);
