@@ -52,6 +52,14 @@ async function runSubcommand(file: string | undefined, opts: RunFlags, io: Io): 
   const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
   let text = '';
   const commandPath = file === undefined ? '' : path.resolve(io.cwd, file);
+  // A file in the drop folder belongs to the watcher: running it here as well would run it twice.
+  if (file !== undefined && path.dirname(commandPath) === path.join(workspace, 'commands')) {
+    throw new ExitError(
+      2,
+      `maestro run: ${file} is in the drop folder that \`maestro watch\` serves, so a watcher would run it again.\n` +
+        'Process the folder with `maestro watch --once`, or run a copy kept outside commands/.',
+    );
+  }
   if (file !== undefined) {
     try {
       text = await readFile(commandPath, 'utf8');

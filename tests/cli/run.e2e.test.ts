@@ -124,6 +124,14 @@ describe('maestro run (end to end, offline model)', () => {
     expect(r.stderr).toContain('deliberation: unknown key "rounds"');
   });
 
+  it('refuses a file in the drop folder (a watcher would run it again), leaving it there', async () => {
+    await writeFile(path.join(ws.dir, 'commands', 'queued.json'), JSON.stringify({ task_description: 'Plan the drill' }));
+    const r = await runCli(['run', 'commands/queued.json'], { cwd: ws.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('maestro watch --once');
+    expect(await readdir(path.join(ws.dir, 'commands'))).toEqual(['queued.json']);
+  });
+
   it('says clearly when the command file does not exist', async () => {
     const r = await runCli(['run', 'nope.json'], { cwd: ws.dir });
     expect(r.code).toBe(2);
