@@ -56,7 +56,6 @@ export async function createApp(options: AppOptions): Promise<App> {
     maxFileBytes: config.knowledge.max_file_bytes,
     sha256,
   });
-  const runs = new FsRunStore(paths);
   const deps: App['deps'] = {
     decisions: new FsDecisionInbox(paths),
     config,
@@ -82,7 +81,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     knowledge,
     inputs: knowledge,
     artifacts: new FsArtifactWriter(paths.root, () => clock.now()),
-    runs: Object.assign(runs, { describe: (id: string) => paths.runDir(id) }),
+    runs: new FsRunStore(paths),
     audit: new JsonlAuditLog(paths, clock),
     loopPolicy: new FsLoopPolicyStore(paths, clock, () => `S-${newRunId(clock)}`),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),

@@ -32,7 +32,7 @@ export interface RunDeps {
   readonly knowledge: KnowledgeBase;
   readonly inputs: InputReader;
   readonly artifacts: ArtifactWriter;
-  readonly runs: RunStore & { saveFile(runId: string, name: string, content: string): Promise<string>; removeFile(runId: string, name: string): Promise<void>; list(): Promise<string[]>; describe?(runId: string): string };
+  readonly runs: RunStore & { saveFile(runId: string, name: string, content: string): Promise<string>; removeFile(runId: string, name: string): Promise<void>; list(): Promise<string[]> };
   readonly audit: AuditLog;
   readonly loopPolicy: LoopPolicyStore;
   readonly onProgress?: OnProgress;
