@@ -85,7 +85,8 @@ export async function decidePause(input: HitlDecisionInput, deps: RunDeps & { de
 
   await deps.runs.save(current);
   const message = `stopped by a person at pause ${pause.pause_id} (${pause.layer}: ${pause.reason_code})${input.note ? ` — note: ${input.note}` : ''}`;
-  const outcome = await finishRun({ state: current, audit, deps, decision, message, save, ...(current.plan ? { artifact: artifactFromState(current, deps) } : {}) });
+  const names = new Map((await deps.personas.loadAll()).personas.map((p) => [p.id, p.name]));
+  const outcome = await finishRun({ state: current, audit, deps, decision, message, save, ...(current.plan ? { artifact: artifactFromState(current, deps, names) } : {}) });
   return { decision: 'stop', outcome };
 }
 
@@ -96,7 +97,7 @@ export async function resumeDecided(runId: string, deps: RunDeps & { decisions: 
 }
 
 /** The artifact of a run that ends without finishing its deliberation: what was said, and why it stopped. */
-function artifactFromState(state: RunState, deps: RunDeps) {
+function artifactFromState(state: RunState, deps: RunDeps, names: ReadonlyMap<string, string>) {
   const plan = state.plan!;
   const synthesis = state.steps.find((s) => s.kind === 'synthesis');
   return {
@@ -104,7 +105,7 @@ function artifactFromState(state: RunState, deps: RunDeps) {
     task: state.command.task_description,
     inputArtifacts: state.command.input_artifacts,
     plan,
-    personaNames: new Map(plan.personas.map((id) => [id, id])),
+    personaNames: new Map(plan.personas.map((id) => [id, names.get(id) ?? id])),
     startedAt: state.created_at,
     rehearsal: plan.model.includes('offline'),
     steps: state.steps,
