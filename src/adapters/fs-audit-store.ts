@@ -1,4 +1,4 @@
-import { readdir, readFile, stat, unlink } from 'node:fs/promises';
+import { readdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { selectExpiredLogs, type AuditLogEntry } from '../domain/audit-retention.js';
 import { defaultSensitiveScanner, type SensitiveScanner } from '../domain/audit-sanitizer.js';
@@ -6,6 +6,7 @@ import { verifyAuditLog, type AuditVerification } from '../domain/audit-verify.j
 import { StorageError } from '../domain/errors.js';
 import { sha256 } from './hashing.js';
 import type { WorkspacePaths } from './workspace-paths.js';
+import { readIfExists } from './fs-read.js';
 
 /** A run's audit files as text; undefined where a file does not exist. */
 export interface AuditRunFiles {
@@ -103,13 +104,4 @@ export async function pruneAuditLogs(options: PruneOptions): Promise<PruneReport
     }
   }
   return { cutoff, dryRun, deleted: expired, kept: entries.length - expired.length };
-}
-
-async function readIfExists(file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new StorageError(`could not read ${file}: ${(error as Error).message}`, file, { cause: error });
-  }
 }

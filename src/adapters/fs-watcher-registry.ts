@@ -4,6 +4,7 @@ import { readdir, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ensurePrivateDir, writeJsonAtomically } from './atomic-file.js';
+import { safeJson } from './fs-read.js';
 
 /** Who owns a claim: a watcher process. `id` is unique per watcher run, so a reused pid is not mistaken for it. */
 export const WatcherIdentity = z.strictObject({
@@ -121,13 +122,6 @@ export class FsWatcherRegistry {
   }
 }
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 export function ignoreMissing(error: unknown): void {
   if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;

@@ -1,4 +1,4 @@
-import { chmod, open, readFile, truncate } from 'node:fs/promises';
+import { chmod, open, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { AUDIT_SCHEMA_VERSION, AuditRecord, type AuditEvent } from '../domain/audit.js';
 import { AuditHead, emptyAuditHead, GENESIS_HASH, type Sha256 } from '../domain/audit-chain.js';
@@ -12,6 +12,7 @@ import type { AuditLog, AuditSink, Clock } from '../domain/ports.js';
 import { ensurePrivateDir, writeFileAtomically } from './atomic-file.js';
 import { sha256 as nodeSha256 } from './hashing.js';
 import type { WorkspacePaths } from './workspace-paths.js';
+import { readIfExists, safeJson } from './fs-read.js';
 
 export interface JsonlAuditLogOptions {
   /** The sensitive-content detector; default: `domain/sensitive` (its answers for short strings cached). Tests pass one that throws. */
@@ -204,22 +205,5 @@ async function syncDirectory(file: string): Promise<void> {
     if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM') throw new StorageError(`could not sync ${dir}: ${(error as Error).message}`, dir, { cause: error });
   } finally {
     await handle?.close();
-  }
-}
-
-async function readIfExists(file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new StorageError(`could not read ${file}: ${(error as Error).message}`, file, { cause: error });
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

@@ -66,24 +66,6 @@ export async function runClaim(claim: Claim, kind: ResumeKind, deps: RunClaimDep
  * ended. Never throws: if the file cannot be moved, it stays claimed and the next start settles it.
  */
 export async function settleClaim(claim: Claim, outcome: RunOutcome, deps: RunClaimDeps): Promise<ClaimResult> {
-  try {
-    return await moveClaimFile(claim, outcome, deps);
-  } catch (error) {
-    return {
-      run_id: claim.runId,
-      source: claim.source,
-      status: outcome.status,
-      decision: outcome.decision,
-      reason_code: outcome.reason_code,
-      artifact: outcome.artifact,
-      audit_log: outcome.audit_log || null,
-      rejected_to: null,
-      message: `${outcome.message}\n(could not move its command file: ${(error as Error).message}; it stays in .maestro/inflight/ and is settled on the next start)`,
-    };
-  }
-}
-
-async function moveClaimFile(claim: Claim, outcome: RunOutcome, deps: RunClaimDeps): Promise<ClaimResult> {
   const base = {
     run_id: claim.runId,
     source: claim.source,
@@ -94,6 +76,19 @@ async function moveClaimFile(claim: Claim, outcome: RunOutcome, deps: RunClaimDe
     audit_log: outcome.audit_log || null,
     message: outcome.message,
   };
+  try {
+    return { ...base, rejected_to: await moveClaimFile(claim, outcome, deps) };
+  } catch (error) {
+    return {
+      ...base,
+      rejected_to: null,
+      message: `${outcome.message}\n(could not move its command file: ${(error as Error).message}; it stays in .maestro/inflight/ and is settled on the next start)`,
+    };
+  }
+}
+
+/** Rejects the file of an invalid or failed run (returning where it went), or releases the claim. */
+async function moveClaimFile(claim: Claim, outcome: RunOutcome, deps: RunClaimDeps): Promise<string | null> {
   if (outcome.status === 'invalid' || outcome.status === 'error') {
     const rejectedTo = await deps.claims.reject(claim, {
       status: outcome.status,
@@ -102,10 +97,10 @@ async function moveClaimFile(claim: Claim, outcome: RunOutcome, deps: RunClaimDe
       issues: outcome.issues ?? [outcome.message.split('\n')[0] ?? outcome.reason_code],
       audit_log: outcome.audit_log || null,
     });
-    return { ...base, rejected_to: rejectedTo };
+    return rejectedTo;
   }
   await deps.claims.release(claim);
-  return { ...base, rejected_to: null };
+  return null;
 }
 
 /**

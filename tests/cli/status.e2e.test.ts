@@ -1,20 +1,11 @@
 import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { WorkspaceStatus } from '../../src/adapters/fs-workspace-status.js';
-import { CliProcess, dropCommand, makeWorkspace, removeWorkspace, task, watch } from '../helpers/watch-workspace.js';
+import { CliProcess, dropCommand, task, useWatchScope, watch } from '../helpers/watch-workspace.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function workspace(): Promise<string> {
-  const ws = await makeWorkspace('maestro-status-');
-  cleanups.push(() => removeWorkspace(ws));
-  return ws;
-}
+const { workspace, defer } = useWatchScope();
 
 async function status(ws: string, json = true): Promise<{ code: number | null; out: string; value: WorkspaceStatus }> {
   const cli = new CliProcess(['status', '--workspace', ws, ...(json ? ['--json'] : [])]);
@@ -46,11 +37,11 @@ describe('maestro status (end to end)', () => {
     await dropCommand(ws, 'fine.json', task('An ordinary review'));
     await dropCommand(ws, 'risky.json', task('Delete all production backups with rm -rf tonight'));
     const once = new CliProcess(['watch', '--once', '--json', '--workspace', ws]);
-    cleanups.push(() => once.dispose());
+    defer(() => once.dispose());
     expect((await once.exited).code).toBe(0);
 
     const watcher = watch(ws);
-    cleanups.push(() => watcher.dispose());
+    defer(() => watcher.dispose());
     await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');
     const { value } = await status(ws);
     expect(value.watcher_running).toBe(true);

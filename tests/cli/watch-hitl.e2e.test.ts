@@ -1,21 +1,12 @@
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { CliProcess, dropCommand, listDir, makeWorkspace, readAuditLogs, readRunState, removeWorkspace, task, watch } from '../helpers/watch-workspace.js';
+import { describe, expect, it } from 'vitest';
+import { CliProcess, dropCommand, listDir, readAuditLogs, readRunState, task, watch, useWatchScope } from '../helpers/watch-workspace.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-function started(p: CliProcess): CliProcess {
-  cleanups.push(() => p.dispose());
-  return p;
-}
+const { workspace, started } = useWatchScope();
 
 describe('maestro watch and human decisions (end to end)', () => {
   it('keeps a paused run\'s command with the run, and resumes the run when a person decides to continue', async () => {
-    const ws = await makeWorkspace();
-    cleanups.push(() => removeWorkspace(ws));
+    const ws = await workspace();
     const watcher = started(watch(ws));
     await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');
     await dropCommand(ws, 'risky.json', task('Delete all production backups with rm -rf tonight'));
@@ -44,8 +35,7 @@ describe('maestro watch and human decisions (end to end)', () => {
   }, 60_000);
 
   it('survives kill -9 while a run is paused: after a restart, the decision resumes it in the new watcher', async () => {
-    const ws = await makeWorkspace();
-    cleanups.push(() => removeWorkspace(ws));
+    const ws = await workspace();
     const first = started(watch(ws));
     await first.waitForEvent('the watcher to start', (e) => e.kind === 'started');
     await dropCommand(ws, 'risky.json', task('Delete all production backups with rm -rf tonight'));

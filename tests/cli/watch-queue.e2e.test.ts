@@ -1,37 +1,22 @@
 import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   dropCommand,
   listDir,
-  makeWorkspace,
   readAuditLogs,
   readRunState,
-  removeWorkspace,
   task,
   waitFor,
   watch,
   type CliProcess,
+  useWatchScope,
 } from '../helpers/watch-workspace.js';
 
 // End-to-end: the built CLI as child processes, real chokidar, real temp folders. No assertion
 // depends on timing: every wait polls for a condition with a generous timeout.
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function workspace(): Promise<string> {
-  const ws = await makeWorkspace();
-  cleanups.push(() => removeWorkspace(ws));
-  return ws;
-}
-
-function started(p: CliProcess): CliProcess {
-  cleanups.push(() => p.dispose());
-  return p;
-}
+const { workspace, started } = useWatchScope();
 
 async function stop(p: CliProcess): Promise<void> {
   p.kill('SIGTERM');

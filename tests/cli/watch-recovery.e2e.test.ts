@@ -1,16 +1,15 @@
 import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CliProcess,
   dropCommand,
   listDir,
-  makeWorkspace,
   readAuditLogs,
   readRunState,
-  removeWorkspace,
   waitFor,
   watch,
+  useWatchScope,
 } from '../helpers/watch-workspace.js';
 
 // The offline model answers in about a millisecond; MAESTRO_OFFLINE_DELAY_MS makes each call wait,
@@ -20,21 +19,7 @@ const LONG_TASK = { task_description: 'Plan the migration of the billing service
 /** 3 personas × 3 rounds + 3 verdicts + 1 synthesis. */
 const STEPS = 13;
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function workspace(): Promise<string> {
-  const ws = await makeWorkspace();
-  cleanups.push(() => removeWorkspace(ws));
-  return ws;
-}
-
-function started(p: CliProcess): CliProcess {
-  cleanups.push(() => p.dispose());
-  return p;
-}
+const { workspace, started } = useWatchScope();
 
 /** Starts a slow watcher, drops one long command, and waits until a few model calls are checkpointed. */
 async function midRun(ws: string): Promise<{ watcher: CliProcess; runId: string }> {

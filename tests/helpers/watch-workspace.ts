@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { afterEach } from 'vitest';
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -129,4 +130,29 @@ export class CliProcess {
 
 export function watch(workspace: string, flags: string[] = [], env: Record<string, string> = {}): CliProcess {
   return new CliProcess(['watch', '--json', '--workspace', workspace, ...flags], { env });
+}
+
+/**
+ * Per-test cleanup for the watcher's end-to-end tests: workspaces made and processes started through
+ * the scope are disposed after each test, newest first (processes before the folders they use).
+ */
+export function useWatchScope(): { workspace: () => Promise<string>; started: (p: CliProcess) => CliProcess; defer: (fn: () => Promise<void>) => void } {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+  return {
+    workspace: async () => {
+      const ws = await makeWorkspace();
+      cleanups.push(() => removeWorkspace(ws));
+      return ws;
+    },
+    started: (p) => {
+      cleanups.push(() => p.dispose());
+      return p;
+    },
+    defer: (fn) => {
+      cleanups.push(fn);
+    },
+  };
 }

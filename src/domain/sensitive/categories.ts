@@ -4,7 +4,8 @@
  * The order is the precedence used when two findings of the same length overlap: earlier wins.
  * Credentials come first (most specific prefixes before looser ones), then personal data.
  */
-export const SENSITIVE_CATEGORIES = [
+/** Credentials first (most specific prefixes before looser ones): anything that grants access. */
+const SECRETS = [
   'PRIVATE_KEY',
   'JWT',
   'URL_PASSWORD',
@@ -18,33 +19,17 @@ export const SENSITIVE_CATEGORIES = [
   'SLACK_WEBHOOK',
   'STRIPE_KEY',
   'GOOGLE_API_KEY',
-  'CARD',
-  'IBAN',
-  'SSN',
-  'EMAIL',
-  'PHONE',
-  'IPV6',
-  'IPV4',
 ] as const;
+
+/** Personal data. */
+const PERSONAL = ['CARD', 'IBAN', 'SSN', 'EMAIL', 'PHONE', 'IPV6', 'IPV4'] as const;
+
+export const SENSITIVE_CATEGORIES = [...SECRETS, ...PERSONAL] as const;
 
 /** A kind of sensitive content; UPPER_SNAKE so it reads well inside `[REDACTED:<CATEGORY>]`. */
 export type SensitiveCategory = (typeof SENSITIVE_CATEGORIES)[number];
 
-const SECRET_CATEGORIES: ReadonlySet<SensitiveCategory> = new Set<SensitiveCategory>([
-  'PRIVATE_KEY',
-  'JWT',
-  'URL_PASSWORD',
-  'API_KEY_ANTHROPIC',
-  'API_KEY_OPENAI',
-  'AWS_ACCESS_KEY',
-  'AWS_SECRET_KEY',
-  'GITHUB_TOKEN',
-  'GITLAB_TOKEN',
-  'SLACK_TOKEN',
-  'SLACK_WEBHOOK',
-  'STRIPE_KEY',
-  'GOOGLE_API_KEY',
-]);
+const SECRET_CATEGORIES: ReadonlySet<SensitiveCategory> = new Set<SensitiveCategory>(SECRETS);
 
 /**
  * True for credentials (keys, tokens, passwords: anything that grants access), false for personal
