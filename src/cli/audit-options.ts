@@ -4,7 +4,7 @@ import { isSafeRunId } from '../domain/audit-retention.js';
 import { ExitError } from '../domain/errors.js';
 import type { Io } from './io.js';
 
-export const WORKSPACE_OPTION = ['-w, --workspace <dir>', 'workspace folder (default: $MAESTRO_WORKSPACE or the current folder)'] as const;
+export { WORKSPACE_OPTION } from './io.js';
 
 export function workspacePaths(io: Io, flag: string | undefined): WorkspacePaths {
   return new WorkspacePaths(resolveWorkspace(flag, io.env, io.cwd));

@@ -8,11 +8,9 @@ import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { pausesFor } from '../domain/loop-policy/workspace-loop.js';
 import type { RunState } from '../domain/run-state.js';
-import type { Io } from './io.js';
+import { WORKSPACE_OPTION, type Io } from './io.js';
 import { reportOutcome, withRunContext } from './run.js';
 import { chalkFor } from './style.js';
-
-const WORKSPACE_HELP = 'workspace folder (default: $MAESTRO_WORKSPACE or the current folder)';
 
 export function registerHitl(program: Command, io: Io): void {
   const hitl = program.command('hitl').description('see and resolve runs paused for a person (human in the loop)');
@@ -21,7 +19,7 @@ export function registerHitl(program: Command, io: Io): void {
     .command('list')
     .description('paused runs: run id, age, layer, reason, task digest, how often this conflict paused')
     .option('--json', 'print the list as JSON')
-    .option('-w, --workspace <dir>', WORKSPACE_HELP)
+    .option(...WORKSPACE_OPTION)
     .action(async (opts: { json?: boolean; workspace?: string }) => {
       const app = await (await import('../compose.js')).createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
       const loop = await app.deps.loopPolicy.read();
@@ -63,7 +61,7 @@ export function registerHitl(program: Command, io: Io): void {
     .description('what paused a run and why, the plan if one was made, and what continue would do')
     .argument('<run_id>')
     .option('--json', 'print the details as JSON')
-    .option('-w, --workspace <dir>', WORKSPACE_HELP)
+    .option(...WORKSPACE_OPTION)
     .action(async (runId: string, opts: { json?: boolean; workspace?: string }) => {
       const app = await (await import('../compose.js')).createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
       const state = await app.deps.runs.load(runId);
@@ -98,7 +96,7 @@ export function registerHitl(program: Command, io: Io): void {
     .option('--pause <pause_id>', 'bind the decision to this pause; refused if the run has moved on')
     .option('--run', 'after continue, resume the run here in the foreground (otherwise a running watcher picks it up)')
     .option('--json', 'with --run: print the run outcome as one JSON object')
-    .option('-w, --workspace <dir>', WORKSPACE_HELP)
+    .option(...WORKSPACE_OPTION)
     .addHelpText('after', '\nA decision on a run that is not paused, a stale pause, a sealed run, or anything but continue|stop is refused (exit 2) and changes nothing.')
     .action(async (runId: string, decision: string, opts: { note?: string; pause?: string; run?: boolean; json?: boolean; workspace?: string }) => {
       const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);

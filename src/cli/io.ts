@@ -9,3 +9,6 @@ export interface Io {
 export function defaultIo(): Io {
   return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
 }
+
+/** The `--workspace` flag every subcommand takes. */
+export const WORKSPACE_OPTION = ['-w, --workspace <dir>', 'workspace folder (default: $MAESTRO_WORKSPACE or the current folder)'] as const;

@@ -8,7 +8,7 @@ import type { RunOutcome } from '../app/run-deps.js';
 import type { App } from '../compose.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError, InvalidInputError } from '../domain/errors.js';
-import type { Io } from './io.js';
+import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor, statusBadge } from './style.js';
 
 const EXIT_BY_STATUS: Record<RunOutcome['status'], number> = { completed: 0, error: 1, invalid: 2, paused: 3, stopped: 4 };
@@ -20,7 +20,7 @@ export function registerRun(program: Command, io: Io): void {
     .argument('[command.json]', 'the command file (it is read, never modified or deleted)')
     .option('--resume <run_id>', 'resume an interrupted run, or one a person chose to continue, from its checkpoint')
     .option('--json', 'print one JSON object {run_id, status, decision, reason_code, artifact, audit_log} on stdout')
-    .option('-w, --workspace <dir>', 'workspace folder (default: $MAESTRO_WORKSPACE or the current folder)')
+    .option(...WORKSPACE_OPTION)
     .option('--route <name>', 'use this model route (from maestro.config.json) for every persona, this time only')
     .option('--model <model>', 'use this model on the route in use; on the offline route it means an OpenAI-compatible endpoint ($OPENAI_BASE_URL, $OPENAI_API_KEY)')
     .option('--record <file>', 'save every model exchange of this run as a cassette (requests digested, replies kept, secrets redacted)')

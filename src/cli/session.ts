@@ -3,10 +3,8 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { resolveWorkspace } from '../config.js';
 import { resetLoopPolicy } from '../domain/loop-policy/workspace-loop.js';
-import type { Io } from './io.js';
+import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor } from './style.js';
-
-const WORKSPACE_HELP = 'workspace folder (default: $MAESTRO_WORKSPACE or the current folder)';
 
 export function registerSession(program: Command, io: Io): void {
   const session = program.command('session').description("the council's session: persona memory and the loop policy");
@@ -15,7 +13,7 @@ export function registerSession(program: Command, io: Io): void {
     .command('show')
     .description('the current council session, each persona\'s memory, and the loop-policy counters')
     .option('--json', 'print as JSON')
-    .option('-w, --workspace <dir>', WORKSPACE_HELP)
+    .option(...WORKSPACE_OPTION)
     .action(async (opts: { json?: boolean; workspace?: string }) => {
       const app = await (await import('../compose.js')).createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
       const loop = await app.deps.loopPolicy.read();
@@ -45,7 +43,7 @@ export function registerSession(program: Command, io: Io): void {
     .command('reset')
     .description('start a new council session: loop-policy counters and stops are cleared; persona memory is archived')
     .option('--keep-memory', 'keep each persona\'s memory (only the loop policy is reset)')
-    .option('-w, --workspace <dir>', WORKSPACE_HELP)
+    .option(...WORKSPACE_OPTION)
     .action(async (opts: { keepMemory?: boolean; workspace?: string }) => {
       const app = await (await import('../compose.js')).createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
       const now = app.deps.clock.now().toISOString();

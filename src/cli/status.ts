@@ -4,7 +4,7 @@ import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
 import { readWorkspaceStatus, type WorkspaceStatus } from '../adapters/fs-workspace-status.js';
 import { WorkspacePaths } from '../adapters/workspace-paths.js';
 import { resolveWorkspace } from '../config.js';
-import type { Io } from './io.js';
+import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor } from './style.js';
 
 export function registerStatus(program: Command, io: Io): void {
@@ -13,7 +13,7 @@ export function registerStatus(program: Command, io: Io): void {
     .description('is a watcher running here; what is queued, in flight, paused for a person; the last runs')
     .option('--json', 'print one JSON object')
     .option('-n, --recent <count>', 'how many recent runs to list', (v) => Math.max(0, Number.parseInt(v, 10) || 0), 10)
-    .option('-w, --workspace <dir>', 'workspace folder (default: $MAESTRO_WORKSPACE or the current folder)')
+    .option(...WORKSPACE_OPTION)
     .action(async (opts: { json?: boolean; recent: number; workspace?: string }) => {
       const paths = new WorkspacePaths(resolveWorkspace(opts.workspace, io.env, io.cwd));
       const status = await readWorkspaceStatus(paths, new FsWatcherRegistry(path.join(paths.state, 'watchers')), { recent: opts.recent });

@@ -7,7 +7,7 @@ import { WorkspacePaths } from '../adapters/workspace-paths.js';
 import { resolveWorkspace } from '../config.js';
 import { parseCommandText } from '../domain/command-file.js';
 import { ExitError } from '../domain/errors.js';
-import type { Io } from './io.js';
+import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor } from './style.js';
 
 export function registerValidate(program: Command, io: Io): void {
@@ -15,7 +15,7 @@ export function registerValidate(program: Command, io: Io): void {
     .command('validate')
     .description('check a command file without running it: schema, personas, paths')
     .argument('<command.json>', 'the command file to check')
-    .option('-w, --workspace <dir>', 'workspace folder (default: $MAESTRO_WORKSPACE or the current folder)')
+    .option(...WORKSPACE_OPTION)
     .addHelpText('after', '\nPrints every problem as "path: message". Exit codes: 0 valid · 2 invalid.')
     .action(async (file: string, opts: { workspace?: string }) => {
       const problems = await validateCommandFile(path.resolve(io.cwd, file), resolveWorkspace(opts.workspace, io.env, io.cwd));

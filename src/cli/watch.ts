@@ -9,7 +9,7 @@ import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
 import { WatchLoop } from '../app/watch-loop.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
-import type { Io } from './io.js';
+import { WORKSPACE_OPTION, type Io } from './io.js';
 import { readPackageVersion } from './package-info.js';
 import { pickWatchOutput, WatchReporter } from './watch-reporter.js';
 
@@ -30,7 +30,7 @@ export function registerWatch(program: Command, io: Io, proc: SignalProcess = pr
     .description('watch commands/ and run each command file dropped there, oldest first, one at a time')
     .option('--once', 'process what is queued (and what a previous watcher left in flight), then exit')
     .option('--json', 'one NDJSON object per state transition on stdout')
-    .option('-w, --workspace <dir>', 'workspace folder (default: $MAESTRO_WORKSPACE or the current folder)')
+    .option(...WORKSPACE_OPTION)
     .option('--route <name>', 'use this model route (from maestro.config.json) for every persona while this watcher runs')
     .option('--model <model>', 'use this model on the route in use; on the offline route it means an OpenAI-compatible endpoint ($OPENAI_BASE_URL, $OPENAI_API_KEY)')
     .addHelpText(
