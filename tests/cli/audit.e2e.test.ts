@@ -1,14 +1,10 @@
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../fakes/cli.js';
 
-// End to end: the built CLI (`npm test` builds dist/ first) on a scaffolded temp workspace.
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/maestro.js');
-const run = promisify(execFile);
+// End to end through the CLI's own entry point (`main`) on a scaffolded temp workspace.
 
 interface Result {
   code: number;
@@ -16,14 +12,10 @@ interface Result {
   stderr: string;
 }
 
+/** The CLI in process (tests/fakes/cli.ts): the same parsing, output and exit codes, without a Node start-up per call. */
 async function maestro(args: string[], env: Record<string, string> = {}): Promise<Result> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '', ...env } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+  const r = await runCli(args, { env });
+  return { code: r.code ?? 1, stdout: r.stdout, stderr: r.stderr };
 }
 
 const cat = (...parts: string[]): string => parts.join('');

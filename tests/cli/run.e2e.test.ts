@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../fakes/cli.js';
+import { runCli, spawnCli } from '../fakes/cli.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
@@ -19,7 +19,8 @@ const auditRecords = async (file: string) =>
 
 describe('maestro run (end to end, offline model)', () => {
   it('runs the example to completion with a complete artifact and audit log', async () => {
-    const r = await runCli(['run', 'examples/review-migration.json', '--json'], { cwd: ws.dir });
+    // A real process, as a user starts it: the exit code and stdout are the process's own.
+    const r = await spawnCli(['run', 'examples/review-migration.json', '--json'], { cwd: ws.dir });
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as Record<string, string>;
     expect(out).toMatchObject({ status: 'completed', decision: 'RUN', reason_code: 'RUN_COMPLETED' });
@@ -181,9 +182,9 @@ describe('maestro validate, schema, init', () => {
   });
 
   it('prints help and the version', async () => {
-    const help = await runCli(['--help']);
+    const help = await spawnCli(['--help']);
     expect(help.stdout).toContain('run [options] [command.json]');
-    expect((await runCli(['--version'])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    expect((await spawnCli(['--version'])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     const unknown = await runCli(['frobnicate']);
     expect(unknown.code).not.toBe(0);
   });
