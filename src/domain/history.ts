@@ -12,6 +12,9 @@ export interface HistoryView {
 /**
  * Bounds a persona's persisted history to a token budget: the newest messages are kept whole and
  * the older ones (and the archived runs) are folded into a short, deterministic summary, one line per run.
+ * The summary is part of the budget: kept messages plus the summary never exceed `maxTokens` (each
+ * message costs its tokens plus 4 for the chat framing). When even the summary alone does not fit,
+ * its oldest lines go first.
  */
 export function selectHistory(
   history: readonly HistoryMessage[],
@@ -19,28 +22,70 @@ export function selectHistory(
   countTokens: (text: string) => number,
   archived: { count: number; recent: readonly ArchivedRun[] } = { count: 0, recent: [] },
 ): HistoryView {
+  // Every token of a byte-level BPE covers at least one UTF-8 byte, so bytes bound tokens from above:
+  // a history whose bytes fit needs no counting (and the tokenizer need not even be loaded).
+  if (archived.count === 0 && history.reduce((sum, m) => sum + utf8Bytes(m.content) + 4, 0) <= maxTokens) {
+    return { messages: toChat(history), folded: 0 };
+  }
+  const costs = history.map((m) => countTokens(m.content) + 4);
   let used = 0;
   let keepFrom = history.length;
   for (let i = history.length - 1; i >= 0; i--) {
-    const cost = countTokens((history[i] as HistoryMessage).content) + 4;
+    const cost = costs[i] as number;
     if (used + cost > maxTokens) break;
     used += cost;
     keepFrom = i;
   }
-  while (keepFrom < history.length && history[keepFrom]?.role !== 'user') keepFrom++;
-  const kept = history.slice(keepFrom).map((m) => ({ role: m.role, content: m.content }) as ChatMessage);
-  const older = history.slice(0, keepFrom);
-  if (older.length === 0 && archived.count === 0) return { messages: kept, folded: 0 };
-  return { messages: kept, summary: summarize(older, archived), folded: older.length };
+  const startOnUser = (): void => {
+    while (keepFrom < history.length && history[keepFrom]?.role !== 'user') used -= costs[keepFrom++] as number;
+  };
+  startOnUser();
+  if (keepFrom === 0 && archived.count === 0) return { messages: toChat(history), folded: 0 };
+  // Something was folded: make room for the summary, folding more of the oldest kept messages if need be.
+  for (;;) {
+    const summary = summarize(history.slice(0, keepFrom), archived, maxTokens - used, countTokens);
+    if (summary !== undefined || keepFrom === history.length) {
+      const kept = history.slice(keepFrom);
+      return { messages: toChat(kept), ...(summary !== undefined ? { summary } : {}), folded: keepFrom };
+    }
+    used -= costs[keepFrom++] as number;
+    startOnUser();
+  }
 }
 
-function summarize(messages: readonly HistoryMessage[], archived: { count: number; recent: readonly ArchivedRun[] }): string {
+const encoder = new TextEncoder();
+function utf8Bytes(text: string): number {
+  return encoder.encode(text).length;
+}
+
+function toChat(messages: readonly HistoryMessage[]): ChatMessage[] {
+  return messages.map((m) => ({ role: m.role, content: m.content }) as ChatMessage);
+}
+
+const SUMMARY_HEADER = 'You took part in earlier tasks; their full text did not fit, so here is a summary:';
+
+/**
+ * The summary of folded and archived runs within `budget` tokens (newest lines kept), or undefined
+ * when not even one line fits. At most 20 lines.
+ */
+function summarize(
+  messages: readonly HistoryMessage[],
+  archived: { count: number; recent: readonly ArchivedRun[] },
+  budget: number,
+  countTokens: (text: string) => number,
+): string | undefined {
   const runs = new Map<string, HistoryMessage[]>();
   for (const m of messages) runs.set(m.run_id, [...(runs.get(m.run_id) ?? []), m]);
-  const lines = [...archived.recent, ...[...runs.entries()].map(([runId, ms]) => summarizeRun(runId, ms))]
-    .slice(-20)
-    .map((r) => `- run ${r.run_id}: task: ${r.task}; your last word: ${r.last_word}`);
+  const all = [...archived.recent, ...[...runs.entries()].map(([runId, ms]) => summarizeRun(runId, ms))].map(
+    (r) => `- run ${r.run_id}: task: ${r.task}; your last word: ${r.last_word}`,
+  );
   const total = archived.count + runs.size;
-  const omitted = total > lines.length ? `(${total - lines.length} older runs omitted)\n` : '';
-  return `You took part in earlier tasks; their full text did not fit, so here is a summary:\n${omitted}${lines.join('\n')}`;
+  for (let n = Math.min(20, all.length); n >= 1; n--) {
+    const lines = all.slice(-n);
+    const omitted = total > lines.length ? `(${total - lines.length} older runs omitted)\n` : '';
+    const text = `${SUMMARY_HEADER}\n${omitted}${lines.join('\n')}`;
+    // The summary goes into the system prompt after a separator line; 8 tokens cover that framing.
+    if (countTokens(text) + 8 <= budget) return text;
+  }
+  return undefined;
 }
