@@ -1,43 +1,50 @@
 import { Command, CommanderError } from 'commander';
 import { AppError, ExitError, InternalError, InvalidInputError } from '../domain/errors.js';
-import { registerAudit } from './audit.js';
-import { registerHitl } from './hitl.js';
-import { registerInit } from './init.js';
-import { registerRun } from './run.js';
-import { registerSchema } from './schema.js';
-import { registerSession } from './session.js';
-import { registerStatus } from './status.js';
-import { registerValidate } from './validate.js';
-import { registerWatch } from './watch.js';
 import { defaultIo, type Io } from './io.js';
 import { readPackageVersion } from './package-info.js';
 
 /** Exit codes, as DESIGN.md fixes them. */
 export const EXIT = { completed: 0, error: 1, invalid: 2, paused: 3, stopped: 4, interrupted: 130 } as const;
 
-export function buildProgram(io: Io): Command {
+/**
+ * Each subcommand's module, loaded only when needed: `maestro run …` loads `run` alone, `--version`
+ * loads none, and help (or anything unrecognised) loads them all so commander can list and check them.
+ */
+const SUBCOMMANDS: Record<string, () => Promise<(program: Command, io: Io) => void>> = {
+  run: async () => (await import('./run.js')).registerRun,
+  validate: async () => (await import('./validate.js')).registerValidate,
+  schema: async () => (await import('./schema.js')).registerSchema,
+  init: async () => (await import('./init.js')).registerInit,
+  hitl: async () => (await import('./hitl.js')).registerHitl,
+  session: async () => (await import('./session.js')).registerSession,
+  watch: async () => (await import('./watch.js')).registerWatch,
+  status: async () => (await import('./status.js')).registerStatus,
+  audit: async () => (await import('./audit.js')).registerAudit,
+};
+
+function subcommandsFor(argv: readonly string[] | undefined): string[] {
+  const first = argv?.[2];
+  if (first !== undefined && Object.hasOwn(SUBCOMMANDS, first)) return [first];
+  if (first === '-V' || first === '--version') return [];
+  return Object.keys(SUBCOMMANDS);
+}
+
+/** The program with the subcommands `argv` needs (all of them without `argv`). */
+export async function buildProgram(io: Io, argv?: readonly string[]): Promise<Command> {
   const program = new Command('maestro')
     .description('A council of LLM personas that works on tasks dropped into a folder, and fails closed.')
     .version(readPackageVersion(), '-V, --version')
     .showHelpAfterError('(run "maestro --help" for usage)')
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .exitOverride();
-  registerRun(program, io);
-  registerValidate(program, io);
-  registerSchema(program, io);
-  registerInit(program, io);
-  registerHitl(program, io);
-  registerSession(program, io);
-  registerWatch(program, io);
-  registerStatus(program, io);
-  registerAudit(program, io);
+  for (const name of subcommandsFor(argv)) (await (SUBCOMMANDS[name] as () => Promise<(program: Command, io: Io) => void>)())(program, io);
   return program;
 }
 
 /** Runs the CLI and returns the exit code; `bin/maestro.js` is the only caller that exits. */
 export async function main(argv: string[], io: Io = defaultIo()): Promise<number> {
-  const program = buildProgram(io);
   try {
+    const program = await buildProgram(io, argv);
     await program.parseAsync(argv);
     return 0;
   } catch (error) {
