@@ -67,7 +67,7 @@ describe('processCommand', () => {
   });
 
   it('folds old history into a summary when it exceeds the token budget', async () => {
-    await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ history: { max_tokens: 50 } }));
+    await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ history: { max_tokens: 150 } }));
     await run(new ScriptedLlmClient(politeCouncil), command({ task_description: 'First task about bananas' }));
     const llm = new ScriptedLlmClient(politeCouncil);
     await run(llm, command({ task_description: 'Second task about apples' }));
