@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { ExitError } from '../domain/errors.js';
 import { DEFAULT_WORKSPACE_CONFIG } from '../domain/workspace-config.js';
 import type { Io } from './io.js';
-import { PACKAGE_ROOT } from './package-info.js';
+import { invocation, PACKAGE_ROOT } from './package-info.js';
 import { chalkFor } from './style.js';
 
 export function registerInit(program: Command, io: Io): void {
@@ -17,7 +17,7 @@ export function registerInit(program: Command, io: Io): void {
       const created = await scaffoldWorkspace(target);
       const c = chalkFor(io);
       io.stdout.write(`${c.green('✔')} workspace ready in ${target}\n${created.map((f) => `  + ${f}`).join('\n')}\n`);
-      io.stdout.write(`\nTry it:  maestro run --workspace ${JSON.stringify(target)} ${JSON.stringify(path.join(target, 'examples', 'review-migration.json'))}\n`);
+      io.stdout.write(`\nTry it:  ${invocation(io.env)} run --workspace ${JSON.stringify(target)} ${JSON.stringify(path.join(target, 'examples', 'review-migration.json'))}\n`);
     });
 }
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -11,5 +11,31 @@ export function readPackageVersion(): string {
     return pkg.version ?? '0.0.0';
   } catch {
     return '0.0.0';
+  }
+}
+
+/** The package's own entry point, `bin/maestro.js`. */
+export const BIN = path.join(PACKAGE_ROOT, 'bin', 'maestro.js');
+
+/**
+ * How a person can start this very maestro from any folder, for the hints we print: `maestro` when the
+ * `maestro` found first on PATH is this package's (a global install or `npm link`), otherwise the
+ * explicit `node <path>/bin/maestro.js`, which works from anywhere.
+ */
+export function invocation(env: NodeJS.ProcessEnv): string {
+  const own = realpathOrUndefined(BIN);
+  for (const dir of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    const candidate = realpathOrUndefined(path.join(dir, 'maestro'));
+    if (candidate === undefined) continue;
+    return candidate === own ? 'maestro' : `node ${JSON.stringify(BIN)}`;
+  }
+  return `node ${JSON.stringify(BIN)}`;
+}
+
+function realpathOrUndefined(file: string): string | undefined {
+  try {
+    return realpathSync(file);
+  } catch {
+    return undefined;
   }
 }
