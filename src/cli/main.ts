@@ -20,6 +20,8 @@ const SUBCOMMANDS: Record<string, () => Promise<(program: Command, io: Io) => vo
   watch: async () => (await import('./watch.js')).registerWatch,
   status: async () => (await import('./status.js')).registerStatus,
   audit: async () => (await import('./audit.js')).registerAudit,
+  runs: async () => (await import('./runs.js')).registerRuns,
+  show: async () => (await import('./runs.js')).registerShow,
 };
 
 function subcommandsFor(argv: readonly string[] | undefined): string[] {

@@ -1,0 +1,135 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Price } from '../domain/budget.js';
+import { parseRunState, type RunState } from '../domain/run-state.js';
+import { redactSensitive } from '../domain/sensitive/detector.js';
+import { totalUsage } from '../domain/usage.js';
+import type { WorkspacePaths } from './workspace-paths.js';
+
+/** One run as `maestro runs` lists it (also its `--json` shape). */
+export interface RunListing {
+  readonly run_id: string;
+  /** running | paused | completed | stopped | invalid | error, or `unknown` when only a partial record is left. */
+  readonly status: string;
+  readonly reason_code: string | null;
+  /** Where the command came from (its file name), when known. */
+  readonly source: string | null;
+  /** The task's first line, with anything the detector flags redacted; null when the command was not valid. */
+  readonly task: string | null;
+  readonly model: string | null;
+  readonly calls: number;
+  readonly prompt_tokens: number;
+  readonly completion_tokens: number;
+  /** USD, when every model the run used has a price in the workspace config. */
+  readonly cost_usd: number | null;
+  readonly started_at: string;
+  readonly updated_at: string;
+  readonly artifact: string | null;
+}
+
+/**
+ * Every run of the workspace, newest first: those with a checkpoint (`.maestro/runs/<id>/state.json`)
+ * and those only the audit log knows (a command that was invalid never gets a checkpoint).
+ */
+export async function listRuns(paths: WorkspacePaths, prices: Readonly<Record<string, Price>>): Promise<RunListing[]> {
+  const runs = new Map<string, RunListing>();
+  for (const id of await listDir(paths.runs)) {
+    const state = await readRunState(paths, id);
+    if (state) runs.set(id, fromState(state, prices));
+  }
+  for (const name of await listDir(paths.audit)) {
+    if (!name.endsWith('.jsonl')) continue;
+    const id = name.slice(0, -'.jsonl'.length);
+    if (runs.has(id)) continue;
+    const listing = await fromAuditLog(path.join(paths.audit, name), id);
+    if (listing) runs.set(id, listing);
+  }
+  return [...runs.values()].sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id));
+}
+
+/** A run's checkpoint, or undefined when there is none or it cannot be read. */
+export async function readRunState(paths: WorkspacePaths, runId: string): Promise<RunState | undefined> {
+  try {
+    const parsed = parseRunState(JSON.parse(await readFile(path.join(paths.runDir(runId), 'state.json'), 'utf8')));
+    return parsed.ok ? parsed.value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first line of a task, redacted and shortened for a listing. */
+export function taskLine(task: string, max = 72): string {
+  const first = redactSensitive(task.trim().split('\n')[0] ?? '').text;
+  return first.length > max ? `${first.slice(0, max - 1)}…` : first;
+}
+
+function fromState(state: RunState, prices: Readonly<Record<string, Price>>): RunListing {
+  const usage = totalUsage(state.steps, prices);
+  return {
+    run_id: state.run_id,
+    status: state.status,
+    reason_code: state.pause?.reason_code ?? state.decision?.reason_code ?? null,
+    source: state.source,
+    task: taskLine(state.command.task_description),
+    model: state.plan?.model ?? null,
+    calls: usage.calls,
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    cost_usd: usage.cost_usd ?? null,
+    started_at: state.created_at,
+    updated_at: state.updated_at,
+    artifact: state.artifact ?? null,
+  };
+}
+
+interface AuditLineView {
+  ts?: string;
+  event?: string;
+  reason_code?: string;
+}
+
+/** A run known only from its audit log: an invalid command, or a run that died before its first checkpoint. */
+async function fromAuditLog(file: string, runId: string): Promise<RunListing | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const records: AuditLineView[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      records.push(JSON.parse(line) as AuditLineView);
+    } catch {
+      // A torn last line: what came before still says what happened.
+    }
+  }
+  if (records.length === 0) return undefined;
+  const invalid = records.find((r) => r.event === 'COMMAND_INVALID');
+  const first = records[0]?.ts ?? '';
+  return {
+    run_id: runId,
+    status: invalid ? 'invalid' : 'unknown',
+    reason_code: invalid?.reason_code ?? null,
+    source: null,
+    task: null,
+    model: null,
+    calls: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    cost_usd: 0,
+    started_at: first,
+    updated_at: records.at(-1)?.ts ?? first,
+    artifact: null,
+  };
+}
+
+async function listDir(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}

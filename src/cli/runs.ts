@@ -1,0 +1,110 @@
+import { stripVTControlCharacters } from 'node:util';
+import type { Command } from 'commander';
+import { listRuns, readRunState, type RunListing } from '../adapters/fs-run-catalog.js';
+import { WorkspacePaths } from '../adapters/workspace-paths.js';
+import { loadWorkspaceConfig, resolveWorkspace } from '../config.js';
+import { ExitError } from '../domain/errors.js';
+import { RunStatus } from '../domain/run-state.js';
+import { renderTranscript } from '../domain/transcript.js';
+import { WORKSPACE_OPTION, type Io } from './io.js';
+import { chalkFor } from './style.js';
+
+const LISTED_STATUSES = [...RunStatus.options, 'unknown'] as const;
+
+interface RunsFlags {
+  readonly status?: string;
+  readonly since?: string;
+  readonly json?: boolean;
+  readonly limit: number;
+  readonly workspace?: string;
+}
+
+/** `maestro runs`: every run of the workspace, invalid ones too, newest first. */
+export function registerRuns(program: Command, io: Io): void {
+  program
+    .command('runs')
+    .description('list every run (invalid ones too): status, reason, task, model, calls, tokens, cost')
+    .option('--status <list>', `only these statuses, comma-separated (${LISTED_STATUSES.join(', ')})`)
+    .option('--since <when>', 'only runs started since a time (ISO date or time) or within a duration (30m, 12h, 7d)')
+    .option('-n, --limit <count>', 'at most this many runs (0: all)', (v) => Math.max(0, Number.parseInt(v, 10) || 0), 50)
+    .option('--json', 'one JSON array of runs')
+    .option(...WORKSPACE_OPTION)
+    .addHelpText('after', '\nRead one run in full with "maestro show <run_id>".')
+    .action(async (opts: RunsFlags) => {
+      const statuses = opts.status === undefined ? undefined : parseStatuses(opts.status);
+      const since = opts.since === undefined ? undefined : parseSince(opts.since, new Date());
+      const paths = new WorkspacePaths(resolveWorkspace(opts.workspace, io.env, io.cwd));
+      const config = await loadWorkspaceConfig(paths.config);
+      let runs = (await listRuns(paths, config.prices)).filter((r) => (!statuses || statuses.has(r.status)) && (!since || r.started_at >= since.toISOString()));
+      if (opts.limit > 0) runs = runs.slice(0, opts.limit);
+      io.stdout.write(opts.json ? `${JSON.stringify(runs, null, 2)}\n` : formatRuns(runs, io));
+    });
+}
+
+/** `maestro show <run_id>`: one run's transcript in the terminal. */
+export function registerShow(program: Command, io: Io): void {
+  program
+    .command('show')
+    .description("one run in full: the transcript, knowledge requests, verdicts, the decision trail and the outcome")
+    .argument('<run_id>', 'the run (see "maestro runs")')
+    .option('--raw', 'print the Markdown as it is, not rendered for a terminal')
+    .option(...WORKSPACE_OPTION)
+    .action(async (runId: string, opts: { raw?: boolean; workspace?: string }) => {
+      const paths = new WorkspacePaths(resolveWorkspace(opts.workspace, io.env, io.cwd));
+      const state = /^[A-Za-z0-9_.-]+$/.test(runId) ? await readRunState(paths, runId) : undefined;
+      if (!state) {
+        const known = (await listRuns(paths, {})).find((r) => r.run_id === runId);
+        throw new ExitError(
+          2,
+          known
+            ? `maestro show: run ${runId} has no transcript: it ended ${known.status}${known.reason_code ? ` (${known.reason_code})` : ''} before any checkpoint was kept; its audit log: maestro audit show ${runId}`
+            : `maestro show: there is no run "${runId}" in ${paths.root} (list them with "maestro runs")`,
+        );
+      }
+      const markdown = renderTranscript(state);
+      io.stdout.write(opts.raw ? markdown : await renderForTerminal(markdown, io));
+    });
+}
+
+function parseStatuses(list: string): Set<string> {
+  const wanted = list.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = wanted.filter((s) => !(LISTED_STATUSES as readonly string[]).includes(s));
+  if (wanted.length === 0 || unknown.length > 0) {
+    throw new ExitError(2, `maestro runs: --status takes ${LISTED_STATUSES.join(', ')} (comma-separated)${unknown.length > 0 ? `, not ${unknown.map((s) => `"${s}"`).join(', ')}` : ''}`);
+  }
+  return new Set(wanted);
+}
+
+/** `--since`: a duration back from now (`30m`, `12h`, `7d`, `2w`) or a date/time `Date` can read. */
+export function parseSince(text: string, now: Date): Date {
+  const duration = /^(\d+)\s*(m|h|d|w)$/.exec(text.trim());
+  if (duration) {
+    const minutes = { m: 1, h: 60, d: 1440, w: 10_080 }[duration[2] as 'm' | 'h' | 'd' | 'w'];
+    return new Date(now.getTime() - Number(duration[1]) * minutes * 60_000);
+  }
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime())) throw new ExitError(2, `maestro runs: --since takes a duration (30m, 12h, 7d, 2w) or a date such as 2026-11-01, not "${text}"`);
+  return date;
+}
+
+function formatRuns(runs: readonly RunListing[], io: Io): string {
+  if (runs.length === 0) return 'no runs match (run one with "maestro run <command.json>", or drop it into commands/ for "maestro watch")\n';
+  const c = chalkFor(io);
+  const badge = (s: string): string => (s === 'completed' ? c.green(s) : s === 'paused' || s === 'running' ? c.yellow(s) : c.red(s));
+  const lines = runs.map((r) => {
+    const usage = r.calls > 0 ? ` · ${r.calls} calls, ${r.prompt_tokens}+${r.completion_tokens} tokens${r.cost_usd ? `, $${r.cost_usd.toFixed(4)}` : ''}` : '';
+    const what = r.task ?? (r.status === 'invalid' ? '(the command file was not valid)' : '(no checkpoint)');
+    return `${c.dim(r.run_id)} ${badge(r.status.padEnd(9))} ${r.reason_code ?? ''}\n    ${what}${r.model ? ` · ${r.model}` : ''}${usage}`;
+  });
+  return `${lines.join('\n')}\n${c.dim(`${runs.length} run(s), newest first · maestro show <run_id> reads one`)}\n`;
+}
+
+/** Markdown for a terminal (marked + marked-terminal, loaded only here); plain when colour is off. */
+async function renderForTerminal(markdown: string, io: Io): Promise<string> {
+  const [{ Marked }, { markedTerminal }] = await Promise.all([import('marked'), import('marked-terminal')]);
+  const width = io.stdout.isTTY ? Math.max(40, Math.min((io.stdout as { columns?: number }).columns ?? 100, 120)) : 100;
+  const marked = new Marked();
+  marked.use(markedTerminal({ width, reflowText: true, tab: 2 }) as Parameters<typeof marked.use>[0]);
+  const rendered = await marked.parse(markdown);
+  return chalkFor(io).level === 0 ? stripVTControlCharacters(rendered) : rendered;
+}

@@ -1,0 +1,62 @@
+import type { RunState, Step } from './run-state.js';
+import { parseVerdict } from './verdict.js';
+
+/**
+ * A run's whole story as Markdown, for `maestro show`: what was asked, every reply in order with
+ * its knowledge requests, the verdicts, the decision trail and the outcome (with what to do next).
+ */
+export function renderTranscript(state: RunState): string {
+  const out: string[] = [];
+  out.push(`# Run ${state.run_id} — ${state.status}`, '');
+  out.push(`- Command: ${state.source}`);
+  if (state.plan) {
+    out.push(`- Council: ${state.plan.personas.join(', ')} · ${state.plan.rounds} round(s) · arbitration ${state.plan.arbitration} · synthesizer ${state.plan.synthesizer}`);
+    out.push(`- Model: ${state.plan.model}`);
+  }
+  out.push(`- Started: ${state.created_at}${state.finished_at ? ` · finished: ${state.finished_at}` : ` · last checkpoint: ${state.updated_at}`}`);
+  const calls = state.steps.reduce((n, s) => n + s.calls, 0);
+  const prompt = state.steps.reduce((n, s) => n + (s.usage?.prompt_tokens ?? 0), 0);
+  const completion = state.steps.reduce((n, s) => n + (s.usage?.completion_tokens ?? 0), 0);
+  out.push(`- Model calls: ${calls} · ${prompt} prompt + ${completion} completion tokens`);
+  if (state.artifact) out.push(`- Artifact: ${state.artifact}`);
+  out.push('', '## Task', '', state.command.task_description.trim(), '');
+  if (state.command.input_artifacts.length > 0) out.push(`Inputs: ${state.command.input_artifacts.map((p) => `\`${p}\``).join(', ')}`, '');
+
+  out.push('## Transcript', '');
+  if (state.steps.length === 0) out.push('_No model was called._', '');
+  for (const step of state.steps) out.push(...renderStep(step));
+
+  const verdicts = state.steps.filter((s) => s.kind === 'verdict').map((s) => parseVerdict(s.persona, s.reply));
+  if (verdicts.length > 0) {
+    out.push('## Verdicts', '', '| persona | action | confidence | rationale |', '|---|---|---:|---|');
+    for (const v of verdicts) out.push(`| ${v.persona} | ${v.action}${v.valid ? '' : ' (fail-closed)'} | ${v.confidence.toFixed(2)} | ${cell(v.rationale)} |`);
+    out.push('');
+  }
+
+  out.push('## Decision trail', '');
+  if (state.trail.length === 0) out.push('_No decision yet._');
+  else {
+    out.push('| # | layer | decision | reason | decided by |', '|---:|---|---|---|---|');
+    state.trail.forEach((d, i) => out.push(`| ${i + 1} | ${d.layer} | ${d.decision}${d.sealed ? ' (sealed)' : ''} | ${d.reason_code} | ${d.final_decider} |`));
+  }
+  for (const h of state.hitl) out.push('', `A person decided **${h.decision}** on pause ${h.pause_id} (${h.reason_code}) at ${h.decided_at}${h.note ? `: ${h.note}` : ''}.`);
+  out.push('', '## Outcome', '', state.summary?.trim() || `The run is ${state.status}.`);
+  if (state.status === 'paused') out.push('', `Decide with \`maestro hitl decide ${state.run_id} continue|stop\` (see \`maestro hitl show ${state.run_id}\`).`);
+  if (state.status === 'running') out.push('', `Not finished: a watcher holds it, or it was interrupted — \`maestro run --resume ${state.run_id}\` resumes it from its checkpoint.`);
+  return `${out.join('\n')}\n`;
+}
+
+function renderStep(step: Step): string[] {
+  const what = step.kind === 'turn' ? `round ${step.round}` : step.kind === 'verdict' ? 'verdict' : 'final proposal';
+  const lines = [`### ${step.persona} · ${what}`, '', `_${step.model} · ${step.duration_ms} ms${step.calls > 1 ? ` · ${step.calls} calls` : ''}_`, '', step.reply.trim() || '_(empty reply)_', ''];
+  for (const k of step.knowledge) {
+    const detail = k.status === 'provided' ? `provided${k.path ? ` \`${k.path}\`` : ''}${k.bytes !== undefined ? `, ${k.bytes} bytes` : ''}${k.truncated ? ', truncated' : ''}` : `${k.status}: ${k.message}`;
+    lines.push(`> ${k.action}(${k.argument}) → ${detail}`);
+  }
+  if (step.knowledge.length > 0) lines.push('');
+  return lines;
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
