@@ -1,4 +1,5 @@
 import type { DecisionInbox } from './app/hitl.js';
+import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunDeps } from './app/run-deps.js';
 import { FsArtifactWriter } from './adapters/fs-artifact-writer.js';
@@ -18,6 +19,7 @@ import { newRunId, systemClock } from './adapters/system-clock.js';
 import { countTokens } from './adapters/token-counter.js';
 import { WorkspacePaths } from './adapters/workspace-paths.js';
 import { loadWorkspaceConfig, readOfflineDelayMs } from './config.js';
+import { InvalidInputError } from './domain/errors.js';
 import type { Clock, LlmClient, OnProgress } from './domain/ports.js';
 
 export interface AppOptions {
@@ -47,6 +49,7 @@ export interface App {
 /** The composition root: the only place that knows every layer. Tests pass their own clock or model. */
 export async function createApp(options: AppOptions): Promise<App> {
   const paths = new WorkspacePaths(options.workspace);
+  await assertWorkspace(paths);
   const config = await loadWorkspaceConfig(paths.config);
   const clock = options.clock ?? systemClock;
   const knowledge = new FsKnowledgeBase({
@@ -71,7 +74,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         ...(options.model ? { overrideModel: options.model } : {}),
         createOpenAi: (route, apiKey) => new OpenAiLlmClient({ route, apiKey }),
       }),
-      readOfflineDelayMs(),
+      readOfflineDelayMs(options.env),
     ),
     ...(options.llm ? { llm: options.llm } : {}),
     ...(options.replay ? { llm: await ReplayLlmClient.open(path.resolve(options.replay), { sha256 }) } : {}),
@@ -88,4 +91,19 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.signal ? { signal: options.signal } : {}),
   };
   return { paths, deps };
+}
+
+/**
+ * A folder is a workspace when it has a `maestro.config.json`, `personas/` or `commands/`. Anything
+ * else is refused before a `.maestro/` is made in it: running in the wrong folder is a typo, not a wish.
+ */
+async function assertWorkspace(paths: WorkspacePaths): Promise<void> {
+  const has = async (p: string): Promise<boolean> => access(p).then(() => true, () => false);
+  if ((await has(paths.config)) || (await has(paths.personas)) || (await has(paths.commands))) return;
+  const exists = await has(paths.root);
+  throw new InvalidInputError(paths.root, [
+    exists
+      ? `not a maestro workspace: it has no maestro.config.json, personas/ or commands/. Create one with "maestro init ${paths.root}", or point at one with --workspace DIR (or $MAESTRO_WORKSPACE)`
+      : `no such folder. Create a workspace there with "maestro init ${paths.root}", or point at one with --workspace DIR (or $MAESTRO_WORKSPACE)`,
+  ]);
 }
