@@ -22,6 +22,7 @@ const SUBCOMMANDS: Record<string, () => Promise<(program: Command, io: Io) => vo
   audit: async () => (await import('./audit.js')).registerAudit,
   runs: async () => (await import('./runs.js')).registerRuns,
   show: async () => (await import('./runs.js')).registerShow,
+  requeue: async () => (await import('./requeue.js')).registerRequeue,
 };
 
 function subcommandsFor(argv: readonly string[] | undefined): string[] {

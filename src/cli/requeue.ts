@@ -1,0 +1,42 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import { listRejected, requeueRejected } from '../adapters/fs-rejected.js';
+import { WorkspacePaths } from '../adapters/workspace-paths.js';
+import { resolveWorkspace } from '../config.js';
+import { ExitError } from '../domain/errors.js';
+import { WORKSPACE_OPTION, type Io } from './io.js';
+import { chalkFor } from './style.js';
+
+/** `maestro requeue`: rejected commands back into `commands/`, once what rejected them is fixed. */
+export function registerRequeue(program: Command, io: Io): void {
+  program
+    .command('requeue')
+    .description('move rejected commands (.maestro/rejected/) back into commands/ once fixed; without arguments, list them')
+    .argument('[files...]', 'rejected command files, by name (as listed) or path')
+    .option('--all', 'every rejected command')
+    .option(...WORKSPACE_OPTION)
+    .addHelpText('after', '\nThe watcher picks a requeued command up again and checks it afresh; its old error report is removed.')
+    .action(async (files: string[], opts: { all?: boolean; workspace?: string }) => {
+      const paths = new WorkspacePaths(resolveWorkspace(opts.workspace, io.env, io.cwd));
+      const rejected = await listRejected(paths);
+      const c = chalkFor(io);
+      if (!opts.all && files.length === 0) {
+        if (rejected.length === 0) io.stdout.write('nothing was rejected in this workspace\n');
+        for (const r of rejected) io.stdout.write(`${r.name}  ${c.dim(r.reason_code ?? '')} ${r.message?.split('\n')[0] ?? ''}\n`);
+        if (rejected.length > 0) io.stdout.write(c.dim(`\nrequeue with: maestro requeue <file…> | --all\n`));
+        return;
+      }
+      if (opts.all && files.length > 0) throw new ExitError(2, 'maestro requeue: give file names or --all, not both');
+      const known = new Set(rejected.map((r) => r.name));
+      const names = opts.all ? [...known] : files.map((f) => path.basename(f));
+      const missing = names.filter((n) => !known.has(n));
+      if (missing.length > 0) {
+        throw new ExitError(2, `maestro requeue: not in .maestro/rejected/: ${missing.join(', ')}${known.size > 0 ? ` (rejected: ${[...known].join(', ')})` : ' (nothing was rejected)'}`);
+      }
+      for (const name of names) {
+        const moved = await requeueRejected(paths, name);
+        io.stdout.write(`${c.green('↺')} ${name} → commands/${moved}\n`);
+      }
+      if (names.length === 0) io.stdout.write('nothing was rejected in this workspace\n');
+    });
+}

@@ -1,0 +1,51 @@
+import { access, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../fakes/cli.js';
+import { tempWorkspace } from '../fakes/fixtures.js';
+
+let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+const maestro = (...args: string[]) => runCli(args, { cwd: ws.dir });
+const rejectedDir = () => path.join(ws.dir, '.maestro', 'rejected');
+beforeEach(async () => {
+  ws = await tempWorkspace();
+});
+afterEach(() => ws.cleanup());
+
+describe('maestro requeue', () => {
+  it('lists rejected commands with their reason, moves a fixed one back, and the watcher then runs it', async () => {
+    await writeFile(path.join(ws.dir, 'commands', 'typo.json'), JSON.stringify({ task_descripton: 'Review the rollout plan', config: { max_rounds: 1 } }));
+    await writeFile(path.join(ws.dir, 'commands', 'other.json'), '{ not json');
+    expect((await maestro('watch', '--once')).code).toBe(0);
+    expect((await readdir(rejectedDir())).sort()).toEqual(['other.json', 'other.json.error.json', 'typo.json', 'typo.json.error.json']);
+
+    const list = await maestro('requeue');
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/typo\.json\s+SPEC_/);
+    expect(list.stdout).toContain('maestro requeue <file…> | --all');
+
+    // The person fixes the file where it lies, then requeues it by name.
+    await writeFile(path.join(rejectedDir(), 'typo.json'), JSON.stringify({ task_description: 'Review the rollout plan', config: { max_rounds: 1 } }));
+    const moved = await maestro('requeue', '.maestro/rejected/typo.json');
+    expect(moved.code).toBe(0);
+    expect(moved.stdout).toContain('typo.json → commands/typo.json');
+    expect(await readdir(rejectedDir())).toEqual(['other.json', 'other.json.error.json']);
+    const watch = await maestro('watch', '--once', '--json');
+    expect(watch.stdout).toMatch(/"status":"completed"/);
+    await expect(access(path.join(ws.dir, 'commands', 'typo.json'))).rejects.toThrow();
+  });
+
+  it('never overwrites a file in commands/, refuses unknown names, and --all takes everything', async () => {
+    await writeFile(path.join(ws.dir, 'commands', 'a.json'), '{');
+    expect((await maestro('watch', '--once')).code).toBe(0);
+    await writeFile(path.join(ws.dir, 'commands', 'a.json'), 'a new command with the same name');
+    const unknown = await maestro('requeue', 'zzz.json');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('not in .maestro/rejected/: zzz.json');
+    const all = await maestro('requeue', '--all');
+    expect(all.stdout).toContain('a.json → commands/a.requeued-1.json');
+    expect(await readFile(path.join(ws.dir, 'commands', 'a.json'), 'utf8')).toBe('a new command with the same name');
+    expect(await readFile(path.join(ws.dir, 'commands', 'a.requeued-1.json'), 'utf8')).toBe('{');
+    expect((await maestro('requeue', '--all')).stdout).toContain('nothing was rejected');
+  });
+});
