@@ -2,20 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { jsonSchemaOf, readStructured } from '../../src/domain/structured-reply.js';
 import { parseVerdict, VerdictReply } from '../../src/domain/verdict.js';
-import { REPLY_CORPUS, type Reading } from '../fixtures/reply-corpus.js';
-
-/** What a verdict's reading looks like, in the corpus's terms. */
-export function expectReading(verdict: ReturnType<typeof parseVerdict>, reading: Reading): void {
-  if (reading.valid) {
-    expect(verdict.problem).toBeUndefined();
-    expect(verdict).toMatchObject({ valid: true, action: reading.action, confidence: reading.confidence, ...(reading.rationale ? { rationale: reading.rationale } : {}) });
-    expect([...(verdict.tolerated ?? [])].sort()).toEqual([...(reading.tolerated ?? [])].sort());
-    expect(verdict.extraKeys ?? 0).toBe(reading.extraKeys ?? 0);
-  } else {
-    expect(verdict).toMatchObject({ valid: false, action: 'escalate', confidence: 1 });
-    expect(verdict.problem).toMatch(reading.problem);
-  }
-}
+import { expectReading, REPLY_CORPUS } from '../fixtures/reply-corpus.js';
 
 describe('the tolerant reader on the reply corpus', () => {
   it('holds at least 30 shapes, valid and invalid', () => {
