@@ -19,7 +19,7 @@ function instantServer() {
       req.on('data', (d) => (body += d));
       req.on('end', () => {
         const json = JSON.parse(body);
-        const verdict = json.response_format?.type === 'json_object';
+        const verdict = Boolean(json.response_format);
         const content = verdict ? '{"action":"proceed","confidence":0.8,"rationale":"ok"}' : 'A short, useful reply from the council member.';
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: json.model, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }));

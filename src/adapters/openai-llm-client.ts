@@ -1,7 +1,8 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { InternalError, LlmError, type LlmErrorKind } from '../domain/errors.js';
-import type { LlmClient, LlmReply, LlmRequest } from '../domain/ports.js';
-import type { ResolvedRoute } from '../domain/route.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { LlmClient, LlmNotice, LlmReply, LlmRequest } from '../domain/ports.js';
+import type { JsonMode, ResolvedRoute } from '../domain/route.js';
 import { BodyTimeoutError, type CallTrace, createEndpointFetch, traceCall } from './endpoint-fetch.js';
 
 /** Sent as the key to local servers (Ollama, vLLM, llama.cpp) that need none; the SDK insists on one. */
@@ -36,67 +37,100 @@ export class OpenAiLlmClient implements LlmClient {
   readonly rehearsal = false;
   readonly #route: ResolvedRoute;
   readonly #client: ChatCompletionsApi;
+  /** How JSON is asked for now; steps down (json_schema → json_object → prompt) when the endpoint rejects it. */
+  #jsonMode: JsonMode;
 
   constructor(options: OpenAiLlmClientOptions) {
     const { route } = options;
     if (route.provider !== 'openai') throw new InternalError(`route "${route.id}" is not an openai route`);
     this.#route = route;
+    this.#jsonMode = route.json_mode;
     this.label = `${route.id} (${route.model})`;
     this.#client = options.client ?? createSdkClient(route, options.apiKey);
   }
 
   async complete(request: LlmRequest, signal?: AbortSignal): Promise<LlmReply> {
     signal?.throwIfAborted();
+    const route = this.#route;
     const trace: CallTrace = { attempts: 0 };
+    const notices: LlmNotice[] = [];
+    let fallbackAttempts = 0;
+    // The SDK adds an abort listener to the signal it is given on every request and never removes
+    // it; each call gets its own signal, linked to the caller's and released when the call ends.
+    const call = linkedSignal(signal);
     try {
-      const result = await traceCall(trace, () => (this.#route.stream ? this.#streamed(request, signal) : this.#whole(request, signal)));
-      signal?.throwIfAborted();
-      if (result.content.trim().length === 0) {
-        throw llmError(this.#route, 'invalid_output', `the model returned no content${result.why ? ` (${result.why})` : ''}`, true);
+      for (;;) {
+        const mode = this.#modeFor(request);
+        try {
+          const result = await traceCall(trace, () => (route.stream ? this.#streamed(request, mode, call.signal) : this.#whole(request, mode, call.signal)));
+          signal?.throwIfAborted();
+          return {
+            content: result.content,
+            model: `${route.id}/${route.model}`,
+            ...(result.usage ? { usage: result.usage } : {}),
+            ...(notices.length > 0 ? { notices } : {}),
+          };
+        } catch (error) {
+          // Cancellation is not a model failure: the caller gets its own abort reason back.
+          signal?.throwIfAborted();
+          const next = mode === 'json_schema' ? 'json_object' : mode === 'json_object' ? 'prompt' : undefined;
+          if (mode && next && error instanceof APIError && error.status === 400) {
+            // The endpoint does not take this response_format: ask the next way, for the rest of this client's life.
+            this.#jsonMode = next;
+            fallbackAttempts += 1;
+            notices.push({ kind: 'json_mode_fallback', route: route.id, from: mode, to: next, status: 400 });
+            continue;
+          }
+          // A malformed body, no choices, a cut stream: one-off, retried within the same budget as a 5xx.
+          if (isOneOff(error) && trace.attempts - fallbackAttempts <= route.max_retries) {
+            await sleep(ONE_OFF_BACKOFF_MS * (trace.attempts - fallbackAttempts), undefined, { signal: call.signal }).catch(() => undefined);
+            signal?.throwIfAborted();
+            continue;
+          }
+          throw toLlmError(error, route, { attempts: trace.attempts - fallbackAttempts });
+        }
       }
-      return {
-        content: result.content,
-        model: `${this.#route.id}/${this.#route.model}`,
-        ...(result.usage ? { usage: result.usage } : {}),
-      };
-    } catch (error) {
-      // Cancellation is not a model failure: the caller gets its own abort reason back.
-      signal?.throwIfAborted();
-      throw toLlmError(error, this.#route, trace);
+    } finally {
+      call.release();
     }
   }
 
-  async #whole(request: LlmRequest, signal: AbortSignal | undefined): Promise<Draft> {
-    const completion = await this.#client.chat.completions.create({ ...this.#params(request), stream: false }, signal ? { signal } : {});
-    const choice = completion.choices[0];
-    const refused = choice?.message.refusal ? 'the model refused' : undefined;
-    return {
-      content: choice?.message.content ?? '',
-      usage: readUsage(completion.usage),
-      why: refused ?? (choice ? `finish_reason ${choice.finish_reason}` : 'no choices'),
-    };
+  /** How this request asks for JSON on this route now (`undefined`: it is not a JSON request). */
+  #modeFor(request: LlmRequest): JsonMode | undefined {
+    if (!request.json) return undefined;
+    return this.#jsonMode === 'json_schema' && !request.jsonSchema ? 'json_object' : this.#jsonMode;
   }
 
-  async #streamed(request: LlmRequest, signal: AbortSignal | undefined): Promise<Draft> {
-    const stream = await this.#client.chat.completions.create(
-      { ...this.#params(request), stream: true, stream_options: { include_usage: true } },
-      signal ? { signal } : {},
-    );
+  async #whole(request: LlmRequest, mode: JsonMode | undefined, signal: AbortSignal): Promise<Draft> {
+    const completion = await this.#client.chat.completions.create({ ...this.#params(request, mode), stream: false }, { signal });
+    const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined;
+    if (!choice) throw new OneOffFailure('invalid_output', 'the endpoint sent a completion with no choices');
+    const content = choice.message?.content ?? '';
+    if (content.trim().length === 0) {
+      const why = choice.message?.refusal ? 'the model refused' : `finish_reason ${choice.finish_reason}`;
+      throw llmError(this.#route, 'invalid_output', `the model returned no content (${why})`, true);
+    }
+    return { content, usage: readUsage(completion.usage) };
+  }
+
+  async #streamed(request: LlmRequest, mode: JsonMode | undefined, signal: AbortSignal): Promise<Draft> {
+    const stream = await this.#client.chat.completions.create({ ...this.#params(request, mode), stream: true, stream_options: { include_usage: true } }, { signal });
     let content = '';
     let usage: Usage | undefined;
     let finish: string | null | undefined;
-    // The SDK ends the iteration quietly on abort; complete() checks the signal afterwards.
     for await (const chunk of stream) {
       const choice = chunk.choices[0];
       content += choice?.delta.content ?? '';
       finish = choice?.finish_reason ?? finish;
       usage = readUsage(chunk.usage) ?? usage;
     }
-    if (!finish) throw llmError(this.#route, 'network', 'the stream ended before the model finished', true);
-    return { content, usage, why: `finish_reason ${finish}` };
+    // The SDK ends the iteration quietly on abort too; complete() tells the two apart by the caller's signal.
+    if (!finish) throw new OneOffFailure('network', 'the stream ended before the model finished');
+    if (content.trim().length === 0) throw llmError(this.#route, 'invalid_output', `the model returned no content (finish_reason ${finish})`, true);
+    return { content, usage };
   }
 
-  #params(request: LlmRequest): ChatParams {
+  #params(request: LlmRequest, mode: JsonMode | undefined): ChatParams {
     const route = this.#route;
     const params: ChatParams = {
       model: route.model,
@@ -108,7 +142,10 @@ export class OpenAiLlmClient implements LlmClient {
       if (isOpenAiHosted(route.base_url)) params.max_completion_tokens = route.max_output_tokens;
       else params.max_tokens = route.max_output_tokens;
     }
-    if (request.json && route.json_mode === 'response_format') params.response_format = { type: 'json_object' };
+    if (mode === 'json_object') params.response_format = { type: 'json_object' };
+    if (mode === 'json_schema' && request.jsonSchema) {
+      params.response_format = { type: 'json_schema', json_schema: { name: request.jsonSchema.name, schema: request.jsonSchema.schema, strict: true } };
+    }
     return params;
   }
 }
@@ -116,8 +153,38 @@ export class OpenAiLlmClient implements LlmClient {
 interface Draft {
   readonly content: string;
   readonly usage: Usage | undefined;
-  /** Why the content might be empty, for the error message. */
-  readonly why?: string;
+}
+
+/** Pause before retrying a one-off failure, times the attempts made (the SDK backs off from 0.5 s for a 5xx). */
+const ONE_OFF_BACKOFF_MS = 100;
+
+/** A reply that arrived broken (no choices, a cut stream); another attempt will likely do. */
+class OneOffFailure extends Error {
+  constructor(
+    readonly kind: LlmErrorKind,
+    readonly what: string,
+  ) {
+    super(what);
+    this.name = 'OneOffFailure';
+  }
+}
+
+/** Failures after a response arrived, which the SDK does not retry: malformed body, no choices, a cut body. */
+function isOneOff(error: unknown): boolean {
+  if (error instanceof OneOffFailure || error instanceof SyntaxError) return true;
+  if (error instanceof LlmError) return error.kind === 'invalid_output' && error.retryable;
+  // Undici reports a connection dropped mid-body as a TypeError ("terminated").
+  return error instanceof TypeError && !(error instanceof APIError);
+}
+
+/** An AbortController that follows `parent`; `release()` removes the listener it put on `parent`. */
+function linkedSignal(parent: AbortSignal | undefined): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  if (!parent) return { signal: controller.signal, release: () => undefined };
+  const follow = (): void => controller.abort(parent.reason);
+  if (parent.aborted) follow();
+  else parent.addEventListener('abort', follow, { once: true });
+  return { signal: controller.signal, release: () => parent.removeEventListener('abort', follow) };
 }
 
 function createSdkClient(route: ResolvedRoute, apiKey: string | undefined): OpenAI {
@@ -189,7 +256,8 @@ function safeCause(error: unknown): unknown {
  * from the status and short codes only: the SDK's own messages quote the response body.
  */
 function toLlmError(error: unknown, route: ResolvedRoute, trace: CallTrace): LlmError {
-  if (error instanceof LlmError) return error;
+  if (error instanceof LlmError) return error.retryable && trace.attempts > 1 ? withRetries(error, trace) : error;
+  if (error instanceof OneOffFailure) return withRetries(llmError(route, error.kind, error.what, true), trace);
   const retries = trace.attempts > 1 ? ` after ${trace.attempts - 1} ${trace.attempts === 2 ? 'retry' : 'retries'}` : '';
   const make = (kind: LlmErrorKind, what: string, retryable: boolean, status?: number): LlmError =>
     llmError(route, kind, what, retryable, status, safeCause(error));
@@ -215,9 +283,17 @@ function toLlmError(error: unknown, route: ResolvedRoute, trace: CallTrace): Llm
     if (status >= 500 || status === 409) return make('server', `${http} from the endpoint${retries}`, true, status);
     return make('bad_request', `the endpoint rejected the request (${http}) for model "${route.model}"`, false, status);
   }
-  if (error instanceof SyntaxError) return make('invalid_output', 'the endpoint sent a reply that is not valid JSON', true);
+  if (error instanceof SyntaxError) return make('invalid_output', `the endpoint sent a reply that is not valid JSON${retries}`, true);
   // Undici reports a connection dropped mid-body as a TypeError ("terminated").
-  return make('network', `the connection to ${endpointName(route)} failed while reading the reply`, true);
+  return make('network', `the connection to ${endpointName(route)} failed while reading the reply${retries}`, true);
+}
+
+/** The same failure, saying how many attempts were made. */
+function withRetries(error: LlmError, trace: CallTrace): LlmError {
+  const n = trace.attempts - 1;
+  if (n < 1) return error;
+  const route = error.route ? { route: error.route } : {};
+  return new LlmError(`${error.message} after ${n} ${n === 1 ? 'retry' : 'retries'}`, error.retryable, error.status, { kind: error.kind, ...route, ...(error.cause === undefined ? {} : { cause: error.cause }) });
 }
 
 function endpointName(route: ResolvedRoute): string {

@@ -13,6 +13,7 @@ import { totalUsage } from '../domain/usage.js';
 import { isConflictStopped } from '../domain/loop-policy/workspace-loop.js';
 import { orchestratorSystemPrompt, planRequestPrompt } from '../domain/prompts.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
+import { parseVerdict, verdictAuditDetails } from '../domain/verdict.js';
 import { GuardedKnowledgeBase } from './guarded-knowledge.js';
 import { conflictFingerprint } from './loop-policy.js';
 import { gatherGateFacts } from './gate-facts.js';
@@ -286,8 +287,12 @@ async function auditStep(audit: AuditSink, step: Step, deps: RunDeps): Promise<v
       reply_chars: step.reply.length,
       duration_ms: step.duration_ms,
       ...(step.usage ? { prompt_tokens: step.usage.prompt_tokens, completion_tokens: step.usage.completion_tokens } : {}),
+      ...(step.kind === 'verdict' ? verdictAuditDetails(parseVerdict(step.persona, step.reply)) : {}),
     }),
   );
+  for (const n of step.notices ?? []) {
+    await audit.append(auditEvent('JSON_MODE_FALLBACK', runDecision('model', 'JSON_MODE_FALLBACK'), { persona: step.persona, route: n.route, from: n.from, to: n.to, status: n.status }));
+  }
   for (const k of step.knowledge) {
     await audit.append(
       auditEvent('KNOWLEDGE_REQUEST', runDecision('knowledge', k.reason_code), {

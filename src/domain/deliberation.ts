@@ -7,7 +7,7 @@ import type { Persona } from './persona.js';
 import type { ChatMessage, KnowledgeBase, LlmClient, OnProgress } from './ports.js';
 import { orchestratorSystemPrompt, renderKnowledgeResult, stepInstruction } from './prompts.js';
 import type { KnowledgeResult, RunPlan, Step } from './run-state.js';
-import { parseVerdict, type Verdict } from './verdict.js';
+import { parseVerdict, VERDICT_SCHEMA, verdictRetryPrompt, type Verdict } from './verdict.js';
 
 export interface DeliberationInput {
   readonly runId: string;
@@ -125,26 +125,29 @@ async function runStep(
   const prompt = composePrompt(input, ctx);
   const messages = buildMessages(input, persona, steps, prompt);
   const startedAt = deps.now();
-  const request = { persona: persona.id, purpose: scheduled.kind, round: scheduled.round, messages, json: scheduled.kind === 'verdict' };
+  const verdict = scheduled.kind === 'verdict';
+  const request = { persona: persona.id, purpose: scheduled.kind, round: scheduled.round, messages, ...(verdict ? { json: true, jsonSchema: VERDICT_SCHEMA } : {}) };
   let reply = await deps.llm.complete(request, deps.signal);
   let calls = 1;
   let usage = reply.usage;
-  if (scheduled.kind === 'verdict') {
+  const notices = [...(reply.notices ?? [])];
+  if (verdict) {
     // A malformed verdict is asked for once more, with the validation problem; then it fails closed.
-    const verdict = parseVerdict(persona.id, reply.content);
-    if (!verdict.valid) {
+    const first = parseVerdict(persona.id, reply.content);
+    if (!first.valid) {
       const retry = await deps.llm.complete(
         {
           ...request,
           messages: [
             ...messages,
             { role: 'assistant', content: reply.content },
-            { role: 'user', content: `That was not a valid verdict (${verdict.problem ?? 'invalid'}). Reply with ONE JSON object and nothing else: {"action": "proceed" | "investigate" | "escalate", "confidence": <0..1>, "rationale": "<one line>"}` },
+            { role: 'user', content: verdictRetryPrompt(first.problem ?? 'invalid') },
           ],
         },
         deps.signal,
       );
       calls = 2;
+      notices.push(...(retry.notices ?? []));
       usage = sumUsage(usage, retry.usage);
       reply = retry;
     }
@@ -165,6 +168,7 @@ async function runStep(
     ...(usage ? { usage } : {}),
     calls,
     knowledge,
+    ...(notices.length > 0 ? { notices } : {}),
   };
 }
 

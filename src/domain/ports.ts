@@ -1,6 +1,7 @@
 import type { AuditEvent } from './audit.js';
 import type { LoopPolicyData } from './loop-policy/workspace-loop.js';
 import type { Persona } from './persona.js';
+import type { JsonMode } from './route.js';
 import type { KnowledgeResult, RunState } from './run-state.js';
 import type { HistoryMessage, SessionState } from './session-state.js';
 
@@ -17,13 +18,19 @@ export interface LlmRequest {
   readonly messages: readonly ChatMessage[];
   /** The reply must be one JSON object (verdicts). */
   readonly json?: boolean;
+  /** The JSON Schema of that object, for endpoints that take one (`json_mode: json_schema`). */
+  readonly jsonSchema?: { readonly name: string; readonly schema: Record<string, unknown> };
 }
+
+/** Something a call did that belongs on the record (category-level, no content). */
+export type LlmNotice = { readonly kind: 'json_mode_fallback'; readonly route: string; readonly from: JsonMode; readonly to: JsonMode; readonly status: number };
 
 export interface LlmReply {
   readonly content: string;
   /** Route/model that produced it, as shown in artifacts. */
   readonly model: string;
   readonly usage?: { prompt_tokens: number; completion_tokens: number };
+  readonly notices?: readonly LlmNotice[];
 }
 
 /** The one interface every model sits behind. */

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { KnowledgeAction } from './persona.js';
 
+/** How structured output is asked for, in fallback order: the JSON Schema, any JSON object, the prompt alone. */
+export const JSON_MODES = ['json_schema', 'json_object', 'prompt'] as const;
+export const JsonMode = z.enum(JSON_MODES);
+export type JsonMode = z.infer<typeof JsonMode>;
+
 /**
  * A named model route in `maestro.config.json`: which provider and model answer, where, and under
  * which limits. The key itself is never in the config — only the name of the variable holding it.
@@ -25,8 +30,12 @@ export const Route = z.strictObject({
   locality: z.enum(['local', 'remote']).optional(),
   /** Knowledge actions personas on this route may use (intersected with the persona's own). */
   privileges: z.array(KnowledgeAction).default(['READ_FILE', 'QUERY_CORTEX']),
-  /** How JSON replies are requested: the API's response_format, or a strict prompt only. */
-  json_mode: z.enum(['response_format', 'prompt']).default('response_format'),
+  /**
+   * How JSON replies are requested: `json_schema` (the reply's JSON Schema in `response_format`),
+   * `json_object` (any JSON object), or `prompt` (the instruction alone). An endpoint that rejects
+   * the format with HTTP 400 is asked the next way. `response_format`, the older name, means `json_object`.
+   */
+  json_mode: z.preprocess((v) => (v === 'response_format' ? 'json_object' : v), JsonMode).default('json_schema'),
   /** Ask for a streamed response (server-sent events). */
   stream: z.boolean().default(false),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JSON_MODES } from './route.js';
 import { CommandFile, ArbitrationStrategy } from './command-file.js';
 import { DecisionRecord } from './decision.js';
 import { formatIssues, type Parsed } from './issues.js';
@@ -46,6 +47,10 @@ export const Step = z.strictObject({
   /** Model calls this step took (a malformed verdict is asked again once). */
   calls: z.number().int().min(1).default(1),
   knowledge: z.array(KnowledgeResult).default([]),
+  /** What the model calls of this step put on the record (e.g. a json_mode fallback). */
+  notices: z
+    .array(z.strictObject({ kind: z.literal('json_mode_fallback'), route: z.string(), from: z.enum(JSON_MODES), to: z.enum(JSON_MODES), status: z.number().int() }))
+    .optional(),
 });
 export type Step = z.infer<typeof Step>;
 

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { jsonSchemaOf, readStructured, type Tolerance } from './structured-reply.js';
 
 export const VERDICT_ACTIONS = ['proceed', 'investigate', 'escalate'] as const;
 export const VerdictAction = z.enum(VERDICT_ACTIONS);
 export type VerdictAction = z.infer<typeof VerdictAction>;
 
-/** What a persona must answer when asked for its verdict (strict JSON). */
+/** What a persona must answer when asked for its verdict (strict JSON; also sent as the JSON Schema). */
 export const VerdictReply = z.strictObject({
   action: VerdictAction,
   confidence: z.number().min(0).max(1),
@@ -12,51 +13,47 @@ export const VerdictReply = z.strictObject({
 });
 export type VerdictReply = z.infer<typeof VerdictReply>;
 
+/** The verdict's JSON Schema, as sent to endpoints that take one (`json_mode: json_schema`). */
+export const VERDICT_SCHEMA = { name: 'verdict', schema: jsonSchemaOf(VerdictReply) };
+
 /** A persona's verdict as the council records it; `valid: false` means it was missing or malformed. */
 export interface Verdict extends VerdictReply {
   readonly persona: string;
   readonly valid: boolean;
   /** Why the reply was not accepted, when `valid` is false. */
   readonly problem?: string;
+  /** What the tolerant reader accepted that strict JSON would not (for the audit record). */
+  readonly tolerated?: readonly Tolerance[];
+  /** Keys the reply carried beyond the schema's, ignored. */
+  readonly extraKeys?: number;
 }
 
 /**
- * Reads a verdict from a reply: the last JSON object in it that has an `action` key.
- * Missing or malformed counts as `escalate` with confidence 1 — fail closed.
+ * Reads a verdict from a reply through the tolerant reader (fences, prose, key and enum case,
+ * numbers as text, a confidence in percent). What is still invalid counts as `escalate` with
+ * confidence 1 — fail closed.
  */
 export function parseVerdict(persona: string, reply: string): Verdict {
-  const candidate = lastJsonObject(reply);
-  if (candidate === undefined) return failClosed(persona, 'no JSON verdict found in the reply');
-  const result = VerdictReply.safeParse(candidate);
-  if (!result.success) {
-    const first = result.error.issues[0];
-    return failClosed(persona, `malformed verdict (${first ? `${first.path.join('.') || '(root)'}: ${first.message}` : 'invalid'})`);
-  }
-  return { persona, valid: true, ...result.data };
+  const read = readStructured(reply, VerdictReply, { percentages: ['confidence'] });
+  const seen = { ...(read.tolerated.length > 0 ? { tolerated: read.tolerated } : {}), ...(read.extraKeys > 0 ? { extraKeys: read.extraKeys } : {}) };
+  if (!read.ok) return { ...failClosed(persona, `malformed verdict (${read.error})`), ...seen };
+  return { persona, valid: true, ...read.value, ...seen };
+}
+
+/** The instruction that asks again for a verdict, quoting what was wrong with the first one. */
+export function verdictRetryPrompt(problem: string): string {
+  return `That was not a valid verdict (${problem}). Reply with ONE JSON object and nothing else: {"action": "proceed" | "investigate" | "escalate", "confidence": <0..1>, "rationale": "<one line>"}`;
+}
+
+/** What the audit record of a verdict step says about its reading: categories and counts only. */
+export function verdictAuditDetails(verdict: Verdict): Record<string, unknown> {
+  return {
+    verdict_valid: verdict.valid,
+    ...(verdict.tolerated ? { verdict_tolerated: [...verdict.tolerated] } : {}),
+    ...(verdict.extraKeys ? { verdict_extra_keys: verdict.extraKeys } : {}),
+  };
 }
 
 function failClosed(persona: string, problem: string): Verdict {
   return { persona, valid: false, problem, action: 'escalate', confidence: 1, rationale: `fail-closed: ${problem}` };
-}
-
-/** The last balanced `{...}` in the text that parses as a JSON object with an `action` key. */
-function lastJsonObject(text: string): unknown {
-  const limited = text.length > 20_000 ? text.slice(-20_000) : text;
-  for (let end = limited.lastIndexOf('}'); end >= 0; end = limited.lastIndexOf('}', end - 1)) {
-    let depth = 0;
-    for (let start = end; start >= 0; start--) {
-      const ch = limited[start];
-      if (ch === '}') depth++;
-      else if (ch === '{' && --depth === 0) {
-        try {
-          const value: unknown = JSON.parse(limited.slice(start, end + 1));
-          if (value !== null && typeof value === 'object' && !Array.isArray(value) && 'action' in value) return value;
-        } catch {
-          // not JSON at this span; keep looking further left
-        }
-        break;
-      }
-    }
-  }
-  return undefined;
 }

@@ -4,7 +4,9 @@ import { LOCAL_PLACEHOLDER_KEY, OpenAiLlmClient, type ChatCompletionsApi } from 
 import { LlmError } from '../../src/domain/errors.js';
 import type { LlmRequest } from '../../src/domain/ports.js';
 import { Route, type ResolvedRoute } from '../../src/domain/route.js';
-import { type ChatHandler, type ChatServer, startChatServer } from '../fakes/chat-server.js';
+import { getEventListeners } from 'node:events';
+import { VERDICT_SCHEMA } from '../../src/domain/verdict.js';
+import { FAULTS, rejectingResponseFormat, scripted, type ChatHandler, type ChatServer, startChatServer } from '../fakes/chat-server.js';
 
 // Every test here goes through the real SDK over real HTTP to a server on 127.0.0.1.
 
@@ -88,14 +90,24 @@ describe('OpenAiLlmClient: replies', () => {
     expect(await clientFor({ stream: true }).complete(aRequest())).toEqual({ content: 'no usage here', model: 'local/test-model' });
   });
 
-  it('asks for response_format json_object only for JSON requests on a response_format route', async () => {
+  it('asks for JSON the way the route says: the JSON Schema (default), any object, or the prompt alone', async () => {
     handler = () => ({ content: '{"action":"proceed","confidence":0.8,"rationale":"ok"}' });
-    await clientFor({ json_mode: 'response_format' }).complete(aRequest({ purpose: 'verdict', json: true }));
-    await clientFor({ json_mode: 'prompt' }).complete(aRequest({ purpose: 'verdict', json: true }));
-    await clientFor({ json_mode: 'response_format' }).complete(aRequest());
+    const verdict = aRequest({ purpose: 'verdict', json: true, jsonSchema: VERDICT_SCHEMA });
+    await clientFor().complete(verdict);
+    await clientFor({ json_mode: 'json_object' }).complete(verdict);
+    await clientFor({ json_mode: 'prompt' }).complete(verdict);
+    await clientFor().complete(aRequest({ purpose: 'verdict', json: true }));
+    await clientFor().complete(aRequest());
 
     const formats = server.requests.map((r) => r.body?.response_format);
-    expect(formats).toEqual([{ type: 'json_object' }, undefined, undefined]);
+    expect(formats).toEqual([
+      { type: 'json_schema', json_schema: { name: 'verdict', strict: true, schema: VERDICT_SCHEMA.schema } },
+      { type: 'json_object' },
+      undefined,
+      { type: 'json_object' }, // a JSON request without a schema
+      undefined,
+    ]);
+    expect(Route.parse({ provider: 'openai', model: 'm', json_mode: 'response_format' }).json_mode).toBe('json_object');
   });
 
   it('sends a placeholder key to a local endpoint when none is configured', async () => {
@@ -221,10 +233,12 @@ describe('OpenAiLlmClient: failures', () => {
     expect(error).toMatchObject({ kind: 'timeout', retryable: true });
   });
 
-  it('reports a stream cut off before the model finished as a network error', async () => {
+  it('reports a stream cut off before the model finished as a network error, after the same retries as a 5xx', async () => {
     handler = () => ({ content: 'half a sent', truncate: true });
-    const error = await failureOf(clientFor({ stream: true }).complete(aRequest()));
+    const error = await failureOf(clientFor({ stream: true, max_retries: 2 }).complete(aRequest()));
     expect(error).toMatchObject({ kind: 'network', retryable: true });
+    expect(error.message).toBe('route "local": the stream ended before the model finished after 2 retries');
+    expect(server.requests).toHaveLength(3);
   });
 
   it('reports an unreachable endpoint as a network error', async () => {
@@ -235,11 +249,12 @@ describe('OpenAiLlmClient: failures', () => {
     expect(error.message).toMatch(/^route "local": could not reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\)$/);
   });
 
-  it('treats empty content as invalid output (retryable)', async () => {
+  it('treats empty content as invalid output, retried like a 5xx', async () => {
     handler = () => ({ content: '  ', finishReason: 'length' });
-    const error = await failureOf(clientFor().complete(aRequest()));
+    const error = await failureOf(clientFor({ max_retries: 1 }).complete(aRequest()));
     expect(error).toMatchObject({ kind: 'invalid_output', retryable: true });
-    expect(error.message).toBe('route "local": the model returned no content (finish_reason length)');
+    expect(error.message).toBe('route "local": the model returned no content (finish_reason length) after 1 retry');
+    expect(server.requests).toHaveLength(2);
   });
 
   it('never repeats a body in the message when the endpoint sends garbage', async () => {
@@ -260,6 +275,88 @@ describe('OpenAiLlmClient: failures', () => {
       expect(shown).not.toContain('Round 1 of 2');
       expect(shown).not.toContain(KEY);
     }
+  });
+});
+
+describe('OpenAiLlmClient: one-off faults are retried on the same route', () => {
+  it.each([
+    ['a malformed body', false, FAULTS.malformedBody()],
+    ['empty choices', false, FAULTS.emptyChoices()],
+    ['empty choices, streamed', true, FAULTS.emptyChoices()],
+    ['a cut stream', true, FAULTS.cutStream()],
+  ] as const)('%s once: the second attempt answers', async (_what, stream, fault) => {
+    handler = scripted([fault], () => ({ content: 'second attempt' }));
+    const reply = await clientFor({ stream, max_retries: 2 }).complete(aRequest());
+    expect(reply.content).toBe('second attempt');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('a malformed body every time: max_retries + 1 attempts, then an invalid_output error naming them', async () => {
+    handler = () => FAULTS.malformedBody();
+    const error = await failureOf(clientFor({ max_retries: 2 }).complete(aRequest()));
+    expect(server.requests).toHaveLength(3);
+    expect(error).toMatchObject({ kind: 'invalid_output', retryable: true });
+    expect(error.message).toBe('route "local": the endpoint sent a reply that is not valid JSON after 2 retries');
+  });
+
+  it('no retry budget, no retry', async () => {
+    handler = () => FAULTS.emptyChoices();
+    const error = await failureOf(clientFor({ max_retries: 0 }).complete(aRequest()));
+    expect(server.requests).toHaveLength(1);
+    expect(error.message).toBe('route "local": the endpoint sent a completion with no choices');
+  });
+
+  it('a 5xx then a malformed body share one budget', async () => {
+    handler = scripted([{ status: 500, error: { message: 'boom' }, headers: FAST_RETRY }, FAULTS.malformedBody()], () => ({ content: 'never' }));
+    const error = await failureOf(clientFor({ max_retries: 1 }).complete(aRequest()));
+    expect(server.requests).toHaveLength(2);
+    expect(error.kind).toBe('invalid_output');
+  });
+});
+
+describe('OpenAiLlmClient: an endpoint that rejects response_format', () => {
+  const verdict = (): LlmRequest => aRequest({ purpose: 'verdict', json: true, jsonSchema: VERDICT_SCHEMA });
+  const ok = '{"action":"proceed","confidence":0.8,"rationale":"ok"}';
+
+  it('falls back json_schema → json_object once, says so on the reply, and keeps the fallback for later calls', async () => {
+    handler = rejectingResponseFormat(['json_schema'], () => ({ content: ok }));
+    const llm = clientFor({ max_retries: 0 });
+
+    const first = await llm.complete(verdict());
+    const second = await llm.complete(verdict());
+
+    expect(first.content).toBe(ok);
+    expect(first.notices).toEqual([{ kind: 'json_mode_fallback', route: 'local', from: 'json_schema', to: 'json_object', status: 400 }]);
+    expect(second.notices).toBeUndefined();
+    expect(server.requests.map((r) => r.body?.response_format?.type)).toEqual(['json_schema', 'json_object', 'json_object']);
+  });
+
+  it('falls back all the way to the prompt when no response_format is accepted', async () => {
+    handler = rejectingResponseFormat(['json_schema', 'json_object'], () => ({ content: ok }));
+    const reply = await clientFor({ stream: true }).complete(verdict());
+    expect(reply.notices?.map((n) => `${n.from}→${n.to}`)).toEqual(['json_schema→json_object', 'json_object→prompt']);
+    expect(server.requests.map((r) => r.body?.response_format?.type)).toEqual(['json_schema', 'json_object', undefined]);
+  });
+
+  it('a 400 that is not about the format still fails as bad_request once the prompt mode is reached', async () => {
+    handler = () => ({ status: 400, error: { message: 'context too long', type: 'invalid_request_error', code: 'context_length_exceeded' } });
+    const error = await failureOf(clientFor().complete(verdict()));
+    expect(error).toMatchObject({ kind: 'bad_request', status: 400 });
+    expect(server.requests).toHaveLength(3);
+  });
+});
+
+describe('OpenAiLlmClient: abort listeners', () => {
+  it('leaves no listener on the run signal after many calls, streamed or not', async () => {
+    const run = new AbortController();
+    const added = vi.spyOn(run.signal, 'addEventListener');
+    const removed = vi.spyOn(run.signal, 'removeEventListener');
+    handler = (_body, n) => (n % 5 === 0 ? FAULTS.emptyChoices() : { content: `reply ${n}` });
+    for (let i = 0; i < 15; i++) await clientFor({ stream: i % 2 === 0 }).complete(aRequest(), run.signal);
+
+    expect(added.mock.calls.length).toBeGreaterThan(0);
+    expect(removed.mock.calls.length).toBe(added.mock.calls.length);
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
   });
 });
 

@@ -65,8 +65,8 @@ describe('the openai provider through the real SDK and a chat-completions server
     expect(s.chatRequests()).toHaveLength(13);
     expect(s.chatRequests().every((q) => q.headers.authorization === `Bearer ${KEY}`)).toBe(true);
     expect(s.chatRequests().every((q) => Boolean(q.body?.stream) === stream)).toBe(true);
-    // Verdicts ask for JSON through response_format.
-    expect(s.chatRequests().filter((q) => q.body?.response_format?.type === 'json_object')).toHaveLength(3);
+    // Verdicts ask for JSON through response_format, with the verdict's JSON Schema.
+    expect(s.chatRequests().filter((q) => q.body?.response_format?.type === 'json_schema')).toHaveLength(3);
     const artifact = await readFile(path.join(ws.dir, 'outputs', 'task.md'), 'utf8');
     expect(artifact).toContain('local/test-model');
     expect(artifact).not.toContain('OFFLINE REHEARSAL');
@@ -139,7 +139,7 @@ describe('the openai provider through the real SDK and a chat-completions server
     await task({ config: { max_rounds: 1, arbitration: 'escalate_on_conflict' } });
     const r = await run();
     expect(r.code).toBe(3);
-    const verdictCalls = s.chatRequests().filter((q) => q.body?.response_format?.type === 'json_object');
+    const verdictCalls = s.chatRequests().filter((q) => q.body?.response_format?.type === 'json_schema');
     expect(verdictCalls).toHaveLength(4); // coordinator, strategist, auditor, auditor again
     expect(JSON.stringify(verdictCalls[3]?.body?.messages?.at(-1))).toContain('That was not a valid verdict');
     const state = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', JSON.parse(r.stdout).run_id, 'draft.md'), 'utf8').then((t) => JSON.stringify(t)));

@@ -10,12 +10,16 @@ describe('verdicts', () => {
     });
   });
 
+  it('ignores an extra key and counts it (models add keys like "target": null)', () => {
+    expect(parseVerdict('a', '{"action":"proceed","confidence":0.5,"rationale":"x","override":true}')).toMatchObject({ valid: true, action: 'proceed', extraKeys: 1 });
+  });
+
   it.each([
     ['no JSON at all', 'I agree with everyone.'],
     ['an unknown action', '{"action":"yolo","confidence":0.5,"rationale":"x"}'],
     ['confidence out of range', '{"action":"proceed","confidence":1.5,"rationale":"x"}'],
     ['a missing rationale', '{"action":"proceed","confidence":0.5}'],
-    ['an extra key', '{"action":"proceed","confidence":0.5,"rationale":"x","override":true}'],
+    ['a fraction above 1 that is no percentage', '{"action":"proceed","confidence":1.5,"rationale":"x"}'],
     ['broken JSON', '{"action":"proceed", confidence: 0.5}'],
   ])('fails closed to escalate on %s', (_what, reply) => {
     const v = parseVerdict('a', reply);

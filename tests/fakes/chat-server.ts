@@ -14,7 +14,7 @@ export interface ChatRequestBody {
   readonly messages?: { role: string; content: string }[];
   readonly stream?: boolean;
   readonly stream_options?: { include_usage?: boolean };
-  readonly response_format?: { type: string };
+  readonly response_format?: { type: string; json_schema?: { name: string; strict?: boolean; schema: Record<string, unknown> } };
   readonly temperature?: number;
   readonly max_tokens?: number;
   readonly max_completion_tokens?: number;
@@ -231,7 +231,7 @@ export function personaName(body: ChatRequestBody): string {
 
 /** Whether the request asks for a verdict: JSON mode, or a last user message asking for ONE JSON object. */
 export function isVerdictRequest(body: ChatRequestBody): boolean {
-  if (body.response_format?.type === 'json_object') return true;
+  if (body.response_format?.type === 'json_object' || body.response_format?.type === 'json_schema') return true;
   const lastUser = [...(body.messages ?? [])].reverse().find((m) => m.role === 'user');
   return lastUser?.content.includes('ONE JSON object') ?? false;
 }
@@ -250,5 +250,41 @@ export function councilHandler(options: CouncilHandlerOptions = {}): ChatHandler
       return { content: options.synthesis ?? '### Recommendation\n\nProceed with the first step.\n\n### Next steps\n\n1. Do it.', ...usage };
     }
     return { content: options.turn ? options.turn(name, n) : `${name} speaks (call ${n}).`, ...usage };
+  };
+}
+
+/** Answers the first requests from `script` (one reply each, in order), the rest with `then`. */
+export function scripted(script: readonly ChatReply[], then: ChatHandler = councilHandler()): ChatHandler {
+  return (body, n, request) => script[n - 1] ?? then(body, n, request);
+}
+
+/** Answers 400 to any request whose `response_format` type is listed, like servers that do not support it. */
+export function rejectingResponseFormat(types: readonly string[], then: ChatHandler = councilHandler()): ChatHandler {
+  return (body, n, request) =>
+    body.response_format && types.includes(body.response_format.type)
+      ? { status: 400, error: { message: `response_format.type ${body.response_format.type} is not supported`, type: 'invalid_request_error', code: 'invalid_request_error' } }
+      : then(body, n, request);
+}
+
+/** One-off faults a real endpoint sometimes sends, each a 200 that is not a usable completion. */
+export const FAULTS = {
+  /** A JSON body cut off half-way. */
+  malformedBody: (): RawReply => ({ raw: '{"id":"chatcmpl-x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assis' }),
+  /** A well-formed completion with no choices. */
+  emptyChoices: (): RawReply => ({ raw: JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion', created: 1_700_000_000, model: 'test-model', choices: [] }) }),
+  /** A streamed reply that stops before finish_reason (non-streamed requests get a cut body). */
+  cutStream: (): ContentReply => ({ content: 'I think we should', truncate: true }),
+} as const;
+
+/**
+ * Wraps a handler so that the listed chat requests (1-based) get a fault instead. A cut stream
+ * answers a non-streamed request with a malformed body, since it cannot hang up mid-event there.
+ */
+export function withFaults(faults: Readonly<Record<number, keyof typeof FAULTS>>, then: ChatHandler = councilHandler()): ChatHandler {
+  return (body, n, request) => {
+    const fault = faults[n];
+    if (!fault) return then(body, n, request);
+    if (fault === 'cutStream' && body.stream !== true) return FAULTS.malformedBody();
+    return FAULTS[fault]();
   };
 }
