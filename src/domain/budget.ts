@@ -2,18 +2,18 @@ import { z } from 'zod';
 
 /** Per-run limits (`config.budget` in a command, or the workspace default). Crossing one pauses the run. */
 export const Budget = z.strictObject({
-  max_calls: z.number().int().min(1).optional(),
-  max_prompt_tokens: z.number().int().min(1).optional(),
-  max_completion_tokens: z.number().int().min(1).optional(),
-  max_wall_seconds: z.number().min(1).optional(),
-  max_cost_usd: z.number().positive().optional(),
+  max_calls: z.number().int().min(1).optional().describe('Model calls per run.'),
+  max_prompt_tokens: z.number().int().min(1).optional().describe('Prompt tokens per run.'),
+  max_completion_tokens: z.number().int().min(1).optional().describe('Completion tokens per run.'),
+  max_wall_seconds: z.number().min(1).optional().describe('Seconds from the start of a run.'),
+  max_cost_usd: z.number().positive().optional().describe('USD per run, priced with `prices` (a model without a price pauses the run).'),
 });
 export type Budget = z.infer<typeof Budget>;
 
 /** USD per million tokens for one model. */
 export const Price = z.strictObject({
-  prompt_per_mtok: z.number().min(0),
-  completion_per_mtok: z.number().min(0),
+  prompt_per_mtok: z.number().min(0).describe('USD per million prompt tokens.'),
+  completion_per_mtok: z.number().min(0).describe('USD per million completion tokens.'),
 });
 export type Price = z.infer<typeof Price>;
 

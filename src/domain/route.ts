@@ -11,33 +11,27 @@ export type JsonMode = z.infer<typeof JsonMode>;
  * which limits. The key itself is never in the config — only the name of the variable holding it.
  */
 export const Route = z.strictObject({
-  provider: z.enum(['offline', 'openai']),
-  model: z.string().trim().min(1),
-  /** OpenAI-compatible endpoint; default `OPENAI_BASE_URL`, else the SDK's default (api.openai.com). */
-  base_url: z.string().url().optional(),
-  /** Name of the environment variable holding the API key; default `OPENAI_API_KEY`. */
+  provider: z.enum(['offline', 'openai']).describe('`offline`: the embedded rehearsal model; `openai`: any OpenAI-compatible endpoint through the official SDK.'),
+  model: z.string().trim().min(1).describe('The model name the endpoint knows (`gpt-4o-mini`, `llama3.1:8b`, …).'),
+  base_url: z.string().url().optional().describe('OpenAI-compatible endpoint; default `OPENAI_BASE_URL`, else the SDK\'s default (api.openai.com).'),
   api_key_env: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the NAME of an environment variable, not a key')
-    .optional(),
-  temperature: z.number().min(0).max(2).optional(),
-  max_output_tokens: z.number().int().min(1).max(1_000_000).optional(),
-  /** Per-call timeout in milliseconds. */
-  timeout_ms: z.number().int().min(100).max(600_000).default(60_000),
-  /** Retries the SDK makes on retryable errors (429, 5xx, timeouts) before the call fails. */
-  max_retries: z.number().int().min(0).max(10).default(2),
-  /** `local`: loopback or unix socket, data stays on this machine. Default: inferred from base_url. */
-  locality: z.enum(['local', 'remote']).optional(),
-  /** Knowledge actions personas on this route may use (intersected with the persona's own). */
-  privileges: z.array(KnowledgeAction).default(['READ_FILE', 'QUERY_CORTEX']),
-  /**
-   * How JSON replies are requested: `json_schema` (the reply's JSON Schema in `response_format`),
-   * `json_object` (any JSON object), or `prompt` (the instruction alone). An endpoint that rejects
-   * the format with HTTP 400 is asked the next way. `response_format`, the older name, means `json_object`.
-   */
-  json_mode: z.preprocess((v) => (v === 'response_format' ? 'json_object' : v), JsonMode).default('json_schema'),
-  /** Ask for a streamed response (server-sent events). */
-  stream: z.boolean().default(false),
+    .optional()
+    .describe('Name of the environment variable holding the API key; default `OPENAI_API_KEY`. A local server needs none.'),
+  temperature: z.number().min(0).max(2).optional().describe('Sampling temperature; default: the endpoint\'s own.'),
+  max_output_tokens: z.number().int().min(1).max(1_000_000).optional().describe('Upper bound on each reply\'s tokens; default: the endpoint\'s own.'),
+  timeout_ms: z.number().int().min(100).max(600_000).default(60_000).describe('Per-call timeout in milliseconds.'),
+  max_retries: z.number().int().min(0).max(10).default(2).describe('Retries the SDK makes on retryable errors (429, 5xx, timeouts) before the call fails.'),
+  locality: z.enum(['local', 'remote']).optional().describe('`local`: loopback or unix socket, data stays on this machine. Default: inferred from base_url.'),
+  privileges: z.array(KnowledgeAction).default(['READ_FILE', 'QUERY_CORTEX']).describe('Knowledge actions personas on this route may use (intersected with the persona\'s own).'),
+  json_mode: z
+    .preprocess((v) => (v === 'response_format' ? 'json_object' : v), JsonMode)
+    .default('json_schema')
+    .describe(
+      'How JSON replies are requested: `json_schema` (the reply\'s JSON Schema in `response_format`), `json_object` (any JSON object), or `prompt` (the instruction alone). An endpoint that rejects the format with HTTP 400 is asked the next way. `response_format`, the older name, means `json_object`.',
+    ),
+  stream: z.boolean().default(false).describe('Ask for a streamed response (server-sent events).'),
 });
 export type Route = z.infer<typeof Route>;
 

@@ -6,53 +6,40 @@ import { formatIssues, type Parsed } from './issues.js';
 
 /** `maestro.config.json`: optional; every field has a default. Strict, so typos fail loudly. */
 export const WorkspaceConfig = z.strictObject({
-  $schema: z.string().optional(),
-  schema_version: z.literal(1).default(1),
+  $schema: z.string().optional().describe('Editors: the JSON Schema of this file (`maestro schema --config` prints it).'),
+  schema_version: z.literal(1).default(1).describe('The version of this file\'s format.'),
   deliberation: z
     .strictObject({
-      /** Rounds when a command does not say. */
-      max_rounds: z.number().int().min(1).max(10).default(3),
-      arbitration: ArbitrationStrategy.default('confidence_weighted'),
+      max_rounds: z.number().int().min(1).max(10).default(3).describe('Rounds when a command does not say.'),
+      arbitration: ArbitrationStrategy.default('confidence_weighted').describe('How verdicts become the final action when a command does not say: `confidence_weighted`, `majority_vote`, `pessimistic`, `escalate_on_conflict`, `domain_weighted`.'),
     })
     .default({ max_rounds: 3, arbitration: 'confidence_weighted' }),
   knowledge: z
     .strictObject({
-      /** Folders (workspace-relative) a persona may read from. */
-      roots: z.array(z.string().min(1)).min(1).default(['.']),
-      /** Extra deny patterns: a path segment or file name (`secrets`), or a `*` glob (`*.sqlite`). */
-      deny: z.array(z.string().min(1)).default([]),
-      /** Larger files are truncated to this many bytes, with a note. */
-      max_file_bytes: z.number().int().min(256).max(10_000_000).default(65_536),
-      /** Knowledge requests fulfilled per reply; the rest are refused. */
-      max_requests_per_turn: z.number().int().min(1).max(20).default(5),
+      roots: z.array(z.string().min(1)).min(1).default(['.']).describe('Folders (workspace-relative) a persona may read from.'),
+      deny: z.array(z.string().min(1)).default([]).describe('Extra deny patterns: a path segment or file name (`secrets`), or a `*` glob (`*.sqlite`).'),
+      max_file_bytes: z.number().int().min(256).max(10_000_000).default(65_536).describe('Larger files are truncated to this many bytes, with a note.'),
+      max_requests_per_turn: z.number().int().min(1).max(20).default(5).describe('Knowledge requests fulfilled per reply; the rest are refused.'),
     })
     .default({ roots: ['.'], deny: [], max_file_bytes: 65_536, max_requests_per_turn: 5 }),
   history: z
     .strictObject({
-      /** Token budget for a persona's persisted history in each prompt; older turns are folded into a summary. */
-      max_tokens: z.number().int().min(0).max(1_000_000).default(6_000),
-      /** Runs kept whole in each persona's session file; older ones move to session_states/archive/. */
-      keep_runs: z.number().int().min(1).max(10_000).default(30),
+      max_tokens: z.number().int().min(0).max(1_000_000).default(6_000).describe('Token budget for a persona\'s persisted history in each prompt; older turns are folded into a summary.'),
+      keep_runs: z.number().int().min(1).max(10_000).default(30).describe('Runs kept whole in each persona\'s session file; older ones move to session_states/archive/.'),
     })
     .default({ max_tokens: 6_000, keep_runs: 30 }),
-  /** Route every persona uses unless it names its own (`offline`: the embedded rehearsal model). */
-  default_route: z.string().min(1).default(OFFLINE_ROUTE_ID),
-  /** Named model routes; `offline` always exists. */
-  routes: z.record(z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, 'route names are lowercase letters, digits, ., - and _'), Route).default({}),
-  /** USD per million tokens, by model name, for `budget.max_cost_usd`. */
-  prices: z.record(z.string(), Price).default({}),
-  /** Default per-run budget; a command's `config.budget` overrides it field by field. */
-  budget: Budget.default({}),
+  default_route: z.string().min(1).default(OFFLINE_ROUTE_ID).describe('Route every persona uses unless it names its own (`offline`: the embedded rehearsal model).'),
+  routes: z.record(z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, 'route names are lowercase letters, digits, ., - and _'), Route).default({}).describe('Named model routes; `offline` always exists.'),
+  prices: z.record(z.string(), Price).default({}).describe('USD per million tokens, by model name, for `budget.max_cost_usd`.'),
+  budget: Budget.default({}).describe('Default per-run budget (none by default); a command\'s `config.budget` overrides it field by field. A crossed limit pauses the run.'),
   policy: z
     .strictObject({
-      /** Personal data in a task or its inputs: `stop` (sealed, default), `pause` for a person, or `redact` before any model sees it. */
-      pii: z.enum(['stop', 'pause', 'redact']).default('stop'),
+      pii: z.enum(['stop', 'pause', 'redact']).default('stop').describe('Personal data in a task or its inputs: `stop` (sealed, default), `pause` for a person, or `redact` before any model sees it.'),
     })
     .default({ pii: 'stop' }),
   audit: z
     .strictObject({
-      /** Days an audit log is kept. */
-      retention_days: z.number().int().min(1).max(3650).default(30),
+      retention_days: z.number().int().min(1).max(3650).default(30).describe('Days an audit log is kept.'),
     })
     .default({ retention_days: 30 }),
 });
@@ -65,3 +52,95 @@ export function parseWorkspaceConfig(json: unknown): Parsed<WorkspaceConfig> {
 }
 
 export const DEFAULT_WORKSPACE_CONFIG: WorkspaceConfig = WorkspaceConfig.parse({});
+
+/** The JSON Schema of `maestro.config.json`, generated from the validator (`maestro schema --config`). */
+export function workspaceConfigJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(WorkspaceConfig, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>;
+}
+
+interface JsonSchemaNode {
+  type?: string | string[];
+  enum?: unknown[];
+  const?: unknown;
+  default?: unknown;
+  description?: string;
+  properties?: Record<string, JsonSchemaNode>;
+  additionalProperties?: JsonSchemaNode | boolean;
+  items?: JsonSchemaNode;
+  anyOf?: JsonSchemaNode[];
+  minimum?: number;
+  maximum?: number;
+}
+
+/** One row of the configuration reference: every key of `maestro.config.json`, with its type and default. */
+export interface ConfigKey {
+  readonly key: string;
+  readonly type: string;
+  readonly default: string;
+  readonly description: string;
+}
+
+/**
+ * Every key of `maestro.config.json`, walked from its JSON Schema (so the reference cannot drift from
+ * the validator): objects are descended into, records are shown as `routes.<name>.<key>`.
+ */
+export function configReference(): ConfigKey[] {
+  const rows: ConfigKey[] = [];
+  const walk = (node: JsonSchemaNode, key: string): void => {
+    const record = typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined;
+    if (node.properties && key !== '') {
+      rows.push(row(key, node));
+    }
+    for (const [name, child] of Object.entries(node.properties ?? {})) walk(child, key ? `${key}.${name}` : name);
+    if (record && !node.properties) {
+      rows.push(row(key, node));
+      walk({ ...record, description: undefined, default: undefined }, `${key}.<${key === 'routes' ? 'name' : key === 'prices' ? 'model' : 'key'}>`);
+    }
+    if (!node.properties && !record) rows.push(row(key, node));
+  };
+  walk(workspaceConfigJsonSchema() as JsonSchemaNode, '');
+  // A record's entry object adds a row for itself only when it says something.
+  return rows.filter((r) => !(r.description === '' && r.type === 'object'));
+}
+
+function row(key: string, node: JsonSchemaNode): ConfigKey {
+  const fallback = defaultAt(key);
+  const value = node.default !== undefined ? node.default : fallback;
+  return { key, type: typeOf(node), default: value === undefined ? '—' : JSON.stringify(value), description: node.description ?? '' };
+}
+
+/** What the validator fills in for a key (JSON Schema loses some defaults behind preprocessing). */
+function defaultAt(key: string): unknown {
+  const parts = key.split('.');
+  if (parts[0] === 'routes' && parts.length === 3) {
+    const field = parts[2] as string;
+    return field === 'provider' || field === 'model' ? undefined : (Route.parse({ provider: 'openai', model: 'm' }) as Record<string, unknown>)[field];
+  }
+  let value: unknown = DEFAULT_WORKSPACE_CONFIG;
+  for (const part of parts) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+  return value;
+}
+
+function typeOf(node: JsonSchemaNode): string {
+  if (node.const !== undefined) return JSON.stringify(node.const);
+  if (node.enum) return node.enum.map((v) => JSON.stringify(v)).join(' \\| ');
+  if (node.anyOf) return node.anyOf.map(typeOf).join(' \\| ');
+  const max = node.maximum !== undefined && node.maximum < Number.MAX_SAFE_INTEGER ? node.maximum : undefined;
+  const range = node.minimum !== undefined && max !== undefined ? ` ${node.minimum}–${max}` : node.minimum !== undefined ? ` ≥ ${node.minimum}` : max !== undefined ? ` ≤ ${max}` : '';
+  if (node.type === 'array') {
+    const item = node.items ? typeOf(node.items) : 'any';
+    return item.includes('|') ? `(${item})[]` : `${item}[]`;
+  }
+  if (node.type === 'object') return typeof node.additionalProperties === 'object' ? 'map' : 'object';
+  return `${Array.isArray(node.type) ? node.type.join(' \\| ') : (node.type ?? 'any')}${range}`;
+}
+
+/** The configuration reference as a Markdown table (the README's, and `maestro schema --config --markdown`). */
+export function configReferenceMarkdown(): string {
+  const cell = (s: string): string => s.replace(/\|(?![^`]*`)/g, '\\|').replace(/\n/g, ' ');
+  return [
+    '| key | type | default | what it does |',
+    '|---|---|---|---|',
+    ...configReference().map((r) => `| \`${r.key}\` | ${r.type} | ${r.default === '—' ? '—' : `\`${r.default}\``} | ${cell(r.description)} |`),
+  ].join('\n');
+}
