@@ -24,6 +24,11 @@ describe('readStructured on any schema', () => {
     expect(readStructured('{"next":"stop","target":null,"score":70}', Decision)).toMatchObject({ ok: false, error: expect.stringMatching(/^score: /) });
   });
 
+  it('matches keys case-insensitively for camelCase schemas too', () => {
+    const Item = z.strictObject({ assignedAgent: z.string(), goal: z.string() });
+    expect(readStructured('{"AssignedAgent":"auditor","GOAL":"check"}', Item)).toMatchObject({ ok: true, value: { assignedAgent: 'auditor', goal: 'check' }, tolerated: ['key_case'] });
+  });
+
   it('quotes the validation problem as path: message', () => {
     const read = readStructured('{"next":"maybe","target":null,"score":1}', Decision);
     expect(read.ok).toBe(false);
