@@ -67,10 +67,19 @@ export function readStructured<S extends ObjectSchema>(text: string, schema: S, 
   return { ok: true, value: read.data, tolerated: [...notes], extraKeys: read.extraKeys };
 }
 
-/** A schema as a strict JSON Schema object for a `json_schema` response format (no `$schema` tag). */
+/**
+ * A schema as a strict JSON Schema object for a `json_schema` response format: no `$schema` tag and
+ * no string-length limits, which OpenAI's strict mode refuses; the reader checks those limits anyway.
+ */
 export function jsonSchemaOf(schema: ObjectSchema): Record<string, unknown> {
   const { $schema: _tag, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12' }) as Record<string, unknown>;
-  return rest;
+  return withoutKeys(rest, ['minLength', 'maxLength']) as Record<string, unknown>;
+}
+
+function withoutKeys(value: unknown, drop: readonly string[]): unknown {
+  if (Array.isArray(value)) return value.map((v) => withoutKeys(v, drop));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !drop.includes(k)).map(([k, v]) => [k, withoutKeys(v, drop)]));
 }
 
 type ObjectRead<T> = { notes: Tolerance[]; extraKeys: number } & ({ success: true; data: T } | { success: false; error: string });

@@ -45,5 +45,7 @@ describe('readStructured on any schema', () => {
     const schema = jsonSchemaOf(VerdictReply);
     expect(schema).not.toHaveProperty('$schema');
     expect(schema).toMatchObject({ type: 'object', additionalProperties: false, required: ['action', 'confidence', 'rationale'] });
+    expect(schema).toMatchObject({ properties: { action: { enum: ['proceed', 'investigate', 'escalate'] }, confidence: { minimum: 0, maximum: 1 }, rationale: { type: 'string' } } });
+    expect(JSON.stringify(schema)).not.toMatch(/minLength|maxLength/); // strict mode refuses them; the reader checks them
   });
 });
