@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { formatIssues } from './issues.js';
 
 /**
  * One tolerant reader for every JSON answer a model gives (verdicts now; assessments, supervisor
@@ -33,14 +34,15 @@ export function readStructured<S extends ObjectSchema>(text: string, schema: S, 
   const notes = new Set<Tolerance>();
   const keys = Object.keys(schema.shape);
   const scanned = text.length > MAX_SCAN ? text.slice(-MAX_SCAN) : text;
-  const spans = findObjectSpans(scanned);
+  const lowerKeys = new Set(keys.map((k) => k.toLowerCase()));
+  const { spans, unclosed } = findObjectSpans(scanned);
   const candidates = spans.flatMap((span) => {
     const value = parseObject(scanned.slice(span.start, span.end));
-    return value && Object.keys(value).some((k) => keys.includes(k.toLowerCase())) ? [{ span, value }] : [];
+    return value && Object.keys(value).some((k) => lowerKeys.has(k.trim().toLowerCase())) ? [{ span, value }] : [];
   });
   const fail = (error: string): StructuredRead<z.infer<S>> => ({ ok: false, error, tolerated: [...notes], extraKeys: 0 });
   if (candidates.length === 0) {
-    if (spans.length === 0 && scanned.includes('{')) return fail('the JSON object is incomplete (the reply looks cut off)');
+    if (unclosed) return fail('the JSON object is incomplete (the reply looks cut off)');
     return fail(`no JSON object with the keys ${keys.join(', ')} was found`);
   }
 
@@ -65,15 +67,19 @@ export function readStructured<S extends ObjectSchema>(text: string, schema: S, 
   return { ok: true, value: read.data, tolerated: [...notes], extraKeys: read.extraKeys };
 }
 
-/** A schema as a strict JSON Schema object for a `json_schema` response format (no `$schema` tag). */
+/**
+ * A schema as a strict JSON Schema object for a `json_schema` response format: no `$schema` tag and
+ * no string-length limits, which OpenAI's strict mode refuses; the reader checks those limits anyway.
+ */
 export function jsonSchemaOf(schema: ObjectSchema): Record<string, unknown> {
   const { $schema: _tag, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12' }) as Record<string, unknown>;
-  return rest;
+  return withoutKeys(rest, ['minLength', 'maxLength']) as Record<string, unknown>;
 }
 
-/** A zod issue as `path: message`, the way the rest of the project shows validation problems. */
-export function describeIssues(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+function withoutKeys(value: unknown, drop: readonly string[]): unknown {
+  if (Array.isArray(value)) return value.map((v) => withoutKeys(v, drop));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !drop.includes(k)).map(([k, v]) => [k, withoutKeys(v, drop)]));
 }
 
 type ObjectRead<T> = { notes: Tolerance[]; extraKeys: number } & ({ success: true; data: T } | { success: false; error: string });
@@ -100,7 +106,7 @@ function readObject<S extends ObjectSchema>(raw: Record<string, unknown>, schema
   const shape = Object.fromEntries(Object.entries(schema.shape).map(([key, field]) => [key, tolerantField(field as z.ZodType, options.percentages?.includes(key) ?? false, notes)]));
   const result = z.preprocess(normalizeKeys, z.strictObject(shape)).safeParse(raw);
   if (extraKeys > 0) notes.add('extra_keys');
-  if (!result.success) return { success: false, error: describeIssues(result.error), notes: [...notes], extraKeys };
+  if (!result.success) return { success: false, error: formatIssues(result.error).join('; '), notes: [...notes], extraKeys };
   return { success: true, data: result.data as z.infer<S>, notes: [...notes], extraKeys };
 }
 
@@ -147,8 +153,8 @@ function parseObject(text: string): Record<string, unknown> | undefined {
   }
 }
 
-/** Outermost balanced `{…}` spans, skipping braces inside JSON strings. Unclosed objects are left out. */
-function findObjectSpans(text: string): { start: number; end: number }[] {
+/** Outermost balanced `{…}` spans, skipping braces inside JSON strings; `unclosed` when one is left open at the end. */
+function findObjectSpans(text: string): { spans: { start: number; end: number }[]; unclosed: boolean } {
   const spans: { start: number; end: number }[] = [];
   let depth = 0;
   let start = -1;
@@ -163,5 +169,5 @@ function findObjectSpans(text: string): { start: number; end: number }[] {
       if (depth++ === 0) start = i;
     } else if (ch === '}' && depth > 0 && --depth === 0) spans.push({ start, end: i + 1 });
   }
-  return spans;
+  return { spans, unclosed: depth > 0 };
 }

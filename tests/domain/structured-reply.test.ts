@@ -24,6 +24,11 @@ describe('readStructured on any schema', () => {
     expect(readStructured('{"next":"stop","target":null,"score":70}', Decision)).toMatchObject({ ok: false, error: expect.stringMatching(/^score: /) });
   });
 
+  it('matches keys case-insensitively for camelCase schemas too', () => {
+    const Item = z.strictObject({ assignedAgent: z.string(), goal: z.string() });
+    expect(readStructured('{"AssignedAgent":"auditor","GOAL":"check"}', Item)).toMatchObject({ ok: true, value: { assignedAgent: 'auditor', goal: 'check' }, tolerated: ['key_case'] });
+  });
+
   it('quotes the validation problem as path: message', () => {
     const read = readStructured('{"next":"maybe","target":null,"score":1}', Decision);
     expect(read.ok).toBe(false);
@@ -40,5 +45,7 @@ describe('readStructured on any schema', () => {
     const schema = jsonSchemaOf(VerdictReply);
     expect(schema).not.toHaveProperty('$schema');
     expect(schema).toMatchObject({ type: 'object', additionalProperties: false, required: ['action', 'confidence', 'rationale'] });
+    expect(schema).toMatchObject({ properties: { action: { enum: ['proceed', 'investigate', 'escalate'] }, confidence: { minimum: 0, maximum: 1 }, rationale: { type: 'string' } } });
+    expect(JSON.stringify(schema)).not.toMatch(/minLength|maxLength/); // strict mode refuses them; the reader checks them
   });
 });
