@@ -15,6 +15,13 @@ export interface WatchLoopOptions {
   readonly once: boolean;
   readonly pid: number;
   readonly workspace: string;
+  /**
+   * Checked before each new command is claimed: problems that would stop every run (broken personas or
+   * routes). While it reports any, commands stay in `commands/` untouched and the loop checks again.
+   */
+  readonly preflight?: () => Promise<string[]>;
+  /** How often a broken workspace is checked again (default 2 s). */
+  readonly preflightRetryMs?: number;
 }
 
 /**
@@ -35,6 +42,9 @@ export class WatchLoop {
   #stopping: 'signal' | 'once' | undefined;
   #pumping: Promise<void> = Promise.resolve();
   #current: Claim | undefined;
+  /** The problems last reported by `preflight`, so a broken workspace is announced once, not per file. */
+  #broken: string | undefined;
+  #recheck: NodeJS.Timeout | undefined;
   readonly #stopped: Promise<'signal' | 'once'>;
   #resolveStopped: (reason: 'signal' | 'once') => void = () => undefined;
 
@@ -92,6 +102,7 @@ export class WatchLoop {
   async #shutdown(reason: 'signal' | 'once'): Promise<void> {
     if (this.#stopping) return void (await this.#stopped);
     this.#stopping = reason;
+    clearTimeout(this.#recheck);
     if (reason === 'signal') this.#controller.abort(new Error('the watcher is stopping'));
     await Promise.all([this.#o.inbox.close(), this.#o.decisions?.close()]);
     await this.#pumping;
@@ -144,6 +155,7 @@ export class WatchLoop {
         this.#notice(runId, `could not take the decision on run ${runId}: ${(error as Error).message}; it stays in .maestro/decisions/`);
       }
     }
+    if (this.#o.inbox.ready > 0 && !(await this.#workspaceUsable())) return undefined;
     for (let file = this.#o.inbox.take(); file && !this.#stopping; file = this.#o.inbox.take()) {
       try {
         const claim = await this.#o.claims.claim(file, this.#o.deps.newRunId());
@@ -153,6 +165,27 @@ export class WatchLoop {
       }
     }
     return undefined;
+  }
+
+  /** False (after saying why, once) while the workspace cannot run commands; checks again on a timer. */
+  async #workspaceUsable(): Promise<boolean> {
+    if (!this.#o.preflight) return true;
+    const problems = await this.#o.preflight().catch((error: unknown) => [`the workspace check failed: ${(error as Error).message}`]);
+    const summary = problems.join('\n');
+    if (problems.length === 0) {
+      if (this.#broken !== undefined) this.#notice(null, 'the workspace is fixed: taking commands again');
+      this.#broken = undefined;
+      return true;
+    }
+    if (summary !== this.#broken) {
+      this.#notice(null, `the workspace cannot run commands, so none is taken (they stay in commands/) until it is fixed:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    }
+    this.#broken = summary;
+    clearTimeout(this.#recheck);
+    this.#recheck = setTimeout(() => this.#wake(), this.#o.preflightRetryMs ?? 2000);
+    this.#recheck.unref?.();
+    if (this.#o.once) void this.#shutdown('once');
+    return false;
   }
 
   async #handle(claim: Claim): Promise<void> {

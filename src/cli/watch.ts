@@ -7,6 +7,7 @@ import { FsClaimStore } from '../adapters/fs-claim-store.js';
 import { FsCommandInbox } from '../adapters/fs-command-inbox.js';
 import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
 import { WatchLoop } from '../app/watch-loop.js';
+import { checkWorkspace } from '../app/workspace-check.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
@@ -60,6 +61,11 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
   const reporter = new WatchReporter(io, { output: pickWatchOutput(io, opts.json === true) });
   const app = await (await import('../compose.js')).createApp({ workspace, env: io.env, ...(opts.route ? { route: opts.route } : {}), ...(opts.model ? { model: opts.model } : {}) });
   const { paths } = app;
+  // A broken workspace would turn every good command into a rejected one: refuse to start instead.
+  const problems = await checkWorkspace(app.deps);
+  if (problems.length > 0) {
+    throw new ExitError(2, `maestro watch: this workspace cannot run commands; nothing was taken. Fix it and start again:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  }
   await ensurePrivateDir(paths.state);
   await ensurePrivateDir(paths.decisions);
   const registry = new FsWatcherRegistry(path.join(paths.state, 'watchers'));
@@ -76,6 +82,7 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
     once: opts.once === true,
     pid: proc.pid,
     workspace: paths.root,
+    preflight: () => checkWorkspace(app.deps),
   });
 
   // Audit retention: the watcher prunes at start and once a day, like `maestro audit prune`.

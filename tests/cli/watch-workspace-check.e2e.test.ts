@@ -1,0 +1,55 @@
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../fakes/cli.js';
+import { dropCommand, listDir, task, useWatchScope, watch } from '../helpers/watch-workspace.js';
+
+const { workspace, started } = useWatchScope();
+
+describe('maestro watch refuses a broken workspace', () => {
+  it('at start: a broken persona file, a typo in --route, no personas — exit 2 with the reason, commands untouched', async () => {
+    const ws = await workspace();
+    await dropCommand(ws, 'good.json', task('Review the rollout plan'));
+    const persona = path.join(ws, 'personas', 'auditor.md');
+    const original = await readFile(persona, 'utf8');
+
+    await writeFile(persona, original.replace(/^id: .*$/m, 'id: [broken'));
+    const brokenPersona = await runCli(['watch', '--once', '--workspace', ws]);
+    expect(brokenPersona.code).toBe(2);
+    expect(brokenPersona.stderr).toContain('this workspace cannot run commands; nothing was taken');
+    expect(brokenPersona.stderr).toContain('auditor.md');
+    await writeFile(persona, original);
+
+    const typo = await runCli(['watch', '--once', '--route', 'ofline', '--workspace', ws]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/route "ofline" is not defined .* — used by .*coordinator\.md/);
+
+    await rm(path.join(ws, 'personas'), { recursive: true });
+    const none = await runCli(['watch', '--once', '--workspace', ws]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('there is no personas/ folder');
+
+    expect(await listDir(path.join(ws, 'commands'))).toEqual(['good.json']);
+    expect(await listDir(path.join(ws, '.maestro', 'rejected'))).toEqual([]);
+  });
+
+  it('while running: stops taking commands when a persona breaks, says why, and takes them again once fixed', async () => {
+    const ws = await workspace();
+    const watcher = started(watch(ws));
+    await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');
+    const persona = path.join(ws, 'personas', 'strategist.md');
+    const original = await readFile(persona, 'utf8');
+    await writeFile(persona, original.replace(/^order: .*$/m, 'order: not-a-number'));
+
+    await dropCommand(ws, 'waits.json', task('Review the rollout plan'));
+    const notice = await watcher.waitForEvent('the notice', (e) => e.kind === 'notice' && String(e.message).includes('cannot run commands'));
+    expect(String(notice.message)).toContain('strategist.md');
+    expect(await listDir(path.join(ws, 'commands'))).toEqual(['waits.json']);
+    expect(watcher.events.some((e) => e.kind === 'claimed')).toBe(false);
+
+    await writeFile(persona, original);
+    const finished = await watcher.waitForEvent('the run', (e) => e.kind === 'finished');
+    expect(finished).toMatchObject({ source: 'waits.json', status: 'completed' });
+    expect(watcher.events.some((e) => e.kind === 'notice' && String(e.message).includes('taking commands again'))).toBe(true);
+  }, 60_000);
+});
