@@ -15,13 +15,14 @@ export class FsArtifactWriter implements ArtifactWriter {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  check(relativePath: string): Promise<OutputPathCheck> {
-    return checkOutputPath(this.root, relativePath);
+  check(relativePath: string, protect: readonly string[] = []): Promise<OutputPathCheck> {
+    return checkOutputPath(this.root, relativePath, protect);
   }
 
-  async write(relativePath: string, content: string): Promise<string> {
-    // Checked again at write time: the folder may have changed since the gates ran.
-    const checked = await this.check(relativePath);
+  async write(relativePath: string, content: string, protect: readonly string[] = []): Promise<string> {
+    // Checked again at write time: the folder may have changed since the gates ran. The file is
+    // written into the folder's real path, which the check has just resolved and approved.
+    const checked = await this.check(relativePath, protect);
     if (!checked.ok) throw new Error(`refusing to write the artifact at "${relativePath}": ${checked.reason}`);
     if (await isForeignFile(checked.absolute)) {
       await copyFile(checked.absolute, `${checked.absolute}.${this.now().toISOString().replace(/[:.]/g, '-')}.bak`);

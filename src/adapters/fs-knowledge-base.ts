@@ -4,7 +4,7 @@ import { isBinaryFile } from 'isbinaryfile';
 import { KNOWLEDGE_ACTIONS, type Persona } from '../domain/persona.js';
 import type { KnowledgeBase } from '../domain/ports.js';
 import type { KnowledgeResult } from '../domain/run-state.js';
-import { deniedReason, outputDeniedReason } from '../domain/sandbox-rules.js';
+import { credentialContentReason, deniedReason, outputDeniedReason } from '../domain/sandbox-rules.js';
 import { FsCortex } from './fs-cortex.js';
 
 export interface SandboxOptions {
@@ -50,6 +50,12 @@ export class FsKnowledgeBase implements KnowledgeBase {
     return { action, argument, ...(await this.readFile(argument)) };
   }
 
+  /** The knowledge roots' real paths (a root that does not exist serves nothing). */
+  async #realRoots(): Promise<string[]> {
+    const roots = await Promise.all(this.options.roots.map((r) => realpath(path.resolve(this.options.root, r)).catch(() => undefined)));
+    return roots.filter((r): r is string => r !== undefined);
+  }
+
   /** Reads one workspace file through the sandbox (used for READ_FILE and for input artifacts). */
   async readFile(requested: string): Promise<Omit<KnowledgeResult, 'action' | 'argument'>> {
     const resolved = await this.resolve(requested);
@@ -69,6 +75,8 @@ export class FsKnowledgeBase implements KnowledgeBase {
       if (bytesRead > 0 && (await isBinaryFile(data, bytesRead))) {
         return { status: 'refused', message: 'binary file, not served', path: relative, bytes: info.size, reason_code: 'KNOWLEDGE_BINARY_REFUSED' };
       }
+      const credential = credentialContentReason(data.toString('utf8'));
+      if (credential) return { status: 'refused', message: `withheld: the file ${credential}`, path: relative, reason_code: 'KNOWLEDGE_DENIED' };
       const truncated = info.size > limit;
       return {
         status: 'provided',
@@ -107,11 +115,15 @@ export class FsKnowledgeBase implements KnowledgeBase {
       }
       return refuse(`cannot be resolved (${code ?? 'error'})`, 'KNOWLEDGE_READ_FAILED');
     }
+    // Compared by real paths: the file's against the knowledge roots' own (a root may itself be a
+    // symlink, e.g. kb → /srv/shared-kb; what is under its real path is served, nothing else).
+    const inRoot = (await this.#realRoots()).map((r) => toPosix(path.relative(r, real))).find((rel) => !escapes(rel));
     const realRelative = toPosix(path.relative(realRoot, real));
-    if (escapes(realRelative)) return refuse('resolves (through a symlink) outside the workspace', 'KNOWLEDGE_PATH_ESCAPE');
-    const realDenied = deniedReason(realRelative, this.options.deny);
+    if (inRoot === undefined) {
+      return escapes(realRelative) ? refuse('resolves (through a symlink) outside the workspace', 'KNOWLEDGE_PATH_ESCAPE') : refuse('resolves outside the knowledge roots', 'KNOWLEDGE_OUTSIDE_ROOTS');
+    }
+    const realDenied = deniedReason(inRoot, this.options.deny) ?? (escapes(realRelative) ? null : deniedReason(realRelative, this.options.deny));
     if (realDenied) return refuse(`resolves to a denied path: ${realDenied}`, 'KNOWLEDGE_DENIED');
-    if (!insideRoots(realRelative, this.options.roots)) return refuse('resolves outside the knowledge roots', 'KNOWLEDGE_OUTSIDE_ROOTS');
     return { ok: true, absolute: real, relative: lexical.relative };
   }
 }
@@ -124,7 +136,8 @@ export function lexicalWorkspacePath(root: string, requested: string): Lexical {
   if (trimmed.length === 0) return { ok: false, reason: 'empty path', code: 'KNOWLEDGE_BAD_PATH' };
   if (trimmed.includes('\0')) return { ok: false, reason: 'path contains a NUL byte', code: 'KNOWLEDGE_BAD_PATH' };
   const slashed = trimmed.replace(/\\/g, '/');
-  if (slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed) || slashed.startsWith('~')) {
+  // `~`, `~/…` and `~user/…` are home paths in a shell; a file named `~notes.md` is just a file here.
+  if (slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed) || slashed === '~' || /^~[^/]*\//.test(slashed)) {
     return { ok: false, reason: 'absolute paths are not allowed (use a path relative to the workspace)', code: 'KNOWLEDGE_PATH_ESCAPE' };
   }
   const absolute = path.resolve(root, slashed);
@@ -135,14 +148,20 @@ export function lexicalWorkspacePath(root: string, requested: string): Lexical {
 
 export type OutputPathCheck = { ok: true; absolute: string; relative: string } | { ok: false; reason: string };
 
-/** Whether an artifact may be written at this workspace-relative path (symlinked parents followed). */
-export async function checkOutputPath(root: string, requested: string): Promise<OutputPathCheck> {
+/**
+ * Whether an artifact may be written at this workspace-relative path. Refused: a path outside the
+ * workspace (lexically or through a symlinked folder), a reserved folder, the workspace config, a
+ * symlink (writing through it would change the file it points to, wherever that is), and `protect`ed
+ * files — the command's own input artifacts — compared by real path.
+ */
+export async function checkOutputPath(root: string, requested: string, protect: readonly string[] = []): Promise<OutputPathCheck> {
   const lexical = lexicalWorkspacePath(root, requested);
   if (!lexical.ok) return { ok: false, reason: lexical.reason };
   const reserved = outputDeniedReason(lexical.relative);
   if (reserved) return { ok: false, reason: reserved };
   const realRoot = await realpath(root);
   let ancestor = path.dirname(lexical.absolute);
+  let realParent: string | undefined;
   for (;;) {
     try {
       const real = await realpath(ancestor);
@@ -150,6 +169,7 @@ export async function checkOutputPath(root: string, requested: string): Promise<
       if (escapes(rel)) return { ok: false, reason: 'its folder resolves (through a symlink) outside the workspace' };
       const deniedParent = rel === '' ? null : outputDeniedReason(`${rel}/x`);
       if (deniedParent) return { ok: false, reason: `its folder resolves to a reserved area: ${deniedParent}` };
+      if (ancestor === path.dirname(lexical.absolute)) realParent = real;
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return { ok: false, reason: `its folder cannot be resolved (${(error as NodeJS.ErrnoException).code})` };
@@ -159,9 +179,21 @@ export async function checkOutputPath(root: string, requested: string): Promise<
     }
   }
   const existing = await lstat(lexical.absolute).catch(() => undefined);
+  if (existing?.isSymbolicLink()) return { ok: false, reason: 'is a symbolic link: an artifact is never written through a link (it would overwrite the file the link points to)' };
   if (existing?.isDirectory()) return { ok: false, reason: 'is a folder, not a file' };
-  if (existing && !existing.isFile() && !existing.isSymbolicLink()) return { ok: false, reason: 'exists and is not a regular file' };
-  return { ok: true, absolute: lexical.absolute, relative: lexical.relative };
+  if (existing && !existing.isFile()) return { ok: false, reason: 'exists and is not a regular file' };
+  // Where the file really lands (its folder resolved): that must not be a reserved file either.
+  const landing = realParent ? path.join(realParent, path.basename(lexical.absolute)) : lexical.absolute;
+  const landingRel = toPosix(path.relative(realRoot, landing));
+  const landingReserved = outputDeniedReason(landingRel);
+  if (landingReserved) return { ok: false, reason: `resolves to "${landingRel}", which ${landingReserved}` };
+  for (const input of protect) {
+    const inputLexical = lexicalWorkspacePath(root, input);
+    if (!inputLexical.ok) continue;
+    const inputReal = await realpath(inputLexical.absolute).catch(() => inputLexical.absolute);
+    if (inputReal === landing || inputLexical.absolute === lexical.absolute) return { ok: false, reason: `is one of the command's own input artifacts ("${input}"): the artifact would overwrite its input` };
+  }
+  return { ok: true, absolute: landing, relative: lexical.relative };
 }
 
 function insideRoots(relative: string, roots: readonly string[]): boolean {

@@ -84,7 +84,7 @@ export async function finishRun(options: EndOptions & { artifact?: DraftInput })
       trail: [...state.trail, decision],
       ...(status === 'stopped' ? { outcomeNote: message } : {}),
     });
-    artifactPath = await deps.artifacts.write(state.plan.output_path, markdown);
+    artifactPath = await deps.artifacts.write(state.plan.output_path, markdown, state.command.input_artifacts);
     await audit.append(
       auditEvent('ARTIFACT_WRITTEN', runDecision('artifact', 'ARTIFACT_WRITTEN'), {
         path: state.plan.output_path,

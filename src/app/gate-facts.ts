@@ -35,7 +35,7 @@ export async function gatherGateFacts(options: {
   }
 
   const pathEscapes: { field: string; path: string; reason: string }[] = [];
-  const output = await options.artifacts.check(options.outputPath);
+  const output = await options.artifacts.check(options.outputPath, options.command.input_artifacts);
   if (!output.ok) pathEscapes.push({ field: 'output_artifact_path', path: options.outputPath, reason: output.reason });
 
   const missingInputs: { path: string; reason: string }[] = [];

@@ -52,7 +52,7 @@ export async function validateCommandFile(file: string, workspace: string): Prom
     problems.push(`config.synthesizer: no persona "${command.config.synthesizer}"`);
   }
   if (command.output_artifact_path) {
-    const out = await checkOutputPath(paths.root, command.output_artifact_path);
+    const out = await checkOutputPath(paths.root, command.output_artifact_path, command.input_artifacts);
     if (!out.ok) problems.push(`output_artifact_path: ${out.reason}`);
   }
   command.input_artifacts.forEach((p, i) => {

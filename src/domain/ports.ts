@@ -99,10 +99,10 @@ export interface InputReader {
 export type OutputPathCheck = { ok: true; absolute: string; relative: string } | { ok: false; reason: string };
 
 export interface ArtifactWriter {
-  /** Whether an artifact may be written at this workspace-relative path. */
-  check(relativePath: string): Promise<OutputPathCheck>;
-  /** Writes atomically at a path that passed `check`; returns the absolute path. */
-  write(relativePath: string, content: string): Promise<string>;
+  /** Whether an artifact may be written at this workspace-relative path (never over a `protect`ed file: the command's inputs). */
+  check(relativePath: string, protect?: readonly string[]): Promise<OutputPathCheck>;
+  /** Writes atomically at a path that passed `check` (checked again); returns the absolute path. */
+  write(relativePath: string, content: string, protect?: readonly string[]): Promise<string>;
 }
 
 /** Progress for people watching: the spinner or plain lines. */

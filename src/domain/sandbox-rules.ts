@@ -8,11 +8,15 @@ const DENIED_SEGMENTS = new Set(['.maestro', 'session_states', '.git', 'node_mod
 
 /** File names never served (secrets and keys). */
 const DENIED_NAME_PATTERNS: readonly RegExp[] = [
-  /^\.env(\..*)?$/i,
+  // Every name that begins with `.env`: .env, .env.local, .envrc, .env-prod, .env_local …
+  /^\.env/i,
   /\.(pem|key|p12|pfx|jks|keystore|kdbx|asc|gpg|ppk)$/i,
-  /^id_(rsa|dsa|ecdsa|ed25519)(\.pub)?$/i,
-  /^\.(npmrc|netrc|pgpass|htpasswd|git-credentials)$/i,
-  /^credentials(\.json)?$/i,
+  // SSH keys: id_rsa, id_ed25519, id_ecdsa_sk, their .pub halves (a name with another extension is not a key).
+  /^id_[a-z0-9_-]+(\.pub)?$/i,
+  /^\.(npmrc|netrc|pgpass|htpasswd|git-credentials|pypirc|dockercfg)$/i,
+  // Cloud credential files: AWS `credentials`, gcloud `credentials.db`/`application_default_credentials.json` …
+  /(^|[_-])credentials(\.[a-z0-9]+)?$/i,
+  /^service[-_]?account.*\.json$/i,
 ];
 
 /** Converts a simple `*` / `?` glob to an anchored regex. */
@@ -54,5 +58,17 @@ export function outputDeniedReason(relativePath: string): string | null {
   if (segments.some((s) => s === '.git' || s === '.maestro')) return 'must not be inside a reserved folder';
   const name = segments.at(-1) ?? '';
   if (/^\.env/i.test(name)) return 'must not overwrite an environment file';
+  if (segments.length === 1 && name === 'maestro.config.json') return 'is the workspace config';
+  if (DENIED_NAME_PATTERNS.some((re) => re.test(name))) return 'must not overwrite a secret or key file';
+  return null;
+}
+
+/**
+ * Content that is a cloud credential whatever the file is called: a Google service-account key (JSON
+ * with `"type": "service_account"` and a `private_key`), or a PEM private key block.
+ */
+export function credentialContentReason(text: string): string | null {
+  if (/"type"\s*:\s*"service_account"/.test(text) && /"private_key"\s*:/.test(text)) return 'holds a cloud service-account key';
+  if (/-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----/.test(text)) return 'holds a private key';
   return null;
 }
