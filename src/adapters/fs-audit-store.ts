@@ -36,8 +36,9 @@ export async function listAuditRuns(paths: WorkspacePaths): Promise<AuditLogEntr
   }
   const runs = new Map<string, { files: string[]; lastWrite: number }>();
   for (const name of names.sort()) {
-    // `<run>.head.<n>` is write-file-atomic's temporary head, left behind only by a crash mid-rewrite.
-    const match = /^(.+)\.(?:jsonl|head(?:\.\d+)?)$/.exec(name);
+    // `.<run>.head.<pid>.<hex>.tmp` (and the older `<run>.head.<n>`) is a temporary head, left behind
+    // only by a crash mid-rewrite; it goes with its run.
+    const match = /^(.+)\.(?:jsonl|head(?:\.\d+)?)$/.exec(name) ?? /^\.(.+)\.head\.\d+\.[0-9a-f]+\.tmp$/.exec(name);
     if (!match?.[1]) continue;
     const file = path.join(paths.audit, name);
     let mtime: number;

@@ -1,8 +1,8 @@
-import { appendFile, mkdir, readFile, rename } from 'node:fs/promises';
+import { mkdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, SessionLoad, SessionStore } from '../domain/ports.js';
 import { appendRun, compactSession, emptySessionState, parseSessionState, type HistoryMessage } from '../domain/session-state.js';
-import { writeJsonAtomically } from './atomic-file.js';
+import { appendDurably, writeJsonAtomically } from './atomic-file.js';
 import { withFileLock } from './file-lock.js';
 
 /**
@@ -61,7 +61,7 @@ export class FsSessionStore implements SessionStore {
       if (moved.length > 0) {
         // Archive first: a crash in between leaves a run in both places (a duplicate), never in neither.
         await mkdir(path.dirname(this.archiveFor(personaId)), { recursive: true });
-        await appendFile(this.archiveFor(personaId), moved.map((m) => JSON.stringify(m)).join('\n') + '\n');
+        await appendDurably(this.archiveFor(personaId), moved.map((m) => JSON.stringify(m)).join('\n') + '\n');
       }
       await writeJsonAtomically(file, compacted);
     });

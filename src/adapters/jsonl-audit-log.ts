@@ -9,7 +9,7 @@ import { splitAuditLines } from '../domain/audit-verify.js';
 import { runDecision } from '../domain/decision.js';
 import { StorageError } from '../domain/errors.js';
 import type { AuditLog, AuditSink, Clock } from '../domain/ports.js';
-import { ensurePrivateDir, writeFileAtomically } from './atomic-file.js';
+import { ensurePrivateDir, writeFileAtomically, writeFully } from './atomic-file.js';
 import { sha256 as nodeSha256 } from './hashing.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 import { readIfExists, safeJson } from './fs-read.js';
@@ -123,7 +123,7 @@ class JsonlAuditSink implements AuditSink {
     let handle;
     try {
       handle = await open(file, 'a', 0o600);
-      await handle.write(`${line}\n`);
+      await writeFully(handle, Buffer.from(`${line}\n`, 'utf8'));
       await handle.datasync();
     } catch (error) {
       throw new StorageError(`could not append to the audit log ${file}: ${(error as Error).message}`, file, { cause: error });
@@ -188,22 +188,6 @@ async function restrict(target: string, mode: number): Promise<void> {
 }
 
 async function writeHead(file: string, head: AuditHead): Promise<void> {
+  // The helper renames and then syncs the folder, so the head's new name is durable too.
   await writeFileAtomically(file, `${JSON.stringify(head)}\n`, { mode: 0o600 });
-  await syncDirectory(file);
-}
-
-/** Makes the rename of the head (and the creation of a new log) durable. */
-async function syncDirectory(file: string): Promise<void> {
-  const dir = path.dirname(file);
-  let handle;
-  try {
-    handle = await open(dir, 'r');
-    await handle.sync();
-  } catch (error) {
-    // Some platforms cannot fsync a directory (EISDIR/EINVAL/EPERM); the data itself is already synced.
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM') throw new StorageError(`could not sync ${dir}: ${(error as Error).message}`, dir, { cause: error });
-  } finally {
-    await handle?.close();
-  }
 }

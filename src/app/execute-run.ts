@@ -225,18 +225,21 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
     return pauseRun({ state, audit, deps, decision: arbitrationDecision, message, save, draft: artifactInput, requestPlan });
   }
 
-  // Successful end: session states are saved (persistent council), then the run is finished.
+  // Successful end: the artifact is written, then the session states are saved (persistent council) —
+  // only once the artifact is on disk, so a failed write never leaves memory of a run that produced nothing.
   await save({ trail: [...state.trail, arbitrationDecision] });
-  for (const id of plan.personas) {
-    const messages: HistoryMessage[] = result.steps
-      .filter((s) => s.persona === id)
-      .flatMap((s) => [
-        { role: 'user' as const, content: s.prompt, run_id: state.run_id, ts: s.started_at },
-        { role: 'assistant' as const, content: s.reply, run_id: state.run_id, ts: s.started_at },
-      ]);
-    await deps.sessions.appendRun(id, state.run_id, messages);
-  }
-  await audit.append(auditEvent('SESSIONS_SAVED', runDecision('session', 'SESSION_SAVED'), { personas: plan.personas }));
+  const saveSessions = async (): Promise<void> => {
+    for (const id of plan.personas) {
+      const messages: HistoryMessage[] = result.steps
+        .filter((s) => s.persona === id)
+        .flatMap((s) => [
+          { role: 'user' as const, content: s.prompt, run_id: state.run_id, ts: s.started_at },
+          { role: 'assistant' as const, content: s.reply, run_id: state.run_id, ts: s.started_at },
+        ]);
+      await deps.sessions.appendRun(id, state.run_id, messages);
+    }
+    await audit.append(auditEvent('SESSIONS_SAVED', runDecision('session', 'SESSION_SAVED'), { personas: plan.personas }));
+  };
   const usage = totalUsage(result.steps, deps.config.prices);
   return finishRun({
     state,
@@ -246,6 +249,7 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
     message: `completed: ${cleared ? `continued by a person over the council's ${arbitration.final_action}` : arbitration.final_action} (${arbitration.strategy}, agreement ${(arbitration.agreement * 100).toFixed(0)}%) · ${usage.calls} model calls, ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion tokens${usage.cost_usd !== undefined && usage.cost_usd > 0 ? `, $${usage.cost_usd.toFixed(4)}` : ''}`,
     save,
     artifact: artifactInput,
+    afterArtifact: saveSessions,
   });
 }
 

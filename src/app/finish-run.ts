@@ -69,7 +69,7 @@ export async function pauseRun(options: EndOptions & { draft?: DraftInput; reque
 }
 
 /** Ends a run as completed (decision RUN) or stopped, writing the artifact when there is one. */
-export async function finishRun(options: EndOptions & { artifact?: DraftInput }): Promise<RunOutcome> {
+export async function finishRun(options: EndOptions & { artifact?: DraftInput; afterArtifact?: () => Promise<void> }): Promise<RunOutcome> {
   const { state, audit, deps, decision, message } = options;
   const status = decision.decision === 'RUN' ? 'completed' : 'stopped';
   const finishedAt = deps.clock.now();
@@ -93,6 +93,8 @@ export async function finishRun(options: EndOptions & { artifact?: DraftInput })
       }),
     );
   }
+  // What depends on the artifact being written (the council's memory) happens only now.
+  await options.afterArtifact?.();
   const usage = totalUsage(state.steps, deps.config.prices);
   await audit.append(
     auditEvent('RUN_FINISHED', decision, {

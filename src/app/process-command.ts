@@ -1,7 +1,7 @@
 import { auditEvent } from '../domain/audit.js';
 import { parseCommandText, type CommandFile } from '../domain/command-file.js';
-import { failClosedDecision, type DecisionRecord } from '../domain/decision.js';
-import { AppError } from '../domain/errors.js';
+import { failClosedDecision, systemStopDecision, type DecisionRecord } from '../domain/decision.js';
+import { AppError, StorageError } from '../domain/errors.js';
 import type { AuditSink } from '../domain/ports.js';
 import { RUN_STATE_VERSION, type RunState } from '../domain/run-state.js';
 import { executeRun } from './execute-run.js';
@@ -22,6 +22,10 @@ export interface CommandInput {
  */
 export async function processCommand(input: CommandInput, deps: RunDeps): Promise<RunOutcome> {
   const runId = input.runId ?? deps.newRunId();
+  return endOnStorageFailure(runId, deps, () => startRun(runId, input, deps));
+}
+
+async function startRun(runId: string, input: CommandInput, deps: RunDeps): Promise<RunOutcome> {
   const audit = await deps.audit.open(runId);
   await audit.append(
     auditEvent('COMMAND_RECEIVED', { decision: 'RUN', reason_code: 'COMMAND_RECEIVED', sealed: false, overrideable: false, final_decider: 'SYSTEM', layer: 'queue' }, {
@@ -67,15 +71,64 @@ export async function resumeRun(runId: string, deps: RunDeps): Promise<RunOutcom
   if (state.status === 'paused') {
     throw new RunNotResumableError(`run ${runId} is paused for a person (${state.pause?.reason_code ?? 'see maestro hitl show'}); decide first: maestro hitl decide ${runId} continue|stop`);
   }
-  if (state.status !== 'running') throw new RunNotResumableError(`run ${runId} has already ended (${state.status})`);
-  const audit = await deps.audit.open(runId);
-  await audit.append(
+  // A run a storage failure ended is taken up again from its checkpoint (no finished call repeated).
+  const storageFailed = state.status === 'error' && state.decision?.reason_code === STORAGE_WRITE_FAILED;
+  if (state.status !== 'running' && !storageFailed) throw new RunNotResumableError(`run ${runId} has already ended (${state.status})`);
+  let resumed = state;
+  if (storageFailed) {
+    const { finished_at: _ended, decision: _failed, ...rest } = state;
+    resumed = { ...rest, status: 'running', updated_at: deps.clock.now().toISOString() };
+    await deps.runs.save(resumed);
+  }
+  return endOnStorageFailure(runId, deps, async () => {
+    const audit = await deps.audit.open(runId);
+    await audit.append(
     auditEvent('RUN_RESUMED', { decision: 'RUN', reason_code: 'RUN_RESUMED_FROM_CHECKPOINT', sealed: false, overrideable: false, final_decider: 'SYSTEM', layer: 'queue' }, {
       completed_steps: state.steps.length,
     }),
-  );
-  return executeRun(state, audit, deps);
+    );
+    return executeRun(resumed, audit, deps);
+  });
 }
+
+/**
+ * A storage failure (a full disk, EIO, a read-only file system) ends the run loudly, never as
+ * completed: status `error`, reason `STORAGE_WRITE_FAILED`, naming the path and the errno. What can
+ * still be recorded is (the audit log, the checkpoint); what was kept before stays as it was, since
+ * every kept file is replaced whole or not at all.
+ */
+async function endOnStorageFailure(runId: string, deps: RunDeps, body: () => Promise<RunOutcome>): Promise<RunOutcome> {
+  try {
+    return await body();
+  } catch (error) {
+    if (!(error instanceof StorageError) || deps.signal?.aborted) throw error;
+    const decision = systemStopDecision('queue', STORAGE_WRITE_FAILED);
+    const where = error.path;
+    const message = `storage failed: could not write ${where} (${error.errno ?? 'I/O error'}) — ${error.errno === 'ENOSPC' ? 'the disk is full; free space and resume it' : 'check the file system'} with: maestro run --resume ${runId}`;
+    let auditLog = '';
+    try {
+      const audit = await deps.audit.open(runId);
+      auditLog = audit.path;
+      await audit.append(auditEvent('RUN_FAILED', decision, { errno: error.errno ?? null, path: where }));
+    } catch {
+      // The log may be on the same full disk: the outcome below still says what happened.
+    }
+    try {
+      const state = await deps.runs.load(runId);
+      if (state?.status === 'running') {
+        // Ended with its reason; `maestro run --resume` takes it up again from here once there is room.
+        const now = deps.clock.now().toISOString();
+        await deps.runs.save({ ...state, status: 'error', decision, trail: [...state.trail, decision], summary: message, updated_at: now, finished_at: now });
+      }
+    } catch {
+      // Same reason: nothing more can be written.
+    }
+    return { run_id: runId, status: 'error', decision: decision.decision, reason_code: STORAGE_WRITE_FAILED, artifact: null, audit_log: auditLog, message, issues: [`${where}: ${error.errno ?? 'write failed'}`] };
+  }
+}
+
+/** Reason code of a run ended by a storage failure. */
+export const STORAGE_WRITE_FAILED = 'STORAGE_WRITE_FAILED';
 
 async function rejectInvalid(runId: string, issues: string[], audit: AuditSink, source: string): Promise<RunOutcome> {
   const missing = issues.some((i) => i.startsWith('task_description:') && /required/.test(i));

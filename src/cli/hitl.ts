@@ -120,7 +120,8 @@ export function registerHitl(program: Command, io: Io): void {
         );
         return;
       }
-      const code = await withRunContext(io, opts, workspace, async (runApp) => {
+      const code = await withRunContext(io, opts, workspace, async (runApp, run) => {
+        run.id = runId;
         await runApp.deps.decisions.claim(runId);
         return resumeRun(runId, runApp.deps);
       });

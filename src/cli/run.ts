@@ -3,11 +3,13 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { HitlRefusedError } from '../app/hitl.js';
 import { findClaim } from '../adapters/inflight-claims.js';
-import { processCommand, resumeRun, RunNotResumableError } from '../app/process-command.js';
+import { processCommand, resumeRun, RunNotResumableError, STORAGE_WRITE_FAILED } from '../app/process-command.js';
 import type { RunOutcome } from '../app/run-deps.js';
 import type { App } from '../compose.js';
 import { resolveWorkspace } from '../config.js';
-import { ExitError, InvalidInputError } from '../domain/errors.js';
+import { ExitError, InvalidInputError, StorageError } from '../domain/errors.js';
+import { auditEvent } from '../domain/audit.js';
+import { runDecision } from '../domain/decision.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor, statusBadge } from './style.js';
 
@@ -69,8 +71,9 @@ async function runSubcommand(file: string | undefined, opts: RunFlags, io: Io): 
       return reportOutcome(io, opts, invalidOutcome(`cannot read ${file}: ${reason}`));
     }
   }
-  return withRunContext(io, opts, workspace, async (app) => {
+  return withRunContext(io, opts, workspace, async (app, run) => {
     if (opts.resume !== undefined) {
+      run.id = opts.resume;
       const claim = await findClaim(app.paths.inflight, opts.resume);
       if (claim) {
         throw new RunNotResumableError(
@@ -81,28 +84,48 @@ async function runSubcommand(file: string | undefined, opts: RunFlags, io: Io): 
       await app.deps.decisions.claim(opts.resume);
       return resumeRun(opts.resume, app.deps);
     }
-    return processCommand({ text, source: path.basename(commandPath) }, app.deps);
+    run.id = app.deps.newRunId();
+    return processCommand({ text, source: path.basename(commandPath), runId: run.id }, app.deps);
   });
 }
 
 /**
  * Runs one use case with progress on stderr, Ctrl-C wired to an AbortSignal (the run stops at its
- * last checkpoint), and the outcome reported. Shared by `run` and `hitl decide --run`.
+ * last checkpoint), and the outcome reported. Shared by `run` and `hitl decide --run`. Every way out
+ * prints the run id and, with `--json`, exactly one JSON object: an interrupt (exit 130, with an
+ * audit record and the command that resumes it), a storage failure and an internal error (exit 1).
  */
 export async function withRunContext(
   io: Io,
   opts: { json?: boolean; route?: string; model?: string; record?: string; replay?: string },
   workspace: string,
-  body: (app: App) => Promise<RunOutcome>,
+  body: (app: App, run: { id: string }) => Promise<RunOutcome>,
 ): Promise<number> {
   const { ProgressReporter } = await import('./progress.js');
   const reporter = new ProgressReporter(io, { quiet: opts.json === true });
   const controller = new AbortController();
-  const onSignal = (): void => controller.abort(new Error('interrupted'));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const run = { id: '' };
+  let app: App | undefined;
+  let signals = 0;
+  // `on`, not `once`: a `once` listener is gone before it runs, and then other SIGINT listeners (the
+  // spinner's cursor restorer) see none of ours and kill the process — with no message, no record.
+  const onSignal = (): void => {
+    signals += 1;
+    if (signals === 1) {
+      controller.abort(new Error('interrupted'));
+      return;
+    }
+    // A second signal leaves at once, by the signal's own default action (as the watcher does).
+    reporter.stop();
+    io.stderr.write(`interrupted again: leaving now${run.id ? `; resume with maestro run --resume ${run.id}` : ''}\n`);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    process.kill(process.pid, 'SIGINT');
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
-    const app = await (await import('../compose.js')).createApp({
+    app = await (await import('../compose.js')).createApp({
       workspace,
       env: io.env,
       ...(opts.route ? { route: opts.route } : {}),
@@ -112,23 +135,58 @@ export async function withRunContext(
       onProgress: reporter.onProgress,
       signal: controller.signal,
     });
-    const outcome = await body(app);
+    const outcome = await body(app, run);
     reporter.stop();
     return reportOutcome(io, opts, outcome);
   } catch (error) {
     reporter.stop();
     if (controller.signal.aborted) {
-      io.stderr.write('interrupted: the run stopped at its last checkpoint (.maestro/runs/); resume it with maestro run --resume <run_id>.\n');
-      return 130;
+      const auditLog = app && run.id ? await recordInterrupt(app, run.id) : null;
+      const state = app && run.id ? await app.deps.runs.load(run.id).catch(() => undefined) : undefined;
+      const message = !run.id
+        ? 'interrupted before a run started; nothing to resume.'
+        : state
+          ? `interrupted: the run stopped at its last checkpoint (${state.steps.length} model call(s) kept); resume it with: maestro run --resume ${run.id}`
+          : `interrupted before run ${run.id} had a checkpoint; run the command again.`;
+      return reportEnd(io, opts, { run_id: run.id, status: 'interrupted', message, audit_log: auditLog }, 130);
     }
     if (error instanceof RunNotResumableError || error instanceof HitlRefusedError) throw new ExitError(2, `maestro: ${error.message}`);
-    // A broken maestro.config.json: still one JSON object with --json, and exit 2.
+    // A broken maestro.config.json (or no workspace): still one JSON object with --json, and exit 2.
     if (error instanceof InvalidInputError) return reportOutcome(io, opts, invalidOutcome(`${error.file} is invalid:\n${error.issues.map((i) => `  ${i}`).join('\n')}`));
-    throw error;
+    if (error instanceof StorageError) {
+      const message = `storage failed: could not write ${error.path} (${error.errno ?? 'I/O error'})${run.id ? `; run ${run.id}` : ''}`;
+      return reportEnd(io, opts, { run_id: run.id, status: 'error', reason_code: STORAGE_WRITE_FAILED, message, audit_log: null }, 1);
+    }
+    if (!opts.json) throw error;
+    // An internal error: the same one object, with the run id, and the stack on stderr for a report.
+    io.stderr.write(`maestro: internal error — this is a bug, please report it with the output below.\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return reportEnd(io, opts, { run_id: run.id, status: 'error', reason_code: 'INTERNAL_ERROR', message: `internal error: ${error instanceof Error ? error.message : String(error)}`, audit_log: null }, 1);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+/** Records in the run's audit log that a person interrupted it (best effort: stopping must not fail). */
+async function recordInterrupt(app: App, runId: string): Promise<string | null> {
+  try {
+    if (!(await app.deps.runs.load(runId))) return null;
+    const audit = await app.deps.audit.open(runId);
+    await audit.append(auditEvent('RUN_INTERRUPTED', runDecision('queue', 'RUN_INTERRUPTED_AT_CHECKPOINT'), { by: 'signal' }));
+    return audit.path;
+  } catch {
+    return null;
+  }
+}
+
+/** The end of a run that has no outcome of its own (interrupted, failed): one line, or one JSON object. */
+function reportEnd(io: Io, opts: { json?: boolean }, end: { run_id: string; status: 'interrupted' | 'error'; reason_code?: string; message: string; audit_log: string | null }, code: number): number {
+  if (opts.json) {
+    io.stdout.write(`${JSON.stringify({ run_id: end.run_id || null, status: end.status, decision: null, reason_code: end.reason_code ?? (end.status === 'interrupted' ? 'RUN_INTERRUPTED_AT_CHECKPOINT' : null), artifact: null, audit_log: end.audit_log, message: end.message })}\n`);
+  }
+  const c = chalkFor(io, 'stderr');
+  io.stderr.write(`${statusBadge(c, end.status)}${end.run_id ? ` ${c.dim(end.run_id)}` : ''} — ${end.message}\n`);
+  return code;
 }
 
 function invalidOutcome(message: string): RunOutcome {

@@ -51,15 +51,18 @@ export class LlmError extends AppError {
   readonly route: string | undefined;
 }
 
-/** Disk I/O failed at a known path. */
+/** Disk I/O failed at a known path (a full disk, a read-only or failing file system). */
 export class StorageError extends AppError {
   readonly code = 'STORAGE_ERROR' as const;
+  /** The system's error code (ENOSPC, EIO, EROFS …), when there is one. */
+  readonly errno: string | undefined;
   constructor(
     message: string,
     readonly path: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; errno?: string },
   ) {
     super(message, options);
+    this.errno = options?.errno ?? ((options?.cause as NodeJS.ErrnoException | undefined)?.code || undefined);
   }
 }
 
