@@ -28,6 +28,8 @@ export interface HitlDecisionInput {
   readonly note?: string;
   /** Bind the decision to this pause; refused if it is no longer the current one. */
   readonly pauseId?: string;
+  /** The caller checked that no live process runs this run, so a `running` one may be stopped. */
+  readonly unowned?: boolean;
 }
 
 export type HitlDecisionResult = { decision: 'continue'; state: RunState } | { decision: 'stop'; outcome: RunOutcome };
@@ -46,16 +48,25 @@ export async function decidePause(input: HitlDecisionInput, deps: RunDeps & { de
   if (state.decision?.sealed) {
     throw new HitlRefusedError(`run ${state.run_id} was stopped by a sealed decision (${state.decision.layer}: ${state.decision.reason_code}); nobody can continue it`);
   }
-  if (state.status !== 'paused' || !state.pause) {
+  // A run left `running` with nobody running it (the caller checked there is no live owner) can
+  // always be stopped: no path leaves a run that nobody can end.
+  const unownedStop = input.decision === 'stop' && state.status === 'running' && input.unowned === true;
+  if ((state.status !== 'paused' || !state.pause) && !unownedStop) {
     const last = state.hitl.at(-1);
     const already = last ? ` (a "${last.decision}" decision was already recorded for pause ${last.pause_id})` : '';
     throw new HitlRefusedError(`run ${state.run_id} is not paused: it is ${state.status}${already}`);
   }
-  if (input.pauseId !== undefined && input.pauseId !== state.pause.pause_id) {
-    throw new HitlRefusedError(`the decision is for pause ${input.pauseId}, but the current pause of run ${state.run_id} is ${state.pause.pause_id}; nothing changed`);
+  if (input.pauseId !== undefined && input.pauseId !== state.pause?.pause_id) {
+    throw new HitlRefusedError(`the decision is for pause ${input.pauseId}, but the current pause of run ${state.run_id} is ${state.pause?.pause_id ?? '(none: it is running)'}; nothing changed`);
   }
 
-  const pause = state.pause;
+  const pause = state.pause ?? {
+    pause_id: `${state.run_id}-p${state.hitl.length + 1}`,
+    layer: 'queue',
+    reason_code: 'RUN_NOT_OWNED',
+    message: 'the run was left running with nobody running it',
+    requested_at: deps.clock.now().toISOString(),
+  };
   const now = deps.clock.now().toISOString();
   const entry = {
     pause_id: pause.pause_id,

@@ -101,7 +101,11 @@ async function endOnStorageFailure(runId: string, deps: RunDeps, body: () => Pro
   try {
     return await body();
   } catch (error) {
-    if (!(error instanceof StorageError) || deps.signal?.aborted) throw error;
+    if (deps.signal?.aborted) throw error;
+    if (!(error instanceof StorageError)) {
+      await recordFailure(runId, error, deps);
+      throw error;
+    }
     const decision = systemStopDecision('queue', STORAGE_WRITE_FAILED);
     const where = error.path;
     const message = `storage failed: could not write ${where} (${error.errno ?? 'I/O error'}) — ${error.errno === 'ENOSPC' ? 'the disk is full; free space and resume it' : 'check the file system'} with: maestro run --resume ${runId}`;
@@ -124,6 +128,25 @@ async function endOnStorageFailure(runId: string, deps: RunDeps, body: () => Pro
       // Same reason: nothing more can be written.
     }
     return { run_id: runId, status: 'error', decision: decision.decision, reason_code: STORAGE_WRITE_FAILED, artifact: null, audit_log: auditLog, message, issues: [`${where}: ${error.errno ?? 'write failed'}`] };
+  }
+}
+
+/**
+ * Anything else that ends a run by surprise (a bug) ends it as `error` on its record, so no run is
+ * left `running` with nobody running it; the error itself goes on to the caller.
+ */
+async function recordFailure(runId: string, error: unknown, deps: RunDeps): Promise<void> {
+  try {
+    const state = await deps.runs.load(runId);
+    if (state?.status !== 'running') return;
+    const decision = systemStopDecision('queue', error instanceof AppError ? `RUN_FAILED_${error.code}` : 'RUN_FAILED_INTERNAL');
+    const audit = await deps.audit.open(runId);
+    await audit.append(auditEvent('RUN_FAILED', decision, { error: error instanceof Error ? error.name : typeof error }));
+    const now = deps.clock.now().toISOString();
+    const message = `the run failed: ${error instanceof Error ? error.message : String(error)}`;
+    await deps.runs.save({ ...state, status: 'error', decision, trail: [...state.trail, decision], summary: message, updated_at: now, finished_at: now });
+  } catch {
+    // Recording is best effort; the caller reports the error either way.
   }
 }
 

@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
+import { findClaim } from '../adapters/inflight-claims.js';
 import { decidePause, describeContinue, HitlRefusedError } from '../app/hitl.js';
 import { conflictFingerprint } from '../app/loop-policy.js';
 import { resumeRun } from '../app/process-command.js';
@@ -101,9 +103,15 @@ export function registerHitl(program: Command, io: Io): void {
     .action(async (runId: string, decision: string, opts: { note?: string; pause?: string; run?: boolean; json?: boolean; workspace?: string }) => {
       const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
       const app = await (await import('../compose.js')).createApp({ workspace, env: io.env });
+      // A run in flight with a live watcher is that watcher's; one nobody runs may still be stopped.
+      const claim = /^[A-Za-z0-9_-]+$/.test(runId) ? await findClaim(app.paths.inflight, runId) : undefined;
+      const owned = claim?.owner ? await new FsWatcherRegistry(path.join(app.paths.state, 'watchers')).isAlive(claim.owner) : false;
       let result;
       try {
-        result = await decidePause({ runId, decision, ...(opts.note !== undefined ? { note: opts.note } : {}), ...(opts.pause ? { pauseId: opts.pause } : {}) }, app.deps);
+        result = await decidePause(
+          { runId, decision, ...(opts.note !== undefined ? { note: opts.note } : {}), ...(opts.pause ? { pauseId: opts.pause } : {}), unowned: !owned },
+          app.deps,
+        );
       } catch (error) {
         if (error instanceof HitlRefusedError) throw new ExitError(2, `maestro: refused: ${error.message}`);
         throw error;

@@ -103,6 +103,14 @@ const CHECKS: Record<GateLayer, GateCheck> = {
 };
 
 /**
+ * Pauses whose cause is a fact of the set-up — an empty task, a persona that does not exist, an
+ * input that is missing — are not waived by a person's `continue`: no one can deliberate without
+ * them. They are checked afresh on resume; if the cause still holds the run pauses again with the
+ * same reason, and once it is fixed (the persona file added, the input put back) it passes.
+ */
+const FACTS_NOT_WAIVED: ReadonlySet<string> = new Set(['MEANING_EMPTY_TASK', 'MEANING_UNKNOWN_PERSONA', 'CONSISTENCY_INPUT_MISSING']);
+
+/**
  * Runs the gates in order. The first gate that does not say RUN decides; every later gate is still
  * recorded, as skipped, carrying that decision — so the audit trail always has one record per gate.
  * A pause a person already cleared passes (recorded as approved); a sealed stop can never be cleared.
@@ -116,7 +124,7 @@ export function evaluateGates(facts: GateFacts): GateResult {
       continue;
     }
     let { decision, details } = CHECKS[layer](facts);
-    if (decision.decision === 'PAUSE_FOR_HITL' && facts.approved?.has(decision.reason_code)) {
+    if (decision.decision === 'PAUSE_FOR_HITL' && facts.approved?.has(decision.reason_code) && !FACTS_NOT_WAIVED.has(decision.reason_code)) {
       details = { ...details, approved_by_person: decision.reason_code };
       decision = runDecision(layer, decision.reason_code);
     }
