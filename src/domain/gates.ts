@@ -103,12 +103,12 @@ const CHECKS: Record<GateLayer, GateCheck> = {
 };
 
 /**
- * Pauses whose cause is a fact of the set-up — an empty task, a persona that does not exist, an
- * input that is missing — are not waived by a person's `continue`: no one can deliberate without
- * them. They are checked afresh on resume; if the cause still holds the run pauses again with the
- * same reason, and once it is fixed (the persona file added, the input put back) it passes.
+ * Pauses whose cause makes a deliberation impossible — an empty task, a persona that does not
+ * exist — are not waived by a person's `continue` (a missing input is: the council can go on
+ * without it). They are checked afresh on resume; if the cause still holds the run pauses again
+ * with the same reason, and once it is fixed (the persona file added) it passes.
  */
-const FACTS_NOT_WAIVED: ReadonlySet<string> = new Set(['MEANING_EMPTY_TASK', 'MEANING_UNKNOWN_PERSONA', 'CONSISTENCY_INPUT_MISSING']);
+const FACTS_NOT_WAIVED: ReadonlySet<string> = new Set(['MEANING_EMPTY_TASK', 'MEANING_UNKNOWN_PERSONA']);
 
 /**
  * Runs the gates in order. The first gate that does not say RUN decides; every later gate is still

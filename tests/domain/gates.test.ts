@@ -47,6 +47,9 @@ describe('gates', () => {
     const cleared = evaluateGates(facts({ missingInputs: [{ path: 'a', reason: 'x' }], approved: new Set(['CONSISTENCY_INPUT_MISSING']) }));
     expect(cleared.decision.decision).toBe('RUN');
     expect(cleared.outcomes[2]?.details).toMatchObject({ approved_by_person: 'CONSISTENCY_INPUT_MISSING' });
+    // …except a cause that makes deliberation impossible: it is checked again, and pauses again.
+    const still = evaluateGates(facts({ unknownPersonas: ['ghost'], approved: new Set(['MEANING_UNKNOWN_PERSONA']) }));
+    expect(still.decision).toMatchObject({ decision: 'PAUSE_FOR_HITL', reason_code: 'MEANING_UNKNOWN_PERSONA' });
     const sealed = evaluateGates(facts({ piiCategories: ['EMAIL'], approved: new Set(['ETHICS_PII_DETECTED']) }));
     expect(sealed.decision).toMatchObject({ decision: 'STOPPED', sealed: true });
   });
