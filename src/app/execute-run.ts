@@ -292,6 +292,7 @@ async function auditStep(audit: AuditSink, step: Step, deps: RunDeps): Promise<v
       duration_ms: step.duration_ms,
       ...(step.usage ? { prompt_tokens: step.usage.prompt_tokens, completion_tokens: step.usage.completion_tokens } : {}),
       ...(step.kind === 'verdict' ? verdictAuditDetails(parseVerdict(step.persona, step.reply)) : {}),
+      ...(step.redacted ? { reply_redacted: step.redacted } : {}),
     }),
   );
   for (const n of step.notices ?? []) {

@@ -3,6 +3,7 @@ import type { BudgetExceeded } from './budget.js';
 import { AppError } from './errors.js';
 import type { HistoryView } from './history.js';
 import { parseKnowledgeRequests } from './knowledge-request.js';
+import { redactSensitive } from './sensitive/detector.js';
 import type { Persona } from './persona.js';
 import type { ChatMessage, KnowledgeBase, LlmClient, OnProgress } from './ports.js';
 import { orchestratorSystemPrompt, renderKnowledgeResult, stepInstruction } from './prompts.js';
@@ -153,7 +154,10 @@ async function runStep(
     }
   }
   const durationMs = Math.max(0, deps.now().getTime() - startedAt.getTime());
-  const knowledge = scheduled.kind === 'turn' ? await fulfilRequests(input, deps, persona, reply.content) : [];
+  // What a model says is screened as it arrives: the checkpoint, the draft, the artifact, persona
+  // memory and the next speakers only ever see the redacted form; the categories go on the record.
+  const screened = redactSensitive(reply.content);
+  const knowledge = scheduled.kind === 'turn' ? await fulfilRequests(input, deps, persona, screened.text) : [];
   return {
     index: ctx.index,
     kind: scheduled.kind,
@@ -161,7 +165,8 @@ async function runStep(
     round: scheduled.round,
     prompt,
     prompt_sha256: deps.sha256(messages.map((m) => `${m.role}\n${m.content}`).join('\n\u0000')),
-    reply: reply.content,
+    reply: screened.text,
+    ...(screened.categories.length > 0 ? { redacted: [...screened.categories] } : {}),
     model: reply.model,
     started_at: startedAt.toISOString(),
     duration_ms: durationMs,

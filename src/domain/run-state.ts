@@ -47,6 +47,8 @@ export const Step = z.strictObject({
   /** Model calls this step took (a malformed verdict is asked again once). */
   calls: z.number().int().min(1).default(1),
   knowledge: z.array(KnowledgeResult).default([]),
+  /** Categories the detector found (and redacted) in the reply as it arrived; the reply kept is the redacted one. */
+  redacted: z.array(z.string()).optional(),
   /** What the model calls of this step put on the record (e.g. a json_mode fallback). */
   notices: z
     .array(z.strictObject({ kind: z.literal('json_mode_fallback'), route: z.string(), from: z.enum(JSON_MODES), to: z.enum(JSON_MODES), status: z.number().int() }))
