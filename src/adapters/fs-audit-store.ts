@@ -1,6 +1,6 @@
-import { readdir, stat, unlink } from 'node:fs/promises';
+import { readdir, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { selectExpiredLogs, type AuditLogEntry } from '../domain/audit-retention.js';
+import { isSafeRunId, selectExpiredLogs, type AuditLogEntry } from '../domain/audit-retention.js';
 import { defaultSensitiveScanner, type SensitiveScanner } from '../domain/audit-sanitizer.js';
 import { verifyAuditLog, type AuditVerification } from '../domain/audit-verify.js';
 import { StorageError } from '../domain/errors.js';
@@ -80,6 +80,8 @@ export interface PruneReport {
   readonly deleted: readonly AuditLogEntry[];
   /** Runs whose logs are kept. */
   readonly kept: number;
+  /** Checkpoint folders (`.maestro/runs/<id>/`) of ended runs that were deleted (or would be), oldest first. */
+  readonly checkpoints: readonly string[];
 }
 
 /**
@@ -88,9 +90,14 @@ export interface PruneReport {
  * crash in between leaves a head alone, which the next prune removes.
  */
 export async function pruneAuditLogs(options: PruneOptions): Promise<PruneReport> {
+  const live = await liveRuns(options.paths);
   const entries = await listAuditRuns(options.paths);
-  const { cutoff, expired } = selectExpiredLogs(entries, options.retentionDays, options.now);
+  const selected = selectExpiredLogs(entries, options.retentionDays, options.now);
+  const { cutoff } = selected;
+  // A paused (or running) run keeps its log, whatever its age: it may still be continued.
+  const expired = selected.expired.filter((e) => !live.has(e.runId));
   const dryRun = options.dryRun === true;
+  const checkpoints = await expiredCheckpoints(options.paths, cutoff);
   if (!dryRun) {
     for (const entry of expired) {
       for (const file of entry.files) {
@@ -104,5 +111,56 @@ export async function pruneAuditLogs(options: PruneOptions): Promise<PruneReport
       }
     }
   }
-  return { cutoff, dryRun, deleted: expired, kept: entries.length - expired.length };
+  if (!dryRun) {
+    for (const runId of checkpoints) {
+      try {
+        await rm(options.paths.runDir(runId), { recursive: true, force: true });
+      } catch (error) {
+        throw new StorageError(`could not delete ${options.paths.runDir(runId)}: ${(error as Error).message}`, options.paths.runDir(runId), { cause: error });
+      }
+    }
+  }
+  return { cutoff, dryRun, deleted: expired, kept: entries.length - expired.length, checkpoints };
+}
+
+/** Runs that are paused for a person or still running: never pruned. */
+async function liveRuns(paths: WorkspacePaths): Promise<Set<string>> {
+  const live = new Set<string>();
+  for (const id of await listOrEmpty(paths.runs)) {
+    const status = (await readStatus(paths, id))?.status;
+    if (status === undefined || status === 'paused' || status === 'running') live.add(id);
+  }
+  return live;
+}
+
+/** Checkpoint folders of runs that ended (completed, stopped, invalid, error) before `cutoff`, oldest first. */
+async function expiredCheckpoints(paths: WorkspacePaths, cutoff: Date): Promise<string[]> {
+  const out: { id: string; at: string }[] = [];
+  for (const id of await listOrEmpty(paths.runs)) {
+    if (!isSafeRunId(id)) continue;
+    const state = await readStatus(paths, id);
+    if (!state || state.status === 'paused' || state.status === 'running') continue;
+    const at = state.finished_at ?? state.updated_at;
+    if (at !== undefined && Date.parse(at) < cutoff.getTime()) out.push({ id, at });
+  }
+  return out.sort((a, b) => a.at.localeCompare(b.at)).map((x) => x.id);
+}
+
+async function readStatus(paths: WorkspacePaths, runId: string): Promise<{ status?: string; finished_at?: string; updated_at?: string } | undefined> {
+  const text = await readIfExists(path.join(paths.runDir(runId), 'state.json')).catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as { status?: string; finished_at?: string; updated_at?: string };
+  } catch {
+    return undefined; // unreadable: kept (and treated as live) rather than guessed at
+  }
+}
+
+async function listOrEmpty(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
 }

@@ -29,6 +29,10 @@ export function registerAuditPrune(audit: Command, io: Io): void {
       const report = await pruneAuditLogs({ paths, retentionDays, now: systemClock.now(), dryRun: opts.dryRun === true });
       const c = chalkFor(io);
       const age = `last written before ${report.cutoff.toISOString()} (${formatDays(retentionDays)} ago)`;
+      const verbNow = report.dryRun ? 'would delete' : 'deleted';
+      if (report.checkpoints.length > 0) {
+        io.stdout.write(`${report.dryRun ? c.yellow('dry run:') : c.green('✔')} ${verbNow} the checkpoints (.maestro/runs/) of ${report.checkpoints.length} ended run(s) ${age}: ${report.checkpoints.join(', ')}\n`);
+      }
       if (report.deleted.length === 0) {
         io.stdout.write(`nothing to prune: no audit log was ${age}; ${report.kept} kept\n`);
         return;

@@ -91,6 +91,7 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
     await pruneAuditLogs({ paths, retentionDays, now: app.deps.clock.now() }).then(
       (report) => {
         if (report.deleted.length > 0) reporter.notice(`audit retention: deleted the logs of ${report.deleted.length} run(s) last written more than ${retentionDays} day(s) ago`);
+        if (report.checkpoints.length > 0) reporter.notice(`audit retention: deleted the checkpoints of ${report.checkpoints.length} run(s) that ended more than ${retentionDays} day(s) ago`);
       },
       (error: unknown) => reporter.notice(`audit retention failed: ${(error as Error).message}`),
     );

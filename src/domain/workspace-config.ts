@@ -39,7 +39,7 @@ export const WorkspaceConfig = z.strictObject({
     .default({ pii: 'stop' }),
   audit: z
     .strictObject({
-      retention_days: z.number().int().min(1).max(3650).default(30).describe('Days an audit log is kept.'),
+      retention_days: z.number().int().min(1).max(3650).default(30).describe('Days an audit log, and the checkpoint of a run that ended, is kept (a paused run keeps both).'),
     })
     .default({ retention_days: 30 }),
 });
