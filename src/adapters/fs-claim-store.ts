@@ -1,6 +1,6 @@
 import { link, lstat, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { InvalidInputError, StorageError } from '../domain/errors.js';
 import type { Clock } from '../domain/ports.js';
 import type { Claim, ClaimStore, ReadyFile, Rejection } from '../domain/queue.js';
@@ -71,6 +71,14 @@ export class FsClaimStore implements ClaimStore {
       throw new StorageError(`could not claim ${from}: ${(error as Error).message}`, from, { cause: error });
     }
     return { runId, source, claimedAt, recovered: false, kind };
+  }
+
+  /**
+   * Takes over one claim whose owner is gone (`maestro run --resume` of a run a dead watcher held),
+   * by the same exclusive takeover as recovery: 'owned' when a live process holds it.
+   */
+  async takeOver(runId: string): Promise<Claim | 'owned' | undefined> {
+    return this.#takeOver(runId, await this.#list());
   }
 
   async recoverOrphans(): Promise<{ recovered: Claim[]; ownedByOthers: number }> {
@@ -217,6 +225,14 @@ export class FsClaimStore implements ClaimStore {
     }
     await unlink(from);
     return true;
+  }
+
+  async recordFailure(claim: Claim, reason: string): Promise<string[]> {
+    const file = path.join(this.#paths.inflight, `${claim.runId}.failures`);
+    const earlier = (await readJson(file, z.array(z.string()))) ?? [];
+    const all = [...earlier, `${this.#clock.now().toISOString()} ${reason}`];
+    await writeJsonAtomically(file, all, { mode: 0o600 });
+    return all;
   }
 
   async #removeSidecars(runId: string): Promise<void> {

@@ -5,7 +5,7 @@ import { AuditHead, emptyAuditHead, GENESIS_HASH, type Sha256 } from '../domain/
 import { composeAuditLine } from '../domain/audit-line.js';
 import { isSafeRunId } from '../domain/audit-retention.js';
 import { cachedScanner, defaultSensitiveScanner, findSensitiveResidue, type SensitiveScanner } from '../domain/audit-sanitizer.js';
-import { splitAuditLines } from '../domain/audit-verify.js';
+import { splitAuditLines, verifyAuditLog } from '../domain/audit-verify.js';
 import { runDecision } from '../domain/decision.js';
 import { StorageError } from '../domain/errors.js';
 import type { AuditLog, AuditSink, Clock } from '../domain/ports.js';
@@ -52,11 +52,14 @@ export class JsonlAuditLog implements AuditLog {
     await ensurePrivateDir(this.paths.audit);
     await restrict(this.paths.audit, 0o700);
     const headFile = this.paths.auditHead(runId);
-    const start = await recoverChain({ runId, file, headFile });
+    const start = await recoverChain({ runId, file, headFile, sha256: this.#sha256 });
     const sink = new JsonlAuditSink({ file, headFile, runId, seq: start.seq, prevHash: start.hash, clock: this.clock, scanner: this.#scanner, sha256: this.#sha256 });
     if (start.created) await writeHead(headFile, emptyAuditHead(runId));
     if (start.dropped) {
       await sink.append({ event: 'AUDIT_LOG_RECOVERED', ...runDecision('audit', 'AUDIT_TORN_LINE_DROPPED'), details: start.dropped });
+    }
+    if (start.adopted) {
+      await sink.append({ event: 'AUDIT_LOG_RECOVERED', ...runDecision('audit', 'AUDIT_HEAD_ADOPTED_FROM_LOG'), details: start.adopted });
     }
     return sink;
   }
@@ -144,38 +147,58 @@ interface ChainStart {
   readonly created: boolean;
   /** A torn last line was cut off: where, and how many bytes. */
   readonly dropped?: { line: number; bytes: number };
+  /** The head was missing, damaged or behind and the verified log was adopted in its place. */
+  readonly adopted?: { head_seq: number | null; head: string; log_seq: number };
 }
 
-async function recoverChain(options: { runId: string; file: string; headFile: string }): Promise<ChainStart> {
+/**
+ * Where a run's chain goes on. The log is the truth and the head a cache: a log whose chain verifies
+ * is adopted even when its head is missing, damaged or behind (a crash or a full disk between an
+ * append and its head update), and the adoption is recorded. A torn last line is cut, recorded too.
+ * Refused (fail closed): a chain that does not verify (edited, reordered, foreign lines) and a log
+ * shorter than its head says (truncated) — `maestro audit verify` says why.
+ */
+async function recoverChain(options: { runId: string; file: string; headFile: string; sha256: Sha256 }): Promise<ChainStart> {
   const { runId, file, headFile } = options;
   const log = await readIfExists(file);
   const headText = await readIfExists(headFile);
   const refuse = (why: string): StorageError =>
     new StorageError(`the audit log ${file} ${why}; nothing was appended (run "maestro audit verify ${runId}")`, file);
   const head = headText === undefined ? undefined : AuditHead.safeParse(safeJson(headText)).data;
-  if (headText !== undefined && (!head || head.run_id !== runId)) throw refuse('has a damaged head file');
 
   if (log === undefined) {
-    if (head && head.seq >= 0) throw refuse(`is missing although its head says ${head.seq + 1} record(s) were written`);
-    return { seq: 0, hash: GENESIS_HASH, created: head === undefined };
+    if (head && head.run_id === runId && head.seq >= 0) throw refuse(`is missing although its head says ${head.seq + 1} record(s) were written`);
+    return { seq: 0, hash: GENESIS_HASH, created: head === undefined || head.run_id !== runId };
   }
-  if (!head) throw refuse('has no head file, so it cannot be continued safely');
   await restrict(file, 0o600);
 
   const { lines, torn } = splitAuditLines(log);
+  const whole = lines.length === 0 ? '' : `${lines.join('\n')}\n`;
   const last = lines.length === 0 ? undefined : AuditRecord.safeParse(safeJson(lines[lines.length - 1] ?? '')).data;
-  if (lines.length > 0 && (!last || last.run_id !== runId || last.seq !== lines.length - 1)) throw refuse(`is damaged at line ${lines.length}`);
   const lastSeq = last?.seq ?? -1;
-  if (head.seq > lastSeq) throw refuse(`was truncated (its head says ${head.seq + 1} record(s) were written, it holds ${lastSeq + 1})`);
-  if (head.seq < lastSeq - 1) throw refuse(`holds records its writer never acknowledged (after line ${head.seq + 1})`);
+  // The chain itself, judged against a head that agrees with it: only the lines can fail here.
+  const chain = verifyAuditLog({
+    runId,
+    log: whole,
+    head: JSON.stringify({ v: 1, run_id: runId, seq: lastSeq, hash: last?.hash ?? GENESIS_HASH }),
+    sha256: options.sha256,
+    scanner: { detect: () => [] },
+  });
+  if (chain.status === 'broken') throw refuse(`is damaged at line ${chain.line ?? '?'} (${chain.kind}: ${chain.message})`);
+  if (head && head.run_id === runId && head.seq > lastSeq) {
+    throw refuse(`was truncated (its head says ${head.seq + 1} record(s) were written, it holds ${lastSeq + 1})`);
+  }
 
   let dropped: ChainStart['dropped'];
   if (torn !== undefined) {
     // A write cut short by a crash: the record was never acknowledged, so the fragment is removed.
-    await truncate(file, Buffer.byteLength(log) - Buffer.byteLength(torn));
+    await truncate(file, Buffer.byteLength(whole));
     dropped = { line: lines.length + 1, bytes: Buffer.byteLength(torn) };
   }
-  return { seq: lastSeq + 1, hash: last?.hash ?? GENESIS_HASH, created: false, ...(dropped ? { dropped } : {}) };
+  const headSeq = head && head.run_id === runId ? head.seq : null;
+  const headAgrees = head !== undefined && headSeq !== null && (headSeq === lastSeq || headSeq === lastSeq - 1);
+  const adopted = headAgrees ? undefined : { head_seq: headSeq, head: head === undefined ? (headText === undefined ? 'missing' : 'damaged') : headSeq === null ? 'foreign' : 'behind', log_seq: lastSeq };
+  return { seq: lastSeq + 1, hash: last?.hash ?? GENESIS_HASH, created: false, ...(dropped ? { dropped } : {}), ...(adopted ? { adopted } : {}) };
 }
 
 /** Puts back the private mode on a folder or file created earlier (or by an older maestro). */

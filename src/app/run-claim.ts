@@ -1,7 +1,7 @@
 import { auditEvent } from '../domain/audit.js';
 import { failClosedDecision, runDecision, systemStopDecision } from '../domain/decision.js';
 import { AppError, InvalidInputError } from '../domain/errors.js';
-import type { Claim, ClaimStore, WatchEvent } from '../domain/queue.js';
+import { POISON_CLAIM_FAILURES, type Claim, type ClaimStore, type WatchEvent } from '../domain/queue.js';
 import { processCommand, resumeRun } from './process-command.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 
@@ -142,7 +142,25 @@ async function failClaim(claim: Claim, error: unknown, deps: RunClaimDeps): Prom
     return { ...result, audit_log: audit.path, rejected_to: rejectedTo };
   } catch (secondary) {
     const why = secondary instanceof Error ? secondary.message : String(secondary);
-    return { ...result, message: `${message}\n(could not record it: ${why}; the command stays in .maestro/inflight/ and is retried on the next start)` };
+    // A claim that keeps failing without even its failure being recorded would be taken over and
+    // fail again by every later watcher, forever: after a few times in a row it is rejected, with
+    // every reason, so a person sees it (`maestro requeue` puts it back once fixed).
+    try {
+      const reasons = await deps.claims.recordFailure(claim, `${message} (could not record it: ${why})`);
+      if (reasons.length >= POISON_CLAIM_FAILURES) {
+        const rejectedTo = await deps.claims.reject(claim, {
+          status: 'error',
+          reason_code: 'RUN_FAILED_REPEATEDLY',
+          message: `${claim.source} failed ${reasons.length} times in a row and was set aside`,
+          issues: reasons,
+          audit_log: null,
+        });
+        return { ...result, reason_code: 'RUN_FAILED_REPEATEDLY', rejected_to: rejectedTo, message: `${message}\n(it failed ${reasons.length} times in a row without being recorded: ${why}; moved to .maestro/rejected/ with every reason)` };
+      }
+      return { ...result, message: `${message}\n(could not record it: ${why}; the command stays in .maestro/inflight/ and is retried on the next start — failure ${reasons.length} of ${POISON_CLAIM_FAILURES})` };
+    } catch {
+      return { ...result, message: `${message}\n(could not record it: ${why}; the command stays in .maestro/inflight/ and is retried on the next start)` };
+    }
   }
 }
 

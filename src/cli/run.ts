@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { HitlRefusedError } from '../app/hitl.js';
 import { findClaim } from '../adapters/inflight-claims.js';
+import { readPackageVersion } from './package-info.js';
 import { processCommand, resumeRun, RunNotResumableError, STORAGE_WRITE_FAILED } from '../app/process-command.js';
 import type { RunOutcome } from '../app/run-deps.js';
 import type { App } from '../compose.js';
@@ -74,12 +75,7 @@ async function runSubcommand(file: string | undefined, opts: RunFlags, io: Io): 
   return withRunContext(io, opts, workspace, async (app, run) => {
     if (opts.resume !== undefined) {
       run.id = opts.resume;
-      const claim = await findClaim(app.paths.inflight, opts.resume);
-      if (claim) {
-        throw new RunNotResumableError(
-          `run ${opts.resume} is claimed by a watcher (pid ${claim.owner?.pid ?? 'unknown'}, .maestro/inflight/): that watcher finishes it, or the next "maestro watch" recovers it`,
-        );
-      }
+      if (await findClaim(app.paths.inflight, opts.resume)) return resumeClaimed(app, opts.resume);
       // A `continue` decision waiting in the inbox is claimed first, so a watcher cannot resume it too.
       await app.deps.decisions.claim(opts.resume);
       return resumeRun(opts.resume, app.deps);
@@ -87,6 +83,35 @@ async function runSubcommand(file: string | undefined, opts: RunFlags, io: Io): 
     run.id = app.deps.newRunId();
     return processCommand({ text, source: path.basename(commandPath), runId: run.id }, app.deps);
   });
+}
+
+/**
+ * `run --resume` of a run in `.maestro/inflight/`: refused while its watcher lives; when that watcher
+ * is gone, this process takes the claim over (registered like a watcher, so nobody else does), runs
+ * the run from its checkpoint and settles the claim as a watcher would.
+ */
+async function resumeClaimed(app: App, runId: string): Promise<RunOutcome> {
+  const { FsClaimStore } = await import('../adapters/fs-claim-store.js');
+  const { FsWatcherRegistry } = await import('../adapters/fs-watcher-registry.js');
+  const { planClaim, runClaim, settleClaim } = await import('../app/run-claim.js');
+  const registry = new FsWatcherRegistry(path.join(app.paths.state, 'watchers'));
+  const self = FsWatcherRegistry.newIdentity(process.pid);
+  await registry.register({ ...self, started_at: app.deps.clock.now().toISOString(), once: true, version: readPackageVersion() });
+  try {
+    const claims = new FsClaimStore({ paths: app.paths, self, registry, clock: app.deps.clock });
+    const claim = await claims.takeOver(runId);
+    if (claim === 'owned') {
+      throw new RunNotResumableError(`run ${runId} is claimed by a running watcher (.maestro/inflight/): that watcher finishes it`);
+    }
+    if (!claim) return resumeRun(runId, app.deps);
+    const deps = { run: app.deps, claims };
+    const plan = await planClaim(claim, deps);
+    const result = plan.ended ? await settleClaim(claim, plan.ended, deps) : await runClaim(claim, plan.kind, deps);
+    if (result.status === 'interrupted') throw new Error('interrupted');
+    return { run_id: result.run_id, status: result.status, decision: result.decision ?? '', reason_code: result.reason_code, artifact: result.artifact, audit_log: result.audit_log ?? '', message: result.message };
+  } finally {
+    await registry.unregister(self);
+  }
 }
 
 /**

@@ -90,7 +90,15 @@ export interface ClaimStore {
    * if it was gone, or for a decision: the command is kept with the run, and the decision is spent).
    */
   reject(claim: Claim, rejection: Rejection): Promise<string | null>;
+  /**
+   * Counts one more failure of this claim that could not even be recorded with its run (kept beside
+   * the claim, so it survives restarts); returns every reason so far, oldest first.
+   */
+  recordFailure(claim: Claim, reason: string): Promise<string[]>;
 }
+
+/** A claim that fails this many times in a row, without its failure being recorded, is rejected. */
+export const POISON_CLAIM_FAILURES = 3;
 
 /** What the watcher reports: one event per state transition, plus notices that change no state. */
 export type WatchEvent =

@@ -91,6 +91,22 @@ describe('JsonlAuditLog', () => {
     expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 5 });
   });
 
+  // Issue 9 item 3: the log is the truth and the head a cache.
+  it.each([
+    ['is missing', async () => rm(paths.auditHead(RUN)), 'missing'],
+    ['is damaged (cut by a full disk)', async () => writeFile(paths.auditHead(RUN), '{"v":1,"run_id":"2026'), 'damaged'],
+    ['is three records behind (appends went on, head updates failed)', async (rs: AuditRecord[]) => writeFile(paths.auditHead(RUN), JSON.stringify({ v: 1, run_id: RUN, seq: 1, hash: rs[1]?.hash })), 'behind'],
+  ])('adopts a verified chain whose head %s, records it, and the log verifies', async (_name, damage, kind) => {
+    const log = new JsonlAuditLog(paths, clock);
+    await appendAll(log, 5);
+    await damage(await records());
+    await appendAll(log, 1, 5);
+    const rs = await records();
+    expect(rs.map((r) => r.reason_code).slice(5)).toEqual(['AUDIT_HEAD_ADOPTED_FROM_LOG', 'MODEL_CALL_OK']);
+    expect(rs[5]?.details).toMatchObject({ head: kind, log_seq: 4 });
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 7 });
+  });
+
   it('continues after a crash between an append and its head update', async () => {
     const log = new JsonlAuditLog(paths, clock);
     await appendAll(log, 3);
@@ -102,7 +118,6 @@ describe('JsonlAuditLog', () => {
 
   it.each([
     ['truncated', async (lines: string[]) => writeFile(paths.auditLog(RUN), lines.slice(0, 2).join('')), /truncated/],
-    ['head deleted', async () => rm(paths.auditHead(RUN)), /no head file/],
     ['log deleted', async () => rm(paths.auditLog(RUN)), /is missing/],
     ['last line edited', async (lines: string[]) => writeFile(paths.auditLog(RUN), [...lines.slice(0, 2), 'x\n'].join('')), /damaged at line 3/],
   ])('refuses to continue a log that was %s, and changes nothing', async (_name, tamper, message) => {

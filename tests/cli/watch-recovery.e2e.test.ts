@@ -124,15 +124,27 @@ describe('maestro watch: crash recovery and clean stop (end to end)', () => {
     expect(((await readAuditLogs(ws)).get(runId) ?? []).filter((r) => r.event === 'COMMAND_RECEIVED')).toHaveLength(1);
   }, 60_000);
 
-  it('maestro run --resume refuses a run that a watcher holds, so it is never run twice', async () => {
+  it('maestro run --resume refuses a run a live watcher holds, so it is never run twice', async () => {
+    const ws = await workspace();
+    const { runId } = await midRun(ws);
+    const resume = started(new CliProcess(['run', '--resume', runId, '--workspace', ws]));
+    expect((await resume.exited).code).toBe(2);
+    expect(resume.stderr.join('')).toContain('is claimed by a running watcher');
+  }, 60_000);
+
+  it('maestro run --resume takes over the claim of a watcher killed with -9, finishes the run once, and nothing is left claimed', async () => {
     const ws = await workspace();
     const { watcher, runId } = await midRun(ws);
     watcher.kill('SIGKILL');
     await watcher.exited;
     const resume = started(new CliProcess(['run', '--resume', runId, '--workspace', ws]));
-    expect((await resume.exited).code).toBe(2);
-    expect(resume.stderr.join('')).toContain('is claimed by a watcher');
-    expect((await readAuditLogs(ws)).get(runId)?.some((r) => r.event === 'RUN_RESUMED')).toBe(false);
+    expect((await resume.exited).code).toBe(0);
+    await expectFinishedOnce(ws, runId);
+    // A later watcher finds nothing to recover and runs nothing again.
+    const after = started(watch(ws, ['--once']));
+    expect((await after.exited).code).toBe(0);
+    expect(after.events.filter((e) => e.kind === 'claimed')).toEqual([]);
+    await expectFinishedOnce(ws, runId);
   }, 60_000);
 
   it('enforces audit retention at start: logs last written longer ago than audit.retention_days go', async () => {
