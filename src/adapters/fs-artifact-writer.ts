@@ -1,4 +1,4 @@
-import { copyFile, open } from 'node:fs/promises';
+import { copyFile, open, readFile } from 'node:fs/promises';
 import { ARTIFACT_HEADING } from '../domain/artifact.js';
 import type { ArtifactWriter, OutputPathCheck } from '../domain/ports.js';
 import { writeFileAtomically } from './atomic-file.js';
@@ -24,6 +24,8 @@ export class FsArtifactWriter implements ArtifactWriter {
     // written into the folder's real path, which the check has just resolved and approved.
     const checked = await this.check(relativePath, protect);
     if (!checked.ok) throw new Error(`refusing to write the artifact at "${relativePath}": ${checked.reason}`);
+    // Written already, byte for byte (a run completing after a crash): left as it is.
+    if ((await readFile(checked.absolute, 'utf8').catch(() => undefined)) === content) return checked.absolute;
     if (await isForeignFile(checked.absolute)) {
       await copyFile(checked.absolute, `${checked.absolute}.${this.now().toISOString().replace(/[:.]/g, '-')}.bak`);
     }

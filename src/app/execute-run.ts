@@ -106,10 +106,18 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
     );
     return reply.content;
   };
-  const gates = evaluateGates(gathered.facts);
-  for (const g of gates.outcomes) await audit.append(auditEvent('GATE', g.decision, { ...g.details, skipped: g.skipped }));
-  await save({ plan, trail: [...state.trail, ...gates.outcomes.filter((g) => !g.skipped).map((g) => g.decision)] });
-  if (gates.decision.decision !== 'RUN') {
+  // A run that was ending when it stopped (its checkpoint says `finishing`) only completes that
+  // ending, exactly as it began it: a stop stays a stop (nothing is deliberated), and a completed
+  // run replays its finished steps (no model call) to write the same artifact.
+  if (state.finishing && state.finishing.decision.decision !== 'RUN') {
+    return finishRun({ state, audit, deps, decision: state.finishing.decision, message: state.summary ?? `ended (${state.finishing.decision.reason_code})`, save });
+  }
+  const gates = state.finishing ? undefined : evaluateGates(gathered.facts);
+  if (gates) {
+    for (const g of gates.outcomes) await audit.append(auditEvent('GATE', g.decision, { ...g.details, skipped: g.skipped }));
+    await save({ plan, trail: [...state.trail, ...gates.outcomes.filter((g) => !g.skipped).map((g) => g.decision)] });
+  }
+  if (gates && gates.decision.decision !== 'RUN') {
     const detail = describeGateStop(gathered.facts, gates.decision);
     if (gates.decision.decision === 'PAUSE_FOR_HITL') return pauseRun({ state, audit, deps, decision: gates.decision, message: detail, save, requestPlan });
     return finishRun({ state, audit, deps, decision: gates.decision, message: detail, save });
@@ -227,7 +235,7 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
 
   // Successful end: the artifact is written, then the session states are saved (persistent council) —
   // only once the artifact is on disk, so a failed write never leaves memory of a run that produced nothing.
-  await save({ trail: [...state.trail, arbitrationDecision] });
+  if (!state.finishing) await save({ trail: [...state.trail, arbitrationDecision] });
   const saveSessions = async (): Promise<void> => {
     for (const id of plan.personas) {
       const messages: HistoryMessage[] = result.steps

@@ -72,7 +72,10 @@ export async function pauseRun(options: EndOptions & { draft?: DraftInput; reque
 export async function finishRun(options: EndOptions & { artifact?: DraftInput; afterArtifact?: () => Promise<void> }): Promise<RunOutcome> {
   const { state, audit, deps, decision, message } = options;
   const status = decision.decision === 'RUN' ? 'completed' : 'stopped';
-  const finishedAt = deps.clock.now();
+  // The end is put on the checkpoint before anything is written, with its time: a run killed between
+  // the artifact and its last save ends the same way when recovered, byte for byte.
+  const finishedAt = new Date(state.finishing?.finished_at ?? deps.clock.now().toISOString());
+  if (!state.finishing) await options.save({ finishing: { finished_at: finishedAt.toISOString(), decision } });
   let artifactPath: string | null = null;
   if (options.artifact && state.plan) {
     deps.onProgress?.({ kind: 'producing_artifact', run_id: state.run_id, path: state.plan.output_path });
@@ -90,6 +93,7 @@ export async function finishRun(options: EndOptions & { artifact?: DraftInput; a
         path: state.plan.output_path,
         bytes: Buffer.byteLength(markdown),
         sha256: deps.sha256(markdown),
+        ...(state.finishing ? { completed_after_restart: true } : {}),
       }),
     );
   }

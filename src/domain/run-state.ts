@@ -114,6 +114,11 @@ export const RunState = z.strictObject({
   /** REROUTEs taken so far: the persona moves to the fallback for the rest of the run. */
   reroutes: z.array(z.strictObject({ persona: z.string(), from: z.string(), to: z.string(), reason_code: z.string(), at_step: z.number().int() })).default([]),
   artifact: z.string().optional(),
+  /**
+   * Set just before the artifact is written: the run is ending, at this time. A crash from here on
+   * resumes into the same ending — the same bytes, no model call — never a second, different finish.
+   */
+  finishing: z.strictObject({ finished_at: z.string(), decision: DecisionRecord }).optional(),
   finished_at: z.string().optional(),
   /** A one-line explanation of the outcome for people. */
   summary: z.string().optional(),

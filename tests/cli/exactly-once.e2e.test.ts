@@ -1,0 +1,51 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../fakes/cli.js';
+import { tempWorkspace } from '../fakes/fixtures.js';
+
+// Issue 9 item 4: a kill -9 between the artifact write and the run's last checkpoint. The checkpoint
+// a kill leaves there is made by hand: the run as it ended, minus what its last save would have added.
+let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+const maestro = (...args: string[]) => runCli(args, { cwd: ws.dir });
+beforeEach(async () => {
+  ws = await tempWorkspace();
+});
+afterEach(() => ws.cleanup());
+
+const stateFile = (id: string) => path.join(ws.dir, '.maestro', 'runs', id, 'state.json');
+const events = async (id: string) => (await readFile(path.join(ws.dir, '.maestro', 'audit', `${id}.jsonl`), 'utf8')).trim().split('\n').map((l) => JSON.parse(l).event as string);
+
+async function killedBeforeLastSave(id: string): Promise<void> {
+  const { status: _s, decision: _d, finished_at: _f, summary: _m, artifact: _a, ...rest } = JSON.parse(await readFile(stateFile(id), 'utf8'));
+  // The last save also appended the final decision to the trail.
+  await writeFile(stateFile(id), JSON.stringify({ ...rest, trail: rest.trail.slice(0, -1), status: 'running' }));
+}
+
+describe('exactly once, to the last step', () => {
+  it('a completed run killed after writing its artifact resumes into the same ending: same bytes, no model call', async () => {
+    const r = await maestro('run', 'examples/review-migration.json', '--json');
+    const { run_id: id, artifact } = JSON.parse(r.stdout);
+    const bytes = await readFile(artifact, 'utf8');
+    const memory = await readFile(path.join(ws.dir, 'session_states', 'auditor_session.json'), 'utf8');
+    await killedBeforeLastSave(id);
+
+    const again = await maestro('run', '--resume', id, '--json');
+    expect(again.code).toBe(0);
+    expect(await readFile(artifact, 'utf8')).toBe(bytes);
+    expect(JSON.parse(await readFile(path.join(ws.dir, 'session_states', 'auditor_session.json'), 'utf8')).runs).toEqual(JSON.parse(memory).runs);
+    const all = await events(id);
+    expect(all.filter((e) => e === 'MODEL_CALL')).toHaveLength(13);
+    expect(all.filter((e) => e === 'GATE')).toHaveLength(7);
+    expect(JSON.parse(await readFile(stateFile(id), 'utf8')).status).toBe('completed');
+  });
+
+  it('a sealed stop killed in its ending stays a stop: nothing is deliberated', async () => {
+    await writeFile(path.join(ws.dir, 'pii.json'), JSON.stringify({ task_description: 'Email the plan to jane.doe@example.com', config: { max_rounds: 1 } }));
+    const { run_id: id } = JSON.parse((await maestro('run', 'pii.json', '--json')).stdout);
+    await killedBeforeLastSave(id);
+    const again = await maestro('run', '--resume', id, '--json');
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'stopped', reason_code: 'ETHICS_PII_DETECTED' });
+    expect((await events(id)).filter((e) => e === 'MODEL_CALL')).toHaveLength(0);
+  });
+});
