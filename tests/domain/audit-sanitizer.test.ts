@@ -19,7 +19,7 @@ import { SENSITIVE_CORPUS } from '../fixtures/sensitive-corpus.js';
 
 const cat = (...parts: string[]): string => parts.join('');
 const OPENAI_KEY = cat('sk-proj-', 'Xq3vT9bLm2Wc8Rk5Hy7Nd4Fp6Gs1Jt0Ua_ZeKo-Yi3Qw9ExRt5Yu7Io');
-const AWS_SECRET = cat('wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCYEXAMPLEKEY');
+const AWS_SECRET = cat('Zq8Tm2Wx4Lp9Rk3Vn7Bc', '5Hy1Jd6Fs0Gt2Qw4Ea8U');
 
 const recordWith = (details: Record<string, unknown>, decision = runDecision('knowledge', 'KNOWLEDGE_PROVIDED')) =>
   rawRecord(auditEvent('KNOWLEDGE_REQUEST', decision, details), 3);

@@ -19,6 +19,9 @@ const SECRETS = [
   'SLACK_WEBHOOK',
   'STRIPE_KEY',
   'GOOGLE_API_KEY',
+  'BEARER_TOKEN',
+  'BASIC_AUTH',
+  'PASSWORD_ASSIGNMENT',
 ] as const;
 
 /** Personal data. */

@@ -35,7 +35,8 @@ const PHONE_NANP =
 // alone; a bare four-part version such as `1.2.3.4` cannot be told from an address and IS
 // reported (fail closed).
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
-const IPV4 = new RegExp(`(?<![\\w.$§])(?:${OCTET}\\.){3}${OCTET}(?!\\w|\\.\\d)`, 'g');
+// An address followed by `/<prefix>` is a network (10.0.0.0/8), not someone's address.
+const IPV4 = new RegExp(`(?<![\\w.$§])(?:${OCTET}\\.){3}${OCTET}(?!\\w|\\.\\d|/\\d)`, 'g');
 const IPV4_EXACT = new RegExp(`^(?:${OCTET}\\.){3}${OCTET}$`);
 
 // Addresses that identify no one and that every developer transcript is full of: loopback,
@@ -111,22 +112,24 @@ function selectCard(match: string): Span | undefined {
   return undefined;
 }
 
-// IBAN: country, check digits, then the BBAN compact or in groups of four. The country's
-// registered length decides where it ends, so a following 4-letter word is not swallowed.
+// IBAN: country, check digits, then the BBAN compact or in groups of four, separated by spaces or
+// by dashes (used consistently). The country's registered length decides where it ends, so a
+// following 4-letter word is not swallowed.
 const IBAN =
-  /(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[A-Za-z0-9]{11,30}|(?: [A-Za-z0-9]{4}){2,7}(?: [A-Za-z0-9]{1,4})?)(?![A-Za-z0-9])/g;
+  /(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[A-Za-z0-9]{11,30}|(?: [A-Za-z0-9]{4}){2,7}(?: [A-Za-z0-9]{1,4})?|(?:-[A-Za-z0-9]{4}){2,7}(?:-[A-Za-z0-9]{1,4})?)(?![A-Za-z0-9])/g;
 
 function selectIban(match: string): Span | undefined {
   const length = IBAN_LENGTHS[match.slice(0, 2).toUpperCase()];
   if (length === undefined) return undefined;
+  const separator = match.includes('-') ? '-' : ' ';
   let seen = 0;
   let end = 0;
   while (end < match.length && seen < length) {
-    if (match[end] !== ' ') seen++;
+    if (match[end] !== separator) seen++;
     end++;
   }
-  if (seen < length || (end < match.length && match[end] !== ' ')) return undefined;
-  return isIbanValid(match.slice(0, end).replace(/ /g, '').toUpperCase()) ? [0, end] : undefined;
+  if (seen < length || (end < match.length && match[end] !== separator)) return undefined;
+  return isIbanValid(match.slice(0, end).split(separator).join('').toUpperCase()) ? [0, end] : undefined;
 }
 
 // US SSN with a dash or space (used consistently). Never issued: area 000, 666 or 9xx; group 00;

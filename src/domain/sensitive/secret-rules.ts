@@ -9,9 +9,9 @@ const PRIVATE_KEY = new RegExp(
   'g',
 );
 
-// Three base64url parts; the header always starts `{"` (= `eyJ`). The signature may be empty
-// (alg "none").
-const JWT = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g;
+// Three base64url parts; the header starts `{"` (= `eyJ`), or `{` and a line break or a space when
+// it was pretty-printed (`ewo`, `ew0K`, `eyAi`/`eyAK`). The signature may be empty (alg "none").
+const JWT = /(?<![A-Za-z0-9_-])(?:eyJ|ewo|ew0K|eyA)[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g;
 
 export function isJwt(token: string): boolean {
   const header = decodeBase64Url(token.slice(0, token.indexOf('.')));
@@ -47,14 +47,69 @@ function bodyAfter(prefixLength: number, check: (body: string) => boolean) {
 }
 
 // AWS secret keys are 40 unmarked base64 characters, so only their usual labels make them safe
-// to recognise; the span is the value alone.
+// to recognise (aws_secret_access_key, secret_key, aws_access_key …); the span is the value alone.
 const AWS_SECRET_KEY =
-  /(?<![A-Za-z0-9])(?:aws_?)?secret_?access_?key["']?\s{0,4}[:=]\s{0,4}["']?[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/gi;
+  /(?<![A-Za-z0-9])(?:aws_?)?(?:secret_?access_?key|secret_?key|access_?key(?:_?secret)?)["']?\s{0,4}[:=]\s{0,4}["']?[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/gi;
+
+// Keyword assignments, in the style of detect-secrets' keyword detector: a key that names a
+// credential, then `=`, `:=`, `=>` or `:` (JSON/YAML key), then a value. The span is the value.
+const CREDENTIAL_KEY =
+  '[A-Za-z0-9_.-]{0,40}?(?:pass(?:word|wd|phrase)?|pwd|secret|(?:api|access|auth|private|client|signing|encryption)[_.-]?(?:key|secret)|apikey|(?:auth|access|refresh|api|bearer|session|bot|id)?[_.-]?token|credentials?)';
+const ASSIGNMENT = new RegExp(
+  [
+    // KEY = value, KEY=value, key := "value", key => 'value' (code, .env, shell, INI)
+    String.raw`(?<![A-Za-z0-9_.-])${CREDENTIAL_KEY}(?![A-Za-z0-9])["']?\s{0,4}(?:=>|:=|=)\s{0,4}(?:"[^"\n]{4,200}"|'[^'\n]{4,200}'|[^\s"'${'`'},;&)}\]]{4,200})`,
+    // "key": "value" (JSON)
+    String.raw`"${CREDENTIAL_KEY}"\s{0,4}:\s{0,4}"[^"\n]{4,200}"`,
+    // key: value at the start of a line (YAML)
+    String.raw`(?<=^|\n)[ \t]{0,40}-?[ \t]{0,4}${CREDENTIAL_KEY}:[ \t]{1,4}(?:"[^"\n]{4,200}"|'[^'\n]{4,200}'|[^\s"'#]{4,200})`,
+  ].join('|'),
+  'gi',
+);
+
+// Placeholders and references are not credentials: ${VAR}, $VAR, {{ x }}, <your-key>, %VAR%,
+// xxxx, ****, changeme, an environment lookup or a call, our own [REDACTED:…] marker.
+const NOT_A_VALUE =
+  /^(?:\$\{?[\w.]+\}?|\{\{.*\}\}|<[^>]*>|%\w+%|.*EXAMPLE.*|x{3,}|\*{3,}|\.{3,}|-+|_+|changeme|change_me|password|passwd|secret|token|none|null|nil|true|false|undefined|example|dummy|redacted|your[_-].*|\[.*|(?:process\.env|os\.environ|os\.getenv|env|getenv|settings|config|self|this)\b.*|.*\(.*)$/i;
+
+function selectAssignedValue(match: string): Span | undefined {
+  const m = /(?:=>|:=|=|:)\s{0,4}(?=["']?[^\s])/.exec(match.replace(/^[^"]*"[^"]*"\s{0,4}(?=:)/, (k) => ' '.repeat(k.length)));
+  if (!m) return undefined;
+  let start = m.index + m[0].length;
+  let end = match.length;
+  const quote = match[start];
+  if (quote === '"' || quote === "'") {
+    start += 1;
+    end = match.lastIndexOf(quote) > start ? match.lastIndexOf(quote) : end;
+  }
+  const value = match.slice(start, end).trim();
+  if (value.length < 4 || NOT_A_VALUE.test(value)) return undefined;
+  // An unquoted attribute path (settings.db.password) is a reference, not a value.
+  if (quote !== '"' && quote !== "'" && /^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+$/.test(value)) return undefined;
+  return [start, start + value.length];
+}
+
+// `Authorization: Bearer <opaque>` and bare `Bearer <token>`: an opaque token of 20+ characters
+// that looks generated (prose such as "Bearer authentication" is not).
+const BEARER = /(?<![A-Za-z0-9])[Bb]earer[ \t]{1,4}[A-Za-z0-9._~+/-]{20,2048}=*/g;
+
+// `curl -u user:pass` / `--user user:pass` (gitleaks' curl-auth-user): the span is `user:pass`.
+const CURL_AUTH = /\bcurl\b[^\n]{0,256}?[ \t](?:-u|--user)(?:[ \t]{1,4}|=)["']?[^\s"':]{1,128}:[^\s"']{1,256}/g;
+
+function selectCurlAuth(match: string): Span | undefined {
+  const flag = /[ \t](?:-u|--user)(?:[ \t]{1,4}|=)["']?/.exec(match);
+  if (!flag) return undefined;
+  const start = flag.index + flag[0].length;
+  if (match.startsWith('[REDACTED:', start)) return undefined; // already redacted
+  const password = match.slice(match.indexOf(':', start) + 1);
+  if (NOT_A_VALUE.test(password) || password.length < 3) return undefined;
+  return [start, match.length];
+}
 
 /** Rules for credentials. */
 export const SECRET_RULES: readonly DetectionRule[] = [
   { category: 'PRIVATE_KEY', pattern: PRIVATE_KEY, hints: ['PRIVATE KEY'] },
-  { category: 'JWT', pattern: JWT, hints: ['eyJ'], select: whole(isJwt) },
+  { category: 'JWT', pattern: JWT, hints: ['eyJ', 'ewo', 'ew0K', 'eyA'], select: whole(isJwt) },
   { category: 'URL_PASSWORD', pattern: URL_PASSWORD, hints: ['://'], select: selectUrlPassword },
   {
     category: 'API_KEY_ANTHROPIC',
@@ -72,11 +127,14 @@ export const SECRET_RULES: readonly DetectionRule[] = [
     category: 'AWS_ACCESS_KEY',
     pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
     hints: ['AKIA', 'ASIA', 'ABIA', 'ACCA'],
+    // AWS's documented example key (AKIAIOSFODNN7EXAMPLE) and its kin are not credentials.
+    select: whole((match) => !match.endsWith('EXAMPLE')),
   },
   {
     category: 'AWS_SECRET_KEY',
     pattern: AWS_SECRET_KEY,
-    select: (match) => [match.length - 40, match.length],
+    // AWS's documented example secret (…EXAMPLEKEY) is not a credential.
+    select: (match) => (match.endsWith('EXAMPLEKEY') ? undefined : [match.length - 40, match.length]),
   },
   {
     category: 'GITHUB_TOKEN',
@@ -85,16 +143,20 @@ export const SECRET_RULES: readonly DetectionRule[] = [
     select: whole((match) => looksRandom(match.slice(match.lastIndexOf('_') + 1))),
   },
   {
+    // gitleaks' GitLab families: personal, project, deploy, runner, CI job, feed, incoming mail,
+    // feature-flag, Kubernetes agent, OAuth app and SCIM tokens (a CI job token may carry a
+    // `<number>_` routing prefix before its body), and runner registration tokens.
     category: 'GITLAB_TOKEN',
-    pattern: /(?<![A-Za-z0-9_-])gl(?:pat|dt|rt|ptt|cbt|ft|imt|oas)-[A-Za-z0-9_-]{20,}/g,
-    hints: ['glpat-', 'gldt-', 'glrt-', 'glptt-', 'glcbt-', 'glft-', 'glimt-', 'gloas-'],
-    select: whole((match) => looksRandom(match.slice(match.indexOf('-') + 1))),
+    pattern: /(?<![A-Za-z0-9_-])(?:gl(?:pat|dt|rt|ptt|cbt|ft|imt|oas|agent|soat|ffct)-[A-Za-z0-9_-]{20,}|GR1348941[A-Za-z0-9_-]{20,})/g,
+    hints: ['glpat-', 'gldt-', 'glrt-', 'glptt-', 'glcbt-', 'glft-', 'glimt-', 'gloas-', 'glagent-', 'glsoat-', 'glffct-', 'GR1348941'],
+    select: whole((match) => looksRandom(match.startsWith('GR1348941') ? match.slice(9) : match.slice(match.indexOf('-') + 1))),
   },
   {
+    // Bot, user, app, refresh (xoxe-, xoxe.xoxp-) and configuration tokens.
     category: 'SLACK_TOKEN',
-    pattern: /(?<![A-Za-z0-9_-])(?:xox[abposr]|xapp)-[A-Za-z0-9-]{10,}/g,
+    pattern: /(?<![A-Za-z0-9_-])(?:xox[abposre]|xapp|xoxe\.xox[bp])-[A-Za-z0-9-]{10,}/g,
     hints: ['xox', 'xapp-'],
-    select: bodyAfter(5, looksRandom),
+    select: whole((match) => looksRandom(match.slice(match.indexOf('-') + 1))),
   },
   {
     category: 'SLACK_WEBHOOK',
@@ -103,13 +165,29 @@ export const SECRET_RULES: readonly DetectionRule[] = [
   },
   {
     category: 'STRIPE_KEY',
-    pattern: /(?<![A-Za-z0-9_])(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}|whsec_[A-Za-z0-9]{24,})(?![A-Za-z0-9_])/g,
-    hints: ['_live_', '_test_', 'whsec_'],
+    pattern: /(?<![A-Za-z0-9_])(?:(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,247}|whsec_[A-Za-z0-9]{24,})(?![A-Za-z0-9_])/g,
+    hints: ['_live_', '_test_', '_prod_', 'whsec_'],
     select: whole((match) => looksRandom(match.slice(match.lastIndexOf('_') + 1))),
   },
   {
     category: 'GOOGLE_API_KEY',
     pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g,
     hints: ['AIza'],
+  },
+  {
+    category: 'BEARER_TOKEN',
+    pattern: BEARER,
+    hints: ['earer'],
+    select: (match) => {
+      const token = match.replace(/^[Bb]earer[ \t]+/, '');
+      return looksRandom(token) ? [match.length - token.length, match.length] : undefined;
+    },
+  },
+  { category: 'BASIC_AUTH', pattern: CURL_AUTH, hints: ['curl'], select: selectCurlAuth },
+  {
+    category: 'PASSWORD_ASSIGNMENT',
+    pattern: ASSIGNMENT,
+    hints: ['pass', 'PASS', 'Pass', 'pwd', 'PWD', 'secret', 'SECRET', 'Secret', 'token', 'TOKEN', 'Token', 'key', 'KEY', 'Key', 'credential', 'CREDENTIAL', 'Credential'],
+    select: selectAssignedValue,
   },
 ];

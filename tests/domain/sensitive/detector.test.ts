@@ -106,7 +106,7 @@ describe('isSecretCategory', () => {
     expect(isSecretCategory('URL_PASSWORD')).toBe(true);
     expect(isSecretCategory('EMAIL')).toBe(false);
     expect(isSecretCategory('CARD')).toBe(false);
-    expect(SENSITIVE_CATEGORIES.filter(isSecretCategory)).toHaveLength(13);
+    expect(SENSITIVE_CATEGORIES.filter(isSecretCategory)).toHaveLength(16);
   });
 });
 
@@ -137,9 +137,11 @@ describe('detectSensitive', () => {
   });
 
   it('reports only the value of a labelled AWS secret key', () => {
-    const secret = ['wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCYEXAMPLEKEY'].join('');
+    const secret = ['Zq8Tm2Wx4Lp9Rk3Vn7Bc', '5Hy1Jd6Fs0Gt2Qw4Ea8U'].join('');
     const text = `aws_secret_access_key=${secret}`;
     expect(detectSensitive(text)).toEqual([{ category: 'AWS_SECRET_KEY', start: 22, end: 62 }]);
+    // AWS's documented example secret is not a credential.
+    expect(detectSensitive(`aws_secret_access_key=${['wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCYEXAMPLEKEY'].join('')}`)).toEqual([]);
   });
 
   it('ends an IBAN at its country length, not at the next 4-letter word', () => {
