@@ -124,6 +124,14 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
   }
 
   deps.onProgress?.({ kind: 'run_started', run_id: state.run_id, personas: plan.personas, rounds: plan.rounds });
+  // A person should know when the council saw only the start of an input.
+  for (const input of gathered.inputs.filter((i) => i.result.truncated)) {
+    const limit = deps.config.knowledge.max_file_bytes;
+    deps.onProgress?.({ kind: 'notice', run_id: state.run_id, message: `input ${input.path} is ${input.result.bytes} bytes; the council sees its first ${limit} (raise knowledge.max_file_bytes in maestro.config.json to give it more)` });
+    if (!state.finishing && state.steps.length === 0) {
+      await audit.append(auditEvent('INPUT_TRUNCATED', runDecision('knowledge', 'KNOWLEDGE_INPUT_TRUNCATED'), { path: input.path, bytes: input.result.bytes ?? null, shown_bytes: limit }));
+    }
+  }
   const histories = new Map<string, HistoryView>();
   for (const id of plan.personas) {
     const load = await deps.sessions.load(id);
