@@ -29,6 +29,8 @@ export const CassetteCall = z
     round: z.number().int().min(0),
     /** sha256 of the canonical JSON of {persona, purpose, round, json, messages}, message texts redacted. */
     request_sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha256 hex digest'),
+    /** One digest per message (role and redacted text), so a mismatch can say which message differs. */
+    messages_sha256: z.array(z.string().regex(/^[0-9a-f]{64}$/)).optional(),
     reply: z.strictObject({ content: z.string(), model: z.string(), usage: Usage.optional() }).optional(),
     /** A call that failed for good (after retries); replay throws the same kind of LlmError. */
     error: z
@@ -78,6 +80,12 @@ export function digestRequest(request: LlmRequest, codec: CassetteCodec): string
       messages: request.messages.map((m) => ({ role: m.role, content: redact(m.content) })),
     }),
   );
+}
+
+/** One digest per message of a request (role and redacted text). */
+export function digestMessages(request: LlmRequest, codec: CassetteCodec): string[] {
+  const redact = codec.redact ?? defaultRedact;
+  return request.messages.map((m) => codec.sha256(`${m.role}\n${redact(m.content)}`));
 }
 
 /** JSON with object keys sorted at every level, so equal values always give equal text. */
@@ -145,7 +153,14 @@ export class RecordingLlmClient implements LlmClient {
 
   async complete(request: LlmRequest, signal?: AbortSignal): Promise<LlmReply> {
     const redact = this.#options.redact ?? defaultRedact;
-    const head = { n: ++this.#started, persona: request.persona, purpose: request.purpose, round: request.round, request_sha256: digestRequest(request, this.#options) };
+    const head = {
+      n: ++this.#started,
+      persona: request.persona,
+      purpose: request.purpose,
+      round: request.round,
+      request_sha256: digestRequest(request, this.#options),
+      messages_sha256: digestMessages(request, this.#options),
+    };
     let reply: LlmReply;
     try {
       reply = await this.#inner.complete(request, signal);
@@ -219,10 +234,7 @@ export class ReplayLlmClient implements LlmClient {
       throw fail(`cassette ${this.#options.file} ran out at call ${n}: it holds ${this.#options.cassette.calls.length} call(s), the run asked for more`);
     }
     if (recorded.request_sha256 !== digestRequest(request, this.#options)) {
-      throw fail(
-        `cassette mismatch at call ${n}: the run asked something different from what was recorded ` +
-          `(recorded ${describe(recorded)}, asked ${describe(request)})`,
-      );
+      throw fail(`cassette mismatch at call ${n} (recorded ${describe(recorded)}, asked ${describe(request)}): ${whatDiffers(recorded, request, this.#options)}`);
     }
     this.#next += 1;
     if (recorded.error) {
@@ -233,6 +245,25 @@ export class ReplayLlmClient implements LlmClient {
     const reply = recorded.reply as NonNullable<CassetteCall['reply']>;
     return { content: reply.content, model: reply.model, ...(reply.usage ? { usage: { ...reply.usage } } : {}) };
   }
+}
+
+/** Says which part of a request differs from the recording, and what usually causes it. */
+function whatDiffers(recorded: CassetteCall, request: LlmRequest, codec: CassetteCodec): string {
+  if (describe(recorded) !== describe(request)) return 'the council is not the one recorded (other personas, rounds or order): replay with the same command and personas';
+  const was = recorded.messages_sha256;
+  if (!was) return 'the prompt differs from the recording (this cassette predates per-message digests, so which part cannot be said)';
+  const now = digestMessages(request, codec);
+  const first = now.findIndex((d, i) => d !== was[i]);
+  const at = first === -1 ? Math.min(now.length, was.length) : first;
+  const role = request.messages[at]?.role ?? 'missing';
+  const memory = at > 0 && at < now.length - 1 && role !== 'system';
+  const why =
+    at === 0
+      ? "the persona's system prompt differs (its persona file, or the memory summary of earlier tasks)"
+      : memory || now.length !== was.length
+        ? `the persona's memory differs (${was.length} message(s) recorded, ${now.length} now): replay in a workspace whose session_states/ are as they were when it was recorded — a fresh copy, or after "maestro session reset" if it was recorded on a fresh council`
+        : 'the task, its inputs or what the other personas said differs from the recording';
+  return `message ${at + 1} of ${now.length} (${role}) is not the one recorded — ${why}`;
 }
 
 function describe(call: { persona: string; purpose: string; round: number }): string {

@@ -146,7 +146,7 @@ interface ChainStart {
   /** No log and no head yet: a new run. */
   readonly created: boolean;
   /** A torn last line was cut off: where, and how many bytes. */
-  readonly dropped?: { line: number; bytes: number };
+  readonly dropped?: { line: number; bytes: number; sha256: string };
   /** The head was missing, damaged or behind and the verified log was adopted in its place. */
   readonly adopted?: { head_seq: number | null; head: string; log_seq: number };
 }
@@ -193,7 +193,7 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
   if (torn !== undefined) {
     // A write cut short by a crash: the record was never acknowledged, so the fragment is removed.
     await truncate(file, Buffer.byteLength(whole));
-    dropped = { line: lines.length + 1, bytes: Buffer.byteLength(torn) };
+    dropped = { line: lines.length + 1, bytes: Buffer.byteLength(torn), sha256: options.sha256(torn) };
   }
   const headSeq = head && head.run_id === runId ? head.seq : null;
   const headAgrees = head !== undefined && headSeq !== null && (headSeq === lastSeq || headSeq === lastSeq - 1);

@@ -1,3 +1,4 @@
+import { sha256 } from '../../src/adapters/hashing.js';
 import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -87,7 +88,7 @@ describe('JsonlAuditLog', () => {
       [3, 'AUDIT_LOG_RECOVERED', 'AUDIT_TORN_LINE_DROPPED'],
       [4, 'MODEL_CALL', 'MODEL_CALL_OK'],
     ]);
-    expect(rs[3]?.details).toEqual({ line: 4, bytes: fragment.length });
+    expect(rs[3]?.details).toEqual({ line: 4, bytes: fragment.length, sha256: sha256(fragment) });
     expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 5 });
   });
 

@@ -223,5 +223,11 @@ describe('the openai provider through the real SDK and a chat-completions server
     } finally {
       await other.cleanup();
     }
+
+    // Replayed in the workspace it was recorded in, the personas now remember the recorded run:
+    // the message says so, and what to do, instead of a bare "mismatch".
+    const same = await runCli(['run', 'task.json', '--json', '--replay', cassette], { cwd: ws.dir });
+    expect(same.code).toBe(3);
+    expect(same.stderr).toMatch(/cassette mismatch at call 1 .*: message \d+ of \d+ .* the persona's memory differs .*session_states/);
   });
 });
