@@ -4,7 +4,8 @@ import { runDecision, type DecisionRecord } from '../domain/decision.js';
 import type { AuditSink } from '../domain/ports.js';
 import type { PauseRecord, RunState } from '../domain/run-state.js';
 import { totalUsage } from '../domain/usage.js';
-import { applyLoopPolicy } from './loop-policy.js';
+import { pauseClass } from '../domain/pause-class.js';
+import { applyLoopPolicy, type LoopPolicyOutcome } from './loop-policy.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 
 type DraftInput = Omit<ArtifactInput, 'status' | 'finishedAt' | 'durationMs' | 'trail' | 'outcomeNote'>;
@@ -36,8 +37,10 @@ export async function pauseRun(options: EndOptions & { draft?: DraftInput; reque
     message,
     requested_at: now.toISOString(),
   };
-  await audit.append(auditEvent('HITL_REQUESTED', decision, { pause_id: pause.pause_id, ...options.details }));
-  const loop = await applyLoopPolicy({ state, pause, deps, audit, ...(options.requestPlan ? { requestPlan: options.requestPlan } : {}) });
+  const kind = pauseClass(decision);
+  await audit.append(auditEvent('HITL_REQUESTED', decision, { pause_id: pause.pause_id, pause_class: kind, ...options.details }));
+  // Only a pause that judges the task counts for the loop policy; an outage or a set-up problem does not.
+  const loop: LoopPolicyOutcome = kind === 'judgement' ? await applyLoopPolicy({ state, pause, deps, audit, ...(options.requestPlan ? { requestPlan: options.requestPlan } : {}) }) : { count: 0 };
   if (loop.stop) {
     const stopMessage = `this conflict paused ${loop.count} times; the loop policy recommends ending the session and has stopped this conflict line (sealed). Start a new council session with \`maestro session reset\` to work on it again. Last pause: ${message}`;
     return finishRun({ ...options, decision: loop.stop, message: stopMessage, ...(options.draft ? { artifact: options.draft } : {}) });
@@ -58,7 +61,7 @@ export async function pauseRun(options: EndOptions & { draft?: DraftInput; reque
   await deps.runs.saveFile(
     state.run_id,
     'hitl.json',
-    `${JSON.stringify({ run_id: state.run_id, ...pause, draft: draftPath ?? null, plan: loop.plan ?? null, conflict_pauses: loop.count, decide: howTo }, null, 2)}\n`,
+    `${JSON.stringify({ run_id: state.run_id, ...pause, pause_class: kind, draft: draftPath ?? null, plan: loop.plan ?? null, conflict_pauses: loop.count, decide: howTo }, null, 2)}\n`,
   );
   await options.save({ status: 'paused', decision, pause, trail: [...state.trail, decision], summary: message, ...(loop.plan ? { loop_plan: loop.plan } : {}) });
   const lines = [`paused for a person (${decision.layer}: ${decision.reason_code}): ${message}`];

@@ -59,7 +59,10 @@ export class RoutedLlmClient implements LlmClient {
   ) {
     this.#rerouteCount = options.reroutes.length;
     for (const [persona, route] of options.assignment) this.#current.set(persona, route);
-    for (const r of options.reroutes) this.#current.set(r.persona, r.to);
+    // A REROUTE moves the whole route: every persona that was on it uses the fallback from then on.
+    for (const r of options.reroutes) {
+      for (const [persona, route] of this.#current) if (route === r.from || persona === r.persona) this.#current.set(persona, r.to);
+    }
     const used = [...new Set(this.#current.values())].map((id) => options.routes.get(id)).filter((r): r is ResolvedRoute => r !== undefined);
     this.rehearsal = used.every((r) => r.provider === 'offline');
     this.label = used.map((r) => `${r.id} (${r.provider}: ${r.model})`).join(', ');
@@ -91,7 +94,9 @@ export class RoutedLlmClient implements LlmClient {
       await this.options.onReroute({ persona: request.persona, from: from.id, to: toId, outcome, failure: error });
       if (outcome.decision.decision !== 'REROUTE' || !toId) throw new RerouteRefusedError(outcome, error);
       this.#rerouteCount += 1;
-      this.#current.set(request.persona, toId);
+      // The route is down, not just this persona's call: the fallback serves the rest of the run for
+      // every persona on that route (max_reroute counts route switches, not calls).
+      for (const [persona, route] of this.#current) if (route === from.id) this.#current.set(persona, toId);
       return this.complete(request, signal);
     }
   }

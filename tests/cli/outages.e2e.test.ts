@@ -1,0 +1,77 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { councilHandler, startChatServer, type ChatHandler, type ChatServer } from '../fakes/chat-server.js';
+import { runCli } from '../fakes/cli.js';
+import { tempWorkspace } from '../fakes/fixtures.js';
+
+// Issue 10 item 4: an outage is not the council's doubt.
+let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+const servers: ChatServer[] = [];
+beforeEach(async () => {
+  ws = await tempWorkspace();
+});
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+  await ws.cleanup();
+});
+
+const down: ChatHandler = () => ({ status: 503, error: { message: 'down', type: 'server_error', code: 'unavailable' }, headers: { 'retry-after-ms': '1' } });
+/** A server whose handler can be swapped, like an endpoint that comes back. */
+async function endpoint(handler: ChatHandler): Promise<{ server: ChatServer; set: (h: ChatHandler) => void }> {
+  let current = handler;
+  const server = await startChatServer((body, n, request) => current(body, n, request));
+  servers.push(server);
+  return { server, set: (h) => (current = h) };
+}
+async function configure(routes: Record<string, string>, fallback?: string): Promise<void> {
+  await writeFile(
+    path.join(ws.dir, 'maestro.config.json'),
+    JSON.stringify({
+      default_route: Object.keys(routes)[0],
+      routes: Object.fromEntries(Object.entries(routes).map(([id, url]) => [id, { provider: 'openai', model: 'test-model', base_url: url, max_retries: 0, timeout_ms: 5000 }])),
+    }),
+  );
+  if (!fallback) return;
+  for (const name of await readdir(path.join(ws.dir, 'personas'))) {
+    const file = path.join(ws.dir, 'personas', name);
+    await writeFile(file, (await readFile(file, 'utf8')).replace(/^weight: 1$/m, `weight: 1\nfallback_route: ${fallback}`));
+  }
+}
+const run = async (task: Record<string, unknown>) => {
+  await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify(task));
+  const r = await runCli(['run', 'task.json', '--json'], { cwd: ws.dir });
+  return { code: r.code, out: JSON.parse(r.stdout), stderr: r.stderr };
+};
+const records = async (file: string) => (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+
+describe('an outage is not the council\'s doubt', () => {
+  it('five outages on one task never advance the loop policy; when the endpoint is back the task completes', async () => {
+    const e = await endpoint(down);
+    await configure({ local: e.server.url });
+    const task = { task_description: 'Choose the cache for the billing service', config: { max_rounds: 1, conflict_key: 'cache-choice' } };
+    for (let i = 0; i < 5; i++) {
+      const r = await run(task);
+      expect(r.code, r.stderr).toBe(3);
+      const log = await records(r.out.audit_log);
+      expect(log.find((x) => x.event === 'HITL_REQUESTED')?.details.pause_class).toBe('outage');
+      expect(log.some((x) => x.reason_code === 'ACC_END_SESSION_AFTER_4_HITL' || x.event.startsWith('LOOP'))).toBe(false);
+    }
+    e.set(councilHandler());
+    const healthy = await run(task);
+    expect(healthy.code).toBe(0);
+    expect(healthy.out.status).toBe('completed');
+  });
+
+  it('after one REROUTE the fallback serves the rest of the run for every persona on the dead route', async () => {
+    const dead = await endpoint(down);
+    const backup = await endpoint(councilHandler());
+    await configure({ primary: dead.server.url, backup: backup.server.url }, 'backup');
+    const r = await run({ task_description: 'Choose the cache for the billing service', config: { max_rounds: 2 } });
+    expect(r.code, r.stderr).toBe(0);
+    const log = await records(r.out.audit_log);
+    expect(log.filter((x) => x.event === 'REROUTE')).toHaveLength(1);
+    expect(dead.server.chatRequests()).toHaveLength(1); // one failed call, then nobody asks the dead route again
+    expect(backup.server.chatRequests()).toHaveLength(3 * 2 + 3 + 1);
+  });
+});
