@@ -4,6 +4,7 @@ import { checkBudget } from '../domain/budget.js';
 import { pauseDecision, runDecision, type DecisionRecord } from '../domain/decision.js';
 import { BudgetExceededError, runDeliberation, type DeliberationResult } from '../domain/deliberation.js';
 import { LlmError } from '../domain/errors.js';
+import { describeModelFailure, modelFailureDetails } from '../domain/model-failure.js';
 import { evaluateGates } from '../domain/gates.js';
 import { selectHistory, type HistoryView } from '../domain/history.js';
 import type { AuditSink } from '../domain/ports.js';
@@ -188,13 +189,14 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
     }
     if (error instanceof RerouteRefusedError) {
       const { decision } = error.outcome;
-      const message = `model route failed and REROUTE was refused (${error.outcome.condition ?? 'refused'}): ${error.outcome.detail}`;
+      const failure = error.cause instanceof LlmError ? error.cause : undefined;
+      const message = `a model call failed and REROUTE was refused (${error.outcome.condition ?? 'refused'}): ${error.outcome.detail}${failure ? `. The failure: ${describeModelFailure(failure)}` : ''}`;
       if (decision.decision === 'STOPPED') return finishRun({ state, audit, deps, decision, message, save });
-      return pauseRun({ state, audit, deps, decision, message, save, details: { condition: error.outcome.condition ?? null }, requestPlan });
+      return pauseRun({ state, audit, deps, decision, message, save, details: { condition: error.outcome.condition ?? null, ...(failure ? modelFailureDetails(failure) : {}) }, requestPlan });
     }
     if (!(error instanceof LlmError)) throw error;
     const decision = pauseDecision('model', MODEL_FAILURE_REASONS[error.kind] ?? 'MODEL_CALL_FAILED');
-    return pauseRun({ state, audit, deps, decision, message: `a model call failed: ${error.message}`, save, details: { failure: error.kind, retryable: error.retryable }, requestPlan });
+    return pauseRun({ state, audit, deps, decision, message: `a model call failed: ${describeModelFailure(error)}`, save, details: modelFailureDetails(error), requestPlan });
   }
 
   const { arbitration } = result;

@@ -8,7 +8,7 @@ export const REROUTE_REASONS: Partial<Record<LlmErrorKind, string>> = {
   timeout: 'MODEL_TIMEOUT',
   rate_limit: 'MODEL_RATE_LIMITED',
   server: 'MODEL_SERVER_ERROR',
-  network: 'MODEL_SERVER_ERROR',
+  network: 'MODEL_UNREACHABLE',
   invalid_output: 'MODEL_INVALID_OUTPUT',
 };
 

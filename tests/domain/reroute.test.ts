@@ -23,6 +23,7 @@ describe('REROUTE policy', () => {
     ['timeout', 'MODEL_TIMEOUT'],
     ['rate_limit', 'MODEL_RATE_LIMITED'],
     ['server', 'MODEL_SERVER_ERROR'],
+    ['network', 'MODEL_UNREACHABLE'],
     ['invalid_output', 'MODEL_INVALID_OUTPUT'],
   ])('reroutes a safe %s failure with reason %s', (failure, reason) => {
     const out = decideReroute(base({ failure }));
