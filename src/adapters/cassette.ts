@@ -25,7 +25,7 @@ export const CassetteCall = z
     /** 1-based position in the run. */
     n: z.number().int().min(1),
     persona: z.string(),
-    purpose: z.enum(['turn', 'verdict', 'synthesis', 'plan']),
+    purpose: z.enum(['turn', 'verdict', 'synthesis', 'plan', 'classify']),
     round: z.number().int().min(0),
     /** sha256 of the canonical JSON of {persona, purpose, round, json, messages}, message texts redacted. */
     request_sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha256 hex digest'),

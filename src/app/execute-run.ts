@@ -4,6 +4,9 @@ import { checkBudget } from '../domain/budget.js';
 import { pauseDecision, runDecision, type DecisionRecord } from '../domain/decision.js';
 import { BudgetExceededError, runDeliberation, type DeliberationResult } from '../domain/deliberation.js';
 import { LlmError } from '../domain/errors.js';
+import { MEDIATOR_ADVICE_SCHEMA, mediatorAdviceMessages, readMediatorAdvice, type MediatorAdvice } from '../domain/mediator-advice.js';
+import type { LlmClient } from '../domain/ports.js';
+import type { ResolvedRoute } from '../domain/route.js';
 import { describeModelFailure, modelFailureDetails } from '../domain/model-failure.js';
 import { evaluateGates } from '../domain/gates.js';
 import { selectHistory, type HistoryView } from '../domain/history.js';
@@ -113,13 +116,29 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
   if (state.finishing && state.finishing.decision.decision !== 'RUN') {
     return finishRun({ state, audit, deps, decision: state.finishing.decision, message: state.summary ?? `ended (${state.finishing.decision.reason_code})`, save });
   }
-  const gates = state.finishing ? undefined : evaluateGates(gathered.facts);
+  // mediator_advice: on a real route, a model classifies the (screened) task too; its findings join
+  // the rules'. Only asked when the rules alone would let the task through, and once per run.
+  let facts = gathered.facts;
+  const classifier = classifierRoute(models, plan.synthesizer, deps);
+  // A person who continued past a failed classification chose the rules alone.
+  if (!state.finishing && classifier && !approved.has('MEDIATOR_CLASSIFICATION_FAILED') && evaluateGates(facts).decision.decision === 'RUN') {
+    const advice = state.advice ?? (await classifyTask({ ...classifier, task: command.task_description, audit, deps }));
+    if ('error' in advice) {
+      // An unreachable route is an outage (it does not count for the loop policy); an unreadable answer is not.
+      const decision = pauseDecision(advice.failure ? 'model' : 'mediator_advice', 'MEDIATOR_CLASSIFICATION_FAILED');
+      const message = `the mediator's classification of the task failed, so nothing was sent to the council (fail closed): ${advice.error}. Continue (maestro hitl decide) to run on the rules alone, or fix the route`;
+      return pauseRun({ state, audit, deps, decision, message, save, details: { route: classifier.route.id, ...(advice.failure ? modelFailureDetails(advice.failure) : {}) } });
+    }
+    if (!state.advice) await save({ advice });
+    facts = uniteAdvice(facts, advice);
+  }
+  const gates = state.finishing ? undefined : evaluateGates(facts);
   if (gates) {
     for (const g of gates.outcomes) await audit.append(auditEvent('GATE', g.decision, { ...g.details, skipped: g.skipped }));
     await save({ plan, trail: [...state.trail, ...gates.outcomes.filter((g) => !g.skipped).map((g) => g.decision)] });
   }
   if (gates && gates.decision.decision !== 'RUN') {
-    const detail = describeGateStop(gathered.facts, gates.decision);
+    const detail = describeGateStop(facts, gates.decision);
     if (gates.decision.decision === 'PAUSE_FOR_HITL') return pauseRun({ state, audit, deps, decision: gates.decision, message: detail, save, requestPlan });
     return finishRun({ state, audit, deps, decision: gates.decision, message: detail, save });
   }
@@ -344,4 +363,55 @@ function describeGateStop(facts: Parameters<typeof evaluateGates>[0], decision: 
     default:
       return `the ${decision.layer} gate decided ${decision.decision} (${decision.reason_code})`;
   }
+}
+
+/** The route the mediator's classification goes through: the synthesizer's, when it is a real model. */
+function classifierRoute(models: ReturnType<typeof prepareModels>, synthesizer: string, deps: RunDeps): { route: ResolvedRoute; client: LlmClient } | undefined {
+  const id = models.routes[synthesizer];
+  const route = id ? models.resolved.get(id) : undefined;
+  if (!route || route.provider === 'offline') return undefined;
+  return { route, client: deps.models.clientFor(route) };
+}
+
+/** One strict-JSON classification (asked again once with the error quoted), or why it failed. */
+async function classifyTask(options: { route: ResolvedRoute; client: LlmClient; task: string; audit: AuditSink; deps: RunDeps }): Promise<MediatorAdvice | { error: string; failure?: LlmError }> {
+  const { client, audit, deps } = options;
+  const first = mediatorAdviceMessages(redactSensitive(options.task).text);
+  let messages = first;
+  let problem = '';
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    let reply;
+    try {
+      reply = await client.complete({ persona: 'mediator', purpose: 'classify', round: 0, messages, json: true, jsonSchema: MEDIATOR_ADVICE_SCHEMA }, deps.signal);
+    } catch (error) {
+      if (deps.signal?.aborted) throw error;
+      return { error: error instanceof LlmError ? describeModelFailure(error) : (error as Error).message, ...(error instanceof LlmError ? { failure: error } : {}) };
+    }
+    const read = readMediatorAdvice(reply.content);
+    await audit.append(
+      auditEvent('MEDIATOR_CLASSIFIED', runDecision('mediator_advice', read.ok ? 'MEDIATOR_ADVICE_RECEIVED' : 'MEDIATOR_ADVICE_INVALID'), {
+        kind: 'classify',
+        model: `${options.route.id}/${reply.model}`,
+        reply_sha256: deps.sha256(reply.content),
+        reply_chars: reply.content.length,
+        valid: read.ok,
+        ...(reply.usage ? { prompt_tokens: reply.usage.prompt_tokens, completion_tokens: reply.usage.completion_tokens } : {}),
+      }),
+    );
+    if (read.ok) return read.advice;
+    problem = read.error;
+    messages = [...first, { role: 'assistant', content: reply.content }, { role: 'user', content: `That was not a valid classification (${problem}). Reply with ONE JSON object and nothing else.` }];
+  }
+  return { error: `the reply was not a valid classification twice (${problem})` };
+}
+
+/** The rules' findings and the mediator's, united: a model can add a reason to pause, never remove one. */
+function uniteAdvice(facts: Parameters<typeof evaluateGates>[0], advice: MediatorAdvice): Parameters<typeof evaluateGates>[0] {
+  const union = (a: readonly string[] | undefined, b: readonly string[]): string[] => [...new Set([...(a ?? []), ...b])];
+  return {
+    ...facts,
+    sideEffects: union(facts.sideEffects, advice.side_effects.map((s) => `mediator: ${s}`)),
+    highStakes: union(facts.highStakes, advice.high_stakes),
+    boundary: facts.boundary === true || advice.ambiguous,
+  };
 }

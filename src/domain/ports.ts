@@ -13,7 +13,7 @@ export interface ChatMessage {
 
 export interface LlmRequest {
   readonly persona: string;
-  readonly purpose: 'turn' | 'verdict' | 'synthesis' | 'plan';
+  readonly purpose: 'turn' | 'verdict' | 'synthesis' | 'plan' | 'classify';
   readonly round: number;
   readonly messages: readonly ChatMessage[];
   /** The reply must be one JSON object (verdicts). */

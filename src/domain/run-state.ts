@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { JSON_MODES } from './route.js';
 import { CommandFile, ArbitrationStrategy } from './command-file.js';
 import { DecisionRecord } from './decision.js';
+import { MediatorAdvice } from './mediator-advice.js';
 import { formatIssues, type Parsed } from './issues.js';
 
 export const RUN_STATE_VERSION = 1;
@@ -114,6 +115,8 @@ export const RunState = z.strictObject({
   /** REROUTEs taken so far: the persona moves to the fallback for the rest of the run. */
   reroutes: z.array(z.strictObject({ persona: z.string(), from: z.string(), to: z.string(), reason_code: z.string(), at_step: z.number().int() })).default([]),
   artifact: z.string().optional(),
+  /** What the mediator_advice classification (a real route's model) found, kept so a resume does not ask again. */
+  advice: MediatorAdvice.optional(),
   /**
    * Set just before the artifact is written: the run is ending, at this time. A crash from here on
    * resumes into the same ending — the same bytes, no model call — never a second, different finish.

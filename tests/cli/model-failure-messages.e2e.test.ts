@@ -40,7 +40,8 @@ describe('model failures a person can act on', () => {
     const port = await freePort();
     const { r, out, pause } = await runAgainst(`http://127.0.0.1:${port}/v1`);
     expect(r.code).toBe(3);
-    expect(out.reason_code).toBe('REROUTE_NOT_ALLOWED');
+    // The first call to fail is the mediator's classification, before any persona: the run pauses there.
+    expect(out.reason_code).toBe('MEDIATOR_CLASSIFICATION_FAILED');
     expect(r.stderr).toContain('route "local"');
     expect(r.stderr).toContain(`127.0.0.1:${port}`);
     expect(r.stderr).toContain('ECONNREFUSED');

@@ -82,16 +82,34 @@ export interface ChatServer {
   readonly url: string;
   /** Every request received, in order. */
   readonly requests: RecordedRequest[];
-  /** Only the chat-completions requests. */
+  /** Only the chat-completions requests (the mediator's classifications are kept apart, below). */
   readonly chatRequests: () => RecordedRequest[];
+  /** The mediator_advice classification requests, answered by the `classify` handler. */
+  readonly classifyRequests: RecordedRequest[];
   close(): Promise<void>;
 }
 
 const CHAT_PATHS = new Set(['/v1/chat/completions', '/chat/completions']);
 
-export async function startChatServer(handler: ChatHandler = councilHandler()): Promise<ChatServer> {
+/** True for the mediator_advice classification the orchestrator asks a real route before the council. */
+export function isClassifyRequest(body: ChatRequestBody): boolean {
+  const first = body.messages?.[0]?.content;
+  return typeof first === 'string' && first.startsWith('You classify tasks for a safety gate');
+}
+
+/** The default classification: nothing to flag (a model that finds every task harmless). */
+export const HARMLESS: ChatHandler = () => ({ content: '{"side_effects": [], "high_stakes": [], "ambiguous": false}' });
+
+/**
+ * A chat-completions server on 127.0.0.1. Classification requests (`isClassifyRequest`) go to
+ * `options.classify` (default: HARMLESS) and are recorded in `classifyRequests`, not in `requests`,
+ * so the council's calls are numbered and counted as before.
+ */
+export async function startChatServer(handler: ChatHandler = councilHandler(), options: { classify?: ChatHandler } = {}): Promise<ChatServer> {
   const requests: RecordedRequest[] = [];
+  const classifyRequests: RecordedRequest[] = [];
   let chatCount = 0;
+  let classifyCount = 0;
   const server = createServer((req, res) => {
     void serve(req, res).catch(() => res.destroy());
   });
@@ -103,15 +121,17 @@ export async function startChatServer(handler: ChatHandler = councilHandler()): 
     });
     const text = await readBody(req);
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    const record: RecordedRequest = { n: requests.length + 1, method: req.method ?? '', path, headers: req.headers, body: parseJson(text), disconnected: false };
-    requests.push(record);
+    const parsed = parseJson(text);
+    const classify = CHAT_PATHS.has(path) && parsed !== undefined && isClassifyRequest(parsed);
+    const record: RecordedRequest = { n: (classify ? classifyRequests : requests).length + 1, method: req.method ?? '', path, headers: req.headers, body: parsed, disconnected: false };
+    (classify ? classifyRequests : requests).push(record);
     gone.signal.addEventListener('abort', () => (record.disconnected = true));
 
     if (req.method !== 'POST' || !CHAT_PATHS.has(path)) {
       return sendJson(res, 404, { error: { message: `no route for ${req.method} ${path}`, type: 'invalid_request_error', code: 'not_found' } });
     }
     const body = record.body ?? {};
-    const reply = await handler(body, ++chatCount, record);
+    const reply = classify ? await (options.classify ?? HARMLESS)(body, ++classifyCount, record) : await handler(body, ++chatCount, record);
     if (reply.delayMs && !(await pause(reply.delayMs, gone.signal))) return;
     const headers = reply.headers ?? {};
     if ('raw' in reply) {
@@ -132,6 +152,7 @@ export async function startChatServer(handler: ChatHandler = councilHandler()): 
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     chatRequests: () => requests.filter((r) => CHAT_PATHS.has(r.path)),
+    classifyRequests,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
