@@ -208,6 +208,9 @@ function createSdkClient(route: ResolvedRoute, apiKey: string | undefined): Open
     logLevel: 'off',
     logger: silent,
     fetch: createEndpointFetch({ bodyTimeoutMs: route.timeout_ms }),
+    // Azure OpenAI's classic endpoints want `?api-version=…` on every request and the key in `api-key`.
+    ...(route.default_query ? { defaultQuery: { ...route.default_query } } : {}),
+    ...(route.api_key_header && apiKey ? { defaultHeaders: { [route.api_key_header]: apiKey } } : {}),
   });
 }
 

@@ -32,6 +32,15 @@ export const Route = z.strictObject({
       'How JSON replies are requested: `json_schema` (the reply\'s JSON Schema in `response_format`), `json_object` (any JSON object), or `prompt` (the instruction alone). An endpoint that rejects the format with HTTP 400 is asked the next way. `response_format`, the older name, means `json_object`.',
     ),
   stream: z.boolean().default(false).describe('Ask for a streamed response (server-sent events).'),
+  default_query: z
+    .record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a query parameter name'), z.string().max(200))
+    .optional()
+    .describe('Query parameters sent with every request, e.g. `{"api-version": "2024-10-21"}` for Azure OpenAI.'),
+  api_key_header: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,64}$/, 'an HTTP header name')
+    .optional()
+    .describe('Also send the key in this header (`api-key` for Azure OpenAI); the key itself still comes from `api_key_env`.'),
 });
 export type Route = z.infer<typeof Route>;
 

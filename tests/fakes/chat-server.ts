@@ -26,6 +26,8 @@ export interface RecordedRequest {
   readonly n: number;
   readonly method: string;
   readonly path: string;
+  /** The query string, without the `?` ('' when none). */
+  readonly query: string;
   readonly headers: IncomingHttpHeaders;
   /** Parsed JSON body, or undefined when there was none or it was not JSON. */
   readonly body: ChatRequestBody | undefined;
@@ -123,7 +125,8 @@ export async function startChatServer(handler: ChatHandler = councilHandler(), o
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const parsed = parseJson(text);
     const classify = CHAT_PATHS.has(path) && parsed !== undefined && isClassifyRequest(parsed);
-    const record: RecordedRequest = { n: (classify ? classifyRequests : requests).length + 1, method: req.method ?? '', path, headers: req.headers, body: parsed, disconnected: false };
+    const query = (req.url ?? '').split('?')[1] ?? '';
+    const record: RecordedRequest = { n: (classify ? classifyRequests : requests).length + 1, method: req.method ?? '', path, query, headers: req.headers, body: parsed, disconnected: false };
     (classify ? classifyRequests : requests).push(record);
     gone.signal.addEventListener('abort', () => (record.disconnected = true));
 
