@@ -94,7 +94,8 @@ export function configReference(): ConfigKey[] {
     for (const [name, child] of Object.entries(node.properties ?? {})) walk(child, key ? `${key}.${name}` : name);
     if (record && !node.properties) {
       rows.push(row(key, node));
-      walk({ ...record, description: undefined, default: undefined }, `${key}.<${key === 'routes' ? 'name' : key === 'prices' ? 'model' : 'key'}>`);
+      // A map of objects (routes, prices) is described by its entries' keys; a map of plain values by itself.
+      if (record.properties) walk({ ...record, description: undefined, default: undefined }, `${key}.<${key === 'routes' ? 'name' : key === 'prices' ? 'model' : 'key'}>`);
     }
     if (!node.properties && !record) rows.push(row(key, node));
   };
