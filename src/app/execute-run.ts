@@ -4,6 +4,8 @@ import { checkBudget } from '../domain/budget.js';
 import { pauseDecision, runDecision, type DecisionRecord } from '../domain/decision.js';
 import { BudgetExceededError, runDeliberation, type DeliberationResult } from '../domain/deliberation.js';
 import { LlmError } from '../domain/errors.js';
+import { isSecretCategory } from '../domain/sensitive/categories.js';
+import { explainGateStop } from '../domain/stop-explanation.js';
 import { MEDIATOR_ADVICE_SCHEMA, mediatorAdviceMessages, readMediatorAdvice, type MediatorAdvice } from '../domain/mediator-advice.js';
 import type { LlmClient } from '../domain/ports.js';
 import type { ResolvedRoute } from '../domain/route.js';
@@ -138,7 +140,7 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
     await save({ plan, trail: [...state.trail, ...gates.outcomes.filter((g) => !g.skipped).map((g) => g.decision)] });
   }
   if (gates && gates.decision.decision !== 'RUN') {
-    const detail = describeGateStop(facts, gates.decision);
+    const detail = explainGateStop(facts, gates.decision, gathered.places, isSecretCategory);
     if (gates.decision.decision === 'PAUSE_FOR_HITL') return pauseRun({ state, audit, deps, decision: gates.decision, message: detail, save, requestPlan });
     return finishRun({ state, audit, deps, decision: gates.decision, message: detail, save });
   }
@@ -347,21 +349,6 @@ async function auditStep(audit: AuditSink, step: Step, deps: RunDeps): Promise<v
         ...(k.truncated ? { truncated: true } : {}),
       }),
     );
-  }
-}
-
-function describeGateStop(facts: Parameters<typeof evaluateGates>[0], decision: DecisionRecord): string {
-  switch (decision.reason_code) {
-    case 'ACC_PATH_ESCAPE':
-      return `refused before any model call: ${facts.pathEscapes.map((e) => `${e.field} "${e.path}" ${e.reason}`).join('; ')}`;
-    case 'CONSISTENCY_INPUT_MISSING':
-      return `input artifacts are missing or unreadable: ${facts.missingInputs.map((m) => `"${m.path}" (${m.reason})`).join(', ')}`;
-    case 'MEANING_UNKNOWN_PERSONA':
-      return `the command names personas that do not exist: ${facts.unknownPersonas.join(', ')}`;
-    case 'MEANING_EMPTY_TASK':
-      return 'the task is empty';
-    default:
-      return `the ${decision.layer} gate decided ${decision.decision} (${decision.reason_code})`;
   }
 }
 

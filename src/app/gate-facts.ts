@@ -5,11 +5,14 @@ import { readPolicySignals } from '../domain/policy-signals.js';
 import type { ArtifactWriter, InputReader } from '../domain/ports.js';
 import type { KnowledgeResult } from '../domain/run-state.js';
 import { detectSensitive, isSecretCategory, type SensitiveCategory } from '../domain/sensitive/detector.js';
+import type { SensitivePlace } from '../domain/stop-explanation.js';
 
 export interface GatheredFacts {
   readonly facts: GateFacts;
   /** Input artifacts that were read, for the briefing. */
   readonly inputs: { path: string; result: Omit<KnowledgeResult, 'action' | 'argument'> }[];
+  /** Where the detector found something (task or input, line, category), for explaining a stop. */
+  readonly places: SensitivePlace[];
 }
 
 /**
@@ -50,8 +53,12 @@ export async function gatherGateFacts(options: {
 
   // Only categories leave this function, never the matched text.
   const categories = new Set<SensitiveCategory>();
-  for (const text of [command.task_description, ...read.map((r) => r.result.content ?? '')]) {
-    for (const f of detectSensitive(text)) categories.add(f.category);
+  const places: SensitivePlace[] = [];
+  for (const [source, text] of [['task', command.task_description] as const, ...read.map((r) => [r.path, r.result.content ?? ''] as const)]) {
+    for (const f of detectSensitive(text)) {
+      categories.add(f.category);
+      places.push({ source, line: text.slice(0, f.start).split('\n').length, category: f.category });
+    }
   }
   const found = [...categories].sort();
   const pii = found.filter((c) => !isSecretCategory(c));
@@ -74,5 +81,6 @@ export async function gatherGateFacts(options: {
       approved: options.approved,
     },
     inputs: read,
+    places,
   };
 }

@@ -107,6 +107,8 @@ describe('fail-closed policy and HITL, through the real CLI', () => {
     const guarded = await maestro('run', 'c5.json', '--json');
     expect(guarded.code).toBe(4);
     expect(JSON.parse(guarded.stdout).reason_code).toBe('ACC_STOPPED_IS_TERMINAL');
+    // The stop names the way out.
+    expect(guarded.stderr).toContain('maestro session reset --keep-memory');
     expect((await maestro('session', 'show')).stdout).toContain('STOPPED (terminal until reset)');
 
     const reset = await maestro('session', 'reset');

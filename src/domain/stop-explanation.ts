@@ -1,0 +1,79 @@
+import type { DecisionRecord } from './decision.js';
+import type { GateFacts } from './gates.js';
+import type { SensitiveCategory } from './sensitive/categories.js';
+
+/** Where the detector found something: the task or an input file, and the line (never the value). */
+export interface SensitivePlace {
+  readonly source: string;
+  readonly line: number;
+  readonly category: SensitiveCategory;
+}
+
+const NAMES: Record<SensitiveCategory, string> = {
+  PRIVATE_KEY: 'a private key',
+  JWT: 'a JSON Web Token',
+  URL_PASSWORD: 'a password in a URL',
+  API_KEY_ANTHROPIC: 'an Anthropic API key',
+  API_KEY_OPENAI: 'an OpenAI API key',
+  AWS_ACCESS_KEY: 'an AWS access key',
+  AWS_SECRET_KEY: 'an AWS secret key',
+  GITHUB_TOKEN: 'a GitHub token',
+  GITLAB_TOKEN: 'a GitLab token',
+  SLACK_TOKEN: 'a Slack token',
+  SLACK_WEBHOOK: 'a Slack webhook URL',
+  STRIPE_KEY: 'a Stripe key',
+  GOOGLE_API_KEY: 'a Google API key',
+  BEARER_TOKEN: 'a bearer token',
+  BASIC_AUTH: 'a user name and password (curl -u)',
+  PASSWORD_ASSIGNMENT: 'a password or key assigned in the text',
+  CARD: 'a payment card number',
+  IBAN: 'a bank account number (IBAN)',
+  SSN: 'a social security number',
+  EMAIL: 'an e-mail address',
+  PHONE: 'a phone number',
+  IPV6: 'an IP address',
+  IPV4: 'an IP address',
+};
+
+function places(found: readonly SensitivePlace[], pick: (c: SensitiveCategory) => boolean): string {
+  const chosen = found.filter((p) => pick(p.category));
+  const shown = chosen.slice(0, 5).map((p) => `${NAMES[p.category]} in ${p.source === 'task' ? 'the task' : p.source}, line ${p.line}`);
+  return `${shown.join('; ')}${chosen.length > 5 ? `; and ${chosen.length - 5} more` : ''}`;
+}
+
+/**
+ * Why a gate stopped or paused a run, for people: what was found (its kind, never its value), where,
+ * what it means, and what moves it on. The same words go to the command line, the artifact,
+ * `maestro hitl show` and the watcher.
+ */
+export function explainGateStop(facts: GateFacts, decision: DecisionRecord, found: readonly SensitivePlace[], isSecret: (c: SensitiveCategory) => boolean): string {
+  switch (decision.reason_code) {
+    case 'ACC_PATH_ESCAPE':
+      return `refused before any model call: ${facts.pathEscapes.map((e) => `${e.field} "${e.path}" ${e.reason}`).join('; ')}. Fix the path in the command file and run it again (this stop is sealed).`;
+    case 'CONSISTENCY_INPUT_MISSING':
+      return `input artifacts are missing or unreadable: ${facts.missingInputs.map((m) => `"${m.path}" (${m.reason})`).join(', ')}. Put them back and continue, or continue without them.`;
+    case 'MEANING_UNKNOWN_PERSONA':
+      return `the command names personas that do not exist: ${facts.unknownPersonas.join(', ')}. Add personas/<id>.md (or fix config.personas), then continue; until then, continuing pauses again.`;
+    case 'MEANING_EMPTY_TASK':
+      return 'the task is empty: write what the council should do in task_description.';
+    case 'ETHICS_SECRET_DETECTED':
+      return `found a secret: ${places(found, isSecret)}. Nothing was sent to a model. Secrets always stop a run (sealed): remove it from the task or the file (and rotate it if it is real), then run the command again.`;
+    case 'ETHICS_PII_DETECTED':
+      return (
+        `found personal data: ${places(found, (c) => !isSecret(c))}. Nothing was sent to a model. ` +
+        (decision.decision === 'STOPPED'
+          ? 'This workspace stops on personal data (policy.pii "stop", sealed). Remove it and run again, or set "policy": {"pii": "redact"} (models see [REDACTED:…] in its place) or "pause" (a person decides) in maestro.config.json.'
+          : 'This workspace pauses on personal data (policy.pii "pause"): continue to send it as it is, or stop; "redact" in maestro.config.json would replace it with [REDACTED:…] instead.')
+      );
+    case 'ETHICS_HIGH_STAKES':
+      return `the task asks for advice or a decision in a high-stakes domain (${(facts.highStakes ?? []).join(', ')}). A person decides: continue lets the council deliberate (its answer is advice, never a decision), stop ends it.`;
+    case 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL':
+      return `the task asks for an action outside the council (${(facts.sideEffects ?? []).join(', ')}). The council never acts; a person decides whether it may deliberate on it: continue or stop.`;
+    case 'ACC_STOPPED_IS_TERMINAL':
+      return 'this conflict line was ended by the loop policy after repeated pauses (sealed). To work on it again, start a new council session: maestro session reset --keep-memory (the personas keep their memory; the loop-policy counters start over).';
+    case 'REL_BOUNDARY_UNSTABLE':
+      return 'the task asks the council to decide a personal preference or value, which is yours to set. Say what you want in the task, or continue to let the council lay out the options.';
+    default:
+      return `the ${decision.layer} gate decided ${decision.decision} (${decision.reason_code})`;
+  }
+}

@@ -1,0 +1,53 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../fakes/cli.js';
+import { tempWorkspace } from '../fakes/fixtures.js';
+
+// Issue 14 item 4: every stop says what was found (its kind, never its value), where, what it means
+// and what moves it on — the same words on the command line, in the artifact and in `hitl show`.
+const cat = (...parts: string[]): string => parts.join('');
+const EMAIL = 'jane.doe@example.com';
+const TOKEN = cat('ghp_', 'Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c');
+
+let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+const maestro = (...args: string[]) => runCli(args, { cwd: ws.dir });
+beforeEach(async () => {
+  ws = await tempWorkspace({ 'docs/deploy.md': `# Deploy\n\nexport GITHUB_TOKEN=${TOKEN}\n` });
+});
+afterEach(() => ws.cleanup());
+
+async function run(command: Record<string, unknown>) {
+  await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify({ config: { max_rounds: 1 }, ...command }));
+  const r = await maestro('run', 'task.json', '--json');
+  return { r, out: JSON.parse(r.stdout) };
+}
+
+describe('stops that explain themselves', () => {
+  it('personal data: the kind, the place, that nothing was sent, and the settings that move it on — never the value', async () => {
+    const { r, out } = await run({ task_description: `Summarise the feedback and reply to ${EMAIL}` });
+    expect(out).toMatchObject({ status: 'stopped', reason_code: 'ETHICS_PII_DETECTED' });
+    expect(r.stderr).toContain('an e-mail address in the task, line 1');
+    expect(r.stderr).toContain('Nothing was sent to a model');
+    expect(r.stderr).toContain('"policy": {"pii": "redact"}');
+    expect(r.stderr).not.toContain(EMAIL);
+  });
+
+  it('a secret in an input file: which kind, which file and line; the paused/stopped record says the same', async () => {
+    const { r, out } = await run({ task_description: 'Review the deploy notes', input_artifacts: ['docs/deploy.md'] });
+    expect(out.reason_code).toBe('ETHICS_SECRET_DETECTED');
+    expect(r.stderr).toContain('a GitHub token in docs/deploy.md, line 3');
+    expect(r.stderr).toContain('rotate it');
+    expect(r.stderr).not.toContain(TOKEN);
+    const state = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', out.run_id, 'state.json'), 'utf8'));
+    expect(state.summary).toContain('a GitHub token in docs/deploy.md, line 3');
+  });
+
+  it('a pause for a person: hitl show gives the same explanation as the command line', async () => {
+    const { r, out } = await run({ task_description: 'Transfer $50,000 to the vendor for the new servers' });
+    expect(out).toMatchObject({ status: 'paused', reason_code: 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL' });
+    expect(r.stderr).toContain('an action outside the council (payment');
+    const show = await maestro('hitl', 'show', out.run_id);
+    expect(show.stdout).toContain('an action outside the council (payment');
+  });
+});
