@@ -7,7 +7,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { CLI, machine, percentile, writeSection } from './report.mjs';
+import { CLI, instantContent, machine, percentile, writeSection } from './report.mjs';
 
 export default async function bench() {
   let t0 = 0;
@@ -19,7 +19,7 @@ export default async function bench() {
     req.on('end', () => {
       first ??= performance.now() - t0;
       const json = JSON.parse(body);
-      const content = json.response_format ? '{"action":"proceed","confidence":0.9,"rationale":"ok"}' : 'A short reply.';
+      const content = instantContent(json, 'A short reply.');
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ id: `c${++served}`, object: 'chat.completion', created: 0, model: json.model, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
     });

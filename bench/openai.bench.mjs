@@ -6,7 +6,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ROOT, machine, percentile, writeSection } from './report.mjs';
+import { ROOT, instantContent, machine, percentile, writeSection } from './report.mjs';
 
 const { createApp } = await import(path.join(ROOT, 'dist', 'compose.js'));
 const { processCommand } = await import(path.join(ROOT, 'dist', 'app', 'process-command.js'));
@@ -19,8 +19,7 @@ function instantServer() {
       req.on('data', (d) => (body += d));
       req.on('end', () => {
         const json = JSON.parse(body);
-        const verdict = Boolean(json.response_format);
-        const content = verdict ? '{"action":"proceed","confidence":0.8,"rationale":"ok"}' : 'A short, useful reply from the council member.';
+        const content = instantContent(json, 'A short, useful reply from the council member.');
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: json.model, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }));
       });

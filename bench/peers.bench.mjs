@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { CLI, ROOT, machine, percentile, writeSection } from './report.mjs';
+import { CLI, ROOT, instantContent, machine, percentile, writeSection } from './report.mjs';
 
 const PEERS = path.join(ROOT, 'bench', 'peers');
 const REPS = Number(process.env.BENCH_REPS ?? 8);
@@ -43,8 +43,7 @@ function instantServer() {
       const tag = String(json.model);
       if (last.has(tag)) (gaps.get(tag) ?? gaps.set(tag, []).get(tag)).push(arrived - last.get(tag));
       if (!firstAt.has(tag)) firstAt.set(tag, arrived);
-      const structured = json.response_format && json.response_format.type !== 'text';
-      const content = structured ? '{"action":"proceed","confidence":0.8,"rationale":"ok"}' : 'A short, useful reply from the council member.';
+      const content = instantContent(json, 'A short, useful reply from the council member.');
       const payload = { id: `chatcmpl-${++served}`, object: 'chat.completion', created: 0, model: json.model, choices: [{ index: 0, finish_reason: 'stop', logprobs: null, message: { role: 'assistant', content, refusal: null } }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } };
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(payload), () => last.set(tag, performance.now()));

@@ -37,3 +37,14 @@ export async function writeSection(title, body) {
   }
   await writeFile(file, text.endsWith('\n') ? text : `${text}\n`);
 }
+
+/**
+ * What an instant chat-completions server answers: the mediator's classification (nothing to flag),
+ * a verdict when JSON is asked for, else `text`.
+ */
+export function instantContent(json, text) {
+  const first = json.messages?.[0]?.content;
+  if (typeof first === 'string' && first.startsWith('You classify tasks')) return '{"side_effects": [], "high_stakes": [], "ambiguous": false}';
+  if (json.response_format && json.response_format.type !== 'text') return '{"action":"proceed","confidence":0.8,"rationale":"ok"}';
+  return text;
+}

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { ROOT, machine, writeSection } from './report.mjs';
+import { ROOT, instantContent, machine, writeSection } from './report.mjs';
 
 const { createApp } = await import(path.join(ROOT, 'dist', 'compose.js'));
 const { processCommand } = await import(path.join(ROOT, 'dist', 'app', 'process-command.js'));
@@ -30,7 +30,7 @@ function instantServer() {
       req.on('data', (d) => (body += d));
       req.on('end', () => {
         const json = JSON.parse(body);
-        const content = json.response_format ? '{"action":"proceed","confidence":0.8,"rationale":"ok"}' : 'A short, useful reply.';
+        const content = instantContent(json, 'A short, useful reply.');
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: json.model, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }));
       });
