@@ -50,7 +50,8 @@ describe('maestro status (end to end)', () => {
       ['fine.json', 'completed'],
       ['risky.json', 'paused'],
     ]);
-    expect(value.paused).toEqual([expect.objectContaining({ source: 'risky.json', layer: 'arbitration', reason_code: 'ARBITRATION_ESCALATE' })]);
+    // The rules see the deletion before any model does: the access-control gate pauses it.
+    expect(value.paused).toEqual([expect.objectContaining({ source: 'risky.json', layer: 'acc', reason_code: 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL' })]);
 
     const text = await status(ws, false);
     expect(text.out).toContain(`watcher    running — pid ${watcher.child.pid}`);

@@ -9,7 +9,7 @@ describe('maestro watch and human decisions (end to end)', () => {
     const ws = await workspace();
     const watcher = started(watch(ws));
     await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');
-    await dropCommand(ws, 'risky.json', task('Delete all production backups with rm -rf tonight'));
+    await dropCommand(ws, 'risky.json', task('The requirements are unclear: decide the vendor'));
     const paused = await watcher.waitForEvent('the pause', (e) => e.kind === 'finished');
     expect(paused).toMatchObject({ source: 'risky.json', status: 'paused' });
     const runId = String(paused.run_id);
@@ -38,7 +38,7 @@ describe('maestro watch and human decisions (end to end)', () => {
     const ws = await workspace();
     const first = started(watch(ws));
     await first.waitForEvent('the watcher to start', (e) => e.kind === 'started');
-    await dropCommand(ws, 'risky.json', task('Delete all production backups with rm -rf tonight'));
+    await dropCommand(ws, 'risky.json', task('The requirements are unclear: decide the vendor'));
     const paused = await first.waitForEvent('the pause', (e) => e.kind === 'finished');
     const runId = String(paused.run_id);
     first.kill('SIGKILL');
