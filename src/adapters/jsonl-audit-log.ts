@@ -53,7 +53,7 @@ export class JsonlAuditLog implements AuditLog {
     await restrict(this.paths.audit, 0o700);
     const headFile = this.paths.auditHead(runId);
     const start = await recoverChain({ runId, file, headFile, sha256: this.#sha256 });
-    const sink = new JsonlAuditSink({ file, headFile, runId, seq: start.seq, prevHash: start.hash, clock: this.clock, scanner: this.#scanner, sha256: this.#sha256 });
+    const sink = new JsonlAuditSink({ file, headFile, runId, seq: start.seq, prevHash: start.hash, clock: this.clock, scanner: this.#scanner, sha256: this.#sha256, recorded: start.events });
     if (start.created) await writeHead(headFile, emptyAuditHead(runId));
     if (start.dropped) {
       await sink.append({ event: 'AUDIT_LOG_RECOVERED', ...runDecision('audit', 'AUDIT_TORN_LINE_DROPPED'), details: start.dropped });
@@ -85,6 +85,8 @@ interface SinkOptions {
   readonly clock: Clock;
   readonly scanner: SensitiveScanner;
   readonly sha256: Sha256;
+  /** Events already in the log when it was opened. */
+  readonly recorded: ReadonlySet<string>;
 }
 
 class JsonlAuditSink implements AuditSink {
@@ -93,10 +95,17 @@ class JsonlAuditSink implements AuditSink {
   #prevHash: string;
   #queue: Promise<void> = Promise.resolve();
 
+  readonly #recorded: Set<string>;
+
   constructor(private readonly options: SinkOptions) {
     this.path = options.file;
     this.#seq = options.seq;
     this.#prevHash = options.prevHash;
+    this.#recorded = new Set(options.recorded);
+  }
+
+  hasRecorded(event: string): boolean {
+    return this.#recorded.has(event);
   }
 
   append(event: AuditEvent): Promise<void> {
@@ -134,6 +143,7 @@ class JsonlAuditSink implements AuditSink {
       await handle?.close();
     }
     // The line is on disk: the chain moves on even if acknowledging it below fails.
+    this.#recorded.add(record.event);
     this.#seq += 1;
     this.#prevHash = record.hash;
     await writeHead(this.options.headFile, { v: 1, run_id: runId, seq: record.seq, hash: record.hash });
@@ -149,6 +159,8 @@ interface ChainStart {
   readonly dropped?: { line: number; bytes: number; sha256: string };
   /** The head was missing, damaged or behind and the verified log was adopted in its place. */
   readonly adopted?: { head_seq: number | null; head: string; log_seq: number };
+  /** The events the log already holds. */
+  readonly events: ReadonlySet<string>;
 }
 
 /**
@@ -168,7 +180,7 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
 
   if (log === undefined) {
     if (head && head.run_id === runId && head.seq >= 0) throw refuse(`is missing although its head says ${head.seq + 1} record(s) were written`);
-    return { seq: 0, hash: GENESIS_HASH, created: head === undefined || head.run_id !== runId };
+    return { seq: 0, hash: GENESIS_HASH, created: head === undefined || head.run_id !== runId, events: new Set() };
   }
   await restrict(file, 0o600);
 
@@ -198,7 +210,8 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
   const headSeq = head && head.run_id === runId ? head.seq : null;
   const headAgrees = head !== undefined && headSeq !== null && (headSeq === lastSeq || headSeq === lastSeq - 1);
   const adopted = headAgrees ? undefined : { head_seq: headSeq, head: head === undefined ? (headText === undefined ? 'missing' : 'damaged') : headSeq === null ? 'foreign' : 'behind', log_seq: lastSeq };
-  return { seq: lastSeq + 1, hash: last?.hash ?? GENESIS_HASH, created: false, ...(dropped ? { dropped } : {}), ...(adopted ? { adopted } : {}) };
+  const events = new Set(lines.map((l) => (safeJson(l) as { event?: string } | undefined)?.event).filter((e): e is string => typeof e === 'string'));
+  return { seq: lastSeq + 1, hash: last?.hash ?? GENESIS_HASH, created: false, events, ...(dropped ? { dropped } : {}), ...(adopted ? { adopted } : {}) };
 }
 
 /** Puts back the private mode on a folder or file created earlier (or by an older maestro). */

@@ -277,7 +277,9 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
         ]);
       await deps.sessions.appendRun(id, state.run_id, messages);
     }
-    await audit.append(auditEvent('SESSIONS_SAVED', runDecision('session', 'SESSION_SAVED'), { personas: plan.personas }));
+    if (!(state.finishing && audit.hasRecorded?.('SESSIONS_SAVED'))) {
+      await audit.append(auditEvent('SESSIONS_SAVED', runDecision('session', 'SESSION_SAVED'), { personas: plan.personas }));
+    }
   };
   const usage = totalUsage(result.steps, deps.config.prices);
   return finishRun({

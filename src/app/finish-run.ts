@@ -91,7 +91,8 @@ export async function finishRun(options: EndOptions & { artifact?: DraftInput; a
       ...(status === 'stopped' ? { outcomeNote: message } : {}),
     });
     artifactPath = await deps.artifacts.write(state.plan.output_path, markdown, state.command.input_artifacts);
-    await audit.append(
+    // Completing an ending after a restart: what the log already says happened is not said again.
+    if (!(state.finishing && audit.hasRecorded?.('ARTIFACT_WRITTEN'))) await audit.append(
       auditEvent('ARTIFACT_WRITTEN', runDecision('artifact', 'ARTIFACT_WRITTEN'), {
         path: state.plan.output_path,
         bytes: Buffer.byteLength(markdown),
@@ -103,7 +104,7 @@ export async function finishRun(options: EndOptions & { artifact?: DraftInput; a
   // What depends on the artifact being written (the council's memory) happens only now.
   await options.afterArtifact?.();
   const usage = totalUsage(state.steps, deps.config.prices);
-  await audit.append(
+  if (!(state.finishing && audit.hasRecorded?.('RUN_FINISHED'))) await audit.append(
     auditEvent('RUN_FINISHED', decision, {
       status,
       calls: usage.calls,

@@ -84,6 +84,8 @@ export interface RunStore {
 export interface AuditSink {
   /** Appends one record and flushes it before resolving. Returns the log's path. */
   append(event: AuditEvent): Promise<void>;
+  /** Whether the log already holds a record of this event (written before this sink was opened, or by it). */
+  hasRecorded?(event: string): boolean;
   readonly path: string;
 }
 

@@ -37,6 +37,10 @@ describe('exactly once, to the last step', () => {
     const all = await events(id);
     expect(all.filter((e) => e === 'MODEL_CALL')).toHaveLength(13);
     expect(all.filter((e) => e === 'GATE')).toHaveLength(7);
+    // What the log already said happened is not said again.
+    expect(all.filter((e) => e === 'ARTIFACT_WRITTEN')).toHaveLength(1);
+    expect(all.filter((e) => e === 'RUN_FINISHED')).toHaveLength(1);
+    expect(all.filter((e) => e === 'SESSIONS_SAVED')).toHaveLength(1);
     expect(JSON.parse(await readFile(stateFile(id), 'utf8')).status).toBe('completed');
   });
 
