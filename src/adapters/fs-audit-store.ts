@@ -6,7 +6,7 @@ import { verifyAuditLog, type AuditVerification } from '../domain/audit-verify.j
 import { StorageError } from '../domain/errors.js';
 import { sha256 } from './hashing.js';
 import type { WorkspacePaths } from './workspace-paths.js';
-import { readIfExists } from './fs-read.js';
+import { listDirOrEmpty, readIfExists } from './fs-read.js';
 
 /** A run's audit files as text; undefined where a file does not exist. */
 export interface AuditRunFiles {
@@ -126,7 +126,7 @@ export async function pruneAuditLogs(options: PruneOptions): Promise<PruneReport
 /** Runs that are paused for a person or still running: never pruned. */
 async function liveRuns(paths: WorkspacePaths): Promise<Set<string>> {
   const live = new Set<string>();
-  for (const id of await listOrEmpty(paths.runs)) {
+  for (const id of await listDirOrEmpty(paths.runs)) {
     const status = (await readStatus(paths, id))?.status;
     if (status === undefined || status === 'paused' || status === 'running') live.add(id);
   }
@@ -136,7 +136,7 @@ async function liveRuns(paths: WorkspacePaths): Promise<Set<string>> {
 /** Checkpoint folders of runs that ended (completed, stopped, invalid, error) before `cutoff`, oldest first. */
 async function expiredCheckpoints(paths: WorkspacePaths, cutoff: Date): Promise<string[]> {
   const out: { id: string; at: string }[] = [];
-  for (const id of await listOrEmpty(paths.runs)) {
+  for (const id of await listDirOrEmpty(paths.runs)) {
     if (!isSafeRunId(id)) continue;
     const state = await readStatus(paths, id);
     if (!state || state.status === 'paused' || state.status === 'running') continue;
@@ -153,14 +153,5 @@ async function readStatus(paths: WorkspacePaths, runId: string): Promise<{ statu
     return JSON.parse(text) as { status?: string; finished_at?: string; updated_at?: string };
   } catch {
     return undefined; // unreadable: kept (and treated as live) rather than guessed at
-  }
-}
-
-async function listOrEmpty(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir)).sort();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
   }
 }

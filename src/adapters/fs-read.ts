@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { StorageError } from '../domain/errors.js';
 
 /** A file's text, or undefined when it does not exist; any other failure is a StorageError naming the file. */
@@ -17,5 +17,15 @@ export function safeJson(text: string): unknown {
     return JSON.parse(text);
   } catch {
     return undefined;
+  }
+}
+
+/** A folder's entry names, sorted; none when the folder does not exist. */
+export async function listDirOrEmpty(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
   }
 }

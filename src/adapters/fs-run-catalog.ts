@@ -4,6 +4,7 @@ import type { Price } from '../domain/budget.js';
 import { parseRunState, type RunState } from '../domain/run-state.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { totalUsage } from '../domain/usage.js';
+import { listDirOrEmpty } from './fs-read.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
 /** One run as `maestro runs` lists it (also its `--json` shape). */
@@ -33,11 +34,11 @@ export interface RunListing {
  */
 export async function listRuns(paths: WorkspacePaths, prices: Readonly<Record<string, Price>>): Promise<RunListing[]> {
   const runs = new Map<string, RunListing>();
-  for (const id of await listDir(paths.runs)) {
+  for (const id of await listDirOrEmpty(paths.runs)) {
     const state = await readRunState(paths, id);
     if (state) runs.set(id, fromState(state, prices));
   }
-  for (const name of await listDir(paths.audit)) {
+  for (const name of await listDirOrEmpty(paths.audit)) {
     if (!name.endsWith('.jsonl')) continue;
     const id = name.slice(0, -'.jsonl'.length);
     if (runs.has(id)) continue;
@@ -123,13 +124,4 @@ async function fromAuditLog(file: string, runId: string): Promise<RunListing | u
     updated_at: records.at(-1)?.ts ?? first,
     artifact: null,
   };
-}
-
-async function listDir(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir)).sort();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
 }

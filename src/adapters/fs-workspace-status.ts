@@ -3,6 +3,7 @@ import path from 'node:path';
 import { listClaims } from './inflight-claims.js';
 import { isCommandFileName } from './fs-command-inbox.js';
 import type { FsWatcherRegistry, WatcherListing } from './fs-watcher-registry.js';
+import { listDirOrEmpty } from './fs-read.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
 /** What `maestro status` reports; also its `--json` shape. */
@@ -99,7 +100,7 @@ export async function readWorkspaceStatus(paths: WorkspacePaths, registry: Pick<
       summary: s.summary?.split('\n')[0] ?? null,
       usage: usageOf(s.steps),
     })),
-    rejected: (await listDir(paths.rejected)).filter((n) => !n.endsWith('.error.json') && !n.startsWith('.')).length,
+    rejected: (await listDirOrEmpty(paths.rejected)).filter((n) => !n.endsWith('.error.json') && !n.startsWith('.')).length,
   };
 }
 
@@ -116,7 +117,7 @@ function usageOf(steps: unknown[] | undefined): { calls: number; prompt_tokens: 
 
 async function readQueue(dir: string): Promise<WorkspaceStatus['queued'][number][]> {
   const out = [];
-  for (const name of (await listDir(dir)).filter(isCommandFileName)) {
+  for (const name of (await listDirOrEmpty(dir)).filter(isCommandFileName)) {
     const info = await stat(path.join(dir, name)).catch(() => undefined);
     if (info?.isFile()) out.push({ file: name, bytes: info.size, modified: info.mtime.toISOString(), mtimeMs: info.mtimeMs });
   }
@@ -126,7 +127,7 @@ async function readQueue(dir: string): Promise<WorkspaceStatus['queued'][number]
 /** Every run's checkpoint, read leniently: status must never fail because one file is odd. */
 async function readStates(runs: string): Promise<Map<string, StateView>> {
   const states = new Map<string, StateView>();
-  for (const id of await listDir(runs)) {
+  for (const id of await listDirOrEmpty(runs)) {
     try {
       const view = JSON.parse(await readFile(path.join(runs, id, 'state.json'), 'utf8')) as StateView;
       states.set(id, { ...view, run_id: view.run_id ?? id });
@@ -136,13 +137,4 @@ async function readStates(runs: string): Promise<Map<string, StateView>> {
     }
   }
   return states;
-}
-
-async function listDir(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir)).sort();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
 }
