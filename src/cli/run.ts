@@ -159,6 +159,7 @@ export async function withRunContext(
       ...(opts.replay ? { replay: path.resolve(io.cwd, opts.replay) } : {}),
       onProgress: reporter.onProgress,
       signal: controller.signal,
+      tracing: { onNotice: (message) => io.stderr.write(`maestro: ${message}\n`) },
     });
     const outcome = await body(app, run);
     reporter.stop();
@@ -189,6 +190,8 @@ export async function withRunContext(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    // The run's spans leave before the process does (a no-op when tracing is off).
+    await app?.telemetry.shutdown();
   }
 }
 

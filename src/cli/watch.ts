@@ -59,11 +59,18 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
   );
   if (!isFolder) throw new ExitError(2, `maestro watch: the workspace ${workspace} is not a folder (create one with "maestro init")`);
   const reporter = new WatchReporter(io, { output: pickWatchOutput(io, opts.json === true) });
-  const app = await (await import('../compose.js')).createApp({ workspace, env: io.env, ...(opts.route ? { route: opts.route } : {}), ...(opts.model ? { model: opts.model } : {}) });
+  const app = await (await import('../compose.js')).createApp({
+    workspace,
+    env: io.env,
+    ...(opts.route ? { route: opts.route } : {}),
+    ...(opts.model ? { model: opts.model } : {}),
+    tracing: { onNotice: (message) => reporter.notice(message) },
+  });
   const { paths } = app;
   // A broken workspace would turn every good command into a rejected one: refuse to start instead.
   const problems = await checkWorkspace(app.deps);
   if (problems.length > 0) {
+    await app.telemetry.shutdown();
     throw new ExitError(2, `maestro watch: this workspace cannot run commands; nothing was taken. Fix it and start again:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   }
   await ensurePrivateDir(paths.state);
@@ -117,6 +124,7 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
     disposeSignals();
     reporter.stop();
     await registry.unregister(self);
+    await app.telemetry.shutdown();
   }
 }
 

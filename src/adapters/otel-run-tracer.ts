@@ -1,0 +1,387 @@
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type AttributeValue, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import type { SensitiveScanner } from '../domain/audit-sanitizer.js';
+import type { StepContent, StepContentRecorder } from '../domain/telemetry.js';
+import { ERROR_TYPE, GEN_AI, GEN_AI_OPERATION, OFFLINE_PROVIDER, SERVER_ADDRESS, SERVER_PORT, stepContentAttributes, type ContentAttributes } from './otel-genai.js';
+import type { AuditRecordObserver, TracedRecord } from './tracing-audit-log.js';
+
+/** What the model calls on one route are, for the `chat` spans. */
+export interface TracedRoute {
+  readonly provider: string;
+  readonly serverAddress?: string;
+  readonly serverPort?: number;
+}
+
+export interface OtelRunTracerOptions {
+  readonly tracer: Tracer;
+  /** Route id → provider and server (the record's `model` is `<route>/<model>`). */
+  readonly routes: ReadonlyMap<string, TracedRoute>;
+  readonly captureContent: boolean;
+  readonly scanner: SensitiveScanner;
+  /** Called right before a run's workflow span starts (the telemetry gives every span of a run one trace id). */
+  readonly beforeWorkflow?: (runId: string) => void;
+  /** How long a run that is ending (paused, invalid, stopped) waits for more records before its span ends; default 30 s. */
+  readonly idleMs?: number;
+  /** Timers, injectable for tests; the default never keeps the process alive. */
+  readonly schedule?: (fn: () => void, ms: number) => () => void;
+}
+
+/** `gen_ai.workflow.name` of a maestro run. */
+export const WORKFLOW_NAME = 'maestro';
+
+/** Records that end an invocation of a run: its workflow span ends with them. */
+const TERMINAL = new Set(['RUN_FINISHED', 'RUN_FAILED', 'RUN_INTERRUPTED', 'COMMAND_REJECTED']);
+/** Records written during a model call, before the step's own record: they do not start a step's time. */
+const MID_STEP = new Set(['REROUTE', 'REROUTE_REFUSED', 'JSON_MODE_FALLBACK']);
+/** Records that begin an invocation: one still open for the run ends first. */
+const ENTRY = new Set(['COMMAND_RECEIVED', 'RUN_RESUMED']);
+/** Records of a model call: an agent span with a chat span. */
+const MODEL_CALLS = new Set(['MODEL_CALL', 'MEDIATOR_CLASSIFIED']);
+
+interface OpenStep {
+  readonly persona: string;
+  readonly agent: Span;
+  readonly chat: Span;
+  readonly chatEnd: number;
+  readonly ctx: Context;
+  lastTs: number;
+  hasContent: boolean;
+}
+
+interface RunTrace {
+  readonly workflow: Span;
+  readonly ctx: Context;
+  lastTs: number;
+  /** When the last thing before the next step was done: where that step's time begins. */
+  boundaryTs: number;
+  step?: OpenStep;
+  ending: boolean;
+  gatesDecided: boolean;
+  reroutes: number;
+  cancelTimer?: () => void;
+}
+
+/**
+ * Turns a run's audit records into OpenTelemetry spans following the GenAI conventions: one
+ * `invoke_workflow maestro` span per invocation of a run (started by its first record, ended by a
+ * terminal one, or — for a run that paused or was refused — once no record has come for `idleMs`,
+ * or at `endAll`); under it one `invoke_agent <persona>` span per model step, holding a
+ * `chat <model>` client span with token usage and one `execute_tool <ACTION>` span per knowledge
+ * request. Every other record is a `maestro.<event>` span event on the workflow, and gates,
+ * arbitration, pauses and reroutes are summarised as `maestro.*` attributes on it.
+ *
+ * Times come from the records: a step begins when the run's previous record was written; its chat
+ * span lasts the call's measured `duration_ms` and ends when its `MODEL_CALL` record was written;
+ * tool spans follow it, each up to its own record.
+ */
+export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
+  readonly #runs = new Map<string, RunTrace>();
+  /** Content handed over before its chat span opened: run id → persona → attributes. */
+  readonly #pending = new Map<string, Map<string, ContentAttributes>>();
+  readonly #idleMs: number;
+  readonly #schedule: (fn: () => void, ms: number) => () => void;
+
+  constructor(private readonly options: OtelRunTracerOptions) {
+    this.#idleMs = options.idleMs ?? 30_000;
+    this.#schedule = options.schedule ?? unrefTimeout;
+  }
+
+  onRecord(record: TracedRecord): void {
+    const t = Date.parse(record.ts);
+    const open = this.#runs.get(record.run_id);
+    if (open && ENTRY.has(record.event)) this.#endWorkflow(record.run_id, open);
+    const run = (ENTRY.has(record.event) ? undefined : open) ?? this.#openWorkflow(record, t);
+    run.cancelTimer?.();
+    delete run.cancelTimer;
+
+    if (MODEL_CALLS.has(record.event)) {
+      this.#closeStep(run);
+      this.#openStep(run, record, t);
+    } else if (record.event === 'KNOWLEDGE_REQUEST') {
+      this.#toolSpan(run, record, t);
+    } else if (record.event === 'JSON_MODE_FALLBACK' && run.step) {
+      run.step.chat.addEvent(eventName(record), recordAttributes(record), new Date(t));
+    } else {
+      if (!MID_STEP.has(record.event)) this.#closeStep(run);
+      run.workflow.addEvent(eventName(record), recordAttributes(record), new Date(t));
+      this.#summarise(run, record);
+    }
+    run.lastTs = Math.max(run.lastTs, t);
+    if (!MID_STEP.has(record.event)) run.boundaryTs = t;
+
+    if (TERMINAL.has(record.event)) {
+      this.#endWorkflow(record.run_id, run);
+      return;
+    }
+    if (record.decision !== 'RUN' && record.decision !== 'REROUTE') run.ending = true;
+    if (record.event === 'COMMAND_INVALID' || record.event === 'HITL_DECIDED') run.ending = true;
+    if (run.ending) run.cancelTimer = this.#schedule(() => this.#endWorkflow(record.run_id, run), this.#idleMs);
+  }
+
+  recordStepContent(content: StepContent): void {
+    if (!this.options.captureContent) return;
+    const attributes = stepContentAttributes(content, { scanner: this.options.scanner });
+    const step = this.#runs.get(content.runId)?.step;
+    if (step && step.persona === content.persona && !step.hasContent) {
+      step.chat.setAttributes(attributes);
+      step.hasContent = true;
+      return;
+    }
+    const byPersona = this.#pending.get(content.runId) ?? new Map<string, ContentAttributes>();
+    byPersona.set(content.persona, attributes);
+    this.#pending.set(content.runId, byPersona);
+  }
+
+  /** Ends every open span at its last record's time (before the exporter is flushed). */
+  endAll(): void {
+    for (const [runId, run] of [...this.#runs]) this.#endWorkflow(runId, run);
+    this.#pending.clear();
+  }
+
+  #openWorkflow(record: TracedRecord, t: number): RunTrace {
+    this.options.beforeWorkflow?.(record.run_id);
+    const workflow = this.options.tracer.startSpan(
+      `${GEN_AI_OPERATION.INVOKE_WORKFLOW} ${WORKFLOW_NAME}`,
+      {
+        kind: SpanKind.INTERNAL,
+        startTime: new Date(t),
+        root: true,
+        attributes: {
+          [GEN_AI.OPERATION_NAME]: GEN_AI_OPERATION.INVOKE_WORKFLOW,
+          [GEN_AI.WORKFLOW_NAME]: WORKFLOW_NAME,
+          [GEN_AI.CONVERSATION_ID]: record.run_id,
+          'maestro.run_id': record.run_id,
+          'maestro.run.entry': record.event,
+        },
+      },
+      context.active(),
+    );
+    const run: RunTrace = { workflow, ctx: trace.setSpan(context.active(), workflow), lastTs: t, boundaryTs: t, ending: false, gatesDecided: false, reroutes: 0 };
+    this.#runs.set(record.run_id, run);
+    return run;
+  }
+
+  #endWorkflow(runId: string, run: RunTrace): void {
+    run.cancelTimer?.();
+    this.#closeStep(run);
+    run.workflow.end(new Date(run.lastTs));
+    if (this.#runs.get(runId) === run) this.#runs.delete(runId);
+    this.#pending.delete(runId);
+  }
+
+  #openStep(run: RunTrace, record: TracedRecord, t: number): void {
+    const details = record.details ?? {};
+    const persona = str(details.persona) ?? (record.event === 'MEDIATOR_CLASSIFIED' ? 'mediator' : 'unknown');
+    const kind = str(details.kind) ?? 'turn';
+    const { route, model } = splitModel(str(details.model) ?? 'unknown', this.options.routes);
+    const where = route ? this.options.routes.get(route) : undefined;
+    const provider = where?.provider ?? (route === 'offline' ? OFFLINE_PROVIDER : 'openai');
+    const duration = num(details.duration_ms);
+    const chatStart = duration !== undefined ? t - duration : run.boundaryTs;
+    const common: Attributes = {
+      [GEN_AI.PROVIDER_NAME]: provider,
+      [GEN_AI.REQUEST_MODEL]: model,
+      [GEN_AI.CONVERSATION_ID]: record.run_id,
+      'maestro.step.kind': kind,
+      ...(num(details.step) !== undefined ? { 'maestro.step.index': num(details.step) } : {}),
+      ...(num(details.round) !== undefined ? { 'maestro.round': num(details.round) } : {}),
+    };
+    const agent = this.options.tracer.startSpan(
+      `${GEN_AI_OPERATION.INVOKE_AGENT} ${persona}`,
+      { kind: SpanKind.INTERNAL, startTime: new Date(Math.min(run.boundaryTs, chatStart)), attributes: { [GEN_AI.OPERATION_NAME]: GEN_AI_OPERATION.INVOKE_AGENT, [GEN_AI.AGENT_NAME]: persona, ...common } },
+      run.ctx,
+    );
+    const ctx = trace.setSpan(run.ctx, agent);
+    const chat = this.options.tracer.startSpan(
+      `${GEN_AI_OPERATION.CHAT} ${model}`,
+      {
+        kind: SpanKind.CLIENT,
+        startTime: new Date(chatStart),
+        attributes: {
+          [GEN_AI.OPERATION_NAME]: GEN_AI_OPERATION.CHAT,
+          ...common,
+          [GEN_AI.OUTPUT_TYPE]: kind === 'verdict' || kind === 'classify' ? 'json' : 'text',
+          ...(num(details.prompt_tokens) !== undefined ? { [GEN_AI.USAGE_INPUT_TOKENS]: num(details.prompt_tokens) } : {}),
+          ...(num(details.completion_tokens) !== undefined ? { [GEN_AI.USAGE_OUTPUT_TOKENS]: num(details.completion_tokens) } : {}),
+          ...(where?.serverAddress ? { [SERVER_ADDRESS]: where.serverAddress } : {}),
+          ...(where?.serverPort ? { [SERVER_PORT]: where.serverPort } : {}),
+          ...(route ? { 'maestro.route': route } : {}),
+          ...recordAttributes(record),
+        },
+      },
+      ctx,
+    );
+    if (record.reason_code !== 'MODEL_CALL_OK' && record.event === 'MODEL_CALL') chat.setAttribute(ERROR_TYPE, record.reason_code);
+    const step: OpenStep = { persona, agent, chat, chatEnd: t, ctx, lastTs: t, hasContent: false };
+    const pending = this.#pending.get(record.run_id)?.get(persona);
+    if (pending) {
+      chat.setAttributes(pending);
+      step.hasContent = true;
+      this.#pending.get(record.run_id)?.delete(persona);
+    }
+    run.step = step;
+  }
+
+  #closeStep(run: RunTrace): void {
+    const step = run.step;
+    if (!step) return;
+    step.chat.end(new Date(step.chatEnd));
+    step.agent.end(new Date(step.lastTs));
+    delete run.step;
+  }
+
+  #toolSpan(run: RunTrace, record: TracedRecord, t: number): void {
+    const details = record.details ?? {};
+    const action = str(details.action) ?? 'unknown';
+    const step = run.step && run.step.persona === str(details.persona) ? run.step : undefined;
+    const start = step ? step.lastTs : run.boundaryTs;
+    const span = this.options.tracer.startSpan(
+      `${GEN_AI_OPERATION.EXECUTE_TOOL} ${action}`,
+      {
+        kind: SpanKind.INTERNAL,
+        startTime: new Date(start),
+        attributes: {
+          [GEN_AI.OPERATION_NAME]: GEN_AI_OPERATION.EXECUTE_TOOL,
+          [GEN_AI.TOOL_NAME]: action,
+          // READ_FILE and QUERY_CORTEX fetch knowledge for the agent.
+          [GEN_AI.TOOL_TYPE]: 'datastore',
+          [GEN_AI.CONVERSATION_ID]: record.run_id,
+          ...recordAttributes(record),
+        },
+      },
+      step?.ctx ?? run.ctx,
+    );
+    if (str(details.status) !== 'provided') {
+      span.setAttribute(ERROR_TYPE, record.reason_code);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: record.reason_code });
+    }
+    span.end(new Date(t));
+    if (step) step.lastTs = t;
+    else this.#closeStep(run);
+  }
+
+  /** The run's outcome so far, as attributes of its workflow span. */
+  #summarise(run: RunTrace, record: TracedRecord): void {
+    const span = run.workflow;
+    const d = record.details ?? {};
+    const outcome = { 'maestro.decision': record.decision, 'maestro.reason_code': record.reason_code, 'maestro.layer': record.layer, 'maestro.sealed': record.sealed };
+    switch (record.event) {
+      case 'GATE':
+        if (run.gatesDecided || d.skipped === true) return;
+        if (record.decision !== 'RUN' || record.layer === 'dispatch') {
+          run.gatesDecided = true;
+          span.setAttributes({ 'maestro.gate.decision': record.decision, 'maestro.gate.layer': record.layer, 'maestro.gate.reason_code': record.reason_code, 'maestro.gate.sealed': record.sealed });
+        }
+        return;
+      case 'ARBITRATED':
+        span.setAttributes(
+          compact({
+            'maestro.arbitration.strategy': str(d.strategy),
+            'maestro.arbitration.final_action': str(d.final_action),
+            'maestro.arbitration.agreement': num(d.agreement),
+            'maestro.arbitration.votes': d.votes === undefined ? undefined : JSON.stringify(d.votes),
+            'maestro.arbitration.decision': record.decision,
+            'maestro.arbitration.reason_code': record.reason_code,
+          }),
+        );
+        return;
+      case 'HITL_REQUESTED':
+        span.setAttributes(
+          compact({ 'maestro.run.status': 'paused', 'maestro.pause.id': str(d.pause_id), 'maestro.pause.class': str(d.pause_class), 'maestro.pause.layer': record.layer, 'maestro.pause.reason_code': record.reason_code, ...outcome }),
+        );
+        return;
+      case 'HITL_DECIDED':
+        span.setAttributes(compact({ 'maestro.hitl.decision': record.decision === 'RUN' ? 'continue' : 'stop', 'maestro.hitl.pause_id': str(d.pause_id), 'maestro.hitl.paused_reason': str(d.paused_reason) }));
+        return;
+      case 'REROUTE':
+        run.reroutes += 1;
+        span.setAttributes(compact({ 'maestro.reroute.count': run.reroutes, 'maestro.reroute.from_route': str(d.from_route), 'maestro.reroute.to_route': str(d.to_route), 'maestro.reroute.reason_code': record.reason_code }));
+        return;
+      case 'REROUTE_REFUSED':
+        span.setAttributes(compact({ 'maestro.reroute.refused': true, 'maestro.reroute.condition': str(d.condition), 'maestro.reroute.reason_code': record.reason_code }));
+        return;
+      case 'RUN_FINISHED':
+        span.setAttributes(
+          compact({
+            'maestro.run.status': str(d.status),
+            ...outcome,
+            'maestro.usage.calls': num(d.calls),
+            'maestro.usage.prompt_tokens': num(d.prompt_tokens),
+            'maestro.usage.completion_tokens': num(d.completion_tokens),
+            'maestro.usage.cost_usd': num(d.cost_usd),
+          }),
+        );
+        return;
+      case 'RUN_INTERRUPTED':
+        span.setAttributes({ 'maestro.run.status': 'interrupted', ...outcome });
+        return;
+      case 'COMMAND_INVALID':
+      case 'PERSONAS_INVALID':
+      case 'ROUTES_INVALID':
+      case 'RUN_FAILED':
+      case 'COMMAND_REJECTED':
+        span.setAttributes({ 'maestro.run.status': record.event === 'RUN_FAILED' ? 'error' : 'invalid', ...outcome, [ERROR_TYPE]: record.reason_code });
+        span.setStatus({ code: SpanStatusCode.ERROR, message: record.reason_code });
+        return;
+      default:
+        return;
+    }
+  }
+}
+
+/** `maestro.gate`, `maestro.hitl_requested`, …: one span event per record. */
+function eventName(record: TracedRecord): string {
+  return `maestro.${record.event.toLowerCase()}`;
+}
+
+/** A record's decision and details as `maestro.*` attributes (details are already sanitized). */
+function recordAttributes(record: TracedRecord): Attributes {
+  const attributes: Attributes = {
+    'maestro.event': record.event,
+    'maestro.layer': record.layer,
+    'maestro.decision': record.decision,
+    'maestro.reason_code': record.reason_code,
+    'maestro.sealed': record.sealed,
+    'maestro.overrideable': record.overrideable,
+    'maestro.final_decider': record.final_decider,
+  };
+  for (const [key, value] of Object.entries(record.details ?? {})) {
+    const v = toAttributeValue(value);
+    if (v !== undefined) attributes[`maestro.${key}`] = v;
+  }
+  return attributes;
+}
+
+function toAttributeValue(value: unknown): AttributeValue | undefined {
+  if (typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
+  if (value === null || value === undefined) return undefined;
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
+  if (Array.isArray(value) && value.every((v) => typeof v === 'number')) return value as number[];
+  return JSON.stringify(value);
+}
+
+/** `<route>/<model>` → the route (when it is one we know, or `offline`) and the model. */
+function splitModel(label: string, routes: ReadonlyMap<string, TracedRoute>): { route?: string; model: string } {
+  const slash = label.indexOf('/');
+  const head = slash > 0 ? label.slice(0, slash) : '';
+  if (head && (routes.has(head) || head === 'offline')) return { route: head, model: label.slice(slash + 1) };
+  return { model: label };
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function num(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+function compact(attributes: Record<string, AttributeValue | undefined>): Attributes {
+  return Object.fromEntries(Object.entries(attributes).filter(([, v]) => v !== undefined)) as Attributes;
+}
+
+function unrefTimeout(fn: () => void, ms: number): () => void {
+  const timer = setTimeout(fn, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
+}
