@@ -150,6 +150,23 @@ describe('OpenTelemetry traces (a real OTLP/HTTP receiver, the real CLI, the off
     expect(JSON.stringify(receiver.spans)).not.toContain('jane.doe');
   });
 
+  it('a watcher sends the spans of every run it took before it stops: one trace per run, the invalid one an error', async () => {
+    await write('maestro.config.json', { telemetry: { otlp_endpoint: receiver.endpoint } });
+    await write('commands/a.json', { task_description: 'Plan the rollback drill', config: { max_rounds: 1 } });
+    await writeFile(path.join(ws.dir, 'commands', 'b.json'), '{ "task_description": ');
+    const r = await maestro(['watch', '--once', '--json']);
+    expect(r.code).toBe(0);
+    const workflows = named('invoke_workflow');
+    expect(workflows).toHaveLength(2);
+    expect(new Set(workflows.map((w) => w.traceId)).size).toBe(2);
+    const completed = workflows.find((w) => w.attributes['maestro.run.status'] === 'completed')!;
+    expect(named('invoke_agent').every((a) => a.traceId === completed.traceId && a.parentSpanId === completed.spanId)).toBe(true);
+    const invalid = workflows.find((w) => w !== completed)!;
+    expect(invalid.attributes).toMatchObject({ 'maestro.run.status': 'invalid', 'error.type': 'SPEC_INVALID_INPUT' });
+    expect(invalid.status.code).toBe(2);
+    expect(invalid.events.map((e) => e.name)).toEqual(['maestro.command_received', 'maestro.command_invalid']);
+  });
+
   it('sends nothing when OTEL_SDK_DISABLED=true, even with an endpoint', async () => {
     const r = await maestro(['run', 'examples/review-migration.json'], { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_SDK_DISABLED: 'true' });
     expect(r.code).toBe(0);
