@@ -102,7 +102,7 @@ export function registerHitl(program: Command, io: Io): void {
     .addHelpText('after', '\nA decision on a run that is not paused, a stale pause, a sealed run, or anything but continue|stop is refused (exit 2) and changes nothing.')
     .action(async (runId: string, decision: string, opts: { note?: string; pause?: string; run?: boolean; json?: boolean; workspace?: string }) => {
       const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
-      const app = await (await import('../compose.js')).createApp({ workspace, env: io.env });
+      const app = await (await import('../compose.js')).createApp({ workspace, env: io.env, tracing: { onNotice: (message) => io.stderr.write(`maestro: ${message}\n`) } });
       // A run in flight with a live watcher is that watcher's; one nobody runs may still be stopped.
       const claim = /^[A-Za-z0-9_-]+$/.test(runId) ? await findClaim(app.paths.inflight, runId) : undefined;
       const owned = claim?.owner ? await new FsWatcherRegistry(path.join(app.paths.state, 'watchers')).isAlive(claim.owner) : false;
@@ -115,6 +115,9 @@ export function registerHitl(program: Command, io: Io): void {
       } catch (error) {
         if (error instanceof HitlRefusedError) throw new ExitError(2, `maestro: refused: ${error.message}`);
         throw error;
+      } finally {
+        // The decision's records are all written: their spans leave now (a no-op when tracing is off).
+        await app.telemetry.shutdown();
       }
       const c = chalkFor(io);
       if (result.decision === 'stop') {

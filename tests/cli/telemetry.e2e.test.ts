@@ -125,9 +125,11 @@ describe('OpenTelemetry traces (a real OTLP/HTTP receiver, the real CLI, the off
     const cont = await maestro(['hitl', 'decide', p.run_id, 'continue', '--run', '--json'], env);
     expect(cont.code).toBe(0);
     const workflows = named('invoke_workflow');
-    expect(workflows).toHaveLength(2);
-    const second = workflows.find((w) => w.attributes['maestro.run.entry'] === 'RUN_RESUMED')!;
-    expect(second.traceId).toBe(first!.traceId);
+    expect(workflows.map((w) => w.attributes['maestro.run.entry'])).toEqual(['COMMAND_RECEIVED', 'HITL_DECIDED', 'RUN_RESUMED']);
+    expect(workflows.every((w) => w.traceId === first!.traceId)).toBe(true);
+    expect(workflows[1]!.attributes).toMatchObject({ 'maestro.hitl.decision': 'continue', 'maestro.hitl.pause_id': `${p.run_id}-p1`, 'maestro.hitl.paused_reason': 'ARBITRATION_INVESTIGATE' });
+    expect(workflows[1]!.events[0]!.attributes['maestro.final_decider']).toBe('USER');
+    const second = workflows[2]!;
     expect(second.attributes).toMatchObject({ 'maestro.run.status': 'completed', 'maestro.arbitration.reason_code': 'ARBITRATION_CLEARED_BY_PERSON' });
     expect(second.startMs).toBeGreaterThanOrEqual(first!.endMs);
   });
