@@ -76,11 +76,11 @@ describe('telemetry through the composition root (real exporter, real OTLP/HTTP 
     const { app } = await tracedApp({});
     const audit = await app.deps.audit.open(RUN);
     // Raw text under a key that is not a raw-text key, longer than a digest: the log keeps only its digest.
-    await audit.append(auditEvent('NOTE_TAKEN', runDecision('queue', 'NOTE_TAKEN'), { person: 'jane.doe@example.com', summary: 'x'.repeat(2000) }));
+    await audit.append(auditEvent('SESSION_RECOVERED', runDecision('session', 'SESSION_CORRUPT_MOVED_ASIDE'), { persona: 'jane.doe@example.com', summary: 'x'.repeat(2000) }));
     await app.telemetry.shutdown();
     const [workflow] = receiver.spans;
-    const event = workflow!.events.find((e) => e.name === 'maestro.note_taken')!;
-    expect(event.attributes['maestro.person']).toBe('[REDACTED:EMAIL]');
+    const event = workflow!.events.find((e) => e.name === 'maestro.session_recovered')!;
+    expect(event.attributes['maestro.persona']).toBe('[REDACTED:EMAIL]');
     expect(JSON.stringify(event.attributes)).not.toContain('x'.repeat(100));
   });
 });
