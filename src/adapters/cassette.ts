@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { InvalidInputError, LlmError, type LlmErrorKind } from '../domain/errors.js';
 import { formatIssues, type Parsed } from '../domain/issues.js';
-import type { LlmClient, LlmReply, LlmRequest } from '../domain/ports.js';
+import type { CallContext, LlmClient, LlmReply, LlmRequest } from '../domain/ports.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { writeJsonAtomically } from './atomic-file.js';
 
@@ -25,7 +25,7 @@ export const CassetteCall = z
     /** 1-based position in the run. */
     n: z.number().int().min(1),
     persona: z.string(),
-    purpose: z.enum(['turn', 'verdict', 'synthesis', 'plan', 'classify']),
+    purpose: z.enum(['turn', 'verdict', 'synthesis', 'plan', 'classify', 'assessment', 'review', 'decision', 'item']),
     round: z.number().int().min(0),
     /** sha256 of the canonical JSON of {persona, purpose, round, json, messages}, message texts redacted. */
     request_sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha256 hex digest'),
@@ -69,14 +69,14 @@ const defaultRedact = (text: string): string => redactSensitive(text).text;
  * Digest of what a request asks. Message texts are redacted first: a replayed run feeds redacted
  * replies back into later prompts, and those prompts must digest the same as when recorded.
  */
-export function digestRequest(request: LlmRequest, codec: CassetteCodec): string {
+export function digestRequest(request: LlmRequest, call: Pick<CallContext, 'persona' | 'purpose' | 'round'>, codec: CassetteCodec): string {
   const redact = codec.redact ?? defaultRedact;
   return codec.sha256(
     canonicalJson({
-      persona: request.persona,
-      purpose: request.purpose,
-      round: request.round,
-      json: request.json === true,
+      persona: call.persona,
+      purpose: call.purpose,
+      round: call.round,
+      json: request.responseFormat !== undefined,
       messages: request.messages.map((m) => ({ role: m.role, content: redact(m.content) })),
     }),
   );
@@ -151,19 +151,19 @@ export class RecordingLlmClient implements LlmClient {
     return this.#calls;
   }
 
-  async complete(request: LlmRequest, signal?: AbortSignal): Promise<LlmReply> {
+  async complete(request: LlmRequest, call: CallContext, signal?: AbortSignal): Promise<LlmReply> {
     const redact = this.#options.redact ?? defaultRedact;
     const head = {
       n: ++this.#started,
-      persona: request.persona,
-      purpose: request.purpose,
-      round: request.round,
-      request_sha256: digestRequest(request, this.#options),
+      persona: call.persona,
+      purpose: call.purpose,
+      round: call.round,
+      request_sha256: digestRequest(request, call, this.#options),
       messages_sha256: digestMessages(request, this.#options),
     };
     let reply: LlmReply;
     try {
-      reply = await this.#inner.complete(request, signal);
+      reply = await this.#inner.complete(request, call, signal);
     } catch (error) {
       // Failures that ended a call shape the run (pause, reroute), so they are replayed too; a
       // cancelled run is not an exchange and leaves no trace.
@@ -225,7 +225,7 @@ export class ReplayLlmClient implements LlmClient {
     return this.#options.cassette.calls.length - this.#next;
   }
 
-  async complete(request: LlmRequest, signal?: AbortSignal): Promise<LlmReply> {
+  async complete(request: LlmRequest, call: CallContext, signal?: AbortSignal): Promise<LlmReply> {
     signal?.throwIfAborted();
     const n = this.#next + 1;
     const recorded = this.#options.cassette.calls[this.#next];
@@ -233,8 +233,8 @@ export class ReplayLlmClient implements LlmClient {
     if (!recorded) {
       throw fail(`cassette ${this.#options.file} ran out at call ${n}: it holds ${this.#options.cassette.calls.length} call(s), the run asked for more`);
     }
-    if (recorded.request_sha256 !== digestRequest(request, this.#options)) {
-      throw fail(`cassette mismatch at call ${n} (recorded ${describe(recorded)}, asked ${describe(request)}): ${whatDiffers(recorded, request, this.#options)}`);
+    if (recorded.request_sha256 !== digestRequest(request, call, this.#options)) {
+      throw fail(`cassette mismatch at call ${n} (recorded ${describe(recorded)}, asked ${describe(call)}): ${whatDiffers(recorded, request, call, this.#options)}`);
     }
     this.#next += 1;
     if (recorded.error) {
@@ -243,13 +243,14 @@ export class ReplayLlmClient implements LlmClient {
     }
     // The schema guarantees a reply when there is no error.
     const reply = recorded.reply as NonNullable<CassetteCall['reply']>;
-    return { content: reply.content, model: reply.model, ...(reply.usage ? { usage: { ...reply.usage } } : {}) };
+    const identity = { provider: 'replay', model: reply.model, rehearsal: this.rehearsal };
+    return { content: reply.content, model: reply.model, identity, ...(reply.usage ? { usage: { ...reply.usage } } : {}) };
   }
 }
 
 /** Says which part of a request differs from the recording, and what usually causes it. */
-function whatDiffers(recorded: CassetteCall, request: LlmRequest, codec: CassetteCodec): string {
-  if (describe(recorded) !== describe(request)) return 'the council is not the one recorded (other personas, rounds or order): replay with the same command and personas';
+function whatDiffers(recorded: CassetteCall, request: LlmRequest, call: CallContext, codec: CassetteCodec): string {
+  if (describe(recorded) !== describe(call)) return 'the council is not the one recorded (other personas, rounds or order): replay with the same command and personas';
   const was = recorded.messages_sha256;
   if (!was) return 'the prompt differs from the recording (this cassette predates per-message digests, so which part cannot be said)';
   const now = digestMessages(request, codec);

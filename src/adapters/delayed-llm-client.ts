@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ModelRoutes } from '../app/routed-llm.js';
-import type { LlmClient, LlmReply, LlmRequest } from '../domain/ports.js';
+import type { CallContext, LlmClient, LlmReply, LlmRequest } from '../domain/ports.js';
 
 /**
  * Makes every call of another client wait `delayMs` first (abortable), so a run lasts long enough
@@ -20,9 +20,9 @@ export class DelayedLlmClient implements LlmClient {
     return this.inner.rehearsal;
   }
 
-  async complete(request: LlmRequest, signal?: AbortSignal): Promise<LlmReply> {
+  async complete(request: LlmRequest, call: CallContext, signal?: AbortSignal): Promise<LlmReply> {
     await sleep(this.delayMs, undefined, signal ? { signal } : {});
-    return this.inner.complete(request, signal);
+    return this.inner.complete(request, call, signal);
   }
 }
 

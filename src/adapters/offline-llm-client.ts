@@ -1,5 +1,5 @@
 import { BRIEFING_HEADER } from '../domain/prompts.js';
-import type { ChatMessage, LlmClient, LlmReply, LlmRequest } from '../domain/ports.js';
+import type { CallContext, ChatMessage, LlmClient, LlmReply, LlmRequest } from '../domain/ports.js';
 
 export const OFFLINE_MODEL = 'offline-rehearsal-v1';
 
@@ -41,25 +41,35 @@ export class OfflineLlmClient implements LlmClient {
   readonly label = `offline (${OFFLINE_MODEL})`;
   readonly rehearsal = true;
 
-  async complete(request: LlmRequest, signal?: AbortSignal): Promise<LlmReply> {
+  async complete(request: LlmRequest, call: CallContext, signal?: AbortSignal): Promise<LlmReply> {
     signal?.throwIfAborted();
     const view = readConversation(request.messages);
+    const asked = { ...call, messages: request.messages };
     const content =
-      request.purpose === 'verdict'
-        ? verdictReply(request, view)
-        : request.purpose === 'synthesis'
-          ? synthesisReply(request, view)
-          : request.purpose === 'plan'
+      call.purpose === 'verdict'
+        ? verdictReply(asked, view)
+        : call.purpose === 'synthesis'
+          ? synthesisReply(asked, view)
+          : call.purpose === 'plan'
             ? planReply(view)
-            : turnReply(request, view);
+            : call.purpose === 'assessment'
+              ? assessmentReply(asked, view)
+              : call.purpose === 'review'
+                ? reviewReply(asked)
+                : turnReply(asked, view);
     const promptChars = request.messages.reduce((n, m) => n + m.content.length, 0);
+    call.onText?.(content);
     return {
       content,
       model: OFFLINE_MODEL,
+      identity: { provider: 'offline', model: OFFLINE_MODEL, rehearsal: true },
       usage: { prompt_tokens: Math.ceil(promptChars / 4), completion_tokens: Math.ceil(content.length / 4) },
     };
   }
 }
+
+/** A call as the script reads it: who asks, and the messages. */
+type Asked = CallContext & { readonly messages: readonly ChatMessage[] };
 
 interface ConversationView {
   readonly name: string;
@@ -128,7 +138,7 @@ function readConversation(messages: readonly ChatMessage[]): ConversationView {
   };
 }
 
-function turnReply(request: LlmRequest, v: ConversationView): string {
+function turnReply(request: Asked, v: ConversationView): string {
   const angle = ANGLES[request.persona] ?? { lens: `the concerns of a ${v.name.toLowerCase()}`, remark: 'this deserves a closer look.', asks: ['What evidence would change our minds?'] };
   const seed = hash(`${request.persona}\n${v.task}`);
   const topic = keywords(v.task);
@@ -158,7 +168,7 @@ function turnReply(request: LlmRequest, v: ConversationView): string {
   return lines.join('\n');
 }
 
-function verdictReply(request: LlmRequest, v: ConversationView): string {
+function verdictReply(request: Asked, v: ConversationView): string {
   const seed = hash(`${request.persona}\n${v.task}\nverdict`);
   const confidence = Math.round((0.62 + (seed % 30) / 100) * 100) / 100;
   if (RISK_MARKERS.test(v.task)) {
@@ -174,7 +184,58 @@ function verdictReply(request: LlmRequest, v: ConversationView): string {
   return JSON.stringify({ action: 'proceed', confidence, rationale: basis });
 }
 
-function synthesisReply(request: LlmRequest, v: ConversationView): string {
+/** An assessment: varied per persona and task (each vector's score from the hash), deterministic, plainly a rehearsal. */
+function assessmentReply(request: Asked, v: ConversationView): string {
+  const seed = hash(`${request.persona}\n${v.task}\nassessment`);
+  const lens = ANGLES[request.persona]?.lens ?? `the concerns of a ${v.name.toLowerCase()}`;
+  const vectors: Record<string, { score: number; rationale: string }> = {};
+  VECTOR_NOTES.forEach(([name, note], i) => {
+    const wobble = hash(`${seed}:${name}`) % 41; // 0–40
+    let score = 0.45 + wobble / 100; // 0.45–0.85
+    if (name === 'uncertainty') score = 0.15 + wobble / 100; // 0.15–0.55
+    if (name === 'context' && v.inputs.length === 0) score -= 0.2; // nothing attached: less context
+    if (name === 'impact' && RISK_MARKERS.test(v.task)) score = 0.2;
+    vectors[name] = { score: Math.round(Math.min(1, Math.max(0, score)) * 100) / 100, rationale: `${note} (${lens}; rehearsal ${i + 1}/13)` };
+  });
+  const confidence = Math.round((0.55 + (seed % 40) / 100) * 100) / 100;
+  const cautious = seed % 4 === 0;
+  const action = RISK_MARKERS.test(v.task) ? 'escalate' : DOUBT_MARKERS.test(v.task) || cautious ? 'investigate' : 'proceed';
+  const rationale =
+    action === 'escalate'
+      ? 'the task asks for something hard to undo; a person must decide'
+      : action === 'investigate'
+        ? `from ${lens}, more facts are needed before acting`
+        : `from ${lens}, the direction is coherent as stated`;
+  return JSON.stringify({ action, confidence, rationale, vectors });
+}
+
+const VECTOR_NOTES: readonly (readonly [string, string])[] = [
+  ['engagement', 'how fully this persona can engage'],
+  ['know', 'domain knowledge at hand'],
+  ['do', 'capability to act on it'],
+  ['context', 'context given by the task and its inputs'],
+  ['clarity', 'how clear the request is'],
+  ['coherence', 'how well its parts fit'],
+  ['signal', 'relevant information against noise'],
+  ['density', 'information load'],
+  ['state', 'current state understood'],
+  ['change', 'what must change'],
+  ['completion', 'what done looks like'],
+  ['impact', 'consequences understood'],
+  ['uncertainty', 'overall uncertainty'],
+];
+
+/** A ranking of the anonymised assessments: by their stated confidence, highest first (ties by label). */
+function reviewReply(request: Asked): string {
+  const prompt = request.messages.at(-1)?.content ?? '';
+  const shown = [...prompt.matchAll(/^Assessment ([A-Z]):\n\w+ \(confidence ([\d.]+)\)/gm)].map((m) => ({ label: m[1] ?? '', confidence: Number(m[2]) }));
+  const labels = [...prompt.matchAll(/^Assessment ([A-Z]):$/gm)].map((m) => m[1] ?? '');
+  const ranked = [...shown].sort((a, b) => b.confidence - a.confidence || a.label.localeCompare(b.label)).map((s) => s.label);
+  for (const l of labels) if (!ranked.includes(l)) ranked.push(l);
+  return JSON.stringify({ ranking: ranked, rationale: 'ranked by how firmly each assessment is grounded (offline rehearsal)' });
+}
+
+function synthesisReply(request: Asked, v: ConversationView): string {
   const topic = keywords(v.task);
   const last = request.messages.at(-1)?.content ?? '';
   const outcome = /arbitrated: (\w+)/.exec(last)?.[1] ?? 'unknown';

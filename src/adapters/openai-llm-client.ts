@@ -1,7 +1,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { InternalError, LlmError, type LlmErrorKind } from '../domain/errors.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { LlmClient, LlmNotice, LlmReply, LlmRequest } from '../domain/ports.js';
+import type { CallContext, LlmClient, LlmNotice, LlmReply, LlmRequest } from '../domain/ports.js';
 import type { JsonMode, ResolvedRoute } from '../domain/route.js';
 import { BodyTimeoutError, type CallTrace, createEndpointFetch, traceCall } from './endpoint-fetch.js';
 
@@ -49,7 +49,7 @@ export class OpenAiLlmClient implements LlmClient {
     this.#client = options.client ?? createSdkClient(route, options.apiKey);
   }
 
-  async complete(request: LlmRequest, signal?: AbortSignal): Promise<LlmReply> {
+  async complete(request: LlmRequest, context?: Pick<CallContext, 'onText'>, signal?: AbortSignal): Promise<LlmReply> {
     signal?.throwIfAborted();
     const route = this.#route;
     const trace: CallTrace = { attempts: 0 };
@@ -62,12 +62,14 @@ export class OpenAiLlmClient implements LlmClient {
       for (;;) {
         const mode = this.#modeFor(request);
         try {
-          const result = await traceCall(trace, () => (route.stream ? this.#streamed(request, mode, call.signal) : this.#whole(request, mode, call.signal)));
+          const result = await traceCall(trace, () => (route.stream ? this.#streamed(request, mode, call.signal, context?.onText) : this.#whole(request, mode, call.signal, context?.onText)));
           signal?.throwIfAborted();
           return {
             content: result.content,
             model: `${route.id}/${route.model}`,
+            identity: { provider: 'openai', model: route.model, route: route.id, rehearsal: false },
             ...(result.usage ? { usage: result.usage } : {}),
+            ...(result.finish ? { finishReason: result.finish } : {}),
             ...(notices.length > 0 ? { notices } : {}),
           };
         } catch (error) {
@@ -97,11 +99,10 @@ export class OpenAiLlmClient implements LlmClient {
 
   /** How this request asks for JSON on this route now (`undefined`: it is not a JSON request). */
   #modeFor(request: LlmRequest): JsonMode | undefined {
-    if (!request.json) return undefined;
-    return this.#jsonMode === 'json_schema' && !request.jsonSchema ? 'json_object' : this.#jsonMode;
+    return request.responseFormat ? this.#jsonMode : undefined;
   }
 
-  async #whole(request: LlmRequest, mode: JsonMode | undefined, signal: AbortSignal): Promise<Draft> {
+  async #whole(request: LlmRequest, mode: JsonMode | undefined, signal: AbortSignal, onText: ((delta: string) => void) | undefined): Promise<Draft> {
     const completion = await this.#client.chat.completions.create({ ...this.#params(request, mode), stream: false }, { signal });
     const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined;
     if (!choice) throw new OneOffFailure('invalid_output', 'the endpoint sent a completion with no choices');
@@ -110,24 +111,29 @@ export class OpenAiLlmClient implements LlmClient {
       const why = choice.message?.refusal ? 'the model refused' : `finish_reason ${choice.finish_reason}`;
       throw llmError(this.#route, 'invalid_output', `the model returned no content (${why})`, true);
     }
-    return { content, usage: readUsage(completion.usage) };
+    onText?.(content);
+    return { content, usage: readUsage(completion.usage), finish: finishOf(choice.finish_reason) };
   }
 
-  async #streamed(request: LlmRequest, mode: JsonMode | undefined, signal: AbortSignal): Promise<Draft> {
+  async #streamed(request: LlmRequest, mode: JsonMode | undefined, signal: AbortSignal, onText: ((delta: string) => void) | undefined): Promise<Draft> {
     const stream = await this.#client.chat.completions.create({ ...this.#params(request, mode), stream: true, stream_options: { include_usage: true } }, { signal });
     let content = '';
     let usage: Usage | undefined;
     let finish: string | null | undefined;
     for await (const chunk of stream) {
       const choice = chunk.choices[0];
-      content += choice?.delta.content ?? '';
+      const delta = choice?.delta.content ?? '';
+      if (delta) {
+        content += delta;
+        onText?.(delta);
+      }
       finish = choice?.finish_reason ?? finish;
       usage = readUsage(chunk.usage) ?? usage;
     }
     // The SDK ends the iteration quietly on abort too; complete() tells the two apart by the caller's signal.
     if (!finish) throw new OneOffFailure('network', 'the stream ended before the model finished');
     if (content.trim().length === 0) throw llmError(this.#route, 'invalid_output', `the model returned no content (finish_reason ${finish})`, true);
-    return { content, usage };
+    return { content, usage, finish: finishOf(finish) };
   }
 
   #params(request: LlmRequest, mode: JsonMode | undefined): ChatParams {
@@ -137,14 +143,15 @@ export class OpenAiLlmClient implements LlmClient {
       messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
     };
     if (route.temperature !== undefined) params.temperature = route.temperature;
-    if (route.max_output_tokens !== undefined) {
+    const limit = minDefined(route.max_output_tokens, request.maxOutputTokens);
+    if (limit !== undefined) {
       // OpenAI's reasoning models reject max_tokens; most local servers ignore max_completion_tokens.
-      if (isOpenAiHosted(route.base_url)) params.max_completion_tokens = route.max_output_tokens;
-      else params.max_tokens = route.max_output_tokens;
+      if (isOpenAiHosted(route.base_url)) params.max_completion_tokens = limit;
+      else params.max_tokens = limit;
     }
     if (mode === 'json_object') params.response_format = { type: 'json_object' };
-    if (mode === 'json_schema' && request.jsonSchema) {
-      params.response_format = { type: 'json_schema', json_schema: { name: request.jsonSchema.name, schema: request.jsonSchema.schema, strict: true } };
+    if (mode === 'json_schema' && request.responseFormat) {
+      params.response_format = { type: 'json_schema', json_schema: { name: request.responseFormat.name, schema: request.responseFormat.schema, strict: true } };
     }
     return params;
   }
@@ -153,6 +160,16 @@ export class OpenAiLlmClient implements LlmClient {
 interface Draft {
   readonly content: string;
   readonly usage: Usage | undefined;
+  readonly finish: LlmReply['finishReason'];
+}
+
+function finishOf(reason: string | null | undefined): LlmReply['finishReason'] {
+  return reason === 'stop' ? 'stop' : reason === 'length' ? 'length' : reason ? 'other' : undefined;
+}
+
+function minDefined(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  return b === undefined ? a : Math.min(a, b);
 }
 
 /** Pause before retrying a one-off failure, times the attempts made (the SDK backs off from 0.5 s for a 5xx). */

@@ -2,22 +2,25 @@ import { renderArtifact, type ArtifactInput } from '../domain/artifact.js';
 import { auditEvent, type AuditDetails } from '../domain/audit.js';
 import { runDecision, type DecisionRecord } from '../domain/decision.js';
 import type { AuditSink } from '../domain/ports.js';
-import type { PauseRecord, RunState } from '../domain/run-state.js';
+import { buildOutcome } from '../domain/run-machine.js';
+import type { ArtifactAttachment } from '../domain/modes/mode.js';
+import type { PauseRecord } from '../domain/run-state.js';
 import { totalUsage } from '../domain/usage.js';
 import { pauseClass } from '../domain/pause-class.js';
 import { applyLoopPolicy, type LoopPolicyOutcome } from './loop-policy.js';
+import type { RunRecorder } from './run-recorder.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 
-type DraftInput = Omit<ArtifactInput, 'status' | 'finishedAt' | 'durationMs' | 'trail' | 'outcomeNote'>;
+export type DraftInput = Omit<ArtifactInput, 'status' | 'finishedAt' | 'durationMs' | 'trail' | 'outcomeNote'>;
 
 interface EndOptions {
-  readonly state: RunState;
+  /** The run; every change goes through it as an event. */
+  readonly run: RunRecorder;
   readonly audit: AuditSink;
   readonly deps: RunDeps;
   readonly decision: DecisionRecord;
   /** For people: why the run ended here. */
   readonly message: string;
-  readonly save: (patch: Partial<RunState>) => Promise<void>;
   readonly details?: AuditDetails;
 }
 
@@ -28,7 +31,8 @@ interface EndOptions {
  * the conflict line with a sealed stop (fourth).
  */
 export async function pauseRun(options: EndOptions & { draft?: DraftInput; requestPlan?: () => Promise<string> }): Promise<RunOutcome> {
-  const { state, audit, deps, decision, message } = options;
+  const { run, audit, deps, decision, message } = options;
+  const state = run.state;
   const now = deps.clock.now();
   const pause: PauseRecord = {
     pause_id: `${state.run_id}-p${state.hitl.length + 1}`,
@@ -63,48 +67,57 @@ export async function pauseRun(options: EndOptions & { draft?: DraftInput; reque
     'hitl.json',
     `${JSON.stringify({ run_id: state.run_id, ...pause, pause_class: kind, draft: draftPath ?? null, plan: loop.plan ?? null, conflict_pauses: loop.count, decide: howTo }, null, 2)}\n`,
   );
-  await options.save({ status: 'paused', decision, pause, trail: [...state.trail, decision], summary: message, ...(loop.plan ? { loop_plan: loop.plan } : {}) });
+  await run.apply({ type: 'paused', decision, pause, summary: message, ...(loop.plan ? { loopPlan: loop.plan } : {}) });
   const lines = [`paused for a person (${decision.layer}: ${decision.reason_code}): ${message}`];
   if (loop.plan) lines.push(`this conflict has paused ${loop.count} times; the council proposed a plan (see \`maestro hitl show ${state.run_id}\`)`);
   if (draftPath) lines.push(`draft: ${draftPath}`);
   lines.push(`decide: ${howTo}`);
-  return { run_id: state.run_id, status: 'paused', decision: decision.decision, reason_code: decision.reason_code, artifact: null, audit_log: audit.path, message: lines.join('\n') };
+  return buildOutcome({ runId: state.run_id, status: 'paused', decision, auditLog: audit.path, message: lines.join('\n') });
 }
 
 /** Ends a run as completed (decision RUN) or stopped, writing the artifact when there is one. */
-export async function finishRun(options: EndOptions & { artifact?: DraftInput; afterArtifact?: () => Promise<void> }): Promise<RunOutcome> {
-  const { state, audit, deps, decision, message } = options;
+export async function finishRun(options: EndOptions & { artifact?: DraftInput; attachments?: readonly ArtifactAttachment[]; afterArtifact?: () => Promise<void> }): Promise<RunOutcome> {
+  const { run, audit, deps, decision, message } = options;
+  const resumedEnding = run.state.finishing !== undefined;
   const status = decision.decision === 'RUN' ? 'completed' : 'stopped';
   // The end is put on the checkpoint before anything is written, with its time: a run killed between
   // the artifact and its last save ends the same way when recovered, byte for byte.
-  const finishedAt = new Date(state.finishing?.finished_at ?? deps.clock.now().toISOString());
-  if (!state.finishing) await options.save({ finishing: { finished_at: finishedAt.toISOString(), decision } });
+  const finishedAt = new Date(run.state.finishing?.finished_at ?? deps.clock.now().toISOString());
+  const state = await run.apply({ type: 'finishing', finishedAt: finishedAt.toISOString(), decision });
   let artifactPath: string | null = null;
   if (options.artifact && state.plan) {
     deps.onProgress?.({ kind: 'producing_artifact', run_id: state.run_id, path: state.plan.output_path });
+    // Pictures go beside the artifact (its name without `.md`, plus the suffix) and are linked from it.
+    const pictures = (options.attachments ?? []).map((a) => ({ ...a, path: `${state.plan!.output_path.replace(/\.md$/i, '')}${a.suffix}` }));
     const markdown = renderArtifact({
       ...options.artifact,
+      pictures: pictures.map((p) => ({ file: p.path.split('/').at(-1) ?? p.path, alt: p.alt })),
       status,
       finishedAt: finishedAt.toISOString(),
       durationMs: finishedAt.getTime() - Date.parse(state.created_at),
       trail: [...state.trail, decision],
       ...(status === 'stopped' ? { outcomeNote: message } : {}),
     });
+    for (const picture of pictures) {
+      if (!deps.pictures) break;
+      const svg = await deps.pictures.render(picture.picture);
+      await deps.artifacts.write(picture.path, svg, state.command.input_artifacts);
+    }
     artifactPath = await deps.artifacts.write(state.plan.output_path, markdown, state.command.input_artifacts);
     // Completing an ending after a restart: what the log already says happened is not said again.
-    if (!(state.finishing && audit.hasRecorded?.('ARTIFACT_WRITTEN'))) await audit.append(
+    if (!(resumedEnding && audit.hasRecorded?.('ARTIFACT_WRITTEN'))) await audit.append(
       auditEvent('ARTIFACT_WRITTEN', runDecision('artifact', 'ARTIFACT_WRITTEN'), {
         path: state.plan.output_path,
         bytes: Buffer.byteLength(markdown),
         sha256: deps.sha256(markdown),
-        ...(state.finishing ? { completed_after_restart: true } : {}),
+        ...(resumedEnding ? { completed_after_restart: true } : {}),
       }),
     );
   }
   // What depends on the artifact being written (the council's memory) happens only now.
   await options.afterArtifact?.();
   const usage = totalUsage(state.steps, deps.config.prices);
-  if (!(state.finishing && audit.hasRecorded?.('RUN_FINISHED'))) await audit.append(
+  if (!(resumedEnding && audit.hasRecorded?.('RUN_FINISHED'))) await audit.append(
     auditEvent('RUN_FINISHED', decision, {
       status,
       calls: usage.calls,
@@ -115,14 +128,7 @@ export async function finishRun(options: EndOptions & { artifact?: DraftInput; a
   );
   // The run has ended: its command copy goes; state.json keeps the command for the record.
   await deps.runs.removeFile(state.run_id, 'command.json');
-  await options.save({
-    status,
-    decision,
-    trail: [...state.trail, decision],
-    finished_at: finishedAt.toISOString(),
-    summary: message,
-    ...(artifactPath ? { artifact: artifactPath } : {}),
-  });
+  await run.apply({ type: 'finished', status, decision, finishedAt: finishedAt.toISOString(), summary: message, ...(artifactPath ? { artifact: artifactPath } : {}) });
   const text = status === 'completed' ? message : `stopped (${decision.layer}: ${decision.reason_code}${decision.sealed ? ', sealed' : ''}): ${message}`;
-  return { run_id: state.run_id, status, decision: decision.decision, reason_code: decision.reason_code, artifact: artifactPath, audit_log: audit.path, message: text };
+  return buildOutcome({ runId: state.run_id, status, decision, auditLog: audit.path, message: text, artifact: artifactPath });
 }

@@ -4,6 +4,7 @@ import { AppError } from '../domain/errors.js';
 import type { RunState } from '../domain/run-state.js';
 import { parseVerdict } from '../domain/verdict.js';
 import { finishRun } from './finish-run.js';
+import { RunRecorder } from './run-recorder.js';
 import { resumeRun } from './process-command.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 
@@ -80,24 +81,17 @@ export async function decidePause(input: HitlDecisionInput, deps: RunDeps & { de
   const audit = await deps.audit.open(state.run_id);
   await audit.append(auditEvent('HITL_DECIDED', decision, { pause_id: pause.pause_id, paused_layer: pause.layer, paused_reason: pause.reason_code, note_chars: input.note?.length ?? 0 }));
 
-  let current: RunState = { ...state, hitl: [...state.hitl, entry], trail: [...state.trail, decision], updated_at: now };
-  const save = async (patch: Partial<RunState>): Promise<void> => {
-    current = { ...current, ...patch, updated_at: deps.clock.now().toISOString() };
-    await deps.runs.save(current);
-  };
-
+  const run = new RunRecorder(state, deps.runs, deps.clock);
+  await run.apply({ type: 'person_decided', entry, decision });
   if (input.decision === 'continue') {
-    const { pause: _cleared, ...rest } = current;
-    current = { ...rest, status: 'running' };
-    await deps.runs.save(current);
     await deps.decisions.post(state.run_id, { pause_id: pause.pause_id, decided_at: now });
-    return { decision: 'continue', state: current };
+    return { decision: 'continue', state: run.state };
   }
 
-  await deps.runs.save(current);
   const message = `stopped by a person at pause ${pause.pause_id} (${pause.layer}: ${pause.reason_code})${input.note ? ` — note: ${input.note}` : ''}`;
   const names = new Map((await deps.personas.loadAll()).personas.map((p) => [p.id, p.name]));
-  const outcome = await finishRun({ state: current, audit, deps, decision, message, save, ...(current.plan ? { artifact: artifactFromState(current, deps, names) } : {}) });
+  const current = run.state;
+  const outcome = await finishRun({ run, audit, deps, decision, message, ...(current.plan ? { artifact: artifactFromState(current, deps, names) } : {}) });
   return { decision: 'stop', outcome };
 }
 
@@ -118,7 +112,8 @@ function artifactFromState(state: RunState, deps: RunDeps, names: ReadonlyMap<st
     plan,
     personaNames: new Map(plan.personas.map((id) => [id, names.get(id) ?? id])),
     startedAt: state.created_at,
-    rehearsal: plan.model.includes('offline'),
+    // From the routes the run used (version 2 checkpoints); older ones fall back to their steps' identities.
+    rehearsal: plan.rehearsal ?? (state.steps.some((s) => s.identity) ? state.steps.every((s) => s.identity?.rehearsal === true) : plan.model.split(', ').every((label) => label.includes('(offline:'))),
     steps: state.steps,
     verdicts: state.steps.filter((s) => s.kind === 'verdict').map((s) => parseVerdict(s.persona, s.reply)),
     proposal: synthesis?.reply ?? '',

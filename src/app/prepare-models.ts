@@ -3,6 +3,7 @@ import type { Persona } from '../domain/persona.js';
 import type { AuditSink, LlmClient } from '../domain/ports.js';
 import type { ResolvedRoute } from '../domain/route.js';
 import type { RunState } from '../domain/run-state.js';
+import type { RunRecorder } from './run-recorder.js';
 import { RoutedLlmClient } from './routed-llm.js';
 import type { RunDeps } from './run-deps.js';
 
@@ -15,6 +16,8 @@ export interface PreparedModels {
   readonly resolved: ReadonlyMap<string, ResolvedRoute>;
   /** Config problems (unknown routes, a local route pointing elsewhere), as `file: message` lines. */
   readonly problems: string[];
+  /** Every route of the run is the offline rehearsal model (from the routes' providers, not their names). */
+  readonly rehearsal: boolean;
 }
 
 /**
@@ -28,12 +31,12 @@ export function prepareModels(options: {
   deps: RunDeps;
   audit: AuditSink;
   policySensitive: boolean;
-  save: (patch: Partial<RunState>) => Promise<void>;
-  current: () => RunState;
+  /** Where a REROUTE is recorded; absent when only checking (validate). */
+  run?: RunRecorder;
 }): PreparedModels {
   const { state, deps } = options;
   const wrap = (llm: LlmClient): LlmClient => (deps.wrapLlm ? deps.wrapLlm(llm) : llm);
-  if (deps.llm) return { llm: wrap(deps.llm), routes: {}, personas: new Map(options.personas), resolved: new Map(), problems: [] };
+  if (deps.llm) return { llm: wrap(deps.llm), routes: {}, personas: new Map(options.personas), resolved: new Map(), problems: [], rehearsal: deps.llm.rehearsal };
 
   const problems: string[] = [];
   const resolved = new Map<string, ResolvedRoute>();
@@ -63,6 +66,7 @@ export function prepareModels(options: {
     personas.set(id, route ? { ...persona, privileges: persona.privileges.filter((p) => route.privileges.includes(p)) } : persona);
   }
 
+  const used = [...new Set(assignment.values())].map((id) => resolved.get(id)).filter((r): r is ResolvedRoute => r !== undefined);
   const llm = new RoutedLlmClient({
     routes: resolved,
     assignment,
@@ -81,12 +85,11 @@ export function prepareModels(options: {
           ...(outcome.condition ? { condition: outcome.condition } : {}),
         }),
       );
-      if (outcome.decision.decision === 'REROUTE' && to) {
-        const now = options.current();
-        const entry = { persona, from, to, reason_code: outcome.decision.reason_code, at_step: now.steps.length };
-        await options.save({ reroutes: [...now.reroutes, entry], trail: [...now.trail, outcome.decision] });
+      if (outcome.decision.decision === 'REROUTE' && to && options.run) {
+        const reroute = { persona, from, to, reason_code: outcome.decision.reason_code, at_step: options.run.state.steps.length };
+        await options.run.apply({ type: 'rerouted', reroute, decision: outcome.decision });
       }
     },
   });
-  return { llm: wrap(llm), routes: Object.fromEntries(assignment), personas, resolved, problems };
+  return { llm: wrap(llm), routes: Object.fromEntries(assignment), personas, resolved, problems, rehearsal: used.length > 0 && used.every((r) => r.provider === 'offline') };
 }

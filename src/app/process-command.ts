@@ -1,3 +1,4 @@
+import { failureReason } from '../domain/codes.js';
 import { auditEvent } from '../domain/audit.js';
 import { parseCommandText, type CommandFile } from '../domain/command-file.js';
 import { failClosedDecision, systemStopDecision, type DecisionRecord } from '../domain/decision.js';
@@ -139,7 +140,7 @@ async function recordFailure(runId: string, error: unknown, deps: RunDeps): Prom
   try {
     const state = await deps.runs.load(runId);
     if (state?.status !== 'running') return;
-    const decision = systemStopDecision('queue', error instanceof AppError ? `RUN_FAILED_${error.code}` : 'RUN_FAILED_INTERNAL');
+    const decision = systemStopDecision('queue', failureReason(error instanceof AppError ? error.code : undefined));
     const audit = await deps.audit.open(runId);
     await audit.append(auditEvent('RUN_FAILED', decision, { error: error instanceof Error ? error.name : typeof error }));
     const now = deps.clock.now().toISOString();

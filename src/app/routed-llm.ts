@@ -1,5 +1,5 @@
 import { LlmError } from '../domain/errors.js';
-import type { LlmClient, LlmReply, LlmRequest } from '../domain/ports.js';
+import type { CallContext, LlmClient, LlmReply, LlmRequest } from '../domain/ports.js';
 import { decideReroute, REROUTE_REASONS, type RerouteOutcome } from '../domain/reroute.js';
 import type { ResolvedRoute } from '../domain/route.js';
 import { AppError } from '../domain/errors.js';
@@ -73,16 +73,19 @@ export class RoutedLlmClient implements LlmClient {
     return this.#current.get(persona);
   }
 
-  async complete(request: LlmRequest, signal?: AbortSignal): Promise<LlmReply> {
-    const fromId = this.#current.get(request.persona);
+  async complete(request: LlmRequest, call: CallContext, signal?: AbortSignal): Promise<LlmReply> {
+    const fromId = this.#current.get(call.persona);
     const from = fromId ? this.options.routes.get(fromId) : undefined;
-    if (!from) throw new LlmError(`persona "${request.persona}" has no route`, false, undefined, { kind: 'bad_request' });
+    if (!from) throw new LlmError(`persona "${call.persona}" has no route`, false, undefined, { kind: 'bad_request' });
     try {
-      const reply = await this.options.clientFor(from).complete(request, signal);
-      return reply.model.includes('/') ? reply : { ...reply, model: `${from.id}/${reply.model}` };
+      const reply = await this.options.clientFor(from).complete(request, call, signal);
+      const identity = { ...reply.identity, route: from.id };
+      return { ...reply, identity, model: reply.model.includes('/') ? reply.model : `${from.id}/${reply.model}` };
     } catch (error) {
       if (!(error instanceof LlmError) || signal?.aborted || REROUTE_REASONS[error.kind] === undefined) throw error;
-      const toId = this.options.fallbacks.get(request.persona);
+      // Another call of this run (parallel steps) already moved this route: go where it went.
+      if (this.#current.get(call.persona) !== from.id) return this.complete(request, call, signal);
+      const toId = this.options.fallbacks.get(call.persona);
       const outcome = decideReroute({
         failure: error.kind,
         original: from,
@@ -91,13 +94,13 @@ export class RoutedLlmClient implements LlmClient {
         maxReroute: this.options.maxReroute,
         policySensitive: this.options.policySensitive,
       });
-      await this.options.onReroute({ persona: request.persona, from: from.id, to: toId, outcome, failure: error });
+      await this.options.onReroute({ persona: call.persona, from: from.id, to: toId, outcome, failure: error });
       if (outcome.decision.decision !== 'REROUTE' || !toId) throw new RerouteRefusedError(outcome, error);
       this.#rerouteCount += 1;
       // The route is down, not just this persona's call: the fallback serves the rest of the run for
       // every persona on that route (max_reroute counts route switches, not calls).
       for (const [persona, route] of this.#current) if (route === from.id) this.#current.set(persona, toId);
-      return this.complete(request, signal);
+      return this.complete(request, call, signal);
     }
   }
 }

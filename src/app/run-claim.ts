@@ -1,3 +1,4 @@
+import { failureReason, type ReasonCode } from '../domain/codes.js';
 import { auditEvent } from '../domain/audit.js';
 import { failClosedDecision, runDecision, systemStopDecision } from '../domain/decision.js';
 import { AppError, InvalidInputError } from '../domain/errors.js';
@@ -110,7 +111,7 @@ async function moveClaimFile(claim: Claim, outcome: RunOutcome, deps: RunClaimDe
  */
 async function failClaim(claim: Claim, error: unknown, deps: RunClaimDeps): Promise<ClaimResult> {
   const invalid = error instanceof InvalidInputError;
-  const reasonCode = invalid ? 'SPEC_INVALID_INPUT' : error instanceof AppError ? `RUN_FAILED_${error.code}` : 'RUN_FAILED_INTERNAL';
+  const reasonCode: ReasonCode = invalid ? 'SPEC_INVALID_INPUT' : failureReason(error instanceof AppError ? error.code : undefined);
   const message = invalid ? `${claim.source} was refused unread` : `the run failed: ${error instanceof Error ? error.message : String(error)}`;
   const issues = invalid ? [...error.issues] : [`(run): ${message}`];
   const decision = invalid ? failClosedDecision('SPEC_INVALID_INPUT', 'queue') : systemStopDecision('queue', reasonCode);

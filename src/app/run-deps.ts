@@ -9,6 +9,7 @@ import type {
   LlmClient,
   LoopPolicyStore,
   OnProgress,
+  PictureRenderer,
   PersonaStore,
   RunStore,
   SessionStore,
@@ -35,21 +36,10 @@ export interface RunDeps {
   readonly runs: RunStore & { saveFile(runId: string, name: string, content: string): Promise<string>; removeFile(runId: string, name: string): Promise<void>; list(): Promise<string[]> };
   readonly audit: AuditLog;
   readonly loopPolicy: LoopPolicyStore;
+  /** Draws the pictures some modes add to the artifact (parallel: a heat map). */
+  readonly pictures?: PictureRenderer;
   readonly onProgress?: OnProgress;
   readonly signal?: AbortSignal;
 }
 
-/** What `maestro run --json` prints and what the watcher logs. */
-export interface RunOutcome {
-  readonly run_id: string;
-  readonly status: 'completed' | 'paused' | 'stopped' | 'invalid' | 'error';
-  readonly decision: string;
-  readonly reason_code: string;
-  /** Absolute path of the artifact, when one was written. */
-  readonly artifact: string | null;
-  readonly audit_log: string;
-  /** One or more lines for people: what happened and what to do next. */
-  readonly message: string;
-  /** Validation problems as `path: message`, for invalid input. */
-  readonly issues?: readonly string[];
-}
+export type { RunOutcome } from '../domain/run-machine.js';

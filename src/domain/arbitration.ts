@@ -25,6 +25,10 @@ export interface ArbitrationResult {
   readonly scores: Readonly<Record<VerdictAction, number>>;
   /** One line per persona that disagreed with the final action, or whose verdict was invalid. */
   readonly conflicts: readonly string[];
+  /** Persona id → the weight its vote carried under this strategy. */
+  readonly weights_used: Readonly<Record<string, number>>;
+  /** 0 (total disagreement) to 1 (full consensus): the share of personas behind the most common action. */
+  readonly consensus_level: number;
 }
 
 /**
@@ -113,6 +117,16 @@ function finish(
     .map((v) => (v.valid ? `${v.persona} said ${v.action} (${v.confidence.toFixed(2)}): ${v.rationale}` : `${v.persona}: ${v.problem ?? 'invalid verdict'} → counted as escalate`));
   const invalid = input.verdicts.filter((v) => !v.valid).length;
   const reasoning = invalid > 0 ? `${why}; ${invalid} verdict(s) missing or malformed counted as escalate` : why;
+  const weightsUsed: Record<string, number> = {};
+  for (const v of input.verdicts) {
+    const w =
+      input.strategy === 'confidence_weighted'
+        ? v.confidence * weightOf(input, v.persona)
+        : input.strategy === 'domain_weighted'
+          ? (input.relevance?.[v.persona] ?? 0.5) * weightOf(input, v.persona)
+          : 1;
+    weightsUsed[v.persona] = Math.round(w * 1000) / 1000;
+  }
   return {
     strategy: input.strategy,
     final_action: action,
@@ -122,6 +136,8 @@ function finish(
     votes,
     scores: { ...scores },
     conflicts,
+    weights_used: weightsUsed,
+    consensus_level: agreement,
   };
 }
 

@@ -4,6 +4,8 @@ import { totalUsage, usageByPersona } from './usage.js';
 import type { DecisionRecord } from './decision.js';
 import type { RunPlan, Step } from './run-state.js';
 import type { Verdict } from './verdict.js';
+import type { ArtifactSection } from './modes/mode.js';
+import { explainReason } from './codes.js';
 
 export interface ArtifactInput {
   readonly runId: string;
@@ -27,6 +29,10 @@ export interface ArtifactInput {
   /** Prices for the cost column (USD per million tokens). */
   readonly prices?: Readonly<Record<string, Price>>;
   readonly reroutes?: readonly { persona: string; from: string; to: string; reason_code: string; at_step: number }[];
+  /** Sections the deliberation mode adds (parallel: the assessments, the composition). */
+  readonly sections?: readonly ArtifactSection[];
+  /** Pictures written beside the artifact, linked by file name. */
+  readonly pictures?: readonly { file: string; alt: string }[];
 }
 
 /** How every artifact starts; the writer recognises its own files by it. */
@@ -57,8 +63,8 @@ export function renderArtifact(a: ArtifactInput): string {
     `| Run id | \`${a.runId}\` |`,
     `| Status | ${a.status} |`,
     `| Personas (speaker order) | ${a.plan.personas.map((id) => `${a.personaNames.get(id) ?? id} (\`${id}\`)`).join(', ')} |`,
-    `| Rounds | ${a.plan.rounds} |`,
-    `| Mode | round_robin |`,
+    ...(a.plan.mode === 'round_robin' ? [`| Rounds | ${a.plan.rounds} |`] : []),
+    `| Mode | ${a.plan.mode} |`,
     `| Arbitration | ${a.plan.arbitration} |`,
     `| Synthesizer | \`${a.plan.synthesizer}\` |`,
     `| Model | ${models.length > 0 ? models.join(', ') : a.plan.model}${a.rehearsal ? ' — offline rehearsal' : ''} |`,
@@ -124,11 +130,17 @@ export function renderArtifact(a: ArtifactInput): string {
     if (a.arbitration.conflicts.length > 0) out.push('Dissent:', '', ...a.arbitration.conflicts.map((c) => `- ${oneLine(c, 300)}`), '');
   }
 
+  for (const section of a.sections ?? []) out.push(`## ${section.title}`, '', section.markdown.trim(), '');
+  if ((a.pictures ?? []).length > 0) {
+    out.push('## Pictures', '');
+    for (const p of a.pictures ?? []) out.push(`![${p.alt}](${encodeURI(p.file)})`, '');
+  }
+
   out.push('## Final proposal', '');
   out.push(a.proposal.trim().length > 0 ? a.proposal.trim() : '_No final proposal was written._', '');
 
-  out.push('## Decision trail', '', '| Layer | Decision | Reason | Sealed | Decider |', '|---|---|---|---|---|');
-  for (const d of a.trail) out.push(`| ${d.layer} | ${d.decision} | ${d.reason_code} | ${d.sealed ? 'yes' : 'no'} | ${d.final_decider} |`);
+  out.push('## Decision trail', '', '| Layer | Decision | Reason | Meaning | Sealed | Decider |', '|---|---|---|---|---|---|');
+  for (const d of a.trail) out.push(`| ${d.layer} | ${d.decision} | ${d.reason_code} | ${cell(explainReason(d.reason_code))} | ${d.sealed ? 'yes' : 'no'} | ${d.final_decider} |`);
   out.push('');
   return out.join('\n');
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { EventCode } from './codes.js';
 import { Decision, FinalDecider, Layer, type DecisionRecord } from './decision.js';
 
 /** 2: records carry `prev_hash` and `hash` (hash chain). Version 1 (the spine) had no chain. */
@@ -45,6 +46,6 @@ export interface AuditEvent extends DecisionRecord {
   readonly details?: AuditDetails;
 }
 
-export function auditEvent(event: string, decision: DecisionRecord, details?: AuditDetails): AuditEvent {
+export function auditEvent(event: EventCode, decision: DecisionRecord, details?: AuditDetails): AuditEvent {
   return details === undefined ? { event, ...decision } : { event, ...decision, details };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Budget } from './budget.js';
+import { ModeOptions } from './modes/settings.js';
 import { formatIssues, type Parsed } from './issues.js';
 
 export const ARBITRATION_STRATEGIES = [
@@ -30,12 +31,7 @@ export const CommandConfig = z.strictObject({
     .max(12, 'at most 12 personas')
     .refine((ids) => new Set(ids).size === ids.length, 'must not name a persona twice')
     .optional(),
-  /** Only `round_robin` is available in this version. */
-  mode: z
-    .enum(['round_robin'], {
-      error: 'must be "round_robin" (the "parallel" and "supervisor" modes are not available in this version)',
-    })
-    .optional(),
+  ...ModeOptions,
   arbitration: ArbitrationStrategy.optional(),
   /** Persona id that writes the final proposal; default: the first speaker. */
   synthesizer: z.string().min(1).optional(),

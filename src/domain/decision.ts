@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ReasonCode } from './codes.js';
 
 export const DECISIONS = ['RUN', 'REROUTE', 'PAUSE_FOR_HITL', 'STOPPED', 'END_SESSION_RECOMMENDED'] as const;
 export const Decision = z.enum(DECISIONS);
@@ -38,12 +39,12 @@ export const DecisionRecord = z.strictObject({
 export type DecisionRecord = z.infer<typeof DecisionRecord>;
 
 /** The pipeline goes on. */
-export function runDecision(layer: Layer, reason_code: string): DecisionRecord {
+export function runDecision(layer: Layer, reason_code: ReasonCode): DecisionRecord {
   return { decision: 'RUN', reason_code, sealed: false, overrideable: false, final_decider: 'SYSTEM', layer };
 }
 
 /** Pause for a person: never sealed, always overrideable. */
-export function pauseDecision(layer: Layer, reason_code: string): DecisionRecord {
+export function pauseDecision(layer: Layer, reason_code: ReasonCode): DecisionRecord {
   return { decision: 'PAUSE_FOR_HITL', reason_code, sealed: false, overrideable: true, final_decider: 'SYSTEM', layer };
 }
 
@@ -53,17 +54,17 @@ export function failClosedDecision(reason_code: 'SPEC_INVALID_INPUT' | 'SPEC_MIS
 }
 
 /** A sealed stop: only the ethics and access-control layers may issue one. */
-export function sealedStopDecision(layer: 'ethics' | 'acc', reason_code: string): DecisionRecord {
+export function sealedStopDecision(layer: 'ethics' | 'acc', reason_code: ReasonCode): DecisionRecord {
   return { decision: 'STOPPED', reason_code, sealed: true, overrideable: false, final_decider: 'SYSTEM', layer };
 }
 
 /** A person's decision on a pause (HITL_DECIDED). */
-export function userDecision(decision: 'RUN' | 'STOPPED', reason_code: string): DecisionRecord {
+export function userDecision(decision: 'RUN' | 'STOPPED', reason_code: ReasonCode): DecisionRecord {
   return { decision, reason_code, sealed: false, overrideable: false, final_decider: 'USER', layer: 'hitl' };
 }
 
 /** An unsealed system stop (e.g. an internal error ended the run). */
-export function systemStopDecision(layer: Layer, reason_code: string): DecisionRecord {
+export function systemStopDecision(layer: Layer, reason_code: ReasonCode): DecisionRecord {
   return { decision: 'STOPPED', reason_code, sealed: false, overrideable: false, final_decider: 'SYSTEM', layer };
 }
 

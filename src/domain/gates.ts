@@ -1,3 +1,4 @@
+import type { ReasonCode } from './codes.js';
 import {
   GATE_LAYERS,
   pauseDecision,
@@ -52,7 +53,7 @@ export interface GateResult {
 type Check = { decision: DecisionRecord; details: Record<string, unknown> };
 type GateCheck = (facts: GateFacts) => Check;
 
-const ok = (layer: GateLayer, reason: string, details: Record<string, unknown> = {}): Check => ({ decision: runDecision(layer, reason), details });
+const ok = (layer: GateLayer, reason: ReasonCode, details: Record<string, unknown> = {}): Check => ({ decision: runDecision(layer, reason), details });
 
 const CHECKS: Record<GateLayer, GateCheck> = {
   // Advisory only: notes what later gates will look at; never pauses, seals or stops.
@@ -108,7 +109,7 @@ const CHECKS: Record<GateLayer, GateCheck> = {
  * without it). They are checked afresh on resume; if the cause still holds the run pauses again
  * with the same reason, and once it is fixed (the persona file added) it passes.
  */
-const FACTS_NOT_WAIVED: ReadonlySet<string> = new Set(['MEANING_EMPTY_TASK', 'MEANING_UNKNOWN_PERSONA']);
+const FACTS_NOT_WAIVED: ReadonlySet<ReasonCode> = new Set(['MEANING_EMPTY_TASK', 'MEANING_UNKNOWN_PERSONA']);
 
 /**
  * Runs the gates in order. The first gate that does not say RUN decides; every later gate is still
@@ -124,12 +125,27 @@ export function evaluateGates(facts: GateFacts): GateResult {
       continue;
     }
     let { decision, details } = CHECKS[layer](facts);
-    if (decision.decision === 'PAUSE_FOR_HITL' && facts.approved?.has(decision.reason_code) && !FACTS_NOT_WAIVED.has(decision.reason_code)) {
+    if (decision.decision === 'PAUSE_FOR_HITL' && facts.approved?.has(decision.reason_code) && !FACTS_NOT_WAIVED.has(decision.reason_code as ReasonCode)) {
       details = { ...details, approved_by_person: decision.reason_code };
-      decision = runDecision(layer, decision.reason_code);
+      decision = runDecision(layer, decision.reason_code as ReasonCode);
     }
     outcomes.push({ layer, decision, skipped: false, details });
     if (decision.decision !== 'RUN') standing = decision;
   }
   return { outcomes, decision: standing ?? runDecision('dispatch', 'ORCH_RUN_OK') };
+}
+
+/**
+ * Every gate's own finding, each checked on its own (not only the first that stops): what
+ * `maestro validate` reports so a person can fix them all at once. Pauses a person already cleared pass.
+ */
+export function findGateIssues(facts: GateFacts): GateOutcome[] {
+  const issues: GateOutcome[] = [];
+  for (const layer of GATE_LAYERS) {
+    const { decision, details } = CHECKS[layer](facts);
+    if (decision.decision === 'RUN') continue;
+    if (decision.decision === 'PAUSE_FOR_HITL' && facts.approved?.has(decision.reason_code) && !FACTS_NOT_WAIVED.has(decision.reason_code as ReasonCode)) continue;
+    issues.push({ layer, decision, skipped: false, details });
+  }
+  return issues;
 }

@@ -1,5 +1,6 @@
 import type { AuditEvent } from './audit.js';
 import type { LoopPolicyData } from './loop-policy/workspace-loop.js';
+import type { PictureSpec } from './modes/mode.js';
 import type { Persona } from './persona.js';
 import type { JsonMode } from './route.js';
 import type { KnowledgeResult, RunState } from './run-state.js';
@@ -11,26 +12,58 @@ export interface ChatMessage {
   readonly content: string;
 }
 
+/**
+ * What a model is asked: the messages, and how the answer must be shaped. It knows nothing of its
+ * caller (persona, step, purpose): that travels beside it as a `CallContext`.
+ */
 export interface LlmRequest {
-  readonly persona: string;
-  readonly purpose: 'turn' | 'verdict' | 'synthesis' | 'plan' | 'classify';
-  readonly round: number;
   readonly messages: readonly ChatMessage[];
-  /** The reply must be one JSON object (verdicts). */
-  readonly json?: boolean;
-  /** The JSON Schema of that object, for endpoints that take one (`json_mode: json_schema`). */
-  readonly jsonSchema?: { readonly name: string; readonly schema: Record<string, unknown> };
+  /** The reply must be one JSON object with this JSON Schema (asked the way the endpoint supports: `json_mode`). */
+  readonly responseFormat?: { readonly name: string; readonly schema: Record<string, unknown> };
+  /** Upper bound on the reply's tokens, when the caller needs one (the route's own limit applies too). */
+  readonly maxOutputTokens?: number;
+}
+
+/** What a call is for. */
+export type CallPurpose = 'turn' | 'verdict' | 'synthesis' | 'plan' | 'classify' | 'assessment' | 'review' | 'decision' | 'item';
+
+/**
+ * Who asks, beside the request: routing (the persona's route), cassettes, the offline script,
+ * progress and traces use it; no endpoint ever sees it.
+ */
+export interface CallContext {
+  readonly persona: string;
+  readonly purpose: CallPurpose;
+  /** The stable id of the run step this call serves (e.g. `turn:r1:auditor`). */
+  readonly step: string;
+  readonly round: number;
+  /** Text as it streams in (streaming routes); called with each new piece. */
+  readonly onText?: (delta: string) => void;
 }
 
 /** Something a call did that belongs on the record (category-level, no content). */
 export type LlmNotice = { readonly kind: 'json_mode_fallback'; readonly route: string; readonly from: JsonMode; readonly to: JsonMode; readonly status: number };
 
+/** Which model answered: structured, so nobody guesses a rehearsal from a name. */
+export interface ModelIdentity {
+  /** `offline` (the embedded rehearsal), `openai` (an OpenAI-compatible endpoint), or what a test or cassette says. */
+  readonly provider: string;
+  readonly model: string;
+  /** The route that served the call, when routes are in use. */
+  readonly route?: string;
+  /** True when the reply is not a real model's (the offline rehearsal). */
+  readonly rehearsal: boolean;
+}
+
 export interface LlmReply {
   readonly content: string;
-  /** Route/model that produced it, as shown in artifacts. */
+  /** Route/model that produced it, as shown in artifacts (`route/model`). */
   readonly model: string;
+  readonly identity: ModelIdentity;
   readonly usage?: { prompt_tokens: number; completion_tokens: number };
   readonly notices?: readonly LlmNotice[];
+  /** `length` when the reply was cut at the token limit. */
+  readonly finishReason?: 'stop' | 'length' | 'other';
 }
 
 /** The one interface every model sits behind. */
@@ -39,7 +72,7 @@ export interface LlmClient {
   readonly label: string;
   /** True when replies are not a real model's (the offline rehearsal model). */
   readonly rehearsal: boolean;
-  complete(request: LlmRequest, signal?: AbortSignal): Promise<LlmReply>;
+  complete(request: LlmRequest, call: CallContext, signal?: AbortSignal): Promise<LlmReply>;
 }
 
 export interface Clock {
@@ -107,11 +140,18 @@ export interface ArtifactWriter {
   write(relativePath: string, content: string, protect?: readonly string[]): Promise<string>;
 }
 
-/** Progress for people watching: the spinner or plain lines. */
+/**
+ * What happens in a run as it happens, for people watching (the spinner, plain lines, `--follow`)
+ * and scripts (`--follow --json`). Text here is what the council keeps: replies already screened.
+ */
 export type ProgressEvent =
-  | { kind: 'run_started'; run_id: string; personas: string[]; rounds: number }
-  | { kind: 'step_started'; run_id: string; step: 'turn' | 'verdict' | 'synthesis'; persona: string; round: number; rounds: number }
-  | { kind: 'knowledge'; run_id: string; persona: string; action: string; status: string }
+  | { kind: 'run_started'; run_id: string; personas: string[]; rounds: number; mode?: string }
+  | { kind: 'step_started'; run_id: string; step: string; step_id?: string; persona: string; round: number; rounds: number }
+  /** A piece of a reply as it streams in (before screening: shown live, never kept). */
+  | { kind: 'text'; run_id: string; step_id: string; persona: string; delta: string }
+  | { kind: 'step_finished'; run_id: string; step: string; step_id: string; persona: string; reply: string; model: string; duration_ms: number }
+  | { kind: 'knowledge'; run_id: string; persona: string; action: string; status: string; path?: string; message?: string }
+  | { kind: 'arbitrated'; run_id: string; strategy: string; final_action: string; agreement: number; reasoning: string; votes: Record<string, string> }
   | { kind: 'notice'; run_id: string; message: string }
   | { kind: 'producing_artifact'; run_id: string; path: string };
 
@@ -122,4 +162,9 @@ export interface LoopPolicyStore {
   read(): Promise<LoopPolicyData>;
   /** Applies `fn` to the current data and saves what it returns, atomically and exclusively. */
   update<T>(fn: (data: LoopPolicyData) => { data: LoopPolicyData; result: T }): Promise<T>;
+}
+
+/** Draws a picture for the artifact as SVG (the library is loaded only when one is drawn). */
+export interface PictureRenderer {
+  render(spec: PictureSpec): Promise<string>;
 }

@@ -104,7 +104,7 @@ export const POISON_CLAIM_FAILURES = 3;
 export type WatchEvent =
   | { kind: 'started'; state: 'AWAITING_COMMAND'; pid: number; workspace: string; once: boolean; recovered: number; owned_by_others: number }
   | { kind: 'claimed'; state: 'EXECUTING_TASK'; from: WatchState; run_id: string; source: string; resume: 'new' | 'checkpoint' | 'start' | 'decision' }
-  | { kind: 'step'; state: 'EXECUTING_TASK'; run_id: string; step: 'turn' | 'verdict' | 'synthesis'; persona: string; round: number; rounds: number }
+  | { kind: 'step'; state: 'EXECUTING_TASK'; run_id: string; step: string; persona: string; round: number; rounds: number }
   | { kind: 'producing_artifact'; state: 'PRODUCING_ARTIFACT'; from: WatchState; run_id: string; path: string }
   | {
       kind: 'finished';

@@ -5,7 +5,16 @@ import { DecisionRecord } from './decision.js';
 import { MediatorAdvice } from './mediator-advice.js';
 import { formatIssues, type Parsed } from './issues.js';
 
-export const RUN_STATE_VERSION = 1;
+/** 2: steps carry a stable `id`, the plan its `mode`. Version 1 checkpoints migrate on read. */
+export const RUN_STATE_VERSION = 2;
+
+import { Mode } from './modes/settings.js';
+export { MODES, Mode } from './modes/settings.js';
+
+/** What a step of the run is: a model call with a stable id. */
+export const STEP_KINDS = ['turn', 'verdict', 'synthesis', 'assessment', 'review', 'decision', 'item'] as const;
+export const StepKind = z.enum(STEP_KINDS);
+export type StepKind = z.infer<typeof StepKind>;
 
 export const RunStatus = z.enum(['running', 'paused', 'completed', 'stopped', 'invalid', 'error']);
 export type RunStatus = z.infer<typeof RunStatus>;
@@ -33,8 +42,11 @@ const Usage = z.strictObject({ prompt_tokens: z.number().int().min(0), completio
 
 /** One finished model call. Once recorded, it is never made again (resume replays it). */
 export const Step = z.strictObject({
+  /** Stable id within the run (e.g. `turn:r2:auditor`, `verdict:auditor`, `assessment:auditor`): resume matches steps by it. */
+  id: z.string().min(1),
+  /** Position in the order the steps finished. */
   index: z.number().int().min(0),
-  kind: z.enum(['turn', 'verdict', 'synthesis']),
+  kind: StepKind,
   persona: z.string(),
   round: z.number().int().min(0),
   /** The user message this persona was sent for this step (kept for its session history). */
@@ -42,6 +54,8 @@ export const Step = z.strictObject({
   prompt_sha256: z.string(),
   reply: z.string(),
   model: z.string(),
+  /** Which model answered (structured); absent in checkpoints written before version 2. */
+  identity: z.strictObject({ provider: z.string(), model: z.string(), route: z.string().optional(), rehearsal: z.boolean() }).optional(),
   started_at: z.string(),
   duration_ms: z.number().min(0),
   usage: Usage.optional(),
@@ -59,6 +73,7 @@ export type Step = z.infer<typeof Step>;
 
 /** What a run will do, fixed when it starts so a resumed run does the same. */
 export const RunPlan = z.strictObject({
+  mode: Mode.default('round_robin'),
   personas: z.array(z.string()).min(1),
   rounds: z.number().int().min(1),
   synthesizer: z.string(),
@@ -67,6 +82,10 @@ export const RunPlan = z.strictObject({
   model: z.string(),
   /** Persona id → route id chosen when the run started (empty when one client serves everyone). */
   routes: z.record(z.string(), z.string()).default({}),
+  /** True when every route of the run is the offline rehearsal model (decided from the routes, never from a name). */
+  rehearsal: z.boolean().optional(),
+  /** Mode settings fixed at the start (parallel: composition, review, concurrency, timeout). */
+  settings: z.record(z.string(), z.unknown()).default({}),
 });
 export type RunPlan = z.infer<typeof RunPlan>;
 
@@ -128,8 +147,33 @@ export const RunState = z.strictObject({
 });
 export type RunState = z.infer<typeof RunState>;
 
+/**
+ * Reads a checkpoint. Version 1 (steps matched by position) migrates: each step gets the id its
+ * kind, round and persona give it under round robin, the only mode version 1 knew. Other versions
+ * are refused with a message that says which.
+ */
 export function parseRunState(json: unknown): Parsed<RunState> {
-  const result = RunState.safeParse(json);
+  const version = json && typeof json === 'object' ? (json as { schemaVersion?: unknown }).schemaVersion : undefined;
+  if (version !== RUN_STATE_VERSION && version !== 1) {
+    return { ok: false, issues: [`schemaVersion: this checkpoint is version ${JSON.stringify(version)}; this maestro reads versions 1 and ${RUN_STATE_VERSION}`] };
+  }
+  const result = RunState.safeParse(version === 1 ? migrateV1(json as Record<string, unknown>) : json);
   if (!result.success) return { ok: false, issues: formatIssues(result.error) };
   return { ok: true, value: result.data };
+}
+
+/** The id a round-robin step has always had: what version 1 matched by position. */
+export function roundRobinStepId(kind: string, persona: string, round: number): string {
+  if (kind === 'turn') return `turn:r${round}:${persona}`;
+  if (kind === 'verdict') return `verdict:${persona}`;
+  return 'synthesis';
+}
+
+function migrateV1(v1: Record<string, unknown>): unknown {
+  const steps = Array.isArray(v1.steps) ? v1.steps : [];
+  return {
+    ...v1,
+    schemaVersion: RUN_STATE_VERSION,
+    steps: steps.map((s: Record<string, unknown>) => ({ ...s, id: roundRobinStepId(String(s.kind), String(s.persona), Number(s.round)) })),
+  };
 }

@@ -87,15 +87,24 @@ type ObjectRead<T> = { notes: Tolerance[]; extraKeys: number } & ({ success: tru
 /** Validates one parsed object through a tolerant copy of `schema` (z.preprocess on keys and fields). */
 function readObject<S extends ObjectSchema>(raw: Record<string, unknown>, schema: S, options: StructuredOptions<string>): ObjectRead<z.infer<S>> {
   const notes = new Set<Tolerance>();
-  let extraKeys = 0;
+  const extra = { count: 0 };
+  const result = tolerantObject(schema, options, notes, extra).safeParse(raw);
+  if (extra.count > 0) notes.add('extra_keys');
+  if (!result.success) return { success: false, error: formatIssues(result.error).join('; '), notes: [...notes], extraKeys: extra.count };
+  return { success: true, data: result.data as z.infer<S>, notes: [...notes], extraKeys: extra.count };
+}
+
+/** A tolerant copy of an object schema: keys case-insensitive, extra keys dropped (and counted), fields tolerant — nested objects too. */
+function tolerantObject(schema: ObjectSchema, options: StructuredOptions<string>, notes: Set<Tolerance>, extra: { count: number }): z.ZodType {
   const keys = Object.keys(schema.shape);
   const byLower = new Map(keys.map((k) => [k.toLowerCase(), k]));
   const normalizeKeys = (value: unknown): unknown => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
       const known = keys.includes(key) ? key : byLower.get(key.trim().toLowerCase());
       if (known === undefined || known in out) {
-        extraKeys += 1;
+        extra.count += 1;
         continue;
       }
       if (known !== key) notes.add('key_case');
@@ -103,11 +112,13 @@ function readObject<S extends ObjectSchema>(raw: Record<string, unknown>, schema
     }
     return out;
   };
-  const shape = Object.fromEntries(Object.entries(schema.shape).map(([key, field]) => [key, tolerantField(field as z.ZodType, options.percentages?.includes(key) ?? false, notes)]));
-  const result = z.preprocess(normalizeKeys, z.strictObject(shape)).safeParse(raw);
-  if (extraKeys > 0) notes.add('extra_keys');
-  if (!result.success) return { success: false, error: formatIssues(result.error).join('; '), notes: [...notes], extraKeys };
-  return { success: true, data: result.data as z.infer<S>, notes: [...notes], extraKeys };
+  const shape = Object.fromEntries(
+    Object.entries(schema.shape).map(([key, field]) => [
+      key,
+      field instanceof z.ZodObject ? tolerantObject(field as ObjectSchema, options, notes, extra) : tolerantField(field as z.ZodType, options.percentages?.includes(key) ?? false, notes),
+    ]),
+  );
+  return z.preprocess(normalizeKeys, z.strictObject(shape));
 }
 
 /** Wraps one field: enums case-insensitive, numbers from text, fractions from percentages. */

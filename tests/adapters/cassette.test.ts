@@ -6,7 +6,7 @@ import { sha256 } from '../../src/adapters/hashing.js';
 import { OfflineLlmClient } from '../../src/adapters/offline-llm-client.js';
 import { OpenAiLlmClient } from '../../src/adapters/openai-llm-client.js';
 import { InvalidInputError, LlmError } from '../../src/domain/errors.js';
-import type { ChatMessage, LlmClient, LlmReply, LlmRequest } from '../../src/domain/ports.js';
+import type { CallContext, ChatMessage, LlmClient, LlmReply, LlmRequest } from '../../src/domain/ports.js';
 import { Route } from '../../src/domain/route.js';
 import { councilHandler, startChatServer } from '../fakes/chat-server.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
@@ -25,13 +25,20 @@ afterEach(() => ws.cleanup());
 
 const SYSTEM: ChatMessage = { role: 'system', content: 'You are Auditor, one member of a small council that deliberates on a task in rounds.' };
 
+type Asked = { persona: string; purpose: CallContext['purpose']; round: number; messages: ChatMessage[]; json?: boolean };
+
+/** One call the old way round: the request and who asks, split as the port takes them. */
+function ask(llm: LlmClient, a: Asked): Promise<LlmReply> {
+  return llm.complete({ messages: a.messages, ...(a.json ? { responseFormat: { name: 'verdict', schema: {} } } : {}) }, { persona: a.persona, purpose: a.purpose, step: `${a.purpose}:${a.persona}`, round: a.round });
+}
+
 /** A small deliberation: each request carries the replies before it, as the real loop does. */
 async function converse(llm: LlmClient, steps = 3): Promise<LlmReply[]> {
   const history: ChatMessage[] = [SYSTEM, { role: 'user', content: '=== TASK BRIEFING ===\nTASK: plan the database migration\n\nRound 1 of 2' }];
   const replies: LlmReply[] = [];
   for (let i = 1; i <= steps; i++) {
     const verdict = i === steps;
-    const reply = await llm.complete({ persona: 'auditor', purpose: verdict ? 'verdict' : 'turn', round: verdict ? 2 : i, messages: [...history], json: verdict });
+    const reply = await ask(llm, { persona: 'auditor', purpose: verdict ? 'verdict' : 'turn', round: verdict ? 2 : i, messages: [...history], json: verdict });
     replies.push(reply);
     history.push({ role: 'assistant', content: reply.content }, { role: 'user', content: `Round ${i + 1}: go on.` });
   }
@@ -46,7 +53,7 @@ describe('RecordingLlmClient + ReplayLlmClient', () => {
     const replay = await ReplayLlmClient.open(file, { sha256 });
     const replayed = await converse(replay);
 
-    expect(replayed).toEqual(recorded);
+    expect(replayed.map(({ content, model, usage }) => ({ content, model, usage }))).toEqual(recorded.map(({ content, model, usage }) => ({ content, model, usage })));
     expect(replay.remaining).toBe(0);
     expect(replay.label).toBe(`replay of ${file}`);
     expect(replay.rehearsal).toBe(true); // the recording was of the offline rehearsal, and the replay says so
@@ -73,10 +80,10 @@ describe('RecordingLlmClient + ReplayLlmClient', () => {
   it('fails with a cassette error when the run asks something different', async () => {
     await converse(new RecordingLlmClient(new OfflineLlmClient(), { file, sha256 }));
     const replay = await ReplayLlmClient.open(file, { sha256 });
-    const first: LlmRequest = { persona: 'auditor', purpose: 'turn', round: 1, messages: [SYSTEM, { role: 'user', content: '=== TASK BRIEFING ===\nTASK: plan the database migration\n\nRound 1 of 2' }] };
-    await replay.complete(first);
+    const first: Asked = { persona: 'auditor', purpose: 'turn', round: 1, messages: [SYSTEM, { role: 'user', content: '=== TASK BRIEFING ===\nTASK: plan the database migration\n\nRound 1 of 2' }] };
+    await ask(replay, first);
 
-    const error = await replay.complete({ ...first, round: 2, messages: [SYSTEM, { role: 'user', content: 'something else' }] }).catch((e: unknown) => e);
+    const error = await ask(replay, { ...first, round: 2, messages: [SYSTEM, { role: 'user', content: 'something else' }] }).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(LlmError);
     expect(error).toMatchObject({ kind: 'cassette', retryable: false });
@@ -88,7 +95,7 @@ describe('RecordingLlmClient + ReplayLlmClient', () => {
     await converse(new RecordingLlmClient(new OfflineLlmClient(), { file, sha256 }));
     const replay = await ReplayLlmClient.open(file, { sha256 });
     await converse(replay);
-    const error = await replay.complete({ persona: 'auditor', purpose: 'synthesis', round: 2, messages: [SYSTEM] }).catch((e: unknown) => e);
+    const error = await ask(replay, { persona: 'auditor', purpose: 'synthesis', round: 2, messages: [SYSTEM] }).catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'cassette', retryable: false });
     expect((error as LlmError).message).toBe(`cassette ${file} ran out at call 4: it holds 3 call(s), the run asked for more`);
   });
@@ -128,17 +135,18 @@ describe('RecordingLlmClient + ReplayLlmClient', () => {
 
     const replayed = await converse(await ReplayLlmClient.open(file, { sha256 }));
 
-    expect(replayed).toEqual(recorded);
+    expect(replayed.map(({ content, model, usage }) => ({ content, model, usage }))).toEqual(recorded.map(({ content, model, usage }) => ({ content, model, usage })));
     expect(replayed[2]?.content).toBe('{"action":"proceed","confidence":0.8,"rationale":"the direction is sound"}');
     expect(replayed[0]?.model).toBe('local/test-model');
   });
 
   it('digests requests canonically: same request, same digest; any field changed, a new one', () => {
-    const request: LlmRequest = { persona: 'auditor', purpose: 'turn', round: 1, messages: [SYSTEM] };
-    const digest = digestRequest(request, { sha256 });
-    expect(digestRequest({ messages: [SYSTEM], round: 1, purpose: 'turn', persona: 'auditor', json: false }, { sha256 })).toBe(digest);
-    expect(digestRequest({ ...request, json: true }, { sha256 })).not.toBe(digest);
-    expect(digestRequest({ ...request, persona: 'strategist' }, { sha256 })).not.toBe(digest);
+    const request: LlmRequest = { messages: [SYSTEM] };
+    const call = { persona: 'auditor', purpose: 'turn' as const, round: 1 };
+    const digest = digestRequest(request, call, { sha256 });
+    expect(digestRequest({ messages: [SYSTEM] }, { round: 1, purpose: 'turn', persona: 'auditor' }, { sha256 })).toBe(digest);
+    expect(digestRequest({ ...request, responseFormat: { name: 'verdict', schema: {} } }, call, { sha256 })).not.toBe(digest);
+    expect(digestRequest(request, { ...call, persona: 'strategist' }, { sha256 })).not.toBe(digest);
   });
 });
 

@@ -33,9 +33,6 @@ function aRoute(overrides: Partial<ResolvedRoute> = {}): ResolvedRoute {
 
 function aRequest(overrides: Partial<LlmRequest> = {}): LlmRequest {
   return {
-    persona: 'auditor',
-    purpose: 'turn',
-    round: 1,
     messages: [
       { role: 'system', content: 'You are Auditor, one member of a small council.' },
       { role: 'user', content: 'Round 1 of 2: give your analysis.' },
@@ -64,7 +61,13 @@ describe('OpenAiLlmClient: replies', () => {
 
     const reply = await llm.complete(aRequest());
 
-    expect(reply).toEqual({ content: 'I see two risks.', model: 'local/test-model', usage: { prompt_tokens: 42, completion_tokens: 7 } });
+    expect(reply).toEqual({
+      content: 'I see two risks.',
+      model: 'local/test-model',
+      identity: { provider: 'openai', model: 'test-model', route: 'local', rehearsal: false },
+      usage: { prompt_tokens: 42, completion_tokens: 7 },
+      finishReason: 'stop',
+    });
     expect(llm.label).toBe('local (test-model)');
     expect(llm.rehearsal).toBe(false);
     const [request] = server.requests;
@@ -80,23 +83,23 @@ describe('OpenAiLlmClient: replies', () => {
 
     const reply = await clientFor({ stream: true }).complete(aRequest());
 
-    expect(reply).toEqual({ content: 'Streamed words arrive one by one.', model: 'local/test-model', usage: { prompt_tokens: 11, completion_tokens: 6 } });
+    expect(reply).toMatchObject({ content: 'Streamed words arrive one by one.', model: 'local/test-model', usage: { prompt_tokens: 11, completion_tokens: 6 }, finishReason: 'stop' });
     expect(server.requests[0]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 
   it('omits usage when the endpoint reports none, streamed or not', async () => {
     handler = () => ({ content: 'no usage here', usage: null });
-    expect(await clientFor().complete(aRequest())).toEqual({ content: 'no usage here', model: 'local/test-model' });
-    expect(await clientFor({ stream: true }).complete(aRequest())).toEqual({ content: 'no usage here', model: 'local/test-model' });
+    expect(await clientFor().complete(aRequest())).toMatchObject({ content: 'no usage here', model: 'local/test-model', identity: { provider: 'openai', model: 'test-model', route: 'local', rehearsal: false } });
+    expect(await clientFor({ stream: true }).complete(aRequest())).toMatchObject({ content: 'no usage here', model: 'local/test-model', identity: { provider: 'openai', model: 'test-model', route: 'local', rehearsal: false } });
   });
 
   it('asks for JSON the way the route says: the JSON Schema (default), any object, or the prompt alone', async () => {
     handler = () => ({ content: '{"action":"proceed","confidence":0.8,"rationale":"ok"}' });
-    const verdict = aRequest({ purpose: 'verdict', json: true, jsonSchema: VERDICT_SCHEMA });
+    const verdict = aRequest({ responseFormat: VERDICT_SCHEMA });
     await clientFor().complete(verdict);
     await clientFor({ json_mode: 'json_object' }).complete(verdict);
     await clientFor({ json_mode: 'prompt' }).complete(verdict);
-    await clientFor().complete(aRequest({ purpose: 'verdict', json: true }));
+    await clientFor().complete(aRequest({ responseFormat: { name: 'any', schema: {} } }));
     await clientFor().complete(aRequest());
 
     const formats = server.requests.map((r) => r.body?.response_format);
@@ -104,7 +107,7 @@ describe('OpenAiLlmClient: replies', () => {
       { type: 'json_schema', json_schema: { name: 'verdict', strict: true, schema: VERDICT_SCHEMA.schema } },
       { type: 'json_object' },
       undefined,
-      { type: 'json_object' }, // a JSON request without a schema
+      { type: 'json_schema', json_schema: { name: 'any', strict: true, schema: {} } }, // every JSON request carries its own schema
       undefined,
     ]);
     expect(Route.parse({ provider: 'openai', model: 'm', json_mode: 'response_format' }).json_mode).toBe('json_object');
@@ -315,7 +318,7 @@ describe('OpenAiLlmClient: one-off faults are retried on the same route', () => 
 });
 
 describe('OpenAiLlmClient: an endpoint that rejects response_format', () => {
-  const verdict = (): LlmRequest => aRequest({ purpose: 'verdict', json: true, jsonSchema: VERDICT_SCHEMA });
+  const verdict = (): LlmRequest => aRequest({ responseFormat: VERDICT_SCHEMA });
   const ok = '{"action":"proceed","confidence":0.8,"rationale":"ok"}';
 
   it('falls back json_schema → json_object once, says so on the reply, and keeps the fallback for later calls', async () => {
@@ -352,7 +355,7 @@ describe('OpenAiLlmClient: abort listeners', () => {
     const added = vi.spyOn(run.signal, 'addEventListener');
     const removed = vi.spyOn(run.signal, 'removeEventListener');
     handler = (_body, n) => (n % 5 === 0 ? FAULTS.emptyChoices() : { content: `reply ${n}` });
-    for (let i = 0; i < 15; i++) await clientFor({ stream: i % 2 === 0 }).complete(aRequest(), run.signal);
+    for (let i = 0; i < 15; i++) await clientFor({ stream: i % 2 === 0 }).complete(aRequest(), {}, run.signal);
 
     expect(added.mock.calls.length).toBeGreaterThan(0);
     expect(removed.mock.calls.length).toBe(added.mock.calls.length);
@@ -368,7 +371,7 @@ describe('OpenAiLlmClient: cancellation', () => {
     setTimeout(() => controller.abort(reason), 100);
     const started = performance.now();
 
-    const error = await clientFor().complete(aRequest(), controller.signal).catch((e: unknown) => e);
+    const error = await clientFor().complete(aRequest(), {}, controller.signal).catch((e: unknown) => e);
 
     expect(error).toBe(reason);
     expect(performance.now() - started).toBeLessThan(1_500);
@@ -381,7 +384,7 @@ describe('OpenAiLlmClient: cancellation', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 250);
 
-    const error = await clientFor({ stream: true }).complete(aRequest(), controller.signal).catch((e: unknown) => e);
+    const error = await clientFor({ stream: true }).complete(aRequest(), {}, controller.signal).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(DOMException);
     expect((error as DOMException).name).toBe('AbortError');
@@ -390,7 +393,7 @@ describe('OpenAiLlmClient: cancellation', () => {
   it('does not call out when the signal is already aborted', async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(clientFor().complete(aRequest(), controller.signal)).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(clientFor().complete(aRequest(), {}, controller.signal)).rejects.toMatchObject({ name: 'AbortError' });
     expect(server.requests).toHaveLength(0);
   });
 });

@@ -26,11 +26,7 @@ describe.each([false, true])('the reply corpus through the real SDK (stream: %s)
   it.each(REPLY_CORPUS.map((e) => [e.name, e] as const))('%s', async (_name, entry) => {
     reply = entry.reply;
     const answer = await client(stream).complete({
-      persona: 'auditor',
-      purpose: 'verdict',
-      round: 1,
-      json: true,
-      jsonSchema: VERDICT_SCHEMA,
+      responseFormat: VERDICT_SCHEMA,
       messages: [{ role: 'user', content: 'Give your verdict as ONE JSON object.' }],
     });
     expect(answer.content).toBe(entry.reply);

@@ -4,8 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decidePause, HitlRefusedError, resumeDecided } from '../../src/app/hitl.js';
 import { processCommand, resumeRun } from '../../src/app/process-command.js';
 import { createApp } from '../../src/compose.js';
-import type { LlmRequest } from '../../src/domain/ports.js';
-import { politeCouncil, ScriptedLlmClient } from '../fakes/scripted-llm-client.js';
+import { politeCouncil, ScriptedLlmClient, type ScriptedCall } from '../fakes/scripted-llm-client.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
@@ -15,7 +14,7 @@ beforeEach(async () => {
 afterEach(() => ws.cleanup());
 
 const app = (llm: ScriptedLlmClient) => createApp({ workspace: ws.dir, llm });
-const doubtful = (r: LlmRequest) => (r.purpose === 'verdict' ? '{"action":"investigate","confidence":0.9,"rationale":"facts missing"}' : politeCouncil(r));
+const doubtful = (r: ScriptedCall) => (r.purpose === 'verdict' ? '{"action":"investigate","confidence":0.9,"rationale":"facts missing"}' : politeCouncil(r));
 const cmd = (o: Record<string, unknown> = {}) => JSON.stringify({ task_description: 'Choose the queue', config: { max_rounds: 2 }, ...o });
 
 describe('pause, decide, resume', () => {

@@ -7,7 +7,7 @@ import { OfflineLlmClient } from '../../src/adapters/offline-llm-client.js';
 import { WatchLoop } from '../../src/app/watch-loop.js';
 import { createApp } from '../../src/compose.js';
 import { LlmError } from '../../src/domain/errors.js';
-import type { LlmClient, LlmReply, LlmRequest } from '../../src/domain/ports.js';
+import type { CallContext, LlmClient, LlmReply, LlmRequest } from '../../src/domain/ports.js';
 import type { WatchEvent } from '../../src/domain/queue.js';
 import { dropCommand, listDir, makeWorkspace, readAuditLogs, readRunState, removeWorkspace, task, waitFor } from '../helpers/watch-workspace.js';
 
@@ -17,14 +17,14 @@ class TroubleLlmClient implements LlmClient {
   readonly rehearsal = true;
   readonly #inner = new OfflineLlmClient();
 
-  async complete(request: LlmRequest, signal?: AbortSignal): Promise<LlmReply> {
+  async complete(request: LlmRequest, call: CallContext, signal?: AbortSignal): Promise<LlmReply> {
     const text = request.messages.map((m) => m.content).join('\n');
     if (text.includes('EXPLODE')) throw new TypeError('cannot read properties of undefined');
     if (text.includes('FLAKY')) throw new LlmError('the provider answered 503', true, 503);
     if (text.includes('HANG')) {
       await new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
     }
-    return this.#inner.complete(request, signal);
+    return this.#inner.complete(request, call, signal);
   }
 }
 

@@ -67,7 +67,7 @@ describe('fail-closed policy and HITL, through the real CLI', () => {
     expect(JSON.parse(stop.stdout)).toMatchObject({ status: 'stopped', decision: 'STOPPED', reason_code: 'HITL_STOP' });
     const artifact = await readFile(path.join(ws.dir, 'outputs', 'stopped.md'), 'utf8');
     expect(artifact).toContain('Status: STOPPED');
-    expect(artifact).toContain('| hitl | STOPPED | HITL_STOP | no | USER |');
+    expect(artifact).toContain('| hitl | STOPPED | HITL_STOP | a person chose to stop | no | USER |');
     await expect(stat(path.join(ws.dir, '.maestro', 'runs', p.run_id, 'command.json'))).rejects.toThrow();
     expect((await maestro('hitl', 'decide', p.run_id, 'continue')).code).toBe(2);
   });

@@ -20,7 +20,7 @@ describe('command file schema v1', () => {
     [{ ...valid, config: { max_rounds: 0 } }, 'config.max_rounds:'],
     [{ ...valid, config: { personas: ['a', 'a'] } }, 'config.personas: must not name a persona twice'],
     [{ ...valid, config: { personas: ['Bad Id'] } }, 'config.personas.0: must be a persona id'],
-    [{ ...valid, config: { mode: 'parallel' } }, 'config.mode: must be "round_robin"'],
+    [{ ...valid, config: { mode: 'supervisor' } }, 'config.mode: must be one of "round_robin", "parallel", "sequential_refinement" (the "supervisor" mode is not available in this version)'],
     [{ ...valid, config: { arbitration: 'coin_flip' } }, 'config.arbitration:'],
     [{ ...valid, config: { max_reroute: 2 } }, 'config.max_reroute:'],
     [{ ...valid, input_artifacts: [''] }, 'input_artifacts.0:'],

@@ -1,33 +1,37 @@
-import type { LlmClient, LlmReply, LlmRequest } from '../../src/domain/ports.js';
+import type { CallContext, LlmClient, LlmReply, LlmRequest } from '../../src/domain/ports.js';
 
-type Script = string | ((request: LlmRequest, call: number) => string);
+/** A call as the fake sees it: the request and, beside it, who asked. */
+export type ScriptedCall = LlmRequest & CallContext;
+
+type Script = string | ((request: ScriptedCall, call: number) => string);
 
 /** A fake model: replies from a script (a fixed reply, a queue, or a function) and records every request. */
 export class ScriptedLlmClient implements LlmClient {
   readonly label = 'scripted';
   readonly rehearsal = false;
-  readonly calls: LlmRequest[] = [];
+  readonly calls: ScriptedCall[] = [];
   readonly #script: Script | Script[];
 
   constructor(script: Script | Script[]) {
     this.#script = script;
   }
 
-  async complete(request: LlmRequest): Promise<LlmReply> {
-    this.calls.push(request);
+  async complete(request: LlmRequest, call: CallContext): Promise<LlmReply> {
+    const asked: ScriptedCall = { ...request, ...call };
+    this.calls.push(asked);
     const n = this.calls.length - 1;
     let entry: Script | undefined;
     if (Array.isArray(this.#script)) {
       entry = this.#script[n];
       if (entry === undefined) throw new Error(`ScriptedLlmClient: script ran out at call ${n + 1}`);
     } else entry = this.#script;
-    const content = typeof entry === 'function' ? entry(request, n) : entry;
-    return { content, model: 'scripted-model' };
+    const content = typeof entry === 'function' ? entry(asked, n) : entry;
+    return { content, model: 'scripted-model', identity: { provider: 'scripted', model: 'scripted-model', rehearsal: false } };
   }
 }
 
 /** Replies like a well-behaved council member: a short turn, then a `proceed` verdict, then a proposal. */
-export function politeCouncil(request: LlmRequest): string {
+export function politeCouncil(request: ScriptedCall): string {
   if (request.purpose === 'verdict') return JSON.stringify({ action: 'proceed', confidence: 0.8, rationale: 'fine' });
   if (request.purpose === 'synthesis') return '### Recommendation\nDo it.';
   return `${request.persona} speaks in round ${request.round}`;

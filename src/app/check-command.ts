@@ -1,0 +1,108 @@
+import type { CommandFile } from '../domain/command-file.js';
+import { evaluateGates, findGateIssues, type GateFacts, type GateOutcome, type GateResult } from '../domain/gates.js';
+import type { Persona } from '../domain/persona.js';
+import { isSecretCategory } from '../domain/sensitive/categories.js';
+import { explainGateStop } from '../domain/stop-explanation.js';
+import { isConflictStopped } from '../domain/loop-policy/workspace-loop.js';
+import { gatherGateFacts, type GatheredFacts } from './gate-facts.js';
+import { conflictFingerprint } from './loop-policy.js';
+import type { RunDeps } from './run-deps.js';
+
+/** One thing that would stop or pause a run before any model call. */
+export interface CommandFinding {
+  /** The gate, or `personas` / `routes` for a broken workspace. */
+  readonly layer: string;
+  readonly effect: 'invalid' | 'pause' | 'stop';
+  readonly reason_code: string;
+  /** `field: message` lines, as validate prints them. */
+  readonly lines: readonly string[];
+  /** What it means and what moves it on (the same words as the stop itself). */
+  readonly explanation: string;
+}
+
+export interface CommandCheck {
+  readonly personas: readonly Persona[];
+  /** Broken persona files: the run would end as invalid. */
+  readonly personaProblems: readonly string[];
+  readonly gathered: GatheredFacts;
+  /** The gates in order, as the run records them. */
+  readonly gates: GateResult;
+  /** Each gate's own finding, checked independently. */
+  readonly issues: readonly GateOutcome[];
+}
+
+/**
+ * The one command check that `validate`, `run` and the watcher share: personas, paths, inputs,
+ * the detector and the policy signals, then the gates — no model is called. `validate` reports
+ * every finding; a run records the gates in order and stops at the first that does not say RUN.
+ */
+export async function checkCommand(options: {
+  command: CommandFile;
+  runId: string;
+  outputPath?: string;
+  approved?: ReadonlySet<string>;
+  deps: Pick<RunDeps, 'personas' | 'inputs' | 'artifacts' | 'config' | 'loopPolicy' | 'sha256'>;
+}): Promise<CommandCheck> {
+  const { command, deps } = options;
+  const loaded = await deps.personas.loadAll();
+  const approved = options.approved ?? new Set<string>();
+  const fingerprint = conflictFingerprint({ command } as Parameters<typeof conflictFingerprint>[0], deps.sha256);
+  const gathered = await gatherGateFacts({
+    command,
+    personas: loaded.personas,
+    outputPath: options.outputPath ?? command.output_artifact_path ?? `outputs/${options.runId}.md`,
+    inputs: deps.inputs,
+    artifacts: deps.artifacts,
+    piiPolicy: deps.config.policy.pii,
+    conflictStopped: isConflictStopped(await deps.loopPolicy.read(), fingerprint),
+    approved,
+  });
+  return {
+    personas: loaded.personas,
+    personaProblems: loaded.problems.flatMap((p) => p.issues.map((i) => `${p.file}: ${i}`)),
+    gathered,
+    gates: evaluateGates(gathered.facts),
+    issues: findGateIssues(gathered.facts),
+  };
+}
+
+/** Every finding of a check, for people: broken files and routes first, then each gate's. */
+export function describeFindings(check: CommandCheck, routeProblems: readonly string[], command: CommandFile): CommandFinding[] {
+  const out: CommandFinding[] = [];
+  if (check.personaProblems.length > 0) {
+    out.push({ layer: 'personas', effect: 'invalid', reason_code: 'SPEC_INVALID_INPUT', lines: check.personaProblems, explanation: 'persona files are broken; fix them and run again' });
+  }
+  if (routeProblems.length > 0) {
+    out.push({ layer: 'routes', effect: 'invalid', reason_code: 'SPEC_INVALID_INPUT', lines: routeProblems, explanation: 'model routes are not usable; fix maestro.config.json or the persona files' });
+  }
+  for (const issue of check.issues) {
+    out.push({
+      layer: issue.layer,
+      effect: issue.decision.decision === 'PAUSE_FOR_HITL' ? 'pause' : 'stop',
+      reason_code: issue.decision.reason_code,
+      lines: linesOf(issue, check.gathered.facts, command),
+      explanation: explainGateStop(check.gathered.facts, issue.decision, check.gathered.places, isSecretCategory),
+    });
+  }
+  return out;
+}
+
+/** A gate's finding as `field: message` lines. */
+function linesOf(issue: GateOutcome, facts: GateFacts, command: CommandFile): string[] {
+  switch (issue.decision.reason_code) {
+    case 'ACC_PATH_ESCAPE':
+      return facts.pathEscapes.map((e) => `${e.field}: ${e.reason}`);
+    case 'MEANING_UNKNOWN_PERSONA':
+      return facts.unknownPersonas.map((id) => {
+        const at = command.config.personas?.indexOf(id) ?? -1;
+        if (at >= 0) return `config.personas.${at}: no persona "${id}"`;
+        return id === command.config.synthesizer ? `config.synthesizer: no persona "${id}"` : `config.synthesizer: ${id}`;
+      });
+    case 'CONSISTENCY_INPUT_MISSING':
+      return facts.missingInputs.map((m) => `input_artifacts: "${m.path}" ${m.reason}`);
+    case 'MEANING_EMPTY_TASK':
+      return ['task_description: must not be empty'];
+    default:
+      return [`(${issue.layer}): ${issue.decision.reason_code}`];
+  }
+}

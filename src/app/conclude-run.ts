@@ -1,0 +1,117 @@
+import { auditEvent } from '../domain/audit.js';
+import type { ReasonCode } from '../domain/codes.js';
+import { pauseDecision, runDecision } from '../domain/decision.js';
+import type { DeliberationMode, ModeContext } from '../domain/modes/mode.js';
+import type { AuditSink } from '../domain/ports.js';
+import type { HistoryMessage } from '../domain/session-state.js';
+import { totalUsage } from '../domain/usage.js';
+import { approvedReasons } from './execute-run.js';
+import { finishRun, pauseRun, type DraftInput } from './finish-run.js';
+import type { RunRecorder } from './run-recorder.js';
+import type { RunDeps, RunOutcome } from './run-deps.js';
+
+/**
+ * The deliberation is over: the mode concludes (verdicts, arbitration, its own artifact sections),
+ * the arbitration is recorded, and the run completes — artifact, then the council's memory — or
+ * pauses for a person when the council did not say `proceed`.
+ */
+export async function concludeRun(options: {
+  run: RunRecorder;
+  audit: AuditSink;
+  deps: RunDeps;
+  ctx: ModeContext;
+  mode: DeliberationMode;
+  rehearsal: boolean;
+  requestPlan: () => Promise<string>;
+}): Promise<RunOutcome> {
+  const { run, audit, deps, ctx, mode, requestPlan } = options;
+  const state = run.state;
+  const conclusion = mode.conclude(ctx, state.steps);
+  const { arbitration } = conclusion;
+  const councilReason: ReasonCode =
+    arbitration.final_action === 'proceed'
+      ? 'ARBITRATION_PROCEED'
+      : arbitration.conflicts.length > 0 && arbitration.agreement < 1
+        ? 'REL_ARBITRATION_CONFLICT'
+        : arbitration.final_action === 'investigate'
+          ? 'ARBITRATION_INVESTIGATE'
+          : 'ARBITRATION_ESCALATE';
+  // A person who chose `continue` on this very pause has cleared it; the council's verdict stays on record.
+  const cleared = arbitration.final_action !== 'proceed' && approvedReasons(state).has(councilReason);
+  const proceed = arbitration.final_action === 'proceed' || cleared;
+  const decision = proceed ? runDecision('arbitration', cleared ? 'ARBITRATION_CLEARED_BY_PERSON' : councilReason) : pauseDecision('arbitration', councilReason);
+  if (!(state.finishing && audit.hasRecorded?.('ARBITRATED'))) {
+    await audit.append(
+      auditEvent('ARBITRATED', decision, {
+        strategy: arbitration.strategy,
+        final_action: arbitration.final_action,
+        agreement: Math.round(arbitration.agreement * 1000) / 1000,
+        votes: arbitration.votes,
+        invalid_verdicts: conclusion.verdicts.filter((v) => !v.valid).map((v) => v.persona),
+        ...conclusion.audit,
+        ...(cleared ? { cleared_by_person: councilReason } : {}),
+      }),
+    );
+  }
+  deps.onProgress?.({
+    kind: 'arbitrated',
+    run_id: state.run_id,
+    strategy: arbitration.strategy,
+    final_action: arbitration.final_action,
+    agreement: arbitration.agreement,
+    reasoning: arbitration.reasoning,
+    votes: { ...arbitration.votes },
+  });
+
+  const plan = state.plan ?? ctx.plan;
+  const draft: DraftInput = {
+    runId: state.run_id,
+    task: ctx.task,
+    inputArtifacts: state.command.input_artifacts,
+    plan,
+    personaNames: new Map([...ctx.personas.values()].map((p) => [p.id, p.name])),
+    startedAt: state.created_at,
+    rehearsal: options.rehearsal,
+    steps: state.steps,
+    verdicts: conclusion.verdicts,
+    arbitration,
+    proposal: conclusion.proposal,
+    prices: deps.config.prices,
+    reroutes: state.reroutes,
+    sections: conclusion.sections,
+  };
+  if (!proceed) {
+    const message = `the council's verdict was ${arbitration.final_action}: ${arbitration.reasoning}`;
+    return pauseRun({ run, audit, deps, decision, message, draft, requestPlan });
+  }
+
+  // Successful end: the artifact is written, then the session states are saved (persistent council) —
+  // only once the artifact is on disk, so a failed write never leaves memory of a run that produced nothing.
+  if (!state.finishing) await run.apply({ type: 'decided', decision });
+  const saveSessions = async (): Promise<void> => {
+    for (const id of plan.personas) {
+      const messages: HistoryMessage[] = run.state.steps
+        .filter((s) => s.persona === id)
+        .flatMap((s) => [
+          { role: 'user' as const, content: s.prompt, run_id: state.run_id, ts: s.started_at },
+          { role: 'assistant' as const, content: s.reply, run_id: state.run_id, ts: s.started_at },
+        ]);
+      await deps.sessions.appendRun(id, state.run_id, messages);
+    }
+    if (!(state.finishing && audit.hasRecorded?.('SESSIONS_SAVED'))) {
+      await audit.append(auditEvent('SESSIONS_SAVED', runDecision('session', 'SESSION_SAVED'), { personas: plan.personas }));
+    }
+  };
+  const usage = totalUsage(run.state.steps, deps.config.prices);
+  const verdictWord = cleared ? `continued by a person over the council's ${arbitration.final_action}` : arbitration.final_action;
+  return finishRun({
+    run,
+    audit,
+    deps,
+    decision: runDecision('dispatch', 'RUN_COMPLETED'),
+    message: `completed: ${verdictWord} (${arbitration.strategy}, agreement ${(arbitration.agreement * 100).toFixed(0)}%) · ${usage.calls} model calls, ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion tokens${usage.cost_usd !== undefined && usage.cost_usd > 0 ? `, $${usage.cost_usd.toFixed(4)}` : ''}`,
+    artifact: draft,
+    attachments: conclusion.attachments,
+    afterArtifact: saveSessions,
+  });
+}

@@ -1,0 +1,103 @@
+import { auditEvent } from '../domain/audit.js';
+import { asReasonCode } from '../domain/codes.js';
+import { runDecision } from '../domain/decision.js';
+import { LlmError } from '../domain/errors.js';
+import type { evaluateGates } from '../domain/gates.js';
+import { MEDIATOR_ADVICE_SCHEMA, mediatorAdviceMessages, readMediatorAdvice, type MediatorAdvice } from '../domain/mediator-advice.js';
+import { describeModelFailure } from '../domain/model-failure.js';
+import type { AuditSink, LlmClient } from '../domain/ports.js';
+import type { ResolvedRoute } from '../domain/route.js';
+import type { Step } from '../domain/run-state.js';
+import { redactSensitive } from '../domain/sensitive/detector.js';
+import { parseVerdict, verdictAuditDetails } from '../domain/verdict.js';
+import type { prepareModels } from './prepare-models.js';
+import type { RunDeps } from './run-deps.js';
+
+/** The audit records of one finished step: the call, its notices, its knowledge requests. */
+export async function auditStep(audit: AuditSink, step: Step, deps: RunDeps): Promise<void> {
+  await audit.append(
+    auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), {
+      step: step.index,
+      step_id: step.id,
+      kind: step.kind,
+      persona: step.persona,
+      round: step.round,
+      model: step.model,
+      calls: step.calls,
+      prompt_sha256: step.prompt_sha256,
+      reply_sha256: deps.sha256(step.reply),
+      reply_chars: step.reply.length,
+      duration_ms: step.duration_ms,
+      ...(step.usage ? { prompt_tokens: step.usage.prompt_tokens, completion_tokens: step.usage.completion_tokens } : {}),
+      ...(step.kind === 'verdict' ? verdictAuditDetails(parseVerdict(step.persona, step.reply)) : {}),
+      ...(step.redacted ? { reply_redacted: step.redacted } : {}),
+    }),
+  );
+  for (const n of step.notices ?? []) {
+    await audit.append(auditEvent('JSON_MODE_FALLBACK', runDecision('model', 'JSON_MODE_FALLBACK'), { persona: step.persona, route: n.route, from: n.from, to: n.to, status: n.status }));
+  }
+  for (const k of step.knowledge) {
+    await audit.append(
+      auditEvent('KNOWLEDGE_REQUEST', runDecision('knowledge', asReasonCode(k.reason_code)), {
+        persona: step.persona,
+        action: k.action,
+        status: k.status,
+        ...(k.path ? { path: k.path } : { argument_sha256: deps.sha256(k.argument), argument_chars: k.argument.length }),
+        ...(k.bytes !== undefined ? { bytes: k.bytes } : {}),
+        ...(k.sha256 ? { sha256: k.sha256 } : {}),
+        ...(k.truncated ? { truncated: true } : {}),
+      }),
+    );
+  }
+}
+
+/** The route the mediator's classification goes through: the synthesizer's, when it is a real model. */
+export function classifierRoute(models: ReturnType<typeof prepareModels>, synthesizer: string, deps: RunDeps): { route: ResolvedRoute; client: LlmClient } | undefined {
+  const id = models.routes[synthesizer];
+  const route = id ? models.resolved.get(id) : undefined;
+  if (!route || route.provider === 'offline') return undefined;
+  return { route, client: deps.models.clientFor(route) };
+}
+
+/** One strict-JSON classification (asked again once with the error quoted), or why it failed. */
+export async function classifyTask(options: { route: ResolvedRoute; client: LlmClient; task: string; audit: AuditSink; deps: RunDeps }): Promise<MediatorAdvice | { error: string; failure?: LlmError }> {
+  const { client, audit, deps } = options;
+  const first = mediatorAdviceMessages(redactSensitive(options.task).text);
+  let messages = first;
+  let problem = '';
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    let reply;
+    try {
+      reply = await client.complete({ messages, responseFormat: MEDIATOR_ADVICE_SCHEMA }, { persona: 'mediator', purpose: 'classify', step: 'classify', round: 0 }, deps.signal);
+    } catch (error) {
+      if (deps.signal?.aborted) throw error;
+      return { error: error instanceof LlmError ? describeModelFailure(error) : (error as Error).message, ...(error instanceof LlmError ? { failure: error } : {}) };
+    }
+    const read = readMediatorAdvice(reply.content);
+    await audit.append(
+      auditEvent('MEDIATOR_CLASSIFIED', runDecision('mediator_advice', read.ok ? 'MEDIATOR_ADVICE_RECEIVED' : 'MEDIATOR_ADVICE_INVALID'), {
+        kind: 'classify',
+        model: `${options.route.id}/${reply.model}`,
+        reply_sha256: deps.sha256(reply.content),
+        reply_chars: reply.content.length,
+        valid: read.ok,
+        ...(reply.usage ? { prompt_tokens: reply.usage.prompt_tokens, completion_tokens: reply.usage.completion_tokens } : {}),
+      }),
+    );
+    if (read.ok) return read.advice;
+    problem = read.error;
+    messages = [...first, { role: 'assistant', content: reply.content }, { role: 'user', content: `That was not a valid classification (${problem}). Reply with ONE JSON object and nothing else.` }];
+  }
+  return { error: `the reply was not a valid classification twice (${problem})` };
+}
+
+/** The rules' findings and the mediator's, united: a model can add a reason to pause, never remove one. */
+export function uniteAdvice(facts: Parameters<typeof evaluateGates>[0], advice: MediatorAdvice): Parameters<typeof evaluateGates>[0] {
+  const union = (a: readonly string[] | undefined, b: readonly string[]): string[] => [...new Set([...(a ?? []), ...b])];
+  return {
+    ...facts,
+    sideEffects: union(facts.sideEffects, advice.side_effects.map((s) => `mediator: ${s}`)),
+    highStakes: union(facts.highStakes, advice.high_stakes),
+    boundary: facts.boundary === true || advice.ambiguous,
+  };
+}

@@ -1,0 +1,122 @@
+import { LlmError } from '../domain/errors.js';
+import { parseKnowledgeRequests } from '../domain/knowledge-request.js';
+import type { StepSpec } from '../domain/modes/mode.js';
+import type { Persona } from '../domain/persona.js';
+import type { KnowledgeBase, LlmClient, LlmReply, OnProgress } from '../domain/ports.js';
+import type { KnowledgeResult, Step } from '../domain/run-state.js';
+import { redactSensitive } from '../domain/sensitive/detector.js';
+
+export interface StepRunnerDeps {
+  readonly runId: string;
+  readonly rounds: number;
+  readonly llm: LlmClient;
+  readonly knowledge: KnowledgeBase;
+  readonly personas: ReadonlyMap<string, Persona>;
+  readonly maxRequestsPerTurn: number;
+  readonly now: () => Date;
+  readonly sha256: (text: string) => string;
+  readonly onProgress?: OnProgress;
+  readonly signal?: AbortSignal;
+  /** Per-call time limit (parallel mode); the call is aborted and fails as a timeout. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Makes one model call a mode asked for: the request (knowing nothing of its caller) with the
+ * persona and step beside it; a structured reply that does not read is asked for once more with
+ * the problem quoted; the reply is screened by the detector as it arrives (everything kept and
+ * shown after this point sees the redacted form); knowledge requests in it are fulfilled.
+ */
+export async function runStep(spec: StepSpec, deps: StepRunnerDeps): Promise<Step> {
+  const persona = deps.personas.get(spec.persona);
+  if (!persona) throw new Error(`persona "${spec.persona}" is not loaded`);
+  deps.onProgress?.({ kind: 'step_started', run_id: deps.runId, step: spec.kind, step_id: spec.id, persona: persona.id, round: spec.round, rounds: deps.rounds });
+  const startedAt = deps.now();
+  const request = { messages: spec.messages, ...(spec.responseFormat ? { responseFormat: spec.responseFormat } : {}) };
+  const call = {
+    persona: persona.id,
+    purpose: spec.purpose,
+    step: spec.id,
+    round: spec.round,
+    ...(deps.onProgress ? { onText: (delta: string) => deps.onProgress?.({ kind: 'text', run_id: deps.runId, step_id: spec.id, persona: persona.id, delta }) } : {}),
+  };
+  const complete = (messages = spec.messages): Promise<LlmReply> => withTimeout(deps, (signal) => deps.llm.complete({ ...request, messages }, call, signal));
+  let reply = await complete();
+  let calls = 1;
+  let usage = reply.usage;
+  const notices = [...(reply.notices ?? [])];
+  const first = spec.check?.(reply.content);
+  if (first && !first.ok) {
+    const retry = await complete([...spec.messages, { role: 'assistant', content: reply.content }, { role: 'user', content: first.retryPrompt }]);
+    calls = 2;
+    notices.push(...(retry.notices ?? []));
+    usage = sumUsage(usage, retry.usage);
+    reply = retry;
+  }
+  const durationMs = Math.max(0, deps.now().getTime() - startedAt.getTime());
+  const screened = redactSensitive(reply.content);
+  const knowledge = spec.knowledge ? await fulfilRequests(deps, persona, screened.text) : [];
+  deps.onProgress?.({ kind: 'step_finished', run_id: deps.runId, step: spec.kind, step_id: spec.id, persona: persona.id, reply: screened.text, model: reply.model, duration_ms: durationMs });
+  return {
+    id: spec.id,
+    index: 0, // set when the step is recorded: its position in the order steps finished
+    kind: spec.kind,
+    persona: persona.id,
+    round: spec.round,
+    prompt: spec.prompt,
+    prompt_sha256: deps.sha256(spec.messages.map((m) => `${m.role}\n${m.content}`).join('\n\u0000')),
+    reply: screened.text,
+    ...(screened.categories.length > 0 ? { redacted: [...screened.categories] } : {}),
+    model: reply.model,
+    identity: { ...reply.identity },
+    started_at: startedAt.toISOString(),
+    duration_ms: durationMs,
+    ...(usage ? { usage } : {}),
+    calls,
+    knowledge,
+    ...(notices.length > 0 ? { notices } : {}),
+  };
+}
+
+/** A call with its own signal: linked to the run's, aborted after `timeoutMs` when set. */
+async function withTimeout<T>(deps: StepRunnerDeps, fn: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+  if (deps.timeoutMs === undefined) return fn(deps.signal);
+  const timeout = AbortSignal.timeout(deps.timeoutMs);
+  const signal = deps.signal ? AbortSignal.any([deps.signal, timeout]) : timeout;
+  try {
+    return await fn(signal);
+  } catch (error) {
+    if (timeout.aborted && !deps.signal?.aborted) {
+      throw new LlmError(`the call took longer than its per-call limit of ${deps.timeoutMs} ms (config.call_timeout_ms)`, true, undefined, { kind: 'timeout' });
+    }
+    throw error;
+  }
+}
+
+async function fulfilRequests(deps: StepRunnerDeps, persona: Persona, reply: string): Promise<KnowledgeResult[]> {
+  const results: KnowledgeResult[] = [];
+  for (const [i, request] of parseKnowledgeRequests(reply).entries()) {
+    const result: KnowledgeResult =
+      i < deps.maxRequestsPerTurn
+        ? await deps.knowledge.fulfil(request, persona)
+        : {
+            action: request.action,
+            argument: request.argument,
+            status: 'refused',
+            message: `request limit reached (${deps.maxRequestsPerTurn} per reply)`,
+            reason_code: 'KNOWLEDGE_LIMIT_EXCEEDED',
+          };
+    deps.onProgress?.({ kind: 'knowledge', run_id: deps.runId, persona: persona.id, action: request.action, status: result.status, ...(result.path ? { path: result.path } : {}), message: result.message });
+    results.push(result);
+  }
+  return results;
+}
+
+function sumUsage(
+  a: { prompt_tokens: number; completion_tokens: number } | undefined,
+  b: { prompt_tokens: number; completion_tokens: number } | undefined,
+): { prompt_tokens: number; completion_tokens: number } | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return { prompt_tokens: a.prompt_tokens + b.prompt_tokens, completion_tokens: a.completion_tokens + b.completion_tokens };
+}

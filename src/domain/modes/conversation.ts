@@ -1,0 +1,69 @@
+import { arbitrate, domainRelevance, type ArbitrationResult } from '../arbitration.js';
+import type { Persona } from '../persona.js';
+import type { ChatMessage } from '../ports.js';
+import { orchestratorSystemPrompt, renderKnowledgeResult } from '../prompts.js';
+import type { Step } from '../run-state.js';
+import { parseVerdict, VERDICT_SCHEMA, verdictRetryPrompt, type Verdict } from '../verdict.js';
+import type { ModeContext, ReplyCheck, StepSpec } from './mode.js';
+
+/**
+ * What every mode shares: how a persona's conversation is built (system prompt, bounded memory,
+ * its own turns in this task, the new prompt), how a step is shown to the others, and how verdicts
+ * are arbitrated.
+ */
+
+/** The messages sent for a step: the persona's system prompt (with the memory summary), its history, its earlier steps in this task, the prompt. */
+export function personaMessages(ctx: ModeContext, persona: Persona, done: readonly Step[], prompt: string, options: { system?: string } = {}): ChatMessage[] {
+  const history = ctx.histories.get(persona.id);
+  let system = options.system ?? orchestratorSystemPrompt(persona, ctx.maxRequestsPerTurn);
+  if (history?.summary) system += `\n\n--- Memory of earlier tasks ---\n${history.summary}`;
+  const messages: ChatMessage[] = [{ role: 'system', content: system }, ...(history?.messages ?? [])];
+  for (const s of done) {
+    if (s.persona !== persona.id) continue;
+    messages.push({ role: 'user', content: s.prompt }, { role: 'assistant', content: s.reply });
+  }
+  messages.push({ role: 'user', content: prompt });
+  return messages;
+}
+
+/** A finished step as the next speakers see it: the reply, then every knowledge result it got. */
+export function renderStepForOthers(step: Step): string[] {
+  const label = step.kind === 'turn' ? step.persona : `${step.persona} (${step.kind})`;
+  return [`[${label}, round ${step.round}]\n${step.reply}`, ...step.knowledge.map((k) => renderKnowledgeResult(k, step.persona))];
+}
+
+export function personaOf(ctx: ModeContext, id: string): Persona {
+  const persona = ctx.personas.get(id);
+  if (!persona) throw new Error(`persona "${id}" is not loaded`);
+  return persona;
+}
+
+/** A verdict step: strict JSON, asked again once with the problem quoted. */
+export function verdictStep(base: Omit<StepSpec, 'kind' | 'purpose' | 'responseFormat' | 'check' | 'knowledge'>): StepSpec {
+  return { ...base, kind: 'verdict', purpose: 'verdict', responseFormat: VERDICT_SCHEMA, knowledge: false, check: (reply) => checkVerdict(base.persona, reply) };
+}
+
+function checkVerdict(persona: string, reply: string): ReplyCheck {
+  const verdict = parseVerdict(persona, reply);
+  return verdict.valid ? { ok: true } : { ok: false, problem: verdict.problem ?? 'invalid', retryPrompt: verdictRetryPrompt(verdict.problem ?? 'invalid') };
+}
+
+export function collectVerdicts(steps: readonly Step[]): Verdict[] {
+  return steps.filter((s) => s.kind === 'verdict').map((s) => parseVerdict(s.persona, s.reply));
+}
+
+/** Persona id → configured weight, and → relevance of its focus domains to the task. */
+export function councilWeights(ctx: ModeContext): { weights: Record<string, number>; relevance: Record<string, number> } {
+  const weights: Record<string, number> = {};
+  const relevance: Record<string, number> = {};
+  for (const id of ctx.plan.personas) {
+    const p = ctx.personas.get(id);
+    weights[id] = p?.weight ?? 1;
+    relevance[id] = domainRelevance(p?.focus_domains ?? [], ctx.task);
+  }
+  return { weights, relevance };
+}
+
+export function arbitrateVerdicts(ctx: ModeContext, verdicts: readonly Verdict[]): ArbitrationResult {
+  return arbitrate({ strategy: ctx.plan.arbitration, verdicts, ...councilWeights(ctx) });
+}

@@ -1,0 +1,97 @@
+import type { ArbitrationResult } from '../arbitration.js';
+import type { HistoryView } from '../history.js';
+import type { Persona } from '../persona.js';
+import type { CallPurpose, ChatMessage } from '../ports.js';
+import type { RunPlan, Step, StepKind } from '../run-state.js';
+import type { Verdict } from '../verdict.js';
+
+/**
+ * A deliberation mode: what to ask next given the steps done, and how to conclude. Pure — it reads
+ * the run's context and its finished steps and returns data; the engine makes the calls, keeps the
+ * checkpoint and applies the policy. Each mode is a small module over this one interface.
+ */
+export interface DeliberationMode {
+  readonly name: RunPlan['mode'];
+  /** The next model calls, or that the deliberation is over. Steps already done are never asked again. */
+  next(ctx: ModeContext, done: readonly Step[]): ModeNext;
+  /** The council's result from the finished steps: verdicts, arbitration, proposal, the mode's artifact sections. */
+  conclude(ctx: ModeContext, done: readonly Step[]): Conclusion;
+}
+
+/** Everything a mode may read about the run. */
+export interface ModeContext {
+  readonly runId: string;
+  /** The task as the council sees it (screened when `policy.pii: redact`). */
+  readonly task: string;
+  readonly plan: RunPlan;
+  /** Every persona of the plan, by id (privileges already narrowed to their routes). */
+  readonly personas: ReadonlyMap<string, Persona>;
+  /** The task briefing with the input artifacts, given to each persona on its first step. */
+  readonly briefing: string;
+  /** Each persona's persisted history, already bounded to the token budget. */
+  readonly histories: ReadonlyMap<string, HistoryView>;
+  readonly maxRequestsPerTurn: number;
+}
+
+/** How the engine reads a structured reply: accepted, or the problem to quote back once. */
+export type ReplyCheck = { readonly ok: true } | { readonly ok: false; readonly problem: string; readonly retryPrompt: string };
+
+/** One model call a mode asks for. */
+export interface StepSpec {
+  /** Stable id within the run; the checkpoint keys the finished step by it. */
+  readonly id: string;
+  readonly kind: StepKind;
+  readonly purpose: CallPurpose;
+  readonly persona: string;
+  readonly round: number;
+  /** The user message of this step (kept in the persona's memory). */
+  readonly prompt: string;
+  /** The whole conversation sent: system prompt, history, this task's turns, the prompt. */
+  readonly messages: readonly ChatMessage[];
+  /** The reply must be one JSON object with this schema. */
+  readonly responseFormat?: { readonly name: string; readonly schema: Record<string, unknown> };
+  /** Checks a structured reply; a failed check is asked again once with its problem quoted, then kept as it is (fail closed later). */
+  readonly check?: (reply: string) => ReplyCheck;
+  /** Whether knowledge requests in the reply are fulfilled. */
+  readonly knowledge: boolean;
+}
+
+export type ModeNext =
+  /** Make these calls. `concurrent`: they do not see each other, so they may run at once. */
+  | { readonly kind: 'steps'; readonly steps: readonly StepSpec[]; readonly concurrent: boolean }
+  | { readonly kind: 'conclude' };
+
+/** A section the mode adds to the artifact (Markdown under a `##` heading). */
+export interface ArtifactSection {
+  readonly title: string;
+  readonly markdown: string;
+}
+
+/** A file written beside the artifact (a picture), linked from a section. */
+export interface ArtifactAttachment {
+  /** Suffix after the artifact's base name, e.g. `.heatmap.svg`. */
+  readonly suffix: string;
+  /** What to draw; rendered by the engine's picture port. */
+  readonly picture: PictureSpec;
+  readonly alt: string;
+}
+
+/** A persona × vector heat map (scores 0–1), the composed row first. */
+export interface PictureSpec {
+  readonly kind: 'heatmap';
+  readonly title: string;
+  readonly rows: readonly string[];
+  readonly columns: readonly string[];
+  /** rows × columns, null where a value is missing. */
+  readonly values: readonly (readonly (number | null)[])[];
+}
+
+export interface Conclusion {
+  readonly verdicts: readonly Verdict[];
+  readonly arbitration: ArbitrationResult;
+  readonly proposal: string;
+  readonly sections: readonly ArtifactSection[];
+  readonly attachments: readonly ArtifactAttachment[];
+  /** Category-level facts for the audit record of the conclusion (no text). */
+  readonly audit: Readonly<Record<string, unknown>>;
+}

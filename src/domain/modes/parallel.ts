@@ -1,0 +1,283 @@
+import { arbitrate, type ArbitrationResult } from '../arbitration.js';
+import { ASSESSMENT_SCHEMA, assessmentRetryPrompt, assessmentVerdict, parseAssessment, round, tierConfidence, VECTORS, type Assessment } from '../assessment.js';
+import { composeAssessments, vectorAgreement, type ComposedAssessment } from '../composition.js';
+import type { Step } from '../run-state.js';
+import { councilWeights, personaMessages, personaOf } from './conversation.js';
+import type { ArtifactAttachment, ArtifactSection, Conclusion, DeliberationMode, ModeContext, ModeNext, StepSpec } from './mode.js';
+import { aggregateReviews, REVIEW_SCHEMA, reviewLabels, reviewPrompt, reviewRetry, type ReviewStanding } from './review.js';
+import { readModeSettings } from './settings.js';
+
+/**
+ * `parallel` (seed 001's parallel_consensus): every persona assesses the task on its own and at
+ * once; with `review: anonymous` each then ranks the others' assessments under neutral labels; the
+ * assessments are composed (COMPOSE) and arbitrated (ARBITRATE); the synthesizer writes the proposal.
+ * `sequential_refinement` asks the same assessments one at a time, each persona seeing the earlier ones.
+ */
+export const parallelMode: DeliberationMode = {
+  name: 'parallel',
+  next: (ctx, done) => nextCalls(ctx, done, false),
+  conclude: (ctx, done) => concludeAssessments(ctx, done),
+};
+
+export const sequentialRefinementMode: DeliberationMode = {
+  name: 'sequential_refinement',
+  next: (ctx, done) => nextCalls(ctx, done, true),
+  conclude: (ctx, done) => concludeAssessments(ctx, done),
+};
+
+const assessmentId = (persona: string): string => `assessment:${persona}`;
+const reviewId = (persona: string): string => `review:${persona}`;
+const SYNTHESIS_ID = 'synthesis';
+
+function nextCalls(ctx: ModeContext, done: readonly Step[], sequential: boolean): ModeNext {
+  const ids = new Set(done.map((s) => s.id));
+  const pending = ctx.plan.personas.filter((p) => !ids.has(assessmentId(p)));
+  if (pending.length > 0) {
+    const ask = sequential ? pending.slice(0, 1) : pending;
+    return { kind: 'steps', steps: ask.map((p) => assessmentSpec(ctx, p, sequential ? assessmentsOf(done) : [])), concurrent: !sequential };
+  }
+  const settings = readModeSettings(ctx.plan.settings);
+  if (settings.review === 'anonymous' && ctx.plan.personas.length > 1) {
+    const reviewers = ctx.plan.personas.filter((p) => !ids.has(reviewId(p)));
+    if (reviewers.length > 0) return { kind: 'steps', steps: reviewers.map((p) => reviewSpec(ctx, p, done)), concurrent: true };
+  }
+  if (!ids.has(SYNTHESIS_ID)) return { kind: 'steps', steps: [synthesisSpec(ctx, done)], concurrent: false };
+  return { kind: 'conclude' };
+}
+
+function assessmentSpec(ctx: ModeContext, personaId: string, earlier: readonly Assessment[]): StepSpec {
+  const persona = personaOf(ctx, personaId);
+  const parts = [ctx.briefing];
+  if (earlier.length > 0) parts.push(`--- Earlier assessments by the council (refine them; say where you differ) ---\n${earlier.map(renderAssessment).join('\n\n')}`);
+  parts.push(ASSESSMENT_INSTRUCTION);
+  const prompt = parts.join('\n\n');
+  return {
+    id: assessmentId(personaId),
+    kind: 'assessment',
+    purpose: 'assessment',
+    persona: personaId,
+    round: 1,
+    prompt,
+    messages: personaMessages(ctx, persona, [], prompt),
+    responseFormat: ASSESSMENT_SCHEMA,
+    knowledge: false,
+    check: (reply) => {
+      const a = parseAssessment(personaId, reply);
+      return a.valid ? { ok: true } : { ok: false, problem: a.problem ?? 'invalid', retryPrompt: assessmentRetryPrompt(a.problem ?? 'invalid') };
+    },
+  };
+}
+
+const ASSESSMENT_INSTRUCTION = [
+  'Assess the task on your own, from your role. Reply with ONE JSON object and nothing else:',
+  '{"action": "proceed" | "investigate" | "escalate", "confidence": <0..1>, "rationale": "<one line>",',
+  ` "vectors": {${VECTORS.map((v) => `"${v}": {"score": <0..1>, "rationale": "<one line>"}`).join(', ')}}}`,
+  'Vectors: engagement (how fully you can engage with it); foundation — know (domain knowledge), do (capability to act), context (enough context);',
+  'comprehension — clarity, coherence, signal (relevant information vs noise), density (information load);',
+  'execution — state (current state understood), change (what must change), completion (what done looks like), impact (consequences understood);',
+  'uncertainty (how uncertain you are overall; high = unsure).',
+  "proceed = the task's direction is sound; investigate = more facts are needed first; escalate = a person must decide.",
+].join('\n');
+
+function reviewSpec(ctx: ModeContext, reviewer: string, done: readonly Step[]): StepSpec {
+  const persona = personaOf(ctx, reviewer);
+  const others = assessmentsOf(done).filter((a) => a.persona !== reviewer);
+  const labels = reviewLabels(ctx.plan.personas, reviewer);
+  const prompt = reviewPrompt(
+    ctx.briefing,
+    others.map((a) => ({ label: labels.get(a.persona) ?? '?', text: renderAssessment({ ...a, persona: '' }) })).sort((x, y) => x.label.localeCompare(y.label)),
+  );
+  const expected = [...labels.values()];
+  return {
+    id: reviewId(reviewer),
+    kind: 'review',
+    purpose: 'review',
+    persona: reviewer,
+    round: 2,
+    prompt,
+    // Only this prompt: the reviewer's own assessment is not shown beside the others, so it cannot vote for it.
+    messages: personaMessages(ctx, persona, [], prompt),
+    responseFormat: REVIEW_SCHEMA,
+    knowledge: false,
+    check: (reply) => reviewRetry(reply, expected),
+  };
+}
+
+function synthesisSpec(ctx: ModeContext, done: readonly Step[]): StepSpec {
+  const persona = personaOf(ctx, ctx.plan.synthesizer);
+  const result = evaluate(ctx, done);
+  const prompt = [
+    ctx.briefing,
+    '--- The council assessed the task independently ---',
+    ...result.assessments.map(renderAssessment),
+    `Composed (${result.composed.strategy}): overall epistemic confidence ${result.composed.tiers.overall}; ${result.composed.flagged.length > 0 ? `flagged for disagreement: ${result.composed.flagged.join(', ')}` : 'no vector flagged'}.`,
+    `The council's verdicts have been arbitrated: ${result.arbitration.final_action} — ${result.arbitration.reasoning}`,
+    'As the synthesizer, write the final proposal in Markdown: the recommendation, the reasons, the open risks, and the next steps.',
+    'Do not request files now.',
+  ].join('\n\n');
+  return { id: SYNTHESIS_ID, kind: 'synthesis', purpose: 'synthesis', persona: persona.id, round: 1, prompt, messages: personaMessages(ctx, persona, [], prompt), knowledge: false };
+}
+
+function assessmentsOf(done: readonly Step[]): Assessment[] {
+  return done.filter((s) => s.kind === 'assessment').map((s) => parseAssessment(s.persona, s.reply));
+}
+
+function renderAssessment(a: Assessment): string {
+  const who = a.persona ? `[${a.persona}] ` : '';
+  if (!a.valid || !a.vectors) return `${who}(no valid assessment: ${a.problem ?? 'missing'})`;
+  const vectors = VECTORS.map((v) => `${v} ${a.vectors![v].score.toFixed(2)}`).join(', ');
+  return `${who}${a.action} (confidence ${a.confidence.toFixed(2)}): ${a.rationale}\nvectors: ${vectors}`;
+}
+
+interface Evaluation {
+  readonly assessments: Assessment[];
+  readonly standing: ReviewStanding | undefined;
+  readonly composed: ComposedAssessment;
+  readonly arbitration: ArbitrationResult;
+}
+
+/** COMPOSE and ARBITRATE over the finished steps (pure; the same steps give the same result). */
+function evaluate(ctx: ModeContext, done: readonly Step[]): Evaluation {
+  const settings = readModeSettings(ctx.plan.settings);
+  // Every persona of the plan has an assessment: one that is missing counts as invalid (escalate).
+  const byPersona = new Map(assessmentsOf(done).map((a) => [a.persona, a]));
+  const assessments = ctx.plan.personas.map((p) => byPersona.get(p) ?? parseAssessment(p, ''));
+  const reviews = done.filter((s) => s.kind === 'review');
+  const standing = settings.review === 'anonymous' && reviews.length > 0 ? aggregateReviews(ctx.plan.personas, reviews) : undefined;
+  const { weights, relevance } = councilWeights(ctx);
+  const composed = composeAssessments({
+    strategy: settings.composition,
+    assessments,
+    weighting: settings.weighting,
+    relevance,
+    threshold: settings.consensusThreshold,
+    ...(standing ? { standing: standing.weights } : {}),
+  });
+  const arbitrationWeights = Object.fromEntries(Object.entries(weights).map(([p, w]) => [p, w * (standing?.weights[p] ?? 1)]));
+  let arbitration = arbitrate({ strategy: ctx.plan.arbitration, verdicts: assessments.map(assessmentVerdict), weights: arbitrationWeights, relevance });
+  if (composed.flagged.length > 0) {
+    const conflicts = [...arbitration.conflicts, ...composed.flagged.map((v) => `vector ${v}: the personas' scores spread ${composed.vectors[v].spread} (over the consensus threshold ${settings.consensusThreshold})`)];
+    // Flagged vectors are open disagreement: a `proceed` over them fails closed to investigate.
+    arbitration =
+      arbitration.final_action === 'proceed'
+        ? { ...arbitration, final_action: 'investigate', conflicts, reasoning: `${arbitration.reasoning}; ${composed.flagged.length} vector(s) flagged by the consensus threshold, so the council investigates first` }
+        : { ...arbitration, conflicts };
+  }
+  return { assessments, standing, composed, arbitration };
+}
+
+function concludeAssessments(ctx: ModeContext, done: readonly Step[]): Conclusion {
+  const result = evaluate(ctx, done);
+  const synthesis = done.find((s) => s.id === SYNTHESIS_ID);
+  return {
+    verdicts: result.assessments.map(assessmentVerdict),
+    arbitration: result.arbitration,
+    proposal: synthesis?.reply ?? '',
+    sections: sections(ctx, done, result),
+    attachments: [heatmap(ctx, result)],
+    audit: {
+      mode: ctx.plan.mode,
+      composition: result.composed.strategy,
+      flagged_vectors: [...result.composed.flagged],
+      overall_confidence: result.composed.tiers.overall,
+      vector_agreement: vectorAgreement(result.composed),
+      invalid_assessments: result.assessments.filter((a) => !a.valid).map((a) => a.persona),
+      ...(result.standing ? { review_standing: result.standing.order } : {}),
+    },
+  };
+}
+
+function sections(ctx: ModeContext, done: readonly Step[], r: Evaluation): ArtifactSection[] {
+  const { composed, arbitration } = r;
+  const fmt = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : n.toFixed(2));
+  const out: ArtifactSection[] = [];
+  const personas = ctx.plan.personas;
+
+  const assessments = [
+    '| Persona | Action | Confidence | Overall | Foundation | Comprehension | Execution | Rationale |',
+    '|---|---|---|---|---|---|---|---|',
+    ...r.assessments.map((a) => {
+      const t = a.vectors ? tierConfidence(a.vectors) : undefined;
+      const flag = a.valid ? '' : ' (fail-closed)';
+      return `| \`${a.persona}\` | ${a.action}${flag} | ${a.confidence.toFixed(2)} | ${fmt(t?.overall)} | ${fmt(t?.foundation)} | ${fmt(t?.comprehension)} | ${fmt(t?.execution)} | ${cell(a.rationale)} |`;
+    }),
+    '',
+    `| Vector | ${personas.map((p) => `\`${p}\``).join(' | ')} | **composed** | spread |`,
+    `|---|${personas.map(() => '---|').join('')}---|---|`,
+    ...VECTORS.map((v) => {
+      const cells = personas.map((p) => fmt(r.assessments.find((a) => a.persona === p)?.vectors?.[v].score));
+      const c = composed.vectors[v];
+      return `| ${v} | ${cells.join(' | ')} | **${c.flagged ? 'flagged' : fmt(c.score)}** | ${c.spread.toFixed(2)} |`;
+    }),
+  ];
+  out.push({ title: 'Assessments', markdown: assessments.join('\n') });
+
+  const composition = [
+    `**COMPOSE (${composed.strategy}):** ${composed.method}.`,
+    '',
+    `Weights: ${Object.entries(composed.weights).map(([p, w]) => `\`${p}\` ${w.toFixed(2)}`).join(', ') || 'none (no valid assessment)'}.`,
+    '',
+    `Tier confidence of the composed assessment: foundation ${fmt(composed.tiers.foundation)}, comprehension ${fmt(composed.tiers.comprehension)}, execution ${fmt(composed.tiers.execution)}; overall ${fmt(composed.tiers.overall)} (tier weights: foundation 0.35, comprehension 0.25, execution 0.25, engagement 0.15, discounted by uncertainty).`,
+    '',
+    `Agreement: ${(arbitration.agreement * 100).toFixed(0)}% on the action; vector agreement ${(vectorAgreement(composed) * 100).toFixed(0)}% (1 − mean spread).`,
+    ...(composed.flagged.length > 0 ? ['', `Flagged for arbitration (spread over the threshold): ${composed.flagged.join(', ')}.`] : []),
+    ...(composed.missing.length > 0 ? ['', `Missing or malformed assessments (counted as escalate, left out of the scores): ${composed.missing.map((p) => `\`${p}\``).join(', ')}.`] : []),
+    '',
+    `**ARBITRATE (${arbitration.strategy}):** ${arbitration.final_action}. Weights used: ${Object.entries(arbitration.weights_used).map(([p, w]) => `\`${p}\` ${w.toFixed(2)}`).join(', ')}. Consensus level ${(arbitration.consensus_level * 100).toFixed(0)}%.`,
+  ];
+  out.push({ title: 'Composition and arbitration', markdown: composition.join('\n') });
+
+  if (r.standing) {
+    out.push({
+      title: 'Anonymous review',
+      markdown: [
+        'Each persona ranked the others\' assessments under neutral labels (never names, never its own); ranks are aggregated by Borda count. The standing multiplies each persona\'s weight in composition and arbitration.',
+        '',
+        '| Standing | Persona | Borda points | Weight |',
+        '|---|---|---|---|',
+        ...r.standing.order.map((p, i) => `| ${i + 1} | \`${p}\` | ${r.standing!.points[p] ?? 0} | ${(r.standing!.weights[p] ?? 1).toFixed(2)} |`),
+        ...(r.standing.invalid.length > 0 ? ['', `Rankings that could not be read (left out): ${r.standing.invalid.map((p) => `\`${p}\``).join(', ')}.`] : []),
+      ].join('\n'),
+    });
+  }
+
+  const assessSteps = done.filter((s) => s.kind === 'assessment');
+  const start = Math.min(...assessSteps.map((s) => Date.parse(s.started_at)));
+  const end = Math.max(...assessSteps.map((s) => Date.parse(s.started_at) + s.duration_ms));
+  const callTime = assessSteps.reduce((n, s) => n + s.duration_ms, 0);
+  const settings = readModeSettings(ctx.plan.settings);
+  out.push({
+    title: 'Orchestration',
+    markdown: [
+      `| Orchestration | Composition | Arbitration | Review | Concurrency |`,
+      `|---|---|---|---|---|`,
+      `| ${ctx.plan.mode === 'parallel' ? 'parallel_consensus' : 'sequential_refinement'} | ${composed.strategy} | ${arbitration.strategy} | ${settings.review} | ${ctx.plan.mode === 'parallel' ? settings.concurrency : 1} |`,
+      '',
+      assessSteps.length > 0 && Number.isFinite(start)
+        ? `Assessments: ${assessSteps.length} calls, ${(callTime / 1000).toFixed(2)} s of model time in ${((end - start) / 1000).toFixed(2)} s of wall time.`
+        : 'Assessments: none finished.',
+    ].join('\n'),
+  });
+  return out;
+}
+
+function heatmap(ctx: ModeContext, r: Evaluation): ArtifactAttachment {
+  const rows = ['composed', ...ctx.plan.personas];
+  const values = [
+    VECTORS.map((v) => r.composed.vectors[v].score),
+    ...ctx.plan.personas.map((p) => {
+      const a = r.assessments.find((x) => x.persona === p);
+      return VECTORS.map((v) => (a?.vectors ? round(a.vectors[v].score) : null));
+    }),
+  ];
+  return {
+    suffix: '.heatmap.svg',
+    alt: 'Persona × vector heat map of the assessments, the composed row first',
+    picture: { kind: 'heatmap', title: `Epistemic vectors (${r.composed.strategy})`, rows, columns: [...VECTORS], values },
+  };
+}
+
+function cell(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return (flat.length > 200 ? `${flat.slice(0, 199)}…` : flat).replace(/\|/g, '\\|');
+}

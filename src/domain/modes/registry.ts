@@ -1,0 +1,15 @@
+import type { RunPlan } from '../run-state.js';
+import type { DeliberationMode } from './mode.js';
+import { parallelMode, sequentialRefinementMode } from './parallel.js';
+import { roundRobinMode } from './round-robin.js';
+
+const MODES: Record<RunPlan['mode'], DeliberationMode> = {
+  round_robin: roundRobinMode,
+  parallel: parallelMode,
+  sequential_refinement: sequentialRefinementMode,
+};
+
+/** The module of a deliberation mode. */
+export function modeFor(name: RunPlan['mode']): DeliberationMode {
+  return MODES[name];
+}

@@ -1,0 +1,147 @@
+import type { DecisionRecord } from './decision.js';
+import type { MediatorAdvice } from './mediator-advice.js';
+import type { DeliberationMode, ModeContext, ModeNext } from './modes/mode.js';
+import type { PauseRecord, RunPlan, RunState, RunStatus, Step } from './run-state.js';
+
+/**
+ * The run as an explicit state machine. Everything that changes a run's checkpoint is one of these
+ * events, applied by `applyRunEvent` — the only function that writes a run's state; `nextStep` says
+ * what the engine does next; `buildOutcome` turns an ended (or paused) state into what the CLI and
+ * the watcher report.
+ */
+export type RunEvent =
+  /** The plan is fixed (first start) and the gates' decisions join the trail. */
+  | { readonly type: 'planned'; readonly plan: RunPlan; readonly trail: readonly DecisionRecord[] }
+  /** The mediator's classification, kept so a resume does not ask again. */
+  | { readonly type: 'advised'; readonly advice: MediatorAdvice }
+  /** A model call finished; it is never made again. */
+  | { readonly type: 'step_recorded'; readonly step: Step }
+  /** A failed route moved to its fallback for the rest of the run. */
+  | { readonly type: 'rerouted'; readonly reroute: RunState['reroutes'][number]; readonly decision: DecisionRecord }
+  /** A decision that joins the trail without changing the status (arbitration that lets the run go on). */
+  | { readonly type: 'decided'; readonly decision: DecisionRecord }
+  /** The run paused for a person. */
+  | { readonly type: 'paused'; readonly decision: DecisionRecord; readonly pause: PauseRecord; readonly summary: string; readonly loopPlan?: string }
+  /** A person decided the current pause (`continue` resumes, `stop` is followed by `finishing`/`finished`). */
+  | { readonly type: 'person_decided'; readonly entry: RunState['hitl'][number]; readonly decision: DecisionRecord }
+  /** The ending is fixed before anything is written, so a crash completes the same ending. */
+  | { readonly type: 'finishing'; readonly finishedAt: string; readonly decision: DecisionRecord }
+  /** The run ended: completed, stopped, or invalid (set-up problems). */
+  | { readonly type: 'finished'; readonly status: Extract<RunStatus, 'completed' | 'stopped' | 'invalid'>; readonly decision: DecisionRecord; readonly finishedAt: string; readonly summary: string; readonly artifact?: string }
+  /** A failure ended the run (storage, or a bug); a storage failure can be resumed. */
+  | { readonly type: 'failed'; readonly decision: DecisionRecord; readonly at: string; readonly summary: string }
+  /** Taken up again after a storage failure. */
+  | { readonly type: 'revived' };
+
+/** Applies one event to a run's state. Pure: the caller saves what it returns. */
+export function applyRunEvent(state: RunState, event: RunEvent, now: string): RunState {
+  const next = apply(state, event);
+  return { ...next, updated_at: now };
+}
+
+function apply(state: RunState, event: RunEvent): RunState {
+  switch (event.type) {
+    case 'planned':
+      return { ...state, plan: state.plan ?? event.plan, trail: [...state.trail, ...event.trail] };
+    case 'advised':
+      return { ...state, advice: event.advice };
+    case 'step_recorded':
+      if (state.steps.some((s) => s.id === event.step.id)) return state; // recorded once, whatever happens
+      return { ...state, steps: [...state.steps, { ...event.step, index: state.steps.length }] };
+    case 'rerouted':
+      return { ...state, reroutes: [...state.reroutes, event.reroute], trail: [...state.trail, event.decision] };
+    case 'decided':
+      return { ...state, trail: [...state.trail, event.decision] };
+    case 'paused':
+      return {
+        ...state,
+        status: 'paused',
+        decision: event.decision,
+        pause: event.pause,
+        trail: [...state.trail, event.decision],
+        summary: event.summary,
+        ...(event.loopPlan !== undefined ? { loop_plan: event.loopPlan } : {}),
+      };
+    case 'person_decided': {
+      const base = { ...state, hitl: [...state.hitl, event.entry], trail: [...state.trail, event.decision] };
+      if (event.entry.decision !== 'continue') return base;
+      const { pause: _cleared, ...rest } = base;
+      return { ...rest, status: 'running' };
+    }
+    case 'finishing':
+      return state.finishing ? state : { ...state, finishing: { finished_at: event.finishedAt, decision: event.decision } };
+    case 'finished':
+      return {
+        ...state,
+        status: event.status,
+        decision: event.decision,
+        trail: [...state.trail, event.decision],
+        finished_at: event.finishedAt,
+        summary: event.summary,
+        ...(event.artifact ? { artifact: event.artifact } : {}),
+      };
+    case 'failed':
+      return { ...state, status: 'error', decision: event.decision, trail: [...state.trail, event.decision], summary: event.summary, finished_at: event.at };
+    case 'revived': {
+      const { finished_at: _ended, decision: _failed, ...rest } = state;
+      return { ...rest, status: 'running' };
+    }
+  }
+}
+
+/** What the engine does next with a running run. */
+export type NextStep =
+  /** The run was ending when it stopped: complete that ending exactly as it began it. */
+  | { readonly kind: 'complete_ending'; readonly decision: DecisionRecord; readonly finishedAt: string }
+  | ModeNext;
+
+/**
+ * The next step of a running run, from its checkpoint: an ending already fixed is completed as it
+ * was; otherwise the mode says which calls are left (the finished ones, keyed by id, are not asked
+ * again) or that it is time to conclude.
+ */
+export function nextStep(state: RunState, mode: DeliberationMode, ctx: ModeContext): NextStep {
+  if (state.finishing && state.finishing.decision.decision !== 'RUN') {
+    return { kind: 'complete_ending', decision: state.finishing.decision, finishedAt: state.finishing.finished_at };
+  }
+  // A completed run being finished again replays its deliberation (no call) to write the same artifact.
+  if (state.finishing) return { kind: 'conclude' };
+  return mode.next(ctx, state.steps);
+}
+
+/** What `maestro run --json` prints and what the watcher logs. */
+export interface RunOutcome {
+  readonly run_id: string;
+  readonly status: 'completed' | 'paused' | 'stopped' | 'invalid' | 'error';
+  readonly decision: string;
+  readonly reason_code: string;
+  /** Absolute path of the artifact, when one was written. */
+  readonly artifact: string | null;
+  readonly audit_log: string;
+  /** One or more lines for people: what happened and what to do next. */
+  readonly message: string;
+  /** Validation problems as `path: message`, for invalid input. */
+  readonly issues?: readonly string[];
+}
+
+/** The one builder of outcomes: from the decision that ended (or paused) the run. */
+export function buildOutcome(options: {
+  runId: string;
+  status: RunOutcome['status'];
+  decision: Pick<DecisionRecord, 'decision' | 'reason_code'>;
+  auditLog: string;
+  message: string;
+  artifact?: string | null;
+  issues?: readonly string[];
+}): RunOutcome {
+  return {
+    run_id: options.runId,
+    status: options.status,
+    decision: options.decision.decision,
+    reason_code: options.decision.reason_code,
+    artifact: options.artifact ?? null,
+    audit_log: options.auditLog,
+    message: options.message,
+    ...(options.issues ? { issues: options.issues } : {}),
+  };
+}
