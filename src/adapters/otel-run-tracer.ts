@@ -36,6 +36,8 @@ const MID_STEP = new Set(['REROUTE', 'REROUTE_REFUSED', 'JSON_MODE_FALLBACK']);
 const ENTRY = new Set(['COMMAND_RECEIVED', 'RUN_RESUMED']);
 /** Records of a model call: an agent span with a chat span. */
 const MODEL_CALLS = new Set(['MODEL_CALL', 'MEDIATOR_CLASSIFIED']);
+/** Step kinds whose reply is one JSON object. */
+const JSON_KINDS = new Set(['verdict', 'classify', 'assessment', 'review', 'decision']);
 
 interface OpenStep {
   readonly persona: string;
@@ -53,7 +55,8 @@ interface RunTrace {
   lastTs: number;
   /** When the last thing before the next step was done: where that step's time begins. */
   boundaryTs: number;
-  step?: OpenStep;
+  /** Steps whose records may still come (several at once when a mode runs personas concurrently). */
+  steps: OpenStep[];
   ending: boolean;
   gatesDecided: boolean;
   reroutes: number;
@@ -93,15 +96,15 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
     run.cancelTimer?.();
     delete run.cancelTimer;
 
+    const own = stepOf(run, str(record.details?.persona));
     if (MODEL_CALLS.has(record.event)) {
-      this.#closeStep(run);
       this.#openStep(run, record, t);
     } else if (record.event === 'KNOWLEDGE_REQUEST') {
-      this.#toolSpan(run, record, t);
-    } else if (record.event === 'JSON_MODE_FALLBACK' && run.step) {
-      run.step.chat.addEvent(eventName(record), recordAttributes(record), new Date(t));
+      this.#toolSpan(run, own, record, t);
+    } else if (record.event === 'JSON_MODE_FALLBACK' && own) {
+      own.chat.addEvent(eventName(record), recordAttributes(record), new Date(t));
     } else {
-      if (!MID_STEP.has(record.event)) this.#closeStep(run);
+      if (!MID_STEP.has(record.event)) this.#closeSteps(run);
       run.workflow.addEvent(eventName(record), recordAttributes(record), new Date(t));
       this.#summarise(run, record);
     }
@@ -120,8 +123,9 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
   recordStepContent(content: StepContent): void {
     if (!this.options.captureContent) return;
     const attributes = stepContentAttributes(content, { scanner: this.options.scanner });
-    const step = this.#runs.get(content.runId)?.step;
-    if (step && step.persona === content.persona && !step.hasContent) {
+    const run = this.#runs.get(content.runId);
+    const step = run ? stepOf(run, content.persona) : undefined;
+    if (step && !step.hasContent) {
       step.chat.setAttributes(attributes);
       step.hasContent = true;
       return;
@@ -155,14 +159,14 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
       },
       context.active(),
     );
-    const run: RunTrace = { workflow, ctx: trace.setSpan(context.active(), workflow), lastTs: t, boundaryTs: t, ending: false, gatesDecided: false, reroutes: 0 };
+    const run: RunTrace = { workflow, ctx: trace.setSpan(context.active(), workflow), lastTs: t, boundaryTs: t, steps: [], ending: false, gatesDecided: false, reroutes: 0 };
     this.#runs.set(record.run_id, run);
     return run;
   }
 
   #endWorkflow(runId: string, run: RunTrace): void {
     run.cancelTimer?.();
-    this.#closeStep(run);
+    this.#closeSteps(run);
     run.workflow.end(new Date(run.lastTs));
     if (this.#runs.get(runId) === run) this.#runs.delete(runId);
     this.#pending.delete(runId);
@@ -170,7 +174,9 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
 
   #openStep(run: RunTrace, record: TracedRecord, t: number): void {
     const details = record.details ?? {};
-    const persona = str(details.persona) ?? (record.event === 'MEDIATOR_CLASSIFIED' ? 'mediator' : 'unknown');
+    const persona = personaOf(record);
+    // A persona's earlier step is over once it makes another call.
+    for (const earlier of run.steps.filter((s) => s.persona === persona)) this.#closeStep(run, earlier);
     const kind = str(details.kind) ?? 'turn';
     const { route, model } = splitModel(str(details.model) ?? 'unknown', this.options.routes);
     const where = route ? this.options.routes.get(route) : undefined;
@@ -199,7 +205,7 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
         attributes: {
           [GEN_AI.OPERATION_NAME]: GEN_AI_OPERATION.CHAT,
           ...common,
-          [GEN_AI.OUTPUT_TYPE]: kind === 'verdict' || kind === 'classify' ? 'json' : 'text',
+          [GEN_AI.OUTPUT_TYPE]: JSON_KINDS.has(kind) ? 'json' : 'text',
           ...(num(details.prompt_tokens) !== undefined ? { [GEN_AI.USAGE_INPUT_TOKENS]: num(details.prompt_tokens) } : {}),
           ...(num(details.completion_tokens) !== undefined ? { [GEN_AI.USAGE_OUTPUT_TOKENS]: num(details.completion_tokens) } : {}),
           ...(where?.serverAddress ? { [SERVER_ADDRESS]: where.serverAddress } : {}),
@@ -218,21 +224,22 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
       step.hasContent = true;
       this.#pending.get(record.run_id)?.delete(persona);
     }
-    run.step = step;
+    run.steps.push(step);
   }
 
-  #closeStep(run: RunTrace): void {
-    const step = run.step;
-    if (!step) return;
+  #closeStep(run: RunTrace, step: OpenStep): void {
     step.chat.end(new Date(step.chatEnd));
     step.agent.end(new Date(step.lastTs));
-    delete run.step;
+    run.steps = run.steps.filter((s) => s !== step);
   }
 
-  #toolSpan(run: RunTrace, record: TracedRecord, t: number): void {
+  #closeSteps(run: RunTrace): void {
+    for (const step of [...run.steps]) this.#closeStep(run, step);
+  }
+
+  #toolSpan(run: RunTrace, step: OpenStep | undefined, record: TracedRecord, t: number): void {
     const details = record.details ?? {};
     const action = str(details.action) ?? 'unknown';
-    const step = run.step && run.step.persona === str(details.persona) ? run.step : undefined;
     const start = step ? step.lastTs : run.boundaryTs;
     const span = this.options.tracer.startSpan(
       `${GEN_AI_OPERATION.EXECUTE_TOOL} ${action}`,
@@ -256,7 +263,6 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
     }
     span.end(new Date(t));
     if (step) step.lastTs = t;
-    else this.#closeStep(run);
   }
 
   /** The run's outcome so far, as attributes of its workflow span. */
@@ -326,6 +332,15 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
         return;
     }
   }
+}
+
+/** The newest open step of a persona. */
+function stepOf(run: RunTrace, persona: string | undefined): OpenStep | undefined {
+  return persona === undefined ? undefined : run.steps.findLast((s) => s.persona === persona);
+}
+
+function personaOf(record: TracedRecord): string {
+  return str(record.details?.persona) ?? (record.event === 'MEDIATOR_CLASSIFIED' ? 'mediator' : 'unknown');
 }
 
 /** `maestro.gate`, `maestro.hitl_requested`, …: one span event per record. */

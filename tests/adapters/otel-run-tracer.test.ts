@@ -128,11 +128,30 @@ describe('OtelRunTracer', () => {
     expect(workflow.events.map((e) => e.name)).toEqual(['maestro.gate', 'maestro.reroute', 'maestro.arbitrated']);
   });
 
+  it('keeps the steps of personas that speak at once apart: tools and content go to their own agent', () => {
+    const t = tracer({ captureContent: true });
+    t.onRecord(rec('COMMAND_RECEIVED', 0));
+    t.onRecord(call(100, 'coordinator', { kind: 'assessment' }));
+    t.onRecord(call(101, 'auditor', { kind: 'assessment' }));
+    t.onRecord(rec('KNOWLEDGE_REQUEST', 102, { persona: 'coordinator', action: 'READ_FILE', status: 'provided' }, { layer: 'knowledge' }));
+    t.onRecord(rec('KNOWLEDGE_REQUEST', 103, { persona: 'auditor', action: 'QUERY_CORTEX', status: 'provided' }, { layer: 'knowledge' }));
+    t.recordStepContent({ runId: RUN, persona: 'coordinator', prompt: 'p', reply: 'from the coordinator' });
+    t.onRecord(rec('ARBITRATED', 200, {}, { layer: 'arbitration' }));
+    t.endAll();
+    const agent = (persona: string) => byName(`invoke_agent ${persona}`)[0]!.spanContext().spanId;
+    expect(parentOf(byName('execute_tool READ_FILE')[0]!)).toBe(agent('coordinator'));
+    expect(parentOf(byName('execute_tool QUERY_CORTEX')[0]!)).toBe(agent('auditor'));
+    const chats = byName('chat offline-rehearsal-v1');
+    const withContent = chats.filter((c) => c.attributes['gen_ai.output.messages'] !== undefined);
+    expect(withContent.map(parentOf)).toEqual([agent('coordinator')]);
+    expect(chats.every((c) => c.attributes['gen_ai.output.type'] === 'json')).toBe(true);
+  });
+
   it('names the provider and server of a configured route', () => {
     const t = tracer({ routes: new Map([['local', { provider: 'openai', serverAddress: '127.0.0.1', serverPort: 11434 }]]) });
     t.onRecord(rec('COMMAND_RECEIVED', 0));
     t.onRecord(call(10, 'strategist', { model: 'local/llama3.1:8b', kind: 'verdict' }));
-    t.onRecord(rec('JSON_MODE_FALLBACK', 11, { route: 'local', from: 'json_schema', to: 'json_object', status: 400 }));
+    t.onRecord(rec('JSON_MODE_FALLBACK', 11, { persona: 'strategist', route: 'local', from: 'json_schema', to: 'json_object', status: 400 }));
     t.endAll();
     const chat = byName('chat llama3.1:8b')[0]!;
     expect(chat.kind).toBe(2);

@@ -152,6 +152,22 @@ describe('OpenTelemetry traces (a real OTLP/HTTP receiver, the real CLI, the off
     expect(JSON.stringify(receiver.spans)).not.toContain('jane.doe');
   });
 
+  it('shows concurrent steps (parallel mode) as overlapping agent spans, each with its own chat span', async () => {
+    await write('maestro.config.json', { telemetry: { otlp_endpoint: receiver.endpoint } });
+    await write('parallel.json', { task_description: 'Choose the message queue for billing', config: { mode: 'parallel', concurrency: 3 } });
+    // Each offline call takes a moment, so the three assessments are in flight together.
+    const r = await maestro(['run', 'parallel.json', '--json'], { MAESTRO_OFFLINE_DELAY_MS: '40' });
+    expect(r.code).toBe(0);
+    const assessments = named('invoke_agent ').filter((a) => a.attributes['maestro.step.kind'] === 'assessment');
+    expect(assessments.map((a) => a.attributes['gen_ai.agent.name']).sort()).toEqual(['auditor', 'coordinator', 'strategist']);
+    for (const agent of assessments) {
+      const chats = childrenOf(agent);
+      expect(chats.map((c) => [c.name, c.attributes['gen_ai.output.type']])).toEqual([['chat offline-rehearsal-v1', 'json']]);
+    }
+    const chats = assessments.map((a) => childrenOf(a)[0]!);
+    expect(Math.max(...chats.map((c) => c.startMs))).toBeLessThan(Math.min(...chats.map((c) => c.endMs)));
+  });
+
   it('a watcher sends the spans of every run it took before it stops: one trace per run, the invalid one an error', async () => {
     await write('maestro.config.json', { telemetry: { otlp_endpoint: receiver.endpoint } });
     await write('commands/a.json', { task_description: 'Plan the rollback drill', config: { max_rounds: 1 } });
