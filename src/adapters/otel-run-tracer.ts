@@ -1,7 +1,9 @@
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type AttributeValue, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import type { SensitiveScanner } from '../domain/audit-sanitizer.js';
+import type { EventCode } from '../domain/codes.js';
 import type { StepContent, StepContentRecorder } from '../domain/telemetry.js';
 import { ERROR_TYPE, GEN_AI, GEN_AI_OPERATION, OFFLINE_PROVIDER, SERVER_ADDRESS, SERVER_PORT, stepContentAttributes, type ContentAttributes } from './otel-genai.js';
+import { eventName, num, recordAttributes, str, summariseRecord } from './otel-run-summary.js';
 import type { AuditRecordObserver, TracedRecord } from './tracing-audit-log.js';
 
 /** What the model calls on one route are, for the `chat` spans. */
@@ -28,14 +30,19 @@ export interface OtelRunTracerOptions {
 /** `gen_ai.workflow.name` of a maestro run. */
 export const WORKFLOW_NAME = 'maestro';
 
+/** A set of event codes, checked against the catalogue (a renamed code breaks the build here). */
+const events = (...codes: EventCode[]): ReadonlySet<string> => new Set(codes);
+
 /** Records that end an invocation of a run: its workflow span ends with them. */
-const TERMINAL = new Set(['RUN_FINISHED', 'RUN_FAILED', 'RUN_INTERRUPTED', 'COMMAND_REJECTED']);
+const TERMINAL = events('RUN_FINISHED', 'RUN_FAILED', 'RUN_INTERRUPTED', 'COMMAND_REJECTED');
 /** Records written during a model call, before the step's own record: they do not start a step's time. */
-const MID_STEP = new Set(['REROUTE', 'REROUTE_REFUSED', 'JSON_MODE_FALLBACK']);
+const MID_STEP = events('REROUTE', 'REROUTE_REFUSED', 'JSON_MODE_FALLBACK');
 /** Records that begin an invocation: one still open for the run ends first. */
-const ENTRY = new Set(['COMMAND_RECEIVED', 'RUN_RESUMED']);
+const ENTRY = events('COMMAND_RECEIVED', 'RUN_RESUMED');
 /** Records of a model call: an agent span with a chat span. */
-const MODEL_CALLS = new Set(['MODEL_CALL', 'MEDIATOR_CLASSIFIED']);
+const MODEL_CALLS = events('MODEL_CALL', 'MEDIATOR_CLASSIFIED');
+/** Records after which a run may write nothing more (besides a decision other than RUN). */
+const ENDING = events('COMMAND_INVALID', 'PERSONAS_INVALID', 'ROUTES_INVALID', 'HITL_DECIDED');
 /** Step kinds whose reply is one JSON object. */
 const JSON_KINDS = new Set(['verdict', 'classify', 'assessment', 'review', 'decision']);
 
@@ -106,7 +113,7 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
     } else {
       if (!MID_STEP.has(record.event)) this.#closeSteps(run);
       run.workflow.addEvent(eventName(record), recordAttributes(record), new Date(t));
-      this.#summarise(run, record);
+      summariseRecord(run.workflow, record, run);
     }
     run.lastTs = Math.max(run.lastTs, t);
     if (!MID_STEP.has(record.event)) run.boundaryTs = t;
@@ -116,7 +123,7 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
       return;
     }
     if (record.decision !== 'RUN' && record.decision !== 'REROUTE') run.ending = true;
-    if (record.event === 'COMMAND_INVALID' || record.event === 'HITL_DECIDED') run.ending = true;
+    if (ENDING.has(record.event)) run.ending = true;
     if (run.ending) run.cancelTimer = this.#schedule(() => this.#endWorkflow(record.run_id, run), this.#idleMs);
   }
 
@@ -264,74 +271,6 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
     span.end(new Date(t));
     if (step) step.lastTs = t;
   }
-
-  /** The run's outcome so far, as attributes of its workflow span. */
-  #summarise(run: RunTrace, record: TracedRecord): void {
-    const span = run.workflow;
-    const d = record.details ?? {};
-    const outcome = { 'maestro.decision': record.decision, 'maestro.reason_code': record.reason_code, 'maestro.layer': record.layer, 'maestro.sealed': record.sealed };
-    switch (record.event) {
-      case 'GATE':
-        if (run.gatesDecided || d.skipped === true) return;
-        if (record.decision !== 'RUN' || record.layer === 'dispatch') {
-          run.gatesDecided = true;
-          span.setAttributes({ 'maestro.gate.decision': record.decision, 'maestro.gate.layer': record.layer, 'maestro.gate.reason_code': record.reason_code, 'maestro.gate.sealed': record.sealed });
-        }
-        return;
-      case 'ARBITRATED':
-        span.setAttributes(
-          compact({
-            'maestro.arbitration.strategy': str(d.strategy),
-            'maestro.arbitration.final_action': str(d.final_action),
-            'maestro.arbitration.agreement': num(d.agreement),
-            'maestro.arbitration.votes': d.votes === undefined ? undefined : JSON.stringify(d.votes),
-            'maestro.arbitration.decision': record.decision,
-            'maestro.arbitration.reason_code': record.reason_code,
-          }),
-        );
-        return;
-      case 'HITL_REQUESTED':
-        span.setAttributes(
-          compact({ 'maestro.run.status': 'paused', 'maestro.pause.id': str(d.pause_id), 'maestro.pause.class': str(d.pause_class), 'maestro.pause.layer': record.layer, 'maestro.pause.reason_code': record.reason_code, ...outcome }),
-        );
-        return;
-      case 'HITL_DECIDED':
-        span.setAttributes(compact({ 'maestro.hitl.decision': record.decision === 'RUN' ? 'continue' : 'stop', 'maestro.hitl.pause_id': str(d.pause_id), 'maestro.hitl.paused_reason': str(d.paused_reason) }));
-        return;
-      case 'REROUTE':
-        run.reroutes += 1;
-        span.setAttributes(compact({ 'maestro.reroute.count': run.reroutes, 'maestro.reroute.from_route': str(d.from_route), 'maestro.reroute.to_route': str(d.to_route), 'maestro.reroute.reason_code': record.reason_code }));
-        return;
-      case 'REROUTE_REFUSED':
-        span.setAttributes(compact({ 'maestro.reroute.refused': true, 'maestro.reroute.condition': str(d.condition), 'maestro.reroute.reason_code': record.reason_code }));
-        return;
-      case 'RUN_FINISHED':
-        span.setAttributes(
-          compact({
-            'maestro.run.status': str(d.status),
-            ...outcome,
-            'maestro.usage.calls': num(d.calls),
-            'maestro.usage.prompt_tokens': num(d.prompt_tokens),
-            'maestro.usage.completion_tokens': num(d.completion_tokens),
-            'maestro.usage.cost_usd': num(d.cost_usd),
-          }),
-        );
-        return;
-      case 'RUN_INTERRUPTED':
-        span.setAttributes({ 'maestro.run.status': 'interrupted', ...outcome });
-        return;
-      case 'COMMAND_INVALID':
-      case 'PERSONAS_INVALID':
-      case 'ROUTES_INVALID':
-      case 'RUN_FAILED':
-      case 'COMMAND_REJECTED':
-        span.setAttributes({ 'maestro.run.status': record.event === 'RUN_FAILED' ? 'error' : 'invalid', ...outcome, [ERROR_TYPE]: record.reason_code });
-        span.setStatus({ code: SpanStatusCode.ERROR, message: record.reason_code });
-        return;
-      default:
-        return;
-    }
-  }
 }
 
 /** The newest open step of a persona. */
@@ -343,56 +282,12 @@ function personaOf(record: TracedRecord): string {
   return str(record.details?.persona) ?? (record.event === 'MEDIATOR_CLASSIFIED' ? 'mediator' : 'unknown');
 }
 
-/** `maestro.gate`, `maestro.hitl_requested`, …: one span event per record. */
-function eventName(record: TracedRecord): string {
-  return `maestro.${record.event.toLowerCase()}`;
-}
-
-/** A record's decision and details as `maestro.*` attributes (details are already sanitized). */
-function recordAttributes(record: TracedRecord): Attributes {
-  const attributes: Attributes = {
-    'maestro.event': record.event,
-    'maestro.layer': record.layer,
-    'maestro.decision': record.decision,
-    'maestro.reason_code': record.reason_code,
-    'maestro.sealed': record.sealed,
-    'maestro.overrideable': record.overrideable,
-    'maestro.final_decider': record.final_decider,
-  };
-  for (const [key, value] of Object.entries(record.details ?? {})) {
-    const v = toAttributeValue(value);
-    if (v !== undefined) attributes[`maestro.${key}`] = v;
-  }
-  return attributes;
-}
-
-function toAttributeValue(value: unknown): AttributeValue | undefined {
-  if (typeof value === 'string' || typeof value === 'boolean') return value;
-  if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
-  if (value === null || value === undefined) return undefined;
-  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
-  if (Array.isArray(value) && value.every((v) => typeof v === 'number')) return value as number[];
-  return JSON.stringify(value);
-}
-
 /** `<route>/<model>` → the route (when it is one we know, or `offline`) and the model. */
 function splitModel(label: string, routes: ReadonlyMap<string, TracedRoute>): { route?: string; model: string } {
   const slash = label.indexOf('/');
   const head = slash > 0 ? label.slice(0, slash) : '';
   if (head && (routes.has(head) || head === 'offline')) return { route: head, model: label.slice(slash + 1) };
   return { model: label };
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-function num(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
-function compact(attributes: Record<string, AttributeValue | undefined>): Attributes {
-  return Object.fromEntries(Object.entries(attributes).filter(([, v]) => v !== undefined)) as Attributes;
 }
 
 function unrefTimeout(fn: () => void, ms: number): () => void {
