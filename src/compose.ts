@@ -18,6 +18,7 @@ import { OpenAiLlmClient } from './adapters/openai-llm-client.js';
 import { newRunId, systemClock } from './adapters/system-clock.js';
 import { countTokens } from './adapters/token-counter.js';
 import { WorkspacePaths } from './adapters/workspace-paths.js';
+import { VegaPictureRenderer } from './adapters/vega-pictures.js';
 import { loadWorkspaceConfig, readOfflineDelayMs } from './config.js';
 import { InvalidInputError } from './domain/errors.js';
 import type { Clock, LlmClient, OnProgress } from './domain/ports.js';
@@ -87,6 +88,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     runs: new FsRunStore(paths),
     audit: new JsonlAuditLog(paths, clock),
     loopPolicy: new FsLoopPolicyStore(paths, clock, () => `S-${newRunId(clock)}`),
+    pictures: new VegaPictureRenderer(),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };
