@@ -19,6 +19,7 @@ import { newRunId, systemClock } from './adapters/system-clock.js';
 import { NO_TELEMETRY, startTelemetry, type Telemetry } from './adapters/telemetry.js';
 import { countTokens } from './adapters/token-counter.js';
 import { WorkspacePaths } from './adapters/workspace-paths.js';
+import { VegaPictureRenderer } from './adapters/vega-pictures.js';
 import { readPackageVersion } from './cli/package-info.js';
 import { loadWorkspaceConfig, readOfflineDelayMs } from './config.js';
 import { InvalidInputError } from './domain/errors.js';
@@ -101,6 +102,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     audit: telemetry.wrapAuditLog(new JsonlAuditLog(paths, clock)),
     telemetry,
     loopPolicy: new FsLoopPolicyStore(paths, clock, () => `S-${newRunId(clock)}`),
+    pictures: new VegaPictureRenderer(),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };

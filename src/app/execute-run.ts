@@ -157,18 +157,21 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
       { role: 'user' as const, content: planRequestPrompt(task, run.state.hitl.map((h) => h.reason_code)) },
     ];
     const reply = await models.llm.complete({ messages }, { persona: synthesizer.id, purpose: 'plan', step: 'plan', round: plan.rounds }, deps.signal);
+    // What a model says is screened before it is kept (the checkpoint, hitl.json, the CLI).
+    const screened = redactSensitive(reply.content);
     // Not a deliberation step, but a model call all the same: it goes on the record with its usage.
     await audit.append(
       auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), {
         kind: 'plan',
         persona: synthesizer.id,
         model: reply.model,
-        reply_sha256: deps.sha256(reply.content),
-        reply_chars: reply.content.length,
+        reply_sha256: deps.sha256(screened.text),
+        reply_chars: screened.text.length,
+        ...(screened.categories.length > 0 ? { reply_redacted: [...screened.categories] } : {}),
         ...(reply.usage ? { prompt_tokens: reply.usage.prompt_tokens, completion_tokens: reply.usage.completion_tokens } : {}),
       }),
     );
-    return reply.content;
+    return screened.text;
   };
   const ending = run.state.finishing;
   if (ending && ending.decision.decision !== 'RUN') {
@@ -178,7 +181,7 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
   // mediator_advice: on a real route, a model classifies the (screened) task too; its findings join
   // the rules'. Only asked when the rules alone would let the task through, and once per run.
   let facts = gathered.facts;
-  const classifier = classifierRoute(models, plan.synthesizer, deps);
+  const classifier = classifierRoute(models, plan.synthesizer);
   // A person who continued past a failed classification chose the rules alone.
   if (!ending && classifier && !approved.has('MEDIATOR_CLASSIFICATION_FAILED') && check.gates.decision.decision === 'RUN') {
     const advice = run.state.advice ?? (await classifyTask({ ...classifier, task: command.task_description, audit, deps }));

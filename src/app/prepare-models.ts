@@ -8,7 +8,10 @@ import { RoutedLlmClient } from './routed-llm.js';
 import type { RunDeps } from './run-deps.js';
 
 export interface PreparedModels {
+  /** The council's client (wrapped for `--record` when asked). */
   readonly llm: LlmClient;
+  /** The same routed client, not wrapped: for calls that are not the council's (the mediator's classification). */
+  readonly routed: LlmClient;
   /** persona id → route id, fixed for the run (empty when one client serves everyone). */
   readonly routes: Record<string, string>;
   /** Personas with privileges narrowed to what their route allows. */
@@ -36,7 +39,7 @@ export function prepareModels(options: {
 }): PreparedModels {
   const { state, deps } = options;
   const wrap = (llm: LlmClient): LlmClient => (deps.wrapLlm ? deps.wrapLlm(llm) : llm);
-  if (deps.llm) return { llm: wrap(deps.llm), routes: {}, personas: new Map(options.personas), resolved: new Map(), problems: [], rehearsal: deps.llm.rehearsal };
+  if (deps.llm) return { llm: wrap(deps.llm), routed: deps.llm, routes: {}, personas: new Map(options.personas), resolved: new Map(), problems: [], rehearsal: deps.llm.rehearsal };
 
   const problems: string[] = [];
   const resolved = new Map<string, ResolvedRoute>();
@@ -91,5 +94,5 @@ export function prepareModels(options: {
       }
     },
   });
-  return { llm: wrap(llm), routes: Object.fromEntries(assignment), personas, resolved, problems, rehearsal: used.length > 0 && used.every((r) => r.provider === 'offline') };
+  return { llm: wrap(llm), routed: llm, routes: Object.fromEntries(assignment), personas, resolved, problems, rehearsal: used.length > 0 && used.every((r) => r.provider === 'offline') };
 }

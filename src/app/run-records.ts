@@ -51,16 +51,21 @@ export async function auditStep(audit: AuditSink, step: Step, deps: RunDeps): Pr
   }
 }
 
-/** The route the mediator's classification goes through: the synthesizer's, when it is a real model. */
-export function classifierRoute(models: ReturnType<typeof prepareModels>, synthesizer: string, deps: RunDeps): { route: ResolvedRoute; client: LlmClient } | undefined {
+/**
+ * The route the mediator's classification goes through: the synthesizer's, when it is a real model.
+ * It is asked through the council's routed client as the synthesizer, so a route that is down is
+ * rerouted to its fallback under the same policy as every persona's call (not recorded in cassettes:
+ * a replay runs on the rules alone).
+ */
+export function classifierRoute(models: ReturnType<typeof prepareModels>, synthesizer: string): { route: ResolvedRoute; client: LlmClient; persona: string } | undefined {
   const id = models.routes[synthesizer];
   const route = id ? models.resolved.get(id) : undefined;
   if (!route || route.provider === 'offline') return undefined;
-  return { route, client: deps.models.clientFor(route) };
+  return { route, client: models.routed, persona: synthesizer };
 }
 
 /** One strict-JSON classification (asked again once with the error quoted), or why it failed. */
-export async function classifyTask(options: { route: ResolvedRoute; client: LlmClient; task: string; audit: AuditSink; deps: RunDeps }): Promise<MediatorAdvice | { error: string; failure?: LlmError }> {
+export async function classifyTask(options: { route: ResolvedRoute; client: LlmClient; persona: string; task: string; audit: AuditSink; deps: RunDeps }): Promise<MediatorAdvice | { error: string; failure?: LlmError }> {
   const { client, audit, deps } = options;
   const first = mediatorAdviceMessages(redactSensitive(options.task).text);
   let messages = first;
@@ -68,16 +73,18 @@ export async function classifyTask(options: { route: ResolvedRoute; client: LlmC
   for (let attempt = 1; attempt <= 2; attempt++) {
     let reply;
     try {
-      reply = await client.complete({ messages, responseFormat: MEDIATOR_ADVICE_SCHEMA }, { persona: 'mediator', purpose: 'classify', step: 'classify', round: 0 }, deps.signal);
+      reply = await client.complete({ messages, responseFormat: MEDIATOR_ADVICE_SCHEMA }, { persona: options.persona, purpose: 'classify', step: 'classify', round: 0 }, deps.signal);
     } catch (error) {
       if (deps.signal?.aborted) throw error;
-      return { error: error instanceof LlmError ? describeModelFailure(error) : (error as Error).message, ...(error instanceof LlmError ? { failure: error } : {}) };
+      // A refused reroute carries the route's failure as its cause.
+      const failure = error instanceof LlmError ? error : (error as Error).cause instanceof LlmError ? ((error as Error).cause as LlmError) : undefined;
+      return { error: failure ? describeModelFailure(failure) : (error as Error).message, ...(failure ? { failure } : {}) };
     }
     const read = readMediatorAdvice(reply.content);
     await audit.append(
       auditEvent('MEDIATOR_CLASSIFIED', runDecision('mediator_advice', read.ok ? 'MEDIATOR_ADVICE_RECEIVED' : 'MEDIATOR_ADVICE_INVALID'), {
         kind: 'classify',
-        model: `${options.route.id}/${reply.model}`,
+        model: reply.model.includes('/') ? reply.model : `${options.route.id}/${reply.model}`,
         reply_sha256: deps.sha256(reply.content),
         reply_chars: reply.content.length,
         valid: read.ok,

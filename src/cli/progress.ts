@@ -1,3 +1,4 @@
+import { stepLine } from './step-words.js';
 import ora, { type Ora } from 'ora';
 import type { ProgressEvent } from '../domain/ports.js';
 import type { Io } from './io.js';
@@ -43,16 +44,16 @@ export class ProgressReporter {
 function describe(event: ProgressEvent): string | undefined {
   switch (event.kind) {
     case 'run_started':
-      return `EXECUTING_TASK ${event.run_id}: ${event.personas.length} personas, ${event.rounds} round(s)`;
-    case 'step_started': {
-      const what = event.step === 'turn' ? 'speaking' : event.step === 'verdict' ? 'giving a verdict' : 'writing the final proposal';
-      return `EXECUTING_TASK ${event.run_id} · round ${event.round}/${event.rounds} · ${event.persona} ${what}`;
-    }
+      return `EXECUTING_TASK ${event.run_id}: ${event.personas.length} personas, ${event.mode && event.mode !== 'round_robin' ? `${event.mode} mode` : `${event.rounds} round(s)`}`;
+    case 'step_started':
+      return `EXECUTING_TASK ${event.run_id} · ${stepLine(event)}`;
     case 'knowledge':
       return `EXECUTING_TASK ${event.run_id} · ${event.persona} asked for ${event.action}: ${event.status}`;
     case 'notice':
       return `${event.run_id}: ${event.message}`;
     case 'producing_artifact':
       return `PRODUCING_ARTIFACT ${event.run_id} → ${event.path}`;
+    default:
+      return undefined;
   }
 }

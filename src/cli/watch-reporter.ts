@@ -1,3 +1,4 @@
+import { stepLine } from './step-words.js';
 import ora, { type Ora } from 'ora';
 import type { WatchEvent } from '../domain/queue.js';
 import type { Io } from './io.js';
@@ -101,10 +102,8 @@ export class WatchReporter {
     switch (event.kind) {
       case 'claimed':
         return `EXECUTING_TASK ${event.run_id} · ${event.source}`;
-      case 'step': {
-        const what = event.step === 'turn' ? 'speaking' : event.step === 'verdict' ? 'giving a verdict' : 'writing the final proposal';
-        return `EXECUTING_TASK ${event.run_id} · round ${event.round}/${event.rounds} · ${event.persona} ${what}`;
-      }
+      case 'step':
+        return `EXECUTING_TASK ${event.run_id} · ${stepLine(event)}`;
       case 'producing_artifact':
         return `PRODUCING_ARTIFACT ${event.run_id} → ${event.path}`;
       case 'stopped':

@@ -1,7 +1,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { councilHandler, startChatServer, type ChatHandler, type ChatServer } from '../fakes/chat-server.js';
+import { councilHandler, HARMLESS, startChatServer, type ChatHandler, type ChatServer } from '../fakes/chat-server.js';
 import { runCli } from '../fakes/cli.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
 
@@ -17,10 +17,10 @@ afterEach(async () => {
 });
 
 const down: ChatHandler = () => ({ status: 503, error: { message: 'down', type: 'server_error', code: 'unavailable' }, headers: { 'retry-after-ms': '1' } });
-/** A server whose handler can be swapped, like an endpoint that comes back. */
+/** A server whose handler can be swapped, like an endpoint that comes back. A server that is down is down for every request, the mediator's classification too. */
 async function endpoint(handler: ChatHandler): Promise<{ server: ChatServer; set: (h: ChatHandler) => void }> {
   let current = handler;
-  const server = await startChatServer((body, n, request) => current(body, n, request));
+  const server = await startChatServer((body, n, request) => current(body, n, request), { classify: (body, n, request) => (current === down ? down(body, n, request) : HARMLESS(body, n, request)) });
   servers.push(server);
   return { server, set: (h) => (current = h) };
 }
@@ -71,7 +71,19 @@ describe('an outage is not the council\'s doubt', () => {
     expect(r.code, r.stderr).toBe(0);
     const log = await records(r.out.audit_log);
     expect(log.filter((x) => x.event === 'REROUTE')).toHaveLength(1);
-    expect(dead.server.chatRequests()).toHaveLength(1); // one failed call, then nobody asks the dead route again
+    // The first call of the run is the mediator's classification: it fails on the dead route and is rerouted like any persona's.
+    expect(dead.server.classifyRequests).toHaveLength(1);
+    expect(backup.server.classifyRequests).toHaveLength(1);
+    expect(dead.server.chatRequests()).toHaveLength(0); // nobody asks the dead route again
     expect(backup.server.chatRequests()).toHaveLength(3 * 2 + 3 + 1);
+  });
+
+  it('a refused connection on the primary: the fallback takes the classification and the council (issue 10: 0 of 9 runs completed before)', async () => {
+    const backup = await endpoint(councilHandler());
+    await configure({ primary: 'http://127.0.0.1:9/v1', backup: backup.server.url }, 'backup');
+    const r = await run({ task_description: 'Choose the cache for the billing service', config: { max_rounds: 1 } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(backup.server.classifyRequests).toHaveLength(1);
+    expect(backup.server.chatRequests()).toHaveLength(3 + 3 + 1);
   });
 });
