@@ -80,8 +80,8 @@ interface RunTrace {
  * arbitration, pauses and reroutes are summarised as `maestro.*` attributes on it.
  *
  * Times come from the records: a step begins when the run's previous record was written; its chat
- * span lasts the call's measured `duration_ms` and ends when its `MODEL_CALL` record was written;
- * tool spans follow it, each up to its own record.
+ * span lasts the call's measured `duration_ms` and ends when its `MODEL_CALL` record was written
+ * (or, when the record has `started_at`, begins then); tool spans follow it, each up to its own record.
  */
 export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
   readonly #runs = new Map<string, RunTrace>();
@@ -189,7 +189,11 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
     const where = route ? this.options.routes.get(route) : undefined;
     const provider = where?.provider ?? (route === 'offline' ? OFFLINE_PROVIDER : 'openai');
     const duration = num(details.duration_ms);
-    const chatStart = duration !== undefined ? t - duration : run.boundaryTs;
+    // A record that says when its call began (`started_at`) places the call exactly; otherwise the
+    // call is taken to have ended when its record was written.
+    const started = typeof details.started_at === 'string' ? Date.parse(details.started_at) : Number.NaN;
+    const chatStart = Number.isFinite(started) && started <= t ? started : duration !== undefined ? t - duration : run.boundaryTs;
+    const chatEnd = Number.isFinite(started) && started <= t && duration !== undefined ? Math.min(t, started + duration) : t;
     const common: Attributes = {
       [GEN_AI.PROVIDER_NAME]: provider,
       [GEN_AI.REQUEST_MODEL]: model,
@@ -224,7 +228,7 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
       ctx,
     );
     if (record.reason_code !== 'MODEL_CALL_OK' && record.event === 'MODEL_CALL') chat.setAttribute(ERROR_TYPE, record.reason_code);
-    const step: OpenStep = { persona, agent, chat, chatEnd: t, ctx, lastTs: t, hasContent: false };
+    const step: OpenStep = { persona, agent, chat, chatEnd, ctx, lastTs: t, hasContent: false };
     const pending = this.#pending.get(record.run_id)?.get(persona);
     if (pending) {
       chat.setAttributes(pending);

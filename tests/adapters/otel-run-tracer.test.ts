@@ -147,6 +147,16 @@ describe('OtelRunTracer', () => {
     expect(chats.every((c) => c.attributes['gen_ai.output.type'] === 'json')).toBe(true);
   });
 
+  it('places a call exactly when its record says when it started', () => {
+    const t = tracer();
+    t.onRecord(rec('COMMAND_RECEIVED', 0));
+    t.onRecord(call(300, 'coordinator', { started_at: new Date(T0 + 20).toISOString(), duration_ms: 50 }));
+    t.endAll();
+    const chat = byName('chat offline-rehearsal-v1')[0]!;
+    expect([ms(chat.startTime), ms(chat.endTime)]).toEqual([20, 70]);
+    expect(ms(byName('invoke_agent coordinator')[0]!.startTime)).toBe(0);
+  });
+
   it('names the provider and server of a configured route', () => {
     const t = tracer({ routes: new Map([['local', { provider: 'openai', serverAddress: '127.0.0.1', serverPort: 11434 }]]) });
     t.onRecord(rec('COMMAND_RECEIVED', 0));
