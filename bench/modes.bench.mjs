@@ -84,7 +84,7 @@ export default async function bench() {
   }
 
   const body = [
-    `Machine: ${machine()}`,
+    `Machine: ${machine()}; load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(', ')} (other jobs shared the machine)`,
     'Command: `npm run bench -- modes` (bench/modes.bench.mjs).',
     '',
     `**One run, 5 personas, every model call ${LATENCY_MS} ms** (the offline model behind a fixed delay; in process as the watcher runs it; ${REPS} runs of each, interleaved, after a warm-up; medians):`,
