@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { explainReason } from '../domain/codes.js';
 import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
 import { findClaim } from '../adapters/inflight-claims.js';
 import { decidePause, describeContinue, HitlRefusedError } from '../app/hitl.js';
@@ -145,7 +146,7 @@ function renderShow(d: { run_id: string; status: string; task: string; pause: Ru
   const lines = [`${c.bold('Run')} ${d.run_id} — ${d.status}${d.sealed ? c.red(' (sealed: cannot be continued)') : ''}`, `${c.bold('Task')} ${d.task.length > 300 ? `${d.task.slice(0, 299)}…` : d.task}`];
   if (d.pause) {
     lines.push(
-      `${c.bold('Paused')} at ${d.pause.requested_at} by the ${d.pause.layer} layer: ${c.yellow(d.pause.reason_code)}`,
+      `${c.bold('Paused')} at ${d.pause.requested_at} by the ${d.pause.layer} layer: ${c.yellow(d.pause.reason_code)} (${explainReason(d.pause.reason_code)})`,
       `${c.bold('Why')} ${d.pause.message}`,
       `${c.bold('Continue would')} ${d.continue_would ?? ''}`,
       `${c.bold('Stop would')} end the run as STOPPED, with an artifact that records the stop`,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Budget, Price } from './budget.js';
 import { ArbitrationStrategy } from './command-file.js';
 import { OFFLINE_ROUTE_ID, Route } from './route.js';
-import { ModeOptions } from './modes/settings.js';
+import { WorkspaceModeOptions } from './modes/settings.js';
 import { formatIssues, type Parsed } from './issues.js';
 
 /** `maestro.config.json`: optional; every field has a default. Strict, so typos fail loudly. */
@@ -13,9 +13,9 @@ export const WorkspaceConfig = z.strictObject({
     .strictObject({
       max_rounds: z.number().int().min(1).max(10).default(3).describe('Rounds when a command does not say.'),
       arbitration: ArbitrationStrategy.default('confidence_weighted').describe('How verdicts become the final action when a command does not say: `confidence_weighted`, `majority_vote`, `pessimistic`, `escalate_on_conflict`, `domain_weighted`.'),
-      ...ModeOptions,
+      ...WorkspaceModeOptions,
     })
-    .default({ max_rounds: 3, arbitration: 'confidence_weighted' }),
+    .prefault({}),
   knowledge: z
     .strictObject({
       roots: z.array(z.string().min(1)).min(1).default(['.']).describe('Folders (workspace-relative) a persona may read from.'),
