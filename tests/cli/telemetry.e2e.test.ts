@@ -203,3 +203,26 @@ describe('OpenTelemetry traces (a real OTLP/HTTP receiver, the real CLI, the off
     expect(r.stderr.match(/traces could not be sent/g)).toHaveLength(1);
   });
 });
+
+describe('message content in traces (telemetry.capture_content), wired from the engine', () => {
+  it('is absent by default; when asked for, every chat span carries the step prompt and reply, redacted', async () => {
+    await write('maestro.config.json', { telemetry: { otlp_endpoint: receiver.endpoint } });
+    expect((await maestro(['run', 'examples/review-migration.json'])).code).toBe(0);
+    expect(named('chat ').some((s) => 'gen_ai.input.messages' in s.attributes)).toBe(false);
+
+    receiver.spans.splice(0);
+    await write('maestro.config.json', { telemetry: { otlp_endpoint: receiver.endpoint, capture_content: true } });
+    const r = await maestro(['run', 'examples/review-migration.json', '--json']);
+    expect(r.code).toBe(0);
+    const chats = named('chat ');
+    expect(chats.length).toBeGreaterThan(0);
+    for (const chat of chats) {
+      const input = JSON.parse(String(chat.attributes['gen_ai.input.messages'])) as { role: string; parts: { content: string }[] }[];
+      const output = JSON.parse(String(chat.attributes['gen_ai.output.messages'])) as { role: string; parts: { content: string }[] }[];
+      expect(input[0]?.role).toBe('user');
+      expect(output[0]?.parts[0]?.content.length).toBeGreaterThan(0);
+    }
+    // The first speaker's prompt is the briefing with the task.
+    expect(String(chats[0]!.attributes['gen_ai.input.messages'])).toContain('TASK');
+  });
+});
