@@ -5,7 +5,7 @@ import { FsPersonaStore } from '../adapters/fs-persona-store.js';
 import { checkOutputPath, lexicalWorkspacePath } from '../adapters/fs-knowledge-base.js';
 import { WorkspacePaths } from '../adapters/workspace-paths.js';
 import { resolveWorkspace } from '../config.js';
-import { parseCommandText } from '../domain/command-file.js';
+import { findPersonaProblems, parseCommandText } from '../domain/command-file.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor } from './style.js';
@@ -45,11 +45,9 @@ export async function validateCommandFile(file: string, workspace: string): Prom
   const { personas, problems: personaProblems } = await new FsPersonaStore(paths.personas).loadAll();
   for (const p of personaProblems) problems.push(...p.issues.map((i) => `${p.file}: ${i}`));
   const known = new Set(personas.map((p) => p.id));
-  command.config.personas?.forEach((id, i) => {
-    if (!known.has(id)) problems.push(`config.personas.${i}: no persona "${id}" in ${paths.relative(paths.personas) || 'personas'}/`);
-  });
-  if (command.config.synthesizer && !known.has(command.config.synthesizer)) {
-    problems.push(`config.synthesizer: no persona "${command.config.synthesizer}"`);
+  // The same persona check as a run's meaning gate (speakers, synthesizer, supervisor, reviewer, work items' agents).
+  for (const p of findPersonaProblems(command, known)) {
+    problems.push(`${p.field}: ${p.message}${p.kind === 'unknown' ? ` in ${paths.relative(paths.personas) || 'personas'}/` : ''}`);
   }
   if (command.output_artifact_path) {
     const out = await checkOutputPath(paths.root, command.output_artifact_path, command.input_artifacts);
