@@ -59,7 +59,8 @@ export async function gatherGateFacts(options: {
   const found = [...categories].sort();
   const pii = found.filter((c) => !isSecretCategory(c));
   const secrets = found.filter((c) => isSecretCategory(c));
-  const signals = readPolicySignals(command.task_description);
+  // What the work items ask is part of the task: their goals, inputs and facts are read for signals too.
+  const signals = readPolicySignals([command.task_description, ...workItemTexts(command).map(([, text]) => text)].join('\n'));
 
   return {
     facts: {
