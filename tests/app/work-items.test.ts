@@ -67,7 +67,7 @@ describe('work items', () => {
   });
 
   it('parity: one work item sends its persona exactly the call a direct run of that persona on the same input sends', async () => {
-    const one = item('only', 'auditor', { inputs: { window: '02:00-06:00' }, expected_output: { format: 'bullets' } });
+    const one = { id: 'only', assigned_agent: 'auditor', goal: 'List the risks of the move', inputs: { window: '02:00-06:00' }, expected_output: { format: 'bullets' } };
     const shared = { task_description: 'Prepare the migration', input_artifacts: ['docs/plan.md'] };
     const viaItems = new ScriptedLlmClient((r) => (r.purpose === 'item' ? `reply ${digest(r)}` : politeCouncil(r)));
     const itemRun = await run({ ...shared, facts: { deadline: 'March' }, work_items: [one] }, viaItems);
@@ -75,7 +75,7 @@ describe('work items', () => {
     const direct = await tempWorkspace({ 'docs/plan.md': '# Plan\n- move the reports to the queue\n- keep the cron box a month\n' });
     try {
       const directly = new ScriptedLlmClient((r) => (r.purpose === 'turn' ? `reply ${digest(r)}` : politeCouncil(r)));
-      const task = workItemTask({ ...one, inputs: one.inputs, expected_output: one.expected_output }, { task: shared.task_description, facts: { deadline: 'March' } });
+      const task = workItemTask(one, { task: shared.task_description, facts: { deadline: 'March' } });
       const directRun = await run({ ...shared, task_description: task, config: { personas: ['auditor'], max_rounds: 1 } }, directly, direct.dir);
 
       const a = viaItems.calls.find((c) => c.step === 'item:only')!;

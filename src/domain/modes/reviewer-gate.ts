@@ -21,7 +21,8 @@ export const ReviewerReply = z.strictObject({
   findings: z.array(z.string().trim().min(1).max(500)).max(20).default([]),
 });
 export type ReviewerReply = z.infer<typeof ReviewerReply>;
-export const REVIEWER_SCHEMA = { name: 'reviewer_verdict', schema: jsonSchemaOf(ReviewerReply) };
+/** What is asked of endpoints with a JSON Schema: every key required, no defaults (strict mode). */
+export const REVIEWER_SCHEMA = { name: 'reviewer_verdict', schema: jsonSchemaOf(ReviewerReply.extend({ findings: z.array(z.string()).max(20) })) };
 
 export interface ReviewerVerdict extends Verdict {
   /** The persona that reviewed (the verdict's `persona` is its label, `<id> (reviewer)`). */
