@@ -131,6 +131,8 @@ export function describeContinue(layer: string, reason: string): string {
     case 'model':
     case 'reroute':
       return 'the failed model call is tried again; finished calls are not repeated';
+    case 'deliberation':
+      return 'the deliberation goes on from where it paused (a supervisor loop that could not read its decision ends, and the council gives its verdicts); finished calls are not repeated';
     default:
       return `the ${layer} gate is cleared (${reason}); the later gates still run, then the council deliberates`;
   }
