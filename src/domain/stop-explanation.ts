@@ -42,6 +42,19 @@ function places(found: readonly SensitivePlace[], pick: (c: SensitiveCategory) =
 }
 
 /**
+ * What moves a conflict line on once the loop policy has ended it: the fourth pause's stop and every
+ * later command on the line (the terminal guard) say the same. Only the session is the problem, so
+ * the first remedy keeps the personas' memory.
+ */
+export const LOOP_POLICY_WAY_OUT =
+  'To work on it again, start a new council session: maestro session reset --keep-memory (the personas keep their memory; the loop-policy counters and stops start over), or maestro session reset to archive their memory as well.';
+
+/** The loop policy's sealed stop at the fourth pause of a conflict (`ACC_END_SESSION_AFTER_4_HITL`). */
+export function explainLoopPolicyStop(pauses: number, lastPause: string): string {
+  return `this conflict paused ${pauses} times; the loop policy recommends ending the session and has stopped this conflict line (sealed). ${LOOP_POLICY_WAY_OUT} Last pause: ${lastPause}`;
+}
+
+/**
  * Why a gate stopped or paused a run, for people: what was found (its kind, never its value), where,
  * what it means, and what moves it on. The same words go to the command line, the artifact,
  * `maestro hitl show` and the watcher.
@@ -70,7 +83,7 @@ export function explainGateStop(facts: GateFacts, decision: DecisionRecord, foun
     case 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL':
       return `the task asks for an action outside the council (${(facts.sideEffects ?? []).join(', ')}). The council never acts; a person decides whether it may deliberate on it: continue or stop.`;
     case 'ACC_STOPPED_IS_TERMINAL':
-      return 'this conflict line was ended by the loop policy after repeated pauses (sealed). To work on it again, start a new council session: maestro session reset --keep-memory (the personas keep their memory; the loop-policy counters start over).';
+      return `this conflict line was ended by the loop policy after repeated pauses (sealed). ${LOOP_POLICY_WAY_OUT}`;
     case 'REL_BOUNDARY_UNSTABLE':
       return 'the task asks the council to decide a personal preference or value, which is yours to set. Say what you want in the task, or continue to let the council lay out the options.';
     default:
