@@ -1,6 +1,9 @@
+import type { ArbitrationResult } from './arbitration.js';
+import type { ReasonCode } from './codes.js';
 import type { DecisionRecord } from './decision.js';
 import type { GateFacts } from './gates.js';
 import type { SensitiveCategory } from './sensitive/categories.js';
+import type { Verdict } from './verdict.js';
 
 /** Where the detector found something: the task or an input file, and the line (never the value). */
 export interface SensitivePlace {
@@ -89,4 +92,46 @@ export function explainGateStop(facts: GateFacts, decision: DecisionRecord, foun
     default:
       return `the ${decision.layer} gate decided ${decision.decision} (${decision.reason_code})`;
   }
+}
+
+const RATIONALE_CHARS = 200;
+
+const ARBITRATION_MEANING: Partial<Record<ReasonCode, string>> = {
+  ARBITRATION_INVESTIGATE: 'the council thinks something must be found out before the task can go ahead',
+  ARBITRATION_ESCALATE: 'the council thinks a person must decide this task',
+  REL_ARBITRATION_CONFLICT: 'the personas disagreed, and the arbitration does not let a split council go ahead',
+};
+
+/** One doubting persona: its vote, confidence and rationale (the reply as screened), or why it gave no valid verdict. */
+function doubt(v: Verdict, names: ReadonlyMap<string, string>): string {
+  const who = names.get(v.persona) ?? v.persona;
+  if (!v.valid) return `${who} gave no valid verdict (${v.problem ?? 'missing'}; counted as escalate)`;
+  const why = v.rationale.replace(/\s+/g, ' ').trim();
+  const shown = why.length > RATIONALE_CHARS ? `${why.slice(0, RATIONALE_CHARS - 1)}…` : why;
+  return `${who} voted ${v.action} (confidence ${v.confidence.toFixed(2)}): "${shown}"`;
+}
+
+/**
+ * Why the council's arbitration paused a run, for people: the vote, which personas doubted and why
+ * (their verdict rationales, from replies already screened by the detector), what it means, and
+ * what moves it on. The same words go to the command line, the draft, `maestro hitl show` and the watcher.
+ */
+export function explainArbitrationPause(input: {
+  readonly runId: string;
+  readonly reason: ReasonCode;
+  readonly arbitration: Pick<ArbitrationResult, 'final_action' | 'reasoning'>;
+  readonly verdicts: readonly Verdict[];
+  /** Persona id → display name. */
+  readonly names: ReadonlyMap<string, string>;
+}): string {
+  const { runId, arbitration } = input;
+  const doubters = input.verdicts.filter((v) => !v.valid || v.action !== 'proceed');
+  const who = doubters.length > 0 ? `Who doubted: ${doubters.map((v) => doubt(v, input.names)).join('; ')}.` : 'No persona gave a verdict.';
+  const meaning = ARBITRATION_MEANING[input.reason] ?? `the council did not say proceed`;
+  return (
+    `the council's verdict was ${arbitration.final_action}: ${arbitration.reasoning}. ${who} ` +
+    `This means ${meaning}; nothing was done beyond the deliberation. ` +
+    `To move it on: maestro hitl decide ${runId} continue (the artifact is written from the deliberation already done, over the council's verdict), ` +
+    `maestro hitl decide ${runId} stop (the run ends as stopped), or run the command again with more input (input_artifacts, or a narrower task_description).`
+  );
 }
