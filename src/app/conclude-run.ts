@@ -1,6 +1,7 @@
 import { auditEvent } from '../domain/audit.js';
 import type { ReasonCode } from '../domain/codes.js';
 import { pauseDecision, runDecision } from '../domain/decision.js';
+import { explainArbitrationPause } from '../domain/stop-explanation.js';
 import type { DeliberationMode, ModeContext } from '../domain/modes/mode.js';
 import type { AuditSink } from '../domain/ports.js';
 import type { HistoryMessage } from '../domain/session-state.js';
@@ -84,7 +85,7 @@ export async function concludeRun(options: {
   // What the mode wants people to see on the outcome line (e.g. which guardrail ended a loop).
   const notes = (conclusion.notes ?? []).map((n) => ` · ${n}`).join('');
   if (!proceed) {
-    const message = `the council's verdict was ${arbitration.final_action}: ${arbitration.reasoning}${notes}`;
+    const message = explainArbitrationPause({ runId: state.run_id, reason: councilReason, arbitration, verdicts: conclusion.verdicts, names: draft.personaNames }) + notes;
     return pauseRun({ run, audit, deps, decision, message, draft, requestPlan });
   }
 
