@@ -18,7 +18,8 @@ import { OpenAiLlmClient } from './adapters/openai-llm-client.js';
 import { newRunId, systemClock } from './adapters/system-clock.js';
 import { countTokens } from './adapters/token-counter.js';
 import { WorkspacePaths } from './adapters/workspace-paths.js';
-import { loadWorkspaceConfig, readOfflineDelayMs } from './config.js';
+import { loadWorkspaceConfig, readOfflineDelayMs, resolveEngineUrl } from './config.js';
+import type { EngineHandle } from './compose-engine.js';
 import { InvalidInputError } from './domain/errors.js';
 import type { Clock, LlmClient, OnProgress } from './domain/ports.js';
 
@@ -44,6 +45,11 @@ export interface AppOptions {
 export interface App {
   readonly paths: WorkspacePaths;
   readonly deps: RunDeps & { readonly decisions: DecisionInbox };
+  /**
+   * Set when the workspace has an engine (`engine.url` or `MAESTRO_ENGINE_URL`): then the queue,
+   * checkpoints, decisions, persona memory, loop policy and audit log in `deps` live in PostgreSQL.
+   */
+  readonly engine?: EngineHandle;
 }
 
 /** The composition root: the only place that knows every layer. Tests pass their own clock or model. */
@@ -59,6 +65,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     maxFileBytes: config.knowledge.max_file_bytes,
     sha256,
   });
+  const engineUrl = resolveEngineUrl(config, options.env ?? {});
+  // Loaded only with an engine, so a workspace on files never loads the PostgreSQL client.
+  const wiring = engineUrl
+    ? await import('./compose-engine.js').then(async (m) => m.engineDeps({ engine: await m.openEngine(engineUrl), clock, config, paths }))
+    : undefined;
   const deps: App['deps'] = {
     decisions: new FsDecisionInbox(paths),
     config,
@@ -89,8 +100,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     loopPolicy: new FsLoopPolicyStore(paths, clock, () => `S-${newRunId(clock)}`),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...wiring?.stores,
   };
-  return { paths, deps };
+  return { paths, deps, ...(wiring ? { engine: wiring.handle(deps) } : {}) };
 }
 
 /**

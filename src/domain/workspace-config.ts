@@ -42,6 +42,16 @@ export const WorkspaceConfig = z.strictObject({
       retention_days: z.number().int().min(1).max(3650).default(30).describe('Days an audit log, and the checkpoint of a run that ended, is kept (a paused run keeps both).'),
     })
     .default({ retention_days: 30 }),
+  engine: z
+    .strictObject({
+      url: z
+        .string()
+        .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// (or postgresql://) URL')
+        .optional()
+        .describe('PostgreSQL URL of the engine that holds the queue, checkpoints, decisions, persona memory, loop policy and audit log for workers on many machines (`maestro worker`). `MAESTRO_ENGINE_URL` overrides it; keep the password out of this file (use `PGPASSWORD` or `~/.pgpass`). Unset: everything stays in the workspace\'s files.'),
+    })
+    .default({})
+    .describe('Scale-out over PostgreSQL (see the README, "Workers on many machines").'),
 });
 export type WorkspaceConfig = z.infer<typeof WorkspaceConfig>;
 
