@@ -9,6 +9,8 @@ export class PgListener {
   #client: pg.Client | undefined;
   #connecting: Promise<void> | undefined;
   #waiters: (() => void)[] = [];
+  /** A notification that came while nobody waited: the next wait returns at once. */
+  #missed = false;
   #closed = false;
 
   constructor(
@@ -18,6 +20,10 @@ export class PgListener {
 
   async wait(ms: number): Promise<void> {
     if (!this.#client && !this.#connecting && !this.#closed) this.#connecting = this.#connect().finally(() => (this.#connecting = undefined));
+    if (this.#missed) {
+      this.#missed = false;
+      return;
+    }
     await new Promise<void>((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
@@ -38,6 +44,7 @@ export class PgListener {
     client.on('error', drop);
     client.on('end', drop);
     client.on('notification', () => {
+      if (this.#waiters.length === 0) this.#missed = true;
       for (const w of [...this.#waiters]) w();
     });
     try {

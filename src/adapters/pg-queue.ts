@@ -167,6 +167,8 @@ export class PgWorkerSession {
   readonly lost: Promise<string>;
   #alive = true;
   #wake: (() => void) | undefined;
+  /** Work announced while the worker was busy: the next wait returns at once. */
+  #missed = false;
   #heartbeat: NodeJS.Timeout | undefined;
   #markLost: (why: string) => void = () => undefined;
 
@@ -204,7 +206,10 @@ export class PgWorkerSession {
       throw new EngineError(`could not open a worker session on the engine: ${(error as Error).message}`, { cause: error });
     }
     const session = new PgWorkerSession(engine, client, id);
-    client.on('notification', () => session.#wake?.());
+    client.on('notification', () => {
+      if (session.#wake) session.#wake();
+      else session.#missed = true;
+    });
     client.on('error', (error: Error) => session.#markLost(`the engine connection failed: ${error.message}`));
     client.on('end', () => session.#markLost('the engine connection closed'));
     session.#heartbeat = setInterval(() => {
@@ -262,7 +267,10 @@ export class PgWorkerSession {
 
   /** Resolves on a notification of new work, after `ms`, or when the session is lost. */
   waitForWork(ms: number): Promise<void> {
-    if (!this.#alive) return Promise.resolve();
+    if (!this.#alive || this.#missed) {
+      this.#missed = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       const self = this;
