@@ -126,6 +126,24 @@ export class PgQueue {
     return r.rows.map((w) => ({ ...w, started_at: new Date(w.started_at).toISOString() }));
   }
 
+  /** Every run paused for a person, cluster-wide, oldest pause first. */
+  async pausedRuns(): Promise<{ run_id: string; source: string; layer: string | null; reason_code: string | null; message: string; requested_at: string | null }[]> {
+    const r = await this.engine.query<{ run_id: string; source: string; layer: string | null; reason_code: string | null; message: string | null; requested_at: string | null }>(
+      `SELECT run_id, state->>'source' AS source, state->'pause'->>'layer' AS layer, state->'pause'->>'reason_code' AS reason_code,
+              coalesce(state->'pause'->>'message', state->>'summary', '') AS message, state->'pause'->>'requested_at' AS requested_at
+         FROM maestro_runs WHERE status = 'paused' ORDER BY state->'pause'->>'requested_at', run_id`,
+    );
+    return r.rows.map((row) => ({ ...row, message: row.message ?? '' }));
+  }
+
+  /** Runs a worker holds now, with the worker's session. */
+  async runningRuns(): Promise<{ run_id: string; source: string; owner: string | null; owner_alive: boolean; claimed_at: string | null }[]> {
+    const r = await this.engine.query<{ run_id: string; source: string; owner: string | null; owner_alive: boolean; claimed_at: Date | null }>(
+      `SELECT q.run_id, q.source, q.owner, ${alive('q.owner')} AS owner_alive, q.claimed_at FROM maestro_queue q WHERE q.state = 'running' ORDER BY q.seq`,
+    );
+    return r.rows.map((row) => ({ ...row, claimed_at: row.claimed_at ? new Date(row.claimed_at).toISOString() : null }));
+  }
+
   /** Whether a live worker holds this run now. */
   async isRunOwned(runId: string): Promise<boolean> {
     const r = await this.engine.query(`SELECT 1 FROM maestro_queue q WHERE q.run_id = $1 AND q.state = 'running' AND ${alive('q.owner')}`, [runId]);

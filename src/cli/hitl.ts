@@ -103,14 +103,16 @@ export function registerHitl(program: Command, io: Io): void {
     .action(async (runId: string, decision: string, opts: { note?: string; pause?: string; run?: boolean; json?: boolean; workspace?: string }) => {
       const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
       const app = await (await import('../compose.js')).createApp({ workspace, env: io.env });
-      // A run in flight with a live watcher is that watcher's; one nobody runs may still be stopped.
-      const claim = /^[A-Za-z0-9_-]+$/.test(runId) ? await findClaim(app.paths.inflight, runId) : undefined;
-      const owned = claim?.owner ? await new FsWatcherRegistry(path.join(app.paths.state, 'watchers')).isAlive(claim.owner) : false;
+      if (app.engine && opts.run) throw new ExitError(2, 'maestro: --run is not available with an engine: a continue is queued for whichever worker (maestro worker) is free');
+      // A run in flight with a live watcher (or, with an engine, a live worker) is its; one nobody runs may still be stopped.
+      const claim = !app.engine && /^[A-Za-z0-9_-]+$/.test(runId) ? await findClaim(app.paths.inflight, runId) : undefined;
+      const owned = app.engine ? await app.engine.queue.isRunOwned(runId) : claim?.owner ? await new FsWatcherRegistry(path.join(app.paths.state, 'watchers')).isAlive(claim.owner) : false;
       let result;
       try {
         result = await decidePause(
           { runId, decision, ...(opts.note !== undefined ? { note: opts.note } : {}), ...(opts.pause ? { pauseId: opts.pause } : {}), unowned: !owned },
-          app.deps,
+          // With an engine, a stop's artifact goes to the engine and the intake writes it into its workspace.
+          app.engine ? app.engine.depsForRun(runId) : app.deps,
         );
       } catch (error) {
         if (error instanceof HitlRefusedError) throw new ExitError(2, `maestro: refused: ${error.message}`);
@@ -124,7 +126,9 @@ export function registerHitl(program: Command, io: Io): void {
       }
       if (!opts.run) {
         io.stdout.write(
-          `${c.green('✔')} continue recorded for ${runId}. A running \`maestro watch\` resumes it; or resume it now: maestro run --resume ${runId}\n`,
+          app.engine
+            ? `${c.green('✔')} continue recorded for ${runId}: queued in the engine for whichever worker is free\n`
+            : `${c.green('✔')} continue recorded for ${runId}. A running \`maestro watch\` resumes it; or resume it now: maestro run --resume ${runId}\n`,
         );
         return;
       }
