@@ -31,7 +31,8 @@ export class PgSessionStore implements SessionStore {
   async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[]): Promise<void> {
     const now = this.clock.now().toISOString();
     await this.engine.tx(async (db) => {
-      await db.query('INSERT INTO maestro_sessions (persona_id, state) VALUES ($1, $2) ON CONFLICT (persona_id) DO NOTHING', [personaId, JSON.stringify(emptySessionState(personaId, now))]);
+      // A placeholder to lock (version 0: `version` counts the writes of a persona's memory).
+      await db.query('INSERT INTO maestro_sessions (persona_id, state, version) VALUES ($1, $2, 0) ON CONFLICT (persona_id) DO NOTHING', [personaId, JSON.stringify(emptySessionState(personaId, now))]);
       const r = await db.query<{ state: unknown }>('SELECT state FROM maestro_sessions WHERE persona_id = $1 FOR UPDATE', [personaId]);
       const parsed = parseSessionState(r.rows[0]?.state);
       let current: SessionState;
