@@ -37,6 +37,7 @@ export interface SoakResult {
   lost: number;
   notCompleted: string[];
   runTwice: number;
+  restartedFromStart: number;
   repeatedSteps: number;
   resumedRuns: number;
   auditVerified: boolean;

@@ -186,7 +186,9 @@ export async function runSoak({ url, commands, workers, kills, delayMs = 20, log
       outputs: outputs.length,
       lost: commands - new Set(results.map((e) => e.source)).size,
       notCompleted: results.filter((e) => e.status !== 'completed').map((e) => `${e.source}: ${e.status} ${e.reason_code} ${e.message}`),
-      runTwice: ledger.runs.filter((r) => r.finished > 1 || r.artifacts > 1 || r.sessions > 1 || r.received > 1).length,
+      runTwice: ledger.runs.filter((r) => r.finished > 1 || r.artifacts > 1 || r.sessions > 1).length,
+      // A worker killed before the run's first checkpoint: the next one starts it again (one more COMMAND_RECEIVED, no effect twice).
+      restartedFromStart: ledger.runs.filter((r) => r.received > 1).length,
       repeatedSteps: ledger.repeatedSteps,
       resumedRuns: ledger.queue.done ? ledger.queue.done.claims - ledger.queue.done.n : 0,
       auditVerified: verify.code === 0,

@@ -31,6 +31,10 @@ export interface EngineHandle {
   readonly workspaceId: string;
   /** The app's deps with the artifacts of `runId` kept in the engine (a decision taken on any machine). */
   depsForRun(runId: string): RunDeps & { readonly decisions: DecisionInbox };
+  /** A new council session: every persona's memory moves to the engine's archive; returns how many had some. */
+  archiveMemory(sessionId: string): Promise<number>;
+  /** A run's side file (`hitl.json`, `draft.md`) as the engine keeps it. */
+  runFile(runId: string, name: string): Promise<string | undefined>;
 }
 
 type EngineStores = Pick<RunDeps, 'runs' | 'audit' | 'sessions' | 'loopPolicy'> & { readonly runs: PgRunStore; readonly sessions: PgSessionStore };
@@ -98,6 +102,8 @@ export function engineDeps(options: { engine: PgEngine; clock: Clock; config: Wo
       queue,
       workspaceId,
       depsForRun: (runId) => ({ ...base, artifacts: new PgArtifactWriter(engine, runId, base.artifacts) }),
+      archiveMemory: (sessionId) => stores.sessions.archiveAll(sessionId),
+      runFile: (runId, name) => stores.runs.loadFile(runId, name),
     }),
   };
 }

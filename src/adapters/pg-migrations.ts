@@ -40,6 +40,7 @@ CREATE TABLE maestro_queue (
   owner         text,
   epoch         integer NOT NULL DEFAULT 0,
   claims        integer NOT NULL DEFAULT 0,
+  stalls        integer NOT NULL DEFAULT 0,
   failures      jsonb NOT NULL DEFAULT '[]'::jsonb,
   rejection     jsonb,
   enqueued_at   timestamptz NOT NULL DEFAULT now(),

@@ -8,8 +8,8 @@ import { ClaimLostError, EngineError, SESSION_ALIVE_SQL, type Fence, type PgEngi
 export const QUEUE_CHANNEL = 'maestro_queue';
 export const DONE_CHANNEL = 'maestro_done';
 
-/** A run that died with its worker this many times is set aside (rejected) instead of being taken again. */
-export const MAX_CLAIMS = 5;
+/** A run whose worker died this many times in a row without its checkpoint advancing is set aside (rejected). */
+export const MAX_STALLS = 5;
 
 const alive = (owner: string): string => SESSION_ALIVE_SQL.replace('%OWNER%', owner);
 
@@ -248,15 +248,21 @@ export class PgWorkerSession {
   async claimNext(): Promise<EngineClaim | undefined> {
     if (!this.#alive) throw new ClaimLostError('the worker session has ended');
     return this.engine.tx(async (db) => {
+      // A worker that died while its run still advanced (a checkpoint after the claim) says nothing
+      // about the run; one that died before any progress counts as a stall, and a run that stalls
+      // MAX_STALLS times in a row (it may be what kills its workers) is set aside for a person.
       await db.query(
-        `UPDATE maestro_queue q
-            SET state = CASE WHEN q.claims >= $1 THEN 'rejected' ELSE 'queued' END,
-                recovered = true, owner = NULL, delivered_at = NULL,
-                rejection = CASE WHEN q.claims >= $1 THEN jsonb_build_object('status', 'error', 'reason_code', 'RUN_FAILED_REPEATEDLY',
-                  'message', q.source || ' was taken by ' || q.claims || ' workers that all ended before it did; it was set aside',
-                  'issues', jsonb_build_array('(run): taken ' || q.claims || ' times by workers that ended before it did'), 'audit_log', NULL) ELSE q.rejection END
-          WHERE q.run_id IN (SELECT o.run_id FROM maestro_queue o WHERE o.state = 'running' AND NOT ${alive('o.owner')} FOR UPDATE SKIP LOCKED)`,
-        [MAX_CLAIMS],
+        `WITH orphans AS (
+           SELECT o.run_id, CASE WHEN EXISTS (SELECT 1 FROM maestro_runs r WHERE r.run_id = o.run_id AND r.updated_at > o.claimed_at) THEN 0 ELSE o.stalls + 1 END AS stalls
+             FROM maestro_queue o WHERE o.state = 'running' AND NOT ${alive('o.owner')} FOR UPDATE OF o SKIP LOCKED)
+         UPDATE maestro_queue q
+            SET stalls = orphans.stalls, recovered = true, owner = NULL, delivered_at = NULL,
+                state = CASE WHEN orphans.stalls >= $1 THEN 'rejected' ELSE 'queued' END,
+                rejection = CASE WHEN orphans.stalls >= $1 THEN jsonb_build_object('status', 'error', 'reason_code', 'RUN_FAILED_REPEATEDLY',
+                  'message', q.source || ': ' || orphans.stalls || ' workers in a row ended while running it, before its checkpoint advanced; it was set aside',
+                  'issues', jsonb_build_array('(run): ' || orphans.stalls || ' workers in a row ended before its checkpoint advanced'), 'audit_log', NULL) ELSE q.rejection END
+           FROM orphans WHERE q.run_id = orphans.run_id`,
+        [MAX_STALLS],
       );
       const r = await db.query<{ run_id: string; source: string; body: string; input_hashes: Record<string, string>; kind: 'command' | 'decision'; recovered: boolean; epoch: number; workspace_id: string; claimed_at: Date }>(
         `UPDATE maestro_queue SET state = 'running', owner = $1, epoch = epoch + 1, claims = claims + 1, claimed_at = now()

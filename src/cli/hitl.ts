@@ -68,7 +68,8 @@ export function registerHitl(program: Command, io: Io): void {
       const app = await (await import('../compose.js')).createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
       const state = await app.deps.runs.load(runId);
       if (!state) throw new ExitError(2, `maestro: there is no run "${runId}" in this workspace`);
-      const hitlFile = await readFile(path.join(app.paths.runDir(runId), 'hitl.json'), 'utf8').then((t) => JSON.parse(t) as Record<string, unknown>, () => ({}) as Record<string, unknown>);
+      const hitlText = app.engine ? app.engine.runFile(runId, 'hitl.json').then((t) => t ?? Promise.reject(new Error('none'))) : readFile(path.join(app.paths.runDir(runId), 'hitl.json'), 'utf8');
+      const hitlFile = await hitlText.then((t) => JSON.parse(t) as Record<string, unknown>, () => ({}) as Record<string, unknown>);
       const loop = await app.deps.loopPolicy.read();
       const details = {
         run_id: state.run_id,
