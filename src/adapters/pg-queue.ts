@@ -9,7 +9,7 @@ export const QUEUE_CHANNEL = 'maestro_queue';
 export const DONE_CHANNEL = 'maestro_done';
 
 /** A run whose worker died this many times in a row without its checkpoint advancing is set aside (rejected). */
-export const MAX_STALLS = 5;
+export const MAX_STALLS = 10;
 
 const alive = (owner: string): string => SESSION_ALIVE_SQL.replace('%OWNER%', owner);
 

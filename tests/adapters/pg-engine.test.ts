@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimLostError, PgEngine } from '../../src/adapters/pg-engine.js';
 import { PgLoopPolicyStore } from '../../src/adapters/pg-loop-policy-store.js';
-import { PgQueue, PgWorkerSession } from '../../src/adapters/pg-queue.js';
+import { MAX_STALLS, PgQueue, PgWorkerSession } from '../../src/adapters/pg-queue.js';
 import { PgRunStore } from '../../src/adapters/pg-run-store.js';
 import { PgSessionStore } from '../../src/adapters/pg-session-store.js';
 import { recordPause } from '../../src/domain/loop-policy/workspace-loop.js';
@@ -87,7 +87,7 @@ describe('claims and fences', () => {
 
   it('sets aside a run whose workers all died with it', async () => {
     await submit('poison-1');
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i <= MAX_STALLS; i++) {
       const s = await PgWorkerSession.open(engine, { name: `p${i}` });
       await s.claimNext();
       await s.close();
