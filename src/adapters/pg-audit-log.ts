@@ -18,9 +18,9 @@ export interface PgAuditRun {
 }
 
 /** The log and head of one run, exactly as `maestro audit verify` reads files. */
-export async function readPgAuditRun(engine: PgEngine, runId: string): Promise<PgAuditRun> {
-  const lines = await engine.query<{ line: string }>('SELECT line FROM maestro_audit WHERE run_id = $1 ORDER BY seq', [runId]);
-  const head = await engine.query<{ head: string }>('SELECT head FROM maestro_audit_heads WHERE run_id = $1', [runId]);
+export async function readPgAuditRun(engine: PgEngine, runId: string, fence?: Fence): Promise<PgAuditRun> {
+  const lines = await engine.query<{ line: string }>('SELECT line FROM maestro_audit WHERE run_id = $1 ORDER BY seq', [runId], fence);
+  const head = await engine.query<{ head: string }>('SELECT head FROM maestro_audit_heads WHERE run_id = $1', [runId], fence);
   return { runId, log: lines.rows.length === 0 ? undefined : lines.rows.map((r) => `${r.line}\n`).join(''), head: head.rows[0]?.head };
 }
 
@@ -58,7 +58,7 @@ export class PgAuditLog implements AuditLog {
     if (!isSafeRunId(runId) || findSensitiveResidue(runId, this.#scanner).length > 0) {
       throw new StorageError('refusing to open an audit log for this run id: run ids must be plain names free of personal data', 'engine:audit');
     }
-    const run = await readPgAuditRun(this.engine, runId);
+    const run = await readPgAuditRun(this.engine, runId, this.fence);
     const lines = run.log === undefined ? [] : run.log.split('\n').filter((l) => l.length > 0);
     if (run.log !== undefined || run.head !== undefined) {
       // The chain is checked before anything is added to it (fail closed), as with the files.

@@ -63,11 +63,14 @@ export class PgEngine {
     return new pg.Client({ connectionString: this.url, application_name: name, connectionTimeoutMillis: 10_000 });
   }
 
-  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+  /** One statement outside a transaction; with a fence, an unreachable engine also ends the claim's run at its checkpoint. */
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[] = [], fence?: Fence): Promise<pg.QueryResult<R>> {
     try {
       return await this.#pool.query<R>(sql, params);
     } catch (error) {
-      throw wrap(error, this.url);
+      const wrapped = wrap(error, this.url);
+      if (fence && wrapped instanceof EngineError) fence.lost(wrapped.message);
+      throw wrapped;
     }
   }
 
@@ -86,6 +89,12 @@ export class PgEngine {
       throw wrapped;
     }
     let broken = false;
+    // A connection the server ends while it is checked out (a restart) emits 'error' on the client
+    // itself, which would crash the process without a listener: the query in flight fails instead.
+    const onError = (): void => {
+      broken = true;
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       if (fence) {
@@ -103,6 +112,7 @@ export class PgEngine {
       if (fence && (wrapped instanceof ClaimLostError || wrapped instanceof EngineError)) fence.lost(wrapped.message);
       throw wrapped;
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }
@@ -110,6 +120,8 @@ export class PgEngine {
   /** Applies the migrations this engine lacks, in order, each in its own transaction; returns those applied. */
   async migrate(): Promise<{ version: number; name: string }[]> {
     const client = await this.#pool.connect().catch((error: unknown) => Promise.reject(wrap(error, this.url)));
+    const onError = (): void => undefined; // reported by the query in flight
+    client.on('error', onError);
     const applied: { version: number; name: string }[] = [];
     try {
       await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
@@ -131,6 +143,7 @@ export class PgEngine {
       return applied;
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+      client.off('error', onError);
       client.release();
     }
   }

@@ -16,7 +16,7 @@ export class PgLoopPolicyStore implements LoopPolicyStore {
   ) {}
 
   async read(): Promise<LoopPolicyData> {
-    const r = await this.engine.query<{ data: unknown }>('SELECT data FROM maestro_loop_policy WHERE id = 1');
+    const r = await this.engine.query<{ data: unknown }>('SELECT data FROM maestro_loop_policy WHERE id = 1', [], this.fence);
     return this.#parse(r.rows[0]?.data);
   }
 

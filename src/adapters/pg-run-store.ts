@@ -45,7 +45,7 @@ export class PgRunStore implements RunStore {
   }
 
   async load(runId: string): Promise<RunState | undefined> {
-    const r = await this.engine.query<{ state: unknown }>('SELECT state FROM maestro_runs WHERE run_id = $1', [runId]);
+    const r = await this.engine.query<{ state: unknown }>('SELECT state FROM maestro_runs WHERE run_id = $1', [runId], this.fence);
     const row = r.rows[0];
     if (!row) return undefined;
     const parsed = parseRunState(row.state);

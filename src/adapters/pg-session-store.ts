@@ -17,7 +17,7 @@ export class PgSessionStore implements SessionStore {
   ) {}
 
   async load(personaId: string): Promise<SessionLoad> {
-    const r = await this.engine.query<{ state: unknown }>('SELECT state FROM maestro_sessions WHERE persona_id = $1', [personaId]);
+    const r = await this.engine.query<{ state: unknown }>('SELECT state FROM maestro_sessions WHERE persona_id = $1', [personaId], this.fence);
     const now = this.clock.now().toISOString();
     const row = r.rows[0];
     if (!row) return { state: emptySessionState(personaId, now) };

@@ -66,6 +66,7 @@ export class IntakeLoop {
   #wakeDelivery: (() => void) | undefined;
   readonly #recovered: Claim[] = [];
   #delivering: Promise<void> = Promise.resolve();
+  #retry: NodeJS.Timeout | undefined;
 
   constructor(options: IntakeLoopOptions) {
     this.#o = options;
@@ -87,6 +88,7 @@ export class IntakeLoop {
 
   async stop(): Promise<void> {
     this.#stopping = true;
+    clearTimeout(this.#retry);
     this.#wakeDelivery?.();
     await this.#o.inbox.close();
     await this.#busy;
@@ -106,7 +108,7 @@ export class IntakeLoop {
   async #submitReady(): Promise<void> {
     while (this.#again && !this.#stopping) {
       this.#again = false;
-      for (let claim = this.#recovered.shift(); claim && !this.#stopping; claim = this.#recovered.shift()) await this.#submit(claim);
+      for (const claim of this.#recovered.splice(0)) if (!this.#stopping) await this.#submit(claim);
       for (let file = this.#o.inbox.take(); file && !this.#stopping; file = this.#o.inbox.take()) {
         let claim: Claim | undefined;
         try {
@@ -138,8 +140,11 @@ export class IntakeLoop {
       const added = await this.#o.queue.submit({ runId: claim.runId, source: claim.source, body, inputHashes });
       this.#notice(claim.runId, `${claim.source}: ${added ? 'submitted to the engine' : 'already in the engine'} as run ${claim.runId}`);
     } catch (error) {
-      // It stays claimed in .maestro/inflight/; the next start submits it again.
-      this.#notice(claim.runId, `${claim.source}: could not be submitted (${(error as Error).message}); it stays in .maestro/inflight/ and is submitted again on the next start`);
+      // It stays claimed in .maestro/inflight/ and is submitted again shortly (or on the next start).
+      this.#notice(claim.runId, `${claim.source}: could not be submitted (${(error as Error).message}); it stays in .maestro/inflight/ and is submitted again in a moment`);
+      this.#recovered.push(claim);
+      clearTimeout(this.#retry);
+      this.#retry = setTimeout(() => this.#wake(), this.#o.pollMs ?? 1000);
     }
   }
 
@@ -165,10 +170,15 @@ export class IntakeLoop {
     this.#o.onEvent({ kind: 'stopped', state: 'STOPPED', from: 'AWAITING_COMMAND', reason: this.#o.once ? 'once' : 'signal' });
   }
 
-  /** Writes one ended run back: its artifact (completed or stopped), or its file to rejected/; then the claim goes. */
+  /**
+   * Writes one ended run back: its artifact (completed or stopped), or its file to rejected/; then the
+   * claim goes. What the engine cannot answer now is tried again later (nothing is marked delivered);
+   * what this workspace refuses (an artifact path no longer allowed here) is said once and kept in the engine.
+   */
   async #deliver(row: Delivery): Promise<void> {
     const claim: Claim = { runId: row.runId, source: row.source, claimedAt: '', recovered: true, kind: row.kind };
     const base = { run_id: row.runId, source: row.source, decision: row.decision, reason_code: row.reasonCode ?? '', audit_log: `engine:audit/${row.runId}`, rejected_to: null as string | null };
+    const artifacts = row.state === 'rejected' ? [] : await this.#o.queue.artifacts(row.runId);
     try {
       if (row.state === 'rejected') {
         const rejection: Rejection = row.rejection ?? { status: row.status === 'invalid' ? 'invalid' : 'error', reason_code: row.reasonCode ?? 'RUN_FAILED', message: row.summary ?? 'the run failed', issues: [row.summary ?? 'the run failed'], audit_log: base.audit_log };
@@ -176,7 +186,7 @@ export class IntakeLoop {
         this.#finished({ ...base, status: rejection.status, reason_code: rejection.reason_code, artifact: null, rejected_to: rejectedTo, message: rejection.message });
       } else {
         let artifact: string | null = null;
-        for (const a of await this.#o.queue.artifacts(row.runId)) artifact = await this.#o.artifacts.write(a.path, a.content, a.protect);
+        for (const a of artifacts) artifact = await this.#o.artifacts.write(a.path, a.content, a.protect);
         await this.#o.claims.release(claim);
         const status = row.state === 'paused' ? 'paused' : row.status === 'stopped' ? 'stopped' : 'completed';
         const howTo = row.state === 'paused' ? `\ndecide: maestro hitl decide ${row.runId} continue|stop [--note TEXT]` : '';

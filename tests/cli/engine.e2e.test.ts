@@ -173,8 +173,15 @@ describe('an intake and workers on one engine', () => {
     await workers[0]!.waitFor('a run under way', (e) => e.kind === 'claimed');
     await new Promise((r) => setTimeout(r, 250)); // a few model calls into it
     await server().restart(500);
-    await intake.waitFor('six results', () => new Set(intake.events.filter((e) => e.kind === 'finished').map((e) => e.source)).size === 6, 60_000);
+    await intake.waitFor('six results', () => new Set(intake.events.filter((e) => e.kind === 'finished').map((e) => e.source)).size === 6, 60_000).catch(async (error: Error) => {
+      const queue = await query(url, 'SELECT run_id, source, state, owner, epoch, claims, delivered_at FROM maestro_queue ORDER BY seq').catch((e: Error) => e.message);
+      const show = (p: { events: Array<Record<string, unknown>> }): string => p.events.filter((e) => e.kind !== 'step').map((e) => JSON.stringify(e).slice(0, 300)).join('\n');
+      throw new Error(`${error.message}\nqueue: ${JSON.stringify(queue)}\nintake:\n${show(intake)}\n${workers.map((w) => `worker:\n${show(w)}\n${w.stderr}`).join('\n')}`);
+    });
     expect(intake.events.filter((e) => e.kind === 'finished').every((e) => e.status === 'completed')).toBe(true);
+    // The same processes: no worker died of the restart (a connection ended under a transaction).
+    expect(workers.map((w) => w.alive)).toEqual([true, true]);
+    expect(intake.alive).toBe(true);
     expect(workers.some((w) => w.events.some((e) => e.kind === 'notice' && /reconnected|engine/.test(String(e.message))))).toBe(true);
     const ledger = await engineLedger(url);
     expect(ledger.runs.filter((r) => r.finished !== 1 || r.artifacts !== 1 || r.sessions !== 1)).toEqual([]);
