@@ -111,7 +111,8 @@ describe('an intake and workers on one engine', () => {
     const paused = await intake.waitFor('the pause', (e) => e.kind === 'finished');
     expect(paused).toMatchObject({ source: 'risky.json', status: 'paused' });
     const runId = String(paused.run_id);
-    expect(a.events.find((e) => e.kind === 'finished')).toMatchObject({ run_id: runId, status: 'paused' });
+    // Worker A ran it (its own report may reach us just after the intake's).
+    expect(await a.waitFor("A's report", (e) => e.kind === 'finished')).toMatchObject({ run_id: runId, status: 'paused' });
     a.kill('SIGTERM');
     expect((await a.exited).code).toBe(0);
 
