@@ -21,7 +21,8 @@ import { WorkspacePaths } from './adapters/workspace-paths.js';
 import { assertWorkspace } from './adapters/workspace-guard.js';
 import { VegaPictureRenderer } from './adapters/vega-pictures.js';
 import { readPackageVersion } from './cli/package-info.js';
-import { loadWorkspaceConfig, readOfflineDelayMs } from './config.js';
+import { loadWorkspaceConfig, readOfflineDelayMs, resolveEngineUrl } from './config.js';
+import type { EngineHandle } from './compose-engine.js';
 import type { Clock, LlmClient, OnProgress } from './domain/ports.js';
 
 export interface AppOptions {
@@ -53,6 +54,11 @@ export interface App {
   readonly deps: RunDeps & { readonly decisions: DecisionInbox; readonly telemetry: Telemetry };
   /** Traces of this process (a no-op unless `tracing` was asked for and configured); shut it down when done. */
   readonly telemetry: Telemetry;
+  /**
+   * Set when the workspace has an engine (`engine.url` or `MAESTRO_ENGINE_URL`): then the queue,
+   * checkpoints, decisions, persona memory, loop policy and audit log in `deps` live in PostgreSQL.
+   */
+  readonly engine?: EngineHandle;
 }
 
 /** The composition root: the only place that knows every layer. Tests pass their own clock or model. */
@@ -72,6 +78,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     maxFileBytes: config.knowledge.max_file_bytes,
     sha256,
   });
+  const engineUrl = resolveEngineUrl(config, options.env ?? {});
+  // Loaded only with an engine, so a workspace on files never loads the PostgreSQL client.
+  const wiring = engineUrl
+    ? await import('./compose-engine.js').then(async (m) => m.engineDeps({ engine: await m.openEngine(engineUrl), clock, config, paths }))
+    : undefined;
   const deps: App['deps'] = {
     decisions: new FsDecisionInbox(paths),
     config,
@@ -104,6 +115,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     pictures: new VegaPictureRenderer(),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...wiring?.stores,
   };
-  return { paths, deps, telemetry };
+  return { paths, deps, telemetry, ...(wiring ? { engine: wiring.handle(deps) } : {}) };
 }

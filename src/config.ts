@@ -60,3 +60,16 @@ export function readOfflineDelayMs(env: NodeJS.ProcessEnv = process.env): number
   }
   return ms;
 }
+
+/**
+ * The engine URL, if any: `MAESTRO_ENGINE_URL` (set and not blank), else the workspace config's
+ * `engine.url`. Undefined: the workspace's files are the store and `commands/` is the queue.
+ */
+export function resolveEngineUrl(config: WorkspaceConfig, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const fromEnv = env.MAESTRO_ENGINE_URL?.trim();
+  if (fromEnv) {
+    if (!/^postgres(ql)?:\/\/\S+$/.test(fromEnv)) throw new InvalidInputError('MAESTRO_ENGINE_URL', ['(root): must be a postgres:// (or postgresql://) URL']);
+    return fromEnv;
+  }
+  return config.engine.url;
+}

@@ -16,7 +16,8 @@ export type ClaimResult = Omit<Finished, 'kind' | 'state' | 'from' | 'queued'>;
 
 export interface RunClaimDeps {
   readonly run: RunDeps;
-  readonly claims: ClaimStore;
+  /** Only settling is needed here (claiming is the loop's business), so an engine's claim store fits too. */
+  readonly claims: Pick<ClaimStore, 'read' | 'release' | 'reject' | 'recordFailure'>;
 }
 
 /**

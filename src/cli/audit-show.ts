@@ -1,13 +1,12 @@
 import type { ChalkInstance } from 'chalk';
 import type { Command } from 'commander';
-import { readAuditRun } from '../adapters/fs-audit-store.js';
 import { sha256 } from '../adapters/hashing.js';
 import type { AuditRecord } from '../domain/audit.js';
 import { defaultSensitiveScanner } from '../domain/audit-sanitizer.js';
 import { readAuditRecords, verifyAuditLog } from '../domain/audit-verify.js';
 import type { Decision } from '../domain/decision.js';
 import { ExitError } from '../domain/errors.js';
-import { checkRunId, WORKSPACE_OPTION, workspacePaths } from './audit-options.js';
+import { auditSource, checkRunId, WORKSPACE_OPTION } from './audit-options.js';
 import { describeVerification } from './audit-verify.js';
 import type { Io } from './io.js';
 import { chalkFor } from './style.js';
@@ -21,9 +20,9 @@ export function registerAuditShow(audit: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .addHelpText('after', '\nExit codes: 0 shown · 1 no such log, or some lines are not valid records (the valid ones are still shown) · 2 usage.')
     .action(async (runId: string, opts: { json?: boolean; workspace?: string }) => {
-      const paths = await workspacePaths(io, opts.workspace);
-      const files = await readAuditRun(paths, checkRunId(runId));
-      if (files.log === undefined) throw new ExitError(1, `maestro audit show: there is no audit log for run ${runId} in ${paths.root}`);
+      const source = await auditSource(io, opts.workspace);
+      const files = await source.read(checkRunId(runId)).finally(() => source.close());
+      if (files.log === undefined) throw new ExitError(1, `maestro audit show: there is no audit log for run ${runId} in ${source.label}`);
       const { records, problems, tornLine } = readAuditRecords(files.log);
       const c = chalkFor(io);
       const warn = chalkFor(io, 'stderr');

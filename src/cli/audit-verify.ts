@@ -1,9 +1,10 @@
 import type { ChalkInstance } from 'chalk';
 import type { Command } from 'commander';
-import { listAuditRuns, verifyAuditRun } from '../adapters/fs-audit-store.js';
-import type { AuditVerification } from '../domain/audit-verify.js';
+import { sha256 } from '../adapters/hashing.js';
+import { defaultSensitiveScanner } from '../domain/audit-sanitizer.js';
+import { verifyAuditLog, type AuditVerification } from '../domain/audit-verify.js';
 import { ExitError } from '../domain/errors.js';
-import { checkRunId, WORKSPACE_OPTION, workspacePaths } from './audit-options.js';
+import { auditSource, checkRunId, WORKSPACE_OPTION } from './audit-options.js';
 import type { Io } from './io.js';
 import { chalkFor } from './style.js';
 
@@ -26,18 +27,22 @@ export function registerAuditVerify(audit: Command, io: Io): void {
     )
     .action(async (runId: string | undefined, opts: { all?: boolean; workspace?: string }) => {
       if ((runId === undefined) === (opts.all !== true)) throw new ExitError(2, 'maestro audit verify: name one run id, or pass --all');
-      const paths = await workspacePaths(io, opts.workspace);
-      const ids = runId !== undefined ? [checkRunId(runId)] : (await listAuditRuns(paths)).map((e) => e.runId);
-      const c = chalkFor(io);
-      if (ids.length === 0) {
-        io.stdout.write(`no audit logs in ${paths.relative(paths.audit) || paths.audit}\n`);
-        return;
-      }
+      const source = await auditSource(io, opts.workspace);
       const results: AuditVerification[] = [];
-      for (const id of ids) {
-        const result = await verifyAuditRun(paths, id);
-        results.push(result);
-        io.stdout.write(`${describeVerification(result, c)}\n`);
+      const c = chalkFor(io);
+      try {
+        const ids = runId !== undefined ? [checkRunId(runId)] : await source.list();
+        if (ids.length === 0) {
+          io.stdout.write(`no audit logs in ${source.label}\n`);
+          return;
+        }
+        for (const id of ids) {
+          const result = verifyAuditLog({ ...(await source.read(id)), sha256, scanner: defaultSensitiveScanner });
+          results.push(result);
+          io.stdout.write(`${describeVerification(result, c)}\n`);
+        }
+      } finally {
+        await source.close();
       }
       const broken = results.filter((r) => r.status === 'broken').length;
       if (opts.all) {

@@ -69,7 +69,8 @@ export function registerHitl(program: Command, io: Io): void {
       const app = await (await import('../compose.js')).createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
       const state = await app.deps.runs.load(runId);
       if (!state) throw new ExitError(2, `maestro: there is no run "${runId}" in this workspace`);
-      const hitlFile = await readFile(path.join(app.paths.runDir(runId), 'hitl.json'), 'utf8').then((t) => JSON.parse(t) as Record<string, unknown>, () => ({}) as Record<string, unknown>);
+      const hitlText = app.engine ? app.engine.runFile(runId, 'hitl.json').then((t) => t ?? Promise.reject(new Error('none'))) : readFile(path.join(app.paths.runDir(runId), 'hitl.json'), 'utf8');
+      const hitlFile = await hitlText.then((t) => JSON.parse(t) as Record<string, unknown>, () => ({}) as Record<string, unknown>);
       const loop = await app.deps.loopPolicy.read();
       const details = {
         run_id: state.run_id,
@@ -104,14 +105,16 @@ export function registerHitl(program: Command, io: Io): void {
     .action(async (runId: string, decision: string, opts: { note?: string; pause?: string; run?: boolean; json?: boolean; workspace?: string }) => {
       const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
       const app = await (await import('../compose.js')).createApp({ workspace, env: io.env, tracing: { onNotice: (message) => io.stderr.write(`maestro: ${message}\n`) } });
-      // A run in flight with a live watcher is that watcher's; one nobody runs may still be stopped.
-      const claim = /^[A-Za-z0-9_-]+$/.test(runId) ? await findClaim(app.paths.inflight, runId) : undefined;
-      const owned = claim?.owner ? await new FsWatcherRegistry(path.join(app.paths.state, 'watchers')).isAlive(claim.owner) : false;
+      if (app.engine && opts.run) throw new ExitError(2, 'maestro: --run is not available with an engine: a continue is queued for whichever worker (maestro worker) is free');
+      // A run in flight with a live watcher (or, with an engine, a live worker) is its; one nobody runs may still be stopped.
+      const claim = !app.engine && /^[A-Za-z0-9_-]+$/.test(runId) ? await findClaim(app.paths.inflight, runId) : undefined;
+      const owned = app.engine ? await app.engine.queue.isRunOwned(runId) : claim?.owner ? await new FsWatcherRegistry(path.join(app.paths.state, 'watchers')).isAlive(claim.owner) : false;
       let result;
       try {
         result = await decidePause(
           { runId, decision, ...(opts.note !== undefined ? { note: opts.note } : {}), ...(opts.pause ? { pauseId: opts.pause } : {}), unowned: !owned },
-          app.deps,
+          // With an engine, a stop's artifact goes to the engine and the intake writes it into its workspace.
+          app.engine ? app.engine.depsForRun(runId) : app.deps,
         );
       } catch (error) {
         if (error instanceof HitlRefusedError) throw new ExitError(2, `maestro: refused: ${error.message}`);
@@ -128,7 +131,9 @@ export function registerHitl(program: Command, io: Io): void {
       }
       if (!opts.run) {
         io.stdout.write(
-          `${c.green('✔')} continue recorded for ${runId}. A running \`maestro watch\` resumes it; or resume it now: maestro run --resume ${runId}\n`,
+          app.engine
+            ? `${c.green('✔')} continue recorded for ${runId}: queued in the engine for whichever worker is free\n`
+            : `${c.green('✔')} continue recorded for ${runId}. A running \`maestro watch\` resumes it; or resume it now: maestro run --resume ${runId}\n`,
         );
         return;
       }

@@ -23,6 +23,8 @@ const SUBCOMMANDS: Record<string, () => Promise<(program: Command, io: Io) => vo
   runs: async () => (await import('./runs.js')).registerRuns,
   show: async () => (await import('./runs.js')).registerShow,
   requeue: async () => (await import('./requeue.js')).registerRequeue,
+  worker: async () => (await import('./worker.js')).registerWorker,
+  engine: async () => (await import('./engine.js')).registerEngine,
 };
 
 function subcommandsFor(argv: readonly string[] | undefined): string[] {

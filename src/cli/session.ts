@@ -50,7 +50,10 @@ export function registerSession(program: Command, io: Io): void {
       const next = `S-${app.deps.newRunId()}`;
       const previous = await app.deps.loopPolicy.update((data) => ({ data: resetLoopPolicy(data, next, now), result: data.session_id }));
       const lines = [`new council session ${next} (was ${previous}): loop-policy counters, plans and stops cleared`];
-      if (!opts.keepMemory) {
+      if (!opts.keepMemory && app.engine) {
+        const archived = await app.engine.archiveMemory(previous);
+        if (archived > 0) lines.push(`persona memory archived in the engine (${archived} persona(s)); the personas start fresh`);
+      } else if (!opts.keepMemory) {
         const archive = path.join(app.paths.sessionStates, 'archive', previous);
         const files = (await readdir(app.paths.sessionStates).catch(() => [] as string[])).filter((f) => f.endsWith('_session.json'));
         if (files.length > 0) {

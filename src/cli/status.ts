@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
 import { readWorkspaceStatus, type WorkspaceStatus } from '../adapters/fs-workspace-status.js';
+import { loadWorkspaceConfig, resolveEngineUrl } from '../config.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { openWorkspace } from './open-workspace.js';
 import { chalkFor } from './style.js';
@@ -16,7 +17,12 @@ export function registerStatus(program: Command, io: Io): void {
     .action(async (opts: { json?: boolean; recent: number; workspace?: string }) => {
       const paths = await openWorkspace(io, opts.workspace);
       const status = await readWorkspaceStatus(paths, new FsWatcherRegistry(path.join(paths.state, 'watchers')), { recent: opts.recent });
-      io.stdout.write(opts.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status, io));
+      // With an engine, the cluster too: its workers, its queue, and every paused run wherever it ran.
+      const url = resolveEngineUrl(await loadWorkspaceConfig(paths.config), io.env);
+      const cluster = url ? await import('./status-engine.js') : undefined;
+      const engine = url && cluster ? await cluster.readEngineStatus(url) : undefined;
+      if (opts.json) io.stdout.write(`${JSON.stringify(engine ? { ...status, engine } : status, null, 2)}\n`);
+      else io.stdout.write(formatStatus(status, io) + (engine && cluster ? cluster.formatEngineStatus(engine, io) : ''));
     });
 }
 

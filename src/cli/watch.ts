@@ -79,6 +79,16 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
   await registry.removeStale();
   const self = FsWatcherRegistry.newIdentity(proc.pid);
   await registry.register({ ...self, started_at: app.deps.clock.now().toISOString(), once: opts.once === true, version: readPackageVersion() });
+  if (app.engine) {
+    // With an engine this watcher is the intake: workers (`maestro worker`) run the commands.
+    const { runIntake } = await import('./intake.js');
+    try {
+      return await runIntake({ app, engine: app.engine, reporter, registry, self, once: opts.once === true, proc });
+    } finally {
+      reporter.stop();
+      await registry.unregister(self);
+    }
+  }
 
   const loop = new WatchLoop({
     deps: app.deps,

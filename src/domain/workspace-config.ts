@@ -58,6 +58,16 @@ export const WorkspaceConfig = z.strictObject({
     })
     .default({})
     .describe('OpenTelemetry traces of every run (GenAI conventions). Off unless an endpoint is set here or in the environment. Headers (e.g. an API key) come from `OTEL_EXPORTER_OTLP_HEADERS`, never from this file.'),
+  engine: z
+    .strictObject({
+      url: z
+        .string()
+        .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// (or postgresql://) URL')
+        .optional()
+        .describe('PostgreSQL URL of the engine that holds the queue, checkpoints, decisions, persona memory, loop policy and audit log for workers on many machines (`maestro worker`). `MAESTRO_ENGINE_URL` overrides it; keep the password out of this file (use `PGPASSWORD` or `~/.pgpass`). Unset: everything stays in the workspace\'s files.'),
+    })
+    .default({})
+    .describe('Scale-out over PostgreSQL (see the README, "Workers on many machines").'),
 });
 export type WorkspaceConfig = z.infer<typeof WorkspaceConfig>;
 

@@ -1,0 +1,84 @@
+import type { RunStore } from '../domain/ports.js';
+import { parseRunState, type RunState, type RunStatus } from '../domain/run-state.js';
+import { StorageError } from '../domain/errors.js';
+import type { Fence, PgEngine } from './pg-engine.js';
+import { DONE_CHANNEL } from './pg-queue.js';
+
+/** Where a run's queue row goes when the run's checkpoint says it has ended or paused. */
+const QUEUE_STATE: Partial<Record<RunStatus, string>> = {
+  paused: 'paused',
+  completed: 'done',
+  stopped: 'done',
+  invalid: 'rejected',
+  error: 'rejected',
+};
+
+/**
+ * Checkpoints in `maestro_runs` (the RunState as jsonb: the store does not care what a checkpoint
+ * holds) and their side files (`command.json`, `hitl.json`, `draft.md`) in `maestro_run_files`.
+ * A checkpoint that ends or pauses the run moves its queue row in the same transaction, so a run's
+ * end and its queue state never disagree after a crash. With a fence, every write is the claim holder's.
+ */
+export class PgRunStore implements RunStore {
+  constructor(
+    private readonly engine: PgEngine,
+    private readonly fence?: Fence,
+  ) {}
+
+  async save(state: RunState): Promise<void> {
+    await this.engine.tx(async (db) => {
+      await db.query(
+        `INSERT INTO maestro_runs (run_id, status, state, updated_at) VALUES ($1, $2, $3, now())
+         ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, state = EXCLUDED.state, updated_at = now()`,
+        [state.run_id, state.status, JSON.stringify(state)],
+      );
+      const next = QUEUE_STATE[state.status];
+      if (next) {
+        const moved = await db.query(
+          `UPDATE maestro_queue SET state = $2, finished_at = now(), delivered_at = NULL WHERE run_id = $1 AND state IN ('running', 'paused') AND state <> $2`,
+          [state.run_id, next],
+        );
+        // Delivered on commit: the intake writes the artifact (or the pause, or the rejection) back.
+        if (moved.rowCount === 1) await db.query('SELECT pg_notify($1, $2)', [DONE_CHANNEL, state.run_id]);
+      }
+    }, this.fence);
+  }
+
+  async load(runId: string): Promise<RunState | undefined> {
+    const r = await this.engine.query<{ state: unknown }>('SELECT state FROM maestro_runs WHERE run_id = $1', [runId], this.fence);
+    const row = r.rows[0];
+    if (!row) return undefined;
+    const parsed = parseRunState(row.state);
+    if (!parsed.ok) throw new StorageError(`the checkpoint of run ${runId} in the engine is invalid: ${parsed.issues.join('; ')}`, `engine:runs/${runId}`);
+    return parsed.value;
+  }
+
+  async saveFile(runId: string, name: string, content: string): Promise<string> {
+    await this.engine.tx(async (db) => {
+      await db.query(
+        `INSERT INTO maestro_run_files (run_id, name, content) VALUES ($1, $2, $3)
+         ON CONFLICT (run_id, name) DO UPDATE SET content = EXCLUDED.content, written_at = now()`,
+        [runId, name, content],
+      );
+    }, this.fence);
+    return `engine:runs/${runId}/${name}`;
+  }
+
+  /** A side file's text, or undefined. */
+  async loadFile(runId: string, name: string): Promise<string | undefined> {
+    const r = await this.engine.query<{ content: string }>('SELECT content FROM maestro_run_files WHERE run_id = $1 AND name = $2', [runId, name]);
+    return r.rows[0]?.content;
+  }
+
+  async removeFile(runId: string, name: string): Promise<void> {
+    await this.engine.tx(async (db) => {
+      await db.query('DELETE FROM maestro_run_files WHERE run_id = $1 AND name = $2', [runId, name]);
+    }, this.fence);
+  }
+
+  /** Every run id with a checkpoint, sorted (ids sort by time). */
+  async list(): Promise<string[]> {
+    const r = await this.engine.query<{ run_id: string }>('SELECT run_id FROM maestro_runs ORDER BY run_id COLLATE "C"');
+    return r.rows.map((row) => row.run_id);
+  }
+}

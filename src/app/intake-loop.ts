@@ -1,0 +1,208 @@
+import { parseCommandText } from '../domain/command-file.js';
+import { InvalidInputError } from '../domain/errors.js';
+import type { ArtifactWriter, InputReader } from '../domain/ports.js';
+import type { Claim, ClaimStore, CommandInbox, Rejection, WatchEvent } from '../domain/queue.js';
+import { fingerprintInputs, type InputHashes } from './verified-inputs.js';
+
+/** A queue row that has ended, paused or been rejected, waiting to be written back to the workspace. */
+export interface Delivery {
+  readonly runId: string;
+  readonly source: string;
+  readonly state: 'paused' | 'done' | 'rejected';
+  readonly kind: 'command' | 'decision';
+  readonly rejection: Rejection | null;
+  readonly status: string | null;
+  readonly summary: string | null;
+  readonly decision: string | null;
+  readonly reasonCode: string | null;
+}
+
+/** The engine's queue as one workspace's intake sees it. */
+export interface IntakeQueue {
+  /** Idempotent by run id: true when the command is new to the engine. */
+  submit(command: { runId: string; source: string; body: string; inputHashes: InputHashes }): Promise<boolean>;
+  /** This workspace's rows that ended, paused or were rejected and are not written back yet, oldest first. */
+  undelivered(): Promise<Delivery[]>;
+  markDelivered(runId: string, state: string): Promise<void>;
+  artifacts(runId: string): Promise<{ path: string; content: string; protect: string[] }[]>;
+  /** This workspace's commands not written back yet (queued, running, or ended and undelivered). */
+  outstanding(): Promise<number>;
+  /** Resolves when a run may have ended (a notification), or after `ms`. */
+  waitForDone(ms: number): Promise<void>;
+}
+
+export interface IntakeLoopOptions {
+  readonly inbox: CommandInbox;
+  /** `.maestro/inflight/`: a dropped file is claimed there until its run has ended, as without an engine. */
+  readonly claims: ClaimStore;
+  readonly queue: IntakeQueue;
+  /** The workspace's sandboxed reader: the inputs' fingerprints travel with the command. */
+  readonly inputs: InputReader;
+  /** Writes artifacts into the workspace (checked again here). */
+  readonly artifacts: ArtifactWriter;
+  readonly newRunId: () => string;
+  readonly onEvent: (event: WatchEvent) => void;
+  readonly once: boolean;
+  readonly pid: number;
+  readonly workspace: string;
+  /** How often undelivered runs are looked for without a notification (default 1 s). */
+  readonly pollMs?: number;
+}
+
+/**
+ * `maestro watch` on a workspace with an engine: the intake. Each file dropped into `commands/` is
+ * claimed (renamed into `.maestro/inflight/`, as always), submitted to the engine under its run id
+ * with the fingerprints of its inputs, and kept there until its run ends; then the artifact is
+ * written into the workspace and the file removed (or moved to `rejected/` with the reason). The
+ * workers run the commands. After a crash, claims left in flight are submitted again (a no-op for
+ * the engine if it has them) and their results are written back.
+ */
+export class IntakeLoop {
+  readonly #o: IntakeLoopOptions;
+  #stopping = false;
+  #busy: Promise<void> = Promise.resolve();
+  #again = false;
+  #pumping = false;
+  #wakeDelivery: (() => void) | undefined;
+  readonly #recovered: Claim[] = [];
+  #delivering: Promise<void> = Promise.resolve();
+  #retry: NodeJS.Timeout | undefined;
+
+  constructor(options: IntakeLoopOptions) {
+    this.#o = options;
+  }
+
+  async start(): Promise<void> {
+    const { recovered } = await this.#o.claims.recoverOrphans();
+    this.#recovered.push(...recovered);
+    await this.#o.inbox.start(() => this.#wake());
+    this.#o.onEvent({ kind: 'started', state: 'AWAITING_COMMAND', pid: this.#o.pid, workspace: this.#o.workspace, once: this.#o.once, recovered: recovered.length, owned_by_others: 0 });
+    this.#wake();
+    this.#delivering = this.#deliverLoop();
+  }
+
+  /** Resolves when stopped: after `stop()`, or with `once` when every submitted run was written back. */
+  get stopped(): Promise<void> {
+    return this.#delivering;
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    clearTimeout(this.#retry);
+    this.#wakeDelivery?.();
+    await this.#o.inbox.close();
+    await this.#busy;
+    await this.#delivering;
+  }
+
+  #wake(): void {
+    this.#again = true;
+    if (this.#pumping || this.#stopping) return;
+    this.#pumping = true;
+    this.#busy = this.#submitReady().finally(() => {
+      this.#pumping = false;
+      this.#wakeDelivery?.();
+    });
+  }
+
+  async #submitReady(): Promise<void> {
+    while (this.#again && !this.#stopping) {
+      this.#again = false;
+      for (const claim of this.#recovered.splice(0)) if (!this.#stopping) await this.#submit(claim);
+      for (let file = this.#o.inbox.take(); file && !this.#stopping; file = this.#o.inbox.take()) {
+        let claim: Claim | undefined;
+        try {
+          claim = await this.#o.claims.claim(file, this.#o.newRunId());
+        } catch (error) {
+          this.#notice(null, `could not claim commands/${file.name}: ${(error as Error).message}; it stays in commands/`);
+        }
+        if (claim) await this.#submit(claim);
+      }
+    }
+  }
+
+  /** Reads a claimed command and hands it to the engine; a file that cannot be read is rejected here. */
+  async #submit(claim: Claim): Promise<void> {
+    let body: string;
+    try {
+      body = await this.#o.claims.read(claim);
+    } catch (error) {
+      const issues = error instanceof InvalidInputError ? [...error.issues] : [`(root): could not be read (${(error as Error).message})`];
+      const rejectedTo = await this.#o.claims.reject(claim, { status: 'invalid', reason_code: 'SPEC_INVALID_INPUT', message: `${claim.source} was refused unread`, issues, audit_log: null }).catch(() => null);
+      this.#finished({ run_id: claim.runId, source: claim.source, status: 'invalid', decision: 'PAUSE_FOR_HITL', reason_code: 'SPEC_INVALID_INPUT', artifact: null, audit_log: null, rejected_to: rejectedTo, message: `${claim.source} was refused unread: ${issues.join('; ')}` });
+      return;
+    }
+    // An invalid command goes to the engine too: a worker validates it with the one use case and
+    // records why in the audit log; it comes back here as rejected.
+    const parsed = parseCommandText(body);
+    const inputHashes = parsed.ok ? await fingerprintInputs(parsed.value.input_artifacts, this.#o.inputs) : {};
+    try {
+      const added = await this.#o.queue.submit({ runId: claim.runId, source: claim.source, body, inputHashes });
+      this.#notice(claim.runId, `${claim.source}: ${added ? 'submitted to the engine' : 'already in the engine'} as run ${claim.runId}`);
+    } catch (error) {
+      // It stays claimed in .maestro/inflight/ and is submitted again shortly (or on the next start).
+      this.#notice(claim.runId, `${claim.source}: could not be submitted (${(error as Error).message}); it stays in .maestro/inflight/ and is submitted again in a moment`);
+      this.#recovered.push(claim);
+      clearTimeout(this.#retry);
+      this.#retry = setTimeout(() => this.#wake(), this.#o.pollMs ?? 1000);
+    }
+  }
+
+  async #deliverLoop(): Promise<void> {
+    while (!this.#stopping) {
+      try {
+        for (const row of await this.#o.queue.undelivered()) {
+          if (this.#stopping) break;
+          await this.#deliver(row);
+        }
+        if (this.#o.once && !this.#pumping && this.#recovered.length === 0 && this.#o.inbox.ready === 0 && this.#o.inbox.pending === 0 && (await this.#o.queue.outstanding()) === 0) break;
+      } catch (error) {
+        this.#notice(null, `the engine cannot be reached (${(error as Error).message}); retrying`);
+      }
+      await Promise.race([this.#o.queue.waitForDone(this.#o.pollMs ?? 1000), new Promise<void>((resolve) => (this.#wakeDelivery = resolve))]);
+      this.#wakeDelivery = undefined;
+    }
+    if (!this.#stopping) {
+      this.#stopping = true;
+      await this.#o.inbox.close();
+      await this.#busy;
+    }
+    this.#o.onEvent({ kind: 'stopped', state: 'STOPPED', from: 'AWAITING_COMMAND', reason: this.#o.once ? 'once' : 'signal' });
+  }
+
+  /**
+   * Writes one ended run back: its artifact (completed or stopped), or its file to rejected/; then the
+   * claim goes. What the engine cannot answer now is tried again later (nothing is marked delivered);
+   * what this workspace refuses (an artifact path no longer allowed here) is said once and kept in the engine.
+   */
+  async #deliver(row: Delivery): Promise<void> {
+    const claim: Claim = { runId: row.runId, source: row.source, claimedAt: '', recovered: true, kind: row.kind };
+    const base = { run_id: row.runId, source: row.source, decision: row.decision, reason_code: row.reasonCode ?? '', audit_log: `engine:audit/${row.runId}`, rejected_to: null as string | null };
+    const artifacts = row.state === 'rejected' ? [] : await this.#o.queue.artifacts(row.runId);
+    try {
+      if (row.state === 'rejected') {
+        const rejection: Rejection = row.rejection ?? { status: row.status === 'invalid' ? 'invalid' : 'error', reason_code: row.reasonCode ?? 'RUN_FAILED', message: row.summary ?? 'the run failed', issues: [row.summary ?? 'the run failed'], audit_log: base.audit_log };
+        const rejectedTo = await this.#o.claims.reject(claim, rejection);
+        this.#finished({ ...base, status: rejection.status, reason_code: rejection.reason_code, artifact: null, rejected_to: rejectedTo, message: rejection.message });
+      } else {
+        let artifact: string | null = null;
+        for (const a of artifacts) artifact = await this.#o.artifacts.write(a.path, a.content, a.protect);
+        await this.#o.claims.release(claim);
+        const status = row.state === 'paused' ? 'paused' : row.status === 'stopped' ? 'stopped' : 'completed';
+        const howTo = row.state === 'paused' ? `\ndecide: maestro hitl decide ${row.runId} continue|stop [--note TEXT]` : '';
+        this.#finished({ ...base, status, artifact, message: `${row.summary ?? status}${howTo}` });
+      }
+    } catch (error) {
+      this.#notice(row.runId, `${row.source}: could not be written back (${(error as Error).message}); it stays in the engine (maestro hitl show ${row.runId})`);
+    }
+    await this.#o.queue.markDelivered(row.runId, row.state);
+  }
+
+  #finished(result: Omit<Extract<WatchEvent, { kind: 'finished' }>, 'kind' | 'state' | 'from' | 'queued'>): void {
+    this.#o.onEvent({ kind: 'finished', state: 'AWAITING_COMMAND', from: 'AWAITING_COMMAND', ...result, queued: this.#o.inbox.ready });
+  }
+
+  #notice(runId: string | null, message: string): void {
+    this.#o.onEvent({ kind: 'notice', run_id: runId, message });
+  }
+}

@@ -1,0 +1,43 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { writeFileAtomically } from '../adapters/atomic-file.js';
+import { ExitError } from '../domain/errors.js';
+import { auditSource, checkRunId, WORKSPACE_OPTION } from './audit-options.js';
+import type { Io } from './io.js';
+
+/**
+ * `maestro audit export`: a run's log and head as the two files (`<run_id>.jsonl`, `<run_id>.head`),
+ * byte for byte what was chained, from the workspace's files or its engine: to archive them, or to
+ * check them elsewhere (`maestro audit verify` on a folder holding them).
+ */
+export function registerAuditExport(audit: Command, io: Io): void {
+  audit
+    .command('export')
+    .description("write a run's audit log (or every log) as <run_id>.jsonl + <run_id>.head files, from the files or the engine")
+    .argument('[run_id]', 'the run to export')
+    .option('--all', 'export every audit log')
+    .requiredOption('--out <dir>', 'the folder to write into (created, mode 0700; files 0600)')
+    .option(...WORKSPACE_OPTION)
+    .addHelpText('after', '\nThe lines are exported exactly as written, so the chain and the head verify wherever they go.\nExit codes: 0 exported · 1 a run has no log · 2 usage.')
+    .action(async (runId: string | undefined, opts: { all?: boolean; out: string; workspace?: string }) => {
+      if ((runId === undefined) === (opts.all !== true)) throw new ExitError(2, 'maestro audit export: name one run id, or pass --all');
+      const out = path.resolve(io.cwd, opts.out);
+      const source = await auditSource(io, opts.workspace);
+      try {
+        const ids = runId !== undefined ? [checkRunId(runId)] : await source.list();
+        await mkdir(out, { recursive: true, mode: 0o700 });
+        let written = 0;
+        for (const id of ids) {
+          const run = await source.read(checkRunId(id));
+          if (run.log === undefined && run.head === undefined) throw new ExitError(1, `maestro audit export: there is no audit log for run ${id} in ${source.label}`);
+          if (run.log !== undefined) await writeFileAtomically(path.join(out, `${id}.jsonl`), run.log, { mode: 0o600 });
+          if (run.head !== undefined) await writeFileAtomically(path.join(out, `${id}.head`), run.head.endsWith('\n') ? run.head : `${run.head}\n`, { mode: 0o600 });
+          written += 1;
+        }
+        io.stdout.write(`exported ${written} audit log(s) from ${source.label} to ${out}\n`);
+      } finally {
+        await source.close();
+      }
+    });
+}

@@ -1,0 +1,57 @@
+import type { Command } from 'commander';
+import { PgEngine, redactUrl } from '../adapters/pg-engine.js';
+import { SCHEMA_VERSION } from '../adapters/pg-migrations.js';
+import { WorkspacePaths } from '../adapters/workspace-paths.js';
+import { loadWorkspaceConfig, resolveEngineUrl, resolveWorkspace } from '../config.js';
+import { ExitError } from '../domain/errors.js';
+import { WORKSPACE_OPTION, type Io } from './io.js';
+import { chalkFor } from './style.js';
+
+/** The engine URL of a workspace (config or MAESTRO_ENGINE_URL), or exit 2 saying how to set one. */
+export async function engineUrlOf(io: Io, workspace: string | undefined, what: string): Promise<string> {
+  const paths = new WorkspacePaths(resolveWorkspace(workspace, io.env, io.cwd));
+  const url = resolveEngineUrl(await loadWorkspaceConfig(paths.config), io.env);
+  if (!url) throw new ExitError(2, `maestro ${what}: this workspace has no engine: set "engine": { "url": "postgres://…" } in maestro.config.json, or MAESTRO_ENGINE_URL`);
+  return url;
+}
+
+/** `maestro engine migrate|status`: the PostgreSQL engine's schema. */
+export function registerEngine(program: Command, io: Io): void {
+  const engine = program.command('engine').description('the PostgreSQL engine that workers on many machines share (see "maestro worker")');
+
+  engine
+    .command('migrate')
+    .description('create or upgrade the engine\'s tables (versioned migrations; safe to run again, and from several machines at once)')
+    .option(...WORKSPACE_OPTION)
+    .action(async (opts: { workspace?: string }) => {
+      const url = await engineUrlOf(io, opts.workspace, 'engine migrate');
+      const pg = PgEngine.open(url, { name: 'maestro migrate' });
+      try {
+        const applied = await pg.migrate();
+        const c = chalkFor(io);
+        for (const m of applied) io.stdout.write(`${c.green('✔')} migration ${m.version}: ${m.name}\n`);
+        io.stdout.write(`the engine at ${redactUrl(url)} is at schema version ${await pg.schemaVersion()}${applied.length === 0 ? ' (nothing to do)' : ''}\n`);
+      } finally {
+        await pg.close();
+      }
+    });
+
+  engine
+    .command('status')
+    .description('the engine\'s schema version and whether this maestro can use it')
+    .option('--json', 'print as JSON')
+    .option(...WORKSPACE_OPTION)
+    .action(async (opts: { workspace?: string; json?: boolean }) => {
+      const url = await engineUrlOf(io, opts.workspace, 'engine status');
+      const pg = PgEngine.open(url, { name: 'maestro status' });
+      try {
+        const version = await pg.schemaVersion();
+        const out = { url: redactUrl(url), schema_version: version, needed: SCHEMA_VERSION, ready: version === SCHEMA_VERSION };
+        if (opts.json) io.stdout.write(`${JSON.stringify(out)}\n`);
+        else io.stdout.write(`engine ${out.url}: schema version ${version} (this maestro needs ${SCHEMA_VERSION})${out.ready ? '' : ' — run "maestro engine migrate"'}\n`);
+        if (!out.ready) throw new ExitError(1);
+      } finally {
+        await pg.close();
+      }
+    });
+}

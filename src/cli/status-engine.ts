@@ -1,0 +1,42 @@
+import { redactUrl } from '../adapters/pg-engine.js';
+import { PgQueue, type LiveWorker, type QueueStats } from '../adapters/pg-queue.js';
+import type { Io } from './io.js';
+import { chalkFor } from './style.js';
+
+/** The cluster as the engine sees it: live workers, queue depth, runs held and runs paused for a person. */
+export interface EngineStatus {
+  readonly url: string;
+  readonly workers: readonly LiveWorker[];
+  readonly queue: QueueStats;
+  readonly running: Awaited<ReturnType<PgQueue['runningRuns']>>;
+  readonly paused: Awaited<ReturnType<PgQueue['pausedRuns']>>;
+}
+
+export async function readEngineStatus(url: string): Promise<EngineStatus> {
+  const { openEngine } = await import('../compose-engine.js');
+  const engine = await openEngine(url, 'maestro status');
+  try {
+    const queue = new PgQueue(engine);
+    return { url: redactUrl(url), workers: await queue.liveWorkers(), queue: await queue.stats(), running: await queue.runningRuns(), paused: await queue.pausedRuns() };
+  } finally {
+    await engine.close();
+  }
+}
+
+export function formatEngineStatus(s: EngineStatus, io: Io): string {
+  const c = chalkFor(io);
+  const lines = [`engine     ${s.url}`];
+  lines.push(
+    s.workers.length > 0
+      ? `workers    ${c.green(String(s.workers.length))} live — ${s.workers.map((w) => `${w.name} (${w.host}, pid ${w.pid})${w.current_run ? ` running ${w.current_run}` : ' idle'}`).join('; ')}`
+      : `workers    ${c.yellow('none')} (start one on any machine with "maestro worker")`,
+  );
+  lines.push(`queue      ${s.queue.queued} queued · ${s.queue.running} running · ${s.queue.paused} paused · ${s.queue.done} done · ${s.queue.rejected} rejected`);
+  for (const r of s.running) lines.push(`  ${c.dim(r.run_id)} ${r.source} · ${r.owner_alive ? `held by ${r.owner}` : 'its worker is gone — the next free worker resumes it'}`);
+  lines.push(`paused     ${s.paused.length} cluster-wide`);
+  for (const p of s.paused) {
+    lines.push(`  ${c.dim(p.run_id)} ${p.source} · ${p.layer ?? '?'}: ${p.reason_code ?? '?'} — ${p.message.split('\n')[0]}`);
+    lines.push(`    decide with: maestro hitl decide ${p.run_id} continue|stop (from any machine)`);
+  }
+  return `${lines.join('\n')}\n`;
+}

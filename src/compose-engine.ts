@@ -1,0 +1,138 @@
+import os from 'node:os';
+import type { DecisionInbox } from './app/hitl.js';
+import type { RunClaimDeps } from './app/run-claim.js';
+import type { RunDeps } from './app/run-deps.js';
+import { VerifiedInputReader } from './app/verified-inputs.js';
+import type { WorkerSession } from './app/worker-loop.js';
+import { FsArtifactWriter } from './adapters/fs-artifact-writer.js';
+import { PgArtifactWriter } from './adapters/pg-artifact-writer.js';
+import { PgAuditLog } from './adapters/pg-audit-log.js';
+import { PgEngine, type Fence } from './adapters/pg-engine.js';
+import { PgLoopPolicyStore } from './adapters/pg-loop-policy-store.js';
+import { PgQueue, type EngineClaim, type PgWorkerSession } from './adapters/pg-queue.js';
+import { PgRunStore } from './adapters/pg-run-store.js';
+import { PgSessionStore } from './adapters/pg-session-store.js';
+import { newRunId } from './adapters/system-clock.js';
+import type { WorkspacePaths } from './adapters/workspace-paths.js';
+import { AppError } from './domain/errors.js';
+import type { Clock } from './domain/ports.js';
+import type { WorkspaceConfig } from './domain/workspace-config.js';
+
+/** `--run` / `run --resume` with an engine: the queue resumes decided runs, never a foreground process. */
+export class EngineResumeError extends AppError {
+  readonly code = 'ENGINE_RESUME_REFUSED' as const;
+}
+
+/** What a workspace with an engine adds to the app: the engine, its queue, and this workspace's id in it. */
+export interface EngineHandle {
+  readonly engine: PgEngine;
+  readonly queue: PgQueue;
+  /** Which workspace submitted a command, so its artifacts go back there: `<host>:<absolute path>`. */
+  readonly workspaceId: string;
+  /** The app's deps with the artifacts of `runId` kept in the engine (a decision taken on any machine). */
+  depsForRun(runId: string): RunDeps & { readonly decisions: DecisionInbox };
+  /** A new council session: every persona's memory moves to the engine's archive; returns how many had some. */
+  archiveMemory(sessionId: string): Promise<number>;
+  /** A run's side file (`hitl.json`, `draft.md`) as the engine keeps it. */
+  runFile(runId: string, name: string): Promise<string | undefined>;
+}
+
+type EngineStores = Pick<RunDeps, 'runs' | 'audit' | 'sessions' | 'loopPolicy'> & { readonly runs: PgRunStore; readonly sessions: PgSessionStore };
+
+/** Opens the engine and checks that its schema is the one this maestro needs. */
+export async function openEngine(url: string, name = 'maestro'): Promise<PgEngine> {
+  const engine = PgEngine.open(url, { name });
+  try {
+    await engine.assertReady();
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
+  return engine;
+}
+
+export function workspaceIdOf(paths: WorkspacePaths): string {
+  return `${os.hostname()}:${paths.root}`;
+}
+
+/** The stores of a run in the engine; with a fence, every write is the claim holder's. */
+export function engineStores(options: { engine: PgEngine; clock: Clock; config: WorkspaceConfig; fence?: Fence }): EngineStores {
+  const { engine, clock, config, fence } = options;
+  return {
+    runs: new PgRunStore(engine, fence),
+    audit: new PgAuditLog(engine, clock, fence),
+    sessions: new PgSessionStore(engine, clock, config.history.keep_runs, fence),
+    loopPolicy: new PgLoopPolicyStore(engine, clock, () => `S-${newRunId(clock)}`, fence),
+  };
+}
+
+/** A `continue` in the engine: the run's queue row is queued again, for whichever worker is free. */
+export class PgDecisionInbox implements DecisionInbox {
+  constructor(
+    private readonly queue: PgQueue,
+    private readonly runs: PgRunStore,
+    private readonly workspaceId: string,
+  ) {}
+
+  async post(runId: string): Promise<void> {
+    const state = await this.runs.load(runId);
+    await this.queue.postDecision(runId, { workspaceId: this.workspaceId, source: state?.source ?? `${runId}.json`, body: JSON.stringify(state?.command ?? {}) });
+  }
+
+  async claim(runId: string): Promise<boolean> {
+    throw new EngineResumeError(`run ${runId} is resumed by the engine's workers (maestro worker), not in the foreground: its continue decision is queued for whichever worker is free`);
+  }
+
+  pending(): Promise<string[]> {
+    return this.queue.pendingDecisions();
+  }
+}
+
+/** Wires a workspace's app to the engine (every store but the foreground artifacts). */
+export function engineDeps(options: { engine: PgEngine; clock: Clock; config: WorkspaceConfig; paths: WorkspacePaths }): { stores: EngineStores & { decisions: DecisionInbox }; handle: (base: RunDeps & { decisions: DecisionInbox }) => EngineHandle } {
+  const { engine, paths } = options;
+  const queue = new PgQueue(engine);
+  const workspaceId = workspaceIdOf(paths);
+  const stores = engineStores(options);
+  const decisions = new PgDecisionInbox(queue, stores.runs, workspaceId);
+  return {
+    stores: { ...stores, decisions },
+    handle: (base) => ({
+      engine,
+      queue,
+      workspaceId,
+      depsForRun: (runId) => ({ ...base, artifacts: new PgArtifactWriter(engine, runId, base.artifacts) }),
+      archiveMemory: (sessionId) => stores.sessions.archiveAll(sessionId),
+      runFile: (runId, name) => stores.runs.loadFile(runId, name),
+    }),
+  };
+}
+
+/**
+ * A worker's deps for one claim: the engine's stores fenced to the claim, artifacts kept in the
+ * engine (checked on this machine's copy), and this machine's inputs checked against the intake's.
+ */
+export function workerClaimDeps(options: {
+  base: RunDeps;
+  engine: PgEngine;
+  root: string;
+  claim: EngineClaim;
+  session: PgWorkerSession;
+  controls: { signal: AbortSignal; lost: (reason: string) => void };
+}): RunClaimDeps {
+  const { base, engine, claim, session, controls } = options;
+  const fence = session.fence(claim, controls.lost);
+  const stores = engineStores({ engine, clock: base.clock, config: base.config, fence });
+  return {
+    claims: session.claimsFor(claim, fence),
+    run: {
+      ...base,
+      ...stores,
+      inputs: new VerifiedInputReader(base.inputs, claim.inputHashes),
+      artifacts: new PgArtifactWriter(engine, claim.runId, new FsArtifactWriter(options.root, () => base.clock.now()), fence),
+      signal: controls.signal,
+    },
+  };
+}
+
+export type { WorkerSession };

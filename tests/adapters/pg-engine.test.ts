@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClaimLostError, PgEngine } from '../../src/adapters/pg-engine.js';
+import { PgLoopPolicyStore } from '../../src/adapters/pg-loop-policy-store.js';
+import { MAX_STALLS, PgQueue, PgWorkerSession } from '../../src/adapters/pg-queue.js';
+import { PgRunStore } from '../../src/adapters/pg-run-store.js';
+import { PgSessionStore } from '../../src/adapters/pg-session-store.js';
+import { recordPause } from '../../src/domain/loop-policy/workspace-loop.js';
+import { RUN_STATE_VERSION, type RunState } from '../../src/domain/run-state.js';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../helpers/embedded-postgres.mjs';
+
+let server: EmbeddedPostgres;
+let engine: PgEngine;
+const clock = { now: () => new Date('2026-01-01T00:00:00Z') };
+
+beforeAll(async () => {
+  server = await startEmbeddedPostgres();
+  engine = PgEngine.open(server.url, { max: 8 });
+  await engine.migrate();
+}, 60_000);
+
+afterAll(async () => {
+  await engine?.close();
+  await server?.stop();
+});
+
+function aState(runId: string, status: RunState['status'] = 'running'): RunState {
+  return {
+    schemaVersion: RUN_STATE_VERSION,
+    run_id: runId,
+    status,
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    source: `${runId}.json`,
+    task_sha256: 'a'.repeat(64),
+    command: { task_description: 'x', input_artifacts: [], config: {} } as unknown as RunState['command'],
+    steps: [],
+    trail: [],
+    reroutes: [],
+    hitl: [],
+  };
+}
+
+async function submit(runId: string): Promise<void> {
+  await new PgQueue(engine).submit({ runId, workspaceId: 'test', source: `${runId}.json`, body: '{}', inputHashes: {} });
+}
+
+describe('claims and fences', () => {
+  it('gives each queued command to exactly one of many sessions claiming at once', async () => {
+    for (let i = 0; i < 20; i++) await submit(`race-${i}`);
+    const sessions = await Promise.all([1, 2, 3, 4].map((i) => PgWorkerSession.open(engine, { name: `race${i}` })));
+    const taken: string[] = [];
+    await Promise.all(
+      sessions.map(async (s) => {
+        for (let c = await s.claimNext(); c; c = await s.claimNext()) if (c.runId.startsWith('race-')) taken.push(c.runId);
+      }),
+    );
+    expect(taken.sort()).toEqual(Array.from({ length: 20 }, (_, i) => `race-${i}`).sort());
+    await engine.query(`UPDATE maestro_queue SET state = 'done' WHERE run_id LIKE 'race-%'`);
+    for (const s of sessions) await s.close();
+  });
+
+  it('refuses every write for a run once its worker session is gone, and the run goes to the next worker with a new epoch', async () => {
+    await submit('fenced-1');
+    const first = await PgWorkerSession.open(engine, { name: 'first' });
+    const claim = await first.claimNext();
+    expect(claim?.runId).toBe('fenced-1');
+    const losses: string[] = [];
+    const fence = first.fence(claim!, (why) => losses.push(why));
+    const runs = new PgRunStore(engine, fence);
+    await runs.save(aState('fenced-1'));
+
+    await first.close(); // as a crash would: its connection ends
+    await expect(runs.save({ ...aState('fenced-1'), steps: [] })).rejects.toBeInstanceOf(ClaimLostError);
+    expect(losses).toHaveLength(1);
+
+    const second = await PgWorkerSession.open(engine, { name: 'second' });
+    const again = await second.claimNext();
+    expect(again).toMatchObject({ runId: 'fenced-1', recovered: true, epoch: claim!.epoch + 1 });
+    // The old fence stays refused even though its run is held again (by someone else).
+    await expect(runs.save(aState('fenced-1'))).rejects.toBeInstanceOf(ClaimLostError);
+    const mine = new PgRunStore(engine, second.fence(again!, () => undefined));
+    await mine.save(aState('fenced-1', 'completed'));
+    const row = (await engine.query<{ state: string }>(`SELECT state FROM maestro_queue WHERE run_id = 'fenced-1'`)).rows[0];
+    expect(row?.state).toBe('done'); // the run's end and its queue row commit together
+    await second.close();
+  });
+
+  it('sets aside a run whose workers all died with it', async () => {
+    await submit('poison-1');
+    for (let i = 0; i <= MAX_STALLS; i++) {
+      const s = await PgWorkerSession.open(engine, { name: `p${i}` });
+      await s.claimNext();
+      await s.close();
+    }
+    const row = (await engine.query<{ state: string; rejection: { reason_code: string } }>(`SELECT state, rejection FROM maestro_queue WHERE run_id = 'poison-1'`)).rows[0];
+    expect(row).toMatchObject({ state: 'rejected', rejection: { reason_code: 'RUN_FAILED_REPEATEDLY' } });
+  });
+});
+
+describe('shared state', () => {
+  it('keeps every run of persona memory when many writers append at once (no lost update)', async () => {
+    const stores = [1, 2, 3].map(() => new PgSessionStore(engine, clock, 100));
+    await Promise.all(
+      Array.from({ length: 24 }, (_, i) => stores[i % 3]!.appendRun('auditor', `run-${i}`, [{ role: 'assistant', content: `reply ${i}`, run_id: `run-${i}`, ts: '2026-01-01T00:00:00.000Z' }])),
+    );
+    const { state } = await stores[0]!.load('auditor');
+    expect([...state.runs].sort()).toEqual(Array.from({ length: 24 }, (_, i) => `run-${i}`).sort());
+    const version = (await engine.query<{ version: string }>(`SELECT version FROM maestro_sessions WHERE persona_id = 'auditor'`)).rows[0]?.version;
+    expect(Number(version)).toBe(24);
+  });
+
+  it('counts every pause of the loop policy when many writers update at once', async () => {
+    const store = new PgLoopPolicyStore(engine, clock, () => 'S-1');
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        store.update((data) => {
+          const out = recordPause(data, { fingerprint: 'conflict-a', pauseId: `p${i}`, runId: `run-${i}`, reasonCode: 'ARBITRATION_ESCALATE', timestamp: '2026-01-01T00:00:00.000Z' });
+          return { data: out.data, result: undefined };
+        }),
+      ),
+    );
+    const data = await store.read();
+    expect(data.counter.counts.find((c) => c.conflict_key.endsWith('conflict-a'))?.count).toBe(10);
+  });
+});

