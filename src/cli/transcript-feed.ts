@@ -39,6 +39,12 @@ export type TranscriptEvent =
 
 export type TranscriptKind = TranscriptEvent['kind'];
 
+/** Every kind, for the README's table (a test keeps the two in step). */
+export const TRANSCRIPT_KINDS = ['run_started', 'step_started', 'text', 'knowledge', 'step_finished', 'arbitrated', 'notice', 'producing_artifact'] as const;
+// A kind added to TranscriptEvent and not listed above fails to compile here.
+const everyKindListed: Exclude<TranscriptKind, (typeof TRANSCRIPT_KINDS)[number]> extends never ? true : never = true;
+void everyKindListed;
+
 /**
  * Turns a run's progress into transcript events: each step's streamed text through its own
  * LiveScreen (released as it may be shown, the rest when the reply is complete: before its
