@@ -1,7 +1,10 @@
 import { detectSensitive, type Finding } from './sensitive/detector.js';
 
-/** Characters before the release point that the detector sees again, for lookbehinds and patterns that start earlier. */
-const CONTEXT = 2048;
+/**
+ * Characters before the release point that the detector sees again: lookbehinds, and a finding that
+ * would reach back into released text (longer than any one-line pattern: a quoted value is ≤ 200).
+ */
+const CONTEXT = 512;
 
 /**
  * A word that no rule can start, extend or end in: letters (with inner hyphens and apostrophes)
@@ -29,11 +32,12 @@ export class LiveScreen {
   #released = 0;
   /** A finding whose marker is out and which reached the release point (it may still grow). */
   #open: Finding | undefined;
+  readonly #scan = new ReleaseScan();
 
   /** Adds a piece of the reply; returns the screened text that may be shown now ('' for none). */
   push(delta: string): string {
     this.#raw += delta;
-    return this.#release(releasePoint(this.#raw, this.#released));
+    return this.#release(this.#scan.advance(this.#raw));
   }
 
   /** The reply is complete: returns the rest, screened. */
@@ -71,34 +75,54 @@ function marker(finding: Finding): string {
   return `[REDACTED:${finding.category}]`;
 }
 
-/** How far the text may be released now (never before `from`): see LiveScreen. */
-function releasePoint(raw: string, from: number): number {
-  let point = from;
-  let held = false;
-  let endsSuspicious = false;
-  const token = /\s+|\S+/gy;
-  token.lastIndex = from;
-  for (let m = token.exec(raw); m; m = token.exec(raw)) {
-    const end = m.index + m[0].length;
-    if (/^\s/.test(m[0])) {
-      if (m[0].includes('\n')) {
-        // A line that ends on an unplain word may go on in the next line (`password =⏎ value`).
-        if (held && !endsSuspicious) held = false;
+/**
+ * Where the text may be released up to, kept as the reply grows (the text only ever grows, so each
+ * piece is scanned once): complete tokens move the state on; the last token, which may still grow,
+ * is only looked at.
+ */
+class ReleaseScan {
+  /** Where the next token starts. */
+  #pos = 0;
+  /** A word that is not plain was seen in this line (or ended the line before): release waits. */
+  #held = false;
+  /** The last complete word was not plain. */
+  #endsSuspicious = false;
+  #point = 0;
+
+  /** How far `raw` may be released now. */
+  advance(raw: string): number {
+    const token = /\s+|\S+/gy;
+    token.lastIndex = this.#pos;
+    for (let m = token.exec(raw); m; m = token.exec(raw)) {
+      const end = m.index + m[0].length;
+      const space = /^\s/.test(m[0]);
+      if (end === raw.length) {
+        // The last token may still grow: a word is not judged yet; white space may be released.
+        return space && !this.#heldAfter(m[0]) ? end : this.#point;
       }
-      if (!held) point = end;
-      continue;
+      if (space) this.#held = this.#heldAfter(m[0]);
+      else this.#word(m[0], raw, m.index);
+      if (!this.#held) this.#point = end;
+      this.#pos = end;
     }
-    if (end === raw.length) break; // the last word may still grow
-    const plain = PLAIN_WORD.test(m[0]);
-    if (held && endsSuspicious && plain && lineBreakBefore(raw, m.index)) held = false;
-    if (!plain) held = true;
-    endsSuspicious = !plain;
-    if (!held) point = end;
+    return this.#point;
   }
-  return point;
+
+  /** Whether release still waits after this white space: a line break ends the wait, unless the line ended on an unplain word. */
+  #heldAfter(space: string): boolean {
+    return this.#held && !(space.includes('\n') && !this.#endsSuspicious);
+  }
+
+  #word(word: string, raw: string, index: number): void {
+    const plain = PLAIN_WORD.test(word);
+    // A line that ended on an unplain word may go on in this one (`password =⏎ value`): a plain first word settles it.
+    if (this.#held && this.#endsSuspicious && plain && lineBreakBefore(raw, index)) this.#held = false;
+    if (!plain) this.#held = true;
+    this.#endsSuspicious = !plain;
+  }
 }
 
-/** True when the whitespace just before `index` holds a line break. */
+/** True when the white space just before `index` holds a line break. */
 function lineBreakBefore(raw: string, index: number): boolean {
   for (let i = index - 1; i >= 0 && /\s/.test(raw[i] as string); i -= 1) if (raw[i] === '\n') return true;
   return false;
