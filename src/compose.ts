@@ -16,9 +16,11 @@ import { delayOfflineRoutes } from './adapters/delayed-llm-client.js';
 import { RecordingLlmClient, ReplayLlmClient } from './adapters/cassette.js';
 import { OpenAiLlmClient } from './adapters/openai-llm-client.js';
 import { newRunId, systemClock } from './adapters/system-clock.js';
+import { NO_TELEMETRY, startTelemetry, type Telemetry } from './adapters/telemetry.js';
 import { countTokens } from './adapters/token-counter.js';
 import { WorkspacePaths } from './adapters/workspace-paths.js';
 import { VegaPictureRenderer } from './adapters/vega-pictures.js';
+import { readPackageVersion } from './cli/package-info.js';
 import { loadWorkspaceConfig, readOfflineDelayMs } from './config.js';
 import { InvalidInputError } from './domain/errors.js';
 import type { Clock, LlmClient, OnProgress } from './domain/ports.js';
@@ -40,11 +42,18 @@ export interface AppOptions {
   readonly replay?: string;
   readonly onProgress?: OnProgress;
   readonly signal?: AbortSignal;
+  /**
+   * Trace the runs of this process when the workspace (`telemetry`) or the environment
+   * (`OTEL_EXPORTER_OTLP_ENDPOINT`) names an OTLP endpoint; the caller then owns `telemetry.shutdown()`.
+   */
+  readonly tracing?: { readonly onNotice: (message: string) => void };
 }
 
 export interface App {
   readonly paths: WorkspacePaths;
-  readonly deps: RunDeps & { readonly decisions: DecisionInbox };
+  readonly deps: RunDeps & { readonly decisions: DecisionInbox; readonly telemetry: Telemetry };
+  /** Traces of this process (a no-op unless `tracing` was asked for and configured); shut it down when done. */
+  readonly telemetry: Telemetry;
 }
 
 /** The composition root: the only place that knows every layer. Tests pass their own clock or model. */
@@ -53,6 +62,10 @@ export async function createApp(options: AppOptions): Promise<App> {
   await assertWorkspace(paths);
   const config = await loadWorkspaceConfig(paths.config);
   const clock = options.clock ?? systemClock;
+  const env = options.env ?? {};
+  const telemetry = options.tracing
+    ? await startTelemetry({ config, env, clock, sha256, serviceVersion: readPackageVersion(), onNotice: options.tracing.onNotice })
+    : NO_TELEMETRY;
   const knowledge = new FsKnowledgeBase({
     root: paths.root,
     roots: config.knowledge.roots,
@@ -70,7 +83,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     models: delayOfflineRoutes(
       new ConfiguredModelRoutes({
         config,
-        env: options.env ?? {},
+        env,
         ...(options.route ? { overrideRoute: options.route } : {}),
         ...(options.model ? { overrideModel: options.model } : {}),
         createOpenAi: (route, apiKey) => new OpenAiLlmClient({ route, apiKey }),
@@ -86,13 +99,14 @@ export async function createApp(options: AppOptions): Promise<App> {
     inputs: knowledge,
     artifacts: new FsArtifactWriter(paths.root, () => clock.now()),
     runs: new FsRunStore(paths),
-    audit: new JsonlAuditLog(paths, clock),
+    audit: telemetry.wrapAuditLog(new JsonlAuditLog(paths, clock)),
+    telemetry,
     loopPolicy: new FsLoopPolicyStore(paths, clock, () => `S-${newRunId(clock)}`),
     pictures: new VegaPictureRenderer(),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };
-  return { paths, deps };
+  return { paths, deps, telemetry };
 }
 
 /**

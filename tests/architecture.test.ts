@@ -17,7 +17,7 @@ describe('layering', () => {
       const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
       for (const [re, what] of [
         [/from ['"]node:/, 'imports node:*'],
-        [/from ['"](openai|chokidar|chalk|ora|commander)['"]/, 'imports an adapter library'],
+        [/from ['"](openai|chokidar|chalk|ora|commander|@opentelemetry\/[a-z-]+)['"]/, 'imports an adapter library'],
         [/Date\.now\(|new Date\(\)/, 'reads the clock'],
         [/Math\.random/, 'uses randomness'],
         [/\bprocess\./, 'touches process'],
@@ -38,6 +38,21 @@ describe('layering', () => {
       if (/from ['"]\.\.\/cli\//.test(code)) offenders.push(`${path.relative(SRC, file)} imports the CLI`);
     }
     expect(offenders).toEqual([]);
+  });
+
+  it('loads OpenTelemetry only when tracing is configured: from src/adapters/otel-*.ts, reached by one dynamic import', async () => {
+    const offenders: string[] = [];
+    for (const file of await filesUnder(SRC)) {
+      const name = path.relative(SRC, file);
+      const code = await readFile(file, 'utf8');
+      const isOtel = /^adapters\/otel-[a-z-]+\.ts$/.test(name);
+      if (!isOtel && /from ['"]@opentelemetry\//.test(code)) offenders.push(`${name} imports @opentelemetry`);
+      // A static (non-type) import of an otel-* module would load the SDK with its importer.
+      if (!isOtel && /^import (?!type )[^;]*from ['"][./]*(adapters\/)?otel-[a-z-]+\.js['"]/m.test(code)) offenders.push(`${name} imports an otel-* module statically`);
+    }
+    expect(offenders).toEqual([]);
+    const loader = await readFile(path.join(SRC, 'adapters', 'telemetry.ts'), 'utf8');
+    expect(loader).toMatch(/await import\('\.\/otel-telemetry\.js'\)/);
   });
 
   it('sets exit codes only in the CLI entry', async () => {

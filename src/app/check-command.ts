@@ -80,7 +80,7 @@ export function describeFindings(check: CommandCheck, routeProblems: readonly st
       layer: issue.layer,
       effect: issue.decision.decision === 'PAUSE_FOR_HITL' ? 'pause' : 'stop',
       reason_code: issue.decision.reason_code,
-      lines: linesOf(issue, check.gathered.facts, command),
+      lines: linesOf(issue, check.gathered, command),
       explanation: explainGateStop(check.gathered.facts, issue.decision, check.gathered.places, isSecretCategory),
     });
   }
@@ -88,7 +88,8 @@ export function describeFindings(check: CommandCheck, routeProblems: readonly st
 }
 
 /** A gate's finding as `field: message` lines. */
-function linesOf(issue: GateOutcome, facts: GateFacts, command: CommandFile): string[] {
+function linesOf(issue: GateOutcome, gathered: GatheredFacts, command: CommandFile): string[] {
+  const { facts } = gathered;
   switch (issue.decision.reason_code) {
     case 'ACC_PATH_ESCAPE':
       return facts.pathEscapes.map((e) => `${e.field}: ${e.reason}`);
@@ -102,6 +103,16 @@ function linesOf(issue: GateOutcome, facts: GateFacts, command: CommandFile): st
       return facts.missingInputs.map((m) => `input_artifacts: "${m.path}" ${m.reason}`);
     case 'MEANING_EMPTY_TASK':
       return ['task_description: must not be empty'];
+    case 'ETHICS_PII_DETECTED':
+    case 'ETHICS_SECRET_DETECTED': {
+      const secret = issue.decision.reason_code === 'ETHICS_SECRET_DETECTED';
+      const found = gathered.places.filter((p) => isSecretCategory(p.category) === secret);
+      return [...new Set(found.map((p) => `${p.source === 'task' ? 'task_description' : `input_artifacts "${p.source}"`}: line ${p.line}: ${p.category} (the value is not shown)`))];
+    }
+    case 'ETHICS_HIGH_STAKES':
+      return [`task_description: a high-stakes domain (${(facts.highStakes ?? []).join(', ')})`];
+    case 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL':
+      return [`task_description: an action outside the council (${(facts.sideEffects ?? []).join(', ')})`];
     default:
       return [`(${issue.layer}): ${issue.decision.reason_code}`];
   }

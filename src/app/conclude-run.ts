@@ -4,6 +4,7 @@ import { pauseDecision, runDecision } from '../domain/decision.js';
 import type { DeliberationMode, ModeContext } from '../domain/modes/mode.js';
 import type { AuditSink } from '../domain/ports.js';
 import type { HistoryMessage } from '../domain/session-state.js';
+import { wasRehearsal } from '../domain/run-state.js';
 import { totalUsage } from '../domain/usage.js';
 import { approvedReasons } from './execute-run.js';
 import { finishRun, pauseRun, type DraftInput } from './finish-run.js';
@@ -71,7 +72,7 @@ export async function concludeRun(options: {
     plan,
     personaNames: new Map([...ctx.personas.values()].map((p) => [p.id, p.name])),
     startedAt: state.created_at,
-    rehearsal: options.rehearsal,
+    rehearsal: wasRehearsal(state) ?? options.rehearsal,
     steps: state.steps,
     verdicts: conclusion.verdicts,
     arbitration,

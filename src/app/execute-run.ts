@@ -83,6 +83,7 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
         });
         const recorded = await run.apply({ type: 'step_recorded', step });
         await auditStep(audit, recorded.steps.find((s) => s.id === step.id) as Step, deps);
+        deps.telemetry?.recordStepContent({ runId: run.state.run_id, persona: step.persona, prompt: step.prompt, reply: step.reply });
         const after = budgetCheck('after');
         if (after) throw new BudgetExceededError(after);
       });

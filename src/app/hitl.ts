@@ -1,7 +1,7 @@
 import { auditEvent } from '../domain/audit.js';
 import { userDecision } from '../domain/decision.js';
 import { AppError } from '../domain/errors.js';
-import type { RunState } from '../domain/run-state.js';
+import { wasRehearsal, type RunState } from '../domain/run-state.js';
 import { parseVerdict } from '../domain/verdict.js';
 import { finishRun } from './finish-run.js';
 import { RunRecorder } from './run-recorder.js';
@@ -113,7 +113,7 @@ function artifactFromState(state: RunState, deps: RunDeps, names: ReadonlyMap<st
     personaNames: new Map(plan.personas.map((id) => [id, names.get(id) ?? id])),
     startedAt: state.created_at,
     // From the routes the run used (version 2 checkpoints); older ones fall back to their steps' identities.
-    rehearsal: plan.rehearsal ?? (state.steps.some((s) => s.identity) ? state.steps.every((s) => s.identity?.rehearsal === true) : plan.model.split(', ').every((label) => label.includes('(offline:'))),
+    rehearsal: wasRehearsal(state) ?? false,
     steps: state.steps,
     verdicts: state.steps.filter((s) => s.kind === 'verdict').map((s) => parseVerdict(s.persona, s.reply)),
     proposal: synthesis?.reply ?? '',

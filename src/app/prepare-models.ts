@@ -41,6 +41,47 @@ export function prepareModels(options: {
   const wrap = (llm: LlmClient): LlmClient => (deps.wrapLlm ? deps.wrapLlm(llm) : llm);
   if (deps.llm) return { llm: wrap(deps.llm), routed: deps.llm, routes: {}, personas: new Map(options.personas), resolved: new Map(), problems: [], rehearsal: deps.llm.rehearsal };
 
+  const { resolved, assignment, fallbacks, personas, problems } = resolveRoutes({ personaIds: options.personaIds, personas: options.personas, models: deps.models, planRoutes: state.plan?.routes });
+  const used = [...new Set(assignment.values())].map((id) => resolved.get(id)).filter((r): r is ResolvedRoute => r !== undefined);
+  const llm = new RoutedLlmClient({
+    routes: resolved,
+    assignment,
+    fallbacks,
+    clientFor: (route) => deps.models.clientFor(route),
+    maxReroute: state.command.config.max_reroute ?? 1,
+    policySensitive: options.policySensitive,
+    reroutes: state.reroutes,
+    onReroute: async ({ persona, from, to, outcome, failure }) => {
+      await options.audit.append(
+        auditEvent(outcome.decision.decision === 'REROUTE' ? 'REROUTE' : 'REROUTE_REFUSED', outcome.decision, {
+          persona,
+          from_route: from,
+          to_route: to ?? null,
+          failure: failure.kind,
+          ...(outcome.condition ? { condition: outcome.condition } : {}),
+        }),
+      );
+      if (outcome.decision.decision === 'REROUTE' && to && options.run) {
+        const reroute = { persona, from, to, reason_code: outcome.decision.reason_code, at_step: options.run.state.steps.length };
+        await options.run.apply({ type: 'rerouted', reroute, decision: outcome.decision });
+      }
+    },
+  });
+  return { llm: wrap(llm), routed: llm, routes: Object.fromEntries(assignment), personas, resolved, problems, rehearsal: used.length > 0 && used.every((r) => r.provider === 'offline') };
+}
+
+/**
+ * Each persona's route (kept from the plan on resume, else flags, persona, default) and fallback,
+ * resolved; what does not resolve is a `file: message` problem. Also what `validate` checks.
+ */
+export function resolveRoutes(options: {
+  personaIds: readonly string[];
+  personas: ReadonlyMap<string, Persona>;
+  models: RunDeps['models'];
+  planRoutes?: Readonly<Record<string, string>> | undefined;
+}): { resolved: Map<string, ResolvedRoute>; assignment: Map<string, string>; fallbacks: Map<string, string | undefined>; personas: Map<string, Persona>; problems: string[] } {
+  const deps = { models: options.models };
+  const state = { plan: options.planRoutes ? { routes: options.planRoutes } : undefined };
   const problems: string[] = [];
   const resolved = new Map<string, ResolvedRoute>();
   const resolve = (id: string, who: string): ResolvedRoute | undefined => {
@@ -69,30 +110,5 @@ export function prepareModels(options: {
     personas.set(id, route ? { ...persona, privileges: persona.privileges.filter((p) => route.privileges.includes(p)) } : persona);
   }
 
-  const used = [...new Set(assignment.values())].map((id) => resolved.get(id)).filter((r): r is ResolvedRoute => r !== undefined);
-  const llm = new RoutedLlmClient({
-    routes: resolved,
-    assignment,
-    fallbacks,
-    clientFor: (route) => deps.models.clientFor(route),
-    maxReroute: state.command.config.max_reroute ?? 1,
-    policySensitive: options.policySensitive,
-    reroutes: state.reroutes,
-    onReroute: async ({ persona, from, to, outcome, failure }) => {
-      await options.audit.append(
-        auditEvent(outcome.decision.decision === 'REROUTE' ? 'REROUTE' : 'REROUTE_REFUSED', outcome.decision, {
-          persona,
-          from_route: from,
-          to_route: to ?? null,
-          failure: failure.kind,
-          ...(outcome.condition ? { condition: outcome.condition } : {}),
-        }),
-      );
-      if (outcome.decision.decision === 'REROUTE' && to && options.run) {
-        const reroute = { persona, from, to, reason_code: outcome.decision.reason_code, at_step: options.run.state.steps.length };
-        await options.run.apply({ type: 'rerouted', reroute, decision: outcome.decision });
-      }
-    },
-  });
-  return { llm: wrap(llm), routed: llm, routes: Object.fromEntries(assignment), personas, resolved, problems, rehearsal: used.length > 0 && used.every((r) => r.provider === 'offline') };
+  return { resolved, assignment, fallbacks, personas, problems };
 }

@@ -6,6 +6,7 @@ import { AppError, StorageError } from '../domain/errors.js';
 import type { AuditSink } from '../domain/ports.js';
 import { RUN_STATE_VERSION, type RunState } from '../domain/run-state.js';
 import { executeRun } from './execute-run.js';
+import { applyRunEvent, buildOutcome } from '../domain/run-machine.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 
 export interface CommandInput {
@@ -77,8 +78,7 @@ export async function resumeRun(runId: string, deps: RunDeps): Promise<RunOutcom
   if (state.status !== 'running' && !storageFailed) throw new RunNotResumableError(`run ${runId} has already ended (${state.status})`);
   let resumed = state;
   if (storageFailed) {
-    const { finished_at: _ended, decision: _failed, ...rest } = state;
-    resumed = { ...rest, status: 'running', updated_at: deps.clock.now().toISOString() };
+    resumed = applyRunEvent(state, { type: 'revived' }, deps.clock.now().toISOString());
     await deps.runs.save(resumed);
   }
   return endOnStorageFailure(runId, deps, async () => {
@@ -123,12 +123,12 @@ async function endOnStorageFailure(runId: string, deps: RunDeps, body: () => Pro
       if (state?.status === 'running') {
         // Ended with its reason; `maestro run --resume` takes it up again from here once there is room.
         const now = deps.clock.now().toISOString();
-        await deps.runs.save({ ...state, status: 'error', decision, trail: [...state.trail, decision], summary: message, updated_at: now, finished_at: now });
+        await deps.runs.save(applyRunEvent(state, { type: 'failed', decision, at: now, summary: message }, now));
       }
     } catch {
       // Same reason: nothing more can be written.
     }
-    return { run_id: runId, status: 'error', decision: decision.decision, reason_code: STORAGE_WRITE_FAILED, artifact: null, audit_log: auditLog, message, issues: [`${where}: ${error.errno ?? 'write failed'}`] };
+    return buildOutcome({ runId, status: 'error', decision, auditLog, message, issues: [`${where}: ${error.errno ?? 'write failed'}`] });
   }
 }
 
@@ -145,7 +145,7 @@ async function recordFailure(runId: string, error: unknown, deps: RunDeps): Prom
     await audit.append(auditEvent('RUN_FAILED', decision, { error: error instanceof Error ? error.name : typeof error }));
     const now = deps.clock.now().toISOString();
     const message = `the run failed: ${error instanceof Error ? error.message : String(error)}`;
-    await deps.runs.save({ ...state, status: 'error', decision, trail: [...state.trail, decision], summary: message, updated_at: now, finished_at: now });
+    await deps.runs.save(applyRunEvent(state, { type: 'failed', decision, at: now, summary: message }, now));
   } catch {
     // Recording is best effort; the caller reports the error either way.
   }
@@ -158,16 +158,7 @@ async function rejectInvalid(runId: string, issues: string[], audit: AuditSink, 
   const missing = issues.some((i) => i.startsWith('task_description:') && /required/.test(i));
   const decision: DecisionRecord = failClosedDecision(missing ? 'SPEC_MISSING_KEYS' : 'SPEC_INVALID_INPUT', 'validation');
   await audit.append(auditEvent('COMMAND_INVALID', decision, { issue_count: issues.length, issue_paths: issues.map((i) => i.split(':')[0] ?? '') }));
-  return {
-    run_id: runId,
-    status: 'invalid',
-    decision: decision.decision,
-    reason_code: decision.reason_code,
-    artifact: null,
-    audit_log: audit.path,
-    message: `${source} is not a valid command file:\n${issues.map((i) => `  ${i}`).join('\n')}`,
-    issues,
-  };
+  return buildOutcome({ runId, status: 'invalid', decision, auditLog: audit.path, message: `${source} is not a valid command file:\n${issues.map((i) => `  ${i}`).join('\n')}`, issues });
 }
 
 /** The run cannot be resumed (unknown, paused without a decision, or already ended). */

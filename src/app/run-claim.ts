@@ -1,3 +1,4 @@
+import { applyRunEvent } from '../domain/run-machine.js';
 import { failureReason, type ReasonCode } from '../domain/codes.js';
 import { auditEvent } from '../domain/audit.js';
 import { failClosedDecision, runDecision, systemStopDecision } from '../domain/decision.js';
@@ -137,7 +138,7 @@ async function failClaim(claim: Claim, error: unknown, deps: RunClaimDeps): Prom
     const state = await deps.run.runs.load(claim.runId).catch(() => undefined);
     if (state?.status === 'running') {
       const now = deps.run.clock.now().toISOString();
-      await deps.run.runs.save({ ...state, status: 'error', decision, trail: [...state.trail, decision], summary: message, updated_at: now, finished_at: now });
+      await deps.run.runs.save(applyRunEvent(state, { type: 'failed', decision, at: now, summary: message }, now));
     }
     const rejectedTo = await deps.claims.reject(claim, { status: result.status === 'invalid' ? 'invalid' : 'error', reason_code: reasonCode, message, issues, audit_log: audit.path });
     return { ...result, audit_log: audit.path, rejected_to: rejectedTo };

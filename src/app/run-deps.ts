@@ -1,4 +1,5 @@
 import type { WorkspaceConfig } from '../domain/workspace-config.js';
+import type { StepContentRecorder } from '../domain/telemetry.js';
 import type { ModelRoutes } from './routed-llm.js';
 import type {
   ArtifactWriter,
@@ -36,6 +37,8 @@ export interface RunDeps {
   readonly runs: RunStore & { saveFile(runId: string, name: string, content: string): Promise<string>; removeFile(runId: string, name: string): Promise<void>; list(): Promise<string[]> };
   readonly audit: AuditLog;
   readonly loopPolicy: LoopPolicyStore;
+  /** Message content for traces, when the workspace asks for it (`telemetry.capture_content`); redacted again there. */
+  readonly telemetry?: StepContentRecorder;
   /** Draws the pictures some modes add to the artifact (parallel: a heat map). */
   readonly pictures?: PictureRenderer;
   readonly onProgress?: OnProgress;

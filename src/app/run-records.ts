@@ -27,6 +27,7 @@ export async function auditStep(audit: AuditSink, step: Step, deps: RunDeps): Pr
       prompt_sha256: step.prompt_sha256,
       reply_sha256: deps.sha256(step.reply),
       reply_chars: step.reply.length,
+      started_at: step.started_at,
       duration_ms: step.duration_ms,
       ...(step.usage ? { prompt_tokens: step.usage.prompt_tokens, completion_tokens: step.usage.completion_tokens } : {}),
       ...(step.kind === 'verdict' ? verdictAuditDetails(parseVerdict(step.persona, step.reply)) : {}),

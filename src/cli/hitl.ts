@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { explainReason } from '../domain/codes.js';
 import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
 import { findClaim } from '../adapters/inflight-claims.js';
 import { decidePause, describeContinue, HitlRefusedError } from '../app/hitl.js';
@@ -102,7 +103,7 @@ export function registerHitl(program: Command, io: Io): void {
     .addHelpText('after', '\nA decision on a run that is not paused, a stale pause, a sealed run, or anything but continue|stop is refused (exit 2) and changes nothing.')
     .action(async (runId: string, decision: string, opts: { note?: string; pause?: string; run?: boolean; json?: boolean; workspace?: string }) => {
       const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
-      const app = await (await import('../compose.js')).createApp({ workspace, env: io.env });
+      const app = await (await import('../compose.js')).createApp({ workspace, env: io.env, tracing: { onNotice: (message) => io.stderr.write(`maestro: ${message}\n`) } });
       // A run in flight with a live watcher is that watcher's; one nobody runs may still be stopped.
       const claim = /^[A-Za-z0-9_-]+$/.test(runId) ? await findClaim(app.paths.inflight, runId) : undefined;
       const owned = claim?.owner ? await new FsWatcherRegistry(path.join(app.paths.state, 'watchers')).isAlive(claim.owner) : false;
@@ -115,6 +116,9 @@ export function registerHitl(program: Command, io: Io): void {
       } catch (error) {
         if (error instanceof HitlRefusedError) throw new ExitError(2, `maestro: refused: ${error.message}`);
         throw error;
+      } finally {
+        // The decision's records are all written: their spans leave now (a no-op when tracing is off).
+        await app.telemetry.shutdown();
       }
       const c = chalkFor(io);
       if (result.decision === 'stop') {
@@ -142,7 +146,7 @@ function renderShow(d: { run_id: string; status: string; task: string; pause: Ru
   const lines = [`${c.bold('Run')} ${d.run_id} — ${d.status}${d.sealed ? c.red(' (sealed: cannot be continued)') : ''}`, `${c.bold('Task')} ${d.task.length > 300 ? `${d.task.slice(0, 299)}…` : d.task}`];
   if (d.pause) {
     lines.push(
-      `${c.bold('Paused')} at ${d.pause.requested_at} by the ${d.pause.layer} layer: ${c.yellow(d.pause.reason_code)}`,
+      `${c.bold('Paused')} at ${d.pause.requested_at} by the ${d.pause.layer} layer: ${c.yellow(d.pause.reason_code)} (${explainReason(d.pause.reason_code)})`,
       `${c.bold('Why')} ${d.pause.message}`,
       `${c.bold('Continue would')} ${d.continue_would ?? ''}`,
       `${c.bold('Stop would')} end the run as STOPPED, with an artifact that records the stop`,

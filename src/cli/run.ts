@@ -163,6 +163,7 @@ export async function withRunContext(
       ...(opts.replay ? { replay: path.resolve(io.cwd, opts.replay) } : {}),
       onProgress: follow?.onProgress ?? reporter.onProgress,
       signal: controller.signal,
+      tracing: { onNotice: (message) => io.stderr.write(`maestro: ${message}\n`) },
     });
     const outcome = await body(app, run);
     reporter.stop();
@@ -195,6 +196,8 @@ export async function withRunContext(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    // The run's spans leave before the process does (a no-op when tracing is off).
+    await app?.telemetry.shutdown();
   }
 }
 

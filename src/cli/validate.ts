@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { FsPersonaStore } from '../adapters/fs-persona-store.js';
-import { checkOutputPath, lexicalWorkspacePath } from '../adapters/fs-knowledge-base.js';
-import { WorkspacePaths } from '../adapters/workspace-paths.js';
+import { checkCommand, describeFindings, type CommandFinding } from '../app/check-command.js';
+import { resolveRoutes } from '../app/prepare-models.js';
+import { createApp } from '../compose.js';
 import { resolveWorkspace } from '../config.js';
 import { parseCommandText } from '../domain/command-file.js';
 import { ExitError } from '../domain/errors.js';
@@ -13,51 +13,62 @@ import { chalkFor } from './style.js';
 export function registerValidate(program: Command, io: Io): void {
   program
     .command('validate')
-    .description('check a command file without running it: schema, personas, paths')
+    .description('check a command file without running it: everything that would stop or pause a run before any model call')
     .argument('<command.json>', 'the command file to check')
     .option(...WORKSPACE_OPTION)
-    .addHelpText('after', '\nPrints every problem as "path: message". Exit codes: 0 valid · 2 invalid.')
-    .action(async (file: string, opts: { workspace?: string }) => {
-      const problems = await validateCommandFile(path.resolve(io.cwd, file), resolveWorkspace(opts.workspace, io.env, io.cwd));
+    .option('--json', 'print the findings as one JSON object')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Runs the same check as `maestro run` and the watcher — the schema, persona files, model routes, paths,',
+        'inputs, the detector and every policy gate — with no model call, and prints every finding as',
+        '"path: message" with what it would do (stop, pause) and what moves it on. The mediator\'s model',
+        'classification (real routes only) is not asked here.',
+        'Exit codes: 0 the run would start · 2 it would not (invalid, or a gate would stop or pause it).',
+      ].join('\n'),
+    )
+    .action(async (file: string, opts: { workspace?: string; json?: boolean }) => {
+      const findings = await validateCommandFile(path.resolve(io.cwd, file), resolveWorkspace(opts.workspace, io.env, io.cwd), io.env);
       const c = chalkFor(io);
-      if (problems.length > 0) {
-        io.stderr.write(`${c.red('✖')} ${file} is not valid:\n${problems.map((p) => `  ${p}`).join('\n')}\n`);
+      if (opts.json) {
+        io.stdout.write(`${JSON.stringify({ file, valid: findings.length === 0, findings })}\n`);
+        if (findings.length > 0) throw new ExitError(2);
+        return;
+      }
+      if (findings.length > 0) {
+        const lines = findings.flatMap((f) => [...f.lines.map((l) => `  ${l}`), `    → ${effect(f)}: ${f.explanation}`]);
+        io.stderr.write(`${c.red('✖')} ${file} would not run unattended:\n${lines.join('\n')}\n`);
         throw new ExitError(2);
       }
-      io.stdout.write(`${c.green('✔')} ${file} is a valid command file\n`);
+      io.stdout.write(`${c.green('✔')} ${file} is a valid command file; every gate would let it run\n`);
     });
 }
 
-/** Every problem with a command file as `path: message`; empty when it would be accepted. */
-export async function validateCommandFile(file: string, workspace: string): Promise<string[]> {
+function effect(f: CommandFinding): string {
+  if (f.effect === 'invalid') return 'invalid';
+  return `${f.effect === 'pause' ? 'pauses for a person' : 'stops'} (${f.layer}: ${f.reason_code})`;
+}
+
+/** Every finding that would stop or pause the command before any model call; empty when it would run. */
+export async function validateCommandFile(file: string, workspace: string, env: NodeJS.ProcessEnv = process.env): Promise<CommandFinding[]> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    return [`(file): cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`];
+    return [schemaFinding([`(file): cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`])];
   }
   const parsed = parseCommandText(text);
-  if (!parsed.ok) return parsed.issues;
+  if (!parsed.ok) return [schemaFinding(parsed.issues)];
   const command = parsed.value;
-  const paths = new WorkspacePaths(workspace);
-  const problems: string[] = [];
+  const { deps } = await createApp({ workspace, env });
+  const check = await checkCommand({ command, runId: 'validate', deps });
+  const byId = new Map(check.personas.map((p) => [p.id, p]));
+  const personaIds = command.config.personas ?? check.personas.map((p) => p.id);
+  const routes = resolveRoutes({ personaIds, personas: byId, models: deps.models });
+  return describeFindings(check, routes.problems, command);
+}
 
-  const { personas, problems: personaProblems } = await new FsPersonaStore(paths.personas).loadAll();
-  for (const p of personaProblems) problems.push(...p.issues.map((i) => `${p.file}: ${i}`));
-  const known = new Set(personas.map((p) => p.id));
-  command.config.personas?.forEach((id, i) => {
-    if (!known.has(id)) problems.push(`config.personas.${i}: no persona "${id}" in ${paths.relative(paths.personas) || 'personas'}/`);
-  });
-  if (command.config.synthesizer && !known.has(command.config.synthesizer)) {
-    problems.push(`config.synthesizer: no persona "${command.config.synthesizer}"`);
-  }
-  if (command.output_artifact_path) {
-    const out = await checkOutputPath(paths.root, command.output_artifact_path, command.input_artifacts);
-    if (!out.ok) problems.push(`output_artifact_path: ${out.reason}`);
-  }
-  command.input_artifacts.forEach((p, i) => {
-    const lexical = lexicalWorkspacePath(paths.root, p);
-    if (!lexical.ok) problems.push(`input_artifacts.${i}: ${lexical.reason}`);
-  });
-  return problems;
+function schemaFinding(lines: string[]): CommandFinding {
+  return { layer: 'validation', effect: 'invalid', reason_code: 'SPEC_INVALID_INPUT', lines, explanation: 'fix the command file (`maestro schema` prints its JSON Schema)' };
 }

@@ -69,11 +69,13 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
     ...(opts.route ? { route: opts.route } : {}),
     ...(opts.model ? { model: opts.model } : {}),
     ...(transcript ? { onProgress: new TranscriptFeed(reporter.onTranscript).onProgress } : {}),
+    tracing: { onNotice: (message) => reporter.notice(message) },
   });
   const { paths } = app;
   // A broken workspace would turn every good command into a rejected one: refuse to start instead.
   const problems = await checkWorkspace(app.deps);
   if (problems.length > 0) {
+    await app.telemetry.shutdown();
     throw new ExitError(2, `maestro watch: this workspace cannot run commands; nothing was taken. Fix it and start again:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   }
   await ensurePrivateDir(paths.state);
@@ -127,6 +129,7 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
     disposeSignals();
     reporter.stop();
     await registry.unregister(self);
+    await app.telemetry.shutdown();
   }
 }
 

@@ -92,7 +92,7 @@ export function assessmentRetryPrompt(problem: string): string {
 
 /** Tier confidences (mean of each tier's scores), and the overall confidence by TIER_WEIGHTS, discounted by uncertainty. */
 export function tierConfidence(vectors: Readonly<Record<VectorName, { score: number }>>): Record<TierName | 'overall', number> {
-  const mean = (names: readonly VectorName[]): number => names.reduce((n, v) => n + vectors[v].score, 0) / names.length;
+  const mean = (names: readonly VectorName[]): number => round(names.reduce((n, v) => n + vectors[v].score, 0) / names.length);
   const tiers = { foundation: mean(TIERS.foundation), comprehension: mean(TIERS.comprehension), execution: mean(TIERS.execution) };
   const weighted =
     TIER_WEIGHTS.foundation * tiers.foundation + TIER_WEIGHTS.comprehension * tiers.comprehension + TIER_WEIGHTS.execution * tiers.execution + TIER_WEIGHTS.engagement * vectors.engagement.score;

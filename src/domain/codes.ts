@@ -55,7 +55,7 @@ export const REASON_CODES = {
   MEANING_OK: 'the task and its personas make sense',
   MEDIATOR_ADVICE_OK: 'mediator advice: nothing to note',
   RFL_OK: 'the request is stable and bounded',
-  DISPATCH_OK: 'dispatched',
+  DISPATCH_OK: 'dispatched to the council',
   MEANING_EMPTY_TASK: 'the task is empty',
   MEANING_UNKNOWN_PERSONA: 'the command names a persona the workspace does not have',
   CONSISTENCY_OK: 'every input artifact is there',

@@ -177,3 +177,16 @@ function migrateV1(v1: Record<string, unknown>): unknown {
     steps: steps.map((s: Record<string, unknown>) => ({ ...s, id: roundRobinStepId(String(s.kind), String(s.persona), Number(s.round)) })),
   };
 }
+
+/**
+ * Whether a run's replies are the offline rehearsal's, from what is recorded: the steps' model
+ * identities; before any step, the plan's routes; for version 1 checkpoints (no identities), the
+ * route labels' providers. Undefined when nothing is recorded yet.
+ */
+export function wasRehearsal(state: Pick<RunState, 'plan' | 'steps'>): boolean | undefined {
+  const identified = state.steps.filter((s) => s.identity);
+  if (identified.length > 0) return identified.every((s) => s.identity?.rehearsal === true);
+  if (state.plan?.rehearsal !== undefined) return state.plan.rehearsal;
+  if (state.plan) return state.plan.model.split(', ').every((label) => label.includes('(offline:'));
+  return undefined;
+}

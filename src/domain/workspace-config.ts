@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Budget, Price } from './budget.js';
 import { ArbitrationStrategy } from './command-file.js';
 import { OFFLINE_ROUTE_ID, Route } from './route.js';
-import { ModeOptions } from './modes/settings.js';
+import { WorkspaceModeOptions } from './modes/settings.js';
 import { formatIssues, type Parsed } from './issues.js';
 
 /** `maestro.config.json`: optional; every field has a default. Strict, so typos fail loudly. */
@@ -13,9 +13,9 @@ export const WorkspaceConfig = z.strictObject({
     .strictObject({
       max_rounds: z.number().int().min(1).max(10).default(3).describe('Rounds when a command does not say.'),
       arbitration: ArbitrationStrategy.default('confidence_weighted').describe('How verdicts become the final action when a command does not say: `confidence_weighted`, `majority_vote`, `pessimistic`, `escalate_on_conflict`, `domain_weighted`.'),
-      ...ModeOptions,
+      ...WorkspaceModeOptions,
     })
-    .default({ max_rounds: 3, arbitration: 'confidence_weighted' }),
+    .prefault({}),
   knowledge: z
     .strictObject({
       roots: z.array(z.string().min(1)).min(1).default(['.']).describe('Folders (workspace-relative) a persona may read from.'),
@@ -44,6 +44,20 @@ export const WorkspaceConfig = z.strictObject({
       retention_days: z.number().int().min(1).max(3650).default(30).describe('Days an audit log, and the checkpoint of a run that ended, is kept (a paused run keeps both).'),
     })
     .default({ retention_days: 30 }),
+  telemetry: z
+    .strictObject({
+      otlp_endpoint: z
+        .url({ protocol: /^https?$/, normalize: true })
+        .optional()
+        .describe('Send traces here over OTLP/HTTP (JSON): an OpenTelemetry collector or Jaeger, e.g. `http://127.0.0.1:4318` (`/v1/traces` is added unless the URL already ends with it). Default: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, else `OTEL_EXPORTER_OTLP_ENDPOINT`; with none, no traces are made and OpenTelemetry is not loaded.'),
+      service_name: z.string().min(1).max(256).optional().describe('`service.name` of the traces; default `OTEL_SERVICE_NAME`, else `maestro`.'),
+      capture_content: z
+        .boolean()
+        .optional()
+        .describe('Also put prompts and replies on the model-call spans (`gen_ai.input.messages`, `gen_ai.output.messages`), redacted again by the sensitive-content detector. Default `false` (or `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`): traces then carry models, tokens, timings and decisions, never text.'),
+    })
+    .default({})
+    .describe('OpenTelemetry traces of every run (GenAI conventions). Off unless an endpoint is set here or in the environment. Headers (e.g. an API key) come from `OTEL_EXPORTER_OTLP_HEADERS`, never from this file.'),
 });
 export type WorkspaceConfig = z.infer<typeof WorkspaceConfig>;
 

@@ -74,3 +74,23 @@ describe('arbitration', () => {
     expect(domainRelevance([], 'anything')).toBe(0.5);
   });
 });
+
+describe('arbitration returns the weights used and a consensus level (seed 001)', () => {
+  const votes = [v('a', 'proceed', 0.9), v('b', 'proceed', 0.5), v('c', 'investigate', 0.8)];
+  it.each([
+    ['confidence_weighted', { a: 0.9, b: 0.5, c: 0.8 }],
+    ['domain_weighted', { a: 0.9, b: 0.1, c: 0.5 }],
+    ['majority_vote', { a: 1, b: 1, c: 1 }],
+    ['pessimistic', { a: 1, b: 1, c: 1 }],
+    ['escalate_on_conflict', { a: 1, b: 1, c: 1 }],
+  ] as const)('%s', (strategy, used) => {
+    const r = arbitrate({ strategy, verdicts: votes, weights, relevance: { a: 0.9, b: 0.1, c: 0.5 } });
+    expect(r.weights_used).toEqual(used);
+    expect(r.consensus_level).toBeCloseTo(2 / 3, 5);
+  });
+
+  it('one persona: full consensus, its own action', () => {
+    const r = arbitrate({ strategy: 'confidence_weighted', verdicts: [v('solo', 'investigate', 0.7)], weights: { solo: 1 } });
+    expect(r).toMatchObject({ final_action: 'investigate', consensus_level: 1, conflicts: [] });
+  });
+});

@@ -7,7 +7,7 @@ type Script = string | ((request: ScriptedCall, call: number) => string);
 
 /** A fake model: replies from a script (a fixed reply, a queue, or a function) and records every request. */
 export class ScriptedLlmClient implements LlmClient {
-  readonly label = 'scripted';
+  readonly label: string = 'scripted';
   readonly rehearsal = false;
   readonly calls: ScriptedCall[] = [];
   readonly #script: Script | Script[];
@@ -16,7 +16,7 @@ export class ScriptedLlmClient implements LlmClient {
     this.#script = script;
   }
 
-  async complete(request: LlmRequest, call: CallContext): Promise<LlmReply> {
+  async complete(request: LlmRequest, call: CallContext, _signal?: AbortSignal): Promise<LlmReply> {
     const asked: ScriptedCall = { ...request, ...call };
     this.calls.push(asked);
     const n = this.calls.length - 1;

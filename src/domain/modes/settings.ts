@@ -67,3 +67,14 @@ export function readModeSettings(settings: Readonly<Record<string, unknown>>): M
     callTimeoutMs: pick(z.number().int().min(100), settings.call_timeout_ms, MODE_DEFAULTS.callTimeoutMs),
   };
 }
+
+/** The workspace config's mode settings: the same keys, with their defaults shown in the reference. */
+export const WorkspaceModeOptions = {
+  mode: Mode.default('round_robin').describe(ModeOptions.mode.description ?? ''),
+  composition: Composition.default(MODE_DEFAULTS.composition).describe(ModeOptions.composition.description ?? ''),
+  weighting: Weighting.default(MODE_DEFAULTS.weighting).describe(ModeOptions.weighting.description ?? ''),
+  consensus_threshold: z.number().min(0).max(1).default(MODE_DEFAULTS.consensusThreshold).describe(ModeOptions.consensus_threshold.description ?? ''),
+  review: Review.default(MODE_DEFAULTS.review).describe(ModeOptions.review.description ?? ''),
+  concurrency: z.number().int().min(1).max(16).default(MODE_DEFAULTS.concurrency).describe(ModeOptions.concurrency.description ?? ''),
+  call_timeout_ms: z.number().int().min(100).max(3_600_000).default(MODE_DEFAULTS.callTimeoutMs).describe(ModeOptions.call_timeout_ms.description ?? ''),
+};
