@@ -1,5 +1,4 @@
 import type { DecisionInbox } from './app/hitl.js';
-import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunDeps } from './app/run-deps.js';
 import { FsArtifactWriter } from './adapters/fs-artifact-writer.js';
@@ -19,10 +18,10 @@ import { newRunId, systemClock } from './adapters/system-clock.js';
 import { NO_TELEMETRY, startTelemetry, type Telemetry } from './adapters/telemetry.js';
 import { countTokens } from './adapters/token-counter.js';
 import { WorkspacePaths } from './adapters/workspace-paths.js';
+import { assertWorkspace } from './adapters/workspace-guard.js';
 import { VegaPictureRenderer } from './adapters/vega-pictures.js';
 import { readPackageVersion } from './cli/package-info.js';
 import { loadWorkspaceConfig, readOfflineDelayMs } from './config.js';
-import { InvalidInputError } from './domain/errors.js';
 import type { Clock, LlmClient, OnProgress } from './domain/ports.js';
 
 export interface AppOptions {
@@ -107,19 +106,4 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.signal ? { signal: options.signal } : {}),
   };
   return { paths, deps, telemetry };
-}
-
-/**
- * A folder is a workspace when it has a `maestro.config.json`, `personas/` or `commands/`. Anything
- * else is refused before a `.maestro/` is made in it: running in the wrong folder is a typo, not a wish.
- */
-async function assertWorkspace(paths: WorkspacePaths): Promise<void> {
-  const has = async (p: string): Promise<boolean> => access(p).then(() => true, () => false);
-  if ((await has(paths.config)) || (await has(paths.personas)) || (await has(paths.commands))) return;
-  const exists = await has(paths.root);
-  throw new InvalidInputError(paths.root, [
-    exists
-      ? `not a maestro workspace: it has no maestro.config.json, personas/ or commands/. Create one with "maestro init ${paths.root}", or point at one with --workspace DIR (or $MAESTRO_WORKSPACE)`
-      : `no such folder. Create a workspace there with "maestro init ${paths.root}", or point at one with --workspace DIR (or $MAESTRO_WORKSPACE)`,
-  ]);
 }

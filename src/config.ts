@@ -26,6 +26,21 @@ export async function loadWorkspaceConfig(file: string): Promise<WorkspaceConfig
   return Object.freeze(parseOrThrow(json, file));
 }
 
+/**
+ * What is wrong with `maestro.config.json` now, as `maestro.config.json: issue` lines (empty when it is
+ * valid or absent). A long-lived watcher asks this before each claim: it runs on the configuration it
+ * started with, so a file broken since must stop it taking commands rather than go unnoticed.
+ */
+export async function checkWorkspaceConfig(file: string): Promise<string[]> {
+  try {
+    await loadWorkspaceConfig(file);
+    return [];
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    return error.issues.map((issue) => `${path.basename(file)}: ${issue}`);
+  }
+}
+
 function parseOrThrow(json: unknown, file: string): WorkspaceConfig {
   const parsed = parseWorkspaceConfig(json);
   if (!parsed.ok) throw new InvalidInputError(file, parsed.issues);

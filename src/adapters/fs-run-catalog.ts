@@ -38,14 +38,24 @@ export async function listRuns(paths: WorkspacePaths, prices: Readonly<Record<st
     const state = await readRunState(paths, id);
     if (state) runs.set(id, fromState(state, prices));
   }
+  for (const listing of await listAuditOnlyRuns(paths, new Set(runs.keys()))) runs.set(listing.run_id, listing);
+  return [...runs.values()].sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id));
+}
+
+/**
+ * The runs only the audit log knows, leaving out the ids in `known` (those with a checkpoint): a
+ * command that was invalid (status `invalid`), or a run that died before its first checkpoint (`unknown`).
+ */
+export async function listAuditOnlyRuns(paths: WorkspacePaths, known: ReadonlySet<string>): Promise<RunListing[]> {
+  const out: RunListing[] = [];
   for (const name of await listDirOrEmpty(paths.audit)) {
     if (!name.endsWith('.jsonl')) continue;
     const id = name.slice(0, -'.jsonl'.length);
-    if (runs.has(id)) continue;
+    if (known.has(id)) continue;
     const listing = await fromAuditLog(path.join(paths.audit, name), id);
-    if (listing) runs.set(id, listing);
+    if (listing) out.push(listing);
   }
-  return [...runs.values()].sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id));
+  return out;
 }
 
 /** A run's checkpoint, or undefined when there is none or it cannot be read. */

@@ -1,5 +1,6 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { listAuditOnlyRuns } from './fs-run-catalog.js';
 import { listClaims } from './inflight-claims.js';
 import { isCommandFileName } from './fs-command-inbox.js';
 import type { FsWatcherRegistry, WatcherListing } from './fs-watcher-registry.js';
@@ -27,10 +28,11 @@ export interface WorkspaceStatus {
   }[];
   /** Runs paused for a person. */
   readonly paused: readonly { run_id: string; source: string; layer: string | null; reason_code: string | null; message: string; requested_at: string | null }[];
-  /** The most recent runs, newest first. */
+  /** The most recent runs, newest first: invalid ones too (they have an audit log but no checkpoint). */
   readonly recent: readonly {
     run_id: string;
-    source: string;
+    /** The command's file name; null for a run only its audit log knows (an invalid command). */
+    source: string | null;
     status: string;
     reason_code: string | null;
     updated_at: string;
@@ -53,12 +55,18 @@ interface StateView {
   steps?: unknown[];
   decision?: { reason_code?: string };
   pause?: { layer?: string; reason_code?: string; message?: string; requested_at?: string };
+  /** Known only from its audit log (no checkpoint). */
+  auditOnly?: boolean;
 }
 
 /** Reads the workspace's queue and runs; changes nothing. */
 export async function readWorkspaceStatus(paths: WorkspacePaths, registry: Pick<FsWatcherRegistry, 'list' | 'isAlive'>, options: { recent?: number } = {}): Promise<WorkspaceStatus> {
   const watchers = await registry.list();
   const states = await readStates(paths.runs);
+  // An invalid command never gets a checkpoint; its audit log says it was run, and how it ended.
+  for (const r of await listAuditOnlyRuns(paths, new Set(states.keys()))) {
+    states.set(r.run_id, { run_id: r.run_id, status: r.status, updated_at: r.updated_at, ...(r.reason_code ? { decision: { reason_code: r.reason_code } } : {}), auditOnly: true });
+  }
   const claims = await listClaims(paths.inflight);
   const inflight = [];
   for (const c of claims) {
@@ -92,7 +100,7 @@ export async function readWorkspaceStatus(paths: WorkspacePaths, registry: Pick<
       })),
     recent: all.slice(0, options.recent ?? 10).map((s) => ({
       run_id: s.run_id ?? '',
-      source: s.source ?? '',
+      source: s.auditOnly ? null : (s.source ?? ''),
       status: s.status ?? 'unknown',
       reason_code: s.decision?.reason_code ?? null,
       updated_at: s.updated_at ?? '',

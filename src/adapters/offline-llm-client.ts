@@ -46,7 +46,9 @@ export class OfflineLlmClient implements LlmClient {
     const view = readConversation(request.messages);
     const asked = { ...call, messages: request.messages };
     const content =
-      call.purpose === 'verdict'
+      call.purpose === 'verdict' && call.step.startsWith('reviewer:')
+        ? reviewerReply(asked, view)
+        : call.purpose === 'verdict'
         ? verdictReply(asked, view)
         : call.purpose === 'synthesis'
           ? synthesisReply(asked, view)
@@ -56,7 +58,9 @@ export class OfflineLlmClient implements LlmClient {
               ? assessmentReply(asked, view)
               : call.purpose === 'review'
                 ? reviewReply(asked)
-                : turnReply(asked, view);
+                : call.purpose === 'decision'
+                  ? decisionReply(asked)
+                  : turnReply(asked, view); // a work item is a turn: the same reply the persona gives run directly
     const promptChars = request.messages.reduce((n, m) => n + m.content.length, 0);
     call.onText?.(content);
     return {
@@ -117,7 +121,7 @@ function readConversation(messages: readonly ChatMessage[]): ConversationView {
     for (const e of m.content.matchAll(/CONTEXT_ERROR \(requested by [^)]+\): READ_FILE\((.+?)\) — not found/g)) {
       if (!missing.includes(e[1] ?? '')) missing.push(e[1] ?? '');
     }
-    for (const s of m.content.matchAll(/^\[([a-z0-9_-]+)(?: \((?:verdict|synthesis)\))?, round \d+\]$/gm)) lastSpeaker = s[1];
+    for (const s of m.content.matchAll(/^\[([a-z0-9_-]+)(?: \((?:verdict|synthesis)\))?, (?:round|iteration) \d+\]$/gm)) lastSpeaker = s[1];
   }
   // What arrived since this persona last spoke: only the newest user message.
   const latest = current.at(-1)?.content ?? '';
@@ -225,6 +229,47 @@ const VECTOR_NOTES: readonly (readonly [string, string])[] = [
   ['impact', 'consequences understood'],
   ['uncertainty', 'overall uncertainty'],
 ];
+
+/**
+ * The supervisor's decision: each specialist once, in the order offered, with an instruction from
+ * its lens; then stop. It reads who it already delegated to from its own earlier decisions in this
+ * task, and stops at once when no delegation is left.
+ */
+function decisionReply(request: Asked): string {
+  const prompt = request.messages.at(-1)?.content ?? '';
+  const offered = [...(/^Specialists you may delegate to: (.+)\.$/m.exec(prompt)?.[1] ?? '').matchAll(/([a-z0-9][a-z0-9_-]*) \(/g)].map((m) => m[1] ?? '');
+  let start = 0;
+  request.messages.forEach((m, i) => {
+    if (m.role === 'user' && m.content.includes(BRIEFING_HEADER)) start = i;
+  });
+  const delegated = new Set(
+    request.messages
+      .slice(start)
+      .filter((m) => m.role === 'assistant')
+      .flatMap((m) => [.../"target"\s*:\s*"([^"]+)"/.exec(m.content)?.slice(1, 2) ?? []]),
+  );
+  const next = offered.find((p) => !delegated.has(p));
+  if (!next || /No delegations are left/.test(prompt)) {
+    return JSON.stringify({ action: 'stop', target: null, instruction: `the specialists have each spoken (${delegated.size}); the council can give its verdicts (offline rehearsal)` });
+  }
+  const lens = ANGLES[next]?.lens ?? 'your own angle';
+  return JSON.stringify({ action: 'delegate', target: next, instruction: `look at the task from ${lens} and say what the others have not (offline rehearsal)` });
+}
+
+/** The reviewer gate: the rehearsal's verdict on the result, with findings when the task is risky or unsettled. */
+function reviewerReply(request: Asked, v: ConversationView): string {
+  const verdict = JSON.parse(verdictReply(request, v)) as { action: string; confidence: number; rationale: string };
+  const subject = request.messages.at(-1)?.content ?? '';
+  const items = (subject.match(/^### Work item \d+ of \d+/gm) ?? []).length;
+  const unfinished = (subject.match(/_\(no result: this item did not finish\)_/g) ?? []).length;
+  const findings = [
+    ...(RISK_MARKERS.test(v.task) ? ['the task asks for something hard to undo; a person must confirm first'] : []),
+    ...(DOUBT_MARKERS.test(v.task) ? ['parts of the request are not settled; the result rests on assumptions'] : []),
+    ...(unfinished > 0 ? [`${unfinished} work item(s) have no result`] : []),
+  ];
+  const rationale = findings.length > 0 ? verdict.rationale : `checked ${items > 0 ? `${items} work item(s)` : 'the result'} against the task: consistent, nothing contradicts (offline rehearsal)`;
+  return JSON.stringify({ ...verdict, ...(unfinished > 0 && verdict.action === 'proceed' ? { action: 'investigate' } : {}), rationale, findings });
+}
 
 /** A ranking of the anonymised assessments: by their stated confidence, highest first (ties by label). */
 function reviewReply(request: Asked): string {

@@ -1,4 +1,4 @@
-import type { CommandFile } from '../domain/command-file.js';
+import { findPersonaProblems, type CommandFile } from '../domain/command-file.js';
 import { evaluateGates, findGateIssues, type GateFacts, type GateOutcome, type GateResult } from '../domain/gates.js';
 import type { Persona } from '../domain/persona.js';
 import { isSecretCategory } from '../domain/sensitive/categories.js';
@@ -80,7 +80,7 @@ export function describeFindings(check: CommandCheck, routeProblems: readonly st
       layer: issue.layer,
       effect: issue.decision.decision === 'PAUSE_FOR_HITL' ? 'pause' : 'stop',
       reason_code: issue.decision.reason_code,
-      lines: linesOf(issue, check.gathered, command),
+      lines: linesOf(issue, check.gathered, command, new Set(check.personas.map((p) => p.id))),
       explanation: explainGateStop(check.gathered.facts, issue.decision, check.gathered.places, isSecretCategory),
     });
   }
@@ -88,17 +88,15 @@ export function describeFindings(check: CommandCheck, routeProblems: readonly st
 }
 
 /** A gate's finding as `field: message` lines. */
-function linesOf(issue: GateOutcome, gathered: GatheredFacts, command: CommandFile): string[] {
+function linesOf(issue: GateOutcome, gathered: GatheredFacts, command: CommandFile, known: ReadonlySet<string>): string[] {
   const { facts } = gathered;
   switch (issue.decision.reason_code) {
     case 'ACC_PATH_ESCAPE':
       return facts.pathEscapes.map((e) => `${e.field}: ${e.reason}`);
     case 'MEANING_UNKNOWN_PERSONA':
-      return facts.unknownPersonas.map((id) => {
-        const at = command.config.personas?.indexOf(id) ?? -1;
-        if (at >= 0) return `config.personas.${at}: no persona "${id}"`;
-        return id === command.config.synthesizer ? `config.synthesizer: no persona "${id}"` : `config.synthesizer: ${id}`;
-      });
+      return findPersonaProblems(command, known)
+        .filter((p) => facts.unknownPersonas.includes(p.summary))
+        .map((p) => `${p.field}: ${p.message}`);
     case 'CONSISTENCY_INPUT_MISSING':
       return facts.missingInputs.map((m) => `input_artifacts: "${m.path}" ${m.reason}`);
     case 'MEANING_EMPTY_TASK':

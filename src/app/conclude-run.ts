@@ -1,6 +1,7 @@
 import { auditEvent } from '../domain/audit.js';
 import type { ReasonCode } from '../domain/codes.js';
 import { pauseDecision, runDecision } from '../domain/decision.js';
+import { explainArbitrationPause } from '../domain/stop-explanation.js';
 import type { DeliberationMode, ModeContext } from '../domain/modes/mode.js';
 import type { AuditSink } from '../domain/ports.js';
 import type { HistoryMessage } from '../domain/session-state.js';
@@ -81,8 +82,10 @@ export async function concludeRun(options: {
     reroutes: state.reroutes,
     sections: conclusion.sections,
   };
+  // What the mode wants people to see on the outcome line (e.g. which guardrail ended a loop).
+  const notes = (conclusion.notes ?? []).map((n) => ` · ${n}`).join('');
   if (!proceed) {
-    const message = `the council's verdict was ${arbitration.final_action}: ${arbitration.reasoning}`;
+    const message = explainArbitrationPause({ runId: state.run_id, reason: councilReason, arbitration, verdicts: conclusion.verdicts, names: draft.personaNames }) + notes;
     return pauseRun({ run, audit, deps, decision, message, draft, requestPlan });
   }
 
@@ -110,7 +113,7 @@ export async function concludeRun(options: {
     audit,
     deps,
     decision: runDecision('dispatch', 'RUN_COMPLETED'),
-    message: `completed: ${verdictWord} (${arbitration.strategy}, agreement ${(arbitration.agreement * 100).toFixed(0)}%) · ${usage.calls} model calls, ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion tokens${usage.cost_usd !== undefined && usage.cost_usd > 0 ? `, $${usage.cost_usd.toFixed(4)}` : ''}`,
+    message: `completed: ${verdictWord} (${arbitration.strategy}, agreement ${(arbitration.agreement * 100).toFixed(0)}%) · ${usage.calls} model calls, ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion tokens${usage.cost_usd !== undefined && usage.cost_usd > 0 ? `, $${usage.cost_usd.toFixed(4)}` : ''}${notes}`,
     artifact: draft,
     attachments: conclusion.attachments,
     afterArtifact: saveSessions,

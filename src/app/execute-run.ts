@@ -26,6 +26,7 @@ import { RunRecorder } from './run-recorder.js';
 import { runStep } from './run-step.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 import { modeSettings } from './mode-settings.js';
+import { planMode, readModeSettings } from '../domain/modes/settings.js';
 
 /** The deliberation cannot go on without a person: a budget was crossed. Finished steps are checkpointed. */
 export class BudgetExceededError extends Error {
@@ -63,6 +64,10 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
       return finishRun({ run, audit, deps, decision: next.decision, message: run.state.summary ?? `ended (${next.decision.reason_code})` });
     }
     if (next.kind === 'conclude') return concludeRun({ run, audit, deps, ctx, mode, rehearsal: models.rehearsal, requestPlan });
+    if (next.kind === 'hold') {
+      return pauseRun({ run, audit, deps, decision: pauseDecision('deliberation', next.reason), message: next.message, ...(next.details ? { details: next.details } : {}), requestPlan });
+    }
+    let failed: StepSpec | undefined;
     try {
       deps.signal?.throwIfAborted();
       const before = budgetCheck('before');
@@ -80,16 +85,24 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
           ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
           ...(deps.signal ? { signal: deps.signal } : {}),
           ...(next.concurrent && settings.callTimeoutMs ? { timeoutMs: settings.callTimeoutMs } : {}),
+        }).catch((error: unknown) => {
+          failed ??= spec;
+          throw error;
         });
         const recorded = await run.apply({ type: 'step_recorded', step });
-        await auditStep(audit, recorded.steps.find((s) => s.id === step.id) as Step, deps);
-        deps.telemetry?.recordStepContent({ runId: run.state.run_id, persona: step.persona, prompt: step.prompt, reply: step.reply });
+        const kept = recorded.steps.find((s) => s.id === step.id) as Step;
+        await auditStep(audit, kept, deps);
+        deps.telemetry?.recordStepContent({ runId: run.state.run_id, persona: kept.persona, prompt: kept.prompt, reply: kept.reply });
+        for (const event of mode.onStepRecorded?.(ctx, recorded.steps, kept) ?? []) {
+          await audit.append(event.audit);
+          if (event.notice) deps.onProgress?.({ kind: 'notice', run_id: run.state.run_id, message: event.notice });
+        }
         const after = budgetCheck('after');
         if (after) throw new BudgetExceededError(after);
       });
     } catch (error) {
       if (deps.signal?.aborted) throw error;
-      return pauseForCallFailure({ error, run, audit, deps, requestPlan });
+      return pauseForCallFailure({ error, run, audit, deps, requestPlan, ...(failed ? { step: { id: failed.id, persona: failed.persona } } : {}) });
     }
   }
 }
@@ -135,18 +148,20 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
   const models = prepareModels({ state: run.state, personaIds, personas: byId, deps, audit, policySensitive, run });
   if (models.problems.length > 0) return { outcome: await invalidSetup(run, audit, deps, 'ROUTES_INVALID', 'model routes are not usable', models.problems) };
 
-  const mode = command.config.mode ?? deps.config.deliberation.mode ?? 'round_robin';
+  const mode = planMode(command, deps.config.deliberation.mode);
+  const settings = planSettings(command, deps);
   const plan: RunPlan = run.state.plan ?? {
     mode,
     personas: personaIds,
-    rounds: command.config.max_rounds ?? deps.config.deliberation.max_rounds,
+    // In the supervisor loop a "round" is an iteration: progress shows `iteration n/max`.
+    rounds: mode === 'supervisor' ? readModeSettings(settings).maxIterations : (command.config.max_rounds ?? deps.config.deliberation.max_rounds),
     synthesizer: command.config.synthesizer ?? personaIds[0] ?? '',
     arbitration: command.config.arbitration ?? deps.config.deliberation.arbitration,
     output_path: outputPath,
     model: models.llm.label,
     routes: models.routes,
     rehearsal: models.rehearsal,
-    settings: planSettings(command, deps),
+    settings,
   };
   const redact = gathered.facts.piiCategories.length > 0 && deps.config.policy.pii === 'redact';
   const task = redact ? redactSensitive(command.task_description).text : command.task_description;
@@ -227,12 +242,16 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
   const inputs = redact ? gathered.inputs.map((i) => ({ ...i, result: { ...i.result, content: redactSensitive(i.result.content ?? '').text } })) : gathered.inputs;
   const ctx: ModeContext = {
     runId: run.state.run_id,
+    command,
     task,
     plan: run.state.plan ?? plan,
     personas: models.personas,
     briefing: composeBriefing({ task, inputs }),
     histories,
     maxRequestsPerTurn: deps.config.knowledge.max_requests_per_turn,
+    inputs,
+    screen: (text) => (redact ? redactSensitive(text).text : text),
+    approved,
   };
   return { ctx, models, requestPlan };
 }
@@ -248,6 +267,10 @@ function planSettings(command: RunState['command'], deps: RunDeps): Record<strin
     review: c.review ?? d.review,
     concurrency: c.concurrency ?? d.concurrency,
     call_timeout_ms: c.call_timeout_ms ?? d.call_timeout_ms,
+    max_iterations: c.max_iterations ?? d.max_iterations,
+    parallel_items: c.parallel_items ?? d.parallel_items,
+    supervisor: c.supervisor,
+    reviewer: c.reviewer,
   };
   return Object.fromEntries(Object.entries(chosen).filter(([, v]) => v !== undefined));
 }

@@ -7,6 +7,7 @@ import type { ArtifactAttachment } from '../domain/modes/mode.js';
 import type { PauseRecord } from '../domain/run-state.js';
 import { totalUsage } from '../domain/usage.js';
 import { pauseClass } from '../domain/pause-class.js';
+import { explainLoopPolicyStop } from '../domain/stop-explanation.js';
 import { applyLoopPolicy, type LoopPolicyOutcome } from './loop-policy.js';
 import type { RunRecorder } from './run-recorder.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
@@ -46,8 +47,7 @@ export async function pauseRun(options: EndOptions & { draft?: DraftInput; reque
   // Only a pause that judges the task counts for the loop policy; an outage or a set-up problem does not.
   const loop: LoopPolicyOutcome = kind === 'judgement' ? await applyLoopPolicy({ state, pause, deps, audit, ...(options.requestPlan ? { requestPlan: options.requestPlan } : {}) }) : { count: 0 };
   if (loop.stop) {
-    const stopMessage = `this conflict paused ${loop.count} times; the loop policy recommends ending the session and has stopped this conflict line (sealed). Start a new council session with \`maestro session reset\` to work on it again. Last pause: ${message}`;
-    return finishRun({ ...options, decision: loop.stop, message: stopMessage, ...(options.draft ? { artifact: options.draft } : {}) });
+    return finishRun({ ...options, decision: loop.stop, message: explainLoopPolicyStop(loop.count, message), ...(options.draft ? { artifact: options.draft } : {}) });
   }
   let draftPath: string | undefined;
   if (options.draft) {

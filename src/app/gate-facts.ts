@@ -1,4 +1,4 @@
-import type { CommandFile } from '../domain/command-file.js';
+import { findPersonaProblems, type CommandFile } from '../domain/command-file.js';
 import type { GateFacts, PiiPolicy } from '../domain/gates.js';
 import type { Persona } from '../domain/persona.js';
 import { readPolicySignals } from '../domain/policy-signals.js';
@@ -31,11 +31,7 @@ export async function gatherGateFacts(options: {
 }): Promise<GatheredFacts> {
   const { command, personas } = options;
   const known = new Set(personas.map((p) => p.id));
-  const named = [...(command.config.personas ?? []), ...(command.config.synthesizer ? [command.config.synthesizer] : [])];
-  const unknownPersonas = [...new Set(named.filter((id) => !known.has(id)))];
-  if (command.config.synthesizer && command.config.personas && !command.config.personas.includes(command.config.synthesizer)) {
-    unknownPersonas.push(`${command.config.synthesizer} (synthesizer is not among config.personas)`);
-  }
+  const unknownPersonas = [...new Set(findPersonaProblems(command, known).map((p) => p.summary))];
 
   const pathEscapes: { field: string; path: string; reason: string }[] = [];
   const output = await options.artifacts.check(options.outputPath, options.command.input_artifacts);
@@ -54,7 +50,7 @@ export async function gatherGateFacts(options: {
   // Only categories leave this function, never the matched text.
   const categories = new Set<SensitiveCategory>();
   const places: SensitivePlace[] = [];
-  for (const [source, text] of [['task', command.task_description] as const, ...read.map((r) => [r.path, r.result.content ?? ''] as const)]) {
+  for (const [source, text] of [['task', command.task_description] as const, ...workItemTexts(command), ...read.map((r) => [r.path, r.result.content ?? ''] as const)]) {
     for (const f of detectSensitive(text)) {
       categories.add(f.category);
       places.push({ source, line: text.slice(0, f.start).split('\n').length, category: f.category });
@@ -63,7 +59,8 @@ export async function gatherGateFacts(options: {
   const found = [...categories].sort();
   const pii = found.filter((c) => !isSecretCategory(c));
   const secrets = found.filter((c) => isSecretCategory(c));
-  const signals = readPolicySignals(command.task_description);
+  // What the work items ask is part of the task: their goals, inputs and facts are read for signals too.
+  const signals = readPolicySignals([command.task_description, ...workItemTexts(command).map(([, text]) => text)].join('\n'));
 
   return {
     facts: {
@@ -83,4 +80,14 @@ export async function gatherGateFacts(options: {
     inputs: read,
     places,
   };
+}
+
+/** The text a command's work items and facts send to models, by field: screened like the task. */
+function workItemTexts(command: CommandFile): (readonly [string, string])[] {
+  const texts: (readonly [string, string])[] = [];
+  (command.work_items ?? []).forEach((item, i) => {
+    texts.push([`work_items.${i}.goal`, item.goal], [`work_items.${i}.inputs`, JSON.stringify(item.inputs)], [`work_items.${i}.expected_output`, JSON.stringify(item.expected_output)]);
+  });
+  if (command.facts) texts.push(['facts', JSON.stringify(command.facts)]);
+  return texts;
 }

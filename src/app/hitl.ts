@@ -4,6 +4,8 @@ import { AppError } from '../domain/errors.js';
 import { wasRehearsal, type RunState } from '../domain/run-state.js';
 import { parseVerdict } from '../domain/verdict.js';
 import { finishRun } from './finish-run.js';
+import { modeFor } from '../domain/modes/registry.js';
+import type { Persona } from '../domain/persona.js';
 import { RunRecorder } from './run-recorder.js';
 import { resumeRun } from './process-command.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
@@ -89,9 +91,10 @@ export async function decidePause(input: HitlDecisionInput, deps: RunDeps & { de
   }
 
   const message = `stopped by a person at pause ${pause.pause_id} (${pause.layer}: ${pause.reason_code})${input.note ? ` — note: ${input.note}` : ''}`;
-  const names = new Map((await deps.personas.loadAll()).personas.map((p) => [p.id, p.name]));
+  const loaded = (await deps.personas.loadAll()).personas;
+  const names = new Map(loaded.map((p) => [p.id, p.name]));
   const current = run.state;
-  const outcome = await finishRun({ run, audit, deps, decision, message, ...(current.plan ? { artifact: artifactFromState(current, deps, names) } : {}) });
+  const outcome = await finishRun({ run, audit, deps, decision, message, ...(current.plan ? { artifact: artifactFromState(current, deps, names, loaded) } : {}) });
   return { decision: 'stop', outcome };
 }
 
@@ -102,10 +105,11 @@ export async function resumeDecided(runId: string, deps: RunDeps & { decisions: 
 }
 
 /** The artifact of a run that ends without finishing its deliberation: what was said, and why it stopped. */
-function artifactFromState(state: RunState, deps: RunDeps, names: ReadonlyMap<string, string>) {
+function artifactFromState(state: RunState, deps: RunDeps, names: ReadonlyMap<string, string>, personas: readonly Persona[]) {
   const plan = state.plan!;
   const synthesis = state.steps.find((s) => s.kind === 'synthesis');
   return {
+    sections: modeSections(state, personas),
     runId: state.run_id,
     task: state.command.task_description,
     inputArtifacts: state.command.input_artifacts,
@@ -122,6 +126,23 @@ function artifactFromState(state: RunState, deps: RunDeps, names: ReadonlyMap<st
   };
 }
 
+/**
+ * What the run's mode says of the deliberation done so far (parallel: the assessments and their
+ * composition; supervisor: the loop), so a stopped run's artifact keeps it. The conclusion is pure
+ * and reads only the recorded steps; one that cannot be drawn from a partial run adds nothing.
+ */
+function modeSections(state: RunState, personas: readonly Persona[]): DraftSections {
+  const plan = state.plan;
+  if (!plan || plan.mode === 'round_robin' || state.steps.length === 0) return [];
+  try {
+    const ctx = { runId: state.run_id, command: state.command, task: state.command.task_description, plan, personas: new Map(personas.map((p) => [p.id, p])), briefing: '', histories: new Map(), maxRequestsPerTurn: 0 };
+    return modeFor(plan.mode).conclude(ctx, state.steps).sections;
+  } catch {
+    return [];
+  }
+}
+type DraftSections = NonNullable<Parameters<typeof finishRun>[0]['artifact']>['sections'] & readonly unknown[];
+
 /** What `continue` would do for a pause of this layer and reason, for `maestro hitl show`. */
 export function describeContinue(layer: string, reason: string): string {
   if (reason === 'BUDGET_EXCEEDED') return 'the run goes on past its budget; finished model calls are not repeated';
@@ -131,6 +152,8 @@ export function describeContinue(layer: string, reason: string): string {
     case 'model':
     case 'reroute':
       return 'the failed model call is tried again; finished calls are not repeated';
+    case 'deliberation':
+      return 'the deliberation goes on from where it paused (a supervisor loop that could not read its decision ends, and the council gives its verdicts); finished calls are not repeated';
     default:
       return `the ${layer} gate is cleared (${reason}); the later gates still run, then the council deliberates`;
   }

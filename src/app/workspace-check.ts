@@ -4,7 +4,9 @@ import type { RunDeps } from './run-deps.js';
  * What would stop every run in this workspace before it starts: broken or missing persona files and
  * model routes that do not resolve (a persona's route, its fallback, or the invocation's `--route`).
  * Returns `where: what` lines; empty when the workspace can take commands. A watcher checks this at
- * start (and refuses to start) and before each claim (and stops taking commands while it fails).
+ * start (and refuses to start) and before each claim (and stops taking commands while it fails);
+ * before each claim it also re-reads `maestro.config.json` (`checkWorkspaceConfig`), which the app
+ * itself read only once.
  */
 export async function checkWorkspace(deps: Pick<RunDeps, 'personas' | 'models' | 'llm'>): Promise<string[]> {
   const problems: string[] = [];

@@ -1,13 +1,13 @@
-import { WorkspacePaths } from '../adapters/workspace-paths.js';
-import { resolveWorkspace } from '../config.js';
 import { isSafeRunId } from '../domain/audit-retention.js';
 import { ExitError } from '../domain/errors.js';
+import type { WorkspacePaths } from '../adapters/workspace-paths.js';
 import type { Io } from './io.js';
+import { openWorkspace } from './open-workspace.js';
 
 export { WORKSPACE_OPTION } from './io.js';
 
-export function workspacePaths(io: Io, flag: string | undefined): WorkspacePaths {
-  return new WorkspacePaths(resolveWorkspace(flag, io.env, io.cwd));
+export function workspacePaths(io: Io, flag: string | undefined): Promise<WorkspacePaths> {
+  return openWorkspace(io, flag);
 }
 
 /** Run ids name files; anything else (a path, `..`) is refused before it touches the disk. */

@@ -17,7 +17,7 @@ export function registerAuditPrune(audit: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .addHelpText('after', '\nA run\'s log and its .head file go together. The watcher prunes by itself at start and once a day.\nExit codes: 0 done · 1 a file could not be deleted · 2 usage.')
     .action(async (opts: { olderThan?: string; dryRun?: boolean; workspace?: string }) => {
-      const paths = workspacePaths(io, opts.workspace);
+      const paths = await workspacePaths(io, opts.workspace);
       let retentionDays: number;
       if (opts.olderThan !== undefined) {
         const parsed = parseAgeDays(opts.olderThan);

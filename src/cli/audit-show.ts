@@ -21,7 +21,7 @@ export function registerAuditShow(audit: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .addHelpText('after', '\nExit codes: 0 shown · 1 no such log, or some lines are not valid records (the valid ones are still shown) · 2 usage.')
     .action(async (runId: string, opts: { json?: boolean; workspace?: string }) => {
-      const paths = workspacePaths(io, opts.workspace);
+      const paths = await workspacePaths(io, opts.workspace);
       const files = await readAuditRun(paths, checkRunId(runId));
       if (files.log === undefined) throw new ExitError(1, `maestro audit show: there is no audit log for run ${runId} in ${paths.root}`);
       const { records, problems, tornLine } = readAuditRecords(files.log);

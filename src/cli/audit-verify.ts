@@ -26,7 +26,7 @@ export function registerAuditVerify(audit: Command, io: Io): void {
     )
     .action(async (runId: string | undefined, opts: { all?: boolean; workspace?: string }) => {
       if ((runId === undefined) === (opts.all !== true)) throw new ExitError(2, 'maestro audit verify: name one run id, or pass --all');
-      const paths = workspacePaths(io, opts.workspace);
+      const paths = await workspacePaths(io, opts.workspace);
       const ids = runId !== undefined ? [checkRunId(runId)] : (await listAuditRuns(paths)).map((e) => e.runId);
       const c = chalkFor(io);
       if (ids.length === 0) {

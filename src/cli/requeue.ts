@@ -1,10 +1,9 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { listRejected, requeueRejected } from '../adapters/fs-rejected.js';
-import { WorkspacePaths } from '../adapters/workspace-paths.js';
-import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
+import { openWorkspace } from './open-workspace.js';
 import { chalkFor } from './style.js';
 
 /** `maestro requeue`: rejected commands back into `commands/`, once what rejected them is fixed. */
@@ -17,7 +16,7 @@ export function registerRequeue(program: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .addHelpText('after', '\nThe watcher picks a requeued command up again and checks it afresh; its old error report is removed.')
     .action(async (files: string[], opts: { all?: boolean; workspace?: string }) => {
-      const paths = new WorkspacePaths(resolveWorkspace(opts.workspace, io.env, io.cwd));
+      const paths = await openWorkspace(io, opts.workspace);
       const rejected = await listRejected(paths);
       const c = chalkFor(io);
       if (!opts.all && files.length === 0) {

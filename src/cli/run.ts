@@ -189,8 +189,7 @@ export async function withRunContext(
       const message = `storage failed: could not write ${error.path} (${error.errno ?? 'I/O error'})${run.id ? `; run ${run.id}` : ''}`;
       return reportEnd(io, opts, { run_id: run.id, status: 'error', reason_code: STORAGE_WRITE_FAILED, message, audit_log: null }, 1);
     }
-    if (!opts.json) throw error;
-    // An internal error: the same one object, with the run id, and the stack on stderr for a report.
+    // An internal error: the run id (and with --json the same one object), and the stack on stderr for a report.
     io.stderr.write(`maestro: internal error — this is a bug, please report it with the output below.\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return reportEnd(io, opts, { run_id: run.id, status: 'error', reason_code: 'INTERNAL_ERROR', message: `internal error: ${error instanceof Error ? error.message : String(error)}`, audit_log: null }, 1);
   } finally {

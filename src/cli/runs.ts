@@ -1,12 +1,12 @@
 import { stripVTControlCharacters } from 'node:util';
 import type { Command } from 'commander';
 import { listRuns, readRunState, type RunListing } from '../adapters/fs-run-catalog.js';
-import { WorkspacePaths } from '../adapters/workspace-paths.js';
-import { loadWorkspaceConfig, resolveWorkspace } from '../config.js';
+import { loadWorkspaceConfig } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { RunStatus } from '../domain/run-state.js';
 import { renderTranscript } from '../domain/transcript.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
+import { openWorkspace } from './open-workspace.js';
 import { chalkFor } from './style.js';
 
 const LISTED_STATUSES = [...RunStatus.options, 'unknown'] as const;
@@ -33,7 +33,7 @@ export function registerRuns(program: Command, io: Io): void {
     .action(async (opts: RunsFlags) => {
       const statuses = opts.status === undefined ? undefined : parseStatuses(opts.status);
       const since = opts.since === undefined ? undefined : parseSince(opts.since, new Date());
-      const paths = new WorkspacePaths(resolveWorkspace(opts.workspace, io.env, io.cwd));
+      const paths = await openWorkspace(io, opts.workspace);
       const config = await loadWorkspaceConfig(paths.config);
       let runs = (await listRuns(paths, config.prices)).filter((r) => (!statuses || statuses.has(r.status)) && (!since || r.started_at >= since.toISOString()));
       if (opts.limit > 0) runs = runs.slice(0, opts.limit);
@@ -50,7 +50,7 @@ export function registerShow(program: Command, io: Io): void {
     .option('--raw', 'print the Markdown as it is, not rendered for a terminal')
     .option(...WORKSPACE_OPTION)
     .action(async (runId: string, opts: { raw?: boolean; workspace?: string }) => {
-      const paths = new WorkspacePaths(resolveWorkspace(opts.workspace, io.env, io.cwd));
+      const paths = await openWorkspace(io, opts.workspace);
       const state = /^[A-Za-z0-9_.-]+$/.test(runId) ? await readRunState(paths, runId) : undefined;
       if (!state) {
         const known = (await listRuns(paths, {})).find((r) => r.run_id === runId);

@@ -2,9 +2,8 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
 import { readWorkspaceStatus, type WorkspaceStatus } from '../adapters/fs-workspace-status.js';
-import { WorkspacePaths } from '../adapters/workspace-paths.js';
-import { resolveWorkspace } from '../config.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
+import { openWorkspace } from './open-workspace.js';
 import { chalkFor } from './style.js';
 
 export function registerStatus(program: Command, io: Io): void {
@@ -15,7 +14,7 @@ export function registerStatus(program: Command, io: Io): void {
     .option('-n, --recent <count>', 'how many recent runs to list', (v) => Math.max(0, Number.parseInt(v, 10) || 0), 10)
     .option(...WORKSPACE_OPTION)
     .action(async (opts: { json?: boolean; recent: number; workspace?: string }) => {
-      const paths = new WorkspacePaths(resolveWorkspace(opts.workspace, io.env, io.cwd));
+      const paths = await openWorkspace(io, opts.workspace);
       const status = await readWorkspaceStatus(paths, new FsWatcherRegistry(path.join(paths.state, 'watchers')), { recent: opts.recent });
       io.stdout.write(opts.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status, io));
     });
@@ -49,7 +48,7 @@ export function formatStatus(s: WorkspaceStatus, io: Io): string {
     status === 'completed' ? c.green(status) : status === 'paused' || status === 'running' ? c.yellow(status) : c.red(status);
   for (const r of s.recent) {
     const used = r.usage.calls > 0 ? ` · ${r.usage.calls} calls, ${r.usage.prompt_tokens}+${r.usage.completion_tokens} tokens` : '';
-    lines.push(`  ${c.dim(r.run_id)} ${badge(r.status)} ${r.reason_code ?? ''} · ${r.source} · ${r.updated_at}${used}${r.artifact ? ` → ${r.artifact}` : ''}`);
+    lines.push(`  ${c.dim(r.run_id)} ${badge(r.status)} ${r.reason_code ?? ''} · ${r.source ?? 'no command kept'} · ${r.updated_at}${used}${r.artifact ? ` → ${r.artifact}` : ''}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -9,8 +9,13 @@ const DOING: Record<string, string> = {
   item: 'working on an item',
 };
 
-/** `round 2/3 · auditor speaking` for round robin; `auditor assessing the task` where rounds mean nothing. */
-export function stepLine(event: { step: string; persona: string; round: number; rounds: number }): string {
-  const what = `${event.persona} ${DOING[event.step] ?? event.step}`;
-  return event.step === 'turn' || event.step === 'verdict' ? `round ${event.round}/${event.rounds} · ${what}` : what;
+/**
+ * `round 2/3 · auditor speaking` for round robin; `iteration 2/4 · auditor speaking` in a supervisor
+ * loop (its steps are `decision:i<n>` and `turn:i<n>:<persona>`); `auditor assessing the task` where
+ * rounds mean nothing (round 0: after the loop).
+ */
+export function stepLine(event: { step: string; step_id?: string; persona: string; round: number; rounds: number }): string {
+  const what = `${event.persona} ${event.step_id?.startsWith('reviewer:') ? 'reviewing the result' : (DOING[event.step] ?? event.step)}`;
+  if (event.step === 'decision' || event.step_id?.startsWith('turn:i')) return `iteration ${event.round}/${event.rounds} · ${what}`;
+  return (event.step === 'turn' || event.step === 'verdict') && event.round > 0 && !event.step_id?.startsWith('reviewer:') ? `round ${event.round}/${event.rounds} · ${what}` : what;
 }

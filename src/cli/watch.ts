@@ -8,7 +8,7 @@ import { FsCommandInbox } from '../adapters/fs-command-inbox.js';
 import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
 import { WatchLoop } from '../app/watch-loop.js';
 import { checkWorkspace } from '../app/workspace-check.js';
-import { resolveWorkspace } from '../config.js';
+import { checkWorkspaceConfig, resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { readPackageVersion } from './package-info.js';
@@ -94,7 +94,8 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
     once: opts.once === true,
     pid: proc.pid,
     workspace: paths.root,
-    preflight: () => checkWorkspace(app.deps),
+    // The configuration is read once, at start; a file broken since then stops the taking of commands too.
+    preflight: async () => [...(await checkWorkspaceConfig(paths.config)), ...(await checkWorkspace(app.deps))],
   });
 
   // Audit retention: the watcher prunes at start and once a day, like `maestro audit prune`.

@@ -88,10 +88,12 @@ export function renderArtifact(a: ArtifactInput): string {
   }
 
   out.push('## Transcript', '');
-  for (let round = 1; round <= a.plan.rounds; round++) {
+  // Every round that has turns, in order (a supervisor loop's iterations are its rounds).
+  const rounds = [...new Set(a.steps.filter((s) => s.kind === 'turn').map((s) => s.round))].sort((x, y) => x - y);
+  if (rounds.length === 0) out.push(`_No turns in ${a.plan.mode} mode: its replies are in the sections below._`, '');
+  for (const round of rounds) {
     const turns = a.steps.filter((s) => s.kind === 'turn' && s.round === round);
-    if (turns.length === 0) continue;
-    out.push(`### Round ${round}`, '');
+    out.push(`### ${a.plan.mode === 'supervisor' ? 'Iteration' : 'Round'} ${round}`, '');
     for (const s of turns) {
       out.push(`#### ${a.personaNames.get(s.persona) ?? s.persona} \`${s.persona}\` · ${s.model}`, '', s.reply.trim(), '');
       for (const k of s.knowledge) out.push(`> ${knowledgeLine(k)}`, '');

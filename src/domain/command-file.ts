@@ -20,13 +20,15 @@ const workspacePath = z
   .max(1024, 'must be at most 1024 characters')
   .refine((p) => !p.includes('\0'), 'must not contain NUL bytes');
 
+const personaId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a persona id (lowercase letters, digits, - and _)');
+
 /** The `config` block of a command file. Every field is optional; defaults come from the workspace config. */
 export const CommandConfig = z.strictObject({
   /** Deliberation rounds, 1–10. */
   max_rounds: z.number().int().min(1).max(10).optional(),
   /** Speaker order by persona id; default: every persona by its `order`. */
   personas: z
-    .array(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a persona id (lowercase letters, digits, - and _)'))
+    .array(personaId)
     .min(1, 'must name at least one persona')
     .max(12, 'at most 12 personas')
     .refine((ids) => new Set(ids).size === ids.length, 'must not name a persona twice')
@@ -35,6 +37,10 @@ export const CommandConfig = z.strictObject({
   arbitration: ArbitrationStrategy.optional(),
   /** Persona id that writes the final proposal; default: the first speaker. */
   synthesizer: z.string().min(1).optional(),
+  /** `supervisor` mode: the persona that decides who speaks next; default: the first speaker. */
+  supervisor: personaId.optional(),
+  /** `supervisor` mode and work items: a persona that critiques the result; its verdict joins arbitration as a gate. */
+  reviewer: personaId.optional(),
   /** How many times a failed model route may be rerouted, 0 or 1. */
   max_reroute: z.number().int().min(0).max(1).optional(),
   /** Per-run limits; crossing one pauses the run for a person (BUDGET_EXCEEDED). */
@@ -43,6 +49,28 @@ export const CommandConfig = z.strictObject({
   conflict_key: z.string().trim().min(1).max(200).optional(),
 });
 export type CommandConfig = z.infer<typeof CommandConfig>;
+
+/** Free-form structured data (a JSON object), bounded so a command stays a command. */
+const structured = (what: string) =>
+  z.record(z.string(), z.unknown()).refine((v) => JSON.stringify(v).length <= 20_000, `${what} must be at most 20,000 characters as JSON`);
+
+/**
+ * One unit of work (seed 003's WorkItem): a persona does one goal with its own structured inputs.
+ * `assigned_agent` picks a persona (its role), never a different code path.
+ */
+export const WorkItem = z.strictObject({
+  /** Unique within the command; names the item's step (`item:<id>`) and its place in the merge. */
+  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be an item id (letters, digits, ., - and _; at most 64)'),
+  /** The persona that does the item; it must exist (and be among `config.personas` when those are given). */
+  assigned_agent: personaId,
+  /** What the item must achieve. */
+  goal: z.string().refine((t) => t.trim().length > 0, 'must not be empty').refine((t) => t.length <= 4_000, 'must be at most 4,000 characters'),
+  /** Structured context of this item only. */
+  inputs: structured('inputs').default({}),
+  /** What the result should look like: a sentence, or a structured description. */
+  expected_output: z.union([z.string().max(4_000, 'must be at most 4,000 characters'), structured('expected_output')]).default({}),
+});
+export type WorkItem = z.infer<typeof WorkItem>;
 
 /** A command file (schema v1): what a person drops into `commands/` or passes to `maestro run`. */
 export const CommandFile = z.strictObject({
@@ -59,6 +87,39 @@ export const CommandFile = z.strictObject({
   /** Workspace-relative path of the Markdown artifact; default `outputs/<run_id>.md`. */
   output_artifact_path: workspacePath.optional(),
   config: CommandConfig.default({}),
+  /** Work items (seed 003): each done by its persona on its own, merged in this order; the command then runs them as its mode. */
+  work_items: z
+    .array(WorkItem)
+    .min(1, 'must hold at least one item')
+    .max(32, 'at most 32 work items')
+    .superRefine((items, ctx) => {
+      const first = new Map<string, number>();
+      items.forEach((item, i) => {
+        const earlier = first.get(item.id);
+        if (earlier === undefined) first.set(item.id, i);
+        else ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate id "${item.id}" (already work_items.${earlier}.id)` });
+      });
+    })
+    .optional(),
+  /** Facts every work item is given, the same for each (structured shared context); only with `work_items`. */
+  facts: structured('facts').optional(),
+}).superRefine((command, ctx) => {
+  // Options that would be silently ignored are errors, like unknown keys.
+  const issue = (path: (string | number)[], message: string): void => ctx.addIssue({ code: 'custom', path, message });
+  const c = command.config;
+  if (command.work_items) {
+    if (c.mode !== undefined) issue(['config', 'mode'], 'a command with work_items runs them as its own mode; leave config.mode out');
+    if (c.supervisor !== undefined) issue(['config', 'supervisor'], 'only for mode "supervisor", not with work_items');
+    if (c.max_iterations !== undefined) issue(['config', 'max_iterations'], 'only for mode "supervisor", not with work_items');
+  } else {
+    if (command.facts !== undefined) issue(['facts'], 'only with work_items (the facts every item is given)');
+    if (c.parallel_items !== undefined) issue(['config', 'parallel_items'], 'only with work_items');
+    if (c.mode !== undefined && c.mode !== 'supervisor') {
+      if (c.supervisor !== undefined) issue(['config', 'supervisor'], `only for mode "supervisor" (this command says "${c.mode}")`);
+      if (c.max_iterations !== undefined) issue(['config', 'max_iterations'], `only for mode "supervisor" (this command says "${c.mode}")`);
+      if (c.reviewer !== undefined) issue(['config', 'reviewer'], `the reviewer gate works with mode "supervisor" and with work_items (this command says "${c.mode}")`);
+    }
+  }
 });
 export type CommandFile = z.infer<typeof CommandFile>;
 
@@ -83,4 +144,51 @@ export function parseCommandFile(json: unknown): Parsed<CommandFile> {
 /** The JSON Schema editors can use to validate command files. */
 export function commandFileJsonSchema(): unknown {
   return z.toJSONSchema(CommandFile, { io: 'input', target: 'draft-2020-12' });
+}
+
+/** A place in a command that names a persona. */
+export interface PersonaReference {
+  /** The command's field, as validate prints it (`work_items.2.assigned_agent`). */
+  readonly field: string;
+  readonly id: string;
+  /** What the persona is there for (`speaker`, `synthesizer`, `supervisor`, `reviewer`, `assigned agent`). */
+  readonly role: string;
+}
+
+/** Every persona a command names, in the order of its fields. */
+export function personaReferences(command: CommandFile): PersonaReference[] {
+  const c = command.config;
+  return [
+    ...(c.personas ?? []).map((id, i) => ({ field: `config.personas.${i}`, id, role: 'speaker' })),
+    ...(c.synthesizer ? [{ field: 'config.synthesizer', id: c.synthesizer, role: 'synthesizer' }] : []),
+    ...(c.supervisor ? [{ field: 'config.supervisor', id: c.supervisor, role: 'supervisor' }] : []),
+    ...(c.reviewer ? [{ field: 'config.reviewer', id: c.reviewer, role: 'reviewer' }] : []),
+    ...(command.work_items ?? []).map((item, i) => ({ field: `work_items.${i}.assigned_agent`, id: item.assigned_agent, role: 'assigned agent' })),
+  ];
+}
+
+/** A persona reference that cannot work: the persona does not exist, or is not one of the council the command names. */
+export interface PersonaProblem extends PersonaReference {
+  readonly kind: 'unknown' | 'outside_council';
+  /** For `field: message` lines. */
+  readonly message: string;
+  /** The gate's category-level summary (`ghost`, `auditor (reviewer is not among config.personas)`). */
+  readonly summary: string;
+}
+
+/**
+ * The one persona check `validate`, `run` and the watcher share: every persona a command names must
+ * exist; a synthesizer, supervisor, reviewer or assigned agent must also be among `config.personas`
+ * when those are given (the run prepares models for the council only).
+ */
+export function findPersonaProblems(command: CommandFile, known: ReadonlySet<string>): PersonaProblem[] {
+  const council = command.config.personas ? new Set(command.config.personas) : undefined;
+  const problems: PersonaProblem[] = [];
+  for (const ref of personaReferences(command)) {
+    if (!known.has(ref.id)) problems.push({ ...ref, kind: 'unknown', message: `no persona "${ref.id}"`, summary: ref.id });
+    else if (council && ref.role !== 'speaker' && !council.has(ref.id)) {
+      problems.push({ ...ref, kind: 'outside_council', message: `"${ref.id}" is not among config.personas (the ${ref.role} must be one of the council)`, summary: `${ref.id} (${ref.role} is not among config.personas)` });
+    }
+  }
+  return problems;
 }

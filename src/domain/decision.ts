@@ -13,6 +13,7 @@ export const GATE_LAYERS = ['mediator_advice', 'meaning', 'consistency', 'rfl', 
 /** Layers used during and after deliberation, and by the runtime around it. */
 export const RUNTIME_LAYERS = [
   'validation',
+  'deliberation',
   'knowledge',
   'model',
   'reroute',

@@ -1,6 +1,9 @@
+import type { ArbitrationResult } from './arbitration.js';
+import type { ReasonCode } from './codes.js';
 import type { DecisionRecord } from './decision.js';
 import type { GateFacts } from './gates.js';
 import type { SensitiveCategory } from './sensitive/categories.js';
+import type { Verdict } from './verdict.js';
 
 /** Where the detector found something: the task or an input file, and the line (never the value). */
 export interface SensitivePlace {
@@ -42,6 +45,19 @@ function places(found: readonly SensitivePlace[], pick: (c: SensitiveCategory) =
 }
 
 /**
+ * What moves a conflict line on once the loop policy has ended it: the fourth pause's stop and every
+ * later command on the line (the terminal guard) say the same. Only the session is the problem, so
+ * the first remedy keeps the personas' memory.
+ */
+export const LOOP_POLICY_WAY_OUT =
+  'To work on it again, start a new council session: maestro session reset --keep-memory (the personas keep their memory; the loop-policy counters and stops start over), or maestro session reset to archive their memory as well.';
+
+/** The loop policy's sealed stop at the fourth pause of a conflict (`ACC_END_SESSION_AFTER_4_HITL`). */
+export function explainLoopPolicyStop(pauses: number, lastPause: string): string {
+  return `this conflict paused ${pauses} times; the loop policy recommends ending the session and has stopped this conflict line (sealed). ${LOOP_POLICY_WAY_OUT} Last pause: ${lastPause}`;
+}
+
+/**
  * Why a gate stopped or paused a run, for people: what was found (its kind, never its value), where,
  * what it means, and what moves it on. The same words go to the command line, the artifact,
  * `maestro hitl show` and the watcher.
@@ -70,10 +86,52 @@ export function explainGateStop(facts: GateFacts, decision: DecisionRecord, foun
     case 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL':
       return `the task asks for an action outside the council (${(facts.sideEffects ?? []).join(', ')}). The council never acts; a person decides whether it may deliberate on it: continue or stop.`;
     case 'ACC_STOPPED_IS_TERMINAL':
-      return 'this conflict line was ended by the loop policy after repeated pauses (sealed). To work on it again, start a new council session: maestro session reset --keep-memory (the personas keep their memory; the loop-policy counters start over).';
+      return `this conflict line was ended by the loop policy after repeated pauses (sealed). ${LOOP_POLICY_WAY_OUT}`;
     case 'REL_BOUNDARY_UNSTABLE':
       return 'the task asks the council to decide a personal preference or value, which is yours to set. Say what you want in the task, or continue to let the council lay out the options.';
     default:
       return `the ${decision.layer} gate decided ${decision.decision} (${decision.reason_code})`;
   }
+}
+
+const RATIONALE_CHARS = 200;
+
+const ARBITRATION_MEANING: Partial<Record<ReasonCode, string>> = {
+  ARBITRATION_INVESTIGATE: 'the council thinks something must be found out before the task can go ahead',
+  ARBITRATION_ESCALATE: 'the council thinks a person must decide this task',
+  REL_ARBITRATION_CONFLICT: 'the personas disagreed, and the arbitration does not let a split council go ahead',
+};
+
+/** One doubting persona: its vote, confidence and rationale (the reply as screened), or why it gave no valid verdict. */
+function doubt(v: Verdict, names: ReadonlyMap<string, string>): string {
+  const who = names.get(v.persona) ?? v.persona;
+  if (!v.valid) return `${who} gave no valid verdict (${v.problem ?? 'missing'}; counted as escalate)`;
+  const why = v.rationale.replace(/\s+/g, ' ').trim();
+  const shown = why.length > RATIONALE_CHARS ? `${why.slice(0, RATIONALE_CHARS - 1)}…` : why;
+  return `${who} voted ${v.action} (confidence ${v.confidence.toFixed(2)}): "${shown}"`;
+}
+
+/**
+ * Why the council's arbitration paused a run, for people: the vote, which personas doubted and why
+ * (their verdict rationales, from replies already screened by the detector), what it means, and
+ * what moves it on. The same words go to the command line, the draft, `maestro hitl show` and the watcher.
+ */
+export function explainArbitrationPause(input: {
+  readonly runId: string;
+  readonly reason: ReasonCode;
+  readonly arbitration: Pick<ArbitrationResult, 'final_action' | 'reasoning'>;
+  readonly verdicts: readonly Verdict[];
+  /** Persona id → display name. */
+  readonly names: ReadonlyMap<string, string>;
+}): string {
+  const { runId, arbitration } = input;
+  const doubters = input.verdicts.filter((v) => !v.valid || v.action !== 'proceed');
+  const who = doubters.length > 0 ? `Who doubted: ${doubters.map((v) => doubt(v, input.names)).join('; ')}.` : 'No persona gave a verdict.';
+  const meaning = ARBITRATION_MEANING[input.reason] ?? `the council did not say proceed`;
+  return (
+    `the council's verdict was ${arbitration.final_action}: ${arbitration.reasoning}. ${who} ` +
+    `This means ${meaning}; nothing was done beyond the deliberation. ` +
+    `To move it on: maestro hitl decide ${runId} continue (the artifact is written from the deliberation already done, over the council's verdict), ` +
+    `maestro hitl decide ${runId} stop (the run ends as stopped), or run the command again with more input (input_artifacts, or a narrower task_description).`
+  );
 }

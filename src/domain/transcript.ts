@@ -26,7 +26,7 @@ export function renderTranscript(state: RunState): string {
   if (state.steps.length === 0) out.push('_No model was called._', '');
   for (const step of state.steps) out.push(...renderStep(step));
 
-  const verdicts = state.steps.filter((s) => s.kind === 'verdict').map((s) => parseVerdict(s.persona, s.reply));
+  const verdicts = state.steps.filter((s) => s.kind === 'verdict').map((s) => parseVerdict(s.id.startsWith('reviewer:') ? `${s.persona} (reviewer)` : s.persona, s.reply));
   if (verdicts.length > 0) {
     out.push('## Verdicts', '', '| persona | action | confidence | rationale |', '|---|---|---:|---|');
     for (const v of verdicts) out.push(`| ${v.persona} | ${v.action}${v.valid ? '' : ' (fail-closed)'} | ${v.confidence.toFixed(2)} | ${cell(v.rationale)} |`);
@@ -47,7 +47,7 @@ export function renderTranscript(state: RunState): string {
 }
 
 function renderStep(step: Step): string[] {
-  const what = step.kind === 'turn' ? `round ${step.round}` : step.kind === 'verdict' ? 'verdict' : 'final proposal';
+  const what = STEP_WORDS[step.kind]?.(step) ?? step.kind;
   const lines = [`### ${step.persona} · ${what}`, '', `_${step.model} · ${step.duration_ms} ms${step.calls > 1 ? ` · ${step.calls} calls` : ''}_`, '', step.reply.trim() || '_(empty reply)_', ''];
   for (const k of step.knowledge) {
     const detail = k.status === 'provided' ? `provided${k.path ? ` \`${k.path}\`` : ''}${k.bytes !== undefined ? `, ${k.bytes} bytes` : ''}${k.truncated ? ', truncated' : ''}` : `${k.status}: ${k.message}`;
@@ -56,6 +56,16 @@ function renderStep(step: Step): string[] {
   if (step.knowledge.length > 0) lines.push('');
   return lines;
 }
+
+const STEP_WORDS: Partial<Record<Step['kind'], (step: Step) => string>> = {
+  turn: (s) => (s.id.startsWith('turn:i') ? `iteration ${s.round}` : `round ${s.round}`),
+  verdict: (s) => (s.id.startsWith('reviewer:') ? 'reviewer gate' : 'verdict'),
+  synthesis: () => 'final proposal',
+  assessment: () => 'assessment',
+  review: () => 'anonymous review',
+  decision: (s) => `supervisor decision, iteration ${s.round}`,
+  item: (s) => `work item ${s.id.replace(/^item:/, '')}`,
+};
 
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');

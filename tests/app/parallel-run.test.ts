@@ -180,3 +180,17 @@ describe('parallel mode', () => {
     expect(outcome.status).toBe('paused');
   });
 });
+
+describe('a parallel run a person stops', () => {
+  it("keeps the assessments and their composition in the stop's artifact", async () => {
+    const llm = new ScriptedLlmClient((r) => (r.purpose === 'assessment' ? assessment(r.persona === 'auditor' ? 'escalate' : 'proceed', 0.5) : 'Do it.'));
+    const app = await createApp({ workspace: ws.dir, llm });
+    const paused = await processCommand({ text: command({ personas: ['coordinator', 'auditor'], arbitration: 'pessimistic' }), source: 't.json' }, app.deps);
+    expect(paused.status).toBe('paused');
+    const stopped = await decidePause({ runId: paused.run_id, decision: 'stop' }, app.deps);
+    const artifact = stopped.decision === 'stop' ? await readFile(stopped.outcome.artifact ?? '', 'utf8') : '';
+    expect(artifact).toContain('Status: STOPPED');
+    expect(artifact).toContain('## Assessments');
+    expect(artifact).toContain('## Composition and arbitration');
+  });
+});

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../fakes/cli.js';
@@ -51,5 +51,46 @@ describe('exactly once, to the last step', () => {
     const again = await maestro('run', '--resume', id, '--json');
     expect(JSON.parse(again.stdout)).toMatchObject({ status: 'stopped', reason_code: 'ETHICS_PII_DETECTED' });
     expect((await events(id)).filter((e) => e === 'MODEL_CALL')).toHaveLength(0);
+  });
+});
+
+describe('exactly once through the watcher', () => {
+  const watchOnce = async () => {
+    const r = await maestro('watch', '--once', '--json');
+    expect(r.code).toBe(0);
+    return r.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  };
+
+  it('a command in flight whose checkpoint says it is finishing is completed once by the next start: same bytes, no model call, nothing said twice', async () => {
+    await copyFile(path.join(ws.dir, 'examples', 'review-migration.json'), path.join(ws.dir, 'commands', 'review.json'));
+    const first = (await watchOnce()).find((e) => e.kind === 'finished');
+    expect(first).toMatchObject({ status: 'completed', source: 'review.json' });
+    const id = String(first?.run_id);
+    const artifact = String(first?.artifact);
+    const bytes = await readFile(artifact, 'utf8');
+    const memory = await readFile(path.join(ws.dir, 'session_states', 'auditor_session.json'), 'utf8');
+    const before = await events(id);
+    // Killed after the artifact was written, before the last checkpoint and before the claim was released.
+    await killedBeforeLastSave(id);
+    expect(JSON.parse(await readFile(stateFile(id), 'utf8')).finishing).toBeDefined();
+    const inflight = path.join(ws.dir, '.maestro', 'inflight');
+    await copyFile(path.join(ws.dir, 'examples', 'review-migration.json'), path.join(inflight, `${id}.json`));
+    await writeFile(path.join(inflight, `${id}.claim`), JSON.stringify({ run_id: id, source: 'review.json', claimed_at: new Date().toISOString(), owner: { id: '999999-dead', pid: 999999 } }));
+
+    const again = await watchOnce();
+    expect(again.find((e) => e.kind === 'started')).toMatchObject({ recovered: 1 });
+    expect(again.find((e) => e.kind === 'claimed')).toMatchObject({ run_id: id, resume: 'checkpoint' });
+    expect(again.find((e) => e.kind === 'finished')).toMatchObject({ run_id: id, status: 'completed', artifact });
+    expect(await readFile(artifact, 'utf8')).toBe(bytes);
+    expect(JSON.parse(await readFile(path.join(ws.dir, 'session_states', 'auditor_session.json'), 'utf8')).runs).toEqual(JSON.parse(memory).runs);
+    const all = await events(id);
+    expect(all.filter((e) => e === 'MODEL_CALL')).toHaveLength(before.filter((e) => e === 'MODEL_CALL').length);
+    for (const once of ['ARTIFACT_WRITTEN', 'SESSIONS_SAVED', 'RUN_FINISHED', 'COMMAND_RECEIVED']) expect(all.filter((e) => e === once), once).toHaveLength(1);
+    expect(JSON.parse(await readFile(stateFile(id), 'utf8')).status).toBe('completed');
+    expect(await readdir(inflight)).toEqual([]);
+    expect(await readdir(path.join(ws.dir, 'commands'))).toEqual([]);
   });
 });

@@ -89,11 +89,13 @@ describe('fail-closed policy and HITL, through the real CLI', () => {
     const conflict = (n: number) => write(`c${n}.json`, { ...ambiguous, task_description: `${ambiguous.task_description} (attempt ${n})`, config: { max_rounds: 1, conflict_key: 'queue' } });
     const codes: number[] = [];
     const ids: string[] = [];
+    let fourthStderr = '';
     for (let n = 1; n <= 4; n++) {
       await conflict(n);
       const r = await maestro('run', `c${n}.json`, '--json');
       codes.push(r.code ?? -1);
       ids.push(JSON.parse(r.stdout).run_id);
+      fourthStderr = r.stderr;
     }
     expect(codes).toEqual([3, 3, 3, 4]);
     const third = JSON.parse((await maestro('hitl', 'show', ids[2]!, '--json')).stdout);
@@ -107,8 +109,12 @@ describe('fail-closed policy and HITL, through the real CLI', () => {
     const guarded = await maestro('run', 'c5.json', '--json');
     expect(guarded.code).toBe(4);
     expect(JSON.parse(guarded.stdout).reason_code).toBe('ACC_STOPPED_IS_TERMINAL');
-    // The stop names the way out.
+    // The stop names the way out, in the same words as the fourth pause's stop did (and its artifact).
     expect(guarded.stderr).toContain('maestro session reset --keep-memory');
+    const wayOut = 'To work on it again, start a new council session: maestro session reset --keep-memory (the personas keep their memory';
+    expect(fourthStderr).toContain(wayOut);
+    expect(guarded.stderr).toContain(wayOut);
+    expect((await maestro('hitl', 'show', ids[3]!)).stdout).toContain(wayOut);
     expect((await maestro('session', 'show')).stdout).toContain('STOPPED (terminal until reset)');
 
     const reset = await maestro('session', 'reset');

@@ -63,6 +63,35 @@ describe('an outage is not the council\'s doubt', () => {
     expect(healthy.out.status).toBe('completed');
   });
 
+  it('through maestro watch --once: five outages of one conflict are five outage pauses, never counted; back up, the next command completes', async () => {
+    const e = await endpoint(down);
+    await configure({ local: e.server.url });
+    const task = (n: number) => ({ task_description: `Choose the cache for the billing service (try ${n})`, config: { max_rounds: 1, conflict_key: 'cache-choice' } });
+    const watchOnce = async () => {
+      const r = await runCli(['watch', '--once', '--json'], { cwd: ws.dir });
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((x) => x.kind === 'finished');
+    };
+    for (let n = 1; n <= 5; n++) await writeFile(path.join(ws.dir, 'commands', `c${n}.json`), JSON.stringify(task(n)));
+    const outages = await watchOnce();
+    expect(outages.map((x) => [x.source, x.status])).toEqual([1, 2, 3, 4, 5].map((n) => [`c${n}.json`, 'paused']));
+    for (const x of outages) {
+      const log = await records(String(x.audit_log));
+      expect(log.find((r) => r.event === 'HITL_REQUESTED')?.details.pause_class).toBe('outage');
+      expect(log.some((r) => r.reason_code === 'ACC_END_SESSION_AFTER_4_HITL' || r.event.startsWith('LOOP') || r.event.startsWith('K_'))).toBe(false);
+    }
+    const session = JSON.parse((await runCli(['session', 'show', '--json'], { cwd: ws.dir })).stdout);
+    expect(session.conflicts).toEqual([]);
+
+    e.set(councilHandler());
+    await writeFile(path.join(ws.dir, 'commands', 'c6.json'), JSON.stringify(task(6)));
+    expect((await watchOnce()).map((x) => x.status)).toEqual(['completed']);
+  });
+
   it('after one REROUTE the fallback serves the rest of the run for every persona on the dead route', async () => {
     const dead = await endpoint(down);
     const backup = await endpoint(councilHandler());

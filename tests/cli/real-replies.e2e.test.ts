@@ -1,7 +1,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../fakes/cli.js';
+import { runCli, spawnCli } from '../fakes/cli.js';
 import { councilHandler, rejectingResponseFormat, startChatServer, withFaults, type ChatHandler, type ChatServer } from '../fakes/chat-server.js';
 import { collectAuditLogs, tempWorkspace } from '../fakes/fixtures.js';
 
@@ -124,10 +124,12 @@ describe('an endpoint that rejects response_format', () => {
 });
 
 describe('no listener leak', () => {
+  // Node prints its warnings on the process's own stderr, which an in-process run does not capture:
+  // this one runs in a process of its own, as a user would.
   it('34 calls in one run print no MaxListenersExceededWarning (or any warning)', async () => {
     const s = await endpoint(councilHandler(), { stream: true });
     await writeTask({ max_rounds: 10 });
-    const r = await run();
+    const r = await spawnCli(['run', 'task.json', '--json'], { cwd: ws.dir });
     expect(r.code).toBe(0);
     expect(s.chatRequests()).toHaveLength(34);
     expect(r.stderr).not.toContain('MaxListenersExceededWarning');

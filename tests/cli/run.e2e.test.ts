@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../fakes/cli.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
+import { ScriptedLlmClient } from '../fakes/scripted-llm-client.js';
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 beforeEach(async () => {
@@ -187,5 +189,66 @@ describe('maestro validate, schema, init', () => {
     expect((await spawnCli(['--version'])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     const unknown = await runCli(['frobnicate']);
     expect(unknown.code).not.toBe(0);
+  });
+});
+
+describe('an internal error during maestro run', () => {
+  /** A stream that keeps what is written to it. */
+  const capture = () => {
+    const stream = new Writable({
+      write(chunk: Buffer | string, _encoding, callback) {
+        stream.text += chunk.toString();
+        callback();
+      },
+    }) as Writable & { text: string };
+    stream.text = '';
+    return stream;
+  };
+
+  it.each([
+    ['--json', true],
+    ['plain', false],
+  ])('%s: exit 1, the run id, status "error" (one JSON object with --json), the stack on stderr, and the run not left running', async (_how, json) => {
+    const { withRunContext } = await import('../../src/cli/run.js');
+    const { processCommand } = await import('../../src/app/process-command.js');
+    // A bug below the model port: the kind of error no policy expects.
+    const buggy = new ScriptedLlmClient(() => {
+      throw new TypeError("Cannot read properties of undefined (reading 'content')");
+    });
+    const stdout = capture();
+    const stderr = capture();
+    const io = { stdout, stderr, env: { NO_COLOR: '1' }, cwd: ws.dir };
+    let runId = '';
+    const code = await withRunContext(io, { json }, ws.dir, async (app, run) => {
+      run.id = runId = app.deps.newRunId();
+      const text = JSON.stringify({ task_description: 'Review the rollout plan', config: { max_rounds: 1 } });
+      return processCommand({ text, source: 'task.json', runId: run.id }, { ...app.deps, llm: buggy });
+    });
+    expect(code).toBe(1);
+    expect(runId).not.toBe('');
+    expect(buggy.calls).toHaveLength(1);
+    expect(stderr.text).toContain('internal error — this is a bug');
+    expect(stderr.text).toContain("TypeError: Cannot read properties of undefined (reading 'content')");
+    // The last line names the run and what happened to it.
+    expect(stderr.text.trim().split('\n').at(-1)).toMatch(new RegExp(`${runId} — internal error: Cannot read properties`));
+    if (json) {
+      const lines = stdout.text.split('\n').filter((l) => l.trim() !== '');
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0]!)).toEqual({
+        run_id: runId,
+        status: 'error',
+        decision: null,
+        reason_code: 'INTERNAL_ERROR',
+        artifact: null,
+        audit_log: null,
+        message: "internal error: Cannot read properties of undefined (reading 'content')",
+      });
+    } else {
+      expect(stdout.text).toBe('');
+    }
+    const state = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', runId, 'state.json'), 'utf8'));
+    expect(state.status).toBe('error');
+    const records = await auditRecords(path.join(ws.dir, '.maestro', 'audit', `${runId}.jsonl`));
+    expect(records.at(-1)).toMatchObject({ event: 'RUN_FAILED', details: { error: 'TypeError' } });
   });
 });

@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { WorkspaceStatus } from '../../src/adapters/fs-workspace-status.js';
+import { runCli } from '../fakes/cli.js';
 import { CliProcess, dropCommand, task, useWatchScope, watch } from '../helpers/watch-workspace.js';
 
 const { workspace, defer } = useWatchScope();
@@ -74,5 +75,28 @@ describe('maestro status (end to end)', () => {
     expect(value.watcher_running).toBe(false);
     expect(value.watchers).toEqual([expect.objectContaining({ pid, alive: false })]);
     expect((await status(ws, false)).out).toContain('1 stale pid file(s)');
+  });
+});
+
+describe('maestro status lists invalid runs', () => {
+  it('a command that failed validation has no checkpoint, only an audit log: it is among the recent runs, as invalid', async () => {
+    const ws = await workspace();
+    await writeFile(path.join(ws, 'bad.json'), JSON.stringify({ task_description: 'Review the plan', config: { max_round: 2 } }));
+    const bad = await runCli(['run', 'bad.json', '--json'], { cwd: ws });
+    expect(bad.code).toBe(2);
+    const { run_id: invalidId, reason_code: reason } = JSON.parse(bad.stdout) as { run_id: string; reason_code: string };
+    await writeFile(path.join(ws, 'good.json'), JSON.stringify(task('An ordinary review')));
+    expect((await runCli(['run', 'good.json'], { cwd: ws })).code).toBe(0);
+
+    const json = await runCli(['status', '--json'], { cwd: ws });
+    const value = JSON.parse(json.stdout) as WorkspaceStatus;
+    expect(value.recent.map((r) => [r.status, r.source])).toEqual([
+      ['completed', 'good.json'],
+      ['invalid', null],
+    ]);
+    expect(value.recent[1]).toMatchObject({ run_id: invalidId, reason_code: reason });
+    const text = await runCli(['status'], { cwd: ws });
+    expect(text.stdout).toContain('recent     2 (newest first)');
+    expect(text.stdout).toContain(`${invalidId} invalid ${reason} · no command kept`);
   });
 });

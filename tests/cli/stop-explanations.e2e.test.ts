@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { councilHandler, startChatServer } from '../fakes/chat-server.js';
 import { runCli } from '../fakes/cli.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
 
@@ -49,5 +50,54 @@ describe('stops that explain themselves', () => {
     expect(r.stderr).toContain('an action outside the council (payment');
     const show = await maestro('hitl', 'show', out.run_id);
     expect(show.stdout).toContain('an action outside the council (payment');
+  });
+});
+
+describe('an arbitration pause explains itself', () => {
+  it('who doubted and why (screened), what it means and what moves it on: the same words on the command line, in the draft, hitl show and the watcher', async () => {
+    const server = await startChatServer(
+      councilHandler({
+        verdict: (name) =>
+          name === 'Strategist'
+            ? { action: 'investigate', confidence: 0.7, rationale: `the vendor SLA is not in the inputs; ask ${EMAIL} for it` }
+            : name === 'Auditor'
+              ? 'I would rather not say.'
+              : { action: 'proceed', confidence: 0.8, rationale: 'the direction is sound' },
+      }),
+    );
+    try {
+      const config = { default_route: 'local', routes: { local: { provider: 'openai', model: 'test-model', base_url: server.url, max_retries: 0, timeout_ms: 5000 } } };
+      await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify(config));
+      const command = { task_description: 'Choose the vendor for the billing service', config: { max_rounds: 1 } };
+      const { r, out } = await run(command);
+      expect(out).toMatchObject({ status: 'paused', decision: 'PAUSE_FOR_HITL' });
+      const hitl = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', out.run_id, 'hitl.json'), 'utf8'));
+      const why: string = hitl.message;
+      // Who doubted, with the rationale as screened; who did not doubt is not named; an invalid verdict says so.
+      expect(why).toContain('Who doubted: Strategist voted investigate (confidence 0.70): "the vendor SLA is not in the inputs; ask [REDACTED');
+      expect(why).toContain('Auditor gave no valid verdict');
+      expect(why).not.toContain('Coordinator voted');
+      expect(why).not.toContain(EMAIL);
+      // What it means and what moves it on.
+      expect(why).toMatch(/This means the (council|personas) /);
+      expect(why).toContain(`maestro hitl decide ${out.run_id} continue`);
+      expect(why).toContain(`maestro hitl decide ${out.run_id} stop`);
+      expect(why).toContain('run the command again with more input');
+      // The same words everywhere a person looks.
+      expect(r.stderr).toContain(why);
+      expect(await readFile(hitl.draft, 'utf8')).toContain(why);
+      expect((await maestro('hitl', 'show', out.run_id)).stdout).toContain(why);
+
+      await writeFile(path.join(ws.dir, 'commands', 'vendor.json'), JSON.stringify(command));
+      const watch = await maestro('watch', '--once');
+      expect(watch.code).toBe(0);
+      const line = watch.stdout.split('\n').find((l) => l.includes('paused for a person')) ?? '';
+      const watchedId = /(\d{8}T\d{6}Z-[0-9a-f]+) vendor\.json/.exec(line)?.[1] ?? '';
+      expect(watchedId).not.toBe('');
+      expect(line).toContain(why.replaceAll(out.run_id, watchedId));
+      expect(watch.stdout).not.toContain(EMAIL);
+    } finally {
+      await server.close();
+    }
   });
 });

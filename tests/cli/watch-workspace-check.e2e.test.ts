@@ -2,7 +2,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../fakes/cli.js';
-import { dropCommand, listDir, task, useWatchScope, watch } from '../helpers/watch-workspace.js';
+import { dropCommand, listDir, task, useWatchScope, waitFor, watch } from '../helpers/watch-workspace.js';
 
 const { workspace, started } = useWatchScope();
 
@@ -51,5 +51,37 @@ describe('maestro watch refuses a broken workspace', () => {
     const finished = await watcher.waitForEvent('the run', (e) => e.kind === 'finished');
     expect(finished).toMatchObject({ source: 'waits.json', status: 'completed' });
     expect(watcher.events.some((e) => e.kind === 'notice' && String(e.message).includes('taking commands again'))).toBe(true);
+  }, 60_000);
+});
+
+describe('maestro watch re-reads its configuration before taking a command', () => {
+  it('a maestro.config.json broken while it runs: no command is taken (they stay in commands/), it says why once, and takes them again once fixed', async () => {
+    const ws = await workspace();
+    const config = path.join(ws, 'maestro.config.json');
+    await writeFile(config, JSON.stringify({ history: { keep_runs: 5 } }));
+    const watcher = started(watch(ws));
+    await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');
+
+    await writeFile(config, JSON.stringify({ history: { keep_runs: 5 }, histroy: {} }));
+    await dropCommand(ws, 'first.json', task('Review the rollout plan'));
+    const notice = await watcher.waitForEvent('the notice', (e) => e.kind === 'notice' && String(e.message).includes('cannot run commands'));
+    expect(String(notice.message)).toContain('maestro.config.json');
+    expect(String(notice.message)).toContain('histroy');
+    await dropCommand(ws, 'second.json', task('Review the rollback plan'));
+    await writeFile(config, '{ "history": ');
+    await waitFor('the second problem to be reported', () => watcher.events.some((e) => e.kind === 'notice' && String(e.message).includes('not valid JSON')));
+    expect(await listDir(path.join(ws, 'commands'))).toEqual(['first.json', 'second.json']);
+    expect(watcher.events.some((e) => e.kind === 'claimed')).toBe(false);
+
+    await writeFile(config, JSON.stringify({ history: { keep_runs: 5 } }));
+    await waitFor('both runs', () => watcher.events.filter((e) => e.kind === 'finished').length === 2);
+    expect(watcher.events.filter((e) => e.kind === 'finished').map((e) => [e.source, e.status])).toEqual([
+      ['first.json', 'completed'],
+      ['second.json', 'completed'],
+    ]);
+    // Said once per problem, not once per file or per check.
+    expect(watcher.events.filter((e) => e.kind === 'notice' && String(e.message).includes('cannot run commands'))).toHaveLength(2);
+    expect(watcher.events.filter((e) => e.kind === 'notice' && String(e.message).includes('taking commands again'))).toHaveLength(1);
+    expect(await listDir(path.join(ws, '.maestro', 'rejected'))).toEqual([]);
   }, 60_000);
 });

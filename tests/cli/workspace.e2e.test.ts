@@ -28,6 +28,17 @@ describe('outside a workspace', () => {
     expect(await readdir(dir)).toEqual(['task.json']);
   });
 
+  it('the read-only commands (status, runs, show, requeue, audit) say so too, instead of reporting an empty workspace', async () => {
+    for (const args of [['status'], ['status', '--json'], ['runs'], ['runs', '--json'], ['show', 'R1'], ['requeue'], ['requeue', '--all'], ['audit', 'prune'], ['audit', 'show', 'R1'], ['audit', 'verify', '--all']]) {
+      const r = await runCli(args, { cwd: dir });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toContain('not a maestro workspace');
+      expect(r.stderr, args.join(' ')).toContain(`maestro init ${dir}`);
+      expect(r.stdout, args.join(' ')).toBe('');
+    }
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it('a folder that does not exist is named as such', async () => {
     await writeFile(path.join(dir, 'task.json'), JSON.stringify({ task_description: 'Review the plan' }));
     const missing = path.join(dir, 'nope');

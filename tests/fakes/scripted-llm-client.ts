@@ -3,7 +3,8 @@ import type { CallContext, LlmClient, LlmReply, LlmRequest } from '../../src/dom
 /** A call as the fake sees it: the request and, beside it, who asked. */
 export type ScriptedCall = LlmRequest & CallContext;
 
-type Script = string | ((request: ScriptedCall, call: number) => string);
+/** A fixed reply, or one computed from the call (it may wait, and should give up when `signal` aborts). */
+type Script = string | ((request: ScriptedCall, call: number, signal?: AbortSignal) => string | Promise<string>);
 
 /** A fake model: replies from a script (a fixed reply, a queue, or a function) and records every request. */
 export class ScriptedLlmClient implements LlmClient {
@@ -16,7 +17,7 @@ export class ScriptedLlmClient implements LlmClient {
     this.#script = script;
   }
 
-  async complete(request: LlmRequest, call: CallContext, _signal?: AbortSignal): Promise<LlmReply> {
+  async complete(request: LlmRequest, call: CallContext, signal?: AbortSignal): Promise<LlmReply> {
     const asked: ScriptedCall = { ...request, ...call };
     this.calls.push(asked);
     const n = this.calls.length - 1;
@@ -25,7 +26,7 @@ export class ScriptedLlmClient implements LlmClient {
       entry = this.#script[n];
       if (entry === undefined) throw new Error(`ScriptedLlmClient: script ran out at call ${n + 1}`);
     } else entry = this.#script;
-    const content = typeof entry === 'function' ? entry(asked, n) : entry;
+    const content = typeof entry === 'function' ? await entry(asked, n, signal) : entry;
     return { content, model: 'scripted-model', identity: { provider: 'scripted', model: 'scripted-model', rehearsal: false } };
   }
 }

@@ -1,4 +1,8 @@
 import type { ArbitrationResult } from '../arbitration.js';
+import type { AuditEvent } from '../audit.js';
+import type { BriefingInput } from '../briefing.js';
+import type { CommandFile } from '../command-file.js';
+import type { ReasonCode } from '../codes.js';
 import type { HistoryView } from '../history.js';
 import type { Persona } from '../persona.js';
 import type { CallPurpose, ChatMessage } from '../ports.js';
@@ -16,11 +20,24 @@ export interface DeliberationMode {
   next(ctx: ModeContext, done: readonly Step[]): ModeNext;
   /** The council's result from the finished steps: verdicts, arbitration, proposal, the mode's artifact sections. */
   conclude(ctx: ModeContext, done: readonly Step[]): Conclusion;
+  /**
+   * What the mode puts on the record when a step is recorded (`done` already holds it): audit
+   * records, and a line for people watching. Called once per step, as it is recorded.
+   */
+  onStepRecorded?(ctx: ModeContext, done: readonly Step[], step: Step): readonly ModeEvent[];
+}
+
+/** An audit record a mode emits, with an optional line for the progress display. */
+export interface ModeEvent {
+  readonly audit: AuditEvent;
+  readonly notice?: string;
 }
 
 /** Everything a mode may read about the run. */
 export interface ModeContext {
   readonly runId: string;
+  /** The command as validated (its work items, its facts); text from it is sent through `screen`. */
+  readonly command?: CommandFile;
   /** The task as the council sees it (screened when `policy.pii: redact`). */
   readonly task: string;
   readonly plan: RunPlan;
@@ -31,7 +48,14 @@ export interface ModeContext {
   /** Each persona's persisted history, already bounded to the token budget. */
   readonly histories: ReadonlyMap<string, HistoryView>;
   readonly maxRequestsPerTurn: number;
+  /** The input artifacts as read (and screened) for the briefing, for modes that brief each step anew. */
+  readonly inputs?: BriefingInput['inputs'];
+  /** The screening the task got (identity unless `policy.pii: redact`), for other command text a mode sends. */
+  readonly screen?: (text: string) => string;
+  /** Reasons a person already chose to continue past on this run (`maestro hitl decide … continue`). */
+  readonly approved?: ReadonlySet<string>;
 }
+
 
 /** How the engine reads a structured reply: accepted, or the problem to quote back once. */
 export type ReplyCheck = { readonly ok: true } | { readonly ok: false; readonly problem: string; readonly retryPrompt: string };
@@ -59,7 +83,9 @@ export interface StepSpec {
 export type ModeNext =
   /** Make these calls. `concurrent`: they do not see each other, so they may run at once. */
   | { readonly kind: 'steps'; readonly steps: readonly StepSpec[]; readonly concurrent: boolean }
-  | { readonly kind: 'conclude' };
+  | { readonly kind: 'conclude' }
+  /** The mode cannot go on without a person (fail closed): the run pauses with this reason; `continue` lets the mode decide again knowing it. */
+  | { readonly kind: 'hold'; readonly reason: ReasonCode; readonly message: string; readonly details?: Readonly<Record<string, unknown>> };
 
 /** A section the mode adds to the artifact (Markdown under a `##` heading). */
 export interface ArtifactSection {
@@ -94,4 +120,6 @@ export interface Conclusion {
   readonly attachments: readonly ArtifactAttachment[];
   /** Category-level facts for the audit record of the conclusion (no text). */
   readonly audit: Readonly<Record<string, unknown>>;
+  /** Lines for people, added to the run's outcome message (e.g. which guardrail ended a loop). */
+  readonly notes?: readonly string[];
 }

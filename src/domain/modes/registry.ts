@@ -2,11 +2,15 @@ import type { RunPlan } from '../run-state.js';
 import type { DeliberationMode } from './mode.js';
 import { parallelMode, sequentialRefinementMode } from './parallel.js';
 import { roundRobinMode } from './round-robin.js';
+import { supervisorMode } from './supervisor.js';
+import { workItemsMode } from './work-items.js';
 
 const MODES: Record<RunPlan['mode'], DeliberationMode> = {
   round_robin: roundRobinMode,
   parallel: parallelMode,
   sequential_refinement: sequentialRefinementMode,
+  supervisor: supervisorMode,
+  work_items: workItemsMode,
 };
 
 /** The module of a deliberation mode. */

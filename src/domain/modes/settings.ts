@@ -1,7 +1,9 @@
 import { z } from 'zod';
-/** How the council deliberates. */
-export const MODES = ['round_robin', 'parallel', 'sequential_refinement'] as const;
-export const Mode = z.enum(MODES);
+/** How the council deliberates (what `config.mode` may say). */
+export const MODES = ['round_robin', 'parallel', 'sequential_refinement', 'supervisor'] as const;
+/** What a run's plan may say: the modes, and `work_items` — chosen by a command that carries `work_items`, never by `config.mode`. */
+export const PLAN_MODES = [...MODES, 'work_items'] as const;
+export const Mode = z.enum(PLAN_MODES);
 export type Mode = z.infer<typeof Mode>;
 
 /** How assessments are composed in `parallel` and `sequential_refinement` (seed 001's COMPOSE). */
@@ -19,18 +21,20 @@ export const Review = z.enum(REVIEWS);
 export type Review = z.infer<typeof Review>;
 
 export const ModeName = z.enum(MODES, {
-  error: `must be one of ${MODES.map((m) => `"${m}"`).join(', ')} (the "supervisor" mode is not available in this version)`,
+  error: `must be one of ${MODES.map((m) => `"${m}"`).join(', ')} (a command with \`work_items\` runs them as its own mode and leaves config.mode out)`,
 });
 
 /** The mode settings a command or the workspace config may give (every one optional here). */
 export const ModeOptions = {
-  mode: ModeName.optional().describe('How the council deliberates: `round_robin` (rounds of turns, then verdicts), `parallel` (independent assessments at once, composed and arbitrated) or `sequential_refinement` (the same assessments in order, each persona seeing the earlier ones).'),
+  mode: ModeName.optional().describe('How the council deliberates: `round_robin` (rounds of turns, then verdicts), `parallel` (independent assessments at once, composed and arbitrated), `sequential_refinement` (the same assessments in order, each persona seeing the earlier ones) or `supervisor` (a supervisor persona delegates one specialist turn at a time, strict JSON, until it stops or a guardrail trips). A command with `work_items` runs them instead.'),
   composition: Composition.optional().describe('parallel modes: how the assessments are composed: `average`, `weighted_average`, `consensus_threshold` (vectors whose spread exceeds the threshold are flagged instead of averaged) or `bayesian_fusion`.'),
   weighting: Weighting.optional().describe('`weighted_average`: weigh by each persona\'s `confidence` or by the `domain` relevance of its focus_domains to the task.'),
   consensus_threshold: z.number().min(0).max(1).optional().describe('`consensus_threshold`: the largest spread (max − min score) a vector may have and still be averaged.'),
   review: Review.optional().describe('parallel modes: `anonymous` makes each persona rank the others\' assessments under neutral labels; the standing is shown and used as arbitration weights.'),
   concurrency: z.number().int().min(1).max(16).optional().describe('parallel modes: model calls in flight at once.'),
-  call_timeout_ms: z.number().int().min(100).max(3_600_000).optional().describe('parallel modes: the time limit of one call; a call past it fails as a timeout (the others are kept).'),
+  call_timeout_ms: z.number().int().min(100).max(3_600_000).optional().describe('parallel modes and `parallel_items`: the time limit of one call (one work item); a call past it fails as a timeout (the others are kept).'),
+  max_iterations: z.number().int().min(1).max(20).optional().describe('`supervisor`: the most specialist turns the supervisor may delegate (default 4); a delegation past it ends the loop as `guardrail_stop`.'),
+  parallel_items: z.boolean().optional().describe('`work_items`: run the items at once (at most `concurrency` in flight, each limited by `call_timeout_ms`) instead of one after another; the merge is in item order either way.'),
 };
 
 /** The settings a run fixes when it starts (`plan.settings`), with defaults applied. */
@@ -41,6 +45,14 @@ export interface ModeSettings {
   readonly review: Review;
   readonly concurrency: number;
   readonly callTimeoutMs: number;
+  /** `supervisor`: delegations allowed before the loop ends as `guardrail_stop`. */
+  readonly maxIterations: number;
+  /** `work_items`: run the items at once. */
+  readonly parallelItems: boolean;
+  /** `supervisor`: the persona that decides; absent = the first speaker. */
+  readonly supervisor?: string;
+  /** `supervisor` and `work_items`: the persona whose critique of the result joins arbitration as a gate. */
+  readonly reviewer?: string;
 }
 
 export const MODE_DEFAULTS: ModeSettings = {
@@ -50,6 +62,8 @@ export const MODE_DEFAULTS: ModeSettings = {
   review: 'none',
   concurrency: 4,
   callTimeoutMs: 120_000,
+  maxIterations: 4,
+  parallelItems: false,
 };
 
 /** Reads `plan.settings` (fixed at the start; older plans have none): defaults for what is missing. */
@@ -65,16 +79,28 @@ export function readModeSettings(settings: Readonly<Record<string, unknown>>): M
     review: pick(Review, settings.review, MODE_DEFAULTS.review),
     concurrency: pick(z.number().int().min(1).max(16), settings.concurrency, MODE_DEFAULTS.concurrency),
     callTimeoutMs: pick(z.number().int().min(100), settings.call_timeout_ms, MODE_DEFAULTS.callTimeoutMs),
+    maxIterations: pick(z.number().int().min(1), settings.max_iterations, MODE_DEFAULTS.maxIterations),
+    parallelItems: pick(z.boolean(), settings.parallel_items, MODE_DEFAULTS.parallelItems),
+    ...(typeof settings.supervisor === 'string' ? { supervisor: settings.supervisor } : {}),
+    ...(typeof settings.reviewer === 'string' ? { reviewer: settings.reviewer } : {}),
   };
 }
 
 /** The workspace config's mode settings: the same keys, with their defaults shown in the reference. */
 export const WorkspaceModeOptions = {
-  mode: Mode.default('round_robin').describe(ModeOptions.mode.description ?? ''),
+  mode: ModeName.default('round_robin').describe(ModeOptions.mode.description ?? ''),
   composition: Composition.default(MODE_DEFAULTS.composition).describe(ModeOptions.composition.description ?? ''),
   weighting: Weighting.default(MODE_DEFAULTS.weighting).describe(ModeOptions.weighting.description ?? ''),
   consensus_threshold: z.number().min(0).max(1).default(MODE_DEFAULTS.consensusThreshold).describe(ModeOptions.consensus_threshold.description ?? ''),
   review: Review.default(MODE_DEFAULTS.review).describe(ModeOptions.review.description ?? ''),
   concurrency: z.number().int().min(1).max(16).default(MODE_DEFAULTS.concurrency).describe(ModeOptions.concurrency.description ?? ''),
   call_timeout_ms: z.number().int().min(100).max(3_600_000).default(MODE_DEFAULTS.callTimeoutMs).describe(ModeOptions.call_timeout_ms.description ?? ''),
+  max_iterations: z.number().int().min(1).max(20).default(MODE_DEFAULTS.maxIterations).describe(ModeOptions.max_iterations.description ?? ''),
+  parallel_items: z.boolean().default(MODE_DEFAULTS.parallelItems).describe(ModeOptions.parallel_items.description ?? ''),
 };
+
+/** The mode a run plans: `work_items` when the command carries them, else the command's mode, the workspace's, or `round_robin`. */
+export function planMode(command: { readonly work_items?: readonly unknown[]; readonly config: { readonly mode?: (typeof MODES)[number] } }, workspaceMode: (typeof MODES)[number] | undefined): Mode {
+  if (command.work_items && command.work_items.length > 0) return 'work_items';
+  return command.config.mode ?? workspaceMode ?? 'round_robin';
+}

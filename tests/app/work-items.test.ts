@@ -1,0 +1,224 @@
+import { createHash } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { decidePause, resumeDecided } from '../../src/app/hitl.js';
+import { processCommand } from '../../src/app/process-command.js';
+import { createApp } from '../../src/compose.js';
+import { LlmError } from '../../src/domain/errors.js';
+import { workItemTask } from '../../src/domain/modes/work-items.js';
+import type { LlmClient } from '../../src/domain/ports.js';
+import { politeCouncil, ScriptedLlmClient, type ScriptedCall } from '../fakes/scripted-llm-client.js';
+import { tempWorkspace } from '../fakes/fixtures.js';
+
+let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+beforeEach(async () => {
+  ws = await tempWorkspace({ 'docs/plan.md': '# Plan\n- move the reports to the queue\n- keep the cron box a month\n' });
+});
+afterEach(() => ws.cleanup());
+
+const run = async (command: Record<string, unknown>, llm: LlmClient, dir = ws.dir) => processCommand({ text: JSON.stringify(command), source: 'w.json' }, (await createApp({ workspace: dir, llm })).deps);
+const stateOf = async (runId: string, dir = ws.dir) => JSON.parse(await readFile(path.join(dir, '.maestro', 'runs', runId, 'state.json'), 'utf8'));
+const records = async (file: string) => (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { event: string; reason_code: string; details?: Record<string, unknown> });
+const section = (markdown: string, title: string) => new RegExp(`## ${title}\\n([\\s\\S]*?)\\n## `).exec(markdown)?.[1] ?? '';
+const digest = (r: ScriptedCall) => createHash('sha256').update(JSON.stringify(r.messages)).digest('hex').slice(0, 16);
+
+const item = (id: string, agent: string, over: Record<string, unknown> = {}) => ({ id, assigned_agent: agent, goal: `Work out part ${id}`, ...over });
+const items = (n: number) => Array.from({ length: n }, (_, i) => item(`w${i + 1}`, ['coordinator', 'strategist', 'auditor'][i % 3]!, { inputs: { part: i + 1 } }));
+
+/** Answers an item with what it was asked (its goal, from the briefing), a verdict with proceed. */
+function worker(r: ScriptedCall): string {
+  if (r.purpose === 'item') return `${r.persona} did: ${/TASK: (.+)/.exec(r.messages.at(-1)!.content)?.[1] ?? '?'}`;
+  return politeCouncil(r);
+}
+
+describe('work items', () => {
+  it('run in order, one call each, with the shared context and nothing of the other items; the merge is in item order with boundaries', async () => {
+    const llm = new ScriptedLlmClient(worker);
+    const command = {
+      task_description: 'Prepare the migration',
+      input_artifacts: ['docs/plan.md'],
+      facts: { deadline: '2026-03-01', owner: 'platform' },
+      work_items: [item('risks', 'auditor', { inputs: { window: '02:00-06:00' }, expected_output: 'a list of risks' }), item('options', 'strategist'), item('steps', 'coordinator')],
+    };
+    const outcome = await run(command, llm);
+    expect(outcome.status).toBe('completed');
+    expect(llm.calls.map((c) => c.step)).toEqual(['item:risks', 'item:options', 'item:steps', 'verdict:auditor', 'verdict:strategist', 'verdict:coordinator']);
+    const risks = llm.calls[0]!.messages.at(-1)!.content;
+    expect(risks).toContain('TASK: Work out part risks');
+    expect(risks).toContain('The larger task: Prepare the migration');
+    expect(risks).toContain('Shared facts (the same for every item): {"deadline":"2026-03-01","owner":"platform"}');
+    expect(risks).toContain('Inputs of this item: {"window":"02:00-06:00"}');
+    expect(risks).toContain('<<<BEGIN docs/plan.md');
+    // No item sees another: not its goal, not its reply.
+    for (const call of llm.calls.slice(0, 3)) {
+      const text = JSON.stringify(call.messages);
+      for (const other of ['risks', 'options', 'steps'].filter((id) => call.step !== `item:${id}`)) expect(text).not.toContain(`part ${other}`);
+    }
+    const artifact = await readFile(outcome.artifact!, 'utf8');
+    const proposal = section(`${artifact}\n## `, 'Final proposal');
+    expect(proposal.indexOf('Work item 1 of 3: `risks`')).toBeLessThan(proposal.indexOf('Work item 2 of 3: `options`'));
+    expect(proposal).toContain('auditor did: Work out part risks');
+    expect(proposal).toContain('_— end of work item `steps` —_');
+    expect(outcome.message).toContain('work items: 3 merged in item order');
+    // Each judge sees the merge.
+    expect(llm.calls[3]!.messages.at(-1)!.content).toContain('strategist did: Work out part options');
+  });
+
+  it('parity: one work item sends its persona exactly the call a direct run of that persona on the same input sends', async () => {
+    const one = { id: 'only', assigned_agent: 'auditor', goal: 'List the risks of the move', inputs: { window: '02:00-06:00' }, expected_output: { format: 'bullets' } };
+    const shared = { task_description: 'Prepare the migration', input_artifacts: ['docs/plan.md'] };
+    const viaItems = new ScriptedLlmClient((r) => (r.purpose === 'item' ? `reply ${digest(r)}` : politeCouncil(r)));
+    const itemRun = await run({ ...shared, facts: { deadline: 'March' }, work_items: [one] }, viaItems);
+
+    const direct = await tempWorkspace({ 'docs/plan.md': '# Plan\n- move the reports to the queue\n- keep the cron box a month\n' });
+    try {
+      const directly = new ScriptedLlmClient((r) => (r.purpose === 'turn' ? `reply ${digest(r)}` : politeCouncil(r)));
+      const task = workItemTask(one, { task: shared.task_description, facts: { deadline: 'March' } });
+      const directRun = await run({ ...shared, task_description: task, config: { personas: ['auditor'], max_rounds: 1 } }, directly, direct.dir);
+
+      const a = viaItems.calls.find((c) => c.step === 'item:only')!;
+      const b = directly.calls.find((c) => c.purpose === 'turn')!;
+      expect(a.persona).toBe(b.persona);
+      expect(a.messages).toEqual(b.messages);
+      expect(a.responseFormat).toEqual(b.responseFormat);
+      const itemStep = (await stateOf(itemRun.run_id)).steps.find((s: { id: string }) => s.id === 'item:only');
+      const turnStep = (await stateOf(directRun.run_id, direct.dir)).steps.find((s: { kind: string }) => s.kind === 'turn');
+      expect(itemStep.reply).toBe(turnStep.reply);
+      expect(itemStep.prompt_sha256).toBe(turnStep.prompt_sha256);
+    } finally {
+      await direct.cleanup();
+    }
+  });
+
+  it('parity holds on the offline model too: the same persona output', async () => {
+    const one = item('only', 'strategist');
+    const itemRun = await processCommand({ text: JSON.stringify({ task_description: 'Prepare the migration', work_items: [one] }), source: 'w.json' }, (await createApp({ workspace: ws.dir })).deps);
+    const direct = await tempWorkspace();
+    try {
+      const task = workItemTask({ ...one, inputs: {}, expected_output: {} }, { task: 'Prepare the migration' });
+      const directRun = await processCommand({ text: JSON.stringify({ task_description: task, config: { personas: ['strategist'], max_rounds: 1 } }), source: 'd.json' }, (await createApp({ workspace: direct.dir })).deps);
+      const a = (await stateOf(itemRun.run_id)).steps.find((s: { id: string }) => s.id === 'item:only');
+      const b = (await stateOf(directRun.run_id, direct.dir)).steps.find((s: { kind: string }) => s.kind === 'turn');
+      expect(a.reply).toBe(b.reply);
+      expect(a.reply).toContain('Strategist');
+    } finally {
+      await direct.cleanup();
+    }
+  });
+
+  it('merges identically across 20 runs whatever order the items finish in (parallel_items)', async () => {
+    await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ history: { max_tokens: 0 } }));
+    const command = { task_description: 'Prepare the migration', work_items: items(8), config: { parallel_items: true, concurrency: 8 } };
+    const merges = new Set<string>();
+    const orders = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      const llm = new ScriptedLlmClient(async (r) => {
+        if (r.purpose === 'item') await sleep(Math.floor(Math.random() * 12));
+        return worker(r);
+      });
+      const outcome = await run(command, llm);
+      expect(outcome.status).toBe('completed');
+      merges.add(section(`${await readFile(outcome.artifact!, 'utf8')}\n## `, 'Final proposal'));
+      const arbitrated = (await records(outcome.audit_log)).find((r) => r.event === 'ARBITRATED')!;
+      orders.add(JSON.stringify(arbitrated.details?.finished_order));
+    }
+    expect(merges.size).toBe(1);
+    // The items did finish in different orders: the merge does not follow them.
+    expect(orders.size).toBeGreaterThan(1);
+    const merge = [...merges][0]!;
+    expect([...merge.matchAll(/^### Work item (\d) of 8: `(w\d)`/gm)].map((m) => `${m[1]}:${m[2]}`)).toEqual(Array.from({ length: 8 }, (_, i) => `${i + 1}:w${i + 1}`));
+  });
+
+  it('runs parallel items at once, bounded by concurrency', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const llm = new ScriptedLlmClient(async (r) => {
+      if (r.purpose !== 'item') return worker(r);
+      most = Math.max(most, ++inFlight);
+      await sleep(20);
+      inFlight--;
+      return worker(r);
+    });
+    await run({ task_description: 'Prepare', work_items: items(6), config: { parallel_items: true, concurrency: 3 } }, llm);
+    expect(most).toBe(3);
+    most = 0;
+    await run({ task_description: 'Prepare', work_items: items(3) }, llm);
+    expect(most).toBe(1);
+  });
+
+  it('pauses (fail closed) when an item fails, keeps the others, and a continue runs only the failed one', async () => {
+    const command = { task_description: 'Prepare the migration', work_items: items(3), config: { parallel_items: true } };
+    const failing = new ScriptedLlmClient(async (r) => {
+      if (r.step === 'item:w2') throw new LlmError('upstream 500', true, 500);
+      if (r.purpose === 'item') await sleep(10);
+      return worker(r);
+    });
+    const a = await createApp({ workspace: ws.dir, llm: failing });
+    const paused = await processCommand({ text: JSON.stringify(command), source: 'w.json' }, a.deps);
+    expect(paused).toMatchObject({ status: 'paused', reason_code: 'MODEL_CALL_FAILED' });
+    expect(paused.message).toContain('item:w2');
+    expect((await stateOf(paused.run_id)).steps.map((s: { id: string }) => s.id).sort()).toEqual(['item:w1', 'item:w3']);
+    const hitl = (await records(paused.audit_log)).find((r) => r.event === 'HITL_REQUESTED')!;
+    expect(hitl.details).toMatchObject({ step_id: 'item:w2', persona: 'strategist' });
+
+    await decidePause({ runId: paused.run_id, decision: 'continue' }, a.deps);
+    const healthy = new ScriptedLlmClient(worker);
+    const done = await resumeDecided(paused.run_id, (await createApp({ workspace: ws.dir, llm: healthy })).deps);
+    expect(done).toMatchObject({ status: 'completed' });
+    expect(healthy.calls.filter((c) => c.purpose === 'item').map((c) => c.step)).toEqual(['item:w2']);
+    expect(await readFile(done!.artifact!, 'utf8')).toContain('strategist did: Work out part w2');
+  });
+
+  it('times an item out (per-item limit), records the timeout and pauses, keeping the items that finished', async () => {
+    const llm = new ScriptedLlmClient(async (r, _n, signal) => {
+      if (r.step === 'item:w1') await sleep(10_000, undefined, { signal });
+      return worker(r);
+    });
+    const outcome = await run({ task_description: 'Prepare', work_items: items(3), config: { parallel_items: true, call_timeout_ms: 150 } }, llm);
+    expect(outcome).toMatchObject({ status: 'paused', decision: 'PAUSE_FOR_HITL' });
+    expect(outcome.message).toContain('longer than its per-call limit of 150 ms');
+    expect(outcome.message).toContain('item:w1');
+    expect((await stateOf(outcome.run_id)).steps.map((s: { id: string }) => s.id).sort()).toEqual(['item:w2', 'item:w3']);
+  });
+
+  it('the reviewer gate critiques the merge; its escalation pauses even when every agent says proceed', async () => {
+    const llm = new ScriptedLlmClient((r) =>
+      r.step === 'reviewer:auditor'
+        ? JSON.stringify({ action: 'escalate', confidence: 0.7, rationale: 'the items contradict each other', findings: ['w1 says keep the cron box, w2 says remove it'] })
+        : worker(r),
+    );
+    const outcome = await run({ task_description: 'Prepare', work_items: items(3), config: { reviewer: 'auditor' } }, llm);
+    expect(outcome).toMatchObject({ status: 'paused', decision: 'PAUSE_FOR_HITL' });
+    expect(outcome.message).toContain('the reviewer gate (auditor) said escalate');
+    const reviewer = llm.calls.find((c) => c.step === 'reviewer:auditor')!;
+    expect(reviewer.messages.at(-1)!.content).toContain('The merged result of the work items (the result to review)');
+    expect(reviewer.messages.at(-1)!.content).toContain('coordinator did: Work out part w1');
+    const draft = await readFile(path.join(ws.dir, '.maestro', 'runs', outcome.run_id, 'draft.md'), 'utf8');
+    expect(draft).toContain('`auditor (reviewer)` | escalate');
+    expect(draft).toContain('w1 says keep the cron box, w2 says remove it');
+  });
+
+  it('a reviewer who says proceed joins arbitration and the run completes', async () => {
+    const llm = new ScriptedLlmClient((r) => (r.step === 'reviewer:auditor' ? '{"action":"proceed","confidence":0.8,"rationale":"consistent","findings":[]}' : worker(r)));
+    const outcome = await run({ task_description: 'Prepare', work_items: items(2), config: { reviewer: 'auditor' } }, llm);
+    expect(outcome.status).toBe('completed');
+    const arbitrated = (await records(outcome.audit_log)).find((r) => r.event === 'ARBITRATED')!;
+    expect(arbitrated.details).toMatchObject({ reviewer: 'auditor', reviewer_action: 'proceed', votes: { 'auditor (reviewer)': 'proceed' } });
+  });
+
+  it('refuses items whose agent is not a persona, before any model call', async () => {
+    const llm = new ScriptedLlmClient(worker);
+    const outcome = await run({ task_description: 'Prepare', work_items: [item('a', 'ghost')] }, llm);
+    expect(outcome).toMatchObject({ status: 'paused', reason_code: 'MEANING_UNKNOWN_PERSONA' });
+    expect(llm.calls).toHaveLength(0);
+  });
+
+  it('screens the items like the task: personal data in a goal stops the run before any model call', async () => {
+    const llm = new ScriptedLlmClient(worker);
+    const outcome = await run({ task_description: 'Prepare', work_items: [item('a', 'auditor', { goal: 'Write to jane.doe@example.com about it' })] }, llm);
+    expect(outcome).toMatchObject({ status: 'stopped', reason_code: 'ETHICS_PII_DETECTED' });
+    expect(llm.calls).toHaveLength(0);
+  });
+});

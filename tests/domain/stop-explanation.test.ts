@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { explainArbitrationPause, explainGateStop, explainLoopPolicyStop, LOOP_POLICY_WAY_OUT } from '../../src/domain/stop-explanation.js';
+import { sealedStopDecision } from '../../src/domain/decision.js';
+import type { Verdict } from '../../src/domain/verdict.js';
+
+const names = new Map([
+  ['a', 'Alpha'],
+  ['b', 'Beta'],
+]);
+const verdict = (persona: string, action: Verdict['action'], rationale: string): Verdict => ({ persona, valid: true, action, confidence: 0.5, rationale });
+
+describe('explainArbitrationPause', () => {
+  it('names only the personas that did not say proceed, each rationale on one line and at most 200 characters', () => {
+    const long = `first line\nsecond ${'x'.repeat(400)}`;
+    const text = explainArbitrationPause({
+      runId: 'R1',
+      reason: 'REL_ARBITRATION_CONFLICT',
+      arbitration: { final_action: 'escalate', reasoning: 'pessimistic: the most cautious verdict wins' },
+      verdicts: [verdict('a', 'proceed', 'fine'), verdict('b', 'escalate', long)],
+      names,
+    });
+    expect(text).not.toContain('Alpha');
+    expect(text).toContain('Beta voted escalate (confidence 0.50): "first line second xxx');
+    expect(text).not.toContain('\n');
+    const quoted = /"([^"]*)"/.exec(text)?.[1] ?? '';
+    expect(quoted).toHaveLength(200);
+    expect(quoted.endsWith('…')).toBe(true);
+    expect(text).toContain('This means the personas disagreed');
+    expect(text).toContain('maestro hitl decide R1 continue');
+  });
+});
+
+describe('the loop policy stop', () => {
+  it('the fourth pause and the terminal guard give the same way out', () => {
+    const guard = explainGateStop({} as never, sealedStopDecision('acc', 'ACC_STOPPED_IS_TERMINAL'), [], () => false);
+    expect(guard).toContain(LOOP_POLICY_WAY_OUT);
+    expect(explainLoopPolicyStop(4, 'the council doubted')).toContain(LOOP_POLICY_WAY_OUT);
+    expect(LOOP_POLICY_WAY_OUT).toContain('maestro session reset --keep-memory');
+  });
+});
