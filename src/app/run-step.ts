@@ -55,7 +55,7 @@ export async function runStep(spec: StepSpec, deps: StepRunnerDeps): Promise<Ste
   }
   const durationMs = Math.max(0, deps.now().getTime() - startedAt.getTime());
   const screened = redactSensitive(reply.content);
-  const knowledge = spec.knowledge ? await fulfilRequests(deps, persona, screened.text) : [];
+  const knowledge = spec.knowledge ? await fulfilRequests(deps, { persona, stepId: spec.id }, screened.text) : [];
   deps.onProgress?.({ kind: 'step_finished', run_id: deps.runId, step: spec.kind, step_id: spec.id, persona: persona.id, reply: screened.text, model: reply.model, duration_ms: durationMs });
   return {
     id: spec.id,
@@ -93,7 +93,8 @@ async function withTimeout<T>(deps: StepRunnerDeps, fn: (signal: AbortSignal | u
   }
 }
 
-async function fulfilRequests(deps: StepRunnerDeps, persona: Persona, reply: string): Promise<KnowledgeResult[]> {
+async function fulfilRequests(deps: StepRunnerDeps, asker: { persona: Persona; stepId: string }, reply: string): Promise<KnowledgeResult[]> {
+  const { persona } = asker;
   const results: KnowledgeResult[] = [];
   for (const [i, request] of parseKnowledgeRequests(reply).entries()) {
     const result: KnowledgeResult =
@@ -106,7 +107,18 @@ async function fulfilRequests(deps: StepRunnerDeps, persona: Persona, reply: str
             message: `request limit reached (${deps.maxRequestsPerTurn} per reply)`,
             reason_code: 'KNOWLEDGE_LIMIT_EXCEEDED',
           };
-    deps.onProgress?.({ kind: 'knowledge', run_id: deps.runId, persona: persona.id, action: request.action, status: result.status, ...(result.path ? { path: result.path } : {}), message: result.message });
+    deps.onProgress?.({
+      kind: 'knowledge',
+      run_id: deps.runId,
+      step_id: asker.stepId,
+      persona: persona.id,
+      action: request.action,
+      argument: request.argument,
+      status: result.status,
+      reason_code: result.reason_code,
+      ...(result.path ? { path: result.path } : {}),
+      message: result.message,
+    });
     results.push(result);
   }
   return results;

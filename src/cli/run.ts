@@ -22,7 +22,8 @@ export function registerRun(program: Command, io: Io): void {
     .description('run one command file now, in the foreground')
     .argument('[command.json]', 'the command file (it is read, never modified or deleted)')
     .option('--resume <run_id>', 'resume an interrupted run, or one a person chose to continue, from its checkpoint')
-    .option('--json', 'print one JSON object {run_id, status, decision, reason_code, artifact, audit_log} on stdout')
+    .option('--json', 'print one JSON object {run_id, status, decision, reason_code, artifact, audit_log} on stdout (with --follow: one JSON object per event, the outcome last)')
+    .option('--follow', 'show the council as it works: each reply as it arrives, knowledge requests, verdicts, arbitration (screened like everything kept)')
     .option(...WORKSPACE_OPTION)
     .option('--route <name>', 'use this model route (from maestro.config.json) for every persona, this time only')
     .option('--model <model>', 'use this model on the route in use; on the offline route it means an OpenAI-compatible endpoint ($OPENAI_BASE_URL, $OPENAI_API_KEY)')
@@ -40,6 +41,7 @@ export function registerRun(program: Command, io: Io): void {
 
 interface RunFlags {
   json?: boolean;
+  follow?: boolean;
   record?: string;
   replay?: string;
   resume?: string;
@@ -122,12 +124,14 @@ async function resumeClaimed(app: App, runId: string): Promise<RunOutcome> {
  */
 export async function withRunContext(
   io: Io,
-  opts: { json?: boolean; route?: string; model?: string; record?: string; replay?: string },
+  opts: { json?: boolean; follow?: boolean; route?: string; model?: string; record?: string; replay?: string },
   workspace: string,
   body: (app: App, run: { id: string }) => Promise<RunOutcome>,
 ): Promise<number> {
   const { ProgressReporter } = await import('./progress.js');
-  const reporter = new ProgressReporter(io, { quiet: opts.json === true });
+  // --follow writes the whole story on stdout: the spinner would only draw over it.
+  const reporter = new ProgressReporter(io, { quiet: opts.json === true || opts.follow === true });
+  const follow = opts.follow ? new (await import('./follow.js')).RunFollow(io, { json: opts.json === true }) : undefined;
   const controller = new AbortController();
   const run = { id: '' };
   let app: App | undefined;
@@ -157,15 +161,17 @@ export async function withRunContext(
       ...(opts.model ? { model: opts.model } : {}),
       ...(opts.record ? { record: path.resolve(io.cwd, opts.record) } : {}),
       ...(opts.replay ? { replay: path.resolve(io.cwd, opts.replay) } : {}),
-      onProgress: reporter.onProgress,
+      onProgress: follow?.onProgress ?? reporter.onProgress,
       signal: controller.signal,
       tracing: { onNotice: (message) => io.stderr.write(`maestro: ${message}\n`) },
     });
     const outcome = await body(app, run);
     reporter.stop();
+    follow?.endLine();
     return reportOutcome(io, opts, outcome);
   } catch (error) {
     reporter.stop();
+    follow?.endLine();
     if (controller.signal.aborted) {
       const auditLog = app && run.id ? await recordInterrupt(app, run.id) : null;
       const state = app && run.id ? await app.deps.runs.load(run.id).catch(() => undefined) : undefined;
@@ -207,9 +213,9 @@ async function recordInterrupt(app: App, runId: string): Promise<string | null> 
 }
 
 /** The end of a run that has no outcome of its own (interrupted, failed): one line, or one JSON object. */
-function reportEnd(io: Io, opts: { json?: boolean }, end: { run_id: string; status: 'interrupted' | 'error'; reason_code?: string; message: string; audit_log: string | null }, code: number): number {
+function reportEnd(io: Io, opts: { json?: boolean; follow?: boolean }, end: { run_id: string; status: 'interrupted' | 'error'; reason_code?: string; message: string; audit_log: string | null }, code: number): number {
   if (opts.json) {
-    io.stdout.write(`${JSON.stringify({ run_id: end.run_id || null, status: end.status, decision: null, reason_code: end.reason_code ?? (end.status === 'interrupted' ? 'RUN_INTERRUPTED_AT_CHECKPOINT' : null), artifact: null, audit_log: end.audit_log, message: end.message })}\n`);
+    io.stdout.write(`${JSON.stringify({ ...outcomeKind(opts), run_id: end.run_id || null, status: end.status, decision: null, reason_code: end.reason_code ?? (end.status === 'interrupted' ? 'RUN_INTERRUPTED_AT_CHECKPOINT' : null), artifact: null, audit_log: end.audit_log, message: end.message })}\n`);
   }
   const c = chalkFor(io, 'stderr');
   io.stderr.write(`${statusBadge(c, end.status)}${end.run_id ? ` ${c.dim(end.run_id)}` : ''} — ${end.message}\n`);
@@ -220,11 +226,16 @@ function invalidOutcome(message: string): RunOutcome {
   return { run_id: '', status: 'invalid', decision: 'PAUSE_FOR_HITL', reason_code: 'SPEC_INVALID_INPUT', artifact: null, audit_log: '', message };
 }
 
+/** With `--follow --json` the outcome is the last of the event lines, and says so: `kind: "outcome"`. */
+function outcomeKind(opts: { follow?: boolean }): { kind?: 'outcome' } {
+  return opts.follow ? { kind: 'outcome' } : {};
+}
+
 /** Prints a run's outcome (one JSON object with --json) and returns its exit code. */
-export function reportOutcome(io: Io, opts: { json?: boolean }, outcome: RunOutcome): number {
+export function reportOutcome(io: Io, opts: { json?: boolean; follow?: boolean }, outcome: RunOutcome): number {
   if (opts.json) {
     const { run_id, status, decision, reason_code, artifact, audit_log } = outcome;
-    io.stdout.write(`${JSON.stringify({ run_id: run_id || null, status, decision, reason_code, artifact, audit_log: audit_log || null })}\n`);
+    io.stdout.write(`${JSON.stringify({ ...outcomeKind(opts), run_id: run_id || null, status, decision, reason_code, artifact, audit_log: audit_log || null })}\n`);
     if (outcome.status !== 'completed') io.stderr.write(`${outcome.message}\n`);
     return EXIT_BY_STATUS[outcome.status];
   }

@@ -3,12 +3,18 @@ import ora, { type Ora } from 'ora';
 import type { WatchEvent } from '../domain/queue.js';
 import type { Io } from './io.js';
 import { chalkFor, statusBadge } from './style.js';
+import type { TranscriptEvent } from './transcript-feed.js';
+import { TranscriptPrinter } from './transcript-printer.js';
 
 export type WatchOutput = 'json' | 'spinner' | 'lines';
 
-/** `--json` → NDJSON; a terminal (and not CI) → an ora spinner; anything else → one plain line per transition. */
-export function pickWatchOutput(io: Io, json: boolean): WatchOutput {
+/**
+ * `--json` → NDJSON; a terminal (and not CI) → an ora spinner; anything else → one plain line per
+ * transition. A transcript (`--transcript`) is written between the lines, so it never has a spinner.
+ */
+export function pickWatchOutput(io: Io, json: boolean, transcript = false): WatchOutput {
   if (json) return 'json';
+  if (transcript) return 'lines';
   // A pseudo-terminal that reports 0 columns makes ora erase lines without end: plain lines there.
   const columns = (io.stdout as { columns?: number }).columns;
   return io.stdout.isTTY && !io.env.CI && typeof columns === 'number' && columns > 0 ? 'spinner' : 'lines';
@@ -25,11 +31,14 @@ export class WatchReporter {
   readonly #now: () => Date;
   #spinner: Ora | undefined;
   #queued = 0;
+  /** `--transcript` for people: the runs' transcripts between the watcher's lines. */
+  readonly #printer: TranscriptPrinter | undefined;
 
-  constructor(io: Io, options: { output: WatchOutput; now?: () => Date }) {
+  constructor(io: Io, options: { output: WatchOutput; now?: () => Date; transcript?: boolean }) {
     this.#io = io;
     this.#output = options.output;
     this.#now = options.now ?? (() => new Date());
+    this.#printer = options.transcript && options.output !== 'json' ? new TranscriptPrinter(io.stdout, { chalk: chalkFor(io), live: io.stdout.isTTY === true }) : undefined;
   }
 
   readonly onEvent = (event: WatchEvent): void => {
@@ -40,7 +49,10 @@ export class WatchReporter {
     if (event.kind === 'finished') this.#queued = event.queued;
     const line = this.#describe(event);
     if (this.#output === 'lines') {
-      if (line) this.#io.stdout.write(`${line}\n`);
+      if (line) {
+        this.#printer?.endLine();
+        this.#io.stdout.write(`${line}\n`);
+      }
       return;
     }
     this.#spinner ??= ora({ stream: this.#io.stdout, isEnabled: true, discardStdin: false, color: chalkFor(this.#io).level > 0 ? 'cyan' : false });
@@ -48,6 +60,16 @@ export class WatchReporter {
     const status = this.#status(event);
     if (status) this.#spinner.start(status);
     else this.#spinner.stop();
+  };
+
+  /**
+   * `--transcript`: what the council says and does in the run being served (see TranscriptFeed).
+   * Notices and PRODUCING_ARTIFACT are left to the watcher's own events, which say them already.
+   */
+  readonly onTranscript = (event: TranscriptEvent): void => {
+    if (event.kind === 'notice' || event.kind === 'producing_artifact') return;
+    if (this.#output === 'json') this.#io.stdout.write(`${JSON.stringify({ ts: this.#now().toISOString(), ...event })}\n`);
+    else this.#printer?.print(event);
   };
 
   /** Notices from outside the loop (watcher errors). */

@@ -12,6 +12,7 @@ import { checkWorkspaceConfig, resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { readPackageVersion } from './package-info.js';
+import { TranscriptFeed } from './transcript-feed.js';
 import { pickWatchOutput, WatchReporter } from './watch-reporter.js';
 
 /** The part of `process` the watcher uses for signals, so shutdown can be tested with a fake. */
@@ -20,6 +21,7 @@ export type SignalProcess = Pick<NodeJS.Process, 'on' | 'off' | 'kill' | 'pid'>;
 interface WatchFlags {
   readonly once?: boolean;
   readonly json?: boolean;
+  readonly transcript?: boolean;
   readonly workspace?: string;
   readonly route?: string;
   readonly model?: string;
@@ -30,7 +32,8 @@ export function registerWatch(program: Command, io: Io, proc: SignalProcess = pr
     .command('watch')
     .description('watch commands/ and run each command file dropped there, oldest first, one at a time')
     .option('--once', 'process what is queued (and what a previous watcher left in flight), then exit')
-    .option('--json', 'one NDJSON object per state transition on stdout')
+    .option('--json', 'one NDJSON object per state transition on stdout (and per transcript event with --transcript)')
+    .option('--transcript', "show each run's council as it works: replies as they arrive, knowledge requests, verdicts, arbitration (screened)")
     .option(...WORKSPACE_OPTION)
     .option('--route <name>', 'use this model route (from maestro.config.json) for every persona while this watcher runs')
     .option('--model <model>', 'use this model on the route in use; on the offline route it means an OpenAI-compatible endpoint ($OPENAI_BASE_URL, $OPENAI_API_KEY)')
@@ -58,12 +61,14 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
     () => false,
   );
   if (!isFolder) throw new ExitError(2, `maestro watch: the workspace ${workspace} is not a folder (create one with "maestro init")`);
-  const reporter = new WatchReporter(io, { output: pickWatchOutput(io, opts.json === true) });
+  const transcript = opts.transcript === true;
+  const reporter = new WatchReporter(io, { output: pickWatchOutput(io, opts.json === true, transcript), transcript });
   const app = await (await import('../compose.js')).createApp({
     workspace,
     env: io.env,
     ...(opts.route ? { route: opts.route } : {}),
     ...(opts.model ? { model: opts.model } : {}),
+    ...(transcript ? { onProgress: new TranscriptFeed(reporter.onTranscript).onProgress } : {}),
     tracing: { onNotice: (message) => reporter.notice(message) },
   });
   const { paths } = app;

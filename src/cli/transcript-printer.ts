@@ -1,0 +1,174 @@
+import type { ChalkInstance } from 'chalk';
+import { stepLine } from './step-words.js';
+import type { TranscriptEvent } from './transcript-feed.js';
+
+const INDENT = '  ';
+
+type StepEvent = Extract<TranscriptEvent, { step_id: string }>;
+
+interface StepView {
+  readonly header: string;
+  /** What this step has said while another step held the screen, replayed when it gets the screen. */
+  readonly backlog: StepEvent[];
+  /** Screened text not yet written: a partial line, when whole lines are written (no terminal). */
+  partial: string;
+  /** Whether any of the reply's text was written. */
+  wrote: boolean;
+  finished: boolean;
+}
+
+/**
+ * Writes a transcript for people. On a terminal (`live`) a reply appears as it arrives; otherwise
+ * in whole lines. One step has the screen at a time: steps that run at once (parallel mode) keep
+ * what they say until the step before them is done, so replies never interleave.
+ */
+export class TranscriptPrinter {
+  readonly #out: NodeJS.WritableStream;
+  readonly #c: ChalkInstance;
+  readonly #live: boolean;
+  readonly #steps = new Map<string, StepView>();
+  #floor: string | undefined;
+  #atLineStart = true;
+
+  constructor(out: NodeJS.WritableStream, options: { chalk: ChalkInstance; live: boolean }) {
+    this.#out = out;
+    this.#c = options.chalk;
+    this.#live = options.live;
+  }
+
+  print(event: TranscriptEvent): void {
+    if (!('step_id' in event)) {
+      this.#line(this.#describe(event));
+      return;
+    }
+    if (event.kind === 'step_started') {
+      this.#steps.set(event.step_id, { header: `${this.#c.bold('──')} ${this.#c.bold(stepLine(event))}`, backlog: [], partial: '', wrote: false, finished: false });
+      if (this.#floor === undefined) this.#take(event.step_id);
+      return;
+    }
+    const view = this.#steps.get(event.step_id);
+    if (!view) return;
+    if (this.#floor !== event.step_id) {
+      view.backlog.push(event);
+      if (event.kind === 'step_finished') view.finished = true;
+      return;
+    }
+    this.#show(view, event);
+    if (event.kind === 'step_finished') this.#release(event.step_id);
+  }
+
+  /** Ends a partly written line, so that someone else's line starts at the margin. */
+  endLine(): void {
+    if (!this.#atLineStart) this.#write('\n');
+  }
+
+  #take(stepId: string): void {
+    const view = this.#steps.get(stepId);
+    if (!view) return;
+    this.#floor = stepId;
+    this.#line(view.header);
+    for (const event of view.backlog.splice(0)) this.#show(view, event);
+    if (view.finished) this.#release(stepId);
+  }
+
+  /** The step is done: the next one that started gets the screen. */
+  #release(stepId: string): void {
+    this.#steps.delete(stepId);
+    this.#floor = undefined;
+    const next = this.#steps.keys().next();
+    if (!next.done) this.#take(next.value);
+  }
+
+  #show(view: StepView, event: StepEvent): void {
+    switch (event.kind) {
+      case 'text':
+        view.wrote = true;
+        if (this.#live) return this.#indented(event.delta);
+        view.partial += event.delta;
+        {
+          const end = view.partial.lastIndexOf('\n') + 1;
+          this.#indented(view.partial.slice(0, end));
+          view.partial = view.partial.slice(end);
+        }
+        return;
+      case 'knowledge': {
+        this.#endText(view);
+        const c = this.#c;
+        const status = event.status === 'provided' ? c.green(event.status) : c.yellow(event.status);
+        this.#line(`${INDENT}${c.cyan('↳')} ${event.action}(${event.argument}): ${status}${event.message ? ` — ${event.message}` : ''}`);
+        return;
+      }
+      case 'step_finished':
+        this.#endText(view);
+        return this.#finish(view, event);
+      default:
+        return;
+    }
+  }
+
+  #finish(view: StepView, event: Extract<TranscriptEvent, { kind: 'step_finished' }>): void {
+    const c = this.#c;
+    if (event.text_superseded) {
+      if (view.wrote) this.#line(`${INDENT}${c.yellow('↻')} ${c.dim('that call was asked again (a retry, or a fallback route); the reply as kept:')}`);
+      this.#indented(event.reply);
+      this.endLine();
+    }
+    if (event.verdict) {
+      const v = event.verdict;
+      const colour = v.action === 'proceed' ? c.green : v.action === 'investigate' ? c.yellow : c.red;
+      this.#line(`${INDENT}${c.bold('⇒ verdict:')} ${colour(v.action)} · confidence ${v.confidence.toFixed(2)} · ${v.valid ? v.rationale : c.red(v.rationale)}`);
+    }
+    this.#line(c.dim(`${INDENT}(${event.persona} · ${event.model} · ${(event.duration_ms / 1000).toFixed(1)} s)`));
+  }
+
+  /** The reply is complete: what is left of it, then a line break. */
+  #endText(view: StepView): void {
+    if (view.partial) this.#indented(view.partial);
+    view.partial = '';
+    this.endLine();
+  }
+
+  #describe(event: Exclude<TranscriptEvent, StepEvent>): string {
+    const c = this.#c;
+    switch (event.kind) {
+      case 'run_started':
+        return `${c.bold('▶')} ${c.dim(event.run_id)} · ${event.mode === 'round_robin' ? `${event.rounds} round(s)` : `${event.mode} mode`} · ${event.personas.join(', ')}`;
+      case 'arbitrated': {
+        const colour = event.final_action === 'proceed' ? c.green : c.yellow;
+        const votes = Object.entries(event.votes)
+          .map(([persona, action]) => `${persona} ${action}`)
+          .join(' · ');
+        return [
+          `${c.bold('⚖ arbitration')} (${event.strategy}): ${colour(event.final_action)} · agreement ${(event.agreement * 100).toFixed(0)}%`,
+          `${INDENT}votes: ${votes}`,
+          ...(event.reasoning ? [`${INDENT}${event.reasoning}`] : []),
+        ].join('\n');
+      }
+      case 'notice':
+        return `${c.yellow('!')} ${c.dim(event.run_id)} ${event.message}`;
+      case 'producing_artifact':
+        return `${c.bold('PRODUCING_ARTIFACT')} ${c.dim(event.run_id)} → ${event.path}`;
+    }
+  }
+
+  /** Writes reply text, indented at the start of every line. */
+  #indented(text: string): void {
+    if (!text) return;
+    const parts = text.split('\n');
+    parts.forEach((part, i) => {
+      if (i > 0) this.#write('\n');
+      if (part && this.#atLineStart) this.#write(INDENT);
+      if (part) this.#write(part);
+    });
+  }
+
+  #line(text: string): void {
+    this.endLine();
+    this.#write(`${text}\n`);
+  }
+
+  #write(text: string): void {
+    this.#out.write(text);
+    this.#atLineStart = text.endsWith('\n');
+  }
+}
