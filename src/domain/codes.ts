@@ -121,6 +121,7 @@ export const REASON_CODES = {
   KNOWLEDGE_UNSUPPORTED_ACTION: 'the action is not READ_FILE or QUERY_CORTEX',
   KNOWLEDGE_LIMIT_EXCEEDED: 'more requests in one reply than knowledge.max_requests_per_turn',
   KNOWLEDGE_INPUT_TRUNCATED: 'an input artifact was truncated to knowledge.max_file_bytes',
+  INPUT_COPY_DIFFERS: "this worker's copy of an input differs from the intake's (content hash): the run pauses before any model call",
   // deliberation
   ASSESSMENT_READ: "a persona's assessment was read",
   ASSESSMENT_INVALID: "a persona's assessment was missing or malformed; it counts as escalate",
