@@ -37,16 +37,52 @@ export interface Redaction {
   readonly categories: SensitiveCategory[];
 }
 
-const RULES: readonly DetectionRule[] = [...SECRET_RULES, ...PII_RULES];
+/** A rule ready to run: its pattern compiled once, global for scanning and sticky for `starts`. */
+interface CompiledRule {
+  readonly rule: DetectionRule;
+  readonly scan: RegExp;
+  readonly sticky: RegExp;
+  /** All of the rule's hints as one pattern: a text that does not match it cannot match the rule. */
+  readonly hint: RegExp | undefined;
+}
 
-function* scanCandidates(text: string): Generator<Finding> {
-  for (const rule of RULES) {
-    if (rule.hints && !rule.hints.some((hint) => text.includes(hint))) continue;
-    // matchAll works on a copy of the regex, so the shared pattern's lastIndex is never touched.
-    for (const match of text.matchAll(rule.pattern)) {
+const escapeLiteral = (literal: string): string => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const RULES: readonly CompiledRule[] = [...SECRET_RULES, ...PII_RULES].map((rule) => ({
+  rule,
+  scan: new RegExp(rule.pattern.source, rule.pattern.flags),
+  sticky: new RegExp(rule.pattern.source, rule.pattern.flags.replace('g', '') + 'y'),
+  hint: rule.hints ? new RegExp(rule.hints.map(escapeLiteral).join('|')) : undefined,
+}));
+
+/**
+ * Calls `found` with every candidate of every rule, rule by rule, each rule's in text order, until
+ * it returns true. Patterns run with exec on regexes owned by this module (reset before each use),
+ * which is what matchAll does with a fresh copy of the regex each time.
+ */
+function scanCandidates(text: string, found: (candidate: Finding) => boolean | void): void {
+  for (const { rule, scan, sticky, hint } of RULES) {
+    if (hint && !hint.test(text)) continue;
+    const offer = (match: RegExpExecArray): boolean => {
       const span = rule.select ? rule.select(match[0]) : ([0, match[0].length] as const);
-      if (span && span[1] > span[0]) {
-        yield { category: rule.category, start: match.index + span[0], end: match.index + span[1] };
+      return span !== undefined && span[1] > span[0] && found({ category: rule.category, start: match.index + span[0], end: match.index + span[1] }) === true;
+    };
+    if (rule.starts) {
+      // As a global scan would: the first offset at or after the previous match's end that matches.
+      let from = 0;
+      for (const start of rule.starts(text)) {
+        if (start < from) continue;
+        sticky.lastIndex = start;
+        const match = sticky.exec(text);
+        if (!match) continue;
+        if (offer(match)) return;
+        from = Math.max(sticky.lastIndex, start + 1);
+      }
+    } else {
+      scan.lastIndex = 0;
+      for (let match = scan.exec(text); match; match = scan.exec(text)) {
+        if (offer(match)) return;
+        if (match[0].length === 0) scan.lastIndex++;
       }
     }
   }
@@ -58,13 +94,18 @@ function* scanCandidates(text: string): Generator<Finding> {
  * (earlier in SENSITIVE_CATEGORIES). Runs in time linear in the text's length.
  */
 export function detectSensitive(text: string): Finding[] {
-  return resolveOverlaps([...scanCandidates(text)]);
+  const candidates: Finding[] = [];
+  scanCandidates(text, (candidate) => {
+    candidates.push(candidate);
+  });
+  return resolveOverlaps(candidates);
 }
 
 /** True when `text` holds anything detectSensitive would report; stops at the first finding. */
 export function hasSensitive(text: string): boolean {
-  for (const _ of scanCandidates(text)) return true;
-  return false;
+  let found = false;
+  scanCandidates(text, () => (found = true));
+  return found;
 }
 
 /**

@@ -17,6 +17,12 @@ export interface DetectionRule {
   /** When given, the pattern only runs on texts containing at least one of these literals. */
   readonly hints?: readonly string[];
   /**
+   * When given, the pattern is tried only at these offsets (ascending) instead of at every offset:
+   * for patterns too slow to scan a long text with. Must include every offset where the pattern
+   * can match; see anchors.ts.
+   */
+  readonly starts?: (text: string) => readonly number[];
+  /**
    * Confirms a candidate (checksum, structure) and returns the sensitive part of it as offsets
    * relative to the match, or undefined to drop it. Default: the whole match.
    */

@@ -1,3 +1,4 @@
+import { asciiClass, lineStartBefore, runStartBefore, runsBefore } from './anchors.js';
 import { decodeBase64Url } from './checksums.js';
 import { looksRandom, looksRandomMixedCase, whole, type DetectionRule, type Span } from './rule.js';
 
@@ -72,6 +73,32 @@ const ASSIGNMENT = new RegExp(
 const NOT_A_VALUE =
   /^(?:\$\{?[\w.]+\}?|\{\{.*\}\}|<[^>]*>|%\w+%|.*EXAMPLE.*|x{3,}|\*{3,}|\.{3,}|-+|_+|changeme|change_me|password|passwd|secret|token|none|null|nil|true|false|undefined|example|dummy|redacted|your[_-].*|\[.*|(?:process\.env|os\.environ|os\.getenv|env|getenv|settings|config|self|this)\b.*|.*\(.*)$/i;
 
+// Every credential key holds one of these words (`api_key` holds `key`, `passphrase` holds `pass` …).
+const CREDENTIAL_WORD = /pass|pwd|secret|key|token|credential/gi;
+const isKeyChar = asciiClass(/[A-Za-z0-9_.-]/);
+// How far before the word a key can begin: [A-Za-z0-9_.-]{0,40}?, then a qualifier such as `encryption_`.
+const MAX_KEY_PREFIX = 40 + 'encryption_'.length;
+const MAX_YAML_INDENT = 40 + 1 + 4; // [ \t]{0,40}-?[ \t]{0,4} before the key
+
+/**
+ * Where an ASSIGNMENT match can begin, from each credential word: the start of the key (the run
+ * of key characters holding the word; the code form), the quote before it (the JSON form), and
+ * the start of its line (the YAML form). Of overlapping words the scan finds the first, which is
+ * in the same run and no later, so it yields the same offsets.
+ */
+function assignmentStarts(text: string): number[] {
+  const starts: number[] = [];
+  CREDENTIAL_WORD.lastIndex = 0;
+  for (let word = CREDENTIAL_WORD.exec(text); word; word = CREDENTIAL_WORD.exec(text)) {
+    const key = runStartBefore(text, word.index, isKeyChar, MAX_KEY_PREFIX);
+    const line = lineStartBefore(text, word.index, MAX_KEY_PREFIX + MAX_YAML_INDENT);
+    if (line !== -1) starts.push(line);
+    if (key > 0 && text.charCodeAt(key - 1) === 34) starts.push(key - 1);
+    if (key !== -1) starts.push(key);
+  }
+  return starts.sort((a, b) => a - b);
+}
+
 function selectAssignedValue(match: string): Span | undefined {
   const m = /(?:=>|:=|=|:)\s{0,4}(?=["']?[^\s])/.exec(match.replace(/^[^"]*"[^"]*"\s{0,4}(?=:)/, (k) => ' '.repeat(k.length)));
   if (!m) return undefined;
@@ -110,7 +137,8 @@ function selectCurlAuth(match: string): Span | undefined {
 export const SECRET_RULES: readonly DetectionRule[] = [
   { category: 'PRIVATE_KEY', pattern: PRIVATE_KEY, hints: ['PRIVATE KEY'] },
   { category: 'JWT', pattern: JWT, hints: ['eyJ', 'ewo', 'ew0K', 'eyA'], select: whole(isJwt) },
-  { category: 'URL_PASSWORD', pattern: URL_PASSWORD, hints: ['://'], select: selectUrlPassword },
+  // A match begins where the scheme (the run before `://`, 2–32 characters) begins.
+  { category: 'URL_PASSWORD', pattern: URL_PASSWORD, starts: runsBefore('://', asciiClass(/[A-Za-z0-9+.-]/), 32), select: selectUrlPassword },
   {
     category: 'API_KEY_ANTHROPIC',
     pattern: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g,
@@ -188,6 +216,7 @@ export const SECRET_RULES: readonly DetectionRule[] = [
     category: 'PASSWORD_ASSIGNMENT',
     pattern: ASSIGNMENT,
     hints: ['pass', 'PASS', 'Pass', 'pwd', 'PWD', 'secret', 'SECRET', 'Secret', 'token', 'TOKEN', 'Token', 'key', 'KEY', 'Key', 'credential', 'CREDENTIAL', 'Credential'],
+    starts: assignmentStarts,
     select: selectAssignedValue,
   },
 ];

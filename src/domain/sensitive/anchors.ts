@@ -1,0 +1,58 @@
+/**
+ * Where a match can begin, for the patterns that are slow to try at every offset of a long text.
+ *
+ * A rule's regex stays the one definition of what it matches; a `starts` function only narrows
+ * where the detector tries it. It must return every offset where the pattern can match (an extra
+ * offset costs one failed attempt; a missing one would be a missed finding). The patterns served
+ * here share a shape: a lookbehind that forbids a character class, then a bounded run of that
+ * class, then a literal that is cheap to find (`@`, `://`, `:`). A match can therefore begin only
+ * where such a run begins, right before an occurrence of the literal.
+ */
+
+/** A membership test for an ASCII character class written as a one-character regex, e.g. /[A-Za-z0-9._%+-]/. */
+export function asciiClass(oneCharacter: RegExp): (code: number) => boolean {
+  const table = new Uint8Array(128);
+  for (let code = 0; code < 128; code++) table[code] = oneCharacter.test(String.fromCharCode(code)) ? 1 : 0;
+  return (code) => table[code] === 1;
+}
+
+/**
+ * Offset where the run of `inRun` characters ending just before `end` begins (`end` itself when
+ * the run is empty), or -1 when the run is longer than `maxLength`: no match can begin there.
+ */
+export function runStartBefore(text: string, end: number, inRun: (code: number) => boolean, maxLength: number): number {
+  let start = end;
+  while (start > 0 && inRun(text.charCodeAt(start - 1))) {
+    if (end - start === maxLength) return -1;
+    start--;
+  }
+  return start;
+}
+
+/**
+ * Offset of the line (after `\n`, or the text's start) that holds `at`, or -1 when it begins more
+ * than `maxDistance` characters before `at`.
+ */
+export function lineStartBefore(text: string, at: number, maxDistance: number): number {
+  const limit = Math.max(0, at - maxDistance);
+  for (let start = at; start >= limit; start--) {
+    if (start === 0 || text.charCodeAt(start - 1) === 10) return start;
+  }
+  return -1;
+}
+
+/**
+ * Starts for a pattern of the form `(?<!C)C{min,maxLength}<anchor>`: for each occurrence of
+ * `anchor`, in ascending order, the start of the run of class-C characters right before it.
+ * The anchor must not itself belong to C, so each run ends at the anchor that follows it.
+ */
+export function runsBefore(anchor: string, inRun: (code: number) => boolean, maxLength: number): (text: string) => number[] {
+  return (text) => {
+    const starts: number[] = [];
+    for (let at = text.indexOf(anchor); at !== -1; at = text.indexOf(anchor, at + anchor.length)) {
+      const start = runStartBefore(text, at, inRun, maxLength);
+      if (start !== -1) starts.push(start);
+    }
+    return starts;
+  };
+}
