@@ -14,6 +14,7 @@
  * - Key placeholders (`ghp_xxxx…`, `${DB_PASSWORD}`) are not secrets: key bodies must look
  *   generated (letters and digits, 8+ distinct characters).
  */
+import { anyLiteralPattern } from './anchors.js';
 import { categoryRank, SENSITIVE_CATEGORIES, type SensitiveCategory } from './categories.js';
 import { PII_RULES } from './pii-rules.js';
 import type { DetectionRule } from './rule.js';
@@ -37,36 +38,68 @@ export interface Redaction {
   readonly categories: SensitiveCategory[];
 }
 
-/** A rule ready to run: its pattern compiled once, global for scanning and sticky for `starts`. */
+/** A rule ready to run: its pattern compiled once, global to scan a text, sticky to try one offset. */
 interface CompiledRule {
   readonly rule: DetectionRule;
   readonly scan: RegExp;
   readonly sticky: RegExp;
-  /** All of the rule's hints as one pattern: a text that does not match it cannot match the rule. */
-  readonly hint: RegExp | undefined;
 }
-
-const escapeLiteral = (literal: string): string => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const RULES: readonly CompiledRule[] = [...SECRET_RULES, ...PII_RULES].map((rule) => ({
   rule,
   scan: new RegExp(rule.pattern.source, rule.pattern.flags),
   sticky: new RegExp(rule.pattern.source, rule.pattern.flags.replace('g', '') + 'y'),
-  hint: rule.hints ? new RegExp(rule.hints.map(escapeLiteral).join('|')) : undefined,
 }));
+
+/** Every rule's hints by their first character, with the bit of the rule each one enables. */
+const HINTS_BY_FIRST_CHARACTER = new Map<string, { hint: string; bit: number }[]>();
+RULES.forEach(({ rule }, index) => {
+  for (const hint of rule.hints ?? []) {
+    const first = hint.charAt(0);
+    HINTS_BY_FIRST_CHARACTER.set(first, [...(HINTS_BY_FIRST_CHARACTER.get(first) ?? []), { hint, bit: 1 << index }]);
+  }
+});
+const ANY_HINT = new RegExp(anyLiteralPattern([...HINTS_BY_FIRST_CHARACTER.values()].flat().map((h) => h.hint)), 'g');
+/** Bit i stands for RULES[i]; the rules without hints always run. */
+const RULES_WITHOUT_HINTS = RULES.reduce((bits, { rule }, index) => (rule.hints ? bits : bits | (1 << index)), 0);
+if (RULES.length > 31) throw new Error('runnableRules keeps one bit per rule: 31 rules at most');
+
+/**
+ * Which rules may run on `text`, one bit per rule: those without hints, and those with a hint in
+ * it. One pass visits every offset where some hint begins (overlapping ones too), so the answer is
+ * the same as one `includes` per hint, for the price of a single scan.
+ */
+function runnableRules(text: string): number {
+  let runnable = RULES_WITHOUT_HINTS;
+  ANY_HINT.lastIndex = 0;
+  for (let hit = ANY_HINT.exec(text); hit; hit = ANY_HINT.exec(text)) {
+    for (const { hint, bit } of HINTS_BY_FIRST_CHARACTER.get(text.charAt(hit.index)) ?? []) {
+      if (text.startsWith(hint, hit.index)) runnable |= bit;
+    }
+    ANY_HINT.lastIndex = hit.index + 1;
+  }
+  return runnable;
+}
+
+type Found = (candidate: Finding) => boolean | void;
+
+/** Offers `found` the part of `match` that `rule` selects, if any; true when `found` wants no more. */
+function offer(rule: DetectionRule, match: RegExpExecArray, found: Found): boolean {
+  const span = rule.select ? rule.select(match[0]) : ([0, match[0].length] as const);
+  return span !== undefined && span[1] > span[0] && found({ category: rule.category, start: match.index + span[0], end: match.index + span[1] }) === true;
+}
 
 /**
  * Calls `found` with every candidate of every rule, rule by rule, each rule's in text order, until
  * it returns true. Patterns run with exec on regexes owned by this module (reset before each use),
- * which is what matchAll does with a fresh copy of the regex each time.
+ * as matchAll would on a fresh copy of each.
  */
-function scanCandidates(text: string, found: (candidate: Finding) => boolean | void): void {
-  for (const { rule, scan, sticky, hint } of RULES) {
-    if (hint && !hint.test(text)) continue;
-    const offer = (match: RegExpExecArray): boolean => {
-      const span = rule.select ? rule.select(match[0]) : ([0, match[0].length] as const);
-      return span !== undefined && span[1] > span[0] && found({ category: rule.category, start: match.index + span[0], end: match.index + span[1] }) === true;
-    };
+function scanCandidates(text: string, found: Found): void {
+  const runnable = runnableRules(text);
+  for (let index = 0; index < RULES.length; index++) {
+    const compiled = RULES[index];
+    if (!compiled || (runnable & (1 << index)) === 0) continue;
+    const { rule, scan, sticky } = compiled;
     if (rule.starts) {
       // As a global scan would: the first offset at or after the previous match's end that matches.
       let from = 0;
@@ -75,13 +108,13 @@ function scanCandidates(text: string, found: (candidate: Finding) => boolean | v
         sticky.lastIndex = start;
         const match = sticky.exec(text);
         if (!match) continue;
-        if (offer(match)) return;
+        if (offer(rule, match, found)) return;
         from = Math.max(sticky.lastIndex, start + 1);
       }
     } else {
       scan.lastIndex = 0;
       for (let match = scan.exec(text); match; match = scan.exec(text)) {
-        if (offer(match)) return;
+        if (offer(rule, match, found)) return;
         if (match[0].length === 0) scan.lastIndex++;
       }
     }

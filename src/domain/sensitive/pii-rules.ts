@@ -1,4 +1,4 @@
-import { asciiClass, runsBefore } from './anchors.js';
+import { asciiClass, occurrencesOf, runsBefore } from './anchors.js';
 import { IBAN_LENGTHS, isIbanValid, isLuhnValid } from './checksums.js';
 import { whole, type DetectionRule, type Span } from './rule.js';
 
@@ -141,9 +141,9 @@ const SSN = /(?<![\w-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?!
 export const PII_RULES: readonly DetectionRule[] = [
   // A match begins where the local part (the run before `@`, at most 64 characters) begins.
   { category: 'EMAIL', pattern: EMAIL, starts: runsBefore('@', asciiClass(/[A-Za-z0-9._%+-]/), 64), select: whole(isEmail) },
-  { category: 'PHONE', pattern: PHONE_INTERNATIONAL, hints: ['+'], select: whole(isInternationalPhone) },
+  { category: 'PHONE', pattern: PHONE_INTERNATIONAL, starts: occurrencesOf('+'), select: whole(isInternationalPhone) },
   { category: 'PHONE', pattern: PHONE_NANP },
-  { category: 'IPV4', pattern: IPV4, hints: ['.'], select: whole(isIdentifyingIpv4) },
+  { category: 'IPV4', pattern: IPV4, select: whole(isIdentifyingIpv4) },
   // A match begins at the group (up to 4 hex digits, or none before `::`) before its first colon.
   { category: 'IPV6', pattern: IPV6, starts: runsBefore(':', asciiClass(/[0-9A-Fa-f]/), 4), select: whole(isIpv6) },
   { category: 'CARD', pattern: CARD, select: selectCard },

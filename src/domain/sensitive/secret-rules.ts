@@ -75,6 +75,11 @@ const NOT_A_VALUE =
 
 // Every credential key holds one of these words (`api_key` holds `key`, `passphrase` holds `pass` …).
 const CREDENTIAL_WORD = /pass|pwd|secret|key|token|credential/gi;
+// Kept from the first detector so that findings stay the same: the rule runs only on a text that
+// holds one of these spellings somewhere (`Pwd=…` or `pAsSwOrD=…` alone is not reported).
+const KNOWN_SPELLINGS: ReadonlySet<string> = new Set([
+  'pass', 'PASS', 'Pass', 'pwd', 'PWD', 'secret', 'SECRET', 'Secret', 'token', 'TOKEN', 'Token', 'key', 'KEY', 'Key', 'credential', 'CREDENTIAL', 'Credential',
+]);
 const isKeyChar = asciiClass(/[A-Za-z0-9_.-]/);
 // How far before the word a key can begin: [A-Za-z0-9_.-]{0,40}?, then a qualifier such as `encryption_`.
 const MAX_KEY_PREFIX = 40 + 'encryption_'.length;
@@ -83,20 +88,23 @@ const MAX_YAML_INDENT = 40 + 1 + 4; // [ \t]{0,40}-?[ \t]{0,4} before the key
 /**
  * Where an ASSIGNMENT match can begin, from each credential word: the start of the key (the run
  * of key characters holding the word; the code form), the quote before it (the JSON form), and
- * the start of its line (the YAML form). Of overlapping words the scan finds the first, which is
- * in the same run and no later, so it yields the same offsets.
+ * the start of its line (the YAML form). Words are found overlapping too (`passecret`), so every
+ * spelling is seen.
  */
 function assignmentStarts(text: string): number[] {
   const starts: number[] = [];
+  let knownSpelling = false;
   CREDENTIAL_WORD.lastIndex = 0;
   for (let word = CREDENTIAL_WORD.exec(text); word; word = CREDENTIAL_WORD.exec(text)) {
+    knownSpelling ||= KNOWN_SPELLINGS.has(word[0]);
     const key = runStartBefore(text, word.index, isKeyChar, MAX_KEY_PREFIX);
     const line = lineStartBefore(text, word.index, MAX_KEY_PREFIX + MAX_YAML_INDENT);
     if (line !== -1) starts.push(line);
     if (key > 0 && text.charCodeAt(key - 1) === 34) starts.push(key - 1);
     if (key !== -1) starts.push(key);
+    CREDENTIAL_WORD.lastIndex = word.index + 1;
   }
-  return starts.sort((a, b) => a - b);
+  return knownSpelling ? starts.sort((a, b) => a - b) : [];
 }
 
 function selectAssignedValue(match: string): Span | undefined {
@@ -215,7 +223,6 @@ export const SECRET_RULES: readonly DetectionRule[] = [
   {
     category: 'PASSWORD_ASSIGNMENT',
     pattern: ASSIGNMENT,
-    hints: ['pass', 'PASS', 'Pass', 'pwd', 'PWD', 'secret', 'SECRET', 'Secret', 'token', 'TOKEN', 'Token', 'key', 'KEY', 'Key', 'credential', 'CREDENTIAL', 'Credential'],
     starts: assignmentStarts,
     select: selectAssignedValue,
   },
