@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { sha256 } from '../../../src/adapters/hashing.js';
+import type { UnchainedAuditRecord } from '../../../src/domain/audit.js';
+import { cachedScanner, defaultSensitiveScanner, sanitizeAuditRecord, type SensitiveScanner } from '../../../src/domain/audit-sanitizer.js';
 import { detectSensitive, hasSensitive, redactSensitive } from '../../../src/domain/sensitive/detector.js';
-import { makeTranscript, prng } from '../../fixtures/council-transcript.js';
+import { makeTranscript, modelCallRecord, prng, transcriptRecords } from '../../fixtures/council-transcript.js';
 import { SENSITIVE_CORPUS } from '../../fixtures/sensitive-corpus.js';
+import * as v1Sanitizer from '../../fixtures/sensitive-v1/audit-sanitizer.js';
 import * as v1 from '../../fixtures/sensitive-v1/detector.js';
 
 // Issue 13 item 5: the fast detector must find exactly what the detector before it found (the
@@ -102,3 +106,80 @@ describe('the detector against its frozen predecessor (sensitive-v1)', () => {
     expect(findings).toBeGreaterThan(5_000); // the generator does reach the rules
   });
 });
+
+/** What sanitizing gives: the record, or the error it throws. */
+function outcome(sanitize: () => unknown): unknown {
+  try {
+    return sanitize();
+  } catch (error) {
+    return { threw: (error as Error).constructor.name, message: (error as Error).message };
+  }
+}
+
+/** Sanitizes records with the sanitizer and detector of today and of sensitive-v1, as the writer wires each. */
+function sanitizeBoth(scanner: SensitiveScanner = cachedScanner(defaultSensitiveScanner)) {
+  const before = v1Sanitizer.cachedScanner(v1Sanitizer.defaultSensitiveScanner);
+  return (record: UnchainedAuditRecord) => ({
+    now: outcome(() => sanitizeAuditRecord(record, { scanner, sha256 })),
+    before: outcome(() => v1Sanitizer.sanitizeAuditRecord(record, { scanner: before, sha256 })),
+  });
+}
+
+const KEYS: readonly string[] = [
+  'persona', 'path', 'note', 'Prompt', 'TEXT', 'excerpt', 'password', 'db_password', 'aws_secret_access_key', 'secret_key', 'api_key', 'token',
+  'curl --user', 'curl -u', 'Bearer', 'url', 'host', 'a@example.com', '+44 20 7946 0958', 'card', '', 'x',
+];
+
+/** A details object of random keys and values: fuzz strings, numbers, nesting, and the odd thing that cannot be written. */
+function fuzzDetails(random: () => number, depth = 0): Record<string, unknown> {
+  const details: Record<string, unknown> = {};
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
+  for (let n = Math.floor(random() * 6); n > 0; n--) {
+    const key = random() < 0.7 ? pick(KEYS) : fuzzText(random).slice(0, 40);
+    const roll = random();
+    details[key] =
+      roll < 0.45 ? fuzzText(random)
+      : roll < 0.6 ? pick([4111111111111111, 4155550100, 12345, -1, 0.5, 1e21, 1234567890123, Number.NaN, 378282246310005])
+      : roll < 0.7 && depth < 3 ? fuzzDetails(random, depth + 1)
+      : roll < 0.8 ? [fuzzText(random), pick([1, null, true]), depth < 3 ? fuzzDetails(random, depth + 1) : 'leaf']
+      : roll < 0.85 ? new Date(Date.UTC(2026, 0, 1, 10, 30))
+      : roll < 0.87 ? new Map()
+      : roll < 0.9 ? 'x'.repeat(1000) + fuzzText(random)
+      : pick([null, true, false, undefined]);
+  }
+  return details;
+}
+
+describe('the audit sanitizer against its frozen predecessor (sensitive-v1)', () => {
+  it('writes exactly the same records for the benchmark transcript, both paths', () => {
+    const turns = makeTranscript(10 * 1024 * 1024);
+    for (const shape of ['excerpts', 'reply'] as const) {
+      const sanitize = sanitizeBoth();
+      const results = transcriptRecords(turns, shape).map(sanitize);
+      const differ = results.findIndex(({ now, before }) => JSON.stringify(now) !== JSON.stringify(before));
+      if (differ !== -1) expect(results[differ]?.now).toEqual(results[differ]?.before);
+      expect(differ).toBe(-1);
+    }
+  });
+
+  it('writes exactly the same records for the corpus, as keys, values and lists', () => {
+    const sanitize = sanitizeBoth();
+    SENSITIVE_CORPUS.forEach(({ text }, i) => {
+      const { now, before } = sanitize(modelCallRecord({ info: text, [text]: 'as key', list: [text], password: text, aws_secret_access_key: text }, i));
+      expect(now, text).toEqual(before);
+    });
+  });
+
+  it('writes exactly the same records (or fails alike) for 5,000 generated ones, cached or not', () => {
+    const random = prng(13_55);
+    const sanitizeCached = sanitizeBoth();
+    const sanitizePlain = sanitizeBoth(defaultSensitiveScanner);
+    for (let i = 0; i < 5_000; i++) {
+      const record = modelCallRecord(fuzzDetails(random), i);
+      const cached = sanitizeCached(record);
+      expect(cached.now, JSON.stringify(record.details)).toEqual(cached.before);
+      expect(sanitizePlain(record).now).toEqual(cached.before);
+    }
+  });
+});
+
