@@ -52,6 +52,27 @@ function bodyAfter(prefixLength: number, check: (body: string) => boolean) {
 const AWS_SECRET_KEY =
   /(?<![A-Za-z0-9])(?:aws_?)?(?:secret_?access_?key|secret_?key|access_?key(?:_?secret)?)["']?\s{0,4}[:=]\s{0,4}["']?[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/gi;
 
+const KEY_WORD = /key/gi;
+const isAlphanumeric = asciiClass(/[A-Za-z0-9]/);
+const isLabelChar = asciiClass(/[A-Za-z0-9_]/);
+const MAX_LABEL_BEFORE_KEY = 'aws_secret_access_'.length;
+
+/**
+ * Where an AWS_SECRET_KEY match can begin: every label ends its first part in `key`, and begins at
+ * most 18 label characters before it, where a run of letters and digits begins.
+ */
+function awsSecretStarts(text: string): number[] {
+  const starts: number[] = [];
+  KEY_WORD.lastIndex = 0;
+  for (let word = KEY_WORD.exec(text); word; word = KEY_WORD.exec(text)) {
+    const key = word.index;
+    for (let at = key - 1; at >= Math.max(0, key - MAX_LABEL_BEFORE_KEY) && isLabelChar(text.charCodeAt(at)); at--) {
+      if (at === 0 || !isAlphanumeric(text.charCodeAt(at - 1))) starts.push(at);
+    }
+  }
+  return starts.sort((a, b) => a - b);
+}
+
 // Keyword assignments, in the style of detect-secrets' keyword detector: a key that names a
 // credential, then `=`, `:=`, `=>` or `:` (JSON/YAML key), then a value. The span is the value.
 const CREDENTIAL_KEY =
@@ -169,6 +190,7 @@ export const SECRET_RULES: readonly DetectionRule[] = [
   {
     category: 'AWS_SECRET_KEY',
     pattern: AWS_SECRET_KEY,
+    starts: awsSecretStarts,
     // AWS's documented example secret (…EXAMPLEKEY) is not a credential.
     select: (match) => (match.endsWith('EXAMPLEKEY') ? undefined : [match.length - 40, match.length]),
   },

@@ -53,6 +53,8 @@ function shapedPiece(random: () => number): string {
     () => `${run(random, 'abcXYZ', 1, 1)}${run(random, 'aZ09+.-', around(31), around(31))}://admin:s3cr3t@db.example.com`,
     () => `${run(random, 'aZ09._%+-', around(64), around(64))}@example.com`,
     () => `${run(random, '0123456789abcdef', around(4), around(4))}::${run(random, '0123456789abcdef', 1, 5)}`,
+    () => Array.from({ length: 3 + Math.floor(random() * 7) }, () => run(random, '0123456789abcdefABCDEF', 0, 5)).join(':'),
+    () => `${run(random, 'aZ_ .', 0, 3)}${['aws_secret_access_key', 'AWS_SECRETACCESSKEY', 'awssecret_key', 'Access_Key_Secret', 'secretkey', 'access_key'][Math.floor(random() * 6)]}${run(random, '"\' =:', 1, 4)}${cat('Zq8Tm2Wx4Lp9Rk3Vn7Bc', '5Hy1Jd6Fs0Gt2Qw4Ea8U')}`,
     () => `${run(random, 'aZ09_.-', around(40), around(40))}password=hunter2-Blue-Canoe`,
     () => `${run(random, 'aZ09_.-', around(40), around(40))}encryption_key=hunter2-Blue-Canoe`,
     () => `${run(random, 'aZ09_.-', around(40), around(40))}refresh.token := 'Zx81-kLm2-Qp93-Wr47'`,
