@@ -1,13 +1,15 @@
 /**
- * Cheap searches that spare the detector's patterns most of the text: where a match can begin,
- * for the patterns that are slow to try at every offset, and which hints a text holds.
+ * Cheap searches that spare the detector's patterns most of the text.
  *
- * A rule's regex stays the one definition of what it matches; a `starts` function only narrows
- * where the detector tries it. It must return every offset where the pattern can match (an extra
- * offset costs one failed attempt; a missing one would be a missed finding). The patterns served
- * here share a shape: a lookbehind that forbids a character class, then a bounded run of that
- * class, then a literal that is cheap to find (`@`, `://`, `:`). A match can therefore begin only
- * where such a run begins, right before an occurrence of the literal.
+ * Where a match can begin: a rule's regex stays the one definition of what it matches, and a
+ * `starts` function only narrows where the detector tries it. It must return every offset where
+ * the pattern can match (an extra offset costs one failed attempt; a missing one would be a missed
+ * finding). Most slow patterns share a shape: a lookbehind that forbids a character class, then a
+ * bounded run of that class, then a literal that is cheap to find (`@`, `://`, `:`), so a match can
+ * only begin where such a run begins, right before an occurrence of the literal.
+ *
+ * Which hints a text holds: anyLiteralPattern finds, in one pass, every offset where one of many
+ * literals begins.
  */
 
 /** A membership test for an ASCII character class written as a one-character regex, e.g. /[A-Za-z0-9._%+-]/. */
@@ -72,7 +74,7 @@ const escapeLiteral = (literal: string): string => literal.replace(/[.*+?^${}()|
 /**
  * A regex source matching any of `literals` at an offset where at least one of them begins (when
  * one literal is a prefix of another, only the shorter is spelled out). Written as a trie,
- * `e(?:y(?:J|A)|w(?:o|0K))` rather than `eyJ|eyA|ewo|ew0K`, which V8 scans several times faster.
+ * `e(?:y(?:J|A)|w(?:o|0K))` rather than `eyJ|eyA|ewo|ew0K`, which V8 scans nearly twice as fast.
  */
 export function anyLiteralPattern(literals: readonly string[]): string {
   const byFirst = new Map<string, string[]>();
