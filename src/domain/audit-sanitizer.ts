@@ -54,15 +54,16 @@ export function cachedScanner(scanner: SensitiveScanner, options: { maxEntries?:
       return found;
     },
     detectAssignment(key: string, value: string): readonly ScanFinding[] {
-      const scan = (): readonly ScanFinding[] => scanner.detectAssignment?.(key, value) ?? scanner.detect(`${key}=${value}`);
-      if (key.length + 1 + value.length > maxChars) return scan();
-      const known = assignments.get(key)?.get(value);
+      const short = key.length + 1 + value.length <= maxChars;
+      const known = short ? assignments.get(key)?.get(value) : undefined;
       if (known) return known;
-      const found = scan();
-      remember();
-      const values = assignments.get(key) ?? new Map<string, readonly ScanFinding[]>();
-      assignments.set(key, values.set(value, found));
-      entries++;
+      const found = scanner.detectAssignment ? scanner.detectAssignment(key, value) : scanner.detect(`${key}=${value}`);
+      if (short) {
+        remember();
+        const values = assignments.get(key) ?? new Map<string, readonly ScanFinding[]>();
+        assignments.set(key, values.set(value, found));
+        entries++;
+      }
       return found;
     },
   };

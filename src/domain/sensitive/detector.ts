@@ -38,7 +38,10 @@ export interface Redaction {
   readonly categories: SensitiveCategory[];
 }
 
-/** A rule ready to run: its pattern compiled once, global to scan a text, sticky to try one offset. */
+/**
+ * A rule ready to run: its pattern compiled once, global to scan a text, sticky to try one offset.
+ * Their lastIndex is scratch state, set before each use; nothing a rule calls runs the detector.
+ */
 interface CompiledRule {
   readonly rule: DetectionRule;
   readonly scan: RegExp;
@@ -60,7 +63,7 @@ RULES.forEach(({ rule }, index) => {
   }
 });
 const ANY_HINT = new RegExp(anyLiteralPattern([...HINTS_BY_FIRST_CHARACTER.values()].flat().map((h) => h.hint)), 'g');
-/** Bit i stands for RULES[i]; the rules without hints always run. */
+/** Bit i stands for RULES[i] (31 rules at most); the rules without hints always run. */
 const RULES_WITHOUT_HINTS = RULES.reduce((bits, { rule }, index) => (rule.hints ? bits : bits | (1 << index)), 0);
 if (RULES.length > 31) throw new Error('runnableRules keeps one bit per rule: 31 rules at most');
 
