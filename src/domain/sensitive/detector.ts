@@ -171,11 +171,17 @@ function byPreference(a: Finding, b: Finding): number {
  * candidate) and keeps, greedily by preference, those that do not overlap a better one.
  */
 function resolveOverlaps(candidates: Finding[]): Finding[] {
+  if (candidates.length < 2) return candidates;
   candidates.sort((a, b) => a.start - b.start || b.end - a.end);
   const kept: Finding[] = [];
   let cluster: Finding[] = [];
   let clusterEnd = -1;
   const flush = (): void => {
+    const [only] = cluster;
+    if (cluster.length === 1 && only) {
+      kept.push(only);
+      return;
+    }
     const chosen: Finding[] = [];
     for (const candidate of cluster.sort(byPreference)) {
       if (chosen.every((c) => candidate.end <= c.start || candidate.start >= c.end)) chosen.push(candidate);
