@@ -27,6 +27,13 @@ const MB = 1024 * 1024;
 const deps = { scanner: cachedScanner(defaultSensitiveScanner), sha256 };
 const uncached = { scanner: defaultSensitiveScanner, sha256 };
 
+/** What lscpu would add to os.cpus(): family and model tell apart CPUs sold under one name. */
+async function cpuDetails() {
+  const info = await readFile('/proc/cpuinfo', 'utf8').catch(() => '');
+  const field = (name) => info.match(new RegExp(`^${name}\\s*: (.*)$`, 'm'))?.[1];
+  return field('cpu family') ? `CPU family ${field('cpu family')} model ${field('model')}` : 'CPU family unknown';
+}
+
 /** The sanitizer and detector of the checkout at `root` (built), as the writer wires them. */
 async function loadBuild(root, name) {
   const sanitizer = await dist('domain/audit-sanitizer.js', root);
@@ -189,6 +196,7 @@ async function loadFixture(name) {
 }
 
 export default async function auditBench() {
+  const load = os.loadavg()[0];
   const baselineRoot = process.env.MAESTRO_BENCH_BASELINE;
   const builds = [await loadBuild(ROOT, 'this build')];
   if (baselineRoot) builds.unshift(await loadBuild(path.resolve(baselineRoot), `baseline (${path.resolve(baselineRoot)})`));
@@ -210,7 +218,7 @@ export default async function auditBench() {
     : ['| path | MB/s | time for the transcript |', '|---|---:|---:|', ...tp.rows.map((r) => `| ${r.name} | ${r.mbps[after].toFixed(1)} | ${r.ms[after].toFixed(0)} ms |`)];
 
   const lines = [
-    `Machine: ${machine()}. Command: \`${baselineRoot ? 'MAESTRO_BENCH_BASELINE=<baseline checkout> ' : ''}npm run bench -- audit\` (bench/audit.bench.mjs; best of ${ROUNDS} rounds for throughput, 3–5 repetitions elsewhere).`,
+    `Machine: ${machine()}; ${await cpuDetails()}; load average ${load.toFixed(1)} when the run started. Command: \`${baselineRoot ? 'MAESTRO_BENCH_BASELINE=<baseline checkout> ' : ''}npm run bench -- audit\` (bench/audit.bench.mjs; best of ${ROUNDS} rounds for throughput, 3–5 repetitions elsewhere).`,
     '',
     `**Sanitizer throughput** on a synthetic council transcript of ${(tp.total / MB).toFixed(1)} MB (\`tests/fixtures/council-transcript.ts\`: ${tp.turns} persona turns of prose, code, links, versions, dates, SHAs and UUIDs, about one sentence in eight sensitive: e-mails, phones, keys, cards, IBANs, URL passwords). ${tp.redacted} findings were redacted; ${tp.leaked} sanitized values still tripped the detector.`,
     '',

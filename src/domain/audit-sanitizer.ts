@@ -226,7 +226,9 @@ function detectAfterKey(key: string, value: string, scanner: SensitiveScanner): 
 }
 
 function digest(text: string, deps: SanitizerDeps): Record<string, unknown> {
-  const categories = new Set(deps.scanner.detect(text).map((f) => categoryLabel(f.category)));
+  const found = deps.scanner.detect(text);
+  if (found.length === 0) return { omitted: 'raw_text', sha256: deps.sha256(text), chars: text.length };
+  const categories = new Set(found.map((f) => categoryLabel(f.category)));
   const known = SENSITIVE_CATEGORIES.filter((c) => categories.has(c));
   const pii = known.filter((c) => !isSecretCategory(c));
   const secrets = known.filter((c: SensitiveCategory) => isSecretCategory(c));

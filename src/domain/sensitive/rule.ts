@@ -39,7 +39,17 @@ export function whole(isValid: (match: string) => boolean): (match: string) => S
  * at least 8 distinct characters. Keeps placeholders (`ghp_xxxx…`) and prose out.
  */
 export function looksRandom(body: string): boolean {
-  return /\d/.test(body) && /[A-Za-z]/.test(body) && new Set(body).size >= 8;
+  return /\d/.test(body) && /[A-Za-z]/.test(body) && hasDistinctCharacters(body, 8);
+}
+
+/** True when `text` holds at least `count` distinct characters (code points); stops counting there. */
+function hasDistinctCharacters(text: string, count: number): boolean {
+  const seen = new Set<string>();
+  for (const character of text) {
+    seen.add(character);
+    if (seen.size >= count) return true;
+  }
+  return false;
 }
 
 /** Stricter than looksRandom, for weak prefixes such as `sk-`: upper, lower case and digits. */
