@@ -58,8 +58,8 @@ const isLabelChar = asciiClass(/[A-Za-z0-9_]/);
 const MAX_LABEL_BEFORE_KEY = 'aws_secret_access_'.length;
 
 /**
- * Where an AWS_SECRET_KEY match can begin: every label ends its first part in `key`, and begins at
- * most 18 label characters before it, where a run of letters and digits begins.
+ * Where an AWS_SECRET_KEY match can begin: its label holds `key` and begins at most 18 label
+ * characters before it (`aws_secret_access_key`), where a run of letters and digits begins.
  */
 function awsSecretStarts(text: string): number[] {
   const starts: number[] = [];
