@@ -4,7 +4,10 @@
 //
 // MAESTRO_BENCH_BASELINE=<another checkout, built> times that build's sanitizer and detector in
 // alternation with this one's on the same transcript, reports before/after ratios and checks that
-// both write the same output.
+// both write the same output. A baseline checkout, e.g. of the commit before issue 13 item 5:
+//   git worktree add --detach /tmp/maestro-base 86afad2 && (cd /tmp/maestro-base && npm ci && npm run build)
+//   MAESTRO_BENCH_BASELINE=/tmp/maestro-base npm run bench -- audit
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile, open } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,6 +35,16 @@ async function cpuDetails() {
   const info = await readFile('/proc/cpuinfo', 'utf8').catch(() => '');
   const field = (name) => info.match(new RegExp(`^${name}\\s*: (.*)$`, 'm'))?.[1];
   return field('cpu family') ? `CPU family ${field('cpu family')} model ${field('model')}` : 'CPU family unknown';
+}
+
+/** The commit checked out at `root`, `+` when tracked files other than BENCHMARKS.md have changes. */
+function commitAt(root) {
+  try {
+    const git = (...args) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8' }).trim();
+    return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no', '--', '.', ':!BENCHMARKS.md') ? '+' : ''}`;
+  } catch {
+    return 'unknown commit';
+  }
 }
 
 /** The sanitizer and detector of the checkout at `root` (built), as the writer wires them. */
@@ -198,8 +211,8 @@ async function loadFixture(name) {
 export default async function auditBench() {
   const load = os.loadavg()[0];
   const baselineRoot = process.env.MAESTRO_BENCH_BASELINE;
-  const builds = [await loadBuild(ROOT, 'this build')];
-  if (baselineRoot) builds.unshift(await loadBuild(path.resolve(baselineRoot), `baseline (${path.resolve(baselineRoot)})`));
+  const builds = [await loadBuild(ROOT, `this build (commit ${commitAt(ROOT)})`)];
+  if (baselineRoot) builds.unshift(await loadBuild(path.resolve(baselineRoot), `commit ${commitAt(baselineRoot)}`));
   const tp = throughput(builds, await loadFixture('council-transcript'));
   const rec = perRecord();
   const io = await durableAppend();
@@ -213,7 +226,7 @@ export default async function auditBench() {
         '|---|---:|---:|---:|---:|',
         ...tp.rows.map((r) => `| ${r.name} | ${r.mbps[0].toFixed(1)} | ${r.mbps[after].toFixed(1)} | ${(r.mbps[after] / r.mbps[0]).toFixed(2)}× | ${r.ms[after].toFixed(0)} ms |`),
         '',
-        `Before is ${builds[0].name}, timed in the same process in alternation with this build (best of ${ROUNDS} rounds each). Both wrote ${tp.identical ? 'exactly the same' : 'DIFFERENT'} records and redacted text on every path.`,
+        `Before is ${builds[0].name}, after ${builds[after].name}, timed in the same process in alternation (best of ${ROUNDS} rounds each). Both wrote ${tp.identical ? 'exactly the same' : 'DIFFERENT'} records and redacted text on every path.`,
       ]
     : ['| path | MB/s | time for the transcript |', '|---|---:|---:|', ...tp.rows.map((r) => `| ${r.name} | ${r.mbps[after].toFixed(1)} | ${r.ms[after].toFixed(0)} ms |`)];
 
