@@ -15,9 +15,10 @@ const cat = (...parts: string[]): string => parts.join('');
 
 /**
  * Pieces that sit on the edges the fast detector relies on: the literals it anchors on (`@`,
- * `://`, `:`, credential words in every case), the runs before them at and around their length
- * limits (local part 64, scheme 32, IPv6 group 4, key prefix 40, YAML indent 45), quotes, line
- * breaks, separators, and fragments of real findings.
+ * `://`, `:`, `+`, `key`, credential words in every case), the runs before them at and around
+ * their length limits (local part 64, scheme 32, IPv6 group 4, key prefix 40 and a qualifier such
+ * as `encryption_`, YAML indent 45, AWS label 18), quotes, line breaks, separators, and fragments
+ * of real findings.
  */
 const PIECES: readonly string[] = [
   '@', '@', '://', ':', '::', ':', '"', "'", '\n', '\n', ' ', ' ', ' ', '\t', '=', ':=', '=>', ': ', '-', '_', '.', ',', ';', '(', ')', '[', ']', '{', '}', '$', '§', '+', '/', '%', '#', '`',
@@ -83,6 +84,20 @@ describe('the detector against its frozen predecessor (sensitive-v1)', () => {
       expect(detectSensitive(text), text).toEqual(v1.detectSensitive(text));
       expect(hasSensitive(text), text).toBe(v1.hasSensitive(text));
     }
+  });
+
+  it('keeps the spelling gate of the keyword rule: odd spellings count only beside a known one', () => {
+    const texts = [
+      'pAsSwOrD=hunter2-Blue-Canoe',
+      'Pwd=hunter2-Blue-Canoe',
+      'Pwd=hunter2-Blue-Canoe and the key',
+      'PaSSecret=hunter2-Blue-Canoe', // `Secret` overlaps `PaSS`
+      'pAsSecret=hunter2-Blue-Canoe',
+      'tOkEn: "Zx81-kLm2-Qp93-Wr47"\nTOKEN',
+    ];
+    for (const text of texts) expect(detectSensitive(text), text).toEqual(v1.detectSensitive(text));
+    expect(detectSensitive('Pwd=hunter2-Blue-Canoe')).toEqual([]);
+    expect(detectSensitive('PaSSecret=hunter2-Blue-Canoe')).toHaveLength(1);
   });
 
   it('finds exactly the same on the benchmark transcript (10 MB), as one text and turn by turn', () => {
