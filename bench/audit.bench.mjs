@@ -1,6 +1,13 @@
 // Audit log benchmark: sanitizer throughput on a realistic 10 MB transcript, the overhead the
 // sanitizer and the hash chain add per audit record, the cost of a durable append, and the
 // sensitive-content detector's per-category precision and recall on the test corpus.
+//
+// MAESTRO_BENCH_BASELINE=<another checkout, built> times that build's sanitizer and detector in
+// alternation with this one's on the same transcript, reports before/after ratios and checks that
+// both write the same output. A baseline checkout, e.g. of the commit before issue 13 item 5:
+//   git worktree add --detach /tmp/maestro-base 86afad2 && (cd /tmp/maestro-base && npm ci && npm run build)
+//   MAESTRO_BENCH_BASELINE=/tmp/maestro-base npm run bench -- audit
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile, open } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,12 +15,12 @@ import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { machine, percentile, ROOT, writeSection } from './report.mjs';
 
-const dist = (p) => import(pathToFileURL(path.join(ROOT, 'dist', p)).href);
+const dist = (p, root = ROOT) => import(pathToFileURL(path.join(root, 'dist', p)).href);
 const { sanitizeAuditRecord, defaultSensitiveScanner, cachedScanner } = await dist('domain/audit-sanitizer.js');
 const { composeAuditLine } = await dist('domain/audit-line.js');
 const { AuditRecord } = await dist('domain/audit.js');
 const { GENESIS_HASH } = await dist('domain/audit-chain.js');
-const { redactSensitive, detectSensitive } = await dist('domain/sensitive/detector.js');
+const { detectSensitive } = await dist('domain/sensitive/detector.js');
 const { sha256 } = await dist('adapters/hashing.js');
 const { JsonlAuditLog } = await dist('adapters/jsonl-audit-log.js');
 const { WorkspacePaths } = await dist('adapters/workspace-paths.js');
@@ -23,56 +30,33 @@ const MB = 1024 * 1024;
 const deps = { scanner: cachedScanner(defaultSensitiveScanner), sha256 };
 const uncached = { scanner: defaultSensitiveScanner, sha256 };
 
-/** Deterministic PRNG (mulberry32) so every run benchmarks the same transcript. */
-function prng(seed) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/** What lscpu would add to os.cpus(): family and model tell apart CPUs sold under one name. */
+async function cpuDetails() {
+  const info = await readFile('/proc/cpuinfo', 'utf8').catch(() => '');
+  const field = (name) => info.match(new RegExp(`^${name}\\s*: (.*)$`, 'm'))?.[1];
+  return field('cpu family') ? `CPU family ${field('cpu family')} model ${field('model')}` : 'CPU family unknown';
 }
 
-const cat = (...parts) => parts.join('');
-const PROSE = [
-  'We should migrate the orders table in two phases and keep the old schema readable until the backfill is verified.',
-  'The risk I see is the lock on the payments index during the busiest hour; v2.14.3 of the driver mitigates part of it.',
-  'Release 2026-03-14T09:30:00Z is the earliest date, and only if the canary at 10% holds for a full day.',
-  'Commit 9f2c1e7a4b3d5f6e8a9b0c1d2e3f4a5b6c7d8e9f introduced the regression; the UUID 123e4567-e89b-12d3-a456-426614174000 names the job.',
-  'Order ORD-2026-000123456 failed the checksum, which is expected for test data; retry budget is 3 with 250 ms backoff.',
-  'I need to read the runbook before going further: [ORCHESTRATOR_REQUEST: READ_FILE(docs/runbook.md)]',
-  '```ts\n@Injectable()\nexport class MigrationService { constructor(private readonly db: Db) {} }\n```',
-  'Costs: 1,250.00 EUR per month for the replica, 3 engineers for 2 sprints, p95 latency budget 180 ms.',
-  'The auditor asked who owns the rollback; the coordinator proposes the platform team with the DBA on call.',
-  'See https://example.com/docs/migrations?step=2 and the dashboard at http://192.0.2.44:3000/d/abc for the numbers.',
-];
-const SENSITIVE = [
-  'Contact the owner at jane.doe@example.com before the cutover.',
-  'On-call phone: +44 20 7946 0958.',
-  `The staging key is ${cat('sk-proj-', 'Xq3vT9bLm2Wc8Rk5Hy7Nd4Fp6Gs1Jt0Ua_ZeKo-Yi3Qw9ExRt5Yu7Io')} and must be rotated.`,
-  'Refund card 4111 1111 1111 1111 for the test order.',
-  'DATABASE_URL=postgres://admin:s3cr3t@db.example.com:5432/app',
-  `aws_access_key_id = ${cat('AKIA', 'IOSFODNN7EXAMPLE')}`,
-  'Pay to IBAN DE89 3704 0044 0532 0130 00.',
-];
-const PERSONAS = ['coordinator', 'strategist', 'auditor'];
-
-/** ~`bytes` of council transcript: persona turns of prose, code and links, ~1 sensitive sentence per 4 KB. */
-function makeTranscript(bytes) {
-  const random = prng(42);
-  const pick = (list) => list[Math.floor(random() * list.length)];
-  const turns = [];
-  let size = 0;
-  for (let i = 0; size < bytes; i += 1) {
-    const lines = [`**${PERSONAS[i % 3]}, round ${1 + Math.floor(i / 3) % 3}**`];
-    const sentences = 4 + Math.floor(random() * 6);
-    for (let s = 0; s < sentences; s += 1) lines.push(random() < 0.12 ? pick(SENSITIVE) : pick(PROSE));
-    const turn = lines.join('\n');
-    turns.push(turn);
-    size += Buffer.byteLength(turn);
+/** The commit checked out at `root`, `+` when tracked files other than BENCHMARKS.md have changes. */
+function commitAt(root) {
+  try {
+    const git = (...args) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8' }).trim();
+    return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no', '--', '.', ':!BENCHMARKS.md') ? '+' : ''}`;
+  } catch {
+    return 'unknown commit';
   }
-  return turns;
+}
+
+/** The sanitizer and detector of the checkout at `root` (built), as the writer wires them. */
+async function loadBuild(root, name) {
+  const sanitizer = await dist('domain/audit-sanitizer.js', root);
+  const detector = await dist('domain/sensitive/detector.js', root);
+  const scanner = sanitizer.cachedScanner(sanitizer.defaultSensitiveScanner);
+  return {
+    name,
+    sanitize: (record) => sanitizer.sanitizeAuditRecord(record, { scanner, sha256 }),
+    redactSensitive: detector.redactSensitive,
+  };
 }
 
 const raw = (details, seq = 9, event = 'MODEL_CALL', layer = 'model', reason = 'MODEL_CALL_OK') => ({
@@ -107,30 +91,46 @@ function best(runs, fn) {
   return { ms: min, out };
 }
 
-function throughput(turns) {
+const ROUNDS = 5;
+
+/**
+ * Sanitizer and detector throughput on the transcript, best of ROUNDS, for each build. Builds take
+ * turns within every round, so a load that comes and goes on the machine hits them alike.
+ */
+function throughput(builds, { makeTranscript, transcriptRecords }) {
+  const turns = makeTranscript(10 * MB);
   const total = turns.reduce((n, t) => n + Buffer.byteLength(t), 0);
-  const chunk = (t) => t.match(/[\s\S]{1,1000}/g) ?? [];
   // Redaction path: the transcript as short values (≤ 1000 chars) under an ordinary key, as a detail would carry it.
-  const redactRecords = turns.map((t, i) => raw({ persona: PERSONAS[i % 3], excerpts: chunk(t) }, i));
+  const redactRecords = transcriptRecords(turns, 'excerpts');
   // Digest path: the transcript as raw replies (a RAW_TEXT_KEYS key): sha256 + category signals only.
-  const digestRecords = turns.map((t, i) => raw({ persona: PERSONAS[i % 3], reply: t }, i));
+  const digestRecords = transcriptRecords(turns, 'reply');
   const whole = turns.join('\n\n');
-  const redact = best(3, () => redactRecords.map((r) => sanitizeAuditRecord(r, deps)));
-  const digest = best(3, () => digestRecords.map((r) => sanitizeAuditRecord(r, deps)));
-  const detector = best(3, () => redactSensitive(whole));
-  const redacted = redact.out.flatMap((r) => r.details.excerpts).join('').match(/\[REDACTED:[A-Z0-9_]+\]/g)?.length ?? 0;
-  const leaked = redact.out.flatMap((r) => r.details.excerpts).filter((s) => detectSensitive(s).length > 0).length;
-  const mbps = (ms) => (total / MB / (ms / 1000)).toFixed(1);
+  const paths = [
+    ['sanitizer, redaction path (one record per turn, text as values ≤ 1000 chars; every key and value scanned)', (b) => redactRecords.map(b.sanitize)],
+    ['sanitizer, raw-text path (one record per turn, text as `reply` → sha256 + category signals)', (b) => digestRecords.map(b.sanitize)],
+    ['detector alone, `redactSensitive` on the whole transcript', (b) => b.redactSensitive(whole)],
+  ];
+  const results = paths.map(() => builds.map(() => ({ ms: Infinity, out: undefined })));
+  for (let round = 0; round < ROUNDS; round += 1) {
+    paths.forEach(([, run], p) => {
+      builds.forEach((build, b) => {
+        const t = time(() => run(build));
+        const r = results[p][b];
+        if (t.ms < r.ms) r.ms = t.ms;
+        r.out = t.out;
+      });
+    });
+  }
+  const mine = (p) => results[p][builds.length - 1];
+  const excerpts = mine(0).out.flatMap((r) => r.details.excerpts);
   return {
     total,
     turns: turns.length,
-    redacted,
-    leaked,
-    rows: [
-      ['sanitizer, redaction path (one record per turn, text as values ≤ 1000 chars; every key and value scanned)', mbps(redact.ms), redact.ms],
-      ['sanitizer, raw-text path (one record per turn, text as `reply` → sha256 + category signals)', mbps(digest.ms), digest.ms],
-      ['detector alone, `redactSensitive` on the whole transcript', mbps(detector.ms), detector.ms],
-    ],
+    redacted: excerpts.join('').match(/\[REDACTED:[A-Z0-9_]+\]/g)?.length ?? 0,
+    leaked: excerpts.filter((s) => detectSensitive(s).length > 0).length,
+    // Every build wrote exactly what the last one (this build) wrote, on every path.
+    identical: paths.every((_, p) => results[p].every((r) => JSON.stringify(r.out) === JSON.stringify(mine(p).out))),
+    rows: paths.map(([name], p) => ({ name, mbps: results[p].map((r) => total / MB / (r.ms / 1000)), ms: results[p].map((r) => r.ms) })),
   };
 }
 
@@ -192,15 +192,15 @@ async function durableAppend() {
   }
 }
 
-/** Loads tests/fixtures/sensitive-corpus.ts (TypeScript) against the built detector. */
-async function loadCorpus() {
-  const source = await readFile(path.join(ROOT, 'tests', 'fixtures', 'sensitive-corpus.ts'), 'utf8');
+/** Loads a TypeScript fixture from tests/fixtures against the built sources. */
+async function loadFixture(name) {
+  const source = await readFile(path.join(ROOT, 'tests', 'fixtures', `${name}.ts`), 'utf8');
   const js = ts
     .transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } })
-    .outputText.replaceAll('../../src/domain/sensitive/detector.js', pathToFileURL(path.join(ROOT, 'dist', 'domain', 'sensitive', 'detector.js')).href);
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'maestro-bench-corpus-'));
+    .outputText.replace(/(['"])\.\.\/\.\.\/src\/([^'"]+)\1/g, (_, q, p) => `${q}${pathToFileURL(path.join(ROOT, 'dist', p)).href}${q}`);
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'maestro-bench-fixture-'));
   try {
-    const file = path.join(dir, 'sensitive-corpus.mjs');
+    const file = path.join(dir, `${name}.mjs`);
     await writeFile(file, js);
     return await import(pathToFileURL(file).href);
   } finally {
@@ -209,22 +209,35 @@ async function loadCorpus() {
 }
 
 export default async function auditBench() {
-  const turns = makeTranscript(10 * MB);
-  const tp = throughput(turns);
+  const load = os.loadavg()[0];
+  const baselineRoot = process.env.MAESTRO_BENCH_BASELINE;
+  const builds = [await loadBuild(ROOT, `this build (commit ${commitAt(ROOT)})`)];
+  if (baselineRoot) builds.unshift(await loadBuild(path.resolve(baselineRoot), `commit ${commitAt(baselineRoot)}`));
+  const tp = throughput(builds, await loadFixture('council-transcript'));
   const rec = perRecord();
   const io = await durableAppend();
-  const { scoreCorpus, SENSITIVE_CORPUS } = await loadCorpus();
+  const { scoreCorpus, SENSITIVE_CORPUS } = await loadFixture('sensitive-corpus');
   const score = scoreCorpus(detectSensitive);
   const pct = (v) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)}%`);
+  const after = builds.length - 1;
+  const throughputTable = baselineRoot
+    ? [
+        `| path | before MB/s | after MB/s | after ÷ before | time for the transcript, after |`,
+        '|---|---:|---:|---:|---:|',
+        ...tp.rows.map((r) => `| ${r.name} | ${r.mbps[0].toFixed(1)} | ${r.mbps[after].toFixed(1)} | ${(r.mbps[after] / r.mbps[0]).toFixed(2)}× | ${r.ms[after].toFixed(0)} ms |`),
+        '',
+        `Before is ${builds[0].name}, after ${builds[after].name}, timed in the same process in alternation (best of ${ROUNDS} rounds each). Both wrote ${tp.identical ? 'exactly the same' : 'DIFFERENT'} records and redacted text on every path.`,
+      ]
+    : ['| path | MB/s | time for the transcript |', '|---|---:|---:|', ...tp.rows.map((r) => `| ${r.name} | ${r.mbps[after].toFixed(1)} | ${r.ms[after].toFixed(0)} ms |`)];
 
   const lines = [
-    `Machine: ${machine()}. Command: \`npm run bench -- audit\` (bench/audit.bench.mjs; best of 3–5 repetitions).`,
+    `Machine: ${machine()}; ${await cpuDetails()}; load average ${load.toFixed(1)} when the run started. Command: \`${baselineRoot ? 'MAESTRO_BENCH_BASELINE=<baseline checkout> ' : ''}npm run bench -- audit\` (bench/audit.bench.mjs; best of ${ROUNDS} rounds for throughput, 3–5 repetitions elsewhere).`,
     '',
-    `**Sanitizer throughput** on a synthetic council transcript of ${(tp.total / MB).toFixed(1)} MB (${tp.turns} persona turns of prose, code, links, versions, dates, SHAs and UUIDs, about one sensitive sentence per 4 KB: e-mails, phones, keys, cards, IBANs, URL passwords). ${tp.redacted} findings were redacted; ${tp.leaked} sanitized values still tripped the detector.`,
+    `**Sanitizer throughput** on a synthetic council transcript of ${(tp.total / MB).toFixed(1)} MB (\`tests/fixtures/council-transcript.ts\`: ${tp.turns} persona turns of prose, code, links, versions, dates, SHAs and UUIDs, about one sentence in eight sensitive: e-mails, phones, keys, cards, IBANs, URL passwords). ${tp.redacted} findings were redacted; ${tp.leaked} sanitized values still tripped the detector.`,
     '',
-    '| path | MB/s | time for the transcript |',
-    '|---|---:|---:|',
-    ...tp.rows.map(([name, mbps, ms]) => `| ${name} | ${mbps} | ${ms.toFixed(0)} ms |`),
+    ...throughputTable,
+    '',
+    'Where the speed comes from (issue 13 item 5): the patterns that were slow to try at every offset (e-mail, URL password, IPv6, keyword assignment, AWS secret label, international phone) run only where a match can begin, found with `indexOf` or one cheap regex (`src/domain/sensitive/anchors.ts`); one pass over the text tells which hinted rules can match at all, instead of one `includes` per hint; and the sanitizer looks up `key=value` answers by key and value instead of building the string. The findings are unchanged: `tests/domain/sensitive/differential.test.ts` checks the detector and the sanitizer against frozen copies of their previous versions (`tests/fixtures/sensitive-v1`) on this transcript, the corpus, and thousands of generated texts and records.',
     '',
     `**Overhead per audit record** (five typical records, ${rec.lineBytes.map((b) => `${b}`).join('/')} bytes as written; CPU only):`,
     '',

@@ -14,6 +14,11 @@ export interface ScanFinding {
 /** The sensitive-content detector as the sanitizer sees it; injectable so tests can pass one that fails. */
 export interface SensitiveScanner {
   detect(text: string): readonly ScanFinding[];
+  /**
+   * Optional shortcut: the same answer as `detect(`${key}=${value}`)`, from a scanner that can give
+   * it without building that string (cachedScanner looks it up by key, then by value).
+   */
+  detectAssignment?(key: string, value: string): readonly ScanFinding[];
 }
 
 /** The project's one detector (`domain/sensitive`). */
@@ -22,20 +27,43 @@ export const defaultSensitiveScanner: SensitiveScanner = { detect: detectSensiti
 /**
  * The same scanner with its answers for short strings remembered (the detector is a pure function).
  * Records repeat the same keys and short values (`persona`, `RUN`, `READ_FILE`) all the time, and
- * scanning them again is most of the sanitizer's cost. Errors are never cached.
+ * scanning them again is most of the sanitizer's cost. `key=value` texts are remembered by key and
+ * value, so asking again builds no string. Errors are never cached.
  */
 export function cachedScanner(scanner: SensitiveScanner, options: { maxEntries?: number; maxChars?: number } = {}): SensitiveScanner {
   const maxEntries = options.maxEntries ?? 10_000;
   const maxChars = options.maxChars ?? 128;
-  const cache = new Map<string, readonly ScanFinding[]>();
+  const texts = new Map<string, readonly ScanFinding[]>();
+  const assignments = new Map<string, Map<string, readonly ScanFinding[]>>();
+  let entries = 0;
+  const remember = (): void => {
+    if (entries < maxEntries) return;
+    texts.clear();
+    assignments.clear();
+    entries = 0;
+  };
   return {
     detect(text: string): readonly ScanFinding[] {
       if (text.length > maxChars) return scanner.detect(text);
-      const known = cache.get(text);
+      const known = texts.get(text);
       if (known) return known;
       const found = scanner.detect(text);
-      if (cache.size >= maxEntries) cache.clear();
-      cache.set(text, found);
+      remember();
+      texts.set(text, found);
+      entries++;
+      return found;
+    },
+    detectAssignment(key: string, value: string): readonly ScanFinding[] {
+      const short = key.length + 1 + value.length <= maxChars;
+      const known = short ? assignments.get(key)?.get(value) : undefined;
+      if (known) return known;
+      const found = scanner.detectAssignment ? scanner.detectAssignment(key, value) : scanner.detect(`${key}=${value}`);
+      if (short) {
+        remember();
+        const values = assignments.get(key) ?? new Map<string, readonly ScanFinding[]>();
+        assignments.set(key, values.set(value, found));
+        entries++;
+      }
       return found;
     },
   };
@@ -155,7 +183,9 @@ function sanitizeValue(value: unknown, key: string | undefined, deps: SanitizerD
   const proto: unknown = Object.getPrototypeOf(value);
   if (typeof value === 'object' && (proto === Object.prototype || proto === null)) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
+    const entries = value as Record<string, unknown>;
+    for (const k of Object.keys(entries)) {
+      const v = entries[k];
       if (v === undefined) continue;
       let safeKey = redactString(k, undefined, deps);
       for (let n = 2; Object.hasOwn(out, safeKey); n += 1) safeKey = `${redactString(k, undefined, deps)}#${n}`;
@@ -168,14 +198,10 @@ function sanitizeValue(value: unknown, key: string | undefined, deps: SanitizerD
 
 /** Redacts `text`; when it is a value under `key`, findings that only exist in `key=value` context count too. */
 function redactString(text: string, key: string | undefined, deps: SanitizerDeps): string {
-  const spans: ScanFinding[] = [...deps.scanner.detect(text)];
-  if (key !== undefined && text.length > 0) {
-    const offset = key.length + 1;
-    for (const f of deps.scanner.detect(`${key}=${text.slice(0, KEY_CONTEXT_CHARS)}`)) {
-      if (f.end > offset) spans.push({ category: f.category, start: Math.max(0, f.start - offset), end: f.end - offset });
-    }
-  }
-  if (spans.length === 0) return text;
+  const own = deps.scanner.detect(text);
+  const inContext = key !== undefined && text.length > 0 ? detectAfterKey(key, text.slice(0, KEY_CONTEXT_CHARS), deps.scanner) : [];
+  if (own.length === 0 && inContext.length === 0) return text;
+  const spans = [...own, ...inContext];
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
   let out = '';
   let cursor = 0;
@@ -187,8 +213,22 @@ function redactString(text: string, key: string | undefined, deps: SanitizerDeps
   return out + text.slice(cursor);
 }
 
+/** Findings of `key=value` that reach into `value`, as offsets into `value`. */
+function detectAfterKey(key: string, value: string, scanner: SensitiveScanner): ScanFinding[] {
+  const offset = key.length + 1;
+  const found = scanner.detectAssignment ? scanner.detectAssignment(key, value) : scanner.detect(`${key}=${value}`);
+  if (found.length === 0) return [];
+  const spans: ScanFinding[] = [];
+  for (const f of found) {
+    if (f.end > offset) spans.push({ category: f.category, start: Math.max(0, f.start - offset), end: f.end - offset });
+  }
+  return spans;
+}
+
 function digest(text: string, deps: SanitizerDeps): Record<string, unknown> {
-  const categories = new Set(deps.scanner.detect(text).map((f) => categoryLabel(f.category)));
+  const found = deps.scanner.detect(text);
+  if (found.length === 0) return { omitted: 'raw_text', sha256: deps.sha256(text), chars: text.length };
+  const categories = new Set(found.map((f) => categoryLabel(f.category)));
   const known = SENSITIVE_CATEGORIES.filter((c) => categories.has(c));
   const pii = known.filter((c) => !isSecretCategory(c));
   const secrets = known.filter((c: SensitiveCategory) => isSecretCategory(c));

@@ -206,4 +206,46 @@ describe('cachedScanner', () => {
     scanner.detect('a@example.com');
     expect(seen.slice(-2)).toEqual(['c', 'a@example.com']);
   });
+
+  it('answers key=value by key and value, as detect(`${key}=${value}`) would, without building the text twice', () => {
+    const seen: string[] = [];
+    const scanner = cachedScanner(
+      {
+        detect: (t) => {
+          seen.push(t);
+          return detectSensitive(t);
+        },
+      },
+      { maxChars: 80 },
+    );
+    const value = AWS_SECRET;
+    expect(scanner.detectAssignment?.('aws_secret_access_key', value)).toEqual(detectSensitive(`aws_secret_access_key=${value}`));
+    expect(scanner.detectAssignment?.('aws_secret_access_key', value)).toHaveLength(1);
+    expect(scanner.detectAssignment?.('note', value)).toEqual([]);
+    expect(seen).toEqual([`aws_secret_access_key=${value}`, `note=${value}`]);
+    const long = 'x'.repeat(80);
+    scanner.detectAssignment?.('k', long); // longer than maxChars together: asked every time
+    scanner.detectAssignment?.('k', long);
+    expect(seen.slice(2)).toEqual([`k=${long}`, `k=${long}`]);
+  });
+
+  it('passes key=value on to a scanner that answers it itself, and never caches a failure', () => {
+    let fail = true;
+    const asked: string[] = [];
+    const scanner = cachedScanner({
+      detect: () => {
+        throw new Error('not this way');
+      },
+      detectAssignment: (key, value) => {
+        asked.push(`${key}|${value}`);
+        if (fail) throw new Error('x');
+        return [];
+      },
+    });
+    expect(() => scanner.detectAssignment?.('k', 'v')).toThrow();
+    fail = false;
+    expect(scanner.detectAssignment?.('k', 'v')).toEqual([]);
+    expect(scanner.detectAssignment?.('k', 'v')).toEqual([]);
+    expect(asked).toEqual(['k|v', 'k|v']);
+  });
 });

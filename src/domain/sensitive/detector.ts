@@ -14,6 +14,7 @@
  * - Key placeholders (`ghp_xxxx…`, `${DB_PASSWORD}`) are not secrets: key bodies must look
  *   generated (letters and digits, 8+ distinct characters).
  */
+import { anyLiteralPattern } from './anchors.js';
 import { categoryRank, SENSITIVE_CATEGORIES, type SensitiveCategory } from './categories.js';
 import { PII_RULES } from './pii-rules.js';
 import type { DetectionRule } from './rule.js';
@@ -37,16 +38,87 @@ export interface Redaction {
   readonly categories: SensitiveCategory[];
 }
 
-const RULES: readonly DetectionRule[] = [...SECRET_RULES, ...PII_RULES];
+/**
+ * A rule ready to run: its pattern compiled once, global to scan a text, sticky to try one offset.
+ * Their lastIndex is scratch state, set before each use; nothing a rule calls runs the detector.
+ */
+interface CompiledRule {
+  readonly rule: DetectionRule;
+  readonly scan: RegExp;
+  readonly sticky: RegExp;
+}
 
-function* scanCandidates(text: string): Generator<Finding> {
-  for (const rule of RULES) {
-    if (rule.hints && !rule.hints.some((hint) => text.includes(hint))) continue;
-    // matchAll works on a copy of the regex, so the shared pattern's lastIndex is never touched.
-    for (const match of text.matchAll(rule.pattern)) {
-      const span = rule.select ? rule.select(match[0]) : ([0, match[0].length] as const);
-      if (span && span[1] > span[0]) {
-        yield { category: rule.category, start: match.index + span[0], end: match.index + span[1] };
+const RULES: readonly CompiledRule[] = [...SECRET_RULES, ...PII_RULES].map((rule) => ({
+  rule,
+  scan: new RegExp(rule.pattern.source, rule.pattern.flags),
+  sticky: new RegExp(rule.pattern.source, rule.pattern.flags.replace('g', '') + 'y'),
+}));
+
+/** Every rule's hints by their first character, with the bit of the rule each one enables. */
+const HINTS_BY_FIRST_CHARACTER = new Map<string, { hint: string; bit: number }[]>();
+RULES.forEach(({ rule }, index) => {
+  for (const hint of rule.hints ?? []) {
+    const first = hint.charAt(0);
+    HINTS_BY_FIRST_CHARACTER.set(first, [...(HINTS_BY_FIRST_CHARACTER.get(first) ?? []), { hint, bit: 1 << index }]);
+  }
+});
+const ANY_HINT = new RegExp(anyLiteralPattern([...HINTS_BY_FIRST_CHARACTER.values()].flat().map((h) => h.hint)), 'g');
+/** Bit i stands for RULES[i] (31 rules at most); the rules without hints always run. */
+const RULES_WITHOUT_HINTS = RULES.reduce((bits, { rule }, index) => (rule.hints ? bits : bits | (1 << index)), 0);
+if (RULES.length > 31) throw new Error('runnableRules keeps one bit per rule: 31 rules at most');
+
+/**
+ * Which rules may run on `text`, one bit per rule: those without hints, and those with a hint in
+ * it. One pass visits every offset where some hint begins (overlapping ones too), so the answer is
+ * the same as one `includes` per hint, for the price of a single scan.
+ */
+function runnableRules(text: string): number {
+  let runnable = RULES_WITHOUT_HINTS;
+  ANY_HINT.lastIndex = 0;
+  for (let hit = ANY_HINT.exec(text); hit; hit = ANY_HINT.exec(text)) {
+    for (const { hint, bit } of HINTS_BY_FIRST_CHARACTER.get(text.charAt(hit.index)) ?? []) {
+      if (text.startsWith(hint, hit.index)) runnable |= bit;
+    }
+    ANY_HINT.lastIndex = hit.index + 1;
+  }
+  return runnable;
+}
+
+type Found = (candidate: Finding) => boolean | void;
+
+/** Offers `found` the part of `match` that `rule` selects, if any; true when `found` wants no more. */
+function offer(rule: DetectionRule, match: RegExpExecArray, found: Found): boolean {
+  const span = rule.select ? rule.select(match[0]) : ([0, match[0].length] as const);
+  return span !== undefined && span[1] > span[0] && found({ category: rule.category, start: match.index + span[0], end: match.index + span[1] }) === true;
+}
+
+/**
+ * Calls `found` with every candidate of every rule, rule by rule, each rule's in text order, until
+ * it returns true. Patterns run with exec on regexes owned by this module (reset before each use),
+ * as matchAll would on a fresh copy of each.
+ */
+function scanCandidates(text: string, found: Found): void {
+  const runnable = runnableRules(text);
+  for (let index = 0; index < RULES.length; index++) {
+    const compiled = RULES[index];
+    if (!compiled || (runnable & (1 << index)) === 0) continue;
+    const { rule, scan, sticky } = compiled;
+    if (rule.starts) {
+      // As a global scan would: the first offset at or after the previous match's end that matches.
+      let from = 0;
+      for (const start of rule.starts(text)) {
+        if (start < from) continue;
+        sticky.lastIndex = start;
+        const match = sticky.exec(text);
+        if (!match) continue;
+        if (offer(rule, match, found)) return;
+        from = Math.max(sticky.lastIndex, start + 1);
+      }
+    } else {
+      scan.lastIndex = 0;
+      for (let match = scan.exec(text); match; match = scan.exec(text)) {
+        if (offer(rule, match, found)) return;
+        if (match[0].length === 0) scan.lastIndex++;
       }
     }
   }
@@ -58,13 +130,18 @@ function* scanCandidates(text: string): Generator<Finding> {
  * (earlier in SENSITIVE_CATEGORIES). Runs in time linear in the text's length.
  */
 export function detectSensitive(text: string): Finding[] {
-  return resolveOverlaps([...scanCandidates(text)]);
+  const candidates: Finding[] = [];
+  scanCandidates(text, (candidate) => {
+    candidates.push(candidate);
+  });
+  return resolveOverlaps(candidates);
 }
 
 /** True when `text` holds anything detectSensitive would report; stops at the first finding. */
 export function hasSensitive(text: string): boolean {
-  for (const _ of scanCandidates(text)) return true;
-  return false;
+  let found = false;
+  scanCandidates(text, () => (found = true));
+  return found;
 }
 
 /**
@@ -94,11 +171,17 @@ function byPreference(a: Finding, b: Finding): number {
  * candidate) and keeps, greedily by preference, those that do not overlap a better one.
  */
 function resolveOverlaps(candidates: Finding[]): Finding[] {
+  if (candidates.length < 2) return candidates;
   candidates.sort((a, b) => a.start - b.start || b.end - a.end);
   const kept: Finding[] = [];
   let cluster: Finding[] = [];
   let clusterEnd = -1;
   const flush = (): void => {
+    const [only] = cluster;
+    if (cluster.length === 1 && only) {
+      kept.push(only);
+      return;
+    }
     const chosen: Finding[] = [];
     for (const candidate of cluster.sort(byPreference)) {
       if (chosen.every((c) => candidate.end <= c.start || candidate.start >= c.end)) chosen.push(candidate);

@@ -1,3 +1,4 @@
+import { asciiClass, occurrencesOf, runsBefore, runStartBefore } from './anchors.js';
 import { IBAN_LENGTHS, isIbanValid, isLuhnValid } from './checksums.js';
 import { whole, type DetectionRule, type Span } from './rule.js';
 
@@ -54,6 +55,24 @@ const IPV6 = new RegExp(
   `(?<![\\w:.])(?:${H16}|(?=::))(?::(?:${H16})?){2,8}(?:(?:\\.\\d{1,3}){3})?(?:(?<=::)|(?<!:))(?!\\w|\\.\\d|:[\\w:])`,
   'g',
 );
+
+const isHexDigit = asciiClass(/[0-9A-Fa-f]/);
+
+/**
+ * Where an IPV6 match can begin: at the group (up to 4 hex digits, or none before `::`) before its
+ * first colon, which the second colon follows within 5 characters (`::`, `:db8:`).
+ */
+function ipv6Starts(text: string): number[] {
+  const starts: number[] = [];
+  let colon = text.indexOf(':');
+  while (colon !== -1) {
+    const next = text.indexOf(':', colon + 1);
+    const start = next !== -1 && next - colon <= 5 ? runStartBefore(text, colon, isHexDigit, 4) : -1;
+    if (start !== -1) starts.push(start);
+    colon = next;
+  }
+  return starts;
+}
 
 /** True for a well-formed IPv6 address other than loopback `::1` (which identifies no one). */
 export function isIpv6(candidate: string): boolean {
@@ -138,11 +157,12 @@ const SSN = /(?<![\w-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?!
 
 /** Rules for personal data (PII). */
 export const PII_RULES: readonly DetectionRule[] = [
-  { category: 'EMAIL', pattern: EMAIL, hints: ['@'], select: whole(isEmail) },
-  { category: 'PHONE', pattern: PHONE_INTERNATIONAL, hints: ['+'], select: whole(isInternationalPhone) },
+  // A match begins where the local part (the run before `@`, at most 64 characters) begins.
+  { category: 'EMAIL', pattern: EMAIL, starts: runsBefore('@', asciiClass(/[A-Za-z0-9._%+-]/), 64), select: whole(isEmail) },
+  { category: 'PHONE', pattern: PHONE_INTERNATIONAL, starts: occurrencesOf('+'), select: whole(isInternationalPhone) },
   { category: 'PHONE', pattern: PHONE_NANP },
-  { category: 'IPV4', pattern: IPV4, hints: ['.'], select: whole(isIdentifyingIpv4) },
-  { category: 'IPV6', pattern: IPV6, hints: [':'], select: whole(isIpv6) },
+  { category: 'IPV4', pattern: IPV4, select: whole(isIdentifyingIpv4) },
+  { category: 'IPV6', pattern: IPV6, starts: ipv6Starts, select: whole(isIpv6) },
   { category: 'CARD', pattern: CARD, select: selectCard },
   { category: 'IBAN', pattern: IBAN, select: selectIban },
   { category: 'SSN', pattern: SSN },

@@ -17,6 +17,12 @@ export interface DetectionRule {
   /** When given, the pattern only runs on texts containing at least one of these literals. */
   readonly hints?: readonly string[];
   /**
+   * When given, the pattern is tried only at these offsets (ascending) instead of at every offset:
+   * for patterns too slow to scan a long text with. Must include every offset where the pattern
+   * can match; see anchors.ts.
+   */
+  readonly starts?: (text: string) => readonly number[];
+  /**
    * Confirms a candidate (checksum, structure) and returns the sensitive part of it as offsets
    * relative to the match, or undefined to drop it. Default: the whole match.
    */
@@ -33,7 +39,17 @@ export function whole(isValid: (match: string) => boolean): (match: string) => S
  * at least 8 distinct characters. Keeps placeholders (`ghp_xxxx…`) and prose out.
  */
 export function looksRandom(body: string): boolean {
-  return /\d/.test(body) && /[A-Za-z]/.test(body) && new Set(body).size >= 8;
+  return /\d/.test(body) && /[A-Za-z]/.test(body) && hasDistinctCharacters(body, 8);
+}
+
+/** True when `text` holds at least `count` distinct characters (code points); stops counting there. */
+function hasDistinctCharacters(text: string, count: number): boolean {
+  const seen = new Set<string>();
+  for (const character of text) {
+    seen.add(character);
+    if (seen.size >= count) return true;
+  }
+  return false;
 }
 
 /** Stricter than looksRandom, for weak prefixes such as `sk-`: upper, lower case and digits. */

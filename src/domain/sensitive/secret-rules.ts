@@ -1,3 +1,4 @@
+import { asciiClass, lineStartBefore, runStartBefore, runsBefore } from './anchors.js';
 import { decodeBase64Url } from './checksums.js';
 import { looksRandom, looksRandomMixedCase, whole, type DetectionRule, type Span } from './rule.js';
 
@@ -51,6 +52,27 @@ function bodyAfter(prefixLength: number, check: (body: string) => boolean) {
 const AWS_SECRET_KEY =
   /(?<![A-Za-z0-9])(?:aws_?)?(?:secret_?access_?key|secret_?key|access_?key(?:_?secret)?)["']?\s{0,4}[:=]\s{0,4}["']?[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/gi;
 
+const KEY_WORD = /key/gi;
+const isAlphanumeric = asciiClass(/[A-Za-z0-9]/);
+const isLabelChar = asciiClass(/[A-Za-z0-9_]/);
+const MAX_LABEL_BEFORE_KEY = 'aws_secret_access_'.length;
+
+/**
+ * Where an AWS_SECRET_KEY match can begin: its label holds `key` and begins at most 18 label
+ * characters before it (`aws_secret_access_key`), where a run of letters and digits begins.
+ */
+function awsSecretStarts(text: string): number[] {
+  const starts: number[] = [];
+  KEY_WORD.lastIndex = 0;
+  for (let word = KEY_WORD.exec(text); word; word = KEY_WORD.exec(text)) {
+    const key = word.index;
+    for (let at = key - 1; at >= Math.max(0, key - MAX_LABEL_BEFORE_KEY) && isLabelChar(text.charCodeAt(at)); at--) {
+      if (at === 0 || !isAlphanumeric(text.charCodeAt(at - 1))) starts.push(at);
+    }
+  }
+  return starts.sort((a, b) => a - b);
+}
+
 // Keyword assignments, in the style of detect-secrets' keyword detector: a key that names a
 // credential, then `=`, `:=`, `=>` or `:` (JSON/YAML key), then a value. The span is the value.
 const CREDENTIAL_KEY =
@@ -71,6 +93,40 @@ const ASSIGNMENT = new RegExp(
 // xxxx, ****, changeme, an environment lookup or a call, our own [REDACTED:…] marker.
 const NOT_A_VALUE =
   /^(?:\$\{?[\w.]+\}?|\{\{.*\}\}|<[^>]*>|%\w+%|.*EXAMPLE.*|x{3,}|\*{3,}|\.{3,}|-+|_+|changeme|change_me|password|passwd|secret|token|none|null|nil|true|false|undefined|example|dummy|redacted|your[_-].*|\[.*|(?:process\.env|os\.environ|os\.getenv|env|getenv|settings|config|self|this)\b.*|.*\(.*)$/i;
+
+// Every credential key holds one of these words (`api_key` holds `key`, `passphrase` holds `pass` …).
+const CREDENTIAL_WORD = /pass|pwd|secret|key|token|credential/gi;
+// Kept from the first detector so that findings stay the same: the rule runs only on a text that
+// holds one of these spellings somewhere (`Pwd=…` or `pAsSwOrD=…` alone is not reported).
+const KNOWN_SPELLINGS: ReadonlySet<string> = new Set([
+  'pass', 'PASS', 'Pass', 'pwd', 'PWD', 'secret', 'SECRET', 'Secret', 'token', 'TOKEN', 'Token', 'key', 'KEY', 'Key', 'credential', 'CREDENTIAL', 'Credential',
+]);
+const isKeyChar = asciiClass(/[A-Za-z0-9_.-]/);
+// How far before the word a key can begin: [A-Za-z0-9_.-]{0,40}?, then a qualifier such as `encryption_`.
+const MAX_KEY_PREFIX = 40 + 'encryption_'.length;
+const MAX_YAML_INDENT = 40 + 1 + 4; // [ \t]{0,40}-?[ \t]{0,4} before the key
+
+/**
+ * Where an ASSIGNMENT match can begin, from each credential word: the start of the key (the run
+ * of key characters holding the word; the code form), the quote before it (the JSON form), and
+ * the start of its line (the YAML form). Words are found overlapping too (`passecret`), so every
+ * spelling is seen.
+ */
+function assignmentStarts(text: string): number[] {
+  const starts: number[] = [];
+  let knownSpelling = false;
+  CREDENTIAL_WORD.lastIndex = 0;
+  for (let word = CREDENTIAL_WORD.exec(text); word; word = CREDENTIAL_WORD.exec(text)) {
+    knownSpelling ||= KNOWN_SPELLINGS.has(word[0]);
+    const key = runStartBefore(text, word.index, isKeyChar, MAX_KEY_PREFIX);
+    const line = lineStartBefore(text, word.index, MAX_KEY_PREFIX + MAX_YAML_INDENT);
+    if (line !== -1) starts.push(line);
+    if (key > 0 && text.charCodeAt(key - 1) === 34) starts.push(key - 1);
+    if (key !== -1) starts.push(key);
+    CREDENTIAL_WORD.lastIndex = word.index + 1;
+  }
+  return knownSpelling ? starts.sort((a, b) => a - b) : [];
+}
 
 function selectAssignedValue(match: string): Span | undefined {
   const m = /(?:=>|:=|=|:)\s{0,4}(?=["']?[^\s])/.exec(match.replace(/^[^"]*"[^"]*"\s{0,4}(?=:)/, (k) => ' '.repeat(k.length)));
@@ -110,7 +166,8 @@ function selectCurlAuth(match: string): Span | undefined {
 export const SECRET_RULES: readonly DetectionRule[] = [
   { category: 'PRIVATE_KEY', pattern: PRIVATE_KEY, hints: ['PRIVATE KEY'] },
   { category: 'JWT', pattern: JWT, hints: ['eyJ', 'ewo', 'ew0K', 'eyA'], select: whole(isJwt) },
-  { category: 'URL_PASSWORD', pattern: URL_PASSWORD, hints: ['://'], select: selectUrlPassword },
+  // A match begins where the scheme (the run before `://`, 2–32 characters) begins.
+  { category: 'URL_PASSWORD', pattern: URL_PASSWORD, starts: runsBefore('://', asciiClass(/[A-Za-z0-9+.-]/), 32), select: selectUrlPassword },
   {
     category: 'API_KEY_ANTHROPIC',
     pattern: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g,
@@ -133,6 +190,7 @@ export const SECRET_RULES: readonly DetectionRule[] = [
   {
     category: 'AWS_SECRET_KEY',
     pattern: AWS_SECRET_KEY,
+    starts: awsSecretStarts,
     // AWS's documented example secret (…EXAMPLEKEY) is not a credential.
     select: (match) => (match.endsWith('EXAMPLEKEY') ? undefined : [match.length - 40, match.length]),
   },
@@ -187,7 +245,7 @@ export const SECRET_RULES: readonly DetectionRule[] = [
   {
     category: 'PASSWORD_ASSIGNMENT',
     pattern: ASSIGNMENT,
-    hints: ['pass', 'PASS', 'Pass', 'pwd', 'PWD', 'secret', 'SECRET', 'Secret', 'token', 'TOKEN', 'Token', 'key', 'KEY', 'Key', 'credential', 'CREDENTIAL', 'Credential'],
+    starts: assignmentStarts,
     select: selectAssignedValue,
   },
 ];

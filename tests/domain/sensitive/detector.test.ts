@@ -194,6 +194,16 @@ describe('performance', () => {
       '-----BEGIN RSA PRIVATE KEY-----\n'.repeat(2_000),
       `sk-${'a'.repeat(200_000)}`,
       'x://'.repeat(50_000),
+      // The offsets the fast paths try: credential words, `key`, colons, `@`, `+`, hints.
+      'pass'.repeat(50_000),
+      'Passecret'.repeat(20_000),
+      ' password=x\n'.repeat(20_000),
+      'aws_key_'.repeat(25_000),
+      ':'.repeat(200_000),
+      'a:'.repeat(100_000),
+      '@'.repeat(200_000),
+      '+'.repeat(200_000),
+      'eyJsk-'.repeat(30_000),
     ];
     for (const input of inputs) {
       // A quadratic pattern would take minutes here; the test timeout is the guard.

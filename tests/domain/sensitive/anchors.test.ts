@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { anyLiteralPattern, asciiClass, lineStartBefore, occurrencesOf, runsBefore, runStartBefore } from '../../../src/domain/sensitive/anchors.js';
+import { prng } from '../../fixtures/council-transcript.js';
+
+const isWordChar = asciiClass(/\w/);
+const code = (c: string): number => c.charCodeAt(0);
+
+describe('asciiClass', () => {
+  it('answers for ASCII as the one-character regex does, and no for anything else', () => {
+    expect(['a', 'Z', '0', '_'].map((c) => isWordChar(code(c)))).toEqual([true, true, true, true]);
+    expect(['-', ' ', '@'].map((c) => isWordChar(code(c)))).toEqual([false, false, false]);
+    expect(isWordChar(code('é'))).toBe(false);
+    expect(isWordChar(Number.NaN)).toBe(false); // charCodeAt past the end
+  });
+});
+
+describe('runStartBefore', () => {
+  it('walks back over the run that ends at `end`', () => {
+    expect(runStartBefore('say abc@x', 7, isWordChar, 64)).toBe(4);
+    expect(runStartBefore('abc@x', 3, isWordChar, 64)).toBe(0);
+    expect(runStartBefore('say @x', 4, isWordChar, 64)).toBe(4); // an empty run
+  });
+  it('gives -1 when the run is longer than maxLength', () => {
+    expect(runStartBefore(' abcd@', 5, isWordChar, 4)).toBe(1);
+    expect(runStartBefore(' abcde@', 6, isWordChar, 4)).toBe(-1);
+    expect(runStartBefore('abcde@', 5, isWordChar, 4)).toBe(-1);
+  });
+});
+
+describe('lineStartBefore', () => {
+  it('finds the start of the line holding `at`, within maxDistance', () => {
+    expect(lineStartBefore('ab\ncd', 4, 10)).toBe(3);
+    expect(lineStartBefore('ab\ncd', 3, 0)).toBe(3);
+    expect(lineStartBefore('abcd', 3, 10)).toBe(0);
+    expect(lineStartBefore('ab\ncdef', 6, 2)).toBe(-1);
+  });
+});
+
+describe('runsBefore and occurrencesOf', () => {
+  it('gives the start of the run before each anchor, ascending', () => {
+    expect(runsBefore('@', isWordChar, 64)('a@b, cd@e and @f')).toEqual([0, 5, 14]);
+    expect(runsBefore('://', isWordChar, 4)('https://x http://y')).toEqual([10]); // 'https' is too long
+  });
+  it('gives every occurrence of a literal, overlapping ones too', () => {
+    expect(occurrencesOf('+')('+1 and +44')).toEqual([0, 7]);
+    expect(occurrencesOf('aa')('aaa')).toEqual([0, 1]);
+    expect(occurrencesOf('+')('none')).toEqual([]);
+  });
+});
+
+describe('anyLiteralPattern', () => {
+  it('is a trie of the literals, escaped', () => {
+    expect(anyLiteralPattern(['eyJ', 'eyA', 'ewo', 'ew0K'])).toBe('e(?:y(?:J|A)|w(?:o|0K))');
+    expect(anyLiteralPattern(['sk-', 'sk-ant-', 'a.b', '+'])).toBe('sk-|a\\.b|\\+');
+  });
+
+  it('matches at exactly the offsets where some literal begins', () => {
+    const literals = ['ab', 'abc', 'b', 'ca', 'c.a', 'x+', '[x]', 'aab'];
+    const any = new RegExp(anyLiteralPattern(literals), 'g');
+    const random = prng(7);
+    for (let i = 0; i < 2_000; i++) {
+      const text = Array.from({ length: Math.floor(random() * 30) }, () => 'abc.x+[]'[Math.floor(random() * 8)]).join('');
+      const expected = [...text].flatMap((_, at) => (literals.some((l) => text.startsWith(l, at)) ? [at] : []));
+      const found: number[] = [];
+      any.lastIndex = 0;
+      for (let hit = any.exec(text); hit; hit = any.exec(text)) {
+        found.push(hit.index);
+        any.lastIndex = hit.index + 1;
+      }
+      expect(found, text).toEqual(expected);
+    }
+  });
+});
