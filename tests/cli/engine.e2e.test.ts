@@ -181,7 +181,7 @@ describe('an intake and workers on one engine', () => {
     });
     expect(intake.events.filter((e) => e.kind === 'finished').every((e) => e.status === 'completed')).toBe(true);
     // The same processes: no worker died of the restart (a connection ended under a transaction).
-    expect(workers.map((w) => w.alive)).toEqual([true, true]);
+    expect(workers.map((w) => w.alive), workers.map((w) => `worker stderr:\n${w.stderr}`).join('\n')).toEqual([true, true]);
     expect(intake.alive).toBe(true);
     expect(workers.some((w) => w.events.some((e) => e.kind === 'notice' && /reconnected|engine/.test(String(e.message))))).toBe(true);
     const ledger = await engineLedger(url);
