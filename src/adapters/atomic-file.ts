@@ -17,6 +17,9 @@ export interface DurableFs {
 export interface DurableHandle {
   write(buffer: Uint8Array, offset: number, length: number, position: number | null): Promise<{ bytesWritten: number }>;
   sync(): Promise<void>;
+  /** Flushes the data (and the size), not the timestamps; `sync` where it is missing. */
+  datasync?(): Promise<void>;
+  truncate?(length: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -50,7 +53,11 @@ export async function writeFully(handle: DurableHandle, data: Uint8Array, positi
  * Unlike write-file-atomic 7 (one unchecked `write`, and it follows a symlink at the target), this
  * replaces the path itself.
  */
-export async function writeFileAtomically(file: string, content: string | Uint8Array, options: { mode?: number; fs?: DurableFs } = {}): Promise<void> {
+export async function writeFileAtomically(
+  file: string,
+  content: string | Uint8Array,
+  options: { mode?: number; fs?: DurableFs; /** false: the caller syncs the folder after more changes to it. */ syncDir?: boolean } = {},
+): Promise<void> {
   const fs = options.fs ?? realFs;
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
@@ -69,7 +76,7 @@ export async function writeFileAtomically(file: string, content: string | Uint8A
     await fs.unlink(temp).catch(() => undefined);
     throw storageError(`could not write ${file}`, file, error);
   }
-  await syncDirectory(dir, fs);
+  if (options.syncDir !== false) await syncDirectory(dir, fs);
 }
 
 export async function writeJsonAtomically(file: string, value: unknown, options: { mode?: number; fs?: DurableFs } = {}): Promise<void> {

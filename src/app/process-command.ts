@@ -102,34 +102,41 @@ async function endOnStorageFailure(runId: string, deps: RunDeps, body: () => Pro
   try {
     return await body();
   } catch (error) {
-    if (deps.signal?.aborted) throw error;
-    if (!(error instanceof StorageError)) {
-      await recordFailure(runId, error, deps);
-      throw error;
-    }
-    const decision = systemStopDecision('queue', STORAGE_WRITE_FAILED);
-    const where = error.path;
-    const message = `storage failed: could not write ${where} (${error.errno ?? 'I/O error'}) — ${error.errno === 'ENOSPC' ? 'the disk is full; free space and resume it' : 'check the file system'} with: maestro run --resume ${runId}`;
-    let auditLog = '';
-    try {
-      const audit = await deps.audit.open(runId);
-      auditLog = audit.path;
-      await audit.append(auditEvent('RUN_FAILED', decision, { errno: error.errno ?? null, path: where }));
-    } catch {
-      // The log may be on the same full disk: the outcome below still says what happened.
-    }
-    try {
-      const state = await deps.runs.load(runId);
-      if (state?.status === 'running') {
-        // Ended with its reason; `maestro run --resume` takes it up again from here once there is room.
-        const now = deps.clock.now().toISOString();
-        await deps.runs.save({ ...state, status: 'error', decision, trail: [...state.trail, decision], summary: message, updated_at: now, finished_at: now });
-      }
-    } catch {
-      // Same reason: nothing more can be written.
-    }
-    return { run_id: runId, status: 'error', decision: decision.decision, reason_code: STORAGE_WRITE_FAILED, artifact: null, audit_log: auditLog, message, issues: [`${where}: ${error.errno ?? 'write failed'}`] };
+    return await endRun(runId, deps, error);
+  } finally {
+    // However the run stopped here (ended, paused, interrupted, failed), this process lets it go.
+    await deps.runs.close?.(runId);
   }
+}
+
+async function endRun(runId: string, deps: RunDeps, error: unknown): Promise<RunOutcome> {
+  if (deps.signal?.aborted) throw error;
+  if (!(error instanceof StorageError)) {
+    await recordFailure(runId, error, deps);
+    throw error;
+  }
+  const decision = systemStopDecision('queue', STORAGE_WRITE_FAILED);
+  const where = error.path;
+  const message = `storage failed: could not write ${where} (${error.errno ?? 'I/O error'}) — ${error.errno === 'ENOSPC' ? 'the disk is full; free space and resume it' : 'check the file system'} with: maestro run --resume ${runId}`;
+  let auditLog = '';
+  try {
+    const audit = await deps.audit.open(runId);
+    auditLog = audit.path;
+    await audit.append(auditEvent('RUN_FAILED', decision, { errno: error.errno ?? null, path: where }));
+  } catch {
+    // The log may be on the same full disk: the outcome below still says what happened.
+  }
+  try {
+    const state = await deps.runs.load(runId);
+    if (state?.status === 'running') {
+      // Ended with its reason; `maestro run --resume` takes it up again from here once there is room.
+      const now = deps.clock.now().toISOString();
+      await deps.runs.save({ ...state, status: 'error', decision, trail: [...state.trail, decision], summary: message, updated_at: now, finished_at: now });
+    }
+  } catch {
+    // Same reason: nothing more can be written.
+  }
+  return { run_id: runId, status: 'error', decision: decision.decision, reason_code: STORAGE_WRITE_FAILED, artifact: null, audit_log: auditLog, message, issues: [`${where}: ${error.errno ?? 'write failed'}`] };
 }
 
 /**
