@@ -22,8 +22,9 @@ export interface JsonlAuditLogOptions {
 
 /**
  * `.maestro/audit/<run_id>.jsonl`: append-only, one sanitized, hash-chained record per line, each
- * flushed to disk (datasync) before `append` resolves, then acknowledged in `<run_id>.head`
- * (atomic rewrite). Folder 0700, files 0600. Records are schema-checked on write.
+ * flushed to disk (datasync) before `append` resolves, then acknowledged in `<run_id>.head` (a
+ * fixed-width line rewritten in place; see JsonlAuditSink). Folder 0700, files 0600. Records are
+ * schema-checked on write.
  */
 export class JsonlAuditLog implements AuditLog {
   readonly #scanner: SensitiveScanner;
@@ -53,8 +54,10 @@ export class JsonlAuditLog implements AuditLog {
     await restrict(this.paths.audit, 0o700);
     const headFile = this.paths.auditHead(runId);
     const start = await recoverChain({ runId, file, headFile, sha256: this.#sha256 });
-    const sink = new JsonlAuditSink({ file, headFile, runId, seq: start.seq, prevHash: start.hash, clock: this.clock, scanner: this.#scanner, sha256: this.#sha256, recorded: start.events });
-    if (start.created) await writeHead(headFile, emptyAuditHead(runId));
+    const sink = new JsonlAuditSink({ file, headFile, runId, seq: start.seq, prevHash: start.hash, size: start.size, clock: this.clock, scanner: this.#scanner, sha256: this.#sha256, recorded: start.events });
+    // The head is written whole here, at its fixed width and at the log's end (the chain verified), so that appends can rewrite it in place.
+    const head = start.created ? emptyAuditHead(runId) : { v: 1 as const, run_id: runId, seq: start.seq - 1, hash: start.hash };
+    if (start.headText !== formatAuditHead(head)) await writeHead(headFile, head);
     if (start.dropped) {
       await sink.append({ event: 'AUDIT_LOG_RECOVERED', ...runDecision('audit', 'AUDIT_TORN_LINE_DROPPED'), details: start.dropped });
     }
@@ -82,6 +85,8 @@ interface SinkOptions {
   readonly runId: string;
   readonly seq: number;
   readonly prevHash: string;
+  /** Bytes of whole lines in the log when it was opened. */
+  readonly size: number;
   readonly clock: Clock;
   readonly scanner: SensitiveScanner;
   readonly sha256: Sha256;
@@ -89,18 +94,37 @@ interface SinkOptions {
   readonly recorded: ReadonlySet<string>;
 }
 
+/** One record waiting to be written, and whoever awaits it. */
+interface Pending {
+  readonly event: AuditEvent;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Appends records with group commit: the records appended while a flush is under way are written
+ * together and made durable by one datasync; each `append` resolves only once its own line is on
+ * disk. The head is then rewritten in place (one fixed-width line, no new file, no rename) and flushed
+ * in the background; the next write waits for that flush, so the head on disk is never more than
+ * one acknowledged write behind the log (and never ahead of it).
+ */
 class JsonlAuditSink implements AuditSink {
   readonly path: string;
   #seq: number;
   #prevHash: string;
-  #queue: Promise<void> = Promise.resolve();
-
+  /** Bytes of whole lines in the log; a failed write is cut back to this. */
+  #size: number;
+  #pending: Pending[] = [];
+  #flushing = false;
+  /** The background flush of the head's last rewrite (never rejects: the head is a cache). */
+  #headSync: Promise<void> = Promise.resolve();
   readonly #recorded: Set<string>;
 
   constructor(private readonly options: SinkOptions) {
     this.path = options.file;
     this.#seq = options.seq;
     this.#prevHash = options.prevHash;
+    this.#size = options.size;
     this.#recorded = new Set(options.recorded);
   }
 
@@ -110,44 +134,124 @@ class JsonlAuditSink implements AuditSink {
 
   append(event: AuditEvent): Promise<void> {
     // Appends are serialised so sequence numbers and the chain match line order even when callers do not await.
-    const next = this.#queue.then(() => this.#write(event));
-    this.#queue = next.catch(() => undefined);
-    return next;
+    const done = new Promise<void>((resolve, reject) => this.#pending.push({ event, resolve, reject }));
+    if (!this.#flushing) void this.#flush();
+    return done;
   }
 
-  async #write(event: AuditEvent): Promise<void> {
+  async #flush(): Promise<void> {
+    this.#flushing = true;
+    try {
+      while (this.#pending.length > 0) {
+        const batch = this.#pending;
+        this.#pending = [];
+        await this.#write(batch);
+      }
+    } finally {
+      this.#flushing = false;
+    }
+  }
+
+  async #write(batch: readonly Pending[]): Promise<void> {
     const { file, runId, clock, scanner, sha256 } = this.options;
-    const raw = {
-      v: AUDIT_SCHEMA_VERSION,
-      run_id: runId,
-      seq: this.#seq,
-      ts: clock.now().toISOString(),
-      event: event.event,
-      layer: event.layer,
-      decision: event.decision,
-      reason_code: event.reason_code,
-      sealed: event.sealed,
-      overrideable: event.overrideable,
-      final_decider: event.final_decider,
-      ...(event.details ? { details: event.details } : {}),
-    } as const;
-    const { record, line } = composeAuditLine(raw, this.#prevHash, { scanner, sha256 });
+    let seq = this.#seq;
+    let prevHash = this.#prevHash;
+    const lines: string[] = [];
+    const written: { pending: Pending; event: string }[] = [];
+    for (const pending of batch) {
+      const { event } = pending;
+      const raw = {
+        v: AUDIT_SCHEMA_VERSION,
+        run_id: runId,
+        seq,
+        ts: clock.now().toISOString(),
+        event: event.event,
+        layer: event.layer,
+        decision: event.decision,
+        reason_code: event.reason_code,
+        sealed: event.sealed,
+        overrideable: event.overrideable,
+        final_decider: event.final_decider,
+        ...(event.details ? { details: event.details } : {}),
+      } as const;
+      let composed;
+      try {
+        composed = composeAuditLine(raw, prevHash, { scanner, sha256 });
+      } catch (error) {
+        pending.reject(error); // not a record at all: a bug in the caller, refused alone
+        continue;
+      }
+      lines.push(`${composed.line}\n`);
+      written.push({ pending, event: composed.record.event });
+      seq += 1;
+      prevHash = composed.record.hash;
+    }
+    if (lines.length === 0) return;
+    const data = Buffer.from(lines.join(''), 'utf8');
+    // The head on disk must not fall two writes behind: its last rewrite is flushed before this write.
+    await this.#headSync;
     let handle;
     try {
       handle = await open(file, 'a', 0o600);
-      await writeFully(handle, Buffer.from(`${line}\n`, 'utf8'));
+      await writeFully(handle, data);
       await handle.datasync();
     } catch (error) {
-      throw new StorageError(`could not append to the audit log ${file}: ${(error as Error).message}`, file, { cause: error });
-    } finally {
-      await handle?.close();
+      // Whatever part of the lines reached the file was never acknowledged: cut it, so the next write starts on a clean line.
+      await handle?.truncate(this.#size).catch(() => undefined);
+      await handle?.close().catch(() => undefined);
+      const failure = new StorageError(`could not append to the audit log ${file}: ${(error as Error).message}`, file, { cause: error, ...errno(error) });
+      for (const w of written) w.pending.reject(failure);
+      return;
     }
-    // The line is on disk: the chain moves on even if acknowledging it below fails.
-    this.#recorded.add(record.event);
-    this.#seq += 1;
-    this.#prevHash = record.hash;
-    await writeHead(this.options.headFile, { v: 1, run_id: runId, seq: record.seq, hash: record.hash });
+    await handle.close().catch(() => undefined);
+    // The lines are on disk: the chain moves on even if acknowledging them below fails.
+    this.#size += data.length;
+    this.#seq = seq;
+    this.#prevHash = prevHash;
+    for (const w of written) this.#recorded.add(w.event);
+    try {
+      this.#headSync = (await rewriteHeadInPlace(this.options.headFile, { v: 1, run_id: runId, seq: seq - 1, hash: prevHash })).flushed;
+    } catch (error) {
+      const failure = new StorageError(`could not update the audit head ${this.options.headFile}: ${(error as Error).message}`, this.options.headFile, { cause: error, ...errno(error) });
+      for (const w of written) w.pending.reject(failure);
+      return;
+    }
+    for (const w of written) w.pending.resolve();
   }
+}
+
+/** Width of the head file: its JSON padded with spaces, so an in-place rewrite always covers the old one (and fits one disk sector). */
+const HEAD_BYTES = 384;
+
+/** The head as written: one JSON line padded to a fixed width. */
+export function formatAuditHead(head: AuditHead): string {
+  const json = JSON.stringify(head);
+  return `${json.padEnd(Math.max(HEAD_BYTES, json.length + 1) - 1, ' ')}\n`;
+}
+
+/**
+ * Rewrites the head in place (it was written whole, at this width, when the log was opened) and
+ * returns the flush of that rewrite, started in the background. The rewrite itself is a page-cache
+ * write: a process killed right after it leaves the new head; only a power loss can leave the old.
+ */
+async function rewriteHeadInPlace(file: string, head: AuditHead): Promise<{ flushed: Promise<void> }> {
+  const handle = await open(file, 'r+');
+  try {
+    await writeFully(handle, Buffer.from(formatAuditHead(head), 'utf8'), 0);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error;
+  }
+  const flushed = handle
+    .datasync()
+    .catch(() => undefined) // a cache: the log is the truth, and a head left behind is adopted (and recorded) on the next open
+    .finally(() => handle.close().catch(() => undefined));
+  return { flushed };
+}
+
+function errno(error: unknown): { errno?: string } {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code ? { errno: code } : {};
 }
 
 interface ChainStart {
@@ -161,6 +265,10 @@ interface ChainStart {
   readonly adopted?: { head_seq: number | null; head: string; log_seq: number };
   /** The events the log already holds. */
   readonly events: ReadonlySet<string>;
+  /** Bytes of whole lines in the log. */
+  readonly size: number;
+  /** The head file as found. */
+  readonly headText: string | undefined;
 }
 
 /**
@@ -180,7 +288,7 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
 
   if (log === undefined) {
     if (head && head.run_id === runId && head.seq >= 0) throw refuse(`is missing although its head says ${head.seq + 1} record(s) were written`);
-    return { seq: 0, hash: GENESIS_HASH, created: head === undefined || head.run_id !== runId, events: new Set() };
+    return { seq: 0, hash: GENESIS_HASH, created: head === undefined || head.run_id !== runId, events: new Set(), size: 0, headText };
   }
   await restrict(file, 0o600);
 
@@ -211,7 +319,7 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
   const headAgrees = head !== undefined && headSeq !== null && (headSeq === lastSeq || headSeq === lastSeq - 1);
   const adopted = headAgrees ? undefined : { head_seq: headSeq, head: head === undefined ? (headText === undefined ? 'missing' : 'damaged') : headSeq === null ? 'foreign' : 'behind', log_seq: lastSeq };
   const events = new Set(lines.map((l) => (safeJson(l) as { event?: string } | undefined)?.event).filter((e): e is string => typeof e === 'string'));
-  return { seq: lastSeq + 1, hash: last?.hash ?? GENESIS_HASH, created: false, events, ...(dropped ? { dropped } : {}), ...(adopted ? { adopted } : {}) };
+  return { seq: lastSeq + 1, hash: last?.hash ?? GENESIS_HASH, created: false, events, size: Buffer.byteLength(whole), headText, ...(dropped ? { dropped } : {}), ...(adopted ? { adopted } : {}) };
 }
 
 /** Puts back the private mode on a folder or file created earlier (or by an older maestro). */
@@ -225,5 +333,5 @@ async function restrict(target: string, mode: number): Promise<void> {
 
 async function writeHead(file: string, head: AuditHead): Promise<void> {
   // The helper renames and then syncs the folder, so the head's new name is durable too.
-  await writeFileAtomically(file, `${JSON.stringify(head)}\n`, { mode: 0o600 });
+  await writeFileAtomically(file, formatAuditHead(head), { mode: 0o600 });
 }
