@@ -16,7 +16,7 @@ import { delayOfflineRoutes } from './adapters/delayed-llm-client.js';
 import { RecordingLlmClient, ReplayLlmClient } from './adapters/cassette.js';
 import { OpenAiLlmClient } from './adapters/openai-llm-client.js';
 import { newRunId, systemClock } from './adapters/system-clock.js';
-import { countTokens } from './adapters/token-counter.js';
+import { countTokens, countTokensIfLoaded } from './adapters/token-counter.js';
 import { WorkspacePaths } from './adapters/workspace-paths.js';
 import { VegaPictureRenderer } from './adapters/vega-pictures.js';
 import { loadWorkspaceConfig, readOfflineDelayMs } from './config.js';
@@ -81,7 +81,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.replay ? { llm: await ReplayLlmClient.open(path.resolve(options.replay), { sha256 }) } : {}),
     ...(options.record ? { wrapLlm: (inner: LlmClient) => new RecordingLlmClient(inner, { file: path.resolve(options.record!), sha256 }) } : {}),
     personas: new FsPersonaStore(paths.personas),
-    sessions: new FsSessionStore(paths.sessionStates, clock, config.history.keep_runs),
+    sessions: new FsSessionStore(paths.sessionStates, clock, config.history.keep_runs, countTokensIfLoaded),
     knowledge,
     inputs: knowledge,
     artifacts: new FsArtifactWriter(paths.root, () => clock.now()),

@@ -4,13 +4,13 @@ import path from 'node:path';
 import type { RunChange, RunStore } from '../domain/ports.js';
 import { parseRunState, type RunState } from '../domain/run-state.js';
 import { StorageError } from '../domain/errors.js';
-import { ensurePrivateDir, syncDirectory, writeFileAtomically, writeFully, type DurableFs, type DurableHandle } from './atomic-file.js';
+import { ensurePrivateDir, realSyncFs, syncDirectory, writeFileAtomically, writeFullySync, type DurableFs, type SyncFs } from './atomic-file.js';
 import { baseLine, eventLine, JOURNAL_FILE, readCheckpoint } from './run-journal.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
-/** A journal this process appends to: its handle, its length, and the state its lines describe. */
+/** A journal this process appends to: its descriptor, its length, and the state its lines describe. */
 interface OpenJournal {
-  readonly handle: DurableHandle;
+  readonly fd: number;
   readonly file: string;
   /** Bytes known to be whole lines; a failed append is cut back to this. */
   size: number;
@@ -21,8 +21,10 @@ interface OpenJournal {
 export interface FsRunStoreOptions {
   /** A journal longer than this is folded into `state.json` and started afresh (default 8 MiB). */
   readonly compactBytes?: number;
-  /** The file-system calls a durable write makes (tests inject short writes and ENOSPC). */
+  /** The calls that fold the journal into `state.json` (tests inject failures). */
   readonly fs?: DurableFs;
+  /** The calls that append to the journal (tests inject short writes and ENOSPC). */
+  readonly journalFs?: SyncFs;
 }
 
 const realFs: DurableFs = {
@@ -43,6 +45,7 @@ export class FsRunStore implements RunStore {
   readonly #open = new Map<string, OpenJournal>();
   readonly #compactBytes: number;
   readonly #fs: DurableFs;
+  readonly #journalFs: SyncFs;
 
   constructor(
     private readonly paths: WorkspacePaths,
@@ -50,6 +53,7 @@ export class FsRunStore implements RunStore {
   ) {
     this.#compactBytes = options.compactBytes ?? 8 * 1024 * 1024;
     this.#fs = options.fs ?? realFs;
+    this.#journalFs = options.journalFs ?? realSyncFs;
   }
 
   /** Saves a whole state: a line of the journal while the run goes on; `state.json` once it has stopped. */
@@ -57,7 +61,7 @@ export class FsRunStore implements RunStore {
     if (state.status !== 'running') return this.#compact(state.run_id, state);
     const open = this.#open.get(state.run_id);
     if (open) {
-      await this.#append(open, baseLine(state));
+      this.#append(open, baseLine(state));
       open.last = state;
       return;
     }
@@ -71,10 +75,10 @@ export class FsRunStore implements RunStore {
     if (!open) open = await this.#start(change.before);
     else if (open.last !== change.before) {
       // Someone else's copy of the state: the journal goes on from it, whole.
-      await this.#append(open, baseLine(change.before));
+      this.#append(open, baseLine(change.before));
       open.last = change.before;
     }
-    await this.#append(open, eventLine(change.at, change.event));
+    this.#append(open, eventLine(change.at, change.event));
     open.last = change.after;
     if (change.after.status !== 'running' || open.size > this.#compactBytes) await this.#compact(runId, change.after);
   }
@@ -125,33 +129,47 @@ export class FsRunStore implements RunStore {
     const file = path.join(dir, JOURNAL_FILE);
     if (await exists(file)) await this.#compact(state.run_id, state);
     await ensurePrivateDir(dir);
-    let handle: DurableHandle | undefined;
+    let fd: number | undefined;
     try {
-      handle = await this.#fs.open(file, 'wx', 0o600);
-      const open: OpenJournal = { handle, file, size: 0, last: state };
-      await this.#append(open, baseLine(state));
+      fd = this.#journalFs.openSync(file, 'wx', 0o600);
+      const open: OpenJournal = { fd, file, size: 0, last: state };
+      this.#append(open, baseLine(state));
       // The journal's name must survive a crash as well as its lines.
       await syncDirectory(dir, this.#fs);
       this.#open.set(state.run_id, open);
       return open;
     } catch (error) {
-      await handle?.close().catch(() => undefined);
+      if (fd !== undefined) this.#closeQuietly(fd);
       await this.#fs.unlink(file).catch(() => undefined);
       throw storageError(`could not start the checkpoint journal ${file}`, file, error);
     }
   }
 
-  /** Appends whole lines and flushes them; a failure cuts the file back to its last whole line. */
-  async #append(open: OpenJournal, text: string): Promise<void> {
+  /**
+   * Appends whole lines and flushes them (synchronously: see SyncFs); a failure cuts the file back
+   * to its last whole line, so the next append starts clean.
+   */
+  #append(open: OpenJournal, text: string): void {
     const data = Buffer.from(text, 'utf8');
     try {
-      await writeFully(open.handle, data, open.size);
-      await (open.handle.datasync ? open.handle.datasync() : open.handle.sync());
+      writeFullySync(this.#journalFs, open.fd, data, open.size);
+      this.#journalFs.fdatasyncSync(open.fd);
       open.size += data.length;
     } catch (error) {
-      // What a failed append left is not a line anyone acknowledged; cut it so the next one starts clean.
-      await open.handle.truncate?.(open.size).catch(() => undefined);
+      try {
+        this.#journalFs.ftruncateSync(open.fd, open.size);
+      } catch {
+        // The next append writes at `size` all the same, over whatever is there.
+      }
       throw storageError(`could not append to the checkpoint journal ${open.file}`, open.file, error);
+    }
+  }
+
+  #closeQuietly(fd: number): void {
+    try {
+      this.#journalFs.closeSync(fd);
+    } catch {
+      // Closing a descriptor we are done with: nothing to recover.
     }
   }
 
@@ -165,7 +183,7 @@ export class FsRunStore implements RunStore {
     const file = path.join(dir, JOURNAL_FILE);
     const open = this.#open.get(runId);
     this.#open.delete(runId);
-    await open?.handle.close().catch(() => undefined);
+    if (open) this.#closeQuietly(open.fd);
     await ensurePrivateDir(dir);
     await writeFileAtomically(path.join(dir, 'state.json'), `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, fs: this.#fs, syncDir: false });
     try {

@@ -14,6 +14,8 @@ export class FsSessionStore implements SessionStore {
     private readonly dir: string,
     private readonly clock: Clock,
     private readonly keepRuns = 30,
+    /** A message's tokens when counting is cheap now (the tokenizer is loaded), else undefined: counts are kept in the file. */
+    private readonly countIfCheap?: (text: string) => number | undefined,
   ) {}
 
   fileFor(personaId: string): string {
@@ -63,7 +65,18 @@ export class FsSessionStore implements SessionStore {
         await mkdir(path.dirname(this.archiveFor(personaId)), { recursive: true });
         await appendDurably(this.archiveFor(personaId), moved.map((m) => JSON.stringify(m)).join('\n') + '\n');
       }
-      await writeJsonAtomically(file, compacted);
+      await writeJsonAtomically(file, { ...compacted, messages: this.#counted(compacted.messages) });
+    });
+  }
+
+  /** The messages with their token counts where they can be had without loading the tokenizer. */
+  #counted(messages: readonly HistoryMessage[]): HistoryMessage[] {
+    const count = this.countIfCheap;
+    if (!count) return [...messages];
+    return messages.map((m) => {
+      if (m.tokens !== undefined) return m;
+      const tokens = count(m.content);
+      return tokens === undefined ? m : { ...m, tokens };
     });
   }
 }

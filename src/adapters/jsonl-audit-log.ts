@@ -1,4 +1,5 @@
-import { chmod, open, truncate } from 'node:fs/promises';
+import { fdatasync } from 'node:fs';
+import { chmod, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { AUDIT_SCHEMA_VERSION, AuditRecord, type AuditEvent } from '../domain/audit.js';
 import { AuditHead, emptyAuditHead, GENESIS_HASH, type Sha256 } from '../domain/audit-chain.js';
@@ -9,7 +10,7 @@ import { splitAuditLines, verifyAuditLog } from '../domain/audit-verify.js';
 import { runDecision } from '../domain/decision.js';
 import { StorageError } from '../domain/errors.js';
 import type { AuditLog, AuditSink, Clock } from '../domain/ports.js';
-import { ensurePrivateDir, writeFileAtomically, writeFully } from './atomic-file.js';
+import { ensurePrivateDir, realSyncFs, writeFileAtomically, writeFullySync, type SyncFs } from './atomic-file.js';
 import { sha256 as nodeSha256 } from './hashing.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 import { readIfExists, safeJson } from './fs-read.js';
@@ -18,6 +19,8 @@ export interface JsonlAuditLogOptions {
   /** The sensitive-content detector; default: `domain/sensitive` (its answers for short strings cached). Tests pass one that throws. */
   readonly scanner?: SensitiveScanner;
   readonly sha256?: Sha256;
+  /** The calls that append to the log and rewrite its head (tests inject ENOSPC). */
+  readonly fs?: SyncFs;
 }
 
 /**
@@ -29,6 +32,7 @@ export interface JsonlAuditLogOptions {
 export class JsonlAuditLog implements AuditLog {
   readonly #scanner: SensitiveScanner;
   readonly #sha256: Sha256;
+  readonly #fs: SyncFs;
 
   constructor(
     private readonly paths: WorkspacePaths,
@@ -37,6 +41,7 @@ export class JsonlAuditLog implements AuditLog {
   ) {
     this.#scanner = options.scanner ?? cachedScanner(defaultSensitiveScanner);
     this.#sha256 = options.sha256 ?? nodeSha256;
+    this.#fs = options.fs ?? realSyncFs;
   }
 
   /**
@@ -54,7 +59,7 @@ export class JsonlAuditLog implements AuditLog {
     await restrict(this.paths.audit, 0o700);
     const headFile = this.paths.auditHead(runId);
     const start = await recoverChain({ runId, file, headFile, sha256: this.#sha256 });
-    const sink = new JsonlAuditSink({ file, headFile, runId, seq: start.seq, prevHash: start.hash, size: start.size, clock: this.clock, scanner: this.#scanner, sha256: this.#sha256, recorded: start.events });
+    const sink = new JsonlAuditSink({ file, headFile, runId, seq: start.seq, prevHash: start.hash, size: start.size, fs: this.#fs, clock: this.clock, scanner: this.#scanner, sha256: this.#sha256, recorded: start.events });
     // The head is written whole here, at its fixed width and at the log's end (the chain verified), so that appends can rewrite it in place.
     const head = start.created ? emptyAuditHead(runId) : { v: 1 as const, run_id: runId, seq: start.seq - 1, hash: start.hash };
     if (start.headText !== formatAuditHead(head)) await writeHead(headFile, head);
@@ -87,6 +92,7 @@ interface SinkOptions {
   readonly prevHash: string;
   /** Bytes of whole lines in the log when it was opened. */
   readonly size: number;
+  readonly fs: SyncFs;
   readonly clock: Clock;
   readonly scanner: SensitiveScanner;
   readonly sha256: Sha256;
@@ -103,8 +109,8 @@ interface Pending {
 
 /**
  * Appends records with group commit: the records appended while a flush is under way are written
- * together and made durable by one datasync; each `append` resolves only once its own line is on
- * disk. The head is then rewritten in place (one fixed-width line, no new file, no rename) and flushed
+ * together and made durable by one datasync (synchronous calls: see SyncFs); each `append` resolves
+ * only once its own line is on disk. The head is then rewritten in place (one fixed-width line, no new file, no rename) and flushed
  * in the background; the next write waits for that flush, so the head on disk is never more than
  * one acknowledged write behind the log (and never ahead of it).
  */
@@ -190,27 +196,28 @@ class JsonlAuditSink implements AuditSink {
     const data = Buffer.from(lines.join(''), 'utf8');
     // The head on disk must not fall two writes behind: its last rewrite is flushed before this write.
     await this.#headSync;
-    let handle;
+    const fs = this.options.fs;
+    let fd: number | undefined;
     try {
-      handle = await open(file, 'a', 0o600);
-      await writeFully(handle, data);
-      await handle.datasync();
+      fd = fs.openSync(file, 'a', 0o600);
+      writeFullySync(fs, fd, data);
+      fs.fdatasyncSync(fd);
     } catch (error) {
       // Whatever part of the lines reached the file was never acknowledged: cut it, so the next write starts on a clean line.
-      await handle?.truncate(this.#size).catch(() => undefined);
-      await handle?.close().catch(() => undefined);
+      if (fd !== undefined) attempt(() => fs.ftruncateSync(fd as number, this.#size));
       const failure = new StorageError(`could not append to the audit log ${file}: ${(error as Error).message}`, file, { cause: error, ...errno(error) });
       for (const w of written) w.pending.reject(failure);
       return;
+    } finally {
+      if (fd !== undefined) attempt(() => fs.closeSync(fd as number));
     }
-    await handle.close().catch(() => undefined);
     // The lines are on disk: the chain moves on even if acknowledging them below fails.
     this.#size += data.length;
     this.#seq = seq;
     this.#prevHash = prevHash;
     for (const w of written) this.#recorded.add(w.event);
     try {
-      this.#headSync = (await rewriteHeadInPlace(this.options.headFile, { v: 1, run_id: runId, seq: seq - 1, hash: prevHash })).flushed;
+      this.#headSync = rewriteHeadInPlace(fs, this.options.headFile, { v: 1, run_id: runId, seq: seq - 1, hash: prevHash });
     } catch (error) {
       const failure = new StorageError(`could not update the audit head ${this.options.headFile}: ${(error as Error).message}`, this.options.headFile, { cause: error, ...errno(error) });
       for (const w of written) w.pending.reject(failure);
@@ -234,19 +241,24 @@ export function formatAuditHead(head: AuditHead): string {
  * returns the flush of that rewrite, started in the background. The rewrite itself is a page-cache
  * write: a process killed right after it leaves the new head; only a power loss can leave the old.
  */
-async function rewriteHeadInPlace(file: string, head: AuditHead): Promise<{ flushed: Promise<void> }> {
-  const handle = await open(file, 'r+');
+function rewriteHeadInPlace(fs: SyncFs, file: string, head: AuditHead): Promise<void> {
+  const fd = fs.openSync(file, 'r+');
   try {
-    await writeFully(handle, Buffer.from(formatAuditHead(head), 'utf8'), 0);
+    writeFullySync(fs, fd, Buffer.from(formatAuditHead(head), 'utf8'), 0);
   } catch (error) {
-    await handle.close().catch(() => undefined);
+    attempt(() => fs.closeSync(fd));
     throw error;
   }
-  const flushed = handle
-    .datasync()
-    .catch(() => undefined) // a cache: the log is the truth, and a head left behind is adopted (and recorded) on the next open
-    .finally(() => handle.close().catch(() => undefined));
-  return { flushed };
+  // A cache: the log is the truth, and a head left behind is adopted (and recorded) on the next open.
+  return new Promise((resolve) => fdatasync(fd, () => resolve(attempt(() => fs.closeSync(fd)))));
+}
+
+function attempt(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // Tidying up after the outcome is decided: nothing to recover.
+  }
 }
 
 function errno(error: unknown): { errno?: string } {

@@ -27,7 +27,7 @@ export function selectHistory(
   if (archived.count === 0 && history.reduce((sum, m) => sum + utf8Bytes(m.content) + 4, 0) <= maxTokens) {
     return { messages: toChat(history), folded: 0 };
   }
-  const costs = history.map((m) => countTokens(m.content) + 4);
+  const costs = history.map((m) => (m.tokens ?? countTokens(m.content)) + 4);
   let used = 0;
   let keepFrom = history.length;
   for (let i = history.length - 1; i >= 0; i--) {

@@ -3,7 +3,7 @@ import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/p
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DurableFs, DurableHandle } from '../../src/adapters/atomic-file.js';
+import { realSyncFs, type SyncFs } from '../../src/adapters/atomic-file.js';
 import { FsRunStore } from '../../src/adapters/fs-run-store.js';
 import { JOURNAL_FILE, readCheckpoint } from '../../src/adapters/run-journal.js';
 import { WorkspacePaths } from '../../src/adapters/workspace-paths.js';
@@ -164,7 +164,7 @@ describe('FsRunStore: the checkpoint as a journal', () => {
 
   it('a failed append (a full disk) leaves no fragment: the next append starts on a clean line', async () => {
     let failNext = false;
-    const store = new FsRunStore(paths, { fs: faultyFs(() => (failNext ? 7 : undefined)) });
+    const store = new FsRunStore(paths, { journalFs: faultyFs(() => (failNext ? 7 : undefined)) });
     const run = await recorded(store, 1);
     failNext = true;
     const error = await run.apply({ type: 'step_recorded', step: step(1) }).catch((e: unknown) => e);
@@ -202,29 +202,20 @@ describe('FsRunStore: the checkpoint as a journal', () => {
   });
 });
 
-/** The real file system; a write for which `fail()` answers a byte count takes that many bytes, then the disk is full. */
-function faultyFs(fail: () => number | undefined): DurableFs {
+/** The real file system; once `fail()` answers a byte count, the next write takes that many bytes, then the disk is full. */
+function faultyFs(fail: () => number | undefined): SyncFs {
+  let full = false;
   return {
-    rename: (a, b) => fs.rename(a, b),
-    unlink: (f) => fs.unlink(f),
-    mkdir: (d, o) => fs.mkdir(d, o),
-    open: async (file, flags, mode) => {
-      const real = await fs.open(file, flags, mode);
-      let full = false;
-      const handle: DurableHandle = {
-        write: async (buffer, offset, length, position) => {
-          const cap = fail();
-          if (cap === undefined) return real.write(buffer, offset, length, position);
-          if (full) throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
-          full = true;
-          return real.write(buffer, offset, Math.min(length, cap), position);
-        },
-        sync: () => real.sync(),
-        datasync: () => real.datasync(),
-        truncate: (n) => real.truncate(n),
-        close: () => real.close(),
-      };
-      return handle;
+    ...realSyncFs,
+    writeSync: (fd, buffer, offset, length, position) => {
+      const cap = fail();
+      if (cap === undefined) {
+        full = false;
+        return realSyncFs.writeSync(fd, buffer, offset, length, position);
+      }
+      if (full) throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
+      full = true;
+      return realSyncFs.writeSync(fd, buffer, offset, Math.min(length, cap), position);
     },
   };
 }

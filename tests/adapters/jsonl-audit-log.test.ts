@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyAuditRun } from '../../src/adapters/fs-audit-store.js';
+import { realSyncFs, type SyncFs } from '../../src/adapters/atomic-file.js';
 import { formatAuditHead, JsonlAuditLog } from '../../src/adapters/jsonl-audit-log.js';
 import { WorkspacePaths } from '../../src/adapters/workspace-paths.js';
 import { AUDIT_REDACTION_FAILED, auditEvent, type AuditRecord } from '../../src/domain/audit.js';
@@ -223,6 +224,30 @@ describe('JsonlAuditLog', () => {
     expect((await records()).map((r) => r.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     expect(JSON.parse(await readFile(paths.auditHead(RUN), 'utf8'))).toMatchObject({ seq: 19 });
     expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 20, notes: [] });
+  });
+
+  it('a write cut short by a full disk fails that append loudly and leaves no fragment: the next record starts on a clean line', async () => {
+    let full = false;
+    const fs: SyncFs = {
+      ...realSyncFs,
+      writeSync: (fd, buffer, offset, length, position) => {
+        if (!full) return realSyncFs.writeSync(fd, buffer, offset, length, position);
+        full = false; // room for a few bytes, then none
+        realSyncFs.writeSync(fd, buffer, offset, Math.min(length, 9), position);
+        throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
+      },
+    };
+    const sink = await new JsonlAuditLog(paths, clock, { fs }).open(RUN);
+    await sink.append(event(0));
+    full = true;
+    await expect(sink.append(event(1))).rejects.toMatchObject({ errno: 'ENOSPC' });
+    expect((await readFile(paths.auditLog(RUN), 'utf8')).endsWith('\n')).toBe(true);
+    await sink.append(event(2));
+    expect((await records()).map((r) => [r.seq, r.details?.n])).toEqual([
+      [0, 0],
+      [1, 2],
+    ]);
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 2, notes: [] });
   });
 
   it('refuses run ids that are not plain file names or that hold personal data', async () => {
