@@ -71,7 +71,7 @@ export function readTiktokenRanks(file: string): (string | number[])[] {
   const data = readFileSync(file);
   const ranks: (string | number[])[] = [];
   const bytes = new Uint8Array(1024);
-  const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
   let i = 0;
   while (i < data.length) {
     let n = 0;
@@ -96,9 +96,12 @@ export function readTiktokenRanks(file: string): (string | number[])[] {
     i++;
     if (digits === 0 || n === 0) throw new Error(`not a .tiktoken file: ${file}`);
     const token = bytes.subarray(0, n);
+    // A string when the bytes are UTF-8 that decodes and encodes back to themselves (a leading BOM
+    // does not), else the bytes: exactly how gpt-tokenizer's own table holds them.
     let value: string | number[];
     try {
       value = utf8.decode(token);
+      if (Buffer.byteLength(value) !== n) value = Array.from(token);
     } catch {
       value = Array.from(token);
     }

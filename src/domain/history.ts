@@ -85,7 +85,8 @@ function summarize(
     const omitted = total > lines.length ? `(${total - lines.length} older runs omitted)\n` : '';
     const text = `${SUMMARY_HEADER}\n${omitted}${lines.join('\n')}`;
     // The summary goes into the system prompt after a separator line; 8 tokens cover that framing.
-    if (countTokens(text) + 8 <= budget) return text;
+    // Bytes bound tokens from above, so a summary whose bytes fit is not counted.
+    if (utf8Bytes(text) + 8 <= budget || countTokens(text) + 8 <= budget) return text;
   }
   return undefined;
 }

@@ -34,6 +34,15 @@ describe('session states', () => {
     expect(files.filter((f) => f.includes('.tmp') || f.startsWith('.auditor') || f.endsWith('.lock'))).toEqual([]);
   });
 
+  it('keeps a message\'s token count once it can be had cheaply, and leaves it out when it cannot', async () => {
+    const counted = new FsSessionStore(path.join(ws.dir, 'session_states'), new FakeClock('2026-03-04T05:06:07.000Z'), 30, (text) => (text === 'reply' ? 1 : undefined));
+    await counted.appendRun('auditor', 'r1', [
+      { role: 'user', content: 'briefing', run_id: 'r1', ts: 't' },
+      { role: 'assistant', content: 'reply', run_id: 'r1', ts: 't' },
+    ]);
+    expect((await counted.load('auditor')).state.messages.map((m) => m.tokens)).toEqual([undefined, 1]);
+  });
+
   it.each([
     ['not JSON', '{"schemaVersion": 1, "persona_id": '],
     ['the wrong shape', '{"schemaVersion": 1, "persona_id": "auditor", "messages": "lots"}'],
