@@ -5,6 +5,15 @@ import { appendRun, compactSession, emptySessionState, parseSessionState, type H
 import { appendDurably, writeJsonAtomically } from './atomic-file.js';
 import { withFileLock } from './file-lock.js';
 
+/** How the store counts the tokens of the messages it keeps. */
+export interface SessionCounting {
+  /** The history budget (`history.max_tokens`). */
+  readonly budget: number;
+  readonly count: (text: string) => number;
+  /** The count when it costs no tokenizer load, else undefined. */
+  readonly countIfCheap: (text: string) => number | undefined;
+}
+
 /**
  * `session_states/<persona>_session.json`, written atomically under a lock. A corrupt file is moved
  * aside, never overwritten. Runs beyond `keepRuns` move to `session_states/archive/<persona>_history.jsonl`.
@@ -14,8 +23,8 @@ export class FsSessionStore implements SessionStore {
     private readonly dir: string,
     private readonly clock: Clock,
     private readonly keepRuns = 30,
-    /** A message's tokens when counting is cheap now (the tokenizer is loaded), else undefined: counts are kept in the file. */
-    private readonly countIfCheap?: (text: string) => number | undefined,
+    /** Token counts kept with each message, so a later run need not count (or load the tokenizer) before its first call. */
+    private readonly counting?: SessionCounting,
   ) {}
 
   fileFor(personaId: string): string {
@@ -69,10 +78,16 @@ export class FsSessionStore implements SessionStore {
     });
   }
 
-  /** The messages with their token counts where they can be had without loading the tokenizer. */
+  /**
+   * The messages with their token counts. A history whose bytes exceed the budget will be counted by
+   * the next run: it is counted now, at the end of this one, where loading the tokenizer delays no
+   * model call. A smaller one is counted only where that is free (the tokenizer is loaded already).
+   */
   #counted(messages: readonly HistoryMessage[]): HistoryMessage[] {
-    const count = this.countIfCheap;
-    if (!count) return [...messages];
+    const counting = this.counting;
+    if (!counting) return [...messages];
+    const bytes = messages.reduce((sum, m) => sum + Buffer.byteLength(m.content) + 4, 0);
+    const count = bytes > counting.budget ? counting.count : counting.countIfCheap;
     return messages.map((m) => {
       if (m.tokens !== undefined) return m;
       const tokens = count(m.content);
