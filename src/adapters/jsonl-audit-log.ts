@@ -122,6 +122,8 @@ class JsonlAuditSink implements AuditSink {
   #size: number;
   #pending: Pending[] = [];
   #flushing = false;
+  /** The failure that stopped this sink, if one did. */
+  #failed: StorageError | undefined;
   /** The background flush of the head's last rewrite (never rejects: the head is a cache). */
   #headSync: Promise<void> = Promise.resolve();
   readonly #recorded: Set<string>;
@@ -139,6 +141,8 @@ class JsonlAuditSink implements AuditSink {
   }
 
   append(event: AuditEvent): Promise<void> {
+    // A sink whose write failed takes nothing more: the run ends, and whoever records that opens the log afresh.
+    if (this.#failed) return Promise.reject(this.#failed);
     // Appends are serialised so sequence numbers and the chain match line order even when callers do not await.
     const done = new Promise<void>((resolve, reject) => this.#pending.push({ event, resolve, reject }));
     if (!this.#flushing) void this.#flush();
@@ -151,7 +155,8 @@ class JsonlAuditSink implements AuditSink {
       while (this.#pending.length > 0) {
         const batch = this.#pending;
         this.#pending = [];
-        await this.#write(batch);
+        if (this.#failed) for (const p of batch) p.reject(this.#failed);
+        else await this.#write(batch);
       }
     } finally {
       this.#flushing = false;
@@ -206,6 +211,7 @@ class JsonlAuditSink implements AuditSink {
       // Whatever part of the lines reached the file was never acknowledged: cut it, so the next write starts on a clean line.
       if (fd !== undefined) attempt(() => fs.ftruncateSync(fd as number, this.#size));
       const failure = new StorageError(`could not append to the audit log ${file}: ${(error as Error).message}`, file, { cause: error, ...errno(error) });
+      this.#failed = failure;
       for (const w of written) w.pending.reject(failure);
       return;
     } finally {
@@ -220,6 +226,7 @@ class JsonlAuditSink implements AuditSink {
       this.#headSync = rewriteHeadInPlace(fs, this.options.headFile, { v: 1, run_id: runId, seq: seq - 1, hash: prevHash });
     } catch (error) {
       const failure = new StorageError(`could not update the audit head ${this.options.headFile}: ${(error as Error).message}`, this.options.headFile, { cause: error, ...errno(error) });
+      this.#failed = failure;
       for (const w of written) w.pending.reject(failure);
       return;
     }

@@ -237,12 +237,15 @@ describe('JsonlAuditLog', () => {
         throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
       },
     };
-    const sink = await new JsonlAuditLog(paths, clock, { fs }).open(RUN);
+    const log = new JsonlAuditLog(paths, clock, { fs });
+    const sink = await log.open(RUN);
     await sink.append(event(0));
     full = true;
     await expect(sink.append(event(1))).rejects.toMatchObject({ errno: 'ENOSPC' });
     expect((await readFile(paths.auditLog(RUN), 'utf8')).endsWith('\n')).toBe(true);
-    await sink.append(event(2));
+    // That sink takes nothing more (nothing queued behind the failure is written out of order); the log, reopened, goes on.
+    await expect(sink.append(event(9))).rejects.toMatchObject({ errno: 'ENOSPC' });
+    await (await log.open(RUN)).append(event(2));
     expect((await records()).map((r) => [r.seq, r.details?.n])).toEqual([
       [0, 0],
       [1, 2],
