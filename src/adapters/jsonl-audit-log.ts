@@ -59,7 +59,7 @@ export class JsonlAuditLog implements AuditLog {
     await restrict(this.paths.audit, 0o700);
     const headFile = this.paths.auditHead(runId);
     const start = await recoverChain({ runId, file, headFile, sha256: this.#sha256 });
-    const sink = new JsonlAuditSink({ file, headFile, runId, seq: start.seq, prevHash: start.hash, size: start.size, fs: this.#fs, clock: this.clock, scanner: this.#scanner, sha256: this.#sha256, recorded: start.events });
+    const sink = new JsonlAuditSink({ file, headFile, runId, seq: start.seq, prevHash: start.hash, size: start.size, fs: this.#fs, clock: this.clock, scanner: this.#scanner, sha256: this.#sha256, recorded: start.events, steps: start.steps });
     // The head is written whole here, at its fixed width and at the log's end (the chain verified), so that appends can rewrite it in place.
     const head = start.created ? emptyAuditHead(runId) : { v: 1 as const, run_id: runId, seq: start.seq - 1, hash: start.hash };
     if (start.headText !== formatAuditHead(head)) await writeHead(headFile, head);
@@ -98,6 +98,8 @@ interface SinkOptions {
   readonly sha256: Sha256;
   /** Events already in the log when it was opened. */
   readonly recorded: ReadonlySet<string>;
+  /** Step ids of the MODEL_CALL records already in the log. */
+  readonly steps: ReadonlySet<string>;
 }
 
 /** One record waiting to be written, and whoever awaits it. */
@@ -127,6 +129,7 @@ class JsonlAuditSink implements AuditSink {
   /** The background flush of the head's last rewrite (never rejects: the head is a cache). */
   #headSync: Promise<void> = Promise.resolve();
   readonly #recorded: Set<string>;
+  readonly #steps: Set<string>;
 
   constructor(private readonly options: SinkOptions) {
     this.path = options.file;
@@ -134,10 +137,15 @@ class JsonlAuditSink implements AuditSink {
     this.#prevHash = options.prevHash;
     this.#size = options.size;
     this.#recorded = new Set(options.recorded);
+    this.#steps = new Set(options.steps);
   }
 
   hasRecorded(event: string): boolean {
     return this.#recorded.has(event);
+  }
+
+  recordedSteps(): ReadonlySet<string> {
+    return this.#steps;
   }
 
   append(event: AuditEvent): Promise<void> {
@@ -168,7 +176,7 @@ class JsonlAuditSink implements AuditSink {
     let seq = this.#seq;
     let prevHash = this.#prevHash;
     const lines: string[] = [];
-    const written: { pending: Pending; event: string }[] = [];
+    const written: { pending: Pending; event: string; step?: string }[] = [];
     for (const pending of batch) {
       const { event } = pending;
       const raw = {
@@ -193,7 +201,8 @@ class JsonlAuditSink implements AuditSink {
         continue;
       }
       lines.push(`${composed.line}\n`);
-      written.push({ pending, event: composed.record.event });
+      const step = composed.record.event === 'MODEL_CALL' ? stepIdOf(composed.record) : undefined;
+      written.push({ pending, event: composed.record.event, ...(step ? { step } : {}) });
       seq += 1;
       prevHash = composed.record.hash;
     }
@@ -221,7 +230,10 @@ class JsonlAuditSink implements AuditSink {
     this.#size += data.length;
     this.#seq = seq;
     this.#prevHash = prevHash;
-    for (const w of written) this.#recorded.add(w.event);
+    for (const w of written) {
+      this.#recorded.add(w.event);
+      if (w.step) this.#steps.add(w.step);
+    }
     try {
       this.#headSync = rewriteHeadInPlace(fs, this.options.headFile, { v: 1, run_id: runId, seq: seq - 1, hash: prevHash });
     } catch (error) {
@@ -268,6 +280,11 @@ function attempt(fn: () => void): void {
   }
 }
 
+function stepIdOf(record: { details?: { step_id?: unknown } } | undefined): string | undefined {
+  const id = record?.details?.step_id;
+  return typeof id === 'string' ? id : undefined;
+}
+
 function errno(error: unknown): { errno?: string } {
   const code = (error as NodeJS.ErrnoException).code;
   return code ? { errno: code } : {};
@@ -284,6 +301,8 @@ interface ChainStart {
   readonly adopted?: { head_seq: number | null; head: string; log_seq: number };
   /** The events the log already holds. */
   readonly events: ReadonlySet<string>;
+  /** Step ids of its MODEL_CALL records. */
+  readonly steps: ReadonlySet<string>;
   /** Bytes of whole lines in the log. */
   readonly size: number;
   /** The head file as found. */
@@ -307,7 +326,7 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
 
   if (log === undefined) {
     if (head && head.run_id === runId && head.seq >= 0) throw refuse(`is missing although its head says ${head.seq + 1} record(s) were written`);
-    return { seq: 0, hash: GENESIS_HASH, created: head === undefined || head.run_id !== runId, events: new Set(), size: 0, headText };
+    return { seq: 0, hash: GENESIS_HASH, created: head === undefined || head.run_id !== runId, events: new Set(), steps: new Set(), size: 0, headText };
   }
   await restrict(file, 0o600);
 
@@ -337,8 +356,10 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
   const headSeq = head && head.run_id === runId ? head.seq : null;
   const headAgrees = head !== undefined && headSeq !== null && (headSeq === lastSeq || headSeq === lastSeq - 1);
   const adopted = headAgrees ? undefined : { head_seq: headSeq, head: head === undefined ? (headText === undefined ? 'missing' : 'damaged') : headSeq === null ? 'foreign' : 'behind', log_seq: lastSeq };
-  const events = new Set(lines.map((l) => (safeJson(l) as { event?: string } | undefined)?.event).filter((e): e is string => typeof e === 'string'));
-  return { seq: lastSeq + 1, hash: last?.hash ?? GENESIS_HASH, created: false, events, size: Buffer.byteLength(whole), headText, ...(dropped ? { dropped } : {}), ...(adopted ? { adopted } : {}) };
+  const parsed = lines.map((l) => safeJson(l) as { event?: string; details?: { step_id?: unknown } } | undefined);
+  const events = new Set(parsed.map((r) => r?.event).filter((e): e is string => typeof e === 'string'));
+  const steps = new Set(parsed.filter((r) => r?.event === 'MODEL_CALL').map((r) => stepIdOf(r)).filter((id): id is string => id !== undefined));
+  return { seq: lastSeq + 1, hash: last?.hash ?? GENESIS_HASH, created: false, events, steps, size: Buffer.byteLength(whole), headText, ...(dropped ? { dropped } : {}), ...(adopted ? { adopted } : {}) };
 }
 
 /** Puts back the private mode on a folder or file created earlier (or by an older maestro). */

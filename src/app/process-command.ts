@@ -4,8 +4,9 @@ import { parseCommandText, type CommandFile } from '../domain/command-file.js';
 import { failClosedDecision, systemStopDecision, type DecisionRecord } from '../domain/decision.js';
 import { AppError, StorageError } from '../domain/errors.js';
 import type { AuditSink } from '../domain/ports.js';
-import { RUN_STATE_VERSION, type RunState } from '../domain/run-state.js';
+import { RUN_STATE_VERSION, type RunState, type Step } from '../domain/run-state.js';
 import { executeRun } from './execute-run.js';
+import { auditStep } from './run-records.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 
 export interface CommandInput {
@@ -88,6 +89,7 @@ export async function resumeRun(runId: string, deps: RunDeps): Promise<RunOutcom
       completed_steps: state.steps.length,
     }),
     );
+    for (const step of unaudited(resumed.steps, audit)) await auditStep(audit, step, deps);
     return executeRun(resumed, audit, deps);
   });
 }
@@ -156,6 +158,23 @@ async function recordFailure(runId: string, error: unknown, deps: RunDeps): Prom
   } catch {
     // Recording is best effort; the caller reports the error either way.
   }
+}
+
+/**
+ * Steps the checkpoint holds but the log does not: a step is made durable, then its MODEL_CALL
+ * record, so a crash between the two leaves the last steps unrecorded. They are recorded on resume
+ * (never called again). Only steps after the last one the log names are candidates, so a log from
+ * before MODEL_CALL records named their step is left as it is.
+ */
+function unaudited(steps: readonly Step[], audit: AuditSink): Step[] {
+  const recorded = audit.recordedSteps?.();
+  if (!recorded) return [];
+  let last = -1;
+  steps.forEach((s, i) => {
+    if (recorded.has(s.id)) last = i;
+  });
+  if (last === -1 && audit.hasRecorded?.('MODEL_CALL')) return [];
+  return steps.slice(last + 1).filter((s) => !recorded.has(s.id));
 }
 
 /** Reason code of a run ended by a storage failure. */

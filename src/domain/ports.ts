@@ -136,6 +136,8 @@ export interface AuditSink {
   append(event: AuditEvent): Promise<void>;
   /** Whether the log already holds a record of this event (written before this sink was opened, or by it). */
   hasRecorded?(event: string): boolean;
+  /** The step ids the log's MODEL_CALL records name (written before this sink was opened, or by it). */
+  recordedSteps?(): ReadonlySet<string>;
   readonly path: string;
 }
 
