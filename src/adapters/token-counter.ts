@@ -4,40 +4,20 @@ import { createRequire } from 'node:module';
 type Counter = (text: string) => number;
 let counter: Counter | undefined;
 
-/** Texts counted already, and their counts: a watcher counts the same stored turns run after run. */
-const remembered = new Map<string, number>();
-let rememberedChars = 0;
-/** At most this many characters of text are remembered (the oldest are forgotten first). */
-const REMEMBER_CHARS = 4 * 1024 * 1024;
-
 /**
  * Tokens of a text in the o200k encoding (GPT-4o family), used to bound persona histories. The
  * encoding's table is large, so it is loaded on the first count, not at start-up: a run with no
- * history to bound never loads it. Counts are remembered, so a text is counted once per process.
+ * history to bound never loads it. Stored turns keep their count in the session file, so each is
+ * counted once.
  */
 export function countTokens(text: string): number {
-  const known = remembered.get(text);
-  if (known !== undefined) return known;
   counter ??= loadCounter();
-  const count = counter(text);
-  remember(text, count);
-  return count;
+  return counter(text);
 }
 
-/** The count when it costs no table load (remembered, or the table is loaded already); else undefined. */
+/** The count when it costs no table load (the table is loaded already); else undefined. */
 export function countTokensIfLoaded(text: string): number | undefined {
-  return remembered.get(text) ?? (counter ? countTokens(text) : undefined);
-}
-
-function remember(text: string, count: number): void {
-  if (text.length > REMEMBER_CHARS / 8) return;
-  remembered.set(text, count);
-  rememberedChars += text.length;
-  for (const [oldest] of remembered) {
-    if (rememberedChars <= REMEMBER_CHARS) break;
-    remembered.delete(oldest);
-    rememberedChars -= oldest.length;
-  }
+  return counter ? counter(text) : undefined;
 }
 
 /**
