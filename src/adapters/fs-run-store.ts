@@ -1,3 +1,4 @@
+import { accessSync, mkdirSync } from 'node:fs';
 import * as nodeFs from 'node:fs/promises';
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -127,8 +128,8 @@ export class FsRunStore implements RunStore {
   async #start(state: RunState): Promise<OpenJournal> {
     const dir = this.paths.runDir(state.run_id);
     const file = path.join(dir, JOURNAL_FILE);
-    if (await exists(file)) await this.#compact(state.run_id, state);
-    await ensurePrivateDir(dir);
+    if (exists(file)) await this.#compact(state.run_id, state);
+    makePrivateDir(dir);
     let fd: number | undefined;
     try {
       fd = this.#journalFs.openSync(file, 'wx', 0o600);
@@ -195,13 +196,22 @@ export class FsRunStore implements RunStore {
   }
 }
 
-async function exists(file: string): Promise<boolean> {
+function exists(file: string): boolean {
   try {
-    await nodeFs.access(file);
+    accessSync(file);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw storageError(`could not read ${file}`, file, error);
+  }
+}
+
+/** `ensurePrivateDir`, synchronously: one mkdir on the way to the first journal line. */
+function makePrivateDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw storageError(`could not create ${dir}`, dir, error);
   }
 }
 
