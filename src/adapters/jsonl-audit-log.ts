@@ -110,11 +110,13 @@ interface Pending {
 }
 
 /**
- * Appends records with group commit: the records appended while a flush is under way are written
- * together and made durable by one datasync (synchronous calls: see SyncFs); each `append` resolves
- * only once its own line is on disk. The head is then rewritten in place (one fixed-width line, no new file, no rename) and flushed
- * in the background; the next write waits for that flush, so the head on disk is never more than
- * one acknowledged write behind the log (and never ahead of it).
+ * Appends records one at a time, in the order `append` was called (callers need not await): each line
+ * is written and flushed (datasync, synchronous calls: see SyncFs) before its `append` resolves. The
+ * head is then rewritten in place (one fixed-width line, no new file, no rename) and flushed in the
+ * background; the next line waits for that flush. So the head is never ahead of the log, and never
+ * more than one record behind it — after a killed process or a power loss alike — which is what
+ * `maestro audit verify` accepts as a crash rather than an edit. (Writing several records under one
+ * flush would leave the head several records behind in that window, so records are not grouped.)
  */
 class JsonlAuditSink implements AuditSink {
   readonly path: string;
@@ -161,10 +163,9 @@ class JsonlAuditSink implements AuditSink {
     this.#flushing = true;
     try {
       while (this.#pending.length > 0) {
-        const batch = this.#pending;
-        this.#pending = [];
-        if (this.#failed) for (const p of batch) p.reject(this.#failed);
-        else await this.#write(batch);
+        const next = this.#pending.splice(0, 1);
+        if (this.#failed) for (const p of next) p.reject(this.#failed);
+        else await this.#write(next);
       }
     } finally {
       this.#flushing = false;

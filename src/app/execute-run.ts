@@ -193,8 +193,7 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
   }
   if (!ending) {
     const gates = facts === gathered.facts ? check.gates : evaluateGates(facts);
-    // Appended at once: the log keeps their order and makes them durable together (group commit).
-    await Promise.all(gates.outcomes.map((g) => audit.append(auditEvent('GATE', g.decision, { ...g.details, skipped: g.skipped }))));
+    for (const g of gates.outcomes) await audit.append(auditEvent('GATE', g.decision, { ...g.details, skipped: g.skipped }));
     await run.apply({ type: 'planned', plan, trail: gates.outcomes.filter((g) => !g.skipped).map((g) => g.decision) });
     if (gates.decision.decision !== 'RUN') {
       const detail = explainGateStop(facts, gates.decision, gathered.places, isSecretCategory);

@@ -208,7 +208,7 @@ describe('JsonlAuditLog', () => {
     expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 4, notes: [] });
   });
 
-  it('group commit: records appended at once are written in order, each resolved only once on disk, and the head names the last', async () => {
+  it('records appended at once are written in order, each resolved only once on disk, and the head names the last', async () => {
     const sink = await new JsonlAuditLog(paths, clock).open(RUN);
     const settled: number[] = [];
     await Promise.all(
