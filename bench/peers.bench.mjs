@@ -108,12 +108,12 @@ async function systems(url) {
 }
 
 /** One long-lived `maestro watch` on a workspace routed to the server; `batch()` drops commands and waits for them. */
-async function maestroWatch(url) {
+async function maestroWatch(url, cli = CLI, model = 'maestro') {
   const ws = await mkdtemp(path.join(os.tmpdir(), 'maestro-bench-peers-'));
   await cp(path.join(ROOT, 'personas'), path.join(ws, 'personas'), { recursive: true });
   await mkdir(path.join(ws, 'commands'));
-  await writeFile(path.join(ws, 'maestro.config.json'), JSON.stringify({ default_route: 'local', routes: { local: { provider: 'openai', model: 'maestro', base_url: url, max_retries: 0 } } }));
-  const child = spawn(process.execPath, [CLI, 'watch', '--json', '--workspace', ws], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NO_COLOR: '1' } });
+  await writeFile(path.join(ws, 'maestro.config.json'), JSON.stringify({ default_route: 'local', routes: { local: { provider: 'openai', model, base_url: url, max_retries: 0 } } }));
+  const child = spawn(process.execPath, [cli, 'watch', '--json', '--workspace', ws], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NO_COLOR: '1' } });
   process.on('exit', () => child.kill('SIGKILL'));
   let buffer = '';
   let waiting;
@@ -174,6 +174,12 @@ export default async function bench() {
   const watch = await maestroWatch(server.url);
   const tags = { 'bare openai SDK loop': 'bare', 'OpenAI Agents JS': 'agents', 'LangGraph.js': 'langgraph', 'maestro, many runs in one `watch`': 'maestro' };
   const all = { ...peers, 'maestro, many runs in one `watch`': watch.batch };
+  // BENCH_BASELINE=<another checkout's bin/maestro.js>: that build too, in the same rounds (before/after in one run).
+  const baseline = process.env.BENCH_BASELINE ? await maestroWatch(server.url, path.resolve(process.env.BENCH_BASELINE), 'baseline') : undefined;
+  if (baseline) {
+    tags['maestro baseline (BENCH_BASELINE), many runs in one `watch`'] = 'baseline';
+    all['maestro baseline (BENCH_BASELINE), many runs in one `watch`'] = baseline.batch;
+  }
   // Warm-up, then REPS rounds; each round runs every system once, in a rotating order.
   for (const [name, fn] of Object.entries(all)) {
     const t = performance.now();
@@ -190,6 +196,7 @@ export default async function bench() {
     }
   }
   await watch.close();
+  await baseline?.close();
   await server.close();
 
   const startup = { openai: [], agents: [], langgraph: [], maestro: [] };

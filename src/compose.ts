@@ -16,7 +16,7 @@ import { RecordingLlmClient, ReplayLlmClient } from './adapters/cassette.js';
 import { OpenAiLlmClient } from './adapters/openai-llm-client.js';
 import { newRunId, systemClock } from './adapters/system-clock.js';
 import { NO_TELEMETRY, startTelemetry, type Telemetry } from './adapters/telemetry.js';
-import { countTokens } from './adapters/token-counter.js';
+import { countTokens, countTokensIfLoaded } from './adapters/token-counter.js';
 import { WorkspacePaths } from './adapters/workspace-paths.js';
 import { assertWorkspace } from './adapters/workspace-guard.js';
 import { VegaPictureRenderer } from './adapters/vega-pictures.js';
@@ -104,7 +104,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.replay ? { llm: await ReplayLlmClient.open(path.resolve(options.replay), { sha256 }) } : {}),
     ...(options.record ? { wrapLlm: (inner: LlmClient) => new RecordingLlmClient(inner, { file: path.resolve(options.record!), sha256 }) } : {}),
     personas: new FsPersonaStore(paths.personas),
-    sessions: new FsSessionStore(paths.sessionStates, clock, config.history.keep_runs),
+    sessions: new FsSessionStore(paths.sessionStates, clock, config.history.keep_runs, { budget: config.history.max_tokens, count: countTokens, countIfCheap: countTokensIfLoaded }),
     knowledge,
     inputs: knowledge,
     artifacts: new FsArtifactWriter(paths.root, () => clock.now()),

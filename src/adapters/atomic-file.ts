@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import * as syncFs from 'node:fs';
 import * as nodeFs from 'node:fs/promises';
 import path from 'node:path';
 import { StorageError } from '../domain/errors.js';
@@ -17,6 +18,9 @@ export interface DurableFs {
 export interface DurableHandle {
   write(buffer: Uint8Array, offset: number, length: number, position: number | null): Promise<{ bytesWritten: number }>;
   sync(): Promise<void>;
+  /** Flushes the data (and the size), not the timestamps; `sync` where it is missing. */
+  datasync?(): Promise<void>;
+  truncate?(length: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -26,6 +30,38 @@ const realFs: DurableFs = {
   unlink: (file) => nodeFs.unlink(file),
   mkdir: (dir, options) => nodeFs.mkdir(dir, options),
 };
+
+/**
+ * The calls an append-only file makes on a descriptor it holds (the checkpoint journal, the audit
+ * log): a write and an fdatasync per change. They are synchronous on purpose: the run waits for them
+ * either way, and each trip through libuv's thread pool and back to the event loop costs more than
+ * the write itself (under load, milliseconds). Tests inject short writes and ENOSPC.
+ */
+export interface SyncFs {
+  openSync(file: string, flags: string, mode?: number): number;
+  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): number;
+  fdatasyncSync(fd: number): void;
+  ftruncateSync(fd: number, length: number): void;
+  closeSync(fd: number): void;
+}
+
+export const realSyncFs: SyncFs = {
+  openSync: (file, flags, mode) => syncFs.openSync(file, flags, mode),
+  writeSync: (fd, buffer, offset, length, position) => syncFs.writeSync(fd, buffer, offset, length, position),
+  fdatasyncSync: (fd) => syncFs.fdatasyncSync(fd),
+  ftruncateSync: (fd, length) => syncFs.ftruncateSync(fd, length),
+  closeSync: (fd) => syncFs.closeSync(fd),
+};
+
+/** `writeFully` for a descriptor, synchronously: every byte, looping over short writes; none taken is ENOSPC. */
+export function writeFullySync(fs: SyncFs, fd: number, data: Uint8Array, position: number | null = null): void {
+  let offset = 0;
+  while (offset < data.length) {
+    const bytesWritten = fs.writeSync(fd, data, offset, data.length - offset, position === null ? null : position + offset);
+    if (!(bytesWritten > 0)) throw Object.assign(new Error(`short write: ${offset} of ${data.length} bytes written, then none`), { code: 'ENOSPC' });
+    offset += bytesWritten;
+  }
+}
 
 /**
  * Writes every byte of `data` at the handle's `position` (or its end), looping over short writes: a
@@ -50,7 +86,11 @@ export async function writeFully(handle: DurableHandle, data: Uint8Array, positi
  * Unlike write-file-atomic 7 (one unchecked `write`, and it follows a symlink at the target), this
  * replaces the path itself.
  */
-export async function writeFileAtomically(file: string, content: string | Uint8Array, options: { mode?: number; fs?: DurableFs } = {}): Promise<void> {
+export async function writeFileAtomically(
+  file: string,
+  content: string | Uint8Array,
+  options: { mode?: number; fs?: DurableFs; /** false: the caller syncs the folder after more changes to it. */ syncDir?: boolean } = {},
+): Promise<void> {
   const fs = options.fs ?? realFs;
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
@@ -69,7 +109,7 @@ export async function writeFileAtomically(file: string, content: string | Uint8A
     await fs.unlink(temp).catch(() => undefined);
     throw storageError(`could not write ${file}`, file, error);
   }
-  await syncDirectory(dir, fs);
+  if (options.syncDir !== false) await syncDirectory(dir, fs);
 }
 
 export async function writeJsonAtomically(file: string, value: unknown, options: { mode?: number; fs?: DurableFs } = {}): Promise<void> {

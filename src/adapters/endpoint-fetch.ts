@@ -52,12 +52,57 @@ export function createEndpointFetch(options: EndpointFetchOptions): Fetch {
     const response = await inner(input, init);
     if (response.status === 429) return await markQuotaNotRetryable(response);
     if (!response.body) return response;
-    return new Response(withBodyTimeout(response.body, options.bodyTimeoutMs), {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    const init2 = { status: response.status, statusText: response.statusText, headers: response.headers };
+    // A stream is handed on chunk by chunk; a whole body (a completion, an error) is read here, with
+    // the same limit between chunks, and handed on whole: the SDK reads it whole anyway, and a
+    // wrapping stream costs more per reply than the reply itself.
+    if ((response.headers.get('content-type') ?? '').includes('text/event-stream')) return new Response(withBodyTimeout(response.body, options.bodyTimeoutMs), init2);
+    const read = await readBody(response.body, options.bodyTimeoutMs);
+    // A failed read fails where the SDK reads the body, as a stalled stream does.
+    return new Response('error' in read ? failingBody(read.error) : read.bytes, init2);
   };
+}
+
+/** Reads a whole body, waiting at most `timeoutMs` for each chunk; a stall or an error is returned, not thrown. */
+async function readBody(body: ReadableStream<Uint8Array>, timeoutMs: number): Promise<{ bytes: Uint8Array } | { error: unknown }> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (;;) {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const chunk = await Promise.race([
+        reader.read(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new BodyTimeoutError(timeoutMs)), timeoutMs);
+        }),
+      ]);
+      if (chunk.done) break;
+      chunks.push(chunk.value);
+      length += chunk.value.length;
+    } catch (error) {
+      reader.cancel(error).catch(() => undefined);
+      return { error };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  if (chunks.length === 1) return { bytes: chunks[0] as Uint8Array };
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return { bytes };
+}
+
+function failingBody(error: unknown): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.error(error);
+    },
+  });
 }
 
 /** Whether an error body (OpenAI's `{ error: { code, type } }` shape) says the quota is gone. */

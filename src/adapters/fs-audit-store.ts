@@ -7,6 +7,7 @@ import { StorageError } from '../domain/errors.js';
 import { sha256 } from './hashing.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 import { listDirOrEmpty, readIfExists } from './fs-read.js';
+import { readCheckpoint } from './run-journal.js';
 
 /** A run's audit files as text; undefined where a file does not exist. */
 export interface AuditRunFiles {
@@ -147,10 +148,9 @@ async function expiredCheckpoints(paths: WorkspacePaths, cutoff: Date): Promise<
 }
 
 async function readStatus(paths: WorkspacePaths, runId: string): Promise<{ status?: string; finished_at?: string; updated_at?: string } | undefined> {
-  const text = await readIfExists(path.join(paths.runDir(runId), 'state.json')).catch(() => undefined);
-  if (text === undefined) return undefined;
   try {
-    return JSON.parse(text) as { status?: string; finished_at?: string; updated_at?: string };
+    // The journal of a running run, else state.json.
+    return (await readCheckpoint(paths.runDir(runId)))?.json as { status?: string; finished_at?: string; updated_at?: string } | undefined;
   } catch {
     return undefined; // unreadable: kept (and treated as live) rather than guessed at
   }

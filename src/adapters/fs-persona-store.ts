@@ -4,8 +4,14 @@ import { parse as parseYaml } from 'yaml';
 import { parsePersonaFile, sortPersonas, type Persona } from '../domain/persona.js';
 import type { PersonaLoad, PersonaStore } from '../domain/ports.js';
 
-/** Reads `personas/*.md`. A broken file is reported with its name and problems, never skipped silently. */
+/**
+ * Reads `personas/*.md`. A broken file is reported with its name and problems, never skipped silently.
+ * Every load reads the files again (a person may edit them between runs); a file whose text has not
+ * changed is not parsed again.
+ */
 export class FsPersonaStore implements PersonaStore {
+  readonly #parsed = new Map<string, { text: string; result: ReturnType<typeof parsePersonaFile> }>();
+
   constructor(private readonly dir: string) {}
 
   async loadAll(): Promise<PersonaLoad> {
@@ -28,7 +34,9 @@ export class FsPersonaStore implements PersonaStore {
         problems.push({ file, issues: [`cannot be read (${(error as Error).message})`] });
         continue;
       }
-      const parsed = parsePersonaFile(text, (yaml) => parseYaml(yaml, { maxAliasCount: 10 }), { fileId: name.slice(0, -3), file });
+      const cached = this.#parsed.get(name);
+      const parsed = cached?.text === text ? cached.result : parsePersonaFile(text, (yaml) => parseYaml(yaml, { maxAliasCount: 10 }), { fileId: name.slice(0, -3), file });
+      this.#parsed.set(name, { text, result: parsed });
       if (parsed.ok) personas.push(parsed.value);
       else problems.push({ file, issues: parsed.issues });
     }

@@ -5,6 +5,7 @@ import { parseRunState, type RunState } from '../domain/run-state.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { totalUsage } from '../domain/usage.js';
 import { listDirOrEmpty } from './fs-read.js';
+import { readCheckpoint } from './run-journal.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
 /** One run as `maestro runs` lists it (also its `--json` shape). */
@@ -58,10 +59,12 @@ export async function listAuditOnlyRuns(paths: WorkspacePaths, known: ReadonlySe
   return out;
 }
 
-/** A run's checkpoint, or undefined when there is none or it cannot be read. */
+/** A run's checkpoint (its journal replayed while it runs), or undefined when there is none or it cannot be read. */
 export async function readRunState(paths: WorkspacePaths, runId: string): Promise<RunState | undefined> {
   try {
-    const parsed = parseRunState(JSON.parse(await readFile(path.join(paths.runDir(runId), 'state.json'), 'utf8')));
+    const read = await readCheckpoint(paths.runDir(runId));
+    if (read === undefined) return undefined;
+    const parsed = parseRunState(read.json);
     return parsed.ok ? parsed.value : undefined;
   } catch {
     return undefined;

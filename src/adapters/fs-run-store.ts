@@ -1,38 +1,100 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { accessSync, mkdirSync } from 'node:fs';
+import * as nodeFs from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { RunStore } from '../domain/ports.js';
+import type { RunChange, RunStore } from '../domain/ports.js';
 import { parseRunState, type RunState } from '../domain/run-state.js';
 import { StorageError } from '../domain/errors.js';
-import { ensurePrivateDir, writeFileAtomically, writeJsonAtomically } from './atomic-file.js';
+import { ensurePrivateDir, realSyncFs, syncDirectory, writeFileAtomically, writeFullySync, type DurableFs, type SyncFs } from './atomic-file.js';
+import { baseLine, eventLine, JOURNAL_FILE, readCheckpoint } from './run-journal.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
-/** `.maestro/runs/<run_id>/state.json`: the checkpoint, rewritten atomically after every step. */
-export class FsRunStore implements RunStore {
-  constructor(private readonly paths: WorkspacePaths) {}
+/** A journal this process appends to: its descriptor, its length, and the state its lines describe. */
+interface OpenJournal {
+  readonly fd: number;
+  readonly file: string;
+  /** Bytes known to be whole lines; a failed append is cut back to this. */
+  size: number;
+  /** The state the journal describes now (the object last recorded, compared by identity). */
+  last: RunState;
+}
 
+export interface FsRunStoreOptions {
+  /** A journal longer than this is folded into `state.json` and started afresh (default 8 MiB). */
+  readonly compactBytes?: number;
+  /** The calls that fold the journal into `state.json` (tests inject failures). */
+  readonly fs?: DurableFs;
+  /** The calls that append to the journal (tests inject short writes and ENOSPC). */
+  readonly journalFs?: SyncFs;
+}
+
+const realFs: DurableFs = {
+  open: (file, flags, mode) => nodeFs.open(file, flags, mode),
+  rename: (from, to) => nodeFs.rename(from, to),
+  unlink: (file) => nodeFs.unlink(file),
+  mkdir: (dir, options) => nodeFs.mkdir(dir, options),
+};
+
+/**
+ * `.maestro/runs/<run_id>/`: the checkpoint. While a run is executed, every change is one line
+ * appended to `journal.jsonl` and flushed (see run-journal.ts); when the run pauses or ends, or the
+ * process lets it go (`close`), the journal is folded into `state.json` (written atomically) and
+ * removed. Reading prefers the journal when there is one, so a crash at any point loses nothing that
+ * was acknowledged and repeats nothing: a cut last line is ignored, a damaged one refused.
+ */
+export class FsRunStore implements RunStore {
+  readonly #open = new Map<string, OpenJournal>();
+  readonly #compactBytes: number;
+  readonly #fs: DurableFs;
+  readonly #journalFs: SyncFs;
+
+  constructor(
+    private readonly paths: WorkspacePaths,
+    options: FsRunStoreOptions = {},
+  ) {
+    this.#compactBytes = options.compactBytes ?? 8 * 1024 * 1024;
+    this.#fs = options.fs ?? realFs;
+    this.#journalFs = options.journalFs ?? realSyncFs;
+  }
+
+  /** Saves a whole state: a line of the journal while the run goes on; `state.json` once it has stopped. */
   async save(state: RunState): Promise<void> {
-    const dir = this.paths.runDir(state.run_id);
-    await ensurePrivateDir(dir);
-    await writeJsonAtomically(path.join(dir, 'state.json'), state, { mode: 0o600 });
+    if (state.status !== 'running') return this.#compact(state.run_id, state);
+    const open = this.#open.get(state.run_id);
+    if (open) {
+      this.#append(open, baseLine(state));
+      open.last = state;
+      return;
+    }
+    await this.#start(state);
+  }
+
+  /** Makes one applied event durable: one journal line and one fdatasync. */
+  async record(change: RunChange): Promise<void> {
+    const runId = change.after.run_id;
+    let open = this.#open.get(runId);
+    if (!open) open = await this.#start(change.before);
+    else if (open.last !== change.before) {
+      // Someone else's copy of the state: the journal goes on from it, whole.
+      this.#append(open, baseLine(change.before));
+      open.last = change.before;
+    }
+    this.#append(open, eventLine(change.at, change.event));
+    open.last = change.after;
+    if (change.after.status !== 'running' || open.size > this.#compactBytes) await this.#compact(runId, change.after);
+  }
+
+  /** This process no longer executes the run: its journal is folded into `state.json` (best effort, for readers of `state.json`). */
+  async close(runId: string): Promise<void> {
+    const open = this.#open.get(runId);
+    if (open) await this.#compact(runId, open.last).catch(() => undefined);
   }
 
   async load(runId: string): Promise<RunState | undefined> {
-    const file = path.join(this.paths.runDir(runId), 'state.json');
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new StorageError(`could not read ${file}`, file, { cause: error });
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      throw new StorageError(`the run checkpoint ${file} is not valid JSON`, file, { cause: error });
-    }
-    const parsed = parseRunState(json);
-    if (!parsed.ok) throw new StorageError(`the run checkpoint ${file} is invalid: ${parsed.issues.join('; ')}`, file);
+    const read = await readCheckpoint(this.paths.runDir(runId));
+    if (read === undefined) return undefined;
+    const parsed = parseRunState(read.json);
+    if (!parsed.ok) throw new StorageError(`the run checkpoint ${read.file} is invalid: ${parsed.issues.join('; ')}`, read.file);
     return parsed.value;
   }
 
@@ -58,4 +120,103 @@ export class FsRunStore implements RunStore {
       throw error;
     }
   }
+
+  /**
+   * Starts this process's journal of a run with a whole state. A journal left by another process (a
+   * crash) is folded into `state.json` first, so this one never appends after a line it did not write.
+   */
+  async #start(state: RunState): Promise<OpenJournal> {
+    const dir = this.paths.runDir(state.run_id);
+    const file = path.join(dir, JOURNAL_FILE);
+    if (exists(file)) await this.#compact(state.run_id, state);
+    makePrivateDir(dir);
+    let fd: number | undefined;
+    try {
+      fd = this.#journalFs.openSync(file, 'wx', 0o600);
+      const open: OpenJournal = { fd, file, size: 0, last: state };
+      this.#append(open, baseLine(state));
+      // The journal's name must survive a crash as well as its lines.
+      await syncDirectory(dir, this.#fs);
+      this.#open.set(state.run_id, open);
+      return open;
+    } catch (error) {
+      if (fd !== undefined) this.#closeQuietly(fd);
+      await this.#fs.unlink(file).catch(() => undefined);
+      throw storageError(`could not start the checkpoint journal ${file}`, file, error);
+    }
+  }
+
+  /**
+   * Appends whole lines and flushes them (synchronously: see SyncFs); a failure cuts the file back
+   * to its last whole line, so the next append starts clean.
+   */
+  #append(open: OpenJournal, text: string): void {
+    const data = Buffer.from(text, 'utf8');
+    try {
+      writeFullySync(this.#journalFs, open.fd, data, open.size);
+      this.#journalFs.fdatasyncSync(open.fd);
+      open.size += data.length;
+    } catch (error) {
+      try {
+        this.#journalFs.ftruncateSync(open.fd, open.size);
+      } catch {
+        // The next append writes at `size` all the same, over whatever is there.
+      }
+      throw storageError(`could not append to the checkpoint journal ${open.file}`, open.file, error);
+    }
+  }
+
+  #closeQuietly(fd: number): void {
+    try {
+      this.#journalFs.closeSync(fd);
+    } catch {
+      // Closing a descriptor we are done with: nothing to recover.
+    }
+  }
+
+  /**
+   * Folds a run's checkpoint into `state.json`: the state written atomically, then the journal
+   * removed, then one folder fsync for both. A crash before the removal leaves a journal that reads
+   * as the same state, or as the one before it when this state was never acknowledged.
+   */
+  async #compact(runId: string, state: RunState): Promise<void> {
+    const dir = this.paths.runDir(runId);
+    const file = path.join(dir, JOURNAL_FILE);
+    const open = this.#open.get(runId);
+    this.#open.delete(runId);
+    if (open) this.#closeQuietly(open.fd);
+    await ensurePrivateDir(dir);
+    await writeFileAtomically(path.join(dir, 'state.json'), `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, fs: this.#fs, syncDir: false });
+    try {
+      await this.#fs.unlink(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw storageError(`could not remove the checkpoint journal ${file}`, file, error);
+    }
+    await syncDirectory(dir, this.#fs);
+  }
+}
+
+function exists(file: string): boolean {
+  try {
+    accessSync(file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw storageError(`could not read ${file}`, file, error);
+  }
+}
+
+/** `ensurePrivateDir`, synchronously: one mkdir on the way to the first journal line. */
+function makePrivateDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw storageError(`could not create ${dir}`, dir, error);
+  }
+}
+
+function storageError(what: string, file: string, error: unknown): StorageError {
+  if (error instanceof StorageError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  return new StorageError(`${what}: ${(error as Error).message}`, file, { cause: error, ...(code ? { errno: code } : {}) });
 }

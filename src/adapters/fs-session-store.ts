@@ -5,6 +5,15 @@ import { appendRun, compactSession, emptySessionState, parseSessionState, type H
 import { appendDurably, writeJsonAtomically } from './atomic-file.js';
 import { withFileLock } from './file-lock.js';
 
+/** How the store counts the tokens of the messages it keeps. */
+export interface SessionCounting {
+  /** The history budget (`history.max_tokens`). */
+  readonly budget: number;
+  readonly count: (text: string) => number;
+  /** The count when it costs no tokenizer load, else undefined. */
+  readonly countIfCheap: (text: string) => number | undefined;
+}
+
 /**
  * `session_states/<persona>_session.json`, written atomically under a lock. A corrupt file is moved
  * aside, never overwritten. Runs beyond `keepRuns` move to `session_states/archive/<persona>_history.jsonl`.
@@ -14,6 +23,8 @@ export class FsSessionStore implements SessionStore {
     private readonly dir: string,
     private readonly clock: Clock,
     private readonly keepRuns = 30,
+    /** Token counts kept with each message, so a later run need not count (or load the tokenizer) before its first call. */
+    private readonly counting?: SessionCounting,
   ) {}
 
   fileFor(personaId: string): string {
@@ -63,7 +74,24 @@ export class FsSessionStore implements SessionStore {
         await mkdir(path.dirname(this.archiveFor(personaId)), { recursive: true });
         await appendDurably(this.archiveFor(personaId), moved.map((m) => JSON.stringify(m)).join('\n') + '\n');
       }
-      await writeJsonAtomically(file, compacted);
+      await writeJsonAtomically(file, { ...compacted, messages: this.#counted(compacted.messages) });
+    });
+  }
+
+  /**
+   * The messages with their token counts. A history whose bytes exceed the budget will be counted by
+   * the next run: it is counted now, at the end of this one, where loading the tokenizer delays no
+   * model call. A smaller one is counted only where that is free (the tokenizer is loaded already).
+   */
+  #counted(messages: readonly HistoryMessage[]): HistoryMessage[] {
+    const counting = this.counting;
+    if (!counting) return [...messages];
+    const bytes = messages.reduce((sum, m) => sum + Buffer.byteLength(m.content) + 4, 0);
+    const count = bytes > counting.budget ? counting.count : counting.countIfCheap;
+    return messages.map((m) => {
+      if (m.tokens !== undefined) return m;
+      const tokens = count(m.content);
+      return tokens === undefined ? m : { ...m, tokens };
     });
   }
 }

@@ -5,6 +5,7 @@ import { listClaims } from './inflight-claims.js';
 import { isCommandFileName } from './fs-command-inbox.js';
 import type { FsWatcherRegistry, WatcherListing } from './fs-watcher-registry.js';
 import { listDirOrEmpty } from './fs-read.js';
+import { readCheckpoint } from './run-journal.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
 /** What `maestro status` reports; also its `--json` shape. */
@@ -137,11 +138,13 @@ async function readStates(runs: string): Promise<Map<string, StateView>> {
   const states = new Map<string, StateView>();
   for (const id of await listDirOrEmpty(runs)) {
     try {
-      const view = JSON.parse(await readFile(path.join(runs, id, 'state.json'), 'utf8')) as StateView;
+      // A run folder is created just before its first checkpoint: none yet is not a problem.
+      const read = await readCheckpoint(path.join(runs, id));
+      if (read === undefined) continue;
+      const view = read.json as StateView;
       states.set(id, { ...view, run_id: view.run_id ?? id });
-    } catch (error) {
-      // A run folder is created just before its first checkpoint: no state.json yet is not a problem.
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') states.set(id, { run_id: id, status: 'unreadable' });
+    } catch {
+      states.set(id, { run_id: id, status: 'unreadable' });
     }
   }
   return states;

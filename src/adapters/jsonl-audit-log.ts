@@ -1,4 +1,5 @@
-import { chmod, open, truncate } from 'node:fs/promises';
+import { fdatasync } from 'node:fs';
+import { chmod, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { AUDIT_SCHEMA_VERSION, AuditRecord, type AuditEvent } from '../domain/audit.js';
 import { AuditHead, emptyAuditHead, GENESIS_HASH, type Sha256 } from '../domain/audit-chain.js';
@@ -9,7 +10,7 @@ import { splitAuditLines, verifyAuditLog } from '../domain/audit-verify.js';
 import { runDecision } from '../domain/decision.js';
 import { StorageError } from '../domain/errors.js';
 import type { AuditLog, AuditSink, Clock } from '../domain/ports.js';
-import { ensurePrivateDir, writeFileAtomically, writeFully } from './atomic-file.js';
+import { ensurePrivateDir, realSyncFs, writeFileAtomically, writeFullySync, type SyncFs } from './atomic-file.js';
 import { sha256 as nodeSha256 } from './hashing.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 import { readIfExists, safeJson } from './fs-read.js';
@@ -18,16 +19,20 @@ export interface JsonlAuditLogOptions {
   /** The sensitive-content detector; default: `domain/sensitive` (its answers for short strings cached). Tests pass one that throws. */
   readonly scanner?: SensitiveScanner;
   readonly sha256?: Sha256;
+  /** The calls that append to the log and rewrite its head (tests inject ENOSPC). */
+  readonly fs?: SyncFs;
 }
 
 /**
  * `.maestro/audit/<run_id>.jsonl`: append-only, one sanitized, hash-chained record per line, each
- * flushed to disk (datasync) before `append` resolves, then acknowledged in `<run_id>.head`
- * (atomic rewrite). Folder 0700, files 0600. Records are schema-checked on write.
+ * flushed to disk (datasync) before `append` resolves, then acknowledged in `<run_id>.head` (a
+ * fixed-width line rewritten in place; see JsonlAuditSink). Folder 0700, files 0600. Records are
+ * schema-checked on write.
  */
 export class JsonlAuditLog implements AuditLog {
   readonly #scanner: SensitiveScanner;
   readonly #sha256: Sha256;
+  readonly #fs: SyncFs;
 
   constructor(
     private readonly paths: WorkspacePaths,
@@ -36,6 +41,7 @@ export class JsonlAuditLog implements AuditLog {
   ) {
     this.#scanner = options.scanner ?? cachedScanner(defaultSensitiveScanner);
     this.#sha256 = options.sha256 ?? nodeSha256;
+    this.#fs = options.fs ?? realSyncFs;
   }
 
   /**
@@ -53,8 +59,10 @@ export class JsonlAuditLog implements AuditLog {
     await restrict(this.paths.audit, 0o700);
     const headFile = this.paths.auditHead(runId);
     const start = await recoverChain({ runId, file, headFile, sha256: this.#sha256 });
-    const sink = new JsonlAuditSink({ file, headFile, runId, seq: start.seq, prevHash: start.hash, clock: this.clock, scanner: this.#scanner, sha256: this.#sha256, recorded: start.events });
-    if (start.created) await writeHead(headFile, emptyAuditHead(runId));
+    const sink = new JsonlAuditSink({ file, headFile, runId, seq: start.seq, prevHash: start.hash, size: start.size, fs: this.#fs, clock: this.clock, scanner: this.#scanner, sha256: this.#sha256, recorded: start.events, steps: start.steps });
+    // The head is written whole here, at its fixed width and at the log's end (the chain verified), so that appends can rewrite it in place.
+    const head = start.created ? emptyAuditHead(runId) : { v: 1 as const, run_id: runId, seq: start.seq - 1, hash: start.hash };
+    if (start.headText !== formatAuditHead(head)) await writeHead(headFile, head);
     if (start.dropped) {
       await sink.append({ event: 'AUDIT_LOG_RECOVERED', ...runDecision('audit', 'AUDIT_TORN_LINE_DROPPED'), details: start.dropped });
     }
@@ -82,72 +90,205 @@ interface SinkOptions {
   readonly runId: string;
   readonly seq: number;
   readonly prevHash: string;
+  /** Bytes of whole lines in the log when it was opened. */
+  readonly size: number;
+  readonly fs: SyncFs;
   readonly clock: Clock;
   readonly scanner: SensitiveScanner;
   readonly sha256: Sha256;
   /** Events already in the log when it was opened. */
   readonly recorded: ReadonlySet<string>;
+  /** Step ids of the MODEL_CALL records already in the log. */
+  readonly steps: ReadonlySet<string>;
 }
 
+/** One record waiting to be written, and whoever awaits it. */
+interface Pending {
+  readonly event: AuditEvent;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Appends records one at a time, in the order `append` was called (callers need not await): each line
+ * is written and flushed (datasync, synchronous calls: see SyncFs) before its `append` resolves. The
+ * head is then rewritten in place (one fixed-width line, no new file, no rename) and flushed in the
+ * background; the next line waits for that flush. So the head is never ahead of the log, and never
+ * more than one record behind it — after a killed process or a power loss alike — which is what
+ * `maestro audit verify` accepts as a crash rather than an edit. (Writing several records under one
+ * flush would leave the head several records behind in that window, so records are not grouped.)
+ */
 class JsonlAuditSink implements AuditSink {
   readonly path: string;
   #seq: number;
   #prevHash: string;
-  #queue: Promise<void> = Promise.resolve();
-
+  /** Bytes of whole lines in the log; a failed write is cut back to this. */
+  #size: number;
+  #pending: Pending[] = [];
+  #flushing = false;
+  /** The failure that stopped this sink, if one did. */
+  #failed: StorageError | undefined;
+  /** The background flush of the head's last rewrite (never rejects: the head is a cache). */
+  #headSync: Promise<void> = Promise.resolve();
   readonly #recorded: Set<string>;
+  readonly #steps: Set<string>;
 
   constructor(private readonly options: SinkOptions) {
     this.path = options.file;
     this.#seq = options.seq;
     this.#prevHash = options.prevHash;
+    this.#size = options.size;
     this.#recorded = new Set(options.recorded);
+    this.#steps = new Set(options.steps);
   }
 
   hasRecorded(event: string): boolean {
     return this.#recorded.has(event);
   }
 
-  append(event: AuditEvent): Promise<void> {
-    // Appends are serialised so sequence numbers and the chain match line order even when callers do not await.
-    const next = this.#queue.then(() => this.#write(event));
-    this.#queue = next.catch(() => undefined);
-    return next;
+  recordedSteps(): ReadonlySet<string> {
+    return this.#steps;
   }
 
-  async #write(event: AuditEvent): Promise<void> {
-    const { file, runId, clock, scanner, sha256 } = this.options;
-    const raw = {
-      v: AUDIT_SCHEMA_VERSION,
-      run_id: runId,
-      seq: this.#seq,
-      ts: clock.now().toISOString(),
-      event: event.event,
-      layer: event.layer,
-      decision: event.decision,
-      reason_code: event.reason_code,
-      sealed: event.sealed,
-      overrideable: event.overrideable,
-      final_decider: event.final_decider,
-      ...(event.details ? { details: event.details } : {}),
-    } as const;
-    const { record, line } = composeAuditLine(raw, this.#prevHash, { scanner, sha256 });
-    let handle;
-    try {
-      handle = await open(file, 'a', 0o600);
-      await writeFully(handle, Buffer.from(`${line}\n`, 'utf8'));
-      await handle.datasync();
-    } catch (error) {
-      throw new StorageError(`could not append to the audit log ${file}: ${(error as Error).message}`, file, { cause: error });
-    } finally {
-      await handle?.close();
-    }
-    // The line is on disk: the chain moves on even if acknowledging it below fails.
-    this.#recorded.add(record.event);
-    this.#seq += 1;
-    this.#prevHash = record.hash;
-    await writeHead(this.options.headFile, { v: 1, run_id: runId, seq: record.seq, hash: record.hash });
+  append(event: AuditEvent): Promise<void> {
+    // A sink whose write failed takes nothing more: the run ends, and whoever records that opens the log afresh.
+    if (this.#failed) return Promise.reject(this.#failed);
+    // Appends are serialised so sequence numbers and the chain match line order even when callers do not await.
+    const done = new Promise<void>((resolve, reject) => this.#pending.push({ event, resolve, reject }));
+    if (!this.#flushing) void this.#flush();
+    return done;
   }
+
+  async #flush(): Promise<void> {
+    this.#flushing = true;
+    try {
+      while (this.#pending.length > 0) {
+        const next = this.#pending.splice(0, 1);
+        if (this.#failed) for (const p of next) p.reject(this.#failed);
+        else await this.#write(next);
+      }
+    } finally {
+      this.#flushing = false;
+    }
+  }
+
+  async #write(batch: readonly Pending[]): Promise<void> {
+    const { file, runId, clock, scanner, sha256 } = this.options;
+    let seq = this.#seq;
+    let prevHash = this.#prevHash;
+    const lines: string[] = [];
+    const written: { pending: Pending; event: string; step?: string }[] = [];
+    for (const pending of batch) {
+      const { event } = pending;
+      const raw = {
+        v: AUDIT_SCHEMA_VERSION,
+        run_id: runId,
+        seq,
+        ts: clock.now().toISOString(),
+        event: event.event,
+        layer: event.layer,
+        decision: event.decision,
+        reason_code: event.reason_code,
+        sealed: event.sealed,
+        overrideable: event.overrideable,
+        final_decider: event.final_decider,
+        ...(event.details ? { details: event.details } : {}),
+      } as const;
+      let composed;
+      try {
+        composed = composeAuditLine(raw, prevHash, { scanner, sha256 });
+      } catch (error) {
+        pending.reject(error); // not a record at all: a bug in the caller, refused alone
+        continue;
+      }
+      lines.push(`${composed.line}\n`);
+      const step = composed.record.event === 'MODEL_CALL' ? stepIdOf(composed.record) : undefined;
+      written.push({ pending, event: composed.record.event, ...(step ? { step } : {}) });
+      seq += 1;
+      prevHash = composed.record.hash;
+    }
+    if (lines.length === 0) return;
+    const data = Buffer.from(lines.join(''), 'utf8');
+    // The head on disk must not fall two writes behind: its last rewrite is flushed before this write.
+    await this.#headSync;
+    const fs = this.options.fs;
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(file, 'a', 0o600);
+      writeFullySync(fs, fd, data);
+      fs.fdatasyncSync(fd);
+    } catch (error) {
+      // Whatever part of the lines reached the file was never acknowledged: cut it, so the next write starts on a clean line.
+      if (fd !== undefined) attempt(() => fs.ftruncateSync(fd as number, this.#size));
+      const failure = new StorageError(`could not append to the audit log ${file}: ${(error as Error).message}`, file, { cause: error, ...errno(error) });
+      this.#failed = failure;
+      for (const w of written) w.pending.reject(failure);
+      return;
+    } finally {
+      if (fd !== undefined) attempt(() => fs.closeSync(fd as number));
+    }
+    // The lines are on disk: the chain moves on even if acknowledging them below fails.
+    this.#size += data.length;
+    this.#seq = seq;
+    this.#prevHash = prevHash;
+    for (const w of written) {
+      this.#recorded.add(w.event);
+      if (w.step) this.#steps.add(w.step);
+    }
+    try {
+      this.#headSync = rewriteHeadInPlace(fs, this.options.headFile, { v: 1, run_id: runId, seq: seq - 1, hash: prevHash });
+    } catch (error) {
+      const failure = new StorageError(`could not update the audit head ${this.options.headFile}: ${(error as Error).message}`, this.options.headFile, { cause: error, ...errno(error) });
+      this.#failed = failure;
+      for (const w of written) w.pending.reject(failure);
+      return;
+    }
+    for (const w of written) w.pending.resolve();
+  }
+}
+
+/** Width of the head file: its JSON padded with spaces, so an in-place rewrite always covers the old one (and fits one disk sector). */
+const HEAD_BYTES = 384;
+
+/** The head as written: one JSON line padded to a fixed width. */
+export function formatAuditHead(head: AuditHead): string {
+  const json = JSON.stringify(head);
+  return `${json.padEnd(Math.max(HEAD_BYTES, json.length + 1) - 1, ' ')}\n`;
+}
+
+/**
+ * Rewrites the head in place (it was written whole, at this width, when the log was opened) and
+ * returns the flush of that rewrite, started in the background. The rewrite itself is a page-cache
+ * write: a process killed right after it leaves the new head; only a power loss can leave the old.
+ */
+function rewriteHeadInPlace(fs: SyncFs, file: string, head: AuditHead): Promise<void> {
+  const fd = fs.openSync(file, 'r+');
+  try {
+    writeFullySync(fs, fd, Buffer.from(formatAuditHead(head), 'utf8'), 0);
+  } catch (error) {
+    attempt(() => fs.closeSync(fd));
+    throw error;
+  }
+  // A cache: the log is the truth, and a head left behind is adopted (and recorded) on the next open.
+  return new Promise((resolve) => fdatasync(fd, () => resolve(attempt(() => fs.closeSync(fd)))));
+}
+
+function attempt(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // Tidying up after the outcome is decided: nothing to recover.
+  }
+}
+
+function stepIdOf(record: { details?: { step_id?: unknown } } | undefined): string | undefined {
+  const id = record?.details?.step_id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+function errno(error: unknown): { errno?: string } {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code ? { errno: code } : {};
 }
 
 interface ChainStart {
@@ -161,6 +302,12 @@ interface ChainStart {
   readonly adopted?: { head_seq: number | null; head: string; log_seq: number };
   /** The events the log already holds. */
   readonly events: ReadonlySet<string>;
+  /** Step ids of its MODEL_CALL records. */
+  readonly steps: ReadonlySet<string>;
+  /** Bytes of whole lines in the log. */
+  readonly size: number;
+  /** The head file as found. */
+  readonly headText: string | undefined;
 }
 
 /**
@@ -180,7 +327,7 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
 
   if (log === undefined) {
     if (head && head.run_id === runId && head.seq >= 0) throw refuse(`is missing although its head says ${head.seq + 1} record(s) were written`);
-    return { seq: 0, hash: GENESIS_HASH, created: head === undefined || head.run_id !== runId, events: new Set() };
+    return { seq: 0, hash: GENESIS_HASH, created: head === undefined || head.run_id !== runId, events: new Set(), steps: new Set(), size: 0, headText };
   }
   await restrict(file, 0o600);
 
@@ -210,8 +357,10 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
   const headSeq = head && head.run_id === runId ? head.seq : null;
   const headAgrees = head !== undefined && headSeq !== null && (headSeq === lastSeq || headSeq === lastSeq - 1);
   const adopted = headAgrees ? undefined : { head_seq: headSeq, head: head === undefined ? (headText === undefined ? 'missing' : 'damaged') : headSeq === null ? 'foreign' : 'behind', log_seq: lastSeq };
-  const events = new Set(lines.map((l) => (safeJson(l) as { event?: string } | undefined)?.event).filter((e): e is string => typeof e === 'string'));
-  return { seq: lastSeq + 1, hash: last?.hash ?? GENESIS_HASH, created: false, events, ...(dropped ? { dropped } : {}), ...(adopted ? { adopted } : {}) };
+  const parsed = lines.map((l) => safeJson(l) as { event?: string; details?: { step_id?: unknown } } | undefined);
+  const events = new Set(parsed.map((r) => r?.event).filter((e): e is string => typeof e === 'string'));
+  const steps = new Set(parsed.filter((r) => r?.event === 'MODEL_CALL').map((r) => stepIdOf(r)).filter((id): id is string => id !== undefined));
+  return { seq: lastSeq + 1, hash: last?.hash ?? GENESIS_HASH, created: false, events, steps, size: Buffer.byteLength(whole), headText, ...(dropped ? { dropped } : {}), ...(adopted ? { adopted } : {}) };
 }
 
 /** Puts back the private mode on a folder or file created earlier (or by an older maestro). */
@@ -225,5 +374,5 @@ async function restrict(target: string, mode: number): Promise<void> {
 
 async function writeHead(file: string, head: AuditHead): Promise<void> {
   // The helper renames and then syncs the folder, so the head's new name is durable too.
-  await writeFileAtomically(file, `${JSON.stringify(head)}\n`, { mode: 0o600 });
+  await writeFileAtomically(file, formatAuditHead(head), { mode: 0o600 });
 }

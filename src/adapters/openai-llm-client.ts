@@ -1,4 +1,4 @@
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type OpenAI from 'openai';
 import { InternalError, LlmError, type LlmErrorKind } from '../domain/errors.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallContext, LlmClient, LlmNotice, LlmReply, LlmRequest } from '../domain/ports.js';
@@ -6,6 +6,21 @@ import type { JsonMode, ResolvedRoute } from '../domain/route.js';
 import { BodyTimeoutError, type CallTrace, createEndpointFetch, traceCall } from './endpoint-fetch.js';
 
 /** Sent as the key to local servers (Ollama, vLLM, llama.cpp) that need none; the SDK insists on one. */
+
+type Sdk = typeof import('openai');
+let sdk: Sdk | undefined;
+
+/** The SDK, loaded on the first call rather than at start-up: a run on the offline model never needs it. */
+async function loadSdk(): Promise<Sdk> {
+  sdk ??= await import('openai');
+  return sdk;
+}
+
+/** The SDK's classes, for telling its errors apart (only ever asked after `loadSdk`, inside a call). */
+function loaded(): Sdk {
+  if (!sdk) throw new InternalError('the openai SDK is used before it was loaded');
+  return sdk;
+}
 export const LOCAL_PLACEHOLDER_KEY = 'not-needed';
 
 /** The part of the SDK this adapter uses; tests may inject a fake of this shape. */
@@ -36,7 +51,8 @@ export class OpenAiLlmClient implements LlmClient {
   readonly label: string;
   readonly rehearsal = false;
   readonly #route: ResolvedRoute;
-  readonly #client: ChatCompletionsApi;
+  #client: ChatCompletionsApi | undefined;
+  readonly #apiKey: string | undefined;
   /** How JSON is asked for now; steps down (json_schema → json_object → prompt) when the endpoint rejects it. */
   #jsonMode: JsonMode;
 
@@ -46,11 +62,15 @@ export class OpenAiLlmClient implements LlmClient {
     this.#route = route;
     this.#jsonMode = route.json_mode;
     this.label = `${route.id} (${route.model})`;
-    this.#client = options.client ?? createSdkClient(route, options.apiKey);
+    checkApiKey(route, options.apiKey);
+    this.#apiKey = options.apiKey;
+    this.#client = options.client;
   }
 
   async complete(request: LlmRequest, context?: Pick<CallContext, 'onText'>, signal?: AbortSignal): Promise<LlmReply> {
     signal?.throwIfAborted();
+    await loadSdk();
+    this.#client ??= createSdkClient(this.#route, this.#apiKey);
     const route = this.#route;
     const trace: CallTrace = { attempts: 0 };
     const notices: LlmNotice[] = [];
@@ -76,7 +96,7 @@ export class OpenAiLlmClient implements LlmClient {
           // Cancellation is not a model failure: the caller gets its own abort reason back.
           signal?.throwIfAborted();
           const next = mode === 'json_schema' ? 'json_object' : mode === 'json_object' ? 'prompt' : undefined;
-          if (mode && next && error instanceof APIError && error.status === 400) {
+          if (mode && next && error instanceof loaded().APIError && error.status === 400) {
             // The endpoint does not take this response_format: ask the next way, for the rest of this client's life.
             this.#jsonMode = next;
             fallbackAttempts += 1;
@@ -97,13 +117,18 @@ export class OpenAiLlmClient implements LlmClient {
     }
   }
 
+  #sdkClient(): ChatCompletionsApi {
+    if (!this.#client) throw new InternalError('the openai client is used before it was made');
+    return this.#client;
+  }
+
   /** How this request asks for JSON on this route now (`undefined`: it is not a JSON request). */
   #modeFor(request: LlmRequest): JsonMode | undefined {
     return request.responseFormat ? this.#jsonMode : undefined;
   }
 
   async #whole(request: LlmRequest, mode: JsonMode | undefined, signal: AbortSignal, onText: ((delta: string) => void) | undefined): Promise<Draft> {
-    const completion = await this.#client.chat.completions.create({ ...this.#params(request, mode), stream: false }, { signal });
+    const completion = await this.#sdkClient().chat.completions.create({ ...this.#params(request, mode), stream: false }, { signal });
     const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined;
     if (!choice) throw new OneOffFailure('invalid_output', 'the endpoint sent a completion with no choices');
     const content = choice.message?.content ?? '';
@@ -116,7 +141,7 @@ export class OpenAiLlmClient implements LlmClient {
   }
 
   async #streamed(request: LlmRequest, mode: JsonMode | undefined, signal: AbortSignal, onText: ((delta: string) => void) | undefined): Promise<Draft> {
-    const stream = await this.#client.chat.completions.create({ ...this.#params(request, mode), stream: true, stream_options: { include_usage: true } }, { signal });
+    const stream = await this.#sdkClient().chat.completions.create({ ...this.#params(request, mode), stream: true, stream_options: { include_usage: true } }, { signal });
     let content = '';
     let usage: Usage | undefined;
     let finish: string | null | undefined;
@@ -191,7 +216,7 @@ function isOneOff(error: unknown): boolean {
   if (error instanceof OneOffFailure || error instanceof SyntaxError) return true;
   if (error instanceof LlmError) return error.kind === 'invalid_output' && error.retryable;
   // Undici reports a connection dropped mid-body as a TypeError ("terminated").
-  return error instanceof TypeError && !(error instanceof APIError);
+  return error instanceof TypeError && !(error instanceof loaded().APIError);
 }
 
 /** An AbortController that follows `parent`; `release()` removes the listener it put on `parent`. */
@@ -204,13 +229,17 @@ function linkedSignal(parent: AbortSignal | undefined): { signal: AbortSignal; r
   return { signal: controller.signal, release: () => parent.removeEventListener('abort', follow) };
 }
 
-function createSdkClient(route: ResolvedRoute, apiKey: string | undefined): OpenAI {
+/** A remote endpoint without a key is refused when the client is made, before any call. */
+function checkApiKey(route: ResolvedRoute, apiKey: string | undefined): void {
   const keyVar = route.api_key_env ?? 'OPENAI_API_KEY';
   if (!apiKey && route.locality === 'remote') {
     throw llmError(route, 'auth', `no API key: set the environment variable ${keyVar} (the route's endpoint is remote)`);
   }
+}
+
+function createSdkClient(route: ResolvedRoute, apiKey: string | undefined): OpenAI {
   const silent = { error: noop, warn: noop, info: noop, debug: noop };
-  return new OpenAI({
+  return new (loaded().OpenAI)({
     apiKey: apiKey || LOCAL_PLACEHOLDER_KEY,
     // The SDK would read these from OPENAI_ADMIN_KEY / OPENAI_ORG_ID / OPENAI_PROJECT_ID: an admin key
     // has no business here, and OpenAI account identifiers are sent to OpenAI's own hosts only.
@@ -257,10 +286,10 @@ function llmError(route: ResolvedRoute, kind: LlmErrorKind, what: string, retrya
  * replaced by a summary; connection errors and our own timeouts carry no body and are kept.
  */
 function safeCause(error: unknown): unknown {
-  if (error instanceof BodyTimeoutError || (error instanceof APIConnectionError && !(error instanceof APIUserAbortError))) return error;
+  if (error instanceof BodyTimeoutError || (error instanceof loaded().APIConnectionError && !(error instanceof loaded().APIUserAbortError))) return error;
   if (!(error instanceof Error)) return new Error('non-error thrown by the SDK');
   const parts = [error.name];
-  if (error instanceof APIError) {
+  if (error instanceof loaded().APIError) {
     if (error.status !== undefined) parts.push(`HTTP ${error.status}`);
     const code = shortCode(error.code) ?? shortCode(error.type);
     if (code) parts.push(code);
@@ -283,10 +312,10 @@ function toLlmError(error: unknown, route: ResolvedRoute, trace: CallTrace): Llm
     llmError(route, kind, what, retryable, status, safeCause(error));
 
   if (error instanceof BodyTimeoutError) return make('timeout', `no data from the endpoint for ${error.timeoutMs} ms while reading the reply`, true);
-  if (error instanceof APIConnectionTimeoutError) return make('timeout', `no response within ${route.timeout_ms} ms${retries}`, true);
-  if (error instanceof APIUserAbortError) return make('network', 'the request was cancelled', true);
-  if (error instanceof APIConnectionError) return make('network', `could not reach ${endpointName(route)}${causeCode(error)}${retries}`, true);
-  if (error instanceof APIError) {
+  if (error instanceof loaded().APIConnectionTimeoutError) return make('timeout', `no response within ${route.timeout_ms} ms${retries}`, true);
+  if (error instanceof loaded().APIUserAbortError) return make('network', 'the request was cancelled', true);
+  if (error instanceof loaded().APIConnectionError) return make('network', `could not reach ${endpointName(route)}${causeCode(error)}${retries}`, true);
+  if (error instanceof loaded().APIError) {
     const status = error.status;
     const code = shortCode(error.code) ?? shortCode(error.type);
     const http = status === undefined ? 'an error in the stream' : `HTTP ${status}${code ? ` ${code}` : ''}`;

@@ -93,15 +93,20 @@ export async function concludeRun(options: {
   // only once the artifact is on disk, so a failed write never leaves memory of a run that produced nothing.
   if (!state.finishing) await run.apply({ type: 'decided', decision });
   const saveSessions = async (): Promise<void> => {
-    for (const id of plan.personas) {
-      const messages: HistoryMessage[] = run.state.steps
-        .filter((s) => s.persona === id)
-        .flatMap((s) => [
-          { role: 'user' as const, content: s.prompt, run_id: state.run_id, ts: s.started_at },
-          { role: 'assistant' as const, content: s.reply, run_id: state.run_id, ts: s.started_at },
-        ]);
-      await deps.sessions.appendRun(id, state.run_id, messages);
-    }
+    // Each persona's file has its own lock, so they are saved at once; every save settles before a failure is reported.
+    const saved = await Promise.allSettled(
+      plan.personas.map((id) => {
+        const messages: HistoryMessage[] = run.state.steps
+          .filter((s) => s.persona === id)
+          .flatMap((s) => [
+            { role: 'user' as const, content: s.prompt, run_id: state.run_id, ts: s.started_at },
+            { role: 'assistant' as const, content: s.reply, run_id: state.run_id, ts: s.started_at },
+          ]);
+        return deps.sessions.appendRun(id, state.run_id, messages);
+      }),
+    );
+    const failed = saved.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
     if (!(state.finishing && audit.hasRecorded?.('SESSIONS_SAVED'))) {
       await audit.append(auditEvent('SESSIONS_SAVED', runDecision('session', 'SESSION_SAVED'), { personas: plan.personas }));
     }

@@ -86,6 +86,8 @@ export async function decidePause(input: HitlDecisionInput, deps: RunDeps & { de
   const run = new RunRecorder(state, deps.runs, deps.clock);
   await run.apply({ type: 'person_decided', entry, decision });
   if (input.decision === 'continue') {
+    // Resumed from its checkpoint later, maybe by another process.
+    await deps.runs.close?.(state.run_id);
     await deps.decisions.post(state.run_id, { pause_id: pause.pause_id, decided_at: now });
     return { decision: 'continue', state: run.state };
   }

@@ -4,9 +4,10 @@ import { parseCommandText, type CommandFile } from '../domain/command-file.js';
 import { failClosedDecision, systemStopDecision, type DecisionRecord } from '../domain/decision.js';
 import { AppError, StorageError } from '../domain/errors.js';
 import type { AuditSink } from '../domain/ports.js';
-import { RUN_STATE_VERSION, type RunState } from '../domain/run-state.js';
+import { RUN_STATE_VERSION, type RunState, type Step } from '../domain/run-state.js';
 import { executeRun } from './execute-run.js';
 import { applyRunEvent, buildOutcome } from '../domain/run-machine.js';
+import { auditStep } from './run-records.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 
 export interface CommandInput {
@@ -88,6 +89,7 @@ export async function resumeRun(runId: string, deps: RunDeps): Promise<RunOutcom
       completed_steps: state.steps.length,
     }),
     );
+    for (const step of unaudited(resumed.steps, audit)) await auditStep(audit, step, deps);
     return executeRun(resumed, audit, deps);
   });
 }
@@ -102,34 +104,41 @@ async function endOnStorageFailure(runId: string, deps: RunDeps, body: () => Pro
   try {
     return await body();
   } catch (error) {
-    if (deps.signal?.aborted) throw error;
-    if (!(error instanceof StorageError)) {
-      await recordFailure(runId, error, deps);
-      throw error;
-    }
-    const decision = systemStopDecision('queue', STORAGE_WRITE_FAILED);
-    const where = error.path;
-    const message = `storage failed: could not write ${where} (${error.errno ?? 'I/O error'}) — ${error.errno === 'ENOSPC' ? 'the disk is full; free space and resume it' : 'check the file system'} with: maestro run --resume ${runId}`;
-    let auditLog = '';
-    try {
-      const audit = await deps.audit.open(runId);
-      auditLog = audit.path;
-      await audit.append(auditEvent('RUN_FAILED', decision, { errno: error.errno ?? null, path: where }));
-    } catch {
-      // The log may be on the same full disk: the outcome below still says what happened.
-    }
-    try {
-      const state = await deps.runs.load(runId);
-      if (state?.status === 'running') {
-        // Ended with its reason; `maestro run --resume` takes it up again from here once there is room.
-        const now = deps.clock.now().toISOString();
-        await deps.runs.save(applyRunEvent(state, { type: 'failed', decision, at: now, summary: message }, now));
-      }
-    } catch {
-      // Same reason: nothing more can be written.
-    }
-    return buildOutcome({ runId, status: 'error', decision, auditLog, message, issues: [`${where}: ${error.errno ?? 'write failed'}`] });
+    return await endRun(runId, deps, error);
+  } finally {
+    // However the run stopped here (ended, paused, interrupted, failed), this process lets it go.
+    await deps.runs.close?.(runId);
   }
+}
+
+async function endRun(runId: string, deps: RunDeps, error: unknown): Promise<RunOutcome> {
+  if (deps.signal?.aborted) throw error;
+  if (!(error instanceof StorageError)) {
+    await recordFailure(runId, error, deps);
+    throw error;
+  }
+  const decision = systemStopDecision('queue', STORAGE_WRITE_FAILED);
+  const where = error.path;
+  const message = `storage failed: could not write ${where} (${error.errno ?? 'I/O error'}) — ${error.errno === 'ENOSPC' ? 'the disk is full; free space and resume it' : 'check the file system'} with: maestro run --resume ${runId}`;
+  let auditLog = '';
+  try {
+    const audit = await deps.audit.open(runId);
+    auditLog = audit.path;
+    await audit.append(auditEvent('RUN_FAILED', decision, { errno: error.errno ?? null, path: where }));
+  } catch {
+    // The log may be on the same full disk: the outcome below still says what happened.
+  }
+  try {
+    const state = await deps.runs.load(runId);
+    if (state?.status === 'running') {
+      // Ended with its reason; `maestro run --resume` takes it up again from here once there is room.
+      const now = deps.clock.now().toISOString();
+      await deps.runs.save(applyRunEvent(state, { type: 'failed', decision, at: now, summary: message }, now));
+    }
+  } catch {
+    // Same reason: nothing more can be written.
+  }
+  return buildOutcome({ runId, status: 'error', decision, auditLog, message, issues: [`${where}: ${error.errno ?? 'write failed'}`] });
 }
 
 /**
@@ -149,6 +158,23 @@ async function recordFailure(runId: string, error: unknown, deps: RunDeps): Prom
   } catch {
     // Recording is best effort; the caller reports the error either way.
   }
+}
+
+/**
+ * Steps the checkpoint holds but the log does not: a step is made durable, then its MODEL_CALL
+ * record, so a crash between the two leaves the last steps unrecorded. They are recorded on resume
+ * (never called again). Only steps after the last one the log names are candidates, so a log from
+ * before MODEL_CALL records named their step is left as it is.
+ */
+function unaudited(steps: readonly Step[], audit: AuditSink): Step[] {
+  const recorded = audit.recordedSteps?.();
+  if (!recorded) return [];
+  let last = -1;
+  steps.forEach((s, i) => {
+    if (recorded.has(s.id)) last = i;
+  });
+  if (last === -1 && audit.hasRecorded?.('MODEL_CALL')) return [];
+  return steps.slice(last + 1).filter((s) => !recorded.has(s.id));
 }
 
 /** Reason code of a run ended by a storage failure. */

@@ -4,8 +4,9 @@ import type { RunState } from '../domain/run-state.js';
 
 /**
  * Holds a run's state and makes it durable: every change is a `RunEvent` applied by the domain's
- * one apply function, then saved before `apply` resolves. Saves are chained, so steps recorded at
- * once (parallel calls) never overwrite each other: the last save holds every event.
+ * one apply function, then recorded before `apply` resolves (a journal line where the store keeps
+ * one, else the whole state). Records are chained in the order the events were applied, so steps
+ * recorded at once (parallel calls) never overwrite each other: the last one holds every event.
  */
 export class RunRecorder {
   #state: RunState;
@@ -25,10 +26,14 @@ export class RunRecorder {
 
   /** Applies the event and waits until the checkpoint that holds it is on disk. */
   async apply(event: RunEvent): Promise<RunState> {
-    this.#state = applyRunEvent(this.#state, event, this.clock.now().toISOString());
-    const snapshot = this.#state;
-    this.#saving = this.#saving.then(() => this.store.save(snapshot));
+    const before = this.#state;
+    const at = this.clock.now().toISOString();
+    const after = applyRunEvent(before, event, at);
+    this.#state = after;
+    const store = this.store;
+    const write = store.record ? () => store.record!({ before, event, at, after }) : () => store.save(after);
+    this.#saving = this.#saving.then(write);
     await this.#saving;
-    return snapshot;
+    return after;
   }
 }

@@ -27,7 +27,7 @@ export function selectHistory(
   if (archived.count === 0 && history.reduce((sum, m) => sum + utf8Bytes(m.content) + 4, 0) <= maxTokens) {
     return { messages: toChat(history), folded: 0 };
   }
-  const costs = history.map((m) => countTokens(m.content) + 4);
+  const costs = history.map((m) => (m.tokens ?? countTokens(m.content)) + 4);
   let used = 0;
   let keepFrom = history.length;
   for (let i = history.length - 1; i >= 0; i--) {
@@ -80,12 +80,23 @@ function summarize(
     (r) => `- run ${r.run_id}: task: ${r.task}; your last word: ${r.last_word}`,
   );
   const total = archived.count + runs.size;
-  for (let n = Math.min(20, all.length); n >= 1; n--) {
+  const textOf = (n: number): string => {
     const lines = all.slice(-n);
     const omitted = total > lines.length ? `(${total - lines.length} older runs omitted)\n` : '';
-    const text = `${SUMMARY_HEADER}\n${omitted}${lines.join('\n')}`;
-    // The summary goes into the system prompt after a separator line; 8 tokens cover that framing.
-    if (countTokens(text) + 8 <= budget) return text;
+    return `${SUMMARY_HEADER}\n${omitted}${lines.join('\n')}`;
+  };
+  // The summary goes into the system prompt after a separator line; 8 tokens cover that framing.
+  // Bytes bound tokens from above, so a summary whose bytes fit is not counted.
+  const fits = (text: string): boolean => utf8Bytes(text) + 8 <= budget || countTokens(text) + 8 <= budget;
+  // The most lines that fit, found by halving: one more line always costs more tokens (a line is at
+  // least "- run <id>: task: …; your last word: …", more than the "(N older runs omitted)" line it can
+  // replace), so "fits" holds for every count below the largest that fits.
+  let low = 0;
+  let high = Math.min(20, all.length);
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (fits(textOf(mid))) low = mid;
+    else high = mid - 1;
   }
-  return undefined;
+  return low === 0 ? undefined : textOf(low);
 }

@@ -3,6 +3,7 @@ import type { LoopPolicyData } from './loop-policy/workspace-loop.js';
 import type { PictureSpec } from './modes/mode.js';
 import type { Persona } from './persona.js';
 import type { JsonMode } from './route.js';
+import type { RunEvent } from './run-machine.js';
 import type { KnowledgeResult, RunState } from './run-state.js';
 import type { HistoryMessage, SessionState } from './session-state.js';
 
@@ -109,9 +110,25 @@ export interface SessionStore {
   appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[]): Promise<void>;
 }
 
+/** One event applied to a run's state (by `applyRunEvent`, at `at`), as the recorder makes it durable. */
+export interface RunChange {
+  readonly before: RunState;
+  readonly event: RunEvent;
+  readonly at: string;
+  readonly after: RunState;
+}
+
 export interface RunStore {
+  /** Saves a whole state; durable when it resolves. */
   save(state: RunState): Promise<void>;
   load(runId: string): Promise<RunState | undefined>;
+  /**
+   * Makes one change durable when it resolves; `load` then returns `change.after`. Cheaper than
+   * `save` where the store keeps a journal of events. Stores without it are given `save(after)`.
+   */
+  record?(change: RunChange): Promise<void>;
+  /** This process stops executing the run (it ended, paused, or was interrupted): tidy what `record` kept open. */
+  close?(runId: string): Promise<void>;
 }
 
 export interface AuditSink {
@@ -119,6 +136,8 @@ export interface AuditSink {
   append(event: AuditEvent): Promise<void>;
   /** Whether the log already holds a record of this event (written before this sink was opened, or by it). */
   hasRecorded?(event: string): boolean;
+  /** The step ids the log's MODEL_CALL records name (written before this sink was opened, or by it). */
+  recordedSteps?(): ReadonlySet<string>;
   readonly path: string;
 }
 

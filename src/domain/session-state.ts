@@ -10,6 +10,8 @@ export const HistoryMessage = z.strictObject({
   content: z.string(),
   run_id: z.string(),
   ts: z.string(),
+  /** Tokens of `content` (o200k), kept once counted so later runs need not count (or load the tokenizer) again. */
+  tokens: z.number().int().min(0).optional(),
 });
 export type HistoryMessage = z.infer<typeof HistoryMessage>;
 

@@ -34,6 +34,28 @@ describe('session states', () => {
     expect(files.filter((f) => f.includes('.tmp') || f.startsWith('.auditor') || f.endsWith('.lock'))).toEqual([]);
   });
 
+  it('keeps token counts: where they are free while the history fits its budget by bytes, and every one once it does not', async () => {
+    const counted: string[] = [];
+    const counting = {
+      budget: 40,
+      count: (text: string) => (counted.push(text), text.length),
+      countIfCheap: (text: string) => (text === 'reply' ? 5 : undefined),
+    };
+    const counting_ = new FsSessionStore(path.join(ws.dir, 'session_states'), new FakeClock('2026-03-04T05:06:07.000Z'), 30, counting);
+    await counting_.appendRun('auditor', 'r1', [
+      { role: 'user', content: 'briefing', run_id: 'r1', ts: 't' },
+      { role: 'assistant', content: 'reply', run_id: 'r1', ts: 't' },
+    ]);
+    expect((await counting_.load('auditor')).state.messages.map((m) => m.tokens)).toEqual([undefined, 5]);
+    expect(counted).toEqual([]);
+    await counting_.appendRun('auditor', 'r2', [
+      { role: 'user', content: 'a longer briefing', run_id: 'r2', ts: 't' },
+      { role: 'assistant', content: 'a longer reply', run_id: 'r2', ts: 't' },
+    ]);
+    expect((await counting_.load('auditor')).state.messages.map((m) => m.tokens)).toEqual([8, 5, 17, 14]);
+    expect(counted).toEqual(['briefing', 'a longer briefing', 'a longer reply']);
+  });
+
   it.each([
     ['not JSON', '{"schemaVersion": 1, "persona_id": '],
     ['the wrong shape', '{"schemaVersion": 1, "persona_id": "auditor", "messages": "lots"}'],

@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyAuditRun } from '../../src/adapters/fs-audit-store.js';
-import { JsonlAuditLog } from '../../src/adapters/jsonl-audit-log.js';
+import { realSyncFs, type SyncFs } from '../../src/adapters/atomic-file.js';
+import { formatAuditHead, JsonlAuditLog } from '../../src/adapters/jsonl-audit-log.js';
 import { WorkspacePaths } from '../../src/adapters/workspace-paths.js';
 import { AUDIT_REDACTION_FAILED, auditEvent, type AuditRecord } from '../../src/domain/audit.js';
 import type { SensitiveScanner } from '../../src/domain/audit-sanitizer.js';
@@ -180,6 +181,76 @@ describe('JsonlAuditLog', () => {
       [1, AUDIT_REDACTION_FAILED, undefined],
     ]);
     expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 2 });
+  });
+
+  it('acknowledges every record in the head the moment its append resolves, rewriting the head in place', async () => {
+    const sink = await new JsonlAuditLog(paths, clock).open(RUN);
+    const inode = (await stat(paths.auditHead(RUN))).ino;
+    for (let i = 0; i < 4; i++) {
+      await sink.append(event(i));
+      const head = await readFile(paths.auditHead(RUN), 'utf8');
+      expect(head).toBe(formatAuditHead({ v: 1, run_id: RUN, seq: i, hash: (await records())[i]?.hash ?? '' }));
+      expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: i + 1, notes: [] });
+    }
+    // One file, rewritten where it is: no temporary file, no rename, no new name to sync.
+    expect((await stat(paths.auditHead(RUN))).ino).toBe(inode);
+    expect((await readFile(paths.auditHead(RUN), 'utf8')).length).toBe(384);
+  });
+
+  it('writes a head of an older maestro (one unpadded line) whole at its fixed width on open, then goes on in place', async () => {
+    const log = new JsonlAuditLog(paths, clock);
+    await appendAll(log, 2);
+    const rs = await records();
+    await writeFile(paths.auditHead(RUN), `${JSON.stringify({ v: 1, run_id: RUN, seq: 1, hash: rs[1]?.hash })}\n`);
+    await appendAll(log, 2, 2);
+    expect((await records()).map((r) => r.event)).toEqual(['MODEL_CALL', 'MODEL_CALL', 'MODEL_CALL', 'MODEL_CALL']); // nothing to adopt: the head agreed
+    expect(JSON.parse(await readFile(paths.auditHead(RUN), 'utf8'))).toMatchObject({ seq: 3 });
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 4, notes: [] });
+  });
+
+  it('records appended at once are written in order, each resolved only once on disk, and the head names the last', async () => {
+    const sink = await new JsonlAuditLog(paths, clock).open(RUN);
+    const settled: number[] = [];
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        sink.append(event(i)).then(async () => {
+          // When an append resolves its own line is in the file.
+          expect((await records()).some((r) => r.details?.n === i)).toBe(true);
+          settled.push(i);
+        }),
+      ),
+    );
+    expect(settled).toHaveLength(20);
+    expect((await records()).map((r) => r.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(JSON.parse(await readFile(paths.auditHead(RUN), 'utf8'))).toMatchObject({ seq: 19 });
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 20, notes: [] });
+  });
+
+  it('a write cut short by a full disk fails that append loudly and leaves no fragment: the next record starts on a clean line', async () => {
+    let full = false;
+    const fs: SyncFs = {
+      ...realSyncFs,
+      writeSync: (fd, buffer, offset, length, position) => {
+        if (!full) return realSyncFs.writeSync(fd, buffer, offset, length, position);
+        full = false; // room for a few bytes, then none
+        realSyncFs.writeSync(fd, buffer, offset, Math.min(length, 9), position);
+        throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
+      },
+    };
+    const log = new JsonlAuditLog(paths, clock, { fs });
+    const sink = await log.open(RUN);
+    await sink.append(event(0));
+    full = true;
+    await expect(sink.append(event(1))).rejects.toMatchObject({ errno: 'ENOSPC' });
+    expect((await readFile(paths.auditLog(RUN), 'utf8')).endsWith('\n')).toBe(true);
+    // That sink takes nothing more (nothing queued behind the failure is written out of order); the log, reopened, goes on.
+    await expect(sink.append(event(9))).rejects.toMatchObject({ errno: 'ENOSPC' });
+    await (await log.open(RUN)).append(event(2));
+    expect((await records()).map((r) => [r.seq, r.details?.n])).toEqual([
+      [0, 0],
+      [1, 2],
+    ]);
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 2, notes: [] });
   });
 
   it('refuses run ids that are not plain file names or that hold personal data', async () => {

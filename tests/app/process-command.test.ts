@@ -134,6 +134,35 @@ describe('processCommand', () => {
     expect(second.calls[0]).toMatchObject({ persona: 'auditor', round: 2 });
   });
 
+  it('a crash between a step\'s checkpoint and its MODEL_CALL record: the resume records it once and calls nothing again', async () => {
+    const controller = new AbortController();
+    const first = new ScriptedLlmClient((r, n) => {
+      if (n === 4) controller.abort();
+      return politeCouncil(r);
+    });
+    const app = await createApp({ workspace: ws.dir, llm: first, signal: controller.signal });
+    await expect(processCommand({ text: command(), source: 't.json', runId: 'run-crash' }, app.deps)).rejects.toThrow();
+    const kept = (await app.deps.runs.load('run-crash'))?.steps.map((s) => s.id) ?? [];
+    // What the crash leaves: the last step in the checkpoint, its MODEL_CALL record never written.
+    const logFile = path.join(ws.dir, '.maestro', 'audit', 'run-crash.jsonl');
+    const lines = (await readFile(logFile, 'utf8')).trim().split('\n');
+    expect(JSON.parse(lines.at(-1) as string)).toMatchObject({ event: 'MODEL_CALL', details: { step_id: kept.at(-1) } });
+    const previous = JSON.parse(lines.at(-2) as string);
+    await writeFile(logFile, `${lines.slice(0, -1).join('\n')}\n`);
+    await writeFile(path.join(ws.dir, '.maestro', 'audit', 'run-crash.head'), JSON.stringify({ v: 1, run_id: 'run-crash', seq: previous.seq, hash: previous.hash }));
+
+    const second = new ScriptedLlmClient(politeCouncil);
+    const resumed = await resumeRun('run-crash', (await createApp({ workspace: ws.dir, llm: second })).deps);
+    expect(resumed.status).toBe('completed');
+    expect(second.calls).toHaveLength(10 - kept.length);
+    const records = (await readFile(logFile, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { event: string; details?: { step_id?: string } });
+    const calls = records.filter((r) => r.event === 'MODEL_CALL').map((r) => r.details?.step_id);
+    expect(calls).toHaveLength(10);
+    expect(new Set(calls).size).toBe(10);
+    // Recorded right after the resume, before any new call.
+    expect(records.findIndex((r) => r.event === 'MODEL_CALL' && r.details?.step_id === kept.at(-1))).toBe(records.findIndex((r) => r.event === 'RUN_RESUMED') + 1);
+  });
+
   it('stops before any model call when the output path escapes the workspace', async () => {
     const llm = new ScriptedLlmClient(politeCouncil);
     const outcome = await run(llm, command({ output_artifact_path: '../escape.md' }));

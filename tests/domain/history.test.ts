@@ -15,6 +15,15 @@ describe('persona history in prompts', () => {
     expect(selectHistory(h, 1000, words)).toEqual({ messages: h.map(({ role, content }) => ({ role, content })), folded: 0 });
   });
 
+  it('uses the token counts kept with stored messages instead of counting them again', () => {
+    const h = [...run('r1', 'first task', 'first answer'), ...run('r2', 'second task', 'second answer')].map((m) => ({ ...m, tokens: words(m.content) }));
+    const counted: string[] = [];
+    const view = selectHistory(h, 73, (text) => (counted.push(text), words(text)));
+    expect(view.folded).toBe(2);
+    expect(counted.every((text) => text.includes('summary'))).toBe(true); // only the summary is counted
+    expect(selectHistory(h, 73, words)).toEqual(view);
+  });
+
   it('keeps the newest whole messages within the budget, starting with a user message, and folds the rest', () => {
     const h = [...run('r1', 'first task', 'first answer'), ...run('r2', 'second task', 'second answer')];
     // Each run costs 37 (27 + 4, 2 + 4): the whole history is 74. r2 plus the summary of r1 (27 words

@@ -3,6 +3,7 @@ import { afterEach } from 'vitest';
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { readCheckpoint } from '../../src/adapters/run-journal.js';
 import { CLI, collectAuditLogs, REPO_ROOT } from '../fakes/fixtures.js';
 
 /** A temporary workspace with the default personas and an empty `commands/`. */
@@ -65,8 +66,11 @@ export async function readAuditLogs(workspace: string): Promise<Map<string, Audi
   return logs;
 }
 
+/** A run's checkpoint as maestro reads it: its journal replayed while it runs, else state.json. */
 export async function readRunState(workspace: string, runId: string): Promise<{ status: string; steps: { index: number }[]; command: { task_description: string } }> {
-  return JSON.parse(await readFile(path.join(workspace, '.maestro', 'runs', runId, 'state.json'), 'utf8'));
+  const read = await readCheckpoint(path.join(workspace, '.maestro', 'runs', runId));
+  if (!read) throw new Error(`run ${runId} has no checkpoint yet`);
+  return read.json as { status: string; steps: { index: number }[]; command: { task_description: string } };
 }
 
 /** Polls until `check` returns a value other than undefined/false; fails with `what` after `timeoutMs`. */

@@ -1,0 +1,105 @@
+import path from 'node:path';
+import { StorageError } from '../domain/errors.js';
+import { applyRunEvent, type RunEvent } from '../domain/run-machine.js';
+import type { RunState } from '../domain/run-state.js';
+import { readIfExists } from './fs-read.js';
+
+/**
+ * `.maestro/runs/<run_id>/journal.jsonl`: a running run's checkpoint as an append-only journal. The
+ * first line is a whole state (`{"v":1,"base":…}`); each later line is either an event applied to
+ * the state before it (`{"at":…,"event":…}`) or a whole state again (`base`). One line is appended
+ * and flushed (fdatasync) per change, instead of rewriting `state.json` (temporary file, fsync,
+ * rename, folder fsync). When the journal exists it is the checkpoint, whatever `state.json` says:
+ * `state.json` is the snapshot it is folded into (compaction) when the run stops being executed.
+ *
+ * A crash can leave only the last line cut or unreadable (every line is flushed before the next is
+ * written), and that line was never acknowledged: it is ignored. Any other unreadable line means
+ * the file was damaged, and the checkpoint is refused rather than guessed at.
+ */
+export const JOURNAL_FILE = 'journal.jsonl';
+export const JOURNAL_VERSION = 1;
+
+export type JournalLine = { readonly v: number; readonly base: RunState } | { readonly at: string; readonly event: RunEvent };
+
+export function baseLine(state: RunState): string {
+  return `${JSON.stringify({ v: JOURNAL_VERSION, base: state })}\n`;
+}
+
+export function eventLine(at: string, event: RunEvent): string {
+  return `${JSON.stringify({ at, event })}\n`;
+}
+
+export type JournalReplay =
+  | { readonly ok: true; readonly state: unknown; readonly lines: number; readonly torn?: { readonly line: number; readonly bytes: number } }
+  | { readonly ok: false; readonly line: number; readonly problem: string };
+
+/**
+ * The state a journal's text describes: its last base, with every event after it applied by the
+ * domain's one apply function. The state is returned as read (the caller validates it).
+ */
+export function replayJournal(text: string): JournalReplay {
+  const lines = text.split('\n');
+  const fragment = lines.pop() ?? '';
+  let torn: { line: number; bytes: number } | undefined = fragment.length > 0 ? { line: lines.length + 1, bytes: Buffer.byteLength(fragment) } : undefined;
+  const parsed: (JournalLine | undefined)[] = lines.map(parseLine);
+  // Only the last line can be unacknowledged: one that does not read is a write cut short.
+  if (torn === undefined && parsed.length > 0 && parsed[parsed.length - 1] === undefined) {
+    torn = { line: parsed.length, bytes: Buffer.byteLength(lines[lines.length - 1] ?? '') + 1 };
+    parsed.pop();
+  }
+  let state: unknown;
+  for (const [i, line] of parsed.entries()) {
+    if (line === undefined) return { ok: false, line: i + 1, problem: 'not a journal line: the file was damaged or edited' };
+    if ('base' in line) {
+      if (line.v !== JOURNAL_VERSION) return { ok: false, line: i + 1, problem: `journal version ${JSON.stringify(line.v)}; this maestro reads version ${JOURNAL_VERSION}` };
+      state = line.base;
+      continue;
+    }
+    if (state === undefined) return { ok: false, line: i + 1, problem: 'the journal does not start with a whole state' };
+    try {
+      state = applyRunEvent(state as RunState, line.event, line.at);
+    } catch (error) {
+      return { ok: false, line: i + 1, problem: `the event does not apply (${(error as Error).message})` };
+    }
+  }
+  if (state === undefined) return { ok: false, line: 1, problem: 'the journal holds no whole state' };
+  return { ok: true, state, lines: parsed.length, ...(torn ? { torn } : {}) };
+}
+
+function parseLine(raw: string): JournalLine | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  if (json === null || typeof json !== 'object') return undefined;
+  const line = json as Record<string, unknown>;
+  if ('base' in line) return line.base !== null && typeof line.base === 'object' ? (line as JournalLine) : undefined;
+  const event = line.event as { type?: unknown } | undefined;
+  if (typeof line.at !== 'string' || event === null || typeof event !== 'object' || typeof event.type !== 'string') return undefined;
+  return line as JournalLine;
+}
+
+/**
+ * A run's checkpoint as stored, not yet validated: the journal replayed when there is one, else
+ * `state.json`; undefined when the run has neither. Throws a StorageError for a damaged file.
+ * Shared by every reader of checkpoints (`status`, `runs`, `show`, `audit prune`).
+ */
+export async function readCheckpoint(runDir: string): Promise<{ json: unknown; file: string } | undefined> {
+  const journal = path.join(runDir, JOURNAL_FILE);
+  const text = await readIfExists(journal);
+  if (text !== undefined) {
+    const replay = replayJournal(text);
+    if (!replay.ok) throw new StorageError(`the run checkpoint ${journal} is damaged at line ${replay.line}: ${replay.problem}`, journal);
+    return { json: replay.state, file: journal };
+  }
+  const file = path.join(runDir, 'state.json');
+  const state = await readIfExists(file);
+  if (state === undefined) return undefined;
+  try {
+    return { json: JSON.parse(state), file };
+  } catch (error) {
+    throw new StorageError(`the run checkpoint ${file} is not valid JSON`, file, { cause: error });
+  }
+}

@@ -1,0 +1,221 @@
+import * as fs from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { realSyncFs, type SyncFs } from '../../src/adapters/atomic-file.js';
+import { FsRunStore } from '../../src/adapters/fs-run-store.js';
+import { JOURNAL_FILE, readCheckpoint } from '../../src/adapters/run-journal.js';
+import { WorkspacePaths } from '../../src/adapters/workspace-paths.js';
+import { RunRecorder } from '../../src/app/run-recorder.js';
+import { runDecision } from '../../src/domain/decision.js';
+import { StorageError } from '../../src/domain/errors.js';
+import type { Clock } from '../../src/domain/ports.js';
+import { RUN_STATE_VERSION, type RunState, type Step } from '../../src/domain/run-state.js';
+
+const RUN = '20260101T000000Z-abc123';
+let tick = 0;
+const clock: Clock = { now: () => new Date(Date.UTC(2026, 0, 1, 0, 0, tick++)) };
+
+let root: string;
+let paths: WorkspacePaths;
+beforeEach(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'maestro-runs-'));
+  paths = new WorkspacePaths(root);
+  tick = 0;
+});
+afterEach(() => rm(root, { recursive: true, force: true }));
+
+const runDir = () => paths.runDir(RUN);
+const journal = () => path.join(runDir(), JOURNAL_FILE);
+const stateFile = () => path.join(runDir(), 'state.json');
+const exists = (p: string) => fs.access(p).then(() => true, () => false);
+
+function initial(): RunState {
+  return {
+    schemaVersion: RUN_STATE_VERSION,
+    run_id: RUN,
+    status: 'running',
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    source: 'task.json',
+    task_sha256: 'a'.repeat(64),
+    command: { task_description: 'Review the plan', input_artifacts: [], config: {} },
+    steps: [],
+    trail: [],
+    reroutes: [],
+    hitl: [],
+  } as unknown as RunState;
+}
+
+function step(n: number): Step {
+  return {
+    id: `turn:r1:p${n}`,
+    index: 0,
+    kind: 'turn',
+    persona: `p${n}`,
+    round: 1,
+    prompt: `prompt ${n}`,
+    prompt_sha256: 'b'.repeat(64),
+    reply: `reply ${n} — ünïcödé`,
+    model: 'offline',
+    identity: { provider: 'offline', model: 'offline', rehearsal: true, route: 'offline' },
+    started_at: '2026-01-01T00:00:00.000Z',
+    duration_ms: 1,
+    calls: 1,
+    knowledge: [],
+  } as unknown as Step;
+}
+
+/** A run started and `n` steps recorded through the recorder, as the engine does. */
+async function recorded(store: FsRunStore, n: number): Promise<RunRecorder> {
+  const state = initial();
+  await store.save(state);
+  const run = new RunRecorder(state, store, clock);
+  for (let i = 0; i < n; i++) await run.apply({ type: 'step_recorded', step: step(i) });
+  return run;
+}
+
+describe('FsRunStore: the checkpoint as a journal', () => {
+  it('appends one line per event while the run goes on, and load replays them to the same state', async () => {
+    const store = new FsRunStore(paths);
+    const run = await recorded(store, 3);
+    expect((await readFile(journal(), 'utf8')).split('\n').filter(Boolean)).toHaveLength(4); // a whole state, then 3 events
+    expect(await exists(stateFile())).toBe(false);
+    expect(await new FsRunStore(paths).load(RUN)).toEqual(run.state);
+    expect((await new FsRunStore(paths).load(RUN))?.steps.map((s) => s.index)).toEqual([0, 1, 2]);
+  });
+
+  it('folds the journal into state.json when the run ends, and removes it', async () => {
+    const store = new FsRunStore(paths);
+    const run = await recorded(store, 2);
+    await run.apply({ type: 'finished', status: 'completed', decision: runDecision('queue', 'RUN_COMPLETED'), finishedAt: '2026-01-01T00:01:00.000Z', summary: 'done' });
+    expect(await exists(journal())).toBe(false);
+    expect(JSON.parse(await readFile(stateFile(), 'utf8'))).toEqual(run.state);
+    expect(await store.load(RUN)).toEqual(run.state);
+  });
+
+  it('close folds a running run into state.json (an interrupted run), and a later process goes on from it', async () => {
+    const store = new FsRunStore(paths);
+    const run = await recorded(store, 2);
+    await store.close(RUN);
+    expect(await exists(journal())).toBe(false);
+    expect(JSON.parse(await readFile(stateFile(), 'utf8')).steps).toHaveLength(2);
+
+    const later = new FsRunStore(paths);
+    const resumed = new RunRecorder((await later.load(RUN)) as RunState, later, clock);
+    await resumed.apply({ type: 'step_recorded', step: step(2) });
+    expect((await new FsRunStore(paths).load(RUN))?.steps.map((s) => s.id)).toEqual(run.state.steps.map((s) => s.id).concat('turn:r1:p2'));
+  });
+
+  it('a crash between two steps (the process gone, nothing folded): the next process loads every acknowledged step and repeats none', async () => {
+    await recorded(new FsRunStore(paths), 3); // no close: the process was killed
+    const next = new FsRunStore(paths);
+    const state = (await next.load(RUN)) as RunState;
+    expect(state.steps.map((s) => s.id)).toEqual(['turn:r1:p0', 'turn:r1:p1', 'turn:r1:p2']);
+    const run = new RunRecorder(state, next, clock);
+    await run.apply({ type: 'step_recorded', step: step(1) }); // the engine never asks again, and if it did the step is kept once
+    await run.apply({ type: 'step_recorded', step: step(3) });
+    const after = (await new FsRunStore(paths).load(RUN)) as RunState;
+    expect(after.steps.map((s) => [s.id, s.index])).toEqual([
+      ['turn:r1:p0', 0],
+      ['turn:r1:p1', 1],
+      ['turn:r1:p2', 2],
+      ['turn:r1:p3', 3],
+    ]);
+    // The journal of the killed process was folded into state.json before this one started its own.
+    expect(JSON.parse(await readFile(stateFile(), 'utf8')).steps).toHaveLength(3);
+    expect((await readFile(journal(), 'utf8')).split('\n').filter(Boolean)).toHaveLength(3);
+  });
+
+  it.each([
+    ['a line cut short (no newline)', '{"at":"2026-01-01T00:00:09.000Z","event":{"type":"step_rec'],
+    ['a whole last line that does not read (a crash mid-flush)', '\u0000\u0000\u0000\u0000\n'],
+  ])('ignores %s at the end: it was never acknowledged', async (_name, tail) => {
+    const run = await recorded(new FsRunStore(paths), 2);
+    await appendFile(journal(), tail);
+    expect(await new FsRunStore(paths).load(RUN)).toEqual(run.state);
+    // The next process starts from the acknowledged state and its journal reads whole.
+    const next = new FsRunStore(paths);
+    const resumed = new RunRecorder((await next.load(RUN)) as RunState, next, clock);
+    await resumed.apply({ type: 'step_recorded', step: step(2) });
+    expect((await new FsRunStore(paths).load(RUN))?.steps).toHaveLength(3);
+    expect(await readFile(journal(), 'utf8')).not.toContain('\u0000');
+  });
+
+  it('refuses a journal damaged before its last line, and says where', async () => {
+    await recorded(new FsRunStore(paths), 3);
+    const lines = (await readFile(journal(), 'utf8')).split('\n');
+    lines[1] = 'x';
+    await writeFile(journal(), lines.join('\n'));
+    const error = await new FsRunStore(paths).load(RUN).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageError);
+    expect((error as Error).message).toMatch(/journal\.jsonl is damaged at line 2/);
+  });
+
+  it('a crash while folding (state.json renamed, the journal not yet removed) reads as the same state', async () => {
+    const store = new FsRunStore(paths);
+    const run = await recorded(store, 2);
+    const text = await readFile(journal(), 'utf8');
+    await store.close(RUN);
+    await writeFile(journal(), text); // as if the removal never reached the disk
+    expect(await new FsRunStore(paths).load(RUN)).toEqual(run.state);
+  });
+
+  it('a failed append (a full disk) leaves no fragment: the next append starts on a clean line', async () => {
+    let failNext = false;
+    const store = new FsRunStore(paths, { journalFs: faultyFs(() => (failNext ? 7 : undefined)) });
+    const run = await recorded(store, 1);
+    failNext = true;
+    const error = await run.apply({ type: 'step_recorded', step: step(1) }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageError);
+    expect((error as StorageError).errno).toBe('ENOSPC');
+    expect((await readFile(journal(), 'utf8')).endsWith('\n')).toBe(true);
+    expect((await new FsRunStore(paths).load(RUN))?.steps).toHaveLength(1);
+    failNext = false;
+    const again = new RunRecorder((await store.load(RUN)) as RunState, store, clock);
+    await again.apply({ type: 'step_recorded', step: step(1) });
+    expect((await new FsRunStore(paths).load(RUN))?.steps).toHaveLength(2);
+  });
+
+  it('folds a journal that grew past its limit and starts a new one', async () => {
+    const store = new FsRunStore(paths, { compactBytes: 2_000 });
+    const run = await recorded(store, 12);
+    expect((await readFile(journal(), 'utf8').catch(() => '')).length).toBeLessThan(4_000);
+    expect(JSON.parse(await readFile(stateFile(), 'utf8')).steps.length).toBeGreaterThan(6);
+    expect(await new FsRunStore(paths).load(RUN)).toEqual(run.state);
+  });
+
+  it('a whole state saved while the run goes on joins the journal; one that ended replaces it in state.json', async () => {
+    const store = new FsRunStore(paths);
+    const run = await recorded(store, 1);
+    const errored = { ...run.state, status: 'error' as const, summary: 'storage failed' };
+    await store.save(errored);
+    expect(await exists(journal())).toBe(false);
+    expect(await store.load(RUN)).toEqual(errored);
+  });
+
+  it('readers of checkpoints (status, runs, prune) see the journal of a running run', async () => {
+    await recorded(new FsRunStore(paths), 2);
+    expect(((await readCheckpoint(runDir()))?.json as RunState).steps).toHaveLength(2);
+    expect(await readdir(runDir())).toEqual([JOURNAL_FILE]);
+  });
+});
+
+/** The real file system; once `fail()` answers a byte count, the next write takes that many bytes, then the disk is full. */
+function faultyFs(fail: () => number | undefined): SyncFs {
+  let full = false;
+  return {
+    ...realSyncFs,
+    writeSync: (fd, buffer, offset, length, position) => {
+      const cap = fail();
+      if (cap === undefined) {
+        full = false;
+        return realSyncFs.writeSync(fd, buffer, offset, length, position);
+      }
+      if (full) throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
+      full = true;
+      return realSyncFs.writeSync(fd, buffer, offset, Math.min(length, cap), position);
+    },
+  };
+}
