@@ -1,7 +1,7 @@
 import { fdatasync } from 'node:fs';
 import { chmod, truncate } from 'node:fs/promises';
 import path from 'node:path';
-import { AUDIT_SCHEMA_VERSION, AuditRecord, type AuditEvent } from '../domain/audit.js';
+import { AUDIT_SCHEMA_VERSION, AuditRecord, unchainedRecord, type AuditEvent } from '../domain/audit.js';
 import { AuditHead, emptyAuditHead, GENESIS_HASH, type Sha256 } from '../domain/audit-chain.js';
 import { composeAuditLine } from '../domain/audit-line.js';
 import { isSafeRunId } from '../domain/audit-retention.js';
@@ -180,20 +180,7 @@ class JsonlAuditSink implements AuditSink {
     const written: { pending: Pending; event: string; step?: string }[] = [];
     for (const pending of batch) {
       const { event } = pending;
-      const raw = {
-        v: AUDIT_SCHEMA_VERSION,
-        run_id: runId,
-        seq,
-        ts: clock.now().toISOString(),
-        event: event.event,
-        layer: event.layer,
-        decision: event.decision,
-        reason_code: event.reason_code,
-        sealed: event.sealed,
-        overrideable: event.overrideable,
-        final_decider: event.final_decider,
-        ...(event.details ? { details: event.details } : {}),
-      } as const;
+      const raw = unchainedRecord(event, { runId: runId, seq: seq, ts: clock.now().toISOString() });
       let composed;
       try {
         composed = composeAuditLine(raw, prevHash, { scanner, sha256 });

@@ -1,4 +1,4 @@
-import { AUDIT_SCHEMA_VERSION, type AuditEvent } from '../domain/audit.js';
+import { unchainedRecord, type AuditEvent } from '../domain/audit.js';
 import { emptyAuditHead, type Sha256 } from '../domain/audit-chain.js';
 import { composeAuditLine } from '../domain/audit-line.js';
 import { isSafeRunId } from '../domain/audit-retention.js';
@@ -112,20 +112,7 @@ class PgAuditSink implements AuditSink {
 
   async #write(event: AuditEvent): Promise<void> {
     const { runId } = this.o;
-    const raw = {
-      v: AUDIT_SCHEMA_VERSION,
-      run_id: runId,
-      seq: this.#seq,
-      ts: this.o.clock.now().toISOString(),
-      event: event.event,
-      layer: event.layer,
-      decision: event.decision,
-      reason_code: event.reason_code,
-      sealed: event.sealed,
-      overrideable: event.overrideable,
-      final_decider: event.final_decider,
-      ...(event.details ? { details: event.details } : {}),
-    } as const;
+    const raw = unchainedRecord(event, { runId: runId, seq: this.#seq, ts: this.o.clock.now().toISOString() });
     const { record, line } = composeAuditLine(raw, this.#prevHash, { scanner: this.o.scanner, sha256: this.o.sha256 });
     const head = JSON.stringify({ v: 1, run_id: runId, seq: record.seq, hash: record.hash });
     await this.o.engine.tx(async (db) => {

@@ -1,5 +1,5 @@
 import type { AuditEvent, AuditRecord } from '../domain/audit.js';
-import { AUDIT_SCHEMA_VERSION } from '../domain/audit.js';
+import { unchainedRecord } from '../domain/audit.js';
 import { GENESIS_HASH, type Sha256 } from '../domain/audit-chain.js';
 import { composeAuditLine } from '../domain/audit-line.js';
 import type { SensitiveScanner } from '../domain/audit-sanitizer.js';
@@ -63,20 +63,7 @@ class TracingAuditSink implements AuditSink {
   #forward(event: AuditEvent, ts: string): void {
     const { observer, scanner, sha256, onError } = this.options;
     try {
-      const raw = {
-        v: AUDIT_SCHEMA_VERSION,
-        run_id: this.runId,
-        seq: 0,
-        ts,
-        event: event.event,
-        layer: event.layer,
-        decision: event.decision,
-        reason_code: event.reason_code,
-        sealed: event.sealed,
-        overrideable: event.overrideable,
-        final_decider: event.final_decider,
-        ...(event.details ? { details: event.details } : {}),
-      } as const;
+      const raw = unchainedRecord(event, { runId: this.runId, seq: 0, ts: ts });
       const { record } = composeAuditLine(raw, GENESIS_HASH, { scanner, sha256 });
       const { v: _v, seq: _seq, prev_hash: _prev, hash: _hash, ...traced } = record;
       observer.onRecord(traced);

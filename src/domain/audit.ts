@@ -49,3 +49,21 @@ export interface AuditEvent extends DecisionRecord {
 export function auditEvent(event: EventCode, decision: DecisionRecord, details?: AuditDetails): AuditEvent {
   return details === undefined ? { event, ...decision } : { event, ...decision, details };
 }
+
+/** The unchained record of an event: what every audit sink (files, the engine, traces) writes for it. */
+export function unchainedRecord(event: AuditEvent, at: { runId: string; seq: number; ts: string }): UnchainedAuditRecord {
+  return {
+    v: AUDIT_SCHEMA_VERSION,
+    run_id: at.runId,
+    seq: at.seq,
+    ts: at.ts,
+    event: event.event,
+    layer: event.layer,
+    decision: event.decision,
+    reason_code: event.reason_code,
+    sealed: event.sealed,
+    overrideable: event.overrideable,
+    final_decider: event.final_decider,
+    ...(event.details ? { details: event.details } : {}),
+  };
+}
