@@ -2,6 +2,7 @@ import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Claim, Rejection } from '../domain/queue.js';
+import type { Delivery } from '../app/intake-loop.js';
 import { ClaimLostError, EngineError, SESSION_ALIVE_SQL, type Fence, type PgEngine } from './pg-engine.js';
 
 /** Channels: a command is ready (workers listen), a run's queue row ended or paused (the intake listens). */
@@ -31,18 +32,8 @@ export interface Submission {
   readonly inputHashes: Readonly<Record<string, string>>;
 }
 
-/** A queue row that ended, paused or was rejected and has not yet been written back to its workspace. */
-export interface Undelivered {
-  readonly runId: string;
-  readonly source: string;
-  readonly state: 'paused' | 'done' | 'rejected';
-  readonly kind: 'command' | 'decision';
-  readonly rejection: Rejection | null;
-  readonly status: string | null;
-  readonly summary: string | null;
-  readonly decision: string | null;
-  readonly reasonCode: string | null;
-}
+/** A queue row that ended, paused or was rejected and has not yet been written back to its workspace (the intake's `Delivery`). */
+export type Undelivered = Delivery;
 
 export interface QueueStats {
   readonly queued: number;
