@@ -1,5 +1,5 @@
 import { pauseDecision } from '../domain/decision.js';
-import { LlmError } from '../domain/errors.js';
+import { BudgetExceededError, LlmError } from '../domain/errors.js';
 import type { ReasonCode } from '../domain/codes.js';
 import { describeModelFailure, modelFailureDetails } from '../domain/model-failure.js';
 import type { AuditSink } from '../domain/ports.js';
@@ -33,9 +33,8 @@ export async function pauseForCallFailure(options: {
   const { error, run, audit, deps, requestPlan } = options;
   const where = options.step ? ` (step ${options.step.id}, ${options.step.persona})` : '';
   const stepDetails = options.step ? { step_id: options.step.id, persona: options.step.persona } : {};
-  if (error instanceof Error && error.name === 'BudgetExceededError') {
-    const exceeded = (error as Error & { exceeded: { limit: string } }).exceeded;
-    return pauseRun({ run, audit, deps, decision: pauseDecision('model', 'BUDGET_EXCEEDED'), message: `budget exceeded — ${error.message}`, details: { limit: exceeded.limit }, requestPlan });
+  if (error instanceof BudgetExceededError) {
+    return pauseRun({ run, audit, deps, decision: pauseDecision('model', 'BUDGET_EXCEEDED'), message: `budget exceeded — ${error.message}`, details: { limit: error.exceeded.limit }, requestPlan });
   }
   if (error instanceof RerouteRefusedError) {
     const { decision } = error.outcome;

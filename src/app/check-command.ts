@@ -46,7 +46,7 @@ export async function checkCommand(options: {
   const { command, deps } = options;
   const loaded = await deps.personas.loadAll();
   const approved = options.approved ?? new Set<string>();
-  const fingerprint = conflictFingerprint({ command } as Parameters<typeof conflictFingerprint>[0], deps.sha256);
+  const fingerprint = conflictFingerprint({ command }, deps.sha256);
   const gathered = await gatherGateFacts({
     command,
     personas: loaded.personas,

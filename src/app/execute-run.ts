@@ -2,6 +2,7 @@ import { auditEvent } from '../domain/audit.js';
 import { composeBriefing } from '../domain/briefing.js';
 import { checkBudget, type BudgetExceeded } from '../domain/budget.js';
 import { pauseDecision, runDecision } from '../domain/decision.js';
+import { BudgetExceededError } from '../domain/errors.js';
 import { evaluateGates } from '../domain/gates.js';
 import { selectHistory, type HistoryView } from '../domain/history.js';
 import type { ModeContext, StepSpec } from '../domain/modes/mode.js';
@@ -9,7 +10,7 @@ import { modeFor } from '../domain/modes/registry.js';
 import { orchestratorSystemPrompt, planRequestPrompt } from '../domain/prompts.js';
 import { buildOutcome, nextStep } from '../domain/run-machine.js';
 import { modelFailureDetails } from '../domain/model-failure.js';
-import type { RunPlan, RunState, Step } from '../domain/run-state.js';
+import { approvedReasons, type RunPlan, type RunState, type Step } from '../domain/run-state.js';
 import { isSecretCategory } from '../domain/sensitive/categories.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { explainGateStop } from '../domain/stop-explanation.js';
@@ -27,14 +28,6 @@ import { runStep } from './run-step.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 import { modeSettings } from './mode-settings.js';
 import { planMode, readModeSettings } from '../domain/modes/settings.js';
-
-/** The deliberation cannot go on without a person: a budget was crossed. Finished steps are checkpointed. */
-export class BudgetExceededError extends Error {
-  constructor(readonly exceeded: BudgetExceeded) {
-    super(exceeded.message);
-    this.name = 'BudgetExceededError';
-  }
-}
 
 /**
  * Runs a validated command from wherever its checkpoint left off. Set-up (personas, the command
@@ -57,6 +50,19 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
     return checkBudget({ budget: limits, usage, elapsedSeconds, phase, unpricedModels: [...new Set([...unpriced, ...usage.unpriced])].sort() });
   };
   const settings = modeSettings(ctx.plan);
+  // The same for every call of the run; only the per-call limit depends on whether calls run at once.
+  const stepDeps = {
+    runId: run.state.run_id,
+    rounds: ctx.plan.rounds,
+    llm: models.llm,
+    knowledge: new GuardedKnowledgeBase(deps.knowledge),
+    personas: models.personas,
+    maxRequestsPerTurn: deps.config.knowledge.max_requests_per_turn,
+    now: () => deps.clock.now(),
+    sha256: deps.sha256,
+    ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  };
 
   for (;;) {
     const next = nextStep(run.state, mode, ctx);
@@ -73,19 +79,7 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
       const before = budgetCheck('before');
       if (before) throw new BudgetExceededError(before);
       await runSteps(next.steps, next.concurrent ? settings.concurrency : 1, async (spec) => {
-        const step = await runStep(spec, {
-          runId: run.state.run_id,
-          rounds: ctx.plan.rounds,
-          llm: models.llm,
-          knowledge: new GuardedKnowledgeBase(deps.knowledge),
-          personas: models.personas,
-          maxRequestsPerTurn: deps.config.knowledge.max_requests_per_turn,
-          now: () => deps.clock.now(),
-          sha256: deps.sha256,
-          ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
-          ...(deps.signal ? { signal: deps.signal } : {}),
-          ...(next.concurrent && settings.callTimeoutMs ? { timeoutMs: settings.callTimeoutMs } : {}),
-        }).catch((error: unknown) => {
+        const step = await runStep(spec, next.concurrent ? { ...stepDeps, timeoutMs: settings.callTimeoutMs } : stepDeps).catch((error: unknown) => {
           failed ??= spec;
           throw error;
         });
@@ -275,10 +269,6 @@ function planSettings(command: RunState['command'], deps: RunDeps): Record<strin
   return Object.fromEntries(Object.entries(chosen).filter(([, v]) => v !== undefined));
 }
 
-/** Reasons a person already chose to continue past on this run. */
-export function approvedReasons(state: RunState): Set<string> {
-  return new Set(state.hitl.filter((h) => h.decision === 'continue').map((h) => h.reason_code));
-}
 
 async function invalidSetup(run: RunRecorder, audit: AuditSink, deps: RunDeps, event: 'PERSONAS_INVALID' | 'ROUTES_INVALID', what: string, problems: string[]): Promise<RunOutcome> {
   const decision = pauseDecision('meaning', 'SPEC_INVALID_INPUT');

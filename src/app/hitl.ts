@@ -131,7 +131,8 @@ function artifactFromState(state: RunState, deps: RunDeps, names: ReadonlyMap<st
 /**
  * What the run's mode says of the deliberation done so far (parallel: the assessments and their
  * composition; supervisor: the loop), so a stopped run's artifact keeps it. The conclusion is pure
- * and reads only the recorded steps; one that cannot be drawn from a partial run adds nothing.
+ * and reads only the recorded steps; if it cannot be drawn from a partial run, the artifact says so
+ * (the steps themselves are in its transcript either way).
  */
 function modeSections(state: RunState, personas: readonly Persona[]): DraftSections {
   const plan = state.plan;
@@ -139,8 +140,8 @@ function modeSections(state: RunState, personas: readonly Persona[]): DraftSecti
   try {
     const ctx = { runId: state.run_id, command: state.command, task: state.command.task_description, plan, personas: new Map(personas.map((p) => [p.id, p])), briefing: '', histories: new Map(), maxRequestsPerTurn: 0 };
     return modeFor(plan.mode).conclude(ctx, state.steps).sections;
-  } catch {
-    return [];
+  } catch (error) {
+    return [{ title: `${plan.mode} (not concluded)`, markdown: `The run was stopped before its ${plan.mode} deliberation could be concluded (${error instanceof Error ? error.message : String(error)}); what was said is in the transcript above.` }];
   }
 }
 type DraftSections = NonNullable<Parameters<typeof finishRun>[0]['artifact']>['sections'] & readonly unknown[];

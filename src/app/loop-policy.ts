@@ -8,7 +8,7 @@ import type { PauseRecord, RunState } from '../domain/run-state.js';
 import type { RunDeps } from './run-deps.js';
 
 /** The conflict a run belongs to: its `conflict_key`, else a digest of the normalised task. */
-export function conflictFingerprint(state: RunState, sha256: (s: string) => string): string {
+export function conflictFingerprint(state: Pick<RunState, 'command'>, sha256: (s: string) => string): string {
   return state.command.config.conflict_key ?? `task:${sha256(normaliseTask(state.command.task_description)).slice(0, 16)}`;
 }
 

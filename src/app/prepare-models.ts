@@ -80,14 +80,13 @@ export function resolveRoutes(options: {
   models: RunDeps['models'];
   planRoutes?: Readonly<Record<string, string>> | undefined;
 }): { resolved: Map<string, ResolvedRoute>; assignment: Map<string, string>; fallbacks: Map<string, string | undefined>; personas: Map<string, Persona>; problems: string[] } {
-  const deps = { models: options.models };
-  const state = { plan: options.planRoutes ? { routes: options.planRoutes } : undefined };
+  const { models } = options;
   const problems: string[] = [];
   const resolved = new Map<string, ResolvedRoute>();
   const resolve = (id: string, who: string): ResolvedRoute | undefined => {
     const cached = resolved.get(id);
     if (cached) return cached;
-    const r = deps.models.resolve(id);
+    const r = models.resolve(id);
     if ('error' in r) {
       problems.push(`${who}: ${r.error}`);
       return undefined;
@@ -102,7 +101,7 @@ export function resolveRoutes(options: {
   for (const id of options.personaIds) {
     const persona = options.personas.get(id);
     if (!persona) continue;
-    const routeId = state.plan?.routes[id] ?? deps.models.routeIdFor(persona);
+    const routeId = options.planRoutes?.[id] ?? models.routeIdFor(persona);
     const route = resolve(routeId, persona.file);
     if (persona.fallback_route) resolve(persona.fallback_route, `${persona.file} (fallback_route)`);
     assignment.set(id, routeId);

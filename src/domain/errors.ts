@@ -81,3 +81,11 @@ export class ExitError extends AppError {
     super(message);
   }
 }
+
+/** A run's budget was crossed before or after a call; the run pauses for a person (finished steps are kept). */
+export class BudgetExceededError extends AppError {
+  readonly code = 'BUDGET_EXCEEDED' as const;
+  constructor(readonly exceeded: { readonly limit: string; readonly message: string }) {
+    super(exceeded.message);
+  }
+}

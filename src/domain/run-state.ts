@@ -190,3 +190,8 @@ export function wasRehearsal(state: Pick<RunState, 'plan' | 'steps'>): boolean |
   if (state.plan) return state.plan.model.split(', ').every((label) => label.includes('(offline:'));
   return undefined;
 }
+
+/** Reasons a person already chose to continue past on this run (their pauses no longer stop it). */
+export function approvedReasons(state: Pick<RunState, 'hitl'>): Set<string> {
+  return new Set(state.hitl.filter((h) => h.decision === 'continue').map((h) => h.reason_code));
+}
