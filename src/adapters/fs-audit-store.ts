@@ -6,18 +6,54 @@ import { verifyAuditLog, type AuditVerification } from '../domain/audit-verify.j
 import { StorageError } from '../domain/errors.js';
 import { sha256 } from './hashing.js';
 import type { WorkspacePaths } from './workspace-paths.js';
-import { listDirOrEmpty, readIfExists } from './fs-read.js';
-import { readCheckpoint } from './run-journal.js';
+import { listDirOrEmpty, readIfExists, safeJson } from './fs-read.js';
+import { JOURNAL_FILE, journalAuditLines, readCheckpoint } from './run-journal.js';
+import { logWithJournal } from './audit-wal.js';
 
 /** A run's audit files as text; undefined where a file does not exist. */
 export interface AuditRunFiles {
   readonly runId: string;
   readonly log: string | undefined;
   readonly head: string | undefined;
+  /** What reading it this way involved (records taken from the run's journal). */
+  readonly notes?: readonly string[];
 }
 
+/**
+ * A run's log as it stands, with the records its checkpoint journal holds ahead of it (a run going
+ * on, or a crash before the log was flushed; the next open of the log writes them: see audit-wal.ts).
+ * A head left behind records the journal holds is read as theirs: they were acknowledged with it.
+ */
 export async function readAuditRun(paths: WorkspacePaths, runId: string): Promise<AuditRunFiles> {
-  return { runId, log: await readIfExists(paths.auditLog(runId)), head: await readIfExists(paths.auditHead(runId)) };
+  const log = await readIfExists(paths.auditLog(runId));
+  const head = await readIfExists(paths.auditHead(runId));
+  const journal = await readIfExists(path.join(paths.runDir(runId), JOURNAL_FILE));
+  const ahead = journal === undefined ? [] : journalAuditLines(journal);
+  if (ahead.length === 0) return { runId, log, head };
+  const merged = logWithJournal(runId, log, ahead, sha256);
+  const notes = merged.fromJournal > 0 ? [`${merged.fromJournal} record(s) read from the run's checkpoint journal: the log does not hold them yet (a run going on, or a crash; opening the log writes them)`] : [];
+  const vouched = headVouchedByJournal(runId, merged.log, head, ahead);
+  if (vouched) notes.push(vouched.note);
+  return { runId, log: merged.log, head: vouched?.head ?? head, ...(notes.length > 0 ? { notes } : {}) };
+}
+
+/** When every record after the head is one the journal holds, the head a step's records moved on to. */
+function headVouchedByJournal(runId: string, log: string | undefined, head: string | undefined, ahead: readonly string[]): { head: string; note: string } | undefined {
+  if (log === undefined || head === undefined) return undefined;
+  const headSeq = (safeJson(head) as { seq?: unknown } | undefined)?.seq;
+  const lines = log.split('\n').filter((l) => l.length > 0);
+  const last = safeJson(lines[lines.length - 1] ?? '') as { seq?: unknown; hash?: unknown } | undefined;
+  if (typeof headSeq !== 'number' || typeof last?.seq !== 'number' || typeof last.hash !== 'string' || headSeq >= last.seq - 1) return undefined;
+  const held = new Set(ahead);
+  const after = lines.filter((l) => {
+    const seq = (safeJson(l) as { seq?: unknown } | undefined)?.seq;
+    return typeof seq === 'number' && seq > headSeq;
+  });
+  if (!after.every((l) => held.has(l))) return undefined;
+  return {
+    head: JSON.stringify({ v: 1, run_id: runId, seq: last.seq, hash: last.hash }),
+    note: `the head lags ${last.seq - headSeq} record(s) behind; the run's checkpoint journal holds them (written with their steps)`,
+  };
 }
 
 /** Verifies one run's log and head (chain, sequence, truncation, invariants I1–I7). */

@@ -2,11 +2,15 @@ import { accessSync, mkdirSync } from 'node:fs';
 import * as nodeFs from 'node:fs/promises';
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { RunChange, RunStore } from '../domain/ports.js';
+import type { AuditAhead, RunChange, RunStore } from '../domain/ports.js';
 import { parseRunState, type RunState } from '../domain/run-state.js';
 import { StorageError } from '../domain/errors.js';
 import { ensurePrivateDir, realSyncFs, syncDirectory, writeFileAtomically, writeFullySync, type DurableFs, type SyncFs } from './atomic-file.js';
-import { baseLine, eventLine, JOURNAL_FILE, readCheckpoint } from './run-journal.js';
+import { appendAuditLines, flushAuditFiles, formatAuditHead, missingFromLog, writeAuditAhead } from './audit-wal.js';
+import { splitAuditLines } from '../domain/audit-verify.js';
+import { readIfExists } from './fs-read.js';
+import { sha256 } from './hashing.js';
+import { baseLine, eventLine, JOURNAL_FILE, journalAuditLines, readCheckpoint } from './run-journal.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
 /** A journal this process appends to: its descriptor, its length, and the state its lines describe. */
@@ -17,6 +21,8 @@ interface OpenJournal {
   size: number;
   /** The state the journal describes now (the object last recorded, compared by identity). */
   last: RunState;
+  /** Audit records were written ahead through this journal: their log and head are flushed before it is folded. */
+  wroteAhead: boolean;
 }
 
 export interface FsRunStoreOptions {
@@ -71,7 +77,17 @@ export class FsRunStore implements RunStore {
 
   /** Makes one applied event durable: one journal line and one fdatasync. */
   async record(change: RunChange): Promise<void> {
+    return this.recordAhead(change);
+  }
+
+  /**
+   * One applied event and the audit records written with it: one journal line holding both, one
+   * fdatasync; then the records are appended to their log and the head rewritten, unflushed (the
+   * journal is their write-ahead log: see audit-wal.ts).
+   */
+  async recordAhead(change: RunChange, audit?: AuditAhead): Promise<void> {
     const runId = change.after.run_id;
+    if (audit && audit.log !== this.paths.auditLog(runId)) throw new StorageError(`audit records of run ${runId} were handed over for another log (${audit.log})`, audit.log);
     let open = this.#open.get(runId);
     if (!open) open = await this.#start(change.before);
     else if (open.last !== change.before) {
@@ -79,8 +95,12 @@ export class FsRunStore implements RunStore {
       this.#append(open, baseLine(change.before));
       open.last = change.before;
     }
-    this.#append(open, eventLine(change.at, change.event));
+    this.#append(open, eventLine(change.at, change.event, audit?.lines));
     open.last = change.after;
+    if (audit && audit.lines.length > 0) {
+      open.wroteAhead = true;
+      writeAuditAhead(this.#journalFs, runId, this.paths.auditHead(runId), audit);
+    }
     if (change.after.status !== 'running' || open.size > this.#compactBytes) await this.#compact(runId, change.after);
   }
 
@@ -133,7 +153,7 @@ export class FsRunStore implements RunStore {
     let fd: number | undefined;
     try {
       fd = this.#journalFs.openSync(file, 'wx', 0o600);
-      const open: OpenJournal = { fd, file, size: 0, last: state };
+      const open: OpenJournal = { fd, file, size: 0, last: state, wroteAhead: false };
       this.#append(open, baseLine(state));
       // The journal's name must survive a crash as well as its lines.
       await syncDirectory(dir, this.#fs);
@@ -166,6 +186,27 @@ export class FsRunStore implements RunStore {
     }
   }
 
+  /**
+   * A journal another process left (a crash) may hold audit records its log lacks; they are written
+   * to the log (and flushed) before the journal goes. Opening the log does the same and records it
+   * (JsonlAuditLog), and a resumed run opens its log first: this is the net under other paths.
+   */
+  async #settleLeftAudit(runId: string, journalFile: string): Promise<void> {
+    const text = await readIfExists(journalFile);
+    const ahead = text === undefined ? [] : journalAuditLines(text);
+    if (ahead.length === 0) return;
+    const logFile = this.paths.auditLog(runId);
+    const log = (await readIfExists(logFile)) ?? '';
+    const { lines, torn } = splitAuditLines(log);
+    const missing = missingFromLog(runId, lines, ahead, sha256);
+    if ('problem' in missing) throw new StorageError(`the checkpoint journal ${journalFile} cannot be folded: ${missing.problem}`, journalFile);
+    if (missing.lines.length === 0) return;
+    const last = JSON.parse(missing.lines[missing.lines.length - 1] ?? '{}') as { seq: number; hash: string };
+    appendAuditLines(this.#journalFs, logFile, missing.lines, Buffer.byteLength(log) - (torn === undefined ? 0 : Buffer.byteLength(torn)), torn !== undefined);
+    flushAuditFiles(this.#journalFs, [logFile]);
+    await writeFileAtomically(this.paths.auditHead(runId), formatAuditHead({ v: 1, run_id: runId, seq: last.seq, hash: last.hash }), { mode: 0o600, fs: this.#fs });
+  }
+
   #closeQuietly(fd: number): void {
     try {
       this.#journalFs.closeSync(fd);
@@ -175,9 +216,10 @@ export class FsRunStore implements RunStore {
   }
 
   /**
-   * Folds a run's checkpoint into `state.json`: the state written atomically, then the journal
-   * removed, then one folder fsync for both. A crash before the removal leaves a journal that reads
-   * as the same state, or as the one before it when this state was never acknowledged.
+   * Folds a run's checkpoint into `state.json`: the audit records it wrote ahead made durable in
+   * their log, the state written atomically, then the journal removed, then one folder fsync for
+   * both. A crash before the removal leaves a journal that reads as the same state, or as the one
+   * before it when this state was never acknowledged.
    */
   async #compact(runId: string, state: RunState): Promise<void> {
     const dir = this.paths.runDir(runId);
@@ -185,6 +227,8 @@ export class FsRunStore implements RunStore {
     const open = this.#open.get(runId);
     this.#open.delete(runId);
     if (open) this.#closeQuietly(open.fd);
+    if (open?.wroteAhead) flushAuditFiles(this.#journalFs, [this.paths.auditLog(runId), this.paths.auditHead(runId)]);
+    else if (!open) await this.#settleLeftAudit(runId, file);
     await ensurePrivateDir(dir);
     await writeFileAtomically(path.join(dir, 'state.json'), `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, fs: this.#fs, syncDir: false });
     try {

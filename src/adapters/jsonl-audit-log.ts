@@ -9,8 +9,12 @@ import { cachedScanner, defaultSensitiveScanner, findSensitiveResidue, type Sens
 import { splitAuditLines, verifyAuditLog } from '../domain/audit-verify.js';
 import { runDecision } from '../domain/decision.js';
 import { StorageError } from '../domain/errors.js';
-import type { AuditLog, AuditSink, Clock } from '../domain/ports.js';
+import type { AuditAhead, AuditLog, AuditSink, Clock } from '../domain/ports.js';
 import { ensurePrivateDir, realSyncFs, writeFileAtomically, writeFullySync, type SyncFs } from './atomic-file.js';
+import { appendAuditLines, flushAuditFiles, formatAuditHead, missingFromLog, rewriteHeadInPlace } from './audit-wal.js';
+import { JOURNAL_FILE, journalAuditLines } from './run-journal.js';
+
+export { formatAuditHead } from './audit-wal.js';
 import { sha256 as nodeSha256 } from './hashing.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 import { readIfExists, safeJson } from './fs-read.js';
@@ -58,13 +62,16 @@ export class JsonlAuditLog implements AuditLog {
     await ensurePrivateDir(this.paths.audit);
     await restrict(this.paths.audit, 0o700);
     const headFile = this.paths.auditHead(runId);
-    const start = await recoverChain({ runId, file, headFile, sha256: this.#sha256 });
+    const start = await recoverChain({ runId, file, headFile, journalFile: path.join(this.paths.runDir(runId), JOURNAL_FILE), fs: this.#fs, sha256: this.#sha256 });
     const sink = new JsonlAuditSink({ file, headFile, runId, seq: start.seq, prevHash: start.hash, size: start.size, fs: this.#fs, clock: this.clock, scanner: this.#scanner, sha256: this.#sha256, recorded: start.events, steps: start.steps });
     // The head is written whole here, at its fixed width and at the log's end (the chain verified), so that appends can rewrite it in place.
     const head = start.created ? emptyAuditHead(runId) : { v: 1 as const, run_id: runId, seq: start.seq - 1, hash: start.hash };
     if (start.headText !== formatAuditHead(head)) await writeHead(headFile, head);
     if (start.dropped) {
       await sink.append({ event: 'AUDIT_LOG_RECOVERED', ...runDecision('audit', 'AUDIT_TORN_LINE_DROPPED'), details: start.dropped });
+    }
+    if (start.restored) {
+      await sink.append({ event: 'AUDIT_LOG_RECOVERED', ...runDecision('audit', 'AUDIT_RECORDS_RESTORED_FROM_JOURNAL'), details: start.restored });
     }
     if (start.adopted) {
       await sink.append({ event: 'AUDIT_LOG_RECOVERED', ...runDecision('audit', 'AUDIT_HEAD_ADOPTED_FROM_LOG'), details: start.adopted });
@@ -102,21 +109,29 @@ interface SinkOptions {
   readonly steps: ReadonlySet<string>;
 }
 
-/** One record waiting to be written, and whoever awaits it. */
-interface Pending {
-  readonly event: AuditEvent;
-  readonly resolve: () => void;
-  readonly reject: (error: unknown) => void;
-}
+/** One record waiting to be written, and whoever awaits it; or records written ahead by another write. */
+type Pending =
+  | { readonly kind: 'one'; readonly event: AuditEvent; readonly resolve: () => void; readonly reject: (error: unknown) => void }
+  | {
+      readonly kind: 'ahead';
+      readonly events: readonly AuditEvent[];
+      readonly persist: (ahead: AuditAhead) => Promise<void>;
+      readonly resolve: () => void;
+      readonly reject: (error: unknown) => void;
+    };
 
 /**
- * Appends records one at a time, in the order `append` was called (callers need not await): each line
- * is written and flushed (datasync, synchronous calls: see SyncFs) before its `append` resolves. The
- * head is then rewritten in place (one fixed-width line, no new file, no rename) and flushed in the
- * background; the next line waits for that flush. So the head is never ahead of the log, and never
- * more than one record behind it — after a killed process or a power loss alike — which is what
- * `maestro audit verify` accepts as a crash rather than an edit. (Writing several records under one
- * flush would leave the head several records behind in that window, so records are not grouped.)
+ * Appends records in the order they were handed over (callers need not await), two ways:
+ *
+ * - `append`: the line is written and flushed (datasync, synchronous calls: see SyncFs) before it
+ *   resolves; the head is then rewritten in place (one fixed-width line, no new file, no rename) and
+ *   flushed in the background, and the next line waits for that flush. So the head is never ahead of
+ *   the log, and never more than one record behind it, after a killed process or a power loss alike.
+ * - `appendAhead`: a run change's records (a step's) are composed here and made durable by the run
+ *   store in the same journal line as the change (one flush for both), which then appends them to
+ *   the log and rewrites the head, unflushed. While the journal exists it vouches for them: opening
+ *   the log takes what it lacks from the journal, and the store flushes the log and the head before
+ *   it folds the journal away (audit-wal.ts).
  */
 class JsonlAuditSink implements AuditSink {
   readonly path: string;
@@ -151,10 +166,23 @@ class JsonlAuditSink implements AuditSink {
   }
 
   append(event: AuditEvent): Promise<void> {
+    return this.#enqueue((resolve, reject) => ({ kind: 'one', event, resolve, reject }));
+  }
+
+  /**
+   * The records are composed (sanitized, chained) and handed to `persist`, which makes them durable
+   * with the run's change (the journal line) and writes them to this log, unflushed: one flush for a
+   * step and its records instead of one each (see audit-wal.ts).
+   */
+  appendAhead(events: readonly AuditEvent[], persist: (ahead: AuditAhead) => Promise<void>): Promise<void> {
+    return this.#enqueue((resolve, reject) => ({ kind: 'ahead', events, persist, resolve, reject }));
+  }
+
+  #enqueue(make: (resolve: () => void, reject: (error: unknown) => void) => Pending): Promise<void> {
     // A sink whose write failed takes nothing more: the run ends, and whoever records that opens the log afresh.
     if (this.#failed) return Promise.reject(this.#failed);
     // Appends are serialised so sequence numbers and the chain match line order even when callers do not await.
-    const done = new Promise<void>((resolve, reject) => this.#pending.push({ event, resolve, reject }));
+    const done = new Promise<void>((resolve, reject) => this.#pending.push(make(resolve, reject)));
     if (!this.#flushing) void this.#flush();
     return done;
   }
@@ -162,9 +190,9 @@ class JsonlAuditSink implements AuditSink {
   async #flush(): Promise<void> {
     this.#flushing = true;
     try {
-      while (this.#pending.length > 0) {
-        const next = this.#pending.splice(0, 1);
-        if (this.#failed) for (const p of next) p.reject(this.#failed);
+      for (let next = this.#pending.shift(); next; next = this.#pending.shift()) {
+        if (this.#failed) next.reject(this.#failed);
+        else if (next.kind === 'ahead') await this.#writeAhead(next);
         else await this.#write(next);
       }
     } finally {
@@ -172,30 +200,70 @@ class JsonlAuditSink implements AuditSink {
     }
   }
 
-  async #write(batch: readonly Pending[]): Promise<void> {
-    const { file, runId, clock, scanner, sha256 } = this.options;
+  /** Composes records after the chain's end, without moving it: lines, what they record, and where the chain would be. */
+  #compose(events: readonly AuditEvent[]): { lines: string[]; written: { event: string; step?: string }[]; seq: number; prevHash: string } {
+    const { runId, clock, scanner, sha256 } = this.options;
     let seq = this.#seq;
     let prevHash = this.#prevHash;
     const lines: string[] = [];
-    const written: { pending: Pending; event: string; step?: string }[] = [];
-    for (const pending of batch) {
-      const { event } = pending;
+    const written: { event: string; step?: string }[] = [];
+    for (const event of events) {
       const raw = unchainedRecord(event, { runId: runId, seq: seq, ts: clock.now().toISOString() });
-      let composed;
-      try {
-        composed = composeAuditLine(raw, prevHash, { scanner, sha256 });
-      } catch (error) {
-        pending.reject(error); // not a record at all: a bug in the caller, refused alone
-        continue;
-      }
-      lines.push(`${composed.line}\n`);
+      // Throws only when `raw` is not a record at all: a bug in the caller.
+      const composed = composeAuditLine(raw, prevHash, { scanner, sha256 });
+      lines.push(composed.line);
       const step = composed.record.event === 'MODEL_CALL' ? stepIdOf(composed.record) : undefined;
-      written.push({ pending, event: composed.record.event, ...(step ? { step } : {}) });
+      written.push({ event: composed.record.event, ...(step ? { step } : {}) });
       seq += 1;
       prevHash = composed.record.hash;
     }
-    if (lines.length === 0) return;
-    const data = Buffer.from(lines.join(''), 'utf8');
+    return { lines, written, seq, prevHash };
+  }
+
+  /** The chain moves on past lines that are now in the log. */
+  #advance(composed: { lines: readonly string[]; written: readonly { event: string; step?: string }[]; seq: number; prevHash: string }): void {
+    for (const line of composed.lines) this.#size += Buffer.byteLength(line) + 1;
+    this.#seq = composed.seq;
+    this.#prevHash = composed.prevHash;
+    for (const w of composed.written) {
+      this.#recorded.add(w.event);
+      if (w.step) this.#steps.add(w.step);
+    }
+  }
+
+  async #writeAhead(pending: Extract<Pending, { kind: 'ahead' }>): Promise<void> {
+    let composed;
+    try {
+      composed = this.#compose(pending.events);
+    } catch (error) {
+      pending.reject(error); // nothing was written, nor the change it came with
+      return;
+    }
+    const { file, runId } = this.options;
+    try {
+      await pending.persist({ log: file, lines: composed.lines, last: { seq: composed.seq - 1, hash: composed.prevHash }, logBytes: this.#size });
+    } catch (error) {
+      // The journal may hold the records although the log does not: this sink stops, and opening
+      // the log afresh takes them from the journal.
+      this.#failed = error instanceof StorageError ? error : new StorageError(`could not record audit records of run ${runId}: ${(error as Error).message}`, file, { cause: error });
+      pending.reject(error);
+      return;
+    }
+    this.#advance(composed);
+    pending.resolve();
+  }
+
+  async #write(pending: Extract<Pending, { kind: 'one' }>): Promise<void> {
+    const { file, runId } = this.options;
+    let composed;
+    try {
+      composed = this.#compose([pending.event]);
+    } catch (error) {
+      pending.reject(error); // not a record at all: a bug in the caller, refused alone
+      return;
+    }
+    const { seq, prevHash } = composed;
+    const data = Buffer.from(`${composed.lines.join('\n')}\n`, 'utf8');
     // The head on disk must not fall two writes behind: its last rewrite is flushed before this write.
     await this.#headSync;
     const fs = this.options.fs;
@@ -209,54 +277,32 @@ class JsonlAuditSink implements AuditSink {
       if (fd !== undefined) attempt(() => fs.ftruncateSync(fd as number, this.#size));
       const failure = new StorageError(`could not append to the audit log ${file}: ${(error as Error).message}`, file, { cause: error, ...errno(error) });
       this.#failed = failure;
-      for (const w of written) w.pending.reject(failure);
+      pending.reject(failure);
       return;
     } finally {
       if (fd !== undefined) attempt(() => fs.closeSync(fd as number));
     }
     // The lines are on disk: the chain moves on even if acknowledging them below fails.
-    this.#size += data.length;
-    this.#seq = seq;
-    this.#prevHash = prevHash;
-    for (const w of written) {
-      this.#recorded.add(w.event);
-      if (w.step) this.#steps.add(w.step);
-    }
+    this.#advance(composed);
     try {
-      this.#headSync = rewriteHeadInPlace(fs, this.options.headFile, { v: 1, run_id: runId, seq: seq - 1, hash: prevHash });
+      this.#headSync = flushInBackground(fs, rewriteHeadInPlace(fs, this.options.headFile, { v: 1, run_id: runId, seq: seq - 1, hash: prevHash }));
     } catch (error) {
       const failure = new StorageError(`could not update the audit head ${this.options.headFile}: ${(error as Error).message}`, this.options.headFile, { cause: error, ...errno(error) });
       this.#failed = failure;
-      for (const w of written) w.pending.reject(failure);
+      pending.reject(failure);
       return;
     }
-    for (const w of written) w.pending.resolve();
+    pending.resolve();
   }
-}
-
-/** Width of the head file: its JSON padded with spaces, so an in-place rewrite always covers the old one (and fits one disk sector). */
-const HEAD_BYTES = 384;
-
-/** The head as written: one JSON line padded to a fixed width. */
-export function formatAuditHead(head: AuditHead): string {
-  const json = JSON.stringify(head);
-  return `${json.padEnd(Math.max(HEAD_BYTES, json.length + 1) - 1, ' ')}\n`;
 }
 
 /**
- * Rewrites the head in place (it was written whole, at this width, when the log was opened) and
- * returns the flush of that rewrite, started in the background. The rewrite itself is a page-cache
- * write: a process killed right after it leaves the new head; only a power loss can leave the old.
+ * The flush of a head just rewritten in place, started in the background (it closes the descriptor).
+ * The rewrite itself is a page-cache write: a process killed right after it leaves the new head;
+ * only a power loss can leave the old. A cache: the log is the truth, and a head left behind is
+ * adopted (and recorded) on the next open.
  */
-function rewriteHeadInPlace(fs: SyncFs, file: string, head: AuditHead): Promise<void> {
-  const fd = fs.openSync(file, 'r+');
-  try {
-    writeFullySync(fs, fd, Buffer.from(formatAuditHead(head), 'utf8'), 0);
-  } catch (error) {
-    attempt(() => fs.closeSync(fd));
-    throw error;
-  }
-  // A cache: the log is the truth, and a head left behind is adopted (and recorded) on the next open.
+function flushInBackground(fs: SyncFs, fd: number): Promise<void> {
   return new Promise((resolve) => fdatasync(fd, () => resolve(attempt(() => fs.closeSync(fd)))));
 }
 
@@ -285,6 +331,8 @@ interface ChainStart {
   readonly created: boolean;
   /** A torn last line was cut off: where, and how many bytes. */
   readonly dropped?: { line: number; bytes: number; sha256: string };
+  /** Records the run's journal held and the log lacked (a crash before the log was flushed), now appended. */
+  readonly restored?: { records: number; first_seq: number };
   /** The head was missing, damaged or behind and the verified log was adopted in its place. */
   readonly adopted?: { head_seq: number | null; head: string; log_seq: number };
   /** The events the log already holds. */
@@ -304,13 +352,35 @@ interface ChainStart {
  * Refused (fail closed): a chain that does not verify (edited, reordered, foreign lines) and a log
  * shorter than its head says (truncated) — `maestro audit verify` says why.
  */
-async function recoverChain(options: { runId: string; file: string; headFile: string; sha256: Sha256 }): Promise<ChainStart> {
+async function recoverChain(options: { runId: string; file: string; headFile: string; journalFile: string; fs: SyncFs; sha256: Sha256 }): Promise<ChainStart> {
   const { runId, file, headFile } = options;
-  const log = await readIfExists(file);
+  let log = await readIfExists(file);
   const headText = await readIfExists(headFile);
   const refuse = (why: string): StorageError =>
     new StorageError(`the audit log ${file} ${why}; nothing was appended (run "maestro audit verify ${runId}")`, file);
   const head = headText === undefined ? undefined : AuditHead.safeParse(safeJson(headText)).data;
+
+  // Records written ahead in the run's journal that the log lacks (a crash after the journal's
+  // flush, before the log's) are appended first: they were acknowledged.
+  const journal = await readIfExists(options.journalFile);
+  const ahead = journal === undefined ? [] : journalAuditLines(journal);
+  let restored: ChainStart['restored'];
+  let dropped: ChainStart['dropped'];
+  if (ahead.length > 0) {
+    const { lines, torn } = splitAuditLines(log ?? '');
+    const missing = missingFromLog(runId, lines, ahead, options.sha256);
+    if ('problem' in missing) throw refuse(`cannot take the records of its run's journal (${missing.problem})`);
+    if (missing.lines.length > 0) {
+      if (log !== undefined) await restrict(file, 0o600);
+      const whole = Buffer.byteLength(log ?? '') - (torn === undefined ? 0 : Buffer.byteLength(torn));
+      appendAuditLines(options.fs, file, missing.lines, whole, torn !== undefined);
+      flushAuditFiles(options.fs, [file]);
+      restored = { records: missing.lines.length, first_seq: (safeJson(missing.lines[0] ?? '') as { seq: number }).seq };
+      // A torn fragment cut on the way (a write the crash interrupted) is recorded as below.
+      if (torn !== undefined) dropped = { line: lines.length + 1, bytes: Buffer.byteLength(torn), sha256: options.sha256(torn) };
+      log = `${[...lines, ...missing.lines].join('\n')}\n`;
+    }
+  }
 
   if (log === undefined) {
     if (head && head.run_id === runId && head.seq >= 0) throw refuse(`is missing although its head says ${head.seq + 1} record(s) were written`);
@@ -335,7 +405,6 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
     throw refuse(`was truncated (its head says ${head.seq + 1} record(s) were written, it holds ${lastSeq + 1})`);
   }
 
-  let dropped: ChainStart['dropped'];
   if (torn !== undefined) {
     // A write cut short by a crash: the record was never acknowledged, so the fragment is removed.
     await truncate(file, Buffer.byteLength(whole));
@@ -347,7 +416,7 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
   const parsed = lines.map((l) => safeJson(l) as { event?: string; details?: { step_id?: unknown } } | undefined);
   const events = new Set(parsed.map((r) => r?.event).filter((e): e is string => typeof e === 'string'));
   const steps = new Set(parsed.filter((r) => r?.event === 'MODEL_CALL').map((r) => stepIdOf(r)).filter((id): id is string => id !== undefined));
-  return { seq: lastSeq + 1, hash: last?.hash ?? GENESIS_HASH, created: false, events, steps, size: Buffer.byteLength(whole), headText, ...(dropped ? { dropped } : {}), ...(adopted ? { adopted } : {}) };
+  return { seq: lastSeq + 1, hash: last?.hash ?? GENESIS_HASH, created: false, events, steps, size: Buffer.byteLength(whole), headText, ...(dropped ? { dropped } : {}), ...(restored ? { restored } : {}), ...(adopted ? { adopted } : {}) };
 }
 
 /** Puts back the private mode on a folder or file created earlier (or by an older maestro). */

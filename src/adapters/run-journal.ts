@@ -12,6 +12,10 @@ import { readIfExists } from './fs-read.js';
  * rename, folder fsync). When the journal exists it is the checkpoint, whatever `state.json` says:
  * `state.json` is the snapshot it is folded into (compaction) when the run stops being executed.
  *
+ * An event line may carry the audit records written with it (`"audit":[<line>, …]`, each the exact
+ * line of the run's audit log): the journal is the audit log's write-ahead log, so a step and its
+ * records become durable in one flush (see audit-wal.ts).
+ *
  * A crash can leave only the last line cut or unreadable (every line is flushed before the next is
  * written), and that line was never acknowledged: it is ignored. Any other unreadable line means
  * the file was damaged, and the checkpoint is refused rather than guessed at.
@@ -19,14 +23,30 @@ import { readIfExists } from './fs-read.js';
 export const JOURNAL_FILE = 'journal.jsonl';
 export const JOURNAL_VERSION = 1;
 
-export type JournalLine = { readonly v: number; readonly base: RunState } | { readonly at: string; readonly event: RunEvent };
+export type JournalLine = { readonly v: number; readonly base: RunState } | { readonly at: string; readonly event: RunEvent; readonly audit?: readonly string[] };
 
 export function baseLine(state: RunState): string {
   return `${JSON.stringify({ v: JOURNAL_VERSION, base: state })}\n`;
 }
 
-export function eventLine(at: string, event: RunEvent): string {
-  return `${JSON.stringify({ at, event })}\n`;
+export function eventLine(at: string, event: RunEvent, audit?: readonly string[]): string {
+  return `${JSON.stringify(audit && audit.length > 0 ? { at, event, audit } : { at, event })}\n`;
+}
+
+/**
+ * The audit lines a journal's text carries, in order: those of every whole line that reads (a cut
+ * or unreadable last line was never acknowledged, and neither were its records).
+ */
+export function journalAuditLines(text: string): string[] {
+  const lines = text.split('\n');
+  lines.pop(); // a fragment after the last newline, or nothing
+  const audit: string[] = [];
+  for (const raw of lines) {
+    const line = parseLine(raw);
+    if (line === undefined) continue;
+    if ('audit' in line && line.audit) audit.push(...line.audit);
+  }
+  return audit;
 }
 
 export type JournalReplay =
@@ -78,6 +98,7 @@ function parseLine(raw: string): JournalLine | undefined {
   if ('base' in line) return line.base !== null && typeof line.base === 'object' ? (line as JournalLine) : undefined;
   const event = line.event as { type?: unknown } | undefined;
   if (typeof line.at !== 'string' || event === null || typeof event !== 'object' || typeof event.type !== 'string') return undefined;
+  if ('audit' in line && !(Array.isArray(line.audit) && line.audit.every((a) => typeof a === 'string'))) return undefined;
   return line as JournalLine;
 }
 

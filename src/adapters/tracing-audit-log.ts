@@ -40,11 +40,24 @@ export class TracingAuditLog implements AuditLog {
 }
 
 class TracingAuditSink implements AuditSink {
+  /** Present when the inner sink has it: records written ahead are traced once they are written. */
+  readonly appendAhead?: AuditSink['appendAhead'];
+
   constructor(
     private readonly inner: AuditSink,
     private readonly runId: string,
     private readonly options: TracingAuditLogOptions,
-  ) {}
+  ) {
+    const ahead = inner.appendAhead?.bind(inner);
+    if (ahead) {
+      this.appendAhead = (events, persist) => {
+        const ts = this.options.clock.now().toISOString();
+        return ahead(events, persist).then(() => {
+          for (const event of events) this.#forward(event, ts);
+        });
+      };
+    }
+  }
 
   get path(): string {
     return this.inner.path;
@@ -52,6 +65,10 @@ class TracingAuditSink implements AuditSink {
 
   hasRecorded(event: string): boolean {
     return this.inner.hasRecorded?.(event) ?? false;
+  }
+
+  recordedSteps(): ReadonlySet<string> {
+    return this.inner.recordedSteps?.() ?? new Set();
   }
 
   append(event: AuditEvent): Promise<void> {

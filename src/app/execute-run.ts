@@ -22,7 +22,7 @@ import { finishRun, pauseRun } from './finish-run.js';
 import { GuardedKnowledgeBase } from './guarded-knowledge.js';
 import { pauseForCallFailure } from './call-failure.js';
 import { prepareModels, type PreparedModels } from './prepare-models.js';
-import { auditStep, classifierRoute, classifyTask, uniteAdvice } from './run-records.js';
+import { classifierRoute, classifyTask, stepRecords, uniteAdvice } from './run-records.js';
 import { RunRecorder } from './run-recorder.js';
 import { runStep } from './run-step.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
@@ -35,7 +35,7 @@ import { planMode, readModeSettings } from '../domain/modes/settings.js';
  * `nextStep`: make the calls the mode asks for (each recorded the moment it finishes), or conclude.
  */
 export async function executeRun(initial: RunState, audit: AuditSink, deps: RunDeps): Promise<RunOutcome> {
-  const run = new RunRecorder(initial, deps.runs, deps.clock);
+  const run = new RunRecorder(initial, deps.runs, deps.clock, audit);
   const setup = await setUp(run, audit, deps);
   if ('outcome' in setup) return setup.outcome;
   const { ctx, models, requestPlan } = setup;
@@ -83,14 +83,17 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
           failed ??= spec;
           throw error;
         });
-        const recorded = await run.apply({ type: 'step_recorded', step });
-        const kept = recorded.steps.find((s) => s.id === step.id) as Step;
-        await auditStep(audit, kept, deps);
+        // The step and its audit records (the call's, and what the mode makes of it) in one durable write.
+        let kept = step;
+        let notices: string[] = [];
+        await run.apply({ type: 'step_recorded', step }, (recorded) => {
+          kept = recorded.steps.find((s) => s.id === step.id) as Step;
+          const events = mode.onStepRecorded?.(ctx, recorded.steps, kept) ?? [];
+          notices = events.flatMap((e) => (e.notice ? [e.notice] : []));
+          return [...stepRecords(kept, deps), ...events.map((e) => e.audit)];
+        });
         deps.telemetry?.recordStepContent({ runId: run.state.run_id, persona: kept.persona, prompt: kept.prompt, reply: kept.reply });
-        for (const event of mode.onStepRecorded?.(ctx, recorded.steps, kept) ?? []) {
-          await audit.append(event.audit);
-          if (event.notice) deps.onProgress?.({ kind: 'notice', run_id: run.state.run_id, message: event.notice });
-        }
+        for (const message of notices) deps.onProgress?.({ kind: 'notice', run_id: run.state.run_id, message });
         const after = budgetCheck('after');
         if (after) throw new BudgetExceededError(after);
       });
@@ -206,8 +209,10 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
   }
   if (!ending) {
     const gates = facts === gathered.facts ? check.gates : evaluateGates(facts);
-    for (const g of gates.outcomes) await audit.append(auditEvent('GATE', g.decision, { ...g.details, skipped: g.skipped }));
-    await run.apply({ type: 'planned', plan, trail: gates.outcomes.filter((g) => !g.skipped).map((g) => g.decision) });
+    // Each gate's record, and the plan they let through, in one durable write.
+    await run.apply({ type: 'planned', plan, trail: gates.outcomes.filter((g) => !g.skipped).map((g) => g.decision) }, () =>
+      gates.outcomes.map((g) => auditEvent('GATE', g.decision, { ...g.details, skipped: g.skipped })),
+    );
     if (gates.decision.decision !== 'RUN') {
       const detail = explainGateStop(facts, gates.decision, gathered.places, isSecretCategory);
       if (gates.decision.decision === 'PAUSE_FOR_HITL') return { outcome: await pauseRun({ run, audit, deps, decision: gates.decision, message: detail, requestPlan }) };

@@ -1,4 +1,4 @@
-import { auditEvent } from '../domain/audit.js';
+import { auditEvent, type AuditEvent } from '../domain/audit.js';
 import { asReasonCode } from '../domain/codes.js';
 import { runDecision } from '../domain/decision.js';
 import { LlmError } from '../domain/errors.js';
@@ -13,9 +13,14 @@ import { parseVerdict, verdictAuditDetails } from '../domain/verdict.js';
 import type { prepareModels } from './prepare-models.js';
 import type { RunDeps } from './run-deps.js';
 
-/** The audit records of one finished step: the call, its notices, its knowledge requests. */
+/** Appends the audit records of one finished step. */
 export async function auditStep(audit: AuditSink, step: Step, deps: RunDeps): Promise<void> {
-  await audit.append(
+  for (const event of stepRecords(step, deps)) await audit.append(event);
+}
+
+/** The audit records of one finished step: the call, its notices, its knowledge requests. */
+export function stepRecords(step: Step, deps: Pick<RunDeps, 'sha256'>): AuditEvent[] {
+  return [
     auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), {
       step: step.index,
       step_id: step.id,
@@ -33,12 +38,8 @@ export async function auditStep(audit: AuditSink, step: Step, deps: RunDeps): Pr
       ...(step.kind === 'verdict' ? verdictAuditDetails(parseVerdict(step.persona, step.reply)) : {}),
       ...(step.redacted ? { reply_redacted: step.redacted } : {}),
     }),
-  );
-  for (const n of step.notices ?? []) {
-    await audit.append(auditEvent('JSON_MODE_FALLBACK', runDecision('model', 'JSON_MODE_FALLBACK'), { persona: step.persona, route: n.route, from: n.from, to: n.to, status: n.status }));
-  }
-  for (const k of step.knowledge) {
-    await audit.append(
+    ...(step.notices ?? []).map((n) => auditEvent('JSON_MODE_FALLBACK', runDecision('model', 'JSON_MODE_FALLBACK'), { persona: step.persona, route: n.route, from: n.from, to: n.to, status: n.status })),
+    ...step.knowledge.map((k) =>
       auditEvent('KNOWLEDGE_REQUEST', runDecision('knowledge', asReasonCode(k.reason_code)), {
         persona: step.persona,
         action: k.action,
@@ -48,8 +49,8 @@ export async function auditStep(audit: AuditSink, step: Step, deps: RunDeps): Pr
         ...(k.sha256 ? { sha256: k.sha256 } : {}),
         ...(k.truncated ? { truncated: true } : {}),
       }),
-    );
-  }
+    ),
+  ];
 }
 
 /**

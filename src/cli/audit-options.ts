@@ -23,7 +23,7 @@ export interface AuditSource {
   /** For messages: the folder, or the engine's URL without its password. */
   readonly label: string;
   list(): Promise<string[]>;
-  read(runId: string): Promise<{ runId: string; log: string | undefined; head: string | undefined }>;
+  read(runId: string): Promise<{ runId: string; log: string | undefined; head: string | undefined; notes?: readonly string[] }>;
   close(): Promise<void>;
 }
 

@@ -37,7 +37,8 @@ export function registerAuditVerify(audit: Command, io: Io): void {
           return;
         }
         for (const id of ids) {
-          const result = verifyAuditLog({ ...(await source.read(id)), sha256, scanner: defaultSensitiveScanner });
+          const files = await source.read(id);
+          const result = withNotes(verifyAuditLog({ ...files, sha256, scanner: defaultSensitiveScanner }), files.notes ?? []);
           results.push(result);
           io.stdout.write(`${describeVerification(result, c)}\n`);
         }
@@ -52,6 +53,12 @@ export function registerAuditVerify(audit: Command, io: Io): void {
       }
       if (broken > 0) throw new ExitError(1);
     });
+}
+
+/** Notes from reading the files (records taken from the run's journal) join the verification's own. */
+function withNotes(result: AuditVerification, notes: readonly string[]): AuditVerification {
+  if (notes.length === 0 || result.status === 'broken') return result;
+  return { ...result, notes: [...notes, ...result.notes] };
 }
 
 /** One verification as people read it (first line), plus notes indented below. */

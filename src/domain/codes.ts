@@ -178,6 +178,7 @@ export const REASON_CODES = {
   STORAGE_WRITE_FAILED: 'a write failed (disk full, I/O error); nothing kept was truncated',
   AUDIT_TORN_LINE_DROPPED: "a torn last line of the audit log was cut (it was never acknowledged)",
   AUDIT_HEAD_ADOPTED_FROM_LOG: "the audit head was rebuilt from the log's verified chain",
+  AUDIT_RECORDS_RESTORED_FROM_JOURNAL: "records the run's checkpoint journal held (written with their steps) were appended to the log, which a crash had left without them",
 } as const satisfies Record<string, string>;
 export type ReasonCode = keyof typeof REASON_CODES;
 

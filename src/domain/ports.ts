@@ -127,13 +127,35 @@ export interface RunStore {
    * `save` where the store keeps a journal of events. Stores without it are given `save(after)`.
    */
   record?(change: RunChange): Promise<void>;
+  /**
+   * `record`, with audit records written ahead in the same durable write (one flush for both), then
+   * appended to their log. Only where the store can carry them to that log (see AuditSink.appendAhead).
+   */
+  recordAhead?(change: RunChange, audit: AuditAhead): Promise<void>;
   /** This process stops executing the run (it ended, paused, or was interrupted): tidy what `record` kept open. */
   close?(runId: string): Promise<void>;
+}
+
+/** Audit records a run store writes ahead with a change: their exact lines, chained after the log's end. */
+export interface AuditAhead {
+  /** The log they continue (the sink's `path`). */
+  readonly log: string;
+  readonly lines: readonly string[];
+  /** The last of them: the log's head once they are written. */
+  readonly last: { readonly seq: number; readonly hash: string };
+  /** Bytes of whole lines in the log before them (a failed append is cut back to this). */
+  readonly logBytes: number;
 }
 
 export interface AuditSink {
   /** Appends one record and flushes it before resolving. Returns the log's path. */
   append(event: AuditEvent): Promise<void>;
+  /**
+   * Appends records whose durability another write provides: their exact lines (sanitized, chained)
+   * are handed to `persist`, which must make them durable and write them to the log before it
+   * resolves (RunStore.recordAhead). Nothing else is appended in between.
+   */
+  appendAhead?(events: readonly AuditEvent[], persist: (ahead: AuditAhead) => Promise<void>): Promise<void>;
   /** Whether the log already holds a record of this event (written before this sink was opened, or by it). */
   hasRecorded?(event: string): boolean;
   /** The step ids the log's MODEL_CALL records name (written before this sink was opened, or by it). */

@@ -1,0 +1,233 @@
+import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { realSyncFs, type SyncFs } from '../../src/adapters/atomic-file.js';
+import { readAuditRun, verifyAuditRun } from '../../src/adapters/fs-audit-store.js';
+import { FsRunStore } from '../../src/adapters/fs-run-store.js';
+import { JsonlAuditLog } from '../../src/adapters/jsonl-audit-log.js';
+import { JOURNAL_FILE } from '../../src/adapters/run-journal.js';
+import { WorkspacePaths } from '../../src/adapters/workspace-paths.js';
+import { RunRecorder } from '../../src/app/run-recorder.js';
+import { auditEvent, type AuditRecord } from '../../src/domain/audit.js';
+import { runDecision } from '../../src/domain/decision.js';
+import { StorageError } from '../../src/domain/errors.js';
+import type { AuditSink, Clock } from '../../src/domain/ports.js';
+import { RUN_STATE_VERSION, type RunState, type Step } from '../../src/domain/run-state.js';
+
+// The checkpoint journal as the audit log's write-ahead log: a step and its records in one flush.
+
+const RUN = '20260101T000000Z-wal001';
+let tick = 0;
+const clock: Clock = { now: () => new Date(Date.UTC(2026, 0, 1, 0, 0, tick++)) };
+
+let root: string;
+let paths: WorkspacePaths;
+beforeEach(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'maestro-wal-'));
+  paths = new WorkspacePaths(root);
+  tick = 0;
+});
+afterEach(() => rm(root, { recursive: true, force: true }));
+
+const journal = () => path.join(paths.runDir(RUN), JOURNAL_FILE);
+const logLines = async () => (await readFile(paths.auditLog(RUN), 'utf8')).split('\n').filter(Boolean);
+const records = async () => (await logLines()).map((l) => JSON.parse(l) as AuditRecord);
+
+function initial(): RunState {
+  return {
+    schemaVersion: RUN_STATE_VERSION,
+    run_id: RUN,
+    status: 'running',
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    source: 'task.json',
+    task_sha256: 'a'.repeat(64),
+    command: { task_description: 'Review the plan', input_artifacts: [], config: {} },
+    steps: [],
+    trail: [],
+    reroutes: [],
+    hitl: [],
+  } as unknown as RunState;
+}
+
+function step(n: number): Step {
+  return {
+    id: `turn:r1:p${n}`,
+    index: 0,
+    kind: 'turn',
+    persona: `p${n}`,
+    round: 1,
+    prompt: `prompt ${n}`,
+    prompt_sha256: 'b'.repeat(64),
+    reply: `reply ${n}`,
+    model: 'offline',
+    identity: { provider: 'offline', model: 'offline', rehearsal: true, route: 'offline' },
+    started_at: '2026-01-01T00:00:00.000Z',
+    duration_ms: 1,
+    calls: 1,
+    knowledge: [],
+  } as unknown as Step;
+}
+
+/** Two records per step, as a step with a knowledge request makes. */
+const stepRecords = (s: RunState, id: string) => {
+  const kept = s.steps.find((x) => x.id === id) as Step;
+  return [
+    auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), { step: kept.index, step_id: kept.id, persona: kept.persona }),
+    auditEvent('KNOWLEDGE_REQUEST', runDecision('knowledge', 'KNOWLEDGE_PROVIDED'), { persona: kept.persona, action: 'READ_FILE', status: 'fulfilled', path: 'notes.md' }),
+  ];
+};
+
+/** realSyncFs, remembering which file every fdatasync flushed; `fail` may make a write fail. */
+function watchedFs(fail?: (file: string) => boolean): SyncFs & { flushed: string[] } {
+  const files = new Map<number, string>();
+  const flushed: string[] = [];
+  return {
+    flushed,
+    openSync: (file, flags, mode) => {
+      const fd = realSyncFs.openSync(file, flags, mode);
+      files.set(fd, file);
+      return fd;
+    },
+    writeSync: (fd, buffer, offset, length, position) => {
+      if (fail?.(files.get(fd) ?? '')) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      return realSyncFs.writeSync(fd, buffer, offset, length, position);
+    },
+    fdatasyncSync: (fd) => {
+      flushed.push(path.basename(files.get(fd) ?? '?'));
+      realSyncFs.fdatasyncSync(fd);
+    },
+    ftruncateSync: (fd, length) => realSyncFs.ftruncateSync(fd, length),
+    closeSync: (fd) => realSyncFs.closeSync(fd),
+  };
+}
+
+/** A run opened the way the engine opens one: its log, then its checkpoint, with `n` steps recorded. */
+async function running(n: number, fs: SyncFs = realSyncFs): Promise<{ run: RunRecorder; sink: AuditSink; store: FsRunStore }> {
+  const sink = await new JsonlAuditLog(paths, clock, { fs }).open(RUN);
+  const store = new FsRunStore(paths, { journalFs: fs });
+  const state = initial();
+  await store.save(state);
+  const run = new RunRecorder(state, store, clock, sink);
+  for (let i = 0; i < n; i++) await run.apply({ type: 'step_recorded', step: step(i) }, (after) => stepRecords(after, `turn:r1:p${i}`));
+  return { run, sink, store };
+}
+
+describe('a step and its audit records: one durable write', () => {
+  it('flushes once per step: the journal line holds the step and its records, which then reach the log unflushed', async () => {
+    const fs = watchedFs();
+    const { run } = await running(1, fs);
+    fs.flushed.length = 0;
+    await run.apply({ type: 'step_recorded', step: step(1) }, (after) => stepRecords(after, 'turn:r1:p1'));
+    expect(fs.flushed).toEqual([JOURNAL_FILE]);
+    const last = JSON.parse((await readFile(journal(), 'utf8')).trim().split('\n').pop() ?? '') as { event: { type: string }; audit: string[] };
+    expect(last.event.type).toBe('step_recorded');
+    expect(last.audit).toEqual((await logLines()).slice(2, 4)); // the same bytes as the log's lines
+    expect((await records()).map((r) => [r.seq, r.event])).toEqual([
+      [0, 'MODEL_CALL'],
+      [1, 'KNOWLEDGE_REQUEST'],
+      [2, 'MODEL_CALL'],
+      [3, 'KNOWLEDGE_REQUEST'],
+    ]);
+    // The head names the last record at once; the log verifies while the run goes on.
+    expect(JSON.parse(await readFile(paths.auditHead(RUN), 'utf8')).seq).toBe(3);
+    expect((await verifyAuditRun(paths, RUN)).status).toBe('ok');
+  });
+
+  it('folding the journal flushes the log and its head first, and a plain append after records ahead continues the chain', async () => {
+    const fs = watchedFs();
+    const { run, sink, store } = await running(2, fs);
+    await sink.append(auditEvent('RUN_FINISHED', runDecision('queue', 'RUN_COMPLETED')));
+    fs.flushed.length = 0;
+    await store.close(RUN);
+    expect(fs.flushed.slice(0, 2)).toEqual([`${RUN}.jsonl`, `${RUN}.head`]);
+    expect(await readFile(journal(), 'utf8').catch(() => 'gone')).toBe('gone');
+    expect((await records()).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 5 });
+    expect(run.state.steps).toHaveLength(2);
+  });
+
+  it('a crash after the journal flush, before the log reached the disk: opening the log writes the records from the journal, and says so', async () => {
+    await running(2);
+    // The power went: the log lost the last step's records (still in the page cache, never flushed), the head did not.
+    const lines = await logLines();
+    await writeFile(paths.auditLog(RUN), `${lines.slice(0, 2).join('\n')}\n${lines[2]?.slice(0, 30)}`); // a torn fragment too
+    // Readers see the records the journal vouches for.
+    const read = await readAuditRun(paths, RUN);
+    expect(read.notes?.[0]).toMatch(/2 record\(s\) read from the run's checkpoint journal/);
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 4 });
+
+    const sink = await new JsonlAuditLog(paths, clock).open(RUN);
+    const after = await records();
+    expect(after.slice(0, 4).map((r) => r.event)).toEqual(['MODEL_CALL', 'KNOWLEDGE_REQUEST', 'MODEL_CALL', 'KNOWLEDGE_REQUEST']);
+    expect(after.slice(4).map((r) => r.reason_code)).toEqual(['AUDIT_TORN_LINE_DROPPED', 'AUDIT_RECORDS_RESTORED_FROM_JOURNAL']);
+    expect(after[5]?.details).toEqual({ records: 2, first_seq: 2 });
+    expect(sink.recordedSteps?.()).toEqual(new Set(['turn:r1:p0', 'turn:r1:p1']));
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 6 });
+  });
+
+  it('a head on disk behind several records the journal holds is read as theirs, not as lines appended behind its back', async () => {
+    const { run } = await running(1);
+    const head = await readFile(paths.auditHead(RUN), 'utf8');
+    await run.apply({ type: 'step_recorded', step: step(1) }, (after) => stepRecords(after, 'turn:r1:p1'));
+    await writeFile(paths.auditHead(RUN), head); // killed between the log append and the head rewrite
+    const result = await verifyAuditRun(paths, RUN);
+    expect(result).toMatchObject({ status: 'ok', records: 4 });
+    // The same lag with the journal gone is what it always was: lines nobody acknowledged.
+    await rm(journal());
+    expect((await verifyAuditRun(paths, RUN)).status).toBe('broken');
+  });
+
+  it('records in the journal that do not continue the log are refused, not spliced in', async () => {
+    await running(2);
+    const lines = await logLines();
+    await writeFile(paths.auditLog(RUN), `${lines.slice(0, 2).join('\n')}\n`);
+    // The journal's records edited: their hashes no longer chain.
+    const text = await readFile(journal(), 'utf8');
+    await writeFile(journal(), text.replaceAll('p1', 'px'));
+    const error = await new JsonlAuditLog(paths, clock).open(RUN).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageError);
+    expect((error as Error).message).toMatch(/cannot take the records of its run's journal/);
+  });
+
+  it('a full disk when the log is appended (the journal already durable): the step fails loudly, the log is cut clean, and the next open restores the records', async () => {
+    let full = false;
+    const fs = watchedFs((file) => full && file.endsWith('.jsonl') && !file.endsWith(JOURNAL_FILE));
+    const { run, sink } = await running(1, fs);
+    full = true;
+    const error = await run.apply({ type: 'step_recorded', step: step(1) }, (after) => stepRecords(after, 'turn:r1:p1')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageError);
+    expect((error as StorageError).errno).toBe('ENOSPC');
+    // The sink takes nothing more; the log holds whole lines only.
+    await expect(sink.append(auditEvent('RUN_FINISHED', runDecision('queue', 'RUN_COMPLETED')))).rejects.toBeInstanceOf(StorageError);
+    expect(await logLines()).toHaveLength(2);
+    expect((await readFile(paths.auditLog(RUN), 'utf8')).endsWith('\n')).toBe(true);
+    // The step is in the checkpoint, and its records with it: the next open writes them.
+    expect((await new FsRunStore(paths).load(RUN))?.steps).toHaveLength(2);
+    await new JsonlAuditLog(paths, clock).open(RUN);
+    expect((await records()).map((r) => r.reason_code)).toEqual(['MODEL_CALL_OK', 'KNOWLEDGE_PROVIDED', 'MODEL_CALL_OK', 'KNOWLEDGE_PROVIDED', 'AUDIT_RECORDS_RESTORED_FROM_JOURNAL', 'AUDIT_HEAD_ADOPTED_FROM_LOG']); // the head was never moved on
+  });
+
+  it("a journal another process left is folded only after its records are in the log", async () => {
+    await running(2); // killed: the journal stays
+    const lines = await logLines();
+    await truncate(paths.auditLog(RUN), Buffer.byteLength(`${lines.slice(0, 2).join('\n')}\n`));
+    // A later process saves a whole ended state without opening the log first.
+    const store = new FsRunStore(paths);
+    const state = (await store.load(RUN)) as RunState;
+    await store.save({ ...state, status: 'error' });
+    expect(await readFile(journal(), 'utf8').catch(() => 'gone')).toBe('gone');
+    expect(await logLines()).toEqual(lines);
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 4 });
+  });
+
+  it('a store or a sink that cannot write ahead: the change is recorded first, then its records, in that order', async () => {
+    const order: string[] = [];
+    const sink: AuditSink = { path: 'x', append: async (e) => void order.push(`audit ${e.event}`) };
+    const store = { save: async () => void order.push('save'), load: async () => undefined, record: async () => void order.push('record') };
+    const run = new RunRecorder(initial(), store, clock, sink);
+    await run.apply({ type: 'step_recorded', step: step(0) }, (after) => stepRecords(after, 'turn:r1:p0'));
+    expect(order).toEqual(['record', 'audit MODEL_CALL', 'audit KNOWLEDGE_REQUEST']);
+  });
+});
