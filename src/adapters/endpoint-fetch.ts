@@ -1,5 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 /**
  * The HTTP layer under the openai SDK. The SDK's own behaviour falls short in two places, and both
  * are fixed here, below the SDK, so its retry loop and parsing stay untouched:
@@ -19,11 +17,15 @@ export interface CallTrace {
   attempts: number;
 }
 
-const traces = new AsyncLocalStorage<CallTrace>();
+const TRACE = Symbol('maestro.callTrace');
 
-/** Runs `fn` with `trace` collecting what every fetch made inside it (across `await`s) sees. */
-export function traceCall<T>(trace: CallTrace, fn: () => Promise<T>): Promise<T> {
-  return traces.run(trace, fn);
+/**
+ * The SDK's per-request `fetchOptions` that make every fetch of one logical call count into `trace`.
+ * (The SDK copies them into each attempt's `init`, retries included. An AsyncLocalStorage would do
+ * the same, but in Node 20 it installs a hook on every promise of the process: a cost per step.)
+ */
+export function traceOptions(trace: CallTrace): Record<symbol, CallTrace> {
+  return { [TRACE]: trace };
 }
 
 /** No byte of a response body arrived within the limit. */
@@ -47,7 +49,7 @@ export interface EndpointFetchOptions {
 export function createEndpointFetch(options: EndpointFetchOptions): Fetch {
   const inner = options.fetch ?? globalThis.fetch;
   return async (input, init) => {
-    const trace = traces.getStore();
+    const trace = (init as { [TRACE]?: CallTrace } | undefined)?.[TRACE];
     if (trace) trace.attempts += 1;
     const response = await inner(input, init);
     if (response.status === 429) return await markQuotaNotRetryable(response);

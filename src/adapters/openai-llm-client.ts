@@ -3,7 +3,7 @@ import { InternalError, LlmError, type LlmErrorKind } from '../domain/errors.js'
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallContext, LlmClient, LlmNotice, LlmReply, LlmRequest } from '../domain/ports.js';
 import type { JsonMode, ResolvedRoute } from '../domain/route.js';
-import { BodyTimeoutError, type CallTrace, createEndpointFetch, traceCall } from './endpoint-fetch.js';
+import { BodyTimeoutError, type CallTrace, createEndpointFetch, traceOptions } from './endpoint-fetch.js';
 
 /** Sent as the key to local servers (Ollama, vLLM, llama.cpp) that need none; the SDK insists on one. */
 
@@ -82,7 +82,8 @@ export class OpenAiLlmClient implements LlmClient {
       for (;;) {
         const mode = this.#modeFor(request);
         try {
-          const result = await traceCall(trace, () => (route.stream ? this.#streamed(request, mode, call.signal, context?.onText) : this.#whole(request, mode, call.signal, context?.onText)));
+          const sent = { signal: call.signal, fetchOptions: traceOptions(trace) };
+          const result = await (route.stream ? this.#streamed(request, mode, sent, context?.onText) : this.#whole(request, mode, sent, context?.onText));
           signal?.throwIfAborted();
           return {
             content: result.content,
@@ -127,8 +128,8 @@ export class OpenAiLlmClient implements LlmClient {
     return request.responseFormat ? this.#jsonMode : undefined;
   }
 
-  async #whole(request: LlmRequest, mode: JsonMode | undefined, signal: AbortSignal, onText: ((delta: string) => void) | undefined): Promise<Draft> {
-    const completion = await this.#sdkClient().chat.completions.create({ ...this.#params(request, mode), stream: false }, { signal });
+  async #whole(request: LlmRequest, mode: JsonMode | undefined, sent: SentOptions, onText: ((delta: string) => void) | undefined): Promise<Draft> {
+    const completion = await this.#sdkClient().chat.completions.create({ ...this.#params(request, mode), stream: false }, sent);
     const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined;
     if (!choice) throw new OneOffFailure('invalid_output', 'the endpoint sent a completion with no choices');
     const content = choice.message?.content ?? '';
@@ -140,8 +141,8 @@ export class OpenAiLlmClient implements LlmClient {
     return { content, usage: readUsage(completion.usage), finish: finishOf(choice.finish_reason) };
   }
 
-  async #streamed(request: LlmRequest, mode: JsonMode | undefined, signal: AbortSignal, onText: ((delta: string) => void) | undefined): Promise<Draft> {
-    const stream = await this.#sdkClient().chat.completions.create({ ...this.#params(request, mode), stream: true, stream_options: { include_usage: true } }, { signal });
+  async #streamed(request: LlmRequest, mode: JsonMode | undefined, sent: SentOptions, onText: ((delta: string) => void) | undefined): Promise<Draft> {
+    const stream = await this.#sdkClient().chat.completions.create({ ...this.#params(request, mode), stream: true, stream_options: { include_usage: true } }, sent);
     let content = '';
     let usage: Usage | undefined;
     let finish: string | null | undefined;
@@ -180,6 +181,12 @@ export class OpenAiLlmClient implements LlmClient {
     }
     return params;
   }
+}
+
+/** The SDK's request options of one attempt loop: the call's signal, and the trace its fetches count into. */
+interface SentOptions {
+  readonly signal: AbortSignal;
+  readonly fetchOptions: Record<symbol, CallTrace>;
 }
 
 interface Draft {
