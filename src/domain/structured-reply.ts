@@ -84,18 +84,55 @@ function withoutKeys(value: unknown, drop: readonly string[]): unknown {
 
 type ObjectRead<T> = { notes: Tolerance[]; extraKeys: number } & ({ success: true; data: T } | { success: false; error: string });
 
+/** What the tolerant copy of a schema noticed during one parse. */
+interface Tally {
+  readonly notes: Set<Tolerance>;
+  readonly extra: { count: number };
+}
+
+/**
+ * The tally of the parse under way. Parsing is synchronous (no async refinements), so one module
+ * variable set around `safeParse` gives every preprocess step of that parse — and only it — its tally;
+ * the tolerant schemas are then built once per schema instead of once per reply.
+ */
+let current: Tally | undefined;
+const tally = (): Tally => {
+  if (!current) throw new Error('a tolerant schema was parsed outside readObject');
+  return current;
+};
+
+/** Tolerant copies, built once per schema and percentage list (building and compiling one costs more than a parse). */
+const tolerantCopies = new WeakMap<ObjectSchema, Map<string, z.ZodType>>();
+
+function tolerantCopy(schema: ObjectSchema, options: StructuredOptions<string>): z.ZodType {
+  const key = (options.percentages ?? []).join('\u0000');
+  let copies = tolerantCopies.get(schema);
+  if (!copies) tolerantCopies.set(schema, (copies = new Map()));
+  let copy = copies.get(key);
+  if (!copy) copies.set(key, (copy = tolerantObject(schema, options)));
+  return copy;
+}
+
 /** Validates one parsed object through a tolerant copy of `schema` (z.preprocess on keys and fields). */
 function readObject<S extends ObjectSchema>(raw: Record<string, unknown>, schema: S, options: StructuredOptions<string>): ObjectRead<z.infer<S>> {
   const notes = new Set<Tolerance>();
   const extra = { count: 0 };
-  const result = tolerantObject(schema, options, notes, extra).safeParse(raw);
+  const copy = tolerantCopy(schema, options);
+  const outer = current;
+  current = { notes, extra };
+  let result;
+  try {
+    result = copy.safeParse(raw);
+  } finally {
+    current = outer;
+  }
   if (extra.count > 0) notes.add('extra_keys');
   if (!result.success) return { success: false, error: formatIssues(result.error).join('; '), notes: [...notes], extraKeys: extra.count };
   return { success: true, data: result.data as z.infer<S>, notes: [...notes], extraKeys: extra.count };
 }
 
 /** A tolerant copy of an object schema: keys case-insensitive, extra keys dropped (and counted), fields tolerant — nested objects too. */
-function tolerantObject(schema: ObjectSchema, options: StructuredOptions<string>, notes: Set<Tolerance>, extra: { count: number }): z.ZodType {
+function tolerantObject(schema: ObjectSchema, options: StructuredOptions<string>): z.ZodType {
   const keys = Object.keys(schema.shape);
   const byLower = new Map(keys.map((k) => [k.toLowerCase(), k]));
   const normalizeKeys = (value: unknown): unknown => {
@@ -104,10 +141,10 @@ function tolerantObject(schema: ObjectSchema, options: StructuredOptions<string>
     for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
       const known = keys.includes(key) ? key : byLower.get(key.trim().toLowerCase());
       if (known === undefined || known in out) {
-        extra.count += 1;
+        tally().extra.count += 1;
         continue;
       }
-      if (known !== key) notes.add('key_case');
+      if (known !== key) tally().notes.add('key_case');
       out[known] = v;
     }
     return out;
@@ -115,20 +152,20 @@ function tolerantObject(schema: ObjectSchema, options: StructuredOptions<string>
   const shape = Object.fromEntries(
     Object.entries(schema.shape).map(([key, field]) => [
       key,
-      field instanceof z.ZodObject ? tolerantObject(field as ObjectSchema, options, notes, extra) : tolerantField(field as z.ZodType, options.percentages?.includes(key) ?? false, notes),
+      field instanceof z.ZodObject ? tolerantObject(field as ObjectSchema, options) : tolerantField(field as z.ZodType, options.percentages?.includes(key) ?? false),
     ]),
   );
   return z.preprocess(normalizeKeys, z.strictObject(shape));
 }
 
 /** Wraps one field: enums case-insensitive, numbers from text, fractions from percentages. */
-function tolerantField(field: z.ZodType, percentage: boolean, notes: Set<Tolerance>): z.ZodType {
+function tolerantField(field: z.ZodType, percentage: boolean): z.ZodType {
   if (field instanceof z.ZodEnum) {
     const options = field.options as readonly (string | number)[];
     return z.preprocess((v) => {
       if (typeof v !== 'string' || options.includes(v)) return v;
       const match = options.find((o) => typeof o === 'string' && o.toLowerCase() === v.trim().toLowerCase());
-      if (match !== undefined) notes.add('enum_case');
+      if (match !== undefined) tally().notes.add('enum_case');
       return match ?? v;
     }, field);
   }
@@ -141,12 +178,12 @@ function tolerantField(field: z.ZodType, percentage: boolean, notes: Set<Toleran
         if (!m) return v;
         n = Number(m[1]);
         percent = m[2] === '%';
-        notes.add('number_text');
+        tally().notes.add('number_text');
       }
       if (typeof n !== 'number' || !percentage) return n;
       // 85 means 85 %; 1.5 means nothing (it stays out of range), and 1 stays 1.
       if (percent || (Number.isInteger(n) && n > 1 && n <= 100)) {
-        notes.add('percentage');
+        tally().notes.add('percentage');
         return n / 100;
       }
       return n;
