@@ -191,20 +191,35 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
     return { outcome: await finishRun({ run, audit, deps, decision: ending.decision, message: run.state.summary ?? `ended (${ending.decision.reason_code})` }) };
   }
 
+  // Each persona's bounded memory, read before the mediator is asked: the council's first call then
+  // follows the gates at once. (A corrupt session file is moved aside and recorded here.)
+  const histories = new Map<string, HistoryView>();
+  for (const id of plan.personas) {
+    const load = await deps.sessions.load(id);
+    if (load.recovered) {
+      await audit.append(auditEvent('SESSION_RECOVERED', runDecision('session', 'SESSION_CORRUPT_MOVED_ASIDE'), { persona: id }));
+      deps.onProgress?.({ kind: 'notice', run_id: run.state.run_id, message: `session state of ${id} was corrupt (${load.recovered.problem}); moved to ${load.recovered.movedTo}, starting fresh` });
+    }
+    histories.set(id, selectHistory(load.state.messages, deps.config.history.max_tokens, deps.countTokens, load.state.archived));
+  }
+
   // mediator_advice: on a real route, a model classifies the (screened) task too; its findings join
   // the rules'. Only asked when the rules alone would let the task through, and once per run.
   let facts = gathered.facts;
   const classifier = classifierRoute(models, plan.synthesizer);
   // A person who continued past a failed classification chose the rules alone.
   if (!ending && classifier && !approved.has('MEDIATOR_CLASSIFICATION_FAILED') && check.gates.decision.decision === 'RUN') {
-    const advice = run.state.advice ?? (await classifyTask({ ...classifier, task: command.task_description, audit, deps }));
-    if ('error' in advice) {
+    const asked = run.state.advice ? { advice: run.state.advice, record: undefined } : await classifyTask({ ...classifier, task: command.task_description, audit, deps });
+    if ('error' in asked) {
+      const advice = asked;
       // An unreachable route is an outage (it does not count for the loop policy); an unreadable answer is not.
       const decision = pauseDecision(advice.failure ? 'model' : 'mediator_advice', 'MEDIATOR_CLASSIFICATION_FAILED');
       const message = `the mediator's classification of the task failed, so nothing was sent to the council (fail closed): ${advice.error}. Continue (maestro hitl decide) to run on the rules alone, or fix the route`;
       return { outcome: await pauseRun({ run, audit, deps, decision, message, details: { route: classifier.route.id, ...(advice.failure ? modelFailureDetails(advice.failure) : {}) } }) };
     }
-    if (!run.state.advice) await run.apply({ type: 'advised', advice });
+    const { advice, record } = asked;
+    // The classification's record and the advice it gave, in one durable write.
+    if (record) await run.apply({ type: 'advised', advice }, () => [record]);
     facts = uniteAdvice(facts, advice);
   }
   if (!ending) {
@@ -228,15 +243,6 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
     if (!ending && run.state.steps.length === 0) {
       await audit.append(auditEvent('INPUT_TRUNCATED', runDecision('knowledge', 'KNOWLEDGE_INPUT_TRUNCATED'), { path: input.path, bytes: input.result.bytes ?? null, shown_bytes: limit }));
     }
-  }
-  const histories = new Map<string, HistoryView>();
-  for (const id of plan.personas) {
-    const load = await deps.sessions.load(id);
-    if (load.recovered) {
-      await audit.append(auditEvent('SESSION_RECOVERED', runDecision('session', 'SESSION_CORRUPT_MOVED_ASIDE'), { persona: id }));
-      deps.onProgress?.({ kind: 'notice', run_id: run.state.run_id, message: `session state of ${id} was corrupt (${load.recovered.problem}); moved to ${load.recovered.movedTo}, starting fresh` });
-    }
-    histories.set(id, selectHistory(load.state.messages, deps.config.history.max_tokens, deps.countTokens, load.state.archived));
   }
   const inputs = redact ? gathered.inputs.map((i) => ({ ...i, result: { ...i.result, content: redactSensitive(i.result.content ?? '').text } })) : gathered.inputs;
   const ctx: ModeContext = {

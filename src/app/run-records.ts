@@ -66,8 +66,12 @@ export function classifierRoute(models: ReturnType<typeof prepareModels>, synthe
   return { route, client: models.routed, persona: synthesizer };
 }
 
-/** One strict-JSON classification (asked again once with the error quoted), or why it failed. */
-export async function classifyTask(options: { route: ResolvedRoute; client: LlmClient; persona: string; task: string; audit: AuditSink; deps: RunDeps }): Promise<MediatorAdvice | { error: string; failure?: LlmError }> {
+/**
+ * One strict-JSON classification (asked again once with the error quoted), or why it failed. An
+ * answer that did not read is recorded here; the one that did comes back with its record, to be
+ * written with the advice.
+ */
+export async function classifyTask(options: { route: ResolvedRoute; client: LlmClient; persona: string; task: string; audit: AuditSink; deps: RunDeps }): Promise<{ advice: MediatorAdvice; record: AuditEvent } | { error: string; failure?: LlmError }> {
   const { client, audit, deps } = options;
   const first = mediatorAdviceMessages(redactSensitive(options.task).text);
   let messages = first;
@@ -83,17 +87,16 @@ export async function classifyTask(options: { route: ResolvedRoute; client: LlmC
       return { error: failure ? describeModelFailure(failure) : (error as Error).message, ...(failure ? { failure } : {}) };
     }
     const read = readMediatorAdvice(reply.content);
-    await audit.append(
-      auditEvent('MEDIATOR_CLASSIFIED', runDecision('mediator_advice', read.ok ? 'MEDIATOR_ADVICE_RECEIVED' : 'MEDIATOR_ADVICE_INVALID'), {
-        kind: 'classify',
-        model: reply.model.includes('/') ? reply.model : `${options.route.id}/${reply.model}`,
-        reply_sha256: deps.sha256(reply.content),
-        reply_chars: reply.content.length,
-        valid: read.ok,
-        ...(reply.usage ? { prompt_tokens: reply.usage.prompt_tokens, completion_tokens: reply.usage.completion_tokens } : {}),
-      }),
-    );
-    if (read.ok) return read.advice;
+    const record = auditEvent('MEDIATOR_CLASSIFIED', runDecision('mediator_advice', read.ok ? 'MEDIATOR_ADVICE_RECEIVED' : 'MEDIATOR_ADVICE_INVALID'), {
+      kind: 'classify',
+      model: reply.model.includes('/') ? reply.model : `${options.route.id}/${reply.model}`,
+      reply_sha256: deps.sha256(reply.content),
+      reply_chars: reply.content.length,
+      valid: read.ok,
+      ...(reply.usage ? { prompt_tokens: reply.usage.prompt_tokens, completion_tokens: reply.usage.completion_tokens } : {}),
+    });
+    if (read.ok) return { advice: read.advice, record };
+    await audit.append(record);
     problem = read.error;
     messages = [...first, { role: 'assistant', content: reply.content }, { role: 'user', content: `That was not a valid classification (${problem}). Reply with ONE JSON object and nothing else.` }];
   }
