@@ -30,7 +30,7 @@ export function formatAuditHead(head: AuditHead): string {
 export function rewriteHeadInPlace(fs: SyncFs, file: string, head: AuditHead): number {
   const fd = fs.openSync(file, 'r+');
   try {
-    writeFullySync(fs, fd, Buffer.from(formatAuditHead(head), 'utf8'), 0);
+    writeHeadAt(fs, fd, head);
   } catch (error) {
     attempt(() => fs.closeSync(fd));
     throw error;
@@ -38,18 +38,29 @@ export function rewriteHeadInPlace(fs: SyncFs, file: string, head: AuditHead): n
   return fd;
 }
 
+function writeHeadAt(fs: SyncFs, fd: number, head: AuditHead): void {
+  writeFullySync(fs, fd, Buffer.from(formatAuditHead(head), 'utf8'), 0);
+}
+
 /**
  * Appends records written ahead (already durable in the journal) to their log, then rewrites the
- * head in place; nothing is flushed here (see `flushAuditFiles`). A failed append is cut back to the
- * log's last whole line, so the lines can be written again from the journal.
+ * head in place, on descriptors the caller holds open (the log's opened to append); nothing is
+ * flushed here (see `flushAuditFiles`). A failed append is cut back to the log's last whole line, so
+ * the lines can be written again from the journal.
  */
-export function writeAuditAhead(fs: SyncFs, runId: string, headFile: string, ahead: AuditAhead): void {
-  appendAuditLines(fs, ahead.log, ahead.lines, ahead.logBytes);
+export function writeAuditAhead(fs: SyncFs, runId: string, fds: { readonly log: number; readonly head: number }, ahead: AuditAhead): void {
+  const data = Buffer.from(ahead.lines.map((l) => `${l}\n`).join(''), 'utf8');
   try {
-    fs.closeSync(rewriteHeadInPlace(fs, headFile, { v: 1, run_id: runId, seq: ahead.last.seq, hash: ahead.last.hash }));
+    writeFullySync(fs, fds.log, data);
+  } catch (error) {
+    attempt(() => fs.ftruncateSync(fds.log, ahead.logBytes));
+    throw storageError(`could not append to the audit log ${ahead.log}`, ahead.log, error);
+  }
+  try {
+    writeHeadAt(fs, fds.head, { v: 1, run_id: runId, seq: ahead.last.seq, hash: ahead.last.hash });
   } catch (error) {
     // The lines are in the log: a head left behind is adopted (and recorded) when the log is next opened.
-    throw storageError(`could not update the audit head ${headFile}`, headFile, error);
+    throw storageError(`could not update the audit head of ${ahead.log}`, ahead.log, error);
   }
 }
 

@@ -19,10 +19,14 @@ interface OpenJournal {
   readonly file: string;
   /** Bytes known to be whole lines; a failed append is cut back to this. */
   size: number;
+  /** Bytes the file holds: the lines, then zeros reserved for the next ones. */
+  allocated: number;
   /** The state the journal describes now (the object last recorded, compared by identity). */
   last: RunState;
   /** Audit records were written ahead through this journal: their log and head are flushed before it is folded. */
   wroteAhead: boolean;
+  /** The run's audit log and head, held open while records are written ahead. */
+  audit?: { readonly log: number; readonly head: number };
 }
 
 export interface FsRunStoreOptions {
@@ -32,6 +36,12 @@ export interface FsRunStoreOptions {
   readonly fs?: DurableFs;
   /** The calls that append to the journal (tests inject short writes and ENOSPC). */
   readonly journalFs?: SyncFs;
+  /**
+   * Zeros written ahead of the journal's lines (default 64 KiB): a line then overwrites space the
+   * file already has, and its flush need not also record that the file grew (measured: about a third
+   * of the flush). Readers ignore the zeros after the last line.
+   */
+  readonly reserveBytes?: number;
 }
 
 const realFs: DurableFs = {
@@ -53,6 +63,7 @@ export class FsRunStore implements RunStore {
   readonly #compactBytes: number;
   readonly #fs: DurableFs;
   readonly #journalFs: SyncFs;
+  readonly #reserveBytes: number;
 
   constructor(
     private readonly paths: WorkspacePaths,
@@ -61,6 +72,7 @@ export class FsRunStore implements RunStore {
     this.#compactBytes = options.compactBytes ?? 8 * 1024 * 1024;
     this.#fs = options.fs ?? realFs;
     this.#journalFs = options.journalFs ?? realSyncFs;
+    this.#reserveBytes = options.reserveBytes ?? 64 * 1024;
   }
 
   /** Saves a whole state: a line of the journal while the run goes on; `state.json` once it has stopped. */
@@ -99,7 +111,8 @@ export class FsRunStore implements RunStore {
     open.last = change.after;
     if (audit && audit.lines.length > 0) {
       open.wroteAhead = true;
-      writeAuditAhead(this.#journalFs, runId, this.paths.auditHead(runId), audit);
+      open.audit ??= this.#openAudit(runId);
+      writeAuditAhead(this.#journalFs, runId, open.audit, audit);
     }
     if (change.after.status !== 'running' || open.size > this.#compactBytes) await this.#compact(runId, change.after);
   }
@@ -153,7 +166,7 @@ export class FsRunStore implements RunStore {
     let fd: number | undefined;
     try {
       fd = this.#journalFs.openSync(file, 'wx', 0o600);
-      const open: OpenJournal = { fd, file, size: 0, last: state, wroteAhead: false };
+      const open: OpenJournal = { fd, file, size: 0, allocated: 0, last: state, wroteAhead: false };
       this.#append(open, baseLine(state));
       // The journal's name must survive a crash as well as its lines.
       await syncDirectory(dir, this.#fs);
@@ -172,13 +185,21 @@ export class FsRunStore implements RunStore {
    */
   #append(open: OpenJournal, text: string): void {
     const data = Buffer.from(text, 'utf8');
+    const end = open.size + data.length;
     try {
+      if (end > open.allocated) {
+        // Room for this line and the next ones, as zeros; flushed with the line below.
+        const allocated = end + this.#reserveBytes;
+        writeFullySync(this.#journalFs, open.fd, Buffer.alloc(allocated - open.allocated), open.allocated);
+        open.allocated = allocated;
+      }
       writeFullySync(this.#journalFs, open.fd, data, open.size);
       this.#journalFs.fdatasyncSync(open.fd);
-      open.size += data.length;
+      open.size = end;
     } catch (error) {
       try {
         this.#journalFs.ftruncateSync(open.fd, open.size);
+        open.allocated = open.size;
       } catch {
         // The next append writes at `size` all the same, over whatever is there.
       }
@@ -207,6 +228,19 @@ export class FsRunStore implements RunStore {
     await writeFileAtomically(this.paths.auditHead(runId), formatAuditHead({ v: 1, run_id: runId, seq: last.seq, hash: last.hash }), { mode: 0o600, fs: this.#fs });
   }
 
+  /** The run's audit log (to append) and head (to rewrite in place), held open while the journal is. */
+  #openAudit(runId: string): { log: number; head: number } {
+    const file = this.paths.auditLog(runId);
+    let log: number | undefined;
+    try {
+      log = this.#journalFs.openSync(file, 'a', 0o600);
+      return { log, head: this.#journalFs.openSync(this.paths.auditHead(runId), 'r+') };
+    } catch (error) {
+      if (log !== undefined) this.#closeQuietly(log);
+      throw storageError(`could not open the audit log ${file}`, file, error);
+    }
+  }
+
   #closeQuietly(fd: number): void {
     try {
       this.#journalFs.closeSync(fd);
@@ -227,6 +261,10 @@ export class FsRunStore implements RunStore {
     const open = this.#open.get(runId);
     this.#open.delete(runId);
     if (open) this.#closeQuietly(open.fd);
+    if (open?.audit) {
+      this.#closeQuietly(open.audit.log);
+      this.#closeQuietly(open.audit.head);
+    }
     if (open?.wroteAhead) flushAuditFiles(this.#journalFs, [this.paths.auditLog(runId), this.paths.auditHead(runId)]);
     else if (!open) await this.#settleLeftAudit(runId, file);
     await ensurePrivateDir(dir);

@@ -16,6 +16,9 @@ import { readIfExists } from './fs-read.js';
  * line of the run's audit log): the journal is the audit log's write-ahead log, so a step and its
  * records become durable in one flush (see audit-wal.ts).
  *
+ * The lines are written into zeros reserved ahead of them; readers stop at the last byte that is not
+ * a zero.
+ *
  * A crash can leave only the last line cut or unreadable (every line is flushed before the next is
  * written), and that line was never acknowledged: it is ignored. Any other unreadable line means
  * the file was damaged, and the checkpoint is refused rather than guessed at.
@@ -38,7 +41,7 @@ export function eventLine(at: string, event: RunEvent, audit?: readonly string[]
  * or unreadable last line was never acknowledged, and neither were its records).
  */
 export function journalAuditLines(text: string): string[] {
-  const lines = text.split('\n');
+  const lines = withoutReserve(text).split('\n');
   lines.pop(); // a fragment after the last newline, or nothing
   const audit: string[] = [];
   for (const raw of lines) {
@@ -58,7 +61,7 @@ export type JournalReplay =
  * domain's one apply function. The state is returned as read (the caller validates it).
  */
 export function replayJournal(text: string): JournalReplay {
-  const lines = text.split('\n');
+  const lines = withoutReserve(text).split('\n');
   const fragment = lines.pop() ?? '';
   let torn: { line: number; bytes: number } | undefined = fragment.length > 0 ? { line: lines.length + 1, bytes: Buffer.byteLength(fragment) } : undefined;
   const parsed: (JournalLine | undefined)[] = lines.map(parseLine);
@@ -84,6 +87,13 @@ export function replayJournal(text: string): JournalReplay {
   }
   if (state === undefined) return { ok: false, line: 1, problem: 'the journal holds no whole state' };
   return { ok: true, state, lines: parsed.length, ...(torn ? { torn } : {}) };
+}
+
+/** The text without the zeros reserved after its last line (FsRunStore writes lines into space set aside ahead). */
+function withoutReserve(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0) end -= 1;
+  return end === text.length ? text : text.slice(0, end);
 }
 
 function parseLine(raw: string): JournalLine | undefined {

@@ -121,7 +121,7 @@ describe('a step and its audit records: one durable write', () => {
     fs.flushed.length = 0;
     await run.apply({ type: 'step_recorded', step: step(1) }, (after) => stepRecords(after, 'turn:r1:p1'));
     expect(fs.flushed).toEqual([JOURNAL_FILE]);
-    const last = JSON.parse((await readFile(journal(), 'utf8')).trim().split('\n').pop() ?? '') as { event: { type: string }; audit: string[] };
+    const last = JSON.parse((await readFile(journal(), 'utf8')).replace(/\u0000+$/, '').trim().split('\n').pop() ?? '') as { event: { type: string }; audit: string[] };
     expect(last.event.type).toBe('step_recorded');
     expect(last.audit).toEqual((await logLines()).slice(2, 4)); // the same bytes as the log's lines
     expect((await records()).map((r) => [r.seq, r.event])).toEqual([

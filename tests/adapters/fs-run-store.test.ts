@@ -1,5 +1,5 @@
 import * as fs from 'node:fs/promises';
-import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -29,6 +29,14 @@ afterEach(() => rm(root, { recursive: true, force: true }));
 const runDir = () => paths.runDir(RUN);
 const journal = () => path.join(runDir(), JOURNAL_FILE);
 const stateFile = () => path.join(runDir(), 'state.json');
+/** The journal's lines: its text up to the zeros reserved after them. */
+const journalText = async () => (await readFile(journal(), 'utf8')).replace(/\u0000+$/, '');
+/** What a crash mid-write leaves: bytes written where the next line goes (over the reserved zeros). */
+async function writeAtJournalEnd(tail: string): Promise<void> {
+  const handle = await fs.open(journal(), 'r+');
+  await handle.write(tail, Buffer.byteLength(await journalText()), 'utf8');
+  await handle.close();
+}
 const exists = (p: string) => fs.access(p).then(() => true, () => false);
 
 function initial(): RunState {
@@ -80,7 +88,9 @@ describe('FsRunStore: the checkpoint as a journal', () => {
   it('appends one line per event while the run goes on, and load replays them to the same state', async () => {
     const store = new FsRunStore(paths);
     const run = await recorded(store, 3);
-    expect((await readFile(journal(), 'utf8')).split('\n').filter(Boolean)).toHaveLength(4); // a whole state, then 3 events
+    expect((await journalText()).split('\n').filter(Boolean)).toHaveLength(4); // a whole state, then 3 events
+    // The lines were written into zeros reserved ahead of them.
+    expect((await readFile(journal())).length).toBeGreaterThan(Buffer.byteLength(await journalText()));
     expect(await exists(stateFile())).toBe(false);
     expect(await new FsRunStore(paths).load(RUN)).toEqual(run.state);
     expect((await new FsRunStore(paths).load(RUN))?.steps.map((s) => s.index)).toEqual([0, 1, 2]);
@@ -125,7 +135,7 @@ describe('FsRunStore: the checkpoint as a journal', () => {
     ]);
     // The journal of the killed process was folded into state.json before this one started its own.
     expect(JSON.parse(await readFile(stateFile(), 'utf8')).steps).toHaveLength(3);
-    expect((await readFile(journal(), 'utf8')).split('\n').filter(Boolean)).toHaveLength(3);
+    expect((await journalText()).split('\n').filter(Boolean)).toHaveLength(3);
   });
 
   it.each([
@@ -133,19 +143,19 @@ describe('FsRunStore: the checkpoint as a journal', () => {
     ['a whole last line that does not read (a crash mid-flush)', '\u0000\u0000\u0000\u0000\n'],
   ])('ignores %s at the end: it was never acknowledged', async (_name, tail) => {
     const run = await recorded(new FsRunStore(paths), 2);
-    await appendFile(journal(), tail);
+    await writeAtJournalEnd(tail);
     expect(await new FsRunStore(paths).load(RUN)).toEqual(run.state);
     // The next process starts from the acknowledged state and its journal reads whole.
     const next = new FsRunStore(paths);
     const resumed = new RunRecorder((await next.load(RUN)) as RunState, next, clock);
     await resumed.apply({ type: 'step_recorded', step: step(2) });
     expect((await new FsRunStore(paths).load(RUN))?.steps).toHaveLength(3);
-    expect(await readFile(journal(), 'utf8')).not.toContain('\u0000');
+    expect(await journalText()).not.toContain('\u0000');
   });
 
   it('refuses a journal damaged before its last line, and says where', async () => {
     await recorded(new FsRunStore(paths), 3);
-    const lines = (await readFile(journal(), 'utf8')).split('\n');
+    const lines = (await journalText()).split('\n');
     lines[1] = 'x';
     await writeFile(journal(), lines.join('\n'));
     const error = await new FsRunStore(paths).load(RUN).catch((e: unknown) => e);
@@ -170,7 +180,7 @@ describe('FsRunStore: the checkpoint as a journal', () => {
     const error = await run.apply({ type: 'step_recorded', step: step(1) }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StorageError);
     expect((error as StorageError).errno).toBe('ENOSPC');
-    expect((await readFile(journal(), 'utf8')).endsWith('\n')).toBe(true);
+    expect((await journalText()).endsWith('\n')).toBe(true);
     expect((await new FsRunStore(paths).load(RUN))?.steps).toHaveLength(1);
     failNext = false;
     const again = new RunRecorder((await store.load(RUN)) as RunState, store, clock);
@@ -181,7 +191,7 @@ describe('FsRunStore: the checkpoint as a journal', () => {
   it('folds a journal that grew past its limit and starts a new one', async () => {
     const store = new FsRunStore(paths, { compactBytes: 2_000 });
     const run = await recorded(store, 12);
-    expect((await readFile(journal(), 'utf8').catch(() => '')).length).toBeLessThan(4_000);
+    expect((await journalText().catch(() => '')).length).toBeLessThan(4_000);
     expect(JSON.parse(await readFile(stateFile(), 'utf8')).steps.length).toBeGreaterThan(6);
     expect(await new FsRunStore(paths).load(RUN)).toEqual(run.state);
   });
