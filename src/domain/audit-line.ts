@@ -1,5 +1,5 @@
-import { AuditRecord, UnchainedAuditRecord } from './audit.js';
-import { chainAuditRecord, serializeAuditRecord } from './audit-chain.js';
+import { AuditRecord, type UnchainedAuditRecord } from './audit.js';
+import { chainAuditRecord, serializeAuditRecord, type Sha256 } from './audit-chain.js';
 import {
   AuditRedactionError,
   findSensitiveResidue,
@@ -21,13 +21,13 @@ export interface ComposedAuditLine {
  * record still trips the detector or holds an e-mail-like token, or it no longer fits the schema,
  * the record is replaced by `redactionFailedRecord` (same decision, no payload).
  *
- * Throws (a bug in the caller, not a redaction problem) only when `raw` itself is not a record.
+ * Throws (a bug in the caller, not a redaction problem) only when `raw` itself is not a record:
+ * then the payload-free record does not fit the schema either.
  */
 export function composeAuditLine(raw: UnchainedAuditRecord, prevHash: string, deps: SanitizerDeps): ComposedAuditLine {
-  const input = UnchainedAuditRecord.parse(raw);
+  const input = raw;
   try {
-    const record = AuditRecord.parse(chainAuditRecord(sanitizeAuditRecord(input, deps), prevHash, deps.sha256));
-    const line = serializeAuditRecord(record);
+    const { record, line } = chainOnce(sanitizeAuditRecord(input, deps), prevHash, deps.sha256);
     const residue = findSensitiveResidue(line, deps.scanner);
     if (residue.length > 0) throw new AuditRedactionError(`still holds ${residue.join(', ')} after redaction`);
     return { record, line, redactionFailed: false };
@@ -37,4 +37,18 @@ export function composeAuditLine(raw: UnchainedAuditRecord, prevHash: string, de
     const record = AuditRecord.parse(chainAuditRecord(redactionFailedRecord(input), prevHash, deps.sha256));
     return { record, line: serializeAuditRecord(record), redactionFailed: true };
   }
+}
+
+/**
+ * Chains a record and writes its line with one serialization: the line is what is hashed (every
+ * field but `hash`) with `hash`, the last field of a written record, appended. The record is checked
+ * against the schema, and the line is the record's canonical serialization (`verify` re-serializes
+ * every line and compares).
+ */
+function chainOnce(record: UnchainedAuditRecord, prevHash: string, sha256: Sha256): { record: AuditRecord; line: string } {
+  const linked = { ...record, prev_hash: prevHash };
+  const hashed = serializeAuditRecord(linked);
+  const hash = sha256(hashed);
+  const chained = AuditRecord.parse({ ...linked, hash });
+  return { record: chained, line: `${hashed.slice(0, -1)},"hash":${JSON.stringify(hash)}}` };
 }

@@ -34,6 +34,20 @@ export interface Verdict extends VerdictReply {
  * confidence 1 — fail closed.
  */
 export function parseVerdict(persona: string, reply: string): Verdict {
+  // A run reads each verdict several times (the retry check, its audit record, the arbitration):
+  // the last few readings are kept, frozen, since a reading is a pure function of persona and reply.
+  const key = `${persona}\u0000${reply}`;
+  const known = recentVerdicts.get(key);
+  if (known) return known;
+  const verdict = Object.freeze(readVerdict(persona, reply));
+  recentVerdicts.set(key, verdict);
+  if (recentVerdicts.size > 32) recentVerdicts.delete(recentVerdicts.keys().next().value as string);
+  return verdict;
+}
+
+const recentVerdicts = new Map<string, Verdict>();
+
+function readVerdict(persona: string, reply: string): Verdict {
   const read = readStructured(reply, VerdictReply, { percentages: ['confidence'] });
   const seen = { ...(read.tolerated.length > 0 ? { tolerated: read.tolerated } : {}), ...(read.extraKeys > 0 ? { extraKeys: read.extraKeys } : {}) };
   if (!read.ok) return { ...failClosed(persona, `malformed verdict (${read.error})`), ...seen };

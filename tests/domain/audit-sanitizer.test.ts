@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/adapters/hashing.js';
 import { AUDIT_REDACTION_FAILED, auditEvent } from '../../src/domain/audit.js';
-import { GENESIS_HASH, hashAuditRecord } from '../../src/domain/audit-chain.js';
+import { GENESIS_HASH, hashAuditRecord, serializeAuditRecord } from '../../src/domain/audit-chain.js';
 import { composeAuditLine } from '../../src/domain/audit-line.js';
 import {
   cachedScanner,
@@ -89,6 +89,24 @@ describe('composeAuditLine (fail closed)', () => {
     expect(record.prev_hash).toBe(GENESIS_HASH);
     expect(record.hash).toBe(hashAuditRecord(record, sha256));
     expect(line).toContain('"path":"[REDACTED:EMAIL]"');
+  });
+
+  it('writes each line as its record\'s canonical serialization (what verify re-serializes and compares)', () => {
+    const shapes: Record<string, unknown>[] = [{}, { n: 1, nested: { b: [1, 'two', null], a: true } }, { 'ünï': 'cödé', z: -0.5, y: '"quoted"' }, { step_id: 'turn:r1:auditor', prompt_sha256: 'f'.repeat(64) }];
+    let prev = GENESIS_HASH;
+    for (const details of shapes) {
+      const { record, line } = composeAuditLine(recordWith(details), prev, deps);
+      expect(line).toBe(serializeAuditRecord(record));
+      expect(record.hash).toBe(hashAuditRecord(record, sha256));
+      prev = record.hash;
+    }
+    const bare = composeAuditLine(rawRecord(auditEvent('RUN_FINISHED', runDecision('queue', 'RUN_COMPLETED')), 0), prev, deps);
+    expect(bare.line).toBe(serializeAuditRecord(bare.record));
+  });
+
+  it('a raw record that is not a record at all is refused, not written', () => {
+    const broken = { ...recordWith({}), decision: 'MAYBE' } as unknown as Parameters<typeof composeAuditLine>[0];
+    expect(() => composeAuditLine(broken, GENESIS_HASH, deps)).toThrow();
   });
 
   it('a detector that throws yields the payload-free AUDIT_REDACTION_FAILED record, decision kept', () => {

@@ -67,6 +67,15 @@ export const MODE_DEFAULTS: ModeSettings = {
 };
 
 /** Reads `plan.settings` (fixed at the start; older plans have none): defaults for what is missing. */
+/** The checks of the settings a plan fixed, built once (a zod schema costs more to build than to run). */
+const SettingChecks = {
+  consensusThreshold: z.number().min(0).max(1),
+  concurrency: z.number().int().min(1).max(16),
+  callTimeoutMs: z.number().int().min(100),
+  maxIterations: z.number().int().min(1),
+  parallelItems: z.boolean(),
+};
+
 export function readModeSettings(settings: Readonly<Record<string, unknown>>): ModeSettings {
   const pick = <T>(schema: z.ZodType<T>, value: unknown, fallback: T): T => {
     const r = schema.safeParse(value);
@@ -75,12 +84,12 @@ export function readModeSettings(settings: Readonly<Record<string, unknown>>): M
   return {
     composition: pick(Composition, settings.composition, MODE_DEFAULTS.composition),
     weighting: pick(Weighting, settings.weighting, MODE_DEFAULTS.weighting),
-    consensusThreshold: pick(z.number().min(0).max(1), settings.consensus_threshold, MODE_DEFAULTS.consensusThreshold),
+    consensusThreshold: pick(SettingChecks.consensusThreshold, settings.consensus_threshold, MODE_DEFAULTS.consensusThreshold),
     review: pick(Review, settings.review, MODE_DEFAULTS.review),
-    concurrency: pick(z.number().int().min(1).max(16), settings.concurrency, MODE_DEFAULTS.concurrency),
-    callTimeoutMs: pick(z.number().int().min(100), settings.call_timeout_ms, MODE_DEFAULTS.callTimeoutMs),
-    maxIterations: pick(z.number().int().min(1), settings.max_iterations, MODE_DEFAULTS.maxIterations),
-    parallelItems: pick(z.boolean(), settings.parallel_items, MODE_DEFAULTS.parallelItems),
+    concurrency: pick(SettingChecks.concurrency, settings.concurrency, MODE_DEFAULTS.concurrency),
+    callTimeoutMs: pick(SettingChecks.callTimeoutMs, settings.call_timeout_ms, MODE_DEFAULTS.callTimeoutMs),
+    maxIterations: pick(SettingChecks.maxIterations, settings.max_iterations, MODE_DEFAULTS.maxIterations),
+    parallelItems: pick(SettingChecks.parallelItems, settings.parallel_items, MODE_DEFAULTS.parallelItems),
     ...(typeof settings.supervisor === 'string' ? { supervisor: settings.supervisor } : {}),
     ...(typeof settings.reviewer === 'string' ? { reviewer: settings.reviewer } : {}),
   };
