@@ -41,6 +41,9 @@ export async function runStep(spec: StepSpec, deps: StepRunnerDeps): Promise<Ste
     ...(deps.onProgress ? { onText: (delta: string) => deps.onProgress?.({ kind: 'text', run_id: deps.runId, step_id: spec.id, persona: persona.id, delta }) } : {}),
   };
   const complete = (messages = spec.messages): Promise<LlmReply> => withTimeout(deps, (signal) => deps.llm.complete({ ...request, messages }, call, signal));
+  // The prompt's digest is needed only with the reply: it is computed while the model works
+  // (after the request has gone out), or when the reply is in, whichever comes first.
+  const promptHash = whileWaiting(() => deps.sha256(spec.messages.map((m) => `${m.role}\n${m.content}`).join('\n\u0000')));
   let reply = await complete();
   let calls = 1;
   let usage = reply.usage;
@@ -64,7 +67,7 @@ export async function runStep(spec: StepSpec, deps: StepRunnerDeps): Promise<Ste
     persona: persona.id,
     round: spec.round,
     prompt: spec.prompt,
-    prompt_sha256: deps.sha256(spec.messages.map((m) => `${m.role}\n${m.content}`).join('\n\u0000')),
+    prompt_sha256: promptHash(),
     reply: screened.text,
     ...(screened.categories.length > 0 ? { redacted: [...screened.categories] } : {}),
     model: reply.model,
@@ -76,6 +79,20 @@ export async function runStep(spec: StepSpec, deps: StepRunnerDeps): Promise<Ste
     knowledge,
     ...(notices.length > 0 ? { notices } : {}),
   };
+}
+
+/** `compute`, run once: on the event loop's next turn (off the path to the next request), or when asked, if sooner. */
+function whileWaiting<T>(compute: () => T): () => T {
+  let done: { value: T } | undefined;
+  const get = (): T => (done ??= { value: compute() }).value;
+  setImmediate(() => {
+    try {
+      get();
+    } catch {
+      // Thrown again, where it belongs, when the value is asked for.
+    }
+  });
+  return get;
 }
 
 /** A call with its own signal: linked to the run's, aborted after `timeoutMs` when set. */
