@@ -13,7 +13,8 @@ import { auditEvent, type AuditRecord } from '../../src/domain/audit.js';
 import { runDecision } from '../../src/domain/decision.js';
 import { StorageError } from '../../src/domain/errors.js';
 import type { AuditSink, Clock } from '../../src/domain/ports.js';
-import { RUN_STATE_VERSION, type RunState, type Step } from '../../src/domain/run-state.js';
+import type { RunState, Step } from '../../src/domain/run-state.js';
+import { startedRun, turnStep } from '../fixtures/journal-run.js';
 
 // The checkpoint journal as the audit log's write-ahead log: a step and its records in one flush.
 
@@ -34,41 +35,8 @@ const journal = () => path.join(paths.runDir(RUN), JOURNAL_FILE);
 const logLines = async () => (await readFile(paths.auditLog(RUN), 'utf8')).split('\n').filter(Boolean);
 const records = async () => (await logLines()).map((l) => JSON.parse(l) as AuditRecord);
 
-function initial(): RunState {
-  return {
-    schemaVersion: RUN_STATE_VERSION,
-    run_id: RUN,
-    status: 'running',
-    created_at: '2026-01-01T00:00:00.000Z',
-    updated_at: '2026-01-01T00:00:00.000Z',
-    source: 'task.json',
-    task_sha256: 'a'.repeat(64),
-    command: { task_description: 'Review the plan', input_artifacts: [], config: {} },
-    steps: [],
-    trail: [],
-    reroutes: [],
-    hitl: [],
-  } as unknown as RunState;
-}
-
-function step(n: number): Step {
-  return {
-    id: `turn:r1:p${n}`,
-    index: 0,
-    kind: 'turn',
-    persona: `p${n}`,
-    round: 1,
-    prompt: `prompt ${n}`,
-    prompt_sha256: 'b'.repeat(64),
-    reply: `reply ${n}`,
-    model: 'offline',
-    identity: { provider: 'offline', model: 'offline', rehearsal: true, route: 'offline' },
-    started_at: '2026-01-01T00:00:00.000Z',
-    duration_ms: 1,
-    calls: 1,
-    knowledge: [],
-  } as unknown as Step;
-}
+const initial = (): RunState => startedRun(RUN);
+const step = turnStep;
 
 /** Two records per step, as a step with a knowledge request makes. */
 const stepRecords = (s: RunState, id: string) => {

@@ -11,7 +11,8 @@ import { RunRecorder } from '../../src/app/run-recorder.js';
 import { runDecision } from '../../src/domain/decision.js';
 import { StorageError } from '../../src/domain/errors.js';
 import type { Clock } from '../../src/domain/ports.js';
-import { RUN_STATE_VERSION, type RunState, type Step } from '../../src/domain/run-state.js';
+import type { RunState, Step } from '../../src/domain/run-state.js';
+import { startedRun, turnStep } from '../fixtures/journal-run.js';
 
 const RUN = '20260101T000000Z-abc123';
 let tick = 0;
@@ -39,41 +40,8 @@ async function writeAtJournalEnd(tail: string): Promise<void> {
 }
 const exists = (p: string) => fs.access(p).then(() => true, () => false);
 
-function initial(): RunState {
-  return {
-    schemaVersion: RUN_STATE_VERSION,
-    run_id: RUN,
-    status: 'running',
-    created_at: '2026-01-01T00:00:00.000Z',
-    updated_at: '2026-01-01T00:00:00.000Z',
-    source: 'task.json',
-    task_sha256: 'a'.repeat(64),
-    command: { task_description: 'Review the plan', input_artifacts: [], config: {} },
-    steps: [],
-    trail: [],
-    reroutes: [],
-    hitl: [],
-  } as unknown as RunState;
-}
-
-function step(n: number): Step {
-  return {
-    id: `turn:r1:p${n}`,
-    index: 0,
-    kind: 'turn',
-    persona: `p${n}`,
-    round: 1,
-    prompt: `prompt ${n}`,
-    prompt_sha256: 'b'.repeat(64),
-    reply: `reply ${n} — ünïcödé`,
-    model: 'offline',
-    identity: { provider: 'offline', model: 'offline', rehearsal: true, route: 'offline' },
-    started_at: '2026-01-01T00:00:00.000Z',
-    duration_ms: 1,
-    calls: 1,
-    knowledge: [],
-  } as unknown as Step;
-}
+const initial = (): RunState => startedRun(RUN);
+const step = turnStep;
 
 /** A run started and `n` steps recorded through the recorder, as the engine does. */
 async function recorded(store: FsRunStore, n: number): Promise<RunRecorder> {
