@@ -1,5 +1,5 @@
 import type { ProgressEvent } from '../domain/ports.js';
-import { isAllowedTransition, type Claim, type ClaimStore, type CommandInbox, type WatchEvent, type WatchState } from '../domain/queue.js';
+import { isAllowedTransition, runProgressEvent, type Claim, type ClaimStore, type CommandInbox, type WatchEvent, type WatchState } from '../domain/queue.js';
 import { planClaim, recordInterruption, runClaim, settleClaim, type ClaimResult, type RunClaimDeps } from './run-claim.js';
 import type { RunDeps } from './run-deps.js';
 
@@ -224,13 +224,9 @@ export class WatchLoop {
   #onProgress(event: ProgressEvent): void {
     const claim = this.#current;
     if (!claim || event.run_id !== claim.runId) return;
-    if (event.kind === 'step_started') {
-      this.#o.onEvent({ kind: 'step', state: 'EXECUTING_TASK', run_id: event.run_id, step: event.step, persona: event.persona, round: event.round, rounds: event.rounds });
-    } else if (event.kind === 'producing_artifact') {
-      this.#transition({ kind: 'producing_artifact', state: 'PRODUCING_ARTIFACT', from: this.#state, run_id: event.run_id, path: event.path });
-    } else if (event.kind === 'notice') {
-      this.#notice(event.run_id, event.message);
-    }
+    const shown = runProgressEvent(event, this.#state);
+    if (shown?.kind === 'producing_artifact') this.#transition(shown);
+    else if (shown) this.#o.onEvent(shown);
   }
 
   #transition(event: Extract<WatchEvent, { state: WatchState; from: WatchState }>): void {

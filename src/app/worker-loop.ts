@@ -1,4 +1,4 @@
-import type { Claim, WatchEvent, WatchState } from '../domain/queue.js';
+import { runProgressEvent, type Claim, type WatchEvent, type WatchState } from '../domain/queue.js';
 import { planClaim, recordInterruption, runClaim, settleClaim, type ClaimResult, type RunClaimDeps } from './run-claim.js';
 import type { RunDeps } from './run-deps.js';
 import type { InputHashes } from './verified-inputs.js';
@@ -209,13 +209,9 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
       onProgress: (event) => {
         deps.run.onProgress?.(event);
         if (event.run_id !== claim.runId) return;
-        if (event.kind === 'step_started') {
-          this.#o.onEvent({ kind: 'step', state: 'EXECUTING_TASK', run_id: event.run_id, step: event.step, persona: event.persona, round: event.round, rounds: event.rounds });
-        } else if (event.kind === 'producing_artifact') {
-          this.#transition({ kind: 'producing_artifact', state: 'PRODUCING_ARTIFACT', from: this.#state, run_id: event.run_id, path: event.path });
-        } else if (event.kind === 'notice') {
-          this.#notice(event.run_id, event.message);
-        }
+        const shown = runProgressEvent(event, this.#state);
+        if (shown?.kind === 'producing_artifact') this.#transition(shown);
+        else if (shown) this.#o.onEvent(shown);
       },
     };
     return { ...deps, run };

@@ -2,6 +2,7 @@
  * The command queue behind `maestro watch`: its states, the events it reports, and the two ports
  * the watch loop drives (the inbox that finds command files, the claim store that owns them).
  */
+import type { ProgressEvent } from './ports.js';
 
 /** The watcher's state machine: AWAITING_COMMAND → EXECUTING_TASK → PRODUCING_ARTIFACT → AWAITING_COMMAND. */
 export const WATCH_STATES = ['AWAITING_COMMAND', 'EXECUTING_TASK', 'PRODUCING_ARTIFACT', 'STOPPED'] as const;
@@ -123,3 +124,14 @@ export type WatchEvent =
     }
   | { kind: 'notice'; run_id: string | null; message: string }
   | { kind: 'stopped'; state: 'STOPPED'; from: WatchState; reason: 'signal' | 'once' };
+
+/**
+ * What a watcher (or a worker) shows of the progress of the run it executes: a step starting, the
+ * artifact being written (a state transition, from `from`), a notice. Nothing for the rest.
+ */
+export function runProgressEvent(event: ProgressEvent, from: WatchState): Extract<WatchEvent, { kind: 'step' | 'producing_artifact' | 'notice' }> | undefined {
+  if (event.kind === 'step_started') return { kind: 'step', state: 'EXECUTING_TASK', run_id: event.run_id, step: event.step, persona: event.persona, round: event.round, rounds: event.rounds };
+  if (event.kind === 'producing_artifact') return { kind: 'producing_artifact', state: 'PRODUCING_ARTIFACT', from, run_id: event.run_id, path: event.path };
+  if (event.kind === 'notice') return { kind: 'notice', run_id: event.run_id, message: event.message };
+  return undefined;
+}
