@@ -60,8 +60,12 @@ export function createEndpointFetch(options: EndpointFetchOptions): Fetch {
     // wrapping stream costs more per reply than the reply itself.
     if ((response.headers.get('content-type') ?? '').includes('text/event-stream')) return new Response(withBodyTimeout(response.body, options.bodyTimeoutMs), init2);
     const read = await readBody(response.body, options.bodyTimeoutMs);
-    // A failed read fails where the SDK reads the body, as a stalled stream does.
-    return new Response('error' in read ? failingBody(read.error) : read.bytes, init2);
+    if ('bytes' in read) return new Response(read.bytes, init2);
+    // A failed read fails where the SDK reads the body, as a stalled stream does. A read the SDK
+    // aborted is its own time limit running out while the body stalled (a caller's cancel is told
+    // apart above the SDK, by the caller's signal): a timeout, not a broken connection.
+    const stalled = init?.signal?.aborted === true && !(read.error instanceof BodyTimeoutError) ? new BodyTimeoutError(options.bodyTimeoutMs) : read.error;
+    return new Response(failingBody(stalled), init2);
   };
 }
 
@@ -70,24 +74,26 @@ async function readBody(body: ReadableStream<Uint8Array>, timeoutMs: number): Pr
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let length = 0;
-  for (;;) {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const chunk = await Promise.race([
-        reader.read(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new BodyTimeoutError(timeoutMs)), timeoutMs);
-        }),
-      ]);
+  // One timer for the whole body, pushed back at every chunk: a stall cancels the read, which ends it.
+  let stalled = false;
+  const timer = setTimeout(() => {
+    stalled = true;
+    reader.cancel(new BodyTimeoutError(timeoutMs)).catch(() => undefined);
+  }, timeoutMs);
+  try {
+    for (;;) {
+      const chunk = await reader.read();
+      if (stalled) return { error: new BodyTimeoutError(timeoutMs) };
       if (chunk.done) break;
       chunks.push(chunk.value);
       length += chunk.value.length;
-    } catch (error) {
-      reader.cancel(error).catch(() => undefined);
-      return { error };
-    } finally {
-      clearTimeout(timer);
+      timer.refresh();
     }
+  } catch (error) {
+    reader.cancel(error).catch(() => undefined);
+    return { error: stalled ? new BodyTimeoutError(timeoutMs) : error };
+  } finally {
+    clearTimeout(timer);
   }
   if (chunks.length === 1) return { bytes: chunks[0] as Uint8Array };
   const bytes = new Uint8Array(length);

@@ -226,6 +226,17 @@ describe('OpenAiLlmClient: failures', () => {
     await vi.waitFor(() => expect(server.requests.every((r) => r.disconnected)).toBe(true));
   });
 
+  it('times out a whole reply whose body stalls after the headers, and the endpoint sees the hang-up', async () => {
+    handler = () => ({ raw: JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'test-model', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'a reply' } }] }), stallAfter: 40 });
+    const started = performance.now();
+
+    const error = await failureOf(clientFor({ timeout_ms: 300, max_retries: 0 }).complete(aRequest()));
+
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(error).toMatchObject({ kind: 'timeout', retryable: true });
+    await vi.waitFor(() => expect(server.requests.every((r) => r.disconnected)).toBe(true));
+  });
+
   it('times out a stream that stalls between chunks', async () => {
     handler = () => ({ content: 'one two three', chunkDelayMs: 2_000 });
     const started = performance.now();

@@ -72,6 +72,8 @@ export interface RawReply extends ReplyBase {
   readonly raw: string;
   readonly status?: number;
   readonly contentType?: string;
+  /** Send the headers and this many bytes of `raw`, then nothing more (until the client hangs up). */
+  readonly stallAfter?: number;
 }
 
 export type ChatReply = ContentReply | ErrorReply | RawReply | (ReplyBase & { readonly delayMs: number });
@@ -139,7 +141,11 @@ export async function startChatServer(handler: ChatHandler = councilHandler(), o
     const headers = reply.headers ?? {};
     if ('raw' in reply) {
       res.writeHead(reply.status ?? 200, { 'content-type': reply.contentType ?? 'application/json', ...headers });
-      res.end(reply.raw);
+      if (reply.stallAfter === undefined) res.end(reply.raw);
+      else {
+        res.write(reply.raw.slice(0, reply.stallAfter));
+        await pause(60_000, gone.signal);
+      }
     } else if ('error' in reply) {
       sendJson(res, reply.status, { error: { type: null, code: null, param: null, ...reply.error } }, headers);
     } else {
