@@ -1,4 +1,5 @@
-import { auditEvent } from '../domain/audit.js';
+import { auditEvent, type AuditEvent } from '../domain/audit.js';
+import type { MediatorAdvice } from '../domain/mediator-advice.js';
 import { composeBriefing } from '../domain/briefing.js';
 import { checkBudget, type BudgetExceeded } from '../domain/budget.js';
 import { pauseDecision, runDecision } from '../domain/decision.js';
@@ -206,6 +207,7 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
   // mediator_advice: on a real route, a model classifies the (screened) task too; its findings join
   // the rules'. Only asked when the rules alone would let the task through, and once per run.
   let facts = gathered.facts;
+  let classified: { advice: MediatorAdvice; record: AuditEvent } | undefined;
   const classifier = classifierRoute(models, plan.synthesizer);
   // A person who continued past a failed classification chose the rules alone.
   if (!ending && classifier && !approved.has('MEDIATOR_CLASSIFICATION_FAILED') && check.gates.decision.decision === 'RUN') {
@@ -218,16 +220,20 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
       return { outcome: await pauseRun({ run, audit, deps, decision, message, details: { route: classifier.route.id, ...(advice.failure ? modelFailureDetails(advice.failure) : {}) } }) };
     }
     const { advice, record } = asked;
-    // The classification's record and the advice it gave, in one durable write.
-    if (record) await run.apply({ type: 'advised', advice }, () => [record]);
+    // Recorded with the plan it shaped (below): like a step's reply, the classification counts once
+    // it is on disk, and a crash before that asks again.
+    if (record) classified = { advice, record };
     facts = uniteAdvice(facts, advice);
   }
   if (!ending) {
     const gates = facts === gathered.facts ? check.gates : evaluateGates(facts);
-    // Each gate's record, and the plan they let through, in one durable write.
-    await run.apply({ type: 'planned', plan, trail: gates.outcomes.filter((g) => !g.skipped).map((g) => g.decision) }, () =>
-      gates.outcomes.map((g) => auditEvent('GATE', g.decision, { ...g.details, skipped: g.skipped })),
-    );
+    // The mediator's advice and its record (when it was asked just now), each gate's record, and the
+    // plan they let through: one durable write.
+    const trail = gates.outcomes.filter((g) => !g.skipped).map((g) => g.decision);
+    await run.apply({ type: 'planned', plan, trail, ...(classified ? { advice: classified.advice } : {}) }, () => [
+      ...(classified ? [classified.record] : []),
+      ...gates.outcomes.map((g) => auditEvent('GATE', g.decision, { ...g.details, skipped: g.skipped })),
+    ]);
     if (gates.decision.decision !== 'RUN') {
       const detail = explainGateStop(facts, gates.decision, gathered.places, isSecretCategory);
       if (gates.decision.decision === 'PAUSE_FOR_HITL') return { outcome: await pauseRun({ run, audit, deps, decision: gates.decision, message: detail, requestPlan }) };

@@ -11,8 +11,9 @@ import type { PauseRecord, RunPlan, RunState, RunStatus, Step } from './run-stat
  */
 export type RunEvent =
   /** The plan is fixed (first start) and the gates' decisions join the trail. */
-  | { readonly type: 'planned'; readonly plan: RunPlan; readonly trail: readonly DecisionRecord[] }
-  /** The mediator's classification, kept so a resume does not ask again. */
+  /** The gates' decisions and the plan they let through, with the mediator's advice they weighed when it was asked for this plan. */
+  | { readonly type: 'planned'; readonly plan: RunPlan; readonly trail: readonly DecisionRecord[]; readonly advice?: MediatorAdvice }
+  /** The mediator's classification, kept so a resume does not ask again (journals of earlier versions; now it comes with `planned`). */
   | { readonly type: 'advised'; readonly advice: MediatorAdvice }
   /** A model call finished; it is never made again. */
   | { readonly type: 'step_recorded'; readonly step: Step }
@@ -42,7 +43,7 @@ export function applyRunEvent(state: RunState, event: RunEvent, now: string): Ru
 function apply(state: RunState, event: RunEvent): RunState {
   switch (event.type) {
     case 'planned':
-      return { ...state, plan: state.plan ?? event.plan, trail: [...state.trail, ...event.trail] };
+      return { ...state, ...(event.advice ? { advice: event.advice } : {}), plan: state.plan ?? event.plan, trail: [...state.trail, ...event.trail] };
     case 'advised':
       return { ...state, advice: event.advice };
     case 'step_recorded':
