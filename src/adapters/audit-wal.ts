@@ -43,24 +43,25 @@ function writeHeadAt(fs: SyncFs, fd: number, head: AuditHead): void {
 }
 
 /**
- * Appends records written ahead (already durable in the journal) to their log, then rewrites the
- * head in place, on descriptors the caller holds open (the log's opened to append); nothing is
- * flushed here (see `flushAuditFiles`). A failed append is cut back to the log's last whole line, so
+ * Appends records written ahead (already durable in the journal) to their log, on a descriptor the
+ * caller holds open to append, then rewrites the head in place; nothing is flushed here (see
+ * `flushAuditFiles`). A failed append is cut back to the log's last whole line, so
  * the lines can be written again from the journal.
  */
-export function writeAuditAhead(fs: SyncFs, runId: string, fds: { readonly log: number; readonly head: number }, ahead: AuditAhead): void {
+export function writeAuditAhead(fs: SyncFs, runId: string, files: { readonly log: number; readonly headFile: string }, ahead: AuditAhead): void {
   const data = Buffer.from(ahead.lines.map((l) => `${l}\n`).join(''), 'utf8');
   try {
-    writeFullySync(fs, fds.log, data);
+    writeFullySync(fs, files.log, data);
   } catch (error) {
-    attempt(() => fs.ftruncateSync(fds.log, ahead.logBytes));
+    attempt(() => fs.ftruncateSync(files.log, ahead.logBytes));
     throw storageError(`could not append to the audit log ${ahead.log}`, ahead.log, error);
   }
   try {
-    writeHeadAt(fs, fds.head, { v: 1, run_id: runId, seq: ahead.last.seq, hash: ahead.last.hash });
+    // By path each time: a head replaced whole (by rename) meanwhile is the one rewritten.
+    fs.closeSync(rewriteHeadInPlace(fs, files.headFile, { v: 1, run_id: runId, seq: ahead.last.seq, hash: ahead.last.hash }));
   } catch (error) {
-    // The lines are in the log: a head left behind is adopted (and recorded) when the log is next opened.
-    throw storageError(`could not update the audit head of ${ahead.log}`, ahead.log, error);
+    // The lines are in the log: a head left behind is mended before the journal is folded, or adopted (and recorded) when the log is next opened.
+    throw storageError(`could not update the audit head ${files.headFile}`, files.headFile, error);
   }
 }
 

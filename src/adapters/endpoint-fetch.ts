@@ -28,10 +28,13 @@ export function traceOptions(trace: CallTrace): Record<symbol, CallTrace> {
   return { [TRACE]: trace };
 }
 
-/** No byte of a response body arrived within the limit. */
+/** No byte of a response body arrived within the limit, or (`whole`) the body was not all in before the SDK's own limit for the request. */
 export class BodyTimeoutError extends Error {
-  constructor(readonly timeoutMs: number) {
-    super(`no data from the endpoint for ${timeoutMs} ms while reading the response`);
+  constructor(
+    readonly timeoutMs: number,
+    readonly whole = false,
+  ) {
+    super(whole ? `the response was not all in within ${timeoutMs} ms` : `no data from the endpoint for ${timeoutMs} ms while reading the response`);
     this.name = 'BodyTimeoutError';
   }
 }
@@ -64,7 +67,7 @@ export function createEndpointFetch(options: EndpointFetchOptions): Fetch {
     // A failed read fails where the SDK reads the body, as a stalled stream does. A read the SDK
     // aborted is its own time limit running out while the body stalled (a caller's cancel is told
     // apart above the SDK, by the caller's signal): a timeout, not a broken connection.
-    const stalled = init?.signal?.aborted === true && !(read.error instanceof BodyTimeoutError) ? new BodyTimeoutError(options.bodyTimeoutMs) : read.error;
+    const stalled = init?.signal?.aborted === true && !(read.error instanceof BodyTimeoutError) ? new BodyTimeoutError(options.bodyTimeoutMs, true) : read.error;
     return new Response(failingBody(stalled), init2);
   };
 }

@@ -40,10 +40,14 @@ export async function readAuditRun(paths: WorkspacePaths, runId: string): Promis
 /** When every record after the head is one the journal holds, the head a step's records moved on to. */
 function headVouchedByJournal(runId: string, log: string | undefined, head: string | undefined, ahead: readonly string[]): { head: string; note: string } | undefined {
   if (log === undefined || head === undefined) return undefined;
-  const headSeq = (safeJson(head) as { seq?: unknown } | undefined)?.seq;
+  const parsedHead = safeJson(head) as { seq?: unknown; hash?: unknown } | undefined;
+  const headSeq = parsedHead?.seq;
   const lines = log.split('\n').filter((l) => l.length > 0);
   const last = safeJson(lines[lines.length - 1] ?? '') as { seq?: unknown; hash?: unknown } | undefined;
   if (typeof headSeq !== 'number' || typeof last?.seq !== 'number' || typeof last.hash !== 'string' || headSeq >= last.seq - 1) return undefined;
+  // The head must name a record of this log, hash and all (a damaged head is reported, not replaced).
+  const named = lines.map((l) => safeJson(l) as { seq?: unknown; hash?: unknown } | undefined).find((r) => r?.seq === headSeq);
+  if (headSeq >= 0 && named?.hash !== parsedHead?.hash) return undefined;
   const held = new Set(ahead);
   const after = lines.filter((l) => {
     const seq = (safeJson(l) as { seq?: unknown } | undefined)?.seq;

@@ -25,8 +25,10 @@ interface OpenJournal {
   last: RunState;
   /** Audit records were written ahead through this journal: their log and head are flushed before it is folded. */
   wroteAhead: boolean;
-  /** The run's audit log and head, held open while records are written ahead. */
-  audit?: { readonly log: number; readonly head: number };
+  /** A write of records to their log or head failed after the journal took them: the log is mended from the journal before it is folded. */
+  auditBehind: boolean;
+  /** The run's audit log, held open (to append) while records are written ahead. */
+  auditLog?: number;
 }
 
 export interface FsRunStoreOptions {
@@ -111,8 +113,10 @@ export class FsRunStore implements RunStore {
     open.last = change.after;
     if (audit && audit.lines.length > 0) {
       open.wroteAhead = true;
-      open.audit ??= this.#openAudit(runId);
-      writeAuditAhead(this.#journalFs, runId, open.audit, audit);
+      open.auditBehind = true; // until the lines and the head are written
+      open.auditLog ??= this.#openAuditLog(runId);
+      writeAuditAhead(this.#journalFs, runId, { log: open.auditLog, headFile: this.paths.auditHead(runId) }, audit);
+      open.auditBehind = false;
     }
     if (change.after.status !== 'running' || open.size > this.#compactBytes) await this.#compact(runId, change.after);
   }
@@ -166,7 +170,7 @@ export class FsRunStore implements RunStore {
     let fd: number | undefined;
     try {
       fd = this.#journalFs.openSync(file, 'wx', 0o600);
-      const open: OpenJournal = { fd, file, size: 0, allocated: 0, last: state, wroteAhead: false };
+      const open: OpenJournal = { fd, file, size: 0, allocated: 0, last: state, wroteAhead: false, auditBehind: false };
       this.#append(open, baseLine(state));
       // The journal's name must survive a crash as well as its lines.
       await syncDirectory(dir, this.#fs);
@@ -208,35 +212,38 @@ export class FsRunStore implements RunStore {
   }
 
   /**
-   * A journal another process left (a crash) may hold audit records its log lacks; they are written
-   * to the log (and flushed) before the journal goes. Opening the log does the same and records it
-   * (JsonlAuditLog), and a resumed run opens its log first: this is the net under other paths.
+   * Makes the run's audit log hold, on disk, every record its journal carries, and its head name the
+   * last: for a journal another process left (a crash), or one whose records could not all be written.
+   * Opening the log does the same and records it (JsonlAuditLog), and a resumed run opens its log
+   * first: this is the net under the other paths.
    */
-  async #settleLeftAudit(runId: string, journalFile: string): Promise<void> {
+  async #settleAudit(runId: string, journalFile: string): Promise<void> {
     const text = await readIfExists(journalFile);
     const ahead = text === undefined ? [] : journalAuditLines(text);
     if (ahead.length === 0) return;
     const logFile = this.paths.auditLog(runId);
+    const headFile = this.paths.auditHead(runId);
     const log = (await readIfExists(logFile)) ?? '';
     const { lines, torn } = splitAuditLines(log);
     const missing = missingFromLog(runId, lines, ahead, sha256);
     if ('problem' in missing) throw new StorageError(`the checkpoint journal ${journalFile} cannot be folded: ${missing.problem}`, journalFile);
-    if (missing.lines.length === 0) return;
-    const last = JSON.parse(missing.lines[missing.lines.length - 1] ?? '{}') as { seq: number; hash: string };
-    appendAuditLines(this.#journalFs, logFile, missing.lines, Buffer.byteLength(log) - (torn === undefined ? 0 : Buffer.byteLength(torn)), torn !== undefined);
+    if (missing.lines.length > 0) {
+      appendAuditLines(this.#journalFs, logFile, missing.lines, Buffer.byteLength(log) - (torn === undefined ? 0 : Buffer.byteLength(torn)), torn !== undefined);
+    }
     flushAuditFiles(this.#journalFs, [logFile]);
-    await writeFileAtomically(this.paths.auditHead(runId), formatAuditHead({ v: 1, run_id: runId, seq: last.seq, hash: last.hash }), { mode: 0o600, fs: this.#fs });
+    const lastLine = missing.lines.length > 0 ? missing.lines[missing.lines.length - 1] : lines[lines.length - 1];
+    const last = JSON.parse(lastLine ?? '{}') as { seq: number; hash: string };
+    const head = formatAuditHead({ v: 1, run_id: runId, seq: last.seq, hash: last.hash });
+    if ((await readIfExists(headFile)) !== head) await writeFileAtomically(headFile, head, { mode: 0o600, fs: this.#fs });
+    else flushAuditFiles(this.#journalFs, [headFile]);
   }
 
-  /** The run's audit log (to append) and head (to rewrite in place), held open while the journal is. */
-  #openAudit(runId: string): { log: number; head: number } {
+  /** The run's audit log, held open to append while the journal is. */
+  #openAuditLog(runId: string): number {
     const file = this.paths.auditLog(runId);
-    let log: number | undefined;
     try {
-      log = this.#journalFs.openSync(file, 'a', 0o600);
-      return { log, head: this.#journalFs.openSync(this.paths.auditHead(runId), 'r+') };
+      return this.#journalFs.openSync(file, 'a', 0o600);
     } catch (error) {
-      if (log !== undefined) this.#closeQuietly(log);
       throw storageError(`could not open the audit log ${file}`, file, error);
     }
   }
@@ -259,14 +266,13 @@ export class FsRunStore implements RunStore {
     const dir = this.paths.runDir(runId);
     const file = path.join(dir, JOURNAL_FILE);
     const open = this.#open.get(runId);
+    // The records the journal carries must be in their log, and on disk, before it goes; if they
+    // cannot be put there, the journal stays (it still holds them) and this throws.
+    if (!open || open.auditBehind) await this.#settleAudit(runId, file);
+    else if (open.wroteAhead) flushAuditFiles(this.#journalFs, [this.paths.auditLog(runId), this.paths.auditHead(runId)]);
     this.#open.delete(runId);
     if (open) this.#closeQuietly(open.fd);
-    if (open?.audit) {
-      this.#closeQuietly(open.audit.log);
-      this.#closeQuietly(open.audit.head);
-    }
-    if (open?.wroteAhead) flushAuditFiles(this.#journalFs, [this.paths.auditLog(runId), this.paths.auditHead(runId)]);
-    else if (!open) await this.#settleLeftAudit(runId, file);
+    if (open?.auditLog !== undefined) this.#closeQuietly(open.auditLog);
     await ensurePrivateDir(dir);
     await writeFileAtomically(path.join(dir, 'state.json'), `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, fs: this.#fs, syncDir: false });
     try {

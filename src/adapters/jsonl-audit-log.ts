@@ -145,6 +145,8 @@ class JsonlAuditSink implements AuditSink {
   #failed: StorageError | undefined;
   /** The background flush of the head's last rewrite (never rejects: the head is a cache). */
   #headSync: Promise<void> = Promise.resolve();
+  /** Records written ahead moved the head (in place, unflushed) since it was last flushed. */
+  #headMovedAhead = false;
   readonly #recorded: Set<string>;
   readonly #steps: Set<string>;
 
@@ -240,6 +242,9 @@ class JsonlAuditSink implements AuditSink {
       return;
     }
     const { file, runId } = this.options;
+    // A record appended on its own just before has its head flushed first: on disk the head then
+    // stands at it or after it, and every record past it is one the journal holds.
+    await this.#headSync;
     try {
       await pending.persist({ log: file, lines: composed.lines, last: { seq: composed.seq - 1, hash: composed.prevHash }, logBytes: this.#size });
     } catch (error) {
@@ -250,6 +255,7 @@ class JsonlAuditSink implements AuditSink {
       return;
     }
     this.#advance(composed);
+    this.#headMovedAhead = true;
     pending.resolve();
   }
 
@@ -264,8 +270,20 @@ class JsonlAuditSink implements AuditSink {
     }
     const { seq, prevHash } = composed;
     const data = Buffer.from(`${composed.lines.join('\n')}\n`, 'utf8');
-    // The head on disk must not fall two writes behind: its last rewrite is flushed before this write.
+    // The head on disk must not fall two writes behind: its last rewrite is flushed before this write,
+    // and so is a head that records written ahead moved (they are in the journal; this one will not be).
     await this.#headSync;
+    if (this.#headMovedAhead) {
+      try {
+        flushAuditFiles(this.options.fs, [this.options.headFile]);
+        this.#headMovedAhead = false;
+      } catch (error) {
+        const failure = new StorageError(`could not flush the audit head ${this.options.headFile}: ${(error as Error).message}`, this.options.headFile, { cause: error, ...errno(error) });
+        this.#failed = failure;
+        pending.reject(failure);
+        return;
+      }
+    }
     const fs = this.options.fs;
     let fd: number | undefined;
     try {
@@ -354,62 +372,58 @@ interface ChainStart {
  */
 async function recoverChain(options: { runId: string; file: string; headFile: string; journalFile: string; fs: SyncFs; sha256: Sha256 }): Promise<ChainStart> {
   const { runId, file, headFile } = options;
-  let log = await readIfExists(file);
+  const log = await readIfExists(file);
   const headText = await readIfExists(headFile);
+  const journal = await readIfExists(options.journalFile);
   const refuse = (why: string): StorageError =>
     new StorageError(`the audit log ${file} ${why}; nothing was appended (run "maestro audit verify ${runId}")`, file);
   const head = headText === undefined ? undefined : AuditHead.safeParse(safeJson(headText)).data;
 
-  // Records written ahead in the run's journal that the log lacks (a crash after the journal's
-  // flush, before the log's) are appended first: they were acknowledged.
-  const journal = await readIfExists(options.journalFile);
   const ahead = journal === undefined ? [] : journalAuditLines(journal);
-  let restored: ChainStart['restored'];
-  let dropped: ChainStart['dropped'];
-  if (ahead.length > 0) {
-    const { lines, torn } = splitAuditLines(log ?? '');
-    const missing = missingFromLog(runId, lines, ahead, options.sha256);
-    if ('problem' in missing) throw refuse(`cannot take the records of its run's journal (${missing.problem})`);
-    if (missing.lines.length > 0) {
-      if (log !== undefined) await restrict(file, 0o600);
-      const whole = Buffer.byteLength(log ?? '') - (torn === undefined ? 0 : Buffer.byteLength(torn));
-      appendAuditLines(options.fs, file, missing.lines, whole, torn !== undefined);
-      flushAuditFiles(options.fs, [file]);
-      restored = { records: missing.lines.length, first_seq: (safeJson(missing.lines[0] ?? '') as { seq: number }).seq };
-      // A torn fragment cut on the way (a write the crash interrupted) is recorded as below.
-      if (torn !== undefined) dropped = { line: lines.length + 1, bytes: Buffer.byteLength(torn), sha256: options.sha256(torn) };
-      log = `${[...lines, ...missing.lines].join('\n')}\n`;
-    }
-  }
-
-  if (log === undefined) {
+  if (log === undefined && ahead.length === 0) {
     if (head && head.run_id === runId && head.seq >= 0) throw refuse(`is missing although its head says ${head.seq + 1} record(s) were written`);
     return { seq: 0, hash: GENESIS_HASH, created: head === undefined || head.run_id !== runId, events: new Set(), steps: new Set(), size: 0, headText };
   }
-  await restrict(file, 0o600);
+  if (log !== undefined) await restrict(file, 0o600);
 
-  const { lines, torn } = splitAuditLines(log);
-  const whole = lines.length === 0 ? '' : `${lines.join('\n')}\n`;
-  const last = lines.length === 0 ? undefined : AuditRecord.safeParse(safeJson(lines[lines.length - 1] ?? '')).data;
-  const lastSeq = last?.seq ?? -1;
-  // The chain itself, judged against a head that agrees with it: only the lines can fail here.
+  const split = splitAuditLines(log ?? '');
+  const torn = split.torn;
+  // The log's own chain first, judged against a head that agrees with it: only its lines can fail here.
+  const logLast = split.lines.length === 0 ? undefined : AuditRecord.safeParse(safeJson(split.lines[split.lines.length - 1] ?? '')).data;
   const chain = verifyAuditLog({
     runId,
-    log: whole,
-    head: JSON.stringify({ v: 1, run_id: runId, seq: lastSeq, hash: last?.hash ?? GENESIS_HASH }),
+    log: split.lines.length === 0 ? '' : `${split.lines.join('\n')}\n`,
+    head: JSON.stringify({ v: 1, run_id: runId, seq: logLast?.seq ?? -1, hash: logLast?.hash ?? GENESIS_HASH }),
     sha256: options.sha256,
     scanner: { detect: () => [] },
   });
   if (chain.status === 'broken') throw refuse(`is damaged at line ${chain.line ?? '?'} (${chain.kind}: ${chain.message})`);
+
+  // Records written ahead in the run's journal that the log lacks (a crash after the journal's
+  // flush, before the log's): they were acknowledged, and go in before anything else.
+  const missing = ahead.length === 0 ? { lines: [] } : missingFromLog(runId, split.lines, ahead, options.sha256);
+  if ('problem' in missing) throw refuse(`cannot take the records of its run's journal (${missing.problem})`);
+  const lines = [...split.lines, ...missing.lines];
+  const whole = lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+  const last = lines.length === 0 ? undefined : AuditRecord.safeParse(safeJson(lines[lines.length - 1] ?? '')).data;
+  const lastSeq = last?.seq ?? -1;
   if (head && head.run_id === runId && head.seq > lastSeq) {
     throw refuse(`was truncated (its head says ${head.seq + 1} record(s) were written, it holds ${lastSeq + 1})`);
   }
 
-  if (torn !== undefined) {
+  // Every check passed: now the file changes.
+  const wholeBefore = Buffer.byteLength(log ?? '') - (torn === undefined ? 0 : Buffer.byteLength(torn));
+  let restored: ChainStart['restored'];
+  let dropped: ChainStart['dropped'];
+  if (missing.lines.length > 0) {
+    appendAuditLines(options.fs, file, missing.lines, wholeBefore, torn !== undefined);
+    flushAuditFiles(options.fs, [file]);
+    restored = { records: missing.lines.length, first_seq: (safeJson(missing.lines[0] ?? '') as { seq: number }).seq };
+  } else if (torn !== undefined) {
     // A write cut short by a crash: the record was never acknowledged, so the fragment is removed.
-    await truncate(file, Buffer.byteLength(whole));
-    dropped = { line: lines.length + 1, bytes: Buffer.byteLength(torn), sha256: options.sha256(torn) };
+    await truncate(file, wholeBefore);
   }
+  if (torn !== undefined) dropped = { line: split.lines.length + 1, bytes: Buffer.byteLength(torn), sha256: options.sha256(torn) };
   const headSeq = head && head.run_id === runId ? head.seq : null;
   const headAgrees = head !== undefined && headSeq !== null && (headSeq === lastSeq || headSeq === lastSeq - 1);
   const adopted = headAgrees ? undefined : { head_seq: headSeq, head: head === undefined ? (headText === undefined ? 'missing' : 'damaged') : headSeq === null ? 'foreign' : 'behind', log_seq: lastSeq };

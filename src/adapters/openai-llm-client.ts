@@ -318,7 +318,9 @@ function toLlmError(error: unknown, route: ResolvedRoute, trace: CallTrace): Llm
   const make = (kind: LlmErrorKind, what: string, retryable: boolean, status?: number): LlmError =>
     llmError(route, kind, what, retryable, status, safeCause(error));
 
-  if (error instanceof BodyTimeoutError) return make('timeout', `no data from the endpoint for ${error.timeoutMs} ms while reading the reply`, true);
+  if (error instanceof BodyTimeoutError) {
+    return make('timeout', error.whole ? `the reply was not all in within ${error.timeoutMs} ms${retries}` : `no data from the endpoint for ${error.timeoutMs} ms while reading the reply`, true);
+  }
   if (error instanceof loaded().APIConnectionTimeoutError) return make('timeout', `no response within ${route.timeout_ms} ms${retries}`, true);
   if (error instanceof loaded().APIUserAbortError) return make('network', 'the request was cancelled', true);
   if (error instanceof loaded().APIConnectionError) return make('network', `could not reach ${endpointName(route)}${causeCode(error)}${retries}`, true);

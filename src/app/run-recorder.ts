@@ -40,14 +40,15 @@ export class RunRecorder {
     const before = this.#state;
     const at = this.clock.now().toISOString();
     const after = applyRunEvent(before, event, at);
-    this.#state = after;
     const { store, audit } = this;
+    if (records && !audit) throw new InternalError('a run change came with audit records, but the recorder has no audit log');
+    // The records are made before the state moves on: if making them throws, nothing changed.
+    const events = records?.(after);
+    this.#state = after;
     const change = { before, event, at, after };
     const save = store.record ? () => store.record!(change) : () => store.save(after);
     let write = save;
-    if (records) {
-      if (!audit) throw new InternalError('a run change came with audit records, but the recorder has no audit log');
-      const events = records(after);
+    if (events && audit) {
       write =
         audit.appendAhead && store.recordAhead
           ? () => audit.appendAhead!(events, (ahead) => store.recordAhead!(change, ahead))

@@ -21,11 +21,10 @@ export interface ComposedAuditLine {
  * record still trips the detector or holds an e-mail-like token, or it no longer fits the schema,
  * the record is replaced by `redactionFailedRecord` (same decision, no payload).
  *
- * Throws (a bug in the caller, not a redaction problem) only when `raw` itself is not a record:
- * then the payload-free record does not fit the schema either.
+ * Throws (a bug in the caller, not a redaction problem) only when `raw` itself is not a record.
  */
 export function composeAuditLine(raw: UnchainedAuditRecord, prevHash: string, deps: SanitizerDeps): ComposedAuditLine {
-  const input = raw;
+  const input = checkShape(raw);
   try {
     const { record, line } = chainOnce(sanitizeAuditRecord(input, deps), prevHash, deps.sha256);
     const residue = findSensitiveResidue(line, deps.scanner);
@@ -51,4 +50,19 @@ function chainOnce(record: UnchainedAuditRecord, prevHash: string, sha256: Sha25
   const hash = sha256(hashed);
   const chained = AuditRecord.parse({ ...linked, hash });
   return { record: chained, line: `${hashed.slice(0, -1)},"hash":${JSON.stringify(hash)}}` };
+}
+
+const CODE = /^[A-Z][A-Z0-9_]*$/;
+
+/**
+ * A cheap check that the caller handed over a record at all (the schema check after chaining is the
+ * full one): codes in their form, details a plain object. What fails here is a bug, not content.
+ */
+function checkShape(raw: UnchainedAuditRecord): UnchainedAuditRecord {
+  const details: unknown = raw.details;
+  const plain = details === undefined || (details !== null && typeof details === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(details)));
+  if (typeof raw.event !== 'string' || !CODE.test(raw.event) || typeof raw.reason_code !== 'string' || !CODE.test(raw.reason_code) || !plain) {
+    throw new TypeError('not an audit record: event and reason_code must be codes, and details a plain object');
+  }
+  return raw;
 }

@@ -39,7 +39,8 @@ export function parseVerdict(persona: string, reply: string): Verdict {
   const key = `${persona}\u0000${reply}`;
   const known = recentVerdicts.get(key);
   if (known) return known;
-  const verdict = Object.freeze(readVerdict(persona, reply));
+  const read = readVerdict(persona, reply);
+  const verdict = Object.freeze({ ...read, ...(read.tolerated ? { tolerated: Object.freeze([...read.tolerated]) } : {}) });
   recentVerdicts.set(key, verdict);
   if (recentVerdicts.size > 32) recentVerdicts.delete(recentVerdicts.keys().next().value as string);
   return verdict;

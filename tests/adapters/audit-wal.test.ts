@@ -190,6 +190,50 @@ describe('a step and its audit records: one durable write', () => {
     expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 4 });
   });
 
+  it('records the log could not take stay in the journal until they are in the log: a failed fold keeps the journal, a later one writes them first', async () => {
+    let full = false;
+    const fs = watchedFs((file) => full && file.endsWith(`${RUN}.jsonl`));
+    const { run, store } = await running(1, fs);
+    full = true;
+    await expect(run.apply({ type: 'step_recorded', step: step(1) }, (after) => stepRecords(after, 'turn:r1:p1'))).rejects.toBeInstanceOf(StorageError);
+    // The run ends (in the same process) while the disk is still full: the journal cannot be folded away, so it stays.
+    const state = (await store.load(RUN)) as RunState;
+    await expect(store.save({ ...state, status: 'error' })).rejects.toBeInstanceOf(StorageError);
+    expect(await readFile(journal(), 'utf8')).toContain('"audit":[');
+    // Room again: the fold writes the records the log lacks, and the head, before the journal goes.
+    full = false;
+    await store.save({ ...state, status: 'error' });
+    expect(await readFile(journal(), 'utf8').catch(() => 'gone')).toBe('gone');
+    expect((await records()).map((r) => r.seq)).toEqual([0, 1, 2, 3]);
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 4 });
+  });
+
+  it('a head the power loss left behind records the log kept is mended when another process folds the journal', async () => {
+    const { run } = await running(1);
+    const head = await readFile(paths.auditHead(RUN), 'utf8');
+    await run.apply({ type: 'step_recorded', step: step(1) }, (after) => stepRecords(after, 'turn:r1:p1'));
+    await writeFile(paths.auditHead(RUN), head); // the head's rewrite never reached the disk; the lines did
+    const store = new FsRunStore(paths);
+    await store.save({ ...((await store.load(RUN)) as RunState), status: 'error' });
+    expect(await readFile(journal(), 'utf8').catch(() => 'gone')).toBe('gone');
+    expect(JSON.parse(await readFile(paths.auditHead(RUN), 'utf8')).seq).toBe(3);
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 4 });
+  });
+
+  it('a record appended on its own after records written ahead: the head is flushed first, so on disk it is never behind a record the journal does not hold', async () => {
+    const fs = watchedFs();
+    const { sink } = await running(2, fs);
+    fs.flushed.length = 0;
+    await sink.append(auditEvent('RUN_FINISHED', runDecision('queue', 'RUN_COMPLETED')));
+    // The head (moved in place by the steps) is flushed before the new line is written and flushed.
+    expect(fs.flushed.slice(0, 2)).toEqual([`${RUN}.head`, `${RUN}.jsonl`]);
+    // What a power loss right then can leave: the head as flushed (seq 3), the log with the new record (seq 4).
+    const head = await readFile(paths.auditHead(RUN), 'utf8');
+    expect(JSON.parse(head).seq).toBeGreaterThanOrEqual(3);
+    await writeFile(paths.auditHead(RUN), head.replace(/"seq":\d+/, '"seq":3').replace(/"hash":"[0-9a-f]+"/, `"hash":"${(await records())[3]?.hash}"`));
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 5 });
+  });
+
   it('a store or a sink that cannot write ahead: the change is recorded first, then its records, in that order', async () => {
     const order: string[] = [];
     const sink: AuditSink = { path: 'x', append: async (e) => void order.push(`audit ${e.event}`) };

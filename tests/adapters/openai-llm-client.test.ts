@@ -234,6 +234,7 @@ describe('OpenAiLlmClient: failures', () => {
 
     expect(performance.now() - started).toBeLessThan(1_500);
     expect(error).toMatchObject({ kind: 'timeout', retryable: true });
+    expect(error.message).toBe('route "local": the reply was not all in within 300 ms');
     await vi.waitFor(() => expect(server.requests.every((r) => r.disconnected)).toBe(true));
   });
 

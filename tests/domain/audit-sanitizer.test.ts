@@ -104,9 +104,12 @@ describe('composeAuditLine (fail closed)', () => {
     expect(bare.line).toBe(serializeAuditRecord(bare.record));
   });
 
-  it('a raw record that is not a record at all is refused, not written', () => {
-    const broken = { ...recordWith({}), decision: 'MAYBE' } as unknown as Parameters<typeof composeAuditLine>[0];
-    expect(() => composeAuditLine(broken, GENESIS_HASH, deps)).toThrow();
+  it('a raw record that is not a record at all is refused, not written (a bug, not a redaction failure)', () => {
+    const bad = (patch: Record<string, unknown>) => ({ ...recordWith({}), ...patch }) as unknown as Parameters<typeof composeAuditLine>[0];
+    expect(() => composeAuditLine(bad({ decision: 'MAYBE' }), GENESIS_HASH, deps)).toThrow();
+    expect(() => composeAuditLine(bad({ event: 'model call' }), GENESIS_HASH, deps)).toThrow(/not an audit record/);
+    expect(() => composeAuditLine(bad({ reason_code: 'ok' }), GENESIS_HASH, deps)).toThrow(/not an audit record/);
+    expect(() => composeAuditLine(bad({ details: ['a list'] }), GENESIS_HASH, deps)).toThrow(/not an audit record/);
   });
 
   it('a detector that throws yields the payload-free AUDIT_REDACTION_FAILED record, decision kept', () => {
