@@ -249,7 +249,7 @@ export default async function auditBench() {
     `| full compose: parse, sanitize, residue check, chain (sha256), canonical line | ${rec.full.toFixed(1)} |`,
     `| **added by sanitizing and chaining** | **${rec.overhead.toFixed(1)}** |`,
     '',
-    `**Durable append** (${io.N} appends in ${io.fs}; includes the disk): the spine's writer (open, write, datasync, close) p50 ${io.plainP50.toFixed(2)} ms / p95 ${io.plainP95.toFixed(2)} ms; maestro's \`JsonlAuditSink.append\` (that, plus the sanitizer, the chain and the atomic \`.head\` rewrite with fsync of file and folder) p50 ${io.fullP50.toFixed(2)} ms / p95 ${io.fullP95.toFixed(2)} ms. The disk, not the sanitizer, sets the cost of a record.`,
+    `**Durable append** (${io.N} appends in ${io.fs}; includes the disk): the spine's writer (open, write, datasync, close) p50 ${io.plainP50.toFixed(2)} ms / p95 ${io.plainP95.toFixed(2)} ms; maestro's \`JsonlAuditSink.append\` (that, plus the sanitizer, the chain and the in-place \`.head\` rewrite, flushed in the background) p50 ${io.fullP50.toFixed(2)} ms / p95 ${io.fullP95.toFixed(2)} ms. The disk, not the sanitizer, sets the cost of a record.`,
     '',
     `**Detector precision and recall** per category on the ${SENSITIVE_CORPUS.length}-entry corpus (\`tests/fixtures/sensitive-corpus.ts\`; the same table is printed by \`tests/domain/sensitive/detector.test.ts\`):`,
     '',
