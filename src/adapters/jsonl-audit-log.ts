@@ -386,18 +386,24 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
   }
   if (log !== undefined) await restrict(file, 0o600);
 
-  const split = splitAuditLines(log ?? '');
-  const torn = split.torn;
+  let split = splitAuditLines(log ?? '');
+  let torn = split.torn;
   // The log's own chain first, judged against a head that agrees with it: only its lines can fail here.
-  const logLast = split.lines.length === 0 ? undefined : AuditRecord.safeParse(safeJson(split.lines[split.lines.length - 1] ?? '')).data;
-  const chain = verifyAuditLog({
-    runId,
-    log: split.lines.length === 0 ? '' : `${split.lines.join('\n')}\n`,
-    head: JSON.stringify({ v: 1, run_id: runId, seq: logLast?.seq ?? -1, hash: logLast?.hash ?? GENESIS_HASH }),
-    sha256: options.sha256,
-    scanner: { detect: () => [] },
-  });
-  if (chain.status === 'broken') throw refuse(`is damaged at line ${chain.line ?? '?'} (${chain.kind}: ${chain.message})`);
+  const chain = verifyChain(runId, split.lines, options.sha256);
+  if (chain.status === 'broken') {
+    // Lines written ahead and not yet flushed can come back damaged after a power loss (zeros where
+    // a line was, on some file systems). From a damaged line whose record the journal holds on, the
+    // log is cut and written again from the journal; any other damage is refused.
+    const at = (chain.line ?? 0) - 1;
+    const held = new Set(ahead.map((l) => (safeJson(l) as { seq?: unknown } | undefined)?.seq));
+    if (chain.line === null || at < 0 || !held.has(at) || verifyChain(runId, split.lines.slice(0, at), options.sha256).status === 'broken') {
+      throw refuse(`is damaged at line ${chain.line ?? '?'} (${chain.kind}: ${chain.message})`);
+    }
+    const kept = split.lines.slice(0, at);
+    const keptBytes = kept.length === 0 ? 0 : Buffer.byteLength(`${kept.join('\n')}\n`);
+    torn = Buffer.from(log ?? '', 'utf8').subarray(keptBytes).toString('utf8');
+    split = { lines: kept, torn };
+  }
 
   // Records written ahead in the run's journal that the log lacks (a crash after the journal's
   // flush, before the log's): they were acknowledged, and go in before anything else.
@@ -412,7 +418,7 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
   }
 
   // Every check passed: now the file changes.
-  const wholeBefore = Buffer.byteLength(log ?? '') - (torn === undefined ? 0 : Buffer.byteLength(torn));
+  const wholeBefore = split.lines.length === 0 ? 0 : Buffer.byteLength(`${split.lines.join('\n')}\n`);
   let restored: ChainStart['restored'];
   let dropped: ChainStart['dropped'];
   if (missing.lines.length > 0) {
@@ -423,7 +429,7 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
     // A write cut short by a crash: the record was never acknowledged, so the fragment is removed.
     await truncate(file, wholeBefore);
   }
-  if (torn !== undefined) dropped = { line: split.lines.length + 1, bytes: Buffer.byteLength(torn), sha256: options.sha256(torn) };
+  if (torn !== undefined && torn.length > 0) dropped = { line: split.lines.length + 1, bytes: Buffer.byteLength(torn), sha256: options.sha256(torn) };
   const headSeq = head && head.run_id === runId ? head.seq : null;
   const headAgrees = head !== undefined && headSeq !== null && (headSeq === lastSeq || headSeq === lastSeq - 1);
   const adopted = headAgrees ? undefined : { head_seq: headSeq, head: head === undefined ? (headText === undefined ? 'missing' : 'damaged') : headSeq === null ? 'foreign' : 'behind', log_seq: lastSeq };
@@ -431,6 +437,18 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
   const events = new Set(parsed.map((r) => r?.event).filter((e): e is string => typeof e === 'string'));
   const steps = new Set(parsed.filter((r) => r?.event === 'MODEL_CALL').map((r) => stepIdOf(r)).filter((id): id is string => id !== undefined));
   return { seq: lastSeq + 1, hash: last?.hash ?? GENESIS_HASH, created: false, events, steps, size: Buffer.byteLength(whole), headText, ...(dropped ? { dropped } : {}), ...(restored ? { restored } : {}), ...(adopted ? { adopted } : {}) };
+}
+
+/** A log's whole lines checked as a chain, against a head that agrees with their last. */
+function verifyChain(runId: string, lines: readonly string[], sha256: Sha256): ReturnType<typeof verifyAuditLog> {
+  const last = lines.length === 0 ? undefined : AuditRecord.safeParse(safeJson(lines[lines.length - 1] ?? '')).data;
+  return verifyAuditLog({
+    runId,
+    log: lines.length === 0 ? '' : `${lines.join('\n')}\n`,
+    head: JSON.stringify({ v: 1, run_id: runId, seq: last?.seq ?? -1, hash: last?.hash ?? GENESIS_HASH }),
+    sha256,
+    scanner: { detect: () => [] },
+  });
 }
 
 /** Puts back the private mode on a folder or file created earlier (or by an older maestro). */

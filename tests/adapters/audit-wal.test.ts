@@ -147,6 +147,33 @@ describe('a step and its audit records: one durable write', () => {
     expect((await verifyAuditRun(paths, RUN)).status).toBe('broken');
   });
 
+  it('lines written ahead that a power loss left as zeros (some file systems do) are cut and written again from the journal', async () => {
+    await running(2);
+    const text = await readFile(paths.auditLog(RUN), 'utf8');
+    const lines = text.split('\n');
+    lines[2] = '\u0000'.repeat(Buffer.byteLength(lines[2] ?? '')); // the third record's bytes never reached the disk; the fourth's did
+    await writeFile(paths.auditLog(RUN), lines.join('\n'));
+    await new JsonlAuditLog(paths, clock).open(RUN);
+    const after = await records();
+    expect(after.slice(0, 4).map((r) => [r.seq, r.event])).toEqual([
+      [0, 'MODEL_CALL'],
+      [1, 'KNOWLEDGE_REQUEST'],
+      [2, 'MODEL_CALL'],
+      [3, 'KNOWLEDGE_REQUEST'],
+    ]);
+    expect(after.slice(4).map((r) => r.reason_code)).toEqual(['AUDIT_TORN_LINE_DROPPED', 'AUDIT_RECORDS_RESTORED_FROM_JOURNAL']);
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 6 });
+  });
+
+  it('damage where the journal holds nothing is refused as before', async () => {
+    await running(2);
+    const lines = (await readFile(paths.auditLog(RUN), 'utf8')).split('\n');
+    lines[0] = lines[0]?.replace('MODEL_CALL_OK', 'MODEL_CALL_NO') ?? '';
+    await writeFile(paths.auditLog(RUN), lines.join('\n'));
+    await rm(journal());
+    await expect(new JsonlAuditLog(paths, clock).open(RUN)).rejects.toThrow(/is damaged at line 1/);
+  });
+
   it('records in the journal that do not continue the log are refused, not spliced in', async () => {
     await running(2);
     const lines = await logLines();
