@@ -1,4 +1,4 @@
-import type { AuditHead, Sha256 } from '../domain/audit-chain.js';
+import { GENESIS_HASH, type AuditHead, type Sha256 } from '../domain/audit-chain.js';
 import { splitAuditLines, verifyAuditLog } from '../domain/audit-verify.js';
 import { StorageError } from '../domain/errors.js';
 import type { AuditAhead } from '../domain/ports.js';
@@ -129,10 +129,16 @@ export function missingFromLog(runId: string, logLines: readonly string[], journ
   return { lines };
 }
 
-/** The log's whole lines and the journal's records it lacks, as one text (for readers: nothing is written). */
+/**
+ * The log's whole lines and the journal's records it lacks, as one text (for readers: nothing is
+ * written). A line damaged where the journal holds its record is read from the journal, as opening
+ * the log would write it.
+ */
 export function logWithJournal(runId: string, log: string | undefined, journal: readonly string[], sha256: Sha256): { log: string | undefined; fromJournal: number } {
   if (journal.length === 0) return { log, fromJournal: 0 };
-  const { lines } = splitAuditLines(log ?? '');
+  let { lines } = splitAuditLines(log ?? '');
+  const chain = verifyChain(runId, lines, sha256);
+  if (chain.status === 'broken' && chain.line !== null && journal.some((l) => seqOf(l) === (chain.line as number) - 1)) lines = lines.slice(0, chain.line - 1);
   const missing = missingFromLog(runId, lines, journal, sha256);
   if ('problem' in missing || missing.lines.length === 0) return { log, fromJournal: 0 };
   return { log: `${[...lines, ...missing.lines].join('\n')}\n`, fromJournal: missing.lines.length };
@@ -142,6 +148,19 @@ function seqOf(line: string): number {
   const seq = (safeJson(line) as { seq?: unknown } | undefined)?.seq;
   return typeof seq === 'number' ? seq : -1;
 }
+
+/** A log's whole lines checked as a chain, against a head that agrees with their last. */
+export function verifyChain(runId: string, lines: readonly string[], sha256: Sha256): ReturnType<typeof verifyAuditLog> {
+  const last = lines.length === 0 ? undefined : (safeJson(lines[lines.length - 1] ?? '') as { seq?: unknown; hash?: unknown } | undefined);
+  return verifyAuditLog({
+    runId,
+    log: lines.length === 0 ? '' : `${lines.join('\n')}\n`,
+    head: JSON.stringify({ v: 1, run_id: runId, seq: typeof last?.seq === 'number' ? last.seq : -1, hash: typeof last?.hash === 'string' ? last.hash : GENESIS_HASH }),
+    sha256,
+    scanner: { detect: () => [] },
+  });
+}
+
 
 function attempt(fn: () => void): void {
   try {

@@ -11,7 +11,7 @@ import { runDecision } from '../domain/decision.js';
 import { StorageError } from '../domain/errors.js';
 import type { AuditAhead, AuditLog, AuditSink, Clock } from '../domain/ports.js';
 import { ensurePrivateDir, realSyncFs, writeFileAtomically, writeFullySync, type SyncFs } from './atomic-file.js';
-import { appendAuditLines, flushAuditFiles, formatAuditHead, missingFromLog, rewriteHeadInPlace } from './audit-wal.js';
+import { appendAuditLines, flushAuditFiles, formatAuditHead, missingFromLog, rewriteHeadInPlace, verifyChain } from './audit-wal.js';
 import { JOURNAL_FILE, journalAuditLines } from './run-journal.js';
 
 export { formatAuditHead } from './audit-wal.js';
@@ -437,18 +437,6 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
   const events = new Set(parsed.map((r) => r?.event).filter((e): e is string => typeof e === 'string'));
   const steps = new Set(parsed.filter((r) => r?.event === 'MODEL_CALL').map((r) => stepIdOf(r)).filter((id): id is string => id !== undefined));
   return { seq: lastSeq + 1, hash: last?.hash ?? GENESIS_HASH, created: false, events, steps, size: Buffer.byteLength(whole), headText, ...(dropped ? { dropped } : {}), ...(restored ? { restored } : {}), ...(adopted ? { adopted } : {}) };
-}
-
-/** A log's whole lines checked as a chain, against a head that agrees with their last. */
-function verifyChain(runId: string, lines: readonly string[], sha256: Sha256): ReturnType<typeof verifyAuditLog> {
-  const last = lines.length === 0 ? undefined : AuditRecord.safeParse(safeJson(lines[lines.length - 1] ?? '')).data;
-  return verifyAuditLog({
-    runId,
-    log: lines.length === 0 ? '' : `${lines.join('\n')}\n`,
-    head: JSON.stringify({ v: 1, run_id: runId, seq: last?.seq ?? -1, hash: last?.hash ?? GENESIS_HASH }),
-    sha256,
-    scanner: { detect: () => [] },
-  });
 }
 
 /** Puts back the private mode on a folder or file created earlier (or by an older maestro). */

@@ -153,6 +153,8 @@ describe('a step and its audit records: one durable write', () => {
     const lines = text.split('\n');
     lines[2] = '\u0000'.repeat(Buffer.byteLength(lines[2] ?? '')); // the third record's bytes never reached the disk; the fourth's did
     await writeFile(paths.auditLog(RUN), lines.join('\n'));
+    // Readers see the records as the journal holds them, before anything is written.
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 4 });
     await new JsonlAuditLog(paths, clock).open(RUN);
     const after = await records();
     expect(after.slice(0, 4).map((r) => [r.seq, r.event])).toEqual([
