@@ -1,12 +1,12 @@
 import { fdatasync } from 'node:fs';
 import { chmod, truncate } from 'node:fs/promises';
 import path from 'node:path';
-import { AUDIT_SCHEMA_VERSION, AuditRecord, unchainedRecord, type AuditEvent } from '../domain/audit.js';
+import { AuditRecord, unchainedRecord, type AuditEvent } from '../domain/audit.js';
 import { AuditHead, emptyAuditHead, GENESIS_HASH, type Sha256 } from '../domain/audit-chain.js';
 import { composeAuditLine } from '../domain/audit-line.js';
 import { isSafeRunId } from '../domain/audit-retention.js';
 import { cachedScanner, defaultSensitiveScanner, findSensitiveResidue, type SensitiveScanner } from '../domain/audit-sanitizer.js';
-import { splitAuditLines, verifyAuditLog } from '../domain/audit-verify.js';
+import { splitAuditLines } from '../domain/audit-verify.js';
 import { runDecision } from '../domain/decision.js';
 import { StorageError } from '../domain/errors.js';
 import type { AuditAhead, AuditLog, AuditSink, Clock } from '../domain/ports.js';

@@ -11,7 +11,7 @@ import { RunRecorder } from '../../src/app/run-recorder.js';
 import { runDecision } from '../../src/domain/decision.js';
 import { StorageError } from '../../src/domain/errors.js';
 import type { Clock } from '../../src/domain/ports.js';
-import type { RunState, Step } from '../../src/domain/run-state.js';
+import type { RunState } from '../../src/domain/run-state.js';
 import { startedRun, turnStep } from '../fixtures/journal-run.js';
 
 const RUN = '20260101T000000Z-abc123';

@@ -1,30 +1,20 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/compose.js';
 import { auditEvent } from '../../src/domain/audit.js';
 import { runDecision } from '../../src/domain/decision.js';
-import { tempWorkspace } from '../fakes/fixtures.js';
 import { FakeClock } from '../fakes/fake-clock.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../fakes/otlp-receiver.js';
+import { withOtlpWorkspace } from '../fakes/otlp-receiver.js';
 
 const RUN = '20260101T000000Z-c0ffee';
-let ws: Awaited<ReturnType<typeof tempWorkspace>>;
-let receiver: OtlpReceiver;
-beforeEach(async () => {
-  ws = await tempWorkspace();
-  receiver = await startOtlpReceiver();
-});
-afterEach(async () => {
-  await receiver.close();
-  await ws.cleanup();
-});
+const otel = withOtlpWorkspace();
 
 /** The app as `maestro run` composes it, with tracing asked for; notices are kept. */
 async function tracedApp(telemetry: Record<string, unknown>, env: Record<string, string> = {}) {
-  await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ telemetry: { otlp_endpoint: receiver.endpoint, ...telemetry } }));
+  await writeFile(path.join(otel.ws.dir, 'maestro.config.json'), JSON.stringify({ telemetry: { otlp_endpoint: otel.receiver.endpoint, ...telemetry } }));
   const notices: string[] = [];
-  const app = await createApp({ workspace: ws.dir, env, clock: new FakeClock('2026-01-01T00:00:00.000Z', 5), tracing: { onNotice: (m) => notices.push(m) } });
+  const app = await createApp({ workspace: otel.ws.dir, env, clock: new FakeClock('2026-01-01T00:00:00.000Z', 5), tracing: { onNotice: (m) => notices.push(m) } });
   return { app, notices };
 }
 
@@ -40,26 +30,26 @@ async function oneStep(app: Awaited<ReturnType<typeof createApp>>, content: { pr
 
 const step = { prompt: 'Check the refund for jane.doe@example.com', reply: 'Card 4111 1111 1111 1111 was charged twice; ask jane.doe@example.com' };
 
-describe('telemetry through the composition root (real exporter, real OTLP/HTTP receiver)', () => {
+describe('telemetry through the composition root (real exporter, real OTLP/HTTP otel.receiver)', () => {
   it('with capture_content, puts the step content on its chat span, redacted', async () => {
     const { app, notices } = await tracedApp({ capture_content: true });
     await oneStep(app, step);
-    const chat = receiver.spans.find((s) => s.name === 'chat offline-rehearsal-v1')!;
+    const chat = otel.receiver.spans.find((s) => s.name === 'chat offline-rehearsal-v1')!;
     expect(chat.attributes['gen_ai.usage.input_tokens']).toBe(12);
     const input = JSON.parse(chat.attributes['gen_ai.input.messages'] as string);
     const output = JSON.parse(chat.attributes['gen_ai.output.messages'] as string);
     expect(input).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'Check the refund for [REDACTED:EMAIL]' }] }]);
     expect(output[0].parts[0].content).toMatch(/^Card \[REDACTED:[A-Z_]+\] was charged twice; ask \[REDACTED:EMAIL\]$/);
-    expect(JSON.stringify(receiver.spans)).not.toContain('jane.doe');
-    expect(JSON.stringify(receiver.spans)).not.toContain('4111');
+    expect(JSON.stringify(otel.receiver.spans)).not.toContain('jane.doe');
+    expect(JSON.stringify(otel.receiver.spans)).not.toContain('4111');
     expect(notices).toEqual([]);
   });
 
   it('without it (the default), sends no content at all', async () => {
     const { app } = await tracedApp({});
     await oneStep(app, step);
-    expect(receiver.spans.map((s) => s.name)).toContain('chat offline-rehearsal-v1');
-    const all = JSON.stringify(receiver.spans);
+    expect(otel.receiver.spans.map((s) => s.name)).toContain('chat offline-rehearsal-v1');
+    const all = JSON.stringify(otel.receiver.spans);
     expect(all).not.toContain('gen_ai.input.messages');
     expect(all).not.toContain('refund');
   });
@@ -67,9 +57,9 @@ describe('telemetry through the composition root (real exporter, real OTLP/HTTP 
   it('sends the OTLP headers from the environment, and the service name from the config', async () => {
     const { app } = await tracedApp({ service_name: 'council-a' }, { OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=s3cr3t%2Fvalue' });
     await oneStep(app, step);
-    expect(receiver.requests.length).toBeGreaterThan(0);
-    expect(receiver.requests[0]!.headers['x-api-key']).toBe('s3cr3t/value');
-    expect(receiver.spans[0]!.resource['service.name']).toBe('council-a');
+    expect(otel.receiver.requests.length).toBeGreaterThan(0);
+    expect(otel.receiver.requests[0]!.headers['x-api-key']).toBe('s3cr3t/value');
+    expect(otel.receiver.spans[0]!.resource['service.name']).toBe('council-a');
   });
 
   it('forwards records only as the audit log keeps them: redacted, long text digested', async () => {
@@ -78,7 +68,7 @@ describe('telemetry through the composition root (real exporter, real OTLP/HTTP 
     // Raw text under a key that is not a raw-text key, longer than a digest: the log keeps only its digest.
     await audit.append(auditEvent('SESSION_RECOVERED', runDecision('session', 'SESSION_CORRUPT_MOVED_ASIDE'), { persona: 'jane.doe@example.com', summary: 'x'.repeat(2000) }));
     await app.telemetry.shutdown();
-    const [workflow] = receiver.spans;
+    const [workflow] = otel.receiver.spans;
     const event = workflow!.events.find((e) => e.name === 'maestro.session_recovered')!;
     expect(event.attributes['maestro.persona']).toBe('[REDACTED:EMAIL]');
     expect(JSON.stringify(event.attributes)).not.toContain('x'.repeat(100));

@@ -1,40 +1,30 @@
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../fakes/cli.js';
-import { tempWorkspace } from '../fakes/fixtures.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../fakes/otlp-receiver.js';
+import { startOtlpReceiver, withOtlpWorkspace, type ReceivedSpan } from '../fakes/otlp-receiver.js';
 
-let ws: Awaited<ReturnType<typeof tempWorkspace>>;
-let receiver: OtlpReceiver;
-beforeEach(async () => {
-  ws = await tempWorkspace();
-  receiver = await startOtlpReceiver();
-});
-afterEach(async () => {
-  await receiver.close();
-  await ws.cleanup();
-});
+const otel = withOtlpWorkspace();
 
 /** No OTEL_* from the developer's shell leaks into a test. */
 const cleanEnv = Object.fromEntries(Object.keys(process.env).filter((k) => k.startsWith('OTEL_')).map((k) => [k, undefined]));
-const maestro = (args: string[], env: Record<string, string | undefined> = {}) => runCli(args, { cwd: ws.dir, env: { ...cleanEnv, ...env } });
-const write = (name: string, value: unknown) => writeFile(path.join(ws.dir, name), JSON.stringify(value));
+const maestro = (args: string[], env: Record<string, string | undefined> = {}) => runCli(args, { cwd: otel.ws.dir, env: { ...cleanEnv, ...env } });
+const write = (name: string, value: unknown) => writeFile(path.join(otel.ws.dir, name), JSON.stringify(value));
 const records = async (file: string) => (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { event: string; details?: Record<string, unknown> });
 const traceIdOf = (runId: string) => createHash('sha256').update(`maestro-run:${runId}`).digest('hex').slice(0, 32);
 
-const named = (prefix: string) => receiver.spans.filter((s) => s.name.startsWith(prefix));
-const childrenOf = (parent: ReceivedSpan) => receiver.spans.filter((s) => s.parentSpanId === parent.spanId);
+const named = (prefix: string) => otel.receiver.spans.filter((s) => s.name.startsWith(prefix));
+const childrenOf = (parent: ReceivedSpan) => otel.receiver.spans.filter((s) => s.parentSpanId === parent.spanId);
 const within = (child: ReceivedSpan, parent: ReceivedSpan) => child.startMs >= parent.startMs && child.endMs <= parent.endMs;
 
-describe('OpenTelemetry traces (a real OTLP/HTTP receiver, the real CLI, the offline model)', () => {
+describe('OpenTelemetry traces (a real OTLP/HTTP otel.receiver, the real CLI, the offline model)', () => {
   it('traces a completed run: workflow → agent per step → chat with token usage, tools under the agent that asked', async () => {
-    await write('maestro.config.json', { telemetry: { otlp_endpoint: receiver.endpoint } });
+    await write('maestro.config.json', { telemetry: { otlp_endpoint: otel.receiver.endpoint } });
     const r = await maestro(['run', 'examples/review-migration.json', '--json']);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as { run_id: string; audit_log: string };
-    expect(receiver.requests.every((q) => q.method === 'POST' && q.path === '/v1/traces' && q.contentType.startsWith('application/json'))).toBe(true);
+    expect(otel.receiver.requests.every((q) => q.method === 'POST' && q.path === '/v1/traces' && q.contentType.startsWith('application/json'))).toBe(true);
 
     const [workflow, ...others] = named('invoke_workflow');
     expect(others).toEqual([]);
@@ -53,7 +43,7 @@ describe('OpenTelemetry traces (a real OTLP/HTTP receiver, the real CLI, the off
       'maestro.arbitration.decision': 'RUN',
     });
     expect(workflow!.events.filter((e) => e.name === 'maestro.gate').map((e) => e.attributes['maestro.layer'])).toEqual(['mediator_advice', 'meaning', 'consistency', 'rfl', 'ethics', 'acc', 'dispatch']);
-    expect(receiver.spans.every((s) => s.traceId === workflow!.traceId)).toBe(true);
+    expect(otel.receiver.spans.every((s) => s.traceId === workflow!.traceId)).toBe(true);
 
     // One agent span per model step, each with exactly one chat span whose usage is the audit log's.
     const calls = (await records(out.audit_log)).filter((x) => x.event === 'MODEL_CALL');
@@ -93,7 +83,7 @@ describe('OpenTelemetry traces (a real OTLP/HTTP receiver, the real CLI, the off
     expect(missing.attributes['error.type']).toBe('KNOWLEDGE_NOT_FOUND');
 
     // Content is off by default: no messages, and no text of the task or its input anywhere.
-    const everything = JSON.stringify(receiver.spans);
+    const everything = JSON.stringify(otel.receiver.spans);
     expect(everything).not.toContain('gen_ai.input.messages');
     expect(everything).not.toContain('gen_ai.output.messages');
     expect(everything).not.toContain('Assess the migration plan');
@@ -102,7 +92,7 @@ describe('OpenTelemetry traces (a real OTLP/HTTP receiver, the real CLI, the off
 
   it('shows a pause (via OTEL_EXPORTER_OTLP_ENDPOINT), and its continuation later joins the same trace', async () => {
     await write('ambiguous.json', { task_description: 'The requirements are unclear: choose the message queue for billing', config: { max_rounds: 1 } });
-    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_SERVICE_NAME: 'council-ci' };
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: otel.receiver.endpoint, OTEL_SERVICE_NAME: 'council-ci' };
     const paused = await maestro(['run', 'ambiguous.json', '--json'], env);
     expect(paused.code).toBe(3);
     const p = JSON.parse(paused.stdout) as { run_id: string };
@@ -135,7 +125,7 @@ describe('OpenTelemetry traces (a real OTLP/HTTP receiver, the real CLI, the off
   });
 
   it('shows a sealed stop at a gate, with no agent span and nothing of the personal data', async () => {
-    await write('maestro.config.json', { telemetry: { otlp_endpoint: `${receiver.endpoint}/v1/traces` } });
+    await write('maestro.config.json', { telemetry: { otlp_endpoint: `${otel.receiver.endpoint}/v1/traces` } });
     await write('pii.json', { task_description: 'Draft a reply to jane.doe@example.com about the refund' });
     const r = await maestro(['run', 'pii.json', '--json']);
     expect(r.code).toBe(4);
@@ -149,11 +139,11 @@ describe('OpenTelemetry traces (a real OTLP/HTTP receiver, the real CLI, the off
       'maestro.sealed': true,
     });
     expect(named('invoke_agent')).toEqual([]);
-    expect(JSON.stringify(receiver.spans)).not.toContain('jane.doe');
+    expect(JSON.stringify(otel.receiver.spans)).not.toContain('jane.doe');
   });
 
   it('shows the steps of parallel mode as sibling agent spans, each with its own chat span of the measured length', async () => {
-    await write('maestro.config.json', { telemetry: { otlp_endpoint: receiver.endpoint } });
+    await write('maestro.config.json', { telemetry: { otlp_endpoint: otel.receiver.endpoint } });
     await write('parallel.json', { task_description: 'Choose the message queue for billing', config: { mode: 'parallel', concurrency: 3 } });
     // Each offline call takes a moment, so the three assessments are in flight together.
     const r = await maestro(['run', 'parallel.json', '--json'], { MAESTRO_OFFLINE_DELAY_MS: '40' });
@@ -171,9 +161,9 @@ describe('OpenTelemetry traces (a real OTLP/HTTP receiver, the real CLI, the off
   });
 
   it('a watcher sends the spans of every run it took before it stops: one trace per run, the invalid one an error', async () => {
-    await write('maestro.config.json', { telemetry: { otlp_endpoint: receiver.endpoint } });
+    await write('maestro.config.json', { telemetry: { otlp_endpoint: otel.receiver.endpoint } });
     await write('commands/a.json', { task_description: 'Plan the rollback drill', config: { max_rounds: 1 } });
-    await writeFile(path.join(ws.dir, 'commands', 'b.json'), '{ "task_description": ');
+    await writeFile(path.join(otel.ws.dir, 'commands', 'b.json'), '{ "task_description": ');
     const r = await maestro(['watch', '--once', '--json']);
     expect(r.code).toBe(0);
     const workflows = named('invoke_workflow');
@@ -188,15 +178,15 @@ describe('OpenTelemetry traces (a real OTLP/HTTP receiver, the real CLI, the off
   });
 
   it('sends nothing when OTEL_SDK_DISABLED=true, even with an endpoint', async () => {
-    const r = await maestro(['run', 'examples/review-migration.json'], { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_SDK_DISABLED: 'true' });
+    const r = await maestro(['run', 'examples/review-migration.json'], { OTEL_EXPORTER_OTLP_ENDPOINT: otel.receiver.endpoint, OTEL_SDK_DISABLED: 'true' });
     expect(r.code).toBe(0);
-    expect(receiver.requests).toEqual([]);
+    expect(otel.receiver.requests).toEqual([]);
   });
 
   it('says once, and goes on, when the collector is not there', async () => {
-    const gone = receiver.endpoint;
-    await receiver.close();
-    receiver = await startOtlpReceiver();
+    const gone = otel.receiver.endpoint;
+    await otel.receiver.close();
+    otel.receiver = await startOtlpReceiver(); // closed after the test, as the first one would have been
     const r = await maestro(['run', 'examples/review-migration.json', '--json'], { OTEL_EXPORTER_OTLP_ENDPOINT: gone });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'completed' });
@@ -206,12 +196,12 @@ describe('OpenTelemetry traces (a real OTLP/HTTP receiver, the real CLI, the off
 
 describe('message content in traces (telemetry.capture_content), wired from the engine', () => {
   it('is absent by default; when asked for, every chat span carries the step prompt and reply, redacted', async () => {
-    await write('maestro.config.json', { telemetry: { otlp_endpoint: receiver.endpoint } });
+    await write('maestro.config.json', { telemetry: { otlp_endpoint: otel.receiver.endpoint } });
     expect((await maestro(['run', 'examples/review-migration.json'])).code).toBe(0);
     expect(named('chat ').some((s) => 'gen_ai.input.messages' in s.attributes)).toBe(false);
 
-    receiver.spans.splice(0);
-    await write('maestro.config.json', { telemetry: { otlp_endpoint: receiver.endpoint, capture_content: true } });
+    otel.receiver.spans.splice(0);
+    await write('maestro.config.json', { telemetry: { otlp_endpoint: otel.receiver.endpoint, capture_content: true } });
     const r = await maestro(['run', 'examples/review-migration.json', '--json']);
     expect(r.code).toBe(0);
     const chats = named('chat ');

@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach } from 'vitest';
+import { tempWorkspace } from './fixtures.js';
 
 /** One span as an OTLP/HTTP receiver got it, decoded from the JSON encoding into plain values. */
 export interface ReceivedSpan {
@@ -130,4 +132,18 @@ function valueOf(v: OtlpValue): unknown {
   if (v.arrayValue) return (v.arrayValue.values ?? []).map(valueOf);
   if (v.kvlistValue) return attributesOf(v.kvlistValue.values);
   return undefined;
+}
+
+/** A temporary workspace and an OTLP receiver for each test of the calling file, both torn down after it. */
+export function withOtlpWorkspace(): { readonly ws: Awaited<ReturnType<typeof tempWorkspace>>; receiver: OtlpReceiver } {
+  const current = {} as { ws: Awaited<ReturnType<typeof tempWorkspace>>; receiver: OtlpReceiver };
+  beforeEach(async () => {
+    current.ws = await tempWorkspace();
+    current.receiver = await startOtlpReceiver();
+  });
+  afterEach(async () => {
+    await current.receiver.close();
+    await current.ws.cleanup();
+  });
+  return current;
 }
