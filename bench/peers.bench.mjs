@@ -198,6 +198,8 @@ export default async function bench() {
   await watch.close();
   await baseline?.close();
   await server.close();
+  // BENCH_GAPS=<file>: every gap per system, in arrival order (to see which calls of a run are slow).
+  if (process.env.BENCH_GAPS) await writeFile(process.env.BENCH_GAPS, JSON.stringify(Object.fromEntries(server.gaps)));
 
   const startup = { openai: [], agents: [], langgraph: [], maestro: [] };
   for (let i = 0; i < 7; i++) {

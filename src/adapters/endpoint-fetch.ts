@@ -1,6 +1,11 @@
+import http from 'node:http';
+import https from 'node:https';
+import { pipeline, Readable } from 'node:stream';
+import zlib from 'node:zlib';
+
 /**
- * The HTTP layer under the openai SDK. The SDK's own behaviour falls short in two places, and both
- * are fixed here, below the SDK, so its retry loop and parsing stay untouched:
+ * The HTTP layer under the openai SDK (its `fetch` option). The SDK's own behaviour falls short in
+ * two places, and both are fixed here, below the SDK, so its retry loop and parsing stay untouched:
  *
  * - It retries every 429, including `insufficient_quota`, which no retry can fix. A 429 whose body
  *   says `insufficient_quota` gets `x-should-retry: false`, a header the SDK obeys before its
@@ -44,76 +49,240 @@ type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Resp
 export interface EndpointFetchOptions {
   /** Longest wait for the next chunk of a response body, in milliseconds. */
   readonly bodyTimeoutMs: number;
-  /** The fetch underneath (default: the global one). */
-  readonly fetch?: Fetch;
 }
 
-/** A fetch for the SDK's `fetch` option. */
+/** How long an idle kept-alive connection is kept (shorter when the server announces a shorter one). */
+const IDLE_CONNECTION_MS = 4_000;
+/** Same-origin 307/308 redirects followed per request (method and body kept). */
+const MAX_REDIRECTS = 5;
+
+/**
+ * A fetch for the SDK's `fetch` option, on `node:http` / `node:https` with kept-alive connections.
+ * The platform fetch costs a few tenths of a millisecond per call in streams and wrappers that a
+ * chat completion, a small body read whole, does not need: per call, that was as much as all of
+ * maestro's own work between two model calls.
+ *
+ * What it does as the platform fetch does: any body the SDK sends, `AbortSignal`s (an aborted
+ * request rejects with an `AbortError`, which the SDK counts as a timeout), a failed connection as
+ * `TypeError('fetch failed')` with the system error as its cause, compressed replies decoded.
+ * Where it differs, on purpose: a redirect is followed only when it keeps the method, the body and
+ * the origin (307/308 to the same host); any other is handed to the SDK as the error it is, rather
+ * than replayed as a GET or with the key to another host. A kept-alive connection the server
+ * closed just as the request went out is retried once on a new one (the request never reached it).
+ */
 export function createEndpointFetch(options: EndpointFetchOptions): Fetch {
-  const inner = options.fetch ?? globalThis.fetch;
+  const agents = new Map<string, http.Agent>();
+  const agentFor = (protocol: string): http.Agent => {
+    let agent = agents.get(protocol);
+    if (!agent) {
+      agent = protocol === 'https:' ? new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }) : new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS });
+      agents.set(protocol, agent);
+    }
+    return agent;
+  };
   return async (input, init) => {
     const trace = (init as { [TRACE]?: CallTrace } | undefined)?.[TRACE];
     if (trace) trace.attempts += 1;
-    const response = await inner(input, init);
-    if (response.status === 429) return await markQuotaNotRetryable(response);
-    if (!response.body) return response;
-    const init2 = { status: response.status, statusText: response.statusText, headers: response.headers };
-    // A stream is handed on chunk by chunk; a whole body (a completion, an error) is read here, with
-    // the same limit between chunks, and handed on whole: the SDK reads it whole anyway, and a
-    // wrapping stream costs more per reply than the reply itself.
-    if ((response.headers.get('content-type') ?? '').includes('text/event-stream')) return new Response(withBodyTimeout(response.body, options.bodyTimeoutMs), init2);
-    const read = await readBody(response.body, options.bodyTimeoutMs);
-    if ('bytes' in read) return new Response(read.bytes, init2);
-    // A failed read fails where the SDK reads the body, as a stalled stream does. A read the SDK
-    // aborted is its own time limit running out while the body stalled (a caller's cancel is told
-    // apart above the SDK, by the caller's signal): a timeout, not a broken connection.
-    const stalled = init?.signal?.aborted === true && !(read.error instanceof BodyTimeoutError) ? new BodyTimeoutError(options.bodyTimeoutMs, true) : read.error;
-    return new Response(failingBody(stalled), init2);
+    const outgoing = await outgoingRequest(input, init);
+    let url = outgoing.url;
+    for (let redirects = 0; ; redirects++) {
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('fetch failed', { cause: new Error(`unsupported protocol ${url.protocol}`) });
+      const exchange = await exchangeOnce(url, outgoing, agentFor(url.protocol), options.bodyTimeoutMs);
+      const location = exchange.status === 307 || exchange.status === 308 ? exchange.headers.get('location') : null;
+      const next = location === null ? undefined : safeUrl(location, url);
+      if (next && next.origin === url.origin && redirects < MAX_REDIRECTS) {
+        url = next;
+        continue;
+      }
+      return exchange.response();
+    }
   };
 }
 
-/** Reads a whole body, waiting at most `timeoutMs` for each chunk; a stall or an error is returned, not thrown. */
-async function readBody(body: ReadableStream<Uint8Array>, timeoutMs: number): Promise<{ bytes: Uint8Array } | { error: unknown }> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  // One timer for the whole body, pushed back at every chunk: a stall cancels the read, which ends it.
-  let stalled = false;
-  const timer = setTimeout(() => {
-    stalled = true;
-    reader.cancel(new BodyTimeoutError(timeoutMs)).catch(() => undefined);
-  }, timeoutMs);
-  try {
-    for (;;) {
-      const chunk = await reader.read();
-      if (stalled) return { error: new BodyTimeoutError(timeoutMs) };
-      if (chunk.done) break;
-      chunks.push(chunk.value);
-      length += chunk.value.length;
-      timer.refresh();
-    }
-  } catch (error) {
-    reader.cancel(error).catch(() => undefined);
-    return { error: stalled ? new BodyTimeoutError(timeoutMs) : error };
-  } finally {
-    clearTimeout(timer);
-  }
-  if (chunks.length === 1) return { bytes: chunks[0] as Uint8Array };
-  const bytes = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }
-  return { bytes };
+interface Outgoing {
+  readonly url: URL;
+  readonly method: string;
+  readonly headers: Record<string, string>;
+  readonly body: string | Buffer | undefined;
+  readonly signal: AbortSignal | undefined;
 }
 
-function failingBody(error: unknown): ReadableStream<Uint8Array> {
+/** The request as bytes and plain headers; a body that is not already text or bytes (a form, a blob, a stream) is serialized by the platform. */
+async function outgoingRequest(input: string | URL | Request, init: RequestInit | undefined): Promise<Outgoing> {
+  const request = input instanceof Request ? input : undefined;
+  const headers: Record<string, string> = {};
+  const source = init?.headers ?? request?.headers;
+  (source instanceof Headers ? source : new Headers(source)).forEach((value, name) => (headers[name] = value));
+  const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
+  let body: string | Buffer | undefined;
+  const raw = init?.body ?? (request?.body ? await request.arrayBuffer() : undefined);
+  if (raw === undefined || raw === null) body = undefined;
+  else if (typeof raw === 'string') body = raw;
+  else if (raw instanceof ArrayBuffer) body = Buffer.from(raw);
+  else if (ArrayBuffer.isView(raw)) body = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  else {
+    const serialized = new Request('http://localhost/', { method: 'POST', body: raw, duplex: 'half' } as RequestInit);
+    const type = serialized.headers.get('content-type');
+    if (type && headers['content-type'] === undefined) headers['content-type'] = type;
+    body = Buffer.from(await serialized.arrayBuffer());
+  }
+  delete headers['content-length'];
+  if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+  const signal = init?.signal ?? request?.signal ?? undefined;
+  return { url: new URL(request ? request.url : String(input)), method, headers, body, signal };
+}
+
+interface Exchange {
+  readonly status: number;
+  readonly headers: Headers;
+  /** The response for the SDK (made only for the exchange that is not followed). */
+  response(): Response;
+}
+
+/** One request and its response, read whole (or, for a stream, handed on as it comes). */
+function exchangeOnce(url: URL, outgoing: Outgoing, agent: http.Agent, bodyTimeoutMs: number, retried = false): Promise<Exchange> {
+  return new Promise<Exchange>((resolve, reject) => {
+    const send = url.protocol === 'https:' ? https.request : http.request;
+    const req = send(url, { method: outgoing.method, headers: outgoing.headers, agent, ...(outgoing.signal ? { signal: outgoing.signal } : {}) });
+    let answered = false;
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (answered) return;
+      if (isAbort(error)) return reject(error);
+      // The server closed a kept-alive connection as the request went out: it never saw it.
+      if (!retried && req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+        exchangeOnce(url, outgoing, agent, bodyTimeoutMs, true).then(resolve, reject);
+        return;
+      }
+      reject(new TypeError('fetch failed', { cause: error }));
+    });
+    req.on('response', (res) => {
+      answered = true;
+      let headers: Headers;
+      try {
+        headers = responseHeaders(res.rawHeaders);
+      } catch (error) {
+        res.destroy();
+        reject(new TypeError('fetch failed', { cause: error }));
+        return;
+      }
+      const status = res.statusCode ?? 0;
+      const init = { status, statusText: res.statusMessage ?? '', headers };
+      if (status < 200 || status > 599) {
+        res.destroy();
+        reject(new TypeError('fetch failed', { cause: new Error(`the endpoint answered with HTTP status ${status}`) }));
+        return;
+      }
+      const decoded = decode(res, headers.get('content-encoding'));
+      if (status < 300 && !NULL_BODY.has(status) && (headers.get('content-type') ?? '').includes('text/event-stream')) {
+        resolve({ status, headers, response: () => new Response(withBodyTimeout(Readable.toWeb(decoded) as ReadableStream<Uint8Array>, bodyTimeoutMs), init) });
+        return;
+      }
+      void readWhole(decoded, req, outgoing.signal, bodyTimeoutMs).then((read) => {
+        if (status === 429 && 'bytes' in read && isQuotaExhaustedBody(read.bytes.toString('utf8'))) headers.set('x-should-retry', 'false');
+        resolve({ status, headers, response: () => new WholeResponse(read, init) });
+      });
+    });
+    req.end(outgoing.body);
+  });
+}
+
+const NULL_BODY = new Set([101, 204, 205, 304]);
+
+/**
+ * A response whose body is already in memory (or whose read failed: the SDK meets that failure
+ * where it reads the body, as with a stream that stopped). Reading it is a conversion, not a stream.
+ */
+class WholeResponse extends Response {
+  readonly #read: { bytes: Buffer } | { error: unknown };
+  constructor(read: { bytes: Buffer } | { error: unknown }, init: ResponseInit) {
+    super(null, init);
+    this.#read = read;
+    // Whoever reads it as a stream (the SDK reads any reply to a streamed request so) gets one.
+    let stream: ReadableStream<Uint8Array> | undefined;
+    Object.defineProperty(this, 'body', { get: () => (stream ??= streamOf(read)) });
+  }
+  #bytes = (): Buffer => {
+    if ('error' in this.#read) throw this.#read.error;
+    return this.#read.bytes;
+  };
+  override text = async (): Promise<string> => this.#bytes().toString('utf8');
+  override json = async (): Promise<unknown> => JSON.parse(this.#bytes().toString('utf8'));
+  override arrayBuffer = async (): Promise<ArrayBuffer> => {
+    const bytes = this.#bytes();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  };
+  override blob = async (): Promise<Blob> => new Blob([this.#bytes()], { type: this.headers.get('content-type') ?? '' });
+  override clone = (): Response => new WholeResponse(this.#read, { status: this.status, statusText: this.statusText, headers: this.headers });
+}
+
+function streamOf(read: { bytes: Buffer } | { error: unknown }): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      controller.error(error);
+      if ('error' in read) return controller.error(read.error);
+      if (read.bytes.length > 0) controller.enqueue(new Uint8Array(read.bytes));
+      controller.close();
     },
   });
+}
+
+/**
+ * Reads a whole body, waiting at most `timeoutMs` for each chunk; a stall or an error is returned,
+ * not thrown. A read the SDK aborted is its own time limit for the request running out while the
+ * body stalled (a caller's cancel is told apart above the SDK, by the caller's signal): a timeout,
+ * not a broken connection.
+ */
+function readWhole(body: Readable, req: http.ClientRequest, signal: AbortSignal | undefined, timeoutMs: number): Promise<{ bytes: Buffer } | { error: unknown }> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let done = false;
+    const finish = (result: { bytes: Buffer } | { error: unknown }): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    // One timer for the whole body, pushed back at every chunk: a stall hangs up.
+    const timer = setTimeout(() => {
+      // The SDK's limit for the whole request may have run out in the same instant: that one is said.
+      finish({ error: new BodyTimeoutError(timeoutMs, signal?.aborted === true) });
+      req.destroy();
+    }, timeoutMs);
+    body.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      timer.refresh();
+    });
+    body.on('end', () => finish({ bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks) }));
+    const failed = (error: unknown): void => finish({ error: signal?.aborted === true ? new BodyTimeoutError(timeoutMs, true) : error });
+    body.on('error', failed);
+    body.on('close', () => failed(new TypeError('terminated', { cause: new Error('the connection closed before the response was complete') })));
+  });
+}
+
+function responseHeaders(raw: readonly string[]): Headers {
+  const headers = new Headers();
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+  return headers;
+}
+
+/** The body with its content-encoding undone (the request asks for none, but a server may send it anyway). */
+function decode(res: http.IncomingMessage, encoding: string | null): Readable {
+  const coding = encoding?.trim().toLowerCase();
+  const decoder =
+    coding === 'gzip' || coding === 'x-gzip' ? zlib.createGunzip() : coding === 'deflate' ? zlib.createInflate() : coding === 'br' ? zlib.createBrotliDecompress() : undefined;
+  if (!decoder) return res;
+  return pipeline(res, decoder, () => undefined) as unknown as Readable;
+}
+
+function isAbort(error: Error): boolean {
+  return error.name === 'AbortError';
+}
+
+function safeUrl(location: string, base: URL): URL | undefined {
+  try {
+    return new URL(location, base);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether an error body (OpenAI's `{ error: { code, type } }` shape) says the quota is gone. */
@@ -126,14 +295,6 @@ export function isQuotaExhaustedBody(text: string): boolean {
   }
   const error = (parsed as { error?: { code?: unknown; type?: unknown } } | null)?.error;
   return error?.code === 'insufficient_quota' || error?.type === 'insufficient_quota';
-}
-
-async function markQuotaNotRetryable(response: Response): Promise<Response> {
-  // Error bodies are small; reading one here costs nothing the SDK would not read anyway.
-  const text = await response.text();
-  const headers = new Headers(response.headers);
-  if (isQuotaExhaustedBody(text)) headers.set('x-should-retry', 'false');
-  return new Response(text, { status: response.status, statusText: response.statusText, headers });
 }
 
 function withBodyTimeout(body: ReadableStream<Uint8Array>, timeoutMs: number): ReadableStream<Uint8Array> {

@@ -337,6 +337,11 @@ function toLlmError(error: unknown, route: ResolvedRoute, trace: CallTrace): Llm
     if (status === 401 || status === 403) {
       return make('auth', `the endpoint refused the credentials (${http}); check ${route.api_key_env ?? 'OPENAI_API_KEY'}`, false, status);
     }
+    if (status >= 300 && status < 400) {
+      // Followed only within the same origin with the method and body kept (307/308); any other would drop the body or carry the key elsewhere.
+      const to = redirectTarget(error.headers);
+      return make('bad_request', `the endpoint redirects elsewhere (${http}${to ? ` to ${to}` : ''}); set the route's base_url to the address it should call`, false, status);
+    }
     if (status === 408) return make('timeout', `the endpoint timed out (${http})${retries}`, true, status);
     if (status >= 500 || status === 409) return make('server', `${http} from the endpoint${retries}`, true, status);
     return make('bad_request', `the endpoint rejected the request (${http}) for model "${route.model}"`, false, status);
@@ -344,6 +349,18 @@ function toLlmError(error: unknown, route: ResolvedRoute, trace: CallTrace): Llm
   if (error instanceof SyntaxError) return make('invalid_output', `the endpoint sent a reply that is not valid JSON${retries}`, true);
   // Undici reports a connection dropped mid-body as a TypeError ("terminated").
   return make('network', `the connection to ${endpointName(route)} failed while reading the reply${retries}`, true);
+}
+
+/** Where a redirect points, as an origin only (a path or query could carry anything). */
+function redirectTarget(headers: Headers | undefined): string | undefined {
+  const location = headers?.get('location');
+  if (!location) return undefined;
+  try {
+    const url = new URL(location);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The same failure, saying how many attempts were made. */
