@@ -380,16 +380,21 @@ function endpointName(route: ResolvedRoute): string {
   }
 }
 
-/** A system error code such as ECONNREFUSED, from the cause chain. */
+/** A system or TLS error code such as ECONNREFUSED or CERT_HAS_EXPIRED, from the cause chain (a certificate the process does not trust is explained). */
 function causeCode(error: Error): string {
   let cause: unknown = error.cause;
   for (let depth = 0; depth < 4 && cause instanceof Error; depth++) {
     const code = (cause as { code?: unknown }).code;
     if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return ` (${code})`;
+    if (typeof code === 'string' && TLS_TRUST_CODES.test(code)) return ` (${code}: its certificate is not trusted here; a private CA's certificate goes in NODE_EXTRA_CA_CERTS)`;
+    if (typeof code === 'string' && /^(ERR_TLS_[A-Z_]+|CERT_[A-Z_]+)$/.test(code)) return ` (${code})`;
     cause = cause.cause;
   }
   return '';
 }
+
+/** OpenSSL's verification codes for a certificate whose issuer is not among the trusted ones. */
+const TLS_TRUST_CODES = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/;
 
 /** Error codes are identifiers like `insufficient_quota`; anything else is not repeated. */
 function shortCode(value: unknown): string | undefined {

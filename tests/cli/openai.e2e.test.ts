@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../fakes/cli.js';
+import { runCli, spawnCli } from '../fakes/cli.js';
 import { councilHandler, startChatServer, type ChatHandler, type ChatServer } from '../fakes/chat-server.js';
-import { tempWorkspace } from '../fakes/fixtures.js';
+import { REPO_ROOT, tempWorkspace } from '../fakes/fixtures.js';
+
+const FIXTURES = path.join(REPO_ROOT, 'tests', 'fixtures');
 
 const KEY = 'sk-test-Zq8XbN4mK2pL9vR7tY3wE6uI1oA5sD0f';
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
@@ -229,5 +232,29 @@ describe('the openai provider through the real SDK and a chat-completions server
     const same = await runCli(['run', 'task.json', '--json', '--replay', cassette], { cwd: ws.dir });
     expect(same.code).toBe(3);
     expect(same.stderr).toMatch(/cassette mismatch at call 1 .*: message \d+ of \d+ .* the persona's memory differs .*session_states/);
+  });
+});
+
+describe('an https endpoint', () => {
+  const tls = { key: readFileSync(path.join(FIXTURES, 'tls', 'endpoint.key'), 'utf8'), cert: readFileSync(path.join(FIXTURES, 'tls', 'endpoint.crt'), 'utf8') };
+
+  it('is called over TLS when its private CA is trusted through NODE_EXTRA_CA_CERTS, and refused, saying why, when not', async () => {
+    const s = await startChatServer(councilHandler(), { tls });
+    servers.push(s);
+    expect(s.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/v1$/);
+    await configure({ local: { url: s.url, extra: { max_retries: 0 } } });
+    await task({ config: { personas: ['coordinator'], max_rounds: 1 } });
+
+    const trusted = await spawnCli(['run', 'task.json', '--json'], { cwd: ws.dir, env: { TEST_KEY: KEY, NODE_EXTRA_CA_CERTS: path.join(FIXTURES, 'tls', 'endpoint.crt') } });
+    expect(trusted.stderr).toBe('');
+    expect(trusted.code).toBe(0);
+    expect(JSON.parse(trusted.stdout)).toMatchObject({ status: 'completed' });
+    const served = s.chatRequests().length;
+    expect(served).toBe(3); // turn, verdict, synthesis
+
+    const untrusted = await spawnCli(['run', 'task.json', '--json'], { cwd: ws.dir, env: { TEST_KEY: KEY, NODE_EXTRA_CA_CERTS: '' } });
+    expect(untrusted.code).toBe(3);
+    expect(untrusted.stderr).toContain("DEPTH_ZERO_SELF_SIGNED_CERT: its certificate is not trusted here; a private CA's certificate goes in NODE_EXTRA_CA_CERTS");
+    expect(s.chatRequests()).toHaveLength(served);
   });
 });

@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -109,14 +110,16 @@ export const HARMLESS: ChatHandler = () => ({ content: '{"side_effects": [], "hi
  * `options.classify` (default: HARMLESS) and are recorded in `classifyRequests`, not in `requests`,
  * so the council's calls are numbered and counted as before.
  */
-export async function startChatServer(handler: ChatHandler = councilHandler(), options: { classify?: ChatHandler } = {}): Promise<ChatServer> {
+export async function startChatServer(handler: ChatHandler = councilHandler(), options: { classify?: ChatHandler; tls?: { key: string; cert: string } } = {}): Promise<ChatServer> {
   const requests: RecordedRequest[] = [];
   const classifyRequests: RecordedRequest[] = [];
   let chatCount = 0;
   let classifyCount = 0;
-  const server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
     void serve(req, res).catch(() => res.destroy());
-  });
+  };
+  // With `tls`, the same endpoint over HTTPS (its url starts with https://).
+  const server = options.tls ? createTlsServer(options.tls, listener) : createServer(listener);
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const gone = new AbortController();
@@ -158,7 +161,7 @@ export async function startChatServer(handler: ChatHandler = councilHandler(), o
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}/v1`,
     requests,
     chatRequests: () => requests.filter((r) => CHAT_PATHS.has(r.path)),
     classifyRequests,
