@@ -1,7 +1,12 @@
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
+import { createRequire } from 'node:module';
 import { pipeline, Readable } from 'node:stream';
-import zlib from 'node:zlib';
+
+// Loaded when the first endpoint client is made, not at start-up: a run on the offline model needs
+// none of them (they are a few MiB of a `maestro run`'s memory).
+const load = createRequire(import.meta.url);
+let modules: { http: typeof import('node:http'); https: typeof import('node:https') } | undefined;
+const net = (): NonNullable<typeof modules> => (modules ??= { http: load('node:http') as typeof import('node:http'), https: load('node:https') as typeof import('node:https') });
 
 /**
  * The HTTP layer under the openai SDK (its `fetch` option). The SDK's own behaviour falls short in
@@ -75,6 +80,7 @@ export function createEndpointFetch(options: EndpointFetchOptions): Fetch {
   const agentFor = (protocol: string): http.Agent => {
     let agent = agents.get(protocol);
     if (!agent) {
+      const { http, https } = net();
       agent = protocol === 'https:' ? new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }) : new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS });
       agents.set(protocol, agent);
     }
@@ -142,7 +148,7 @@ interface Exchange {
 /** One request and its response, read whole (or, for a stream, handed on as it comes). */
 function exchangeOnce(url: URL, outgoing: Outgoing, agent: http.Agent, bodyTimeoutMs: number, retried = false): Promise<Exchange> {
   return new Promise<Exchange>((resolve, reject) => {
-    const send = url.protocol === 'https:' ? https.request : http.request;
+    const send = url.protocol === 'https:' ? net().https.request : net().http.request;
     const req = send(url, { method: outgoing.method, headers: outgoing.headers, agent, ...(outgoing.signal ? { signal: outgoing.signal } : {}) });
     let answered = false;
     req.on('error', (error: NodeJS.ErrnoException) => {
@@ -179,7 +185,7 @@ function exchangeOnce(url: URL, outgoing: Outgoing, agent: http.Agent, bodyTimeo
       }
       void readWhole(decoded, req, outgoing.signal, bodyTimeoutMs).then((read) => {
         if (status === 429 && 'bytes' in read && isQuotaExhaustedBody(read.bytes.toString('utf8'))) headers.set('x-should-retry', 'false');
-        resolve({ status, headers, response: () => new WholeResponse(read, init) });
+        resolve({ status, headers, response: () => wholeResponse(read, init) });
       });
     });
     req.end(outgoing.body);
@@ -188,34 +194,48 @@ function exchangeOnce(url: URL, outgoing: Outgoing, agent: http.Agent, bodyTimeo
 
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
+type WholeRead = { bytes: Buffer } | { error: unknown };
+
+let WholeResponse: (new (read: WholeRead, init: ResponseInit) => Response) | undefined;
+
+/** A response read whole (see `defineWholeResponse`). */
+function wholeResponse(read: WholeRead, init: ResponseInit): Response {
+  // Defined on first use: touching the global Response loads the platform's fetch (~7 MiB), which a
+  // run on the offline model never needs.
+  WholeResponse ??= defineWholeResponse();
+  return new WholeResponse(read, init);
+}
+
 /**
  * A response whose body is already in memory (or whose read failed: the SDK meets that failure
  * where it reads the body, as with a stream that stopped). Reading it is a conversion, not a stream.
  */
-class WholeResponse extends Response {
-  readonly #read: { bytes: Buffer } | { error: unknown };
-  constructor(read: { bytes: Buffer } | { error: unknown }, init: ResponseInit) {
-    super(null, init);
-    this.#read = read;
-    // Whoever reads it as a stream (the SDK reads any reply to a streamed request so) gets one.
-    let stream: ReadableStream<Uint8Array> | undefined;
-    Object.defineProperty(this, 'body', { get: () => (stream ??= streamOf(read)) });
-  }
-  #bytes = (): Buffer => {
-    if ('error' in this.#read) throw this.#read.error;
-    return this.#read.bytes;
+function defineWholeResponse(): new (read: WholeRead, init: ResponseInit) => Response {
+  return class WholeResponse extends Response {
+    readonly #read: WholeRead;
+    constructor(read: WholeRead, init: ResponseInit) {
+      super(null, init);
+      this.#read = read;
+      // Whoever reads it as a stream (the SDK reads any reply to a streamed request so) gets one.
+      let stream: ReadableStream<Uint8Array> | undefined;
+      Object.defineProperty(this, 'body', { get: () => (stream ??= streamOf(read)) });
+    }
+    #bytes = (): Buffer => {
+      if ('error' in this.#read) throw this.#read.error;
+      return this.#read.bytes;
+    };
+    override text = async (): Promise<string> => this.#bytes().toString('utf8');
+    override json = async (): Promise<unknown> => JSON.parse(this.#bytes().toString('utf8'));
+    override arrayBuffer = async (): Promise<ArrayBuffer> => {
+      const bytes = this.#bytes();
+      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    };
+    override blob = async (): Promise<Blob> => new Blob([this.#bytes()], { type: this.headers.get('content-type') ?? '' });
+    override clone = (): Response => new WholeResponse(this.#read, { status: this.status, statusText: this.statusText, headers: this.headers });
   };
-  override text = async (): Promise<string> => this.#bytes().toString('utf8');
-  override json = async (): Promise<unknown> => JSON.parse(this.#bytes().toString('utf8'));
-  override arrayBuffer = async (): Promise<ArrayBuffer> => {
-    const bytes = this.#bytes();
-    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-  };
-  override blob = async (): Promise<Blob> => new Blob([this.#bytes()], { type: this.headers.get('content-type') ?? '' });
-  override clone = (): Response => new WholeResponse(this.#read, { status: this.status, statusText: this.statusText, headers: this.headers });
 }
 
-function streamOf(read: { bytes: Buffer } | { error: unknown }): ReadableStream<Uint8Array> {
+function streamOf(read: WholeRead): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
     start(controller) {
       if ('error' in read) return controller.error(read.error);
@@ -267,9 +287,9 @@ function responseHeaders(raw: readonly string[]): Headers {
 /** The body with its content-encoding undone (the request asks for none, but a server may send it anyway). */
 function decode(res: http.IncomingMessage, encoding: string | null): Readable {
   const coding = encoding?.trim().toLowerCase();
-  const decoder =
-    coding === 'gzip' || coding === 'x-gzip' ? zlib.createGunzip() : coding === 'deflate' ? zlib.createInflate() : coding === 'br' ? zlib.createBrotliDecompress() : undefined;
-  if (!decoder) return res;
+  if (coding !== 'gzip' && coding !== 'x-gzip' && coding !== 'deflate' && coding !== 'br') return res;
+  const zlib = load('node:zlib') as typeof import('node:zlib');
+  const decoder = coding === 'deflate' ? zlib.createInflate() : coding === 'br' ? zlib.createBrotliDecompress() : zlib.createGunzip();
   return pipeline(res, decoder, () => undefined) as unknown as Readable;
 }
 
