@@ -5,8 +5,10 @@ import { pipeline, Readable } from 'node:stream';
 // Loaded when the first endpoint client is made, not at start-up: a run on the offline model needs
 // none of them (they are a few MiB of a `maestro run`'s memory).
 const load = createRequire(import.meta.url);
-let modules: { http: typeof import('node:http'); https: typeof import('node:https') } | undefined;
-const net = (): NonNullable<typeof modules> => (modules ??= { http: load('node:http') as typeof import('node:http'), https: load('node:https') as typeof import('node:https') });
+let httpModule: typeof import('node:http') | undefined;
+let httpsModule: typeof import('node:https') | undefined;
+const plain = (): typeof import('node:http') => (httpModule ??= load('node:http') as typeof import('node:http'));
+const secure = (): typeof import('node:https') => (httpsModule ??= load('node:https') as typeof import('node:https'));
 
 /**
  * The HTTP layer under the openai SDK (its `fetch` option). The SDK's own behaviour falls short in
@@ -80,8 +82,7 @@ export function createEndpointFetch(options: EndpointFetchOptions): Fetch {
   const agentFor = (protocol: string): http.Agent => {
     let agent = agents.get(protocol);
     if (!agent) {
-      const { http, https } = net();
-      agent = protocol === 'https:' ? new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }) : new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS });
+      agent = protocol === 'https:' ? new (secure().Agent)({ keepAlive: true, timeout: IDLE_CONNECTION_MS }) : new (plain().Agent)({ keepAlive: true, timeout: IDLE_CONNECTION_MS });
       agents.set(protocol, agent);
     }
     return agent;
@@ -148,7 +149,7 @@ interface Exchange {
 /** One request and its response, read whole (or, for a stream, handed on as it comes). */
 function exchangeOnce(url: URL, outgoing: Outgoing, agent: http.Agent, bodyTimeoutMs: number, retried = false): Promise<Exchange> {
   return new Promise<Exchange>((resolve, reject) => {
-    const send = url.protocol === 'https:' ? net().https.request : net().http.request;
+    const send = url.protocol === 'https:' ? secure().request : plain().request;
     const req = send(url, { method: outgoing.method, headers: outgoing.headers, agent, ...(outgoing.signal ? { signal: outgoing.signal } : {}) });
     let answered = false;
     req.on('error', (error: NodeJS.ErrnoException) => {
