@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { createRequire } from 'node:module';
-import { pipeline, Readable } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 
 // Loaded when the first endpoint client is made, not at start-up: a run on the offline model needs
 // none of them (they are a few MiB of a `maestro run`'s memory).
@@ -61,7 +61,7 @@ export interface EndpointFetchOptions {
 /** How long an idle kept-alive connection is kept (shorter when the server announces a shorter one). */
 const IDLE_CONNECTION_MS = 4_000;
 /** Same-origin 307/308 redirects followed per request (method and body kept). */
-const MAX_REDIRECTS = 5;
+export const MAX_REDIRECTS = 5;
 
 /**
  * A fetch for the SDK's `fetch` option, on `node:http` / `node:https` with kept-alive connections.
@@ -74,8 +74,10 @@ const MAX_REDIRECTS = 5;
  * `TypeError('fetch failed')` with the system error as its cause, compressed replies decoded.
  * Where it differs, on purpose: a redirect is followed only when it keeps the method, the body and
  * the origin (307/308 to the same host); any other is handed to the SDK as the error it is, rather
- * than replayed as a GET or with the key to another host. A kept-alive connection the server
- * closed just as the request went out is retried once on a new one (the request never reached it).
+ * than replayed as a GET or with the key to another host. A connection that fails is never tried
+ * again here: the SDK retries within the route's `max_retries`, as it did over the platform fetch (a
+ * request the endpoint may have received is not sent twice behind the user's back). Idle kept-alive
+ * connections are closed after 4 s, or sooner when the server announces a shorter keep-alive.
  */
 export function createEndpointFetch(options: EndpointFetchOptions): Fetch {
   const agents = new Map<string, http.Agent>();
@@ -147,20 +149,14 @@ interface Exchange {
 }
 
 /** One request and its response, read whole (or, for a stream, handed on as it comes). */
-function exchangeOnce(url: URL, outgoing: Outgoing, agent: http.Agent, bodyTimeoutMs: number, retried = false): Promise<Exchange> {
+function exchangeOnce(url: URL, outgoing: Outgoing, agent: http.Agent, bodyTimeoutMs: number): Promise<Exchange> {
   return new Promise<Exchange>((resolve, reject) => {
     const send = url.protocol === 'https:' ? secure().request : plain().request;
     const req = send(url, { method: outgoing.method, headers: outgoing.headers, agent, ...(outgoing.signal ? { signal: outgoing.signal } : {}) });
     let answered = false;
     req.on('error', (error: NodeJS.ErrnoException) => {
       if (answered) return;
-      if (isAbort(error)) return reject(error);
-      // The server closed a kept-alive connection as the request went out: it never saw it.
-      if (!retried && req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
-        exchangeOnce(url, outgoing, agent, bodyTimeoutMs, true).then(resolve, reject);
-        return;
-      }
-      reject(new TypeError('fetch failed', { cause: error }));
+      reject(isAbort(error) ? error : new TypeError('fetch failed', { cause: error }));
     });
     req.on('response', (res) => {
       answered = true;
@@ -273,7 +269,7 @@ function readWhole(body: Readable, req: http.ClientRequest, signal: AbortSignal 
       timer.refresh();
     });
     body.on('end', () => finish({ bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks) }));
-    const failed = (error: unknown): void => finish({ error: signal?.aborted === true ? new BodyTimeoutError(timeoutMs, true) : error });
+    const failed = (error: unknown): void => finish({ error: signal?.aborted === true ? new BodyTimeoutError(timeoutMs, true) : terminated(error) });
     body.on('error', failed);
     body.on('close', () => failed(new TypeError('terminated', { cause: new Error('the connection closed before the response was complete') })));
   });
@@ -285,13 +281,47 @@ function responseHeaders(raw: readonly string[]): Headers {
   return headers;
 }
 
-/** The body with its content-encoding undone (the request asks for none, but a server may send it anyway). */
+/**
+ * The body with its content codings undone, last applied first (the request asks for none, but a
+ * server may compress anyway); an unknown coding leaves the body as it is, as the platform fetch does.
+ */
 function decode(res: http.IncomingMessage, encoding: string | null): Readable {
-  const coding = encoding?.trim().toLowerCase();
-  if (coding !== 'gzip' && coding !== 'x-gzip' && coding !== 'deflate' && coding !== 'br') return res;
+  const codings = (encoding ?? '').split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
+  if (codings.length === 0 || !codings.every((c) => DECODERS.has(c))) return res;
   const zlib = load('node:zlib') as typeof import('node:zlib');
-  const decoder = coding === 'deflate' ? zlib.createInflate() : coding === 'br' ? zlib.createBrotliDecompress() : zlib.createGunzip();
-  return pipeline(res, decoder, () => undefined) as unknown as Readable;
+  const decoders = codings.reverse().map((c) => (c === 'br' ? zlib.createBrotliDecompress() : c === 'deflate' ? inflateEither(zlib) : zlib.createGunzip()));
+  return pipeline([res, ...decoders], () => undefined) as unknown as Readable;
+}
+
+const DECODERS = new Set(['gzip', 'x-gzip', 'deflate', 'br']);
+
+/** `deflate` as servers send it: with the zlib wrapper (as the standard says) or without (as some do). */
+function inflateEither(zlib: typeof import('node:zlib')): Transform {
+  let inner: Transform | undefined;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      if (!inner) {
+        // A zlib stream starts with a header whose low nibble is 8 (deflate); raw deflate does not.
+        inner = ((chunk[0] ?? 0) & 0x0f) === 0x08 ? zlib.createInflate() : zlib.createInflateRaw();
+        inner.on('data', (data: Buffer) => this.push(data));
+        inner.on('error', (error) => this.destroy(error));
+      }
+      inner.write(chunk, () => callback());
+    },
+    flush(callback) {
+      if (!inner) return callback();
+      inner.once('end', () => callback());
+      inner.end();
+    },
+  });
+}
+
+/**
+ * A body that broke off (a dropped connection, a corrupt compressed body), as the platform fetch
+ * reports it: a `TypeError` ("terminated") with the cause, which the client retries as a one-off.
+ */
+function terminated(error: unknown): TypeError {
+  return error instanceof TypeError ? error : new TypeError('terminated', { cause: error });
 }
 
 function isAbort(error: Error): boolean {
@@ -332,7 +362,7 @@ function withBodyTimeout(body: ReadableStream<Uint8Array>, timeoutMs: number): R
         else controller.enqueue(chunk.value);
       } catch (error) {
         reader.cancel(error).catch(() => undefined);
-        throw error;
+        throw error instanceof BodyTimeoutError || (error instanceof Error && isAbort(error)) ? error : terminated(error);
       } finally {
         clearTimeout(timer);
       }

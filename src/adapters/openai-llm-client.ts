@@ -3,7 +3,7 @@ import { InternalError, LlmError, type LlmErrorKind } from '../domain/errors.js'
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallContext, LlmClient, LlmNotice, LlmReply, LlmRequest } from '../domain/ports.js';
 import type { JsonMode, ResolvedRoute } from '../domain/route.js';
-import { BodyTimeoutError, type CallTrace, createEndpointFetch, traceOptions } from './endpoint-fetch.js';
+import { BodyTimeoutError, type CallTrace, createEndpointFetch, MAX_REDIRECTS, traceOptions } from './endpoint-fetch.js';
 
 /** Sent as the key to local servers (Ollama, vLLM, llama.cpp) that need none; the SDK insists on one. */
 
@@ -337,10 +337,11 @@ function toLlmError(error: unknown, route: ResolvedRoute, trace: CallTrace): Llm
     if (status === 401 || status === 403) {
       return make('auth', `the endpoint refused the credentials (${http}); check ${route.api_key_env ?? 'OPENAI_API_KEY'}`, false, status);
     }
-    if (status >= 300 && status < 400) {
+    const location = status >= 300 && status < 400 ? redirectTarget(error.headers, route) : undefined;
+    if (location?.sameOrigin && (status === 307 || status === 308)) return make('bad_request', `the endpoint keeps redirecting (${http}, more than ${MAX_REDIRECTS} times); check the route's base_url`, false, status);
+    if (location) {
       // Followed only within the same origin with the method and body kept (307/308); any other would drop the body or carry the key elsewhere.
-      const to = redirectTarget(error.headers);
-      return make('bad_request', `the endpoint redirects elsewhere (${http}${to ? ` to ${to}` : ''}); set the route's base_url to the address it should call`, false, status);
+      return make('bad_request', `the endpoint redirects (${http}${location.origin ? ` to ${location.origin}` : ''}); set the route's base_url to the address it should call`, false, status);
     }
     if (status === 408) return make('timeout', `the endpoint timed out (${http})${retries}`, true, status);
     if (status >= 500 || status === 409) return make('server', `${http} from the endpoint${retries}`, true, status);
@@ -351,15 +352,17 @@ function toLlmError(error: unknown, route: ResolvedRoute, trace: CallTrace): Llm
   return make('network', `the connection to ${endpointName(route)} failed while reading the reply${retries}`, true);
 }
 
-/** Where a redirect points, as an origin only (a path or query could carry anything). */
-function redirectTarget(headers: Headers | undefined): string | undefined {
+/** Where a redirect points, as an origin only (a path or query could carry anything); undefined when the reply names no place. */
+function redirectTarget(headers: Headers | undefined, route: ResolvedRoute): { origin?: string; sameOrigin: boolean } | undefined {
   const location = headers?.get('location');
   if (!location) return undefined;
   try {
-    const url = new URL(location);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+    const base = new URL(route.base_url ?? 'https://api.openai.com/v1');
+    const url = new URL(location, base);
+    const origin = url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+    return { ...(origin ? { origin } : {}), sameOrigin: origin === base.origin };
   } catch {
-    return undefined;
+    return { sameOrigin: false };
   }
 }
 
@@ -385,6 +388,7 @@ function causeCode(error: Error): string {
   let cause: unknown = error.cause;
   for (let depth = 0; depth < 4 && cause instanceof Error; depth++) {
     const code = (cause as { code?: unknown }).code;
+    if (code === 'EPROTO' && /wrong version number/.test(cause.message)) return ` (EPROTO: no TLS there; if the endpoint speaks plain HTTP, its base_url starts with http://)`;
     if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return ` (${code})`;
     if (typeof code === 'string' && TLS_TRUST_CODES.test(code)) return ` (${code}: its certificate is not trusted here; a private CA's certificate goes in NODE_EXTRA_CA_CERTS)`;
     if (typeof code === 'string' && /^(ERR_TLS_[A-Z_]+|CERT_[A-Z_]+)$/.test(code)) return ` (${code})`;

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OpenAiLlmClient } from '../../src/adapters/openai-llm-client.js';
 import { LlmError } from '../../src/domain/errors.js';
@@ -118,15 +118,41 @@ describe('the HTTP layer under the SDK', () => {
     expect((await ask(clientOf(server.url))).content).toBe(text);
   });
 
-  it('retries once on a new connection when the endpoint dropped the kept-alive one as the request went out', async () => {
+  it('never sends a request twice behind the route budget: a connection dropped after the endpoint took the request is retried only within max_retries', async () => {
     const server = await rawServer((req, res, n) => {
-      if (n === 2) return void req.socket.destroy();
+      if (n === 2 || n === 3) return void setTimeout(() => req.socket.resetAndDestroy(), 50);
       answerWith(`reply ${n}`)(req, res);
     });
-    const client = clientOf(server.url, 0);
-    expect((await ask(client)).content).toBe('reply 1');
-    expect((await ask(client)).content).toBe('reply 3');
-    expect(server.connections()).toBe(2);
+    expect((await ask(clientOf(server.url, 0))).content).toBe('reply 1');
+    const error = await failureOf(ask(clientOf(server.url, 0)));
+    expect(error.message).toMatch(/^route "local": could not reach 127\.0\.0\.1:\d+ \(ECONNRESET\)$/);
+    expect(server.seen).toHaveLength(2);
+
+    expect((await ask(clientOf(server.url, 1))).content).toBe('reply 4');
+    expect(server.seen).toHaveLength(4);
+  });
+
+  it.each([false, true])('retries a reply cut off mid-body as a one-off, within max_retries (stream: %s)', async (stream) => {
+    const chunk = (delta: object, finish: string | null): string => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const server = await rawServer((req, res, n) => {
+      if (n > 1 && !stream) return answerWith('whole this time')(req, res);
+      if (n > 1) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        return void res.end(`${chunk({ role: 'assistant', content: 'whole this time' }, null)}${chunk({}, 'stop')}data: [DONE]\n\n`);
+      }
+      if (stream) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(chunk({ role: 'assistant', content: 'half' }, null));
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '400' });
+        res.write('{"id":"c","object":');
+      }
+      setTimeout(() => res.socket?.destroy(), 30);
+    });
+    const route = Route.parse({ provider: 'openai', model: 'm', base_url: server.url, max_retries: 1, timeout_ms: 2_000, stream });
+    const client = new OpenAiLlmClient({ route: { ...route, id: 'local', locality: 'local' }, apiKey: KEY });
+    expect((await ask(client)).content).toBe('whole this time');
+    expect(server.seen).toHaveLength(2);
   });
 
   it('does not retry a dropped first connection behind the route budget: max_retries 0 is one request', async () => {
@@ -156,7 +182,7 @@ describe('the HTTP layer under the SDK', () => {
 
     expect(elsewhere.seen).toHaveLength(0);
     expect(error).toMatchObject({ kind: 'bad_request', retryable: false, status: 308 });
-    expect(error.message).toBe(`route "local": the endpoint redirects elsewhere (HTTP 308 to ${elsewhere.origin}); set the route's base_url to the address it should call`);
+    expect(error.message).toBe(`route "local": the endpoint redirects (HTTP 308 to ${elsewhere.origin}); set the route's base_url to the address it should call`);
     expect(error.message).not.toContain('token');
   });
 
@@ -169,11 +195,30 @@ describe('the HTTP layer under the SDK', () => {
     }
   });
 
-  it('reads a compressed reply a server sends without being asked', async () => {
+  it.each([
+    ['gzip', (b: string) => gzipSync(b)],
+    ['deflate', (b: string) => deflateSync(b)],
+    ['deflate', (b: string) => deflateRawSync(b)],
+    ['br', (b: string) => brotliCompressSync(b)],
+    ['gzip, br', (b: string) => brotliCompressSync(gzipSync(b))],
+  ] as const)('reads a reply a server compressed (%s) without being asked', async (coding, compress) => {
     const server = await rawServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
-      res.end(gzipSync(completion('unzipped')));
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding });
+      res.end(compress(completion('unzipped')));
     });
     expect((await ask(clientOf(server.url))).content).toBe('unzipped');
+  });
+
+  it('says so when the endpoint keeps redirecting to itself', async () => {
+    const server = await rawServer((_req, res) => void res.writeHead(307, { location: '/v1/chat/completions' }).end());
+    const error = await failureOf(ask(clientOf(server.url)));
+    expect(error.message).toBe(`route "local": the endpoint keeps redirecting (HTTP 307, more than 5 times); check the route's base_url`);
+    expect(server.seen).toHaveLength(6);
+  });
+
+  it('says an https base_url points at a plain-HTTP endpoint', async () => {
+    const server = await rawServer(answerWith('never'));
+    const error = await failureOf(ask(clientOf(server.url.replace('http:', 'https:'))));
+    expect(error.message).toMatch(/could not reach 127\.0\.0\.1:\d+ \(EPROTO: no TLS there; if the endpoint speaks plain HTTP, its base_url starts with http:\/\/\)$/);
   });
 });
