@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OpenAiLlmClient } from '../../src/adapters/openai-llm-client.js';
-import { LlmError } from '../../src/domain/errors.js';
+import { failureOf } from '../helpers/llm-failure.js';
 import { Route } from '../../src/domain/route.js';
 
 // The HTTP layer under the SDK (src/adapters/endpoint-fetch.ts), through the real SDK and real
@@ -81,15 +81,6 @@ function clientOf(url: string, maxRetries = 0): OpenAiLlmClient {
 }
 
 const ask = (client: OpenAiLlmClient, text = 'Assess the plan.') => client.complete({ messages: [{ role: 'user', content: text }] });
-
-async function failureOf(promise: Promise<unknown>): Promise<LlmError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(LlmError);
-  return error as LlmError;
-}
 
 describe('the HTTP layer under the SDK', () => {
   it('keeps one connection for a run of calls, and sends each body whole', async () => {

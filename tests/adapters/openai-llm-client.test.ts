@@ -6,6 +6,7 @@ import type { LlmRequest } from '../../src/domain/ports.js';
 import { Route, type ResolvedRoute } from '../../src/domain/route.js';
 import { getEventListeners } from 'node:events';
 import { VERDICT_SCHEMA } from '../../src/domain/verdict.js';
+import { failureOf } from '../helpers/llm-failure.js';
 import { FAULTS, rejectingResponseFormat, scripted, type ChatHandler, type ChatServer, startChatServer } from '../fakes/chat-server.js';
 
 // Every test here goes through the real SDK over real HTTP to a server on 127.0.0.1.
@@ -43,15 +44,6 @@ function aRequest(overrides: Partial<LlmRequest> = {}): LlmRequest {
 
 function clientFor(overrides: Partial<ResolvedRoute> = {}, options: { apiKey?: string } = { apiKey: KEY }): OpenAiLlmClient {
   return new OpenAiLlmClient({ route: aRoute(overrides), apiKey: options.apiKey });
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<LlmError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(LlmError);
-  return error as LlmError;
 }
 
 describe('OpenAiLlmClient: replies', () => {
