@@ -27,6 +27,8 @@ const secure = (): typeof import('node:https') => (httpsModule ??= load('node:ht
 export interface CallTrace {
   /** HTTP attempts made so far: 1 + the SDK's retries. */
   attempts: number;
+  /** The call asked for a stream: a 2xx reply is handed on as it comes, whatever its content-type says. */
+  readonly streamed?: boolean;
 }
 
 const TRACE = Symbol('maestro.callTrace');
@@ -96,7 +98,7 @@ export function createEndpointFetch(options: EndpointFetchOptions): Fetch {
     let url = outgoing.url;
     for (let redirects = 0; ; redirects++) {
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('fetch failed', { cause: new Error(`unsupported protocol ${url.protocol}`) });
-      const exchange = await exchangeOnce(url, outgoing, agentFor(url.protocol), options.bodyTimeoutMs);
+      const exchange = await exchangeOnce(url, outgoing, agentFor(url.protocol), options.bodyTimeoutMs, trace?.streamed === true);
       const location = exchange.status === 307 || exchange.status === 308 ? exchange.headers.get('location') : null;
       const next = location === null ? undefined : safeUrl(location, url);
       if (next && next.origin === url.origin && redirects < MAX_REDIRECTS) {
@@ -149,7 +151,7 @@ interface Exchange {
 }
 
 /** One request and its response, read whole (or, for a stream, handed on as it comes). */
-function exchangeOnce(url: URL, outgoing: Outgoing, agent: http.Agent, bodyTimeoutMs: number): Promise<Exchange> {
+function exchangeOnce(url: URL, outgoing: Outgoing, agent: http.Agent, bodyTimeoutMs: number, streamed: boolean): Promise<Exchange> {
   return new Promise<Exchange>((resolve, reject) => {
     const send = url.protocol === 'https:' ? secure().request : plain().request;
     const req = send(url, { method: outgoing.method, headers: outgoing.headers, agent, ...(outgoing.signal ? { signal: outgoing.signal } : {}) });
@@ -176,12 +178,13 @@ function exchangeOnce(url: URL, outgoing: Outgoing, agent: http.Agent, bodyTimeo
         return;
       }
       const decoded = decode(res, headers.get('content-encoding'));
-      if (status < 300 && !NULL_BODY.has(status) && (headers.get('content-type') ?? '').includes('text/event-stream')) {
+      // A stream is a stream when it was asked for (not every server labels its events) or says it is one.
+      if (status < 300 && !NULL_BODY.has(status) && (streamed || (headers.get('content-type') ?? '').includes('text/event-stream'))) {
         resolve({ status, headers, response: () => new Response(withBodyTimeout(Readable.toWeb(decoded) as ReadableStream<Uint8Array>, bodyTimeoutMs), init) });
         return;
       }
       void readWhole(decoded, req, outgoing.signal, bodyTimeoutMs).then((read) => {
-        if (status === 429 && 'bytes' in read && isQuotaExhaustedBody(read.bytes.toString('utf8'))) headers.set('x-should-retry', 'false');
+        if (status === 429 && 'bytes' in read && isQuotaExhaustedBody(utf8(read.bytes))) headers.set('x-should-retry', 'false');
         resolve({ status, headers, response: () => wholeResponse(read, init) });
       });
     });
@@ -221,8 +224,8 @@ function defineWholeResponse(): new (read: WholeRead, init: ResponseInit) => Res
       if ('error' in this.#read) throw this.#read.error;
       return this.#read.bytes;
     };
-    override text = async (): Promise<string> => this.#bytes().toString('utf8');
-    override json = async (): Promise<unknown> => JSON.parse(this.#bytes().toString('utf8'));
+    override text = async (): Promise<string> => utf8(this.#bytes());
+    override json = async (): Promise<unknown> => JSON.parse(utf8(this.#bytes()));
     override arrayBuffer = async (): Promise<ArrayBuffer> => {
       const bytes = this.#bytes();
       return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
@@ -233,13 +236,20 @@ function defineWholeResponse(): new (read: WholeRead, init: ResponseInit) => Res
 }
 
 function streamOf(read: WholeRead): ReadableStream<Uint8Array> {
+  // A failed read fails whoever reads it, not whoever cancels it unread (the SDK cancels the body of a reply it will retry).
+  if ('error' in read) return new ReadableStream<Uint8Array>({ pull: (controller) => controller.error(read.error) }, { highWaterMark: 0 });
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      if ('error' in read) return controller.error(read.error);
       if (read.bytes.length > 0) controller.enqueue(new Uint8Array(read.bytes));
       controller.close();
     },
   });
+}
+
+/** Text as the platform's `Response.text()` decodes it: UTF-8, a leading byte order mark dropped. */
+function utf8(bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /**
@@ -312,6 +322,10 @@ function inflateEither(zlib: typeof import('node:zlib')): Transform {
       if (!inner) return callback();
       inner.once('end', () => callback());
       inner.end();
+    },
+    destroy(error, callback) {
+      inner?.destroy();
+      callback(error);
     },
   });
 }

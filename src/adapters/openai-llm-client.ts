@@ -3,6 +3,7 @@ import { InternalError, LlmError, type LlmErrorKind } from '../domain/errors.js'
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallContext, LlmClient, LlmNotice, LlmReply, LlmRequest } from '../domain/ports.js';
 import type { JsonMode, ResolvedRoute } from '../domain/route.js';
+import { detectSensitive } from '../domain/sensitive/detector.js';
 import { BodyTimeoutError, type CallTrace, createEndpointFetch, MAX_REDIRECTS, traceOptions } from './endpoint-fetch.js';
 
 /** Sent as the key to local servers (Ollama, vLLM, llama.cpp) that need none; the SDK insists on one. */
@@ -72,7 +73,7 @@ export class OpenAiLlmClient implements LlmClient {
     await loadSdk();
     this.#client ??= createSdkClient(this.#route, this.#apiKey);
     const route = this.#route;
-    const trace: CallTrace = { attempts: 0 };
+    const trace: CallTrace = { attempts: 0, streamed: route.stream === true };
     const notices: LlmNotice[] = [];
     let fallbackAttempts = 0;
     // The SDK adds an abort listener to the signal it is given on every request and never removes
@@ -337,11 +338,13 @@ function toLlmError(error: unknown, route: ResolvedRoute, trace: CallTrace): Llm
     if (status === 401 || status === 403) {
       return make('auth', `the endpoint refused the credentials (${http}); check ${route.api_key_env ?? 'OPENAI_API_KEY'}`, false, status);
     }
-    const location = status >= 300 && status < 400 ? redirectTarget(error.headers, route) : undefined;
-    if (location?.sameOrigin && (status === 307 || status === 308)) return make('bad_request', `the endpoint keeps redirecting (${http}, more than ${MAX_REDIRECTS} times); check the route's base_url`, false, status);
-    if (location) {
+    if (status >= 300 && status < 400) {
       // Followed only within the same origin with the method and body kept (307/308); any other would drop the body or carry the key elsewhere.
-      return make('bad_request', `the endpoint redirects (${http}${location.origin ? ` to ${location.origin}` : ''}); set the route's base_url to the address it should call`, false, status);
+      const location = redirectTarget(error.headers, route);
+      if (!location) return make('bad_request', `the endpoint answered ${http} without saying where to; check the route's base_url`, false, status);
+      if (location.sameOrigin && (status === 307 || status === 308)) return make('bad_request', `the endpoint keeps redirecting (${http}, more than ${MAX_REDIRECTS} times); check the route's base_url`, false, status);
+      const where = location.sameOrigin ? ' to another path on the same host' : location.origin ? ` to ${location.origin}` : '';
+      return make('bad_request', `the endpoint redirects (${http}${where}); set the route's base_url to the address it should call`, false, status);
     }
     if (status === 408) return make('timeout', `the endpoint timed out (${http})${retries}`, true, status);
     if (status >= 500 || status === 409) return make('server', `${http} from the endpoint${retries}`, true, status);
@@ -402,5 +405,6 @@ const TLS_TRUST_CODES = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN
 
 /** Error codes are identifiers like `insufficient_quota`; anything else is not repeated. */
 function shortCode(value: unknown): string | undefined {
-  return typeof value === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(value) ? value : undefined;
+  // A body can put anything in `code`, a key included: what the detector calls sensitive is not repeated either.
+  return typeof value === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(value) && detectSensitive(value).length === 0 ? value : undefined;
 }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OpenAiLlmClient } from '../../src/adapters/openai-llm-client.js';
@@ -198,6 +199,75 @@ describe('the HTTP layer under the SDK', () => {
       res.end(compress(completion('unzipped')));
     });
     expect((await ask(clientOf(server.url))).content).toBe('unzipped');
+  });
+
+  it('reads a reply that starts with a byte order mark, as the platform fetch does (a quota 429 included)', async () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    const ok = await rawServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(Buffer.concat([bom, Buffer.from(completion('after the mark'))]));
+    });
+    expect((await ask(clientOf(ok.url, 2))).content).toBe('after the mark');
+    expect(ok.seen).toHaveLength(1);
+
+    const quota = await rawServer((_req, res) => {
+      res.writeHead(429, { 'content-type': 'application/json' });
+      res.end(Buffer.concat([bom, Buffer.from(JSON.stringify({ error: { type: 'insufficient_quota', code: 'insufficient_quota', message: 'no' } }))]));
+    });
+    const error = await failureOf(ask(clientOf(quota.url, 2)));
+    expect(error).toMatchObject({ kind: 'quota', retryable: false });
+    expect(quota.seen).toHaveLength(1);
+  });
+
+  it('lets the SDK retry a 5xx whose body never arrives whole', async () => {
+    const server = await rawServer((req, res, n) => {
+      if (n > 1) return answerWith('second try')(req, res);
+      res.writeHead(503, { 'content-type': 'application/json', 'content-length': '100', 'retry-after-ms': '1' });
+      res.write('{"error":');
+    });
+    const route = Route.parse({ provider: 'openai', model: 'm', base_url: server.url, max_retries: 2, timeout_ms: 300 });
+    const client = new OpenAiLlmClient({ route: { ...route, id: 'local', locality: 'local' }, apiKey: KEY });
+    expect((await ask(client)).content).toBe('second try');
+    expect(server.seen).toHaveLength(2);
+  });
+
+  it('streams a reply asked for as a stream even when the server does not label it text/event-stream', async () => {
+    const event = (content: string, finish: string | null): string =>
+      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: finish }] })}\n\n`;
+    const server = await rawServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      let i = 0;
+      const next = (): void => {
+        if (i === 4) return void res.end(`${event('', 'stop')}data: [DONE]\n\n`);
+        res.write(event(`w${i++} `, null));
+        setTimeout(next, 150);
+      };
+      next();
+    });
+    // Each piece comes well within the limit; the whole reply does not: only a stream gets through.
+    const route = Route.parse({ provider: 'openai', model: 'm', base_url: server.url, max_retries: 0, timeout_ms: 400, stream: true });
+    const client = new OpenAiLlmClient({ route: { ...route, id: 'local', locality: 'local' }, apiKey: KEY });
+    const pieces: string[] = [];
+    const reply = await client.complete({ messages: [{ role: 'user', content: 'go' }] }, { onText: (d) => pieces.push(d) });
+    expect(reply.content).toBe('w0 w1 w2 w3 ');
+    expect(pieces.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('says a redirect names no place, or only another path on the same host, without blaming the model', async () => {
+    const nowhere = await rawServer((_req, res) => void res.writeHead(302).end());
+    expect((await failureOf(ask(clientOf(nowhere.url)))).message).toBe(`route "local": the endpoint answered HTTP 302 without saying where to; check the route's base_url`);
+    const samehost = await rawServer((_req, res) => void res.writeHead(301, { location: '/v2/chat/completions' }).end());
+    expect((await failureOf(ask(clientOf(samehost.url)))).message).toBe(`route "local": the endpoint redirects (HTTP 301 to another path on the same host); set the route's base_url to the address it should call`);
+  });
+
+  it('never repeats a key that an error body puts in its code', async () => {
+    const server = await rawServer((_req, res) => {
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after-ms': '1' });
+      res.end(JSON.stringify({ error: { type: 'rate_limit', code: KEY, message: 'slow down' } }));
+    });
+    const error = await failureOf(ask(clientOf(server.url)));
+    expect(error).toMatchObject({ kind: 'rate_limit' });
+    expect(inspect(error, { depth: 10 })).not.toContain(KEY);
   });
 
   it('says so when the endpoint keeps redirecting to itself', async () => {
