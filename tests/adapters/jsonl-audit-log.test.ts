@@ -33,6 +33,12 @@ async function records(): Promise<AuditRecord[]> {
   return text.trim().split('\n').map((l) => JSON.parse(l) as AuditRecord);
 }
 
+/** The log's whole lines, read while appends may be under way (a line still being written is not one yet). */
+async function wholeRecords(): Promise<AuditRecord[]> {
+  const text = await readFile(paths.auditLog(RUN), 'utf8');
+  return text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as AuditRecord);
+}
+
 async function appendAll(log: JsonlAuditLog, n: number, from = 0): Promise<void> {
   const sink = await log.open(RUN);
   for (let i = from; i < from + n; i += 1) await sink.append(event(i));
@@ -215,7 +221,7 @@ describe('JsonlAuditLog', () => {
       Array.from({ length: 20 }, (_, i) =>
         sink.append(event(i)).then(async () => {
           // When an append resolves its own line is in the file.
-          expect((await records()).some((r) => r.details?.n === i)).toBe(true);
+          expect((await wholeRecords()).some((r) => r.details?.n === i)).toBe(true);
           settled.push(i);
         }),
       ),
