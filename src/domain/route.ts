@@ -13,7 +13,7 @@ export type JsonMode = z.infer<typeof JsonMode>;
 export const Route = z.strictObject({
   provider: z.enum(['offline', 'openai']).describe('`offline`: the embedded rehearsal model; `openai`: any OpenAI-compatible endpoint through the official SDK.'),
   model: z.string().trim().min(1).describe('The model name the endpoint knows (`gpt-4o-mini`, `llama3.1:8b`, …).'),
-  base_url: z.string().url().optional().describe('OpenAI-compatible endpoint; default `OPENAI_BASE_URL`, else the SDK\'s default (api.openai.com).'),
+  base_url: z.string().url().optional().describe('OpenAI-compatible endpoint, an http:// or https:// address; default `OPENAI_BASE_URL`, else the SDK\'s default (api.openai.com).'),
   api_key_env: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the NAME of an environment variable, not a key')
@@ -23,7 +23,7 @@ export const Route = z.strictObject({
   max_output_tokens: z.number().int().min(1).max(1_000_000).optional().describe('Upper bound on each reply\'s tokens; default: the endpoint\'s own.'),
   timeout_ms: z.number().int().min(100).max(600_000).default(60_000).describe('Per-call timeout in milliseconds.'),
   max_retries: z.number().int().min(0).max(10).default(2).describe('Retries the SDK makes on retryable errors (429, 5xx, timeouts) before the call fails.'),
-  locality: z.enum(['local', 'remote']).optional().describe('`local`: loopback or unix socket, data stays on this machine. Default: inferred from base_url.'),
+  locality: z.enum(['local', 'remote']).optional().describe('`local`: on loopback (localhost, 127.x, ::1), data stays on this machine. Default: inferred from base_url.'),
   privileges: z.array(KnowledgeAction).default(['READ_FILE', 'QUERY_CORTEX']).describe('Knowledge actions personas on this route may use (intersected with the persona\'s own).'),
   json_mode: z
     .preprocess((v) => (v === 'response_format' ? 'json_object' : v), JsonMode)
@@ -50,7 +50,15 @@ export type ResolvedRoute = Route & { readonly id: string; readonly locality: 'l
 /** The built-in route every workspace has: the embedded offline model. */
 export const OFFLINE_ROUTE_ID = 'offline';
 
-/** Whether a base URL keeps data on this machine (loopback host or unix socket). */
+function schemeOf(url: string): string | undefined {
+  try {
+    return new URL(url).protocol;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a base URL keeps data on this machine (a loopback host). */
 export function isLocalUrl(baseUrl: string | undefined): boolean {
   if (!baseUrl) return false;
   let url: URL;
@@ -59,7 +67,6 @@ export function isLocalUrl(baseUrl: string | undefined): boolean {
   } catch {
     return false;
   }
-  if (url.protocol === 'unix:') return true;
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
@@ -68,6 +75,11 @@ export function isLocalUrl(baseUrl: string | undefined): boolean {
 export function resolveRoute(id: string, route: Route, env: { OPENAI_BASE_URL?: string }): ResolvedRoute | { error: string } {
   if (route.provider === 'offline') return { ...route, id, locality: 'local' };
   const baseUrl = route.base_url ?? env.OPENAI_BASE_URL;
+  const scheme = baseUrl === undefined ? undefined : schemeOf(baseUrl);
+  if (baseUrl !== undefined && scheme !== 'http:' && scheme !== 'https:') {
+    const from = route.base_url === undefined ? 'OPENAI_BASE_URL' : 'its base_url';
+    return { error: `route "${id}": ${from} (${baseUrl}) is not an http:// or https:// address; the endpoint is called over HTTP (a unix socket is not supported: serve the endpoint on 127.0.0.1)` };
+  }
   const local = isLocalUrl(baseUrl);
   if (route.locality === 'local' && !local) {
     return { error: `route "${id}" says locality "local" but its endpoint (${baseUrl ?? 'the OpenAI default'}) is not on loopback` };

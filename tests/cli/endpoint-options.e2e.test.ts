@@ -39,6 +39,13 @@ describe('endpoint options', () => {
     expect(r.code, r.stderr).toBe(0);
   });
 
+  it.each(['unix:/run/llm.sock', 'ftp://127.0.0.1/v1'])('a base_url that is not http(s) (%s) is refused as invalid config (exit 2), naming it, before any call', async (url) => {
+    const r = await run({ base_url: url });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`route "r": its base_url (${url}) is not an http:// or https:// address`);
+    expect(server.chatRequests()).toHaveLength(0);
+  });
+
   it('an invalid route option is refused as invalid config (exit 2), before any call', async () => {
     const r = await run({ default_query: { 'api version!': 'x' } });
     expect(r.code).toBe(2);
