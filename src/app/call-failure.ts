@@ -1,49 +1,42 @@
-import { pauseDecision } from '../domain/decision.js';
+import type { AuditDetails } from '../domain/audit.js';
 import { BudgetExceededError, LlmError } from '../domain/errors.js';
-import type { ReasonCode } from '../domain/codes.js';
 import { describeModelFailure, modelFailureDetails } from '../domain/model-failure.js';
-import type { AuditSink } from '../domain/ports.js';
-import { finishRun, pauseRun } from './finish-run.js';
+import { decideRun, type Call, type Ending } from '../domain/run/policy.js';
 import { RerouteRefusedError } from './routed-llm.js';
-import type { RunRecorder } from './run-recorder.js';
-import type { RunDeps, RunOutcome } from './run-deps.js';
 
-/** Reason codes for model failures that are not rerouted. */
-const MODEL_FAILURE_REASONS: Partial<Record<string, ReasonCode>> = {
-  quota: 'MODEL_QUOTA_EXCEEDED',
-  auth: 'MODEL_AUTH_FAILED',
-  cassette: 'MODEL_REPLAY_MISMATCH',
-  bad_request: 'MODEL_BAD_REQUEST',
-};
+/** What a failed call means for the run: the policy's ending, the words for people, the record's fields. */
+export interface CallFailure {
+  readonly ending: Ending;
+  readonly message: string;
+  readonly details: AuditDetails;
+}
 
 /**
- * A call could not be made or finished: a crossed budget, a refused REROUTE, a model failure. The
- * run pauses (or, for a sealed reroute refusal, stops) with a message a person can act on; the
- * steps that finished stay recorded. Anything else is a bug and goes on to the caller.
+ * A call could not be made or finished — a crossed budget, a refused REROUTE, a model failure — as
+ * the policy table decides it, on whichever call it happened (the mediator's classification, a turn,
+ * a verdict, a supervisor decision, a work item, the reviewer, the synthesizer). The steps that
+ * finished stay recorded. Anything else is not a call failure (undefined): a bug, for the caller.
  */
-export async function pauseForCallFailure(options: {
-  error: unknown;
-  run: RunRecorder;
-  audit: AuditSink;
-  deps: RunDeps;
-  requestPlan: () => Promise<string>;
-  /** The step whose call failed, when it is known (several run at once): named in the message and the record. */
-  step?: { id: string; persona: string };
-}): Promise<RunOutcome> {
-  const { error, run, audit, deps, requestPlan } = options;
-  const where = options.step ? ` (step ${options.step.id}, ${options.step.persona})` : '';
-  const stepDetails = options.step ? { step_id: options.step.id, persona: options.step.persona } : {};
+export function callFailure(error: unknown, call: Call, step?: { id: string; persona: string }): CallFailure | undefined {
+  const where = step ? ` (step ${step.id}, ${step.persona})` : '';
+  const stepDetails = step ? { step_id: step.id, persona: step.persona } : {};
   if (error instanceof BudgetExceededError) {
-    return pauseRun({ run, audit, deps, decision: pauseDecision('model', 'BUDGET_EXCEEDED'), message: `budget exceeded — ${error.message}`, details: { limit: error.exceeded.limit }, requestPlan });
+    return { ending: decideRun({ kind: 'budget_exceeded' }), message: `budget exceeded — ${error.message}`, details: { limit: error.exceeded.limit } };
   }
   if (error instanceof RerouteRefusedError) {
-    const { decision } = error.outcome;
     const failure = error.cause instanceof LlmError ? error.cause : undefined;
-    const message = `a model call${where} failed and REROUTE was refused (${error.outcome.condition ?? 'refused'}): ${error.outcome.detail}${failure ? `. The failure: ${describeModelFailure(failure)}` : ''}`;
-    if (decision.decision === 'STOPPED') return finishRun({ run, audit, deps, decision, message });
-    return pauseRun({ run, audit, deps, decision, message, details: { condition: error.outcome.condition ?? null, ...(failure ? modelFailureDetails(failure) : {}), ...stepDetails }, requestPlan });
+    const { outcome } = error;
+    const ending = decideRun({ kind: 'route_failed', call, failure: failure?.kind ?? 'server', condition: outcome.condition ?? 'no_fallback_route' });
+    const message = `a model call${where} failed and REROUTE was refused (${outcome.condition ?? 'refused'}): ${outcome.detail}${failure ? `. The failure: ${describeModelFailure(failure)}` : ''}`;
+    return { ending, message, details: { condition: outcome.condition ?? null, ...(outcome.failed.length > 1 ? { conditions: [...outcome.failed] } : {}), ...(failure ? modelFailureDetails(failure) : {}), ...stepDetails } };
   }
-  if (!(error instanceof LlmError)) throw error;
-  const decision = pauseDecision('model', MODEL_FAILURE_REASONS[error.kind] ?? 'MODEL_CALL_FAILED');
-  return pauseRun({ run, audit, deps, decision, message: `a model call${where} failed: ${describeModelFailure(error)}`, details: { ...modelFailureDetails(error), ...stepDetails }, requestPlan });
+  if (!(error instanceof LlmError)) return undefined;
+  // Not rerouted at all (one client serves everyone, or the failure is of a kind never rerouted).
+  const condition = error.kind === 'quota' || error.kind === 'auth' || error.kind === 'bad_request' || error.kind === 'cassette' ? 'not_reroutable' : 'no_fallback_route';
+  const ending = decideRun({ kind: 'route_failed', call, failure: error.kind, condition });
+  // One client serves every persona (a replay, a test's model): there was no REROUTE to refuse, so the
+  // pause is the model layer's own, of the same class as a refused one.
+  const named = ending.kind === 'pause' && condition === 'no_fallback_route' ? { ...ending, decision: { ...ending.decision, layer: 'model' as const, reason_code: 'MODEL_CALL_FAILED' } } : ending;
+  return { ending: named, message: `a model call${where} failed: ${describeModelFailure(error)}`, details: { ...modelFailureDetails(error), ...stepDetails } };
 }
+

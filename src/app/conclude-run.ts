@@ -1,13 +1,14 @@
 import { auditEvent } from '../domain/audit.js';
 import type { ReasonCode } from '../domain/codes.js';
-import { pauseDecision, runDecision } from '../domain/decision.js';
+import { runDecision } from '../domain/decision.js';
+import { decideRun, type Ending } from '../domain/run/policy.js';
 import { explainArbitrationPause } from '../domain/stop-explanation.js';
 import type { DeliberationMode, ModeContext } from '../domain/modes/mode.js';
 import type { AuditSink } from '../domain/ports.js';
 import type { HistoryMessage } from '../domain/session-state.js';
 import { approvedReasons, wasRehearsal } from '../domain/run-state.js';
 import { totalUsage } from '../domain/usage.js';
-import { finishRun, pauseRun, type DraftInput } from './finish-run.js';
+import { settleRun, type DraftInput } from './settle-run.js';
 import type { RunRecorder } from './run-recorder.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 
@@ -37,10 +38,16 @@ export async function concludeRun(options: {
         : arbitration.final_action === 'investigate'
           ? 'ARBITRATION_INVESTIGATE'
           : 'ARBITRATION_ESCALATE';
+  // Only a readable verdict is the council's doubt: when no readable verdict doubted, the verdicts that
+  // kept the run from proceeding could not be read, which is an outage of their route.
+  const readableDoubt = conclusion.verdicts.some((v) => v.valid && v.action !== 'proceed');
+  const doubt: Ending = readableDoubt
+    ? decideRun({ kind: 'council_doubt', reason: councilReason })
+    : decideRun({ kind: 'reply_unreadable', call: ctx.plan.mode === 'parallel' ? 'assessment' : 'verdict' });
   // A person who chose `continue` on this very pause has cleared it; the council's verdict stays on record.
-  const cleared = arbitration.final_action !== 'proceed' && approvedReasons(state).has(councilReason);
+  const cleared = arbitration.final_action !== 'proceed' && approvedReasons(state).has(doubt.decision.reason_code);
   const proceed = arbitration.final_action === 'proceed' || cleared;
-  const decision = proceed ? runDecision('arbitration', cleared ? 'ARBITRATION_CLEARED_BY_PERSON' : councilReason) : pauseDecision('arbitration', councilReason);
+  const decision = proceed ? runDecision('arbitration', cleared ? 'ARBITRATION_CLEARED_BY_PERSON' : councilReason) : doubt.decision;
   if (!(state.finishing && audit.hasRecorded?.('ARBITRATED'))) {
     await audit.append(
       auditEvent('ARBITRATED', decision, {
@@ -50,7 +57,8 @@ export async function concludeRun(options: {
         votes: arbitration.votes,
         invalid_verdicts: conclusion.verdicts.filter((v) => !v.valid).map((v) => v.persona),
         ...conclusion.audit,
-        ...(cleared ? { cleared_by_person: councilReason } : {}),
+        ...(cleared ? { cleared_by_person: doubt.decision.reason_code } : {}),
+        ...(!proceed && !readableDoubt ? { unreadable_verdicts: conclusion.verdicts.filter((v) => !v.valid).map((v) => v.persona) } : {}),
       }),
     );
   }
@@ -84,8 +92,15 @@ export async function concludeRun(options: {
   // What the mode wants people to see on the outcome line (e.g. which guardrail ended a loop).
   const notes = (conclusion.notes ?? []).map((n) => ` · ${n}`).join('');
   if (!proceed) {
-    const message = explainArbitrationPause({ runId: state.run_id, reason: councilReason, arbitration, verdicts: conclusion.verdicts, names: draft.personaNames }) + notes;
-    return pauseRun({ run, audit, deps, decision, message, draft, requestPlan });
+    const message = explainArbitrationPause({ runId: state.run_id, reason: doubt.decision.reason_code as ReasonCode, arbitration, verdicts: conclusion.verdicts, names: draft.personaNames }) + notes;
+    return settleRun({ run, audit, deps, ending: doubt, message, draft, requestPlan });
+  }
+  if (conclusion.guardrail) {
+    // Seed 002: a guardrail's stop is explicit and observable — its own status and exit code, the
+    // artifact says so, and the council's memory is not saved (the run did not complete).
+    const ending = decideRun({ kind: 'guardrail', reason: conclusion.guardrail.reason });
+    if (!state.finishing) await run.apply({ type: 'decided', decision });
+    return settleRun({ run, audit, deps, ending, message: `${conclusion.guardrail.note}; the council's verdict was ${arbitration.final_action}`, draft, attachments: conclusion.attachments });
   }
 
   // Successful end: the artifact is written, then the session states are saved (persistent council) —
@@ -112,13 +127,13 @@ export async function concludeRun(options: {
   };
   const usage = totalUsage(run.state.steps, deps.config.prices);
   const verdictWord = cleared ? `continued by a person over the council's ${arbitration.final_action}` : arbitration.final_action;
-  return finishRun({
+  return settleRun({
     run,
     audit,
     deps,
-    decision: runDecision('dispatch', 'RUN_COMPLETED'),
+    ending: decideRun({ kind: 'completed' }),
     message: `completed: ${verdictWord} (${arbitration.strategy}, agreement ${(arbitration.agreement * 100).toFixed(0)}%) · ${usage.calls} model calls, ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion tokens${usage.cost_usd !== undefined && usage.cost_usd > 0 ? `, $${usage.cost_usd.toFixed(4)}` : ''}${notes}`,
-    artifact: draft,
+    draft,
     attachments: conclusion.attachments,
     afterArtifact: saveSessions,
   });

@@ -2,15 +2,15 @@ import { auditEvent, type AuditEvent } from '../domain/audit.js';
 import type { MediatorAdvice } from '../domain/mediator-advice.js';
 import { composeBriefing } from '../domain/briefing.js';
 import { checkBudget, type BudgetExceeded } from '../domain/budget.js';
-import { pauseDecision, runDecision } from '../domain/decision.js';
+import { runDecision } from '../domain/decision.js';
 import { BudgetExceededError } from '../domain/errors.js';
-import { evaluateGates } from '../domain/gates.js';
+import { evaluateGates, taskSensitivity, type GateFacts } from '../domain/gates.js';
 import { selectHistory, type HistoryView } from '../domain/history.js';
 import type { ModeContext, StepSpec } from '../domain/modes/mode.js';
 import { modeFor } from '../domain/modes/registry.js';
 import { orchestratorSystemPrompt, planRequestPrompt } from '../domain/prompts.js';
-import { buildOutcome, nextStep } from '../domain/run-machine.js';
-import { modelFailureDetails } from '../domain/model-failure.js';
+import { nextStep } from '../domain/run-machine.js';
+import { decideRun } from '../domain/run/policy.js';
 import { approvedReasons, type RunPlan, type RunState, type Step } from '../domain/run-state.js';
 import { isSecretCategory } from '../domain/sensitive/categories.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
@@ -19,9 +19,9 @@ import { totalUsage } from '../domain/usage.js';
 import type { AuditSink } from '../domain/ports.js';
 import { checkCommand } from './check-command.js';
 import { concludeRun } from './conclude-run.js';
-import { finishRun, pauseRun } from './finish-run.js';
+import { settleRun } from './settle-run.js';
 import { GuardedKnowledgeBase } from './guarded-knowledge.js';
-import { pauseForCallFailure } from './call-failure.js';
+import { callFailure } from './call-failure.js';
 import { prepareModels, type PreparedModels } from './prepare-models.js';
 import { classifierRoute, classifyTask, stepRecords, uniteAdvice } from './run-records.js';
 import { RunRecorder } from './run-recorder.js';
@@ -67,12 +67,12 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
 
   for (;;) {
     const next = nextStep(run.state, mode, ctx);
-    if (next.kind === 'complete_ending') {
-      return finishRun({ run, audit, deps, decision: next.decision, message: run.state.summary ?? `ended (${next.decision.reason_code})` });
-    }
+    if (next.kind === 'complete_ending') return completeEnding(run, audit, deps);
     if (next.kind === 'conclude') return concludeRun({ run, audit, deps, ctx, mode, rehearsal: models.rehearsal, requestPlan });
     if (next.kind === 'hold') {
-      return pauseRun({ run, audit, deps, decision: pauseDecision('deliberation', next.reason), message: next.message, ...(next.details ? { details: next.details } : {}), requestPlan });
+      // A mode holds only on a reply it could not read, even when asked again: an outage of that call's route.
+      const ending = decideRun({ kind: 'reply_unreadable', call: next.call });
+      return settleRun({ run, audit, deps, ending, message: next.message, details: { ...next.details }, requestPlan });
     }
     let failed: StepSpec | undefined;
     try {
@@ -100,7 +100,10 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
       });
     } catch (error) {
       if (deps.signal?.aborted) throw error;
-      return pauseForCallFailure({ error, run, audit, deps, requestPlan, ...(failed ? { step: { id: failed.id, persona: failed.persona } } : {}) });
+      const call = failed?.purpose ?? next.steps[0]?.purpose ?? 'turn';
+      const failure = callFailure(error, call, failed ? { id: failed.id, persona: failed.persona } : undefined);
+      if (!failure) throw error;
+      return settleRun({ run, audit, deps, ending: failure.ending, message: failure.message, details: failure.details, requestPlan });
     }
   }
 }
@@ -142,8 +145,9 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
   const byId = new Map(check.personas.map((p) => [p.id, p]));
   const personaIds = command.config.personas ?? check.personas.map((p) => p.id);
   const { gathered } = check;
-  const policySensitive = gathered.facts.piiCategories.length + gathered.facts.secretCategories.length > 0;
-  const models = prepareModels({ state: run.state, personaIds, personas: byId, deps, audit, policySensitive, run });
+  // What the task is, as the policy sees it: the rules' facts, joined by the mediator's advice once it is in.
+  let facts: GateFacts = gathered.facts;
+  const models = prepareModels({ state: run.state, personaIds, personas: byId, deps, audit, sensitivity: () => taskSensitivity(facts), run });
   if (models.problems.length > 0) return { outcome: await invalidSetup(run, audit, deps, 'ROUTES_INVALID', 'model routes are not usable', models.problems) };
 
   const mode = planMode(command, deps.config.deliberation.mode);
@@ -188,9 +192,7 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
     return screened.text;
   };
   const ending = run.state.finishing;
-  if (ending && ending.decision.decision !== 'RUN') {
-    return { outcome: await finishRun({ run, audit, deps, decision: ending.decision, message: run.state.summary ?? `ended (${ending.decision.reason_code})` }) };
-  }
+  if (ending && ending.decision.decision !== 'RUN') return { outcome: await completeEnding(run, audit, deps) };
 
   // Each persona's bounded memory, read before the mediator is asked: the council's first call then
   // follows the gates at once. (A corrupt session file is moved aside and recorded here.)
@@ -206,18 +208,15 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
 
   // mediator_advice: on a real route, a model classifies the (screened) task too; its findings join
   // the rules'. Only asked when the rules alone would let the task through, and once per run.
-  let facts = gathered.facts;
   let classified: { advice: MediatorAdvice; record: AuditEvent } | undefined;
   const classifier = classifierRoute(models, plan.synthesizer);
-  // A person who continued past a failed classification chose the rules alone.
-  if (!ending && classifier && !approved.has('MEDIATOR_CLASSIFICATION_FAILED') && check.gates.decision.decision === 'RUN') {
+  // A person who continues past a failed classification has it asked again: the check is never skipped.
+  if (!ending && classifier && check.gates.decision.decision === 'RUN') {
     const asked = run.state.advice ? { advice: run.state.advice, record: undefined } : await classifyTask({ ...classifier, task: command.task_description, audit, deps });
-    if ('error' in asked) {
-      const advice = asked;
-      // An unreachable route is an outage (it does not count for the loop policy); an unreadable answer is not.
-      const decision = pauseDecision(advice.failure ? 'model' : 'mediator_advice', 'MEDIATOR_CLASSIFICATION_FAILED');
-      const message = `the mediator's classification of the task failed, so nothing was sent to the council (fail closed): ${advice.error}. Continue (maestro hitl decide) to run on the rules alone, or fix the route`;
-      return { outcome: await pauseRun({ run, audit, deps, decision, message, details: { route: classifier.route.id, ...(advice.failure ? modelFailureDetails(advice.failure) : {}) } }) };
+    if ('ending' in asked) {
+      const next = asked.ending.kind === 'pause' ? '. Continue asks the mediator again (the check is never skipped); stop ends the run' : '';
+      const message = `the mediator's classification of the task failed, so nothing was sent to the council (fail closed): ${asked.message}${next}`;
+      return { outcome: await settleRun({ run, audit, deps, ending: asked.ending, message, details: { route: classifier.route.id, ...asked.details } }) };
     }
     const { advice, record } = asked;
     // Recorded with the plan it shaped (below): like a step's reply, the classification counts once
@@ -236,8 +235,7 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
     ]);
     if (gates.decision.decision !== 'RUN') {
       const detail = explainGateStop(facts, gates.decision, gathered.places, isSecretCategory);
-      if (gates.decision.decision === 'PAUSE_FOR_HITL') return { outcome: await pauseRun({ run, audit, deps, decision: gates.decision, message: detail, requestPlan }) };
-      return { outcome: await finishRun({ run, audit, deps, decision: gates.decision, message: detail }) };
+      return { outcome: await settleRun({ run, audit, deps, ending: decideRun({ kind: 'gate', decision: gates.decision }), message: detail, requestPlan }) };
     }
   }
 
@@ -288,15 +286,14 @@ function planSettings(command: RunState['command'], deps: RunDeps): Record<strin
 
 
 async function invalidSetup(run: RunRecorder, audit: AuditSink, deps: RunDeps, event: 'PERSONAS_INVALID' | 'ROUTES_INVALID', what: string, problems: string[]): Promise<RunOutcome> {
-  const decision = pauseDecision('meaning', 'SPEC_INVALID_INPUT');
-  await audit.append(auditEvent(event, decision, { problems: problems.length }));
-  await run.apply({ type: 'finished', status: 'invalid', decision, finishedAt: deps.clock.now().toISOString(), summary: what });
-  return buildOutcome({
-    runId: run.state.run_id,
-    status: 'invalid',
-    decision,
-    auditLog: audit.path,
-    message: `${what}; fix them and run again:\n${problems.map((p) => `  ${p}`).join('\n')}`,
-    issues: problems,
-  });
+  return settleRun({ run, audit, deps, ending: decideRun({ kind: 'setup_invalid' }), message: what, details: { event }, problems });
+}
+
+/** An ending fixed before a crash (or a stop decided by a person) is completed exactly as it began. */
+function completeEnding(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise<RunOutcome> {
+  const fixed = run.state.finishing;
+  if (!fixed) throw new Error('no ending to complete');
+  const message = run.state.summary ?? `ended (${fixed.decision.reason_code})`;
+  const ending = { kind: 'stop' as const, decision: fixed.decision, status: fixed.status ?? ('stopped' as const) };
+  return settleRun({ run, audit, deps, ending, message });
 }

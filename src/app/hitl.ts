@@ -3,7 +3,8 @@ import { userDecision } from '../domain/decision.js';
 import { AppError } from '../domain/errors.js';
 import { wasRehearsal, type RunState } from '../domain/run-state.js';
 import { parseVerdict } from '../domain/verdict.js';
-import { finishRun } from './finish-run.js';
+import { settleRun } from './settle-run.js';
+import { decideRun } from '../domain/run/policy.js';
 import { modeFor } from '../domain/modes/registry.js';
 import type { Persona } from '../domain/persona.js';
 import { RunRecorder } from './run-recorder.js';
@@ -79,7 +80,7 @@ export async function decidePause(input: HitlDecisionInput, deps: RunDeps & { de
     decided_at: now,
     ...(input.note ? { note: input.note } : {}),
   } as const;
-  const decision = userDecision(input.decision === 'continue' ? 'RUN' : 'STOPPED', input.decision === 'continue' ? 'HITL_CONTINUE' : 'HITL_STOP');
+  const decision = input.decision === 'continue' ? userDecision('RUN', 'HITL_CONTINUE') : decideRun({ kind: 'person_stop' }).decision;
   const audit = await deps.audit.open(state.run_id);
   await audit.append(auditEvent('HITL_DECIDED', decision, { pause_id: pause.pause_id, paused_layer: pause.layer, paused_reason: pause.reason_code, note_chars: input.note?.length ?? 0 }));
 
@@ -96,7 +97,8 @@ export async function decidePause(input: HitlDecisionInput, deps: RunDeps & { de
   const loaded = (await deps.personas.loadAll()).personas;
   const names = new Map(loaded.map((p) => [p.id, p.name]));
   const current = run.state;
-  const outcome = await finishRun({ run, audit, deps, decision, message, ...(current.plan ? { artifact: artifactFromState(current, deps, names, loaded) } : {}) });
+  const ending = decideRun({ kind: 'person_stop' });
+  const outcome = await settleRun({ run, audit, deps, ending, message, ...(current.plan ? { draft: artifactFromState(current, deps, names, loaded) } : {}) });
   return { decision: 'stop', outcome };
 }
 
@@ -144,20 +146,34 @@ function modeSections(state: RunState, personas: readonly Persona[]): DraftSecti
     return [{ title: `${plan.mode} (not concluded)`, markdown: `The run was stopped before its ${plan.mode} deliberation could be concluded (${error instanceof Error ? error.message : String(error)}); what was said is in the transcript above.` }];
   }
 }
-type DraftSections = NonNullable<Parameters<typeof finishRun>[0]['artifact']>['sections'] & readonly unknown[];
+type DraftSections = NonNullable<Parameters<typeof settleRun>[0]['draft']>['sections'] & readonly unknown[];
+
+/**
+ * What `continue` does, by the reason that paused the run (then by its layer): what `maestro hitl
+ * show` promises must be what resuming does, so each line names the code path it describes.
+ */
+const CONTINUE_BY_REASON: Readonly<Record<string, string>> = {
+  // execute-run: the classification is not skipped; a run with no advice on its checkpoint asks again.
+  MEDIATOR_CLASSIFICATION_FAILED: "the mediator's classification is asked again (the check is never skipped); if the route still fails or answers unreadably, the run pauses again; nothing reaches the council before it reads",
+  // supervisor-loop: `unreadableApproved` ends the loop at the unreadable decision.
+  SUPERVISOR_DECISION_INVALID: "the supervisor loop ends at the decision that could not be read (nothing is delegated from it); every persona then gives its verdict and the run goes on; finished calls are not repeated",
+  // conclude-run: an approved reason clears the arbitration.
+  ARBITRATION_VERDICTS_UNREADABLE: "the unreadable verdicts are overridden: the artifact and session states are written from the deliberation already done — no model call is repeated",
+  // execute-run: budgetCheck skips an approved BUDGET_EXCEEDED.
+  BUDGET_EXCEEDED: 'the run goes on past its budget; finished model calls are not repeated',
+  // gates: these facts are checked afresh on resume, never waived.
+  MEANING_UNKNOWN_PERSONA: 'the gates are checked again: once the persona files exist the run goes on, otherwise it pauses again',
+  MEANING_EMPTY_TASK: 'the gates are checked again: an empty task pauses again (write the task and run the command again)',
+  REROUTE_NOT_ALLOWED: 'the failed model call is tried again on the same route (no REROUTE is taken); finished calls are not repeated',
+};
+
+const CONTINUE_BY_LAYER: Readonly<Record<string, string>> = {
+  arbitration: "the council's verdict is overridden: the artifact and session states are written from the deliberation already done — no model call is repeated",
+  model: 'the failed model call is tried again; finished calls are not repeated',
+  reroute: 'the failed model call is tried again; finished calls are not repeated',
+};
 
 /** What `continue` would do for a pause of this layer and reason, for `maestro hitl show`. */
 export function describeContinue(layer: string, reason: string): string {
-  if (reason === 'BUDGET_EXCEEDED') return 'the run goes on past its budget; finished model calls are not repeated';
-  switch (layer) {
-    case 'arbitration':
-      return "the council's verdict is overridden: the artifact and session states are written from the deliberation already done — no model call is repeated";
-    case 'model':
-    case 'reroute':
-      return 'the failed model call is tried again; finished calls are not repeated';
-    case 'deliberation':
-      return 'the deliberation goes on from where it paused (a supervisor loop that could not read its decision ends, and the council gives its verdicts); finished calls are not repeated';
-    default:
-      return `the ${layer} gate is cleared (${reason}); the later gates still run, then the council deliberates`;
-  }
+  return CONTINUE_BY_REASON[reason] ?? CONTINUE_BY_LAYER[layer] ?? `the ${layer} gate is cleared (${reason}); the later gates still run, then the council deliberates`;
 }

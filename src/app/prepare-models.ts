@@ -33,7 +33,8 @@ export function prepareModels(options: {
   personas: ReadonlyMap<string, Persona>;
   deps: RunDeps;
   audit: AuditSink;
-  policySensitive: boolean;
+  /** The task's sensitivity as it stands when a route fails (read then, not now: the mediator may add to it). */
+  sensitivity: () => { policySensitive: boolean; ambiguous: boolean };
   /** Where a REROUTE is recorded; absent when only checking (validate). */
   run?: RunRecorder;
 }): PreparedModels {
@@ -49,7 +50,7 @@ export function prepareModels(options: {
     fallbacks,
     clientFor: (route) => deps.models.clientFor(route),
     maxReroute: state.command.config.max_reroute ?? 1,
-    policySensitive: options.policySensitive,
+    sensitivity: options.sensitivity,
     reroutes: state.reroutes,
     onReroute: async ({ persona, from, to, outcome, failure }) => {
       await options.audit.append(
@@ -59,6 +60,7 @@ export function prepareModels(options: {
           to_route: to ?? null,
           failure: failure.kind,
           ...(outcome.condition ? { condition: outcome.condition } : {}),
+          ...(outcome.failed.length > 1 ? { conditions: [...outcome.failed] } : {}),
         }),
       );
       if (outcome.decision.decision === 'REROUTE' && to && options.run) {

@@ -51,7 +51,8 @@ export class RoutedLlmClient implements LlmClient {
       fallbacks: ReadonlyMap<string, string | undefined>;
       clientFor: (route: ResolvedRoute) => LlmClient;
       maxReroute: number;
-      policySensitive: boolean;
+      /** The task's sensitivity as it stands now (the mediator's classification may add to the rules'). */
+      sensitivity: () => { policySensitive: boolean; ambiguous: boolean };
       /** REROUTEs already taken by this run (from its checkpoint). */
       reroutes: RunState['reroutes'];
       onReroute: (event: RerouteEvent) => Promise<void>;
@@ -92,7 +93,8 @@ export class RoutedLlmClient implements LlmClient {
         candidate: toId ? this.options.routes.get(toId) : undefined,
         rerouteCount: this.#rerouteCount,
         maxReroute: this.options.maxReroute,
-        policySensitive: this.options.policySensitive,
+        ...this.options.sensitivity(),
+        call: call.purpose,
       });
       await this.options.onReroute({ persona: call.persona, from: from.id, to: toId, outcome, failure: error });
       if (outcome.decision.decision !== 'REROUTE' || !toId) throw new RerouteRefusedError(outcome, error);

@@ -1,15 +1,15 @@
 import { auditEvent, type AuditEvent } from '../domain/audit.js';
 import { asReasonCode } from '../domain/codes.js';
 import { runDecision } from '../domain/decision.js';
-import { LlmError } from '../domain/errors.js';
 import type { evaluateGates } from '../domain/gates.js';
 import { MEDIATOR_ADVICE_SCHEMA, mediatorAdviceMessages, readMediatorAdvice, type MediatorAdvice } from '../domain/mediator-advice.js';
-import { describeModelFailure } from '../domain/model-failure.js';
+import { decideRun } from '../domain/run/policy.js';
 import type { AuditSink, LlmClient } from '../domain/ports.js';
 import type { ResolvedRoute } from '../domain/route.js';
 import type { Step } from '../domain/run-state.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { parseVerdict, verdictAuditDetails } from '../domain/verdict.js';
+import { callFailure, type CallFailure } from './call-failure.js';
 import type { prepareModels } from './prepare-models.js';
 import type { RunDeps } from './run-deps.js';
 
@@ -71,7 +71,14 @@ export function classifierRoute(models: ReturnType<typeof prepareModels>, synthe
  * answer that did not read is recorded here; the one that did comes back with its record, to be
  * written with the advice.
  */
-export async function classifyTask(options: { route: ResolvedRoute; client: LlmClient; persona: string; task: string; audit: AuditSink; deps: RunDeps }): Promise<{ advice: MediatorAdvice; record: AuditEvent } | { error: string; failure?: LlmError }> {
+export async function classifyTask(options: {
+  route: ResolvedRoute;
+  client: LlmClient;
+  persona: string;
+  task: string;
+  audit: AuditSink;
+  deps: RunDeps;
+}): Promise<{ advice: MediatorAdvice; record: AuditEvent } | CallFailure> {
   const { client, audit, deps } = options;
   const first = mediatorAdviceMessages(redactSensitive(options.task).text);
   let messages = first;
@@ -82,9 +89,10 @@ export async function classifyTask(options: { route: ResolvedRoute; client: LlmC
       reply = await client.complete({ messages, responseFormat: MEDIATOR_ADVICE_SCHEMA }, { persona: options.persona, purpose: 'classify', step: 'classify', round: 0 }, deps.signal);
     } catch (error) {
       if (deps.signal?.aborted) throw error;
-      // A refused reroute carries the route's failure as its cause.
-      const failure = error instanceof LlmError ? error : (error as Error).cause instanceof LlmError ? ((error as Error).cause as LlmError) : undefined;
-      return { error: failure ? describeModelFailure(failure) : (error as Error).message, ...(failure ? { failure } : {}) };
+      // The same table as every other call: a sealed refusal stays a sealed stop, an outage a pause of its class.
+      const failure = callFailure(error, 'classify');
+      if (!failure) throw error;
+      return failure;
     }
     const read = readMediatorAdvice(reply.content);
     const record = auditEvent('MEDIATOR_CLASSIFIED', runDecision('mediator_advice', read.ok ? 'MEDIATOR_ADVICE_RECEIVED' : 'MEDIATOR_ADVICE_INVALID'), {
@@ -100,7 +108,11 @@ export async function classifyTask(options: { route: ResolvedRoute; client: LlmC
     problem = read.error;
     messages = [...first, { role: 'assistant', content: reply.content }, { role: 'user', content: `That was not a valid classification (${problem}). Reply with ONE JSON object and nothing else.` }];
   }
-  return { error: `the reply was not a valid classification twice (${problem})` };
+  return {
+    ending: decideRun({ kind: 'reply_unreadable', call: 'classify' }),
+    message: `the reply was not a valid classification, even when asked again (${problem}). Continue (maestro hitl decide) asks the mediator again once the route answers readably; stop ends the run`,
+    details: { unreadable: true },
+  };
 }
 
 /** The rules' findings and the mediator's, united: a model can add a reason to pause, never remove one. */

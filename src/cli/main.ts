@@ -4,7 +4,7 @@ import { defaultIo, type Io } from './io.js';
 import { readPackageVersion } from './package-info.js';
 
 /** Exit codes, as DESIGN.md fixes them. */
-export const EXIT = { completed: 0, error: 1, invalid: 2, paused: 3, stopped: 4, interrupted: 130 } as const;
+export const EXIT = { completed: 0, error: 1, invalid: 2, paused: 3, stopped: 4, guardrail_stopped: 5, interrupted: 130 } as const;
 
 /**
  * Each subcommand's module, loaded only when needed: `maestro run …` loads `run` alone, `--version`

@@ -14,7 +14,7 @@ import { runDecision } from '../domain/decision.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor, statusBadge } from './style.js';
 
-const EXIT_BY_STATUS: Record<RunOutcome['status'], number> = { completed: 0, error: 1, invalid: 2, paused: 3, stopped: 4 };
+const EXIT_BY_STATUS: Record<RunOutcome['status'], number> = { completed: 0, error: 1, invalid: 2, paused: 3, stopped: 4, guardrail_stopped: 5 };
 
 export function registerRun(program: Command, io: Io): void {
   program

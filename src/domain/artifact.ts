@@ -13,7 +13,7 @@ export interface ArtifactInput {
   readonly inputArtifacts: readonly string[];
   readonly plan: RunPlan;
   readonly personaNames: ReadonlyMap<string, string>;
-  readonly status: 'completed' | 'paused' | 'stopped';
+  readonly status: 'completed' | 'paused' | 'stopped' | 'guardrail_stopped';
   readonly startedAt: string;
   readonly finishedAt: string;
   readonly durationMs: number;
@@ -49,7 +49,7 @@ export function renderArtifact(a: ArtifactInput): string {
   const out: string[] = [];
   out.push(`${ARTIFACT_HEADING}${oneLine(a.task, 90)}`, '');
   if (a.rehearsal) out.push(REHEARSAL_BANNER, '');
-  if (a.status !== 'completed') out.push(`> **Status: ${a.status.toUpperCase()}.** ${a.outcomeNote ?? ''}`.trimEnd(), '');
+  if (a.status !== 'completed') out.push(`> **Status: ${a.status === 'guardrail_stopped' ? 'STOPPED BY A GUARDRAIL' : a.status.toUpperCase()}.** ${a.outcomeNote ?? ''}`.trimEnd(), '');
 
   out.push('## Task', '', fence(a.task), '');
   if (a.inputArtifacts.length > 0) out.push('Input artifacts: ' + a.inputArtifacts.map((p) => `\`${p}\``).join(', '), '');

@@ -104,7 +104,9 @@ export const REASON_CODES = {
   MODEL_INVALID_OUTPUT: 'the endpoint answered something that is not a chat completion',
   MODEL_REPLAY_MISMATCH: 'the replayed cassette does not match what the run asks',
   JSON_MODE_FALLBACK: 'the endpoint refused the response_format; the next mode is used',
-  REROUTE_NOT_ALLOWED: 'a reroute was refused by the policy (class, constraints or count)',
+  REROUTE_NOT_ALLOWED: 'a reroute was refused by the policy (ambiguous or policy-sensitive task, no fallback, or the count): a person decides',
+  REROUTE_WEAKER_CONSTRAINTS: "the fallback route cannot enforce the failed route's constraints (max_output_tokens, temperature, timeout_ms): the run stops; fix the route and run again",
+  MODEL_REPLY_UNREADABLE: 'the model answered, but not readably even when asked again: an outage of the route, not the council\'s doubt',
   BUDGET_EXCEEDED: "the run's budget (calls, tokens, time or cost) was crossed",
   // knowledge
   KNOWLEDGE_PROVIDED: 'the file or search result was served',
@@ -140,6 +142,7 @@ export const REASON_CODES = {
   ARBITRATION_PROCEED: 'the council said proceed',
   ARBITRATION_INVESTIGATE: 'the council said investigate: a person should look first',
   ARBITRATION_ESCALATE: 'the council said escalate: a person must decide',
+  ARBITRATION_VERDICTS_UNREADABLE: "no readable verdict doubted the task; the verdicts that did not proceed could not be read even when asked again: an outage of the route, not the council's doubt",
   ARBITRATION_CLEARED_BY_PERSON: "a person continued over the council's doubt",
   // HITL and the loop policy
   HITL_CONTINUE: 'a person chose to continue',

@@ -149,3 +149,15 @@ export function findGateIssues(facts: GateFacts): GateOutcome[] {
   }
   return issues;
 }
+
+/**
+ * What the REROUTE table asks of a task, from the gates' facts: is it in a policy-sensitive category
+ * (personal data, secrets, a high-stakes domain, an external effect — stricter than seed 000, which
+ * names the first three), and is its intent ambiguous (a boundary ask, an underspecified request).
+ */
+export function taskSensitivity(f: GateFacts): { policySensitive: boolean; ambiguous: boolean } {
+  return {
+    policySensitive: f.piiCategories.length + f.secretCategories.length + (f.highStakes ?? []).length + (f.sideEffects ?? []).length > 0,
+    ambiguous: f.boundary === true,
+  };
+}

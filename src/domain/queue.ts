@@ -113,7 +113,7 @@ export type WatchEvent =
       from: WatchState;
       run_id: string;
       source: string;
-      status: 'completed' | 'paused' | 'stopped' | 'invalid' | 'error' | 'interrupted';
+      status: 'completed' | 'paused' | 'stopped' | 'guardrail_stopped' | 'invalid' | 'error' | 'interrupted';
       decision: string | null;
       reason_code: string;
       artifact: string | null;

@@ -1,16 +1,10 @@
 import type { DecisionRecord } from './decision.js';
-import { pauseDecision, sealedStopDecision } from './decision.js';
 import type { LlmErrorKind } from './errors.js';
 import type { ResolvedRoute } from './route.js';
+import { decideRun, decidingCondition, failureReason, REROUTABLE_FAILURES, type Call, type RerouteCondition } from './run/policy.js';
 
-/** Why a failed call may be rerouted; other failures (quota, auth, bad request) pause at once. */
-export const REROUTE_REASONS: Partial<Record<LlmErrorKind, string>> = {
-  timeout: 'MODEL_TIMEOUT',
-  rate_limit: 'MODEL_RATE_LIMITED',
-  server: 'MODEL_SERVER_ERROR',
-  network: 'MODEL_UNREACHABLE',
-  invalid_output: 'MODEL_INVALID_OUTPUT',
-};
+/** Why a failed call may be rerouted (the rest — quota, auth, a refused request — pause at once). */
+export const REROUTE_REASONS: Partial<Record<LlmErrorKind, string>> = Object.fromEntries([...REROUTABLE_FAILURES].map((k) => [k, failureReason(k)]));
 
 export interface RerouteInput {
   readonly failure: LlmErrorKind;
@@ -18,60 +12,72 @@ export interface RerouteInput {
   readonly candidate: ResolvedRoute | undefined;
   readonly rerouteCount: number;
   readonly maxReroute: number;
-  /** The command carries a policy-sensitive flag (PII, secrets, high stakes): never reroute. */
+  /** The task is in a policy-sensitive category (PII, secrets, high stakes, external side effects): never reroute. */
   readonly policySensitive: boolean;
+  /** The task's intent is underspecified or ambiguous: never reroute. */
+  readonly ambiguous?: boolean;
+  /** The call that failed (a column of the policy table); the decision is the same on every call. */
+  readonly call?: Call;
 }
 
 export interface RerouteOutcome {
   readonly decision: DecisionRecord;
-  /** The failed condition when refused, for people and the audit log. */
-  readonly condition?: 'not_reroutable' | 'no_fallback_route' | 'policy_sensitive' | 'privilege_escalation' | 'local_to_remote' | 'weaker_constraints' | 'reroute_limit';
+  /** The deciding condition when refused (the most severe of those that hold). */
+  readonly condition?: Exclude<RerouteCondition, 'allowed'>;
+  /** Every condition that failed, for the audit log. */
+  readonly failed: readonly Exclude<RerouteCondition, 'allowed'>[];
   readonly detail: string;
 }
 
 /**
- * The REROUTE table of policy.md: allowed only for a safe task, to a route with the same or fewer
- * privileges (never local → remote) and the same or stronger constraints, under `max_reroute`.
- * A privilege escalation is a sealed stop; every other refusal pauses for a person.
+ * The constraints a fallback must enforce the same or more strictly: a lower or equal output cap,
+ * temperature ceiling and timeout. A route without a cap where the original had one is weaker.
  */
-export function decideReroute(input: RerouteInput): RerouteOutcome {
+export function weakerConstraints(original: ResolvedRoute, candidate: ResolvedRoute): string[] {
+  const weaker: string[] = [];
+  const looser = (a: number | undefined, b: number | undefined): boolean => a !== undefined && (b === undefined || b > a);
+  if (looser(original.max_output_tokens, candidate.max_output_tokens)) weaker.push('max_output_tokens');
+  if (looser(original.temperature, candidate.temperature)) weaker.push('temperature');
+  if (candidate.timeout_ms > original.timeout_ms) weaker.push('timeout_ms');
+  return weaker;
+}
+
+type Held = { condition: Exclude<RerouteCondition, 'allowed'>; detail: string };
+
+/** Every row of seed 000's REROUTE table that refuses this reroute, with why, for people. */
+export function refusedConditions(input: RerouteInput): Held[] {
   const { original, candidate } = input;
-  const reason = REROUTE_REASONS[input.failure];
-  const refuse = (condition: NonNullable<RerouteOutcome['condition']>, detail: string): RerouteOutcome => ({
-    decision: pauseDecision('reroute', 'REROUTE_NOT_ALLOWED'),
-    condition,
-    detail,
-  });
-  if (!reason) return refuse('not_reroutable', `a ${input.failure} failure is not rerouted; a person must look`);
-  if (!candidate) return refuse('no_fallback_route', `route "${original.id}" failed (${reason}) and the persona has no fallback_route`);
-  if (input.policySensitive) return refuse('policy_sensitive', 'the task carries a policy-sensitive flag; it is never rerouted');
+  const reason = failureReason(input.failure);
+  if (!REROUTABLE_FAILURES.has(input.failure)) return [{ condition: 'not_reroutable', detail: `a ${input.failure} failure is not rerouted; a person must look` }];
+  if (!candidate) return [{ condition: 'no_fallback_route', detail: `route "${original.id}" failed (${reason}) and the persona has no fallback_route` }];
+  const held: Held[] = [];
+  if (input.ambiguous) held.push({ condition: 'ambiguous_intent', detail: "the task's intent is underspecified; it is never rerouted" });
+  if (input.policySensitive) held.push({ condition: 'policy_sensitive', detail: 'the task is in a policy-sensitive category (personal data, secrets, high stakes, external effects); it is never rerouted' });
   if (original.locality === 'local' && candidate.locality === 'remote') {
-    return {
-      decision: sealedStopDecision('acc', 'ACC_PRIVILEGE_ESCALATION'),
-      condition: 'local_to_remote',
-      detail: `fallback "${candidate.id}" is remote but "${original.id}" is local: data would leave the machine`,
-    };
+    held.push({ condition: 'local_to_remote', detail: `fallback "${candidate.id}" is remote but "${original.id}" is local: data would leave the machine` });
   }
   const extra = candidate.privileges.filter((p) => !original.privileges.includes(p));
-  if (extra.length > 0) {
-    return {
-      decision: sealedStopDecision('acc', 'ACC_PRIVILEGE_ESCALATION'),
-      condition: 'privilege_escalation',
-      detail: `fallback "${candidate.id}" grants ${extra.join(', ')} which "${original.id}" does not`,
-    };
-  }
-  const weaker: string[] = [];
-  if (original.max_output_tokens !== undefined && (candidate.max_output_tokens === undefined || candidate.max_output_tokens > original.max_output_tokens)) {
-    weaker.push('max_output_tokens');
-  }
-  if (original.temperature !== undefined && (candidate.temperature === undefined || candidate.temperature > original.temperature)) weaker.push('temperature');
-  if (candidate.timeout_ms > original.timeout_ms) weaker.push('timeout_ms');
-  if (weaker.length > 0) return refuse('weaker_constraints', `fallback "${candidate.id}" has weaker constraints: ${weaker.join(', ')}`);
+  if (extra.length > 0) held.push({ condition: 'privilege_escalation', detail: `fallback "${candidate.id}" grants ${extra.join(', ')} which "${original.id}" does not` });
+  const weaker = weakerConstraints(original, candidate);
+  if (weaker.length > 0) held.push({ condition: 'weaker_constraints', detail: `fallback "${candidate.id}" cannot enforce "${original.id}"'s constraints: ${weaker.join(', ')}` });
   if (input.rerouteCount >= input.maxReroute) {
-    return refuse('reroute_limit', `the run has already rerouted ${input.rerouteCount} time(s) (max_reroute ${input.maxReroute})`);
+    held.push({ condition: 'reroute_limit', detail: `the run has already rerouted ${input.rerouteCount} time(s) (max_reroute ${input.maxReroute})` });
   }
-  return {
-    decision: { decision: 'REROUTE', reason_code: reason, sealed: false, overrideable: false, final_decider: 'SYSTEM', layer: 'reroute' },
-    detail: `route "${original.id}" failed (${reason}); rerouting to "${candidate.id}"`,
-  };
+  return held;
+}
+
+/**
+ * Seed 000's REROUTE table, decided through the run's one policy table: allowed only for a safe
+ * task, to a route with the same or fewer privileges (never local → remote) and the same or
+ * stronger constraints, under `max_reroute`. When several rows refuse, the strictest decides.
+ */
+export function decideReroute(input: RerouteInput): RerouteOutcome {
+  const held = refusedConditions(input);
+  const condition = decidingCondition(held.map((h) => h.condition));
+  const ending = decideRun({ kind: 'route_failed', call: input.call ?? 'turn', failure: input.failure, condition });
+  if (condition === 'allowed') {
+    return { decision: ending.decision, failed: [], detail: `route "${input.original.id}" failed (${failureReason(input.failure)}); rerouting to "${input.candidate?.id}"` };
+  }
+  const deciding = held.find((h) => h.condition === condition);
+  return { decision: ending.decision, condition, failed: held.map((h) => h.condition), detail: [deciding, ...held.filter((h) => h !== deciding)].map((h) => h?.detail).join('; ') };
 }

@@ -26,9 +26,9 @@ export type RunEvent =
   /** A person decided the current pause (`continue` resumes, `stop` is followed by `finishing`/`finished`). */
   | { readonly type: 'person_decided'; readonly entry: RunState['hitl'][number]; readonly decision: DecisionRecord }
   /** The ending is fixed before anything is written, so a crash completes the same ending. */
-  | { readonly type: 'finishing'; readonly finishedAt: string; readonly decision: DecisionRecord }
+  | { readonly type: 'finishing'; readonly finishedAt: string; readonly decision: DecisionRecord; readonly status?: 'stopped' | 'guardrail_stopped' }
   /** The run ended: completed, stopped, or invalid (set-up problems). */
-  | { readonly type: 'finished'; readonly status: Extract<RunStatus, 'completed' | 'stopped' | 'invalid'>; readonly decision: DecisionRecord; readonly finishedAt: string; readonly summary: string; readonly artifact?: string }
+  | { readonly type: 'finished'; readonly status: Extract<RunStatus, 'completed' | 'stopped' | 'guardrail_stopped' | 'invalid'>; readonly decision: DecisionRecord; readonly finishedAt: string; readonly summary: string; readonly artifact?: string }
   /** A failure ended the run (storage, or a bug); a storage failure can be resumed. */
   | { readonly type: 'failed'; readonly decision: DecisionRecord; readonly at: string; readonly summary: string }
   /** Taken up again after a storage failure. */
@@ -70,7 +70,7 @@ function apply(state: RunState, event: RunEvent): RunState {
       return { ...rest, status: 'running' };
     }
     case 'finishing':
-      return state.finishing ? state : { ...state, finishing: { finished_at: event.finishedAt, decision: event.decision } };
+      return state.finishing ? state : { ...state, finishing: { finished_at: event.finishedAt, decision: event.decision, ...(event.status ? { status: event.status } : {}) } };
     case 'finished':
       return {
         ...state,
@@ -113,7 +113,7 @@ export function nextStep(state: RunState, mode: DeliberationMode, ctx: ModeConte
 /** What `maestro run --json` prints and what the watcher logs. */
 export interface RunOutcome {
   readonly run_id: string;
-  readonly status: 'completed' | 'paused' | 'stopped' | 'invalid' | 'error';
+  readonly status: 'completed' | 'paused' | 'stopped' | 'guardrail_stopped' | 'invalid' | 'error';
   readonly decision: string;
   readonly reason_code: string;
   /** Absolute path of the artifact, when one was written. */

@@ -16,7 +16,8 @@ export const STEP_KINDS = ['turn', 'verdict', 'synthesis', 'assessment', 'review
 export const StepKind = z.enum(STEP_KINDS);
 export type StepKind = z.infer<typeof StepKind>;
 
-export const RunStatus = z.enum(['running', 'paused', 'completed', 'stopped', 'invalid', 'error']);
+/** `guardrail_stopped`: a supervisor loop guardrail (seed 002) ended the run: not a completion, said as such everywhere. */
+export const RunStatus = z.enum(['running', 'paused', 'completed', 'stopped', 'guardrail_stopped', 'invalid', 'error']);
 export type RunStatus = z.infer<typeof RunStatus>;
 
 /** The outcome of one knowledge request, as the checkpoint keeps it (content only when provided). */
@@ -140,7 +141,7 @@ export const RunState = z.strictObject({
    * Set just before the artifact is written: the run is ending, at this time. A crash from here on
    * resumes into the same ending — the same bytes, no model call — never a second, different finish.
    */
-  finishing: z.strictObject({ finished_at: z.string(), decision: DecisionRecord }).optional(),
+  finishing: z.strictObject({ finished_at: z.string(), decision: DecisionRecord, status: z.enum(['stopped', 'guardrail_stopped']).optional() }).optional(),
   finished_at: z.string().optional(),
   /** A one-line explanation of the outcome for people. */
   summary: z.string().optional(),

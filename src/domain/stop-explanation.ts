@@ -100,6 +100,8 @@ const ARBITRATION_MEANING: Partial<Record<ReasonCode, string>> = {
   ARBITRATION_INVESTIGATE: 'the council thinks something must be found out before the task can go ahead',
   ARBITRATION_ESCALATE: 'the council thinks a person must decide this task',
   REL_ARBITRATION_CONFLICT: 'the personas disagreed, and the arbitration does not let a split council go ahead',
+  ARBITRATION_VERDICTS_UNREADABLE:
+    "the model behind the personas answered their verdicts unreadably even when asked again: an outage of the route, not the council's doubt (it does not count towards the loop policy)",
 };
 
 /** One doubting persona: its vote, confidence and rationale (the reply as screened), or why it gave no valid verdict. */

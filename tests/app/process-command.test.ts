@@ -90,12 +90,12 @@ describe('processCommand', () => {
     expect(userText(llm.calls[1]!)).toContain('CONTEXT_ERROR (requested by coordinator): READ_FILE(docs/trap.md) — request limit reached');
   });
 
-  it('pauses for a person when a verdict is malformed (fail closed)', async () => {
+  it('pauses for a person when a verdict is malformed (fail closed), as an outage of the route, not the council\'s doubt', async () => {
     const llm = new ScriptedLlmClient((r) => (r.purpose === 'verdict' && r.persona === 'auditor' ? 'I approve!' : politeCouncil(r)));
     const outcome = await run(llm, command({ config: { max_rounds: 1, arbitration: 'escalate_on_conflict' } }));
     expect(outcome).toMatchObject({ status: 'paused', decision: 'PAUSE_FOR_HITL', artifact: null });
     const hitl = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', outcome.run_id, 'hitl.json'), 'utf8'));
-    expect(hitl).toMatchObject({ layer: 'arbitration', reason_code: 'REL_ARBITRATION_CONFLICT', pause_id: `${outcome.run_id}-p1` });
+    expect(hitl).toMatchObject({ layer: 'arbitration', reason_code: 'ARBITRATION_VERDICTS_UNREADABLE', pause_class: 'outage', pause_id: `${outcome.run_id}-p1` });
     expect(await readFile(hitl.draft, 'utf8')).toContain('Status: PAUSED');
   });
 

@@ -31,32 +31,41 @@ describe('REROUTE policy', () => {
     expect(out.detail).toContain('"backup"');
   });
 
-  const refusals: [string, Partial<RerouteInput>, string, string, boolean][] = [
-    ['quota is never rerouted', { failure: 'quota' }, 'not_reroutable', 'REROUTE_NOT_ALLOWED', false],
-    ['auth is never rerouted', { failure: 'auth' }, 'not_reroutable', 'REROUTE_NOT_ALLOWED', false],
-    ['no fallback', { candidate: undefined }, 'no_fallback_route', 'REROUTE_NOT_ALLOWED', false],
-    ['policy-sensitive task', { policySensitive: true }, 'policy_sensitive', 'REROUTE_NOT_ALLOWED', false],
-    ['local → remote', { original: route('local', {}, 'local'), candidate: route('cloud', {}, 'remote') }, 'local_to_remote', 'ACC_PRIVILEGE_ESCALATION', true],
-    [
-      'more privileges',
-      { original: route('p', { privileges: ['READ_FILE'] }), candidate: route('c', { privileges: ['READ_FILE', 'QUERY_CORTEX'] }) },
-      'privilege_escalation',
-      'ACC_PRIVILEGE_ESCALATION',
-      true,
-    ],
-    ['higher max tokens', { candidate: route('c', { max_output_tokens: 4000, temperature: 0.2, timeout_ms: 10_000 }) }, 'weaker_constraints', 'REROUTE_NOT_ALLOWED', false],
-    ['no temperature ceiling', { candidate: route('c', { max_output_tokens: 100, timeout_ms: 10_000 }) }, 'weaker_constraints', 'REROUTE_NOT_ALLOWED', false],
-    ['longer timeout', { candidate: route('c', { max_output_tokens: 100, temperature: 0.1, timeout_ms: 90_000 }) }, 'weaker_constraints', 'REROUTE_NOT_ALLOWED', false],
-    ['limit reached', { rerouteCount: 1 }, 'reroute_limit', 'REROUTE_NOT_ALLOWED', false],
-    ['max_reroute 0', { maxReroute: 0 }, 'reroute_limit', 'REROUTE_NOT_ALLOWED', false],
+  type Expect = ['pause', string, string] | ['sealed'] | ['stop', string];
+  const refusals: [string, Partial<RerouteInput>, string, Expect][] = [
+    ['quota is never rerouted', { failure: 'quota' }, 'not_reroutable', ['pause', 'model', 'MODEL_QUOTA_EXCEEDED']],
+    ['auth is never rerouted', { failure: 'auth' }, 'not_reroutable', ['pause', 'model', 'MODEL_AUTH_FAILED']],
+    ['no fallback', { candidate: undefined }, 'no_fallback_route', ['pause', 'reroute', 'REROUTE_NOT_ALLOWED']],
+    ['policy-sensitive task', { policySensitive: true }, 'policy_sensitive', ['pause', 'reroute', 'REROUTE_NOT_ALLOWED']],
+    ['ambiguous intent', { ambiguous: true }, 'ambiguous_intent', ['pause', 'reroute', 'REROUTE_NOT_ALLOWED']],
+    ['local → remote', { original: route('local', {}, 'local'), candidate: route('cloud', {}, 'remote') }, 'local_to_remote', ['sealed']],
+    ['more privileges', { original: route('p', { privileges: ['READ_FILE'] }), candidate: route('c', { privileges: ['READ_FILE', 'QUERY_CORTEX'] }) }, 'privilege_escalation', ['sealed']],
+    // Seed 000: a candidate that cannot enforce same-or-stronger constraints → STOPPED (not sealed: fix the route, run again).
+    ['higher max tokens', { candidate: route('c', { max_output_tokens: 4000, temperature: 0.2, timeout_ms: 10_000 }) }, 'weaker_constraints', ['stop', 'REROUTE_WEAKER_CONSTRAINTS']],
+    ['no temperature ceiling', { candidate: route('c', { max_output_tokens: 100, timeout_ms: 10_000 }) }, 'weaker_constraints', ['stop', 'REROUTE_WEAKER_CONSTRAINTS']],
+    ['longer timeout', { candidate: route('c', { max_output_tokens: 100, temperature: 0.1, timeout_ms: 90_000 }) }, 'weaker_constraints', ['stop', 'REROUTE_WEAKER_CONSTRAINTS']],
+    ['limit reached', { rerouteCount: 1 }, 'reroute_limit', ['pause', 'reroute', 'REROUTE_NOT_ALLOWED']],
+    ['max_reroute 0', { maxReroute: 0 }, 'reroute_limit', ['pause', 'reroute', 'REROUTE_NOT_ALLOWED']],
+    // Several rows refuse: the strictest decides (fail closed).
+    ['sensitive and escalating', { policySensitive: true, original: route('local', {}, 'local'), candidate: route('cloud', {}, 'remote') }, 'local_to_remote', ['sealed']],
+    ['sensitive and weaker', { policySensitive: true, candidate: route('c', { max_output_tokens: 4000, temperature: 0.2, timeout_ms: 10_000 }) }, 'weaker_constraints', ['stop', 'REROUTE_WEAKER_CONSTRAINTS']],
   ];
-  it.each(refusals)('refuses: %s', (_what, overrides, condition, reason, sealed) => {
+  it.each(refusals)('refuses: %s', (_what, overrides, condition, expected) => {
     const out = decideReroute(base(overrides));
     expect(out.condition).toBe(condition);
-    expect(out.decision.reason_code).toBe(reason);
-    expect(out.decision.sealed).toBe(sealed);
-    if (sealed) expect(out.decision).toMatchObject({ decision: 'STOPPED', layer: 'acc', overrideable: false, final_decider: 'SYSTEM' });
-    else expect(out.decision).toMatchObject({ decision: 'PAUSE_FOR_HITL', layer: 'reroute', overrideable: true });
+    if (expected[0] === 'sealed') {
+      expect(out.decision).toEqual({ decision: 'STOPPED', reason_code: 'ACC_PRIVILEGE_ESCALATION', layer: 'acc', sealed: true, overrideable: false, final_decider: 'SYSTEM' });
+    } else if (expected[0] === 'stop') {
+      expect(out.decision).toEqual({ decision: 'STOPPED', reason_code: expected[1], layer: 'reroute', sealed: false, overrideable: false, final_decider: 'SYSTEM' });
+    } else {
+      expect(out.decision).toEqual({ decision: 'PAUSE_FOR_HITL', reason_code: expected[2], layer: expected[1], sealed: false, overrideable: true, final_decider: 'SYSTEM' });
+    }
+  });
+
+  it('records every condition that failed, the deciding one first in the detail', () => {
+    const out = decideReroute(base({ policySensitive: true, rerouteCount: 1, candidate: route('c', { max_output_tokens: 4000, temperature: 0.2, timeout_ms: 10_000 }) }));
+    expect(out.failed).toEqual(['policy_sensitive', 'weaker_constraints', 'reroute_limit']);
+    expect(out.detail.startsWith('fallback "c" cannot enforce')).toBe(true);
   });
 
   it('allows remote → local (fewer privileges) and local → local', () => {

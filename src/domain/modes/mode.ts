@@ -85,7 +85,7 @@ export type ModeNext =
   | { readonly kind: 'steps'; readonly steps: readonly StepSpec[]; readonly concurrent: boolean }
   | { readonly kind: 'conclude' }
   /** The mode cannot go on without a person (fail closed): the run pauses with this reason; `continue` lets the mode decide again knowing it. */
-  | { readonly kind: 'hold'; readonly reason: ReasonCode; readonly message: string; readonly details?: Readonly<Record<string, unknown>> };
+  | { readonly kind: 'hold'; readonly call: CallPurpose; readonly reason: ReasonCode; readonly message: string; readonly details?: Readonly<Record<string, unknown>> };
 
 /** A section the mode adds to the artifact (Markdown under a `##` heading). */
 export interface ArtifactSection {
@@ -122,4 +122,6 @@ export interface Conclusion {
   readonly audit: Readonly<Record<string, unknown>>;
   /** Lines for people, added to the run's outcome message (e.g. which guardrail ended a loop). */
   readonly notes?: readonly string[];
+  /** A guardrail ended the deliberation early (seed 002): the run is stopped by it, never reported as completed. */
+  readonly guardrail?: { readonly reason: ReasonCode; readonly note: string };
 }

@@ -41,6 +41,7 @@ export const supervisorMode: DeliberationMode = {
     if (pending?.kind === 'hold') {
       return {
         kind: 'hold',
+        call: 'decision',
         reason: 'SUPERVISOR_DECISION_INVALID',
         message: `the supervisor's decision in iteration ${pending.n} could not be read, even when asked again (${pending.problem}); nothing was delegated. Continue to end the loop here and go on to the verdicts, or stop`,
         details: { iteration: pending.n, supervisor: rulesOf(ctx).supervisor },
@@ -78,6 +79,7 @@ export const supervisorMode: DeliberationMode = {
         ...(review ? { reviewer: review.reviewer, reviewer_action: review.action } : {}),
       },
       notes: [`supervisor loop: ${loopStatusLine(loop)}`],
+      ...(end?.kind === 'guardrail_stop' ? { guardrail: { reason: GUARDRAIL_REASONS[end.limit], note: `supervisor loop: guardrail_stop — ${describeGuardrail(end)}` } } : {}),
     };
   },
   onStepRecorded(ctx, done, step): ModeEvent[] {

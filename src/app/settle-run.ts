@@ -6,7 +6,8 @@ import { buildOutcome } from '../domain/run-machine.js';
 import type { ArtifactAttachment } from '../domain/modes/mode.js';
 import type { PauseRecord } from '../domain/run-state.js';
 import { totalUsage } from '../domain/usage.js';
-import { pauseClass } from '../domain/pause-class.js';
+import { decideRun, type Ending, type PauseClass } from '../domain/run/policy.js';
+import { InternalError } from '../domain/errors.js';
 import { explainLoopPolicyStop } from '../domain/stop-explanation.js';
 import { applyLoopPolicy, type LoopPolicyOutcome } from './loop-policy.js';
 import type { RunRecorder } from './run-recorder.js';
@@ -20,6 +21,8 @@ interface EndOptions {
   readonly audit: AuditSink;
   readonly deps: RunDeps;
   readonly decision: DecisionRecord;
+  /** What a pause counts for (from the policy table's row for its cause). */
+  readonly pauseClass?: PauseClass;
   /** For people: why the run ended here. */
   readonly message: string;
   readonly details?: AuditDetails;
@@ -31,7 +34,7 @@ interface EndOptions {
  * The pause is counted by the loop policy, which may attach a plan (third pause of a conflict) or end
  * the conflict line with a sealed stop (fourth).
  */
-export async function pauseRun(options: EndOptions & { draft?: DraftInput; requestPlan?: () => Promise<string> }): Promise<RunOutcome> {
+async function pauseRun(options: EndOptions & { draft?: DraftInput; requestPlan?: () => Promise<string> }): Promise<RunOutcome> {
   const { run, audit, deps, decision, message } = options;
   const state = run.state;
   const now = deps.clock.now();
@@ -42,12 +45,13 @@ export async function pauseRun(options: EndOptions & { draft?: DraftInput; reque
     message,
     requested_at: now.toISOString(),
   };
-  const kind = pauseClass(decision);
+  const kind = options.pauseClass ?? 'judgement';
   await audit.append(auditEvent('HITL_REQUESTED', decision, { pause_id: pause.pause_id, pause_class: kind, ...options.details }));
   // Only a pause that judges the task counts for the loop policy; an outage or a set-up problem does not.
   const loop: LoopPolicyOutcome = kind === 'judgement' ? await applyLoopPolicy({ state, pause, deps, audit, ...(options.requestPlan ? { requestPlan: options.requestPlan } : {}) }) : { count: 0 };
   if (loop.stop) {
-    return finishRun({ ...options, decision: loop.stop, message: explainLoopPolicyStop(loop.count, message), ...(options.draft ? { artifact: options.draft } : {}) });
+    const ending = decideRun({ kind: 'loop_limit' });
+    return finishRun({ ...options, decision: ending.decision, message: explainLoopPolicyStop(loop.count, message), ...(options.draft ? { artifact: options.draft } : {}) });
   }
   let draftPath: string | undefined;
   if (options.draft) {
@@ -75,15 +79,17 @@ export async function pauseRun(options: EndOptions & { draft?: DraftInput; reque
   return buildOutcome({ runId: state.run_id, status: 'paused', decision, auditLog: audit.path, message: lines.join('\n') });
 }
 
+type FinishOptions = EndOptions & { artifact?: DraftInput; attachments?: readonly ArtifactAttachment[]; afterArtifact?: () => Promise<void>; status?: 'stopped' | 'guardrail_stopped' };
+
 /** Ends a run as completed (decision RUN) or stopped, writing the artifact when there is one. */
-export async function finishRun(options: EndOptions & { artifact?: DraftInput; attachments?: readonly ArtifactAttachment[]; afterArtifact?: () => Promise<void> }): Promise<RunOutcome> {
+async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   const { run, audit, deps, decision, message } = options;
   const resumedEnding = run.state.finishing !== undefined;
-  const status = decision.decision === 'RUN' ? 'completed' : 'stopped';
+  const status = decision.decision === 'RUN' ? 'completed' : (options.status ?? run.state.finishing?.status ?? 'stopped');
   // The end is put on the checkpoint before anything is written, with its time: a run killed between
   // the artifact and its last save ends the same way when recovered, byte for byte.
   const finishedAt = new Date(run.state.finishing?.finished_at ?? deps.clock.now().toISOString());
-  const state = await run.apply({ type: 'finishing', finishedAt: finishedAt.toISOString(), decision });
+  const state = await run.apply({ type: 'finishing', finishedAt: finishedAt.toISOString(), decision, ...(status !== 'completed' ? { status } : {}) });
   let artifactPath: string | null = null;
   if (options.artifact && state.plan) {
     deps.onProgress?.({ kind: 'producing_artifact', run_id: state.run_id, path: state.plan.output_path });
@@ -129,6 +135,61 @@ export async function finishRun(options: EndOptions & { artifact?: DraftInput; a
   // The run has ended: its command copy goes; state.json keeps the command for the record.
   await deps.runs.removeFile(state.run_id, 'command.json');
   await run.apply({ type: 'finished', status, decision, finishedAt: finishedAt.toISOString(), summary: message, ...(artifactPath ? { artifact: artifactPath } : {}) });
-  const text = status === 'completed' ? message : `stopped (${decision.layer}: ${decision.reason_code}${decision.sealed ? ', sealed' : ''}): ${message}`;
+  const text =
+    status === 'completed'
+      ? message
+      : `${status === 'guardrail_stopped' ? 'stopped by a guardrail' : 'stopped'} (${decision.layer}: ${decision.reason_code}${decision.sealed ? ', sealed' : ''}): ${message}`;
   return buildOutcome({ runId: state.run_id, status, decision, auditLog: audit.path, message: text, artifact: artifactPath });
+}
+
+/** A run that cannot start: persona or route files are broken. */
+async function invalidRun(options: EndOptions & { problems: readonly string[] }): Promise<RunOutcome> {
+  const { run, audit, deps, decision, message, problems } = options;
+  await audit.append(auditEvent(options.details?.event === 'ROUTES_INVALID' ? 'ROUTES_INVALID' : 'PERSONAS_INVALID', decision, { problems: problems.length }));
+  await run.apply({ type: 'finished', status: 'invalid', decision, finishedAt: deps.clock.now().toISOString(), summary: message });
+  return buildOutcome({
+    runId: run.state.run_id,
+    status: 'invalid',
+    decision,
+    auditLog: audit.path,
+    message: `${message}; fix them and run again:\n${problems.map((p) => `  ${p}`).join('\n')}`,
+    issues: problems,
+  });
+}
+
+/** How a run is settled: the policy's ending, and what the applier needs to carry it out. */
+export type SettleOptions = Omit<EndOptions, 'decision' | 'pauseClass'> & {
+  readonly ending: Ending;
+  /** For a pause: the draft to keep beside it; for an ending: the artifact to write. */
+  readonly draft?: DraftInput;
+  readonly attachments?: readonly ArtifactAttachment[];
+  /** Runs once the artifact is on disk (the council's memory, on completion only). */
+  readonly afterArtifact?: () => Promise<void>;
+  /** Asks the council for a plan when the loop policy wants one (third pause). */
+  readonly requestPlan?: () => Promise<string>;
+  /** For an invalid run: the problems, as `file: message` lines. */
+  readonly problems?: readonly string[];
+};
+
+/**
+ * The one applier of the run's policy: carries out an ending that `decideRun` chose — the run's
+ * state, its audit records, the artifact, the council's memory and the outcome every view reports.
+ * Nothing else writes how a run ended. Idempotent: an ending completed after a restart writes what
+ * the log does not already hold, and the same artifact.
+ */
+export async function settleRun(options: SettleOptions): Promise<RunOutcome> {
+  const { ending, draft, attachments, afterArtifact, requestPlan, problems, ...rest } = options;
+  const base = { ...rest, decision: ending.decision };
+  switch (ending.kind) {
+    case 'pause':
+      return pauseRun({ ...base, pauseClass: ending.pauseClass, ...(draft ? { draft } : {}), ...(requestPlan ? { requestPlan } : {}) });
+    case 'stop':
+      return finishRun({ ...base, status: ending.status, ...(draft ? { artifact: draft } : {}), ...(attachments ? { attachments } : {}) });
+    case 'complete':
+      return finishRun({ ...base, ...(draft ? { artifact: draft } : {}), ...(attachments ? { attachments } : {}), ...(afterArtifact ? { afterArtifact } : {}) });
+    case 'invalid':
+      return invalidRun({ ...base, problems: problems ?? [] });
+    case 'reroute':
+      throw new InternalError('a REROUTE is not an ending: the routed client carries it out');
+  }
 }
