@@ -41,15 +41,18 @@ describe('mediator_advice on a real route', () => {
     expect(out).toMatchObject({ status: 'paused', reason_code: 'ETHICS_HIGH_STAKES' });
   });
 
-  it('an unreadable classification, asked again once, fails closed; continuing runs on the rules alone', async () => {
+  it('an unreadable classification, asked again once, fails closed as an outage; continuing asks the mediator again', async () => {
     const { out, log } = await runWith(() => ({ content: 'I think this task is probably fine.' }), 'Review the rollout plan and list the risks');
     expect(out).toMatchObject({ status: 'paused', reason_code: 'MEDIATOR_CLASSIFICATION_FAILED' });
     expect(server!.classifyRequests).toHaveLength(2);
     expect(server!.chatRequests()).toHaveLength(0);
     expect(log.filter((x) => x.event === 'MEDIATOR_CLASSIFIED').map((x) => x.reason_code)).toEqual(['MEDIATOR_ADVICE_INVALID', 'MEDIATOR_ADVICE_INVALID']);
+    expect(log.find((x) => x.event === 'HITL_REQUESTED').details.pause_class).toBe('outage');
+    // The check is never skipped: continue asks again (twice, the retry included), and the run pauses again while the answer does not read.
     const decided = await runCli(['hitl', 'decide', out.run_id, 'continue', '--run', '--json'], { cwd: ws.dir });
-    expect(JSON.parse(decided.stdout).status).toBe('completed');
-    expect(server!.classifyRequests).toHaveLength(2); // not asked again
+    expect(JSON.parse(decided.stdout)).toMatchObject({ status: 'paused', reason_code: 'MEDIATOR_CLASSIFICATION_FAILED' });
+    expect(server!.classifyRequests).toHaveLength(4);
+    expect(server!.chatRequests()).toHaveLength(0);
   });
 
   it('the model sees the task as screened by the detector', async () => {

@@ -125,6 +125,13 @@ export const POLICY_TABLE: readonly PolicyRow[] = [
   { cause: 'completed', calls: EVERY, outcome: 'complete', layer: 'dispatch', reason: 'RUN_COMPLETED', source: 'the council proceeded' },
 ];
 
+/**
+ * The call column for pauses of a failed route: a call that gates the whole council names itself,
+ * so a person reading the pause knows nothing was sent to the council. The row (and its condition,
+ * in the record's details) is otherwise the same on every call.
+ */
+const ROUTE_PAUSE_REASON_BY_CALL: Partial<Record<Call, ReasonCode>> = { classify: 'MEDIATOR_CLASSIFICATION_FAILED' };
+
 /** Reason codes of gate pauses whose cause is the set-up, not the task. */
 const SETUP_GATE_REASONS: ReadonlySet<string> = new Set(['MEANING_UNKNOWN_PERSONA', 'MEANING_EMPTY_TASK', 'CONSISTENCY_INPUT_MISSING', 'SPEC_INVALID_INPUT', 'SPEC_MISSING_KEYS']);
 
@@ -167,6 +174,10 @@ function callOf(event: PolicyEvent): Call | undefined {
 }
 
 function reasonOf(row: PolicyRow, event: PolicyEvent): ReasonCode {
+  if (event.kind === 'route_failed' && row.outcome === 'pause') {
+    const named = ROUTE_PAUSE_REASON_BY_CALL[event.call];
+    if (named) return named;
+  }
   if (row.reason !== 'from_event') return row.reason;
   switch (event.kind) {
     case 'route_failed':
@@ -197,7 +208,7 @@ export function policyRowFor(event: PolicyEvent): PolicyRow {
 export function decideRun(event: PolicyEvent): Ending {
   const row = policyRowFor(event);
   const reason = reasonOf(row, event);
-  const layer = event.kind === 'gate' ? event.decision.layer : row.layer;
+  const layer = event.kind === 'gate' ? event.decision.layer : event.kind === 'route_failed' && reason === 'MEDIATOR_CLASSIFICATION_FAILED' ? 'model' : row.layer;
   const system = (decision: DecisionRecord['decision'], sealed: boolean, overrideable: boolean): DecisionRecord => ({
     decision,
     reason_code: reason,
