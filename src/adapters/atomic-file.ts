@@ -78,6 +78,16 @@ export async function writeFully(handle: DurableHandle, data: Uint8Array, positi
 }
 
 /**
+ * The temporary file of an atomic write of `file`: hidden, in the same folder (so the rename stays on
+ * one file system), named by the writer's pid and 8 random hex digits (`token`) so that writers never
+ * collide. A crash can leave one behind; the workspace's `.gitignore` keeps it out of git
+ * (domain/runtime-files.ts).
+ */
+export function atomicTempPath(file: string, pid: number, token: string): string {
+  return path.join(path.dirname(file), `.${path.basename(file)}.${pid}.${token}.tmp`);
+}
+
+/**
  * Writes a file so that a crash, a short write, ENOSPC or EIO leaves either the old content or the
  * new, never a cut one: a temporary file in the same folder, every byte written and checked, fsync,
  * rename over the old one, fsync of the folder. A failure removes the temporary file, leaves the old
@@ -93,7 +103,7 @@ export async function writeFileAtomically(
 ): Promise<void> {
   const fs = options.fs ?? realFs;
   const dir = path.dirname(file);
-  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temp = atomicTempPath(file, process.pid, randomBytes(4).toString('hex'));
   const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
   let handle: DurableHandle | undefined;
   try {

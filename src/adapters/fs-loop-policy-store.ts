@@ -2,6 +2,7 @@ import { readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { emptyLoopPolicy, parseLoopPolicyData, type LoopPolicyData } from '../domain/loop-policy/workspace-loop.js';
 import type { Clock, LoopPolicyStore } from '../domain/ports.js';
+import { corruptPathFor, lockPathFor } from '../domain/runtime-files.js';
 import { ensurePrivateDir, writeJsonAtomically } from './atomic-file.js';
 import { withFileLock } from './file-lock.js';
 import type { WorkspacePaths } from './workspace-paths.js';
@@ -27,7 +28,7 @@ export class FsLoopPolicyStore implements LoopPolicyStore {
 
   async update<T>(fn: (data: LoopPolicyData) => { data: LoopPolicyData; result: T }): Promise<T> {
     await ensurePrivateDir(this.paths.state);
-    return withFileLock(`${this.file}.lock`, async () => {
+    return withFileLock(lockPathFor(this.file), async () => {
       const { data } = await this.#load();
       const out = fn(data);
       await writeJsonAtomically(this.file, out.data, { mode: 0o600 });
@@ -49,7 +50,7 @@ export class FsLoopPolicyStore implements LoopPolicyStore {
     } catch {
       // fall through: corrupt
     }
-    const movedTo = `${this.file}.corrupt-${this.clock.now().toISOString().replace(/[:.]/g, '-')}`;
+    const movedTo = corruptPathFor(this.file, this.clock.now());
     await rename(this.file, movedTo);
     process.emitWarning(`maestro: ${this.file} was corrupt; moved to ${movedTo}. A new council session starts.`);
     return { data: emptyLoopPolicy(this.newSessionId(), this.clock.now().toISOString()) };

@@ -1,6 +1,7 @@
 import { mkdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, SessionLoad, SessionStore } from '../domain/ports.js';
+import { corruptPathFor, lockPathFor } from '../domain/runtime-files.js';
 import { appendRun, compactSession, emptySessionState, parseSessionState, type HistoryMessage } from '../domain/session-state.js';
 import { appendDurably, writeJsonAtomically } from './atomic-file.js';
 import { withFileLock } from './file-lock.js';
@@ -53,8 +54,7 @@ export class FsSessionStore implements SessionStore {
     } catch (error) {
       problem = `not valid JSON (${(error as Error).message})`;
     }
-    const stamp = now.toISOString().replace(/[:.]/g, '-');
-    const movedTo = `${file}.corrupt-${stamp}`;
+    const movedTo = corruptPathFor(file, now);
     await rename(file, movedTo);
     return { state: emptySessionState(personaId, now.toISOString()), recovered: { movedTo, problem } };
   }
@@ -66,7 +66,7 @@ export class FsSessionStore implements SessionStore {
   async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[]): Promise<void> {
     const file = this.fileFor(personaId);
     await mkdir(this.dir, { recursive: true });
-    await withFileLock(`${file}.lock`, async () => {
+    await withFileLock(lockPathFor(file), async () => {
       const { state } = await this.load(personaId);
       const { state: compacted, moved } = compactSession(appendRun(state, runId, messages, this.clock.now().toISOString()), this.keepRuns);
       if (moved.length > 0) {

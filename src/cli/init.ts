@@ -1,59 +1,62 @@
-import { access, copyFile, mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { scaffoldWorkspace as scaffold, type ScaffoldReport } from '../adapters/workspace-scaffold.js';
 import { ExitError } from '../domain/errors.js';
-import { DEFAULT_WORKSPACE_CONFIG } from '../domain/workspace-config.js';
 import type { Io } from './io.js';
 import { invocation, PACKAGE_ROOT } from './package-info.js';
 import { chalkFor } from './style.js';
 
+const HELP = `
+In a new folder it writes everything. In an existing project (a git repository, a folder with its own
+files) it adds only what is missing and overwrites nothing: a file already there is kept as it is, and
+the lines that keep maestro's runtime data out of git (.maestro/, outputs/, persona memory and its
+archive, locks, corrupt and temporary files) are appended to an existing .gitignore, under a comment,
+leaving its own lines, their order and its line endings as they were. It prints one line per file:
+created (+), merged (~) or kept (=). Running it again changes nothing and says so.
+
+Exit codes: 0 ready · 1 a write failed midway (run it again to add the rest) · 2 refused, nothing
+changed (the target is a file, or a folder it needs is not writable).
+`;
+
 export function registerInit(program: Command, io: Io): void {
   program
     .command('init')
-    .description('scaffold a ready workspace: the triad personas, commands/, session_states/, an example, a config')
+    .description('set up a workspace, new or in an existing project: the triad personas, commands/, session_states/, an example, '
+      + 'a config, and .gitignore lines for the runtime data; adds what is missing, overwrites nothing')
     .argument('[dir]', 'folder to set up (created if missing)', '.')
+    .addHelpText('after', HELP)
     .action(async (dir: string) => {
       const target = path.resolve(io.cwd, dir);
-      const created = await scaffoldWorkspace(target);
-      const c = chalkFor(io);
-      io.stdout.write(`${c.green('✔')} workspace ready in ${target}\n${created.map((f) => `  + ${f}`).join('\n')}\n`);
-      io.stdout.write(`\nTry it:  ${invocation(io.env)} run --workspace ${JSON.stringify(target)} ${JSON.stringify(path.join(target, 'examples', 'review-migration.json'))}\n`);
+      io.stdout.write(renderReport(target, await scaffoldWorkspace(target), io));
+      const example = JSON.stringify(path.join(target, 'examples', 'review-migration.json'));
+      io.stdout.write(`\nTry it:  ${invocation(io.env)} run --workspace ${JSON.stringify(target)} ${example}\n`);
     });
 }
 
-const GITIGNORE = ['.maestro/', 'outputs/', 'session_states/*.json', ''].join('\n');
+/**
+ * Sets up `target` as a workspace (see `maestro init --help`) and returns what it did; throws an
+ * `ExitError` (2: refused, nothing changed; 1: a write failed midway) otherwise.
+ */
+export async function scaffoldWorkspace(target: string): Promise<ScaffoldReport> {
+  const result = await scaffold(target, PACKAGE_ROOT);
+  if (result.ok) return result.report;
+  if (result.kind === 'refused') throw new ExitError(2, `maestro init: ${result.reason}. Nothing was changed.`);
+  const done = result.created.length === 0
+    ? 'nothing was written'
+    : `written before it:\n${result.created.map((f) => `  + ${f}`).join('\n')}`;
+  throw new ExitError(1, `maestro init: ${result.reason}; ${done}\nOnce that is fixed, run it again: it adds only what is missing.`);
+}
 
-/** Creates the workspace files; refuses (changing nothing) if any of them already exists. */
-export async function scaffoldWorkspace(target: string): Promise<string[]> {
-  const files = new Map<string, { from?: string; text?: string }>();
-  for (const name of (await readdir(path.join(PACKAGE_ROOT, 'personas'))).filter((n) => n.endsWith('.md')).sort()) {
-    files.set(`personas/${name}`, { from: path.join(PACKAGE_ROOT, 'personas', name) });
-  }
-  for (const name of (await readdir(path.join(PACKAGE_ROOT, 'examples'))).sort()) {
-    files.set(`examples/${name}`, { from: path.join(PACKAGE_ROOT, 'examples', name) });
-  }
-  files.set('commands/.gitkeep', { text: '' });
-  files.set('session_states/.gitkeep', { text: '' });
-  files.set('maestro.config.json', { text: `${JSON.stringify(DEFAULT_WORKSPACE_CONFIG, null, 2)}\n` });
-  files.set('.gitignore', { text: GITIGNORE });
-
-  const existing: string[] = [];
-  for (const rel of files.keys()) {
-    try {
-      await access(path.join(target, rel));
-      existing.push(rel);
-    } catch {
-      // absent: good
-    }
-  }
-  if (existing.length > 0) {
-    throw new ExitError(2, `maestro init: refusing to overwrite what is already in ${target}:\n${existing.map((f) => `  ${f}`).join('\n')}\nNothing was changed.`);
-  }
-  for (const [rel, source] of files) {
-    const dest = path.join(target, rel);
-    await mkdir(path.dirname(dest), { recursive: true });
-    if (source.from) await copyFile(source.from, dest);
-    else await writeFile(dest, source.text ?? '', { flag: 'wx' });
-  }
-  return [...files.keys()];
+function renderReport(target: string, report: ScaffoldReport, io: Io): string {
+  const c = chalkFor(io);
+  const changed = report.created.length + report.merged.length > 0;
+  const title = changed
+    ? `${c.green('✔')} workspace ready in ${target}`
+    : `${c.green('✔')} nothing to do: ${target} already has everything maestro init adds; nothing was changed`;
+  const lines = [
+    ...report.created.map((f) => `  + ${f}  created`),
+    ...report.merged.map((m) => `  ~ ${m.file}  merged ${m.lines.length} line(s): ${m.lines.join('  ')}`),
+    ...report.skipped.map((f) => c.dim(`  = ${f}  already there, kept as it is`)),
+  ];
+  return `${title}\n${lines.join('\n')}\n`;
 }

@@ -165,7 +165,7 @@ describe('maestro validate, schema, init', () => {
     expect(schema.required).toEqual(['task_description']);
   });
 
-  it('init scaffolds a workspace that runs, and refuses to overwrite', async () => {
+  it('init scaffolds a workspace that runs, and a second init overwrites nothing', async () => {
     const target = path.join(ws.dir, 'fresh');
     const r = await runCli(['init', target]);
     expect(r.code).toBe(0);
@@ -176,10 +176,11 @@ describe('maestro validate, schema, init', () => {
     expect(config).toMatchObject({ deliberation: { max_rounds: 3 }, audit: { retention_days: 30 }, knowledge: { max_requests_per_turn: 5 } });
     expect((await runCli(['run', 'examples/review-migration.json'], { cwd: target })).code).toBe(0);
 
+    await writeFile(path.join(target, 'personas', 'auditor.md'), '---\nid: auditor\n---\nMy own auditor.\n');
     const hash = createHash('sha256').update(await readFile(path.join(target, 'personas', 'auditor.md'))).digest('hex');
     const again = await runCli(['init', target]);
-    expect(again.code).toBe(2);
-    expect(again.stderr).toContain('refusing to overwrite');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('= personas/auditor.md  already there, kept as it is');
     expect(createHash('sha256').update(await readFile(path.join(target, 'personas', 'auditor.md'))).digest('hex')).toBe(hash);
   });
 
