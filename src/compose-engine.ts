@@ -6,16 +6,15 @@ import { VerifiedInputReader } from './app/verified-inputs.js';
 import type { WorkerSession } from './app/worker-loop.js';
 import { FsArtifactWriter } from './adapters/fs-artifact-writer.js';
 import { PgArtifactWriter } from './adapters/pg-artifact-writer.js';
-import { PgAuditLog } from './adapters/pg-audit-log.js';
 import { PgEngine, type Fence } from './adapters/pg-engine.js';
 import { PgLoopPolicyStore } from './adapters/pg-loop-policy-store.js';
 import { PgQueue, type EngineClaim, type PgWorkerSession } from './adapters/pg-queue.js';
-import { PgRunStore } from './adapters/pg-run-store.js';
+import { PgRunLedger } from './adapters/pg-run-ledger.js';
 import { PgSessionStore } from './adapters/pg-session-store.js';
 import { newRunId } from './adapters/system-clock.js';
 import type { WorkspacePaths } from './adapters/workspace-paths.js';
 import { AppError } from './domain/errors.js';
-import type { Clock } from './domain/ports.js';
+import type { Clock, RunReader } from './domain/ports.js';
 import type { WorkspaceConfig } from './domain/workspace-config.js';
 
 /** `--run` / `run --resume` with an engine: the queue resumes decided runs, never a foreground process. */
@@ -33,11 +32,9 @@ export interface EngineHandle {
   depsForRun(runId: string): RunDeps & { readonly decisions: DecisionInbox };
   /** A new council session: every persona's memory moves to the engine's archive; returns how many had some. */
   archiveMemory(sessionId: string): Promise<number>;
-  /** A run's side file (`hitl.json`, `draft.md`) as the engine keeps it. */
-  runFile(runId: string, name: string): Promise<string | undefined>;
 }
 
-type EngineStores = Pick<RunDeps, 'runs' | 'audit' | 'sessions' | 'loopPolicy'> & { readonly runs: PgRunStore; readonly sessions: PgSessionStore };
+type EngineStores = Pick<RunDeps, 'ledger' | 'sessions' | 'loopPolicy'> & { readonly sessions: PgSessionStore };
 
 /** Opens the engine and checks that its schema is the one this maestro needs. */
 export async function openEngine(url: string, name = 'maestro'): Promise<PgEngine> {
@@ -59,8 +56,7 @@ export function workspaceIdOf(paths: WorkspacePaths): string {
 export function engineStores(options: { engine: PgEngine; clock: Clock; config: WorkspaceConfig; fence?: Fence }): EngineStores {
   const { engine, clock, config, fence } = options;
   return {
-    runs: new PgRunStore(engine, fence),
-    audit: new PgAuditLog(engine, clock, fence),
+    ledger: new PgRunLedger({ engine, clock, ...(fence ? { fence } : {}) }),
     sessions: new PgSessionStore(engine, clock, config.history.keep_runs, fence),
     loopPolicy: new PgLoopPolicyStore(engine, clock, () => `S-${newRunId(clock)}`, fence),
   };
@@ -70,7 +66,7 @@ export function engineStores(options: { engine: PgEngine; clock: Clock; config: 
 export class PgDecisionInbox implements DecisionInbox {
   constructor(
     private readonly queue: PgQueue,
-    private readonly runs: PgRunStore,
+    private readonly runs: RunReader,
     private readonly workspaceId: string,
   ) {}
 
@@ -94,7 +90,7 @@ export function engineDeps(options: { engine: PgEngine; clock: Clock; config: Wo
   const queue = new PgQueue(engine);
   const workspaceId = workspaceIdOf(paths);
   const stores = engineStores(options);
-  const decisions = new PgDecisionInbox(queue, stores.runs, workspaceId);
+  const decisions = new PgDecisionInbox(queue, stores.ledger, workspaceId);
   return {
     stores: { ...stores, decisions },
     handle: (base) => ({
@@ -103,7 +99,6 @@ export function engineDeps(options: { engine: PgEngine; clock: Clock; config: Wo
       workspaceId,
       depsForRun: (runId) => ({ ...base, artifacts: new PgArtifactWriter(engine, runId, base.artifacts) }),
       archiveMemory: (sessionId) => stores.sessions.archiveAll(sessionId),
-      runFile: (runId, name) => stores.runs.loadFile(runId, name),
     }),
   };
 }

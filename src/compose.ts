@@ -4,6 +4,7 @@ import type { RunDeps } from './app/run-deps.js';
 import { FsArtifactWriter } from './adapters/fs-artifact-writer.js';
 import { FsKnowledgeBase } from './adapters/fs-knowledge-base.js';
 import { FsPersonaStore } from './adapters/fs-persona-store.js';
+import { FsRunLedger } from './adapters/fs-run-ledger.js';
 import { FsRunStore } from './adapters/fs-run-store.js';
 import { FsSessionStore } from './adapters/fs-session-store.js';
 import { sha256 } from './adapters/hashing.js';
@@ -108,8 +109,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     knowledge,
     inputs: knowledge,
     artifacts: new FsArtifactWriter(paths.root, () => clock.now()),
-    runs: new FsRunStore(paths),
-    audit: telemetry.wrapAuditLog(new JsonlAuditLog(paths, clock)),
+    ledger: new FsRunLedger({ paths, store: new FsRunStore(paths), audit: telemetry.wrapAuditLog(new JsonlAuditLog(paths, clock)), clock }),
     telemetry,
     loopPolicy: new FsLoopPolicyStore(paths, clock, () => `S-${newRunId(clock)}`),
     pictures: new VegaPictureRenderer(),

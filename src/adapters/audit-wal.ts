@@ -1,7 +1,7 @@
 import { GENESIS_HASH, type AuditHead, type Sha256 } from '../domain/audit-chain.js';
 import { splitAuditLines, verifyAuditLog } from '../domain/audit-verify.js';
 import { StorageError } from '../domain/errors.js';
-import type { AuditAhead } from '../domain/ports.js';
+import type { AuditAhead } from './audit-sink.js';
 import { writeFullySync, type SyncFs } from './atomic-file.js';
 import { safeJson } from './fs-read.js';
 

@@ -2,16 +2,30 @@ import { accessSync, mkdirSync } from 'node:fs';
 import * as nodeFs from 'node:fs/promises';
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { AuditAhead, RunChange, RunStore } from '../domain/ports.js';
+import type { RunEvent } from '../domain/run-machine.js';
 import { parseRunState, type RunState } from '../domain/run-state.js';
 import { StorageError } from '../domain/errors.js';
 import { ensurePrivateDir, realSyncFs, syncDirectory, writeFileAtomically, writeFullySync, type DurableFs, type SyncFs } from './atomic-file.js';
+import type { AuditAhead } from './audit-sink.js';
 import { appendAuditLines, flushAuditFiles, formatAuditHead, missingFromLog, writeAuditAhead } from './audit-wal.js';
 import { splitAuditLines } from '../domain/audit-verify.js';
 import { readIfExists } from './fs-read.js';
 import { sha256 } from './hashing.js';
-import { baseLine, eventLine, JOURNAL_FILE, journalAuditLines, readCheckpoint } from './run-journal.js';
+import { baseLine, eventLine, JOURNAL_FILE, journalAuditLines, journalRemovals, readCheckpoint } from './run-journal.js';
 import type { WorkspacePaths } from './workspace-paths.js';
+
+/**
+ * One change of a run's checkpoint as the store makes it durable: an event applied to `before`, or a
+ * whole state (the run's first, or a state from elsewhere) when there is no event.
+ */
+export interface RunChange {
+  readonly before?: RunState;
+  readonly event?: RunEvent;
+  readonly at: string;
+  readonly after: RunState;
+  /** Run files the change removes (plain names in the run's folder): once the change is durable, and again when the journal is folded. */
+  readonly removeFiles?: readonly string[];
+}
 
 /** A journal this process appends to: its descriptor, its length, and the state its lines describe. */
 interface OpenJournal {
@@ -29,6 +43,8 @@ interface OpenJournal {
   auditBehind: boolean;
   /** The run's audit log, held open (to append) while records are written ahead. */
   auditLog?: number;
+  /** Run files its lines removed: removed again when it is folded (a removal that failed is not lost). */
+  readonly removed: Set<string>;
 }
 
 export interface FsRunStoreOptions {
@@ -60,7 +76,7 @@ const realFs: DurableFs = {
  * removed. Reading prefers the journal when there is one, so a crash at any point loses nothing that
  * was acknowledged and repeats nothing: a cut last line is ignored, a damaged one refused.
  */
-export class FsRunStore implements RunStore {
+export class FsRunStore {
   readonly #open = new Map<string, OpenJournal>();
   readonly #compactBytes: number;
   readonly #fs: DurableFs;
@@ -95,22 +111,15 @@ export class FsRunStore implements RunStore {
   }
 
   /**
-   * One applied event and the audit records written with it: one journal line holding both, one
-   * fdatasync; then the records are appended to their log and the head rewritten, unflushed (the
-   * journal is their write-ahead log: see audit-wal.ts).
+   * One change and the audit records written with it: one journal line holding both, one fdatasync;
+   * then the records are appended to their log and the head rewritten, unflushed (the journal is
+   * their write-ahead log: see audit-wal.ts); then the files the change removes are removed.
    */
   async recordAhead(change: RunChange, audit?: AuditAhead): Promise<void> {
     const runId = change.after.run_id;
     if (audit && audit.log !== this.paths.auditLog(runId)) throw new StorageError(`audit records of run ${runId} were handed over for another log (${audit.log})`, audit.log);
-    let open = this.#open.get(runId);
-    if (!open) open = await this.#start(change.before);
-    else if (open.last !== change.before) {
-      // Someone else's copy of the state: the journal goes on from it, whole.
-      this.#append(open, baseLine(change.before));
-      open.last = change.before;
-    }
-    this.#append(open, eventLine(change.at, change.event, audit?.lines));
-    open.last = change.after;
+    const open = await this.#appendChange(change, audit?.lines);
+    for (const name of change.removeFiles ?? []) open.removed.add(name);
     if (audit && audit.lines.length > 0) {
       open.wroteAhead = true;
       open.auditBehind = true; // until the lines and the head are written
@@ -118,7 +127,31 @@ export class FsRunStore implements RunStore {
       writeAuditAhead(this.#journalFs, runId, { log: open.auditLog, headFile: this.paths.auditHead(runId) }, audit);
       open.auditBehind = false;
     }
+    await this.#removeFiles(runId, change.removeFiles ?? []);
     if (change.after.status !== 'running' || open.size > this.#compactBytes) await this.#compact(runId, change.after);
+  }
+
+  /** The change as journal lines (its records, when given, in the same line), appended and flushed. */
+  async #appendChange(change: RunChange, audit: readonly string[] | undefined): Promise<OpenJournal> {
+    const runId = change.after.run_id;
+    let open = this.#open.get(runId);
+    if (!change.event) {
+      if (!open) return this.#start(change.after, audit);
+      this.#append(open, baseLine(change.after, audit));
+      open.last = change.after;
+      return open;
+    }
+    const before = change.before;
+    if (!before) throw new StorageError(`an event of run ${runId} came without the state it applies to`, this.paths.runDir(runId));
+    if (!open) open = await this.#start(before);
+    else if (open.last !== before) {
+      // Someone else's copy of the state: the journal goes on from it, whole.
+      this.#append(open, baseLine(before));
+      open.last = before;
+    }
+    this.#append(open, eventLine(change.at, change.event, audit, change.removeFiles));
+    open.last = change.after;
+    return open;
   }
 
   /** This process no longer executes the run: its journal is folded into `state.json` (best effort, for readers of `state.json`). */
@@ -145,7 +178,20 @@ export class FsRunStore implements RunStore {
   }
 
   async removeFile(runId: string, name: string): Promise<void> {
-    await rm(path.join(this.paths.runDir(runId), name), { force: true });
+    await this.#removeFiles(runId, [name]);
+  }
+
+  /** Removes run files by plain name (a name from a journal is never followed out of the run's folder). */
+  async #removeFiles(runId: string, names: readonly string[]): Promise<void> {
+    for (const name of names) {
+      if (path.basename(name) !== name || name.startsWith('.')) throw new StorageError(`refusing to remove "${name}" for run ${runId}: not a run file`, this.paths.runDir(runId));
+      const file = path.join(this.paths.runDir(runId), name);
+      try {
+        await rm(file, { force: true });
+      } catch (error) {
+        throw storageError(`could not remove ${file}`, file, error);
+      }
+    }
   }
 
   /** Every run id with a folder, sorted (ids sort by time). */
@@ -162,7 +208,7 @@ export class FsRunStore implements RunStore {
    * Starts this process's journal of a run with a whole state. A journal left by another process (a
    * crash) is folded into `state.json` first, so this one never appends after a line it did not write.
    */
-  async #start(state: RunState): Promise<OpenJournal> {
+  async #start(state: RunState, audit?: readonly string[]): Promise<OpenJournal> {
     const dir = this.paths.runDir(state.run_id);
     const file = path.join(dir, JOURNAL_FILE);
     if (exists(file)) await this.#compact(state.run_id, state);
@@ -170,8 +216,8 @@ export class FsRunStore implements RunStore {
     let fd: number | undefined;
     try {
       fd = this.#journalFs.openSync(file, 'wx', 0o600);
-      const open: OpenJournal = { fd, file, size: 0, allocated: 0, last: state, wroteAhead: false, auditBehind: false };
-      this.#append(open, baseLine(state));
+      const open: OpenJournal = { fd, file, size: 0, allocated: 0, last: state, wroteAhead: false, auditBehind: false, removed: new Set() };
+      this.#append(open, baseLine(state, audit));
       // The journal's name must survive a crash as well as its lines.
       await syncDirectory(dir, this.#fs);
       this.#open.set(state.run_id, open);
@@ -217,8 +263,7 @@ export class FsRunStore implements RunStore {
    * Opening the log does the same and records it (JsonlAuditLog), and a resumed run opens its log
    * first: this is the net under the other paths.
    */
-  async #settleAudit(runId: string, journalFile: string): Promise<void> {
-    const text = await readIfExists(journalFile);
+  async #settleAudit(runId: string, journalFile: string, text: string | undefined): Promise<void> {
     const ahead = text === undefined ? [] : journalAuditLines(text);
     if (ahead.length === 0) return;
     const logFile = this.paths.auditLog(runId);
@@ -258,9 +303,9 @@ export class FsRunStore implements RunStore {
 
   /**
    * Folds a run's checkpoint into `state.json`: the audit records it wrote ahead made durable in
-   * their log, the state written atomically, then the journal removed, then one folder fsync for
-   * both. A crash before the removal leaves a journal that reads as the same state, or as the one
-   * before it when this state was never acknowledged.
+   * their log, the state written atomically, the run files its changes removed removed (again), then
+   * the journal removed, then one folder fsync for all. A crash before the journal's removal leaves a
+   * journal that reads as the same state, or as the one before it when this state was never acknowledged.
    */
   async #compact(runId: string, state: RunState): Promise<void> {
     const dir = this.paths.runDir(runId);
@@ -268,13 +313,15 @@ export class FsRunStore implements RunStore {
     const open = this.#open.get(runId);
     // The records the journal carries must be in their log, and on disk, before it goes; if they
     // cannot be put there, the journal stays (it still holds them) and this throws.
-    if (!open || open.auditBehind) await this.#settleAudit(runId, file);
+    const text = !open || open.auditBehind ? await readIfExists(file) : undefined;
+    if (!open || open.auditBehind) await this.#settleAudit(runId, file, text);
     else if (open.wroteAhead) flushAuditFiles(this.#journalFs, [this.paths.auditLog(runId), this.paths.auditHead(runId)]);
     this.#open.delete(runId);
     if (open) this.#closeQuietly(open.fd);
     if (open?.auditLog !== undefined) this.#closeQuietly(open.auditLog);
     await ensurePrivateDir(dir);
     await writeFileAtomically(path.join(dir, 'state.json'), `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, fs: this.#fs, syncDir: false });
+    await this.#removeFiles(runId, [...new Set([...(open?.removed ?? []), ...(text === undefined ? [] : journalRemovals(text))])]);
     try {
       await this.#fs.unlink(file);
     } catch (error) {

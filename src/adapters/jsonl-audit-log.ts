@@ -9,7 +9,8 @@ import { cachedScanner, defaultSensitiveScanner, findSensitiveResidue, type Sens
 import { splitAuditLines } from '../domain/audit-verify.js';
 import { runDecision } from '../domain/decision.js';
 import { StorageError } from '../domain/errors.js';
-import type { AuditAhead, AuditLog, AuditSink, Clock } from '../domain/ports.js';
+import type { Clock } from '../domain/ports.js';
+import type { AuditAhead, AuditLog, AuditSink } from './audit-sink.js';
 import { ensurePrivateDir, realSyncFs, writeFileAtomically, writeFullySync, type SyncFs } from './atomic-file.js';
 import { appendAuditLines, flushAuditFiles, formatAuditHead, missingFromLog, rewriteHeadInPlace, verifyChain } from './audit-wal.js';
 import { JOURNAL_FILE, journalAuditLines } from './run-journal.js';

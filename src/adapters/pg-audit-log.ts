@@ -2,12 +2,12 @@ import { unchainedRecord, type AuditEvent } from '../domain/audit.js';
 import { emptyAuditHead, type Sha256 } from '../domain/audit-chain.js';
 import { composeAuditLine } from '../domain/audit-line.js';
 import { isSafeRunId } from '../domain/audit-retention.js';
-import { cachedScanner, defaultSensitiveScanner, findSensitiveResidue, type SensitiveScanner } from '../domain/audit-sanitizer.js';
+import { defaultSensitiveScanner, findSensitiveResidue, type SensitiveScanner } from '../domain/audit-sanitizer.js';
 import { verifyAuditLog, type AuditVerification } from '../domain/audit-verify.js';
 import { StorageError } from '../domain/errors.js';
-import type { AuditLog, AuditSink, Clock } from '../domain/ports.js';
+import type { Clock } from '../domain/ports.js';
 import { sha256 as nodeSha256 } from './hashing.js';
-import type { Fence, PgEngine } from './pg-engine.js';
+import type { Fence, PgEngine, Queryable } from './pg-engine.js';
 
 /** A run's audit log as the engine holds it, in the shape of the files (`<run>.jsonl`, `<run>.head`). */
 export interface PgAuditRun {
@@ -34,96 +34,64 @@ export async function verifyPgAuditRun(engine: PgEngine, runId: string, scanner:
   return verifyAuditLog({ ...(await readPgAuditRun(engine, runId)), sha256: nodeSha256, scanner });
 }
 
+/** Where a run's chain goes on in the engine, and what its log already holds. */
+export interface PgChain {
+  readonly seq: number;
+  readonly prevHash: string;
+  /** The events the log holds. */
+  readonly events: ReadonlySet<string>;
+  /** Step ids of its MODEL_CALL records. */
+  readonly steps: ReadonlySet<string>;
+}
+
 /**
  * The audit log in the engine: the same sanitized, hash-chained records as the JSONL files, one row
  * per record holding its exact line (`maestro_audit`), and the head in `maestro_audit_heads`, written
  * in the same transaction (so a log can never end before its head: a deleted row shows as truncated).
- * `audit verify` rebuilds the file text from the rows and checks it with the same verifier.
+ * `audit verify` rebuilds the file text from the rows and checks it with the same verifier. This reads
+ * a run's chain before anything is added to it: a chain that does not verify is refused (fail closed).
  */
-export class PgAuditLog implements AuditLog {
-  readonly #scanner: SensitiveScanner;
-
-  constructor(
-    private readonly engine: PgEngine,
-    private readonly clock: Clock,
-    private readonly fence?: Fence,
-    private readonly sha256: Sha256 = nodeSha256,
-    scanner?: SensitiveScanner,
-  ) {
-    this.#scanner = scanner ?? cachedScanner(defaultSensitiveScanner);
+export async function readPgChain(engine: PgEngine, runId: string, options: { sha256: Sha256; scanner: SensitiveScanner; fence?: Fence }): Promise<PgChain> {
+  const where = `engine:audit/${runId}`;
+  if (!isSafeRunId(runId) || findSensitiveResidue(runId, options.scanner).length > 0) {
+    throw new StorageError('refusing to open an audit log for this run id: run ids must be plain names free of personal data', 'engine:audit');
   }
-
-  async open(runId: string): Promise<AuditSink> {
-    const where = `engine:audit/${runId}`;
-    if (!isSafeRunId(runId) || findSensitiveResidue(runId, this.#scanner).length > 0) {
-      throw new StorageError('refusing to open an audit log for this run id: run ids must be plain names free of personal data', 'engine:audit');
+  const run = await readPgAuditRun(engine, runId, options.fence);
+  const lines = run.log === undefined ? [] : run.log.split('\n').filter((l) => l.length > 0);
+  if (run.log !== undefined || run.head !== undefined) {
+    const verdict = verifyAuditLog({ runId, log: run.log, head: run.head ?? JSON.stringify(emptyAuditHead(runId)), sha256: options.sha256, scanner: { detect: () => [] } });
+    if (verdict.status !== 'ok') {
+      throw new StorageError(`the audit log of run ${runId} in the engine is damaged (${verdict.status === 'broken' ? `${verdict.kind}: ${verdict.message}` : verdict.status}); nothing was appended (run "maestro audit verify ${runId}")`, where);
     }
-    const run = await readPgAuditRun(this.engine, runId, this.fence);
-    const lines = run.log === undefined ? [] : run.log.split('\n').filter((l) => l.length > 0);
-    if (run.log !== undefined || run.head !== undefined) {
-      // The chain is checked before anything is added to it (fail closed), as with the files.
-      const verdict = verifyAuditLog({ runId, log: run.log, head: run.head ?? JSON.stringify(emptyAuditHead(runId)), sha256: this.sha256, scanner: { detect: () => [] } });
-      if (verdict.status !== 'ok') {
-        throw new StorageError(`the audit log of run ${runId} in the engine is damaged (${verdict.status === 'broken' ? `${verdict.kind}: ${verdict.message}` : verdict.status}); nothing was appended (run "maestro audit verify ${runId}")`, where);
-      }
-    }
-    const last = lines.length === 0 ? undefined : (JSON.parse(lines[lines.length - 1]!) as { seq: number; hash: string });
-    const events = new Set(lines.map((l) => (JSON.parse(l) as { event: string }).event));
-    return new PgAuditSink({ engine: this.engine, runId, where, seq: last ? last.seq + 1 : 0, prevHash: last?.hash ?? emptyAuditHead(runId).hash, clock: this.clock, scanner: this.#scanner, sha256: this.sha256, recorded: events, ...(this.fence ? { fence: this.fence } : {}) });
   }
+  const records = lines.map((l) => JSON.parse(l) as { seq: number; hash: string; event: string; details?: { step_id?: unknown } });
+  const last = records.at(-1);
+  const steps = records.filter((r) => r.event === 'MODEL_CALL' && typeof r.details?.step_id === 'string').map((r) => r.details?.step_id as string);
+  return { seq: last ? last.seq + 1 : 0, prevHash: last?.hash ?? emptyAuditHead(runId).hash, events: new Set(records.map((r) => r.event)), steps: new Set(steps) };
 }
 
-interface SinkOptions {
-  readonly engine: PgEngine;
-  readonly runId: string;
-  readonly where: string;
-  readonly seq: number;
-  readonly prevHash: string;
-  readonly clock: Clock;
-  readonly scanner: SensitiveScanner;
-  readonly sha256: Sha256;
-  readonly recorded: ReadonlySet<string>;
-  readonly fence?: Fence;
+/** Composes records after a chain's end (sanitized, chained), without moving it: their lines and the head after them. */
+export function composePgRecords(
+  chain: Pick<PgChain, 'seq' | 'prevHash'>,
+  events: readonly AuditEvent[],
+  options: { runId: string; clock: Clock; sha256: Sha256; scanner: SensitiveScanner },
+): { rows: { seq: number; line: string; event: string; step?: string }[]; seq: number; prevHash: string; head: string } {
+  let { seq, prevHash } = chain;
+  const rows: { seq: number; line: string; event: string; step?: string }[] = [];
+  for (const event of events) {
+    const raw = unchainedRecord(event, { runId: options.runId, seq, ts: options.clock.now().toISOString() });
+    const { record, line } = composeAuditLine(raw, prevHash, { scanner: options.scanner, sha256: options.sha256 });
+    const step = record.event === 'MODEL_CALL' && typeof record.details?.step_id === 'string' ? record.details.step_id : undefined;
+    rows.push({ seq: record.seq, line, event: record.event, ...(step ? { step } : {}) });
+    seq += 1;
+    prevHash = record.hash;
+  }
+  return { rows, seq, prevHash, head: JSON.stringify({ v: 1, run_id: options.runId, seq: seq - 1, hash: prevHash }) };
 }
 
-class PgAuditSink implements AuditSink {
-  readonly path: string;
-  #seq: number;
-  #prevHash: string;
-  #queue: Promise<void> = Promise.resolve();
-  readonly #recorded: Set<string>;
-
-  constructor(private readonly o: SinkOptions) {
-    this.path = o.where;
-    this.#seq = o.seq;
-    this.#prevHash = o.prevHash;
-    this.#recorded = new Set(o.recorded);
-  }
-
-  hasRecorded(event: string): boolean {
-    return this.#recorded.has(event);
-  }
-
-  append(event: AuditEvent): Promise<void> {
-    const next = this.#queue.then(() => this.#write(event));
-    this.#queue = next.catch(() => undefined);
-    return next;
-  }
-
-  async #write(event: AuditEvent): Promise<void> {
-    const { runId } = this.o;
-    const raw = unchainedRecord(event, { runId: runId, seq: this.#seq, ts: this.o.clock.now().toISOString() });
-    const { record, line } = composeAuditLine(raw, this.#prevHash, { scanner: this.o.scanner, sha256: this.o.sha256 });
-    const head = JSON.stringify({ v: 1, run_id: runId, seq: record.seq, hash: record.hash });
-    await this.o.engine.tx(async (db) => {
-      await db.query('INSERT INTO maestro_audit (run_id, seq, line) VALUES ($1, $2, $3)', [runId, record.seq, line]);
-      await db.query(
-        `INSERT INTO maestro_audit_heads (run_id, head) VALUES ($1, $2) ON CONFLICT (run_id) DO UPDATE SET head = EXCLUDED.head, written_at = now()`,
-        [runId, head],
-      );
-    }, this.o.fence);
-    this.#recorded.add(record.event);
-    this.#seq += 1;
-    this.#prevHash = record.hash;
-  }
+/** Inserts composed records and moves the head, inside the caller's transaction. */
+export async function insertPgRecords(db: Queryable, runId: string, composed: ReturnType<typeof composePgRecords>): Promise<void> {
+  if (composed.rows.length === 0) return;
+  for (const row of composed.rows) await db.query('INSERT INTO maestro_audit (run_id, seq, line) VALUES ($1, $2, $3)', [runId, row.seq, row.line]);
+  await db.query(`INSERT INTO maestro_audit_heads (run_id, head) VALUES ($1, $2) ON CONFLICT (run_id) DO UPDATE SET head = EXCLUDED.head, written_at = now()`, [runId, composed.head]);
 }

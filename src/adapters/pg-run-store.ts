@@ -1,7 +1,6 @@
-import type { RunStore } from '../domain/ports.js';
 import { parseRunState, type RunState, type RunStatus } from '../domain/run-state.js';
 import { StorageError } from '../domain/errors.js';
-import type { Fence, PgEngine } from './pg-engine.js';
+import type { Fence, PgEngine, Queryable } from './pg-engine.js';
 import { DONE_CHANNEL } from './pg-queue.js';
 
 /** Where a run's queue row goes when the run's checkpoint says it has ended or paused. */
@@ -14,35 +13,46 @@ const QUEUE_STATE: Partial<Record<RunStatus, string>> = {
 };
 
 /**
- * Checkpoints in `maestro_runs` (the RunState as jsonb: the store does not care what a checkpoint
- * holds) and their side files (`command.json`, `hitl.json`, `draft.md`) in `maestro_run_files`.
- * A checkpoint that ends or pauses the run moves its queue row in the same transaction, so a run's
- * end and its queue state never disagree after a crash. With a fence, every write is the claim holder's.
+ * Saves a checkpoint inside the caller's transaction (the ledger's commit): the RunState as jsonb in
+ * `maestro_runs` (the store does not care what a checkpoint holds). A checkpoint that ends or pauses
+ * the run moves its queue row in the same transaction, so a run's end and its queue state never
+ * disagree after a crash.
  */
-export class PgRunStore implements RunStore {
+export async function writeRunState(db: Queryable, state: RunState): Promise<void> {
+  await db.query(
+    `INSERT INTO maestro_runs (run_id, status, state, updated_at) VALUES ($1, $2, $3, now())
+     ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, state = EXCLUDED.state, updated_at = now()`,
+    [state.run_id, state.status, JSON.stringify(state)],
+  );
+  const next = QUEUE_STATE[state.status];
+  if (next) {
+    const moved = await db.query(
+      `UPDATE maestro_queue SET state = $2, finished_at = now(), delivered_at = NULL WHERE run_id = $1 AND state IN ('running', 'paused') AND state <> $2`,
+      [state.run_id, next],
+    );
+    // Delivered on commit: the intake writes the artifact (or the pause, or the rejection) back.
+    if (moved.rowCount === 1) await db.query('SELECT pg_notify($1, $2)', [DONE_CHANNEL, state.run_id]);
+  }
+}
+
+/** Writes a run's side files (`command.json`, `hitl.json`, `draft.md`) and removes others, inside the caller's transaction. */
+export async function writeRunFiles(db: Queryable, runId: string, files: readonly { name: string; content: string }[], remove: readonly string[]): Promise<void> {
+  for (const file of files) {
+    await db.query(
+      `INSERT INTO maestro_run_files (run_id, name, content) VALUES ($1, $2, $3)
+       ON CONFLICT (run_id, name) DO UPDATE SET content = EXCLUDED.content, written_at = now()`,
+      [runId, file.name, file.content],
+    );
+  }
+  for (const name of remove) await db.query('DELETE FROM maestro_run_files WHERE run_id = $1 AND name = $2', [runId, name]);
+}
+
+/** Reads checkpoints in `maestro_runs` and side files in `maestro_run_files` (the ledger writes them). */
+export class PgRunStore {
   constructor(
     private readonly engine: PgEngine,
     private readonly fence?: Fence,
   ) {}
-
-  async save(state: RunState): Promise<void> {
-    await this.engine.tx(async (db) => {
-      await db.query(
-        `INSERT INTO maestro_runs (run_id, status, state, updated_at) VALUES ($1, $2, $3, now())
-         ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, state = EXCLUDED.state, updated_at = now()`,
-        [state.run_id, state.status, JSON.stringify(state)],
-      );
-      const next = QUEUE_STATE[state.status];
-      if (next) {
-        const moved = await db.query(
-          `UPDATE maestro_queue SET state = $2, finished_at = now(), delivered_at = NULL WHERE run_id = $1 AND state IN ('running', 'paused') AND state <> $2`,
-          [state.run_id, next],
-        );
-        // Delivered on commit: the intake writes the artifact (or the pause, or the rejection) back.
-        if (moved.rowCount === 1) await db.query('SELECT pg_notify($1, $2)', [DONE_CHANNEL, state.run_id]);
-      }
-    }, this.fence);
-  }
 
   async load(runId: string): Promise<RunState | undefined> {
     const r = await this.engine.query<{ state: unknown }>('SELECT state FROM maestro_runs WHERE run_id = $1', [runId], this.fence);
@@ -53,27 +63,10 @@ export class PgRunStore implements RunStore {
     return parsed.value;
   }
 
-  async saveFile(runId: string, name: string, content: string): Promise<string> {
-    await this.engine.tx(async (db) => {
-      await db.query(
-        `INSERT INTO maestro_run_files (run_id, name, content) VALUES ($1, $2, $3)
-         ON CONFLICT (run_id, name) DO UPDATE SET content = EXCLUDED.content, written_at = now()`,
-        [runId, name, content],
-      );
-    }, this.fence);
-    return `engine:runs/${runId}/${name}`;
-  }
-
   /** A side file's text, or undefined. */
   async loadFile(runId: string, name: string): Promise<string | undefined> {
     const r = await this.engine.query<{ content: string }>('SELECT content FROM maestro_run_files WHERE run_id = $1 AND name = $2', [runId, name]);
     return r.rows[0]?.content;
-  }
-
-  async removeFile(runId: string, name: string): Promise<void> {
-    await this.engine.tx(async (db) => {
-      await db.query('DELETE FROM maestro_run_files WHERE run_id = $1 AND name = $2', [runId, name]);
-    }, this.fence);
   }
 
   /** Every run id with a checkpoint, sorted (ids sort by time). */

@@ -12,9 +12,11 @@ import { readIfExists } from './fs-read.js';
  * rename, folder fsync). When the journal exists it is the checkpoint, whatever `state.json` says:
  * `state.json` is the snapshot it is folded into (compaction) when the run stops being executed.
  *
- * An event line may carry the audit records written with it (`"audit":[<line>, …]`, each the exact
- * line of the run's audit log): the journal is the audit log's write-ahead log, so a step and its
- * records become durable in one flush (see audit-wal.ts).
+ * A line may carry the audit records written with it (`"audit":[<line>, …]`, each the exact line of
+ * the run's audit log): the journal is the audit log's write-ahead log, so a step and its records
+ * become durable in one flush (see audit-wal.ts). An event line may also name the run files the
+ * change removes (`"remove":[<name>, …]`): they are removed once the line is durable, and again when
+ * the journal is folded (a crash in between).
  *
  * The lines are written into zeros reserved ahead of them; readers stop at the last byte that is not
  * a zero.
@@ -26,14 +28,16 @@ import { readIfExists } from './fs-read.js';
 export const JOURNAL_FILE = 'journal.jsonl';
 export const JOURNAL_VERSION = 1;
 
-export type JournalLine = { readonly v: number; readonly base: RunState } | { readonly at: string; readonly event: RunEvent; readonly audit?: readonly string[] };
+export type JournalLine =
+  | { readonly v: number; readonly base: RunState; readonly audit?: readonly string[] }
+  | { readonly at: string; readonly event: RunEvent; readonly audit?: readonly string[]; readonly remove?: readonly string[] };
 
-export function baseLine(state: RunState): string {
-  return `${JSON.stringify({ v: JOURNAL_VERSION, base: state })}\n`;
+export function baseLine(state: RunState, audit?: readonly string[]): string {
+  return `${JSON.stringify({ v: JOURNAL_VERSION, base: state, ...(audit && audit.length > 0 ? { audit } : {}) })}\n`;
 }
 
-export function eventLine(at: string, event: RunEvent, audit?: readonly string[]): string {
-  return `${JSON.stringify(audit && audit.length > 0 ? { at, event, audit } : { at, event })}\n`;
+export function eventLine(at: string, event: RunEvent, audit?: readonly string[], remove?: readonly string[]): string {
+  return `${JSON.stringify({ at, event, ...(audit && audit.length > 0 ? { audit } : {}), ...(remove && remove.length > 0 ? { remove } : {}) })}\n`;
 }
 
 /**
@@ -41,15 +45,19 @@ export function eventLine(at: string, event: RunEvent, audit?: readonly string[]
  * or unreadable last line was never acknowledged, and neither were its records).
  */
 export function journalAuditLines(text: string): string[] {
+  return wholeLines(text).flatMap((line) => line.audit ?? []);
+}
+
+/** The run files a journal's text says were removed (the lines that read, as for `journalAuditLines`). */
+export function journalRemovals(text: string): string[] {
+  return wholeLines(text).flatMap((line) => ('remove' in line ? (line.remove ?? []) : []));
+}
+
+/** Every whole line of a journal's text that reads (a cut or unreadable last line was never acknowledged). */
+function wholeLines(text: string): JournalLine[] {
   const lines = withoutReserve(text).split('\n');
   lines.pop(); // a fragment after the last newline, or nothing
-  const audit: string[] = [];
-  for (const raw of lines) {
-    const line = parseLine(raw);
-    if (line === undefined) continue;
-    if ('audit' in line && line.audit) audit.push(...line.audit);
-  }
-  return audit;
+  return lines.map(parseLine).filter((line): line is JournalLine => line !== undefined);
 }
 
 export type JournalReplay =
@@ -105,11 +113,18 @@ function parseLine(raw: string): JournalLine | undefined {
   }
   if (json === null || typeof json !== 'object') return undefined;
   const line = json as Record<string, unknown>;
+  if (!isStringList(line, 'audit')) return undefined;
   if ('base' in line) return line.base !== null && typeof line.base === 'object' ? (line as JournalLine) : undefined;
   const event = line.event as { type?: unknown } | undefined;
   if (typeof line.at !== 'string' || event === null || typeof event !== 'object' || typeof event.type !== 'string') return undefined;
-  if ('audit' in line && !(Array.isArray(line.audit) && line.audit.every((a) => typeof a === 'string'))) return undefined;
+  if (!isStringList(line, 'remove')) return undefined;
   return line as JournalLine;
+}
+
+/** A field that is absent, or a list of strings. */
+function isStringList(line: Record<string, unknown>, key: string): boolean {
+  const value = line[key];
+  return !(key in line) || (Array.isArray(value) && value.every((a) => typeof a === 'string'));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { InvalidInputError } from '../domain/errors.js';
 import type { Sha256 } from '../domain/audit-chain.js';
-import type { AuditLog, Clock } from '../domain/ports.js';
+import type { Clock } from '../domain/ports.js';
+import type { AuditLog } from './audit-sink.js';
 import type { StepContentRecorder } from '../domain/telemetry.js';
 import type { WorkspaceConfig } from '../domain/workspace-config.js';
 

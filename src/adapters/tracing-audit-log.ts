@@ -3,7 +3,8 @@ import { unchainedRecord } from '../domain/audit.js';
 import { GENESIS_HASH, type Sha256 } from '../domain/audit-chain.js';
 import { composeAuditLine } from '../domain/audit-line.js';
 import type { SensitiveScanner } from '../domain/audit-sanitizer.js';
-import type { AuditLog, AuditSink, Clock } from '../domain/ports.js';
+import type { Clock } from '../domain/ports.js';
+import type { AuditLog, AuditSink } from './audit-sink.js';
 
 /** A record as the audit log keeps it (sanitized), without its place in the chain. */
 export type TracedRecord = Omit<AuditRecord, 'v' | 'seq' | 'prev_hash' | 'hash'>;

@@ -4,12 +4,11 @@ import { runDecision } from '../domain/decision.js';
 import { decideRun, type Ending } from '../domain/run/policy.js';
 import { explainArbitrationPause } from '../domain/stop-explanation.js';
 import type { DeliberationMode, ModeContext } from '../domain/modes/mode.js';
-import type { AuditSink } from '../domain/ports.js';
+import type { StartedRun } from '../domain/ports.js';
 import type { HistoryMessage } from '../domain/session-state.js';
 import { approvedReasons, wasRehearsal } from '../domain/run-state.js';
 import { totalUsage } from '../domain/usage.js';
 import { settleRun, type DraftInput } from './settle-run.js';
-import type { RunRecorder } from './run-recorder.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 
 /**
@@ -18,15 +17,14 @@ import type { RunDeps, RunOutcome } from './run-deps.js';
  * pauses for a person when the council did not say `proceed`.
  */
 export async function concludeRun(options: {
-  run: RunRecorder;
-  audit: AuditSink;
+  run: StartedRun;
   deps: RunDeps;
   ctx: ModeContext;
   mode: DeliberationMode;
   rehearsal: boolean;
   requestPlan: () => Promise<string>;
 }): Promise<RunOutcome> {
-  const { run, audit, deps, ctx, mode, requestPlan } = options;
+  const { run, deps, ctx, mode, requestPlan } = options;
   const state = run.state;
   const conclusion = mode.conclude(ctx, state.steps);
   const { arbitration } = conclusion;
@@ -48,20 +46,20 @@ export async function concludeRun(options: {
   const cleared = arbitration.final_action !== 'proceed' && approvedReasons(state).has(doubt.decision.reason_code);
   const proceed = arbitration.final_action === 'proceed' || cleared;
   const decision = proceed ? runDecision('arbitration', cleared ? 'ARBITRATION_CLEARED_BY_PERSON' : councilReason) : doubt.decision;
-  if (!(state.finishing && audit.hasRecorded?.('ARBITRATED'))) {
-    await audit.append(
-      auditEvent('ARBITRATED', decision, {
-        strategy: arbitration.strategy,
-        final_action: arbitration.final_action,
-        agreement: Math.round(arbitration.agreement * 1000) / 1000,
-        votes: arbitration.votes,
-        invalid_verdicts: conclusion.verdicts.filter((v) => !v.valid).map((v) => v.persona),
-        ...conclusion.audit,
-        ...(cleared ? { cleared_by_person: doubt.decision.reason_code } : {}),
-        ...(!proceed && !readableDoubt ? { unreadable_verdicts: conclusion.verdicts.filter((v) => !v.valid).map((v) => v.persona) } : {}),
-      }),
-    );
-  }
+  const arbitrated = auditEvent('ARBITRATED', decision, {
+    strategy: arbitration.strategy,
+    final_action: arbitration.final_action,
+    agreement: Math.round(arbitration.agreement * 1000) / 1000,
+    votes: arbitration.votes,
+    invalid_verdicts: conclusion.verdicts.filter((v) => !v.valid).map((v) => v.persona),
+    ...conclusion.audit,
+    ...(cleared ? { cleared_by_person: doubt.decision.reason_code } : {}),
+    ...(!proceed && !readableDoubt ? { unreadable_verdicts: conclusion.verdicts.filter((v) => !v.valid).map((v) => v.persona) } : {}),
+  });
+  // A run concluded again to complete its ending (after a restart) does not record the arbitration
+  // twice. When the arbitration lets the run go on, its decision joins the trail with its record.
+  const resumedEnding = state.finishing !== undefined;
+  await run.commit({ ...(proceed && !resumedEnding ? { event: { type: 'decided', decision } } : {}), records: [arbitrated], completesEnding: resumedEnding });
   deps.onProgress?.({
     kind: 'arbitrated',
     run_id: state.run_id,
@@ -93,19 +91,17 @@ export async function concludeRun(options: {
   const notes = (conclusion.notes ?? []).map((n) => ` · ${n}`).join('');
   if (!proceed) {
     const message = explainArbitrationPause({ runId: state.run_id, reason: doubt.decision.reason_code as ReasonCode, arbitration, verdicts: conclusion.verdicts, names: draft.personaNames }) + notes;
-    return settleRun({ run, audit, deps, ending: doubt, message, draft, requestPlan });
+    return settleRun({ run, deps, ending: doubt, message, draft, requestPlan });
   }
   if (conclusion.guardrail) {
     // Seed 002: a guardrail's stop is explicit and observable — its own status and exit code, the
     // artifact says so, and the council's memory is not saved (the run did not complete).
     const ending = decideRun({ kind: 'guardrail', reason: conclusion.guardrail.reason });
-    if (!state.finishing) await run.apply({ type: 'decided', decision });
-    return settleRun({ run, audit, deps, ending, message: `${conclusion.guardrail.note}; the council's verdict was ${arbitration.final_action}`, draft, attachments: conclusion.attachments });
+    return settleRun({ run, deps, ending, message: `${conclusion.guardrail.note}; the council's verdict was ${arbitration.final_action}`, draft, attachments: conclusion.attachments });
   }
 
   // Successful end: the artifact is written, then the session states are saved (persistent council) —
   // only once the artifact is on disk, so a failed write never leaves memory of a run that produced nothing.
-  if (!state.finishing) await run.apply({ type: 'decided', decision });
   const saveSessions = async (): Promise<void> => {
     // Each persona's file has its own lock, so they are saved at once; every save settles before a failure is reported.
     const saved = await Promise.allSettled(
@@ -121,15 +117,12 @@ export async function concludeRun(options: {
     );
     const failed = saved.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
-    if (!(state.finishing && audit.hasRecorded?.('SESSIONS_SAVED'))) {
-      await audit.append(auditEvent('SESSIONS_SAVED', runDecision('session', 'SESSION_SAVED'), { personas: plan.personas }));
-    }
+    await run.commit({ records: [auditEvent('SESSIONS_SAVED', runDecision('session', 'SESSION_SAVED'), { personas: plan.personas })], completesEnding: resumedEnding });
   };
   const usage = totalUsage(run.state.steps, deps.config.prices);
   const verdictWord = cleared ? `continued by a person over the council's ${arbitration.final_action}` : arbitration.final_action;
   return settleRun({
     run,
-    audit,
     deps,
     ending: decideRun({ kind: 'completed' }),
     message: `completed: ${verdictWord} (${arbitration.strategy}, agreement ${(arbitration.agreement * 100).toFixed(0)}%) · ${usage.calls} model calls, ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion tokens${usage.cost_usd !== undefined && usage.cost_usd > 0 ? `, $${usage.cost_usd.toFixed(4)}` : ''}${notes}`,

@@ -12,11 +12,11 @@ import { orchestratorSystemPrompt, planRequestPrompt } from '../domain/prompts.j
 import { nextStep } from '../domain/run-machine.js';
 import { decideRun } from '../domain/run/policy.js';
 import { approvedReasons, type RunPlan, type RunState, type Step } from '../domain/run-state.js';
+import type { StartedRun } from '../domain/ports.js';
 import { isSecretCategory } from '../domain/sensitive/categories.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { explainGateStop } from '../domain/stop-explanation.js';
 import { totalUsage } from '../domain/usage.js';
-import type { AuditSink } from '../domain/ports.js';
 import { checkCommand } from './check-command.js';
 import { concludeRun } from './conclude-run.js';
 import { settleRun } from './settle-run.js';
@@ -24,7 +24,6 @@ import { GuardedKnowledgeBase } from './guarded-knowledge.js';
 import { callFailure } from './call-failure.js';
 import { prepareModels, type PreparedModels } from './prepare-models.js';
 import { classifierRoute, classifyTask, stepRecords, uniteAdvice } from './run-records.js';
-import { RunRecorder } from './run-recorder.js';
 import { runStep } from './run-step.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 import { modeSettings } from './mode-settings.js';
@@ -35,9 +34,8 @@ import { planMode, readModeSettings } from '../domain/modes/settings.js';
  * check and its gates, routes, memory) happens once; then the run is a loop over the domain's
  * `nextStep`: make the calls the mode asks for (each recorded the moment it finishes), or conclude.
  */
-export async function executeRun(initial: RunState, audit: AuditSink, deps: RunDeps): Promise<RunOutcome> {
-  const run = new RunRecorder(initial, deps.runs, deps.clock, audit);
-  const setup = await setUp(run, audit, deps);
+export async function executeRun(run: StartedRun, deps: RunDeps): Promise<RunOutcome> {
+  const setup = await setUp(run, deps);
   if ('outcome' in setup) return setup.outcome;
   const { ctx, models, requestPlan } = setup;
   const mode = modeFor(ctx.plan.mode);
@@ -67,12 +65,12 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
 
   for (;;) {
     const next = nextStep(run.state, mode, ctx);
-    if (next.kind === 'complete_ending') return completeEnding(run, audit, deps);
-    if (next.kind === 'conclude') return concludeRun({ run, audit, deps, ctx, mode, rehearsal: models.rehearsal, requestPlan });
+    if (next.kind === 'complete_ending') return completeEnding(run, deps);
+    if (next.kind === 'conclude') return concludeRun({ run, deps, ctx, mode, rehearsal: models.rehearsal, requestPlan });
     if (next.kind === 'hold') {
       // A mode holds only on a reply it could not read, even when asked again: an outage of that call's route.
       const ending = decideRun({ kind: 'reply_unreadable', call: next.call });
-      return settleRun({ run, audit, deps, ending, message: next.message, details: { ...next.details }, requestPlan });
+      return settleRun({ run, deps, ending, message: next.message, details: { ...next.details }, requestPlan });
     }
     let failed: StepSpec | undefined;
     try {
@@ -87,12 +85,12 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
         // The step and its audit records (the call's, and what the mode makes of it) in one durable write.
         let kept = step;
         let notices: string[] = [];
-        await run.apply({ type: 'step_recorded', step }, (recorded) => {
+        await run.commit({ event: { type: 'step_recorded', step }, records: (recorded) => {
           kept = recorded.steps.find((s) => s.id === step.id) as Step;
           const events = mode.onStepRecorded?.(ctx, recorded.steps, kept) ?? [];
           notices = events.flatMap((e) => (e.notice ? [e.notice] : []));
           return [...stepRecords(kept, deps), ...events.map((e) => e.audit)];
-        });
+        } });
         deps.telemetry?.recordStepContent({ runId: run.state.run_id, persona: kept.persona, prompt: kept.prompt, reply: kept.reply });
         for (const message of notices) deps.onProgress?.({ kind: 'notice', run_id: run.state.run_id, message });
         const after = budgetCheck('after');
@@ -103,7 +101,7 @@ export async function executeRun(initial: RunState, audit: AuditSink, deps: RunD
       const call = failed?.purpose ?? next.steps[0]?.purpose ?? 'turn';
       const failure = callFailure(error, call, failed ? { id: failed.id, persona: failed.persona } : undefined);
       if (!failure) throw error;
-      return settleRun({ run, audit, deps, ending: failure.ending, message: failure.message, details: failure.details, requestPlan });
+      return settleRun({ run, deps, ending: failure.ending, message: failure.message, details: failure.details, requestPlan });
     }
   }
 }
@@ -136,19 +134,19 @@ type SetUp = { outcome: RunOutcome } | { ctx: ModeContext; models: PreparedModel
  * once), the routes, the mediator's classification on a real route, the plan and each persona's
  * bounded memory. Ends the run here when something stops or pauses it.
  */
-async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise<SetUp> {
+async function setUp(run: StartedRun, deps: RunDeps): Promise<SetUp> {
   const { command } = run.state;
   const outputPath = run.state.plan?.output_path ?? command.output_artifact_path ?? `outputs/${run.state.run_id}.md`;
   const approved = approvedReasons(run.state);
   const check = await checkCommand({ command, runId: run.state.run_id, outputPath, approved, deps });
-  if (check.personaProblems.length > 0) return { outcome: await invalidSetup(run, audit, deps, 'PERSONAS_INVALID', 'persona files are broken', [...check.personaProblems]) };
+  if (check.personaProblems.length > 0) return { outcome: await invalidSetup(run, deps, 'PERSONAS_INVALID', 'persona files are broken', [...check.personaProblems]) };
   const byId = new Map(check.personas.map((p) => [p.id, p]));
   const personaIds = command.config.personas ?? check.personas.map((p) => p.id);
   const { gathered } = check;
   // What the task is, as the policy sees it: the rules' facts, joined by the mediator's advice once it is in.
   let facts: GateFacts = gathered.facts;
-  const models = prepareModels({ state: run.state, personaIds, personas: byId, deps, audit, sensitivity: () => taskSensitivity(facts), run });
-  if (models.problems.length > 0) return { outcome: await invalidSetup(run, audit, deps, 'ROUTES_INVALID', 'model routes are not usable', models.problems) };
+  const models = prepareModels({ state: run.state, personaIds, personas: byId, deps, sensitivity: () => taskSensitivity(facts), run });
+  if (models.problems.length > 0) return { outcome: await invalidSetup(run, deps, 'ROUTES_INVALID', 'model routes are not usable', models.problems) };
 
   const mode = planMode(command, deps.config.deliberation.mode);
   const settings = planSettings(command, deps);
@@ -178,7 +176,7 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
     // What a model says is screened before it is kept (the checkpoint, hitl.json, the CLI).
     const screened = redactSensitive(reply.content);
     // Not a deliberation step, but a model call all the same: it goes on the record with its usage.
-    await audit.append(
+    await run.commit({ records: [
       auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), {
         kind: 'plan',
         persona: synthesizer.id,
@@ -188,11 +186,11 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
         ...(screened.categories.length > 0 ? { reply_redacted: [...screened.categories] } : {}),
         ...(reply.usage ? { prompt_tokens: reply.usage.prompt_tokens, completion_tokens: reply.usage.completion_tokens } : {}),
       }),
-    );
+    ] });
     return screened.text;
   };
   const ending = run.state.finishing;
-  if (ending && ending.decision.decision !== 'RUN') return { outcome: await completeEnding(run, audit, deps) };
+  if (ending && ending.decision.decision !== 'RUN') return { outcome: await completeEnding(run, deps) };
 
   // Each persona's bounded memory, read before the mediator is asked: the council's first call then
   // follows the gates at once. (A corrupt session file is moved aside and recorded here.)
@@ -200,7 +198,7 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
   for (const id of plan.personas) {
     const load = await deps.sessions.load(id);
     if (load.recovered) {
-      await audit.append(auditEvent('SESSION_RECOVERED', runDecision('session', 'SESSION_CORRUPT_MOVED_ASIDE'), { persona: id }));
+      await run.commit({ records: [auditEvent('SESSION_RECOVERED', runDecision('session', 'SESSION_CORRUPT_MOVED_ASIDE'), { persona: id })] });
       deps.onProgress?.({ kind: 'notice', run_id: run.state.run_id, message: `session state of ${id} was corrupt (${load.recovered.problem}); moved to ${load.recovered.movedTo}, starting fresh` });
     }
     histories.set(id, selectHistory(load.state.messages, deps.config.history.max_tokens, deps.countTokens, load.state.archived));
@@ -212,11 +210,11 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
   const classifier = classifierRoute(models, plan.synthesizer);
   // A person who continues past a failed classification has it asked again: the check is never skipped.
   if (!ending && classifier && check.gates.decision.decision === 'RUN') {
-    const asked = run.state.advice ? { advice: run.state.advice, record: undefined } : await classifyTask({ ...classifier, task: command.task_description, audit, deps });
+    const asked = run.state.advice ? { advice: run.state.advice, record: undefined } : await classifyTask({ ...classifier, task: command.task_description, run, deps });
     if ('ending' in asked) {
       const next = asked.ending.kind === 'pause' ? '. Continue asks the mediator again (the check is never skipped); stop ends the run' : '';
       const message = `the mediator's classification of the task failed, so nothing was sent to the council (fail closed): ${asked.message}${next}`;
-      return { outcome: await settleRun({ run, audit, deps, ending: asked.ending, message, details: { route: classifier.route.id, ...asked.details } }) };
+      return { outcome: await settleRun({ run, deps, ending: asked.ending, message, details: { route: classifier.route.id, ...asked.details } }) };
     }
     const { advice, record } = asked;
     // Recorded with the plan it shaped (below): like a step's reply, the classification counts once
@@ -229,13 +227,13 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
     // The mediator's advice and its record (when it was asked just now), each gate's record, and the
     // plan they let through: one durable write.
     const trail = gates.outcomes.filter((g) => !g.skipped).map((g) => g.decision);
-    await run.apply({ type: 'planned', plan, trail, ...(classified ? { advice: classified.advice } : {}) }, () => [
-      ...(classified ? [classified.record] : []),
-      ...gates.outcomes.map((g) => auditEvent('GATE', g.decision, { ...g.details, skipped: g.skipped })),
-    ]);
+    await run.commit({
+      event: { type: 'planned', plan, trail, ...(classified ? { advice: classified.advice } : {}) },
+      records: [...(classified ? [classified.record] : []), ...gates.outcomes.map((g) => auditEvent('GATE', g.decision, { ...g.details, skipped: g.skipped }))],
+    });
     if (gates.decision.decision !== 'RUN') {
       const detail = explainGateStop(facts, gates.decision, gathered.places, isSecretCategory);
-      return { outcome: await settleRun({ run, audit, deps, ending: decideRun({ kind: 'gate', decision: gates.decision }), message: detail, requestPlan }) };
+      return { outcome: await settleRun({ run, deps, ending: decideRun({ kind: 'gate', decision: gates.decision }), message: detail, requestPlan }) };
     }
   }
 
@@ -245,7 +243,7 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
     const limit = deps.config.knowledge.max_file_bytes;
     deps.onProgress?.({ kind: 'notice', run_id: run.state.run_id, message: `input ${input.path} is ${input.result.bytes} bytes; the council sees its first ${limit} (raise knowledge.max_file_bytes in maestro.config.json to give it more)` });
     if (!ending && run.state.steps.length === 0) {
-      await audit.append(auditEvent('INPUT_TRUNCATED', runDecision('knowledge', 'KNOWLEDGE_INPUT_TRUNCATED'), { path: input.path, bytes: input.result.bytes ?? null, shown_bytes: limit }));
+      await run.commit({ records: [auditEvent('INPUT_TRUNCATED', runDecision('knowledge', 'KNOWLEDGE_INPUT_TRUNCATED'), { path: input.path, bytes: input.result.bytes ?? null, shown_bytes: limit })] });
     }
   }
   const inputs = redact ? gathered.inputs.map((i) => ({ ...i, result: { ...i.result, content: redactSensitive(i.result.content ?? '').text } })) : gathered.inputs;
@@ -285,15 +283,15 @@ function planSettings(command: RunState['command'], deps: RunDeps): Record<strin
 }
 
 
-async function invalidSetup(run: RunRecorder, audit: AuditSink, deps: RunDeps, event: 'PERSONAS_INVALID' | 'ROUTES_INVALID', what: string, problems: string[]): Promise<RunOutcome> {
-  return settleRun({ run, audit, deps, ending: decideRun({ kind: 'setup_invalid' }), message: what, details: { event }, problems });
+async function invalidSetup(run: StartedRun, deps: RunDeps, event: 'PERSONAS_INVALID' | 'ROUTES_INVALID', what: string, problems: string[]): Promise<RunOutcome> {
+  return settleRun({ run, deps, ending: decideRun({ kind: 'setup_invalid' }), message: what, details: { event }, problems });
 }
 
 /** An ending fixed before a crash (or a stop decided by a person) is completed exactly as it began. */
-function completeEnding(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise<RunOutcome> {
+function completeEnding(run: StartedRun, deps: RunDeps): Promise<RunOutcome> {
   const fixed = run.state.finishing;
   if (!fixed) throw new Error('no ending to complete');
   const message = run.state.summary ?? `ended (${fixed.decision.reason_code})`;
   const ending = { kind: 'stop' as const, decision: fixed.decision, status: fixed.status ?? ('stopped' as const) };
-  return settleRun({ run, audit, deps, ending, message });
+  return settleRun({ run, deps, ending, message });
 }

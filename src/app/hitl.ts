@@ -1,15 +1,15 @@
 import { auditEvent } from '../domain/audit.js';
 import { userDecision } from '../domain/decision.js';
 import { AppError } from '../domain/errors.js';
-import { wasRehearsal, type RunState } from '../domain/run-state.js';
+import { wasRehearsal, type PauseRecord, type RunState } from '../domain/run-state.js';
+import type { StartedRun } from '../domain/ports.js';
 import { parseVerdict } from '../domain/verdict.js';
 import { settleRun } from './settle-run.js';
 import { decideRun } from '../domain/run/policy.js';
 import { modeFor } from '../domain/modes/registry.js';
 import type { Persona } from '../domain/persona.js';
-import { RunRecorder } from './run-recorder.js';
 import { resumeRun } from './process-command.js';
-import type { RunDeps, RunOutcome } from './run-deps.js';
+import { startedRun, type RunDeps, type RunOutcome } from './run-deps.js';
 
 /** A decision that cannot be taken: stale, repeated, malformed, or on a sealed or finished run. Nothing changed. */
 export class HitlRefusedError extends AppError {
@@ -47,7 +47,7 @@ export async function decidePause(input: HitlDecisionInput, deps: RunDeps & { de
     throw new HitlRefusedError(`"${input.decision}" is not a decision: use exactly "continue" or "stop"`);
   }
   if (input.note !== undefined && input.note.length > 2000) throw new HitlRefusedError('the note is longer than 2000 characters');
-  const state = await deps.runs.load(input.runId);
+  const state = await deps.ledger.load(input.runId);
   if (!state) throw new HitlRefusedError(`there is no run "${input.runId}" in this workspace`);
   if (state.decision?.sealed) {
     throw new HitlRefusedError(`run ${state.run_id} was stopped by a sealed decision (${state.decision.layer}: ${state.decision.reason_code}); nobody can continue it`);
@@ -81,25 +81,30 @@ export async function decidePause(input: HitlDecisionInput, deps: RunDeps & { de
     ...(input.note ? { note: input.note } : {}),
   } as const;
   const decision = input.decision === 'continue' ? userDecision('RUN', 'HITL_CONTINUE') : decideRun({ kind: 'person_stop' }).decision;
-  const audit = await deps.audit.open(state.run_id);
-  await audit.append(auditEvent('HITL_DECIDED', decision, { pause_id: pause.pause_id, paused_layer: pause.layer, paused_reason: pause.reason_code, note_chars: input.note?.length ?? 0 }));
-
-  const run = new RunRecorder(state, deps.runs, deps.clock);
-  await run.apply({ type: 'person_decided', entry, decision });
-  if (input.decision === 'continue') {
-    // Resumed from its checkpoint later, maybe by another process.
-    await deps.runs.close?.(state.run_id);
-    await deps.decisions.post(state.run_id, { pause_id: pause.pause_id, decided_at: now });
-    return { decision: 'continue', state: run.state };
+  const run = startedRun(await deps.ledger.open(state.run_id));
+  try {
+    // The decision and its record: one commit.
+    await run.commit({
+      event: { type: 'person_decided', entry, decision },
+      records: [auditEvent('HITL_DECIDED', decision, { pause_id: pause.pause_id, paused_layer: pause.layer, paused_reason: pause.reason_code, note_chars: input.note?.length ?? 0 })],
+    });
+    if (input.decision === 'stop') return { decision: 'stop', outcome: await stopDecided(run, pause, input.note, deps) };
+  } finally {
+    // A continued run is resumed from its checkpoint later, maybe by another process.
+    await run.close();
   }
+  await deps.decisions.post(state.run_id, { pause_id: pause.pause_id, decided_at: now });
+  return { decision: 'continue', state: run.state };
+}
 
-  const message = `stopped by a person at pause ${pause.pause_id} (${pause.layer}: ${pause.reason_code})${input.note ? ` — note: ${input.note}` : ''}`;
+/** A person stopped the run at a pause: it ends as STOPPED, with an artifact that says so. */
+async function stopDecided(run: StartedRun, pause: PauseRecord, note: string | undefined, deps: RunDeps): Promise<RunOutcome> {
+  const message = `stopped by a person at pause ${pause.pause_id} (${pause.layer}: ${pause.reason_code})${note ? ` — note: ${note}` : ''}`;
   const loaded = (await deps.personas.loadAll()).personas;
   const names = new Map(loaded.map((p) => [p.id, p.name]));
   const current = run.state;
   const ending = decideRun({ kind: 'person_stop' });
-  const outcome = await settleRun({ run, audit, deps, ending, message, ...(current.plan ? { draft: artifactFromState(current, deps, names, loaded) } : {}) });
-  return { decision: 'stop', outcome };
+  return settleRun({ run, deps, ending, message, ...(current.plan ? { draft: artifactFromState(current, deps, names, loaded) } : {}) });
 }
 
 /** Resumes a run a person chose to continue, if no other process has taken the decision already. */

@@ -3,7 +3,7 @@ import { sealedStopDecision, type DecisionRecord, type Layer } from '../domain/d
 import type { LoopEvent } from '../domain/loop-policy/events.js';
 import { recordPause, recordPlan } from '../domain/loop-policy/workspace-loop.js';
 import { normaliseTask } from '../domain/policy-signals.js';
-import type { AuditSink } from '../domain/ports.js';
+import type { OpenRun } from '../domain/ports.js';
 import type { PauseRecord, RunState } from '../domain/run-state.js';
 import type { RunDeps } from './run-deps.js';
 
@@ -28,16 +28,17 @@ export async function applyLoopPolicy(options: {
   state: RunState;
   pause: PauseRecord;
   deps: RunDeps;
-  audit: AuditSink;
+  /** Where the loop policy's records go. */
+  run: Pick<OpenRun, 'commit'>;
   requestPlan?: () => Promise<string>;
 }): Promise<LoopPolicyOutcome> {
-  const { state, pause, deps, audit } = options;
+  const { state, pause, deps, run } = options;
   const fingerprint = conflictFingerprint(state, deps.sha256);
   const out = await deps.loopPolicy.update((data) => {
     const o = recordPause(data, { pauseId: pause.pause_id, runId: state.run_id, fingerprint, reasonCode: pause.reason_code, timestamp: pause.requested_at });
     return { data: o.data, result: o };
   });
-  for (const e of out.events) await audit.append(toAudit(e, out.count));
+  if (out.events.length > 0) await run.commit({ records: out.events.map((e) => toAudit(e, out.count)) });
 
   let plan: string | undefined;
   if (out.dispatch && options.requestPlan) {
@@ -52,7 +53,7 @@ export async function applyLoopPolicy(options: {
       const r = recordPlan(data, dispatch, text);
       return { data: r.data, result: r.events };
     });
-    for (const e of events) await audit.append(toAudit(e, out.count, text));
+    if (events.length > 0) await run.commit({ records: events.map((e) => toAudit(e, out.count, text)) });
   }
   const stop = out.stop ? sealedStopDecision('acc', 'ACC_END_SESSION_AFTER_4_HITL') : undefined;
   return { count: out.count, ...(plan !== undefined ? { plan } : {}), ...(stop ? { stop } : {}) };

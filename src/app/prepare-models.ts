@@ -1,9 +1,8 @@
 import { auditEvent } from '../domain/audit.js';
 import type { Persona } from '../domain/persona.js';
-import type { AuditSink, LlmClient } from '../domain/ports.js';
+import type { LlmClient, StartedRun } from '../domain/ports.js';
 import type { ResolvedRoute } from '../domain/route.js';
 import type { RunState } from '../domain/run-state.js';
-import type { RunRecorder } from './run-recorder.js';
 import { RoutedLlmClient } from './routed-llm.js';
 import type { RunDeps } from './run-deps.js';
 
@@ -32,11 +31,10 @@ export function prepareModels(options: {
   personaIds: readonly string[];
   personas: ReadonlyMap<string, Persona>;
   deps: RunDeps;
-  audit: AuditSink;
   /** The task's sensitivity as it stands when a route fails (read then, not now: the mediator may add to it). */
   sensitivity: () => { policySensitive: boolean; ambiguous: boolean };
-  /** Where a REROUTE is recorded; absent when only checking (validate). */
-  run?: RunRecorder;
+  /** Where a REROUTE (or its refusal) is recorded. */
+  run: Pick<StartedRun, 'state' | 'commit'>;
 }): PreparedModels {
   const { state, deps } = options;
   const wrap = (llm: LlmClient): LlmClient => (deps.wrapLlm ? deps.wrapLlm(llm) : llm);
@@ -53,20 +51,17 @@ export function prepareModels(options: {
     sensitivity: options.sensitivity,
     reroutes: state.reroutes,
     onReroute: async ({ persona, from, to, outcome, failure }) => {
-      await options.audit.append(
-        auditEvent(outcome.decision.decision === 'REROUTE' ? 'REROUTE' : 'REROUTE_REFUSED', outcome.decision, {
-          persona,
-          from_route: from,
-          to_route: to ?? null,
-          failure: failure.kind,
-          ...(outcome.condition ? { condition: outcome.condition } : {}),
-          ...(outcome.failed.length > 1 ? { conditions: [...outcome.failed] } : {}),
-        }),
-      );
-      if (outcome.decision.decision === 'REROUTE' && to && options.run) {
-        const reroute = { persona, from, to, reason_code: outcome.decision.reason_code, at_step: options.run.state.steps.length };
-        await options.run.apply({ type: 'rerouted', reroute, decision: outcome.decision });
-      }
+      const record = auditEvent(outcome.decision.decision === 'REROUTE' ? 'REROUTE' : 'REROUTE_REFUSED', outcome.decision, {
+        persona,
+        from_route: from,
+        to_route: to ?? null,
+        failure: failure.kind,
+        ...(outcome.condition ? { condition: outcome.condition } : {}),
+        ...(outcome.failed.length > 1 ? { conditions: [...outcome.failed] } : {}),
+      });
+      // A REROUTE taken moves the route for the rest of the run: the move and its record are one commit.
+      const reroute = outcome.decision.decision === 'REROUTE' && to ? { persona, from, to, reason_code: outcome.decision.reason_code, at_step: options.run.state.steps.length } : undefined;
+      await options.run.commit({ ...(reroute ? { event: { type: 'rerouted', reroute, decision: outcome.decision } } : {}), records: [record] });
     },
   });
   return { llm: wrap(llm), routed: llm, routes: Object.fromEntries(assignment), personas, resolved, problems, rehearsal: used.length > 0 && used.every((r) => r.provider === 'offline') };

@@ -3,12 +3,13 @@ import { auditEvent } from '../domain/audit.js';
 import { parseCommandText, type CommandFile } from '../domain/command-file.js';
 import { failClosedDecision, systemStopDecision, type DecisionRecord } from '../domain/decision.js';
 import { AppError, StorageError } from '../domain/errors.js';
-import type { AuditSink } from '../domain/ports.js';
-import { RUN_STATE_VERSION, type RunState, type Step } from '../domain/run-state.js';
+import type { OpenRun } from '../domain/ports.js';
+import { unrecordedSteps } from '../domain/run/commit.js';
+import { RUN_STATE_VERSION, type RunState } from '../domain/run-state.js';
 import { executeRun } from './execute-run.js';
-import { applyRunEvent, buildOutcome } from '../domain/run-machine.js';
-import { auditStep } from './run-records.js';
-import type { RunDeps, RunOutcome } from './run-deps.js';
+import { buildOutcome } from '../domain/run-machine.js';
+import { stepRecords } from './run-records.js';
+import { readableState, startedRun, type RunDeps, type RunOutcome } from './run-deps.js';
 
 export interface CommandInput {
   /** The command file's text, exactly as read. */
@@ -29,47 +30,43 @@ export async function processCommand(input: CommandInput, deps: RunDeps): Promis
 }
 
 async function startRun(runId: string, input: CommandInput, deps: RunDeps): Promise<RunOutcome> {
-  const audit = await deps.audit.open(runId);
-  await audit.append(
-    auditEvent('COMMAND_RECEIVED', { decision: 'RUN', reason_code: 'COMMAND_RECEIVED', sealed: false, overrideable: false, final_decider: 'SYSTEM', layer: 'queue' }, {
-      bytes: Buffer.byteLength(input.text),
-      sha256: deps.sha256(input.text),
-    }),
-  );
-
-  const parsed = parseCommandText(input.text);
-  if (!parsed.ok) return rejectInvalid(runId, parsed.issues, audit, input.source);
-
-  const now = deps.clock.now().toISOString();
-  const state: RunState = {
-    schemaVersion: RUN_STATE_VERSION,
-    run_id: runId,
-    status: 'running',
-    created_at: now,
-    updated_at: now,
-    source: input.source,
-    task_sha256: deps.sha256(parsed.value.task_description),
-    command: parsed.value,
-    steps: [],
-    trail: [],
-    reroutes: [],
-    hitl: [],
-  };
-  await deps.runs.save(state);
-  await deps.runs.saveFile(runId, 'command.json', input.text);
-  await audit.append(
-    auditEvent('COMMAND_VALID', { decision: 'RUN', reason_code: 'SPEC_OK', sealed: false, overrideable: false, final_decider: 'SYSTEM', layer: 'validation' }, {
+  const run = await deps.ledger.open(runId);
+  try {
+    await run.commit({ records: [auditEvent('COMMAND_RECEIVED', systemRun('queue', 'COMMAND_RECEIVED'), { bytes: Buffer.byteLength(input.text), sha256: deps.sha256(input.text) })] });
+    const parsed = parseCommandText(input.text);
+    if (!parsed.ok) return await rejectInvalid(run, parsed.issues, input.source);
+    const now = deps.clock.now().toISOString();
+    const state: RunState = {
+      schemaVersion: RUN_STATE_VERSION,
+      run_id: runId,
+      status: 'running',
+      created_at: now,
+      updated_at: now,
+      source: input.source,
+      task_sha256: deps.sha256(parsed.value.task_description),
+      command: parsed.value,
+      steps: [],
+      trail: [],
+      reroutes: [],
+      hitl: [],
+    };
+    const valid = auditEvent('COMMAND_VALID', systemRun('validation', 'SPEC_OK'), {
       task_sha256: state.task_sha256,
       task_chars: parsed.value.task_description.length,
       input_artifacts: parsed.value.input_artifacts.length,
-    }),
-  );
-  return executeRun(state, audit, deps);
+    });
+    // The run's first state, its command's copy and the record that the command was accepted: one commit.
+    await run.commit({ start: state, files: [{ name: 'command.json', content: input.text }], records: [valid] });
+    return await executeRun(startedRun(run), deps);
+  } finally {
+    // However the run stopped here (ended, paused, interrupted, failed), this process lets it go.
+    await run.close();
+  }
 }
 
 /** Resumes a run from its checkpoint (after a crash or an interruption); finished model calls are not repeated. */
 export async function resumeRun(runId: string, deps: RunDeps): Promise<RunOutcome> {
-  const state = await deps.runs.load(runId);
+  const state = await deps.ledger.load(runId);
   if (!state) throw new RunNotResumableError(`there is no run "${runId}" in this workspace`);
   if (state.status === 'paused') {
     throw new RunNotResumableError(`run ${runId} is paused for a person (${state.pause?.reason_code ?? 'see maestro hitl show'}); decide first: maestro hitl decide ${runId} continue|stop`);
@@ -77,37 +74,34 @@ export async function resumeRun(runId: string, deps: RunDeps): Promise<RunOutcom
   // A run a storage failure ended is taken up again from its checkpoint (no finished call repeated).
   const storageFailed = state.status === 'error' && state.decision?.reason_code === STORAGE_WRITE_FAILED;
   if (state.status !== 'running' && !storageFailed) throw new RunNotResumableError(`run ${runId} has already ended (${state.status})`);
-  let resumed = state;
-  if (storageFailed) {
-    resumed = applyRunEvent(state, { type: 'revived' }, deps.clock.now().toISOString());
-    await deps.runs.save(resumed);
-  }
   return endOnStorageFailure(runId, deps, async () => {
-    const audit = await deps.audit.open(runId);
-    await audit.append(
-    auditEvent('RUN_RESUMED', { decision: 'RUN', reason_code: 'RUN_RESUMED_FROM_CHECKPOINT', sealed: false, overrideable: false, final_decider: 'SYSTEM', layer: 'queue' }, {
-      completed_steps: state.steps.length,
-    }),
-    );
-    for (const step of unaudited(resumed.steps, audit)) await auditStep(audit, step, deps);
-    return executeRun(resumed, audit, deps);
+    const run = startedRun(await deps.ledger.open(runId));
+    try {
+      // Steps the checkpoint holds that the log does not name (a crash between the two, where they are
+      // not one write) are recorded now, right after the resume, and never called again.
+      const unrecorded = unrecordedSteps(run.state.steps, run.recordedSteps(), run.hasRecorded('MODEL_CALL'));
+      await run.commit({
+        ...(storageFailed ? { event: { type: 'revived' } } : {}),
+        records: [auditEvent('RUN_RESUMED', systemRun('queue', 'RUN_RESUMED_FROM_CHECKPOINT'), { completed_steps: run.state.steps.length }), ...unrecorded.flatMap((s) => stepRecords(s, deps))],
+      });
+      return await executeRun(run, deps);
+    } finally {
+      await run.close();
+    }
   });
 }
 
 /**
  * A storage failure (a full disk, EIO, a read-only file system) ends the run loudly, never as
  * completed: status `error`, reason `STORAGE_WRITE_FAILED`, naming the path and the errno. What can
- * still be recorded is (the audit log, the checkpoint); what was kept before stays as it was, since
- * every kept file is replaced whole or not at all.
+ * still be recorded is (the audit log and the checkpoint, in one commit); what was kept before stays
+ * as it was, since every kept file is replaced whole or not at all.
  */
 async function endOnStorageFailure(runId: string, deps: RunDeps, body: () => Promise<RunOutcome>): Promise<RunOutcome> {
   try {
     return await body();
   } catch (error) {
     return await endRun(runId, deps, error);
-  } finally {
-    // However the run stopped here (ended, paused, interrupted, failed), this process lets it go.
-    await deps.runs.close?.(runId);
   }
 }
 
@@ -122,21 +116,18 @@ async function endRun(runId: string, deps: RunDeps, error: unknown): Promise<Run
   const message = `storage failed: could not write ${where} (${error.errno ?? 'I/O error'}) — ${error.errno === 'ENOSPC' ? 'the disk is full; free space and resume it' : 'check the file system'} with: maestro run --resume ${runId}`;
   let auditLog = '';
   try {
-    const audit = await deps.audit.open(runId);
-    auditLog = audit.path;
-    await audit.append(auditEvent('RUN_FAILED', decision, { errno: error.errno ?? null, path: where }));
-  } catch {
-    // The log may be on the same full disk: the outcome below still says what happened.
-  }
-  try {
-    const state = await deps.runs.load(runId);
-    if (state?.status === 'running') {
+    const run = await deps.ledger.open(runId);
+    auditLog = run.log;
+    try {
       // Ended with its reason; `maestro run --resume` takes it up again from here once there is room.
+      const running = readableState(run)?.status === 'running';
       const now = deps.clock.now().toISOString();
-      await deps.runs.save(applyRunEvent(state, { type: 'failed', decision, at: now, summary: message }, now));
+      await run.commit({ ...(running ? { event: { type: 'failed', decision, at: now, summary: message } } : {}), records: [auditEvent('RUN_FAILED', decision, { errno: error.errno ?? null, path: where })] });
+    } finally {
+      await run.close();
     }
   } catch {
-    // Same reason: nothing more can be written.
+    // The log and the checkpoint may be on the same full disk: the outcome below still says what happened.
   }
   return buildOutcome({ runId, status: 'error', decision, auditLog, message, issues: [`${where}: ${error.errno ?? 'write failed'}`] });
 }
@@ -147,44 +138,35 @@ async function endRun(runId: string, deps: RunDeps, error: unknown): Promise<Run
  */
 async function recordFailure(runId: string, error: unknown, deps: RunDeps): Promise<void> {
   try {
-    const state = await deps.runs.load(runId);
+    const state = await deps.ledger.load(runId);
     if (state?.status !== 'running') return;
     const decision = systemStopDecision('queue', failureReason(error instanceof AppError ? error.code : undefined));
-    const audit = await deps.audit.open(runId);
-    await audit.append(auditEvent('RUN_FAILED', decision, { error: error instanceof Error ? error.name : typeof error }));
-    const now = deps.clock.now().toISOString();
-    const message = `the run failed: ${error instanceof Error ? error.message : String(error)}`;
-    await deps.runs.save(applyRunEvent(state, { type: 'failed', decision, at: now, summary: message }, now));
+    const run = await deps.ledger.open(runId);
+    try {
+      const now = deps.clock.now().toISOString();
+      const message = `the run failed: ${error instanceof Error ? error.message : String(error)}`;
+      await run.commit({ event: { type: 'failed', decision, at: now, summary: message }, records: [auditEvent('RUN_FAILED', decision, { error: error instanceof Error ? error.name : typeof error })] });
+    } finally {
+      await run.close();
+    }
   } catch {
     // Recording is best effort; the caller reports the error either way.
   }
 }
 
-/**
- * Steps the checkpoint holds but the log does not: a step is made durable, then its MODEL_CALL
- * record, so a crash between the two leaves the last steps unrecorded. They are recorded on resume
- * (never called again). Only steps after the last one the log names are candidates, so a log from
- * before MODEL_CALL records named their step is left as it is.
- */
-function unaudited(steps: readonly Step[], audit: AuditSink): Step[] {
-  const recorded = audit.recordedSteps?.();
-  if (!recorded) return [];
-  let last = -1;
-  steps.forEach((s, i) => {
-    if (recorded.has(s.id)) last = i;
-  });
-  if (last === -1 && audit.hasRecorded?.('MODEL_CALL')) return [];
-  return steps.slice(last + 1).filter((s) => !recorded.has(s.id));
+/** A decision of the system that lets the run go on, on this layer. */
+function systemRun(layer: DecisionRecord['layer'], reason: string): DecisionRecord {
+  return { decision: 'RUN', reason_code: reason, sealed: false, overrideable: false, final_decider: 'SYSTEM', layer };
 }
 
 /** Reason code of a run ended by a storage failure. */
 export const STORAGE_WRITE_FAILED = 'STORAGE_WRITE_FAILED';
 
-async function rejectInvalid(runId: string, issues: string[], audit: AuditSink, source: string): Promise<RunOutcome> {
+async function rejectInvalid(run: OpenRun, issues: string[], source: string): Promise<RunOutcome> {
   const missing = issues.some((i) => i.startsWith('task_description:') && /required/.test(i));
   const decision: DecisionRecord = failClosedDecision(missing ? 'SPEC_MISSING_KEYS' : 'SPEC_INVALID_INPUT', 'validation');
-  await audit.append(auditEvent('COMMAND_INVALID', decision, { issue_count: issues.length, issue_paths: issues.map((i) => i.split(':')[0] ?? '') }));
-  return buildOutcome({ runId, status: 'invalid', decision, auditLog: audit.path, message: `${source} is not a valid command file:\n${issues.map((i) => `  ${i}`).join('\n')}`, issues });
+  await run.commit({ records: [auditEvent('COMMAND_INVALID', decision, { issue_count: issues.length, issue_paths: issues.map((i) => i.split(':')[0] ?? '') })] });
+  return buildOutcome({ runId: run.runId, status: 'invalid', decision, auditLog: run.log, message: `${source} is not a valid command file:\n${issues.map((i) => `  ${i}`).join('\n')}`, issues });
 }
 
 /** The run cannot be resumed (unknown, paused without a decision, or already ended). */

@@ -1,11 +1,10 @@
-import { applyRunEvent } from '../domain/run-machine.js';
 import { failureReason, type ReasonCode } from '../domain/codes.js';
-import { auditEvent } from '../domain/audit.js';
-import { failClosedDecision, runDecision, systemStopDecision } from '../domain/decision.js';
+import { auditEvent, type AuditEvent } from '../domain/audit.js';
+import { failClosedDecision, runDecision, systemStopDecision, type DecisionRecord } from '../domain/decision.js';
 import { AppError, InvalidInputError } from '../domain/errors.js';
 import { POISON_CLAIM_FAILURES, type Claim, type ClaimStore, type WatchEvent } from '../domain/queue.js';
 import { processCommand, resumeRun } from './process-command.js';
-import type { RunDeps, RunOutcome } from './run-deps.js';
+import { readableState, type RunDeps, type RunOutcome } from './run-deps.js';
 
 /** How a claimed command is (re)started: a new claim, a resume from its checkpoint, or from the start. */
 export type ResumeKind = 'new' | 'checkpoint' | 'start' | 'decision';
@@ -28,7 +27,7 @@ export interface RunClaimDeps {
 export async function planClaim(claim: Claim, deps: RunClaimDeps): Promise<{ kind: ResumeKind; ended?: RunOutcome }> {
   if (!claim.recovered && claim.kind !== 'decision') return { kind: 'new' };
   // An unreadable checkpoint is reported by the resume itself, inside the error boundary.
-  const state = await deps.run.runs.load(claim.runId).catch(() => null);
+  const state = await deps.run.ledger.load(claim.runId).catch(() => null);
   if (state === null) return { kind: 'checkpoint' };
   if (!state) return { kind: 'start' };
   if (state.status === 'running') return { kind: claim.kind === 'decision' && !claim.recovered ? 'decision' : 'checkpoint' };
@@ -129,20 +128,9 @@ async function failClaim(claim: Claim, error: unknown, deps: RunClaimDeps): Prom
     message,
   };
   try {
-    const audit = await deps.run.audit.open(claim.runId);
-    await audit.append(
-      auditEvent(invalid ? 'COMMAND_REJECTED' : 'RUN_FAILED', decision, {
-        error: error instanceof Error ? error.name : typeof error,
-        issue_paths: issues.map((i) => i.split(':')[0] ?? ''),
-      }),
-    );
-    const state = await deps.run.runs.load(claim.runId).catch(() => undefined);
-    if (state?.status === 'running') {
-      const now = deps.run.clock.now().toISOString();
-      await deps.run.runs.save(applyRunEvent(state, { type: 'failed', decision, at: now, summary: message }, now));
-    }
-    const rejectedTo = await deps.claims.reject(claim, { status: result.status === 'invalid' ? 'invalid' : 'error', reason_code: reasonCode, message, issues, audit_log: audit.path });
-    return { ...result, audit_log: audit.path, rejected_to: rejectedTo };
+    const auditLog = await recordClaimFailure(claim, { decision, message, record: auditEvent(invalid ? 'COMMAND_REJECTED' : 'RUN_FAILED', decision, { error: error instanceof Error ? error.name : typeof error, issue_paths: issues.map((i) => i.split(':')[0] ?? '') }) }, deps);
+    const rejectedTo = await deps.claims.reject(claim, { status: result.status === 'invalid' ? 'invalid' : 'error', reason_code: reasonCode, message, issues, audit_log: auditLog });
+    return { ...result, audit_log: auditLog, rejected_to: rejectedTo };
   } catch (secondary) {
     const why = secondary instanceof Error ? secondary.message : String(secondary);
     // A claim that keeps failing without even its failure being recorded would be taken over and
@@ -167,12 +155,28 @@ async function failClaim(claim: Claim, error: unknown, deps: RunClaimDeps): Prom
   }
 }
 
+/**
+ * Records why a claimed command failed, and ends its run as failed when it was running (a checkpoint
+ * that cannot be read keeps the record only): one commit. Returns the audit log.
+ */
+async function recordClaimFailure(claim: Claim, failure: { decision: DecisionRecord; message: string; record: AuditEvent }, deps: RunClaimDeps): Promise<string> {
+  const run = await deps.run.ledger.open(claim.runId);
+  try {
+    const running = readableState(run)?.status === 'running';
+    const now = deps.run.clock.now().toISOString();
+    await run.commit({ ...(running ? { event: { type: 'failed', decision: failure.decision, at: now, summary: failure.message } } : {}), records: [failure.record] });
+    return run.log;
+  } finally {
+    await run.close();
+  }
+}
+
 /** Records in the run's audit log that the watcher stopped it at a checkpoint (it resumes on the next start). */
 export async function recordInterruption(claim: Claim, deps: RunClaimDeps): Promise<string | null> {
   try {
-    const audit = await deps.run.audit.open(claim.runId);
-    await audit.append(auditEvent('RUN_INTERRUPTED', runDecision('queue', 'RUN_INTERRUPTED_AT_CHECKPOINT')));
-    return audit.path;
+    const run = await deps.run.ledger.open(claim.runId);
+    await run.commit({ records: [auditEvent('RUN_INTERRUPTED', runDecision('queue', 'RUN_INTERRUPTED_AT_CHECKPOINT'))] });
+    return run.log;
   } catch {
     // Stopping must not fail because the log could not be written; the checkpoint is what resumes.
     return null;

@@ -1,9 +1,10 @@
+import type { RunState } from '../domain/run-state.js';
 import type { WorkspaceConfig } from '../domain/workspace-config.js';
 import type { StepContentRecorder } from '../domain/telemetry.js';
 import type { ModelRoutes } from './routed-llm.js';
+import { InternalError } from '../domain/errors.js';
 import type {
   ArtifactWriter,
-  AuditLog,
   Clock,
   InputReader,
   KnowledgeBase,
@@ -11,9 +12,11 @@ import type {
   LoopPolicyStore,
   OnProgress,
   PictureRenderer,
+  OpenRun,
   PersonaStore,
-  RunStore,
+  RunLedger,
   SessionStore,
+  StartedRun,
 } from '../domain/ports.js';
 
 /** Everything a run needs, wired once in `compose.ts` (tests wire fakes). */
@@ -34,8 +37,8 @@ export interface RunDeps {
   readonly knowledge: KnowledgeBase;
   readonly inputs: InputReader;
   readonly artifacts: ArtifactWriter;
-  readonly runs: RunStore & { saveFile(runId: string, name: string, content: string): Promise<string>; removeFile(runId: string, name: string): Promise<void>; list(): Promise<string[]> };
-  readonly audit: AuditLog;
+  /** Every run's state, audit log and files: a run is opened, then changed only by commits. */
+  readonly ledger: RunLedger;
   readonly loopPolicy: LoopPolicyStore;
   /** Message content for traces, when the workspace asks for it (`telemetry.capture_content`); redacted again there. */
   readonly telemetry?: StepContentRecorder;
@@ -46,3 +49,18 @@ export interface RunDeps {
 }
 
 export type { RunOutcome } from '../domain/run-machine.js';
+
+/** The run as one that has a state (it was started, or loaded): a run without one here is a bug. */
+export function startedRun(run: OpenRun): StartedRun {
+  if (run.state === undefined) throw new InternalError(`run ${run.runId} has no state to go on from`);
+  return run as StartedRun;
+}
+
+/** The run's state, or undefined when it has none or its checkpoint could not be read (best-effort recording). */
+export function readableState(run: OpenRun): RunState | undefined {
+  try {
+    return run.state;
+  } catch {
+    return undefined;
+  }
+}

@@ -4,7 +4,7 @@ import { runDecision } from '../domain/decision.js';
 import type { evaluateGates } from '../domain/gates.js';
 import { MEDIATOR_ADVICE_SCHEMA, mediatorAdviceMessages, readMediatorAdvice, type MediatorAdvice } from '../domain/mediator-advice.js';
 import { decideRun } from '../domain/run/policy.js';
-import type { AuditSink, LlmClient } from '../domain/ports.js';
+import type { LlmClient, OpenRun } from '../domain/ports.js';
 import type { ResolvedRoute } from '../domain/route.js';
 import type { Step } from '../domain/run-state.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
@@ -12,11 +12,6 @@ import { parseVerdict, verdictAuditDetails } from '../domain/verdict.js';
 import { callFailure, type CallFailure } from './call-failure.js';
 import type { prepareModels } from './prepare-models.js';
 import type { RunDeps } from './run-deps.js';
-
-/** Appends the audit records of one finished step. */
-export async function auditStep(audit: AuditSink, step: Step, deps: RunDeps): Promise<void> {
-  for (const event of stepRecords(step, deps)) await audit.append(event);
-}
 
 /** The audit records of one finished step: the call, its notices, its knowledge requests. */
 export function stepRecords(step: Step, deps: Pick<RunDeps, 'sha256'>): AuditEvent[] {
@@ -76,10 +71,11 @@ export async function classifyTask(options: {
   client: LlmClient;
   persona: string;
   task: string;
-  audit: AuditSink;
+  /** Where a classification that did not read is recorded. */
+  run: Pick<OpenRun, 'commit'>;
   deps: RunDeps;
 }): Promise<{ advice: MediatorAdvice; record: AuditEvent } | CallFailure> {
-  const { client, audit, deps } = options;
+  const { client, run, deps } = options;
   const first = mediatorAdviceMessages(redactSensitive(options.task).text);
   let messages = first;
   let problem = '';
@@ -104,7 +100,7 @@ export async function classifyTask(options: {
       ...(reply.usage ? { prompt_tokens: reply.usage.prompt_tokens, completion_tokens: reply.usage.completion_tokens } : {}),
     });
     if (read.ok) return { advice: read.advice, record };
-    await audit.append(record);
+    await run.commit({ records: [record] });
     problem = read.error;
     messages = [...first, { role: 'assistant', content: reply.content }, { role: 'user', content: `That was not a valid classification (${problem}). Reply with ONE JSON object and nothing else.` }];
   }

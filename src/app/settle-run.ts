@@ -1,7 +1,7 @@
 import { renderArtifact, type ArtifactInput } from '../domain/artifact.js';
 import { auditEvent, type AuditDetails } from '../domain/audit.js';
 import { runDecision, type DecisionRecord } from '../domain/decision.js';
-import type { AuditSink } from '../domain/ports.js';
+import type { RunFile, StartedRun } from '../domain/ports.js';
 import { buildOutcome } from '../domain/run-machine.js';
 import type { ArtifactAttachment } from '../domain/modes/mode.js';
 import type { PauseRecord } from '../domain/run-state.js';
@@ -10,15 +10,13 @@ import { decideRun, type Ending, type PauseClass } from '../domain/run/policy.js
 import { InternalError } from '../domain/errors.js';
 import { explainLoopPolicyStop } from '../domain/stop-explanation.js';
 import { applyLoopPolicy, type LoopPolicyOutcome } from './loop-policy.js';
-import type { RunRecorder } from './run-recorder.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 
 export type DraftInput = Omit<ArtifactInput, 'status' | 'finishedAt' | 'durationMs' | 'trail' | 'outcomeNote'>;
 
 interface EndOptions {
-  /** The run; every change goes through it as an event. */
-  readonly run: RunRecorder;
-  readonly audit: AuditSink;
+  /** The run; every change, record and file goes through it as a commit. */
+  readonly run: StartedRun;
   readonly deps: RunDeps;
   readonly decision: DecisionRecord;
   /** What a pause counts for (from the policy table's row for its cause). */
@@ -35,7 +33,7 @@ interface EndOptions {
  * the conflict line with a sealed stop (fourth).
  */
 async function pauseRun(options: EndOptions & { draft?: DraftInput; requestPlan?: () => Promise<string> }): Promise<RunOutcome> {
-  const { run, audit, deps, decision, message } = options;
+  const { run, deps, decision, message } = options;
   const state = run.state;
   const now = deps.clock.now();
   const pause: PauseRecord = {
@@ -46,50 +44,52 @@ async function pauseRun(options: EndOptions & { draft?: DraftInput; requestPlan?
     requested_at: now.toISOString(),
   };
   const kind = options.pauseClass ?? 'judgement';
-  await audit.append(auditEvent('HITL_REQUESTED', decision, { pause_id: pause.pause_id, pause_class: kind, ...options.details }));
+  await run.commit({ records: [auditEvent('HITL_REQUESTED', decision, { pause_id: pause.pause_id, pause_class: kind, ...options.details })] });
   // Only a pause that judges the task counts for the loop policy; an outage or a set-up problem does not.
-  const loop: LoopPolicyOutcome = kind === 'judgement' ? await applyLoopPolicy({ state, pause, deps, audit, ...(options.requestPlan ? { requestPlan: options.requestPlan } : {}) }) : { count: 0 };
+  const loop: LoopPolicyOutcome = kind === 'judgement' ? await applyLoopPolicy({ state, pause, deps, run, ...(options.requestPlan ? { requestPlan: options.requestPlan } : {}) }) : { count: 0 };
   if (loop.stop) {
     const ending = decideRun({ kind: 'loop_limit' });
     return finishRun({ ...options, decision: ending.decision, message: explainLoopPolicyStop(loop.count, message), ...(options.draft ? { artifact: options.draft } : {}) });
   }
-  let draftPath: string | undefined;
-  if (options.draft) {
-    const markdown = renderArtifact({
+  const draft: RunFile | undefined = options.draft && {
+    name: 'draft.md',
+    content: renderArtifact({
       ...options.draft,
       status: 'paused',
       finishedAt: now.toISOString(),
       durationMs: now.getTime() - Date.parse(state.created_at),
       trail: [...state.trail, decision],
       outcomeNote: `Paused for a person: ${message}`,
-    });
-    draftPath = await deps.runs.saveFile(state.run_id, 'draft.md', markdown);
-  }
+    }),
+  };
+  const draftPath = draft ? run.filePath('draft.md') : undefined;
   const howTo = `maestro hitl decide ${state.run_id} continue|stop [--note TEXT]`;
-  await deps.runs.saveFile(
-    state.run_id,
-    'hitl.json',
-    `${JSON.stringify({ run_id: state.run_id, ...pause, pause_class: kind, draft: draftPath ?? null, plan: loop.plan ?? null, conflict_pauses: loop.count, decide: howTo }, null, 2)}\n`,
-  );
-  await run.apply({ type: 'paused', decision, pause, summary: message, ...(loop.plan ? { loopPlan: loop.plan } : {}) });
+  const hitl: RunFile = {
+    name: 'hitl.json',
+    content: `${JSON.stringify({ run_id: state.run_id, ...pause, pause_class: kind, draft: draftPath ?? null, plan: loop.plan ?? null, conflict_pauses: loop.count, decide: howTo }, null, 2)}\n`,
+  };
+  // The pause, what it says to a person and the draft: one commit (the files are in place before the state names them).
+  await run.commit({ event: { type: 'paused', decision, pause, summary: message, ...(loop.plan ? { loopPlan: loop.plan } : {}) }, files: draft ? [draft, hitl] : [hitl] });
   const lines = [`paused for a person (${decision.layer}: ${decision.reason_code}): ${message}`];
   if (loop.plan) lines.push(`this conflict has paused ${loop.count} times; the council proposed a plan (see \`maestro hitl show ${state.run_id}\`)`);
   if (draftPath) lines.push(`draft: ${draftPath}`);
   lines.push(`decide: ${howTo}`);
-  return buildOutcome({ runId: state.run_id, status: 'paused', decision, auditLog: audit.path, message: lines.join('\n') });
+  return buildOutcome({ runId: state.run_id, status: 'paused', decision, auditLog: run.log, message: lines.join('\n') });
 }
 
 type FinishOptions = EndOptions & { artifact?: DraftInput; attachments?: readonly ArtifactAttachment[]; afterArtifact?: () => Promise<void>; status?: 'stopped' | 'guardrail_stopped' };
 
 /** Ends a run as completed (decision RUN) or stopped, writing the artifact when there is one. */
 async function finishRun(options: FinishOptions): Promise<RunOutcome> {
-  const { run, audit, deps, decision, message } = options;
+  const { run, deps, decision, message } = options;
+  // Completing an ending after a restart: what the log already says happened is not said again.
   const resumedEnding = run.state.finishing !== undefined;
   const status = decision.decision === 'RUN' ? 'completed' : (options.status ?? run.state.finishing?.status ?? 'stopped');
   // The end is put on the checkpoint before anything is written, with its time: a run killed between
   // the artifact and its last save ends the same way when recovered, byte for byte.
   const finishedAt = new Date(run.state.finishing?.finished_at ?? deps.clock.now().toISOString());
-  const state = await run.apply({ type: 'finishing', finishedAt: finishedAt.toISOString(), decision, ...(status !== 'completed' ? { status } : {}) });
+  await run.commit({ event: { type: 'finishing', finishedAt: finishedAt.toISOString(), decision, ...(status !== 'completed' ? { status } : {}) } });
+  const state = run.state;
   let artifactPath: string | null = null;
   if (options.artifact && state.plan) {
     deps.onProgress?.({ kind: 'producing_artifact', run_id: state.run_id, path: state.plan.output_path });
@@ -110,48 +110,50 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
       await deps.artifacts.write(picture.path, svg, state.command.input_artifacts);
     }
     artifactPath = await deps.artifacts.write(state.plan.output_path, markdown, state.command.input_artifacts);
-    // Completing an ending after a restart: what the log already says happened is not said again.
-    if (!(resumedEnding && audit.hasRecorded?.('ARTIFACT_WRITTEN'))) await audit.append(
-      auditEvent('ARTIFACT_WRITTEN', runDecision('artifact', 'ARTIFACT_WRITTEN'), {
-        path: state.plan.output_path,
-        bytes: Buffer.byteLength(markdown),
-        sha256: deps.sha256(markdown),
-        ...(resumedEnding ? { completed_after_restart: true } : {}),
-      }),
-    );
+    const written = auditEvent('ARTIFACT_WRITTEN', runDecision('artifact', 'ARTIFACT_WRITTEN'), {
+      path: state.plan.output_path,
+      bytes: Buffer.byteLength(markdown),
+      sha256: deps.sha256(markdown),
+      ...(resumedEnding ? { completed_after_restart: true } : {}),
+    });
+    await run.commit({ records: [written], completesEnding: resumedEnding });
   }
   // What depends on the artifact being written (the council's memory) happens only now.
   await options.afterArtifact?.();
   const usage = totalUsage(state.steps, deps.config.prices);
-  if (!(resumedEnding && audit.hasRecorded?.('RUN_FINISHED'))) await audit.append(
-    auditEvent('RUN_FINISHED', decision, {
-      status,
-      calls: usage.calls,
-      prompt_tokens: usage.prompt_tokens,
-      completion_tokens: usage.completion_tokens,
-      ...(usage.cost_usd !== undefined ? { cost_usd: Math.round(usage.cost_usd * 1e6) / 1e6 } : {}),
-    }),
-  );
-  // The run has ended: its command copy goes; state.json keeps the command for the record.
-  await deps.runs.removeFile(state.run_id, 'command.json');
-  await run.apply({ type: 'finished', status, decision, finishedAt: finishedAt.toISOString(), summary: message, ...(artifactPath ? { artifact: artifactPath } : {}) });
+  const finished = auditEvent('RUN_FINISHED', decision, {
+    status,
+    calls: usage.calls,
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    ...(usage.cost_usd !== undefined ? { cost_usd: Math.round(usage.cost_usd * 1e6) / 1e6 } : {}),
+  });
+  // The end, its record, and the command copy gone (state.json keeps the command for the record): one commit.
+  await run.commit({
+    event: { type: 'finished', status, decision, finishedAt: finishedAt.toISOString(), summary: message, ...(artifactPath ? { artifact: artifactPath } : {}) },
+    records: [finished],
+    removeFiles: ['command.json'],
+    completesEnding: resumedEnding,
+  });
   const text =
     status === 'completed'
       ? message
       : `${status === 'guardrail_stopped' ? 'stopped by a guardrail' : 'stopped'} (${decision.layer}: ${decision.reason_code}${decision.sealed ? ', sealed' : ''}): ${message}`;
-  return buildOutcome({ runId: state.run_id, status, decision, auditLog: audit.path, message: text, artifact: artifactPath });
+  return buildOutcome({ runId: state.run_id, status, decision, auditLog: run.log, message: text, artifact: artifactPath });
 }
 
 /** A run that cannot start: persona or route files are broken. */
 async function invalidRun(options: EndOptions & { problems: readonly string[] }): Promise<RunOutcome> {
-  const { run, audit, deps, decision, message, problems } = options;
-  await audit.append(auditEvent(options.details?.event === 'ROUTES_INVALID' ? 'ROUTES_INVALID' : 'PERSONAS_INVALID', decision, { problems: problems.length }));
-  await run.apply({ type: 'finished', status: 'invalid', decision, finishedAt: deps.clock.now().toISOString(), summary: message });
+  const { run, deps, decision, message, problems } = options;
+  await run.commit({
+    event: { type: 'finished', status: 'invalid', decision, finishedAt: deps.clock.now().toISOString(), summary: message },
+    records: [auditEvent(options.details?.event === 'ROUTES_INVALID' ? 'ROUTES_INVALID' : 'PERSONAS_INVALID', decision, { problems: problems.length })],
+  });
   return buildOutcome({
     runId: run.state.run_id,
     status: 'invalid',
     decision,
-    auditLog: audit.path,
+    auditLog: run.log,
     message: `${message}; fix them and run again:\n${problems.map((p) => `  ${p}`).join('\n')}`,
     issues: problems,
   });

@@ -148,7 +148,7 @@ export class WatchLoop {
       const runId = /^([A-Za-z0-9_-]+)\.json$/.exec(file.name)?.[1];
       if (!runId) continue;
       try {
-        const source = (await this.#o.deps.runs.load(runId).catch(() => undefined))?.source ?? `${runId}.json`;
+        const source = (await this.#o.deps.ledger.load(runId).catch(() => undefined))?.source ?? `${runId}.json`;
         const claim = await this.#o.claims.claimDecision(file, runId, source);
         if (claim) return claim;
       } catch (error) {

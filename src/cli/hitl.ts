@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { explainReason } from '../domain/codes.js';
@@ -28,8 +27,8 @@ export function registerHitl(program: Command, io: Io): void {
       const loop = await app.deps.loopPolicy.read();
       const now = app.deps.clock.now().getTime();
       const rows = [];
-      for (const id of await app.deps.runs.list()) {
-        const state = await app.deps.runs.load(id).catch(() => undefined);
+      for (const id of await app.deps.ledger.list()) {
+        const state = await app.deps.ledger.load(id).catch(() => undefined);
         if (state?.status !== 'paused' || !state.pause) continue;
         rows.push({
           run_id: state.run_id,
@@ -67,10 +66,10 @@ export function registerHitl(program: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .action(async (runId: string, opts: { json?: boolean; workspace?: string }) => {
       const app = await (await import('../compose.js')).createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
-      const state = await app.deps.runs.load(runId);
+      const state = await app.deps.ledger.load(runId);
       if (!state) throw new ExitError(2, `maestro: there is no run "${runId}" in this workspace`);
-      const hitlText = app.engine ? app.engine.runFile(runId, 'hitl.json').then((t) => t ?? Promise.reject(new Error('none'))) : readFile(path.join(app.paths.runDir(runId), 'hitl.json'), 'utf8');
-      const hitlFile = await hitlText.then((t) => JSON.parse(t) as Record<string, unknown>, () => ({}) as Record<string, unknown>);
+      const hitlText = await app.deps.ledger.readFile(runId, 'hitl.json').catch(() => undefined);
+      const hitlFile = readJsonObject(hitlText);
       const loop = await app.deps.loopPolicy.read();
       const details = {
         run_id: state.run_id,
@@ -163,6 +162,16 @@ function renderShow(d: { run_id: string; status: string; task: string; pause: Ru
   for (const h of d.decisions) lines.push(`${c.dim(`decided ${h.decision} on ${h.pause_id} at ${h.decided_at}${h.note ? ` — ${h.note}` : ''}`)}`);
   if (d.pause) lines.push('', `Decide: maestro hitl decide ${d.run_id} continue|stop [--note TEXT]`);
   return `${lines.join('\n')}\n`;
+}
+
+/** A kept JSON file as an object; nothing when it is missing or does not read (it only adds details). */
+function readJsonObject(text: string | undefined): Record<string, unknown> {
+  try {
+    const json = text === undefined ? undefined : (JSON.parse(text) as unknown);
+    return json !== null && typeof json === 'object' ? (json as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
 
 function formatAge(seconds: number): string {

@@ -174,7 +174,7 @@ export async function withRunContext(
     follow?.endLine();
     if (controller.signal.aborted) {
       const auditLog = app && run.id ? await recordInterrupt(app, run.id) : null;
-      const state = app && run.id ? await app.deps.runs.load(run.id).catch(() => undefined) : undefined;
+      const state = app && run.id ? await app.deps.ledger.load(run.id).catch(() => undefined) : undefined;
       const message = !run.id
         ? 'interrupted before a run started; nothing to resume.'
         : state
@@ -203,10 +203,10 @@ export async function withRunContext(
 /** Records in the run's audit log that a person interrupted it (best effort: stopping must not fail). */
 async function recordInterrupt(app: App, runId: string): Promise<string | null> {
   try {
-    if (!(await app.deps.runs.load(runId))) return null;
-    const audit = await app.deps.audit.open(runId);
-    await audit.append(auditEvent('RUN_INTERRUPTED', runDecision('queue', 'RUN_INTERRUPTED_AT_CHECKPOINT'), { by: 'signal' }));
-    return audit.path;
+    if (!(await app.deps.ledger.load(runId))) return null;
+    const run = await app.deps.ledger.open(runId);
+    await run.commit({ records: [auditEvent('RUN_INTERRUPTED', runDecision('queue', 'RUN_INTERRUPTED_AT_CHECKPOINT'), { by: 'signal' })] });
+    return run.log;
   } catch {
     return null;
   }

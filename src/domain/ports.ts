@@ -110,61 +110,96 @@ export interface SessionStore {
   appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[]): Promise<void>;
 }
 
-/** One event applied to a run's state (by `applyRunEvent`, at `at`), as the recorder makes it durable. */
-export interface RunChange {
-  readonly before: RunState;
-  readonly event: RunEvent;
-  readonly at: string;
-  readonly after: RunState;
+/**
+ * A run's own files, kept beside its checkpoint: the command's copy (`command.json`, while the run
+ * has not ended), and while it is paused why (`hitl.json`) and the artifact so far (`draft.md`).
+ */
+export const RUN_FILES = ['command.json', 'hitl.json', 'draft.md'] as const;
+export type RunFileName = (typeof RUN_FILES)[number];
+
+export interface RunFile {
+  readonly name: RunFileName;
+  readonly content: string;
 }
 
-export interface RunStore {
-  /** Saves a whole state; durable when it resolves. */
-  save(state: RunState): Promise<void>;
-  load(runId: string): Promise<RunState | undefined>;
+/**
+ * One durable unit of a run: a change of its state, the audit records that change causes and the
+ * run's files, made durable together — or, where the storage cannot do that in one write, in an
+ * order that leaves the run consistent after a crash at any point (see the ledger's adapters). The
+ * rules every ledger applies to a commit are `resolveCommit`'s (domain/run/commit.ts).
+ */
+export interface RunCommit {
+  /** The run's first state (a command accepted). Only on a run that has no state yet. */
+  readonly start?: RunState;
+  /** A change of the run's state, applied by `applyRunEvent`; needs a state (the run's, or `start`). */
+  readonly event?: RunEvent;
   /**
-   * Makes one change durable when it resolves; `load` then returns `change.after`. Cheaper than
-   * `save` where the store keeps a journal of events. Stores without it are given `save(after)`.
+   * The audit records, in order. As a function they are made from the state after the change,
+   * before anything is written: if making them throws, nothing changed.
    */
-  record?(change: RunChange): Promise<void>;
+  readonly records?: readonly AuditEvent[] | ((after: RunState) => readonly AuditEvent[]);
+  /** Run files written whole with the change: in place before the state names them. */
+  readonly files?: readonly RunFile[];
+  /** Run files removed with the change: only once the change is durable (a crash leaves one the state no longer needs, never takes one it needs). */
+  readonly removeFiles?: readonly RunFileName[];
   /**
-   * `record`, with audit records written ahead in the same durable write (one flush for both), then
-   * appended to their log. Only where the store can carry them to that log (see AuditSink.appendAhead).
+   * The change completes an ending begun before a restart: of its records, those whose event the
+   * log already holds were written then, and are not written again.
    */
-  recordAhead?(change: RunChange, audit: AuditAhead): Promise<void>;
-  /** This process stops executing the run (it ended, paused, or was interrupted): tidy what `record` kept open. */
-  close?(runId: string): Promise<void>;
+  readonly completesEnding?: boolean;
 }
 
-/** Audit records a run store writes ahead with a change: their exact lines, chained after the log's end. */
-export interface AuditAhead {
-  /** The log they continue (the sink's `path`). */
+/**
+ * A run opened by this process to execute, settle or decide it: its state as committed so far, what
+ * its audit log already holds, and `commit`, the only way its state, records and files change.
+ * Commits are made durable in the order they are called (parallel steps may commit at once), and the
+ * state moves on when `commit` is called: a commit that fails leaves every later one failing too.
+ */
+export interface OpenRun<S extends RunState | undefined = RunState | undefined> {
+  readonly runId: string;
+  /**
+   * The run's state as committed so far; undefined while it has none (a command not accepted yet).
+   * Throws the StorageError when its checkpoint could not be read: records can still be committed.
+   */
+  readonly state: S;
+  /** Where the run's audit log is, for people: a path, or `engine:audit/<run_id>`. */
   readonly log: string;
-  readonly lines: readonly string[];
-  /** The last of them: the log's head once they are written. */
-  readonly last: { readonly seq: number; readonly hash: string };
-  /** Bytes of whole lines in the log before them (a failed append is cut back to this). */
-  readonly logBytes: number;
+  /** Whether the log holds a record of this event (written before the run was opened, or since). */
+  hasRecorded(event: string): boolean;
+  /** The step ids the log's MODEL_CALL records name (written before the run was opened, or since). */
+  recordedSteps(): ReadonlySet<string>;
+  /** Where a run file is kept, for people (`hitl.json` names the draft this way). */
+  filePath(name: RunFileName): string;
+  /** Makes one change durable (see RunCommit); resolves once it is. */
+  commit(change: RunCommit): Promise<void>;
+  /** This process stops executing the run (it ended, paused, or was interrupted): tidy what commits kept open. */
+  close(): Promise<void>;
 }
 
-export interface AuditSink {
-  /** Appends one record and flushes it before resolving. Returns the log's path. */
-  append(event: AuditEvent): Promise<void>;
+/** A run that has a state: one being executed, paused or ended. */
+export type StartedRun = OpenRun<RunState>;
+
+/** What people and the CLI read of runs; nothing here writes. */
+export interface RunReader {
+  /** A run's state, or undefined when there is no such run (or its id is not a plain name). Throws a StorageError for a damaged checkpoint. */
+  load(runId: string): Promise<RunState | undefined>;
+  /** Every run id with a state, sorted (ids sort by time). */
+  list(): Promise<string[]>;
+  /** A run file's text, or undefined when the run has none. */
+  readFile(runId: string, name: RunFileName): Promise<string | undefined>;
+}
+
+/**
+ * Every run's state, audit log and files, as one durable port: a run is opened, then changed only
+ * by commits. Adapters: files (`FsRunLedger`: the checkpoint journal as the audit log's write-ahead
+ * log) and PostgreSQL (`PgRunLedger`: one transaction per commit).
+ */
+export interface RunLedger extends RunReader {
   /**
-   * Appends records whose durability another write provides: their exact lines (sanitized, chained)
-   * are handed to `persist`, which must make them durable and write them to the log before it
-   * resolves (RunStore.recordAhead). Nothing else is appended in between.
+   * Opens a run: a run id that is not a plain name, or an audit log that is damaged, is refused
+   * (StorageError); a new run id opens an empty run.
    */
-  appendAhead?(events: readonly AuditEvent[], persist: (ahead: AuditAhead) => Promise<void>): Promise<void>;
-  /** Whether the log already holds a record of this event (written before this sink was opened, or by it). */
-  hasRecorded?(event: string): boolean;
-  /** The step ids the log's MODEL_CALL records name (written before this sink was opened, or by it). */
-  recordedSteps?(): ReadonlySet<string>;
-  readonly path: string;
-}
-
-export interface AuditLog {
-  open(runId: string): Promise<AuditSink>;
+  open(runId: string): Promise<OpenRun>;
 }
 
 /** Reads input artifacts through the same sandbox as READ_FILE. */

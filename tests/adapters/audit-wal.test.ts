@@ -4,15 +4,16 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { realSyncFs, type SyncFs } from '../../src/adapters/atomic-file.js';
 import { readAuditRun, verifyAuditRun } from '../../src/adapters/fs-audit-store.js';
+import type { AuditLog } from '../../src/adapters/audit-sink.js';
+import { FsRunLedger } from '../../src/adapters/fs-run-ledger.js';
 import { FsRunStore } from '../../src/adapters/fs-run-store.js';
 import { JsonlAuditLog } from '../../src/adapters/jsonl-audit-log.js';
 import { JOURNAL_FILE } from '../../src/adapters/run-journal.js';
 import { WorkspacePaths } from '../../src/adapters/workspace-paths.js';
-import { RunRecorder } from '../../src/app/run-recorder.js';
 import { auditEvent, type AuditRecord } from '../../src/domain/audit.js';
 import { runDecision } from '../../src/domain/decision.js';
 import { StorageError } from '../../src/domain/errors.js';
-import type { AuditSink, Clock } from '../../src/domain/ports.js';
+import type { Clock, OpenRun } from '../../src/domain/ports.js';
 import type { RunState, Step } from '../../src/domain/run-state.js';
 import { startedRun, turnStep } from '../fixtures/journal-run.js';
 
@@ -71,15 +72,17 @@ function watchedFs(fail?: (file: string) => boolean): SyncFs & { flushed: string
   };
 }
 
-/** A run opened the way the engine opens one: its log, then its checkpoint, with `n` steps recorded. */
-async function running(n: number, fs: SyncFs = realSyncFs): Promise<{ run: RunRecorder; sink: AuditSink; store: FsRunStore }> {
-  const sink = await new JsonlAuditLog(paths, clock, { fs }).open(RUN);
+/** A step committed with its records, as the engine commits one. */
+const recordStep = (run: OpenRun, i: number) => run.commit({ event: { type: 'step_recorded', step: step(i) }, records: (after) => stepRecords(after, `turn:r1:p${i}`) });
+
+/** A run opened through the files' ledger (its log, then its checkpoint), started, with `n` steps recorded. */
+async function running(n: number, fs: SyncFs = realSyncFs): Promise<{ run: OpenRun; store: FsRunStore }> {
   const store = new FsRunStore(paths, { journalFs: fs });
-  const state = initial();
-  await store.save(state);
-  const run = new RunRecorder(state, store, clock, sink);
-  for (let i = 0; i < n; i++) await run.apply({ type: 'step_recorded', step: step(i) }, (after) => stepRecords(after, `turn:r1:p${i}`));
-  return { run, sink, store };
+  const ledger = new FsRunLedger({ paths, store, audit: new JsonlAuditLog(paths, clock, { fs }), clock });
+  const run = await ledger.open(RUN);
+  await run.commit({ start: initial() });
+  for (let i = 0; i < n; i++) await recordStep(run, i);
+  return { run, store };
 }
 
 describe('a step and its audit records: one durable write', () => {
@@ -87,7 +90,7 @@ describe('a step and its audit records: one durable write', () => {
     const fs = watchedFs();
     const { run } = await running(1, fs);
     fs.flushed.length = 0;
-    await run.apply({ type: 'step_recorded', step: step(1) }, (after) => stepRecords(after, 'turn:r1:p1'));
+    await recordStep(run, 1);
     expect(fs.flushed).toEqual([JOURNAL_FILE]);
     const last = JSON.parse((await readFile(journal(), 'utf8')).replace(/\u0000+$/, '').trim().split('\n').pop() ?? '') as { event: { type: string }; audit: string[] };
     expect(last.event.type).toBe('step_recorded');
@@ -105,15 +108,15 @@ describe('a step and its audit records: one durable write', () => {
 
   it('folding the journal flushes the log and its head first, and a plain append after records ahead continues the chain', async () => {
     const fs = watchedFs();
-    const { run, sink, store } = await running(2, fs);
-    await sink.append(auditEvent('RUN_FINISHED', runDecision('queue', 'RUN_COMPLETED')));
+    const { run } = await running(2, fs);
+    await run.commit({ records: [auditEvent('RUN_FINISHED', runDecision('queue', 'RUN_COMPLETED'))] });
     fs.flushed.length = 0;
-    await store.close(RUN);
+    await run.close();
     expect(fs.flushed.slice(0, 2)).toEqual([`${RUN}.jsonl`, `${RUN}.head`]);
     expect(await readFile(journal(), 'utf8').catch(() => 'gone')).toBe('gone');
     expect((await records()).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
     expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 5 });
-    expect(run.state.steps).toHaveLength(2);
+    expect(run.state?.steps).toHaveLength(2);
   });
 
   it('a crash after the journal flush, before the log reached the disk: opening the log writes the records from the journal, and says so', async () => {
@@ -138,7 +141,7 @@ describe('a step and its audit records: one durable write', () => {
   it('a head on disk behind several records the journal holds is read as theirs, not as lines appended behind its back', async () => {
     const { run } = await running(1);
     const head = await readFile(paths.auditHead(RUN), 'utf8');
-    await run.apply({ type: 'step_recorded', step: step(1) }, (after) => stepRecords(after, 'turn:r1:p1'));
+    await recordStep(run, 1);
     await writeFile(paths.auditHead(RUN), head); // killed between the log append and the head rewrite
     const result = await verifyAuditRun(paths, RUN);
     expect(result).toMatchObject({ status: 'ok', records: 4 });
@@ -191,13 +194,13 @@ describe('a step and its audit records: one durable write', () => {
   it('a full disk when the log is appended (the journal already durable): the step fails loudly, the log is cut clean, and the next open restores the records', async () => {
     let full = false;
     const fs = watchedFs((file) => full && file.endsWith('.jsonl') && !file.endsWith(JOURNAL_FILE));
-    const { run, sink } = await running(1, fs);
+    const { run } = await running(1, fs);
     full = true;
-    const error = await run.apply({ type: 'step_recorded', step: step(1) }, (after) => stepRecords(after, 'turn:r1:p1')).catch((e: unknown) => e);
+    const error = await recordStep(run, 1).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StorageError);
     expect((error as StorageError).errno).toBe('ENOSPC');
-    // The sink takes nothing more; the log holds whole lines only.
-    await expect(sink.append(auditEvent('RUN_FINISHED', runDecision('queue', 'RUN_COMPLETED')))).rejects.toBeInstanceOf(StorageError);
+    // The run takes no commit more; the log holds whole lines only.
+    await expect(run.commit({ records: [auditEvent('RUN_FINISHED', runDecision('queue', 'RUN_COMPLETED'))] })).rejects.toBeInstanceOf(StorageError);
     expect(await logLines()).toHaveLength(2);
     expect((await readFile(paths.auditLog(RUN), 'utf8')).endsWith('\n')).toBe(true);
     // The step is in the checkpoint, and its records with it: the next open writes them.
@@ -224,7 +227,7 @@ describe('a step and its audit records: one durable write', () => {
     const fs = watchedFs((file) => full && file.endsWith(`${RUN}.jsonl`));
     const { run, store } = await running(1, fs);
     full = true;
-    await expect(run.apply({ type: 'step_recorded', step: step(1) }, (after) => stepRecords(after, 'turn:r1:p1'))).rejects.toBeInstanceOf(StorageError);
+    await expect(recordStep(run, 1)).rejects.toBeInstanceOf(StorageError);
     // The run ends (in the same process) while the disk is still full: the journal cannot be folded away, so it stays.
     const state = (await store.load(RUN)) as RunState;
     await expect(store.save({ ...state, status: 'error' })).rejects.toBeInstanceOf(StorageError);
@@ -240,7 +243,7 @@ describe('a step and its audit records: one durable write', () => {
   it('a head the power loss left behind records the log kept is mended when another process folds the journal', async () => {
     const { run } = await running(1);
     const head = await readFile(paths.auditHead(RUN), 'utf8');
-    await run.apply({ type: 'step_recorded', step: step(1) }, (after) => stepRecords(after, 'turn:r1:p1'));
+    await recordStep(run, 1);
     await writeFile(paths.auditHead(RUN), head); // the head's rewrite never reached the disk; the lines did
     const store = new FsRunStore(paths);
     await store.save({ ...((await store.load(RUN)) as RunState), status: 'error' });
@@ -251,9 +254,9 @@ describe('a step and its audit records: one durable write', () => {
 
   it('a record appended on its own after records written ahead: the head is flushed first, so on disk it is never behind a record the journal does not hold', async () => {
     const fs = watchedFs();
-    const { sink } = await running(2, fs);
+    const { run } = await running(2, fs);
     fs.flushed.length = 0;
-    await sink.append(auditEvent('RUN_FINISHED', runDecision('queue', 'RUN_COMPLETED')));
+    await run.commit({ records: [auditEvent('RUN_FINISHED', runDecision('queue', 'RUN_COMPLETED'))] });
     // The head (moved in place by the steps) is flushed before the new line is written and flushed.
     expect(fs.flushed.slice(0, 2)).toEqual([`${RUN}.head`, `${RUN}.jsonl`]);
     // What a power loss right then can leave: the head as flushed (seq 3), the log with the new record (seq 4).
@@ -263,12 +266,14 @@ describe('a step and its audit records: one durable write', () => {
     expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 5 });
   });
 
-  it('a store or a sink that cannot write ahead: the change is recorded first, then its records, in that order', async () => {
+  it('a log that cannot take records written ahead: the change is made durable first, then its records, in that order', async () => {
     const order: string[] = [];
-    const sink: AuditSink = { path: 'x', append: async (e) => void order.push(`audit ${e.event}`) };
-    const store = { save: async () => void order.push('save'), load: async () => undefined, record: async () => void order.push('record') };
-    const run = new RunRecorder(initial(), store, clock, sink);
-    await run.apply({ type: 'step_recorded', step: step(0) }, (after) => stepRecords(after, 'turn:r1:p0'));
-    expect(order).toEqual(['record', 'audit MODEL_CALL', 'audit KNOWLEDGE_REQUEST']);
+    const stepInJournal = async () => (await readFile(journal(), 'utf8').catch(() => '')).includes('step_recorded');
+    const audit: AuditLog = { open: async () => ({ path: 'x', append: async (e) => void order.push(`audit ${e.event} (step in the journal: ${await stepInJournal()})`) }) };
+    const run = await new FsRunLedger({ paths, store: new FsRunStore(paths), audit, clock }).open(RUN);
+    await run.commit({ start: initial() });
+    await recordStep(run, 0);
+    expect(order).toEqual(['audit MODEL_CALL (step in the journal: true)', 'audit KNOWLEDGE_REQUEST (step in the journal: true)']);
+    expect(await readFile(journal(), 'utf8')).not.toContain('"audit":[');
   });
 });

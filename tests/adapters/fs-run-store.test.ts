@@ -7,10 +7,10 @@ import { realSyncFs, type SyncFs } from '../../src/adapters/atomic-file.js';
 import { FsRunStore } from '../../src/adapters/fs-run-store.js';
 import { JOURNAL_FILE, readCheckpoint } from '../../src/adapters/run-journal.js';
 import { WorkspacePaths } from '../../src/adapters/workspace-paths.js';
-import { RunRecorder } from '../../src/app/run-recorder.js';
 import { runDecision } from '../../src/domain/decision.js';
 import { StorageError } from '../../src/domain/errors.js';
 import type { Clock } from '../../src/domain/ports.js';
+import { applyRunEvent, type RunEvent } from '../../src/domain/run-machine.js';
 import type { RunState } from '../../src/domain/run-state.js';
 import { startedRun, turnStep } from '../fixtures/journal-run.js';
 
@@ -43,11 +43,28 @@ const exists = (p: string) => fs.access(p).then(() => true, () => false);
 const initial = (): RunState => startedRun(RUN);
 const step = turnStep;
 
-/** A run started and `n` steps recorded through the recorder, as the engine does. */
-async function recorded(store: FsRunStore, n: number): Promise<RunRecorder> {
+/** A run's state changed event by event straight through the store (the ledger adds the audit log and files). */
+class StoreRun {
+  constructor(
+    public state: RunState,
+    private readonly store: FsRunStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async apply(event: RunEvent): Promise<RunState> {
+    const before = this.state;
+    const at = this.clock.now().toISOString();
+    this.state = applyRunEvent(before, event, at);
+    await this.store.record({ before, event, at, after: this.state });
+    return this.state;
+  }
+}
+
+/** A run started and `n` steps recorded through the store, as the engine does. */
+async function recorded(store: FsRunStore, n: number): Promise<StoreRun> {
   const state = initial();
   await store.save(state);
-  const run = new RunRecorder(state, store, clock);
+  const run = new StoreRun(state, store, clock);
   for (let i = 0; i < n; i++) await run.apply({ type: 'step_recorded', step: step(i) });
   return run;
 }
@@ -81,7 +98,7 @@ describe('FsRunStore: the checkpoint as a journal', () => {
     expect(JSON.parse(await readFile(stateFile(), 'utf8')).steps).toHaveLength(2);
 
     const later = new FsRunStore(paths);
-    const resumed = new RunRecorder((await later.load(RUN)) as RunState, later, clock);
+    const resumed = new StoreRun((await later.load(RUN)) as RunState, later, clock);
     await resumed.apply({ type: 'step_recorded', step: step(2) });
     expect((await new FsRunStore(paths).load(RUN))?.steps.map((s) => s.id)).toEqual(run.state.steps.map((s) => s.id).concat('turn:r1:p2'));
   });
@@ -91,7 +108,7 @@ describe('FsRunStore: the checkpoint as a journal', () => {
     const next = new FsRunStore(paths);
     const state = (await next.load(RUN)) as RunState;
     expect(state.steps.map((s) => s.id)).toEqual(['turn:r1:p0', 'turn:r1:p1', 'turn:r1:p2']);
-    const run = new RunRecorder(state, next, clock);
+    const run = new StoreRun(state, next, clock);
     await run.apply({ type: 'step_recorded', step: step(1) }); // the engine never asks again, and if it did the step is kept once
     await run.apply({ type: 'step_recorded', step: step(3) });
     const after = (await new FsRunStore(paths).load(RUN)) as RunState;
@@ -115,7 +132,7 @@ describe('FsRunStore: the checkpoint as a journal', () => {
     expect(await new FsRunStore(paths).load(RUN)).toEqual(run.state);
     // The next process starts from the acknowledged state and its journal reads whole.
     const next = new FsRunStore(paths);
-    const resumed = new RunRecorder((await next.load(RUN)) as RunState, next, clock);
+    const resumed = new StoreRun((await next.load(RUN)) as RunState, next, clock);
     await resumed.apply({ type: 'step_recorded', step: step(2) });
     expect((await new FsRunStore(paths).load(RUN))?.steps).toHaveLength(3);
     expect(await journalText()).not.toContain('\u0000');
@@ -151,7 +168,7 @@ describe('FsRunStore: the checkpoint as a journal', () => {
     expect((await journalText()).endsWith('\n')).toBe(true);
     expect((await new FsRunStore(paths).load(RUN))?.steps).toHaveLength(1);
     failNext = false;
-    const again = new RunRecorder((await store.load(RUN)) as RunState, store, clock);
+    const again = new StoreRun((await store.load(RUN)) as RunState, store, clock);
     await again.apply({ type: 'step_recorded', step: step(1) });
     expect((await new FsRunStore(paths).load(RUN))?.steps).toHaveLength(2);
   });

@@ -20,11 +20,11 @@ async function tracedApp(telemetry: Record<string, unknown>, env: Record<string,
 
 /** One model step as the engine writes it, with its content handed to the telemetry as the new engine will. */
 async function oneStep(app: Awaited<ReturnType<typeof createApp>>, content: { prompt: string; reply: string }) {
-  const audit = await app.deps.audit.open(RUN);
-  await audit.append(auditEvent('COMMAND_RECEIVED', runDecision('queue', 'COMMAND_RECEIVED'), { bytes: 10 }));
+  const run = await app.deps.ledger.open(RUN);
+  await run.commit({ records: [auditEvent('COMMAND_RECEIVED', runDecision('queue', 'COMMAND_RECEIVED'), { bytes: 10 })] });
   app.deps.telemetry.recordStepContent({ runId: RUN, persona: 'auditor', ...content });
-  await audit.append(auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), { persona: 'auditor', kind: 'turn', round: 1, model: 'offline/offline-rehearsal-v1', duration_ms: 3, prompt_tokens: 12, completion_tokens: 7 }));
-  await audit.append(auditEvent('RUN_FINISHED', runDecision('dispatch', 'RUN_COMPLETED'), { status: 'completed' }));
+  await run.commit({ records: [auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), { persona: 'auditor', kind: 'turn', round: 1, model: 'offline/offline-rehearsal-v1', duration_ms: 3, prompt_tokens: 12, completion_tokens: 7 })] });
+  await run.commit({ records: [auditEvent('RUN_FINISHED', runDecision('dispatch', 'RUN_COMPLETED'), { status: 'completed' })] });
   await app.telemetry.shutdown();
 }
 
@@ -64,9 +64,9 @@ describe('telemetry through the composition root (real exporter, real OTLP/HTTP 
 
   it('forwards records only as the audit log keeps them: redacted, long text digested', async () => {
     const { app } = await tracedApp({});
-    const audit = await app.deps.audit.open(RUN);
+    const run = await app.deps.ledger.open(RUN);
     // Raw text under a key that is not a raw-text key, longer than a digest: the log keeps only its digest.
-    await audit.append(auditEvent('SESSION_RECOVERED', runDecision('session', 'SESSION_CORRUPT_MOVED_ASIDE'), { persona: 'jane.doe@example.com', summary: 'x'.repeat(2000) }));
+    await run.commit({ records: [auditEvent('SESSION_RECOVERED', runDecision('session', 'SESSION_CORRUPT_MOVED_ASIDE'), { persona: 'jane.doe@example.com', summary: 'x'.repeat(2000) })] });
     await app.telemetry.shutdown();
     const [workflow] = otel.receiver.spans;
     const event = workflow!.events.find((e) => e.name === 'maestro.session_recovered')!;

@@ -2,9 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimLostError, PgEngine } from '../../src/adapters/pg-engine.js';
 import { PgLoopPolicyStore } from '../../src/adapters/pg-loop-policy-store.js';
 import { MAX_STALLS, PgQueue, PgWorkerSession } from '../../src/adapters/pg-queue.js';
-import { PgRunStore } from '../../src/adapters/pg-run-store.js';
+import { readPgAuditRun } from '../../src/adapters/pg-audit-log.js';
+import { PgRunLedger } from '../../src/adapters/pg-run-ledger.js';
 import { PgSessionStore } from '../../src/adapters/pg-session-store.js';
+import { auditEvent } from '../../src/domain/audit.js';
+import { runDecision } from '../../src/domain/decision.js';
 import { recordPause } from '../../src/domain/loop-policy/workspace-loop.js';
+import type { RunEvent } from '../../src/domain/run-machine.js';
 import { RUN_STATE_VERSION, type RunState } from '../../src/domain/run-state.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../helpers/embedded-postgres.mjs';
 
@@ -40,6 +44,9 @@ function aState(runId: string, status: RunState['status'] = 'running'): RunState
   };
 }
 
+const decided: RunEvent = { type: 'decided', decision: runDecision('arbitration', 'ARBITRATION_PROCEED') };
+const finished = { type: 'finished', status: 'completed', decision: runDecision('arbitration', 'ARBITRATION_PROCEED'), finishedAt: '2026-01-01T00:00:01.000Z', summary: 'done' } as const satisfies RunEvent;
+
 async function submit(runId: string): Promise<void> {
   await new PgQueue(engine).submit({ runId, workspaceId: 'test', source: `${runId}.json`, body: '{}', inputHashes: {} });
 }
@@ -66,23 +73,46 @@ describe('claims and fences', () => {
     expect(claim?.runId).toBe('fenced-1');
     const losses: string[] = [];
     const fence = first.fence(claim!, (why) => losses.push(why));
-    const runs = new PgRunStore(engine, fence);
-    await runs.save(aState('fenced-1'));
+    const ledger = new PgRunLedger({ engine, clock, fence });
+    const run = await ledger.open('fenced-1');
+    await run.commit({ start: aState('fenced-1') });
 
     await first.close(); // as a crash would: its connection ends
-    await expect(runs.save({ ...aState('fenced-1'), steps: [] })).rejects.toBeInstanceOf(ClaimLostError);
+    await expect(run.commit({ event: decided })).rejects.toBeInstanceOf(ClaimLostError);
     expect(losses).toHaveLength(1);
 
     const second = await PgWorkerSession.open(engine, { name: 'second' });
     const again = await second.claimNext();
     expect(again).toMatchObject({ runId: 'fenced-1', recovered: true, epoch: claim!.epoch + 1 });
     // The old fence stays refused even though its run is held again (by someone else).
-    await expect(runs.save(aState('fenced-1'))).rejects.toBeInstanceOf(ClaimLostError);
-    const mine = new PgRunStore(engine, second.fence(again!, () => undefined));
-    await mine.save(aState('fenced-1', 'completed'));
+    await expect((await ledger.open('fenced-1')).commit({ event: decided })).rejects.toBeInstanceOf(ClaimLostError);
+    const mine = await new PgRunLedger({ engine, clock, fence: second.fence(again!, () => undefined) }).open('fenced-1');
+    await mine.commit({ event: finished, records: [auditEvent('RUN_FINISHED', finished.decision)] });
     const row = (await engine.query<{ state: string }>(`SELECT state FROM maestro_queue WHERE run_id = 'fenced-1'`)).rows[0];
     expect(row?.state).toBe('done'); // the run's end and its queue row commit together
+    expect((await new PgRunLedger({ engine, clock }).load('fenced-1'))?.trail).toEqual([finished.decision]); // nothing of the refused commits
     await second.close();
+  });
+
+  it('commits a change, its records and its files in one transaction: a commit that fails keeps none of them', async () => {
+    const ledger = new PgRunLedger({ engine, clock });
+    const run = await ledger.open('one-tx-1');
+    await run.commit({ start: aState('one-tx-1'), files: [{ name: 'command.json', content: '{}' }], records: [auditEvent('COMMAND_VALID', runDecision('validation', 'SPEC_OK'))] });
+    // A second process opened the same run and recorded meanwhile: the first one's next record collides with it.
+    const other = await ledger.open('one-tx-1');
+    await other.commit({ records: [auditEvent('RUN_INTERRUPTED', runDecision('queue', 'RUN_INTERRUPTED_AT_CHECKPOINT'))] });
+    const paused: RunEvent = { type: 'paused', decision: runDecision('arbitration', 'ARBITRATION_INVESTIGATE'), pause: { pause_id: 'one-tx-1-p1', layer: 'arbitration', reason_code: 'ARBITRATION_INVESTIGATE', message: 'why', requested_at: '2026-01-01T00:00:00.000Z' }, summary: 'why' };
+    await expect(run.commit({ event: paused, records: [auditEvent('HITL_REQUESTED', paused.decision)], files: [{ name: 'hitl.json', content: '{"why":1}' }], removeFiles: ['command.json'] })).rejects.toThrow();
+    expect((await ledger.load('one-tx-1'))?.status).toBe('running');
+    expect(await ledger.readFile('one-tx-1', 'hitl.json')).toBeUndefined();
+    expect(await ledger.readFile('one-tx-1', 'command.json')).toBe('{}');
+    expect((await readPgAuditRun(engine, 'one-tx-1')).log?.trim().split('\n').map((l) => JSON.parse(l).event)).toEqual(['COMMAND_VALID', 'RUN_INTERRUPTED']);
+    // The same commit from a run opened now goes through, whole.
+    await (await ledger.open('one-tx-1')).commit({ event: paused, records: [auditEvent('HITL_REQUESTED', paused.decision)], files: [{ name: 'hitl.json', content: '{"why":1}' }], removeFiles: ['command.json'] });
+    expect((await ledger.load('one-tx-1'))?.status).toBe('paused');
+    expect(await ledger.readFile('one-tx-1', 'hitl.json')).toBe('{"why":1}');
+    expect(await ledger.readFile('one-tx-1', 'command.json')).toBeUndefined();
+    expect((await readPgAuditRun(engine, 'one-tx-1')).log?.trim().split('\n').map((l) => JSON.parse(l).event)).toEqual(['COMMAND_VALID', 'RUN_INTERRUPTED', 'HITL_REQUESTED']);
   });
 
   it('sets aside a run whose workers all died with it', async () => {

@@ -4,7 +4,7 @@ import { TracingAuditLog, type TracedRecord } from '../../src/adapters/tracing-a
 import { AUDIT_REDACTION_FAILED, auditEvent, type AuditEvent } from '../../src/domain/audit.js';
 import { defaultSensitiveScanner, type SensitiveScanner } from '../../src/domain/audit-sanitizer.js';
 import { pauseDecision, runDecision } from '../../src/domain/decision.js';
-import type { AuditLog } from '../../src/domain/ports.js';
+import type { AuditLog } from '../../src/adapters/audit-sink.js';
 import { FakeClock } from '../fakes/fake-clock.js';
 
 const RUN = '20260101T000000Z-abc123';

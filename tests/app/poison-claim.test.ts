@@ -5,6 +5,7 @@ import { FsClaimStore } from '../../src/adapters/fs-claim-store.js';
 import { FsCommandInbox } from '../../src/adapters/fs-command-inbox.js';
 import { WatchLoop } from '../../src/app/watch-loop.js';
 import { createApp } from '../../src/compose.js';
+import type { RunLedger } from '../../src/domain/ports.js';
 import type { WatchEvent } from '../../src/domain/queue.js';
 import { dropCommand, listDir, makeWorkspace, removeWorkspace, task } from '../helpers/watch-workspace.js';
 
@@ -20,8 +21,15 @@ describe('a poison claim', () => {
     const ws = await makeWorkspace('maestro-poison-');
     cleanups.push(() => removeWorkspace(ws));
     const app = await createApp({ workspace: ws });
-    // The audit log cannot be opened at all (say, a file system that refuses it): nothing can be recorded.
-    const deps = { ...app.deps, audit: { open: async () => Promise.reject(new Error('EACCES: the audit folder refuses writes')) } };
+    // The run's ledger cannot be opened at all (say, a file system that refuses it): nothing can be recorded.
+    const { ledger } = app.deps;
+    const refusing: RunLedger = {
+      open: async () => Promise.reject(new Error('EACCES: the audit folder refuses writes')),
+      load: (runId) => ledger.load(runId),
+      list: () => ledger.list(),
+      readFile: (runId, name) => ledger.readFile(runId, name),
+    };
+    const deps = { ...app.deps, ledger: refusing };
     await dropCommand(ws, 'poison.json', task('Review the plan'));
 
     const attempt = async (n: number): Promise<WatchEvent[]> => {

@@ -142,7 +142,7 @@ describe('processCommand', () => {
     });
     const app = await createApp({ workspace: ws.dir, llm: first, signal: controller.signal });
     await expect(processCommand({ text: command(), source: 't.json', runId: 'run-crash' }, app.deps)).rejects.toThrow();
-    const kept = (await app.deps.runs.load('run-crash'))?.steps.map((s) => s.id) ?? [];
+    const kept = (await app.deps.ledger.load('run-crash'))?.steps.map((s) => s.id) ?? [];
     // What the crash leaves: the last step in the checkpoint, its MODEL_CALL record never written.
     const logFile = path.join(ws.dir, '.maestro', 'audit', 'run-crash.jsonl');
     const lines = (await readFile(logFile, 'utf8')).trim().split('\n');
