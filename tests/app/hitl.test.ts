@@ -142,3 +142,55 @@ describe('loop policy, end to end in the app', () => {
     expect(out.status).toBe('paused');
   });
 });
+
+describe('decidePause, with the ledger in memory', () => {
+  const pausedRun = async () => {
+    const { memoryApp } = await import('../fakes/memory-app.js');
+    const { executeRun } = await import('../../src/app/execute-run.js');
+    const { startRun } = await import('../fakes/memory-app.js');
+    const mem = memoryApp({ llm: new ScriptedLlmClient(doubtful) });
+    await executeRun(await startRun(mem), mem.deps);
+    return mem;
+  };
+
+  it('a continue is one commit: the decision on the run and its record; then it is posted for whoever resumes it', async () => {
+    const mem = await pausedRun();
+    const before = mem.ledger.commits.length;
+    const result = await decidePause({ runId: 'run-1', decision: 'continue', note: 'I checked the facts' }, mem.deps);
+    expect(result).toMatchObject({ decision: 'continue', state: { status: 'running', hitl: [{ pause_id: 'run-1-p1', decision: 'continue', note: 'I checked the facts' }] } });
+    expect(mem.ledger.commits.slice(before)).toHaveLength(1);
+    expect(mem.ledger.commits.at(-1)).toMatchObject({ event: { type: 'person_decided' }, records: [{ event: 'HITL_DECIDED', final_decider: 'USER', details: { pause_id: 'run-1-p1', note_chars: 19 } }] });
+    expect(mem.decisions.posted.get('run-1')).toMatchObject({ pause_id: 'run-1-p1' });
+    expect(JSON.stringify(mem.ledger.records('run-1'))).not.toContain('I checked the facts');
+  });
+
+  it('refuses a stale, repeated or malformed decision and commits nothing', async () => {
+    const mem = await pausedRun();
+    const before = mem.ledger.commits.length;
+    await expect(decidePause({ runId: 'run-1', decision: 'continue', pauseId: 'run-1-p0' }, mem.deps)).rejects.toThrow(HitlRefusedError);
+    await expect(decidePause({ runId: 'run-1', decision: 'maybe' }, mem.deps)).rejects.toThrow(HitlRefusedError);
+    await expect(decidePause({ runId: 'run-1', decision: 'continue', note: 'x'.repeat(2001) }, mem.deps)).rejects.toThrow(/longer than 2000/);
+    await decidePause({ runId: 'run-1', decision: 'continue' }, mem.deps);
+    await expect(decidePause({ runId: 'run-1', decision: 'continue' }, mem.deps)).rejects.toThrow(/is not paused: it is running \(a "continue" decision was already recorded for pause run-1-p1\)/);
+    expect(mem.ledger.commits.length).toBe(before + 1);
+  });
+
+  it('stops a run nobody runs any more only when the caller checked that no live process owns it', async () => {
+    const { memoryApp, startRun } = await import('../fakes/memory-app.js');
+    const mem = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
+    await startRun(mem);
+    await expect(decidePause({ runId: 'run-1', decision: 'stop' }, mem.deps)).rejects.toThrow(/is not paused: it is running/);
+    const result = await decidePause({ runId: 'run-1', decision: 'stop', unowned: true }, mem.deps);
+    expect(result).toMatchObject({ decision: 'stop', outcome: { status: 'stopped', reason_code: 'HITL_STOP' } });
+    expect(mem.ledger.records('run-1').find((r) => r.event === 'HITL_DECIDED')?.details).toMatchObject({ paused_reason: 'RUN_NOT_OWNED' });
+  });
+});
+
+describe('describeContinue', () => {
+  it('says what continue does by the reason, then by the layer, then in general', async () => {
+    const { describeContinue } = await import('../../src/app/hitl.js');
+    expect(describeContinue('model', 'BUDGET_EXCEEDED')).toBe('the run goes on past its budget; finished model calls are not repeated');
+    expect(describeContinue('model', 'MODEL_CALL_FAILED')).toBe('the failed model call is tried again; finished calls are not repeated');
+    expect(describeContinue('ethics', 'ETHICS_HIGH_STAKES')).toBe('the ethics gate is cleared (ETHICS_HIGH_STAKES); the later gates still run, then the council deliberates');
+  });
+});

@@ -7,6 +7,10 @@ import { LlmError } from '../../src/domain/errors.js';
 import type { LlmRequest } from '../../src/domain/ports.js';
 import { politeCouncil, ScriptedLlmClient } from '../fakes/scripted-llm-client.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
+import { StorageError } from '../../src/domain/errors.js';
+import { aCommand, aRunState, memoryApp } from '../fakes/memory-app.js';
+import { stepRecords } from '../../src/app/run-records.js';
+import { turnStep } from '../fixtures/journal-run.js';
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 beforeEach(async () => {
@@ -188,5 +192,66 @@ describe('processCommand', () => {
     expect(outcome.status).toBe('invalid');
     expect(outcome.message).toContain('personas/broken.md: (root): unknown key "mood"');
     expect(llm.calls).toHaveLength(0);
+  });
+});
+
+describe('processCommand and resumeRun, with the ledger in memory', () => {
+  it('records a file that is not a command, and keeps no state for it', async () => {
+    const mem = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
+    const outcome = await processCommand({ text: '{"config": {}}', source: 'bad.json' }, mem.deps);
+    expect(outcome).toMatchObject({ run_id: 'run-1', status: 'invalid', reason_code: 'SPEC_MISSING_KEYS', audit_log: 'memory:audit/run-1' });
+    expect(outcome.message.split('\n')[0]).toBe('bad.json is not a valid command file:');
+    expect(mem.ledger.events('run-1')).toEqual(['COMMAND_RECEIVED', 'COMMAND_INVALID']);
+    expect(await mem.ledger.load('run-1')).toBeUndefined();
+  });
+
+  it("starts a run in one commit: its first state, the command's copy, and the record that it was accepted", async () => {
+    const mem = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
+    const text = command();
+    await processCommand({ text, source: 'c.json' }, mem.deps);
+    const start = mem.ledger.commits.find((c) => c.changesState && !c.event);
+    expect(start).toMatchObject({ files: [{ name: 'command.json', content: text }], records: [{ event: 'COMMAND_VALID' }] });
+    expect(mem.ledger.events('run-1').slice(0, 2)).toEqual(['COMMAND_RECEIVED', 'COMMAND_VALID']);
+  });
+
+  it('ends a run loudly when storage fails, and takes it up again from its checkpoint once there is room', async () => {
+    const llm = new ScriptedLlmClient(politeCouncil);
+    const mem = memoryApp({ llm });
+    mem.ledger.failWhen((c) => (c.event?.type === 'step_recorded' && c.event.step.persona === 'auditor' ? new StorageError('could not append', 'memory:runs/run-1', { errno: 'ENOSPC' }) : undefined));
+    const outcome = await processCommand({ text: command({ config: { max_rounds: 1 } }), source: 'c.json' }, mem.deps);
+    expect(outcome).toMatchObject({ status: 'error', reason_code: 'STORAGE_WRITE_FAILED', issues: ['memory:runs/run-1: ENOSPC'] });
+    expect(outcome.message).toContain('the disk is full; free space and resume it with: maestro run --resume run-1');
+    expect(await mem.ledger.load('run-1')).toMatchObject({ status: 'error', decision: { reason_code: 'STORAGE_WRITE_FAILED' } });
+    expect(mem.ledger.records('run-1').at(-1)).toMatchObject({ event: 'RUN_FAILED', details: { errno: 'ENOSPC', path: 'memory:runs/run-1' } });
+
+    mem.ledger.failWhen(undefined);
+    const calls = llm.calls.length;
+    const resumed = await resumeRun('run-1', mem.deps);
+    expect(resumed.status).toBe('completed');
+    // The call whose step could not be kept is made again; none of those kept.
+    expect(llm.calls.slice(calls).map((c) => `${c.purpose}:${c.persona}`)).toEqual(['turn:auditor', 'verdict:coordinator', 'verdict:strategist', 'verdict:auditor', 'synthesis:coordinator']);
+    expect(mem.ledger.commits.find((c) => c.event?.type === 'revived')?.records.map((r) => r.event)).toEqual(['RUN_RESUMED']);
+  });
+
+  it("records on resume the steps the checkpoint holds but the log does not name, before any new call", async () => {
+    const llm = new ScriptedLlmClient(politeCouncil);
+    const mem = memoryApp({ llm });
+    const steps = [0, 1].map((i) => ({ ...turnStep(i), index: i }));
+    const state = { ...aRunState(mem, aCommand(), 'run-9'), steps };
+    // A log written where a step and its record were not one write: the second step's record never made it.
+    mem.ledger.seed(state, stepRecords(steps[0]!, mem.deps));
+    await resumeRun('run-9', mem.deps).catch(() => undefined);
+    const events = mem.ledger.records('run-9').map((r) => `${r.event}${r.details?.step_id ? `:${r.details.step_id}` : ''}`);
+    expect(events.slice(0, 3)).toEqual(['MODEL_CALL:turn:r1:p0', 'RUN_RESUMED', 'MODEL_CALL:turn:r1:p1']);
+  });
+
+  it('refuses to resume a run that does not exist, waits for a person, or has ended', async () => {
+    const mem = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
+    await expect(resumeRun('nope', mem.deps)).rejects.toThrow('there is no run "nope" in this workspace');
+    mem.ledger.seed({ ...aRunState(mem, aCommand(), 'p'), status: 'paused', pause: { pause_id: 'p-p1', layer: 'arbitration', reason_code: 'ARBITRATION_INVESTIGATE', message: 'm', requested_at: 'x' } });
+    await expect(resumeRun('p', mem.deps)).rejects.toThrow('decide first: maestro hitl decide p continue|stop');
+    mem.ledger.seed({ ...aRunState(mem, aCommand(), 'd'), status: 'completed' });
+    await expect(resumeRun('d', mem.deps)).rejects.toThrow('run d has already ended (completed)');
+    expect(mem.ledger.commits).toEqual([]);
   });
 });

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { gatherGateFacts } from '../../src/app/gate-facts.js';
+import { parseCommandText, type CommandFile } from '../../src/domain/command-file.js';
+import { triad, InMemoryWorkspace } from '../fakes/in-memory-stores.js';
+
+// What the gates decide on, gathered without calling a model: only categories leave, never the text.
+
+const commandOf = (over: Record<string, unknown>): CommandFile => {
+  const parsed = parseCommandText(JSON.stringify({ task_description: 'Review the plan', ...over }));
+  if (!parsed.ok) throw new Error(parsed.issues.join('; '));
+  return parsed.value;
+};
+
+async function gather(over: Record<string, unknown>, files: Record<string, string> = {}) {
+  const ws = new InMemoryWorkspace(files);
+  return gatherGateFacts({ command: commandOf(over), personas: triad(), outputPath: (over.output_artifact_path as string | undefined) ?? 'outputs/x.md', inputs: ws, artifacts: ws, piiPolicy: 'stop', conflictStopped: false, approved: new Set() });
+}
+
+describe('gatherGateFacts', () => {
+  it('sorts inputs into read, missing and out of bounds', async () => {
+    const { facts, inputs } = await gather({ input_artifacts: ['docs/plan.md', 'docs/gone.md', '../secret.txt'] }, { 'docs/plan.md': '# Plan\n' });
+    expect(inputs.map((i) => i.path)).toEqual(['docs/plan.md']);
+    expect(facts.missingInputs).toEqual([{ path: 'docs/gone.md', reason: 'not found' }]);
+    expect(facts.pathEscapes).toEqual([{ field: 'input_artifacts.2', path: '../secret.txt', reason: 'is outside the workspace' }]);
+  });
+
+  it('refuses an output path outside the workspace, or over an input', async () => {
+    expect((await gather({ output_artifact_path: '../out.md' })).facts.pathEscapes.map((e) => e.field)).toEqual(['output_artifact_path']);
+    expect((await gather({ output_artifact_path: 'docs/plan.md', input_artifacts: ['docs/plan.md'] }, { 'docs/plan.md': 'x' })).facts.pathEscapes[0]?.reason).toContain("command's own input artifacts");
+  });
+
+  it('finds personal data and secrets in the task, the inputs and the work items, by line, as categories only', async () => {
+    const { facts, places } = await gather(
+      { task_description: 'Review it', input_artifacts: ['docs/notes.md'], work_items: [{ id: 'w1', assigned_agent: 'auditor', goal: 'Mail jane.doe@example.com', inputs: {}, expected_output: {} }] },
+      { 'docs/notes.md': 'one\ntoken sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD\n' },
+    );
+    expect(facts.piiCategories).toEqual(['EMAIL']);
+    expect(facts.secretCategories.length).toBeGreaterThan(0);
+    expect(places).toEqual(expect.arrayContaining([{ source: 'work_items.0.goal', line: 1, category: 'EMAIL' }, expect.objectContaining({ source: 'docs/notes.md', line: 2 })]));
+    expect(JSON.stringify({ facts, places })).not.toContain('jane.doe');
+  });
+
+  it('names personas the command asks for that the workspace does not have', async () => {
+    expect((await gather({ config: { personas: ['coordinator', 'ghost'] } })).facts.unknownPersonas.length).toBe(1);
+  });
+});
