@@ -117,3 +117,40 @@ describe('WatchLoop', () => {
     expect(events.map((e) => e.kind)).toEqual(['started', 'claimed', 'finished', 'stopped']);
   });
 });
+
+describe('WatchLoop, with every port in memory', () => {
+  it('runs dropped commands oldest first, then a run a person continued, and stops when the queue is empty (--once)', async () => {
+    const { memoryApp, aCommand } = await import('../fakes/memory-app.js');
+    const { InMemoryClaimStore, InMemoryCommandInbox } = await import('../fakes/in-memory-inbox.js');
+    const { politeCouncil, ScriptedLlmClient } = await import('../fakes/scripted-llm-client.js');
+    const { decidePause } = await import('../../src/app/hitl.js');
+    // The council doubts the first task only.
+    const doubt = (r: Parameters<typeof politeCouncil>[0]) => (r.purpose === 'verdict' && r.messages.some((m) => m.content.includes('First task')) ? '{"action":"investigate","confidence":1,"rationale":"no"}' : politeCouncil(r));
+    const app = memoryApp({ llm: new ScriptedLlmClient(doubt) });
+    const inbox = new InMemoryCommandInbox();
+    const decisions = new InMemoryCommandInbox();
+    const claims = new InMemoryClaimStore();
+    const drop = (name: string, task: string) => {
+      claims.texts.set(name, JSON.stringify(aCommand({ task_description: task })));
+      inbox.drop(name);
+    };
+    drop('1.json', 'First task');
+    drop('2.json', 'Second task');
+    const events: WatchEvent[] = [];
+    const loop = new WatchLoop({ deps: app.deps, inbox, decisions, claims, onEvent: (e) => events.push(e), once: true, pid: 1, workspace: '/workspace' });
+    await loop.start();
+    expect(await loop.stopped).toBe('once');
+    expect(finished(events).map((e) => [e.source, e.status])).toEqual([['1.json', 'paused'], ['2.json', 'completed']]);
+    expect(claims.released).toEqual(['run-1', 'run-2']);
+
+    // A person continues the paused run: the next watcher takes the decision and resumes it, calling no model again.
+    await decidePause({ runId: 'run-1', decision: 'continue' }, app.deps);
+    decisions.drop('run-1.json');
+    const again: WatchEvent[] = [];
+    const next = new WatchLoop({ deps: app.deps, inbox: new InMemoryCommandInbox(), decisions, claims, onEvent: (e) => again.push(e), once: true, pid: 1, workspace: '/workspace' });
+    await next.start();
+    await next.stopped;
+    expect(again.find((e) => e.kind === 'claimed')).toMatchObject({ run_id: 'run-1', resume: 'decision', source: '1.json' }) // named by the command it came from;
+    expect(finished(again)[0]).toMatchObject({ run_id: 'run-1', status: 'completed' });
+  });
+});
