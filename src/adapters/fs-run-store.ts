@@ -70,7 +70,8 @@ const realFs: DurableFs = {
 };
 
 /**
- * `.maestro/runs/<run_id>/`: the checkpoint. While a run is executed, every change is one line
+ * `.maestro/runs/<run_id>/`: the checkpoint, the part of the files' run ledger (FsRunLedger) that
+ * keeps a run's state and its files. While a run is executed, every change is one line
  * appended to `journal.jsonl` and flushed (see run-journal.ts); when the run pauses or ends, or the
  * process lets it go (`close`), the journal is folded into `state.json` (written atomically) and
  * removed. Reading prefers the journal when there is one, so a crash at any point loses nothing that
@@ -184,7 +185,9 @@ export class FsRunStore {
   /** Removes run files by plain name (a name from a journal is never followed out of the run's folder). */
   async #removeFiles(runId: string, names: readonly string[]): Promise<void> {
     for (const name of names) {
-      if (path.basename(name) !== name || name.startsWith('.')) throw new StorageError(`refusing to remove "${name}" for run ${runId}: not a run file`, this.paths.runDir(runId));
+      if (path.basename(name) !== name || name.startsWith('.')) {
+        throw new StorageError(`refusing to remove "${name}" for run ${runId}: not a run file`, this.paths.runDir(runId));
+      }
       const file = path.join(this.paths.runDir(runId), name);
       try {
         await rm(file, { force: true });

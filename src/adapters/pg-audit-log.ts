@@ -51,7 +51,11 @@ export interface PgChain {
  * `audit verify` rebuilds the file text from the rows and checks it with the same verifier. This reads
  * a run's chain before anything is added to it: a chain that does not verify is refused (fail closed).
  */
-export async function readPgChain(engine: PgEngine, runId: string, options: { sha256: Sha256; scanner: SensitiveScanner; fence?: Fence }): Promise<PgChain> {
+export async function readPgChain(
+  engine: PgEngine,
+  runId: string,
+  options: { sha256: Sha256; scanner: SensitiveScanner; fence?: Fence },
+): Promise<PgChain> {
   const where = `engine:audit/${runId}`;
   if (!isSafeRunId(runId) || findSensitiveResidue(runId, options.scanner).length > 0) {
     throw new StorageError('refusing to open an audit log for this run id: run ids must be plain names free of personal data', 'engine:audit');
@@ -59,15 +63,22 @@ export async function readPgChain(engine: PgEngine, runId: string, options: { sh
   const run = await readPgAuditRun(engine, runId, options.fence);
   const lines = run.log === undefined ? [] : run.log.split('\n').filter((l) => l.length > 0);
   if (run.log !== undefined || run.head !== undefined) {
-    const verdict = verifyAuditLog({ runId, log: run.log, head: run.head ?? JSON.stringify(emptyAuditHead(runId)), sha256: options.sha256, scanner: { detect: () => [] } });
+    const head = run.head ?? JSON.stringify(emptyAuditHead(runId));
+    const verdict = verifyAuditLog({ runId, log: run.log, head, sha256: options.sha256, scanner: { detect: () => [] } });
     if (verdict.status !== 'ok') {
-      throw new StorageError(`the audit log of run ${runId} in the engine is damaged (${verdict.status === 'broken' ? `${verdict.kind}: ${verdict.message}` : verdict.status}); nothing was appended (run "maestro audit verify ${runId}")`, where);
+      const why = verdict.status === 'broken' ? `${verdict.kind}: ${verdict.message}` : verdict.status;
+      throw new StorageError(`the audit log of run ${runId} in the engine is damaged (${why}); nothing was appended (run "maestro audit verify ${runId}")`, where);
     }
   }
   const records = lines.map((l) => JSON.parse(l) as { seq: number; hash: string; event: string; details?: { step_id?: unknown } });
   const last = records.at(-1);
-  const steps = records.filter((r) => r.event === 'MODEL_CALL' && typeof r.details?.step_id === 'string').map((r) => r.details?.step_id as string);
-  return { seq: last ? last.seq + 1 : 0, prevHash: last?.hash ?? emptyAuditHead(runId).hash, events: new Set(records.map((r) => r.event)), steps: new Set(steps) };
+  const steps = records.flatMap((r) => (r.event === 'MODEL_CALL' && typeof r.details?.step_id === 'string' ? [r.details.step_id] : []));
+  return {
+    seq: last ? last.seq + 1 : 0,
+    prevHash: last?.hash ?? emptyAuditHead(runId).hash,
+    events: new Set(records.map((r) => r.event)),
+    steps: new Set(steps),
+  };
 }
 
 /** Composes records after a chain's end (sanitized, chained), without moving it: their lines and the head after them. */
@@ -92,6 +103,11 @@ export function composePgRecords(
 /** Inserts composed records and moves the head, inside the caller's transaction. */
 export async function insertPgRecords(db: Queryable, runId: string, composed: ReturnType<typeof composePgRecords>): Promise<void> {
   if (composed.rows.length === 0) return;
-  for (const row of composed.rows) await db.query('INSERT INTO maestro_audit (run_id, seq, line) VALUES ($1, $2, $3)', [runId, row.seq, row.line]);
-  await db.query(`INSERT INTO maestro_audit_heads (run_id, head) VALUES ($1, $2) ON CONFLICT (run_id) DO UPDATE SET head = EXCLUDED.head, written_at = now()`, [runId, composed.head]);
+  for (const row of composed.rows) {
+    await db.query('INSERT INTO maestro_audit (run_id, seq, line) VALUES ($1, $2, $3)', [runId, row.seq, row.line]);
+  }
+  await db.query(
+    `INSERT INTO maestro_audit_heads (run_id, head) VALUES ($1, $2) ON CONFLICT (run_id) DO UPDATE SET head = EXCLUDED.head, written_at = now()`,
+    [runId, composed.head],
+  );
 }

@@ -36,7 +36,12 @@ export async function writeRunState(db: Queryable, state: RunState): Promise<voi
 }
 
 /** Writes a run's side files (`command.json`, `hitl.json`, `draft.md`) and removes others, inside the caller's transaction. */
-export async function writeRunFiles(db: Queryable, runId: string, files: readonly { name: string; content: string }[], remove: readonly string[]): Promise<void> {
+export async function writeRunFiles(
+  db: Queryable,
+  runId: string,
+  files: readonly { name: string; content: string }[],
+  remove: readonly string[],
+): Promise<void> {
   for (const file of files) {
     await db.query(
       `INSERT INTO maestro_run_files (run_id, name, content) VALUES ($1, $2, $3)

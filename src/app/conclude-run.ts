@@ -59,7 +59,8 @@ export async function concludeRun(options: {
   // A run concluded again to complete its ending (after a restart) does not record the arbitration
   // twice. When the arbitration lets the run go on, its decision joins the trail with its record.
   const resumedEnding = state.finishing !== undefined;
-  await run.commit({ ...(proceed && !resumedEnding ? { event: { type: 'decided', decision } } : {}), records: [arbitrated], completesEnding: resumedEnding });
+  const decided = proceed && !resumedEnding ? { event: { type: 'decided' as const, decision } } : {};
+  await run.commit({ ...decided, records: [arbitrated], completesEnding: resumedEnding });
   deps.onProgress?.({
     kind: 'arbitrated',
     run_id: state.run_id,
@@ -97,7 +98,8 @@ export async function concludeRun(options: {
     // Seed 002: a guardrail's stop is explicit and observable — its own status and exit code, the
     // artifact says so, and the council's memory is not saved (the run did not complete).
     const ending = decideRun({ kind: 'guardrail', reason: conclusion.guardrail.reason });
-    return settleRun({ run, deps, ending, message: `${conclusion.guardrail.note}; the council's verdict was ${arbitration.final_action}`, draft, attachments: conclusion.attachments });
+    const message = `${conclusion.guardrail.note}; the council's verdict was ${arbitration.final_action}`;
+    return settleRun({ run, deps, ending, message, draft, attachments: conclusion.attachments });
   }
 
   // Successful end: the artifact is written, then the session states are saved (persistent council) —
@@ -117,7 +119,8 @@ export async function concludeRun(options: {
     );
     const failed = saved.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
-    await run.commit({ records: [auditEvent('SESSIONS_SAVED', runDecision('session', 'SESSION_SAVED'), { personas: plan.personas })], completesEnding: resumedEnding });
+    const record = auditEvent('SESSIONS_SAVED', runDecision('session', 'SESSION_SAVED'), { personas: plan.personas });
+    await run.commit({ records: [record], completesEnding: resumedEnding });
   };
   const usage = totalUsage(run.state.steps, deps.config.prices);
   const verdictWord = cleared ? `continued by a person over the council's ${arbitration.final_action}` : arbitration.final_action;

@@ -82,15 +82,16 @@ export async function executeRun(run: StartedRun, deps: RunDeps): Promise<RunOut
           failed ??= spec;
           throw error;
         });
-        // The step and its audit records (the call's, and what the mode makes of it) in one durable write.
+        // The step and its audit records (the call's, and what the mode makes of it): one commit.
         let kept = step;
         let notices: string[] = [];
-        await run.commit({ event: { type: 'step_recorded', step }, records: (recorded) => {
+        const records = (recorded: RunState): AuditEvent[] => {
           kept = recorded.steps.find((s) => s.id === step.id) as Step;
           const events = mode.onStepRecorded?.(ctx, recorded.steps, kept) ?? [];
           notices = events.flatMap((e) => (e.notice ? [e.notice] : []));
           return [...stepRecords(kept, deps), ...events.map((e) => e.audit)];
-        } });
+        };
+        await run.commit({ event: { type: 'step_recorded', step }, records });
         deps.telemetry?.recordStepContent({ runId: run.state.run_id, persona: kept.persona, prompt: kept.prompt, reply: kept.reply });
         for (const message of notices) deps.onProgress?.({ kind: 'notice', run_id: run.state.run_id, message });
         const after = budgetCheck('after');
@@ -176,17 +177,16 @@ async function setUp(run: StartedRun, deps: RunDeps): Promise<SetUp> {
     // What a model says is screened before it is kept (the checkpoint, hitl.json, the CLI).
     const screened = redactSensitive(reply.content);
     // Not a deliberation step, but a model call all the same: it goes on the record with its usage.
-    await run.commit({ records: [
-      auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), {
-        kind: 'plan',
-        persona: synthesizer.id,
-        model: reply.model,
-        reply_sha256: deps.sha256(screened.text),
-        reply_chars: screened.text.length,
-        ...(screened.categories.length > 0 ? { reply_redacted: [...screened.categories] } : {}),
-        ...(reply.usage ? { prompt_tokens: reply.usage.prompt_tokens, completion_tokens: reply.usage.completion_tokens } : {}),
-      }),
-    ] });
+    const call = auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), {
+      kind: 'plan',
+      persona: synthesizer.id,
+      model: reply.model,
+      reply_sha256: deps.sha256(screened.text),
+      reply_chars: screened.text.length,
+      ...(screened.categories.length > 0 ? { reply_redacted: [...screened.categories] } : {}),
+      ...(reply.usage ? { prompt_tokens: reply.usage.prompt_tokens, completion_tokens: reply.usage.completion_tokens } : {}),
+    });
+    await run.commit({ records: [call] });
     return screened.text;
   };
   const ending = run.state.finishing;
@@ -229,7 +229,10 @@ async function setUp(run: StartedRun, deps: RunDeps): Promise<SetUp> {
     const trail = gates.outcomes.filter((g) => !g.skipped).map((g) => g.decision);
     await run.commit({
       event: { type: 'planned', plan, trail, ...(classified ? { advice: classified.advice } : {}) },
-      records: [...(classified ? [classified.record] : []), ...gates.outcomes.map((g) => auditEvent('GATE', g.decision, { ...g.details, skipped: g.skipped }))],
+      records: [
+        ...(classified ? [classified.record] : []),
+        ...gates.outcomes.map((g) => auditEvent('GATE', g.decision, { ...g.details, skipped: g.skipped })),
+      ],
     });
     if (gates.decision.decision !== 'RUN') {
       const detail = explainGateStop(facts, gates.decision, gathered.places, isSecretCategory);
@@ -243,7 +246,8 @@ async function setUp(run: StartedRun, deps: RunDeps): Promise<SetUp> {
     const limit = deps.config.knowledge.max_file_bytes;
     deps.onProgress?.({ kind: 'notice', run_id: run.state.run_id, message: `input ${input.path} is ${input.result.bytes} bytes; the council sees its first ${limit} (raise knowledge.max_file_bytes in maestro.config.json to give it more)` });
     if (!ending && run.state.steps.length === 0) {
-      await run.commit({ records: [auditEvent('INPUT_TRUNCATED', runDecision('knowledge', 'KNOWLEDGE_INPUT_TRUNCATED'), { path: input.path, bytes: input.result.bytes ?? null, shown_bytes: limit })] });
+      const truncated = auditEvent('INPUT_TRUNCATED', runDecision('knowledge', 'KNOWLEDGE_INPUT_TRUNCATED'), { path: input.path, bytes: input.result.bytes ?? null, shown_bytes: limit });
+      await run.commit({ records: [truncated] });
     }
   }
   const inputs = redact ? gathered.inputs.map((i) => ({ ...i, result: { ...i.result, content: redactSensitive(i.result.content ?? '').text } })) : gathered.inputs;

@@ -86,7 +86,9 @@ export async function decidePause(input: HitlDecisionInput, deps: RunDeps & { de
     // The decision and its record: one commit.
     await run.commit({
       event: { type: 'person_decided', entry, decision },
-      records: [auditEvent('HITL_DECIDED', decision, { pause_id: pause.pause_id, paused_layer: pause.layer, paused_reason: pause.reason_code, note_chars: input.note?.length ?? 0 })],
+      records: [
+        auditEvent('HITL_DECIDED', decision, { pause_id: pause.pause_id, paused_layer: pause.layer, paused_reason: pause.reason_code, note_chars: input.note?.length ?? 0 }),
+      ],
     });
     if (input.decision === 'stop') return { decision: 'stop', outcome: await stopDecided(run, pause, input.note, deps) };
   } finally {

@@ -60,8 +60,9 @@ export function prepareModels(options: {
         ...(outcome.failed.length > 1 ? { conditions: [...outcome.failed] } : {}),
       });
       // A REROUTE taken moves the route for the rest of the run: the move and its record are one commit.
-      const reroute = outcome.decision.decision === 'REROUTE' && to ? { persona, from, to, reason_code: outcome.decision.reason_code, at_step: options.run.state.steps.length } : undefined;
-      await options.run.commit({ ...(reroute ? { event: { type: 'rerouted', reroute, decision: outcome.decision } } : {}), records: [record] });
+      const atStep = options.run.state.steps.length;
+      const reroute = outcome.decision.decision === 'REROUTE' && to ? { persona, from, to, reason_code: outcome.decision.reason_code, at_step: atStep } : undefined;
+      await options.run.commit({ ...(reroute ? { event: { type: 'rerouted' as const, reroute, decision: outcome.decision } } : {}), records: [record] });
     },
   });
   return { llm: wrap(llm), routed: llm, routes: Object.fromEntries(assignment), personas, resolved, problems, rehearsal: used.length > 0 && used.every((r) => r.provider === 'offline') };

@@ -32,7 +32,8 @@ export async function processCommand(input: CommandInput, deps: RunDeps): Promis
 async function startRun(runId: string, input: CommandInput, deps: RunDeps): Promise<RunOutcome> {
   const run = await deps.ledger.open(runId);
   try {
-    await run.commit({ records: [auditEvent('COMMAND_RECEIVED', systemRun('queue', 'COMMAND_RECEIVED'), { bytes: Buffer.byteLength(input.text), sha256: deps.sha256(input.text) })] });
+    const received = auditEvent('COMMAND_RECEIVED', systemRun('queue', 'COMMAND_RECEIVED'), { bytes: Buffer.byteLength(input.text), sha256: deps.sha256(input.text) });
+    await run.commit({ records: [received] });
     const parsed = parseCommandText(input.text);
     if (!parsed.ok) return await rejectInvalid(run, parsed.issues, input.source);
     const now = deps.clock.now().toISOString();
@@ -80,10 +81,8 @@ export async function resumeRun(runId: string, deps: RunDeps): Promise<RunOutcom
       // Steps the checkpoint holds that the log does not name (a crash between the two, where they are
       // not one write) are recorded now, right after the resume, and never called again.
       const unrecorded = unrecordedSteps(run.state.steps, run.recordedSteps(), run.hasRecorded('MODEL_CALL'));
-      await run.commit({
-        ...(storageFailed ? { event: { type: 'revived' } } : {}),
-        records: [auditEvent('RUN_RESUMED', systemRun('queue', 'RUN_RESUMED_FROM_CHECKPOINT'), { completed_steps: run.state.steps.length }), ...unrecorded.flatMap((s) => stepRecords(s, deps))],
-      });
+      const resumed = auditEvent('RUN_RESUMED', systemRun('queue', 'RUN_RESUMED_FROM_CHECKPOINT'), { completed_steps: run.state.steps.length });
+      await run.commit({ ...(storageFailed ? { event: { type: 'revived' } } : {}), records: [resumed, ...unrecorded.flatMap((s) => stepRecords(s, deps))] });
       return await executeRun(run, deps);
     } finally {
       await run.close();
@@ -122,7 +121,8 @@ async function endRun(runId: string, deps: RunDeps, error: unknown): Promise<Run
       // Ended with its reason; `maestro run --resume` takes it up again from here once there is room.
       const running = readableState(run)?.status === 'running';
       const now = deps.clock.now().toISOString();
-      await run.commit({ ...(running ? { event: { type: 'failed', decision, at: now, summary: message } } : {}), records: [auditEvent('RUN_FAILED', decision, { errno: error.errno ?? null, path: where })] });
+      const failed = auditEvent('RUN_FAILED', decision, { errno: error.errno ?? null, path: where });
+      await run.commit({ ...(running ? { event: { type: 'failed', decision, at: now, summary: message } } : {}), records: [failed] });
     } finally {
       await run.close();
     }
@@ -145,7 +145,8 @@ async function recordFailure(runId: string, error: unknown, deps: RunDeps): Prom
     try {
       const now = deps.clock.now().toISOString();
       const message = `the run failed: ${error instanceof Error ? error.message : String(error)}`;
-      await run.commit({ event: { type: 'failed', decision, at: now, summary: message }, records: [auditEvent('RUN_FAILED', decision, { error: error instanceof Error ? error.name : typeof error })] });
+      const failed = auditEvent('RUN_FAILED', decision, { error: error instanceof Error ? error.name : typeof error });
+      await run.commit({ event: { type: 'failed', decision, at: now, summary: message }, records: [failed] });
     } finally {
       await run.close();
     }
@@ -166,7 +167,8 @@ async function rejectInvalid(run: OpenRun, issues: string[], source: string): Pr
   const missing = issues.some((i) => i.startsWith('task_description:') && /required/.test(i));
   const decision: DecisionRecord = failClosedDecision(missing ? 'SPEC_MISSING_KEYS' : 'SPEC_INVALID_INPUT', 'validation');
   await run.commit({ records: [auditEvent('COMMAND_INVALID', decision, { issue_count: issues.length, issue_paths: issues.map((i) => i.split(':')[0] ?? '') })] });
-  return buildOutcome({ runId: run.runId, status: 'invalid', decision, auditLog: run.log, message: `${source} is not a valid command file:\n${issues.map((i) => `  ${i}`).join('\n')}`, issues });
+  const message = `${source} is not a valid command file:\n${issues.map((i) => `  ${i}`).join('\n')}`;
+  return buildOutcome({ runId: run.runId, status: 'invalid', decision, auditLog: run.log, message, issues });
 }
 
 /** The run cannot be resumed (unknown, paused without a decision, or already ended). */

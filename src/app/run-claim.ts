@@ -128,8 +128,12 @@ async function failClaim(claim: Claim, error: unknown, deps: RunClaimDeps): Prom
     message,
   };
   try {
-    const auditLog = await recordClaimFailure(claim, { decision, message, record: auditEvent(invalid ? 'COMMAND_REJECTED' : 'RUN_FAILED', decision, { error: error instanceof Error ? error.name : typeof error, issue_paths: issues.map((i) => i.split(':')[0] ?? '') }) }, deps);
-    const rejectedTo = await deps.claims.reject(claim, { status: result.status === 'invalid' ? 'invalid' : 'error', reason_code: reasonCode, message, issues, audit_log: auditLog });
+    const record = auditEvent(invalid ? 'COMMAND_REJECTED' : 'RUN_FAILED', decision, {
+      error: error instanceof Error ? error.name : typeof error,
+      issue_paths: issues.map((i) => i.split(':')[0] ?? ''),
+    });
+    const auditLog = await recordClaimFailure(claim, { decision, message, record }, deps);
+    const rejectedTo = await deps.claims.reject(claim, { status: invalid ? 'invalid' : 'error', reason_code: reasonCode, message, issues, audit_log: auditLog });
     return { ...result, audit_log: auditLog, rejected_to: rejectedTo };
   } catch (secondary) {
     const why = secondary instanceof Error ? secondary.message : String(secondary);
@@ -164,7 +168,8 @@ async function recordClaimFailure(claim: Claim, failure: { decision: DecisionRec
   try {
     const running = readableState(run)?.status === 'running';
     const now = deps.run.clock.now().toISOString();
-    await run.commit({ ...(running ? { event: { type: 'failed', decision: failure.decision, at: now, summary: failure.message } } : {}), records: [failure.record] });
+    const failed = { type: 'failed' as const, decision: failure.decision, at: now, summary: failure.message };
+    await run.commit({ ...(running ? { event: failed } : {}), records: [failure.record] });
     return run.log;
   } finally {
     await run.close();

@@ -46,7 +46,8 @@ async function pauseRun(options: EndOptions & { draft?: DraftInput; requestPlan?
   const kind = options.pauseClass ?? 'judgement';
   await run.commit({ records: [auditEvent('HITL_REQUESTED', decision, { pause_id: pause.pause_id, pause_class: kind, ...options.details })] });
   // Only a pause that judges the task counts for the loop policy; an outage or a set-up problem does not.
-  const loop: LoopPolicyOutcome = kind === 'judgement' ? await applyLoopPolicy({ state, pause, deps, run, ...(options.requestPlan ? { requestPlan: options.requestPlan } : {}) }) : { count: 0 };
+  const requestPlan = options.requestPlan ? { requestPlan: options.requestPlan } : {};
+  const loop: LoopPolicyOutcome = kind === 'judgement' ? await applyLoopPolicy({ state, pause, deps, run, ...requestPlan }) : { count: 0 };
   if (loop.stop) {
     const ending = decideRun({ kind: 'loop_limit' });
     return finishRun({ ...options, decision: ending.decision, message: explainLoopPolicyStop(loop.count, message), ...(options.draft ? { artifact: options.draft } : {}) });
@@ -64,12 +65,11 @@ async function pauseRun(options: EndOptions & { draft?: DraftInput; requestPlan?
   };
   const draftPath = draft ? run.filePath('draft.md') : undefined;
   const howTo = `maestro hitl decide ${state.run_id} continue|stop [--note TEXT]`;
-  const hitl: RunFile = {
-    name: 'hitl.json',
-    content: `${JSON.stringify({ run_id: state.run_id, ...pause, pause_class: kind, draft: draftPath ?? null, plan: loop.plan ?? null, conflict_pauses: loop.count, decide: howTo }, null, 2)}\n`,
-  };
+  const why = { run_id: state.run_id, ...pause, pause_class: kind, draft: draftPath ?? null, plan: loop.plan ?? null, conflict_pauses: loop.count, decide: howTo };
+  const hitl: RunFile = { name: 'hitl.json', content: `${JSON.stringify(why, null, 2)}\n` };
   // The pause, what it says to a person and the draft: one commit (the files are in place before the state names them).
-  await run.commit({ event: { type: 'paused', decision, pause, summary: message, ...(loop.plan ? { loopPlan: loop.plan } : {}) }, files: draft ? [draft, hitl] : [hitl] });
+  const paused = { type: 'paused' as const, decision, pause, summary: message, ...(loop.plan ? { loopPlan: loop.plan } : {}) };
+  await run.commit({ event: paused, files: draft ? [draft, hitl] : [hitl] });
   const lines = [`paused for a person (${decision.layer}: ${decision.reason_code}): ${message}`];
   if (loop.plan) lines.push(`this conflict has paused ${loop.count} times; the council proposed a plan (see \`maestro hitl show ${state.run_id}\`)`);
   if (draftPath) lines.push(`draft: ${draftPath}`);
