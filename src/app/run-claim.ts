@@ -180,8 +180,12 @@ async function recordClaimFailure(claim: Claim, failure: { decision: DecisionRec
 export async function recordInterruption(claim: Claim, deps: RunClaimDeps): Promise<string | null> {
   try {
     const run = await deps.run.ledger.open(claim.runId);
-    await run.commit({ records: [auditEvent('RUN_INTERRUPTED', runDecision('queue', 'RUN_INTERRUPTED_AT_CHECKPOINT'))] });
-    return run.log;
+    try {
+      await run.commit({ records: [auditEvent('RUN_INTERRUPTED', runDecision('queue', 'RUN_INTERRUPTED_AT_CHECKPOINT'))] });
+      return run.log;
+    } finally {
+      await run.close();
+    }
   } catch {
     // Stopping must not fail because the log could not be written; the checkpoint is what resumes.
     return null;

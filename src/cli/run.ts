@@ -205,8 +205,12 @@ async function recordInterrupt(app: App, runId: string): Promise<string | null> 
   try {
     if (!(await app.deps.ledger.load(runId))) return null;
     const run = await app.deps.ledger.open(runId);
-    await run.commit({ records: [auditEvent('RUN_INTERRUPTED', runDecision('queue', 'RUN_INTERRUPTED_AT_CHECKPOINT'), { by: 'signal' })] });
-    return run.log;
+    try {
+      await run.commit({ records: [auditEvent('RUN_INTERRUPTED', runDecision('queue', 'RUN_INTERRUPTED_AT_CHECKPOINT'), { by: 'signal' })] });
+      return run.log;
+    } finally {
+      await run.close();
+    }
   } catch {
     return null;
   }

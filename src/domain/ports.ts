@@ -119,6 +119,7 @@ export type RunFileName = (typeof RUN_FILES)[number];
 
 export interface RunFile {
   readonly name: RunFileName;
+  /** The whole text, written whole (a file is replaced, never appended to). */
   readonly content: string;
 }
 
@@ -156,6 +157,7 @@ export interface RunCommit {
  * state moves on when `commit` is called: a commit that fails leaves every later one failing too.
  */
 export interface OpenRun<S extends RunState | undefined = RunState | undefined> {
+  /** The run's id (a plain name: it names the run's files). */
   readonly runId: string;
   /**
    * The run's state as committed so far; undefined while it has none (a command not accepted yet).
