@@ -6,7 +6,13 @@ import { credentialContentReason } from '../domain/credential-files.js';
 /** A file the sandbox may hand to a model, or why not. */
 export type VettedFile =
   | { readonly ok: true; readonly data: Buffer; readonly size: number }
-  | { readonly ok: false; readonly status: 'refused' | 'error'; readonly message: string; readonly reason_code: string; readonly bytes?: number };
+  | {
+      readonly ok: false;
+      readonly status: 'refused' | 'error';
+      readonly message: string;
+      readonly reason_code: string;
+      readonly bytes?: number;
+    };
 
 // O_NOFOLLOW: the path was resolved already; a symlink put in its place since then is not followed.
 // O_NONBLOCK: a FIFO swapped in after the first check must not hang the run on open.
@@ -28,15 +34,19 @@ export async function readVettedFile(absolute: string, limit: number): Promise<V
     handle = await open(absolute, OPEN_FLAGS);
     const info = await handle.stat();
     if (!info.isFile()) return notAFile(info.isDirectory());
-    if (info.dev !== before.dev || info.ino !== before.ino) return refused('changed while it was being opened; not served', 'KNOWLEDGE_PATH_ESCAPE');
+    if (info.dev !== before.dev || info.ino !== before.ino) {
+      return refused('changed while it was being opened; not served', 'KNOWLEDGE_PATH_ESCAPE');
+    }
     if (info.nlink > 1) {
-      const message = `has ${info.nlink} hard links: another name for it may lie outside the knowledge roots, so it is not served (copy the file instead of linking it)`;
-      return refused(message, 'KNOWLEDGE_HARD_LINK');
+      const why = 'another name for it may lie outside the knowledge roots, so it is not served (copy the file instead of linking it)';
+      return refused(`has ${info.nlink} hard links: ${why}`, 'KNOWLEDGE_HARD_LINK');
     }
     const buffer = Buffer.alloc(Math.min(info.size, limit));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     const data = buffer.subarray(0, bytesRead);
-    if (bytesRead > 0 && (await isBinaryFile(data, bytesRead))) return { ...refused('binary file, not served', 'KNOWLEDGE_BINARY_REFUSED'), bytes: info.size };
+    if (bytesRead > 0 && (await isBinaryFile(data, bytesRead))) {
+      return { ...refused('binary file, not served', 'KNOWLEDGE_BINARY_REFUSED'), bytes: info.size };
+    }
     const credential = credentialContentReason(data.toString('utf8'));
     if (credential) return refused(`withheld: the file ${credential}`, 'KNOWLEDGE_CREDENTIAL_FILE');
     return { ok: true, data, size: info.size };
@@ -56,5 +66,6 @@ function refused(message: string, reason_code: string): VettedFile & { ok: false
 }
 
 function notAFile(isDirectory: boolean): VettedFile {
-  return { ok: false, status: 'error', message: isDirectory ? 'is a folder, not a file' : 'is not a regular file', reason_code: 'KNOWLEDGE_NOT_A_FILE' };
+  const message = isDirectory ? 'is a folder, not a file' : 'is not a regular file';
+  return { ok: false, status: 'error', message, reason_code: 'KNOWLEDGE_NOT_A_FILE' };
 }

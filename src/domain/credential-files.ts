@@ -24,10 +24,16 @@ const DATA_FILE = '.json,.db,.sqlite,.toml,.yml,.yaml,.yml.enc,.yaml.enc,.xml,.c
 export const CREDENTIAL_STORES: readonly CredentialStore[] = [
   { what: 'an environment file (usually API keys and passwords)', patterns: ['.env*', '.env*/'] },
   { what: 'an SSH key', patterns: ['.ssh/', 'id_rsa*', 'id_dsa*', 'id_ecdsa*', 'id_ed25519*', 'id_xmss*', '*.ppk'] },
-  { what: 'a TLS or signing private key, or a keystore', patterns: ['*.key', '*.pem', '*.p12', '*.pfx', '*.jks', '*.keystore', '*.p8', '*.keytab'] },
+  {
+    what: 'a TLS or signing private key, or a keystore',
+    patterns: ['*.key', '*.pem', '*.p12', '*.pfx', '*.jks', '*.keystore', '*.p8', '*.keytab'],
+  },
   { what: 'a GnuPG keyring or encrypted secret', patterns: ['.gnupg/', '*.gpg', '*.asc', '.password-store/'] },
   { what: 'a password database', patterns: ['*.kdbx', '*.kdb', '.htpasswd'] },
-  { what: 'cloud credentials', patterns: ['.aws/', '.azure/', '.config/gcloud/', '.oci/', '.boto', '.s3cfg', '.passwd-s3fs', '.databrickscfg'] },
+  {
+    what: 'cloud credentials',
+    patterns: ['.aws/', '.azure/', '.config/gcloud/', '.oci/', '.boto', '.s3cfg', '.passwd-s3fs', '.databrickscfg'],
+  },
   {
     what: 'a credentials file',
     // `credentials.ts` or `aws-credentials.md` is code or prose; a data file of that name is a store.
@@ -36,10 +42,16 @@ export const CREDENTIAL_STORES: readonly CredentialStore[] = [
   { what: 'a cloud service-account key', patterns: ['service{-,_,}account*.json'] },
   { what: 'Docker registry credentials', patterns: ['.docker/config.json', '.dockercfg'] },
   { what: 'Kubernetes credentials', patterns: ['.kube/', 'kubeconfig{,.yaml,.yml,.json}', '*{.,-,_}kubeconfig'] },
-  { what: 'Terraform state or credentials (state holds secrets in plain text)', patterns: ['*.tfstate', '*.tfstate.*', '.terraformrc', 'terraform.rc', 'credentials.tfrc.json'] },
+  {
+    what: 'Terraform state or credentials (state holds secrets in plain text)',
+    patterns: ['*.tfstate', '*.tfstate.*', '.terraformrc', 'terraform.rc', 'credentials.tfrc.json'],
+  },
   { what: 'a package registry token', patterns: ['.npmrc', '.pypirc', '.m2/settings-security.xml'] },
   { what: 'a login file (host, user, password)', patterns: ['.netrc', '_netrc', '.authinfo', '.pgpass', '.my.cnf', '.mylogin.cnf'] },
-  { what: 'a secret-manager token or secrets file', patterns: ['.vault-token', 'secrets.{yaml,yml,json,toml}', '.config/gh/hosts.{yml,yaml}'] },
+  {
+    what: 'a secret-manager token or secrets file',
+    patterns: ['.vault-token', 'secrets.{yaml,yml,json,toml}', '.config/gh/hosts.{yml,yaml}'],
+  },
 ];
 
 interface CompiledPattern {

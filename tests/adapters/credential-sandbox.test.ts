@@ -9,7 +9,7 @@ import { tempWorkspace } from '../fakes/fixtures.js';
 
 // Issue 22, point 10: what a user found served — .env.d/creds.txt, .docker/config.json, .kube/config,
 // terraform.tfstate and a hard link to a file outside the roots — is refused on every way in.
-const KEY = ['-----BEGIN OPENSSH PRIVATE KEY-----', 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ', '-----END OPENSSH PRIVATE KEY-----', ''].join('\n');
+const KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----\n';
 // Each denied file carries a word found nowhere else, so a search that indexed it would show it.
 const DENIED_FILES: Record<string, string> = {
   '.env.d/creds.txt': 'API_TOKEN=zebracrest\n',
@@ -85,7 +85,8 @@ describe('READ_FILE and input artifacts never serve a credential store', () => {
 
 describe('QUERY_CORTEX never indexes a credential store, a private key or a hard link', () => {
   it('finds nothing of theirs, by any of their words, while the look-alikes are found', async () => {
-    const secret = ['zebracrest', 'quillmarsh', 'fennelgrove', 'cobaltwhisk', 'emberlatch', 'laptop OPENSSH', 'mossyvault', 'orchidfathom', 'velvetanchor'];
+    const secret = ['zebracrest', 'quillmarsh', 'fennelgrove', 'cobaltwhisk', 'emberlatch', 'laptop OPENSSH', 'mossyvault'];
+    secret.push('orchidfathom', 'velvetanchor'); // the hard links
     for (const words of secret) {
       const r = await search(words);
       expect(r.status).toBe('provided');
@@ -93,8 +94,13 @@ describe('QUERY_CORTEX never indexes a credential store, a private key or a hard
     }
     const all = (await search(secret.join(' '))).content ?? '';
     for (const p of [...Object.keys(DENIED_FILES), 'docs/linked.md', 'docs/shared.md']) expect(all).not.toContain(p);
-    for (const [p, words] of [['docs/credentials-howto.md', 'tangerinequest'], ['terraform.md', 'lilacharbor'], ['src/keyboard.ts', 'saffronpier']]) {
-      expect((await search(words ?? '')).content, p).toContain(p);
+    const lookAlikes = [
+      ['docs/credentials-howto.md', 'tangerinequest'],
+      ['terraform.md', 'lilacharbor'],
+      ['src/keyboard.ts', 'saffronpier'],
+    ] as const;
+    for (const [p, words] of lookAlikes) {
+      expect((await search(words)).content, p).toContain(p);
     }
   });
 });

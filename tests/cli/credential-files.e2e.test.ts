@@ -11,7 +11,7 @@ const KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbm
 // Each file holds a word found nowhere else: if it shows up in a prompt, the file was served.
 const FILES: Record<string, { text: string; marker: string; code: string }> = {
   '.env.d/creds.txt': { text: 'API_TOKEN=zebracrest\n', marker: 'zebracrest', code: 'KNOWLEDGE_CREDENTIAL_FILE' },
-  '.docker/config.json': { text: '{"auths":{"r.example":{"auth":"quillmarsh"}}}\n', marker: 'quillmarsh', code: 'KNOWLEDGE_CREDENTIAL_FILE' },
+  '.docker/config.json': { text: '{"auths":{"r":{"auth":"quillmarsh"}}}\n', marker: 'quillmarsh', code: 'KNOWLEDGE_CREDENTIAL_FILE' },
   '.kube/config': { text: 'users:\n- user:\n    token: fennelgrove\n', marker: 'fennelgrove', code: 'KNOWLEDGE_CREDENTIAL_FILE' },
   'infra/terraform.tfstate': { text: '{"password":"cobaltwhisk"}\n', marker: 'cobaltwhisk', code: 'KNOWLEDGE_CREDENTIAL_FILE' },
   'docs/old-laptop.txt': { text: `driftwoodsail\n${KEY}`, marker: 'driftwoodsail', code: 'KNOWLEDGE_CREDENTIAL_FILE' },
@@ -31,7 +31,13 @@ afterEach(async () => {
 });
 
 type AuditRecord = { event: string; reason_code: string; sealed: boolean; details: Record<string, unknown> };
-const auditOf = async (file: string): Promise<AuditRecord[]> => (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as AuditRecord);
+const auditOf = async (file: string): Promise<AuditRecord[]> =>
+  (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as AuditRecord);
+/** Writes task.json: the same task each time (the offline model's requests depend on its words). */
+const task = (extra: Record<string, unknown> = {}) => {
+  const command = { task_description: 'Review the deployment setup', config: { max_rounds: 1 }, ...extra };
+  return writeFile(path.join(ws.dir, 'task.json'), JSON.stringify(command));
+};
 const markers = [...Object.values(FILES).map((f) => f.marker), LINKED.marker];
 
 /** Everything a run writes (checkpoint, transcript, audit log, artifact, persona memory), as text. */
@@ -48,7 +54,8 @@ describe('a model that asks for credential files through the CLI', () => {
   let server: ChatServer;
   const asks = [...Object.keys(FILES), LINKED.path].map((p) => `[ORCHESTRATOR_REQUEST: READ_FILE(${p})]`).join('\n');
   beforeEach(async () => {
-    server = await startChatServer(councilHandler({ turn: (name, n) => (name.includes('Coordinator') && n === 1 ? `Let me look.\n${asks}` : `${name} agrees.`) }));
+    const turn = (name: string, n: number) => (name.includes('Coordinator') && n === 1 ? `Let me look.\n${asks}` : `${name} agrees.`);
+    server = await startChatServer(councilHandler({ turn }));
     await writeFile(
       path.join(ws.dir, 'maestro.config.json'),
       JSON.stringify({
@@ -61,11 +68,13 @@ describe('a model that asks for credential files through the CLI', () => {
   afterEach(async () => server.close());
 
   it('gets CONTEXT_ERROR for each, never their content; the audit log records each refusal with its reason code', async () => {
-    await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify({ task_description: 'Review the deployment setup', output_artifact_path: 'outputs/review.md', config: { max_rounds: 1 } }));
+    await task({ output_artifact_path: 'outputs/review.md' });
     const r = await runCli(['run', 'task.json', '--json'], { cwd: ws.dir });
     expect(r.code, r.stderr).toBe(0);
     const prompts = server.requests.slice(1).map((q) => JSON.stringify(q.body));
-    for (const p of [...Object.keys(FILES), LINKED.path]) expect(prompts.some((b) => b.includes(`CONTEXT_ERROR (requested by coordinator): READ_FILE(${p})`)), p).toBe(true);
+    for (const p of [...Object.keys(FILES), LINKED.path]) {
+      expect(prompts.some((b) => b.includes(`CONTEXT_ERROR (requested by coordinator): READ_FILE(${p})`)), p).toBe(true);
+    }
     for (const m of markers) expect(prompts.some((b) => b.includes(m)), m).toBe(false);
     expect(prompts.some((b) => b.includes('has 2 hard links'))).toBe(true);
     expect(prompts.some((b) => b.includes('it is Kubernetes credentials'))).toBe(true);
@@ -85,7 +94,7 @@ describe('a command whose input artifact is a credential file or a hard link (of
     [LINKED.path, 'has 2 hard links'],
   ] as const) {
     it(`stops sealed before any model call, naming ${input} and why`, async () => {
-      await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify({ task_description: 'Review the deployment setup', input_artifacts: [input], config: { max_rounds: 1 } }));
+      await task({ input_artifacts: [input] });
       const r = await runCli(['run', 'task.json', '--json'], { cwd: ws.dir });
       expect(r.code).toBe(4);
       expect(JSON.parse(r.stdout)).toMatchObject({ status: 'stopped', reason_code: 'ACC_PATH_ESCAPE' });
@@ -106,7 +115,7 @@ describe('the offline model asks for its earlier notes, which are a hard link an
     await link(path.join(outside.dir, 'private.md'), path.join(ws.dir, 'notes', 'coordinator-context.md'));
     await link(path.join(outside.dir, 'private.md'), path.join(ws.dir, 'notes', 'strategist-context.md'));
     await writeFile(path.join(ws.dir, 'notes', 'auditor-context.md'), `# Auditor notes\n${FILES['docs/old-laptop.txt']?.text}`);
-    await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify({ task_description: 'Review the deployment setup', config: { max_rounds: 1 } }));
+    await task();
     const r = await runCli(['run', 'task.json', '--json'], { cwd: ws.dir });
     expect(r.code, r.stderr).toBe(0);
     const requests = (await auditOf(JSON.parse(r.stdout).audit_log)).filter((x) => x.event === 'KNOWLEDGE_REQUEST');

@@ -20,7 +20,8 @@ const DENIED: readonly string[] = [
   '.config/gcloud/application_default_credentials.json', 'home/me/.config/gcloud/credentials.db', '.config/gcloud/access_tokens.db',
   '.oci/config', '.boto', '.s3cfg', '.passwd-s3fs', '.databrickscfg',
   'deploy/credentials', 'credentials.json', 'CREDENTIALS.JSON', 'config/credentials.yml.enc', 'aws_credentials', 'gcp-credentials.json',
-  'application_default_credentials.json', 'jenkins/credentials.xml', 'accounts/credentials.csv', '.git-credentials', 'service-account.json', 'keys/service_account_prod.json',
+  'application_default_credentials.json', 'jenkins/credentials.xml', 'accounts/credentials.csv', '.git-credentials',
+  'service-account.json', 'keys/service_account_prod.json',
   // Docker, Kubernetes
   '.docker/config.json', 'home/me/.docker/config.json', '.DOCKER/CONFIG.JSON', '.dockercfg',
   '.kube/config', '.kube/cache/discovery/x.json', 'ops/.kube/prod-config', 'kubeconfig', 'clusters/kubeconfig.yaml', 'prod.kubeconfig',
@@ -39,7 +40,8 @@ const ALLOWED: readonly string[] = [
   'docs/environment.md', 'src/env.ts', 'env/README.md', 'docs/dotenv-guide.md', 'docker/config.json', 'docs/docker-config.md',
   'docs/kube-config.md', 'kube/README.md', 'docs/kubernetes.md', 'deploy/id_card_scan.md', 'identity.md', 'src/keys.ts', 'docs/keys.md',
   'src/monkey.ts', 'docs/secrets-management.md', 'docs/ssh-setup.md', 'aws/README.md', 'docs/aws.md', 'src/pem-parser.ts',
-  'npmrc.md', 'docs/netrc-format.md', 'src/credentials.ts', 'docs/aws-credentials.md', 'credentials.md', 'docs/tfstate-locking.md', 'azure/notes.md',
+  'npmrc.md', 'docs/netrc-format.md', 'src/credentials.ts', 'docs/aws-credentials.md', 'credentials.md', 'docs/tfstate-locking.md',
+  'azure/notes.md',
   'docs/api-keys-rotation.md', 'gcloud/setup.md', 'notes/credentialing.md', 'package.json', 'README.md',
 ];
 
@@ -73,7 +75,9 @@ describe('credential stores by name (data-driven)', () => {
   });
 
   it('never lets an artifact overwrite a credential store', () => {
-    for (const p of ['.kube/config', 'infra/terraform.tfstate', '.docker/config.json', '.npmrc', 'id_ed25519']) expect(outputDeniedReason(p), p).not.toBeNull();
+    for (const p of ['.kube/config', 'infra/terraform.tfstate', '.docker/config.json', '.npmrc', 'id_ed25519']) {
+      expect(outputDeniedReason(p), p).not.toBeNull();
+    }
     expect(outputDeniedReason('outputs/terraform.md')).toBeNull();
   });
 });
