@@ -115,8 +115,10 @@ export class FsKnowledgeBase implements KnowledgeBase {
     }
     // The real path is checked again: a harmless-looking link may point at a credential or a denied file.
     const realPaths = escapes(realRelative) ? [inRoot] : [inRoot, realRelative];
-    const realCredential = realPaths.map((p) => credentialFileReason(p)).find((r) => r !== null);
-    if (realCredential) return refuse(`resolves to a credential file: ${realCredential}`, 'KNOWLEDGE_CREDENTIAL_FILE');
+    const realCredential = realPaths.find((p) => credentialFileReason(p) !== null);
+    if (realCredential !== undefined) {
+      return refuse(`resolves to "${realCredential}", which ${credentialFileReason(realCredential)}`, 'KNOWLEDGE_CREDENTIAL_FILE');
+    }
     const realDenied = realPaths.map((p) => deniedReason(p, this.options.deny)).find((r) => r !== null);
     if (realDenied) return refuse(`resolves to a denied path: ${realDenied}`, 'KNOWLEDGE_DENIED');
     return { ok: true, absolute: real, relative: lexical.relative };

@@ -99,13 +99,14 @@ function matches(pattern: CompiledPattern, segments: readonly string[]): boolean
 }
 
 /**
- * Why a workspace-relative path (forward slashes) is a well-known credential store, or null.
- * Checks the path by name only; pair it with `credentialContentReason` on what the file holds.
+ * Why a workspace-relative path (forward slashes) is a well-known credential store, or null: a
+ * phrase to follow the path ("is never served: it is Kubernetes credentials"). By name only; pair
+ * it with `credentialContentReason` on what the file holds.
  */
 export function credentialFileReason(relativePath: string): string | null {
   const segments = relativePath.split('/').filter((s) => s.length > 0 && s !== '.');
   const hit = COMPILED.find((p) => matches(p, segments));
-  return hit ? `"${relativePath}" is never served: it is ${hit.store.what}` : null;
+  return hit ? `is never served: it is ${hit.store.what}` : null;
 }
 
 /**

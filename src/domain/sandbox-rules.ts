@@ -20,7 +20,7 @@ export function deniedReason(relativePath: string, extraDeny: readonly string[] 
   const name = segments.at(-1) ?? '';
   if (DENIED_SEGMENTS.has(name)) return `"${name}/" is never served`;
   const credential = credentialFileReason(relativePath);
-  if (credential) return credential;
+  if (credential) return `"${relativePath}" ${credential}`;
   for (const pattern of extraDeny) {
     const re = segmentGlob(pattern.replace(/^\.?\//, '').replace(/\/$/, ''));
     if (re.test(relativePath) || segments.some((s) => re.test(s))) return `denied by the workspace config ("${pattern}")`;

@@ -65,7 +65,7 @@ describe('READ_FILE sandbox', () => {
     ['.env', 'is never served: it is an environment file'],
     ['.env.production', 'environment file'],
     ['config/.env.local', 'environment file'],
-    ['docs/env-link.md', 'resolves to a credential file'],
+    ['docs/env-link.md', 'resolves to ".env", which is never served'],
     ['keys/server.pem', 'private key'],
     ['node_modules/pkg/index.js', '"node_modules/" is never served'],
     ['.git/config', '".git/" is never served'],

@@ -57,7 +57,7 @@ describe('credential stores by name (data-driven)', () => {
   });
 
   it('names what the file is', () => {
-    expect(credentialFileReason('ops/.kube/config')).toBe('"ops/.kube/config" is never served: it is Kubernetes credentials');
+    expect(credentialFileReason('ops/.kube/config')).toBe('is never served: it is Kubernetes credentials');
     expect(credentialFileReason('terraform.tfstate')).toContain('Terraform state');
     expect(credentialFileReason('.env.d/creds.txt')).toContain('environment file');
   });
