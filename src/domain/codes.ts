@@ -118,6 +118,8 @@ export const REASON_CODES = {
   KNOWLEDGE_PATH_ESCAPE: 'the requested path leaves the knowledge roots',
   KNOWLEDGE_OUTSIDE_ROOTS: 'the requested path is outside the knowledge roots',
   KNOWLEDGE_DENIED: 'the requested file is on the deny list (secrets, state, credentials)',
+  KNOWLEDGE_CREDENTIAL_FILE: 'a credential store (.env*, keys, .kube/, Terraform state …), by name or by content: never served',
+  KNOWLEDGE_HARD_LINK: 'the file has more than one hard link, so another name for it may lie outside the knowledge roots: never served',
   KNOWLEDGE_BINARY_REFUSED: 'binary files are not served',
   KNOWLEDGE_PRIVILEGE_DENIED: 'the persona lacks the privilege for this action',
   KNOWLEDGE_UNSUPPORTED_ACTION: 'the action is not READ_FILE or QUERY_CORTEX',
