@@ -2,7 +2,7 @@ import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Claim, Rejection } from '../domain/queue.js';
-import type { Delivery } from '../app/intake-loop.js';
+import type { Delivery } from '../domain/ports.js';
 import { ClaimLostError, EngineError, SESSION_ALIVE_SQL, type Fence, type PgEngine } from './pg-engine.js';
 
 /** Channels: a command is ready (workers listen), a run's queue row ended or paused (the intake listens). */

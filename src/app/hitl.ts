@@ -1,6 +1,9 @@
 import { auditEvent } from '../domain/audit.js';
 import { userDecision } from '../domain/decision.js';
 import { AppError } from '../domain/errors.js';
+import type { DecisionInbox } from '../domain/ports.js';
+
+export type { DecisionInbox } from '../domain/ports.js';
 import { wasRehearsal, type RunState } from '../domain/run-state.js';
 import { parseVerdict } from '../domain/verdict.js';
 import { settleRun } from './settle-run.js';
@@ -14,15 +17,6 @@ import type { RunDeps, RunOutcome } from './run-deps.js';
 /** A decision that cannot be taken: stale, repeated, malformed, or on a sealed or finished run. Nothing changed. */
 export class HitlRefusedError extends AppError {
   readonly code = 'HITL_REFUSED' as const;
-}
-
-/** Where `continue` decisions wait for whoever resumes the run (a watcher, or `--run` in the foreground). */
-export interface DecisionInbox {
-  post(runId: string, decision: { pause_id: string; decided_at: string }): Promise<void>;
-  /** Takes the decision for this run; false if there is none or another process took it first. */
-  claim(runId: string): Promise<boolean>;
-  /** Runs with a posted, unclaimed decision, oldest first. */
-  pending(): Promise<string[]>;
 }
 
 export interface HitlDecisionInput {

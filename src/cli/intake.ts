@@ -7,8 +7,7 @@ import { DONE_CHANNEL } from '../adapters/pg-queue.js';
 import { IntakeLoop } from '../app/intake-loop.js';
 import type { App } from '../compose.js';
 import type { EngineHandle } from '../compose-engine.js';
-import type { SignalProcess } from './watch.js';
-import { handleStopSignals } from './watch.js';
+import { handleStopSignals, type SignalProcess } from './stop-signals.js';
 import type { WatchReporter } from './watch-reporter.js';
 
 /**

@@ -11,12 +11,12 @@ import { checkWorkspace } from '../app/workspace-check.js';
 import { checkWorkspaceConfig, resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
+import { handleStopSignals, type SignalProcess } from './stop-signals.js';
 import { readPackageVersion } from './package-info.js';
 import { TranscriptFeed } from './transcript-feed.js';
 import { pickWatchOutput, WatchReporter } from './watch-reporter.js';
 
 /** The part of `process` the watcher uses for signals, so shutdown can be tested with a fake. */
-export type SignalProcess = Pick<NodeJS.Process, 'on' | 'off' | 'kill' | 'pid'>;
 
 interface WatchFlags {
   readonly once?: boolean;
@@ -142,30 +142,4 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
     await registry.unregister(self);
     await app.telemetry.shutdown();
   }
-}
-
-/**
- * SIGINT/SIGTERM: the first one asks for a clean stop (`onFirst`); a second one leaves at once by
- * re-raising the signal with its default action. Returns a function that removes the handlers.
- */
-export function handleStopSignals(proc: SignalProcess, hooks: { onFirst: () => void; beforeExit: () => void }): () => void {
-  let received = 0;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    received += 1;
-    if (received === 1) {
-      hooks.onFirst();
-      return;
-    }
-    // Whatever was running stays claimed in .maestro/inflight/; the next start recovers it.
-    hooks.beforeExit();
-    dispose();
-    proc.kill(proc.pid, signal);
-  };
-  const dispose = (): void => {
-    proc.off('SIGINT', onSignal);
-    proc.off('SIGTERM', onSignal);
-  };
-  proc.on('SIGINT', onSignal);
-  proc.on('SIGTERM', onSignal);
-  return dispose;
 }

@@ -7,7 +7,7 @@ import { workerClaimDeps } from '../compose-engine.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
-import { handleStopSignals, type SignalProcess } from './watch.js';
+import { handleStopSignals, type SignalProcess } from './stop-signals.js';
 import { pickWatchOutput, WatchReporter } from './watch-reporter.js';
 
 interface WorkerFlags {
