@@ -3,7 +3,7 @@
 // (`prepare`), so building again would compile twice: build only when a source file is newer
 // than the last build, or when there is none.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -23,5 +23,7 @@ if (built >= newest) {
   process.stdout.write('dist/ is up to date with src/: not building again\n');
 } else {
   const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  // tsc leaves its build info untouched when nothing changed: mark the build as current all the same.
+  if (tsc.status === 0) utimesSync(path.join(root, 'dist', '.tsbuildinfo'), new Date(), new Date());
   process.exit(tsc.status ?? 1);
 }
