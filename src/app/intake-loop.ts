@@ -163,7 +163,8 @@ export class IntakeLoop {
         let artifact: string | null = null;
         for (const a of artifacts) artifact = await this.#o.artifacts.write(a.path, a.content, a.protect);
         await this.#o.claims.release(claim);
-        const status = row.state === 'paused' ? 'paused' : row.status === 'stopped' ? 'stopped' : 'completed';
+        const ended = row.status === 'stopped' || row.status === 'guardrail_stopped' ? row.status : 'completed';
+        const status = row.state === 'paused' ? 'paused' : ended;
         const howTo = row.state === 'paused' ? `\ndecide: maestro hitl decide ${row.runId} continue|stop [--note TEXT]` : '';
         this.#finished({ ...base, status, artifact, message: `${row.summary ?? status}${howTo}` });
       }
