@@ -167,7 +167,7 @@ describe('FsRunLiveness: a watcher that owns the claim counts as holding the run
   });
 
   it('only a checkpoint that says running is looked at; the others are what they say', async () => {
-    for (const status of ['paused', 'completed', 'stopped', 'invalid', 'error']) {
+    for (const status of ['paused', 'completed', 'stopped', 'guardrail_stopped', 'invalid', 'error']) {
       expect((await showRun(RUN, status, new FsRunLiveness(paths))).status).toBe(status);
     }
     expect(await showRun(RUN, 'running', new FsRunLiveness(paths))).toEqual({ status: 'interrupted', next_step: `maestro run --resume ${RUN}` });
