@@ -5,7 +5,7 @@ import { parseRunState, type RunState } from '../domain/run-state.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { totalUsage } from '../domain/usage.js';
 import { listDirOrEmpty } from './fs-read.js';
-import { showRun, type RunLiveness } from './fs-run-liveness.js';
+import { showRun, type RunLiveness, type ShownRun } from './fs-run-liveness.js';
 import { readCheckpoint } from './run-journal.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
@@ -39,7 +39,11 @@ export interface RunListing {
  * Every run of the workspace, newest first: those with a checkpoint (`.maestro/runs/<id>/state.json`)
  * and those only the audit log knows (a command that was invalid never gets a checkpoint).
  */
-export async function listRuns(paths: WorkspacePaths, prices: Readonly<Record<string, Price>>, liveness: RunLiveness): Promise<RunListing[]> {
+export async function listRuns(
+  paths: WorkspacePaths,
+  prices: Readonly<Record<string, Price>>,
+  liveness: RunLiveness,
+): Promise<RunListing[]> {
   const runs = new Map<string, RunListing>();
   for (const id of await listDirOrEmpty(paths.runs)) {
     const state = await readRunState(paths, id);
@@ -83,7 +87,7 @@ export function taskLine(task: string, max = 72): string {
   return first.length > max ? `${first.slice(0, max - 1)}…` : first;
 }
 
-function fromState(state: RunState, prices: Readonly<Record<string, Price>>, shown: { status: string; next_step: string | null }): RunListing {
+function fromState(state: RunState, prices: Readonly<Record<string, Price>>, shown: ShownRun): RunListing {
   const usage = totalUsage(state.steps, prices);
   return {
     run_id: state.run_id,

@@ -75,7 +75,13 @@ export class FsRunHolds implements RunHolds {
     const current = await this.holderOf(runId);
     if (current?.alive) throw new RunHeldError(runId, current);
     const processStart = this.#readStart(this.#pid);
-    const record: HolderRecord = { run_id: runId, pid: this.#pid, ...(processStart ? { process_start: processStart } : {}), host: this.#host, since: this.#clock.now().toISOString() };
+    const record: HolderRecord = {
+      run_id: runId,
+      pid: this.#pid,
+      ...(processStart ? { process_start: processStart } : {}),
+      host: this.#host,
+      since: this.#clock.now().toISOString(),
+    };
     await ensurePrivateDir(this.#dir);
     await writeJsonAtomically(file, record, { mode: 0o600 });
     const key = this.#key(runId);

@@ -54,7 +54,8 @@ export class FsWatcherRegistry {
   async register(record: WatcherRecord): Promise<void> {
     await ensurePrivateDir(this.dir);
     const processStart = record.process_start ?? this.readStart(record.pid);
-    await writeJsonAtomically(this.fileFor(record.pid), processStart === undefined ? record : { ...record, process_start: processStart }, { mode: 0o600 });
+    const withStart = processStart === undefined ? record : { ...record, process_start: processStart };
+    await writeJsonAtomically(this.fileFor(record.pid), withStart, { mode: 0o600 });
   }
 
   /** Removes this watcher's pid file, only if it is still this watcher's. */

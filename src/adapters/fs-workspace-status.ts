@@ -92,7 +92,7 @@ export async function readWorkspaceStatus(paths: WorkspacePaths, registry: Pick<
     interrupted: all
       .filter((s) => s.shown?.status === 'interrupted')
       .reverse()
-      .map((s) => ({ run_id: s.run_id ?? '', source: s.source ?? '', updated_at: s.updated_at ?? '', steps_done: s.steps?.length ?? 0, next_step: s.shown?.next_step ?? '' })),
+      .map(interruptedEntry),
     paused: all.filter((s) => s.status === 'paused').map(pausedEntry),
     recent: all.slice(0, options.recent ?? 10).map(recentEntry),
     rejected: (await listDirOrEmpty(paths.rejected)).filter((n) => !n.endsWith('.error.json') && !n.startsWith('.')).length,
@@ -106,7 +106,11 @@ async function showStates(states: Map<string, StateView>, liveness: FsRunLivenes
   }
 }
 
-async function readInflight(paths: WorkspacePaths, states: ReadonlyMap<string, StateView>, registry: Pick<FsWatcherRegistry, 'isAlive'>): Promise<WorkspaceStatus['inflight'][number][]> {
+async function readInflight(
+  paths: WorkspacePaths,
+  states: ReadonlyMap<string, StateView>,
+  registry: Pick<FsWatcherRegistry, 'isAlive'>,
+): Promise<WorkspaceStatus['inflight'][number][]> {
   const inflight = [];
   for (const c of await listClaims(paths.inflight)) {
     const state = states.get(c.runId);
@@ -121,6 +125,16 @@ async function readInflight(paths: WorkspacePaths, states: ReadonlyMap<string, S
     });
   }
   return inflight;
+}
+
+function interruptedEntry(s: StateView): WorkspaceStatus['interrupted'][number] {
+  return {
+    run_id: s.run_id ?? '',
+    source: s.source ?? '',
+    updated_at: s.updated_at ?? '',
+    steps_done: s.steps?.length ?? 0,
+    next_step: s.shown?.next_step ?? '',
+  };
 }
 
 function pausedEntry(s: StateView): WorkspaceStatus['paused'][number] {

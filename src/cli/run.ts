@@ -183,7 +183,9 @@ export async function withRunContext(
           : `interrupted before run ${run.id} had a checkpoint; run the command again.`;
       return reportEnd(io, opts, { run_id: run.id, status: 'interrupted', message, audit_log: auditLog }, 130);
     }
-    if (error instanceof RunNotResumableError || error instanceof HitlRefusedError || error instanceof RunHeldError) throw new ExitError(2, `maestro: ${error.message}`);
+    if (error instanceof RunNotResumableError || error instanceof HitlRefusedError || error instanceof RunHeldError) {
+      throw new ExitError(2, `maestro: ${error.message}`);
+    }
     // A broken maestro.config.json (or no workspace): still one JSON object with --json, and exit 2.
     if (error instanceof InvalidInputError) return reportOutcome(io, opts, invalidOutcome(`${error.file} is invalid:\n${error.issues.map((i) => `  ${i}`).join('\n')}`));
     if (error instanceof StorageError) {

@@ -36,7 +36,8 @@ export function registerRuns(program: Command, io: Io): void {
       const since = opts.since === undefined ? undefined : parseSince(opts.since, new Date());
       const paths = await openWorkspace(io, opts.workspace);
       const config = await loadWorkspaceConfig(paths.config);
-      let runs = (await listRuns(paths, config.prices, new FsRunLiveness(paths))).filter((r) => (!statuses || statuses.has(r.status)) && (!since || r.started_at >= since.toISOString()));
+      const all = await listRuns(paths, config.prices, new FsRunLiveness(paths));
+      let runs = all.filter((r) => (!statuses || statuses.has(r.status)) && (!since || r.started_at >= since.toISOString()));
       if (opts.limit > 0) runs = runs.slice(0, opts.limit);
       io.stdout.write(opts.json ? `${JSON.stringify(runs, null, 2)}\n` : formatRuns(runs, io));
     });
@@ -100,7 +101,8 @@ function formatRuns(runs: readonly RunListing[], io: Io): string {
     const usage = r.calls > 0 ? ` · ${r.calls} calls, ${r.prompt_tokens}+${r.completion_tokens} tokens${r.cost_usd ? `, $${r.cost_usd.toFixed(4)}` : ''}` : '';
     const what = r.task ?? (r.status === 'invalid' ? '(the command file was not valid)' : '(no checkpoint)');
     const next = r.status === 'interrupted' && r.next_step ? `\n    nobody is running it — resume with: ${r.next_step}` : '';
-    return `${c.dim(r.run_id)} ${badge(r.status.padEnd(11))} ${r.reason_code ?? ''}\n    ${what}${r.model ? ` · ${r.model}` : ''}${usage}${next}`;
+    const head = `${c.dim(r.run_id)} ${badge(r.status.padEnd(11))} ${r.reason_code ?? ''}`;
+    return `${head}\n    ${what}${r.model ? ` · ${r.model}` : ''}${usage}${next}`;
   });
   return `${lines.join('\n')}\n${c.dim(`${runs.length} run(s), newest first · maestro show <run_id> reads one`)}\n`;
 }

@@ -97,6 +97,9 @@ export class RunHeldError extends AppError {
     readonly runId: string,
     readonly holder: { readonly pid: number; readonly since: string },
   ) {
-    super(`run ${runId} is being run right now by another maestro process (pid ${holder.pid}, since ${holder.since}); wait for it to end, or stop that process first`);
+    super(
+      `run ${runId} is being run right now by another maestro process (pid ${holder.pid}, since ${holder.since}); ` +
+        'wait for it to end, or stop that process first',
+    );
   }
 }

@@ -51,7 +51,9 @@ export function renderTranscript(state: RunState, shown: string = state.status):
 const OUTCOME_NEXT: Readonly<Partial<Record<string, (runId: string) => string>>> = {
   paused: (id) => `Decide with \`maestro hitl decide ${id} continue|stop\` (see \`maestro hitl show ${id}\`).`,
   running: () => 'Not finished: a live maestro process is running it now (see `maestro status`).',
-  interrupted: (id) => `Interrupted: no live process is running it. \`maestro run --resume ${id}\` resumes it from its checkpoint (finished model calls are not repeated).`,
+  interrupted: (id) =>
+    `Interrupted: no live process is running it. \`maestro run --resume ${id}\` resumes it from its checkpoint ` +
+    '(finished model calls are not repeated).',
 };
 
 function renderStep(step: Step): string[] {
