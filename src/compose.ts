@@ -4,6 +4,7 @@ import type { RunDeps } from './app/run-deps.js';
 import { FsArtifactWriter } from './adapters/fs-artifact-writer.js';
 import { FsKnowledgeBase } from './adapters/fs-knowledge-base.js';
 import { FsPersonaStore } from './adapters/fs-persona-store.js';
+import { FsRunHolds } from './adapters/fs-run-holds.js';
 import { FsRunStore } from './adapters/fs-run-store.js';
 import { FsSessionStore } from './adapters/fs-session-store.js';
 import { sha256 } from './adapters/hashing.js';
@@ -109,6 +110,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     inputs: knowledge,
     artifacts: new FsArtifactWriter(paths.root, () => clock.now()),
     runs: new FsRunStore(paths),
+    // With an engine, a worker's claim carries a lease instead (pg-queue.ts).
+    ...(wiring ? {} : { holds: new FsRunHolds(paths, { clock }) }),
     audit: telemetry.wrapAuditLog(new JsonlAuditLog(paths, clock)),
     telemetry,
     loopPolicy: new FsLoopPolicyStore(paths, clock, () => `S-${newRunId(clock)}`),

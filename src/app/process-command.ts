@@ -25,7 +25,22 @@ export interface CommandInput {
  */
 export async function processCommand(input: CommandInput, deps: RunDeps): Promise<RunOutcome> {
   const runId = input.runId ?? deps.newRunId();
-  return endOnStorageFailure(runId, deps, () => startRun(runId, input, deps));
+  return holding(runId, deps, () => endOnStorageFailure(runId, deps, () => startRun(runId, input, deps)));
+}
+
+/**
+ * Runs `body` while this process holds the run (`deps.holds`), from before its first checkpoint
+ * until its journal is folded: a reader then tells it from a run a killed process left `running`.
+ * A run a live process already holds is refused (`RunHeldError`) before anything is written.
+ */
+async function holding(runId: string, deps: RunDeps, body: () => Promise<RunOutcome>): Promise<RunOutcome> {
+  const hold = await deps.holds?.hold(runId);
+  try {
+    return await body();
+  } finally {
+    // Letting go is tidying: a holder file left behind names a process that is gone, which reads as not held.
+    await hold?.release().catch(() => undefined);
+  }
 }
 
 async function startRun(runId: string, input: CommandInput, deps: RunDeps): Promise<RunOutcome> {
@@ -67,8 +82,18 @@ async function startRun(runId: string, input: CommandInput, deps: RunDeps): Prom
   return executeRun(state, audit, deps);
 }
 
-/** Resumes a run from its checkpoint (after a crash or an interruption); finished model calls are not repeated. */
+/**
+ * Resumes a run from its checkpoint (after a crash or an interruption); finished model calls are not
+ * repeated. Refused while a live process holds the run.
+ */
 export async function resumeRun(runId: string, deps: RunDeps): Promise<RunOutcome> {
+  // An unknown id is refused as such before anything is held for it.
+  if (deps.holds && !(await deps.runs.load(runId))) throw new RunNotResumableError(`there is no run "${runId}" in this workspace`);
+  return holding(runId, deps, () => resumeHeld(runId, deps));
+}
+
+/** The resume itself, under the hold: the checkpoint is read again, as it may have moved on meanwhile. */
+async function resumeHeld(runId: string, deps: RunDeps): Promise<RunOutcome> {
   const state = await deps.runs.load(runId);
   if (!state) throw new RunNotResumableError(`there is no run "${runId}" in this workspace`);
   if (state.status === 'paused') {

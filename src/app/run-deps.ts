@@ -12,6 +12,7 @@ import type {
   OnProgress,
   PictureRenderer,
   PersonaStore,
+  RunHolds,
   RunStore,
   SessionStore,
 } from '../domain/ports.js';
@@ -36,6 +37,8 @@ export interface RunDeps {
   readonly artifacts: ArtifactWriter;
   readonly runs: RunStore & { saveFile(runId: string, name: string, content: string): Promise<string>; removeFile(runId: string, name: string): Promise<void>; list(): Promise<string[]> };
   readonly audit: AuditLog;
+  /** Marks the runs this process executes, so readers tell a running run from one a killed process left. */
+  readonly holds?: RunHolds;
   readonly loopPolicy: LoopPolicyStore;
   /** Message content for traces, when the workspace asks for it (`telemetry.capture_content`); redacted again there. */
   readonly telemetry?: StepContentRecorder;

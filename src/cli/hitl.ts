@@ -2,11 +2,11 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { explainReason } from '../domain/codes.js';
-import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
-import { findClaim } from '../adapters/inflight-claims.js';
+import { FsRunLiveness, showRun, type RunLiveness } from '../adapters/fs-run-liveness.js';
 import { decidePause, describeContinue, HitlRefusedError } from '../app/hitl.js';
 import { conflictFingerprint } from '../app/loop-policy.js';
 import { resumeRun } from '../app/process-command.js';
+import type { App } from '../compose.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { pausesFor } from '../domain/loop-policy/workspace-loop.js';
@@ -74,7 +74,7 @@ export function registerHitl(program: Command, io: Io): void {
       const loop = await app.deps.loopPolicy.read();
       const details = {
         run_id: state.run_id,
-        status: state.status,
+        status: (await showRun(state.run_id, state.status, runLiveness(app))).status,
         task: state.command.task_description,
         pause: state.pause ?? null,
         continue_would: state.pause ? describeContinue(state.pause.layer, state.pause.reason_code) : null,
@@ -106,9 +106,8 @@ export function registerHitl(program: Command, io: Io): void {
       const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
       const app = await (await import('../compose.js')).createApp({ workspace, env: io.env, tracing: { onNotice: (message) => io.stderr.write(`maestro: ${message}\n`) } });
       if (app.engine && opts.run) throw new ExitError(2, 'maestro: --run is not available with an engine: a continue is queued for whichever worker (maestro worker) is free');
-      // A run in flight with a live watcher (or, with an engine, a live worker) is its; one nobody runs may still be stopped.
-      const claim = !app.engine && /^[A-Za-z0-9_-]+$/.test(runId) ? await findClaim(app.paths.inflight, runId) : undefined;
-      const owned = app.engine ? await app.engine.queue.isRunOwned(runId) : claim?.owner ? await new FsWatcherRegistry(path.join(app.paths.state, 'watchers')).isAlive(claim.owner) : false;
+      // A run a live process executes (`maestro run`, a watcher, or with an engine a worker) is its; one nobody runs may still be stopped.
+      const owned = await runLiveness(app).isHeld(runId);
       let result;
       try {
         result = await decidePause(
@@ -144,6 +143,12 @@ export function registerHitl(program: Command, io: Io): void {
       });
       if (code !== 0) throw new ExitError(code);
     });
+}
+
+/** Who runs what: the engine's leases (a worker's heartbeat) with an engine, else the workspace's files. */
+function runLiveness(app: App): RunLiveness {
+  const engine = app.engine;
+  return engine ? { isHeld: (runId) => engine.queue.isRunOwned(runId) } : new FsRunLiveness(app.paths);
 }
 
 function renderShow(d: { run_id: string; status: string; task: string; pause: RunState['pause'] | null; continue_would: string | null; plan: string | null; draft: string | null; conflict_pauses: number; decisions: RunState['hitl']; sealed: boolean }, state: RunState, io: Io): string {

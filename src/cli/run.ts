@@ -8,7 +8,7 @@ import { processCommand, resumeRun, RunNotResumableError, STORAGE_WRITE_FAILED }
 import type { RunOutcome } from '../app/run-deps.js';
 import type { App } from '../compose.js';
 import { resolveWorkspace } from '../config.js';
-import { ExitError, InvalidInputError, StorageError } from '../domain/errors.js';
+import { ExitError, InvalidInputError, RunHeldError, StorageError } from '../domain/errors.js';
 import { auditEvent } from '../domain/audit.js';
 import { runDecision } from '../domain/decision.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
@@ -109,6 +109,7 @@ async function resumeClaimed(app: App, runId: string): Promise<RunOutcome> {
     const deps = { run: app.deps, claims };
     const plan = await planClaim(claim, deps);
     const result = plan.ended ? await settleClaim(claim, plan.ended, deps) : await runClaim(claim, plan.kind, deps);
+    if (result.reason_code === 'RUN_HELD_ELSEWHERE') throw new RunNotResumableError(result.message);
     if (result.status === 'interrupted') throw new Error('interrupted');
     return { run_id: result.run_id, status: result.status, decision: result.decision ?? '', reason_code: result.reason_code, artifact: result.artifact, audit_log: result.audit_log ?? '', message: result.message };
   } finally {
@@ -182,7 +183,9 @@ export async function withRunContext(
           : `interrupted before run ${run.id} had a checkpoint; run the command again.`;
       return reportEnd(io, opts, { run_id: run.id, status: 'interrupted', message, audit_log: auditLog }, 130);
     }
-    if (error instanceof RunNotResumableError || error instanceof HitlRefusedError) throw new ExitError(2, `maestro: ${error.message}`);
+    if (error instanceof RunNotResumableError || error instanceof HitlRefusedError || error instanceof RunHeldError) {
+      throw new ExitError(2, `maestro: ${error.message}`);
+    }
     // A broken maestro.config.json (or no workspace): still one JSON object with --json, and exit 2.
     if (error instanceof InvalidInputError) return reportOutcome(io, opts, invalidOutcome(`${error.file} is invalid:\n${error.issues.map((i) => `  ${i}`).join('\n')}`));
     if (error instanceof StorageError) {

@@ -40,8 +40,16 @@ export function formatStatus(s: WorkspaceStatus, io: Io): string {
   lines.push(`queued     ${s.queued.length}${s.queued.length > 0 ? `: ${s.queued.slice(0, 10).map((q) => q.file).join(', ')}${s.queued.length > 10 ? ', …' : ''}` : ''}`);
   lines.push(`in flight  ${s.inflight.length}`);
   for (const f of s.inflight) {
-    const owner = f.owner_alive ? `running in pid ${f.owner_pid}` : 'its watcher is gone — the next "maestro watch" resumes it';
+    const owner = f.owner_alive
+      ? `running in pid ${f.owner_pid}`
+      : `its watcher is gone — the next "maestro watch" resumes it, or now: maestro run --resume ${f.run_id}`;
     lines.push(`  ${c.dim(f.run_id)} ${f.source} · ${f.steps_done} model call(s) done · ${owner}`);
+  }
+  // Only when there are some: a run left running by a process that is gone is the exception.
+  if (s.interrupted.length > 0) lines.push(`interrupted ${s.interrupted.length} (left running by a process that is gone)`);
+  for (const r of s.interrupted) {
+    lines.push(`  ${c.dim(r.run_id)} ${r.source} · ${r.steps_done} step(s) kept · last checkpoint ${r.updated_at}`);
+    lines.push(`    resume with: ${r.next_step}`);
   }
   lines.push(`paused     ${s.paused.length}`);
   for (const p of s.paused) {
@@ -51,7 +59,7 @@ export function formatStatus(s: WorkspaceStatus, io: Io): string {
   lines.push(`rejected   ${s.rejected}${s.rejected > 0 ? ' (in .maestro/rejected/, each with <name>.error.json)' : ''}`);
   lines.push(s.recent.length === 0 ? 'recent     no runs yet' : `recent     ${s.recent.length} (newest first)`);
   const badge = (status: string): string =>
-    status === 'completed' ? c.green(status) : status === 'paused' || status === 'running' ? c.yellow(status) : c.red(status);
+    status === 'completed' ? c.green(status) : ['paused', 'running', 'interrupted'].includes(status) ? c.yellow(status) : c.red(status);
   for (const r of s.recent) {
     const used = r.usage.calls > 0 ? ` · ${r.usage.calls} calls, ${r.usage.prompt_tokens}+${r.usage.completion_tokens} tokens` : '';
     lines.push(`  ${c.dim(r.run_id)} ${badge(r.status)} ${r.reason_code ?? ''} · ${r.source ?? 'no command kept'} · ${r.updated_at}${used}${r.artifact ? ` → ${r.artifact}` : ''}`);

@@ -150,6 +150,7 @@ export const REASON_CODES = {
   HITL_CONTINUE: 'a person chose to continue',
   HITL_STOP: 'a person chose to stop',
   RUN_NOT_OWNED: 'the run was left running with nobody running it',
+  RUN_HELD_ELSEWHERE: 'another live maestro process is running the run, so it was not run again here',
   MAESTRO_PLAN_REQUEST_DISPATCHED: 'the plan request was sent to the council',
   MEDIATION_PLAN_PROPOSED: 'the council proposed a plan',
   MAESTRO_PLAN_RECEIVED: 'the plan was received',

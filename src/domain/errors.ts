@@ -89,3 +89,17 @@ export class BudgetExceededError extends AppError {
     super(exceeded.message);
   }
 }
+
+/** A live process already executes the run (`maestro run`, a watcher): a second one would run it twice. */
+export class RunHeldError extends AppError {
+  readonly code = 'RUN_HELD' as const;
+  constructor(
+    readonly runId: string,
+    readonly holder: { readonly pid: number; readonly since: string },
+  ) {
+    super(
+      `run ${runId} is being run right now by another maestro process (pid ${holder.pid}, since ${holder.since}); ` +
+        'wait for it to end, or stop that process first',
+    );
+  }
+}

@@ -80,6 +80,20 @@ export interface RunStore {
   close?(runId: string): Promise<void>;
 }
 
+/** A run this process holds; `release` lets it go (a process that dies lets it go by dying). */
+export interface RunHold {
+  release(): Promise<void>;
+}
+
+/**
+ * Which process executes a run now. A run is held from before its first checkpoint until this
+ * process stops executing it; a checkpoint that says `running` with no live holder was interrupted.
+ */
+export interface RunHolds {
+  /** Holds the run for this process; throws `RunHeldError` when a live process already holds it. */
+  hold(runId: string): Promise<RunHold>;
+}
+
 /** Audit records a run store writes ahead with a change: their exact lines, chained after the log's end. */
 export interface AuditAhead {
   /** The log they continue (the sink's `path`). */
