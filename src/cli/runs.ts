@@ -1,13 +1,12 @@
 import { stripVTControlCharacters } from 'node:util';
 import type { Command } from 'commander';
-import { listRuns, readRunState, type RunListing } from '../adapters/fs-run-catalog.js';
-import { FsRunLiveness, showRun } from '../adapters/fs-run-liveness.js';
+import type { RunListing } from '../compose/workspace.js';
 import { loadWorkspaceConfig } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { SHOWN_RUN_STATUSES } from '../domain/run-liveness.js';
 import { renderTranscript } from '../domain/transcript.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
-import { openWorkspace } from './open-workspace.js';
+import { openWorkspaceAt } from './open-workspace.js';
 import { chalkFor } from './style.js';
 
 const LISTED_STATUSES = SHOWN_RUN_STATUSES;
@@ -34,9 +33,9 @@ export function registerRuns(program: Command, io: Io): void {
     .action(async (opts: RunsFlags) => {
       const statuses = opts.status === undefined ? undefined : parseStatuses(opts.status);
       const since = opts.since === undefined ? undefined : parseSince(opts.since, new Date());
-      const paths = await openWorkspace(io, opts.workspace);
-      const config = await loadWorkspaceConfig(paths.config);
-      const all = await listRuns(paths, config.prices, new FsRunLiveness(paths));
+      const workspace = await openWorkspaceAt(io, opts.workspace);
+      const config = await loadWorkspaceConfig(workspace.paths.config);
+      const all = await workspace.runs.list(config.prices);
       let runs = all.filter((r) => (!statuses || statuses.has(r.status)) && (!since || r.started_at >= since.toISOString()));
       if (opts.limit > 0) runs = runs.slice(0, opts.limit);
       io.stdout.write(opts.json ? `${JSON.stringify(runs, null, 2)}\n` : formatRuns(runs, io));
@@ -52,11 +51,11 @@ export function registerShow(program: Command, io: Io): void {
     .option('--raw', 'print the Markdown as it is, not rendered for a terminal')
     .option(...WORKSPACE_OPTION)
     .action(async (runId: string, opts: { raw?: boolean; workspace?: string }) => {
-      const paths = await openWorkspace(io, opts.workspace);
-      const state = /^[A-Za-z0-9_.-]+$/.test(runId) ? await readRunState(paths, runId) : undefined;
-      const liveness = new FsRunLiveness(paths);
+      const workspace = await openWorkspaceAt(io, opts.workspace);
+      const { paths } = workspace;
+      const state = /^[A-Za-z0-9_.-]+$/.test(runId) ? await workspace.runs.read(runId) : undefined;
       if (!state) {
-        const known = (await listRuns(paths, {}, liveness)).find((r) => r.run_id === runId);
+        const known = (await workspace.runs.list({})).find((r) => r.run_id === runId);
         throw new ExitError(
           2,
           known
@@ -64,7 +63,7 @@ export function registerShow(program: Command, io: Io): void {
             : `maestro show: there is no run "${runId}" in ${paths.root} (list them with "maestro runs")`,
         );
       }
-      const markdown = renderTranscript(state, (await showRun(state.run_id, state.status, liveness)).status);
+      const markdown = renderTranscript(state, (await workspace.runs.shown(state)).status);
       io.stdout.write(opts.raw ? markdown : await renderForTerminal(markdown, io));
     });
 }

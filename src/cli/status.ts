@@ -1,10 +1,8 @@
-import path from 'node:path';
 import type { Command } from 'commander';
-import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
-import { readWorkspaceStatus, type WorkspaceStatus } from '../adapters/fs-workspace-status.js';
+import type { WorkspaceStatus } from '../compose/workspace.js';
 import { loadWorkspaceConfig, resolveEngineUrl } from '../config.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
-import { openWorkspace } from './open-workspace.js';
+import { openWorkspaceAt } from './open-workspace.js';
 import { chalkFor } from './style.js';
 
 export function registerStatus(program: Command, io: Io): void {
@@ -15,8 +13,9 @@ export function registerStatus(program: Command, io: Io): void {
     .option('-n, --recent <count>', 'how many recent runs to list', (v) => Math.max(0, Number.parseInt(v, 10) || 0), 10)
     .option(...WORKSPACE_OPTION)
     .action(async (opts: { json?: boolean; recent: number; workspace?: string }) => {
-      const paths = await openWorkspace(io, opts.workspace);
-      const status = await readWorkspaceStatus(paths, new FsWatcherRegistry(path.join(paths.state, 'watchers')), { recent: opts.recent });
+      const workspace = await openWorkspaceAt(io, opts.workspace);
+      const { paths } = workspace;
+      const status = await workspace.status({ recent: opts.recent });
       // With an engine, the cluster too: its workers, its queue, and every paused run wherever it ran.
       const url = resolveEngineUrl(await loadWorkspaceConfig(paths.config), io.env);
       const cluster = url ? await import('./status-engine.js') : undefined;

@@ -147,3 +147,29 @@ async function startIntake(
     },
   };
 }
+
+export interface WorkerOptions {
+  readonly once: boolean;
+  readonly pid: number;
+  /** This worker's name in `maestro status`. */
+  readonly name: string;
+  readonly onEvent: (event: WatchEvent) => void;
+}
+
+/** `maestro worker`: takes commands from the workspace's engine and runs them, one at a time. */
+export async function openWorker(app: App, engine: EngineHandle, options: WorkerOptions): Promise<Service> {
+  const { PgWorkerSession } = await import('../adapters/pg-queue.js');
+  type Session = import('../adapters/pg-queue.js').PgWorkerSession;
+  type Claim = import('../adapters/pg-queue.js').EngineClaim;
+  const { WorkerLoop } = await import('../app/worker-loop.js');
+  const { workerClaimDeps } = await import('../compose-engine.js');
+  const loop = new WorkerLoop<Claim, Session>({
+    openSession: () => PgWorkerSession.open(engine.engine, { name: options.name }),
+    depsFor: (claim, session, controls) => workerClaimDeps({ base: app.deps, engine: engine.engine, root: app.paths.root, claim, session, controls }),
+    onEvent: options.onEvent,
+    once: options.once,
+    pid: options.pid,
+    workspace: app.paths.root,
+  });
+  return { run: () => loop.run(), stop: () => loop.stop(), close: () => engine.engine.close() };
+}

@@ -1,7 +1,14 @@
 import { writeFileAtomically } from '../adapters/atomic-file.js';
 import { requeueRejected } from '../adapters/fs-rejected.js';
 import { pruneAuditLogs } from '../adapters/fs-audit-store.js';
+import path from 'node:path';
+import { listRuns, readRunState, type RunListing } from '../adapters/fs-run-catalog.js';
+import { FsRunLiveness, showRun, type ShownRun } from '../adapters/fs-run-liveness.js';
+import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
+import { readWorkspaceStatus, type WorkspaceStatus } from '../adapters/fs-workspace-status.js';
 import { sha256 } from '../adapters/hashing.js';
+import type { Price } from '../domain/budget.js';
+import type { RunState } from '../domain/run-state.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { assertWorkspace } from '../adapters/workspace-guard.js';
 import { WorkspacePaths } from '../adapters/workspace-paths.js';
@@ -10,6 +17,9 @@ import { scaffoldWorkspace, type ScaffoldResult } from '../adapters/workspace-sc
 
 export type { ScaffoldReport, ScaffoldResult } from '../adapters/workspace-scaffold.js';
 export type { RejectedCommand } from '../adapters/fs-rejected.js';
+export type { RunListing } from '../adapters/fs-run-catalog.js';
+export type { ShownRun } from '../adapters/fs-run-liveness.js';
+export type { WorkspaceStatus } from '../adapters/fs-workspace-status.js';
 export type { WorkspacePaths } from '../adapters/workspace-paths.js';
 
 /**
@@ -24,6 +34,14 @@ export interface Workspace {
     /** Moves it back; returns its name in `commands/` (never over a file there). */
     requeue(name: string): Promise<string>;
   };
+  /** The workspace's runs, newest first, each with the status a person sees (a run nobody holds is `interrupted`). */
+  readonly runs: {
+    list(prices: Readonly<Record<string, Price>>): Promise<RunListing[]>;
+    read(runId: string): Promise<RunState | undefined>;
+    shown(run: Pick<RunState, 'run_id' | 'status'>): Promise<ShownRun>;
+  };
+  /** Watchers, queue, runs in flight, paused and interrupted, the last runs. */
+  status(options: { recent: number }): Promise<WorkspaceStatus>;
   /** Deletes the audit logs (and ended runs' checkpoints) last written before the retention period. */
   pruneAudit(options: { retentionDays: number; dryRun?: boolean }): ReturnType<typeof pruneAuditLogs>;
 }
@@ -41,8 +59,15 @@ export function workspacePathsOf(dir: string): WorkspacePaths {
 }
 
 function workspaceAt(paths: WorkspacePaths): Workspace {
+  const liveness = new FsRunLiveness(paths);
   return {
     paths,
+    runs: {
+      list: (prices) => listRuns(paths, prices, liveness),
+      read: (runId) => readRunState(paths, runId),
+      shown: (run) => showRun(run.run_id, run.status, liveness),
+    },
+    status: ({ recent }) => readWorkspaceStatus(paths, new FsWatcherRegistry(path.join(paths.state, 'watchers')), { recent }),
     rejected: { list: () => readRejected(paths), requeue: (name) => requeueRejected(paths, name) },
     pruneAudit: ({ retentionDays, dryRun }) => pruneAuditLogs({ paths, retentionDays, now: systemClock.now(), dryRun: dryRun === true }),
   };
