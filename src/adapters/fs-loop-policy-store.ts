@@ -27,9 +27,11 @@ export class FsLoopPolicyStore implements LoopPolicyStore {
 
   async update<T>(fn: (data: LoopPolicyData) => { data: LoopPolicyData; result: T }): Promise<T> {
     await ensurePrivateDir(this.paths.state);
-    return withFileLock(`${this.file}.lock`, async () => {
+    return withFileLock(`${this.file}.lock`, async (held) => {
       const { data } = await this.#load();
       const out = fn(data);
+      // A holder that lost the lock would overwrite the counts another watcher just saved.
+      await held.assertHeld();
       await writeJsonAtomically(this.file, out.data, { mode: 0o600 });
       return out.result;
     });

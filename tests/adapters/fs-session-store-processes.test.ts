@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FsSessionStore } from '../../src/adapters/fs-session-store.js';
+
+// Issue 23, point 3b: one run's messages were found twice in a persona's archive after a soak with
+// several watchers and `kill -9`. Real processes append to one persona's memory at once.
+const APPENDER = path.resolve(import.meta.dirname, '..', 'helpers', 'session-appender.mjs');
+const KEEP_RUNS = 3;
+const STALE_MS = 2_000;
+
+let dir: string;
+const children: ChildProcess[] = [];
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'maestro-memory-'));
+});
+afterEach(async () => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface Appender {
+  readonly child: ChildProcess;
+  /** The highest run number it reported saved (-1: none yet). */
+  lastSaved(): number;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function startAppender(prefix: string, from: number, to: number): Appender {
+  const child = spawn(process.execPath, [APPENDER, dir, prefix, String(from), String(to), String(KEEP_RUNS), String(STALE_MS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let last = from - 1;
+  let err = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    for (const m of chunk.toString().matchAll(/appended (\d+)/g)) last = Math.max(last, Number(m[1]));
+  });
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => {
+      if (code !== 0 && code !== null) process.stderr.write(`appender ${prefix} failed: ${err}\n`);
+      resolve({ code, signal });
+    }),
+  );
+  return { child, lastSaved: () => last, exited };
+}
+
+/** Every message kept for the persona: those in its state file, then those in its archive. */
+async function everyMessage(): Promise<string[]> {
+  const store = new FsSessionStore(dir, { now: () => new Date() }, KEEP_RUNS);
+  const { state } = await store.load('auditor');
+  const archive = await readFile(store.archiveFor('auditor'), 'utf8').catch(() => '');
+  const archived = archive.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as { content: string });
+  return [...archived.map((m) => m.content), ...state.messages.map((m) => m.content)];
+}
+
+function expectedMessages(prefixes: readonly string[], runs: number): string[] {
+  return prefixes.flatMap((p) => Array.from({ length: runs }, (_, n) => [`=== TASK BRIEFING ===\n\nTASK: ${p}-${n}`, `reply to ${p}-${n}`]).flat());
+}
+
+describe('persona memory appended by many processes at once', () => {
+  it('6 processes × 50 runs: every message is kept exactly once (state file + archive)', async () => {
+    const prefixes = ['w1', 'w2', 'w3', 'w4', 'w5', 'w6'];
+    const appenders = prefixes.map((p) => startAppender(p, 0, 50));
+    for (const a of appenders) expect(await a.exited).toEqual({ code: 0, signal: null });
+    const kept = await everyMessage();
+    expect(kept.length).toBe(600);
+    expect([...kept].sort()).toEqual(expectedMessages(prefixes, 50).sort());
+  }, 120_000);
+
+  it('with appenders killed (SIGKILL) mid-way and started again from where they were, still every message exactly once', async () => {
+    const prefixes = ['k1', 'k2', 'k3', 'k4'];
+    const runs = 30;
+    const first = prefixes.map((p) => startAppender(p, 0, runs));
+    // Two of them die at some point of their work (maybe holding the lock, maybe between the archive and the state file).
+    for (const [i, victim] of [first[0]!, first[2]!].entries()) {
+      await new Promise((resolve) => setTimeout(resolve, 300 + i * 450));
+      victim.child.kill('SIGKILL');
+    }
+    const results = await Promise.all(first.map((a) => a.exited));
+    expect(results.map((r) => r.signal)).toEqual(['SIGKILL', null, 'SIGKILL', null]);
+    expect(first[0]!.lastSaved()).toBeLessThan(runs - 1);
+    // A watcher that restarts saves the run it was saving again: from the first one not reported saved.
+    const again = prefixes.flatMap((p, i) => (results[i]!.signal === 'SIGKILL' ? [startAppender(p, first[i]!.lastSaved() + 1, runs)] : []));
+    for (const a of again) expect((await a.exited).code).toBe(0);
+    const kept = await everyMessage();
+    expect([...kept].sort()).toEqual(expectedMessages(prefixes, runs).sort());
+  }, 120_000);
+});
