@@ -6,13 +6,12 @@ import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
 import { findClaim } from '../adapters/inflight-claims.js';
 import { decidePause, describeContinue, HitlRefusedError } from '../app/hitl.js';
 import { conflictFingerprint } from '../app/loop-policy.js';
-import { resumeRun } from '../app/process-command.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { pausesFor } from '../domain/loop-policy/workspace-loop.js';
 import type { RunState } from '../domain/run-state.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
-import { reportOutcome, withRunContext } from './run.js';
+import { reportOutcome, resumeHere, withRunContext } from './run.js';
 import { chalkFor } from './style.js';
 
 export function registerHitl(program: Command, io: Io): void {
@@ -107,12 +106,15 @@ export function registerHitl(program: Command, io: Io): void {
       const app = await (await import('../compose.js')).createApp({ workspace, env: io.env, tracing: { onNotice: (message) => io.stderr.write(`maestro: ${message}\n`) } });
       if (app.engine && opts.run) throw new ExitError(2, 'maestro: --run is not available with an engine: a continue is queued for whichever worker (maestro worker) is free');
       // A run in flight with a live watcher (or, with an engine, a live worker) is its; one nobody runs may still be stopped.
-      const claim = !app.engine && /^[A-Za-z0-9_-]+$/.test(runId) ? await findClaim(app.paths.inflight, runId) : undefined;
-      const owned = app.engine ? await app.engine.queue.isRunOwned(runId) : claim?.owner ? await new FsWatcherRegistry(path.join(app.paths.state, 'watchers')).isAlive(claim.owner) : false;
+      const isOwned = async (): Promise<boolean> => {
+        if (app.engine) return app.engine.queue.isRunOwned(runId);
+        const claim = /^[A-Za-z0-9_-]+$/.test(runId) ? await findClaim(app.paths.inflight, runId) : undefined;
+        return claim?.owner ? new FsWatcherRegistry(path.join(app.paths.state, 'watchers')).isAlive(claim.owner) : false;
+      };
       let result;
       try {
         result = await decidePause(
-          { runId, decision, ...(opts.note !== undefined ? { note: opts.note } : {}), ...(opts.pause ? { pauseId: opts.pause } : {}), unowned: !owned },
+          { runId, decision, ...(opts.note !== undefined ? { note: opts.note } : {}), ...(opts.pause ? { pauseId: opts.pause } : {}), isOwned },
           // With an engine, a stop's artifact goes to the engine and the intake writes it into its workspace.
           app.engine ? app.engine.depsForRun(runId) : app.deps,
         );
@@ -139,8 +141,7 @@ export function registerHitl(program: Command, io: Io): void {
       }
       const code = await withRunContext(io, opts, workspace, async (runApp, run) => {
         run.id = runId;
-        await runApp.deps.decisions.claim(runId);
-        return resumeRun(runId, runApp.deps);
+        return resumeHere(runApp, runId);
       });
       if (code !== 0) throw new ExitError(code);
     });

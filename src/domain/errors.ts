@@ -89,3 +89,11 @@ export class BudgetExceededError extends AppError {
     super(exceeded.message);
   }
 }
+
+/** Another live process holds the run (deciding or resuming it): nothing was done. */
+export class RunBusyError extends AppError {
+  readonly code = 'RUN_BUSY' as const;
+  constructor(readonly runId: string) {
+    super(`another maestro process is deciding or resuming run ${runId} right now`);
+  }
+}
