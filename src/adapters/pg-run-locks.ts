@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type pg from 'pg';
 import { RunBusyError } from '../domain/errors.js';
 import type { RunLocks } from '../domain/ports.js';
 import { EngineError, type PgEngine } from './pg-engine.js';
@@ -28,9 +29,7 @@ export class PgRunLocks implements RunLocks {
     }
     try {
       const deadline = Date.now() + (options.waitMs ?? 0);
-      for (;;) {
-        const r = await client.query<{ held: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS held', [RUN_LOCK_CLASS, runId]);
-        if (r.rows[0]?.held) break;
+      while (!(await tryLock(client, runId))) {
         if (Date.now() >= deadline) throw new RunBusyError(runId);
         await sleep(50);
       }
@@ -42,5 +41,14 @@ export class PgRunLocks implements RunLocks {
       // Closing the session lets the lock go.
       await client.end().catch(() => undefined);
     }
+  }
+}
+
+async function tryLock(client: pg.Client, runId: string): Promise<boolean> {
+  try {
+    const r = await client.query<{ held: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS held', [RUN_LOCK_CLASS, runId]);
+    return r.rows[0]?.held === true;
+  } catch (error) {
+    throw new EngineError(`could not hold run ${runId} in the engine: ${(error as Error).message}`, { cause: error });
   }
 }

@@ -6,6 +6,7 @@ import { findClaim } from '../adapters/inflight-claims.js';
 import { readPackageVersion } from './package-info.js';
 import { processCommand, resumeRun, RunNotResumableError, STORAGE_WRITE_FAILED } from '../app/process-command.js';
 import type { RunOutcome } from '../app/run-deps.js';
+import type { RunState } from '../domain/run-state.js';
 import type { App } from '../compose.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError, InvalidInputError, RunBusyError, StorageError } from '../domain/errors.js';
@@ -96,12 +97,18 @@ export async function resumeHere(app: App, runId: string): Promise<RunOutcome> {
     return await app.deps.runLocks.hold(runId, () => resumeHeld(app, runId));
   } catch (error) {
     if (error instanceof RunBusyError) throw new RunNotResumableError(`another maestro process is resuming run ${runId} (or deciding its pause) right now; nothing changed`);
-    if (!(error instanceof RunNotResumableError) || before?.status !== 'running') throw error;
-    // It was running when this process started: whoever ended it meanwhile was another process.
-    const now = await app.deps.runs.load(runId).catch(() => undefined);
-    if (!now || now.status === 'running') throw error;
-    throw new RunNotResumableError(`another maestro process resumed run ${runId} meanwhile: it is ${now.status} now; nothing changed`, { cause: error });
+    if (!(error instanceof RunNotResumableError)) throw error;
+    throw (await whyNotResumed(app, runId, before)) ?? error;
   }
+}
+
+/** A refusal that says who moved the run on, when another process did: it was running when this one started, or it has ended. */
+async function whyNotResumed(app: App, runId: string, before: RunState | undefined): Promise<RunNotResumableError | undefined> {
+  const now = await app.deps.runs.load(runId).catch(() => undefined);
+  if (!now || now.status === 'running') return undefined;
+  if (before?.status === 'running') return new RunNotResumableError(`another maestro process resumed run ${runId} meanwhile: it is ${now.status} now; nothing changed`);
+  if (now.status === 'paused') return undefined;
+  return new RunNotResumableError(`run ${runId} has already ended (${now.status}${now.finished_at ? ` at ${now.finished_at}` : ''}): another maestro process finished it; nothing to resume`);
 }
 
 /** Under the run's lock: from a dead watcher's claim, or from the checkpoint, claiming a waiting `continue` first. */
