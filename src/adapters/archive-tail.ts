@@ -10,6 +10,13 @@ export interface ArchiveTail {
 
 const FIRST_READ_BYTES = 64 * 1024;
 
+interface TailScan {
+  readonly counts: Map<string, number>;
+  readonly complete: boolean;
+  /** Bytes after the last newline. */
+  readonly cutBytes: number | undefined;
+}
+
 /**
  * Reads `session_states/archive/<persona>_history.jsonl` backwards, whole lines, counting the
  * messages of `runIds` until the first line of another run. Runs are archived oldest first and a run
@@ -31,7 +38,8 @@ export async function readArchiveTail(file: string, runIds: ReadonlySet<string>)
       const start = Math.max(0, size - want);
       const text = await readRange(handle, start, size);
       const scan = scanTail(text, start === 0, runIds);
-      if (scan.complete || start === 0) return { counts: scan.counts, cutAt: scan.cutBytes === undefined ? undefined : size - scan.cutBytes };
+      if (!scan.complete && start > 0) continue;
+      return { counts: scan.counts, cutAt: scan.cutBytes === undefined ? undefined : size - scan.cutBytes };
     }
   } finally {
     await handle.close().catch(() => undefined);
@@ -53,7 +61,7 @@ async function readRange(handle: FileHandle, start: number, end: number): Promis
  * Counts from the last whole line back. `complete` is false when the text ran out before a line of
  * another run (and it does not start at the beginning of the file): the caller reads further back.
  */
-function scanTail(bytes: Buffer, fromFileStart: boolean, runIds: ReadonlySet<string>): { counts: Map<string, number>; complete: boolean; cutBytes: number | undefined } {
+function scanTail(bytes: Buffer, fromFileStart: boolean, runIds: ReadonlySet<string>): TailScan {
   const lastNewline = bytes.lastIndexOf(0x0a);
   // Every append ends with a newline: bytes after the last one are an append cut short.
   const cutBytes = bytes.length - (lastNewline + 1) > 0 ? bytes.length - (lastNewline + 1) : undefined;

@@ -29,7 +29,8 @@ export interface HeldLock {
 /** Another live process holds the lock, and did not let go within the wait. */
 export class FileLockBusyError extends StorageError {
   constructor(lockPath: string, waitedMs: number) {
-    super(`could not lock ${lockPath}${waitedMs > 0 ? ` within ${Math.round(waitedMs / 1000)} s` : ''}: another maestro process holds it`, lockPath, { errno: 'ELOCKED' });
+    const waited = waitedMs > 0 ? ` within ${Math.round(waitedMs / 1000)} s` : '';
+    super(`could not lock ${lockPath}${waited}: another maestro process holds it`, lockPath, { errno: 'ELOCKED' });
   }
 }
 
@@ -114,7 +115,8 @@ async function assertHeld(key: string, signal: AbortSignal, entries: LockEntries
 
 function lostLock(key: string, reason: unknown): StorageError {
   const why = reason instanceof Error ? reason.message : String(reason ?? 'unknown');
-  return new StorageError(`lost the lock ${key} while holding it (${why}): nothing more was written under it`, key, { errno: 'ECOMPROMISED' });
+  const message = `lost the lock ${key} while holding it (${why}): nothing more was written under it`;
+  return new StorageError(message, key, { errno: 'ECOMPROMISED' });
 }
 
 /**

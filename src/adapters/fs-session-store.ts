@@ -2,7 +2,14 @@ import { mkdir, readFile, rename, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, SessionLoad, SessionStore } from '../domain/ports.js';
 import { StorageError } from '../domain/errors.js';
-import { appendRun, compactSession, emptySessionState, parseSessionState, unarchivedMessages, type HistoryMessage } from '../domain/session-state.js';
+import {
+  appendRun,
+  compactSession,
+  emptySessionState,
+  parseSessionState,
+  unarchivedMessages,
+  type HistoryMessage,
+} from '../domain/session-state.js';
 import { readArchiveTail, type ArchiveTail } from './archive-tail.js';
 import { appendDurably, writeJsonAtomically } from './atomic-file.js';
 import { withFileLock, type FileLockOptions, type HeldLock } from './file-lock.js';

@@ -35,7 +35,10 @@ export class PgRunLocks implements RunLocks {
       }
       const result = await fn();
       // Without its connection the lock was gone, and another process may have decided meanwhile.
-      if (lost) throw new EngineError(`lost the engine connection that held run ${runId} (${lost.message}): check the run before deciding again`, { cause: lost });
+      if (lost) {
+        const message = `lost the engine connection that held run ${runId} (${lost.message}): check the run before deciding again`;
+        throw new EngineError(message, { cause: lost });
+      }
       return result;
     } finally {
       // Closing the session lets the lock go.

@@ -71,7 +71,8 @@ export async function decidePause(input: HitlDecisionInput, deps: DecideDeps): P
 async function decideHeld(input: HitlDecisionInput & { decision: 'continue' | 'stop' }, deps: DecideDeps): Promise<HitlDecisionResult> {
   const state = await deps.runs.load(input.runId);
   if (!state) throw new HitlRefusedError(`there is no run "${input.runId}" in this workspace`);
-  const facts = state.status === 'running' && !state.pause ? await runningFacts(state.run_id, input, deps) : { continuePending: false, owned: false };
+  const idle = state.status !== 'running' || state.pause !== undefined;
+  const facts = idle ? { continuePending: false, owned: false } : await runningFacts(state.run_id, input, deps);
   const target = pauseToDecide(state, input, facts, deps.clock.now().toISOString());
   if (!target.ok) throw new HitlRefusedError(target.refusal);
   const pause = target.pause;

@@ -114,7 +114,13 @@ export function registerHitl(program: Command, io: Io): void {
       let result;
       try {
         result = await decidePause(
-          { runId, decision, ...(opts.note !== undefined ? { note: opts.note } : {}), ...(opts.pause ? { pauseId: opts.pause } : {}), isOwned },
+          {
+            runId,
+            decision,
+            ...(opts.note !== undefined ? { note: opts.note } : {}),
+            ...(opts.pause ? { pauseId: opts.pause } : {}),
+            isOwned,
+          },
           // With an engine, a stop's artifact goes to the engine and the intake writes it into its workspace.
           app.engine ? app.engine.depsForRun(runId) : app.deps,
         );

@@ -96,7 +96,9 @@ export async function resumeHere(app: App, runId: string): Promise<RunOutcome> {
   try {
     return await app.deps.runLocks.hold(runId, () => resumeHeld(app, runId));
   } catch (error) {
-    if (error instanceof RunBusyError) throw new RunNotResumableError(`another maestro process is resuming run ${runId} (or deciding its pause) right now; nothing changed`);
+    if (error instanceof RunBusyError) {
+      throw new RunNotResumableError(`another maestro process is resuming run ${runId} (or deciding its pause) right now; nothing changed`);
+    }
     if (!(error instanceof RunNotResumableError)) throw error;
     throw (await whyNotResumed(app, runId, before)) ?? error;
   }
@@ -106,9 +108,12 @@ export async function resumeHere(app: App, runId: string): Promise<RunOutcome> {
 async function whyNotResumed(app: App, runId: string, before: RunState | undefined): Promise<RunNotResumableError | undefined> {
   const now = await app.deps.runs.load(runId).catch(() => undefined);
   if (!now || now.status === 'running') return undefined;
-  if (before?.status === 'running') return new RunNotResumableError(`another maestro process resumed run ${runId} meanwhile: it is ${now.status} now; nothing changed`);
+  if (before?.status === 'running') {
+    return new RunNotResumableError(`another maestro process resumed run ${runId} meanwhile: it is ${now.status} now; nothing changed`);
+  }
   if (now.status === 'paused') return undefined;
-  return new RunNotResumableError(`run ${runId} has already ended (${now.status}${now.finished_at ? ` at ${now.finished_at}` : ''}): another maestro process finished it; nothing to resume`);
+  const ended = `${now.status}${now.finished_at ? ` at ${now.finished_at}` : ''}`;
+  return new RunNotResumableError(`run ${runId} has already ended (${ended}): another maestro process finished it; nothing to resume`);
 }
 
 /** Under the run's lock: from a dead watcher's claim, or from the checkpoint, claiming a waiting `continue` first. */

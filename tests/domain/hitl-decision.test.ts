@@ -50,9 +50,11 @@ describe('pauseToDecide: a decision applies only to an open pause', () => {
 
   it('refuses a decision on a run a live process runs, and on an ended run', () => {
     const running = aRun({ status: 'running', pause: undefined });
-    expect(pauseToDecide(running, { decision: 'stop' }, { continuePending: false, owned: true }, NOW)).toMatchObject({ ok: false, refusal: expect.stringContaining('not paused: it is running') });
+    const owned = pauseToDecide(running, { decision: 'stop' }, { continuePending: false, owned: true }, NOW);
+    expect(owned).toMatchObject({ ok: false, refusal: expect.stringContaining('not paused: it is running') });
     const stopped = aRun({ status: 'stopped', pause: undefined, hitl: [{ ...continued, decision: 'stop' }] });
-    expect(pauseToDecide(stopped, { decision: 'continue' }, nobody, NOW)).toMatchObject({ ok: false, refusal: expect.stringMatching(/not paused: it is stopped; its pause r1-p1 was already decided \("stop"/) });
+    const again = pauseToDecide(stopped, { decision: 'continue' }, nobody, NOW);
+    expect(again).toMatchObject({ ok: false, refusal: expect.stringMatching(/not paused: it is stopped; its pause r1-p1 was already decided \("stop"/) });
   });
 
   it('lets a stop end a run left running that nobody runs or is about to resume, with a pause of its own', () => {
@@ -65,7 +67,8 @@ describe('pauseToDecide: a decision applies only to an open pause', () => {
   });
 
   it('refuses any decision on a sealed run', () => {
-    const sealed = aRun({ decision: { decision: 'STOPPED', reason_code: 'ETHICS_PII_DETECTED', sealed: true, overrideable: false, final_decider: 'SYSTEM', layer: 'ethics' } as RunState['decision'] });
-    expect(pauseToDecide(sealed, { decision: 'continue' }, nobody, NOW)).toMatchObject({ ok: false, refusal: expect.stringContaining('sealed decision (ethics: ETHICS_PII_DETECTED)') });
+    const seal = { decision: 'STOPPED', reason_code: 'ETHICS_PII_DETECTED', sealed: true, overrideable: false, final_decider: 'SYSTEM', layer: 'ethics' };
+    const refused = pauseToDecide(aRun({ decision: seal as RunState['decision'] }), { decision: 'continue' }, nobody, NOW);
+    expect(refused).toMatchObject({ ok: false, refusal: expect.stringContaining('sealed decision (ethics: ETHICS_PII_DETECTED)') });
   });
 });
