@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { RunBusyError } from '../domain/errors.js';
 import type { RunLocks } from '../domain/ports.js';
-import { FileLockBusyError, isFileLockHeld, withFileLock, type FileLockOptions } from './file-lock.js';
+import { DEFAULT_STALE_MS, FileLockBusyError, isFileLockHeld, withFileLock, type FileLockOptions } from './file-lock.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
 const RUN_ID = /^[A-Za-z0-9_-]+$/;
@@ -31,7 +31,10 @@ export class FsRunLocks implements RunLocks {
       return await withFileLock(lockFile, () => fn(), { ...this.options, waitMs: options.waitMs ?? 0 });
     } catch (error) {
       // Only this run's lock: a busy lock met inside `fn` (persona memory) is that one's failure.
-      if (error instanceof FileLockBusyError && error.path === lockFile) throw new RunBusyError(runId);
+      if (error instanceof FileLockBusyError && error.path === lockFile) {
+        const staleSeconds = Math.round((this.options.staleMs ?? DEFAULT_STALE_MS) / 1000);
+        throw new RunBusyError(runId, `if that process was killed, its hold lapses ${staleSeconds} s after it last refreshed it`);
+      }
       throw error;
     }
   }

@@ -82,11 +82,14 @@ export class FsSessionStore implements SessionStore {
     await withFileLock(`${file}.lock`, async (held) => {
       const { state } = await this.load(personaId);
       const { state: compacted, moved } = compactSession(appendRun(state, runId, messages, this.clock.now().toISOString()), this.keepRuns);
+      // Counted before the writes and their checks: counting may load the tokenizer, and a holder
+      // that stalls there must find out before it writes, not after.
+      const next = { ...compacted, messages: this.#counted(compacted.messages) };
       // Archive first: a crash in between leaves a run in both places, never in neither; the next
       // save then finds it at the end of the archive and does not append it again.
       if (moved.length > 0) await this.#archive(personaId, moved, held);
       await held.assertHeld();
-      await writeJsonAtomically(file, { ...compacted, messages: this.#counted(compacted.messages) });
+      await writeJsonAtomically(file, next);
     }, this.lockOptions);
   }
 

@@ -93,7 +93,11 @@ export class BudgetExceededError extends AppError {
 /** Another live process holds the run (deciding or resuming it): nothing was done. */
 export class RunBusyError extends AppError {
   readonly code = 'RUN_BUSY' as const;
-  constructor(readonly runId: string) {
-    super(`another maestro process is deciding or resuming run ${runId} right now`);
+  constructor(
+    readonly runId: string,
+    /** When a hold left by a killed process lets go, if it does not at once. */
+    lapse?: string,
+  ) {
+    super(`another maestro process is deciding or resuming run ${runId} right now${lapse ? ` (${lapse})` : ''}`);
   }
 }

@@ -4,10 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsSessionStore } from '../../src/adapters/fs-session-store.js';
+import { isFileLockHeld } from '../../src/adapters/file-lock.js';
+import { StorageError } from '../../src/domain/errors.js';
 
 // Issue 23, point 3b: one run's messages were found twice in a persona's archive after a soak with
 // several watchers and `kill -9`. Real processes append to one persona's memory at once.
 const APPENDER = path.resolve(import.meta.dirname, '..', 'helpers', 'session-appender.mjs');
+const HOLDER = path.resolve(import.meta.dirname, '..', 'helpers', 'lock-holder.mjs');
 const KEEP_RUNS = 3;
 const STALE_MS = 2_000;
 
@@ -55,6 +58,14 @@ async function everyMessage(): Promise<string[]> {
   return [...archived.map((m) => m.content), ...state.messages.map((m) => m.content)];
 }
 
+function turn(runId: string): { role: 'user' | 'assistant'; content: string; run_id: string; ts: string }[] {
+  const ts = new Date().toISOString();
+  return [
+    { role: 'user', content: `=== TASK BRIEFING ===\n\nTASK: ${runId}`, run_id: runId, ts },
+    { role: 'assistant', content: `reply to ${runId}`, run_id: runId, ts },
+  ];
+}
+
 function expectedMessages(prefixes: readonly string[], runs: number): string[] {
   return prefixes.flatMap((p) => Array.from({ length: runs }, (_, n) => [`=== TASK BRIEFING ===\n\nTASK: ${p}-${n}`, `reply to ${p}-${n}`]).flat());
 }
@@ -87,4 +98,34 @@ describe('persona memory appended by many processes at once', () => {
     const kept = await everyMessage();
     expect([...kept].sort()).toEqual(expectedMessages(prefixes, runs).sort());
   }, 120_000);
+
+  it('a save whose process stalled past the stale time while another took the lock fails with a StorageError and writes nothing', async () => {
+    const first = new FsSessionStore(dir, { now: () => new Date() }, KEEP_RUNS, undefined, { staleMs: STALE_MS });
+    await first.appendRun('auditor', 'r-0', turn('r-0'));
+    const before = await readFile(first.fileFor('auditor'), 'utf8');
+    let holder: ChildProcess | undefined;
+    let holding: Promise<void> | undefined;
+    // Counting tokens is where this save stalls (a tokenizer load, a busy machine): its event loop is
+    // blocked, so it cannot refresh its lock, and another process takes the stale lock meanwhile.
+    const stalling = {
+      budget: 0,
+      countIfCheap: () => undefined,
+      count: (text: string) => {
+        if (!holder) {
+          holder = spawn(process.execPath, [HOLDER, `${first.fileFor('auditor')}.lock`, String(STALE_MS), '60000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+          children.push(holder);
+          holding = new Promise((resolve) => holder!.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve()));
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, STALE_MS + 3_000);
+        }
+        return text.length;
+      },
+    };
+    const stalled = new FsSessionStore(dir, { now: () => new Date() }, KEEP_RUNS, stalling, { staleMs: STALE_MS });
+    const save = stalled.appendRun('auditor', 'r-1', turn('r-1'));
+    await expect(save).rejects.toThrow(StorageError);
+    await expect(save).rejects.toThrow(/lost the lock/);
+    await holding;
+    expect(await readFile(first.fileFor('auditor'), 'utf8')).toBe(before);
+    expect(await isFileLockHeld(`${first.fileFor('auditor')}.lock`, { staleMs: STALE_MS })).toBe(true);
+  }, 30_000);
 });
