@@ -31,13 +31,15 @@ interface Appender {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-function startAppender(prefix: string, from: number, to: number): Appender {
+/** `killAfter`: SIGKILL it as soon as it reports that run saved (it is then at some point of the next one). */
+function startAppender(prefix: string, from: number, to: number, killAfter?: number): Appender {
   const child = spawn(process.execPath, [APPENDER, dir, prefix, String(from), String(to), String(KEEP_RUNS), String(STALE_MS)], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let last = from - 1;
   let err = '';
   child.stdout!.on('data', (chunk: Buffer) => {
     for (const m of chunk.toString().matchAll(/appended (\d+)/g)) last = Math.max(last, Number(m[1]));
+    if (killAfter !== undefined && last >= killAfter) child.kill('SIGKILL');
   });
   child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -83,12 +85,9 @@ describe('persona memory appended by many processes at once', () => {
   it('with appenders killed (SIGKILL) mid-way and started again from where they were, still every message exactly once', async () => {
     const prefixes = ['k1', 'k2', 'k3', 'k4'];
     const runs = 30;
-    const first = prefixes.map((p) => startAppender(p, 0, runs));
-    // Two of them die at some point of their work (maybe holding the lock, maybe between the archive and the state file).
-    for (const [i, victim] of [first[0]!, first[2]!].entries()) {
-      await new Promise((resolve) => setTimeout(resolve, 300 + i * 450));
-      victim.child.kill('SIGKILL');
-    }
+    // Two of them die in the middle of their work (maybe holding the lock, maybe between the archive and the state file).
+    const killAfter = [3, undefined, 9, undefined];
+    const first = prefixes.map((p, i) => startAppender(p, 0, runs, killAfter[i]));
     const results = await Promise.all(first.map((a) => a.exited));
     expect(results.map((r) => r.signal)).toEqual(['SIGKILL', null, 'SIGKILL', null]);
     expect(first[0]!.lastSaved()).toBeLessThan(runs - 1);
