@@ -1,7 +1,8 @@
 import { auditEvent } from '../domain/audit.js';
 import { userDecision } from '../domain/decision.js';
-import { AppError } from '../domain/errors.js';
-import type { DecisionInbox } from '../domain/ports.js';
+import { AppError, RunBusyError } from '../domain/errors.js';
+import { pauseToDecide, type RunningFacts } from '../domain/hitl-decision.js';
+import type { DecisionInbox, RunLocks } from '../domain/ports.js';
 
 export type { DecisionInbox } from '../domain/ports.js';
 import { wasRehearsal, type RunState } from '../domain/run-state.js';
@@ -26,45 +27,49 @@ export interface HitlDecisionInput {
   readonly note?: string;
   /** Bind the decision to this pause; refused if it is no longer the current one. */
   readonly pauseId?: string;
-  /** The caller checked that no live process runs this run, so a `running` one may be stopped. */
-  readonly unowned?: boolean;
+  /**
+   * Whether a live process (a watcher's claim, an engine worker) runs the run now; asked under the
+   * run's lock, and only of a `running` run. Without it, such a run counts as owned (fail closed).
+   */
+  readonly isOwned?: () => Promise<boolean>;
 }
 
+/** What deciding needs: a run's stores, the inbox where `continue` waits, and the runs' locks. */
+export type DecideDeps = RunDeps & { readonly decisions: DecisionInbox; readonly runLocks: RunLocks };
+
 export type HitlDecisionResult = { decision: 'continue'; state: RunState } | { decision: 'stop'; outcome: RunOutcome };
+
+/** How long a decision waits for another process deciding the same run (then it reads what that one decided). */
+const DECIDE_WAIT_MS = 3_000;
 
 /**
  * Records a person's decision on a paused run (`HITL_DECIDED`, USER). `continue` clears the pause and
  * queues the run to resume from its checkpoint; `stop` ends it as STOPPED with an artifact that says so.
+ * The decision is taken holding the run, so of two people (or processes) deciding at once exactly
+ * one decides; the other is refused, told the pause was already decided.
  */
-export async function decidePause(input: HitlDecisionInput, deps: RunDeps & { decisions: DecisionInbox }): Promise<HitlDecisionResult> {
+export async function decidePause(input: HitlDecisionInput, deps: DecideDeps): Promise<HitlDecisionResult> {
   if (input.decision !== 'continue' && input.decision !== 'stop') {
     throw new HitlRefusedError(`"${input.decision}" is not a decision: use exactly "continue" or "stop"`);
   }
   if (input.note !== undefined && input.note.length > 2000) throw new HitlRefusedError('the note is longer than 2000 characters');
+  const decision = input.decision;
+  try {
+    return await deps.runLocks.hold(input.runId, () => decideHeld({ ...input, decision }, deps), { waitMs: DECIDE_WAIT_MS });
+  } catch (error) {
+    if (error instanceof RunBusyError) throw new HitlRefusedError(`${error.message}; nothing changed`);
+    throw error;
+  }
+}
+
+async function decideHeld(input: HitlDecisionInput & { decision: 'continue' | 'stop' }, deps: DecideDeps): Promise<HitlDecisionResult> {
   const state = await deps.runs.load(input.runId);
   if (!state) throw new HitlRefusedError(`there is no run "${input.runId}" in this workspace`);
-  if (state.decision?.sealed) {
-    throw new HitlRefusedError(`run ${state.run_id} was stopped by a sealed decision (${state.decision.layer}: ${state.decision.reason_code}); nobody can continue it`);
-  }
-  // A run left `running` with nobody running it (the caller checked there is no live owner) can
-  // always be stopped: no path leaves a run that nobody can end.
-  const unownedStop = input.decision === 'stop' && state.status === 'running' && input.unowned === true;
-  if ((state.status !== 'paused' || !state.pause) && !unownedStop) {
-    const last = state.hitl.at(-1);
-    const already = last ? ` (a "${last.decision}" decision was already recorded for pause ${last.pause_id})` : '';
-    throw new HitlRefusedError(`run ${state.run_id} is not paused: it is ${state.status}${already}`);
-  }
-  if (input.pauseId !== undefined && input.pauseId !== state.pause?.pause_id) {
-    throw new HitlRefusedError(`the decision is for pause ${input.pauseId}, but the current pause of run ${state.run_id} is ${state.pause?.pause_id ?? '(none: it is running)'}; nothing changed`);
-  }
-
-  const pause = state.pause ?? {
-    pause_id: `${state.run_id}-p${state.hitl.length + 1}`,
-    layer: 'queue',
-    reason_code: 'RUN_NOT_OWNED',
-    message: 'the run was left running with nobody running it',
-    requested_at: deps.clock.now().toISOString(),
-  };
+  const idle = state.status !== 'running' || state.pause !== undefined;
+  const facts = idle ? { continuePending: false, owned: false } : await runningFacts(state.run_id, input, deps);
+  const target = pauseToDecide(state, input, facts, deps.clock.now().toISOString());
+  if (!target.ok) throw new HitlRefusedError(target.refusal);
+  const pause = target.pause;
   const now = deps.clock.now().toISOString();
   const entry = {
     pause_id: pause.pause_id,
@@ -94,6 +99,14 @@ export async function decidePause(input: HitlDecisionInput, deps: RunDeps & { de
   const ending = decideRun({ kind: 'person_stop' });
   const outcome = await settleRun({ run, audit, deps, ending, message, ...(current.plan ? { draft: artifactFromState(current, deps, names, loaded) } : {}) });
   return { decision: 'stop', outcome };
+}
+
+/** Whether a `continue` on a running run still waits for its resumer, and whether a live process runs it. */
+async function runningFacts(runId: string, input: HitlDecisionInput, deps: DecideDeps): Promise<RunningFacts> {
+  const continuePending = (await deps.decisions.pending()).includes(runId);
+  // Asked only when it matters: a stop of a run no `continue` waits for.
+  const owned = continuePending || input.decision !== 'stop' ? true : input.isOwned ? await input.isOwned() : true;
+  return { continuePending, owned };
 }
 
 /** Resumes a run a person chose to continue, if no other process has taken the decision already. */

@@ -5,14 +5,13 @@ import { explainReason } from '../domain/codes.js';
 import { FsRunLiveness, showRun, type RunLiveness } from '../adapters/fs-run-liveness.js';
 import { decidePause, describeContinue, HitlRefusedError } from '../app/hitl.js';
 import { conflictFingerprint } from '../app/loop-policy.js';
-import { resumeRun } from '../app/process-command.js';
 import type { App } from '../compose.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { pausesFor } from '../domain/loop-policy/workspace-loop.js';
 import type { RunState } from '../domain/run-state.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
-import { reportOutcome, withRunContext } from './run.js';
+import { reportOutcome, resumeHere, withRunContext } from './run.js';
 import { chalkFor } from './style.js';
 
 export function registerHitl(program: Command, io: Io): void {
@@ -106,12 +105,19 @@ export function registerHitl(program: Command, io: Io): void {
       const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
       const app = await (await import('../compose.js')).createApp({ workspace, env: io.env, tracing: { onNotice: (message) => io.stderr.write(`maestro: ${message}\n`) } });
       if (app.engine && opts.run) throw new ExitError(2, 'maestro: --run is not available with an engine: a continue is queued for whichever worker (maestro worker) is free');
-      // A run a live process executes (`maestro run`, a watcher, or with an engine a worker) is its; one nobody runs may still be stopped.
-      const owned = await runLiveness(app).isHeld(runId);
+      // A run a live process executes (`maestro run`, a watcher, or with an engine a worker) is its; one nobody
+      // runs may still be stopped. Asked under the run's lock, so nobody can take it up in between.
+      const isOwned = (): Promise<boolean> => runLiveness(app).isHeld(runId);
       let result;
       try {
         result = await decidePause(
-          { runId, decision, ...(opts.note !== undefined ? { note: opts.note } : {}), ...(opts.pause ? { pauseId: opts.pause } : {}), unowned: !owned },
+          {
+            runId,
+            decision,
+            ...(opts.note !== undefined ? { note: opts.note } : {}),
+            ...(opts.pause ? { pauseId: opts.pause } : {}),
+            isOwned,
+          },
           // With an engine, a stop's artifact goes to the engine and the intake writes it into its workspace.
           app.engine ? app.engine.depsForRun(runId) : app.deps,
         );
@@ -138,8 +144,7 @@ export function registerHitl(program: Command, io: Io): void {
       }
       const code = await withRunContext(io, opts, workspace, async (runApp, run) => {
         run.id = runId;
-        await runApp.deps.decisions.claim(runId);
-        return resumeRun(runId, runApp.deps);
+        return resumeHere(runApp, runId);
       });
       if (code !== 0) throw new ExitError(code);
     });

@@ -103,3 +103,15 @@ export class RunHeldError extends AppError {
     );
   }
 }
+
+/** Another live process holds the run (deciding or resuming it): nothing was done. */
+export class RunBusyError extends AppError {
+  readonly code = 'RUN_BUSY' as const;
+  constructor(
+    readonly runId: string,
+    /** When a hold left by a killed process lets go, if it does not at once. */
+    lapse?: string,
+  ) {
+    super(`another maestro process is deciding or resuming run ${runId} right now${lapse ? ` (${lapse})` : ''}`);
+  }
+}

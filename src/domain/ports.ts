@@ -196,3 +196,16 @@ export interface IntakeQueue {
   /** Resolves when a run may have ended (a notification), or after `ms`. */
   waitForDone(ms: number): Promise<void>;
 }
+
+/**
+ * One process at a time decides or resumes a run: the hold is exclusive across processes (and, with
+ * an engine, machines), is kept while its holder lives however long it works, and lapses when the
+ * holder dies.
+ */
+export interface RunLocks {
+  /**
+   * Runs `fn` holding run `runId`. While another live process holds it (after waiting up to
+   * `waitMs`, default 0) this throws RunBusyError and runs nothing.
+   */
+  hold<T>(runId: string, fn: () => Promise<T>, options?: { readonly waitMs?: number }): Promise<T>;
+}
