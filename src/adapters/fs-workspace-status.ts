@@ -7,6 +7,7 @@ import type { FsWatcherRegistry, WatcherListing } from './fs-watcher-registry.js
 import { listDirOrEmpty } from './fs-read.js';
 import { readCheckpoint } from './run-journal.js';
 import type { WorkspacePaths } from './workspace-paths.js';
+import { screenText } from '../domain/screen.js';
 
 /** What `maestro status` reports; also its `--json` shape. */
 export interface WorkspaceStatus {
@@ -74,7 +75,7 @@ export async function readWorkspaceStatus(paths: WorkspacePaths, registry: Pick<
     const state = states.get(c.runId);
     inflight.push({
       run_id: c.runId,
-      source: c.source,
+      source: screenText(c.source),
       claimed_at: c.claimedAt,
       owner_pid: c.owner?.pid ?? null,
       owner_alive: c.owner ? await registry.isAlive(c.owner) : false,
@@ -93,20 +94,21 @@ export async function readWorkspaceStatus(paths: WorkspacePaths, registry: Pick<
       .filter((s) => s.status === 'paused')
       .map((s) => ({
         run_id: s.run_id ?? '',
-        source: s.source ?? '',
+        source: screenText(s.source ?? ''),
         layer: s.pause?.layer ?? null,
         reason_code: s.pause?.reason_code ?? s.decision?.reason_code ?? null,
-        message: s.pause?.message ?? s.summary ?? '',
+        // Read leniently, so checkpoints of every version: screened here as every kept text is.
+        message: screenText(s.pause?.message ?? s.summary ?? ''),
         requested_at: s.pause?.requested_at ?? null,
       })),
     recent: all.slice(0, options.recent ?? 10).map((s) => ({
       run_id: s.run_id ?? '',
-      source: s.auditOnly ? null : (s.source ?? ''),
+      source: s.auditOnly ? null : screenText(s.source ?? ''),
       status: s.status ?? 'unknown',
       reason_code: s.decision?.reason_code ?? null,
       updated_at: s.updated_at ?? '',
       artifact: s.artifact ?? null,
-      summary: s.summary?.split('\n')[0] ?? null,
+      summary: s.summary === undefined ? null : screenText(s.summary.split('\n')[0] ?? ''),
       usage: usageOf(s.steps),
     })),
     rejected: (await listDirOrEmpty(paths.rejected)).filter((n) => !n.endsWith('.error.json') && !n.startsWith('.')).length,

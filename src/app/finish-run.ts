@@ -5,6 +5,7 @@ import type { AuditSink } from '../domain/ports.js';
 import { buildOutcome } from '../domain/run-machine.js';
 import type { ArtifactAttachment } from '../domain/modes/mode.js';
 import type { PauseRecord } from '../domain/run-state.js';
+import { RAW_COMMAND_FILE, screenText } from '../domain/screen.js';
 import { totalUsage } from '../domain/usage.js';
 import { pauseClass } from '../domain/pause-class.js';
 import { explainLoopPolicyStop } from '../domain/stop-explanation.js';
@@ -32,7 +33,9 @@ interface EndOptions {
  * the conflict line with a sealed stop (fourth).
  */
 export async function pauseRun(options: EndOptions & { draft?: DraftInput; requestPlan?: () => Promise<string> }): Promise<RunOutcome> {
-  const { run, audit, deps, decision, message } = options;
+  const { run, audit, deps, decision } = options;
+  // Kept (the checkpoint, hitl.json, the draft) and shown: screened.
+  const message = screenText(options.message);
   const state = run.state;
   const now = deps.clock.now();
   const pause: PauseRecord = {
@@ -77,7 +80,8 @@ export async function pauseRun(options: EndOptions & { draft?: DraftInput; reque
 
 /** Ends a run as completed (decision RUN) or stopped, writing the artifact when there is one. */
 export async function finishRun(options: EndOptions & { artifact?: DraftInput; attachments?: readonly ArtifactAttachment[]; afterArtifact?: () => Promise<void> }): Promise<RunOutcome> {
-  const { run, audit, deps, decision, message } = options;
+  const { run, audit, deps, decision } = options;
+  const message = screenText(options.message);
   const resumedEnding = run.state.finishing !== undefined;
   const status = decision.decision === 'RUN' ? 'completed' : 'stopped';
   // The end is put on the checkpoint before anything is written, with its time: a run killed between
@@ -126,8 +130,8 @@ export async function finishRun(options: EndOptions & { artifact?: DraftInput; a
       ...(usage.cost_usd !== undefined ? { cost_usd: Math.round(usage.cost_usd * 1e6) / 1e6 } : {}),
     }),
   );
-  // The run has ended: its command copy goes; state.json keeps the command for the record.
-  await deps.runs.removeFile(state.run_id, 'command.json');
+  // The run has ended: the command as given goes; state.json keeps it screened, for the record.
+  await deps.runs.removeFile(state.run_id, RAW_COMMAND_FILE);
   await run.apply({ type: 'finished', status, decision, finishedAt: finishedAt.toISOString(), summary: message, ...(artifactPath ? { artifact: artifactPath } : {}) });
   const text = status === 'completed' ? message : `stopped (${decision.layer}: ${decision.reason_code}${decision.sealed ? ', sealed' : ''}): ${message}`;
   return buildOutcome({ runId: state.run_id, status, decision, auditLog: audit.path, message: text, artifact: artifactPath });

@@ -2,6 +2,7 @@ import { auditEvent } from '../domain/audit.js';
 import { userDecision } from '../domain/decision.js';
 import { AppError } from '../domain/errors.js';
 import { wasRehearsal, type RunState } from '../domain/run-state.js';
+import { screenText } from '../domain/screen.js';
 import { parseVerdict } from '../domain/verdict.js';
 import { finishRun } from './finish-run.js';
 import { modeFor } from '../domain/modes/registry.js';
@@ -71,13 +72,15 @@ export async function decidePause(input: HitlDecisionInput, deps: RunDeps & { de
     requested_at: deps.clock.now().toISOString(),
   };
   const now = deps.clock.now().toISOString();
+  // A note is kept with the run and shown with it: screened like everything else a run keeps.
+  const note = input.note ? screenText(input.note) : undefined;
   const entry = {
     pause_id: pause.pause_id,
     layer: pause.layer,
     reason_code: pause.reason_code,
     decision: input.decision,
     decided_at: now,
-    ...(input.note ? { note: input.note } : {}),
+    ...(note ? { note } : {}),
   } as const;
   const decision = userDecision(input.decision === 'continue' ? 'RUN' : 'STOPPED', input.decision === 'continue' ? 'HITL_CONTINUE' : 'HITL_STOP');
   const audit = await deps.audit.open(state.run_id);
@@ -92,7 +95,7 @@ export async function decidePause(input: HitlDecisionInput, deps: RunDeps & { de
     return { decision: 'continue', state: run.state };
   }
 
-  const message = `stopped by a person at pause ${pause.pause_id} (${pause.layer}: ${pause.reason_code})${input.note ? ` — note: ${input.note}` : ''}`;
+  const message = `stopped by a person at pause ${pause.pause_id} (${pause.layer}: ${pause.reason_code})${note ? ` — note: ${note}` : ''}`;
   const loaded = (await deps.personas.loadAll()).personas;
   const names = new Map(loaded.map((p) => [p.id, p.name]));
   const current = run.state;

@@ -34,7 +34,13 @@ export interface RunDeps {
   readonly knowledge: KnowledgeBase;
   readonly inputs: InputReader;
   readonly artifacts: ArtifactWriter;
-  readonly runs: RunStore & { saveFile(runId: string, name: string, content: string): Promise<string>; removeFile(runId: string, name: string): Promise<void>; list(): Promise<string[]> };
+  readonly runs: RunStore & {
+    saveFile(runId: string, name: string, content: string): Promise<string>;
+    /** A side file's text (the command as given, for a run that goes on), or undefined. */
+    loadFile(runId: string, name: string): Promise<string | undefined>;
+    removeFile(runId: string, name: string): Promise<void>;
+    list(): Promise<string[]>;
+  };
   readonly audit: AuditLog;
   readonly loopPolicy: LoopPolicyStore;
   /** Message content for traces, when the workspace asks for it (`telemetry.capture_content`); redacted again there. */

@@ -6,6 +6,7 @@ import type { RunPlan, Step } from './run-state.js';
 import type { Verdict } from './verdict.js';
 import type { ArtifactSection } from './modes/mode.js';
 import { explainReason } from './codes.js';
+import { screenText } from './screen.js';
 
 export interface ArtifactInput {
   readonly runId: string;
@@ -44,8 +45,16 @@ const REHEARSAL_BANNER = [
   '> arbitration) without any network. Configure a real model route to get real deliberation.',
 ].join('\n');
 
-/** Renders the run's Markdown artifact. Deterministic for the same input. */
+/**
+ * Renders the run's Markdown artifact. Deterministic for the same input. What it says is screened
+ * (screen.ts): a task a person chose to send to the council as it was is still not kept raw.
+ */
 export function renderArtifact(a: ArtifactInput): string {
+  // The task first, whole: its heading is cut short, and a value cut in half would no longer be found.
+  return screenText(renderUnscreened({ ...a, task: screenText(a.task) }));
+}
+
+function renderUnscreened(a: ArtifactInput): string {
   const out: string[] = [];
   out.push(`${ARTIFACT_HEADING}${oneLine(a.task, 90)}`, '');
   if (a.rehearsal) out.push(REHEARSAL_BANNER, '');

@@ -1,11 +1,17 @@
 import type { RunState, Step } from './run-state.js';
 import { parseVerdict } from './verdict.js';
+import { screenText } from './screen.js';
 
 /**
  * A run's whole story as Markdown, for `maestro show`: what was asked, every reply in order with
  * its knowledge requests, the verdicts, the decision trail and the outcome (with what to do next).
  */
 export function renderTranscript(state: RunState): string {
+  // The state is screened as it is kept; what is printed is screened again (paths, labels, old files).
+  return screenText(renderUnscreened(state));
+}
+
+function renderUnscreened(state: RunState): string {
   const out: string[] = [];
   out.push(`# Run ${state.run_id} — ${state.status}`, '');
   out.push(`- Command: ${state.source}`);
