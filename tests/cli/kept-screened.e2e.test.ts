@@ -183,3 +183,37 @@ describe('policy.pii "pause": the person decides, the run sends the task as give
     expect(sent).not.toHaveBeenCalled();
   });
 });
+
+describe('a checkpoint kept raw by an older maestro (version 2)', () => {
+  const raw = ['jane.doe@example.com', 'jane.doe', '415 555 0100'];
+
+  it('is shown screened, resumed from the command kept beside it with no model call, and kept screened (version 3) once it ends', async () => {
+    const fixture = (name: string) => readFile(new URL(`../fixtures/run-state/${name}`, import.meta.url), 'utf8');
+    const v2 = await fixture('v2-paused-pii.json');
+    const id = (JSON.parse(v2) as { run_id: string }).run_id;
+    // Paused at arbitration after a person let its e-mail through (policy.pii "pause") with a note holding a phone number.
+    expect(v2).toContain('jane.doe@example.com');
+    expect(v2).toContain('415 555 0100');
+    await write('maestro.config.json', JSON.stringify({ policy: { pii: 'pause' } }));
+    await write(`.maestro/runs/${id}/state.json`, v2);
+    await write(`.maestro/runs/${id}/command.json`, await fixture('v2-paused-pii.command.json'));
+
+    const outputs = await printed(id);
+    expect(holding(outputs, raw)).toEqual([]);
+    expect(outputs[`show ${id} --raw`]).toContain('Questions go to [REDACTED:EMAIL].');
+    expect(outputs[`show ${id} --raw`]).toContain('ok by phone [REDACTED:PHONE]');
+    expect(JSON.parse(outputs[`hitl show ${id} --json`] ?? '{}')).toMatchObject({ status: 'paused', redacted: ['EMAIL'], pause: { reason_code: 'ARBITRATION_INVESTIGATE' } });
+
+    const sent = vi.spyOn(OfflineLlmClient.prototype, 'complete');
+    expect((await maestro('hitl', 'decide', id, 'continue')).code).toBe(0);
+    const resumed = await maestro('run', '--resume', id, '--json');
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed' });
+    expect(sent).not.toHaveBeenCalled();
+
+    const state = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', id, 'state.json'), 'utf8')) as { schemaVersion: number; command_redacted: string[] };
+    expect(state).toMatchObject({ schemaVersion: 3, command_redacted: ['EMAIL'] });
+    expect(await filesHolding(raw)).toEqual([]);
+    expect(holding(await printed(id), raw)).toEqual([]);
+  });
+});
