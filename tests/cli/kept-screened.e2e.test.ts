@@ -119,6 +119,18 @@ describe('a run stopped by the ethics gate keeps and prints nothing raw', () => 
   });
 });
 
+describe('maestro validate', () => {
+  it('says why a command would not run without quoting the secret it holds', async () => {
+    await write('cmd.json', JSON.stringify({ task_description: 'Review the deploy plan', 'password=hunter2Staging': true }));
+    for (const args of [['validate', 'cmd.json'], ['validate', 'cmd.json', '--json']]) {
+      const r = await maestro(...args);
+      expect(r.code).toBe(2);
+      expect(r.stdout + r.stderr).toContain('password=[REDACTED:PASSWORD_ASSIGNMENT]');
+      expect(r.stdout + r.stderr).not.toContain('hunter2Staging');
+    }
+  });
+});
+
 describe('policy.pii "pause": the person decides, the run sends the task as given, and nothing raw is left', () => {
   const EMAIL = 'jane.doe@example.com';
   const PHONE = '+1 415 555 0100';
