@@ -30,7 +30,8 @@ export async function listRejected(paths: WorkspacePaths): Promise<RejectedComma
       // No report (or an unreadable one): the file is still a rejected command.
     }
     // Reports written before they were screened are screened as they are read.
-    out.push({ name, reason_code: report.reason_code ?? null, message: report.message === undefined ? null : screenText(report.message), rejected_at: report.rejected_at ?? null });
+    const message = report.message === undefined ? null : screenText(report.message);
+    out.push({ name, reason_code: report.reason_code ?? null, message, rejected_at: report.rejected_at ?? null });
   }
   return out;
 }

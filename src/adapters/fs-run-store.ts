@@ -280,7 +280,8 @@ export class FsRunStore implements RunStore {
     if (open) this.#closeQuietly(open.fd);
     if (open?.auditLog !== undefined) this.#closeQuietly(open.auditLog);
     await ensurePrivateDir(dir);
-    await writeFileAtomically(path.join(dir, 'state.json'), `${JSON.stringify(screenRunState(state), null, 2)}\n`, { mode: 0o600, fs: this.#fs, syncDir: false });
+    const kept = `${JSON.stringify(screenRunState(state), null, 2)}\n`;
+    await writeFileAtomically(path.join(dir, 'state.json'), kept, { mode: 0o600, fs: this.#fs, syncDir: false });
     await this.#unlinkIfThere(file, 'the checkpoint journal');
     // A run that has ended keeps nothing raw: the command as given goes with its end, however it ended.
     if (!keepsRawCommand(state)) await this.#unlinkIfThere(path.join(dir, RAW_COMMAND_FILE), 'the command copy');

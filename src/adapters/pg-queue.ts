@@ -359,7 +359,10 @@ export class EngineClaimStore {
   async reject(_claim: Claim, rejection: Rejection): Promise<string | null> {
     const kept = screenRejection(rejection);
     await this.engine.tx(async (db) => {
-      await db.query(`UPDATE maestro_queue SET state = 'rejected', rejection = $2, finished_at = now(), delivered_at = NULL WHERE run_id = $1`, [this.claim.runId, JSON.stringify(kept)]);
+      await db.query(
+        `UPDATE maestro_queue SET state = 'rejected', rejection = $2, finished_at = now(), delivered_at = NULL WHERE run_id = $1`,
+        [this.claim.runId, JSON.stringify(kept)],
+      );
       await db.query('SELECT pg_notify($1, $2)', [DONE_CHANNEL, this.claim.runId]);
     }, this.fenceOf);
     return this.claim.kind === 'decision' ? null : `.maestro/rejected/${this.claim.source} (written by the intake)`;

@@ -95,7 +95,8 @@ export async function decidePause(input: HitlDecisionInput, deps: RunDeps & { de
     return { decision: 'continue', state: run.state };
   }
 
-  const message = `stopped by a person at pause ${pause.pause_id} (${pause.layer}: ${pause.reason_code})${note ? ` — note: ${note}` : ''}`;
+  const why = `${pause.layer}: ${pause.reason_code}`;
+  const message = `stopped by a person at pause ${pause.pause_id} (${why})${note ? ` — note: ${note}` : ''}`;
   const loaded = (await deps.personas.loadAll()).personas;
   const names = new Map(loaded.map((p) => [p.id, p.name]));
   const current = run.state;

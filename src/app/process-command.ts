@@ -109,10 +109,12 @@ async function givenCommand(state: RunState, deps: RunDeps): Promise<CommandFile
   const text = await deps.runs.loadFile(state.run_id, RAW_COMMAND_FILE);
   const parsed = text === undefined ? undefined : parseCommandText(text);
   if (parsed?.ok && deps.sha256(parsed.value.task_description) === state.task_sha256) return parsed.value;
-  if ((state.command_redacted ?? []).length === 0 || state.finishing) return state.command;
+  const redacted = state.command_redacted ?? [];
+  if (redacted.length === 0 || state.finishing) return state.command;
+  const copy = text === undefined ? 'gone' : 'not the one the run started with';
   throw new RunNotResumableError(
-    `run ${state.run_id} cannot go on as it was given: its checkpoint keeps the command screened (${(state.command_redacted ?? []).join(', ')} redacted) ` +
-      `and the command itself (${RAW_COMMAND_FILE} beside it) is ${text === undefined ? 'gone' : 'not the one the run started with'}; run the command again`,
+    `run ${state.run_id} cannot go on as it was given: its checkpoint keeps the command screened (${redacted.join(', ')} redacted) ` +
+      `and the command itself (${RAW_COMMAND_FILE} beside it) is ${copy}; run the command again`,
   );
 }
 

@@ -165,7 +165,10 @@ interface ShowDetails {
 function renderShow(d: ShowDetails, state: RunState, io: Io): string {
   const c = chalkFor(io);
   const lines = [`${c.bold('Run')} ${d.run_id} — ${d.status}${d.sealed ? c.red(' (sealed: cannot be continued)') : ''}`, `${c.bold('Task')} ${d.task.length > 300 ? `${d.task.slice(0, 299)}…` : d.task}`];
-  if (d.redacted.length > 0) lines.push(`${c.bold('Redacted')} ${d.redacted.join(', ')} (what was found, never its value: maestro keeps and shows the command screened)`);
+  if (d.redacted.length > 0) {
+    const why = 'what was found, never its value: maestro keeps and shows the command screened';
+    lines.push(`${c.bold('Redacted')} ${d.redacted.join(', ')} (${why})`);
+  }
   if (d.pause) {
     lines.push(
       `${c.bold('Paused')} at ${d.pause.requested_at} by the ${d.pause.layer} layer: ${c.yellow(d.pause.reason_code)} (${explainReason(d.pause.reason_code)})`,

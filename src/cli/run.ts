@@ -215,11 +215,15 @@ async function recordInterrupt(app: App, runId: string): Promise<string | null> 
 
 /** The end of a run that has no outcome of its own (interrupted, failed): one line, or one JSON object. */
 function reportEnd(io: Io, opts: { json?: boolean; follow?: boolean }, end: { run_id: string; status: 'interrupted' | 'error'; reason_code?: string; message: string; audit_log: string | null }, code: number): number {
+  // An error's message may quote what it failed on: printed screened.
+  const message = screenText(end.message);
   if (opts.json) {
-    io.stdout.write(`${JSON.stringify({ ...outcomeKind(opts), run_id: end.run_id || null, status: end.status, decision: null, reason_code: end.reason_code ?? (end.status === 'interrupted' ? 'RUN_INTERRUPTED_AT_CHECKPOINT' : null), artifact: null, audit_log: end.audit_log, message: screenText(end.message) })}\n`);
+    const reason = end.reason_code ?? (end.status === 'interrupted' ? 'RUN_INTERRUPTED_AT_CHECKPOINT' : null);
+    const line = { ...outcomeKind(opts), run_id: end.run_id || null, status: end.status, decision: null, reason_code: reason };
+    io.stdout.write(`${JSON.stringify({ ...line, artifact: null, audit_log: end.audit_log, message })}\n`);
   }
   const c = chalkFor(io, 'stderr');
-  io.stderr.write(`${statusBadge(c, end.status)}${end.run_id ? ` ${c.dim(end.run_id)}` : ''} — ${screenText(end.message)}\n`);
+  io.stderr.write(`${statusBadge(c, end.status)}${end.run_id ? ` ${c.dim(end.run_id)}` : ''} — ${message}\n`);
   return code;
 }
 

@@ -95,7 +95,8 @@ function formatRuns(runs: readonly RunListing[], io: Io): string {
     const usage = r.calls > 0 ? ` · ${r.calls} calls, ${r.prompt_tokens}+${r.completion_tokens} tokens${r.cost_usd ? `, $${r.cost_usd.toFixed(4)}` : ''}` : '';
     const what = r.task ?? (r.status === 'invalid' ? '(the command file was not valid)' : '(no checkpoint)');
     const redacted = r.redacted.length > 0 ? ` · redacted: ${r.redacted.join(', ')}` : '';
-    return `${c.dim(r.run_id)} ${badge(r.status.padEnd(9))} ${r.reason_code ?? ''}\n    ${what}${redacted}${r.model ? ` · ${r.model}` : ''}${usage}`;
+    const model = r.model ? ` · ${r.model}` : '';
+    return `${c.dim(r.run_id)} ${badge(r.status.padEnd(9))} ${r.reason_code ?? ''}\n    ${what}${redacted}${model}${usage}`;
   });
   return `${lines.join('\n')}\n${c.dim(`${runs.length} run(s), newest first · maestro show <run_id> reads one`)}\n`;
 }

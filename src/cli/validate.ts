@@ -31,7 +31,8 @@ export function registerValidate(program: Command, io: Io): void {
     )
     .action(async (file: string, opts: { workspace?: string; json?: boolean }) => {
       // A finding may quote the file (an unknown key, a path): what is printed is screened.
-      const findings = (await validateCommandFile(path.resolve(io.cwd, file), resolveWorkspace(opts.workspace, io.env, io.cwd), io.env)).map((f) => ({
+      const found = await validateCommandFile(path.resolve(io.cwd, file), resolveWorkspace(opts.workspace, io.env, io.cwd), io.env);
+      const findings = found.map((f) => ({
         ...f,
         lines: f.lines.map(screenText),
         explanation: screenText(f.explanation),

@@ -204,7 +204,11 @@ function redactString(text: string, key: string | undefined, deps: SanitizerDeps
  * Redacts `text` as the audit log does; when it is a value under `key`, findings that only exist in
  * `key=value` context count too (`aws_secret_access_key` makes its 40 characters a secret).
  */
-export function redactInContext(text: string, key: string | undefined, scanner: SensitiveScanner = defaultSensitiveScanner): { text: string; categories: string[] } {
+export function redactInContext(
+  text: string,
+  key: string | undefined,
+  scanner: SensitiveScanner = defaultSensitiveScanner,
+): { text: string; categories: string[] } {
   const own = scanner.detect(text);
   const inContext = key !== undefined && text.length > 0 ? detectAfterKey(key, text.slice(0, KEY_CONTEXT_CHARS), scanner) : [];
   if (own.length === 0 && inContext.length === 0) return { text, categories: [] };

@@ -167,10 +167,12 @@ export type RunState = z.infer<typeof RunState>;
 export function parseRunState(json: unknown): Parsed<RunState> {
   const version = json && typeof json === 'object' ? (json as { schemaVersion?: unknown }).schemaVersion : undefined;
   if (version !== RUN_STATE_VERSION && version !== 1 && version !== 2) {
-    return { ok: false, issues: [`schemaVersion: this checkpoint is version ${JSON.stringify(version)}; this maestro reads versions 1 to ${RUN_STATE_VERSION}`] };
+    const read = `this maestro reads versions 1 to ${RUN_STATE_VERSION}`;
+    return { ok: false, issues: [`schemaVersion: this checkpoint is version ${JSON.stringify(version)}; ${read}`] };
   }
   const record = json as Record<string, unknown>;
-  const upgraded = version === RUN_STATE_VERSION ? record : { ...(version === 1 ? migrateV1(record) : record), schemaVersion: RUN_STATE_VERSION };
+  const older = version === 1 ? migrateV1(record) : record;
+  const upgraded = version === RUN_STATE_VERSION ? record : { ...older, schemaVersion: RUN_STATE_VERSION };
   const result = RunState.safeParse(upgraded);
   if (!result.success) return { ok: false, issues: formatIssues(result.error) };
   return { ok: true, value: version === RUN_STATE_VERSION ? result.data : screenRunState(result.data) };

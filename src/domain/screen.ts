@@ -43,7 +43,7 @@ export function screenCommand(command: CommandFile): ScreenedCommand {
     ...command,
     task_description: screenInto(task_description, found),
     ...(work_items ? { work_items: work_items.map((item) => screenWorkItem(item, found)) } : {}),
-    ...(facts ? { facts: screenJson(facts, found) as Record<string, unknown> } : {}),
+    ...(facts ? { facts: screenRecord(facts, found) } : {}),
     config: config.conflict_key === undefined ? config : { ...config, conflict_key: screenInto(config.conflict_key, found) },
   };
   return { command: screened, categories: ordered(found) };
@@ -147,11 +147,12 @@ function screenCommandInto(command: CommandFile, found: Set<string>): ScreenedCo
 }
 
 function screenWorkItem(item: WorkItem, found: Set<string>): WorkItem {
+  const expected = item.expected_output;
   return {
     ...item,
     goal: screenInto(item.goal, found),
-    inputs: screenJson(item.inputs, found) as Record<string, unknown>,
-    expected_output: typeof item.expected_output === 'string' ? screenInto(item.expected_output, found) : (screenJson(item.expected_output, found) as Record<string, unknown>),
+    inputs: screenRecord(item.inputs, found),
+    expected_output: typeof expected === 'string' ? screenInto(expected, found) : screenRecord(expected, found),
   };
 }
 
@@ -166,26 +167,40 @@ function screenInto(text: string, found: Set<string>, key?: string): string {
   return screened.text;
 }
 
+/** Deeper structured data is not kept at all (the command may nest far deeper than anyone writes by hand). */
+const MAX_DEPTH = 32;
+const TOO_DEEP = `[OMITTED: nested deeper than ${MAX_DEPTH} levels]`;
+const DEEP_NESTING = 'DEEP_NESTING';
+
 /**
  * Structured data (facts, a work item's inputs) screened as the audit log screens details: every
  * key and string, each value in its key's context, and a number that reads as a card or a phone
- * number becomes the marker.
+ * number becomes the marker. What nests deeper than MAX_DEPTH is left out, never kept unscreened.
  */
-function screenJson(value: unknown, found: Set<string>, key?: string): unknown {
+function screenJson(value: unknown, found: Set<string>, key?: string, depth = 0): unknown {
   if (typeof value === 'string') return screenInto(value, found, key);
   if (typeof value === 'number') {
     const screened = screenInto(String(value), found, key);
     return screened === String(value) ? value : screened;
   }
-  if (Array.isArray(value)) return value.map((v) => screenJson(v, found, key));
   if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH) {
+    // Said like a finding: the kept command is not the one given, so a resume must find the given one.
+    found.add(DEEP_NESTING);
+    return TOO_DEEP;
+  }
+  if (Array.isArray(value)) return value.map((v) => screenJson(v, found, key, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     let name = screenInto(k, found);
     for (let n = 2; Object.hasOwn(out, name); n += 1) name = `${screenInto(k, found)}#${n}`;
-    out[name] = screenJson(v, found, k);
+    out[name] = screenJson(v, found, k, depth + 1);
   }
   return out;
+}
+
+function screenRecord(value: Record<string, unknown>, found: Set<string>): Record<string, unknown> {
+  return screenJson(value, found) as Record<string, unknown>;
 }
 
 /** Categories in the detector's order; any other label after them, sorted. */

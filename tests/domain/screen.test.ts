@@ -51,6 +51,15 @@ describe('screenCommand: the command as a checkpoint keeps it', () => {
     expect(kept.work_items?.[0]).toMatchObject({ id: 'check-1', assigned_agent: 'auditor' });
   });
 
+  it('structured data nested past any hand-written depth is left out, said so, never kept unscreened (and never a crash)', () => {
+    let deep: unknown = `owner ${EMAIL}`;
+    for (let i = 0; i < 3000; i++) deep = [deep];
+    const { command: kept, categories } = screenCommand({ ...command, facts: { deep } });
+    expect(holdsRaw(kept.facts)).toEqual([]);
+    expect(JSON.stringify(kept.facts)).toContain('[OMITTED: nested deeper than 32 levels]');
+    expect(categories).toContain('DEEP_NESTING');
+  });
+
   it('leaves a command with nothing sensitive exactly as given, and says nothing was redacted', () => {
     const plain: CommandFile = { task_description: 'Choose the queue for billing', input_artifacts: [], config: {} };
     expect(screenCommand(plain)).toEqual({ command: plain, categories: [] });
