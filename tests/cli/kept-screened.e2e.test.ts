@@ -140,7 +140,8 @@ describe('policy.pii "pause": the person decides, the run sends the task as give
   it('pauses, shows the pause screened, keeps the command as given only beside the checkpoint, sends it as it was on continue, and keeps nothing raw after', async () => {
     await write('maestro.config.json', JSON.stringify({ policy: { pii: 'pause' } }));
     await write('notes/customer.md', `# Customer\n\nReach them on ${PHONE}.\n`);
-    await write('cmd.json', JSON.stringify({ task_description: `Choose the message queue for billing. Questions go to ${EMAIL}.`, input_artifacts: ['notes/customer.md'], config: { max_rounds: 1 } }));
+    const config = { max_rounds: 1, conflict_key: `billing queue for ${EMAIL}` };
+    await write('cmd.json', JSON.stringify({ task_description: `Choose the message queue for billing. Questions go to ${EMAIL}.`, input_artifacts: ['notes/customer.md'], config }));
     const paused = await maestro('run', 'cmd.json', '--json');
     expect(paused.code, paused.stderr).toBe(3);
     const { run_id: id, reason_code } = JSON.parse(paused.stdout) as { run_id: string; reason_code: string };
@@ -154,6 +155,8 @@ describe('policy.pii "pause": the person decides, the run sends the task as give
     expect(details.redacted).toEqual(['EMAIL']);
     expect(details.pause.message).toContain('an e-mail address in the task');
     expect(details.pause.message).toContain('a phone number in notes/customer.md');
+    // The loop policy counts the pause under the conflict key as kept (screened), and finds it again from the checkpoint.
+    expect(JSON.parse(outputs['hitl list --json'] ?? '[]')).toEqual([expect.objectContaining({ run_id: id, conflict_pauses: 1 })]);
     // The command as given waits beside the checkpoint, for the person's decision, and nowhere else.
     expect(await filesHolding(raw)).toEqual([`.maestro/runs/${id}/command.json`]);
 

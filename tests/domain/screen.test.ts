@@ -6,6 +6,8 @@ import { parseRunState, RUN_STATE_VERSION, type RunState } from '../../src/domai
 import type { RunEvent } from '../../src/domain/run-machine.js';
 import { keepsRawCommand, screenCommand, screenRunEvent, screenRunState } from '../../src/domain/screen.js';
 import { startedRun, turnStep } from '../fixtures/journal-run.js';
+import { conflictFingerprint } from '../../src/app/loop-policy.js';
+import { sha256 } from '../../src/adapters/hashing.js';
 
 const EMAIL = 'jane.doe@example.com';
 const PHONE = '+1 415 555 0100';
@@ -145,5 +147,16 @@ describe('a version 2 checkpoint, kept raw before checkpoints were screened', ()
     expect(parsed.value.steps.map((s) => s.id)).toEqual(v2.steps.map((s) => s.id));
     expect(parsed.value.task_sha256).toBe(v2.task_sha256);
     expect(parsed.value.plan).toEqual(v2.plan);
+  });
+});
+
+describe('the conflict a run belongs to (loop policy)', () => {
+  it('is the same for the command as given and as its checkpoint keeps it, and names no raw value', () => {
+    for (const config of [{}, { conflict_key: `billing for ${EMAIL}` }]) {
+      const given: CommandFile = { task_description: `Choose the queue; questions to ${EMAIL}`, input_artifacts: [], config };
+      const fingerprint = conflictFingerprint({ command: given }, sha256);
+      expect(conflictFingerprint({ command: screenCommand(given).command }, sha256)).toBe(fingerprint);
+      expect(fingerprint).not.toContain(EMAIL);
+    }
   });
 });
