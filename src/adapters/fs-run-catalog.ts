@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Price } from '../domain/budget.js';
 import { parseRunState, type RunState } from '../domain/run-state.js';
-import { redactSensitive } from '../domain/sensitive/detector.js';
+import { screenText } from '../domain/screen.js';
 import { totalUsage } from '../domain/usage.js';
 import { listDirOrEmpty } from './fs-read.js';
 import { showRun, type RunLiveness, type ShownRun } from './fs-run-liveness.js';
@@ -24,6 +24,8 @@ export interface RunListing {
   readonly source: string | null;
   /** The task's first line, with anything the detector flags redacted; null when the command was not valid. */
   readonly task: string | null;
+  /** What was redacted from the command the checkpoint keeps: categories, never values. */
+  readonly redacted: readonly string[];
   readonly model: string | null;
   readonly calls: number;
   readonly prompt_tokens: number;
@@ -83,7 +85,7 @@ export async function readRunState(paths: WorkspacePaths, runId: string): Promis
 
 /** The first line of a task, redacted and shortened for a listing. */
 export function taskLine(task: string, max = 72): string {
-  const first = redactSensitive(task.trim().split('\n')[0] ?? '').text;
+  const first = screenText(task.trim().split('\n')[0] ?? '');
   return first.length > max ? `${first.slice(0, max - 1)}…` : first;
 }
 
@@ -94,8 +96,9 @@ function fromState(state: RunState, prices: Readonly<Record<string, Price>>, sho
     status: shown.status,
     next_step: shown.next_step,
     reason_code: state.pause?.reason_code ?? state.decision?.reason_code ?? null,
-    source: state.source,
+    source: screenText(state.source),
     task: taskLine(state.command.task_description),
+    redacted: state.command_redacted ?? [],
     model: state.plan?.model ?? null,
     calls: usage.calls,
     prompt_tokens: usage.prompt_tokens,
@@ -140,6 +143,7 @@ async function fromAuditLog(file: string, runId: string): Promise<RunListing | u
     reason_code: invalid?.reason_code ?? null,
     source: null,
     task: null,
+    redacted: [],
     model: null,
     calls: 0,
     prompt_tokens: 0,

@@ -9,6 +9,7 @@ import type { FsWatcherRegistry, WatcherListing } from './fs-watcher-registry.js
 import { listDirOrEmpty } from './fs-read.js';
 import { readCheckpoint } from './run-journal.js';
 import type { WorkspacePaths } from './workspace-paths.js';
+import { screenText } from '../domain/screen.js';
 
 /** What `maestro status` reports; also its `--json` shape. */
 export interface WorkspaceStatus {
@@ -116,7 +117,7 @@ async function readInflight(
     const state = states.get(c.runId);
     inflight.push({
       run_id: c.runId,
-      source: c.source,
+      source: screenText(c.source),
       claimed_at: c.claimedAt,
       owner_pid: c.owner?.pid ?? null,
       owner_alive: c.owner ? await registry.isAlive(c.owner) : false,
@@ -130,7 +131,7 @@ async function readInflight(
 function interruptedEntry(s: StateView): WorkspaceStatus['interrupted'][number] {
   return {
     run_id: s.run_id ?? '',
-    source: s.source ?? '',
+    source: screenText(s.source ?? ''),
     updated_at: s.updated_at ?? '',
     steps_done: s.steps?.length ?? 0,
     next_step: s.shown?.next_step ?? '',
@@ -140,10 +141,11 @@ function interruptedEntry(s: StateView): WorkspaceStatus['interrupted'][number] 
 function pausedEntry(s: StateView): WorkspaceStatus['paused'][number] {
   return {
     run_id: s.run_id ?? '',
-    source: s.source ?? '',
+    source: screenText(s.source ?? ''),
     layer: s.pause?.layer ?? null,
     reason_code: s.pause?.reason_code ?? s.decision?.reason_code ?? null,
-    message: s.pause?.message ?? s.summary ?? '',
+    // Read leniently, so checkpoints of every version: screened here as every kept text is.
+    message: screenText(s.pause?.message ?? s.summary ?? ''),
     requested_at: s.pause?.requested_at ?? null,
   };
 }
@@ -151,13 +153,13 @@ function pausedEntry(s: StateView): WorkspaceStatus['paused'][number] {
 function recentEntry(s: StateView): WorkspaceStatus['recent'][number] {
   return {
     run_id: s.run_id ?? '',
-    source: s.auditOnly ? null : (s.source ?? ''),
+    source: s.auditOnly ? null : screenText(s.source ?? ''),
     status: s.shown?.status ?? s.status ?? 'unknown',
     next_step: s.shown?.next_step ?? null,
     reason_code: s.decision?.reason_code ?? null,
     updated_at: s.updated_at ?? '',
     artifact: s.artifact ?? null,
-    summary: s.summary?.split('\n')[0] ?? null,
+    summary: s.summary === undefined ? null : screenText(s.summary.split('\n')[0] ?? ''),
     usage: usageOf(s.steps),
   };
 }

@@ -1,5 +1,6 @@
 import type { RunStore } from '../domain/ports.js';
 import { parseRunState, type RunState, type RunStatus } from '../domain/run-state.js';
+import { keepsRawCommand, RAW_COMMAND_FILE, screenRunState } from '../domain/screen.js';
 import { StorageError } from '../domain/errors.js';
 import type { Fence, PgEngine } from './pg-engine.js';
 import { DONE_CHANNEL } from './pg-queue.js';
@@ -14,8 +15,8 @@ const QUEUE_STATE: Partial<Record<RunStatus, string>> = {
 };
 
 /**
- * Checkpoints in `maestro_runs` (the RunState as jsonb: the store does not care what a checkpoint
- * holds) and their side files (`command.json`, `hitl.json`, `draft.md`) in `maestro_run_files`.
+ * Checkpoints in `maestro_runs` (the RunState as jsonb, screened as every kept state is: see
+ * screen.ts) and their side files (`command.json`, `hitl.json`, `draft.md`) in `maestro_run_files`.
  * A checkpoint that ends or pauses the run moves its queue row in the same transaction, so a run's
  * end and its queue state never disagree after a crash. With a fence, every write is the claim holder's.
  */
@@ -26,12 +27,18 @@ export class PgRunStore implements RunStore {
   ) {}
 
   async save(state: RunState): Promise<void> {
+    const kept = screenRunState(state);
     await this.engine.tx(async (db) => {
       await db.query(
         `INSERT INTO maestro_runs (run_id, status, state, updated_at) VALUES ($1, $2, $3, now())
          ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, state = EXCLUDED.state, updated_at = now()`,
-        [state.run_id, state.status, JSON.stringify(state)],
+        [state.run_id, state.status, JSON.stringify(kept)],
       );
+      if (!keepsRawCommand(state)) {
+        // The run has ended: the command as given goes, from its side files and from its queue row.
+        await db.query('DELETE FROM maestro_run_files WHERE run_id = $1 AND name = $2', [state.run_id, RAW_COMMAND_FILE]);
+        await db.query('UPDATE maestro_queue SET body = $2 WHERE run_id = $1', [state.run_id, JSON.stringify(kept.command)]);
+      }
       const next = QUEUE_STATE[state.status];
       if (next) {
         const moved = await db.query(

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { StorageError } from '../domain/errors.js';
 import { applyRunEvent, type RunEvent } from '../domain/run-machine.js';
 import type { RunState } from '../domain/run-state.js';
+import { screenRunEvent, screenRunState } from '../domain/screen.js';
 import { readIfExists } from './fs-read.js';
 
 /**
@@ -28,12 +29,15 @@ export const JOURNAL_VERSION = 1;
 
 export type JournalLine = { readonly v: number; readonly base: RunState } | { readonly at: string; readonly event: RunEvent; readonly audit?: readonly string[] };
 
+/** A whole state as a journal line, screened as every kept state is (screen.ts). */
 export function baseLine(state: RunState): string {
-  return `${JSON.stringify({ v: JOURNAL_VERSION, base: state })}\n`;
+  return `${JSON.stringify({ v: JOURNAL_VERSION, base: screenRunState(state) })}\n`;
 }
 
+/** One change as a journal line: the texts it carries screened, as the state they make is. */
 export function eventLine(at: string, event: RunEvent, audit?: readonly string[]): string {
-  return `${JSON.stringify(audit && audit.length > 0 ? { at, event, audit } : { at, event })}\n`;
+  const screened = screenRunEvent(event);
+  return `${JSON.stringify(audit && audit.length > 0 ? { at, event: screened, audit } : { at, event: screened })}\n`;
 }
 
 /**

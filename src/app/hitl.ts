@@ -6,6 +6,7 @@ import type { DecisionInbox, RunLocks } from '../domain/ports.js';
 
 export type { DecisionInbox } from '../domain/ports.js';
 import { wasRehearsal, type RunState } from '../domain/run-state.js';
+import { screenText } from '../domain/screen.js';
 import { parseVerdict } from '../domain/verdict.js';
 import { settleRun } from './settle-run.js';
 import { decideRun } from '../domain/run/policy.js';
@@ -71,13 +72,15 @@ async function decideHeld(input: HitlDecisionInput & { decision: 'continue' | 's
   if (!target.ok) throw new HitlRefusedError(target.refusal);
   const pause = target.pause;
   const now = deps.clock.now().toISOString();
+  // A note is kept with the run and shown with it: screened like everything else a run keeps.
+  const note = input.note ? screenText(input.note) : undefined;
   const entry = {
     pause_id: pause.pause_id,
     layer: pause.layer,
     reason_code: pause.reason_code,
     decision: input.decision,
     decided_at: now,
-    ...(input.note ? { note: input.note } : {}),
+    ...(note ? { note } : {}),
   } as const;
   const decision = input.decision === 'continue' ? userDecision('RUN', 'HITL_CONTINUE') : decideRun({ kind: 'person_stop' }).decision;
   const audit = await deps.audit.open(state.run_id);
@@ -92,7 +95,8 @@ async function decideHeld(input: HitlDecisionInput & { decision: 'continue' | 's
     return { decision: 'continue', state: run.state };
   }
 
-  const message = `stopped by a person at pause ${pause.pause_id} (${pause.layer}: ${pause.reason_code})${input.note ? ` — note: ${input.note}` : ''}`;
+  const why = `${pause.layer}: ${pause.reason_code}`;
+  const message = `stopped by a person at pause ${pause.pause_id} (${why})${note ? ` — note: ${note}` : ''}`;
   const loaded = (await deps.personas.loadAll()).personas;
   const names = new Map(loaded.map((p) => [p.id, p.name]));
   const current = run.state;

@@ -5,6 +5,7 @@ import { failClosedDecision, systemStopDecision, type DecisionRecord } from '../
 import { AppError, StorageError } from '../domain/errors.js';
 import type { AuditSink } from '../domain/ports.js';
 import { RUN_STATE_VERSION, type RunState, type Step } from '../domain/run-state.js';
+import { RAW_COMMAND_FILE, screenCommand, STORAGE_WRITE_FAILED } from '../domain/screen.js';
 import { executeRun } from './execute-run.js';
 import { applyRunEvent, buildOutcome } from '../domain/run-machine.js';
 import { auditStep } from './run-records.js';
@@ -56,6 +57,8 @@ async function startRun(runId: string, input: CommandInput, deps: RunDeps): Prom
   if (!parsed.ok) return rejectInvalid(runId, parsed.issues, audit, input.source);
 
   const now = deps.clock.now().toISOString();
+  // The checkpoint keeps the command screened; the command as given waits beside it while the run may go on.
+  const kept = screenCommand(parsed.value);
   const state: RunState = {
     schemaVersion: RUN_STATE_VERSION,
     run_id: runId,
@@ -64,14 +67,15 @@ async function startRun(runId: string, input: CommandInput, deps: RunDeps): Prom
     updated_at: now,
     source: input.source,
     task_sha256: deps.sha256(parsed.value.task_description),
-    command: parsed.value,
+    command: kept.command,
+    ...(kept.categories.length > 0 ? { command_redacted: kept.categories } : {}),
     steps: [],
     trail: [],
     reroutes: [],
     hitl: [],
   };
   await deps.runs.save(state);
-  await deps.runs.saveFile(runId, 'command.json', input.text);
+  await deps.runs.saveFile(runId, RAW_COMMAND_FILE, input.text);
   await audit.append(
     auditEvent('COMMAND_VALID', { decision: 'RUN', reason_code: 'SPEC_OK', sealed: false, overrideable: false, final_decider: 'SYSTEM', layer: 'validation' }, {
       task_sha256: state.task_sha256,
@@ -79,7 +83,7 @@ async function startRun(runId: string, input: CommandInput, deps: RunDeps): Prom
       input_artifacts: parsed.value.input_artifacts.length,
     }),
   );
-  return executeRun(state, audit, deps);
+  return executeRun(state, audit, deps, parsed.value);
 }
 
 /**
@@ -102,6 +106,7 @@ async function resumeHeld(runId: string, deps: RunDeps): Promise<RunOutcome> {
   // A run a storage failure ended is taken up again from its checkpoint (no finished call repeated).
   const storageFailed = state.status === 'error' && state.decision?.reason_code === STORAGE_WRITE_FAILED;
   if (state.status !== 'running' && !storageFailed) throw new RunNotResumableError(`run ${runId} has already ended (${state.status})`);
+  const command = await givenCommand(state, deps);
   let resumed = state;
   if (storageFailed) {
     resumed = applyRunEvent(state, { type: 'revived' }, deps.clock.now().toISOString());
@@ -115,8 +120,27 @@ async function resumeHeld(runId: string, deps: RunDeps): Promise<RunOutcome> {
     }),
     );
     for (const step of unaudited(resumed.steps, audit)) await auditStep(audit, step, deps);
-    return executeRun(resumed, audit, deps);
+    return executeRun(resumed, audit, deps, command);
   });
+}
+
+/**
+ * The command a run was given, to go on with: its copy beside the checkpoint (when it is the one
+ * the checkpoint's task digest names), else the checkpoint's own when nothing was redacted from it,
+ * or when the run is only completing an ending it already fixed (no model is called, and what it
+ * writes is screened). Otherwise the run cannot go on as it was given: refused, never guessed.
+ */
+async function givenCommand(state: RunState, deps: RunDeps): Promise<CommandFile> {
+  const text = await deps.runs.loadFile(state.run_id, RAW_COMMAND_FILE);
+  const parsed = text === undefined ? undefined : parseCommandText(text);
+  if (parsed?.ok && deps.sha256(parsed.value.task_description) === state.task_sha256) return parsed.value;
+  const redacted = state.command_redacted ?? [];
+  if (redacted.length === 0 || state.finishing) return state.command;
+  const copy = text === undefined ? 'gone' : 'not the one the run started with';
+  throw new RunNotResumableError(
+    `run ${state.run_id} cannot go on as it was given: its checkpoint keeps the command screened (${redacted.join(', ')} redacted) ` +
+      `and the command itself (${RAW_COMMAND_FILE} beside it) is ${copy}; run the command again`,
+  );
 }
 
 /**
@@ -202,8 +226,7 @@ function unaudited(steps: readonly Step[], audit: AuditSink): Step[] {
   return steps.slice(last + 1).filter((s) => !recorded.has(s.id));
 }
 
-/** Reason code of a run ended by a storage failure. */
-export const STORAGE_WRITE_FAILED = 'STORAGE_WRITE_FAILED';
+export { STORAGE_WRITE_FAILED };
 
 async function rejectInvalid(runId: string, issues: string[], audit: AuditSink, source: string): Promise<RunOutcome> {
   const missing = issues.some((i) => i.startsWith('task_description:') && /required/.test(i));

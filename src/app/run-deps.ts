@@ -35,7 +35,13 @@ export interface RunDeps {
   readonly knowledge: KnowledgeBase;
   readonly inputs: InputReader;
   readonly artifacts: ArtifactWriter;
-  readonly runs: RunStore & { saveFile(runId: string, name: string, content: string): Promise<string>; removeFile(runId: string, name: string): Promise<void>; list(): Promise<string[]> };
+  readonly runs: RunStore & {
+    saveFile(runId: string, name: string, content: string): Promise<string>;
+    /** A side file's text (the command as given, for a run that goes on), or undefined. */
+    loadFile(runId: string, name: string): Promise<string | undefined>;
+    removeFile(runId: string, name: string): Promise<void>;
+    list(): Promise<string[]>;
+  };
   readonly audit: AuditLog;
   /** Marks the runs this process executes, so readers tell a running run from one a killed process left. */
   readonly holds?: RunHolds;

@@ -5,6 +5,7 @@ import type { AuditSink } from '../domain/ports.js';
 import { buildOutcome } from '../domain/run-machine.js';
 import type { ArtifactAttachment } from '../domain/modes/mode.js';
 import type { PauseRecord } from '../domain/run-state.js';
+import { RAW_COMMAND_FILE, screenText } from '../domain/screen.js';
 import { totalUsage } from '../domain/usage.js';
 import { decideRun, type Ending, type PauseClass } from '../domain/run/policy.js';
 import { InternalError } from '../domain/errors.js';
@@ -35,7 +36,9 @@ interface EndOptions {
  * the conflict line with a sealed stop (fourth).
  */
 async function pauseRun(options: EndOptions & { draft?: DraftInput; requestPlan?: () => Promise<string> }): Promise<RunOutcome> {
-  const { run, audit, deps, decision, message } = options;
+  const { run, audit, deps, decision } = options;
+  // Kept (the checkpoint, hitl.json, the draft) and shown: screened.
+  const message = screenText(options.message);
   const state = run.state;
   const now = deps.clock.now();
   const pause: PauseRecord = {
@@ -83,7 +86,8 @@ type FinishOptions = EndOptions & { artifact?: DraftInput; attachments?: readonl
 
 /** Ends a run as completed (decision RUN) or stopped, writing the artifact when there is one. */
 async function finishRun(options: FinishOptions): Promise<RunOutcome> {
-  const { run, audit, deps, decision, message } = options;
+  const { run, audit, deps, decision } = options;
+  const message = screenText(options.message);
   const resumedEnding = run.state.finishing !== undefined;
   const status = decision.decision === 'RUN' ? 'completed' : (options.status ?? run.state.finishing?.status ?? 'stopped');
   // The end is put on the checkpoint before anything is written, with its time: a run killed between
@@ -132,8 +136,8 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
       ...(usage.cost_usd !== undefined ? { cost_usd: Math.round(usage.cost_usd * 1e6) / 1e6 } : {}),
     }),
   );
-  // The run has ended: its command copy goes; state.json keeps the command for the record.
-  await deps.runs.removeFile(state.run_id, 'command.json');
+  // The run has ended: the command as given goes; state.json keeps it screened, for the record.
+  await deps.runs.removeFile(state.run_id, RAW_COMMAND_FILE);
   await run.apply({ type: 'finished', status, decision, finishedAt: finishedAt.toISOString(), summary: message, ...(artifactPath ? { artifact: artifactPath } : {}) });
   const text =
     status === 'completed'

@@ -74,7 +74,9 @@ export function registerHitl(program: Command, io: Io): void {
       const details = {
         run_id: state.run_id,
         status: (await showRun(state.run_id, state.status, runLiveness(app))).status,
+        // The task as the checkpoint keeps it (screened), and what was taken out of it: categories, never values.
         task: state.command.task_description,
+        redacted: state.command_redacted ?? [],
         pause: state.pause ?? null,
         continue_would: state.pause ? describeContinue(state.pause.layer, state.pause.reason_code) : null,
         plan: state.loop_plan ?? null,
@@ -156,9 +158,27 @@ function runLiveness(app: App): RunLiveness {
   return engine ? { isHeld: (runId) => engine.queue.isRunOwned(runId) } : new FsRunLiveness(app.paths);
 }
 
-function renderShow(d: { run_id: string; status: string; task: string; pause: RunState['pause'] | null; continue_would: string | null; plan: string | null; draft: string | null; conflict_pauses: number; decisions: RunState['hitl']; sealed: boolean }, state: RunState, io: Io): string {
+interface ShowDetails {
+  run_id: string;
+  status: string;
+  task: string;
+  redacted: string[];
+  pause: RunState['pause'] | null;
+  continue_would: string | null;
+  plan: string | null;
+  draft: string | null;
+  conflict_pauses: number;
+  decisions: RunState['hitl'];
+  sealed: boolean;
+}
+
+function renderShow(d: ShowDetails, state: RunState, io: Io): string {
   const c = chalkFor(io);
   const lines = [`${c.bold('Run')} ${d.run_id} — ${d.status}${d.sealed ? c.red(' (sealed: cannot be continued)') : ''}`, `${c.bold('Task')} ${d.task.length > 300 ? `${d.task.slice(0, 299)}…` : d.task}`];
+  if (d.redacted.length > 0) {
+    const why = 'what was found, never its value: maestro keeps and shows the command screened';
+    lines.push(`${c.bold('Redacted')} ${d.redacted.join(', ')} (${why})`);
+  }
   if (d.pause) {
     lines.push(
       `${c.bold('Paused')} at ${d.pause.requested_at} by the ${d.pause.layer} layer: ${c.yellow(d.pause.reason_code)} (${explainReason(d.pause.reason_code)})`,

@@ -12,6 +12,7 @@ import { resolveWorkspace } from '../config.js';
 import { ExitError, InvalidInputError, RunBusyError, RunHeldError, StorageError } from '../domain/errors.js';
 import { auditEvent } from '../domain/audit.js';
 import { runDecision } from '../domain/decision.js';
+import { screenText } from '../domain/screen.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor, statusBadge } from './style.js';
 
@@ -255,11 +256,15 @@ async function recordInterrupt(app: App, runId: string): Promise<string | null> 
 
 /** The end of a run that has no outcome of its own (interrupted, failed): one line, or one JSON object. */
 function reportEnd(io: Io, opts: { json?: boolean; follow?: boolean }, end: { run_id: string; status: 'interrupted' | 'error'; reason_code?: string; message: string; audit_log: string | null }, code: number): number {
+  // An error's message may quote what it failed on: printed screened.
+  const message = screenText(end.message);
   if (opts.json) {
-    io.stdout.write(`${JSON.stringify({ ...outcomeKind(opts), run_id: end.run_id || null, status: end.status, decision: null, reason_code: end.reason_code ?? (end.status === 'interrupted' ? 'RUN_INTERRUPTED_AT_CHECKPOINT' : null), artifact: null, audit_log: end.audit_log, message: end.message })}\n`);
+    const reason = end.reason_code ?? (end.status === 'interrupted' ? 'RUN_INTERRUPTED_AT_CHECKPOINT' : null);
+    const line = { ...outcomeKind(opts), run_id: end.run_id || null, status: end.status, decision: null, reason_code: reason };
+    io.stdout.write(`${JSON.stringify({ ...line, artifact: null, audit_log: end.audit_log, message })}\n`);
   }
   const c = chalkFor(io, 'stderr');
-  io.stderr.write(`${statusBadge(c, end.status)}${end.run_id ? ` ${c.dim(end.run_id)}` : ''} — ${end.message}\n`);
+  io.stderr.write(`${statusBadge(c, end.status)}${end.run_id ? ` ${c.dim(end.run_id)}` : ''} — ${message}\n`);
   return code;
 }
 
@@ -273,7 +278,9 @@ function outcomeKind(opts: { follow?: boolean }): { kind?: 'outcome' } {
 }
 
 /** Prints a run's outcome (one JSON object with --json) and returns its exit code. */
-export function reportOutcome(io: Io, opts: { json?: boolean; follow?: boolean }, outcome: RunOutcome): number {
+export function reportOutcome(io: Io, opts: { json?: boolean; follow?: boolean }, raw: RunOutcome): number {
+  // Outcomes are screened where they are built; one made here (an unreadable file) is screened here.
+  const outcome = { ...raw, message: screenText(raw.message) };
   if (opts.json) {
     const { run_id, status, decision, reason_code, artifact, audit_log } = outcome;
     io.stdout.write(`${JSON.stringify({ ...outcomeKind(opts), run_id: run_id || null, status, decision, reason_code, artifact, audit_log: audit_log || null })}\n`);

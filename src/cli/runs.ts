@@ -99,9 +99,12 @@ function formatRuns(runs: readonly RunListing[], io: Io): string {
   const lines = runs.map((r) => {
     const usage = r.calls > 0 ? ` · ${r.calls} calls, ${r.prompt_tokens}+${r.completion_tokens} tokens${r.cost_usd ? `, $${r.cost_usd.toFixed(4)}` : ''}` : '';
     const what = r.task ?? (r.status === 'invalid' ? '(the command file was not valid)' : '(no checkpoint)');
-    const next = r.status === 'interrupted' && r.next_step ? `\n    nobody is running it — resume with: ${r.next_step}` : '';
-    const head = `${c.dim(r.run_id)} ${badge(r.status.padEnd(11))} ${r.reason_code ?? ''}`;
-    return `${head}\n    ${what}${r.model ? ` · ${r.model}` : ''}${usage}${next}`;
+    const next = r.status === 'interrupted' && r.next_step ? `
+    nobody is running it — resume with: ${r.next_step}` : '';
+    const redacted = r.redacted.length > 0 ? ` · redacted: ${r.redacted.join(', ')}` : '';
+    const model = r.model ? ` · ${r.model}` : '';
+    return `${c.dim(r.run_id)} ${badge(r.status.padEnd(11))} ${r.reason_code ?? ''}
+    ${what}${redacted}${model}${usage}${next}`;
   });
   return `${lines.join('\n')}\n${c.dim(`${runs.length} run(s), newest first · maestro show <run_id> reads one`)}\n`;
 }

@@ -6,6 +6,7 @@ import type { RunPlan, Step } from './run-state.js';
 import type { Verdict } from './verdict.js';
 import type { ArtifactSection } from './modes/mode.js';
 import { explainReason } from './codes.js';
+import { screenText } from './screen.js';
 
 export interface ArtifactInput {
   readonly runId: string;
@@ -44,10 +45,16 @@ const REHEARSAL_BANNER = [
   '> arbitration) without any network. Configure a real model route to get real deliberation.',
 ].join('\n');
 
-/** Renders the run's Markdown artifact. Deterministic for the same input: each section in order. */
-export function renderArtifact(a: ArtifactInput): string {
+/**
+ * Renders the run's Markdown artifact. Deterministic for the same input: each section in order. What
+ * it says is screened (screen.ts): a task a person chose to send to the council as it was is still
+ * not kept raw.
+ */
+export function renderArtifact(input: ArtifactInput): string {
+  // The task first, whole: its heading is cut short, and a value cut in half would no longer be found.
+  const a = { ...input, task: screenText(input.task) };
   const sections = [header, runTable, usageSection, transcriptSection, knowledgeSection, verdictsSection, modeSections, proposalSection, trailSection];
-  return sections.flatMap((section) => section(a)).join('\n');
+  return screenText(sections.flatMap((section) => section(a)).join('\n'));
 }
 
 function header(a: ArtifactInput): string[] {

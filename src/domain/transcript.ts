@@ -1,5 +1,6 @@
 import type { RunState, Step } from './run-state.js';
 import { parseVerdict } from './verdict.js';
+import { screenText } from './screen.js';
 
 /**
  * A run's whole story as Markdown, for `maestro show`: what was asked, every reply in order with
@@ -7,6 +8,11 @@ import { parseVerdict } from './verdict.js';
  * `shown` is the status as readers derive it (`interrupted` for a running run nobody holds).
  */
 export function renderTranscript(state: RunState, shown: string = state.status): string {
+  // The state is screened as it is kept; what is printed is screened again (paths, labels, old files).
+  return screenText(renderUnscreened(state, shown));
+}
+
+function renderUnscreened(state: RunState, shown: string): string {
   const out: string[] = [];
   out.push(`# Run ${state.run_id} — ${shown}`, '');
   out.push(`- Command: ${state.source}`);

@@ -97,6 +97,42 @@ describe('claims and fences', () => {
   });
 });
 
+describe('what the engine keeps is screened', () => {
+  const EMAIL = 'jane.doe@example.com';
+  const raw = (runId: string, status: RunState['status']): RunState => ({
+    ...aState(runId, status),
+    command: { task_description: `Write to ${EMAIL}`, input_artifacts: [], config: {} } as unknown as RunState['command'],
+    ...(status === 'paused' ? { pause: { pause_id: 'p1', layer: 'ethics', reason_code: 'ETHICS_PII_DETECTED', message: `found ${EMAIL}`, requested_at: '2026-01-01T00:00:00.000Z' } } : {}),
+  });
+  const rows = async (runId: string) => ({
+    state: JSON.stringify((await engine.query<{ state: unknown }>('SELECT state FROM maestro_runs WHERE run_id = $1', [runId])).rows[0]?.state),
+    body: (await engine.query<{ body: string }>('SELECT body FROM maestro_queue WHERE run_id = $1', [runId])).rows[0]?.body ?? '',
+    files: (await engine.query<{ name: string }>('SELECT name FROM maestro_run_files WHERE run_id = $1 ORDER BY name', [runId])).rows.map((r) => r.name),
+  });
+
+  it('the checkpoint holds no raw text; the command as given stays while the run may go on, and goes (with its queue copy) when it ends', async () => {
+    const runId = 'screened-1';
+    await new PgQueue(engine).submit({ runId, workspaceId: 'test', source: `${runId}.json`, body: JSON.stringify({ task_description: `Write to ${EMAIL}` }), inputHashes: {} });
+    const runs = new PgRunStore(engine);
+    await runs.save(raw(runId, 'running'));
+    await runs.saveFile(runId, 'command.json', JSON.stringify({ task_description: `Write to ${EMAIL}` }));
+    await runs.save(raw(runId, 'paused'));
+    let kept = await rows(runId);
+    expect(kept.state).not.toContain(EMAIL);
+    expect(kept.state).toContain('[REDACTED:EMAIL]');
+    expect(kept.files).toEqual(['command.json']);
+    expect((await runs.load(runId))?.command_redacted).toEqual(['EMAIL']);
+    expect((await new PgQueue(engine).pausedRuns()).find((p) => p.run_id === runId)?.message).toBe('found [REDACTED:EMAIL]');
+
+    await runs.save({ ...raw(runId, 'stopped'), summary: `stopped: ${EMAIL}` });
+    kept = await rows(runId);
+    expect(kept.state).not.toContain(EMAIL);
+    expect(kept.files).toEqual([]);
+    expect(kept.body).not.toContain(EMAIL);
+    expect(JSON.parse(kept.body)).toMatchObject({ task_description: 'Write to [REDACTED:EMAIL]' });
+  });
+});
+
 describe('shared state', () => {
   it('keeps every run of persona memory when many writers append at once (no lost update)', async () => {
     const stores = [1, 2, 3].map(() => new PgSessionStore(engine, clock, 100));

@@ -106,6 +106,6 @@ describe('checkpoint versions', () => {
 
   it('an unknown version is refused with a message that says which versions are read', () => {
     const parsed = parseRunState({ schemaVersion: 9, run_id: 'x' });
-    expect(parsed).toEqual({ ok: false, issues: ['schemaVersion: this checkpoint is version 9; this maestro reads versions 1 and 2'] });
+    expect(parsed).toEqual({ ok: false, issues: ['schemaVersion: this checkpoint is version 9; this maestro reads versions 1 to 3'] });
   });
 });
