@@ -1,6 +1,7 @@
 import type { RequestInit as UndiciRequestInit } from 'undici';
 
-type Undici = typeof import('undici');
+/** The undici module (its type only: importing it is `loadUndici`'s job). */
+export type Undici = typeof import('undici');
 let undici: Undici | undefined;
 
 /** undici, loaded with the first endpoint client rather than at start-up: a run on the offline model never needs it. */

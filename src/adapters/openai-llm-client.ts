@@ -4,22 +4,14 @@ import { InternalError, type LlmError } from '../domain/errors.js';
 import type { CallContext, LlmClient, LlmNotice, LlmReply, LlmRequest } from '../domain/ports.js';
 import { decideRetry, parseRetryAfter } from '../domain/retry-policy.js';
 import type { JsonMode, ResolvedRoute } from '../domain/route.js';
-import { createEndpointFetch, loadUndici } from './endpoint-fetch.js';
+import { createEndpointFetch, loadUndici, type Undici } from './endpoint-fetch.js';
 import { finalFailure, llmError, type OpenAiSdk, toLlmError } from './openai-failure.js';
 
-type Sdk = OpenAiSdk;
-type Undici = Awaited<ReturnType<typeof loadUndici>>;
-let sdk: Sdk | undefined;
+let sdk: OpenAiSdk | undefined;
 
 /** The SDK, loaded on the first call rather than at start-up: a run on the offline model never needs it. */
-async function loadSdk(): Promise<Sdk> {
+async function loadSdk(): Promise<OpenAiSdk> {
   sdk ??= await import('openai');
-  return sdk;
-}
-
-/** The SDK's classes, for telling its errors apart (only ever asked after `loadSdk`, inside a call). */
-function loaded(): Sdk {
-  if (!sdk) throw new InternalError('the openai SDK is used before it was loaded');
   return sdk;
 }
 
@@ -82,7 +74,7 @@ export class OpenAiLlmClient implements LlmClient {
   async complete(request: LlmRequest, context?: Pick<CallContext, 'onText'>, signal?: AbortSignal): Promise<LlmReply> {
     signal?.throwIfAborted();
     const sdk = await loadSdk();
-    this.#client ??= createSdkClient(this.#route, this.#apiKey, await loadUndici());
+    this.#client ??= createSdkClient(sdk, await loadUndici(), this.#route, this.#apiKey);
     const route = this.#route;
     const notices: LlmNotice[] = [];
     // The SDK adds an abort listener to the signal it is given on every request and never removes
@@ -110,7 +102,7 @@ export class OpenAiLlmClient implements LlmClient {
             notices.push(notice);
             continue;
           }
-          await this.#waitOrThrow(toLlmError(error, route, sdk), error, retries, call.signal);
+          await this.#waitOrThrow(toLlmError(error, route, sdk), error instanceof sdk.APIError ? error.headers : undefined, retries, call.signal);
           signal?.throwIfAborted();
           retries += 1;
         }
@@ -128,9 +120,8 @@ export class OpenAiLlmClient implements LlmClient {
     return { kind: 'json_mode_fallback', route: this.#route.id, from: mode, to: next, status: 400 };
   }
 
-  /** The retry policy's word on a failed attempt: wait before the next one, or throw the failure. */
-  async #waitOrThrow(failure: LlmError, error: unknown, retriesMade: number, signal: AbortSignal): Promise<void> {
-    const headers = error instanceof loaded().APIError ? error.headers : undefined;
+  /** The retry policy's word on a failed attempt (and the headers of the reply that failed it, if any): wait before the next one, or throw. */
+  async #waitOrThrow(failure: LlmError, headers: Headers | undefined, retriesMade: number, signal: AbortSignal): Promise<void> {
     const serverWaitMs = parseRetryAfter({ retryAfterMs: headers?.get('retry-after-ms'), retryAfter: headers?.get('retry-after') }, this.#now());
     const decision = decideRetry({
       kind: failure.kind,
@@ -242,9 +233,9 @@ function checkApiKey(route: ResolvedRoute, apiKey: string | undefined): void {
   }
 }
 
-function createSdkClient(route: ResolvedRoute, apiKey: string | undefined, undici: Undici): OpenAI {
+function createSdkClient(sdk: OpenAiSdk, undici: Undici, route: ResolvedRoute, apiKey: string | undefined): OpenAI {
   const silent = { error: noop, warn: noop, info: noop, debug: noop };
-  return new (loaded().OpenAI)({
+  return new sdk.OpenAI({
     apiKey: apiKey || LOCAL_PLACEHOLDER_KEY,
     // The SDK would read these from OPENAI_ADMIN_KEY / OPENAI_ORG_ID / OPENAI_PROJECT_ID: an admin key
     // has no business here, and OpenAI account identifiers are sent to OpenAI's own hosts only.

@@ -7,7 +7,7 @@ import { OpenAiLlmClient } from '../../src/adapters/openai-llm-client.js';
 import { failureOf } from '../helpers/llm-failure.js';
 import { Route } from '../../src/domain/route.js';
 
-// The HTTP layer under the SDK (src/adapters/endpoint-fetch.ts), through the real SDK and real
+// The HTTP layer under the SDK (src/adapters/endpoint-fetch.ts: undici), through the real SDK and real
 // sockets on 127.0.0.1: what a person would notice of it, connections kept, redirects, encodings.
 
 const KEY = ['sk', 'test', 'Hn3Wq9Lx2Rb7Tc5Vz1Pd8Mf4Kg6Js0Ya'].join('-');
@@ -220,7 +220,7 @@ describe('the HTTP layer under the SDK', () => {
     expect(quota.seen).toHaveLength(1);
   });
 
-  it('lets the SDK retry a 5xx whose body never arrives whole', async () => {
+  it('retries a 5xx whose body never arrives whole', async () => {
     const server = await rawServer((req, res, n) => {
       if (n > 1) return answerWith('second try')(req, res);
       res.writeHead(503, { 'content-type': 'application/json', 'content-length': '100', 'retry-after-ms': '1' });

@@ -13,7 +13,7 @@ import { FAULTS, rejectingResponseFormat, scripted, type ChatHandler, type ChatS
 
 // Built from parts so the test file itself holds no key-shaped string.
 const KEY = ['sk', 'test', 'Zq8XvL2mN4pR7tY9wB3cD6fG1hJ5kA0s'].join('-');
-/** Keeps the SDK's retry backoff at 1 ms instead of 0.5–8 s. */
+/** Keeps the retry policy's wait at 1 ms instead of its backoff (0.25–8 s). */
 const FAST_RETRY = { 'retry-after-ms': '1' };
 
 let server: ChatServer;
