@@ -34,7 +34,8 @@ export const MAX_REDIRECTS = 5;
  * the key to another host. Nothing here retries: the retry policy sits above the SDK.
  */
 export function createEndpointFetch(lib: Undici, options: EndpointFetchOptions): EndpointFetch {
-  const dispatcher = new lib.Agent({ connect: { timeout: options.timeoutMs }, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
+  const limit = options.timeoutMs;
+  const dispatcher = new lib.Agent({ connect: { timeout: limit }, headersTimeout: limit, bodyTimeout: limit });
   return async (input, init) => {
     let url = typeof input === 'string' || input instanceof URL ? String(input) : input.url;
     for (let redirects = 0; ; redirects++) {

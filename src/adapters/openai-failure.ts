@@ -15,14 +15,17 @@ export type OpenAiSdk = typeof import('openai');
 
 /** An LlmError for this route; `retryable` follows the retry policy's table for the kind. */
 export function llmError(route: ResolvedRoute, kind: LlmErrorKind, what: string, status?: number, cause?: unknown): LlmError {
-  return new LlmError(`route "${route.id}": ${what}`, isRetryableKind(kind), status, { kind, route: route.id, ...(cause === undefined ? {} : { cause }) });
+  const options = { kind, route: route.id, ...(cause === undefined ? {} : { cause }) };
+  return new LlmError(`route "${route.id}": ${what}`, isRetryableKind(kind), status, options);
 }
 
 /** Translates one failed attempt (what the SDK threw, its own retries off) into an LlmError. */
 export function toLlmError(error: unknown, route: ResolvedRoute, sdk: OpenAiSdk): LlmError {
   if (error instanceof LlmError) return error;
   const make = (kind: LlmErrorKind, what: string, status?: number): LlmError => llmError(route, kind, what, status, safeCause(error, sdk));
-  if (!(error instanceof sdk.APIError) && codeInChain(error) === 'UND_ERR_BODY_TIMEOUT') return make('timeout', `no data from the endpoint for ${route.timeout_ms} ms while reading the reply`);
+  if (!(error instanceof sdk.APIError) && codeInChain(error) === 'UND_ERR_BODY_TIMEOUT') {
+    return make('timeout', `no data from the endpoint for ${route.timeout_ms} ms while reading the reply`);
+  }
   if (error instanceof sdk.APIConnectionTimeoutError) return make('timeout', `no response within ${route.timeout_ms} ms`);
   if (error instanceof sdk.APIUserAbortError) return make('network', 'the request was cancelled');
   if (error instanceof sdk.APIConnectionError) return make('network', `could not reach ${endpointName(route)}${causeNote(error)}`);
@@ -45,19 +48,22 @@ function statusError(error: InstanceType<OpenAiSdk['APIError']>, route: Resolved
   }
   if (status === 402) return make('quota', `the endpoint wants payment (${http}); not retried`, status);
   if (status === 429) return make('rate_limit', `rate limited (${http})`, status);
-  if (status === 401 || status === 403) return make('auth', `the endpoint refused the credentials (${http}); check ${route.api_key_env ?? 'OPENAI_API_KEY'}`, status);
+  if (status === 401 || status === 403) {
+    return make('auth', `the endpoint refused the credentials (${http}); check ${route.api_key_env ?? 'OPENAI_API_KEY'}`, status);
+  }
   if (status >= 300 && status < 400) return redirectError(status, http, error.headers, route, make);
   if (status === 408) return make('timeout', `the endpoint timed out (${http})`, status);
   if (status >= 500 || status === 409) return make('server', `${http} from the endpoint`, status);
   return make('bad_request', `the endpoint rejected the request (${http}) for model "${route.model}"`, status);
 }
 
-/** A redirect the HTTP layer did not follow (any but a same-origin 307/308, or one too many): it names where it points, as an origin only. */
+/** A redirect the HTTP layer did not follow (any but a same-origin 307/308, or one too many), naming where it points as an origin only. */
 function redirectError(status: number, http: string, headers: Headers | undefined, route: ResolvedRoute, make: Make): LlmError {
   const location = redirectTarget(headers, route);
   if (!location) return make('bad_request', `the endpoint answered ${http} without saying where to; check the route's base_url`, status);
   if (location.sameOrigin && (status === 307 || status === 308)) {
-    return make('bad_request', `the endpoint keeps redirecting (${http}, more than ${MAX_REDIRECTS} times); check the route's base_url`, status);
+    const what = `the endpoint keeps redirecting (${http}, more than ${MAX_REDIRECTS} times); check the route's base_url`;
+    return make('bad_request', what, status);
   }
   const where = location.sameOrigin ? ' to another path on the same host' : location.origin ? ` to ${location.origin}` : '';
   return make('bad_request', `the endpoint redirects (${http}${where}); set the route's base_url to the address it should call`, status);
@@ -78,9 +84,16 @@ function redirectTarget(headers: Headers | undefined, route: ResolvedRoute): { o
 }
 
 /** The failure of the last attempt, saying how the retry policy ended the call (retries made, a wait not waited). */
-export function finalFailure(error: LlmError, retriesMade: number, decision: RetryDecision & { retry: false }, serverWaitMs: number | undefined): LlmError {
+export function finalFailure(
+  error: LlmError,
+  retriesMade: number,
+  decision: RetryDecision & { retry: false },
+  serverWaitMs?: number,
+): LlmError {
   const notes: string[] = [];
-  if (decision.why === 'wait_too_long' && serverWaitMs !== undefined) notes.push(`; it asked to wait ${Math.ceil(serverWaitMs / 1_000)} s, too long to wait within a call`);
+  if (decision.why === 'wait_too_long' && serverWaitMs !== undefined) {
+    notes.push(`; it asked to wait ${Math.ceil(serverWaitMs / 1_000)} s, too long to wait within a call`);
+  }
   if (retriesMade > 0 && decision.why !== 'not_retryable') notes.push(` after ${retriesMade} ${retriesMade === 1 ? 'retry' : 'retries'}`);
   if (notes.length === 0) return error;
   const route = error.route ? { route: error.route } : {};
@@ -131,9 +144,12 @@ function codeInChain(error: unknown): string | undefined {
 
 /** What a connection failure's code tells a person, first match wins; the code itself when nothing more is known. */
 const CAUSE_NOTES: ReadonlyArray<readonly [RegExp, (code: string) => string]> = [
-  [/^(ERR_SSL_WRONG_VERSION_NUMBER|EPROTO)$/, (code) => `${code}: no TLS there; if the endpoint speaks plain HTTP, its base_url starts with http://`],
   [
-    /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/,
+    /^(ERR_SSL_WRONG_VERSION_NUMBER|EPROTO)$/,
+    (code) => `${code}: no TLS there; if the endpoint speaks plain HTTP, its base_url starts with http://`,
+  ],
+  [
+    /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/,
     (code) => `${code}: its certificate is not trusted here; a private CA's certificate goes in NODE_EXTRA_CA_CERTS`,
   ],
   [/^UND_ERR_SOCKET$/, () => 'the endpoint closed the connection before it answered'],

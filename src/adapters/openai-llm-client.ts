@@ -84,7 +84,8 @@ export class OpenAiLlmClient implements LlmClient {
       for (let retries = 0; ; ) {
         const mode = this.#modeFor(request);
         try {
-          const result = await (route.stream ? this.#streamed(request, mode, call.signal, context?.onText) : this.#whole(request, mode, call.signal, context?.onText));
+          const onText = context?.onText;
+          const result = await (route.stream ? this.#streamed(request, mode, call.signal, onText) : this.#whole(request, mode, call.signal, onText));
           signal?.throwIfAborted();
           return {
             content: result.content,
@@ -102,7 +103,8 @@ export class OpenAiLlmClient implements LlmClient {
             notices.push(notice);
             continue;
           }
-          await this.#waitOrThrow(toLlmError(error, route, sdk), error instanceof sdk.APIError ? error.headers : undefined, retries, call.signal);
+          const headers = error instanceof sdk.APIError ? error.headers : undefined;
+          await this.#waitOrThrow(toLlmError(error, route, sdk), headers, retries, call.signal);
           signal?.throwIfAborted();
           retries += 1;
         }
@@ -120,9 +122,10 @@ export class OpenAiLlmClient implements LlmClient {
     return { kind: 'json_mode_fallback', route: this.#route.id, from: mode, to: next, status: 400 };
   }
 
-  /** The retry policy's word on a failed attempt (and the headers of the reply that failed it, if any): wait before the next one, or throw. */
+  /** The retry policy's word on a failed attempt (and the headers of its reply, if any): wait before the next one, or throw. */
   async #waitOrThrow(failure: LlmError, headers: Headers | undefined, retriesMade: number, signal: AbortSignal): Promise<void> {
-    const serverWaitMs = parseRetryAfter({ retryAfterMs: headers?.get('retry-after-ms'), retryAfter: headers?.get('retry-after') }, this.#now());
+    const asked = { retryAfterMs: headers?.get('retry-after-ms'), retryAfter: headers?.get('retry-after') };
+    const serverWaitMs = parseRetryAfter(asked, this.#now());
     const decision = decideRetry({
       kind: failure.kind,
       retriesMade,
@@ -145,7 +148,7 @@ export class OpenAiLlmClient implements LlmClient {
     return request.responseFormat ? this.#jsonMode : undefined;
   }
 
-  async #whole(request: LlmRequest, mode: JsonMode | undefined, signal: AbortSignal, onText: ((delta: string) => void) | undefined): Promise<Draft> {
+  async #whole(request: LlmRequest, mode: JsonMode | undefined, signal: AbortSignal, onText?: (delta: string) => void): Promise<Draft> {
     const completion = await this.#sdkClient().chat.completions.create({ ...this.#params(request, mode), stream: false }, { signal });
     const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined;
     if (!choice) throw llmError(this.#route, 'invalid_output', 'the endpoint sent a completion with no choices');
@@ -158,8 +161,9 @@ export class OpenAiLlmClient implements LlmClient {
     return { content, usage: readUsage(completion.usage), finish: finishOf(choice.finish_reason) };
   }
 
-  async #streamed(request: LlmRequest, mode: JsonMode | undefined, signal: AbortSignal, onText: ((delta: string) => void) | undefined): Promise<Draft> {
-    const stream = await this.#sdkClient().chat.completions.create({ ...this.#params(request, mode), stream: true, stream_options: { include_usage: true } }, { signal });
+  async #streamed(request: LlmRequest, mode: JsonMode | undefined, signal: AbortSignal, onText?: (delta: string) => void): Promise<Draft> {
+    const params = { ...this.#params(request, mode), stream: true as const, stream_options: { include_usage: true } };
+    const stream = await this.#sdkClient().chat.completions.create(params, { signal });
     let content = '';
     let usage: Usage | undefined;
     let finish: string | null | undefined;
@@ -175,7 +179,9 @@ export class OpenAiLlmClient implements LlmClient {
     }
     // The SDK ends the iteration quietly on abort too; complete() tells the two apart by the caller's signal.
     if (!finish) throw llmError(this.#route, 'network', 'the stream ended before the model finished');
-    if (content.trim().length === 0) throw llmError(this.#route, 'invalid_output', `the model returned no content (finish_reason ${finish})`);
+    if (content.trim().length === 0) {
+      throw llmError(this.#route, 'invalid_output', `the model returned no content (finish_reason ${finish})`);
+    }
     return { content, usage, finish: finishOf(finish) };
   }
 

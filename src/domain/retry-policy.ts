@@ -66,7 +66,9 @@ export function decideRetry(attempt: FailedAttempt): RetryDecision {
   if (!rule.retry || attempt.serverRefuses === true) return { retry: false, why: 'not_retryable' };
   if (attempt.retriesMade >= attempt.maxRetries) return { retry: false, why: 'budget_spent' };
   const asked = attempt.serverWaitMs;
-  if (asked !== undefined) return asked > MAX_SERVER_WAIT_MS ? { retry: false, why: 'wait_too_long' } : { retry: true, delayMs: Math.max(0, Math.ceil(asked)) };
+  if (asked !== undefined) {
+    return asked > MAX_SERVER_WAIT_MS ? { retry: false, why: 'wait_too_long' } : { retry: true, delayMs: Math.max(0, Math.ceil(asked)) };
+  }
   return { retry: true, delayMs: backoffMs(rule.firstDelayMs, attempt.retriesMade, attempt.random) };
 }
 

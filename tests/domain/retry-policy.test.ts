@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { LlmErrorKind } from '../../src/domain/errors.js';
-import { backoffMs, decideRetry, type FailedAttempt, isRetryableKind, MAX_BACKOFF_MS, MAX_SERVER_WAIT_MS, parseRetryAfter } from '../../src/domain/retry-policy.js';
+import {
+  backoffMs,
+  decideRetry,
+  type FailedAttempt,
+  isRetryableKind,
+  MAX_BACKOFF_MS,
+  MAX_SERVER_WAIT_MS,
+  parseRetryAfter,
+} from '../../src/domain/retry-policy.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00.000Z');
 
@@ -16,7 +24,7 @@ describe('which failures are asked again', () => {
     expect(decideRetry(anAttempt({ kind, retriesMade: 2, maxRetries: 2 }))).toEqual({ retry: false, why: 'budget_spent' });
   });
 
-  it.each<LlmErrorKind>(['quota', 'auth', 'bad_request', 'cassette'])('%s: never retried, whatever the budget or the server asks', (kind) => {
+  it.each<LlmErrorKind>(['quota', 'auth', 'bad_request', 'cassette'])('%s: never retried, whatever the budget or the wait asked', (kind) => {
     expect(isRetryableKind(kind)).toBe(false);
     expect(decideRetry(anAttempt({ kind, maxRetries: 10 }))).toEqual({ retry: false, why: 'not_retryable' });
     expect(decideRetry(anAttempt({ kind, maxRetries: 10, serverWaitMs: 1 }))).toEqual({ retry: false, why: 'not_retryable' });
@@ -71,8 +79,10 @@ describe('how long to wait', () => {
   });
 
   it('gives up at once when the endpoint asks for a wait longer than a call should take', () => {
-    expect(decideRetry(anAttempt({ kind: 'rate_limit', serverWaitMs: MAX_SERVER_WAIT_MS }))).toEqual({ retry: true, delayMs: MAX_SERVER_WAIT_MS });
-    expect(decideRetry(anAttempt({ kind: 'rate_limit', serverWaitMs: MAX_SERVER_WAIT_MS + 1 }))).toEqual({ retry: false, why: 'wait_too_long' });
+    const longest = decideRetry(anAttempt({ kind: 'rate_limit', serverWaitMs: MAX_SERVER_WAIT_MS }));
+    expect(longest).toEqual({ retry: true, delayMs: MAX_SERVER_WAIT_MS });
+    const longer = decideRetry(anAttempt({ kind: 'rate_limit', serverWaitMs: MAX_SERVER_WAIT_MS + 1 }));
+    expect(longer).toEqual({ retry: false, why: 'wait_too_long' });
   });
 });
 
