@@ -55,6 +55,17 @@ describe('layering', () => {
     expect(loader).toMatch(/await import\('\.\/otel-telemetry\.js'\)/);
   });
 
+  it('loads undici and the openai SDK only with the first endpoint call: type imports and one dynamic import each', async () => {
+    const offenders: string[] = [];
+    for (const file of await filesUnder(SRC)) {
+      const code = await readFile(file, 'utf8');
+      if (/^import (?!type )[^;]*from ['"](undici|openai)(\/[^'"]*)?['"]/m.test(code)) offenders.push(`${path.relative(SRC, file)} imports undici or openai statically`);
+    }
+    expect(offenders).toEqual([]);
+    expect(await readFile(path.join(SRC, 'adapters', 'endpoint-fetch.ts'), 'utf8')).toMatch(/await import\('undici'\)/);
+    expect(await readFile(path.join(SRC, 'adapters', 'openai-llm-client.ts'), 'utf8')).toMatch(/await import\('openai'\)/);
+  });
+
   it('sets exit codes only in the CLI entry', async () => {
     const offenders: string[] = [];
     for (const file of await filesUnder(SRC)) {

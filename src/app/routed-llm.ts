@@ -29,7 +29,7 @@ export interface RerouteEvent {
 
 /**
  * The council's model: each persona's call goes to its route's client. A failed call (after the
- * SDK's retries) goes through the REROUTE policy; quota, auth and bad-request failures are not rerouted.
+ * route's retries) goes through the REROUTE policy; quota, auth and bad-request failures are not rerouted.
  */
 export class RoutedLlmClient implements LlmClient {
   readonly rehearsal: boolean;

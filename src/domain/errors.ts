@@ -32,7 +32,7 @@ export type LlmErrorKind =
   | 'cassette';
 
 /**
- * A model call failed (after the SDK's own retries). `retryable` and `kind` travel with the error so
+ * A model call failed (after the route's retries, `domain/retry-policy.ts`). `retryable` and `kind` travel with the error so
  * loops never parse messages; the message never contains a request or response body.
  */
 export class LlmError extends AppError {
