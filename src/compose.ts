@@ -1,6 +1,5 @@
 import type { DecideDeps } from './app/hitl.js';
 import path from 'node:path';
-import type { RunDeps } from './app/run-deps.js';
 import { FsArtifactWriter } from './adapters/fs-artifact-writer.js';
 import { FsKnowledgeBase } from './adapters/fs-knowledge-base.js';
 import { FsPersonaStore } from './adapters/fs-persona-store.js';

@@ -1,7 +1,8 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Price } from '../domain/budget.js';
-import { parseRunState, type RunState } from '../domain/run-state.js';
+import { parseRunState } from '../domain/checkpoint.js';
+import { type RunState } from '../domain/run-state.js';
 import { screenText } from '../domain/screen.js';
 import { totalUsage } from '../domain/usage.js';
 import { listDirOrEmpty } from './fs-read.js';

@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { listAuditOnlyRuns } from './fs-run-catalog.js';
 import { FsRunHolds } from './fs-run-holds.js';

@@ -1,5 +1,6 @@
 import type { RunStore } from '../domain/ports.js';
-import { parseRunState, type RunState, type RunStatus } from '../domain/run-state.js';
+import { parseRunState } from '../domain/checkpoint.js';
+import { type RunState, type RunStatus } from '../domain/run-state.js';
 import { keepsRawCommand, RAW_COMMAND_FILE, screenRunState } from '../domain/screen.js';
 import { StorageError } from '../domain/errors.js';
 import type { Fence, PgEngine } from './pg-engine.js';

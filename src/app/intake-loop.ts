@@ -4,7 +4,7 @@ import type { ArtifactWriter, Delivery, InputReader, IntakeQueue } from '../doma
 
 export type { Delivery, IntakeQueue } from '../domain/ports.js';
 import type { Claim, ClaimStore, CommandInbox, Rejection, WatchEvent } from '../domain/queue.js';
-import { fingerprintInputs, type InputHashes } from './verified-inputs.js';
+import { fingerprintInputs, } from './verified-inputs.js';
 
 export interface IntakeLoopOptions {
   readonly inbox: CommandInbox;

@@ -2,7 +2,6 @@ import { LlmError } from '../domain/errors.js';
 import type { CallContext, LlmClient, LlmReply, LlmRequest } from '../domain/ports.js';
 import { decideReroute, REROUTE_REASONS, type RerouteOutcome } from '../domain/reroute.js';
 import type { ResolvedRoute } from '../domain/route.js';
-import type { ModelRoutes } from '../domain/ports.js';
 
 export type { ModelRoutes } from '../domain/ports.js';
 import { AppError } from '../domain/errors.js';

@@ -2,16 +2,15 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { explainReason } from '../domain/codes.js';
-import { FsRunLiveness, showRun, type RunLiveness } from '../adapters/fs-run-liveness.js';
+import { resumeHere, runLiveness, shownRun } from '../compose/resume.js';
 import { decidePause, describeContinue, HitlRefusedError } from '../app/hitl.js';
 import { conflictFingerprint } from '../app/loop-policy.js';
-import type { App } from '../compose.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { pausesFor } from '../domain/loop-policy/workspace-loop.js';
 import type { RunState } from '../domain/run-state.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
-import { reportOutcome, resumeHere, withRunContext } from './run.js';
+import { reportOutcome, withRunContext } from './run.js';
 import { chalkFor } from './style.js';
 
 export function registerHitl(program: Command, io: Io): void {
@@ -73,7 +72,7 @@ export function registerHitl(program: Command, io: Io): void {
       const loop = await app.deps.loopPolicy.read();
       const details = {
         run_id: state.run_id,
-        status: (await showRun(state.run_id, state.status, runLiveness(app))).status,
+        status: (await shownRun(app, state)).status,
         // The task as the checkpoint keeps it (screened), and what was taken out of it: categories, never values.
         task: state.command.task_description,
         redacted: state.command_redacted ?? [],
@@ -150,12 +149,6 @@ export function registerHitl(program: Command, io: Io): void {
       });
       if (code !== 0) throw new ExitError(code);
     });
-}
-
-/** Who runs what: the engine's leases (a worker's heartbeat) with an engine, else the workspace's files. */
-function runLiveness(app: App): RunLiveness {
-  const engine = app.engine;
-  return engine ? { isHeld: (runId) => engine.queue.isRunOwned(runId) } : new FsRunLiveness(app.paths);
 }
 
 interface ShowDetails {

@@ -2,7 +2,7 @@ import type { DecisionRecord } from './decision.js';
 import type { MediatorAdvice } from './mediator-advice.js';
 import type { DeliberationMode, ModeContext, ModeNext } from './modes/mode.js';
 import type { PauseRecord, RunPlan, RunState, RunStatus, Step } from './run-state.js';
-import { screenText } from './screen.js';
+import { screenText } from './screen-text.js';
 
 /**
  * The run as an explicit state machine. Everything that changes a run's checkpoint is one of these

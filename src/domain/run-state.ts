@@ -3,8 +3,6 @@ import { JSON_MODES } from './route.js';
 import { CommandFile, ArbitrationStrategy } from './command-file.js';
 import { DecisionRecord } from './decision.js';
 import { MediatorAdvice } from './mediator-advice.js';
-import { formatIssues, type Parsed } from './issues.js';
-import { screenRunState } from './screen.js';
 
 /**
  * 2: steps carry a stable `id`, the plan its `mode`. 3: what the checkpoint keeps is screened (see
@@ -159,39 +157,11 @@ export const RunState = z.strictObject({
 });
 export type RunState = z.infer<typeof RunState>;
 
-/**
- * Reads a checkpoint. Version 1 (steps matched by position) migrates: each step gets the id its
- * kind, round and persona give it under round robin, the only mode version 1 knew. Versions 1 and
- * 2 kept texts as they were given: they are screened as they are read, so nothing older shows more
- * than a new checkpoint would. Other versions are refused with a message that says which.
- */
-export function parseRunState(json: unknown): Parsed<RunState> {
-  const version = json && typeof json === 'object' ? (json as { schemaVersion?: unknown }).schemaVersion : undefined;
-  if (version !== RUN_STATE_VERSION && version !== 1 && version !== 2) {
-    const read = `this maestro reads versions 1 to ${RUN_STATE_VERSION}`;
-    return { ok: false, issues: [`schemaVersion: this checkpoint is version ${JSON.stringify(version)}; ${read}`] };
-  }
-  const record = json as Record<string, unknown>;
-  const older = version === 1 ? migrateV1(record) : record;
-  const upgraded = version === RUN_STATE_VERSION ? record : { ...older, schemaVersion: RUN_STATE_VERSION };
-  const result = RunState.safeParse(upgraded);
-  if (!result.success) return { ok: false, issues: formatIssues(result.error) };
-  return { ok: true, value: version === RUN_STATE_VERSION ? result.data : screenRunState(result.data) };
-}
-
 /** The id a round-robin step has always had: what version 1 matched by position. */
 export function roundRobinStepId(kind: string, persona: string, round: number): string {
   if (kind === 'turn') return `turn:r${round}:${persona}`;
   if (kind === 'verdict') return `verdict:${persona}`;
   return 'synthesis';
-}
-
-function migrateV1(v1: Record<string, unknown>): Record<string, unknown> {
-  const steps = Array.isArray(v1.steps) ? v1.steps : [];
-  return {
-    ...v1,
-    steps: steps.map((s: Record<string, unknown>) => ({ ...s, id: roundRobinStepId(String(s.kind), String(s.persona), Number(s.round)) })),
-  };
 }
 
 /**

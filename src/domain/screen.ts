@@ -5,7 +5,6 @@ import type { Rejection } from './queue.js';
 import type { RunEvent } from './run-machine.js';
 import type { RunState, Step } from './run-state.js';
 import { SENSITIVE_CATEGORIES } from './sensitive/categories.js';
-import { redactSensitive } from './sensitive/detector.js';
 
 /**
  * What maestro keeps or prints about a run is screened as its audit log is: the checkpoint
@@ -20,10 +19,9 @@ import { redactSensitive } from './sensitive/detector.js';
  * checkpoint (`command.json`, never shown) until it ends (see keepsRawCommand).
  */
 
-/** A text as maestro may keep or print it. */
-export function screenText(text: string): string {
-  return redactSensitive(text).text;
-}
+import { screenText } from './screen-text.js';
+
+export { screenText };
 
 /** The command as it is kept and shown, and the categories that were redacted from it (none: it is the command as given). */
 export interface ScreenedCommand {
