@@ -1,5 +1,5 @@
 import os from 'node:os';
-import type { DecisionInbox } from './app/hitl.js';
+import type { DecideDeps, DecisionInbox } from './app/hitl.js';
 import type { RunClaimDeps } from './app/run-claim.js';
 import type { RunDeps } from './app/run-deps.js';
 import { VerifiedInputReader } from './app/verified-inputs.js';
@@ -10,6 +10,7 @@ import { PgEngine, type Fence } from './adapters/pg-engine.js';
 import { PgLoopPolicyStore } from './adapters/pg-loop-policy-store.js';
 import { PgQueue, type EngineClaim, type PgWorkerSession } from './adapters/pg-queue.js';
 import { PgRunLedger } from './adapters/pg-run-ledger.js';
+import { PgRunLocks } from './adapters/pg-run-locks.js';
 import { PgSessionStore } from './adapters/pg-session-store.js';
 import { newRunId } from './adapters/system-clock.js';
 import type { WorkspacePaths } from './adapters/workspace-paths.js';
@@ -29,7 +30,7 @@ export interface EngineHandle {
   /** Which workspace submitted a command, so its artifacts go back there: `<host>:<absolute path>`. */
   readonly workspaceId: string;
   /** The app's deps with the artifacts of `runId` kept in the engine (a decision taken on any machine). */
-  depsForRun(runId: string): RunDeps & { readonly decisions: DecisionInbox };
+  depsForRun(runId: string): DecideDeps;
   /** A new council session: every persona's memory moves to the engine's archive; returns how many had some. */
   archiveMemory(sessionId: string): Promise<number>;
 }
@@ -85,14 +86,18 @@ export class PgDecisionInbox implements DecisionInbox {
 }
 
 /** Wires a workspace's app to the engine (every store but the foreground artifacts). */
-export function engineDeps(options: { engine: PgEngine; clock: Clock; config: WorkspaceConfig; paths: WorkspacePaths }): { stores: EngineStores & { decisions: DecisionInbox }; handle: (base: RunDeps & { decisions: DecisionInbox }) => EngineHandle } {
+export function engineDeps(options: { engine: PgEngine; clock: Clock; config: WorkspaceConfig; paths: WorkspacePaths }): {
+  stores: EngineStores & Pick<DecideDeps, 'decisions' | 'runLocks'>;
+  handle: (base: DecideDeps) => EngineHandle;
+} {
   const { engine, paths } = options;
   const queue = new PgQueue(engine);
   const workspaceId = workspaceIdOf(paths);
   const stores = engineStores(options);
   const decisions = new PgDecisionInbox(queue, stores.ledger, workspaceId);
   return {
-    stores: { ...stores, decisions },
+    // Decisions taken on any machine exclude each other through the engine, not this machine's files.
+    stores: { ...stores, decisions, runLocks: new PgRunLocks(engine) },
     handle: (base) => ({
       engine,
       queue,

@@ -1,10 +1,11 @@
-import type { DecisionInbox } from './app/hitl.js';
+import type { DecideDeps } from './app/hitl.js';
 import path from 'node:path';
-import type { RunDeps } from './app/run-deps.js';
 import { FsArtifactWriter } from './adapters/fs-artifact-writer.js';
 import { FsKnowledgeBase } from './adapters/fs-knowledge-base.js';
 import { FsPersonaStore } from './adapters/fs-persona-store.js';
+import { FsRunHolds } from './adapters/fs-run-holds.js';
 import { FsRunLedger } from './adapters/fs-run-ledger.js';
+import { FsRunLocks } from './adapters/fs-run-locks.js';
 import { FsRunStore } from './adapters/fs-run-store.js';
 import { FsSessionStore } from './adapters/fs-session-store.js';
 import { sha256 } from './adapters/hashing.js';
@@ -52,7 +53,7 @@ export interface AppOptions {
 
 export interface App {
   readonly paths: WorkspacePaths;
-  readonly deps: RunDeps & { readonly decisions: DecisionInbox; readonly telemetry: Telemetry };
+  readonly deps: DecideDeps & { readonly telemetry: Telemetry };
   /** Traces of this process (a no-op unless `tracing` was asked for and configured); shut it down when done. */
   readonly telemetry: Telemetry;
   /**
@@ -86,6 +87,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     : undefined;
   const deps: App['deps'] = {
     decisions: new FsDecisionInbox(paths),
+    runLocks: new FsRunLocks(paths),
     config,
     clock,
     newRunId: () => newRunId(clock),
@@ -110,6 +112,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     inputs: knowledge,
     artifacts: new FsArtifactWriter(paths.root, () => clock.now()),
     ledger: new FsRunLedger({ paths, store: new FsRunStore(paths), audit: telemetry.wrapAuditLog(new JsonlAuditLog(paths, clock)), clock }),
+    // With an engine, a worker's claim carries a lease instead (pg-queue.ts).
+    ...(wiring ? {} : { holds: new FsRunHolds(paths, { clock }) }),
     telemetry,
     loopPolicy: new FsLoopPolicyStore(paths, clock, () => `S-${newRunId(clock)}`),
     pictures: new VegaPictureRenderer(),

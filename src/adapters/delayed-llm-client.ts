@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ModelRoutes } from '../app/routed-llm.js';
+import type { ModelRoutes } from '../domain/ports.js';
 import type { CallContext, LlmClient, LlmReply, LlmRequest } from '../domain/ports.js';
 
 /**

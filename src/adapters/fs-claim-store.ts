@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { InvalidInputError, StorageError } from '../domain/errors.js';
 import type { Clock } from '../domain/ports.js';
 import type { Claim, ClaimStore, ReadyFile, Rejection } from '../domain/queue.js';
+import { screenRejection } from '../domain/screen.js';
 import { ensurePrivateDir, writeJsonAtomically } from './atomic-file.js';
 import { ignoreMissing, type FsWatcherRegistry, type WatcherIdentity } from './fs-watcher-registry.js';
 import { ClaimRecord, COMMAND_NAME, exists, readJson, resolveOwner } from './inflight-claims.js';
@@ -135,6 +136,7 @@ export class FsClaimStore implements ClaimStore {
       }
     }
     if (!target) throw new StorageError(`could not move ${claim.source} to ${dir}: the names are taken`, dir);
+    const kept = screenRejection(rejection);
     await writeJsonAtomically(
       `${target}.error.json`,
       {
@@ -143,8 +145,9 @@ export class FsClaimStore implements ClaimStore {
         rejected_at: this.#clock.now().toISOString(),
         status: rejection.status,
         reason_code: rejection.reason_code,
-        message: rejection.message,
-        issues: rejection.issues,
+        // A problem may quote the file (a JSON parse error does): the report is screened, the file kept as it was.
+        message: kept.message,
+        issues: kept.issues,
         audit_log: rejection.audit_log,
       },
       { mode: 0o600 },

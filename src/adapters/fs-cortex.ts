@@ -1,9 +1,9 @@
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { isBinaryFile } from 'isbinaryfile';
 import MiniSearch from 'minisearch';
 import type { KnowledgeResult } from '../domain/run-state.js';
 import { deniedReason } from '../domain/sandbox-rules.js';
+import { readVettedFile } from './vetted-file.js';
 
 export interface CortexOptions {
   readonly root: string;
@@ -26,8 +26,10 @@ const MAX_RESULTS = 5;
 
 /**
  * `QUERY_CORTEX("search words")`: a ranked full-text search (MiniSearch, BM25-like) over the text
- * files of the knowledge roots, with the same deny rules as READ_FILE. Symlinks are not followed, so
- * the index never reaches outside the workspace. Built on the first query of a run.
+ * files of the knowledge roots, with the same rules as READ_FILE: denied paths and credential stores
+ * are skipped by name, and every file is read through the same vetted open (one hard link, no
+ * private key inside). Symlinks are not followed, so the index never reaches outside the workspace.
+ * Built on the first query of a run.
  */
 export class FsCortex {
   #index: Promise<{ search: MiniSearch<Doc>; docs: Map<string, Doc>; skipped: number }> | undefined;
@@ -70,17 +72,11 @@ export class FsCortex {
             skipped++;
             continue;
           }
-          const file = path.join(this.options.root, rel);
-          const info = await lstat(file).catch(() => undefined);
-          if (!info || info.size > maxBytes) {
-            skipped++;
-            continue;
-          }
-          const data = await readFile(file).catch(() => undefined);
-          if (!data || (data.length > 0 && (await isBinaryFile(data, data.length)))) continue;
-          const text = data.toString('utf8');
-          const title = text.split('\n').map((l) => l.replace(/^#+\s*/, '').trim()).find((l) => l.length > 0) ?? rel;
-          docs.set(rel, { id: rel, title: title.slice(0, 200), text });
+          const read = await readIndexable(path.join(this.options.root, rel), maxBytes);
+          if (read === 'too-large') skipped++;
+          if (typeof read !== 'string') continue;
+          const title = read.split('\n').map((l) => l.replace(/^#+\s*/, '').trim()).find((l) => l.length > 0) ?? rel;
+          docs.set(rel, { id: rel, title: title.slice(0, 200), text: read });
         }
       }
     };
@@ -89,6 +85,18 @@ export class FsCortex {
     search.addAll([...docs.values()]);
     return { search, docs, skipped };
   }
+}
+
+/**
+ * A file's text for the index, through the same checks as READ_FILE (one hard link, not binary, no
+ * private key inside), or why it is left out. A file left out is never named in a result either.
+ */
+async function readIndexable(file: string, maxBytes: number): Promise<string | 'too-large' | 'withheld'> {
+  const info = await lstat(file).catch(() => undefined);
+  if (!info) return 'withheld';
+  if (info.size > maxBytes) return 'too-large';
+  const vetted = await readVettedFile(file, maxBytes);
+  return vetted.ok ? vetted.data.toString('utf8') : 'withheld';
 }
 
 function snippetOf(text: string, terms: readonly string[]): string {

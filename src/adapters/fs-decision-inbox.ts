@@ -1,6 +1,6 @@
 import { readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { DecisionInbox } from '../app/hitl.js';
+import type { DecisionInbox } from '../domain/ports.js';
 import { ensurePrivateDir, writeJsonAtomically } from './atomic-file.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 

@@ -1,11 +1,12 @@
-import { lstat, open, realpath, stat } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { isBinaryFile } from 'isbinaryfile';
 import { KNOWLEDGE_ACTIONS, type Persona } from '../domain/persona.js';
 import type { KnowledgeBase } from '../domain/ports.js';
 import type { KnowledgeResult } from '../domain/run-state.js';
-import { credentialContentReason, deniedReason, outputDeniedReason } from '../domain/sandbox-rules.js';
+import { credentialFileReason } from '../domain/credential-files.js';
+import { deniedReason, outputDeniedReason } from '../domain/sandbox-rules.js';
 import { FsCortex } from './fs-cortex.js';
+import { readVettedFile } from './vetted-file.js';
 
 export interface SandboxOptions {
   /** The workspace root. */
@@ -22,8 +23,10 @@ type Resolved = { ok: true; absolute: string; relative: string } | { ok: false; 
 
 /**
  * Serves `READ_FILE` from the workspace, and nowhere else: the real path (symlinks followed) must be
- * inside a knowledge root and outside every denied area; binary files are refused and large ones
- * truncated with a note. Every refusal is a result, never a throw.
+ * inside a knowledge root and outside every denied area, and neither it nor the requested path may
+ * name a credential store; the opened file must have a single hard link and must not hold a private
+ * key; binary files are refused and large ones truncated with a note. Every refusal is a result,
+ * never a throw.
  */
 export class FsKnowledgeBase implements KnowledgeBase {
   readonly #cortex: FsCortex;
@@ -61,44 +64,32 @@ export class FsKnowledgeBase implements KnowledgeBase {
     const resolved = await this.resolve(requested);
     if (!resolved.ok) return resolved.result;
     const { absolute, relative } = resolved;
-    let handle;
-    try {
-      const info = await stat(absolute);
-      if (!info.isFile()) {
-        return { status: 'error', message: info.isDirectory() ? 'is a folder, not a file' : 'is not a regular file', path: relative, reason_code: 'KNOWLEDGE_NOT_A_FILE' };
-      }
-      handle = await open(absolute, 'r');
-      const limit = this.options.maxFileBytes;
-      const buffer = Buffer.alloc(Math.min(info.size, limit));
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-      const data = buffer.subarray(0, bytesRead);
-      if (bytesRead > 0 && (await isBinaryFile(data, bytesRead))) {
-        return { status: 'refused', message: 'binary file, not served', path: relative, bytes: info.size, reason_code: 'KNOWLEDGE_BINARY_REFUSED' };
-      }
-      const credential = credentialContentReason(data.toString('utf8'));
-      if (credential) return { status: 'refused', message: `withheld: the file ${credential}`, path: relative, reason_code: 'KNOWLEDGE_DENIED' };
-      const truncated = info.size > limit;
-      return {
-        status: 'provided',
-        message: truncated ? `first ${limit} of ${info.size} bytes shown (file is larger than the ${limit}-byte limit)` : `${info.size} bytes`,
-        path: relative,
-        bytes: info.size,
-        sha256: this.options.sha256(data),
-        truncated,
-        content: data.toString('utf8') + (truncated ? `\n[… truncated by the orchestrator: ${info.size - limit} more bytes not shown]` : ''),
-        reason_code: 'KNOWLEDGE_PROVIDED',
-      };
-    } catch (error) {
-      return { status: 'error', message: `could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, path: relative, reason_code: 'KNOWLEDGE_READ_FAILED' };
-    } finally {
-      await handle?.close();
+    const limit = this.options.maxFileBytes;
+    const file = await readVettedFile(absolute, limit);
+    if (!file.ok) {
+      const { ok: _ok, ...refusal } = file;
+      return { ...refusal, path: relative };
     }
+    const { data, size } = file;
+    const truncated = size > limit;
+    return {
+      status: 'provided',
+      message: truncated ? `first ${limit} of ${size} bytes shown (file is larger than the ${limit}-byte limit)` : `${size} bytes`,
+      path: relative,
+      bytes: size,
+      sha256: this.options.sha256(data),
+      truncated,
+      content: data.toString('utf8') + (truncated ? `\n[… truncated by the orchestrator: ${size - limit} more bytes not shown]` : ''),
+      reason_code: 'KNOWLEDGE_PROVIDED',
+    };
   }
 
   private async resolve(requested: string): Promise<Resolved> {
     const refuse = (message: string, reason_code: string): Resolved => ({ ok: false, result: { status: 'refused', message, reason_code } });
     const lexical = lexicalWorkspacePath(this.options.root, requested);
     if (!lexical.ok) return refuse(lexical.reason, lexical.code);
+    const credential = credentialFileReason(lexical.relative);
+    if (credential) return refuse(credential, 'KNOWLEDGE_CREDENTIAL_FILE');
     const denied = deniedReason(lexical.relative, this.options.deny);
     if (denied) return refuse(denied, 'KNOWLEDGE_DENIED');
     if (!insideRoots(lexical.relative, this.options.roots)) return refuse('is outside the knowledge roots', 'KNOWLEDGE_OUTSIDE_ROOTS');
@@ -122,7 +113,13 @@ export class FsKnowledgeBase implements KnowledgeBase {
     if (inRoot === undefined) {
       return escapes(realRelative) ? refuse('resolves (through a symlink) outside the workspace', 'KNOWLEDGE_PATH_ESCAPE') : refuse('resolves outside the knowledge roots', 'KNOWLEDGE_OUTSIDE_ROOTS');
     }
-    const realDenied = deniedReason(inRoot, this.options.deny) ?? (escapes(realRelative) ? null : deniedReason(realRelative, this.options.deny));
+    // The real path is checked again: a harmless-looking link may point at a credential or a denied file.
+    const realPaths = escapes(realRelative) ? [inRoot] : [inRoot, realRelative];
+    const realCredential = realPaths.find((p) => credentialFileReason(p) !== null);
+    if (realCredential !== undefined) {
+      return refuse(`resolves to "${realCredential}", which ${credentialFileReason(realCredential)}`, 'KNOWLEDGE_CREDENTIAL_FILE');
+    }
+    const realDenied = realPaths.map((p) => deniedReason(p, this.options.deny)).find((r) => r !== null);
     if (realDenied) return refuse(`resolves to a denied path: ${realDenied}`, 'KNOWLEDGE_DENIED');
     return { ok: true, absolute: real, relative: lexical.relative };
   }

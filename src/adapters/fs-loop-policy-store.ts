@@ -28,9 +28,11 @@ export class FsLoopPolicyStore implements LoopPolicyStore {
 
   async update<T>(fn: (data: LoopPolicyData) => { data: LoopPolicyData; result: T }): Promise<T> {
     await ensurePrivateDir(this.paths.state);
-    return withFileLock(lockPathFor(this.file), async () => {
+    return withFileLock(lockPathFor(this.file), async (held) => {
       const { data } = await this.#load();
       const out = fn(data);
+      // A holder that lost the lock would overwrite the counts another watcher just saved.
+      await held.assertHeld();
       await writeJsonAtomically(this.file, out.data, { mode: 0o600 });
       return out.result;
     });

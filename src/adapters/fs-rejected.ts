@@ -1,6 +1,7 @@
 import { link, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { StorageError } from '../domain/errors.js';
+import { screenText } from '../domain/screen.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
 /** A command file in `.maestro/rejected/`, with what its `.error.json` says when there is one. */
@@ -28,7 +29,9 @@ export async function listRejected(paths: WorkspacePaths): Promise<RejectedComma
     } catch {
       // No report (or an unreadable one): the file is still a rejected command.
     }
-    out.push({ name, reason_code: report.reason_code ?? null, message: report.message ?? null, rejected_at: report.rejected_at ?? null });
+    // Reports written before they were screened are screened as they are read.
+    const message = report.message === undefined ? null : screenText(report.message);
+    out.push({ name, reason_code: report.reason_code ?? null, message, rejected_at: report.rejected_at ?? null });
   }
   return out;
 }

@@ -1,23 +1,32 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Price } from '../domain/budget.js';
-import { parseRunState, type RunState } from '../domain/run-state.js';
-import { redactSensitive } from '../domain/sensitive/detector.js';
+import { parseRunState } from '../domain/checkpoint.js';
+import { type RunState } from '../domain/run-state.js';
+import { screenText } from '../domain/screen.js';
 import { totalUsage } from '../domain/usage.js';
 import { listDirOrEmpty } from './fs-read.js';
+import { showRun, type RunLiveness, type ShownRun } from './fs-run-liveness.js';
 import { readCheckpoint } from './run-journal.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
 /** One run as `maestro runs` lists it (also its `--json` shape). */
 export interface RunListing {
   readonly run_id: string;
-  /** running | paused | completed | stopped | invalid | error, or `unknown` when only a partial record is left. */
+  /**
+   * running | interrupted | paused | completed | stopped | invalid | error, or `unknown` when only a
+   * partial record is left. `interrupted`: the checkpoint says running, but no live process holds it.
+   */
   readonly status: string;
+  /** The command that moves the run on (`maestro run --resume <id>` when interrupted), or null. */
+  readonly next_step: string | null;
   readonly reason_code: string | null;
   /** Where the command came from (its file name), when known. */
   readonly source: string | null;
   /** The task's first line, with anything the detector flags redacted; null when the command was not valid. */
   readonly task: string | null;
+  /** What was redacted from the command the checkpoint keeps: categories, never values. */
+  readonly redacted: readonly string[];
   readonly model: string | null;
   readonly calls: number;
   readonly prompt_tokens: number;
@@ -33,11 +42,15 @@ export interface RunListing {
  * Every run of the workspace, newest first: those with a checkpoint (`.maestro/runs/<id>/state.json`)
  * and those only the audit log knows (a command that was invalid never gets a checkpoint).
  */
-export async function listRuns(paths: WorkspacePaths, prices: Readonly<Record<string, Price>>): Promise<RunListing[]> {
+export async function listRuns(
+  paths: WorkspacePaths,
+  prices: Readonly<Record<string, Price>>,
+  liveness: RunLiveness,
+): Promise<RunListing[]> {
   const runs = new Map<string, RunListing>();
   for (const id of await listDirOrEmpty(paths.runs)) {
     const state = await readRunState(paths, id);
-    if (state) runs.set(id, fromState(state, prices));
+    if (state) runs.set(id, fromState(state, prices, await showRun(state.run_id, state.status, liveness)));
   }
   for (const listing of await listAuditOnlyRuns(paths, new Set(runs.keys()))) runs.set(listing.run_id, listing);
   return [...runs.values()].sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id));
@@ -73,18 +86,20 @@ export async function readRunState(paths: WorkspacePaths, runId: string): Promis
 
 /** The first line of a task, redacted and shortened for a listing. */
 export function taskLine(task: string, max = 72): string {
-  const first = redactSensitive(task.trim().split('\n')[0] ?? '').text;
+  const first = screenText(task.trim().split('\n')[0] ?? '');
   return first.length > max ? `${first.slice(0, max - 1)}…` : first;
 }
 
-function fromState(state: RunState, prices: Readonly<Record<string, Price>>): RunListing {
+function fromState(state: RunState, prices: Readonly<Record<string, Price>>, shown: ShownRun): RunListing {
   const usage = totalUsage(state.steps, prices);
   return {
     run_id: state.run_id,
-    status: state.status,
+    status: shown.status,
+    next_step: shown.next_step,
     reason_code: state.pause?.reason_code ?? state.decision?.reason_code ?? null,
-    source: state.source,
+    source: screenText(state.source),
     task: taskLine(state.command.task_description),
+    redacted: state.command_redacted ?? [],
     model: state.plan?.model ?? null,
     calls: usage.calls,
     prompt_tokens: usage.prompt_tokens,
@@ -125,9 +140,11 @@ async function fromAuditLog(file: string, runId: string): Promise<RunListing | u
   return {
     run_id: runId,
     status: invalid ? 'invalid' : 'unknown',
+    next_step: null,
     reason_code: invalid?.reason_code ?? null,
     source: null,
     task: null,
+    redacted: [],
     model: null,
     calls: 0,
     prompt_tokens: 0,

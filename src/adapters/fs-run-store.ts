@@ -2,8 +2,10 @@ import { accessSync, mkdirSync } from 'node:fs';
 import * as nodeFs from 'node:fs/promises';
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { parseRunState } from '../domain/checkpoint.js';
 import type { RunEvent } from '../domain/run-machine.js';
-import { parseRunState, type RunState } from '../domain/run-state.js';
+import { type RunState } from '../domain/run-state.js';
+import { keepsRawCommand, RAW_COMMAND_FILE, screenRunState } from '../domain/screen.js';
 import { StorageError } from '../domain/errors.js';
 import { ensurePrivateDir, realSyncFs, syncDirectory, writeFileAtomically, writeFullySync, type DurableFs, type SyncFs } from './atomic-file.js';
 import type { AuditAhead } from './audit-sink.js';
@@ -178,6 +180,11 @@ export class FsRunStore {
     return file;
   }
 
+  /** A side file's text, or undefined when there is none. */
+  async loadFile(runId: string, name: string): Promise<string | undefined> {
+    return readIfExists(path.join(this.paths.runDir(runId), name));
+  }
+
   async removeFile(runId: string, name: string): Promise<void> {
     await this.#removeFiles(runId, [name]);
   }
@@ -323,14 +330,21 @@ export class FsRunStore {
     if (open) this.#closeQuietly(open.fd);
     if (open?.auditLog !== undefined) this.#closeQuietly(open.auditLog);
     await ensurePrivateDir(dir);
-    await writeFileAtomically(path.join(dir, 'state.json'), `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, fs: this.#fs, syncDir: false });
+    const kept = `${JSON.stringify(screenRunState(state), null, 2)}\n`;
+    await writeFileAtomically(path.join(dir, 'state.json'), kept, { mode: 0o600, fs: this.#fs, syncDir: false });
     await this.#removeFiles(runId, [...new Set([...(open?.removed ?? []), ...(text === undefined ? [] : journalRemovals(text))])]);
+    await this.#unlinkIfThere(file, 'the checkpoint journal');
+    // A run that has ended keeps nothing raw: the command as given goes with its end, however it ended.
+    if (!keepsRawCommand(state)) await this.#unlinkIfThere(path.join(dir, RAW_COMMAND_FILE), 'the command copy');
+    await syncDirectory(dir, this.#fs);
+  }
+
+  async #unlinkIfThere(file: string, what: string): Promise<void> {
     try {
       await this.#fs.unlink(file);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw storageError(`could not remove the checkpoint journal ${file}`, file, error);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw storageError(`could not remove ${what} ${file}`, file, error);
     }
-    await syncDirectory(dir, this.#fs);
   }
 }
 

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { readdir, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ensurePrivateDir, writeJsonAtomically } from './atomic-file.js';
 import { safeJson } from './fs-read.js';
+import { isRecordedProcessAlive, probeProcess, readProcessStart, type ProcessProbe, type ProcessStartReader } from './process-identity.js';
+
+export { probeProcess, type ProcessProbe } from './process-identity.js';
 
 /** Who owns a claim: a watcher process. `id` is unique per watcher run, so a reused pid is not mistaken for it. */
 export const WatcherIdentity = z.strictObject({
@@ -18,6 +20,8 @@ export const WatcherRecord = WatcherIdentity.extend({
   started_at: z.string(),
   once: z.boolean(),
   version: z.string(),
+  /** When the watcher's process started (see process-identity.ts), so a pid handed out again is not it; absent in older files. */
+  process_start: z.string().optional(),
 });
 export type WatcherRecord = z.infer<typeof WatcherRecord>;
 
@@ -26,38 +30,16 @@ export interface WatcherListing extends WatcherRecord {
   readonly alive: boolean;
 }
 
-/** Sends signal 0: true if the process exists (EPERM means it exists but belongs to someone else). */
-export type ProcessProbe = (pid: number) => boolean;
-
-export const probeProcess: ProcessProbe = (pid) => {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  return !isZombie(pid);
-};
-
-/** A killed process whose parent has not reaped it yet still answers signal 0; on Linux, /proc tells. */
-function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
-  } catch {
-    // No /proc (macOS, Windows) or the process just went: signal 0 has already answered.
-    return false;
-  }
-}
-
 /**
  * The pid files of the watchers in one workspace, with stale-pid detection. A watcher counts as
- * alive only if its pid file names it (same id) and its process exists, so neither a crash (stale
- * file) nor a reused pid makes a dead watcher look alive for long.
+ * alive only if its pid file names it (same id) and its process exists and started when the file
+ * says, so neither a crash (stale file) nor a reused pid makes a dead watcher look alive.
  */
 export class FsWatcherRegistry {
   constructor(
     private readonly dir: string,
     private readonly probe: ProcessProbe = probeProcess,
+    private readonly readStart: ProcessStartReader = readProcessStart,
   ) {}
 
   static newIdentity(pid: number = process.pid): WatcherIdentity {
@@ -68,9 +50,12 @@ export class FsWatcherRegistry {
     return path.join(this.dir, `${pid}.json`);
   }
 
+  /** Writes the watcher's pid file, with when its process started (read here unless given). */
   async register(record: WatcherRecord): Promise<void> {
     await ensurePrivateDir(this.dir);
-    await writeJsonAtomically(this.fileFor(record.pid), record, { mode: 0o600 });
+    const processStart = record.process_start ?? this.readStart(record.pid);
+    const withStart = processStart === undefined ? record : { ...record, process_start: processStart };
+    await writeJsonAtomically(this.fileFor(record.pid), withStart, { mode: 0o600 });
   }
 
   /** Removes this watcher's pid file, only if it is still this watcher's. */
@@ -91,7 +76,7 @@ export class FsWatcherRegistry {
     const out: WatcherListing[] = [];
     for (const name of names.filter((n) => /^[0-9]+\.json$/.test(n)).sort()) {
       const record = await this.read(Number(name.slice(0, -5)));
-      if (record) out.push({ ...record, alive: this.probe(record.pid) });
+      if (record) out.push({ ...record, alive: this.#alive(record) });
     }
     return out.sort((a, b) => a.started_at.localeCompare(b.started_at) || a.pid - b.pid);
   }
@@ -105,7 +90,11 @@ export class FsWatcherRegistry {
 
   async isAlive(owner: WatcherIdentity): Promise<boolean> {
     const record = await this.read(owner.pid);
-    return record?.id === owner.id && this.probe(owner.pid);
+    return record?.id === owner.id && this.#alive(record);
+  }
+
+  #alive(record: WatcherRecord): boolean {
+    return isRecordedProcessAlive(record, this.probe, this.readStart);
   }
 
   private async read(pid: number): Promise<WatcherRecord | undefined> {

@@ -1,12 +1,15 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { listAuditOnlyRuns } from './fs-run-catalog.js';
+import { FsRunHolds } from './fs-run-holds.js';
+import { FsRunLiveness, showRun, type ShownRun } from './fs-run-liveness.js';
 import { listClaims } from './inflight-claims.js';
 import { isCommandFileName } from './fs-command-inbox.js';
 import type { FsWatcherRegistry, WatcherListing } from './fs-watcher-registry.js';
 import { listDirOrEmpty } from './fs-read.js';
 import { readCheckpoint } from './run-journal.js';
 import type { WorkspacePaths } from './workspace-paths.js';
+import { screenText } from '../domain/screen.js';
 
 /** What `maestro status` reports; also its `--json` shape. */
 export interface WorkspaceStatus {
@@ -24,9 +27,15 @@ export interface WorkspaceStatus {
     claimed_at: string | null;
     owner_pid: number | null;
     owner_alive: boolean;
+    /** As shown (`interrupted` when no live process holds it), or null before its first checkpoint. */
     run_status: string | null;
     steps_done: number;
   }[];
+  /**
+   * Runs whose checkpoint says running but that no live process holds (killed, or the machine went
+   * down), oldest first: each resumes with its `next_step`, `maestro run --resume <run_id>`.
+   */
+  readonly interrupted: readonly { run_id: string; source: string; updated_at: string; steps_done: number; next_step: string }[];
   /** Runs paused for a person. */
   readonly paused: readonly { run_id: string; source: string; layer: string | null; reason_code: string | null; message: string; requested_at: string | null }[];
   /** The most recent runs, newest first: invalid ones too (they have an audit log but no checkpoint). */
@@ -34,7 +43,10 @@ export interface WorkspaceStatus {
     run_id: string;
     /** The command's file name; null for a run only its audit log knows (an invalid command). */
     source: string | null;
+    /** As shown: `interrupted` for a run left running that no live process holds. */
     status: string;
+    /** The command that moves the run on (resume an interrupted run, decide a paused one), or null. */
+    next_step: string | null;
     reason_code: string | null;
     updated_at: string;
     artifact: string | null;
@@ -49,6 +61,8 @@ export interface WorkspaceStatus {
 interface StateView {
   run_id?: string;
   status?: string;
+  /** The status as shown, and what to do next (set once read: see `showStates`). */
+  shown?: ShownRun;
   source?: string;
   updated_at?: string;
   artifact?: string;
@@ -68,48 +82,85 @@ export async function readWorkspaceStatus(paths: WorkspacePaths, registry: Pick<
   for (const r of await listAuditOnlyRuns(paths, new Set(states.keys()))) {
     states.set(r.run_id, { run_id: r.run_id, status: r.status, updated_at: r.updated_at, ...(r.reason_code ? { decision: { reason_code: r.reason_code } } : {}), auditOnly: true });
   }
-  const claims = await listClaims(paths.inflight);
-  const inflight = [];
-  for (const c of claims) {
-    const state = states.get(c.runId);
-    inflight.push({
-      run_id: c.runId,
-      source: c.source,
-      claimed_at: c.claimedAt,
-      owner_pid: c.owner?.pid ?? null,
-      owner_alive: c.owner ? await registry.isAlive(c.owner) : false,
-      run_status: state?.status ?? null,
-      steps_done: state?.steps?.length ?? 0,
-    });
-  }
+  await showStates(states, new FsRunLiveness(paths, new FsRunHolds(paths), registry));
   const all = [...states.values()].sort((a, b) => (b.updated_at ?? '').localeCompare(a.updated_at ?? '') || (b.run_id ?? '').localeCompare(a.run_id ?? ''));
   return {
     workspace: paths.root,
     watcher_running: watchers.some((w) => w.alive),
     watchers,
     queued: await readQueue(paths.commands),
-    inflight,
-    paused: all
-      .filter((s) => s.status === 'paused')
-      .map((s) => ({
-        run_id: s.run_id ?? '',
-        source: s.source ?? '',
-        layer: s.pause?.layer ?? null,
-        reason_code: s.pause?.reason_code ?? s.decision?.reason_code ?? null,
-        message: s.pause?.message ?? s.summary ?? '',
-        requested_at: s.pause?.requested_at ?? null,
-      })),
-    recent: all.slice(0, options.recent ?? 10).map((s) => ({
-      run_id: s.run_id ?? '',
-      source: s.auditOnly ? null : (s.source ?? ''),
-      status: s.status ?? 'unknown',
-      reason_code: s.decision?.reason_code ?? null,
-      updated_at: s.updated_at ?? '',
-      artifact: s.artifact ?? null,
-      summary: s.summary?.split('\n')[0] ?? null,
-      usage: usageOf(s.steps),
-    })),
+    inflight: await readInflight(paths, states, registry),
+    interrupted: all
+      .filter((s) => s.shown?.status === 'interrupted')
+      .reverse()
+      .map(interruptedEntry),
+    paused: all.filter((s) => s.status === 'paused').map(pausedEntry),
+    recent: all.slice(0, options.recent ?? 10).map(recentEntry),
     rejected: (await listDirOrEmpty(paths.rejected)).filter((n) => !n.endsWith('.error.json') && !n.startsWith('.')).length,
+  };
+}
+
+/** Sets each run's status as shown: one left `running` that no live process holds is `interrupted`. */
+async function showStates(states: Map<string, StateView>, liveness: FsRunLiveness): Promise<void> {
+  for (const [id, state] of states) {
+    state.shown = await showRun(state.run_id ?? id, state.status ?? 'unknown', liveness);
+  }
+}
+
+async function readInflight(
+  paths: WorkspacePaths,
+  states: ReadonlyMap<string, StateView>,
+  registry: Pick<FsWatcherRegistry, 'isAlive'>,
+): Promise<WorkspaceStatus['inflight'][number][]> {
+  const inflight = [];
+  for (const c of await listClaims(paths.inflight)) {
+    const state = states.get(c.runId);
+    inflight.push({
+      run_id: c.runId,
+      source: screenText(c.source),
+      claimed_at: c.claimedAt,
+      owner_pid: c.owner?.pid ?? null,
+      owner_alive: c.owner ? await registry.isAlive(c.owner) : false,
+      run_status: state?.shown?.status ?? null,
+      steps_done: state?.steps?.length ?? 0,
+    });
+  }
+  return inflight;
+}
+
+function interruptedEntry(s: StateView): WorkspaceStatus['interrupted'][number] {
+  return {
+    run_id: s.run_id ?? '',
+    source: screenText(s.source ?? ''),
+    updated_at: s.updated_at ?? '',
+    steps_done: s.steps?.length ?? 0,
+    next_step: s.shown?.next_step ?? '',
+  };
+}
+
+function pausedEntry(s: StateView): WorkspaceStatus['paused'][number] {
+  return {
+    run_id: s.run_id ?? '',
+    source: screenText(s.source ?? ''),
+    layer: s.pause?.layer ?? null,
+    reason_code: s.pause?.reason_code ?? s.decision?.reason_code ?? null,
+    // Read leniently, so checkpoints of every version: screened here as every kept text is.
+    message: screenText(s.pause?.message ?? s.summary ?? ''),
+    requested_at: s.pause?.requested_at ?? null,
+  };
+}
+
+function recentEntry(s: StateView): WorkspaceStatus['recent'][number] {
+  return {
+    run_id: s.run_id ?? '',
+    source: s.auditOnly ? null : screenText(s.source ?? ''),
+    status: s.shown?.status ?? s.status ?? 'unknown',
+    next_step: s.shown?.next_step ?? null,
+    reason_code: s.decision?.reason_code ?? null,
+    updated_at: s.updated_at ?? '',
+    artifact: s.artifact ?? null,
+    summary: s.summary === undefined ? null : screenText(s.summary.split('\n')[0] ?? ''),
+    usage: usageOf(s.steps),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { ModelRoutes } from '../app/routed-llm.js';
+import type { ModelRoutes } from '../domain/ports.js';
 import type { LlmClient } from '../domain/ports.js';
 import { OFFLINE_ROUTE_ID, Route, resolveRoute, type ResolvedRoute } from '../domain/route.js';
 import type { WorkspaceConfig } from '../domain/workspace-config.js';

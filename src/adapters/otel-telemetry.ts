@@ -9,7 +9,7 @@ import { OFFLINE_ROUTE_ID } from '../domain/route.js';
 import type { WorkspaceConfig } from '../domain/workspace-config.js';
 import { OFFLINE_PROVIDER } from './otel-genai.js';
 import { OtelRunTracer, type TracedRoute } from './otel-run-tracer.js';
-import type { Telemetry, TelemetryDeps, TelemetrySettings } from './telemetry.js';
+import type { Telemetry, TelemetryDeps, TelemetrySettings } from './telemetry-types.js';
 import { TracingAuditLog } from './tracing-audit-log.js';
 
 /** The exporter waits this long for a collector per batch, so a missing collector delays the end of a run by seconds at most. */

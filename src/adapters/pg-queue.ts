@@ -2,7 +2,8 @@ import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Claim, Rejection } from '../domain/queue.js';
-import type { Delivery } from '../app/intake-loop.js';
+import { screenRejection, screenText } from '../domain/screen.js';
+import type { Delivery } from '../domain/ports.js';
 import { ClaimLostError, EngineError, SESSION_ALIVE_SQL, type Fence, type PgEngine } from './pg-engine.js';
 
 /** Channels: a command is ready (workers listen), a run's queue row ended or paused (the intake listens). */
@@ -124,7 +125,8 @@ export class PgQueue {
               coalesce(state->'pause'->>'message', state->>'summary', '') AS message, state->'pause'->>'requested_at' AS requested_at
          FROM maestro_runs WHERE status = 'paused' ORDER BY state->'pause'->>'requested_at', run_id`,
     );
-    return r.rows.map((row) => ({ ...row, message: row.message ?? '' }));
+    // Checkpoints written before they were screened are read here without parsing: screened as they are shown.
+    return r.rows.map((row) => ({ ...row, source: screenText(row.source), message: screenText(row.message ?? '') }));
   }
 
   /** Runs a worker holds now, with the worker's session. */
@@ -355,8 +357,12 @@ export class EngineClaimStore {
   }
 
   async reject(_claim: Claim, rejection: Rejection): Promise<string | null> {
+    const kept = screenRejection(rejection);
     await this.engine.tx(async (db) => {
-      await db.query(`UPDATE maestro_queue SET state = 'rejected', rejection = $2, finished_at = now(), delivered_at = NULL WHERE run_id = $1`, [this.claim.runId, JSON.stringify(rejection)]);
+      await db.query(
+        `UPDATE maestro_queue SET state = 'rejected', rejection = $2, finished_at = now(), delivered_at = NULL WHERE run_id = $1`,
+        [this.claim.runId, JSON.stringify(kept)],
+      );
       await db.query('SELECT pg_notify($1, $2)', [DONE_CHANNEL, this.claim.runId]);
     }, this.fenceOf);
     return this.claim.kind === 'decision' ? null : `.maestro/rejected/${this.claim.source} (written by the intake)`;

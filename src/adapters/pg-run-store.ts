@@ -1,4 +1,6 @@
-import { parseRunState, type RunState, type RunStatus } from '../domain/run-state.js';
+import { parseRunState } from '../domain/checkpoint.js';
+import { type RunState, type RunStatus } from '../domain/run-state.js';
+import { keepsRawCommand, RAW_COMMAND_FILE, screenRunState } from '../domain/screen.js';
 import { StorageError } from '../domain/errors.js';
 import type { Fence, PgEngine, Queryable } from './pg-engine.js';
 import { DONE_CHANNEL } from './pg-queue.js';
@@ -14,16 +16,22 @@ const QUEUE_STATE: Partial<Record<RunStatus, string>> = {
 
 /**
  * Saves a checkpoint inside the caller's transaction (the ledger's commit): the RunState as jsonb in
- * `maestro_runs` (the store does not care what a checkpoint holds). A checkpoint that ends or pauses
+ * `maestro_runs`, screened as every kept state is (see screen.ts). A checkpoint that ends or pauses
  * the run moves its queue row in the same transaction, so a run's end and its queue state never
- * disagree after a crash.
+ * disagree after a crash; one that ends it drops the command as given (side file and queue copy).
  */
 export async function writeRunState(db: Queryable, state: RunState): Promise<void> {
+  const kept = screenRunState(state);
   await db.query(
     `INSERT INTO maestro_runs (run_id, status, state, updated_at) VALUES ($1, $2, $3, now())
      ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, state = EXCLUDED.state, updated_at = now()`,
-    [state.run_id, state.status, JSON.stringify(state)],
+    [state.run_id, state.status, JSON.stringify(kept)],
   );
+  if (!keepsRawCommand(state)) {
+    // The run has ended: the command as given goes, from its side files and from its queue row.
+    await db.query('DELETE FROM maestro_run_files WHERE run_id = $1 AND name = $2', [state.run_id, RAW_COMMAND_FILE]);
+    await db.query('UPDATE maestro_queue SET body = $2 WHERE run_id = $1', [state.run_id, JSON.stringify(kept.command)]);
+  }
   const next = QUEUE_STATE[state.status];
   if (next) {
     const moved = await db.query(

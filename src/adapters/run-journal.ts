@@ -2,6 +2,7 @@ import path from 'node:path';
 import { StorageError } from '../domain/errors.js';
 import { applyRunEvent, type RunEvent } from '../domain/run-machine.js';
 import type { RunState } from '../domain/run-state.js';
+import { screenRunEvent, screenRunState } from '../domain/screen.js';
 import { readIfExists } from './fs-read.js';
 
 /**
@@ -32,12 +33,15 @@ export type JournalLine =
   | { readonly v: number; readonly base: RunState; readonly audit?: readonly string[] }
   | { readonly at: string; readonly event: RunEvent; readonly audit?: readonly string[]; readonly remove?: readonly string[] };
 
+/** A whole state as a journal line, screened as every kept state is (screen.ts), with the records written ahead with it. */
 export function baseLine(state: RunState, audit?: readonly string[]): string {
-  return `${JSON.stringify({ v: JOURNAL_VERSION, base: state, ...(audit && audit.length > 0 ? { audit } : {}) })}\n`;
+  return `${JSON.stringify({ v: JOURNAL_VERSION, base: screenRunState(state), ...(audit && audit.length > 0 ? { audit } : {}) })}\n`;
 }
 
+/** One change as a journal line: the texts it carries screened, as the state they make is; its records and the run files it removes. */
 export function eventLine(at: string, event: RunEvent, audit?: readonly string[], remove?: readonly string[]): string {
-  return `${JSON.stringify({ at, event, ...(audit && audit.length > 0 ? { audit } : {}), ...(remove && remove.length > 0 ? { remove } : {}) })}\n`;
+  const screened = screenRunEvent(event);
+  return `${JSON.stringify({ at, event: screened, ...(audit && audit.length > 0 ? { audit } : {}), ...(remove && remove.length > 0 ? { remove } : {}) })}\n`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { findPersonaProblems, type CommandFile } from '../domain/command-file.js';
-import { evaluateGates, findGateIssues, type GateFacts, type GateOutcome, type GateResult } from '../domain/gates.js';
+import { evaluateGates, findGateIssues, type GateOutcome, type GateResult } from '../domain/gates.js';
 import type { Persona } from '../domain/persona.js';
 import { isSecretCategory } from '../domain/sensitive/categories.js';
 import { explainGateStop } from '../domain/stop-explanation.js';

@@ -1,4 +1,5 @@
 import { auditEvent } from '../domain/audit.js';
+import { screenText } from '../domain/screen.js';
 import type { ReasonCode } from '../domain/codes.js';
 import { runDecision } from '../domain/decision.js';
 import { decideRun, type Ending } from '../domain/run/policy.js';
@@ -108,11 +109,12 @@ export async function concludeRun(options: {
     // Each persona's file has its own lock, so they are saved at once; every save settles before a failure is reported.
     const saved = await Promise.allSettled(
       plan.personas.map((id) => {
+        // Memory outlives the run: what it keeps is screened (a task sent as it was given stays out of it).
         const messages: HistoryMessage[] = run.state.steps
           .filter((s) => s.persona === id)
           .flatMap((s) => [
-            { role: 'user' as const, content: s.prompt, run_id: state.run_id, ts: s.started_at },
-            { role: 'assistant' as const, content: s.reply, run_id: state.run_id, ts: s.started_at },
+            { role: 'user' as const, content: screenText(s.prompt), run_id: state.run_id, ts: s.started_at },
+            { role: 'assistant' as const, content: screenText(s.reply), run_id: state.run_id, ts: s.started_at },
           ]);
         return deps.sessions.appendRun(id, state.run_id, messages);
       }),

@@ -17,6 +17,7 @@ import { isSecretCategory } from '../domain/sensitive/categories.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { explainGateStop } from '../domain/stop-explanation.js';
 import { totalUsage } from '../domain/usage.js';
+import type { CommandFile } from '../domain/command-file.js';
 import { checkCommand } from './check-command.js';
 import { concludeRun } from './conclude-run.js';
 import { settleRun } from './settle-run.js';
@@ -33,13 +34,15 @@ import { planMode, readModeSettings } from '../domain/modes/settings.js';
  * Runs a validated command from wherever its checkpoint left off. Set-up (personas, the command
  * check and its gates, routes, memory) happens once; then the run is a loop over the domain's
  * `nextStep`: make the calls the mode asks for (each recorded the moment it finishes), or conclude.
+ * `command` is the command as given: the gates judge it and the council works on it, while the
+ * checkpoint keeps it screened.
  */
-export async function executeRun(run: StartedRun, deps: RunDeps): Promise<RunOutcome> {
-  const setup = await setUp(run, deps);
+export async function executeRun(run: StartedRun, deps: RunDeps, command: CommandFile): Promise<RunOutcome> {
+  const setup = await setUp(run, deps, command);
   if ('outcome' in setup) return setup.outcome;
   const { ctx, models, requestPlan } = setup;
   const mode = modeFor(ctx.plan.mode);
-  const limits = { ...deps.config.budget, ...run.state.command.config.budget };
+  const limits = { ...deps.config.budget, ...command.config.budget };
   const approved = approvedReasons(run.state);
   const unpriced = [...models.resolved.values()].filter((r) => r.provider !== 'offline' && !deps.config.prices[r.model]).map((r) => r.model);
   const budgetCheck = (phase: 'before' | 'after'): BudgetExceeded | null => {
@@ -135,8 +138,7 @@ type SetUp = { outcome: RunOutcome } | { ctx: ModeContext; models: PreparedModel
  * once), the routes, the mediator's classification on a real route, the plan and each persona's
  * bounded memory. Ends the run here when something stops or pauses it.
  */
-async function setUp(run: StartedRun, deps: RunDeps): Promise<SetUp> {
-  const { command } = run.state;
+async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Promise<SetUp> {
   const outputPath = run.state.plan?.output_path ?? command.output_artifact_path ?? `outputs/${run.state.run_id}.md`;
   const approved = approvedReasons(run.state);
   const check = await checkCommand({ command, runId: run.state.run_id, outputPath, approved, deps });

@@ -16,6 +16,18 @@ export interface GatheredFacts {
 }
 
 /**
+ * Sandbox refusals that make an input artifact an access violation (a sealed stop naming the reason),
+ * not a missing file a person could put back: the command points at something never to be sent.
+ */
+const ACCESS_REFUSALS: ReadonlySet<string> = new Set([
+  'KNOWLEDGE_PATH_ESCAPE',
+  'KNOWLEDGE_DENIED',
+  'KNOWLEDGE_OUTSIDE_ROOTS',
+  'KNOWLEDGE_CREDENTIAL_FILE',
+  'KNOWLEDGE_HARD_LINK',
+]);
+
+/**
  * Collects what the gates decide on: reads inputs through the sandbox, checks the output path, and
  * runs the sensitive-content detector and the policy signals over the task and inputs. No model is called.
  */
@@ -42,7 +54,7 @@ export async function gatherGateFacts(options: {
   for (const [i, path] of command.input_artifacts.entries()) {
     const result = await options.inputs.readFile(path);
     if (result.status === 'provided') read.push({ path, result });
-    else if (result.reason_code === 'KNOWLEDGE_PATH_ESCAPE' || result.reason_code === 'KNOWLEDGE_DENIED' || result.reason_code === 'KNOWLEDGE_OUTSIDE_ROOTS') {
+    else if (ACCESS_REFUSALS.has(result.reason_code)) {
       pathEscapes.push({ field: `input_artifacts.${i}`, path, reason: result.message });
     } else missingInputs.push({ path, reason: result.message });
   }

@@ -1,8 +1,12 @@
 import { auditEvent } from '../domain/audit.js';
 import { userDecision } from '../domain/decision.js';
-import { AppError } from '../domain/errors.js';
+import { AppError, RunBusyError } from '../domain/errors.js';
+import { pauseToDecide, type RunningFacts } from '../domain/hitl-decision.js';
+import type { DecisionInbox, RunLocks, StartedRun } from '../domain/ports.js';
+
+export type { DecisionInbox } from '../domain/ports.js';
 import { wasRehearsal, type PauseRecord, type RunState } from '../domain/run-state.js';
-import type { StartedRun } from '../domain/ports.js';
+import { screenText } from '../domain/screen.js';
 import { parseVerdict } from '../domain/verdict.js';
 import { settleRun } from './settle-run.js';
 import { decideRun } from '../domain/run/policy.js';
@@ -16,15 +20,6 @@ export class HitlRefusedError extends AppError {
   readonly code = 'HITL_REFUSED' as const;
 }
 
-/** Where `continue` decisions wait for whoever resumes the run (a watcher, or `--run` in the foreground). */
-export interface DecisionInbox {
-  post(runId: string, decision: { pause_id: string; decided_at: string }): Promise<void>;
-  /** Takes the decision for this run; false if there is none or another process took it first. */
-  claim(runId: string): Promise<boolean>;
-  /** Runs with a posted, unclaimed decision, oldest first. */
-  pending(): Promise<string[]>;
-}
-
 export interface HitlDecisionInput {
   readonly runId: string;
   /** Exactly `continue` or `stop`; anything else is refused (fail closed). */
@@ -32,65 +27,67 @@ export interface HitlDecisionInput {
   readonly note?: string;
   /** Bind the decision to this pause; refused if it is no longer the current one. */
   readonly pauseId?: string;
-  /** The caller checked that no live process runs this run, so a `running` one may be stopped. */
-  readonly unowned?: boolean;
+  /**
+   * Whether a live process (a watcher's claim, an engine worker) runs the run now; asked under the
+   * run's lock, and only of a `running` run. Without it, such a run counts as owned (fail closed).
+   */
+  readonly isOwned?: () => Promise<boolean>;
 }
 
+/** What deciding needs: a run's stores, the inbox where `continue` waits, and the runs' locks. */
+export type DecideDeps = RunDeps & { readonly decisions: DecisionInbox; readonly runLocks: RunLocks };
+
 export type HitlDecisionResult = { decision: 'continue'; state: RunState } | { decision: 'stop'; outcome: RunOutcome };
+
+/** How long a decision waits for another process deciding the same run (then it reads what that one decided). */
+const DECIDE_WAIT_MS = 3_000;
 
 /**
  * Records a person's decision on a paused run (`HITL_DECIDED`, USER). `continue` clears the pause and
  * queues the run to resume from its checkpoint; `stop` ends it as STOPPED with an artifact that says so.
+ * The decision is taken holding the run, so of two people (or processes) deciding at once exactly
+ * one decides; the other is refused, told the pause was already decided.
  */
-export async function decidePause(input: HitlDecisionInput, deps: RunDeps & { decisions: DecisionInbox }): Promise<HitlDecisionResult> {
+export async function decidePause(input: HitlDecisionInput, deps: DecideDeps): Promise<HitlDecisionResult> {
   if (input.decision !== 'continue' && input.decision !== 'stop') {
     throw new HitlRefusedError(`"${input.decision}" is not a decision: use exactly "continue" or "stop"`);
   }
   if (input.note !== undefined && input.note.length > 2000) throw new HitlRefusedError('the note is longer than 2000 characters');
+  const decision = input.decision;
+  try {
+    return await deps.runLocks.hold(input.runId, () => decideHeld({ ...input, decision }, deps), { waitMs: DECIDE_WAIT_MS });
+  } catch (error) {
+    if (error instanceof RunBusyError) throw new HitlRefusedError(`${error.message}; nothing changed`);
+    throw error;
+  }
+}
+
+async function decideHeld(input: HitlDecisionInput & { decision: 'continue' | 'stop' }, deps: DecideDeps): Promise<HitlDecisionResult> {
   const state = await deps.ledger.load(input.runId);
   if (!state) throw new HitlRefusedError(`there is no run "${input.runId}" in this workspace`);
-  if (state.decision?.sealed) {
-    throw new HitlRefusedError(`run ${state.run_id} was stopped by a sealed decision (${state.decision.layer}: ${state.decision.reason_code}); nobody can continue it`);
-  }
-  // A run left `running` with nobody running it (the caller checked there is no live owner) can
-  // always be stopped: no path leaves a run that nobody can end.
-  const unownedStop = input.decision === 'stop' && state.status === 'running' && input.unowned === true;
-  if ((state.status !== 'paused' || !state.pause) && !unownedStop) {
-    const last = state.hitl.at(-1);
-    const already = last ? ` (a "${last.decision}" decision was already recorded for pause ${last.pause_id})` : '';
-    throw new HitlRefusedError(`run ${state.run_id} is not paused: it is ${state.status}${already}`);
-  }
-  if (input.pauseId !== undefined && input.pauseId !== state.pause?.pause_id) {
-    throw new HitlRefusedError(`the decision is for pause ${input.pauseId}, but the current pause of run ${state.run_id} is ${state.pause?.pause_id ?? '(none: it is running)'}; nothing changed`);
-  }
-
-  const pause = state.pause ?? {
-    pause_id: `${state.run_id}-p${state.hitl.length + 1}`,
-    layer: 'queue',
-    reason_code: 'RUN_NOT_OWNED',
-    message: 'the run was left running with nobody running it',
-    requested_at: deps.clock.now().toISOString(),
-  };
+  const idle = state.status !== 'running' || state.pause !== undefined;
+  const facts = idle ? { continuePending: false, owned: false } : await runningFacts(state.run_id, input, deps);
+  const target = pauseToDecide(state, input, facts, deps.clock.now().toISOString());
+  if (!target.ok) throw new HitlRefusedError(target.refusal);
+  const pause = target.pause;
   const now = deps.clock.now().toISOString();
+  // A note is kept with the run and shown with it: screened like everything else a run keeps.
+  const note = input.note ? screenText(input.note) : undefined;
   const entry = {
     pause_id: pause.pause_id,
     layer: pause.layer,
     reason_code: pause.reason_code,
     decision: input.decision,
     decided_at: now,
-    ...(input.note ? { note: input.note } : {}),
+    ...(note ? { note } : {}),
   } as const;
   const decision = input.decision === 'continue' ? userDecision('RUN', 'HITL_CONTINUE') : decideRun({ kind: 'person_stop' }).decision;
   const run = startedRun(await deps.ledger.open(state.run_id));
   try {
     // The decision and its record: one commit.
-    await run.commit({
-      event: { type: 'person_decided', entry, decision },
-      records: [
-        auditEvent('HITL_DECIDED', decision, { pause_id: pause.pause_id, paused_layer: pause.layer, paused_reason: pause.reason_code, note_chars: input.note?.length ?? 0 }),
-      ],
-    });
-    if (input.decision === 'stop') return { decision: 'stop', outcome: await stopDecided(run, pause, input.note, deps) };
+    const decided = { pause_id: pause.pause_id, paused_layer: pause.layer, paused_reason: pause.reason_code, note_chars: input.note?.length ?? 0 };
+    await run.commit({ event: { type: 'person_decided', entry, decision }, records: [auditEvent('HITL_DECIDED', decision, decided)] });
+    if (input.decision === 'stop') return { decision: 'stop', outcome: await stopDecided(run, pause, note, deps) };
   } finally {
     // A continued run is resumed from its checkpoint later, maybe by another process.
     await run.close();
@@ -101,12 +98,21 @@ export async function decidePause(input: HitlDecisionInput, deps: RunDeps & { de
 
 /** A person stopped the run at a pause: it ends as STOPPED, with an artifact that says so. */
 async function stopDecided(run: StartedRun, pause: PauseRecord, note: string | undefined, deps: RunDeps): Promise<RunOutcome> {
-  const message = `stopped by a person at pause ${pause.pause_id} (${pause.layer}: ${pause.reason_code})${note ? ` — note: ${note}` : ''}`;
+  const why = `${pause.layer}: ${pause.reason_code}`;
+  const message = `stopped by a person at pause ${pause.pause_id} (${why})${note ? ` — note: ${note}` : ''}`;
   const loaded = (await deps.personas.loadAll()).personas;
   const names = new Map(loaded.map((p) => [p.id, p.name]));
   const current = run.state;
   const ending = decideRun({ kind: 'person_stop' });
   return settleRun({ run, deps, ending, message, ...(current.plan ? { draft: artifactFromState(current, deps, names, loaded) } : {}) });
+}
+
+/** Whether a `continue` on a running run still waits for its resumer, and whether a live process runs it. */
+async function runningFacts(runId: string, input: HitlDecisionInput, deps: DecideDeps): Promise<RunningFacts> {
+  const continuePending = (await deps.decisions.pending()).includes(runId);
+  // Asked only when it matters: a stop of a run no `continue` waits for.
+  const owned = continuePending || input.decision !== 'stop' ? true : input.isOwned ? await input.isOwned() : true;
+  return { continuePending, owned };
 }
 
 /** Resumes a run a person chose to continue, if no other process has taken the decision already. */

@@ -1,35 +1,10 @@
 import { parseCommandText } from '../domain/command-file.js';
 import { InvalidInputError } from '../domain/errors.js';
-import type { ArtifactWriter, InputReader } from '../domain/ports.js';
+import type { ArtifactWriter, Delivery, InputReader, IntakeQueue } from '../domain/ports.js';
+
+export type { Delivery, IntakeQueue } from '../domain/ports.js';
 import type { Claim, ClaimStore, CommandInbox, Rejection, WatchEvent } from '../domain/queue.js';
-import { fingerprintInputs, type InputHashes } from './verified-inputs.js';
-
-/** A queue row that has ended, paused or been rejected, waiting to be written back to the workspace. */
-export interface Delivery {
-  readonly runId: string;
-  readonly source: string;
-  readonly state: 'paused' | 'done' | 'rejected';
-  readonly kind: 'command' | 'decision';
-  readonly rejection: Rejection | null;
-  readonly status: string | null;
-  readonly summary: string | null;
-  readonly decision: string | null;
-  readonly reasonCode: string | null;
-}
-
-/** The engine's queue as one workspace's intake sees it. */
-export interface IntakeQueue {
-  /** Idempotent by run id: true when the command is new to the engine. */
-  submit(command: { runId: string; source: string; body: string; inputHashes: InputHashes }): Promise<boolean>;
-  /** This workspace's rows that ended, paused or were rejected and are not written back yet, oldest first. */
-  undelivered(): Promise<Delivery[]>;
-  markDelivered(runId: string, state: string): Promise<void>;
-  artifacts(runId: string): Promise<{ path: string; content: string; protect: string[] }[]>;
-  /** This workspace's commands not written back yet (queued, running, or ended and undelivered). */
-  outstanding(): Promise<number>;
-  /** Resolves when a run may have ended (a notification), or after `ms`. */
-  waitForDone(ms: number): Promise<void>;
-}
+import { fingerprintInputs, } from './verified-inputs.js';
 
 export interface IntakeLoopOptions {
   readonly inbox: CommandInbox;
@@ -188,7 +163,8 @@ export class IntakeLoop {
         let artifact: string | null = null;
         for (const a of artifacts) artifact = await this.#o.artifacts.write(a.path, a.content, a.protect);
         await this.#o.claims.release(claim);
-        const status = row.state === 'paused' ? 'paused' : row.status === 'stopped' ? 'stopped' : 'completed';
+        const ended = row.status === 'stopped' || row.status === 'guardrail_stopped' ? row.status : 'completed';
+        const status = row.state === 'paused' ? 'paused' : ended;
         const howTo = row.state === 'paused' ? `\ndecide: maestro hitl decide ${row.runId} continue|stop [--note TEXT]` : '';
         this.#finished({ ...base, status, artifact, message: `${row.summary ?? status}${howTo}` });
       }

@@ -5,11 +5,17 @@ import { recordPause, recordPlan } from '../domain/loop-policy/workspace-loop.js
 import { normaliseTask } from '../domain/policy-signals.js';
 import type { OpenRun } from '../domain/ports.js';
 import type { PauseRecord, RunState } from '../domain/run-state.js';
+import { screenText } from '../domain/screen.js';
 import type { RunDeps } from './run-deps.js';
 
-/** The conflict a run belongs to: its `conflict_key`, else a digest of the normalised task. */
+/**
+ * The conflict a run belongs to: its `conflict_key`, else a digest of the normalised task. Both are
+ * screened first: the fingerprint is kept (`.maestro/loop-policy.json`), and the command as given
+ * and the one its checkpoint keeps must name the same conflict.
+ */
 export function conflictFingerprint(state: Pick<RunState, 'command'>, sha256: (s: string) => string): string {
-  return state.command.config.conflict_key ?? `task:${sha256(normaliseTask(state.command.task_description)).slice(0, 16)}`;
+  const key = state.command.config.conflict_key;
+  return key !== undefined ? screenText(key) : `task:${sha256(normaliseTask(screenText(state.command.task_description))).slice(0, 16)}`;
 }
 
 export interface LoopPolicyOutcome {
@@ -48,7 +54,8 @@ export async function applyLoopPolicy(options: {
     } catch (error) {
       plan = `(no plan: the synthesizer could not be asked — ${(error as Error).message})`;
     }
-    const text = plan;
+    const text = screenText(plan);
+    plan = text;
     const events = await deps.loopPolicy.update((data) => {
       const r = recordPlan(data, dispatch, text);
       return { data: r.data, result: r.events };

@@ -6,6 +6,7 @@ import { AppError, StorageError } from '../domain/errors.js';
 import type { OpenRun } from '../domain/ports.js';
 import { unrecordedSteps } from '../domain/run/commit.js';
 import { RUN_STATE_VERSION, type RunState } from '../domain/run-state.js';
+import { RAW_COMMAND_FILE, screenCommand, STORAGE_WRITE_FAILED } from '../domain/screen.js';
 import { executeRun } from './execute-run.js';
 import { buildOutcome } from '../domain/run-machine.js';
 import { stepRecords } from './run-records.js';
@@ -26,7 +27,22 @@ export interface CommandInput {
  */
 export async function processCommand(input: CommandInput, deps: RunDeps): Promise<RunOutcome> {
   const runId = input.runId ?? deps.newRunId();
-  return endOnStorageFailure(runId, deps, () => startRun(runId, input, deps));
+  return holding(runId, deps, () => endOnStorageFailure(runId, deps, () => startRun(runId, input, deps)));
+}
+
+/**
+ * Runs `body` while this process holds the run (`deps.holds`), from before its first checkpoint
+ * until its journal is folded: a reader then tells it from a run a killed process left `running`.
+ * A run a live process already holds is refused (`RunHeldError`) before anything is written.
+ */
+async function holding(runId: string, deps: RunDeps, body: () => Promise<RunOutcome>): Promise<RunOutcome> {
+  const hold = await deps.holds?.hold(runId);
+  try {
+    return await body();
+  } finally {
+    // Letting go is tidying: a holder file left behind names a process that is gone, which reads as not held.
+    await hold?.release().catch(() => undefined);
+  }
 }
 
 async function startRun(runId: string, input: CommandInput, deps: RunDeps): Promise<RunOutcome> {
@@ -37,6 +53,8 @@ async function startRun(runId: string, input: CommandInput, deps: RunDeps): Prom
     const parsed = parseCommandText(input.text);
     if (!parsed.ok) return await rejectInvalid(run, parsed.issues, input.source);
     const now = deps.clock.now().toISOString();
+    // The checkpoint keeps the command screened; the command as given waits beside it while the run may go on.
+    const kept = screenCommand(parsed.value);
     const state: RunState = {
       schemaVersion: RUN_STATE_VERSION,
       run_id: runId,
@@ -45,7 +63,8 @@ async function startRun(runId: string, input: CommandInput, deps: RunDeps): Prom
       updated_at: now,
       source: input.source,
       task_sha256: deps.sha256(parsed.value.task_description),
-      command: parsed.value,
+      command: kept.command,
+      ...(kept.categories.length > 0 ? { command_redacted: kept.categories } : {}),
       steps: [],
       trail: [],
       reroutes: [],
@@ -56,17 +75,27 @@ async function startRun(runId: string, input: CommandInput, deps: RunDeps): Prom
       task_chars: parsed.value.task_description.length,
       input_artifacts: parsed.value.input_artifacts.length,
     });
-    // The run's first state, its command's copy and the record that the command was accepted: one commit.
-    await run.commit({ start: state, files: [{ name: 'command.json', content: input.text }], records: [valid] });
-    return await executeRun(startedRun(run), deps);
+    // The run's first state, the command as given beside it, and the record that it was accepted: one commit.
+    await run.commit({ start: state, files: [{ name: RAW_COMMAND_FILE, content: input.text }], records: [valid] });
+    return await executeRun(startedRun(run), deps, parsed.value);
   } finally {
     // However the run stopped here (ended, paused, interrupted, failed), this process lets it go.
     await run.close();
   }
 }
 
-/** Resumes a run from its checkpoint (after a crash or an interruption); finished model calls are not repeated. */
+/**
+ * Resumes a run from its checkpoint (after a crash or an interruption); finished model calls are not
+ * repeated. Refused while a live process holds the run.
+ */
 export async function resumeRun(runId: string, deps: RunDeps): Promise<RunOutcome> {
+  // An unknown id is refused as such before anything is held for it.
+  if (deps.holds && !(await deps.ledger.load(runId))) throw new RunNotResumableError(`there is no run "${runId}" in this workspace`);
+  return holding(runId, deps, () => resumeHeld(runId, deps));
+}
+
+/** The resume itself, under the hold: the checkpoint is read again, as it may have moved on meanwhile. */
+async function resumeHeld(runId: string, deps: RunDeps): Promise<RunOutcome> {
   const state = await deps.ledger.load(runId);
   if (!state) throw new RunNotResumableError(`there is no run "${runId}" in this workspace`);
   if (state.status === 'paused') {
@@ -75,6 +104,7 @@ export async function resumeRun(runId: string, deps: RunDeps): Promise<RunOutcom
   // A run a storage failure ended is taken up again from its checkpoint (no finished call repeated).
   const storageFailed = state.status === 'error' && state.decision?.reason_code === STORAGE_WRITE_FAILED;
   if (state.status !== 'running' && !storageFailed) throw new RunNotResumableError(`run ${runId} has already ended (${state.status})`);
+  const command = await givenCommand(state, deps);
   return endOnStorageFailure(runId, deps, async () => {
     const run = startedRun(await deps.ledger.open(runId));
     try {
@@ -83,11 +113,30 @@ export async function resumeRun(runId: string, deps: RunDeps): Promise<RunOutcom
       const unrecorded = unrecordedSteps(run.state.steps, run.recordedSteps(), run.hasRecorded('MODEL_CALL'));
       const resumed = auditEvent('RUN_RESUMED', systemRun('queue', 'RUN_RESUMED_FROM_CHECKPOINT'), { completed_steps: run.state.steps.length });
       await run.commit({ ...(storageFailed ? { event: { type: 'revived' } } : {}), records: [resumed, ...unrecorded.flatMap((s) => stepRecords(s, deps))] });
-      return await executeRun(run, deps);
+      return await executeRun(run, deps, command);
     } finally {
       await run.close();
     }
   });
+}
+
+/**
+ * The command a run was given, to go on with: its copy beside the checkpoint (when it is the one
+ * the checkpoint's task digest names), else the checkpoint's own when nothing was redacted from it,
+ * or when the run is only completing an ending it already fixed (no model is called, and what it
+ * writes is screened). Otherwise the run cannot go on as it was given: refused, never guessed.
+ */
+async function givenCommand(state: RunState, deps: RunDeps): Promise<CommandFile> {
+  const text = await deps.ledger.readFile(state.run_id, RAW_COMMAND_FILE);
+  const parsed = text === undefined ? undefined : parseCommandText(text);
+  if (parsed?.ok && deps.sha256(parsed.value.task_description) === state.task_sha256) return parsed.value;
+  const redacted = state.command_redacted ?? [];
+  if (redacted.length === 0 || state.finishing) return state.command;
+  const copy = text === undefined ? 'gone' : 'not the one the run started with';
+  throw new RunNotResumableError(
+    `run ${state.run_id} cannot go on as it was given: its checkpoint keeps the command screened (${redacted.join(', ')} redacted) ` +
+      `and the command itself (${RAW_COMMAND_FILE} beside it) is ${copy}; run the command again`,
+  );
 }
 
 /**
@@ -160,8 +209,7 @@ function systemRun(layer: DecisionRecord['layer'], reason: string): DecisionReco
   return { decision: 'RUN', reason_code: reason, sealed: false, overrideable: false, final_decider: 'SYSTEM', layer };
 }
 
-/** Reason code of a run ended by a storage failure. */
-export const STORAGE_WRITE_FAILED = 'STORAGE_WRITE_FAILED';
+export { STORAGE_WRITE_FAILED };
 
 async function rejectInvalid(run: OpenRun, issues: string[], source: string): Promise<RunOutcome> {
   const missing = issues.some((i) => i.startsWith('task_description:') && /required/.test(i));

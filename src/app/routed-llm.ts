@@ -2,16 +2,10 @@ import { LlmError } from '../domain/errors.js';
 import type { CallContext, LlmClient, LlmReply, LlmRequest } from '../domain/ports.js';
 import { decideReroute, REROUTE_REASONS, type RerouteOutcome } from '../domain/reroute.js';
 import type { ResolvedRoute } from '../domain/route.js';
+
+export type { ModelRoutes } from '../domain/ports.js';
 import { AppError } from '../domain/errors.js';
 import type { RunState } from '../domain/run-state.js';
-
-/** Chooses clients by route: what `compose.ts` wires from the workspace config and the flags. */
-export interface ModelRoutes {
-  /** The route a persona uses unless a REROUTE moved it (flags first, then persona, then the default). */
-  routeIdFor(persona: { route?: string | undefined }): string;
-  resolve(id: string): ResolvedRoute | { error: string };
-  clientFor(route: ResolvedRoute): LlmClient;
-}
 
 /** A REROUTE was refused; the decision says whether the run pauses or is sealed. */
 export class RerouteRefusedError extends AppError {
@@ -34,7 +28,7 @@ export interface RerouteEvent {
 
 /**
  * The council's model: each persona's call goes to its route's client. A failed call (after the
- * SDK's retries) goes through the REROUTE policy; quota, auth and bad-request failures are not rerouted.
+ * route's retries) goes through the REROUTE policy; quota, auth and bad-request failures are not rerouted.
  */
 export class RoutedLlmClient implements LlmClient {
   readonly rehearsal: boolean;

@@ -1,7 +1,7 @@
 import { failureReason, type ReasonCode } from '../domain/codes.js';
 import { auditEvent, type AuditEvent } from '../domain/audit.js';
 import { failClosedDecision, runDecision, systemStopDecision, type DecisionRecord } from '../domain/decision.js';
-import { AppError, InvalidInputError } from '../domain/errors.js';
+import { AppError, InvalidInputError, RunHeldError } from '../domain/errors.js';
 import { POISON_CLAIM_FAILURES, type Claim, type ClaimStore, type WatchEvent } from '../domain/queue.js';
 import { processCommand, resumeRun } from './process-command.js';
 import { readableState, type RunDeps, type RunOutcome } from './run-deps.js';
@@ -58,9 +58,28 @@ export async function runClaim(claim: Claim, kind: ResumeKind, deps: RunClaimDep
         : await processCommand({ text: await deps.claims.read(claim), source: claim.source, runId: claim.runId }, deps.run);
   } catch (error) {
     if (deps.run.signal?.aborted) throw error;
+    if (error instanceof RunHeldError) return heldElsewhere(claim, error);
     return failClaim(claim, error, deps);
   }
   return settleClaim(claim, outcome, deps);
+}
+
+/**
+ * The run is being run by another live process (found before anything was written): nothing of it
+ * is touched here, not its checkpoint, its log or its claim, which stays for the next start.
+ */
+function heldElsewhere(claim: Claim, error: RunHeldError): ClaimResult {
+  return {
+    run_id: claim.runId,
+    source: claim.source,
+    status: 'interrupted',
+    decision: null,
+    reason_code: 'RUN_HELD_ELSEWHERE',
+    artifact: null,
+    audit_log: null,
+    rejected_to: null,
+    message: `${error.message}; its command stays in .maestro/inflight/ and the next start looks again`,
+  };
 }
 
 /**

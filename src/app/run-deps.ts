@@ -14,6 +14,7 @@ import type {
   PictureRenderer,
   OpenRun,
   PersonaStore,
+  RunHolds,
   RunLedger,
   SessionStore,
   StartedRun,
@@ -39,6 +40,8 @@ export interface RunDeps {
   readonly artifacts: ArtifactWriter;
   /** Every run's state, audit log and files: a run is opened, then changed only by commits. */
   readonly ledger: RunLedger;
+  /** Marks the runs this process executes, so readers tell a running run from one a killed process left. */
+  readonly holds?: RunHolds;
   readonly loopPolicy: LoopPolicyStore;
   /** Message content for traces, when the workspace asks for it (`telemetry.capture_content`); redacted again there. */
   readonly telemetry?: StepContentRecorder;

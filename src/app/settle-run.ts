@@ -5,6 +5,7 @@ import type { RunFile, StartedRun } from '../domain/ports.js';
 import { buildOutcome } from '../domain/run-machine.js';
 import type { ArtifactAttachment } from '../domain/modes/mode.js';
 import type { PauseRecord } from '../domain/run-state.js';
+import { RAW_COMMAND_FILE, screenText } from '../domain/screen.js';
 import { totalUsage } from '../domain/usage.js';
 import { decideRun, type Ending, type PauseClass } from '../domain/run/policy.js';
 import { InternalError } from '../domain/errors.js';
@@ -33,7 +34,9 @@ interface EndOptions {
  * the conflict line with a sealed stop (fourth).
  */
 async function pauseRun(options: EndOptions & { draft?: DraftInput; requestPlan?: () => Promise<string> }): Promise<RunOutcome> {
-  const { run, deps, decision, message } = options;
+  const { run, deps, decision } = options;
+  // Kept (the checkpoint, hitl.json, the draft) and shown: screened.
+  const message = screenText(options.message);
   const state = run.state;
   const now = deps.clock.now();
   const pause: PauseRecord = {
@@ -81,7 +84,8 @@ type FinishOptions = EndOptions & { artifact?: DraftInput; attachments?: readonl
 
 /** Ends a run as completed (decision RUN) or stopped, writing the artifact when there is one. */
 async function finishRun(options: FinishOptions): Promise<RunOutcome> {
-  const { run, deps, decision, message } = options;
+  const { run, deps, decision } = options;
+  const message = screenText(options.message);
   // Completing an ending after a restart: what the log already says happened is not said again.
   const resumedEnding = run.state.finishing !== undefined;
   const status = decision.decision === 'RUN' ? 'completed' : (options.status ?? run.state.finishing?.status ?? 'stopped');
@@ -128,11 +132,11 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
     completion_tokens: usage.completion_tokens,
     ...(usage.cost_usd !== undefined ? { cost_usd: Math.round(usage.cost_usd * 1e6) / 1e6 } : {}),
   });
-  // The end, its record, and the command copy gone (state.json keeps the command for the record): one commit.
+  // The end, its record, and the command as given gone (state.json keeps it screened, for the record): one commit.
   await run.commit({
     event: { type: 'finished', status, decision, finishedAt: finishedAt.toISOString(), summary: message, ...(artifactPath ? { artifact: artifactPath } : {}) },
     records: [finished],
-    removeFiles: ['command.json'],
+    removeFiles: [RAW_COMMAND_FILE],
     completesEnding: resumedEnding,
   });
   const text =

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { writeFileAtomically } from '../adapters/atomic-file.js';
+import { writeFileWhole } from '../compose/workspace.js';
 import { ExitError } from '../domain/errors.js';
 import { auditSource, checkRunId, WORKSPACE_OPTION } from './audit-options.js';
 import type { Io } from './io.js';
@@ -31,8 +31,8 @@ export function registerAuditExport(audit: Command, io: Io): void {
         for (const id of ids) {
           const run = await source.read(checkRunId(id));
           if (run.log === undefined && run.head === undefined) throw new ExitError(1, `maestro audit export: there is no audit log for run ${id} in ${source.label}`);
-          if (run.log !== undefined) await writeFileAtomically(path.join(out, `${id}.jsonl`), run.log, { mode: 0o600 });
-          if (run.head !== undefined) await writeFileAtomically(path.join(out, `${id}.head`), run.head.endsWith('\n') ? run.head : `${run.head}\n`, { mode: 0o600 });
+          if (run.log !== undefined) await writeFileWhole(path.join(out, `${id}.jsonl`), run.log, 0o600);
+          if (run.head !== undefined) await writeFileWhole(path.join(out, `${id}.head`), run.head.endsWith('\n') ? run.head : `${run.head}\n`, 0o600);
           written += 1;
         }
         io.stdout.write(`exported ${written} audit log(s) from ${source.label} to ${out}\n`);

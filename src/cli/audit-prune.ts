@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
-import { pruneAuditLogs } from '../adapters/fs-audit-store.js';
-import { systemClock } from '../adapters/system-clock.js';
 import { loadWorkspaceConfig } from '../config.js';
 import { parseAgeDays } from '../domain/audit-retention.js';
 import { ExitError } from '../domain/errors.js';
-import { WORKSPACE_OPTION, workspacePaths } from './audit-options.js';
+import { WORKSPACE_OPTION } from './audit-options.js';
+import { openWorkspaceAt } from './open-workspace.js';
 import type { Io } from './io.js';
 import { chalkFor } from './style.js';
 
@@ -17,7 +16,8 @@ export function registerAuditPrune(audit: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .addHelpText('after', '\nA run\'s log and its .head file go together. The watcher prunes by itself at start and once a day.\nExit codes: 0 done · 1 a file could not be deleted · 2 usage.')
     .action(async (opts: { olderThan?: string; dryRun?: boolean; workspace?: string }) => {
-      const paths = await workspacePaths(io, opts.workspace);
+      const workspace = await openWorkspaceAt(io, opts.workspace);
+      const { paths } = workspace;
       let retentionDays: number;
       if (opts.olderThan !== undefined) {
         const parsed = parseAgeDays(opts.olderThan);
@@ -26,7 +26,7 @@ export function registerAuditPrune(audit: Command, io: Io): void {
       } else {
         retentionDays = (await loadWorkspaceConfig(paths.config)).audit.retention_days;
       }
-      const report = await pruneAuditLogs({ paths, retentionDays, now: systemClock.now(), dryRun: opts.dryRun === true });
+      const report = await workspace.pruneAudit({ retentionDays, dryRun: opts.dryRun === true });
       const c = chalkFor(io);
       const age = `last written before ${report.cutoff.toISOString()} (${formatDays(retentionDays)} ago)`;
       const verbNow = report.dryRun ? 'would delete' : 'deleted';

@@ -1,16 +1,13 @@
 import type { Command } from 'commander';
-import { PgEngine, redactUrl } from '../adapters/pg-engine.js';
-import { SCHEMA_VERSION } from '../adapters/pg-migrations.js';
-import { WorkspacePaths } from '../adapters/workspace-paths.js';
-import { loadWorkspaceConfig, resolveEngineUrl, resolveWorkspace } from '../config.js';
+import { engineUrlOf as readEngineUrl, openEngineAdmin } from '../compose/engine-admin.js';
+import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor } from './style.js';
 
 /** The engine URL of a workspace (config or MAESTRO_ENGINE_URL), or exit 2 saying how to set one. */
 export async function engineUrlOf(io: Io, workspace: string | undefined, what: string): Promise<string> {
-  const paths = new WorkspacePaths(resolveWorkspace(workspace, io.env, io.cwd));
-  const url = resolveEngineUrl(await loadWorkspaceConfig(paths.config), io.env);
+  const url = await readEngineUrl(resolveWorkspace(workspace, io.env, io.cwd), io.env);
   if (!url) throw new ExitError(2, `maestro ${what}: this workspace has no engine: set "engine": { "url": "postgres://…" } in maestro.config.json, or MAESTRO_ENGINE_URL`);
   return url;
 }
@@ -25,12 +22,12 @@ export function registerEngine(program: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .action(async (opts: { workspace?: string }) => {
       const url = await engineUrlOf(io, opts.workspace, 'engine migrate');
-      const pg = PgEngine.open(url, { name: 'maestro migrate' });
+      const pg = openEngineAdmin(url, 'maestro migrate');
       try {
         const applied = await pg.migrate();
         const c = chalkFor(io);
         for (const m of applied) io.stdout.write(`${c.green('✔')} migration ${m.version}: ${m.name}\n`);
-        io.stdout.write(`the engine at ${redactUrl(url)} is at schema version ${await pg.schemaVersion()}${applied.length === 0 ? ' (nothing to do)' : ''}\n`);
+        io.stdout.write(`the engine at ${pg.label} is at schema version ${await pg.schemaVersion()}${applied.length === 0 ? ' (nothing to do)' : ''}\n`);
       } finally {
         await pg.close();
       }
@@ -43,12 +40,12 @@ export function registerEngine(program: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .action(async (opts: { workspace?: string; json?: boolean }) => {
       const url = await engineUrlOf(io, opts.workspace, 'engine status');
-      const pg = PgEngine.open(url, { name: 'maestro status' });
+      const pg = openEngineAdmin(url, 'maestro status');
       try {
         const version = await pg.schemaVersion();
-        const out = { url: redactUrl(url), schema_version: version, needed: SCHEMA_VERSION, ready: version === SCHEMA_VERSION };
+        const out = { url: pg.label, schema_version: version, needed: pg.needed, ready: version === pg.needed };
         if (opts.json) io.stdout.write(`${JSON.stringify(out)}\n`);
-        else io.stdout.write(`engine ${out.url}: schema version ${version} (this maestro needs ${SCHEMA_VERSION})${out.ready ? '' : ' — run "maestro engine migrate"'}\n`);
+        else io.stdout.write(`engine ${out.url}: schema version ${version} (this maestro needs ${pg.needed})${out.ready ? '' : ' — run "maestro engine migrate"'}\n`);
         if (!out.ready) throw new ExitError(1);
       } finally {
         await pg.close();

@@ -1,11 +1,9 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { explainReason } from '../domain/codes.js';
-import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
-import { findClaim } from '../adapters/inflight-claims.js';
+import { resumeHere, runLiveness, shownRun } from '../compose/resume.js';
 import { decidePause, describeContinue, HitlRefusedError } from '../app/hitl.js';
 import { conflictFingerprint } from '../app/loop-policy.js';
-import { resumeRun } from '../app/process-command.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { pausesFor } from '../domain/loop-policy/workspace-loop.js';
@@ -73,8 +71,10 @@ export function registerHitl(program: Command, io: Io): void {
       const loop = await app.deps.loopPolicy.read();
       const details = {
         run_id: state.run_id,
-        status: state.status,
+        status: (await shownRun(app, state)).status,
+        // The task as the checkpoint keeps it (screened), and what was taken out of it: categories, never values.
         task: state.command.task_description,
+        redacted: state.command_redacted ?? [],
         pause: state.pause ?? null,
         continue_would: state.pause ? describeContinue(state.pause.layer, state.pause.reason_code) : null,
         plan: state.loop_plan ?? null,
@@ -105,13 +105,19 @@ export function registerHitl(program: Command, io: Io): void {
       const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
       const app = await (await import('../compose.js')).createApp({ workspace, env: io.env, tracing: { onNotice: (message) => io.stderr.write(`maestro: ${message}\n`) } });
       if (app.engine && opts.run) throw new ExitError(2, 'maestro: --run is not available with an engine: a continue is queued for whichever worker (maestro worker) is free');
-      // A run in flight with a live watcher (or, with an engine, a live worker) is its; one nobody runs may still be stopped.
-      const claim = !app.engine && /^[A-Za-z0-9_-]+$/.test(runId) ? await findClaim(app.paths.inflight, runId) : undefined;
-      const owned = app.engine ? await app.engine.queue.isRunOwned(runId) : claim?.owner ? await new FsWatcherRegistry(path.join(app.paths.state, 'watchers')).isAlive(claim.owner) : false;
+      // A run a live process executes (`maestro run`, a watcher, or with an engine a worker) is its; one nobody
+      // runs may still be stopped. Asked under the run's lock, so nobody can take it up in between.
+      const isOwned = (): Promise<boolean> => runLiveness(app).isHeld(runId);
       let result;
       try {
         result = await decidePause(
-          { runId, decision, ...(opts.note !== undefined ? { note: opts.note } : {}), ...(opts.pause ? { pauseId: opts.pause } : {}), unowned: !owned },
+          {
+            runId,
+            decision,
+            ...(opts.note !== undefined ? { note: opts.note } : {}),
+            ...(opts.pause ? { pauseId: opts.pause } : {}),
+            isOwned,
+          },
           // With an engine, a stop's artifact goes to the engine and the intake writes it into its workspace.
           app.engine ? app.engine.depsForRun(runId) : app.deps,
         );
@@ -138,16 +144,33 @@ export function registerHitl(program: Command, io: Io): void {
       }
       const code = await withRunContext(io, opts, workspace, async (runApp, run) => {
         run.id = runId;
-        await runApp.deps.decisions.claim(runId);
-        return resumeRun(runId, runApp.deps);
+        return resumeHere(runApp, runId);
       });
       if (code !== 0) throw new ExitError(code);
     });
 }
 
-function renderShow(d: { run_id: string; status: string; task: string; pause: RunState['pause'] | null; continue_would: string | null; plan: string | null; draft: string | null; conflict_pauses: number; decisions: RunState['hitl']; sealed: boolean }, state: RunState, io: Io): string {
+interface ShowDetails {
+  run_id: string;
+  status: string;
+  task: string;
+  redacted: string[];
+  pause: RunState['pause'] | null;
+  continue_would: string | null;
+  plan: string | null;
+  draft: string | null;
+  conflict_pauses: number;
+  decisions: RunState['hitl'];
+  sealed: boolean;
+}
+
+function renderShow(d: ShowDetails, state: RunState, io: Io): string {
   const c = chalkFor(io);
   const lines = [`${c.bold('Run')} ${d.run_id} — ${d.status}${d.sealed ? c.red(' (sealed: cannot be continued)') : ''}`, `${c.bold('Task')} ${d.task.length > 300 ? `${d.task.slice(0, 299)}…` : d.task}`];
+  if (d.redacted.length > 0) {
+    const why = 'what was found, never its value: maestro keeps and shows the command screened';
+    lines.push(`${c.bold('Redacted')} ${d.redacted.join(', ')} (${why})`);
+  }
   if (d.pause) {
     lines.push(
       `${c.bold('Paused')} at ${d.pause.requested_at} by the ${d.pause.layer} layer: ${c.yellow(d.pause.reason_code)} (${explainReason(d.pause.reason_code)})`,

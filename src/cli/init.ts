@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { scaffoldWorkspace as scaffold, type ScaffoldReport } from '../adapters/workspace-scaffold.js';
+import { initWorkspace, type ScaffoldReport } from '../compose/workspace.js';
 import { ExitError } from '../domain/errors.js';
 import type { Io } from './io.js';
 import { invocation, PACKAGE_ROOT } from './package-info.js';
@@ -38,7 +38,7 @@ export function registerInit(program: Command, io: Io): void {
  * `ExitError` (2: refused, nothing changed; 1: a write failed midway) otherwise.
  */
 export async function scaffoldWorkspace(target: string): Promise<ScaffoldReport> {
-  const result = await scaffold(target, PACKAGE_ROOT);
+  const result = await initWorkspace(target, PACKAGE_ROOT);
   if (result.ok) return result.report;
   if (result.kind === 'refused') throw new ExitError(2, `maestro init: ${result.reason}. Nothing was changed.`);
   const done = result.created.length === 0

@@ -1,5 +1,4 @@
-import { assertWorkspace } from '../adapters/workspace-guard.js';
-import { WorkspacePaths } from '../adapters/workspace-paths.js';
+import { openWorkspace as open, type Workspace, type WorkspacePaths } from '../compose/workspace.js';
 import { resolveWorkspace } from '../config.js';
 import type { Io } from './io.js';
 
@@ -8,8 +7,11 @@ import type { Io } from './io.js';
  * refused with the same "not a maestro workspace … maestro init" message as `run` and `watch` give:
  * a read-only command in the wrong folder must say so, not report an empty workspace.
  */
+export async function openWorkspaceAt(io: Io, flag: string | undefined): Promise<Workspace> {
+  return open(resolveWorkspace(flag, io.env, io.cwd));
+}
+
+/** The paths of the workspace, as `openWorkspaceAt` checks it. */
 export async function openWorkspace(io: Io, flag: string | undefined): Promise<WorkspacePaths> {
-  const paths = new WorkspacePaths(resolveWorkspace(flag, io.env, io.cwd));
-  await assertWorkspace(paths);
-  return paths;
+  return (await openWorkspaceAt(io, flag)).paths;
 }

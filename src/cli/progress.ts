@@ -1,6 +1,7 @@
 import { stepLine } from './step-words.js';
 import ora, { type Ora } from 'ora';
 import type { ProgressEvent } from '../domain/ports.js';
+import { screenText } from '../domain/screen.js';
 import type { Io } from './io.js';
 import { chalkFor } from './style.js';
 
@@ -37,7 +38,7 @@ export class ProgressReporter {
 
   notice(message: string): void {
     const c = chalkFor(this.#io, 'stderr');
-    this.#io.stderr.write(`${c.yellow('!')} ${message}\n`);
+    this.#io.stderr.write(`${c.yellow('!')} ${screenText(message)}\n`);
   }
 }
 
@@ -50,7 +51,7 @@ function describe(event: ProgressEvent): string | undefined {
     case 'knowledge':
       return `EXECUTING_TASK ${event.run_id} · ${event.persona} asked for ${event.action}: ${event.status}`;
     case 'notice':
-      return `${event.run_id}: ${event.message}`;
+      return `${event.run_id}: ${screenText(event.message)}`;
     case 'producing_artifact':
       return `PRODUCING_ARTIFACT ${event.run_id} → ${event.path}`;
     default:

@@ -1,9 +1,8 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { listRejected, requeueRejected } from '../adapters/fs-rejected.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
-import { openWorkspace } from './open-workspace.js';
+import { openWorkspaceAt } from './open-workspace.js';
 import { chalkFor } from './style.js';
 
 /** `maestro requeue`: rejected commands back into `commands/`, once what rejected them is fixed. */
@@ -16,8 +15,8 @@ export function registerRequeue(program: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .addHelpText('after', '\nThe watcher picks a requeued command up again and checks it afresh; its old error report is removed.')
     .action(async (files: string[], opts: { all?: boolean; workspace?: string }) => {
-      const paths = await openWorkspace(io, opts.workspace);
-      const rejected = await listRejected(paths);
+      const workspace = await openWorkspaceAt(io, opts.workspace);
+      const rejected = await workspace.rejected.list();
       const c = chalkFor(io);
       if (!opts.all && files.length === 0) {
         if (rejected.length === 0) io.stdout.write('nothing was rejected in this workspace\n');
@@ -33,7 +32,7 @@ export function registerRequeue(program: Command, io: Io): void {
         throw new ExitError(2, `maestro requeue: not in .maestro/rejected/: ${missing.join(', ')}${known.size > 0 ? ` (rejected: ${[...known].join(', ')})` : ' (nothing was rejected)'}`);
       }
       for (const name of names) {
-        const moved = await requeueRejected(paths, name);
+        const moved = await workspace.rejected.requeue(name);
         io.stdout.write(`${c.green('↺')} ${name} → commands/${moved}\n`);
       }
       if (names.length === 0) io.stdout.write('nothing was rejected in this workspace\n');

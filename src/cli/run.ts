@@ -2,15 +2,15 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { HitlRefusedError } from '../app/hitl.js';
-import { findClaim } from '../adapters/inflight-claims.js';
-import { readPackageVersion } from './package-info.js';
-import { processCommand, resumeRun, RunNotResumableError, STORAGE_WRITE_FAILED } from '../app/process-command.js';
+import { processCommand, RunNotResumableError, STORAGE_WRITE_FAILED } from '../app/process-command.js';
 import type { RunOutcome } from '../app/run-deps.js';
 import type { App } from '../compose.js';
+import { resumeHere } from '../compose/resume.js';
 import { resolveWorkspace } from '../config.js';
-import { ExitError, InvalidInputError, StorageError } from '../domain/errors.js';
+import { ExitError, InvalidInputError, RunHeldError, StorageError } from '../domain/errors.js';
 import { auditEvent } from '../domain/audit.js';
 import { runDecision } from '../domain/decision.js';
+import { screenText } from '../domain/screen.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor, statusBadge } from './style.js';
 
@@ -77,43 +77,11 @@ async function runSubcommand(file: string | undefined, opts: RunFlags, io: Io): 
   return withRunContext(io, opts, workspace, async (app, run) => {
     if (opts.resume !== undefined) {
       run.id = opts.resume;
-      if (await findClaim(app.paths.inflight, opts.resume)) return resumeClaimed(app, opts.resume);
-      // A `continue` decision waiting in the inbox is claimed first, so a watcher cannot resume it too.
-      await app.deps.decisions.claim(opts.resume);
-      return resumeRun(opts.resume, app.deps);
+      return resumeHere(app, opts.resume);
     }
     run.id = app.deps.newRunId();
     return processCommand({ text, source: path.basename(commandPath), runId: run.id }, app.deps);
   });
-}
-
-/**
- * `run --resume` of a run in `.maestro/inflight/`: refused while its watcher lives; when that watcher
- * is gone, this process takes the claim over (registered like a watcher, so nobody else does), runs
- * the run from its checkpoint and settles the claim as a watcher would.
- */
-async function resumeClaimed(app: App, runId: string): Promise<RunOutcome> {
-  const { FsClaimStore } = await import('../adapters/fs-claim-store.js');
-  const { FsWatcherRegistry } = await import('../adapters/fs-watcher-registry.js');
-  const { planClaim, runClaim, settleClaim } = await import('../app/run-claim.js');
-  const registry = new FsWatcherRegistry(path.join(app.paths.state, 'watchers'));
-  const self = FsWatcherRegistry.newIdentity(process.pid);
-  await registry.register({ ...self, started_at: app.deps.clock.now().toISOString(), once: true, version: readPackageVersion() });
-  try {
-    const claims = new FsClaimStore({ paths: app.paths, self, registry, clock: app.deps.clock });
-    const claim = await claims.takeOver(runId);
-    if (claim === 'owned') {
-      throw new RunNotResumableError(`run ${runId} is claimed by a running watcher (.maestro/inflight/): that watcher finishes it`);
-    }
-    if (!claim) return resumeRun(runId, app.deps);
-    const deps = { run: app.deps, claims };
-    const plan = await planClaim(claim, deps);
-    const result = plan.ended ? await settleClaim(claim, plan.ended, deps) : await runClaim(claim, plan.kind, deps);
-    if (result.status === 'interrupted') throw new Error('interrupted');
-    return { run_id: result.run_id, status: result.status, decision: result.decision ?? '', reason_code: result.reason_code, artifact: result.artifact, audit_log: result.audit_log ?? '', message: result.message };
-  } finally {
-    await registry.unregister(self);
-  }
 }
 
 /**
@@ -182,7 +150,9 @@ export async function withRunContext(
           : `interrupted before run ${run.id} had a checkpoint; run the command again.`;
       return reportEnd(io, opts, { run_id: run.id, status: 'interrupted', message, audit_log: auditLog }, 130);
     }
-    if (error instanceof RunNotResumableError || error instanceof HitlRefusedError) throw new ExitError(2, `maestro: ${error.message}`);
+    if (error instanceof RunNotResumableError || error instanceof HitlRefusedError || error instanceof RunHeldError) {
+      throw new ExitError(2, `maestro: ${error.message}`);
+    }
     // A broken maestro.config.json (or no workspace): still one JSON object with --json, and exit 2.
     if (error instanceof InvalidInputError) return reportOutcome(io, opts, invalidOutcome(`${error.file} is invalid:\n${error.issues.map((i) => `  ${i}`).join('\n')}`));
     if (error instanceof StorageError) {
@@ -218,11 +188,15 @@ async function recordInterrupt(app: App, runId: string): Promise<string | null> 
 
 /** The end of a run that has no outcome of its own (interrupted, failed): one line, or one JSON object. */
 function reportEnd(io: Io, opts: { json?: boolean; follow?: boolean }, end: { run_id: string; status: 'interrupted' | 'error'; reason_code?: string; message: string; audit_log: string | null }, code: number): number {
+  // An error's message may quote what it failed on: printed screened.
+  const message = screenText(end.message);
   if (opts.json) {
-    io.stdout.write(`${JSON.stringify({ ...outcomeKind(opts), run_id: end.run_id || null, status: end.status, decision: null, reason_code: end.reason_code ?? (end.status === 'interrupted' ? 'RUN_INTERRUPTED_AT_CHECKPOINT' : null), artifact: null, audit_log: end.audit_log, message: end.message })}\n`);
+    const reason = end.reason_code ?? (end.status === 'interrupted' ? 'RUN_INTERRUPTED_AT_CHECKPOINT' : null);
+    const line = { ...outcomeKind(opts), run_id: end.run_id || null, status: end.status, decision: null, reason_code: reason };
+    io.stdout.write(`${JSON.stringify({ ...line, artifact: null, audit_log: end.audit_log, message })}\n`);
   }
   const c = chalkFor(io, 'stderr');
-  io.stderr.write(`${statusBadge(c, end.status)}${end.run_id ? ` ${c.dim(end.run_id)}` : ''} — ${end.message}\n`);
+  io.stderr.write(`${statusBadge(c, end.status)}${end.run_id ? ` ${c.dim(end.run_id)}` : ''} — ${message}\n`);
   return code;
 }
 
@@ -236,7 +210,9 @@ function outcomeKind(opts: { follow?: boolean }): { kind?: 'outcome' } {
 }
 
 /** Prints a run's outcome (one JSON object with --json) and returns its exit code. */
-export function reportOutcome(io: Io, opts: { json?: boolean; follow?: boolean }, outcome: RunOutcome): number {
+export function reportOutcome(io: Io, opts: { json?: boolean; follow?: boolean }, raw: RunOutcome): number {
+  // Outcomes are screened where they are built; one made here (an unreadable file) is screened here.
+  const outcome = { ...raw, message: screenText(raw.message) };
   if (opts.json) {
     const { run_id, status, decision, reason_code, artifact, audit_log } = outcome;
     io.stdout.write(`${JSON.stringify({ ...outcomeKind(opts), run_id: run_id || null, status, decision, reason_code, artifact, audit_log: audit_log || null })}\n`);

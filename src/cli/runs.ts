@@ -1,15 +1,15 @@
 import { stripVTControlCharacters } from 'node:util';
 import type { Command } from 'commander';
-import { listRuns, readRunState, type RunListing } from '../adapters/fs-run-catalog.js';
+import type { RunListing } from '../compose/workspace.js';
 import { loadWorkspaceConfig } from '../config.js';
 import { ExitError } from '../domain/errors.js';
-import { RunStatus } from '../domain/run-state.js';
+import { SHOWN_RUN_STATUSES } from '../domain/run-liveness.js';
 import { renderTranscript } from '../domain/transcript.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
-import { openWorkspace } from './open-workspace.js';
+import { openWorkspaceAt } from './open-workspace.js';
 import { chalkFor } from './style.js';
 
-const LISTED_STATUSES = [...RunStatus.options, 'unknown'] as const;
+const LISTED_STATUSES = SHOWN_RUN_STATUSES;
 
 interface RunsFlags {
   readonly status?: string;
@@ -33,9 +33,10 @@ export function registerRuns(program: Command, io: Io): void {
     .action(async (opts: RunsFlags) => {
       const statuses = opts.status === undefined ? undefined : parseStatuses(opts.status);
       const since = opts.since === undefined ? undefined : parseSince(opts.since, new Date());
-      const paths = await openWorkspace(io, opts.workspace);
-      const config = await loadWorkspaceConfig(paths.config);
-      let runs = (await listRuns(paths, config.prices)).filter((r) => (!statuses || statuses.has(r.status)) && (!since || r.started_at >= since.toISOString()));
+      const workspace = await openWorkspaceAt(io, opts.workspace);
+      const config = await loadWorkspaceConfig(workspace.paths.config);
+      const all = await workspace.runs.list(config.prices);
+      let runs = all.filter((r) => (!statuses || statuses.has(r.status)) && (!since || r.started_at >= since.toISOString()));
       if (opts.limit > 0) runs = runs.slice(0, opts.limit);
       io.stdout.write(opts.json ? `${JSON.stringify(runs, null, 2)}\n` : formatRuns(runs, io));
     });
@@ -50,10 +51,11 @@ export function registerShow(program: Command, io: Io): void {
     .option('--raw', 'print the Markdown as it is, not rendered for a terminal')
     .option(...WORKSPACE_OPTION)
     .action(async (runId: string, opts: { raw?: boolean; workspace?: string }) => {
-      const paths = await openWorkspace(io, opts.workspace);
-      const state = /^[A-Za-z0-9_.-]+$/.test(runId) ? await readRunState(paths, runId) : undefined;
+      const workspace = await openWorkspaceAt(io, opts.workspace);
+      const { paths } = workspace;
+      const state = /^[A-Za-z0-9_.-]+$/.test(runId) ? await workspace.runs.read(runId) : undefined;
       if (!state) {
-        const known = (await listRuns(paths, {})).find((r) => r.run_id === runId);
+        const known = (await workspace.runs.list({})).find((r) => r.run_id === runId);
         throw new ExitError(
           2,
           known
@@ -61,7 +63,7 @@ export function registerShow(program: Command, io: Io): void {
             : `maestro show: there is no run "${runId}" in ${paths.root} (list them with "maestro runs")`,
         );
       }
-      const markdown = renderTranscript(state);
+      const markdown = renderTranscript(state, (await workspace.runs.shown(state)).status);
       io.stdout.write(opts.raw ? markdown : await renderForTerminal(markdown, io));
     });
 }
@@ -87,14 +89,22 @@ export function parseSince(text: string, now: Date): Date {
   return date;
 }
 
+/** Statuses that wait for something (a process, a person, a resume) rather than having ended. */
+const WAITING = new Set(['running', 'paused', 'interrupted']);
+
 function formatRuns(runs: readonly RunListing[], io: Io): string {
   if (runs.length === 0) return 'no runs match (run one with "maestro run <command.json>", or drop it into commands/ for "maestro watch")\n';
   const c = chalkFor(io);
-  const badge = (s: string): string => (s === 'completed' ? c.green(s) : s === 'paused' || s === 'running' ? c.yellow(s) : c.red(s));
+  const badge = (s: string): string => (s === 'completed' ? c.green(s) : WAITING.has(s.trim()) ? c.yellow(s) : c.red(s));
   const lines = runs.map((r) => {
     const usage = r.calls > 0 ? ` · ${r.calls} calls, ${r.prompt_tokens}+${r.completion_tokens} tokens${r.cost_usd ? `, $${r.cost_usd.toFixed(4)}` : ''}` : '';
     const what = r.task ?? (r.status === 'invalid' ? '(the command file was not valid)' : '(no checkpoint)');
-    return `${c.dim(r.run_id)} ${badge(r.status.padEnd(9))} ${r.reason_code ?? ''}\n    ${what}${r.model ? ` · ${r.model}` : ''}${usage}`;
+    const next = r.status === 'interrupted' && r.next_step ? `
+    nobody is running it — resume with: ${r.next_step}` : '';
+    const redacted = r.redacted.length > 0 ? ` · redacted: ${r.redacted.join(', ')}` : '';
+    const model = r.model ? ` · ${r.model}` : '';
+    return `${c.dim(r.run_id)} ${badge(r.status.padEnd(11))} ${r.reason_code ?? ''}
+    ${what}${redacted}${model}${usage}${next}`;
   });
   return `${lines.join('\n')}\n${c.dim(`${runs.length} run(s), newest first · maestro show <run_id> reads one`)}\n`;
 }

@@ -1,27 +1,8 @@
-import { redactUrl } from '../adapters/pg-engine.js';
-import { PgQueue, type LiveWorker, type QueueStats } from '../adapters/pg-queue.js';
+import type { EngineStatus } from '../compose/engine-status.js';
 import type { Io } from './io.js';
 import { chalkFor } from './style.js';
 
-/** The cluster as the engine sees it: live workers, queue depth, runs held and runs paused for a person. */
-export interface EngineStatus {
-  readonly url: string;
-  readonly workers: readonly LiveWorker[];
-  readonly queue: QueueStats;
-  readonly running: Awaited<ReturnType<PgQueue['runningRuns']>>;
-  readonly paused: Awaited<ReturnType<PgQueue['pausedRuns']>>;
-}
-
-export async function readEngineStatus(url: string): Promise<EngineStatus> {
-  const { openEngine } = await import('../compose-engine.js');
-  const engine = await openEngine(url, 'maestro status');
-  try {
-    const queue = new PgQueue(engine);
-    return { url: redactUrl(url), workers: await queue.liveWorkers(), queue: await queue.stats(), running: await queue.runningRuns(), paused: await queue.pausedRuns() };
-  } finally {
-    await engine.close();
-  }
-}
+export { readEngineStatus, type EngineStatus } from '../compose/engine-status.js';
 
 export function formatEngineStatus(s: EngineStatus, io: Io): string {
   const c = chalkFor(io);

@@ -1,10 +1,8 @@
-import path from 'node:path';
 import type { Command } from 'commander';
-import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
-import { readWorkspaceStatus, type WorkspaceStatus } from '../adapters/fs-workspace-status.js';
+import type { WorkspaceStatus } from '../compose/workspace.js';
 import { loadWorkspaceConfig, resolveEngineUrl } from '../config.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
-import { openWorkspace } from './open-workspace.js';
+import { openWorkspaceAt } from './open-workspace.js';
 import { chalkFor } from './style.js';
 
 export function registerStatus(program: Command, io: Io): void {
@@ -15,8 +13,9 @@ export function registerStatus(program: Command, io: Io): void {
     .option('-n, --recent <count>', 'how many recent runs to list', (v) => Math.max(0, Number.parseInt(v, 10) || 0), 10)
     .option(...WORKSPACE_OPTION)
     .action(async (opts: { json?: boolean; recent: number; workspace?: string }) => {
-      const paths = await openWorkspace(io, opts.workspace);
-      const status = await readWorkspaceStatus(paths, new FsWatcherRegistry(path.join(paths.state, 'watchers')), { recent: opts.recent });
+      const workspace = await openWorkspaceAt(io, opts.workspace);
+      const { paths } = workspace;
+      const status = await workspace.status({ recent: opts.recent });
       // With an engine, the cluster too: its workers, its queue, and every paused run wherever it ran.
       const url = resolveEngineUrl(await loadWorkspaceConfig(paths.config), io.env);
       const cluster = url ? await import('./status-engine.js') : undefined;
@@ -40,8 +39,16 @@ export function formatStatus(s: WorkspaceStatus, io: Io): string {
   lines.push(`queued     ${s.queued.length}${s.queued.length > 0 ? `: ${s.queued.slice(0, 10).map((q) => q.file).join(', ')}${s.queued.length > 10 ? ', …' : ''}` : ''}`);
   lines.push(`in flight  ${s.inflight.length}`);
   for (const f of s.inflight) {
-    const owner = f.owner_alive ? `running in pid ${f.owner_pid}` : 'its watcher is gone — the next "maestro watch" resumes it';
+    const owner = f.owner_alive
+      ? `running in pid ${f.owner_pid}`
+      : `its watcher is gone — the next "maestro watch" resumes it, or now: maestro run --resume ${f.run_id}`;
     lines.push(`  ${c.dim(f.run_id)} ${f.source} · ${f.steps_done} model call(s) done · ${owner}`);
+  }
+  // Only when there are some: a run left running by a process that is gone is the exception.
+  if (s.interrupted.length > 0) lines.push(`interrupted ${s.interrupted.length} (left running by a process that is gone)`);
+  for (const r of s.interrupted) {
+    lines.push(`  ${c.dim(r.run_id)} ${r.source} · ${r.steps_done} step(s) kept · last checkpoint ${r.updated_at}`);
+    lines.push(`    resume with: ${r.next_step}`);
   }
   lines.push(`paused     ${s.paused.length}`);
   for (const p of s.paused) {
@@ -51,7 +58,7 @@ export function formatStatus(s: WorkspaceStatus, io: Io): string {
   lines.push(`rejected   ${s.rejected}${s.rejected > 0 ? ' (in .maestro/rejected/, each with <name>.error.json)' : ''}`);
   lines.push(s.recent.length === 0 ? 'recent     no runs yet' : `recent     ${s.recent.length} (newest first)`);
   const badge = (status: string): string =>
-    status === 'completed' ? c.green(status) : status === 'paused' || status === 'running' ? c.yellow(status) : c.red(status);
+    status === 'completed' ? c.green(status) : ['paused', 'running', 'interrupted'].includes(status) ? c.yellow(status) : c.red(status);
   for (const r of s.recent) {
     const used = r.usage.calls > 0 ? ` · ${r.usage.calls} calls, ${r.usage.prompt_tokens}+${r.usage.completion_tokens} tokens` : '';
     lines.push(`  ${c.dim(r.run_id)} ${badge(r.status)} ${r.reason_code ?? ''} · ${r.source ?? 'no command kept'} · ${r.updated_at}${used}${r.artifact ? ` → ${r.artifact}` : ''}`);

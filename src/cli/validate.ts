@@ -7,6 +7,7 @@ import { createApp } from '../compose.js';
 import { resolveWorkspace } from '../config.js';
 import { parseCommandText } from '../domain/command-file.js';
 import { ExitError } from '../domain/errors.js';
+import { screenText } from '../domain/screen.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor } from './style.js';
 
@@ -29,7 +30,13 @@ export function registerValidate(program: Command, io: Io): void {
       ].join('\n'),
     )
     .action(async (file: string, opts: { workspace?: string; json?: boolean }) => {
-      const findings = await validateCommandFile(path.resolve(io.cwd, file), resolveWorkspace(opts.workspace, io.env, io.cwd), io.env);
+      // A finding may quote the file (an unknown key, a path): what is printed is screened.
+      const found = await validateCommandFile(path.resolve(io.cwd, file), resolveWorkspace(opts.workspace, io.env, io.cwd), io.env);
+      const findings = found.map((f) => ({
+        ...f,
+        lines: f.lines.map(screenText),
+        explanation: screenText(f.explanation),
+      }));
       const c = chalkFor(io);
       if (opts.json) {
         io.stdout.write(`${JSON.stringify({ file, valid: findings.length === 0, findings })}\n`);

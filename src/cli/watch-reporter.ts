@@ -1,6 +1,7 @@
 import { stepLine } from './step-words.js';
 import ora, { type Ora } from 'ora';
 import type { WatchEvent } from '../domain/queue.js';
+import { screenText } from '../domain/screen.js';
 import type { Io } from './io.js';
 import { chalkFor, statusBadge } from './style.js';
 import type { TranscriptEvent } from './transcript-feed.js';
@@ -41,7 +42,8 @@ export class WatchReporter {
     this.#printer = options.transcript && options.output !== 'json' ? new TranscriptPrinter(io.stdout, { chalk: chalkFor(io), live: io.stdout.isTTY === true }) : undefined;
   }
 
-  readonly onEvent = (event: WatchEvent): void => {
+  readonly onEvent = (raw: WatchEvent): void => {
+    const event = screenWatchEvent(raw);
     if (this.#output === 'json') {
       if (event.kind !== 'step') this.#io.stdout.write(`${JSON.stringify({ ts: this.#now().toISOString(), ...event })}\n`);
       return;
@@ -135,5 +137,22 @@ export class WatchReporter {
       default:
         return `AWAITING_COMMAND · watching commands/${this.#queued > 0 ? ` · ${this.#queued} queued` : ''}`;
     }
+  }
+}
+
+/**
+ * The watcher's lines are printed and often kept (a service's log): their words are screened as
+ * everything maestro keeps is — a message may quote an error, a note or a file name.
+ */
+function screenWatchEvent(event: WatchEvent): WatchEvent {
+  switch (event.kind) {
+    case 'claimed':
+      return { ...event, source: screenText(event.source) };
+    case 'finished':
+      return { ...event, source: screenText(event.source), message: screenText(event.message) };
+    case 'notice':
+      return { ...event, message: screenText(event.message) };
+    default:
+      return event;
   }
 }

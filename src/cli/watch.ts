@@ -1,22 +1,16 @@
 import { stat } from 'node:fs/promises';
-import path from 'node:path';
 import type { Command } from 'commander';
-import { ensurePrivateDir } from '../adapters/atomic-file.js';
-import { pruneAuditLogs } from '../adapters/fs-audit-store.js';
-import { FsClaimStore } from '../adapters/fs-claim-store.js';
-import { FsCommandInbox } from '../adapters/fs-command-inbox.js';
-import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
-import { WatchLoop } from '../app/watch-loop.js';
 import { checkWorkspace } from '../app/workspace-check.js';
-import { checkWorkspaceConfig, resolveWorkspace } from '../config.js';
+import { openWatcher } from '../compose/watch.js';
+import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
+import { handleStopSignals, type SignalProcess } from './stop-signals.js';
 import { readPackageVersion } from './package-info.js';
 import { TranscriptFeed } from './transcript-feed.js';
 import { pickWatchOutput, WatchReporter } from './watch-reporter.js';
 
 /** The part of `process` the watcher uses for signals, so shutdown can be tested with a fake. */
-export type SignalProcess = Pick<NodeJS.Process, 'on' | 'off' | 'kill' | 'pid'>;
 
 interface WatchFlags {
   readonly once?: boolean;
@@ -78,94 +72,28 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
     await app.telemetry.shutdown();
     throw new ExitError(2, `maestro watch: this workspace cannot run commands; nothing was taken. Fix it and start again:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   }
-  await ensurePrivateDir(paths.state);
-  await ensurePrivateDir(paths.decisions);
-  const registry = new FsWatcherRegistry(path.join(paths.state, 'watchers'));
-  await registry.removeStale();
-  const self = FsWatcherRegistry.newIdentity(proc.pid);
-  await registry.register({ ...self, started_at: app.deps.clock.now().toISOString(), once: opts.once === true, version: readPackageVersion() });
-  if (app.engine) {
-    // With an engine this watcher is the intake: workers (`maestro worker`) run the commands.
-    const { runIntake } = await import('./intake.js');
-    try {
-      return await runIntake({ app, engine: app.engine, reporter, registry, self, once: opts.once === true, proc });
-    } finally {
-      reporter.stop();
-      await registry.unregister(self);
-    }
-  }
-
-  const loop = new WatchLoop({
-    deps: app.deps,
-    inbox: new FsCommandInbox({ dir: paths.commands, onError: (error) => reporter.notice(`watching commands/ failed: ${error.message}`) }),
-    decisions: new FsCommandInbox({ dir: paths.decisions, onError: (error) => reporter.notice(`watching .maestro/decisions/ failed: ${error.message}`) }),
-    claims: new FsClaimStore({ paths, self, registry, clock: app.deps.clock }),
-    onEvent: reporter.onEvent,
+  const watcher = await openWatcher(app, {
     once: opts.once === true,
     pid: proc.pid,
-    workspace: paths.root,
-    // The configuration is read once, at start; a file broken since then stops the taking of commands too.
-    preflight: async () => [...(await checkWorkspaceConfig(paths.config)), ...(await checkWorkspace(app.deps))],
+    version: readPackageVersion(),
+    onEvent: reporter.onEvent,
+    onNotice: (message) => reporter.notice(message),
+  }).catch(async (error: unknown) => {
+    reporter.stop();
+    await app.telemetry.shutdown();
+    throw error;
   });
-
-  // Audit retention: the watcher prunes at start and once a day, like `maestro audit prune`.
-  const prune = async (): Promise<void> => {
-    const retentionDays = app.deps.config.audit.retention_days;
-    await pruneAuditLogs({ paths, retentionDays, now: app.deps.clock.now() }).then(
-      (report) => {
-        if (report.deleted.length > 0) reporter.notice(`audit retention: deleted the logs of ${report.deleted.length} run(s) last written more than ${retentionDays} day(s) ago`);
-        if (report.checkpoints.length > 0) reporter.notice(`audit retention: deleted the checkpoints of ${report.checkpoints.length} run(s) that ended more than ${retentionDays} day(s) ago`);
-      },
-      (error: unknown) => reporter.notice(`audit retention failed: ${(error as Error).message}`),
-    );
-  };
-  await prune();
-  const daily = setInterval(() => void prune(), 24 * 60 * 60 * 1000).unref();
-
   const disposeSignals = handleStopSignals(proc, {
-    onFirst: () => void loop.stop(),
+    onFirst: () => void watcher.stop(),
     beforeExit: () => reporter.stop(),
   });
   try {
-    try {
-      await loop.start();
-    } catch (error) {
-      await loop.stop();
-      throw error;
-    }
-    await loop.stopped;
+    await watcher.run();
     return 0;
   } finally {
-    clearInterval(daily);
     disposeSignals();
     reporter.stop();
-    await registry.unregister(self);
+    await watcher.close();
     await app.telemetry.shutdown();
   }
-}
-
-/**
- * SIGINT/SIGTERM: the first one asks for a clean stop (`onFirst`); a second one leaves at once by
- * re-raising the signal with its default action. Returns a function that removes the handlers.
- */
-export function handleStopSignals(proc: SignalProcess, hooks: { onFirst: () => void; beforeExit: () => void }): () => void {
-  let received = 0;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    received += 1;
-    if (received === 1) {
-      hooks.onFirst();
-      return;
-    }
-    // Whatever was running stays claimed in .maestro/inflight/; the next start recovers it.
-    hooks.beforeExit();
-    dispose();
-    proc.kill(proc.pid, signal);
-  };
-  const dispose = (): void => {
-    proc.off('SIGINT', onSignal);
-    proc.off('SIGTERM', onSignal);
-  };
-  proc.on('SIGINT', onSignal);
-  proc.on('SIGTERM', onSignal);
-  return dispose;
 }

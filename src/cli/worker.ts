@@ -1,13 +1,11 @@
 import os from 'node:os';
 import type { Command } from 'commander';
-import { PgWorkerSession, type EngineClaim } from '../adapters/pg-queue.js';
-import { WorkerLoop } from '../app/worker-loop.js';
 import { checkWorkspace } from '../app/workspace-check.js';
-import { workerClaimDeps } from '../compose-engine.js';
+import { openWorker } from '../compose/watch.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
-import { handleStopSignals, type SignalProcess } from './watch.js';
+import { handleStopSignals, type SignalProcess } from './stop-signals.js';
 import { pickWatchOutput, WatchReporter } from './watch-reporter.js';
 
 interface WorkerFlags {
@@ -58,21 +56,14 @@ export async function workerSubcommand(opts: WorkerFlags, io: Io, proc: SignalPr
   }
   const reporter = new WatchReporter(io, { output: pickWatchOutput(io, opts.json === true) });
   const name = opts.name ?? `${os.hostname()}-${proc.pid}`;
-  const loop = new WorkerLoop<EngineClaim, PgWorkerSession>({
-    openSession: () => PgWorkerSession.open(handle.engine, { name }),
-    depsFor: (claim, session, controls) => workerClaimDeps({ base: app.deps, engine: handle.engine, root: app.paths.root, claim, session, controls }),
-    onEvent: reporter.onEvent,
-    once: opts.once === true,
-    pid: proc.pid,
-    workspace: app.paths.root,
-  });
-  const disposeSignals = handleStopSignals(proc, { onFirst: () => void loop.stop(), beforeExit: () => reporter.stop() });
+  const worker = await openWorker(app, handle, { once: opts.once === true, pid: proc.pid, name, onEvent: reporter.onEvent });
+  const disposeSignals = handleStopSignals(proc, { onFirst: () => void worker.stop(), beforeExit: () => reporter.stop() });
   try {
-    await loop.run();
+    await worker.run();
     return 0;
   } finally {
     disposeSignals();
     reporter.stop();
-    await handle.engine.close();
+    await worker.close();
   }
 }

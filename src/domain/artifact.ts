@@ -6,6 +6,7 @@ import type { RunPlan, Step } from './run-state.js';
 import type { Verdict } from './verdict.js';
 import type { ArtifactSection } from './modes/mode.js';
 import { explainReason } from './codes.js';
+import { screenText } from './screen.js';
 
 export interface ArtifactInput {
   readonly runId: string;
@@ -44,18 +45,30 @@ const REHEARSAL_BANNER = [
   '> arbitration) without any network. Configure a real model route to get real deliberation.',
 ].join('\n');
 
-/** Renders the run's Markdown artifact. Deterministic for the same input. */
-export function renderArtifact(a: ArtifactInput): string {
-  const out: string[] = [];
-  out.push(`${ARTIFACT_HEADING}${oneLine(a.task, 90)}`, '');
+/**
+ * Renders the run's Markdown artifact. Deterministic for the same input: each section in order. What
+ * it says is screened (screen.ts): a task a person chose to send to the council as it was is still
+ * not kept raw.
+ */
+export function renderArtifact(input: ArtifactInput): string {
+  // The task first, whole: its heading is cut short, and a value cut in half would no longer be found.
+  const a = { ...input, task: screenText(input.task) };
+  const sections = [header, runTable, usageSection, transcriptSection, knowledgeSection, verdictsSection, modeSections, proposalSection, trailSection];
+  return screenText(sections.flatMap((section) => section(a)).join('\n'));
+}
+
+function header(a: ArtifactInput): string[] {
+  const out = [`${ARTIFACT_HEADING}${oneLine(a.task, 90)}`, ''];
   if (a.rehearsal) out.push(REHEARSAL_BANNER, '');
   if (a.status !== 'completed') out.push(`> **Status: ${a.status === 'guardrail_stopped' ? 'STOPPED BY A GUARDRAIL' : a.status.toUpperCase()}.** ${a.outcomeNote ?? ''}`.trimEnd(), '');
-
   out.push('## Task', '', fence(a.task), '');
-  if (a.inputArtifacts.length > 0) out.push('Input artifacts: ' + a.inputArtifacts.map((p) => `\`${p}\``).join(', '), '');
+  if (a.inputArtifacts.length > 0) out.push(`Input artifacts: ${a.inputArtifacts.map((p) => `\`${p}\``).join(', ')}`, '');
+  return out;
+}
 
+function runTable(a: ArtifactInput): string[] {
   const models = [...new Set(a.steps.map((s) => s.model))];
-  out.push(
+  return [
     '## Run',
     '',
     '| | |',
@@ -73,11 +86,13 @@ export function renderArtifact(a: ArtifactInput): string {
     `| Finished | ${a.finishedAt} |`,
     `| Duration | ${(a.durationMs / 1000).toFixed(2)} s |`,
     '',
-  );
+  ];
+}
 
+function usageSection(a: ArtifactInput): string[] {
   const prices = a.prices ?? {};
   const total = totalUsage(a.steps, prices);
-  out.push('## Usage', '', '| Persona | Calls | Prompt tokens | Completion tokens | Cost (USD) |', '|---|---|---|---|---|');
+  const out = ['## Usage', '', '| Persona | Calls | Prompt tokens | Completion tokens | Cost (USD) |', '|---|---|---|---|---|'];
   for (const { persona, totals } of usageByPersona(a.steps, a.plan.personas, prices)) {
     out.push(`| \`${persona}\` | ${totals.calls} | ${totals.prompt_tokens} | ${totals.completion_tokens} | ${money(totals.cost_usd)} |`);
   }
@@ -86,8 +101,11 @@ export function renderArtifact(a: ArtifactInput): string {
   if ((a.reroutes ?? []).length > 0) {
     out.push('Reroutes:', '', ...(a.reroutes ?? []).map((r) => `- \`${r.persona}\`: ${r.from} → ${r.to} (${r.reason_code}, before step ${r.at_step + 1})`), '');
   }
+  return out;
+}
 
-  out.push('## Transcript', '');
+function transcriptSection(a: ArtifactInput): string[] {
+  const out = ['## Transcript', ''];
   // Every round that has turns, in order (a supervisor loop's iterations are its rounds).
   const rounds = [...new Set(a.steps.filter((s) => s.kind === 'turn').map((s) => s.round))].sort((x, y) => x - y);
   if (rounds.length === 0) out.push(`_No turns in ${a.plan.mode} mode: its replies are in the sections below._`, '');
@@ -99,21 +117,23 @@ export function renderArtifact(a: ArtifactInput): string {
       for (const k of s.knowledge) out.push(`> ${knowledgeLine(k)}`, '');
     }
   }
+  return out;
+}
 
+function knowledgeSection(a: ArtifactInput): string[] {
   const requests = a.steps.flatMap((s) => s.knowledge.map((k) => ({ persona: s.persona, round: s.round, k })));
-  out.push('## Knowledge requests', '');
-  if (requests.length === 0) out.push('None.', '');
-  else {
-    out.push('| Round | Persona | Request | Outcome | Size | SHA-256 |', '|---|---|---|---|---|---|');
-    for (const { persona, round, k } of requests) {
-      out.push(
-        `| ${round} | \`${persona}\` | ${cell(`${k.action}(${k.argument})`)} | ${k.status === 'provided' ? (k.truncated ? 'provided (truncated)' : 'provided') : `${k.status}: ${cell(k.message)}`} | ${k.bytes ?? ''} | ${k.sha256 ? `\`${k.sha256.slice(0, 16)}…\`` : ''} |`,
-      );
-    }
-    out.push('');
+  if (requests.length === 0) return ['## Knowledge requests', '', 'None.', ''];
+  const out = ['## Knowledge requests', '', '| Round | Persona | Request | Outcome | Size | SHA-256 |', '|---|---|---|---|---|---|'];
+  for (const { persona, round, k } of requests) {
+    const outcome = k.status === 'provided' ? (k.truncated ? 'provided (truncated)' : 'provided') : `${k.status}: ${cell(k.message)}`;
+    out.push(`| ${round} | \`${persona}\` | ${cell(`${k.action}(${k.argument})`)} | ${outcome} | ${k.bytes ?? ''} | ${k.sha256 ? `\`${k.sha256.slice(0, 16)}…\`` : ''} |`);
   }
+  out.push('');
+  return out;
+}
 
-  out.push('## Verdicts', '');
+function verdictsSection(a: ArtifactInput): string[] {
+  const out = ['## Verdicts', ''];
   if (a.verdicts.length === 0) out.push('No verdicts were given.', '');
   else {
     out.push('| Persona | Action | Confidence | Rationale |', '|---|---|---|---|');
@@ -122,29 +142,36 @@ export function renderArtifact(a: ArtifactInput): string {
     }
     out.push('');
   }
-  if (a.arbitration) {
-    out.push(
-      `**Arbitration (${a.arbitration.strategy}):** ${a.arbitration.final_action}. ${a.arbitration.reasoning}.`,
-      '',
-      `Agreement: ${(a.arbitration.agreement * 100).toFixed(0)}% · weight of the winning action: ${(a.arbitration.confidence * 100).toFixed(0)}%`,
-      '',
-    );
-    if (a.arbitration.conflicts.length > 0) out.push('Dissent:', '', ...a.arbitration.conflicts.map((c) => `- ${oneLine(c, 300)}`), '');
-  }
+  if (!a.arbitration) return out;
+  const { strategy, final_action, reasoning, agreement, confidence, conflicts } = a.arbitration;
+  out.push(
+    `**Arbitration (${strategy}):** ${final_action}. ${reasoning}.`,
+    '',
+    `Agreement: ${(agreement * 100).toFixed(0)}% · weight of the winning action: ${(confidence * 100).toFixed(0)}%`,
+    '',
+  );
+  if (conflicts.length > 0) out.push('Dissent:', '', ...conflicts.map((c) => `- ${oneLine(c, 300)}`), '');
+  return out;
+}
 
-  for (const section of a.sections ?? []) out.push(`## ${section.title}`, '', section.markdown.trim(), '');
+function modeSections(a: ArtifactInput): string[] {
+  const out = (a.sections ?? []).flatMap((section) => [`## ${section.title}`, '', section.markdown.trim(), '']);
   if ((a.pictures ?? []).length > 0) {
     out.push('## Pictures', '');
     for (const p of a.pictures ?? []) out.push(`![${p.alt}](${encodeURI(p.file)})`, '');
   }
+  return out;
+}
 
-  out.push('## Final proposal', '');
-  out.push(a.proposal.trim().length > 0 ? a.proposal.trim() : '_No final proposal was written._', '');
+function proposalSection(a: ArtifactInput): string[] {
+  return ['## Final proposal', '', a.proposal.trim().length > 0 ? a.proposal.trim() : '_No final proposal was written._', ''];
+}
 
-  out.push('## Decision trail', '', '| Layer | Decision | Reason | Meaning | Sealed | Decider |', '|---|---|---|---|---|---|');
+function trailSection(a: ArtifactInput): string[] {
+  const out = ['## Decision trail', '', '| Layer | Decision | Reason | Meaning | Sealed | Decider |', '|---|---|---|---|---|---|'];
   for (const d of a.trail) out.push(`| ${d.layer} | ${d.decision} | ${d.reason_code} | ${cell(explainReason(d.reason_code))} | ${d.sealed ? 'yes' : 'no'} | ${d.final_decider} |`);
   out.push('');
-  return out.join('\n');
+  return out;
 }
 
 function knowledgeLine(k: Step['knowledge'][number]): string {

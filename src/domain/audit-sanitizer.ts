@@ -196,21 +196,36 @@ function sanitizeValue(value: unknown, key: string | undefined, deps: SanitizerD
   throw new AuditRedactionError(`a ${typeof value === 'object' ? 'non-plain object' : typeof value} cannot be written to the audit log`);
 }
 
-/** Redacts `text`; when it is a value under `key`, findings that only exist in `key=value` context count too. */
 function redactString(text: string, key: string | undefined, deps: SanitizerDeps): string {
-  const own = deps.scanner.detect(text);
-  const inContext = key !== undefined && text.length > 0 ? detectAfterKey(key, text.slice(0, KEY_CONTEXT_CHARS), deps.scanner) : [];
-  if (own.length === 0 && inContext.length === 0) return text;
+  return redactInContext(text, key, deps.scanner).text;
+}
+
+/**
+ * Redacts `text` as the audit log does; when it is a value under `key`, findings that only exist in
+ * `key=value` context count too (`aws_secret_access_key` makes its 40 characters a secret).
+ */
+export function redactInContext(
+  text: string,
+  key: string | undefined,
+  scanner: SensitiveScanner = defaultSensitiveScanner,
+): { text: string; categories: string[] } {
+  const own = scanner.detect(text);
+  const inContext = key !== undefined && text.length > 0 ? detectAfterKey(key, text.slice(0, KEY_CONTEXT_CHARS), scanner) : [];
+  if (own.length === 0 && inContext.length === 0) return { text, categories: [] };
   const spans = [...own, ...inContext];
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
   let out = '';
   let cursor = 0;
+  const categories = new Set<string>();
   for (const span of spans) {
     if (span.end <= cursor) continue;
-    if (span.start >= cursor) out += `${text.slice(cursor, span.start)}${marker(span.category)}`;
+    if (span.start >= cursor) {
+      out += `${text.slice(cursor, span.start)}${marker(span.category)}`;
+      categories.add(categoryLabel(span.category));
+    }
     cursor = span.end;
   }
-  return out + text.slice(cursor);
+  return { text: out + text.slice(cursor), categories: [...categories] };
 }
 
 /** Findings of `key=value` that reach into `value`, as offsets into `value`. */

@@ -56,22 +56,9 @@ export interface ComposeInput {
  * Missing or malformed assessments are left out (and listed); every vector is always present.
  */
 export function composeAssessments(input: ComposeInput): ComposedAssessment {
-  const valid = input.assessments.filter((a): a is Assessment & { vectors: NonNullable<Assessment['vectors']> } => a.valid && a.vectors !== undefined);
+  const valid = input.assessments.filter((a): a is ValidAssessment => a.valid && a.vectors !== undefined);
   const missing = input.assessments.filter((a) => !a.valid || !a.vectors).map((a) => a.persona);
-  const raw: Record<string, number> = {};
-  for (const a of valid) {
-    const base =
-      input.strategy === 'weighted_average'
-        ? (input.weighting ?? 'confidence') === 'domain'
-          ? (input.relevance?.[a.persona] ?? 0.5)
-          : a.confidence
-        : 1;
-    raw[a.persona] = Math.max(base, 0) * (input.standing?.[a.persona] ?? 1);
-  }
-  const total = Object.values(raw).reduce((n, w) => n + w, 0);
-  const weights: Record<string, number> = {};
-  for (const a of valid) weights[a.persona] = total > 0 ? round((raw[a.persona] ?? 0) / total, 4) : round(1 / valid.length, 4);
-
+  const weights = personaWeights(input, valid);
   const threshold = input.threshold ?? 0.25;
   const vectors = {} as Record<VectorName, ComposedVector>;
   const plain = {} as Record<VectorName, { score: number }>;
@@ -87,45 +74,57 @@ export function composeAssessments(input: ComposeInput): ComposedAssessment {
     const values = scores.map((s) => s.score);
     const spread = round(Math.max(...values) - Math.min(...values));
     const mean = values.reduce((n, v) => n + v, 0) / values.length;
-    let score: number | null;
-    switch (input.strategy) {
-      case 'average':
-        score = mean;
-        break;
-      case 'weighted_average': {
-        const w = scores.reduce((n, s) => n + (weights[s.persona] ?? 0), 0);
-        score = w > 0 ? scores.reduce((n, s) => n + s.score * (weights[s.persona] ?? 0), 0) / w : mean;
-        break;
-      }
-      case 'consensus_threshold':
-        score = spread > threshold ? null : mean;
-        break;
-      case 'bayesian_fusion': {
-        let alpha = 1;
-        let beta = 1;
-        for (const s of scores) {
-          const n = (1 + 9 * s.confidence) * (input.standing?.[s.persona] ?? 1);
-          alpha += s.score * n;
-          beta += (1 - s.score) * n;
-        }
-        score = alpha / (alpha + beta);
-        break;
-      }
-    }
+    const score = composeVector(input, { scores, weights, spread, mean, threshold });
     const isFlagged = input.strategy === 'consensus_threshold' && score === null;
     if (isFlagged) flagged.push(name);
     vectors[name] = { score: score === null ? null : round(score), spread, flagged: isFlagged, rationales };
     plain[name] = { score: score ?? mean };
   }
-  return {
-    strategy: input.strategy,
-    weights,
-    vectors,
-    tiers: tierConfidence(plain),
-    flagged,
-    missing,
-    method: describeMethod(input),
-  };
+  return { strategy: input.strategy, weights, vectors, tiers: tierConfidence(plain), flagged, missing, method: describeMethod(input) };
+}
+
+type ValidAssessment = Assessment & { vectors: NonNullable<Assessment['vectors']> };
+type Score = { readonly persona: string; readonly score: number; readonly confidence: number };
+
+/** Each valid persona's share of the weighted strategies, normalised to 1 (equal shares when nothing weighs). */
+function personaWeights(input: ComposeInput, valid: readonly ValidAssessment[]): Record<string, number> {
+  const raw: Record<string, number> = {};
+  for (const a of valid) {
+    const byDomain = (input.weighting ?? 'confidence') === 'domain';
+    const base = input.strategy === 'weighted_average' ? (byDomain ? (input.relevance?.[a.persona] ?? 0.5) : a.confidence) : 1;
+    raw[a.persona] = Math.max(base, 0) * (input.standing?.[a.persona] ?? 1);
+  }
+  const total = Object.values(raw).reduce((n, w) => n + w, 0);
+  const weights: Record<string, number> = {};
+  for (const a of valid) weights[a.persona] = total > 0 ? round((raw[a.persona] ?? 0) / total, 4) : round(1 / valid.length, 4);
+  return weights;
+}
+
+/** One vector's composed score under the strategy; null when `consensus_threshold` flags it. */
+function composeVector(
+  input: ComposeInput,
+  v: { scores: readonly Score[]; weights: Readonly<Record<string, number>>; spread: number; mean: number; threshold: number },
+): number | null {
+  switch (input.strategy) {
+    case 'average':
+      return v.mean;
+    case 'weighted_average': {
+      const w = v.scores.reduce((n, s) => n + (v.weights[s.persona] ?? 0), 0);
+      return w > 0 ? v.scores.reduce((n, s) => n + s.score * (v.weights[s.persona] ?? 0), 0) / w : v.mean;
+    }
+    case 'consensus_threshold':
+      return v.spread > v.threshold ? null : v.mean;
+    case 'bayesian_fusion': {
+      let alpha = 1;
+      let beta = 1;
+      for (const s of v.scores) {
+        const n = (1 + 9 * s.confidence) * (input.standing?.[s.persona] ?? 1);
+        alpha += s.score * n;
+        beta += (1 - s.score) * n;
+      }
+      return alpha / (alpha + beta);
+    }
+  }
 }
 
 function describeMethod(input: ComposeInput): string {

@@ -32,7 +32,7 @@ export type LlmErrorKind =
   | 'cassette';
 
 /**
- * A model call failed (after the SDK's own retries). `retryable` and `kind` travel with the error so
+ * A model call failed (after the route's retries, `domain/retry-policy.ts`). `retryable` and `kind` travel with the error so
  * loops never parse messages; the message never contains a request or response body.
  */
 export class LlmError extends AppError {
@@ -87,5 +87,31 @@ export class BudgetExceededError extends AppError {
   readonly code = 'BUDGET_EXCEEDED' as const;
   constructor(readonly exceeded: { readonly limit: string; readonly message: string }) {
     super(exceeded.message);
+  }
+}
+
+/** A live process already executes the run (`maestro run`, a watcher): a second one would run it twice. */
+export class RunHeldError extends AppError {
+  readonly code = 'RUN_HELD' as const;
+  constructor(
+    readonly runId: string,
+    readonly holder: { readonly pid: number; readonly since: string },
+  ) {
+    super(
+      `run ${runId} is being run right now by another maestro process (pid ${holder.pid}, since ${holder.since}); ` +
+        'wait for it to end, or stop that process first',
+    );
+  }
+}
+
+/** Another live process holds the run (deciding or resuming it): nothing was done. */
+export class RunBusyError extends AppError {
+  readonly code = 'RUN_BUSY' as const;
+  constructor(
+    readonly runId: string,
+    /** When a hold left by a killed process lets go, if it does not at once. */
+    lapse?: string,
+  ) {
+    super(`another maestro process is deciding or resuming run ${runId} right now${lapse ? ` (${lapse})` : ''}`);
   }
 }

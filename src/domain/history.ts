@@ -1,4 +1,4 @@
-import type { ChatMessage } from './ports.js';
+import type { ChatMessage } from './chat.js';
 import { summarizeRun, type ArchivedRun, type HistoryMessage } from './session-state.js';
 
 export interface HistoryView {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ChatMessage } from './ports.js';
+import type { ChatMessage } from './chat.js';
 import { jsonSchemaOf, readStructured } from './structured-reply.js';
 
 /**

@@ -2,70 +2,14 @@ import type { AuditEvent } from './audit.js';
 import type { LoopPolicyData } from './loop-policy/workspace-loop.js';
 import type { PictureSpec } from './modes/mode.js';
 import type { Persona } from './persona.js';
-import type { JsonMode } from './route.js';
+import type { Rejection } from './queue.js';
+import type { ResolvedRoute } from './route.js';
 import type { RunEvent } from './run-machine.js';
 import type { KnowledgeResult, RunState } from './run-state.js';
 import type { HistoryMessage, SessionState } from './session-state.js';
 
-/** A chat message as our own type; SDK types never leave their adapter. */
-export interface ChatMessage {
-  readonly role: 'system' | 'user' | 'assistant';
-  readonly content: string;
-}
-
-/**
- * What a model is asked: the messages, and how the answer must be shaped. It knows nothing of its
- * caller (persona, step, purpose): that travels beside it as a `CallContext`.
- */
-export interface LlmRequest {
-  readonly messages: readonly ChatMessage[];
-  /** The reply must be one JSON object with this JSON Schema (asked the way the endpoint supports: `json_mode`). */
-  readonly responseFormat?: { readonly name: string; readonly schema: Record<string, unknown> };
-  /** Upper bound on the reply's tokens, when the caller needs one (the route's own limit applies too). */
-  readonly maxOutputTokens?: number;
-}
-
-/** What a call is for. */
-export type CallPurpose = 'turn' | 'verdict' | 'synthesis' | 'plan' | 'classify' | 'assessment' | 'review' | 'decision' | 'item';
-
-/**
- * Who asks, beside the request: routing (the persona's route), cassettes, the offline script,
- * progress and traces use it; no endpoint ever sees it.
- */
-export interface CallContext {
-  readonly persona: string;
-  readonly purpose: CallPurpose;
-  /** The stable id of the run step this call serves (e.g. `turn:r1:auditor`). */
-  readonly step: string;
-  readonly round: number;
-  /** Text as it streams in (streaming routes); called with each new piece. */
-  readonly onText?: (delta: string) => void;
-}
-
-/** Something a call did that belongs on the record (category-level, no content). */
-export type LlmNotice = { readonly kind: 'json_mode_fallback'; readonly route: string; readonly from: JsonMode; readonly to: JsonMode; readonly status: number };
-
-/** Which model answered: structured, so nobody guesses a rehearsal from a name. */
-export interface ModelIdentity {
-  /** `offline` (the embedded rehearsal), `openai` (an OpenAI-compatible endpoint), or what a test or cassette says. */
-  readonly provider: string;
-  readonly model: string;
-  /** The route that served the call, when routes are in use. */
-  readonly route?: string;
-  /** True when the reply is not a real model's (the offline rehearsal). */
-  readonly rehearsal: boolean;
-}
-
-export interface LlmReply {
-  readonly content: string;
-  /** Route/model that produced it, as shown in artifacts (`route/model`). */
-  readonly model: string;
-  readonly identity: ModelIdentity;
-  readonly usage?: { prompt_tokens: number; completion_tokens: number };
-  readonly notices?: readonly LlmNotice[];
-  /** `length` when the reply was cut at the token limit. */
-  readonly finishReason?: 'stop' | 'length' | 'other';
-}
+export type { CallContext, CallPurpose, ChatMessage, LlmNotice, LlmReply, LlmRequest, ModelIdentity } from './chat.js';
+import type { CallContext, LlmReply, LlmRequest } from './chat.js';
 
 /** The one interface every model sits behind. */
 export interface LlmClient {
@@ -204,6 +148,20 @@ export interface RunLedger extends RunReader {
   open(runId: string): Promise<OpenRun>;
 }
 
+/** A run this process holds; `release` lets it go (a process that dies lets it go by dying). */
+export interface RunHold {
+  release(): Promise<void>;
+}
+
+/**
+ * Which process executes a run now. A run is held from before its first checkpoint until this
+ * process stops executing it; a checkpoint that says `running` with no live holder was interrupted.
+ */
+export interface RunHolds {
+  /** Holds the run for this process; throws `RunHeldError` when a live process already holds it. */
+  hold(runId: string): Promise<RunHold>;
+}
+
 /** Reads input artifacts through the same sandbox as READ_FILE. */
 export interface InputReader {
   readFile(relativePath: string): Promise<Omit<KnowledgeResult, 'action' | 'argument'>>;
@@ -218,23 +176,7 @@ export interface ArtifactWriter {
   write(relativePath: string, content: string, protect?: readonly string[]): Promise<string>;
 }
 
-/**
- * What happens in a run as it happens, for people watching (the spinner, plain lines, `--follow`)
- * and scripts (`--follow --json`). Text here is what the council keeps (replies already screened), but for `text`.
- */
-export type ProgressEvent =
-  | { kind: 'run_started'; run_id: string; personas: string[]; rounds: number; mode?: string }
-  | { kind: 'step_started'; run_id: string; step: string; step_id?: string; persona: string; round: number; rounds: number }
-  /** A piece of a reply as it streams in, NOT screened yet: never kept or logged, shown only through a LiveScreen (live-screen.ts). */
-  | { kind: 'text'; run_id: string; step_id: string; persona: string; delta: string }
-  | { kind: 'step_finished'; run_id: string; step: string; step_id: string; persona: string; reply: string; model: string; duration_ms: number }
-  /** A knowledge request in a reply (its argument as the screened reply holds it) and its outcome. */
-  | { kind: 'knowledge'; run_id: string; step_id: string; persona: string; action: string; argument: string; status: string; reason_code: string; path?: string; message?: string }
-  | { kind: 'arbitrated'; run_id: string; strategy: string; final_action: string; agreement: number; reasoning: string; votes: Record<string, string> }
-  | { kind: 'notice'; run_id: string; message: string }
-  | { kind: 'producing_artifact'; run_id: string; path: string };
-
-export type OnProgress = (event: ProgressEvent) => void;
+export type { OnProgress, ProgressEvent } from './progress.js';
 
 /** The workspace's loop policy (`.maestro/loop-policy.json`), updated under a lock. */
 export interface LoopPolicyStore {
@@ -246,4 +188,61 @@ export interface LoopPolicyStore {
 /** Draws a picture for the artifact as SVG (the library is loaded only when one is drawn). */
 export interface PictureRenderer {
   render(spec: PictureSpec): Promise<string>;
+}
+
+/** Chooses clients by route: what `compose.ts` wires from the workspace config and the flags. */
+export interface ModelRoutes {
+  /** The route a persona uses unless a REROUTE moved it (flags first, then persona, then the default). */
+  routeIdFor(persona: { route?: string | undefined }): string;
+  resolve(id: string): ResolvedRoute | { error: string };
+  clientFor(route: ResolvedRoute): LlmClient;
+}
+
+/** Where `continue` decisions wait for whoever resumes the run (a watcher, or `--run` in the foreground). */
+export interface DecisionInbox {
+  post(runId: string, decision: { pause_id: string; decided_at: string }): Promise<void>;
+  /** Takes the decision for this run; false if there is none or another process took it first. */
+  claim(runId: string): Promise<boolean>;
+  /** Runs with a posted, unclaimed decision, oldest first. */
+  pending(): Promise<string[]>;
+}
+
+/** A queue row that has ended, paused or been rejected, waiting to be written back to the workspace. */
+export interface Delivery {
+  readonly runId: string;
+  readonly source: string;
+  readonly state: 'paused' | 'done' | 'rejected';
+  readonly kind: 'command' | 'decision';
+  readonly rejection: Rejection | null;
+  readonly status: string | null;
+  readonly summary: string | null;
+  readonly decision: string | null;
+  readonly reasonCode: string | null;
+}
+
+/** The engine's queue as one workspace's intake sees it. */
+export interface IntakeQueue {
+  /** Idempotent by run id: true when the command is new to the engine. */
+  submit(command: { runId: string; source: string; body: string; inputHashes: Readonly<Record<string, string>> }): Promise<boolean>;
+  /** This workspace's rows that ended, paused or were rejected and are not written back yet, oldest first. */
+  undelivered(): Promise<Delivery[]>;
+  markDelivered(runId: string, state: string): Promise<void>;
+  artifacts(runId: string): Promise<{ path: string; content: string; protect: string[] }[]>;
+  /** This workspace's commands not written back yet (queued, running, or ended and undelivered). */
+  outstanding(): Promise<number>;
+  /** Resolves when a run may have ended (a notification), or after `ms`. */
+  waitForDone(ms: number): Promise<void>;
+}
+
+/**
+ * One process at a time decides or resumes a run: the hold is exclusive across processes (and, with
+ * an engine, machines), is kept while its holder lives however long it works, and lapses when the
+ * holder dies.
+ */
+export interface RunLocks {
+  /**
+   * Runs `fn` holding run `runId`. While another live process holds it (after waiting up to
+   * `waitMs`, default 0) this throws RunBusyError and runs nothing.
+   */
+  hold<T>(runId: string, fn: () => Promise<T>, options?: { readonly waitMs?: number }): Promise<T>;
 }

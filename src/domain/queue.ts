@@ -2,7 +2,7 @@
  * The command queue behind `maestro watch`: its states, the events it reports, and the two ports
  * the watch loop drives (the inbox that finds command files, the claim store that owns them).
  */
-import type { ProgressEvent } from './ports.js';
+import type { ProgressEvent } from './progress.js';
 
 /** The watcher's state machine: AWAITING_COMMAND → EXECUTING_TASK → PRODUCING_ARTIFACT → AWAITING_COMMAND. */
 export const WATCH_STATES = ['AWAITING_COMMAND', 'EXECUTING_TASK', 'PRODUCING_ARTIFACT', 'STOPPED'] as const;

@@ -21,8 +21,8 @@ export const Route = z.strictObject({
     .describe('Name of the environment variable holding the API key; default `OPENAI_API_KEY`. A local server needs none.'),
   temperature: z.number().min(0).max(2).optional().describe('Sampling temperature; default: the endpoint\'s own.'),
   max_output_tokens: z.number().int().min(1).max(1_000_000).optional().describe('Upper bound on each reply\'s tokens; default: the endpoint\'s own.'),
-  timeout_ms: z.number().int().min(100).max(600_000).default(60_000).describe('Per-call timeout in milliseconds.'),
-  max_retries: z.number().int().min(0).max(10).default(2).describe('Retries the SDK makes on retryable errors (429, 5xx, timeouts) before the call fails.'),
+  timeout_ms: z.number().int().min(100).max(600_000).default(60_000).describe('Per attempt, in milliseconds: to connect, to receive the reply\'s headers, and the longest silence within its body.'),
+  max_retries: z.number().int().min(0).max(10).default(2).describe('Retries on this route after a failed attempt (a 429 other than an exhausted quota, a 5xx, a timeout, a lost connection, a broken reply), with a growing wait, before the call fails.'),
   locality: z.enum(['local', 'remote']).optional().describe('`local`: on loopback (localhost, 127.x, ::1), data stays on this machine. Default: inferred from base_url.'),
   privileges: z.array(KnowledgeAction).default(['READ_FILE', 'QUERY_CORTEX']).describe('Knowledge actions personas on this route may use (intersected with the persona\'s own).'),
   json_mode: z

@@ -2,6 +2,7 @@ import type { DecisionRecord } from './decision.js';
 import type { MediatorAdvice } from './mediator-advice.js';
 import type { DeliberationMode, ModeContext, ModeNext } from './modes/mode.js';
 import type { PauseRecord, RunPlan, RunState, RunStatus, Step } from './run-state.js';
+import { screenText } from './screen-text.js';
 
 /**
  * The run as an explicit state machine. Everything that changes a run's checkpoint is one of these
@@ -125,7 +126,7 @@ export interface RunOutcome {
   readonly issues?: readonly string[];
 }
 
-/** The one builder of outcomes: from the decision that ended (or paused) the run. */
+/** The one builder of outcomes: from the decision that ended (or paused) the run. Its words are screened: they are printed and kept. */
 export function buildOutcome(options: {
   runId: string;
   status: RunOutcome['status'];
@@ -142,7 +143,7 @@ export function buildOutcome(options: {
     reason_code: options.decision.reason_code,
     artifact: options.artifact ?? null,
     audit_log: options.auditLog,
-    message: options.message,
-    ...(options.issues ? { issues: options.issues } : {}),
+    message: screenText(options.message),
+    ...(options.issues ? { issues: options.issues.map(screenText) } : {}),
   };
 }

@@ -3,10 +3,13 @@ import { JSON_MODES } from './route.js';
 import { CommandFile, ArbitrationStrategy } from './command-file.js';
 import { DecisionRecord } from './decision.js';
 import { MediatorAdvice } from './mediator-advice.js';
-import { formatIssues, type Parsed } from './issues.js';
 
-/** 2: steps carry a stable `id`, the plan its `mode`. Version 1 checkpoints migrate on read. */
-export const RUN_STATE_VERSION = 2;
+/**
+ * 2: steps carry a stable `id`, the plan its `mode`. 3: what the checkpoint keeps is screened (see
+ * screen.ts), and `command_redacted` says what was taken out of its command. Versions 1 and 2
+ * migrate on read, screened as they are read.
+ */
+export const RUN_STATE_VERSION = 3;
 
 import { Mode } from './modes/settings.js';
 export { MODES, Mode } from './modes/settings.js';
@@ -110,7 +113,13 @@ export const RunState = z.strictObject({
   /** Where the command came from (file name), for people reading status. */
   source: z.string(),
   task_sha256: z.string(),
+  /** The command as it is kept and shown: screened (see screen.ts). */
   command: CommandFile,
+  /**
+   * Categories redacted from `command` (absent: none, it is the command as given). A run that goes
+   * on needs the command as given: it is kept beside the checkpoint (`command.json`) until the run ends.
+   */
+  command_redacted: z.array(z.string()).optional(),
   plan: RunPlan.optional(),
   steps: z.array(Step).default([]),
   /** Every decision taken, in order: gates, arbitration, pauses, the end. */
@@ -148,35 +157,11 @@ export const RunState = z.strictObject({
 });
 export type RunState = z.infer<typeof RunState>;
 
-/**
- * Reads a checkpoint. Version 1 (steps matched by position) migrates: each step gets the id its
- * kind, round and persona give it under round robin, the only mode version 1 knew. Other versions
- * are refused with a message that says which.
- */
-export function parseRunState(json: unknown): Parsed<RunState> {
-  const version = json && typeof json === 'object' ? (json as { schemaVersion?: unknown }).schemaVersion : undefined;
-  if (version !== RUN_STATE_VERSION && version !== 1) {
-    return { ok: false, issues: [`schemaVersion: this checkpoint is version ${JSON.stringify(version)}; this maestro reads versions 1 and ${RUN_STATE_VERSION}`] };
-  }
-  const result = RunState.safeParse(version === 1 ? migrateV1(json as Record<string, unknown>) : json);
-  if (!result.success) return { ok: false, issues: formatIssues(result.error) };
-  return { ok: true, value: result.data };
-}
-
 /** The id a round-robin step has always had: what version 1 matched by position. */
 export function roundRobinStepId(kind: string, persona: string, round: number): string {
   if (kind === 'turn') return `turn:r${round}:${persona}`;
   if (kind === 'verdict') return `verdict:${persona}`;
   return 'synthesis';
-}
-
-function migrateV1(v1: Record<string, unknown>): unknown {
-  const steps = Array.isArray(v1.steps) ? v1.steps : [];
-  return {
-    ...v1,
-    schemaVersion: RUN_STATE_VERSION,
-    steps: steps.map((s: Record<string, unknown>) => ({ ...s, id: roundRobinStepId(String(s.kind), String(s.persona), Number(s.round)) })),
-  };
 }
 
 /**

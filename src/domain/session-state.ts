@@ -88,6 +88,21 @@ export function compactSession(state: SessionState, keepRuns: number): { state: 
   };
 }
 
+/**
+ * The moved messages the archive does not hold yet. A crash between archiving runs and saving the
+ * state file leaves them in both, and the next save moves them again: `archived` says how many of
+ * each run's messages already end the archive (they are appended in order, so the first ones), and
+ * only the rest is appended. A retry never writes a message twice.
+ */
+export function unarchivedMessages(moved: readonly HistoryMessage[], archived: ReadonlyMap<string, number>): HistoryMessage[] {
+  const seen = new Map<string, number>();
+  return moved.filter((m) => {
+    const nth = (seen.get(m.run_id) ?? 0) + 1;
+    seen.set(m.run_id, nth);
+    return nth > (archived.get(m.run_id) ?? 0);
+  });
+}
+
 /** One line about a run: its task and the persona's last word, each clipped. */
 export function summarizeRun(runId: string, messages: readonly HistoryMessage[]): ArchivedRun {
   const briefing = messages.find((m) => m.role === 'user' && m.content.includes(BRIEFING_HEADER))?.content;

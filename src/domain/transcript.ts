@@ -1,13 +1,20 @@
 import type { RunState, Step } from './run-state.js';
 import { parseVerdict } from './verdict.js';
+import { screenText } from './screen.js';
 
 /**
  * A run's whole story as Markdown, for `maestro show`: what was asked, every reply in order with
  * its knowledge requests, the verdicts, the decision trail and the outcome (with what to do next).
+ * `shown` is the status as readers derive it (`interrupted` for a running run nobody holds).
  */
-export function renderTranscript(state: RunState): string {
+export function renderTranscript(state: RunState, shown: string = state.status): string {
+  // The state is screened as it is kept; what is printed is screened again (paths, labels, old files).
+  return screenText(renderUnscreened(state, shown));
+}
+
+function renderUnscreened(state: RunState, shown: string): string {
   const out: string[] = [];
-  out.push(`# Run ${state.run_id} — ${state.status}`, '');
+  out.push(`# Run ${state.run_id} — ${shown}`, '');
   out.push(`- Command: ${state.source}`);
   if (state.plan) {
     out.push(`- Council: ${state.plan.personas.join(', ')} · ${state.plan.rounds} round(s) · arbitration ${state.plan.arbitration} · synthesizer ${state.plan.synthesizer}`);
@@ -40,11 +47,20 @@ export function renderTranscript(state: RunState): string {
     state.trail.forEach((d, i) => out.push(`| ${i + 1} | ${d.layer} | ${d.decision}${d.sealed ? ' (sealed)' : ''} | ${d.reason_code} | ${d.final_decider} |`));
   }
   for (const h of state.hitl) out.push('', `A person decided **${h.decision}** on pause ${h.pause_id} (${h.reason_code}) at ${h.decided_at}${h.note ? `: ${h.note}` : ''}.`);
-  out.push('', '## Outcome', '', state.summary?.trim() || `The run is ${state.status}.`);
-  if (state.status === 'paused') out.push('', `Decide with \`maestro hitl decide ${state.run_id} continue|stop\` (see \`maestro hitl show ${state.run_id}\`).`);
-  if (state.status === 'running') out.push('', `Not finished: a watcher holds it, or it was interrupted — \`maestro run --resume ${state.run_id}\` resumes it from its checkpoint.`);
+  out.push('', '## Outcome', '', state.summary?.trim() || `The run is ${shown}.`);
+  const next = OUTCOME_NEXT[shown];
+  if (next) out.push('', next(state.run_id));
   return `${out.join('\n')}\n`;
 }
+
+/** What the outcome section adds, by the status shown: what to do next, or who is at it. */
+const OUTCOME_NEXT: Readonly<Partial<Record<string, (runId: string) => string>>> = {
+  paused: (id) => `Decide with \`maestro hitl decide ${id} continue|stop\` (see \`maestro hitl show ${id}\`).`,
+  running: () => 'Not finished: a live maestro process is running it now (see `maestro status`).',
+  interrupted: (id) =>
+    `Interrupted: no live process is running it. \`maestro run --resume ${id}\` resumes it from its checkpoint ` +
+    '(finished model calls are not repeated).',
+};
 
 function renderStep(step: Step): string[] {
   const what = STEP_WORDS[step.kind]?.(step) ?? step.kind;

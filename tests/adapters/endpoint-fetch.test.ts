@@ -7,7 +7,7 @@ import { OpenAiLlmClient } from '../../src/adapters/openai-llm-client.js';
 import { failureOf } from '../helpers/llm-failure.js';
 import { Route } from '../../src/domain/route.js';
 
-// The HTTP layer under the SDK (src/adapters/endpoint-fetch.ts), through the real SDK and real
+// The HTTP layer under the SDK (src/adapters/endpoint-fetch.ts: undici), through the real SDK and real
 // sockets on 127.0.0.1: what a person would notice of it, connections kept, redirects, encodings.
 
 const KEY = ['sk', 'test', 'Hn3Wq9Lx2Rb7Tc5Vz1Pd8Mf4Kg6Js0Ya'].join('-');
@@ -84,14 +84,15 @@ function clientOf(url: string, maxRetries = 0): OpenAiLlmClient {
 const ask = (client: OpenAiLlmClient, text = 'Assess the plan.') => client.complete({ messages: [{ role: 'user', content: text }] });
 
 describe('the HTTP layer under the SDK', () => {
-  it('keeps one connection for a run of calls, and sends each body whole', async () => {
+  it('keeps its connections alive over a run of calls, and sends each body whole', async () => {
     const server = await rawServer(answerWith('fine'));
     const client = clientOf(server.url);
     const long = 'x'.repeat(200_000);
-    for (let i = 0; i < 5; i++) expect((await ask(client, `${i} ${long}`)).content).toBe('fine');
+    for (let i = 0; i < 8; i++) expect((await ask(client, `${i} ${long}`)).content).toBe('fine');
 
-    expect(server.connections()).toBe(1);
-    expect(server.seen.map((s) => (JSON.parse(s.body) as { messages: { content: string }[] }).messages[0]?.content.length)).toEqual(Array(5).fill(200_002));
+    // undici's pool may open a second connection when a call follows the last one before that one is marked idle.
+    expect(server.connections()).toBeLessThanOrEqual(2);
+    expect(server.seen.map((s) => (JSON.parse(s.body) as { messages: { content: string }[] }).messages[0]?.content.length)).toEqual(Array(8).fill(200_002));
   });
 
   it('assembles a reply that arrives in many pieces', async () => {
@@ -151,7 +152,7 @@ describe('the HTTP layer under the SDK', () => {
     const server = await rawServer((req) => void req.socket.destroy());
     const error = await failureOf(ask(clientOf(server.url, 0)));
     expect(error).toMatchObject({ kind: 'network', retryable: true });
-    expect(error.message).toMatch(/^route "local": could not reach 127\.0\.0\.1:\d+ \(ECONNRESET\)$/);
+    expect(error.message).toMatch(/^route "local": could not reach 127\.0\.0\.1:\d+ \(the endpoint closed the connection before it answered\)$/);
     expect(server.seen).toHaveLength(1);
   });
 
@@ -219,7 +220,7 @@ describe('the HTTP layer under the SDK', () => {
     expect(quota.seen).toHaveLength(1);
   });
 
-  it('lets the SDK retry a 5xx whose body never arrives whole', async () => {
+  it('retries a 5xx whose body never arrives whole', async () => {
     const server = await rawServer((req, res, n) => {
       if (n > 1) return answerWith('second try')(req, res);
       res.writeHead(503, { 'content-type': 'application/json', 'content-length': '100', 'retry-after-ms': '1' });
@@ -280,6 +281,6 @@ describe('the HTTP layer under the SDK', () => {
   it('says an https base_url points at a plain-HTTP endpoint', async () => {
     const server = await rawServer(answerWith('never'));
     const error = await failureOf(ask(clientOf(server.url.replace('http:', 'https:'))));
-    expect(error.message).toMatch(/could not reach 127\.0\.0\.1:\d+ \(EPROTO: no TLS there; if the endpoint speaks plain HTTP, its base_url starts with http:\/\/\)$/);
+    expect(error.message).toMatch(/could not reach 127\.0\.0\.1:\d+ \([A-Z_]+: no TLS there; if the endpoint speaks plain HTTP, its base_url starts with http:\/\/\)$/);
   });
 });

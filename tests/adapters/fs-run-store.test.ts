@@ -7,7 +7,7 @@ import { realSyncFs, type SyncFs } from '../../src/adapters/atomic-file.js';
 import { FsRunStore } from '../../src/adapters/fs-run-store.js';
 import { JOURNAL_FILE, readCheckpoint } from '../../src/adapters/run-journal.js';
 import { WorkspacePaths } from '../../src/adapters/workspace-paths.js';
-import { runDecision } from '../../src/domain/decision.js';
+import { pauseDecision, runDecision } from '../../src/domain/decision.js';
 import { StorageError } from '../../src/domain/errors.js';
 import type { Clock } from '../../src/domain/ports.js';
 import { applyRunEvent, type RunEvent } from '../../src/domain/run-machine.js';
@@ -194,6 +194,46 @@ describe('FsRunStore: the checkpoint as a journal', () => {
     await recorded(new FsRunStore(paths), 2);
     expect(((await readCheckpoint(runDir()))?.json as RunState).steps).toHaveLength(2);
     expect(await readdir(runDir())).toEqual([JOURNAL_FILE]);
+  });
+});
+
+describe('FsRunStore: what it keeps is screened, and the command as given goes when the run ends', () => {
+  const EMAIL = 'jane.doe@example.com';
+  const raw = (): RunState => ({ ...initial(), command: { task_description: `Write to ${EMAIL}`, input_artifacts: [], config: {} } }) as RunState;
+  const rawStep = { ...step(0), prompt: `Task: write to ${EMAIL}`, knowledge: [{ action: 'READ_FILE', argument: 'a.md', status: 'provided', message: 'ok', content: `owner ${EMAIL}`, reason_code: 'CONTEXT_PROVIDED' }] } as RunState['steps'][number];
+  const decided = runDecision('dispatch', 'RUN_COMPLETED');
+
+  it('the journal of a running run holds no raw text (its whole state, each step), and loads screened', async () => {
+    const store = new FsRunStore(paths);
+    const run = new StoreRun(raw(), store, clock);
+    await store.save(run.state);
+    await run.apply({ type: 'step_recorded', step: rawStep });
+    const text = await journalText();
+    expect(text.split('\n').filter(Boolean)).toHaveLength(2);
+    expect(text).not.toContain(EMAIL);
+    const loaded = await store.load(RUN);
+    expect(loaded?.command.task_description).toBe('Write to [REDACTED:EMAIL]');
+    expect(loaded?.command_redacted).toEqual(['EMAIL']);
+    expect(loaded?.steps[0]?.prompt).toBe('Task: write to [REDACTED:EMAIL]');
+    expect(loaded?.steps[0]?.knowledge[0]?.content).toBe('owner [REDACTED:EMAIL]');
+    // The engine goes on with its own copy: later turns of this process see what they were sent.
+    expect(run.state.steps[0]?.prompt).toBe(`Task: write to ${EMAIL}`);
+  });
+
+  it.each([
+    ['paused', true, { type: 'paused', decision: pauseDecision('ethics', 'ETHICS_PII_DETECTED'), pause: { pause_id: 'p1', layer: 'ethics', reason_code: 'ETHICS_PII_DETECTED', message: `found ${EMAIL}`, requested_at: 'x' }, summary: `found ${EMAIL}` }],
+    ['completed', false, { type: 'finished', status: 'completed', decision: decided, finishedAt: 'x', summary: 'done' }],
+    ['stopped', false, { type: 'finished', status: 'stopped', decision: decided, finishedAt: 'x', summary: `stopped: ${EMAIL}` }],
+    ['invalid', false, { type: 'finished', status: 'invalid', decision: decided, finishedAt: 'x', summary: 'broken personas' }],
+  ] as const)('a run that is %s: state.json holds no raw text; the command as given stays: %s', async (_status, stays, event) => {
+    const store = new FsRunStore(paths);
+    const run = new StoreRun(raw(), store, clock);
+    await store.save(run.state);
+    await store.saveFile(RUN, 'command.json', JSON.stringify({ task_description: `Write to ${EMAIL}` }));
+    await run.apply(event as never);
+    expect(await exists(journal())).toBe(false);
+    expect(await readFile(stateFile(), 'utf8')).not.toContain(EMAIL);
+    expect(await exists(path.join(runDir(), 'command.json'))).toBe(stays);
   });
 });
 

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FsSessionStore } from '../../src/adapters/fs-session-store.js';
@@ -53,6 +53,37 @@ describe('FsSessionStore shared by several watchers', () => {
     // A run already archived is not appended again.
     await s.appendRun('auditor', 'run-3', turn('run-3', 'task 3'));
     expect((await s.load('auditor')).state.runs).toEqual(['run-4', 'run-5']);
+  });
+
+  it('a crash between archiving runs and saving the state file never leaves a message twice in the archive', async () => {
+    const { store: s, dir } = await store(2);
+    for (const n of [1, 2, 3]) await s.appendRun('auditor', `run-${n}`, turn(`run-${n}`, `task ${n}`));
+    const stateFile = path.join(dir, 'auditor_session.json');
+    const before = await readFile(stateFile, 'utf8');
+    // run-4 moves run-2 to the archive; the crash comes before the state file is saved.
+    await s.appendRun('auditor', 'run-4', turn('run-4', 'task 4'));
+    await writeFile(stateFile, before);
+    // Restarted, the watcher saves run-4 again, and later runs go on.
+    await s.appendRun('auditor', 'run-4', turn('run-4', 'task 4'));
+    await s.appendRun('auditor', 'run-5', turn('run-5', 'task 5'));
+    const archive = (await readFile(s.archiveFor('auditor'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l).content as string);
+    expect(archive).toEqual(['run-1', 'run-2', 'run-3'].flatMap((r, i) => turn(r, `task ${i + 1}`)).map((m) => m.content));
+    expect((await s.load('auditor')).state.runs).toEqual(['run-4', 'run-5']);
+  });
+
+  it('an archive append cut short by a crash is completed, not glued to or repeated', async () => {
+    const { store: s, dir } = await store(1);
+    await s.appendRun('auditor', 'run-1', turn('run-1', 'task 1'));
+    const stateFile = path.join(dir, 'auditor_session.json');
+    const before = await readFile(stateFile, 'utf8');
+    await s.appendRun('auditor', 'run-2', turn('run-2', 'task 2'));
+    // The crash cut the archive in the middle of run-1's second message, before the state file was saved.
+    const whole = await readFile(s.archiveFor('auditor'), 'utf8');
+    await writeFile(s.archiveFor('auditor'), whole.slice(0, whole.indexOf('\n') + 20));
+    await writeFile(stateFile, before);
+    await s.appendRun('auditor', 'run-2', turn('run-2', 'task 2'));
+    const archive = (await readFile(s.archiveFor('auditor'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l).content as string);
+    expect(archive).toEqual(turn('run-1', 'task 1').map((m) => m.content));
   });
 
   it('reads version 1 files (the first release) and migrates them', async () => {

@@ -13,7 +13,7 @@ import { FAULTS, rejectingResponseFormat, scripted, type ChatHandler, type ChatS
 
 // Built from parts so the test file itself holds no key-shaped string.
 const KEY = ['sk', 'test', 'Zq8XvL2mN4pR7tY9wB3cD6fG1hJ5kA0s'].join('-');
-/** Keeps the SDK's retry backoff at 1 ms instead of 0.5–8 s. */
+/** Keeps the retry policy's wait at 1 ms instead of its backoff (0.25–8 s). */
 const FAST_RETRY = { 'retry-after-ms': '1' };
 
 let server: ChatServer;
@@ -226,7 +226,7 @@ describe('OpenAiLlmClient: failures', () => {
 
     expect(performance.now() - started).toBeLessThan(1_500);
     expect(error).toMatchObject({ kind: 'timeout', retryable: true });
-    expect(error.message).toBe('route "local": the reply was not all in within 300 ms');
+    expect(error.message).toBe('route "local": no data from the endpoint for 300 ms while reading the reply');
     await vi.waitFor(() => expect(server.requests.every((r) => r.disconnected)).toBe(true));
   });
 
@@ -234,7 +234,7 @@ describe('OpenAiLlmClient: failures', () => {
     handler = () => ({ content: 'one two three', chunkDelayMs: 2_000 });
     const started = performance.now();
 
-    const error = await failureOf(clientFor({ stream: true, timeout_ms: 300 }).complete(aRequest()));
+    const error = await failureOf(clientFor({ stream: true, timeout_ms: 300, max_retries: 0 }).complete(aRequest()));
 
     expect(performance.now() - started).toBeLessThan(1_500);
     expect(error).toMatchObject({ kind: 'timeout', retryable: true });
@@ -320,6 +320,106 @@ describe('OpenAiLlmClient: one-off faults are retried on the same route', () => 
     expect(error.kind).toBe('invalid_output');
   });
 });
+
+describe('OpenAiLlmClient: one retry policy, applied once', () => {
+  /** Arrival times of the requests, in ms (performance.now()). */
+  let arrivals: number[];
+  beforeEach(() => {
+    arrivals = [];
+  });
+  const timed = (answer: ChatHandler): ChatHandler => (body, n, request) => {
+    arrivals.push(performance.now());
+    return answer(body, n, request);
+  };
+  const withPolicy = (overrides: Partial<ResolvedRoute>, random = (): number => 0): OpenAiLlmClient => new OpenAiLlmClient({ route: aRoute(overrides), apiKey: KEY, random });
+
+  it('a 500 then a 200 succeeds in 2 attempts, after the backoff (no header asked for a wait)', async () => {
+    handler = timed((_body, n) => (n === 1 ? { status: 500, error: { message: 'boom', type: 'server_error' } } : { content: 'recovered' }));
+    const reply = await withPolicy({ max_retries: 3 }).complete(aRequest());
+    expect(reply.content).toBe('recovered');
+    expect(server.requests).toHaveLength(2);
+    // A 5xx waits at least half of 500 ms (random 0) before the retry.
+    expect((arrivals[1] ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThanOrEqual(240);
+  });
+
+  it('max_retries 0 is exactly one attempt, and the message claims no retry', async () => {
+    handler = () => ({ status: 503, error: { message: 'busy', type: 'server_error' }, headers: FAST_RETRY });
+    const error = await failureOf(withPolicy({ max_retries: 0 }).complete(aRequest()));
+    expect(server.requests).toHaveLength(1);
+    expect(error).toMatchObject({ kind: 'server', status: 503 });
+    expect(error.message).toBe('route "local": HTTP 503 server_error from the endpoint');
+  });
+
+  it('a 429 with retry-after: 1 waits the second it asks for (not the shorter backoff)', async () => {
+    handler = timed((_body, n) => (n === 1 ? { status: 429, error: { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' }, headers: { 'retry-after': '1' } } : { content: 'after the wait' }));
+    const reply = await withPolicy({ max_retries: 1 }).complete(aRequest());
+    expect(reply.content).toBe('after the wait');
+    expect(server.requests).toHaveLength(2);
+    expect((arrivals[1] ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThanOrEqual(950);
+  });
+
+  it('a 429 that asks for a wait longer than a call should take fails at once, saying so', async () => {
+    handler = () => ({ status: 429, error: { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' }, headers: { 'retry-after': '3600' } });
+    const error = await failureOf(withPolicy({ max_retries: 3 }).complete(aRequest()));
+    expect(server.requests).toHaveLength(1);
+    expect(error).toMatchObject({ kind: 'rate_limit', retryable: true, status: 429 });
+    expect(error.message).toBe('route "local": rate limited (HTTP 429 rate_limit_exceeded); it asked to wait 3600 s, too long to wait within a call');
+  });
+
+  it('an endpoint that answers x-should-retry: false is not asked again', async () => {
+    handler = () => ({ status: 500, error: { message: 'boom', type: 'server_error' }, headers: { 'x-should-retry': 'false' } });
+    await failureOf(withPolicy({ max_retries: 3 }).complete(aRequest()));
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a refused connection is retried after a wait, then fails as network naming the retries', async () => {
+    const route = aRoute({ max_retries: 2 });
+    await server.close();
+    const started = performance.now();
+    const error = await failureOf(new OpenAiLlmClient({ route, apiKey: KEY, random: () => 0 }).complete(aRequest()));
+    expect(error).toMatchObject({ kind: 'network', retryable: true });
+    expect(error.message).toMatch(/^route "local": could not reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\) after 2 retries$/);
+    // Two waits: 250 ms, then 500 ms (random 0).
+    expect(performance.now() - started).toBeGreaterThanOrEqual(740);
+  });
+
+  it('a refused connection is asked again: an endpoint that comes up during the wait answers', async () => {
+    const port = Number(new URL(server.url).port);
+    await server.close();
+    let revived: Promise<ChatServer> | undefined;
+    // The policy draws its jitter once it decided to retry, after the first attempt was refused: the endpoint comes up then (500 ms wait).
+    const random = (): number => {
+      revived ??= startOn(port);
+      return 1;
+    };
+    try {
+      const reply = await new OpenAiLlmClient({ route: aRoute({ max_retries: 1, base_url: `http://127.0.0.1:${port}/v1` }), apiKey: KEY, random }).complete(aRequest());
+      expect(reply.content).toBe('back up');
+      expect(revived).toBeDefined();
+    } finally {
+      await (await revived)?.close();
+    }
+  });
+});
+
+/** A chat server on a given port that answers "back up". */
+async function startOn(port: number): Promise<ChatServer> {
+  const { createServer } = await import('node:http');
+  const raw = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 0, model: 'test-model', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'back up', refusal: null } }] }));
+    });
+  });
+  await new Promise<void>((resolve) => raw.listen(port, '127.0.0.1', resolve));
+  const close = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      raw.close(() => resolve());
+      raw.closeAllConnections();
+    });
+  return { url: `http://127.0.0.1:${port}/v1`, requests: [], chatRequests: () => [], classifyRequests: [], close };
+}
 
 describe('OpenAiLlmClient: an endpoint that rejects response_format', () => {
   const verdict = (): LlmRequest => aRequest({ responseFormat: VERDICT_SCHEMA });

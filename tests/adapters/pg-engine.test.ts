@@ -6,7 +6,7 @@ import { readPgAuditRun } from '../../src/adapters/pg-audit-log.js';
 import { PgRunLedger } from '../../src/adapters/pg-run-ledger.js';
 import { PgSessionStore } from '../../src/adapters/pg-session-store.js';
 import { auditEvent } from '../../src/domain/audit.js';
-import { runDecision } from '../../src/domain/decision.js';
+import { pauseDecision, runDecision } from '../../src/domain/decision.js';
 import { recordPause } from '../../src/domain/loop-policy/workspace-loop.js';
 import type { RunEvent } from '../../src/domain/run-machine.js';
 import { RUN_STATE_VERSION, type RunState } from '../../src/domain/run-state.js';
@@ -124,6 +124,43 @@ describe('claims and fences', () => {
     }
     const row = (await engine.query<{ state: string; rejection: { reason_code: string } }>(`SELECT state, rejection FROM maestro_queue WHERE run_id = 'poison-1'`)).rows[0];
     expect(row).toMatchObject({ state: 'rejected', rejection: { reason_code: 'RUN_FAILED_REPEATEDLY' } });
+  });
+});
+
+describe('what the engine keeps is screened', () => {
+  const EMAIL = 'jane.doe@example.com';
+  const raw = (runId: string, status: RunState['status']): RunState => ({
+    ...aState(runId, status),
+    command: { task_description: `Write to ${EMAIL}`, input_artifacts: [], config: {} } as unknown as RunState['command'],
+    ...(status === 'paused' ? { pause: { pause_id: 'p1', layer: 'ethics', reason_code: 'ETHICS_PII_DETECTED', message: `found ${EMAIL}`, requested_at: '2026-01-01T00:00:00.000Z' } } : {}),
+  });
+  const rows = async (runId: string) => ({
+    state: JSON.stringify((await engine.query<{ state: unknown }>('SELECT state FROM maestro_runs WHERE run_id = $1', [runId])).rows[0]?.state),
+    body: (await engine.query<{ body: string }>('SELECT body FROM maestro_queue WHERE run_id = $1', [runId])).rows[0]?.body ?? '',
+    files: (await engine.query<{ name: string }>('SELECT name FROM maestro_run_files WHERE run_id = $1 ORDER BY name', [runId])).rows.map((r) => r.name),
+  });
+
+  it('the checkpoint holds no raw text; the command as given stays while the run may go on, and goes (with its queue copy) when it ends', async () => {
+    const runId = 'screened-1';
+    await new PgQueue(engine).submit({ runId, workspaceId: 'test', source: `${runId}.json`, body: JSON.stringify({ task_description: `Write to ${EMAIL}` }), inputHashes: {} });
+    const ledger = new PgRunLedger({ engine, clock });
+    const run = await ledger.open(runId);
+    await run.commit({ start: raw(runId, 'running'), files: [{ name: 'command.json', content: JSON.stringify({ task_description: `Write to ${EMAIL}` }) }] });
+    const decision = pauseDecision('ethics', 'ETHICS_PII_DETECTED');
+    await run.commit({ event: { type: 'paused', decision, pause: { pause_id: 'p1', layer: 'ethics', reason_code: 'ETHICS_PII_DETECTED', message: `found ${EMAIL}`, requested_at: '2026-01-01T00:00:00.000Z' }, summary: `found ${EMAIL}` } });
+    let kept = await rows(runId);
+    expect(kept.state).not.toContain(EMAIL);
+    expect(kept.state).toContain('[REDACTED:EMAIL]');
+    expect(kept.files).toEqual(['command.json']);
+    expect((await ledger.load(runId))?.command_redacted).toEqual(['EMAIL']);
+    expect((await new PgQueue(engine).pausedRuns()).find((p) => p.run_id === runId)?.message).toBe('found [REDACTED:EMAIL]');
+
+    await run.commit({ event: { type: 'finished', status: 'stopped', decision: runDecision('hitl', 'HITL_STOP'), finishedAt: '2026-01-01T00:00:01.000Z', summary: `stopped: ${EMAIL}` } });
+    kept = await rows(runId);
+    expect(kept.state).not.toContain(EMAIL);
+    expect(kept.files).toEqual([]);
+    expect(kept.body).not.toContain(EMAIL);
+    expect(JSON.parse(kept.body)).toMatchObject({ task_description: 'Write to [REDACTED:EMAIL]' });
   });
 });
 

@@ -27,7 +27,7 @@ describe('a run paused by an older maestro (checkpoint version 1)', () => {
     expect(outcome?.status, outcome?.message).toBe('completed');
     expect(llm.calls).toHaveLength(0);
     const state = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', runId, 'state.json'), 'utf8'));
-    expect(state.schemaVersion).toBe(2);
+    expect(state.schemaVersion).toBe(3);
     expect(state.steps.map((s: { id: string }) => s.id)).toContain('verdict:auditor');
     // The run used the offline route: its artifact says so, decided from the route, not guessed from a name.
     expect(await readFile(outcome?.artifact ?? '', 'utf8')).toContain('OFFLINE REHEARSAL');

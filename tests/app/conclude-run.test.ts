@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { executeRun } from '../../src/app/execute-run.js';
 import { decidePause } from '../../src/app/hitl.js';
-import { aCommand, memoryApp, reopen, startRun } from '../fakes/memory-app.js';
+import { aCommand, execute, memoryApp, reopen, startRun } from '../fakes/memory-app.js';
 import { politeCouncil, ScriptedLlmClient, type ScriptedCall } from '../fakes/scripted-llm-client.js';
 
 // concludeRun — the verdicts arbitrated, then the run completes or pauses — reached through executeRun
@@ -13,7 +12,7 @@ const investigate = '{"action":"investigate","confidence":0.9,"rationale":"facts
 describe('concludeRun', () => {
   it('proceeds when the council says so: the arbitration and its decision are one commit, then the run completes', async () => {
     const app = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
-    const outcome = await executeRun(await startRun(app), app.deps);
+    const outcome = await execute(await startRun(app), app.deps);
     expect(outcome.status).toBe('completed');
     expect(outcome.message).toMatch(/^completed: proceed \(confidence_weighted, agreement 100%\) · 7 model calls/);
     const arbitrated = app.ledger.commits.find((c) => c.records.some((r) => r.event === 'ARBITRATED'));
@@ -24,7 +23,7 @@ describe('concludeRun', () => {
 
   it("pauses on the council's readable doubt, as a judgement: a draft is kept, no memory is saved", async () => {
     const app = memoryApp({ llm: new ScriptedLlmClient(verdicts({ coordinator: investigate, strategist: investigate, auditor: investigate })) });
-    const outcome = await executeRun(await startRun(app), app.deps);
+    const outcome = await execute(await startRun(app), app.deps);
     expect(outcome).toMatchObject({ status: 'paused', reason_code: 'ARBITRATION_INVESTIGATE' });
     expect(JSON.parse((await app.ledger.readFile('run-1', 'hitl.json'))!)).toMatchObject({ pause_class: 'judgement', conflict_pauses: 1 });
     expect(await app.ledger.readFile('run-1', 'draft.md')).toContain('Status: PAUSED');
@@ -34,7 +33,7 @@ describe('concludeRun', () => {
 
   it('pauses on verdicts that could not be read as an outage of their route, naming them', async () => {
     const app = memoryApp({ llm: new ScriptedLlmClient(verdicts({ auditor: 'I approve!' })), config: (c) => ({ ...c, deliberation: { ...c.deliberation, arbitration: 'escalate_on_conflict' } }) });
-    const outcome = await executeRun(await startRun(app), app.deps);
+    const outcome = await execute(await startRun(app), app.deps);
     expect(outcome).toMatchObject({ status: 'paused', reason_code: 'ARBITRATION_VERDICTS_UNREADABLE' });
     expect(app.ledger.records('run-1').find((r) => r.event === 'ARBITRATED')?.details).toMatchObject({ unreadable_verdicts: ['auditor'], invalid_verdicts: ['auditor'] });
     expect(JSON.parse((await app.ledger.readFile('run-1', 'hitl.json'))!)).toMatchObject({ pause_class: 'outage', conflict_pauses: 0 });
@@ -43,10 +42,10 @@ describe('concludeRun', () => {
   it('a person who continues clears the doubt: the run completes from the deliberation done, calling no model again', async () => {
     const llm = new ScriptedLlmClient(verdicts({ coordinator: investigate, strategist: investigate, auditor: investigate }));
     const app = memoryApp({ llm });
-    await executeRun(await startRun(app), app.deps);
+    await execute(await startRun(app), app.deps);
     const calls = llm.calls.length;
     await decidePause({ runId: 'run-1', decision: 'continue' }, app.deps);
-    const outcome = await executeRun(await reopen(app, 'run-1'), app.deps);
+    const outcome = await execute(await reopen(app, 'run-1'), app.deps);
     expect(outcome).toMatchObject({ status: 'completed' });
     expect(outcome.message).toContain("continued by a person over the council's investigate");
     expect(llm.calls).toHaveLength(calls);
@@ -59,14 +58,14 @@ describe('concludeRun', () => {
   it("saves the council's memory only once the artifact is written; a memory that cannot be saved leaves the run unfinished", async () => {
     const app = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
     app.sessions.failAppend = new Error('session_states is read-only');
-    await expect(executeRun(await startRun(app), app.deps)).rejects.toThrow('session_states is read-only');
+    await expect(execute(await startRun(app), app.deps)).rejects.toThrow('session_states is read-only');
     expect(app.workspace.artifacts.has('outputs/run-1.md')).toBe(true);
     expect(app.ledger.events('run-1')).not.toContain('SESSIONS_SAVED');
     expect((await app.ledger.load('run-1'))?.status).toBe('running');
 
     // Taken up again: the same ending is completed, nothing recorded twice, memory saved once.
     app.sessions.failAppend = undefined;
-    const outcome = await executeRun(await reopen(app, 'run-1'), app.deps);
+    const outcome = await execute(await reopen(app, 'run-1'), app.deps);
     expect(outcome.status).toBe('completed');
     const events = app.ledger.events('run-1');
     expect(events.filter((e) => e === 'ARBITRATED')).toHaveLength(1);
@@ -77,7 +76,7 @@ describe('concludeRun', () => {
 
   it('reports the arbitration to whoever watches, with the votes', async () => {
     const app = memoryApp({ llm: new ScriptedLlmClient(verdicts({ auditor: investigate })), config: (c) => ({ ...c, deliberation: { ...c.deliberation, arbitration: 'majority_vote' } }) });
-    await executeRun(await startRun(app, aCommand()), app.deps);
+    await execute(await startRun(app, aCommand()), app.deps);
     expect(app.progress.find((p) => p.kind === 'arbitrated')).toMatchObject({ strategy: 'majority_vote', votes: { coordinator: 'proceed', strategist: 'proceed', auditor: 'investigate' } });
   });
 });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { executeRun } from '../../src/app/execute-run.js';
 import { LlmError } from '../../src/domain/errors.js';
-import { aCommand, memoryApp, reopen, startRun, type MemoryApp } from '../fakes/memory-app.js';
+import { aCommand, execute, type MemoryApp, memoryApp, reopen, startRun } from '../fakes/memory-app.js';
 import { politeCouncil, ScriptedLlmClient, type ScriptedCall } from '../fakes/scripted-llm-client.js';
 
 // executeRun with every port in memory: what a run does, records and keeps, from its checkpoint on.
@@ -13,7 +12,7 @@ describe('executeRun', () => {
     const llm = new ScriptedLlmClient(politeCouncil);
     const app = memoryApp({ llm });
     const run = await startRun(app);
-    const outcome = await executeRun(run, app.deps);
+    const outcome = await execute(run, app.deps);
 
     expect(outcome).toMatchObject({ run_id: 'run-1', status: 'completed', decision: 'RUN', artifact: '/workspace/outputs/run-1.md', audit_log: 'memory:audit/run-1' });
     expect(llm.calls.map((c) => `${c.purpose}:${c.persona}`)).toEqual([
@@ -33,7 +32,7 @@ describe('executeRun', () => {
 
   it('commits each step with its records, and the plan with the gates that let it through', async () => {
     const app = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
-    await executeRun(await startRun(app), app.deps);
+    await execute(await startRun(app), app.deps);
     const planned = app.ledger.commits.find((c) => c.event?.type === 'planned');
     expect(planned?.records.map((r) => r.event).every((e) => e === 'GATE')).toBe(true);
     expect(planned?.records.length).toBeGreaterThan(0);
@@ -52,13 +51,13 @@ describe('executeRun', () => {
       return politeCouncil(r);
     });
     const app = memoryApp({ llm: first, signal: controller.signal });
-    await expect(executeRun(await startRun(app), app.deps)).rejects.toThrow();
+    await expect(execute(await startRun(app), app.deps)).rejects.toThrow();
     expect((await app.ledger.load('run-1'))?.steps.map((s) => s.id)).toHaveLength(4);
 
     const second = new ScriptedLlmClient(politeCouncil);
     const again = memoryApp({ llm: second });
     again.ledger.seed((await app.ledger.load('run-1'))!, app.ledger.records('run-1'));
-    const outcome = await executeRun(await reopen(again, 'run-1'), again.deps);
+    const outcome = await execute(await reopen(again, 'run-1'), again.deps);
     expect(outcome.status).toBe('completed');
     expect(second.calls.map((c) => `${c.purpose}:${c.persona}`)).toEqual(['verdict:strategist', 'verdict:auditor', 'synthesis:coordinator']);
     expect(again.ledger.records('run-1').filter((r) => r.event === 'MODEL_CALL')).toHaveLength(7);
@@ -67,7 +66,7 @@ describe('executeRun', () => {
   it('stops before any model call when a gate refuses the command (the output path leaves the workspace)', async () => {
     const llm = new ScriptedLlmClient(politeCouncil);
     const app = memoryApp({ llm });
-    const outcome = await executeRun(await startRun(app, aCommand({ output_artifact_path: '../elsewhere.md' })), app.deps);
+    const outcome = await execute(await startRun(app, aCommand({ output_artifact_path: '../elsewhere.md' })), app.deps);
     expect(outcome).toMatchObject({ status: 'stopped', decision: 'STOPPED', reason_code: 'ACC_PATH_ESCAPE' });
     expect(llm.calls).toEqual([]);
     expect(app.ledger.events('run-1').at(-1)).toBe('RUN_FINISHED');
@@ -80,7 +79,7 @@ describe('executeRun', () => {
       return politeCouncil(r);
     });
     const app = memoryApp({ llm });
-    const outcome = await executeRun(await startRun(app), app.deps);
+    const outcome = await execute(await startRun(app), app.deps);
     expect(outcome).toMatchObject({ status: 'paused', decision: 'PAUSE_FOR_HITL', reason_code: 'MODEL_CALL_FAILED' });
     const state = await app.ledger.load('run-1');
     expect(state?.steps.map((s) => s.persona)).toEqual(['coordinator', 'strategist']);
@@ -94,7 +93,7 @@ describe('executeRun', () => {
   it('pauses when the run crosses its budget, before the next call', async () => {
     const llm = new ScriptedLlmClient(politeCouncil);
     const app = memoryApp({ llm });
-    const outcome = await executeRun(await startRun(app, aCommand({ config: { max_rounds: 1, budget: { max_calls: 2 } } })), app.deps);
+    const outcome = await execute(await startRun(app, aCommand({ config: { max_rounds: 1, budget: { max_calls: 2 } } })), app.deps);
     expect(outcome).toMatchObject({ status: 'paused', reason_code: 'BUDGET_EXCEEDED' });
     expect(llm.calls).toHaveLength(2);
     expect(app.ledger.records('run-1').find((r) => r.event === 'HITL_REQUESTED')?.details).toMatchObject({ limit: 'max_calls' });
@@ -104,7 +103,7 @@ describe('executeRun', () => {
     const llm = new ScriptedLlmClient(politeCouncil);
     const app = memoryApp({ llm });
     app.personas.problems = [{ file: 'personas/broken.md', issues: ['(root): unknown key "mood"'] }];
-    const outcome = await executeRun(await startRun(app), app.deps);
+    const outcome = await execute(await startRun(app), app.deps);
     expect(outcome).toMatchObject({ status: 'invalid', issues: ['personas/broken.md: (root): unknown key "mood"'] });
     expect(llm.calls).toEqual([]);
     expect(app.ledger.events('run-1')).toEqual(['PERSONAS_INVALID']);
@@ -114,7 +113,7 @@ describe('executeRun', () => {
   it("records a persona's corrupt memory, tells the person, and goes on with a fresh one", async () => {
     const app = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
     app.sessions.corrupt('auditor');
-    const outcome = await executeRun(await startRun(app), app.deps);
+    const outcome = await execute(await startRun(app), app.deps);
     expect(outcome.status).toBe('completed');
     expect(app.ledger.records('run-1').find((r) => r.event === 'SESSION_RECOVERED')?.details).toEqual({ persona: 'auditor' });
     expect(app.progress.some((p) => p.kind === 'notice' && p.message.includes('session state of auditor was corrupt'))).toBe(true);
@@ -122,7 +121,7 @@ describe('executeRun', () => {
 
   it('records an input the council sees only the start of, and says how to give it more', async () => {
     const app = memoryApp({ llm: new ScriptedLlmClient(politeCouncil), files: { 'docs/big.md': 'x'.repeat(600) }, config: (c) => ({ ...c, knowledge: { ...c.knowledge, max_file_bytes: 256 } }) });
-    await executeRun(await startRun(app, aCommand({ input_artifacts: ['docs/big.md'] })), app.deps);
+    await execute(await startRun(app, aCommand({ input_artifacts: ['docs/big.md'] })), app.deps);
     expect(app.ledger.records('run-1').find((r) => r.event === 'INPUT_TRUNCATED')?.details).toEqual({ path: 'docs/big.md', bytes: 600, shown_bytes: 256 });
     expect(app.progress.some((p) => p.kind === 'notice' && p.message.includes('raise knowledge.max_file_bytes'))).toBe(true);
   });
@@ -133,7 +132,7 @@ describe('executeRun', () => {
     const run = await startRun(app);
     // The ending was fixed (a stop decided by a person), then the process died.
     await run.commit({ event: { type: 'finishing', finishedAt: '2026-01-01T00:10:00.000Z', decision: { decision: 'STOPPED', reason_code: 'HITL_STOP', sealed: false, overrideable: false, final_decider: 'USER', layer: 'hitl' }, status: 'stopped' } });
-    const outcome = await executeRun(await reopen(app, 'run-1'), app.deps);
+    const outcome = await execute(await reopen(app, 'run-1'), app.deps);
     expect(outcome).toMatchObject({ status: 'stopped', reason_code: 'HITL_STOP' });
     expect(llm.calls).toEqual([]);
     expect((await app.ledger.load('run-1'))?.finished_at).toBe('2026-01-01T00:10:00.000Z');
@@ -146,7 +145,7 @@ describe('executeRun', () => {
       return politeCouncil(r);
     });
     const app = memoryApp({ llm, signal: controller.signal });
-    await expect(executeRun(await startRun(app), app.deps)).rejects.toThrow('the watcher is stopping');
+    await expect(execute(await startRun(app), app.deps)).rejects.toThrow('the watcher is stopping');
     expect(await app.ledger.load('run-1')).toMatchObject({ status: 'running' });
     expect((await app.ledger.load('run-1'))?.steps).toHaveLength(2);
     expect(app.ledger.events('run-1')).not.toContain('RUN_FINISHED');

@@ -146,10 +146,9 @@ describe('loop policy, end to end in the app', () => {
 describe('decidePause, with the ledger in memory', () => {
   const pausedRun = async () => {
     const { memoryApp } = await import('../fakes/memory-app.js');
-    const { executeRun } = await import('../../src/app/execute-run.js');
-    const { startRun } = await import('../fakes/memory-app.js');
+    const { execute, startRun } = await import('../fakes/memory-app.js');
     const mem = memoryApp({ llm: new ScriptedLlmClient(doubtful) });
-    await executeRun(await startRun(mem), mem.deps);
+    await execute(await startRun(mem), mem.deps);
     return mem;
   };
 
@@ -171,7 +170,7 @@ describe('decidePause, with the ledger in memory', () => {
     await expect(decidePause({ runId: 'run-1', decision: 'maybe' }, mem.deps)).rejects.toThrow(HitlRefusedError);
     await expect(decidePause({ runId: 'run-1', decision: 'continue', note: 'x'.repeat(2001) }, mem.deps)).rejects.toThrow(/longer than 2000/);
     await decidePause({ runId: 'run-1', decision: 'continue' }, mem.deps);
-    await expect(decidePause({ runId: 'run-1', decision: 'continue' }, mem.deps)).rejects.toThrow(/is not paused: it is running \(a "continue" decision was already recorded for pause run-1-p1\)/);
+    await expect(decidePause({ runId: 'run-1', decision: 'continue' }, mem.deps)).rejects.toThrow(/its pause run-1-p1 was already decided \("continue" at .*\) and the run waits to be resumed/);
     expect(mem.ledger.commits.length).toBe(before + 1);
   });
 
@@ -180,7 +179,7 @@ describe('decidePause, with the ledger in memory', () => {
     const mem = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
     await startRun(mem);
     await expect(decidePause({ runId: 'run-1', decision: 'stop' }, mem.deps)).rejects.toThrow(/is not paused: it is running/);
-    const result = await decidePause({ runId: 'run-1', decision: 'stop', unowned: true }, mem.deps);
+    const result = await decidePause({ runId: 'run-1', decision: 'stop', isOwned: async () => false }, mem.deps);
     expect(result).toMatchObject({ decision: 'stop', outcome: { status: 'stopped', reason_code: 'HITL_STOP' } });
     expect(mem.ledger.records('run-1').find((r) => r.event === 'HITL_DECIDED')?.details).toMatchObject({ paused_reason: 'RUN_NOT_OWNED' });
   });

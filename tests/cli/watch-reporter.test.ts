@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import type { WatchEvent } from '../../src/domain/queue.js';
 import type { Io } from '../../src/cli/io.js';
-import { handleStopSignals, type SignalProcess } from '../../src/cli/watch.js';
+import { handleStopSignals, type SignalProcess } from '../../src/cli/stop-signals.js';
 import { pickWatchOutput, WatchReporter } from '../../src/cli/watch-reporter.js';
 
 function fakeIo(env: NodeJS.ProcessEnv = {}, isTTY = false): Io & { out: () => string } {

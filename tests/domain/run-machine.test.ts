@@ -4,7 +4,8 @@ import { pauseDecision, runDecision, systemStopDecision, userDecision } from '..
 import { roundRobinMode } from '../../src/domain/modes/round-robin.js';
 import type { ModeContext } from '../../src/domain/modes/mode.js';
 import { applyRunEvent, buildOutcome, nextStep, type RunEvent } from '../../src/domain/run-machine.js';
-import { parseRunState, RUN_STATE_VERSION, type RunPlan, type RunState, type Step } from '../../src/domain/run-state.js';
+import { parseRunState } from '../../src/domain/checkpoint.js';
+import { RUN_STATE_VERSION, type RunPlan, type RunState, type Step } from '../../src/domain/run-state.js';
 
 const T = '2026-11-23T10:00:00.000Z';
 const plan: RunPlan = { mode: 'round_robin', personas: ['a', 'b'], rounds: 1, synthesizer: 'a', arbitration: 'confidence_weighted', output_path: 'outputs/x.md', model: 'm', routes: {}, settings: {} };
@@ -106,6 +107,6 @@ describe('checkpoint versions', () => {
 
   it('an unknown version is refused with a message that says which versions are read', () => {
     const parsed = parseRunState({ schemaVersion: 9, run_id: 'x' });
-    expect(parsed).toEqual({ ok: false, issues: ['schemaVersion: this checkpoint is version 9; this maestro reads versions 1 and 2'] });
+    expect(parsed).toEqual({ ok: false, issues: ['schemaVersion: this checkpoint is version 9; this maestro reads versions 1 to 3'] });
   });
 });

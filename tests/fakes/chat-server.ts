@@ -44,7 +44,7 @@ export interface ChatUsage {
 interface ReplyBase {
   /** Wait this long before answering; a client that disconnects meanwhile gets nothing. */
   readonly delayMs?: number;
-  /** Extra response headers, e.g. `{ 'retry-after-ms': '1' }` to keep SDK retries fast. */
+  /** Extra response headers, e.g. `{ 'retry-after-ms': '1' }` to keep retries fast. */
   readonly headers?: Record<string, string>;
 }
 

@@ -1,4 +1,5 @@
-import type { DecisionInbox } from '../../src/app/hitl.js';
+import { RunBusyError } from '../../src/domain/errors.js';
+import type { DecisionInbox, RunLocks } from '../../src/domain/ports.js';
 import { compareReadyFiles, type Claim, type ClaimStore, type CommandInbox, type ReadyFile, type Rejection } from '../../src/domain/queue.js';
 
 /** `continue` decisions in memory: posted once, taken by exactly one claimer. */
@@ -114,5 +115,20 @@ export class InMemoryClaimStore implements ClaimStore {
     const reasons = [...(this.failures.get(claim.runId) ?? []), reason];
     this.failures.set(claim.runId, reasons);
     return reasons;
+  }
+}
+
+/** Runs' locks in memory: one holder per run at a time, as the files' and the engine's locks keep it. */
+export class InMemoryRunLocks implements RunLocks {
+  readonly #held = new Set<string>();
+
+  async hold<T>(runId: string, fn: () => Promise<T>): Promise<T> {
+    if (this.#held.has(runId)) throw new RunBusyError(runId);
+    this.#held.add(runId);
+    try {
+      return await fn();
+    } finally {
+      this.#held.delete(runId);
+    }
   }
 }

@@ -1,6 +1,7 @@
 import { sha256 } from '../../src/adapters/hashing.js';
+import { executeRun } from '../../src/app/execute-run.js';
 import type { ModelRoutes } from '../../src/app/routed-llm.js';
-import { startedRun, type RunDeps } from '../../src/app/run-deps.js';
+import { startedRun, type RunDeps, type RunOutcome } from '../../src/app/run-deps.js';
 import { parseCommandText } from '../../src/domain/command-file.js';
 import type { Persona } from '../../src/domain/persona.js';
 import type { LlmClient, ProgressEvent, StartedRun } from '../../src/domain/ports.js';
@@ -8,7 +9,7 @@ import type { ResolvedRoute } from '../../src/domain/route.js';
 import { RUN_STATE_VERSION, type RunState } from '../../src/domain/run-state.js';
 import { DEFAULT_WORKSPACE_CONFIG, type WorkspaceConfig } from '../../src/domain/workspace-config.js';
 import { FakeClock } from './fake-clock.js';
-import { InMemoryDecisionInbox } from './in-memory-inbox.js';
+import { InMemoryDecisionInbox, InMemoryRunLocks } from './in-memory-inbox.js';
 import { InMemoryRunLedger } from './in-memory-run-ledger.js';
 import { InMemoryLoopPolicyStore, InMemoryPersonaStore, InMemorySessionStore, InMemoryWorkspace, triad } from './in-memory-stores.js';
 
@@ -28,7 +29,7 @@ export interface MemoryAppOptions {
 
 /** The app's use cases wired to in-memory fakes: no disk, no network, no process. */
 export interface MemoryApp {
-  readonly deps: RunDeps & { readonly decisions: InMemoryDecisionInbox };
+  readonly deps: RunDeps & { readonly decisions: InMemoryDecisionInbox; readonly runLocks: InMemoryRunLocks };
   readonly ledger: InMemoryRunLedger;
   readonly sessions: InMemorySessionStore;
   readonly loopPolicy: InMemoryLoopPolicyStore;
@@ -68,6 +69,7 @@ export function memoryApp(options: MemoryAppOptions = {}): MemoryApp {
     ledger,
     loopPolicy,
     decisions,
+    runLocks: new InMemoryRunLocks(),
     onProgress: (event) => progress.push(event),
     ...(options.signal ? { signal: options.signal } : {}),
   };
@@ -113,4 +115,9 @@ export async function startRun(app: MemoryApp, command: Record<string, unknown> 
 /** The same run opened again, as a later process (a resume) opens it. */
 export async function reopen(app: MemoryApp, runId: string): Promise<StartedRun> {
   return startedRun(await app.ledger.open(runId));
+}
+
+/** executeRun on a started run, with the command its checkpoint keeps (as given: these tests screen nothing out of it). */
+export function execute(run: StartedRun, deps: RunDeps): Promise<RunOutcome> {
+  return executeRun(run, deps, run.state.command);
 }

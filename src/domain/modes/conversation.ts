@@ -1,6 +1,6 @@
 import { arbitrate, domainRelevance, type ArbitrationResult } from '../arbitration.js';
 import type { Persona } from '../persona.js';
-import type { ChatMessage } from '../ports.js';
+import type { ChatMessage } from '../chat.js';
 import { orchestratorSystemPrompt, renderKnowledgeResult } from '../prompts.js';
 import type { Step } from '../run-state.js';
 import { parseVerdict, VERDICT_SCHEMA, verdictRetryPrompt, type Verdict } from '../verdict.js';

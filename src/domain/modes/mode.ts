@@ -5,7 +5,7 @@ import type { CommandFile } from '../command-file.js';
 import type { ReasonCode } from '../codes.js';
 import type { HistoryView } from '../history.js';
 import type { Persona } from '../persona.js';
-import type { CallPurpose, ChatMessage } from '../ports.js';
+import type { CallPurpose, ChatMessage } from '../chat.js';
 import type { RunPlan, Step, StepKind } from '../run-state.js';
 import type { Verdict } from '../verdict.js';
 

@@ -188,12 +188,19 @@ function concludeAssessments(ctx: ModeContext, done: readonly Step[]): Conclusio
 }
 
 function sections(ctx: ModeContext, done: readonly Step[], r: Evaluation): ArtifactSection[] {
-  const { composed, arbitration } = r;
-  const fmt = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : n.toFixed(2));
-  const out: ArtifactSection[] = [];
-  const personas = ctx.plan.personas;
+  return [
+    { title: 'Assessments', markdown: assessmentsTable(ctx, r) },
+    { title: 'Composition and arbitration', markdown: compositionText(r) },
+    ...(r.standing ? [{ title: 'Anonymous review', markdown: reviewTable(r.standing) }] : []),
+    { title: 'Orchestration', markdown: orchestrationText(ctx, done, r) },
+  ];
+}
 
-  const assessments = [
+const fmt = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : n.toFixed(2));
+
+function assessmentsTable(ctx: ModeContext, r: Evaluation): string {
+  const personas = ctx.plan.personas;
+  return [
     '| Persona | Action | Confidence | Overall | Foundation | Comprehension | Execution | Rationale |',
     '|---|---|---|---|---|---|---|---|',
     ...r.assessments.map((a) => {
@@ -206,59 +213,58 @@ function sections(ctx: ModeContext, done: readonly Step[], r: Evaluation): Artif
     `|---|${personas.map(() => '---|').join('')}---|---|`,
     ...VECTORS.map((v) => {
       const cells = personas.map((p) => fmt(r.assessments.find((a) => a.persona === p)?.vectors?.[v].score));
-      const c = composed.vectors[v];
+      const c = r.composed.vectors[v];
       return `| ${v} | ${cells.join(' | ')} | **${c.flagged ? 'flagged' : fmt(c.score)}** | ${c.spread.toFixed(2)} |`;
     }),
-  ];
-  out.push({ title: 'Assessments', markdown: assessments.join('\n') });
+  ].join('\n');
+}
 
-  const composition = [
+function compositionText(r: Evaluation): string {
+  const { composed, arbitration } = r;
+  const weights = (w: Readonly<Record<string, number>>): string => Object.entries(w).map(([p, n]) => `\`${p}\` ${n.toFixed(2)}`).join(', ');
+  const tiers = composed.tiers;
+  return [
     `**COMPOSE (${composed.strategy}):** ${composed.method}.`,
     '',
-    `Weights: ${Object.entries(composed.weights).map(([p, w]) => `\`${p}\` ${w.toFixed(2)}`).join(', ') || 'none (no valid assessment)'}.`,
+    `Weights: ${weights(composed.weights) || 'none (no valid assessment)'}.`,
     '',
-    `Tier confidence of the composed assessment: foundation ${fmt(composed.tiers.foundation)}, comprehension ${fmt(composed.tiers.comprehension)}, execution ${fmt(composed.tiers.execution)}; overall ${fmt(composed.tiers.overall)} (tier weights: foundation 0.35, comprehension 0.25, execution 0.25, engagement 0.15, discounted by uncertainty).`,
+    `Tier confidence of the composed assessment: foundation ${fmt(tiers.foundation)}, comprehension ${fmt(tiers.comprehension)}, execution ${fmt(tiers.execution)}; overall ${fmt(tiers.overall)} (tier weights: foundation 0.35, comprehension 0.25, execution 0.25, engagement 0.15, discounted by uncertainty).`,
     '',
     `Agreement: ${(arbitration.agreement * 100).toFixed(0)}% on the action; vector agreement ${(vectorAgreement(composed) * 100).toFixed(0)}% (1 − mean spread).`,
     ...(composed.flagged.length > 0 ? ['', `Flagged for arbitration (spread over the threshold): ${composed.flagged.join(', ')}.`] : []),
     ...(composed.missing.length > 0 ? ['', `Missing or malformed assessments (counted as escalate, left out of the scores): ${composed.missing.map((p) => `\`${p}\``).join(', ')}.`] : []),
     '',
-    `**ARBITRATE (${arbitration.strategy}):** ${arbitration.final_action}. Weights used: ${Object.entries(arbitration.weights_used).map(([p, w]) => `\`${p}\` ${w.toFixed(2)}`).join(', ')}. Consensus level ${(arbitration.consensus_level * 100).toFixed(0)}%.`,
-  ];
-  out.push({ title: 'Composition and arbitration', markdown: composition.join('\n') });
+    `**ARBITRATE (${arbitration.strategy}):** ${arbitration.final_action}. Weights used: ${weights(arbitration.weights_used)}. Consensus level ${(arbitration.consensus_level * 100).toFixed(0)}%.`,
+  ].join('\n');
+}
 
-  if (r.standing) {
-    out.push({
-      title: 'Anonymous review',
-      markdown: [
-        'Each persona ranked the others\' assessments under neutral labels (never names, never its own); ranks are aggregated by Borda count. The standing multiplies each persona\'s weight in composition and arbitration.',
-        '',
-        '| Standing | Persona | Borda points | Weight |',
-        '|---|---|---|---|',
-        ...r.standing.order.map((p, i) => `| ${i + 1} | \`${p}\` | ${r.standing!.points[p] ?? 0} | ${(r.standing!.weights[p] ?? 1).toFixed(2)} |`),
-        ...(r.standing.invalid.length > 0 ? ['', `Rankings that could not be read (left out): ${r.standing.invalid.map((p) => `\`${p}\``).join(', ')}.`] : []),
-      ].join('\n'),
-    });
-  }
+function reviewTable(standing: NonNullable<Evaluation['standing']>): string {
+  return [
+    "Each persona ranked the others' assessments under neutral labels (never names, never its own); ranks are aggregated by Borda count. The standing multiplies each persona's weight in composition and arbitration.",
+    '',
+    '| Standing | Persona | Borda points | Weight |',
+    '|---|---|---|---|',
+    ...standing.order.map((p, i) => `| ${i + 1} | \`${p}\` | ${standing.points[p] ?? 0} | ${(standing.weights[p] ?? 1).toFixed(2)} |`),
+    ...(standing.invalid.length > 0 ? ['', `Rankings that could not be read (left out): ${standing.invalid.map((p) => `\`${p}\``).join(', ')}.`] : []),
+  ].join('\n');
+}
 
+function orchestrationText(ctx: ModeContext, done: readonly Step[], r: Evaluation): string {
   const assessSteps = done.filter((s) => s.kind === 'assessment');
   const start = Math.min(...assessSteps.map((s) => Date.parse(s.started_at)));
   const end = Math.max(...assessSteps.map((s) => Date.parse(s.started_at) + s.duration_ms));
   const callTime = assessSteps.reduce((n, s) => n + s.duration_ms, 0);
   const settings = readModeSettings(ctx.plan.settings);
-  out.push({
-    title: 'Orchestration',
-    markdown: [
-      `| Orchestration | Composition | Arbitration | Review | Concurrency |`,
-      `|---|---|---|---|---|`,
-      `| ${ctx.plan.mode === 'parallel' ? 'parallel_consensus' : 'sequential_refinement'} | ${composed.strategy} | ${arbitration.strategy} | ${settings.review} | ${ctx.plan.mode === 'parallel' ? settings.concurrency : 1} |`,
-      '',
-      assessSteps.length > 0 && Number.isFinite(start)
-        ? `Assessments: ${assessSteps.length} calls, ${(callTime / 1000).toFixed(2)} s of model time in ${((end - start) / 1000).toFixed(2)} s of wall time.`
-        : 'Assessments: none finished.',
-    ].join('\n'),
-  });
-  return out;
+  const parallel = ctx.plan.mode === 'parallel';
+  return [
+    `| Orchestration | Composition | Arbitration | Review | Concurrency |`,
+    `|---|---|---|---|---|`,
+    `| ${parallel ? 'parallel_consensus' : 'sequential_refinement'} | ${r.composed.strategy} | ${r.arbitration.strategy} | ${settings.review} | ${parallel ? settings.concurrency : 1} |`,
+    '',
+    assessSteps.length > 0 && Number.isFinite(start)
+      ? `Assessments: ${assessSteps.length} calls, ${(callTime / 1000).toFixed(2)} s of model time in ${((end - start) / 1000).toFixed(2)} s of wall time.`
+      : 'Assessments: none finished.',
+  ].join('\n');
 }
 
 function heatmap(ctx: ModeContext, r: Evaluation): ArtifactAttachment {

@@ -1,7 +1,7 @@
 import type { ReasonCode } from '../codes.js';
 import type { DecisionRecord, Layer } from '../decision.js';
 import type { LlmErrorKind } from '../errors.js';
-import type { CallPurpose } from '../ports.js';
+import type { CallPurpose } from '../chat.js';
 
 /**
  * The run's policy as one table. Every event that can end, pause, stop or reroute a run — a route

@@ -1,0 +1,175 @@
+import path from 'node:path';
+import { ensurePrivateDir } from '../adapters/atomic-file.js';
+import { FsArtifactWriter } from '../adapters/fs-artifact-writer.js';
+import { pruneAuditLogs } from '../adapters/fs-audit-store.js';
+import { FsClaimStore } from '../adapters/fs-claim-store.js';
+import { FsCommandInbox } from '../adapters/fs-command-inbox.js';
+import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
+import { IntakeLoop } from '../app/intake-loop.js';
+import { WatchLoop } from '../app/watch-loop.js';
+import { checkWorkspace } from '../app/workspace-check.js';
+import type { App } from '../compose.js';
+import type { EngineHandle } from '../compose-engine.js';
+import { checkWorkspaceConfig } from '../config.js';
+import type { WatchEvent } from '../domain/queue.js';
+
+/** A long-running service of the shell (a watcher, an intake, a worker), as the CLI drives it. */
+export interface Service {
+  /** Starts it and resolves when it has stopped: after `stop()`, or with `once` when the queue is drained. */
+  run(): Promise<void>;
+  /** Stops taking work; the run in flight stops at its checkpoint. */
+  stop(): Promise<void>;
+  /** Releases what it holds (its registration, connections). Call once, after `finished`. */
+  close(): Promise<void>;
+}
+
+export interface WatchOptions {
+  readonly once: boolean;
+  readonly pid: number;
+  readonly version: string;
+  readonly onEvent: (event: WatchEvent) => void;
+  /** One line for people (a watch that failed, what audit retention deleted). */
+  readonly onNotice: (message: string) => void;
+}
+
+/**
+ * `maestro watch`: on files, a watcher that runs every command dropped into `commands/`; with an
+ * engine, the intake that hands them to the engine's workers and writes results back. Chosen here,
+ * once, from the workspace.
+ */
+export async function openWatcher(app: App, options: WatchOptions): Promise<Service> {
+  const { paths } = app;
+  await ensurePrivateDir(paths.state);
+  await ensurePrivateDir(paths.decisions);
+  const registry = new FsWatcherRegistry(path.join(paths.state, 'watchers'));
+  await registry.removeStale();
+  const self = FsWatcherRegistry.newIdentity(options.pid);
+  await registry.register({ ...self, started_at: app.deps.clock.now().toISOString(), once: options.once, version: options.version });
+  const unregister = () => registry.unregister(self);
+  const claims = new FsClaimStore({ paths, self, registry, clock: app.deps.clock });
+  const inbox = (dir: string, what: string) => new FsCommandInbox({ dir, onError: (error) => options.onNotice(`watching ${what} failed: ${error.message}`) });
+  try {
+    if (app.engine) return await startIntake(app, app.engine, { ...options, claims, inbox: inbox(paths.commands, 'commands/'), unregister });
+    const loop = new WatchLoop({
+      deps: app.deps,
+      inbox: inbox(paths.commands, 'commands/'),
+      decisions: inbox(paths.decisions, '.maestro/decisions/'),
+      claims,
+      onEvent: options.onEvent,
+      once: options.once,
+      pid: options.pid,
+      workspace: paths.root,
+      // The configuration is read once, at start; a file broken since then stops the taking of commands too.
+      preflight: async () => [...(await checkWorkspaceConfig(paths.config)), ...(await checkWorkspace(app.deps))],
+    });
+    const stopPruning = await pruneDaily(app, options.onNotice);
+    return {
+      run: async () => {
+        try {
+          await loop.start();
+        } catch (error) {
+          await loop.stop();
+          throw error;
+        }
+        await loop.stopped;
+      },
+      stop: () => loop.stop(),
+      close: async () => {
+        stopPruning();
+        await unregister();
+      },
+    };
+  } catch (error) {
+    await unregister();
+    throw error;
+  }
+}
+
+/** Audit retention: the watcher prunes at start and once a day, like `maestro audit prune`. */
+async function pruneDaily(app: App, onNotice: (message: string) => void): Promise<() => void> {
+  const prune = async (): Promise<void> => {
+    const retentionDays = app.deps.config.audit.retention_days;
+    await pruneAuditLogs({ paths: app.paths, retentionDays, now: app.deps.clock.now() }).then(
+      (report) => {
+        if (report.deleted.length > 0) onNotice(`audit retention: deleted the logs of ${report.deleted.length} run(s) last written more than ${retentionDays} day(s) ago`);
+        if (report.checkpoints.length > 0) onNotice(`audit retention: deleted the checkpoints of ${report.checkpoints.length} run(s) that ended more than ${retentionDays} day(s) ago`);
+      },
+      (error: unknown) => onNotice(`audit retention failed: ${(error as Error).message}`),
+    );
+  };
+  await prune();
+  const daily = setInterval(() => void prune(), 24 * 60 * 60 * 1000).unref();
+  return () => clearInterval(daily);
+}
+
+/**
+ * With an engine this watcher is the intake: files dropped into `commands/` go to the engine's
+ * queue; `maestro worker`s run them; results come back into this workspace.
+ */
+async function startIntake(
+  app: App,
+  engine: EngineHandle,
+  options: WatchOptions & { claims: FsClaimStore; inbox: FsCommandInbox; unregister: () => Promise<void> },
+): Promise<Service> {
+  const { paths } = app;
+  const { PgListener } = await import('../adapters/pg-listener.js');
+  const { DONE_CHANNEL } = await import('../adapters/pg-queue.js');
+  const listener = new PgListener(engine.engine, DONE_CHANNEL);
+  const loop = new IntakeLoop({
+    inbox: options.inbox,
+    claims: options.claims,
+    queue: {
+      submit: (c) => engine.queue.submit({ ...c, workspaceId: engine.workspaceId }),
+      undelivered: () => engine.queue.undelivered(engine.workspaceId),
+      markDelivered: (runId, state) => engine.queue.markDelivered(runId, state),
+      artifacts: (runId) => engine.queue.artifacts(runId),
+      outstanding: () => engine.queue.outstanding(engine.workspaceId),
+      waitForDone: (ms) => listener.wait(ms),
+    },
+    inputs: app.deps.inputs,
+    artifacts: new FsArtifactWriter(paths.root, () => app.deps.clock.now()),
+    newRunId: app.deps.newRunId,
+    onEvent: options.onEvent,
+    once: options.once,
+    pid: options.pid,
+    workspace: paths.root,
+  });
+  return {
+    run: async () => {
+      await loop.start();
+      await loop.stopped;
+    },
+    stop: () => loop.stop(),
+    close: async () => {
+      await listener.close();
+      await engine.engine.close();
+      await options.unregister();
+    },
+  };
+}
+
+export interface WorkerOptions {
+  readonly once: boolean;
+  readonly pid: number;
+  /** This worker's name in `maestro status`. */
+  readonly name: string;
+  readonly onEvent: (event: WatchEvent) => void;
+}
+
+/** `maestro worker`: takes commands from the workspace's engine and runs them, one at a time. */
+export async function openWorker(app: App, engine: EngineHandle, options: WorkerOptions): Promise<Service> {
+  const { PgWorkerSession } = await import('../adapters/pg-queue.js');
+  type Session = import('../adapters/pg-queue.js').PgWorkerSession;
+  type Claim = import('../adapters/pg-queue.js').EngineClaim;
+  const { WorkerLoop } = await import('../app/worker-loop.js');
+  const { workerClaimDeps } = await import('../compose-engine.js');
+  const loop = new WorkerLoop<Claim, Session>({
+    openSession: () => PgWorkerSession.open(engine.engine, { name: options.name }),
+    depsFor: (claim, session, controls) => workerClaimDeps({ base: app.deps, engine: engine.engine, root: app.paths.root, claim, session, controls }),
+    onEvent: options.onEvent,
+    once: options.once,
+    pid: options.pid,
+    workspace: app.paths.root,
+  });
+  return { run: () => loop.run(), stop: () => loop.stop(), close: () => engine.engine.close() };
+}

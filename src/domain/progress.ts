@@ -1,0 +1,17 @@
+/**
+ * What happens in a run as it happens, for people watching (the spinner, plain lines, `--follow`)
+ * and scripts (`--follow --json`). Text here is what the council keeps (replies already screened), but for `text`.
+ */
+export type ProgressEvent =
+  | { kind: 'run_started'; run_id: string; personas: string[]; rounds: number; mode?: string }
+  | { kind: 'step_started'; run_id: string; step: string; step_id?: string; persona: string; round: number; rounds: number }
+  /** A piece of a reply as it streams in, NOT screened yet: never kept or logged, shown only through a LiveScreen (live-screen.ts). */
+  | { kind: 'text'; run_id: string; step_id: string; persona: string; delta: string }
+  | { kind: 'step_finished'; run_id: string; step: string; step_id: string; persona: string; reply: string; model: string; duration_ms: number }
+  /** A knowledge request in a reply (its argument as the screened reply holds it) and its outcome. */
+  | { kind: 'knowledge'; run_id: string; step_id: string; persona: string; action: string; argument: string; status: string; reason_code: string; path?: string; message?: string }
+  | { kind: 'arbitrated'; run_id: string; strategy: string; final_action: string; agreement: number; reasoning: string; votes: Record<string, string> }
+  | { kind: 'notice'; run_id: string; message: string }
+  | { kind: 'producing_artifact'; run_id: string; path: string };
+
+export type OnProgress = (event: ProgressEvent) => void;

@@ -1,0 +1,129 @@
+import { access, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, spawnCli, type CliResult } from '../fakes/cli.js';
+import { tempWorkspace } from '../fakes/fixtures.js';
+
+// Issue 23, point 5: a decision or a resume that two processes race on is taken by exactly one.
+let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+const maestro = (...args: string[]) => runCli(args, { cwd: ws.dir });
+const spawned = (...args: string[]) => spawnCli(args, { cwd: ws.dir, timeoutMs: 60_000 });
+const ghostPersona = () => path.join(ws.dir, 'personas', 'ghost.md');
+
+beforeEach(async () => {
+  ws = await tempWorkspace();
+  // Names a persona the workspace lacks: the run pauses at the first gate, before any model call.
+  await writeFile(path.join(ws.dir, 'ghost.json'), JSON.stringify({ task_description: 'Review the plan', config: { max_rounds: 1, personas: ['coordinator', 'ghost'] } }));
+});
+afterEach(() => ws.cleanup());
+
+async function pausedRun(): Promise<string> {
+  await rm(ghostPersona(), { force: true });
+  const paused = await maestro('run', 'ghost.json', '--json');
+  expect(paused.code).toBe(3);
+  return JSON.parse(paused.stdout).run_id as string;
+}
+
+/** Adds the missing persona: a resumed run then gets past the gate and completes. */
+async function addGhost(): Promise<void> {
+  const auditor = await readFile(path.join(ws.dir, 'personas', 'auditor.md'), 'utf8');
+  await writeFile(ghostPersona(), auditor.replace(/^id: .*$/m, 'id: ghost').replace(/^name: .*$/m, 'name: Ghost'));
+}
+
+async function auditEvents(runId: string): Promise<string[]> {
+  const log = await readFile(path.join(ws.dir, '.maestro', 'audit', `${runId}.jsonl`), 'utf8');
+  return log.split('\n').filter((l) => l.length > 0).map((l) => (JSON.parse(l) as { event: string }).event);
+}
+
+const count = (events: string[], event: string) => events.filter((e) => e === event).length;
+const stateOf = async (runId: string) => JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', runId, 'state.json'), 'utf8'));
+
+/** One winner (exit 0) and one refused (exit 2); returns the loser. */
+function oneWinner(results: CliResult[]): CliResult {
+  expect(results.map((r) => r.code).sort()).toEqual([0, 2]);
+  return results.find((r) => r.code === 2)!;
+}
+
+describe('two processes deciding or resuming one run at once', () => {
+  it('two `hitl decide` started together: exactly one decides, the other is refused saying so (10 rounds, continue and stop mixed)', async () => {
+    const pairs = [['continue', 'continue'], ['continue', 'stop'], ['stop', 'continue'], ['stop', 'stop']] as const;
+    for (let round = 0; round < 10; round++) {
+      const id = await pausedRun();
+      const pair = pairs[round % pairs.length]!;
+      const results = await Promise.all(pair.map((d) => spawned('hitl', 'decide', id, d)));
+      const loser = oneWinner(results);
+      expect(loser.stderr).toMatch(/refused: .*(already decided|another maestro process is deciding or resuming run)/);
+      const events = await auditEvents(id);
+      expect(count(events, 'HITL_DECIDED'), `round ${round}: ${events.join(' ')}`).toBe(1);
+      const state = await stateOf(id);
+      expect(state.hitl).toHaveLength(1);
+      const winner = pair[results.findIndex((r) => r.code === 0)];
+      expect(state.status).toBe(winner === 'stop' ? 'stopped' : 'running');
+      expect(count(events, 'RUN_FINISHED')).toBe(winner === 'stop' ? 1 : 0);
+    }
+  }, 240_000);
+
+  it('two `run --resume` started together: exactly one resumes and finishes the run, the other is refused (10 rounds)', async () => {
+    for (let round = 0; round < 10; round++) {
+      const id = await pausedRun();
+      if (round % 2 === 0) {
+        // A `continue` waiting for its resumer.
+        expect((await maestro('hitl', 'decide', id, 'continue')).code).toBe(0);
+      } else {
+        // A run its process left `running` (killed): nothing waits in the inbox.
+        const state = await stateOf(id);
+        delete state.pause;
+        await writeFile(path.join(ws.dir, '.maestro', 'runs', id, 'state.json'), JSON.stringify({ ...state, status: 'running' }));
+      }
+      await addGhost();
+      // Model calls slow enough that both processes are up while the run is resumed.
+      const resume = () => spawnCli(['run', '--resume', id, '--json'], { cwd: ws.dir, env: { MAESTRO_OFFLINE_DELAY_MS: '150' }, timeoutMs: 60_000 });
+      const results = await Promise.all([resume(), resume()]);
+      const loser = oneWinner(results);
+      expect(loser.stderr).toMatch(/another maestro process (is resuming run|resumed run|finished it)/);
+      expect(loser.stdout).toBe('');
+      const events = await auditEvents(id);
+      expect(count(events, 'RUN_RESUMED'), `round ${round}: ${events.join(' ')}`).toBe(1);
+      expect(count(events, 'RUN_FINISHED')).toBe(1);
+      expect((await stateOf(id)).status).toBe('completed');
+    }
+  }, 240_000);
+
+  it('a `stop` after a `continue` that waits to be resumed is refused: that pause was already decided', async () => {
+    const id = await pausedRun();
+    expect((await maestro('hitl', 'decide', id, 'continue')).code).toBe(0);
+    const stop = await maestro('hitl', 'decide', id, 'stop');
+    expect(stop.code).toBe(2);
+    expect(stop.stderr).toContain(`its pause ${id}-p1 was already decided ("continue"`);
+    expect(stop.stderr).toContain(`maestro run --resume ${id}`);
+    const bound = await maestro('hitl', 'decide', id, 'stop', '--pause', `${id}-p1`);
+    expect(bound.code).toBe(2);
+    expect(bound.stderr).toContain('already decided');
+    // Nothing changed: still running, one decision, and the continue still waits for its resumer.
+    expect((await stateOf(id)).status).toBe('running');
+    expect(count(await auditEvents(id), 'HITL_DECIDED')).toBe(1);
+    await access(path.join(ws.dir, '.maestro', 'decisions', `${id}.json`));
+    await addGhost();
+    const resumed = await maestro('run', '--resume', id, '--json');
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.stdout).status).toBe('completed');
+  });
+
+  it('a decision on a run another process is resuming right now is refused, and the resume finishes', async () => {
+    const id = await pausedRun();
+    expect((await maestro('hitl', 'decide', id, 'continue')).code).toBe(0);
+    await addGhost();
+    // Slow model calls: the resume holds the run longer than a decision waits for it (3 s).
+    const resume = spawnCli(['run', '--resume', id, '--json'], { cwd: ws.dir, env: { MAESTRO_OFFLINE_DELAY_MS: '1500' }, timeoutMs: 60_000 });
+    // Once the resumer holds the run (and has taken the continue from the inbox).
+    const lock = path.join(ws.dir, '.maestro', 'runs', id, 'run.lock');
+    for (let i = 0; i < 200 && !(await access(lock).then(() => true, () => false)); i++) await new Promise((r) => setTimeout(r, 25));
+    const stop = await maestro('hitl', 'decide', id, 'stop');
+    expect(stop.code).toBe(2);
+    expect(stop.stderr).toMatch(/another maestro process is deciding or resuming run/);
+    expect((await stateOf(id).catch(() => ({ status: 'running' }))).status).toBe('running');
+    expect((await resume).code).toBe(0);
+    expect((await stateOf(id)).status).toBe('completed');
+    expect(count(await auditEvents(id), 'HITL_DECIDED')).toBe(1);
+  }, 60_000);
+});

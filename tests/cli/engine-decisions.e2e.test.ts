@@ -1,0 +1,77 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { engineWorkspace } from '../../bench/pg-cluster.mjs';
+import { PgEngine } from '../../src/adapters/pg-engine.js';
+import { PgRunLocks } from '../../src/adapters/pg-run-locks.js';
+import { RunBusyError } from '../../src/domain/errors.js';
+import { runCli, spawnCli } from '../fakes/cli.js';
+import { useEngine } from '../helpers/engine.js';
+
+// Issue 23, point 5, with an engine: decisions taken on any machine exclude each other in PostgreSQL.
+const { database, workspace } = useEngine();
+
+async function query<R extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+async function decisionsIn(url: string, runId: string): Promise<number> {
+  const rows = await query<{ line: string }>(url, 'SELECT line FROM maestro_audit WHERE run_id = $1 ORDER BY seq', [runId]);
+  return rows.filter((r) => (JSON.parse(r.line) as { event: string }).event === 'HITL_DECIDED').length;
+}
+
+describe('deciding a pause kept in the engine', () => {
+  it('two `hitl decide` processes at once: exactly one decides; a stop after a queued continue is refused', async () => {
+    const url = await database();
+    const ws = workspace(await engineWorkspace(url));
+    await writeFile(path.join(ws, 'ghost.json'), JSON.stringify({ task_description: 'Review the plan', config: { max_rounds: 1, personas: ['coordinator', 'ghost'] } }));
+    for (const pair of [['continue', 'stop'], ['stop', 'stop'], ['continue', 'continue'], ['stop', 'continue']]) {
+      const paused = await runCli(['run', 'ghost.json', '--json'], { cwd: ws });
+      expect(paused.code).toBe(3);
+      const id = JSON.parse(paused.stdout).run_id as string;
+      const results = await Promise.all(pair.map((d) => spawnCli(['hitl', 'decide', id, d], { cwd: ws, timeoutMs: 60_000 })));
+      expect(results.map((r) => r.code).sort()).toEqual([0, 2]);
+      expect(results.find((r) => r.code === 2)!.stderr).toMatch(/refused: .*(already decided|another maestro process is deciding or resuming run)/);
+      expect(await decisionsIn(url, id)).toBe(1);
+      if (pair[results.findIndex((r) => r.code === 0)] === 'continue') {
+        // The continue waits in the engine's queue for a worker: a later stop is refused.
+        const stop = await runCli(['hitl', 'decide', id, 'stop'], { cwd: ws });
+        expect(stop.code).toBe(2);
+        expect(stop.stderr).toContain('already decided');
+        expect(await decisionsIn(url, id)).toBe(1);
+      }
+    }
+  }, 120_000);
+
+  it('the run lock is one session at a time, waits when asked, and is let go when its holder goes', async () => {
+    const url = await database();
+    const engine = PgEngine.open(url);
+    const locks = new PgRunLocks(engine);
+    try {
+      let release!: () => void;
+      const holding = locks.hold('run-a', () => new Promise<string>((resolve) => (release = () => resolve('first'))));
+      await new Promise((r) => setTimeout(r, 300));
+      await expect(locks.hold('run-a', async () => 'second')).rejects.toThrow(RunBusyError);
+      expect(await locks.hold('run-b', async () => 'other run')).toBe('other run');
+      const waiting = locks.hold('run-a', async () => 'after', { waitMs: 5_000 });
+      setTimeout(() => release(), 300);
+      expect(await holding).toBe('first');
+      expect(await waiting).toBe('after');
+      // A holder whose connection dies (its process was killed) no longer holds the run.
+      const orphan = locks.hold('run-c', () => new Promise<never>(() => undefined)).catch(() => 'ended');
+      await new Promise((r) => setTimeout(r, 300));
+      await query(url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'maestro run lock'`);
+      expect(await locks.hold('run-c', async () => 'taken', { waitMs: 5_000 })).toBe('taken');
+      void orphan;
+    } finally {
+      await engine.close();
+    }
+  }, 60_000);
+});
