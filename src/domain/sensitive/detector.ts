@@ -88,40 +88,51 @@ type Found = (candidate: Finding) => boolean | void;
 
 /** Offers `found` the part of `match` that `rule` selects, if any; true when `found` wants no more. */
 function offer(rule: DetectionRule, match: RegExpExecArray, found: Found): boolean {
-  const span = rule.select ? rule.select(match[0]) : ([0, match[0].length] as const);
+  const span = rule.select ? rule.select(match[0], match) : ([0, match[0].length] as const);
   return span !== undefined && span[1] > span[0] && found({ category: rule.category, start: match.index + span[0], end: match.index + span[1] }) === true;
 }
 
 /**
  * Calls `found` with every candidate of every rule, rule by rule, each rule's in text order, until
  * it returns true. Patterns run with exec on regexes owned by this module (reset before each use),
- * as matchAll would on a fresh copy of each.
+ * as matchAll would on a fresh copy of each. With `shortcuts` off, every rule runs and every
+ * pattern is tried at every offset: the reference the shortcuts must agree with.
  */
-function scanCandidates(text: string, found: Found): void {
-  const runnable = runnableRules(text);
+function scanCandidates(text: string, found: Found, shortcuts = true): void {
+  const runnable = shortcuts ? runnableRules(text) : -1;
   for (let index = 0; index < RULES.length; index++) {
     const compiled = RULES[index];
     if (!compiled || (runnable & (1 << index)) === 0) continue;
-    const { rule, scan, sticky } = compiled;
-    if (rule.starts) {
-      // As a global scan would: the first offset at or after the previous match's end that matches.
-      let from = 0;
-      for (const start of rule.starts(text)) {
-        if (start < from) continue;
-        sticky.lastIndex = start;
-        const match = sticky.exec(text);
-        if (!match) continue;
-        if (offer(rule, match, found)) return;
-        from = Math.max(sticky.lastIndex, start + 1);
-      }
-    } else {
-      scan.lastIndex = 0;
-      for (let match = scan.exec(text); match; match = scan.exec(text)) {
-        if (offer(rule, match, found)) return;
-        if (match[0].length === 0) scan.lastIndex++;
-      }
-    }
+    const { rule, scan } = compiled;
+    if (shortcuts && rule.starts ? scanStarts(text, compiled, found) : scanAll(text, rule, scan, found)) return;
   }
+}
+
+/** A global scan of the whole text; true when `found` wants no more. */
+function scanAll(text: string, rule: DetectionRule, scan: RegExp, found: Found): boolean {
+  scan.lastIndex = 0;
+  for (let match = scan.exec(text); match; match = scan.exec(text)) {
+    if (offer(rule, match, found)) return true;
+    if (match[0].length === 0) scan.lastIndex++;
+  }
+  return false;
+}
+
+/**
+ * The same, trying the pattern only where the rule says a match can begin: as a global scan
+ * would, the first offset at or after the previous match's end that matches.
+ */
+function scanStarts(text: string, { rule, sticky }: CompiledRule, found: Found): boolean {
+  let from = 0;
+  for (const start of rule.starts?.(text) ?? []) {
+    if (start < from) continue;
+    sticky.lastIndex = start;
+    const match = sticky.exec(text);
+    if (!match) continue;
+    if (offer(rule, match, found)) return true;
+    from = Math.max(sticky.lastIndex, start + 1);
+  }
+  return false;
 }
 
 /**
@@ -134,6 +145,23 @@ export function detectSensitive(text: string): Finding[] {
   scanCandidates(text, (candidate) => {
     candidates.push(candidate);
   });
+  return resolveOverlaps(candidates);
+}
+
+/**
+ * What detectSensitive finds, found the slow way: every rule, every pattern at every offset, none
+ * of the shortcuts (hints, `starts`). Only for checking that the shortcuts change nothing
+ * (tests/domain/sensitive/differential.test.ts).
+ */
+export function detectSensitiveWithoutShortcuts(text: string): Finding[] {
+  const candidates: Finding[] = [];
+  scanCandidates(
+    text,
+    (candidate) => {
+      candidates.push(candidate);
+    },
+    false,
+  );
   return resolveOverlaps(candidates);
 }
 
