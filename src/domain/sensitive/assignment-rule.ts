@@ -47,7 +47,8 @@ const BOLD = '(?:\\*\\*|__)?';
 /** The forms a credential is written in. Each is one alternative of the rule's pattern. */
 export const ASSIGNMENT_FORMS: readonly AssignmentForm[] = [
   {
-    example: 'DB_PASSWORD=x, Pwd = x, key := "x", key => \'x\', ?token=x&, Password=x; (code, .env, .properties, INI, URLs, connection strings)',
+    // code, .env, shell, .properties, INI, URL queries, connection strings
+    example: 'DB_PASSWORD=x, Pwd = x, key := "x", key => \'x\', ?token=x&, Password=x;',
     context: 'explicit',
     source: `(?<![\\w.-])["']?(?<k>${KEY})["']?[ \\t]{0,4}(?:=>|:=|=(?!=))[ \\t]{0,4}(?<v>${QUOTED}|${BARE})`,
   },
@@ -56,15 +57,27 @@ export const ASSIGNMENT_FORMS: readonly AssignmentForm[] = [
     context: 'explicit',
     source: `["'](?<k>${KEY})["'][ \\t]{0,4}:[ \\t]{0,4}(?<v>${QUOTED}|[^\\s"',}\\]]{1,200})`,
   },
-  { example: 'password: "x" (YAML, JavaScript)', context: 'explicit', source: `(?<![\\w.-])(?<k>${KEY})${BOLD}:${BOLD}[ \\t]{0,4}(?<v>${QUOTED})` },
-  { example: 'password: x, **Password:** x (YAML, headers, labels)', context: 'label', source: `(?<![\\w.-])(?<k>${KEY})${BOLD}:${BOLD}[ \\t]{1,4}(?<v>${BARE_LABEL})` },
+  {
+    example: 'password: "x" (YAML, JavaScript)',
+    context: 'explicit',
+    source: `(?<![\\w.-])(?<k>${KEY})${BOLD}:${BOLD}[ \\t]{0,4}(?<v>${QUOTED})`,
+  },
+  {
+    example: 'password: x, **Password:** x (YAML, headers, labels)',
+    context: 'label',
+    source: `(?<![\\w.-])(?<k>${KEY})${BOLD}:${BOLD}[ \\t]{1,4}(?<v>${BARE_LABEL})`,
+  },
   {
     example: '<password>x</password> (XML)',
     context: 'explicit',
     source: `<(?<k>${KEY_RUN})>(?<v>[^<\\n]{1,200})</\\k<k>>`,
     after: (key) => key.length + 3,
   },
-  { example: '--password x (command-line flags)', context: 'explicit', source: `(?<![\\w.-])--(?<k>${KEY_RUN})[ \\t]{1,4}(?<v>${QUOTED}|(?!-)${BARE})` },
+  {
+    example: '--password x (command-line flags)',
+    context: 'explicit',
+    source: `(?<![\\w.-])--(?<k>${KEY_RUN})[ \\t]{1,4}(?<v>${QUOTED}|(?!-)${BARE})`,
+  },
 ];
 
 const ASSIGNMENT = new RegExp(
@@ -72,7 +85,7 @@ const ASSIGNMENT = new RegExp(
   'gi',
 );
 
-const KEY_WORD = new RegExp(KEY_WORDS, 'gi');
+const KEY_WORD = /p(?:ass|w)|secret|token|key|auth|credential/gi; // KEY_WORDS, as a trie
 const isKeyChar = asciiClass(/[A-Za-z0-9_.-]/);
 const isAlphanumeric = asciiClass(/[A-Za-z0-9]/);
 const BEFORE_KEY = new Set(['"', "'", '<']);
@@ -114,14 +127,26 @@ function startsLine(input: string, index: number): boolean {
  * generated; after a mid-line label it must not read as a word.
  */
 function isAssignedCredential(value: string, assigned: { key: string; name: CredentialName; context: Context; quoted: boolean }): boolean {
-  if (value.length < 4 || notACredentialReason(value, { unquoted: !assigned.quoted }) !== undefined || repeatsName(assigned.key, value)) return false;
+  if (value.length < 4 || repeatsName(assigned.key, value)) return false;
+  if (notACredentialReason(value, { unquoted: !assigned.quoted }) !== undefined) return false;
   if (assigned.name === 'mentions') return looksSecret(value);
   return assigned.context === 'explicit' || !readsAsWord(value);
 }
 
-/** A key right after an escaped line break or tab (`\\nDB_PASSWORD` in JSON or a log line) without the escape's letter. */
+/** A key right after an escaped line break or tab (`\nDB_PASSWORD` in JSON or a log line), without the escape's letter. */
 function unescapedKey(key: string, before: string): string {
   return before === '\\' && /^[nrt][A-Za-z0-9]/.test(key) ? key.slice(1) : key;
+}
+
+/** credentialName, remembered: the same few keys come back all the time. */
+const NAMES = new Map<string, CredentialName | undefined>();
+
+function nameOf(key: string): CredentialName | undefined {
+  if (NAMES.has(key)) return NAMES.get(key);
+  if (NAMES.size >= 4096) NAMES.clear();
+  const name = credentialName(key);
+  NAMES.set(key, name);
+  return name;
 }
 
 function selectAssignment(match: string, exec: RegExpExecArray): Span | undefined {
@@ -131,13 +156,15 @@ function selectAssignment(match: string, exec: RegExpExecArray): Span | undefine
   const raw = exec.groups?.[`v${index}`];
   if (!form || written === undefined || raw === undefined) return undefined;
   const key = unescapedKey(written, exec.input.charAt(exec.index + match.indexOf(written) - 1));
-  const name = credentialName(key);
+  const name = nameOf(key);
   if (!name) return undefined;
   const quoted = raw.length >= 2 && /^["'`]/.test(raw) && raw.endsWith(raw.charAt(0));
   const inner = quoted ? raw.slice(1, -1) : raw;
-  const value = inner.trim();
+  // A bare label's value ends before the punctuation of the sentence around it (`password: x1y2, then …`).
+  const value = form.context === 'label' ? inner.replace(/(?:[,;)]|\.$)+$/, '') : inner.trim();
   const start = match.length - raw.length - (form.after?.(key) ?? 0) + (quoted ? 1 : 0) + inner.indexOf(value);
-  const context = form.context === 'label' && startsLine(exec.input, exec.index) ? 'explicit' : form.context;
+  // A one-word key that starts its line is YAML or a header; `The secret: …` is a sentence.
+  const context = form.context === 'label' && !key.includes(' ') && startsLine(exec.input, exec.index) ? 'explicit' : form.context;
   return isAssignedCredential(value, { key, name, context, quoted }) ? [start, start + value.length] : undefined;
 }
 

@@ -15,7 +15,8 @@ export type CredentialName = 'names' | 'mentions';
 
 /** Words that name a credential when they end a key, longest first (glued ones too: `PGPASSWORD`, `mysqlpwd`). */
 export const CREDENTIAL_WORDS: readonly string[] = [
-  'credentials', 'credential', 'passphrase', 'passwords', 'password', 'passcode', 'passwd', 'secrets', 'secret', 'apikey', 'token', 'pwd', 'pass', 'pw',
+  'credentials', 'credential', 'passphrase', 'passwords', 'password', 'passcode', 'passwd', 'secrets', 'secret', 'apikey', 'token',
+  'pwd', 'pass', 'pw',
 ];
 
 /** Short credential words glued to another only at a camelCase hump (`dbPass`), never inside a word (`bypass`, `compass`). */
@@ -54,12 +55,14 @@ function humps(segment: string): string[] {
  * value words (`_value`, `Confirmation`) set aside: `DB_PASSWORD_2` → DB, PASSWORD.
  */
 function keySegments(key: string): string[] {
-  const segments = key.split(/[^A-Za-z0-9]+/).map((s) => s.replace(/\d+$/, '')).filter((s) => s !== '');
-  while (segments.length > 1 && VALUE_SUFFIXES.has((segments.at(-1) ?? '').toLowerCase())) segments.pop();
-  const last = segments.at(-1);
-  const lastHumps = last === undefined ? [] : humps(last);
-  if (lastHumps.length > 1 && VALUE_SUFFIXES.has((lastHumps.at(-1) ?? '').toLowerCase())) segments[segments.length - 1] = lastHumps.slice(0, -1).join('');
-  return segments;
+  const segments = key.split(/[^A-Za-z0-9]+/).filter((s) => s !== '');
+  const isSuffix = (word: string | undefined): boolean =>
+    word !== undefined && (VALUE_SUFFIXES.has(word.toLowerCase()) || /^\d+$/.test(word));
+  while (segments.length > 1 && isSuffix(segments.at(-1))) segments.pop();
+  const lastHumps = humps(segments.at(-1) ?? '');
+  if (lastHumps.length > 1 && isSuffix(lastHumps.at(-1))) segments[segments.length - 1] = lastHumps.slice(0, -1).join('');
+  if (segments.length > 0) segments[segments.length - 1] = (segments.at(-1) ?? '').replace(/\d+$/, '');
+  return segments.filter((s) => s !== '');
 }
 
 /** The part of `segment` before the credential word it ends with, or undefined when it ends with none. */

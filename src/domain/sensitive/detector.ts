@@ -5,14 +5,18 @@
  * Judgement calls, each pinned by the corpus in tests/fixtures/sensitive-corpus.ts:
  * - Matches are confirmed by structure or checksum wherever one exists (Luhn + card brand, IBAN
  *   length + mod-97, SSN never-issued ranges, JWT header JSON with `alg`, IPv6 group count).
- * - E-mail needs a dotted domain (`foo@bar`, `@decorator`, `pkg@1.2.3` are not addresses);
- *   `git@host` SSH remotes and `logo@2x.png` are skipped.
+ * - E-mail needs a dotted domain (`foo@bar`, `@decorator`, `pkg@1.2.3` are not addresses), in
+ *   any script (`jürgen@müller.de`); `git@host` SSH remotes and `logo@2x.png` are skipped.
  * - Phones need a leading `+` country code or the North American 3-3-4 shape; bare digit runs,
  *   dates and times are never phones.
  * - A bare dotted quad is an IPv4 even when it might be a four-part version (fail closed); a
- *   `v`-prefixed one (`v10.0.0.1`) is a version. Loopback, 0.0.0.0 and broadcast are skipped.
+ *   `v`-prefixed one (`v10.0.0.1`) is a version. Loopback, 0.0.0.0 and broadcast are skipped. A
+ *   network (`10.2.3.0/24`) is reported with its prefix.
  * - Key placeholders (`ghp_xxxx…`, `${DB_PASSWORD}`) are not secrets: key bodies must look
- *   generated (letters and digits, 8+ distinct characters).
+ *   generated (letters and digits, 8+ distinct characters) and hold no placeholder.
+ * - Every credential rule asks the same tables what is not a credential (placeholders.ts), and
+ *   the keyword rule the same vocabulary for what names one (credential-names.ts). A user and
+ *   password that are equal, or a placeholder password, are a test credential, not a secret.
  */
 import { anyLiteralPattern } from './anchors.js';
 import { categoryRank, SENSITIVE_CATEGORIES, type SensitiveCategory } from './categories.js';
@@ -89,7 +93,8 @@ type Found = (candidate: Finding) => boolean | void;
 /** Offers `found` the part of `match` that `rule` selects, if any; true when `found` wants no more. */
 function offer(rule: DetectionRule, match: RegExpExecArray, found: Found): boolean {
   const span = rule.select ? rule.select(match[0], match) : ([0, match[0].length] as const);
-  return span !== undefined && span[1] > span[0] && found({ category: rule.category, start: match.index + span[0], end: match.index + span[1] }) === true;
+  if (span === undefined || span[1] <= span[0]) return false;
+  return found({ category: rule.category, start: match.index + span[0], end: match.index + span[1] }) === true;
 }
 
 /**

@@ -7,19 +7,25 @@ import { whole, type DetectionRule, type Span } from './rule.js';
 // addresses: `jürgen@müller.de`, `用户@例子.中国`), and a TLD may be punycode (`xn--p1ai`).
 const LOCAL_CHAR = '[\\p{L}\\p{M}\\p{N}._%+-]';
 const LABEL_CHAR = '[\\p{L}\\p{M}\\p{N}-]';
-const EMAIL = new RegExp(
-  `(?<!${LOCAL_CHAR})${LOCAL_CHAR}{1,64}@(?:${LABEL_CHAR}{1,63}\\.){1,16}(?:\\p{L}[\\p{L}\\p{M}]{1,62}|[Xx][Nn]--[A-Za-z0-9-]{1,59})(?!${LABEL_CHAR})`,
-  'gu',
-);
+const TLD = '(?:\\p{L}[\\p{L}\\p{M}]{1,62}|[Xx][Nn]--[A-Za-z0-9-]{1,59})';
+const EMAIL = new RegExp(`(?<!${LOCAL_CHAR})${LOCAL_CHAR}{1,64}@(?:${LABEL_CHAR}{1,63}\\.){1,16}${TLD}(?!${LABEL_CHAR})`, 'gu');
 
 // Shaped like addresses but not personal: retina asset names (`logo@2x.png`), SSH remotes
 // (`git@github.com:org/repo.git`), and the `password@host` tail of a URL's `user:password@host`
 // (URL_PASSWORD's, or a test credential's that is no secret: `https://user:password@example.com`).
-const URL_USER_BEFORE = /[A-Za-z][A-Za-z0-9+.-]{1,31}:\/\/[^\s:/?#@"'<>[\]]{0,256}:$/;
+const URL_USER = /^[^\s:/?#@"'<>[\]]{0,256}$/;
+
+/** True when the address at `at` follows `scheme://user:` (it is then a URL's password and host). */
+function followsUrlUser(input: string, at: number): boolean {
+  if (input.charAt(at - 1) !== ':') return false;
+  const before = input.slice(Math.max(0, at - 300), at - 1);
+  const separator = before.lastIndexOf('://');
+  return separator > 0 && /[A-Za-z0-9+.-]/.test(before.charAt(separator - 1)) && URL_USER.test(before.slice(separator + 3));
+}
 
 function selectEmail(match: string, exec: RegExpExecArray): Span | undefined {
-  if (/@\d+(?:\.\d+)?x\./i.test(match) || match.startsWith('git@')) return undefined;
-  return URL_USER_BEFORE.test(exec.input.slice(Math.max(0, exec.index - 300), exec.index)) ? undefined : [0, match.length];
+  if (/@\d+(?:\.\d+)?x\./i.test(match) || match.startsWith('git@') || followsUrlUser(exec.input, exec.index)) return undefined;
+  return [0, match.length];
 }
 
 // International numbers start with `+` and a country code; groups are separated by one space,

@@ -24,14 +24,23 @@ export const PLACEHOLDER_WORDS: ReadonlySet<string> = new Set([
   'redacted', 'hidden', 'masked', 'foo', 'bar', 'baz', 'foobar', 'empty', 'blank',
 ]);
 
+/** What `your…` is glued to in a placeholder (`yourkey`, `YourApiToken`); `yourself` is no placeholder. */
+const YOUR_NOUNS = 'key|token|secret|pass|pwd|user|name|id|app|org|account|project|client|access';
+
 /** Placeholders that may stand anywhere in a value (`xoxb-your-token-here`, `sk-xxxx…`, `pk_<key>`). */
 export const PLACEHOLDER_PATTERNS: readonly ValueRow[] = [
   { why: 'empty', pattern: /^\s*$/ },
   { why: 'a mask (xxxx, ****, ••••, ...)', pattern: /x{4,}|\*{3,}|•{3,}|\.{3,}|…/i },
   { why: 'a mask of one repeated character', pattern: /^([xX*•#_-])\1+$/ },
-  { why: 'an instruction to the reader (your-…, …-here)', pattern: /(?:^|[^a-z])your|[-_ ]here$/i },
+  {
+    why: 'an instruction to the reader (your-…, …-here)',
+    pattern: new RegExp(`(?:^|[^a-z])your(?:[^a-z]|$|(?:api)?(?:${YOUR_NOUNS}))|[-_ ]here$`, 'i'),
+  },
   { why: 'an angle-bracketed name (<your-key>)', pattern: /<[^<>]*>/ },
-  { why: 'a placeholder word inside (example, changeme, placeholder, dummy, redacted)', pattern: /example|change[-_]?(?:me|it)|replace[-_]?me|placeholder|dummy|redacted/i },
+  {
+    why: 'a placeholder word inside (example, changeme, placeholder, dummy, redacted)',
+    pattern: /example|change[-_]?(?:me|it)|replace[-_]?me|placeholder|dummy|redacted/i,
+  },
 ];
 
 /** References to where the value lives, quoted or not: variables, templates, tags. */

@@ -61,7 +61,13 @@ export function looksRandomMixedCase(body: string): boolean {
 }
 
 /** Shapes that look generated but are addresses, not secrets: URL, path, e-mail, ARN, version. */
-const NOT_SECRET_SHAPES: readonly RegExp[] = [/:\/\//, /^(?:~|\.{0,2})\//, /^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$/, /^arn:/i, /^v?\d+(?:\.\d+)+(?:[-+][\w.]+)?$/];
+const NOT_SECRET_SHAPES: readonly RegExp[] = [
+  /:\/\//, // a URL
+  /^(?:~|\.{0,2})\//, // a path
+  /^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$/, // an e-mail address
+  /^arn:/i, // an AWS resource name
+  /^v?\d+(?:\.\d+)+(?:[-+][\w.]+)?$/, // a version
+];
 
 /**
  * For a value whose key only mentions a credential (`csrf-token`, `token_type`): it counts when it

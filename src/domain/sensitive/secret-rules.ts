@@ -19,9 +19,12 @@ const PRIVATE_KEY = new RegExp(
 // last dot when a signature-long run follows.
 const LINE_BREAK = '(?:\\r\\n?|\\n)[ \\t]{0,16}';
 const B64URL = '[A-Za-z0-9_-]';
+// At most 64 wrapped lines a part: a candidate that is no token is given up after as many, not at
+// the end of the text (a column of `eyJ…` lines would otherwise cost quadratic time).
+const WRAPPED = `(?:${LINE_BREAK}${B64URL}+){0,64}`;
 const JWT = new RegExp(
-  `(?<!${B64URL})(?:eyJ|ewo|ew0K|eyA)${B64URL}{5,}(?:${LINE_BREAK}${B64URL}+)*(?:${LINE_BREAK})?\\.(?:${LINE_BREAK})?` +
-    `${B64URL}{2,}(?:${LINE_BREAK}${B64URL}+)*(?:${LINE_BREAK})?\\.(?:${LINE_BREAK}(?=${B64URL}{16}))?${B64URL}*`,
+  `(?<!${B64URL})(?:eyJ|ewo|ew0K|eyA)${B64URL}{5,}${WRAPPED}(?:${LINE_BREAK})?\\.(?:${LINE_BREAK})?` +
+    `${B64URL}{2,}${WRAPPED}(?:${LINE_BREAK})?\\.(?:${LINE_BREAK}(?=${B64URL}{16}))?${B64URL}*`,
   'g',
 );
 
