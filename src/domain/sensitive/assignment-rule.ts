@@ -13,27 +13,32 @@ import { looksSecret, readsAsWord, type DetectionRule, type Span } from './rule.
  * How sure the form is that a value is being set:
  * - `explicit`: `=`, a quoted key or value, a flag, a tag: the value is set;
  * - `label`: `key: value` with a bare value, which sets a value at the start of a line (YAML,
- *   headers) but is just as often prose elsewhere (`Reset your password: click here`).
+ *   headers) but is just as often prose elsewhere (`Reset your password: click here`);
+ * - `prose`: `the password is x`, a sentence wherever it stands.
  */
-type Context = 'explicit' | 'label';
+type Context = 'explicit' | 'label' | 'prose';
 
 interface AssignmentForm {
   readonly example: string;
   readonly context: Context;
   /** Source with named groups `k` (the key) and `v` (the value, quotes included); numbered when joined. */
   readonly source: string;
-  /** Characters after the value that belong to the form (an XML closing tag). */
-  readonly after?: (key: string) => number;
 }
 
 /** Characters of a key (`db.password`, `x-api-key`, `--token`). */
 const K = '[A-Za-z0-9_.-]';
 /** Every credential key holds one of these, in any case (credential-names.ts decides which keys count). */
 const KEY_WORDS = 'pass|pw|secret|token|key|auth|credential';
-/** A run of key characters that holds a key word: a lookahead keeps the regex to such keys. */
-const KEY_RUN = `(?=${K}{0,63}?(?:${KEY_WORDS}))${K}{1,64}`;
+/** A run of key characters. */
+const KEY_RUN = `${K}{1,64}`;
 /** The same, optionally after a first word and a space (`API key`, `Client Secret`). */
-const KEY = `(?=(?:[A-Za-z][A-Za-z0-9]{0,15} )?${K}{0,63}?(?:${KEY_WORDS}))(?:[A-Za-z][A-Za-z0-9]{0,15} )?${K}{1,64}`;
+const KEY = `(?:[A-Za-z][A-Za-z0-9]{0,15} )?${K}{1,64}`;
+/**
+ * Checked once where a match may begin, before the forms are tried: a key word follows within a
+ * key's reach (after an opening quote or `<`, and a first word). Keeps the regex to keys that may
+ * name a credential without each form looking for itself.
+ */
+const HOLDS_KEY_WORD = `(?=["'<]?(?:[A-Za-z][A-Za-z0-9]{0,15} )?${K}{0,63}?(?:${KEY_WORDS}))`;
 const QUOTED = '"[^"\\n]{0,200}"|\'[^\'\\n]{0,200}\'|`[^`\\n]{0,200}`';
 /**
  * An unquoted value ends at white space, a quote, what ends a value in code, a query or a
@@ -68,10 +73,24 @@ export const ASSIGNMENT_FORMS: readonly AssignmentForm[] = [
     source: `(?<![\\w.-])(?<k>${KEY})${BOLD}:${BOLD}[ \\t]{1,4}(?<v>${BARE_LABEL})`,
   },
   {
+    example: '| password | x | (a Markdown table row)',
+    context: 'label',
+    source: `(?<=\\|[ \\t]{0,8})(?<k>${KEY})[ \\t]{0,8}\\|[ \\t]{0,8}(?<v>${QUOTED}|[^|\\s\`]{1,200})[ \\t]{0,8}(?=\\|)`,
+  },
+  {
     example: '<password>x</password> (XML)',
     context: 'explicit',
     source: `<(?<k>${KEY_RUN})>(?<v>[^<\\n]{1,200})</\\k<k>>`,
-    after: (key) => key.length + 3,
+  },
+  {
+    example: "WITH PASSWORD 'x', the password \"x\" (SQL, prose: a quoted value after the key)",
+    context: 'explicit',
+    source: `(?<![\\w.-])(?<k>${KEY_RUN})[ \\t]{1,4}(?<v>"[^"\\n]{1,200}"|'[^'\\n]{1,200}')`,
+  },
+  {
+    example: 'the wifi password is x (prose)',
+    context: 'prose',
+    source: `(?<![\\w.-])(?<k>${KEY})[ \\t]{1,4}(?:is|was)(?:[ \\t]{0,4}:)?[ \\t]{1,4}(?<v>${QUOTED}|${BARE_LABEL})`,
   },
   {
     example: '--password x (command-line flags)',
@@ -81,9 +100,13 @@ export const ASSIGNMENT_FORMS: readonly AssignmentForm[] = [
 ];
 
 const ASSIGNMENT = new RegExp(
-  ASSIGNMENT_FORMS.map((form, i) => form.source.replace(/<k>/g, `<k${i}>`).replace(/<v>/g, `<v${i}>`)).join('|'),
-  'gi',
+  `${HOLDS_KEY_WORD}(?:${ASSIGNMENT_FORMS.map((form, i) => form.source.replace(/<k>/g, `<k${i}>`).replace(/<v>/g, `<v${i}>`)).join('|')})`,
+  'gid', // d: the value's offsets, whatever surrounds it
 );
+
+/** The named groups of each form in the joined pattern: `k0`/`v0` are the first form's key and value. */
+const KEY_GROUPS = ASSIGNMENT_FORMS.map((_, i) => `k${i}`);
+const VALUE_GROUPS = ASSIGNMENT_FORMS.map((_, i) => `v${i}`);
 
 const KEY_WORD = /p(?:ass|w)|secret|token|key|auth|credential/gi; // KEY_WORDS, as a trie
 const isKeyChar = asciiClass(/[A-Za-z0-9_.-]/);
@@ -130,7 +153,8 @@ function isAssignedCredential(value: string, assigned: { key: string; name: Cred
   if (value.length < 4 || repeatsName(assigned.key, value)) return false;
   if (notACredentialReason(value, { unquoted: !assigned.quoted }) !== undefined) return false;
   if (assigned.name === 'mentions') return looksSecret(value);
-  return assigned.context === 'explicit' || !readsAsWord(value);
+  // In prose, a word is prose, and so is a number too short for a PIN (`8-64`).
+  return assigned.context === 'explicit' || (!readsAsWord(value) && (/\p{L}/u.test(value) || /\d{6}/.test(value)));
 }
 
 /** A key right after an escaped line break or tab (`\nDB_PASSWORD` in JSON or a log line), without the escape's letter. */
@@ -150,10 +174,10 @@ function nameOf(key: string): CredentialName | undefined {
 }
 
 function selectAssignment(match: string, exec: RegExpExecArray): Span | undefined {
-  const index = ASSIGNMENT_FORMS.findIndex((_, i) => exec.groups?.[`v${i}`] !== undefined);
+  const index = VALUE_GROUPS.findIndex((group) => exec.groups?.[group] !== undefined);
   const form = ASSIGNMENT_FORMS[index];
-  const written = exec.groups?.[`k${index}`];
-  const raw = exec.groups?.[`v${index}`];
+  const written = exec.groups?.[KEY_GROUPS[index] ?? ''];
+  const raw = exec.groups?.[VALUE_GROUPS[index] ?? ''];
   if (!form || written === undefined || raw === undefined) return undefined;
   const key = unescapedKey(written, exec.input.charAt(exec.index + match.indexOf(written) - 1));
   const name = nameOf(key);
@@ -161,8 +185,9 @@ function selectAssignment(match: string, exec: RegExpExecArray): Span | undefine
   const quoted = raw.length >= 2 && /^["'`]/.test(raw) && raw.endsWith(raw.charAt(0));
   const inner = quoted ? raw.slice(1, -1) : raw;
   // A bare label's value ends before the punctuation of the sentence around it (`password: x1y2, then …`).
-  const value = form.context === 'label' ? inner.replace(/(?:[,;)]|\.$)+$/, '') : inner.trim();
-  const start = match.length - raw.length - (form.after?.(key) ?? 0) + (quoted ? 1 : 0) + inner.indexOf(value);
+  const value = form.context !== 'explicit' && !quoted ? inner.replace(/(?:[,;)]|\.$)+$/, '') : inner.trim();
+  const rawStart = (exec.indices?.groups?.[VALUE_GROUPS[index] ?? '']?.[0] ?? exec.index + match.lastIndexOf(raw)) - exec.index;
+  const start = rawStart + (quoted ? 1 : 0) + inner.indexOf(value);
   // A one-word key that starts its line is YAML or a header; `The secret: …` is a sentence.
   const context = form.context === 'label' && !key.includes(' ') && startsLine(exec.input, exec.index) ? 'explicit' : form.context;
   return isAssignedCredential(value, { key, name, context, quoted }) ? [start, start + value.length] : undefined;

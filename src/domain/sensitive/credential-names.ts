@@ -22,10 +22,14 @@ export const CREDENTIAL_WORDS: readonly string[] = [
 /** Short credential words glued to another only at a camelCase hump (`dbPass`), never inside a word (`bypass`, `compass`). */
 const HUMP_ONLY: ReadonlySet<string> = new Set(['pass', 'pw']);
 
-/** `key` names a credential after one of these (`api_key`, `privateKey`, `secret_access_key`); `primary_key`, `public_key` do not. */
+/**
+ * `key` names a credential after one of these (`api_key`, `privateKey`, `secret_access_key`);
+ * `primary_key`, `public_key` and `ssh_key` (an `ssh-rsa AAAA…` public key; a private one is a
+ * PRIVATE_KEY block) do not.
+ */
 export const KEY_QUALIFIERS: ReadonlySet<string> = new Set([
   'api', 'access', 'secret', 'private', 'client', 'app', 'application', 'auth', 'account', 'master', 'signing', 'encryption',
-  'storage', 'subscription', 'service', 'license', 'shared', 'consumer', 'session', 'webhook', 'ssh', 'deploy', 'admin', 'root',
+  'storage', 'subscription', 'service', 'license', 'shared', 'consumer', 'session', 'webhook', 'admin', 'root',
 ]);
 
 /** Words after the credential word that still name its value (`password_confirmation`, `token_b64`, `secret_key_base`). */

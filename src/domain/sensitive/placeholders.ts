@@ -52,6 +52,7 @@ export const REFERENCE_PATTERNS: readonly ValueRow[] = [
 
 /** Code, when unquoted: what is assigned is an expression that yields the secret, not the secret. */
 export const EXPRESSION_PATTERNS: readonly ValueRow[] = [
+  { why: 'a keyword that starts an expression (await getToken(), new Secret(…))', pattern: /^(?:await|yield|new|typeof|lambda|function|async|require|import)$/ },
   { why: 'a call (getenv("X"), input())', pattern: /^[A-Za-z_$][\w.$]*\(/ },
   { why: 'an attribute path (settings.db.password, args.token)', pattern: /^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+[;,]?$/ },
   { why: 'an index into a lookup (ENV["X"], os.environ[…])', pattern: /^[A-Za-z_$][\w.$]*\[/ },

@@ -66,6 +66,7 @@ const NOT_SECRET_SHAPES: readonly RegExp[] = [
   /^(?:~|\.{0,2})\//, // a path
   /^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$/, // an e-mail address
   /^arn:/i, // an AWS resource name
+  /^[a-z0-9._-]+(?:\/[a-z0-9._-]+){2,}$/, // a resource path (projects/123/secrets/db-pass); base64 mixes case
   /^v?\d+(?:\.\d+)+(?:[-+][\w.]+)?$/, // a version
 ];
 

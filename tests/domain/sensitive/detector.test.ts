@@ -222,6 +222,10 @@ describe('performance', () => {
       '10.0.0.0/'.repeat(30_000),
       '::/'.repeat(60_000),
       'hooks.slack.com/services/'.repeat(10_000),
+      '| password | '.repeat(20_000),
+      'password is '.repeat(20_000),
+      "PASSWORD '".repeat(30_000),
+      '**password**:'.repeat(20_000),
     ];
     for (const input of inputs) {
       // A quadratic pattern would take minutes here; the test timeout is the guard.

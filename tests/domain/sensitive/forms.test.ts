@@ -31,6 +31,10 @@ const FORMS: readonly ((key: string, value: string) => string)[] = [
   (k, v) => `tool --${k} ${v} --verbose`,
   (k, v) => `**${k}:** ${v}`,
   (k, v) => `Log in as bob, ${k}: ${v}, then go on.`,
+  (k, v) => `ALTER USER app WITH ${k} '${v}';`,
+  (k, v) => `The staging ${k} is ${v}.`,
+  (k, v) => `Our ${k} was: "${v}"`,
+  (k, v) => `| user | bob |\n| ${k} | ${v} |`,
 ];
 
 const VALUE = 'Hunter2-Quilt-77';

@@ -24,6 +24,7 @@ const ROW_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'a shell or environment variable ($VAR, ${VAR}, %VAR%, $(cmd))': ['$DB_PASSWORD', '${DB_PASSWORD}', '${DB_PASSWORD:-x}', 'pre-${X}-post', '%DB_PASSWORD%', '$(cat /run/secrets/db)'],
   'a template ({{ var }}, {% … %}, ${{ secrets.X }})': ['{{ vault_db_password }}', '{% raw %}x{% endraw %}'],
   'a YAML tag (!vault, !Ref)': ['!vault', '!Ref DbPassword'],
+  'a keyword that starts an expression (await getToken(), new Secret(…))': ['await', 'yield', 'typeof', 'lambda', 'function'],
   'a call (getenv("X"), input())': ['getenv("X")', 'os.getenv(', 'input()', 'self.fetch_token()'],
   'an attribute path (settings.db.password, args.token)': ['settings.db.password', 'args.token', 'req.body?.secret;', 'this.password'],
   'an index into a lookup (ENV["X"], os.environ[…])': ['ENV["X"]', 'os.environ["DB"]', 'secrets[0]'],
