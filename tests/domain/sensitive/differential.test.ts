@@ -44,6 +44,7 @@ const PIECES: readonly string[] = [
   'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9', '.eyJzdWIiOiIxMjM0NTY3ODkwIn0', '.dGVzdC1zaWduYXR1cmUtbm90LXJlYWwtMDEyMzQ1Njc4OQ', '.\n',
   'hooks.slack.com/services/', 'T0A1B2C3D/B4E5F6G7H/Zk3Qm8Lp2Wx7Rt9Vn4Bc1Hy6', '/24', '/8', '/33', '::/48', '10.2.3.0', '0.0.0.0',
   'ü', 'jürgen', 'müller.de', '用户', '例子.中国', 'xn--mller-kva.de', '\u{1F600}', '\u{20000}', '122000000000003', '1220 00000 000003',
+  '|', '| ', ' | ', ' is ', ' was ', 'is: ', 'WITH PASSWORD ', "'Tr0ub4dor-3'", 'await', 'required', '8-64', '482913',
 ];
 
 const run = (random: () => number, chars: string, min: number, max: number): string =>
