@@ -19,6 +19,7 @@ import { looksSecret, readsAsWord, type DetectionRule, type Span } from './rule.
 type Context = 'explicit' | 'label' | 'prose';
 
 interface AssignmentForm {
+  /** What the form looks like, and where it is written so. */
   readonly example: string;
   readonly context: Context;
   /** Source with named groups `k` (the key) and `v` (the value, quotes included); numbered when joined. */
@@ -147,7 +148,7 @@ function startsLine(input: string, index: number): boolean {
 /**
  * Whether `value`, set under `key` in this context, is a credential: not a placeholder, a
  * reference or the key's own name; under a key that only mentions a credential it must look
- * generated; after a mid-line label it must not read as a word.
+ * generated; after a label mid-line or in a sentence it must not read as a word.
  */
 function isAssignedCredential(value: string, assigned: { key: string; name: CredentialName; context: Context; quoted: boolean }): boolean {
   if (value.length < 4 || repeatsName(assigned.key, value)) return false;
@@ -184,7 +185,7 @@ function selectAssignment(match: string, exec: RegExpExecArray): Span | undefine
   if (!name) return undefined;
   const quoted = raw.length >= 2 && /^["'`]/.test(raw) && raw.endsWith(raw.charAt(0));
   const inner = quoted ? raw.slice(1, -1) : raw;
-  // A bare label's value ends before the punctuation of the sentence around it (`password: x1y2, then …`).
+  // A bare value in a label or a sentence ends before the sentence's punctuation (`password: x1y2, then …`).
   const value = form.context !== 'explicit' && !quoted ? inner.replace(/(?:[,;)]|\.$)+$/, '') : inner.trim();
   const rawStart = (exec.indices?.groups?.[VALUE_GROUPS[index] ?? '']?.[0] ?? exec.index + match.lastIndexOf(raw)) - exec.index;
   const start = rawStart + (quoted ? 1 : 0) + inner.indexOf(value);
