@@ -1,4 +1,5 @@
 import { failureReason } from '../domain/codes.js';
+import { canDecide, canResume } from '../domain/run/transitions.js';
 import { auditEvent } from '../domain/audit.js';
 import { parseCommandText, type CommandFile } from '../domain/command-file.js';
 import { failClosedDecision, systemStopDecision, type DecisionRecord } from '../domain/decision.js';
@@ -98,12 +99,12 @@ export async function resumeRun(runId: string, deps: RunDeps): Promise<RunOutcom
 async function resumeHeld(runId: string, deps: RunDeps): Promise<RunOutcome> {
   const state = await deps.ledger.load(runId);
   if (!state) throw new RunNotResumableError(`there is no run "${runId}" in this workspace`);
-  if (state.status === 'paused') {
+  if (canDecide(state.status)) {
     throw new RunNotResumableError(`run ${runId} is paused for a person (${state.pause?.reason_code ?? 'see maestro hitl show'}); decide first: maestro hitl decide ${runId} continue|stop`);
   }
   // A run a storage failure ended is taken up again from its checkpoint (no finished call repeated).
   const storageFailed = state.status === 'error' && state.decision?.reason_code === STORAGE_WRITE_FAILED;
-  if (state.status !== 'running' && !storageFailed) throw new RunNotResumableError(`run ${runId} has already ended (${state.status})`);
+  if (!canResume(state.status) || (state.status === 'error' && !storageFailed)) throw new RunNotResumableError(`run ${runId} has already ended (${state.status})`);
   const command = await givenCommand(state, deps);
   return endOnStorageFailure(runId, deps, async () => {
     const run = startedRun(await deps.ledger.open(runId));

@@ -108,12 +108,13 @@ export const RAW_TEXT_KEYS: ReadonlySet<string> = new Set([
 export const MAX_AUDIT_STRING_CHARS = 1024;
 
 /**
- * `local@host` with a host that starts with a letter (`root@localhost`, `foo@bar`, `a@example.com`):
- * policy I6 allows no e-mail-like token in a log, whether the detector calls it an e-mail or not.
- * `lodash@4.17.21`, `logo@2x.png` and `@decorator` are not e-mail-like.
+ * `local@host` with a host that starts with a letter, in any script (`root@localhost`, `foo@bar`,
+ * `a@example.com`, `jürgen@zuhause`): policy I6 allows no e-mail-like token in a log, whether the
+ * detector calls it an e-mail or not. `lodash@4.17.21`, `logo@2x.png` and `@decorator` are not e-mail-like.
  */
-const EMAIL_LIKE = /[A-Za-z0-9._%+-]@[A-Za-z][A-Za-z0-9-]*/;
+const EMAIL_LIKE = /[\p{L}\p{N}._%+-]@\p{L}[\p{L}\p{N}-]*/u;
 
+/** True when `text` holds an e-mail-like token (EMAIL_LIKE). */
 export function hasEmailLikeToken(text: string): boolean {
   return EMAIL_LIKE.test(text);
 }

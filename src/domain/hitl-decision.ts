@@ -1,4 +1,5 @@
 import type { PauseRecord, RunState } from './run-state.js';
+import { canDecide } from './run/transitions.js';
 
 /** What the caller found out about a run that is `running` with no pause (asked under the run's lock). */
 export interface RunningFacts {
@@ -31,7 +32,7 @@ export function pauseToDecide(state: RunState, input: DecisionAsked, facts: Runn
     const { layer, reason_code } = state.decision;
     return refuse(`run ${id} was stopped by a sealed decision (${layer}: ${reason_code}); nobody can continue it`);
   }
-  const open = state.status === 'paused' ? state.pause : undefined;
+  const open = canDecide(state.status) ? state.pause : undefined;
   if (open) {
     if (input.pauseId === undefined || input.pauseId === open.pause_id) return { ok: true, pause: open };
     const current = `the current pause of run ${id} is ${open.pause_id}${decidedText(state, input.pauseId)}`;

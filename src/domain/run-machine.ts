@@ -1,4 +1,5 @@
 import type { DecisionRecord } from './decision.js';
+import { allows, type RunEventType } from './run/transitions.js';
 import type { MediatorAdvice } from './mediator-advice.js';
 import type { DeliberationMode, ModeContext, ModeNext } from './modes/mode.js';
 import type { PauseRecord, RunPlan, RunState, RunStatus, Step } from './run-state.js';
@@ -35,8 +36,12 @@ export type RunEvent =
   /** Taken up again after a storage failure. */
   | { readonly type: 'revived' };
 
-/** Applies one event to a run's state. Pure: the caller saves what it returns. */
+/**
+ * Applies one event to a run's state. Pure: the caller saves what it returns. An event the life
+ * cycle does not allow for the run's status (run/transitions.ts) is refused: a bug, not an input.
+ */
 export function applyRunEvent(state: RunState, event: RunEvent, now: string): RunState {
+  if (!allows(state.status, event.type)) throw new Error(`a ${state.status} run cannot take a "${event.type}" event (run ${state.run_id})`);
   const next = apply(state, event);
   return { ...next, updated_at: now };
 }

@@ -27,15 +27,15 @@ const NAMES: Record<SensitiveCategory, string> = {
   STRIPE_KEY: 'a Stripe key',
   GOOGLE_API_KEY: 'a Google API key',
   BEARER_TOKEN: 'a bearer token',
-  BASIC_AUTH: 'a user name and password (curl -u)',
+  BASIC_AUTH: 'a user name and password (curl -u, Authorization: Basic)',
   PASSWORD_ASSIGNMENT: 'a password or key assigned in the text',
   CARD: 'a payment card number',
   IBAN: 'a bank account number (IBAN)',
   SSN: 'a social security number',
   EMAIL: 'an e-mail address',
   PHONE: 'a phone number',
-  IPV6: 'an IP address',
-  IPV4: 'an IP address',
+  IPV6: 'an IP address or network',
+  IPV4: 'an IP address or network',
 };
 
 function places(found: readonly SensitivePlace[], pick: (c: SensitiveCategory) => boolean): string {

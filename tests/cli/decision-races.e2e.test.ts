@@ -44,10 +44,14 @@ function oneWinner(results: CliResult[]): CliResult {
   return results.find((r) => r.code === 2)!;
 }
 
+// Each round starts real processes; the suite runs a few (every pair of decisions once), the soak more:
+// MAESTRO_RACE_ROUNDS=50 npx vitest run tests/cli/decision-races.e2e.test.ts
+const ROUNDS = Number(process.env.MAESTRO_RACE_ROUNDS ?? 4);
+
 describe('two processes deciding or resuming one run at once', () => {
-  it('two `hitl decide` started together: exactly one decides, the other is refused saying so (10 rounds, continue and stop mixed)', async () => {
+  it('two `hitl decide` started together: exactly one decides, the other is refused saying so (continue and stop mixed)', async () => {
     const pairs = [['continue', 'continue'], ['continue', 'stop'], ['stop', 'continue'], ['stop', 'stop']] as const;
-    for (let round = 0; round < 10; round++) {
+    for (let round = 0; round < ROUNDS; round++) {
       const id = await pausedRun();
       const pair = pairs[round % pairs.length]!;
       const results = await Promise.all(pair.map((d) => spawned('hitl', 'decide', id, d)));
@@ -63,8 +67,8 @@ describe('two processes deciding or resuming one run at once', () => {
     }
   }, 240_000);
 
-  it('two `run --resume` started together: exactly one resumes and finishes the run, the other is refused (10 rounds)', async () => {
-    for (let round = 0; round < 10; round++) {
+  it('two `run --resume` started together: exactly one resumes and finishes the run, the other is refused', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
       const id = await pausedRun();
       if (round % 2 === 0) {
         // A `continue` waiting for its resumer.

@@ -198,6 +198,13 @@ describe('the sanitizer over the sensitive corpus', () => {
     const { line } = composeAuditLine(recordWith({ info: text }), GENESIS_HASH, deps);
     expect(hasEmailLikeToken(line)).toBe(false);
   });
+
+  it('keeps an e-mail-like token in any script out of the log (issue 22)', () => {
+    for (const token of ['jürgen@zuhause', '用户@服务器', 'иван@сервер']) {
+      const { line } = composeAuditLine(recordWith({ info: `ask ${token} first` }), GENESIS_HASH, deps);
+      expect(line).not.toContain(token);
+    }
+  });
 });
 
 describe('cachedScanner', () => {

@@ -20,6 +20,15 @@ export function asciiClass(oneCharacter: RegExp): (code: number) => boolean {
 }
 
 /**
+ * A membership test on code points for a character class that may hold non-ASCII characters,
+ * written as a one-character `u` regex, e.g. /[\p{L}\p{N}._%+-]/u; ASCII answers come from a table.
+ */
+export function unicodeClass(oneCharacter: RegExp): (codePoint: number) => boolean {
+  const ascii = asciiClass(oneCharacter);
+  return (codePoint) => (codePoint < 128 ? ascii(codePoint) : oneCharacter.test(String.fromCodePoint(codePoint)));
+}
+
+/**
  * Offset where the run of `inRun` characters ending just before `end` begins (`end` itself when
  * the run is empty), or -1 when the run is longer than `maxLength`: no match can begin there.
  */
@@ -58,6 +67,33 @@ export function runsBefore(anchor: string, inRun: (code: number) => boolean, max
     }
     return starts;
   };
+}
+
+/**
+ * runsBefore for a class tested on code points (unicodeClass), `maxLength` counted in code points
+ * as a `u` regex counts them: a character outside the BMP (a surrogate pair) is one.
+ */
+export function codePointRunsBefore(anchor: string, inRun: (codePoint: number) => boolean, maxLength: number): (text: string) => number[] {
+  return (text) => {
+    const starts: number[] = [];
+    for (let at = text.indexOf(anchor); at !== -1; at = text.indexOf(anchor, at + anchor.length)) {
+      const start = codePointRunStart(text, at, inRun, maxLength);
+      if (start !== -1) starts.push(start);
+    }
+    return starts;
+  };
+}
+
+function codePointRunStart(text: string, end: number, inRun: (codePoint: number) => boolean, maxLength: number): number {
+  let start = end;
+  for (let length = 0; start > 0; length++) {
+    const unit = text.charCodeAt(start - 1);
+    const pair = unit >= 0xdc00 && unit <= 0xdfff && start > 1 && (text.charCodeAt(start - 2) & 0xfc00) === 0xd800;
+    if (!inRun(pair ? (text.codePointAt(start - 2) ?? unit) : unit)) break;
+    if (length === maxLength) return -1;
+    start -= pair ? 2 : 1;
+  }
+  return start;
 }
 
 /** Every offset where `literal` occurs, ascending: for a pattern whose match begins with it. */

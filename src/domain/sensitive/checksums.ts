@@ -54,18 +54,16 @@ export function isIbanValid(iban: string): boolean {
 }
 
 const BASE64URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
-/**
- * Decodes unpadded base64url into a string of byte values (Latin-1), or undefined when the input
- * is not base64url. Enough to look at a JWT header, which is ASCII JSON.
- */
-export function decodeBase64Url(input: string): string | undefined {
+/** Decodes unpadded text in `alphabet` into a string of byte values (Latin-1), or undefined when it is not in it. */
+function decodeBase64With(alphabet: string, input: string): string | undefined {
   if (input.length % 4 === 1) return undefined;
   let out = '';
   let buffer = 0;
   let bits = 0;
   for (let i = 0; i < input.length; i++) {
-    const value = BASE64URL_ALPHABET.indexOf(input.charAt(i));
+    const value = alphabet.indexOf(input.charAt(i));
     if (value < 0) return undefined;
     buffer = ((buffer << 6) | value) & 0xffffff;
     bits += 6;
@@ -75,4 +73,17 @@ export function decodeBase64Url(input: string): string | undefined {
     }
   }
   return out;
+}
+
+/**
+ * Decodes unpadded base64url into a string of byte values (Latin-1), or undefined when the input
+ * is not base64url. Enough to look at a JWT header, which is ASCII JSON.
+ */
+export function decodeBase64Url(input: string): string | undefined {
+  return decodeBase64With(BASE64URL_ALPHABET, input);
+}
+
+/** Decodes base64 (`+/`, padding optional) into a string of byte values (Latin-1), or undefined when it is not base64. */
+export function decodeBase64(input: string): string | undefined {
+  return decodeBase64With(BASE64_ALPHABET, input.replace(/={1,2}$/, ''));
 }

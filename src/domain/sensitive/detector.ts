@@ -5,14 +5,18 @@
  * Judgement calls, each pinned by the corpus in tests/fixtures/sensitive-corpus.ts:
  * - Matches are confirmed by structure or checksum wherever one exists (Luhn + card brand, IBAN
  *   length + mod-97, SSN never-issued ranges, JWT header JSON with `alg`, IPv6 group count).
- * - E-mail needs a dotted domain (`foo@bar`, `@decorator`, `pkg@1.2.3` are not addresses);
- *   `git@host` SSH remotes and `logo@2x.png` are skipped.
+ * - E-mail needs a dotted domain (`foo@bar`, `@decorator`, `pkg@1.2.3` are not addresses), in
+ *   any script (`jürgen@müller.de`); `git@host` SSH remotes and `logo@2x.png` are skipped.
  * - Phones need a leading `+` country code or the North American 3-3-4 shape; bare digit runs,
  *   dates and times are never phones.
  * - A bare dotted quad is an IPv4 even when it might be a four-part version (fail closed); a
- *   `v`-prefixed one (`v10.0.0.1`) is a version. Loopback, 0.0.0.0 and broadcast are skipped.
+ *   `v`-prefixed one (`v10.0.0.1`) is a version. Loopback, 0.0.0.0 and broadcast are skipped. A
+ *   network (`10.2.3.0/24`) is reported with its prefix.
  * - Key placeholders (`ghp_xxxx…`, `${DB_PASSWORD}`) are not secrets: key bodies must look
- *   generated (letters and digits, 8+ distinct characters).
+ *   generated (letters and digits, 8+ distinct characters) and hold no placeholder.
+ * - Every credential rule asks the same tables what is not a credential (placeholders.ts), and
+ *   the keyword rule the same vocabulary for what names one (credential-names.ts). A user and
+ *   password that are equal, or a placeholder password, are a test credential, not a secret.
  */
 import { anyLiteralPattern } from './anchors.js';
 import { categoryRank, SENSITIVE_CATEGORIES, type SensitiveCategory } from './categories.js';
@@ -88,40 +92,52 @@ type Found = (candidate: Finding) => boolean | void;
 
 /** Offers `found` the part of `match` that `rule` selects, if any; true when `found` wants no more. */
 function offer(rule: DetectionRule, match: RegExpExecArray, found: Found): boolean {
-  const span = rule.select ? rule.select(match[0]) : ([0, match[0].length] as const);
-  return span !== undefined && span[1] > span[0] && found({ category: rule.category, start: match.index + span[0], end: match.index + span[1] }) === true;
+  const span = rule.select ? rule.select(match[0], match) : ([0, match[0].length] as const);
+  if (span === undefined || span[1] <= span[0]) return false;
+  return found({ category: rule.category, start: match.index + span[0], end: match.index + span[1] }) === true;
 }
 
 /**
  * Calls `found` with every candidate of every rule, rule by rule, each rule's in text order, until
  * it returns true. Patterns run with exec on regexes owned by this module (reset before each use),
- * as matchAll would on a fresh copy of each.
+ * as matchAll would on a fresh copy of each. With `shortcuts` off, every rule runs and every
+ * pattern is tried at every offset: the reference the shortcuts must agree with.
  */
-function scanCandidates(text: string, found: Found): void {
-  const runnable = runnableRules(text);
+function scanCandidates(text: string, found: Found, shortcuts = true): void {
+  const runnable = shortcuts ? runnableRules(text) : -1;
   for (let index = 0; index < RULES.length; index++) {
     const compiled = RULES[index];
     if (!compiled || (runnable & (1 << index)) === 0) continue;
-    const { rule, scan, sticky } = compiled;
-    if (rule.starts) {
-      // As a global scan would: the first offset at or after the previous match's end that matches.
-      let from = 0;
-      for (const start of rule.starts(text)) {
-        if (start < from) continue;
-        sticky.lastIndex = start;
-        const match = sticky.exec(text);
-        if (!match) continue;
-        if (offer(rule, match, found)) return;
-        from = Math.max(sticky.lastIndex, start + 1);
-      }
-    } else {
-      scan.lastIndex = 0;
-      for (let match = scan.exec(text); match; match = scan.exec(text)) {
-        if (offer(rule, match, found)) return;
-        if (match[0].length === 0) scan.lastIndex++;
-      }
-    }
+    const { rule, scan } = compiled;
+    if (shortcuts && rule.starts ? scanStarts(text, compiled, found) : scanAll(text, rule, scan, found)) return;
   }
+}
+
+/** A global scan of the whole text; true when `found` wants no more. */
+function scanAll(text: string, rule: DetectionRule, scan: RegExp, found: Found): boolean {
+  scan.lastIndex = 0;
+  for (let match = scan.exec(text); match; match = scan.exec(text)) {
+    if (offer(rule, match, found)) return true;
+    if (match[0].length === 0) scan.lastIndex++;
+  }
+  return false;
+}
+
+/**
+ * The same, trying the pattern only where the rule says a match can begin: as a global scan
+ * would, the first offset at or after the previous match's end that matches.
+ */
+function scanStarts(text: string, { rule, sticky }: CompiledRule, found: Found): boolean {
+  let from = 0;
+  for (const start of rule.starts?.(text) ?? []) {
+    if (start < from) continue;
+    sticky.lastIndex = start;
+    const match = sticky.exec(text);
+    if (!match) continue;
+    if (offer(rule, match, found)) return true;
+    from = Math.max(sticky.lastIndex, start + 1);
+  }
+  return false;
 }
 
 /**
@@ -134,6 +150,23 @@ export function detectSensitive(text: string): Finding[] {
   scanCandidates(text, (candidate) => {
     candidates.push(candidate);
   });
+  return resolveOverlaps(candidates);
+}
+
+/**
+ * What detectSensitive finds, found the slow way: every rule, every pattern at every offset, none
+ * of the shortcuts (hints, `starts`). Only for checking that the shortcuts change nothing
+ * (tests/domain/sensitive/differential.test.ts).
+ */
+export function detectSensitiveWithoutShortcuts(text: string): Finding[] {
+  const candidates: Finding[] = [];
+  scanCandidates(
+    text,
+    (candidate) => {
+      candidates.push(candidate);
+    },
+    false,
+  );
   return resolveOverlaps(candidates);
 }
 

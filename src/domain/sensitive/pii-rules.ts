@@ -1,16 +1,31 @@
-import { asciiClass, occurrencesOf, runsBefore, runStartBefore } from './anchors.js';
+import { asciiClass, codePointRunsBefore, occurrencesOf, runStartBefore, unicodeClass } from './anchors.js';
 import { IBAN_LENGTHS, isIbanValid, isLuhnValid } from './checksums.js';
 import { whole, type DetectionRule, type Span } from './rule.js';
 
 // An e-mail needs a dotted domain ending in a 2+ letter TLD, so `foo@bar`, `@decorator`,
-// `pkg@1.2.3` and `user@localhost` are not addresses.
-const EMAIL =
-  /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.){1,16}[A-Za-z]{2,63}(?![A-Za-z0-9-])/g;
+// `pkg@1.2.3` and `user@localhost` are not addresses. Letters are any script's (internationalised
+// addresses: `jürgen@müller.de`, `用户@例子.中国`), and a TLD may be punycode (`xn--p1ai`).
+const LOCAL_CHAR = '[\\p{L}\\p{M}\\p{N}._%+-]';
+const LABEL_CHAR = '[\\p{L}\\p{M}\\p{N}-]';
+const TLD = '(?:\\p{L}[\\p{L}\\p{M}]{1,62}|[Xx][Nn]--[A-Za-z0-9-]{1,59})';
+const EMAIL = new RegExp(`(?<!${LOCAL_CHAR})${LOCAL_CHAR}{1,64}@(?:${LABEL_CHAR}{1,63}\\.){1,16}${TLD}(?!${LABEL_CHAR})`, 'gu');
 
-// Shaped like addresses but not personal: retina asset names (`logo@2x.png`) and SSH remotes
-// (`git@github.com:org/repo.git`).
-function isEmail(match: string): boolean {
-  return !/@\d+(?:\.\d+)?x\./i.test(match) && !match.startsWith('git@');
+// Shaped like addresses but not personal: retina asset names (`logo@2x.png`), SSH remotes
+// (`git@github.com:org/repo.git`), and the `password@host` tail of a URL's `user:password@host`
+// (URL_PASSWORD's, or a test credential's that is no secret: `https://user:password@example.com`).
+const URL_USER = /^[^\s:/?#@"'<>[\]]{0,256}$/;
+
+/** True when the address at `at` follows `scheme://user:` (it is then a URL's password and host). */
+function followsUrlUser(input: string, at: number): boolean {
+  if (input.charAt(at - 1) !== ':') return false;
+  const before = input.slice(Math.max(0, at - 300), at - 1);
+  const separator = before.lastIndexOf('://');
+  return separator > 0 && /[A-Za-z0-9+.-]/.test(before.charAt(separator - 1)) && URL_USER.test(before.slice(separator + 3));
+}
+
+function selectEmail(match: string, exec: RegExpExecArray): Span | undefined {
+  if (/@\d+(?:\.\d+)?x\./i.test(match) || match.startsWith('git@') || followsUrlUser(exec.input, exec.index)) return undefined;
+  return [0, match.length];
 }
 
 // International numbers start with `+` and a country code; groups are separated by one space,
@@ -36,23 +51,27 @@ const PHONE_NANP =
 // alone; a bare four-part version such as `1.2.3.4` cannot be told from an address and IS
 // reported (fail closed).
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
-// An address followed by `/<prefix>` is a network (10.0.0.0/8), not someone's address.
-const IPV4 = new RegExp(`(?<![\\w.$§])(?:${OCTET}\\.){3}${OCTET}(?!\\w|\\.\\d|/\\d)`, 'g');
+// A network in CIDR notation (10.2.3.0/24) maps a network as an address does: it is reported
+// whole, prefix included.
+const IPV4 = new RegExp(`(?<![\\w.$§])(?:${OCTET}\\.){3}${OCTET}(?:/(?:3[0-2]|[12]?\\d)(?![\\w.]))?(?!\\w|\\.\\d)`, 'g');
 const IPV4_EXACT = new RegExp(`^(?:${OCTET}\\.){3}${OCTET}$`);
 
 // Addresses that identify no one and that every developer transcript is full of: loopback,
 // unspecified and broadcast. Private ranges (10/8, 192.168/16 …) are still reported: they map a
 // network.
-function isIdentifyingIpv4(address: string): boolean {
+function isIdentifyingIpv4(candidate: string): boolean {
+  const address = candidate.replace(/\/\d+$/, '');
   return !address.startsWith('127.') && address !== '0.0.0.0' && address !== '255.255.255.255';
 }
 
 // IPv6 candidates: hex groups joined by colons (an empty group stands for `::`), optionally
-// ending in an embedded IPv4. The candidate must not end in a lone colon. isIpv6 then checks the
-// group count, so `10:30:00` (a time) and `00:1a:2b:3c:4d:5e` (a MAC) are rejected.
+// ending in an embedded IPv4, and a `/prefix` (2001:db8::/32). The candidate must not end in a lone
+// colon. isIpv6 then checks the group count, so `10:30:00` (a time) and `00:1a:2b:3c:4d:5e` (a MAC)
+// are rejected.
 const H16 = '[0-9A-Fa-f]{1,4}';
 const IPV6 = new RegExp(
-  `(?<![\\w:.])(?:${H16}|(?=::))(?::(?:${H16})?){2,8}(?:(?:\\.\\d{1,3}){3})?(?:(?<=::)|(?<!:))(?!\\w|\\.\\d|:[\\w:])`,
+  `(?<![\\w:.])(?:${H16}|(?=::))(?::(?:${H16})?){2,8}(?:(?:\\.\\d{1,3}){3})?(?:(?<=::)|(?<!:))(?!\\w|\\.\\d|:[\\w:])` +
+    '(?:/(?:12[0-8]|1[01]\\d|[1-9]?\\d)(?![\\w.]))?',
   'g',
 );
 
@@ -75,7 +94,8 @@ function ipv6Starts(text: string): number[] {
 }
 
 /** True for a well-formed IPv6 address other than loopback `::1` (which identifies no one). */
-export function isIpv6(candidate: string): boolean {
+export function isIpv6(withPrefix: string): boolean {
+  const candidate = withPrefix.replace(/\/\d+$/, '');
   // Rust/C++ paths such as `ab::cd` are hex-shaped; real addresses almost always hold a digit.
   if (!/\d/.test(candidate) || /^(?:0{0,4}:){2,7}0{0,3}1$/.test(candidate)) return false;
   let text = candidate;
@@ -99,9 +119,9 @@ export function isIpv6(candidate: string): boolean {
 }
 
 // Cards: 13-19 digits, compact or in the printed groupings (4-4-4-4[-3], 4-4-4-2/3, Amex/Diners
-// 4-6-5/4-6-4) with one consistent separator; then brand prefix/length and Luhn.
+// 4-6-5/4-6-4, UATP 4-5-6) with one consistent separator; then brand prefix/length and Luhn.
 const CARD =
-  /(?<![\w.-])(?:[2-6]\d{12,18}|[2-6]\d{3}([ -])\d{4}\1\d{4}\1\d{2,4}(?:\1\d{3})?|3\d{3}([ -])\d{6}\2\d{4,5})(?!\w|-\d)/g;
+  /(?<![\w.-])(?:[2-6]\d{12,18}|[2-6]\d{3}([ -])\d{4}\1\d{4}\1\d{2,4}(?:\1\d{3})?|3\d{3}([ -])\d{6}\2\d{4,5}|1\d{14}|1\d{3}([ -])\d{5}\3\d{6})(?!\w|-\d)/g;
 
 /** True when the digits carry a known card brand's prefix (IIN) and a length that brand issues. */
 export function hasCardBrand(digits: string): boolean {
@@ -109,6 +129,7 @@ export function hasCardBrand(digits: string): boolean {
   const p2 = Number(digits.slice(0, 2));
   const p3 = Number(digits.slice(0, 3));
   const p4 = Number(digits.slice(0, 4));
+  if (digits.startsWith('1')) return n === 15; // UATP (airline cards)
   if (digits.startsWith('4')) return n === 13 || n === 16 || n === 19; // Visa
   if ((p2 >= 51 && p2 <= 55) || (p4 >= 2221 && p4 <= 2720)) return n === 16; // Mastercard
   if (p2 === 34 || p2 === 37) return n === 15; // Amex
@@ -158,7 +179,7 @@ const SSN = /(?<![\w-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?!
 /** Rules for personal data (PII). */
 export const PII_RULES: readonly DetectionRule[] = [
   // A match begins where the local part (the run before `@`, at most 64 characters) begins.
-  { category: 'EMAIL', pattern: EMAIL, starts: runsBefore('@', asciiClass(/[A-Za-z0-9._%+-]/), 64), select: whole(isEmail) },
+  { category: 'EMAIL', pattern: EMAIL, starts: codePointRunsBefore('@', unicodeClass(/[\p{L}\p{M}\p{N}._%+-]/u), 64), select: selectEmail },
   { category: 'PHONE', pattern: PHONE_INTERNATIONAL, starts: occurrencesOf('+'), select: whole(isInternationalPhone) },
   { category: 'PHONE', pattern: PHONE_NANP },
   { category: 'IPV4', pattern: IPV4, select: whole(isIdentifyingIpv4) },

@@ -1,4 +1,5 @@
 import type { SensitiveCategory } from './categories.js';
+import { placeholderReason } from './placeholders.js';
 
 /** A half-open range `[start, end)` of UTF-16 offsets. */
 export type Span = readonly [start: number, end: number];
@@ -24,9 +25,10 @@ export interface DetectionRule {
   readonly starts?: (text: string) => readonly number[];
   /**
    * Confirms a candidate (checksum, structure) and returns the sensitive part of it as offsets
-   * relative to the match, or undefined to drop it. Default: the whole match.
+   * relative to the match, or undefined to drop it. Default: the whole match. `exec` is the match
+   * itself, for its groups and, where the line around it decides, its input and index.
    */
-  readonly select?: (match: string) => Span | undefined;
+  readonly select?: (match: string, exec: RegExpExecArray) => Span | undefined;
 }
 
 /** Adapts a yes/no check into a `select` that keeps the whole match. */
@@ -35,11 +37,12 @@ export function whole(isValid: (match: string) => boolean): (match: string) => S
 }
 
 /**
- * True when a token body looks generated rather than typed: it mixes letters and digits and uses
- * at least 8 distinct characters. Keeps placeholders (`ghp_xxxx…`) and prose out.
+ * True when a token body looks generated rather than typed: it mixes letters and digits, uses at
+ * least 8 distinct characters, and holds no placeholder (placeholders.ts). Keeps placeholders
+ * (`ghp_xxxx…`, `sk-your-key-here-123`) and prose out.
  */
 export function looksRandom(body: string): boolean {
-  return /\d/.test(body) && /[A-Za-z]/.test(body) && hasDistinctCharacters(body, 8);
+  return /\d/.test(body) && /[A-Za-z]/.test(body) && hasDistinctCharacters(body, 8) && placeholderReason(body) === undefined;
 }
 
 /** True when `text` holds at least `count` distinct characters (code points); stops counting there. */
@@ -55,4 +58,29 @@ function hasDistinctCharacters(text: string, count: number): boolean {
 /** Stricter than looksRandom, for weak prefixes such as `sk-`: upper, lower case and digits. */
 export function looksRandomMixedCase(body: string): boolean {
   return looksRandom(body) && /[a-z]/.test(body) && /[A-Z]/.test(body);
+}
+
+/** Shapes that look generated but are addresses, not secrets: URL, path, e-mail, ARN, version. */
+const NOT_SECRET_SHAPES: readonly RegExp[] = [
+  /:\/\//, // a URL
+  /^(?:~|\.{0,2})\//, // a path
+  /^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$/, // an e-mail address
+  /^arn:/i, // an AWS resource name
+  /^[a-z0-9._-]+(?:\/[a-z0-9._-]+){2,}$/, // a resource path (projects/123/secrets/db-pass); base64 mixes case
+  /^v?\d+(?:\.\d+)+(?:[-+][\w.]+)?$/, // a version
+];
+
+/**
+ * For a value whose key only mentions a credential (`csrf-token`, `token_type`): it counts when it
+ * looks generated (looksRandom) and is either mixed case or 16+ characters long, and is no address.
+ * `9f86d081884c7d659a2f` and `Zx81-kLm2-Qp93` do; `my-secret-01`, `Bearer`, `4096` and a URL do not.
+ */
+export function looksSecret(value: string): boolean {
+  if (value.length < 8 || /\s/.test(value) || NOT_SECRET_SHAPES.some((shape) => shape.test(value))) return false;
+  return looksRandom(value) && ((/[a-z]/.test(value) && /[A-Z]/.test(value)) || value.length >= 16);
+}
+
+/** True when `value` reads as a word of prose (`click`, `Below.`), not as a password (`hunter2`, `S3cret!`). */
+export function readsAsWord(value: string): boolean {
+  return /^[A-Za-z][a-z]*[.,;:!?)]*$/.test(value);
 }

@@ -1,5 +1,7 @@
-import { asciiClass, lineStartBefore, runStartBefore, runsBefore } from './anchors.js';
-import { decodeBase64Url } from './checksums.js';
+import { asciiClass, runsBefore } from './anchors.js';
+import { ASSIGNMENT_RULE } from './assignment-rule.js';
+import { decodeBase64, decodeBase64Url } from './checksums.js';
+import { isTestCredential, placeholderReason } from './placeholders.js';
 import { looksRandom, looksRandomMixedCase, whole, type DetectionRule, type Span } from './rule.js';
 
 // PEM / OpenSSH / PGP private keys. With no END line within 16 KiB (a truncated paste), the
@@ -12,9 +14,22 @@ const PRIVATE_KEY = new RegExp(
 
 // Three base64url parts; the header starts `{"` (= `eyJ`), or `{` and a line break or a space when
 // it was pretty-printed (`ewo`, `ew0K`, `eyAi`/`eyAK`). The signature may be empty (alg "none").
-const JWT = /(?<![A-Za-z0-9_-])(?:eyJ|ewo|ew0K|eyA)[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g;
+// A token wrapped over lines (CR, LF or CRLF, then indentation) is still one token: breaks may
+// stand around its dots, inside its header and payload (a dot must still follow), and after its
+// last dot when a signature-long run follows.
+const LINE_BREAK = '(?:\\r\\n?|\\n)[ \\t]{0,16}';
+const B64URL = '[A-Za-z0-9_-]';
+// At most 64 wrapped lines a part: a candidate that is no token is given up after as many, not at
+// the end of the text (a column of `eyJ…` lines would otherwise cost quadratic time).
+const WRAPPED = `(?:${LINE_BREAK}${B64URL}+){0,64}`;
+const JWT = new RegExp(
+  `(?<!${B64URL})(?:eyJ|ewo|ew0K|eyA)${B64URL}{5,}${WRAPPED}(?:${LINE_BREAK})?\\.(?:${LINE_BREAK})?` +
+    `${B64URL}{2,}${WRAPPED}(?:${LINE_BREAK})?\\.(?:${LINE_BREAK}(?=${B64URL}{16}))?${B64URL}*`,
+  'g',
+);
 
-export function isJwt(token: string): boolean {
+export function isJwt(wrapped: string): boolean {
+  const token = wrapped.replace(/\s+/g, '');
   const header = decodeBase64Url(token.slice(0, token.indexOf('.')));
   if (header === undefined) return false;
   try {
@@ -31,14 +46,21 @@ export function isJwt(token: string): boolean {
 const URL_PASSWORD =
   /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,31}:\/\/[^\s:/?#@"'<>[\]]{0,256}:[^\s/?#@"'<>]{1,256}@[A-Za-z0-9._~%!$&*+=@:[\]-]{1,256}/g;
 
-// Template variables and masks are not credentials: ${DB_PASS}, $PASS, {{pass}}, %PASS%, ****.
-const PLACEHOLDER_PASSWORD = /^(?:\$\{?\w+\}?|\{\{\s*\w+\s*\}\}|%\w+%|\*+|x+|\.\.\.)$/i;
+/** Percent-decoded, or as it is when it does not decode. */
+function percentDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    // A stray `%` is part of the text: a value, not an error.
+    return text;
+  }
+}
 
 function selectUrlPassword(match: string): Span | undefined {
   const afterScheme = match.indexOf('://') + 3;
   const colon = match.indexOf(':', afterScheme);
   const at = match.indexOf('@', colon);
-  if (PLACEHOLDER_PASSWORD.test(match.slice(colon + 1, at))) return undefined;
+  if (isTestCredential(percentDecoded(match.slice(afterScheme, colon)), percentDecoded(match.slice(colon + 1, at)))) return undefined;
   // A sentence's full stop is not part of the host.
   return [0, match.replace(/\.+$/, '').length];
 }
@@ -73,78 +95,6 @@ function awsSecretStarts(text: string): number[] {
   return starts.sort((a, b) => a - b);
 }
 
-// Keyword assignments, in the style of detect-secrets' keyword detector: a key that names a
-// credential, then `=`, `:=`, `=>` or `:` (JSON/YAML key), then a value. The span is the value.
-const CREDENTIAL_KEY =
-  '[A-Za-z0-9_.-]{0,40}?(?:pass(?:word|wd|phrase)?|pwd|secret|(?:api|access|auth|private|client|signing|encryption)[_.-]?(?:key|secret)|apikey|(?:auth|access|refresh|api|bearer|session|bot|id)?[_.-]?token|credentials?)';
-const ASSIGNMENT = new RegExp(
-  [
-    // KEY = value, KEY=value, key := "value", key => 'value' (code, .env, shell, INI)
-    String.raw`(?<![A-Za-z0-9_.-])${CREDENTIAL_KEY}(?![A-Za-z0-9])["']?\s{0,4}(?:=>|:=|=)\s{0,4}(?:"[^"\n]{4,200}"|'[^'\n]{4,200}'|[^\s"'${'`'},;&)}\]]{4,200})`,
-    // "key": "value" (JSON)
-    String.raw`"${CREDENTIAL_KEY}"\s{0,4}:\s{0,4}"[^"\n]{4,200}"`,
-    // key: value at the start of a line (YAML)
-    String.raw`(?<=^|\n)[ \t]{0,40}-?[ \t]{0,4}${CREDENTIAL_KEY}:[ \t]{1,4}(?:"[^"\n]{4,200}"|'[^'\n]{4,200}'|[^\s"'#]{4,200})`,
-  ].join('|'),
-  'gi',
-);
-
-// Placeholders and references are not credentials: ${VAR}, $VAR, {{ x }}, <your-key>, %VAR%,
-// xxxx, ****, changeme, an environment lookup or a call, our own [REDACTED:…] marker.
-const NOT_A_VALUE =
-  /^(?:\$\{?[\w.]+\}?|\{\{.*\}\}|<[^>]*>|%\w+%|.*EXAMPLE.*|x{3,}|\*{3,}|\.{3,}|-+|_+|changeme|change_me|password|passwd|secret|token|none|null|nil|true|false|undefined|example|dummy|redacted|your[_-].*|\[.*|(?:process\.env|os\.environ|os\.getenv|env|getenv|settings|config|self|this)\b.*|.*\(.*)$/i;
-
-// Every credential key holds one of these words (`api_key` holds `key`, `passphrase` holds `pass` …).
-const CREDENTIAL_WORD = /pass|pwd|secret|key|token|credential/gi;
-// Kept from the first detector so that findings stay the same: the rule runs only on a text that
-// holds one of these spellings somewhere (`Pwd=…` or `pAsSwOrD=…` alone is not reported).
-const KNOWN_SPELLINGS: ReadonlySet<string> = new Set([
-  'pass', 'PASS', 'Pass', 'pwd', 'PWD', 'secret', 'SECRET', 'Secret', 'token', 'TOKEN', 'Token', 'key', 'KEY', 'Key', 'credential', 'CREDENTIAL', 'Credential',
-]);
-const isKeyChar = asciiClass(/[A-Za-z0-9_.-]/);
-// How far before the word a key can begin: [A-Za-z0-9_.-]{0,40}?, then a qualifier such as `encryption_`.
-const MAX_KEY_PREFIX = 40 + 'encryption_'.length;
-const MAX_YAML_INDENT = 40 + 1 + 4; // [ \t]{0,40}-?[ \t]{0,4} before the key
-
-/**
- * Where an ASSIGNMENT match can begin, from each credential word: the start of the key (the run
- * of key characters holding the word; the code form), the quote before it (the JSON form), and
- * the start of its line (the YAML form). Words are found overlapping too (`passecret`), so every
- * spelling is seen.
- */
-function assignmentStarts(text: string): number[] {
-  const starts: number[] = [];
-  let knownSpelling = false;
-  CREDENTIAL_WORD.lastIndex = 0;
-  for (let word = CREDENTIAL_WORD.exec(text); word; word = CREDENTIAL_WORD.exec(text)) {
-    knownSpelling ||= KNOWN_SPELLINGS.has(word[0]);
-    const key = runStartBefore(text, word.index, isKeyChar, MAX_KEY_PREFIX);
-    const line = lineStartBefore(text, word.index, MAX_KEY_PREFIX + MAX_YAML_INDENT);
-    if (line !== -1) starts.push(line);
-    if (key > 0 && text.charCodeAt(key - 1) === 34) starts.push(key - 1);
-    if (key !== -1) starts.push(key);
-    CREDENTIAL_WORD.lastIndex = word.index + 1;
-  }
-  return knownSpelling ? starts.sort((a, b) => a - b) : [];
-}
-
-function selectAssignedValue(match: string): Span | undefined {
-  const m = /(?:=>|:=|=|:)\s{0,4}(?=["']?[^\s])/.exec(match.replace(/^[^"]*"[^"]*"\s{0,4}(?=:)/, (k) => ' '.repeat(k.length)));
-  if (!m) return undefined;
-  let start = m.index + m[0].length;
-  let end = match.length;
-  const quote = match[start];
-  if (quote === '"' || quote === "'") {
-    start += 1;
-    end = match.lastIndexOf(quote) > start ? match.lastIndexOf(quote) : end;
-  }
-  const value = match.slice(start, end).trim();
-  if (value.length < 4 || NOT_A_VALUE.test(value)) return undefined;
-  // An unquoted attribute path (settings.db.password) is a reference, not a value.
-  if (quote !== '"' && quote !== "'" && /^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+$/.test(value)) return undefined;
-  return [start, start + value.length];
-}
-
 // `Authorization: Bearer <opaque>` and bare `Bearer <token>`: an opaque token of 20+ characters
 // that looks generated (prose such as "Bearer authentication" is not).
 const BEARER = /(?<![A-Za-z0-9])[Bb]earer[ \t]{1,4}[A-Za-z0-9._~+/-]{20,2048}=*/g;
@@ -157,9 +107,27 @@ function selectCurlAuth(match: string): Span | undefined {
   if (!flag) return undefined;
   const start = flag.index + flag[0].length;
   if (match.startsWith('[REDACTED:', start)) return undefined; // already redacted
-  const password = match.slice(match.indexOf(':', start) + 1);
-  if (NOT_A_VALUE.test(password) || password.length < 3) return undefined;
+  const colon = match.indexOf(':', start);
+  const password = match.slice(colon + 1);
+  if (password.length < 3 || isTestCredential(match.slice(start, colon), password)) return undefined;
   return [start, match.length];
+}
+
+// `Authorization: Basic <base64 of user:password>`, the scheme in any case: the span is the encoded pair.
+const BASIC_HEADER = /(?<![A-Za-z0-9])(?:[Bb]asic|BASIC)[ \t]{1,4}[A-Za-z0-9+/]{4,512}={0,2}(?![A-Za-z0-9+/=])/g;
+
+function selectBasicHeader(match: string): Span | undefined {
+  const encoded = match.replace(/^\S+[ \t]+/, '');
+  const pair = decodeBase64(encoded);
+  // Prose ("Basic auth") decodes to bytes without a colon, or with control characters.
+  const colon = pair?.indexOf(':') ?? -1;
+  if (pair === undefined || colon < 0 || /[\x00-\x1f\x7f]/.test(pair)) return undefined;
+  return isTestCredential(pair.slice(0, colon), pair.slice(colon + 1)) ? undefined : [match.length - encoded.length, match.length];
+}
+
+/** A provider key whose body (after `prefixLength` characters) is a placeholder (`AKIAXXXX…`, `…EXAMPLE`) is not a credential. */
+function notPlaceholderAfter(prefixLength: number): (match: string) => Span | undefined {
+  return whole((match) => placeholderReason(match.slice(prefixLength)) === undefined);
 }
 
 /** Rules for credentials. */
@@ -185,14 +153,14 @@ export const SECRET_RULES: readonly DetectionRule[] = [
     pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
     hints: ['AKIA', 'ASIA', 'ABIA', 'ACCA'],
     // AWS's documented example key (AKIAIOSFODNN7EXAMPLE) and its kin are not credentials.
-    select: whole((match) => !match.endsWith('EXAMPLE')),
+    select: notPlaceholderAfter(4),
   },
   {
     category: 'AWS_SECRET_KEY',
     pattern: AWS_SECRET_KEY,
     starts: awsSecretStarts,
-    // AWS's documented example secret (…EXAMPLEKEY) is not a credential.
-    select: (match) => (match.endsWith('EXAMPLEKEY') ? undefined : [match.length - 40, match.length]),
+    // AWS's documented example secret (…EXAMPLEKEY) and masks are not credentials.
+    select: (match) => (placeholderReason(match.slice(-40)) !== undefined ? undefined : [match.length - 40, match.length]),
   },
   {
     category: 'GITHUB_TOKEN',
@@ -217,9 +185,11 @@ export const SECRET_RULES: readonly DetectionRule[] = [
     select: whole((match) => looksRandom(match.slice(match.indexOf('-') + 1))),
   },
   {
+    // With or without its scheme; Slack's documented T00000000/B00000000/XXXX… is a placeholder.
     category: 'SLACK_WEBHOOK',
-    pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{20,}/g,
+    pattern: /(?<![A-Za-z0-9.-])(?:https?:\/\/)?hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{20,}/g,
     hints: ['hooks.slack.com'],
+    select: (match) => notPlaceholderAfter(match.indexOf('.com/') + 5)(match),
   },
   {
     category: 'STRIPE_KEY',
@@ -231,6 +201,7 @@ export const SECRET_RULES: readonly DetectionRule[] = [
     category: 'GOOGLE_API_KEY',
     pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g,
     hints: ['AIza'],
+    select: notPlaceholderAfter(4),
   },
   {
     category: 'BEARER_TOKEN',
@@ -242,10 +213,6 @@ export const SECRET_RULES: readonly DetectionRule[] = [
     },
   },
   { category: 'BASIC_AUTH', pattern: CURL_AUTH, hints: ['curl'], select: selectCurlAuth },
-  {
-    category: 'PASSWORD_ASSIGNMENT',
-    pattern: ASSIGNMENT,
-    starts: assignmentStarts,
-    select: selectAssignedValue,
-  },
+  { category: 'BASIC_AUTH', pattern: BASIC_HEADER, hints: ['Basic', 'basic', 'BASIC'], select: selectBasicHeader },
+  ASSIGNMENT_RULE,
 ];

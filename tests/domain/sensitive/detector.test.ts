@@ -204,6 +204,28 @@ describe('performance', () => {
       '@'.repeat(200_000),
       '+'.repeat(200_000),
       'eyJsk-'.repeat(30_000),
+      // Issue 22: wrapped tokens, forms of the keyword rule, Basic headers, networks, any script.
+      'eyJhbGciOi\r\n'.repeat(20_000),
+      `eyJ${'A\n.'.repeat(60_000)}`,
+      'Basic '.repeat(40_000),
+      `Basic ${'A'.repeat(200_000)}`,
+      `${'ü'.repeat(200_000)}@`,
+      'ü@'.repeat(100_000),
+      `${'\u{20000}'.repeat(100_000)}@x.de`,
+      'password: '.repeat(30_000),
+      '"key": '.repeat(30_000),
+      '<token>'.repeat(30_000),
+      '--token '.repeat(30_000),
+      'API key '.repeat(30_000),
+      'a key='.repeat(30_000),
+      `password=${'a\\n'.repeat(60_000)}`,
+      '10.0.0.0/'.repeat(30_000),
+      '::/'.repeat(60_000),
+      'hooks.slack.com/services/'.repeat(10_000),
+      '| password | '.repeat(20_000),
+      'password is '.repeat(20_000),
+      "PASSWORD '".repeat(30_000),
+      '**password**:'.repeat(20_000),
     ];
     for (const input of inputs) {
       // A quadratic pattern would take minutes here; the test timeout is the guard.

@@ -1,0 +1,49 @@
+import type { RunStatus } from '../run-state.js';
+
+/** The kinds of event that change a run (run-machine.ts's `RunEvent`, which is checked against this list). */
+export const RUN_EVENT_TYPES = ['planned', 'advised', 'step_recorded', 'rerouted', 'decided', 'paused', 'person_decided', 'finishing', 'finished', 'failed', 'revived'] as const;
+export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
+
+/**
+ * What can happen to a run in each status: the run's life cycle as a table. `applyRunEvent` refuses
+ * an event the table does not allow for the run's status (a bug, never a user's mistake: callers
+ * check the predicates below first), so no code path can move a run the way nobody decided.
+ */
+export const TRANSITIONS: Readonly<Record<RunStatus, readonly RunEventType[]>> = {
+  // Executing: every step of a run, and every way out of it.
+  running: ['planned', 'advised', 'step_recorded', 'rerouted', 'decided', 'paused', 'person_decided', 'finishing', 'finished', 'failed'],
+  // Waiting for a person: a decision, then (stop) the ending it fixes; a storage failure on the way.
+  paused: ['person_decided', 'finishing', 'finished', 'failed'],
+  // A storage failure: taken up again, or failed again while recording it.
+  error: ['revived', 'failed'],
+  // Ended: nothing moves an ended run. A fixed ending completed after a crash is still `running`.
+  completed: [],
+  stopped: [],
+  guardrail_stopped: [],
+  invalid: [],
+};
+
+/** Whether the table allows `event` on a run in `status`. */
+export function allows(status: RunStatus, event: RunEventType): boolean {
+  return TRANSITIONS[status].includes(event);
+}
+
+/** A run is live while it may still go on: executing, waiting for a person, or resumable after a storage failure. */
+export function isLive(status: RunStatus): boolean {
+  return TRANSITIONS[status].length > 0;
+}
+
+/** A person may decide a run only while it waits for one. */
+export function canDecide(status: RunStatus): boolean {
+  return status === 'paused';
+}
+
+/** A run may be resumed from its checkpoint while executing was cut short (interrupted), or after a storage failure. */
+export function canResume(status: RunStatus): boolean {
+  return status === 'running' || status === 'error';
+}
+
+/** An ended run: its artifact (if any) and its audit log are final. */
+export function hasEnded(status: RunStatus): boolean {
+  return !isLive(status);
+}
