@@ -3,7 +3,8 @@ import { DETERMINERS, FILLER_WORDS, GENERIC_VERBS, REFERENCE_WORDS, VAGUE_NOUNS 
 
 /**
  * Why a task's intent cannot be read, as short labels the audit log records:
- * - `unresolved_reference`: it points at something the command does not give ("Send it to them", "Update that", "Review the attached file").
+ * - `unresolved_reference`: it points at something the command does not give ("Send it to them",
+ *   "Update that", "Review the attached file").
  * - `vague_object`: its only object names nothing in particular ("Fix the issue", "Do the thing").
  * - `no_object`: a bare imperative, or no request at all ("Fix.", "Go ahead", "Proceed", "Thoughts?").
  */

@@ -16,7 +16,10 @@
  * "forcepush", and "shut down" matches "shutdown".
  */
 
-/** The gate a category pauses at: `side_effect` → acc (`ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL`), `high_stakes` → ethics (`ETHICS_HIGH_STAKES`). */
+/**
+ * The gate a category pauses at: `side_effect` → acc (`ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL`),
+ * `high_stakes` → ethics (`ETHICS_HIGH_STAKES`).
+ */
 export type SignalKind = 'side_effect' | 'high_stakes';
 
 /** One wording of a risky request: a head, and what the act is done to. */
@@ -27,7 +30,10 @@ export interface LexiconRule {
   readonly objects?: readonly string[];
   /** Words allowed between the head and the object (default 4). */
   readonly gap?: number;
-  /** The gap may hold prepositions ("transfer everything *to the* supplier's bank account"); by default a preposition ends the object ("drop support *for* …"). */
+  /**
+   * The gap may hold prepositions ("transfer everything *to the* supplier's bank account"); by
+   * default a preposition ends the object ("drop support *for* …").
+   */
   readonly across?: boolean;
   /** Each group needs one of its words somewhere after the head, in the same sentence, in any order. */
   readonly also?: readonly (readonly string[])[];
@@ -44,19 +50,35 @@ export interface LexiconEntry {
 
 // ---------------------------------------------------------------- shared word lists
 
+/** One of some words, as a regular-expression group. */
+const oneOf = (...words: string[]): string => `(?:${words.join('|')})`;
+
+/** What a count like "40k" is of when it is not money. */
+const COUNTED_THINGS = ['rows', 'records', 'lines', 'files', 'users', 'items', 'requests', 'events', 'messages', 'tokens', 'documents',
+  'entries', 'emails', 'objects', 'views', 'hits'];
+
 /** Amounts of money as people write them: $5,000 · € 200 · 40k · 1.2m · 5 grand · 12,000 EUR · 3 BTC · USDC 500. */
 export const MONEY_AMOUNTS: readonly string[] = [
   String.raw`[$€£¥₹]\s?\d[\d,.]*(?:\s?(?:k|m|mm|bn|million|thousand|grand))?`,
-  String.raw`\d[\d,.]*\s?(?:k|m|mm|bn|million|thousand|grand)(?!\s*(?:rows|records|lines|files|users|items|requests|events|messages|tokens|documents|entries|emails|objects|views|hits)\b)`,
-  String.raw`\d[\d,.]*\s?(?:usd|eur|gbp|chf|jpy|cad|aud|inr|dollars?|euros?|pounds?|bucks|quid|btc|eth|sol|usdc|usdt|xmr|doge|ltc|xrp|bitcoins?|ether|satoshis?|sats)`,
+  // "40k", but not "40k rows"
+  String.raw`\d[\d,.]*\s?(?:k|m|mm|bn|million|thousand|grand)` +
+    `(?!\\s*${oneOf(...COUNTED_THINGS)}\\b)`,
+  String.raw`\d[\d,.]*\s?` +
+    oneOf('usd', 'eur', 'gbp', 'chf', 'jpy', 'cad', 'aud', 'inr', 'dollars?', 'euros?', 'pounds?', 'bucks', 'quid', 'btc', 'eth', 'sol',
+      'usdc', 'usdt', 'xmr', 'doge', 'ltc', 'xrp', 'bitcoins?', 'ether', 'satoshis?', 'sats'),
   String.raw`(?:usd|eur|gbp|chf|btc|eth|usdc|usdt)\s?\d[\d,.]*`,
 ];
 
-const CRYPTO = ['crypto', 'cryptocurrency', 'bitcoins?', 'btc', 'eth', 'ether', 'ethereum', 'usdc', 'usdt', 'stablecoins?', 'dogecoin', 'monero', 'solana', 'coins'];
-const MONEY_NOUNS = ['money', 'funds', 'cash', 'savings', 'salary', 'salaries', 'wages', 'payroll', 'bonus(?:es)?', 'the balance', 'the remaining balance', 'the deposit', 'tuition', ...CRYPTO];
-const PAYEES = ['the contractors?', 'contractors', 'the vendors?', 'vendors', 'the suppliers?', 'suppliers', 'the freelancers?', 'the landlord', 'the seller', 'invoices?', 'bills?', 'the fee', 'fees', 'the fine', 'rent'];
+const CRYPTO = ['crypto', 'cryptocurrency', 'bitcoins?', 'btc', 'eth', 'ether', 'ethereum', 'usdc', 'usdt', 'stablecoins?', 'dogecoin',
+  'monero', 'solana', 'coins'];
+const MONEY_NOUNS = ['money', 'funds', 'cash', 'savings', 'salary', 'salaries', 'wages', 'payroll', 'bonus(?:es)?', 'the balance',
+  'the remaining balance', 'the deposit', 'tuition', ...CRYPTO];
+const PAYEES = ['the contractors?', 'contractors', 'the vendors?', 'vendors', 'the suppliers?', 'suppliers', 'the freelancers?',
+  'the landlord', 'the seller', 'invoices?', 'bills?', 'the fee', 'fees', 'the fine', 'rent'];
 const FINANCIAL_ACCOUNTS = [
-  String.raw`(?:bank|supplier|vendor|savings|checking|current|escrow|brokerage|offshore|trading|exchange|beneficiary|payee|external|personal)(?:'s)? accounts?`,
+  oneOf(...['bank', 'supplier', 'vendor', 'savings', 'checking', 'current', 'escrow', 'brokerage', 'offshore', 'trading', 'exchange'],
+    ...['beneficiary', 'payee', 'external', 'personal']) +
+    "(?:'s)? accounts?",
   'wallets?',
   'iban',
   String.raw`account (?:ending|number|no\.?) ?(?:in )?\d+`,
@@ -77,35 +99,71 @@ const DRUG_NAMES = [
 ];
 /** Drugs, named or not. */
 const DRUGS = [...DRUG_NAMES, 'meds', 'medications?', 'medicines?', 'drugs', 'pills?'];
-const DOSES = ['doses?', 'dosages?', 'bolus', 'basal rate', String.raw`\d+(?:[.,]\d+)?\s?(?:mg|mcg|µg|ug|g|ml|cc|units?|iu|tabs?|tablets?|pills?|capsules?|drops?|puffs?|milligrams?|micrograms?|millilit(?:er|re)s?)`];
+const DOSES = [
+  'doses?', 'dosages?', 'bolus', 'basal rate',
+  String.raw`\d+(?:[.,]\d+)?\s?` +
+    oneOf('mg', 'mcg', 'µg', 'ug', 'g', 'ml', 'cc', 'units?', 'iu', 'tabs?', 'tablets?', 'pills?', 'capsules?', 'drops?', 'puffs?',
+      'milligrams?', 'micrograms?', 'millilit(?:er|re)s?'),
+];
 /** Dosing acts: what is done to a dose or a drug. */
 const DOSING_VERBS = [
-  'take', 'give', 'administer', 'inject', 'prescribe', 'double', 'triple', 'halve', 'increase', 'decrease', 'raise', 'lower', 'reduce', 'up',
-  'stop', 'stop taking', 'skip', 'quit', 'discontinue', 'start', 'start taking', 'switch', 'combine', 'mix', 'titrate', 'adjust', 'change', 'wean off',
+  'take', 'give', 'administer', 'inject', 'prescribe', 'double', 'triple', 'halve', 'increase', 'decrease', 'raise', 'lower', 'reduce',
+    'up',
+  'stop', 'stop taking', 'skip', 'quit', 'discontinue', 'start', 'start taking', 'switch', 'combine', 'mix', 'titrate', 'adjust', 'change',
+    'wean off',
 ];
 /** Who a dose is for, in a question ("for a 20 kg child", "for my dad"). */
-const DOSE_FOR = String.raw`for (?:a|an|my|his|her|our|the|this) (?:\S+ )?(?:patient|child|kid|baby|toddler|infant|teen|adult|man|woman|person|son|daughter|dad|father|mom|mother|wife|husband|partner|grandma|grandpa|dog|cat|headache|migraine|fever|cold|flu|infection|pain|toothache|cough|rash|blood sugar|reading|meal|\d+\s?(?:kg|lbs?|pounds?|g|grams?)\S*)`;
+const DOSE_FOR =
+  String.raw`for (?:a|an|my|his|her|our|the|this) (?:\S+ )?` +
+  oneOf(
+    ...['patient', 'child', 'kid', 'baby', 'toddler', 'infant', 'teen', 'adult', 'man', 'woman', 'person', 'son', 'daughter', 'dad',
+      'father'],
+    ...['mom', 'mother', 'wife', 'husband', 'partner', 'grandma', 'grandpa', 'dog', 'cat', 'headache', 'migraine', 'fever', 'cold', 'flu'],
+    ...['infection', 'pain', 'toothache', 'cough', 'rash', 'blood sugar', 'reading', 'meal',
+      String.raw`\d+\s?(?:kg|lbs?|pounds?|g|grams?)\S*`],
+  );
+const DOSE_QUALITIES = ['right', 'correct', 'safe', 'max(?:imum)?', 'recommended', 'usual', 'normal', 'starting', 'lethal'];
 /** Words that make a question about a dose a dosing decision ("how much … should I take", "is it safe"). */
-const DOSE_DECISIONS = ['take', 'taking', 'give', 'giving', 'inject', 'administer', 'need', 'needs', 'safe', 'too much', 'lethal', 'overdose', 'enough', DOSE_FOR];
+const DOSE_DECISIONS = ['take', 'taking', 'give', 'giving', 'inject', 'administer', 'need', 'needs', 'safe', 'too much', 'lethal',
+  'overdose', 'enough', DOSE_FOR];
 const BODY = [
-  '(?:my|his|her|their|our|the|this|a) (?:rash|symptoms?|pain|headache|migraine|fever|cough|lump|condition|illness|disease|infection|mole|injury|wound|bruise|swelling|chest pain|blood pressure|blood sugar|heart rate)',
-  '(?:my|his|her|their|our|the|this) (?:patient|child|kid|son|daughter|wife|husband|partner|mom|mother|dad|father|baby|grandma|grandpa)',
+  '(?:my|his|her|their|our|the|this|a) ' +
+    oneOf(...['rash', 'symptoms?', 'pain', 'headache', 'migraine', 'fever', 'cough', 'lump', 'condition', 'illness', 'disease', 'infection',
+      'mole'],
+      ...['injury', 'wound', 'bruise', 'swelling', 'chest pain', 'blood pressure', 'blood sugar', 'heart rate']),
+  '(?:my|his|her|their|our|the|this) ' +
+    oneOf('patient', 'child', 'kid', 'son', 'daughter', 'wife', 'husband', 'partner', 'mom', 'mother', 'dad', 'father', 'baby', 'grandma',
+      'grandpa'),
   'me', 'him', 'her',
 ];
 
 /** Kinds of key that are credentials (a primary key, a cache key or a sort key is not). */
-const KEY_KINDS = String.raw`(?:production|prod|live|root|admin|master|service|api|aws|gcp|azure|ssh|deploy|signing|github|gitlab|stripe|iam|kms|tls|ssl|pgp|gpg|encryption|access|secret|private|license|licence)`;
-const CREDENTIAL_QUALIFIERS = String.raw`(?:production|prod|live|root|admin|master|service|api|aws|gcp|azure|ssh|deploy|signing|github|gitlab|stripe|database|db|iam|kms|tls|ssl|vault|shared|company|team|access|secret|private|recovery|oauth|client|webhook|bearer|auth|refresh|session|bot|npm|slack|personal)`;
+const OWNERS = ['production', 'prod', 'live', 'root', 'admin', 'master', 'service', 'api', 'aws', 'gcp', 'azure', 'ssh', 'deploy',
+  'signing', 'github', 'gitlab', 'stripe'];
+const KEY_KINDS = oneOf(...OWNERS, 'iam', 'kms', 'tls', 'ssl', 'pgp', 'gpg', 'encryption', 'access', 'secret', 'private', 'license',
+  'licence');
+const CREDENTIAL_QUALIFIERS = oneOf(
+  ...OWNERS,
+  ...['database', 'db', 'iam', 'kms', 'tls', 'ssl', 'vault', 'shared', 'company', 'team', 'access', 'secret', 'private', 'recovery',
+    'oauth'],
+  ...['client', 'webhook', 'bearer', 'auth', 'refresh', 'session', 'bot', 'npm', 'slack', 'personal'],
+);
 const CREDENTIALS = [
   String.raw`(?:\S+ )?${KEY_KINDS}(?: \S+)? (?:keys?|key ?pairs?)`,
   String.raw`(?:${CREDENTIAL_QUALIFIERS}\S* )+tokens?`,
-  String.raw`(?:${CREDENTIAL_QUALIFIERS}\S* )*(?:credentials|creds|passwords?|passphrases?|passcodes?|secrets?|certificates?|certs?|recovery codes|backup codes|2fa codes|mfa codes|seed phrases?|mnemonic)`,
+  String.raw`(?:${CREDENTIAL_QUALIFIERS}\S* )*` +
+    oneOf('credentials', 'creds', 'passwords?', 'passphrases?', 'passcodes?', 'secrets?', 'certificates?', 'certs?', 'recovery codes',
+      'backup codes', '2fa codes', 'mfa codes', 'seed phrases?', 'mnemonic'),
 ];
 /** Heads that put any key or token at risk, named or not ("rotate the keys", "revoke all tokens"). */
 const CREDENTIAL_ACTS = ['rotate', 'revoke', 'regenerate', 'roll', 'invalidate', 'leak', 'share', 'disclose', 'reveal', 'expose'];
 
 const PERSONS = [
-  '(?:the |an? |this |that |our |my |his |her |their |all |half (?:of )?(?:the )?)?(?:\\w+ )?(?:employees?|staff|engineers?|developers?|interns?|contractors?|managers?|designers?|analysts?|nurses?|sales ?reps?|people|headcount|team members?|teammates?|coworkers?|colleagues?|teams?|department|division)',
+  '(?:the |an? |this |that |our |my |his |her |their |all |half (?:of )?(?:the )?)?(?:\\w+ )?' +
+    oneOf(...['employees?', 'staff', 'engineers?', 'developers?', 'interns?', 'contractors?', 'managers?', 'designers?', 'analysts?',
+      'nurses?'],
+      ...['sales ?reps?', 'people', 'headcount', 'team members?', 'teammates?', 'coworkers?', 'colleagues?', 'teams?', 'department',
+        'division']),
   'him', 'her', 'the (?:whole )?team',
 ];
 
@@ -113,21 +171,68 @@ const PERSONS = [
 const PRODUCTION = String.raw`(?:production|prod|live|prd|mainnet|customer[\s-]facing)`;
 const SHARED_SYSTEMS = [
   `(?:the |our |all (?:the )?)?${PRODUCTION}(?: \\S+)?`,
-  String.raw`(?:the |our )?(?:build|ci|mail|email|dns|auth|database|db|payments?|billing|primary|backup|file|vpn|ldap|sso|git|jenkins|domain) (?:servers?|clusters?|services?|hosts?|nodes?|databases?|dbs?|gateways?|load balancers?|boxe?s?|machines?)`,
+  '(?:the |our )?' +
+    oneOf('build', 'ci', 'mail', 'email', 'dns', 'auth', 'database', 'db', 'payments?', 'billing', 'primary', 'backup', 'file', 'vpn',
+      'ldap', 'sso', 'git', 'jenkins', 'domain') +
+    ' ' + oneOf('servers?', 'clusters?', 'services?', 'hosts?', 'nodes?', 'databases?', 'dbs?', 'gateways?', 'load balancers?', 'boxe?s?',
+      'machines?'),
   String.raw`all (?:the |our )?(?:servers|services|pods|instances|nodes|containers|vms|machines|databases|hosts|clusters)`,
 ];
 const DATA_STORES = [
   'databases?', 'dbs?', 'tables?', 'collections?', 'buckets?', 'backups?', 'snapshots?', 'volumes?', 'keyspaces?', 'repos?', 'repositories',
   'accounts?', 'mailboxes', 'everything',
-  String.raw`(?:customer|user|patient|production|prod|personal|all (?:the |our )?)(?:\S+ )?(?:data|records|rows|files|documents|emails|messages|logs|history)`,
+  String.raw`(?:customer|user|patient|production|prod|personal|all (?:the |our )?)(?:\S+ )?` +
+    oneOf('data', 'records', 'rows', 'files', 'documents', 'emails', 'messages', 'logs', 'history'),
   String.raw`all (?:the |our )?(?:\S+ )?(?:users|customers|accounts|entries|orders)`,
   String.raw`(?:every|each) (?:\S+ )?(?:rows?|records?|users?|customers?|accounts?|entry|entries|orders?|messages?|emails?|documents?)`,
 ];
 const SAFEGUARDS = [
   'backups?', 'backup jobs?', 'monitoring', 'alerting', 'all (?:the )?alerts', 'paging', 'pager ?duty', 'on ?call (?:paging|alerts)',
-  'audit (?:logs?|logging|trail)', 'firewalls?', 'waf', 'mfa', '2fa', 'two factor(?: auth\\S*)?', 'sso enforcement', 'encryption(?: at rest)?',
-  'replication', 'failover', 'branch protection', 'security (?:scanning|scans|checks|alerts)', 'antivirus', 'virus scanning', 'intrusion detection',
+  'audit (?:logs?|logging|trail)', 'firewalls?', 'waf', 'mfa', '2fa', 'two factor(?: auth\\S*)?', 'sso enforcement',
+    'encryption(?: at rest)?',
+  'replication', 'failover', 'branch protection', 'security (?:scanning|scans|checks|alerts)', 'antivirus', 'virus scanning',
+    'intrusion detection',
   'disaster recovery',
+];
+
+const PAYMENT_ACTS = [
+  'wire(?: transfer)?', 'bank transfer', 'payments?', 'payouts?', 'refunds?', 'disbursements?', 'withdrawals?', 'transfer of', 'remittance',
+    'payroll(?: run)?',
+];
+/** Build folders anyone may delete (rm -rf node_modules is everyday work). */
+const THROWAWAY_FOLDERS = [
+  'node_modules', 'dist', 'build', 'out', 'target', 'coverage', 'tmp', String.raw`\.cache`, String.raw`\.next`, String.raw`\.turbo`,
+    '__pycache__',
+  String.raw`\.venv`, 'venv', String.raw`\.pytest_cache`, String.raw`\.parcel-cache`,
+];
+const ENVIRONMENTS = ['environments?', 'envs?', String.raw`infra\S*`, 'stacks?', 'clusters?', 'namespaces?', 'vpcs?', 'accounts?',
+  'regions?', 'kubernetes clusters?', 'k8s clusters?'];
+/** Who a message to many people goes to. */
+const AUDIENCES = [
+  'customers?', 'clients?', 'users?', 'subscribers?', 'members?', 'employees?', 'patients?', 'staff', 'everyone', 'everybody', 'company',
+    'org',
+  'organi[sz]ation', 'investors', 'shareholders', 'board', 'press', 'public', 'partners', 'vendors', 'suppliers', 'parents', 'students',
+    'landlord',
+  'regulators?', 'authorities', 'police', 'lawyers?', 'attorneys?', 'recruiters?', 'candidates?',
+];
+const PUBLIC_PLACES = [
+  'twitter', 'x', 'linkedin', 'slack', 'facebook', 'instagram', 'reddit', 'hacker ?news', 'hn', 'blog', 'social media', 'website', 'site',
+    'forum',
+  'mastodon', 'status page', 'press', 'public', 'internet', 'web', String.raw`all[\s-]hands`, 'company channel', 'general channel',
+    String.raw`#\S+`,
+];
+const SHAREABLE = [
+  'bucket', 'repo', 'repository', 'dataset', 'data', 'database', 'db', 'dashboard', 'docs?', 'document', 'drive', 'folder', 'files?',
+    'sheet',
+  'spreadsheet', 'report', 'board', 'channel', 'project', 'profile', 'video', 'recording', 'wiki', 'snapshot', 'backup', 'ami', 'image',
+];
+const PEOPLE_DATA = ['lists?', 'data', 'database', 'records', 'details', 'emails', 'contacts', 'information', 'info', 'pii', 'files',
+  'addresses', 'phone numbers'];
+const THIRD_PARTIES = [
+  'partners?', 'vendors?', 'suppliers?', 'contractors?', 'third part(?:y|ies)', 'agency', 'agencies', 'advertisers?', 'brokers?', 'buyers?',
+  'competitors?', 'investors?', 'press', 'public', 'journalists?', 'recruiters?', 'clients?', 'customers?', 'company', 'firm',
+    'consultants?',
+  'auditors?', 'lawyers?', 'insurers?', 'government', 'police', 'everyone', 'anyone',
 ];
 
 // ---------------------------------------------------------------- the categories
@@ -148,12 +253,15 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
     label: 'payment',
     kind: 'side_effect',
     rules: [
-      { heads: ['wire', 'transfer', 'send', 'move', 'remit', 'deposit', 'withdraw', 'disburse', 'cash out', 'pay out', 'tip', 'donate', 'lend', 'pay', 'bridge', 'swap'], objects: [...MONEY_AMOUNTS, ...MONEY_NOUNS] },
-      { heads: ['pay', 'settle', 'refund', 'reimburse', 'compensate'], objects: [...PAYEES, 'the (?:customer|client|buyer|user|order|purchase|charge)', 'customers', 'clients', 'everyone', 'him', 'her', 'them'] },
+      { heads: ['wire', 'transfer', 'send', 'move', 'remit', 'deposit', 'withdraw', 'disburse', 'cash out', 'pay out', 'tip', 'donate',
+        'lend', 'pay', 'bridge', 'swap'], objects: [...MONEY_AMOUNTS, ...MONEY_NOUNS] },
+      { heads: ['pay', 'settle', 'refund', 'reimburse', 'compensate'], objects: [...PAYEES,
+        'the (?:customer|client|buyer|user|order|purchase|charge)', 'customers', 'clients', 'everyone', 'him', 'her', 'them'] },
       { heads: ['wire', 'transfer', 'send', 'move', 'deposit', 'pay'], objects: FINANCIAL_ACCOUNTS, gap: 8, across: true },
       {
-        heads: ['approve', 'authori[sz]e', 'release', 'execute', 'process', 'initiate', 'schedule', 'submit', 'confirm', 'push through', 'make', 'prepare', 'set up', 'queue', 'issue', 'book', 'send out'],
-        objects: ['(?:the |a |an |this |that )?(?:wire(?: transfer)?|bank transfer|payments?|payouts?|refunds?|disbursements?|withdrawals?|transfer of|remittance|payroll(?: run)?)'],
+        heads: ['approve', 'authori[sz]e', 'release', 'execute', 'process', 'initiate', 'schedule', 'submit', 'confirm', 'push through',
+          'make', 'prepare', 'set up', 'queue', 'issue', 'book', 'send out'],
+        objects: ['(?:the |a |an |this |that )?' + oneOf(...PAYMENT_ACTS)],
         gap: 3,
       },
     ],
@@ -166,22 +274,32 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
       // rm -r on anything but a throw-away build folder (rm -rf node_modules is everyday work).
       {
         heads: [String.raw`rm(?:\s+--?[a-z-]+)*\s+(?:-[a-z]*r[a-z]*|--recursive)(?:\s+--?[a-z-]+)*`],
-        objects: [String.raw`(?!(?:\.\/)?(?:node_modules|dist|build|out|target|coverage|tmp|\.cache|\.next|\.turbo|__pycache__|\.venv|venv|\.pytest_cache|\.parcel-cache)(?:\/|\s|$))\S+`],
+        objects: [`(?!(?:\\.\\/)?${oneOf(...THROWAWAY_FOLDERS)}(?:\\/|\\s|$))\\S+`],
         gap: 0,
       },
-      { heads: ['terraform destroy', String.raw`terraform apply\s+-destroy`, 'kubectl delete', String.raw`helm (?:uninstall|delete)`, String.raw`mkfs\S*`, String.raw`dd\s+if=\S+\s+of=\/dev`, String.raw`aws s3 (?:rb|rm\s.*--recursive)`, String.raw`chmod\s+-r\s+777\s+\/`, 'format c'] },
-      { heads: ['git push'], also: [[String.raw`-f`, String.raw`--force\S*`, String.raw`\+\S+`], ['main', 'master', 'trunk', 'develop', 'production', 'prod', 'release']] },
-      { heads: ['force push', 'rewrite (?:the )?history'], objects: ['(?:origin )?(?:main|master|trunk|develop|production|prod|release)', 'the (?:main|default|shared|release) branch'], gap: 4, across: true },
-      { heads: ['wipe', 'format', 'reformat', 'erase', 'zero', 'shred', 'nuke', 're ?image', 'factory reset'], objects: ['disks?', 'drives?', 'hard ?drives?', 'volumes?', 'partitions?', 'ssds?', 'hdds?', 'nas', 'raid', 'servers?', 'machines?', 'hosts?', 'laptops?', 'devices?', 'phones?', String.raw`\/dev\/\S+`, ...SHARED_SYSTEMS] },
+      { heads: ['terraform destroy', String.raw`terraform apply\s+-destroy`, 'kubectl delete', String.raw`helm (?:uninstall|delete)`,
+        String.raw`mkfs\S*`, String.raw`dd\s+if=\S+\s+of=\/dev`, String.raw`aws s3 (?:rb|rm\s.*--recursive)`,
+        String.raw`chmod\s+-r\s+777\s+\/`, 'format c'] },
+      { heads: ['git push'], also: [[String.raw`-f`, String.raw`--force\S*`, String.raw`\+\S+`], ['main', 'master', 'trunk', 'develop',
+        'production', 'prod', 'release']] },
+      { heads: ['force push', 'rewrite (?:the )?history'], objects: ['(?:origin )?(?:main|master|trunk|develop|production|prod|release)',
+        'the (?:main|default|shared|release) branch'], gap: 4, across: true },
+      { heads: ['wipe', 'format', 'reformat', 'erase', 'zero', 'shred', 'nuke', 're ?image', 'factory reset'], objects: ['disks?',
+        'drives?', 'hard ?drives?', 'volumes?', 'partitions?', 'ssds?', 'hdds?', 'nas', 'raid', 'servers?', 'machines?', 'hosts?',
+        'laptops?', 'devices?', 'phones?', String.raw`\/dev\/\S+`, ...SHARED_SYSTEMS] },
       {
-        heads: ['kill', 'stop', 'shut down', 'take down', 'take offline', 'bring down', 'terminate', 'halt', 'power off', 'turn off', 'switch off', 'reboot', 'scale down', 'deprovision', 'decommission', 'unplug', 'crash', 'ddos'],
+        heads: ['kill', 'stop', 'shut down', 'take down', 'take offline', 'bring down', 'terminate', 'halt', 'power off', 'turn off',
+          'switch off', 'reboot', 'scale down', 'deprovision', 'decommission', 'unplug', 'crash', 'ddos'],
         objects: SHARED_SYSTEMS,
       },
-      { heads: ['take'], objects: [String.raw`(?:the |our )?(?:site|website|app|shop|store|service|platform|api|servers?)(?= (?:down|offline))`], gap: 1 },
-      { heads: ['disable', 'turn off', 'switch off', 'stop', 'pause', 'suspend', 'delete', 'remove', 'bypass', 'skip', 'deactivate', 'kill', 'purge', 'wipe'], objects: SAFEGUARDS },
+      { heads: ['take'],
+        objects: [String.raw`(?:the |our )?(?:site|website|app|shop|store|service|platform|api|servers?)(?= (?:down|offline))`], gap: 1 },
+      { heads: ['disable', 'turn off', 'switch off', 'stop', 'pause', 'suspend', 'delete', 'remove', 'bypass', 'skip', 'deactivate', 'kill',
+        'purge', 'wipe'], objects: SAFEGUARDS },
       {
         heads: ['destroy', 'tear down', 'delete', 'nuke', 'decommission', 'wipe'],
-        objects: [String.raw`(?:(?:the|our|entire|whole|all)\s+)*(?:prod|production|live|shared|customer|company)\S*\s+(?:environments?|envs?|infra\S*|stacks?|clusters?|namespaces?|vpcs?|accounts?|regions?|kubernetes clusters?|k8s clusters?)`],
+        objects: [String.raw`(?:(?:the|our|entire|whole|all)\s+)*(?:prod|production|live|shared|customer|company)\S*\s+` +
+          oneOf(...ENVIRONMENTS)],
         across: true,
       },
     ],
@@ -191,12 +309,15 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
     label: 'delete',
     kind: 'side_effect',
     rules: [
-      { heads: ['drop', 'truncate'], objects: ['databases?', 'dbs?', 'tables?', 'schemas?', 'collections?', 'keyspaces?', 'columns?', 'indexes', 'indices'] },
+      { heads: ['drop', 'truncate'], objects: ['databases?', 'dbs?', 'tables?', 'schemas?', 'collections?', 'keyspaces?', 'columns?',
+        'indexes', 'indices'] },
       // SQL as written: DROP DATABASE analytics; TRUNCATE TABLE users.
       { heads: [String.raw`(?:drop|truncate) (?:table|database|schema|keyspace|collection)(?: if exists)?(?= \S)`] },
       { heads: ['delete', 'wipe', 'erase', 'purge', 'destroy', 'nuke', 'empty', 'clear out'], objects: DATA_STORES },
-      { heads: ['remove', 'overwrite'], objects: ['databases?', 'dbs?', 'backups?', 'snapshots?', 'buckets?', 'accounts?', 'repos?', 'repositories', ...DATA_STORES.slice(-2)] },
-      { heads: ['delete', 'drop', 'wipe', 'erase', 'purge', 'truncate', 'remove', 'nuke', 'clear'], objects: [`(?:in|on|from) (?:the )?${PRODUCTION}`], gap: 6, across: true },
+      { heads: ['remove', 'overwrite'], objects: ['databases?', 'dbs?', 'backups?', 'snapshots?', 'buckets?', 'accounts?', 'repos?',
+        'repositories', ...DATA_STORES.slice(-2)] },
+      { heads: ['delete', 'drop', 'wipe', 'erase', 'purge', 'truncate', 'remove', 'nuke', 'clear'],
+        objects: [`(?:in|on|from) (?:the )?${PRODUCTION}`], gap: 6, across: true },
       { heads: ['delete from'], anyObject: true },
     ],
   },
@@ -206,7 +327,8 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
     kind: 'side_effect',
     rules: [
       {
-        heads: [...CREDENTIAL_ACTS, 'reset', 'change', 'expire', 'disable', 'delete', 'send', 'give', 'post', 'paste', 'print', 'dump', 'e ?mail', 'hand over', 'hand out', 'publish', 'commit', 'export', 'tell me', 'show me', 'issue', 'replace', 'swap'],
+        heads: [...CREDENTIAL_ACTS, 'reset', 'change', 'expire', 'disable', 'delete', 'send', 'give', 'post', 'paste', 'print', 'dump',
+          'e ?mail', 'hand over', 'hand out', 'publish', 'commit', 'export', 'tell me', 'show me', 'issue', 'replace', 'swap'],
         objects: CREDENTIALS,
         gap: 5,
       },
@@ -221,7 +343,9 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
       {
         heads: ['grant', 'give', 'assign', 'add', 'promote', 'elevate', 'escalate', 'revoke', 'remove', 'strip', 'create'],
         objects: [
-          String.raw`(?:admin|administrator|root|sudo|superuser|org owner)(?: access| rights| roles?| permissions?| privileges?| accounts?| users?)?(?![\s-]+(?:passwords?|keys?|tokens?|credentials|creds|secrets?))`,
+          oneOf('admin', 'administrator', 'root', 'sudo', 'superuser', 'org owner') +
+            '(?: access| rights| roles?| permissions?| privileges?| accounts?| users?)?' +
+            String.raw`(?![\s-]+(?:passwords?|keys?|tokens?|credentials|creds|secrets?))`,
           String.raw`(?:owner|write|full|production|prod|iam|database|db|elevated)(?: access| rights| roles?| permissions?| privileges?)`,
           `access to (?:the )?(?:${PRODUCTION}|database|db|bank|billing|payroll|aws account|vault|servers?)(?: \\S+)?`,
           String.raw`\S+'s? (?:access|permissions|privileges|rights|admin rights)`,
@@ -232,15 +356,17 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
       { heads: ['make'], objects: ['(?:an? )?(?:admin|administrator|owner|superuser|org owner|root)'], gap: 3 },
     ],
   },
-  { label: 'send', kind: 'side_effect', rules: [{ heads: [String.raw`send(?!\s+(?:me|us)\b)`, 'forward', 'dispatch', 'deliver'], anyObject: true }] },
+  { label: 'send', kind: 'side_effect', rules: [{ heads: [String.raw`send(?!\s+(?:me|us)\b)`, 'forward', 'dispatch', 'deliver'],
+    anyObject: true }] },
   { label: 'email', kind: 'side_effect', rules: [{ heads: [String.raw`e ?mail(?!\s+(?:me|us)\b)`, 'mail'], anyObject: true }] },
   {
     label: 'message',
     kind: 'side_effect',
     rules: [
       {
-        heads: ['text', 'sms', 'message', 'notify', 'call', 'ping', 'page', 'alert', 'dm', 'contact', 'whatsapp', 'inform', 'warn', 'tell', 'announce to', 'write to', 'reply to', 'respond to'],
-        objects: ['(?:all |every |our |the |each |those |these )?(?:customers?|clients?|users?|subscribers?|members?|employees?|patients?|staff|everyone|everybody|company|org|organi[sz]ation|investors|shareholders|board|press|public|partners|vendors|suppliers|parents|students|landlord|regulators?|authorities|police|lawyers?|attorneys?|recruiters?|candidates?)'],
+        heads: ['text', 'sms', 'message', 'notify', 'call', 'ping', 'page', 'alert', 'dm', 'contact', 'whatsapp', 'inform', 'warn', 'tell',
+          'announce to', 'write to', 'reply to', 'respond to'],
+        objects: ['(?:all |every |our |the |each |those |these )?' + oneOf(...AUDIENCES)],
         gap: 3,
       },
     ],
@@ -253,11 +379,13 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
       { heads: ['publish', 'tweet', 'broadcast', 'go live with'], anyObject: true },
       {
         heads: ['post', 'share', 'announce', 'leak', 'put'],
-        objects: [String.raw`(?:to|on|in) (?:the |our )?(?:twitter|x|linkedin|slack|facebook|instagram|reddit|hacker ?news|hn|blog|social media|website|site|forum|mastodon|status page|press|public|internet|web|all[\s-]hands|company channel|general channel|#\S+)`, 'publicly', 'with (?:the )?(?:press|public|world|everyone|customers|competitors)'],
+        objects: [`(?:to|on|in) (?:the |our )?${oneOf(...PUBLIC_PLACES)}`, 'publicly',
+          'with (?:the )?(?:press|public|world|everyone|customers|competitors)'],
         gap: 8,
         across: true,
       },
-      { heads: ['make'], objects: [String.raw`(?:bucket|repo|repository|dataset|data|database|db|dashboard|docs?|document|drive|folder|files?|sheet|spreadsheet|report|board|channel|project|profile|video|recording|wiki|snapshot|backup|ami|image)s? (?:\S+ ){0,6}?(?:public|publicly (?:available|accessible|readable))`], gap: 3 },
+      { heads: ['make'],
+        objects: [`${oneOf(...SHAREABLE)}s? (?:\\S+ ){0,6}?(?:public|publicly (?:available|accessible|readable))`], gap: 3 },
     ],
   },
   // Handing people's data to a third party: it cannot be called back.
@@ -267,9 +395,13 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
     rules: [
       {
         heads: ['share', 'give', 'hand over', 'sell', 'export', 'provide', 'pass on', 'disclose', 'send', 'forward', 'transfer', 'leak'],
-        objects: [String.raw`(?:\S+ )?(?:customer|user|patient|employee|client|member|subscriber|personal|contact|our|the)\S* (?:lists?|data|database|records|details|emails|contacts|information|info|pii|files|addresses|phone numbers)`],
+        objects: [
+          String.raw`(?:\S+ )?` + oneOf('customer', 'user', 'patient', 'employee', 'client', 'member', 'subscriber', 'personal', 'contact',
+            'our', 'the') +
+            String.raw`\S* ` + oneOf(...PEOPLE_DATA),
+        ],
         gap: 2,
-        also: [[String.raw`(?:with|to) (?:our |the |a |an |their |some )?(?:\S+ )?(?:partners?|vendors?|suppliers?|contractors?|third part(?:y|ies)|agency|agencies|advertisers?|brokers?|buyers?|competitors?|investors?|press|public|journalists?|recruiters?|clients?|customers?|company|firm|consultants?|auditors?|lawyers?|insurers?|government|police|everyone|anyone)`]],
+        also: [[`(?:with|to) (?:our |the |a |an |their |some )?(?:\\S+ )?${oneOf(...THIRD_PARTIES)}`]],
       },
     ],
   },
@@ -279,7 +411,8 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
     kind: 'side_effect',
     rules: [
       {
-        heads: ['deploy', 'push', 'release', 'ship', 'roll out', 'roll back', 'rollback', 'promote', 'apply', 'run', 'execute', 'migrate', 'launch', 'cut over', 'switch over', 'flip', 'enable', 'turn on', 'merge', 'hotfix', 'patch'],
+        heads: ['deploy', 'push', 'release', 'ship', 'roll out', 'roll back', 'rollback', 'promote', 'apply', 'run', 'execute', 'migrate',
+          'launch', 'cut over', 'switch over', 'flip', 'enable', 'turn on', 'merge', 'hotfix', 'patch'],
         objects: [`(?:to|on|in|into|against|onto) (?:the )?${PRODUCTION}`, '(?:to|for) (?:all )?(?:customers|users|everyone|100%)'],
         gap: 8,
         across: true,
@@ -292,7 +425,9 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
     rules: [
       {
         heads: ['buy', 'purchase', 'order', 'procure', 'subscribe to', 'renew', 'upgrade to', 'sign up for', 'rent', 'lease'],
-        objects: ['licen[cs]es?', 'subscriptions?', 'seats', 'servers?', 'equipment', 'hardware', 'laptops?', 'machines?', 'reserved instances', 'credits', 'domains?', 'plans?', 'tiers?', 'premium', 'enterprise', 'ads', 'ad space', 'gpus?', 'office space', 'flights?', 'hotels?', ...MONEY_AMOUNTS],
+        objects: ['licen[cs]es?', 'subscriptions?', 'seats', 'servers?', 'equipment', 'hardware', 'laptops?', 'machines?',
+          'reserved instances', 'credits', 'domains?', 'plans?', 'tiers?', 'premium', 'enterprise', 'ads', 'ad space', 'gpus?',
+          'office space', 'flights?', 'hotels?', ...MONEY_AMOUNTS],
       },
     ],
   },
@@ -302,17 +437,22 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
     kind: 'high_stakes',
     rules: [
       { heads: DOSING_VERBS, objects: [...DRUGS, ...DOSES] },
-      { heads: ['recommend', 'suggest', 'calculate', 'compute', 'work out', 'figure out', 'determine', 'decide', 'pick', 'choose', 'set', 'give me', 'tell me'], objects: [...DRUGS, ...DOSES, 'treatment', 'a treatment plan', 'the treatment'] },
+      { heads: ['recommend', 'suggest', 'calculate', 'compute', 'work out', 'figure out', 'determine', 'decide', 'pick', 'choose', 'set',
+        'give me', 'tell me'], objects: [...DRUGS, ...DOSES, 'treatment', 'a treatment plan', 'the treatment'] },
       { heads: ['how much', 'how many', 'what amount', 'what quantity'], also: [[...DRUGS, ...DOSES], DOSE_DECISIONS] },
       {
-        heads: [String.raw`(?:what|which)(?:'s| is| are)?(?: the)?(?: right| correct| safe| max(?:imum)?| recommended| usual| normal| starting| lethal)?`],
+        heads: [`(?:what|which)(?:'s| is| are)?(?: the)?(?: ${oneOf(...DOSE_QUALITIES)})?`],
         objects: [...DOSES, 'medications?', 'medicines?', 'drugs?', 'pills?', 'antibiotics?', 'pain ?killers?', 'antidepressants?'],
         gap: 1,
         also: [[...DRUG_NAMES, ...DOSE_DECISIONS]],
       },
-      { heads: ['is', 'are', "isn't"], objects: DOSES, gap: 3, also: [['too much', 'too many', 'too little', 'safe', 'ok(?:ay)?', 'enough', 'lethal', 'dangerous', 'fine', 'an overdose']] },
+      { heads: ['is', 'are', "isn't"], objects: DOSES, gap: 3, also: [['too much', 'too many', 'too little', 'safe', 'ok(?:ay)?', 'enough',
+        'lethal', 'dangerous', 'fine', 'an overdose']] },
       { heads: ['diagnose', 'triage'], objects: BODY },
-      { heads: [String.raw`(?:do|does|did) (?:i|he|she|they|my \w+|his \w+|her \w+) (?:have|need)`, String.raw`is (?:it|this|my \w+)`], objects: ['cancer', 'diabetes', 'covid', 'a stroke', 'a heart attack', 'an? (?:infection|tumou?r|std|sti|concussion|fracture|overdose)', 'contagious', 'to see a doctor', 'to go to (?:the )?(?:er|hospital|a&e)', 'surgery', 'antibiotics'], gap: 2 },
+      { heads: [String.raw`(?:do|does|did) (?:i|he|she|they|my \w+|his \w+|her \w+) (?:have|need)`, String.raw`is (?:it|this|my \w+)`],
+        objects: ['cancer', 'diabetes', 'covid', 'a stroke', 'a heart attack',
+        'an? (?:infection|tumou?r|std|sti|concussion|fracture|overdose)', 'contagious', 'to see a doctor',
+        'to go to (?:the )?(?:er|hospital|a&e)', 'surgery', 'antibiotics'], gap: 2 },
       { heads: ['am i'], objects: ['pregnant', 'sick', 'dying', 'having a (?:stroke|heart attack)'], gap: 1 },
       { heads: ['give', 'give me', 'provide', 'need', 'want'], objects: ['medical advice', 'a diagnosis', 'a prescription'] },
     ],
@@ -323,15 +463,24 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
     kind: 'high_stakes',
     rules: [
       {
-        heads: ['sign', 'countersign', 'e ?sign', 'execute', 'accept', 'agree to', 'approve', 'enter into', 'commit to', 'terminate', 'cancel', 'break', 'renew', 'ratify', 'waive', 'sign off on'],
-        objects: ['contracts?', 'agreements?', 'ndas?', 'msas?', 'sows?', 'dpas?', 'settlements?', String.raw`terms(?: and conditions| of (?:service|use))?`, 'term ?sheets?', 'leases?', 'offers?', 'job offers?', 'waivers?', 'release forms?', 'plea(?: deal| bargain)?', 'the deal', 'licen[cs]e agreements?', 'addendum', 'amendments?', 'letters? of intent', 'lois?', 'rights'],
+        heads: ['sign', 'countersign', 'e ?sign', 'execute', 'accept', 'agree to', 'approve', 'enter into', 'commit to', 'terminate',
+          'cancel', 'break', 'renew', 'ratify', 'waive', 'sign off on'],
+        objects: ['contracts?', 'agreements?', 'ndas?', 'msas?', 'sows?', 'dpas?', 'settlements?',
+          String.raw`terms(?: and conditions| of (?:service|use))?`, 'term ?sheets?', 'leases?', 'offers?', 'job offers?', 'waivers?',
+          'release forms?', 'plea(?: deal| bargain)?', 'the deal', 'licen[cs]e agreements?', 'addendum', 'amendments?',
+          'letters? of intent', 'lois?', 'rights'],
         gap: 5,
       },
-      { heads: ['file', 'submit', 'bring', 'lodge', 'initiate', 'start', 'launch', 'threaten'], objects: ['lawsuits?', 'suits?', 'legal (?:action|claims?|complaints?)', 'claims? against', 'complaints? against', 'motions?', 'appeals?', 'petitions?', 'injunctions?', 'charges', 'a case against', 'for (?:divorce|bankruptcy|custody)'] },
-      { heads: ['sue', 'countersue', 'press charges'], objects: [String.raw`(?:the|my|our|his|her|their|them|him|us|a|an|this|that|every|all|for|over)`], gap: 0 },
+      { heads: ['file', 'submit', 'bring', 'lodge', 'initiate', 'start', 'launch', 'threaten'], objects: ['lawsuits?', 'suits?',
+        'legal (?:action|claims?|complaints?)', 'claims? against', 'complaints? against', 'motions?', 'appeals?', 'petitions?',
+        'injunctions?', 'charges', 'a case against', 'for (?:divorce|bankruptcy|custody)'] },
+      { heads: ['sue', 'countersue', 'press charges'],
+        objects: [String.raw`(?:the|my|our|his|her|their|them|him|us|a|an|this|that|every|all|for|over)`], gap: 0 },
       { heads: ['plead'], objects: ['guilty', 'not guilty', 'no contest', 'the fifth'], gap: 1 },
-      { heads: ['settle'], objects: ['(?:the |this |our |my )?(?:case|lawsuit|suit|claim|dispute)', 'out of court', 'with (?:the |our |my )?(?:plaintiff|defendant|landlord|tenant|employer|employee|insurer)'] },
-      { heads: [String.raw`is (?:this|it|that) legal(?!\s+(?:text|doc|document|notice|page|copy|disclaimer|review|team|department)\b)`, String.raw`can (?:i|we) legally`, 'who (?:should|gets|will get) custody'] },
+      { heads: ['settle'], objects: ['(?:the |this |our |my )?(?:case|lawsuit|suit|claim|dispute)', 'out of court',
+        'with (?:the |our |my )?(?:plaintiff|defendant|landlord|tenant|employer|employee|insurer)'] },
+      { heads: [String.raw`is (?:this|it|that) legal(?!\s+(?:text|doc|document|notice|page|copy|disclaimer|review|team|department)\b)`,
+        String.raw`can (?:i|we) legally`, 'who (?:should|gets|will get) custody'] },
       { heads: ['give', 'give me', 'provide', 'need', 'want'], objects: ['legal advice', 'a legal opinion'] },
     ],
   },
@@ -340,11 +489,18 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
     label: 'financial',
     kind: 'high_stakes',
     rules: [
-      { heads: ['buy', 'sell', 'short', 'dump', 'liquidate', 'trade', 'invest in', 'cash in'], objects: ['stocks?', 'shares', 'equities', 'bonds', 'options', 'etfs?', 'index funds?', 'mutual funds?', '(?:the |my |our )?portfolio', 'positions?', 'futures', 'gold', ...CRYPTO, ...MONEY_AMOUNTS] },
-      { heads: ['invest', 'put'], objects: ['(?:my|our|the|his|her|their) (?:savings|pension|money|cash|bonus|inheritance|retirement|401k|isa|funds)', ...MONEY_AMOUNTS], gap: 3 },
-      { heads: ['approve', 'deny', 'reject', 'decline', 'grant', 'underwrite', 'decide on'], objects: [String.raw`(?:loans?|credit|mortgages?|credit lines?|overdrafts?)(?: applications?| requests?)?`] },
-      { heads: ['raise', 'increase', 'lower', 'reduce', 'set', 'change', 'cut', 'extend'], objects: ['credit limits?', 'credit lines?', 'interest rates? for'] },
-      { heads: ['give', 'give me', 'provide', 'need', 'want', 'make'], objects: ['investment advice', 'financial advice', 'a credit decision', 'a loan decision', 'an investment decision'] },
+      { heads: ['buy', 'sell', 'short', 'dump', 'liquidate', 'trade', 'invest in', 'cash in'], objects: ['stocks?', 'shares', 'equities',
+        'bonds', 'options', 'etfs?', 'index funds?', 'mutual funds?', '(?:the |my |our )?portfolio', 'positions?', 'futures', 'gold',
+        ...CRYPTO, ...MONEY_AMOUNTS] },
+      { heads: ['invest', 'put'],
+        objects: ['(?:my|our|the|his|her|their) (?:savings|pension|money|cash|bonus|inheritance|retirement|401k|isa|funds)',
+        ...MONEY_AMOUNTS], gap: 3 },
+      { heads: ['approve', 'deny', 'reject', 'decline', 'grant', 'underwrite', 'decide on'],
+        objects: [String.raw`(?:loans?|credit|mortgages?|credit lines?|overdrafts?)(?: applications?| requests?)?`] },
+      { heads: ['raise', 'increase', 'lower', 'reduce', 'set', 'change', 'cut', 'extend'], objects: ['credit limits?', 'credit lines?',
+        'interest rates? for'] },
+      { heads: ['give', 'give me', 'provide', 'need', 'want', 'make'], objects: ['investment advice', 'financial advice',
+        'a credit decision', 'a loan decision', 'an investment decision'] },
     ],
   },
   // Employment: a decision about someone's job.
@@ -352,8 +508,11 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
     label: 'employment',
     kind: 'high_stakes',
     rules: [
-      { heads: ['fire', 'terminate', 'dismiss', 'sack', 'lay off', 'let go', 'let go of', 'demote', 'discipline', 'furlough'], objects: PERSONS },
-      { heads: ['hire', 'reject', 'rank', 'pick', 'choose', 'select', 'shortlist', 'decide on'], objects: ['(?:the |this |that |these |those |all |which )?(?:candidates?|applicants?)', 'who (?:to|we should|should) (?:hire|fire|promote|lay off|let go)'] },
+      { heads: ['fire', 'terminate', 'dismiss', 'sack', 'lay off', 'let go', 'let go of', 'demote', 'discipline', 'furlough'],
+        objects: PERSONS },
+      { heads: ['hire', 'reject', 'rank', 'pick', 'choose', 'select', 'shortlist', 'decide on'],
+        objects: ['(?:the |this |that |these |those |all |which )?(?:candidates?|applicants?)',
+        'who (?:to|we should|should) (?:hire|fire|promote|lay off|let go)'] },
       { heads: ['make'], objects: ['(?:the |a )?(?:hiring|firing|promotion|layoff) decisions?'] },
     ],
   },

@@ -8,6 +8,7 @@ import {
   FRAME_HEADS,
   HEAD_COMPOUNDS,
   NEGATIONS,
+  OBJECT_ENDS,
   PREAMBLE,
   SEQUENCERS,
   SUBORDINATORS,
@@ -28,8 +29,6 @@ export interface RequestStart {
 
 /** How far a rule looks past a request's head, in characters (the rest of a long sentence is another request's). */
 const WINDOW = 240;
-/** Prepositions and conjunctions: the object of an act ends before them, unless the rule reaches across. */
-const STOP_WORDS = ['for', 'about', 'of', 'from', 'with', 'in', 'on', 'at', 'like', 'than', 'into', 'via', 'by', 'using', 'after', 'before', 'during', 'without', 'under', 'over', 'because', 'when', 'while', 'if', 'that', 'which', 'who', 'where', 'whether', 'how', 'why', 'what', 'to', 'and', 'or', 'but', 'then'];
 const PRONOUNS = '(?:it|them|this|that|these|those|both|all of them)';
 
 /** A list of entries as one alternation; a space in an entry also matches a hyphen or nothing. */
@@ -61,7 +60,7 @@ function compileRule(rule: LexiconRule): CompiledRule {
   const also = (rule.also ?? []).map((group) => `(?=.{0,${WINDOW}}?(?<![\\w-])${alt(group)}${END})`).join('');
   if (rule.anyObject) return { re: new RegExp(`${head}${also}\\s+(?!(?:${alt(DETERMINERS)}\\s+)?${alt(CODE_OBJECTS)}${END})\\S`) };
   if (!rule.objects) return { re: new RegExp(head + also) };
-  const word = rule.across ? '\\S+' : `(?!${alt(STOP_WORDS)}${END})\\S+`;
+  const word = rule.across ? '\\S+' : `(?!${alt(OBJECT_ENDS)}${END})\\S+`;
   const object = `${alt(rule.objects)}${END}(?![\\s-]+${alt(CODE_NOUNS)}${END})`;
   return {
     re: new RegExp(`${head}${also}(?:\\s+${word}){0,${rule.gap ?? 4}}?\\s+${object}`),
@@ -69,12 +68,16 @@ function compileRule(rule: LexiconRule): CompiledRule {
   };
 }
 
-const compileEntry = (entry: LexiconEntry): { entry: LexiconEntry; rules: CompiledRule[] } => ({ entry, rules: entry.rules.map(compileRule) });
+const compileEntry = (entry: LexiconEntry): { entry: LexiconEntry; rules: CompiledRule[] } => ({
+  entry,
+  rules: entry.rules.map(compileRule),
+});
 const COMPILED = POLICY_LEXICON.map(compileEntry);
 
 function ruleMatches(rule: CompiledRule, start: RequestStart): boolean {
   if (rule.re.test(start.text)) return true;
-  return rule.pronoun !== undefined && start.before.length > 0 && rule.pronoun.re.test(start.text) && rule.pronoun.object.test(start.before);
+  const { pronoun } = rule;
+  return pronoun !== undefined && start.before.length > 0 && pronoun.re.test(start.text) && pronoun.object.test(start.before);
 }
 
 /**
@@ -84,7 +87,9 @@ function ruleMatches(rule: CompiledRule, start: RequestStart): boolean {
 export function matchLexicon(task: string, lexicon: readonly LexiconEntry[] = POLICY_LEXICON): LexiconHit[] {
   const compiled = lexicon === POLICY_LEXICON ? COMPILED : lexicon.map(compileEntry);
   const starts = findRequestStarts(task);
-  return compiled.filter(({ rules }) => starts.some((s) => rules.some((r) => ruleMatches(r, s)))).map(({ entry }) => ({ label: entry.label, kind: entry.kind }));
+  return compiled
+    .filter(({ rules }) => starts.some((s) => rules.some((r) => ruleMatches(r, s))))
+    .map(({ entry }) => ({ label: entry.label, kind: entry.kind }));
 }
 
 /** Lower case, one kind of quote, no markup quotes or brackets, single spaces. */
