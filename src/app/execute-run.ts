@@ -211,7 +211,10 @@ async function setUp(run: RunRecorder, audit: AuditSink, deps: RunDeps): Promise
   const classifier = classifierRoute(models, plan.synthesizer);
   // A person who continued past a failed classification chose the rules alone.
   if (!ending && classifier && !approved.has('MEDIATOR_CLASSIFICATION_FAILED') && check.gates.decision.decision === 'RUN') {
-    const asked = run.state.advice ? { advice: run.state.advice, record: undefined } : await classifyTask({ ...classifier, task: command.task_description, audit, deps });
+    const attachments = command.input_artifacts.length + (command.work_items ?? []).length;
+    const asked = run.state.advice
+      ? { advice: run.state.advice, record: undefined }
+      : await classifyTask({ ...classifier, task: command.task_description, attachments, audit, deps });
     if ('error' in asked) {
       const advice = asked;
       // An unreachable route is an outage (it does not count for the loop policy); an unreadable answer is not.

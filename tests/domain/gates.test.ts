@@ -17,6 +17,7 @@ describe('gates', () => {
   const table: [string, Partial<GateFacts>, string, string, 'PAUSE_FOR_HITL' | 'STOPPED', boolean][] = [
     ['blank task', { taskBlank: true }, 'meaning', 'MEANING_EMPTY_TASK', 'PAUSE_FOR_HITL', false],
     ['unknown persona', { unknownPersonas: ['ghost'] }, 'meaning', 'MEANING_UNKNOWN_PERSONA', 'PAUSE_FOR_HITL', false],
+    ['ambiguous intent', { ambiguity: ['unresolved_reference'] }, 'meaning', 'MEANING_AMBIGUOUS_INTENT', 'PAUSE_FOR_HITL', false],
     ['missing input', { missingInputs: [{ path: 'a.md', reason: 'not found' }] }, 'consistency', 'CONSISTENCY_INPUT_MISSING', 'PAUSE_FOR_HITL', false],
     ['boundary ask', { boundary: true }, 'rfl', 'REL_BOUNDARY_UNSTABLE', 'PAUSE_FOR_HITL', false],
     ['secret', { secretCategories: ['API_KEY_OPENAI'] }, 'ethics', 'ETHICS_SECRET_DETECTED', 'STOPPED', true],
@@ -50,12 +51,22 @@ describe('gates', () => {
     // …except a cause that makes deliberation impossible: it is checked again, and pauses again.
     const still = evaluateGates(facts({ unknownPersonas: ['ghost'], approved: new Set(['MEANING_UNKNOWN_PERSONA']) }));
     expect(still.decision).toMatchObject({ decision: 'PAUSE_FOR_HITL', reason_code: 'MEANING_UNKNOWN_PERSONA' });
+    // An ambiguous task is the person's to read: once they continue, the council works on it as written.
+    const read = evaluateGates(facts({ ambiguity: ['no_object'], approved: new Set(['MEANING_AMBIGUOUS_INTENT']) }));
+    expect(read.decision.decision).toBe('RUN');
+    expect(read.outcomes[1]?.details).toMatchObject({ approved_by_person: 'MEANING_AMBIGUOUS_INTENT' });
     const sealed = evaluateGates(facts({ piiCategories: ['EMAIL'], approved: new Set(['ETHICS_PII_DETECTED']) }));
     expect(sealed.decision).toMatchObject({ decision: 'STOPPED', sealed: true });
   });
 
   it('redacts instead of stopping when the workspace says so', () => {
     expect(evaluateGates(facts({ piiCategories: ['EMAIL'], piiPolicy: 'redact' })).decision.decision).toBe('RUN');
+  });
+
+  it('records why the intent cannot be read, and notes it as advice', () => {
+    const r = evaluateGates(facts({ ambiguity: ['vague_object'] }));
+    expect(r.outcomes[1]).toMatchObject({ layer: 'meaning', details: { ambiguity: ['vague_object'] } });
+    expect(r.outcomes[0]?.details).toMatchObject({ advice: ['ambiguous_intent'] });
   });
 
   it('notes advice without ever stopping', () => {
