@@ -76,12 +76,8 @@ const MONEY_NOUNS = ['money', 'funds', 'cash', 'savings', 'salary', 'salaries', 
 const PAYEES = ['the contractors?', 'contractors', 'the vendors?', 'vendors', 'the suppliers?', 'suppliers', 'the freelancers?',
   'the landlord', 'the seller', 'invoices?', 'bills?', 'the fee', 'fees', 'the fine', 'rent'];
 const FINANCIAL_ACCOUNTS = [
-  oneOf(...['bank', 'supplier', 'vendor', 'savings', 'checking', 'current', 'escrow', 'brokerage', 'offshore', 'trading', 'exchange'],
-    ...['beneficiary', 'payee', 'external', 'personal']) +
-    "(?:'s)? accounts?",
-  'wallets?',
-  'iban',
-  String.raw`account (?:ending|number|no\.?) ?(?:in )?\d+`,
+  oneOf(...['bank', 'supplier', 'vendor', 'savings', 'checking', 'current', 'escrow', 'brokerage', 'offshore', 'trading', 'exchange'],     ...['beneficiary', 'payee', 'external', 'personal']) +     "(?:'s)? accounts?",
+  'wallets?', 'iban', String.raw`account (?:ending|number|no\.?) ?(?:in )?\d+`,
 ];
 
 /** Drugs by name (the act is giving or taking them, not discussing them). */
@@ -101,16 +97,13 @@ const DRUG_NAMES = [
 const DRUGS = [...DRUG_NAMES, 'meds', 'medications?', 'medicines?', 'drugs', 'pills?'];
 const DOSES = [
   'doses?', 'dosages?', 'bolus', 'basal rate',
-  String.raw`\d+(?:[.,]\d+)?\s?` +
-    oneOf('mg', 'mcg', 'µg', 'ug', 'g', 'ml', 'cc', 'units?', 'iu', 'tabs?', 'tablets?', 'pills?', 'capsules?', 'drops?', 'puffs?',
-      'milligrams?', 'micrograms?', 'millilit(?:er|re)s?'),
+  String.raw`\d+(?:[.,]\d+)?\s?` +     oneOf('mg', 'mcg', 'µg', 'ug', 'g', 'ml', 'cc', 'units?', 'iu', 'tabs?', 'tablets?', 'pills?', 'capsules?', 'drops?', 'puffs?',       'milligrams?', 'micrograms?', 'millilit(?:er|re)s?'),
 ];
 /** Dosing acts: what is done to a dose or a drug. */
 const DOSING_VERBS = [
   'take', 'give', 'administer', 'inject', 'prescribe', 'double', 'triple', 'halve', 'increase', 'decrease', 'raise', 'lower', 'reduce',
-    'up',
-  'stop', 'stop taking', 'skip', 'quit', 'discontinue', 'start', 'start taking', 'switch', 'combine', 'mix', 'titrate', 'adjust', 'change',
-    'wean off',
+  'up', 'stop', 'stop taking', 'skip', 'quit', 'discontinue', 'start', 'start taking', 'switch', 'combine', 'mix', 'titrate', 'adjust',
+  'change', 'wean off',
 ];
 /** Who a dose is for, in a question ("for a 20 kg child", "for my dad"). */
 const DOSE_FOR =
@@ -127,13 +120,8 @@ const DOSE_QUALITIES = ['right', 'correct', 'safe', 'max(?:imum)?', 'recommended
 const DOSE_DECISIONS = ['take', 'taking', 'give', 'giving', 'inject', 'administer', 'need', 'needs', 'safe', 'too much', 'lethal',
   'overdose', 'enough', DOSE_FOR];
 const BODY = [
-  '(?:my|his|her|their|our|the|this|a) ' +
-    oneOf(...['rash', 'symptoms?', 'pain', 'headache', 'migraine', 'fever', 'cough', 'lump', 'condition', 'illness', 'disease', 'infection',
-      'mole'],
-      ...['injury', 'wound', 'bruise', 'swelling', 'chest pain', 'blood pressure', 'blood sugar', 'heart rate']),
-  '(?:my|his|her|their|our|the|this) ' +
-    oneOf('patient', 'child', 'kid', 'son', 'daughter', 'wife', 'husband', 'partner', 'mom', 'mother', 'dad', 'father', 'baby', 'grandma',
-      'grandpa'),
+  '(?:my|his|her|their|our|the|this|a) ' +     oneOf(...['rash', 'symptoms?', 'pain', 'headache', 'migraine', 'fever', 'cough', 'lump', 'condition', 'illness', 'disease', 'infection',       'mole'],       ...['injury', 'wound', 'bruise', 'swelling', 'chest pain', 'blood pressure', 'blood sugar', 'heart rate']),
+  '(?:my|his|her|their|our|the|this) ' +     oneOf('patient', 'child', 'kid', 'son', 'daughter', 'wife', 'husband', 'partner', 'mom', 'mother', 'dad', 'father', 'baby', 'grandma',       'grandpa'),
   'me', 'him', 'her',
 ];
 
@@ -149,21 +137,14 @@ const CREDENTIAL_QUALIFIERS = oneOf(
   ...['client', 'webhook', 'bearer', 'auth', 'refresh', 'session', 'bot', 'npm', 'slack', 'personal'],
 );
 const CREDENTIALS = [
-  String.raw`(?:\S+ )?${KEY_KINDS}(?: \S+)? (?:keys?|key ?pairs?)`,
-  String.raw`(?:${CREDENTIAL_QUALIFIERS}\S* )+tokens?`,
-  String.raw`(?:${CREDENTIAL_QUALIFIERS}\S* )*` +
-    oneOf('credentials', 'creds', 'passwords?', 'passphrases?', 'passcodes?', 'secrets?', 'certificates?', 'certs?', 'recovery codes',
-      'backup codes', '2fa codes', 'mfa codes', 'seed phrases?', 'mnemonic'),
+  String.raw`(?:\S+ )?${KEY_KINDS}(?: \S+)? (?:keys?|key ?pairs?)`, String.raw`(?:${CREDENTIAL_QUALIFIERS}\S* )+tokens?`,
+  String.raw`(?:${CREDENTIAL_QUALIFIERS}\S* )*` +     oneOf('credentials', 'creds', 'passwords?', 'passphrases?', 'passcodes?', 'secrets?', 'certificates?', 'certs?', 'recovery codes',       'backup codes', '2fa codes', 'mfa codes', 'seed phrases?', 'mnemonic'),
 ];
 /** Heads that put any key or token at risk, named or not ("rotate the keys", "revoke all tokens"). */
 const CREDENTIAL_ACTS = ['rotate', 'revoke', 'regenerate', 'roll', 'invalidate', 'leak', 'share', 'disclose', 'reveal', 'expose'];
 
 const PERSONS = [
-  '(?:the |an? |this |that |our |my |his |her |their |all |half (?:of )?(?:the )?)?(?:\\w+ )?' +
-    oneOf(...['employees?', 'staff', 'engineers?', 'developers?', 'interns?', 'contractors?', 'managers?', 'designers?', 'analysts?',
-      'nurses?'],
-      ...['sales ?reps?', 'people', 'headcount', 'team members?', 'teammates?', 'coworkers?', 'colleagues?', 'teams?', 'department',
-        'division']),
+  '(?:the |an? |this |that |our |my |his |her |their |all |half (?:of )?(?:the )?)?(?:\\w+ )?' +     oneOf(...['employees?', 'staff', 'engineers?', 'developers?', 'interns?', 'contractors?', 'managers?', 'designers?', 'analysts?',       'nurses?'],       ...['sales ?reps?', 'people', 'headcount', 'team members?', 'teammates?', 'coworkers?', 'colleagues?', 'teams?', 'department',         'division']),
   'him', 'her', 'the (?:whole )?team',
 ];
 
@@ -171,68 +152,56 @@ const PERSONS = [
 const PRODUCTION = String.raw`(?:production|prod|live|prd|mainnet|customer[\s-]facing)`;
 const SHARED_SYSTEMS = [
   `(?:the |our |all (?:the )?)?${PRODUCTION}(?: \\S+)?`,
-  '(?:the |our )?' +
-    oneOf('build', 'ci', 'mail', 'email', 'dns', 'auth', 'database', 'db', 'payments?', 'billing', 'primary', 'backup', 'file', 'vpn',
-      'ldap', 'sso', 'git', 'jenkins', 'domain') +
-    ' ' + oneOf('servers?', 'clusters?', 'services?', 'hosts?', 'nodes?', 'databases?', 'dbs?', 'gateways?', 'load balancers?', 'boxe?s?',
-      'machines?'),
+  '(?:the |our )?' +     oneOf('build', 'ci', 'mail', 'email', 'dns', 'auth', 'database', 'db', 'payments?', 'billing', 'primary', 'backup', 'file', 'vpn',       'ldap', 'sso', 'git', 'jenkins', 'domain') +     ' ' + oneOf('servers?', 'clusters?', 'services?', 'hosts?', 'nodes?', 'databases?', 'dbs?', 'gateways?', 'load balancers?', 'boxe?s?',       'machines?'),
   String.raw`all (?:the |our )?(?:servers|services|pods|instances|nodes|containers|vms|machines|databases|hosts|clusters)`,
 ];
 const DATA_STORES = [
   'databases?', 'dbs?', 'tables?', 'collections?', 'buckets?', 'backups?', 'snapshots?', 'volumes?', 'keyspaces?', 'repos?', 'repositories',
   'accounts?', 'mailboxes', 'everything',
-  String.raw`(?:customer|user|patient|production|prod|personal|all (?:the |our )?)(?:\S+ )?` +
-    oneOf('data', 'records', 'rows', 'files', 'documents', 'emails', 'messages', 'logs', 'history'),
+  String.raw`(?:customer|user|patient|production|prod|personal|all (?:the |our )?)(?:\S+ )?` +     oneOf('data', 'records', 'rows', 'files', 'documents', 'emails', 'messages', 'logs', 'history'),
   String.raw`all (?:the |our )?(?:\S+ )?(?:users|customers|accounts|entries|orders)`,
   String.raw`(?:every|each) (?:\S+ )?(?:rows?|records?|users?|customers?|accounts?|entry|entries|orders?|messages?|emails?|documents?)`,
 ];
 const SAFEGUARDS = [
   'backups?', 'backup jobs?', 'monitoring', 'alerting', 'all (?:the )?alerts', 'paging', 'pager ?duty', 'on ?call (?:paging|alerts)',
   'audit (?:logs?|logging|trail)', 'firewalls?', 'waf', 'mfa', '2fa', 'two factor(?: auth\\S*)?', 'sso enforcement',
-    'encryption(?: at rest)?',
-  'replication', 'failover', 'branch protection', 'security (?:scanning|scans|checks|alerts)', 'antivirus', 'virus scanning',
-    'intrusion detection',
-  'disaster recovery',
+  'encryption(?: at rest)?', 'replication', 'failover', 'branch protection', 'security (?:scanning|scans|checks|alerts)', 'antivirus',
+  'virus scanning', 'intrusion detection', 'disaster recovery',
 ];
 
 const PAYMENT_ACTS = [
   'wire(?: transfer)?', 'bank transfer', 'payments?', 'payouts?', 'refunds?', 'disbursements?', 'withdrawals?', 'transfer of', 'remittance',
-    'payroll(?: run)?',
+  'payroll(?: run)?',
 ];
 /** Build folders anyone may delete (rm -rf node_modules is everyday work). */
 const THROWAWAY_FOLDERS = [
   'node_modules', 'dist', 'build', 'out', 'target', 'coverage', 'tmp', String.raw`\.cache`, String.raw`\.next`, String.raw`\.turbo`,
-    '__pycache__',
-  String.raw`\.venv`, 'venv', String.raw`\.pytest_cache`, String.raw`\.parcel-cache`,
+  '__pycache__', String.raw`\.venv`, 'venv', String.raw`\.pytest_cache`, String.raw`\.parcel-cache`,
 ];
 const ENVIRONMENTS = ['environments?', 'envs?', String.raw`infra\S*`, 'stacks?', 'clusters?', 'namespaces?', 'vpcs?', 'accounts?',
   'regions?', 'kubernetes clusters?', 'k8s clusters?'];
 /** Who a message to many people goes to. */
 const AUDIENCES = [
   'customers?', 'clients?', 'users?', 'subscribers?', 'members?', 'employees?', 'patients?', 'staff', 'everyone', 'everybody', 'company',
-    'org',
-  'organi[sz]ation', 'investors', 'shareholders', 'board', 'press', 'public', 'partners', 'vendors', 'suppliers', 'parents', 'students',
-    'landlord',
-  'regulators?', 'authorities', 'police', 'lawyers?', 'attorneys?', 'recruiters?', 'candidates?',
+  'org', 'organi[sz]ation', 'investors', 'shareholders', 'board', 'press', 'public', 'partners', 'vendors', 'suppliers', 'parents',
+  'students', 'landlord', 'regulators?', 'authorities', 'police', 'lawyers?', 'attorneys?', 'recruiters?', 'candidates?',
 ];
 const PUBLIC_PLACES = [
   'twitter', 'x', 'linkedin', 'slack', 'facebook', 'instagram', 'reddit', 'hacker ?news', 'hn', 'blog', 'social media', 'website', 'site',
-    'forum',
-  'mastodon', 'status page', 'press', 'public', 'internet', 'web', String.raw`all[\s-]hands`, 'company channel', 'general channel',
-    String.raw`#\S+`,
+  'forum', 'mastodon', 'status page', 'press', 'public', 'internet', 'web', String.raw`all[\s-]hands`, 'company channel', 'general channel',
+  String.raw`#\S+`,
 ];
 const SHAREABLE = [
   'bucket', 'repo', 'repository', 'dataset', 'data', 'database', 'db', 'dashboard', 'docs?', 'document', 'drive', 'folder', 'files?',
-    'sheet',
-  'spreadsheet', 'report', 'board', 'channel', 'project', 'profile', 'video', 'recording', 'wiki', 'snapshot', 'backup', 'ami', 'image',
+  'sheet', 'spreadsheet', 'report', 'board', 'channel', 'project', 'profile', 'video', 'recording', 'wiki', 'snapshot', 'backup', 'ami',
+  'image',
 ];
 const PEOPLE_DATA = ['lists?', 'data', 'database', 'records', 'details', 'emails', 'contacts', 'information', 'info', 'pii', 'files',
   'addresses', 'phone numbers'];
 const THIRD_PARTIES = [
   'partners?', 'vendors?', 'suppliers?', 'contractors?', 'third part(?:y|ies)', 'agency', 'agencies', 'advertisers?', 'brokers?', 'buyers?',
   'competitors?', 'investors?', 'press', 'public', 'journalists?', 'recruiters?', 'clients?', 'customers?', 'company', 'firm',
-    'consultants?',
-  'auditors?', 'lawyers?', 'insurers?', 'government', 'police', 'everyone', 'anyone',
+  'consultants?', 'auditors?', 'lawyers?', 'insurers?', 'government', 'police', 'everyone', 'anyone',
 ];
 
 // ---------------------------------------------------------------- the categories

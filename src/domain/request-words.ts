@@ -46,15 +46,12 @@ export const NEGATIONS: readonly string[] = ["don't", 'do not', 'dont', 'never',
 export const FRAME_HEADS: readonly string[] = [
   'summari[sz]e', 'summary', 'recap', 'explain', 'describe', 'document', 'review', 'assess', 'analy[sz]e', 'audit', 'evaluate', 'compare',
   'contrast', 'list', 'enumerate', 'outline', 'plan', 'draft', 'write', 'rewrite', 'design', 'propose', 'estimate', 'investigate',
-    'research',
-  'read', 'critique', 'edit', 'proofread', 'translate', 'test', 'add', 'implement', 'build', 'code', 'refactor', 'fix', 'debug', 'extend',
-  'improve', 'optimi[sz]e', 'create', 'model', 'simulate', 'prototype', 'mock', 'sketch', 'diagram', 'brainstorm', 'discuss', 'teach',
-    'show',
-  'walk', 'help', 'learn', 'study', 'understand', 'check', 'verify', 'validate', 'prepare', 'generate', 'identify', 'map', 'trace',
-    'profile',
-  'benchmark', 'measure', 'find', 'look', 'search', 'consider', 'think', 'how', 'what', "what's", 'why', 'when', 'where', 'which', 'who',
-    'whether',
-  'is', 'are', 'does', 'do', 'did', 'can', 'could', 'should', 'would', 'will', 'was', 'were', 'has', 'have',
+  'research', 'read', 'critique', 'edit', 'proofread', 'translate', 'test', 'add', 'implement', 'build', 'code', 'refactor', 'fix', 'debug',
+  'extend', 'improve', 'optimi[sz]e', 'create', 'model', 'simulate', 'prototype', 'mock', 'sketch', 'diagram', 'brainstorm', 'discuss',
+  'teach', 'show', 'walk', 'help', 'learn', 'study', 'understand', 'check', 'verify', 'validate', 'prepare', 'generate', 'identify', 'map',
+  'trace', 'profile', 'benchmark', 'measure', 'find', 'look', 'search', 'consider', 'think', 'how', 'what', "what's", 'why', 'when',
+  'where', 'which', 'who', 'whether', 'is', 'are', 'does', 'do', 'did', 'can', 'could', 'should', 'would', 'will', 'was', 'were', 'has',
+  'have',
 ];
 
 /** Words after which a clause of a framed sentence belongs to the frame ("explain how to stop the build server and restart it"). */
@@ -67,9 +64,9 @@ export const SEQUENCERS: readonly string[] = ['then', 'afterwards', 'after that'
 
 /** Prepositions and conjunctions: an act's object ends before them ("drop support *for* Node 16"), unless a rule reaches across. */
 export const OBJECT_ENDS: readonly string[] = [
-  'for', 'about', 'of', 'from', 'with', 'in', 'on', 'at', 'like', 'than', 'into', 'via', 'by', 'using', 'after', 'before',
-  'during', 'without', 'under', 'over', 'because', 'when', 'while', 'if', 'that', 'which', 'who', 'where', 'whether', 'how',
-  'why', 'what', 'to', 'and', 'or', 'but', 'then',
+  'for', 'about', 'of', 'from', 'with', 'in', 'on', 'at', 'like', 'than', 'into', 'via', 'by', 'using', 'after', 'before', 'during',
+  'without', 'under', 'over', 'because', 'when', 'while', 'if', 'that', 'which', 'who', 'where', 'whether', 'how', 'why', 'what', 'to',
+  'and', 'or', 'but', 'then',
 ];
 
 /** Where a sentence may hold another request: a comma, or a conjunction between clauses. */
@@ -82,111 +79,87 @@ export const CLAUSE_BREAKS: readonly string[] = [',', 'and', 'or', 'but', 'then'
  */
 export const ARTIFACT_NOUNS: readonly string[] = [
   'way', 'ways', 'ability', 'option', 'options', 'feature', 'button', 'link', 'script', 'scripts', 'tool', 'job', 'cron(?:job)?', 'flag',
-    'endpoint',
-  'function', 'method', 'command', 'process', 'procedure', 'runbook', 'playbook', 'plan', 'plans', 'policy', 'workflow', 'tests?',
-    'checks?', 'api',
-  'ui', 'page', 'form', 'migration', 'pipeline', 'automation', 'bot', 'service', 'module', 'helper', 'utility', 'mechanism', 'guide',
-    'docs?',
-  'document', 'checklist', 'proposal', 'strategy', 'approach', 'template', 'steps?', 'ticket', 'issue', 'story', 'pr', 'setting', 'config',
-  'switch', 'toggle', 'dialog', 'modal', 'prompt', 'hook', 'lambda', 'handler', 'rule', 'alert', 'reminder', 'schedule', 'timer', 'action',
-  'macro', 'snippet', 'query', 'sql', 'code', 'patch', 'diff', 'example', 'demo', 'tutorial', 'faq', 'wiki', 'spec', 'design', 'diagram',
-  'report', 'summary', 'task', 'goal of the test', 'idea', 'proposal', 'draft', 'outline', 'section', 'chapter', 'slide', 'deck',
+  'endpoint', 'function', 'method', 'command', 'process', 'procedure', 'runbook', 'playbook', 'plan', 'plans', 'policy', 'workflow',
+  'tests?', 'checks?', 'api', 'ui', 'page', 'form', 'migration', 'pipeline', 'automation', 'bot', 'service', 'module', 'helper', 'utility',
+  'mechanism', 'guide', 'docs?', 'document', 'checklist', 'proposal', 'strategy', 'approach', 'template', 'steps?', 'ticket', 'issue',
+  'story', 'pr', 'setting', 'config', 'switch', 'toggle', 'dialog', 'modal', 'prompt', 'hook', 'lambda', 'handler', 'rule', 'alert',
+  'reminder', 'schedule', 'timer', 'action', 'macro', 'snippet', 'query', 'sql', 'code', 'patch', 'diff', 'example', 'demo', 'tutorial',
+  'faq', 'wiki', 'spec', 'design', 'diagram', 'report', 'summary', 'task', 'goal of the test', 'idea', 'proposal', 'draft', 'outline',
+  'section', 'chapter', 'slide', 'deck',
 ];
 
 /** Words right after a head that make it a noun in a compound ("send button", "deploy script", "email templates"): not a request. */
 export const HEAD_COMPOUNDS: readonly string[] = [
   'templates?', 'modules?', 'handlers?', 'queues?', 'workers?', 'jobs?', 'buttons?', 'flows?', 'features?', 'endpoints?', 'functions?',
-    'methods?',
-  'logic', 'code', 'pipelines?', 'scripts?', 'fields?', 'forms?', 'pages?', 'screens?', 'views?', 'components?', 'tests?', 'specs?',
-    'config',
-  'configuration', 'settings', 'library', 'packages?', 'client', 'sdk', 'docs', 'documentation', 'metrics', 'dashboards?', 'steps?',
-    'stages?',
-  'workflows?', 'hooks?', 'webhooks?', 'notifications?', 'tickets?', 'bugs?', 'limits?', 'timeouts?', 'retry', 'retries', 'status',
-    'history',
-  'errors?', 'failures?', 'rate', 'latency', 'speed', 'size', 'notes', 'providers?', 'gateways?', 'integrations?', 'api', 'layer', 'logs?',
-  'events?', 'schema', 'model', 'state', 'path', 'targets?', 'frequency', 'interval', 'window', 'dates?', 'receipts?', 'confirmations?',
-  'address(?:es)?', 'lists?', 'format', 'plugin', 'adapter', 'policy', 'requests?', 'responses?', 'payloads?', 'body', 'headers?', 'toggle',
-  'flags?', 'counter', 'count', 'icon', 'menu', 'link', 'modal', 'dialog', 'banner', 'badge', 'preview', 'previews', 'reminders?',
+  'methods?', 'logic', 'code', 'pipelines?', 'scripts?', 'fields?', 'forms?', 'pages?', 'screens?', 'views?', 'components?', 'tests?',
+  'specs?', 'config', 'configuration', 'settings', 'library', 'packages?', 'client', 'sdk', 'docs', 'documentation', 'metrics',
+  'dashboards?', 'steps?', 'stages?', 'workflows?', 'hooks?', 'webhooks?', 'notifications?', 'tickets?', 'bugs?', 'limits?', 'timeouts?',
+  'retry', 'retries', 'status', 'history', 'errors?', 'failures?', 'rate', 'latency', 'speed', 'size', 'notes', 'providers?', 'gateways?',
+  'integrations?', 'api', 'layer', 'logs?', 'events?', 'schema', 'model', 'state', 'path', 'targets?', 'frequency', 'interval', 'window',
+  'dates?', 'receipts?', 'confirmations?', 'address(?:es)?', 'lists?', 'format', 'plugin', 'adapter', 'policy', 'requests?', 'responses?',
+  'payloads?', 'body', 'headers?', 'toggle', 'flags?', 'counter', 'count', 'icon', 'menu', 'link', 'modal', 'dialog', 'banner', 'badge',
+  'preview', 'previews', 'reminders?',
 ];
 
 /** Words right after an object that make it part of the code or a document ("password field", "insulin pump", "payment module"). */
 export const CODE_NOUNS: readonly string[] = [
   ...HEAD_COMPOUNDS, 'columns?', 'tables?', 'services?', 'apis', 'class(?:es)?', 'ui', 'ux', 'suite', 'calculator', 'tracker', 'apps?',
-    'system',
-  'inventory', 'catalog(?:ue)?', 'database', 'db', 'names?', 'labels?', 'validation', 'validator', 'hashing', 'hash', 'policies',
-    'strength',
-  'rules?', 'inputs?', 'parser', 'parsing', 'formatter', 'length', 'expiry', 'rotation', 'manager', 'store', 'storage', 'cache', 'budget',
-  'usage', 'checks?', 'guard', 'middleware', 'links', 'panel', 'routes?', 'tabs?', 'section', 'widget', 'plugins', 'alerts', 'pumps?',
-    'devices?',
-  'sensors?', 'schedule', 'plans?', 'process(?:ing)?', 'mocks?', 'fixtures?', 'stubs?', 'examples?', 'samples?', 'types?', 'interface',
-    'enum',
-  'constants?', 'variables?', 'issues?', 'stories', 'epic', 'prs?', 'diff', 'commits?', 'branch', 'repo', 'wiki', 'readme', 'faq', 'guide',
-  'tutorial', 'demo', 'prototype', 'mockup', 'wireframe', 'designs?', 'diagram', 'architecture', 'migrations?', 'bindings?', 'mapping',
-    'map',
-  'values?', 'order', 'prefix', 'param(?:eter)?s?', 'arg(?:ument)?s?', 'team', 'teams', 'squad', 'department', 'feedback', 'reviews?',
-    'complaints',
-  'support', 'success', 'journey', 'segments?', 'churn', 'experience', 'satisfaction', 'onboarding', 'portal', 'reports?', 'analytics',
-    'audit',
-  'data model', 'dataset', 'datasets', 'columns', 'provider', 'simulator', 'emulator', 'sandbox', 'environment', 'env', 'staging', 'dev',
+  'system', 'inventory', 'catalog(?:ue)?', 'database', 'db', 'names?', 'labels?', 'validation', 'validator', 'hashing', 'hash', 'policies',
+  'strength', 'rules?', 'inputs?', 'parser', 'parsing', 'formatter', 'length', 'expiry', 'rotation', 'manager', 'store', 'storage', 'cache',
+  'budget', 'usage', 'checks?', 'guard', 'middleware', 'links', 'panel', 'routes?', 'tabs?', 'section', 'widget', 'plugins', 'alerts',
+  'pumps?', 'devices?', 'sensors?', 'schedule', 'plans?', 'process(?:ing)?', 'mocks?', 'fixtures?', 'stubs?', 'examples?', 'samples?',
+  'types?', 'interface', 'enum', 'constants?', 'variables?', 'issues?', 'stories', 'epic', 'prs?', 'diff', 'commits?', 'branch', 'repo',
+  'wiki', 'readme', 'faq', 'guide', 'tutorial', 'demo', 'prototype', 'mockup', 'wireframe', 'designs?', 'diagram', 'architecture',
+  'migrations?', 'bindings?', 'mapping', 'map', 'values?', 'order', 'prefix', 'param(?:eter)?s?', 'arg(?:ument)?s?', 'team', 'teams',
+  'squad', 'department', 'feedback', 'reviews?', 'complaints', 'support', 'success', 'journey', 'segments?', 'churn', 'experience',
+  'satisfaction', 'onboarding', 'portal', 'reports?', 'analytics', 'audit', 'data model', 'dataset', 'datasets', 'columns', 'provider',
+  'simulator', 'emulator', 'sandbox', 'environment', 'env', 'staging', 'dev',
 ];
 
 /** Words the ambiguity check reads as pointing at something the task does not give (unless the command has input artifacts). */
 export const REFERENCE_WORDS: readonly string[] = [
   'it', 'its', "it's", 'this', 'that', "that's", 'these', 'those', 'them', 'they', "they're", 'he', 'him', 'his', 'she', 'her', 'hers',
-    'their',
-  'theirs', 'there', 'here', 'same', 'above', 'below', 'following', 'attached', 'attachment', 'attachments', 'enclosed', 'previous',
-    'earlier',
-  'aforementioned', 'mentioned', 'former', 'latter', 'such', 'discussed', 'agreed', 'said', 'told', 'asked', 'usual', 'before', 'talked',
-  'spoke', 'spoken', 'chatted', 'covered', 'decided', 'needful',
+  'their', 'theirs', 'there', 'here', 'same', 'above', 'below', 'following', 'attached', 'attachment', 'attachments', 'enclosed',
+  'previous', 'earlier', 'aforementioned', 'mentioned', 'former', 'latter', 'such', 'discussed', 'agreed', 'said', 'told', 'asked', 'usual',
+  'before', 'talked', 'spoke', 'spoken', 'chatted', 'covered', 'decided', 'needful',
 ];
 
 /** Objects that are code, not a message ("send the request", "send events to the queue"): sending them is programming. */
 export const CODE_OBJECTS: readonly string[] = [
   'requests?', 'responses?', 'events?', 'payloads?', 'headers?', 'body', 'signals?', 'commands?', 'packets?', 'quer(?:y|ies)', 'metrics',
-    'logs?',
-  'traces?', 'spans?', 'heartbeats?', 'pings?', 'messages? to the (?:queue|topic|bus|broker|channel)',
-    'data to the (?:api|server|backend|client|queue)',
-  'props', 'params', 'parameters', 'arguments', 'output', 'stdout', 'stderr',
+  'logs?', 'traces?', 'spans?', 'heartbeats?', 'pings?', 'messages? to the (?:queue|topic|bus|broker|channel)',
+  'data to the (?:api|server|backend|client|queue)', 'props', 'params', 'parameters', 'arguments', 'output', 'stdout', 'stderr',
 ];
 
 /** Nouns too vague to be an object on their own ("fix the issue", "do the thing", "handle stuff"). */
 export const VAGUE_NOUNS: readonly string[] = [
   'thing', 'things', 'stuff', 'something', 'anything', 'everything', 'nothing', 'whatever', 'issue', 'issues', 'problem', 'problems', 'bug',
-    'bugs',
-  'error', 'errors', 'task', 'tasks', 'job', 'work', 'matter', 'situation', 'mess', 'file', 'files', 'doc', 'docs', 'document', 'documents',
-  'request', 'ticket', 'item', 'items', 'part', 'bit', 'details', 'rest', 'else', 'etc', 'one', 'ones', 'version', 'message', 'email',
-    'mail',
-  'note', 'notes', 'text', 'way', 'lot', 'point', 'idea', 'ideas', 'thoughts', 'feedback', 'help', 'question', 'questions', 'answer',
-    'change',
-  'changes', 'update', 'updates', 'fix', 'fixes',
+  'bugs', 'error', 'errors', 'task', 'tasks', 'job', 'work', 'matter', 'situation', 'mess', 'file', 'files', 'doc', 'docs', 'document',
+  'documents', 'request', 'ticket', 'item', 'items', 'part', 'bit', 'details', 'rest', 'else', 'etc', 'one', 'ones', 'version', 'message',
+  'email', 'mail', 'note', 'notes', 'text', 'way', 'lot', 'point', 'idea', 'ideas', 'thoughts', 'feedback', 'help', 'question', 'questions',
+  'answer', 'change', 'changes', 'update', 'updates', 'fix', 'fixes',
 ];
 
 /** Words after which a generic verb is a noun, and names an object ("review *the plan*", "run *the build*"). */
 export const DETERMINERS: readonly string[] = [
   'a', 'an', 'the', 'this', 'that', 'these', 'those', 'my', 'our', 'your', 'his', 'her', 'their', 'its', 'some', 'any', 'every', 'each',
-    'no', 'new',
-  'next', 'last', 'first',
+  'no', 'new', 'next', 'last', 'first',
 ];
 
 /** Verbs with no object of their own ("fix", "handle", "go ahead"); after a determiner they are nouns ("the plan", "the build"). */
 export const GENERIC_VERBS: readonly string[] = [
   'do', 'does', 'did', 'doing', 'done', 'fix', 'fixed', 'handle', 'make', 'sort', 'deal', 'take', 'care', 'update', 'change', 'improve',
-    'finish',
-  'complete', 'check', 'look', 'see', 'review', 'summari[sz]e', 'analy[sz]e', 'explain', 'write', 'draft', 'plan', 'prepare', 'choose',
-    'pick',
-  'decide', 'select', 'try', 'redo', 'undo', 'solve', 'implement', 'get', 'run', 'rerun', 'execute', 'send', 'ship', 'deploy', 'push', 'go',
-  'proceed', 'continue', 'start', 'begin', 'carry', 'tidy', 'clean', 'clear', 'refactor', 'optimi[sz]e', 'polish', 'tweak', 'adjust',
-    'edit',
-  'rewrite', 'test', 'build', 'create', 'add', 'remove', 'delete', 'move', 'use', 'put', 'give', 'show', 'tell', 'let', 'know', 'want',
-    'need',
-  'like', 'think', 'say', 'talk', 'discuss', 'keep', 'leave', 'retry', 'resolve', 'address', 'approve', 'merge', 'revert', 'publish',
-    'upload',
-  'finali[sz]e', 'wrap', 'follow', 'forward', 'reply', 'respond', 'read', 'open', 'close', 'submit', 'process', 'act', 'assess', 'evaluate',
-  'investigate', 'figure', 'describe', 'document', 'list', 'compare', 'estimate', 'propose', 'suggest', 'recommend', 'advise', 'consider',
-  'upgrade', 'install', 'set', 'setup', 'sign', 'pay', 'call', 'post', 'share', 'save', 'copy', 'paste', 'fill', 'manage', 'organi[sz]e',
-  'arrange', 'confirm', 'verify', 'validate', 'accept', 'reject', 'cancel', 'stop', 'pause', 'resume', 'restart', 'reset', 'return',
-    'bring',
-  'fetch', 'find', 'search', 'grab', 'pull', 'apply', 'commit', 'release', 'rollback', 'handle', 'sorted', 'working', 'work', 'works',
+  'finish', 'complete', 'check', 'look', 'see', 'review', 'summari[sz]e', 'analy[sz]e', 'explain', 'write', 'draft', 'plan', 'prepare',
+  'choose', 'pick', 'decide', 'select', 'try', 'redo', 'undo', 'solve', 'implement', 'get', 'run', 'rerun', 'execute', 'send', 'ship',
+  'deploy', 'push', 'go', 'proceed', 'continue', 'start', 'begin', 'carry', 'tidy', 'clean', 'clear', 'refactor', 'optimi[sz]e', 'polish',
+  'tweak', 'adjust', 'edit', 'rewrite', 'test', 'build', 'create', 'add', 'remove', 'delete', 'move', 'use', 'put', 'give', 'show', 'tell',
+  'let', 'know', 'want', 'need', 'like', 'think', 'say', 'talk', 'discuss', 'keep', 'leave', 'retry', 'resolve', 'address', 'approve',
+  'merge', 'revert', 'publish', 'upload', 'finali[sz]e', 'wrap', 'follow', 'forward', 'reply', 'respond', 'read', 'open', 'close', 'submit',
+  'process', 'act', 'assess', 'evaluate', 'investigate', 'figure', 'describe', 'document', 'list', 'compare', 'estimate', 'propose',
+  'suggest', 'recommend', 'advise', 'consider', 'upgrade', 'install', 'set', 'setup', 'sign', 'pay', 'call', 'post', 'share', 'save',
+  'copy', 'paste', 'fill', 'manage', 'organi[sz]e', 'arrange', 'confirm', 'verify', 'validate', 'accept', 'reject', 'cancel', 'stop',
+  'pause', 'resume', 'restart', 'reset', 'return', 'bring', 'fetch', 'find', 'search', 'grab', 'pull', 'apply', 'commit', 'release',
+  'rollback', 'handle', 'sorted', 'working', 'work', 'works',
 ];
 
 /** Words that name no object: function words, pronouns, modals, politeness, time and degree. */
@@ -194,20 +167,13 @@ export const FILLER_WORDS: readonly string[] = [
   'a', 'an', 'the', 'to', 'for', 'of', 'on', 'in', 'at', 'with', 'by', 'from', 'up', 'out', 'over', 'about', 'into', 'onto', 'off', 'back',
   'down', 'away', 'around', 'through', 'and', 'or', 'but', 'so', 'then', 'now', 'asap', 'please', 'pls', 'plz', 'kindly', 'just', 'quickly',
   'soon', 'today', 'tonight', 'tomorrow', 'later', 'again', 'already', 'also', 'too', 'all', 'some', 'any', 'more', 'less', 'better',
-    'best',
-  'properly', 'correctly', 'right', 'nicer', 'faster', 'cleaner', 'good', 'great', 'fine', 'nice', 'ok', 'okay', 'yes', 'yeah', 'yep',
-    'sure',
-  'no', 'not', "don't", 'broken', 'wrong', 'me', 'us', 'we', 'i', 'you', 'your', 'yours', 'my', 'mine', 'our', 'ours', 'can', 'could',
-    'would',
-  'will', 'should', 'must', 'may', 'might', 'shall', 'is', 'are', 'be', 'was', 'were', 'been', 'being', 'am', 'has', 'have', 'had', 'what',
-  'as', 'if', 'when', 'once', 'where', 'how', 'why', 'which', 'who', 'thanks', 'thank', 'thx', 'cheers', 'hi', 'hello', 'hey', 'lgtm',
-    'ahead',
-  'well', 'really', 'very', 'quite', 'little', 'much', 'many', 'whole', 'entire', 'other', 'another', 'each', 'every', 'both', 'either',
-    'own',
-  'possible', 'immediately', 'urgently', 'urgent', 'fast', 'quick', 'time', 'last', 'next', 'first', 'still', 'yet', 'even', 'only',
-    'maybe',
-  'perhaps', 'probably', 'actually', 'basically', 'simply', 'ready', 'needed', 'necessary', 'required', 'after', 'later', 'fixit', 'doit',
-    'shipit',
-  "let's", 'lets', "i'll", "we'll", "you'll", "i'd", "can't", "won't", "isn't", "doesn't", "didn't", 'ya', 'u', 'pronto', 'anyway',
-    'already',
+  'best', 'properly', 'correctly', 'right', 'nicer', 'faster', 'cleaner', 'good', 'great', 'fine', 'nice', 'ok', 'okay', 'yes', 'yeah',
+  'yep', 'sure', 'no', 'not', "don't", 'broken', 'wrong', 'me', 'us', 'we', 'i', 'you', 'your', 'yours', 'my', 'mine', 'our', 'ours', 'can',
+  'could', 'would', 'will', 'should', 'must', 'may', 'might', 'shall', 'is', 'are', 'be', 'was', 'were', 'been', 'being', 'am', 'has',
+  'have', 'had', 'what', 'as', 'if', 'when', 'once', 'where', 'how', 'why', 'which', 'who', 'thanks', 'thank', 'thx', 'cheers', 'hi',
+  'hello', 'hey', 'lgtm', 'ahead', 'well', 'really', 'very', 'quite', 'little', 'much', 'many', 'whole', 'entire', 'other', 'another',
+  'each', 'every', 'both', 'either', 'own', 'possible', 'immediately', 'urgently', 'urgent', 'fast', 'quick', 'time', 'last', 'next',
+  'first', 'still', 'yet', 'even', 'only', 'maybe', 'perhaps', 'probably', 'actually', 'basically', 'simply', 'ready', 'needed',
+  'necessary', 'required', 'after', 'later', 'fixit', 'doit', 'shipit', "let's", 'lets', "i'll", "we'll", "you'll", "i'd", "can't", "won't",
+  "isn't", "doesn't", "didn't", 'ya', 'u', 'pronto', 'anyway', 'already',
 ];
