@@ -39,6 +39,8 @@ export interface LexiconRule {
   readonly also?: readonly (readonly string[])[];
   /** Any word may follow the head, but one must ("send the invoice", "upload it"; "send" alone is not a request). */
   readonly anyObject?: boolean;
+  /** Words that, anywhere after the head in its sentence, make it something else ("notify users *whenever* …" is a feature to build). */
+  readonly unless?: readonly string[];
 }
 
 /** A category of risky request: the short, stable label the audit log records, the gate it pauses at, and its wordings. */
@@ -76,7 +78,8 @@ const MONEY_NOUNS = ['money', 'funds', 'cash', 'savings', 'salary', 'salaries', 
 const PAYEES = ['the contractors?', 'contractors', 'the vendors?', 'vendors', 'the suppliers?', 'suppliers', 'the freelancers?',
   'the landlord', 'the seller', 'invoices?', 'bills?', 'the fee', 'fees', 'the fine', 'rent'];
 const FINANCIAL_ACCOUNTS = [
-  oneOf(...['bank', 'supplier', 'vendor', 'savings', 'checking', 'current', 'escrow', 'brokerage', 'offshore', 'trading', 'exchange'],     ...['beneficiary', 'payee', 'external', 'personal']) +     "(?:'s)? accounts?",
+  oneOf(...['bank', 'supplier', 'vendor', 'savings', 'checking', 'current', 'escrow', 'brokerage', 'offshore', 'trading', 'exchange'],
+    ...['beneficiary', 'payee', 'external', 'personal']) +     "(?:'s)? accounts?",
   'wallets?', 'iban', String.raw`account (?:ending|number|no\.?) ?(?:in )?\d+`,
 ];
 
@@ -97,7 +100,8 @@ const DRUG_NAMES = [
 const DRUGS = [...DRUG_NAMES, 'meds', 'medications?', 'medicines?', 'drugs', 'pills?'];
 const DOSES = [
   'doses?', 'dosages?', 'bolus', 'basal rate',
-  String.raw`\d+(?:[.,]\d+)?\s?` +     oneOf('mg', 'mcg', 'µg', 'ug', 'g', 'ml', 'cc', 'units?', 'iu', 'tabs?', 'tablets?', 'pills?', 'capsules?', 'drops?', 'puffs?',       'milligrams?', 'micrograms?', 'millilit(?:er|re)s?'),
+  String.raw`\d+(?:[.,]\d+)?\s?` +     oneOf('mg', 'mcg', 'µg', 'ug', 'g', 'ml', 'cc', 'units?', 'iu', 'tabs?', 'tablets?', 'pills?',
+    'capsules?', 'drops?', 'puffs?',       'milligrams?', 'micrograms?', 'millilit(?:er|re)s?'),
 ];
 /** Dosing acts: what is done to a dose or a drug. */
 const DOSING_VERBS = [
@@ -120,8 +124,11 @@ const DOSE_QUALITIES = ['right', 'correct', 'safe', 'max(?:imum)?', 'recommended
 const DOSE_DECISIONS = ['take', 'taking', 'give', 'giving', 'inject', 'administer', 'need', 'needs', 'safe', 'too much', 'lethal',
   'overdose', 'enough', DOSE_FOR];
 const BODY = [
-  '(?:my|his|her|their|our|the|this|a) ' +     oneOf(...['rash', 'symptoms?', 'pain', 'headache', 'migraine', 'fever', 'cough', 'lump', 'condition', 'illness', 'disease', 'infection',       'mole'],       ...['injury', 'wound', 'bruise', 'swelling', 'chest pain', 'blood pressure', 'blood sugar', 'heart rate']),
-  '(?:my|his|her|their|our|the|this) ' +     oneOf('patient', 'child', 'kid', 'son', 'daughter', 'wife', 'husband', 'partner', 'mom', 'mother', 'dad', 'father', 'baby', 'grandma',       'grandpa'),
+  '(?:my|his|her|their|our|the|this|a) ' +     oneOf(...['rash', 'symptoms?', 'pain', 'headache', 'migraine', 'fever', 'cough', 'lump',
+    'condition', 'illness', 'disease', 'infection',       'mole'],       ...['injury', 'wound', 'bruise', 'swelling', 'chest pain',
+    'blood pressure', 'blood sugar', 'heart rate']),
+  '(?:my|his|her|their|our|the|this) ' +     oneOf('patient', 'child', 'kid', 'son', 'daughter', 'wife', 'husband', 'partner', 'mom',
+    'mother', 'dad', 'father', 'baby', 'grandma',       'grandpa'),
   'me', 'him', 'her',
 ];
 
@@ -138,13 +145,17 @@ const CREDENTIAL_QUALIFIERS = oneOf(
 );
 const CREDENTIALS = [
   String.raw`(?:\S+ )?${KEY_KINDS}(?: \S+)? (?:keys?|key ?pairs?)`, String.raw`(?:${CREDENTIAL_QUALIFIERS}\S* )+tokens?`,
-  String.raw`(?:${CREDENTIAL_QUALIFIERS}\S* )*` +     oneOf('credentials', 'creds', 'passwords?', 'passphrases?', 'passcodes?', 'secrets?', 'certificates?', 'certs?', 'recovery codes',       'backup codes', '2fa codes', 'mfa codes', 'seed phrases?', 'mnemonic'),
+  String.raw`(?:${CREDENTIAL_QUALIFIERS}\S* )*` +     oneOf('credentials', 'creds', 'passwords?', 'passphrases?', 'passcodes?', 'secrets?',
+    'certificates?', 'certs?', 'recovery codes',       'backup codes', '2fa codes', 'mfa codes', 'seed phrases?', 'mnemonic'),
 ];
 /** Heads that put any key or token at risk, named or not ("rotate the keys", "revoke all tokens"). */
 const CREDENTIAL_ACTS = ['rotate', 'revoke', 'regenerate', 'roll', 'invalidate', 'leak', 'share', 'disclose', 'reveal', 'expose'];
 
 const PERSONS = [
-  '(?:the |an? |this |that |our |my |his |her |their |all |half (?:of )?(?:the )?)?(?:\\w+ )?' +     oneOf(...['employees?', 'staff', 'engineers?', 'developers?', 'interns?', 'contractors?', 'managers?', 'designers?', 'analysts?',       'nurses?'],       ...['sales ?reps?', 'people', 'headcount', 'team members?', 'teammates?', 'coworkers?', 'colleagues?', 'teams?', 'department',         'division']),
+  '(?:the |an? |this |that |our |my |his |her |their |all |half (?:of )?(?:the )?)?(?:\\w+ )?' +     oneOf(...['employees?', 'staff',
+    'engineers?', 'developers?', 'interns?', 'contractors?', 'managers?', 'designers?', 'analysts?',       'nurses?'],
+    ...['sales ?reps?', 'people', 'headcount', 'team members?', 'teammates?', 'coworkers?', 'colleagues?', 'teams?', 'department',
+    'division']),
   'him', 'her', 'the (?:whole )?team',
 ];
 
@@ -152,13 +163,16 @@ const PERSONS = [
 const PRODUCTION = String.raw`(?:production|prod|live|prd|mainnet|customer[\s-]facing)`;
 const SHARED_SYSTEMS = [
   `(?:the |our |all (?:the )?)?${PRODUCTION}(?: \\S+)?`,
-  '(?:the |our )?' +     oneOf('build', 'ci', 'mail', 'email', 'dns', 'auth', 'database', 'db', 'payments?', 'billing', 'primary', 'backup', 'file', 'vpn',       'ldap', 'sso', 'git', 'jenkins', 'domain') +     ' ' + oneOf('servers?', 'clusters?', 'services?', 'hosts?', 'nodes?', 'databases?', 'dbs?', 'gateways?', 'load balancers?', 'boxe?s?',       'machines?'),
+  '(?:the |our )?' +     oneOf('build', 'ci', 'mail', 'email', 'dns', 'auth', 'database', 'db', 'payments?', 'billing', 'primary', 'backup',
+    'file', 'vpn',       'ldap', 'sso', 'git', 'jenkins', 'domain') +     ' ' + oneOf('servers?', 'clusters?', 'services?', 'hosts?',
+    'nodes?', 'databases?', 'dbs?', 'gateways?', 'load balancers?', 'boxe?s?',       'machines?'),
   String.raw`all (?:the |our )?(?:servers|services|pods|instances|nodes|containers|vms|machines|databases|hosts|clusters)`,
 ];
 const DATA_STORES = [
   'databases?', 'dbs?', 'tables?', 'collections?', 'buckets?', 'backups?', 'snapshots?', 'volumes?', 'keyspaces?', 'repos?', 'repositories',
   'accounts?', 'mailboxes', 'everything',
-  String.raw`(?:customer|user|patient|production|prod|personal|all (?:the |our )?)(?:\S+ )?` +     oneOf('data', 'records', 'rows', 'files', 'documents', 'emails', 'messages', 'logs', 'history'),
+  String.raw`(?:customer|user|patient|production|prod|personal|all (?:the |our )?)(?:\S+ )?` +     oneOf('data', 'records', 'rows', 'files',
+    'documents', 'emails', 'messages', 'logs', 'history'),
   String.raw`all (?:the |our )?(?:\S+ )?(?:users|customers|accounts|entries|orders)`,
   String.raw`(?:every|each) (?:\S+ )?(?:rows?|records?|users?|customers?|accounts?|entry|entries|orders?|messages?|emails?|documents?)`,
 ];
@@ -195,6 +209,13 @@ const SHAREABLE = [
   'bucket', 'repo', 'repository', 'dataset', 'data', 'database', 'db', 'dashboard', 'docs?', 'document', 'drive', 'folder', 'files?',
   'sheet', 'spreadsheet', 'report', 'board', 'channel', 'project', 'profile', 'video', 'recording', 'wiki', 'snapshot', 'backup', 'ami',
   'image',
+];
+/** What makes a message a feature to build: it is sent on an event, to whoever it concerns. */
+const FEATURE_TRIGGERS = [
+  'whenever', 'each time', 'every time', 'when(?:ever)? (?:their|they|his|her|its|a|an|the user|the customer|someone)',
+    'if (?:their|they|a|an)',
+  'on (?:signup|sign up|login|checkout|failure|error|success)', 'after (?:signup|sign up|login|checkout|each|every)',
+    'once (?:their|they|a|an)',
 ];
 const PEOPLE_DATA = ['lists?', 'data', 'database', 'records', 'details', 'emails', 'contacts', 'information', 'info', 'pii', 'files',
   'addresses', 'phone numbers'];
@@ -325,9 +346,17 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
       { heads: ['make'], objects: ['(?:an? )?(?:admin|administrator|owner|superuser|org owner|root)'], gap: 3 },
     ],
   },
-  { label: 'send', kind: 'side_effect', rules: [{ heads: [String.raw`send(?!\s+(?:me|us)\b)`, 'forward', 'dispatch', 'deliver'],
-    anyObject: true }] },
-  { label: 'email', kind: 'side_effect', rules: [{ heads: [String.raw`e ?mail(?!\s+(?:me|us)\b)`, 'mail'], anyObject: true }] },
+  // Messages: what is sent cannot be unsent. "Notify users whenever their export is ready" is a feature to build, not a message to send.
+  {
+    label: 'send',
+    kind: 'side_effect',
+    rules: [{ heads: [String.raw`send(?!\s+(?:me|us)\b)`, 'forward', 'dispatch', 'deliver'], anyObject: true, unless: FEATURE_TRIGGERS }],
+  },
+  {
+    label: 'email',
+    kind: 'side_effect',
+    rules: [{ heads: [String.raw`e ?mail(?!\s+(?:me|us)\b)`, 'mail'], anyObject: true, unless: FEATURE_TRIGGERS }],
+  },
   {
     label: 'message',
     kind: 'side_effect',
@@ -336,6 +365,7 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
         heads: ['text', 'sms', 'message', 'notify', 'call', 'ping', 'page', 'alert', 'dm', 'contact', 'whatsapp', 'inform', 'warn', 'tell',
           'announce to', 'write to', 'reply to', 'respond to'],
         objects: ['(?:all |every |our |the |each |those |these )?' + oneOf(...AUDIENCES)],
+        unless: FEATURE_TRIGGERS,
         gap: 3,
       },
     ],

@@ -5,6 +5,8 @@ import {
   CODE_NOUNS,
   CODE_OBJECTS,
   DETERMINERS,
+  DISPOSABLE,
+  DISPOSABLE_AFTER,
   FRAME_HEADS,
   HEAD_COMPOUNDS,
   NEGATIONS,
@@ -55,15 +57,26 @@ interface CompiledRule {
   readonly pronoun?: { readonly re: RegExp; readonly object: RegExp };
 }
 
+/** What an act done to is throw-away when a disposable word comes right before it or opens it, or follows it. */
+const THROWAWAY_BEFORE = `(?<!(?<![\\w-])${alt(DISPOSABLE)}[\\s-])(?!${alt(DISPOSABLE)}[\\s-])`;
+const THROWAWAY_AFTER = `(?!\\s+${alt(DISPOSABLE_AFTER)}${END})`;
+
 function compileRule(rule: LexiconRule): CompiledRule {
-  const head = `^${alt(rule.heads)}${END}(?![\\s-]+${alt(HEAD_COMPOUNDS)}${END})`;
-  const also = (rule.also ?? []).map((group) => `(?=.{0,${WINDOW}}?(?<![\\w-])${alt(group)}${END})`).join('');
-  if (rule.anyObject) return { re: new RegExp(`${head}${also}\\s+(?!(?:${alt(DETERMINERS)}\\s+)?${alt(CODE_OBJECTS)}${END})\\S`) };
-  if (!rule.objects) return { re: new RegExp(head + also) };
+  const within = (words: readonly string[]): string => `.{0,${WINDOW}}?(?<![\\w-])${alt(words)}${END}`;
+  const needs = (rule.also ?? []).map((group) => `(?=${within(group)})`);
+  const conditions = [...needs, ...(rule.unless ? [`(?!${within(rule.unless)})`] : [])].join('');
+  const head = `^${alt(rule.heads)}${END}(?![\\s-]+${alt(HEAD_COMPOUNDS)}${END})${conditions}`;
+  if (rule.anyObject) {
+    const det = `(?:${alt(DETERMINERS)}\\s+)?`;
+    return { re: new RegExp(`${head}\\s+(?!${det}${alt(CODE_OBJECTS)}${END})(?!${det}${alt(DISPOSABLE)}[\\s-])\\S`) };
+  }
+  if (!rule.objects) return { re: new RegExp(head) };
   const word = rule.across ? '\\S+' : `(?!${alt(OBJECT_ENDS)}${END})\\S+`;
-  const object = `${alt(rule.objects)}${END}(?![\\s-]+${alt(CODE_NOUNS)}${END})`;
+  // Across a gap the object is where the act lands ("… against production"), not a thing a word before it could qualify.
+  const before = rule.across ? '' : THROWAWAY_BEFORE;
+  const object = `${before}${alt(rule.objects)}${END}(?![\\s-]+${alt(CODE_NOUNS)}${END})${THROWAWAY_AFTER}`;
   return {
-    re: new RegExp(`${head}${also}(?:\\s+${word}){0,${rule.gap ?? 4}}?\\s+${object}`),
+    re: new RegExp(`${head}(?:\\s+${word}){0,${rule.gap ?? 4}}?\\s+${object}`),
     pronoun: { re: new RegExp(`${head}\\s+${PRONOUNS}${END}`), object: new RegExp(`(?<![\\w-])${object}`) },
   };
 }

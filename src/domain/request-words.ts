@@ -98,7 +98,8 @@ export const HEAD_COMPOUNDS: readonly string[] = [
   'integrations?', 'api', 'layer', 'logs?', 'events?', 'schema', 'model', 'state', 'path', 'targets?', 'frequency', 'interval', 'window',
   'dates?', 'receipts?', 'confirmations?', 'address(?:es)?', 'lists?', 'format', 'plugin', 'adapter', 'policy', 'requests?', 'responses?',
   'payloads?', 'body', 'headers?', 'toggle', 'flags?', 'counter', 'count', 'icon', 'menu', 'link', 'modal', 'dialog', 'banner', 'badge',
-  'preview', 'previews', 'reminders?',
+  'preview', 'previews', 'reminders?', 'validation', 'verification', 'parsing', 'parser', 'delivery', 'bounces?', 'deliverability',
+  'digests?', 'preferences', 'sending', 'regex',
 ];
 
 /** Words right after an object that make it part of the code or a document ("password field", "insulin pump", "payment module"). */
@@ -113,7 +114,25 @@ export const CODE_NOUNS: readonly string[] = [
   'migrations?', 'bindings?', 'mapping', 'map', 'values?', 'order', 'prefix', 'param(?:eter)?s?', 'arg(?:ument)?s?', 'team', 'teams',
   'squad', 'department', 'feedback', 'reviews?', 'complaints', 'support', 'success', 'journey', 'segments?', 'churn', 'experience',
   'satisfaction', 'onboarding', 'portal', 'reports?', 'analytics', 'audit', 'data model', 'dataset', 'datasets', 'columns', 'provider',
-  'simulator', 'emulator', 'sandbox', 'environment', 'env', 'staging', 'dev',
+  'simulator', 'emulator', 'sandbox', 'environment', 'env', 'staging', 'dev', 'reset', 'resets', 'prompts?', 'hints?', 'lifetime', 'ttl',
+  'scopes?', 'dosing', 'formatting', 'helpers?', 'utils?', 'utilities', 'conversion', 'converter', 'calculations?', 'rounding', 'precision',
+  'display', 'requirements', 'complexity',
+];
+
+/**
+ * Words that make what an act is done to throw-away ("wipe *the test* database", "drop the *local*
+ * tables", "stop all the containers *on my laptop*"): nobody else depends on it.
+ */
+export const DISPOSABLE: readonly string[] = [
+  'test', 'testing', 'tests', 'local', 'localhost', 'dev', 'development', 'temp', 'temporary', 'tmp', 'scratch', 'sandbox', 'mock', 'fake',
+  'fixture', 'e2e', 'throwaway', 'throw-away', 'dummy', 'sample', 'demo', 'toy', 'example', 'unit test', 'integration test',
+];
+/** The same, said after the object ("truncate the tables *between tests*"). */
+export const DISPOSABLE_AFTER: readonly string[] = [
+  '(?:between|before|after|for|in|during) (?:each |every |the )?' +
+    '(?:tests?|test runs?|specs?|test suite|integration tests|e2e tests|unit tests)',
+  'locally', 'on (?:my|your|the) (?:laptop|machine|computer|workstation|dev box)',
+  'in (?:docker|the sandbox|dev|development|the dev environment)',
 ];
 
 /** Words the ambiguity check reads as pointing at something the task does not give (unless the command has input artifacts). */
@@ -128,16 +147,17 @@ export const REFERENCE_WORDS: readonly string[] = [
 export const CODE_OBJECTS: readonly string[] = [
   'requests?', 'responses?', 'events?', 'payloads?', 'headers?', 'body', 'signals?', 'commands?', 'packets?', 'quer(?:y|ies)', 'metrics',
   'logs?', 'traces?', 'spans?', 'heartbeats?', 'pings?', 'messages? to the (?:queue|topic|bus|broker|channel)',
-  'data to the (?:api|server|backend|client|queue)', 'props', 'params', 'parameters', 'arguments', 'output', 'stdout', 'stderr',
+  'data to the (?:api|server|backend|client|queue)', 'props', 'params', 'parameters', 'arguments', 'output', 'stdout', 'stderr', 'prs?',
+  'pull requests?', 'patch(?:es)?', 'diffs?', 'code review',
 ];
 
 /** Nouns too vague to be an object on their own ("fix the issue", "do the thing", "handle stuff"). */
 export const VAGUE_NOUNS: readonly string[] = [
   'thing', 'things', 'stuff', 'something', 'anything', 'everything', 'nothing', 'whatever', 'issue', 'issues', 'problem', 'problems', 'bug',
-  'bugs', 'error', 'errors', 'task', 'tasks', 'job', 'work', 'matter', 'situation', 'mess', 'file', 'files', 'doc', 'docs', 'document',
-  'documents', 'request', 'ticket', 'item', 'items', 'part', 'bit', 'details', 'rest', 'else', 'etc', 'one', 'ones', 'version', 'message',
-  'email', 'mail', 'note', 'notes', 'text', 'way', 'lot', 'point', 'idea', 'ideas', 'thoughts', 'feedback', 'help', 'question', 'questions',
-  'answer', 'change', 'changes', 'update', 'updates', 'fix', 'fixes',
+  'bugs', 'error', 'errors', 'task', 'tasks', 'job', 'work', 'matter', 'situation', 'mess', 'file', 'files', 'request', 'ticket', 'item',
+  'items', 'part', 'bit', 'details', 'rest', 'else', 'etc', 'one', 'ones', 'version', 'message', 'email', 'mail', 'note', 'notes', 'text',
+  'way', 'lot', 'point', 'idea', 'ideas', 'thoughts', 'feedback', 'help', 'question', 'questions', 'answer', 'change', 'changes', 'update',
+  'updates', 'fix', 'fixes',
 ];
 
 /** Words after which a generic verb is a noun, and names an object ("review *the plan*", "run *the build*"). */
