@@ -55,6 +55,11 @@ export interface LexiconEntry {
 /** One of some words, as a regular-expression group. */
 const oneOf = (...words: string[]): string => `(?:${words.join('|')})`;
 
+const NUMBER_WORDS = [
+  'a', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'fifteen', 'twenty', 'thirty',
+    'forty',
+  'fifty', 'sixty', 'seventy', 'eighty', 'ninety', 'hundred', 'thousand', 'million', 'billion', 'half a', 'a few', 'several', 'couple',
+];
 /** What a count like "40k" is of when it is not money. */
 const COUNTED_THINGS = ['rows', 'records', 'lines', 'files', 'users', 'items', 'requests', 'events', 'messages', 'tokens', 'documents',
   'entries', 'emails', 'objects', 'views', 'hits'];
@@ -69,6 +74,9 @@ export const MONEY_AMOUNTS: readonly string[] = [
     oneOf('usd', 'eur', 'gbp', 'chf', 'jpy', 'cad', 'aud', 'inr', 'dollars?', 'euros?', 'pounds?', 'bucks', 'quid', 'btc', 'eth', 'sol',
       'usdc', 'usdt', 'xmr', 'doge', 'ltc', 'xrp', 'bitcoins?', 'ether', 'satoshis?', 'sats'),
   String.raw`(?:usd|eur|gbp|chf|btc|eth|usdc|usdt)\s?\d[\d,.]*`,
+  // "five thousand dollars", "a grand", "twenty bucks"
+  `(?:${oneOf(...NUMBER_WORDS)}[\\s-]+)+` + oneOf('dollars?', 'euros?', 'pounds?', 'bucks', 'grand', 'quid', 'bitcoins?', 'btc', 'eth',
+    'ether'),
 ];
 
 const CRYPTO = ['crypto', 'cryptocurrency', 'bitcoins?', 'btc', 'eth', 'ether', 'ethereum', 'usdc', 'usdt', 'stablecoins?', 'dogecoin',
@@ -107,7 +115,7 @@ const DOSES = [
 const DOSING_VERBS = [
   'take', 'give', 'administer', 'inject', 'prescribe', 'double', 'triple', 'halve', 'increase', 'decrease', 'raise', 'lower', 'reduce',
   'up', 'stop', 'stop taking', 'skip', 'quit', 'discontinue', 'start', 'start taking', 'switch', 'combine', 'mix', 'titrate', 'adjust',
-  'change', 'wean off',
+  'change', 'wean off', 'double up on', 'drink', 'eat', 'swallow', 'snort', 'smoke',
 ];
 /** Who a dose is for, in a question ("for a 20 kg child", "for my dad"). */
 const DOSE_FOR =
@@ -161,6 +169,9 @@ const PERSONS = [
 
 /** Systems other people depend on: what destructive operations are done to. */
 const PRODUCTION = String.raw`(?:production|prod|live|prd|mainnet|customer[\s-]facing)`;
+/** Production, or a production system: "in production", "on the live database". */
+const IN_PRODUCTION = PRODUCTION + '(?: ' + oneOf('database', 'db', 'cluster', 'servers?', 'environment', 'env', 'site', 'api', 'services?',
+  'systems?', 'data', 'hosts?') + ')?';
 const SHARED_SYSTEMS = [
   `(?:the |our |all (?:the )?)?${PRODUCTION}(?: \\S+)?`,
   '(?:the |our )?' +     oneOf('build', 'ci', 'mail', 'email', 'dns', 'auth', 'database', 'db', 'payments?', 'billing', 'primary', 'backup',
@@ -244,7 +255,8 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
     kind: 'side_effect',
     rules: [
       { heads: ['wire', 'transfer', 'send', 'move', 'remit', 'deposit', 'withdraw', 'disburse', 'cash out', 'pay out', 'tip', 'donate',
-        'lend', 'pay', 'bridge', 'swap'], objects: [...MONEY_AMOUNTS, ...MONEY_NOUNS] },
+        'lend', 'pay', 'bridge', 'swap', 'stake', 'top up', 'fund'], objects: [...MONEY_AMOUNTS, ...MONEY_NOUNS] },
+      { heads: ['top up', 'fund', 'load', 'credit'], objects: MONEY_AMOUNTS, gap: 6, across: true },
       { heads: ['pay', 'settle', 'refund', 'reimburse', 'compensate'], objects: [...PAYEES,
         'the (?:customer|client|buyer|user|order|purchase|charge)', 'customers', 'clients', 'everyone', 'him', 'her', 'them'] },
       { heads: ['wire', 'transfer', 'send', 'move', 'deposit', 'pay'], objects: FINANCIAL_ACCOUNTS, gap: 8, across: true },
@@ -272,7 +284,8 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
         String.raw`chmod\s+-r\s+777\s+\/`, 'format c'] },
       { heads: ['git push'], also: [[String.raw`-f`, String.raw`--force\S*`, String.raw`\+\S+`], ['main', 'master', 'trunk', 'develop',
         'production', 'prod', 'release']] },
-      { heads: ['force push', 'rewrite (?:the )?history'], objects: ['(?:origin )?(?:main|master|trunk|develop|production|prod|release)',
+      { heads: ['force push', 'rewrite (?:the )?history'],
+        objects: ['(?:origin[\\s/])?(?:main|master|trunk|develop|production|prod|release)',
         'the (?:main|default|shared|release) branch'], gap: 4, across: true },
       { heads: ['wipe', 'format', 'reformat', 'erase', 'zero', 'shred', 'nuke', 're ?image', 'factory reset'], objects: ['disks?',
         'drives?', 'hard ?drives?', 'volumes?', 'partitions?', 'ssds?', 'hdds?', 'nas', 'raid', 'servers?', 'machines?', 'hosts?',
@@ -282,13 +295,16 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
           'switch off', 'reboot', 'scale down', 'deprovision', 'decommission', 'unplug', 'crash', 'ddos'],
         objects: SHARED_SYSTEMS,
       },
+      // Overwriting what production holds now with something older.
+      { heads: ['restore', 'revert', 'reset', 'overwrite', 'roll back', 'rollback', 'downgrade'],
+        objects: [`(?:the |our )?${PRODUCTION} \\S+`] },
       { heads: ['take'],
         objects: [String.raw`(?:the |our )?(?:site|website|app|shop|store|service|platform|api|servers?)(?= (?:down|offline))`], gap: 1 },
       { heads: ['disable', 'turn off', 'switch off', 'stop', 'pause', 'suspend', 'delete', 'remove', 'bypass', 'skip', 'deactivate', 'kill',
         'purge', 'wipe'], objects: SAFEGUARDS },
       {
         heads: ['destroy', 'tear down', 'delete', 'nuke', 'decommission', 'wipe'],
-        objects: [String.raw`(?:(?:the|our|entire|whole|all)\s+)*(?:prod|production|live|shared|customer|company)\S*\s+` +
+        objects: [String.raw`(?:(?:the|our|entire|whole|all)\s+)*(?:prod|production|live|shared|customer|company)\S*\s+(?:\S+\s+)?` +
           oneOf(...ENVIRONMENTS)],
         across: true,
       },
@@ -307,7 +323,7 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
       { heads: ['remove', 'overwrite'], objects: ['databases?', 'dbs?', 'backups?', 'snapshots?', 'buckets?', 'accounts?', 'repos?',
         'repositories', ...DATA_STORES.slice(-2)] },
       { heads: ['delete', 'drop', 'wipe', 'erase', 'purge', 'truncate', 'remove', 'nuke', 'clear'],
-        objects: [`(?:in|on|from) (?:the )?${PRODUCTION}`], gap: 6, across: true },
+        objects: [`(?:in|on|from) (?:the )?${IN_PRODUCTION}`], gap: 6, across: true },
       { heads: ['delete from'], anyObject: true },
     ],
   },
@@ -323,6 +339,14 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
         gap: 5,
       },
       { heads: CREDENTIAL_ACTS, objects: ['keys', 'tokens', 'secrets', 'all (?:the )?(?:keys|tokens|secrets)'], gap: 2 },
+      // Files that hold secrets, handed on as they are.
+      {
+        heads: ['send', 'share', 'post', 'paste', 'print', 'dump', 'e ?mail', 'publish', 'commit', 'upload', 'forward', 'give'],
+        objects: [String.raw`\.env(?:\.\S+)?(?: file)?`, 'id_(?:rsa|ed25519|ecdsa)', String.raw`\S+\.pem`, 'kubeconfig', 'secrets? files?',
+          'credentials files?'],
+      },
+      // "What's the root password for the db server?"
+      { heads: [String.raw`what(?:'s| is| are)`], objects: CREDENTIALS, gap: 1 },
     ],
   },
   // Access: granting admin or production access, or taking it away.
@@ -344,6 +368,13 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
         gap: 5,
       },
       { heads: ['make'], objects: ['(?:an? )?(?:admin|administrator|owner|superuser|org owner|root)'], gap: 3 },
+      // Locking people out.
+      {
+        heads: ['disable', 'deactivate', 'suspend', 'lock', 'lock out', 'ban', 'block', 'deprovision', 'offboard'],
+        objects: [String.raw`all (?:the |our )?(?:\S+ )?(?:users|accounts|customers|employees|members)`, 'everyone',
+          String.raw`\S+'s (?:account|access|login)`,
+          'the (?:admin|root|owner|ceo|cfo) account'],
+      },
     ],
   },
   // Messages: what is sent cannot be unsent. "Notify users whenever their export is ready" is a feature to build, not a message to send.
@@ -412,7 +443,7 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
       {
         heads: ['deploy', 'push', 'release', 'ship', 'roll out', 'roll back', 'rollback', 'promote', 'apply', 'run', 'execute', 'migrate',
           'launch', 'cut over', 'switch over', 'flip', 'enable', 'turn on', 'merge', 'hotfix', 'patch'],
-        objects: [`(?:to|on|in|into|against|onto) (?:the )?${PRODUCTION}`, '(?:to|for) (?:all )?(?:customers|users|everyone|100%)'],
+        objects: [`(?:to|on|in|into|against|onto) (?:the )?${IN_PRODUCTION}`, '(?:to|for) (?:all )?(?:customers|users|everyone|100%)'],
         gap: 8,
         across: true,
       },
@@ -448,6 +479,17 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
       { heads: ['is', 'are', "isn't"], objects: DOSES, gap: 3, also: [['too much', 'too many', 'too little', 'safe', 'ok(?:ay)?', 'enough',
         'lethal', 'dangerous', 'fine', 'an overdose']] },
       { heads: ['diagnose', 'triage'], objects: BODY },
+      // "Is it safe to drink alcohol on antibiotics?", "What should I take for a migraine?"
+      { heads: [String.raw`is it (?:safe|ok(?:ay)?|fine|bad|dangerous|risky|alright)(?: for (?:me|him|her|them|my \w+|a \w+))? to`],
+        also: [[...DRUGS, ...DOSES]] },
+      { heads: [String.raw`what (?:should|can|do|could) (?:i|we|he|she|they|my \w+|his \w+|her \w+) (?:take|give|use)`], also: [[...DRUGS,
+        DOSE_FOR]] },
+      // Someone took too much: an emergency, a person's call.
+      {
+        heads: [String.raw`(?:(?:my|his|her|our|the) \S+|i|he|she|they|we) (?:just )?` + oneOf('swallowed', 'overdosed on', 'took', 'ate',
+          'drank', 'ingested', 'injected')],
+        objects: [...DRUGS, ...DOSES], gap: 6, across: true,
+      },
       { heads: [String.raw`(?:do|does|did) (?:i|he|she|they|my \w+|his \w+|her \w+) (?:have|need)`, String.raw`is (?:it|this|my \w+)`],
         objects: ['cancer', 'diabetes', 'covid', 'a stroke', 'a heart attack',
         'an? (?:infection|tumou?r|std|sti|concussion|fracture|overdose)', 'contagious', 'to see a doctor',
@@ -467,9 +509,11 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
         objects: ['contracts?', 'agreements?', 'ndas?', 'msas?', 'sows?', 'dpas?', 'settlements?',
           String.raw`terms(?: and conditions| of (?:service|use))?`, 'term ?sheets?', 'leases?', 'offers?', 'job offers?', 'waivers?',
           'release forms?', 'plea(?: deal| bargain)?', 'the deal', 'licen[cs]e agreements?', 'addendum', 'amendments?',
-          'letters? of intent', 'lois?', 'rights'],
+          'letters? of intent', 'lois?', 'rights', 'right to'],
         gap: 5,
       },
+      { heads: ['respond to', 'answer', 'reply to', 'ignore', 'contest'],
+        objects: ['(?:the |this |that )?(?:lawsuit|subpoena|summons|legal complaint|court order|cease and desist|claim against)'] },
       { heads: ['file', 'submit', 'bring', 'lodge', 'initiate', 'start', 'launch', 'threaten'], objects: ['lawsuits?', 'suits?',
         'legal (?:action|claims?|complaints?)', 'claims? against', 'complaints? against', 'motions?', 'appeals?', 'petitions?',
         'injunctions?', 'charges', 'a case against', 'for (?:divorce|bankruptcy|custody)'] },
@@ -488,7 +532,8 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
     label: 'financial',
     kind: 'high_stakes',
     rules: [
-      { heads: ['buy', 'sell', 'short', 'dump', 'liquidate', 'trade', 'invest in', 'cash in'], objects: ['stocks?', 'shares', 'equities',
+      { heads: ['buy', 'sell', 'short', 'dump', 'liquidate', 'trade', 'invest in', 'cash in', 'go all in on', 'bet on', 'bet'],
+        objects: ['stocks?', 'shares', 'equities',
         'bonds', 'options', 'etfs?', 'index funds?', 'mutual funds?', '(?:the |my |our )?portfolio', 'positions?', 'futures', 'gold',
         ...CRYPTO, ...MONEY_AMOUNTS] },
       { heads: ['invest', 'put'],
@@ -510,8 +555,15 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
       { heads: ['fire', 'terminate', 'dismiss', 'sack', 'lay off', 'let go', 'let go of', 'demote', 'discipline', 'furlough'],
         objects: PERSONS },
       { heads: ['hire', 'reject', 'rank', 'pick', 'choose', 'select', 'shortlist', 'decide on'],
-        objects: ['(?:the |this |that |these |those |all |which )?(?:candidates?|applicants?)',
-        'who (?:to|we should|should) (?:hire|fire|promote|lay off|let go)'] },
+        objects: ['(?:the |this |that |these |those |all |which )?applicants?',
+          'who (?:to|we should|should) (?:hire|fire|promote|lay off|let go)'] },
+      // A "candidate" is often a library or a design: a person only where the sentence is about hiring.
+      {
+        heads: ['hire', 'reject', 'rank', 'pick', 'choose', 'select', 'shortlist', 'decide on', 'turn down'],
+        objects: ['(?:the |this |that |these |those |all |which )?candidates?'],
+        also: [['hire', 'hiring', 'role', 'position', 'job', 'interviews?', 'interviewed', 'offer', 'resumes?', 'cvs?', 'recruit\\S*',
+          'engineer', 'manager']],
+      },
       { heads: ['make'], objects: ['(?:the |a )?(?:hiring|firing|promotion|layoff) decisions?'] },
     ],
   },

@@ -116,7 +116,8 @@ export const CODE_NOUNS: readonly string[] = [
   'satisfaction', 'onboarding', 'portal', 'reports?', 'analytics', 'audit', 'data model', 'dataset', 'datasets', 'columns', 'provider',
   'simulator', 'emulator', 'sandbox', 'environment', 'env', 'staging', 'dev', 'reset', 'resets', 'prompts?', 'hints?', 'lifetime', 'ttl',
   'scopes?', 'dosing', 'formatting', 'helpers?', 'utils?', 'utilities', 'conversion', 'converter', 'calculations?', 'rounding', 'precision',
-  'display', 'requirements', 'complexity',
+  'display', 'requirements', 'complexity', 'frameworks?', 'solutions?', 'libraries', 'tools?', 'approach(?:es)?', 'technolog(?:y|ies)',
+  'stacks?', 'releases?', 'versions?', 'builds?',
 ];
 
 /**
@@ -158,6 +159,7 @@ export const VAGUE_NOUNS: readonly string[] = [
   'items', 'part', 'bit', 'details', 'rest', 'else', 'etc', 'one', 'ones', 'version', 'message', 'email', 'mail', 'note', 'notes', 'text',
   'way', 'lot', 'point', 'idea', 'ideas', 'thoughts', 'feedback', 'help', 'question', 'questions', 'answer', 'change', 'changes', 'update',
   'updates', 'fix', 'fixes',
+  'code', 'feature', 'features', 'project',
 ];
 
 /** Words after which a generic verb is a noun, and names an object ("review *the plan*", "run *the build*"). */
@@ -196,4 +198,6 @@ export const FILLER_WORDS: readonly string[] = [
   'first', 'still', 'yet', 'even', 'only', 'maybe', 'perhaps', 'probably', 'actually', 'basically', 'simply', 'ready', 'needed',
   'necessary', 'required', 'after', 'later', 'fixit', 'doit', 'shipit', "let's", 'lets', "i'll", "we'll", "you'll", "i'd", "can't", "won't",
   "isn't", "doesn't", "didn't", 'ya', 'u', 'pronto', 'anyway', 'already',
+  'yesterday', 'week', 'morning', 'afternoon', 'evening', 'night', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday',
+  'sunday', 'weekend', 'hmm', 'hm', 'um', 'uh', 'lol', 'thx', 'ty', 'cool', 'awesome', 'perfect',
 ];
