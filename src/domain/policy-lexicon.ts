@@ -17,9 +17,10 @@
  */
 
 import {
-  AUDIENCES, BODY, CREDENTIALS, CREDENTIAL_ACTS, CRYPTO, DATA_STORES, DOSES, DOSE_DECISIONS, DOSE_FOR, DOSE_QUALITIES, DOSING_VERBS, DRUGS,
-  DRUG_NAMES, ENVIRONMENTS, FEATURE_TRIGGERS, FINANCIAL_ACCOUNTS, IN_PRODUCTION, MONEY_AMOUNTS, MONEY_NOUNS, PAYEES, PAYMENT_ACTS,
-  PEOPLE_DATA, PERSONS, PRODUCTION, PUBLIC_PLACES, SAFEGUARDS, SHAREABLE, SHARED_SYSTEMS, THIRD_PARTIES, THROWAWAY_FOLDERS, oneOf,
+  AUDIENCES, BODY, CREDENTIALS, CREDENTIAL_ACTS, CRYPTO, DATA_STORES, DOSES, DOSE_ACTS, DOSE_DECISIONS, DOSE_FOR, DOSE_QUALITIES,
+  DOSING_VERBS, DRUGS, DRUG_MENTIONS, DRUG_NAMES, ENVIRONMENTS, FEATURE_TRIGGERS, FINANCIAL_ACCOUNTS, FIRST_PERSON, IN_PRODUCTION,
+  MONEY_AMOUNTS, MONEY_NOUNS, PAYEES, PAYMENT_ACTS, PEOPLE_DATA, PERSONS, PRODUCTION, PUBLIC_PLACES, SAFEGUARDS, SHAREABLE, SHARED_SYSTEMS,
+  THIRD_PARTIES, THROWAWAY_FOLDERS, oneOf,
 } from './policy-words.js';
 
 /**
@@ -47,6 +48,11 @@ export interface LexiconRule {
   readonly anyObject?: boolean;
   /** Words that, anywhere after the head in its sentence, make it something else ("notify users *whenever* …" is a feature to build). */
   readonly unless?: readonly string[];
+  /**
+   * No head: the `also` groups are looked for anywhere in a sentence, whatever frames it — for asks
+   * no frame turns into a topic ("explain how much insulin *I* should take" is still asking for a dose).
+   */
+  readonly anywhere?: boolean;
 }
 
 /** A category of risky request: the short, stable label the audit log records, the gate it pauses at, and its wordings. */
@@ -297,6 +303,8 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
       { heads: ['is', 'are', "isn't"], objects: DOSES, gap: 3, also: [['too much', 'too many', 'too little', 'safe', 'ok(?:ay)?', 'enough',
         'lethal', 'dangerous', 'fine', 'an overdose']] },
       { heads: ['diagnose', 'triage'], objects: BODY },
+      // A person's own dose, however the ask is framed: "explain how much insulin I should take".
+      { heads: [], anywhere: true, also: [FIRST_PERSON, DRUG_MENTIONS, DOSE_ACTS] },
       // "Is it safe to drink alcohol on antibiotics?", "What should I take for a migraine?"
       { heads: [String.raw`is it (?:safe|ok(?:ay)?|fine|bad|dangerous|risky|alright)(?: for (?:me|him|her|them|my \w+|a \w+))? to`],
         also: [[...DRUGS, ...DOSES]] },

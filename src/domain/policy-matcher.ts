@@ -31,6 +31,8 @@ export interface RequestStart {
 
 /** How far a rule looks past a request's head, in characters (the rest of a long sentence is another request's). */
 const WINDOW = 240;
+/** How much of a sentence a rule that looks anywhere in it reads. */
+const SENTENCE_WINDOW = 480;
 const PRONOUNS = '(?:it|them|this|that|these|those|both|all of them)';
 
 /** A list of entries as one alternation; a space in an entry also matches a hyphen or nothing. */
@@ -46,6 +48,7 @@ const negationRe = new RegExp(`^${alt(NEGATIONS)}${END}\\s*`);
 const frameRe = new RegExp(`^${alt(FRAME_HEADS)}${END}`);
 const subordinatorRe = new RegExp(`(?<![\\w-])${alt(SUBORDINATORS)}${END}`);
 const sequencerRe = new RegExp(`(?<![\\w-])${alt(SEQUENCERS)}${END}`);
+const sequencerStartRe = new RegExp(`^${alt(SEQUENCERS)}${END}`);
 const breakRe = new RegExp(`\\s*,\\s*|\\s+${alt(CLAUSE_BREAKS.filter((b) => b !== ','))}\\s+`, 'g');
 /** " to " opens a clause unless a tool or a document comes before it ("a button to delete …", "the plan is to …"). */
 const toRe = new RegExp(`(?<!(?<![\\w-])${alt(ARTIFACT_NOUNS)}(?:\\s+(?:is|was|will be|would be))?)\\s+to\\s+`, 'g');
@@ -53,6 +56,8 @@ const bulletRe = /^(?:[-*•>#]+|\d+[.)])\s*/;
 
 interface CompiledRule {
   readonly re: RegExp;
+  /** Tested on whole sentences, not at request heads. */
+  readonly anywhere?: boolean;
   /** The head followed by a pronoun, and the objects on their own: "sign it" after "review the contract". */
   readonly pronoun?: { readonly re: RegExp; readonly object: RegExp };
 }
@@ -62,9 +67,11 @@ const THROWAWAY_BEFORE = `(?<!(?<![\\w-])${alt(DISPOSABLE)}[\\s-])(?!${alt(DISPO
 const THROWAWAY_AFTER = `(?!\\s+${alt(DISPOSABLE_AFTER)}${END})`;
 
 function compileRule(rule: LexiconRule): CompiledRule {
-  const within = (words: readonly string[]): string => `.{0,${WINDOW}}?(?<![\\w-])${alt(words)}${END}`;
+  const reach = rule.anywhere ? SENTENCE_WINDOW : WINDOW;
+  const within = (words: readonly string[]): string => `.{0,${reach}}?(?<![\\w-])${alt(words)}${END}`;
   const needs = (rule.also ?? []).map((group) => `(?=${within(group)})`);
   const conditions = [...needs, ...(rule.unless ? [`(?!${within(rule.unless)})`] : [])].join('');
+  if (rule.anywhere) return { re: new RegExp(`^${conditions}`), anywhere: true };
   const head = `^${alt(rule.heads)}${END}(?![\\s-]+${alt(HEAD_COMPOUNDS)}${END})${conditions}`;
   if (rule.anyObject) {
     const det = `(?:${alt(DETERMINERS)}\\s+)?`;
@@ -88,6 +95,7 @@ const compileEntry = (entry: LexiconEntry): { entry: LexiconEntry; rules: Compil
 const COMPILED = POLICY_LEXICON.map(compileEntry);
 
 function ruleMatches(rule: CompiledRule, start: RequestStart): boolean {
+  if (rule.anywhere) return false;
   if (rule.re.test(start.text)) return true;
   const { pronoun } = rule;
   return pronoun !== undefined && start.before.length > 0 && pronoun.re.test(start.text) && pronoun.object.test(start.before);
@@ -99,10 +107,11 @@ function ruleMatches(rule: CompiledRule, start: RequestStart): boolean {
  */
 export function matchLexicon(task: string, lexicon: readonly LexiconEntry[] = POLICY_LEXICON): LexiconHit[] {
   const compiled = lexicon === POLICY_LEXICON ? COMPILED : lexicon.map(compileEntry);
-  const starts = findRequestStarts(task);
-  return compiled
-    .filter(({ rules }) => starts.some((s) => rules.some((r) => ruleMatches(r, s))))
-    .map(({ entry }) => ({ label: entry.label, kind: entry.kind }));
+  const sentences = sentencesOf(task);
+  const starts = sentences.flatMap(requestStartsOf);
+  const asked = (rule: CompiledRule): boolean =>
+    rule.anywhere ? sentences.some((s) => rule.re.test(s)) : starts.some((s) => ruleMatches(rule, s));
+  return compiled.filter(({ rules }) => rules.some(asked)).map(({ entry }) => ({ label: entry.label, kind: entry.kind }));
 }
 
 /** Lower case, one kind of quote, no markup quotes or brackets, single spaces. */
@@ -151,7 +160,8 @@ function clauseStarts(sentence: string): number[] {
   const starts = [0];
   for (const m of sentence.matchAll(breakRe)) {
     const at = m.index + m[0].length;
-    const inFrame = framed && subordinatorRe.test(sentence.slice(0, m.index)) && !sequencerRe.test(m[0]);
+    const sequenced = sequencerRe.test(m[0]) || sequencerStartRe.test(sentence.slice(at));
+    const inFrame = framed && subordinatorRe.test(sentence.slice(0, m.index)) && !sequenced;
     if (!inFrame) starts.push(at);
   }
   if (!framed) for (const m of sentence.matchAll(toRe)) starts.push(m.index + m[0].length);
@@ -164,13 +174,13 @@ function clauseStarts(sentence: string): number[] {
  * requests turned down.
  */
 export function findRequestStarts(task: string): RequestStart[] {
-  const out: RequestStart[] = [];
-  for (const sentence of sentencesOf(task)) {
-    for (const start of clauseStarts(sentence)) {
-      const clause = sentence.slice(start);
-      const before = sentence.slice(0, start);
-      for (const p of headPositions(clause)) out.push({ text: clause.slice(p, p + WINDOW), before });
-    }
-  }
-  return out;
+  return sentencesOf(task).flatMap(requestStartsOf);
+}
+
+function requestStartsOf(sentence: string): RequestStart[] {
+  return clauseStarts(sentence).flatMap((start) => {
+    const clause = sentence.slice(start);
+    const before = sentence.slice(0, start);
+    return headPositions(clause).map((p) => ({ text: clause.slice(p, p + WINDOW), before }));
+  });
 }

@@ -104,6 +104,20 @@ export const DOSE_FOR =
 export const DOSE_QUALITIES: readonly string[] = [
   'right', 'correct', 'safe', 'max(?:imum)?', 'recommended', 'usual', 'normal', 'starting', 'lethal',
 ];
+/** A person speaking of themselves or their own: whose dose it is. */
+export const FIRST_PERSON: readonly string[] = ['i', "i'm", "i've", "i'd", 'me', 'my', 'mine', 'we', 'us', 'our'];
+/** Drugs and doses, except as names in code or a document ("the medication list", "the insulin pump"). */
+const AS_NAMES = oneOf(
+  ...['lists?', 'tables?', 'fields?', 'modules?', 'apps?', 'apis?', 'names?', 'database', 'db', 'data', 'dataset', 'schema', 'catalog'],
+  ...['inventory', 'reminders?', 'tracker', 'calculator', 'services?', 'pumps?', 'charts?', 'readings?', 'pages?', 'forms?', 'ui'],
+  ...['dropdown', 'columns?', 'code', 'dosing', 'guidelines?', 'docs?', 'notes'],
+);
+export const DRUG_MENTIONS: readonly string[] = [...DRUGS, ...DOSES].map((w) => `${w}(?![\\s-]+${AS_NAMES})`);
+/** Acts of taking or giving a dose, and words that judge one. */
+export const DOSE_ACTS: readonly string[] = [
+  'take', 'taking', 'took', 'give', 'giving', 'inject', 'administer', 'double', 'skip', 'stop taking', 'mix', 'combine', 'safe', 'too much',
+  'too many', 'overdose', 'lethal', 'dosing', String.raw`(?:can|could|should|may|might|must) (?:\S+ )?(?:have|get|use)`,
+];
 /** Words that make a question about a dose a dosing decision ("how much … should I take", "is it safe"). */
 export const DOSE_DECISIONS: readonly string[] = [
   'take', 'taking', 'give', 'giving', 'inject', 'administer', 'need', 'needs', 'safe', 'too much', 'lethal', 'overdose', 'enough', DOSE_FOR,

@@ -113,11 +113,11 @@ export const CODE_NOUNS: readonly string[] = [
   'wiki', 'readme', 'faq', 'guide', 'tutorial', 'demo', 'prototype', 'mockup', 'wireframe', 'designs?', 'diagram', 'architecture',
   'migrations?', 'bindings?', 'mapping', 'map', 'values?', 'order', 'prefix', 'param(?:eter)?s?', 'arg(?:ument)?s?', 'team', 'teams',
   'squad', 'department', 'feedback', 'reviews?', 'complaints', 'support', 'success', 'journey', 'segments?', 'churn', 'experience',
-  'satisfaction', 'onboarding', 'portal', 'reports?', 'analytics', 'audit', 'data model', 'dataset', 'datasets', 'columns', 'provider',
-  'simulator', 'emulator', 'sandbox', 'environment', 'env', 'staging', 'dev', 'reset', 'resets', 'prompts?', 'hints?', 'lifetime', 'ttl',
-  'scopes?', 'dosing', 'formatting', 'helpers?', 'utils?', 'utilities', 'conversion', 'converter', 'calculations?', 'rounding', 'precision',
-  'display', 'requirements', 'complexity', 'frameworks?', 'solutions?', 'libraries', 'tools?', 'approach(?:es)?', 'technolog(?:y|ies)',
-  'stacks?', 'releases?', 'versions?', 'builds?',
+  'satisfaction', 'onboarding', 'portal', 'reports?', 'analytics', 'audit', 'data model', 'data', 'dataset', 'datasets', 'columns',
+  'provider', 'simulator', 'emulator', 'sandbox', 'environment', 'env', 'staging', 'dev', 'reset', 'resets', 'prompts?', 'hints?',
+  'lifetime', 'ttl', 'scopes?', 'dosing', 'formatting', 'helpers?', 'utils?', 'utilities', 'conversion', 'converter', 'calculations?',
+  'rounding', 'precision', 'display', 'requirements', 'complexity', 'frameworks?', 'solutions?', 'libraries', 'tools?', 'approach(?:es)?',
+  'technolog(?:y|ies)', 'stacks?', 'releases?', 'versions?', 'builds?',
 ];
 
 /**
@@ -158,8 +158,7 @@ export const VAGUE_NOUNS: readonly string[] = [
   'bugs', 'error', 'errors', 'task', 'tasks', 'job', 'work', 'matter', 'situation', 'mess', 'file', 'files', 'request', 'ticket', 'item',
   'items', 'part', 'bit', 'details', 'rest', 'else', 'etc', 'one', 'ones', 'version', 'message', 'email', 'mail', 'note', 'notes', 'text',
   'way', 'lot', 'point', 'idea', 'ideas', 'thoughts', 'feedback', 'help', 'question', 'questions', 'answer', 'change', 'changes', 'update',
-  'updates', 'fix', 'fixes',
-  'code', 'feature', 'features', 'project',
+  'updates', 'fix', 'fixes', 'code', 'feature', 'features', 'project',
 ];
 
 /** Words after which a generic verb is a noun, and names an object ("review *the plan*", "run *the build*"). */
@@ -197,7 +196,7 @@ export const FILLER_WORDS: readonly string[] = [
   'each', 'every', 'both', 'either', 'own', 'possible', 'immediately', 'urgently', 'urgent', 'fast', 'quick', 'time', 'last', 'next',
   'first', 'still', 'yet', 'even', 'only', 'maybe', 'perhaps', 'probably', 'actually', 'basically', 'simply', 'ready', 'needed',
   'necessary', 'required', 'after', 'later', 'fixit', 'doit', 'shipit', "let's", 'lets', "i'll", "we'll", "you'll", "i'd", "can't", "won't",
-  "isn't", "doesn't", "didn't", 'ya', 'u', 'pronto', 'anyway', 'already',
-  'yesterday', 'week', 'morning', 'afternoon', 'evening', 'night', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday',
-  'sunday', 'weekend', 'hmm', 'hm', 'um', 'uh', 'lol', 'thx', 'ty', 'cool', 'awesome', 'perfect',
+  "isn't", "doesn't", "didn't", 'ya', 'u', 'pronto', 'anyway', 'already', 'yesterday', 'week', 'morning', 'afternoon', 'evening', 'night',
+  'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday', 'weekend', 'hmm', 'hm', 'um', 'uh', 'lol', 'thx', 'ty',
+  'cool', 'awesome', 'perfect',
 ];
