@@ -101,6 +101,8 @@ function linesOf(issue: GateOutcome, gathered: GatheredFacts, command: CommandFi
       return facts.missingInputs.map((m) => `input_artifacts: "${m.path}" ${m.reason}`);
     case 'MEANING_EMPTY_TASK':
       return ['task_description: must not be empty'];
+    case 'MEANING_AMBIGUOUS_INTENT':
+      return [`task_description: does not say what to do or to what (${(facts.ambiguity ?? []).join(', ')})`];
     case 'ETHICS_PII_DETECTED':
     case 'ETHICS_SECRET_DETECTED': {
       const secret = issue.decision.reason_code === 'ETHICS_SECRET_DETECTED';

@@ -212,7 +212,10 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
   const classifier = classifierRoute(models, plan.synthesizer);
   // A person who continues past a failed classification has it asked again: the check is never skipped.
   if (!ending && classifier && check.gates.decision.decision === 'RUN') {
-    const asked = run.state.advice ? { advice: run.state.advice, record: undefined } : await classifyTask({ ...classifier, task: command.task_description, run, deps });
+    const attachments = command.input_artifacts.length + (command.work_items ?? []).length;
+    const asked = run.state.advice
+      ? { advice: run.state.advice, record: undefined }
+      : await classifyTask({ ...classifier, task: command.task_description, attachments, run, deps });
     if ('ending' in asked) {
       const next = asked.ending.kind === 'pause' ? '. Continue asks the mediator again (the check is never skipped); stop ends the run' : '';
       const message = `the mediator's classification of the task failed, so nothing was sent to the council (fail closed): ${asked.message}${next}`;

@@ -1,6 +1,7 @@
 import { findPersonaProblems, type CommandFile } from '../domain/command-file.js';
 import type { GateFacts, PiiPolicy } from '../domain/gates.js';
 import type { Persona } from '../domain/persona.js';
+import { readIntentAmbiguity } from '../domain/intent-ambiguity.js';
 import { readPolicySignals } from '../domain/policy-signals.js';
 import type { ArtifactWriter, InputReader } from '../domain/ports.js';
 import type { KnowledgeResult } from '../domain/run-state.js';
@@ -73,6 +74,8 @@ export async function gatherGateFacts(options: {
   const secrets = found.filter((c) => isSecretCategory(c));
   // What the work items ask is part of the task: their goals, inputs and facts are read for signals too.
   const signals = readPolicySignals([command.task_description, ...workItemTexts(command).map(([, text]) => text)].join('\n'));
+  // Input artifacts and work items give the task's words something to refer to ("review the attached file").
+  const hasInputs = command.input_artifacts.length > 0 || (command.work_items ?? []).length > 0;
 
   return {
     facts: {
@@ -85,6 +88,7 @@ export async function gatherGateFacts(options: {
       sideEffects: signals.sideEffects,
       highStakes: signals.highStakes,
       boundary: signals.boundary,
+      ambiguity: readIntentAmbiguity(command.task_description, { hasInputs }),
       conflictStopped: options.conflictStopped,
       piiPolicy: options.piiPolicy,
       approved: options.approved,

@@ -71,12 +71,14 @@ export async function classifyTask(options: {
   client: LlmClient;
   persona: string;
   task: string;
+  /** How many input artifacts and work items the command has: the task's "it" may point at them. */
+  attachments: number;
   /** Where a classification that did not read is recorded. */
   run: Pick<OpenRun, 'commit'>;
   deps: RunDeps;
 }): Promise<{ advice: MediatorAdvice; record: AuditEvent } | CallFailure> {
   const { client, run, deps } = options;
-  const first = mediatorAdviceMessages(redactSensitive(options.task).text);
+  const first = mediatorAdviceMessages(redactSensitive(options.task).text, options.attachments);
   let messages = first;
   let problem = '';
   for (let attempt = 1; attempt <= 2; attempt++) {
@@ -111,13 +113,19 @@ export async function classifyTask(options: {
   };
 }
 
-/** The rules' findings and the mediator's, united: a model can add a reason to pause, never remove one. */
+/**
+ * The rules' findings and the mediator's, united: a model can add a reason to pause, never remove
+ * one. Its one `ambiguous` flag covers both an unclear task and an ask to set a person's own
+ * preference: when the rules already read the latter ("decide for me"), the flag is that ask and
+ * the boundary pause (REL_BOUNDARY_UNSTABLE) stands; otherwise it is ambiguous intent
+ * (MEANING_AMBIGUOUS_INTENT), labelled `mediator`.
+ */
 export function uniteAdvice(facts: Parameters<typeof evaluateGates>[0], advice: MediatorAdvice): Parameters<typeof evaluateGates>[0] {
   const union = (a: readonly string[] | undefined, b: readonly string[]): string[] => [...new Set([...(a ?? []), ...b])];
   return {
     ...facts,
     sideEffects: union(facts.sideEffects, advice.side_effects.map((s) => `mediator: ${s}`)),
     highStakes: union(facts.highStakes, advice.high_stakes),
-    boundary: facts.boundary === true || advice.ambiguous,
+    ambiguity: union(facts.ambiguity, advice.ambiguous && facts.boundary !== true ? ['mediator'] : []),
   };
 }

@@ -63,10 +63,11 @@ export const REASON_CODES = {
   DISPATCH_OK: 'dispatched to the council',
   MEANING_EMPTY_TASK: 'the task is empty',
   MEANING_UNKNOWN_PERSONA: 'the command names a persona the workspace does not have',
+  MEANING_AMBIGUOUS_INTENT: 'the task does not say what to do or to what ("fix it", a pronoun with nothing to point at); a person reads it',
   CONSISTENCY_OK: 'every input artifact is there',
   CONSISTENCY_INPUT_MISSING: 'an input artifact is missing',
   REL_OK: 'the request is stable and bounded',
-  REL_BOUNDARY_UNSTABLE: 'the request is ambiguous or unbounded',
+  REL_BOUNDARY_UNSTABLE: "the task asks the council to set a person's own preference or boundary",
   REL_ARBITRATION_CONFLICT: 'the council disagreed',
   REL_PLAN_REQUESTED_AFTER_3_HITL: 'this conflict paused three times: a plan is asked for',
   // ethics

@@ -28,6 +28,12 @@ export interface GateFacts {
   readonly sideEffects?: readonly string[];
   readonly highStakes?: readonly string[];
   readonly boundary?: boolean;
+  /**
+   * Why the task's intent cannot be read (`no_object`, `vague_object`, `unresolved_reference`, or
+   * `mediator` when a real route's classification said so). Empty when the command has input
+   * artifacts or work items for its words to refer to.
+   */
+  readonly ambiguity?: readonly string[];
   /** This conflict line was stopped by the loop policy (terminal guard). */
   readonly conflictStopped?: boolean;
   readonly piiPolicy?: PiiPolicy;
@@ -61,6 +67,7 @@ const CHECKS: Record<GateLayer, GateCheck> = {
     const advice = [
       ...(f.piiCategories.length + f.secretCategories.length > 0 ? ['pii_or_secret_like_content'] : []),
       ...((f.sideEffects ?? []).length > 0 ? ['external_side_effects'] : []),
+      ...((f.ambiguity ?? []).length > 0 ? ['ambiguous_intent'] : []),
       ...(f.boundary ? ['subjective_ask'] : []),
       ...((f.highStakes ?? []).length > 0 ? ['high_stakes_domain'] : []),
     ];
@@ -70,6 +77,11 @@ const CHECKS: Record<GateLayer, GateCheck> = {
     if (f.taskBlank) return { decision: pauseDecision('meaning', 'MEANING_EMPTY_TASK'), details: {} };
     if (f.unknownPersonas.length > 0) {
       return { decision: pauseDecision('meaning', 'MEANING_UNKNOWN_PERSONA'), details: { unknown_personas: [...f.unknownPersonas] } };
+    }
+    // A person's `continue` clears it: they read the task and let the council go on as it stands.
+    const ambiguity = f.ambiguity ?? [];
+    if (ambiguity.length > 0) {
+      return { decision: pauseDecision('meaning', 'MEANING_AMBIGUOUS_INTENT'), details: { ambiguity: [...ambiguity] } };
     }
     return ok('meaning', 'MEANING_OK');
   },
@@ -158,6 +170,6 @@ export function findGateIssues(facts: GateFacts): GateOutcome[] {
 export function taskSensitivity(f: GateFacts): { policySensitive: boolean; ambiguous: boolean } {
   return {
     policySensitive: f.piiCategories.length + f.secretCategories.length + (f.highStakes ?? []).length + (f.sideEffects ?? []).length > 0,
-    ambiguous: f.boundary === true,
+    ambiguous: f.boundary === true || (f.ambiguity ?? []).length > 0,
   };
 }

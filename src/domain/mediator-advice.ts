@@ -13,14 +13,20 @@ export const MediatorAdvice = z.strictObject({
   side_effects: z.array(z.string().trim().min(1).max(60)).max(10),
   /** High-stakes domains the task touches: medical, legal, financial, employment, safety. */
   high_stakes: z.array(z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v), z.enum(['medical', 'legal', 'financial', 'employment', 'safety']))).max(5),
-  /** The task asks the council to decide a person's own preference, or is too ambiguous to act on. */
+  /**
+   * The task is too unclear to act on (no object, a pronoun with nothing to point at), or asks the
+   * council to decide a person's own preference. United with the rules as ambiguous intent, or as
+   * the boundary ask when the rules read one (`uniteAdvice`).
+   */
   ambiguous: z.boolean(),
 });
 export type MediatorAdvice = z.infer<typeof MediatorAdvice>;
 
 export const MEDIATOR_ADVICE_SCHEMA = { name: 'mediator_advice', schema: jsonSchemaOf(MediatorAdvice) };
 
-export function mediatorAdviceMessages(task: string): ChatMessage[] {
+/** The classification request; `attachments` says how many input files or work items come with the task (their content is not sent). */
+export function mediatorAdviceMessages(task: string, attachments = 0): ChatMessage[] {
+  const given = attachments > 0 ? `\n(It comes with ${attachments} attached input(s); "it" or "the attached file" may refer to them.)` : '';
   return [
     {
       role: 'system',
@@ -28,9 +34,10 @@ export function mediatorAdviceMessages(task: string): ChatMessage[] {
         'You classify tasks for a safety gate before a council of assistants works on them. You never do the task. ' +
         'Answer with ONE JSON object and nothing else: {"side_effects": [short labels of actions outside the conversation the task asks for, e.g. "send e-mail", "transfer money", "delete data", "publish"], ' +
         '"high_stakes": [any of "medical", "legal", "financial", "employment", "safety" that the task asks advice or decisions on], ' +
-        '"ambiguous": true if the task asks to decide a person\'s own preference or values, or is too unclear to act on safely, else false}. Use empty lists when none apply.',
+        '"ambiguous": true if the task asks to decide a person\'s own preference or values, or is too unclear to act on safely ' +
+        '(it names no object, or says "it", "that", "them" with nothing to point at), else false}. Use empty lists when none apply.',
     },
-    { role: 'user', content: `Task to classify:\n"""\n${task}\n"""` },
+    { role: 'user', content: `Task to classify:\n"""\n${task}\n"""${given}` },
   ];
 }
 

@@ -38,6 +38,14 @@ const NAMES: Record<SensitiveCategory, string> = {
   IPV4: 'an IP address or network',
 };
 
+/** What each ambiguity label means, for people. */
+const AMBIGUITY: Record<string, string> = {
+  no_object: 'it names no object: a bare imperative',
+  vague_object: 'its only object names nothing in particular',
+  unresolved_reference: 'it points at something the command does not give ("it", "that", "the attached file")',
+  mediator: "the mediator's classification found it too unclear to act on",
+};
+
 function places(found: readonly SensitivePlace[], pick: (c: SensitiveCategory) => boolean): string {
   const chosen = found.filter((p) => pick(p.category));
   const shown = chosen.slice(0, 5).map((p) => `${NAMES[p.category]} in ${p.source === 'task' ? 'the task' : p.source}, line ${p.line}`);
@@ -72,6 +80,12 @@ export function explainGateStop(facts: GateFacts, decision: DecisionRecord, foun
       return `the command names personas that do not exist: ${facts.unknownPersonas.join(', ')}. Add personas/<id>.md (or fix config.personas), then continue; until then, continuing pauses again.`;
     case 'MEANING_EMPTY_TASK':
       return 'the task is empty: write what the council should do in task_description.';
+    case 'MEANING_AMBIGUOUS_INTENT':
+      return (
+        `the task does not say what to do or to what (${(facts.ambiguity ?? []).map((a) => AMBIGUITY[a] ?? a).join('; ')}), ` +
+        'so the council would be guessing. Say what you mean in task_description (what to do, and to which file, system or text), ' +
+        'or name the files it refers to in input_artifacts, and run it again; or continue to let the council work on the task as written.'
+      );
     case 'ETHICS_SECRET_DETECTED':
       return `found a secret: ${places(found, isSecret)}. Nothing was sent to a model. Secrets always stop a run (sealed): remove it from the task or the file (and rotate it if it is real), then run the command again.`;
     case 'ETHICS_PII_DETECTED':

@@ -122,7 +122,7 @@ describe('loop policy, end to end in the app', () => {
     const guarded = await processCommand({ text: conflict(5), source: 'c5.json' }, a.deps);
     expect(guarded).toMatchObject({ status: 'stopped', reason_code: 'ACC_STOPPED_IS_TERMINAL' });
     expect(llm.calls.length).toBe(callsBefore);
-    const other = await processCommand({ text: cmd({ task_description: 'Something else', config: { max_rounds: 1 } }), source: 'o.json' }, a.deps);
+    const other = await processCommand({ text: cmd({ task_description: 'Review the caching layer', config: { max_rounds: 1 } }), source: 'o.json' }, a.deps);
     expect(other.status).toBe('paused');
 
     const { resetLoopPolicy } = await import('../../src/domain/loop-policy/workspace-loop.js');

@@ -29,7 +29,7 @@ describe('classifyTask', () => {
     const app = memoryApp();
     const run = await startRun(app);
     const client = new ScriptedLlmClient(advice);
-    const asked = await classifyTask({ route, client, persona: 'coordinator', task: 'Mail jane.doe@example.com the invoice', run, deps: app.deps });
+    const asked = await classifyTask({ route, client, persona: 'coordinator', task: 'Mail jane.doe@example.com the invoice', attachments: 0, run, deps: app.deps });
     expect(asked).toMatchObject({ advice: { side_effects: ['send e-mail'], high_stakes: ['financial'], ambiguous: false }, record: { event: 'MEDIATOR_CLASSIFIED', reason_code: 'MEDIATOR_ADVICE_RECEIVED', details: { valid: true, model: 'main/scripted-model' } } });
     // The task reaches the mediator screened; nothing is committed yet.
     expect(client.calls[0]?.messages.at(-1)?.content).toContain('[REDACTED:EMAIL]');
@@ -40,7 +40,7 @@ describe('classifyTask', () => {
     const app = memoryApp();
     const run = await startRun(app);
     const client = new ScriptedLlmClient(['sure, it is fine', 'still not JSON']);
-    const asked = await classifyTask({ route, client, persona: 'coordinator', task: 'Choose a queue', run, deps: app.deps });
+    const asked = await classifyTask({ route, client, persona: 'coordinator', task: 'Choose a queue', attachments: 0, run, deps: app.deps });
     expect(asked).toMatchObject({ ending: { kind: 'pause', decision: { reason_code: 'MEDIATOR_CLASSIFICATION_FAILED' } }, details: { unreadable: true } });
     expect(client.calls[1]?.messages.at(-1)?.content).toMatch(/^That was not a valid classification \(/);
     expect(app.ledger.records(run.runId).map((r) => [r.event, r.reason_code])).toEqual([
@@ -55,7 +55,7 @@ describe('classifyTask', () => {
     const client = new ScriptedLlmClient(() => {
       throw new LlmError('quota exhausted', false, 429, { kind: 'quota' });
     });
-    const asked = await classifyTask({ route, client, persona: 'coordinator', task: 'Choose a queue', run, deps: app.deps });
+    const asked = await classifyTask({ route, client, persona: 'coordinator', task: 'Choose a queue', attachments: 0, run, deps: app.deps });
     expect(asked).toMatchObject({ ending: { kind: 'pause', pauseClass: 'outage' } });
   });
 });

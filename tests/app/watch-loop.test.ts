@@ -125,7 +125,7 @@ describe('WatchLoop, with every port in memory', () => {
     const { politeCouncil, ScriptedLlmClient } = await import('../fakes/scripted-llm-client.js');
     const { decidePause } = await import('../../src/app/hitl.js');
     // The council doubts the first task only.
-    const doubt = (r: Parameters<typeof politeCouncil>[0]) => (r.purpose === 'verdict' && r.messages.some((m) => m.content.includes('First task')) ? '{"action":"investigate","confidence":1,"rationale":"no"}' : politeCouncil(r));
+    const doubt = (r: Parameters<typeof politeCouncil>[0]) => (r.purpose === 'verdict' && r.messages.some((m) => m.content.includes('first migration plan')) ? '{"action":"investigate","confidence":1,"rationale":"no"}' : politeCouncil(r));
     const app = memoryApp({ llm: new ScriptedLlmClient(doubt) });
     const inbox = new InMemoryCommandInbox();
     const decisions = new InMemoryCommandInbox();
@@ -134,8 +134,8 @@ describe('WatchLoop, with every port in memory', () => {
       claims.texts.set(name, JSON.stringify(aCommand({ task_description: task })));
       inbox.drop(name);
     };
-    drop('1.json', 'First task');
-    drop('2.json', 'Second task');
+    drop('1.json', 'Review the first migration plan');
+    drop('2.json', 'Review the second migration plan');
     const events: WatchEvent[] = [];
     const loop = new WatchLoop({ deps: app.deps, inbox, decisions, claims, onEvent: (e) => events.push(e), once: true, pid: 1, workspace: '/workspace' });
     await loop.start();

@@ -47,7 +47,7 @@ const workClaim = (runId: string): WorkClaim => ({ runId, source: `${runId}.json
 
 function worker(app: MemoryApp, session: FakeSession, options: { once: boolean; openSession?: () => Promise<FakeSession> }) {
   const claims = new InMemoryClaimStore();
-  for (const c of session.queue) claims.texts.set(c.source, JSON.stringify(aCommand({ task_description: `Task of ${c.runId}` })));
+  for (const c of session.queue) claims.texts.set(c.source, JSON.stringify(aCommand({ task_description: `Review the deploy plan of ${c.runId}` })));
   const events: WatchEvent[] = [];
   const loop = new WorkerLoop<WorkClaim, FakeSession>({
     openSession: options.openSession ?? (async () => session),

@@ -41,6 +41,13 @@ describe('mediator_advice on a real route', () => {
     expect(out).toMatchObject({ status: 'paused', reason_code: 'ETHICS_HIGH_STAKES' });
   });
 
+  it('a task the model finds too unclear pauses at the meaning gate as ambiguous intent (issue 22 point 6)', async () => {
+    const { out, log } = await runWith(() => ({ content: '{"side_effects": [], "high_stakes": [], "ambiguous": true}' }), 'Get the numbers sorted before Friday');
+    expect(out).toMatchObject({ status: 'paused', reason_code: 'MEANING_AMBIGUOUS_INTENT' });
+    expect(server!.chatRequests()).toHaveLength(0);
+    expect(log.find((x) => x.event === 'GATE' && x.layer === 'meaning')).toMatchObject({ decision: 'PAUSE_FOR_HITL', details: { ambiguity: ['mediator'] } });
+  });
+
   it('an unreadable classification, asked again once, fails closed as an outage; continuing asks the mediator again', async () => {
     const { out, log } = await runWith(() => ({ content: 'I think this task is probably fine.' }), 'Review the rollout plan and list the risks');
     expect(out).toMatchObject({ status: 'paused', reason_code: 'MEDIATOR_CLASSIFICATION_FAILED' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkDecisionInvariants, GATE_LAYERS } from '../../src/domain/decision.js';
-import { evaluateGates, type GateFacts } from '../../src/domain/gates.js';
+import { evaluateGates, taskSensitivity, type GateFacts } from '../../src/domain/gates.js';
 import { readPolicySignals } from '../../src/domain/policy-signals.js';
 
 const clean: GateFacts = { taskBlank: false, unknownPersonas: [], missingInputs: [], pathEscapes: [], piiCategories: [], secretCategories: [] };
@@ -17,6 +17,7 @@ describe('gates', () => {
   const table: [string, Partial<GateFacts>, string, string, 'PAUSE_FOR_HITL' | 'STOPPED', boolean][] = [
     ['blank task', { taskBlank: true }, 'meaning', 'MEANING_EMPTY_TASK', 'PAUSE_FOR_HITL', false],
     ['unknown persona', { unknownPersonas: ['ghost'] }, 'meaning', 'MEANING_UNKNOWN_PERSONA', 'PAUSE_FOR_HITL', false],
+    ['ambiguous intent', { ambiguity: ['unresolved_reference'] }, 'meaning', 'MEANING_AMBIGUOUS_INTENT', 'PAUSE_FOR_HITL', false],
     ['missing input', { missingInputs: [{ path: 'a.md', reason: 'not found' }] }, 'consistency', 'CONSISTENCY_INPUT_MISSING', 'PAUSE_FOR_HITL', false],
     ['boundary ask', { boundary: true }, 'rfl', 'REL_BOUNDARY_UNSTABLE', 'PAUSE_FOR_HITL', false],
     ['secret', { secretCategories: ['API_KEY_OPENAI'] }, 'ethics', 'ETHICS_SECRET_DETECTED', 'STOPPED', true],
@@ -50,12 +51,22 @@ describe('gates', () => {
     // …except a cause that makes deliberation impossible: it is checked again, and pauses again.
     const still = evaluateGates(facts({ unknownPersonas: ['ghost'], approved: new Set(['MEANING_UNKNOWN_PERSONA']) }));
     expect(still.decision).toMatchObject({ decision: 'PAUSE_FOR_HITL', reason_code: 'MEANING_UNKNOWN_PERSONA' });
+    // An ambiguous task is the person's to read: once they continue, the council works on it as written.
+    const read = evaluateGates(facts({ ambiguity: ['no_object'], approved: new Set(['MEANING_AMBIGUOUS_INTENT']) }));
+    expect(read.decision.decision).toBe('RUN');
+    expect(read.outcomes[1]?.details).toMatchObject({ approved_by_person: 'MEANING_AMBIGUOUS_INTENT' });
     const sealed = evaluateGates(facts({ piiCategories: ['EMAIL'], approved: new Set(['ETHICS_PII_DETECTED']) }));
     expect(sealed.decision).toMatchObject({ decision: 'STOPPED', sealed: true });
   });
 
   it('redacts instead of stopping when the workspace says so', () => {
     expect(evaluateGates(facts({ piiCategories: ['EMAIL'], piiPolicy: 'redact' })).decision.decision).toBe('RUN');
+  });
+
+  it('records why the intent cannot be read, and notes it as advice', () => {
+    const r = evaluateGates(facts({ ambiguity: ['vague_object'] }));
+    expect(r.outcomes[1]).toMatchObject({ layer: 'meaning', details: { ambiguity: ['vague_object'] } });
+    expect(r.outcomes[0]?.details).toMatchObject({ advice: ['ambiguous_intent'] });
   });
 
   it('notes advice without ever stopping', () => {
@@ -77,5 +88,22 @@ describe('policy signals', () => {
     ['Review the e-mail templates for tone', {}],
   ])('%s', (task, expected) => {
     expect(readPolicySignals(task)).toEqual({ sideEffects: [], highStakes: [], boundary: false, ...expected });
+  });
+});
+
+describe('taskSensitivity: what the REROUTE table asks of a task', () => {
+  const base = { taskBlank: false, unknownPersonas: [], missingInputs: [], pathEscapes: [], piiCategories: [], secretCategories: [] };
+  it.each([
+    ['personal data', { piiCategories: ['EMAIL'] }],
+    ['a secret', { secretCategories: ['AWS_ACCESS_KEY'] }],
+    ['a high-stakes domain', { highStakes: ['medical'] }],
+    ['an external side effect', { sideEffects: ['payment'] }],
+  ])('%s makes a task policy-sensitive (never rerouted)', (_what, facts) => {
+    expect(taskSensitivity({ ...base, ...facts })).toEqual({ policySensitive: true, ambiguous: false });
+  });
+  it('a boundary ask or an underspecified request is ambiguous intent', () => {
+    expect(taskSensitivity({ ...base, boundary: true }).ambiguous).toBe(true);
+    expect(taskSensitivity({ ...base, ambiguity: ['no_object'] }).ambiguous).toBe(true);
+    expect(taskSensitivity(base)).toEqual({ policySensitive: false, ambiguous: false });
   });
 });

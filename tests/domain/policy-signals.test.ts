@@ -49,15 +49,15 @@ const NEGATIVES: string[] = [
   'Suggest how to structure the legal team\'s document archive',
 ];
 
-// Keyword rules over-stop by design (fail closed): these harmless tasks pause for a person, and a
-// real route's classifier does not clear them (its findings are united with the rules', never
-// subtracted). Pinned here so a change in either direction is seen.
-const KNOWN_OVER_STOPS: string[] = ['Draft an email template for the onboarding flow (do not send it)', 'Explain what the dosage field in the schema is used for in the pharmacy app code'];
+// Keyword rules used to over-stop on these harmless tasks (the word "send" or "dosage" anywhere
+// paused). Since issue 22 point 6 the rules read the act a task asks for, not its topic, and they
+// run; pinned here so a change in either direction is seen.
+const FORMER_OVER_STOPS: string[] = ['Draft an email template for the onboarding flow (do not send it)', 'Explain what the dosage field in the schema is used for in the pharmacy app code'];
 
 describe('policy signals: the rule table', () => {
-  it.each(KNOWN_OVER_STOPS)('over-stops on "%s" (known, fail-closed)', (task) => {
+  it.each(FORMER_OVER_STOPS)('no longer over-stops on "%s"', (task) => {
     const s = readPolicySignals(task);
-    expect(s.sideEffects.length + s.highStakes.length).toBeGreaterThan(0);
+    expect([...s.sideEffects, ...s.highStakes]).toEqual([]);
   });
 
   it('has at least 40 tasks', () => {

@@ -90,11 +90,15 @@ function runnableRules(text: string): number {
 
 type Found = (candidate: Finding) => boolean | void;
 
-/** Offers `found` the part of `match` that `rule` selects, if any; true when `found` wants no more. */
-function offer(rule: DetectionRule, match: RegExpExecArray, found: Found): boolean {
+/**
+ * Offers `found` the part of `match` that `rule` selects: `stop` when `found` wants no more,
+ * `none` when the rule selected nothing (then a match may still begin inside this one: `key
+ * "password=x"` is no assignment of `key`, but holds one of `password`).
+ */
+function offer(rule: DetectionRule, match: RegExpExecArray, found: Found): 'stop' | 'taken' | 'none' {
   const span = rule.select ? rule.select(match[0], match) : ([0, match[0].length] as const);
-  if (span === undefined || span[1] <= span[0]) return false;
-  return found({ category: rule.category, start: match.index + span[0], end: match.index + span[1] }) === true;
+  if (span === undefined || span[1] <= span[0]) return 'none';
+  return found({ category: rule.category, start: match.index + span[0], end: match.index + span[1] }) === true ? 'stop' : 'taken';
 }
 
 /**
@@ -117,8 +121,9 @@ function scanCandidates(text: string, found: Found, shortcuts = true): void {
 function scanAll(text: string, rule: DetectionRule, scan: RegExp, found: Found): boolean {
   scan.lastIndex = 0;
   for (let match = scan.exec(text); match; match = scan.exec(text)) {
-    if (offer(rule, match, found)) return true;
-    if (match[0].length === 0) scan.lastIndex++;
+    const offered = offer(rule, match, found);
+    if (offered === 'stop') return true;
+    if (offered === 'none' || match[0].length === 0) scan.lastIndex = match.index + 1;
   }
   return false;
 }
@@ -134,8 +139,9 @@ function scanStarts(text: string, { rule, sticky }: CompiledRule, found: Found):
     sticky.lastIndex = start;
     const match = sticky.exec(text);
     if (!match) continue;
-    if (offer(rule, match, found)) return true;
-    from = Math.max(sticky.lastIndex, start + 1);
+    const offered = offer(rule, match, found);
+    if (offered === 'stop') return true;
+    from = offered === 'none' ? start + 1 : Math.max(sticky.lastIndex, start + 1);
   }
   return false;
 }

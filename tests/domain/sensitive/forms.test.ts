@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectSensitive } from '../../../src/domain/sensitive/detector.js';
+import { detectSensitive, redactSensitive } from '../../../src/domain/sensitive/detector.js';
 
 // Issue 22 item 11: a password is caught whatever it is called and however it is written, and a
 // placeholder is let through the same way: every key spelling in every form.
@@ -93,5 +93,16 @@ describe('an empty value', () => {
     for (const text of ['GITHUB_API_KEY=\nDB_HOST=db.example.com', 'password:\n  - Hunter2-Quilt-77', 'token =\r\nnext_line_here', '"secret": \n"Hunter2-Quilt-77"']) {
       expect(detectSensitive(text), text).toEqual([]);
     }
+  });
+});
+
+describe('an assignment inside a match that is not one', () => {
+  // `key "…"` reads as a quoted value after a key that only mentions a credential; it is not an
+  // assignment of `key`, but it holds one of `password`, which must still be found (a validation
+  // message quoting an unknown key did show it in clear).
+  it.each(['unknown key "password=hunter2Staging" (not part of the schema)', 'key "password=hunter2Staging"', "the token 'pwd=Xy7Qp2Lm9'"])('%s', (text) => {
+    const redacted = redactSensitive(text).text;
+    expect(redacted).toContain('[REDACTED:PASSWORD_ASSIGNMENT]');
+    expect(redacted).not.toMatch(/hunter2Staging|Xy7Qp2Lm9/);
   });
 });
