@@ -1,4 +1,5 @@
 import { failureReason } from '../domain/codes.js';
+import { settleFailure } from './settle-run.js';
 import { canDecide, canResume } from '../domain/run/transitions.js';
 import { auditEvent } from '../domain/audit.js';
 import { parseCommandText, type CommandFile } from '../domain/command-file.js';
@@ -11,7 +12,7 @@ import { RAW_COMMAND_FILE, screenCommand, STORAGE_WRITE_FAILED } from '../domain
 import { executeRun } from './execute-run.js';
 import { buildOutcome } from '../domain/run-machine.js';
 import { stepRecords } from './run-records.js';
-import { readableState, startedRun, type RunDeps, type RunOutcome } from './run-deps.js';
+import { startedRun, type RunDeps, type RunOutcome } from './run-deps.js';
 
 export interface CommandInput {
   /** The command file's text, exactly as read. */
@@ -169,10 +170,8 @@ async function endRun(runId: string, deps: RunDeps, error: unknown): Promise<Run
     auditLog = run.log;
     try {
       // Ended with its reason; `maestro run --resume` takes it up again from here once there is room.
-      const running = readableState(run)?.status === 'running';
-      const now = deps.clock.now().toISOString();
-      const failed = auditEvent('RUN_FAILED', decision, { errno: error.errno ?? null, path: where });
-      await run.commit({ ...(running ? { event: { type: 'failed', decision, at: now, summary: message } } : {}), records: [failed] });
+      const record = auditEvent('RUN_FAILED', decision, { errno: error.errno ?? null, path: where });
+      await settleFailure(run, { decision, message, record, at: deps.clock.now().toISOString() });
     } finally {
       await run.close();
     }
@@ -193,10 +192,9 @@ async function recordFailure(runId: string, error: unknown, deps: RunDeps): Prom
     const decision = systemStopDecision('queue', failureReason(error instanceof AppError ? error.code : undefined));
     const run = await deps.ledger.open(runId);
     try {
-      const now = deps.clock.now().toISOString();
       const message = `the run failed: ${error instanceof Error ? error.message : String(error)}`;
-      const failed = auditEvent('RUN_FAILED', decision, { error: error instanceof Error ? error.name : typeof error });
-      await run.commit({ event: { type: 'failed', decision, at: now, summary: message }, records: [failed] });
+      const record = auditEvent('RUN_FAILED', decision, { error: error instanceof Error ? error.name : typeof error });
+      await settleFailure(run, { decision, message, record, at: deps.clock.now().toISOString() });
     } finally {
       await run.close();
     }

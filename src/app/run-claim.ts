@@ -1,10 +1,11 @@
 import { failureReason, type ReasonCode } from '../domain/codes.js';
+import { settleFailure } from './settle-run.js';
 import { auditEvent, type AuditEvent } from '../domain/audit.js';
 import { failClosedDecision, runDecision, systemStopDecision, type DecisionRecord } from '../domain/decision.js';
 import { AppError, InvalidInputError, RunHeldError } from '../domain/errors.js';
 import { POISON_CLAIM_FAILURES, type Claim, type ClaimStore, type WatchEvent } from '../domain/queue.js';
 import { processCommand, resumeRun } from './process-command.js';
-import { readableState, type RunDeps, type RunOutcome } from './run-deps.js';
+import { type RunDeps, type RunOutcome } from './run-deps.js';
 
 /** How a claimed command is (re)started: a new claim, a resume from its checkpoint, or from the start. */
 export type ResumeKind = 'new' | 'checkpoint' | 'start' | 'decision';
@@ -185,10 +186,7 @@ async function failClaim(claim: Claim, error: unknown, deps: RunClaimDeps): Prom
 async function recordClaimFailure(claim: Claim, failure: { decision: DecisionRecord; message: string; record: AuditEvent }, deps: RunClaimDeps): Promise<string> {
   const run = await deps.run.ledger.open(claim.runId);
   try {
-    const running = readableState(run)?.status === 'running';
-    const now = deps.run.clock.now().toISOString();
-    const failed = { type: 'failed' as const, decision: failure.decision, at: now, summary: failure.message };
-    await run.commit({ ...(running ? { event: failed } : {}), records: [failure.record] });
+    await settleFailure(run, { ...failure, at: deps.run.clock.now().toISOString() });
     return run.log;
   } finally {
     await run.close();

@@ -1,7 +1,8 @@
 import { renderArtifact, type ArtifactInput } from '../domain/artifact.js';
 import { auditEvent, type AuditDetails } from '../domain/audit.js';
 import { runDecision, type DecisionRecord } from '../domain/decision.js';
-import type { RunFile, StartedRun } from '../domain/ports.js';
+import type { AuditEvent } from '../domain/audit.js';
+import type { OpenRun, RunFile, StartedRun } from '../domain/ports.js';
 import { buildOutcome } from '../domain/run-machine.js';
 import type { ArtifactAttachment } from '../domain/modes/mode.js';
 import type { PauseRecord } from '../domain/run-state.js';
@@ -11,7 +12,7 @@ import { decideRun, type Ending, type PauseClass } from '../domain/run/policy.js
 import { InternalError } from '../domain/errors.js';
 import { explainLoopPolicyStop } from '../domain/stop-explanation.js';
 import { applyLoopPolicy, type LoopPolicyOutcome } from './loop-policy.js';
-import type { RunDeps, RunOutcome } from './run-deps.js';
+import { readableState, type RunDeps, type RunOutcome } from './run-deps.js';
 
 export type DraftInput = Omit<ArtifactInput, 'status' | 'finishedAt' | 'durationMs' | 'trail' | 'outcomeNote'>;
 
@@ -198,4 +199,15 @@ export async function settleRun(options: SettleOptions): Promise<RunOutcome> {
     case 'reroute':
       throw new InternalError('a REROUTE is not an ending: the routed client carries it out');
   }
+}
+
+/**
+ * The `fail` ending: a failure (a full disk, a bug) ended the run where it stood. Its record is
+ * committed, and with it the run's status when it was running: one commit, on a run that may be
+ * only half readable (then the record alone). A storage failure can be resumed (`revived`).
+ */
+export async function settleFailure(run: OpenRun, failure: { readonly decision: DecisionRecord; readonly message: string; readonly record: AuditEvent; readonly at: string }): Promise<void> {
+  const running = readableState(run)?.status === 'running';
+  const event = { type: 'failed' as const, decision: failure.decision, at: failure.at, summary: failure.message };
+  await run.commit({ ...(running ? { event } : {}), records: [failure.record] });
 }

@@ -1,4 +1,4 @@
-import path from 'node:path';
+
 import type { Command } from 'commander';
 import { explainReason } from '../domain/codes.js';
 import { resumeHere, runLiveness, shownRun } from '../compose/resume.js';

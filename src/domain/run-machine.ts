@@ -1,5 +1,5 @@
 import type { DecisionRecord } from './decision.js';
-import { allows, type RunEventType } from './run/transitions.js';
+import { allows, } from './run/transitions.js';
 import type { MediatorAdvice } from './mediator-advice.js';
 import type { DeliberationMode, ModeContext, ModeNext } from './modes/mode.js';
 import type { PauseRecord, RunPlan, RunState, RunStatus, Step } from './run-state.js';
