@@ -45,7 +45,7 @@ describe('a version 1 checkpoint (steps matched by position)', () => {
   it('is screened as it is read: an older file shows no more than a new checkpoint would', () => {
     const old = copy(v1Paused);
     old.command.task_description = `Choose the queue; questions to ${EMAIL}`;
-    old.steps[0]!.reply = `I asked ${EMAIL} already`;
+    old.steps = old.steps.map((s, i) => (i === 0 ? { ...s, reply: `I asked ${EMAIL} already` } : s));
     const state = read(old);
     expect(JSON.stringify(state)).not.toContain(EMAIL);
     expect(state.command.task_description).toBe('Choose the queue; questions to [REDACTED:EMAIL]');
@@ -54,9 +54,23 @@ describe('a version 1 checkpoint (steps matched by position)', () => {
   });
 
   it('refuses a step that is missing what every step has, naming where', () => {
-    const broken = copy(v1Paused) as { steps: Record<string, unknown>[] };
-    delete broken.steps[1]!.persona;
+    const broken = copy(v1Paused);
+    const { persona: _dropped, ...withoutPersona } = v1Paused.steps[1] ?? {};
+    broken.steps = [broken.steps[0], withoutPersona] as typeof broken.steps;
     expect(issuesOf(broken)).toContainEqual(expect.stringMatching(/^steps\.1\.persona: /));
+  });
+  it.each([
+    ['an object', { 0: v1Paused.steps[0] }],
+    ['a string', 'garbage'],
+    ['null', null],
+  ])('refuses steps that are %s, never reading the run as one with no step (a resume would make every call again)', (_what, steps) => {
+    expect(issuesOf({ ...copy(v1Paused), steps })).toContainEqual(expect.stringMatching(/^steps: /));
+  });
+  it('refuses a step that is not an object, never a crash', () => {
+    expect(issuesOf({ ...copy(v1Paused), steps: [null, 'turn'] })).toEqual([
+      expect.stringMatching(/^steps\.0: /),
+      expect.stringMatching(/^steps\.1: /),
+    ]);
   });
 });
 
