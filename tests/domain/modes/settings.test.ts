@@ -44,7 +44,10 @@ describe('readModeSettings: the settings a run fixed when it started', () => {
     ['concurrency', 2.5, 'concurrency'],
     ['concurrency', '4', 'concurrency'],
     ['call_timeout_ms', 99, 'callTimeoutMs'],
+    ['call_timeout_ms', 3_600_001, 'callTimeoutMs'],
     ['max_iterations', 0, 'maxIterations'],
+    ['max_iterations', 21, 'maxIterations'],
+    ['max_iterations', 1000, 'maxIterations'],
     ['parallel_items', 'yes', 'parallelItems'],
   ] as const)('%s %j is out of range: the default, never the value', (key, value, field) => {
     expect(readModeSettings({ [key]: value })[field]).toBe(MODE_DEFAULTS[field]);
