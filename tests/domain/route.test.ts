@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { formatIssues } from '../../src/domain/issues.js';
 import { isLocalUrl, resolveRoute, Route, type ResolvedRoute } from '../../src/domain/route.js';
 
 const route = (over: Record<string, unknown> = {}): Route => Route.parse({ provider: 'openai', model: 'gpt-4o-mini', ...over });
@@ -113,9 +114,14 @@ describe('Route: what maestro.config.json may say about a route', () => {
     ['more than 10 retries', { max_retries: 11 }, 'max_retries'],
     ['an unknown key', { api_key: 'sk-123' }, 'api_key'],
     ['a header name with a space', { api_key_header: 'api key' }, 'an HTTP header name'],
+    [
+      'a query parameter name with a space',
+      { default_query: { 'api version': '1' } },
+      'default_query.api version: not a valid key (a query parameter name)',
+    ],
   ])('refuses %s', (_what, change, said) => {
     const parsed = Route.safeParse({ provider: 'openai', model: 'gpt-4o-mini', ...change });
     expect(parsed.success).toBe(false);
-    expect(JSON.stringify(parsed.error?.issues)).toContain(said);
+    expect(parsed.error ? formatIssues(parsed.error).join('\n') : '').toContain(said);
   });
 });

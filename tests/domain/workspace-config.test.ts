@@ -57,7 +57,11 @@ describe('maestro.config.json: a mistake fails loudly, naming the key', () => {
   it.each([
     ['a misspelled section', { deliberations: {} }, '(root): unknown key "deliberations"'],
     ['a misspelled key in a section', { knowledge: { root: ['.'] } }, 'knowledge: unknown key "root"'],
-    ['a route name in upper case', { routes: { Main: { provider: 'openai', model: 'm' } } }, 'routes.Main: '],
+    [
+      'a route name in upper case',
+      { routes: { Main: { provider: 'openai', model: 'm' } } },
+      'routes.Main: not a valid key (route names are lowercase letters, digits, ., - and _)',
+    ],
     [
       'a key where its variable name belongs',
       { routes: { main: { provider: 'openai', model: 'm', api_key_env: 'sk-live-123' } } },
