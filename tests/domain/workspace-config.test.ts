@@ -44,6 +44,12 @@ describe('maestro.config.json: every field has a default', () => {
     expect(config.knowledge).toMatchObject({ deny: ['*.sqlite'], roots: ['.'], max_file_bytes: 65_536 });
   });
 
+  it("an empty section is that section's defaults, the same as leaving it out", () => {
+    const config = parsed({ deliberation: {}, knowledge: {}, history: {}, policy: {}, audit: {}, telemetry: {}, engine: {} });
+    expect(config).toEqual(DEFAULT_WORKSPACE_CONFIG);
+    expect(config.policy.pii).toBe('stop');
+  });
+
   it('reads named routes with their own defaults', () => {
     const config = parsed({
       default_route: 'local',
