@@ -23,9 +23,13 @@ export function parseRunState(json: unknown): Parsed<RunState> {
 }
 
 function migrateV1(v1: Record<string, unknown>): Record<string, unknown> {
-  const steps = Array.isArray(v1.steps) ? v1.steps : [];
-  return {
-    ...v1,
-    steps: steps.map((s: Record<string, unknown>) => ({ ...s, id: roundRobinStepId(String(s.kind), String(s.persona), Number(s.round)) })),
+  // What is not a list of objects is left as it is for the schema to refuse: steps read as none
+  // would make a resume call every model again.
+  if (!Array.isArray(v1.steps)) return v1;
+  const withId = (s: unknown): unknown => {
+    if (s === null || typeof s !== 'object') return s;
+    const step = s as Record<string, unknown>;
+    return { ...step, id: roundRobinStepId(String(step.kind), String(step.persona), Number(step.round)) };
   };
+  return { ...v1, steps: v1.steps.map(withId) };
 }

@@ -66,16 +66,20 @@ export const MODE_DEFAULTS: ModeSettings = {
   parallelItems: false,
 };
 
-/** Reads `plan.settings` (fixed at the start; older plans have none): defaults for what is missing. */
-/** The checks of the settings a plan fixed, built once (a zod schema costs more to build than to run). */
+/**
+ * The checks of the settings a plan fixed: the very bounds a command or the config is held to, so a
+ * checkpoint cannot carry a value they would refuse (a `max_iterations` of 1000 would lift the
+ * supervisor's guardrail). Built once (a zod schema costs more to build than to run).
+ */
 const SettingChecks = {
-  consensusThreshold: z.number().min(0).max(1),
-  concurrency: z.number().int().min(1).max(16),
-  callTimeoutMs: z.number().int().min(100),
-  maxIterations: z.number().int().min(1),
-  parallelItems: z.boolean(),
+  consensusThreshold: ModeOptions.consensus_threshold.unwrap(),
+  concurrency: ModeOptions.concurrency.unwrap(),
+  callTimeoutMs: ModeOptions.call_timeout_ms.unwrap(),
+  maxIterations: ModeOptions.max_iterations.unwrap(),
+  parallelItems: ModeOptions.parallel_items.unwrap(),
 };
 
+/** Reads `plan.settings` (fixed at the start; older plans have none): defaults for what is missing or out of range. */
 export function readModeSettings(settings: Readonly<Record<string, unknown>>): ModeSettings {
   const pick = <T>(schema: z.ZodType<T>, value: unknown, fallback: T): T => {
     const r = schema.safeParse(value);
