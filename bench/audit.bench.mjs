@@ -21,9 +21,9 @@ const { composeAuditLine } = await dist('domain/audit-line.js');
 const { AuditRecord } = await dist('domain/audit.js');
 const { GENESIS_HASH } = await dist('domain/audit-chain.js');
 const { detectSensitive } = await dist('domain/sensitive/detector.js');
-const { sha256 } = await dist('adapters/hashing.js');
-const { JsonlAuditLog } = await dist('adapters/jsonl-audit-log.js');
-const { WorkspacePaths } = await dist('adapters/workspace-paths.js');
+const { sha256 } = await dist('adapters/system/hashing.js');
+const { JsonlAuditLog } = await dist('adapters/fs/jsonl-audit-log.js');
+const { WorkspacePaths } = await dist('adapters/fs/workspace-paths.js');
 
 const MB = 1024 * 1024;
 // As the writer wires it: the detector with its answers for short strings cached.

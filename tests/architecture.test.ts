@@ -89,19 +89,19 @@ describe('layering', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('loads OpenTelemetry only when tracing is configured: from src/adapters/otel-*.ts, reached by one dynamic import', async () => {
+  it('loads OpenTelemetry only when tracing is configured: from the SDK modules of src/adapters/otel/, reached by one dynamic import', async () => {
     const offenders: string[] = [];
     for (const file of await filesUnder(SRC)) {
       const name = path.relative(SRC, file);
       const code = await readFile(file, 'utf8');
-      const isOtel = /^adapters\/otel-[a-z-]+\.ts$/.test(name);
+      const isOtel = /^adapters\/otel\/(sdk-telemetry|genai|run-summary|run-tracer)\.ts$/.test(name);
       if (!isOtel && /from ['"]@opentelemetry\//.test(code)) offenders.push(`${name} imports @opentelemetry`);
       // A static (non-type) import of an otel-* module would load the SDK with its importer.
-      if (!isOtel && /^import (?!type )[^;]*from ['"][./]*(adapters\/)?otel-[a-z-]+\.js['"]/m.test(code)) offenders.push(`${name} imports an otel-* module statically`);
+      if (!isOtel && /^import (?!type )[^;]*from ['"][./a-z]*\/(sdk-telemetry|genai|run-summary|run-tracer)\.js['"]/m.test(code)) offenders.push(`${name} imports an OpenTelemetry SDK module statically`);
     }
     expect(offenders).toEqual([]);
-    const loader = await readFile(path.join(SRC, 'adapters', 'telemetry.ts'), 'utf8');
-    expect(loader).toMatch(/await import\('\.\/otel-telemetry\.js'\)/);
+    const loader = await readFile(path.join(SRC, 'adapters', 'otel', 'telemetry.ts'), 'utf8');
+    expect(loader).toMatch(/await import\('\.\/sdk-telemetry\.js'\)/);
   });
 
   it('loads undici and the openai SDK only with the first endpoint call: type imports and one dynamic import each', async () => {
@@ -111,8 +111,8 @@ describe('layering', () => {
       if (/^import (?!type )[^;]*from ['"](undici|openai)(\/[^'"]*)?['"]/m.test(code)) offenders.push(`${path.relative(SRC, file)} imports undici or openai statically`);
     }
     expect(offenders).toEqual([]);
-    expect(await readFile(path.join(SRC, 'adapters', 'endpoint-fetch.ts'), 'utf8')).toMatch(/await import\('undici'\)/);
-    expect(await readFile(path.join(SRC, 'adapters', 'openai-llm-client.ts'), 'utf8')).toMatch(/await import\('openai'\)/);
+    expect(await readFile(path.join(SRC, 'adapters', 'model', 'endpoint-fetch.ts'), 'utf8')).toMatch(/await import\('undici'\)/);
+    expect(await readFile(path.join(SRC, 'adapters', 'model', 'openai-llm-client.ts'), 'utf8')).toMatch(/await import\('openai'\)/);
   });
 
   it('sets exit codes only in the CLI entry', async () => {

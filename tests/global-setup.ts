@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { AuditRecord } from '../src/domain/audit.js';
-import { sha256 } from '../src/adapters/hashing.js';
+import { sha256 } from '../src/adapters/system/hashing.js';
 import { defaultSensitiveScanner } from '../src/domain/audit-sanitizer.js';
 import { verifyAuditLog } from '../src/domain/audit-verify.js';
 import { checkDecisionInvariants } from '../src/domain/decision.js';

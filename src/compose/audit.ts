@@ -1,5 +1,5 @@
-import { listAuditRuns, readAuditRun } from '../adapters/fs-audit-store.js';
-import type { WorkspacePaths } from '../adapters/workspace-paths.js';
+import { listAuditRuns, readAuditRun } from '../adapters/fs/audit-store.js';
+import type { WorkspacePaths } from '../adapters/fs/workspace-paths.js';
 import { loadWorkspaceConfig, resolveEngineUrl } from '../config.js';
 
 /** Where a workspace's audit logs are: its files, or its engine. Each run reads as the two files would. */
@@ -19,8 +19,8 @@ export async function openAuditSource(paths: WorkspacePaths, env: Readonly<Recor
   const url = resolveEngineUrl(await loadWorkspaceConfig(paths.config), env);
   if (url) {
     const { openEngine } = await import('../compose-engine.js');
-    const { listPgAuditRuns, readPgAuditRun } = await import('../adapters/pg-audit-log.js');
-    const { redactUrl } = await import('../adapters/pg-engine.js');
+    const { listPgAuditRuns, readPgAuditRun } = await import('../adapters/pg/audit-log.js');
+    const { redactUrl } = await import('../adapters/pg/engine.js');
     const engine = await openEngine(url, 'maestro audit');
     return { label: `the engine ${redactUrl(url)}`, list: () => listPgAuditRuns(engine), read: (runId) => readPgAuditRun(engine, runId), close: () => engine.close() };
   }

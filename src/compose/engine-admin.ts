@@ -1,6 +1,6 @@
-import { PgEngine, redactUrl } from '../adapters/pg-engine.js';
-import { SCHEMA_VERSION } from '../adapters/pg-migrations.js';
-import { WorkspacePaths } from '../adapters/workspace-paths.js';
+import { PgEngine, redactUrl } from '../adapters/pg/engine.js';
+import { SCHEMA_VERSION } from '../adapters/pg/migrations.js';
+import { WorkspacePaths } from '../adapters/fs/workspace-paths.js';
 import { loadWorkspaceConfig, resolveEngineUrl } from '../config.js';
 
 /** The engine's schema, as `maestro engine migrate|status` manage it. */

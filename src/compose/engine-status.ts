@@ -1,6 +1,6 @@
-import type { LiveWorker, PgQueue, QueueStats } from '../adapters/pg-queue.js';
+import type { LiveWorker, PgQueue, QueueStats } from '../adapters/pg/queue.js';
 
-export type { LiveWorker, QueueStats } from '../adapters/pg-queue.js';
+export type { LiveWorker, QueueStats } from '../adapters/pg/queue.js';
 
 /** The cluster as the engine sees it: live workers, queue depth, runs held and runs paused for a person. */
 export interface EngineStatus {
@@ -14,8 +14,8 @@ export interface EngineStatus {
 /** Reads the cluster's state from the engine at `url` (its client is loaded only now). */
 export async function readEngineStatus(url: string): Promise<EngineStatus> {
   const { openEngine } = await import('../compose-engine.js');
-  const { PgQueue } = await import('../adapters/pg-queue.js');
-  const { redactUrl } = await import('../adapters/pg-engine.js');
+  const { PgQueue } = await import('../adapters/pg/queue.js');
+  const { redactUrl } = await import('../adapters/pg/engine.js');
   const engine = await openEngine(url, 'maestro status');
   try {
     const queue = new PgQueue(engine);

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { findClaim } from '../adapters/inflight-claims.js';
-import { FsRunLiveness, showRun, type RunLiveness, type ShownRun } from '../adapters/fs-run-liveness.js';
+import { findClaim } from '../adapters/fs/inflight-claims.js';
+import { FsRunLiveness, showRun, type RunLiveness, type ShownRun } from '../adapters/fs/run-liveness.js';
 import { resumeRun, RunNotResumableError } from '../app/process-command.js';
 import type { RunOutcome } from '../app/run-deps.js';
 import { readPackageVersion } from '../cli/package-info.js';
@@ -54,8 +54,8 @@ async function resumeHeld(app: App, runId: string): Promise<RunOutcome> {
  * the run from its checkpoint and settles the claim as a watcher would.
  */
 async function resumeClaimed(app: App, runId: string): Promise<RunOutcome> {
-  const { FsClaimStore } = await import('../adapters/fs-claim-store.js');
-  const { FsWatcherRegistry } = await import('../adapters/fs-watcher-registry.js');
+  const { FsClaimStore } = await import('../adapters/fs/claim-store.js');
+  const { FsWatcherRegistry } = await import('../adapters/fs/watcher-registry.js');
   const { planClaim, runClaim, settleClaim } = await import('../app/run-claim.js');
   const registry = new FsWatcherRegistry(path.join(app.paths.state, 'watchers'));
   const self = FsWatcherRegistry.newIdentity(process.pid);

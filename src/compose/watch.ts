@@ -1,10 +1,10 @@
 import path from 'node:path';
-import { ensurePrivateDir } from '../adapters/atomic-file.js';
-import { FsArtifactWriter } from '../adapters/fs-artifact-writer.js';
-import { pruneAuditLogs } from '../adapters/fs-audit-store.js';
-import { FsClaimStore } from '../adapters/fs-claim-store.js';
-import { FsCommandInbox } from '../adapters/fs-command-inbox.js';
-import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
+import { ensurePrivateDir } from '../adapters/fs/atomic-file.js';
+import { FsArtifactWriter } from '../adapters/fs/artifact-writer.js';
+import { pruneAuditLogs } from '../adapters/fs/audit-store.js';
+import { FsClaimStore } from '../adapters/fs/claim-store.js';
+import { FsCommandInbox } from '../adapters/fs/command-inbox.js';
+import { FsWatcherRegistry } from '../adapters/fs/watcher-registry.js';
 import { IntakeLoop } from '../app/intake-loop.js';
 import { WatchLoop } from '../app/watch-loop.js';
 import { checkWorkspace } from '../app/workspace-check.js';
@@ -112,8 +112,8 @@ async function startIntake(
   options: WatchOptions & { claims: FsClaimStore; inbox: FsCommandInbox; unregister: () => Promise<void> },
 ): Promise<Service> {
   const { paths } = app;
-  const { PgListener } = await import('../adapters/pg-listener.js');
-  const { DONE_CHANNEL } = await import('../adapters/pg-queue.js');
+  const { PgListener } = await import('../adapters/pg/listener.js');
+  const { DONE_CHANNEL } = await import('../adapters/pg/queue.js');
   const listener = new PgListener(engine.engine, DONE_CHANNEL);
   const loop = new IntakeLoop({
     inbox: options.inbox,
@@ -158,9 +158,9 @@ export interface WorkerOptions {
 
 /** `maestro worker`: takes commands from the workspace's engine and runs them, one at a time. */
 export async function openWorker(app: App, engine: EngineHandle, options: WorkerOptions): Promise<Service> {
-  const { PgWorkerSession } = await import('../adapters/pg-queue.js');
-  type Session = import('../adapters/pg-queue.js').PgWorkerSession;
-  type Claim = import('../adapters/pg-queue.js').EngineClaim;
+  const { PgWorkerSession } = await import('../adapters/pg/queue.js');
+  type Session = import('../adapters/pg/queue.js').PgWorkerSession;
+  type Claim = import('../adapters/pg/queue.js').EngineClaim;
   const { WorkerLoop } = await import('../app/worker-loop.js');
   const { workerClaimDeps } = await import('../compose-engine.js');
   const loop = new WorkerLoop<Claim, Session>({

@@ -1,26 +1,26 @@
-import { writeFileAtomically } from '../adapters/atomic-file.js';
-import { requeueRejected } from '../adapters/fs-rejected.js';
-import { pruneAuditLogs } from '../adapters/fs-audit-store.js';
+import { writeFileAtomically } from '../adapters/fs/atomic-file.js';
+import { requeueRejected } from '../adapters/fs/rejected.js';
+import { pruneAuditLogs } from '../adapters/fs/audit-store.js';
 import path from 'node:path';
-import { listRuns, readRunState, type RunListing } from '../adapters/fs-run-catalog.js';
-import { FsRunLiveness, showRun, type ShownRun } from '../adapters/fs-run-liveness.js';
-import { FsWatcherRegistry } from '../adapters/fs-watcher-registry.js';
-import { readWorkspaceStatus, type WorkspaceStatus } from '../adapters/fs-workspace-status.js';
-import { sha256 } from '../adapters/hashing.js';
+import { listRuns, readRunState, type RunListing } from '../adapters/fs/run-catalog.js';
+import { FsRunLiveness, showRun, type ShownRun } from '../adapters/fs/run-liveness.js';
+import { FsWatcherRegistry } from '../adapters/fs/watcher-registry.js';
+import { readWorkspaceStatus, type WorkspaceStatus } from '../adapters/fs/workspace-status.js';
+import { sha256 } from '../adapters/system/hashing.js';
 import type { Price } from '../domain/budget.js';
 import type { RunState } from '../domain/run-state.js';
-import { systemClock } from '../adapters/system-clock.js';
-import { assertWorkspace } from '../adapters/workspace-guard.js';
-import { WorkspacePaths } from '../adapters/workspace-paths.js';
-import { listRejected as readRejected, type RejectedCommand } from '../adapters/fs-rejected.js';
-import { scaffoldWorkspace, type ScaffoldResult } from '../adapters/workspace-scaffold.js';
+import { systemClock } from '../adapters/system/system-clock.js';
+import { assertWorkspace } from '../adapters/fs/workspace-guard.js';
+import { WorkspacePaths } from '../adapters/fs/workspace-paths.js';
+import { listRejected as readRejected, type RejectedCommand } from '../adapters/fs/rejected.js';
+import { scaffoldWorkspace, type ScaffoldResult } from '../adapters/fs/workspace-scaffold.js';
 
-export type { ScaffoldReport, ScaffoldResult } from '../adapters/workspace-scaffold.js';
-export type { RejectedCommand } from '../adapters/fs-rejected.js';
-export type { RunListing } from '../adapters/fs-run-catalog.js';
-export type { ShownRun } from '../adapters/fs-run-liveness.js';
-export type { WorkspaceStatus } from '../adapters/fs-workspace-status.js';
-export type { WorkspacePaths } from '../adapters/workspace-paths.js';
+export type { ScaffoldReport, ScaffoldResult } from '../adapters/fs/workspace-scaffold.js';
+export type { RejectedCommand } from '../adapters/fs/rejected.js';
+export type { RunListing } from '../adapters/fs/run-catalog.js';
+export type { ShownRun } from '../adapters/fs/run-liveness.js';
+export type { WorkspaceStatus } from '../adapters/fs/workspace-status.js';
+export type { WorkspacePaths } from '../adapters/fs/workspace-paths.js';
 
 /**
  * A workspace on files, as the subcommands that do not run councils use it: where its parts are,

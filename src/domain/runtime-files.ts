@@ -41,7 +41,7 @@ export const RUNTIME_FILES: readonly RuntimeFileKind[] = [
 /** The comment above the lines init adds to a `.gitignore`. */
 export const RUNTIME_IGNORE_HEADER = '# maestro runtime data: never commit it (added by maestro init)';
 
-/** Where the lock of `file` is held while it is read-modify-written (see adapters/file-lock.ts). */
+/** Where the lock of `file` is held while it is read-modify-written (see adapters/fs/file-lock.ts). */
 export function lockPathFor(file: string): string {
   return `${file}.lock`;
 }

@@ -4,7 +4,7 @@ import type { WatchEvent } from '../../src/domain/queue.js';
 import { InMemoryClaimStore, InMemoryCommandInbox } from '../fakes/in-memory-inbox.js';
 import { InMemoryWorkspace } from '../fakes/in-memory-stores.js';
 import { aCommand } from '../fakes/memory-app.js';
-import { sha256 } from '../../src/adapters/hashing.js';
+import { sha256 } from '../../src/adapters/system/hashing.js';
 
 // `maestro watch` with an engine: the intake claims dropped files, submits them, and writes results back.
 

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FsClaimStore } from '../../src/adapters/fs-claim-store.js';
-import { FsCommandInbox } from '../../src/adapters/fs-command-inbox.js';
+import { FsClaimStore } from '../../src/adapters/fs/claim-store.js';
+import { FsCommandInbox } from '../../src/adapters/fs/command-inbox.js';
 import { WatchLoop } from '../../src/app/watch-loop.js';
 import { createApp } from '../../src/compose.js';
 import type { RunLedger } from '../../src/domain/ports.js';

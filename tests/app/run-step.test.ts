@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runStep, type StepRunnerDeps } from '../../src/app/run-step.js';
-import { sha256 } from '../../src/adapters/hashing.js';
+import { sha256 } from '../../src/adapters/system/hashing.js';
 import type { StepSpec } from '../../src/domain/modes/mode.js';
 import type { LlmClient, ProgressEvent } from '../../src/domain/ports.js';
 import { triad, InMemoryWorkspace } from '../fakes/in-memory-stores.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sha256 } from '../../src/adapters/hashing.js';
+import { sha256 } from '../../src/adapters/system/hashing.js';
 import { fingerprintInputs, VerifiedInputReader } from '../../src/app/verified-inputs.js';
 import { InMemoryWorkspace } from '../fakes/in-memory-stores.js';
 

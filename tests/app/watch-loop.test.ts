@@ -1,9 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FsClaimStore } from '../../src/adapters/fs-claim-store.js';
-import { FsCommandInbox } from '../../src/adapters/fs-command-inbox.js';
-import { OfflineLlmClient } from '../../src/adapters/offline-llm-client.js';
+import { FsClaimStore } from '../../src/adapters/fs/claim-store.js';
+import { FsCommandInbox } from '../../src/adapters/fs/command-inbox.js';
+import { OfflineLlmClient } from '../../src/adapters/model/offline-llm-client.js';
 import { WatchLoop } from '../../src/app/watch-loop.js';
 import { createApp } from '../../src/compose.js';
 import { LlmError } from '../../src/domain/errors.js';

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { atomicTempPath } from '../../src/adapters/atomic-file.js';
+import { atomicTempPath } from '../../src/adapters/fs/atomic-file.js';
 import { lockPathFor, mergeIgnoreLines, RUNTIME_FILES } from '../../src/domain/runtime-files.js';
 import { runCli, type CliResult } from '../fakes/cli.js';
 import { CLI, collectAuditLogs, REPO_ROOT } from '../fakes/fixtures.js';

@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunListing } from '../../src/adapters/fs-run-catalog.js';
-import type { WorkspaceStatus } from '../../src/adapters/fs-workspace-status.js';
+import type { RunListing } from '../../src/adapters/fs/run-catalog.js';
+import type { WorkspaceStatus } from '../../src/adapters/fs/workspace-status.js';
 import { runCli } from '../fakes/cli.js';
 import { CliProcess, dropCommand, listDir, readRunState, useWatchScope, waitFor, watch } from '../helpers/watch-workspace.js';
 

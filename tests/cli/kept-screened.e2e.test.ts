@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { OfflineLlmClient } from '../../src/adapters/offline-llm-client.js';
+import { OfflineLlmClient } from '../../src/adapters/model/offline-llm-client.js';
 import { runCli } from '../fakes/cli.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { WorkspaceStatus } from '../../src/adapters/fs-workspace-status.js';
+import type { WorkspaceStatus } from '../../src/adapters/fs/workspace-status.js';
 import { runCli } from '../fakes/cli.js';
 import { CliProcess, dropCommand, task, useWatchScope, watch } from '../helpers/watch-workspace.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sha256 } from '../../src/adapters/hashing.js';
+import { sha256 } from '../../src/adapters/system/hashing.js';
 import { AUDIT_SCHEMA_VERSION, type AuditRecord, type UnchainedAuditRecord } from '../../src/domain/audit.js';
 import {
   AuditHead,

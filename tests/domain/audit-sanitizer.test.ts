@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sha256 } from '../../src/adapters/hashing.js';
+import { sha256 } from '../../src/adapters/system/hashing.js';
 import { AUDIT_REDACTION_FAILED, auditEvent } from '../../src/domain/audit.js';
 import { GENESIS_HASH, hashAuditRecord, serializeAuditRecord } from '../../src/domain/audit-chain.js';
 import { composeAuditLine } from '../../src/domain/audit-line.js';

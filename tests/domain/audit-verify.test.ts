@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sha256 } from '../../src/adapters/hashing.js';
+import { sha256 } from '../../src/adapters/system/hashing.js';
 import { AUDIT_SCHEMA_VERSION } from '../../src/domain/audit.js';
 import { chainAuditRecord, serializeAuditRecord } from '../../src/domain/audit-chain.js';
 import { defaultSensitiveScanner } from '../../src/domain/audit-sanitizer.js';

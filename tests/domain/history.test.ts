@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { selectHistory } from '../../src/domain/history.js';
 import type { HistoryMessage } from '../../src/domain/session-state.js';
-import { countTokens } from '../../src/adapters/token-counter.js';
+import { countTokens } from '../../src/adapters/model/token-counter.js';
 
 const words = (t: string) => t.split(/\s+/).filter(Boolean).length;
 const run = (id: string, task: string, reply: string): HistoryMessage[] => [

@@ -8,7 +8,7 @@ import type { RunEvent } from '../../src/domain/run-machine.js';
 import { keepsRawCommand, screenCommand, screenRunEvent, screenRunState } from '../../src/domain/screen.js';
 import { startedRun, turnStep } from '../fixtures/journal-run.js';
 import { conflictFingerprint } from '../../src/app/loop-policy.js';
-import { sha256 } from '../../src/adapters/hashing.js';
+import { sha256 } from '../../src/adapters/system/hashing.js';
 
 const EMAIL = 'jane.doe@example.com';
 const PHONE = '+1 415 555 0100';

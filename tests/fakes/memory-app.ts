@@ -1,4 +1,4 @@
-import { sha256 } from '../../src/adapters/hashing.js';
+import { sha256 } from '../../src/adapters/system/hashing.js';
 import { executeRun } from '../../src/app/execute-run.js';
 import type { ModelRoutes } from '../../src/app/routed-llm.js';
 import { startedRun, type RunDeps, type RunOutcome } from '../../src/app/run-deps.js';

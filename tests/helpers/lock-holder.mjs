@@ -2,7 +2,7 @@
 // still does), then prints "still held" or "lost: <why>" and lets go.
 // Usage: node lock-holder.mjs <lockPath> <staleMs> <holdMs>   (the built code: `npm run build` first)
 import { setTimeout as sleep } from 'node:timers/promises';
-import { withFileLock } from '../../dist/adapters/file-lock.js';
+import { withFileLock } from '../../dist/adapters/fs/file-lock.js';
 
 const [lockPath, staleMs, holdMs] = process.argv.slice(2);
 try {

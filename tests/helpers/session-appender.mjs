@@ -1,7 +1,7 @@
 // A process that appends runs to one persona's memory, the way a watcher does at the end of each run.
 // Usage: node session-appender.mjs <session_states dir> <prefix> <from> <to> <keepRuns> <staleMs>
 // Prints "appended <n>" after each run is saved (the built code: `npm run build` first).
-import { FsSessionStore } from '../../dist/adapters/fs-session-store.js';
+import { FsSessionStore } from '../../dist/adapters/fs/session-store.js';
 
 const [dir, prefix, from, to, keepRuns, staleMs] = process.argv.slice(2);
 const clock = { now: () => new Date() };

@@ -3,7 +3,7 @@ import { afterEach } from 'vitest';
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { readCheckpoint } from '../../src/adapters/run-journal.js';
+import { readCheckpoint } from '../../src/adapters/fs/run-journal.js';
 import { CLI, collectAuditLogs, REPO_ROOT } from '../fakes/fixtures.js';
 
 /** A temporary workspace with the default personas and an empty `commands/`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sha256 } from '../../../src/adapters/hashing.js';
+import { sha256 } from '../../../src/adapters/system/hashing.js';
 import type { UnchainedAuditRecord } from '../../../src/domain/audit.js';
 import { cachedScanner, defaultSensitiveScanner, sanitizeAuditRecord, type SensitiveScanner } from '../../../src/domain/audit-sanitizer.js';
 import { detectSensitive, detectSensitiveWithoutShortcuts, hasSensitive, redactSensitive } from '../../../src/domain/sensitive/detector.js';

@@ -1,0 +1,192 @@
+import { lstat, mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import { compareReadyFiles, type CommandInbox, type ReadyFile } from '../../domain/queue.js';
+import { MAX_COMMAND_BYTES } from './claim-store.js';
+
+/**
+ * Which names in `commands/` are commands: `*.json`, not hidden. This leaves out dotfiles, editor
+ * swap, backup and lock files (`.x.swp`, `x.json~`, `.#x.json`, `#x.json#`, vim's `4913`) and the
+ * temporary names of writers that write then rename (`x.json.tmp`, write-file-atomic's `x.json.123`).
+ */
+export function isCommandFileName(name: string): boolean {
+  return name.endsWith('.json') && !name.startsWith('.') && name.length > '.json'.length;
+}
+
+export interface FsCommandInboxOptions {
+  /** The drop folder (`commands/`); created if missing. */
+  readonly dir: string;
+  /** How long a file that does not parse must stay unchanged before it is judged (and rejected). */
+  readonly stabilityMs?: number;
+  /** Watcher errors (the folder vanished, permissions): reported, never fatal. */
+  readonly onError?: (error: Error) => void;
+  readonly now?: () => number;
+}
+
+interface Unsettled {
+  /** Size and mtime last seen; a change restarts the stability clock. */
+  readonly signature: string;
+  readonly since: number;
+  readonly timer: NodeJS.Timeout;
+}
+
+/**
+ * Turns chokidar's events on `commands/` (and its start-up scan of files already there) into
+ * ready files, oldest first. A file is ready when it parses as JSON; one that does not is waited
+ * for while it changes, and handed over (to be rejected) once it has not changed for `stabilityMs`.
+ * Only the top level is watched; subfolders and non-regular files are ignored.
+ */
+export class FsCommandInbox implements CommandInbox {
+  readonly #dir: string;
+  readonly #stabilityMs: number;
+  readonly #onError: (error: Error) => void;
+  readonly #now: () => number;
+  #watcher: FSWatcher | undefined;
+  #onChange: () => void = () => undefined;
+  #scanned = false;
+  #closed = false;
+  #onClosed: () => void = () => undefined;
+  readonly #ready = new Map<string, ReadyFile>();
+  readonly #unsettled = new Map<string, Unsettled>();
+  readonly #checking = new Map<string, Promise<void>>();
+  /** Names that changed while being checked: checked again right after. */
+  readonly #dirty = new Set<string>();
+  /** Names re-checked by a timer since their last fs event (see #scheduleRecheck). */
+  readonly #recheckedSinceEvent = new Set<string>();
+
+  constructor(options: FsCommandInboxOptions) {
+    this.#dir = path.resolve(options.dir);
+    this.#stabilityMs = options.stabilityMs ?? 2000;
+    this.#onError = options.onError ?? (() => undefined);
+    this.#now = options.now ?? Date.now;
+  }
+
+  get pending(): number {
+    return this.#unsettled.size + this.#checking.size;
+  }
+
+  get ready(): number {
+    return this.#ready.size;
+  }
+
+  async start(onChange: () => void): Promise<void> {
+    this.#onChange = onChange;
+    await mkdir(this.#dir, { recursive: true });
+    if (this.#closed) return;
+    const watcher = watch(this.#dir, {
+      depth: 0,
+      persistent: true,
+      followSymlinks: false,
+      ignoreInitial: false,
+      ignored: (file, stats) => file !== this.#dir && (path.dirname(file) !== this.#dir || !isCommandFileName(path.basename(file)) || stats?.isDirectory() === true),
+    });
+    this.#watcher = watcher;
+    const onEvent = (file: string): void => this.#schedule(file, true);
+    watcher.on('add', onEvent).on('change', onEvent).on('unlink', onEvent);
+    watcher.on('error', (error) => this.#onError(error instanceof Error ? error : new Error(String(error))));
+    await new Promise<void>((resolve) => {
+      watcher.once('ready', resolve);
+      this.#onClosed = resolve;
+    });
+    if (this.#closed) return;
+    // The start-up scan is complete only when every file it found has been looked at, so the
+    // first file taken really is the oldest.
+    while (this.#checking.size > 0) await Promise.all([...this.#checking.values()]);
+    this.#scanned = true;
+    this.#onChange();
+  }
+
+  take(): ReadyFile | undefined {
+    let oldest: ReadyFile | undefined;
+    for (const file of this.#ready.values()) if (!oldest || compareReadyFiles(file, oldest) < 0) oldest = file;
+    if (oldest) this.#ready.delete(oldest.name);
+    return oldest;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#onClosed();
+    for (const u of this.#unsettled.values()) clearTimeout(u.timer);
+    this.#unsettled.clear();
+    await this.#watcher?.close();
+    await Promise.all([...this.#checking.values()]);
+  }
+
+  #schedule(file: string, fromEvent: boolean): void {
+    if (this.#closed || path.dirname(path.resolve(file)) !== this.#dir) return;
+    const name = path.basename(file);
+    if (!isCommandFileName(name)) return;
+    if (fromEvent) this.#recheckedSinceEvent.delete(name);
+    if (this.#checking.has(name)) {
+      this.#dirty.add(name);
+      return;
+    }
+    const run = this.#check(name)
+      .catch((error: unknown) => this.#onError(error instanceof Error ? error : new Error(String(error))))
+      .finally(() => {
+        this.#checking.delete(name);
+        if (this.#dirty.delete(name)) this.#schedule(path.join(this.#dir, name), false);
+        else if (this.#scanned) this.#onChange();
+      });
+    this.#checking.set(name, run);
+  }
+
+  async #check(name: string): Promise<void> {
+    const file = path.join(this.#dir, name);
+    const previous = this.#unsettled.get(name);
+    if (previous) clearTimeout(previous.timer);
+    this.#unsettled.delete(name);
+    let info;
+    try {
+      info = await lstat(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      this.#ready.delete(name);
+      this.#recheckedSinceEvent.delete(name);
+      return;
+    }
+    if (!info.isFile()) {
+      this.#ready.delete(name);
+      return;
+    }
+    const ready: ReadyFile = { name, mtimeMs: info.mtimeMs };
+    // Too big to be a command: hand it over unread, to be rejected with that reason.
+    if (info.size > MAX_COMMAND_BYTES || parses(await readFile(file, 'utf8').catch(() => ''))) {
+      this.#ready.set(name, ready);
+      return;
+    }
+    this.#ready.delete(name);
+    if (this.#closed) return;
+    const now = this.#now();
+    const signature = `${info.size}:${info.mtimeMs}`;
+    const since = previous?.signature === signature ? previous.since : Math.min(now, Math.max(info.mtimeMs, now - this.#stabilityMs));
+    if (now - since >= this.#stabilityMs) {
+      this.#ready.set(name, ready);
+      return;
+    }
+    const timer = this.#scheduleRecheck(name, this.#stabilityMs - (now - since));
+    this.#unsettled.set(name, { signature, since, timer });
+  }
+
+  /**
+   * Re-checks a file that does not parse yet when it would become stable. chokidar drops `change`
+   * events that follow another within 50 ms, so the last write of a fast writer may raise no event;
+   * one early re-check after each event catches that case without waiting the whole stability time.
+   */
+  #scheduleRecheck(name: string, untilStable: number): NodeJS.Timeout {
+    const early = !this.#recheckedSinceEvent.has(name);
+    this.#recheckedSinceEvent.add(name);
+    const delay = early ? Math.min(untilStable, 100) : untilStable;
+    return setTimeout(() => this.#schedule(path.join(this.#dir, name), false), Math.max(1, delay));
+  }
+}
+
+function parses(text: string): boolean {
+  if (text.trim().length === 0) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

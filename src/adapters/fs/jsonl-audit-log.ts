@@ -1,0 +1,455 @@
+import { fdatasync } from 'node:fs';
+import { chmod, truncate } from 'node:fs/promises';
+import path from 'node:path';
+import { AuditRecord, unchainedRecord, type AuditEvent } from '../../domain/audit.js';
+import { AuditHead, emptyAuditHead, GENESIS_HASH, type Sha256 } from '../../domain/audit-chain.js';
+import { composeAuditLine } from '../../domain/audit-line.js';
+import { isSafeRunId } from '../../domain/audit-retention.js';
+import { cachedScanner, defaultSensitiveScanner, findSensitiveResidue, type SensitiveScanner } from '../../domain/audit-sanitizer.js';
+import { splitAuditLines } from '../../domain/audit-verify.js';
+import { runDecision } from '../../domain/decision.js';
+import { StorageError } from '../../domain/errors.js';
+import type { Clock } from '../../domain/ports.js';
+import type { AuditAhead, AuditLog, AuditSink } from './audit-sink.js';
+import { ensurePrivateDir, realSyncFs, writeFileAtomically, writeFullySync, type SyncFs } from './atomic-file.js';
+import { appendAuditLines, flushAuditFiles, formatAuditHead, missingFromLog, rewriteHeadInPlace, verifyChain } from './audit-wal.js';
+import { JOURNAL_FILE, journalAuditLines } from './run-journal.js';
+
+export { formatAuditHead } from './audit-wal.js';
+import { sha256 as nodeSha256 } from '../system/hashing.js';
+import type { WorkspacePaths } from './workspace-paths.js';
+import { readIfExists, safeJson } from './read.js';
+
+export interface JsonlAuditLogOptions {
+  /** The sensitive-content detector; default: `domain/sensitive` (its answers for short strings cached). Tests pass one that throws. */
+  readonly scanner?: SensitiveScanner;
+  readonly sha256?: Sha256;
+  /** The calls that append to the log and rewrite its head (tests inject ENOSPC). */
+  readonly fs?: SyncFs;
+}
+
+/**
+ * `.maestro/audit/<run_id>.jsonl`: append-only, one sanitized, hash-chained record per line, each
+ * flushed to disk (datasync) before `append` resolves, then acknowledged in `<run_id>.head` (a
+ * fixed-width line rewritten in place; see JsonlAuditSink). Folder 0700, files 0600. Records are
+ * schema-checked on write.
+ */
+export class JsonlAuditLog implements AuditLog {
+  readonly #scanner: SensitiveScanner;
+  readonly #sha256: Sha256;
+  readonly #fs: SyncFs;
+
+  constructor(
+    private readonly paths: WorkspacePaths,
+    private readonly clock: Clock,
+    options: JsonlAuditLogOptions = {},
+  ) {
+    this.#scanner = options.scanner ?? cachedScanner(defaultSensitiveScanner);
+    this.#sha256 = options.sha256 ?? nodeSha256;
+    this.#fs = options.fs ?? realSyncFs;
+  }
+
+  /**
+   * Opens a run's log, continuing its chain when the run is resumed. A fragment left by a crash
+   * mid-write is cut off and the cut is recorded (`AUDIT_TORN_LINE_DROPPED`). A log that is
+   * damaged, truncated or has lost its head is refused (fail closed): `maestro audit verify` says why.
+   */
+  async open(runId: string): Promise<AuditSink> {
+    const file = this.paths.auditLog(runId);
+    if (!isSafeRunId(runId) || this.#looksSensitive(runId)) {
+      // The id is not repeated: it may be what must not be shown.
+      throw new StorageError('refusing to open an audit log for this run id: run ids name files, so they must be plain names free of personal data', file);
+    }
+    await ensurePrivateDir(this.paths.audit);
+    await restrict(this.paths.audit, 0o700);
+    const headFile = this.paths.auditHead(runId);
+    const start = await recoverChain({ runId, file, headFile, journalFile: path.join(this.paths.runDir(runId), JOURNAL_FILE), fs: this.#fs, sha256: this.#sha256 });
+    const sink = new JsonlAuditSink({ file, headFile, runId, seq: start.seq, prevHash: start.hash, size: start.size, fs: this.#fs, clock: this.clock, scanner: this.#scanner, sha256: this.#sha256, recorded: start.events, steps: start.steps });
+    // The head is written whole here, at its fixed width and at the log's end (the chain verified), so that appends can rewrite it in place.
+    const head = start.created ? emptyAuditHead(runId) : { v: 1 as const, run_id: runId, seq: start.seq - 1, hash: start.hash };
+    if (start.headText !== formatAuditHead(head)) await writeHead(headFile, head);
+    if (start.dropped) {
+      await sink.append({ event: 'AUDIT_LOG_RECOVERED', ...runDecision('audit', 'AUDIT_TORN_LINE_DROPPED'), details: start.dropped });
+    }
+    if (start.restored) {
+      await sink.append({ event: 'AUDIT_LOG_RECOVERED', ...runDecision('audit', 'AUDIT_RECORDS_RESTORED_FROM_JOURNAL'), details: start.restored });
+    }
+    if (start.adopted) {
+      await sink.append({ event: 'AUDIT_LOG_RECOVERED', ...runDecision('audit', 'AUDIT_HEAD_ADOPTED_FROM_LOG'), details: start.adopted });
+    }
+    return sink;
+  }
+
+  /** A run id that reads as personal data (digits like a card or a phone) would leak through the file name. */
+  #looksSensitive(runId: string): boolean {
+    try {
+      return findSensitiveResidue(runId, this.#scanner).length > 0;
+    } catch {
+      // A failing detector must not stop the run (its records fail closed one by one); the id
+      // has passed isSafeRunId, so it holds no `@` and no path.
+      return false;
+    }
+  }
+}
+
+interface SinkOptions {
+  readonly file: string;
+  readonly headFile: string;
+  readonly runId: string;
+  readonly seq: number;
+  readonly prevHash: string;
+  /** Bytes of whole lines in the log when it was opened. */
+  readonly size: number;
+  readonly fs: SyncFs;
+  readonly clock: Clock;
+  readonly scanner: SensitiveScanner;
+  readonly sha256: Sha256;
+  /** Events already in the log when it was opened. */
+  readonly recorded: ReadonlySet<string>;
+  /** Step ids of the MODEL_CALL records already in the log. */
+  readonly steps: ReadonlySet<string>;
+}
+
+/** One record waiting to be written, and whoever awaits it; or records written ahead by another write. */
+type Pending =
+  | { readonly kind: 'one'; readonly event: AuditEvent; readonly resolve: () => void; readonly reject: (error: unknown) => void }
+  | {
+      readonly kind: 'ahead';
+      readonly events: readonly AuditEvent[];
+      readonly persist: (ahead: AuditAhead) => Promise<void>;
+      readonly resolve: () => void;
+      readonly reject: (error: unknown) => void;
+    };
+
+/**
+ * Appends records in the order they were handed over (callers need not await), two ways:
+ *
+ * - `append`: the line is written and flushed (datasync, synchronous calls: see SyncFs) before it
+ *   resolves; the head is then rewritten in place (one fixed-width line, no new file, no rename) and
+ *   flushed in the background, and the next line waits for that flush. So the head is never ahead of
+ *   the log, and never more than one record behind it, after a killed process or a power loss alike.
+ * - `appendAhead`: a run change's records (a step's) are composed here and made durable by the run
+ *   store in the same journal line as the change (one flush for both), which then appends them to
+ *   the log and rewrites the head, unflushed. While the journal exists it vouches for them: opening
+ *   the log takes what it lacks from the journal, and the store flushes the log and the head before
+ *   it folds the journal away (audit-wal.ts).
+ */
+class JsonlAuditSink implements AuditSink {
+  readonly path: string;
+  #seq: number;
+  #prevHash: string;
+  /** Bytes of whole lines in the log; a failed write is cut back to this. */
+  #size: number;
+  #pending: Pending[] = [];
+  #flushing = false;
+  /** The failure that stopped this sink, if one did. */
+  #failed: StorageError | undefined;
+  /** The background flush of the head's last rewrite (never rejects: the head is a cache). */
+  #headSync: Promise<void> = Promise.resolve();
+  /** Records written ahead moved the head (in place, unflushed) since it was last flushed. */
+  #headMovedAhead = false;
+  readonly #recorded: Set<string>;
+  readonly #steps: Set<string>;
+
+  constructor(private readonly options: SinkOptions) {
+    this.path = options.file;
+    this.#seq = options.seq;
+    this.#prevHash = options.prevHash;
+    this.#size = options.size;
+    this.#recorded = new Set(options.recorded);
+    this.#steps = new Set(options.steps);
+  }
+
+  hasRecorded(event: string): boolean {
+    return this.#recorded.has(event);
+  }
+
+  recordedSteps(): ReadonlySet<string> {
+    return this.#steps;
+  }
+
+  append(event: AuditEvent): Promise<void> {
+    return this.#enqueue((resolve, reject) => ({ kind: 'one', event, resolve, reject }));
+  }
+
+  /**
+   * The records are composed (sanitized, chained) and handed to `persist`, which makes them durable
+   * with the run's change (the journal line) and writes them to this log, unflushed: one flush for a
+   * step and its records instead of one each (see audit-wal.ts).
+   */
+  appendAhead(events: readonly AuditEvent[], persist: (ahead: AuditAhead) => Promise<void>): Promise<void> {
+    return this.#enqueue((resolve, reject) => ({ kind: 'ahead', events, persist, resolve, reject }));
+  }
+
+  #enqueue(make: (resolve: () => void, reject: (error: unknown) => void) => Pending): Promise<void> {
+    // A sink whose write failed takes nothing more: the run ends, and whoever records that opens the log afresh.
+    if (this.#failed) return Promise.reject(this.#failed);
+    // Appends are serialised so sequence numbers and the chain match line order even when callers do not await.
+    const done = new Promise<void>((resolve, reject) => this.#pending.push(make(resolve, reject)));
+    if (!this.#flushing) void this.#flush();
+    return done;
+  }
+
+  async #flush(): Promise<void> {
+    this.#flushing = true;
+    try {
+      for (let next = this.#pending.shift(); next; next = this.#pending.shift()) {
+        if (this.#failed) next.reject(this.#failed);
+        else if (next.kind === 'ahead') await this.#writeAhead(next);
+        else await this.#write(next);
+      }
+    } finally {
+      this.#flushing = false;
+    }
+  }
+
+  /** Composes records after the chain's end, without moving it: lines, what they record, and where the chain would be. */
+  #compose(events: readonly AuditEvent[]): { lines: string[]; written: { event: string; step?: string }[]; seq: number; prevHash: string } {
+    const { runId, clock, scanner, sha256 } = this.options;
+    let seq = this.#seq;
+    let prevHash = this.#prevHash;
+    const lines: string[] = [];
+    const written: { event: string; step?: string }[] = [];
+    for (const event of events) {
+      const raw = unchainedRecord(event, { runId: runId, seq: seq, ts: clock.now().toISOString() });
+      // Throws only when `raw` is not a record at all: a bug in the caller.
+      const composed = composeAuditLine(raw, prevHash, { scanner, sha256 });
+      lines.push(composed.line);
+      const step = composed.record.event === 'MODEL_CALL' ? stepIdOf(composed.record) : undefined;
+      written.push({ event: composed.record.event, ...(step ? { step } : {}) });
+      seq += 1;
+      prevHash = composed.record.hash;
+    }
+    return { lines, written, seq, prevHash };
+  }
+
+  /** The chain moves on past lines that are now in the log. */
+  #advance(composed: { lines: readonly string[]; written: readonly { event: string; step?: string }[]; seq: number; prevHash: string }): void {
+    for (const line of composed.lines) this.#size += Buffer.byteLength(line) + 1;
+    this.#seq = composed.seq;
+    this.#prevHash = composed.prevHash;
+    for (const w of composed.written) {
+      this.#recorded.add(w.event);
+      if (w.step) this.#steps.add(w.step);
+    }
+  }
+
+  async #writeAhead(pending: Extract<Pending, { kind: 'ahead' }>): Promise<void> {
+    let composed;
+    try {
+      composed = this.#compose(pending.events);
+    } catch (error) {
+      pending.reject(error); // nothing was written, nor the change it came with
+      return;
+    }
+    const { file, runId } = this.options;
+    // A record appended on its own just before has its head flushed first: on disk the head then
+    // stands at it or after it, and every record past it is one the journal holds.
+    await this.#headSync;
+    try {
+      await pending.persist({ log: file, lines: composed.lines, last: { seq: composed.seq - 1, hash: composed.prevHash }, logBytes: this.#size });
+    } catch (error) {
+      // The journal may hold the records although the log does not: this sink stops, and opening
+      // the log afresh takes them from the journal.
+      this.#failed = error instanceof StorageError ? error : new StorageError(`could not record audit records of run ${runId}: ${(error as Error).message}`, file, { cause: error });
+      pending.reject(error);
+      return;
+    }
+    this.#advance(composed);
+    this.#headMovedAhead = true;
+    pending.resolve();
+  }
+
+  async #write(pending: Extract<Pending, { kind: 'one' }>): Promise<void> {
+    const { file, runId } = this.options;
+    let composed;
+    try {
+      composed = this.#compose([pending.event]);
+    } catch (error) {
+      pending.reject(error); // not a record at all: a bug in the caller, refused alone
+      return;
+    }
+    const { seq, prevHash } = composed;
+    const data = Buffer.from(`${composed.lines.join('\n')}\n`, 'utf8');
+    // The head on disk must not fall two writes behind: its last rewrite is flushed before this write,
+    // and so is a head that records written ahead moved (they are in the journal; this one will not be).
+    await this.#headSync;
+    if (this.#headMovedAhead) {
+      try {
+        flushAuditFiles(this.options.fs, [this.options.headFile]);
+        this.#headMovedAhead = false;
+      } catch (error) {
+        const failure = new StorageError(`could not flush the audit head ${this.options.headFile}: ${(error as Error).message}`, this.options.headFile, { cause: error, ...errno(error) });
+        this.#failed = failure;
+        pending.reject(failure);
+        return;
+      }
+    }
+    const fs = this.options.fs;
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(file, 'a', 0o600);
+      writeFullySync(fs, fd, data);
+      fs.fdatasyncSync(fd);
+    } catch (error) {
+      // Whatever part of the lines reached the file was never acknowledged: cut it, so the next write starts on a clean line.
+      if (fd !== undefined) attempt(() => fs.ftruncateSync(fd as number, this.#size));
+      const failure = new StorageError(`could not append to the audit log ${file}: ${(error as Error).message}`, file, { cause: error, ...errno(error) });
+      this.#failed = failure;
+      pending.reject(failure);
+      return;
+    } finally {
+      if (fd !== undefined) attempt(() => fs.closeSync(fd as number));
+    }
+    // The lines are on disk: the chain moves on even if acknowledging them below fails.
+    this.#advance(composed);
+    try {
+      this.#headSync = flushInBackground(fs, rewriteHeadInPlace(fs, this.options.headFile, { v: 1, run_id: runId, seq: seq - 1, hash: prevHash }));
+    } catch (error) {
+      const failure = new StorageError(`could not update the audit head ${this.options.headFile}: ${(error as Error).message}`, this.options.headFile, { cause: error, ...errno(error) });
+      this.#failed = failure;
+      pending.reject(failure);
+      return;
+    }
+    pending.resolve();
+  }
+}
+
+/**
+ * The flush of a head just rewritten in place, started in the background (it closes the descriptor).
+ * The rewrite itself is a page-cache write: a process killed right after it leaves the new head;
+ * only a power loss can leave the old. A cache: the log is the truth, and a head left behind is
+ * adopted (and recorded) on the next open.
+ */
+function flushInBackground(fs: SyncFs, fd: number): Promise<void> {
+  return new Promise((resolve) => fdatasync(fd, () => resolve(attempt(() => fs.closeSync(fd)))));
+}
+
+function attempt(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // Tidying up after the outcome is decided: nothing to recover.
+  }
+}
+
+function stepIdOf(record: { details?: { step_id?: unknown } } | undefined): string | undefined {
+  const id = record?.details?.step_id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+function errno(error: unknown): { errno?: string } {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code ? { errno: code } : {};
+}
+
+interface ChainStart {
+  readonly seq: number;
+  readonly hash: string;
+  /** No log and no head yet: a new run. */
+  readonly created: boolean;
+  /** A torn last line was cut off: where, and how many bytes. */
+  readonly dropped?: { line: number; bytes: number; sha256: string };
+  /** Records the run's journal held and the log lacked (a crash before the log was flushed), now appended. */
+  readonly restored?: { records: number; first_seq: number };
+  /** The head was missing, damaged or behind and the verified log was adopted in its place. */
+  readonly adopted?: { head_seq: number | null; head: string; log_seq: number };
+  /** The events the log already holds. */
+  readonly events: ReadonlySet<string>;
+  /** Step ids of its MODEL_CALL records. */
+  readonly steps: ReadonlySet<string>;
+  /** Bytes of whole lines in the log. */
+  readonly size: number;
+  /** The head file as found. */
+  readonly headText: string | undefined;
+}
+
+/**
+ * Where a run's chain goes on. The log is the truth and the head a cache: a log whose chain verifies
+ * is adopted even when its head is missing, damaged or behind (a crash or a full disk between an
+ * append and its head update), and the adoption is recorded. A torn last line is cut, recorded too.
+ * Refused (fail closed): a chain that does not verify (edited, reordered, foreign lines) and a log
+ * shorter than its head says (truncated) — `maestro audit verify` says why.
+ */
+async function recoverChain(options: { runId: string; file: string; headFile: string; journalFile: string; fs: SyncFs; sha256: Sha256 }): Promise<ChainStart> {
+  const { runId, file, headFile } = options;
+  const log = await readIfExists(file);
+  const headText = await readIfExists(headFile);
+  const journal = await readIfExists(options.journalFile);
+  const refuse = (why: string): StorageError =>
+    new StorageError(`the audit log ${file} ${why}; nothing was appended (run "maestro audit verify ${runId}")`, file);
+  const head = headText === undefined ? undefined : AuditHead.safeParse(safeJson(headText)).data;
+
+  const ahead = journal === undefined ? [] : journalAuditLines(journal);
+  if (log === undefined && ahead.length === 0) {
+    if (head && head.run_id === runId && head.seq >= 0) throw refuse(`is missing although its head says ${head.seq + 1} record(s) were written`);
+    return { seq: 0, hash: GENESIS_HASH, created: head === undefined || head.run_id !== runId, events: new Set(), steps: new Set(), size: 0, headText };
+  }
+  if (log !== undefined) await restrict(file, 0o600);
+
+  let split = splitAuditLines(log ?? '');
+  let torn = split.torn;
+  // The log's own chain first, judged against a head that agrees with it: only its lines can fail here.
+  const chain = verifyChain(runId, split.lines, options.sha256);
+  if (chain.status === 'broken') {
+    // Lines written ahead and not yet flushed can come back damaged after a power loss (zeros where
+    // a line was, on some file systems). From a damaged line whose record the journal holds on, the
+    // log is cut and written again from the journal; any other damage is refused.
+    const at = (chain.line ?? 0) - 1;
+    const held = new Set(ahead.map((l) => (safeJson(l) as { seq?: unknown } | undefined)?.seq));
+    if (chain.line === null || at < 0 || !held.has(at) || verifyChain(runId, split.lines.slice(0, at), options.sha256).status === 'broken') {
+      throw refuse(`is damaged at line ${chain.line ?? '?'} (${chain.kind}: ${chain.message})`);
+    }
+    const kept = split.lines.slice(0, at);
+    const keptBytes = kept.length === 0 ? 0 : Buffer.byteLength(`${kept.join('\n')}\n`);
+    torn = Buffer.from(log ?? '', 'utf8').subarray(keptBytes).toString('utf8');
+    split = { lines: kept, torn };
+  }
+
+  // Records written ahead in the run's journal that the log lacks (a crash after the journal's
+  // flush, before the log's): they were acknowledged, and go in before anything else.
+  const missing = ahead.length === 0 ? { lines: [] } : missingFromLog(runId, split.lines, ahead, options.sha256);
+  if ('problem' in missing) throw refuse(`cannot take the records of its run's journal (${missing.problem})`);
+  const lines = [...split.lines, ...missing.lines];
+  const whole = lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+  const last = lines.length === 0 ? undefined : AuditRecord.safeParse(safeJson(lines[lines.length - 1] ?? '')).data;
+  const lastSeq = last?.seq ?? -1;
+  if (head && head.run_id === runId && head.seq > lastSeq) {
+    throw refuse(`was truncated (its head says ${head.seq + 1} record(s) were written, it holds ${lastSeq + 1})`);
+  }
+
+  // Every check passed: now the file changes.
+  const wholeBefore = split.lines.length === 0 ? 0 : Buffer.byteLength(`${split.lines.join('\n')}\n`);
+  let restored: ChainStart['restored'];
+  let dropped: ChainStart['dropped'];
+  if (missing.lines.length > 0) {
+    appendAuditLines(options.fs, file, missing.lines, wholeBefore, torn !== undefined);
+    flushAuditFiles(options.fs, [file]);
+    restored = { records: missing.lines.length, first_seq: (safeJson(missing.lines[0] ?? '') as { seq: number }).seq };
+  } else if (torn !== undefined) {
+    // A write cut short by a crash: the record was never acknowledged, so the fragment is removed.
+    await truncate(file, wholeBefore);
+  }
+  if (torn !== undefined && torn.length > 0) dropped = { line: split.lines.length + 1, bytes: Buffer.byteLength(torn), sha256: options.sha256(torn) };
+  const headSeq = head && head.run_id === runId ? head.seq : null;
+  const headAgrees = head !== undefined && headSeq !== null && (headSeq === lastSeq || headSeq === lastSeq - 1);
+  const adopted = headAgrees ? undefined : { head_seq: headSeq, head: head === undefined ? (headText === undefined ? 'missing' : 'damaged') : headSeq === null ? 'foreign' : 'behind', log_seq: lastSeq };
+  const parsed = lines.map((l) => safeJson(l) as { event?: string; details?: { step_id?: unknown } } | undefined);
+  const events = new Set(parsed.map((r) => r?.event).filter((e): e is string => typeof e === 'string'));
+  const steps = new Set(parsed.filter((r) => r?.event === 'MODEL_CALL').map((r) => stepIdOf(r)).filter((id): id is string => id !== undefined));
+  return { seq: lastSeq + 1, hash: last?.hash ?? GENESIS_HASH, created: false, events, steps, size: Buffer.byteLength(whole), headText, ...(dropped ? { dropped } : {}), ...(restored ? { restored } : {}), ...(adopted ? { adopted } : {}) };
+}
+
+/** Puts back the private mode on a folder or file created earlier (or by an older maestro). */
+async function restrict(target: string, mode: number): Promise<void> {
+  try {
+    await chmod(target, mode);
+  } catch (error) {
+    throw new StorageError(`could not restrict ${target} to mode ${mode.toString(8)}: ${(error as Error).message}`, target, { cause: error });
+  }
+}
+
+async function writeHead(file: string, head: AuditHead): Promise<void> {
+  // The helper renames and then syncs the folder, so the head's new name is durable too.
+  await writeFileAtomically(file, formatAuditHead(head), { mode: 0o600 });
+}

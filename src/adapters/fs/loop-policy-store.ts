@@ -1,0 +1,60 @@
+import { readFile, rename } from 'node:fs/promises';
+import path from 'node:path';
+import { emptyLoopPolicy, parseLoopPolicyData, type LoopPolicyData } from '../../domain/loop-policy/workspace-loop.js';
+import type { Clock, LoopPolicyStore } from '../../domain/ports.js';
+import { corruptPathFor, lockPathFor } from '../../domain/runtime-files.js';
+import { ensurePrivateDir, writeJsonAtomically } from './atomic-file.js';
+import { withFileLock } from './file-lock.js';
+import type { WorkspacePaths } from './workspace-paths.js';
+
+/**
+ * `.maestro/loop-policy.json`, read-modify-written under a lock (several watchers may share a
+ * workspace) and atomically. A corrupt file is moved aside, reported, and a fresh session begins.
+ */
+export class FsLoopPolicyStore implements LoopPolicyStore {
+  constructor(
+    private readonly paths: WorkspacePaths,
+    private readonly clock: Clock,
+    private readonly newSessionId: () => string,
+  ) {}
+
+  get file(): string {
+    return path.join(this.paths.state, 'loop-policy.json');
+  }
+
+  async read(): Promise<LoopPolicyData> {
+    return (await this.#load()).data;
+  }
+
+  async update<T>(fn: (data: LoopPolicyData) => { data: LoopPolicyData; result: T }): Promise<T> {
+    await ensurePrivateDir(this.paths.state);
+    return withFileLock(lockPathFor(this.file), async (held) => {
+      const { data } = await this.#load();
+      const out = fn(data);
+      // A holder that lost the lock would overwrite the counts another watcher just saved.
+      await held.assertHeld();
+      await writeJsonAtomically(this.file, out.data, { mode: 0o600 });
+      return out.result;
+    });
+  }
+
+  async #load(): Promise<{ data: LoopPolicyData }> {
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      return { data: emptyLoopPolicy(this.newSessionId(), this.clock.now().toISOString()) };
+    }
+    try {
+      const parsed = parseLoopPolicyData(JSON.parse(text));
+      if (parsed.ok) return { data: parsed.value };
+    } catch {
+      // fall through: corrupt
+    }
+    const movedTo = corruptPathFor(this.file, this.clock.now());
+    await rename(this.file, movedTo);
+    process.emitWarning(`maestro: ${this.file} was corrupt; moved to ${movedTo}. A new council session starts.`);
+    return { data: emptyLoopPolicy(this.newSessionId(), this.clock.now().toISOString()) };
+  }
+}

@@ -1,0 +1,65 @@
+import { link, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { StorageError } from '../../domain/errors.js';
+import { screenText } from '../../domain/screen.js';
+import type { WorkspacePaths } from './workspace-paths.js';
+
+/** A command file in `.maestro/rejected/`, with what its `.error.json` says when there is one. */
+export interface RejectedCommand {
+  readonly name: string;
+  readonly reason_code: string | null;
+  readonly message: string | null;
+  readonly rejected_at: string | null;
+}
+
+/** The rejected command files, oldest name first; `.error.json` reports are not commands. */
+export async function listRejected(paths: WorkspacePaths): Promise<RejectedCommand[]> {
+  let names: string[];
+  try {
+    names = (await readdir(paths.rejected)).filter((n) => !n.endsWith('.error.json') && !n.startsWith('.')).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const out: RejectedCommand[] = [];
+  for (const name of names) {
+    let report: { reason_code?: string; message?: string; rejected_at?: string } = {};
+    try {
+      report = JSON.parse(await readFile(path.join(paths.rejected, `${name}.error.json`), 'utf8'));
+    } catch {
+      // No report (or an unreadable one): the file is still a rejected command.
+    }
+    // Reports written before they were screened are screened as they are read.
+    const message = report.message === undefined ? null : screenText(report.message);
+    out.push({ name, reason_code: report.reason_code ?? null, message, rejected_at: report.rejected_at ?? null });
+  }
+  return out;
+}
+
+/**
+ * Moves a rejected command back into `commands/` (never over a file there: a taken name gets a
+ * `.requeued-N` suffix) and drops its stale error report. Returns the name it has in `commands/`.
+ */
+export async function requeueRejected(paths: WorkspacePaths, name: string): Promise<string> {
+  const from = path.join(paths.rejected, name);
+  const stem = name.replace(/\.json$/i, '');
+  for (let n = 0; n < 100; n++) {
+    const target = n === 0 ? name : `${stem}.requeued-${n}.json`;
+    const to = path.join(paths.commands, target);
+    try {
+      await link(from, to);
+      await unlink(from);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') continue;
+      if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EXDEV') {
+        // No hard links here: a plain rename, after checking the name is free.
+        if (await readFile(to).then(() => true, () => false)) continue;
+        await rename(from, to);
+      } else throw new StorageError(`could not move ${from} to ${to}: ${(error as Error).message}`, to, { cause: error });
+    }
+    await unlink(`${from}.error.json`).catch(() => undefined);
+    return target;
+  }
+  throw new StorageError(`could not requeue ${name}: too many files named like it in commands/`, paths.commands);
+}

@@ -1,0 +1,157 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Price } from '../../domain/budget.js';
+import { parseRunState } from '../../domain/checkpoint.js';
+import { type RunState } from '../../domain/run-state.js';
+import { screenText } from '../../domain/screen.js';
+import { totalUsage } from '../../domain/usage.js';
+import { listDirOrEmpty } from './read.js';
+import { showRun, type RunLiveness, type ShownRun } from './run-liveness.js';
+import { readCheckpoint } from './run-journal.js';
+import type { WorkspacePaths } from './workspace-paths.js';
+
+/** One run as `maestro runs` lists it (also its `--json` shape). */
+export interface RunListing {
+  readonly run_id: string;
+  /**
+   * running | interrupted | paused | completed | stopped | invalid | error, or `unknown` when only a
+   * partial record is left. `interrupted`: the checkpoint says running, but no live process holds it.
+   */
+  readonly status: string;
+  /** The command that moves the run on (`maestro run --resume <id>` when interrupted), or null. */
+  readonly next_step: string | null;
+  readonly reason_code: string | null;
+  /** Where the command came from (its file name), when known. */
+  readonly source: string | null;
+  /** The task's first line, with anything the detector flags redacted; null when the command was not valid. */
+  readonly task: string | null;
+  /** What was redacted from the command the checkpoint keeps: categories, never values. */
+  readonly redacted: readonly string[];
+  readonly model: string | null;
+  readonly calls: number;
+  readonly prompt_tokens: number;
+  readonly completion_tokens: number;
+  /** USD, when every model the run used has a price in the workspace config. */
+  readonly cost_usd: number | null;
+  readonly started_at: string;
+  readonly updated_at: string;
+  readonly artifact: string | null;
+}
+
+/**
+ * Every run of the workspace, newest first: those with a checkpoint (`.maestro/runs/<id>/state.json`)
+ * and those only the audit log knows (a command that was invalid never gets a checkpoint).
+ */
+export async function listRuns(
+  paths: WorkspacePaths,
+  prices: Readonly<Record<string, Price>>,
+  liveness: RunLiveness,
+): Promise<RunListing[]> {
+  const runs = new Map<string, RunListing>();
+  for (const id of await listDirOrEmpty(paths.runs)) {
+    const state = await readRunState(paths, id);
+    if (state) runs.set(id, fromState(state, prices, await showRun(state.run_id, state.status, liveness)));
+  }
+  for (const listing of await listAuditOnlyRuns(paths, new Set(runs.keys()))) runs.set(listing.run_id, listing);
+  return [...runs.values()].sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id));
+}
+
+/**
+ * The runs only the audit log knows, leaving out the ids in `known` (those with a checkpoint): a
+ * command that was invalid (status `invalid`), or a run that died before its first checkpoint (`unknown`).
+ */
+export async function listAuditOnlyRuns(paths: WorkspacePaths, known: ReadonlySet<string>): Promise<RunListing[]> {
+  const out: RunListing[] = [];
+  for (const name of await listDirOrEmpty(paths.audit)) {
+    if (!name.endsWith('.jsonl')) continue;
+    const id = name.slice(0, -'.jsonl'.length);
+    if (known.has(id)) continue;
+    const listing = await fromAuditLog(path.join(paths.audit, name), id);
+    if (listing) out.push(listing);
+  }
+  return out;
+}
+
+/** A run's checkpoint (its journal replayed while it runs), or undefined when there is none or it cannot be read. */
+export async function readRunState(paths: WorkspacePaths, runId: string): Promise<RunState | undefined> {
+  try {
+    const read = await readCheckpoint(paths.runDir(runId));
+    if (read === undefined) return undefined;
+    const parsed = parseRunState(read.json);
+    return parsed.ok ? parsed.value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first line of a task, redacted and shortened for a listing. */
+export function taskLine(task: string, max = 72): string {
+  const first = screenText(task.trim().split('\n')[0] ?? '');
+  return first.length > max ? `${first.slice(0, max - 1)}…` : first;
+}
+
+function fromState(state: RunState, prices: Readonly<Record<string, Price>>, shown: ShownRun): RunListing {
+  const usage = totalUsage(state.steps, prices);
+  return {
+    run_id: state.run_id,
+    status: shown.status,
+    next_step: shown.next_step,
+    reason_code: state.pause?.reason_code ?? state.decision?.reason_code ?? null,
+    source: screenText(state.source),
+    task: taskLine(state.command.task_description),
+    redacted: state.command_redacted ?? [],
+    model: state.plan?.model ?? null,
+    calls: usage.calls,
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    cost_usd: usage.cost_usd ?? null,
+    started_at: state.created_at,
+    updated_at: state.updated_at,
+    artifact: state.artifact ?? null,
+  };
+}
+
+interface AuditLineView {
+  ts?: string;
+  event?: string;
+  reason_code?: string;
+}
+
+/** A run known only from its audit log: an invalid command, or a run that died before its first checkpoint. */
+async function fromAuditLog(file: string, runId: string): Promise<RunListing | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const records: AuditLineView[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      records.push(JSON.parse(line) as AuditLineView);
+    } catch {
+      // A torn last line: what came before still says what happened.
+    }
+  }
+  if (records.length === 0) return undefined;
+  const invalid = records.find((r) => r.event === 'COMMAND_INVALID');
+  const first = records[0]?.ts ?? '';
+  return {
+    run_id: runId,
+    status: invalid ? 'invalid' : 'unknown',
+    next_step: null,
+    reason_code: invalid?.reason_code ?? null,
+    source: null,
+    task: null,
+    redacted: [],
+    model: null,
+    calls: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    cost_usd: 0,
+    started_at: first,
+    updated_at: records.at(-1)?.ts ?? first,
+    artifact: null,
+  };
+}

@@ -1,0 +1,155 @@
+import path from 'node:path';
+import { StorageError } from '../../domain/errors.js';
+import { applyRunEvent, type RunEvent } from '../../domain/run-machine.js';
+import type { RunState } from '../../domain/run-state.js';
+import { screenRunEvent, screenRunState } from '../../domain/screen.js';
+import { readIfExists } from './read.js';
+
+/**
+ * `.maestro/runs/<run_id>/journal.jsonl`: a running run's checkpoint as an append-only journal. The
+ * first line is a whole state (`{"v":1,"base":…}`); each later line is either an event applied to
+ * the state before it (`{"at":…,"event":…}`) or a whole state again (`base`). One line is appended
+ * and flushed (fdatasync) per change, instead of rewriting `state.json` (temporary file, fsync,
+ * rename, folder fsync). When the journal exists it is the checkpoint, whatever `state.json` says:
+ * `state.json` is the snapshot it is folded into (compaction) when the run stops being executed.
+ *
+ * A line may carry the audit records written with it (`"audit":[<line>, …]`, each the exact line of
+ * the run's audit log): the journal is the audit log's write-ahead log, so a step and its records
+ * become durable in one flush (see audit-wal.ts). An event line may also name the run files the
+ * change removes (`"remove":[<name>, …]`): they are removed once the line is durable, and again when
+ * the journal is folded (a crash in between).
+ *
+ * The lines are written into zeros reserved ahead of them; readers stop at the last byte that is not
+ * a zero.
+ *
+ * A crash can leave only the last line cut or unreadable (every line is flushed before the next is
+ * written), and that line was never acknowledged: it is ignored. Any other unreadable line means
+ * the file was damaged, and the checkpoint is refused rather than guessed at.
+ */
+export const JOURNAL_FILE = 'journal.jsonl';
+export const JOURNAL_VERSION = 1;
+
+export type JournalLine =
+  | { readonly v: number; readonly base: RunState; readonly audit?: readonly string[] }
+  | { readonly at: string; readonly event: RunEvent; readonly audit?: readonly string[]; readonly remove?: readonly string[] };
+
+/** A whole state as a journal line, screened as every kept state is (screen.ts), with the records written ahead with it. */
+export function baseLine(state: RunState, audit?: readonly string[]): string {
+  return `${JSON.stringify({ v: JOURNAL_VERSION, base: screenRunState(state), ...(audit && audit.length > 0 ? { audit } : {}) })}\n`;
+}
+
+/** One change as a journal line: the texts it carries screened, as the state they make is; its records and the run files it removes. */
+export function eventLine(at: string, event: RunEvent, audit?: readonly string[], remove?: readonly string[]): string {
+  const screened = screenRunEvent(event);
+  return `${JSON.stringify({ at, event: screened, ...(audit && audit.length > 0 ? { audit } : {}), ...(remove && remove.length > 0 ? { remove } : {}) })}\n`;
+}
+
+/**
+ * The audit lines a journal's text carries, in order: those of every whole line that reads (a cut
+ * or unreadable last line was never acknowledged, and neither were its records).
+ */
+export function journalAuditLines(text: string): string[] {
+  return wholeLines(text).flatMap((line) => line.audit ?? []);
+}
+
+/** The run files a journal's text says were removed (the lines that read, as for `journalAuditLines`). */
+export function journalRemovals(text: string): string[] {
+  return wholeLines(text).flatMap((line) => ('remove' in line ? (line.remove ?? []) : []));
+}
+
+/** Every whole line of a journal's text that reads (a cut or unreadable last line was never acknowledged). */
+function wholeLines(text: string): JournalLine[] {
+  const lines = withoutReserve(text).split('\n');
+  lines.pop(); // a fragment after the last newline, or nothing
+  return lines.map(parseLine).filter((line): line is JournalLine => line !== undefined);
+}
+
+export type JournalReplay =
+  | { readonly ok: true; readonly state: unknown; readonly lines: number; readonly torn?: { readonly line: number; readonly bytes: number } }
+  | { readonly ok: false; readonly line: number; readonly problem: string };
+
+/**
+ * The state a journal's text describes: its last base, with every event after it applied by the
+ * domain's one apply function. The state is returned as read (the caller validates it).
+ */
+export function replayJournal(text: string): JournalReplay {
+  const lines = withoutReserve(text).split('\n');
+  const fragment = lines.pop() ?? '';
+  let torn: { line: number; bytes: number } | undefined = fragment.length > 0 ? { line: lines.length + 1, bytes: Buffer.byteLength(fragment) } : undefined;
+  const parsed: (JournalLine | undefined)[] = lines.map(parseLine);
+  // Only the last line can be unacknowledged: one that does not read is a write cut short.
+  if (torn === undefined && parsed.length > 0 && parsed[parsed.length - 1] === undefined) {
+    torn = { line: parsed.length, bytes: Buffer.byteLength(lines[lines.length - 1] ?? '') + 1 };
+    parsed.pop();
+  }
+  let state: unknown;
+  for (const [i, line] of parsed.entries()) {
+    if (line === undefined) return { ok: false, line: i + 1, problem: 'not a journal line: the file was damaged or edited' };
+    if ('base' in line) {
+      if (line.v !== JOURNAL_VERSION) return { ok: false, line: i + 1, problem: `journal version ${JSON.stringify(line.v)}; this maestro reads version ${JOURNAL_VERSION}` };
+      state = line.base;
+      continue;
+    }
+    if (state === undefined) return { ok: false, line: i + 1, problem: 'the journal does not start with a whole state' };
+    try {
+      state = applyRunEvent(state as RunState, line.event, line.at);
+    } catch (error) {
+      return { ok: false, line: i + 1, problem: `the event does not apply (${(error as Error).message})` };
+    }
+  }
+  if (state === undefined) return { ok: false, line: 1, problem: 'the journal holds no whole state' };
+  return { ok: true, state, lines: parsed.length, ...(torn ? { torn } : {}) };
+}
+
+/** The text without the zeros reserved after its last line (FsRunStore writes lines into space set aside ahead). */
+function withoutReserve(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0) end -= 1;
+  return end === text.length ? text : text.slice(0, end);
+}
+
+function parseLine(raw: string): JournalLine | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  if (json === null || typeof json !== 'object') return undefined;
+  const line = json as Record<string, unknown>;
+  if (!isStringList(line, 'audit')) return undefined;
+  if ('base' in line) return line.base !== null && typeof line.base === 'object' ? (line as JournalLine) : undefined;
+  const event = line.event as { type?: unknown } | undefined;
+  if (typeof line.at !== 'string' || event === null || typeof event !== 'object' || typeof event.type !== 'string') return undefined;
+  if (!isStringList(line, 'remove')) return undefined;
+  return line as JournalLine;
+}
+
+/** A field that is absent, or a list of strings. */
+function isStringList(line: Record<string, unknown>, key: string): boolean {
+  const value = line[key];
+  return !(key in line) || (Array.isArray(value) && value.every((a) => typeof a === 'string'));
+}
+
+/**
+ * A run's checkpoint as stored, not yet validated: the journal replayed when there is one, else
+ * `state.json`; undefined when the run has neither. Throws a StorageError for a damaged file.
+ * Shared by every reader of checkpoints (`status`, `runs`, `show`, `audit prune`).
+ */
+export async function readCheckpoint(runDir: string): Promise<{ json: unknown; file: string } | undefined> {
+  const journal = path.join(runDir, JOURNAL_FILE);
+  const text = await readIfExists(journal);
+  if (text !== undefined) {
+    const replay = replayJournal(text);
+    if (!replay.ok) throw new StorageError(`the run checkpoint ${journal} is damaged at line ${replay.line}: ${replay.problem}`, journal);
+    return { json: replay.state, file: journal };
+  }
+  const file = path.join(runDir, 'state.json');
+  const state = await readIfExists(file);
+  if (state === undefined) return undefined;
+  try {
+    return { json: JSON.parse(state), file };
+  } catch (error) {
+    throw new StorageError(`the run checkpoint ${file} is not valid JSON`, file, { cause: error });
+  }
+}

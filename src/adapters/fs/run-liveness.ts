@@ -1,0 +1,63 @@
+import path from 'node:path';
+import { nextStep, shownStatus } from '../../domain/run-liveness.js';
+import { FsRunHolds } from './run-holds.js';
+import { FsWatcherRegistry } from './watcher-registry.js';
+import { exists, findClaim } from './inflight-claims.js';
+import type { WorkspacePaths } from './workspace-paths.js';
+
+/** Whether a live process executes a run now (read-only). */
+export interface RunLiveness {
+  isHeld(runId: string): Promise<boolean>;
+}
+
+/** A run's status as shown, with the command that moves it on. */
+export interface ShownRun {
+  readonly status: string;
+  readonly next_step: string | null;
+}
+
+/**
+ * Liveness of a workspace's runs, from the records live processes keep: the holder file of the
+ * process executing a run (`.maestro/holders/`); the claim of a watcher that owns the run's command
+ * (`.maestro/inflight/`, its owner checked in `.maestro/watchers/`), a recovered run that watcher is
+ * about to resume; and a person's `continue` waiting in `.maestro/decisions/` while a watcher lives
+ * to take it. Any of them alive means the run is being run, or is about to be.
+ */
+export class FsRunLiveness implements RunLiveness {
+  #anyWatcher: Promise<boolean> | undefined;
+
+  constructor(
+    private readonly paths: WorkspacePaths,
+    private readonly holds: Pick<FsRunHolds, 'holderOf'> = new FsRunHolds(paths),
+    private readonly registry: Pick<FsWatcherRegistry, 'isAlive' | 'list'> = new FsWatcherRegistry(path.join(paths.state, 'watchers')),
+  ) {}
+
+  async isHeld(runId: string): Promise<boolean> {
+    // A holder file that cannot be read names a process nobody can check: unsure counts as held.
+    if (await this.holds.holderOf(runId).then((h) => h?.alive, () => true)) return true;
+    const claim = await findClaim(this.paths.inflight, runId);
+    if (claim?.owner) return this.registry.isAlive(claim.owner);
+    return (await this.#decisionWaiting(runId)) && this.#watcherRunning();
+  }
+
+  async #decisionWaiting(runId: string): Promise<boolean> {
+    return SAFE_RUN_ID.test(runId) && exists(path.join(this.paths.decisions, `${runId}.json`));
+  }
+
+  /** Asked once per reader: a listing asks about many runs. */
+  #watcherRunning(): Promise<boolean> {
+    this.#anyWatcher ??= this.registry.list().then((all) => all.some((w) => w.alive));
+    return this.#anyWatcher;
+  }
+}
+
+const SAFE_RUN_ID = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * The status to show for a run whose checkpoint says `stored`, and what to do next. Only a run whose
+ * checkpoint says `running` needs a look at who holds it: the other statuses are what they say.
+ */
+export async function showRun(runId: string, stored: string, liveness: RunLiveness): Promise<ShownRun> {
+  const status = stored === 'running' ? shownStatus(stored, await liveness.isHeld(runId)) : stored;
+  return { status, next_step: nextStep(runId, status) };
+}

@@ -1,0 +1,374 @@
+import { accessSync, mkdirSync } from 'node:fs';
+import * as nodeFs from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { parseRunState } from '../../domain/checkpoint.js';
+import type { RunEvent } from '../../domain/run-machine.js';
+import { type RunState } from '../../domain/run-state.js';
+import { keepsRawCommand, RAW_COMMAND_FILE, screenRunState } from '../../domain/screen.js';
+import { StorageError } from '../../domain/errors.js';
+import { ensurePrivateDir, realSyncFs, syncDirectory, writeFileAtomically, writeFullySync, type DurableFs, type SyncFs } from './atomic-file.js';
+import type { AuditAhead } from './audit-sink.js';
+import { appendAuditLines, flushAuditFiles, formatAuditHead, missingFromLog, writeAuditAhead } from './audit-wal.js';
+import { splitAuditLines } from '../../domain/audit-verify.js';
+import { readIfExists } from './read.js';
+import { sha256 } from '../system/hashing.js';
+import { baseLine, eventLine, JOURNAL_FILE, journalAuditLines, journalRemovals, readCheckpoint } from './run-journal.js';
+import type { WorkspacePaths } from './workspace-paths.js';
+
+/**
+ * One change of a run's checkpoint as the store makes it durable: an event applied to `before`, or a
+ * whole state (the run's first, or a state from elsewhere) when there is no event.
+ */
+export interface RunChange {
+  readonly before?: RunState;
+  readonly event?: RunEvent;
+  readonly at: string;
+  readonly after: RunState;
+  /** Run files the change removes (plain names in the run's folder): once the change is durable, and again when the journal is folded. */
+  readonly removeFiles?: readonly string[];
+}
+
+/** A journal this process appends to: its descriptor, its length, and the state its lines describe. */
+interface OpenJournal {
+  readonly fd: number;
+  readonly file: string;
+  /** Bytes known to be whole lines; a failed append is cut back to this. */
+  size: number;
+  /** Bytes the file holds: the lines, then zeros reserved for the next ones. */
+  allocated: number;
+  /** The state the journal describes now (the object last recorded, compared by identity). */
+  last: RunState;
+  /** Audit records were written ahead through this journal: their log and head are flushed before it is folded. */
+  wroteAhead: boolean;
+  /** A write of records to their log or head failed after the journal took them: the log is mended from the journal before it is folded. */
+  auditBehind: boolean;
+  /** The run's audit log, held open (to append) while records are written ahead. */
+  auditLog?: number;
+  /** Run files its lines removed: removed again when it is folded (a removal that failed is not lost). */
+  readonly removed: Set<string>;
+}
+
+export interface FsRunStoreOptions {
+  /** A journal longer than this is folded into `state.json` and started afresh (default 8 MiB). */
+  readonly compactBytes?: number;
+  /** The calls that fold the journal into `state.json` (tests inject failures). */
+  readonly fs?: DurableFs;
+  /** The calls that append to the journal (tests inject short writes and ENOSPC). */
+  readonly journalFs?: SyncFs;
+  /**
+   * Zeros written ahead of the journal's lines (default 64 KiB): a line then overwrites space the
+   * file already has, and its flush need not also record that the file grew (measured: about a third
+   * of the flush). Readers ignore the zeros after the last line.
+   */
+  readonly reserveBytes?: number;
+}
+
+const realFs: DurableFs = {
+  open: (file, flags, mode) => nodeFs.open(file, flags, mode),
+  rename: (from, to) => nodeFs.rename(from, to),
+  unlink: (file) => nodeFs.unlink(file),
+  mkdir: (dir, options) => nodeFs.mkdir(dir, options),
+};
+
+/**
+ * `.maestro/runs/<run_id>/`: the checkpoint, the part of the files' run ledger (FsRunLedger) that
+ * keeps a run's state and its files. While a run is executed, every change is one line
+ * appended to `journal.jsonl` and flushed (see run-journal.ts); when the run pauses or ends, or the
+ * process lets it go (`close`), the journal is folded into `state.json` (written atomically) and
+ * removed. Reading prefers the journal when there is one, so a crash at any point loses nothing that
+ * was acknowledged and repeats nothing: a cut last line is ignored, a damaged one refused.
+ */
+export class FsRunStore {
+  readonly #open = new Map<string, OpenJournal>();
+  readonly #compactBytes: number;
+  readonly #fs: DurableFs;
+  readonly #journalFs: SyncFs;
+  readonly #reserveBytes: number;
+
+  constructor(
+    private readonly paths: WorkspacePaths,
+    options: FsRunStoreOptions = {},
+  ) {
+    this.#compactBytes = options.compactBytes ?? 8 * 1024 * 1024;
+    this.#fs = options.fs ?? realFs;
+    this.#journalFs = options.journalFs ?? realSyncFs;
+    this.#reserveBytes = options.reserveBytes ?? 64 * 1024;
+  }
+
+  /** Saves a whole state: a line of the journal while the run goes on; `state.json` once it has stopped. */
+  async save(state: RunState): Promise<void> {
+    if (state.status !== 'running') return this.#compact(state.run_id, state);
+    const open = this.#open.get(state.run_id);
+    if (open) {
+      this.#append(open, baseLine(state));
+      open.last = state;
+      return;
+    }
+    await this.#start(state);
+  }
+
+  /** Makes one applied event durable: one journal line and one fdatasync. */
+  async record(change: RunChange): Promise<void> {
+    return this.recordAhead(change);
+  }
+
+  /**
+   * One change and the audit records written with it: one journal line holding both, one fdatasync;
+   * then the records are appended to their log and the head rewritten, unflushed (the journal is
+   * their write-ahead log: see audit-wal.ts); then the files the change removes are removed.
+   */
+  async recordAhead(change: RunChange, audit?: AuditAhead): Promise<void> {
+    const runId = change.after.run_id;
+    if (audit && audit.log !== this.paths.auditLog(runId)) throw new StorageError(`audit records of run ${runId} were handed over for another log (${audit.log})`, audit.log);
+    const open = await this.#appendChange(change, audit?.lines);
+    for (const name of change.removeFiles ?? []) open.removed.add(name);
+    if (audit && audit.lines.length > 0) {
+      open.wroteAhead = true;
+      open.auditBehind = true; // until the lines and the head are written
+      open.auditLog ??= this.#openAuditLog(runId);
+      writeAuditAhead(this.#journalFs, runId, { log: open.auditLog, headFile: this.paths.auditHead(runId) }, audit);
+      open.auditBehind = false;
+    }
+    await this.#removeFiles(runId, change.removeFiles ?? []);
+    if (change.after.status !== 'running' || open.size > this.#compactBytes) await this.#compact(runId, change.after);
+  }
+
+  /** The change as journal lines (its records, when given, in the same line), appended and flushed. */
+  async #appendChange(change: RunChange, audit: readonly string[] | undefined): Promise<OpenJournal> {
+    const runId = change.after.run_id;
+    let open = this.#open.get(runId);
+    if (!change.event) {
+      if (!open) return this.#start(change.after, audit);
+      this.#append(open, baseLine(change.after, audit));
+      open.last = change.after;
+      return open;
+    }
+    const before = change.before;
+    if (!before) throw new StorageError(`an event of run ${runId} came without the state it applies to`, this.paths.runDir(runId));
+    if (!open) open = await this.#start(before);
+    else if (open.last !== before) {
+      // Someone else's copy of the state: the journal goes on from it, whole.
+      this.#append(open, baseLine(before));
+      open.last = before;
+    }
+    this.#append(open, eventLine(change.at, change.event, audit, change.removeFiles));
+    open.last = change.after;
+    return open;
+  }
+
+  /** This process no longer executes the run: its journal is folded into `state.json` (best effort, for readers of `state.json`). */
+  async close(runId: string): Promise<void> {
+    const open = this.#open.get(runId);
+    if (open) await this.#compact(runId, open.last).catch(() => undefined);
+  }
+
+  async load(runId: string): Promise<RunState | undefined> {
+    const read = await readCheckpoint(this.paths.runDir(runId));
+    if (read === undefined) return undefined;
+    const parsed = parseRunState(read.json);
+    if (!parsed.ok) throw new StorageError(`the run checkpoint ${read.file} is invalid: ${parsed.issues.join('; ')}`, read.file);
+    return parsed.value;
+  }
+
+  /** Saves a side file next to the checkpoint (the command copy, a pause record, a draft). */
+  async saveFile(runId: string, name: string, content: string): Promise<string> {
+    const dir = this.paths.runDir(runId);
+    await ensurePrivateDir(dir);
+    const file = path.join(dir, name);
+    await writeFileAtomically(file, content, { mode: 0o600 });
+    return file;
+  }
+
+  /** A side file's text, or undefined when there is none. */
+  async loadFile(runId: string, name: string): Promise<string | undefined> {
+    return readIfExists(path.join(this.paths.runDir(runId), name));
+  }
+
+  async removeFile(runId: string, name: string): Promise<void> {
+    await this.#removeFiles(runId, [name]);
+  }
+
+  /** Removes run files by plain name (a name from a journal is never followed out of the run's folder). */
+  async #removeFiles(runId: string, names: readonly string[]): Promise<void> {
+    for (const name of names) {
+      if (path.basename(name) !== name || name.startsWith('.')) {
+        throw new StorageError(`refusing to remove "${name}" for run ${runId}: not a run file`, this.paths.runDir(runId));
+      }
+      const file = path.join(this.paths.runDir(runId), name);
+      try {
+        await rm(file, { force: true });
+      } catch (error) {
+        throw storageError(`could not remove ${file}`, file, error);
+      }
+    }
+  }
+
+  /** Every run id with a folder, sorted (ids sort by time). */
+  async list(): Promise<string[]> {
+    try {
+      return (await readdir(this.paths.runs, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+  }
+
+  /**
+   * Starts this process's journal of a run with a whole state. A journal left by another process (a
+   * crash) is folded into `state.json` first, so this one never appends after a line it did not write.
+   */
+  async #start(state: RunState, audit?: readonly string[]): Promise<OpenJournal> {
+    const dir = this.paths.runDir(state.run_id);
+    const file = path.join(dir, JOURNAL_FILE);
+    if (exists(file)) await this.#compact(state.run_id, state);
+    makePrivateDir(dir);
+    let fd: number | undefined;
+    try {
+      fd = this.#journalFs.openSync(file, 'wx', 0o600);
+      const open: OpenJournal = { fd, file, size: 0, allocated: 0, last: state, wroteAhead: false, auditBehind: false, removed: new Set() };
+      this.#append(open, baseLine(state, audit));
+      // The journal's name must survive a crash as well as its lines.
+      await syncDirectory(dir, this.#fs);
+      this.#open.set(state.run_id, open);
+      return open;
+    } catch (error) {
+      if (fd !== undefined) this.#closeQuietly(fd);
+      await this.#fs.unlink(file).catch(() => undefined);
+      throw storageError(`could not start the checkpoint journal ${file}`, file, error);
+    }
+  }
+
+  /**
+   * Appends whole lines and flushes them (synchronously: see SyncFs); a failure cuts the file back
+   * to its last whole line, so the next append starts clean.
+   */
+  #append(open: OpenJournal, text: string): void {
+    const data = Buffer.from(text, 'utf8');
+    const end = open.size + data.length;
+    try {
+      if (end > open.allocated) {
+        // Room for this line and the next ones, as zeros; flushed with the line below.
+        const allocated = end + this.#reserveBytes;
+        writeFullySync(this.#journalFs, open.fd, Buffer.alloc(allocated - open.allocated), open.allocated);
+        open.allocated = allocated;
+      }
+      writeFullySync(this.#journalFs, open.fd, data, open.size);
+      this.#journalFs.fdatasyncSync(open.fd);
+      open.size = end;
+    } catch (error) {
+      try {
+        this.#journalFs.ftruncateSync(open.fd, open.size);
+        open.allocated = open.size;
+      } catch {
+        // The next append writes at `size` all the same, over whatever is there.
+      }
+      throw storageError(`could not append to the checkpoint journal ${open.file}`, open.file, error);
+    }
+  }
+
+  /**
+   * Makes the run's audit log hold, on disk, every record its journal carries, and its head name the
+   * last: for a journal another process left (a crash), or one whose records could not all be written.
+   * Opening the log does the same and records it (JsonlAuditLog), and a resumed run opens its log
+   * first: this is the net under the other paths.
+   */
+  async #settleAudit(runId: string, journalFile: string, text: string | undefined): Promise<void> {
+    const ahead = text === undefined ? [] : journalAuditLines(text);
+    if (ahead.length === 0) return;
+    const logFile = this.paths.auditLog(runId);
+    const headFile = this.paths.auditHead(runId);
+    const log = (await readIfExists(logFile)) ?? '';
+    const { lines, torn } = splitAuditLines(log);
+    const missing = missingFromLog(runId, lines, ahead, sha256);
+    if ('problem' in missing) throw new StorageError(`the checkpoint journal ${journalFile} cannot be folded: ${missing.problem}`, journalFile);
+    if (missing.lines.length > 0) {
+      appendAuditLines(this.#journalFs, logFile, missing.lines, Buffer.byteLength(log) - (torn === undefined ? 0 : Buffer.byteLength(torn)), torn !== undefined);
+    }
+    flushAuditFiles(this.#journalFs, [logFile]);
+    const lastLine = missing.lines.length > 0 ? missing.lines[missing.lines.length - 1] : lines[lines.length - 1];
+    const last = JSON.parse(lastLine ?? '{}') as { seq: number; hash: string };
+    const head = formatAuditHead({ v: 1, run_id: runId, seq: last.seq, hash: last.hash });
+    if ((await readIfExists(headFile)) !== head) await writeFileAtomically(headFile, head, { mode: 0o600, fs: this.#fs });
+    else flushAuditFiles(this.#journalFs, [headFile]);
+  }
+
+  /** The run's audit log, held open to append while the journal is. */
+  #openAuditLog(runId: string): number {
+    const file = this.paths.auditLog(runId);
+    try {
+      return this.#journalFs.openSync(file, 'a', 0o600);
+    } catch (error) {
+      throw storageError(`could not open the audit log ${file}`, file, error);
+    }
+  }
+
+  #closeQuietly(fd: number): void {
+    try {
+      this.#journalFs.closeSync(fd);
+    } catch {
+      // Closing a descriptor we are done with: nothing to recover.
+    }
+  }
+
+  /**
+   * Folds a run's checkpoint into `state.json`: the audit records it wrote ahead made durable in
+   * their log, the state written atomically, the run files its changes removed removed (again), then
+   * the journal removed, then one folder fsync for all. A crash before the journal's removal leaves a
+   * journal that reads as the same state, or as the one before it when this state was never acknowledged.
+   */
+  async #compact(runId: string, state: RunState): Promise<void> {
+    const dir = this.paths.runDir(runId);
+    const file = path.join(dir, JOURNAL_FILE);
+    const open = this.#open.get(runId);
+    // The records the journal carries must be in their log, and on disk, before it goes; if they
+    // cannot be put there, the journal stays (it still holds them) and this throws.
+    const text = !open || open.auditBehind ? await readIfExists(file) : undefined;
+    if (!open || open.auditBehind) await this.#settleAudit(runId, file, text);
+    else if (open.wroteAhead) flushAuditFiles(this.#journalFs, [this.paths.auditLog(runId), this.paths.auditHead(runId)]);
+    this.#open.delete(runId);
+    if (open) this.#closeQuietly(open.fd);
+    if (open?.auditLog !== undefined) this.#closeQuietly(open.auditLog);
+    await ensurePrivateDir(dir);
+    const kept = `${JSON.stringify(screenRunState(state), null, 2)}\n`;
+    await writeFileAtomically(path.join(dir, 'state.json'), kept, { mode: 0o600, fs: this.#fs, syncDir: false });
+    await this.#removeFiles(runId, [...new Set([...(open?.removed ?? []), ...(text === undefined ? [] : journalRemovals(text))])]);
+    await this.#unlinkIfThere(file, 'the checkpoint journal');
+    // A run that has ended keeps nothing raw: the command as given goes with its end, however it ended.
+    if (!keepsRawCommand(state)) await this.#unlinkIfThere(path.join(dir, RAW_COMMAND_FILE), 'the command copy');
+    await syncDirectory(dir, this.#fs);
+  }
+
+  async #unlinkIfThere(file: string, what: string): Promise<void> {
+    try {
+      await this.#fs.unlink(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw storageError(`could not remove ${what} ${file}`, file, error);
+    }
+  }
+}
+
+function exists(file: string): boolean {
+  try {
+    accessSync(file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw storageError(`could not read ${file}`, file, error);
+  }
+}
+
+/** `ensurePrivateDir`, synchronously: one mkdir on the way to the first journal line. */
+function makePrivateDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw storageError(`could not create ${dir}`, dir, error);
+  }
+}
+
+function storageError(what: string, file: string, error: unknown): StorageError {
+  if (error instanceof StorageError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  return new StorageError(`${what}: ${(error as Error).message}`, file, { cause: error, ...(code ? { errno: code } : {}) });
+}

@@ -1,0 +1,134 @@
+import { mkdir, readFile, rename, truncate } from 'node:fs/promises';
+import path from 'node:path';
+import type { Clock, SessionLoad, SessionStore } from '../../domain/ports.js';
+import { corruptPathFor, lockPathFor } from '../../domain/runtime-files.js';
+import { StorageError } from '../../domain/errors.js';
+import {
+  appendRun,
+  compactSession,
+  emptySessionState,
+  parseSessionState,
+  unarchivedMessages,
+  type HistoryMessage,
+} from '../../domain/session-state.js';
+import { readArchiveTail, type ArchiveTail } from './archive-tail.js';
+import { appendDurably, writeJsonAtomically } from './atomic-file.js';
+import { withFileLock, type FileLockOptions, type HeldLock } from './file-lock.js';
+
+/** How the store counts the tokens of the messages it keeps. */
+export interface SessionCounting {
+  /** The history budget (`history.max_tokens`). */
+  readonly budget: number;
+  readonly count: (text: string) => number;
+  /** The count when it costs no tokenizer load, else undefined. */
+  readonly countIfCheap: (text: string) => number | undefined;
+}
+
+/**
+ * `session_states/<persona>_session.json`, written atomically under a lock. A corrupt file is moved
+ * aside, never overwritten. Runs beyond `keepRuns` move to `session_states/archive/<persona>_history.jsonl`.
+ */
+export class FsSessionStore implements SessionStore {
+  constructor(
+    private readonly dir: string,
+    private readonly clock: Clock,
+    private readonly keepRuns = 30,
+    /** Token counts kept with each message, so a later run need not count (or load the tokenizer) before its first call. */
+    private readonly counting?: SessionCounting,
+    /** The lock on each session file (tests shorten the stale time). */
+    private readonly lockOptions: FileLockOptions = {},
+  ) {}
+
+  fileFor(personaId: string): string {
+    return path.join(this.dir, `${personaId}_session.json`);
+  }
+
+  archiveFor(personaId: string): string {
+    return path.join(this.dir, 'archive', `${personaId}_history.jsonl`);
+  }
+
+  async load(personaId: string): Promise<SessionLoad> {
+    const file = this.fileFor(personaId);
+    const now = this.clock.now();
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: emptySessionState(personaId, now.toISOString()) };
+      throw error;
+    }
+    let problem: string | undefined;
+    try {
+      const parsed = parseSessionState(JSON.parse(text));
+      if (parsed.ok && parsed.value.persona_id === personaId) return { state: parsed.value };
+      problem = parsed.ok ? `belongs to persona "${parsed.value.persona_id}"` : parsed.issues.slice(0, 3).join('; ');
+    } catch (error) {
+      problem = `not valid JSON (${(error as Error).message})`;
+    }
+    const movedTo = corruptPathFor(file, now);
+    await rename(file, movedTo);
+    return { state: emptySessionState(personaId, now.toISOString()), recovered: { movedTo, problem } };
+  }
+
+  /**
+   * Two watchers on one workspace share the council, so the file is re-read under its lock and the
+   * run appended to what is there now — never to what was there when the run started. Each write
+   * first checks that the lock is still this process's: one that lost it (stalled past the stale
+   * time) fails with a StorageError instead of writing over the new holder's work.
+   */
+  async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[]): Promise<void> {
+    const file = this.fileFor(personaId);
+    await mkdir(this.dir, { recursive: true });
+    await withFileLock(lockPathFor(file), async (held) => {
+      const { state } = await this.load(personaId);
+      const { state: compacted, moved } = compactSession(appendRun(state, runId, messages, this.clock.now().toISOString()), this.keepRuns);
+      // Counted before the writes and their checks: counting may load the tokenizer, and a holder
+      // that stalls there must find out before it writes, not after.
+      const next = { ...compacted, messages: this.#counted(compacted.messages) };
+      // Archive first: a crash in between leaves a run in both places, never in neither; the next
+      // save then finds it at the end of the archive and does not append it again.
+      if (moved.length > 0) await this.#archive(personaId, moved, held);
+      await held.assertHeld();
+      await writeJsonAtomically(file, next);
+    }, this.lockOptions);
+  }
+
+  /** Appends the messages the archive does not hold yet, after cutting off a line a crash left half-written. */
+  async #archive(personaId: string, moved: readonly HistoryMessage[], held: HeldLock): Promise<void> {
+    const archive = this.archiveFor(personaId);
+    await mkdir(path.dirname(archive), { recursive: true });
+    let tail: ArchiveTail;
+    try {
+      tail = await readArchiveTail(archive, new Set(moved.map((m) => m.run_id)));
+    } catch (error) {
+      throw new StorageError(`could not read the end of ${archive}: ${(error as Error).message}`, archive, { cause: error });
+    }
+    if (tail.cutAt !== undefined) {
+      await held.assertHeld();
+      await truncate(archive, tail.cutAt).catch((error: unknown) => {
+        throw new StorageError(`could not cut a half-written line off ${archive}: ${(error as Error).message}`, archive, { cause: error });
+      });
+    }
+    const fresh = unarchivedMessages(moved, tail.counts);
+    if (fresh.length === 0) return;
+    await held.assertHeld();
+    await appendDurably(archive, fresh.map((m) => JSON.stringify(m)).join('\n') + '\n');
+  }
+
+  /**
+   * The messages with their token counts. A history whose bytes exceed the budget will be counted by
+   * the next run: it is counted now, at the end of this one, where loading the tokenizer delays no
+   * model call. A smaller one is counted only where that is free (the tokenizer is loaded already).
+   */
+  #counted(messages: readonly HistoryMessage[]): HistoryMessage[] {
+    const counting = this.counting;
+    if (!counting) return [...messages];
+    const bytes = messages.reduce((sum, m) => sum + Buffer.byteLength(m.content) + 4, 0);
+    const count = bytes > counting.budget ? counting.count : counting.countIfCheap;
+    return messages.map((m) => {
+      if (m.tokens !== undefined) return m;
+      const tokens = count(m.content);
+      return tokens === undefined ? m : { ...m, tokens };
+    });
+  }
+}

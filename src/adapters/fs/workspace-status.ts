@@ -1,0 +1,202 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { listAuditOnlyRuns } from './run-catalog.js';
+import { FsRunHolds } from './run-holds.js';
+import { FsRunLiveness, showRun, type ShownRun } from './run-liveness.js';
+import { listClaims } from './inflight-claims.js';
+import { isCommandFileName } from './command-inbox.js';
+import type { FsWatcherRegistry, WatcherListing } from './watcher-registry.js';
+import { listDirOrEmpty } from './read.js';
+import { readCheckpoint } from './run-journal.js';
+import type { WorkspacePaths } from './workspace-paths.js';
+import { screenText } from '../../domain/screen.js';
+
+/** What `maestro status` reports; also its `--json` shape. */
+export interface WorkspaceStatus {
+  readonly workspace: string;
+  /** True when at least one watcher's pid file names a live process. */
+  readonly watcher_running: boolean;
+  /** Pid files; `alive: false` is a stale file left by a watcher that crashed. */
+  readonly watchers: readonly WatcherListing[];
+  /** Command files waiting in `commands/`, oldest first. */
+  readonly queued: readonly { file: string; bytes: number; modified: string }[];
+  /** Claimed commands in `.maestro/inflight/`. */
+  readonly inflight: readonly {
+    run_id: string;
+    source: string;
+    claimed_at: string | null;
+    owner_pid: number | null;
+    owner_alive: boolean;
+    /** As shown (`interrupted` when no live process holds it), or null before its first checkpoint. */
+    run_status: string | null;
+    steps_done: number;
+  }[];
+  /**
+   * Runs whose checkpoint says running but that no live process holds (killed, or the machine went
+   * down), oldest first: each resumes with its `next_step`, `maestro run --resume <run_id>`.
+   */
+  readonly interrupted: readonly { run_id: string; source: string; updated_at: string; steps_done: number; next_step: string }[];
+  /** Runs paused for a person. */
+  readonly paused: readonly { run_id: string; source: string; layer: string | null; reason_code: string | null; message: string; requested_at: string | null }[];
+  /** The most recent runs, newest first: invalid ones too (they have an audit log but no checkpoint). */
+  readonly recent: readonly {
+    run_id: string;
+    /** The command's file name; null for a run only its audit log knows (an invalid command). */
+    source: string | null;
+    /** As shown: `interrupted` for a run left running that no live process holds. */
+    status: string;
+    /** The command that moves the run on (resume an interrupted run, decide a paused one), or null. */
+    next_step: string | null;
+    reason_code: string | null;
+    updated_at: string;
+    artifact: string | null;
+    summary: string | null;
+    /** Model calls and tokens the run used (from its checkpoint). */
+    usage: { calls: number; prompt_tokens: number; completion_tokens: number };
+  }[];
+  /** Files in `.maestro/rejected/` (not counting the `.error.json` reports). */
+  readonly rejected: number;
+}
+
+interface StateView {
+  run_id?: string;
+  status?: string;
+  /** The status as shown, and what to do next (set once read: see `showStates`). */
+  shown?: ShownRun;
+  source?: string;
+  updated_at?: string;
+  artifact?: string;
+  summary?: string;
+  steps?: unknown[];
+  decision?: { reason_code?: string };
+  pause?: { layer?: string; reason_code?: string; message?: string; requested_at?: string };
+  /** Known only from its audit log (no checkpoint). */
+  auditOnly?: boolean;
+}
+
+/** Reads the workspace's queue and runs; changes nothing. */
+export async function readWorkspaceStatus(paths: WorkspacePaths, registry: Pick<FsWatcherRegistry, 'list' | 'isAlive'>, options: { recent?: number } = {}): Promise<WorkspaceStatus> {
+  const watchers = await registry.list();
+  const states = await readStates(paths.runs);
+  // An invalid command never gets a checkpoint; its audit log says it was run, and how it ended.
+  for (const r of await listAuditOnlyRuns(paths, new Set(states.keys()))) {
+    states.set(r.run_id, { run_id: r.run_id, status: r.status, updated_at: r.updated_at, ...(r.reason_code ? { decision: { reason_code: r.reason_code } } : {}), auditOnly: true });
+  }
+  await showStates(states, new FsRunLiveness(paths, new FsRunHolds(paths), registry));
+  const all = [...states.values()].sort((a, b) => (b.updated_at ?? '').localeCompare(a.updated_at ?? '') || (b.run_id ?? '').localeCompare(a.run_id ?? ''));
+  return {
+    workspace: paths.root,
+    watcher_running: watchers.some((w) => w.alive),
+    watchers,
+    queued: await readQueue(paths.commands),
+    inflight: await readInflight(paths, states, registry),
+    interrupted: all
+      .filter((s) => s.shown?.status === 'interrupted')
+      .reverse()
+      .map(interruptedEntry),
+    paused: all.filter((s) => s.status === 'paused').map(pausedEntry),
+    recent: all.slice(0, options.recent ?? 10).map(recentEntry),
+    rejected: (await listDirOrEmpty(paths.rejected)).filter((n) => !n.endsWith('.error.json') && !n.startsWith('.')).length,
+  };
+}
+
+/** Sets each run's status as shown: one left `running` that no live process holds is `interrupted`. */
+async function showStates(states: Map<string, StateView>, liveness: FsRunLiveness): Promise<void> {
+  for (const [id, state] of states) {
+    state.shown = await showRun(state.run_id ?? id, state.status ?? 'unknown', liveness);
+  }
+}
+
+async function readInflight(
+  paths: WorkspacePaths,
+  states: ReadonlyMap<string, StateView>,
+  registry: Pick<FsWatcherRegistry, 'isAlive'>,
+): Promise<WorkspaceStatus['inflight'][number][]> {
+  const inflight = [];
+  for (const c of await listClaims(paths.inflight)) {
+    const state = states.get(c.runId);
+    inflight.push({
+      run_id: c.runId,
+      source: screenText(c.source),
+      claimed_at: c.claimedAt,
+      owner_pid: c.owner?.pid ?? null,
+      owner_alive: c.owner ? await registry.isAlive(c.owner) : false,
+      run_status: state?.shown?.status ?? null,
+      steps_done: state?.steps?.length ?? 0,
+    });
+  }
+  return inflight;
+}
+
+function interruptedEntry(s: StateView): WorkspaceStatus['interrupted'][number] {
+  return {
+    run_id: s.run_id ?? '',
+    source: screenText(s.source ?? ''),
+    updated_at: s.updated_at ?? '',
+    steps_done: s.steps?.length ?? 0,
+    next_step: s.shown?.next_step ?? '',
+  };
+}
+
+function pausedEntry(s: StateView): WorkspaceStatus['paused'][number] {
+  return {
+    run_id: s.run_id ?? '',
+    source: screenText(s.source ?? ''),
+    layer: s.pause?.layer ?? null,
+    reason_code: s.pause?.reason_code ?? s.decision?.reason_code ?? null,
+    // Read leniently, so checkpoints of every version: screened here as every kept text is.
+    message: screenText(s.pause?.message ?? s.summary ?? ''),
+    requested_at: s.pause?.requested_at ?? null,
+  };
+}
+
+function recentEntry(s: StateView): WorkspaceStatus['recent'][number] {
+  return {
+    run_id: s.run_id ?? '',
+    source: s.auditOnly ? null : screenText(s.source ?? ''),
+    status: s.shown?.status ?? s.status ?? 'unknown',
+    next_step: s.shown?.next_step ?? null,
+    reason_code: s.decision?.reason_code ?? null,
+    updated_at: s.updated_at ?? '',
+    artifact: s.artifact ?? null,
+    summary: s.summary === undefined ? null : screenText(s.summary.split('\n')[0] ?? ''),
+    usage: usageOf(s.steps),
+  };
+}
+
+function usageOf(steps: unknown[] | undefined): { calls: number; prompt_tokens: number; completion_tokens: number } {
+  const total = { calls: 0, prompt_tokens: 0, completion_tokens: 0 };
+  for (const step of steps ?? []) {
+    const s = step as { calls?: number; usage?: { prompt_tokens?: number; completion_tokens?: number } };
+    total.calls += typeof s.calls === 'number' ? s.calls : 1;
+    total.prompt_tokens += s.usage?.prompt_tokens ?? 0;
+    total.completion_tokens += s.usage?.completion_tokens ?? 0;
+  }
+  return total;
+}
+
+async function readQueue(dir: string): Promise<WorkspaceStatus['queued'][number][]> {
+  const out = [];
+  for (const name of (await listDirOrEmpty(dir)).filter(isCommandFileName)) {
+    const info = await stat(path.join(dir, name)).catch(() => undefined);
+    if (info?.isFile()) out.push({ file: name, bytes: info.size, modified: info.mtime.toISOString(), mtimeMs: info.mtimeMs });
+  }
+  return out.sort((a, b) => a.mtimeMs - b.mtimeMs || a.file.localeCompare(b.file)).map(({ mtimeMs: _, ...rest }) => rest);
+}
+
+/** Every run's checkpoint, read leniently: status must never fail because one file is odd. */
+async function readStates(runs: string): Promise<Map<string, StateView>> {
+  const states = new Map<string, StateView>();
+  for (const id of await listDirOrEmpty(runs)) {
+    try {
+      // A run folder is created just before its first checkpoint: none yet is not a problem.
+      const read = await readCheckpoint(path.join(runs, id));
+      if (read === undefined) continue;
+      const view = read.json as StateView;
+      states.set(id, { ...view, run_id: view.run_id ?? id });
+    } catch {
+      states.set(id, { run_id: id, status: 'unreadable' });
+    }
+  }
+  return states;
+}

@@ -1,0 +1,281 @@
+import type OpenAI from 'openai';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { InternalError, type LlmError } from '../../domain/errors.js';
+import type { CallContext, LlmClient, LlmNotice, LlmReply, LlmRequest } from '../../domain/ports.js';
+import { decideRetry, parseRetryAfter } from '../../domain/retry-policy.js';
+import type { JsonMode, ResolvedRoute } from '../../domain/route.js';
+import { createEndpointFetch, loadUndici, type Undici } from './endpoint-fetch.js';
+import { finalFailure, llmError, type OpenAiSdk, toLlmError } from './openai-failure.js';
+
+let sdk: OpenAiSdk | undefined;
+
+/** The SDK, loaded on the first call rather than at start-up: a run on the offline model never needs it. */
+async function loadSdk(): Promise<OpenAiSdk> {
+  sdk ??= await import('openai');
+  return sdk;
+}
+
+/** Sent as the key to local servers (Ollama, vLLM, llama.cpp) that need none; the SDK insists on one. */
+export const LOCAL_PLACEHOLDER_KEY = 'not-needed';
+
+/** The part of the SDK this adapter uses; tests may inject a fake of this shape. */
+export type ChatCompletionsApi = { chat: { completions: Pick<OpenAI['chat']['completions'], 'create'> } };
+
+export interface OpenAiLlmClientOptions {
+  /** The route this client serves (provider `openai`). */
+  readonly route: ResolvedRoute;
+  /** The key read from `route.api_key_env` (or `OPENAI_API_KEY`); never logged, never in a message. */
+  readonly apiKey: string | undefined;
+  /** An SDK client to use instead of building one (tests). */
+  readonly client?: ChatCompletionsApi;
+  /** The jitter's draw in [0, 1) (default `Math.random`). */
+  readonly random?: () => number;
+  /** Milliseconds since the epoch, to read a `retry-after` date (default `Date.now`). */
+  readonly now?: () => number;
+}
+
+type ChatParams = Omit<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, 'stream'>;
+type Usage = NonNullable<LlmReply['usage']>;
+
+/** Hosts that speak OpenAI's current API, where reasoning models reject `max_tokens`. */
+const OPENAI_HOSTED = /(^|\.)api\.openai\.com$|\.openai\.azure\.com$/i;
+
+/**
+ * An LlmClient over any OpenAI-compatible chat-completions endpoint (OpenAI, Azure OpenAI, Ollama,
+ * vLLM, llama.cpp, LM Studio) through the official SDK, its own retries off. A failed attempt
+ * becomes an LlmError whose `kind` the retry policy (`domain/retry-policy.ts`) reads: another
+ * attempt after a wait, within `route.max_retries`, or the error, whose message never holds a body
+ * or the key.
+ */
+export class OpenAiLlmClient implements LlmClient {
+  readonly label: string;
+  readonly rehearsal = false;
+  readonly #route: ResolvedRoute;
+  #client: ChatCompletionsApi | undefined;
+  readonly #apiKey: string | undefined;
+  readonly #random: () => number;
+  readonly #now: () => number;
+  /** How JSON is asked for now; steps down (json_schema → json_object → prompt) when the endpoint rejects it. */
+  #jsonMode: JsonMode;
+
+  constructor(options: OpenAiLlmClientOptions) {
+    const { route } = options;
+    if (route.provider !== 'openai') throw new InternalError(`route "${route.id}" is not an openai route`);
+    this.#route = route;
+    this.#jsonMode = route.json_mode;
+    this.label = `${route.id} (${route.model})`;
+    checkApiKey(route, options.apiKey);
+    this.#apiKey = options.apiKey;
+    this.#client = options.client;
+    this.#random = options.random ?? Math.random;
+    this.#now = options.now ?? Date.now;
+  }
+
+  async complete(request: LlmRequest, context?: Pick<CallContext, 'onText'>, signal?: AbortSignal): Promise<LlmReply> {
+    signal?.throwIfAborted();
+    const sdk = await loadSdk();
+    this.#client ??= createSdkClient(sdk, await loadUndici(), this.#route, this.#apiKey);
+    const route = this.#route;
+    const notices: LlmNotice[] = [];
+    // The SDK adds an abort listener to the signal it is given on every request and never removes
+    // it; each call gets its own signal, linked to the caller's and released when the call ends.
+    const call = linkedSignal(signal);
+    try {
+      for (let retries = 0; ; ) {
+        const mode = this.#modeFor(request);
+        try {
+          const onText = context?.onText;
+          const result = await (route.stream ? this.#streamed(request, mode, call.signal, onText) : this.#whole(request, mode, call.signal, onText));
+          signal?.throwIfAborted();
+          return {
+            content: result.content,
+            model: `${route.id}/${route.model}`,
+            identity: { provider: 'openai', model: route.model, route: route.id, rehearsal: false },
+            ...(result.usage ? { usage: result.usage } : {}),
+            ...(result.finish ? { finishReason: result.finish } : {}),
+            ...(notices.length > 0 ? { notices } : {}),
+          };
+        } catch (error) {
+          // Cancellation is not a model failure: the caller gets its own abort reason back.
+          signal?.throwIfAborted();
+          const notice = this.#stepDownJsonMode(mode, error, sdk);
+          if (notice) {
+            notices.push(notice);
+            continue;
+          }
+          const headers = error instanceof sdk.APIError ? error.headers : undefined;
+          await this.#waitOrThrow(toLlmError(error, route, sdk), headers, retries, call.signal);
+          signal?.throwIfAborted();
+          retries += 1;
+        }
+      }
+    } finally {
+      call.release();
+    }
+  }
+
+  /** The endpoint does not take this response_format (HTTP 400): ask the next way, for the rest of this client's life. */
+  #stepDownJsonMode(mode: JsonMode | undefined, error: unknown, sdk: OpenAiSdk): LlmNotice | undefined {
+    const next = mode === 'json_schema' ? 'json_object' : mode === 'json_object' ? 'prompt' : undefined;
+    if (!mode || !next || !(error instanceof sdk.APIError) || error.status !== 400) return undefined;
+    this.#jsonMode = next;
+    return { kind: 'json_mode_fallback', route: this.#route.id, from: mode, to: next, status: 400 };
+  }
+
+  /** The retry policy's word on a failed attempt (and the headers of its reply, if any): wait before the next one, or throw. */
+  async #waitOrThrow(failure: LlmError, headers: Headers | undefined, retriesMade: number, signal: AbortSignal): Promise<void> {
+    const asked = { retryAfterMs: headers?.get('retry-after-ms'), retryAfter: headers?.get('retry-after') };
+    const serverWaitMs = parseRetryAfter(asked, this.#now());
+    const decision = decideRetry({
+      kind: failure.kind,
+      retriesMade,
+      maxRetries: this.#route.max_retries,
+      serverWaitMs,
+      serverRefuses: headers?.get('x-should-retry') === 'false',
+      random: this.#random(),
+    });
+    if (!decision.retry) throw finalFailure(failure, retriesMade, decision, serverWaitMs);
+    await sleep(decision.delayMs, undefined, { signal }).catch(() => undefined);
+  }
+
+  #sdkClient(): ChatCompletionsApi {
+    if (!this.#client) throw new InternalError('the openai client is used before it was made');
+    return this.#client;
+  }
+
+  /** How this request asks for JSON on this route now (`undefined`: it is not a JSON request). */
+  #modeFor(request: LlmRequest): JsonMode | undefined {
+    return request.responseFormat ? this.#jsonMode : undefined;
+  }
+
+  async #whole(request: LlmRequest, mode: JsonMode | undefined, signal: AbortSignal, onText?: (delta: string) => void): Promise<Draft> {
+    const completion = await this.#sdkClient().chat.completions.create({ ...this.#params(request, mode), stream: false }, { signal });
+    const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined;
+    if (!choice) throw llmError(this.#route, 'invalid_output', 'the endpoint sent a completion with no choices');
+    const content = choice.message?.content ?? '';
+    if (content.trim().length === 0) {
+      const why = choice.message?.refusal ? 'the model refused' : `finish_reason ${choice.finish_reason}`;
+      throw llmError(this.#route, 'invalid_output', `the model returned no content (${why})`);
+    }
+    onText?.(content);
+    return { content, usage: readUsage(completion.usage), finish: finishOf(choice.finish_reason) };
+  }
+
+  async #streamed(request: LlmRequest, mode: JsonMode | undefined, signal: AbortSignal, onText?: (delta: string) => void): Promise<Draft> {
+    const params = { ...this.#params(request, mode), stream: true as const, stream_options: { include_usage: true } };
+    const stream = await this.#sdkClient().chat.completions.create(params, { signal });
+    let content = '';
+    let usage: Usage | undefined;
+    let finish: string | null | undefined;
+    for await (const chunk of stream) {
+      const choice = chunk.choices[0];
+      const delta = choice?.delta.content ?? '';
+      if (delta) {
+        content += delta;
+        onText?.(delta);
+      }
+      finish = choice?.finish_reason ?? finish;
+      usage = readUsage(chunk.usage) ?? usage;
+    }
+    // The SDK ends the iteration quietly on abort too; complete() tells the two apart by the caller's signal.
+    if (!finish) throw llmError(this.#route, 'network', 'the stream ended before the model finished');
+    if (content.trim().length === 0) {
+      throw llmError(this.#route, 'invalid_output', `the model returned no content (finish_reason ${finish})`);
+    }
+    return { content, usage, finish: finishOf(finish) };
+  }
+
+  #params(request: LlmRequest, mode: JsonMode | undefined): ChatParams {
+    const route = this.#route;
+    const params: ChatParams = {
+      model: route.model,
+      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+    };
+    if (route.temperature !== undefined) params.temperature = route.temperature;
+    const limit = minDefined(route.max_output_tokens, request.maxOutputTokens);
+    if (limit !== undefined) {
+      // OpenAI's reasoning models reject max_tokens; most local servers ignore max_completion_tokens.
+      if (isOpenAiHosted(route.base_url)) params.max_completion_tokens = limit;
+      else params.max_tokens = limit;
+    }
+    if (mode === 'json_object') params.response_format = { type: 'json_object' };
+    if (mode === 'json_schema' && request.responseFormat) {
+      params.response_format = { type: 'json_schema', json_schema: { name: request.responseFormat.name, schema: request.responseFormat.schema, strict: true } };
+    }
+    return params;
+  }
+}
+
+interface Draft {
+  readonly content: string;
+  readonly usage: Usage | undefined;
+  readonly finish: LlmReply['finishReason'];
+}
+
+function finishOf(reason: string | null | undefined): LlmReply['finishReason'] {
+  return reason === 'stop' ? 'stop' : reason === 'length' ? 'length' : reason ? 'other' : undefined;
+}
+
+function minDefined(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  return b === undefined ? a : Math.min(a, b);
+}
+
+/** An AbortController that follows `parent`; `release()` removes the listener it put on `parent`. */
+function linkedSignal(parent: AbortSignal | undefined): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  if (!parent) return { signal: controller.signal, release: () => undefined };
+  const follow = (): void => controller.abort(parent.reason);
+  if (parent.aborted) follow();
+  else parent.addEventListener('abort', follow, { once: true });
+  return { signal: controller.signal, release: () => parent.removeEventListener('abort', follow) };
+}
+
+/** A remote endpoint without a key is refused when the client is made, before any call. */
+function checkApiKey(route: ResolvedRoute, apiKey: string | undefined): void {
+  const keyVar = route.api_key_env ?? 'OPENAI_API_KEY';
+  if (!apiKey && route.locality === 'remote') {
+    throw llmError(route, 'auth', `no API key: set the environment variable ${keyVar} (the route's endpoint is remote)`);
+  }
+}
+
+function createSdkClient(sdk: OpenAiSdk, undici: Undici, route: ResolvedRoute, apiKey: string | undefined): OpenAI {
+  const silent = { error: noop, warn: noop, info: noop, debug: noop };
+  return new sdk.OpenAI({
+    apiKey: apiKey || LOCAL_PLACEHOLDER_KEY,
+    // The SDK would read these from OPENAI_ADMIN_KEY / OPENAI_ORG_ID / OPENAI_PROJECT_ID: an admin key
+    // has no business here, and OpenAI account identifiers are sent to OpenAI's own hosts only.
+    adminAPIKey: null,
+    ...(isOpenAiHosted(route.base_url) ? {} : { organization: null, project: null }),
+    // Passed explicitly so the SDK never falls back to OPENAI_BASE_URL behind the route's back.
+    baseURL: route.base_url ?? 'https://api.openai.com/v1',
+    // The SDK's limit ends when the headers arrive; the HTTP layer holds a body to the same limit between chunks.
+    timeout: route.timeout_ms,
+    // Retries are the retry policy's, in complete(): the SDK retrying too would multiply the attempts.
+    maxRetries: 0,
+    // An explicit level wins over OPENAI_LOG, and the logger drops everything anyway: request and
+    // response bodies must never reach a log.
+    logLevel: 'off',
+    logger: silent,
+    fetch: createEndpointFetch(undici, { timeoutMs: route.timeout_ms }),
+    // Azure OpenAI's classic endpoints want `?api-version=…` on every request and the key in `api-key`.
+    ...(route.default_query ? { defaultQuery: { ...route.default_query } } : {}),
+    ...(route.api_key_header && apiKey ? { defaultHeaders: { [route.api_key_header]: apiKey } } : {}),
+  });
+}
+
+function noop(): void {}
+
+function isOpenAiHosted(baseUrl: string | undefined): boolean {
+  if (!baseUrl) return true;
+  try {
+    return OPENAI_HOSTED.test(new URL(baseUrl).hostname);
+  } catch {
+    return false;
+  }
+}
+
+function readUsage(usage: { prompt_tokens?: number; completion_tokens?: number } | null | undefined): Usage | undefined {
+  if (!usage || typeof usage.prompt_tokens !== 'number' || typeof usage.completion_tokens !== 'number') return undefined;
+  return { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens };
+}

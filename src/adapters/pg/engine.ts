@@ -1,0 +1,199 @@
+import pg from 'pg';
+import { AppError } from '../../domain/errors.js';
+import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+
+/** The engine cannot be used: unreachable, not migrated, or newer than this maestro. */
+export class EngineError extends AppError {
+  readonly code = 'ENGINE_UNAVAILABLE' as const;
+}
+
+/**
+ * This process no longer holds the claim on a run (its worker session ended, or another worker took
+ * the run over): nothing more may be written for it. The run goes on elsewhere, from its checkpoint.
+ */
+export class ClaimLostError extends AppError {
+  readonly code = 'CLAIM_LOST' as const;
+}
+
+/**
+ * A worker's hold on one run: every write made for the run commits only if, in the same transaction,
+ * the queue row still names this worker session and claim epoch, and that session's database
+ * connection is still alive. `lost` is called (once) when a write finds it is not, or when the
+ * engine cannot be reached; the worker aborts the run at its last checkpoint.
+ */
+export interface Fence {
+  readonly runId: string;
+  readonly owner: string;
+  readonly epoch: number;
+  lost(reason: string): void;
+}
+
+export type Queryable = Pick<pg.PoolClient, 'query'>;
+
+/** A session is alive while its database connection is: the backend (pid, start time) still exists. */
+export const SESSION_ALIVE_SQL = `EXISTS (SELECT 1 FROM maestro_workers w JOIN pg_stat_activity a ON a.pid = w.backend_pid AND a.backend_start = w.backend_start WHERE w.session_id = %OWNER%)`;
+
+const FENCE_SQL = `SELECT 1 FROM maestro_queue q WHERE q.run_id = $1 AND q.owner = $2 AND q.epoch = $3 AND q.state = 'running' AND ${SESSION_ALIVE_SQL.replace('%OWNER%', 'q.owner')} FOR SHARE OF q`;
+
+/** Arbitrary key of the advisory lock that serialises `maestro engine migrate`. */
+const MIGRATION_LOCK = 7_345_001;
+
+/** PostgreSQL: a connection pool plus transactions that can be fenced to a worker's claim. */
+export class PgEngine {
+  readonly url: string;
+  readonly #pool: pg.Pool;
+  #closed = false;
+
+  private constructor(url: string, pool: pg.Pool) {
+    this.url = url;
+    this.#pool = pool;
+  }
+
+  /** A pool for `url` (nothing connects until the first query). `name` shows in pg_stat_activity. */
+  static open(url: string, options: { name?: string; max?: number } = {}): PgEngine {
+    const pool = new pg.Pool({ connectionString: url, max: options.max ?? 4, allowExitOnIdle: true, application_name: options.name ?? 'maestro', connectionTimeoutMillis: 10_000 });
+    // An idle connection that breaks (the server restarted) must not crash the process: the pool
+    // drops it and the next query connects again.
+    pool.on('error', () => undefined);
+    return new PgEngine(url, pool);
+  }
+
+  /** A dedicated connection outside the pool (a worker's session, LISTEN). */
+  newClient(name: string): pg.Client {
+    return new pg.Client({ connectionString: this.url, application_name: name, connectionTimeoutMillis: 10_000 });
+  }
+
+  /** One statement outside a transaction; with a fence, an unreachable engine also ends the claim's run at its checkpoint. */
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[] = [], fence?: Fence): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.#pool.query<R>(sql, params);
+    } catch (error) {
+      const wrapped = wrap(error, this.url);
+      if (fence && wrapped instanceof EngineError) fence.lost(wrapped.message);
+      throw wrapped;
+    }
+  }
+
+  /**
+   * Runs `fn` in one transaction. With a fence, the claim is checked (and share-locked, so no
+   * takeover can commit in between) before `fn` runs; a lost claim or a broken connection calls
+   * `fence.lost` and throws, and nothing of the transaction is kept.
+   */
+  async tx<T>(fn: (client: Queryable) => Promise<T>, fence?: Fence): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      const wrapped = wrap(error, this.url);
+      fence?.lost(wrapped.message);
+      throw wrapped;
+    }
+    let broken = false;
+    // A connection the server ends while it is checked out (a restart) emits 'error' on the client
+    // itself, which would crash the process without a listener: the query in flight fails instead.
+    const onError = (): void => {
+      broken = true;
+    };
+    client.on('error', onError);
+    try {
+      await client.query('BEGIN');
+      if (fence) {
+        const held = await client.query(FENCE_SQL, [fence.runId, fence.owner, fence.epoch]);
+        if (held.rowCount !== 1) throw new ClaimLostError(`this worker no longer holds run ${fence.runId} (its claim moved on or its engine session ended)`);
+      }
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      const wrapped = error instanceof AppError ? error : wrap(error, this.url);
+      if (fence && (wrapped instanceof ClaimLostError || wrapped instanceof EngineError)) fence.lost(wrapped.message);
+      throw wrapped;
+    } finally {
+      client.off('error', onError);
+      client.release(broken);
+    }
+  }
+
+  /** Applies the migrations this engine lacks, in order, each in its own transaction; returns those applied. */
+  async migrate(): Promise<{ version: number; name: string }[]> {
+    const client = await this.#pool.connect().catch((error: unknown) => Promise.reject(wrap(error, this.url)));
+    const onError = (): void => undefined; // reported by the query in flight
+    client.on('error', onError);
+    const applied: { version: number; name: string }[] = [];
+    try {
+      await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      await client.query('CREATE TABLE IF NOT EXISTS maestro_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+      const done = new Set((await client.query<{ version: number }>('SELECT version FROM maestro_migrations')).rows.map((r) => r.version));
+      for (const m of [...MIGRATIONS].sort((a, b) => a.version - b.version)) {
+        if (done.has(m.version)) continue;
+        await client.query('BEGIN');
+        try {
+          await client.query(m.sql);
+          await client.query('INSERT INTO maestro_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK');
+          throw new EngineError(`migration ${m.version} (${m.name}) failed: ${(error as Error).message}`, { cause: error });
+        }
+        applied.push({ version: m.version, name: m.name });
+      }
+      return applied;
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+      client.off('error', onError);
+      client.release();
+    }
+  }
+
+  /** The schema version the engine is at (0: never migrated). */
+  async schemaVersion(): Promise<number> {
+    const exists = await this.query<{ t: string | null }>("SELECT to_regclass('maestro_migrations')::text AS t");
+    if (!exists.rows[0]?.t) return 0;
+    const r = await this.query<{ v: number | null }>('SELECT max(version) AS v FROM maestro_migrations');
+    return r.rows[0]?.v ?? 0;
+  }
+
+  /** Refuses an engine whose schema is not the one this maestro was built for. */
+  async assertReady(): Promise<void> {
+    const version = await this.schemaVersion();
+    if (version < SCHEMA_VERSION) {
+      throw new EngineError(`the engine at ${redactUrl(this.url)} is at schema version ${version}, this maestro needs ${SCHEMA_VERSION}: run "maestro engine migrate" first`);
+    }
+    if (version > SCHEMA_VERSION) {
+      throw new EngineError(`the engine at ${redactUrl(this.url)} is at schema version ${version}, newer than this maestro knows (${SCHEMA_VERSION}): upgrade maestro`);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#pool.end();
+  }
+}
+
+/** The URL without its password, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(an unparsable engine URL)';
+  }
+}
+
+/**
+ * Connection-level failures (refused, reset, the server shutting down, a lost connection) become an
+ * EngineError; anything else (a constraint, a bug in a query) goes on as it is.
+ */
+function wrap(error: unknown, url: string): Error {
+  if (error instanceof AppError) return error;
+  const e = error as { code?: string; message?: string };
+  const transient = typeof e.code === 'string' && (/^(08|57P)/.test(e.code) || ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH'].includes(e.code));
+  const lost = /Connection terminated|connection timeout|Client has encountered a connection error|not queryable|Cannot use a pool after calling end/i.test(e.message ?? '');
+  if (transient || lost) return new EngineError(`the engine at ${redactUrl(url)} is unreachable: ${e.message ?? e.code}`, { cause: error });
+  return error instanceof Error ? error : new Error(String(error));
+}

@@ -1,0 +1,375 @@
+import os from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { Claim, Rejection } from '../../domain/queue.js';
+import { screenRejection, screenText } from '../../domain/screen.js';
+import type { Delivery } from '../../domain/ports.js';
+import { ClaimLostError, EngineError, SESSION_ALIVE_SQL, type Fence, type PgEngine } from './engine.js';
+
+/** Channels: a command is ready (workers listen), a run's queue row ended or paused (the intake listens). */
+export const QUEUE_CHANNEL = 'maestro_queue';
+export const DONE_CHANNEL = 'maestro_done';
+
+/** A run whose worker died this many times in a row without its checkpoint advancing is set aside (rejected). */
+export const MAX_STALLS = 10;
+
+const alive = (owner: string): string => SESSION_ALIVE_SQL.replace('%OWNER%', owner);
+
+/** A command the engine handed to this worker session. */
+export interface EngineClaim extends Claim {
+  readonly owner: string;
+  readonly epoch: number;
+  readonly body: string;
+  readonly workspaceId: string;
+  /** sha256 of each input artifact as the intake read it (or `missing:<reason>`). */
+  readonly inputHashes: Readonly<Record<string, string>>;
+}
+
+export interface Submission {
+  readonly runId: string;
+  readonly workspaceId: string;
+  readonly source: string;
+  readonly body: string;
+  readonly inputHashes: Readonly<Record<string, string>>;
+}
+
+/** A queue row that ended, paused or was rejected and has not yet been written back to its workspace (the intake's `Delivery`). */
+export type Undelivered = Delivery;
+
+export interface QueueStats {
+  readonly queued: number;
+  readonly running: number;
+  readonly paused: number;
+  readonly done: number;
+  readonly rejected: number;
+}
+
+export interface LiveWorker {
+  readonly session_id: string;
+  readonly name: string;
+  readonly host: string;
+  readonly pid: number;
+  readonly started_at: string;
+  readonly current_run: string | null;
+}
+
+/** The queue as the intake, `status` and `hitl` see it (no claim is held). */
+export class PgQueue {
+  constructor(private readonly engine: PgEngine) {}
+
+  /** Adds a command (idempotent by run id: an intake that restarts submits its claims again); true if new. */
+  async submit(s: Submission): Promise<boolean> {
+    return this.engine.tx(async (db) => {
+      const r = await db.query(
+        `INSERT INTO maestro_queue (run_id, workspace_id, source, body, input_hashes) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (run_id) DO NOTHING`,
+        [s.runId, s.workspaceId, s.source, s.body, JSON.stringify(s.inputHashes)],
+      );
+      await db.query('SELECT pg_notify($1, $2)', [QUEUE_CHANNEL, s.runId]);
+      return r.rowCount === 1;
+    });
+  }
+
+  /** Whether the engine knows this run id as a queued or past command. */
+  async has(runId: string): Promise<boolean> {
+    return (await this.engine.query('SELECT 1 FROM maestro_queue WHERE run_id = $1', [runId])).rowCount === 1;
+  }
+
+  async undelivered(workspaceId: string): Promise<Undelivered[]> {
+    const r = await this.engine.query<{ run_id: string; source: string; state: Undelivered['state']; kind: Undelivered['kind']; rejection: Rejection | null; status: string | null; summary: string | null; decision: string | null; reason_code: string | null }>(
+      `SELECT q.run_id, q.source, q.state, q.kind, q.rejection, r.status, r.state->>'summary' AS summary,
+              r.state->'decision'->>'decision' AS decision, r.state->'decision'->>'reason_code' AS reason_code
+         FROM maestro_queue q LEFT JOIN maestro_runs r ON r.run_id = q.run_id
+        WHERE q.workspace_id = $1 AND q.delivered_at IS NULL AND q.state IN ('paused', 'done', 'rejected')
+        ORDER BY q.seq`,
+      [workspaceId],
+    );
+    return r.rows.map((row) => ({ runId: row.run_id, source: row.source, state: row.state, kind: row.kind, rejection: row.rejection, status: row.status, summary: row.summary, decision: row.decision, reasonCode: row.reason_code }));
+  }
+
+  /** Marks a row written back, unless it moved on meanwhile (then it is delivered again). */
+  async markDelivered(runId: string, state: string): Promise<void> {
+    await this.engine.query('UPDATE maestro_queue SET delivered_at = now() WHERE run_id = $1 AND state = $2 AND delivered_at IS NULL', [runId, state]);
+  }
+
+  async artifacts(runId: string): Promise<{ path: string; content: string; protect: string[] }[]> {
+    const r = await this.engine.query<{ path: string; content: string; protect: string[] }>('SELECT path, content, protect FROM maestro_artifacts WHERE run_id = $1 ORDER BY path', [runId]);
+    return r.rows;
+  }
+
+  /** Runs this workspace submitted that have not ended or paused yet (queued or running). */
+  async outstanding(workspaceId: string): Promise<number> {
+    const r = await this.engine.query<{ n: string }>(`SELECT count(*) AS n FROM maestro_queue WHERE workspace_id = $1 AND (state IN ('queued', 'running') OR delivered_at IS NULL)`, [workspaceId]);
+    return Number(r.rows[0]?.n ?? 0);
+  }
+
+  async stats(): Promise<QueueStats> {
+    const r = await this.engine.query<{ state: keyof QueueStats; n: string }>('SELECT state, count(*) AS n FROM maestro_queue GROUP BY state');
+    const out: Record<keyof QueueStats, number> = { queued: 0, running: 0, paused: 0, done: 0, rejected: 0 };
+    for (const row of r.rows) out[row.state] = Number(row.n);
+    return out;
+  }
+
+  /** Worker sessions whose database connection is alive, oldest first. */
+  async liveWorkers(): Promise<LiveWorker[]> {
+    const r = await this.engine.query<LiveWorker & { started_at: Date }>(
+      `SELECT w.session_id, w.name, w.host, w.pid, w.started_at, w.current_run FROM maestro_workers w
+        WHERE w.stopped_at IS NULL AND ${alive('w.session_id')} ORDER BY w.started_at`,
+    );
+    return r.rows.map((w) => ({ ...w, started_at: new Date(w.started_at).toISOString() }));
+  }
+
+  /** Every run paused for a person, cluster-wide, oldest pause first. */
+  async pausedRuns(): Promise<{ run_id: string; source: string; layer: string | null; reason_code: string | null; message: string; requested_at: string | null }[]> {
+    const r = await this.engine.query<{ run_id: string; source: string; layer: string | null; reason_code: string | null; message: string | null; requested_at: string | null }>(
+      `SELECT run_id, state->>'source' AS source, state->'pause'->>'layer' AS layer, state->'pause'->>'reason_code' AS reason_code,
+              coalesce(state->'pause'->>'message', state->>'summary', '') AS message, state->'pause'->>'requested_at' AS requested_at
+         FROM maestro_runs WHERE status = 'paused' ORDER BY state->'pause'->>'requested_at', run_id`,
+    );
+    // Checkpoints written before they were screened are read here without parsing: screened as they are shown.
+    return r.rows.map((row) => ({ ...row, source: screenText(row.source), message: screenText(row.message ?? '') }));
+  }
+
+  /** Runs a worker holds now, with the worker's session. */
+  async runningRuns(): Promise<{ run_id: string; source: string; owner: string | null; owner_alive: boolean; claimed_at: string | null }[]> {
+    const r = await this.engine.query<{ run_id: string; source: string; owner: string | null; owner_alive: boolean; claimed_at: Date | null }>(
+      `SELECT q.run_id, q.source, q.owner, ${alive('q.owner')} AS owner_alive, q.claimed_at FROM maestro_queue q WHERE q.state = 'running' ORDER BY q.seq`,
+    );
+    return r.rows.map((row) => ({ ...row, claimed_at: row.claimed_at ? new Date(row.claimed_at).toISOString() : null }));
+  }
+
+  /** Whether a live worker holds this run now. */
+  async isRunOwned(runId: string): Promise<boolean> {
+    const r = await this.engine.query(`SELECT 1 FROM maestro_queue q WHERE q.run_id = $1 AND q.state = 'running' AND ${alive('q.owner')}`, [runId]);
+    return r.rowCount === 1;
+  }
+
+  /** Queues a paused run a person chose to continue; any free worker resumes it from its checkpoint. */
+  async postDecision(runId: string, fallback: { workspaceId: string; source: string; body: string }): Promise<void> {
+    await this.engine.tx(async (db) => {
+      const r = await db.query(
+        `UPDATE maestro_queue SET state = 'queued', kind = 'decision', recovered = false, owner = NULL, delivered_at = NULL, finished_at = NULL WHERE run_id = $1 AND state <> 'running'`,
+        [runId],
+      );
+      if (r.rowCount === 0) {
+        // A run started in the foreground (`maestro run`) has no queue row yet.
+        await db.query(
+          `INSERT INTO maestro_queue (run_id, workspace_id, source, body, kind) VALUES ($1, $2, $3, $4, 'decision') ON CONFLICT (run_id) DO NOTHING`,
+          [runId, fallback.workspaceId, fallback.source, fallback.body],
+        );
+      }
+      await db.query('SELECT pg_notify($1, $2)', [QUEUE_CHANNEL, runId]);
+    });
+  }
+
+  /** Runs with a queued decision, oldest first. */
+  async pendingDecisions(): Promise<string[]> {
+    const r = await this.engine.query<{ run_id: string }>(`SELECT run_id FROM maestro_queue WHERE state = 'queued' AND kind = 'decision' ORDER BY seq`);
+    return r.rows.map((row) => row.run_id);
+  }
+}
+
+/**
+ * One worker's session with the engine: a dedicated connection that is the worker's liveness (while
+ * it is open, the claims it holds are its own; when it closes, by a crash or `kill -9`, the server
+ * ends the backend and any other worker may take them over at once) and that LISTENs for new work.
+ */
+export class PgWorkerSession {
+  readonly id: string;
+  readonly lost: Promise<string>;
+  #alive = true;
+  #wake: (() => void) | undefined;
+  /** Work announced while the worker was busy: the next wait returns at once. */
+  #missed = false;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #markLost: (why: string) => void = () => undefined;
+
+  private constructor(
+    private readonly engine: PgEngine,
+    private readonly client: pg.Client,
+    id: string,
+  ) {
+    this.id = id;
+    this.lost = new Promise((resolve) => {
+      this.#markLost = (why) => {
+        if (!this.#alive) return;
+        this.#alive = false;
+        clearInterval(this.#heartbeat);
+        this.#wake?.();
+        resolve(why);
+      };
+    });
+  }
+
+  static async open(engine: PgEngine, options: { name: string }): Promise<PgWorkerSession> {
+    const id = `${options.name}.${randomUUID().slice(0, 8)}`;
+    const client = engine.newClient(`maestro worker ${id}`);
+    client.on('error', () => undefined); // reported through `lost`
+    try {
+      await client.connect();
+      await client.query(
+        `INSERT INTO maestro_workers (session_id, name, host, pid, backend_pid, backend_start)
+         SELECT $1, $2, $3, $4, pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()`,
+        [id, options.name, os.hostname(), process.pid],
+      );
+      await client.query(`LISTEN ${QUEUE_CHANNEL}`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw new EngineError(`could not open a worker session on the engine: ${(error as Error).message}`, { cause: error });
+    }
+    const session = new PgWorkerSession(engine, client, id);
+    client.on('notification', () => {
+      if (session.#wake) session.#wake();
+      else session.#missed = true;
+    });
+    client.on('error', (error: Error) => session.#markLost(`the engine connection failed: ${error.message}`));
+    client.on('end', () => session.#markLost('the engine connection closed'));
+    session.#heartbeat = setInterval(() => {
+      client.query('UPDATE maestro_workers SET last_seen = now() WHERE session_id = $1', [id]).catch((error: Error) => session.#markLost(`the engine connection failed: ${error.message}`));
+    }, 5_000).unref();
+    return session;
+  }
+
+  get alive(): boolean {
+    return this.#alive;
+  }
+
+  /**
+   * Takes the oldest queued command, after handing back to the queue every claim whose worker
+   * session is gone (a crashed worker; one that died with a run too often is set aside instead).
+   * One transaction: the claim, its epoch and this worker's current run commit together.
+   */
+  async claimNext(): Promise<EngineClaim | undefined> {
+    if (!this.#alive) throw new ClaimLostError('the worker session has ended');
+    return this.engine.tx(async (db) => {
+      // A worker that died while its run still advanced (a checkpoint after the claim) says nothing
+      // about the run; one that died before any progress counts as a stall, and a run that stalls
+      // MAX_STALLS times in a row (it may be what kills its workers) is set aside for a person.
+      await db.query(
+        `WITH orphans AS (
+           SELECT o.run_id, CASE WHEN EXISTS (SELECT 1 FROM maestro_runs r WHERE r.run_id = o.run_id AND r.updated_at > o.claimed_at) THEN 0 ELSE o.stalls + 1 END AS stalls
+             FROM maestro_queue o WHERE o.state = 'running' AND NOT ${alive('o.owner')} FOR UPDATE OF o SKIP LOCKED)
+         UPDATE maestro_queue q
+            SET stalls = orphans.stalls, recovered = true, owner = NULL, delivered_at = NULL,
+                state = CASE WHEN orphans.stalls >= $1 THEN 'rejected' ELSE 'queued' END,
+                rejection = CASE WHEN orphans.stalls >= $1 THEN jsonb_build_object('status', 'error', 'reason_code', 'RUN_FAILED_REPEATEDLY',
+                  'message', q.source || ': ' || orphans.stalls || ' workers in a row ended while running it, before its checkpoint advanced; it was set aside',
+                  'issues', jsonb_build_array('(run): ' || orphans.stalls || ' workers in a row ended before its checkpoint advanced'), 'audit_log', NULL) ELSE q.rejection END
+           FROM orphans WHERE q.run_id = orphans.run_id`,
+        [MAX_STALLS],
+      );
+      const r = await db.query<{ run_id: string; source: string; body: string; input_hashes: Record<string, string>; kind: 'command' | 'decision'; recovered: boolean; epoch: number; workspace_id: string; claimed_at: Date }>(
+        `UPDATE maestro_queue SET state = 'running', owner = $1, epoch = epoch + 1, claims = claims + 1, claimed_at = now()
+          WHERE run_id = (SELECT run_id FROM maestro_queue WHERE state = 'queued' ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+            AND ${alive('$1::text')}
+          RETURNING run_id, source, body, input_hashes, kind, recovered, epoch, workspace_id, claimed_at`,
+        [this.id],
+      );
+      const row = r.rows[0];
+      if (!row) return undefined;
+      await db.query('UPDATE maestro_workers SET current_run = $2 WHERE session_id = $1', [this.id, row.run_id]);
+      return {
+        runId: row.run_id,
+        source: row.source,
+        claimedAt: new Date(row.claimed_at).toISOString(),
+        recovered: row.recovered,
+        kind: row.kind,
+        owner: this.id,
+        epoch: row.epoch,
+        body: row.body,
+        workspaceId: row.workspace_id,
+        inputHashes: row.input_hashes,
+      };
+    });
+  }
+
+  /** Resolves on a notification of new work, after `ms`, or when the session is lost. */
+  waitForWork(ms: number): Promise<void> {
+    if (!this.#alive || this.#missed) {
+      this.#missed = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done(): void {
+        clearTimeout(timer);
+        self.#wake = undefined;
+        resolve();
+      }
+      this.#wake = done;
+    });
+  }
+
+  /** The fence for writes made on behalf of a claim. */
+  fence(claim: EngineClaim, lost: (reason: string) => void): Fence {
+    return { runId: claim.runId, owner: this.id, epoch: claim.epoch, lost };
+  }
+
+  /** The claim store the run-claim use case settles through, for one claim. */
+  claimsFor(claim: EngineClaim, fence: Fence): EngineClaimStore {
+    return new EngineClaimStore(this.engine, claim, fence);
+  }
+
+  /** Hands an interrupted claim back to the queue (this worker is stopping); its checkpoint resumes elsewhere. */
+  async requeue(claim: EngineClaim): Promise<void> {
+    await this.engine.query(`UPDATE maestro_queue SET state = 'queued', owner = NULL, recovered = true WHERE run_id = $1 AND owner = $2 AND epoch = $3 AND state = 'running'`, [claim.runId, this.id, claim.epoch]);
+    await this.engine.query('SELECT pg_notify($1, $2)', [QUEUE_CHANNEL, claim.runId]);
+  }
+
+  async setCurrent(runId: string | null): Promise<void> {
+    await this.engine.query('UPDATE maestro_workers SET current_run = $2 WHERE session_id = $1', [this.id, runId]).catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#heartbeat);
+    if (this.#alive) await this.client.query('UPDATE maestro_workers SET stopped_at = now(), current_run = NULL WHERE session_id = $1', [this.id]).catch(() => undefined);
+    this.#alive = false;
+    await this.client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Settles a claimed command in the engine (the part of the ClaimStore port that the run-claim use
+ * case needs). Every change is fenced to the claim.
+ */
+export class EngineClaimStore {
+  constructor(
+    private readonly engine: PgEngine,
+    private readonly claim: EngineClaim,
+    private readonly fenceOf: Fence,
+  ) {}
+
+  async read(): Promise<string> {
+    return this.claim.body;
+  }
+
+  /** The run ended or paused: the queue row follows its checkpoint's status. */
+  async release(): Promise<void> {
+    await this.engine.tx(async (db) => {
+      await db.query(
+        `UPDATE maestro_queue q SET finished_at = now(), delivered_at = NULL,
+                state = CASE r.status WHEN 'paused' THEN 'paused' WHEN 'invalid' THEN 'rejected' WHEN 'error' THEN 'rejected' ELSE 'done' END
+           FROM maestro_runs r WHERE q.run_id = $1 AND r.run_id = q.run_id AND q.state = 'running'`,
+        [this.claim.runId],
+      );
+      await db.query('SELECT pg_notify($1, $2)', [DONE_CHANNEL, this.claim.runId]);
+    }, this.fenceOf);
+  }
+
+  async reject(_claim: Claim, rejection: Rejection): Promise<string | null> {
+    const kept = screenRejection(rejection);
+    await this.engine.tx(async (db) => {
+      await db.query(
+        `UPDATE maestro_queue SET state = 'rejected', rejection = $2, finished_at = now(), delivered_at = NULL WHERE run_id = $1`,
+        [this.claim.runId, JSON.stringify(kept)],
+      );
+      await db.query('SELECT pg_notify($1, $2)', [DONE_CHANNEL, this.claim.runId]);
+    }, this.fenceOf);
+    return this.claim.kind === 'decision' ? null : `.maestro/rejected/${this.claim.source} (written by the intake)`;
+  }
+
+  async recordFailure(_claim: Claim, reason: string): Promise<string[]> {
+    const r = await this.engine.query<{ failures: string[] }>(`UPDATE maestro_queue SET failures = failures || jsonb_build_array($2::text) WHERE run_id = $1 RETURNING failures`, [this.claim.runId, reason]);
+    return r.rows[0]?.failures ?? [reason];
+  }
+}

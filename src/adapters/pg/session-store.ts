@@ -1,0 +1,70 @@
+import type { Clock, SessionLoad, SessionStore } from '../../domain/ports.js';
+import { appendRun, compactSession, emptySessionState, parseSessionState, type HistoryMessage, type SessionState } from '../../domain/session-state.js';
+import type { Fence, PgEngine, Queryable } from './engine.js';
+
+/**
+ * Persona memory in `maestro_sessions`: one versioned row per persona. A run is appended under the
+ * row's lock (`SELECT … FOR UPDATE`), re-reading what is there now, so workers on many machines
+ * never lose each other's runs; every write bumps `version`. Runs beyond `keepRuns` move to
+ * `maestro_session_archive`. A row that no longer parses is moved to the archive and reported.
+ */
+export class PgSessionStore implements SessionStore {
+  constructor(
+    private readonly engine: PgEngine,
+    private readonly clock: Clock,
+    private readonly keepRuns = 30,
+    private readonly fence?: Fence,
+  ) {}
+
+  async load(personaId: string): Promise<SessionLoad> {
+    const r = await this.engine.query<{ state: unknown }>('SELECT state FROM maestro_sessions WHERE persona_id = $1', [personaId], this.fence);
+    const now = this.clock.now().toISOString();
+    const row = r.rows[0];
+    if (!row) return { state: emptySessionState(personaId, now) };
+    const parsed = parseSessionState(row.state);
+    if (parsed.ok && parsed.value.persona_id === personaId) return { state: parsed.value };
+    const problem = parsed.ok ? `belongs to persona "${parsed.value.persona_id}"` : parsed.issues.slice(0, 3).join('; ');
+    await this.engine.tx((db) => this.#moveAside(db, personaId, row.state), this.fence);
+    return { state: emptySessionState(personaId, now), recovered: { movedTo: `engine:session_archive/${personaId}`, problem } };
+  }
+
+  async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[]): Promise<void> {
+    const now = this.clock.now().toISOString();
+    await this.engine.tx(async (db) => {
+      // A placeholder to lock (version 0: `version` counts the writes of a persona's memory).
+      await db.query('INSERT INTO maestro_sessions (persona_id, state, version) VALUES ($1, $2, 0) ON CONFLICT (persona_id) DO NOTHING', [personaId, JSON.stringify(emptySessionState(personaId, now))]);
+      const r = await db.query<{ state: unknown }>('SELECT state FROM maestro_sessions WHERE persona_id = $1 FOR UPDATE', [personaId]);
+      const parsed = parseSessionState(r.rows[0]?.state);
+      let current: SessionState;
+      if (parsed.ok && parsed.value.persona_id === personaId) current = parsed.value;
+      else {
+        await this.#moveAside(db, personaId, r.rows[0]?.state);
+        current = emptySessionState(personaId, now);
+      }
+      const { state, moved } = compactSession(appendRun(current, runId, messages, now), this.keepRuns);
+      for (const m of moved) await db.query('INSERT INTO maestro_session_archive (persona_id, message) VALUES ($1, $2)', [personaId, JSON.stringify(m)]);
+      await db.query(
+        `INSERT INTO maestro_sessions (persona_id, state, version, updated_at) VALUES ($1, $2, 1, now())
+         ON CONFLICT (persona_id) DO UPDATE SET state = EXCLUDED.state, version = maestro_sessions.version + 1, updated_at = now()`,
+        [personaId, JSON.stringify(state)],
+      );
+    }, this.fence);
+  }
+
+  /** Archives every persona's memory (a new council session); returns how many personas had some. */
+  async archiveAll(sessionId: string): Promise<number> {
+    return this.engine.tx(async (db) => {
+      const r = await db.query<{ persona_id: string; state: unknown }>('SELECT persona_id, state FROM maestro_sessions ORDER BY persona_id FOR UPDATE');
+      for (const row of r.rows) {
+        await db.query('INSERT INTO maestro_session_archive (persona_id, message) VALUES ($1, $2)', [row.persona_id, JSON.stringify({ session_reset: sessionId, state: row.state })]);
+      }
+      await db.query('DELETE FROM maestro_sessions');
+      return r.rows.length;
+    });
+  }
+
+  async #moveAside(db: Queryable, personaId: string, state: unknown): Promise<void> {
+    await db.query('INSERT INTO maestro_session_archive (persona_id, message) VALUES ($1, $2)', [personaId, JSON.stringify({ corrupt: state ?? null })]);
+    await db.query('DELETE FROM maestro_sessions WHERE persona_id = $1', [personaId]);
+  }
+}

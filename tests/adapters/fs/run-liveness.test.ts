@@ -1,0 +1,176 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FsRunHolds } from '../../../src/adapters/fs/run-holds.js';
+import { FsRunLiveness, showRun } from '../../../src/adapters/fs/run-liveness.js';
+import { FsWatcherRegistry } from '../../../src/adapters/fs/watcher-registry.js';
+import { isRecordedProcessAlive, readProcessStart } from '../../../src/adapters/system/process-identity.js';
+import { WorkspacePaths } from '../../../src/adapters/fs/workspace-paths.js';
+import { InvalidInputError, RunHeldError } from '../../../src/domain/errors.js';
+
+// Issue 22 point 8: a run is `running` only while a live process holds it; a killed process's run is `interrupted`.
+
+let live: ChildProcess;
+let dead: number;
+let dir: string;
+let paths: WorkspacePaths;
+
+/** A pid that is certainly not running: a child that has exited (and been reaped). */
+async function exitedPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((r) => child.on('exit', r));
+  return child.pid!;
+}
+
+beforeAll(async () => {
+  live = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120000)'], { stdio: 'ignore' });
+  await new Promise((r) => live.on('spawn', r));
+  dead = await exitedPid();
+});
+afterAll(() => {
+  live.kill('SIGKILL');
+});
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'maestro-liveness-'));
+  paths = new WorkspacePaths(dir);
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+const holderFile = (runId: string) => path.join(dir, '.maestro', 'holders', `${runId}.json`);
+const RUN = '20261126T060000Z-abc123';
+
+/** The status a reader shows for a checkpoint that says `running`. */
+const shown = async (runId = RUN) => (await showRun(runId, 'running', new FsRunLiveness(paths))).status;
+
+describe('the process start time guards against a reused pid', () => {
+  it('reads a start token for a live process (Linux), the same each time, different for another process', () => {
+    if (process.platform !== 'linux') return;
+    const mine = readProcessStart(process.pid);
+    expect(mine).toMatch(/:[0-9]+$/);
+    expect(readProcessStart(process.pid)).toBe(mine);
+    expect(readProcessStart(live.pid!)).not.toBe(mine);
+    expect(readProcessStart(dead)).toBeUndefined();
+  });
+
+  it.each([
+    ['the pid is gone', { pid: 1, process_start: 'b:1' }, false, 'b:1', false],
+    ['the pid answers and started when recorded', { pid: 1, process_start: 'b:1' }, true, 'b:1', true],
+    ['the pid answers but started later: handed to another process', { pid: 1, process_start: 'b:1' }, true, 'b:9', false],
+    ['the pid answers and its start cannot be read now: unsure counts as alive', { pid: 1, process_start: 'b:1' }, true, undefined, true],
+    ['the pid answers and no start was recorded (no /proc): the pid alone', { pid: 1 }, true, 'b:9', true],
+  ])('%s', (_what, recorded, answers, startNow, alive) => {
+    expect(isRecordedProcessAlive(recorded, () => answers, () => startNow)).toBe(alive);
+  });
+});
+
+describe('FsRunHolds: who executes a run now', () => {
+  it('a run held by a live process shows running; once that process is gone, interrupted', async () => {
+    const other = await new FsRunHolds(paths, { pid: live.pid!, readStart: () => readProcessStart(live.pid!) }).hold(RUN);
+    expect(await shown()).toBe('running');
+    expect(await new FsRunHolds(paths).holderOf(RUN)).toMatchObject({ pid: live.pid, alive: true });
+
+    const record = JSON.parse(await readFile(holderFile(RUN), 'utf8'));
+    await writeFile(holderFile(RUN), JSON.stringify({ ...record, pid: dead, process_start: undefined }));
+    expect(await shown()).toBe('interrupted');
+    await other.release();
+  });
+
+  it('a holder file naming a live pid that started at another time (pid reuse) shows interrupted', async () => {
+    if (process.platform !== 'linux') return;
+    await new FsRunHolds(paths, { pid: live.pid!, readStart: () => readProcessStart(process.pid) }).hold(RUN);
+    expect(await shown()).toBe('interrupted');
+  });
+
+  it('this process knows which runs it holds: its own pid in a file it did not write is stale', async () => {
+    const hold = await new FsRunHolds(paths).hold(RUN);
+    expect(await shown()).toBe('running');
+    const record = await readFile(holderFile(RUN), 'utf8');
+    await hold.release();
+    expect(await readdir(path.join(dir, '.maestro', 'holders'))).toEqual([]);
+    expect(await shown()).toBe('interrupted');
+    await writeFile(holderFile(RUN), record); // left behind, as by a process with this pid that was killed
+    expect(await shown()).toBe('interrupted');
+  });
+
+  it('refuses to hold a run a live process holds, and takes over one whose holder is gone', async () => {
+    await new FsRunHolds(paths, { pid: live.pid!, readStart: () => readProcessStart(live.pid!) }).hold(RUN);
+    const refused = await new FsRunHolds(paths).hold(RUN).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RunHeldError);
+    expect((refused as RunHeldError).message).toContain(`pid ${live.pid}`);
+
+    await new FsRunHolds(paths, { pid: dead }).hold('20261126T060000Z-def456');
+    const taken = await new FsRunHolds(paths).hold('20261126T060000Z-def456');
+    expect(JSON.parse(await readFile(holderFile('20261126T060000Z-def456'), 'utf8')).pid).toBe(process.pid);
+    await taken.release();
+  });
+
+  it('letting go removes only its own record, not one a later process wrote', async () => {
+    const mine = await new FsRunHolds(paths, { pid: dead }).hold(RUN);
+    const later = await new FsRunHolds(paths).hold(RUN);
+    await mine.release();
+    expect(JSON.parse(await readFile(holderFile(RUN), 'utf8')).pid).toBe(process.pid);
+    await later.release();
+  });
+
+  it('cannot check a process on another machine sharing the folder: it counts as running', async () => {
+    await new FsRunHolds(paths, { pid: dead, host: 'elsewhere' }).hold(RUN);
+    expect(await shown()).toBe('running');
+  });
+
+  it('refuses a name that is not a run id, and reads no file for one', async () => {
+    await expect(new FsRunHolds(paths).hold('../escape')).rejects.toBeInstanceOf(InvalidInputError);
+    expect(await new FsRunHolds(paths).holderOf('../escape')).toBeUndefined();
+    expect(await shown('../escape')).toBe('interrupted');
+  });
+
+  it('an edited holder file names no process', async () => {
+    await mkdir(path.dirname(holderFile(RUN)), { recursive: true });
+    await writeFile(holderFile(RUN), '{"pid": "not a pid"');
+    expect(await new FsRunHolds(paths).holderOf(RUN)).toBeUndefined();
+    expect(await shown()).toBe('interrupted');
+  });
+});
+
+describe('FsRunLiveness: a watcher that owns the claim counts as holding the run', () => {
+  const watchers = () => path.join(dir, '.maestro', 'watchers');
+
+  async function claimedBy(owner: { id: string; pid: number }, processStart?: string): Promise<void> {
+    await mkdir(paths.inflight, { recursive: true });
+    await writeFile(path.join(paths.inflight, `${RUN}.json`), '{}');
+    await writeFile(path.join(paths.inflight, `${RUN}.claim`), JSON.stringify({ run_id: RUN, source: 'a.json', claimed_at: '2026-11-26T06:00:00.000Z', owner }));
+    await new FsWatcherRegistry(watchers()).register({ ...owner, started_at: '2026-11-26T06:00:00.000Z', once: false, version: '0.1.0', ...(processStart ? { process_start: processStart } : {}) });
+  }
+
+  it('a live watcher owns the claim: running; the same watcher gone: interrupted', async () => {
+    await claimedBy({ id: `${live.pid}-beef`, pid: live.pid! });
+    expect(await shown()).toBe('running');
+    await rm(watchers(), { recursive: true });
+    await claimedBy({ id: `${dead}-beef`, pid: dead });
+    expect(await shown()).toBe('interrupted');
+  });
+
+  it('a watcher pid file whose pid now belongs to a process that started later: interrupted', async () => {
+    if (process.platform !== 'linux') return;
+    await claimedBy({ id: `${live.pid}-beef`, pid: live.pid! }, readProcessStart(process.pid));
+    expect(await shown()).toBe('interrupted');
+    expect((await new FsWatcherRegistry(watchers()).list())[0]).toMatchObject({ pid: live.pid, alive: false });
+  });
+
+  it("a person's continue waiting for a live watcher: running; with no watcher to take it: interrupted", async () => {
+    await mkdir(paths.decisions, { recursive: true });
+    await writeFile(path.join(paths.decisions, `${RUN}.json`), '{}');
+    expect(await shown()).toBe('interrupted');
+    await new FsWatcherRegistry(watchers()).register({ id: `${live.pid}-beef`, pid: live.pid!, started_at: '2026-11-26T06:00:00.000Z', once: false, version: '0.1.0' });
+    expect(await shown()).toBe('running');
+  });
+
+  it('only a checkpoint that says running is looked at; the others are what they say', async () => {
+    for (const status of ['paused', 'completed', 'stopped', 'guardrail_stopped', 'invalid', 'error']) {
+      expect((await showRun(RUN, status, new FsRunLiveness(paths))).status).toBe(status);
+    }
+    expect(await showRun(RUN, 'running', new FsRunLiveness(paths))).toEqual({ status: 'interrupted', next_step: `maestro run --resume ${RUN}` });
+    expect(await showRun(RUN, 'paused', new FsRunLiveness(paths))).toEqual({ status: 'paused', next_step: `maestro hitl decide ${RUN} continue|stop` });
+  });
+});
