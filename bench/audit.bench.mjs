@@ -106,7 +106,10 @@ function throughput(builds, { makeTranscript, transcriptRecords }) {
   const digestRecords = transcriptRecords(turns, 'reply');
   const whole = turns.join('\n\n');
   const paths = [
-    ['sanitizer, redaction path (one record per turn, text as values ≤ 1000 chars; every key and value scanned)', (b) => redactRecords.map(b.sanitize)],
+    [
+      'sanitizer, redaction path (one record per turn, text as values ≤ 1000 chars; every key and value scanned)',
+      (b) => redactRecords.map(b.sanitize),
+    ],
     ['sanitizer, raw-text path (one record per turn, text as `reply` → sha256 + category signals)', (b) => digestRecords.map(b.sanitize)],
     ['detector alone, `redactSensitive` on the whole transcript', (b) => b.redactSensitive(whole)],
   ];
@@ -138,24 +141,72 @@ function perRecord() {
   const records = [
     raw({ bytes: 345, sha256: sha256('command') }, 0, 'COMMAND_RECEIVED', 'queue', 'COMMAND_RECEIVED'),
     raw({ skipped: false }, 4, 'GATE', 'ethics', 'ETHICS_OK'),
-    raw({ step: 3, kind: 'turn', persona: 'auditor', round: 2, model: 'offline-rehearsal-v1', prompt_sha256: sha256('p'), reply_sha256: sha256('r'), reply_chars: 431, duration_ms: 1, prompt_tokens: 1516, completion_tokens: 106 }),
-    raw({ persona: 'coordinator', action: 'READ_FILE', status: 'provided', path: 'examples/migration-plan.md', bytes: 839, sha256: sha256('f') }, 10, 'KNOWLEDGE_REQUEST', 'knowledge', 'KNOWLEDGE_PROVIDED'),
-    raw({ strategy: 'confidence_weighted', final_action: 'proceed', agreement: 0.667, votes: { coordinator: 'proceed', strategist: 'proceed', auditor: 'investigate' }, invalid_verdicts: [] }, 24, 'ARBITRATED', 'arbitration', 'ARBITRATION_PROCEED'),
+    raw({
+      step: 3,
+      kind: 'turn',
+      persona: 'auditor',
+      round: 2,
+      model: 'offline-rehearsal-v1',
+      prompt_sha256: sha256('p'),
+      reply_sha256: sha256('r'),
+      reply_chars: 431,
+      duration_ms: 1,
+      prompt_tokens: 1516,
+      completion_tokens: 106,
+    }),
+    raw(
+      {
+        persona: 'coordinator',
+        action: 'READ_FILE',
+        status: 'provided',
+        path: 'examples/migration-plan.md',
+        bytes: 839,
+        sha256: sha256('f'),
+      },
+      10,
+      'KNOWLEDGE_REQUEST',
+      'knowledge',
+      'KNOWLEDGE_PROVIDED',
+    ),
+    raw(
+      {
+        strategy: 'confidence_weighted',
+        final_action: 'proceed',
+        agreement: 0.667,
+        votes: { coordinator: 'proceed', strategist: 'proceed', auditor: 'investigate' },
+        invalid_verdicts: [],
+      },
+      24,
+      'ARBITRATED',
+      'arbitration',
+      'ARBITRATION_PROCEED',
+    ),
   ];
   const N = 20_000;
   const Unchained = AuditRecord.omit({ prev_hash: true, hash: true });
   const spine = (r) => JSON.stringify(Unchained.parse(r));
   const run = (fn) => {
     for (let i = 0; i < 2000; i += 1) fn(records[i % records.length]); // warm up
-    return best(5, () => {
-      for (let i = 0; i < N; i += 1) fn(records[i % records.length]);
-    }).ms * 1000 / N;
+    return (
+      (best(5, () => {
+        for (let i = 0; i < N; i += 1) fn(records[i % records.length]);
+      }).ms *
+        1000) /
+      N
+    );
   };
   const baseline = run(spine);
   const sanitizeUncached = run((r) => sanitizeAuditRecord(r, uncached));
   const sanitizeOnly = run((r) => sanitizeAuditRecord(r, deps));
   const full = run((r) => composeAuditLine(r, GENESIS_HASH, deps).line);
-  return { baseline, sanitizeUncached, sanitizeOnly, full, overhead: full - baseline, lineBytes: records.map((r) => composeAuditLine(r, GENESIS_HASH, deps).line.length) };
+  return {
+    baseline,
+    sanitizeUncached,
+    sanitizeOnly,
+    full,
+    overhead: full - baseline,
+    lineBytes: records.map((r) => composeAuditLine(r, GENESIS_HASH, deps).line.length),
+  };
 }
 
 async function durableAppend() {
@@ -163,7 +214,16 @@ async function durableAppend() {
   try {
     const paths = new WorkspacePaths(dir);
     const sink = await new JsonlAuditLog(paths, { now: () => new Date('2026-01-01T00:00:00Z') }).open('bench-run');
-    const event = { event: 'MODEL_CALL', layer: 'model', decision: 'RUN', reason_code: 'MODEL_CALL_OK', sealed: false, overrideable: false, final_decider: 'SYSTEM', details: { persona: 'auditor', reply_sha256: sha256('r'), reply_chars: 431 } };
+    const event = {
+      event: 'MODEL_CALL',
+      layer: 'model',
+      decision: 'RUN',
+      reason_code: 'MODEL_CALL_OK',
+      sealed: false,
+      overrideable: false,
+      final_decider: 'SYSTEM',
+      details: { persona: 'auditor', reply_sha256: sha256('r'), reply_chars: 431 },
+    };
     const N = 300;
     const full = [];
     for (let i = 0; i < N; i += 1) {
@@ -173,7 +233,7 @@ async function durableAppend() {
     }
     // The spine's writer for comparison: open, append one line, datasync, close (no sanitizer, no chain, no head).
     const plain = [];
-    const line = (await readFile(paths.auditLog('bench-run'), 'utf8')).split('\n')[0] + '\n';
+    const line = `${(await readFile(paths.auditLog('bench-run'), 'utf8')).split('\n')[0]}\n`;
     const file = path.join(dir, 'plain.jsonl');
     await writeFile(file, '', { mode: 0o600 });
     for (let i = 0; i < N; i += 1) {
@@ -186,7 +246,14 @@ async function durableAppend() {
     }
     full.sort((a, b) => a - b);
     plain.sort((a, b) => a - b);
-    return { N, fullP50: percentile(full, 50), fullP95: percentile(full, 95), plainP50: percentile(plain, 50), plainP95: percentile(plain, 95), fs: os.tmpdir() };
+    return {
+      N,
+      fullP50: percentile(full, 50),
+      fullP95: percentile(full, 95),
+      plainP50: percentile(plain, 50),
+      plainP95: percentile(plain, 95),
+      fs: os.tmpdir(),
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -224,11 +291,18 @@ export default async function auditBench() {
     ? [
         `| path | before MB/s | after MB/s | after ÷ before | time for the transcript, after |`,
         '|---|---:|---:|---:|---:|',
-        ...tp.rows.map((r) => `| ${r.name} | ${r.mbps[0].toFixed(1)} | ${r.mbps[after].toFixed(1)} | ${(r.mbps[after] / r.mbps[0]).toFixed(2)}× | ${r.ms[after].toFixed(0)} ms |`),
+        ...tp.rows.map(
+          (r) =>
+            `| ${r.name} | ${r.mbps[0].toFixed(1)} | ${r.mbps[after].toFixed(1)} | ${(r.mbps[after] / r.mbps[0]).toFixed(2)}× | ${r.ms[after].toFixed(0)} ms |`,
+        ),
         '',
         `Before is ${builds[0].name}, after ${builds[after].name}, timed in the same process in alternation (best of ${ROUNDS} rounds each). Both wrote ${tp.identical ? 'exactly the same' : 'DIFFERENT'} records and redacted text on every path.`,
       ]
-    : ['| path | MB/s | time for the transcript |', '|---|---:|---:|', ...tp.rows.map((r) => `| ${r.name} | ${r.mbps[after].toFixed(1)} | ${r.ms[after].toFixed(0)} ms |`)];
+    : [
+        '| path | MB/s | time for the transcript |',
+        '|---|---:|---:|',
+        ...tp.rows.map((r) => `| ${r.name} | ${r.mbps[after].toFixed(1)} | ${r.ms[after].toFixed(0)} ms |`),
+      ];
 
   const lines = [
     `Machine: ${machine()}; ${await cpuDetails()}; load average ${load.toFixed(1)} when the run started. Command: \`${baselineRoot ? 'MAESTRO_BENCH_BASELINE=<baseline checkout> ' : ''}npm run bench -- audit\` (bench/audit.bench.mjs; best of ${ROUNDS} rounds for throughput, 3–5 repetitions elsewhere).`,
@@ -255,7 +329,9 @@ export default async function auditBench() {
     '',
     '| category | TP | FP | FN | precision | recall |',
     '|---|---:|---:|---:|---:|---:|',
-    ...score.categories.map((c) => `| ${c.category} | ${c.truePositives} | ${c.falsePositives} | ${c.falseNegatives} | ${pct(c.precision)} | ${pct(c.recall)} |`),
+    ...score.categories.map(
+      (c) => `| ${c.category} | ${c.truePositives} | ${c.falsePositives} | ${c.falseNegatives} | ${pct(c.precision)} | ${pct(c.recall)} |`,
+    ),
     `| **all (micro)** | ${score.overall.truePositives} | ${score.overall.falsePositives} | ${score.overall.falseNegatives} | ${pct(score.overall.precision)} | ${pct(score.overall.recall)} |`,
     '',
     'The corpus is synthetic and written together with the detector, so 100% here means "no known case is missed", not a field measurement.',

@@ -23,7 +23,11 @@ async function runOnce(ws, onFirst) {
   const argv = TIME ? [TIME, '-f', '%M', '-o', rssFile, process.execPath, CLI] : [process.execPath, CLI];
   const t0 = performance.now();
   let first;
-  const child = spawn(argv[0], [...argv.slice(1), 'run', 'examples/review-migration.json'], { cwd: ws, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(argv[0], [...argv.slice(1), 'run', 'examples/review-migration.json'], {
+    cwd: ws,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   child.stderr.setEncoding('utf8').on('data', (d) => {
     if (first === undefined && /speaking/.test(d)) first = performance.now() - t0;
   });
@@ -52,7 +56,16 @@ export default async function bench() {
       const json = JSON.parse(body);
       const content = instantContent(json, 'A short reply.');
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: `c${++served}`, object: 'chat.completion', created: 0, model: json.model, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+      res.end(
+        JSON.stringify({
+          id: `c${++served}`,
+          object: 'chat.completion',
+          created: 0,
+          model: json.model,
+          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
     });
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
@@ -67,7 +80,10 @@ export default async function bench() {
     await rm(a, { recursive: true, force: true });
 
     const b = await fresh();
-    await writeFile(path.join(b, 'maestro.config.json'), JSON.stringify({ default_route: 'local', routes: { local: { provider: 'openai', model: 'bench', base_url: url, max_retries: 0 } } }));
+    await writeFile(
+      path.join(b, 'maestro.config.json'),
+      JSON.stringify({ default_route: 'local', routes: { local: { provider: 'openai', model: 'bench', base_url: url, max_retries: 0 } } }),
+    );
     served = 0;
     firstRequest = undefined;
     t0 = performance.now();
@@ -75,8 +91,16 @@ export default async function bench() {
     await rm(b, { recursive: true, force: true });
   }
   server.close();
-  const med = (xs) => percentile([...xs].filter((x) => Number.isFinite(x)).sort((x, y) => x - y), 50);
-  const p95 = (xs) => percentile([...xs].filter((x) => Number.isFinite(x)).sort((x, y) => x - y), 95);
+  const med = (xs) =>
+    percentile(
+      [...xs].filter((x) => Number.isFinite(x)).sort((x, y) => x - y),
+      50,
+    );
+  const p95 = (xs) =>
+    percentile(
+      [...xs].filter((x) => Number.isFinite(x)).sort((x, y) => x - y),
+      95,
+    );
   const row = (name, rs) =>
     `| ${name} | ${med(rs.map((r) => r.first)).toFixed(0)} ms | ${p95(rs.map((r) => r.first)).toFixed(0)} ms | ${med(rs.map((r) => r.total)).toFixed(0)} ms | ${med(rs.map((r) => r.rss)).toFixed(0)} MiB | ${Math.max(...rs.map((r) => r.rss)).toFixed(0)} MiB |`;
   const body = [

@@ -25,8 +25,14 @@ const PERSONAS = ['coordinator', 'strategist', 'auditor', 'economist', 'operator
 async function workspace() {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'maestro-bench-modes-'));
   await scaffoldWorkspace(dir);
-  for (const [id, order] of [['economist', 4], ['operator', 5]]) {
-    await writeFile(path.join(dir, 'personas', `${id}.md`), `---\nid: ${id}\nname: ${id}\norder: ${order}\nfocus_domains: [${id}]\nprivileges: [READ_FILE]\nweight: 1\n---\nYou are the ${id}.\n`);
+  for (const [id, order] of [
+    ['economist', 4],
+    ['operator', 5],
+  ]) {
+    await writeFile(
+      path.join(dir, 'personas', `${id}.md`),
+      `---\nid: ${id}\nname: ${id}\norder: ${order}\nfocus_domains: [${id}]\nprivileges: [READ_FILE]\nweight: 1\n---\nYou are the ${id}.\n`,
+    );
   }
   return dir;
 }
@@ -64,7 +70,11 @@ export default async function bench() {
   for (let i = 0; i < REPS; i++) {
     for (const mode of i % 2 === 0 ? ['round_robin', 'parallel'] : ['parallel', 'round_robin']) runs[mode].push(await oneRun(mode));
   }
-  const median = (xs) => percentile([...xs].sort((a, b) => a - b), 50);
+  const median = (xs) =>
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      50,
+    );
   const rr = median(runs.round_robin.map((r) => r.ms));
   const par = median(runs.parallel.map((r) => r.ms));
 
@@ -84,7 +94,10 @@ export default async function bench() {
   }
 
   const body = [
-    `Machine: ${machine()}; load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(', ')} (other jobs shared the machine)`,
+    `Machine: ${machine()}; load average at the end ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(', ')} (other jobs shared the machine)`,
     'Command: `npm run bench -- modes` (bench/modes.bench.mjs).',
     '',
     `**One run, 5 personas, every model call ${LATENCY_MS} ms** (the offline model behind a fixed delay; in process as the watcher runs it; ${REPS} runs of each, interleaved, after a warm-up; medians):`,

@@ -21,7 +21,16 @@ function instantServer() {
         const json = JSON.parse(body);
         const content = instantContent(json, 'A short, useful reply from the council member.');
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: json.model, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }));
+        res.end(
+          JSON.stringify({
+            id: 'x',
+            object: 'chat.completion',
+            created: 0,
+            model: json.model,
+            choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+            usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+          }),
+        );
       });
     });
     server.listen(0, '127.0.0.1', () => resolve(server));
@@ -38,7 +47,10 @@ export default async function bench() {
   for (let i = 0; i < runs + 2; i++) {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'maestro-bench-openai-'));
     await scaffoldWorkspace(dir);
-    await writeFile(path.join(dir, 'maestro.config.json'), JSON.stringify({ default_route: 'local', routes: { local: { provider: 'openai', model: 'bench', base_url: url, max_retries: 0 } } }));
+    await writeFile(
+      path.join(dir, 'maestro.config.json'),
+      JSON.stringify({ default_route: 'local', routes: { local: { provider: 'openai', model: 'bench', base_url: url, max_retries: 0 } } }),
+    );
     const app = await createApp({ workspace: dir, env: {} });
     let clientMs = 0;
     let n = 0;
@@ -55,7 +67,12 @@ export default async function bench() {
         }
       },
     });
-    const text = JSON.stringify({ task_description: 'Assess the migration plan and propose next steps', input_artifacts: ['examples/migration-plan.md'], output_artifact_path: 'outputs/bench.md', config: { max_rounds: 3 } });
+    const text = JSON.stringify({
+      task_description: 'Assess the migration plan and propose next steps',
+      input_artifacts: ['examples/migration-plan.md'],
+      output_artifact_path: 'outputs/bench.md',
+      config: { max_rounds: 3 },
+    });
     const t0 = performance.now();
     const outcome = await processCommand({ text, source: 'bench.json' }, { ...app.deps, wrapLlm });
     const wall = performance.now() - t0;

@@ -44,7 +44,14 @@ function instantServer() {
       if (last.has(tag)) (gaps.get(tag) ?? gaps.set(tag, []).get(tag)).push(arrived - last.get(tag));
       if (!firstAt.has(tag)) firstAt.set(tag, arrived);
       const content = instantContent(json, 'A short, useful reply from the council member.');
-      const payload = { id: `chatcmpl-${++served}`, object: 'chat.completion', created: 0, model: json.model, choices: [{ index: 0, finish_reason: 'stop', logprobs: null, message: { role: 'assistant', content, refusal: null } }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } };
+      const payload = {
+        id: `chatcmpl-${++served}`,
+        object: 'chat.completion',
+        created: 0,
+        model: json.model,
+        choices: [{ index: 0, finish_reason: 'stop', logprobs: null, message: { role: 'assistant', content, refusal: null } }],
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      };
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(payload), () => last.set(tag, performance.now()));
     });
@@ -74,7 +81,12 @@ async function systems(url) {
   agents.setTracingDisabled(true);
   const agentsClient = new OpenAI({ baseURL: url, apiKey: 'x', maxRetries: 0 });
   const council = ['coordinator', 'strategist', 'auditor'].map(
-    (name) => new agents.Agent({ name, instructions: `You are the ${name}.`, model: new agents.OpenAIChatCompletionsModel(agentsClient, 'agents') }),
+    (name) =>
+      new agents.Agent({
+        name,
+        instructions: `You are the ${name}.`,
+        model: new agents.OpenAIChatCompletionsModel(agentsClient, 'agents'),
+      }),
   );
 
   const { StateGraph, MessagesAnnotation, START, END } = await peer('@langchain/langgraph');
@@ -112,8 +124,14 @@ async function maestroWatch(url, cli = CLI, model = 'maestro') {
   const ws = await mkdtemp(path.join(os.tmpdir(), 'maestro-bench-peers-'));
   await cp(path.join(ROOT, 'personas'), path.join(ws, 'personas'), { recursive: true });
   await mkdir(path.join(ws, 'commands'));
-  await writeFile(path.join(ws, 'maestro.config.json'), JSON.stringify({ default_route: 'local', routes: { local: { provider: 'openai', model, base_url: url, max_retries: 0 } } }));
-  const child = spawn(process.execPath, [cli, 'watch', '--json', '--workspace', ws], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NO_COLOR: '1' } });
+  await writeFile(
+    path.join(ws, 'maestro.config.json'),
+    JSON.stringify({ default_route: 'local', routes: { local: { provider: 'openai', model, base_url: url, max_retries: 0 } } }),
+  );
+  const child = spawn(process.execPath, [cli, 'watch', '--json', '--workspace', ws], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   process.on('exit', () => child.kill('SIGKILL'));
   let buffer = '';
   let waiting;
@@ -172,10 +190,17 @@ export default async function bench() {
   const server = await instantServer();
   const peers = await systems(server.url);
   const watch = await maestroWatch(server.url);
-  const tags = { 'bare openai SDK loop': 'bare', 'OpenAI Agents JS': 'agents', 'LangGraph.js': 'langgraph', 'maestro, many runs in one `watch`': 'maestro' };
+  const tags = {
+    'bare openai SDK loop': 'bare',
+    'OpenAI Agents JS': 'agents',
+    'LangGraph.js': 'langgraph',
+    'maestro, many runs in one `watch`': 'maestro',
+  };
   const all = { ...peers, 'maestro, many runs in one `watch`': watch.batch };
   // BENCH_BASELINE=<another checkout's bin/maestro.js>: that build too, in the same rounds (before/after in one run).
-  const baseline = process.env.BENCH_BASELINE ? await maestroWatch(server.url, path.resolve(process.env.BENCH_BASELINE), 'baseline') : undefined;
+  const baseline = process.env.BENCH_BASELINE
+    ? await maestroWatch(server.url, path.resolve(process.env.BENCH_BASELINE), 'baseline')
+    : undefined;
   if (baseline) {
     tags['maestro baseline (BENCH_BASELINE), many runs in one `watch`'] = 'baseline';
     all['maestro baseline (BENCH_BASELINE), many runs in one `watch`'] = baseline.batch;
@@ -210,7 +235,11 @@ export default async function bench() {
     spawnSync(process.execPath, [CLI, '--version']);
     startup.maestro.push(performance.now() - t);
   }
-  const med = (xs) => percentile([...xs].sort((a, b) => a - b), 50);
+  const med = (xs) =>
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      50,
+    );
   const rows = Object.entries(tags).map(([name, tag]) => {
     const g = [...(server.gaps.get(tag) ?? [])].sort((a, b) => a - b);
     return { name, tag, p50: percentile(g, 50), p95: percentile(g, 95), n: g.length };

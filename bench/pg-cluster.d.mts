@@ -44,5 +44,12 @@ export interface SoakResult {
   auditSummary: string | undefined;
   memory: Record<string, number>;
 }
-export function runSoak(options: { url: string; commands: number; workers: number; kills: number; delayMs?: number; log?: (line: string) => void }): Promise<SoakResult>;
+export function runSoak(options: {
+  url: string;
+  commands: number;
+  workers: number;
+  kills: number;
+  delayMs?: number;
+  log?: (line: string) => void;
+}): Promise<SoakResult>;
 export function removeWorkspace(ws: string): Promise<void>;

@@ -17,7 +17,10 @@ export class Proc {
     this.events = [];
     this.stderr = '';
     this.listeners = new Set();
-    this.child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, NO_COLOR: '1', CI: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, NO_COLOR: '1', CI: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let buffer = '';
     this.child.stdout.setEncoding('utf8').on('data', (chunk) => {
       const at = performance.now();
@@ -120,7 +123,13 @@ export async function engineLedger(url) {
     const queue = await client.query(`SELECT state, count(*) AS n, sum(claims) AS claims FROM maestro_queue GROUP BY state`);
     const memory = await client.query(`SELECT persona_id, jsonb_array_length(state->'runs') AS runs FROM maestro_sessions`);
     return {
-      runs: effects.rows.map((r) => ({ run_id: r.run_id, finished: Number(r.finished), artifacts: Number(r.artifacts), sessions: Number(r.sessions), received: Number(r.received) })),
+      runs: effects.rows.map((r) => ({
+        run_id: r.run_id,
+        finished: Number(r.finished),
+        artifacts: Number(r.artifacts),
+        sessions: Number(r.sessions),
+        received: Number(r.received),
+      })),
       repeatedSteps: steps.rows.length,
       queue: Object.fromEntries(queue.rows.map((r) => [r.state, { n: Number(r.n), claims: Number(r.claims) }])),
       memory: Object.fromEntries(memory.rows.map((r) => [r.persona_id, Number(r.runs)])),
@@ -151,16 +160,22 @@ export async function runSoak({ url, commands, workers, kills, delayMs = 20, log
     await intake.waitFor('the intake to start', (e) => e.kind === 'started');
     for (let i = 0; i < workers; i++) pool.push(spawnWorker());
     const started = performance.now();
-    for (let i = 0; i < commands; i++) await dropCommand(ws, `soak-${String(i).padStart(4, '0')}.json`, { task_description: `Soak task ${i}: review the rollout plan and list the risks`, config: { max_rounds: 1 } });
+    for (let i = 0; i < commands; i++)
+      await dropCommand(ws, `soak-${String(i).padStart(4, '0')}.json`, {
+        task_description: `Soak task ${i}: review the rollout plan and list the risks`,
+        config: { max_rounds: 1 },
+      });
     const finished = () => new Set(intake.events.filter((e) => e.kind === 'finished').map((e) => e.source)).size;
     let killed = 0;
     // Kills spread over the first two thirds of the expected work, each one aimed at a worker mid-run.
     while (killed < kills && finished() < commands) {
       await sleep(100 + Math.random() * 400);
-      const busy = pool.map((w, i) => ({ w, i })).filter(({ w }) => {
-        const last = w.events.filter((e) => e.kind === 'claimed' || e.kind === 'finished').at(-1);
-        return w.alive && last?.kind === 'claimed';
-      });
+      const busy = pool
+        .map((w, i) => ({ w, i }))
+        .filter(({ w }) => {
+          const last = w.events.filter((e) => e.kind === 'claimed' || e.kind === 'finished').at(-1);
+          return w.alive && last?.kind === 'claimed';
+        });
       const victim = busy[Math.floor(Math.random() * busy.length)];
       if (!victim) continue;
       victim.w.kill('SIGKILL');
@@ -198,7 +213,10 @@ export async function runSoak({ url, commands, workers, kills, delayMs = 20, log
   } finally {
     for (const w of pool) w.kill('SIGTERM');
     intake.kill('SIGTERM');
-    await Promise.all([...pool.map((w) => Promise.race([w.exited, sleep(5000).then(() => w.dispose())])), Promise.race([intake.exited, sleep(5000).then(() => intake.dispose())])]);
+    await Promise.all([
+      ...pool.map((w) => Promise.race([w.exited, sleep(5000).then(() => w.dispose())])),
+      Promise.race([intake.exited, sleep(5000).then(() => intake.dispose())]),
+    ]);
   }
 }
 

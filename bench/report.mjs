@@ -25,7 +25,8 @@ export async function writeSection(title, body) {
   try {
     text = await readFile(file, 'utf8');
   } catch {
-    text = '# Benchmarks\n\nEvery figure below was produced by `npm run bench` (or `npm run bench -- <name>`) on the machine named in its section.\nBenchmarks are never timed tests: numbers vary by machine, so they are recorded here, not asserted.\n';
+    text =
+      '# Benchmarks\n\nEvery figure below was produced by `npm run bench` (or `npm run bench -- <name>`) on the machine named in its section.\nBenchmarks are never timed tests: numbers vary by machine, so they are recorded here, not asserted.\n';
   }
   const heading = `## ${title}`;
   const section = `${heading}\n\n${body.trim()}\n`;
@@ -44,7 +45,8 @@ export async function writeSection(title, body) {
  */
 export function instantContent(json, text) {
   const first = json.messages?.[0]?.content;
-  if (typeof first === 'string' && first.startsWith('You classify tasks')) return '{"side_effects": [], "high_stakes": [], "ambiguous": false}';
+  if (typeof first === 'string' && first.startsWith('You classify tasks'))
+    return '{"side_effects": [], "high_stakes": [], "ambiguous": false}';
   if (json.response_format && json.response_format.type !== 'text') return '{"action":"proceed","confidence":0.8,"rationale":"ok"}';
   return text;
 }

@@ -27,7 +27,14 @@ export default async function bench() {
   const t0 = performance.now();
   for (let n = 0; n < N; n++) {
     const file = path.join(ws, `.c${n}.json`);
-    await writeFile(file, JSON.stringify({ task_description: `Soak task ${n}: review the rollout plan`, output_artifact_path: `outputs/soak-${n}.md`, config: { max_rounds: 1 } }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        task_description: `Soak task ${n}: review the rollout plan`,
+        output_artifact_path: `outputs/soak-${n}.md`,
+        config: { max_rounds: 1 },
+      }),
+    );
     await rename(file, path.join(ws, 'commands', `c-${n}.json`));
   }
   for (let kills = 0; kills < KILLS; kills++) {
@@ -38,7 +45,8 @@ export default async function bench() {
     await new Promise((r) => (victim.exitCode !== null || victim.signalCode !== null ? r() : victim.on('exit', r)));
     start(i);
   }
-  const artifacts = () => (existsSync(path.join(ws, 'outputs')) ? readdirSync(path.join(ws, 'outputs')).filter((f) => /^soak-\d+\.md$/.test(f)).length : 0);
+  const artifacts = () =>
+    existsSync(path.join(ws, 'outputs')) ? readdirSync(path.join(ws, 'outputs')).filter((f) => /^soak-\d+\.md$/.test(f)).length : 0;
   const runsDir = path.join(ws, '.maestro', 'runs');
   // Each run's status as maestro reads it: its journal when there is one, else state.json.
   const statusesNow = async () => {
@@ -51,7 +59,11 @@ export default async function bench() {
   };
   const deadline = Date.now() + Number(process.env.SOAK_WAIT_MS ?? 300_000);
   // Done when every command is gone from commands/ and every run has ended.
-  while ((readdirSync(path.join(ws, 'commands')).some((f) => f.endsWith('.json')) || ((await statusesNow()).completed ?? 0) < N) && Date.now() < deadline) await sleep(250);
+  while (
+    (readdirSync(path.join(ws, 'commands')).some((f) => f.endsWith('.json')) || ((await statusesNow()).completed ?? 0) < N) &&
+    Date.now() < deadline
+  )
+    await sleep(250);
   const seconds = (performance.now() - t0) / 1000;
   for (const w of watchers) w.kill('SIGTERM');
   await Promise.all(watchers.map((w) => new Promise((r) => (w.exitCode !== null || w.signalCode !== null ? r() : w.on('exit', r)))));
@@ -87,7 +99,9 @@ export default async function bench() {
     '| Measure | Result |',
     '|---|---|',
     `| artifacts written | ${written} of ${N} |`,
-    `| runs by status | ${Object.entries(statuses).map(([k, v]) => `${k} ${v}`).join(', ')} |`,
+    `| runs by status | ${Object.entries(statuses)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')} |`,
     `| \`maestro audit verify --all\` | exit ${verify.status}: ${summary} |`,
     `| runs whose checkpoint is still their journal (killed after their last line, before the fold; read through it) | ${journals} |`,
     `| MODEL_CALL records / a step named twice in one log | ${count.modelCalls} / ${count.named_twice} |`,
@@ -97,6 +111,7 @@ export default async function bench() {
   ].join('\n');
   console.log(body);
   await writeSection('Soak: SIGKILL under load, nothing lost', body);
-  const ok = written === N && verify.status === 0 && count.named_twice === 0 && statuses.completed === N && Object.keys(statuses).length === 1;
+  const ok =
+    written === N && verify.status === 0 && count.named_twice === 0 && statuses.completed === N && Object.keys(statuses).length === 1;
   if (!ok) process.exitCode = 1;
 }

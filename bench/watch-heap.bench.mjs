@@ -32,7 +32,16 @@ function instantServer() {
         const json = JSON.parse(body);
         const content = instantContent(json, 'A short, useful reply.');
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: json.model, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }));
+        res.end(
+          JSON.stringify({
+            id: 'x',
+            object: 'chat.completion',
+            created: 0,
+            model: json.model,
+            choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+            usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+          }),
+        );
       });
     });
     server.listen(0, '127.0.0.1', () => resolve(server));
@@ -52,12 +61,19 @@ export default async function bench() {
   await scaffoldWorkspace(dir);
   await writeFile(
     path.join(dir, 'maestro.config.json'),
-    JSON.stringify({ default_route: 'local', routes: { local: { provider: 'openai', model: 'bench', base_url: url, max_retries: 0 } }, history: { keep_runs: 5 } }),
+    JSON.stringify({
+      default_route: 'local',
+      routes: { local: { provider: 'openai', model: 'bench', base_url: url, max_retries: 0 } },
+      history: { keep_runs: 5 },
+    }),
   );
   const stop = new AbortController(); // the watcher's stop signal: one for its whole life
   const app = await createApp({ workspace: dir, env: {}, signal: stop.signal });
   const deps = { ...app.deps, signal: stop.signal };
-  const text = JSON.stringify({ task_description: 'Assess the rollout plan and list the risks', config: { max_rounds: 1, personas: ['coordinator'] } });
+  const text = JSON.stringify({
+    task_description: 'Assess the rollout plan and list the risks',
+    config: { max_rounds: 1, personas: ['coordinator'] },
+  });
   const samples = [];
   const started = performance.now();
   for (let i = 1; i <= RUNS; i++) {

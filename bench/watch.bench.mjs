@@ -20,7 +20,10 @@ async function workspace() {
 
 /** Starts `maestro watch --json`; calls `onEvent(event, receivedAt)` for each NDJSON line. */
 function startWatcher(ws, flags, onEvent, cli = CLI) {
-  const child = spawn(process.execPath, [cli, 'watch', '--json', '--workspace', ws, ...flags], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(process.execPath, [cli, 'watch', '--json', '--workspace', ws, ...flags], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   let buffer = '';
   child.stdout.setEncoding('utf8').on('data', (chunk) => {
     const at = performance.now();
@@ -87,7 +90,8 @@ async function measurePickUp() {
 
 async function measureThroughput(cli = CLI) {
   const ws = await workspace();
-  for (let i = 0; i < QUEUED; i += 1) await writeFile(path.join(ws, 'commands', `queued-${String(i).padStart(3, '0')}.json`), JSON.stringify(COMMAND(i)));
+  for (let i = 0; i < QUEUED; i += 1)
+    await writeFile(path.join(ws, 'commands', `queued-${String(i).padStart(3, '0')}.json`), JSON.stringify(COMMAND(i)));
   let startedAt = 0;
   let lastFinishedAt = 0;
   let completed = 0;
@@ -129,7 +133,9 @@ export default async function bench() {
     tp = best(tp, await measureThroughput());
     baseline = best(baseline, await measureThroughput(baselineCli));
   }
-  console.log(`  ${(QUEUED / tp.total).toFixed(1)} commands/s end to end (${tp.total.toFixed(1)} s)${baseline ? `; baseline ${(QUEUED / baseline.total).toFixed(1)} commands/s` : ''}`);
+  console.log(
+    `  ${(QUEUED / tp.total).toFixed(1)} commands/s end to end (${tp.total.toFixed(1)} s)${baseline ? `; baseline ${(QUEUED / baseline.total).toFixed(1)} commands/s` : ''}`,
+  );
 
   await writeSection(
     'maestro watch',

@@ -18,7 +18,12 @@ function command(config) {
     task_description: 'Prepare the billing-report migration',
     output_artifact_path: 'outputs/items.md',
     facts: { deadline: '2026-03-01' },
-    work_items: Array.from({ length: ITEMS }, (_, i) => ({ id: `item-${i + 1}`, assigned_agent: AGENTS[i % AGENTS.length], goal: `Work out part ${i + 1} of the migration`, inputs: { part: i + 1 } })),
+    work_items: Array.from({ length: ITEMS }, (_, i) => ({
+      id: `item-${i + 1}`,
+      assigned_agent: AGENTS[i % AGENTS.length],
+      goal: `Work out part ${i + 1} of the migration`,
+      inputs: { part: i + 1 },
+    })),
     config,
   };
 }
@@ -29,7 +34,11 @@ async function once(config) {
     spawnSync(process.execPath, [CLI, 'init', dir], { stdio: 'ignore' });
     await writeFile(path.join(dir, 'items.json'), JSON.stringify(command(config)));
     const t = performance.now();
-    const r = spawnSync(process.execPath, [CLI, 'run', 'items.json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', MAESTRO_OFFLINE_DELAY_MS: String(DELAY_MS) } });
+    const r = spawnSync(process.execPath, [CLI, 'run', 'items.json'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1', MAESTRO_OFFLINE_DELAY_MS: String(DELAY_MS) },
+    });
     const total = performance.now() - t;
     if (r.status !== 0) throw new Error(`maestro run exited ${r.status}: ${r.stderr}`);
     const artifact = await readFile(path.join(dir, 'outputs', 'items.md'), 'utf8');
@@ -60,7 +69,9 @@ export default async function bench() {
     }
     totals.sort((a, b) => a - b);
     items.sort((a, b) => a - b);
-    rows.push(`| ${name} | ${percentile(items, 50).toFixed(0)} ms | ${percentile(totals, 50).toFixed(0)} ms | ${percentile(totals, 95).toFixed(0)} ms | ${calls} |`);
+    rows.push(
+      `| ${name} | ${percentile(items, 50).toFixed(0)} ms | ${percentile(totals, 50).toFixed(0)} ms | ${percentile(totals, 95).toFixed(0)} ms | ${calls} |`,
+    );
     console.log(rows.at(-1));
   }
   const body = [

@@ -73,11 +73,17 @@ export class PgDecisionInbox implements DecisionInbox {
 
   async post(runId: string): Promise<void> {
     const state = await this.runs.load(runId);
-    await this.queue.postDecision(runId, { workspaceId: this.workspaceId, source: state?.source ?? `${runId}.json`, body: JSON.stringify(state?.command ?? {}) });
+    await this.queue.postDecision(runId, {
+      workspaceId: this.workspaceId,
+      source: state?.source ?? `${runId}.json`,
+      body: JSON.stringify(state?.command ?? {}),
+    });
   }
 
   async claim(runId: string): Promise<boolean> {
-    throw new EngineResumeError(`run ${runId} is resumed by the engine's workers (maestro worker), not in the foreground: its continue decision is queued for whichever worker is free`);
+    throw new EngineResumeError(
+      `run ${runId} is resumed by the engine's workers (maestro worker), not in the foreground: its continue decision is queued for whichever worker is free`,
+    );
   }
 
   pending(): Promise<string[]> {

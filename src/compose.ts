@@ -105,9 +105,15 @@ export async function createApp(options: AppOptions): Promise<App> {
     ),
     ...(options.llm ? { llm: options.llm } : {}),
     ...(options.replay ? { llm: await ReplayLlmClient.open(path.resolve(options.replay), { sha256 }) } : {}),
-    ...(options.record ? { wrapLlm: (inner: LlmClient) => new RecordingLlmClient(inner, { file: path.resolve(options.record!), sha256 }) } : {}),
+    ...(options.record
+      ? { wrapLlm: (inner: LlmClient) => new RecordingLlmClient(inner, { file: path.resolve(options.record!), sha256 }) }
+      : {}),
     personas: new FsPersonaStore(paths.personas),
-    sessions: new FsSessionStore(paths.sessionStates, clock, config.history.keep_runs, { budget: config.history.max_tokens, count: countTokens, countIfCheap: countTokensIfLoaded }),
+    sessions: new FsSessionStore(paths.sessionStates, clock, config.history.keep_runs, {
+      budget: config.history.max_tokens,
+      count: countTokens,
+      countIfCheap: countTokensIfLoaded,
+    }),
     knowledge,
     inputs: knowledge,
     artifacts: new FsArtifactWriter(paths.root, () => clock.now()),

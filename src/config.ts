@@ -56,7 +56,9 @@ export function readOfflineDelayMs(env: NodeJS.ProcessEnv = process.env): number
   if (raw === undefined || raw.trim() === '') return 0;
   const ms = Number(raw);
   if (!Number.isInteger(ms) || ms < 0 || ms > 600_000) {
-    throw new InvalidInputError('MAESTRO_OFFLINE_DELAY_MS', [`(root): must be a whole number of milliseconds from 0 to 600000, not "${raw}"`]);
+    throw new InvalidInputError('MAESTRO_OFFLINE_DELAY_MS', [
+      `(root): must be a whole number of milliseconds from 0 to 600000, not "${raw}"`,
+    ]);
   }
   return ms;
 }
@@ -68,7 +70,8 @@ export function readOfflineDelayMs(env: NodeJS.ProcessEnv = process.env): number
 export function resolveEngineUrl(config: WorkspaceConfig, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const fromEnv = env.MAESTRO_ENGINE_URL?.trim();
   if (fromEnv) {
-    if (!/^postgres(ql)?:\/\/\S+$/.test(fromEnv)) throw new InvalidInputError('MAESTRO_ENGINE_URL', ['(root): must be a postgres:// (or postgresql://) URL']);
+    if (!/^postgres(ql)?:\/\/\S+$/.test(fromEnv))
+      throw new InvalidInputError('MAESTRO_ENGINE_URL', ['(root): must be a postgres:// (or postgresql://) URL']);
     return fromEnv;
   }
   return config.engine.url;

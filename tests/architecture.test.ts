@@ -13,7 +13,10 @@ async function filesUnder(dir: string): Promise<string[]> {
 }
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const RULES = createRequire(import.meta.url)(path.join(ROOT, '.dependency-cruiser.cjs')) as { forbidden: unknown[]; options: Record<string, unknown> };
+const RULES = createRequire(import.meta.url)(path.join(ROOT, '.dependency-cruiser.cjs')) as {
+  forbidden: unknown[];
+  options: Record<string, unknown>;
+};
 
 /** The source tree as dependency-cruiser reads it, against the project's rules (.dependency-cruiser.cjs). */
 async function cruiseSources(files: string[]): Promise<IViolation[]> {
@@ -23,7 +26,8 @@ async function cruiseSources(files: string[]): Promise<IViolation[]> {
   return (result.output as ICruiseResult).summary.violations;
 }
 
-const describeViolation = (v: IViolation): string => `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (${v.cycle.map((c) => c.name).join(' → ')})` : ''}`;
+const describeViolation = (v: IViolation): string =>
+  `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (${v.cycle.map((c) => c.name).join(' → ')})` : ''}`;
 
 describe('architecture (dependency-cruiser)', () => {
   it('has no import cycle, and every arrow points the allowed way: cli → app → domain ← adapters, only the composition root wires adapters', async () => {
@@ -44,10 +48,13 @@ describe('architecture (dependency-cruiser)', () => {
       await mkdir(path.join(dir, 'src', 'adapters'), { recursive: true });
       await mkdir(path.join(dir, 'src', 'domain'), { recursive: true });
       await writeFile(path.join(dir, 'src', 'cli', 'bad.ts'), "import { store } from '../adapters/store.js';\nexport const x = store;\n");
-      await writeFile(path.join(dir, 'src', 'adapters', 'store.ts'), "export const store = 1;\n");
+      await writeFile(path.join(dir, 'src', 'adapters', 'store.ts'), 'export const store = 1;\n');
       await writeFile(path.join(dir, 'src', 'domain', 'a.ts'), "import { b } from './b.js';\nexport const a = () => b;\n");
       await writeFile(path.join(dir, 'src', 'domain', 'b.ts'), "import { a } from './a.js';\nexport const b = () => a;\n");
-      await writeFile(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' } }));
+      await writeFile(
+        path.join(dir, 'tsconfig.json'),
+        JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' } }),
+      );
       process.chdir(dir);
       const names = (await cruiseSources(['src'])).map((v) => v.rule.name).sort();
       expect(names).toEqual(['cli-not-to-adapters', 'no-circular']);
@@ -97,7 +104,8 @@ describe('layering', () => {
       const isOtel = /^adapters\/otel\/(sdk-telemetry|genai|run-summary|run-tracer)\.ts$/.test(name);
       if (!isOtel && /from ['"]@opentelemetry\//.test(code)) offenders.push(`${name} imports @opentelemetry`);
       // A static (non-type) import of an otel-* module would load the SDK with its importer.
-      if (!isOtel && /^import (?!type )[^;]*from ['"][./a-z]*\/(sdk-telemetry|genai|run-summary|run-tracer)\.js['"]/m.test(code)) offenders.push(`${name} imports an OpenTelemetry SDK module statically`);
+      if (!isOtel && /^import (?!type )[^;]*from ['"][./a-z]*\/(sdk-telemetry|genai|run-summary|run-tracer)\.js['"]/m.test(code))
+        offenders.push(`${name} imports an OpenTelemetry SDK module statically`);
     }
     expect(offenders).toEqual([]);
     const loader = await readFile(path.join(SRC, 'adapters', 'otel', 'telemetry.ts'), 'utf8');
@@ -108,7 +116,8 @@ describe('layering', () => {
     const offenders: string[] = [];
     for (const file of await filesUnder(SRC)) {
       const code = await readFile(file, 'utf8');
-      if (/^import (?!type )[^;]*from ['"](undici|openai)(\/[^'"]*)?['"]/m.test(code)) offenders.push(`${path.relative(SRC, file)} imports undici or openai statically`);
+      if (/^import (?!type )[^;]*from ['"](undici|openai)(\/[^'"]*)?['"]/m.test(code))
+        offenders.push(`${path.relative(SRC, file)} imports undici or openai statically`);
     }
     expect(offenders).toEqual([]);
     expect(await readFile(path.join(SRC, 'adapters', 'model', 'endpoint-fetch.ts'), 'utf8')).toMatch(/await import\('undici'\)/);

@@ -48,7 +48,8 @@ export async function setup(): Promise<() => Promise<void>> {
       const runId = AuditRecord.safeParse(safeJson(lines[0] ?? '')).data?.run_id;
       if (runId) {
         const verdict = verifyAuditLog({ runId, log, head, sha256, scanner: defaultSensitiveScanner });
-        if (verdict.status === 'broken') problems.push(`${name}:${verdict.line ?? '-'}: audit verify: ${verdict.kind} — ${verdict.message}`);
+        if (verdict.status === 'broken')
+          problems.push(`${name}:${verdict.line ?? '-'}: audit verify: ${verdict.kind} — ${verdict.message}`);
       }
     }
     await rm(dir, { recursive: true, force: true });

@@ -21,22 +21,49 @@ export function callFailure(error: unknown, call: Call, step?: { id: string; per
   const where = step ? ` (step ${step.id}, ${step.persona})` : '';
   const stepDetails = step ? { step_id: step.id, persona: step.persona } : {};
   if (error instanceof BudgetExceededError) {
-    return { ending: decideRun({ kind: 'budget_exceeded' }), message: `budget exceeded — ${error.message}`, details: { limit: error.exceeded.limit } };
+    return {
+      ending: decideRun({ kind: 'budget_exceeded' }),
+      message: `budget exceeded — ${error.message}`,
+      details: { limit: error.exceeded.limit },
+    };
   }
   if (error instanceof RerouteRefusedError) {
     const failure = error.cause instanceof LlmError ? error.cause : undefined;
     const { outcome } = error;
-    const ending = decideRun({ kind: 'route_failed', call, failure: failure?.kind ?? 'server', condition: outcome.condition ?? 'no_fallback_route' });
+    const ending = decideRun({
+      kind: 'route_failed',
+      call,
+      failure: failure?.kind ?? 'server',
+      condition: outcome.condition ?? 'no_fallback_route',
+    });
     const message = `a model call${where} failed and REROUTE was refused (${outcome.condition ?? 'refused'}): ${outcome.detail}${failure ? `. The failure: ${describeModelFailure(failure)}` : ''}`;
-    return { ending, message, details: { condition: outcome.condition ?? null, ...(outcome.failed.length > 1 ? { conditions: [...outcome.failed] } : {}), ...(failure ? modelFailureDetails(failure) : {}), ...stepDetails } };
+    return {
+      ending,
+      message,
+      details: {
+        condition: outcome.condition ?? null,
+        ...(outcome.failed.length > 1 ? { conditions: [...outcome.failed] } : {}),
+        ...(failure ? modelFailureDetails(failure) : {}),
+        ...stepDetails,
+      },
+    };
   }
   if (!(error instanceof LlmError)) return undefined;
   // Not rerouted at all (one client serves everyone, or the failure is of a kind never rerouted).
-  const condition = error.kind === 'quota' || error.kind === 'auth' || error.kind === 'bad_request' || error.kind === 'cassette' ? 'not_reroutable' : 'no_fallback_route';
+  const condition =
+    error.kind === 'quota' || error.kind === 'auth' || error.kind === 'bad_request' || error.kind === 'cassette'
+      ? 'not_reroutable'
+      : 'no_fallback_route';
   const ending = decideRun({ kind: 'route_failed', call, failure: error.kind, condition });
   // One client serves every persona (a replay, a test's model): there was no REROUTE to refuse, so the
   // pause is the model layer's own, of the same class as a refused one.
-  const named = ending.kind === 'pause' && condition === 'no_fallback_route' ? { ...ending, decision: { ...ending.decision, layer: 'model' as const, reason_code: 'MODEL_CALL_FAILED' } } : ending;
-  return { ending: named, message: `a model call${where} failed: ${describeModelFailure(error)}`, details: { ...modelFailureDetails(error), ...stepDetails } };
+  const named =
+    ending.kind === 'pause' && condition === 'no_fallback_route'
+      ? { ...ending, decision: { ...ending.decision, layer: 'model' as const, reason_code: 'MODEL_CALL_FAILED' } }
+      : ending;
+  return {
+    ending: named,
+    message: `a model call${where} failed: ${describeModelFailure(error)}`,
+    details: { ...modelFailureDetails(error), ...stepDetails },
+  };
 }
-

@@ -70,10 +70,22 @@ export async function checkCommand(options: {
 export function describeFindings(check: CommandCheck, routeProblems: readonly string[], command: CommandFile): CommandFinding[] {
   const out: CommandFinding[] = [];
   if (check.personaProblems.length > 0) {
-    out.push({ layer: 'personas', effect: 'invalid', reason_code: 'SPEC_INVALID_INPUT', lines: check.personaProblems, explanation: 'persona files are broken; fix them and run again' });
+    out.push({
+      layer: 'personas',
+      effect: 'invalid',
+      reason_code: 'SPEC_INVALID_INPUT',
+      lines: check.personaProblems,
+      explanation: 'persona files are broken; fix them and run again',
+    });
   }
   if (routeProblems.length > 0) {
-    out.push({ layer: 'routes', effect: 'invalid', reason_code: 'SPEC_INVALID_INPUT', lines: routeProblems, explanation: 'model routes are not usable; fix maestro.config.json or the persona files' });
+    out.push({
+      layer: 'routes',
+      effect: 'invalid',
+      reason_code: 'SPEC_INVALID_INPUT',
+      lines: routeProblems,
+      explanation: 'model routes are not usable; fix maestro.config.json or the persona files',
+    });
   }
   for (const issue of check.issues) {
     out.push({
@@ -107,7 +119,14 @@ function linesOf(issue: GateOutcome, gathered: GatheredFacts, command: CommandFi
     case 'ETHICS_SECRET_DETECTED': {
       const secret = issue.decision.reason_code === 'ETHICS_SECRET_DETECTED';
       const found = gathered.places.filter((p) => isSecretCategory(p.category) === secret);
-      return [...new Set(found.map((p) => `${p.source === 'task' ? 'task_description' : `input_artifacts "${p.source}"`}: line ${p.line}: ${p.category} (the value is not shown)`))];
+      return [
+        ...new Set(
+          found.map(
+            (p) =>
+              `${p.source === 'task' ? 'task_description' : `input_artifacts "${p.source}"`}: line ${p.line}: ${p.category} (the value is not shown)`,
+          ),
+        ),
+      ];
     }
     case 'ETHICS_HIGH_STAKES':
       return [`task_description: a high-stakes domain (${(facts.highStakes ?? []).join(', ')})`];

@@ -92,7 +92,14 @@ export async function concludeRun(options: {
   // What the mode wants people to see on the outcome line (e.g. which guardrail ended a loop).
   const notes = (conclusion.notes ?? []).map((n) => ` · ${n}`).join('');
   if (!proceed) {
-    const message = explainArbitrationPause({ runId: state.run_id, reason: doubt.decision.reason_code as ReasonCode, arbitration, verdicts: conclusion.verdicts, names: draft.personaNames }) + notes;
+    const message =
+      explainArbitrationPause({
+        runId: state.run_id,
+        reason: doubt.decision.reason_code as ReasonCode,
+        arbitration,
+        verdicts: conclusion.verdicts,
+        names: draft.personaNames,
+      }) + notes;
     return settleRun({ run, deps, ending: doubt, message, draft, requestPlan });
   }
   if (conclusion.guardrail) {

@@ -44,12 +44,20 @@ export async function executeRun(run: StartedRun, deps: RunDeps, command: Comman
   const mode = modeFor(ctx.plan.mode);
   const limits = { ...deps.config.budget, ...command.config.budget };
   const approved = approvedReasons(run.state);
-  const unpriced = [...models.resolved.values()].filter((r) => r.provider !== 'offline' && !deps.config.prices[r.model]).map((r) => r.model);
+  const unpriced = [...models.resolved.values()]
+    .filter((r) => r.provider !== 'offline' && !deps.config.prices[r.model])
+    .map((r) => r.model);
   const budgetCheck = (phase: 'before' | 'after'): BudgetExceeded | null => {
     if (approved.has('BUDGET_EXCEEDED')) return null; // a person chose to continue past the budget
     const usage = totalUsage(run.state.steps, deps.config.prices);
     const elapsedSeconds = (deps.clock.now().getTime() - Date.parse(run.state.created_at)) / 1000;
-    return checkBudget({ budget: limits, usage, elapsedSeconds, phase, unpricedModels: [...new Set([...unpriced, ...usage.unpriced])].sort() });
+    return checkBudget({
+      budget: limits,
+      usage,
+      elapsedSeconds,
+      phase,
+      unpricedModels: [...new Set([...unpriced, ...usage.unpriced])].sort(),
+    });
   };
   const settings = modeSettings(ctx.plan);
   // The same for every call of the run; only the per-call limit depends on whether calls run at once.
@@ -81,10 +89,12 @@ export async function executeRun(run: StartedRun, deps: RunDeps, command: Comman
       const before = budgetCheck('before');
       if (before) throw new BudgetExceededError(before);
       await runSteps(next.steps, next.concurrent ? settings.concurrency : 1, async (spec) => {
-        const step = await runStep(spec, next.concurrent ? { ...stepDeps, timeoutMs: settings.callTimeoutMs } : stepDeps).catch((error: unknown) => {
-          failed ??= spec;
-          throw error;
-        });
+        const step = await runStep(spec, next.concurrent ? { ...stepDeps, timeoutMs: settings.callTimeoutMs } : stepDeps).catch(
+          (error: unknown) => {
+            failed ??= spec;
+            throw error;
+          },
+        );
         // The step and its audit records (the call's, and what the mode makes of it): one commit.
         let kept = step;
         let notices: string[] = [];
@@ -142,14 +152,16 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
   const outputPath = run.state.plan?.output_path ?? command.output_artifact_path ?? `outputs/${run.state.run_id}.md`;
   const approved = approvedReasons(run.state);
   const check = await checkCommand({ command, runId: run.state.run_id, outputPath, approved, deps });
-  if (check.personaProblems.length > 0) return { outcome: await invalidSetup(run, deps, 'PERSONAS_INVALID', 'persona files are broken', [...check.personaProblems]) };
+  if (check.personaProblems.length > 0)
+    return { outcome: await invalidSetup(run, deps, 'PERSONAS_INVALID', 'persona files are broken', [...check.personaProblems]) };
   const byId = new Map(check.personas.map((p) => [p.id, p]));
   const personaIds = command.config.personas ?? check.personas.map((p) => p.id);
   const { gathered } = check;
   // What the task is, as the policy sees it: the rules' facts, joined by the mediator's advice once it is in.
   let facts: GateFacts = gathered.facts;
   const models = prepareModels({ state: run.state, personaIds, personas: byId, deps, sensitivity: () => taskSensitivity(facts), run });
-  if (models.problems.length > 0) return { outcome: await invalidSetup(run, deps, 'ROUTES_INVALID', 'model routes are not usable', models.problems) };
+  if (models.problems.length > 0)
+    return { outcome: await invalidSetup(run, deps, 'ROUTES_INVALID', 'model routes are not usable', models.problems) };
 
   const mode = planMode(command, deps.config.deliberation.mode);
   const settings = planSettings(command, deps);
@@ -157,7 +169,8 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
     mode,
     personas: personaIds,
     // In the supervisor loop a "round" is an iteration: progress shows `iteration n/max`.
-    rounds: mode === 'supervisor' ? readModeSettings(settings).maxIterations : (command.config.max_rounds ?? deps.config.deliberation.max_rounds),
+    rounds:
+      mode === 'supervisor' ? readModeSettings(settings).maxIterations : (command.config.max_rounds ?? deps.config.deliberation.max_rounds),
     synthesizer: command.config.synthesizer ?? personaIds[0] ?? '',
     arbitration: command.config.arbitration ?? deps.config.deliberation.arbitration,
     output_path: outputPath,
@@ -173,9 +186,19 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
     if (!synthesizer) return '(no synthesizer persona to ask for a plan)';
     const messages = [
       { role: 'system' as const, content: orchestratorSystemPrompt(synthesizer, deps.config.knowledge.max_requests_per_turn) },
-      { role: 'user' as const, content: planRequestPrompt(task, run.state.hitl.map((h) => h.reason_code)) },
+      {
+        role: 'user' as const,
+        content: planRequestPrompt(
+          task,
+          run.state.hitl.map((h) => h.reason_code),
+        ),
+      },
     ];
-    const reply = await models.llm.complete({ messages }, { persona: synthesizer.id, purpose: 'plan', step: 'plan', round: plan.rounds }, deps.signal);
+    const reply = await models.llm.complete(
+      { messages },
+      { persona: synthesizer.id, purpose: 'plan', step: 'plan', round: plan.rounds },
+      deps.signal,
+    );
     // What a model says is screened before it is kept (the checkpoint, hitl.json, the CLI).
     const screened = redactSensitive(reply.content);
     // Not a deliberation step, but a model call all the same: it goes on the record with its usage.
@@ -200,8 +223,14 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
   for (const id of plan.personas) {
     const load = await deps.sessions.load(id);
     if (load.recovered) {
-      await run.commit({ records: [auditEvent('SESSION_RECOVERED', runDecision('session', 'SESSION_CORRUPT_MOVED_ASIDE'), { persona: id })] });
-      deps.onProgress?.({ kind: 'notice', run_id: run.state.run_id, message: `session state of ${id} was corrupt (${load.recovered.problem}); moved to ${load.recovered.movedTo}, starting fresh` });
+      await run.commit({
+        records: [auditEvent('SESSION_RECOVERED', runDecision('session', 'SESSION_CORRUPT_MOVED_ASIDE'), { persona: id })],
+      });
+      deps.onProgress?.({
+        kind: 'notice',
+        run_id: run.state.run_id,
+        message: `session state of ${id} was corrupt (${load.recovered.problem}); moved to ${load.recovered.movedTo}, starting fresh`,
+      });
     }
     histories.set(id, selectHistory(load.state.messages, deps.config.history.max_tokens, deps.countTokens, load.state.archived));
   }
@@ -217,9 +246,12 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
       ? { advice: run.state.advice, record: undefined }
       : await classifyTask({ ...classifier, task: command.task_description, attachments, run, deps });
     if ('ending' in asked) {
-      const next = asked.ending.kind === 'pause' ? '. Continue asks the mediator again (the check is never skipped); stop ends the run' : '';
+      const next =
+        asked.ending.kind === 'pause' ? '. Continue asks the mediator again (the check is never skipped); stop ends the run' : '';
       const message = `the mediator's classification of the task failed, so nothing was sent to the council (fail closed): ${asked.message}${next}`;
-      return { outcome: await settleRun({ run, deps, ending: asked.ending, message, details: { route: classifier.route.id, ...asked.details } }) };
+      return {
+        outcome: await settleRun({ run, deps, ending: asked.ending, message, details: { route: classifier.route.id, ...asked.details } }),
+      };
     }
     const { advice, record } = asked;
     // Recorded with the plan it shaped (below): like a step's reply, the classification counts once
@@ -241,7 +273,15 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
     });
     if (gates.decision.decision !== 'RUN') {
       const detail = explainGateStop(facts, gates.decision, gathered.places, isSecretCategory);
-      return { outcome: await settleRun({ run, deps, ending: decideRun({ kind: 'gate', decision: gates.decision }), message: detail, requestPlan }) };
+      return {
+        outcome: await settleRun({
+          run,
+          deps,
+          ending: decideRun({ kind: 'gate', decision: gates.decision }),
+          message: detail,
+          requestPlan,
+        }),
+      };
     }
   }
 
@@ -249,13 +289,23 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
   // A person should know when the council saw only the start of an input.
   for (const input of gathered.inputs.filter((i) => i.result.truncated)) {
     const limit = deps.config.knowledge.max_file_bytes;
-    deps.onProgress?.({ kind: 'notice', run_id: run.state.run_id, message: `input ${input.path} is ${input.result.bytes} bytes; the council sees its first ${limit} (raise knowledge.max_file_bytes in maestro.config.json to give it more)` });
+    deps.onProgress?.({
+      kind: 'notice',
+      run_id: run.state.run_id,
+      message: `input ${input.path} is ${input.result.bytes} bytes; the council sees its first ${limit} (raise knowledge.max_file_bytes in maestro.config.json to give it more)`,
+    });
     if (!ending && run.state.steps.length === 0) {
-      const truncated = auditEvent('INPUT_TRUNCATED', runDecision('knowledge', 'KNOWLEDGE_INPUT_TRUNCATED'), { path: input.path, bytes: input.result.bytes ?? null, shown_bytes: limit });
+      const truncated = auditEvent('INPUT_TRUNCATED', runDecision('knowledge', 'KNOWLEDGE_INPUT_TRUNCATED'), {
+        path: input.path,
+        bytes: input.result.bytes ?? null,
+        shown_bytes: limit,
+      });
       await run.commit({ records: [truncated] });
     }
   }
-  const inputs = redact ? gathered.inputs.map((i) => ({ ...i, result: { ...i.result, content: redactSensitive(i.result.content ?? '').text } })) : gathered.inputs;
+  const inputs = redact
+    ? gathered.inputs.map((i) => ({ ...i, result: { ...i.result, content: redactSensitive(i.result.content ?? '').text } }))
+    : gathered.inputs;
   const ctx: ModeContext = {
     runId: run.state.run_id,
     command,
@@ -291,8 +341,13 @@ function planSettings(command: RunState['command'], deps: RunDeps): Record<strin
   return Object.fromEntries(Object.entries(chosen).filter(([, v]) => v !== undefined));
 }
 
-
-async function invalidSetup(run: StartedRun, deps: RunDeps, event: 'PERSONAS_INVALID' | 'ROUTES_INVALID', what: string, problems: string[]): Promise<RunOutcome> {
+async function invalidSetup(
+  run: StartedRun,
+  deps: RunDeps,
+  event: 'PERSONAS_INVALID' | 'ROUTES_INVALID',
+  what: string,
+  problems: string[],
+): Promise<RunOutcome> {
   return settleRun({ run, deps, ending: decideRun({ kind: 'setup_invalid' }), message: what, details: { event }, problems });
 }
 

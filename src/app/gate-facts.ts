@@ -63,7 +63,11 @@ export async function gatherGateFacts(options: {
   // Only categories leave this function, never the matched text.
   const categories = new Set<SensitiveCategory>();
   const places: SensitivePlace[] = [];
-  for (const [source, text] of [['task', command.task_description] as const, ...workItemTexts(command), ...read.map((r) => [r.path, r.result.content ?? ''] as const)]) {
+  for (const [source, text] of [
+    ['task', command.task_description] as const,
+    ...workItemTexts(command),
+    ...read.map((r) => [r.path, r.result.content ?? ''] as const),
+  ]) {
     for (const f of detectSensitive(text)) {
       categories.add(f.category);
       places.push({ source, line: text.slice(0, f.start).split('\n').length, category: f.category });
@@ -102,7 +106,11 @@ export async function gatherGateFacts(options: {
 function workItemTexts(command: CommandFile): (readonly [string, string])[] {
   const texts: (readonly [string, string])[] = [];
   (command.work_items ?? []).forEach((item, i) => {
-    texts.push([`work_items.${i}.goal`, item.goal], [`work_items.${i}.inputs`, JSON.stringify(item.inputs)], [`work_items.${i}.expected_output`, JSON.stringify(item.expected_output)]);
+    texts.push(
+      [`work_items.${i}.goal`, item.goal],
+      [`work_items.${i}.inputs`, JSON.stringify(item.inputs)],
+      [`work_items.${i}.expected_output`, JSON.stringify(item.expected_output)],
+    );
   });
   if (command.facts) texts.push(['facts', JSON.stringify(command.facts)]);
   return texts;

@@ -85,7 +85,12 @@ async function decideHeld(input: HitlDecisionInput & { decision: 'continue' | 's
   const run = startedRun(await deps.ledger.open(state.run_id));
   try {
     // The decision and its record: one commit.
-    const decided = { pause_id: pause.pause_id, paused_layer: pause.layer, paused_reason: pause.reason_code, note_chars: input.note?.length ?? 0 };
+    const decided = {
+      pause_id: pause.pause_id,
+      paused_layer: pause.layer,
+      paused_reason: pause.reason_code,
+      note_chars: input.note?.length ?? 0,
+    };
     await run.commit({ event: { type: 'person_decided', entry, decision }, records: [auditEvent('HITL_DECIDED', decision, decided)] });
     if (input.decision === 'stop') return { decision: 'stop', outcome: await stopDecided(run, pause, note, deps) };
   } finally {
@@ -153,10 +158,24 @@ function modeSections(state: RunState, personas: readonly Persona[]): DraftSecti
   const plan = state.plan;
   if (!plan || plan.mode === 'round_robin' || state.steps.length === 0) return [];
   try {
-    const ctx = { runId: state.run_id, command: state.command, task: state.command.task_description, plan, personas: new Map(personas.map((p) => [p.id, p])), briefing: '', histories: new Map(), maxRequestsPerTurn: 0 };
+    const ctx = {
+      runId: state.run_id,
+      command: state.command,
+      task: state.command.task_description,
+      plan,
+      personas: new Map(personas.map((p) => [p.id, p])),
+      briefing: '',
+      histories: new Map(),
+      maxRequestsPerTurn: 0,
+    };
     return modeFor(plan.mode).conclude(ctx, state.steps).sections;
   } catch (error) {
-    return [{ title: `${plan.mode} (not concluded)`, markdown: `The run was stopped before its ${plan.mode} deliberation could be concluded (${error instanceof Error ? error.message : String(error)}); what was said is in the transcript above.` }];
+    return [
+      {
+        title: `${plan.mode} (not concluded)`,
+        markdown: `The run was stopped before its ${plan.mode} deliberation could be concluded (${error instanceof Error ? error.message : String(error)}); what was said is in the transcript above.`,
+      },
+    ];
   }
 }
 type DraftSections = NonNullable<Parameters<typeof settleRun>[0]['draft']>['sections'] & readonly unknown[];
@@ -167,11 +186,14 @@ type DraftSections = NonNullable<Parameters<typeof settleRun>[0]['draft']>['sect
  */
 const CONTINUE_BY_REASON: Readonly<Record<string, string>> = {
   // execute-run: the classification is not skipped; a run with no advice on its checkpoint asks again.
-  MEDIATOR_CLASSIFICATION_FAILED: "the mediator's classification is asked again (the check is never skipped); if the route still fails or answers unreadably, the run pauses again; nothing reaches the council before it reads",
+  MEDIATOR_CLASSIFICATION_FAILED:
+    "the mediator's classification is asked again (the check is never skipped); if the route still fails or answers unreadably, the run pauses again; nothing reaches the council before it reads",
   // supervisor-loop: `unreadableApproved` ends the loop at the unreadable decision.
-  SUPERVISOR_DECISION_INVALID: "the supervisor loop ends at the decision that could not be read (nothing is delegated from it); every persona then gives its verdict and the run goes on; finished calls are not repeated",
+  SUPERVISOR_DECISION_INVALID:
+    'the supervisor loop ends at the decision that could not be read (nothing is delegated from it); every persona then gives its verdict and the run goes on; finished calls are not repeated',
   // conclude-run: an approved reason clears the arbitration.
-  ARBITRATION_VERDICTS_UNREADABLE: "the unreadable verdicts are overridden: the artifact and session states are written from the deliberation already done — no model call is repeated",
+  ARBITRATION_VERDICTS_UNREADABLE:
+    'the unreadable verdicts are overridden: the artifact and session states are written from the deliberation already done — no model call is repeated',
   // execute-run: budgetCheck skips an approved BUDGET_EXCEEDED.
   BUDGET_EXCEEDED: 'the run goes on past its budget; finished model calls are not repeated',
   // gates: these facts are checked afresh on resume, never waived.
@@ -181,12 +203,17 @@ const CONTINUE_BY_REASON: Readonly<Record<string, string>> = {
 };
 
 const CONTINUE_BY_LAYER: Readonly<Record<string, string>> = {
-  arbitration: "the council's verdict is overridden: the artifact and session states are written from the deliberation already done — no model call is repeated",
+  arbitration:
+    "the council's verdict is overridden: the artifact and session states are written from the deliberation already done — no model call is repeated",
   model: 'the failed model call is tried again; finished calls are not repeated',
   reroute: 'the failed model call is tried again; finished calls are not repeated',
 };
 
 /** What `continue` would do for a pause of this layer and reason, for `maestro hitl show`. */
 export function describeContinue(layer: string, reason: string): string {
-  return CONTINUE_BY_REASON[reason] ?? CONTINUE_BY_LAYER[layer] ?? `the ${layer} gate is cleared (${reason}); the later gates still run, then the council deliberates`;
+  return (
+    CONTINUE_BY_REASON[reason] ??
+    CONTINUE_BY_LAYER[layer] ??
+    `the ${layer} gate is cleared (${reason}); the later gates still run, then the council deliberates`
+  );
 }

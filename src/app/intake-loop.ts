@@ -4,7 +4,7 @@ import type { ArtifactWriter, Delivery, InputReader, IntakeQueue } from '../doma
 
 export type { Delivery, IntakeQueue } from '../domain/ports.js';
 import type { Claim, ClaimStore, CommandInbox, Rejection, WatchEvent } from '../domain/queue.js';
-import { fingerprintInputs, } from './verified-inputs.js';
+import { fingerprintInputs } from './verified-inputs.js';
 
 export interface IntakeLoopOptions {
   readonly inbox: CommandInbox;
@@ -51,7 +51,15 @@ export class IntakeLoop {
     const { recovered } = await this.#o.claims.recoverOrphans();
     this.#recovered.push(...recovered);
     await this.#o.inbox.start(() => this.#wake());
-    this.#o.onEvent({ kind: 'started', state: 'AWAITING_COMMAND', pid: this.#o.pid, workspace: this.#o.workspace, once: this.#o.once, recovered: recovered.length, owned_by_others: 0 });
+    this.#o.onEvent({
+      kind: 'started',
+      state: 'AWAITING_COMMAND',
+      pid: this.#o.pid,
+      workspace: this.#o.workspace,
+      once: this.#o.once,
+      recovered: recovered.length,
+      owned_by_others: 0,
+    });
     this.#wake();
     this.#delivering = this.#deliverLoop();
   }
@@ -103,8 +111,26 @@ export class IntakeLoop {
       body = await this.#o.claims.read(claim);
     } catch (error) {
       const issues = error instanceof InvalidInputError ? [...error.issues] : [`(root): could not be read (${(error as Error).message})`];
-      const rejectedTo = await this.#o.claims.reject(claim, { status: 'invalid', reason_code: 'SPEC_INVALID_INPUT', message: `${claim.source} was refused unread`, issues, audit_log: null }).catch(() => null);
-      this.#finished({ run_id: claim.runId, source: claim.source, status: 'invalid', decision: 'PAUSE_FOR_HITL', reason_code: 'SPEC_INVALID_INPUT', artifact: null, audit_log: null, rejected_to: rejectedTo, message: `${claim.source} was refused unread: ${issues.join('; ')}` });
+      const rejectedTo = await this.#o.claims
+        .reject(claim, {
+          status: 'invalid',
+          reason_code: 'SPEC_INVALID_INPUT',
+          message: `${claim.source} was refused unread`,
+          issues,
+          audit_log: null,
+        })
+        .catch(() => null);
+      this.#finished({
+        run_id: claim.runId,
+        source: claim.source,
+        status: 'invalid',
+        decision: 'PAUSE_FOR_HITL',
+        reason_code: 'SPEC_INVALID_INPUT',
+        artifact: null,
+        audit_log: null,
+        rejected_to: rejectedTo,
+        message: `${claim.source} was refused unread: ${issues.join('; ')}`,
+      });
       return;
     }
     // An invalid command goes to the engine too: a worker validates it with the one use case and
@@ -116,7 +142,10 @@ export class IntakeLoop {
       this.#notice(claim.runId, `${claim.source}: ${added ? 'submitted to the engine' : 'already in the engine'} as run ${claim.runId}`);
     } catch (error) {
       // It stays claimed in .maestro/inflight/ and is submitted again shortly (or on the next start).
-      this.#notice(claim.runId, `${claim.source}: could not be submitted (${(error as Error).message}); it stays in .maestro/inflight/ and is submitted again in a moment`);
+      this.#notice(
+        claim.runId,
+        `${claim.source}: could not be submitted (${(error as Error).message}); it stays in .maestro/inflight/ and is submitted again in a moment`,
+      );
       this.#recovered.push(claim);
       clearTimeout(this.#retry);
       this.#retry = setTimeout(() => this.#wake(), this.#o.pollMs ?? 1000);
@@ -130,11 +159,22 @@ export class IntakeLoop {
           if (this.#stopping) break;
           await this.#deliver(row);
         }
-        if (this.#o.once && !this.#pumping && this.#recovered.length === 0 && this.#o.inbox.ready === 0 && this.#o.inbox.pending === 0 && (await this.#o.queue.outstanding()) === 0) break;
+        if (
+          this.#o.once &&
+          !this.#pumping &&
+          this.#recovered.length === 0 &&
+          this.#o.inbox.ready === 0 &&
+          this.#o.inbox.pending === 0 &&
+          (await this.#o.queue.outstanding()) === 0
+        )
+          break;
       } catch (error) {
         this.#notice(null, `the engine cannot be reached (${(error as Error).message}); retrying`);
       }
-      await Promise.race([this.#o.queue.waitForDone(this.#o.pollMs ?? 1000), new Promise<void>((resolve) => (this.#wakeDelivery = resolve))]);
+      await Promise.race([
+        this.#o.queue.waitForDone(this.#o.pollMs ?? 1000),
+        new Promise<void>((resolve) => (this.#wakeDelivery = resolve)),
+      ]);
       this.#wakeDelivery = undefined;
     }
     if (!this.#stopping) {
@@ -152,13 +192,33 @@ export class IntakeLoop {
    */
   async #deliver(row: Delivery): Promise<void> {
     const claim: Claim = { runId: row.runId, source: row.source, claimedAt: '', recovered: true, kind: row.kind };
-    const base = { run_id: row.runId, source: row.source, decision: row.decision, reason_code: row.reasonCode ?? '', audit_log: `engine:audit/${row.runId}`, rejected_to: null as string | null };
+    const base = {
+      run_id: row.runId,
+      source: row.source,
+      decision: row.decision,
+      reason_code: row.reasonCode ?? '',
+      audit_log: `engine:audit/${row.runId}`,
+      rejected_to: null as string | null,
+    };
     const artifacts = row.state === 'rejected' ? [] : await this.#o.queue.artifacts(row.runId);
     try {
       if (row.state === 'rejected') {
-        const rejection: Rejection = row.rejection ?? { status: row.status === 'invalid' ? 'invalid' : 'error', reason_code: row.reasonCode ?? 'RUN_FAILED', message: row.summary ?? 'the run failed', issues: [row.summary ?? 'the run failed'], audit_log: base.audit_log };
+        const rejection: Rejection = row.rejection ?? {
+          status: row.status === 'invalid' ? 'invalid' : 'error',
+          reason_code: row.reasonCode ?? 'RUN_FAILED',
+          message: row.summary ?? 'the run failed',
+          issues: [row.summary ?? 'the run failed'],
+          audit_log: base.audit_log,
+        };
         const rejectedTo = await this.#o.claims.reject(claim, rejection);
-        this.#finished({ ...base, status: rejection.status, reason_code: rejection.reason_code, artifact: null, rejected_to: rejectedTo, message: rejection.message });
+        this.#finished({
+          ...base,
+          status: rejection.status,
+          reason_code: rejection.reason_code,
+          artifact: null,
+          rejected_to: rejectedTo,
+          message: rejection.message,
+        });
       } else {
         let artifact: string | null = null;
         for (const a of artifacts) artifact = await this.#o.artifacts.write(a.path, a.content, a.protect);
@@ -169,7 +229,10 @@ export class IntakeLoop {
         this.#finished({ ...base, status, artifact, message: `${row.summary ?? status}${howTo}` });
       }
     } catch (error) {
-      this.#notice(row.runId, `${row.source}: could not be written back (${(error as Error).message}); it stays in the engine (maestro hitl show ${row.runId})`);
+      this.#notice(
+        row.runId,
+        `${row.source}: could not be written back (${(error as Error).message}); it stays in the engine (maestro hitl show ${row.runId})`,
+      );
     }
     await this.#o.queue.markDelivered(row.runId, row.state);
   }

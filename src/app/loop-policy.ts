@@ -41,7 +41,13 @@ export async function applyLoopPolicy(options: {
   const { state, pause, deps, run } = options;
   const fingerprint = conflictFingerprint(state, deps.sha256);
   const out = await deps.loopPolicy.update((data) => {
-    const o = recordPause(data, { pauseId: pause.pause_id, runId: state.run_id, fingerprint, reasonCode: pause.reason_code, timestamp: pause.requested_at });
+    const o = recordPause(data, {
+      pauseId: pause.pause_id,
+      runId: state.run_id,
+      fingerprint,
+      reasonCode: pause.reason_code,
+      timestamp: pause.requested_at,
+    });
     return { data: o.data, result: o };
   });
   if (out.events.length > 0) await run.commit({ records: out.events.map((e) => toAudit(e, out.count)) });

@@ -38,9 +38,23 @@ export function prepareModels(options: {
 }): PreparedModels {
   const { state, deps } = options;
   const wrap = (llm: LlmClient): LlmClient => (deps.wrapLlm ? deps.wrapLlm(llm) : llm);
-  if (deps.llm) return { llm: wrap(deps.llm), routed: deps.llm, routes: {}, personas: new Map(options.personas), resolved: new Map(), problems: [], rehearsal: deps.llm.rehearsal };
+  if (deps.llm)
+    return {
+      llm: wrap(deps.llm),
+      routed: deps.llm,
+      routes: {},
+      personas: new Map(options.personas),
+      resolved: new Map(),
+      problems: [],
+      rehearsal: deps.llm.rehearsal,
+    };
 
-  const { resolved, assignment, fallbacks, personas, problems } = resolveRoutes({ personaIds: options.personaIds, personas: options.personas, models: deps.models, planRoutes: state.plan?.routes });
+  const { resolved, assignment, fallbacks, personas, problems } = resolveRoutes({
+    personaIds: options.personaIds,
+    personas: options.personas,
+    models: deps.models,
+    planRoutes: state.plan?.routes,
+  });
   const used = [...new Set(assignment.values())].map((id) => resolved.get(id)).filter((r): r is ResolvedRoute => r !== undefined);
   const llm = new RoutedLlmClient({
     routes: resolved,
@@ -61,11 +75,25 @@ export function prepareModels(options: {
       });
       // A REROUTE taken moves the route for the rest of the run: the move and its record are one commit.
       const atStep = options.run.state.steps.length;
-      const reroute = outcome.decision.decision === 'REROUTE' && to ? { persona, from, to, reason_code: outcome.decision.reason_code, at_step: atStep } : undefined;
-      await options.run.commit({ ...(reroute ? { event: { type: 'rerouted' as const, reroute, decision: outcome.decision } } : {}), records: [record] });
+      const reroute =
+        outcome.decision.decision === 'REROUTE' && to
+          ? { persona, from, to, reason_code: outcome.decision.reason_code, at_step: atStep }
+          : undefined;
+      await options.run.commit({
+        ...(reroute ? { event: { type: 'rerouted' as const, reroute, decision: outcome.decision } } : {}),
+        records: [record],
+      });
     },
   });
-  return { llm: wrap(llm), routed: llm, routes: Object.fromEntries(assignment), personas, resolved, problems, rehearsal: used.length > 0 && used.every((r) => r.provider === 'offline') };
+  return {
+    llm: wrap(llm),
+    routed: llm,
+    routes: Object.fromEntries(assignment),
+    personas,
+    resolved,
+    problems,
+    rehearsal: used.length > 0 && used.every((r) => r.provider === 'offline'),
+  };
 }
 
 /**
@@ -77,7 +105,13 @@ export function resolveRoutes(options: {
   personas: ReadonlyMap<string, Persona>;
   models: RunDeps['models'];
   planRoutes?: Readonly<Record<string, string>> | undefined;
-}): { resolved: Map<string, ResolvedRoute>; assignment: Map<string, string>; fallbacks: Map<string, string | undefined>; personas: Map<string, Persona>; problems: string[] } {
+}): {
+  resolved: Map<string, ResolvedRoute>;
+  assignment: Map<string, string>;
+  fallbacks: Map<string, string | undefined>;
+  personas: Map<string, Persona>;
+  problems: string[];
+} {
   const { models } = options;
   const problems: string[] = [];
   const resolved = new Map<string, ResolvedRoute>();

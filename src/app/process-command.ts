@@ -50,7 +50,10 @@ async function holding(runId: string, deps: RunDeps, body: () => Promise<RunOutc
 async function startRun(runId: string, input: CommandInput, deps: RunDeps): Promise<RunOutcome> {
   const run = await deps.ledger.open(runId);
   try {
-    const received = auditEvent('COMMAND_RECEIVED', systemRun('queue', 'COMMAND_RECEIVED'), { bytes: Buffer.byteLength(input.text), sha256: deps.sha256(input.text) });
+    const received = auditEvent('COMMAND_RECEIVED', systemRun('queue', 'COMMAND_RECEIVED'), {
+      bytes: Buffer.byteLength(input.text),
+      sha256: deps.sha256(input.text),
+    });
     await run.commit({ records: [received] });
     const parsed = parseCommandText(input.text);
     if (!parsed.ok) return await rejectInvalid(run, parsed.issues, input.source);
@@ -101,11 +104,14 @@ async function resumeHeld(runId: string, deps: RunDeps): Promise<RunOutcome> {
   const state = await deps.ledger.load(runId);
   if (!state) throw new RunNotResumableError(`there is no run "${runId}" in this workspace`);
   if (canDecide(state.status)) {
-    throw new RunNotResumableError(`run ${runId} is paused for a person (${state.pause?.reason_code ?? 'see maestro hitl show'}); decide first: maestro hitl decide ${runId} continue|stop`);
+    throw new RunNotResumableError(
+      `run ${runId} is paused for a person (${state.pause?.reason_code ?? 'see maestro hitl show'}); decide first: maestro hitl decide ${runId} continue|stop`,
+    );
   }
   // A run a storage failure ended is taken up again from its checkpoint (no finished call repeated).
   const storageFailed = state.status === 'error' && state.decision?.reason_code === STORAGE_WRITE_FAILED;
-  if (!canResume(state.status) || (state.status === 'error' && !storageFailed)) throw new RunNotResumableError(`run ${runId} has already ended (${state.status})`);
+  if (!canResume(state.status) || (state.status === 'error' && !storageFailed))
+    throw new RunNotResumableError(`run ${runId} has already ended (${state.status})`);
   const command = await givenCommand(state, deps);
   return endOnStorageFailure(runId, deps, async () => {
     const run = startedRun(await deps.ledger.open(runId));
@@ -113,8 +119,13 @@ async function resumeHeld(runId: string, deps: RunDeps): Promise<RunOutcome> {
       // Steps the checkpoint holds that the log does not name (a crash between the two, where they are
       // not one write) are recorded now, right after the resume, and never called again.
       const unrecorded = unrecordedSteps(run.state.steps, run.recordedSteps(), run.hasRecorded('MODEL_CALL'));
-      const resumed = auditEvent('RUN_RESUMED', systemRun('queue', 'RUN_RESUMED_FROM_CHECKPOINT'), { completed_steps: run.state.steps.length });
-      await run.commit({ ...(storageFailed ? { event: { type: 'revived' } } : {}), records: [resumed, ...unrecorded.flatMap((s) => stepRecords(s, deps))] });
+      const resumed = auditEvent('RUN_RESUMED', systemRun('queue', 'RUN_RESUMED_FROM_CHECKPOINT'), {
+        completed_steps: run.state.steps.length,
+      });
+      await run.commit({
+        ...(storageFailed ? { event: { type: 'revived' } } : {}),
+        records: [resumed, ...unrecorded.flatMap((s) => stepRecords(s, deps))],
+      });
       return await executeRun(run, deps, command);
     } finally {
       await run.close();
@@ -213,7 +224,11 @@ export { STORAGE_WRITE_FAILED };
 async function rejectInvalid(run: OpenRun, issues: string[], source: string): Promise<RunOutcome> {
   const missing = issues.some((i) => i.startsWith('task_description:') && /required/.test(i));
   const decision: DecisionRecord = failClosedDecision(missing ? 'SPEC_MISSING_KEYS' : 'SPEC_INVALID_INPUT', 'validation');
-  await run.commit({ records: [auditEvent('COMMAND_INVALID', decision, { issue_count: issues.length, issue_paths: issues.map((i) => i.split(':')[0] ?? '') })] });
+  await run.commit({
+    records: [
+      auditEvent('COMMAND_INVALID', decision, { issue_count: issues.length, issue_paths: issues.map((i) => i.split(':')[0] ?? '') }),
+    ],
+  });
   const message = `${source} is not a valid command file:\n${issues.map((i) => `  ${i}`).join('\n')}`;
   return buildOutcome({ runId: run.runId, status: 'invalid', decision, auditLog: run.log, message, issues });
 }

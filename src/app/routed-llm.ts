@@ -58,7 +58,9 @@ export class RoutedLlmClient implements LlmClient {
     for (const r of options.reroutes) {
       for (const [persona, route] of this.#current) if (route === r.from || persona === r.persona) this.#current.set(persona, r.to);
     }
-    const used = [...new Set(this.#current.values())].map((id) => options.routes.get(id)).filter((r): r is ResolvedRoute => r !== undefined);
+    const used = [...new Set(this.#current.values())]
+      .map((id) => options.routes.get(id))
+      .filter((r): r is ResolvedRoute => r !== undefined);
     this.rehearsal = used.every((r) => r.provider === 'offline');
     this.label = used.map((r) => `${r.id} (${r.provider}: ${r.model})`).join(', ');
   }

@@ -5,7 +5,7 @@ import { failClosedDecision, runDecision, systemStopDecision, type DecisionRecor
 import { AppError, InvalidInputError, RunHeldError } from '../domain/errors.js';
 import { POISON_CLAIM_FAILURES, type Claim, type ClaimStore, type WatchEvent } from '../domain/queue.js';
 import { processCommand, resumeRun } from './process-command.js';
-import { type RunDeps, type RunOutcome } from './run-deps.js';
+import type { RunDeps, RunOutcome } from './run-deps.js';
 
 /** How a claimed command is (re)started: a new claim, a resume from its checkpoint, or from the start. */
 export type ResumeKind = 'new' | 'checkpoint' | 'start' | 'decision';
@@ -133,7 +133,9 @@ async function moveClaimFile(claim: Claim, outcome: RunOutcome, deps: RunClaimDe
 async function failClaim(claim: Claim, error: unknown, deps: RunClaimDeps): Promise<ClaimResult> {
   const invalid = error instanceof InvalidInputError;
   const reasonCode: ReasonCode = invalid ? 'SPEC_INVALID_INPUT' : failureReason(error instanceof AppError ? error.code : undefined);
-  const message = invalid ? `${claim.source} was refused unread` : `the run failed: ${error instanceof Error ? error.message : String(error)}`;
+  const message = invalid
+    ? `${claim.source} was refused unread`
+    : `the run failed: ${error instanceof Error ? error.message : String(error)}`;
   const issues = invalid ? [...error.issues] : [`(run): ${message}`];
   const decision = invalid ? failClosedDecision('SPEC_INVALID_INPUT', 'queue') : systemStopDecision('queue', reasonCode);
   const result: ClaimResult = {
@@ -153,7 +155,13 @@ async function failClaim(claim: Claim, error: unknown, deps: RunClaimDeps): Prom
       issue_paths: issues.map((i) => i.split(':')[0] ?? ''),
     });
     const auditLog = await recordClaimFailure(claim, { decision, message, record }, deps);
-    const rejectedTo = await deps.claims.reject(claim, { status: invalid ? 'invalid' : 'error', reason_code: reasonCode, message, issues, audit_log: auditLog });
+    const rejectedTo = await deps.claims.reject(claim, {
+      status: invalid ? 'invalid' : 'error',
+      reason_code: reasonCode,
+      message,
+      issues,
+      audit_log: auditLog,
+    });
     return { ...result, audit_log: auditLog, rejected_to: rejectedTo };
   } catch (secondary) {
     const why = secondary instanceof Error ? secondary.message : String(secondary);
@@ -170,11 +178,22 @@ async function failClaim(claim: Claim, error: unknown, deps: RunClaimDeps): Prom
           issues: reasons,
           audit_log: null,
         });
-        return { ...result, reason_code: 'RUN_FAILED_REPEATEDLY', rejected_to: rejectedTo, message: `${message}\n(it failed ${reasons.length} times in a row without being recorded: ${why}; moved to .maestro/rejected/ with every reason)` };
+        return {
+          ...result,
+          reason_code: 'RUN_FAILED_REPEATEDLY',
+          rejected_to: rejectedTo,
+          message: `${message}\n(it failed ${reasons.length} times in a row without being recorded: ${why}; moved to .maestro/rejected/ with every reason)`,
+        };
       }
-      return { ...result, message: `${message}\n(could not record it: ${why}; the command stays in .maestro/inflight/ and is retried on the next start — failure ${reasons.length} of ${POISON_CLAIM_FAILURES})` };
+      return {
+        ...result,
+        message: `${message}\n(could not record it: ${why}; the command stays in .maestro/inflight/ and is retried on the next start — failure ${reasons.length} of ${POISON_CLAIM_FAILURES})`,
+      };
     } catch {
-      return { ...result, message: `${message}\n(could not record it: ${why}; the command stays in .maestro/inflight/ and is retried on the next start)` };
+      return {
+        ...result,
+        message: `${message}\n(could not record it: ${why}; the command stays in .maestro/inflight/ and is retried on the next start)`,
+      };
     }
   }
 }
@@ -183,7 +202,11 @@ async function failClaim(claim: Claim, error: unknown, deps: RunClaimDeps): Prom
  * Records why a claimed command failed, and ends its run as failed when it was running (a checkpoint
  * that cannot be read keeps the record only): one commit. Returns the audit log.
  */
-async function recordClaimFailure(claim: Claim, failure: { decision: DecisionRecord; message: string; record: AuditEvent }, deps: RunClaimDeps): Promise<string> {
+async function recordClaimFailure(
+  claim: Claim,
+  failure: { decision: DecisionRecord; message: string; record: AuditEvent },
+  deps: RunClaimDeps,
+): Promise<string> {
   const run = await deps.run.ledger.open(claim.runId);
   try {
     await settleFailure(run, { ...failure, at: deps.run.clock.now().toISOString() });

@@ -33,7 +33,15 @@ export function stepRecords(step: Step, deps: Pick<RunDeps, 'sha256'>): AuditEve
       ...(step.kind === 'verdict' ? verdictAuditDetails(parseVerdict(step.persona, step.reply)) : {}),
       ...(step.redacted ? { reply_redacted: step.redacted } : {}),
     }),
-    ...(step.notices ?? []).map((n) => auditEvent('JSON_MODE_FALLBACK', runDecision('model', 'JSON_MODE_FALLBACK'), { persona: step.persona, route: n.route, from: n.from, to: n.to, status: n.status })),
+    ...(step.notices ?? []).map((n) =>
+      auditEvent('JSON_MODE_FALLBACK', runDecision('model', 'JSON_MODE_FALLBACK'), {
+        persona: step.persona,
+        route: n.route,
+        from: n.from,
+        to: n.to,
+        status: n.status,
+      }),
+    ),
     ...step.knowledge.map((k) =>
       auditEvent('KNOWLEDGE_REQUEST', runDecision('knowledge', asReasonCode(k.reason_code)), {
         persona: step.persona,
@@ -54,7 +62,10 @@ export function stepRecords(step: Step, deps: Pick<RunDeps, 'sha256'>): AuditEve
  * rerouted to its fallback under the same policy as every persona's call (not recorded in cassettes:
  * a replay runs on the rules alone).
  */
-export function classifierRoute(models: ReturnType<typeof prepareModels>, synthesizer: string): { route: ResolvedRoute; client: LlmClient; persona: string } | undefined {
+export function classifierRoute(
+  models: ReturnType<typeof prepareModels>,
+  synthesizer: string,
+): { route: ResolvedRoute; client: LlmClient; persona: string } | undefined {
   const id = models.routes[synthesizer];
   const route = id ? models.resolved.get(id) : undefined;
   if (!route || route.provider === 'offline') return undefined;
@@ -84,7 +95,11 @@ export async function classifyTask(options: {
   for (let attempt = 1; attempt <= 2; attempt++) {
     let reply;
     try {
-      reply = await client.complete({ messages, responseFormat: MEDIATOR_ADVICE_SCHEMA }, { persona: options.persona, purpose: 'classify', step: 'classify', round: 0 }, deps.signal);
+      reply = await client.complete(
+        { messages, responseFormat: MEDIATOR_ADVICE_SCHEMA },
+        { persona: options.persona, purpose: 'classify', step: 'classify', round: 0 },
+        deps.signal,
+      );
     } catch (error) {
       if (deps.signal?.aborted) throw error;
       // The same table as every other call: a sealed refusal stays a sealed stop, an outage a pause of its class.
@@ -93,18 +108,26 @@ export async function classifyTask(options: {
       return failure;
     }
     const read = readMediatorAdvice(reply.content);
-    const record = auditEvent('MEDIATOR_CLASSIFIED', runDecision('mediator_advice', read.ok ? 'MEDIATOR_ADVICE_RECEIVED' : 'MEDIATOR_ADVICE_INVALID'), {
-      kind: 'classify',
-      model: reply.model.includes('/') ? reply.model : `${options.route.id}/${reply.model}`,
-      reply_sha256: deps.sha256(reply.content),
-      reply_chars: reply.content.length,
-      valid: read.ok,
-      ...(reply.usage ? { prompt_tokens: reply.usage.prompt_tokens, completion_tokens: reply.usage.completion_tokens } : {}),
-    });
+    const record = auditEvent(
+      'MEDIATOR_CLASSIFIED',
+      runDecision('mediator_advice', read.ok ? 'MEDIATOR_ADVICE_RECEIVED' : 'MEDIATOR_ADVICE_INVALID'),
+      {
+        kind: 'classify',
+        model: reply.model.includes('/') ? reply.model : `${options.route.id}/${reply.model}`,
+        reply_sha256: deps.sha256(reply.content),
+        reply_chars: reply.content.length,
+        valid: read.ok,
+        ...(reply.usage ? { prompt_tokens: reply.usage.prompt_tokens, completion_tokens: reply.usage.completion_tokens } : {}),
+      },
+    );
     if (read.ok) return { advice: read.advice, record };
     await run.commit({ records: [record] });
     problem = read.error;
-    messages = [...first, { role: 'assistant', content: reply.content }, { role: 'user', content: `That was not a valid classification (${problem}). Reply with ONE JSON object and nothing else.` }];
+    messages = [
+      ...first,
+      { role: 'assistant', content: reply.content },
+      { role: 'user', content: `That was not a valid classification (${problem}). Reply with ONE JSON object and nothing else.` },
+    ];
   }
   return {
     ending: decideRun({ kind: 'reply_unreadable', call: 'classify' }),
@@ -124,7 +147,10 @@ export function uniteAdvice(facts: Parameters<typeof evaluateGates>[0], advice: 
   const union = (a: readonly string[] | undefined, b: readonly string[]): string[] => [...new Set([...(a ?? []), ...b])];
   return {
     ...facts,
-    sideEffects: union(facts.sideEffects, advice.side_effects.map((s) => `mediator: ${s}`)),
+    sideEffects: union(
+      facts.sideEffects,
+      advice.side_effects.map((s) => `mediator: ${s}`),
+    ),
     highStakes: union(facts.highStakes, advice.high_stakes),
     ambiguity: union(facts.ambiguity, advice.ambiguous && facts.boundary !== true ? ['mediator'] : []),
   };

@@ -30,7 +30,15 @@ export interface StepRunnerDeps {
 export async function runStep(spec: StepSpec, deps: StepRunnerDeps): Promise<Step> {
   const persona = deps.personas.get(spec.persona);
   if (!persona) throw new Error(`persona "${spec.persona}" is not loaded`);
-  deps.onProgress?.({ kind: 'step_started', run_id: deps.runId, step: spec.kind, step_id: spec.id, persona: persona.id, round: spec.round, rounds: deps.rounds });
+  deps.onProgress?.({
+    kind: 'step_started',
+    run_id: deps.runId,
+    step: spec.kind,
+    step_id: spec.id,
+    persona: persona.id,
+    round: spec.round,
+    rounds: deps.rounds,
+  });
   const startedAt = deps.now();
   const request = { messages: spec.messages, ...(spec.responseFormat ? { responseFormat: spec.responseFormat } : {}) };
   const call = {
@@ -38,9 +46,12 @@ export async function runStep(spec: StepSpec, deps: StepRunnerDeps): Promise<Ste
     purpose: spec.purpose,
     step: spec.id,
     round: spec.round,
-    ...(deps.onProgress ? { onText: (delta: string) => deps.onProgress?.({ kind: 'text', run_id: deps.runId, step_id: spec.id, persona: persona.id, delta }) } : {}),
+    ...(deps.onProgress
+      ? { onText: (delta: string) => deps.onProgress?.({ kind: 'text', run_id: deps.runId, step_id: spec.id, persona: persona.id, delta }) }
+      : {}),
   };
-  const complete = (messages = spec.messages): Promise<LlmReply> => withTimeout(deps, (signal) => deps.llm.complete({ ...request, messages }, call, signal));
+  const complete = (messages = spec.messages): Promise<LlmReply> =>
+    withTimeout(deps, (signal) => deps.llm.complete({ ...request, messages }, call, signal));
   // The prompt's digest is needed only with the reply: it is computed while the model works
   // (after the request has gone out), or when the reply is in, whichever comes first.
   const promptHash = whileWaiting(() => deps.sha256(spec.messages.map((m) => `${m.role}\n${m.content}`).join('\n\u0000')));
@@ -50,7 +61,11 @@ export async function runStep(spec: StepSpec, deps: StepRunnerDeps): Promise<Ste
   const notices = [...(reply.notices ?? [])];
   const first = spec.check?.(reply.content);
   if (first && !first.ok) {
-    const retry = await complete([...spec.messages, { role: 'assistant', content: reply.content }, { role: 'user', content: first.retryPrompt }]);
+    const retry = await complete([
+      ...spec.messages,
+      { role: 'assistant', content: reply.content },
+      { role: 'user', content: first.retryPrompt },
+    ]);
     calls = 2;
     notices.push(...(retry.notices ?? []));
     usage = sumUsage(usage, retry.usage);
@@ -59,7 +74,16 @@ export async function runStep(spec: StepSpec, deps: StepRunnerDeps): Promise<Ste
   const durationMs = Math.max(0, deps.now().getTime() - startedAt.getTime());
   const screened = redactSensitive(reply.content);
   const knowledge = spec.knowledge ? await fulfilRequests(deps, { persona, stepId: spec.id }, screened.text) : [];
-  deps.onProgress?.({ kind: 'step_finished', run_id: deps.runId, step: spec.kind, step_id: spec.id, persona: persona.id, reply: screened.text, model: reply.model, duration_ms: durationMs });
+  deps.onProgress?.({
+    kind: 'step_finished',
+    run_id: deps.runId,
+    step: spec.kind,
+    step_id: spec.id,
+    persona: persona.id,
+    reply: screened.text,
+    model: reply.model,
+    duration_ms: durationMs,
+  });
   return {
     id: spec.id,
     index: 0, // set when the step is recorded: its position in the order steps finished
@@ -104,13 +128,19 @@ async function withTimeout<T>(deps: StepRunnerDeps, fn: (signal: AbortSignal | u
     return await fn(signal);
   } catch (error) {
     if (timeout.aborted && !deps.signal?.aborted) {
-      throw new LlmError(`the call took longer than its per-call limit of ${deps.timeoutMs} ms (config.call_timeout_ms)`, true, undefined, { kind: 'timeout' });
+      throw new LlmError(`the call took longer than its per-call limit of ${deps.timeoutMs} ms (config.call_timeout_ms)`, true, undefined, {
+        kind: 'timeout',
+      });
     }
     throw error;
   }
 }
 
-async function fulfilRequests(deps: StepRunnerDeps, asker: { persona: Persona; stepId: string }, reply: string): Promise<KnowledgeResult[]> {
+async function fulfilRequests(
+  deps: StepRunnerDeps,
+  asker: { persona: Persona; stepId: string },
+  reply: string,
+): Promise<KnowledgeResult[]> {
   const { persona } = asker;
   const results: KnowledgeResult[] = [];
   for (const [i, request] of parseKnowledgeRequests(reply).entries()) {

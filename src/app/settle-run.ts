@@ -48,13 +48,20 @@ async function pauseRun(options: EndOptions & { draft?: DraftInput; requestPlan?
     requested_at: now.toISOString(),
   };
   const kind = options.pauseClass ?? 'judgement';
-  await run.commit({ records: [auditEvent('HITL_REQUESTED', decision, { pause_id: pause.pause_id, pause_class: kind, ...options.details })] });
+  await run.commit({
+    records: [auditEvent('HITL_REQUESTED', decision, { pause_id: pause.pause_id, pause_class: kind, ...options.details })],
+  });
   // Only a pause that judges the task counts for the loop policy; an outage or a set-up problem does not.
   const requestPlan = options.requestPlan ? { requestPlan: options.requestPlan } : {};
   const loop: LoopPolicyOutcome = kind === 'judgement' ? await applyLoopPolicy({ state, pause, deps, run, ...requestPlan }) : { count: 0 };
   if (loop.stop) {
     const ending = decideRun({ kind: 'loop_limit' });
-    return finishRun({ ...options, decision: ending.decision, message: explainLoopPolicyStop(loop.count, message), ...(options.draft ? { artifact: options.draft } : {}) });
+    return finishRun({
+      ...options,
+      decision: ending.decision,
+      message: explainLoopPolicyStop(loop.count, message),
+      ...(options.draft ? { artifact: options.draft } : {}),
+    });
   }
   const draft: RunFile | undefined = options.draft && {
     name: 'draft.md',
@@ -69,19 +76,33 @@ async function pauseRun(options: EndOptions & { draft?: DraftInput; requestPlan?
   };
   const draftPath = draft ? run.filePath('draft.md') : undefined;
   const howTo = `maestro hitl decide ${state.run_id} continue|stop [--note TEXT]`;
-  const why = { run_id: state.run_id, ...pause, pause_class: kind, draft: draftPath ?? null, plan: loop.plan ?? null, conflict_pauses: loop.count, decide: howTo };
+  const why = {
+    run_id: state.run_id,
+    ...pause,
+    pause_class: kind,
+    draft: draftPath ?? null,
+    plan: loop.plan ?? null,
+    conflict_pauses: loop.count,
+    decide: howTo,
+  };
   const hitl: RunFile = { name: 'hitl.json', content: `${JSON.stringify(why, null, 2)}\n` };
   // The pause, what it says to a person and the draft: one commit (the files are in place before the state names them).
   const paused = { type: 'paused' as const, decision, pause, summary: message, ...(loop.plan ? { loopPlan: loop.plan } : {}) };
   await run.commit({ event: paused, files: draft ? [draft, hitl] : [hitl] });
   const lines = [`paused for a person (${decision.layer}: ${decision.reason_code}): ${message}`];
-  if (loop.plan) lines.push(`this conflict has paused ${loop.count} times; the council proposed a plan (see \`maestro hitl show ${state.run_id}\`)`);
+  if (loop.plan)
+    lines.push(`this conflict has paused ${loop.count} times; the council proposed a plan (see \`maestro hitl show ${state.run_id}\`)`);
   if (draftPath) lines.push(`draft: ${draftPath}`);
   lines.push(`decide: ${howTo}`);
   return buildOutcome({ runId: state.run_id, status: 'paused', decision, auditLog: run.log, message: lines.join('\n') });
 }
 
-type FinishOptions = EndOptions & { artifact?: DraftInput; attachments?: readonly ArtifactAttachment[]; afterArtifact?: () => Promise<void>; status?: 'stopped' | 'guardrail_stopped' };
+type FinishOptions = EndOptions & {
+  artifact?: DraftInput;
+  attachments?: readonly ArtifactAttachment[];
+  afterArtifact?: () => Promise<void>;
+  status?: 'stopped' | 'guardrail_stopped';
+};
 
 /** Ends a run as completed (decision RUN) or stopped, writing the artifact when there is one. */
 async function finishRun(options: FinishOptions): Promise<RunOutcome> {
@@ -93,13 +114,18 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   // The end is put on the checkpoint before anything is written, with its time: a run killed between
   // the artifact and its last save ends the same way when recovered, byte for byte.
   const finishedAt = new Date(run.state.finishing?.finished_at ?? deps.clock.now().toISOString());
-  await run.commit({ event: { type: 'finishing', finishedAt: finishedAt.toISOString(), decision, ...(status !== 'completed' ? { status } : {}) } });
+  await run.commit({
+    event: { type: 'finishing', finishedAt: finishedAt.toISOString(), decision, ...(status !== 'completed' ? { status } : {}) },
+  });
   const state = run.state;
   let artifactPath: string | null = null;
   if (options.artifact && state.plan) {
     deps.onProgress?.({ kind: 'producing_artifact', run_id: state.run_id, path: state.plan.output_path });
     // Pictures go beside the artifact (its name without `.md`, plus the suffix) and are linked from it.
-    const pictures = (options.attachments ?? []).map((a) => ({ ...a, path: `${state.plan!.output_path.replace(/\.md$/i, '')}${a.suffix}` }));
+    const pictures = (options.attachments ?? []).map((a) => ({
+      ...a,
+      path: `${state.plan!.output_path.replace(/\.md$/i, '')}${a.suffix}`,
+    }));
     const markdown = renderArtifact({
       ...options.artifact,
       pictures: pictures.map((p) => ({ file: p.path.split('/').at(-1) ?? p.path, alt: p.alt })),
@@ -135,7 +161,14 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   });
   // The end, its record, and the command as given gone (state.json keeps it screened, for the record): one commit.
   await run.commit({
-    event: { type: 'finished', status, decision, finishedAt: finishedAt.toISOString(), summary: message, ...(artifactPath ? { artifact: artifactPath } : {}) },
+    event: {
+      type: 'finished',
+      status,
+      decision,
+      finishedAt: finishedAt.toISOString(),
+      summary: message,
+      ...(artifactPath ? { artifact: artifactPath } : {}),
+    },
     records: [finished],
     removeFiles: [RAW_COMMAND_FILE],
     completesEnding: resumedEnding,
@@ -152,7 +185,11 @@ async function invalidRun(options: EndOptions & { problems: readonly string[] })
   const { run, deps, decision, message, problems } = options;
   await run.commit({
     event: { type: 'finished', status: 'invalid', decision, finishedAt: deps.clock.now().toISOString(), summary: message },
-    records: [auditEvent(options.details?.event === 'ROUTES_INVALID' ? 'ROUTES_INVALID' : 'PERSONAS_INVALID', decision, { problems: problems.length })],
+    records: [
+      auditEvent(options.details?.event === 'ROUTES_INVALID' ? 'ROUTES_INVALID' : 'PERSONAS_INVALID', decision, {
+        problems: problems.length,
+      }),
+    ],
   });
   return buildOutcome({
     runId: run.state.run_id,
@@ -193,7 +230,12 @@ export async function settleRun(options: SettleOptions): Promise<RunOutcome> {
     case 'stop':
       return finishRun({ ...base, status: ending.status, ...(draft ? { artifact: draft } : {}), ...(attachments ? { attachments } : {}) });
     case 'complete':
-      return finishRun({ ...base, ...(draft ? { artifact: draft } : {}), ...(attachments ? { attachments } : {}), ...(afterArtifact ? { afterArtifact } : {}) });
+      return finishRun({
+        ...base,
+        ...(draft ? { artifact: draft } : {}),
+        ...(attachments ? { attachments } : {}),
+        ...(afterArtifact ? { afterArtifact } : {}),
+      });
     case 'invalid':
       return invalidRun({ ...base, problems: problems ?? [] });
     case 'reroute':
@@ -206,7 +248,10 @@ export async function settleRun(options: SettleOptions): Promise<RunOutcome> {
  * committed, and with it the run's status when it was running: one commit, on a run that may be
  * only half readable (then the record alone). A storage failure can be resumed (`revived`).
  */
-export async function settleFailure(run: OpenRun, failure: { readonly decision: DecisionRecord; readonly message: string; readonly record: AuditEvent; readonly at: string }): Promise<void> {
+export async function settleFailure(
+  run: OpenRun,
+  failure: { readonly decision: DecisionRecord; readonly message: string; readonly record: AuditEvent; readonly at: string },
+): Promise<void> {
   const running = readableState(run)?.status === 'running';
   const event = { type: 'failed' as const, decision: failure.decision, at: failure.at, summary: failure.message };
   await run.commit({ ...(running ? { event } : {}), records: [failure.record] });

@@ -34,7 +34,9 @@ export class VerifiedInputReader implements InputReader {
     if (want === undefined || want.startsWith('missing:')) return result;
     const have = inputFingerprint(result);
     if (have === want) return result;
-    const theirs = have.startsWith('missing:') ? `it is missing here (${result.message})` : `this worker's copy has sha256 ${have.slice(0, 12)}…`;
+    const theirs = have.startsWith('missing:')
+      ? `it is missing here (${result.message})`
+      : `this worker's copy has sha256 ${have.slice(0, 12)}…`;
     return {
       status: 'error',
       message: `differs from the intake's copy: the intake read sha256 ${want.slice(0, 12)}…, ${theirs}; give this worker the same knowledge roots, then continue`,

@@ -1,5 +1,13 @@
 import type { ProgressEvent } from '../domain/ports.js';
-import { isAllowedTransition, runProgressEvent, type Claim, type ClaimStore, type CommandInbox, type WatchEvent, type WatchState } from '../domain/queue.js';
+import {
+  isAllowedTransition,
+  runProgressEvent,
+  type Claim,
+  type ClaimStore,
+  type CommandInbox,
+  type WatchEvent,
+  type WatchState,
+} from '../domain/queue.js';
 import { planClaim, recordInterruption, runClaim, settleClaim, type ClaimResult, type RunClaimDeps } from './run-claim.js';
 import type { RunDeps } from './run-deps.js';
 
@@ -178,7 +186,10 @@ export class WatchLoop {
       return true;
     }
     if (summary !== this.#broken) {
-      this.#notice(null, `the workspace cannot run commands, so none is taken (they stay in commands/) until it is fixed:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+      this.#notice(
+        null,
+        `the workspace cannot run commands, so none is taken (they stay in commands/) until it is fixed:\n${problems.map((p) => `  ${p}`).join('\n')}`,
+      );
     }
     this.#broken = summary;
     clearTimeout(this.#recheck);
@@ -196,7 +207,14 @@ export class WatchLoop {
       return;
     }
     this.#current = claim;
-    this.#transition({ kind: 'claimed', state: 'EXECUTING_TASK', from: this.#state, run_id: claim.runId, source: claim.source, resume: plan.kind });
+    this.#transition({
+      kind: 'claimed',
+      state: 'EXECUTING_TASK',
+      from: this.#state,
+      run_id: claim.runId,
+      source: claim.source,
+      resume: plan.kind,
+    });
     let result: ClaimResult;
     try {
       result = await runClaim(claim, plan.kind, this.#claimDeps);

@@ -87,7 +87,15 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
       if (!session) break;
       if (!announced) {
         announced = true;
-        this.#o.onEvent({ kind: 'started', state: 'AWAITING_COMMAND', pid: this.#o.pid, workspace: this.#o.workspace, once: this.#o.once, recovered: 0, owned_by_others: 0 });
+        this.#o.onEvent({
+          kind: 'started',
+          state: 'AWAITING_COMMAND',
+          pid: this.#o.pid,
+          workspace: this.#o.workspace,
+          once: this.#o.once,
+          recovered: 0,
+          owned_by_others: 0,
+        });
       }
       let claim: C | undefined;
       try {
@@ -170,7 +178,14 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
         this.#notice(claim.runId, `${claim.source}: ${settled.message}`);
         return;
       }
-      this.#transition({ kind: 'claimed', state: 'EXECUTING_TASK', from: this.#state, run_id: claim.runId, source: claim.source, resume: plan.kind });
+      this.#transition({
+        kind: 'claimed',
+        state: 'EXECUTING_TASK',
+        from: this.#state,
+        run_id: claim.runId,
+        source: claim.source,
+        resume: plan.kind,
+      });
       let result: ClaimResult;
       try {
         result = await runClaim(claim, plan.kind, deps);
@@ -182,7 +197,10 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
       // A failure outside the run (the engine went away while planning or settling): the claim stays
       // with this session, which is being dropped, so another worker (or this one) takes it up again.
       this.#state = 'AWAITING_COMMAND';
-      this.#notice(claim.runId, `${claim.source}: left to the engine (${lostReason ?? (error as Error).message}); it is taken up again from its checkpoint`);
+      this.#notice(
+        claim.runId,
+        `${claim.source}: left to the engine (${lostReason ?? (error as Error).message}); it is taken up again from its checkpoint`,
+      );
     } finally {
       this.#current = undefined;
       await session.setCurrent(null);
@@ -200,7 +218,17 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
     } else {
       message = `stopped at its last checkpoint: ${why}; the engine gives it to the next free worker, which resumes it`;
     }
-    return { run_id: claim.runId, source: claim.source, status: 'interrupted', decision: null, reason_code: 'RUN_INTERRUPTED_AT_CHECKPOINT', artifact: null, audit_log: auditLog, rejected_to: null, message };
+    return {
+      run_id: claim.runId,
+      source: claim.source,
+      status: 'interrupted',
+      decision: null,
+      reason_code: 'RUN_INTERRUPTED_AT_CHECKPOINT',
+      artifact: null,
+      audit_log: auditLog,
+      rejected_to: null,
+      message,
+    };
   }
 
   #withProgress(deps: RunClaimDeps, claim: WorkClaim): RunClaimDeps {

@@ -19,7 +19,10 @@ export function registerAuditExport(audit: Command, io: Io): void {
     .option('--all', 'export every audit log')
     .requiredOption('--out <dir>', 'the folder to write into (created, mode 0700; files 0600)')
     .option(...WORKSPACE_OPTION)
-    .addHelpText('after', '\nThe lines are exported exactly as written, so the chain and the head verify wherever they go.\nExit codes: 0 exported · 1 a run has no log · 2 usage.')
+    .addHelpText(
+      'after',
+      '\nThe lines are exported exactly as written, so the chain and the head verify wherever they go.\nExit codes: 0 exported · 1 a run has no log · 2 usage.',
+    )
     .action(async (runId: string | undefined, opts: { all?: boolean; out: string; workspace?: string }) => {
       if ((runId === undefined) === (opts.all !== true)) throw new ExitError(2, 'maestro audit export: name one run id, or pass --all');
       const out = path.resolve(io.cwd, opts.out);
@@ -30,9 +33,11 @@ export function registerAuditExport(audit: Command, io: Io): void {
         let written = 0;
         for (const id of ids) {
           const run = await source.read(checkRunId(id));
-          if (run.log === undefined && run.head === undefined) throw new ExitError(1, `maestro audit export: there is no audit log for run ${id} in ${source.label}`);
+          if (run.log === undefined && run.head === undefined)
+            throw new ExitError(1, `maestro audit export: there is no audit log for run ${id} in ${source.label}`);
           if (run.log !== undefined) await writeFileWhole(path.join(out, `${id}.jsonl`), run.log, 0o600);
-          if (run.head !== undefined) await writeFileWhole(path.join(out, `${id}.head`), run.head.endsWith('\n') ? run.head : `${run.head}\n`, 0o600);
+          if (run.head !== undefined)
+            await writeFileWhole(path.join(out, `${id}.head`), run.head.endsWith('\n') ? run.head : `${run.head}\n`, 0o600);
           written += 1;
         }
         io.stdout.write(`exported ${written} audit log(s) from ${source.label} to ${out}\n`);

@@ -14,14 +14,18 @@ export function registerAuditPrune(audit: Command, io: Io): void {
     .option('--older-than <age>', 'retention such as 30d, 12h or 2w (default: audit.retention_days in maestro.config.json, 30 days)')
     .option('--dry-run', 'say what would be deleted, delete nothing')
     .option(...WORKSPACE_OPTION)
-    .addHelpText('after', '\nA run\'s log and its .head file go together. The watcher prunes by itself at start and once a day.\nExit codes: 0 done · 1 a file could not be deleted · 2 usage.')
+    .addHelpText(
+      'after',
+      "\nA run's log and its .head file go together. The watcher prunes by itself at start and once a day.\nExit codes: 0 done · 1 a file could not be deleted · 2 usage.",
+    )
     .action(async (opts: { olderThan?: string; dryRun?: boolean; workspace?: string }) => {
       const workspace = await openWorkspaceAt(io, opts.workspace);
       const { paths } = workspace;
       let retentionDays: number;
       if (opts.olderThan !== undefined) {
         const parsed = parseAgeDays(opts.olderThan);
-        if (parsed === undefined) throw new ExitError(2, `maestro audit prune: --older-than "${opts.olderThan}" is not an age such as 30d, 12h or 2w`);
+        if (parsed === undefined)
+          throw new ExitError(2, `maestro audit prune: --older-than "${opts.olderThan}" is not an age such as 30d, 12h or 2w`);
         retentionDays = parsed;
       } else {
         retentionDays = (await loadWorkspaceConfig(paths.config)).audit.retention_days;
@@ -31,17 +35,23 @@ export function registerAuditPrune(audit: Command, io: Io): void {
       const age = `last written before ${report.cutoff.toISOString()} (${formatDays(retentionDays)} ago)`;
       const verbNow = report.dryRun ? 'would delete' : 'deleted';
       if (report.checkpoints.length > 0) {
-        io.stdout.write(`${report.dryRun ? c.yellow('dry run:') : c.green('✔')} ${verbNow} the checkpoints (.maestro/runs/) of ${report.checkpoints.length} ended run(s) ${age}: ${report.checkpoints.join(', ')}\n`);
+        io.stdout.write(
+          `${report.dryRun ? c.yellow('dry run:') : c.green('✔')} ${verbNow} the checkpoints (.maestro/runs/) of ${report.checkpoints.length} ended run(s) ${age}: ${report.checkpoints.join(', ')}\n`,
+        );
       }
       if (report.deleted.length === 0) {
         io.stdout.write(`nothing to prune: no audit log was ${age}; ${report.kept} kept\n`);
         return;
       }
       const verb = report.dryRun ? 'would delete' : 'deleted';
-      io.stdout.write(`${report.dryRun ? c.yellow('dry run:') : c.green('✔')} ${verb} ${report.deleted.length} audit log(s) ${age}; ${report.kept} kept\n`);
+      io.stdout.write(
+        `${report.dryRun ? c.yellow('dry run:') : c.green('✔')} ${verb} ${report.deleted.length} audit log(s) ${age}; ${report.kept} kept\n`,
+      );
       for (const entry of report.deleted) {
         const files = entry.files.map((f) => paths.relative(f)).join(', ');
-        io.stdout.write(`  ${report.dryRun ? '~' : '-'} ${entry.runId}  ${c.dim(`last written ${entry.lastWrite.toISOString()} · ${files}`)}\n`);
+        io.stdout.write(
+          `  ${report.dryRun ? '~' : '-'} ${entry.runId}  ${c.dim(`last written ${entry.lastWrite.toISOString()} · ${files}`)}\n`,
+        );
       }
     });
 }

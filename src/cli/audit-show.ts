@@ -18,7 +18,10 @@ export function registerAuditShow(audit: Command, io: Io): void {
     .argument('<run_id>', 'the run to show')
     .option('--json', 'print the records as a JSON array instead')
     .option(...WORKSPACE_OPTION)
-    .addHelpText('after', '\nExit codes: 0 shown · 1 no such log, or some lines are not valid records (the valid ones are still shown) · 2 usage.')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 shown · 1 no such log, or some lines are not valid records (the valid ones are still shown) · 2 usage.',
+    )
     .action(async (runId: string, opts: { json?: boolean; workspace?: string }) => {
       const source = await auditSource(io, opts.workspace);
       const files = await source.read(checkRunId(runId)).finally(() => source.close());
@@ -30,7 +33,13 @@ export function registerAuditShow(audit: Command, io: Io): void {
       if (tornLine !== undefined) io.stderr.write(`${warn.yellow('⚠')} line ${tornLine}: torn last line (a write cut short by a crash)\n`);
 
       if (opts.json) {
-        io.stdout.write(`${JSON.stringify(records.map((r) => r.record), null, 2)}\n`);
+        io.stdout.write(
+          `${JSON.stringify(
+            records.map((r) => r.record),
+            null,
+            2,
+          )}\n`,
+        );
       } else {
         const first = records[0]?.record;
         io.stdout.write(`${c.bold(`Run ${runId}`)}${first ? c.dim(` · ${first.ts.slice(0, 10)} · ${records.length} record(s)`) : ''}\n`);
@@ -52,7 +61,11 @@ const DECISION_COLOUR: Record<Decision, (c: ChalkInstance, s: string) => string>
 
 /** `  12 07:39:45.961 acc             STOPPED        ACC_PATH_ESCAPE  sealed · GATE  escapes=…` */
 export function formatTrailLine(r: AuditRecord, c: ChalkInstance): string {
-  const flags = [r.sealed ? c.red.bold('sealed') : '', r.final_decider === 'USER' ? c.blue('by USER') : '', r.overrideable ? c.dim('overrideable') : '']
+  const flags = [
+    r.sealed ? c.red.bold('sealed') : '',
+    r.final_decider === 'USER' ? c.blue('by USER') : '',
+    r.overrideable ? c.dim('overrideable') : '',
+  ]
     .filter((f) => f.length > 0)
     .join(' ');
   const reason = r.reason_code === 'AUDIT_REDACTION_FAILED' ? c.red(r.reason_code) : r.reason_code;
@@ -80,6 +93,7 @@ export function formatDetails(details: Record<string, unknown>): string {
 function formatValue(v: unknown): string {
   if (typeof v === 'string') return /^[0-9a-f]{64}$/.test(v) ? `${v.slice(0, 12)}…` : v;
   if (Array.isArray(v)) return `[${v.map(formatValue).join(',')}]`;
-  if (v !== null && typeof v === 'object') return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'string' && /^[0-9a-f]{64}$/.test(x) ? `${x.slice(0, 12)}…` : x));
+  if (v !== null && typeof v === 'object')
+    return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'string' && /^[0-9a-f]{64}$/.test(x) ? `${x.slice(0, 12)}…` : x));
   return String(v);
 }

@@ -9,8 +9,11 @@ import type { Io } from './io.js';
 export function registerAudit(program: Command, io: Io): void {
   const audit = program
     .command('audit')
-    .description('check, read, export and expire the audit logs (.maestro/audit/<run_id>.jsonl, or the engine\'s)')
-    .addHelpText('after', '\nEvery record is sanitized (no personal data, no secrets) and hash-chained; see "maestro audit verify --help".');
+    .description("check, read, export and expire the audit logs (.maestro/audit/<run_id>.jsonl, or the engine's)")
+    .addHelpText(
+      'after',
+      '\nEvery record is sanitized (no personal data, no secrets) and hash-chained; see "maestro audit verify --help".',
+    );
   registerAuditVerify(audit, io);
   registerAuditShow(audit, io);
   registerAuditPrune(audit, io);

@@ -8,7 +8,11 @@ import { chalkFor } from './style.js';
 /** The engine URL of a workspace (config or MAESTRO_ENGINE_URL), or exit 2 saying how to set one. */
 export async function engineUrlOf(io: Io, workspace: string | undefined, what: string): Promise<string> {
   const url = await readEngineUrl(resolveWorkspace(workspace, io.env, io.cwd), io.env);
-  if (!url) throw new ExitError(2, `maestro ${what}: this workspace has no engine: set "engine": { "url": "postgres://…" } in maestro.config.json, or MAESTRO_ENGINE_URL`);
+  if (!url)
+    throw new ExitError(
+      2,
+      `maestro ${what}: this workspace has no engine: set "engine": { "url": "postgres://…" } in maestro.config.json, or MAESTRO_ENGINE_URL`,
+    );
   return url;
 }
 
@@ -18,7 +22,7 @@ export function registerEngine(program: Command, io: Io): void {
 
   engine
     .command('migrate')
-    .description('create or upgrade the engine\'s tables (versioned migrations; safe to run again, and from several machines at once)')
+    .description("create or upgrade the engine's tables (versioned migrations; safe to run again, and from several machines at once)")
     .option(...WORKSPACE_OPTION)
     .action(async (opts: { workspace?: string }) => {
       const url = await engineUrlOf(io, opts.workspace, 'engine migrate');
@@ -27,7 +31,9 @@ export function registerEngine(program: Command, io: Io): void {
         const applied = await pg.migrate();
         const c = chalkFor(io);
         for (const m of applied) io.stdout.write(`${c.green('✔')} migration ${m.version}: ${m.name}\n`);
-        io.stdout.write(`the engine at ${pg.label} is at schema version ${await pg.schemaVersion()}${applied.length === 0 ? ' (nothing to do)' : ''}\n`);
+        io.stdout.write(
+          `the engine at ${pg.label} is at schema version ${await pg.schemaVersion()}${applied.length === 0 ? ' (nothing to do)' : ''}\n`,
+        );
       } finally {
         await pg.close();
       }
@@ -35,7 +41,7 @@ export function registerEngine(program: Command, io: Io): void {
 
   engine
     .command('status')
-    .description('the engine\'s schema version and whether this maestro can use it')
+    .description("the engine's schema version and whether this maestro can use it")
     .option('--json', 'print as JSON')
     .option(...WORKSPACE_OPTION)
     .action(async (opts: { workspace?: string; json?: boolean }) => {
@@ -45,7 +51,10 @@ export function registerEngine(program: Command, io: Io): void {
         const version = await pg.schemaVersion();
         const out = { url: pg.label, schema_version: version, needed: pg.needed, ready: version === pg.needed };
         if (opts.json) io.stdout.write(`${JSON.stringify(out)}\n`);
-        else io.stdout.write(`engine ${out.url}: schema version ${version} (this maestro needs ${pg.needed})${out.ready ? '' : ' — run "maestro engine migrate"'}\n`);
+        else
+          io.stdout.write(
+            `engine ${out.url}: schema version ${version} (this maestro needs ${pg.needed})${out.ready ? '' : ' — run "maestro engine migrate"'}\n`,
+          );
         if (!out.ready) throw new ExitError(1);
       } finally {
         await pg.close();

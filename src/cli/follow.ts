@@ -18,7 +18,9 @@ export class RunFollow {
     const now = options.now ?? (() => new Date());
     if (options.json) {
       this.#printer = undefined;
-      this.onProgress = new TranscriptFeed((event) => io.stdout.write(`${JSON.stringify({ ts: now().toISOString(), ...event })}\n`)).onProgress;
+      this.onProgress = new TranscriptFeed((event) =>
+        io.stdout.write(`${JSON.stringify({ ts: now().toISOString(), ...event })}\n`),
+      ).onProgress;
     } else {
       const printer = new TranscriptPrinter(io.stdout, { chalk: chalkFor(io), live: io.stdout.isTTY === true });
       this.#printer = printer;

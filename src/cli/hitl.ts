@@ -1,4 +1,3 @@
-
 import type { Command } from 'commander';
 import { explainReason } from '../domain/codes.js';
 import { resumeHere, runLiveness, shownRun } from '../compose/resume.js';
@@ -21,7 +20,10 @@ export function registerHitl(program: Command, io: Io): void {
     .option('--json', 'print the list as JSON')
     .option(...WORKSPACE_OPTION)
     .action(async (opts: { json?: boolean; workspace?: string }) => {
-      const app = await (await import('../compose.js')).createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
+      const app = await (await import('../compose.js')).createApp({
+        workspace: resolveWorkspace(opts.workspace, io.env, io.cwd),
+        env: io.env,
+      });
       const loop = await app.deps.loopPolicy.read();
       const now = app.deps.clock.now().getTime();
       const rows = [];
@@ -47,7 +49,9 @@ export function registerHitl(program: Command, io: Io): void {
         return;
       }
       const c = chalkFor(io);
-      io.stdout.write(`${c.bold('RUN ID                    AGE      LAYER         REASON                                  TASK          PAUSES')}\n`);
+      io.stdout.write(
+        `${c.bold('RUN ID                    AGE      LAYER         REASON                                  TASK          PAUSES')}\n`,
+      );
       for (const r of rows) {
         io.stdout.write(
           `${r.run_id.padEnd(26)}${formatAge(r.age_seconds).padEnd(9)}${r.layer.padEnd(14)}${r.reason_code.padEnd(40)}${r.task_digest.padEnd(14)}${r.conflict_pauses}\n`,
@@ -63,7 +67,10 @@ export function registerHitl(program: Command, io: Io): void {
     .option('--json', 'print the details as JSON')
     .option(...WORKSPACE_OPTION)
     .action(async (runId: string, opts: { json?: boolean; workspace?: string }) => {
-      const app = await (await import('../compose.js')).createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
+      const app = await (await import('../compose.js')).createApp({
+        workspace: resolveWorkspace(opts.workspace, io.env, io.cwd),
+        env: io.env,
+      });
       const state = await app.deps.ledger.load(runId);
       if (!state) throw new ExitError(2, `maestro: there is no run "${runId}" in this workspace`);
       const hitlText = await app.deps.ledger.readFile(runId, 'hitl.json').catch(() => undefined);
@@ -100,54 +107,71 @@ export function registerHitl(program: Command, io: Io): void {
     .option('--run', 'after continue, resume the run here in the foreground (otherwise a running watcher picks it up)')
     .option('--json', 'with --run: print the run outcome as one JSON object')
     .option(...WORKSPACE_OPTION)
-    .addHelpText('after', '\nA decision on a run that is not paused, a stale pause, a sealed run, or anything but continue|stop is refused (exit 2) and changes nothing.')
-    .action(async (runId: string, decision: string, opts: { note?: string; pause?: string; run?: boolean; json?: boolean; workspace?: string }) => {
-      const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
-      const app = await (await import('../compose.js')).createApp({ workspace, env: io.env, tracing: { onNotice: (message) => io.stderr.write(`maestro: ${message}\n`) } });
-      if (app.engine && opts.run) throw new ExitError(2, 'maestro: --run is not available with an engine: a continue is queued for whichever worker (maestro worker) is free');
-      // A run a live process executes (`maestro run`, a watcher, or with an engine a worker) is its; one nobody
-      // runs may still be stopped. Asked under the run's lock, so nobody can take it up in between.
-      const isOwned = (): Promise<boolean> => runLiveness(app).isHeld(runId);
-      let result;
-      try {
-        result = await decidePause(
-          {
-            runId,
-            decision,
-            ...(opts.note !== undefined ? { note: opts.note } : {}),
-            ...(opts.pause ? { pauseId: opts.pause } : {}),
-            isOwned,
-          },
-          // With an engine, a stop's artifact goes to the engine and the intake writes it into its workspace.
-          app.engine ? app.engine.depsForRun(runId) : app.deps,
-        );
-      } catch (error) {
-        if (error instanceof HitlRefusedError) throw new ExitError(2, `maestro: refused: ${error.message}`);
-        throw error;
-      } finally {
-        // The decision's records are all written: their spans leave now (a no-op when tracing is off).
-        await app.telemetry.shutdown();
-      }
-      const c = chalkFor(io);
-      if (result.decision === 'stop') {
-        const code = reportOutcome(io, opts, result.outcome);
-        if (code !== 4) throw new ExitError(code);
-        return;
-      }
-      if (!opts.run) {
-        io.stdout.write(
-          app.engine
-            ? `${c.green('✔')} continue recorded for ${runId}: queued in the engine for whichever worker is free\n`
-            : `${c.green('✔')} continue recorded for ${runId}. A running \`maestro watch\` resumes it; or resume it now: maestro run --resume ${runId}\n`,
-        );
-        return;
-      }
-      const code = await withRunContext(io, opts, workspace, async (runApp, run) => {
-        run.id = runId;
-        return resumeHere(runApp, runId);
-      });
-      if (code !== 0) throw new ExitError(code);
-    });
+    .addHelpText(
+      'after',
+      '\nA decision on a run that is not paused, a stale pause, a sealed run, or anything but continue|stop is refused (exit 2) and changes nothing.',
+    )
+    .action(
+      async (
+        runId: string,
+        decision: string,
+        opts: { note?: string; pause?: string; run?: boolean; json?: boolean; workspace?: string },
+      ) => {
+        const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
+        const app = await (await import('../compose.js')).createApp({
+          workspace,
+          env: io.env,
+          tracing: { onNotice: (message) => io.stderr.write(`maestro: ${message}\n`) },
+        });
+        if (app.engine && opts.run)
+          throw new ExitError(
+            2,
+            'maestro: --run is not available with an engine: a continue is queued for whichever worker (maestro worker) is free',
+          );
+        // A run a live process executes (`maestro run`, a watcher, or with an engine a worker) is its; one nobody
+        // runs may still be stopped. Asked under the run's lock, so nobody can take it up in between.
+        const isOwned = (): Promise<boolean> => runLiveness(app).isHeld(runId);
+        let result;
+        try {
+          result = await decidePause(
+            {
+              runId,
+              decision,
+              ...(opts.note !== undefined ? { note: opts.note } : {}),
+              ...(opts.pause ? { pauseId: opts.pause } : {}),
+              isOwned,
+            },
+            // With an engine, a stop's artifact goes to the engine and the intake writes it into its workspace.
+            app.engine ? app.engine.depsForRun(runId) : app.deps,
+          );
+        } catch (error) {
+          if (error instanceof HitlRefusedError) throw new ExitError(2, `maestro: refused: ${error.message}`);
+          throw error;
+        } finally {
+          // The decision's records are all written: their spans leave now (a no-op when tracing is off).
+          await app.telemetry.shutdown();
+        }
+        const c = chalkFor(io);
+        if (result.decision === 'stop') {
+          const code = reportOutcome(io, opts, result.outcome);
+          if (code !== 4) throw new ExitError(code);
+          return;
+        }
+        if (!opts.run) {
+          io.stdout.write(
+            app.engine
+              ? `${c.green('✔')} continue recorded for ${runId}: queued in the engine for whichever worker is free\n`
+              : `${c.green('✔')} continue recorded for ${runId}. A running \`maestro watch\` resumes it; or resume it now: maestro run --resume ${runId}\n`,
+          );
+          return;
+        }
+        const code = await withRunContext(io, opts, workspace, async (runApp, run) => {
+          run.id = runId;
+          return resumeHere(runApp, runId);
+        });
+        if (code !== 0) throw new ExitError(code);
+      },
+    );
 }
 
 interface ShowDetails {
@@ -166,7 +190,10 @@ interface ShowDetails {
 
 function renderShow(d: ShowDetails, state: RunState, io: Io): string {
   const c = chalkFor(io);
-  const lines = [`${c.bold('Run')} ${d.run_id} — ${d.status}${d.sealed ? c.red(' (sealed: cannot be continued)') : ''}`, `${c.bold('Task')} ${d.task.length > 300 ? `${d.task.slice(0, 299)}…` : d.task}`];
+  const lines = [
+    `${c.bold('Run')} ${d.run_id} — ${d.status}${d.sealed ? c.red(' (sealed: cannot be continued)') : ''}`,
+    `${c.bold('Task')} ${d.task.length > 300 ? `${d.task.slice(0, 299)}…` : d.task}`,
+  ];
   if (d.redacted.length > 0) {
     const why = 'what was found, never its value: maestro keeps and shows the command screened';
     lines.push(`${c.bold('Redacted')} ${d.redacted.join(', ')} (${why})`);
@@ -179,10 +206,13 @@ function renderShow(d: ShowDetails, state: RunState, io: Io): string {
       `${c.bold('Stop would')} end the run as STOPPED, with an artifact that records the stop`,
     );
   } else lines.push(`${c.bold('Not paused.')} ${state.summary ?? ''}`);
-  lines.push(`${c.bold('This conflict has paused')} ${d.conflict_pauses} time(s) in the current council session (a plan is asked for at 3; at 4 the conflict line is stopped).`);
+  lines.push(
+    `${c.bold('This conflict has paused')} ${d.conflict_pauses} time(s) in the current council session (a plan is asked for at 3; at 4 the conflict line is stopped).`,
+  );
   if (d.plan) lines.push(c.bold('Plan proposed by the council:'), d.plan);
   if (d.draft) lines.push(`${c.bold('Draft artifact')} ${d.draft}`);
-  for (const h of d.decisions) lines.push(`${c.dim(`decided ${h.decision} on ${h.pause_id} at ${h.decided_at}${h.note ? ` — ${h.note}` : ''}`)}`);
+  for (const h of d.decisions)
+    lines.push(`${c.dim(`decided ${h.decision} on ${h.pause_id} at ${h.decided_at}${h.note ? ` — ${h.note}` : ''}`)}`);
   if (d.pause) lines.push('', `Decide: maestro hitl decide ${d.run_id} continue|stop [--note TEXT]`);
   return `${lines.join('\n')}\n`;
 }

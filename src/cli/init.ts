@@ -21,8 +21,10 @@ changed (the target is a file, or a folder it needs is not writable).
 export function registerInit(program: Command, io: Io): void {
   program
     .command('init')
-    .description('set up a workspace, new or in an existing project: the triad personas, commands/, session_states/, an example, '
-      + 'a config, and .gitignore lines for the runtime data; adds what is missing, overwrites nothing')
+    .description(
+      'set up a workspace, new or in an existing project: the triad personas, commands/, session_states/, an example, ' +
+        'a config, and .gitignore lines for the runtime data; adds what is missing, overwrites nothing',
+    )
     .argument('[dir]', 'folder to set up (created if missing)', '.')
     .addHelpText('after', HELP)
     .action(async (dir: string) => {
@@ -41,9 +43,8 @@ export async function scaffoldWorkspace(target: string): Promise<ScaffoldReport>
   const result = await initWorkspace(target, PACKAGE_ROOT);
   if (result.ok) return result.report;
   if (result.kind === 'refused') throw new ExitError(2, `maestro init: ${result.reason}. Nothing was changed.`);
-  const done = result.created.length === 0
-    ? 'nothing was written'
-    : `written before it:\n${result.created.map((f) => `  + ${f}`).join('\n')}`;
+  const done =
+    result.created.length === 0 ? 'nothing was written' : `written before it:\n${result.created.map((f) => `  + ${f}`).join('\n')}`;
   throw new ExitError(1, `maestro init: ${result.reason}; ${done}\nOnce that is fixed, run it again: it adds only what is missing.`);
 }
 

@@ -23,7 +23,12 @@ export class ProgressReporter {
     // A pseudo-terminal that reports 0 columns makes ora erase lines without end: plain lines there.
     const columns = (this.#io.stderr as { columns?: number }).columns;
     if (this.#io.stderr.isTTY && !this.#io.env.CI && typeof columns === 'number' && columns > 0) {
-      this.#spinner ??= ora({ stream: this.#io.stderr, isEnabled: true, discardStdin: false, color: chalkFor(this.#io, 'stderr').level > 0 ? 'cyan' : false }).start();
+      this.#spinner ??= ora({
+        stream: this.#io.stderr,
+        isEnabled: true,
+        discardStdin: false,
+        color: chalkFor(this.#io, 'stderr').level > 0 ? 'cyan' : false,
+      }).start();
       if (event.kind === 'notice') this.#spinner.warn(text).start();
       else this.#spinner.text = text;
     } else {

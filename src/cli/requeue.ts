@@ -29,7 +29,10 @@ export function registerRequeue(program: Command, io: Io): void {
       const names = opts.all ? [...known] : files.map((f) => path.basename(f));
       const missing = names.filter((n) => !known.has(n));
       if (missing.length > 0) {
-        throw new ExitError(2, `maestro requeue: not in .maestro/rejected/: ${missing.join(', ')}${known.size > 0 ? ` (rejected: ${[...known].join(', ')})` : ' (nothing was rejected)'}`);
+        throw new ExitError(
+          2,
+          `maestro requeue: not in .maestro/rejected/: ${missing.join(', ')}${known.size > 0 ? ` (rejected: ${[...known].join(', ')})` : ' (nothing was rejected)'}`,
+        );
       }
       for (const name of names) {
         const moved = await workspace.rejected.requeue(name);

@@ -14,7 +14,14 @@ import { screenText } from '../domain/screen.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor, statusBadge } from './style.js';
 
-const EXIT_BY_STATUS: Record<RunOutcome['status'], number> = { completed: 0, error: 1, invalid: 2, paused: 3, stopped: 4, guardrail_stopped: 5 };
+const EXIT_BY_STATUS: Record<RunOutcome['status'], number> = {
+  completed: 0,
+  error: 1,
+  invalid: 2,
+  paused: 3,
+  stopped: 4,
+  guardrail_stopped: 5,
+};
 
 export function registerRun(program: Command, io: Io): void {
   program
@@ -22,11 +29,20 @@ export function registerRun(program: Command, io: Io): void {
     .description('run one command file now, in the foreground')
     .argument('[command.json]', 'the command file (it is read, never modified or deleted)')
     .option('--resume <run_id>', 'resume an interrupted run, or one a person chose to continue, from its checkpoint')
-    .option('--json', 'print one JSON object {run_id, status, decision, reason_code, artifact, audit_log} on stdout (with --follow: one JSON object per event, the outcome last)')
-    .option('--follow', 'show the council as it works: each reply as it arrives, knowledge requests, verdicts, arbitration (screened like everything kept)')
+    .option(
+      '--json',
+      'print one JSON object {run_id, status, decision, reason_code, artifact, audit_log} on stdout (with --follow: one JSON object per event, the outcome last)',
+    )
+    .option(
+      '--follow',
+      'show the council as it works: each reply as it arrives, knowledge requests, verdicts, arbitration (screened like everything kept)',
+    )
     .option(...WORKSPACE_OPTION)
     .option('--route <name>', 'use this model route (from maestro.config.json) for every persona, this time only')
-    .option('--model <model>', 'use this model on the route in use; on the offline route it means an OpenAI-compatible endpoint ($OPENAI_BASE_URL, $OPENAI_API_KEY)')
+    .option(
+      '--model <model>',
+      'use this model on the route in use; on the offline route it means an OpenAI-compatible endpoint ($OPENAI_BASE_URL, $OPENAI_API_KEY)',
+    )
     .option('--record <file>', 'save every model exchange of this run as a cassette (requests digested, replies kept, secrets redacted)')
     .option('--replay <file>', 'answer every model call from a cassette: no network, the same artifact')
     .addHelpText(
@@ -154,14 +170,28 @@ export async function withRunContext(
       throw new ExitError(2, `maestro: ${error.message}`);
     }
     // A broken maestro.config.json (or no workspace): still one JSON object with --json, and exit 2.
-    if (error instanceof InvalidInputError) return reportOutcome(io, opts, invalidOutcome(`${error.file} is invalid:\n${error.issues.map((i) => `  ${i}`).join('\n')}`));
+    if (error instanceof InvalidInputError)
+      return reportOutcome(io, opts, invalidOutcome(`${error.file} is invalid:\n${error.issues.map((i) => `  ${i}`).join('\n')}`));
     if (error instanceof StorageError) {
       const message = `storage failed: could not write ${error.path} (${error.errno ?? 'I/O error'})${run.id ? `; run ${run.id}` : ''}`;
       return reportEnd(io, opts, { run_id: run.id, status: 'error', reason_code: STORAGE_WRITE_FAILED, message, audit_log: null }, 1);
     }
     // An internal error: the run id (and with --json the same one object), and the stack on stderr for a report.
-    io.stderr.write(`maestro: internal error — this is a bug, please report it with the output below.\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    return reportEnd(io, opts, { run_id: run.id, status: 'error', reason_code: 'INTERNAL_ERROR', message: `internal error: ${error instanceof Error ? error.message : String(error)}`, audit_log: null }, 1);
+    io.stderr.write(
+      `maestro: internal error — this is a bug, please report it with the output below.\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    return reportEnd(
+      io,
+      opts,
+      {
+        run_id: run.id,
+        status: 'error',
+        reason_code: 'INTERNAL_ERROR',
+        message: `internal error: ${error instanceof Error ? error.message : String(error)}`,
+        audit_log: null,
+      },
+      1,
+    );
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -176,7 +206,9 @@ async function recordInterrupt(app: App, runId: string): Promise<string | null> 
     if (!(await app.deps.ledger.load(runId))) return null;
     const run = await app.deps.ledger.open(runId);
     try {
-      await run.commit({ records: [auditEvent('RUN_INTERRUPTED', runDecision('queue', 'RUN_INTERRUPTED_AT_CHECKPOINT'), { by: 'signal' })] });
+      await run.commit({
+        records: [auditEvent('RUN_INTERRUPTED', runDecision('queue', 'RUN_INTERRUPTED_AT_CHECKPOINT'), { by: 'signal' })],
+      });
       return run.log;
     } finally {
       await run.close();
@@ -187,7 +219,12 @@ async function recordInterrupt(app: App, runId: string): Promise<string | null> 
 }
 
 /** The end of a run that has no outcome of its own (interrupted, failed): one line, or one JSON object. */
-function reportEnd(io: Io, opts: { json?: boolean; follow?: boolean }, end: { run_id: string; status: 'interrupted' | 'error'; reason_code?: string; message: string; audit_log: string | null }, code: number): number {
+function reportEnd(
+  io: Io,
+  opts: { json?: boolean; follow?: boolean },
+  end: { run_id: string; status: 'interrupted' | 'error'; reason_code?: string; message: string; audit_log: string | null },
+  code: number,
+): number {
   // An error's message may quote what it failed on: printed screened.
   const message = screenText(end.message);
   if (opts.json) {
@@ -201,7 +238,15 @@ function reportEnd(io: Io, opts: { json?: boolean; follow?: boolean }, end: { ru
 }
 
 function invalidOutcome(message: string): RunOutcome {
-  return { run_id: '', status: 'invalid', decision: 'PAUSE_FOR_HITL', reason_code: 'SPEC_INVALID_INPUT', artifact: null, audit_log: '', message };
+  return {
+    run_id: '',
+    status: 'invalid',
+    decision: 'PAUSE_FOR_HITL',
+    reason_code: 'SPEC_INVALID_INPUT',
+    artifact: null,
+    audit_log: '',
+    message,
+  };
 }
 
 /** With `--follow --json` the outcome is the last of the event lines, and says so: `kind: "outcome"`. */
@@ -215,7 +260,9 @@ export function reportOutcome(io: Io, opts: { json?: boolean; follow?: boolean }
   const outcome = { ...raw, message: screenText(raw.message) };
   if (opts.json) {
     const { run_id, status, decision, reason_code, artifact, audit_log } = outcome;
-    io.stdout.write(`${JSON.stringify({ ...outcomeKind(opts), run_id: run_id || null, status, decision, reason_code, artifact, audit_log: audit_log || null })}\n`);
+    io.stdout.write(
+      `${JSON.stringify({ ...outcomeKind(opts), run_id: run_id || null, status, decision, reason_code, artifact, audit_log: audit_log || null })}\n`,
+    );
     if (outcome.status !== 'completed') io.stderr.write(`${outcome.message}\n`);
     return EXIT_BY_STATUS[outcome.status];
   }

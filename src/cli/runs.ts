@@ -46,7 +46,7 @@ export function registerRuns(program: Command, io: Io): void {
 export function registerShow(program: Command, io: Io): void {
   program
     .command('show')
-    .description("one run in full: the transcript, knowledge requests, verdicts, the decision trail and the outcome")
+    .description('one run in full: the transcript, knowledge requests, verdicts, the decision trail and the outcome')
     .argument('<run_id>', 'the run (see "maestro runs")')
     .option('--raw', 'print the Markdown as it is, not rendered for a terminal')
     .option(...WORKSPACE_OPTION)
@@ -69,10 +69,16 @@ export function registerShow(program: Command, io: Io): void {
 }
 
 function parseStatuses(list: string): Set<string> {
-  const wanted = list.split(',').map((s) => s.trim()).filter(Boolean);
+  const wanted = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = wanted.filter((s) => !(LISTED_STATUSES as readonly string[]).includes(s));
   if (wanted.length === 0 || unknown.length > 0) {
-    throw new ExitError(2, `maestro runs: --status takes ${LISTED_STATUSES.join(', ')} (comma-separated)${unknown.length > 0 ? `, not ${unknown.map((s) => `"${s}"`).join(', ')}` : ''}`);
+    throw new ExitError(
+      2,
+      `maestro runs: --status takes ${LISTED_STATUSES.join(', ')} (comma-separated)${unknown.length > 0 ? `, not ${unknown.map((s) => `"${s}"`).join(', ')}` : ''}`,
+    );
   }
   return new Set(wanted);
 }
@@ -85,7 +91,8 @@ export function parseSince(text: string, now: Date): Date {
     return new Date(now.getTime() - Number(duration[1]) * minutes * 60_000);
   }
   const date = new Date(text);
-  if (Number.isNaN(date.getTime())) throw new ExitError(2, `maestro runs: --since takes a duration (30m, 12h, 7d, 2w) or a date such as 2026-11-01, not "${text}"`);
+  if (Number.isNaN(date.getTime()))
+    throw new ExitError(2, `maestro runs: --since takes a duration (30m, 12h, 7d, 2w) or a date such as 2026-11-01, not "${text}"`);
   return date;
 }
 
@@ -93,14 +100,21 @@ export function parseSince(text: string, now: Date): Date {
 const WAITING = new Set(['running', 'paused', 'interrupted']);
 
 function formatRuns(runs: readonly RunListing[], io: Io): string {
-  if (runs.length === 0) return 'no runs match (run one with "maestro run <command.json>", or drop it into commands/ for "maestro watch")\n';
+  if (runs.length === 0)
+    return 'no runs match (run one with "maestro run <command.json>", or drop it into commands/ for "maestro watch")\n';
   const c = chalkFor(io);
   const badge = (s: string): string => (s === 'completed' ? c.green(s) : WAITING.has(s.trim()) ? c.yellow(s) : c.red(s));
   const lines = runs.map((r) => {
-    const usage = r.calls > 0 ? ` · ${r.calls} calls, ${r.prompt_tokens}+${r.completion_tokens} tokens${r.cost_usd ? `, $${r.cost_usd.toFixed(4)}` : ''}` : '';
+    const usage =
+      r.calls > 0
+        ? ` · ${r.calls} calls, ${r.prompt_tokens}+${r.completion_tokens} tokens${r.cost_usd ? `, $${r.cost_usd.toFixed(4)}` : ''}`
+        : '';
     const what = r.task ?? (r.status === 'invalid' ? '(the command file was not valid)' : '(no checkpoint)');
-    const next = r.status === 'interrupted' && r.next_step ? `
-    nobody is running it — resume with: ${r.next_step}` : '';
+    const next =
+      r.status === 'interrupted' && r.next_step
+        ? `
+    nobody is running it — resume with: ${r.next_step}`
+        : '';
     const redacted = r.redacted.length > 0 ? ` · redacted: ${r.redacted.join(', ')}` : '';
     const model = r.model ? ` · ${r.model}` : '';
     return `${c.dim(r.run_id)} ${badge(r.status.padEnd(11))} ${r.reason_code ?? ''}

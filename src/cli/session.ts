@@ -11,22 +11,34 @@ export function registerSession(program: Command, io: Io): void {
 
   session
     .command('show')
-    .description('the current council session, each persona\'s memory, and the loop-policy counters')
+    .description("the current council session, each persona's memory, and the loop-policy counters")
     .option('--json', 'print as JSON')
     .option(...WORKSPACE_OPTION)
     .action(async (opts: { json?: boolean; workspace?: string }) => {
-      const app = await (await import('../compose.js')).createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
+      const app = await (await import('../compose.js')).createApp({
+        workspace: resolveWorkspace(opts.workspace, io.env, io.cwd),
+        env: io.env,
+      });
       const loop = await app.deps.loopPolicy.read();
       const { personas } = await app.deps.personas.loadAll();
       const memory = [];
       for (const p of personas) {
         const { state } = await app.deps.sessions.load(p.id);
-        memory.push({ persona: p.id, runs: state.runs.length, messages: state.messages.length, updated_at: state.runs.length > 0 ? state.updated_at : null });
+        memory.push({
+          persona: p.id,
+          runs: state.runs.length,
+          messages: state.messages.length,
+          updated_at: state.runs.length > 0 ? state.updated_at : null,
+        });
       }
       const prefix = `${loop.session_id}|`;
       const conflicts = loop.counter.counts
         .filter((c) => c.conflict_key.startsWith(prefix))
-        .map((c) => ({ conflict: c.conflict_key.slice(prefix.length), pauses: c.count, stopped: loop.state.stopped_keys.includes(c.conflict_key) }));
+        .map((c) => ({
+          conflict: c.conflict_key.slice(prefix.length),
+          pauses: c.count,
+          stopped: loop.state.stopped_keys.includes(c.conflict_key),
+        }));
       const out = { session_id: loop.session_id, started_at: loop.started_at, personas: memory, conflicts };
       if (opts.json) {
         io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
@@ -36,16 +48,20 @@ export function registerSession(program: Command, io: Io): void {
       io.stdout.write(`${c.bold('Council session')} ${out.session_id} (since ${out.started_at})\n`);
       for (const m of memory) io.stdout.write(`  ${m.persona.padEnd(16)} ${m.runs} task(s), ${m.messages} message(s) remembered\n`);
       if (conflicts.length === 0) io.stdout.write('  No conflict has paused in this session.\n');
-      for (const k of conflicts) io.stdout.write(`  conflict ${k.conflict}: ${k.pauses} pause(s)${k.stopped ? c.red(' — STOPPED (terminal until reset)') : ''}\n`);
+      for (const k of conflicts)
+        io.stdout.write(`  conflict ${k.conflict}: ${k.pauses} pause(s)${k.stopped ? c.red(' — STOPPED (terminal until reset)') : ''}\n`);
     });
 
   session
     .command('reset')
     .description('start a new council session: loop-policy counters and stops are cleared; persona memory is archived')
-    .option('--keep-memory', 'keep each persona\'s memory (only the loop policy is reset)')
+    .option('--keep-memory', "keep each persona's memory (only the loop policy is reset)")
     .option(...WORKSPACE_OPTION)
     .action(async (opts: { keepMemory?: boolean; workspace?: string }) => {
-      const app = await (await import('../compose.js')).createApp({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
+      const app = await (await import('../compose.js')).createApp({
+        workspace: resolveWorkspace(opts.workspace, io.env, io.cwd),
+        env: io.env,
+      });
       const now = app.deps.clock.now().toISOString();
       const next = `S-${app.deps.newRunId()}`;
       const previous = await app.deps.loopPolicy.update((data) => ({ data: resetLoopPolicy(data, next, now), result: data.session_id }));

@@ -12,8 +12,13 @@ export function formatEngineStatus(s: EngineStatus, io: Io): string {
       ? `workers    ${c.green(String(s.workers.length))} live — ${s.workers.map((w) => `${w.name} (${w.host}, pid ${w.pid})${w.current_run ? ` running ${w.current_run}` : ' idle'}`).join('; ')}`
       : `workers    ${c.yellow('none')} (start one on any machine with "maestro worker")`,
   );
-  lines.push(`queue      ${s.queue.queued} queued · ${s.queue.running} running · ${s.queue.paused} paused · ${s.queue.done} done · ${s.queue.rejected} rejected`);
-  for (const r of s.running) lines.push(`  ${c.dim(r.run_id)} ${r.source} · ${r.owner_alive ? `held by ${r.owner}` : 'its worker is gone — the next free worker resumes it'}`);
+  lines.push(
+    `queue      ${s.queue.queued} queued · ${s.queue.running} running · ${s.queue.paused} paused · ${s.queue.done} done · ${s.queue.rejected} rejected`,
+  );
+  for (const r of s.running)
+    lines.push(
+      `  ${c.dim(r.run_id)} ${r.source} · ${r.owner_alive ? `held by ${r.owner}` : 'its worker is gone — the next free worker resumes it'}`,
+    );
   lines.push(`paused     ${s.paused.length} cluster-wide`);
   for (const p of s.paused) {
     lines.push(`  ${c.dim(p.run_id)} ${p.source} · ${p.layer ?? '?'}: ${p.reason_code ?? '?'} — ${p.message.split('\n')[0]}`);

@@ -35,8 +35,20 @@ export function formatStatus(s: WorkspaceStatus, io: Io): string {
       ? `watcher    ${c.green('running')} — ${live.map((w) => `pid ${w.pid} since ${w.started_at}${w.once ? ' (--once)' : ''}`).join(', ')}`
       : `watcher    ${c.yellow('not running')} (start one with "maestro watch")`,
   );
-  if (stale.length > 0) lines.push(`           ${stale.length} stale pid file(s) from watchers that did not stop cleanly: ${stale.map((w) => w.pid).join(', ')} (removed by the next "maestro watch")`);
-  lines.push(`queued     ${s.queued.length}${s.queued.length > 0 ? `: ${s.queued.slice(0, 10).map((q) => q.file).join(', ')}${s.queued.length > 10 ? ', …' : ''}` : ''}`);
+  if (stale.length > 0)
+    lines.push(
+      `           ${stale.length} stale pid file(s) from watchers that did not stop cleanly: ${stale.map((w) => w.pid).join(', ')} (removed by the next "maestro watch")`,
+    );
+  lines.push(
+    `queued     ${s.queued.length}${
+      s.queued.length > 0
+        ? `: ${s.queued
+            .slice(0, 10)
+            .map((q) => q.file)
+            .join(', ')}${s.queued.length > 10 ? ', …' : ''}`
+        : ''
+    }`,
+  );
   lines.push(`in flight  ${s.inflight.length}`);
   for (const f of s.inflight) {
     const owner = f.owner_alive
@@ -61,7 +73,9 @@ export function formatStatus(s: WorkspaceStatus, io: Io): string {
     status === 'completed' ? c.green(status) : ['paused', 'running', 'interrupted'].includes(status) ? c.yellow(status) : c.red(status);
   for (const r of s.recent) {
     const used = r.usage.calls > 0 ? ` · ${r.usage.calls} calls, ${r.usage.prompt_tokens}+${r.usage.completion_tokens} tokens` : '';
-    lines.push(`  ${c.dim(r.run_id)} ${badge(r.status)} ${r.reason_code ?? ''} · ${r.source ?? 'no command kept'} · ${r.updated_at}${used}${r.artifact ? ` → ${r.artifact}` : ''}`);
+    lines.push(
+      `  ${c.dim(r.run_id)} ${badge(r.status)} ${r.reason_code ?? ''} · ${r.source ?? 'no command kept'} · ${r.updated_at}${used}${r.artifact ? ` → ${r.artifact}` : ''}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

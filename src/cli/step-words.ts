@@ -17,5 +17,7 @@ const DOING: Record<string, string> = {
 export function stepLine(event: { step: string; step_id?: string; persona: string; round: number; rounds: number }): string {
   const what = `${event.persona} ${event.step_id?.startsWith('reviewer:') ? 'reviewing the result' : (DOING[event.step] ?? event.step)}`;
   if (event.step === 'decision' || event.step_id?.startsWith('turn:i')) return `iteration ${event.round}/${event.rounds} · ${what}`;
-  return (event.step === 'turn' || event.step === 'verdict') && event.round > 0 && !event.step_id?.startsWith('reviewer:') ? `round ${event.round}/${event.rounds} · ${what}` : what;
+  return (event.step === 'turn' || event.step === 'verdict') && event.round > 0 && !event.step_id?.startsWith('reviewer:')
+    ? `round ${event.round}/${event.rounds} · ${what}`
+    : what;
 }

@@ -14,7 +14,18 @@ export type TranscriptEvent =
   | { kind: 'step_started'; run_id: string; step_id: string; step: string; persona: string; round: number; rounds: number }
   /** A piece of a reply as it arrives, screened; the pieces of one step joined are its live text. */
   | { kind: 'text'; run_id: string; step_id: string; persona: string; delta: string }
-  | { kind: 'knowledge'; run_id: string; step_id: string; persona: string; action: string; argument: string; status: string; reason_code: string; path?: string; message?: string }
+  | {
+      kind: 'knowledge';
+      run_id: string;
+      step_id: string;
+      persona: string;
+      action: string;
+      argument: string;
+      status: string;
+      reason_code: string;
+      path?: string;
+      message?: string;
+    }
   | {
       kind: 'step_finished';
       run_id: string;
@@ -33,14 +44,31 @@ export type TranscriptEvent =
       /** Verdict steps: the verdict as the council reads it (`valid: false` counts as escalate). */
       verdict?: { action: string; confidence: number; rationale: string; valid: boolean };
     }
-  | { kind: 'arbitrated'; run_id: string; strategy: string; final_action: string; agreement: number; reasoning: string; votes: Record<string, string> }
+  | {
+      kind: 'arbitrated';
+      run_id: string;
+      strategy: string;
+      final_action: string;
+      agreement: number;
+      reasoning: string;
+      votes: Record<string, string>;
+    }
   | { kind: 'notice'; run_id: string; message: string }
   | { kind: 'producing_artifact'; run_id: string; path: string };
 
 export type TranscriptKind = TranscriptEvent['kind'];
 
 /** Every kind, for the README's table (a test keeps the two in step). */
-export const TRANSCRIPT_KINDS = ['run_started', 'step_started', 'text', 'knowledge', 'step_finished', 'arbitrated', 'notice', 'producing_artifact'] as const;
+export const TRANSCRIPT_KINDS = [
+  'run_started',
+  'step_started',
+  'text',
+  'knowledge',
+  'step_finished',
+  'arbitrated',
+  'notice',
+  'producing_artifact',
+] as const;
 // A kind added to TranscriptEvent and not listed above fails to compile here.
 const everyKindListed: Exclude<TranscriptKind, (typeof TRANSCRIPT_KINDS)[number]> extends never ? true : never = true;
 void everyKindListed;
@@ -61,11 +89,25 @@ export class TranscriptFeed {
   readonly onProgress = (event: ProgressEvent): void => {
     switch (event.kind) {
       case 'run_started':
-        return this.#emit({ kind: 'run_started', run_id: event.run_id, mode: event.mode ?? 'round_robin', personas: [...event.personas], rounds: event.rounds });
+        return this.#emit({
+          kind: 'run_started',
+          run_id: event.run_id,
+          mode: event.mode ?? 'round_robin',
+          personas: [...event.personas],
+          rounds: event.rounds,
+        });
       case 'step_started': {
         const stepId = event.step_id ?? event.step;
         this.#screens.set(stepId, { screen: new LiveScreen(), run_id: event.run_id, persona: event.persona });
-        return this.#emit({ kind: 'step_started', run_id: event.run_id, step_id: stepId, step: event.step, persona: event.persona, round: event.round, rounds: event.rounds });
+        return this.#emit({
+          kind: 'step_started',
+          run_id: event.run_id,
+          step_id: stepId,
+          step: event.step,
+          persona: event.persona,
+          round: event.round,
+          rounds: event.rounds,
+        });
       }
       case 'text': {
         const open = this.#screens.get(event.step_id);
@@ -102,7 +144,9 @@ export class TranscriptFeed {
           duration_ms: event.duration_ms,
           reply: event.reply,
           text_superseded: redactSensitive(received).text !== event.reply,
-          ...(verdict ? { verdict: { action: verdict.action, confidence: verdict.confidence, rationale: verdict.rationale, valid: verdict.valid } } : {}),
+          ...(verdict
+            ? { verdict: { action: verdict.action, confidence: verdict.confidence, rationale: verdict.rationale, valid: verdict.valid } }
+            : {}),
         });
       }
       case 'arbitrated':

@@ -42,7 +42,13 @@ export class TranscriptPrinter {
       return;
     }
     if (event.kind === 'step_started') {
-      this.#steps.set(event.step_id, { header: `${this.#c.bold('──')} ${this.#c.bold(stepLine(event))}`, backlog: [], partial: '', wrote: false, finished: false });
+      this.#steps.set(event.step_id, {
+        header: `${this.#c.bold('──')} ${this.#c.bold(stepLine(event))}`,
+        backlog: [],
+        partial: '',
+        wrote: false,
+        finished: false,
+      });
       if (this.#floor === undefined) this.#take(event.step_id);
       return;
     }
@@ -109,14 +115,17 @@ export class TranscriptPrinter {
   #finish(view: StepView, event: Extract<TranscriptEvent, { kind: 'step_finished' }>): void {
     const c = this.#c;
     if (event.text_superseded) {
-      if (view.wrote) this.#line(`${INDENT}${c.yellow('↻')} ${c.dim('that call was asked again (a retry, or a fallback route); the reply as kept:')}`);
+      if (view.wrote)
+        this.#line(`${INDENT}${c.yellow('↻')} ${c.dim('that call was asked again (a retry, or a fallback route); the reply as kept:')}`);
       this.#indented(event.reply);
       this.endLine();
     }
     if (event.verdict) {
       const v = event.verdict;
       const colour = v.action === 'proceed' ? c.green : v.action === 'investigate' ? c.yellow : c.red;
-      this.#line(`${INDENT}${c.bold('⇒ verdict:')} ${colour(v.action)} · confidence ${v.confidence.toFixed(2)} · ${v.valid ? v.rationale : c.red(v.rationale)}`);
+      this.#line(
+        `${INDENT}${c.bold('⇒ verdict:')} ${colour(v.action)} · confidence ${v.confidence.toFixed(2)} · ${v.valid ? v.rationale : c.red(v.rationale)}`,
+      );
     }
     this.#line(c.dim(`${INDENT}(${event.persona} · ${event.model} · ${(event.duration_ms / 1000).toFixed(1)} s)`));
   }

@@ -58,7 +58,11 @@ function effect(f: CommandFinding): string {
 }
 
 /** Every finding that would stop or pause the command before any model call; empty when it would run. */
-export async function validateCommandFile(file: string, workspace: string, env: NodeJS.ProcessEnv = process.env): Promise<CommandFinding[]> {
+export async function validateCommandFile(
+  file: string,
+  workspace: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CommandFinding[]> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -77,5 +81,11 @@ export async function validateCommandFile(file: string, workspace: string, env: 
 }
 
 function schemaFinding(lines: string[]): CommandFinding {
-  return { layer: 'validation', effect: 'invalid', reason_code: 'SPEC_INVALID_INPUT', lines, explanation: 'fix the command file (`maestro schema` prints its JSON Schema)' };
+  return {
+    layer: 'validation',
+    effect: 'invalid',
+    reason_code: 'SPEC_INVALID_INPUT',
+    lines,
+    explanation: 'fix the command file (`maestro schema` prints its JSON Schema)',
+  };
 }

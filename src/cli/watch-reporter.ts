@@ -39,7 +39,10 @@ export class WatchReporter {
     this.#io = io;
     this.#output = options.output;
     this.#now = options.now ?? (() => new Date());
-    this.#printer = options.transcript && options.output !== 'json' ? new TranscriptPrinter(io.stdout, { chalk: chalkFor(io), live: io.stdout.isTTY === true }) : undefined;
+    this.#printer =
+      options.transcript && options.output !== 'json'
+        ? new TranscriptPrinter(io.stdout, { chalk: chalkFor(io), live: io.stdout.isTTY === true })
+        : undefined;
   }
 
   readonly onEvent = (raw: WatchEvent): void => {
@@ -57,7 +60,12 @@ export class WatchReporter {
       }
       return;
     }
-    this.#spinner ??= ora({ stream: this.#io.stdout, isEnabled: true, discardStdin: false, color: chalkFor(this.#io).level > 0 ? 'cyan' : false });
+    this.#spinner ??= ora({
+      stream: this.#io.stdout,
+      isEnabled: true,
+      discardStdin: false,
+      color: chalkFor(this.#io).level > 0 ? 'cyan' : false,
+    });
     if (line) this.#spinner.stopAndPersist({ symbol: '', text: line });
     const status = this.#status(event);
     if (status) this.#spinner.start(status);
@@ -89,7 +97,10 @@ export class WatchReporter {
     const c = chalkFor(this.#io);
     switch (event.kind) {
       case 'started': {
-        const extra = [event.recovered > 0 ? `${event.recovered} recovered from a previous run` : '', event.owned_by_others > 0 ? `${event.owned_by_others} in flight in another watcher` : '']
+        const extra = [
+          event.recovered > 0 ? `${event.recovered} recovered from a previous run` : '',
+          event.owned_by_others > 0 ? `${event.owned_by_others} in flight in another watcher` : '',
+        ]
           .filter(Boolean)
           .join('; ');
         return `${c.bold('AWAITING_COMMAND')} watching ${event.workspace}/commands (pid ${event.pid}${event.once ? ', --once' : ''})${extra ? ` — ${extra}` : ''}`;
@@ -109,7 +120,9 @@ export class WatchReporter {
         return `${c.bold('PRODUCING_ARTIFACT')} ${c.dim(event.run_id)} → ${event.path}`;
       case 'finished': {
         const badge = statusBadge(c, event.status);
-        const lines = [`${c.bold('AWAITING_COMMAND')} ${badge} ${c.dim(event.run_id)} ${event.source} — ${event.message.split('\n').join('\n    ')}`];
+        const lines = [
+          `${c.bold('AWAITING_COMMAND')} ${badge} ${c.dim(event.run_id)} ${event.source} — ${event.message.split('\n').join('\n    ')}`,
+        ];
         if (event.artifact) lines.push(`    artifact:  ${event.artifact}`);
         if (event.rejected_to) lines.push(`    moved to:  ${event.rejected_to} (reason in ${event.rejected_to}.error.json)`);
         return lines.join('\n');

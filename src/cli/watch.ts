@@ -27,10 +27,16 @@ export function registerWatch(program: Command, io: Io, proc: SignalProcess = pr
     .description('watch commands/ and run each command file dropped there, oldest first, one at a time')
     .option('--once', 'process what is queued (and what a previous watcher left in flight), then exit')
     .option('--json', 'one NDJSON object per state transition on stdout (and per transcript event with --transcript)')
-    .option('--transcript', "show each run's council as it works: replies as they arrive, knowledge requests, verdicts, arbitration (screened)")
+    .option(
+      '--transcript',
+      "show each run's council as it works: replies as they arrive, knowledge requests, verdicts, arbitration (screened)",
+    )
     .option(...WORKSPACE_OPTION)
     .option('--route <name>', 'use this model route (from maestro.config.json) for every persona while this watcher runs')
-    .option('--model <model>', 'use this model on the route in use; on the offline route it means an OpenAI-compatible endpoint ($OPENAI_BASE_URL, $OPENAI_API_KEY)')
+    .option(
+      '--model <model>',
+      'use this model on the route in use; on the offline route it means an OpenAI-compatible endpoint ($OPENAI_BASE_URL, $OPENAI_API_KEY)',
+    )
     .addHelpText(
       'after',
       [
@@ -70,7 +76,10 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
   const problems = await checkWorkspace(app.deps);
   if (problems.length > 0) {
     await app.telemetry.shutdown();
-    throw new ExitError(2, `maestro watch: this workspace cannot run commands; nothing was taken. Fix it and start again:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    throw new ExitError(
+      2,
+      `maestro watch: this workspace cannot run commands; nothing was taken. Fix it and start again:\n${problems.map((p) => `  ${p}`).join('\n')}`,
+    );
   }
   const watcher = await openWatcher(app, {
     once: opts.once === true,

@@ -20,7 +20,9 @@ interface WorkerFlags {
 export function registerWorker(program: Command, io: Io, proc: SignalProcess = process): void {
   program
     .command('worker')
-    .description("take commands from the workspace's engine (PostgreSQL) and run them, one at a time; run one on every machine that should work")
+    .description(
+      "take commands from the workspace's engine (PostgreSQL) and run them, one at a time; run one on every machine that should work",
+    )
     .option('--once', 'run what is queued, then exit')
     .option('--json', 'one NDJSON object per state transition on stdout')
     .option('--name <name>', 'this worker\'s name in "maestro status" (default: host name and pid)')
@@ -31,10 +33,10 @@ export function registerWorker(program: Command, io: Io, proc: SignalProcess = p
       'after',
       [
         '',
-        'The workspace here is this machine\'s copy: its personas, config and knowledge roots at the same',
-        'relative paths as the intake\'s (`maestro watch` with the same engine). A command whose input files',
-        'differ here from the intake\'s copy (content hash) pauses with the reason. Artifacts are kept in the',
-        'engine and written into the intake\'s workspace. SIGINT/SIGTERM stop at the current checkpoint and',
+        "The workspace here is this machine's copy: its personas, config and knowledge roots at the same",
+        "relative paths as the intake's (`maestro watch` with the same engine). A command whose input files",
+        "differ here from the intake's copy (content hash) pauses with the reason. Artifacts are kept in the",
+        "engine and written into the intake's workspace. SIGINT/SIGTERM stop at the current checkpoint and",
         'hand the run back to the queue; a worker that dies (even kill -9) loses nothing: its run is resumed',
         'by the next free worker from its checkpoint.',
       ].join('\n'),
@@ -47,12 +49,24 @@ export function registerWorker(program: Command, io: Io, proc: SignalProcess = p
 
 export async function workerSubcommand(opts: WorkerFlags, io: Io, proc: SignalProcess): Promise<number> {
   const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
-  const app = await (await import('../compose.js')).createApp({ workspace, env: io.env, ...(opts.route ? { route: opts.route } : {}), ...(opts.model ? { model: opts.model } : {}) });
+  const app = await (await import('../compose.js')).createApp({
+    workspace,
+    env: io.env,
+    ...(opts.route ? { route: opts.route } : {}),
+    ...(opts.model ? { model: opts.model } : {}),
+  });
   const handle = app.engine;
-  if (!handle) throw new ExitError(2, 'maestro worker: this workspace has no engine: set "engine": { "url": "postgres://…" } in maestro.config.json, or MAESTRO_ENGINE_URL');
+  if (!handle)
+    throw new ExitError(
+      2,
+      'maestro worker: this workspace has no engine: set "engine": { "url": "postgres://…" } in maestro.config.json, or MAESTRO_ENGINE_URL',
+    );
   const problems = await checkWorkspace(app.deps);
   if (problems.length > 0) {
-    throw new ExitError(2, `maestro worker: this workspace cannot run commands; nothing was taken. Fix it and start again:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    throw new ExitError(
+      2,
+      `maestro worker: this workspace cannot run commands; nothing was taken. Fix it and start again:\n${problems.map((p) => `  ${p}`).join('\n')}`,
+    );
   }
   const reporter = new WatchReporter(io, { output: pickWatchOutput(io, opts.json === true) });
   const name = opts.name ?? `${os.hostname()}-${proc.pid}`;

@@ -22,7 +22,12 @@ export async function openAuditSource(paths: WorkspacePaths, env: Readonly<Recor
     const { listPgAuditRuns, readPgAuditRun } = await import('../adapters/pg/audit-log.js');
     const { redactUrl } = await import('../adapters/pg/engine.js');
     const engine = await openEngine(url, 'maestro audit');
-    return { label: `the engine ${redactUrl(url)}`, list: () => listPgAuditRuns(engine), read: (runId) => readPgAuditRun(engine, runId), close: () => engine.close() };
+    return {
+      label: `the engine ${redactUrl(url)}`,
+      list: () => listPgAuditRuns(engine),
+      read: (runId) => readPgAuditRun(engine, runId),
+      close: () => engine.close(),
+    };
   }
   return {
     label: paths.relative(paths.audit) || paths.audit,

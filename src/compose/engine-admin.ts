@@ -22,5 +22,11 @@ export async function engineUrlOf(dir: string, env: Readonly<Record<string, stri
 
 export function openEngineAdmin(url: string, name: string): EngineAdmin {
   const pg = PgEngine.open(url, { name });
-  return { label: redactUrl(url), needed: SCHEMA_VERSION, migrate: () => pg.migrate(), schemaVersion: () => pg.schemaVersion(), close: () => pg.close() };
+  return {
+    label: redactUrl(url),
+    needed: SCHEMA_VERSION,
+    migrate: () => pg.migrate(),
+    schemaVersion: () => pg.schemaVersion(),
+    close: () => pg.close(),
+  };
 }

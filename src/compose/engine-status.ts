@@ -19,7 +19,13 @@ export async function readEngineStatus(url: string): Promise<EngineStatus> {
   const engine = await openEngine(url, 'maestro status');
   try {
     const queue = new PgQueue(engine);
-    return { url: redactUrl(url), workers: await queue.liveWorkers(), queue: await queue.stats(), running: await queue.runningRuns(), paused: await queue.pausedRuns() };
+    return {
+      url: redactUrl(url),
+      workers: await queue.liveWorkers(),
+      queue: await queue.stats(),
+      running: await queue.runningRuns(),
+      paused: await queue.pausedRuns(),
+    };
   } finally {
     await engine.close();
   }

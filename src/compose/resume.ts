@@ -72,7 +72,15 @@ async function resumeClaimed(app: App, runId: string): Promise<RunOutcome> {
     const result = plan.ended ? await settleClaim(claim, plan.ended, deps) : await runClaim(claim, plan.kind, deps);
     if (result.reason_code === 'RUN_HELD_ELSEWHERE') throw new RunNotResumableError(result.message);
     if (result.status === 'interrupted') throw new Error('interrupted');
-    return { run_id: result.run_id, status: result.status, decision: result.decision ?? '', reason_code: result.reason_code, artifact: result.artifact, audit_log: result.audit_log ?? '', message: result.message };
+    return {
+      run_id: result.run_id,
+      status: result.status,
+      decision: result.decision ?? '',
+      reason_code: result.reason_code,
+      artifact: result.artifact,
+      audit_log: result.audit_log ?? '',
+      message: result.message,
+    };
   } finally {
     await registry.unregister(self);
   }

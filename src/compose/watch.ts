@@ -47,9 +47,11 @@ export async function openWatcher(app: App, options: WatchOptions): Promise<Serv
   await registry.register({ ...self, started_at: app.deps.clock.now().toISOString(), once: options.once, version: options.version });
   const unregister = () => registry.unregister(self);
   const claims = new FsClaimStore({ paths, self, registry, clock: app.deps.clock });
-  const inbox = (dir: string, what: string) => new FsCommandInbox({ dir, onError: (error) => options.onNotice(`watching ${what} failed: ${error.message}`) });
+  const inbox = (dir: string, what: string) =>
+    new FsCommandInbox({ dir, onError: (error) => options.onNotice(`watching ${what} failed: ${error.message}`) });
   try {
-    if (app.engine) return await startIntake(app, app.engine, { ...options, claims, inbox: inbox(paths.commands, 'commands/'), unregister });
+    if (app.engine)
+      return await startIntake(app, app.engine, { ...options, claims, inbox: inbox(paths.commands, 'commands/'), unregister });
     const loop = new WatchLoop({
       deps: app.deps,
       inbox: inbox(paths.commands, 'commands/'),
@@ -91,8 +93,14 @@ async function pruneDaily(app: App, onNotice: (message: string) => void): Promis
     const retentionDays = app.deps.config.audit.retention_days;
     await pruneAuditLogs({ paths: app.paths, retentionDays, now: app.deps.clock.now() }).then(
       (report) => {
-        if (report.deleted.length > 0) onNotice(`audit retention: deleted the logs of ${report.deleted.length} run(s) last written more than ${retentionDays} day(s) ago`);
-        if (report.checkpoints.length > 0) onNotice(`audit retention: deleted the checkpoints of ${report.checkpoints.length} run(s) that ended more than ${retentionDays} day(s) ago`);
+        if (report.deleted.length > 0)
+          onNotice(
+            `audit retention: deleted the logs of ${report.deleted.length} run(s) last written more than ${retentionDays} day(s) ago`,
+          );
+        if (report.checkpoints.length > 0)
+          onNotice(
+            `audit retention: deleted the checkpoints of ${report.checkpoints.length} run(s) that ended more than ${retentionDays} day(s) ago`,
+          );
       },
       (error: unknown) => onNotice(`audit retention failed: ${(error as Error).message}`),
     );
@@ -165,7 +173,8 @@ export async function openWorker(app: App, engine: EngineHandle, options: Worker
   const { workerClaimDeps } = await import('../compose-engine.js');
   const loop = new WorkerLoop<Claim, Session>({
     openSession: () => PgWorkerSession.open(engine.engine, { name: options.name }),
-    depsFor: (claim, session, controls) => workerClaimDeps({ base: app.deps, engine: engine.engine, root: app.paths.root, claim, session, controls }),
+    depsFor: (claim, session, controls) =>
+      workerClaimDeps({ base: app.deps, engine: engine.engine, root: app.paths.root, claim, session, controls }),
     onEvent: options.onEvent,
     once: options.once,
     pid: options.pid,

@@ -114,7 +114,11 @@ function finish(
   const agreement = n === 0 ? 0 : Math.max(...counts.values()) / n;
   const conflicts = input.verdicts
     .filter((v) => !v.valid || v.action !== action)
-    .map((v) => (v.valid ? `${v.persona} said ${v.action} (${v.confidence.toFixed(2)}): ${v.rationale}` : `${v.persona}: ${v.problem ?? 'invalid verdict'} → counted as escalate`));
+    .map((v) =>
+      v.valid
+        ? `${v.persona} said ${v.action} (${v.confidence.toFixed(2)}): ${v.rationale}`
+        : `${v.persona}: ${v.problem ?? 'invalid verdict'} → counted as escalate`,
+    );
   const invalid = input.verdicts.filter((v) => !v.valid).length;
   const reasoning = invalid > 0 ? `${why}; ${invalid} verdict(s) missing or malformed counted as escalate` : why;
   const weightsUsed: Record<string, number> = {};

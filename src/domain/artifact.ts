@@ -40,7 +40,7 @@ export interface ArtifactInput {
 export const ARTIFACT_HEADING = '# Council report: ';
 
 const REHEARSAL_BANNER = [
-  '> **OFFLINE REHEARSAL — not a model\'s opinion.** Every reply below was produced by maestro\'s built-in',
+  "> **OFFLINE REHEARSAL — not a model's opinion.** Every reply below was produced by maestro's built-in",
   '> offline model, a deterministic script that exercises the pipeline (knowledge requests, verdicts,',
   '> arbitration) without any network. Configure a real model route to get real deliberation.',
 ].join('\n');
@@ -53,14 +53,28 @@ const REHEARSAL_BANNER = [
 export function renderArtifact(input: ArtifactInput): string {
   // The task first, whole: its heading is cut short, and a value cut in half would no longer be found.
   const a = { ...input, task: screenText(input.task) };
-  const sections = [header, runTable, usageSection, transcriptSection, knowledgeSection, verdictsSection, modeSections, proposalSection, trailSection];
+  const sections = [
+    header,
+    runTable,
+    usageSection,
+    transcriptSection,
+    knowledgeSection,
+    verdictsSection,
+    modeSections,
+    proposalSection,
+    trailSection,
+  ];
   return screenText(sections.flatMap((section) => section(a)).join('\n'));
 }
 
 function header(a: ArtifactInput): string[] {
   const out = [`${ARTIFACT_HEADING}${oneLine(a.task, 90)}`, ''];
   if (a.rehearsal) out.push(REHEARSAL_BANNER, '');
-  if (a.status !== 'completed') out.push(`> **Status: ${a.status === 'guardrail_stopped' ? 'STOPPED BY A GUARDRAIL' : a.status.toUpperCase()}.** ${a.outcomeNote ?? ''}`.trimEnd(), '');
+  if (a.status !== 'completed')
+    out.push(
+      `> **Status: ${a.status === 'guardrail_stopped' ? 'STOPPED BY A GUARDRAIL' : a.status.toUpperCase()}.** ${a.outcomeNote ?? ''}`.trimEnd(),
+      '',
+    );
   out.push('## Task', '', fence(a.task), '');
   if (a.inputArtifacts.length > 0) out.push(`Input artifacts: ${a.inputArtifacts.map((p) => `\`${p}\``).join(', ')}`, '');
   return out;
@@ -99,7 +113,12 @@ function usageSection(a: ArtifactInput): string[] {
   out.push(`| **total** | ${total.calls} | ${total.prompt_tokens} | ${total.completion_tokens} | ${money(total.cost_usd)} |`, '');
   if (a.rehearsal) out.push('_Token counts of the offline rehearsal are estimates (characters ÷ 4)._', '');
   if ((a.reroutes ?? []).length > 0) {
-    out.push('Reroutes:', '', ...(a.reroutes ?? []).map((r) => `- \`${r.persona}\`: ${r.from} → ${r.to} (${r.reason_code}, before step ${r.at_step + 1})`), '');
+    out.push(
+      'Reroutes:',
+      '',
+      ...(a.reroutes ?? []).map((r) => `- \`${r.persona}\`: ${r.from} → ${r.to} (${r.reason_code}, before step ${r.at_step + 1})`),
+      '',
+    );
   }
   return out;
 }
@@ -126,7 +145,9 @@ function knowledgeSection(a: ArtifactInput): string[] {
   const out = ['## Knowledge requests', '', '| Round | Persona | Request | Outcome | Size | SHA-256 |', '|---|---|---|---|---|---|'];
   for (const { persona, round, k } of requests) {
     const outcome = k.status === 'provided' ? (k.truncated ? 'provided (truncated)' : 'provided') : `${k.status}: ${cell(k.message)}`;
-    out.push(`| ${round} | \`${persona}\` | ${cell(`${k.action}(${k.argument})`)} | ${outcome} | ${k.bytes ?? ''} | ${k.sha256 ? `\`${k.sha256.slice(0, 16)}…\`` : ''} |`);
+    out.push(
+      `| ${round} | \`${persona}\` | ${cell(`${k.action}(${k.argument})`)} | ${outcome} | ${k.bytes ?? ''} | ${k.sha256 ? `\`${k.sha256.slice(0, 16)}…\`` : ''} |`,
+    );
   }
   out.push('');
   return out;
@@ -169,7 +190,10 @@ function proposalSection(a: ArtifactInput): string[] {
 
 function trailSection(a: ArtifactInput): string[] {
   const out = ['## Decision trail', '', '| Layer | Decision | Reason | Meaning | Sealed | Decider |', '|---|---|---|---|---|---|'];
-  for (const d of a.trail) out.push(`| ${d.layer} | ${d.decision} | ${d.reason_code} | ${cell(explainReason(d.reason_code))} | ${d.sealed ? 'yes' : 'no'} | ${d.final_decider} |`);
+  for (const d of a.trail)
+    out.push(
+      `| ${d.layer} | ${d.decision} | ${d.reason_code} | ${cell(explainReason(d.reason_code))} | ${d.sealed ? 'yes' : 'no'} | ${d.final_decider} |`,
+    );
   out.push('');
   return out;
 }

@@ -38,7 +38,12 @@ export type TierName = keyof typeof TIERS;
  * the task is about comes first), comprehension and execution equally, engagement least, and the
  * whole is discounted by the stated uncertainty (× (1 − 0.5·uncertainty)).
  */
-export const TIER_WEIGHTS: Readonly<Record<TierName | 'engagement', number>> = { foundation: 0.35, comprehension: 0.25, execution: 0.25, engagement: 0.15 };
+export const TIER_WEIGHTS: Readonly<Record<TierName | 'engagement', number>> = {
+  foundation: 0.35,
+  comprehension: 0.25,
+  execution: 0.25,
+  engagement: 0.15,
+};
 
 const VectorScore = z.strictObject({
   score: z.number().min(0).max(1),
@@ -73,7 +78,10 @@ export interface Assessment {
 /** Reads an assessment through the tolerant reader; what is still invalid fails closed to escalate. */
 export function parseAssessment(persona: string, reply: string): Assessment {
   const read = readStructured(reply, AssessmentReply, { percentages: ['confidence', 'score'] as never[] });
-  const seen = { ...(read.tolerated.length > 0 ? { tolerated: read.tolerated } : {}), ...(read.extraKeys > 0 ? { extraKeys: read.extraKeys } : {}) };
+  const seen = {
+    ...(read.tolerated.length > 0 ? { tolerated: read.tolerated } : {}),
+    ...(read.extraKeys > 0 ? { extraKeys: read.extraKeys } : {}),
+  };
   if (!read.ok) {
     const problem = `malformed assessment (${read.error})`;
     return { persona, valid: false, problem, action: 'escalate', confidence: 1, rationale: `fail-closed: ${problem}`, ...seen };
@@ -83,7 +91,14 @@ export function parseAssessment(persona: string, reply: string): Assessment {
 
 /** The assessment as a verdict, for arbitration. */
 export function assessmentVerdict(a: Assessment): Verdict {
-  return { persona: a.persona, valid: a.valid, action: a.action, confidence: a.confidence, rationale: a.rationale, ...(a.problem ? { problem: a.problem } : {}) };
+  return {
+    persona: a.persona,
+    valid: a.valid,
+    action: a.action,
+    confidence: a.confidence,
+    rationale: a.rationale,
+    ...(a.problem ? { problem: a.problem } : {}),
+  };
 }
 
 export function assessmentRetryPrompt(problem: string): string {
@@ -95,7 +110,10 @@ export function tierConfidence(vectors: Readonly<Record<VectorName, { score: num
   const mean = (names: readonly VectorName[]): number => round(names.reduce((n, v) => n + vectors[v].score, 0) / names.length);
   const tiers = { foundation: mean(TIERS.foundation), comprehension: mean(TIERS.comprehension), execution: mean(TIERS.execution) };
   const weighted =
-    TIER_WEIGHTS.foundation * tiers.foundation + TIER_WEIGHTS.comprehension * tiers.comprehension + TIER_WEIGHTS.execution * tiers.execution + TIER_WEIGHTS.engagement * vectors.engagement.score;
+    TIER_WEIGHTS.foundation * tiers.foundation +
+    TIER_WEIGHTS.comprehension * tiers.comprehension +
+    TIER_WEIGHTS.execution * tiers.execution +
+    TIER_WEIGHTS.engagement * vectors.engagement.score;
   return { ...tiers, overall: round(weighted * (1 - 0.5 * vectors.uncertainty.score)) };
 }
 

@@ -60,8 +60,16 @@ const CODE = /^[A-Z][A-Z0-9_]*$/;
  */
 function checkShape(raw: UnchainedAuditRecord): UnchainedAuditRecord {
   const details: unknown = raw.details;
-  const plain = details === undefined || (details !== null && typeof details === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(details)));
-  if (typeof raw.event !== 'string' || !CODE.test(raw.event) || typeof raw.reason_code !== 'string' || !CODE.test(raw.reason_code) || !plain) {
+  const plain =
+    details === undefined ||
+    (details !== null && typeof details === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(details)));
+  if (
+    typeof raw.event !== 'string' ||
+    !CODE.test(raw.event) ||
+    typeof raw.reason_code !== 'string' ||
+    !CODE.test(raw.reason_code) ||
+    !plain
+  ) {
     throw new TypeError('not an audit record: event and reason_code must be codes, and details a plain object');
   }
   return raw;

@@ -22,7 +22,11 @@ export interface AuditLogEntry {
 }
 
 /** Logs last written before the cutoff (`now - retentionDays`), oldest first; run id breaks ties. */
-export function selectExpiredLogs(entries: readonly AuditLogEntry[], retentionDays: number, now: Date): { cutoff: Date; expired: AuditLogEntry[] } {
+export function selectExpiredLogs(
+  entries: readonly AuditLogEntry[],
+  retentionDays: number,
+  now: Date,
+): { cutoff: Date; expired: AuditLogEntry[] } {
   const cutoff = new Date(now.getTime() - retentionDays * MS_PER_DAY);
   const expired = entries
     .filter((e) => e.lastWrite.getTime() < cutoff.getTime())

@@ -120,7 +120,19 @@ export function hasEmailLikeToken(text: string): boolean {
 }
 
 /** Fields that must come out of the sanitizer exactly as they went in. */
-const FIXED_FIELDS = ['v', 'run_id', 'seq', 'ts', 'event', 'layer', 'decision', 'reason_code', 'sealed', 'overrideable', 'final_decider'] as const;
+const FIXED_FIELDS = [
+  'v',
+  'run_id',
+  'seq',
+  'ts',
+  'event',
+  'layer',
+  'decision',
+  'reason_code',
+  'sealed',
+  'overrideable',
+  'final_decider',
+] as const;
 
 const MAX_DEPTH = 32;
 /** How much of a value its key can influence (`aws_secret_access_key=<40 chars>` is only a secret in context). */
@@ -169,8 +181,15 @@ export function redactionFailedRecord(record: UnchainedAuditRecord): UnchainedAu
 
 function sanitizeValue(value: unknown, key: string | undefined, deps: SanitizerDeps, depth: number): unknown {
   if (depth > MAX_DEPTH) throw new AuditRedactionError(`details nest deeper than ${MAX_DEPTH} levels`);
-  if (key !== undefined && RAW_TEXT_KEYS.has(key.toLowerCase()) && value !== null && value !== undefined && typeof value !== 'boolean' && typeof value !== 'number') {
-    return digest(typeof value === 'string' ? value : JSON.stringify(value) ?? '', deps);
+  if (
+    key !== undefined &&
+    RAW_TEXT_KEYS.has(key.toLowerCase()) &&
+    value !== null &&
+    value !== undefined &&
+    typeof value !== 'boolean' &&
+    typeof value !== 'number'
+  ) {
+    return digest(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), deps);
   }
   if (typeof value === 'string') return value.length > MAX_AUDIT_STRING_CHARS ? digest(value, deps) : redactString(value, key, deps);
   if (typeof value === 'number') {

@@ -84,8 +84,14 @@ export function verifyAuditLog(input: VerifyInput): AuditVerification {
   });
   if (input.log === undefined) {
     const head = input.head === undefined ? undefined : parseHead(input.head);
-    if (head && 'seq' in head && head.seq === -1) return { status: 'ok', runId, records: 0, notes: ['the run opened its log but wrote no record'] };
-    return broken(0, input.head === undefined ? null : 1, 'missing', input.head === undefined ? 'there is no audit log for this run' : 'the log file is gone but its head remains: the log was deleted');
+    if (head && 'seq' in head && head.seq === -1)
+      return { status: 'ok', runId, records: 0, notes: ['the run opened its log but wrote no record'] };
+    return broken(
+      0,
+      input.head === undefined ? null : 1,
+      'missing',
+      input.head === undefined ? 'there is no audit log for this run' : 'the log file is gone but its head remains: the log was deleted',
+    );
   }
 
   const { lines, torn } = splitAuditLines(input.log);
@@ -104,16 +110,34 @@ export function verifyAuditLog(input: VerifyInput): AuditVerification {
     if (hashAuditRecord(r, input.sha256) !== r.hash) return broken(i, line, 'edited', 'the record does not match its hash: it was edited');
     if (r.run_id !== runId) return broken(i, line, 'foreign', `the record belongs to run ${r.run_id}`);
     if (r.seq !== i) {
-      if (r.seq < i) return broken(i, line, 'reordered', `seq ${r.seq} comes again or too late (expected seq ${i}): records were reordered or duplicated`);
+      if (r.seq < i)
+        return broken(
+          i,
+          line,
+          'reordered',
+          `seq ${r.seq} comes again or too late (expected seq ${i}): records were reordered or duplicated`,
+        );
       const expectedAt = seqAt.get(i);
       if (expectedAt !== undefined && expectedAt > line) {
-        return broken(i, line, 'reordered', `found seq ${r.seq} where seq ${i} belongs (seq ${i} is at line ${expectedAt}): records were reordered`);
+        return broken(
+          i,
+          line,
+          'reordered',
+          `found seq ${r.seq} where seq ${i} belongs (seq ${i} is at line ${expectedAt}): records were reordered`,
+        );
       }
       const gap = r.seq - i === 1 ? `seq ${i} is` : `seq ${i}–${r.seq - 1} are`;
       return broken(i, line, 'deleted', `${gap} missing before this line: records were deleted`);
     }
     if (r.prev_hash !== prevHash) {
-      return broken(i, line, 'edited', line === 1 ? 'the first record does not start the chain' : `prev_hash does not match the hash of line ${line - 1}: the chain is broken`);
+      return broken(
+        i,
+        line,
+        'edited',
+        line === 1
+          ? 'the first record does not start the chain'
+          : `prev_hash does not match the hash of line ${line - 1}: the chain is broken`,
+      );
     }
     const invariants = checkDecisionInvariants(r);
     if (invariants.length > 0) return broken(i, line, 'invariant', `breaks ${invariants.join('; ')}`);
@@ -131,14 +155,24 @@ export function verifyAuditLog(input: VerifyInput): AuditVerification {
   const notes: string[] = [];
   if (head.seq > lastSeq) {
     const lost = head.seq - lastSeq === 1 ? `seq ${head.seq} is` : `seq ${lastSeq + 1}–${head.seq} are`;
-    return broken(count, count + 1, 'truncated', `the log ends after line ${count} but its head says ${head.seq + 1} record(s) were written (${lost} gone): the log was truncated`);
+    return broken(
+      count,
+      count + 1,
+      'truncated',
+      `the log ends after line ${count} but its head says ${head.seq + 1} record(s) were written (${lost} gone): the log was truncated`,
+    );
   }
   const headRecord = head.seq >= 0 ? parsed[head.seq]?.record : undefined;
   const headHash = headRecord?.hash ?? GENESIS_HASH;
   if (head.hash !== headHash) return broken(count, head.seq + 1 || null, 'head', `the head's hash does not match line ${head.seq + 1}`);
   if (head.seq === lastSeq - 1) notes.push('the head lags one record behind (a crash between an append and its head update)');
   else if (head.seq < lastSeq) {
-    return broken(head.seq + 2, head.seq + 3, 'appended', `lines ${head.seq + 3}–${count} were never acknowledged by the writer: records were appended outside maestro`);
+    return broken(
+      head.seq + 2,
+      head.seq + 3,
+      'appended',
+      `lines ${head.seq + 3}–${count} were never acknowledged by the writer: records were appended outside maestro`,
+    );
   }
   if (torn !== undefined) return { status: 'torn', runId, records: count, line: count + 1, notes };
   return { status: 'ok', runId, records: count, notes };

@@ -65,11 +65,13 @@ export function checkBudget(options: {
       return over('max_wall_seconds', options.elapsedSeconds, b.max_wall_seconds, 'wall-clock seconds');
     }
   }
-  if (b.max_prompt_tokens !== undefined && u.prompt_tokens > b.max_prompt_tokens) return over('max_prompt_tokens', u.prompt_tokens, b.max_prompt_tokens, 'prompt tokens');
+  if (b.max_prompt_tokens !== undefined && u.prompt_tokens > b.max_prompt_tokens)
+    return over('max_prompt_tokens', u.prompt_tokens, b.max_prompt_tokens, 'prompt tokens');
   if (b.max_completion_tokens !== undefined && u.completion_tokens > b.max_completion_tokens) {
     return over('max_completion_tokens', u.completion_tokens, b.max_completion_tokens, 'completion tokens');
   }
-  if (b.max_cost_usd !== undefined && (u.cost_usd ?? 0) > b.max_cost_usd) return over('max_cost_usd', u.cost_usd ?? 0, b.max_cost_usd, 'cost in USD');
+  if (b.max_cost_usd !== undefined && (u.cost_usd ?? 0) > b.max_cost_usd)
+    return over('max_cost_usd', u.cost_usd ?? 0, b.max_cost_usd, 'cost in USD');
   return null;
 }
 

@@ -41,7 +41,13 @@ export interface CallContext {
 }
 
 /** Something a call did that belongs on the record (category-level, no content). */
-export type LlmNotice = { readonly kind: 'json_mode_fallback'; readonly route: string; readonly from: JsonMode; readonly to: JsonMode; readonly status: number };
+export type LlmNotice = {
+  readonly kind: 'json_mode_fallback';
+  readonly route: string;
+  readonly from: JsonMode;
+  readonly to: JsonMode;
+  readonly status: number;
+};
 
 /** Which model answered: structured, so nobody guesses a rehearsal from a name. */
 export interface ModelIdentity {

@@ -26,7 +26,8 @@ export const EVENT_CODES = {
   REVIEW: "a persona ranked the others' assessments under neutral labels (anonymous review)",
   COMPOSED: 'the assessments were composed into one (parallel mode)',
   LOOP_ITERATION_STARTED: "supervisor mode: the supervisor delegated an iteration to a specialist (seed 002's loop.iteration_started)",
-  LOOP_ITERATION_STOPPED: "supervisor mode: the supervisor ended the loop, or it ended on an unreadable decision (seed 002's loop.iteration_stopped)",
+  LOOP_ITERATION_STOPPED:
+    "supervisor mode: the supervisor ended the loop, or it ended on an unreadable decision (seed 002's loop.iteration_stopped)",
   LOOP_GUARDRAIL_STOP: "supervisor mode: a guardrail ended the loop — which limit, its threshold (seed 002's loop.guardrail_stop)",
   LOOP_INVALID_TARGET: 'supervisor mode: a delegation named no valid specialist; nothing was delegated',
   LOOP_NO_OP_TURN: 'supervisor mode: a specialist turn brought nothing new (no new content, no knowledge request)',
@@ -105,9 +106,11 @@ export const REASON_CODES = {
   MODEL_INVALID_OUTPUT: 'the endpoint answered something that is not a chat completion',
   MODEL_REPLAY_MISMATCH: 'the replayed cassette does not match what the run asks',
   JSON_MODE_FALLBACK: 'the endpoint refused the response_format; the next mode is used',
-  REROUTE_NOT_ALLOWED: 'a reroute was refused by the policy (ambiguous or policy-sensitive task, no fallback, or the count): a person decides',
-  REROUTE_WEAKER_CONSTRAINTS: "the fallback route cannot enforce the failed route's constraints (max_output_tokens, temperature, timeout_ms): the run stops; fix the route and run again",
-  MODEL_REPLY_UNREADABLE: 'the model answered, but not readably even when asked again: an outage of the route, not the council\'s doubt',
+  REROUTE_NOT_ALLOWED:
+    'a reroute was refused by the policy (ambiguous or policy-sensitive task, no fallback, or the count): a person decides',
+  REROUTE_WEAKER_CONSTRAINTS:
+    "the fallback route cannot enforce the failed route's constraints (max_output_tokens, temperature, timeout_ms): the run stops; fix the route and run again",
+  MODEL_REPLY_UNREADABLE: "the model answered, but not readably even when asked again: an outage of the route, not the council's doubt",
   BUDGET_EXCEEDED: "the run's budget (calls, tokens, time or cost) was crossed",
   // knowledge
   KNOWLEDGE_PROVIDED: 'the file or search result was served',
@@ -145,7 +148,8 @@ export const REASON_CODES = {
   ARBITRATION_PROCEED: 'the council said proceed',
   ARBITRATION_INVESTIGATE: 'the council said investigate: a person should look first',
   ARBITRATION_ESCALATE: 'the council said escalate: a person must decide',
-  ARBITRATION_VERDICTS_UNREADABLE: "no readable verdict doubted the task; the verdicts that did not proceed could not be read even when asked again: an outage of the route, not the council's doubt",
+  ARBITRATION_VERDICTS_UNREADABLE:
+    "no readable verdict doubted the task; the verdicts that did not proceed could not be read even when asked again: an outage of the route, not the council's doubt",
   ARBITRATION_CLEARED_BY_PERSON: "a person continued over the council's doubt",
   // HITL and the loop policy
   HITL_CONTINUE: 'a person chose to continue',
@@ -183,9 +187,10 @@ export const REASON_CODES = {
   RUN_ERROR: 'the run ended in an error',
   RUN_RUNNING: 'the run is running',
   STORAGE_WRITE_FAILED: 'a write failed (disk full, I/O error); nothing kept was truncated',
-  AUDIT_TORN_LINE_DROPPED: "a torn last line of the audit log was cut (it was never acknowledged)",
+  AUDIT_TORN_LINE_DROPPED: 'a torn last line of the audit log was cut (it was never acknowledged)',
   AUDIT_HEAD_ADOPTED_FROM_LOG: "the audit head was rebuilt from the log's verified chain",
-  AUDIT_RECORDS_RESTORED_FROM_JOURNAL: "records the run's checkpoint journal held (written with their steps) were appended to the log, which a crash had left without them",
+  AUDIT_RECORDS_RESTORED_FROM_JOURNAL:
+    "records the run's checkpoint journal held (written with their steps) were appended to the log, which a crash had left without them",
 } as const satisfies Record<string, string>;
 export type ReasonCode = keyof typeof REASON_CODES;
 

@@ -64,7 +64,10 @@ export const WorkItem = z.strictObject({
   /** The persona that does the item; it must exist (and be among `config.personas` when those are given). */
   assigned_agent: personaId,
   /** What the item must achieve. */
-  goal: z.string().refine((t) => t.trim().length > 0, 'must not be empty').refine((t) => t.length <= 4_000, 'must be at most 4,000 characters'),
+  goal: z
+    .string()
+    .refine((t) => t.trim().length > 0, 'must not be empty')
+    .refine((t) => t.length <= 4_000, 'must be at most 4,000 characters'),
   /** Structured context of this item only. */
   inputs: structured('inputs').default({}),
   /** What the result should look like: a sentence, or a structured description. */
@@ -73,54 +76,61 @@ export const WorkItem = z.strictObject({
 export type WorkItem = z.infer<typeof WorkItem>;
 
 /** A command file (schema v1): what a person drops into `commands/` or passes to `maestro run`. */
-export const CommandFile = z.strictObject({
-  /** Editors may point at the output of `maestro schema`. */
-  $schema: z.string().optional(),
-  schema_version: z.literal(1).optional(),
-  /** What the council should do. Required, non-empty, at most 20,000 characters. */
-  task_description: z
-    .string({ error: 'is required and must be a string' })
-    .refine((t) => t.trim().length > 0, 'must not be empty')
-    .refine((t) => t.length <= 20_000, 'must be at most 20,000 characters'),
-  /** Workspace-relative files injected into the first briefing. */
-  input_artifacts: z.array(workspacePath).max(20, 'at most 20 input artifacts').default([]),
-  /** Workspace-relative path of the Markdown artifact; default `outputs/<run_id>.md`. */
-  output_artifact_path: workspacePath.optional(),
-  config: CommandConfig.default({}),
-  /** Work items (seed 003): each done by its persona on its own, merged in this order; the command then runs them as its mode. */
-  work_items: z
-    .array(WorkItem)
-    .min(1, 'must hold at least one item')
-    .max(32, 'at most 32 work items')
-    .superRefine((items, ctx) => {
-      const first = new Map<string, number>();
-      items.forEach((item, i) => {
-        const earlier = first.get(item.id);
-        if (earlier === undefined) first.set(item.id, i);
-        else ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate id "${item.id}" (already work_items.${earlier}.id)` });
-      });
-    })
-    .optional(),
-  /** Facts every work item is given, the same for each (structured shared context); only with `work_items`. */
-  facts: structured('facts').optional(),
-}).superRefine((command, ctx) => {
-  // Options that would be silently ignored are errors, like unknown keys.
-  const issue = (path: (string | number)[], message: string): void => ctx.addIssue({ code: 'custom', path, message });
-  const c = command.config;
-  if (command.work_items) {
-    if (c.mode !== undefined) issue(['config', 'mode'], 'a command with work_items runs them as its own mode; leave config.mode out');
-    if (c.supervisor !== undefined) issue(['config', 'supervisor'], 'only for mode "supervisor", not with work_items');
-    if (c.max_iterations !== undefined) issue(['config', 'max_iterations'], 'only for mode "supervisor", not with work_items');
-  } else {
-    if (command.facts !== undefined) issue(['facts'], 'only with work_items (the facts every item is given)');
-    if (c.parallel_items !== undefined) issue(['config', 'parallel_items'], 'only with work_items');
-    if (c.mode !== undefined && c.mode !== 'supervisor') {
-      if (c.supervisor !== undefined) issue(['config', 'supervisor'], `only for mode "supervisor" (this command says "${c.mode}")`);
-      if (c.max_iterations !== undefined) issue(['config', 'max_iterations'], `only for mode "supervisor" (this command says "${c.mode}")`);
-      if (c.reviewer !== undefined) issue(['config', 'reviewer'], `the reviewer gate works with mode "supervisor" and with work_items (this command says "${c.mode}")`);
+export const CommandFile = z
+  .strictObject({
+    /** Editors may point at the output of `maestro schema`. */
+    $schema: z.string().optional(),
+    schema_version: z.literal(1).optional(),
+    /** What the council should do. Required, non-empty, at most 20,000 characters. */
+    task_description: z
+      .string({ error: 'is required and must be a string' })
+      .refine((t) => t.trim().length > 0, 'must not be empty')
+      .refine((t) => t.length <= 20_000, 'must be at most 20,000 characters'),
+    /** Workspace-relative files injected into the first briefing. */
+    input_artifacts: z.array(workspacePath).max(20, 'at most 20 input artifacts').default([]),
+    /** Workspace-relative path of the Markdown artifact; default `outputs/<run_id>.md`. */
+    output_artifact_path: workspacePath.optional(),
+    config: CommandConfig.default({}),
+    /** Work items (seed 003): each done by its persona on its own, merged in this order; the command then runs them as its mode. */
+    work_items: z
+      .array(WorkItem)
+      .min(1, 'must hold at least one item')
+      .max(32, 'at most 32 work items')
+      .superRefine((items, ctx) => {
+        const first = new Map<string, number>();
+        items.forEach((item, i) => {
+          const earlier = first.get(item.id);
+          if (earlier === undefined) first.set(item.id, i);
+          else ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate id "${item.id}" (already work_items.${earlier}.id)` });
+        });
+      })
+      .optional(),
+    /** Facts every work item is given, the same for each (structured shared context); only with `work_items`. */
+    facts: structured('facts').optional(),
+  })
+  .superRefine((command, ctx) => {
+    // Options that would be silently ignored are errors, like unknown keys.
+    const issue = (path: (string | number)[], message: string): void => ctx.addIssue({ code: 'custom', path, message });
+    const c = command.config;
+    if (command.work_items) {
+      if (c.mode !== undefined) issue(['config', 'mode'], 'a command with work_items runs them as its own mode; leave config.mode out');
+      if (c.supervisor !== undefined) issue(['config', 'supervisor'], 'only for mode "supervisor", not with work_items');
+      if (c.max_iterations !== undefined) issue(['config', 'max_iterations'], 'only for mode "supervisor", not with work_items');
+    } else {
+      if (command.facts !== undefined) issue(['facts'], 'only with work_items (the facts every item is given)');
+      if (c.parallel_items !== undefined) issue(['config', 'parallel_items'], 'only with work_items');
+      if (c.mode !== undefined && c.mode !== 'supervisor') {
+        if (c.supervisor !== undefined) issue(['config', 'supervisor'], `only for mode "supervisor" (this command says "${c.mode}")`);
+        if (c.max_iterations !== undefined)
+          issue(['config', 'max_iterations'], `only for mode "supervisor" (this command says "${c.mode}")`);
+        if (c.reviewer !== undefined)
+          issue(
+            ['config', 'reviewer'],
+            `the reviewer gate works with mode "supervisor" and with work_items (this command says "${c.mode}")`,
+          );
+      }
     }
-  }
-});
+  });
 export type CommandFile = z.infer<typeof CommandFile>;
 
 /** Parses untrusted JSON text into a command file. Never throws. */
@@ -163,7 +173,11 @@ export function personaReferences(command: CommandFile): PersonaReference[] {
     ...(c.synthesizer ? [{ field: 'config.synthesizer', id: c.synthesizer, role: 'synthesizer' }] : []),
     ...(c.supervisor ? [{ field: 'config.supervisor', id: c.supervisor, role: 'supervisor' }] : []),
     ...(c.reviewer ? [{ field: 'config.reviewer', id: c.reviewer, role: 'reviewer' }] : []),
-    ...(command.work_items ?? []).map((item, i) => ({ field: `work_items.${i}.assigned_agent`, id: item.assigned_agent, role: 'assigned agent' })),
+    ...(command.work_items ?? []).map((item, i) => ({
+      field: `work_items.${i}.assigned_agent`,
+      id: item.assigned_agent,
+      role: 'assigned agent',
+    })),
   ];
 }
 
@@ -187,7 +201,12 @@ export function findPersonaProblems(command: CommandFile, known: ReadonlySet<str
   for (const ref of personaReferences(command)) {
     if (!known.has(ref.id)) problems.push({ ...ref, kind: 'unknown', message: `no persona "${ref.id}"`, summary: ref.id });
     else if (council && ref.role !== 'speaker' && !council.has(ref.id)) {
-      problems.push({ ...ref, kind: 'outside_council', message: `"${ref.id}" is not among config.personas (the ${ref.role} must be one of the council)`, summary: `${ref.id} (${ref.role} is not among config.personas)` });
+      problems.push({
+        ...ref,
+        kind: 'outside_council',
+        message: `"${ref.id}" is not among config.personas (the ${ref.role} must be one of the council)`,
+        summary: `${ref.id} (${ref.role} is not among config.personas)`,
+      });
     }
   }
   return problems;

@@ -63,7 +63,10 @@ interface CompiledPattern {
 
 /** `*` and `?` within one path segment; everything else literal. */
 function wildcards(glob: string): string {
-  return glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
+  return glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '[^/]*')
+    .replace(/\?/g, '[^/]');
 }
 
 /**
@@ -71,9 +74,9 @@ function wildcards(glob: string): string {
  * is either (not nested; a brace without its pair is literal).
  */
 export function segmentGlob(glob: string): RegExp {
-  const parts = glob.split(/(\{[^{}]*\})/).map((part) =>
-    /^\{[^{}]*\}$/.test(part) ? `(?:${part.slice(1, -1).split(',').map(wildcards).join('|')})` : wildcards(part),
-  );
+  const parts = glob
+    .split(/(\{[^{}]*\})/)
+    .map((part) => (/^\{[^{}]*\}$/.test(part) ? `(?:${part.slice(1, -1).split(',').map(wildcards).join('|')})` : wildcards(part)));
   return new RegExp(`^${parts.join('')}$`, 'i');
 }
 

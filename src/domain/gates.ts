@@ -1,11 +1,5 @@
 import type { ReasonCode } from './codes.js';
-import {
-  GATE_LAYERS,
-  pauseDecision,
-  runDecision,
-  sealedStopDecision,
-  type DecisionRecord,
-} from './decision.js';
+import { GATE_LAYERS, pauseDecision, runDecision, sealedStopDecision, type DecisionRecord } from './decision.js';
 
 type GateLayer = (typeof GATE_LAYERS)[number];
 
@@ -59,7 +53,10 @@ export interface GateResult {
 type Check = { decision: DecisionRecord; details: Record<string, unknown> };
 type GateCheck = (facts: GateFacts) => Check;
 
-const ok = (layer: GateLayer, reason: ReasonCode, details: Record<string, unknown> = {}): Check => ({ decision: runDecision(layer, reason), details });
+const ok = (layer: GateLayer, reason: ReasonCode, details: Record<string, unknown> = {}): Check => ({
+  decision: runDecision(layer, reason),
+  details,
+});
 
 const CHECKS: Record<GateLayer, GateCheck> = {
   // Advisory only: notes what later gates will look at; never pauses, seals or stops.
@@ -87,7 +84,10 @@ const CHECKS: Record<GateLayer, GateCheck> = {
   },
   consistency: (f) =>
     f.missingInputs.length > 0
-      ? { decision: pauseDecision('consistency', 'CONSISTENCY_INPUT_MISSING'), details: { missing_inputs: f.missingInputs.map((m) => ({ path: m.path, reason: m.reason })) } }
+      ? {
+          decision: pauseDecision('consistency', 'CONSISTENCY_INPUT_MISSING'),
+          details: { missing_inputs: f.missingInputs.map((m) => ({ path: m.path, reason: m.reason })) },
+        }
       : ok('consistency', 'CONSISTENCY_OK'),
   rfl: (f) => (f.boundary ? { decision: pauseDecision('rfl', 'REL_BOUNDARY_UNSTABLE'), details: {} } : ok('rfl', 'REL_OK')),
   ethics: (f) => {
@@ -96,19 +96,31 @@ const CHECKS: Record<GateLayer, GateCheck> = {
       return { decision: sealedStopDecision('ethics', 'ETHICS_SECRET_DETECTED'), details: { categories: [...f.secretCategories] } };
     }
     if (f.piiCategories.length > 0 && policy !== 'redact') {
-      const decision = policy === 'pause' ? pauseDecision('ethics', 'ETHICS_PII_DETECTED') : sealedStopDecision('ethics', 'ETHICS_PII_DETECTED');
+      const decision =
+        policy === 'pause' ? pauseDecision('ethics', 'ETHICS_PII_DETECTED') : sealedStopDecision('ethics', 'ETHICS_PII_DETECTED');
       return { decision, details: { categories: [...f.piiCategories] } };
     }
-    if ((f.highStakes ?? []).length > 0) return { decision: pauseDecision('ethics', 'ETHICS_HIGH_STAKES'), details: { domains: [...(f.highStakes ?? [])] } };
-    return ok('ethics', f.piiCategories.length > 0 ? 'ETHICS_PII_REDACTED' : 'ETHICS_OK', f.piiCategories.length > 0 ? { categories: [...f.piiCategories] } : {});
+    if ((f.highStakes ?? []).length > 0)
+      return { decision: pauseDecision('ethics', 'ETHICS_HIGH_STAKES'), details: { domains: [...(f.highStakes ?? [])] } };
+    return ok(
+      'ethics',
+      f.piiCategories.length > 0 ? 'ETHICS_PII_REDACTED' : 'ETHICS_OK',
+      f.piiCategories.length > 0 ? { categories: [...f.piiCategories] } : {},
+    );
   },
   acc: (f) => {
     if (f.pathEscapes.length > 0) {
-      return { decision: sealedStopDecision('acc', 'ACC_PATH_ESCAPE'), details: { escapes: f.pathEscapes.map((e) => ({ field: e.field, reason: e.reason })) } };
+      return {
+        decision: sealedStopDecision('acc', 'ACC_PATH_ESCAPE'),
+        details: { escapes: f.pathEscapes.map((e) => ({ field: e.field, reason: e.reason })) },
+      };
     }
     if (f.conflictStopped) return { decision: sealedStopDecision('acc', 'ACC_STOPPED_IS_TERMINAL'), details: {} };
     if ((f.sideEffects ?? []).length > 0) {
-      return { decision: pauseDecision('acc', 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL'), details: { side_effects: [...(f.sideEffects ?? [])] } };
+      return {
+        decision: pauseDecision('acc', 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL'),
+        details: { side_effects: [...(f.sideEffects ?? [])] },
+      };
     }
     return ok('acc', 'ACC_OK');
   },
@@ -137,7 +149,11 @@ export function evaluateGates(facts: GateFacts): GateResult {
       continue;
     }
     let { decision, details } = CHECKS[layer](facts);
-    if (decision.decision === 'PAUSE_FOR_HITL' && facts.approved?.has(decision.reason_code) && !FACTS_NOT_WAIVED.has(decision.reason_code as ReasonCode)) {
+    if (
+      decision.decision === 'PAUSE_FOR_HITL' &&
+      facts.approved?.has(decision.reason_code) &&
+      !FACTS_NOT_WAIVED.has(decision.reason_code as ReasonCode)
+    ) {
       details = { ...details, approved_by_person: decision.reason_code };
       decision = runDecision(layer, decision.reason_code as ReasonCode);
     }
@@ -156,7 +172,12 @@ export function findGateIssues(facts: GateFacts): GateOutcome[] {
   for (const layer of GATE_LAYERS) {
     const { decision, details } = CHECKS[layer](facts);
     if (decision.decision === 'RUN') continue;
-    if (decision.decision === 'PAUSE_FOR_HITL' && facts.approved?.has(decision.reason_code) && !FACTS_NOT_WAIVED.has(decision.reason_code as ReasonCode)) continue;
+    if (
+      decision.decision === 'PAUSE_FOR_HITL' &&
+      facts.approved?.has(decision.reason_code) &&
+      !FACTS_NOT_WAIVED.has(decision.reason_code as ReasonCode)
+    )
+      continue;
     issues.push({ layer, decision, skipped: false, details });
   }
   return issues;

@@ -15,9 +15,7 @@ export interface DecisionAsked {
   readonly pauseId?: string;
 }
 
-export type PauseToDecide =
-  | { readonly ok: true; readonly pause: PauseRecord }
-  | { readonly ok: false; readonly refusal: string };
+export type PauseToDecide = { readonly ok: true; readonly pause: PauseRecord } | { readonly ok: false; readonly refusal: string };
 
 /**
  * The pause a person's decision applies to, or why it applies to none (nothing may change then).

@@ -12,7 +12,7 @@ const CONTEXT = 512;
  * `=`, a quote, `+`, `/`, a leading `-`…) may be part of something sensitive that spans several
  * words (a phone number, an IBAN, `password = "…"`), so the rest of its line waits.
  */
-const PLAIN_WORD = /^(?:[(\[*_`]*\p{L}[\p{L}\p{M}'’-]*[)\]*_`.,;!?]*|#{1,6}|[-*>|•–—])$/u;
+const PLAIN_WORD = /^(?:[([*_`]*\p{L}[\p{L}\p{M}'’-]*[)\]*_`.,;!?]*|#{1,6}|[-*>|•–—])$/u;
 
 /**
  * Screens a reply while it streams in, so that what is shown live is what the detector lets
@@ -54,7 +54,11 @@ export class LiveScreen {
     const from = this.#released;
     if (to <= from) return '';
     const windowStart = this.#open ? Math.min(this.#open.start, Math.max(0, from - CONTEXT)) : Math.max(0, from - CONTEXT);
-    const findings = detectSensitive(this.#raw.slice(windowStart)).map((f) => ({ ...f, start: f.start + windowStart, end: f.end + windowStart }));
+    const findings = detectSensitive(this.#raw.slice(windowStart)).map((f) => ({
+      ...f,
+      start: f.start + windowStart,
+      end: f.end + windowStart,
+    }));
     let out = '';
     let pos = from;
     for (const f of findings) {

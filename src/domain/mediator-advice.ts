@@ -12,7 +12,14 @@ export const MediatorAdvice = z.strictObject({
   /** Actions outside the council the task asks for (send, pay, delete, publish …), as short labels. */
   side_effects: z.array(z.string().trim().min(1).max(60)).max(10),
   /** High-stakes domains the task touches: medical, legal, financial, employment, safety. */
-  high_stakes: z.array(z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v), z.enum(['medical', 'legal', 'financial', 'employment', 'safety']))).max(5),
+  high_stakes: z
+    .array(
+      z.preprocess(
+        (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
+        z.enum(['medical', 'legal', 'financial', 'employment', 'safety']),
+      ),
+    )
+    .max(5),
   /**
    * The task is too unclear to act on (no object, a pronoun with nothing to point at), or asks the
    * council to decide a person's own preference. United with the rules as ambiguous intent, or as

@@ -8,7 +8,7 @@ const TRY: Record<LlmErrorKind, string> = {
   rate_limit: 'the endpoint is rate-limiting: wait and continue, raise max_retries, or give the personas a fallback_route',
   quota: "the account's quota or credit is exhausted: top it up, or route the personas elsewhere",
   auth: 'check the API key in the variable the route names (api_key_env), and that the key may use this model',
-  bad_request: 'check the route\'s model name and options (json_mode, max_output_tokens) against what the endpoint supports',
+  bad_request: "check the route's model name and options (json_mode, max_output_tokens) against what the endpoint supports",
   invalid_output: 'the endpoint answered with something unusable: try again, or try json_mode "json_object" or "prompt" on the route',
   cassette: 'replay in a workspace in the state it was recorded in, or record again',
 };
@@ -20,5 +20,10 @@ export function describeModelFailure(error: LlmError): string {
 
 /** Audit fields for a model failure: the kind, the route, the HTTP status — never a key or a body. */
 export function modelFailureDetails(error: LlmError): Record<string, unknown> {
-  return { failure: error.kind, retryable: error.retryable, ...(error.route ? { route: error.route } : {}), ...(error.status !== undefined ? { http_status: error.status } : {}) };
+  return {
+    failure: error.kind,
+    retryable: error.retryable,
+    ...(error.route ? { route: error.route } : {}),
+    ...(error.status !== undefined ? { http_status: error.status } : {}),
+  };
 }

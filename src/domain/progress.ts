@@ -7,10 +7,38 @@ export type ProgressEvent =
   | { kind: 'step_started'; run_id: string; step: string; step_id?: string; persona: string; round: number; rounds: number }
   /** A piece of a reply as it streams in, NOT screened yet: never kept or logged, shown only through a LiveScreen (live-screen.ts). */
   | { kind: 'text'; run_id: string; step_id: string; persona: string; delta: string }
-  | { kind: 'step_finished'; run_id: string; step: string; step_id: string; persona: string; reply: string; model: string; duration_ms: number }
+  | {
+      kind: 'step_finished';
+      run_id: string;
+      step: string;
+      step_id: string;
+      persona: string;
+      reply: string;
+      model: string;
+      duration_ms: number;
+    }
   /** A knowledge request in a reply (its argument as the screened reply holds it) and its outcome. */
-  | { kind: 'knowledge'; run_id: string; step_id: string; persona: string; action: string; argument: string; status: string; reason_code: string; path?: string; message?: string }
-  | { kind: 'arbitrated'; run_id: string; strategy: string; final_action: string; agreement: number; reasoning: string; votes: Record<string, string> }
+  | {
+      kind: 'knowledge';
+      run_id: string;
+      step_id: string;
+      persona: string;
+      action: string;
+      argument: string;
+      status: string;
+      reason_code: string;
+      path?: string;
+      message?: string;
+    }
+  | {
+      kind: 'arbitrated';
+      run_id: string;
+      strategy: string;
+      final_action: string;
+      agreement: number;
+      reasoning: string;
+      votes: Record<string, string>;
+    }
   | { kind: 'notice'; run_id: string; message: string }
   | { kind: 'producing_artifact'; run_id: string; path: string };
 

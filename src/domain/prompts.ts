@@ -50,7 +50,7 @@ export function stepInstruction(step: TurnInstruction, arbitrationSummary?: stri
       return [
         'The rounds are over. Give your verdict as ONE JSON object and nothing else:',
         '{"action": "proceed" | "investigate" | "escalate", "confidence": <0..1>, "rationale": "<one line>"}',
-        'proceed = the council\'s direction is sound; investigate = more facts are needed first; escalate = a person must decide.',
+        "proceed = the council's direction is sound; investigate = more facts are needed first; escalate = a person must decide.",
       ].join('\n');
     case 'synthesis':
       return [

@@ -103,8 +103,23 @@ export const POISON_CLAIM_FAILURES = 3;
 
 /** What the watcher reports: one event per state transition, plus notices that change no state. */
 export type WatchEvent =
-  | { kind: 'started'; state: 'AWAITING_COMMAND'; pid: number; workspace: string; once: boolean; recovered: number; owned_by_others: number }
-  | { kind: 'claimed'; state: 'EXECUTING_TASK'; from: WatchState; run_id: string; source: string; resume: 'new' | 'checkpoint' | 'start' | 'decision' }
+  | {
+      kind: 'started';
+      state: 'AWAITING_COMMAND';
+      pid: number;
+      workspace: string;
+      once: boolean;
+      recovered: number;
+      owned_by_others: number;
+    }
+  | {
+      kind: 'claimed';
+      state: 'EXECUTING_TASK';
+      from: WatchState;
+      run_id: string;
+      source: string;
+      resume: 'new' | 'checkpoint' | 'start' | 'decision';
+    }
   | { kind: 'step'; state: 'EXECUTING_TASK'; run_id: string; step: string; persona: string; round: number; rounds: number }
   | { kind: 'producing_artifact'; state: 'PRODUCING_ARTIFACT'; from: WatchState; run_id: string; path: string }
   | {
@@ -129,9 +144,22 @@ export type WatchEvent =
  * What a watcher (or a worker) shows of the progress of the run it executes: a step starting, the
  * artifact being written (a state transition, from `from`), a notice. Nothing for the rest.
  */
-export function runProgressEvent(event: ProgressEvent, from: WatchState): Extract<WatchEvent, { kind: 'step' | 'producing_artifact' | 'notice' }> | undefined {
-  if (event.kind === 'step_started') return { kind: 'step', state: 'EXECUTING_TASK', run_id: event.run_id, step: event.step, persona: event.persona, round: event.round, rounds: event.rounds };
-  if (event.kind === 'producing_artifact') return { kind: 'producing_artifact', state: 'PRODUCING_ARTIFACT', from, run_id: event.run_id, path: event.path };
+export function runProgressEvent(
+  event: ProgressEvent,
+  from: WatchState,
+): Extract<WatchEvent, { kind: 'step' | 'producing_artifact' | 'notice' }> | undefined {
+  if (event.kind === 'step_started')
+    return {
+      kind: 'step',
+      state: 'EXECUTING_TASK',
+      run_id: event.run_id,
+      step: event.step,
+      persona: event.persona,
+      round: event.round,
+      rounds: event.rounds,
+    };
+  if (event.kind === 'producing_artifact')
+    return { kind: 'producing_artifact', state: 'PRODUCING_ARTIFACT', from, run_id: event.run_id, path: event.path };
   if (event.kind === 'notice') return { kind: 'notice', run_id: event.run_id, message: event.message };
   return undefined;
 }

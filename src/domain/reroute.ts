@@ -4,7 +4,9 @@ import type { ResolvedRoute } from './route.js';
 import { decideRun, decidingCondition, failureReason, REROUTABLE_FAILURES, type Call, type RerouteCondition } from './run/policy.js';
 
 /** Why a failed call may be rerouted (the rest — quota, auth, a refused request — pause at once). */
-export const REROUTE_REASONS: Partial<Record<LlmErrorKind, string>> = Object.fromEntries([...REROUTABLE_FAILURES].map((k) => [k, failureReason(k)]));
+export const REROUTE_REASONS: Partial<Record<LlmErrorKind, string>> = Object.fromEntries(
+  [...REROUTABLE_FAILURES].map((k) => [k, failureReason(k)]),
+);
 
 export interface RerouteInput {
   readonly failure: LlmErrorKind;
@@ -48,20 +50,40 @@ type Held = { condition: Exclude<RerouteCondition, 'allowed'>; detail: string };
 export function refusedConditions(input: RerouteInput): Held[] {
   const { original, candidate } = input;
   const reason = failureReason(input.failure);
-  if (!REROUTABLE_FAILURES.has(input.failure)) return [{ condition: 'not_reroutable', detail: `a ${input.failure} failure is not rerouted; a person must look` }];
-  if (!candidate) return [{ condition: 'no_fallback_route', detail: `route "${original.id}" failed (${reason}) and the persona has no fallback_route` }];
+  if (!REROUTABLE_FAILURES.has(input.failure))
+    return [{ condition: 'not_reroutable', detail: `a ${input.failure} failure is not rerouted; a person must look` }];
+  if (!candidate)
+    return [{ condition: 'no_fallback_route', detail: `route "${original.id}" failed (${reason}) and the persona has no fallback_route` }];
   const held: Held[] = [];
   if (input.ambiguous) held.push({ condition: 'ambiguous_intent', detail: "the task's intent is underspecified; it is never rerouted" });
-  if (input.policySensitive) held.push({ condition: 'policy_sensitive', detail: 'the task is in a policy-sensitive category (personal data, secrets, high stakes, external effects); it is never rerouted' });
+  if (input.policySensitive)
+    held.push({
+      condition: 'policy_sensitive',
+      detail: 'the task is in a policy-sensitive category (personal data, secrets, high stakes, external effects); it is never rerouted',
+    });
   if (original.locality === 'local' && candidate.locality === 'remote') {
-    held.push({ condition: 'local_to_remote', detail: `fallback "${candidate.id}" is remote but "${original.id}" is local: data would leave the machine` });
+    held.push({
+      condition: 'local_to_remote',
+      detail: `fallback "${candidate.id}" is remote but "${original.id}" is local: data would leave the machine`,
+    });
   }
   const extra = candidate.privileges.filter((p) => !original.privileges.includes(p));
-  if (extra.length > 0) held.push({ condition: 'privilege_escalation', detail: `fallback "${candidate.id}" grants ${extra.join(', ')} which "${original.id}" does not` });
+  if (extra.length > 0)
+    held.push({
+      condition: 'privilege_escalation',
+      detail: `fallback "${candidate.id}" grants ${extra.join(', ')} which "${original.id}" does not`,
+    });
   const weaker = weakerConstraints(original, candidate);
-  if (weaker.length > 0) held.push({ condition: 'weaker_constraints', detail: `fallback "${candidate.id}" cannot enforce "${original.id}"'s constraints: ${weaker.join(', ')}` });
+  if (weaker.length > 0)
+    held.push({
+      condition: 'weaker_constraints',
+      detail: `fallback "${candidate.id}" cannot enforce "${original.id}"'s constraints: ${weaker.join(', ')}`,
+    });
   if (input.rerouteCount >= input.maxReroute) {
-    held.push({ condition: 'reroute_limit', detail: `the run has already rerouted ${input.rerouteCount} time(s) (max_reroute ${input.maxReroute})` });
+    held.push({
+      condition: 'reroute_limit',
+      detail: `the run has already rerouted ${input.rerouteCount} time(s) (max_reroute ${input.maxReroute})`,
+    });
   }
   return held;
 }
@@ -76,8 +98,17 @@ export function decideReroute(input: RerouteInput): RerouteOutcome {
   const condition = decidingCondition(held.map((h) => h.condition));
   const ending = decideRun({ kind: 'route_failed', call: input.call ?? 'turn', failure: input.failure, condition });
   if (condition === 'allowed') {
-    return { decision: ending.decision, failed: [], detail: `route "${input.original.id}" failed (${failureReason(input.failure)}); rerouting to "${input.candidate?.id}"` };
+    return {
+      decision: ending.decision,
+      failed: [],
+      detail: `route "${input.original.id}" failed (${failureReason(input.failure)}); rerouting to "${input.candidate?.id}"`,
+    };
   }
   const deciding = held.find((h) => h.condition === condition);
-  return { decision: ending.decision, condition, failed: held.map((h) => h.condition), detail: [deciding, ...held.filter((h) => h !== deciding)].map((h) => h?.detail).join('; ') };
+  return {
+    decision: ending.decision,
+    condition,
+    failed: held.map((h) => h.condition),
+    detail: [deciding, ...held.filter((h) => h !== deciding)].map((h) => h?.detail).join('; '),
+  };
 }

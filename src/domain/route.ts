@@ -11,25 +11,59 @@ export type JsonMode = z.infer<typeof JsonMode>;
  * which limits. The key itself is never in the config — only the name of the variable holding it.
  */
 export const Route = z.strictObject({
-  provider: z.enum(['offline', 'openai']).describe('`offline`: the embedded rehearsal model; `openai`: any OpenAI-compatible endpoint through the official SDK.'),
+  provider: z
+    .enum(['offline', 'openai'])
+    .describe('`offline`: the embedded rehearsal model; `openai`: any OpenAI-compatible endpoint through the official SDK.'),
   model: z.string().trim().min(1).describe('The model name the endpoint knows (`gpt-4o-mini`, `llama3.1:8b`, …).'),
-  base_url: z.string().url().optional().describe('OpenAI-compatible endpoint, an http:// or https:// address; default `OPENAI_BASE_URL`, else the SDK\'s default (api.openai.com).'),
+  base_url: z
+    .string()
+    .url()
+    .optional()
+    .describe(
+      "OpenAI-compatible endpoint, an http:// or https:// address; default `OPENAI_BASE_URL`, else the SDK's default (api.openai.com).",
+    ),
   api_key_env: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the NAME of an environment variable, not a key')
     .optional()
     .describe('Name of the environment variable holding the API key; default `OPENAI_API_KEY`. A local server needs none.'),
-  temperature: z.number().min(0).max(2).optional().describe('Sampling temperature; default: the endpoint\'s own.'),
-  max_output_tokens: z.number().int().min(1).max(1_000_000).optional().describe('Upper bound on each reply\'s tokens; default: the endpoint\'s own.'),
-  timeout_ms: z.number().int().min(100).max(600_000).default(60_000).describe('Per attempt, in milliseconds: to connect, to receive the reply\'s headers, and the longest silence within its body.'),
-  max_retries: z.number().int().min(0).max(10).default(2).describe('Retries on this route after a failed attempt (a 429 other than an exhausted quota, a 5xx, a timeout, a lost connection, a broken reply), with a growing wait, before the call fails.'),
-  locality: z.enum(['local', 'remote']).optional().describe('`local`: on loopback (localhost, 127.x, ::1), data stays on this machine. Default: inferred from base_url.'),
-  privileges: z.array(KnowledgeAction).default(['READ_FILE', 'QUERY_CORTEX']).describe('Knowledge actions personas on this route may use (intersected with the persona\'s own).'),
+  temperature: z.number().min(0).max(2).optional().describe("Sampling temperature; default: the endpoint's own."),
+  max_output_tokens: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .describe("Upper bound on each reply's tokens; default: the endpoint's own."),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(60_000)
+    .describe("Per attempt, in milliseconds: to connect, to receive the reply's headers, and the longest silence within its body."),
+  max_retries: z
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .default(2)
+    .describe(
+      'Retries on this route after a failed attempt (a 429 other than an exhausted quota, a 5xx, a timeout, a lost connection, a broken reply), with a growing wait, before the call fails.',
+    ),
+  locality: z
+    .enum(['local', 'remote'])
+    .optional()
+    .describe('`local`: on loopback (localhost, 127.x, ::1), data stays on this machine. Default: inferred from base_url.'),
+  privileges: z
+    .array(KnowledgeAction)
+    .default(['READ_FILE', 'QUERY_CORTEX'])
+    .describe("Knowledge actions personas on this route may use (intersected with the persona's own)."),
   json_mode: z
     .preprocess((v) => (v === 'response_format' ? 'json_object' : v), JsonMode)
     .default('json_schema')
     .describe(
-      'How JSON replies are requested: `json_schema` (the reply\'s JSON Schema in `response_format`), `json_object` (any JSON object), or `prompt` (the instruction alone). An endpoint that rejects the format with HTTP 400 is asked the next way. `response_format`, the older name, means `json_object`.',
+      "How JSON replies are requested: `json_schema` (the reply's JSON Schema in `response_format`), `json_object` (any JSON object), or `prompt` (the instruction alone). An endpoint that rejects the format with HTTP 400 is asked the next way. `response_format`, the older name, means `json_object`.",
     ),
   stream: z.boolean().default(false).describe('Ask for a streamed response (server-sent events).'),
   default_query: z
@@ -78,7 +112,9 @@ export function resolveRoute(id: string, route: Route, env: { OPENAI_BASE_URL?: 
   const scheme = baseUrl === undefined ? undefined : schemeOf(baseUrl);
   if (baseUrl !== undefined && scheme !== 'http:' && scheme !== 'https:') {
     const from = route.base_url === undefined ? 'OPENAI_BASE_URL' : 'its base_url';
-    return { error: `route "${id}": ${from} (${baseUrl}) is not an http:// or https:// address; the endpoint is called over HTTP (a unix socket is not supported: serve the endpoint on 127.0.0.1)` };
+    return {
+      error: `route "${id}": ${from} (${baseUrl}) is not an http:// or https:// address; the endpoint is called over HTTP (a unix socket is not supported: serve the endpoint on 127.0.0.1)`,
+    };
   }
   const local = isLocalUrl(baseUrl);
   if (route.locality === 'local' && !local) {

@@ -1,5 +1,5 @@
 import type { DecisionRecord } from './decision.js';
-import { allows, } from './run/transitions.js';
+import { allows } from './run/transitions.js';
 import type { MediatorAdvice } from './mediator-advice.js';
 import type { DeliberationMode, ModeContext, ModeNext } from './modes/mode.js';
 import type { PauseRecord, RunPlan, RunState, RunStatus, Step } from './run-state.js';
@@ -24,13 +24,31 @@ export type RunEvent =
   /** A decision that joins the trail without changing the status (arbitration that lets the run go on). */
   | { readonly type: 'decided'; readonly decision: DecisionRecord }
   /** The run paused for a person. */
-  | { readonly type: 'paused'; readonly decision: DecisionRecord; readonly pause: PauseRecord; readonly summary: string; readonly loopPlan?: string }
+  | {
+      readonly type: 'paused';
+      readonly decision: DecisionRecord;
+      readonly pause: PauseRecord;
+      readonly summary: string;
+      readonly loopPlan?: string;
+    }
   /** A person decided the current pause (`continue` resumes, `stop` is followed by `finishing`/`finished`). */
   | { readonly type: 'person_decided'; readonly entry: RunState['hitl'][number]; readonly decision: DecisionRecord }
   /** The ending is fixed before anything is written, so a crash completes the same ending. */
-  | { readonly type: 'finishing'; readonly finishedAt: string; readonly decision: DecisionRecord; readonly status?: 'stopped' | 'guardrail_stopped' }
+  | {
+      readonly type: 'finishing';
+      readonly finishedAt: string;
+      readonly decision: DecisionRecord;
+      readonly status?: 'stopped' | 'guardrail_stopped';
+    }
   /** The run ended: completed, stopped, or invalid (set-up problems). */
-  | { readonly type: 'finished'; readonly status: Extract<RunStatus, 'completed' | 'stopped' | 'guardrail_stopped' | 'invalid'>; readonly decision: DecisionRecord; readonly finishedAt: string; readonly summary: string; readonly artifact?: string }
+  | {
+      readonly type: 'finished';
+      readonly status: Extract<RunStatus, 'completed' | 'stopped' | 'guardrail_stopped' | 'invalid'>;
+      readonly decision: DecisionRecord;
+      readonly finishedAt: string;
+      readonly summary: string;
+      readonly artifact?: string;
+    }
   /** A failure ended the run (storage, or a bug); a storage failure can be resumed. */
   | { readonly type: 'failed'; readonly decision: DecisionRecord; readonly at: string; readonly summary: string }
   /** Taken up again after a storage failure. */
@@ -49,7 +67,12 @@ export function applyRunEvent(state: RunState, event: RunEvent, now: string): Ru
 function apply(state: RunState, event: RunEvent): RunState {
   switch (event.type) {
     case 'planned':
-      return { ...state, ...(event.advice ? { advice: event.advice } : {}), plan: state.plan ?? event.plan, trail: [...state.trail, ...event.trail] };
+      return {
+        ...state,
+        ...(event.advice ? { advice: event.advice } : {}),
+        plan: state.plan ?? event.plan,
+        trail: [...state.trail, ...event.trail],
+      };
     case 'advised':
       return { ...state, advice: event.advice };
     case 'step_recorded':
@@ -76,7 +99,12 @@ function apply(state: RunState, event: RunEvent): RunState {
       return { ...rest, status: 'running' };
     }
     case 'finishing':
-      return state.finishing ? state : { ...state, finishing: { finished_at: event.finishedAt, decision: event.decision, ...(event.status ? { status: event.status } : {}) } };
+      return state.finishing
+        ? state
+        : {
+            ...state,
+            finishing: { finished_at: event.finishedAt, decision: event.decision, ...(event.status ? { status: event.status } : {}) },
+          };
     case 'finished':
       return {
         ...state,
@@ -88,7 +116,14 @@ function apply(state: RunState, event: RunEvent): RunState {
         ...(event.artifact ? { artifact: event.artifact } : {}),
       };
     case 'failed':
-      return { ...state, status: 'error', decision: event.decision, trail: [...state.trail, event.decision], summary: event.summary, finished_at: event.at };
+      return {
+        ...state,
+        status: 'error',
+        decision: event.decision,
+        trail: [...state.trail, event.decision],
+        summary: event.summary,
+        finished_at: event.at,
+      };
     case 'revived': {
       const { finished_at: _ended, decision: _failed, ...rest } = state;
       return { ...rest, status: 'running' };
@@ -99,8 +134,7 @@ function apply(state: RunState, event: RunEvent): RunState {
 /** What the engine does next with a running run. */
 export type NextStep =
   /** The run was ending when it stopped: complete that ending exactly as it began it. */
-  | { readonly kind: 'complete_ending'; readonly decision: DecisionRecord; readonly finishedAt: string }
-  | ModeNext;
+  { readonly kind: 'complete_ending'; readonly decision: DecisionRecord; readonly finishedAt: string } | ModeNext;
 
 /**
  * The next step of a running run, from its checkpoint: an ending already fixed is completed as it

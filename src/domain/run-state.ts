@@ -70,7 +70,15 @@ export const Step = z.strictObject({
   redacted: z.array(z.string()).optional(),
   /** What the model calls of this step put on the record (e.g. a json_mode fallback). */
   notices: z
-    .array(z.strictObject({ kind: z.literal('json_mode_fallback'), route: z.string(), from: z.enum(JSON_MODES), to: z.enum(JSON_MODES), status: z.number().int() }))
+    .array(
+      z.strictObject({
+        kind: z.literal('json_mode_fallback'),
+        route: z.string(),
+        from: z.enum(JSON_MODES),
+        to: z.enum(JSON_MODES),
+        status: z.number().int(),
+      }),
+    )
     .optional(),
 });
 export type Step = z.infer<typeof Step>;
@@ -142,7 +150,9 @@ export const RunState = z.strictObject({
   /** The plan the loop policy asked for at the third pause of this conflict, if any. */
   loop_plan: z.string().optional(),
   /** REROUTEs taken so far: the persona moves to the fallback for the rest of the run. */
-  reroutes: z.array(z.strictObject({ persona: z.string(), from: z.string(), to: z.string(), reason_code: z.string(), at_step: z.number().int() })).default([]),
+  reroutes: z
+    .array(z.strictObject({ persona: z.string(), from: z.string(), to: z.string(), reason_code: z.string(), at_step: z.number().int() }))
+    .default([]),
   artifact: z.string().optional(),
   /** What the mediator_advice classification (a real route's model) found, kept so a resume does not ask again. */
   advice: MediatorAdvice.optional(),
@@ -150,7 +160,9 @@ export const RunState = z.strictObject({
    * Set just before the artifact is written: the run is ending, at this time. A crash from here on
    * resumes into the same ending — the same bytes, no model call — never a second, different finish.
    */
-  finishing: z.strictObject({ finished_at: z.string(), decision: DecisionRecord, status: z.enum(['stopped', 'guardrail_stopped']).optional() }).optional(),
+  finishing: z
+    .strictObject({ finished_at: z.string(), decision: DecisionRecord, status: z.enum(['stopped', 'guardrail_stopped']).optional() })
+    .optional(),
   finished_at: z.string().optional(),
   /** A one-line explanation of the outcome for people. */
   summary: z.string().optional(),

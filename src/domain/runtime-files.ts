@@ -18,12 +18,13 @@ export interface RuntimeFileKind {
 export const RUNTIME_FILES: readonly RuntimeFileKind[] = [
   {
     pattern: '.maestro/',
-    what: 'runs (journals, checkpoints, drafts), claims, rejected commands, decisions, watcher pid files, audit logs and their heads, '
-      + 'the loop policy, and the locks, temporary and corrupt files of all of these',
+    what:
+      'runs (journals, checkpoints, drafts), claims, rejected commands, decisions, watcher pid files, audit logs and their heads, ' +
+      'the loop policy, and the locks, temporary and corrupt files of all of these',
   },
   { pattern: 'outputs/', what: 'artifacts at the default output path, outputs/<run_id>.md' },
   { pattern: 'session_states/*.json', what: "each persona's memory, session_states/<persona>_session.json" },
-  { pattern: 'session_states/*.json.lock', what: 'the lock held while a persona\'s memory is written' },
+  { pattern: 'session_states/*.json.lock', what: "the lock held while a persona's memory is written" },
   {
     pattern: 'session_states/archive/',
     what: 'older runs of persona memory (<persona>_history.jsonl) and the memory set aside by `session reset`',

@@ -45,7 +45,14 @@ const SessionStateV1 = z.strictObject({
 });
 
 export function emptySessionState(personaId: string, now: string): SessionState {
-  return { schemaVersion: SESSION_STATE_VERSION, persona_id: personaId, updated_at: now, runs: [], messages: [], archived: { count: 0, recent: [] } };
+  return {
+    schemaVersion: SESSION_STATE_VERSION,
+    persona_id: personaId,
+    updated_at: now,
+    runs: [],
+    messages: [],
+    archived: { count: 0, recent: [] },
+  };
 }
 
 /** Validates a session file's JSON, migrating known older versions. */
@@ -58,12 +65,7 @@ export function parseSessionState(json: unknown): Parsed<SessionState> {
 }
 
 /** Appends one run's messages; a run already saved (or archived) is not appended again (idempotent on resume). */
-export function appendRun(
-  state: SessionState,
-  runId: string,
-  messages: readonly HistoryMessage[],
-  now: string,
-): SessionState {
+export function appendRun(state: SessionState, runId: string, messages: readonly HistoryMessage[], now: string): SessionState {
   if (state.runs.includes(runId) || state.archived.recent.some((r) => r.run_id === runId)) return state;
   return { ...state, updated_at: now, runs: [...state.runs, runId], messages: [...state.messages, ...messages] };
 }
@@ -76,7 +78,12 @@ export function compactSession(state: SessionState, keepRuns: number): { state: 
   if (state.runs.length <= keepRuns) return { state, moved: [] };
   const leaving = new Set(state.runs.slice(0, state.runs.length - keepRuns));
   const moved = state.messages.filter((m) => leaving.has(m.run_id));
-  const summaries = [...leaving].map((runId) => summarizeRun(runId, moved.filter((m) => m.run_id === runId)));
+  const summaries = [...leaving].map((runId) =>
+    summarizeRun(
+      runId,
+      moved.filter((m) => m.run_id === runId),
+    ),
+  );
   return {
     state: {
       ...state,

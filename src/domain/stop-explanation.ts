@@ -70,7 +70,12 @@ export function explainLoopPolicyStop(pauses: number, lastPause: string): string
  * what it means, and what moves it on. The same words go to the command line, the artifact,
  * `maestro hitl show` and the watcher.
  */
-export function explainGateStop(facts: GateFacts, decision: DecisionRecord, found: readonly SensitivePlace[], isSecret: (c: SensitiveCategory) => boolean): string {
+export function explainGateStop(
+  facts: GateFacts,
+  decision: DecisionRecord,
+  found: readonly SensitivePlace[],
+  isSecret: (c: SensitiveCategory) => boolean,
+): string {
   switch (decision.reason_code) {
     case 'ACC_PATH_ESCAPE':
       return `refused before any model call: ${facts.pathEscapes.map((e) => `${e.field} "${e.path}" ${e.reason}`).join('; ')}. Fix the path in the command file and run it again (this stop is sealed).`;

@@ -30,7 +30,11 @@ const MAX_SCAN = 20_000;
  * Reads one JSON object matching `schema` from a model's reply. The object may sit in ``` fences or
  * prose; several identical copies are one answer, two that differ are an error (which did it mean?).
  */
-export function readStructured<S extends ObjectSchema>(text: string, schema: S, options: StructuredOptions<Extract<keyof S['shape'], string>> = {}): StructuredRead<z.infer<S>> {
+export function readStructured<S extends ObjectSchema>(
+  text: string,
+  schema: S,
+  options: StructuredOptions<Extract<keyof S['shape'], string>> = {},
+): StructuredRead<z.infer<S>> {
   const notes = new Set<Tolerance>();
   const keys = Object.keys(schema.shape);
   const scanned = text.length > MAX_SCAN ? text.slice(-MAX_SCAN) : text;
@@ -59,7 +63,13 @@ export function readStructured<S extends ObjectSchema>(text: string, schema: S, 
   }
   outside += scanned.slice(from);
   if (/```[a-zA-Z]*\s*\u0000\s*```/.test(outside)) notes.add('fenced');
-  if (outside.replace(/```[a-zA-Z]*\s*\u0000\s*```/g, '').replace(/\u0000/g, '').trim() !== '') notes.add('prose');
+  if (
+    outside
+      .replace(/```[a-zA-Z]*\s*\u0000\s*```/g, '')
+      .replace(/\u0000/g, '')
+      .trim() !== ''
+  )
+    notes.add('prose');
 
   const read = reads[0]!;
   for (const n of read.notes) notes.add(n);
@@ -79,7 +89,11 @@ export function jsonSchemaOf(schema: ObjectSchema): Record<string, unknown> {
 function withoutKeys(value: unknown, drop: readonly string[]): unknown {
   if (Array.isArray(value)) return value.map((v) => withoutKeys(v, drop));
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([k]) => !drop.includes(k)).map(([k, v]) => [k, withoutKeys(v, drop)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => !drop.includes(k))
+      .map(([k, v]) => [k, withoutKeys(v, drop)]),
+  );
 }
 
 type ObjectRead<T> = { notes: Tolerance[]; extraKeys: number } & ({ success: true; data: T } | { success: false; error: string });
@@ -114,7 +128,11 @@ function tolerantCopy(schema: ObjectSchema, options: StructuredOptions<string>):
 }
 
 /** Validates one parsed object through a tolerant copy of `schema` (z.preprocess on keys and fields). */
-function readObject<S extends ObjectSchema>(raw: Record<string, unknown>, schema: S, options: StructuredOptions<string>): ObjectRead<z.infer<S>> {
+function readObject<S extends ObjectSchema>(
+  raw: Record<string, unknown>,
+  schema: S,
+  options: StructuredOptions<string>,
+): ObjectRead<z.infer<S>> {
   const notes = new Set<Tolerance>();
   const extra = { count: 0 };
   const copy = tolerantCopy(schema, options);
@@ -152,7 +170,9 @@ function tolerantObject(schema: ObjectSchema, options: StructuredOptions<string>
   const shape = Object.fromEntries(
     Object.entries(schema.shape).map(([key, field]) => [
       key,
-      field instanceof z.ZodObject ? tolerantObject(field as ObjectSchema, options) : tolerantField(field as z.ZodType, options.percentages?.includes(key) ?? false),
+      field instanceof z.ZodObject
+        ? tolerantObject(field as ObjectSchema, options)
+        : tolerantField(field as z.ZodType, options.percentages?.includes(key) ?? false),
     ]),
   );
   return z.preprocess(normalizeKeys, z.strictObject(shape));

@@ -17,10 +17,14 @@ function renderUnscreened(state: RunState, shown: string): string {
   out.push(`# Run ${state.run_id} — ${shown}`, '');
   out.push(`- Command: ${state.source}`);
   if (state.plan) {
-    out.push(`- Council: ${state.plan.personas.join(', ')} · ${state.plan.rounds} round(s) · arbitration ${state.plan.arbitration} · synthesizer ${state.plan.synthesizer}`);
+    out.push(
+      `- Council: ${state.plan.personas.join(', ')} · ${state.plan.rounds} round(s) · arbitration ${state.plan.arbitration} · synthesizer ${state.plan.synthesizer}`,
+    );
     out.push(`- Model: ${state.plan.model}`);
   }
-  out.push(`- Started: ${state.created_at}${state.finished_at ? ` · finished: ${state.finished_at}` : ` · last checkpoint: ${state.updated_at}`}`);
+  out.push(
+    `- Started: ${state.created_at}${state.finished_at ? ` · finished: ${state.finished_at}` : ` · last checkpoint: ${state.updated_at}`}`,
+  );
   const calls = state.steps.reduce((n, s) => n + s.calls, 0);
   const prompt = state.steps.reduce((n, s) => n + (s.usage?.prompt_tokens ?? 0), 0);
   const completion = state.steps.reduce((n, s) => n + (s.usage?.completion_tokens ?? 0), 0);
@@ -33,10 +37,13 @@ function renderUnscreened(state: RunState, shown: string): string {
   if (state.steps.length === 0) out.push('_No model was called._', '');
   for (const step of state.steps) out.push(...renderStep(step));
 
-  const verdicts = state.steps.filter((s) => s.kind === 'verdict').map((s) => parseVerdict(s.id.startsWith('reviewer:') ? `${s.persona} (reviewer)` : s.persona, s.reply));
+  const verdicts = state.steps
+    .filter((s) => s.kind === 'verdict')
+    .map((s) => parseVerdict(s.id.startsWith('reviewer:') ? `${s.persona} (reviewer)` : s.persona, s.reply));
   if (verdicts.length > 0) {
     out.push('## Verdicts', '', '| persona | action | confidence | rationale |', '|---|---|---:|---|');
-    for (const v of verdicts) out.push(`| ${v.persona} | ${v.action}${v.valid ? '' : ' (fail-closed)'} | ${v.confidence.toFixed(2)} | ${cell(v.rationale)} |`);
+    for (const v of verdicts)
+      out.push(`| ${v.persona} | ${v.action}${v.valid ? '' : ' (fail-closed)'} | ${v.confidence.toFixed(2)} | ${cell(v.rationale)} |`);
     out.push('');
   }
 
@@ -44,9 +51,15 @@ function renderUnscreened(state: RunState, shown: string): string {
   if (state.trail.length === 0) out.push('_No decision yet._');
   else {
     out.push('| # | layer | decision | reason | decided by |', '|---:|---|---|---|---|');
-    state.trail.forEach((d, i) => out.push(`| ${i + 1} | ${d.layer} | ${d.decision}${d.sealed ? ' (sealed)' : ''} | ${d.reason_code} | ${d.final_decider} |`));
+    state.trail.forEach((d, i) =>
+      out.push(`| ${i + 1} | ${d.layer} | ${d.decision}${d.sealed ? ' (sealed)' : ''} | ${d.reason_code} | ${d.final_decider} |`),
+    );
   }
-  for (const h of state.hitl) out.push('', `A person decided **${h.decision}** on pause ${h.pause_id} (${h.reason_code}) at ${h.decided_at}${h.note ? `: ${h.note}` : ''}.`);
+  for (const h of state.hitl)
+    out.push(
+      '',
+      `A person decided **${h.decision}** on pause ${h.pause_id} (${h.reason_code}) at ${h.decided_at}${h.note ? `: ${h.note}` : ''}.`,
+    );
   out.push('', '## Outcome', '', state.summary?.trim() || `The run is ${shown}.`);
   const next = OUTCOME_NEXT[shown];
   if (next) out.push('', next(state.run_id));
@@ -64,9 +77,19 @@ const OUTCOME_NEXT: Readonly<Partial<Record<string, (runId: string) => string>>>
 
 function renderStep(step: Step): string[] {
   const what = STEP_WORDS[step.kind]?.(step) ?? step.kind;
-  const lines = [`### ${step.persona} · ${what}`, '', `_${step.model} · ${step.duration_ms} ms${step.calls > 1 ? ` · ${step.calls} calls` : ''}_`, '', step.reply.trim() || '_(empty reply)_', ''];
+  const lines = [
+    `### ${step.persona} · ${what}`,
+    '',
+    `_${step.model} · ${step.duration_ms} ms${step.calls > 1 ? ` · ${step.calls} calls` : ''}_`,
+    '',
+    step.reply.trim() || '_(empty reply)_',
+    '',
+  ];
   for (const k of step.knowledge) {
-    const detail = k.status === 'provided' ? `provided${k.path ? ` \`${k.path}\`` : ''}${k.bytes !== undefined ? `, ${k.bytes} bytes` : ''}${k.truncated ? ', truncated' : ''}` : `${k.status}: ${k.message}`;
+    const detail =
+      k.status === 'provided'
+        ? `provided${k.path ? ` \`${k.path}\`` : ''}${k.bytes !== undefined ? `, ${k.bytes} bytes` : ''}${k.truncated ? ', truncated' : ''}`
+        : `${k.status}: ${k.message}`;
     lines.push(`> ${k.action}(${k.argument}) → ${detail}`);
   }
   if (step.knowledge.length > 0) lines.push('');

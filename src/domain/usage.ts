@@ -36,7 +36,13 @@ export function totalUsage(steps: readonly UsageLike[], prices: Readonly<Record<
     if (price) cost += (u.prompt_tokens * price.prompt_per_mtok + u.completion_tokens * price.completion_per_mtok) / 1_000_000;
     else unpriced.add(modelOf(s.model));
   }
-  return { calls, prompt_tokens: prompt, completion_tokens: completion, cost_usd: unpriced.size > 0 ? undefined : cost, unpriced: [...unpriced].sort() };
+  return {
+    calls,
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    cost_usd: unpriced.size > 0 ? undefined : cost,
+    unpriced: [...unpriced].sort(),
+  };
 }
 
 /** Usage per persona, in the given order. */
@@ -45,5 +51,11 @@ export function usageByPersona(
   personas: readonly string[],
   prices: Readonly<Record<string, Price>>,
 ): { persona: string; totals: UsageTotals }[] {
-  return personas.map((persona) => ({ persona, totals: totalUsage(steps.filter((s) => s.persona === persona), prices) }));
+  return personas.map((persona) => ({
+    persona,
+    totals: totalUsage(
+      steps.filter((s) => s.persona === persona),
+      prices,
+    ),
+  }));
 }

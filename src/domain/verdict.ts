@@ -50,7 +50,10 @@ const recentVerdicts = new Map<string, Verdict>();
 
 function readVerdict(persona: string, reply: string): Verdict {
   const read = readStructured(reply, VerdictReply, { percentages: ['confidence'] });
-  const seen = { ...(read.tolerated.length > 0 ? { tolerated: read.tolerated } : {}), ...(read.extraKeys > 0 ? { extraKeys: read.extraKeys } : {}) };
+  const seen = {
+    ...(read.tolerated.length > 0 ? { tolerated: read.tolerated } : {}),
+    ...(read.extraKeys > 0 ? { extraKeys: read.extraKeys } : {}),
+  };
   if (!read.ok) return { ...failClosed(persona, `malformed verdict (${read.error})`), ...seen };
   return { persona, valid: true, ...read.value, ...seen };
 }

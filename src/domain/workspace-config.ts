@@ -8,40 +8,89 @@ import { formatIssues, type Parsed } from './issues.js';
 /** `maestro.config.json`: optional; every field has a default. Strict, so typos fail loudly. */
 export const WorkspaceConfig = z.strictObject({
   $schema: z.string().optional().describe('Editors: the JSON Schema of this file (`maestro schema --config` prints it).'),
-  schema_version: z.literal(1).default(1).describe('The version of this file\'s format.'),
+  schema_version: z.literal(1).default(1).describe("The version of this file's format."),
   deliberation: z
     .strictObject({
       max_rounds: z.number().int().min(1).max(10).default(3).describe('Rounds when a command does not say.'),
-      arbitration: ArbitrationStrategy.default('confidence_weighted').describe('How verdicts become the final action when a command does not say: `confidence_weighted`, `majority_vote`, `pessimistic`, `escalate_on_conflict`, `domain_weighted`.'),
+      arbitration: ArbitrationStrategy.default('confidence_weighted').describe(
+        'How verdicts become the final action when a command does not say: `confidence_weighted`, `majority_vote`, `pessimistic`, `escalate_on_conflict`, `domain_weighted`.',
+      ),
       ...WorkspaceModeOptions,
     })
     .prefault({}),
   knowledge: z
     .strictObject({
       roots: z.array(z.string().min(1)).min(1).default(['.']).describe('Folders (workspace-relative) a persona may read from.'),
-      deny: z.array(z.string().min(1)).default([]).describe('Extra deny patterns: a path segment or file name (`secrets`), or a `*` glob (`*.sqlite`).'),
-      max_file_bytes: z.number().int().min(256).max(10_000_000).default(65_536).describe('Larger files are truncated to this many bytes, with a note.'),
-      max_requests_per_turn: z.number().int().min(1).max(20).default(5).describe('Knowledge requests fulfilled per reply; the rest are refused.'),
+      deny: z
+        .array(z.string().min(1))
+        .default([])
+        .describe('Extra deny patterns: a path segment or file name (`secrets`), or a `*` glob (`*.sqlite`).'),
+      max_file_bytes: z
+        .number()
+        .int()
+        .min(256)
+        .max(10_000_000)
+        .default(65_536)
+        .describe('Larger files are truncated to this many bytes, with a note.'),
+      max_requests_per_turn: z
+        .number()
+        .int()
+        .min(1)
+        .max(20)
+        .default(5)
+        .describe('Knowledge requests fulfilled per reply; the rest are refused.'),
     })
     .default({ roots: ['.'], deny: [], max_file_bytes: 65_536, max_requests_per_turn: 5 }),
   history: z
     .strictObject({
-      max_tokens: z.number().int().min(0).max(1_000_000).default(6_000).describe('Token budget for a persona\'s persisted history in each prompt; older turns are folded into a summary.'),
-      keep_runs: z.number().int().min(1).max(10_000).default(30).describe('Runs kept whole in each persona\'s session file; older ones move to session_states/archive/.'),
+      max_tokens: z
+        .number()
+        .int()
+        .min(0)
+        .max(1_000_000)
+        .default(6_000)
+        .describe("Token budget for a persona's persisted history in each prompt; older turns are folded into a summary."),
+      keep_runs: z
+        .number()
+        .int()
+        .min(1)
+        .max(10_000)
+        .default(30)
+        .describe("Runs kept whole in each persona's session file; older ones move to session_states/archive/."),
     })
     .default({ max_tokens: 6_000, keep_runs: 30 }),
-  default_route: z.string().min(1).default(OFFLINE_ROUTE_ID).describe('Route every persona uses unless it names its own (`offline`: the embedded rehearsal model).'),
-  routes: z.record(z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, 'route names are lowercase letters, digits, ., - and _'), Route).default({}).describe('Named model routes; `offline` always exists.'),
+  default_route: z
+    .string()
+    .min(1)
+    .default(OFFLINE_ROUTE_ID)
+    .describe('Route every persona uses unless it names its own (`offline`: the embedded rehearsal model).'),
+  routes: z
+    .record(z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, 'route names are lowercase letters, digits, ., - and _'), Route)
+    .default({})
+    .describe('Named model routes; `offline` always exists.'),
   prices: z.record(z.string(), Price).default({}).describe('USD per million tokens, by model name, for `budget.max_cost_usd`.'),
-  budget: Budget.default({}).describe('Default per-run budget (none by default); a command\'s `config.budget` overrides it field by field. A crossed limit pauses the run.'),
+  budget: Budget.default({}).describe(
+    "Default per-run budget (none by default); a command's `config.budget` overrides it field by field. A crossed limit pauses the run.",
+  ),
   policy: z
     .strictObject({
-      pii: z.enum(['stop', 'pause', 'redact']).default('stop').describe('Personal data in a task or its inputs: `stop` (sealed, default), `pause` for a person, or `redact` before any model sees it.'),
+      pii: z
+        .enum(['stop', 'pause', 'redact'])
+        .default('stop')
+        .describe(
+          'Personal data in a task or its inputs: `stop` (sealed, default), `pause` for a person, or `redact` before any model sees it.',
+        ),
     })
     .default({ pii: 'stop' }),
   audit: z
     .strictObject({
-      retention_days: z.number().int().min(1).max(3650).default(30).describe('Days an audit log, and the checkpoint of a run that ended, is kept (a paused run keeps both).'),
+      retention_days: z
+        .number()
+        .int()
+        .min(1)
+        .max(3650)
+        .default(30)
+        .describe('Days an audit log, and the checkpoint of a run that ended, is kept (a paused run keeps both).'),
     })
     .default({ retention_days: 30 }),
   telemetry: z
@@ -49,22 +98,35 @@ export const WorkspaceConfig = z.strictObject({
       otlp_endpoint: z
         .url({ protocol: /^https?$/, normalize: true })
         .optional()
-        .describe('Send traces here over OTLP/HTTP (JSON): an OpenTelemetry collector or Jaeger, e.g. `http://127.0.0.1:4318` (`/v1/traces` is added unless the URL already ends with it). Default: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, else `OTEL_EXPORTER_OTLP_ENDPOINT`; with none, no traces are made and OpenTelemetry is not loaded.'),
-      service_name: z.string().min(1).max(256).optional().describe('`service.name` of the traces; default `OTEL_SERVICE_NAME`, else `maestro`.'),
+        .describe(
+          'Send traces here over OTLP/HTTP (JSON): an OpenTelemetry collector or Jaeger, e.g. `http://127.0.0.1:4318` (`/v1/traces` is added unless the URL already ends with it). Default: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, else `OTEL_EXPORTER_OTLP_ENDPOINT`; with none, no traces are made and OpenTelemetry is not loaded.',
+        ),
+      service_name: z
+        .string()
+        .min(1)
+        .max(256)
+        .optional()
+        .describe('`service.name` of the traces; default `OTEL_SERVICE_NAME`, else `maestro`.'),
       capture_content: z
         .boolean()
         .optional()
-        .describe('Also put prompts and replies on the model-call spans (`gen_ai.input.messages`, `gen_ai.output.messages`), redacted again by the sensitive-content detector. Default `false` (or `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`): traces then carry models, tokens, timings and decisions, never text.'),
+        .describe(
+          'Also put prompts and replies on the model-call spans (`gen_ai.input.messages`, `gen_ai.output.messages`), redacted again by the sensitive-content detector. Default `false` (or `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`): traces then carry models, tokens, timings and decisions, never text.',
+        ),
     })
     .default({})
-    .describe('OpenTelemetry traces of every run (GenAI conventions). Off unless an endpoint is set here or in the environment. Headers (e.g. an API key) come from `OTEL_EXPORTER_OTLP_HEADERS`, never from this file.'),
+    .describe(
+      'OpenTelemetry traces of every run (GenAI conventions). Off unless an endpoint is set here or in the environment. Headers (e.g. an API key) come from `OTEL_EXPORTER_OTLP_HEADERS`, never from this file.',
+    ),
   engine: z
     .strictObject({
       url: z
         .string()
         .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// (or postgresql://) URL')
         .optional()
-        .describe('PostgreSQL URL of the engine that holds the queue, checkpoints, decisions, persona memory, loop policy and audit log for workers on many machines (`maestro worker`). `MAESTRO_ENGINE_URL` overrides it; keep the password out of this file (use `PGPASSWORD` or `~/.pgpass`). Unset: everything stays in the workspace\'s files.'),
+        .describe(
+          "PostgreSQL URL of the engine that holds the queue, checkpoints, decisions, persona memory, loop policy and audit log for workers on many machines (`maestro worker`). `MAESTRO_ENGINE_URL` overrides it; keep the password out of this file (use `PGPASSWORD` or `~/.pgpass`). Unset: everything stays in the workspace's files.",
+        ),
     })
     .default({})
     .describe('Scale-out over PostgreSQL (see the README, "Workers on many machines").'),
@@ -121,7 +183,11 @@ export function configReference(): ConfigKey[] {
     if (record && !node.properties) {
       rows.push(row(key, node));
       // A map of objects (routes, prices) is described by its entries' keys; a map of plain values by itself.
-      if (record.properties) walk({ ...record, description: undefined, default: undefined }, `${key}.<${key === 'routes' ? 'name' : key === 'prices' ? 'model' : 'key'}>`);
+      if (record.properties)
+        walk(
+          { ...record, description: undefined, default: undefined },
+          `${key}.<${key === 'routes' ? 'name' : key === 'prices' ? 'model' : 'key'}>`,
+        );
     }
     if (!node.properties && !record) rows.push(row(key, node));
   };
@@ -141,7 +207,9 @@ function defaultAt(key: string): unknown {
   const parts = key.split('.');
   if (parts[0] === 'routes' && parts.length === 3) {
     const field = parts[2] as string;
-    return field === 'provider' || field === 'model' ? undefined : (Route.parse({ provider: 'openai', model: 'm' }) as Record<string, unknown>)[field];
+    return field === 'provider' || field === 'model'
+      ? undefined
+      : (Route.parse({ provider: 'openai', model: 'm' }) as Record<string, unknown>)[field];
   }
   let value: unknown = DEFAULT_WORKSPACE_CONFIG;
   for (const part of parts) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
@@ -153,7 +221,14 @@ function typeOf(node: JsonSchemaNode): string {
   if (node.enum) return node.enum.map((v) => JSON.stringify(v)).join(' \\| ');
   if (node.anyOf) return node.anyOf.map(typeOf).join(' \\| ');
   const max = node.maximum !== undefined && node.maximum < Number.MAX_SAFE_INTEGER ? node.maximum : undefined;
-  const range = node.minimum !== undefined && max !== undefined ? ` ${node.minimum}–${max}` : node.minimum !== undefined ? ` ≥ ${node.minimum}` : max !== undefined ? ` ≤ ${max}` : '';
+  const range =
+    node.minimum !== undefined && max !== undefined
+      ? ` ${node.minimum}–${max}`
+      : node.minimum !== undefined
+        ? ` ≥ ${node.minimum}`
+        : max !== undefined
+          ? ` ≤ ${max}`
+          : '';
   if (node.type === 'array') {
     const item = node.items ? typeOf(node.items) : 'any';
     return item.includes('|') ? `(${item})[]` : `${item}[]`;
@@ -168,6 +243,8 @@ export function configReferenceMarkdown(): string {
   return [
     '| key | type | default | what it does |',
     '|---|---|---|---|',
-    ...configReference().map((r) => `| \`${r.key}\` | ${r.type} | ${r.default === '—' ? '—' : `\`${r.default}\``} | ${cell(r.description)} |`),
+    ...configReference().map(
+      (r) => `| \`${r.key}\` | ${r.type} | ${r.default === '—' ? '—' : `\`${r.default}\``} | ${cell(r.description)} |`,
+    ),
   ].join('\n');
 }

@@ -27,7 +27,10 @@ describe('a run whose artifact cannot be written', () => {
         },
       },
     };
-    const outcome = await processCommand({ text: JSON.stringify({ task_description: 'Review the plan', config: { max_rounds: 1 } }), source: 't.json' }, failing);
+    const outcome = await processCommand(
+      { text: JSON.stringify({ task_description: 'Review the plan', config: { max_rounds: 1 } }), source: 't.json' },
+      failing,
+    );
     expect(outcome).toMatchObject({ status: 'error', reason_code: 'STORAGE_WRITE_FAILED' });
     expect(outcome.message).toContain('ENOSPC');
     expect(outcome.message).toContain(`maestro run --resume ${outcome.run_id}`);
@@ -37,6 +40,10 @@ describe('a run whose artifact cannot be written', () => {
     const resumed = await resumeRun(outcome.run_id, app.deps);
     expect(resumed.status).toBe('completed');
     expect(llm.calls.length).toBe(calls);
-    expect((await readdir(path.join(ws.dir, 'session_states'))).filter((n) => n.endsWith('.json')).sort()).toEqual(['auditor_session.json', 'coordinator_session.json', 'strategist_session.json']);
+    expect((await readdir(path.join(ws.dir, 'session_states'))).filter((n) => n.endsWith('.json')).sort()).toEqual([
+      'auditor_session.json',
+      'coordinator_session.json',
+      'strategist_session.json',
+    ]);
   });
 });

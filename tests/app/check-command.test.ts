@@ -27,7 +27,12 @@ describe('checkCommand', () => {
     [{ output_artifact_path: '../outside.md' }, 'stop', 'ACC_PATH_ESCAPE', 'output_artifact_path: is outside the workspace'],
     [{ input_artifacts: ['docs/missing.md'] }, 'pause', 'CONSISTENCY_INPUT_MISSING', 'input_artifacts: "docs/missing.md" not found'],
     [{ config: { personas: ['coordinator', 'ghost'] } }, 'pause', 'MEANING_UNKNOWN_PERSONA', undefined],
-    [{ task_description: 'Email jane.doe@example.com the plan' }, 'stop', 'ETHICS_PII_DETECTED', 'task_description: line 1: EMAIL (the value is not shown)'],
+    [
+      { task_description: 'Email jane.doe@example.com the plan' },
+      'stop',
+      'ETHICS_PII_DETECTED',
+      'task_description: line 1: EMAIL (the value is not shown)',
+    ],
   ] as const)('finds what would stop or pause %j: %s %s', async (over, effect, reason, line) => {
     const app = memoryApp();
     const command = commandOf(over);
@@ -53,7 +58,9 @@ describe('checkCommand', () => {
     const command = commandOf();
     const check = await checkCommand({ command, runId: 'run-1', deps: app.deps });
     expect(check.personaProblems).toEqual(['personas/broken.md: (root): unknown key "mood"']);
-    expect(describeFindings(check, ['personas/auditor.md: no route named "gpt"'], command).map((f) => [f.layer, f.effect, f.lines])).toEqual([
+    expect(
+      describeFindings(check, ['personas/auditor.md: no route named "gpt"'], command).map((f) => [f.layer, f.effect, f.lines]),
+    ).toEqual([
       ['personas', 'invalid', ['personas/broken.md: (root): unknown key "mood"']],
       ['routes', 'invalid', ['personas/auditor.md: no route named "gpt"']],
     ]);
@@ -64,7 +71,16 @@ describe('checkCommand', () => {
     const command = commandOf({ config: { max_rounds: 1, conflict_key: 'queue-choice' } });
     const fingerprint = conflictFingerprint({ command }, app.deps.sha256);
     for (let i = 1; i <= 4; i++) {
-      await app.loopPolicy.update((data) => ({ data: recordPause(data, { pauseId: `p${i}`, runId: `r${i}`, fingerprint, reasonCode: 'ARBITRATION_INVESTIGATE', timestamp: '2026-01-01T00:00:00.000Z' }).data, result: null }));
+      await app.loopPolicy.update((data) => ({
+        data: recordPause(data, {
+          pauseId: `p${i}`,
+          runId: `r${i}`,
+          fingerprint,
+          reasonCode: 'ARBITRATION_INVESTIGATE',
+          timestamp: '2026-01-01T00:00:00.000Z',
+        }).data,
+        result: null,
+      }));
     }
     const check = await checkCommand({ command, runId: 'run-5', deps: app.deps });
     expect(check.gates.decision).toMatchObject({ decision: 'STOPPED', reason_code: 'ACC_STOPPED_IS_TERMINAL', sealed: true });

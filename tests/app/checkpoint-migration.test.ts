@@ -40,9 +40,14 @@ describe('the model identity is structured, never guessed from a name', () => {
     class NamedClient extends ScriptedLlmClient {
       override readonly label = 'offline-backup (openai: gpt-real)';
     }
-    const llm = new NamedClient((r) => (r.purpose === 'verdict' ? '{"action":"escalate","confidence":0.9,"rationale":"a person decides"}' : 'a real reply'));
+    const llm = new NamedClient((r) =>
+      r.purpose === 'verdict' ? '{"action":"escalate","confidence":0.9,"rationale":"a person decides"}' : 'a real reply',
+    );
     const app = await createApp({ workspace: ws.dir, llm });
-    const paused = await processCommand({ text: JSON.stringify({ task_description: 'Choose the queue', config: { max_rounds: 1 } }), source: 't.json' }, app.deps);
+    const paused = await processCommand(
+      { text: JSON.stringify({ task_description: 'Choose the queue', config: { max_rounds: 1 } }), source: 't.json' },
+      app.deps,
+    );
     expect(paused.status).toBe('paused');
     const stopped = await decidePause({ runId: paused.run_id, decision: 'stop' }, app.deps);
     const artifact = stopped.decision === 'stop' ? await readFile(stopped.outcome.artifact ?? '', 'utf8') : '';

@@ -6,7 +6,8 @@ import { politeCouncil, ScriptedLlmClient, type ScriptedCall } from '../fakes/sc
 // concludeRun — the verdicts arbitrated, then the run completes or pauses — reached through executeRun
 // once every call of the deliberation is recorded (the mode's context is built there).
 
-const verdicts = (byPersona: Record<string, string>) => (r: ScriptedCall) => (r.purpose === 'verdict' && byPersona[r.persona] !== undefined ? byPersona[r.persona]! : politeCouncil(r));
+const verdicts = (byPersona: Record<string, string>) => (r: ScriptedCall) =>
+  r.purpose === 'verdict' && byPersona[r.persona] !== undefined ? byPersona[r.persona]! : politeCouncil(r);
 const investigate = '{"action":"investigate","confidence":0.9,"rationale":"facts missing"}';
 
 describe('concludeRun', () => {
@@ -17,12 +18,19 @@ describe('concludeRun', () => {
     expect(outcome.message).toMatch(/^completed: proceed \(confidence_weighted, agreement 100%\) · 7 model calls/);
     const arbitrated = app.ledger.commits.find((c) => c.records.some((r) => r.event === 'ARBITRATED'));
     expect(arbitrated?.event).toMatchObject({ type: 'decided', decision: { decision: 'RUN', reason_code: 'ARBITRATION_PROCEED' } });
-    expect(app.ledger.records('run-1').find((r) => r.event === 'ARBITRATED')?.details).toMatchObject({ strategy: 'confidence_weighted', final_action: 'proceed', agreement: 1, invalid_verdicts: [] });
+    expect(app.ledger.records('run-1').find((r) => r.event === 'ARBITRATED')?.details).toMatchObject({
+      strategy: 'confidence_weighted',
+      final_action: 'proceed',
+      agreement: 1,
+      invalid_verdicts: [],
+    });
     expect(app.progress.find((p) => p.kind === 'arbitrated')).toMatchObject({ final_action: 'proceed' });
   });
 
   it("pauses on the council's readable doubt, as a judgement: a draft is kept, no memory is saved", async () => {
-    const app = memoryApp({ llm: new ScriptedLlmClient(verdicts({ coordinator: investigate, strategist: investigate, auditor: investigate })) });
+    const app = memoryApp({
+      llm: new ScriptedLlmClient(verdicts({ coordinator: investigate, strategist: investigate, auditor: investigate })),
+    });
     const outcome = await execute(await startRun(app), app.deps);
     expect(outcome).toMatchObject({ status: 'paused', reason_code: 'ARBITRATION_INVESTIGATE' });
     expect(JSON.parse((await app.ledger.readFile('run-1', 'hitl.json'))!)).toMatchObject({ pause_class: 'judgement', conflict_pauses: 1 });
@@ -32,10 +40,16 @@ describe('concludeRun', () => {
   });
 
   it('pauses on verdicts that could not be read as an outage of their route, naming them', async () => {
-    const app = memoryApp({ llm: new ScriptedLlmClient(verdicts({ auditor: 'I approve!' })), config: (c) => ({ ...c, deliberation: { ...c.deliberation, arbitration: 'escalate_on_conflict' } }) });
+    const app = memoryApp({
+      llm: new ScriptedLlmClient(verdicts({ auditor: 'I approve!' })),
+      config: (c) => ({ ...c, deliberation: { ...c.deliberation, arbitration: 'escalate_on_conflict' } }),
+    });
     const outcome = await execute(await startRun(app), app.deps);
     expect(outcome).toMatchObject({ status: 'paused', reason_code: 'ARBITRATION_VERDICTS_UNREADABLE' });
-    expect(app.ledger.records('run-1').find((r) => r.event === 'ARBITRATED')?.details).toMatchObject({ unreadable_verdicts: ['auditor'], invalid_verdicts: ['auditor'] });
+    expect(app.ledger.records('run-1').find((r) => r.event === 'ARBITRATED')?.details).toMatchObject({
+      unreadable_verdicts: ['auditor'],
+      invalid_verdicts: ['auditor'],
+    });
     expect(JSON.parse((await app.ledger.readFile('run-1', 'hitl.json'))!)).toMatchObject({ pause_class: 'outage', conflict_pauses: 0 });
   });
 
@@ -75,8 +89,14 @@ describe('concludeRun', () => {
   });
 
   it('reports the arbitration to whoever watches, with the votes', async () => {
-    const app = memoryApp({ llm: new ScriptedLlmClient(verdicts({ auditor: investigate })), config: (c) => ({ ...c, deliberation: { ...c.deliberation, arbitration: 'majority_vote' } }) });
+    const app = memoryApp({
+      llm: new ScriptedLlmClient(verdicts({ auditor: investigate })),
+      config: (c) => ({ ...c, deliberation: { ...c.deliberation, arbitration: 'majority_vote' } }),
+    });
     await execute(await startRun(app, aCommand()), app.deps);
-    expect(app.progress.find((p) => p.kind === 'arbitrated')).toMatchObject({ strategy: 'majority_vote', votes: { coordinator: 'proceed', strategist: 'proceed', auditor: 'investigate' } });
+    expect(app.progress.find((p) => p.kind === 'arbitrated')).toMatchObject({
+      strategy: 'majority_vote',
+      votes: { coordinator: 'proceed', strategist: 'proceed', auditor: 'investigate' },
+    });
   });
 });

@@ -14,14 +14,30 @@ describe('executeRun', () => {
     const run = await startRun(app);
     const outcome = await execute(run, app.deps);
 
-    expect(outcome).toMatchObject({ run_id: 'run-1', status: 'completed', decision: 'RUN', artifact: '/workspace/outputs/run-1.md', audit_log: 'memory:audit/run-1' });
+    expect(outcome).toMatchObject({
+      run_id: 'run-1',
+      status: 'completed',
+      decision: 'RUN',
+      artifact: '/workspace/outputs/run-1.md',
+      audit_log: 'memory:audit/run-1',
+    });
     expect(llm.calls.map((c) => `${c.purpose}:${c.persona}`)).toEqual([
-      'turn:coordinator', 'turn:strategist', 'turn:auditor',
-      'verdict:coordinator', 'verdict:strategist', 'verdict:auditor',
+      'turn:coordinator',
+      'turn:strategist',
+      'turn:auditor',
+      'verdict:coordinator',
+      'verdict:strategist',
+      'verdict:auditor',
       'synthesis:coordinator',
     ]);
     expect(app.workspace.artifacts.get('outputs/run-1.md')).toContain('Do it.');
-    expect(withoutGates(app, 'run-1')).toEqual([...Array(7).fill('MODEL_CALL'), 'ARBITRATED', 'ARTIFACT_WRITTEN', 'SESSIONS_SAVED', 'RUN_FINISHED']);
+    expect(withoutGates(app, 'run-1')).toEqual([
+      ...Array(7).fill('MODEL_CALL'),
+      'ARBITRATED',
+      'ARTIFACT_WRITTEN',
+      'SESSIONS_SAVED',
+      'RUN_FINISHED',
+    ]);
     const state = await app.ledger.load('run-1');
     expect(state).toMatchObject({ status: 'completed', artifact: '/workspace/outputs/run-1.md' });
     expect(state?.steps).toHaveLength(7);
@@ -59,7 +75,11 @@ describe('executeRun', () => {
     again.ledger.seed((await app.ledger.load('run-1'))!, app.ledger.records('run-1'));
     const outcome = await execute(await reopen(again, 'run-1'), again.deps);
     expect(outcome.status).toBe('completed');
-    expect(second.calls.map((c) => `${c.purpose}:${c.persona}`)).toEqual(['verdict:strategist', 'verdict:auditor', 'synthesis:coordinator']);
+    expect(second.calls.map((c) => `${c.purpose}:${c.persona}`)).toEqual([
+      'verdict:strategist',
+      'verdict:auditor',
+      'synthesis:coordinator',
+    ]);
     expect(again.ledger.records('run-1').filter((r) => r.event === 'MODEL_CALL')).toHaveLength(7);
   });
 
@@ -120,18 +140,42 @@ describe('executeRun', () => {
   });
 
   it('records an input the council sees only the start of, and says how to give it more', async () => {
-    const app = memoryApp({ llm: new ScriptedLlmClient(politeCouncil), files: { 'docs/big.md': 'x'.repeat(600) }, config: (c) => ({ ...c, knowledge: { ...c.knowledge, max_file_bytes: 256 } }) });
+    const app = memoryApp({
+      llm: new ScriptedLlmClient(politeCouncil),
+      files: { 'docs/big.md': 'x'.repeat(600) },
+      config: (c) => ({ ...c, knowledge: { ...c.knowledge, max_file_bytes: 256 } }),
+    });
     await execute(await startRun(app, aCommand({ input_artifacts: ['docs/big.md'] })), app.deps);
-    expect(app.ledger.records('run-1').find((r) => r.event === 'INPUT_TRUNCATED')?.details).toEqual({ path: 'docs/big.md', bytes: 600, shown_bytes: 256 });
+    expect(app.ledger.records('run-1').find((r) => r.event === 'INPUT_TRUNCATED')?.details).toEqual({
+      path: 'docs/big.md',
+      bytes: 600,
+      shown_bytes: 256,
+    });
     expect(app.progress.some((p) => p.kind === 'notice' && p.message.includes('raise knowledge.max_file_bytes'))).toBe(true);
   });
 
   it('completes an ending fixed before a restart exactly as it began, calling no model', async () => {
-    const llm = new ScriptedLlmClient((r: ScriptedCall) => (r.purpose === 'verdict' ? '{"action":"investigate","confidence":0.9,"rationale":"no"}' : politeCouncil(r)));
+    const llm = new ScriptedLlmClient((r: ScriptedCall) =>
+      r.purpose === 'verdict' ? '{"action":"investigate","confidence":0.9,"rationale":"no"}' : politeCouncil(r),
+    );
     const app = memoryApp({ llm });
     const run = await startRun(app);
     // The ending was fixed (a stop decided by a person), then the process died.
-    await run.commit({ event: { type: 'finishing', finishedAt: '2026-01-01T00:10:00.000Z', decision: { decision: 'STOPPED', reason_code: 'HITL_STOP', sealed: false, overrideable: false, final_decider: 'USER', layer: 'hitl' }, status: 'stopped' } });
+    await run.commit({
+      event: {
+        type: 'finishing',
+        finishedAt: '2026-01-01T00:10:00.000Z',
+        decision: {
+          decision: 'STOPPED',
+          reason_code: 'HITL_STOP',
+          sealed: false,
+          overrideable: false,
+          final_decider: 'USER',
+          layer: 'hitl',
+        },
+        status: 'stopped',
+      },
+    });
     const outcome = await execute(await reopen(app, 'run-1'), app.deps);
     expect(outcome).toMatchObject({ status: 'stopped', reason_code: 'HITL_STOP' });
     expect(llm.calls).toEqual([]);

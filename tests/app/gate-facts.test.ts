@@ -13,12 +13,24 @@ const commandOf = (over: Record<string, unknown>): CommandFile => {
 
 async function gather(over: Record<string, unknown>, files: Record<string, string> = {}) {
   const ws = new InMemoryWorkspace(files);
-  return gatherGateFacts({ command: commandOf(over), personas: triad(), outputPath: (over.output_artifact_path as string | undefined) ?? 'outputs/x.md', inputs: ws, artifacts: ws, piiPolicy: 'stop', conflictStopped: false, approved: new Set() });
+  return gatherGateFacts({
+    command: commandOf(over),
+    personas: triad(),
+    outputPath: (over.output_artifact_path as string | undefined) ?? 'outputs/x.md',
+    inputs: ws,
+    artifacts: ws,
+    piiPolicy: 'stop',
+    conflictStopped: false,
+    approved: new Set(),
+  });
 }
 
 describe('gatherGateFacts', () => {
   it('sorts inputs into read, missing and out of bounds', async () => {
-    const { facts, inputs } = await gather({ input_artifacts: ['docs/plan.md', 'docs/gone.md', '../secret.txt'] }, { 'docs/plan.md': '# Plan\n' });
+    const { facts, inputs } = await gather(
+      { input_artifacts: ['docs/plan.md', 'docs/gone.md', '../secret.txt'] },
+      { 'docs/plan.md': '# Plan\n' },
+    );
     expect(inputs.map((i) => i.path)).toEqual(['docs/plan.md']);
     expect(facts.missingInputs).toEqual([{ path: 'docs/gone.md', reason: 'not found' }]);
     expect(facts.pathEscapes).toEqual([{ field: 'input_artifacts.2', path: '../secret.txt', reason: 'is outside the workspace' }]);
@@ -26,17 +38,29 @@ describe('gatherGateFacts', () => {
 
   it('refuses an output path outside the workspace, or over an input', async () => {
     expect((await gather({ output_artifact_path: '../out.md' })).facts.pathEscapes.map((e) => e.field)).toEqual(['output_artifact_path']);
-    expect((await gather({ output_artifact_path: 'docs/plan.md', input_artifacts: ['docs/plan.md'] }, { 'docs/plan.md': 'x' })).facts.pathEscapes[0]?.reason).toContain("command's own input artifacts");
+    expect(
+      (await gather({ output_artifact_path: 'docs/plan.md', input_artifacts: ['docs/plan.md'] }, { 'docs/plan.md': 'x' })).facts
+        .pathEscapes[0]?.reason,
+    ).toContain("command's own input artifacts");
   });
 
   it('finds personal data and secrets in the task, the inputs and the work items, by line, as categories only', async () => {
     const { facts, places } = await gather(
-      { task_description: 'Review it', input_artifacts: ['docs/notes.md'], work_items: [{ id: 'w1', assigned_agent: 'auditor', goal: 'Mail jane.doe@example.com', inputs: {}, expected_output: {} }] },
+      {
+        task_description: 'Review it',
+        input_artifacts: ['docs/notes.md'],
+        work_items: [{ id: 'w1', assigned_agent: 'auditor', goal: 'Mail jane.doe@example.com', inputs: {}, expected_output: {} }],
+      },
       { 'docs/notes.md': 'one\ntoken sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD\n' },
     );
     expect(facts.piiCategories).toEqual(['EMAIL']);
     expect(facts.secretCategories.length).toBeGreaterThan(0);
-    expect(places).toEqual(expect.arrayContaining([{ source: 'work_items.0.goal', line: 1, category: 'EMAIL' }, expect.objectContaining({ source: 'docs/notes.md', line: 2 })]));
+    expect(places).toEqual(
+      expect.arrayContaining([
+        { source: 'work_items.0.goal', line: 1, category: 'EMAIL' },
+        expect.objectContaining({ source: 'docs/notes.md', line: 2 }),
+      ]),
+    );
     expect(JSON.stringify({ facts, places })).not.toContain('jane.doe');
   });
 

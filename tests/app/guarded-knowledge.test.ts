@@ -9,7 +9,10 @@ const reader = { id: 'auditor', privileges: ['READ_FILE' as const] };
 describe('GuardedKnowledgeBase', () => {
   it('serves an ordinary file as it is', async () => {
     const kb = new GuardedKnowledgeBase(new InMemoryWorkspace({ 'docs/plan.md': '# Plan\nShip it.\n' }));
-    expect(await kb.fulfil({ action: 'READ_FILE', argument: 'docs/plan.md' }, reader)).toMatchObject({ status: 'provided', content: '# Plan\nShip it.\n' });
+    expect(await kb.fulfil({ action: 'READ_FILE', argument: 'docs/plan.md' }, reader)).toMatchObject({
+      status: 'provided',
+      content: '# Plan\nShip it.\n',
+    });
   });
 
   it('withholds a file with personal data, naming the categories, never the content', async () => {
@@ -21,12 +24,19 @@ describe('GuardedKnowledgeBase', () => {
   });
 
   it('says secrets when a secret is among the findings', async () => {
-    const kb = new GuardedKnowledgeBase(new InMemoryWorkspace({ 'docs/env.md': 'key: sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD\n' }));
-    expect((await kb.fulfil({ action: 'READ_FILE', argument: 'docs/env.md' }, reader)).message).toMatch(/^withheld: the file holds secrets/);
+    const kb = new GuardedKnowledgeBase(
+      new InMemoryWorkspace({ 'docs/env.md': 'key: sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD\n' }),
+    );
+    expect((await kb.fulfil({ action: 'READ_FILE', argument: 'docs/env.md' }, reader)).message).toMatch(
+      /^withheld: the file holds secrets/,
+    );
   });
 
   it('passes refusals through unchanged', async () => {
     const kb = new GuardedKnowledgeBase(new InMemoryWorkspace());
-    expect(await kb.fulfil({ action: 'READ_FILE', argument: '../etc/passwd' }, reader)).toMatchObject({ status: 'refused', reason_code: 'KNOWLEDGE_PATH_ESCAPE' });
+    expect(await kb.fulfil({ action: 'READ_FILE', argument: '../etc/passwd' }, reader)).toMatchObject({
+      status: 'refused',
+      reason_code: 'KNOWLEDGE_PATH_ESCAPE',
+    });
   });
 });

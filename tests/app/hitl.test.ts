@@ -14,7 +14,8 @@ beforeEach(async () => {
 afterEach(() => ws.cleanup());
 
 const app = (llm: ScriptedLlmClient) => createApp({ workspace: ws.dir, llm });
-const doubtful = (r: ScriptedCall) => (r.purpose === 'verdict' ? '{"action":"investigate","confidence":0.9,"rationale":"facts missing"}' : politeCouncil(r));
+const doubtful = (r: ScriptedCall) =>
+  r.purpose === 'verdict' ? '{"action":"investigate","confidence":0.9,"rationale":"facts missing"}' : politeCouncil(r);
 const cmd = (o: Record<string, unknown> = {}) => JSON.stringify({ task_description: 'Choose the queue', config: { max_rounds: 2 }, ...o });
 
 describe('pause, decide, resume', () => {
@@ -40,8 +41,17 @@ describe('pause, decide, resume', () => {
 
     // The decision was claimed once: a second resume finds nothing to do.
     expect(await resumeDecided(paused.run_id, a.deps)).toBeUndefined();
-    const audit = (await readFile(paused.audit_log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
-    expect(audit.find((r) => r.event === 'HITL_DECIDED')).toMatchObject({ final_decider: 'USER', sealed: false, overrideable: false, decision: 'RUN', reason_code: 'HITL_CONTINUE' });
+    const audit = (await readFile(paused.audit_log, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(audit.find((r) => r.event === 'HITL_DECIDED')).toMatchObject({
+      final_decider: 'USER',
+      sealed: false,
+      overrideable: false,
+      decision: 'RUN',
+      reason_code: 'HITL_CONTINUE',
+    });
     expect(JSON.stringify(audit)).not.toContain('I have the facts');
   });
 
@@ -74,9 +84,14 @@ describe('pause, decide, resume', () => {
 
   it('refuses a decision on a sealed run', async () => {
     const a = await app(new ScriptedLlmClient(politeCouncil));
-    const stopped = await processCommand({ text: cmd({ task_description: 'Summarise the thread from jane.doe@example.com' }), source: 's.json' }, a.deps);
+    const stopped = await processCommand(
+      { text: cmd({ task_description: 'Summarise the thread from jane.doe@example.com' }), source: 's.json' },
+      a.deps,
+    );
     expect(stopped).toMatchObject({ status: 'stopped', reason_code: 'ETHICS_PII_DETECTED' });
-    await expect(decidePause({ runId: stopped.run_id, decision: 'continue' }, a.deps)).rejects.toThrow(/sealed decision \(ethics: ETHICS_PII_DETECTED\)/);
+    await expect(decidePause({ runId: stopped.run_id, decision: 'continue' }, a.deps)).rejects.toThrow(
+      /sealed decision \(ethics: ETHICS_PII_DETECTED\)/,
+    );
   });
 
   it('a gate pause cleared by a person lets later gates run; an old pause id is refused at the next pause', async () => {
@@ -88,7 +103,9 @@ describe('pause, decide, resume', () => {
     await decidePause({ runId: first.run_id, decision: 'continue' }, a.deps);
     const second = await resumeRun(first.run_id, a.deps);
     expect(second).toMatchObject({ status: 'paused', reason_code: 'ARBITRATION_INVESTIGATE' });
-    await expect(decidePause({ runId: first.run_id, decision: 'continue', pauseId: `${first.run_id}-p1` }, a.deps)).rejects.toThrow(/current pause .* is .*-p2/);
+    await expect(decidePause({ runId: first.run_id, decision: 'continue', pauseId: `${first.run_id}-p1` }, a.deps)).rejects.toThrow(
+      /current pause .* is .*-p2/,
+    );
   });
 
   it('refuses to resume a paused run before a person decides', async () => {
@@ -102,19 +119,30 @@ describe('loop policy, end to end in the app', () => {
   it('asks for a plan at the third pause of a conflict, stops the line at the fourth, guards it, and resets', async () => {
     const llm = new ScriptedLlmClient((r) => (r.purpose === 'plan' ? 'PLAN: narrow the task' : doubtful(r)));
     const a = await app(llm);
-    const conflict = (n: number) => cmd({ task_description: `Choose the queue, attempt ${n}`, config: { max_rounds: 1, conflict_key: 'queue-choice' } });
+    const conflict = (n: number) =>
+      cmd({ task_description: `Choose the queue, attempt ${n}`, config: { max_rounds: 1, conflict_key: 'queue-choice' } });
     const outcomes = [];
     for (let n = 1; n <= 4; n++) outcomes.push(await processCommand({ text: conflict(n), source: `c${n}.json` }, a.deps));
     expect(outcomes.map((o) => o.status)).toEqual(['paused', 'paused', 'paused', 'stopped']);
     expect(outcomes[3]).toMatchObject({ decision: 'STOPPED', reason_code: 'ACC_END_SESSION_AFTER_4_HITL' });
     expect(llm.calls.filter((c) => c.purpose === 'plan')).toHaveLength(1);
     const third = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', outcomes[2]!.run_id, 'hitl.json'), 'utf8'));
-    const thirdLog = (await readFile(outcomes[2]!.audit_log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const thirdLog = (await readFile(outcomes[2]!.audit_log, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(thirdLog.filter((r) => r.event === 'MODEL_CALL' && r.details?.kind === 'plan')).toHaveLength(1);
-    expect(thirdLog.map((r) => r.event)).toEqual(expect.arrayContaining(['K_PLAN_REQUESTED', 'K_PLAN_REQ_DISPATCH', 'K_PLAN_PROPOSED', 'K_PLAN_RECEIVED']));
+    expect(thirdLog.map((r) => r.event)).toEqual(
+      expect.arrayContaining(['K_PLAN_REQUESTED', 'K_PLAN_REQ_DISPATCH', 'K_PLAN_PROPOSED', 'K_PLAN_RECEIVED']),
+    );
     expect(third).toMatchObject({ plan: 'PLAN: narrow the task', conflict_pauses: 3 });
-    const fourth = (await readFile(outcomes[3]!.audit_log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
-    expect(fourth.map((r) => r.event)).toEqual(expect.arrayContaining(['HITL_REQUESTED', 'K_END_RECOMMENDED', 'K_STOPPED', 'RUN_FINISHED']));
+    const fourth = (await readFile(outcomes[3]!.audit_log, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(fourth.map((r) => r.event)).toEqual(
+      expect.arrayContaining(['HITL_REQUESTED', 'K_END_RECOMMENDED', 'K_STOPPED', 'RUN_FINISHED']),
+    );
     expect(fourth.find((r) => r.event === 'K_END_RECOMMENDED')).toMatchObject({ decision: 'END_SESSION_RECOMMENDED' });
     expect(fourth.find((r) => r.event === 'RUN_FINISHED')).toMatchObject({ decision: 'STOPPED', sealed: true, layer: 'acc' });
 
@@ -122,7 +150,10 @@ describe('loop policy, end to end in the app', () => {
     const guarded = await processCommand({ text: conflict(5), source: 'c5.json' }, a.deps);
     expect(guarded).toMatchObject({ status: 'stopped', reason_code: 'ACC_STOPPED_IS_TERMINAL' });
     expect(llm.calls.length).toBe(callsBefore);
-    const other = await processCommand({ text: cmd({ task_description: 'Review the caching layer', config: { max_rounds: 1 } }), source: 'o.json' }, a.deps);
+    const other = await processCommand(
+      { text: cmd({ task_description: 'Review the caching layer', config: { max_rounds: 1 } }), source: 'o.json' },
+      a.deps,
+    );
     expect(other.status).toBe('paused');
 
     const { resetLoopPolicy } = await import('../../src/domain/loop-policy/workspace-loop.js');
@@ -156,9 +187,15 @@ describe('decidePause, with the ledger in memory', () => {
     const mem = await pausedRun();
     const before = mem.ledger.commits.length;
     const result = await decidePause({ runId: 'run-1', decision: 'continue', note: 'I checked the facts' }, mem.deps);
-    expect(result).toMatchObject({ decision: 'continue', state: { status: 'running', hitl: [{ pause_id: 'run-1-p1', decision: 'continue', note: 'I checked the facts' }] } });
+    expect(result).toMatchObject({
+      decision: 'continue',
+      state: { status: 'running', hitl: [{ pause_id: 'run-1-p1', decision: 'continue', note: 'I checked the facts' }] },
+    });
     expect(mem.ledger.commits.slice(before)).toHaveLength(1);
-    expect(mem.ledger.commits.at(-1)).toMatchObject({ event: { type: 'person_decided' }, records: [{ event: 'HITL_DECIDED', final_decider: 'USER', details: { pause_id: 'run-1-p1', note_chars: 19 } }] });
+    expect(mem.ledger.commits.at(-1)).toMatchObject({
+      event: { type: 'person_decided' },
+      records: [{ event: 'HITL_DECIDED', final_decider: 'USER', details: { pause_id: 'run-1-p1', note_chars: 19 } }],
+    });
     expect(mem.decisions.posted.get('run-1')).toMatchObject({ pause_id: 'run-1-p1' });
     expect(JSON.stringify(mem.ledger.records('run-1'))).not.toContain('I checked the facts');
   });
@@ -168,9 +205,13 @@ describe('decidePause, with the ledger in memory', () => {
     const before = mem.ledger.commits.length;
     await expect(decidePause({ runId: 'run-1', decision: 'continue', pauseId: 'run-1-p0' }, mem.deps)).rejects.toThrow(HitlRefusedError);
     await expect(decidePause({ runId: 'run-1', decision: 'maybe' }, mem.deps)).rejects.toThrow(HitlRefusedError);
-    await expect(decidePause({ runId: 'run-1', decision: 'continue', note: 'x'.repeat(2001) }, mem.deps)).rejects.toThrow(/longer than 2000/);
+    await expect(decidePause({ runId: 'run-1', decision: 'continue', note: 'x'.repeat(2001) }, mem.deps)).rejects.toThrow(
+      /longer than 2000/,
+    );
     await decidePause({ runId: 'run-1', decision: 'continue' }, mem.deps);
-    await expect(decidePause({ runId: 'run-1', decision: 'continue' }, mem.deps)).rejects.toThrow(/its pause run-1-p1 was already decided \("continue" at .*\) and the run waits to be resumed/);
+    await expect(decidePause({ runId: 'run-1', decision: 'continue' }, mem.deps)).rejects.toThrow(
+      /its pause run-1-p1 was already decided \("continue" at .*\) and the run waits to be resumed/,
+    );
     expect(mem.ledger.commits.length).toBe(before + 1);
   });
 
@@ -190,6 +231,8 @@ describe('describeContinue', () => {
     const { describeContinue } = await import('../../src/app/hitl.js');
     expect(describeContinue('model', 'BUDGET_EXCEEDED')).toBe('the run goes on past its budget; finished model calls are not repeated');
     expect(describeContinue('model', 'MODEL_CALL_FAILED')).toBe('the failed model call is tried again; finished calls are not repeated');
-    expect(describeContinue('ethics', 'ETHICS_HIGH_STAKES')).toBe('the ethics gate is cleared (ETHICS_HIGH_STAKES); the later gates still run, then the council deliberates');
+    expect(describeContinue('ethics', 'ETHICS_HIGH_STAKES')).toBe(
+      'the ethics gate is cleared (ETHICS_HIGH_STAKES); the later gates still run, then the council deliberates',
+    );
   });
 });

@@ -49,7 +49,18 @@ class FakeQueue implements IntakeQueue {
   /** A worker ended the run: its row waits to be written back. */
   finish(runId: string, row: Partial<Delivery>, artifacts: { path: string; content: string; protect: string[] }[] = []): void {
     const source = this.submitted.get(runId)?.source ?? `${runId}.json`;
-    this.rows.push({ runId, source, state: 'done', kind: 'command', rejection: null, status: 'completed', summary: 'completed: proceed', decision: 'RUN', reasonCode: 'RUN_COMPLETED', ...row });
+    this.rows.push({
+      runId,
+      source,
+      state: 'done',
+      kind: 'command',
+      rejection: null,
+      status: 'completed',
+      summary: 'completed: proceed',
+      decision: 'RUN',
+      reasonCode: 'RUN_COMPLETED',
+      ...row,
+    });
     this.files.set(runId, artifacts);
   }
 }
@@ -61,7 +72,19 @@ function intake(options: { once: boolean; files?: Record<string, string> }) {
   const workspace = new InMemoryWorkspace(options.files ?? {}, { sha256 });
   const events: WatchEvent[] = [];
   let n = 0;
-  const loop = new IntakeLoop({ inbox, claims, queue, inputs: workspace, artifacts: workspace, newRunId: () => `run-${++n}`, onEvent: (e) => events.push(e), once: options.once, pid: 7, workspace: '/workspace', pollMs: 5 });
+  const loop = new IntakeLoop({
+    inbox,
+    claims,
+    queue,
+    inputs: workspace,
+    artifacts: workspace,
+    newRunId: () => `run-${++n}`,
+    onEvent: (e) => events.push(e),
+    once: options.once,
+    pid: 7,
+    workspace: '/workspace',
+    pollMs: 5,
+  });
   const drop = (name: string, text: string) => {
     claims.texts.set(name, text);
     inbox.drop(name);
@@ -73,7 +96,8 @@ const waitFor = async (what: () => boolean): Promise<void> => {
   for (let i = 0; i < 200 && !what(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
   if (!what()) throw new Error('timed out waiting');
 };
-const notices = (events: WatchEvent[]) => events.filter((e): e is Extract<WatchEvent, { kind: 'notice' }> => e.kind === 'notice').map((e) => e.message);
+const notices = (events: WatchEvent[]) =>
+  events.filter((e): e is Extract<WatchEvent, { kind: 'notice' }> => e.kind === 'notice').map((e) => e.message);
 const finished = (events: WatchEvent[]) => events.filter((e): e is Extract<WatchEvent, { kind: 'finished' }> => e.kind === 'finished');
 
 describe('IntakeLoop', () => {
@@ -82,7 +106,10 @@ describe('IntakeLoop', () => {
     await t.loop.start();
     t.drop('a.json', JSON.stringify(aCommand({ input_artifacts: ['docs/plan.md', 'docs/gone.md'] })));
     await waitFor(() => t.queue.submitted.size === 1);
-    expect(t.queue.submitted.get('run-1')).toMatchObject({ source: 'a.json', inputHashes: { 'docs/plan.md': sha256('# Plan\n'), 'docs/gone.md': 'missing:KNOWLEDGE_NOT_FOUND' } });
+    expect(t.queue.submitted.get('run-1')).toMatchObject({
+      source: 'a.json',
+      inputHashes: { 'docs/plan.md': sha256('# Plan\n'), 'docs/gone.md': 'missing:KNOWLEDGE_NOT_FOUND' },
+    });
     expect(notices(t.events)).toContain('a.json: submitted to the engine as run run-1');
     expect(t.claims.claims.has('run-1')).toBe(true); // kept claimed until its run has ended
     await t.loop.stop();
@@ -95,7 +122,15 @@ describe('IntakeLoop', () => {
     await waitFor(() => t.queue.submitted.size === 1);
     t.queue.finish('run-1', {}, [{ path: 'outputs/run-1.md', content: '# Council report: x\n', protect: [] }]);
     await t.loop.stopped;
-    expect(finished(t.events)).toEqual([expect.objectContaining({ run_id: 'run-1', source: 'a.json', status: 'completed', artifact: '/workspace/outputs/run-1.md', audit_log: 'engine:audit/run-1' })]);
+    expect(finished(t.events)).toEqual([
+      expect.objectContaining({
+        run_id: 'run-1',
+        source: 'a.json',
+        status: 'completed',
+        artifact: '/workspace/outputs/run-1.md',
+        audit_log: 'engine:audit/run-1',
+      }),
+    ]);
     expect(t.workspace.artifacts.get('outputs/run-1.md')).toBe('# Council report: x\n');
     expect(t.claims.released).toEqual(['run-1']);
     expect(t.queue.delivered).toEqual(['run-1']);
@@ -107,7 +142,19 @@ describe('IntakeLoop', () => {
     t.drop('bad.json', '{"task": 1}');
     await t.loop.start();
     await waitFor(() => t.queue.submitted.size === 1);
-    t.queue.finish('run-1', { state: 'rejected', status: 'invalid', reasonCode: 'SPEC_INVALID_INPUT', summary: 'bad.json is not a valid command file', rejection: { status: 'invalid', reason_code: 'SPEC_INVALID_INPUT', message: 'bad.json is not a valid command file', issues: ['task_description: required'], audit_log: 'engine:audit/run-1' } });
+    t.queue.finish('run-1', {
+      state: 'rejected',
+      status: 'invalid',
+      reasonCode: 'SPEC_INVALID_INPUT',
+      summary: 'bad.json is not a valid command file',
+      rejection: {
+        status: 'invalid',
+        reason_code: 'SPEC_INVALID_INPUT',
+        message: 'bad.json is not a valid command file',
+        issues: ['task_description: required'],
+        audit_log: 'engine:audit/run-1',
+      },
+    });
     await t.loop.stopped;
     expect(t.claims.rejected.get('run-1')).toMatchObject({ reason_code: 'SPEC_INVALID_INPUT', issues: ['task_description: required'] });
     expect(finished(t.events)[0]).toMatchObject({ status: 'invalid', rejected_to: '.maestro/rejected/bad.json' });
@@ -120,7 +167,10 @@ describe('IntakeLoop', () => {
     await waitFor(() => t.queue.submitted.size === 1);
     t.queue.finish('run-1', { state: 'paused', status: 'paused', summary: 'paused for a person' });
     await t.loop.stopped;
-    expect(finished(t.events)[0]).toMatchObject({ status: 'paused', message: 'paused for a person\ndecide: maestro hitl decide run-1 continue|stop [--note TEXT]' });
+    expect(finished(t.events)[0]).toMatchObject({
+      status: 'paused',
+      message: 'paused for a person\ndecide: maestro hitl decide run-1 continue|stop [--note TEXT]',
+    });
   });
 
   it('rejects a claimed file it cannot read, unread, without submitting it', async () => {
@@ -139,7 +189,9 @@ describe('IntakeLoop', () => {
     await t.loop.start();
     t.drop('a.json', JSON.stringify(aCommand()));
     await waitFor(() => t.queue.submitted.size === 1);
-    expect(notices(t.events)[0]).toMatch(/^a\.json: could not be submitted \(the engine is unreachable\); it stays in \.maestro\/inflight\//);
+    expect(notices(t.events)[0]).toMatch(
+      /^a\.json: could not be submitted \(the engine is unreachable\); it stays in \.maestro\/inflight\//,
+    );
     expect(t.claims.claims.has('run-1')).toBe(true);
     await t.loop.stop();
   });

@@ -6,12 +6,24 @@ import { aCommand, memoryApp, startRun, type MemoryApp } from '../fakes/memory-a
 
 // The Stage 3 loop policy as a run's pause feeds it: counted per conflict, a plan at three, a sealed stop at four.
 
-const pauseOf = (runId: string, n = 1): PauseRecord => ({ pause_id: `${runId}-p${n}`, layer: 'arbitration', reason_code: 'ARBITRATION_INVESTIGATE', message: 'doubt', requested_at: '2026-01-01T00:00:00.000Z' });
+const pauseOf = (runId: string, n = 1): PauseRecord => ({
+  pause_id: `${runId}-p${n}`,
+  layer: 'arbitration',
+  reason_code: 'ARBITRATION_INVESTIGATE',
+  message: 'doubt',
+  requested_at: '2026-01-01T00:00:00.000Z',
+});
 const conflict = aCommand({ config: { max_rounds: 1, conflict_key: 'queue-choice' } });
 
 async function pauseOnce(app: MemoryApp, requestPlan?: () => Promise<string>) {
   const run = await startRun(app, conflict);
-  const outcome = await applyLoopPolicy({ state: run.state, pause: pauseOf(run.runId), deps: app.deps, run, ...(requestPlan ? { requestPlan } : {}) });
+  const outcome = await applyLoopPolicy({
+    state: run.state,
+    pause: pauseOf(run.runId),
+    deps: app.deps,
+    run,
+    ...(requestPlan ? { requestPlan } : {}),
+  });
   return { run, outcome };
 }
 
@@ -35,7 +47,10 @@ describe('applyLoopPolicy', () => {
     expect(outcome).toEqual({ count: 3, plan: 'PLAN 1' });
     expect(asked).toBe(1);
     expect(app.ledger.events(run.runId)).toEqual(['K_PLAN_REQUESTED', 'K_PLAN_REQ_DISPATCH', 'K_PLAN_PROPOSED', 'K_PLAN_RECEIVED']);
-    expect(app.ledger.records(run.runId).find((r) => r.event === 'K_PLAN_PROPOSED')?.details).toMatchObject({ hitl_count: 3, plan_chars: 'PLAN 1'.length });
+    expect(app.ledger.records(run.runId).find((r) => r.event === 'K_PLAN_PROPOSED')?.details).toMatchObject({
+      hitl_count: 3,
+      plan_chars: 'PLAN 1'.length,
+    });
   });
 
   it('keeps going with a note when the plan cannot be asked for', async () => {
@@ -63,7 +78,8 @@ describe('applyLoopPolicy', () => {
 describe('conflictFingerprint', () => {
   it("is the command's conflict_key when it has one, else a digest of the task that ignores case and spacing", () => {
     const app = memoryApp();
-    const of = (task: string, config: Record<string, unknown> = {}) => conflictFingerprint({ command: { task_description: task, input_artifacts: [], config } as never }, app.deps.sha256);
+    const of = (task: string, config: Record<string, unknown> = {}) =>
+      conflictFingerprint({ command: { task_description: task, input_artifacts: [], config } as never }, app.deps.sha256);
     expect(of('anything', { conflict_key: 'queue-choice' })).toBe('queue-choice');
     expect(of('Choose the  queue\n')).toBe(of('choose the queue'));
     expect(of('Choose the queue')).not.toBe(of('Choose the database'));

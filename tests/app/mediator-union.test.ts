@@ -3,8 +3,24 @@ import { uniteAdvice } from '../../src/app/run-records.js';
 import { evaluateGates, type GateFacts } from '../../src/domain/gates.js';
 import { mediatorAdviceMessages, type MediatorAdvice } from '../../src/domain/mediator-advice.js';
 
-const clean: GateFacts = { taskBlank: false, unknownPersonas: [], missingInputs: [], pathEscapes: [], piiCategories: [], secretCategories: [], sideEffects: [], highStakes: [], boundary: false, ambiguity: [] };
-const advice = (overrides: Partial<MediatorAdvice>): MediatorAdvice => ({ side_effects: [], high_stakes: [], ambiguous: false, ...overrides });
+const clean: GateFacts = {
+  taskBlank: false,
+  unknownPersonas: [],
+  missingInputs: [],
+  pathEscapes: [],
+  piiCategories: [],
+  secretCategories: [],
+  sideEffects: [],
+  highStakes: [],
+  boundary: false,
+  ambiguity: [],
+};
+const advice = (overrides: Partial<MediatorAdvice>): MediatorAdvice => ({
+  side_effects: [],
+  high_stakes: [],
+  ambiguous: false,
+  ...overrides,
+});
 
 // Issue 22 point 6: on a real route the model's classification joins the rules; its `ambiguous`
 // reaches the same pause as the rules' ambiguity, and never turns a preference ask into another reason.
@@ -12,7 +28,11 @@ describe("the mediator's classification united with the rules", () => {
   it('an unclear task by the model pauses as ambiguous intent, labelled mediator', () => {
     const facts = uniteAdvice(clean, advice({ ambiguous: true }));
     expect(facts.ambiguity).toEqual(['mediator']);
-    expect(evaluateGates(facts).decision).toMatchObject({ layer: 'meaning', reason_code: 'MEANING_AMBIGUOUS_INTENT', decision: 'PAUSE_FOR_HITL' });
+    expect(evaluateGates(facts).decision).toMatchObject({
+      layer: 'meaning',
+      reason_code: 'MEANING_AMBIGUOUS_INTENT',
+      decision: 'PAUSE_FOR_HITL',
+    });
   });
 
   it('a preference ask the rules read stays the boundary pause, even once a person continued past it', () => {

@@ -10,7 +10,8 @@ import { ScriptedLlmClient, type ScriptedCall } from '../fakes/scripted-llm-clie
 import { tempWorkspace } from '../fakes/fixtures.js';
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
-const extra = (id: string, order: number) => `---\nid: ${id}\nname: ${id[0]?.toUpperCase()}${id.slice(1)}\norder: ${order}\nfocus_domains: [${id}]\nprivileges: [READ_FILE]\nweight: 1\n---\nYou are the ${id} of the council.\n`;
+const extra = (id: string, order: number) =>
+  `---\nid: ${id}\nname: ${id[0]?.toUpperCase()}${id.slice(1)}\norder: ${order}\nfocus_domains: [${id}]\nprivileges: [READ_FILE]\nweight: 1\n---\nYou are the ${id} of the council.\n`;
 beforeEach(async () => {
   ws = await tempWorkspace({ 'personas/economist.md': extra('economist', 4), 'personas/operator.md': extra('operator', 5) });
 });
@@ -18,11 +19,20 @@ afterEach(() => ws.cleanup());
 
 const FIVE = ['coordinator', 'strategist', 'auditor', 'economist', 'operator'];
 const assessment = (action: string, score: number, confidence = 0.8) =>
-  JSON.stringify({ action, confidence, rationale: `${action} it`, vectors: Object.fromEntries(VECTORS.map((v) => [v, { score, rationale: `${v} looks ${score}` }])) });
-const command = (config: Record<string, unknown> = {}) => JSON.stringify({ task_description: 'Choose the cache for the billing service', config: { mode: 'parallel', personas: FIVE, ...config } });
+  JSON.stringify({
+    action,
+    confidence,
+    rationale: `${action} it`,
+    vectors: Object.fromEntries(VECTORS.map((v) => [v, { score, rationale: `${v} looks ${score}` }])),
+  });
+const command = (config: Record<string, unknown> = {}) =>
+  JSON.stringify({ task_description: 'Choose the cache for the billing service', config: { mode: 'parallel', personas: FIVE, ...config } });
 
 /** A fake model that takes `ms` per call and counts how many calls are in flight at once. */
-function slowCouncil(ms: number, answer: (r: ScriptedCall) => string = (r) => (r.purpose === 'assessment' ? assessment('proceed', 0.7) : '### Proposal\nDo it.')) {
+function slowCouncil(
+  ms: number,
+  answer: (r: ScriptedCall) => string = (r) => (r.purpose === 'assessment' ? assessment('proceed', 0.7) : '### Proposal\nDo it.'),
+) {
   const seen = { inFlight: 0, max: 0 };
   const llm = new ScriptedLlmClient((r) => answer(r));
   const complete = llm.complete.bind(llm);
@@ -74,7 +84,12 @@ describe('parallel mode', () => {
     expect(paused.reason_code).toBe('MODEL_CALL_FAILED');
     expect(paused.message).toContain('200 ms');
     const state = JSON.parse(await readFile(`${ws.dir}/.maestro/runs/${paused.run_id}/state.json`, 'utf8'));
-    expect(state.steps.map((s: { id: string }) => s.id).sort()).toEqual(['assessment:auditor', 'assessment:coordinator', 'assessment:economist', 'assessment:strategist']);
+    expect(state.steps.map((s: { id: string }) => s.id).sort()).toEqual([
+      'assessment:auditor',
+      'assessment:coordinator',
+      'assessment:economist',
+      'assessment:strategist',
+    ]);
 
     await decidePause({ runId: paused.run_id, decision: 'continue' }, app.deps);
     const before = llm.calls.length;
@@ -108,10 +123,17 @@ describe('parallel mode', () => {
   });
 
   it('a missing or malformed assessment is asked again once, then recorded and counted as escalate (the run pauses)', async () => {
-    const llm = new ScriptedLlmClient((r) => (r.purpose !== 'assessment' ? 'Do it.' : r.persona === 'auditor' ? 'I would rather not say.' : assessment('proceed', 0.8)));
-    const outcome = await processCommand({ text: command({ personas: ['coordinator', 'auditor'] }), source: 't.json' }, (await createApp({ workspace: ws.dir, llm })).deps);
+    const llm = new ScriptedLlmClient((r) =>
+      r.purpose !== 'assessment' ? 'Do it.' : r.persona === 'auditor' ? 'I would rather not say.' : assessment('proceed', 0.8),
+    );
+    const outcome = await processCommand(
+      { text: command({ personas: ['coordinator', 'auditor'] }), source: 't.json' },
+      (await createApp({ workspace: ws.dir, llm })).deps,
+    );
     expect(llm.calls.filter((c) => c.persona === 'auditor' && c.purpose === 'assessment')).toHaveLength(2);
-    expect(llm.calls.find((c) => c.persona === 'auditor' && c.messages.at(-1)?.content.startsWith('That was not a valid assessment'))).toBeDefined();
+    expect(
+      llm.calls.find((c) => c.persona === 'auditor' && c.messages.at(-1)?.content.startsWith('That was not a valid assessment')),
+    ).toBeDefined();
     expect(outcome.status).toBe('paused');
     expect(outcome.message).toMatch(/escalate|investigate/);
   });
@@ -121,10 +143,14 @@ describe('parallel mode', () => {
       if (r.purpose !== 'assessment') return 'Do it.';
       return r.persona === 'auditor' ? assessment('investigate', 0.2, 0.4) : assessment('proceed', 0.8, 0.9);
     });
-    const outcome = await processCommand({ text: command({ personas: ['coordinator', 'strategist', 'auditor'], composition: 'bayesian_fusion' }), source: 't.json' }, (await createApp({ workspace: ws.dir, llm })).deps);
+    const outcome = await processCommand(
+      { text: command({ personas: ['coordinator', 'strategist', 'auditor'], composition: 'bayesian_fusion' }), source: 't.json' },
+      (await createApp({ workspace: ws.dir, llm })).deps,
+    );
     expect(outcome.status, outcome.message).toBe('completed');
     const artifact = await readFile(outcome.artifact ?? '', 'utf8');
-    for (const heading of ['## Assessments', '## Composition and arbitration', '## Orchestration', '## Pictures', '## Final proposal']) expect(artifact).toContain(heading);
+    for (const heading of ['## Assessments', '## Composition and arbitration', '## Orchestration', '## Pictures', '## Final proposal'])
+      expect(artifact).toContain(heading);
     expect(artifact).toContain('| Mode | parallel |');
     expect(artifact).toContain('**COMPOSE (bayesian_fusion):**');
     expect(artifact).toMatch(/\| `auditor` \| investigate \| 0\.40 \|/);
@@ -139,7 +165,10 @@ describe('parallel mode', () => {
 
   it('sequential_refinement asks in order, each persona seeing the earlier assessments', async () => {
     const llm = new ScriptedLlmClient((r) => (r.purpose === 'assessment' ? assessment('proceed', 0.7) : 'Do it.'));
-    const outcome = await processCommand({ text: command({ mode: 'sequential_refinement', personas: ['coordinator', 'strategist', 'auditor'] }), source: 't.json' }, (await createApp({ workspace: ws.dir, llm })).deps);
+    const outcome = await processCommand(
+      { text: command({ mode: 'sequential_refinement', personas: ['coordinator', 'strategist', 'auditor'] }), source: 't.json' },
+      (await createApp({ workspace: ws.dir, llm })).deps,
+    );
     expect(outcome.status).toBe('completed');
     const prompts = llm.calls.filter((c) => c.purpose === 'assessment').map((c) => c.messages.at(-1)?.content ?? '');
     expect(prompts[0]).not.toContain('Earlier assessments');
@@ -149,15 +178,22 @@ describe('parallel mode', () => {
 
   it('anonymous review: each persona ranks the others under neutral labels — never a name, never its own', async () => {
     const llm = new ScriptedLlmClient((r) => {
-      if (r.purpose === 'assessment') return assessment('proceed', r.persona === 'auditor' ? 0.9 : 0.5, r.persona === 'auditor' ? 0.95 : 0.6);
+      if (r.purpose === 'assessment')
+        return assessment('proceed', r.persona === 'auditor' ? 0.9 : 0.5, r.persona === 'auditor' ? 0.95 : 0.6);
       if (r.purpose === 'review') {
         // Ranks by the confidence stated in each anonymised assessment, highest first.
-        const shown = [...(r.messages.at(-1)?.content.matchAll(/^Assessment ([A-Z]):\n\w+ \(confidence ([\d.]+)\)/gm) ?? [])].map((m) => ({ label: m[1], c: Number(m[2]) }));
+        const shown = [...(r.messages.at(-1)?.content.matchAll(/^Assessment ([A-Z]):\n\w+ \(confidence ([\d.]+)\)/gm) ?? [])].map((m) => ({
+          label: m[1],
+          c: Number(m[2]),
+        }));
         return JSON.stringify({ ranking: shown.sort((a, b) => b.c - a.c).map((s) => s.label), rationale: 'the firmest first' });
       }
       return 'Do it.';
     });
-    const outcome = await processCommand({ text: command({ personas: ['coordinator', 'strategist', 'auditor'], review: 'anonymous' }), source: 't.json' }, (await createApp({ workspace: ws.dir, llm })).deps);
+    const outcome = await processCommand(
+      { text: command({ personas: ['coordinator', 'strategist', 'auditor'], review: 'anonymous' }), source: 't.json' },
+      (await createApp({ workspace: ws.dir, llm })).deps,
+    );
     expect(outcome.status, outcome.message).toBe('completed');
     const reviews = llm.calls.filter((c) => c.purpose === 'review');
     expect(reviews).toHaveLength(3);
@@ -176,16 +212,24 @@ describe('parallel mode', () => {
     const llm = new ScriptedLlmClient(() => {
       throw new LlmError('connection refused', true, undefined, { kind: 'network' });
     });
-    const outcome = await processCommand({ text: command({ personas: ['coordinator', 'auditor'] }), source: 't.json' }, (await createApp({ workspace: ws.dir, llm })).deps);
+    const outcome = await processCommand(
+      { text: command({ personas: ['coordinator', 'auditor'] }), source: 't.json' },
+      (await createApp({ workspace: ws.dir, llm })).deps,
+    );
     expect(outcome.status).toBe('paused');
   });
 });
 
 describe('a parallel run a person stops', () => {
   it("keeps the assessments and their composition in the stop's artifact", async () => {
-    const llm = new ScriptedLlmClient((r) => (r.purpose === 'assessment' ? assessment(r.persona === 'auditor' ? 'escalate' : 'proceed', 0.5) : 'Do it.'));
+    const llm = new ScriptedLlmClient((r) =>
+      r.purpose === 'assessment' ? assessment(r.persona === 'auditor' ? 'escalate' : 'proceed', 0.5) : 'Do it.',
+    );
     const app = await createApp({ workspace: ws.dir, llm });
-    const paused = await processCommand({ text: command({ personas: ['coordinator', 'auditor'], arbitration: 'pessimistic' }), source: 't.json' }, app.deps);
+    const paused = await processCommand(
+      { text: command({ personas: ['coordinator', 'auditor'], arbitration: 'pessimistic' }), source: 't.json' },
+      app.deps,
+    );
     expect(paused.status).toBe('paused');
     const stopped = await decidePause({ runId: paused.run_id, decision: 'stop' }, app.deps);
     const artifact = stopped.decision === 'stop' ? await readFile(stopped.outcome.artifact ?? '', 'utf8') : '';

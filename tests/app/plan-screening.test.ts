@@ -37,7 +37,10 @@ describe("the loop policy's plan (third pause of a conflict)", () => {
       expect(kept).not.toContain('ghp_A1b2C3d4');
       expect(hasSensitive(kept)).toBe(false);
     }
-    const records = (await readFile(last!.audit_log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const records = (await readFile(last!.audit_log, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const planCall = records.find((r) => r.event === 'MODEL_CALL' && r.details?.kind === 'plan');
     expect(planCall?.details.reply_redacted).toEqual(expect.arrayContaining(['EMAIL', 'GITHUB_TOKEN']));
   });

@@ -11,13 +11,21 @@ import { ScriptedLlmClient } from '../fakes/scripted-llm-client.js';
 
 const safe = () => ({ policySensitive: false, ambiguous: false });
 const byId = (personas: Persona[]) => new Map(personas.map((p) => [p.id, p]));
-const down = () => new ScriptedLlmClient(() => {
-  throw new LlmError('upstream 503', true, 503);
-});
+const down = () =>
+  new ScriptedLlmClient(() => {
+    throw new LlmError('upstream 503', true, 503);
+  });
 
 async function prepared(app: MemoryApp, personas: Persona[] = triad()) {
   const run = await startRun(app);
-  const models = prepareModels({ state: run.state, personaIds: personas.map((p) => p.id), personas: byId(personas), deps: app.deps, sensitivity: safe, run });
+  const models = prepareModels({
+    state: run.state,
+    personaIds: personas.map((p) => p.id),
+    personas: byId(personas),
+    deps: app.deps,
+    sensitivity: safe,
+    run,
+  });
   return { run, models };
 }
 
@@ -30,8 +38,17 @@ describe('prepareModels', () => {
   });
 
   it("gives each persona its route, narrowing its privileges to the route's", async () => {
-    const app = memoryApp({ routes: { main: { route: { privileges: ['READ_FILE'] }, client: new ScriptedLlmClient('m') }, deep: { route: {}, client: new ScriptedLlmClient('d') } } });
-    const personas = triad().map((p) => (p.id === 'auditor' ? { ...p, route: 'deep', privileges: ['READ_FILE' as const, 'QUERY_CORTEX' as const] } : { ...p, privileges: ['READ_FILE' as const, 'QUERY_CORTEX' as const] }));
+    const app = memoryApp({
+      routes: {
+        main: { route: { privileges: ['READ_FILE'] }, client: new ScriptedLlmClient('m') },
+        deep: { route: {}, client: new ScriptedLlmClient('d') },
+      },
+    });
+    const personas = triad().map((p) =>
+      p.id === 'auditor'
+        ? { ...p, route: 'deep', privileges: ['READ_FILE' as const, 'QUERY_CORTEX' as const] }
+        : { ...p, privileges: ['READ_FILE' as const, 'QUERY_CORTEX' as const] },
+    );
     const { models } = await prepared(app, personas);
     expect(models.routes).toEqual({ coordinator: 'main', strategist: 'main', auditor: 'deep' });
     expect(models.personas.get('coordinator')?.privileges).toEqual(['READ_FILE']);
@@ -39,11 +56,31 @@ describe('prepareModels', () => {
   });
 
   it('keeps the routes the run started with when it resumes, whatever the personas say now', async () => {
-    const app = memoryApp({ routes: { main: { route: {}, client: new ScriptedLlmClient('m') }, deep: { route: {}, client: new ScriptedLlmClient('d') } } });
+    const app = memoryApp({
+      routes: { main: { route: {}, client: new ScriptedLlmClient('m') }, deep: { route: {}, client: new ScriptedLlmClient('d') } },
+    });
     const run = await startRun(app);
-    const plan = { mode: 'round_robin', personas: ['coordinator'], rounds: 1, synthesizer: 'coordinator', arbitration: 'confidence_weighted', output_path: 'o.md', model: 'x', routes: { coordinator: 'deep' }, rehearsal: false, settings: {} } satisfies RunPlan;
+    const plan = {
+      mode: 'round_robin',
+      personas: ['coordinator'],
+      rounds: 1,
+      synthesizer: 'coordinator',
+      arbitration: 'confidence_weighted',
+      output_path: 'o.md',
+      model: 'x',
+      routes: { coordinator: 'deep' },
+      rehearsal: false,
+      settings: {},
+    } satisfies RunPlan;
     await run.commit({ event: { type: 'planned', plan, trail: [] } });
-    const models = prepareModels({ state: run.state, personaIds: ['coordinator'], personas: byId(triad()), deps: app.deps, sensitivity: safe, run });
+    const models = prepareModels({
+      state: run.state,
+      personaIds: ['coordinator'],
+      personas: byId(triad()),
+      deps: app.deps,
+      sensitivity: safe,
+      run,
+    });
     expect(models.routes).toEqual({ coordinator: 'deep' });
   });
 
@@ -58,21 +95,27 @@ describe('prepareModels', () => {
   });
 
   it('commits a REROUTE taken with its record: the route moves for the rest of the run', async () => {
-    const app = memoryApp({ routes: { main: { route: {}, client: down() }, backup: { route: {}, client: new ScriptedLlmClient('from backup') } } });
+    const app = memoryApp({
+      routes: { main: { route: {}, client: down() }, backup: { route: {}, client: new ScriptedLlmClient('from backup') } },
+    });
     const personas = triad().map((p) => ({ ...p, fallback_route: 'backup' }));
     const { run, models } = await prepared(app, personas);
     const reply = await models.llm.complete({ messages: [] }, { persona: 'auditor', purpose: 'turn', step: 'turn:r1:auditor', round: 1 });
     expect(reply.content).toBe('from backup');
     const commit = app.ledger.commits.at(-1);
     expect(commit?.event).toMatchObject({ type: 'rerouted', reroute: { persona: 'auditor', from: 'main', to: 'backup', at_step: 0 } });
-    expect(commit?.records.map((r) => [r.event, r.details])).toEqual([['REROUTE', { persona: 'auditor', from_route: 'main', to_route: 'backup', failure: 'server' }]]);
+    expect(commit?.records.map((r) => [r.event, r.details])).toEqual([
+      ['REROUTE', { persona: 'auditor', from_route: 'main', to_route: 'backup', failure: 'server' }],
+    ]);
     expect((await app.ledger.load(run.runId))?.reroutes).toHaveLength(1);
   });
 
   it('records a refused REROUTE without changing the run', async () => {
     const app = memoryApp({ routes: { main: { route: {}, client: down() } } });
     const { run, models } = await prepared(app);
-    await expect(models.llm.complete({ messages: [] }, { persona: 'auditor', purpose: 'turn', step: 'turn:r1:auditor', round: 1 })).rejects.toThrow();
+    await expect(
+      models.llm.complete({ messages: [] }, { persona: 'auditor', purpose: 'turn', step: 'turn:r1:auditor', round: 1 }),
+    ).rejects.toThrow();
     expect(app.ledger.events(run.runId)).toEqual(['REROUTE_REFUSED']);
     expect(app.ledger.commits.at(-1)?.changesState).toBe(false);
     expect((await app.ledger.load(run.runId))?.reroutes).toEqual([]);

@@ -7,14 +7,34 @@ import { ScriptedLlmClient } from '../fakes/scripted-llm-client.js';
 
 // The council's model: each persona's call goes to its route; a failed route goes through REROUTE.
 
-const route = (id: string, over: Partial<ResolvedRoute> = {}): ResolvedRoute => ({ provider: 'openai', model: `${id}-model`, timeout_ms: 60_000, max_retries: 0, privileges: ['READ_FILE'], json_mode: 'json_schema', stream: false, locality: 'remote', ...over, id });
-const down = (kind: 'server' | 'quota' = 'server') => new ScriptedLlmClient(() => {
-  throw new LlmError(`route ${kind}`, kind === 'server', kind === 'server' ? 503 : 429, { kind });
+const route = (id: string, over: Partial<ResolvedRoute> = {}): ResolvedRoute => ({
+  provider: 'openai',
+  model: `${id}-model`,
+  timeout_ms: 60_000,
+  max_retries: 0,
+  privileges: ['READ_FILE'],
+  json_mode: 'json_schema',
+  stream: false,
+  locality: 'remote',
+  ...over,
+  id,
 });
+const down = (kind: 'server' | 'quota' = 'server') =>
+  new ScriptedLlmClient(() => {
+    throw new LlmError(`route ${kind}`, kind === 'server', kind === 'server' ? 503 : 429, { kind });
+  });
 const call = (persona: string) => ({ persona, purpose: 'turn' as const, step: `turn:r1:${persona}`, round: 1 });
 const ask = (llm: LlmClient, persona: string) => llm.complete({ messages: [{ role: 'user', content: 'hi' }] }, call(persona));
 
-function routed(options: { clients: Record<string, LlmClient>; routes?: ResolvedRoute[]; assignment?: Record<string, string>; fallbacks?: Record<string, string>; maxReroute?: number; sensitive?: boolean; reroutes?: { persona: string; from: string; to: string; reason_code: string; at_step: number }[] }) {
+function routed(options: {
+  clients: Record<string, LlmClient>;
+  routes?: ResolvedRoute[];
+  assignment?: Record<string, string>;
+  fallbacks?: Record<string, string>;
+  maxReroute?: number;
+  sensitive?: boolean;
+  reroutes?: { persona: string; from: string; to: string; reason_code: string; at_step: number }[];
+}) {
   const routes = options.routes ?? [route('main'), route('backup')];
   const events: RerouteEvent[] = [];
   const llm = new RoutedLlmClient({
@@ -34,7 +54,12 @@ describe('RoutedLlmClient', () => {
   it("sends each persona's call to its own route, and names the route in the reply's model", async () => {
     const main = new ScriptedLlmClient('from main');
     const other = new ScriptedLlmClient('from other');
-    const { llm } = routed({ clients: { main, other }, routes: [route('main'), route('other')], assignment: { alpha: 'main', beta: 'other' }, fallbacks: {} });
+    const { llm } = routed({
+      clients: { main, other },
+      routes: [route('main'), route('other')],
+      assignment: { alpha: 'main', beta: 'other' },
+      fallbacks: {},
+    });
     expect(await ask(llm, 'alpha')).toMatchObject({ content: 'from main', model: 'main/scripted-model', identity: { route: 'main' } });
     expect(await ask(llm, 'beta')).toMatchObject({ content: 'from other', model: 'other/scripted-model' });
     expect(llm.label).toBe('main (openai: main-model), other (openai: other-model)');

@@ -8,7 +8,14 @@ import { politeCouncil, ScriptedLlmClient } from '../fakes/scripted-llm-client.j
 
 // One claimed command run through the one use case, and its file settled by how the run ended.
 
-const claimOf = (runId: string, over: Partial<Claim> = {}): Claim => ({ runId, source: `${runId}.json`, claimedAt: '2026-01-01T00:00:00.000Z', recovered: false, kind: 'command', ...over });
+const claimOf = (runId: string, over: Partial<Claim> = {}): Claim => ({
+  runId,
+  source: `${runId}.json`,
+  claimedAt: '2026-01-01T00:00:00.000Z',
+  recovered: false,
+  kind: 'command',
+  ...over,
+});
 
 function claimDeps(app: MemoryApp, texts: Record<string, string> = {}): RunClaimDeps & { claims: InMemoryClaimStore } {
   const claims = new InMemoryClaimStore();
@@ -35,7 +42,12 @@ describe('planClaim', () => {
     expect(await planClaim(claimOf('c', { kind: 'decision' }), deps)).toEqual({ kind: 'decision' });
     app.ledger.seed({ ...aRunState(app, aCommand(), 'd'), status: 'completed', summary: 'done', artifact: '/workspace/outputs/d.md' });
     const ended = await planClaim(claimOf('d', { recovered: true }), deps);
-    expect(ended.ended).toMatchObject({ run_id: 'd', status: 'completed', artifact: '/workspace/outputs/d.md', message: 'the run had already ended (completed) before the restart: done' });
+    expect(ended.ended).toMatchObject({
+      run_id: 'd',
+      status: 'completed',
+      artifact: '/workspace/outputs/d.md',
+      message: 'the run had already ended (completed) before the restart: done',
+    });
   });
 });
 
@@ -59,13 +71,23 @@ describe('runClaim', () => {
   });
 
   it('a run that fails by surprise ends as error on its record, and its file is rejected with why', async () => {
-    const app = memoryApp({ llm: new ScriptedLlmClient(() => {
-      throw new TypeError('cannot read properties of undefined');
-    }) });
+    const app = memoryApp({
+      llm: new ScriptedLlmClient(() => {
+        throw new TypeError('cannot read properties of undefined');
+      }),
+    });
     const deps = claimDeps(app, { 'x.json': JSON.stringify(aCommand()) });
     const result = await runClaim(claimOf('x', { source: 'x.json' }), 'new', deps);
-    expect(result).toMatchObject({ status: 'error', reason_code: 'RUN_FAILED_INTERNAL', message: 'the run failed: cannot read properties of undefined' });
-    expect(deps.claims.rejected.get('x')).toMatchObject({ status: 'error', audit_log: 'memory:audit/x', issues: ['(run): the run failed: cannot read properties of undefined'] });
+    expect(result).toMatchObject({
+      status: 'error',
+      reason_code: 'RUN_FAILED_INTERNAL',
+      message: 'the run failed: cannot read properties of undefined',
+    });
+    expect(deps.claims.rejected.get('x')).toMatchObject({
+      status: 'error',
+      audit_log: 'memory:audit/x',
+      issues: ['(run): the run failed: cannot read properties of undefined'],
+    });
     expect((await app.ledger.load('x'))?.status).toBe('error');
     expect(app.ledger.records('x').at(-1)).toMatchObject({ event: 'RUN_FAILED', reason_code: 'RUN_FAILED_INTERNAL' });
   });
@@ -82,7 +104,10 @@ describe('runClaim', () => {
     expect(deps.claims.released).toEqual([]);
 
     const second = new ScriptedLlmClient(politeCouncil);
-    const result = await runClaim(claimOf('r', { source: 'r.json', recovered: true }), 'checkpoint', { ...deps, run: { ...app.deps, llm: second, signal: new AbortController().signal } });
+    const result = await runClaim(claimOf('r', { source: 'r.json', recovered: true }), 'checkpoint', {
+      ...deps,
+      run: { ...app.deps, llm: second, signal: new AbortController().signal },
+    });
     expect(result.status).toBe('completed');
     expect(second.calls).toHaveLength(7 - 5);
     expect(app.ledger.events('r')).toContain('RUN_RESUMED');
@@ -96,7 +121,11 @@ describe('runClaim', () => {
     expect((await attempt()).message).toContain('failure 1 of 3');
     expect((await attempt()).message).toContain('failure 2 of 3');
     expect(deps.claims.rejected.size).toBe(0);
-    expect(await attempt()).toMatchObject({ status: 'error', reason_code: 'RUN_FAILED_REPEATEDLY', rejected_to: '.maestro/rejected/p.json' });
+    expect(await attempt()).toMatchObject({
+      status: 'error',
+      reason_code: 'RUN_FAILED_REPEATEDLY',
+      rejected_to: '.maestro/rejected/p.json',
+    });
     expect(deps.claims.rejected.get('p')?.issues).toHaveLength(3);
   });
 });

@@ -16,7 +16,10 @@ const spec = (over: Partial<StepSpec> = {}): StepSpec => ({
   persona: 'auditor',
   round: 1,
   prompt: 'Review the plan',
-  messages: [{ role: 'system', content: 'You are the Auditor.' }, { role: 'user', content: 'Review the plan' }],
+  messages: [
+    { role: 'system', content: 'You are the Auditor.' },
+    { role: 'user', content: 'Review the plan' },
+  ],
   knowledge: true,
   ...over,
 });
@@ -44,8 +47,22 @@ describe('runStep', () => {
     const llm = new ScriptedLlmClient('The plan is sound.');
     const deps = stepDeps(llm);
     const step = await runStep(spec(), deps);
-    expect(llm.calls[0]).toMatchObject({ persona: 'auditor', purpose: 'turn', step: 'turn:r1:auditor', round: 1, messages: spec().messages });
-    expect(step).toMatchObject({ id: 'turn:r1:auditor', persona: 'auditor', reply: 'The plan is sound.', model: 'scripted-model', calls: 1, knowledge: [], prompt: 'Review the plan' });
+    expect(llm.calls[0]).toMatchObject({
+      persona: 'auditor',
+      purpose: 'turn',
+      step: 'turn:r1:auditor',
+      round: 1,
+      messages: spec().messages,
+    });
+    expect(step).toMatchObject({
+      id: 'turn:r1:auditor',
+      persona: 'auditor',
+      reply: 'The plan is sound.',
+      model: 'scripted-model',
+      calls: 1,
+      knowledge: [],
+      prompt: 'Review the plan',
+    });
     expect(step.prompt_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(step.duration_ms).toBeGreaterThan(0);
     expect(deps.progress.map((p) => p.kind)).toEqual(['step_started', 'step_finished']);
@@ -61,15 +78,23 @@ describe('runStep', () => {
 
   it('asks once more, quoting the problem, for a structured reply that does not read; then keeps what came', async () => {
     const llm = new ScriptedLlmClient(['not json', '{"action":"proceed"}']);
-    const check = (reply: string) => (reply.startsWith('{') ? { ok: true as const } : { ok: false as const, problem: 'not JSON', retryPrompt: 'Reply with ONE JSON object.' });
+    const check = (reply: string) =>
+      reply.startsWith('{')
+        ? { ok: true as const }
+        : { ok: false as const, problem: 'not JSON', retryPrompt: 'Reply with ONE JSON object.' };
     const step = await runStep(spec({ check, knowledge: false }), stepDeps(llm));
     expect(step).toMatchObject({ reply: '{"action":"proceed"}', calls: 2 });
-    expect(llm.calls[1]?.messages.slice(-2)).toEqual([{ role: 'assistant', content: 'not json' }, { role: 'user', content: 'Reply with ONE JSON object.' }]);
+    expect(llm.calls[1]?.messages.slice(-2)).toEqual([
+      { role: 'assistant', content: 'not json' },
+      { role: 'user', content: 'Reply with ONE JSON object.' },
+    ]);
   });
 
   it('fulfils knowledge requests up to the limit per reply and refuses the rest', async () => {
     const ask = '[ORCHESTRATOR_REQUEST: READ_FILE(docs/plan.md)]';
-    const deps = stepDeps(new ScriptedLlmClient(`${ask}\n${ask}\n${ask}\n[ORCHESTRATOR_REQUEST: READ_FILE(../etc/passwd)]`), { maxRequestsPerTurn: 3 });
+    const deps = stepDeps(new ScriptedLlmClient(`${ask}\n${ask}\n${ask}\n[ORCHESTRATOR_REQUEST: READ_FILE(../etc/passwd)]`), {
+      maxRequestsPerTurn: 3,
+    });
     const step = await runStep(spec(), deps);
     expect(step.knowledge.map((k) => [k.status, k.reason_code])).toEqual([
       ['provided', 'KNOWLEDGE_PROVIDED'],
@@ -81,16 +106,26 @@ describe('runStep', () => {
   });
 
   it('ignores knowledge requests in a reply whose step does not fulfil them', async () => {
-    const step = await runStep(spec({ knowledge: false }), stepDeps(new ScriptedLlmClient('[ORCHESTRATOR_REQUEST: READ_FILE(docs/plan.md)]')));
+    const step = await runStep(
+      spec({ knowledge: false }),
+      stepDeps(new ScriptedLlmClient('[ORCHESTRATOR_REQUEST: READ_FILE(docs/plan.md)]')),
+    );
     expect(step.knowledge).toEqual([]);
   });
 
   it('fails a call that outlives its per-call limit as a timeout', async () => {
-    const hang = new ScriptedLlmClient((_r, _n, signal) => new Promise((_, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted')))));
-    await expect(runStep(spec(), stepDeps(hang, { timeoutMs: 20 }))).rejects.toMatchObject({ kind: 'timeout', message: expect.stringContaining('per-call limit of 20 ms') });
+    const hang = new ScriptedLlmClient(
+      (_r, _n, signal) => new Promise((_, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted')))),
+    );
+    await expect(runStep(spec(), stepDeps(hang, { timeoutMs: 20 }))).rejects.toMatchObject({
+      kind: 'timeout',
+      message: expect.stringContaining('per-call limit of 20 ms'),
+    });
   });
 
   it('refuses a step for a persona that is not loaded', async () => {
-    await expect(runStep(spec({ persona: 'ghost' }), stepDeps(new ScriptedLlmClient('x')))).rejects.toThrow('persona "ghost" is not loaded');
+    await expect(runStep(spec({ persona: 'ghost' }), stepDeps(new ScriptedLlmClient('x')))).rejects.toThrow(
+      'persona "ghost" is not loaded',
+    );
   });
 });

@@ -53,8 +53,26 @@ async function asReply(text: string): Promise<string[]> {
   const persona = [...personas.values()][0];
   if (!persona) throw new Error('the workspace has no persona');
   const step = await runStep(
-    { id: 'turn-1', kind: 'turn', purpose: 'turn', persona: persona.id, round: 1, prompt: 'Go on.', messages: [{ role: 'user', content: 'Go on.' }], knowledge: false },
-    { runId: '20260101T000000Z-paths', rounds: 1, llm: new ScriptedLlmClient(text), knowledge: app.deps.knowledge, personas, maxRequestsPerTurn: 5, now: () => new Date(), sha256: app.deps.sha256 },
+    {
+      id: 'turn-1',
+      kind: 'turn',
+      purpose: 'turn',
+      persona: persona.id,
+      round: 1,
+      prompt: 'Go on.',
+      messages: [{ role: 'user', content: 'Go on.' }],
+      knowledge: false,
+    },
+    {
+      runId: '20260101T000000Z-paths',
+      rounds: 1,
+      llm: new ScriptedLlmClient(text),
+      knowledge: app.deps.knowledge,
+      personas,
+      maxRequestsPerTurn: 5,
+      now: () => new Date(),
+      sha256: app.deps.sha256,
+    },
   );
   return [...(step.redacted ?? [])].sort();
 }
@@ -62,27 +80,35 @@ async function asReply(text: string): Promise<string[]> {
 const distinct = (categories: readonly string[]): string[] => [...new Set(categories)].sort();
 
 describe('one text, three ways in', () => {
-  it.each(SENSITIVE_CORPUS.map((entry, n) => [entry.text, entry, n] as const))('%j: the task, an input file and a reply find the same', async (_text, entry, n) => {
-    const expected = distinct(entry.expect);
-    expect(await asTask(entry.text), 'as the task').toEqual({ categories: expected, refused: [] });
-    expect(await asReply(entry.text), 'as a reply').toEqual(expected);
-    const input = await asInputFile(entry.text, n);
-    if (input.refused.length === 0) expect(input.categories, 'as an input file').toEqual(expected);
-    else {
-      // The sandbox withholds a file holding a private key before the detector reads it: stopped (sealed) all the same.
-      expect(expected, 'as an input file').toContain('PRIVATE_KEY');
-      expect(input.refused).toEqual(['withheld: the file holds a private key']);
-    }
-  });
+  it.each(SENSITIVE_CORPUS.map((entry, n) => [entry.text, entry, n] as const))(
+    '%j: the task, an input file and a reply find the same',
+    async (_text, entry, n) => {
+      const expected = distinct(entry.expect);
+      expect(await asTask(entry.text), 'as the task').toEqual({ categories: expected, refused: [] });
+      expect(await asReply(entry.text), 'as a reply').toEqual(expected);
+      const input = await asInputFile(entry.text, n);
+      if (input.refused.length === 0) expect(input.categories, 'as an input file').toEqual(expected);
+      else {
+        // The sandbox withholds a file holding a private key before the detector reads it: stopped (sealed) all the same.
+        expect(expected, 'as an input file').toContain('PRIVATE_KEY');
+        expect(input.refused).toEqual(['withheld: the file holds a private key']);
+      }
+    },
+  );
 });
 
 describe('test credentials and placeholders in a task', () => {
-  const ethics = async (task: string) => (await check({ task_description: task })).issues.find((o) => o.layer === 'ethics')?.decision.reason_code;
+  const ethics = async (task: string) =>
+    (await check({ task_description: task })).issues.find((o) => o.layer === 'ethics')?.decision.reason_code;
 
   it('do not stop the run; a real credential does, sealed', async () => {
     expect(await ethics('Check the health endpoint: curl -u test:test https://api.example.com/health')).not.toBe('ETHICS_SECRET_DETECTED');
-    expect(await ethics('Fill in GITHUB_API_KEY=\nsnowflake.password=\nSLACK_BOT_TOKEN=xoxb-your-token-here and the csrf-token: abcdefgh')).not.toBe('ETHICS_SECRET_DETECTED');
-    expect(await ethics('Check the health endpoint: curl -u deploy:Tr0ub4dor-3 https://api.example.com/health')).toBe('ETHICS_SECRET_DETECTED');
+    expect(
+      await ethics('Fill in GITHUB_API_KEY=\nsnowflake.password=\nSLACK_BOT_TOKEN=xoxb-your-token-here and the csrf-token: abcdefgh'),
+    ).not.toBe('ETHICS_SECRET_DETECTED');
+    expect(await ethics('Check the health endpoint: curl -u deploy:Tr0ub4dor-3 https://api.example.com/health')).toBe(
+      'ETHICS_SECRET_DETECTED',
+    );
     expect(await ethics('Connect with Server=db;Uid=app;Pwd=Tr0ub4dor-3;')).toBe('ETHICS_SECRET_DETECTED');
   });
 });

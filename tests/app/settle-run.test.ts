@@ -52,16 +52,33 @@ describe('settleRun: a pause', () => {
     const run = await planned(app);
     const outcome = await settleRun({ run, deps: app.deps, ending: doubt(), message: 'the council wants facts', draft: draftOf(run) });
 
-    expect(outcome).toMatchObject({ run_id: 'run-1', status: 'paused', decision: 'PAUSE_FOR_HITL', reason_code: 'ARBITRATION_INVESTIGATE', artifact: null });
+    expect(outcome).toMatchObject({
+      run_id: 'run-1',
+      status: 'paused',
+      decision: 'PAUSE_FOR_HITL',
+      reason_code: 'ARBITRATION_INVESTIGATE',
+      artifact: null,
+    });
     expect(outcome.message.split('\n')).toEqual([
       'paused for a person (arbitration: ARBITRATION_INVESTIGATE): the council wants facts',
       'draft: memory:runs/run-1/draft.md',
       'decide: maestro hitl decide run-1 continue|stop [--note TEXT]',
     ]);
     const state = await app.ledger.load('run-1');
-    expect(state).toMatchObject({ status: 'paused', pause: { pause_id: 'run-1-p1', reason_code: 'ARBITRATION_INVESTIGATE', message: 'the council wants facts' } });
+    expect(state).toMatchObject({
+      status: 'paused',
+      pause: { pause_id: 'run-1-p1', reason_code: 'ARBITRATION_INVESTIGATE', message: 'the council wants facts' },
+    });
     const hitl = JSON.parse((await app.ledger.readFile('run-1', 'hitl.json'))!);
-    expect(hitl).toMatchObject({ run_id: 'run-1', pause_id: 'run-1-p1', pause_class: 'judgement', draft: 'memory:runs/run-1/draft.md', plan: null, conflict_pauses: 1, decide: 'maestro hitl decide run-1 continue|stop [--note TEXT]' });
+    expect(hitl).toMatchObject({
+      run_id: 'run-1',
+      pause_id: 'run-1-p1',
+      pause_class: 'judgement',
+      draft: 'memory:runs/run-1/draft.md',
+      plan: null,
+      conflict_pauses: 1,
+      decide: 'maestro hitl decide run-1 continue|stop [--note TEXT]',
+    });
     expect(await app.ledger.readFile('run-1', 'draft.md')).toContain('Status: PAUSED');
     const pause = app.ledger.commits.find((c) => c.event?.type === 'paused');
     expect(pause?.files.map((f) => f.name)).toEqual(['draft.md', 'hitl.json']);
@@ -73,7 +90,11 @@ describe('settleRun: a pause', () => {
     const fingerprint = conflictFingerprint({ command: (await planned(app)).state.command }, app.deps.sha256);
     await settleRun({ run: await reopen(app, 'run-1'), deps: app.deps, ending: outage(), message: 'unreadable verdicts' });
     expect(pausesFor(app.loopPolicy.data, fingerprint)).toBe(0);
-    expect(JSON.parse((await app.ledger.readFile('run-1', 'hitl.json'))!)).toMatchObject({ pause_class: 'outage', draft: null, conflict_pauses: 0 });
+    expect(JSON.parse((await app.ledger.readFile('run-1', 'hitl.json'))!)).toMatchObject({
+      pause_class: 'outage',
+      draft: null,
+      conflict_pauses: 0,
+    });
     await settleRun({ run: await planned(app), deps: app.deps, ending: doubt(), message: 'doubt' });
     expect(pausesFor(app.loopPolicy.data, fingerprint)).toBe(1);
   });
@@ -83,29 +104,52 @@ describe('settleRun: a pause', () => {
     let asked = 0;
     const requestPlan = async () => `PLAN ${++asked}: narrow the task`;
     const command = aCommand({ config: { max_rounds: 1, conflict_key: 'queue-choice' } });
-    for (let i = 1; i <= 3; i++) await settleRun({ run: await planned(app, command), deps: app.deps, ending: doubt(), message: `doubt ${i}`, requestPlan });
+    for (let i = 1; i <= 3; i++)
+      await settleRun({ run: await planned(app, command), deps: app.deps, ending: doubt(), message: `doubt ${i}`, requestPlan });
     expect(asked).toBe(1);
     expect((await app.ledger.load('run-3'))?.loop_plan).toBe('PLAN 1: narrow the task');
-    expect(JSON.parse((await app.ledger.readFile('run-3', 'hitl.json'))!)).toMatchObject({ plan: 'PLAN 1: narrow the task', conflict_pauses: 3 });
+    expect(JSON.parse((await app.ledger.readFile('run-3', 'hitl.json'))!)).toMatchObject({
+      plan: 'PLAN 1: narrow the task',
+      conflict_pauses: 3,
+    });
     expect(app.ledger.events('run-3')).toEqual(expect.arrayContaining(['K_PLAN_REQUESTED', 'K_PLAN_PROPOSED']));
   });
 
   it('ends the conflict line with a sealed stop at its fourth pause, instead of pausing', async () => {
     const app = memoryApp();
     const command = aCommand({ config: { max_rounds: 1, conflict_key: 'queue-choice' } });
-    for (let i = 1; i <= 3; i++) await settleRun({ run: await planned(app, command), deps: app.deps, ending: doubt(), message: `doubt ${i}`, requestPlan: async () => 'plan' });
-    const fourth = await settleRun({ run: await planned(app, command), deps: app.deps, ending: doubt(), message: 'doubt 4', draft: draftOf(await reopen(app, 'run-1')) });
+    for (let i = 1; i <= 3; i++)
+      await settleRun({
+        run: await planned(app, command),
+        deps: app.deps,
+        ending: doubt(),
+        message: `doubt ${i}`,
+        requestPlan: async () => 'plan',
+      });
+    const fourth = await settleRun({
+      run: await planned(app, command),
+      deps: app.deps,
+      ending: doubt(),
+      message: 'doubt 4',
+      draft: draftOf(await reopen(app, 'run-1')),
+    });
     expect(fourth).toMatchObject({ status: 'stopped', decision: 'STOPPED', reason_code: 'ACC_END_SESSION_AFTER_4_HITL' });
     expect((await app.ledger.load('run-4'))?.decision).toMatchObject({ sealed: true, layer: 'acc' });
-    expect(app.ledger.events('run-4')).toEqual(expect.arrayContaining(['HITL_REQUESTED', 'K_END_RECOMMENDED', 'K_STOPPED', 'RUN_FINISHED']));
+    expect(app.ledger.events('run-4')).toEqual(
+      expect.arrayContaining(['HITL_REQUESTED', 'K_END_RECOMMENDED', 'K_STOPPED', 'RUN_FINISHED']),
+    );
     expect(await app.ledger.readFile('run-4', 'hitl.json')).toBeUndefined();
   });
 
   it('leaves the run as it was when the pause cannot be made durable (fail closed)', async () => {
     const app = memoryApp();
     const run = await planned(app);
-    app.ledger.failWhen((c) => (c.event?.type === 'paused' ? new StorageError('no space left on device', 'memory:runs/run-1', { errno: 'ENOSPC' }) : undefined));
-    await expect(settleRun({ run, deps: app.deps, ending: doubt(), message: 'doubt', draft: draftOf(run) })).rejects.toBeInstanceOf(StorageError);
+    app.ledger.failWhen((c) =>
+      c.event?.type === 'paused' ? new StorageError('no space left on device', 'memory:runs/run-1', { errno: 'ENOSPC' }) : undefined,
+    );
+    await expect(settleRun({ run, deps: app.deps, ending: doubt(), message: 'doubt', draft: draftOf(run) })).rejects.toBeInstanceOf(
+      StorageError,
+    );
     expect((await app.ledger.load('run-1'))?.status).toBe('running');
     expect(await app.ledger.readFile('run-1', 'hitl.json')).toBeUndefined();
     expect(await app.ledger.readFile('run-1', 'draft.md')).toBeUndefined();
@@ -116,8 +160,19 @@ describe('settleRun: an ending', () => {
   it('stops a run with an artifact that says so; the end, its record and the command copy going are one commit', async () => {
     const app = memoryApp();
     const run = await planned(app);
-    const outcome = await settleRun({ run, deps: app.deps, ending: decideRun({ kind: 'person_stop' }), message: 'stopped by a person', draft: draftOf(run) });
-    expect(outcome).toMatchObject({ status: 'stopped', decision: 'STOPPED', reason_code: 'HITL_STOP', artifact: '/workspace/outputs/report.md' });
+    const outcome = await settleRun({
+      run,
+      deps: app.deps,
+      ending: decideRun({ kind: 'person_stop' }),
+      message: 'stopped by a person',
+      draft: draftOf(run),
+    });
+    expect(outcome).toMatchObject({
+      status: 'stopped',
+      decision: 'STOPPED',
+      reason_code: 'HITL_STOP',
+      artifact: '/workspace/outputs/report.md',
+    });
     expect(outcome.message).toBe('stopped (hitl: HITL_STOP): stopped by a person');
     expect(app.workspace.artifacts.get('outputs/report.md')).toContain('Status: STOPPED');
     expect(app.ledger.events('run-1')).toEqual(['ARTIFACT_WRITTEN', 'RUN_FINISHED']);
@@ -141,7 +196,11 @@ describe('settleRun: an ending', () => {
     });
     expect(outcome).toMatchObject({ status: 'completed', message: 'completed: proceed' });
     expect(seen).toEqual(['memory saved, artifact there: true']);
-    expect((await app.ledger.load('run-1'))).toMatchObject({ status: 'completed', artifact: '/workspace/outputs/report.md', summary: 'completed: proceed' });
+    expect(await app.ledger.load('run-1')).toMatchObject({
+      status: 'completed',
+      artifact: '/workspace/outputs/report.md',
+      summary: 'completed: proceed',
+    });
   });
 
   it('completes an ending begun before a restart without saying again what the log holds, and writes the same artifact', async () => {
@@ -165,7 +224,14 @@ describe('settleRun: an ending', () => {
   it('ends a run that cannot start as invalid, naming each problem', async () => {
     const app = memoryApp();
     const run = await startRun(app);
-    const outcome = await settleRun({ run, deps: app.deps, ending: decideRun({ kind: 'setup_invalid' }), message: 'model routes are not usable', details: { event: 'ROUTES_INVALID' }, problems: ['personas/auditor.md: no route named "gpt"'] });
+    const outcome = await settleRun({
+      run,
+      deps: app.deps,
+      ending: decideRun({ kind: 'setup_invalid' }),
+      message: 'model routes are not usable',
+      details: { event: 'ROUTES_INVALID' },
+      problems: ['personas/auditor.md: no route named "gpt"'],
+    });
     expect(outcome).toMatchObject({ status: 'invalid', issues: ['personas/auditor.md: no route named "gpt"'] });
     expect(outcome.message).toBe('model routes are not usable; fix them and run again:\n  personas/auditor.md: no route named "gpt"');
     expect(app.ledger.records('run-1').map((r) => [r.event, r.details])).toEqual([['ROUTES_INVALID', { problems: 1 }]]);
@@ -175,7 +241,17 @@ describe('settleRun: an ending', () => {
   it('refuses a REROUTE as an ending: the routed client carries it out', async () => {
     const app = memoryApp();
     const run = await startRun(app);
-    const reroute = { kind: 'reroute' as const, decision: { decision: 'REROUTE' as const, reason_code: 'REROUTE_SERVER', sealed: false, overrideable: false, final_decider: 'SYSTEM' as const, layer: 'reroute' as const } };
+    const reroute = {
+      kind: 'reroute' as const,
+      decision: {
+        decision: 'REROUTE' as const,
+        reason_code: 'REROUTE_SERVER',
+        sealed: false,
+        overrideable: false,
+        final_decider: 'SYSTEM' as const,
+        layer: 'reroute' as const,
+      },
+    };
     await expect(settleRun({ run, deps: app.deps, ending: reroute as never, message: 'x' })).rejects.toBeInstanceOf(InternalError);
   });
 });

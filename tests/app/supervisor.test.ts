@@ -15,8 +15,13 @@ beforeEach(async () => {
 afterEach(() => ws.cleanup());
 
 const app = (llm: ScriptedLlmClient) => createApp({ workspace: ws.dir, llm });
-const command = (config: Record<string, unknown> = {}) => JSON.stringify({ task_description: 'Review the plan', input_artifacts: ['docs/plan.md'], config: { mode: 'supervisor', ...config } });
-const records = async (file: string) => (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { event: string; reason_code: string; layer: string; details?: Record<string, unknown> });
+const command = (config: Record<string, unknown> = {}) =>
+  JSON.stringify({ task_description: 'Review the plan', input_artifacts: ['docs/plan.md'], config: { mode: 'supervisor', ...config } });
+const records = async (file: string) =>
+  (await readFile(file, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { event: string; reason_code: string; layer: string; details?: Record<string, unknown> });
 const stateOf = async (runId: string) => JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', runId, 'state.json'), 'utf8'));
 
 const delegate = (target: string, instruction = `look at it, ${target}`) => JSON.stringify({ action: 'delegate', target, instruction });
@@ -36,12 +41,21 @@ function supervisor(decisions: Record<string, string>, turns: (r: ScriptedCall) 
 
 describe('the supervisor mode', () => {
   it('delegates one specialist turn at a time, returns to the supervisor after each, shows it the history, and ends with verdicts and the proposal', async () => {
-    const llm = new ScriptedLlmClient(supervisor({ 'decision:i1': delegate('strategist'), 'decision:i2': delegate('auditor'), 'decision:i3': STOP }));
+    const llm = new ScriptedLlmClient(
+      supervisor({ 'decision:i1': delegate('strategist'), 'decision:i2': delegate('auditor'), 'decision:i3': STOP }),
+    );
     const outcome = await processCommand({ text: command(), source: 's.json' }, (await app(llm)).deps);
     expect(outcome.status).toBe('completed');
     expect(llm.calls.map((c) => c.step)).toEqual([
-      'decision:i1', 'turn:i1:strategist', 'decision:i2', 'turn:i2:auditor', 'decision:i3',
-      'verdict:coordinator', 'verdict:strategist', 'verdict:auditor', 'synthesis',
+      'decision:i1',
+      'turn:i1:strategist',
+      'decision:i2',
+      'turn:i2:auditor',
+      'decision:i3',
+      'verdict:coordinator',
+      'verdict:strategist',
+      'verdict:auditor',
+      'synthesis',
     ]);
     const third = llm.calls[4]!;
     expect(third.responseFormat?.name).toBe('supervisor_decision');
@@ -79,32 +93,62 @@ describe('the supervisor mode', () => {
     expect(paused).toMatchObject({ status: 'paused', reason_code: 'MODEL_CALL_FAILED' });
     expect(paused.message).toContain('turn:i2:auditor');
     expect(first.calls.map((c) => c.step)).toEqual(['decision:i1', 'turn:i1:strategist', 'decision:i2', 'turn:i2:auditor']);
-    expect((await stateOf(paused.run_id)).steps.map((s: { id: string }) => s.id)).toEqual(['decision:i1', 'turn:i1:strategist', 'decision:i2']);
+    expect((await stateOf(paused.run_id)).steps.map((s: { id: string }) => s.id)).toEqual([
+      'decision:i1',
+      'turn:i1:strategist',
+      'decision:i2',
+    ]);
 
     expect((await decidePause({ runId: paused.run_id, decision: 'continue' }, a.deps)).decision).toBe('continue');
     const second = new ScriptedLlmClient(supervisor(decisions));
     const resumed = await resumeDecided(paused.run_id, (await app(second)).deps);
     expect(resumed).toMatchObject({ status: 'completed' });
     // Iteration 2 goes on with its turn — the same call as the failed one — and no finished call is made again.
-    expect(second.calls.map((c) => c.step)).toEqual(['turn:i2:auditor', 'decision:i3', 'verdict:coordinator', 'verdict:strategist', 'verdict:auditor', 'synthesis']);
+    expect(second.calls.map((c) => c.step)).toEqual([
+      'turn:i2:auditor',
+      'decision:i3',
+      'verdict:coordinator',
+      'verdict:strategist',
+      'verdict:auditor',
+      'synthesis',
+    ]);
     expect(second.calls[0]!.messages).toEqual(first.calls[3]!.messages);
     const loop = (await records(paused.audit_log)).filter((r) => r.event.startsWith('LOOP_'));
-    expect(loop.map((r) => `${r.event}:${String(r.details?.iteration)}`)).toEqual(['LOOP_ITERATION_STARTED:1', 'LOOP_ITERATION_STARTED:2', 'LOOP_ITERATION_STOPPED:3']);
+    expect(loop.map((r) => `${r.event}:${String(r.details?.iteration)}`)).toEqual([
+      'LOOP_ITERATION_STARTED:1',
+      'LOOP_ITERATION_STARTED:2',
+      'LOOP_ITERATION_STOPPED:3',
+    ]);
   });
 
   it('trips max_iterations (default 4) loudly: the outcome line, the audit log and the artifact say which limit', async () => {
-    const always = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`decision:i${i + 1}`, delegate(i % 2 === 0 ? 'strategist' : 'auditor')]));
+    const always = Object.fromEntries(
+      Array.from({ length: 6 }, (_, i) => [`decision:i${i + 1}`, delegate(i % 2 === 0 ? 'strategist' : 'auditor')]),
+    );
     const llm = new ScriptedLlmClient(supervisor(always));
     const outcome = await processCommand({ text: command(), source: 's.json' }, (await app(llm)).deps);
     // Seed 002: a guardrail's stop is explicit: its own status, a STOPPED decision with the limit's reason, never RUN_COMPLETED.
     expect(outcome).toMatchObject({ status: 'guardrail_stopped', decision: 'STOPPED', reason_code: 'LOOP_GUARDRAIL_MAX_ITERATIONS' });
     const finished = (await records(outcome.audit_log)).filter((r) => r.event === 'RUN_FINISHED');
-    expect(finished).toEqual([expect.objectContaining({ decision: 'STOPPED', reason_code: 'LOOP_GUARDRAIL_MAX_ITERATIONS', sealed: false, details: expect.objectContaining({ status: 'guardrail_stopped' }) })]);
+    expect(finished).toEqual([
+      expect.objectContaining({
+        decision: 'STOPPED',
+        reason_code: 'LOOP_GUARDRAIL_MAX_ITERATIONS',
+        sealed: false,
+        details: expect.objectContaining({ status: 'guardrail_stopped' }),
+      }),
+    ]);
     expect(llm.calls.filter((c) => c.purpose === 'turn')).toHaveLength(4);
     expect(llm.calls.filter((c) => c.purpose === 'decision')).toHaveLength(5);
     expect(outcome.message).toContain('guardrail_stop — max_iterations: the supervisor delegated again after 4 delegation(s)');
     const guard = (await records(outcome.audit_log)).filter((r) => r.event === 'LOOP_GUARDRAIL_STOP');
-    expect(guard).toEqual([expect.objectContaining({ reason_code: 'LOOP_GUARDRAIL_MAX_ITERATIONS', layer: 'deliberation', details: { iteration: 5, limit: 'max_iterations', threshold: 4 } })]);
+    expect(guard).toEqual([
+      expect.objectContaining({
+        reason_code: 'LOOP_GUARDRAIL_MAX_ITERATIONS',
+        layer: 'deliberation',
+        details: { iteration: 5, limit: 'max_iterations', threshold: 4 },
+      }),
+    ]);
     expect(await readFile(outcome.artifact!, 'utf8')).toContain('Loop status: **guardrail_stop** — max_iterations');
     // The last decision was told no delegation was left.
     expect(llm.calls.find((c) => c.step === 'decision:i5')!.messages.at(-1)!.content).toContain('No delegations are left');
@@ -112,7 +156,10 @@ describe('the supervisor mode', () => {
 
   it('honours config.max_iterations and config.supervisor', async () => {
     const llm = new ScriptedLlmClient(supervisor({ 'decision:i1': delegate('coordinator'), 'decision:i2': delegate('coordinator') }));
-    const outcome = await processCommand({ text: command({ supervisor: 'auditor', max_iterations: 1 }), source: 's.json' }, (await app(llm)).deps);
+    const outcome = await processCommand(
+      { text: command({ supervisor: 'auditor', max_iterations: 1 }), source: 's.json' },
+      (await app(llm)).deps,
+    );
     expect(llm.calls.filter((c) => c.purpose === 'decision').map((c) => c.persona)).toEqual(['auditor', 'auditor']);
     expect(llm.calls.map((c) => c.step).slice(0, 3)).toEqual(['decision:i1', 'turn:i1:coordinator', 'decision:i2']);
     expect(outcome.message).toContain('max_iterations: the supervisor delegated again after 1 delegation(s)');
@@ -123,23 +170,34 @@ describe('the supervisor mode', () => {
     const outcome = await processCommand({ text: command(), source: 's.json' }, (await app(llm)).deps);
     expect(outcome).toMatchObject({ status: 'guardrail_stopped', reason_code: 'LOOP_GUARDRAIL_INVALID_TARGETS' });
     expect(llm.calls.filter((c) => c.purpose === 'turn')).toHaveLength(0);
-    expect(llm.calls[1]!.messages.at(-1)!.content).toContain('Your last decision could not be followed: "ghost" is not a specialist of this council');
+    expect(llm.calls[1]!.messages.at(-1)!.content).toContain(
+      'Your last decision could not be followed: "ghost" is not a specialist of this council',
+    );
     expect(outcome.message).toContain('guardrail_stop — invalid targets: 2 delegations in a row named no valid specialist');
     const log = await records(outcome.audit_log);
-    expect(log.filter((r) => r.event === 'LOOP_INVALID_TARGET').map((r) => r.details)).toEqual([{ iteration: 1, consecutive: 1 }, { iteration: 2, consecutive: 2 }]);
-    expect(log.find((r) => r.event === 'LOOP_GUARDRAIL_STOP')).toMatchObject({ reason_code: 'LOOP_GUARDRAIL_INVALID_TARGETS', details: { limit: 'invalid_targets', threshold: 2, iteration: 2 } });
+    expect(log.filter((r) => r.event === 'LOOP_INVALID_TARGET').map((r) => r.details)).toEqual([
+      { iteration: 1, consecutive: 1 },
+      { iteration: 2, consecutive: 2 },
+    ]);
+    expect(log.find((r) => r.event === 'LOOP_GUARDRAIL_STOP')).toMatchObject({
+      reason_code: 'LOOP_GUARDRAIL_INVALID_TARGETS',
+      details: { limit: 'invalid_targets', threshold: 2, iteration: 2 },
+    });
     // The model's text is never written to the audit log.
     expect(JSON.stringify(log)).not.toContain('ghost');
   });
 
   it('trips on two consecutive no-op turns', async () => {
     const llm = new ScriptedLlmClient(
-      supervisor({ 'decision:i1': delegate('strategist'), 'decision:i2': delegate('auditor'), 'decision:i3': delegate('strategist') }, (r) => {
-        if (r.step === 'turn:i1:strategist') return 'The plan is sound.';
-        if (r.step === 'turn:i2:auditor') return '';
-        if (r.step === 'turn:i3:strategist') return 'The plan is  sound.';
-        return undefined;
-      }),
+      supervisor(
+        { 'decision:i1': delegate('strategist'), 'decision:i2': delegate('auditor'), 'decision:i3': delegate('strategist') },
+        (r) => {
+          if (r.step === 'turn:i1:strategist') return 'The plan is sound.';
+          if (r.step === 'turn:i2:auditor') return '';
+          if (r.step === 'turn:i3:strategist') return 'The plan is  sound.';
+          return undefined;
+        },
+      ),
     );
     const outcome = await processCommand({ text: command(), source: 's.json' }, (await app(llm)).deps);
     expect(outcome).toMatchObject({ status: 'guardrail_stopped', reason_code: 'LOOP_GUARDRAIL_NO_OP_TURNS' });
@@ -150,12 +208,17 @@ describe('the supervisor mode', () => {
       { iteration: 2, specialist: 'auditor', consecutive: 1 },
       { iteration: 3, specialist: 'strategist', consecutive: 2 },
     ]);
-    expect(log.find((r) => r.event === 'LOOP_GUARDRAIL_STOP')).toMatchObject({ reason_code: 'LOOP_GUARDRAIL_NO_OP_TURNS', details: { limit: 'no_op_turns', threshold: 2, iteration: 3 } });
+    expect(log.find((r) => r.event === 'LOOP_GUARDRAIL_STOP')).toMatchObject({
+      reason_code: 'LOOP_GUARDRAIL_NO_OP_TURNS',
+      details: { limit: 'no_op_turns', threshold: 2, iteration: 3 },
+    });
     expect(await readFile(outcome.artifact!, 'utf8')).toContain('**no-op**');
   });
 
   it('asks once more for an unreadable decision, then pauses (fail closed); continue ends the loop there without asking again', async () => {
-    const llm = new ScriptedLlmClient(supervisor({ 'decision:i1': delegate('strategist'), 'decision:i2': 'I would ask the auditor next.' }));
+    const llm = new ScriptedLlmClient(
+      supervisor({ 'decision:i1': delegate('strategist'), 'decision:i2': 'I would ask the auditor next.' }),
+    );
     const a = await app(llm);
     const paused = await processCommand({ text: command(), source: 's.json' }, a.deps);
     expect(paused).toMatchObject({ status: 'paused', decision: 'PAUSE_FOR_HITL', reason_code: 'SUPERVISOR_DECISION_INVALID' });
@@ -178,7 +241,14 @@ describe('the supervisor mode', () => {
   it('lets the reviewer gate critique the loop; its escalation pauses the run', async () => {
     const llm = new ScriptedLlmClient(
       supervisor({ 'decision:i1': delegate('strategist'), 'decision:i2': STOP }, (r) =>
-        r.step === 'reviewer:auditor' ? JSON.stringify({ action: 'escalate', confidence: 0.9, rationale: 'the turns contradict the plan', findings: ['step 2 contradicts step 1'] }) : undefined,
+        r.step === 'reviewer:auditor'
+          ? JSON.stringify({
+              action: 'escalate',
+              confidence: 0.9,
+              rationale: 'the turns contradict the plan',
+              findings: ['step 2 contradicts step 1'],
+            })
+          : undefined,
       ),
     );
     const outcome = await processCommand({ text: command({ reviewer: 'auditor' }), source: 's.json' }, (await app(llm)).deps);

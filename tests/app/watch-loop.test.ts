@@ -9,7 +9,16 @@ import { createApp } from '../../src/compose.js';
 import { LlmError } from '../../src/domain/errors.js';
 import type { CallContext, LlmClient, LlmReply, LlmRequest } from '../../src/domain/ports.js';
 import type { WatchEvent } from '../../src/domain/queue.js';
-import { dropCommand, listDir, makeWorkspace, readAuditLogs, readRunState, removeWorkspace, task, waitFor } from '../helpers/watch-workspace.js';
+import {
+  dropCommand,
+  listDir,
+  makeWorkspace,
+  readAuditLogs,
+  readRunState,
+  removeWorkspace,
+  task,
+  waitFor,
+} from '../helpers/watch-workspace.js';
 
 /** The offline model, except for tasks that name a failure: EXPLODE (a bug), FLAKY (provider error), HANG (until aborted). */
 class TroubleLlmClient implements LlmClient {
@@ -74,7 +83,10 @@ describe('WatchLoop', () => {
     const report = JSON.parse(await readFile(path.join(ws, '.maestro', 'rejected', '1-explode.json.error.json'), 'utf8'));
     expect(report).toMatchObject({ status: 'error', run_id: explode.run_id, issues: [expect.stringContaining('cannot read properties')] });
     expect((await readRunState(ws, explode.run_id)).status).toBe('error');
-    expect((await readAuditLogs(ws)).get(explode.run_id)?.at(-1)).toMatchObject({ event: 'RUN_FAILED', reason_code: 'RUN_FAILED_INTERNAL' });
+    expect((await readAuditLogs(ws)).get(explode.run_id)?.at(-1)).toMatchObject({
+      event: 'RUN_FAILED',
+      reason_code: 'RUN_FAILED_INTERNAL',
+    });
     // The paused run keeps its command with the run; the inbox and inflight/ are empty.
     const flaky = byFile.get('2-flaky.json')!;
     expect(JSON.parse(await readFile(path.join(ws, '.maestro', 'runs', flaky.run_id, 'command.json'), 'utf8'))).toMatchObject({
@@ -84,13 +96,17 @@ describe('WatchLoop', () => {
     expect(await listDir(path.join(ws, '.maestro', 'inflight'))).toEqual([]);
   });
 
-  it('rejects a command when a persona file is broken, and keeps the user\'s file', async () => {
+  it("rejects a command when a persona file is broken, and keeps the user's file", async () => {
     const { ws, loop, events } = await loopIn({ once: true });
     await writeFile(path.join(ws, 'personas', 'auditor.md'), '---\nid: someone-else\n---\nBroken.\n');
     await dropCommand(ws, 'cmd.json', task('Any task'));
     await loop.start();
     await loop.stopped;
-    expect(finished(events)[0]).toMatchObject({ status: 'invalid', source: 'cmd.json', rejected_to: path.join(ws, '.maestro', 'rejected', 'cmd.json') });
+    expect(finished(events)[0]).toMatchObject({
+      status: 'invalid',
+      source: 'cmd.json',
+      rejected_to: path.join(ws, '.maestro', 'rejected', 'cmd.json'),
+    });
     const report = JSON.parse(await readFile(path.join(ws, '.maestro', 'rejected', 'cmd.json.error.json'), 'utf8'));
     expect(report.issues.join('\n')).toContain('auditor.md');
   });
@@ -125,7 +141,10 @@ describe('WatchLoop, with every port in memory', () => {
     const { politeCouncil, ScriptedLlmClient } = await import('../fakes/scripted-llm-client.js');
     const { decidePause } = await import('../../src/app/hitl.js');
     // The council doubts the first task only.
-    const doubt = (r: Parameters<typeof politeCouncil>[0]) => (r.purpose === 'verdict' && r.messages.some((m) => m.content.includes('first migration plan')) ? '{"action":"investigate","confidence":1,"rationale":"no"}' : politeCouncil(r));
+    const doubt = (r: Parameters<typeof politeCouncil>[0]) =>
+      r.purpose === 'verdict' && r.messages.some((m) => m.content.includes('first migration plan'))
+        ? '{"action":"investigate","confidence":1,"rationale":"no"}'
+        : politeCouncil(r);
     const app = memoryApp({ llm: new ScriptedLlmClient(doubt) });
     const inbox = new InMemoryCommandInbox();
     const decisions = new InMemoryCommandInbox();
@@ -137,20 +156,41 @@ describe('WatchLoop, with every port in memory', () => {
     drop('1.json', 'Review the first migration plan');
     drop('2.json', 'Review the second migration plan');
     const events: WatchEvent[] = [];
-    const loop = new WatchLoop({ deps: app.deps, inbox, decisions, claims, onEvent: (e) => events.push(e), once: true, pid: 1, workspace: '/workspace' });
+    const loop = new WatchLoop({
+      deps: app.deps,
+      inbox,
+      decisions,
+      claims,
+      onEvent: (e) => events.push(e),
+      once: true,
+      pid: 1,
+      workspace: '/workspace',
+    });
     await loop.start();
     expect(await loop.stopped).toBe('once');
-    expect(finished(events).map((e) => [e.source, e.status])).toEqual([['1.json', 'paused'], ['2.json', 'completed']]);
+    expect(finished(events).map((e) => [e.source, e.status])).toEqual([
+      ['1.json', 'paused'],
+      ['2.json', 'completed'],
+    ]);
     expect(claims.released).toEqual(['run-1', 'run-2']);
 
     // A person continues the paused run: the next watcher takes the decision and resumes it, calling no model again.
     await decidePause({ runId: 'run-1', decision: 'continue' }, app.deps);
     decisions.drop('run-1.json');
     const again: WatchEvent[] = [];
-    const next = new WatchLoop({ deps: app.deps, inbox: new InMemoryCommandInbox(), decisions, claims, onEvent: (e) => again.push(e), once: true, pid: 1, workspace: '/workspace' });
+    const next = new WatchLoop({
+      deps: app.deps,
+      inbox: new InMemoryCommandInbox(),
+      decisions,
+      claims,
+      onEvent: (e) => again.push(e),
+      once: true,
+      pid: 1,
+      workspace: '/workspace',
+    });
     await next.start();
     await next.stopped;
-    expect(again.find((e) => e.kind === 'claimed')).toMatchObject({ run_id: 'run-1', resume: 'decision', source: '1.json' }) // named by the command it came from;
+    expect(again.find((e) => e.kind === 'claimed')).toMatchObject({ run_id: 'run-1', resume: 'decision', source: '1.json' }); // named by the command it came from;
     expect(finished(again)[0]).toMatchObject({ run_id: 'run-1', status: 'completed' });
   });
 });

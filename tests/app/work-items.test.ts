@@ -18,14 +18,26 @@ beforeEach(async () => {
 });
 afterEach(() => ws.cleanup());
 
-const run = async (command: Record<string, unknown>, llm: LlmClient, dir = ws.dir) => processCommand({ text: JSON.stringify(command), source: 'w.json' }, (await createApp({ workspace: dir, llm })).deps);
-const stateOf = async (runId: string, dir = ws.dir) => JSON.parse(await readFile(path.join(dir, '.maestro', 'runs', runId, 'state.json'), 'utf8'));
-const records = async (file: string) => (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { event: string; reason_code: string; details?: Record<string, unknown> });
+const run = async (command: Record<string, unknown>, llm: LlmClient, dir = ws.dir) =>
+  processCommand({ text: JSON.stringify(command), source: 'w.json' }, (await createApp({ workspace: dir, llm })).deps);
+const stateOf = async (runId: string, dir = ws.dir) =>
+  JSON.parse(await readFile(path.join(dir, '.maestro', 'runs', runId, 'state.json'), 'utf8'));
+const records = async (file: string) =>
+  (await readFile(file, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { event: string; reason_code: string; details?: Record<string, unknown> });
 const section = (markdown: string, title: string) => new RegExp(`## ${title}\\n([\\s\\S]*?)\\n## `).exec(markdown)?.[1] ?? '';
 const digest = (r: ScriptedCall) => createHash('sha256').update(JSON.stringify(r.messages)).digest('hex').slice(0, 16);
 
-const item = (id: string, agent: string, over: Record<string, unknown> = {}) => ({ id, assigned_agent: agent, goal: `Work out part ${id}`, ...over });
-const items = (n: number) => Array.from({ length: n }, (_, i) => item(`w${i + 1}`, ['coordinator', 'strategist', 'auditor'][i % 3]!, { inputs: { part: i + 1 } }));
+const item = (id: string, agent: string, over: Record<string, unknown> = {}) => ({
+  id,
+  assigned_agent: agent,
+  goal: `Work out part ${id}`,
+  ...over,
+});
+const items = (n: number) =>
+  Array.from({ length: n }, (_, i) => item(`w${i + 1}`, ['coordinator', 'strategist', 'auditor'][i % 3]!, { inputs: { part: i + 1 } }));
 
 /** Answers an item with what it was asked (its goal, from the briefing), a verdict with proceed. */
 function worker(r: ScriptedCall): string {
@@ -40,11 +52,22 @@ describe('work items', () => {
       task_description: 'Prepare the migration',
       input_artifacts: ['docs/plan.md'],
       facts: { deadline: '2026-03-01', owner: 'platform' },
-      work_items: [item('risks', 'auditor', { inputs: { window: '02:00-06:00' }, expected_output: 'a list of risks' }), item('options', 'strategist'), item('steps', 'coordinator')],
+      work_items: [
+        item('risks', 'auditor', { inputs: { window: '02:00-06:00' }, expected_output: 'a list of risks' }),
+        item('options', 'strategist'),
+        item('steps', 'coordinator'),
+      ],
     };
     const outcome = await run(command, llm);
     expect(outcome.status).toBe('completed');
-    expect(llm.calls.map((c) => c.step)).toEqual(['item:risks', 'item:options', 'item:steps', 'verdict:auditor', 'verdict:strategist', 'verdict:coordinator']);
+    expect(llm.calls.map((c) => c.step)).toEqual([
+      'item:risks',
+      'item:options',
+      'item:steps',
+      'verdict:auditor',
+      'verdict:strategist',
+      'verdict:coordinator',
+    ]);
     const risks = llm.calls[0]!.messages.at(-1)!.content;
     expect(risks).toContain('TASK: Work out part risks');
     expect(risks).toContain('The larger task: Prepare the migration');
@@ -54,7 +77,8 @@ describe('work items', () => {
     // No item sees another: not its goal, not its reply.
     for (const call of llm.calls.slice(0, 3)) {
       const text = JSON.stringify(call.messages);
-      for (const other of ['risks', 'options', 'steps'].filter((id) => call.step !== `item:${id}`)) expect(text).not.toContain(`part ${other}`);
+      for (const other of ['risks', 'options', 'steps'].filter((id) => call.step !== `item:${id}`))
+        expect(text).not.toContain(`part ${other}`);
     }
     const artifact = await readFile(outcome.artifact!, 'utf8');
     const proposal = section(`${artifact}\n## `, 'Final proposal');
@@ -67,7 +91,13 @@ describe('work items', () => {
   });
 
   it('parity: one work item sends its persona exactly the call a direct run of that persona on the same input sends', async () => {
-    const one = { id: 'only', assigned_agent: 'auditor', goal: 'List the risks of the move', inputs: { window: '02:00-06:00' }, expected_output: { format: 'bullets' } };
+    const one = {
+      id: 'only',
+      assigned_agent: 'auditor',
+      goal: 'List the risks of the move',
+      inputs: { window: '02:00-06:00' },
+      expected_output: { format: 'bullets' },
+    };
     const shared = { task_description: 'Prepare the migration', input_artifacts: ['docs/plan.md'] };
     const viaItems = new ScriptedLlmClient((r) => (r.purpose === 'item' ? `reply ${digest(r)}` : politeCouncil(r)));
     const itemRun = await run({ ...shared, facts: { deadline: 'March' }, work_items: [one] }, viaItems);
@@ -76,7 +106,11 @@ describe('work items', () => {
     try {
       const directly = new ScriptedLlmClient((r) => (r.purpose === 'turn' ? `reply ${digest(r)}` : politeCouncil(r)));
       const task = workItemTask(one, { task: shared.task_description, facts: { deadline: 'March' } });
-      const directRun = await run({ ...shared, task_description: task, config: { personas: ['auditor'], max_rounds: 1 } }, directly, direct.dir);
+      const directRun = await run(
+        { ...shared, task_description: task, config: { personas: ['auditor'], max_rounds: 1 } },
+        directly,
+        direct.dir,
+      );
 
       const a = viaItems.calls.find((c) => c.step === 'item:only')!;
       const b = directly.calls.find((c) => c.purpose === 'turn')!;
@@ -94,11 +128,17 @@ describe('work items', () => {
 
   it('parity holds on the offline model too: the same persona output', async () => {
     const one = item('only', 'strategist');
-    const itemRun = await processCommand({ text: JSON.stringify({ task_description: 'Prepare the migration', work_items: [one] }), source: 'w.json' }, (await createApp({ workspace: ws.dir })).deps);
+    const itemRun = await processCommand(
+      { text: JSON.stringify({ task_description: 'Prepare the migration', work_items: [one] }), source: 'w.json' },
+      (await createApp({ workspace: ws.dir })).deps,
+    );
     const direct = await tempWorkspace();
     try {
       const task = workItemTask({ ...one, inputs: {}, expected_output: {} }, { task: 'Prepare the migration' });
-      const directRun = await processCommand({ text: JSON.stringify({ task_description: task, config: { personas: ['strategist'], max_rounds: 1 } }), source: 'd.json' }, (await createApp({ workspace: direct.dir })).deps);
+      const directRun = await processCommand(
+        { text: JSON.stringify({ task_description: task, config: { personas: ['strategist'], max_rounds: 1 } }), source: 'd.json' },
+        (await createApp({ workspace: direct.dir })).deps,
+      );
       const a = (await stateOf(itemRun.run_id)).steps.find((s: { id: string }) => s.id === 'item:only');
       const b = (await stateOf(directRun.run_id, direct.dir)).steps.find((s: { kind: string }) => s.kind === 'turn');
       expect(a.reply).toBe(b.reply);
@@ -128,7 +168,9 @@ describe('work items', () => {
     // The items did finish in different orders: the merge does not follow them.
     expect(orders.size).toBeGreaterThan(1);
     const merge = [...merges][0]!;
-    expect([...merge.matchAll(/^### Work item (\d) of 8: `(w\d)`/gm)].map((m) => `${m[1]}:${m[2]}`)).toEqual(Array.from({ length: 8 }, (_, i) => `${i + 1}:w${i + 1}`));
+    expect([...merge.matchAll(/^### Work item (\d) of 8: `(w\d)`/gm)].map((m) => `${m[1]}:${m[2]}`)).toEqual(
+      Array.from({ length: 8 }, (_, i) => `${i + 1}:w${i + 1}`),
+    );
   });
 
   it('runs parallel items at once, bounded by concurrency', async () => {
@@ -176,7 +218,10 @@ describe('work items', () => {
       if (r.step === 'item:w1') await sleep(10_000, undefined, { signal });
       return worker(r);
     });
-    const outcome = await run({ task_description: 'Prepare', work_items: items(3), config: { parallel_items: true, call_timeout_ms: 150 } }, llm);
+    const outcome = await run(
+      { task_description: 'Prepare', work_items: items(3), config: { parallel_items: true, call_timeout_ms: 150 } },
+      llm,
+    );
     expect(outcome).toMatchObject({ status: 'paused', decision: 'PAUSE_FOR_HITL' });
     expect(outcome.message).toContain('longer than its per-call limit of 150 ms');
     expect(outcome.message).toContain('item:w1');
@@ -186,7 +231,12 @@ describe('work items', () => {
   it('the reviewer gate critiques the merge; its escalation pauses even when every agent says proceed', async () => {
     const llm = new ScriptedLlmClient((r) =>
       r.step === 'reviewer:auditor'
-        ? JSON.stringify({ action: 'escalate', confidence: 0.7, rationale: 'the items contradict each other', findings: ['w1 says keep the cron box, w2 says remove it'] })
+        ? JSON.stringify({
+            action: 'escalate',
+            confidence: 0.7,
+            rationale: 'the items contradict each other',
+            findings: ['w1 says keep the cron box, w2 says remove it'],
+          })
         : worker(r),
     );
     const outcome = await run({ task_description: 'Prepare', work_items: items(3), config: { reviewer: 'auditor' } }, llm);
@@ -201,11 +251,17 @@ describe('work items', () => {
   });
 
   it('a reviewer who says proceed joins arbitration and the run completes', async () => {
-    const llm = new ScriptedLlmClient((r) => (r.step === 'reviewer:auditor' ? '{"action":"proceed","confidence":0.8,"rationale":"consistent","findings":[]}' : worker(r)));
+    const llm = new ScriptedLlmClient((r) =>
+      r.step === 'reviewer:auditor' ? '{"action":"proceed","confidence":0.8,"rationale":"consistent","findings":[]}' : worker(r),
+    );
     const outcome = await run({ task_description: 'Prepare', work_items: items(2), config: { reviewer: 'auditor' } }, llm);
     expect(outcome.status).toBe('completed');
     const arbitrated = (await records(outcome.audit_log)).find((r) => r.event === 'ARBITRATED')!;
-    expect(arbitrated.details).toMatchObject({ reviewer: 'auditor', reviewer_action: 'proceed', votes: { 'auditor (reviewer)': 'proceed' } });
+    expect(arbitrated.details).toMatchObject({
+      reviewer: 'auditor',
+      reviewer_action: 'proceed',
+      votes: { 'auditor (reviewer)': 'proceed' },
+    });
   });
 
   it('refuses items whose agent is not a persona, before any model call', async () => {
@@ -217,7 +273,10 @@ describe('work items', () => {
 
   it('screens the items like the task: personal data in a goal stops the run before any model call', async () => {
     const llm = new ScriptedLlmClient(worker);
-    const outcome = await run({ task_description: 'Prepare', work_items: [item('a', 'auditor', { goal: 'Write to jane.doe@example.com about it' })] }, llm);
+    const outcome = await run(
+      { task_description: 'Prepare', work_items: [item('a', 'auditor', { goal: 'Write to jane.doe@example.com about it' })] },
+      llm,
+    );
     expect(outcome).toMatchObject({ status: 'stopped', reason_code: 'ETHICS_PII_DETECTED' });
     expect(llm.calls).toHaveLength(0);
   });

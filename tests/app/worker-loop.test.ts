@@ -43,11 +43,20 @@ class FakeSession implements WorkerSession<WorkClaim> {
   }
 }
 
-const workClaim = (runId: string): WorkClaim => ({ runId, source: `${runId}.json`, claimedAt: '2026-01-01T00:00:00.000Z', recovered: false, kind: 'command', epoch: 1, inputHashes: {} });
+const workClaim = (runId: string): WorkClaim => ({
+  runId,
+  source: `${runId}.json`,
+  claimedAt: '2026-01-01T00:00:00.000Z',
+  recovered: false,
+  kind: 'command',
+  epoch: 1,
+  inputHashes: {},
+});
 
 function worker(app: MemoryApp, session: FakeSession, options: { once: boolean; openSession?: () => Promise<FakeSession> }) {
   const claims = new InMemoryClaimStore();
-  for (const c of session.queue) claims.texts.set(c.source, JSON.stringify(aCommand({ task_description: `Review the deploy plan of ${c.runId}` })));
+  for (const c of session.queue)
+    claims.texts.set(c.source, JSON.stringify(aCommand({ task_description: `Review the deploy plan of ${c.runId}` })));
   const events: WatchEvent[] = [];
   const loop = new WorkerLoop<WorkClaim, FakeSession>({
     openSession: options.openSession ?? (async () => session),
@@ -64,7 +73,11 @@ function worker(app: MemoryApp, session: FakeSession, options: { once: boolean; 
 
 /** A model that answers until told to hang (then it waits for the run's abort). */
 const hangingOn = (persona: string) =>
-  new ScriptedLlmClient((r, _n, signal) => (r.persona === persona ? new Promise<string>((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error))) : politeCouncil(r)));
+  new ScriptedLlmClient((r, _n, signal) =>
+    r.persona === persona
+      ? new Promise<string>((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error)))
+      : politeCouncil(r),
+  );
 
 const waitFor = async (what: () => boolean): Promise<void> => {
   for (let i = 0; i < 200 && !what(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -78,7 +91,16 @@ describe('WorkerLoop', () => {
     const { loop, events, claims } = worker(app, session, { once: true });
     await loop.run();
     const transitions = events.filter((e) => e.kind !== 'step').map((e) => `${e.kind}${'status' in e ? `:${e.status}` : ''}`);
-    expect(transitions).toEqual(['started', 'claimed', 'producing_artifact', 'finished:completed', 'claimed', 'producing_artifact', 'finished:completed', 'stopped']);
+    expect(transitions).toEqual([
+      'started',
+      'claimed',
+      'producing_artifact',
+      'finished:completed',
+      'claimed',
+      'producing_artifact',
+      'finished:completed',
+      'stopped',
+    ]);
     expect(events.filter((e) => e.kind === 'step' && e.run_id === 'w-1')).toHaveLength(7);
     expect(claims.released).toEqual(['w-1', 'w-2']);
     expect((await app.ledger.load('w-2'))?.status).toBe('completed');
@@ -95,7 +117,11 @@ describe('WorkerLoop', () => {
     await waitFor(() => events.some((e) => e.kind === 'finished'));
     await loop.stop();
     await done;
-    expect(events.find((e) => e.kind === 'finished')).toMatchObject({ status: 'interrupted', message: 'stopped at its last checkpoint: the connection to the engine broke; the engine gives it to the next free worker, which resumes it' });
+    expect(events.find((e) => e.kind === 'finished')).toMatchObject({
+      status: 'interrupted',
+      message:
+        'stopped at its last checkpoint: the connection to the engine broke; the engine gives it to the next free worker, which resumes it',
+    });
     expect(session.requeued).toEqual([]);
     expect(await app.ledger.load('w-1')).toMatchObject({ status: 'running' });
     expect((await app.ledger.load('w-1'))?.steps).toHaveLength(2);
@@ -119,9 +145,15 @@ describe('WorkerLoop', () => {
     const app = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
     const session = new FakeSession([workClaim('w-1')]);
     let attempts = 0;
-    const { loop, events } = worker(app, session, { once: true, openSession: async () => (++attempts < 3 ? Promise.reject(new Error('connection refused')) : session) });
+    const { loop, events } = worker(app, session, {
+      once: true,
+      openSession: async () => (++attempts < 3 ? Promise.reject(new Error('connection refused')) : session),
+    });
     await loop.run();
-    expect(events.filter((e) => e.kind === 'notice').map((e) => (e as { message: string }).message)).toEqual(['the engine cannot be reached (connection refused); retrying', 'reconnected to the engine']);
+    expect(events.filter((e) => e.kind === 'notice').map((e) => (e as { message: string }).message)).toEqual([
+      'the engine cannot be reached (connection refused); retrying',
+      'reconnected to the engine',
+    ]);
     expect(events.find((e) => e.kind === 'finished')).toMatchObject({ status: 'completed' });
   });
 });

@@ -78,7 +78,10 @@ describe('maestro audit verify', () => {
       expect(r.code).toBe(1);
       expect(r.stdout).toContain(`${id}: ${expected}`);
     };
-    await check(lines.filter((_, i) => i !== 9), 'line 10: deleted');
+    await check(
+      lines.filter((_, i) => i !== 9),
+      'line 10: deleted',
+    );
     await check([...lines.slice(0, 6), lines[7] ?? '', lines[6] ?? '', ...lines.slice(8)], 'line 7: reordered');
     await check(lines.slice(0, lines.length - 3), `line ${lines.length - 2}: truncated`);
     await writeFile(logOf(id), original);
@@ -100,7 +103,12 @@ describe('maestro audit verify', () => {
     const command = path.join(ws, 'pause.json');
     await writeFile(
       command,
-      JSON.stringify({ task_description: 'Publish the migration plan to the public wiki.', input_artifacts: ['examples/migration-plan.md'], output_artifact_path: 'outputs/pause.md', config: { max_rounds: 1 } }),
+      JSON.stringify({
+        task_description: 'Publish the migration plan to the public wiki.',
+        input_artifacts: ['examples/migration-plan.md'],
+        output_artifact_path: 'outputs/pause.md',
+        config: { max_rounds: 1 },
+      }),
     );
     const id = await newRun(command, [3]);
     expect((await maestro(['audit', 'verify', id, '-w', ws])).code).toBe(0);
@@ -108,7 +116,10 @@ describe('maestro audit verify', () => {
     expect((await maestro(['run', '--resume', id, '-w', ws, '--json'])).code).toBe(0);
     const verify = await maestro(['audit', 'verify', id, '-w', ws]);
     expect(verify.code).toBe(0);
-    const events = (await readFile(logOf(id), 'utf8')).trim().split('\n').map((l) => (JSON.parse(l) as { event: string }).event);
+    const events = (await readFile(logOf(id), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { event: string }).event);
     expect(events).toEqual(expect.arrayContaining(['HITL_REQUESTED', 'HITL_DECIDED', 'RUN_RESUMED', 'RUN_FINISHED']));
   });
 

@@ -32,7 +32,10 @@ afterEach(async () => {
 
 type AuditRecord = { event: string; reason_code: string; sealed: boolean; details: Record<string, unknown> };
 const auditOf = async (file: string): Promise<AuditRecord[]> =>
-  (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as AuditRecord);
+  (await readFile(file, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as AuditRecord);
 /** Writes task.json: the same task each time (the offline model's requests depend on its words). */
 const task = (extra: Record<string, unknown> = {}) => {
   const command = { task_description: 'Review the deployment setup', config: { max_rounds: 1 }, ...extra };
@@ -73,9 +76,16 @@ describe('a model that asks for credential files through the CLI', () => {
     expect(r.code, r.stderr).toBe(0);
     const prompts = server.requests.slice(1).map((q) => JSON.stringify(q.body));
     for (const p of [...Object.keys(FILES), LINKED.path]) {
-      expect(prompts.some((b) => b.includes(`CONTEXT_ERROR (requested by coordinator): READ_FILE(${p})`)), p).toBe(true);
+      expect(
+        prompts.some((b) => b.includes(`CONTEXT_ERROR (requested by coordinator): READ_FILE(${p})`)),
+        p,
+      ).toBe(true);
     }
-    for (const m of markers) expect(prompts.some((b) => b.includes(m)), m).toBe(false);
+    for (const m of markers)
+      expect(
+        prompts.some((b) => b.includes(m)),
+        m,
+      ).toBe(false);
     expect(prompts.some((b) => b.includes('has 2 hard links'))).toBe(true);
     expect(prompts.some((b) => b.includes('it is Kubernetes credentials'))).toBe(true);
 

@@ -13,7 +13,10 @@ const ghostPersona = () => path.join(ws.dir, 'personas', 'ghost.md');
 beforeEach(async () => {
   ws = await tempWorkspace();
   // Names a persona the workspace lacks: the run pauses at the first gate, before any model call.
-  await writeFile(path.join(ws.dir, 'ghost.json'), JSON.stringify({ task_description: 'Review the plan', config: { max_rounds: 1, personas: ['coordinator', 'ghost'] } }));
+  await writeFile(
+    path.join(ws.dir, 'ghost.json'),
+    JSON.stringify({ task_description: 'Review the plan', config: { max_rounds: 1, personas: ['coordinator', 'ghost'] } }),
+  );
 });
 afterEach(() => ws.cleanup());
 
@@ -32,7 +35,10 @@ async function addGhost(): Promise<void> {
 
 async function auditEvents(runId: string): Promise<string[]> {
   const log = await readFile(path.join(ws.dir, '.maestro', 'audit', `${runId}.jsonl`), 'utf8');
-  return log.split('\n').filter((l) => l.length > 0).map((l) => (JSON.parse(l) as { event: string }).event);
+  return log
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map((l) => (JSON.parse(l) as { event: string }).event);
 }
 
 const count = (events: string[], event: string) => events.filter((e) => e === event).length;
@@ -50,7 +56,12 @@ const ROUNDS = Number(process.env.MAESTRO_RACE_ROUNDS ?? 4);
 
 describe('two processes deciding or resuming one run at once', () => {
   it('two `hitl decide` started together: exactly one decides, the other is refused saying so (continue and stop mixed)', async () => {
-    const pairs = [['continue', 'continue'], ['continue', 'stop'], ['stop', 'continue'], ['stop', 'stop']] as const;
+    const pairs = [
+      ['continue', 'continue'],
+      ['continue', 'stop'],
+      ['stop', 'continue'],
+      ['stop', 'stop'],
+    ] as const;
     for (let round = 0; round < ROUNDS; round++) {
       const id = await pausedRun();
       const pair = pairs[round % pairs.length]!;
@@ -81,7 +92,8 @@ describe('two processes deciding or resuming one run at once', () => {
       }
       await addGhost();
       // Model calls slow enough that both processes are up while the run is resumed.
-      const resume = () => spawnCli(['run', '--resume', id, '--json'], { cwd: ws.dir, env: { MAESTRO_OFFLINE_DELAY_MS: '150' }, timeoutMs: 60_000 });
+      const resume = () =>
+        spawnCli(['run', '--resume', id, '--json'], { cwd: ws.dir, env: { MAESTRO_OFFLINE_DELAY_MS: '150' }, timeoutMs: 60_000 });
       const results = await Promise.all([resume(), resume()]);
       const loser = oneWinner(results);
       expect(loser.stderr).toMatch(/another maestro process (is resuming run|resumed run|finished it)/);
@@ -118,10 +130,23 @@ describe('two processes deciding or resuming one run at once', () => {
     expect((await maestro('hitl', 'decide', id, 'continue')).code).toBe(0);
     await addGhost();
     // Slow model calls: the resume holds the run longer than a decision waits for it (3 s).
-    const resume = spawnCli(['run', '--resume', id, '--json'], { cwd: ws.dir, env: { MAESTRO_OFFLINE_DELAY_MS: '1500' }, timeoutMs: 60_000 });
+    const resume = spawnCli(['run', '--resume', id, '--json'], {
+      cwd: ws.dir,
+      env: { MAESTRO_OFFLINE_DELAY_MS: '1500' },
+      timeoutMs: 60_000,
+    });
     // Once the resumer holds the run (and has taken the continue from the inbox).
     const lock = path.join(ws.dir, '.maestro', 'runs', id, 'run.lock');
-    for (let i = 0; i < 200 && !(await access(lock).then(() => true, () => false)); i++) await new Promise((r) => setTimeout(r, 25));
+    for (
+      let i = 0;
+      i < 200 &&
+      !(await access(lock).then(
+        () => true,
+        () => false,
+      ));
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 25));
     const stop = await maestro('hitl', 'decide', id, 'stop');
     expect(stop.code).toBe(2);
     expect(stop.stderr).toMatch(/another maestro process is deciding or resuming run/);

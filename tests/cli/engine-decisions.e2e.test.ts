@@ -31,14 +31,24 @@ describe('deciding a pause kept in the engine', () => {
   it('two `hitl decide` processes at once: exactly one decides; a stop after a queued continue is refused', async () => {
     const url = await database();
     const ws = workspace(await engineWorkspace(url));
-    await writeFile(path.join(ws, 'ghost.json'), JSON.stringify({ task_description: 'Review the plan', config: { max_rounds: 1, personas: ['coordinator', 'ghost'] } }));
-    for (const pair of [['continue', 'stop'], ['stop', 'stop'], ['continue', 'continue'], ['stop', 'continue']]) {
+    await writeFile(
+      path.join(ws, 'ghost.json'),
+      JSON.stringify({ task_description: 'Review the plan', config: { max_rounds: 1, personas: ['coordinator', 'ghost'] } }),
+    );
+    for (const pair of [
+      ['continue', 'stop'],
+      ['stop', 'stop'],
+      ['continue', 'continue'],
+      ['stop', 'continue'],
+    ]) {
       const paused = await runCli(['run', 'ghost.json', '--json'], { cwd: ws });
       expect(paused.code).toBe(3);
       const id = JSON.parse(paused.stdout).run_id as string;
       const results = await Promise.all(pair.map((d) => spawnCli(['hitl', 'decide', id, d], { cwd: ws, timeoutMs: 60_000 })));
       expect(results.map((r) => r.code).sort()).toEqual([0, 2]);
-      expect(results.find((r) => r.code === 2)!.stderr).toMatch(/refused: .*(already decided|another maestro process is deciding or resuming run)/);
+      expect(results.find((r) => r.code === 2)!.stderr).toMatch(
+        /refused: .*(already decided|another maestro process is deciding or resuming run)/,
+      );
       expect(await decisionsIn(url, id)).toBe(1);
       if (pair[results.findIndex((r) => r.code === 0)] === 'continue') {
         // The continue waits in the engine's queue for a worker: a later stop is refused.

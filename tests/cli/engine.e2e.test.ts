@@ -8,7 +8,11 @@ import { useEngine } from '../helpers/engine.js';
 
 const { database, server, started, workspace } = useEngine();
 
-const task = (text: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ task_description: text, config: { max_rounds: 1 }, ...extra });
+const task = (text: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  task_description: text,
+  config: { max_rounds: 1 },
+  ...extra,
+});
 
 async function query<R extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
   const client = new pg.Client({ connectionString: url });
@@ -61,11 +65,18 @@ describe('an intake and workers on one engine', () => {
     await intake.waitFor('five results', () => intake.events.filter((e) => e.kind === 'finished').length === 5);
 
     const results = intake.events.filter((e) => e.kind === 'finished');
-    expect(results.filter((e) => e.status === 'completed').map((e) => e.source).sort()).toEqual(['c0.json', 'c1.json', 'c2.json', 'c3.json']);
+    expect(
+      results
+        .filter((e) => e.status === 'completed')
+        .map((e) => e.source)
+        .sort(),
+    ).toEqual(['c0.json', 'c1.json', 'c2.json', 'c3.json']);
     expect(results.find((e) => e.source === 'bad.json')).toMatchObject({ status: 'invalid', reason_code: expect.stringMatching(/^SPEC_/) });
     expect(await listDir(path.join(ws, 'outputs'))).toHaveLength(4);
     expect(await listDir(path.join(ws, '.maestro', 'rejected'))).toEqual(['bad.json', 'bad.json.error.json']);
-    expect(JSON.parse(await readFile(path.join(ws, '.maestro', 'rejected', 'bad.json.error.json'), 'utf8')).issues.join('\n')).toContain('task_description');
+    expect(JSON.parse(await readFile(path.join(ws, '.maestro', 'rejected', 'bad.json.error.json'), 'utf8')).issues.join('\n')).toContain(
+      'task_description',
+    );
     expect(await listDir(path.join(ws, 'commands'))).toEqual([]);
     expect(await listDir(path.join(ws, '.maestro', 'inflight'))).toEqual([]);
     // Both workers took work: the queue hands out commands to whichever is free.
@@ -73,7 +84,9 @@ describe('an intake and workers on one engine', () => {
     // Nothing of the runs is in the workspace's files: the engine holds them.
     expect(await listDir(path.join(ws, '.maestro', 'audit'))).toEqual([]);
 
-    const status = JSON.parse(cli(['status', '--json', '--workspace', ws]).stdout) as { engine: { workers: { name: string }[]; queue: Record<string, number> } };
+    const status = JSON.parse(cli(['status', '--json', '--workspace', ws]).stdout) as {
+      engine: { workers: { name: string }[]; queue: Record<string, number> };
+    };
     expect(status.engine.workers.map((w) => w.name).sort()).toEqual(['a', 'b']);
     expect(status.engine.queue).toMatchObject({ queued: 0, running: 0, done: 4, rejected: 1 });
 
@@ -97,7 +110,11 @@ describe('an intake and workers on one engine', () => {
     expect(tampered.code).toBe(1);
     expect(tampered.stdout).toContain('edited');
     // Put back as it was, it verifies again (and the suite-wide invariant check sees the true log).
-    await query(url, `UPDATE maestro_audit SET line = replace(line, '"layer":"queue","decision":"RUN","reason_code":"SPEC_OK"', '"layer":"validation","decision":"RUN","reason_code":"SPEC_OK"') WHERE run_id = $1`, [runId]);
+    await query(
+      url,
+      `UPDATE maestro_audit SET line = replace(line, '"layer":"queue","decision":"RUN","reason_code":"SPEC_OK"', '"layer":"validation","decision":"RUN","reason_code":"SPEC_OK"') WHERE run_id = $1`,
+      [runId],
+    );
     expect(cli(['audit', 'verify', runId, '--workspace', ws]).code).toBe(0);
   }, 90_000);
 
@@ -119,13 +136,22 @@ describe('an intake and workers on one engine', () => {
     const status = cli(['status', '--workspace', ws]).stdout;
     expect(status).toContain('paused     1 cluster-wide');
     expect(status).toContain(runId);
-    const calls = async (): Promise<number> => (await query<{ n: string }>(url, `SELECT count(*) AS n FROM maestro_audit WHERE run_id = $1 AND line LIKE '%"event":"MODEL_CALL"%'`, [runId]))[0]?.n as unknown as number;
+    const calls = async (): Promise<number> =>
+      (
+        await query<{ n: string }>(
+          url,
+          `SELECT count(*) AS n FROM maestro_audit WHERE run_id = $1 AND line LIKE '%"event":"MODEL_CALL"%'`,
+          [runId],
+        )
+      )[0]?.n as unknown as number;
     const before = Number(await calls());
     expect(before).toBeGreaterThan(0);
 
     const b = started(startWorker(ws, 'B'));
     await b.waitFor('worker B', (e) => e.kind === 'started');
-    expect(cli(['hitl', 'decide', runId, 'continue', '--run', '--workspace', ws]).stderr).toContain('--run is not available with an engine');
+    expect(cli(['hitl', 'decide', runId, 'continue', '--run', '--workspace', ws]).stderr).toContain(
+      '--run is not available with an engine',
+    );
     const decided = cli(['hitl', 'decide', runId, 'continue', '--workspace', ws]);
     expect(decided.code).toBe(0);
     expect(decided.stdout).toContain('queued in the engine');
@@ -135,12 +161,14 @@ describe('an intake and workers on one engine', () => {
     expect(b.events.find((e) => e.kind === 'claimed')).toMatchObject({ run_id: runId, resume: 'decision' });
     expect(Number(await calls())).toBe(before);
     expect(await listDir(path.join(ws, 'outputs'))).toHaveLength(1);
-    const events = (await query<{ line: string }>(url, 'SELECT line FROM maestro_audit WHERE run_id = $1 ORDER BY seq', [runId])).map((r) => (JSON.parse(r.line) as { event: string }).event);
+    const events = (await query<{ line: string }>(url, 'SELECT line FROM maestro_audit WHERE run_id = $1 ORDER BY seq', [runId])).map(
+      (r) => (JSON.parse(r.line) as { event: string }).event,
+    );
     expect(events).toEqual(expect.arrayContaining(['HITL_REQUESTED', 'HITL_DECIDED', 'RUN_RESUMED', 'RUN_FINISHED']));
     expect(cli(['audit', 'verify', runId, '--workspace', ws]).code).toBe(0);
   }, 90_000);
 
-  it('a worker whose copy of an input differs from the intake\'s pauses the run with the reason', async () => {
+  it("a worker whose copy of an input differs from the intake's pauses the run with the reason", async () => {
     const url = await database();
     const ws = workspace(await engineWorkspace(url));
     await writeFile(path.join(ws, 'plan.md'), '# Plan\nMove the billing service on Monday.\n');
@@ -158,7 +186,7 @@ describe('an intake and workers on one engine', () => {
     const shown = cli(['hitl', 'show', String(paused.run_id), '--json', '--workspace', ws]);
     const pause = (JSON.parse(shown.stdout) as { pause: { layer: string; message: string } }).pause;
     expect(pause.layer).toBe('consistency');
-    expect(pause.message).toContain("plan.md");
+    expect(pause.message).toContain('plan.md');
     expect(pause.message).toContain("differs from the intake's copy");
     expect(await query(url, 'SELECT count(*)::int AS n FROM maestro_audit WHERE line LIKE \'%"event":"MODEL_CALL"%\'')).toEqual([{ n: 0 }]);
   }, 60_000);
@@ -174,14 +202,28 @@ describe('an intake and workers on one engine', () => {
     await workers[0]!.waitFor('a run under way', (e) => e.kind === 'claimed');
     await new Promise((r) => setTimeout(r, 250)); // a few model calls into it
     await server().restart(500);
-    await intake.waitFor('six results', () => new Set(intake.events.filter((e) => e.kind === 'finished').map((e) => e.source)).size === 6, 60_000).catch(async (error: Error) => {
-      const queue = await query(url, 'SELECT run_id, source, state, owner, epoch, claims, delivered_at FROM maestro_queue ORDER BY seq').catch((e: Error) => e.message);
-      const show = (p: { events: Array<Record<string, unknown>> }): string => p.events.filter((e) => e.kind !== 'step').map((e) => JSON.stringify(e).slice(0, 300)).join('\n');
-      throw new Error(`${error.message}\nqueue: ${JSON.stringify(queue)}\nintake:\n${show(intake)}\n${workers.map((w) => `worker:\n${show(w)}\n${w.stderr}`).join('\n')}`);
-    });
+    await intake
+      .waitFor('six results', () => new Set(intake.events.filter((e) => e.kind === 'finished').map((e) => e.source)).size === 6, 60_000)
+      .catch(async (error: Error) => {
+        const queue = await query(
+          url,
+          'SELECT run_id, source, state, owner, epoch, claims, delivered_at FROM maestro_queue ORDER BY seq',
+        ).catch((e: Error) => e.message);
+        const show = (p: { events: Array<Record<string, unknown>> }): string =>
+          p.events
+            .filter((e) => e.kind !== 'step')
+            .map((e) => JSON.stringify(e).slice(0, 300))
+            .join('\n');
+        throw new Error(
+          `${error.message}\nqueue: ${JSON.stringify(queue)}\nintake:\n${show(intake)}\n${workers.map((w) => `worker:\n${show(w)}\n${w.stderr}`).join('\n')}`,
+        );
+      });
     expect(intake.events.filter((e) => e.kind === 'finished').every((e) => e.status === 'completed')).toBe(true);
     // The same processes: no worker died of the restart (a connection ended under a transaction).
-    expect(workers.map((w) => w.alive), workers.map((w) => `worker stderr:\n${w.stderr}`).join('\n')).toEqual([true, true]);
+    expect(
+      workers.map((w) => w.alive),
+      workers.map((w) => `worker stderr:\n${w.stderr}`).join('\n'),
+    ).toEqual([true, true]);
     expect(intake.alive).toBe(true);
     expect(workers.some((w) => w.events.some((e) => e.kind === 'notice' && /reconnected|engine/.test(String(e.message))))).toBe(true);
     const ledger = await engineLedger(url);
@@ -196,7 +238,15 @@ describe('an intake and workers on one engine', () => {
     const result = await runSoak({ url, commands: 30, workers: 3, kills: 3 });
     workspace(result.ws);
     expect(result.kills).toBe(3);
-    expect(result).toMatchObject({ lost: 0, runTwice: 0, repeatedSteps: 0, completed: 30, outputs: 30, auditVerified: true, notCompleted: [] });
+    expect(result).toMatchObject({
+      lost: 0,
+      runTwice: 0,
+      repeatedSteps: 0,
+      completed: 30,
+      outputs: 30,
+      auditVerified: true,
+      notCompleted: [],
+    });
     expect(result.resumedRuns).toBeGreaterThanOrEqual(1);
   }, 120_000);
 });

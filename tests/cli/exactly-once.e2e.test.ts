@@ -14,10 +14,21 @@ beforeEach(async () => {
 afterEach(() => ws.cleanup());
 
 const stateFile = (id: string) => path.join(ws.dir, '.maestro', 'runs', id, 'state.json');
-const events = async (id: string) => (await readFile(path.join(ws.dir, '.maestro', 'audit', `${id}.jsonl`), 'utf8')).trim().split('\n').map((l) => JSON.parse(l).event as string);
+const events = async (id: string) =>
+  (await readFile(path.join(ws.dir, '.maestro', 'audit', `${id}.jsonl`), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l).event as string);
 
 async function killedBeforeLastSave(id: string): Promise<void> {
-  const { status: _s, decision: _d, finished_at: _f, summary: _m, artifact: _a, ...rest } = JSON.parse(await readFile(stateFile(id), 'utf8'));
+  const {
+    status: _s,
+    decision: _d,
+    finished_at: _f,
+    summary: _m,
+    artifact: _a,
+    ...rest
+  } = JSON.parse(await readFile(stateFile(id), 'utf8'));
   // The last save also appended the final decision to the trail.
   await writeFile(stateFile(id), JSON.stringify({ ...rest, trail: rest.trail.slice(0, -1), status: 'running' }));
 }
@@ -33,7 +44,9 @@ describe('exactly once, to the last step', () => {
     const again = await maestro('run', '--resume', id, '--json');
     expect(again.code).toBe(0);
     expect(await readFile(artifact, 'utf8')).toBe(bytes);
-    expect(JSON.parse(await readFile(path.join(ws.dir, 'session_states', 'auditor_session.json'), 'utf8')).runs).toEqual(JSON.parse(memory).runs);
+    expect(JSON.parse(await readFile(path.join(ws.dir, 'session_states', 'auditor_session.json'), 'utf8')).runs).toEqual(
+      JSON.parse(memory).runs,
+    );
     const all = await events(id);
     expect(all.filter((e) => e === 'MODEL_CALL')).toHaveLength(13);
     expect(all.filter((e) => e === 'GATE')).toHaveLength(7);
@@ -45,7 +58,10 @@ describe('exactly once, to the last step', () => {
   });
 
   it('a sealed stop killed in its ending stays a stop: nothing is deliberated', async () => {
-    await writeFile(path.join(ws.dir, 'pii.json'), JSON.stringify({ task_description: 'Email the plan to jane.doe@example.com', config: { max_rounds: 1 } }));
+    await writeFile(
+      path.join(ws.dir, 'pii.json'),
+      JSON.stringify({ task_description: 'Email the plan to jane.doe@example.com', config: { max_rounds: 1 } }),
+    );
     const { run_id: id } = JSON.parse((await maestro('run', 'pii.json', '--json')).stdout);
     await killedBeforeLastSave(id);
     const again = await maestro('run', '--resume', id, '--json');
@@ -78,17 +94,31 @@ describe('exactly once through the watcher', () => {
     expect(JSON.parse(await readFile(stateFile(id), 'utf8')).finishing).toBeDefined();
     const inflight = path.join(ws.dir, '.maestro', 'inflight');
     await copyFile(path.join(ws.dir, 'examples', 'review-migration.json'), path.join(inflight, `${id}.json`));
-    await writeFile(path.join(inflight, `${id}.claim`), JSON.stringify({ run_id: id, source: 'review.json', claimed_at: new Date().toISOString(), owner: { id: '999999-dead', pid: 999999 } }));
+    await writeFile(
+      path.join(inflight, `${id}.claim`),
+      JSON.stringify({
+        run_id: id,
+        source: 'review.json',
+        claimed_at: new Date().toISOString(),
+        owner: { id: '999999-dead', pid: 999999 },
+      }),
+    );
 
     const again = await watchOnce();
     expect(again.find((e) => e.kind === 'started')).toMatchObject({ recovered: 1 });
     expect(again.find((e) => e.kind === 'claimed')).toMatchObject({ run_id: id, resume: 'checkpoint' });
     expect(again.find((e) => e.kind === 'finished')).toMatchObject({ run_id: id, status: 'completed', artifact });
     expect(await readFile(artifact, 'utf8')).toBe(bytes);
-    expect(JSON.parse(await readFile(path.join(ws.dir, 'session_states', 'auditor_session.json'), 'utf8')).runs).toEqual(JSON.parse(memory).runs);
+    expect(JSON.parse(await readFile(path.join(ws.dir, 'session_states', 'auditor_session.json'), 'utf8')).runs).toEqual(
+      JSON.parse(memory).runs,
+    );
     const all = await events(id);
     expect(all.filter((e) => e === 'MODEL_CALL')).toHaveLength(before.filter((e) => e === 'MODEL_CALL').length);
-    for (const once of ['ARTIFACT_WRITTEN', 'SESSIONS_SAVED', 'RUN_FINISHED', 'COMMAND_RECEIVED']) expect(all.filter((e) => e === once), once).toHaveLength(1);
+    for (const once of ['ARTIFACT_WRITTEN', 'SESSIONS_SAVED', 'RUN_FINISHED', 'COMMAND_RECEIVED'])
+      expect(
+        all.filter((e) => e === once),
+        once,
+      ).toHaveLength(1);
     expect(JSON.parse(await readFile(stateFile(id), 'utf8')).status).toBe('completed');
     expect(await readdir(inflight)).toEqual([]);
     expect(await readdir(path.join(ws.dir, 'commands'))).toEqual([]);

@@ -20,7 +20,23 @@ const COORDINATOR_TURN = [
   'Then we decide on the cache for billing together.',
 ].join('\n');
 /** The auditor's turn, cut so that the key, the address and the phone number each arrive in pieces. */
-const AUDITOR_CHUNKS = ['The old key ', 'AKIA', 'Q3ZT7HW2', 'LMX9RB4K', ' was mailed to ', 'jane.', 'doe@exa', 'mple.com', ' yesterday.\n', 'Call ', '+44 ', '20 ', '7946 ', '0958', ' for access.'];
+const AUDITOR_CHUNKS = [
+  'The old key ',
+  'AKIA',
+  'Q3ZT7HW2',
+  'LMX9RB4K',
+  ' was mailed to ',
+  'jane.',
+  'doe@exa',
+  'mple.com',
+  ' yesterday.\n',
+  'Call ',
+  '+44 ',
+  '20 ',
+  '7946 ',
+  '0958',
+  ' for access.',
+];
 const VERDICTS: Record<string, object> = {
   Coordinator: { action: 'proceed', confidence: 0.9, rationale: 'the plan is grounded' },
   Strategist: { action: 'proceed', confidence: 0.7, rationale: 'cheap to undo' },
@@ -57,11 +73,23 @@ async function configure(stream = true): Promise<void> {
   await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'local', routes: { local: route } }));
 }
 
-const command = { task_description: 'Choose the cache for the billing service', output_artifact_path: 'outputs/task.md', config: { max_rounds: 1 } };
+const command = {
+  task_description: 'Choose the cache for the billing service',
+  output_artifact_path: 'outputs/task.md',
+  config: { max_rounds: 1 },
+};
 const cli = (args: string[]) => runCli(args, { cwd: ws.dir, env: { TEST_KEY: 'sk-test-key' } });
-const jsonLines = (stdout: string): Line[] => stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+const jsonLines = (stdout: string): Line[] =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Line);
 const ofStep = (lines: Line[], stepId: string): Line[] => lines.filter((l) => l.step_id === stepId);
-const joinedText = (lines: Line[]): string => lines.filter((l) => l.kind === 'text').map((l) => l.delta).join('');
+const joinedText = (lines: Line[]): string =>
+  lines
+    .filter((l) => l.kind === 'text')
+    .map((l) => l.delta)
+    .join('');
 
 function expectNoRawSecret(output: string): void {
   for (const piece of RAW_PIECES) expect(output.includes(piece), piece).toBe(false);
@@ -77,17 +105,38 @@ function expectCouncilStory(lines: Line[]): void {
   expect(Date.parse(texts.at(-1)?.ts as string) - Date.parse(texts[0]?.ts as string)).toBeGreaterThanOrEqual(100);
   const coordinatorDone = coordinator.at(-1) as Line;
   expect(joinedText(coordinator)).toBe(COORDINATOR_TURN);
-  expect(coordinatorDone).toMatchObject({ reply: COORDINATOR_TURN, text_superseded: false, model: 'local/test-model', persona: 'coordinator' });
+  expect(coordinatorDone).toMatchObject({
+    reply: COORDINATOR_TURN,
+    text_superseded: false,
+    model: 'local/test-model',
+    persona: 'coordinator',
+  });
   expect(coordinator.filter((l) => l.kind === 'knowledge')).toEqual([
-    expect.objectContaining({ persona: 'coordinator', action: 'READ_FILE', argument: 'docs/plan.md', status: 'provided', path: 'docs/plan.md', reason_code: expect.any(String) }),
-    expect.objectContaining({ persona: 'coordinator', action: 'READ_FILE', argument: 'docs/missing.md', status: 'error', message: 'not found', reason_code: 'KNOWLEDGE_NOT_FOUND' }),
+    expect.objectContaining({
+      persona: 'coordinator',
+      action: 'READ_FILE',
+      argument: 'docs/plan.md',
+      status: 'provided',
+      path: 'docs/plan.md',
+      reason_code: expect.any(String),
+    }),
+    expect.objectContaining({
+      persona: 'coordinator',
+      action: 'READ_FILE',
+      argument: 'docs/missing.md',
+      status: 'error',
+      message: 'not found',
+      reason_code: 'KNOWLEDGE_NOT_FOUND',
+    }),
   ]);
 
   // The auditor's secrets are redacted in the live text exactly as in the reply kept.
   const auditor = ofStep(lines, 'turn:r1:auditor');
   const auditorDone = auditor.at(-1) as Line;
   expect(auditorDone.kind).toBe('step_finished');
-  expect(auditorDone.reply).toBe('The old key [REDACTED:AWS_ACCESS_KEY] was mailed to [REDACTED:EMAIL] yesterday.\nCall [REDACTED:PHONE] for access.');
+  expect(auditorDone.reply).toBe(
+    'The old key [REDACTED:AWS_ACCESS_KEY] was mailed to [REDACTED:EMAIL] yesterday.\nCall [REDACTED:PHONE] for access.',
+  );
   expect(joinedText(auditor)).toBe(auditorDone.reply);
   expect(auditor.filter((l) => l.kind === 'text').length).toBeGreaterThan(1);
 
@@ -105,7 +154,11 @@ function expectCouncilStory(lines: Line[]): void {
     ['auditor', { ...VERDICTS.Auditor, valid: true }],
   ]);
   const arbitrated = lines.find((l) => l.kind === 'arbitrated');
-  expect(arbitrated).toMatchObject({ strategy: 'confidence_weighted', final_action: 'proceed', votes: { coordinator: 'proceed', strategist: 'proceed', auditor: 'investigate' } });
+  expect(arbitrated).toMatchObject({
+    strategy: 'confidence_weighted',
+    final_action: 'proceed',
+    votes: { coordinator: 'proceed', strategist: 'proceed', auditor: 'investigate' },
+  });
   expect(kinds.indexOf('arbitrated')).toBeGreaterThan(lines.indexOf(verdicts.at(-1) as Line));
   expect(kinds.indexOf('producing_artifact')).toBeGreaterThan(kinds.indexOf('arbitrated'));
 }
@@ -118,7 +171,12 @@ describe('maestro run --follow', () => {
     expect(r.code, r.stderr).toBe(0);
     const lines = jsonLines(r.stdout);
     const runId = lines[0]?.run_id;
-    expect(lines[0]).toMatchObject({ kind: 'run_started', mode: 'round_robin', personas: ['coordinator', 'strategist', 'auditor'], rounds: 1 });
+    expect(lines[0]).toMatchObject({
+      kind: 'run_started',
+      mode: 'round_robin',
+      personas: ['coordinator', 'strategist', 'auditor'],
+      rounds: 1,
+    });
     expect(lines.slice(0, -1).every((l) => l.run_id === runId && typeof l.ts === 'string')).toBe(true);
     expectCouncilStory(lines);
     // The last line is `run --json`'s one object, marked as the outcome.
@@ -183,7 +241,8 @@ describe('maestro run --follow', () => {
     let asked = 0;
     const rest = council();
     server = await startChatServer((body, n, request) => {
-      if (isVerdictRequest(body) && personaName(body) === 'Auditor' && ++asked === 1) return { content: 'I would rather not commit to a verdict yet.' };
+      if (isVerdictRequest(body) && personaName(body) === 'Auditor' && ++asked === 1)
+        return { content: 'I would rather not commit to a verdict yet.' };
       return rest(body, n, request);
     });
     await configure();
@@ -191,13 +250,22 @@ describe('maestro run --follow', () => {
     const json = jsonLines((await cli(['run', 'task.json', '--follow', '--json'])).stdout);
     const verdict = ofStep(json, 'verdict:auditor');
     expect(joinedText(verdict)).toBe(`I would rather not commit to a verdict yet.${JSON.stringify(VERDICTS.Auditor)}`);
-    expect(verdict.at(-1)).toMatchObject({ kind: 'step_finished', reply: JSON.stringify(VERDICTS.Auditor), text_superseded: true, verdict: { ...VERDICTS.Auditor, valid: true } });
+    expect(verdict.at(-1)).toMatchObject({
+      kind: 'step_finished',
+      reply: JSON.stringify(VERDICTS.Auditor),
+      text_superseded: true,
+      verdict: { ...VERDICTS.Auditor, valid: true },
+    });
     expect(ofStep(json, 'verdict:strategist').at(-1)).toMatchObject({ text_superseded: false });
 
     asked = 0;
     const plain = await cli(['run', 'task.json', '--follow']);
     expect(plain.stdout).toContain(
-      ['  ↻ that call was asked again (a retry, or a fallback route); the reply as kept:', `  ${JSON.stringify(VERDICTS.Auditor)}`, '  ⇒ verdict: investigate · confidence 0.60'].join('\n'),
+      [
+        '  ↻ that call was asked again (a retry, or a fallback route); the reply as kept:',
+        `  ${JSON.stringify(VERDICTS.Auditor)}`,
+        '  ⇒ verdict: investigate · confidence 0.60',
+      ].join('\n'),
     );
   });
 
@@ -220,12 +288,14 @@ describe('maestro watch --transcript', () => {
     expect(kinds.slice(-2)).toEqual(['finished', 'stopped']);
     expect(lines.at(-2)).toMatchObject({ status: 'completed', source: 'cache.json' });
     // The watcher's own PRODUCING_ARTIFACT transition, once (the transcript does not repeat it).
-    expect(lines.filter((l) => l.kind === 'producing_artifact')).toEqual([expect.objectContaining({ state: 'PRODUCING_ARTIFACT', path: 'outputs/task.md' })]);
+    expect(lines.filter((l) => l.kind === 'producing_artifact')).toEqual([
+      expect.objectContaining({ state: 'PRODUCING_ARTIFACT', path: 'outputs/task.md' }),
+    ]);
     expectCouncilStory(lines);
     expectNoRawSecret(r.stdout + r.stderr);
   });
 
-  it('--once for people: the transcript interleaved with the watcher\'s lines', async () => {
+  it("--once for people: the transcript interleaved with the watcher's lines", async () => {
     await configure();
     await writeFile(path.join(ws.dir, 'commands', 'cache.json'), JSON.stringify(command));
     const r = await cli(['watch', '--once', '--transcript']);
@@ -244,7 +314,10 @@ describe('maestro watch --transcript', () => {
       at('AWAITING_COMMAND ✔ completed'),
       at('STOPPED the queue is empty'),
     ];
-    expect(order.every((i) => i >= 0), r.stdout).toBe(true);
+    expect(
+      order.every((i) => i >= 0),
+      r.stdout,
+    ).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(lines.filter((l) => l.startsWith('PRODUCING_ARTIFACT '))).toHaveLength(1);
     expectNoRawSecret(r.stdout + r.stderr);

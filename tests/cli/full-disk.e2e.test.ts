@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, open, readdir, readFile, rm, } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, open, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -67,7 +67,7 @@ const snapshot = async (dir: string): Promise<Record<string, string>> => {
 };
 
 describe('a full disk never truncates what is kept', () => {
-  it('ends the run loudly (STORAGE_WRITE_FAILED, ENOSPC, exit 1, one JSON object) and keeps the council\'s memory whole', async (ctx) => {
+  it("ends the run loudly (STORAGE_WRITE_FAILED, ENOSPC, exit 1, one JSON object) and keeps the council's memory whole", async (ctx) => {
     if (!mount) {
       console.log(`full-disk test skipped: ${skipReason}`);
       ctx.skip();

@@ -10,7 +10,10 @@ const maestro = (...args: string[]) => runCli(args, { cwd: ws.dir });
 const stateFile = (id: string) => path.join(ws.dir, '.maestro', 'runs', id, 'state.json');
 beforeEach(async () => {
   ws = await tempWorkspace();
-  await writeFile(path.join(ws.dir, 'ghost.json'), JSON.stringify({ task_description: 'Review the plan', config: { max_rounds: 1, personas: ['coordinator', 'ghost'] } }));
+  await writeFile(
+    path.join(ws.dir, 'ghost.json'),
+    JSON.stringify({ task_description: 'Review the plan', config: { max_rounds: 1, personas: ['coordinator', 'ghost'] } }),
+  );
 });
 afterEach(() => ws.cleanup());
 
@@ -28,7 +31,10 @@ describe('deciding a pause whose cause still holds', () => {
 
     // The person adds the missing persona; continue now gets through the gate.
     const auditor = await readFile(path.join(ws.dir, 'personas', 'auditor.md'), 'utf8');
-    await writeFile(path.join(ws.dir, 'personas', 'ghost.md'), auditor.replace(/^id: .*$/m, 'id: ghost').replace(/^name: .*$/m, 'name: Ghost'));
+    await writeFile(
+      path.join(ws.dir, 'personas', 'ghost.md'),
+      auditor.replace(/^id: .*$/m, 'id: ghost').replace(/^name: .*$/m, 'name: Ghost'),
+    );
     const fixed = await maestro('hitl', 'decide', id, 'continue', '--run', '--json');
     expect(JSON.parse(fixed.stdout).status).not.toBe('error');
     expect(JSON.parse(fixed.stdout).reason_code).not.toBe('MEANING_UNKNOWN_PERSONA');

@@ -12,7 +12,11 @@ afterEach(() => ws.cleanup());
 
 const write = (name: string, command: Record<string, unknown>) => writeFile(path.join(ws.dir, name), JSON.stringify(command));
 const maestro = (...args: string[]) => runCli(args, { cwd: ws.dir });
-const records = async (file: string) => (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const records = async (file: string) =>
+  (await readFile(file, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 const ambiguous = { task_description: 'The requirements are unclear: choose the message queue for billing', config: { max_rounds: 2 } };
 
 describe('fail-closed policy and HITL, through the real CLI', () => {
@@ -23,7 +27,12 @@ describe('fail-closed policy and HITL, through the real CLI', () => {
     const out = JSON.parse(run.stdout);
     expect(out).toMatchObject({ status: 'stopped', decision: 'STOPPED', reason_code: 'ETHICS_PII_DETECTED' });
     const log = await records(out.audit_log);
-    expect(log.find((r) => r.layer === 'ethics')).toMatchObject({ sealed: true, overrideable: false, final_decider: 'SYSTEM', decision: 'STOPPED' });
+    expect(log.find((r) => r.layer === 'ethics')).toMatchObject({
+      sealed: true,
+      overrideable: false,
+      final_decider: 'SYSTEM',
+      decision: 'STOPPED',
+    });
     expect(log.some((r) => r.event === 'MODEL_CALL')).toBe(false);
     expect(await readFile(out.audit_log, 'utf8')).not.toContain('jane.doe');
 
@@ -34,7 +43,11 @@ describe('fail-closed policy and HITL, through the real CLI', () => {
   });
 
   it('pauses an ambiguous task, and `continue` completes it without more model calls than a run without the pause', async () => {
-    await write('clear.json', { task_description: 'Choose the message queue for billing', config: { max_rounds: 2 }, output_artifact_path: 'outputs/clear.md' });
+    await write('clear.json', {
+      task_description: 'Choose the message queue for billing',
+      config: { max_rounds: 2 },
+      output_artifact_path: 'outputs/clear.md',
+    });
     const clear = JSON.parse((await maestro('run', 'clear.json', '--json')).stdout);
     const clearCalls = (await records(clear.audit_log)).filter((r) => r.event === 'MODEL_CALL').length;
 
@@ -45,7 +58,9 @@ describe('fail-closed policy and HITL, through the real CLI', () => {
     expect(paused.stderr).toContain(`maestro hitl decide ${p.run_id} continue|stop`);
 
     const list = await maestro('hitl', 'list', '--json');
-    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ run_id: p.run_id, layer: 'arbitration', reason_code: 'ARBITRATION_INVESTIGATE', conflict_pauses: 1 })]);
+    expect(JSON.parse(list.stdout)).toEqual([
+      expect.objectContaining({ run_id: p.run_id, layer: 'arbitration', reason_code: 'ARBITRATION_INVESTIGATE', conflict_pauses: 1 }),
+    ]);
     const show = await maestro('hitl', 'show', p.run_id);
     expect(show.stdout).toContain('no model call is repeated');
 
@@ -82,11 +97,19 @@ describe('fail-closed policy and HITL, through the real CLI', () => {
     expect(stale.stderr).toContain(`current pause of run ${p.run_id} is ${p.run_id}-p2`);
     const malformed = await maestro('hitl', 'decide', p.run_id, 'yes');
     expect(malformed.code).toBe(2);
-    expect(JSON.parse((await maestro('hitl', 'show', p.run_id, '--json')).stdout)).toMatchObject({ status: 'paused', pause: { pause_id: `${p.run_id}-p2` } });
+    expect(JSON.parse((await maestro('hitl', 'show', p.run_id, '--json')).stdout)).toMatchObject({
+      status: 'paused',
+      pause: { pause_id: `${p.run_id}-p2` },
+    });
   });
 
   it('runs the 4-pause loop-policy story: plan at 3, sealed stop at 4, terminal guard, reset', async () => {
-    const conflict = (n: number) => write(`c${n}.json`, { ...ambiguous, task_description: `${ambiguous.task_description} (attempt ${n})`, config: { max_rounds: 1, conflict_key: 'queue' } });
+    const conflict = (n: number) =>
+      write(`c${n}.json`, {
+        ...ambiguous,
+        task_description: `${ambiguous.task_description} (attempt ${n})`,
+        config: { max_rounds: 1, conflict_key: 'queue' },
+      });
     const codes: number[] = [];
     const ids: string[] = [];
     let fourthStderr = '';

@@ -23,7 +23,8 @@ async function initAsUser(target: string): Promise<CliResult> {
   const args = ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, CLI, 'init', target];
   return new Promise<CliResult>((resolve) => {
     execFile(SETPRIV!, args, { env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }));
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -64,7 +65,12 @@ async function snapshot(root: string): Promise<Map<string, string>> {
     .map((e) => path.relative(root, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
   const out = new Map<string, string>();
   for (const rel of files.filter((f) => !f.startsWith('.git/')).sort()) {
-    out.set(rel, createHash('sha256').update(await readFile(path.join(root, rel))).digest('hex'));
+    out.set(
+      rel,
+      createHash('sha256')
+        .update(await readFile(path.join(root, rel)))
+        .digest('hex'),
+    );
   }
   return out;
 }
@@ -95,8 +101,9 @@ async function makeRuntimeData(): Promise<void> {
 /** `git check-ignore -v -n` for each path: the .gitignore line that ignores it, or '' when none does. */
 async function ignoredBy(paths: readonly string[]): Promise<Map<string, string>> {
   // Exit 1 when no path is ignored: the listing is on stdout either way.
-  const { stdout } = await exec('git', ['check-ignore', '-v', '-n', '--no-index', '--', ...paths], { cwd: dir })
-    .catch((e: { stdout: string }) => e);
+  const { stdout } = await exec('git', ['check-ignore', '-v', '-n', '--no-index', '--', ...paths], { cwd: dir }).catch(
+    (e: { stdout: string }) => e,
+  );
   const out = new Map<string, string>();
   for (const line of stdout.split('\n').filter(Boolean)) {
     const [source, file] = line.split('\t') as [string, string];
@@ -125,10 +132,16 @@ describe('maestro init in an existing project', () => {
     const isOwnOrScaffolded = (f: string) => f in PROJECT || scaffolded.includes(`?? ${f}`) || f === 'task.json';
     const runtime = [...(await snapshot(dir)).keys()].filter((f) => !isOwnOrScaffolded(f));
     for (const kind of ['.maestro/runs/', '.maestro/audit/', 'outputs/', 'session_states/archive/', '.corrupt-', '_session.json']) {
-      expect(runtime.some((f) => f.includes(kind)), `no ${kind} file was made`).toBe(true);
+      expect(
+        runtime.some((f) => f.includes(kind)),
+        `no ${kind} file was made`,
+      ).toBe(true);
     }
     const by = await ignoredBy(runtime);
-    expect(runtime.filter((f) => !by.get(f)), 'runtime files git would show').toEqual([]);
+    expect(
+      runtime.filter((f) => !by.get(f)),
+      'runtime files git would show',
+    ).toEqual([]);
     expect(new Set(by.values())).toEqual(new Set(RUNTIME_FILES.map((k) => k.pattern)));
     // What git shows is the project's own change and what init added, nothing of the runs.
     expect((await git('status', '--porcelain', '-uall')).split('\n').filter(Boolean)).toEqual([...scaffolded, '?? task.json'].sort());

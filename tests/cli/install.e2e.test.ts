@@ -22,7 +22,9 @@ describe('maestro installed from its tarball', () => {
     const { stdout } = await exec('npm', ['pack', '--ignore-scripts', '--pack-destination', dir, '--json'], { cwd: REPO_ROOT });
     const tarball = path.join(dir, (JSON.parse(stdout) as { filename: string }[])[0]!.filename);
     const prefix = path.join(dir, 'prefix');
-    await exec('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', tarball], { cwd: dir });
+    await exec('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', tarball], {
+      cwd: dir,
+    });
     bin = path.join(prefix, 'bin');
     env = { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`, NO_COLOR: '1', MAESTRO_WORKSPACE: '' };
   }, 120_000);
@@ -51,7 +53,9 @@ describe('maestro installed from its tarball', () => {
     const target = path.join(dir, 'no-global');
     const init = await runCli(['init', target], { env: { PATH: path.join(dir, 'nothing-here') } });
     const tryIt = /Try it:\s+(.+)/.exec(init.stdout)?.[1];
-    expect(tryIt).toBe(`node ${JSON.stringify(path.join(REPO_ROOT, 'bin', 'maestro.js'))} run --workspace ${JSON.stringify(target)} ${JSON.stringify(path.join(target, 'examples', 'review-migration.json'))}`);
+    expect(tryIt).toBe(
+      `node ${JSON.stringify(path.join(REPO_ROOT, 'bin', 'maestro.js'))} run --workspace ${JSON.stringify(target)} ${JSON.stringify(path.join(target, 'examples', 'review-migration.json'))}`,
+    );
     const run = await exec('sh', ['-c', tryIt!], { cwd: os.tmpdir(), env: { ...process.env, NO_COLOR: '1', MAESTRO_WORKSPACE: '' } });
     expect(run.stdout).toContain('completed');
   }, 60_000);

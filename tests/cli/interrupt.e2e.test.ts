@@ -51,7 +51,11 @@ const onlyRun = async (): Promise<string> => {
   expect(runs).toHaveLength(1);
   return runs[0] as string;
 };
-const events = async (runId: string) => (await readFile(path.join(ws.dir, '.maestro', 'audit', `${runId}.jsonl`), 'utf8')).trim().split('\n').map((l) => JSON.parse(l).event as string);
+const events = async (runId: string) =>
+  (await readFile(path.join(ws.dir, '.maestro', 'audit', `${runId}.jsonl`), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l).event as string);
 
 describe('interrupting maestro run', () => {
   it('Ctrl-C in a terminal stops at a checkpoint, names the run, records it, exits 130; resume repeats no call', async () => {
@@ -84,7 +88,10 @@ describe('interrupting maestro run', () => {
     await new Promise((r) => setTimeout(r, 1200));
     json.kill('SIGINT');
     expect(await json.exited).toBe(130);
-    const lines = json.output().split('\n').filter((l) => l.startsWith('{'));
+    const lines = json
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'));
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] as string)).toMatchObject({ status: 'interrupted', reason_code: 'RUN_INTERRUPTED_AT_CHECKPOINT' });
     expect(JSON.parse(lines[0] as string).run_id).toMatch(/^\d{8}T/);

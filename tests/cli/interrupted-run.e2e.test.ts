@@ -87,7 +87,9 @@ describe('a run whose process was killed is interrupted, not running forever', (
 
     watcher.kill('SIGKILL');
     expect((await watcher.exited).signal).toBe('SIGKILL');
-    expect((await status(ws)).inflight).toEqual([expect.objectContaining({ run_id: runId, owner_alive: false, run_status: 'interrupted' })]);
+    expect((await status(ws)).inflight).toEqual([
+      expect.objectContaining({ run_id: runId, owner_alive: false, run_status: 'interrupted' }),
+    ]);
     await expectInterrupted(ws, runId);
 
     const resumed = await maestro(ws, 'run', '--resume', runId, '--json');

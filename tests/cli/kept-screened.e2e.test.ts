@@ -44,7 +44,17 @@ async function filesHolding(values: readonly string[]): Promise<string[]> {
 /** Everything the commands that show a run print about it, by command. */
 async function printed(runId: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const args of [['show', runId], ['show', runId, '--raw'], ['hitl', 'show', runId], ['hitl', 'show', runId, '--json'], ['hitl', 'list', '--json'], ['runs'], ['runs', '--json'], ['status', '--json'], ['status']]) {
+  for (const args of [
+    ['show', runId],
+    ['show', runId, '--raw'],
+    ['hitl', 'show', runId],
+    ['hitl', 'show', runId, '--json'],
+    ['hitl', 'list', '--json'],
+    ['runs'],
+    ['runs', '--json'],
+    ['status', '--json'],
+    ['status'],
+  ]) {
     const r = await maestro(...args);
     expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
     out[args.join(' ')] = r.stdout + r.stderr;
@@ -69,12 +79,48 @@ interface Case {
 
 const GITHUB_TOKEN = `ghp_${'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'}`;
 const CASES: readonly Case[] = [
-  { name: 'an AWS access key', task: 'Rotate the deploy key AKIAZ7QX3RTY5UVW9XYZ before the audit', raw: ['AKIAZ7QX3RTY5UVW9XYZ'], category: 'AWS_ACCESS_KEY', reason: 'ETHICS_SECRET_DETECTED' },
-  { name: 'a GitHub token', task: `Review why CI fails with token ${GITHUB_TOKEN} in the logs`, raw: [GITHUB_TOKEN, GITHUB_TOKEN.slice(4)], category: 'GITHUB_TOKEN', reason: 'ETHICS_SECRET_DETECTED' },
-  { name: 'a password assignment', task: 'Check the staging queue; it starts with\npassword=hunter2Staging', raw: ['hunter2Staging'], category: 'PASSWORD_ASSIGNMENT', reason: 'ETHICS_SECRET_DETECTED' },
-  { name: 'an e-mail address', task: 'Draft a reply to jane.doe@example.com about the refund', raw: ['jane.doe@example.com', 'jane.doe'], category: 'EMAIL', reason: 'ETHICS_PII_DETECTED' },
-  { name: 'a phone number', task: 'Summarise the complaint of the customer on +1 415 555 0100', raw: ['415 555 0100', '4155550100'], category: 'PHONE', reason: 'ETHICS_PII_DETECTED' },
-  { name: 'a card number', task: 'Explain the double charge on card 4111 1111 1111 1111', raw: ['4111 1111 1111 1111', '4111111111111111'], category: 'CARD', reason: 'ETHICS_PII_DETECTED' },
+  {
+    name: 'an AWS access key',
+    task: 'Rotate the deploy key AKIAZ7QX3RTY5UVW9XYZ before the audit',
+    raw: ['AKIAZ7QX3RTY5UVW9XYZ'],
+    category: 'AWS_ACCESS_KEY',
+    reason: 'ETHICS_SECRET_DETECTED',
+  },
+  {
+    name: 'a GitHub token',
+    task: `Review why CI fails with token ${GITHUB_TOKEN} in the logs`,
+    raw: [GITHUB_TOKEN, GITHUB_TOKEN.slice(4)],
+    category: 'GITHUB_TOKEN',
+    reason: 'ETHICS_SECRET_DETECTED',
+  },
+  {
+    name: 'a password assignment',
+    task: 'Check the staging queue; it starts with\npassword=hunter2Staging',
+    raw: ['hunter2Staging'],
+    category: 'PASSWORD_ASSIGNMENT',
+    reason: 'ETHICS_SECRET_DETECTED',
+  },
+  {
+    name: 'an e-mail address',
+    task: 'Draft a reply to jane.doe@example.com about the refund',
+    raw: ['jane.doe@example.com', 'jane.doe'],
+    category: 'EMAIL',
+    reason: 'ETHICS_PII_DETECTED',
+  },
+  {
+    name: 'a phone number',
+    task: 'Summarise the complaint of the customer on +1 415 555 0100',
+    raw: ['415 555 0100', '4155550100'],
+    category: 'PHONE',
+    reason: 'ETHICS_PII_DETECTED',
+  },
+  {
+    name: 'a card number',
+    task: 'Explain the double charge on card 4111 1111 1111 1111',
+    raw: ['4111 1111 1111 1111', '4111111111111111'],
+    category: 'CARD',
+    reason: 'ETHICS_PII_DETECTED',
+  },
 ];
 
 describe('a run stopped by the ethics gate keeps and prints nothing raw', () => {
@@ -93,7 +139,9 @@ describe('a run stopped by the ethics gate keeps and prints nothing raw', () => 
     expect((await keptFiles(['.maestro/runs'])).size).toBe(1);
 
     // What was found is still said: its category and where.
-    const listing = (JSON.parse(outputs['runs --json'] ?? '[]') as { run_id: string; reason_code: string; redacted: string[] }[]).find((r) => r.run_id === outcome.run_id);
+    const listing = (JSON.parse(outputs['runs --json'] ?? '[]') as { run_id: string; reason_code: string; redacted: string[] }[]).find(
+      (r) => r.run_id === outcome.run_id,
+    );
     expect(listing?.reason_code).toBe(c.reason);
     const details = JSON.parse(outputs[`hitl show ${outcome.run_id} --json`] ?? '{}') as { redacted: string[]; sealed: boolean };
     expect(details.sealed).toBe(true);
@@ -122,7 +170,10 @@ describe('a run stopped by the ethics gate keeps and prints nothing raw', () => 
 describe('maestro validate', () => {
   it('says why a command would not run without quoting the secret it holds', async () => {
     await write('cmd.json', JSON.stringify({ task_description: 'Review the deploy plan', 'password=hunter2Staging': true }));
-    for (const args of [['validate', 'cmd.json'], ['validate', 'cmd.json', '--json']]) {
+    for (const args of [
+      ['validate', 'cmd.json'],
+      ['validate', 'cmd.json', '--json'],
+    ]) {
       const r = await maestro(...args);
       expect(r.code).toBe(2);
       expect(r.stdout + r.stderr).toContain('password=[REDACTED:PASSWORD_ASSIGNMENT]');
@@ -141,7 +192,14 @@ describe('policy.pii "pause": the person decides, the run sends the task as give
     await write('maestro.config.json', JSON.stringify({ policy: { pii: 'pause' } }));
     await write('notes/customer.md', `# Customer\n\nReach them on ${PHONE}.\n`);
     const config = { max_rounds: 1, conflict_key: `billing queue for ${EMAIL}` };
-    await write('cmd.json', JSON.stringify({ task_description: `Choose the message queue for billing. Questions go to ${EMAIL}.`, input_artifacts: ['notes/customer.md'], config }));
+    await write(
+      'cmd.json',
+      JSON.stringify({
+        task_description: `Choose the message queue for billing. Questions go to ${EMAIL}.`,
+        input_artifacts: ['notes/customer.md'],
+        config,
+      }),
+    );
     const paused = await maestro('run', 'cmd.json', '--json');
     expect(paused.code, paused.stderr).toBe(3);
     const { run_id: id, reason_code } = JSON.parse(paused.stdout) as { run_id: string; reason_code: string };
@@ -150,7 +208,11 @@ describe('policy.pii "pause": the person decides, the run sends the task as give
 
     const outputs = await printed(id);
     expect(holding(outputs, raw)).toEqual([]);
-    const details = JSON.parse(outputs[`hitl show ${id} --json`] ?? '{}') as { task: string; redacted: string[]; pause: { message: string } };
+    const details = JSON.parse(outputs[`hitl show ${id} --json`] ?? '{}') as {
+      task: string;
+      redacted: string[];
+      pause: { message: string };
+    };
     expect(details.task).toContain('[REDACTED:EMAIL]');
     expect(details.redacted).toEqual(['EMAIL']);
     expect(details.pause.message).toContain('an e-mail address in the task');
@@ -178,14 +240,20 @@ describe('policy.pii "pause": the person decides, the run sends the task as give
     expect(await filesHolding(raw)).toEqual([]);
     const kept = await keptFiles();
     expect([...kept.keys()]).not.toContain(`.maestro/runs/${id}/command.json`);
-    const state = JSON.parse(kept.get(`.maestro/runs/${id}/state.json`) ?? '{}') as { hitl: { note: string }[]; steps: { prompt: string }[] };
+    const state = JSON.parse(kept.get(`.maestro/runs/${id}/state.json`) ?? '{}') as {
+      hitl: { note: string }[];
+      steps: { prompt: string }[];
+    };
     expect(state.hitl[0]?.note).toBe('cleared with the customer on [REDACTED:PHONE]');
     expect(state.steps[0]?.prompt).toContain('Reach them on [REDACTED:PHONE]');
   });
 
   it('a paused run whose command as given is gone is not resumed on the screened text: refused, and nothing is sent', async () => {
     await write('maestro.config.json', JSON.stringify({ policy: { pii: 'pause' } }));
-    await write('cmd.json', JSON.stringify({ task_description: `Choose the message queue for billing. Questions go to ${EMAIL}.`, config: { max_rounds: 1 } }));
+    await write(
+      'cmd.json',
+      JSON.stringify({ task_description: `Choose the message queue for billing. Questions go to ${EMAIL}.`, config: { max_rounds: 1 } }),
+    );
     const { run_id: id } = JSON.parse((await maestro('run', 'cmd.json', '--json')).stdout) as { run_id: string };
     await rm(path.join(ws.dir, '.maestro', 'runs', id, 'command.json'));
     expect((await maestro('hitl', 'decide', id, 'continue')).code).toBe(0);
@@ -217,7 +285,11 @@ describe('a checkpoint kept raw by an older maestro (version 2)', () => {
     expect(holding(outputs, raw)).toEqual([]);
     expect(outputs[`show ${id} --raw`]).toContain('Questions go to [REDACTED:EMAIL].');
     expect(outputs[`show ${id} --raw`]).toContain('ok by phone [REDACTED:PHONE]');
-    expect(JSON.parse(outputs[`hitl show ${id} --json`] ?? '{}')).toMatchObject({ status: 'paused', redacted: ['EMAIL'], pause: { reason_code: 'ARBITRATION_INVESTIGATE' } });
+    expect(JSON.parse(outputs[`hitl show ${id} --json`] ?? '{}')).toMatchObject({
+      status: 'paused',
+      redacted: ['EMAIL'],
+      pause: { reason_code: 'ARBITRATION_INVESTIGATE' },
+    });
 
     const sent = vi.spyOn(OfflineLlmClient.prototype, 'complete');
     expect((await maestro('hitl', 'decide', id, 'continue')).code).toBe(0);
@@ -226,7 +298,10 @@ describe('a checkpoint kept raw by an older maestro (version 2)', () => {
     expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed' });
     expect(sent).not.toHaveBeenCalled();
 
-    const state = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', id, 'state.json'), 'utf8')) as { schemaVersion: number; command_redacted: string[] };
+    const state = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', id, 'state.json'), 'utf8')) as {
+      schemaVersion: number;
+      command_redacted: string[];
+    };
     expect(state).toMatchObject({ schemaVersion: 3, command_redacted: ['EMAIL'] });
     expect(await filesHolding(raw)).toEqual([]);
     expect(holding(await printed(id), raw)).toEqual([]);

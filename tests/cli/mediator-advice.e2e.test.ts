@@ -19,17 +19,30 @@ afterEach(async () => {
 
 async function runWith(classify: ChatHandler, task: string, extra: Record<string, unknown> = {}) {
   server = await startChatServer(councilHandler(), { classify });
-  await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'local', routes: { local: { provider: 'openai', model: 'test-model', base_url: server.url, max_retries: 0 } }, ...extra }));
+  await writeFile(
+    path.join(ws.dir, 'maestro.config.json'),
+    JSON.stringify({
+      default_route: 'local',
+      routes: { local: { provider: 'openai', model: 'test-model', base_url: server.url, max_retries: 0 } },
+      ...extra,
+    }),
+  );
   await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify({ task_description: task, config: { max_rounds: 1 } }));
   const r = await runCli(['run', 'task.json', '--json'], { cwd: ws.dir });
   const out = JSON.parse(r.stdout);
-  const log = (await readFile(out.audit_log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+  const log = (await readFile(out.audit_log, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   return { r, out, log };
 }
 
 describe('mediator_advice on a real route', () => {
   it('a side effect the rules miss but the model finds pauses the run before any persona speaks', async () => {
-    const { out, log } = await runWith(() => ({ content: '{"side_effects": ["share the figures with an external party"], "high_stakes": [], "ambiguous": false}' }), 'Get the quarterly figures over to the auditors at Halvorsen & Co');
+    const { out, log } = await runWith(
+      () => ({ content: '{"side_effects": ["share the figures with an external party"], "high_stakes": [], "ambiguous": false}' }),
+      'Get the quarterly figures over to the auditors at Halvorsen & Co',
+    );
     expect(out).toMatchObject({ status: 'paused', reason_code: 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL' });
     expect(server!.chatRequests()).toHaveLength(0);
     expect(server!.classifyRequests).toHaveLength(1);
@@ -37,23 +50,38 @@ describe('mediator_advice on a real route', () => {
   });
 
   it('a high-stakes domain from the model pauses at the ethics gate', async () => {
-    const { out } = await runWith(() => ({ content: 'Sure! ```json\n{"Side_Effects": [], "High_Stakes": ["Medical"], "Ambiguous": false}\n```' }), 'Tell me how much of the blue pills is fine for my dad');
+    const { out } = await runWith(
+      () => ({ content: 'Sure! ```json\n{"Side_Effects": [], "High_Stakes": ["Medical"], "Ambiguous": false}\n```' }),
+      'Tell me how much of the blue pills is fine for my dad',
+    );
     expect(out).toMatchObject({ status: 'paused', reason_code: 'ETHICS_HIGH_STAKES' });
   });
 
   it('a task the model finds too unclear pauses at the meaning gate as ambiguous intent (issue 22 point 6)', async () => {
-    const { out, log } = await runWith(() => ({ content: '{"side_effects": [], "high_stakes": [], "ambiguous": true}' }), 'Get the numbers sorted before Friday');
+    const { out, log } = await runWith(
+      () => ({ content: '{"side_effects": [], "high_stakes": [], "ambiguous": true}' }),
+      'Get the numbers sorted before Friday',
+    );
     expect(out).toMatchObject({ status: 'paused', reason_code: 'MEANING_AMBIGUOUS_INTENT' });
     expect(server!.chatRequests()).toHaveLength(0);
-    expect(log.find((x) => x.event === 'GATE' && x.layer === 'meaning')).toMatchObject({ decision: 'PAUSE_FOR_HITL', details: { ambiguity: ['mediator'] } });
+    expect(log.find((x) => x.event === 'GATE' && x.layer === 'meaning')).toMatchObject({
+      decision: 'PAUSE_FOR_HITL',
+      details: { ambiguity: ['mediator'] },
+    });
   });
 
   it('an unreadable classification, asked again once, fails closed as an outage; continuing asks the mediator again', async () => {
-    const { out, log } = await runWith(() => ({ content: 'I think this task is probably fine.' }), 'Review the rollout plan and list the risks');
+    const { out, log } = await runWith(
+      () => ({ content: 'I think this task is probably fine.' }),
+      'Review the rollout plan and list the risks',
+    );
     expect(out).toMatchObject({ status: 'paused', reason_code: 'MEDIATOR_CLASSIFICATION_FAILED' });
     expect(server!.classifyRequests).toHaveLength(2);
     expect(server!.chatRequests()).toHaveLength(0);
-    expect(log.filter((x) => x.event === 'MEDIATOR_CLASSIFIED').map((x) => x.reason_code)).toEqual(['MEDIATOR_ADVICE_INVALID', 'MEDIATOR_ADVICE_INVALID']);
+    expect(log.filter((x) => x.event === 'MEDIATOR_CLASSIFIED').map((x) => x.reason_code)).toEqual([
+      'MEDIATOR_ADVICE_INVALID',
+      'MEDIATOR_ADVICE_INVALID',
+    ]);
     expect(log.find((x) => x.event === 'HITL_REQUESTED').details.pause_class).toBe('outage');
     // The check is never skipped: continue asks again (twice, the retry included), and the run pauses again while the answer does not read.
     const decided = await runCli(['hitl', 'decide', out.run_id, 'continue', '--run', '--json'], { cwd: ws.dir });
@@ -63,16 +91,26 @@ describe('mediator_advice on a real route', () => {
   });
 
   it('the model sees the task as screened by the detector', async () => {
-    await runWith(() => ({ content: '{"side_effects": [], "high_stakes": [], "ambiguous": false}' }), 'Review the notes from jane.doe@example.com about the rollout', { policy: { pii: 'redact' } });
+    await runWith(
+      () => ({ content: '{"side_effects": [], "high_stakes": [], "ambiguous": false}' }),
+      'Review the notes from jane.doe@example.com about the rollout',
+      { policy: { pii: 'redact' } },
+    );
     const sent = JSON.stringify(server!.classifyRequests[0]?.body);
     expect(sent).toContain('[REDACTED:EMAIL]');
     expect(sent).not.toContain('jane.doe@example.com');
   });
 
   it('on the offline model the rules alone decide: no classification is asked', async () => {
-    await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify({ task_description: 'Review the rollout plan', config: { max_rounds: 1 } }));
+    await writeFile(
+      path.join(ws.dir, 'task.json'),
+      JSON.stringify({ task_description: 'Review the rollout plan', config: { max_rounds: 1 } }),
+    );
     const r = await runCli(['run', 'task.json', '--json'], { cwd: ws.dir });
-    const log = (await readFile(JSON.parse(r.stdout).audit_log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const log = (await readFile(JSON.parse(r.stdout).audit_log, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(log.some((x) => x.event === 'MEDIATOR_CLASSIFIED')).toBe(false);
   });
 });

@@ -27,11 +27,23 @@ async function freePort(): Promise<number> {
   return port;
 }
 async function runAgainst(baseUrl: string, maxRetries = 1) {
-  await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'local', routes: { local: { provider: 'openai', model: 'test-model', base_url: baseUrl, max_retries: maxRetries, timeout_ms: 5000 } } }));
-  await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify({ task_description: 'Choose the cache for the billing service', config: { max_rounds: 1 } }));
+  await writeFile(
+    path.join(ws.dir, 'maestro.config.json'),
+    JSON.stringify({
+      default_route: 'local',
+      routes: { local: { provider: 'openai', model: 'test-model', base_url: baseUrl, max_retries: maxRetries, timeout_ms: 5000 } },
+    }),
+  );
+  await writeFile(
+    path.join(ws.dir, 'task.json'),
+    JSON.stringify({ task_description: 'Choose the cache for the billing service', config: { max_rounds: 1 } }),
+  );
   const r = await runCli(['run', 'task.json', '--json'], { cwd: ws.dir });
   const out = JSON.parse(r.stdout);
-  const log = (await readFile(out.audit_log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+  const log = (await readFile(out.audit_log, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   return { r, out, pause: log.find((x) => x.event === 'HITL_REQUESTED') };
 }
 
@@ -52,7 +64,11 @@ describe('model failures a person can act on', () => {
   });
 
   it('an HTTP 503: the status, the attempts and the hint; the audit record carries the status, never a body', async () => {
-    server = await startChatServer(() => ({ status: 503, error: { message: 'upstream body text', type: 'server_error', code: 'unavailable' }, headers: { 'retry-after-ms': '1' } }));
+    server = await startChatServer(() => ({
+      status: 503,
+      error: { message: 'upstream body text', type: 'server_error', code: 'unavailable' },
+      headers: { 'retry-after-ms': '1' },
+    }));
     const { r, pause } = await runAgainst(server.url, 2);
     expect(r.stderr).toMatch(/HTTP 503/);
     expect(r.stderr).toMatch(/after 2 retries/);

@@ -34,7 +34,10 @@ async function configure(routes: Record<string, RouteSpec>, extra: Record<string
   const config = {
     default_route: Object.keys(routes)[0],
     routes: Object.fromEntries(
-      Object.entries(routes).map(([id, r]) => [id, { provider: 'openai', model: 'test-model', base_url: r.url, api_key_env: 'TEST_KEY', max_retries: 1, timeout_ms: 5000, ...r.extra }]),
+      Object.entries(routes).map(([id, r]) => [
+        id,
+        { provider: 'openai', model: 'test-model', base_url: r.url, api_key_env: 'TEST_KEY', max_retries: 1, timeout_ms: 5000, ...r.extra },
+      ]),
     ),
     ...extra,
   };
@@ -47,9 +50,17 @@ async function configure(routes: Record<string, RouteSpec>, extra: Record<string
   }
 }
 
-const task = (o: Record<string, unknown> = {}) => writeFile(path.join(ws.dir, 'task.json'), JSON.stringify({ task_description: 'Choose the cache for the billing service', output_artifact_path: 'outputs/task.md', ...o }));
+const task = (o: Record<string, unknown> = {}) =>
+  writeFile(
+    path.join(ws.dir, 'task.json'),
+    JSON.stringify({ task_description: 'Choose the cache for the billing service', output_artifact_path: 'outputs/task.md', ...o }),
+  );
 const run = (...extra: string[]) => runCli(['run', 'task.json', '--json', ...extra], { cwd: ws.dir, env: { TEST_KEY: KEY } });
-const audit = async (file: string) => (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const audit = async (file: string) =>
+  (await readFile(file, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 async function everyFile(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -59,7 +70,10 @@ async function everyFile(dir: string): Promise<string[]> {
 describe('the openai provider through the real SDK and a chat-completions server on 127.0.0.1', () => {
   it.each([false, true])('runs a full 3-persona council (stream: %s) with usage in the artifact and the audit log', async (stream) => {
     const s = await server(councilHandler({ usage: { prompt_tokens: 100, completion_tokens: 20 } }));
-    await configure({ local: { url: s.url, extra: { stream } } }, { prices: { 'test-model': { prompt_per_mtok: 1000, completion_per_mtok: 2000 } } });
+    await configure(
+      { local: { url: s.url, extra: { stream } } },
+      { prices: { 'test-model': { prompt_per_mtok: 1000, completion_per_mtok: 2000 } } },
+    );
     await task();
     const r = await run();
     expect(r.code).toBe(0);
@@ -77,11 +91,21 @@ describe('the openai provider through the real SDK and a chat-completions server
     const calls = (await audit(out.audit_log)).filter((x) => x.event === 'MODEL_CALL');
     expect(calls[0]?.details).toMatchObject({ model: 'local/test-model', prompt_tokens: 100, completion_tokens: 20 });
     const finished = (await audit(out.audit_log)).find((x) => x.event === 'RUN_FINISHED');
-    expect(finished?.details).toMatchObject({ status: 'completed', calls: 13, prompt_tokens: 1300, completion_tokens: 260, cost_usd: 1.82 });
+    expect(finished?.details).toMatchObject({
+      status: 'completed',
+      calls: 13,
+      prompt_tokens: 1300,
+      completion_tokens: 260,
+      cost_usd: 1.82,
+    });
   });
 
   it('reroutes to the fallback once when the route keeps failing with 500, and completes', async () => {
-    const broken = await server(() => ({ status: 500, error: { message: 'boom', type: 'server_error', code: 'server_error' }, headers: { 'retry-after-ms': '1' } }));
+    const broken = await server(() => ({
+      status: 500,
+      error: { message: 'boom', type: 'server_error', code: 'server_error' },
+      headers: { 'retry-after-ms': '1' },
+    }));
     const backup = await server(councilHandler());
     await configure({ primary: { url: broken.url }, backup: { url: backup.url } }, {}, 'backup');
     await task({ config: { personas: ['coordinator'], max_rounds: 1 } });
@@ -90,13 +114,22 @@ describe('the openai provider through the real SDK and a chat-completions server
     const log = await audit(JSON.parse(r.stdout).audit_log);
     const reroutes = log.filter((x) => x.event === 'REROUTE');
     expect(reroutes).toHaveLength(1);
-    expect(reroutes[0]).toMatchObject({ decision: 'REROUTE', reason_code: 'MODEL_SERVER_ERROR', layer: 'reroute', details: { from_route: 'primary', to_route: 'backup' } });
+    expect(reroutes[0]).toMatchObject({
+      decision: 'REROUTE',
+      reason_code: 'MODEL_SERVER_ERROR',
+      layer: 'reroute',
+      details: { from_route: 'primary', to_route: 'backup' },
+    });
     expect(broken.chatRequests()).toHaveLength(2); // max_retries 1: one call, one retry, then the reroute
     expect(backup.chatRequests()).toHaveLength(3); // turn, verdict, synthesis
   });
 
   it('pauses after the one allowed REROUTE when the fallback fails too', async () => {
-    const fail: ChatHandler = () => ({ status: 503, error: { message: 'down', type: 'server_error', code: 'unavailable' }, headers: { 'retry-after-ms': '1' } });
+    const fail: ChatHandler = () => ({
+      status: 503,
+      error: { message: 'down', type: 'server_error', code: 'unavailable' },
+      headers: { 'retry-after-ms': '1' },
+    });
     const a = await server(fail);
     const b = await server(fail);
     await configure({ primary: { url: a.url }, backup: { url: b.url } }, {}, 'backup');
@@ -124,7 +157,10 @@ describe('the openai provider through the real SDK and a chat-completions server
   });
 
   it('pauses at once on an exhausted quota: one request, no retry, no reroute', async () => {
-    const broke = await server(() => ({ status: 429, error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } }));
+    const broke = await server(() => ({
+      status: 429,
+      error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' },
+    }));
     const backup = await server(councilHandler());
     await configure({ primary: { url: broke.url, extra: { max_retries: 3 } }, backup: { url: backup.url } }, {}, 'backup');
     await task();
@@ -137,7 +173,12 @@ describe('the openai provider through the real SDK and a chat-completions server
   });
 
   it('asks again once for a malformed verdict, then fails closed', async () => {
-    const s = await server(councilHandler({ verdict: (name) => (name === 'Auditor' ? '{"action": "proceed", "confidence": "high"}' : { action: 'proceed', confidence: 0.9, rationale: 'ok' }) }));
+    const s = await server(
+      councilHandler({
+        verdict: (name) =>
+          name === 'Auditor' ? '{"action": "proceed", "confidence": "high"}' : { action: 'proceed', confidence: 0.9, rationale: 'ok' },
+      }),
+    );
     await configure({ local: { url: s.url } });
     await task({ config: { max_rounds: 1, arbitration: 'escalate_on_conflict' } });
     const r = await run();
@@ -145,12 +186,18 @@ describe('the openai provider through the real SDK and a chat-completions server
     const verdictCalls = s.chatRequests().filter((q) => q.body?.response_format?.type === 'json_schema');
     expect(verdictCalls).toHaveLength(4); // coordinator, strategist, auditor, auditor again
     expect(JSON.stringify(verdictCalls[3]?.body?.messages?.at(-1))).toContain('That was not a valid verdict');
-    const state = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', JSON.parse(r.stdout).run_id, 'draft.md'), 'utf8').then((t) => JSON.stringify(t)));
+    const state = JSON.parse(
+      await readFile(path.join(ws.dir, '.maestro', 'runs', JSON.parse(r.stdout).run_id, 'draft.md'), 'utf8').then((t) => JSON.stringify(t)),
+    );
     expect(state).toContain('escalate (fail-closed)');
   });
 
   it('refuses a remote fallback for a local route (sealed: data would leave the machine)', async () => {
-    const broken = await server(() => ({ status: 500, error: { message: 'boom', type: 'server_error', code: 'x' }, headers: { 'retry-after-ms': '1' } }));
+    const broken = await server(() => ({
+      status: 500,
+      error: { message: 'boom', type: 'server_error', code: 'x' },
+      headers: { 'retry-after-ms': '1' },
+    }));
     await configure({ local: { url: broken.url }, cloud: { url: 'https://api.example.invalid/v1' } }, {}, 'cloud');
     await task({ config: { personas: ['coordinator'], max_rounds: 1 } });
     const r = await run();
@@ -202,7 +249,9 @@ describe('the openai provider through the real SDK and a chat-completions server
       // Persona memory (session_states/) is the persistent council's history by design; it is not a request body.
       if (!file.includes(`${path.sep}session_states${path.sep}`)) expect(text, file).not.toMatch(/"messages"\s*:\s*\[\s*\{\s*"role"/);
     }
-    const auditText = (await Promise.all((await everyFile(path.join(ws.dir, '.maestro', 'audit'))).map((f) => readFile(f, 'utf8')))).join('\n');
+    const auditText = (await Promise.all((await everyFile(path.join(ws.dir, '.maestro', 'audit'))).map((f) => readFile(f, 'utf8')))).join(
+      '\n',
+    );
     expect(auditText).not.toContain('distinctive-reply-marker');
   });
 
@@ -221,7 +270,11 @@ describe('the openai provider through the real SDK and a chat-completions server
       const replay = await runCli(['run', 'task.json', '--json', '--replay', cassette], { cwd: other.dir });
       expect(replay.code).toBe(0);
       const replayed = await readFile(path.join(other.dir, 'outputs', 'task.md'), 'utf8');
-      const normalise = (t: string) => t.replace(/\d{8}T\d{6}Z-[0-9a-f]{6}/g, 'RUN').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'TS').replace(/\| Duration \| [\d.]+ s \|/, '| Duration | D |');
+      const normalise = (t: string) =>
+        t
+          .replace(/\d{8}T\d{6}Z-[0-9a-f]{6}/g, 'RUN')
+          .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'TS')
+          .replace(/\| Duration \| [\d.]+ s \|/, '| Duration | D |');
       expect(normalise(replayed)).toBe(normalise(recorded));
     } finally {
       await other.cleanup();
@@ -236,7 +289,10 @@ describe('the openai provider through the real SDK and a chat-completions server
 });
 
 describe('an https endpoint', () => {
-  const tls = { key: readFileSync(path.join(FIXTURES, 'tls', 'endpoint.key'), 'utf8'), cert: readFileSync(path.join(FIXTURES, 'tls', 'endpoint.crt'), 'utf8') };
+  const tls = {
+    key: readFileSync(path.join(FIXTURES, 'tls', 'endpoint.key'), 'utf8'),
+    cert: readFileSync(path.join(FIXTURES, 'tls', 'endpoint.crt'), 'utf8'),
+  };
 
   it('is called over TLS when its private CA is trusted through NODE_EXTRA_CA_CERTS, and refused, saying why, when not', async () => {
     const s = await startChatServer(councilHandler(), { tls });
@@ -245,7 +301,10 @@ describe('an https endpoint', () => {
     await configure({ local: { url: s.url, extra: { max_retries: 0 } } });
     await task({ config: { personas: ['coordinator'], max_rounds: 1 } });
 
-    const trusted = await spawnCli(['run', 'task.json', '--json'], { cwd: ws.dir, env: { TEST_KEY: KEY, NODE_EXTRA_CA_CERTS: path.join(FIXTURES, 'tls', 'endpoint.crt') } });
+    const trusted = await spawnCli(['run', 'task.json', '--json'], {
+      cwd: ws.dir,
+      env: { TEST_KEY: KEY, NODE_EXTRA_CA_CERTS: path.join(FIXTURES, 'tls', 'endpoint.crt') },
+    });
     expect(trusted.stderr).toBe('');
     expect(trusted.code).toBe(0);
     expect(JSON.parse(trusted.stdout)).toMatchObject({ status: 'completed' });
@@ -254,7 +313,9 @@ describe('an https endpoint', () => {
 
     const untrusted = await spawnCli(['run', 'task.json', '--json'], { cwd: ws.dir, env: { TEST_KEY: KEY, NODE_EXTRA_CA_CERTS: '' } });
     expect(untrusted.code).toBe(3);
-    expect(untrusted.stderr).toContain("DEPTH_ZERO_SELF_SIGNED_CERT: its certificate is not trusted here; a private CA's certificate goes in NODE_EXTRA_CA_CERTS");
+    expect(untrusted.stderr).toContain(
+      "DEPTH_ZERO_SELF_SIGNED_CERT: its certificate is not trusted here; a private CA's certificate goes in NODE_EXTRA_CA_CERTS",
+    );
     expect(s.chatRequests()).toHaveLength(served);
   });
 });

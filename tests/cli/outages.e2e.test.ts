@@ -16,11 +16,17 @@ afterEach(async () => {
   await ws.cleanup();
 });
 
-const down: ChatHandler = () => ({ status: 503, error: { message: 'down', type: 'server_error', code: 'unavailable' }, headers: { 'retry-after-ms': '1' } });
+const down: ChatHandler = () => ({
+  status: 503,
+  error: { message: 'down', type: 'server_error', code: 'unavailable' },
+  headers: { 'retry-after-ms': '1' },
+});
 /** A server whose handler can be swapped, like an endpoint that comes back. A server that is down is down for every request, the mediator's classification too. */
 async function endpoint(handler: ChatHandler): Promise<{ server: ChatServer; set: (h: ChatHandler) => void }> {
   let current = handler;
-  const server = await startChatServer((body, n, request) => current(body, n, request), { classify: (body, n, request) => (current === down ? down(body, n, request) : HARMLESS(body, n, request)) });
+  const server = await startChatServer((body, n, request) => current(body, n, request), {
+    classify: (body, n, request) => (current === down ? down(body, n, request) : HARMLESS(body, n, request)),
+  });
   servers.push(server);
   return { server, set: (h) => (current = h) };
 }
@@ -29,7 +35,12 @@ async function configure(routes: Record<string, string>, fallback?: string): Pro
     path.join(ws.dir, 'maestro.config.json'),
     JSON.stringify({
       default_route: Object.keys(routes)[0],
-      routes: Object.fromEntries(Object.entries(routes).map(([id, url]) => [id, { provider: 'openai', model: 'test-model', base_url: url, max_retries: 0, timeout_ms: 5000 }])),
+      routes: Object.fromEntries(
+        Object.entries(routes).map(([id, url]) => [
+          id,
+          { provider: 'openai', model: 'test-model', base_url: url, max_retries: 0, timeout_ms: 5000 },
+        ]),
+      ),
     }),
   );
   if (!fallback) return;
@@ -43,9 +54,13 @@ const run = async (task: Record<string, unknown>) => {
   const r = await runCli(['run', 'task.json', '--json'], { cwd: ws.dir });
   return { code: r.code, out: JSON.parse(r.stdout), stderr: r.stderr };
 };
-const records = async (file: string) => (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+const records = async (file: string) =>
+  (await readFile(file, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
-describe('an outage is not the council\'s doubt', () => {
+describe("an outage is not the council's doubt", () => {
   it('five outages on one task never advance the loop policy; when the endpoint is back the task completes', async () => {
     const e = await endpoint(down);
     await configure({ local: e.server.url });
@@ -66,7 +81,10 @@ describe('an outage is not the council\'s doubt', () => {
   it('through maestro watch --once: five outages of one conflict are five outage pauses, never counted; back up, the next command completes', async () => {
     const e = await endpoint(down);
     await configure({ local: e.server.url });
-    const task = (n: number) => ({ task_description: `Choose the cache for the billing service (try ${n})`, config: { max_rounds: 1, conflict_key: 'cache-choice' } });
+    const task = (n: number) => ({
+      task_description: `Choose the cache for the billing service (try ${n})`,
+      config: { max_rounds: 1, conflict_key: 'cache-choice' },
+    });
     const watchOnce = async () => {
       const r = await runCli(['watch', '--once', '--json'], { cwd: ws.dir });
       expect(r.code, r.stderr).toBe(0);
@@ -82,7 +100,9 @@ describe('an outage is not the council\'s doubt', () => {
     for (const x of outages) {
       const log = await records(String(x.audit_log));
       expect(log.find((r) => r.event === 'HITL_REQUESTED')?.details.pause_class).toBe('outage');
-      expect(log.some((r) => r.reason_code === 'ACC_END_SESSION_AFTER_4_HITL' || r.event.startsWith('LOOP') || r.event.startsWith('K_'))).toBe(false);
+      expect(
+        log.some((r) => r.reason_code === 'ACC_END_SESSION_AFTER_4_HITL' || r.event.startsWith('LOOP') || r.event.startsWith('K_')),
+      ).toBe(false);
     }
     const session = JSON.parse((await runCli(['session', 'show', '--json'], { cwd: ws.dir })).stdout);
     expect(session.conflicts).toEqual([]);

@@ -18,8 +18,17 @@ afterEach(async () => {
   await outside.cleanup();
 });
 
-const command = (output: string, extra: Record<string, unknown> = {}) => ({ task_description: 'Review the rollout plan', output_artifact_path: output, config: { max_rounds: 1 }, ...extra });
-const auditOf = async (file: string) => (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { event: string; reason_code: string; sealed: boolean });
+const command = (output: string, extra: Record<string, unknown> = {}) => ({
+  task_description: 'Review the rollout plan',
+  output_artifact_path: output,
+  config: { max_rounds: 1 },
+  ...extra,
+});
+const auditOf = async (file: string) =>
+  (await readFile(file, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { event: string; reason_code: string; sealed: boolean });
 
 describe('an output path that would write outside or over what is not an artifact', () => {
   for (const [what, output, why] of [
@@ -55,7 +64,11 @@ describe('an output path that would write outside or over what is not an artifac
     await writeFile(path.join(ws.dir, 'commands', 'escape.json'), JSON.stringify(command('outputs/link.md')));
     const r = await runCli(['watch', '--once', '--json'], { cwd: ws.dir });
     expect(r.code).toBe(0);
-    const finished = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((e) => e.kind === 'finished');
+    const finished = r.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l))
+      .find((e) => e.kind === 'finished');
     expect(finished).toMatchObject({ status: 'stopped', reason_code: 'ACC_PATH_ESCAPE' });
     expect(await readFile(path.join(outside.dir, 'outside.md'), 'utf8')).toBe('not yours\n');
   });

@@ -28,7 +28,10 @@ async function configure(routes: Record<string, RouteSpec>, options: { fallback?
   const config = {
     default_route: Object.keys(routes)[0],
     routes: Object.fromEntries(
-      Object.entries(routes).map(([id, { url, ...rest }]) => [id, { provider: 'openai', model: `model-${id}`, base_url: url, max_retries: 0, timeout_ms: 5000, ...rest }]),
+      Object.entries(routes).map(([id, { url, ...rest }]) => [
+        id,
+        { provider: 'openai', model: `model-${id}`, base_url: url, max_retries: 0, timeout_ms: 5000, ...rest },
+      ]),
     ),
   };
   await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify(config));
@@ -47,28 +50,47 @@ const records = async (file: string) =>
   (await readFile(file, 'utf8'))
     .trim()
     .split('\n')
-    .map((l) => JSON.parse(l) as { event: string; decision: string; reason_code: string; sealed: boolean; layer: string; details?: Record<string, unknown> });
+    .map(
+      (l) =>
+        JSON.parse(l) as {
+          event: string;
+          decision: string;
+          reason_code: string;
+          sealed: boolean;
+          layer: string;
+          details?: Record<string, unknown>;
+        },
+    );
 
 describe('REROUTE follows seed 000 on every call', () => {
   it('a high-stakes task is never rerouted, even after a person continues past its gate', async () => {
     const broken = await server(FIVE_HUNDRED, FIVE_HUNDRED);
     const fb = await server(councilHandler());
     await configure({ broken: { url: broken.url }, fb: { url: fb.url } }, { fallback: 'fb' });
-    const first = await run({ task_description: 'What insulin dosage should the patient in bed 4 get tonight?', config: { max_rounds: 1 } });
+    const first = await run({
+      task_description: 'What insulin dosage should the patient in bed 4 get tonight?',
+      config: { max_rounds: 1 },
+    });
     expect(first.code, first.stderr).toBe(3);
     expect(first.out.reason_code).toBe('ETHICS_HIGH_STAKES');
     const decided = await runCli(['hitl', 'decide', first.out.run_id!, 'continue', '--run', '--json'], { cwd: ws.dir });
     expect(decided.code, decided.stderr).toBe(3);
     const log = await records(first.out.audit_log!);
     expect(log.some((r) => r.event === 'REROUTE')).toBe(false);
-    expect(log.find((r) => r.event === 'REROUTE_REFUSED')).toMatchObject({ decision: 'PAUSE_FOR_HITL', details: { condition: 'policy_sensitive', from_route: 'broken' } });
+    expect(log.find((r) => r.event === 'REROUTE_REFUSED')).toMatchObject({
+      decision: 'PAUSE_FOR_HITL',
+      details: { condition: 'policy_sensitive', from_route: 'broken' },
+    });
     expect(fb.chatRequests().length + fb.classifyRequests.length).toBe(0);
   });
 
-  it('a privilege escalation met on the mediator\'s classification is a sealed stop that nobody can continue', async () => {
+  it("a privilege escalation met on the mediator's classification is a sealed stop that nobody can continue", async () => {
     const broken = await server(FIVE_HUNDRED, FIVE_HUNDRED);
     const fb = await server(councilHandler());
-    await configure({ broken: { url: broken.url, privileges: ['READ_FILE'] }, fb: { url: fb.url, privileges: ['READ_FILE', 'QUERY_CORTEX'] } }, { fallback: 'fb' });
+    await configure(
+      { broken: { url: broken.url, privileges: ['READ_FILE'] }, fb: { url: fb.url, privileges: ['READ_FILE', 'QUERY_CORTEX'] } },
+      { fallback: 'fb' },
+    );
     const r = await run({ task_description: 'Review the caching plan for the billing service', config: { max_rounds: 1 } });
     expect(r.code, r.stderr).toBe(4);
     expect(r.out).toMatchObject({ status: 'stopped', decision: 'STOPPED', reason_code: 'ACC_PRIVILEGE_ESCALATION' });
@@ -84,12 +106,19 @@ describe('REROUTE follows seed 000 on every call', () => {
   it('a fallback that cannot enforce the same constraints stops the run (not sealed), on a persona turn', async () => {
     const broken = await server(FIVE_HUNDRED);
     const fb = await server(councilHandler());
-    await configure({ broken: { url: broken.url, max_output_tokens: 500 }, fb: { url: fb.url, max_output_tokens: 4000 } }, { fallback: 'fb' });
+    await configure(
+      { broken: { url: broken.url, max_output_tokens: 500 }, fb: { url: fb.url, max_output_tokens: 4000 } },
+      { fallback: 'fb' },
+    );
     const r = await run({ task_description: 'Review the caching plan for the billing service', config: { max_rounds: 1 } });
     expect(r.code, r.stderr).toBe(4);
     expect(r.out).toMatchObject({ status: 'stopped', decision: 'STOPPED', reason_code: 'REROUTE_WEAKER_CONSTRAINTS' });
     const log = await records(r.out.audit_log!);
-    expect(log.find((x) => x.event === 'REROUTE_REFUSED')).toMatchObject({ decision: 'STOPPED', sealed: false, details: { condition: 'weaker_constraints' } });
+    expect(log.find((x) => x.event === 'REROUTE_REFUSED')).toMatchObject({
+      decision: 'STOPPED',
+      sealed: false,
+      details: { condition: 'weaker_constraints' },
+    });
     expect(r.stderr).toContain('max_output_tokens');
   });
 
@@ -100,7 +129,12 @@ describe('REROUTE follows seed 000 on every call', () => {
     const r = await run({ task_description: 'Review the caching plan for the billing service', config: { max_rounds: 1 } });
     expect(r.code, r.stderr).toBe(0);
     const log = await records(r.out.audit_log!);
-    expect(log.filter((x) => x.event === 'REROUTE')).toEqual([expect.objectContaining({ reason_code: 'MODEL_SERVER_ERROR', details: expect.objectContaining({ from_route: 'broken', to_route: 'fb' }) })]);
+    expect(log.filter((x) => x.event === 'REROUTE')).toEqual([
+      expect.objectContaining({
+        reason_code: 'MODEL_SERVER_ERROR',
+        details: expect.objectContaining({ from_route: 'broken', to_route: 'fb' }),
+      }),
+    ]);
   });
 });
 
@@ -162,11 +196,19 @@ describe("broken model output is an outage, never the council's doubt", () => {
 
 describe('a guardrail stop looks like what it is', () => {
   it('a supervisor loop cut by max_iterations is guardrail_stopped, exit 5, in run --json and runs --json', async () => {
-    const isDecision = (b: Parameters<ChatHandler>[0]) => b.response_format?.json_schema?.name === 'supervisor_decision' || JSON.stringify(b.messages ?? []).includes('"delegate"');
+    const isDecision = (b: Parameters<ChatHandler>[0]) =>
+      b.response_format?.json_schema?.name === 'supervisor_decision' || JSON.stringify(b.messages ?? []).includes('"delegate"');
     const council = councilHandler();
-    const s = await server((b, n, q) => (isDecision(b) ? { content: JSON.stringify({ action: 'delegate', target: n % 2 ? 'strategist' : 'auditor', instruction: `look again (${n})` }) } : council(b, n, q)));
+    const s = await server((b, n, q) =>
+      isDecision(b)
+        ? { content: JSON.stringify({ action: 'delegate', target: n % 2 ? 'strategist' : 'auditor', instruction: `look again (${n})` }) }
+        : council(b, n, q),
+    );
     await configure({ local: { url: s.url } });
-    const r = await run({ task_description: 'Review the caching plan for the billing service', config: { mode: 'supervisor', max_iterations: 2 } });
+    const r = await run({
+      task_description: 'Review the caching plan for the billing service',
+      config: { mode: 'supervisor', max_iterations: 2 },
+    });
     expect(r.code, r.stderr).toBe(5);
     expect(r.out).toMatchObject({ status: 'guardrail_stopped', decision: 'STOPPED', reason_code: 'LOOP_GUARDRAIL_MAX_ITERATIONS' });
     const runs = await runCli(['runs', '--json'], { cwd: ws.dir });

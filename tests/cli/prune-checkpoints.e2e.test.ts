@@ -12,21 +12,31 @@ beforeEach(async () => {
 });
 afterEach(() => ws.cleanup());
 
-const exists = (p: string) => access(p).then(() => true, () => false);
+const exists = (p: string) =>
+  access(p).then(
+    () => true,
+    () => false,
+  );
 
 /** Makes a run look as if it ended (or paused) `days` ago: its checkpoint's times and its audit files' mtimes. */
 async function age(runId: string, days: number): Promise<void> {
   const when = new Date(Date.now() - days * 86_400_000);
   const file = path.join(ws.dir, '.maestro', 'runs', runId, 'state.json');
   const state = JSON.parse(await readFile(file, 'utf8'));
-  await writeFile(file, JSON.stringify({ ...state, updated_at: when.toISOString(), ...(state.finished_at ? { finished_at: when.toISOString() } : {}) }));
+  await writeFile(
+    file,
+    JSON.stringify({ ...state, updated_at: when.toISOString(), ...(state.finished_at ? { finished_at: when.toISOString() } : {}) }),
+  );
   for (const ext of ['jsonl', 'head']) await utimes(path.join(ws.dir, '.maestro', 'audit', `${runId}.${ext}`), when, when);
 }
 
 describe('maestro audit prune and checkpoints', () => {
   it('deletes the checkpoints of ended runs past retention, keeps paused runs (checkpoint and log) and recent ones', async () => {
     const old = JSON.parse((await maestro('run', 'examples/review-migration.json', '--json')).stdout).run_id as string;
-    await writeFile(path.join(ws.dir, 'doubt.json'), JSON.stringify({ task_description: 'The requirements are unclear: decide the vendor', config: { max_rounds: 1 } }));
+    await writeFile(
+      path.join(ws.dir, 'doubt.json'),
+      JSON.stringify({ task_description: 'The requirements are unclear: decide the vendor', config: { max_rounds: 1 } }),
+    );
     const paused = JSON.parse((await maestro('run', 'doubt.json', '--json')).stdout).run_id as string;
     const recent = JSON.parse((await maestro('run', 'examples/review-migration.json', '--json')).stdout).run_id as string;
     await age(old, 60);

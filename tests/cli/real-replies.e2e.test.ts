@@ -2,7 +2,14 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../fakes/cli.js';
-import { councilHandler, rejectingResponseFormat, startChatServer, withFaults, type ChatHandler, type ChatServer } from '../fakes/chat-server.js';
+import {
+  councilHandler,
+  rejectingResponseFormat,
+  startChatServer,
+  withFaults,
+  type ChatHandler,
+  type ChatServer,
+} from '../fakes/chat-server.js';
 import { collectAuditLogs, tempWorkspace } from '../fakes/fixtures.js';
 
 // What real endpoints answer, through `maestro run` and `maestro watch`: replies shaped the way open
@@ -21,15 +28,25 @@ afterEach(async () => {
 async function endpoint(handler: ChatHandler, route: Record<string, unknown> = {}): Promise<ChatServer> {
   const s = await startChatServer(handler);
   servers.push(s);
-  const config = { default_route: 'local', routes: { local: { provider: 'openai', model: 'test-model', base_url: s.url, max_retries: 2, timeout_ms: 5000, ...route } } };
+  const config = {
+    default_route: 'local',
+    routes: { local: { provider: 'openai', model: 'test-model', base_url: s.url, max_retries: 2, timeout_ms: 5000, ...route } },
+  };
   await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify(config));
   return s;
 }
 
 const writeTask = (config: Record<string, unknown> = { max_rounds: 1 }) =>
-  writeFile(path.join(ws.dir, 'task.json'), JSON.stringify({ task_description: 'Choose the cache for the billing service', output_artifact_path: 'outputs/task.md', config }));
+  writeFile(
+    path.join(ws.dir, 'task.json'),
+    JSON.stringify({ task_description: 'Choose the cache for the billing service', output_artifact_path: 'outputs/task.md', config }),
+  );
 const run = () => runCli(['run', 'task.json', '--json'], { cwd: ws.dir });
-const audit = async (file: string) => (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { event: string; reason_code: string; details?: Record<string, unknown> });
+const audit = async (file: string) =>
+  (await readFile(file, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { event: string; reason_code: string; details?: Record<string, unknown> });
 const verdictRecords = async (file: string) => (await audit(file)).filter((r) => r.event === 'MODEL_CALL' && r.details?.kind === 'verdict');
 
 describe('verdicts as open models write them', () => {
@@ -49,11 +66,26 @@ describe('verdicts as open models write them', () => {
     // Three verdict calls, each asked once, with the verdict's JSON Schema.
     const asked = s.chatRequests().filter((q) => q.body?.response_format);
     expect(asked.map((q) => q.body?.response_format?.type)).toEqual(['json_schema', 'json_schema', 'json_schema']);
-    expect(asked[0]?.body?.response_format?.json_schema).toMatchObject({ name: 'verdict', strict: true, schema: { additionalProperties: false } });
+    expect(asked[0]?.body?.response_format?.json_schema).toMatchObject({
+      name: 'verdict',
+      strict: true,
+      schema: { additionalProperties: false },
+    });
     const records = await verdictRecords(out.audit_log);
     expect(records.map((x) => x.details)).toEqual([
-      expect.objectContaining({ persona: 'coordinator', calls: 1, verdict_valid: true, verdict_tolerated: ['extra_keys'], verdict_extra_keys: 1 }),
-      expect.objectContaining({ persona: 'strategist', calls: 1, verdict_valid: true, verdict_tolerated: expect.arrayContaining(['fenced', 'prose', 'key_case', 'enum_case', 'number_text']) }),
+      expect.objectContaining({
+        persona: 'coordinator',
+        calls: 1,
+        verdict_valid: true,
+        verdict_tolerated: ['extra_keys'],
+        verdict_extra_keys: 1,
+      }),
+      expect.objectContaining({
+        persona: 'strategist',
+        calls: 1,
+        verdict_valid: true,
+        verdict_tolerated: expect.arrayContaining(['fenced', 'prose', 'key_case', 'enum_case', 'number_text']),
+      }),
       expect.objectContaining({ persona: 'auditor', calls: 1, verdict_valid: true, verdict_tolerated: ['percentage'] }),
     ]);
     const artifact = await readFile(path.join(ws.dir, 'outputs', 'task.md'), 'utf8');
@@ -61,7 +93,14 @@ describe('verdicts as open models write them', () => {
   });
 
   it('asks again once with the problem quoted, then fails closed on a verdict that stays invalid', async () => {
-    const s = await endpoint(councilHandler({ verdict: (name) => (name === 'Auditor' ? '{"action": "approve", "confidence": 0.9, "rationale": "ok"}' : { action: 'proceed', confidence: 0.9, rationale: 'ok' }) }));
+    const s = await endpoint(
+      councilHandler({
+        verdict: (name) =>
+          name === 'Auditor'
+            ? '{"action": "approve", "confidence": 0.9, "rationale": "ok"}'
+            : { action: 'proceed', confidence: 0.9, rationale: 'ok' },
+      }),
+    );
     await writeTask({ max_rounds: 1, arbitration: 'escalate_on_conflict' });
     const r = await run();
     expect(r.code).toBe(3);
@@ -106,10 +145,18 @@ describe('an endpoint that rejects response_format', () => {
     await writeTask();
     const r = await run();
     expect(r.code).toBe(0);
-    expect(s.chatRequests().map((q) => q.body?.response_format?.type).filter(Boolean)).toEqual(['json_schema', 'json_object', 'json_object', 'json_object']);
+    expect(
+      s
+        .chatRequests()
+        .map((q) => q.body?.response_format?.type)
+        .filter(Boolean),
+    ).toEqual(['json_schema', 'json_object', 'json_object', 'json_object']);
     const fallbacks = (await audit(JSON.parse(r.stdout).audit_log)).filter((x) => x.event === 'JSON_MODE_FALLBACK');
     expect(fallbacks).toHaveLength(1);
-    expect(fallbacks[0]).toMatchObject({ reason_code: 'JSON_MODE_FALLBACK', details: { persona: 'coordinator', route: 'local', from: 'json_schema', to: 'json_object', status: 400 } });
+    expect(fallbacks[0]).toMatchObject({
+      reason_code: 'JSON_MODE_FALLBACK',
+      details: { persona: 'coordinator', route: 'local', from: 'json_schema', to: 'json_object', status: 400 },
+    });
   });
 
   it('goes on to the prompt alone when no response_format is accepted', async () => {
@@ -119,7 +166,10 @@ describe('an endpoint that rejects response_format', () => {
     expect(r.code).toBe(0);
     expect(s.chatRequests().filter((q) => q.body?.response_format)).toHaveLength(2);
     const fallbacks = (await audit(JSON.parse(r.stdout).audit_log)).filter((x) => x.event === 'JSON_MODE_FALLBACK');
-    expect(fallbacks.map((x) => `${String(x.details?.from)}→${String(x.details?.to)}`)).toEqual(['json_schema→json_object', 'json_object→prompt']);
+    expect(fallbacks.map((x) => `${String(x.details?.from)}→${String(x.details?.to)}`)).toEqual([
+      'json_schema→json_object',
+      'json_object→prompt',
+    ]);
   });
 });
 
@@ -140,7 +190,10 @@ describe('no listener leak', () => {
 describe('through the watcher', () => {
   it('a malformed body and a rejected response_format in a queued command: the watcher completes it', async () => {
     const s = await endpoint(rejectingResponseFormat(['json_schema'], withFaults({ 3: 'malformedBody' })));
-    await writeFile(path.join(ws.dir, 'commands', 'a.json'), JSON.stringify({ task_description: 'Choose the cache for the billing service', config: { max_rounds: 1 } }));
+    await writeFile(
+      path.join(ws.dir, 'commands', 'a.json'),
+      JSON.stringify({ task_description: 'Choose the cache for the billing service', config: { max_rounds: 1 } }),
+    );
     const r = await runCli(['watch', '--once', '--json'], { cwd: ws.dir });
     expect(r.code).toBe(0);
     expect(r.stderr).not.toContain('Warning');

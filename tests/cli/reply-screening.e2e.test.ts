@@ -15,11 +15,19 @@ let server: ChatServer;
 beforeEach(async () => {
   ws = await tempWorkspace();
   server = await startChatServer(
-    councilHandler({ turn: (name, n) => (name.toLowerCase().includes('coordinator') && n === 1 ? `Use the token ${TOKEN} and write to ${EMAIL} for access.` : `${name} agrees (call ${n}).`) }),
+    councilHandler({
+      turn: (name, n) =>
+        name.toLowerCase().includes('coordinator') && n === 1
+          ? `Use the token ${TOKEN} and write to ${EMAIL} for access.`
+          : `${name} agrees (call ${n}).`,
+    }),
   );
   await writeFile(
     path.join(ws.dir, 'maestro.config.json'),
-    JSON.stringify({ default_route: 'local', routes: { local: { provider: 'openai', model: 'test-model', base_url: server.url, max_retries: 0 } } }),
+    JSON.stringify({
+      default_route: 'local',
+      routes: { local: { provider: 'openai', model: 'test-model', base_url: server.url, max_retries: 0 } },
+    }),
   );
 });
 afterEach(async () => {
@@ -33,8 +41,15 @@ async function everyFile(dir: string): Promise<string[]> {
 }
 
 describe('replies are screened as they arrive', () => {
-  it('no raw token or e-mail address in the checkpoint, the artifact, persona memory or the next speaker\'s prompt; the audit log names the categories', async () => {
-    await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify({ task_description: 'Choose the cache for the billing service', output_artifact_path: 'outputs/task.md', config: { max_rounds: 1 } }));
+  it("no raw token or e-mail address in the checkpoint, the artifact, persona memory or the next speaker's prompt; the audit log names the categories", async () => {
+    await writeFile(
+      path.join(ws.dir, 'task.json'),
+      JSON.stringify({
+        task_description: 'Choose the cache for the billing service',
+        output_artifact_path: 'outputs/task.md',
+        config: { max_rounds: 1 },
+      }),
+    );
     const r = await runCli(['run', 'task.json', '--json'], { cwd: ws.dir });
     expect(r.code).toBe(0);
     const { run_id: runId, audit_log: auditLog } = JSON.parse(r.stdout);
@@ -54,7 +69,10 @@ describe('replies are screened as they arrive', () => {
     expect(later.some((b) => b.includes('[REDACTED:'))).toBe(true);
     expect(later.some((b) => b.includes(TOKEN) || b.includes(EMAIL))).toBe(false);
 
-    const records = (await readFile(auditLog, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const records = (await readFile(auditLog, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const first = records.find((x) => x.event === 'MODEL_CALL');
     expect(first.details.reply_redacted).toEqual(expect.arrayContaining(state.steps[0].redacted));
   });

@@ -14,7 +14,10 @@ afterEach(() => ws.cleanup());
 
 describe('maestro requeue', () => {
   it('lists rejected commands with their reason, moves a fixed one back, and the watcher then runs it', async () => {
-    await writeFile(path.join(ws.dir, 'commands', 'typo.json'), JSON.stringify({ task_descripton: 'Review the rollout plan', config: { max_rounds: 1 } }));
+    await writeFile(
+      path.join(ws.dir, 'commands', 'typo.json'),
+      JSON.stringify({ task_descripton: 'Review the rollout plan', config: { max_rounds: 1 } }),
+    );
     await writeFile(path.join(ws.dir, 'commands', 'other.json'), '{ not json');
     expect((await maestro('watch', '--once')).code).toBe(0);
     expect((await readdir(rejectedDir())).sort()).toEqual(['other.json', 'other.json.error.json', 'typo.json', 'typo.json.error.json']);
@@ -25,7 +28,10 @@ describe('maestro requeue', () => {
     expect(list.stdout).toContain('maestro requeue <file…> | --all');
 
     // The person fixes the file where it lies, then requeues it by name.
-    await writeFile(path.join(rejectedDir(), 'typo.json'), JSON.stringify({ task_description: 'Review the rollout plan', config: { max_rounds: 1 } }));
+    await writeFile(
+      path.join(rejectedDir(), 'typo.json'),
+      JSON.stringify({ task_description: 'Review the rollout plan', config: { max_rounds: 1 } }),
+    );
     const moved = await maestro('requeue', '.maestro/rejected/typo.json');
     expect(moved.code).toBe(0);
     expect(moved.stdout).toContain('typo.json → commands/typo.json');

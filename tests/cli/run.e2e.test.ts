@@ -30,18 +30,37 @@ describe('maestro run (end to end, offline model)', () => {
     expect(out.artifact).toBe(path.join(ws.dir, 'outputs', 'migration-review.md'));
 
     const artifact = await readFile(out.artifact!, 'utf8');
-    for (const section of ['## Task', '## Run', '## Transcript', '### Round 3', '## Knowledge requests', '## Verdicts', '**Arbitration (confidence_weighted):**', '## Final proposal', '## Decision trail']) {
+    for (const section of [
+      '## Task',
+      '## Run',
+      '## Transcript',
+      '### Round 3',
+      '## Knowledge requests',
+      '## Verdicts',
+      '**Arbitration (confidence_weighted):**',
+      '## Final proposal',
+      '## Decision trail',
+    ]) {
       expect(artifact).toContain(section);
     }
-    expect(artifact).toContain('OFFLINE REHEARSAL — not a model\'s opinion');
+    expect(artifact).toContain("OFFLINE REHEARSAL — not a model's opinion");
     expect(artifact).toContain('READ_FILE(examples/migration-plan.md)');
     expect(artifact).toMatch(/\| Run id \| `[0-9TZ]+-[0-9a-f]{6}` \|/);
 
     const records = await auditRecords(out.audit_log!);
     for (const r of records) {
-      for (const key of ['run_id', 'ts', 'layer', 'decision', 'reason_code', 'sealed', 'overrideable', 'final_decider']) expect(r).toHaveProperty(key);
+      for (const key of ['run_id', 'ts', 'layer', 'decision', 'reason_code', 'sealed', 'overrideable', 'final_decider'])
+        expect(r).toHaveProperty(key);
     }
-    expect(records.filter((r) => r.event === 'GATE').map((r) => r.layer)).toEqual(['mediator_advice', 'meaning', 'consistency', 'rfl', 'ethics', 'acc', 'dispatch']);
+    expect(records.filter((r) => r.event === 'GATE').map((r) => r.layer)).toEqual([
+      'mediator_advice',
+      'meaning',
+      'consistency',
+      'rfl',
+      'ethics',
+      'acc',
+      'dispatch',
+    ]);
     expect(records.filter((r) => r.event === 'MODEL_CALL')).toHaveLength(13);
     // Never a raw prompt or reply: the example's distinctive text does not appear in the log.
     const raw = await readFile(out.audit_log!, 'utf8');
@@ -53,7 +72,10 @@ describe('maestro run (end to end, offline model)', () => {
 
   it("gives a second task the first task's history", async () => {
     expect((await runCli(['run', 'examples/review-migration.json'], { cwd: ws.dir })).code).toBe(0);
-    await writeFile(path.join(ws.dir, 'second.json'), JSON.stringify({ task_description: 'Plan the rollback drill', output_artifact_path: 'outputs/second.md' }));
+    await writeFile(
+      path.join(ws.dir, 'second.json'),
+      JSON.stringify({ task_description: 'Plan the rollback drill', output_artifact_path: 'outputs/second.md' }),
+    );
     const r = await runCli(['run', 'second.json'], { cwd: ws.dir });
     expect(r.code).toBe(0);
     // The offline model states how many earlier tasks it saw in its prompt's history.
@@ -78,19 +100,30 @@ describe('maestro run (end to end, offline model)', () => {
   });
 
   it('refuses an escaping output path before any model call (exit 4, sealed)', async () => {
-    await writeFile(path.join(ws.dir, 'escape.json'), JSON.stringify({ task_description: 'Write outside', output_artifact_path: '../../escaped.md' }));
+    await writeFile(
+      path.join(ws.dir, 'escape.json'),
+      JSON.stringify({ task_description: 'Write outside', output_artifact_path: '../../escaped.md' }),
+    );
     const r = await runCli(['run', 'escape.json', '--json'], { cwd: ws.dir });
     expect(r.code).toBe(4);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ status: 'stopped', decision: 'STOPPED', reason_code: 'ACC_PATH_ESCAPE', artifact: null });
     const records = await auditRecords(out.audit_log);
-    expect(records.find((r) => r.layer === 'acc')).toMatchObject({ decision: 'STOPPED', sealed: true, overrideable: false, final_decider: 'SYSTEM' });
+    expect(records.find((r) => r.layer === 'acc')).toMatchObject({
+      decision: 'STOPPED',
+      sealed: true,
+      overrideable: false,
+      final_decider: 'SYSTEM',
+    });
     expect(records.some((r) => r.event === 'MODEL_CALL')).toBe(false);
     await expect(stat(path.resolve(ws.dir, '../../escaped.md'))).rejects.toThrow();
   });
 
   it('exits 3 when the council does not agree to proceed, and keeps a draft', async () => {
-    await writeFile(path.join(ws.dir, 'doubt.json'), JSON.stringify({ task_description: 'The requirements are unclear: decide the vendor', config: { max_rounds: 1 } }));
+    await writeFile(
+      path.join(ws.dir, 'doubt.json'),
+      JSON.stringify({ task_description: 'The requirements are unclear: decide the vendor', config: { max_rounds: 1 } }),
+    );
     const r = await runCli(['run', 'doubt.json', '--json'], { cwd: ws.dir });
     expect(r.code).toBe(3);
     const out = JSON.parse(r.stdout);
@@ -102,13 +135,18 @@ describe('maestro run (end to end, offline model)', () => {
   it('honours --workspace and MAESTRO_WORKSPACE', async () => {
     const viaFlag = await runCli(['run', path.join(ws.dir, 'examples', 'review-migration.json'), '--workspace', ws.dir, '--json']);
     expect(JSON.parse(viaFlag.stdout).artifact).toBe(path.join(ws.dir, 'outputs', 'migration-review.md'));
-    const viaEnv = await runCli(['run', path.join(ws.dir, 'examples', 'review-migration.json'), '--json'], { env: { MAESTRO_WORKSPACE: ws.dir } });
+    const viaEnv = await runCli(['run', path.join(ws.dir, 'examples', 'review-migration.json'), '--json'], {
+      env: { MAESTRO_WORKSPACE: ws.dir },
+    });
     expect(viaEnv.code).toBe(0);
   });
 
   it("keeps a person's file that the artifact would overwrite, but simply replaces an earlier artifact", async () => {
     await writeFile(path.join(ws.dir, 'notes.md'), 'my own notes\n');
-    await writeFile(path.join(ws.dir, 'over.json'), JSON.stringify({ task_description: 'Summarise the plan', output_artifact_path: 'notes.md', config: { max_rounds: 1 } }));
+    await writeFile(
+      path.join(ws.dir, 'over.json'),
+      JSON.stringify({ task_description: 'Summarise the plan', output_artifact_path: 'notes.md', config: { max_rounds: 1 } }),
+    );
     expect((await runCli(['run', 'over.json'], { cwd: ws.dir })).code).toBe(0);
     const backups = (await readdir(ws.dir)).filter((f) => f.startsWith('notes.md.') && f.endsWith('.bak'));
     expect(backups).toHaveLength(1);
@@ -144,11 +182,17 @@ describe('maestro run (end to end, offline model)', () => {
 
 describe('maestro validate, schema, init', () => {
   it('validate prints every problem as path: message and exits 2; 0 when valid', async () => {
-    await writeFile(path.join(ws.dir, 'bad.json'), JSON.stringify({ task_description: 'x', output_artifact_path: '../x.md', config: { personas: ['ghost'], extra: 1 } }));
+    await writeFile(
+      path.join(ws.dir, 'bad.json'),
+      JSON.stringify({ task_description: 'x', output_artifact_path: '../x.md', config: { personas: ['ghost'], extra: 1 } }),
+    );
     const bad = await runCli(['validate', 'bad.json'], { cwd: ws.dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('config: unknown key "extra"');
-    await writeFile(path.join(ws.dir, 'bad2.json'), JSON.stringify({ task_description: 'x', output_artifact_path: '../x.md', config: { personas: ['ghost'] } }));
+    await writeFile(
+      path.join(ws.dir, 'bad2.json'),
+      JSON.stringify({ task_description: 'x', output_artifact_path: '../x.md', config: { personas: ['ghost'] } }),
+    );
     const bad2 = await runCli(['validate', 'bad2.json'], { cwd: ws.dir });
     expect(bad2.stderr).toContain('config.personas.0: no persona "ghost"');
     expect(bad2.stderr).toContain('output_artifact_path: escapes the workspace');
@@ -169,19 +213,37 @@ describe('maestro validate, schema, init', () => {
     const target = path.join(ws.dir, 'fresh');
     const r = await runCli(['init', target]);
     expect(r.code).toBe(0);
-    for (const f of ['personas/coordinator.md', 'personas/strategist.md', 'personas/auditor.md', 'commands/.gitkeep', 'session_states/.gitkeep', 'examples/review-migration.json', 'maestro.config.json']) {
+    for (const f of [
+      'personas/coordinator.md',
+      'personas/strategist.md',
+      'personas/auditor.md',
+      'commands/.gitkeep',
+      'session_states/.gitkeep',
+      'examples/review-migration.json',
+      'maestro.config.json',
+    ]) {
       await stat(path.join(target, f));
     }
     const config = JSON.parse(await readFile(path.join(target, 'maestro.config.json'), 'utf8'));
-    expect(config).toMatchObject({ deliberation: { max_rounds: 3 }, audit: { retention_days: 30 }, knowledge: { max_requests_per_turn: 5 } });
+    expect(config).toMatchObject({
+      deliberation: { max_rounds: 3 },
+      audit: { retention_days: 30 },
+      knowledge: { max_requests_per_turn: 5 },
+    });
     expect((await runCli(['run', 'examples/review-migration.json'], { cwd: target })).code).toBe(0);
 
     await writeFile(path.join(target, 'personas', 'auditor.md'), '---\nid: auditor\n---\nMy own auditor.\n');
-    const hash = createHash('sha256').update(await readFile(path.join(target, 'personas', 'auditor.md'))).digest('hex');
+    const hash = createHash('sha256')
+      .update(await readFile(path.join(target, 'personas', 'auditor.md')))
+      .digest('hex');
     const again = await runCli(['init', target]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('= personas/auditor.md  already there, kept as it is');
-    expect(createHash('sha256').update(await readFile(path.join(target, 'personas', 'auditor.md'))).digest('hex')).toBe(hash);
+    expect(
+      createHash('sha256')
+        .update(await readFile(path.join(target, 'personas', 'auditor.md')))
+        .digest('hex'),
+    ).toBe(hash);
   });
 
   it('prints help and the version', async () => {
@@ -209,47 +271,50 @@ describe('an internal error during maestro run', () => {
   it.each([
     ['--json', true],
     ['plain', false],
-  ])('%s: exit 1, the run id, status "error" (one JSON object with --json), the stack on stderr, and the run not left running', async (_how, json) => {
-    const { withRunContext } = await import('../../src/cli/run.js');
-    const { processCommand } = await import('../../src/app/process-command.js');
-    // A bug below the model port: the kind of error no policy expects.
-    const buggy = new ScriptedLlmClient(() => {
-      throw new TypeError("Cannot read properties of undefined (reading 'content')");
-    });
-    const stdout = capture();
-    const stderr = capture();
-    const io = { stdout, stderr, env: { NO_COLOR: '1' }, cwd: ws.dir };
-    let runId = '';
-    const code = await withRunContext(io, { json }, ws.dir, async (app, run) => {
-      run.id = runId = app.deps.newRunId();
-      const text = JSON.stringify({ task_description: 'Review the rollout plan', config: { max_rounds: 1 } });
-      return processCommand({ text, source: 'task.json', runId: run.id }, { ...app.deps, llm: buggy });
-    });
-    expect(code).toBe(1);
-    expect(runId).not.toBe('');
-    expect(buggy.calls).toHaveLength(1);
-    expect(stderr.text).toContain('internal error — this is a bug');
-    expect(stderr.text).toContain("TypeError: Cannot read properties of undefined (reading 'content')");
-    // The last line names the run and what happened to it.
-    expect(stderr.text.trim().split('\n').at(-1)).toMatch(new RegExp(`${runId} — internal error: Cannot read properties`));
-    if (json) {
-      const lines = stdout.text.split('\n').filter((l) => l.trim() !== '');
-      expect(lines).toHaveLength(1);
-      expect(JSON.parse(lines[0]!)).toEqual({
-        run_id: runId,
-        status: 'error',
-        decision: null,
-        reason_code: 'INTERNAL_ERROR',
-        artifact: null,
-        audit_log: null,
-        message: "internal error: Cannot read properties of undefined (reading 'content')",
+  ])(
+    '%s: exit 1, the run id, status "error" (one JSON object with --json), the stack on stderr, and the run not left running',
+    async (_how, json) => {
+      const { withRunContext } = await import('../../src/cli/run.js');
+      const { processCommand } = await import('../../src/app/process-command.js');
+      // A bug below the model port: the kind of error no policy expects.
+      const buggy = new ScriptedLlmClient(() => {
+        throw new TypeError("Cannot read properties of undefined (reading 'content')");
       });
-    } else {
-      expect(stdout.text).toBe('');
-    }
-    const state = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', runId, 'state.json'), 'utf8'));
-    expect(state.status).toBe('error');
-    const records = await auditRecords(path.join(ws.dir, '.maestro', 'audit', `${runId}.jsonl`));
-    expect(records.at(-1)).toMatchObject({ event: 'RUN_FAILED', details: { error: 'TypeError' } });
-  });
+      const stdout = capture();
+      const stderr = capture();
+      const io = { stdout, stderr, env: { NO_COLOR: '1' }, cwd: ws.dir };
+      let runId = '';
+      const code = await withRunContext(io, { json }, ws.dir, async (app, run) => {
+        run.id = runId = app.deps.newRunId();
+        const text = JSON.stringify({ task_description: 'Review the rollout plan', config: { max_rounds: 1 } });
+        return processCommand({ text, source: 'task.json', runId: run.id }, { ...app.deps, llm: buggy });
+      });
+      expect(code).toBe(1);
+      expect(runId).not.toBe('');
+      expect(buggy.calls).toHaveLength(1);
+      expect(stderr.text).toContain('internal error — this is a bug');
+      expect(stderr.text).toContain("TypeError: Cannot read properties of undefined (reading 'content')");
+      // The last line names the run and what happened to it.
+      expect(stderr.text.trim().split('\n').at(-1)).toMatch(new RegExp(`${runId} — internal error: Cannot read properties`));
+      if (json) {
+        const lines = stdout.text.split('\n').filter((l) => l.trim() !== '');
+        expect(lines).toHaveLength(1);
+        expect(JSON.parse(lines[0]!)).toEqual({
+          run_id: runId,
+          status: 'error',
+          decision: null,
+          reason_code: 'INTERNAL_ERROR',
+          artifact: null,
+          audit_log: null,
+          message: "internal error: Cannot read properties of undefined (reading 'content')",
+        });
+      } else {
+        expect(stdout.text).toBe('');
+      }
+      const state = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', runId, 'state.json'), 'utf8'));
+      expect(state.status).toBe('error');
+      const records = await auditRecords(path.join(ws.dir, '.maestro', 'audit', `${runId}.jsonl`));
+      expect(records.at(-1)).toMatchObject({ event: 'RUN_FAILED', details: { error: 'TypeError' } });
+    },
+  );
 });

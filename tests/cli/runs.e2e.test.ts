@@ -13,7 +13,10 @@ const ids: Record<'completed' | 'paused' | 'invalid', string> = { completed: '',
 beforeAll(async () => {
   ws = await tempWorkspace();
   ids.completed = JSON.parse((await maestro('run', 'examples/review-migration.json', '--json')).stdout).run_id;
-  await writeFile(path.join(ws.dir, 'doubt.json'), JSON.stringify({ task_description: 'The requirements are unclear: decide the vendor', config: { max_rounds: 1 } }));
+  await writeFile(
+    path.join(ws.dir, 'doubt.json'),
+    JSON.stringify({ task_description: 'The requirements are unclear: decide the vendor', config: { max_rounds: 1 } }),
+  );
   ids.paused = JSON.parse((await maestro('run', 'doubt.json', '--json')).stdout).run_id;
   await writeFile(path.join(ws.dir, 'bad.json'), JSON.stringify({ task_description: '   ', surprise: 1 }));
   ids.invalid = JSON.parse((await maestro('run', 'bad.json', '--json')).stdout).run_id;
@@ -27,7 +30,12 @@ describe('maestro runs', () => {
     const runs = JSON.parse(r.stdout) as Array<Record<string, unknown>>;
     expect(runs.map((x) => x.run_id)).toEqual([ids.invalid, ids.paused, ids.completed]);
     expect(runs[0]).toMatchObject({ status: 'invalid', reason_code: 'SPEC_INVALID_INPUT', task: null });
-    expect(runs[1]).toMatchObject({ status: 'paused', reason_code: 'ARBITRATION_INVESTIGATE', task: 'The requirements are unclear: decide the vendor', source: 'doubt.json' });
+    expect(runs[1]).toMatchObject({
+      status: 'paused',
+      reason_code: 'ARBITRATION_INVESTIGATE',
+      task: 'The requirements are unclear: decide the vendor',
+      source: 'doubt.json',
+    });
     expect(runs[2]).toMatchObject({ status: 'completed', reason_code: 'RUN_COMPLETED', calls: 13, cost_usd: 0 });
     expect(runs[2]!.model).toMatch(/offline/);
     expect(runs[2]!.prompt_tokens).toBeGreaterThan(0);
@@ -62,7 +70,15 @@ describe('maestro show', () => {
   it('prints the transcript, the knowledge requests, the verdicts, the decision trail and the outcome', async () => {
     const r = await maestro('show', ids.completed);
     expect(r.code).toBe(0);
-    for (const part of ['Transcript', 'coordinator · round 1', 'READ_FILE(examples/migration-plan.md) → provided', 'Verdicts', 'Decision trail', 'RUN_COMPLETED', 'Outcome']) {
+    for (const part of [
+      'Transcript',
+      'coordinator · round 1',
+      'READ_FILE(examples/migration-plan.md) → provided',
+      'Verdicts',
+      'Decision trail',
+      'RUN_COMPLETED',
+      'Outcome',
+    ]) {
       expect(r.stdout).toContain(part);
     }
     expect(r.stdout).not.toMatch(/\u001b\[/); // NO_COLOR: no escape codes

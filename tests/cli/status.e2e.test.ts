@@ -52,7 +52,9 @@ describe('maestro status (end to end)', () => {
       ['risky.json', 'paused'],
     ]);
     // The rules see the deletion before any model does: the access-control gate pauses it.
-    expect(value.paused).toEqual([expect.objectContaining({ source: 'risky.json', layer: 'acc', reason_code: 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL' })]);
+    expect(value.paused).toEqual([
+      expect.objectContaining({ source: 'risky.json', layer: 'acc', reason_code: 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL' }),
+    ]);
 
     const text = await status(ws, false);
     expect(text.out).toContain(`watcher    running — pid ${watcher.child.pid}`);

@@ -66,7 +66,10 @@ describe('an arbitration pause explains itself', () => {
       }),
     );
     try {
-      const config = { default_route: 'local', routes: { local: { provider: 'openai', model: 'test-model', base_url: server.url, max_retries: 0, timeout_ms: 5000 } } };
+      const config = {
+        default_route: 'local',
+        routes: { local: { provider: 'openai', model: 'test-model', base_url: server.url, max_retries: 0, timeout_ms: 5000 } },
+      };
       await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify(config));
       const command = { task_description: 'Choose the vendor for the billing service', config: { max_rounds: 1 } };
       const { r, out } = await run(command);
@@ -74,7 +77,9 @@ describe('an arbitration pause explains itself', () => {
       const hitl = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', out.run_id, 'hitl.json'), 'utf8'));
       const why: string = hitl.message;
       // Who doubted, with the rationale as screened; who did not doubt is not named; an invalid verdict says so.
-      expect(why).toContain('Who doubted: Strategist voted investigate (confidence 0.70): "the vendor SLA is not in the inputs; ask [REDACTED');
+      expect(why).toContain(
+        'Who doubted: Strategist voted investigate (confidence 0.70): "the vendor SLA is not in the inputs; ask [REDACTED',
+      );
       expect(why).toContain('Auditor gave no valid verdict');
       expect(why).not.toContain('Coordinator voted');
       expect(why).not.toContain(EMAIL);

@@ -8,10 +8,19 @@ import { startOtlpReceiver, withOtlpWorkspace, type ReceivedSpan } from '../fake
 const otel = withOtlpWorkspace();
 
 /** No OTEL_* from the developer's shell leaks into a test. */
-const cleanEnv = Object.fromEntries(Object.keys(process.env).filter((k) => k.startsWith('OTEL_')).map((k) => [k, undefined]));
-const maestro = (args: string[], env: Record<string, string | undefined> = {}) => runCli(args, { cwd: otel.ws.dir, env: { ...cleanEnv, ...env } });
+const cleanEnv = Object.fromEntries(
+  Object.keys(process.env)
+    .filter((k) => k.startsWith('OTEL_'))
+    .map((k) => [k, undefined]),
+);
+const maestro = (args: string[], env: Record<string, string | undefined> = {}) =>
+  runCli(args, { cwd: otel.ws.dir, env: { ...cleanEnv, ...env } });
 const write = (name: string, value: unknown) => writeFile(path.join(otel.ws.dir, name), JSON.stringify(value));
-const records = async (file: string) => (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { event: string; details?: Record<string, unknown> });
+const records = async (file: string) =>
+  (await readFile(file, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { event: string; details?: Record<string, unknown> });
 const traceIdOf = (runId: string) => createHash('sha256').update(`maestro-run:${runId}`).digest('hex').slice(0, 32);
 
 const named = (prefix: string) => otel.receiver.spans.filter((s) => s.name.startsWith(prefix));
@@ -24,7 +33,9 @@ describe('OpenTelemetry traces (a real OTLP/HTTP otel.receiver, the real CLI, th
     const r = await maestro(['run', 'examples/review-migration.json', '--json']);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as { run_id: string; audit_log: string };
-    expect(otel.receiver.requests.every((q) => q.method === 'POST' && q.path === '/v1/traces' && q.contentType.startsWith('application/json'))).toBe(true);
+    expect(
+      otel.receiver.requests.every((q) => q.method === 'POST' && q.path === '/v1/traces' && q.contentType.startsWith('application/json')),
+    ).toBe(true);
 
     const [workflow, ...others] = named('invoke_workflow');
     expect(others).toEqual([]);
@@ -42,7 +53,15 @@ describe('OpenTelemetry traces (a real OTLP/HTTP otel.receiver, the real CLI, th
       'maestro.arbitration.final_action': 'proceed',
       'maestro.arbitration.decision': 'RUN',
     });
-    expect(workflow!.events.filter((e) => e.name === 'maestro.gate').map((e) => e.attributes['maestro.layer'])).toEqual(['mediator_advice', 'meaning', 'consistency', 'rfl', 'ethics', 'acc', 'dispatch']);
+    expect(workflow!.events.filter((e) => e.name === 'maestro.gate').map((e) => e.attributes['maestro.layer'])).toEqual([
+      'mediator_advice',
+      'meaning',
+      'consistency',
+      'rfl',
+      'ethics',
+      'acc',
+      'dispatch',
+    ]);
     expect(otel.receiver.spans.every((s) => s.traceId === workflow!.traceId)).toBe(true);
 
     // One agent span per model step, each with exactly one chat span whose usage is the audit log's.
@@ -75,7 +94,11 @@ describe('OpenTelemetry traces (a real OTLP/HTTP otel.receiver, the real CLI, th
     const tools = named('execute_tool ');
     const read = tools.find((t) => t.attributes['maestro.path'] === 'examples/migration-plan.md')!;
     expect(read).toMatchObject({ name: 'execute_tool READ_FILE', kind: 1, status: { code: 0 } });
-    expect(read.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'READ_FILE', 'maestro.reason_code': 'KNOWLEDGE_PROVIDED' });
+    expect(read.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'READ_FILE',
+      'maestro.reason_code': 'KNOWLEDGE_PROVIDED',
+    });
     const asker = agents.find((a) => a.spanId === read.parentSpanId)!;
     expect(asker.attributes).toMatchObject({ 'gen_ai.agent.name': 'coordinator', 'maestro.step.kind': 'turn', 'maestro.round': 1 });
     const missing = tools.find((t) => t.attributes['maestro.reason_code'] === 'KNOWLEDGE_NOT_FOUND')!;
@@ -91,7 +114,10 @@ describe('OpenTelemetry traces (a real OTLP/HTTP otel.receiver, the real CLI, th
   });
 
   it('shows a pause (via OTEL_EXPORTER_OTLP_ENDPOINT), and its continuation later joins the same trace', async () => {
-    await write('ambiguous.json', { task_description: 'The requirements are unclear: choose the message queue for billing', config: { max_rounds: 1 } });
+    await write('ambiguous.json', {
+      task_description: 'The requirements are unclear: choose the message queue for billing',
+      config: { max_rounds: 1 },
+    });
     const env = { OTEL_EXPORTER_OTLP_ENDPOINT: otel.receiver.endpoint, OTEL_SERVICE_NAME: 'council-ci' };
     const paused = await maestro(['run', 'ambiguous.json', '--json'], env);
     expect(paused.code).toBe(3);
@@ -117,10 +143,17 @@ describe('OpenTelemetry traces (a real OTLP/HTTP otel.receiver, the real CLI, th
     const workflows = named('invoke_workflow');
     expect(workflows.map((w) => w.attributes['maestro.run.entry'])).toEqual(['COMMAND_RECEIVED', 'HITL_DECIDED', 'RUN_RESUMED']);
     expect(workflows.every((w) => w.traceId === first!.traceId)).toBe(true);
-    expect(workflows[1]!.attributes).toMatchObject({ 'maestro.hitl.decision': 'continue', 'maestro.hitl.pause_id': `${p.run_id}-p1`, 'maestro.hitl.paused_reason': 'ARBITRATION_INVESTIGATE' });
+    expect(workflows[1]!.attributes).toMatchObject({
+      'maestro.hitl.decision': 'continue',
+      'maestro.hitl.pause_id': `${p.run_id}-p1`,
+      'maestro.hitl.paused_reason': 'ARBITRATION_INVESTIGATE',
+    });
     expect(workflows[1]!.events[0]!.attributes['maestro.final_decider']).toBe('USER');
     const second = workflows[2]!;
-    expect(second.attributes).toMatchObject({ 'maestro.run.status': 'completed', 'maestro.arbitration.reason_code': 'ARBITRATION_CLEARED_BY_PERSON' });
+    expect(second.attributes).toMatchObject({
+      'maestro.run.status': 'completed',
+      'maestro.arbitration.reason_code': 'ARBITRATION_CLEARED_BY_PERSON',
+    });
     expect(second.startMs).toBeGreaterThanOrEqual(first!.endMs);
   });
 
@@ -144,7 +177,10 @@ describe('OpenTelemetry traces (a real OTLP/HTTP otel.receiver, the real CLI, th
 
   it('shows the steps of parallel mode as sibling agent spans, each with its own chat span of the measured length', async () => {
     await write('maestro.config.json', { telemetry: { otlp_endpoint: otel.receiver.endpoint } });
-    await write('parallel.json', { task_description: 'Choose the message queue for billing', config: { mode: 'parallel', concurrency: 3 } });
+    await write('parallel.json', {
+      task_description: 'Choose the message queue for billing',
+      config: { mode: 'parallel', concurrency: 3 },
+    });
     // Each offline call takes a moment, so the three assessments are in flight together.
     const r = await maestro(['run', 'parallel.json', '--json'], { MAESTRO_OFFLINE_DELAY_MS: '40' });
     expect(r.code).toBe(0);
@@ -178,7 +214,10 @@ describe('OpenTelemetry traces (a real OTLP/HTTP otel.receiver, the real CLI, th
   });
 
   it('sends nothing when OTEL_SDK_DISABLED=true, even with an endpoint', async () => {
-    const r = await maestro(['run', 'examples/review-migration.json'], { OTEL_EXPORTER_OTLP_ENDPOINT: otel.receiver.endpoint, OTEL_SDK_DISABLED: 'true' });
+    const r = await maestro(['run', 'examples/review-migration.json'], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: otel.receiver.endpoint,
+      OTEL_SDK_DISABLED: 'true',
+    });
     expect(r.code).toBe(0);
     expect(otel.receiver.requests).toEqual([]);
   });

@@ -21,9 +21,28 @@ function printer(live: boolean): { print: (e: TranscriptEvent) => void; writes: 
   return { print: (e) => p.print(e), writes: r.writes, text: r.text, endLine: () => p.endLine() };
 }
 
-const started = (persona: string, step = 'assessment'): TranscriptEvent => ({ kind: 'step_started', run_id: RUN, step_id: `${step}:${persona}`, step, persona, round: 1, rounds: 1 });
-const text = (persona: string, delta: string, step = 'assessment'): TranscriptEvent => ({ kind: 'text', run_id: RUN, step_id: `${step}:${persona}`, persona, delta });
-const finished = (persona: string, reply: string, extra: Partial<Extract<TranscriptEvent, { kind: 'step_finished' }>> = {}, step = 'assessment'): TranscriptEvent => ({
+const started = (persona: string, step = 'assessment'): TranscriptEvent => ({
+  kind: 'step_started',
+  run_id: RUN,
+  step_id: `${step}:${persona}`,
+  step,
+  persona,
+  round: 1,
+  rounds: 1,
+});
+const text = (persona: string, delta: string, step = 'assessment'): TranscriptEvent => ({
+  kind: 'text',
+  run_id: RUN,
+  step_id: `${step}:${persona}`,
+  persona,
+  delta,
+});
+const finished = (
+  persona: string,
+  reply: string,
+  extra: Partial<Extract<TranscriptEvent, { kind: 'step_finished' }>> = {},
+  step = 'assessment',
+): TranscriptEvent => ({
   kind: 'step_finished',
   run_id: RUN,
   step_id: `${step}:${persona}`,
@@ -72,7 +91,15 @@ describe('TranscriptPrinter', () => {
     p.print(text('alpha', 'A2'));
     p.print(finished('alpha', 'A1 A2'));
     expect(p.text()).toBe(
-      ['── alpha assessing the task', '  A1 A2', '  (alpha · local/m · 1.5 s)', '── beta assessing the task', '  B1 B2', '  (beta · local/m · 1.5 s)', ''].join('\n'),
+      [
+        '── alpha assessing the task',
+        '  A1 A2',
+        '  (alpha · local/m · 1.5 s)',
+        '── beta assessing the task',
+        '  B1 B2',
+        '  (beta · local/m · 1.5 s)',
+        '',
+      ].join('\n'),
     );
   });
 
@@ -106,9 +133,27 @@ describe('TranscriptPrinter', () => {
     p.print({ kind: 'run_started', run_id: RUN, mode: 'round_robin', personas: ['a', 'b'], rounds: 2 });
     p.print(started('a', 'turn'));
     p.print(text('a', 'Reading it: [ORCHESTRATOR_REQUEST: READ_FILE(docs/x.md)]', 'turn'));
-    p.print({ kind: 'knowledge', run_id: RUN, step_id: 'turn:a', persona: 'a', action: 'READ_FILE', argument: 'docs/x.md', status: 'error', reason_code: 'KNOWLEDGE_NOT_FOUND', message: 'not found' });
+    p.print({
+      kind: 'knowledge',
+      run_id: RUN,
+      step_id: 'turn:a',
+      persona: 'a',
+      action: 'READ_FILE',
+      argument: 'docs/x.md',
+      status: 'error',
+      reason_code: 'KNOWLEDGE_NOT_FOUND',
+      message: 'not found',
+    });
     p.print(finished('a', 'Reading it: [ORCHESTRATOR_REQUEST: READ_FILE(docs/x.md)]', {}, 'turn'));
-    p.print({ kind: 'arbitrated', run_id: RUN, strategy: 'majority_vote', final_action: 'proceed', agreement: 0.5, reasoning: 'one each', votes: { a: 'proceed', b: 'escalate' } });
+    p.print({
+      kind: 'arbitrated',
+      run_id: RUN,
+      strategy: 'majority_vote',
+      final_action: 'proceed',
+      agreement: 0.5,
+      reasoning: 'one each',
+      votes: { a: 'proceed', b: 'escalate' },
+    });
     p.print({ kind: 'notice', run_id: RUN, message: 'heads up' });
     expect(p.text()).toBe(
       [
@@ -126,7 +171,7 @@ describe('TranscriptPrinter', () => {
     );
   });
 
-  it('endLine ends a reply cut short by someone else\'s line, once', () => {
+  it("endLine ends a reply cut short by someone else's line, once", () => {
     const p = printer(true);
     p.print(started('a', 'turn'));
     p.print(text('a', 'half a line', 'turn'));
@@ -137,7 +182,7 @@ describe('TranscriptPrinter', () => {
 });
 
 describe('the transcript event kinds', () => {
-  it('each has a row in the README\'s table, and so has the outcome line', async () => {
+  it("each has a row in the README's table, and so has the outcome line", async () => {
     const readme = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
     for (const kind of [...TRANSCRIPT_KINDS, 'outcome']) expect(readme, kind).toMatch(new RegExp(`^\\| \`${kind}\` \\|`, 'm'));
   });

@@ -14,12 +14,18 @@ afterEach(() => ws.cleanup());
 
 describe('a truncated input', () => {
   it('is reported on the command line and in the audit log', async () => {
-    await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify({ task_description: 'Review the design', input_artifacts: ['docs/big.md'], config: { max_rounds: 1 } }));
+    await writeFile(
+      path.join(ws.dir, 'task.json'),
+      JSON.stringify({ task_description: 'Review the design', input_artifacts: ['docs/big.md'], config: { max_rounds: 1 } }),
+    );
     const r = await runCli(['run', 'task.json'], { cwd: ws.dir });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/input docs\/big\.md is \d+ bytes; the council sees its first 1024 \(raise knowledge\.max_file_bytes/);
     const log = /audit log: (.+)/.exec(r.stdout)?.[1] ?? '';
-    const records = (await readFile(log.trim(), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const records = (await readFile(log.trim(), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(records.find((x) => x.event === 'INPUT_TRUNCATED')?.details).toMatchObject({ path: 'docs/big.md', shown_bytes: 1024 });
   });
 });

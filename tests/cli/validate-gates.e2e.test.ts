@@ -14,12 +14,36 @@ afterEach(() => ws.cleanup());
 
 const CASES: { name: string; command: Record<string, unknown>; reason: string | null }[] = [
   { name: 'a good command', command: { task_description: 'Review the plan', input_artifacts: ['docs/plan.md'] }, reason: null },
-  { name: 'a synthesizer outside config.personas (validate used to accept it)', command: { task_description: 'Review the plan', config: { personas: ['coordinator', 'strategist'], synthesizer: 'auditor' } }, reason: 'MEANING_UNKNOWN_PERSONA' },
-  { name: 'an unknown persona', command: { task_description: 'Review the plan', config: { personas: ['ghost'] } }, reason: 'MEANING_UNKNOWN_PERSONA' },
-  { name: 'a missing input', command: { task_description: 'Review the plan', input_artifacts: ['docs/nope.md'] }, reason: 'CONSISTENCY_INPUT_MISSING' },
-  { name: 'personal data in the task', command: { task_description: 'Write to ops@example.com about the plan' }, reason: 'ETHICS_PII_DETECTED' },
-  { name: 'a side effect', command: { task_description: 'Transfer $50,000 to the vendor today' }, reason: null /* decided below from run */ },
-  { name: 'an output path into the config', command: { task_description: 'Review the plan', output_artifact_path: 'maestro.config.json' }, reason: 'ACC_PATH_ESCAPE' },
+  {
+    name: 'a synthesizer outside config.personas (validate used to accept it)',
+    command: { task_description: 'Review the plan', config: { personas: ['coordinator', 'strategist'], synthesizer: 'auditor' } },
+    reason: 'MEANING_UNKNOWN_PERSONA',
+  },
+  {
+    name: 'an unknown persona',
+    command: { task_description: 'Review the plan', config: { personas: ['ghost'] } },
+    reason: 'MEANING_UNKNOWN_PERSONA',
+  },
+  {
+    name: 'a missing input',
+    command: { task_description: 'Review the plan', input_artifacts: ['docs/nope.md'] },
+    reason: 'CONSISTENCY_INPUT_MISSING',
+  },
+  {
+    name: 'personal data in the task',
+    command: { task_description: 'Write to ops@example.com about the plan' },
+    reason: 'ETHICS_PII_DETECTED',
+  },
+  {
+    name: 'a side effect',
+    command: { task_description: 'Transfer $50,000 to the vendor today' },
+    reason: null /* decided below from run */,
+  },
+  {
+    name: 'an output path into the config',
+    command: { task_description: 'Review the plan', output_artifact_path: 'maestro.config.json' },
+    reason: 'ACC_PATH_ESCAPE',
+  },
 ];
 
 describe('validate = the gates', () => {
@@ -45,12 +69,18 @@ describe('validate = the gates', () => {
     for (const c of CASES.filter((x) => x.reason !== null)) {
       await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify(c.command));
       const r = await runCli(['validate', 'task.json', '--json'], { cwd: ws.dir });
-      expect(JSON.parse(r.stdout).findings.map((f: { reason_code: string }) => f.reason_code), c.name).toContain(c.reason);
+      expect(
+        JSON.parse(r.stdout).findings.map((f: { reason_code: string }) => f.reason_code),
+        c.name,
+      ).toContain(c.reason);
     }
   });
 
   it('prints each finding as path: message with what it would do and what moves it on', async () => {
-    await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify({ task_description: 'Write to ops@example.com', input_artifacts: ['docs/nope.md'] }));
+    await writeFile(
+      path.join(ws.dir, 'task.json'),
+      JSON.stringify({ task_description: 'Write to ops@example.com', input_artifacts: ['docs/nope.md'] }),
+    );
     const r = await runCli(['validate', 'task.json'], { cwd: ws.dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('input_artifacts: "docs/nope.md" not found');

@@ -5,7 +5,7 @@ import { CliProcess, dropCommand, listDir, readAuditLogs, readRunState, task, wa
 const { workspace, started } = useWatchScope();
 
 describe('maestro watch and human decisions (end to end)', () => {
-  it('keeps a paused run\'s command with the run, and resumes the run when a person decides to continue', async () => {
+  it("keeps a paused run's command with the run, and resumes the run when a person decides to continue", async () => {
     const ws = await workspace();
     const watcher = started(watch(ws));
     await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');
@@ -21,9 +21,15 @@ describe('maestro watch and human decisions (end to end)', () => {
     const decide = started(new CliProcess(['hitl', 'decide', runId, 'continue', '--workspace', ws]));
     expect((await decide.exited).code).toBe(0);
 
-    const resumed = await watcher.waitForEvent('the resumed run', (e) => e.kind === 'finished' && e.run_id === runId && e.status !== 'paused');
+    const resumed = await watcher.waitForEvent(
+      'the resumed run',
+      (e) => e.kind === 'finished' && e.run_id === runId && e.status !== 'paused',
+    );
     expect(resumed.status).toBe('completed');
-    expect(watcher.events.find((e) => e.kind === 'claimed' && e.resume === 'decision')).toMatchObject({ run_id: runId, source: 'risky.json' });
+    expect(watcher.events.find((e) => e.kind === 'claimed' && e.resume === 'decision')).toMatchObject({
+      run_id: runId,
+      source: 'risky.json',
+    });
     watcher.kill('SIGTERM');
     expect((await watcher.exited).code).toBe(0);
 
@@ -49,7 +55,10 @@ describe('maestro watch and human decisions (end to end)', () => {
     expect((await readRunState(ws, runId)).status).toBe('paused');
     const decide = started(new CliProcess(['hitl', 'decide', runId, 'continue', '--workspace', ws]));
     expect((await decide.exited).code).toBe(0);
-    const resumed = await second.waitForEvent('the resumed run', (e) => e.kind === 'finished' && e.run_id === runId && e.status !== 'paused');
+    const resumed = await second.waitForEvent(
+      'the resumed run',
+      (e) => e.kind === 'finished' && e.run_id === runId && e.status !== 'paused',
+    );
     expect(resumed.status).toBe('completed');
     second.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);

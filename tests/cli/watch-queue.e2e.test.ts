@@ -45,7 +45,11 @@ describe('maestro watch (end to end)', () => {
     );
 
     await waitFor('50 artifacts', async () => (await listDir(path.join(ws, 'outputs'))).length === 50, 90_000);
-    await waitFor('an empty queue', async () => (await listDir(path.join(ws, 'commands'))).length === 0 && (await listDir(path.join(ws, '.maestro', 'inflight'))).length === 0);
+    await waitFor(
+      'an empty queue',
+      async () =>
+        (await listDir(path.join(ws, 'commands'))).length === 0 && (await listDir(path.join(ws, '.maestro', 'inflight'))).length === 0,
+    );
     await stop(watcher);
 
     const finished = watcher.events.filter((e) => e.kind === 'finished');
@@ -67,7 +71,11 @@ describe('maestro watch (end to end)', () => {
     for (let i = 0; i < 15; i += 1) await dropCommand(ws, `late-${i}.json`, task(`Late task number ${i}`));
 
     await waitFor('30 artifacts', async () => (await listDir(path.join(ws, 'outputs'))).length === 30, 90_000);
-    await waitFor('an empty queue', async () => (await listDir(path.join(ws, 'commands'))).length === 0 && (await listDir(path.join(ws, '.maestro', 'inflight'))).length === 0);
+    await waitFor(
+      'an empty queue',
+      async () =>
+        (await listDir(path.join(ws, 'commands'))).length === 0 && (await listDir(path.join(ws, '.maestro', 'inflight'))).length === 0,
+    );
     await stop(a);
     await stop(b);
 
@@ -122,7 +130,11 @@ describe('maestro watch (end to end)', () => {
     await dropCommand(ws, 'broken.json', '{"task_description": "never closed"');
     await dropCommand(ws, 'typo.json', { task_description: 'Fine task', config: { max_rounds: 1, max_round: 3 } });
     await dropCommand(ws, 'empty-task.json', { task_description: '   ' });
-    await watcher.waitForEvent('three rejections', () => watcher.events.filter((e) => e.kind === 'finished' && e.status === 'invalid').length === 3, 30_000);
+    await watcher.waitForEvent(
+      'three rejections',
+      () => watcher.events.filter((e) => e.kind === 'finished' && e.status === 'invalid').length === 3,
+      30_000,
+    );
     await dropCommand(ws, 'good.json', task('A valid task after the broken ones'));
     const good = await watcher.waitForEvent('the good command', (e) => e.kind === 'finished' && e.source === 'good.json');
     expect(good.status).toBe('completed');
@@ -173,6 +185,14 @@ describe('maestro watch (end to end)', () => {
     await stop(watcher);
 
     expect(watcher.events.filter((e) => e.kind === 'claimed')).toHaveLength(2);
-    expect(await listDir(commands)).toEqual(['.#lock.json', '.hidden.json', '.notes.json.swp', '4913', 'draft.json.tmp', 'notes.json~', 'sub']);
+    expect(await listDir(commands)).toEqual([
+      '.#lock.json',
+      '.hidden.json',
+      '.notes.json.swp',
+      '4913',
+      'draft.json.tmp',
+      'notes.json~',
+      'sub',
+    ]);
   }, 60_000);
 });

@@ -113,7 +113,12 @@ describe('maestro watch: crash recovery and clean stop (end to end)', () => {
     await writeFile(path.join(inflight, `${runId}.json`), JSON.stringify({ task_description: 'A short task' }));
     await writeFile(
       path.join(inflight, `${runId}.claim`),
-      JSON.stringify({ run_id: runId, source: 'done.json', claimed_at: new Date().toISOString(), owner: { id: '999999-dead', pid: 999999 } }),
+      JSON.stringify({
+        run_id: runId,
+        source: 'done.json',
+        claimed_at: new Date().toISOString(),
+        owner: { id: '999999-dead', pid: 999999 },
+      }),
     );
 
     const restart = started(watch(ws, ['--once']));

@@ -57,7 +57,11 @@ describe('WatchReporter', () => {
     const io = fakeIo();
     const reporter = new WatchReporter(io, { output: pickWatchOutput(io, true), now: () => new Date('2026-01-01T00:00:00Z') });
     for (const e of story) reporter.onEvent(e);
-    const lines = io.out().trim().split('\n').map((l) => JSON.parse(l));
+    const lines = io
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.kind)).toEqual(['started', 'claimed', 'producing_artifact', 'finished', 'stopped']);
     expect(lines.map((l) => l.state)).toEqual(['AWAITING_COMMAND', 'EXECUTING_TASK', 'PRODUCING_ARTIFACT', 'AWAITING_COMMAND', 'STOPPED']);
     expect(lines[0]).toMatchObject({ ts: '2026-01-01T00:00:00.000Z', pid: 42 });

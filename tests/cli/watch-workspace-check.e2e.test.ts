@@ -42,7 +42,10 @@ describe('maestro watch refuses a broken workspace', () => {
     await writeFile(persona, original.replace(/^order: .*$/m, 'order: not-a-number'));
 
     await dropCommand(ws, 'waits.json', task('Review the rollout plan'));
-    const notice = await watcher.waitForEvent('the notice', (e) => e.kind === 'notice' && String(e.message).includes('cannot run commands'));
+    const notice = await watcher.waitForEvent(
+      'the notice',
+      (e) => e.kind === 'notice' && String(e.message).includes('cannot run commands'),
+    );
     expect(String(notice.message)).toContain('strategist.md');
     expect(await listDir(path.join(ws, 'commands'))).toEqual(['waits.json']);
     expect(watcher.events.some((e) => e.kind === 'claimed')).toBe(false);
@@ -64,12 +67,17 @@ describe('maestro watch re-reads its configuration before taking a command', () 
 
     await writeFile(config, JSON.stringify({ history: { keep_runs: 5 }, histroy: {} }));
     await dropCommand(ws, 'first.json', task('Review the rollout plan'));
-    const notice = await watcher.waitForEvent('the notice', (e) => e.kind === 'notice' && String(e.message).includes('cannot run commands'));
+    const notice = await watcher.waitForEvent(
+      'the notice',
+      (e) => e.kind === 'notice' && String(e.message).includes('cannot run commands'),
+    );
     expect(String(notice.message)).toContain('maestro.config.json');
     expect(String(notice.message)).toContain('histroy');
     await dropCommand(ws, 'second.json', task('Review the rollback plan'));
     await writeFile(config, '{ "history": ');
-    await waitFor('the second problem to be reported', () => watcher.events.some((e) => e.kind === 'notice' && String(e.message).includes('not valid JSON')));
+    await waitFor('the second problem to be reported', () =>
+      watcher.events.some((e) => e.kind === 'notice' && String(e.message).includes('not valid JSON')),
+    );
     expect(await listDir(path.join(ws, 'commands'))).toEqual(['first.json', 'second.json']);
     expect(watcher.events.some((e) => e.kind === 'claimed')).toBe(false);
 

@@ -20,7 +20,11 @@ describe('outside a workspace', () => {
     const json = await runCli(['run', 'task.json', '--json'], { cwd: dir });
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout)).toMatchObject({ status: 'invalid', run_id: null });
-    for (const args of [['watch', '--once'], ['hitl', 'list'], ['session', 'show']]) {
+    for (const args of [
+      ['watch', '--once'],
+      ['hitl', 'list'],
+      ['session', 'show'],
+    ]) {
       const r = await runCli(args, { cwd: dir });
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toContain('not a maestro workspace');
@@ -29,7 +33,18 @@ describe('outside a workspace', () => {
   });
 
   it('the read-only commands (status, runs, show, requeue, audit) say so too, instead of reporting an empty workspace', async () => {
-    for (const args of [['status'], ['status', '--json'], ['runs'], ['runs', '--json'], ['show', 'R1'], ['requeue'], ['requeue', '--all'], ['audit', 'prune'], ['audit', 'show', 'R1'], ['audit', 'verify', '--all']]) {
+    for (const args of [
+      ['status'],
+      ['status', '--json'],
+      ['runs'],
+      ['runs', '--json'],
+      ['show', 'R1'],
+      ['requeue'],
+      ['requeue', '--all'],
+      ['audit', 'prune'],
+      ['audit', 'show', 'R1'],
+      ['audit', 'verify', '--all'],
+    ]) {
       const r = await runCli(args, { cwd: dir });
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr, args.join(' ')).toContain('not a maestro workspace');

@@ -49,7 +49,11 @@ describe('arbitration', () => {
   });
 
   it('counts a malformed verdict as escalate and says so', () => {
-    const r = arbitrate({ strategy: 'majority_vote', verdicts: [v('a', 'proceed', 0.9), v('b', 'escalate', 1, false), v('c', 'escalate', 1, false)], weights });
+    const r = arbitrate({
+      strategy: 'majority_vote',
+      verdicts: [v('a', 'proceed', 0.9), v('b', 'escalate', 1, false), v('c', 'escalate', 1, false)],
+      weights,
+    });
     expect(r.final_action).toBe('escalate');
     expect(r.reasoning).toContain('2 verdict(s) missing or malformed');
     expect(r.conflicts.join('\n')).toContain('a said proceed');
@@ -58,7 +62,9 @@ describe('arbitration', () => {
   it('applies persona weights and domain relevance', () => {
     const verdicts = [v('a', 'proceed', 0.8), v('b', 'investigate', 0.8)];
     expect(arbitrate({ strategy: 'confidence_weighted', verdicts, weights: { a: 1, b: 3 } }).final_action).toBe('investigate');
-    expect(arbitrate({ strategy: 'domain_weighted', verdicts, weights: { a: 1, b: 1 }, relevance: { a: 0.9, b: 0.3 } }).final_action).toBe('proceed');
+    expect(arbitrate({ strategy: 'domain_weighted', verdicts, weights: { a: 1, b: 1 }, relevance: { a: 0.9, b: 0.3 } }).final_action).toBe(
+      'proceed',
+    );
   });
 
   it('reports agreement and the dissent', () => {

@@ -53,7 +53,11 @@ describe('sanitizeAuditRecord', () => {
   });
 
   it('redacts numbers that read as sensitive, leaves counts alone', () => {
-    expect(sanitizeDetails({ card: 4111111111111111, bytes: 345, ratio: 0.667 })).toEqual({ card: '[REDACTED:CARD]', bytes: 345, ratio: 0.667 });
+    expect(sanitizeDetails({ card: 4111111111111111, bytes: 345, ratio: 0.667 })).toEqual({
+      card: '[REDACTED:CARD]',
+      bytes: 345,
+      ratio: 0.667,
+    });
   });
 
   it('sees secrets that only exist in key=value context', () => {
@@ -63,7 +67,13 @@ describe('sanitizeAuditRecord', () => {
   it('never writes raw prompts or replies: digest, size and category signals only', () => {
     const prompt = `Please e-mail alice@example.com the key ${OPENAI_KEY}`;
     const out = sanitizeDetails({ prompt, reply: 'Fine.', messages: [{ role: 'user', content: prompt }] });
-    expect(out?.prompt).toEqual({ omitted: 'raw_text', sha256: sha256(prompt), chars: prompt.length, pii_categories: ['EMAIL'], secret_categories: ['API_KEY_OPENAI'] });
+    expect(out?.prompt).toEqual({
+      omitted: 'raw_text',
+      sha256: sha256(prompt),
+      chars: prompt.length,
+      pii_categories: ['EMAIL'],
+      secret_categories: ['API_KEY_OPENAI'],
+    });
     expect(out?.reply).toEqual({ omitted: 'raw_text', sha256: sha256('Fine.'), chars: 5 });
     expect(out?.messages).toMatchObject({ omitted: 'raw_text', pii_categories: ['EMAIL'] });
     expect(JSON.stringify(out)).not.toMatch(/alice|Please|sk-proj/);
@@ -75,7 +85,14 @@ describe('sanitizeAuditRecord', () => {
   });
 
   it('leaves clean records exactly as they were', () => {
-    const clean = recordWith({ persona: 'auditor', action: 'READ_FILE', path: 'examples/migration-plan.md', bytes: 839, sha256: sha256('x'), truncated: false });
+    const clean = recordWith({
+      persona: 'auditor',
+      action: 'READ_FILE',
+      path: 'examples/migration-plan.md',
+      bytes: 839,
+      sha256: sha256('x'),
+      truncated: false,
+    });
     expect(sanitizeAuditRecord(clean, deps)).toEqual(clean);
   });
 });
@@ -91,8 +108,13 @@ describe('composeAuditLine (fail closed)', () => {
     expect(line).toContain('"path":"[REDACTED:EMAIL]"');
   });
 
-  it('writes each line as its record\'s canonical serialization (what verify re-serializes and compares)', () => {
-    const shapes: Record<string, unknown>[] = [{}, { n: 1, nested: { b: [1, 'two', null], a: true } }, { 'ünï': 'cödé', z: -0.5, y: '"quoted"' }, { step_id: 'turn:r1:auditor', prompt_sha256: 'f'.repeat(64) }];
+  it("writes each line as its record's canonical serialization (what verify re-serializes and compares)", () => {
+    const shapes: Record<string, unknown>[] = [
+      {},
+      { n: 1, nested: { b: [1, 'two', null], a: true } },
+      { ünï: 'cödé', z: -0.5, y: '"quoted"' },
+      { step_id: 'turn:r1:auditor', prompt_sha256: 'f'.repeat(64) },
+    ];
     let prev = GENESIS_HASH;
     for (const details of shapes) {
       const { record, line } = composeAuditLine(recordWith(details), prev, deps);
@@ -166,9 +188,18 @@ describe('composeAuditLine (fail closed)', () => {
   });
 
   it('keeps the decision of a pause in the fallback, so invariants still hold', () => {
-    const throwing: SensitiveScanner = { detect: () => { throw new Error('x'); } };
+    const throwing: SensitiveScanner = {
+      detect: () => {
+        throw new Error('x');
+      },
+    };
     const raw = rawRecord(auditEvent('HITL_REQUESTED', pauseDecision('rfl', 'REL_BOUNDARY_UNSTABLE')), 2);
-    expect(composeAuditLine(raw, GENESIS_HASH, { scanner: throwing, sha256 }).record).toMatchObject({ decision: 'PAUSE_FOR_HITL', overrideable: true, sealed: false, layer: 'rfl' });
+    expect(composeAuditLine(raw, GENESIS_HASH, { scanner: throwing, sha256 }).record).toMatchObject({
+      decision: 'PAUSE_FOR_HITL',
+      overrideable: true,
+      sealed: false,
+      layer: 'rfl',
+    });
   });
 
   it('throws (a bug, not a redaction problem) when the caller passes something that is not a record', () => {
@@ -194,10 +225,13 @@ describe('the sanitizer over the sensitive corpus', () => {
   });
 
   // Not e-mails to the detector, but e-mail-shaped: policy I6 keeps every such token out of the log.
-  it.each(negatives.filter((e) => hasEmailLikeToken(e.text)).map((e) => [e.text] as const))('%j never reaches the log with its @ token', (text) => {
-    const { line } = composeAuditLine(recordWith({ info: text }), GENESIS_HASH, deps);
-    expect(hasEmailLikeToken(line)).toBe(false);
-  });
+  it.each(negatives.filter((e) => hasEmailLikeToken(e.text)).map((e) => [e.text] as const))(
+    '%j never reaches the log with its @ token',
+    (text) => {
+      const { line } = composeAuditLine(recordWith({ info: text }), GENESIS_HASH, deps);
+      expect(hasEmailLikeToken(line)).toBe(false);
+    },
+  );
 
   it('keeps an e-mail-like token in any script out of the log (issue 22)', () => {
     for (const token of ['jürgen@zuhause', '用户@服务器', 'иван@сервер']) {

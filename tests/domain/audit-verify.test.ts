@@ -43,7 +43,12 @@ describe('verifyAuditLog', () => {
     it('edit whitespace only (same JSON) → edited: lines must stay canonical', () => {
       const edited = [...lines];
       edited[2] = (edited[2] ?? '').replace('"seq":2,', '"seq": 2,');
-      expect(verify(joinLines(edited), head)).toMatchObject({ status: 'broken', line: 3, kind: 'edited', message: expect.stringContaining('canonical') });
+      expect(verify(joinLines(edited), head)).toMatchObject({
+        status: 'broken',
+        line: 3,
+        kind: 'edited',
+        message: expect.stringContaining('canonical'),
+      });
     });
 
     it('edit and re-hash one record → the next line no longer links to it', () => {
@@ -53,7 +58,12 @@ describe('verifyAuditLog', () => {
       const forged = chainAuditRecord({ ...rest, details: { skipped: true } }, prev_hash, sha256);
       const edited = [...lines];
       edited[4] = serializeAuditRecord(forged);
-      expect(verify(joinLines(edited), head)).toMatchObject({ status: 'broken', line: 6, kind: 'edited', message: expect.stringContaining('prev_hash') });
+      expect(verify(joinLines(edited), head)).toMatchObject({
+        status: 'broken',
+        line: 6,
+        kind: 'edited',
+        message: expect.stringContaining('prev_hash'),
+      });
     });
 
     it('delete a line → deleted at the line where it was', () => {
@@ -66,7 +76,12 @@ describe('verifyAuditLog', () => {
     it('swap two lines → reordered at the first of them', () => {
       const swapped = [...lines];
       [swapped[7], swapped[8]] = [swapped[8] ?? '', swapped[7] ?? ''];
-      expect(verify(joinLines(swapped), head)).toMatchObject({ status: 'broken', kind: 'reordered', line: 8, message: expect.stringContaining('seq 7 is at line 9') });
+      expect(verify(joinLines(swapped), head)).toMatchObject({
+        status: 'broken',
+        kind: 'reordered',
+        line: 8,
+        message: expect.stringContaining('seq 7 is at line 9'),
+      });
     });
 
     it('a duplicated line → reordered at the copy', () => {
@@ -153,7 +168,12 @@ describe('verifyAuditLog', () => {
 
     it('I2/I5: sealed on the rfl layer → invariant at that line', () => {
       const log = forgeAt(5, { decision: 'STOPPED', sealed: true, overrideable: false });
-      expect(verify(log, headOf(log))).toMatchObject({ status: 'broken', kind: 'invariant', line: 6, message: expect.stringContaining('I5') });
+      expect(verify(log, headOf(log))).toMatchObject({
+        status: 'broken',
+        kind: 'invariant',
+        line: 6,
+        message: expect.stringContaining('I5'),
+      });
     });
 
     it('I4: an unoverrideable PAUSE_FOR_HITL → invariant', () => {
@@ -177,7 +197,19 @@ describe('verifyAuditLog', () => {
   });
 
   it('a version-1 log (before the chain) cannot be verified', () => {
-    const v1 = JSON.stringify({ v: 1, run_id: RUN_ID, seq: 0, ts: 'x', event: 'E', layer: 'queue', decision: 'RUN', reason_code: 'R', sealed: false, overrideable: false, final_decider: 'SYSTEM' });
+    const v1 = JSON.stringify({
+      v: 1,
+      run_id: RUN_ID,
+      seq: 0,
+      ts: 'x',
+      event: 'E',
+      layer: 'queue',
+      decision: 'RUN',
+      reason_code: 'R',
+      sealed: false,
+      overrideable: false,
+      final_decider: 'SYSTEM',
+    });
     expect(outcome(verify(`${v1}\n`, undefined))).toBe('legacy@1');
   });
 
@@ -193,7 +225,7 @@ describe('verifyAuditLog', () => {
 describe('readAuditRecords', () => {
   it('returns valid records, a problem per bad line, and the torn last line', () => {
     const { lines } = buildAuditLog();
-    const text = joinLines([lines[0] ?? '', 'garbage', lines[1] ?? '']) + '{"v":2';
+    const text = `${joinLines([lines[0] ?? '', 'garbage', lines[1] ?? ''])}{"v":2`;
     const read = readAuditRecords(text);
     expect(read.records.map((r) => r.line)).toEqual([1, 3]);
     expect(read.problems).toEqual([{ line: 2, message: expect.stringContaining('not valid JSON') }]);

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { checkBudget, type Budget } from '../../src/domain/budget.js';
 import { totalUsage } from '../../src/domain/usage.js';
 
-const usage = (calls: number, prompt = 0, completion = 0, cost: number | undefined = 0) => ({ calls, prompt_tokens: prompt, completion_tokens: completion, cost_usd: cost });
+const usage = (calls: number, prompt = 0, completion = 0, cost: number | undefined = 0) => ({
+  calls,
+  prompt_tokens: prompt,
+  completion_tokens: completion,
+  cost_usd: cost,
+});
 const check = (budget: Budget, u: ReturnType<typeof usage>, phase: 'before' | 'after', elapsedSeconds = 0, unpricedModels: string[] = []) =>
   checkBudget({ budget, usage: u, elapsedSeconds, phase, unpricedModels })?.limit ?? null;
 

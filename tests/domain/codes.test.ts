@@ -24,7 +24,14 @@ describe('the one catalogue of event and reason codes', () => {
       for (const m of text.matchAll(/(?:reason_code|reasonCode|code): '([A-Z][A-Z0-9]*_[A-Z0-9_]+)'/g)) {
         const code = m[1] ?? '';
         if (/^E[A-Z]+$/.test(code)) continue; // errnos (ENOSPC …), not reasons
-        if (code.startsWith('K_') || /^(EXIT|INTERNAL_ERROR|INVALID_INPUT|LLM_ERROR|STORAGE_ERROR|HITL_REFUSED|RUN_NOT_RESUMABLE|REROUTE_REFUSED|BUDGET_EXCEEDED|AUDIT_REDACTION_FAILED|SPEC_INVALID)$/.test(code) && !(code in REASON_CODES)) continue; // error class codes
+        if (
+          code.startsWith('K_') ||
+          (/^(EXIT|INTERNAL_ERROR|INVALID_INPUT|LLM_ERROR|STORAGE_ERROR|HITL_REFUSED|RUN_NOT_RESUMABLE|REROUTE_REFUSED|BUDGET_EXCEEDED|AUDIT_REDACTION_FAILED|SPEC_INVALID)$/.test(
+            code,
+          ) &&
+            !(code in REASON_CODES))
+        )
+          continue; // error class codes
         if (!(code in REASON_CODES)) missing.push(`${path.relative(SRC, file)}: ${code}`);
       }
     }
@@ -32,7 +39,8 @@ describe('the one catalogue of event and reason codes', () => {
   });
 
   it('says what each code means', () => {
-    for (const [code, meaning] of [...Object.entries(EVENT_CODES), ...Object.entries(REASON_CODES)]) expect(meaning.length, code).toBeGreaterThan(10);
+    for (const [code, meaning] of [...Object.entries(EVENT_CODES), ...Object.entries(REASON_CODES)])
+      expect(meaning.length, code).toBeGreaterThan(10);
     expect(explainReason('ACC_PATH_ESCAPE')).toContain('leaves the workspace');
     expect(explainReason('SOMETHING_OLD')).toBe('SOMETHING_OLD'); // records from older versions still show their code
   });

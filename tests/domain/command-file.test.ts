@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { commandFileJsonSchema, findPersonaProblems, parseCommandFile, parseCommandText, type CommandFile } from '../../src/domain/command-file.js';
+import {
+  commandFileJsonSchema,
+  findPersonaProblems,
+  parseCommandFile,
+  parseCommandText,
+  type CommandFile,
+} from '../../src/domain/command-file.js';
 
-const valid = { task_description: 'Review the plan', input_artifacts: ['docs/plan.md'], output_artifact_path: 'outputs/x.md', config: { max_rounds: 2 } };
+const valid = {
+  task_description: 'Review the plan',
+  input_artifacts: ['docs/plan.md'],
+  output_artifact_path: 'outputs/x.md',
+  config: { max_rounds: 2 },
+};
 
 describe('command file schema v1', () => {
   it('accepts the council command.json shape and fills defaults', () => {
@@ -20,7 +31,10 @@ describe('command file schema v1', () => {
     [{ ...valid, config: { max_rounds: 0 } }, 'config.max_rounds:'],
     [{ ...valid, config: { personas: ['a', 'a'] } }, 'config.personas: must not name a persona twice'],
     [{ ...valid, config: { personas: ['Bad Id'] } }, 'config.personas.0: must be a persona id'],
-    [{ ...valid, config: { mode: 'work_items' } }, 'config.mode: must be one of "round_robin", "parallel", "sequential_refinement", "supervisor"'],
+    [
+      { ...valid, config: { mode: 'work_items' } },
+      'config.mode: must be one of "round_robin", "parallel", "sequential_refinement", "supervisor"',
+    ],
     [{ ...valid, config: { mode: 'supervisor', max_iterations: 0 } }, 'config.max_iterations:'],
     [{ ...valid, config: { mode: 'supervisor', supervisor: 'Boss' } }, 'config.supervisor: must be a persona id'],
     [{ ...valid, config: { arbitration: 'coin_flip' } }, 'config.arbitration:'],
@@ -51,7 +65,9 @@ describe('command file schema v1', () => {
     const schema = commandFileJsonSchema() as { required: string[]; additionalProperties: boolean; properties: Record<string, unknown> };
     expect(schema.required).toContain('task_description');
     expect(schema.additionalProperties).toBe(false);
-    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['task_description', 'input_artifacts', 'output_artifact_path', 'config']));
+    expect(Object.keys(schema.properties)).toEqual(
+      expect.arrayContaining(['task_description', 'input_artifacts', 'output_artifact_path', 'config']),
+    );
   });
 });
 
@@ -63,9 +79,18 @@ describe('work items and the supervisor options', () => {
   };
 
   it('accepts work items with facts and fills their defaults', () => {
-    const parsed = parseCommandFile({ task_description: 'Do it', facts: { deadline: 'May' }, work_items: [item('a'), { ...item('b'), inputs: { x: 1 }, expected_output: 'a list' }], config: { parallel_items: true, reviewer: 'auditor' } });
+    const parsed = parseCommandFile({
+      task_description: 'Do it',
+      facts: { deadline: 'May' },
+      work_items: [item('a'), { ...item('b'), inputs: { x: 1 }, expected_output: 'a list' }],
+      config: { parallel_items: true, reviewer: 'auditor' },
+    });
     expect(parsed.ok).toBe(true);
-    if (parsed.ok) expect(parsed.value.work_items).toEqual([{ ...item('a'), inputs: {}, expected_output: {} }, { ...item('b'), inputs: { x: 1 }, expected_output: 'a list' }]);
+    if (parsed.ok)
+      expect(parsed.value.work_items).toEqual([
+        { ...item('a'), inputs: {}, expected_output: {} },
+        { ...item('b'), inputs: { x: 1 }, expected_output: 'a list' },
+      ]);
   });
 
   it.each([
@@ -79,8 +104,14 @@ describe('work items and the supervisor options', () => {
     [{ work_items: [item('a')], config: { supervisor: 'auditor' } }, 'config.supervisor: only for mode "supervisor", not with work_items'],
     [{ facts: { a: 1 } }, 'facts: only with work_items'],
     [{ config: { parallel_items: true } }, 'config.parallel_items: only with work_items'],
-    [{ config: { mode: 'parallel', max_iterations: 3 } }, 'config.max_iterations: only for mode "supervisor" (this command says "parallel")'],
-    [{ config: { mode: 'round_robin', reviewer: 'auditor' } }, 'config.reviewer: the reviewer gate works with mode "supervisor" and with work_items'],
+    [
+      { config: { mode: 'parallel', max_iterations: 3 } },
+      'config.max_iterations: only for mode "supervisor" (this command says "parallel")',
+    ],
+    [
+      { config: { mode: 'round_robin', reviewer: 'auditor' } },
+      'config.reviewer: the reviewer gate works with mode "supervisor" and with work_items',
+    ],
   ])('rejects %j with a message naming the key', (input, expected) => {
     expect(issues({ task_description: 'Do it', ...input }).join('\n')).toContain(expected);
   });

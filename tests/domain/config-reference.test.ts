@@ -1,7 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configReference, configReferenceMarkdown, parseWorkspaceConfig, workspaceConfigJsonSchema } from '../../src/domain/workspace-config.js';
+import {
+  configReference,
+  configReferenceMarkdown,
+  parseWorkspaceConfig,
+  workspaceConfigJsonSchema,
+} from '../../src/domain/workspace-config.js';
 import { REPO_ROOT } from '../fakes/fixtures.js';
 
 describe('the configuration reference', () => {
@@ -12,7 +17,18 @@ describe('the configuration reference', () => {
       const expected = node.properties ? Object.keys(node.properties).map((k) => `${top}.${k}`) : [top];
       for (const key of expected) expect(keys, key).toContain(key);
     }
-    for (const field of ['provider', 'model', 'base_url', 'api_key_env', 'json_mode', 'stream', 'locality', 'privileges', 'timeout_ms', 'max_retries']) {
+    for (const field of [
+      'provider',
+      'model',
+      'base_url',
+      'api_key_env',
+      'json_mode',
+      'stream',
+      'locality',
+      'privileges',
+      'timeout_ms',
+      'max_retries',
+    ]) {
       expect(keys).toContain(`routes.<name>.${field}`);
     }
     for (const r of configReference()) expect(r.description, r.key).not.toBe('');

@@ -3,7 +3,14 @@ import { checkDecisionInvariants, GATE_LAYERS } from '../../src/domain/decision.
 import { evaluateGates, taskSensitivity, type GateFacts } from '../../src/domain/gates.js';
 import { readPolicySignals } from '../../src/domain/policy-signals.js';
 
-const clean: GateFacts = { taskBlank: false, unknownPersonas: [], missingInputs: [], pathEscapes: [], piiCategories: [], secretCategories: [] };
+const clean: GateFacts = {
+  taskBlank: false,
+  unknownPersonas: [],
+  missingInputs: [],
+  pathEscapes: [],
+  piiCategories: [],
+  secretCategories: [],
+};
 const facts = (overrides: Partial<GateFacts>): GateFacts => ({ ...clean, ...overrides });
 
 describe('gates', () => {
@@ -18,13 +25,27 @@ describe('gates', () => {
     ['blank task', { taskBlank: true }, 'meaning', 'MEANING_EMPTY_TASK', 'PAUSE_FOR_HITL', false],
     ['unknown persona', { unknownPersonas: ['ghost'] }, 'meaning', 'MEANING_UNKNOWN_PERSONA', 'PAUSE_FOR_HITL', false],
     ['ambiguous intent', { ambiguity: ['unresolved_reference'] }, 'meaning', 'MEANING_AMBIGUOUS_INTENT', 'PAUSE_FOR_HITL', false],
-    ['missing input', { missingInputs: [{ path: 'a.md', reason: 'not found' }] }, 'consistency', 'CONSISTENCY_INPUT_MISSING', 'PAUSE_FOR_HITL', false],
+    [
+      'missing input',
+      { missingInputs: [{ path: 'a.md', reason: 'not found' }] },
+      'consistency',
+      'CONSISTENCY_INPUT_MISSING',
+      'PAUSE_FOR_HITL',
+      false,
+    ],
     ['boundary ask', { boundary: true }, 'rfl', 'REL_BOUNDARY_UNSTABLE', 'PAUSE_FOR_HITL', false],
     ['secret', { secretCategories: ['API_KEY_OPENAI'] }, 'ethics', 'ETHICS_SECRET_DETECTED', 'STOPPED', true],
     ['PII (policy stop)', { piiCategories: ['EMAIL'] }, 'ethics', 'ETHICS_PII_DETECTED', 'STOPPED', true],
     ['PII (policy pause)', { piiCategories: ['EMAIL'], piiPolicy: 'pause' }, 'ethics', 'ETHICS_PII_DETECTED', 'PAUSE_FOR_HITL', false],
     ['high stakes', { highStakes: ['medical'] }, 'ethics', 'ETHICS_HIGH_STAKES', 'PAUSE_FOR_HITL', false],
-    ['path escape', { pathEscapes: [{ field: 'output_artifact_path', path: '../x', reason: 'escapes' }] }, 'acc', 'ACC_PATH_ESCAPE', 'STOPPED', true],
+    [
+      'path escape',
+      { pathEscapes: [{ field: 'output_artifact_path', path: '../x', reason: 'escapes' }] },
+      'acc',
+      'ACC_PATH_ESCAPE',
+      'STOPPED',
+      true,
+    ],
     ['stopped conflict', { conflictStopped: true }, 'acc', 'ACC_STOPPED_IS_TERMINAL', 'STOPPED', true],
     ['side effect', { sideEffects: ['publish'] }, 'acc', 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL', 'PAUSE_FOR_HITL', false],
   ];
@@ -35,13 +56,16 @@ describe('gates', () => {
     expect(r.outcomes).toHaveLength(GATE_LAYERS.length);
     const at = GATE_LAYERS.indexOf(layer as (typeof GATE_LAYERS)[number]);
     // Gates after the deciding one are recorded as skipped, carrying the decision, never sealed.
-    for (const o of r.outcomes.slice(at + 1)) expect(o).toMatchObject({ skipped: true, decision: { decision, reason_code: reason, sealed: false } });
+    for (const o of r.outcomes.slice(at + 1))
+      expect(o).toMatchObject({ skipped: true, decision: { decision, reason_code: reason, sealed: false } });
     for (const o of r.outcomes) expect(checkDecisionInvariants(o.decision)).toEqual([]);
   });
 
   it('takes the first gate that objects', () => {
     expect(evaluateGates(facts({ taskBlank: true, secretCategories: ['JWT'] })).decision.reason_code).toBe('MEANING_EMPTY_TASK');
-    expect(evaluateGates(facts({ secretCategories: ['JWT'], piiCategories: ['EMAIL'] })).decision.reason_code).toBe('ETHICS_SECRET_DETECTED');
+    expect(evaluateGates(facts({ secretCategories: ['JWT'], piiCategories: ['EMAIL'] })).decision.reason_code).toBe(
+      'ETHICS_SECRET_DETECTED',
+    );
   });
 
   it('lets a person clear a pause, but never a seal', () => {

@@ -16,7 +16,10 @@ describe('persona history in prompts', () => {
   });
 
   it('uses the token counts kept with stored messages instead of counting them again', () => {
-    const h = [...run('r1', 'first task', 'first answer'), ...run('r2', 'second task', 'second answer')].map((m) => ({ ...m, tokens: words(m.content) }));
+    const h = [...run('r1', 'first task', 'first answer'), ...run('r2', 'second task', 'second answer')].map((m) => ({
+      ...m,
+      tokens: words(m.content),
+    }));
     const counted: string[] = [];
     const view = selectHistory(h, 73, (text) => (counted.push(text), words(text)));
     expect(view.folded).toBe(2);
@@ -45,8 +48,16 @@ describe('persona history in prompts', () => {
 
   it('counts the summary against the budget: with 500 prior turns nothing carries more than max_tokens', () => {
     const history: HistoryMessage[] = [];
-    for (let i = 0; i < 250; i++) history.push(...run(`run-${i}`, `task number ${i}: review the rollout plan of service ${i}`, `answer ${i}: `.repeat(30)));
-    const archived = { count: 40, recent: Array.from({ length: 20 }, (_, i) => ({ run_id: `old-${i}`, task: `an archived task ${i} `.repeat(8), last_word: `done ${i} `.repeat(10) })) };
+    for (let i = 0; i < 250; i++)
+      history.push(...run(`run-${i}`, `task number ${i}: review the rollout plan of service ${i}`, `answer ${i}: `.repeat(30)));
+    const archived = {
+      count: 40,
+      recent: Array.from({ length: 20 }, (_, i) => ({
+        run_id: `old-${i}`,
+        task: `an archived task ${i} `.repeat(8),
+        last_word: `done ${i} `.repeat(10),
+      })),
+    };
     for (const budget of [6000, 1500, 300, 60]) {
       const view = selectHistory(history, budget, countTokens, archived);
       const messages = view.messages.reduce((sum, m) => sum + countTokens(m.content) + 4, 0);

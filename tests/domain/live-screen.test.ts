@@ -22,7 +22,16 @@ function chunkings(text: string): [string, string[]][] {
 
 describe('LiveScreen: a streamed reply shown live, screened', () => {
   it('releases plain prose word by word, as it arrives', () => {
-    expect(stream(['The ', 'cache ', 'for ', 'billing ', 'should ', 'be ', 'Redis.'])).toEqual(['The ', 'cache ', 'for ', 'billing ', 'should ', 'be ', '', 'Redis.']);
+    expect(stream(['The ', 'cache ', 'for ', 'billing ', 'should ', 'be ', 'Redis.'])).toEqual([
+      'The ',
+      'cache ',
+      'for ',
+      'billing ',
+      'should ',
+      'be ',
+      '',
+      'Redis.',
+    ]);
   });
 
   it('keeps the last word until it is complete (a key cut across pieces is never shown in part)', () => {
@@ -50,7 +59,12 @@ describe('LiveScreen: a streamed reply shown live, screened', () => {
       'decide.',
     ]);
     // The line ends on `staple"`, which could go on in the next line: it waits for the reply's end here.
-    expect(stream(['password = "correct ', 'horse battery', ' staple"\n'])).toEqual(['password ', '', '', '= "[REDACTED:PASSWORD_ASSIGNMENT]"\n']);
+    expect(stream(['password = "correct ', 'horse battery', ' staple"\n'])).toEqual([
+      'password ',
+      '',
+      '',
+      '= "[REDACTED:PASSWORD_ASSIGNMENT]"\n',
+    ]);
   });
 
   it('keeps a line that ends on such a word until the next line shows how it goes on', () => {
@@ -80,18 +94,21 @@ describe('LiveScreen: a streamed reply shown live, screened', () => {
     expect(performance.now() - started).toBeLessThan(5000);
   });
 
-  it.each(SENSITIVE_CORPUS.map((e) => [e.text] as const))('corpus %j, however it is cut and wherever it stands: what is shown is exactly the redacted reply', (text) => {
-    for (const full of [text, `Before that, ${text}\nAfter this line we go on with plain words.`, `## Heading\n\n- ${text} and more\n`]) {
-      const values = detectSensitive(full).map((f) => full.slice(f.start, f.end));
-      for (const [how, pieces] of chunkings(full)) {
-        const shown = stream(pieces);
-        expect(shown.join(''), how).toBe(redactSensitive(full).text);
-        // Nothing a finding covers is ever shown, not even in a piece released before the finding was complete.
-        for (let i = 0; i < shown.length; i += 1) {
-          const sofar = shown.slice(0, i + 1).join('');
-          for (const value of values) expect(sofar.includes(value), `${how}, after piece ${i}: ${value}`).toBe(false);
+  it.each(SENSITIVE_CORPUS.map((e) => [e.text] as const))(
+    'corpus %j, however it is cut and wherever it stands: what is shown is exactly the redacted reply',
+    (text) => {
+      for (const full of [text, `Before that, ${text}\nAfter this line we go on with plain words.`, `## Heading\n\n- ${text} and more\n`]) {
+        const values = detectSensitive(full).map((f) => full.slice(f.start, f.end));
+        for (const [how, pieces] of chunkings(full)) {
+          const shown = stream(pieces);
+          expect(shown.join(''), how).toBe(redactSensitive(full).text);
+          // Nothing a finding covers is ever shown, not even in a piece released before the finding was complete.
+          for (let i = 0; i < shown.length; i += 1) {
+            const sofar = shown.slice(0, i + 1).join('');
+            for (const value of values) expect(sofar.includes(value), `${how}, after piece ${i}: ${value}`).toBe(false);
+          }
         }
       }
-    }
-  });
+    },
+  );
 });

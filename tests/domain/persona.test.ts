@@ -8,7 +8,10 @@ const parseAs = (text: string, fileId = 'critic') => parsePersonaFile(text, pars
 describe('persona files', () => {
   it('parses front matter and keeps the Markdown body as the system prompt', () => {
     const parsed = parseAs(file('id: critic\nname: Critic\norder: 2\nfocus_domains: [risk]', '# Role\nFind flaws.'));
-    expect(parsed).toMatchObject({ ok: true, value: { id: 'critic', name: 'Critic', order: 2, privileges: ['READ_FILE'], weight: 1, prompt: '# Role\nFind flaws.' } });
+    expect(parsed).toMatchObject({
+      ok: true,
+      value: { id: 'critic', name: 'Critic', order: 2, privileges: ['READ_FILE'], weight: 1, prompt: '# Role\nFind flaws.' },
+    });
   });
 
   it.each([

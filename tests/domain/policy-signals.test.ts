@@ -42,17 +42,20 @@ const NEGATIVES: string[] = [
   'Estimate the cost of the new storage tier',
   'List the tests the transfer module is missing',
   'Which database index would speed up this query',
-  'Write a post-mortem outline for last week\'s incident',
+  "Write a post-mortem outline for last week's incident",
   'Propose a naming scheme for our feature flags',
   'Read the loan calculator code and find the rounding bug',
   'Explain what the retry field in the schema is used for',
-  'Suggest how to structure the legal team\'s document archive',
+  "Suggest how to structure the legal team's document archive",
 ];
 
 // Keyword rules used to over-stop on these harmless tasks (the word "send" or "dosage" anywhere
 // paused). Since issue 22 point 6 the rules read the act a task asks for, not its topic, and they
 // run; pinned here so a change in either direction is seen.
-const FORMER_OVER_STOPS: string[] = ['Draft an email template for the onboarding flow (do not send it)', 'Explain what the dosage field in the schema is used for in the pharmacy app code'];
+const FORMER_OVER_STOPS: string[] = [
+  'Draft an email template for the onboarding flow (do not send it)',
+  'Explain what the dosage field in the schema is used for in the pharmacy app code',
+];
 
 describe('policy signals: the rule table', () => {
   it.each(FORMER_OVER_STOPS)('no longer over-stops on "%s"', (task) => {

@@ -24,11 +24,14 @@ describe('which failures are asked again', () => {
     expect(decideRetry(anAttempt({ kind, retriesMade: 2, maxRetries: 2 }))).toEqual({ retry: false, why: 'budget_spent' });
   });
 
-  it.each<LlmErrorKind>(['quota', 'auth', 'bad_request', 'cassette'])('%s: never retried, whatever the budget or the wait asked', (kind) => {
-    expect(isRetryableKind(kind)).toBe(false);
-    expect(decideRetry(anAttempt({ kind, maxRetries: 10 }))).toEqual({ retry: false, why: 'not_retryable' });
-    expect(decideRetry(anAttempt({ kind, maxRetries: 10, serverWaitMs: 1 }))).toEqual({ retry: false, why: 'not_retryable' });
-  });
+  it.each<LlmErrorKind>(['quota', 'auth', 'bad_request', 'cassette'])(
+    '%s: never retried, whatever the budget or the wait asked',
+    (kind) => {
+      expect(isRetryableKind(kind)).toBe(false);
+      expect(decideRetry(anAttempt({ kind, maxRetries: 10 }))).toEqual({ retry: false, why: 'not_retryable' });
+      expect(decideRetry(anAttempt({ kind, maxRetries: 10, serverWaitMs: 1 }))).toEqual({ retry: false, why: 'not_retryable' });
+    },
+  );
 
   it('max_retries 0 means the first failure is the last', () => {
     expect(decideRetry(anAttempt({ kind: 'server', maxRetries: 0 }))).toEqual({ retry: false, why: 'budget_spent' });

@@ -40,7 +40,12 @@ describe('screenCommand: the command as a checkpoint keeps it', () => {
     expect(holdsRaw(kept)).toEqual([]);
     expect(kept.task_description).toBe('Review the rollout; questions to [REDACTED:EMAIL]');
     expect(kept.config.conflict_key).toBe('billing line [REDACTED:PHONE]');
-    expect(kept.work_items?.[0]?.inputs).toEqual({ aws_secret_access_key: '[REDACTED:AWS_SECRET_KEY]', card: '[REDACTED:CARD]', '[REDACTED:EMAIL]': 'owner', region: 'eu' });
+    expect(kept.work_items?.[0]?.inputs).toEqual({
+      aws_secret_access_key: '[REDACTED:AWS_SECRET_KEY]',
+      card: '[REDACTED:CARD]',
+      '[REDACTED:EMAIL]': 'owner',
+      region: 'eu',
+    });
     expect(kept.facts).toEqual({ contact: '[REDACTED:EMAIL]', retries: 3 });
     // What was found, in the detector's order: secrets first.
     expect(categories).toEqual(['AWS_SECRET_KEY', 'CARD', 'EMAIL', 'PHONE']);
@@ -74,9 +79,40 @@ describe('screenRunState and screenRunEvent: what a checkpoint and its journal k
     ...startedRun('20260101T000000Z-abc123'),
     source: `from-${EMAIL}.json`,
     command: { task_description: `Call ${PHONE}`, input_artifacts: [], config: {} },
-    steps: [{ ...turnStep(1), prompt: `Task: call ${PHONE}`, reply: `I will write to ${EMAIL}`, knowledge: [{ action: 'READ_FILE', argument: 'a.md', status: 'provided', message: 'ok', content: `card ${CARD}`, reason_code: 'CONTEXT_PROVIDED' }] }],
-    hitl: [{ pause_id: 'p1', layer: 'ethics', reason_code: 'ETHICS_PII_DETECTED', decision: 'continue', decided_at: '2026-01-01T00:00:00.000Z', note: `ok, ${EMAIL} agreed` }],
-    pause: { pause_id: 'p2', layer: 'arbitration', reason_code: 'ARBITRATION_INVESTIGATE', message: `ask ${EMAIL}`, requested_at: '2026-01-01T00:00:00.000Z' },
+    steps: [
+      {
+        ...turnStep(1),
+        prompt: `Task: call ${PHONE}`,
+        reply: `I will write to ${EMAIL}`,
+        knowledge: [
+          {
+            action: 'READ_FILE',
+            argument: 'a.md',
+            status: 'provided',
+            message: 'ok',
+            content: `card ${CARD}`,
+            reason_code: 'CONTEXT_PROVIDED',
+          },
+        ],
+      },
+    ],
+    hitl: [
+      {
+        pause_id: 'p1',
+        layer: 'ethics',
+        reason_code: 'ETHICS_PII_DETECTED',
+        decision: 'continue',
+        decided_at: '2026-01-01T00:00:00.000Z',
+        note: `ok, ${EMAIL} agreed`,
+      },
+    ],
+    pause: {
+      pause_id: 'p2',
+      layer: 'arbitration',
+      reason_code: 'ARBITRATION_INVESTIGATE',
+      message: `ask ${EMAIL}`,
+      requested_at: '2026-01-01T00:00:00.000Z',
+    },
     summary: `paused: ask ${EMAIL}`,
     loop_plan: `1. phone ${PHONE}`,
   });
@@ -89,8 +125,13 @@ describe('screenRunState and screenRunEvent: what a checkpoint and its journal k
     expect(kept.steps[0]?.knowledge[0]?.content).toBe('card [REDACTED:CARD]');
     expect(kept.hitl[0]?.note).toBe('ok, [REDACTED:EMAIL] agreed');
     // Identity, digests, times and decisions are not texts anyone wrote: unchanged.
-    for (const key of ['run_id', 'status', 'created_at', 'updated_at', 'task_sha256', 'trail', 'reroutes'] as const) expect(kept[key]).toEqual(state[key]);
-    expect(kept.steps[0]).toMatchObject({ id: state.steps[0]?.id, prompt_sha256: state.steps[0]?.prompt_sha256, started_at: state.steps[0]?.started_at });
+    for (const key of ['run_id', 'status', 'created_at', 'updated_at', 'task_sha256', 'trail', 'reroutes'] as const)
+      expect(kept[key]).toEqual(state[key]);
+    expect(kept.steps[0]).toMatchObject({
+      id: state.steps[0]?.id,
+      prompt_sha256: state.steps[0]?.prompt_sha256,
+      started_at: state.steps[0]?.started_at,
+    });
     expect(kept.pause).toMatchObject({ pause_id: 'p2', reason_code: 'ARBITRATION_INVESTIGATE', message: 'ask [REDACTED:EMAIL]' });
   });
 
@@ -103,10 +144,27 @@ describe('screenRunState and screenRunEvent: what a checkpoint and its journal k
     const state = raw();
     const events: RunEvent[] = [
       { type: 'step_recorded', step: state.steps[0]! },
-      { type: 'paused', decision: pauseDecision('arbitration', 'ARBITRATION_INVESTIGATE'), pause: state.pause!, summary: state.summary!, loopPlan: state.loop_plan! },
+      {
+        type: 'paused',
+        decision: pauseDecision('arbitration', 'ARBITRATION_INVESTIGATE'),
+        pause: state.pause!,
+        summary: state.summary!,
+        loopPlan: state.loop_plan!,
+      },
       { type: 'person_decided', entry: state.hitl[0]!, decision: userDecision('RUN', 'HITL_CONTINUE') },
-      { type: 'finished', status: 'stopped', decision: sealedStopDecision('ethics', 'ETHICS_PII_DETECTED'), finishedAt: '2026-01-01T00:00:00.000Z', summary: `stopped: ${EMAIL}` },
-      { type: 'failed', decision: systemStopDecision('queue', 'RUN_FAILED_INTERNAL'), at: '2026-01-01T00:00:00.000Z', summary: `failed on ${CARD}` },
+      {
+        type: 'finished',
+        status: 'stopped',
+        decision: sealedStopDecision('ethics', 'ETHICS_PII_DETECTED'),
+        finishedAt: '2026-01-01T00:00:00.000Z',
+        summary: `stopped: ${EMAIL}`,
+      },
+      {
+        type: 'failed',
+        decision: systemStopDecision('queue', 'RUN_FAILED_INTERNAL'),
+        at: '2026-01-01T00:00:00.000Z',
+        summary: `failed on ${CARD}`,
+      },
       { type: 'advised', advice: { side_effects: [`email ${EMAIL}`], high_stakes: [], ambiguous: false } },
     ];
     for (const event of events) {

@@ -7,7 +7,13 @@ const names = new Map([
   ['a', 'Alpha'],
   ['b', 'Beta'],
 ]);
-const verdict = (persona: string, action: Verdict['action'], rationale: string): Verdict => ({ persona, valid: true, action, confidence: 0.5, rationale });
+const verdict = (persona: string, action: Verdict['action'], rationale: string): Verdict => ({
+  persona,
+  valid: true,
+  action,
+  confidence: 0.5,
+  rationale,
+});
 
 describe('explainArbitrationPause', () => {
   it('names only the personas that did not say proceed, each rationale on one line and at most 200 characters', () => {

@@ -16,17 +16,28 @@ describe('the tolerant reader on the reply corpus', () => {
 });
 
 describe('readStructured on any schema', () => {
-  const Decision = z.strictObject({ next: z.enum(['delegate', 'respond', 'stop']), target: z.string().nullable(), score: z.number().int().min(0).max(10) });
+  const Decision = z.strictObject({
+    next: z.enum(['delegate', 'respond', 'stop']),
+    target: z.string().nullable(),
+    score: z.number().int().min(0).max(10),
+  });
 
   it('reads another schema with the same tolerance, no percentage unless asked', () => {
     const read = readStructured('Decision:\n```json\n{"Next":"STOP","target":null,"score":"7","why":"done"}\n```', Decision);
     expect(read).toMatchObject({ ok: true, value: { next: 'stop', target: null, score: 7 }, extraKeys: 1 });
-    expect(readStructured('{"next":"stop","target":null,"score":70}', Decision)).toMatchObject({ ok: false, error: expect.stringMatching(/^score: /) });
+    expect(readStructured('{"next":"stop","target":null,"score":70}', Decision)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^score: /),
+    });
   });
 
   it('matches keys case-insensitively for camelCase schemas too', () => {
     const Item = z.strictObject({ assignedAgent: z.string(), goal: z.string() });
-    expect(readStructured('{"AssignedAgent":"auditor","GOAL":"check"}', Item)).toMatchObject({ ok: true, value: { assignedAgent: 'auditor', goal: 'check' }, tolerated: ['key_case'] });
+    expect(readStructured('{"AssignedAgent":"auditor","GOAL":"check"}', Item)).toMatchObject({
+      ok: true,
+      value: { assignedAgent: 'auditor', goal: 'check' },
+      tolerated: ['key_case'],
+    });
   });
 
   it('quotes the validation problem as path: message', () => {
@@ -45,7 +56,13 @@ describe('readStructured on any schema', () => {
     const schema = jsonSchemaOf(VerdictReply);
     expect(schema).not.toHaveProperty('$schema');
     expect(schema).toMatchObject({ type: 'object', additionalProperties: false, required: ['action', 'confidence', 'rationale'] });
-    expect(schema).toMatchObject({ properties: { action: { enum: ['proceed', 'investigate', 'escalate'] }, confidence: { minimum: 0, maximum: 1 }, rationale: { type: 'string' } } });
+    expect(schema).toMatchObject({
+      properties: {
+        action: { enum: ['proceed', 'investigate', 'escalate'] },
+        confidence: { minimum: 0, maximum: 1 },
+        rationale: { type: 'string' },
+      },
+    });
     expect(JSON.stringify(schema)).not.toMatch(/minLength|maxLength/); // strict mode refuses them; the reader checks them
   });
 });

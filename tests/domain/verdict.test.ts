@@ -11,7 +11,11 @@ describe('verdicts', () => {
   });
 
   it('ignores an extra key and counts it (models add keys like "target": null)', () => {
-    expect(parseVerdict('a', '{"action":"proceed","confidence":0.5,"rationale":"x","override":true}')).toMatchObject({ valid: true, action: 'proceed', extraKeys: 1 });
+    expect(parseVerdict('a', '{"action":"proceed","confidence":0.5,"rationale":"x","override":true}')).toMatchObject({
+      valid: true,
+      action: 'proceed',
+      extraKeys: 1,
+    });
   });
 
   it.each([

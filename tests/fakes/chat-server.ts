@@ -110,7 +110,10 @@ export const HARMLESS: ChatHandler = () => ({ content: '{"side_effects": [], "hi
  * `options.classify` (default: HARMLESS) and are recorded in `classifyRequests`, not in `requests`,
  * so the council's calls are numbered and counted as before.
  */
-export async function startChatServer(handler: ChatHandler = councilHandler(), options: { classify?: ChatHandler; tls?: { key: string; cert: string } } = {}): Promise<ChatServer> {
+export async function startChatServer(
+  handler: ChatHandler = councilHandler(),
+  options: { classify?: ChatHandler; tls?: { key: string; cert: string } } = {},
+): Promise<ChatServer> {
   const requests: RecordedRequest[] = [];
   const classifyRequests: RecordedRequest[] = [];
   let chatCount = 0;
@@ -131,12 +134,22 @@ export async function startChatServer(handler: ChatHandler = councilHandler(), o
     const parsed = parseJson(text);
     const classify = CHAT_PATHS.has(path) && parsed !== undefined && isClassifyRequest(parsed);
     const query = (req.url ?? '').split('?')[1] ?? '';
-    const record: RecordedRequest = { n: (classify ? classifyRequests : requests).length + 1, method: req.method ?? '', path, query, headers: req.headers, body: parsed, disconnected: false };
+    const record: RecordedRequest = {
+      n: (classify ? classifyRequests : requests).length + 1,
+      method: req.method ?? '',
+      path,
+      query,
+      headers: req.headers,
+      body: parsed,
+      disconnected: false,
+    };
     (classify ? classifyRequests : requests).push(record);
     gone.signal.addEventListener('abort', () => (record.disconnected = true));
 
     if (req.method !== 'POST' || !CHAT_PATHS.has(path)) {
-      return sendJson(res, 404, { error: { message: `no route for ${req.method} ${path}`, type: 'invalid_request_error', code: 'not_found' } });
+      return sendJson(res, 404, {
+        error: { message: `no route for ${req.method} ${path}`, type: 'invalid_request_error', code: 'not_found' },
+      });
     }
     const body = record.body ?? {};
     const reply = classify ? await (options.classify ?? HARMLESS)(body, ++classifyCount, record) : await handler(body, ++chatCount, record);
@@ -181,7 +194,14 @@ function completion(body: ChatRequestBody, reply: ContentReply): Record<string, 
     object: 'chat.completion',
     created: 1_700_000_000,
     model: body.model ?? 'test-model',
-    choices: [{ index: 0, message: { role: 'assistant', content: reply.content, refusal: null }, finish_reason: reply.finishReason ?? 'stop', logprobs: null }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: reply.content, refusal: null },
+        finish_reason: reply.finishReason ?? 'stop',
+        logprobs: null,
+      },
+    ],
     ...(usage ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } } : {}),
   };
 }
@@ -275,12 +295,18 @@ export function councilHandler(options: CouncilHandlerOptions = {}): ChatHandler
     const name = personaName(body);
     const usage = options.usage === undefined ? {} : { usage: options.usage };
     if (isVerdictRequest(body)) {
-      const verdict = typeof options.verdict === 'function' ? options.verdict(name, n) : (options.verdict ?? { action: 'proceed', confidence: 0.8, rationale: 'the direction is sound' });
+      const verdict =
+        typeof options.verdict === 'function'
+          ? options.verdict(name, n)
+          : (options.verdict ?? { action: 'proceed', confidence: 0.8, rationale: 'the direction is sound' });
       return { content: typeof verdict === 'string' ? verdict : JSON.stringify(verdict), ...usage };
     }
     const lastUser = [...(body.messages ?? [])].reverse().find((m) => m.role === 'user')?.content ?? '';
     if (lastUser.includes('As the synthesizer')) {
-      return { content: options.synthesis ?? '### Recommendation\n\nProceed with the first step.\n\n### Next steps\n\n1. Do it.', ...usage };
+      return {
+        content: options.synthesis ?? '### Recommendation\n\nProceed with the first step.\n\n### Next steps\n\n1. Do it.',
+        ...usage,
+      };
     }
     return { content: options.turn ? options.turn(name, n) : `${name} speaks (call ${n}).`, ...usage };
   };
@@ -295,7 +321,14 @@ export function scripted(script: readonly ChatReply[], then: ChatHandler = counc
 export function rejectingResponseFormat(types: readonly string[], then: ChatHandler = councilHandler()): ChatHandler {
   return (body, n, request) =>
     body.response_format && types.includes(body.response_format.type)
-      ? { status: 400, error: { message: `response_format.type ${body.response_format.type} is not supported`, type: 'invalid_request_error', code: 'invalid_request_error' } }
+      ? {
+          status: 400,
+          error: {
+            message: `response_format.type ${body.response_format.type} is not supported`,
+            type: 'invalid_request_error',
+            code: 'invalid_request_error',
+          },
+        }
       : then(body, n, request);
 }
 
@@ -304,7 +337,9 @@ export const FAULTS = {
   /** A JSON body cut off half-way. */
   malformedBody: (): RawReply => ({ raw: '{"id":"chatcmpl-x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assis' }),
   /** A well-formed completion with no choices. */
-  emptyChoices: (): RawReply => ({ raw: JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion', created: 1_700_000_000, model: 'test-model', choices: [] }) }),
+  emptyChoices: (): RawReply => ({
+    raw: JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion', created: 1_700_000_000, model: 'test-model', choices: [] }),
+  }),
   /** A streamed reply that stops before finish_reason (non-streamed requests get a cut body). */
   cutStream: (): ContentReply => ({ content: 'I think we should', truncate: true }),
 } as const;

@@ -42,7 +42,10 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
   };
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`maestro ${args.join(' ')} timed out\n${stdout.text}\n${stderr.text}`)), options.timeoutMs ?? 30_000);
+    timer = setTimeout(
+      () => reject(new Error(`maestro ${args.join(' ')} timed out\n${stdout.text}\n${stderr.text}`)),
+      options.timeoutMs ?? 30_000,
+    );
   });
   try {
     const code = await Promise.race([main(['node', 'maestro', ...args], io), timeout]);

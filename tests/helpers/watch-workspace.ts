@@ -67,14 +67,21 @@ export async function readAuditLogs(workspace: string): Promise<Map<string, Audi
 }
 
 /** A run's checkpoint as maestro reads it: its journal replayed while it runs, else state.json. */
-export async function readRunState(workspace: string, runId: string): Promise<{ status: string; steps: { index: number }[]; command: { task_description: string } }> {
+export async function readRunState(
+  workspace: string,
+  runId: string,
+): Promise<{ status: string; steps: { index: number }[]; command: { task_description: string } }> {
   const read = await readCheckpoint(path.join(workspace, '.maestro', 'runs', runId));
   if (!read) throw new Error(`run ${runId} has no checkpoint yet`);
   return read.json as { status: string; steps: { index: number }[]; command: { task_description: string } };
 }
 
 /** Polls until `check` returns a value other than undefined/false; fails with `what` after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -117,7 +124,11 @@ export class CliProcess {
     return this.lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
   }
 
-  async waitForEvent(what: string, predicate: (e: Record<string, unknown>) => boolean, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+  async waitForEvent(
+    what: string,
+    predicate: (e: Record<string, unknown>) => boolean,
+    timeoutMs = 30_000,
+  ): Promise<Record<string, unknown>> {
     return waitFor(what, () => this.events.find(predicate), timeoutMs);
   }
 
@@ -140,7 +151,11 @@ export function watch(workspace: string, flags: string[] = [], env: Record<strin
  * Per-test cleanup for the watcher's end-to-end tests: workspaces made and processes started through
  * the scope are disposed after each test, newest first (processes before the folders they use).
  */
-export function useWatchScope(): { workspace: () => Promise<string>; started: (p: CliProcess) => CliProcess; defer: (fn: () => Promise<void>) => void } {
+export function useWatchScope(): {
+  workspace: () => Promise<string>;
+  started: (p: CliProcess) => CliProcess;
+  defer: (fn: () => Promise<void>) => void;
+} {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c();

@@ -65,7 +65,10 @@ function scanTail(bytes: Buffer, fromFileStart: boolean, runIds: ReadonlySet<str
   const lastNewline = bytes.lastIndexOf(0x0a);
   // Every append ends with a newline: bytes after the last one are an append cut short.
   const cutBytes = bytes.length - (lastNewline + 1) > 0 ? bytes.length - (lastNewline + 1) : undefined;
-  const lines = bytes.subarray(0, lastNewline + 1).toString('utf8').split('\n');
+  const lines = bytes
+    .subarray(0, lastNewline + 1)
+    .toString('utf8')
+    .split('\n');
   lines.pop();
   // The first line may have begun before the bytes read.
   const firstWhole = fromFileStart ? 0 : 1;

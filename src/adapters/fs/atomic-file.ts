@@ -58,7 +58,8 @@ export function writeFullySync(fs: SyncFs, fd: number, data: Uint8Array, positio
   let offset = 0;
   while (offset < data.length) {
     const bytesWritten = fs.writeSync(fd, data, offset, data.length - offset, position === null ? null : position + offset);
-    if (!(bytesWritten > 0)) throw Object.assign(new Error(`short write: ${offset} of ${data.length} bytes written, then none`), { code: 'ENOSPC' });
+    if (!(bytesWritten > 0))
+      throw Object.assign(new Error(`short write: ${offset} of ${data.length} bytes written, then none`), { code: 'ENOSPC' });
     offset += bytesWritten;
   }
 }
@@ -72,7 +73,8 @@ export async function writeFully(handle: DurableHandle, data: Uint8Array, positi
   let offset = 0;
   while (offset < data.length) {
     const { bytesWritten } = await handle.write(data, offset, data.length - offset, position === null ? null : position + offset);
-    if (!(bytesWritten > 0)) throw Object.assign(new Error(`short write: ${offset} of ${data.length} bytes written, then none`), { code: 'ENOSPC' });
+    if (!(bytesWritten > 0))
+      throw Object.assign(new Error(`short write: ${offset} of ${data.length} bytes written, then none`), { code: 'ENOSPC' });
     offset += bytesWritten;
   }
 }
@@ -99,7 +101,7 @@ export function atomicTempPath(file: string, pid: number, token: string): string
 export async function writeFileAtomically(
   file: string,
   content: string | Uint8Array,
-  options: { mode?: number; fs?: DurableFs; /** false: the caller syncs the folder after more changes to it. */ syncDir?: boolean } = {},
+  options: { mode?: number; fs?: DurableFs /** false: the caller syncs the folder after more changes to it. */; syncDir?: boolean } = {},
 ): Promise<void> {
   const fs = options.fs ?? realFs;
   const dir = path.dirname(file);
@@ -153,7 +155,8 @@ export async function syncDirectory(dir: string, fs: DurableFs = realFs): Promis
     await handle.sync();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM' && code !== 'ENOTSUP') throw storageError(`could not sync the folder ${dir}`, dir, error);
+    if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM' && code !== 'ENOTSUP')
+      throw storageError(`could not sync the folder ${dir}`, dir, error);
   } finally {
     await handle?.close().catch(() => undefined);
   }

@@ -31,20 +31,31 @@ export async function readAuditRun(paths: WorkspacePaths, runId: string): Promis
   const ahead = journal === undefined ? [] : journalAuditLines(journal);
   if (ahead.length === 0) return { runId, log, head };
   const merged = logWithJournal(runId, log, ahead, sha256);
-  const notes = merged.fromJournal > 0 ? [`${merged.fromJournal} record(s) read from the run's checkpoint journal: the log does not hold them yet (a run going on, or a crash; opening the log writes them)`] : [];
+  const notes =
+    merged.fromJournal > 0
+      ? [
+          `${merged.fromJournal} record(s) read from the run's checkpoint journal: the log does not hold them yet (a run going on, or a crash; opening the log writes them)`,
+        ]
+      : [];
   const vouched = headVouchedByJournal(runId, merged.log, head, ahead);
   if (vouched) notes.push(vouched.note);
   return { runId, log: merged.log, head: vouched?.head ?? head, ...(notes.length > 0 ? { notes } : {}) };
 }
 
 /** When every record after the head is one the journal holds, the head a step's records moved on to. */
-function headVouchedByJournal(runId: string, log: string | undefined, head: string | undefined, ahead: readonly string[]): { head: string; note: string } | undefined {
+function headVouchedByJournal(
+  runId: string,
+  log: string | undefined,
+  head: string | undefined,
+  ahead: readonly string[],
+): { head: string; note: string } | undefined {
   if (log === undefined || head === undefined) return undefined;
   const parsedHead = safeJson(head) as { seq?: unknown; hash?: unknown } | undefined;
   const headSeq = parsedHead?.seq;
   const lines = log.split('\n').filter((l) => l.length > 0);
   const last = safeJson(lines[lines.length - 1] ?? '') as { seq?: unknown; hash?: unknown } | undefined;
-  if (typeof headSeq !== 'number' || typeof last?.seq !== 'number' || typeof last.hash !== 'string' || headSeq >= last.seq - 1) return undefined;
+  if (typeof headSeq !== 'number' || typeof last?.seq !== 'number' || typeof last.hash !== 'string' || headSeq >= last.seq - 1)
+    return undefined;
   // The head must name a record of this log, hash and all (a damaged head is reported, not replaced).
   const named = lines.map((l) => safeJson(l) as { seq?: unknown; hash?: unknown } | undefined).find((r) => r?.seq === headSeq);
   if (headSeq >= 0 && named?.hash !== parsedHead?.hash) return undefined;
@@ -61,7 +72,11 @@ function headVouchedByJournal(runId: string, log: string | undefined, head: stri
 }
 
 /** Verifies one run's log and head (chain, sequence, truncation, invariants I1–I7). */
-export async function verifyAuditRun(paths: WorkspacePaths, runId: string, scanner: SensitiveScanner = defaultSensitiveScanner): Promise<AuditVerification> {
+export async function verifyAuditRun(
+  paths: WorkspacePaths,
+  runId: string,
+  scanner: SensitiveScanner = defaultSensitiveScanner,
+): Promise<AuditVerification> {
   const files = await readAuditRun(paths, runId);
   return verifyAuditLog({ ...files, sha256, scanner });
 }
@@ -157,7 +172,11 @@ export async function pruneAuditLogs(options: PruneOptions): Promise<PruneReport
       try {
         await rm(options.paths.runDir(runId), { recursive: true, force: true });
       } catch (error) {
-        throw new StorageError(`could not delete ${options.paths.runDir(runId)}: ${(error as Error).message}`, options.paths.runDir(runId), { cause: error });
+        throw new StorageError(
+          `could not delete ${options.paths.runDir(runId)}: ${(error as Error).message}`,
+          options.paths.runDir(runId),
+          { cause: error },
+        );
       }
     }
   }
@@ -187,7 +206,10 @@ async function expiredCheckpoints(paths: WorkspacePaths, cutoff: Date): Promise<
   return out.sort((a, b) => a.at.localeCompare(b.at)).map((x) => x.id);
 }
 
-async function readStatus(paths: WorkspacePaths, runId: string): Promise<{ status?: string; finished_at?: string; updated_at?: string } | undefined> {
+async function readStatus(
+  paths: WorkspacePaths,
+  runId: string,
+): Promise<{ status?: string; finished_at?: string; updated_at?: string } | undefined> {
   try {
     // The journal of a running run, else state.json.
     return (await readCheckpoint(paths.runDir(runId)))?.json as { status?: string; finished_at?: string; updated_at?: string } | undefined;

@@ -48,7 +48,12 @@ function writeHeadAt(fs: SyncFs, fd: number, head: AuditHead): void {
  * `flushAuditFiles`). A failed append is cut back to the log's last whole line, so
  * the lines can be written again from the journal.
  */
-export function writeAuditAhead(fs: SyncFs, runId: string, files: { readonly log: number; readonly headFile: string }, ahead: AuditAhead): void {
+export function writeAuditAhead(
+  fs: SyncFs,
+  runId: string,
+  files: { readonly log: number; readonly headFile: string },
+  ahead: AuditAhead,
+): void {
   const data = Buffer.from(ahead.lines.map((l) => `${l}\n`).join(''), 'utf8');
   try {
     writeFullySync(fs, files.log, data);
@@ -110,7 +115,12 @@ export function flushAuditFiles(fs: SyncFs, files: readonly string[]): void {
  * chain. A problem when they do not: the journal is not this log's, or the log lost lines the
  * journal does not hold.
  */
-export function missingFromLog(runId: string, logLines: readonly string[], journal: readonly string[], sha256: Sha256): { lines: string[] } | { problem: string } {
+export function missingFromLog(
+  runId: string,
+  logLines: readonly string[],
+  journal: readonly string[],
+  sha256: Sha256,
+): { lines: string[] } | { problem: string } {
   const lastSeq = logLines.length === 0 ? -1 : seqOf(logLines[logLines.length - 1] ?? '');
   const lines = journal.filter((l) => seqOf(l) > lastSeq);
   if (lines.length === 0) return { lines };
@@ -124,7 +134,9 @@ export function missingFromLog(runId: string, logLines: readonly string[], journ
     scanner: { detect: () => [] },
   });
   if (check.status === 'broken') {
-    return { problem: `the run's journal holds ${lines.length} record(s) that do not continue the log (line ${check.line ?? '?'}: ${check.message})` };
+    return {
+      problem: `the run's journal holds ${lines.length} record(s) that do not continue the log (line ${check.line ?? '?'}: ${check.message})`,
+    };
   }
   return { lines };
 }
@@ -134,11 +146,17 @@ export function missingFromLog(runId: string, logLines: readonly string[], journ
  * written). A line damaged where the journal holds its record is read from the journal, as opening
  * the log would write it.
  */
-export function logWithJournal(runId: string, log: string | undefined, journal: readonly string[], sha256: Sha256): { log: string | undefined; fromJournal: number } {
+export function logWithJournal(
+  runId: string,
+  log: string | undefined,
+  journal: readonly string[],
+  sha256: Sha256,
+): { log: string | undefined; fromJournal: number } {
   if (journal.length === 0) return { log, fromJournal: 0 };
   let { lines } = splitAuditLines(log ?? '');
   const chain = verifyChain(runId, lines, sha256);
-  if (chain.status === 'broken' && chain.line !== null && journal.some((l) => seqOf(l) === (chain.line as number) - 1)) lines = lines.slice(0, chain.line - 1);
+  if (chain.status === 'broken' && chain.line !== null && journal.some((l) => seqOf(l) === (chain.line as number) - 1))
+    lines = lines.slice(0, chain.line - 1);
   const missing = missingFromLog(runId, lines, journal, sha256);
   if ('problem' in missing || missing.lines.length === 0) return { log, fromJournal: 0 };
   return { log: `${[...lines, ...missing.lines].join('\n')}\n`, fromJournal: missing.lines.length };
@@ -155,12 +173,16 @@ export function verifyChain(runId: string, lines: readonly string[], sha256: Sha
   return verifyAuditLog({
     runId,
     log: lines.length === 0 ? '' : `${lines.join('\n')}\n`,
-    head: JSON.stringify({ v: 1, run_id: runId, seq: typeof last?.seq === 'number' ? last.seq : -1, hash: typeof last?.hash === 'string' ? last.hash : GENESIS_HASH }),
+    head: JSON.stringify({
+      v: 1,
+      run_id: runId,
+      seq: typeof last?.seq === 'number' ? last.seq : -1,
+      hash: typeof last?.hash === 'string' ? last.hash : GENESIS_HASH,
+    }),
     sha256,
     scanner: { detect: () => [] },
   });
 }
-
 
 function attempt(fn: () => void): void {
   try {

@@ -103,7 +103,9 @@ export class FsClaimStore implements ClaimStore {
     const info = await lstat(file);
     if (!info.isFile()) throw new InvalidInputError(claim.source, ['(root): not a regular file']);
     if (info.size > MAX_COMMAND_BYTES) {
-      throw new InvalidInputError(claim.source, [`(root): the file is ${info.size} bytes; a command file may be at most ${MAX_COMMAND_BYTES} bytes`]);
+      throw new InvalidInputError(claim.source, [
+        `(root): the file is ${info.size} bytes; a command file may be at most ${MAX_COMMAND_BYTES} bytes`,
+      ]);
     }
     return readFile(file, 'utf8');
   }
@@ -161,7 +163,10 @@ export class FsClaimStore implements ClaimStore {
     const { record, owner, ownerId } = await resolveOwner(this.#paths.inflight, runId, names.length);
     if (owner && (owner.id === this.#self.id || (await this.#registry.isAlive(owner)))) return 'owned';
     const marker = `${runId}.takeover-${ownerId}`;
-    const won = await this.#createExclusive(path.join(this.#paths.inflight, marker), { owner: this.#self, taken_at: this.#clock.now().toISOString() }).then(
+    const won = await this.#createExclusive(path.join(this.#paths.inflight, marker), {
+      owner: this.#self,
+      taken_at: this.#clock.now().toISOString(),
+    }).then(
       () => true,
       (error: unknown) => {
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
@@ -174,7 +179,13 @@ export class FsClaimStore implements ClaimStore {
       await this.#removeSidecars(runId);
       return undefined;
     }
-    return { runId, source: record?.source ?? `${runId}.json`, claimedAt: record?.claimed_at ?? '', recovered: true, kind: record?.kind ?? 'command' };
+    return {
+      runId,
+      source: record?.source ?? `${runId}.json`,
+      claimedAt: record?.claimed_at ?? '',
+      recovered: true,
+      kind: record?.kind ?? 'command',
+    };
   }
 
   /** Claim records without a command (a crash between the two writes) and temporary files of dead watchers. */
@@ -184,7 +195,8 @@ export class FsClaimStore implements ClaimStore {
       const temp = TEMP_NAME.exec(name);
       if (temp) {
         const owner = { pid: Number(temp[1]), id: `${temp[1]}-${temp[2]}` };
-        if (owner.id !== this.#self.id && !(await this.#registry.isAlive(owner))) await unlink(path.join(this.#paths.inflight, name)).catch(ignoreMissing);
+        if (owner.id !== this.#self.id && !(await this.#registry.isAlive(owner)))
+          await unlink(path.join(this.#paths.inflight, name)).catch(ignoreMissing);
         continue;
       }
       const orphan = /^([A-Za-z0-9_-]+)\.claim$/.exec(name)?.[1];
@@ -240,7 +252,8 @@ export class FsClaimStore implements ClaimStore {
 
   async #removeSidecars(runId: string): Promise<void> {
     for (const name of await this.#list()) {
-      if (name.startsWith(`${runId}.`) && name !== `${runId}.json`) await unlink(path.join(this.#paths.inflight, name)).catch(ignoreMissing);
+      if (name.startsWith(`${runId}.`) && name !== `${runId}.json`)
+        await unlink(path.join(this.#paths.inflight, name)).catch(ignoreMissing);
     }
   }
 

@@ -78,7 +78,9 @@ export class FsCommandInbox implements CommandInbox {
       persistent: true,
       followSymlinks: false,
       ignoreInitial: false,
-      ignored: (file, stats) => file !== this.#dir && (path.dirname(file) !== this.#dir || !isCommandFileName(path.basename(file)) || stats?.isDirectory() === true),
+      ignored: (file, stats) =>
+        file !== this.#dir &&
+        (path.dirname(file) !== this.#dir || !isCommandFileName(path.basename(file)) || stats?.isDirectory() === true),
     });
     this.#watcher = watcher;
     const onEvent = (file: string): void => this.#schedule(file, true);

@@ -41,7 +41,10 @@ export class FsCortex {
     if (q.length === 0) return { status: 'error', message: 'empty search', reason_code: 'KNOWLEDGE_BAD_QUERY' };
     const { search, docs, skipped } = await (this.#index ??= this.#build());
     const hits = search.search(q, { prefix: true, fuzzy: 0.2, boost: { title: 2, id: 1.5 } }).slice(0, MAX_RESULTS);
-    const terms = q.toLowerCase().split(/\W+/).filter((t) => t.length > 2);
+    const terms = q
+      .toLowerCase()
+      .split(/\W+/)
+      .filter((t) => t.length > 2);
     const lines = hits.map((h, i) => {
       const doc = docs.get(String(h.id));
       const snippet = doc ? snippetOf(doc.text, terms) : '';
@@ -52,7 +55,14 @@ export class FsCortex {
         ? `No file in the knowledge base matches "${q}".`
         : `${hits.length} best match(es) for "${q}" — read one with READ_FILE(path):\n${lines.join('\n')}`;
     const content = skipped > 0 ? `${body}\n(${skipped} file(s) were too large or too many to index)` : body;
-    return { status: 'provided', message: `${hits.length} result(s)`, bytes: Buffer.byteLength(content), sha256: this.options.sha256(content), content, reason_code: 'KNOWLEDGE_PROVIDED' };
+    return {
+      status: 'provided',
+      message: `${hits.length} result(s)`,
+      bytes: Buffer.byteLength(content),
+      sha256: this.options.sha256(content),
+      content,
+      reason_code: 'KNOWLEDGE_PROVIDED',
+    };
   }
 
   async #build(): Promise<{ search: MiniSearch<Doc>; docs: Map<string, Doc>; skipped: number }> {
@@ -75,7 +85,11 @@ export class FsCortex {
           const read = await readIndexable(path.join(this.options.root, rel), maxBytes);
           if (read === 'too-large') skipped++;
           if (typeof read !== 'string') continue;
-          const title = read.split('\n').map((l) => l.replace(/^#+\s*/, '').trim()).find((l) => l.length > 0) ?? rel;
+          const title =
+            read
+              .split('\n')
+              .map((l) => l.replace(/^#+\s*/, '').trim())
+              .find((l) => l.length > 0) ?? rel;
           docs.set(rel, { id: rel, title: title.slice(0, 200), text: read });
         }
       }

@@ -13,7 +13,11 @@ export class FsDecisionInbox implements DecisionInbox {
 
   async post(runId: string, decision: { pause_id: string; decided_at: string }): Promise<void> {
     await ensurePrivateDir(this.paths.decisions);
-    await writeJsonAtomically(path.join(this.paths.decisions, `${runId}.json`), { run_id: runId, decision: 'continue', ...decision }, { mode: 0o600 });
+    await writeJsonAtomically(
+      path.join(this.paths.decisions, `${runId}.json`),
+      { run_id: runId, decision: 'continue', ...decision },
+      { mode: 0o600 },
+    );
   }
 
   async claim(runId: string): Promise<boolean> {
@@ -38,10 +42,14 @@ export class FsDecisionInbox implements DecisionInbox {
       throw error;
     }
     const withTimes = await Promise.all(
-      names.map(async (n) => ({ n, t: await stat(path.join(this.paths.decisions, n)).then((s) => s.mtimeMs, () => Number.POSITIVE_INFINITY) })),
+      names.map(async (n) => ({
+        n,
+        t: await stat(path.join(this.paths.decisions, n)).then(
+          (s) => s.mtimeMs,
+          () => Number.POSITIVE_INFINITY,
+        ),
+      })),
     );
-    return withTimes
-      .sort((a, b) => a.t - b.t || (a.n < b.n ? -1 : 1))
-      .map(({ n }) => n.slice(0, -'.json'.length));
+    return withTimes.sort((a, b) => a.t - b.t || (a.n < b.n ? -1 : 1)).map(({ n }) => n.slice(0, -'.json'.length));
   }
 }

@@ -80,7 +80,10 @@ export async function withFileLock<T>(lockPath: string, fn: (held: HeldLock) => 
     (error: unknown) => ({ ok: false as const, error }),
   );
   // A lock another process took over is theirs now: removing it would let a third one in.
-  const ours = await held.assertHeld().then(() => true, () => false);
+  const ours = await held.assertHeld().then(
+    () => true,
+    () => false,
+  );
   if (ours) await release().catch(() => undefined);
   // Thrown even when `fn` succeeded: what it wrote may have raced with the new holder.
   if (!ours) throw lostLock(key, controller.signal.reason ?? 'another process took it over');

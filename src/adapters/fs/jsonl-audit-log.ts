@@ -58,13 +58,36 @@ export class JsonlAuditLog implements AuditLog {
     const file = this.paths.auditLog(runId);
     if (!isSafeRunId(runId) || this.#looksSensitive(runId)) {
       // The id is not repeated: it may be what must not be shown.
-      throw new StorageError('refusing to open an audit log for this run id: run ids name files, so they must be plain names free of personal data', file);
+      throw new StorageError(
+        'refusing to open an audit log for this run id: run ids name files, so they must be plain names free of personal data',
+        file,
+      );
     }
     await ensurePrivateDir(this.paths.audit);
     await restrict(this.paths.audit, 0o700);
     const headFile = this.paths.auditHead(runId);
-    const start = await recoverChain({ runId, file, headFile, journalFile: path.join(this.paths.runDir(runId), JOURNAL_FILE), fs: this.#fs, sha256: this.#sha256 });
-    const sink = new JsonlAuditSink({ file, headFile, runId, seq: start.seq, prevHash: start.hash, size: start.size, fs: this.#fs, clock: this.clock, scanner: this.#scanner, sha256: this.#sha256, recorded: start.events, steps: start.steps });
+    const start = await recoverChain({
+      runId,
+      file,
+      headFile,
+      journalFile: path.join(this.paths.runDir(runId), JOURNAL_FILE),
+      fs: this.#fs,
+      sha256: this.#sha256,
+    });
+    const sink = new JsonlAuditSink({
+      file,
+      headFile,
+      runId,
+      seq: start.seq,
+      prevHash: start.hash,
+      size: start.size,
+      fs: this.#fs,
+      clock: this.clock,
+      scanner: this.#scanner,
+      sha256: this.#sha256,
+      recorded: start.events,
+      steps: start.steps,
+    });
     // The head is written whole here, at its fixed width and at the log's end (the chain verified), so that appends can rewrite it in place.
     const head = start.created ? emptyAuditHead(runId) : { v: 1 as const, run_id: runId, seq: start.seq - 1, hash: start.hash };
     if (start.headText !== formatAuditHead(head)) await writeHead(headFile, head);
@@ -72,7 +95,11 @@ export class JsonlAuditLog implements AuditLog {
       await sink.append({ event: 'AUDIT_LOG_RECOVERED', ...runDecision('audit', 'AUDIT_TORN_LINE_DROPPED'), details: start.dropped });
     }
     if (start.restored) {
-      await sink.append({ event: 'AUDIT_LOG_RECOVERED', ...runDecision('audit', 'AUDIT_RECORDS_RESTORED_FROM_JOURNAL'), details: start.restored });
+      await sink.append({
+        event: 'AUDIT_LOG_RECOVERED',
+        ...runDecision('audit', 'AUDIT_RECORDS_RESTORED_FROM_JOURNAL'),
+        details: start.restored,
+      });
     }
     if (start.adopted) {
       await sink.append({ event: 'AUDIT_LOG_RECOVERED', ...runDecision('audit', 'AUDIT_HEAD_ADOPTED_FROM_LOG'), details: start.adopted });
@@ -224,7 +251,12 @@ class JsonlAuditSink implements AuditSink {
   }
 
   /** The chain moves on past lines that are now in the log. */
-  #advance(composed: { lines: readonly string[]; written: readonly { event: string; step?: string }[]; seq: number; prevHash: string }): void {
+  #advance(composed: {
+    lines: readonly string[];
+    written: readonly { event: string; step?: string }[];
+    seq: number;
+    prevHash: string;
+  }): void {
     for (const line of composed.lines) this.#size += Buffer.byteLength(line) + 1;
     this.#seq = composed.seq;
     this.#prevHash = composed.prevHash;
@@ -247,11 +279,19 @@ class JsonlAuditSink implements AuditSink {
     // stands at it or after it, and every record past it is one the journal holds.
     await this.#headSync;
     try {
-      await pending.persist({ log: file, lines: composed.lines, last: { seq: composed.seq - 1, hash: composed.prevHash }, logBytes: this.#size });
+      await pending.persist({
+        log: file,
+        lines: composed.lines,
+        last: { seq: composed.seq - 1, hash: composed.prevHash },
+        logBytes: this.#size,
+      });
     } catch (error) {
       // The journal may hold the records although the log does not: this sink stops, and opening
       // the log afresh takes them from the journal.
-      this.#failed = error instanceof StorageError ? error : new StorageError(`could not record audit records of run ${runId}: ${(error as Error).message}`, file, { cause: error });
+      this.#failed =
+        error instanceof StorageError
+          ? error
+          : new StorageError(`could not record audit records of run ${runId}: ${(error as Error).message}`, file, { cause: error });
       pending.reject(error);
       return;
     }
@@ -279,7 +319,11 @@ class JsonlAuditSink implements AuditSink {
         flushAuditFiles(this.options.fs, [this.options.headFile]);
         this.#headMovedAhead = false;
       } catch (error) {
-        const failure = new StorageError(`could not flush the audit head ${this.options.headFile}: ${(error as Error).message}`, this.options.headFile, { cause: error, ...errno(error) });
+        const failure = new StorageError(
+          `could not flush the audit head ${this.options.headFile}: ${(error as Error).message}`,
+          this.options.headFile,
+          { cause: error, ...errno(error) },
+        );
         this.#failed = failure;
         pending.reject(failure);
         return;
@@ -294,7 +338,10 @@ class JsonlAuditSink implements AuditSink {
     } catch (error) {
       // Whatever part of the lines reached the file was never acknowledged: cut it, so the next write starts on a clean line.
       if (fd !== undefined) attempt(() => fs.ftruncateSync(fd as number, this.#size));
-      const failure = new StorageError(`could not append to the audit log ${file}: ${(error as Error).message}`, file, { cause: error, ...errno(error) });
+      const failure = new StorageError(`could not append to the audit log ${file}: ${(error as Error).message}`, file, {
+        cause: error,
+        ...errno(error),
+      });
       this.#failed = failure;
       pending.reject(failure);
       return;
@@ -304,9 +351,16 @@ class JsonlAuditSink implements AuditSink {
     // The lines are on disk: the chain moves on even if acknowledging them below fails.
     this.#advance(composed);
     try {
-      this.#headSync = flushInBackground(fs, rewriteHeadInPlace(fs, this.options.headFile, { v: 1, run_id: runId, seq: seq - 1, hash: prevHash }));
+      this.#headSync = flushInBackground(
+        fs,
+        rewriteHeadInPlace(fs, this.options.headFile, { v: 1, run_id: runId, seq: seq - 1, hash: prevHash }),
+      );
     } catch (error) {
-      const failure = new StorageError(`could not update the audit head ${this.options.headFile}: ${(error as Error).message}`, this.options.headFile, { cause: error, ...errno(error) });
+      const failure = new StorageError(
+        `could not update the audit head ${this.options.headFile}: ${(error as Error).message}`,
+        this.options.headFile,
+        { cause: error, ...errno(error) },
+      );
       this.#failed = failure;
       pending.reject(failure);
       return;
@@ -371,7 +425,14 @@ interface ChainStart {
  * Refused (fail closed): a chain that does not verify (edited, reordered, foreign lines) and a log
  * shorter than its head says (truncated) — `maestro audit verify` says why.
  */
-async function recoverChain(options: { runId: string; file: string; headFile: string; journalFile: string; fs: SyncFs; sha256: Sha256 }): Promise<ChainStart> {
+async function recoverChain(options: {
+  runId: string;
+  file: string;
+  headFile: string;
+  journalFile: string;
+  fs: SyncFs;
+  sha256: Sha256;
+}): Promise<ChainStart> {
   const { runId, file, headFile } = options;
   const log = await readIfExists(file);
   const headText = await readIfExists(headFile);
@@ -382,8 +443,17 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
 
   const ahead = journal === undefined ? [] : journalAuditLines(journal);
   if (log === undefined && ahead.length === 0) {
-    if (head && head.run_id === runId && head.seq >= 0) throw refuse(`is missing although its head says ${head.seq + 1} record(s) were written`);
-    return { seq: 0, hash: GENESIS_HASH, created: head === undefined || head.run_id !== runId, events: new Set(), steps: new Set(), size: 0, headText };
+    if (head && head.run_id === runId && head.seq >= 0)
+      throw refuse(`is missing although its head says ${head.seq + 1} record(s) were written`);
+    return {
+      seq: 0,
+      hash: GENESIS_HASH,
+      created: head === undefined || head.run_id !== runId,
+      events: new Set(),
+      steps: new Set(),
+      size: 0,
+      headText,
+    };
   }
   if (log !== undefined) await restrict(file, 0o600);
 
@@ -397,12 +467,19 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
     // log is cut and written again from the journal; any other damage is refused.
     const at = (chain.line ?? 0) - 1;
     const held = new Set(ahead.map((l) => (safeJson(l) as { seq?: unknown } | undefined)?.seq));
-    if (chain.line === null || at < 0 || !held.has(at) || verifyChain(runId, split.lines.slice(0, at), options.sha256).status === 'broken') {
+    if (
+      chain.line === null ||
+      at < 0 ||
+      !held.has(at) ||
+      verifyChain(runId, split.lines.slice(0, at), options.sha256).status === 'broken'
+    ) {
       throw refuse(`is damaged at line ${chain.line ?? '?'} (${chain.kind}: ${chain.message})`);
     }
     const kept = split.lines.slice(0, at);
     const keptBytes = kept.length === 0 ? 0 : Buffer.byteLength(`${kept.join('\n')}\n`);
-    torn = Buffer.from(log ?? '', 'utf8').subarray(keptBytes).toString('utf8');
+    torn = Buffer.from(log ?? '', 'utf8')
+      .subarray(keptBytes)
+      .toString('utf8');
     split = { lines: kept, torn };
   }
 
@@ -430,14 +507,37 @@ async function recoverChain(options: { runId: string; file: string; headFile: st
     // A write cut short by a crash: the record was never acknowledged, so the fragment is removed.
     await truncate(file, wholeBefore);
   }
-  if (torn !== undefined && torn.length > 0) dropped = { line: split.lines.length + 1, bytes: Buffer.byteLength(torn), sha256: options.sha256(torn) };
+  if (torn !== undefined && torn.length > 0)
+    dropped = { line: split.lines.length + 1, bytes: Buffer.byteLength(torn), sha256: options.sha256(torn) };
   const headSeq = head && head.run_id === runId ? head.seq : null;
   const headAgrees = head !== undefined && headSeq !== null && (headSeq === lastSeq || headSeq === lastSeq - 1);
-  const adopted = headAgrees ? undefined : { head_seq: headSeq, head: head === undefined ? (headText === undefined ? 'missing' : 'damaged') : headSeq === null ? 'foreign' : 'behind', log_seq: lastSeq };
+  const adopted = headAgrees
+    ? undefined
+    : {
+        head_seq: headSeq,
+        head: head === undefined ? (headText === undefined ? 'missing' : 'damaged') : headSeq === null ? 'foreign' : 'behind',
+        log_seq: lastSeq,
+      };
   const parsed = lines.map((l) => safeJson(l) as { event?: string; details?: { step_id?: unknown } } | undefined);
   const events = new Set(parsed.map((r) => r?.event).filter((e): e is string => typeof e === 'string'));
-  const steps = new Set(parsed.filter((r) => r?.event === 'MODEL_CALL').map((r) => stepIdOf(r)).filter((id): id is string => id !== undefined));
-  return { seq: lastSeq + 1, hash: last?.hash ?? GENESIS_HASH, created: false, events, steps, size: Buffer.byteLength(whole), headText, ...(dropped ? { dropped } : {}), ...(restored ? { restored } : {}), ...(adopted ? { adopted } : {}) };
+  const steps = new Set(
+    parsed
+      .filter((r) => r?.event === 'MODEL_CALL')
+      .map((r) => stepIdOf(r))
+      .filter((id): id is string => id !== undefined),
+  );
+  return {
+    seq: lastSeq + 1,
+    hash: last?.hash ?? GENESIS_HASH,
+    created: false,
+    events,
+    steps,
+    size: Buffer.byteLength(whole),
+    headText,
+    ...(dropped ? { dropped } : {}),
+    ...(restored ? { restored } : {}),
+    ...(adopted ? { adopted } : {}),
+  };
 }
 
 /** Puts back the private mode on a folder or file created earlier (or by an older maestro). */
@@ -445,7 +545,9 @@ async function restrict(target: string, mode: number): Promise<void> {
   try {
     await chmod(target, mode);
   } catch (error) {
-    throw new StorageError(`could not restrict ${target} to mode ${mode.toString(8)}: ${(error as Error).message}`, target, { cause: error });
+    throw new StorageError(`could not restrict ${target} to mode ${mode.toString(8)}: ${(error as Error).message}`, target, {
+      cause: error,
+    });
   }
 }
 

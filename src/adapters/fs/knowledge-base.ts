@@ -111,7 +111,9 @@ export class FsKnowledgeBase implements KnowledgeBase {
     const inRoot = (await this.#realRoots()).map((r) => toPosix(path.relative(r, real))).find((rel) => !escapes(rel));
     const realRelative = toPosix(path.relative(realRoot, real));
     if (inRoot === undefined) {
-      return escapes(realRelative) ? refuse('resolves (through a symlink) outside the workspace', 'KNOWLEDGE_PATH_ESCAPE') : refuse('resolves outside the knowledge roots', 'KNOWLEDGE_OUTSIDE_ROOTS');
+      return escapes(realRelative)
+        ? refuse('resolves (through a symlink) outside the workspace', 'KNOWLEDGE_PATH_ESCAPE')
+        : refuse('resolves outside the knowledge roots', 'KNOWLEDGE_OUTSIDE_ROOTS');
     }
     // The real path is checked again: a harmless-looking link may point at a credential or a denied file.
     const realPaths = escapes(realRelative) ? [inRoot] : [inRoot, realRelative];
@@ -169,14 +171,19 @@ export async function checkOutputPath(root: string, requested: string, protect: 
       if (ancestor === path.dirname(lexical.absolute)) realParent = real;
       break;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return { ok: false, reason: `its folder cannot be resolved (${(error as NodeJS.ErrnoException).code})` };
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        return { ok: false, reason: `its folder cannot be resolved (${(error as NodeJS.ErrnoException).code})` };
       const parent = path.dirname(ancestor);
       if (parent === ancestor) return { ok: false, reason: 'its folder cannot be resolved' };
       ancestor = parent;
     }
   }
   const existing = await lstat(lexical.absolute).catch(() => undefined);
-  if (existing?.isSymbolicLink()) return { ok: false, reason: 'is a symbolic link: an artifact is never written through a link (it would overwrite the file the link points to)' };
+  if (existing?.isSymbolicLink())
+    return {
+      ok: false,
+      reason: 'is a symbolic link: an artifact is never written through a link (it would overwrite the file the link points to)',
+    };
   if (existing?.isDirectory()) return { ok: false, reason: 'is a folder, not a file' };
   if (existing && !existing.isFile()) return { ok: false, reason: 'exists and is not a regular file' };
   // Where the file really lands (its folder resolved): that must not be a reserved file either.
@@ -188,7 +195,8 @@ export async function checkOutputPath(root: string, requested: string, protect: 
     const inputLexical = lexicalWorkspacePath(root, input);
     if (!inputLexical.ok) continue;
     const inputReal = await realpath(inputLexical.absolute).catch(() => inputLexical.absolute);
-    if (inputReal === landing || inputLexical.absolute === lexical.absolute) return { ok: false, reason: `is one of the command's own input artifacts ("${input}"): the artifact would overwrite its input` };
+    if (inputReal === landing || inputLexical.absolute === lexical.absolute)
+      return { ok: false, reason: `is one of the command's own input artifacts ("${input}"): the artifact would overwrite its input` };
   }
   return { ok: true, absolute: landing, relative: lexical.relative };
 }

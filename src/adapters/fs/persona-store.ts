@@ -35,7 +35,10 @@ export class FsPersonaStore implements PersonaStore {
         continue;
       }
       const cached = this.#parsed.get(name);
-      const parsed = cached?.text === text ? cached.result : parsePersonaFile(text, (yaml) => parseYaml(yaml, { maxAliasCount: 10 }), { fileId: name.slice(0, -3), file });
+      const parsed =
+        cached?.text === text
+          ? cached.result
+          : parsePersonaFile(text, (yaml) => parseYaml(yaml, { maxAliasCount: 10 }), { fileId: name.slice(0, -3), file });
       this.#parsed.set(name, { text, result: parsed });
       if (parsed.ok) personas.push(parsed.value);
       else problems.push({ file, issues: parsed.issues });

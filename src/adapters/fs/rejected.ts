@@ -54,7 +54,13 @@ export async function requeueRejected(paths: WorkspacePaths, name: string): Prom
       if (code === 'EEXIST') continue;
       if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EXDEV') {
         // No hard links here: a plain rename, after checking the name is free.
-        if (await readFile(to).then(() => true, () => false)) continue;
+        if (
+          await readFile(to).then(
+            () => true,
+            () => false,
+          )
+        )
+          continue;
         await rename(from, to);
       } else throw new StorageError(`could not move ${from} to ${to}: ${(error as Error).message}`, to, { cause: error });
     }

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Price } from '../../domain/budget.js';
 import { parseRunState } from '../../domain/checkpoint.js';
-import { type RunState } from '../../domain/run-state.js';
+import type { RunState } from '../../domain/run-state.js';
 import { screenText } from '../../domain/screen.js';
 import { totalUsage } from '../../domain/usage.js';
 import { listDirOrEmpty } from './read.js';

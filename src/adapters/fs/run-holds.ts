@@ -6,7 +6,13 @@ import { InvalidInputError, RunHeldError } from '../../domain/errors.js';
 import type { Clock, RunHold, RunHolds } from '../../domain/ports.js';
 import { ensurePrivateDir, writeJsonAtomically } from './atomic-file.js';
 import { readIfExists, safeJson } from './read.js';
-import { isRecordedProcessAlive, probeProcess, readProcessStart, type ProcessProbe, type ProcessStartReader } from '../system/process-identity.js';
+import {
+  isRecordedProcessAlive,
+  probeProcess,
+  readProcessStart,
+  type ProcessProbe,
+  type ProcessStartReader,
+} from '../system/process-identity.js';
 import { systemClock } from '../system/system-clock.js';
 import { ignoreMissing } from './watcher-registry.js';
 import type { WorkspacePaths } from './workspace-paths.js';

@@ -65,7 +65,12 @@ function wholeLines(text: string): JournalLine[] {
 }
 
 export type JournalReplay =
-  | { readonly ok: true; readonly state: unknown; readonly lines: number; readonly torn?: { readonly line: number; readonly bytes: number } }
+  | {
+      readonly ok: true;
+      readonly state: unknown;
+      readonly lines: number;
+      readonly torn?: { readonly line: number; readonly bytes: number };
+    }
   | { readonly ok: false; readonly line: number; readonly problem: string };
 
 /**
@@ -75,7 +80,8 @@ export type JournalReplay =
 export function replayJournal(text: string): JournalReplay {
   const lines = withoutReserve(text).split('\n');
   const fragment = lines.pop() ?? '';
-  let torn: { line: number; bytes: number } | undefined = fragment.length > 0 ? { line: lines.length + 1, bytes: Buffer.byteLength(fragment) } : undefined;
+  let torn: { line: number; bytes: number } | undefined =
+    fragment.length > 0 ? { line: lines.length + 1, bytes: Buffer.byteLength(fragment) } : undefined;
   const parsed: (JournalLine | undefined)[] = lines.map(parseLine);
   // Only the last line can be unacknowledged: one that does not read is a write cut short.
   if (torn === undefined && parsed.length > 0 && parsed[parsed.length - 1] === undefined) {
@@ -86,7 +92,12 @@ export function replayJournal(text: string): JournalReplay {
   for (const [i, line] of parsed.entries()) {
     if (line === undefined) return { ok: false, line: i + 1, problem: 'not a journal line: the file was damaged or edited' };
     if ('base' in line) {
-      if (line.v !== JOURNAL_VERSION) return { ok: false, line: i + 1, problem: `journal version ${JSON.stringify(line.v)}; this maestro reads version ${JOURNAL_VERSION}` };
+      if (line.v !== JOURNAL_VERSION)
+        return {
+          ok: false,
+          line: i + 1,
+          problem: `journal version ${JSON.stringify(line.v)}; this maestro reads version ${JOURNAL_VERSION}`,
+        };
       state = line.base;
       continue;
     }

@@ -34,7 +34,13 @@ export class FsRunLiveness implements RunLiveness {
 
   async isHeld(runId: string): Promise<boolean> {
     // A holder file that cannot be read names a process nobody can check: unsure counts as held.
-    if (await this.holds.holderOf(runId).then((h) => h?.alive, () => true)) return true;
+    if (
+      await this.holds.holderOf(runId).then(
+        (h) => h?.alive,
+        () => true,
+      )
+    )
+      return true;
     const claim = await findClaim(this.paths.inflight, runId);
     if (claim?.owner) return this.registry.isAlive(claim.owner);
     return (await this.#decisionWaiting(runId)) && this.#watcherRunning();

@@ -4,10 +4,18 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { parseRunState } from '../../domain/checkpoint.js';
 import type { RunEvent } from '../../domain/run-machine.js';
-import { type RunState } from '../../domain/run-state.js';
+import type { RunState } from '../../domain/run-state.js';
 import { keepsRawCommand, RAW_COMMAND_FILE, screenRunState } from '../../domain/screen.js';
 import { StorageError } from '../../domain/errors.js';
-import { ensurePrivateDir, realSyncFs, syncDirectory, writeFileAtomically, writeFullySync, type DurableFs, type SyncFs } from './atomic-file.js';
+import {
+  ensurePrivateDir,
+  realSyncFs,
+  syncDirectory,
+  writeFileAtomically,
+  writeFullySync,
+  type DurableFs,
+  type SyncFs,
+} from './atomic-file.js';
 import type { AuditAhead } from './audit-sink.js';
 import { appendAuditLines, flushAuditFiles, formatAuditHead, missingFromLog, writeAuditAhead } from './audit-wal.js';
 import { splitAuditLines } from '../../domain/audit-verify.js';
@@ -120,7 +128,8 @@ export class FsRunStore {
    */
   async recordAhead(change: RunChange, audit?: AuditAhead): Promise<void> {
     const runId = change.after.run_id;
-    if (audit && audit.log !== this.paths.auditLog(runId)) throw new StorageError(`audit records of run ${runId} were handed over for another log (${audit.log})`, audit.log);
+    if (audit && audit.log !== this.paths.auditLog(runId))
+      throw new StorageError(`audit records of run ${runId} were handed over for another log (${audit.log})`, audit.log);
     const open = await this.#appendChange(change, audit?.lines);
     for (const name of change.removeFiles ?? []) open.removed.add(name);
     if (audit && audit.lines.length > 0) {
@@ -207,7 +216,10 @@ export class FsRunStore {
   /** Every run id with a folder, sorted (ids sort by time). */
   async list(): Promise<string[]> {
     try {
-      return (await readdir(this.paths.runs, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+      return (await readdir(this.paths.runs, { withFileTypes: true }))
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+        .sort();
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
@@ -281,9 +293,16 @@ export class FsRunStore {
     const log = (await readIfExists(logFile)) ?? '';
     const { lines, torn } = splitAuditLines(log);
     const missing = missingFromLog(runId, lines, ahead, sha256);
-    if ('problem' in missing) throw new StorageError(`the checkpoint journal ${journalFile} cannot be folded: ${missing.problem}`, journalFile);
+    if ('problem' in missing)
+      throw new StorageError(`the checkpoint journal ${journalFile} cannot be folded: ${missing.problem}`, journalFile);
     if (missing.lines.length > 0) {
-      appendAuditLines(this.#journalFs, logFile, missing.lines, Buffer.byteLength(log) - (torn === undefined ? 0 : Buffer.byteLength(torn)), torn !== undefined);
+      appendAuditLines(
+        this.#journalFs,
+        logFile,
+        missing.lines,
+        Buffer.byteLength(log) - (torn === undefined ? 0 : Buffer.byteLength(torn)),
+        torn !== undefined,
+      );
     }
     flushAuditFiles(this.#journalFs, [logFile]);
     const lastLine = missing.lines.length > 0 ? missing.lines[missing.lines.length - 1] : lines[lines.length - 1];

@@ -79,18 +79,25 @@ export class FsSessionStore implements SessionStore {
   async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[]): Promise<void> {
     const file = this.fileFor(personaId);
     await mkdir(this.dir, { recursive: true });
-    await withFileLock(lockPathFor(file), async (held) => {
-      const { state } = await this.load(personaId);
-      const { state: compacted, moved } = compactSession(appendRun(state, runId, messages, this.clock.now().toISOString()), this.keepRuns);
-      // Counted before the writes and their checks: counting may load the tokenizer, and a holder
-      // that stalls there must find out before it writes, not after.
-      const next = { ...compacted, messages: this.#counted(compacted.messages) };
-      // Archive first: a crash in between leaves a run in both places, never in neither; the next
-      // save then finds it at the end of the archive and does not append it again.
-      if (moved.length > 0) await this.#archive(personaId, moved, held);
-      await held.assertHeld();
-      await writeJsonAtomically(file, next);
-    }, this.lockOptions);
+    await withFileLock(
+      lockPathFor(file),
+      async (held) => {
+        const { state } = await this.load(personaId);
+        const { state: compacted, moved } = compactSession(
+          appendRun(state, runId, messages, this.clock.now().toISOString()),
+          this.keepRuns,
+        );
+        // Counted before the writes and their checks: counting may load the tokenizer, and a holder
+        // that stalls there must find out before it writes, not after.
+        const next = { ...compacted, messages: this.#counted(compacted.messages) };
+        // Archive first: a crash in between leaves a run in both places, never in neither; the next
+        // save then finds it at the end of the archive and does not append it again.
+        if (moved.length > 0) await this.#archive(personaId, moved, held);
+        await held.assertHeld();
+        await writeJsonAtomically(file, next);
+      },
+      this.lockOptions,
+    );
   }
 
   /** Appends the messages the archive does not hold yet, after cutting off a line a crash left half-written. */
@@ -112,7 +119,7 @@ export class FsSessionStore implements SessionStore {
     const fresh = unarchivedMessages(moved, tail.counts);
     if (fresh.length === 0) return;
     await held.assertHeld();
-    await appendDurably(archive, fresh.map((m) => JSON.stringify(m)).join('\n') + '\n');
+    await appendDurably(archive, `${fresh.map((m) => JSON.stringify(m)).join('\n')}\n`);
   }
 
   /**

@@ -4,7 +4,13 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ensurePrivateDir, writeJsonAtomically } from './atomic-file.js';
 import { safeJson } from './read.js';
-import { isRecordedProcessAlive, probeProcess, readProcessStart, type ProcessProbe, type ProcessStartReader } from '../system/process-identity.js';
+import {
+  isRecordedProcessAlive,
+  probeProcess,
+  readProcessStart,
+  type ProcessProbe,
+  type ProcessStartReader,
+} from '../system/process-identity.js';
 
 export { probeProcess, type ProcessProbe } from '../system/process-identity.js';
 
@@ -110,7 +116,6 @@ export class FsWatcherRegistry {
     return parsed.success ? parsed.data : undefined;
   }
 }
-
 
 export function ignoreMissing(error: unknown): void {
   if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;

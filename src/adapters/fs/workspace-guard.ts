@@ -7,7 +7,11 @@ import type { WorkspacePaths } from './workspace-paths.js';
  * else is refused before a `.maestro/` is made in it: running in the wrong folder is a typo, not a wish.
  */
 export async function assertWorkspace(paths: WorkspacePaths): Promise<void> {
-  const has = async (p: string): Promise<boolean> => access(p).then(() => true, () => false);
+  const has = async (p: string): Promise<boolean> =>
+    access(p).then(
+      () => true,
+      () => false,
+    );
   if ((await has(paths.config)) || (await has(paths.personas)) || (await has(paths.commands))) return;
   const exists = await has(paths.root);
   throw new InvalidInputError(paths.root, [

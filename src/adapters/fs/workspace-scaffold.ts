@@ -77,7 +77,12 @@ async function probe(p: string): Promise<Probe> {
     // ENOTDIR: a file stands where a folder on the way should be; the caller finds it going up.
     if (code === 'ENOTDIR') return { kind: 'missing' };
     if (code !== 'ENOENT') return { kind: 'error', code };
-    return (await lstat(p).then(() => true, () => false)) ? { kind: 'other' } : { kind: 'missing' };
+    return (await lstat(p).then(
+      () => true,
+      () => false,
+    ))
+      ? { kind: 'other' }
+      : { kind: 'missing' };
   }
 }
 
@@ -144,7 +149,10 @@ async function planIgnore(file: string): Promise<ScaffoldPlan['ignore'] | string
   }
   const merge = mergeIgnoreLines(text);
   if (merge.append === '') return { exists: true, ...merge };
-  const locked = await access(file, constants.W_OK).then(() => undefined, (e: NodeJS.ErrnoException) => e.code ?? 'EACCES');
+  const locked = await access(file, constants.W_OK).then(
+    () => undefined,
+    (e: NodeJS.ErrnoException) => e.code ?? 'EACCES',
+  );
   if (locked !== undefined) return `${file} is not writable (${locked}), so the runtime lines cannot be merged into it`;
   return { exists: true, ...merge };
 }

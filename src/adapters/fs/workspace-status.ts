@@ -37,7 +37,14 @@ export interface WorkspaceStatus {
    */
   readonly interrupted: readonly { run_id: string; source: string; updated_at: string; steps_done: number; next_step: string }[];
   /** Runs paused for a person. */
-  readonly paused: readonly { run_id: string; source: string; layer: string | null; reason_code: string | null; message: string; requested_at: string | null }[];
+  readonly paused: readonly {
+    run_id: string;
+    source: string;
+    layer: string | null;
+    reason_code: string | null;
+    message: string;
+    requested_at: string | null;
+  }[];
   /** The most recent runs, newest first: invalid ones too (they have an audit log but no checkpoint). */
   readonly recent: readonly {
     run_id: string;
@@ -75,15 +82,27 @@ interface StateView {
 }
 
 /** Reads the workspace's queue and runs; changes nothing. */
-export async function readWorkspaceStatus(paths: WorkspacePaths, registry: Pick<FsWatcherRegistry, 'list' | 'isAlive'>, options: { recent?: number } = {}): Promise<WorkspaceStatus> {
+export async function readWorkspaceStatus(
+  paths: WorkspacePaths,
+  registry: Pick<FsWatcherRegistry, 'list' | 'isAlive'>,
+  options: { recent?: number } = {},
+): Promise<WorkspaceStatus> {
   const watchers = await registry.list();
   const states = await readStates(paths.runs);
   // An invalid command never gets a checkpoint; its audit log says it was run, and how it ended.
   for (const r of await listAuditOnlyRuns(paths, new Set(states.keys()))) {
-    states.set(r.run_id, { run_id: r.run_id, status: r.status, updated_at: r.updated_at, ...(r.reason_code ? { decision: { reason_code: r.reason_code } } : {}), auditOnly: true });
+    states.set(r.run_id, {
+      run_id: r.run_id,
+      status: r.status,
+      updated_at: r.updated_at,
+      ...(r.reason_code ? { decision: { reason_code: r.reason_code } } : {}),
+      auditOnly: true,
+    });
   }
   await showStates(states, new FsRunLiveness(paths, new FsRunHolds(paths), registry));
-  const all = [...states.values()].sort((a, b) => (b.updated_at ?? '').localeCompare(a.updated_at ?? '') || (b.run_id ?? '').localeCompare(a.run_id ?? ''));
+  const all = [...states.values()].sort(
+    (a, b) => (b.updated_at ?? '').localeCompare(a.updated_at ?? '') || (b.run_id ?? '').localeCompare(a.run_id ?? ''),
+  );
   return {
     workspace: paths.root,
     watcher_running: watchers.some((w) => w.alive),

@@ -17,7 +17,17 @@ export const CASSETTE_SCHEMA_VERSION = 1;
 
 const Usage = z.strictObject({ prompt_tokens: z.number().int().min(0), completion_tokens: z.number().int().min(0) });
 
-const LLM_ERROR_KINDS = ['rate_limit', 'quota', 'timeout', 'server', 'network', 'auth', 'bad_request', 'invalid_output', 'cassette'] as const satisfies readonly LlmErrorKind[];
+const LLM_ERROR_KINDS = [
+  'rate_limit',
+  'quota',
+  'timeout',
+  'server',
+  'network',
+  'auth',
+  'bad_request',
+  'invalid_output',
+  'cassette',
+] as const satisfies readonly LlmErrorKind[];
 
 /** One model call: what was asked (as a digest) and what came back (a reply, or the error that ended it). */
 export const CassetteCall = z
@@ -43,7 +53,9 @@ export const CassetteCall = z
       })
       .optional(),
   })
-  .refine((call) => (call.reply === undefined) !== (call.error === undefined), { message: 'a call holds exactly one of "reply" or "error"' });
+  .refine((call) => (call.reply === undefined) !== (call.error === undefined), {
+    message: 'a call holds exactly one of "reply" or "error"',
+  });
 export type CassetteCall = z.infer<typeof CassetteCall>;
 
 export const Cassette = z.strictObject({
@@ -91,7 +103,9 @@ export function digestMessages(request: LlmRequest, codec: CassetteCodec): strin
 /** JSON with object keys sorted at every level, so equal values always give equal text. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 
@@ -100,7 +114,8 @@ export function parseCassette(json: unknown): Parsed<Cassette> {
   const result = Cassette.safeParse(json);
   if (!result.success) return { ok: false, issues: formatIssues(result.error) };
   const outOfOrder = result.data.calls.findIndex((call, i) => call.n !== i + 1);
-  if (outOfOrder >= 0) return { ok: false, issues: [`calls.${outOfOrder}.n: expected ${outOfOrder + 1}, calls must be numbered 1, 2, 3… in order`] };
+  if (outOfOrder >= 0)
+    return { ok: false, issues: [`calls.${outOfOrder}.n: expected ${outOfOrder + 1}, calls must be numbered 1, 2, 3… in order`] };
   return { ok: true, value: result.data };
 }
 
@@ -111,7 +126,9 @@ export async function readCassette(file: string): Promise<Cassette> {
     text = await readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new InvalidInputError(file, [`cannot read the cassette: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`], { cause: error });
+    throw new InvalidInputError(file, [`cannot read the cassette: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`], {
+      cause: error,
+    });
   }
   let json: unknown;
   try {
@@ -120,7 +137,11 @@ export async function readCassette(file: string): Promise<Cassette> {
     throw new InvalidInputError(file, [`not a cassette: the file is not valid JSON (${(error as Error).message})`], { cause: error });
   }
   const parsed = parseCassette(json);
-  if (!parsed.ok) throw new InvalidInputError(file, parsed.issues.map((issue) => `not a valid cassette: ${issue}`));
+  if (!parsed.ok)
+    throw new InvalidInputError(
+      file,
+      parsed.issues.map((issue) => `not a valid cassette: ${issue}`),
+    );
   return parsed.value;
 }
 
@@ -169,11 +190,20 @@ export class RecordingLlmClient implements LlmClient {
       // cancelled run is not an exchange and leaves no trace.
       if (!(error instanceof LlmError) || signal?.aborted) throw error;
       const { kind, retryable, status, route } = error;
-      const failure = { kind, retryable, ...(status === undefined ? {} : { status }), ...(route === undefined ? {} : { route }), message: redact(error.message) };
+      const failure = {
+        kind,
+        retryable,
+        ...(status === undefined ? {} : { status }),
+        ...(route === undefined ? {} : { route }),
+        message: redact(error.message),
+      };
       await this.#record({ ...head, error: failure });
       throw error;
     }
-    await this.#record({ ...head, reply: { content: redact(reply.content), model: reply.model, ...(reply.usage ? { usage: { ...reply.usage } } : {}) } });
+    await this.#record({
+      ...head,
+      reply: { content: redact(reply.content), model: reply.model, ...(reply.usage ? { usage: { ...reply.usage } } : {}) },
+    });
     return reply;
   }
 
@@ -231,10 +261,14 @@ export class ReplayLlmClient implements LlmClient {
     const recorded = this.#options.cassette.calls[this.#next];
     const fail = (what: string): LlmError => new LlmError(what, false, undefined, { kind: 'cassette', route: 'replay' });
     if (!recorded) {
-      throw fail(`cassette ${this.#options.file} ran out at call ${n}: it holds ${this.#options.cassette.calls.length} call(s), the run asked for more`);
+      throw fail(
+        `cassette ${this.#options.file} ran out at call ${n}: it holds ${this.#options.cassette.calls.length} call(s), the run asked for more`,
+      );
     }
     if (recorded.request_sha256 !== digestRequest(request, call, this.#options)) {
-      throw fail(`cassette mismatch at call ${n} (recorded ${describe(recorded)}, asked ${describe(call)}): ${whatDiffers(recorded, request, call, this.#options)}`);
+      throw fail(
+        `cassette mismatch at call ${n} (recorded ${describe(recorded)}, asked ${describe(call)}): ${whatDiffers(recorded, request, call, this.#options)}`,
+      );
     }
     this.#next += 1;
     if (recorded.error) {
@@ -250,7 +284,8 @@ export class ReplayLlmClient implements LlmClient {
 
 /** Says which part of a request differs from the recording, and what usually causes it. */
 function whatDiffers(recorded: CassetteCall, request: LlmRequest, call: CallContext, codec: CassetteCodec): string {
-  if (describe(recorded) !== describe(call)) return 'the council is not the one recorded (other personas, rounds or order): replay with the same command and personas';
+  if (describe(recorded) !== describe(call))
+    return 'the council is not the one recorded (other personas, rounds or order): replay with the same command and personas';
   const was = recorded.messages_sha256;
   if (!was) return 'the prompt differs from the recording (this cassette predates per-message digests, so which part cannot be said)';
   const now = digestMessages(request, codec);

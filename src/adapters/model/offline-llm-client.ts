@@ -3,7 +3,8 @@ import type { CallContext, ChatMessage, LlmClient, LlmReply, LlmRequest } from '
 
 export const OFFLINE_MODEL = 'offline-rehearsal-v1';
 
-const RISK_MARKERS = /\b(irreversible|drop table|rm -rf|delete (all|every|production)|wipe|shut ?down production|wire (the )?money|transfer funds)\b/i;
+const RISK_MARKERS =
+  /\b(irreversible|drop table|rm -rf|delete (all|every|production)|wipe|shut ?down production|wire (the )?money|transfer funds)\b/i;
 const DOUBT_MARKERS = /\b(unclear|ambiguous|tbd|not sure|unknown requirements?|undecided|to be decided)\b/i;
 
 interface Angle {
@@ -49,18 +50,18 @@ export class OfflineLlmClient implements LlmClient {
       call.purpose === 'verdict' && call.step.startsWith('reviewer:')
         ? reviewerReply(asked, view)
         : call.purpose === 'verdict'
-        ? verdictReply(asked, view)
-        : call.purpose === 'synthesis'
-          ? synthesisReply(asked, view)
-          : call.purpose === 'plan'
-            ? planReply(view)
-            : call.purpose === 'assessment'
-              ? assessmentReply(asked, view)
-              : call.purpose === 'review'
-                ? reviewReply(asked)
-                : call.purpose === 'decision'
-                  ? decisionReply(asked)
-                  : turnReply(asked, view); // a work item is a turn: the same reply the persona gives run directly
+          ? verdictReply(asked, view)
+          : call.purpose === 'synthesis'
+            ? synthesisReply(asked, view)
+            : call.purpose === 'plan'
+              ? planReply(view)
+              : call.purpose === 'assessment'
+                ? assessmentReply(asked, view)
+                : call.purpose === 'review'
+                  ? reviewReply(asked)
+                  : call.purpose === 'decision'
+                    ? decisionReply(asked)
+                    : turnReply(asked, view); // a work item is a turn: the same reply the persona gives run directly
     const promptChars = request.messages.reduce((n, m) => n + m.content.length, 0);
     call.onText?.(content);
     return {
@@ -143,13 +144,18 @@ function readConversation(messages: readonly ChatMessage[]): ConversationView {
 }
 
 function turnReply(request: Asked, v: ConversationView): string {
-  const angle = ANGLES[request.persona] ?? { lens: `the concerns of a ${v.name.toLowerCase()}`, remark: 'this deserves a closer look.', asks: ['What evidence would change our minds?'] };
+  const angle = ANGLES[request.persona] ?? {
+    lens: `the concerns of a ${v.name.toLowerCase()}`,
+    remark: 'this deserves a closer look.',
+    asks: ['What evidence would change our minds?'],
+  };
   const seed = hash(`${request.persona}\n${v.task}`);
   const topic = keywords(v.task);
   const lines: string[] = [`**${v.name}, round ${request.round}** — looking at ${angle.lens}.`];
   if (v.ownTurns === 0) {
     lines.push(`As I read it, the task is about ${topic.length > 0 ? topic.join(', ') : 'the request as stated'}.`);
-    if (v.earlierTasks > 0) lines.push(`I also remember ${v.earlierTasks} earlier task(s) from my history and will keep them consistent with this one.`);
+    if (v.earlierTasks > 0)
+      lines.push(`I also remember ${v.earlierTasks} earlier task(s) from my history and will keep them consistent with this one.`);
   } else if (v.lastSpeaker && v.lastSpeaker !== request.persona) {
     lines.push(`Building on what ${v.lastSpeaker} just said, I want to sharpen one point.`);
   }
@@ -176,13 +182,21 @@ function verdictReply(request: Asked, v: ConversationView): string {
   const seed = hash(`${request.persona}\n${v.task}\nverdict`);
   const confidence = Math.round((0.62 + (seed % 30) / 100) * 100) / 100;
   if (RISK_MARKERS.test(v.task)) {
-    return JSON.stringify({ action: 'escalate', confidence: 0.9, rationale: 'the task asks for something hard to undo; a person must decide' });
+    return JSON.stringify({
+      action: 'escalate',
+      confidence: 0.9,
+      rationale: 'the task asks for something hard to undo; a person must decide',
+    });
   }
   if (DOUBT_MARKERS.test(v.task)) {
     return JSON.stringify({ action: 'investigate', confidence, rationale: 'the request is not settled enough to act on' });
   }
   if (request.persona === 'auditor' && v.missing.length > 0) {
-    return JSON.stringify({ action: 'investigate', confidence: 0.55, rationale: `${v.missing.length} requested file(s) were missing; the evidence is incomplete` });
+    return JSON.stringify({
+      action: 'investigate',
+      confidence: 0.55,
+      rationale: `${v.missing.length} requested file(s) were missing; the evidence is incomplete`,
+    });
   }
   const basis = v.provided.size > 0 ? `the ${v.provided.size} file(s) read support the direction` : 'the direction is coherent as stated';
   return JSON.stringify({ action: 'proceed', confidence, rationale: basis });
@@ -199,7 +213,10 @@ function assessmentReply(request: Asked, v: ConversationView): string {
     if (name === 'uncertainty') score = 0.15 + wobble / 100; // 0.15–0.55
     if (name === 'context' && v.inputs.length === 0) score -= 0.2; // nothing attached: less context
     if (name === 'impact' && RISK_MARKERS.test(v.task)) score = 0.2;
-    vectors[name] = { score: Math.round(Math.min(1, Math.max(0, score)) * 100) / 100, rationale: `${note} (${lens}; rehearsal ${i + 1}/13)` };
+    vectors[name] = {
+      score: Math.round(Math.min(1, Math.max(0, score)) * 100) / 100,
+      rationale: `${note} (${lens}; rehearsal ${i + 1}/13)`,
+    };
   });
   const confidence = Math.round((0.55 + (seed % 40) / 100) * 100) / 100;
   // Varied but deterministic: the auditor doubts a task with nothing attached (or on a coin of the hash), anyone now and then.
@@ -237,7 +254,9 @@ const VECTOR_NOTES: readonly (readonly [string, string])[] = [
  */
 function decisionReply(request: Asked): string {
   const prompt = request.messages.at(-1)?.content ?? '';
-  const offered = [...(/^Specialists you may delegate to: (.+)\.$/m.exec(prompt)?.[1] ?? '').matchAll(/([a-z0-9][a-z0-9_-]*) \(/g)].map((m) => m[1] ?? '');
+  const offered = [...(/^Specialists you may delegate to: (.+)\.$/m.exec(prompt)?.[1] ?? '').matchAll(/([a-z0-9][a-z0-9_-]*) \(/g)].map(
+    (m) => m[1] ?? '',
+  );
   let start = 0;
   request.messages.forEach((m, i) => {
     if (m.role === 'user' && m.content.includes(BRIEFING_HEADER)) start = i;
@@ -246,14 +265,22 @@ function decisionReply(request: Asked): string {
     request.messages
       .slice(start)
       .filter((m) => m.role === 'assistant')
-      .flatMap((m) => [.../"target"\s*:\s*"([^"]+)"/.exec(m.content)?.slice(1, 2) ?? []]),
+      .flatMap((m) => [...(/"target"\s*:\s*"([^"]+)"/.exec(m.content)?.slice(1, 2) ?? [])]),
   );
   const next = offered.find((p) => !delegated.has(p));
   if (!next || /No delegations are left/.test(prompt)) {
-    return JSON.stringify({ action: 'stop', target: null, instruction: `the specialists have each spoken (${delegated.size}); the council can give its verdicts (offline rehearsal)` });
+    return JSON.stringify({
+      action: 'stop',
+      target: null,
+      instruction: `the specialists have each spoken (${delegated.size}); the council can give its verdicts (offline rehearsal)`,
+    });
   }
   const lens = ANGLES[next]?.lens ?? 'your own angle';
-  return JSON.stringify({ action: 'delegate', target: next, instruction: `look at the task from ${lens} and say what the others have not (offline rehearsal)` });
+  return JSON.stringify({
+    action: 'delegate',
+    target: next,
+    instruction: `look at the task from ${lens} and say what the others have not (offline rehearsal)`,
+  });
 }
 
 /** The reviewer gate: the rehearsal's verdict on the result, with findings when the task is risky or unsettled. */
@@ -267,14 +294,25 @@ function reviewerReply(request: Asked, v: ConversationView): string {
     ...(DOUBT_MARKERS.test(v.task) ? ['parts of the request are not settled; the result rests on assumptions'] : []),
     ...(unfinished > 0 ? [`${unfinished} work item(s) have no result`] : []),
   ];
-  const rationale = findings.length > 0 ? verdict.rationale : `checked ${items > 0 ? `${items} work item(s)` : 'the result'} against the task: consistent, nothing contradicts (offline rehearsal)`;
-  return JSON.stringify({ ...verdict, ...(unfinished > 0 && verdict.action === 'proceed' ? { action: 'investigate' } : {}), rationale, findings });
+  const rationale =
+    findings.length > 0
+      ? verdict.rationale
+      : `checked ${items > 0 ? `${items} work item(s)` : 'the result'} against the task: consistent, nothing contradicts (offline rehearsal)`;
+  return JSON.stringify({
+    ...verdict,
+    ...(unfinished > 0 && verdict.action === 'proceed' ? { action: 'investigate' } : {}),
+    rationale,
+    findings,
+  });
 }
 
 /** A ranking of the anonymised assessments: by their stated confidence, highest first (ties by label). */
 function reviewReply(request: Asked): string {
   const prompt = request.messages.at(-1)?.content ?? '';
-  const shown = [...prompt.matchAll(/^Assessment ([A-Z]):\n\w+ \(confidence ([\d.]+)\)/gm)].map((m) => ({ label: m[1] ?? '', confidence: Number(m[2]) }));
+  const shown = [...prompt.matchAll(/^Assessment ([A-Z]):\n\w+ \(confidence ([\d.]+)\)/gm)].map((m) => ({
+    label: m[1] ?? '',
+    confidence: Number(m[2]),
+  }));
   const labels = [...prompt.matchAll(/^Assessment ([A-Z]):$/gm)].map((m) => m[1] ?? '');
   const ranked = [...shown].sort((a, b) => b.confidence - a.confidence || a.label.localeCompare(b.label)).map((s) => s.label);
   for (const l of labels) if (!ranked.includes(l)) ranked.push(l);
@@ -293,12 +331,16 @@ function synthesisReply(request: Asked, v: ConversationView): string {
     '',
     '### Reasons',
     '',
-    files.length > 0 ? `- Grounded in ${files.map((f) => `\`${f}\``).join(', ')}.` : '- No input documents were provided; the reasoning rests on the task text alone.',
+    files.length > 0
+      ? `- Grounded in ${files.map((f) => `\`${f}\``).join(', ')}.`
+      : '- No input documents were provided; the reasoning rests on the task text alone.',
     '- Coordinator, strategist and auditor views were each heard in every round.',
     '',
     '### Open risks',
     '',
-    v.missing.length > 0 ? `- Missing references: ${v.missing.map((f) => `\`${f}\``).join(', ')}.` : '- None beyond those named in the transcript.',
+    v.missing.length > 0
+      ? `- Missing references: ${v.missing.map((f) => `\`${f}\``).join(', ')}.`
+      : '- None beyond those named in the transcript.',
     '',
     '### Next steps',
     '',
@@ -319,7 +361,9 @@ function planReply(v: ConversationView): string {
 }
 
 const STOPWORDS = new Set(
-  'the and for with that this from into onto about what which when where your their there then than them they have will would should could must propose next steps step plan assess review please make give write'.split(' '),
+  'the and for with that this from into onto about what which when where your their there then than them they have will would should could must propose next steps step plan assess review please make give write'.split(
+    ' ',
+  ),
 );
 
 /** Up to five distinctive words of the task, in order of appearance. */

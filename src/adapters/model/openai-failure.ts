@@ -153,7 +153,7 @@ const CAUSE_NOTES: ReadonlyArray<readonly [RegExp, (code: string) => string]> = 
     (code) => `${code}: its certificate is not trusted here; a private CA's certificate goes in NODE_EXTRA_CA_CERTS`,
   ],
   [/^UND_ERR_SOCKET$/, () => 'the endpoint closed the connection before it answered'],
-  [/^UND_ERR_CONNECT_TIMEOUT$/, () => 'no connection within the route\'s timeout_ms'],
+  [/^UND_ERR_CONNECT_TIMEOUT$/, () => "no connection within the route's timeout_ms"],
   [/^(E[A-Z_]+|ERR_TLS_[A-Z_]+|CERT_[A-Z_]+|UND_ERR_[A-Z_]+)$/, (code) => code],
 ];
 

@@ -85,7 +85,9 @@ export class OpenAiLlmClient implements LlmClient {
         const mode = this.#modeFor(request);
         try {
           const onText = context?.onText;
-          const result = await (route.stream ? this.#streamed(request, mode, call.signal, onText) : this.#whole(request, mode, call.signal, onText));
+          const result = await (route.stream
+            ? this.#streamed(request, mode, call.signal, onText)
+            : this.#whole(request, mode, call.signal, onText));
           signal?.throwIfAborted();
           return {
             content: result.content,
@@ -200,7 +202,10 @@ export class OpenAiLlmClient implements LlmClient {
     }
     if (mode === 'json_object') params.response_format = { type: 'json_object' };
     if (mode === 'json_schema' && request.responseFormat) {
-      params.response_format = { type: 'json_schema', json_schema: { name: request.responseFormat.name, schema: request.responseFormat.schema, strict: true } };
+      params.response_format = {
+        type: 'json_schema',
+        json_schema: { name: request.responseFormat.name, schema: request.responseFormat.schema, strict: true },
+      };
     }
     return params;
   }

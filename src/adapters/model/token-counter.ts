@@ -30,7 +30,9 @@ function loadCounter(): Counter {
   const require = createRequire(import.meta.url);
   try {
     const ranks = readTiktokenRanks(require.resolve('gpt-tokenizer/data/o200k_base.tiktoken'));
-    const { GptEncoding } = require('gpt-tokenizer/cjs/GptEncoding') as { GptEncoding: { getEncodingApi(name: string, ranks: () => (string | number[])[]): { countTokens: Counter } } };
+    const { GptEncoding } = require('gpt-tokenizer/cjs/GptEncoding') as {
+      GptEncoding: { getEncodingApi(name: string, ranks: () => (string | number[])[]): { countTokens: Counter } };
+    };
     return GptEncoding.getEncodingApi('o200k_base', () => ranks).countTokens;
   } catch {
     return (require('gpt-tokenizer/encoding/o200k_base') as { countTokens: Counter }).countTokens;

@@ -71,7 +71,8 @@ function sanitizeContent(text: string, scanner: SensitiveScanner, maxChars: numb
   try {
     // Redact first, then cut: a cut through a secret could leave a part the detector no longer knows.
     const redacted = redactSensitive(text).text;
-    const cut = redacted.length > maxChars ? `${redacted.slice(0, maxChars)}… [${redacted.length - maxChars} more characters not traced]` : redacted;
+    const cut =
+      redacted.length > maxChars ? `${redacted.slice(0, maxChars)}… [${redacted.length - maxChars} more characters not traced]` : redacted;
     return findSensitiveResidue(cut, scanner).length > 0 ? CONTENT_WITHHELD : cut;
   } catch {
     // A failing detector must not let the text through; the error itself may quote it, so it is not kept.

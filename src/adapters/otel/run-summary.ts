@@ -15,13 +15,23 @@ export interface RunProgress {
  */
 export function summariseRecord(span: Span, record: TracedRecord, progress: RunProgress): void {
   const d = record.details ?? {};
-  const outcome = { 'maestro.decision': record.decision, 'maestro.reason_code': record.reason_code, 'maestro.layer': record.layer, 'maestro.sealed': record.sealed };
+  const outcome = {
+    'maestro.decision': record.decision,
+    'maestro.reason_code': record.reason_code,
+    'maestro.layer': record.layer,
+    'maestro.sealed': record.sealed,
+  };
   switch (record.event as EventCode) {
     case 'GATE':
       if (progress.gatesDecided || d.skipped === true) return;
       if (record.decision !== 'RUN' || record.layer === 'dispatch') {
         progress.gatesDecided = true;
-        span.setAttributes({ 'maestro.gate.decision': record.decision, 'maestro.gate.layer': record.layer, 'maestro.gate.reason_code': record.reason_code, 'maestro.gate.sealed': record.sealed });
+        span.setAttributes({
+          'maestro.gate.decision': record.decision,
+          'maestro.gate.layer': record.layer,
+          'maestro.gate.reason_code': record.reason_code,
+          'maestro.gate.sealed': record.sealed,
+        });
       }
       return;
     case 'ARBITRATED':
@@ -38,18 +48,44 @@ export function summariseRecord(span: Span, record: TracedRecord, progress: RunP
       return;
     case 'HITL_REQUESTED':
       span.setAttributes(
-        compact({ 'maestro.run.status': 'paused', 'maestro.pause.id': str(d.pause_id), 'maestro.pause.class': str(d.pause_class), 'maestro.pause.layer': record.layer, 'maestro.pause.reason_code': record.reason_code, ...outcome }),
+        compact({
+          'maestro.run.status': 'paused',
+          'maestro.pause.id': str(d.pause_id),
+          'maestro.pause.class': str(d.pause_class),
+          'maestro.pause.layer': record.layer,
+          'maestro.pause.reason_code': record.reason_code,
+          ...outcome,
+        }),
       );
       return;
     case 'HITL_DECIDED':
-      span.setAttributes(compact({ 'maestro.hitl.decision': record.decision === 'RUN' ? 'continue' : 'stop', 'maestro.hitl.pause_id': str(d.pause_id), 'maestro.hitl.paused_reason': str(d.paused_reason) }));
+      span.setAttributes(
+        compact({
+          'maestro.hitl.decision': record.decision === 'RUN' ? 'continue' : 'stop',
+          'maestro.hitl.pause_id': str(d.pause_id),
+          'maestro.hitl.paused_reason': str(d.paused_reason),
+        }),
+      );
       return;
     case 'REROUTE':
       progress.reroutes += 1;
-      span.setAttributes(compact({ 'maestro.reroute.count': progress.reroutes, 'maestro.reroute.from_route': str(d.from_route), 'maestro.reroute.to_route': str(d.to_route), 'maestro.reroute.reason_code': record.reason_code }));
+      span.setAttributes(
+        compact({
+          'maestro.reroute.count': progress.reroutes,
+          'maestro.reroute.from_route': str(d.from_route),
+          'maestro.reroute.to_route': str(d.to_route),
+          'maestro.reroute.reason_code': record.reason_code,
+        }),
+      );
       return;
     case 'REROUTE_REFUSED':
-      span.setAttributes(compact({ 'maestro.reroute.refused': true, 'maestro.reroute.condition': str(d.condition), 'maestro.reroute.reason_code': record.reason_code }));
+      span.setAttributes(
+        compact({
+          'maestro.reroute.refused': true,
+          'maestro.reroute.condition': str(d.condition),
+          'maestro.reroute.reason_code': record.reason_code,
+        }),
+      );
       return;
     case 'RUN_FINISHED':
       span.setAttributes(
@@ -71,7 +107,11 @@ export function summariseRecord(span: Span, record: TracedRecord, progress: RunP
     case 'ROUTES_INVALID':
     case 'RUN_FAILED':
     case 'COMMAND_REJECTED':
-      span.setAttributes({ 'maestro.run.status': record.event === 'RUN_FAILED' ? 'error' : 'invalid', ...outcome, [ERROR_TYPE]: record.reason_code });
+      span.setAttributes({
+        'maestro.run.status': record.event === 'RUN_FAILED' ? 'error' : 'invalid',
+        ...outcome,
+        [ERROR_TYPE]: record.reason_code,
+      });
       span.setStatus({ code: SpanStatusCode.ERROR, message: record.reason_code });
       return;
     default:

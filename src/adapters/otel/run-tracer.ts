@@ -2,7 +2,16 @@ import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context
 import type { SensitiveScanner } from '../../domain/audit-sanitizer.js';
 import type { EventCode } from '../../domain/codes.js';
 import type { StepContent, StepContentRecorder } from '../../domain/telemetry.js';
-import { ERROR_TYPE, GEN_AI, GEN_AI_OPERATION, OFFLINE_PROVIDER, SERVER_ADDRESS, SERVER_PORT, stepContentAttributes, type ContentAttributes } from './genai.js';
+import {
+  ERROR_TYPE,
+  GEN_AI,
+  GEN_AI_OPERATION,
+  OFFLINE_PROVIDER,
+  SERVER_ADDRESS,
+  SERVER_PORT,
+  stepContentAttributes,
+  type ContentAttributes,
+} from './genai.js';
 import { eventName, num, recordAttributes, str, summariseRecord } from './run-summary.js';
 import type { AuditRecordObserver, TracedRecord } from './tracing-audit-log.js';
 
@@ -166,7 +175,16 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
       },
       context.active(),
     );
-    const run: RunTrace = { workflow, ctx: trace.setSpan(context.active(), workflow), lastTs: t, boundaryTs: t, steps: [], ending: false, gatesDecided: false, reroutes: 0 };
+    const run: RunTrace = {
+      workflow,
+      ctx: trace.setSpan(context.active(), workflow),
+      lastTs: t,
+      boundaryTs: t,
+      steps: [],
+      ending: false,
+      gatesDecided: false,
+      reroutes: 0,
+    };
     this.#runs.set(record.run_id, run);
     return run;
   }
@@ -204,7 +222,11 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
     };
     const agent = this.options.tracer.startSpan(
       `${GEN_AI_OPERATION.INVOKE_AGENT} ${persona}`,
-      { kind: SpanKind.INTERNAL, startTime: new Date(Math.min(run.boundaryTs, chatStart)), attributes: { [GEN_AI.OPERATION_NAME]: GEN_AI_OPERATION.INVOKE_AGENT, [GEN_AI.AGENT_NAME]: persona, ...common } },
+      {
+        kind: SpanKind.INTERNAL,
+        startTime: new Date(Math.min(run.boundaryTs, chatStart)),
+        attributes: { [GEN_AI.OPERATION_NAME]: GEN_AI_OPERATION.INVOKE_AGENT, [GEN_AI.AGENT_NAME]: persona, ...common },
+      },
       run.ctx,
     );
     const ctx = trace.setSpan(run.ctx, agent);

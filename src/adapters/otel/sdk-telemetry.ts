@@ -1,7 +1,14 @@
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator, type IdGenerator, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  RandomIdGenerator,
+  type IdGenerator,
+  type ReadableSpan,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { Sha256 } from '../../domain/audit-chain.js';
 import { cachedScanner, defaultSensitiveScanner } from '../../domain/audit-sanitizer.js';
@@ -21,18 +28,25 @@ const EXPORT_TIMEOUT_MS = 5_000;
  * Every span of a run carries one trace id derived from its run id, so a run that paused and was
  * continued later (another process, another day) is one trace.
  */
-export function startOtelTelemetry(settings: TelemetrySettings, deps: TelemetryDeps, options: { exporter?: SpanExporter; idleMs?: number } = {}): Telemetry {
+export function startOtelTelemetry(
+  settings: TelemetrySettings,
+  deps: TelemetryDeps,
+  options: { exporter?: SpanExporter; idleMs?: number } = {},
+): Telemetry {
   const scanner = cachedScanner(defaultSensitiveScanner);
   const noticeOnce = once(deps.onNotice);
   const ids = new RunTraceIds(deps.sha256);
   const exportFailed = (error: Error | undefined): void =>
     noticeOnce(`traces could not be sent to ${settings.tracesUrl}${error ? ` (${error.message})` : ''}; runs go on without them`);
   const exporter = new ReportingExporter(
-    options.exporter ?? new OTLPTraceExporter({ url: settings.tracesUrl, headers: { ...settings.headers }, timeoutMillis: EXPORT_TIMEOUT_MS }),
+    options.exporter ??
+      new OTLPTraceExporter({ url: settings.tracesUrl, headers: { ...settings.headers }, timeoutMillis: EXPORT_TIMEOUT_MS }),
     exportFailed,
   );
   const provider = new BasicTracerProvider({
-    resource: defaultResource().merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName, [ATTR_SERVICE_VERSION]: deps.serviceVersion })),
+    resource: defaultResource().merge(
+      resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName, [ATTR_SERVICE_VERSION]: deps.serviceVersion }),
+    ),
     idGenerator: ids,
     spanProcessors: [new BatchSpanProcessor(exporter)],
   });
@@ -44,7 +58,8 @@ export function startOtelTelemetry(settings: TelemetrySettings, deps: TelemetryD
     beforeWorkflow: (runId) => ids.useRun(runId),
     ...(options.idleMs !== undefined ? { idleMs: options.idleMs } : {}),
   });
-  const onError = (error: unknown): void => noticeOnce(`a record could not be traced (${error instanceof Error ? error.name : typeof error}); the audit log has it`);
+  const onError = (error: unknown): void =>
+    noticeOnce(`a record could not be traced (${error instanceof Error ? error.name : typeof error}); the audit log has it`);
   let ended: Promise<void> | undefined;
   return {
     endpoint: settings.tracesUrl,

@@ -24,7 +24,13 @@ export function resolveTelemetrySettings(config: WorkspaceConfig['telemetry'], e
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
   const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
-  const tracesUrl = config.otlp_endpoint ? tracesPath(config.otlp_endpoint) : traces ? checkedUrl(traces, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') : base ? tracesPath(checkedUrl(base, 'OTEL_EXPORTER_OTLP_ENDPOINT')) : undefined;
+  const tracesUrl = config.otlp_endpoint
+    ? tracesPath(config.otlp_endpoint)
+    : traces
+      ? checkedUrl(traces, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')
+      : base
+        ? tracesPath(checkedUrl(base, 'OTEL_EXPORTER_OTLP_ENDPOINT'))
+        : undefined;
   if (tracesUrl === undefined) return undefined;
   const headerVar = env.OTEL_EXPORTER_OTLP_TRACES_HEADERS?.trim() ? 'OTEL_EXPORTER_OTLP_TRACES_HEADERS' : 'OTEL_EXPORTER_OTLP_HEADERS';
   return {
@@ -47,10 +53,14 @@ function checkedUrl(value: string, variable: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new InvalidInputError(variable, ['(root): must be an http:// or https:// URL (an OTLP/HTTP endpoint such as http://127.0.0.1:4318)']);
+    throw new InvalidInputError(variable, [
+      '(root): must be an http:// or https:// URL (an OTLP/HTTP endpoint such as http://127.0.0.1:4318)',
+    ]);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InvalidInputError(variable, [`(root): must be an http:// or https:// URL, not ${url.protocol} (maestro sends OTLP over HTTP)`]);
+    throw new InvalidInputError(variable, [
+      `(root): must be an http:// or https:// URL, not ${url.protocol} (maestro sends OTLP over HTTP)`,
+    ]);
   }
   return url.toString();
 }
@@ -58,12 +68,18 @@ function checkedUrl(value: string, variable: string): string {
 /** The W3C-baggage-like list of the OTLP exporter variables: `key=value` pairs, comma separated, URL-encoded. */
 export function parseOtlpHeaders(raw: string, variable: string): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const pair of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const pair of raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const eq = pair.indexOf('=');
     const key = eq > 0 ? safeDecode(pair.slice(0, eq).trim()) : undefined;
     const value = eq > 0 ? safeDecode(pair.slice(eq + 1).trim()) : undefined;
     // The value is not quoted back: it is likely a key.
-    if (!key || value === undefined) throw new InvalidInputError(variable, [`(root): every entry must be key=value (URL-encoded), separated by commas; entry ${Object.keys(headers).length + 1} is not`]);
+    if (!key || value === undefined)
+      throw new InvalidInputError(variable, [
+        `(root): every entry must be key=value (URL-encoded), separated by commas; entry ${Object.keys(headers).length + 1} is not`,
+      ]);
     headers[key] = value;
   }
   return headers;

@@ -26,11 +26,17 @@ export async function readPgAuditRun(engine: PgEngine, runId: string, fence?: Fe
 
 /** Every run with an audit log (or head) in the engine, sorted. */
 export async function listPgAuditRuns(engine: PgEngine): Promise<string[]> {
-  const r = await engine.query<{ run_id: string }>('SELECT run_id FROM maestro_audit_heads UNION SELECT DISTINCT run_id FROM maestro_audit ORDER BY 1');
+  const r = await engine.query<{ run_id: string }>(
+    'SELECT run_id FROM maestro_audit_heads UNION SELECT DISTINCT run_id FROM maestro_audit ORDER BY 1',
+  );
   return r.rows.map((row) => row.run_id).sort();
 }
 
-export async function verifyPgAuditRun(engine: PgEngine, runId: string, scanner: SensitiveScanner = defaultSensitiveScanner): Promise<AuditVerification> {
+export async function verifyPgAuditRun(
+  engine: PgEngine,
+  runId: string,
+  scanner: SensitiveScanner = defaultSensitiveScanner,
+): Promise<AuditVerification> {
   return verifyAuditLog({ ...(await readPgAuditRun(engine, runId)), sha256: nodeSha256, scanner });
 }
 
@@ -58,7 +64,10 @@ export async function readPgChain(
 ): Promise<PgChain> {
   const where = `engine:audit/${runId}`;
   if (!isSafeRunId(runId) || findSensitiveResidue(runId, options.scanner).length > 0) {
-    throw new StorageError('refusing to open an audit log for this run id: run ids must be plain names free of personal data', 'engine:audit');
+    throw new StorageError(
+      'refusing to open an audit log for this run id: run ids must be plain names free of personal data',
+      'engine:audit',
+    );
   }
   const run = await readPgAuditRun(engine, runId, options.fence);
   const lines = run.log === undefined ? [] : run.log.split('\n').filter((l) => l.length > 0);
@@ -67,7 +76,10 @@ export async function readPgChain(
     const verdict = verifyAuditLog({ runId, log: run.log, head, sha256: options.sha256, scanner: { detect: () => [] } });
     if (verdict.status !== 'ok') {
       const why = verdict.status === 'broken' ? `${verdict.kind}: ${verdict.message}` : verdict.status;
-      throw new StorageError(`the audit log of run ${runId} in the engine is damaged (${why}); nothing was appended (run "maestro audit verify ${runId}")`, where);
+      throw new StorageError(
+        `the audit log of run ${runId} in the engine is damaged (${why}); nothing was appended (run "maestro audit verify ${runId}")`,
+        where,
+      );
     }
   }
   const records = lines.map((l) => JSON.parse(l) as { seq: number; hash: string; event: string; details?: { step_id?: unknown } });

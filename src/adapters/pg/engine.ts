@@ -51,7 +51,13 @@ export class PgEngine {
 
   /** A pool for `url` (nothing connects until the first query). `name` shows in pg_stat_activity. */
   static open(url: string, options: { name?: string; max?: number } = {}): PgEngine {
-    const pool = new pg.Pool({ connectionString: url, max: options.max ?? 4, allowExitOnIdle: true, application_name: options.name ?? 'maestro', connectionTimeoutMillis: 10_000 });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.max ?? 4,
+      allowExitOnIdle: true,
+      application_name: options.name ?? 'maestro',
+      connectionTimeoutMillis: 10_000,
+    });
     // An idle connection that breaks (the server restarted) must not crash the process: the pool
     // drops it and the next query connects again.
     pool.on('error', () => undefined);
@@ -64,7 +70,11 @@ export class PgEngine {
   }
 
   /** One statement outside a transaction; with a fence, an unreachable engine also ends the claim's run at its checkpoint. */
-  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[] = [], fence?: Fence): Promise<pg.QueryResult<R>> {
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    sql: string,
+    params: unknown[] = [],
+    fence?: Fence,
+  ): Promise<pg.QueryResult<R>> {
     try {
       return await this.#pool.query<R>(sql, params);
     } catch (error) {
@@ -99,7 +109,8 @@ export class PgEngine {
       await client.query('BEGIN');
       if (fence) {
         const held = await client.query(FENCE_SQL, [fence.runId, fence.owner, fence.epoch]);
-        if (held.rowCount !== 1) throw new ClaimLostError(`this worker no longer holds run ${fence.runId} (its claim moved on or its engine session ended)`);
+        if (held.rowCount !== 1)
+          throw new ClaimLostError(`this worker no longer holds run ${fence.runId} (its claim moved on or its engine session ended)`);
       }
       const result = await fn(client);
       await client.query('COMMIT');
@@ -125,7 +136,9 @@ export class PgEngine {
     const applied: { version: number; name: string }[] = [];
     try {
       await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-      await client.query('CREATE TABLE IF NOT EXISTS maestro_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS maestro_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+      );
       const done = new Set((await client.query<{ version: number }>('SELECT version FROM maestro_migrations')).rows.map((r) => r.version));
       for (const m of [...MIGRATIONS].sort((a, b) => a.version - b.version)) {
         if (done.has(m.version)) continue;
@@ -160,10 +173,14 @@ export class PgEngine {
   async assertReady(): Promise<void> {
     const version = await this.schemaVersion();
     if (version < SCHEMA_VERSION) {
-      throw new EngineError(`the engine at ${redactUrl(this.url)} is at schema version ${version}, this maestro needs ${SCHEMA_VERSION}: run "maestro engine migrate" first`);
+      throw new EngineError(
+        `the engine at ${redactUrl(this.url)} is at schema version ${version}, this maestro needs ${SCHEMA_VERSION}: run "maestro engine migrate" first`,
+      );
     }
     if (version > SCHEMA_VERSION) {
-      throw new EngineError(`the engine at ${redactUrl(this.url)} is at schema version ${version}, newer than this maestro knows (${SCHEMA_VERSION}): upgrade maestro`);
+      throw new EngineError(
+        `the engine at ${redactUrl(this.url)} is at schema version ${version}, newer than this maestro knows (${SCHEMA_VERSION}): upgrade maestro`,
+      );
     }
   }
 
@@ -192,8 +209,13 @@ export function redactUrl(url: string): string {
 function wrap(error: unknown, url: string): Error {
   if (error instanceof AppError) return error;
   const e = error as { code?: string; message?: string };
-  const transient = typeof e.code === 'string' && (/^(08|57P)/.test(e.code) || ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH'].includes(e.code));
-  const lost = /Connection terminated|connection timeout|Client has encountered a connection error|not queryable|Cannot use a pool after calling end/i.test(e.message ?? '');
+  const transient =
+    typeof e.code === 'string' &&
+    (/^(08|57P)/.test(e.code) || ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH'].includes(e.code));
+  const lost =
+    /Connection terminated|connection timeout|Client has encountered a connection error|not queryable|Cannot use a pool after calling end/i.test(
+      e.message ?? '',
+    );
   if (transient || lost) return new EngineError(`the engine at ${redactUrl(url)} is unreachable: ${e.message ?? e.code}`, { cause: error });
   return error instanceof Error ? error : new Error(String(error));
 }

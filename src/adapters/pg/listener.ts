@@ -19,7 +19,8 @@ export class PgListener {
   ) {}
 
   async wait(ms: number): Promise<void> {
-    if (!this.#client && !this.#connecting && !this.#closed) this.#connecting = this.#connect().finally(() => (this.#connecting = undefined));
+    if (!this.#client && !this.#connecting && !this.#closed)
+      this.#connecting = this.#connect().finally(() => (this.#connecting = undefined));
     if (this.#missed) {
       this.#missed = false;
       return;

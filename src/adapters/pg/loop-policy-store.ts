@@ -22,10 +22,14 @@ export class PgLoopPolicyStore implements LoopPolicyStore {
 
   async update<T>(fn: (data: LoopPolicyData) => { data: LoopPolicyData; result: T }): Promise<T> {
     return this.engine.tx(async (db) => {
-      await db.query('INSERT INTO maestro_loop_policy (id, data) VALUES (1, $1) ON CONFLICT (id) DO NOTHING', [JSON.stringify(this.#parse(undefined))]);
+      await db.query('INSERT INTO maestro_loop_policy (id, data) VALUES (1, $1) ON CONFLICT (id) DO NOTHING', [
+        JSON.stringify(this.#parse(undefined)),
+      ]);
       const r = await db.query<{ data: unknown }>('SELECT data FROM maestro_loop_policy WHERE id = 1 FOR UPDATE');
       const out = fn(this.#parse(r.rows[0]?.data));
-      await db.query('UPDATE maestro_loop_policy SET data = $1, version = version + 1, updated_at = now() WHERE id = 1', [JSON.stringify(out.data)]);
+      await db.query('UPDATE maestro_loop_policy SET data = $1, version = version + 1, updated_at = now() WHERE id = 1', [
+        JSON.stringify(out.data),
+      ]);
       return out.result;
     }, this.fence);
   }

@@ -75,7 +75,17 @@ export class PgQueue {
   }
 
   async undelivered(workspaceId: string): Promise<Undelivered[]> {
-    const r = await this.engine.query<{ run_id: string; source: string; state: Undelivered['state']; kind: Undelivered['kind']; rejection: Rejection | null; status: string | null; summary: string | null; decision: string | null; reason_code: string | null }>(
+    const r = await this.engine.query<{
+      run_id: string;
+      source: string;
+      state: Undelivered['state'];
+      kind: Undelivered['kind'];
+      rejection: Rejection | null;
+      status: string | null;
+      summary: string | null;
+      decision: string | null;
+      reason_code: string | null;
+    }>(
       `SELECT q.run_id, q.source, q.state, q.kind, q.rejection, r.status, r.state->>'summary' AS summary,
               r.state->'decision'->>'decision' AS decision, r.state->'decision'->>'reason_code' AS reason_code
          FROM maestro_queue q LEFT JOIN maestro_runs r ON r.run_id = q.run_id
@@ -83,27 +93,48 @@ export class PgQueue {
         ORDER BY q.seq`,
       [workspaceId],
     );
-    return r.rows.map((row) => ({ runId: row.run_id, source: row.source, state: row.state, kind: row.kind, rejection: row.rejection, status: row.status, summary: row.summary, decision: row.decision, reasonCode: row.reason_code }));
+    return r.rows.map((row) => ({
+      runId: row.run_id,
+      source: row.source,
+      state: row.state,
+      kind: row.kind,
+      rejection: row.rejection,
+      status: row.status,
+      summary: row.summary,
+      decision: row.decision,
+      reasonCode: row.reason_code,
+    }));
   }
 
   /** Marks a row written back, unless it moved on meanwhile (then it is delivered again). */
   async markDelivered(runId: string, state: string): Promise<void> {
-    await this.engine.query('UPDATE maestro_queue SET delivered_at = now() WHERE run_id = $1 AND state = $2 AND delivered_at IS NULL', [runId, state]);
+    await this.engine.query('UPDATE maestro_queue SET delivered_at = now() WHERE run_id = $1 AND state = $2 AND delivered_at IS NULL', [
+      runId,
+      state,
+    ]);
   }
 
   async artifacts(runId: string): Promise<{ path: string; content: string; protect: string[] }[]> {
-    const r = await this.engine.query<{ path: string; content: string; protect: string[] }>('SELECT path, content, protect FROM maestro_artifacts WHERE run_id = $1 ORDER BY path', [runId]);
+    const r = await this.engine.query<{ path: string; content: string; protect: string[] }>(
+      'SELECT path, content, protect FROM maestro_artifacts WHERE run_id = $1 ORDER BY path',
+      [runId],
+    );
     return r.rows;
   }
 
   /** Runs this workspace submitted that have not ended or paused yet (queued or running). */
   async outstanding(workspaceId: string): Promise<number> {
-    const r = await this.engine.query<{ n: string }>(`SELECT count(*) AS n FROM maestro_queue WHERE workspace_id = $1 AND (state IN ('queued', 'running') OR delivered_at IS NULL)`, [workspaceId]);
+    const r = await this.engine.query<{ n: string }>(
+      `SELECT count(*) AS n FROM maestro_queue WHERE workspace_id = $1 AND (state IN ('queued', 'running') OR delivered_at IS NULL)`,
+      [workspaceId],
+    );
     return Number(r.rows[0]?.n ?? 0);
   }
 
   async stats(): Promise<QueueStats> {
-    const r = await this.engine.query<{ state: keyof QueueStats; n: string }>('SELECT state, count(*) AS n FROM maestro_queue GROUP BY state');
+    const r = await this.engine.query<{ state: keyof QueueStats; n: string }>(
+      'SELECT state, count(*) AS n FROM maestro_queue GROUP BY state',
+    );
     const out: Record<keyof QueueStats, number> = { queued: 0, running: 0, paused: 0, done: 0, rejected: 0 };
     for (const row of r.rows) out[row.state] = Number(row.n);
     return out;
@@ -119,8 +150,17 @@ export class PgQueue {
   }
 
   /** Every run paused for a person, cluster-wide, oldest pause first. */
-  async pausedRuns(): Promise<{ run_id: string; source: string; layer: string | null; reason_code: string | null; message: string; requested_at: string | null }[]> {
-    const r = await this.engine.query<{ run_id: string; source: string; layer: string | null; reason_code: string | null; message: string | null; requested_at: string | null }>(
+  async pausedRuns(): Promise<
+    { run_id: string; source: string; layer: string | null; reason_code: string | null; message: string; requested_at: string | null }[]
+  > {
+    const r = await this.engine.query<{
+      run_id: string;
+      source: string;
+      layer: string | null;
+      reason_code: string | null;
+      message: string | null;
+      requested_at: string | null;
+    }>(
       `SELECT run_id, state->>'source' AS source, state->'pause'->>'layer' AS layer, state->'pause'->>'reason_code' AS reason_code,
               coalesce(state->'pause'->>'message', state->>'summary', '') AS message, state->'pause'->>'requested_at' AS requested_at
          FROM maestro_runs WHERE status = 'paused' ORDER BY state->'pause'->>'requested_at', run_id`,
@@ -130,8 +170,16 @@ export class PgQueue {
   }
 
   /** Runs a worker holds now, with the worker's session. */
-  async runningRuns(): Promise<{ run_id: string; source: string; owner: string | null; owner_alive: boolean; claimed_at: string | null }[]> {
-    const r = await this.engine.query<{ run_id: string; source: string; owner: string | null; owner_alive: boolean; claimed_at: Date | null }>(
+  async runningRuns(): Promise<
+    { run_id: string; source: string; owner: string | null; owner_alive: boolean; claimed_at: string | null }[]
+  > {
+    const r = await this.engine.query<{
+      run_id: string;
+      source: string;
+      owner: string | null;
+      owner_alive: boolean;
+      claimed_at: Date | null;
+    }>(
       `SELECT q.run_id, q.source, q.owner, ${alive('q.owner')} AS owner_alive, q.claimed_at FROM maestro_queue q WHERE q.state = 'running' ORDER BY q.seq`,
     );
     return r.rows.map((row) => ({ ...row, claimed_at: row.claimed_at ? new Date(row.claimed_at).toISOString() : null }));
@@ -139,7 +187,9 @@ export class PgQueue {
 
   /** Whether a live worker holds this run now. */
   async isRunOwned(runId: string): Promise<boolean> {
-    const r = await this.engine.query(`SELECT 1 FROM maestro_queue q WHERE q.run_id = $1 AND q.state = 'running' AND ${alive('q.owner')}`, [runId]);
+    const r = await this.engine.query(`SELECT 1 FROM maestro_queue q WHERE q.run_id = $1 AND q.state = 'running' AND ${alive('q.owner')}`, [
+      runId,
+    ]);
     return r.rowCount === 1;
   }
 
@@ -163,7 +213,9 @@ export class PgQueue {
 
   /** Runs with a queued decision, oldest first. */
   async pendingDecisions(): Promise<string[]> {
-    const r = await this.engine.query<{ run_id: string }>(`SELECT run_id FROM maestro_queue WHERE state = 'queued' AND kind = 'decision' ORDER BY seq`);
+    const r = await this.engine.query<{ run_id: string }>(
+      `SELECT run_id FROM maestro_queue WHERE state = 'queued' AND kind = 'decision' ORDER BY seq`,
+    );
     return r.rows.map((row) => row.run_id);
   }
 }
@@ -224,7 +276,9 @@ export class PgWorkerSession {
     client.on('error', (error: Error) => session.#markLost(`the engine connection failed: ${error.message}`));
     client.on('end', () => session.#markLost('the engine connection closed'));
     session.#heartbeat = setInterval(() => {
-      client.query('UPDATE maestro_workers SET last_seen = now() WHERE session_id = $1', [id]).catch((error: Error) => session.#markLost(`the engine connection failed: ${error.message}`));
+      client
+        .query('UPDATE maestro_workers SET last_seen = now() WHERE session_id = $1', [id])
+        .catch((error: Error) => session.#markLost(`the engine connection failed: ${error.message}`));
     }, 5_000).unref();
     return session;
   }
@@ -257,7 +311,17 @@ export class PgWorkerSession {
            FROM orphans WHERE q.run_id = orphans.run_id`,
         [MAX_STALLS],
       );
-      const r = await db.query<{ run_id: string; source: string; body: string; input_hashes: Record<string, string>; kind: 'command' | 'decision'; recovered: boolean; epoch: number; workspace_id: string; claimed_at: Date }>(
+      const r = await db.query<{
+        run_id: string;
+        source: string;
+        body: string;
+        input_hashes: Record<string, string>;
+        kind: 'command' | 'decision';
+        recovered: boolean;
+        epoch: number;
+        workspace_id: string;
+        claimed_at: Date;
+      }>(
         `UPDATE maestro_queue SET state = 'running', owner = $1, epoch = epoch + 1, claims = claims + 1, claimed_at = now()
           WHERE run_id = (SELECT run_id FROM maestro_queue WHERE state = 'queued' ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
             AND ${alive('$1::text')}
@@ -312,7 +376,10 @@ export class PgWorkerSession {
 
   /** Hands an interrupted claim back to the queue (this worker is stopping); its checkpoint resumes elsewhere. */
   async requeue(claim: EngineClaim): Promise<void> {
-    await this.engine.query(`UPDATE maestro_queue SET state = 'queued', owner = NULL, recovered = true WHERE run_id = $1 AND owner = $2 AND epoch = $3 AND state = 'running'`, [claim.runId, this.id, claim.epoch]);
+    await this.engine.query(
+      `UPDATE maestro_queue SET state = 'queued', owner = NULL, recovered = true WHERE run_id = $1 AND owner = $2 AND epoch = $3 AND state = 'running'`,
+      [claim.runId, this.id, claim.epoch],
+    );
     await this.engine.query('SELECT pg_notify($1, $2)', [QUEUE_CHANNEL, claim.runId]);
   }
 
@@ -322,7 +389,10 @@ export class PgWorkerSession {
 
   async close(): Promise<void> {
     clearInterval(this.#heartbeat);
-    if (this.#alive) await this.client.query('UPDATE maestro_workers SET stopped_at = now(), current_run = NULL WHERE session_id = $1', [this.id]).catch(() => undefined);
+    if (this.#alive)
+      await this.client
+        .query('UPDATE maestro_workers SET stopped_at = now(), current_run = NULL WHERE session_id = $1', [this.id])
+        .catch(() => undefined);
     this.#alive = false;
     await this.client.end().catch(() => undefined);
   }
@@ -369,7 +439,10 @@ export class EngineClaimStore {
   }
 
   async recordFailure(_claim: Claim, reason: string): Promise<string[]> {
-    const r = await this.engine.query<{ failures: string[] }>(`UPDATE maestro_queue SET failures = failures || jsonb_build_array($2::text) WHERE run_id = $1 RETURNING failures`, [this.claim.runId, reason]);
+    const r = await this.engine.query<{ failures: string[] }>(
+      `UPDATE maestro_queue SET failures = failures || jsonb_build_array($2::text) WHERE run_id = $1 RETURNING failures`,
+      [this.claim.runId, reason],
+    );
     return r.rows[0]?.failures ?? [reason];
   }
 }

@@ -1,5 +1,5 @@
 import { parseRunState } from '../../domain/checkpoint.js';
-import { type RunState, type RunStatus } from '../../domain/run-state.js';
+import type { RunState, RunStatus } from '../../domain/run-state.js';
 import { keepsRawCommand, RAW_COMMAND_FILE, screenRunState } from '../../domain/screen.js';
 import { StorageError } from '../../domain/errors.js';
 import type { Fence, PgEngine, Queryable } from './engine.js';
@@ -72,13 +72,20 @@ export class PgRunStore {
     const row = r.rows[0];
     if (!row) return undefined;
     const parsed = parseRunState(row.state);
-    if (!parsed.ok) throw new StorageError(`the checkpoint of run ${runId} in the engine is invalid: ${parsed.issues.join('; ')}`, `engine:runs/${runId}`);
+    if (!parsed.ok)
+      throw new StorageError(
+        `the checkpoint of run ${runId} in the engine is invalid: ${parsed.issues.join('; ')}`,
+        `engine:runs/${runId}`,
+      );
     return parsed.value;
   }
 
   /** A side file's text, or undefined. */
   async loadFile(runId: string, name: string): Promise<string | undefined> {
-    const r = await this.engine.query<{ content: string }>('SELECT content FROM maestro_run_files WHERE run_id = $1 AND name = $2', [runId, name]);
+    const r = await this.engine.query<{ content: string }>('SELECT content FROM maestro_run_files WHERE run_id = $1 AND name = $2', [
+      runId,
+      name,
+    ]);
     return r.rows[0]?.content;
   }
 

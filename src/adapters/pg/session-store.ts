@@ -1,5 +1,12 @@
 import type { Clock, SessionLoad, SessionStore } from '../../domain/ports.js';
-import { appendRun, compactSession, emptySessionState, parseSessionState, type HistoryMessage, type SessionState } from '../../domain/session-state.js';
+import {
+  appendRun,
+  compactSession,
+  emptySessionState,
+  parseSessionState,
+  type HistoryMessage,
+  type SessionState,
+} from '../../domain/session-state.js';
 import type { Fence, PgEngine, Queryable } from './engine.js';
 
 /**
@@ -17,7 +24,11 @@ export class PgSessionStore implements SessionStore {
   ) {}
 
   async load(personaId: string): Promise<SessionLoad> {
-    const r = await this.engine.query<{ state: unknown }>('SELECT state FROM maestro_sessions WHERE persona_id = $1', [personaId], this.fence);
+    const r = await this.engine.query<{ state: unknown }>(
+      'SELECT state FROM maestro_sessions WHERE persona_id = $1',
+      [personaId],
+      this.fence,
+    );
     const now = this.clock.now().toISOString();
     const row = r.rows[0];
     if (!row) return { state: emptySessionState(personaId, now) };
@@ -32,7 +43,10 @@ export class PgSessionStore implements SessionStore {
     const now = this.clock.now().toISOString();
     await this.engine.tx(async (db) => {
       // A placeholder to lock (version 0: `version` counts the writes of a persona's memory).
-      await db.query('INSERT INTO maestro_sessions (persona_id, state, version) VALUES ($1, $2, 0) ON CONFLICT (persona_id) DO NOTHING', [personaId, JSON.stringify(emptySessionState(personaId, now))]);
+      await db.query('INSERT INTO maestro_sessions (persona_id, state, version) VALUES ($1, $2, 0) ON CONFLICT (persona_id) DO NOTHING', [
+        personaId,
+        JSON.stringify(emptySessionState(personaId, now)),
+      ]);
       const r = await db.query<{ state: unknown }>('SELECT state FROM maestro_sessions WHERE persona_id = $1 FOR UPDATE', [personaId]);
       const parsed = parseSessionState(r.rows[0]?.state);
       let current: SessionState;
@@ -42,7 +56,8 @@ export class PgSessionStore implements SessionStore {
         current = emptySessionState(personaId, now);
       }
       const { state, moved } = compactSession(appendRun(current, runId, messages, now), this.keepRuns);
-      for (const m of moved) await db.query('INSERT INTO maestro_session_archive (persona_id, message) VALUES ($1, $2)', [personaId, JSON.stringify(m)]);
+      for (const m of moved)
+        await db.query('INSERT INTO maestro_session_archive (persona_id, message) VALUES ($1, $2)', [personaId, JSON.stringify(m)]);
       await db.query(
         `INSERT INTO maestro_sessions (persona_id, state, version, updated_at) VALUES ($1, $2, 1, now())
          ON CONFLICT (persona_id) DO UPDATE SET state = EXCLUDED.state, version = maestro_sessions.version + 1, updated_at = now()`,
@@ -54,9 +69,14 @@ export class PgSessionStore implements SessionStore {
   /** Archives every persona's memory (a new council session); returns how many personas had some. */
   async archiveAll(sessionId: string): Promise<number> {
     return this.engine.tx(async (db) => {
-      const r = await db.query<{ persona_id: string; state: unknown }>('SELECT persona_id, state FROM maestro_sessions ORDER BY persona_id FOR UPDATE');
+      const r = await db.query<{ persona_id: string; state: unknown }>(
+        'SELECT persona_id, state FROM maestro_sessions ORDER BY persona_id FOR UPDATE',
+      );
       for (const row of r.rows) {
-        await db.query('INSERT INTO maestro_session_archive (persona_id, message) VALUES ($1, $2)', [row.persona_id, JSON.stringify({ session_reset: sessionId, state: row.state })]);
+        await db.query('INSERT INTO maestro_session_archive (persona_id, message) VALUES ($1, $2)', [
+          row.persona_id,
+          JSON.stringify({ session_reset: sessionId, state: row.state }),
+        ]);
       }
       await db.query('DELETE FROM maestro_sessions');
       return r.rows.length;
@@ -64,7 +84,10 @@ export class PgSessionStore implements SessionStore {
   }
 
   async #moveAside(db: Queryable, personaId: string, state: unknown): Promise<void> {
-    await db.query('INSERT INTO maestro_session_archive (persona_id, message) VALUES ($1, $2)', [personaId, JSON.stringify({ corrupt: state ?? null })]);
+    await db.query('INSERT INTO maestro_session_archive (persona_id, message) VALUES ($1, $2)', [
+      personaId,
+      JSON.stringify({ corrupt: state ?? null }),
+    ]);
     await db.query('DELETE FROM maestro_sessions WHERE persona_id = $1', [personaId]);
   }
 }

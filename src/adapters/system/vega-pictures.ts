@@ -35,7 +35,13 @@ export function heatmapSpec(spec: PictureSpec): Record<string, unknown> {
     ],
     axes: [
       { orient: 'top', scale: 'x', labelAngle: -35, labelAlign: 'left', domain: false, ticks: false },
-      { orient: 'left', scale: 'y', domain: false, ticks: false, labelFontWeight: { signal: "datum.value === 'composed' ? 'bold' : 'normal'" } },
+      {
+        orient: 'left',
+        scale: 'y',
+        domain: false,
+        ticks: false,
+        labelFontWeight: { signal: "datum.value === 'composed' ? 'bold' : 'normal'" },
+      },
     ],
     legends: [{ fill: 'color', type: 'gradient', title: 'score', direction: 'vertical', gradientLength: spec.rows.length * cell - 20 }],
     marks: [
@@ -48,7 +54,10 @@ export function heatmapSpec(spec: PictureSpec): Record<string, unknown> {
             width: { scale: 'x', band: 1 },
             y: { scale: 'y', field: 'row' },
             height: { scale: 'y', band: 1 },
-            fill: [{ test: 'datum.value === null', value: '#dddddd' }, { scale: 'color', field: 'value' }],
+            fill: [
+              { test: 'datum.value === null', value: '#dddddd' },
+              { scale: 'color', field: 'value' },
+            ],
           },
         },
       },

@@ -1,12 +1,5 @@
 import { z } from 'zod';
-import {
-  FINAL_SYSTEM,
-  LoopReasonCode,
-  LoopLayer,
-  PLAN_KINDS,
-  type FailClosedReasonCode,
-  type LoopKind,
-} from './vocabulary.js';
+import { FINAL_SYSTEM, LoopReasonCode, LoopLayer, PLAN_KINDS, type FailClosedReasonCode, type LoopKind } from './vocabulary.js';
 
 /**
  * An event as the loop policy receives it. Fields are plain strings because inputs come from
@@ -147,11 +140,7 @@ export function validateKindDecisionPairing(e: Pick<LoopEventInput, 'kind' | 'de
  * With a base it is `"{base.event_id}::fail_closed"` and records what it replaced; without one it
  * is the bare `"fail_closed"` with empty identifiers.
  */
-export function failClosedEvent(
-  base: LoopEventInput | null,
-  reasonCode: FailClosedReasonCode,
-  layer: LoopLayer,
-): LoopEvent {
+export function failClosedEvent(base: LoopEventInput | null, reasonCode: FailClosedReasonCode, layer: LoopLayer): LoopEvent {
   const fields = {
     layer,
     decision: 'PAUSE_FOR_HITL',

@@ -27,11 +27,7 @@ export interface TerminalScopeOptions {
  * `STOPPED` (`"{id}::terminal_guard"`, `ACC_STOPPED_IS_TERMINAL`) — the only sealed output besides
  * the stop itself. Null while not stopped. It reads no key of the event besides the conflict key.
  */
-export function enforceTerminalGuard(
-  state: SessionState,
-  e: LoopEventInput,
-  options: TerminalScopeOptions = {},
-): LoopEvent | null {
+export function enforceTerminalGuard(state: SessionState, e: LoopEventInput, options: TerminalScopeOptions = {}): LoopEvent | null {
   const stopped = options.scope === 'conflict' ? state.stoppedKeys.has(conflictKeyOf(e)) : state.isStopped;
   if (!stopped) return null;
   return deriveLoopEvent(e, 'terminal_guard', {
@@ -110,11 +106,7 @@ export function maestroAckPlanReceived(state: SessionState, e: LoopEventInput): 
  * `K_END_RECOMMENDED`/`END_SESSION_RECOMMENDED` is null. Sets `isStopped` and `stopIssued` and
  * records the conflict key in `stoppedKeys`.
  */
-export function maestroMaybeStop(
-  state: SessionState,
-  e: LoopEventInput,
-  options: TerminalScopeOptions = {},
-): LoopEvent | null {
+export function maestroMaybeStop(state: SessionState, e: LoopEventInput, options: TerminalScopeOptions = {}): LoopEvent | null {
   const rejected = checkInput(e, 'maestro');
   if (rejected !== null) return rejected;
   if (!(e.decision === 'END_SESSION_RECOMMENDED' && e.kind === 'K_END_RECOMMENDED')) return null;

@@ -11,6 +11,4 @@ export function sortedMembers(values: Iterable<string>): string[] {
 }
 
 /** A persisted set: non-empty strings, each at most once (order is not checked on read). */
-export const StringSet = z
-  .array(z.string().min(1))
-  .refine((xs) => new Set(xs).size === xs.length, 'must not repeat an entry');
+export const StringSet = z.array(z.string().min(1)).refine((xs) => new Set(xs).size === xs.length, 'must not repeat an entry');

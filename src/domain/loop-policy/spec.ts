@@ -15,9 +15,7 @@ export interface LoopPolicySpec {
  * Validates and freezes a loop-policy spec; omitted fields take the defaults (4, 3).
  * Throws `SpecInvalidError` with the reference's messages, checked in the reference's order.
  */
-export function createLoopPolicySpec(
-  input: { hitl_max_rounds?: number; plan_request_round?: number } = {},
-): LoopPolicySpec {
+export function createLoopPolicySpec(input: { hitl_max_rounds?: number; plan_request_round?: number } = {}): LoopPolicySpec {
   const hitlMaxRounds = input.hitl_max_rounds ?? 4;
   const planRequestRound = input.plan_request_round ?? 3;
   // Not in the Python reference (its ints are typed): counts are compared with `===`, so a

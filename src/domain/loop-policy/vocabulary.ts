@@ -57,9 +57,7 @@ export function assertKindsDisjointFromDecisions(kinds: readonly string[], decis
   const decisionSet = new Set(decisions);
   const collisions = [...new Set(kinds.filter((k) => decisionSet.has(k)))].sort(compareCodeUnits);
   if (collisions.length > 0) {
-    throw new SpecInvalidError(
-      `SPEC_INVALID: kind values collide with Decision values: ${JSON.stringify(collisions)}`,
-    );
+    throw new SpecInvalidError(`SPEC_INVALID: kind values collide with Decision values: ${JSON.stringify(collisions)}`);
   }
 }
 

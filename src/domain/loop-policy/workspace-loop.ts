@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { formatIssues, type Parsed } from '../issues.js';
 import { conflictKeyOf, type LoopEvent, type LoopEventInput } from './events.js';
 import { HitlCounter, HitlCounterSnapshot } from './hitl-counter.js';
-import { maestroAckPlanReceived, maestroDispatchPlanRequest, maestroMaybeStop, maestroResetSessionStateOnNewSession, mediationProposePlan } from './maestro-state.js';
+import {
+  maestroAckPlanReceived,
+  maestroDispatchPlanRequest,
+  maestroMaybeStop,
+  maestroResetSessionStateOnNewSession,
+  mediationProposePlan,
+} from './maestro-state.js';
 import { SessionState, SessionStateSnapshot } from './session-state.js';
 
 /**
@@ -26,7 +32,13 @@ export function parseLoopPolicyData(json: unknown): Parsed<LoopPolicyData> {
 }
 
 export function emptyLoopPolicy(sessionId: string, now: string): LoopPolicyData {
-  return { schemaVersion: 1, session_id: sessionId, started_at: now, counter: new HitlCounter().toSnapshot(), state: new SessionState(sessionId).toSnapshot() };
+  return {
+    schemaVersion: 1,
+    session_id: sessionId,
+    started_at: now,
+    counter: new HitlCounter().toSnapshot(),
+    state: new SessionState(sessionId).toSnapshot(),
+  };
 }
 
 /** maestro's binding: the terminal guard and the stop are scoped to the conflict (policy.md). */
@@ -87,7 +99,13 @@ export function recordPause(data: LoopPolicyData, p: PauseInput): PauseOutcome {
     stop = maestroMaybeStop(state, endRecommended, SCOPE);
     if (stop) events.push(stop);
   }
-  return { data: { ...data, counter: counter.toSnapshot(), state: state.toSnapshot() }, count, events, dispatch: dispatch?.kind === 'K_PLAN_REQ_DISPATCH' ? dispatch : null, stop: stop?.decision === 'STOPPED' ? stop : null };
+  return {
+    data: { ...data, counter: counter.toSnapshot(), state: state.toSnapshot() },
+    count,
+    events,
+    dispatch: dispatch?.kind === 'K_PLAN_REQ_DISPATCH' ? dispatch : null,
+    stop: stop?.decision === 'STOPPED' ? stop : null,
+  };
 }
 
 /** Records the plan the synthesizer proposed for a dispatched request (propose, then acknowledge; each once). */

@@ -13,7 +13,13 @@ import type { ModeContext, ReplyCheck, StepSpec } from './mode.js';
  */
 
 /** The messages sent for a step: the persona's system prompt (with the memory summary), its history, its earlier steps in this task, the prompt. */
-export function personaMessages(ctx: ModeContext, persona: Persona, done: readonly Step[], prompt: string, options: { system?: string } = {}): ChatMessage[] {
+export function personaMessages(
+  ctx: ModeContext,
+  persona: Persona,
+  done: readonly Step[],
+  prompt: string,
+  options: { system?: string } = {},
+): ChatMessage[] {
   const history = ctx.histories.get(persona.id);
   let system = options.system ?? orchestratorSystemPrompt(persona, ctx.maxRequestsPerTurn);
   if (history?.summary) system += `\n\n--- Memory of earlier tasks ---\n${history.summary}`;
@@ -40,12 +46,21 @@ export function personaOf(ctx: ModeContext, id: string): Persona {
 
 /** A verdict step: strict JSON, asked again once with the problem quoted. */
 export function verdictStep(base: Omit<StepSpec, 'kind' | 'purpose' | 'responseFormat' | 'check' | 'knowledge'>): StepSpec {
-  return { ...base, kind: 'verdict', purpose: 'verdict', responseFormat: VERDICT_SCHEMA, knowledge: false, check: (reply) => checkVerdict(base.persona, reply) };
+  return {
+    ...base,
+    kind: 'verdict',
+    purpose: 'verdict',
+    responseFormat: VERDICT_SCHEMA,
+    knowledge: false,
+    check: (reply) => checkVerdict(base.persona, reply),
+  };
 }
 
 function checkVerdict(persona: string, reply: string): ReplyCheck {
   const verdict = parseVerdict(persona, reply);
-  return verdict.valid ? { ok: true } : { ok: false, problem: verdict.problem ?? 'invalid', retryPrompt: verdictRetryPrompt(verdict.problem ?? 'invalid') };
+  return verdict.valid
+    ? { ok: true }
+    : { ok: false, problem: verdict.problem ?? 'invalid', retryPrompt: verdictRetryPrompt(verdict.problem ?? 'invalid') };
 }
 
 export function collectVerdicts(steps: readonly Step[]): Verdict[] {

@@ -56,7 +56,6 @@ export interface ModeContext {
   readonly approved?: ReadonlySet<string>;
 }
 
-
 /** How the engine reads a structured reply: accepted, or the problem to quote back once. */
 export type ReplyCheck = { readonly ok: true } | { readonly ok: false; readonly problem: string; readonly retryPrompt: string };
 
@@ -85,7 +84,13 @@ export type ModeNext =
   | { readonly kind: 'steps'; readonly steps: readonly StepSpec[]; readonly concurrent: boolean }
   | { readonly kind: 'conclude' }
   /** The mode cannot go on without a person (fail closed): the run pauses with this reason; `continue` lets the mode decide again knowing it. */
-  | { readonly kind: 'hold'; readonly call: CallPurpose; readonly reason: ReasonCode; readonly message: string; readonly details?: Readonly<Record<string, unknown>> };
+  | {
+      readonly kind: 'hold';
+      readonly call: CallPurpose;
+      readonly reason: ReasonCode;
+      readonly message: string;
+      readonly details?: Readonly<Record<string, unknown>>;
+    };
 
 /** A section the mode adds to the artifact (Markdown under a `##` heading). */
 export interface ArtifactSection {

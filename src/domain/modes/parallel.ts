@@ -1,5 +1,14 @@
 import { arbitrate, type ArbitrationResult } from '../arbitration.js';
-import { ASSESSMENT_SCHEMA, assessmentRetryPrompt, assessmentVerdict, parseAssessment, round, tierConfidence, VECTORS, type Assessment } from '../assessment.js';
+import {
+  ASSESSMENT_SCHEMA,
+  assessmentRetryPrompt,
+  assessmentVerdict,
+  parseAssessment,
+  round,
+  tierConfidence,
+  VECTORS,
+  type Assessment,
+} from '../assessment.js';
 import { composeAssessments, vectorAgreement, type ComposedAssessment } from '../composition.js';
 import type { Step } from '../run-state.js';
 import { councilWeights, personaMessages, personaOf } from './conversation.js';
@@ -48,7 +57,10 @@ function nextCalls(ctx: ModeContext, done: readonly Step[], sequential: boolean)
 function assessmentSpec(ctx: ModeContext, personaId: string, earlier: readonly Assessment[]): StepSpec {
   const persona = personaOf(ctx, personaId);
   const parts = [ctx.briefing];
-  if (earlier.length > 0) parts.push(`--- Earlier assessments by the council (refine them; say where you differ) ---\n${earlier.map(renderAssessment).join('\n\n')}`);
+  if (earlier.length > 0)
+    parts.push(
+      `--- Earlier assessments by the council (refine them; say where you differ) ---\n${earlier.map(renderAssessment).join('\n\n')}`,
+    );
   parts.push(ASSESSMENT_INSTRUCTION);
   const prompt = parts.join('\n\n');
   return {
@@ -63,7 +75,9 @@ function assessmentSpec(ctx: ModeContext, personaId: string, earlier: readonly A
     knowledge: false,
     check: (reply) => {
       const a = parseAssessment(personaId, reply);
-      return a.valid ? { ok: true } : { ok: false, problem: a.problem ?? 'invalid', retryPrompt: assessmentRetryPrompt(a.problem ?? 'invalid') };
+      return a.valid
+        ? { ok: true }
+        : { ok: false, problem: a.problem ?? 'invalid', retryPrompt: assessmentRetryPrompt(a.problem ?? 'invalid') };
     },
   };
 }
@@ -85,7 +99,9 @@ function reviewSpec(ctx: ModeContext, reviewer: string, done: readonly Step[]): 
   const labels = reviewLabels(ctx.plan.personas, reviewer);
   const prompt = reviewPrompt(
     ctx.briefing,
-    others.map((a) => ({ label: labels.get(a.persona) ?? '?', text: renderAssessment({ ...a, persona: '' }) })).sort((x, y) => x.label.localeCompare(y.label)),
+    others
+      .map((a) => ({ label: labels.get(a.persona) ?? '?', text: renderAssessment({ ...a, persona: '' }) }))
+      .sort((x, y) => x.label.localeCompare(y.label)),
   );
   const expected = [...labels.values()];
   return {
@@ -115,7 +131,16 @@ function synthesisSpec(ctx: ModeContext, done: readonly Step[]): StepSpec {
     'As the synthesizer, write the final proposal in Markdown: the recommendation, the reasons, the open risks, and the next steps.',
     'Do not request files now.',
   ].join('\n\n');
-  return { id: SYNTHESIS_ID, kind: 'synthesis', purpose: 'synthesis', persona: persona.id, round: 1, prompt, messages: personaMessages(ctx, persona, [], prompt), knowledge: false };
+  return {
+    id: SYNTHESIS_ID,
+    kind: 'synthesis',
+    purpose: 'synthesis',
+    persona: persona.id,
+    round: 1,
+    prompt,
+    messages: personaMessages(ctx, persona, [], prompt),
+    knowledge: false,
+  };
 }
 
 function assessmentsOf(done: readonly Step[]): Assessment[] {
@@ -154,13 +179,29 @@ function evaluate(ctx: ModeContext, done: readonly Step[]): Evaluation {
     ...(standing ? { standing: standing.weights } : {}),
   });
   const arbitrationWeights = Object.fromEntries(Object.entries(weights).map(([p, w]) => [p, w * (standing?.weights[p] ?? 1)]));
-  let arbitration = arbitrate({ strategy: ctx.plan.arbitration, verdicts: assessments.map(assessmentVerdict), weights: arbitrationWeights, relevance });
+  let arbitration = arbitrate({
+    strategy: ctx.plan.arbitration,
+    verdicts: assessments.map(assessmentVerdict),
+    weights: arbitrationWeights,
+    relevance,
+  });
   if (composed.flagged.length > 0) {
-    const conflicts = [...arbitration.conflicts, ...composed.flagged.map((v) => `vector ${v}: the personas' scores spread ${composed.vectors[v].spread} (over the consensus threshold ${settings.consensusThreshold})`)];
+    const conflicts = [
+      ...arbitration.conflicts,
+      ...composed.flagged.map(
+        (v) =>
+          `vector ${v}: the personas' scores spread ${composed.vectors[v].spread} (over the consensus threshold ${settings.consensusThreshold})`,
+      ),
+    ];
     // Flagged vectors are open disagreement: a `proceed` over them fails closed to investigate.
     arbitration =
       arbitration.final_action === 'proceed'
-        ? { ...arbitration, final_action: 'investigate', conflicts, reasoning: `${arbitration.reasoning}; ${composed.flagged.length} vector(s) flagged by the consensus threshold, so the council investigates first` }
+        ? {
+            ...arbitration,
+            final_action: 'investigate',
+            conflicts,
+            reasoning: `${arbitration.reasoning}; ${composed.flagged.length} vector(s) flagged by the consensus threshold, so the council investigates first`,
+          }
         : { ...arbitration, conflicts };
   }
   return { assessments, standing, composed, arbitration };
@@ -221,7 +262,10 @@ function assessmentsTable(ctx: ModeContext, r: Evaluation): string {
 
 function compositionText(r: Evaluation): string {
   const { composed, arbitration } = r;
-  const weights = (w: Readonly<Record<string, number>>): string => Object.entries(w).map(([p, n]) => `\`${p}\` ${n.toFixed(2)}`).join(', ');
+  const weights = (w: Readonly<Record<string, number>>): string =>
+    Object.entries(w)
+      .map(([p, n]) => `\`${p}\` ${n.toFixed(2)}`)
+      .join(', ');
   const tiers = composed.tiers;
   return [
     `**COMPOSE (${composed.strategy}):** ${composed.method}.`,
@@ -232,7 +276,12 @@ function compositionText(r: Evaluation): string {
     '',
     `Agreement: ${(arbitration.agreement * 100).toFixed(0)}% on the action; vector agreement ${(vectorAgreement(composed) * 100).toFixed(0)}% (1 − mean spread).`,
     ...(composed.flagged.length > 0 ? ['', `Flagged for arbitration (spread over the threshold): ${composed.flagged.join(', ')}.`] : []),
-    ...(composed.missing.length > 0 ? ['', `Missing or malformed assessments (counted as escalate, left out of the scores): ${composed.missing.map((p) => `\`${p}\``).join(', ')}.`] : []),
+    ...(composed.missing.length > 0
+      ? [
+          '',
+          `Missing or malformed assessments (counted as escalate, left out of the scores): ${composed.missing.map((p) => `\`${p}\``).join(', ')}.`,
+        ]
+      : []),
     '',
     `**ARBITRATE (${arbitration.strategy}):** ${arbitration.final_action}. Weights used: ${weights(arbitration.weights_used)}. Consensus level ${(arbitration.consensus_level * 100).toFixed(0)}%.`,
   ].join('\n');
@@ -245,7 +294,9 @@ function reviewTable(standing: NonNullable<Evaluation['standing']>): string {
     '| Standing | Persona | Borda points | Weight |',
     '|---|---|---|---|',
     ...standing.order.map((p, i) => `| ${i + 1} | \`${p}\` | ${standing.points[p] ?? 0} | ${(standing.weights[p] ?? 1).toFixed(2)} |`),
-    ...(standing.invalid.length > 0 ? ['', `Rankings that could not be read (left out): ${standing.invalid.map((p) => `\`${p}\``).join(', ')}.`] : []),
+    ...(standing.invalid.length > 0
+      ? ['', `Rankings that could not be read (left out): ${standing.invalid.map((p) => `\`${p}\``).join(', ')}.`]
+      : []),
   ].join('\n');
 }
 

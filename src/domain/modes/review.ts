@@ -43,7 +43,10 @@ export function readRanking(reply: string, expected: readonly string[]): { ok: t
   const missing = expected.filter((l) => !ranking.includes(l));
   const unknown = ranking.filter((l) => !expected.includes(l));
   if (missing.length > 0 || unknown.length > 0 || new Set(ranking).size !== ranking.length) {
-    return { ok: false, problem: `the ranking must name each of ${expected.join(', ')} exactly once (missing: ${missing.join(', ') || 'none'}; unknown: ${unknown.join(', ') || 'none'})` };
+    return {
+      ok: false,
+      problem: `the ranking must name each of ${expected.join(', ')} exactly once (missing: ${missing.join(', ') || 'none'}; unknown: ${unknown.join(', ') || 'none'})`,
+    };
   }
   return { ok: true, ranking };
 }
@@ -51,7 +54,11 @@ export function readRanking(reply: string, expected: readonly string[]): { ok: t
 export function reviewRetry(reply: string, expected: readonly string[]): ReplyCheck {
   const r = readRanking(reply, expected);
   if (r.ok) return { ok: true };
-  return { ok: false, problem: r.problem, retryPrompt: `That was not a valid ranking (${r.problem}). Reply with ONE JSON object and nothing else: {"ranking": [${expected.map((l) => `"${l}"`).join(', ')} in your order], "rationale": "<one line>"}` };
+  return {
+    ok: false,
+    problem: r.problem,
+    retryPrompt: `That was not a valid ranking (${r.problem}). Reply with ONE JSON object and nothing else: {"ranking": [${expected.map((l) => `"${l}"`).join(', ')} in your order], "rationale": "<one line>"}`,
+  };
 }
 
 export interface ReviewStanding {
@@ -86,7 +93,9 @@ export function aggregateReviews(personas: readonly string[], reviews: readonly 
       possible[persona] = (possible[persona] ?? 0) + (k - 1);
     });
   }
-  const weights = Object.fromEntries(personas.map((p) => [p, Math.round((0.5 + ((possible[p] ?? 0) > 0 ? (points[p] ?? 0) / (possible[p] ?? 1) : 0.5)) * 1000) / 1000]));
+  const weights = Object.fromEntries(
+    personas.map((p) => [p, Math.round((0.5 + ((possible[p] ?? 0) > 0 ? (points[p] ?? 0) / (possible[p] ?? 1) : 0.5)) * 1000) / 1000]),
+  );
   const order = [...personas].sort((a, b) => (points[b] ?? 0) - (points[a] ?? 0) || personas.indexOf(a) - personas.indexOf(b));
   return { order, points, weights, invalid };
 }

@@ -22,7 +22,10 @@ export const ReviewerReply = z.strictObject({
 });
 export type ReviewerReply = z.infer<typeof ReviewerReply>;
 /** What is asked of endpoints with a JSON Schema: every key required, no defaults (strict mode). */
-export const REVIEWER_SCHEMA = { name: 'reviewer_verdict', schema: jsonSchemaOf(ReviewerReply.extend({ findings: z.array(z.string()).max(20) })) };
+export const REVIEWER_SCHEMA = {
+  name: 'reviewer_verdict',
+  schema: jsonSchemaOf(ReviewerReply.extend({ findings: z.array(z.string()).max(20) })),
+};
 
 export interface ReviewerVerdict extends Verdict {
   /** The persona that reviewed (the verdict's `persona` is its label, `<id> (reviewer)`). */
@@ -74,7 +77,16 @@ export function readReviewer(reviewer: string, reply: string): ReviewerVerdict {
   const read = readStructured(reply, ReviewerReply, { percentages: ['confidence'] });
   if (!read.ok) {
     const problem = `malformed review (${read.error})`;
-    return { persona: label, reviewer, valid: false, problem, action: 'escalate', confidence: 1, rationale: `fail-closed: ${problem}`, findings: [] };
+    return {
+      persona: label,
+      reviewer,
+      valid: false,
+      problem,
+      action: 'escalate',
+      confidence: 1,
+      rationale: `fail-closed: ${problem}`,
+      findings: [],
+    };
   }
   const { findings, ...verdict } = read.value;
   return { ...verdict, persona: label, reviewer, valid: true, findings };
@@ -92,7 +104,11 @@ const CAUTION: Record<Verdict['action'], number> = { proceed: 0, investigate: 1,
  * Arbitrates the council's verdicts with the reviewer's (weighted like its persona), then applies the
  * gate: when the reviewer is more cautious than the result, its action stands and the dissent says why.
  */
-export function arbitrateWithReviewer(ctx: ModeContext, council: readonly Verdict[], review: ReviewerVerdict | undefined): ArbitrationResult {
+export function arbitrateWithReviewer(
+  ctx: ModeContext,
+  council: readonly Verdict[],
+  review: ReviewerVerdict | undefined,
+): ArbitrationResult {
   const { weights, relevance } = councilWeights(ctx);
   if (!review) return arbitrate({ strategy: ctx.plan.arbitration, verdicts: council, weights, relevance });
   const persona = ctx.personas.get(review.reviewer);
@@ -109,7 +125,10 @@ export function arbitrateWithReviewer(ctx: ModeContext, council: readonly Verdic
     ...result,
     final_action: review.action,
     reasoning: `${result.reasoning}; the reviewer gate (${review.reviewer}) said ${review.action}, so the council does not proceed`,
-    conflicts: [...result.conflicts.filter((c) => !c.startsWith(`${review.persona} `) && !c.startsWith(`${review.persona}:`)), `reviewer gate (${review.reviewer}) ${why}${findings}`],
+    conflicts: [
+      ...result.conflicts.filter((c) => !c.startsWith(`${review.persona} `) && !c.startsWith(`${review.persona}:`)),
+      `reviewer gate (${review.reviewer}) ${why}${findings}`,
+    ],
   };
 }
 

@@ -21,7 +21,14 @@ export const roundRobinMode: DeliberationMode = {
   conclude(ctx, done): Conclusion {
     const verdicts = collectVerdicts(done);
     const synthesis = done.find((s) => s.kind === 'synthesis');
-    return { verdicts, arbitration: arbitrateVerdicts(ctx, verdicts), proposal: synthesis?.reply ?? '', sections: [], attachments: [], audit: {} };
+    return {
+      verdicts,
+      arbitration: arbitrateVerdicts(ctx, verdicts),
+      proposal: synthesis?.reply ?? '',
+      sections: [],
+      attachments: [],
+      audit: {},
+    };
   },
 };
 
@@ -36,7 +43,12 @@ interface Slot {
 function schedule(ctx: ModeContext): Slot[] {
   const { plan } = ctx;
   const slots: Slot[] = [];
-  const slot = (kind: Slot['kind'], persona: string, round: number): Slot => ({ id: roundRobinStepId(kind, persona, round), kind, persona, round });
+  const slot = (kind: Slot['kind'], persona: string, round: number): Slot => ({
+    id: roundRobinStepId(kind, persona, round),
+    kind,
+    persona,
+    round,
+  });
   for (let round = 1; round <= plan.rounds; round++) for (const persona of plan.personas) slots.push(slot('turn', persona, round));
   for (const persona of plan.personas) slots.push(slot('verdict', persona, plan.rounds));
   slots.push(slot('synthesis', plan.synthesizer, plan.rounds));

@@ -26,15 +26,49 @@ export const ModeName = z.enum(MODES, {
 
 /** The mode settings a command or the workspace config may give (every one optional here). */
 export const ModeOptions = {
-  mode: ModeName.optional().describe('How the council deliberates: `round_robin` (rounds of turns, then verdicts), `parallel` (independent assessments at once, composed and arbitrated), `sequential_refinement` (the same assessments in order, each persona seeing the earlier ones) or `supervisor` (a supervisor persona delegates one specialist turn at a time, strict JSON, until it stops or a guardrail trips). A command with `work_items` runs them instead.'),
-  composition: Composition.optional().describe('parallel modes: how the assessments are composed: `average`, `weighted_average`, `consensus_threshold` (vectors whose spread exceeds the threshold are flagged instead of averaged) or `bayesian_fusion`.'),
-  weighting: Weighting.optional().describe('`weighted_average`: weigh by each persona\'s `confidence` or by the `domain` relevance of its focus_domains to the task.'),
-  consensus_threshold: z.number().min(0).max(1).optional().describe('`consensus_threshold`: the largest spread (max − min score) a vector may have and still be averaged.'),
-  review: Review.optional().describe('parallel modes: `anonymous` makes each persona rank the others\' assessments under neutral labels; the standing is shown and used as arbitration weights.'),
+  mode: ModeName.optional().describe(
+    'How the council deliberates: `round_robin` (rounds of turns, then verdicts), `parallel` (independent assessments at once, composed and arbitrated), `sequential_refinement` (the same assessments in order, each persona seeing the earlier ones) or `supervisor` (a supervisor persona delegates one specialist turn at a time, strict JSON, until it stops or a guardrail trips). A command with `work_items` runs them instead.',
+  ),
+  composition: Composition.optional().describe(
+    'parallel modes: how the assessments are composed: `average`, `weighted_average`, `consensus_threshold` (vectors whose spread exceeds the threshold are flagged instead of averaged) or `bayesian_fusion`.',
+  ),
+  weighting: Weighting.optional().describe(
+    "`weighted_average`: weigh by each persona's `confidence` or by the `domain` relevance of its focus_domains to the task.",
+  ),
+  consensus_threshold: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe('`consensus_threshold`: the largest spread (max − min score) a vector may have and still be averaged.'),
+  review: Review.optional().describe(
+    "parallel modes: `anonymous` makes each persona rank the others' assessments under neutral labels; the standing is shown and used as arbitration weights.",
+  ),
   concurrency: z.number().int().min(1).max(16).optional().describe('parallel modes: model calls in flight at once.'),
-  call_timeout_ms: z.number().int().min(100).max(3_600_000).optional().describe('parallel modes and `parallel_items`: the time limit of one call (one work item); a call past it fails as a timeout (the others are kept).'),
-  max_iterations: z.number().int().min(1).max(20).optional().describe('`supervisor`: the most specialist turns the supervisor may delegate (default 4); a delegation past it ends the loop as `guardrail_stop`.'),
-  parallel_items: z.boolean().optional().describe('`work_items`: run the items at once (at most `concurrency` in flight, each limited by `call_timeout_ms`) instead of one after another; the merge is in item order either way.'),
+  call_timeout_ms: z
+    .number()
+    .int()
+    .min(100)
+    .max(3_600_000)
+    .optional()
+    .describe(
+      'parallel modes and `parallel_items`: the time limit of one call (one work item); a call past it fails as a timeout (the others are kept).',
+    ),
+  max_iterations: z
+    .number()
+    .int()
+    .min(1)
+    .max(20)
+    .optional()
+    .describe(
+      '`supervisor`: the most specialist turns the supervisor may delegate (default 4); a delegation past it ends the loop as `guardrail_stop`.',
+    ),
+  parallel_items: z
+    .boolean()
+    .optional()
+    .describe(
+      '`work_items`: run the items at once (at most `concurrency` in flight, each limited by `call_timeout_ms`) instead of one after another; the merge is in item order either way.',
+    ),
 };
 
 /** The settings a run fixes when it starts (`plan.settings`), with defaults applied. */
@@ -104,16 +138,45 @@ export const WorkspaceModeOptions = {
   mode: ModeName.default('round_robin').describe(ModeOptions.mode.description ?? ''),
   composition: Composition.default(MODE_DEFAULTS.composition).describe(ModeOptions.composition.description ?? ''),
   weighting: Weighting.default(MODE_DEFAULTS.weighting).describe(ModeOptions.weighting.description ?? ''),
-  consensus_threshold: z.number().min(0).max(1).default(MODE_DEFAULTS.consensusThreshold).describe(ModeOptions.consensus_threshold.description ?? ''),
+  consensus_threshold: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(MODE_DEFAULTS.consensusThreshold)
+    .describe(ModeOptions.consensus_threshold.description ?? ''),
   review: Review.default(MODE_DEFAULTS.review).describe(ModeOptions.review.description ?? ''),
-  concurrency: z.number().int().min(1).max(16).default(MODE_DEFAULTS.concurrency).describe(ModeOptions.concurrency.description ?? ''),
-  call_timeout_ms: z.number().int().min(100).max(3_600_000).default(MODE_DEFAULTS.callTimeoutMs).describe(ModeOptions.call_timeout_ms.description ?? ''),
-  max_iterations: z.number().int().min(1).max(20).default(MODE_DEFAULTS.maxIterations).describe(ModeOptions.max_iterations.description ?? ''),
-  parallel_items: z.boolean().default(MODE_DEFAULTS.parallelItems).describe(ModeOptions.parallel_items.description ?? ''),
+  concurrency: z
+    .number()
+    .int()
+    .min(1)
+    .max(16)
+    .default(MODE_DEFAULTS.concurrency)
+    .describe(ModeOptions.concurrency.description ?? ''),
+  call_timeout_ms: z
+    .number()
+    .int()
+    .min(100)
+    .max(3_600_000)
+    .default(MODE_DEFAULTS.callTimeoutMs)
+    .describe(ModeOptions.call_timeout_ms.description ?? ''),
+  max_iterations: z
+    .number()
+    .int()
+    .min(1)
+    .max(20)
+    .default(MODE_DEFAULTS.maxIterations)
+    .describe(ModeOptions.max_iterations.description ?? ''),
+  parallel_items: z
+    .boolean()
+    .default(MODE_DEFAULTS.parallelItems)
+    .describe(ModeOptions.parallel_items.description ?? ''),
 };
 
 /** The mode a run plans: `work_items` when the command carries them, else the command's mode, the workspace's, or `round_robin`. */
-export function planMode(command: { readonly work_items?: readonly unknown[]; readonly config: { readonly mode?: (typeof MODES)[number] } }, workspaceMode: (typeof MODES)[number] | undefined): Mode {
+export function planMode(
+  command: { readonly work_items?: readonly unknown[]; readonly config: { readonly mode?: (typeof MODES)[number] } },
+  workspaceMode: (typeof MODES)[number] | undefined,
+): Mode {
   if (command.work_items && command.work_items.length > 0) return 'work_items';
   return command.config.mode ?? workspaceMode ?? 'round_robin';
 }

@@ -24,7 +24,8 @@ export type SupervisorDecision = z.infer<typeof SupervisorDecision>;
 const DecisionWire = z.strictObject({ action: z.enum(LOOP_ACTIONS), target: z.string().nullable(), instruction: z.string().nullable() });
 export const DECISION_SCHEMA = { name: 'supervisor_decision', schema: jsonSchemaOf(DecisionWire) };
 
-export const DECISION_CONTRACT = '{"action": "delegate" | "respond" | "stop", "target": "<specialist id, for delegate>", "instruction": "<what the specialist should do; or your response, for respond>"}';
+export const DECISION_CONTRACT =
+  '{"action": "delegate" | "respond" | "stop", "target": "<specialist id, for delegate>", "instruction": "<what the specialist should do; or your response, for respond>"}';
 
 export function readDecision(reply: string): { ok: true; value: SupervisorDecision } | { ok: false; error: string } {
   const read = readStructured(reply, SupervisorDecision);
@@ -35,7 +36,11 @@ export function readDecision(reply: string): { ok: true; value: SupervisorDecisi
 export function checkDecision(reply: string): ReplyCheck {
   const read = readDecision(reply);
   if (read.ok) return { ok: true };
-  return { ok: false, problem: read.error, retryPrompt: `That was not a valid decision (${read.error}). Reply with ONE JSON object and nothing else: ${DECISION_CONTRACT}` };
+  return {
+    ok: false,
+    problem: read.error,
+    retryPrompt: `That was not a valid decision (${read.error}). Reply with ONE JSON object and nothing else: ${DECISION_CONTRACT}`,
+  };
 }
 
 /** Which guardrail ended the loop. */
@@ -121,7 +126,8 @@ export function evaluateLoop(rules: LoopRules, done: readonly Step[]): LoopState
     if (!target.ok) {
       invalidStreak += 1;
       iterations.push({ n, decision, outcome: 'invalid_target', read: read.value, problem: target.problem, streak: invalidStreak });
-      if (invalidStreak >= CONSECUTIVE_LIMIT) return state({ end: { kind: 'guardrail_stop', limit: 'invalid_targets', threshold: CONSECUTIVE_LIMIT, iteration: n } });
+      if (invalidStreak >= CONSECUTIVE_LIMIT)
+        return state({ end: { kind: 'guardrail_stop', limit: 'invalid_targets', threshold: CONSECUTIVE_LIMIT, iteration: n } });
       continue;
     }
     invalidStreak = 0;
@@ -137,13 +143,26 @@ export function evaluateLoop(rules: LoopRules, done: readonly Step[]): LoopState
     }
     const noOp = isNoOpTurn(turn, done);
     noOpStreak = noOp ? noOpStreak + 1 : 0;
-    iterations.push({ n, decision, outcome: 'delegated', read: read.value, specialist: target.persona, turn, noOp, ...(noOp ? { streak: noOpStreak } : {}) });
-    if (noOpStreak >= CONSECUTIVE_LIMIT) return state({ end: { kind: 'guardrail_stop', limit: 'no_op_turns', threshold: CONSECUTIVE_LIMIT, iteration: n } });
+    iterations.push({
+      n,
+      decision,
+      outcome: 'delegated',
+      read: read.value,
+      specialist: target.persona,
+      turn,
+      noOp,
+      ...(noOp ? { streak: noOpStreak } : {}),
+    });
+    if (noOpStreak >= CONSECUTIVE_LIMIT)
+      return state({ end: { kind: 'guardrail_stop', limit: 'no_op_turns', threshold: CONSECUTIVE_LIMIT, iteration: n } });
   }
 }
 
 /** A delegation's target: one of the specialists (case and spaces forgiven), never the supervisor itself. */
-function resolveTarget(rules: LoopRules, target: string | null | undefined): { ok: true; persona: string } | { ok: false; problem: string } {
+function resolveTarget(
+  rules: LoopRules,
+  target: string | null | undefined,
+): { ok: true; persona: string } | { ok: false; problem: string } {
   const wanted = target?.trim().toLowerCase() ?? '';
   if (wanted === '') return { ok: false, problem: 'a delegation must name its target specialist' };
   if (wanted === rules.supervisor) return { ok: false, problem: 'the supervisor cannot delegate to itself' };
@@ -160,7 +179,9 @@ export function isNoOpTurn(turn: Step, done: readonly Step[]): boolean {
   if (turn.knowledge.length > 0) return false;
   const text = normalize(turn.reply);
   if (text.replace(/[^\p{L}\p{N}]/gu, '') === '') return true;
-  return done.some((s) => s.id !== turn.id && s.persona === turn.persona && s.kind === 'turn' && s.round < turn.round && normalize(s.reply) === text);
+  return done.some(
+    (s) => s.id !== turn.id && s.persona === turn.persona && s.kind === 'turn' && s.round < turn.round && normalize(s.reply) === text,
+  );
 }
 
 function normalize(text: string): string {

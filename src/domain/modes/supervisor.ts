@@ -53,7 +53,8 @@ export const supervisorMode: DeliberationMode = {
       if (!ids.has(`verdict:${persona}`)) return one(verdictSpec(ctx, loop, done, persona, round));
     }
     const { reviewer } = readModeSettings(ctx.plan.settings);
-    if (reviewer && !ids.has(reviewerStepId(reviewer))) return one(reviewerStep(ctx, reviewer, { title: 'The supervisor loop', text: loopTranscript(loop) }, round));
+    if (reviewer && !ids.has(reviewerStepId(reviewer)))
+      return one(reviewerStep(ctx, reviewer, { title: 'The supervisor loop', text: loopTranscript(loop) }, round));
     if (!ids.has('synthesis')) return one(synthesisSpec(ctx, loop, done, round));
     return { kind: 'conclude' };
   },
@@ -66,7 +67,10 @@ export const supervisorMode: DeliberationMode = {
       verdicts: review ? [...verdicts, review] : verdicts,
       arbitration: arbitrateWithReviewer(ctx, verdicts, review),
       proposal: done.find((s) => s.id === 'synthesis')?.reply ?? '',
-      sections: [{ title: 'Supervisor loop', markdown: loopSection(ctx, loop) }, ...(review ? [{ title: 'Reviewer gate', markdown: reviewerSection(review) }] : [])],
+      sections: [
+        { title: 'Supervisor loop', markdown: loopSection(ctx, loop) },
+        ...(review ? [{ title: 'Reviewer gate', markdown: reviewerSection(review) }] : []),
+      ],
       attachments: [],
       audit: {
         mode: 'supervisor',
@@ -79,7 +83,9 @@ export const supervisorMode: DeliberationMode = {
         ...(review ? { reviewer: review.reviewer, reviewer_action: review.action } : {}),
       },
       notes: [`supervisor loop: ${loopStatusLine(loop)}`],
-      ...(end?.kind === 'guardrail_stop' ? { guardrail: { reason: GUARDRAIL_REASONS[end.limit], note: `supervisor loop: guardrail_stop — ${describeGuardrail(end)}` } } : {}),
+      ...(end?.kind === 'guardrail_stop'
+        ? { guardrail: { reason: GUARDRAIL_REASONS[end.limit], note: `supervisor loop: guardrail_stop — ${describeGuardrail(end)}` } }
+        : {}),
     };
   },
   onStepRecorded(ctx, done, step): ModeEvent[] {
@@ -88,21 +94,43 @@ export const supervisorMode: DeliberationMode = {
     if (!it) return [];
     const end = loop.end?.iteration === it.n ? loop.end : undefined;
     const events: ModeEvent[] = [];
-    const record = (event: Parameters<typeof auditEvent>[0], reason: ReasonCode, details: Record<string, unknown>, notice?: string): void => {
+    const record = (
+      event: Parameters<typeof auditEvent>[0],
+      reason: ReasonCode,
+      details: Record<string, unknown>,
+      notice?: string,
+    ): void => {
       events.push({ audit: auditEvent(event, runDecision('deliberation', reason), details), ...(notice ? { notice } : {}) });
     };
     if (step.id === it.decision.id) {
       if (it.outcome === 'delegated') record('LOOP_ITERATION_STARTED', 'LOOP_DELEGATED', { iteration: it.n, specialist: it.specialist });
-      if (it.outcome === 'stop' || it.outcome === 'respond') record('LOOP_ITERATION_STOPPED', 'LOOP_STOPPED_BY_SUPERVISOR', { iteration: it.n, reason: it.outcome });
-      if (it.outcome === 'unreadable') record('LOOP_ITERATION_STOPPED', 'SUPERVISOR_DECISION_INVALID', { iteration: it.n, reason: 'unreadable_decision' });
+      if (it.outcome === 'stop' || it.outcome === 'respond')
+        record('LOOP_ITERATION_STOPPED', 'LOOP_STOPPED_BY_SUPERVISOR', { iteration: it.n, reason: it.outcome });
+      if (it.outcome === 'unreadable')
+        record('LOOP_ITERATION_STOPPED', 'SUPERVISOR_DECISION_INVALID', { iteration: it.n, reason: 'unreadable_decision' });
       if (it.outcome === 'invalid_target') {
-        record('LOOP_INVALID_TARGET', 'LOOP_TARGET_INVALID', { iteration: it.n, consecutive: it.streak ?? 1 }, `supervisor loop: iteration ${it.n} named no valid specialist (${it.problem ?? 'invalid target'}); nothing was delegated`);
+        record(
+          'LOOP_INVALID_TARGET',
+          'LOOP_TARGET_INVALID',
+          { iteration: it.n, consecutive: it.streak ?? 1 },
+          `supervisor loop: iteration ${it.n} named no valid specialist (${it.problem ?? 'invalid target'}); nothing was delegated`,
+        );
       }
     } else if (it.noOp) {
-      record('LOOP_NO_OP_TURN', 'LOOP_TURN_NO_OP', { iteration: it.n, specialist: it.specialist, consecutive: it.streak ?? 1 }, `supervisor loop: the turn of ${it.specialist} in iteration ${it.n} brought nothing new`);
+      record(
+        'LOOP_NO_OP_TURN',
+        'LOOP_TURN_NO_OP',
+        { iteration: it.n, specialist: it.specialist, consecutive: it.streak ?? 1 },
+        `supervisor loop: the turn of ${it.specialist} in iteration ${it.n} brought nothing new`,
+      );
     }
     if (end?.kind === 'guardrail_stop') {
-      record('LOOP_GUARDRAIL_STOP', GUARDRAIL_REASONS[end.limit], { iteration: end.iteration, limit: end.limit, threshold: end.threshold }, `supervisor loop: guardrail_stop — ${describeGuardrail(end)}`);
+      record(
+        'LOOP_GUARDRAIL_STOP',
+        GUARDRAIL_REASONS[end.limit],
+        { iteration: end.iteration, limit: end.limit, threshold: end.threshold },
+        `supervisor loop: guardrail_stop — ${describeGuardrail(end)}`,
+      );
     }
     return events;
   },
@@ -166,9 +194,13 @@ function decisionSpec(ctx: ModeContext, loop: LoopState, done: readonly Step[], 
     `--- Delegation history (most recent last) ---\n${historyLines(loop).join('\n') || '(none yet: this is the first decision)'}`,
     [
       `You are the supervisor of this council. Iteration ${n}: decide what happens next. Delegations used: ${loop.delegations} of ${rules.maxIterations}.`,
-      rules.specialists.length > 0 ? `Specialists you may delegate to: ${specialists}.` : 'There are no specialists to delegate to: answer "stop" or "respond".',
+      rules.specialists.length > 0
+        ? `Specialists you may delegate to: ${specialists}.`
+        : 'There are no specialists to delegate to: answer "stop" or "respond".',
       ...(left <= 0 ? ['No delegations are left: answer "stop" (or "respond").'] : []),
-      ...(last?.outcome === 'invalid_target' ? [`Your last decision could not be followed: ${last.problem ?? 'invalid target'}. Name one of the specialists above.`] : []),
+      ...(last?.outcome === 'invalid_target'
+        ? [`Your last decision could not be followed: ${last.problem ?? 'invalid target'}. Name one of the specialists above.`]
+        : []),
       ...(last?.noOp ? [`The last turn (${last.specialist}) brought nothing new; another such turn ends the loop.`] : []),
       'Hand the same specialist two turns in a row only when its last turn left a specific gap; stop when the specialists have covered the task.',
       `Reply with ONE JSON object and nothing else: ${DECISION_CONTRACT}`,
@@ -238,8 +270,18 @@ function turnSpec(ctx: ModeContext, done: readonly Step[], n: number, specialist
 }
 
 function verdictSpec(ctx: ModeContext, loop: LoopState, done: readonly Step[], persona: string, round: number): StepSpec {
-  const prompt = [...since(ctx, persona, done), `The supervisor loop is over: ${loopStatusLine(loop)}.`, stepInstruction({ kind: 'verdict', round, rounds: round })].join('\n\n');
-  return verdictStep({ id: `verdict:${persona}`, persona, round, prompt, messages: personaMessages(ctx, personaOf(ctx, persona), done, prompt) });
+  const prompt = [
+    ...since(ctx, persona, done),
+    `The supervisor loop is over: ${loopStatusLine(loop)}.`,
+    stepInstruction({ kind: 'verdict', round, rounds: round }),
+  ].join('\n\n');
+  return verdictStep({
+    id: `verdict:${persona}`,
+    persona,
+    round,
+    prompt,
+    messages: personaMessages(ctx, personaOf(ctx, persona), done, prompt),
+  });
 }
 
 function synthesisSpec(ctx: ModeContext, loop: LoopState, done: readonly Step[], round: number): StepSpec {
@@ -250,7 +292,16 @@ function synthesisSpec(ctx: ModeContext, loop: LoopState, done: readonly Step[],
     `The supervisor loop is over: ${loopStatusLine(loop)}.`,
     stepInstruction({ kind: 'synthesis', round, rounds: round }, `${arbitration.final_action} — ${arbitration.reasoning}`),
   ].join('\n\n');
-  return { id: 'synthesis', kind: 'synthesis', purpose: 'synthesis', persona: persona.id, round, prompt, messages: personaMessages(ctx, persona, done, prompt), knowledge: false };
+  return {
+    id: 'synthesis',
+    kind: 'synthesis',
+    purpose: 'synthesis',
+    persona: persona.id,
+    round,
+    prompt,
+    messages: personaMessages(ctx, persona, done, prompt),
+    knowledge: false,
+  };
 }
 
 /** One line: how the loop ended. */
@@ -259,7 +310,8 @@ export function loopStatusLine(loop: LoopState): string {
   const count = `${loop.delegations} delegation(s) in ${loop.iterations.length} iteration(s)`;
   if (!end) return `running (${count})`;
   if (end.kind === 'guardrail_stop') return `guardrail_stop — ${describeGuardrail(end)}; ${count}`;
-  if (end.by === 'person') return `stopped — the decision of iteration ${end.iteration} could not be read and a person chose to go on; ${count}`;
+  if (end.by === 'person')
+    return `stopped — the decision of iteration ${end.iteration} could not be read and a person chose to go on; ${count}`;
   return `stopped by the supervisor (${end.by}) at iteration ${end.iteration}; ${count}`;
 }
 
@@ -292,7 +344,11 @@ function loopSection(ctx: ModeContext, loop: LoopState): string {
                 : '—';
     return `| ${it.n} | ${decision} | ${it.specialist ? `\`${it.specialist}\`` : '—'} | ${cell(it.read?.instruction ?? '')} | ${cell(what)} |`;
   });
-  const status = !end ? 'running' : end.kind === 'guardrail_stop' ? `**guardrail_stop** — ${describeGuardrail(end)}` : `**stopped** — ${loopStatusLine(loop)}`;
+  const status = !end
+    ? 'running'
+    : end.kind === 'guardrail_stop'
+      ? `**guardrail_stop** — ${describeGuardrail(end)}`
+      : `**stopped** — ${loopStatusLine(loop)}`;
   return [
     `Supervisor: \`${rules.supervisor}\` · specialists: ${rules.specialists.map((s) => `\`${s}\``).join(', ') || 'none'} · max_iterations ${rules.maxIterations} · delegations ${loop.delegations}.`,
     '',
@@ -302,7 +358,7 @@ function loopSection(ctx: ModeContext, loop: LoopState): string {
     '',
     `Loop status: ${status}.`,
     '',
-    '_Audit events: `LOOP_ITERATION_STARTED`, `LOOP_ITERATION_STOPPED` and `LOOP_GUARDRAIL_STOP` are seed 002\'s `loop.iteration_started`, `loop.iteration_stopped` and `loop.guardrail_stop` (audit event codes are upper-case)._',
+    "_Audit events: `LOOP_ITERATION_STARTED`, `LOOP_ITERATION_STOPPED` and `LOOP_GUARDRAIL_STOP` are seed 002's `loop.iteration_started`, `loop.iteration_stopped` and `loop.guardrail_stop` (audit event codes are upper-case)._",
   ].join('\n');
 }
 

@@ -30,7 +30,10 @@ export const workItemsMode: DeliberationMode = {
     const judges = agentsOf(items)
       .filter((p) => !ids.has(`verdict:${p}`))
       .map((p) => judgeSpec(ctx, p, merged));
-    const reviewer = settings.reviewer && !ids.has(reviewerStepId(settings.reviewer)) ? [reviewerStep(ctx, settings.reviewer, { title: 'The merged result of the work items', text: merged }, 0)] : [];
+    const reviewer =
+      settings.reviewer && !ids.has(reviewerStepId(settings.reviewer))
+        ? [reviewerStep(ctx, settings.reviewer, { title: 'The merged result of the work items', text: merged }, 0)]
+        : [];
     // Verdicts and the review only read the merge, never each other: they may run at once too.
     if (judges.length + reviewer.length > 0) return { kind: 'steps', steps: [...judges, ...reviewer], concurrent: settings.parallelItems };
     return { kind: 'conclude' };
@@ -57,7 +60,10 @@ export const workItemsMode: DeliberationMode = {
         mode: 'work_items',
         items: items.length,
         parallel_items: settings.parallelItems,
-        finished_order: done.filter((s) => s.kind === 'item').sort((a, b) => a.index - b.index).map((s) => s.id),
+        finished_order: done
+          .filter((s) => s.kind === 'item')
+          .sort((a, b) => a.index - b.index)
+          .map((s) => s.id),
         merged_chars: merged.length,
         ...(review ? { reviewer: review.reviewer, reviewer_action: review.action } : {}),
       },
@@ -89,9 +95,15 @@ export function workItemTask(item: WorkItem, shared: { task: string; facts?: Rea
     `This is work item "${item.id}" of a larger task. Work on this item only.`,
     `The larger task: ${shared.task.trim()}`,
   ];
-  if (shared.facts && Object.keys(shared.facts).length > 0) lines.push(`Shared facts (the same for every item): ${canonicalJson(shared.facts)}`);
+  if (shared.facts && Object.keys(shared.facts).length > 0)
+    lines.push(`Shared facts (the same for every item): ${canonicalJson(shared.facts)}`);
   if (Object.keys(item.inputs).length > 0) lines.push(`Inputs of this item: ${canonicalJson(item.inputs)}`);
-  const expected = typeof item.expected_output === 'string' ? item.expected_output.trim() : Object.keys(item.expected_output).length > 0 ? canonicalJson(item.expected_output) : '';
+  const expected =
+    typeof item.expected_output === 'string'
+      ? item.expected_output.trim()
+      : Object.keys(item.expected_output).length > 0
+        ? canonicalJson(item.expected_output)
+        : '';
   if (expected) lines.push(`Expected output: ${expected}`);
   return lines.join('\n');
 }
@@ -106,13 +118,32 @@ export function itemSpec(ctx: ModeContext, item: WorkItem): StepSpec {
   const screen = ctx.screen ?? ((t: string) => t);
   const task = screen(workItemTask(item, { task: ctx.command?.task_description ?? ctx.task, facts: ctx.command?.facts }));
   const prompt = [composeBriefing({ task, inputs: ctx.inputs ?? [] }), stepInstruction({ kind: 'turn', round: 1, rounds: 1 })].join('\n\n');
-  return { id: itemStepId(item.id), kind: 'item', purpose: 'item', persona: persona.id, round: 1, prompt, messages: personaMessages(ctx, persona, [], prompt), knowledge: true };
+  return {
+    id: itemStepId(item.id),
+    kind: 'item',
+    purpose: 'item',
+    persona: persona.id,
+    round: 1,
+    prompt,
+    messages: personaMessages(ctx, persona, [], prompt),
+    knowledge: true,
+  };
 }
 
 /** An assigned persona's verdict on the merge (not on its own item alone). */
 function judgeSpec(ctx: ModeContext, persona: string, merged: string): StepSpec {
-  const prompt = [ctx.briefing, `--- The merged result of the work items ---\n${merged}`, stepInstruction({ kind: 'verdict', round: 1, rounds: 1 })].join('\n\n');
-  return verdictStep({ id: `verdict:${persona}`, persona, round: 0, prompt, messages: personaMessages(ctx, personaOf(ctx, persona), [], prompt) });
+  const prompt = [
+    ctx.briefing,
+    `--- The merged result of the work items ---\n${merged}`,
+    stepInstruction({ kind: 'verdict', round: 1, rounds: 1 }),
+  ].join('\n\n');
+  return verdictStep({
+    id: `verdict:${persona}`,
+    persona,
+    round: 0,
+    prompt,
+    messages: personaMessages(ctx, personaOf(ctx, persona), [], prompt),
+  });
 }
 
 /**
@@ -123,7 +154,12 @@ export function mergeWorkItems(items: readonly WorkItem[], done: readonly Step[]
   const byId = new Map(done.map((s) => [s.id, s]));
   const blocks = items.map((item, i) => {
     const step = byId.get(itemStepId(item.id));
-    const expected = typeof item.expected_output === 'string' ? item.expected_output.trim() : Object.keys(item.expected_output).length > 0 ? canonicalJson(item.expected_output) : '';
+    const expected =
+      typeof item.expected_output === 'string'
+        ? item.expected_output.trim()
+        : Object.keys(item.expected_output).length > 0
+          ? canonicalJson(item.expected_output)
+          : '';
     return [
       `### Work item ${i + 1} of ${items.length}: \`${item.id}\` · ${item.assigned_agent}`,
       '',
@@ -141,7 +177,10 @@ export function mergeWorkItems(items: readonly WorkItem[], done: readonly Step[]
 function itemsSection(ctx: ModeContext, items: readonly WorkItem[], done: readonly Step[], parallel: boolean): string {
   const settings = readModeSettings(ctx.plan.settings);
   const byId = new Map(done.map((s) => [s.id, s]));
-  const finished = done.filter((s) => s.kind === 'item').sort((a, b) => a.index - b.index).map((s) => s.id);
+  const finished = done
+    .filter((s) => s.kind === 'item')
+    .sort((a, b) => a.index - b.index)
+    .map((s) => s.id);
   const rows = items.map((item, i) => {
     const step = byId.get(itemStepId(item.id));
     const status = step ? `done (${finished.indexOf(step.id) + 1}. to finish)` : 'not finished';
@@ -158,7 +197,9 @@ function itemsSection(ctx: ModeContext, items: readonly WorkItem[], done: readon
     '|---|---|---|---|---|---|',
     ...rows,
     '',
-    itemSteps.length > 0 && Number.isFinite(start) ? `Items: ${itemSteps.length} calls, ${(itemSteps.reduce((n, s) => n + s.duration_ms, 0) / 1000).toFixed(2)} s of model time in ${((end - start) / 1000).toFixed(2)} s of wall time.` : 'Items: none finished.',
+    itemSteps.length > 0 && Number.isFinite(start)
+      ? `Items: ${itemSteps.length} calls, ${(itemSteps.reduce((n, s) => n + s.duration_ms, 0) / 1000).toFixed(2)} s of model time in ${((end - start) / 1000).toFixed(2)} s of wall time.`
+      : 'Items: none finished.',
   ].join('\n');
 }
 
@@ -166,7 +207,12 @@ function itemsSection(ctx: ModeContext, items: readonly WorkItem[], done: readon
 export function canonicalJson(value: unknown): string {
   const sort = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(sort);
-    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.keys(v as Record<string, unknown>).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])]));
+    if (v !== null && typeof v === 'object')
+      return Object.fromEntries(
+        Object.keys(v as Record<string, unknown>)
+          .sort()
+          .map((k) => [k, sort((v as Record<string, unknown>)[k])]),
+      );
     return v;
   };
   return JSON.stringify(sort(value));

@@ -40,11 +40,13 @@ export function resolveCommit(options: {
   const { runId, change, at } = options;
   const before = options.state;
   if (change.start && before) throw new InternalError(`run ${runId} already has a state: it cannot start again`);
-  if (change.start && change.start.run_id !== runId) throw new InternalError(`a state of run ${change.start.run_id} was committed to run ${runId}`);
+  if (change.start && change.start.run_id !== runId)
+    throw new InternalError(`a state of run ${change.start.run_id} was committed to run ${runId}`);
   const base = change.start ?? before;
   if (change.event && !base) throw new InternalError(`an event (${change.event.type}) was committed to run ${runId}, which has no state`);
   const after = change.event && base ? applyRunEvent(base, change.event, at) : base;
-  if (typeof change.records === 'function' && !after) throw new InternalError(`records of run ${runId} were made from a state it does not have`);
+  if (typeof change.records === 'function' && !after)
+    throw new InternalError(`records of run ${runId} were made from a state it does not have`);
   const made = typeof change.records === 'function' ? change.records(after as RunState) : (change.records ?? []);
   const records = change.completesEnding ? made.filter((r) => !options.hasRecorded(r.event)) : [...made];
   return {

@@ -13,7 +13,17 @@ import type { CallPurpose } from '../chat.js';
  */
 
 /** The calls of a run: the table's columns (what a call is *for*, never which code path made it). */
-export const CALLS = ['classify', 'turn', 'verdict', 'assessment', 'decision', 'item', 'review', 'synthesis', 'plan'] as const satisfies readonly CallPurpose[];
+export const CALLS = [
+  'classify',
+  'turn',
+  'verdict',
+  'assessment',
+  'decision',
+  'item',
+  'review',
+  'synthesis',
+  'plan',
+] as const satisfies readonly CallPurpose[];
 export type Call = (typeof CALLS)[number];
 
 /**
@@ -98,30 +108,197 @@ const STRUCTURED_VERDICTS: readonly Call[] = ['verdict', 'assessment', 'review']
  */
 export const POLICY_TABLE: readonly PolicyRow[] = [
   // Seed 000, REROUTE: only a safe-class task with same-or-lower privileges and same-or-stronger constraints reroutes.
-  { cause: 'route_failed:allowed', calls: EVERY, outcome: 'reroute', layer: 'reroute', reason: 'from_event', source: 'seed 000: safe class + same-or-lower privileges + same-or-stronger constraints → REROUTE' },
-  { cause: 'route_failed:privilege_escalation', calls: EVERY, outcome: 'sealed_stop', layer: 'acc', reason: 'ACC_PRIVILEGE_ESCALATION', source: 'seed 000: candidate has higher privileges → STOPPED (sealed: policy.md)' },
-  { cause: 'route_failed:local_to_remote', calls: EVERY, outcome: 'sealed_stop', layer: 'acc', reason: 'ACC_PRIVILEGE_ESCALATION', source: 'policy.md: never local → remote (data would leave the machine)' },
-  { cause: 'route_failed:weaker_constraints', calls: EVERY, outcome: 'stop', layer: 'reroute', reason: 'REROUTE_WEAKER_CONSTRAINTS', source: 'seed 000: candidate cannot enforce same-or-stronger constraints → STOPPED' },
-  { cause: 'route_failed:ambiguous_intent', calls: EVERY, outcome: 'pause', layer: 'reroute', reason: 'REROUTE_NOT_ALLOWED', pauseClass: 'outage', source: 'seed 000: undefined spec / ambiguous intent → PAUSE_FOR_HITL' },
-  { cause: 'route_failed:policy_sensitive', calls: EVERY, outcome: 'pause', layer: 'reroute', reason: 'REROUTE_NOT_ALLOWED', pauseClass: 'outage', source: 'seed 000: policy-sensitive category (PII, secrets, high stakes) → PAUSE_FOR_HITL' },
-  { cause: 'route_failed:reroute_limit', calls: EVERY, outcome: 'pause', layer: 'reroute', reason: 'REROUTE_NOT_ALLOWED', pauseClass: 'outage', source: 'seed 000: REROUTE count exceeds limit → PAUSE_FOR_HITL' },
-  { cause: 'route_failed:no_fallback_route', calls: EVERY, outcome: 'pause', layer: 'reroute', reason: 'REROUTE_NOT_ALLOWED', pauseClass: 'outage', source: 'a route that did not answer and has nowhere to go: a person looks' },
-  { cause: 'route_failed:not_reroutable', calls: EVERY, outcome: 'pause', layer: 'model', reason: 'from_event', pauseClass: 'outage', source: 'quota, credentials, a refused request: never rerouted, a person fixes the route' },
+  {
+    cause: 'route_failed:allowed',
+    calls: EVERY,
+    outcome: 'reroute',
+    layer: 'reroute',
+    reason: 'from_event',
+    source: 'seed 000: safe class + same-or-lower privileges + same-or-stronger constraints → REROUTE',
+  },
+  {
+    cause: 'route_failed:privilege_escalation',
+    calls: EVERY,
+    outcome: 'sealed_stop',
+    layer: 'acc',
+    reason: 'ACC_PRIVILEGE_ESCALATION',
+    source: 'seed 000: candidate has higher privileges → STOPPED (sealed: policy.md)',
+  },
+  {
+    cause: 'route_failed:local_to_remote',
+    calls: EVERY,
+    outcome: 'sealed_stop',
+    layer: 'acc',
+    reason: 'ACC_PRIVILEGE_ESCALATION',
+    source: 'policy.md: never local → remote (data would leave the machine)',
+  },
+  {
+    cause: 'route_failed:weaker_constraints',
+    calls: EVERY,
+    outcome: 'stop',
+    layer: 'reroute',
+    reason: 'REROUTE_WEAKER_CONSTRAINTS',
+    source: 'seed 000: candidate cannot enforce same-or-stronger constraints → STOPPED',
+  },
+  {
+    cause: 'route_failed:ambiguous_intent',
+    calls: EVERY,
+    outcome: 'pause',
+    layer: 'reroute',
+    reason: 'REROUTE_NOT_ALLOWED',
+    pauseClass: 'outage',
+    source: 'seed 000: undefined spec / ambiguous intent → PAUSE_FOR_HITL',
+  },
+  {
+    cause: 'route_failed:policy_sensitive',
+    calls: EVERY,
+    outcome: 'pause',
+    layer: 'reroute',
+    reason: 'REROUTE_NOT_ALLOWED',
+    pauseClass: 'outage',
+    source: 'seed 000: policy-sensitive category (PII, secrets, high stakes) → PAUSE_FOR_HITL',
+  },
+  {
+    cause: 'route_failed:reroute_limit',
+    calls: EVERY,
+    outcome: 'pause',
+    layer: 'reroute',
+    reason: 'REROUTE_NOT_ALLOWED',
+    pauseClass: 'outage',
+    source: 'seed 000: REROUTE count exceeds limit → PAUSE_FOR_HITL',
+  },
+  {
+    cause: 'route_failed:no_fallback_route',
+    calls: EVERY,
+    outcome: 'pause',
+    layer: 'reroute',
+    reason: 'REROUTE_NOT_ALLOWED',
+    pauseClass: 'outage',
+    source: 'a route that did not answer and has nowhere to go: a person looks',
+  },
+  {
+    cause: 'route_failed:not_reroutable',
+    calls: EVERY,
+    outcome: 'pause',
+    layer: 'model',
+    reason: 'from_event',
+    pauseClass: 'outage',
+    source: 'quota, credentials, a refused request: never rerouted, a person fixes the route',
+  },
   // A model that answered unreadably after its retry is an outage, on whichever call: never the council's doubt.
-  { cause: 'reply_unreadable', calls: ['classify'], outcome: 'pause', layer: 'model', reason: 'MEDIATOR_CLASSIFICATION_FAILED', pauseClass: 'outage', source: 'policy.md: unreadable after its retry → outage' },
-  { cause: 'reply_unreadable', calls: ['decision'], outcome: 'pause', layer: 'model', reason: 'SUPERVISOR_DECISION_INVALID', pauseClass: 'outage', source: 'policy.md: unreadable after its retry → outage' },
-  { cause: 'reply_unreadable', calls: STRUCTURED_VERDICTS, outcome: 'pause', layer: 'arbitration', reason: 'ARBITRATION_VERDICTS_UNREADABLE', pauseClass: 'outage', source: 'policy.md: unreadable after its retry → outage' },
-  { cause: 'reply_unreadable', calls: EVERY, outcome: 'pause', layer: 'model', reason: 'MODEL_REPLY_UNREADABLE', pauseClass: 'outage', source: 'policy.md: unreadable after its retry → outage' },
+  {
+    cause: 'reply_unreadable',
+    calls: ['classify'],
+    outcome: 'pause',
+    layer: 'model',
+    reason: 'MEDIATOR_CLASSIFICATION_FAILED',
+    pauseClass: 'outage',
+    source: 'policy.md: unreadable after its retry → outage',
+  },
+  {
+    cause: 'reply_unreadable',
+    calls: ['decision'],
+    outcome: 'pause',
+    layer: 'model',
+    reason: 'SUPERVISOR_DECISION_INVALID',
+    pauseClass: 'outage',
+    source: 'policy.md: unreadable after its retry → outage',
+  },
+  {
+    cause: 'reply_unreadable',
+    calls: STRUCTURED_VERDICTS,
+    outcome: 'pause',
+    layer: 'arbitration',
+    reason: 'ARBITRATION_VERDICTS_UNREADABLE',
+    pauseClass: 'outage',
+    source: 'policy.md: unreadable after its retry → outage',
+  },
+  {
+    cause: 'reply_unreadable',
+    calls: EVERY,
+    outcome: 'pause',
+    layer: 'model',
+    reason: 'MODEL_REPLY_UNREADABLE',
+    pauseClass: 'outage',
+    source: 'policy.md: unreadable after its retry → outage',
+  },
   // Gates: their own decision stands; what a pause counts for comes from its cause.
-  { cause: 'gate:setup', calls: EVERY, outcome: 'pause', layer: 'meaning', reason: 'from_event', pauseClass: 'setup', source: 'policy.md: an unknown persona, a missing input → setup' },
-  { cause: 'gate:sealed', calls: EVERY, outcome: 'sealed_stop', layer: 'ethics', reason: 'from_event', source: 'policy.md: ethics and acc seal (secrets, PII by default, path escapes, the terminal guard)' },
-  { cause: 'gate:pause', calls: EVERY, outcome: 'pause', layer: 'ethics', reason: 'from_event', pauseClass: 'judgement', source: 'policy.md: a gate that judges the task → judgement' },
-  { cause: 'council_doubt', calls: EVERY, outcome: 'pause', layer: 'arbitration', reason: 'from_event', pauseClass: 'judgement', source: "policy.md: a readable verdict → judgement" },
-  { cause: 'budget_exceeded', calls: EVERY, outcome: 'pause', layer: 'model', reason: 'BUDGET_EXCEEDED', pauseClass: 'judgement', source: 'policy.md: a budget → judgement' },
-  { cause: 'guardrail', calls: EVERY, outcome: 'guardrail_stop', layer: 'deliberation', reason: 'from_event', source: "seed 002: default stop behaviour explicit and observable (guardrail_stop)" },
-  { cause: 'loop_limit', calls: EVERY, outcome: 'sealed_stop', layer: 'acc', reason: 'ACC_END_SESSION_AFTER_4_HITL', source: 'seed 000 Stage 3: the fourth pause of a conflict' },
-  { cause: 'setup_invalid', calls: EVERY, outcome: 'invalid', layer: 'meaning', reason: 'SPEC_INVALID_INPUT', source: 'DESIGN: broken persona or route files, nothing runs' },
-  { cause: 'person_stop', calls: EVERY, outcome: 'stop', layer: 'hitl', reason: 'HITL_STOP', source: 'policy.md: stop ends the run as STOPPED (USER)' },
+  {
+    cause: 'gate:setup',
+    calls: EVERY,
+    outcome: 'pause',
+    layer: 'meaning',
+    reason: 'from_event',
+    pauseClass: 'setup',
+    source: 'policy.md: an unknown persona, a missing input → setup',
+  },
+  {
+    cause: 'gate:sealed',
+    calls: EVERY,
+    outcome: 'sealed_stop',
+    layer: 'ethics',
+    reason: 'from_event',
+    source: 'policy.md: ethics and acc seal (secrets, PII by default, path escapes, the terminal guard)',
+  },
+  {
+    cause: 'gate:pause',
+    calls: EVERY,
+    outcome: 'pause',
+    layer: 'ethics',
+    reason: 'from_event',
+    pauseClass: 'judgement',
+    source: 'policy.md: a gate that judges the task → judgement',
+  },
+  {
+    cause: 'council_doubt',
+    calls: EVERY,
+    outcome: 'pause',
+    layer: 'arbitration',
+    reason: 'from_event',
+    pauseClass: 'judgement',
+    source: 'policy.md: a readable verdict → judgement',
+  },
+  {
+    cause: 'budget_exceeded',
+    calls: EVERY,
+    outcome: 'pause',
+    layer: 'model',
+    reason: 'BUDGET_EXCEEDED',
+    pauseClass: 'judgement',
+    source: 'policy.md: a budget → judgement',
+  },
+  {
+    cause: 'guardrail',
+    calls: EVERY,
+    outcome: 'guardrail_stop',
+    layer: 'deliberation',
+    reason: 'from_event',
+    source: 'seed 002: default stop behaviour explicit and observable (guardrail_stop)',
+  },
+  {
+    cause: 'loop_limit',
+    calls: EVERY,
+    outcome: 'sealed_stop',
+    layer: 'acc',
+    reason: 'ACC_END_SESSION_AFTER_4_HITL',
+    source: 'seed 000 Stage 3: the fourth pause of a conflict',
+  },
+  {
+    cause: 'setup_invalid',
+    calls: EVERY,
+    outcome: 'invalid',
+    layer: 'meaning',
+    reason: 'SPEC_INVALID_INPUT',
+    source: 'DESIGN: broken persona or route files, nothing runs',
+  },
+  {
+    cause: 'person_stop',
+    calls: EVERY,
+    outcome: 'stop',
+    layer: 'hitl',
+    reason: 'HITL_STOP',
+    source: 'policy.md: stop ends the run as STOPPED (USER)',
+  },
   { cause: 'completed', calls: EVERY, outcome: 'complete', layer: 'dispatch', reason: 'RUN_COMPLETED', source: 'the council proceeded' },
 ];
 
@@ -133,7 +310,13 @@ export const POLICY_TABLE: readonly PolicyRow[] = [
 const ROUTE_PAUSE_REASON_BY_CALL: Partial<Record<Call, ReasonCode>> = { classify: 'MEDIATOR_CLASSIFICATION_FAILED' };
 
 /** Reason codes of gate pauses whose cause is the set-up, not the task. */
-const SETUP_GATE_REASONS: ReadonlySet<string> = new Set(['MEANING_UNKNOWN_PERSONA', 'MEANING_EMPTY_TASK', 'CONSISTENCY_INPUT_MISSING', 'SPEC_INVALID_INPUT', 'SPEC_MISSING_KEYS']);
+const SETUP_GATE_REASONS: ReadonlySet<string> = new Set([
+  'MEANING_UNKNOWN_PERSONA',
+  'MEANING_EMPTY_TASK',
+  'CONSISTENCY_INPUT_MISSING',
+  'SPEC_INVALID_INPUT',
+  'SPEC_MISSING_KEYS',
+]);
 
 /** Reason codes of failures, for the rows whose reason comes from the event. */
 const FAILURE_REASONS: Record<LlmErrorKind, ReasonCode> = {
@@ -208,7 +391,12 @@ export function policyRowFor(event: PolicyEvent): PolicyRow {
 export function decideRun(event: PolicyEvent): Ending {
   const row = policyRowFor(event);
   const reason = reasonOf(row, event);
-  const layer = event.kind === 'gate' ? event.decision.layer : event.kind === 'route_failed' && reason === 'MEDIATOR_CLASSIFICATION_FAILED' ? 'model' : row.layer;
+  const layer =
+    event.kind === 'gate'
+      ? event.decision.layer
+      : event.kind === 'route_failed' && reason === 'MEDIATOR_CLASSIFICATION_FAILED'
+        ? 'model'
+        : row.layer;
   const system = (decision: DecisionRecord['decision'], sealed: boolean, overrideable: boolean): DecisionRecord => ({
     decision,
     reason_code: reason,
@@ -227,7 +415,8 @@ export function decideRun(event: PolicyEvent): Ending {
     case 'stop':
       return {
         kind: 'stop',
-        decision: event.kind === 'person_stop' ? { ...system('STOPPED', false, false), final_decider: 'USER' } : system('STOPPED', false, false),
+        decision:
+          event.kind === 'person_stop' ? { ...system('STOPPED', false, false), final_decider: 'USER' } : system('STOPPED', false, false),
         status: 'stopped',
       };
     case 'guardrail_stop':

@@ -1,7 +1,19 @@
 import type { RunStatus } from '../run-state.js';
 
 /** The kinds of event that change a run (run-machine.ts's `RunEvent`, which is checked against this list). */
-export const RUN_EVENT_TYPES = ['planned', 'advised', 'step_recorded', 'rerouted', 'decided', 'paused', 'person_decided', 'finishing', 'finished', 'failed', 'revived'] as const;
+export const RUN_EVENT_TYPES = [
+  'planned',
+  'advised',
+  'step_recorded',
+  'rerouted',
+  'decided',
+  'paused',
+  'person_decided',
+  'finishing',
+  'finished',
+  'failed',
+  'revived',
+] as const;
 export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
 
 /**

@@ -84,7 +84,7 @@ export const ASSIGNMENT_FORMS: readonly AssignmentForm[] = [
     source: `<(?<k>${KEY_RUN})>(?<v>[^<\\n]{1,200})</\\k<k>>`,
   },
   {
-    example: "WITH PASSWORD 'x', the password \"x\" (SQL, prose: a quoted value after the key)",
+    example: 'WITH PASSWORD \'x\', the password "x" (SQL, prose: a quoted value after the key)',
     context: 'explicit',
     source: `(?<![\\w.-])(?<k>${KEY_RUN})[ \\t]{1,4}(?<v>"[^"\\n]{1,200}"|'[^'\\n]{1,200}')`,
   },

@@ -15,8 +15,20 @@ export type CredentialName = 'names' | 'mentions';
 
 /** Words that name a credential when they end a key, longest first (glued ones too: `PGPASSWORD`, `mysqlpwd`). */
 export const CREDENTIAL_WORDS: readonly string[] = [
-  'credentials', 'credential', 'passphrase', 'passwords', 'password', 'passcode', 'passwd', 'secrets', 'secret', 'apikey', 'token',
-  'pwd', 'pass', 'pw',
+  'credentials',
+  'credential',
+  'passphrase',
+  'passwords',
+  'password',
+  'passcode',
+  'passwd',
+  'secrets',
+  'secret',
+  'apikey',
+  'token',
+  'pwd',
+  'pass',
+  'pw',
 ];
 
 /** Short credential words glued to another only at a camelCase hump (`dbPass`), never inside a word (`bypass`, `compass`). */
@@ -28,20 +40,76 @@ const HUMP_ONLY: ReadonlySet<string> = new Set(['pass', 'pw']);
  * PRIVATE_KEY block) do not.
  */
 export const KEY_QUALIFIERS: ReadonlySet<string> = new Set([
-  'api', 'access', 'secret', 'private', 'client', 'app', 'application', 'auth', 'account', 'master', 'signing', 'encryption',
-  'storage', 'subscription', 'service', 'license', 'shared', 'consumer', 'session', 'webhook', 'admin', 'root',
+  'api',
+  'access',
+  'secret',
+  'private',
+  'client',
+  'app',
+  'application',
+  'auth',
+  'account',
+  'master',
+  'signing',
+  'encryption',
+  'storage',
+  'subscription',
+  'service',
+  'license',
+  'shared',
+  'consumer',
+  'session',
+  'webhook',
+  'admin',
+  'root',
 ]);
 
 /** Words after the credential word that still name its value (`password_confirmation`, `token_b64`, `secret_key_base`). */
 export const VALUE_SUFFIXES: ReadonlySet<string> = new Set([
-  'value', 'val', 'b64', 'base64', 'encoded', 'raw', 'plain', 'plaintext', 'str', 'hex', 'base', 'confirm', 'confirmation',
+  'value',
+  'val',
+  'b64',
+  'base64',
+  'encoded',
+  'raw',
+  'plain',
+  'plaintext',
+  'str',
+  'hex',
+  'base',
+  'confirm',
+  'confirmation',
 ]);
 
 /** Words before the credential word that make it no secret: public, per-request or a count (`csrf-token`, `max_tokens`). */
 export const NOT_SECRET_QUALIFIERS: ReadonlySet<string> = new Set([
-  'public', 'publishable', 'csrf', 'xsrf', 'anticsrf', 'antiforgery', 'max', 'min', 'num', 'number', 'total', 'count',
-  'page', 'next', 'prev', 'previous', 'continuation', 'cursor', 'sync', 'pagination', 'prompt', 'completion', 'input', 'output',
-  'cached', 'reasoning', 'usage',
+  'public',
+  'publishable',
+  'csrf',
+  'xsrf',
+  'anticsrf',
+  'antiforgery',
+  'max',
+  'min',
+  'num',
+  'number',
+  'total',
+  'count',
+  'page',
+  'next',
+  'prev',
+  'previous',
+  'continuation',
+  'cursor',
+  'sync',
+  'pagination',
+  'prompt',
+  'completion',
+  'input',
+  'output',
+  'cached',
+  'reasoning',
+  'usage',
 ]);
 
 /** A key that holds one of these anywhere mentions a credential (`token_type`, `passwordHash`, `tokenizer`). */

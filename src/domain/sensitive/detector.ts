@@ -55,7 +55,7 @@ interface CompiledRule {
 const RULES: readonly CompiledRule[] = [...SECRET_RULES, ...PII_RULES].map((rule) => ({
   rule,
   scan: new RegExp(rule.pattern.source, rule.pattern.flags),
-  sticky: new RegExp(rule.pattern.source, rule.pattern.flags.replace('g', '') + 'y'),
+  sticky: new RegExp(rule.pattern.source, `${rule.pattern.flags.replace('g', '')}y`),
 }));
 
 /** Every rule's hints by their first character, with the bit of the rule each one enables. */

@@ -135,7 +135,12 @@ export const SECRET_RULES: readonly DetectionRule[] = [
   { category: 'PRIVATE_KEY', pattern: PRIVATE_KEY, hints: ['PRIVATE KEY'] },
   { category: 'JWT', pattern: JWT, hints: ['eyJ', 'ewo', 'ew0K', 'eyA'], select: whole(isJwt) },
   // A match begins where the scheme (the run before `://`, 2–32 characters) begins.
-  { category: 'URL_PASSWORD', pattern: URL_PASSWORD, starts: runsBefore('://', asciiClass(/[A-Za-z0-9+.-]/), 32), select: selectUrlPassword },
+  {
+    category: 'URL_PASSWORD',
+    pattern: URL_PASSWORD,
+    starts: runsBefore('://', asciiClass(/[A-Za-z0-9+.-]/), 32),
+    select: selectUrlPassword,
+  },
   {
     category: 'API_KEY_ANTHROPIC',
     pattern: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g,

@@ -68,7 +68,14 @@ describe('writeFileAtomically (issue 9 item 2)', () => {
 
   it('keeps the previous copy when fsync fails', async () => {
     await writeFile(file(), 'old\n');
-    await expect(writeFileAtomically(file(), NEW, { fs: faultyFs((_, n) => n, () => errno('EIO')) })).rejects.toBeInstanceOf(StorageError);
+    await expect(
+      writeFileAtomically(file(), NEW, {
+        fs: faultyFs(
+          (_, n) => n,
+          () => errno('EIO'),
+        ),
+      }),
+    ).rejects.toBeInstanceOf(StorageError);
     expect(await readFile(file(), 'utf8')).toBe('old\n');
     expect(await leftovers()).toEqual([]);
   });
@@ -86,7 +93,9 @@ describe('writeFileAtomically (issue 9 item 2)', () => {
 describe('appendDurably', () => {
   it('fails loudly on a short append instead of leaving a silent gap', async () => {
     const file = path.join(dir, 'archive.jsonl');
-    await expect(appendDurably(file, 'x'.repeat(10_000), { fs: faultyFs((call) => (call === 1 ? 100 : 0)) })).rejects.toMatchObject({ errno: 'ENOSPC' });
+    await expect(appendDurably(file, 'x'.repeat(10_000), { fs: faultyFs((call) => (call === 1 ? 100 : 0)) })).rejects.toMatchObject({
+      errno: 'ENOSPC',
+    });
     await appendDurably(file, 'line\n', { fs: faultyFs(() => 2) });
     expect((await readFile(file, 'utf8')).endsWith('line\n')).toBe(true);
   });

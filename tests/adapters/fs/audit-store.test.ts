@@ -66,7 +66,11 @@ describe('pruneAuditLogs', () => {
     const longAgo = new Date(NOW.getTime() - 45 * DAY);
     await utimes(stale, longAgo, longAgo);
     const report = await pruneAuditLogs({ paths, retentionDays: 30, now: NOW });
-    expect(report.deleted.find((e) => e.runId === 'run-old')?.files.map((f) => path.basename(f))).toEqual(['run-old.jsonl', 'run-old.head', 'run-old.head.123456789']);
+    expect(report.deleted.find((e) => e.runId === 'run-old')?.files.map((f) => path.basename(f))).toEqual([
+      'run-old.jsonl',
+      'run-old.head',
+      'run-old.head.123456789',
+    ]);
     expect((await readdir(paths.audit)).sort()).toEqual(['run-recent.head', 'run-recent.jsonl']);
   });
 

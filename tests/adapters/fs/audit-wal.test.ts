@@ -44,7 +44,12 @@ const stepRecords = (s: RunState, id: string) => {
   const kept = s.steps.find((x) => x.id === id) as Step;
   return [
     auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), { step: kept.index, step_id: kept.id, persona: kept.persona }),
-    auditEvent('KNOWLEDGE_REQUEST', runDecision('knowledge', 'KNOWLEDGE_PROVIDED'), { persona: kept.persona, action: 'READ_FILE', status: 'fulfilled', path: 'notes.md' }),
+    auditEvent('KNOWLEDGE_REQUEST', runDecision('knowledge', 'KNOWLEDGE_PROVIDED'), {
+      persona: kept.persona,
+      action: 'READ_FILE',
+      status: 'fulfilled',
+      path: 'notes.md',
+    }),
   ];
 };
 
@@ -73,7 +78,8 @@ function watchedFs(fail?: (file: string) => boolean): SyncFs & { flushed: string
 }
 
 /** A step committed with its records, as the engine commits one. */
-const recordStep = (run: OpenRun, i: number) => run.commit({ event: { type: 'step_recorded', step: step(i) }, records: (after) => stepRecords(after, `turn:r1:p${i}`) });
+const recordStep = (run: OpenRun, i: number) =>
+  run.commit({ event: { type: 'step_recorded', step: step(i) }, records: (after) => stepRecords(after, `turn:r1:p${i}`) });
 
 /** A run opened through the files' ledger (its log, then its checkpoint), started, with `n` steps recorded. */
 async function running(n: number, fs: SyncFs = realSyncFs): Promise<{ run: OpenRun; store: FsRunStore }> {
@@ -92,7 +98,13 @@ describe('a step and its audit records: one durable write', () => {
     fs.flushed.length = 0;
     await recordStep(run, 1);
     expect(fs.flushed).toEqual([JOURNAL_FILE]);
-    const last = JSON.parse((await readFile(journal(), 'utf8')).replace(/\u0000+$/, '').trim().split('\n').pop() ?? '') as { event: { type: string }; audit: string[] };
+    const last = JSON.parse(
+      (await readFile(journal(), 'utf8'))
+        .replace(/\u0000+$/, '')
+        .trim()
+        .split('\n')
+        .pop() ?? '',
+    ) as { event: { type: string }; audit: string[] };
     expect(last.event.type).toBe('step_recorded');
     expect(last.audit).toEqual((await logLines()).slice(2, 4)); // the same bytes as the log's lines
     expect((await records()).map((r) => [r.seq, r.event])).toEqual([
@@ -200,16 +212,25 @@ describe('a step and its audit records: one durable write', () => {
     expect(error).toBeInstanceOf(StorageError);
     expect((error as StorageError).errno).toBe('ENOSPC');
     // The run takes no commit more; the log holds whole lines only.
-    await expect(run.commit({ records: [auditEvent('RUN_FINISHED', runDecision('queue', 'RUN_COMPLETED'))] })).rejects.toBeInstanceOf(StorageError);
+    await expect(run.commit({ records: [auditEvent('RUN_FINISHED', runDecision('queue', 'RUN_COMPLETED'))] })).rejects.toBeInstanceOf(
+      StorageError,
+    );
     expect(await logLines()).toHaveLength(2);
     expect((await readFile(paths.auditLog(RUN), 'utf8')).endsWith('\n')).toBe(true);
     // The step is in the checkpoint, and its records with it: the next open writes them.
     expect((await new FsRunStore(paths).load(RUN))?.steps).toHaveLength(2);
     await new JsonlAuditLog(paths, clock).open(RUN);
-    expect((await records()).map((r) => r.reason_code)).toEqual(['MODEL_CALL_OK', 'KNOWLEDGE_PROVIDED', 'MODEL_CALL_OK', 'KNOWLEDGE_PROVIDED', 'AUDIT_RECORDS_RESTORED_FROM_JOURNAL', 'AUDIT_HEAD_ADOPTED_FROM_LOG']); // the head was never moved on
+    expect((await records()).map((r) => r.reason_code)).toEqual([
+      'MODEL_CALL_OK',
+      'KNOWLEDGE_PROVIDED',
+      'MODEL_CALL_OK',
+      'KNOWLEDGE_PROVIDED',
+      'AUDIT_RECORDS_RESTORED_FROM_JOURNAL',
+      'AUDIT_HEAD_ADOPTED_FROM_LOG',
+    ]); // the head was never moved on
   });
 
-  it("a journal another process left is folded only after its records are in the log", async () => {
+  it('a journal another process left is folded only after its records are in the log', async () => {
     await running(2); // killed: the journal stays
     const lines = await logLines();
     await truncate(paths.auditLog(RUN), Buffer.byteLength(`${lines.slice(0, 2).join('\n')}\n`));
@@ -262,14 +283,22 @@ describe('a step and its audit records: one durable write', () => {
     // What a power loss right then can leave: the head as flushed (seq 3), the log with the new record (seq 4).
     const head = await readFile(paths.auditHead(RUN), 'utf8');
     expect(JSON.parse(head).seq).toBeGreaterThanOrEqual(3);
-    await writeFile(paths.auditHead(RUN), head.replace(/"seq":\d+/, '"seq":3').replace(/"hash":"[0-9a-f]+"/, `"hash":"${(await records())[3]?.hash}"`));
+    await writeFile(
+      paths.auditHead(RUN),
+      head.replace(/"seq":\d+/, '"seq":3').replace(/"hash":"[0-9a-f]+"/, `"hash":"${(await records())[3]?.hash}"`),
+    );
     expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 5 });
   });
 
   it('a log that cannot take records written ahead: the change is made durable first, then its records, in that order', async () => {
     const order: string[] = [];
     const stepInJournal = async () => (await readFile(journal(), 'utf8').catch(() => '')).includes('step_recorded');
-    const audit: AuditLog = { open: async () => ({ path: 'x', append: async (e) => void order.push(`audit ${e.event} (step in the journal: ${await stepInJournal()})`) }) };
+    const audit: AuditLog = {
+      open: async () => ({
+        path: 'x',
+        append: async (e) => void order.push(`audit ${e.event} (step in the journal: ${await stepInJournal()})`),
+      }),
+    };
     const run = await new FsRunLedger({ paths, store: new FsRunStore(paths), audit, clock }).open(RUN);
     await run.commit({ start: initial() });
     await recordStep(run, 0);

@@ -42,7 +42,7 @@ describe('FsClaimStore', () => {
     expect(await store(0).read(winners[0]!)).toBe('{"task_description":"x"}');
   });
 
-  it('recovers a dead watcher\'s claim in exactly one of several watchers recovering at once', async () => {
+  it("recovers a dead watcher's claim in exactly one of several watchers recovering at once", async () => {
     const { paths, alive, store, ids } = await setup();
     await writeFile(path.join(paths.commands, 'a.json'), '{}');
     const claim = await store(0).claim(file('a.json'), 'run-a');
@@ -53,10 +53,12 @@ describe('FsClaimStore', () => {
     expect(results.map((r) => r.recovered.length).sort()).toEqual([0, 0, 1]);
     expect(results.map((r) => r.ownedByOthers).sort()).toEqual([0, 1, 1]);
     const recovered = results.flatMap((r) => r.recovered);
-    expect(recovered).toEqual([{ runId: 'run-a', source: 'a.json', claimedAt: '2026-01-01T00:00:00.000Z', recovered: true, kind: 'command' }]);
+    expect(recovered).toEqual([
+      { runId: 'run-a', source: 'a.json', claimedAt: '2026-01-01T00:00:00.000Z', recovered: true, kind: 'command' },
+    ]);
   });
 
-  it('leaves a live watcher\'s claim alone, and follows the takeover chain when the taker dies too', async () => {
+  it("leaves a live watcher's claim alone, and follows the takeover chain when the taker dies too", async () => {
     const { paths, alive, store, ids } = await setup();
     await writeFile(path.join(paths.commands, 'a.json'), '{}');
     await store(0).claim(file('a.json'), 'run-a');
@@ -85,14 +87,25 @@ describe('FsClaimStore', () => {
 
   it('rejects into .maestro/rejected/ without overwriting an earlier file of the same name', async () => {
     const { paths, store } = await setup();
-    const rejection = { status: 'invalid' as const, reason_code: 'SPEC_INVALID_INPUT', message: 'bad', issues: ['(root): not valid JSON'], audit_log: null };
+    const rejection = {
+      status: 'invalid' as const,
+      reason_code: 'SPEC_INVALID_INPUT',
+      message: 'bad',
+      issues: ['(root): not valid JSON'],
+      audit_log: null,
+    };
     await writeFile(path.join(paths.commands, 'command.json'), 'first');
     const first = await store(0).claim(file('command.json'), 'run-1');
     await writeFile(path.join(paths.commands, 'command.json'), 'second');
     const second = await store(0).claim(file('command.json'), 'run-2');
     expect(await store(0).reject(first!, rejection)).toBe(path.join(paths.rejected, 'command.json'));
     expect(await store(0).reject(second!, rejection)).toBe(path.join(paths.rejected, 'command.run-2.json'));
-    expect(await listDir(paths.rejected)).toEqual(['command.json', 'command.json.error.json', 'command.run-2.json', 'command.run-2.json.error.json']);
+    expect(await listDir(paths.rejected)).toEqual([
+      'command.json',
+      'command.json.error.json',
+      'command.run-2.json',
+      'command.run-2.json.error.json',
+    ]);
     expect(await readFile(path.join(paths.rejected, 'command.json'), 'utf8')).toBe('first');
     expect(JSON.parse(await readFile(path.join(paths.rejected, 'command.run-2.json.error.json'), 'utf8'))).toMatchObject({
       file: 'command.json',
@@ -106,16 +119,22 @@ describe('FsClaimStore', () => {
     const { paths, store } = await setup();
     await writeFile(path.join(paths.commands, 'huge.json'), Buffer.alloc(1024 * 1024 + 1, 0x20));
     const claim = await store(0).claim(file('huge.json'), 'run-h');
-    await expect(store(0).read(claim!)).rejects.toMatchObject({ name: 'InvalidInputError', issues: [expect.stringContaining('at most 1048576 bytes')] });
+    await expect(store(0).read(claim!)).rejects.toMatchObject({
+      name: 'InvalidInputError',
+      issues: [expect.stringContaining('at most 1048576 bytes')],
+    });
   });
 
-  it('sweeps a dead watcher\'s claim record that never got its command (a crash between the two steps)', async () => {
+  it("sweeps a dead watcher's claim record that never got its command (a crash between the two steps)", async () => {
     const { paths, alive, store, ids } = await setup();
     await writeFile(path.join(paths.commands, 'a.json'), '{}');
     await store(0).claim(file('a.json'), 'run-a');
     await store(0).release({ runId: 'run-a', source: 'a.json', claimedAt: '', recovered: false });
     // Re-create only the record, as a crash right after writing it would leave it.
-    await writeFile(path.join(paths.inflight, 'run-b.claim'), JSON.stringify({ run_id: 'run-b', source: 'b.json', claimed_at: '', owner: ids[0] }));
+    await writeFile(
+      path.join(paths.inflight, 'run-b.claim'),
+      JSON.stringify({ run_id: 'run-b', source: 'b.json', claimed_at: '', owner: ids[0] }),
+    );
     await store(1).recoverOrphans();
     expect(await listDir(paths.inflight)).toEqual(['run-b.claim']);
     alive.delete(ids[0]!.id);
@@ -127,7 +146,10 @@ describe('FsClaimStore', () => {
     const { paths, store } = await setup();
     await mkdir(paths.decisions, { recursive: true });
     await writeFile(path.join(paths.decisions, 'run-d.json'), '{"run_id":"run-d","decision":"continue"}');
-    const [watcher, foreground] = await Promise.all([store(0).claimDecision(file('run-d.json'), 'run-d', 'risky.json'), new FsDecisionInbox(paths).claim('run-d')]);
+    const [watcher, foreground] = await Promise.all([
+      store(0).claimDecision(file('run-d.json'), 'run-d', 'risky.json'),
+      new FsDecisionInbox(paths).claim('run-d'),
+    ]);
     expect([watcher !== undefined, foreground].filter(Boolean)).toHaveLength(1);
     expect(await listDir(paths.decisions)).toEqual([]);
     if (watcher) {

@@ -10,7 +10,9 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function inboxIn(options: { stabilityMs?: number } = {}): Promise<{ dir: string; inbox: FsCommandInbox; changes: () => number; start: () => Promise<void> }> {
+async function inboxIn(
+  options: { stabilityMs?: number } = {},
+): Promise<{ dir: string; inbox: FsCommandInbox; changes: () => number; start: () => Promise<void> }> {
   const ws = await makeWorkspace('maestro-inbox-');
   cleanups.push(() => removeWorkspace(ws));
   const dir = path.join(ws, 'commands');
@@ -50,7 +52,12 @@ describe('FsCommandInbox (real chokidar)', () => {
   it('scans files already there at start-up and hands them over oldest first (mtime, then name)', async () => {
     const { dir, inbox, start } = await inboxIn();
     const at = (s: number): Date => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
-    for (const [name, time] of [['b.json', 2], ['a.json', 2], ['c.json', 1], ['d.json', 3]] as const) {
+    for (const [name, time] of [
+      ['b.json', 2],
+      ['a.json', 2],
+      ['c.json', 1],
+      ['d.json', 3],
+    ] as const) {
       await writeFile(path.join(dir, name), '{"task_description":"x"}');
       await utimes(path.join(dir, name), at(time), at(time));
     }

@@ -65,7 +65,9 @@ describe('READ_FILE and input artifacts never serve a credential store', () => {
 
   it('refuses a symlink with a harmless name that points at a credential store', async () => {
     expect(await read('docs/cluster.yaml')).toMatchObject({ status: 'refused', reason_code: 'KNOWLEDGE_CREDENTIAL_FILE' });
-    expect((await read('docs/cluster.yaml')).message).toBe('resolves to ".kube/config", which is never served: it is Kubernetes credentials');
+    expect((await read('docs/cluster.yaml')).message).toBe(
+      'resolves to ".kube/config", which is never served: it is Kubernetes credentials',
+    );
   });
 
   it('refuses a hard link to a file outside the knowledge roots, and any file with a second name', async () => {

@@ -22,7 +22,10 @@ afterEach(async () => {
 });
 
 /** Starts a lock holder; resolves once it says it holds the lock. */
-async function startHolder(lockPath: string, holdMs: number): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
+async function startHolder(
+  lockPath: string,
+  holdMs: number,
+): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
   const child = spawn(process.execPath, [HOLDER, lockPath, String(STALE_MS), String(holdMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
   let out = '';
@@ -58,7 +61,9 @@ describe('withFileLock (proper-lockfile) between processes', () => {
     const holder = await startHolder(lockPath, holdMs);
     const started = Date.now();
     // Waiting longer than the stale time does not take a lock that is being refreshed.
-    await expect(withFileLock(lockPath, async () => 'taken', { staleMs: STALE_MS, waitMs: 2 * STALE_MS })).rejects.toThrow(FileLockBusyError);
+    await expect(withFileLock(lockPath, async () => 'taken', { staleMs: STALE_MS, waitMs: 2 * STALE_MS })).rejects.toThrow(
+      FileLockBusyError,
+    );
     const after = await withFileLock(lockPath, async () => Date.now(), { staleMs: STALE_MS, waitMs: 3 * holdMs });
     expect(await holder.exited).toBe(0);
     expect(holder.output()).toContain('still held');
@@ -93,7 +98,9 @@ describe('withFileLock (proper-lockfile) between processes', () => {
     await writeFile(lockPath, '12345');
     const old = new Date(Date.now() - 60_000);
     await utimes(lockPath, old, old);
-    await expect(withFileLock(lockPath, async () => (await stat(lockPath)).isDirectory(), { staleMs: STALE_MS, waitMs: 0 })).resolves.toBe(true);
+    await expect(withFileLock(lockPath, async () => (await stat(lockPath)).isDirectory(), { staleMs: STALE_MS, waitMs: 0 })).resolves.toBe(
+      true,
+    );
     await expect(stat(lockPath)).rejects.toThrow(/ENOENT/);
   });
 });

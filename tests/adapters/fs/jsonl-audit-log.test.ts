@@ -16,7 +16,8 @@ import { detectSensitive } from '../../../src/domain/sensitive/detector.js';
 
 const RUN = '20260101T000000Z-abc123';
 const clock: Clock = { now: () => new Date('2026-01-01T00:00:00.000Z') };
-const event = (n: number, details: Record<string, unknown> = { n }) => auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), details);
+const event = (n: number, details: Record<string, unknown> = { n }) =>
+  auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), details);
 
 let root: string;
 let paths: WorkspacePaths;
@@ -30,13 +31,20 @@ afterEach(async () => {
 
 async function records(): Promise<AuditRecord[]> {
   const text = await readFile(paths.auditLog(RUN), 'utf8');
-  return text.trim().split('\n').map((l) => JSON.parse(l) as AuditRecord);
+  return text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as AuditRecord);
 }
 
 /** The log's whole lines, read while appends may be under way (a line still being written is not one yet). */
 async function wholeRecords(): Promise<AuditRecord[]> {
   const text = await readFile(paths.auditLog(RUN), 'utf8');
-  return text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as AuditRecord);
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as AuditRecord);
 }
 
 async function appendAll(log: JsonlAuditLog, n: number, from = 0): Promise<void> {
@@ -103,7 +111,11 @@ describe('JsonlAuditLog', () => {
   it.each([
     ['is missing', async () => rm(paths.auditHead(RUN)), 'missing'],
     ['is damaged (cut by a full disk)', async () => writeFile(paths.auditHead(RUN), '{"v":1,"run_id":"2026'), 'damaged'],
-    ['is three records behind (appends went on, head updates failed)', async (rs: AuditRecord[]) => writeFile(paths.auditHead(RUN), JSON.stringify({ v: 1, run_id: RUN, seq: 1, hash: rs[1]?.hash })), 'behind'],
+    [
+      'is three records behind (appends went on, head updates failed)',
+      async (rs: AuditRecord[]) => writeFile(paths.auditHead(RUN), JSON.stringify({ v: 1, run_id: RUN, seq: 1, hash: rs[1]?.hash })),
+      'behind',
+    ],
   ])('adopts a verified chain whose head %s, records it, and the log verifies', async (_name, damage, kind) => {
     const log = new JsonlAuditLog(paths, clock);
     await appendAll(log, 5);
@@ -127,7 +139,11 @@ describe('JsonlAuditLog', () => {
   it.each([
     ['truncated', async (lines: string[]) => writeFile(paths.auditLog(RUN), lines.slice(0, 2).join('')), /truncated/],
     ['log deleted', async () => rm(paths.auditLog(RUN)), /is missing/],
-    ['last line edited', async (lines: string[]) => writeFile(paths.auditLog(RUN), [...lines.slice(0, 2), 'x\n'].join('')), /damaged at line 3/],
+    [
+      'last line edited',
+      async (lines: string[]) => writeFile(paths.auditLog(RUN), [...lines.slice(0, 2), 'x\n'].join('')),
+      /damaged at line 3/,
+    ],
   ])('refuses to continue a log that was %s, and changes nothing', async (_name, tamper, message) => {
     const log = new JsonlAuditLog(paths, clock);
     await appendAll(log, 3);

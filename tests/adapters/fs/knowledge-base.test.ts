@@ -27,7 +27,10 @@ beforeAll(async () => {
     'data/archive.sqlite': 'not really\n',
   });
   outside = await tempWorkspace({ 'secret.txt': 'outside the workspace\n' });
-  await writeFile(path.join(ws.dir, 'docs', 'image.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]));
+  await writeFile(
+    path.join(ws.dir, 'docs', 'image.png'),
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]),
+  );
   await symlink(path.join(outside.dir, 'secret.txt'), path.join(ws.dir, 'docs', 'escape.md'));
   await symlink(path.join(ws.dir, '.env'), path.join(ws.dir, 'docs', 'env-link.md'));
   await symlink(path.join(ws.dir, 'docs', 'plan.md'), path.join(ws.dir, 'docs', 'plan-link.md'));
@@ -45,7 +48,13 @@ const read = (argument: string, persona = reader) => kb.fulfil({ action: 'READ_F
 describe('READ_FILE sandbox', () => {
   it('serves a workspace file with its size and hash', async () => {
     const r = await read('docs/plan.md');
-    expect(r).toMatchObject({ status: 'provided', path: 'docs/plan.md', bytes: 17, content: '# Plan\nStep one.\n', reason_code: 'KNOWLEDGE_PROVIDED' });
+    expect(r).toMatchObject({
+      status: 'provided',
+      path: 'docs/plan.md',
+      bytes: 17,
+      content: '# Plan\nStep one.\n',
+      reason_code: 'KNOWLEDGE_PROVIDED',
+    });
     expect(r.sha256).toBe(sha256('# Plan\nStep one.\n'));
   });
 
@@ -97,14 +106,23 @@ describe('READ_FILE sandbox', () => {
   });
 
   it('enforces persona privileges and refuses unknown actions', async () => {
-    expect(await read('docs/plan.md', { id: 'mute', privileges: [] })).toMatchObject({ status: 'refused', reason_code: 'KNOWLEDGE_PRIVILEGE_DENIED' });
-    expect(await kb.fulfil({ action: 'DELETE_FILE', argument: 'docs/plan.md' }, reader)).toMatchObject({ status: 'refused', message: 'unsupported action' });
+    expect(await read('docs/plan.md', { id: 'mute', privileges: [] })).toMatchObject({
+      status: 'refused',
+      reason_code: 'KNOWLEDGE_PRIVILEGE_DENIED',
+    });
+    expect(await kb.fulfil({ action: 'DELETE_FILE', argument: 'docs/plan.md' }, reader)).toMatchObject({
+      status: 'refused',
+      message: 'unsupported action',
+    });
   });
 
   it('serves only from the configured knowledge roots', async () => {
     const docsOnly = new FsKnowledgeBase({ root: ws.dir, roots: ['docs'], deny: [], maxFileBytes: 1024, sha256 });
     expect((await docsOnly.fulfil({ action: 'READ_FILE', argument: 'docs/plan.md' }, reader)).status).toBe('provided');
-    expect(await docsOnly.fulfil({ action: 'READ_FILE', argument: 'examples/migration-plan.md' }, reader)).toMatchObject({ status: 'refused', reason_code: 'KNOWLEDGE_OUTSIDE_ROOTS' });
+    expect(await docsOnly.fulfil({ action: 'READ_FILE', argument: 'examples/migration-plan.md' }, reader)).toMatchObject({
+      status: 'refused',
+      reason_code: 'KNOWLEDGE_OUTSIDE_ROOTS',
+    });
   });
 });
 
@@ -140,12 +158,18 @@ describe('QUERY_CORTEX', () => {
     expect(r.content).toMatch(/best match\(es\) for "billing reports migration"/);
     expect(r.content).toContain('examples/migration-plan.md');
     const everything = await kb.fulfil({ action: 'QUERY_CORTEX', argument: 'outside workspace hidden core OPENAI_API_KEY' }, searcher);
-    for (const never of ['secret.txt', '.env', '.git/config', 'secret-dir/notes.md', 'session_states', 'node_modules']) expect(everything.content).not.toContain(never);
+    for (const never of ['secret.txt', '.env', '.git/config', 'secret-dir/notes.md', 'session_states', 'node_modules'])
+      expect(everything.content).not.toContain(never);
   });
 
   it('needs the privilege and a non-empty query', async () => {
-    expect(await kb.fulfil({ action: 'QUERY_CORTEX', argument: 'plan' }, reader)).toMatchObject({ status: 'refused', reason_code: 'KNOWLEDGE_PRIVILEGE_DENIED' });
+    expect(await kb.fulfil({ action: 'QUERY_CORTEX', argument: 'plan' }, reader)).toMatchObject({
+      status: 'refused',
+      reason_code: 'KNOWLEDGE_PRIVILEGE_DENIED',
+    });
     expect(await kb.fulfil({ action: 'QUERY_CORTEX', argument: '  ' }, searcher)).toMatchObject({ status: 'error' });
-    expect((await kb.fulfil({ action: 'QUERY_CORTEX', argument: 'zzzqqqxxx' }, searcher)).content).toContain('No file in the knowledge base matches');
+    expect((await kb.fulfil({ action: 'QUERY_CORTEX', argument: 'zzzqqqxxx' }, searcher)).content).toContain(
+      'No file in the knowledge base matches',
+    );
   });
 });

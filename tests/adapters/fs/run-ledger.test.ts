@@ -34,8 +34,17 @@ afterEach(() => rm(root, { recursive: true, force: true }));
 
 const runFile = (name: string) => path.join(paths.runDir(RUN), name);
 const journal = () => runFile(JOURNAL_FILE);
-const records = async () => (await readFile(paths.auditLog(RUN), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as AuditRecord);
-const journalLines = async () => (await readFile(journal(), 'utf8')).replace(/\u0000+$/, '').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const records = async () =>
+  (await readFile(paths.auditLog(RUN), 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as AuditRecord);
+const journalLines = async () =>
+  (await readFile(journal(), 'utf8'))
+    .replace(/\u0000+$/, '')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 /** realSyncFs, noting what is on disk each time the journal is flushed; `fail` makes the journal's writes fail. */
 function watchedJournal(seen: (file: string) => void, fail?: () => boolean): SyncFs {
@@ -64,16 +73,46 @@ function ledger(journalFs: SyncFs = realSyncFs) {
 
 const paused: RunEvent = {
   type: 'paused',
-  decision: { decision: 'PAUSE_FOR_HITL', reason_code: 'ARBITRATION_INVESTIGATE', sealed: false, overrideable: true, final_decider: 'SYSTEM', layer: 'arbitration' },
-  pause: { pause_id: `${RUN}-p1`, layer: 'arbitration', reason_code: 'ARBITRATION_INVESTIGATE', message: 'why', requested_at: '2026-01-01T00:00:00.000Z' },
+  decision: {
+    decision: 'PAUSE_FOR_HITL',
+    reason_code: 'ARBITRATION_INVESTIGATE',
+    sealed: false,
+    overrideable: true,
+    final_decider: 'SYSTEM',
+    layer: 'arbitration',
+  },
+  pause: {
+    pause_id: `${RUN}-p1`,
+    layer: 'arbitration',
+    reason_code: 'ARBITRATION_INVESTIGATE',
+    message: 'why',
+    requested_at: '2026-01-01T00:00:00.000Z',
+  },
   summary: 'why',
 };
-const pauseCommit: RunCommit = { event: paused, records: [auditEvent('HITL_REQUESTED', paused.decision)], files: [{ name: 'draft.md', content: '# draft\n' }, { name: 'hitl.json', content: '{"why":1}\n' }] };
-const finished: RunEvent = { type: 'finished', status: 'stopped', decision: runDecision('hitl', 'HITL_STOP'), finishedAt: '2026-01-01T00:01:00.000Z', summary: 'stopped' };
+const pauseCommit: RunCommit = {
+  event: paused,
+  records: [auditEvent('HITL_REQUESTED', paused.decision)],
+  files: [
+    { name: 'draft.md', content: '# draft\n' },
+    { name: 'hitl.json', content: '{"why":1}\n' },
+  ],
+};
+const finished: RunEvent = {
+  type: 'finished',
+  status: 'stopped',
+  decision: runDecision('hitl', 'HITL_STOP'),
+  finishedAt: '2026-01-01T00:01:00.000Z',
+  summary: 'stopped',
+};
 
 async function started(l = ledger()) {
   const run = await l.open(RUN);
-  await run.commit({ start: startedRun(RUN), files: [{ name: 'command.json', content: '{"task_description":"x"}' }], records: [auditEvent('COMMAND_VALID', runDecision('validation', 'SPEC_OK'))] });
+  await run.commit({
+    start: startedRun(RUN),
+    files: [{ name: 'command.json', content: '{"task_description":"x"}' }],
+    records: [auditEvent('COMMAND_VALID', runDecision('validation', 'SPEC_OK'))],
+  });
   return run;
 }
 
@@ -88,7 +127,7 @@ describe('FsRunLedger', () => {
     expect((await records()).map((r) => r.event)).toEqual(['COMMAND_VALID']);
   });
 
-  it('writes a commit\'s files before the journal line that makes the change durable', async () => {
+  it("writes a commit's files before the journal line that makes the change durable", async () => {
     const seen: string[] = [];
     const run = await started(ledger(watchedJournal(() => seen.push(`hitl.json there: ${existsSync(runFile('hitl.json'))}`))));
     seen.length = 0;
@@ -109,7 +148,14 @@ describe('FsRunLedger', () => {
 
   it('a crash before the journal line (a full disk): the files may be there, but the state and the log never name the change', async () => {
     let full = false;
-    const run = await started(ledger(watchedJournal(() => undefined, () => full)));
+    const run = await started(
+      ledger(
+        watchedJournal(
+          () => undefined,
+          () => full,
+        ),
+      ),
+    );
     full = true;
     await expect(run.commit(pauseCommit)).rejects.toBeInstanceOf(StorageError);
     const later = ledger();
@@ -118,7 +164,9 @@ describe('FsRunLedger', () => {
     // A file no state names yet: the next pause writes it again.
     expect(existsSync(runFile('hitl.json'))).toBe(true);
     // The run takes no commit more (fail closed); another process goes on from the checkpoint.
-    await expect(run.commit({ records: [auditEvent('RUN_FINISHED', runDecision('queue', 'RUN_COMPLETED'))] })).rejects.toBeInstanceOf(StorageError);
+    await expect(run.commit({ records: [auditEvent('RUN_FINISHED', runDecision('queue', 'RUN_COMPLETED'))] })).rejects.toBeInstanceOf(
+      StorageError,
+    );
   });
 
   it('removes a file once the change that drops it is durable, and names it in that line', async () => {
@@ -145,7 +193,10 @@ describe('FsRunLedger', () => {
 
   it('knows what the log holds: events and the steps its model calls name', async () => {
     const run = await started();
-    await run.commit({ event: { type: 'step_recorded', step: turnStep(0) }, records: [auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), { step_id: 'turn:r1:p0' })] });
+    await run.commit({
+      event: { type: 'step_recorded', step: turnStep(0) },
+      records: [auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), { step_id: 'turn:r1:p0' })],
+    });
     const again = await ledger().open(RUN);
     expect(again.hasRecorded('MODEL_CALL')).toBe(true);
     expect(again.hasRecorded('RUN_FINISHED')).toBe(false);

@@ -61,7 +61,13 @@ describe('the process start time guards against a reused pid', () => {
     ['the pid answers and its start cannot be read now: unsure counts as alive', { pid: 1, process_start: 'b:1' }, true, undefined, true],
     ['the pid answers and no start was recorded (no /proc): the pid alone', { pid: 1 }, true, 'b:9', true],
   ])('%s', (_what, recorded, answers, startNow, alive) => {
-    expect(isRecordedProcessAlive(recorded, () => answers, () => startNow)).toBe(alive);
+    expect(
+      isRecordedProcessAlive(
+        recorded,
+        () => answers,
+        () => startNow,
+      ),
+    ).toBe(alive);
   });
 });
 
@@ -139,8 +145,17 @@ describe('FsRunLiveness: a watcher that owns the claim counts as holding the run
   async function claimedBy(owner: { id: string; pid: number }, processStart?: string): Promise<void> {
     await mkdir(paths.inflight, { recursive: true });
     await writeFile(path.join(paths.inflight, `${RUN}.json`), '{}');
-    await writeFile(path.join(paths.inflight, `${RUN}.claim`), JSON.stringify({ run_id: RUN, source: 'a.json', claimed_at: '2026-11-26T06:00:00.000Z', owner }));
-    await new FsWatcherRegistry(watchers()).register({ ...owner, started_at: '2026-11-26T06:00:00.000Z', once: false, version: '0.1.0', ...(processStart ? { process_start: processStart } : {}) });
+    await writeFile(
+      path.join(paths.inflight, `${RUN}.claim`),
+      JSON.stringify({ run_id: RUN, source: 'a.json', claimed_at: '2026-11-26T06:00:00.000Z', owner }),
+    );
+    await new FsWatcherRegistry(watchers()).register({
+      ...owner,
+      started_at: '2026-11-26T06:00:00.000Z',
+      once: false,
+      version: '0.1.0',
+      ...(processStart ? { process_start: processStart } : {}),
+    });
   }
 
   it('a live watcher owns the claim: running; the same watcher gone: interrupted', async () => {
@@ -162,7 +177,13 @@ describe('FsRunLiveness: a watcher that owns the claim counts as holding the run
     await mkdir(paths.decisions, { recursive: true });
     await writeFile(path.join(paths.decisions, `${RUN}.json`), '{}');
     expect(await shown()).toBe('interrupted');
-    await new FsWatcherRegistry(watchers()).register({ id: `${live.pid}-beef`, pid: live.pid!, started_at: '2026-11-26T06:00:00.000Z', once: false, version: '0.1.0' });
+    await new FsWatcherRegistry(watchers()).register({
+      id: `${live.pid}-beef`,
+      pid: live.pid!,
+      started_at: '2026-11-26T06:00:00.000Z',
+      once: false,
+      version: '0.1.0',
+    });
     expect(await shown()).toBe('running');
   });
 
@@ -170,7 +191,13 @@ describe('FsRunLiveness: a watcher that owns the claim counts as holding the run
     for (const status of ['paused', 'completed', 'stopped', 'guardrail_stopped', 'invalid', 'error']) {
       expect((await showRun(RUN, status, new FsRunLiveness(paths))).status).toBe(status);
     }
-    expect(await showRun(RUN, 'running', new FsRunLiveness(paths))).toEqual({ status: 'interrupted', next_step: `maestro run --resume ${RUN}` });
-    expect(await showRun(RUN, 'paused', new FsRunLiveness(paths))).toEqual({ status: 'paused', next_step: `maestro hitl decide ${RUN} continue|stop` });
+    expect(await showRun(RUN, 'running', new FsRunLiveness(paths))).toEqual({
+      status: 'interrupted',
+      next_step: `maestro run --resume ${RUN}`,
+    });
+    expect(await showRun(RUN, 'paused', new FsRunLiveness(paths))).toEqual({
+      status: 'paused',
+      next_step: `maestro hitl decide ${RUN} continue|stop`,
+    });
   });
 });

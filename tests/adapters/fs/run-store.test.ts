@@ -38,7 +38,11 @@ async function writeAtJournalEnd(tail: string): Promise<void> {
   await handle.write(tail, Buffer.byteLength(await journalText()), 'utf8');
   await handle.close();
 }
-const exists = (p: string) => fs.access(p).then(() => true, () => false);
+const exists = (p: string) =>
+  fs.access(p).then(
+    () => true,
+    () => false,
+  );
 
 const initial = (): RunState => startedRun(RUN);
 const step = turnStep;
@@ -84,7 +88,13 @@ describe('FsRunStore: the checkpoint as a journal', () => {
   it('folds the journal into state.json when the run ends, and removes it', async () => {
     const store = new FsRunStore(paths);
     const run = await recorded(store, 2);
-    await run.apply({ type: 'finished', status: 'completed', decision: runDecision('queue', 'RUN_COMPLETED'), finishedAt: '2026-01-01T00:01:00.000Z', summary: 'done' });
+    await run.apply({
+      type: 'finished',
+      status: 'completed',
+      decision: runDecision('queue', 'RUN_COMPLETED'),
+      finishedAt: '2026-01-01T00:01:00.000Z',
+      summary: 'done',
+    });
     expect(await exists(journal())).toBe(false);
     expect(JSON.parse(await readFile(stateFile(), 'utf8'))).toEqual(run.state);
     expect(await store.load(RUN)).toEqual(run.state);
@@ -199,8 +209,22 @@ describe('FsRunStore: the checkpoint as a journal', () => {
 
 describe('FsRunStore: what it keeps is screened, and the command as given goes when the run ends', () => {
   const EMAIL = 'jane.doe@example.com';
-  const raw = (): RunState => ({ ...initial(), command: { task_description: `Write to ${EMAIL}`, input_artifacts: [], config: {} } }) as RunState;
-  const rawStep = { ...step(0), prompt: `Task: write to ${EMAIL}`, knowledge: [{ action: 'READ_FILE', argument: 'a.md', status: 'provided', message: 'ok', content: `owner ${EMAIL}`, reason_code: 'CONTEXT_PROVIDED' }] } as RunState['steps'][number];
+  const raw = (): RunState =>
+    ({ ...initial(), command: { task_description: `Write to ${EMAIL}`, input_artifacts: [], config: {} } }) as RunState;
+  const rawStep = {
+    ...step(0),
+    prompt: `Task: write to ${EMAIL}`,
+    knowledge: [
+      {
+        action: 'READ_FILE',
+        argument: 'a.md',
+        status: 'provided',
+        message: 'ok',
+        content: `owner ${EMAIL}`,
+        reason_code: 'CONTEXT_PROVIDED',
+      },
+    ],
+  } as RunState['steps'][number];
   const decided = runDecision('dispatch', 'RUN_COMPLETED');
 
   it('the journal of a running run holds no raw text (its whole state, each step), and loads screened', async () => {
@@ -221,7 +245,16 @@ describe('FsRunStore: what it keeps is screened, and the command as given goes w
   });
 
   it.each([
-    ['paused', true, { type: 'paused', decision: pauseDecision('ethics', 'ETHICS_PII_DETECTED'), pause: { pause_id: 'p1', layer: 'ethics', reason_code: 'ETHICS_PII_DETECTED', message: `found ${EMAIL}`, requested_at: 'x' }, summary: `found ${EMAIL}` }],
+    [
+      'paused',
+      true,
+      {
+        type: 'paused',
+        decision: pauseDecision('ethics', 'ETHICS_PII_DETECTED'),
+        pause: { pause_id: 'p1', layer: 'ethics', reason_code: 'ETHICS_PII_DETECTED', message: `found ${EMAIL}`, requested_at: 'x' },
+        summary: `found ${EMAIL}`,
+      },
+    ],
     ['completed', false, { type: 'finished', status: 'completed', decision: decided, finishedAt: 'x', summary: 'done' }],
     ['stopped', false, { type: 'finished', status: 'stopped', decision: decided, finishedAt: 'x', summary: `stopped: ${EMAIL}` }],
     ['invalid', false, { type: 'finished', status: 'invalid', decision: decided, finishedAt: 'x', summary: 'broken personas' }],

@@ -1,4 +1,4 @@
-import { mkdir, readFile, symlink, } from 'node:fs/promises';
+import { mkdir, readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkOutputPath, FsKnowledgeBase } from '../../../src/adapters/fs/knowledge-base.js';
@@ -11,7 +11,13 @@ import { tempWorkspace } from '../../fakes/fixtures.js';
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 let outside: Awaited<ReturnType<typeof tempWorkspace>>;
 const reader = { id: 'alpha', privileges: ['READ_FILE'] as ('READ_FILE' | 'QUERY_CORTEX')[] };
-const SERVICE_ACCOUNT = JSON.stringify({ type: 'service_account', project_id: 'demo', private_key_id: 'abc', private_key: 'not a real key', client_email: 'x@demo.iam.gserviceaccount.com' });
+const SERVICE_ACCOUNT = JSON.stringify({
+  type: 'service_account',
+  project_id: 'demo',
+  private_key_id: 'abc',
+  private_key: 'not a real key',
+  client_email: 'x@demo.iam.gserviceaccount.com',
+});
 
 beforeAll(async () => {
   ws = await tempWorkspace({
@@ -52,7 +58,7 @@ describe('output paths', () => {
     expect(await refused('outputs/elsewhere/new.md')).toContain('outside the workspace');
   });
 
-  it('refuses the workspace config, also through a folder link, and the command\'s own inputs', async () => {
+  it("refuses the workspace config, also through a folder link, and the command's own inputs", async () => {
     expect(await refused('maestro.config.json')).toContain('workspace config');
     expect(await refused('outputs/root/maestro.config.json')).toContain('workspace config');
     expect(await refused('docs/plan.md', ['docs/plan.md'])).toContain('input artifacts');

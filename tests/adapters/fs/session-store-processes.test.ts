@@ -33,7 +33,9 @@ interface Appender {
 
 /** `killAfter`: SIGKILL it as soon as it reports that run saved (it is then at some point of the next one). */
 function startAppender(prefix: string, from: number, to: number, killAfter?: number): Appender {
-  const child = spawn(process.execPath, [APPENDER, dir, prefix, String(from), String(to), String(KEEP_RUNS), String(STALE_MS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [APPENDER, dir, prefix, String(from), String(to), String(KEEP_RUNS), String(STALE_MS)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let last = from - 1;
   let err = '';
@@ -56,7 +58,10 @@ async function everyMessage(): Promise<string[]> {
   const store = new FsSessionStore(dir, { now: () => new Date() }, KEEP_RUNS);
   const { state } = await store.load('auditor');
   const archive = await readFile(store.archiveFor('auditor'), 'utf8').catch(() => '');
-  const archived = archive.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as { content: string });
+  const archived = archive
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as { content: string });
   return [...archived.map((m) => m.content), ...state.messages.map((m) => m.content)];
 }
 
@@ -69,7 +74,9 @@ function turn(runId: string): { role: 'user' | 'assistant'; content: string; run
 }
 
 function expectedMessages(prefixes: readonly string[], runs: number): string[] {
-  return prefixes.flatMap((p) => Array.from({ length: runs }, (_, n) => [`=== TASK BRIEFING ===\n\nTASK: ${p}-${n}`, `reply to ${p}-${n}`]).flat());
+  return prefixes.flatMap((p) =>
+    Array.from({ length: runs }, (_, n) => [`=== TASK BRIEFING ===\n\nTASK: ${p}-${n}`, `reply to ${p}-${n}`]).flat(),
+  );
 }
 
 describe('persona memory appended by many processes at once', () => {
@@ -113,7 +120,9 @@ describe('persona memory appended by many processes at once', () => {
       countIfCheap: () => undefined,
       count: (text: string) => {
         if (!holder) {
-          holder = spawn(process.execPath, [HOLDER, `${first.fileFor('auditor')}.lock`, String(STALE_MS), '60000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+          holder = spawn(process.execPath, [HOLDER, `${first.fileFor('auditor')}.lock`, String(STALE_MS), '60000'], {
+            stdio: ['ignore', 'pipe', 'inherit'],
+          });
           children.push(holder);
           holding = new Promise((resolve) => holder!.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve()));
           Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, STALE_MS + 3_000);

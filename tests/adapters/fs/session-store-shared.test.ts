@@ -48,8 +48,15 @@ describe('FsSessionStore shared by several watchers', () => {
     expect(state.runs).toEqual(['run-4', 'run-5']);
     expect(state.archived.count).toBe(3);
     expect(state.archived.recent.map((r) => `${r.run_id}: ${r.task}`)).toEqual(['run-1: task 1', 'run-2: task 2', 'run-3: task 3']);
-    const archive = (await readFile(path.join(dir, 'archive', 'auditor_history.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
-    expect(archive.map((m) => m.content)).toEqual(turn('run-1', 'task 1').concat(turn('run-2', 'task 2'), turn('run-3', 'task 3')).map((m) => m.content));
+    const archive = (await readFile(path.join(dir, 'archive', 'auditor_history.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(archive.map((m) => m.content)).toEqual(
+      turn('run-1', 'task 1')
+        .concat(turn('run-2', 'task 2'), turn('run-3', 'task 3'))
+        .map((m) => m.content),
+    );
     // A run already archived is not appended again.
     await s.appendRun('auditor', 'run-3', turn('run-3', 'task 3'));
     expect((await s.load('auditor')).state.runs).toEqual(['run-4', 'run-5']);
@@ -66,7 +73,10 @@ describe('FsSessionStore shared by several watchers', () => {
     // Restarted, the watcher saves run-4 again, and later runs go on.
     await s.appendRun('auditor', 'run-4', turn('run-4', 'task 4'));
     await s.appendRun('auditor', 'run-5', turn('run-5', 'task 5'));
-    const archive = (await readFile(s.archiveFor('auditor'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l).content as string);
+    const archive = (await readFile(s.archiveFor('auditor'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).content as string);
     expect(archive).toEqual(['run-1', 'run-2', 'run-3'].flatMap((r, i) => turn(r, `task ${i + 1}`)).map((m) => m.content));
     expect((await s.load('auditor')).state.runs).toEqual(['run-4', 'run-5']);
   });
@@ -82,7 +92,10 @@ describe('FsSessionStore shared by several watchers', () => {
     await writeFile(s.archiveFor('auditor'), whole.slice(0, whole.indexOf('\n') + 20));
     await writeFile(stateFile, before);
     await s.appendRun('auditor', 'run-2', turn('run-2', 'task 2'));
-    const archive = (await readFile(s.archiveFor('auditor'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l).content as string);
+    const archive = (await readFile(s.archiveFor('auditor'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).content as string);
     expect(archive).toEqual(turn('run-1', 'task 1').map((m) => m.content));
   });
 
@@ -90,7 +103,10 @@ describe('FsSessionStore shared by several watchers', () => {
     const { store: s, dir } = await store();
     const { writeFile, mkdir } = await import('node:fs/promises');
     await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, 'auditor_session.json'), await readFile(path.join(import.meta.dirname, '..', '..', 'fixtures', 'session_states', 'v1-auditor_session.json')));
+    await writeFile(
+      path.join(dir, 'auditor_session.json'),
+      await readFile(path.join(import.meta.dirname, '..', '..', 'fixtures', 'session_states', 'v1-auditor_session.json')),
+    );
     const { state, recovered } = await s.load('auditor');
     expect(recovered).toBeUndefined();
     expect(state).toMatchObject({ schemaVersion: 2, runs: ['20261122T073818Z-faa99f'], archived: { count: 0, recent: [] } });

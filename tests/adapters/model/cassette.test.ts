@@ -23,22 +23,37 @@ beforeEach(async () => {
 });
 afterEach(() => ws.cleanup());
 
-const SYSTEM: ChatMessage = { role: 'system', content: 'You are Auditor, one member of a small council that deliberates on a task in rounds.' };
+const SYSTEM: ChatMessage = {
+  role: 'system',
+  content: 'You are Auditor, one member of a small council that deliberates on a task in rounds.',
+};
 
 type Asked = { persona: string; purpose: CallContext['purpose']; round: number; messages: ChatMessage[]; json?: boolean };
 
 /** One call the old way round: the request and who asks, split as the port takes them. */
 function ask(llm: LlmClient, a: Asked): Promise<LlmReply> {
-  return llm.complete({ messages: a.messages, ...(a.json ? { responseFormat: { name: 'verdict', schema: {} } } : {}) }, { persona: a.persona, purpose: a.purpose, step: `${a.purpose}:${a.persona}`, round: a.round });
+  return llm.complete(
+    { messages: a.messages, ...(a.json ? { responseFormat: { name: 'verdict', schema: {} } } : {}) },
+    { persona: a.persona, purpose: a.purpose, step: `${a.purpose}:${a.persona}`, round: a.round },
+  );
 }
 
 /** A small deliberation: each request carries the replies before it, as the real loop does. */
 async function converse(llm: LlmClient, steps = 3): Promise<LlmReply[]> {
-  const history: ChatMessage[] = [SYSTEM, { role: 'user', content: '=== TASK BRIEFING ===\nTASK: plan the database migration\n\nRound 1 of 2' }];
+  const history: ChatMessage[] = [
+    SYSTEM,
+    { role: 'user', content: '=== TASK BRIEFING ===\nTASK: plan the database migration\n\nRound 1 of 2' },
+  ];
   const replies: LlmReply[] = [];
   for (let i = 1; i <= steps; i++) {
     const verdict = i === steps;
-    const reply = await ask(llm, { persona: 'auditor', purpose: verdict ? 'verdict' : 'turn', round: verdict ? 2 : i, messages: [...history], json: verdict });
+    const reply = await ask(llm, {
+      persona: 'auditor',
+      purpose: verdict ? 'verdict' : 'turn',
+      round: verdict ? 2 : i,
+      messages: [...history],
+      json: verdict,
+    });
     replies.push(reply);
     history.push({ role: 'assistant', content: reply.content }, { role: 'user', content: `Round ${i + 1}: go on.` });
   }
@@ -53,7 +68,9 @@ describe('RecordingLlmClient + ReplayLlmClient', () => {
     const replay = await ReplayLlmClient.open(file, { sha256 });
     const replayed = await converse(replay);
 
-    expect(replayed.map(({ content, model, usage }) => ({ content, model, usage }))).toEqual(recorded.map(({ content, model, usage }) => ({ content, model, usage })));
+    expect(replayed.map(({ content, model, usage }) => ({ content, model, usage }))).toEqual(
+      recorded.map(({ content, model, usage }) => ({ content, model, usage })),
+    );
     expect(replay.remaining).toBe(0);
     expect(replay.label).toBe(`replay of ${file}`);
     expect(replay.rehearsal).toBe(true); // the recording was of the offline rehearsal, and the replay says so
@@ -80,15 +97,24 @@ describe('RecordingLlmClient + ReplayLlmClient', () => {
   it('fails with a cassette error when the run asks something different', async () => {
     await converse(new RecordingLlmClient(new OfflineLlmClient(), { file, sha256 }));
     const replay = await ReplayLlmClient.open(file, { sha256 });
-    const first: Asked = { persona: 'auditor', purpose: 'turn', round: 1, messages: [SYSTEM, { role: 'user', content: '=== TASK BRIEFING ===\nTASK: plan the database migration\n\nRound 1 of 2' }] };
+    const first: Asked = {
+      persona: 'auditor',
+      purpose: 'turn',
+      round: 1,
+      messages: [SYSTEM, { role: 'user', content: '=== TASK BRIEFING ===\nTASK: plan the database migration\n\nRound 1 of 2' }],
+    };
     await ask(replay, first);
 
-    const error = await ask(replay, { ...first, round: 2, messages: [SYSTEM, { role: 'user', content: 'something else' }] }).catch((e: unknown) => e);
+    const error = await ask(replay, { ...first, round: 2, messages: [SYSTEM, { role: 'user', content: 'something else' }] }).catch(
+      (e: unknown) => e,
+    );
 
     expect(error).toBeInstanceOf(LlmError);
     expect(error).toMatchObject({ kind: 'cassette', retryable: false });
     // It says which message differs, not just that something did.
-    expect((error as LlmError).message).toMatch(/^cassette mismatch at call 2 \(recorded auditor turn round 2, asked auditor turn round 2\): message 2 of 2 \(user\) is not the one recorded/);
+    expect((error as LlmError).message).toMatch(
+      /^cassette mismatch at call 2 \(recorded auditor turn round 2, asked auditor turn round 2\): message 2 of 2 \(user\) is not the one recorded/,
+    );
   });
 
   it('fails with a cassette error when the run asks for more than was recorded', async () => {
@@ -101,7 +127,9 @@ describe('RecordingLlmClient + ReplayLlmClient', () => {
   });
 
   it('redacts a secret in a reply, and the redacted run still replays', async () => {
-    const leaky = new ScriptedLlmClient((request, n) => (n === 0 ? `Use the key ${SECRET} for the staging bucket.` : `${request.persona} agrees.`));
+    const leaky = new ScriptedLlmClient((request, n) =>
+      n === 0 ? `Use the key ${SECRET} for the staging bucket.` : `${request.persona} agrees.`,
+    );
     const recorded = await converse(new RecordingLlmClient(leaky, { file, sha256 }));
     expect(recorded[0]?.content).toContain(SECRET); // the live run itself is unchanged
 
@@ -111,14 +139,24 @@ describe('RecordingLlmClient + ReplayLlmClient', () => {
 
     // Call 2's prompt now carries the redacted reply, and its digest still matches the recording.
     const replayed = await converse(await ReplayLlmClient.open(file, { sha256 }));
-    expect(replayed.map((r) => r.content)).toEqual(['Use the key [REDACTED:API_KEY_OPENAI] for the staging bucket.', 'auditor agrees.', 'auditor agrees.']);
+    expect(replayed.map((r) => r.content)).toEqual([
+      'Use the key [REDACTED:API_KEY_OPENAI] for the staging bucket.',
+      'auditor agrees.',
+      'auditor agrees.',
+    ]);
   });
 
   it('records a call that failed for good and replays the same failure', async () => {
     const failing: LlmClient = {
       label: 'failing',
       rehearsal: false,
-      complete: () => Promise.reject(new LlmError('route "main": the account\'s quota is exhausted (HTTP 429 insufficient_quota); not retried', false, 429, { kind: 'quota', route: 'main' })),
+      complete: () =>
+        Promise.reject(
+          new LlmError('route "main": the account\'s quota is exhausted (HTTP 429 insufficient_quota); not retried', false, 429, {
+            kind: 'quota',
+            route: 'main',
+          }),
+        ),
     };
     await expect(converse(new RecordingLlmClient(failing, { file, sha256 }))).rejects.toMatchObject({ kind: 'quota' });
 
@@ -129,13 +167,19 @@ describe('RecordingLlmClient + ReplayLlmClient', () => {
 
   it('records a real HTTP run that replays with the endpoint gone', async () => {
     const server = await startChatServer(councilHandler());
-    const route = { ...Route.parse({ provider: 'openai', model: 'test-model', base_url: server.url }), id: 'local', locality: 'local' as const };
+    const route = {
+      ...Route.parse({ provider: 'openai', model: 'test-model', base_url: server.url }),
+      id: 'local',
+      locality: 'local' as const,
+    };
     const recorded = await converse(new RecordingLlmClient(new OpenAiLlmClient({ route, apiKey: undefined }), { file, sha256 }));
     await server.close();
 
     const replayed = await converse(await ReplayLlmClient.open(file, { sha256 }));
 
-    expect(replayed.map(({ content, model, usage }) => ({ content, model, usage }))).toEqual(recorded.map(({ content, model, usage }) => ({ content, model, usage })));
+    expect(replayed.map(({ content, model, usage }) => ({ content, model, usage }))).toEqual(
+      recorded.map(({ content, model, usage }) => ({ content, model, usage })),
+    );
     expect(replayed[2]?.content).toBe('{"action":"proceed","confidence":0.8,"rationale":"the direction is sound"}');
     expect(replayed[0]?.model).toBe('local/test-model');
   });
@@ -165,9 +209,18 @@ describe('loading a cassette', () => {
   });
 
   it('names the file and the zod issues for a malformed cassette', async () => {
-    const error = await openBad(JSON.stringify({ schemaVersion: 2, created_by: 'maestro', calls: [{ n: 1, persona: 'a', purpose: 'turn', round: 1, request_sha256: 'nope' }] }));
+    const error = await openBad(
+      JSON.stringify({
+        schemaVersion: 2,
+        created_by: 'maestro',
+        calls: [{ n: 1, persona: 'a', purpose: 'turn', round: 1, request_sha256: 'nope' }],
+      }),
+    );
     expect(error.issues).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^not a valid cassette: schemaVersion: /), expect.stringMatching(/^not a valid cassette: calls\.0\.request_sha256: must be a sha256 hex digest/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/^not a valid cassette: schemaVersion: /),
+        expect.stringMatching(/^not a valid cassette: calls\.0\.request_sha256: must be a sha256 hex digest/),
+      ]),
     );
   });
 
@@ -175,7 +228,9 @@ describe('loading a cassette', () => {
     const digest = 'a'.repeat(64);
     const base = { schemaVersion: 1, created_by: 'maestro' };
     const call = { persona: 'a', purpose: 'turn', round: 1, request_sha256: digest, reply: { content: 'x', model: 'm' } };
-    expect((await openBad(JSON.stringify({ ...base, calls: [{ ...call, n: 1, reply: undefined }] }))).issues.join()).toMatch(/exactly one of "reply" or "error"/);
+    expect((await openBad(JSON.stringify({ ...base, calls: [{ ...call, n: 1, reply: undefined }] }))).issues.join()).toMatch(
+      /exactly one of "reply" or "error"/,
+    );
     expect((await openBad(JSON.stringify({ ...base, calls: [{ ...call, n: 2 }] }))).issues.join()).toMatch(/calls\.0\.n: expected 1/);
   });
 

@@ -43,7 +43,13 @@ async function rawServer(answer: (req: IncomingMessage, res: ServerResponse, n: 
     const parts: Buffer[] = [];
     req.on('data', (d: Buffer) => parts.push(d));
     req.on('end', () => {
-      seen.push({ method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization, body: Buffer.concat(parts).toString('utf8'), connection: ids.get(req.socket) ?? 0 });
+      seen.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        authorization: req.headers.authorization,
+        body: Buffer.concat(parts).toString('utf8'),
+        connection: ids.get(req.socket) ?? 0,
+      });
       answer(req, res, seen.length);
     });
   });
@@ -66,7 +72,13 @@ async function rawServer(answer: (req: IncomingMessage, res: ServerResponse, n: 
 }
 
 function completion(content: string): string {
-  return JSON.stringify({ id: 'chatcmpl-t', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content, refusal: null } }] });
+  return JSON.stringify({
+    id: 'chatcmpl-t',
+    object: 'chat.completion',
+    created: 0,
+    model: 'm',
+    choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content, refusal: null } }],
+  });
 }
 
 function answerWith(content: string) {
@@ -92,7 +104,9 @@ describe('the HTTP layer under the SDK', () => {
 
     // undici's pool may open a second connection when a call follows the last one before that one is marked idle.
     expect(server.connections()).toBeLessThanOrEqual(2);
-    expect(server.seen.map((s) => (JSON.parse(s.body) as { messages: { content: string }[] }).messages[0]?.content.length)).toEqual(Array(8).fill(200_002));
+    expect(server.seen.map((s) => (JSON.parse(s.body) as { messages: { content: string }[] }).messages[0]?.content.length)).toEqual(
+      Array(8).fill(200_002),
+    );
   });
 
   it('assembles a reply that arrives in many pieces', async () => {
@@ -126,7 +140,8 @@ describe('the HTTP layer under the SDK', () => {
   });
 
   it.each([false, true])('retries a reply cut off mid-body as a one-off, within max_retries (stream: %s)', async (stream) => {
-    const chunk = (delta: object, finish: string | null): string => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const chunk = (delta: object, finish: string | null): string =>
+      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
     const server = await rawServer((req, res, n) => {
       if (n > 1 && !stream) return answerWith('whole this time')(req, res);
       if (n > 1) {
@@ -152,7 +167,9 @@ describe('the HTTP layer under the SDK', () => {
     const server = await rawServer((req) => void req.socket.destroy());
     const error = await failureOf(ask(clientOf(server.url, 0)));
     expect(error).toMatchObject({ kind: 'network', retryable: true });
-    expect(error.message).toMatch(/^route "local": could not reach 127\.0\.0\.1:\d+ \(the endpoint closed the connection before it answered\)$/);
+    expect(error.message).toMatch(
+      /^route "local": could not reach 127\.0\.0\.1:\d+ \(the endpoint closed the connection before it answered\)$/,
+    );
     expect(server.seen).toHaveLength(1);
   });
 
@@ -163,19 +180,27 @@ describe('the HTTP layer under the SDK', () => {
       answerWith('moved')(req, res);
     });
     expect((await ask(clientOf(server.url), 'the plan')).content).toBe('moved');
-    expect(server.seen.map((s) => `${s.method} ${s.path}`)).toEqual(['POST /v1/chat/completions', 'POST /v2/chat/completions', 'POST /v3/chat/completions']);
+    expect(server.seen.map((s) => `${s.method} ${s.path}`)).toEqual([
+      'POST /v1/chat/completions',
+      'POST /v2/chat/completions',
+      'POST /v3/chat/completions',
+    ]);
     expect(new Set(server.seen.map((s) => s.body)).size).toBe(1);
     expect(server.seen.every((s) => s.authorization === `Bearer ${KEY}`)).toBe(true);
   });
 
   it('never follows a redirect to another host (the key would go with it), and says where it points', async () => {
     const elsewhere = await rawServer(answerWith('should not be reached'));
-    const server = await rawServer((_req, res) => void res.writeHead(308, { location: `${elsewhere.origin}/v1/chat/completions?token=abc` }).end());
+    const server = await rawServer(
+      (_req, res) => void res.writeHead(308, { location: `${elsewhere.origin}/v1/chat/completions?token=abc` }).end(),
+    );
     const error = await failureOf(ask(clientOf(server.url, 2)));
 
     expect(elsewhere.seen).toHaveLength(0);
     expect(error).toMatchObject({ kind: 'bad_request', retryable: false, status: 308 });
-    expect(error.message).toBe(`route "local": the endpoint redirects (HTTP 308 to ${elsewhere.origin}); set the route's base_url to the address it should call`);
+    expect(error.message).toBe(
+      `route "local": the endpoint redirects (HTTP 308 to ${elsewhere.origin}); set the route's base_url to the address it should call`,
+    );
     expect(error.message).not.toContain('token');
   });
 
@@ -213,7 +238,12 @@ describe('the HTTP layer under the SDK', () => {
 
     const quota = await rawServer((_req, res) => {
       res.writeHead(429, { 'content-type': 'application/json' });
-      res.end(Buffer.concat([bom, Buffer.from(JSON.stringify({ error: { type: 'insufficient_quota', code: 'insufficient_quota', message: 'no' } }))]));
+      res.end(
+        Buffer.concat([
+          bom,
+          Buffer.from(JSON.stringify({ error: { type: 'insufficient_quota', code: 'insufficient_quota', message: 'no' } })),
+        ]),
+      );
     });
     const error = await failureOf(ask(clientOf(quota.url, 2)));
     expect(error).toMatchObject({ kind: 'quota', retryable: false });
@@ -256,9 +286,13 @@ describe('the HTTP layer under the SDK', () => {
 
   it('says a redirect names no place, or only another path on the same host, without blaming the model', async () => {
     const nowhere = await rawServer((_req, res) => void res.writeHead(302).end());
-    expect((await failureOf(ask(clientOf(nowhere.url)))).message).toBe(`route "local": the endpoint answered HTTP 302 without saying where to; check the route's base_url`);
+    expect((await failureOf(ask(clientOf(nowhere.url)))).message).toBe(
+      `route "local": the endpoint answered HTTP 302 without saying where to; check the route's base_url`,
+    );
     const samehost = await rawServer((_req, res) => void res.writeHead(301, { location: '/v2/chat/completions' }).end());
-    expect((await failureOf(ask(clientOf(samehost.url)))).message).toBe(`route "local": the endpoint redirects (HTTP 301 to another path on the same host); set the route's base_url to the address it should call`);
+    expect((await failureOf(ask(clientOf(samehost.url)))).message).toBe(
+      `route "local": the endpoint redirects (HTTP 301 to another path on the same host); set the route's base_url to the address it should call`,
+    );
   });
 
   it('never repeats a key that an error body puts in its code', async () => {
@@ -281,6 +315,8 @@ describe('the HTTP layer under the SDK', () => {
   it('says an https base_url points at a plain-HTTP endpoint', async () => {
     const server = await rawServer(answerWith('never'));
     const error = await failureOf(ask(clientOf(server.url.replace('http:', 'https:'))));
-    expect(error.message).toMatch(/could not reach 127\.0\.0\.1:\d+ \([A-Z_]+: no TLS there; if the endpoint speaks plain HTTP, its base_url starts with http:\/\/\)$/);
+    expect(error.message).toMatch(
+      /could not reach 127\.0\.0\.1:\d+ \([A-Z_]+: no TLS there; if the endpoint speaks plain HTTP, its base_url starts with http:\/\/\)$/,
+    );
   });
 });

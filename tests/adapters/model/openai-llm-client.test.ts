@@ -75,14 +75,27 @@ describe('OpenAiLlmClient: replies', () => {
 
     const reply = await clientFor({ stream: true }).complete(aRequest());
 
-    expect(reply).toMatchObject({ content: 'Streamed words arrive one by one.', model: 'local/test-model', usage: { prompt_tokens: 11, completion_tokens: 6 }, finishReason: 'stop' });
+    expect(reply).toMatchObject({
+      content: 'Streamed words arrive one by one.',
+      model: 'local/test-model',
+      usage: { prompt_tokens: 11, completion_tokens: 6 },
+      finishReason: 'stop',
+    });
     expect(server.requests[0]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 
   it('omits usage when the endpoint reports none, streamed or not', async () => {
     handler = () => ({ content: 'no usage here', usage: null });
-    expect(await clientFor().complete(aRequest())).toMatchObject({ content: 'no usage here', model: 'local/test-model', identity: { provider: 'openai', model: 'test-model', route: 'local', rehearsal: false } });
-    expect(await clientFor({ stream: true }).complete(aRequest())).toMatchObject({ content: 'no usage here', model: 'local/test-model', identity: { provider: 'openai', model: 'test-model', route: 'local', rehearsal: false } });
+    expect(await clientFor().complete(aRequest())).toMatchObject({
+      content: 'no usage here',
+      model: 'local/test-model',
+      identity: { provider: 'openai', model: 'test-model', route: 'local', rehearsal: false },
+    });
+    expect(await clientFor({ stream: true }).complete(aRequest())).toMatchObject({
+      content: 'no usage here',
+      model: 'local/test-model',
+      identity: { provider: 'openai', model: 'test-model', route: 'local', rehearsal: false },
+    });
   });
 
   it('asks for JSON the way the route says: the JSON Schema (default), any object, or the prompt alone', async () => {
@@ -150,7 +163,9 @@ describe('OpenAiLlmClient: replies', () => {
 describe('OpenAiLlmClient: failures', () => {
   it('retries a 429 and succeeds (the server sees two requests)', async () => {
     handler = (_body, n) =>
-      n === 1 ? { status: 429, error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' }, headers: FAST_RETRY } : { content: 'second time lucky' };
+      n === 1
+        ? { status: 429, error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' }, headers: FAST_RETRY }
+        : { content: 'second time lucky' };
 
     const reply = await clientFor().complete(aRequest());
 
@@ -171,7 +186,11 @@ describe('OpenAiLlmClient: failures', () => {
   it('fails fast on insufficient_quota: exactly one request, kind quota, not retryable', async () => {
     handler = () => ({
       status: 429,
-      error: { message: 'You exceeded your current quota, please check your plan and billing details.', type: 'insufficient_quota', code: 'insufficient_quota' },
+      error: {
+        message: 'You exceeded your current quota, please check your plan and billing details.',
+        type: 'insufficient_quota',
+        code: 'insufficient_quota',
+      },
       headers: FAST_RETRY,
     });
 
@@ -183,7 +202,11 @@ describe('OpenAiLlmClient: failures', () => {
   });
 
   it('does not retry a 401 and never repeats the key, even when the body echoes it', async () => {
-    handler = () => ({ status: 401, error: { message: `Incorrect API key provided: ${KEY}.`, type: 'invalid_request_error', code: 'invalid_api_key' }, headers: FAST_RETRY });
+    handler = () => ({
+      status: 401,
+      error: { message: `Incorrect API key provided: ${KEY}.`, type: 'invalid_request_error', code: 'invalid_api_key' },
+      headers: FAST_RETRY,
+    });
 
     const error = await failureOf(clientFor({ api_key_env: 'ACME_LLM_KEY' }).complete(aRequest()));
 
@@ -196,7 +219,10 @@ describe('OpenAiLlmClient: failures', () => {
   });
 
   it('maps 400 to bad_request without retrying', async () => {
-    handler = () => ({ status: 400, error: { message: "Unsupported parameter: 'max_tokens'", type: 'invalid_request_error', code: 'unsupported_parameter' } });
+    handler = () => ({
+      status: 400,
+      error: { message: "Unsupported parameter: 'max_tokens'", type: 'invalid_request_error', code: 'unsupported_parameter' },
+    });
 
     const error = await failureOf(clientFor().complete(aRequest()));
 
@@ -219,7 +245,16 @@ describe('OpenAiLlmClient: failures', () => {
   });
 
   it('times out a whole reply whose body stalls after the headers, and the endpoint sees the hang-up', async () => {
-    handler = () => ({ raw: JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'test-model', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'a reply' } }] }), stallAfter: 40 });
+    handler = () => ({
+      raw: JSON.stringify({
+        id: 'x',
+        object: 'chat.completion',
+        created: 0,
+        model: 'test-model',
+        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'a reply' } }],
+      }),
+      stallAfter: 40,
+    });
     const started = performance.now();
 
     const error = await failureOf(clientFor({ timeout_ms: 300, max_retries: 0 }).complete(aRequest()));
@@ -274,7 +309,9 @@ describe('OpenAiLlmClient: failures', () => {
   it('keeps bodies out of the whole error, cause chain included (what util.inspect or a log would show)', async () => {
     const echo = 'Validation failed for input: Round 1 of 2: give your analysis.';
     handler = (_body, n) =>
-      n === 1 ? { status: 422, error: { message: echo, type: 'invalid_request_error', code: 'invalid_value' } } : { raw: '<html>Round 1 of 2</html>', contentType: 'application/json' };
+      n === 1
+        ? { status: 422, error: { message: echo, type: 'invalid_request_error', code: 'invalid_value' } }
+        : { raw: '<html>Round 1 of 2</html>', contentType: 'application/json' };
     const llm = clientFor({ max_retries: 0 });
 
     for (const error of [await failureOf(llm.complete(aRequest())), await failureOf(llm.complete(aRequest()))]) {
@@ -314,7 +351,9 @@ describe('OpenAiLlmClient: one-off faults are retried on the same route', () => 
   });
 
   it('a 5xx then a malformed body share one budget', async () => {
-    handler = scripted([{ status: 500, error: { message: 'boom' }, headers: FAST_RETRY }, FAULTS.malformedBody()], () => ({ content: 'never' }));
+    handler = scripted([{ status: 500, error: { message: 'boom' }, headers: FAST_RETRY }, FAULTS.malformedBody()], () => ({
+      content: 'never',
+    }));
     const error = await failureOf(clientFor({ max_retries: 1 }).complete(aRequest()));
     expect(server.requests).toHaveLength(2);
     expect(error.kind).toBe('invalid_output');
@@ -327,11 +366,14 @@ describe('OpenAiLlmClient: one retry policy, applied once', () => {
   beforeEach(() => {
     arrivals = [];
   });
-  const timed = (answer: ChatHandler): ChatHandler => (body, n, request) => {
-    arrivals.push(performance.now());
-    return answer(body, n, request);
-  };
-  const withPolicy = (overrides: Partial<ResolvedRoute>, random = (): number => 0): OpenAiLlmClient => new OpenAiLlmClient({ route: aRoute(overrides), apiKey: KEY, random });
+  const timed =
+    (answer: ChatHandler): ChatHandler =>
+    (body, n, request) => {
+      arrivals.push(performance.now());
+      return answer(body, n, request);
+    };
+  const withPolicy = (overrides: Partial<ResolvedRoute>, random = (): number => 0): OpenAiLlmClient =>
+    new OpenAiLlmClient({ route: aRoute(overrides), apiKey: KEY, random });
 
   it('a 500 then a 200 succeeds in 2 attempts, after the backoff (no header asked for a wait)', async () => {
     handler = timed((_body, n) => (n === 1 ? { status: 500, error: { message: 'boom', type: 'server_error' } } : { content: 'recovered' }));
@@ -351,7 +393,11 @@ describe('OpenAiLlmClient: one retry policy, applied once', () => {
   });
 
   it('a 429 with retry-after: 1 waits the second it asks for (not the shorter backoff)', async () => {
-    handler = timed((_body, n) => (n === 1 ? { status: 429, error: { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' }, headers: { 'retry-after': '1' } } : { content: 'after the wait' }));
+    handler = timed((_body, n) =>
+      n === 1
+        ? { status: 429, error: { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' }, headers: { 'retry-after': '1' } }
+        : { content: 'after the wait' },
+    );
     const reply = await withPolicy({ max_retries: 1 }).complete(aRequest());
     expect(reply.content).toBe('after the wait');
     expect(server.requests).toHaveLength(2);
@@ -359,11 +405,17 @@ describe('OpenAiLlmClient: one retry policy, applied once', () => {
   });
 
   it('a 429 that asks for a wait longer than a call should take fails at once, saying so', async () => {
-    handler = () => ({ status: 429, error: { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' }, headers: { 'retry-after': '3600' } });
+    handler = () => ({
+      status: 429,
+      error: { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' },
+      headers: { 'retry-after': '3600' },
+    });
     const error = await failureOf(withPolicy({ max_retries: 3 }).complete(aRequest()));
     expect(server.requests).toHaveLength(1);
     expect(error).toMatchObject({ kind: 'rate_limit', retryable: true, status: 429 });
-    expect(error.message).toBe('route "local": rate limited (HTTP 429 rate_limit_exceeded); it asked to wait 3600 s, too long to wait within a call');
+    expect(error.message).toBe(
+      'route "local": rate limited (HTTP 429 rate_limit_exceeded); it asked to wait 3600 s, too long to wait within a call',
+    );
   });
 
   it('an endpoint that answers x-should-retry: false is not asked again', async () => {
@@ -393,7 +445,11 @@ describe('OpenAiLlmClient: one retry policy, applied once', () => {
       return 1;
     };
     try {
-      const reply = await new OpenAiLlmClient({ route: aRoute({ max_retries: 1, base_url: `http://127.0.0.1:${port}/v1` }), apiKey: KEY, random }).complete(aRequest());
+      const reply = await new OpenAiLlmClient({
+        route: aRoute({ max_retries: 1, base_url: `http://127.0.0.1:${port}/v1` }),
+        apiKey: KEY,
+        random,
+      }).complete(aRequest());
       expect(reply.content).toBe('back up');
       expect(revived).toBeDefined();
     } finally {
@@ -409,7 +465,15 @@ async function startOn(port: number): Promise<ChatServer> {
     req.resume();
     req.on('end', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 0, model: 'test-model', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'back up', refusal: null } }] }));
+      res.end(
+        JSON.stringify({
+          id: 'c',
+          object: 'chat.completion',
+          created: 0,
+          model: 'test-model',
+          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'back up', refusal: null } }],
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => raw.listen(port, '127.0.0.1', resolve));
@@ -446,7 +510,10 @@ describe('OpenAiLlmClient: an endpoint that rejects response_format', () => {
   });
 
   it('a 400 that is not about the format still fails as bad_request once the prompt mode is reached', async () => {
-    handler = () => ({ status: 400, error: { message: 'context too long', type: 'invalid_request_error', code: 'context_length_exceeded' } });
+    handler = () => ({
+      status: 400,
+      error: { message: 'context too long', type: 'invalid_request_error', code: 'context_length_exceeded' },
+    });
     const error = await failureOf(clientFor().complete(verdict()));
     expect(error).toMatchObject({ kind: 'bad_request', status: 400 });
     expect(server.requests).toHaveLength(3);
@@ -475,7 +542,9 @@ describe('OpenAiLlmClient: cancellation', () => {
     setTimeout(() => controller.abort(reason), 100);
     const started = performance.now();
 
-    const error = await clientFor().complete(aRequest(), {}, controller.signal).catch((e: unknown) => e);
+    const error = await clientFor()
+      .complete(aRequest(), {}, controller.signal)
+      .catch((e: unknown) => e);
 
     expect(error).toBe(reason);
     expect(performance.now() - started).toBeLessThan(1_500);
@@ -488,7 +557,9 @@ describe('OpenAiLlmClient: cancellation', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 250);
 
-    const error = await clientFor({ stream: true }).complete(aRequest(), {}, controller.signal).catch((e: unknown) => e);
+    const error = await clientFor({ stream: true })
+      .complete(aRequest(), {}, controller.signal)
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(DOMException);
     expect((error as DOMException).name).toBe('AbortError');

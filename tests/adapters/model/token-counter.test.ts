@@ -16,7 +16,7 @@ describe('the o200k token counter', () => {
     expect(countTokensIfLoaded('a text never counted')).toBeUndefined();
   });
 
-  it('reads the same ranks from the .tiktoken data as gpt-tokenizer\'s own module holds', () => {
+  it("reads the same ranks from the .tiktoken data as gpt-tokenizer's own module holds", () => {
     const ours = readTiktokenRanks(require.resolve('gpt-tokenizer/data/o200k_base.tiktoken'));
     const theirs = (require('gpt-tokenizer/cjs/bpeRanks/o200k_base') as { default: (string | number[])[] }).default;
     expect(ours.length).toBe(theirs.length);

@@ -24,7 +24,21 @@ function rec(event: string, at: number, details: Record<string, unknown> = {}, d
   };
 }
 const call = (at: number, persona: string, extra: Record<string, unknown> = {}) =>
-  rec('MODEL_CALL', at, { persona, kind: 'turn', round: 1, model: 'offline/offline-rehearsal-v1', duration_ms: 40, prompt_tokens: 100, completion_tokens: 20, ...extra }, { reason_code: 'MODEL_CALL_OK' });
+  rec(
+    'MODEL_CALL',
+    at,
+    {
+      persona,
+      kind: 'turn',
+      round: 1,
+      model: 'offline/offline-rehearsal-v1',
+      duration_ms: 40,
+      prompt_tokens: 100,
+      completion_tokens: 20,
+      ...extra,
+    },
+    { reason_code: 'MODEL_CALL_OK' },
+  );
 
 /** Timers the test fires by hand. */
 class ManualTimers {
@@ -52,7 +66,14 @@ beforeEach(() => {
 afterEach(() => provider.shutdown());
 
 const tracer = (options: Partial<OtelRunTracerOptions> = {}) =>
-  new OtelRunTracer({ tracer: provider.getTracer('test'), routes: new Map(), captureContent: false, scanner: defaultSensitiveScanner, schedule: timers.schedule, ...options });
+  new OtelRunTracer({
+    tracer: provider.getTracer('test'),
+    routes: new Map(),
+    captureContent: false,
+    scanner: defaultSensitiveScanner,
+    schedule: timers.schedule,
+    ...options,
+  });
 const ended = () => exporter.getFinishedSpans();
 const byName = (name: string) => ended().filter((s) => s.name === name);
 const ms = (t: ReadableSpan['startTime']) => t[0] * 1000 + t[1] / 1e6 - T0;
@@ -62,8 +83,22 @@ describe('OtelRunTracer', () => {
   it('keeps a paused run open for the records that follow the pause, then ends it at its last record', () => {
     const t = tracer();
     t.onRecord(rec('COMMAND_RECEIVED', 0, {}, { layer: 'queue' }));
-    t.onRecord(rec('ARBITRATED', 100, { final_action: 'investigate', strategy: 'majority_vote' }, { layer: 'arbitration', decision: 'PAUSE_FOR_HITL', reason_code: 'ARBITRATION_INVESTIGATE' }));
-    t.onRecord(rec('HITL_REQUESTED', 110, { pause_id: `${RUN}-p1`, pause_class: 'judgement' }, { layer: 'arbitration', decision: 'PAUSE_FOR_HITL', reason_code: 'ARBITRATION_INVESTIGATE' }));
+    t.onRecord(
+      rec(
+        'ARBITRATED',
+        100,
+        { final_action: 'investigate', strategy: 'majority_vote' },
+        { layer: 'arbitration', decision: 'PAUSE_FOR_HITL', reason_code: 'ARBITRATION_INVESTIGATE' },
+      ),
+    );
+    t.onRecord(
+      rec(
+        'HITL_REQUESTED',
+        110,
+        { pause_id: `${RUN}-p1`, pause_class: 'judgement' },
+        { layer: 'arbitration', decision: 'PAUSE_FOR_HITL', reason_code: 'ARBITRATION_INVESTIGATE' },
+      ),
+    );
     // The loop policy asks the synthesizer for a plan after the pause: still this invocation.
     t.onRecord(call(500, 'coordinator', { kind: 'plan', duration_ms: undefined }));
     expect(byName('invoke_workflow maestro')).toEqual([]);
@@ -73,7 +108,12 @@ describe('OtelRunTracer', () => {
     const [workflow] = byName('invoke_workflow maestro');
     expect(ms(workflow!.startTime)).toBe(0);
     expect(ms(workflow!.endTime)).toBe(500);
-    expect(workflow!.attributes).toMatchObject({ 'maestro.run.status': 'paused', 'maestro.pause.reason_code': 'ARBITRATION_INVESTIGATE', 'maestro.pause.id': `${RUN}-p1`, 'maestro.arbitration.final_action': 'investigate' });
+    expect(workflow!.attributes).toMatchObject({
+      'maestro.run.status': 'paused',
+      'maestro.pause.reason_code': 'ARBITRATION_INVESTIGATE',
+      'maestro.pause.id': `${RUN}-p1`,
+      'maestro.arbitration.final_action': 'investigate',
+    });
     const plan = byName('invoke_agent coordinator')[0]!;
     expect(parentOf(plan)).toBe(workflow!.spanContext().spanId);
     expect(plan.attributes['maestro.step.kind']).toBe('plan');
@@ -107,10 +147,31 @@ describe('OtelRunTracer', () => {
     const t = tracer();
     t.onRecord(rec('GATE', 0, { skipped: false }, { layer: 'dispatch', reason_code: 'ORCH_RUN_OK' }));
     // A reroute is written during the call; it does not move the step's start.
-    t.onRecord(rec('REROUTE', 30, { from_route: 'cloud', to_route: 'local', failure: 'timeout' }, { layer: 'reroute', decision: 'REROUTE', reason_code: 'REROUTE_ALLOWED' }));
+    t.onRecord(
+      rec(
+        'REROUTE',
+        30,
+        { from_route: 'cloud', to_route: 'local', failure: 'timeout' },
+        { layer: 'reroute', decision: 'REROUTE', reason_code: 'REROUTE_ALLOWED' },
+      ),
+    );
     t.onRecord(call(100, 'coordinator'));
-    t.onRecord(rec('KNOWLEDGE_REQUEST', 104, { persona: 'coordinator', action: 'READ_FILE', status: 'provided', path: 'a.md' }, { layer: 'knowledge', reason_code: 'KNOWLEDGE_PROVIDED' }));
-    t.onRecord(rec('KNOWLEDGE_REQUEST', 107, { persona: 'coordinator', action: 'QUERY_CORTEX', status: 'refused' }, { layer: 'knowledge', reason_code: 'KNOWLEDGE_PRIVILEGE_DENIED' }));
+    t.onRecord(
+      rec(
+        'KNOWLEDGE_REQUEST',
+        104,
+        { persona: 'coordinator', action: 'READ_FILE', status: 'provided', path: 'a.md' },
+        { layer: 'knowledge', reason_code: 'KNOWLEDGE_PROVIDED' },
+      ),
+    );
+    t.onRecord(
+      rec(
+        'KNOWLEDGE_REQUEST',
+        107,
+        { persona: 'coordinator', action: 'QUERY_CORTEX', status: 'refused' },
+        { layer: 'knowledge', reason_code: 'KNOWLEDGE_PRIVILEGE_DENIED' },
+      ),
+    );
     t.onRecord(rec('ARBITRATED', 200, {}, { layer: 'arbitration' }));
     t.endAll();
 
@@ -124,7 +185,11 @@ describe('OtelRunTracer', () => {
     expect(query.status).toMatchObject({ code: 2, message: 'KNOWLEDGE_PRIVILEGE_DENIED' });
     expect(read.status.code).toBe(0);
     const workflow = byName('invoke_workflow maestro')[0]!;
-    expect(workflow.attributes).toMatchObject({ 'maestro.reroute.count': 1, 'maestro.reroute.from_route': 'cloud', 'maestro.reroute.to_route': 'local' });
+    expect(workflow.attributes).toMatchObject({
+      'maestro.reroute.count': 1,
+      'maestro.reroute.from_route': 'cloud',
+      'maestro.reroute.to_route': 'local',
+    });
     expect(workflow.events.map((e) => e.name)).toEqual(['maestro.gate', 'maestro.reroute', 'maestro.arbitrated']);
   });
 
@@ -161,16 +226,30 @@ describe('OtelRunTracer', () => {
     const t = tracer({ routes: new Map([['local', { provider: 'openai', serverAddress: '127.0.0.1', serverPort: 11434 }]]) });
     t.onRecord(rec('COMMAND_RECEIVED', 0));
     t.onRecord(call(10, 'strategist', { model: 'local/llama3.1:8b', kind: 'verdict' }));
-    t.onRecord(rec('JSON_MODE_FALLBACK', 11, { persona: 'strategist', route: 'local', from: 'json_schema', to: 'json_object', status: 400 }));
+    t.onRecord(
+      rec('JSON_MODE_FALLBACK', 11, { persona: 'strategist', route: 'local', from: 'json_schema', to: 'json_object', status: 400 }),
+    );
     t.endAll();
     const chat = byName('chat llama3.1:8b')[0]!;
     expect(chat.kind).toBe(2);
-    expect(chat.attributes).toMatchObject({ 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'llama3.1:8b', 'server.address': '127.0.0.1', 'server.port': 11434, 'gen_ai.output.type': 'json', 'maestro.route': 'local' });
+    expect(chat.attributes).toMatchObject({
+      'gen_ai.provider.name': 'openai',
+      'gen_ai.request.model': 'llama3.1:8b',
+      'server.address': '127.0.0.1',
+      'server.port': 11434,
+      'gen_ai.output.type': 'json',
+      'maestro.route': 'local',
+    });
     expect(chat.events.map((e) => e.name)).toEqual(['maestro.json_mode_fallback']);
   });
 
   describe('message content', () => {
-    const content = { runId: RUN, persona: 'coordinator', prompt: 'Write to jane.doe@example.com', reply: 'I will ask jane.doe@example.com' };
+    const content = {
+      runId: RUN,
+      persona: 'coordinator',
+      prompt: 'Write to jane.doe@example.com',
+      reply: 'I will ask jane.doe@example.com',
+    };
 
     it('is never attached when capture is off', () => {
       const t = tracer();
@@ -189,8 +268,12 @@ describe('OtelRunTracer', () => {
       t.onRecord(call(20, 'strategist'));
       t.endAll();
       const [first, second] = byName('chat offline-rehearsal-v1');
-      expect(first!.attributes['gen_ai.input.messages']).toBe(JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'Write to [REDACTED:EMAIL]' }] }]));
-      expect(first!.attributes['gen_ai.output.messages']).toBe(JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'I will ask [REDACTED:EMAIL]' }], finish_reason: 'stop' }]));
+      expect(first!.attributes['gen_ai.input.messages']).toBe(
+        JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'Write to [REDACTED:EMAIL]' }] }]),
+      );
+      expect(first!.attributes['gen_ai.output.messages']).toBe(
+        JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'I will ask [REDACTED:EMAIL]' }], finish_reason: 'stop' }]),
+      );
       expect(second!.attributes['gen_ai.output.messages']).toContain('"before"');
       expect(JSON.stringify(ended().map((s) => s.attributes))).not.toContain('jane.doe');
     });

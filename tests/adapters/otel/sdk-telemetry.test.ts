@@ -12,9 +12,17 @@ const otel = withOtlpWorkspace();
 
 /** The app as `maestro run` composes it, with tracing asked for; notices are kept. */
 async function tracedApp(telemetry: Record<string, unknown>, env: Record<string, string> = {}) {
-  await writeFile(path.join(otel.ws.dir, 'maestro.config.json'), JSON.stringify({ telemetry: { otlp_endpoint: otel.receiver.endpoint, ...telemetry } }));
+  await writeFile(
+    path.join(otel.ws.dir, 'maestro.config.json'),
+    JSON.stringify({ telemetry: { otlp_endpoint: otel.receiver.endpoint, ...telemetry } }),
+  );
   const notices: string[] = [];
-  const app = await createApp({ workspace: otel.ws.dir, env, clock: new FakeClock('2026-01-01T00:00:00.000Z', 5), tracing: { onNotice: (m) => notices.push(m) } });
+  const app = await createApp({
+    workspace: otel.ws.dir,
+    env,
+    clock: new FakeClock('2026-01-01T00:00:00.000Z', 5),
+    tracing: { onNotice: (m) => notices.push(m) },
+  });
   return { app, notices };
 }
 
@@ -23,12 +31,27 @@ async function oneStep(app: Awaited<ReturnType<typeof createApp>>, content: { pr
   const run = await app.deps.ledger.open(RUN);
   await run.commit({ records: [auditEvent('COMMAND_RECEIVED', runDecision('queue', 'COMMAND_RECEIVED'), { bytes: 10 })] });
   app.deps.telemetry.recordStepContent({ runId: RUN, persona: 'auditor', ...content });
-  await run.commit({ records: [auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), { persona: 'auditor', kind: 'turn', round: 1, model: 'offline/offline-rehearsal-v1', duration_ms: 3, prompt_tokens: 12, completion_tokens: 7 })] });
+  await run.commit({
+    records: [
+      auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), {
+        persona: 'auditor',
+        kind: 'turn',
+        round: 1,
+        model: 'offline/offline-rehearsal-v1',
+        duration_ms: 3,
+        prompt_tokens: 12,
+        completion_tokens: 7,
+      }),
+    ],
+  });
   await run.commit({ records: [auditEvent('RUN_FINISHED', runDecision('dispatch', 'RUN_COMPLETED'), { status: 'completed' })] });
   await app.telemetry.shutdown();
 }
 
-const step = { prompt: 'Check the refund for jane.doe@example.com', reply: 'Card 4111 1111 1111 1111 was charged twice; ask jane.doe@example.com' };
+const step = {
+  prompt: 'Check the refund for jane.doe@example.com',
+  reply: 'Card 4111 1111 1111 1111 was charged twice; ask jane.doe@example.com',
+};
 
 describe('telemetry through the composition root (real exporter, real OTLP/HTTP otel.receiver)', () => {
   it('with capture_content, puts the step content on its chat span, redacted', async () => {
@@ -66,7 +89,14 @@ describe('telemetry through the composition root (real exporter, real OTLP/HTTP 
     const { app } = await tracedApp({});
     const run = await app.deps.ledger.open(RUN);
     // Raw text under a key that is not a raw-text key, longer than a digest: the log keeps only its digest.
-    await run.commit({ records: [auditEvent('SESSION_RECOVERED', runDecision('session', 'SESSION_CORRUPT_MOVED_ASIDE'), { persona: 'jane.doe@example.com', summary: 'x'.repeat(2000) })] });
+    await run.commit({
+      records: [
+        auditEvent('SESSION_RECOVERED', runDecision('session', 'SESSION_CORRUPT_MOVED_ASIDE'), {
+          persona: 'jane.doe@example.com',
+          summary: 'x'.repeat(2000),
+        }),
+      ],
+    });
     await app.telemetry.shutdown();
     const [workflow] = otel.receiver.spans;
     const event = workflow!.events.find((e) => e.name === 'maestro.session_recovered')!;

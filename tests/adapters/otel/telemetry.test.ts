@@ -20,9 +20,15 @@ describe('resolveTelemetrySettings', () => {
     const env = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://traces:4318/custom/path', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://base:4318' };
     expect(resolveTelemetrySettings(block({ otlp_endpoint: 'http://cfg:4318' }), env)?.tracesUrl).toBe('http://cfg:4318/v1/traces');
     expect(resolveTelemetrySettings(block({}), env)?.tracesUrl).toBe('http://traces:4318/custom/path');
-    expect(resolveTelemetrySettings(block({}), { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://base:4318/' })?.tracesUrl).toBe('http://base:4318/v1/traces');
-    expect(resolveTelemetrySettings(block({}), { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com/prefix' })?.tracesUrl).toBe('https://otel.example.com/prefix/v1/traces');
-    expect(resolveTelemetrySettings(block({ otlp_endpoint: 'http://cfg:4318/v1/traces' }), {})?.tracesUrl).toBe('http://cfg:4318/v1/traces');
+    expect(resolveTelemetrySettings(block({}), { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://base:4318/' })?.tracesUrl).toBe(
+      'http://base:4318/v1/traces',
+    );
+    expect(resolveTelemetrySettings(block({}), { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com/prefix' })?.tracesUrl).toBe(
+      'https://otel.example.com/prefix/v1/traces',
+    );
+    expect(resolveTelemetrySettings(block({ otlp_endpoint: 'http://cfg:4318/v1/traces' }), {})?.tracesUrl).toBe(
+      'http://cfg:4318/v1/traces',
+    );
   });
 
   it('is off with OTEL_SDK_DISABLED=true whatever else is set', () => {
@@ -30,10 +36,21 @@ describe('resolveTelemetrySettings', () => {
   });
 
   it('names the service and captures content as the config says, else as the environment does', () => {
-    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SERVICE_NAME: 'from-env', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' };
-    expect(resolveTelemetrySettings(block({}), { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })).toMatchObject({ serviceName: 'maestro', captureContent: false, headers: {} });
+    const env = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318',
+      OTEL_SERVICE_NAME: 'from-env',
+      OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
+    };
+    expect(resolveTelemetrySettings(block({}), { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })).toMatchObject({
+      serviceName: 'maestro',
+      captureContent: false,
+      headers: {},
+    });
     expect(resolveTelemetrySettings(block({}), env)).toMatchObject({ serviceName: 'from-env', captureContent: true });
-    expect(resolveTelemetrySettings(block({ service_name: 'cfg', capture_content: false }), env)).toMatchObject({ serviceName: 'cfg', captureContent: false });
+    expect(resolveTelemetrySettings(block({ service_name: 'cfg', capture_content: false }), env)).toMatchObject({
+      serviceName: 'cfg',
+      captureContent: false,
+    });
   });
 
   it('reads headers from the OTLP variables only (the traces one first), URL-decoded', () => {
@@ -69,7 +86,14 @@ describe('resolveTelemetrySettings', () => {
 
 describe('startTelemetry', () => {
   it('loads nothing and wraps nothing when tracing is off', async () => {
-    const telemetry = await startTelemetry({ config: DEFAULT_WORKSPACE_CONFIG, env: {}, clock: { now: () => new Date(0) }, sha256, serviceVersion: '0', onNotice: () => undefined });
+    const telemetry = await startTelemetry({
+      config: DEFAULT_WORKSPACE_CONFIG,
+      env: {},
+      clock: { now: () => new Date(0) },
+      sha256,
+      serviceVersion: '0',
+      onNotice: () => undefined,
+    });
     expect(telemetry).toBe(NO_TELEMETRY);
     const log = { open: async () => ({ path: 'x', append: async () => undefined }) };
     expect(telemetry.wrapAuditLog(log)).toBe(log);

@@ -74,7 +74,11 @@ describe('TracingAuditLog', () => {
   });
 
   it('forwards a record the detector fails on as the payload-free AUDIT_REDACTION_FAILED record', async () => {
-    const broken: SensitiveScanner = { detect: () => { throw new Error('detector broke'); } };
+    const broken: SensitiveScanner = {
+      detect: () => {
+        throw new Error('detector broke');
+      },
+    };
     const { log, seen } = traced({ scanner: broken });
     await (await log.open(RUN)).append(auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), { persona: 'auditor' }));
     expect(seen).toHaveLength(1);
@@ -83,7 +87,11 @@ describe('TracingAuditLog', () => {
   });
 
   it('never fails a run because tracing failed: the error is reported instead', async () => {
-    const { log, inner, errors } = traced({ onRecord: () => { throw new Error('exporter exploded'); } });
+    const { log, inner, errors } = traced({
+      onRecord: () => {
+        throw new Error('exporter exploded');
+      },
+    });
     await (await log.open(RUN)).append(auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK')));
     expect(inner.written).toHaveLength(1);
     expect(errors).toHaveLength(1);

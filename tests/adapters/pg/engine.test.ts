@@ -45,7 +45,13 @@ function aState(runId: string, status: RunState['status'] = 'running'): RunState
 }
 
 const decided: RunEvent = { type: 'decided', decision: runDecision('arbitration', 'ARBITRATION_PROCEED') };
-const finished = { type: 'finished', status: 'completed', decision: runDecision('arbitration', 'ARBITRATION_PROCEED'), finishedAt: '2026-01-01T00:00:01.000Z', summary: 'done' } as const satisfies RunEvent;
+const finished = {
+  type: 'finished',
+  status: 'completed',
+  decision: runDecision('arbitration', 'ARBITRATION_PROCEED'),
+  finishedAt: '2026-01-01T00:00:01.000Z',
+  summary: 'done',
+} as const satisfies RunEvent;
 
 async function submit(runId: string): Promise<void> {
   await new PgQueue(engine).submit({ runId, workspaceId: 'test', source: `${runId}.json`, body: '{}', inputHashes: {} });
@@ -97,22 +103,59 @@ describe('claims and fences', () => {
   it('commits a change, its records and its files in one transaction: a commit that fails keeps none of them', async () => {
     const ledger = new PgRunLedger({ engine, clock });
     const run = await ledger.open('one-tx-1');
-    await run.commit({ start: aState('one-tx-1'), files: [{ name: 'command.json', content: '{}' }], records: [auditEvent('COMMAND_VALID', runDecision('validation', 'SPEC_OK'))] });
+    await run.commit({
+      start: aState('one-tx-1'),
+      files: [{ name: 'command.json', content: '{}' }],
+      records: [auditEvent('COMMAND_VALID', runDecision('validation', 'SPEC_OK'))],
+    });
     // A second process opened the same run and recorded meanwhile: the first one's next record collides with it.
     const other = await ledger.open('one-tx-1');
     await other.commit({ records: [auditEvent('RUN_INTERRUPTED', runDecision('queue', 'RUN_INTERRUPTED_AT_CHECKPOINT'))] });
-    const paused: RunEvent = { type: 'paused', decision: runDecision('arbitration', 'ARBITRATION_INVESTIGATE'), pause: { pause_id: 'one-tx-1-p1', layer: 'arbitration', reason_code: 'ARBITRATION_INVESTIGATE', message: 'why', requested_at: '2026-01-01T00:00:00.000Z' }, summary: 'why' };
-    await expect(run.commit({ event: paused, records: [auditEvent('HITL_REQUESTED', paused.decision)], files: [{ name: 'hitl.json', content: '{"why":1}' }], removeFiles: ['command.json'] })).rejects.toThrow();
+    const paused: RunEvent = {
+      type: 'paused',
+      decision: runDecision('arbitration', 'ARBITRATION_INVESTIGATE'),
+      pause: {
+        pause_id: 'one-tx-1-p1',
+        layer: 'arbitration',
+        reason_code: 'ARBITRATION_INVESTIGATE',
+        message: 'why',
+        requested_at: '2026-01-01T00:00:00.000Z',
+      },
+      summary: 'why',
+    };
+    await expect(
+      run.commit({
+        event: paused,
+        records: [auditEvent('HITL_REQUESTED', paused.decision)],
+        files: [{ name: 'hitl.json', content: '{"why":1}' }],
+        removeFiles: ['command.json'],
+      }),
+    ).rejects.toThrow();
     expect((await ledger.load('one-tx-1'))?.status).toBe('running');
     expect(await ledger.readFile('one-tx-1', 'hitl.json')).toBeUndefined();
     expect(await ledger.readFile('one-tx-1', 'command.json')).toBe('{}');
-    expect((await readPgAuditRun(engine, 'one-tx-1')).log?.trim().split('\n').map((l) => JSON.parse(l).event)).toEqual(['COMMAND_VALID', 'RUN_INTERRUPTED']);
+    expect(
+      (await readPgAuditRun(engine, 'one-tx-1')).log
+        ?.trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).event),
+    ).toEqual(['COMMAND_VALID', 'RUN_INTERRUPTED']);
     // The same commit from a run opened now goes through, whole.
-    await (await ledger.open('one-tx-1')).commit({ event: paused, records: [auditEvent('HITL_REQUESTED', paused.decision)], files: [{ name: 'hitl.json', content: '{"why":1}' }], removeFiles: ['command.json'] });
+    await (await ledger.open('one-tx-1')).commit({
+      event: paused,
+      records: [auditEvent('HITL_REQUESTED', paused.decision)],
+      files: [{ name: 'hitl.json', content: '{"why":1}' }],
+      removeFiles: ['command.json'],
+    });
     expect((await ledger.load('one-tx-1'))?.status).toBe('paused');
     expect(await ledger.readFile('one-tx-1', 'hitl.json')).toBe('{"why":1}');
     expect(await ledger.readFile('one-tx-1', 'command.json')).toBeUndefined();
-    expect((await readPgAuditRun(engine, 'one-tx-1')).log?.trim().split('\n').map((l) => JSON.parse(l).event)).toEqual(['COMMAND_VALID', 'RUN_INTERRUPTED', 'HITL_REQUESTED']);
+    expect(
+      (await readPgAuditRun(engine, 'one-tx-1')).log
+        ?.trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).event),
+    ).toEqual(['COMMAND_VALID', 'RUN_INTERRUPTED', 'HITL_REQUESTED']);
   });
 
   it('sets aside a run whose workers all died with it', async () => {
@@ -122,7 +165,11 @@ describe('claims and fences', () => {
       await s.claimNext();
       await s.close();
     }
-    const row = (await engine.query<{ state: string; rejection: { reason_code: string } }>(`SELECT state, rejection FROM maestro_queue WHERE run_id = 'poison-1'`)).rows[0];
+    const row = (
+      await engine.query<{ state: string; rejection: { reason_code: string } }>(
+        `SELECT state, rejection FROM maestro_queue WHERE run_id = 'poison-1'`,
+      )
+    ).rows[0];
     expect(row).toMatchObject({ state: 'rejected', rejection: { reason_code: 'RUN_FAILED_REPEATEDLY' } });
   });
 });
@@ -132,22 +179,58 @@ describe('what the engine keeps is screened', () => {
   const raw = (runId: string, status: RunState['status']): RunState => ({
     ...aState(runId, status),
     command: { task_description: `Write to ${EMAIL}`, input_artifacts: [], config: {} } as unknown as RunState['command'],
-    ...(status === 'paused' ? { pause: { pause_id: 'p1', layer: 'ethics', reason_code: 'ETHICS_PII_DETECTED', message: `found ${EMAIL}`, requested_at: '2026-01-01T00:00:00.000Z' } } : {}),
+    ...(status === 'paused'
+      ? {
+          pause: {
+            pause_id: 'p1',
+            layer: 'ethics',
+            reason_code: 'ETHICS_PII_DETECTED',
+            message: `found ${EMAIL}`,
+            requested_at: '2026-01-01T00:00:00.000Z',
+          },
+        }
+      : {}),
   });
   const rows = async (runId: string) => ({
-    state: JSON.stringify((await engine.query<{ state: unknown }>('SELECT state FROM maestro_runs WHERE run_id = $1', [runId])).rows[0]?.state),
+    state: JSON.stringify(
+      (await engine.query<{ state: unknown }>('SELECT state FROM maestro_runs WHERE run_id = $1', [runId])).rows[0]?.state,
+    ),
     body: (await engine.query<{ body: string }>('SELECT body FROM maestro_queue WHERE run_id = $1', [runId])).rows[0]?.body ?? '',
-    files: (await engine.query<{ name: string }>('SELECT name FROM maestro_run_files WHERE run_id = $1 ORDER BY name', [runId])).rows.map((r) => r.name),
+    files: (await engine.query<{ name: string }>('SELECT name FROM maestro_run_files WHERE run_id = $1 ORDER BY name', [runId])).rows.map(
+      (r) => r.name,
+    ),
   });
 
   it('the checkpoint holds no raw text; the command as given stays while the run may go on, and goes (with its queue copy) when it ends', async () => {
     const runId = 'screened-1';
-    await new PgQueue(engine).submit({ runId, workspaceId: 'test', source: `${runId}.json`, body: JSON.stringify({ task_description: `Write to ${EMAIL}` }), inputHashes: {} });
+    await new PgQueue(engine).submit({
+      runId,
+      workspaceId: 'test',
+      source: `${runId}.json`,
+      body: JSON.stringify({ task_description: `Write to ${EMAIL}` }),
+      inputHashes: {},
+    });
     const ledger = new PgRunLedger({ engine, clock });
     const run = await ledger.open(runId);
-    await run.commit({ start: raw(runId, 'running'), files: [{ name: 'command.json', content: JSON.stringify({ task_description: `Write to ${EMAIL}` }) }] });
+    await run.commit({
+      start: raw(runId, 'running'),
+      files: [{ name: 'command.json', content: JSON.stringify({ task_description: `Write to ${EMAIL}` }) }],
+    });
     const decision = pauseDecision('ethics', 'ETHICS_PII_DETECTED');
-    await run.commit({ event: { type: 'paused', decision, pause: { pause_id: 'p1', layer: 'ethics', reason_code: 'ETHICS_PII_DETECTED', message: `found ${EMAIL}`, requested_at: '2026-01-01T00:00:00.000Z' }, summary: `found ${EMAIL}` } });
+    await run.commit({
+      event: {
+        type: 'paused',
+        decision,
+        pause: {
+          pause_id: 'p1',
+          layer: 'ethics',
+          reason_code: 'ETHICS_PII_DETECTED',
+          message: `found ${EMAIL}`,
+          requested_at: '2026-01-01T00:00:00.000Z',
+        },
+        summary: `found ${EMAIL}`,
+      },
+    });
     let kept = await rows(runId);
     expect(kept.state).not.toContain(EMAIL);
     expect(kept.state).toContain('[REDACTED:EMAIL]');
@@ -155,7 +238,15 @@ describe('what the engine keeps is screened', () => {
     expect((await ledger.load(runId))?.command_redacted).toEqual(['EMAIL']);
     expect((await new PgQueue(engine).pausedRuns()).find((p) => p.run_id === runId)?.message).toBe('found [REDACTED:EMAIL]');
 
-    await run.commit({ event: { type: 'finished', status: 'stopped', decision: runDecision('hitl', 'HITL_STOP'), finishedAt: '2026-01-01T00:00:01.000Z', summary: `stopped: ${EMAIL}` } });
+    await run.commit({
+      event: {
+        type: 'finished',
+        status: 'stopped',
+        decision: runDecision('hitl', 'HITL_STOP'),
+        finishedAt: '2026-01-01T00:00:01.000Z',
+        summary: `stopped: ${EMAIL}`,
+      },
+    });
     kept = await rows(runId);
     expect(kept.state).not.toContain(EMAIL);
     expect(kept.files).toEqual([]);
@@ -168,11 +259,16 @@ describe('shared state', () => {
   it('keeps every run of persona memory when many writers append at once (no lost update)', async () => {
     const stores = [1, 2, 3].map(() => new PgSessionStore(engine, clock, 100));
     await Promise.all(
-      Array.from({ length: 24 }, (_, i) => stores[i % 3]!.appendRun('auditor', `run-${i}`, [{ role: 'assistant', content: `reply ${i}`, run_id: `run-${i}`, ts: '2026-01-01T00:00:00.000Z' }])),
+      Array.from({ length: 24 }, (_, i) =>
+        stores[i % 3]!.appendRun('auditor', `run-${i}`, [
+          { role: 'assistant', content: `reply ${i}`, run_id: `run-${i}`, ts: '2026-01-01T00:00:00.000Z' },
+        ]),
+      ),
     );
     const { state } = await stores[0]!.load('auditor');
     expect([...state.runs].sort()).toEqual(Array.from({ length: 24 }, (_, i) => `run-${i}`).sort());
-    const version = (await engine.query<{ version: string }>(`SELECT version FROM maestro_sessions WHERE persona_id = 'auditor'`)).rows[0]?.version;
+    const version = (await engine.query<{ version: string }>(`SELECT version FROM maestro_sessions WHERE persona_id = 'auditor'`)).rows[0]
+      ?.version;
     expect(Number(version)).toBe(24);
   });
 
@@ -181,7 +277,13 @@ describe('shared state', () => {
     await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         store.update((data) => {
-          const out = recordPause(data, { fingerprint: 'conflict-a', pauseId: `p${i}`, runId: `run-${i}`, reasonCode: 'ARBITRATION_ESCALATE', timestamp: '2026-01-01T00:00:00.000Z' });
+          const out = recordPause(data, {
+            fingerprint: 'conflict-a',
+            pauseId: `p${i}`,
+            runId: `run-${i}`,
+            reasonCode: 'ARBITRATION_ESCALATE',
+            timestamp: '2026-01-01T00:00:00.000Z',
+          });
           return { data: out.data, result: undefined };
         }),
       ),

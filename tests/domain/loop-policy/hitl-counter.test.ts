@@ -232,7 +232,12 @@ describe('HitlCounter snapshots', () => {
   it('serializes identically whatever the insertion order', () => {
     const a = new HitlCounter();
     const b = new HitlCounter();
-    const events = [pause('E1', { session_id: 'Sb' }), pause('E2', { conflict_fingerprint: 'fpZ' }), pause('E1', { session_id: 'Sa' }), pause('E3')];
+    const events = [
+      pause('E1', { session_id: 'Sb' }),
+      pause('E2', { conflict_fingerprint: 'fpZ' }),
+      pause('E1', { session_id: 'Sa' }),
+      pause('E3'),
+    ];
     for (const e of events) a.maybeIncrementAndEmit(e);
     for (const e of [...events].reverse()) b.maybeIncrementAndEmit(e);
     expect(JSON.stringify(a.toSnapshot())).toBe(JSON.stringify(b.toSnapshot()));

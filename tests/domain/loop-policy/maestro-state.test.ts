@@ -48,8 +48,18 @@ const ev = (kind: string, decision: string, over: Partial<Omit<LoopEventInput, '
 describe('decision tables (rows top to bottom)', () => {
   it.each([
     // C1: keys before kind, then pairing, then kind, then once per conflict key.
-    { fn: 'dispatch', step: dispatch, e: ev('K_HITL_PAUSE', 'PAUSE_FOR_HITL', {}, ''), out: failClosed('', 'maestro', 'SPEC_MISSING_KEYS') },
-    { fn: 'dispatch', step: dispatch, e: ev('K_BOGUS', 'PAUSE_FOR_HITL', { session_id: '' }), out: failClosed('X', 'maestro', 'SPEC_MISSING_KEYS') },
+    {
+      fn: 'dispatch',
+      step: dispatch,
+      e: ev('K_HITL_PAUSE', 'PAUSE_FOR_HITL', {}, ''),
+      out: failClosed('', 'maestro', 'SPEC_MISSING_KEYS'),
+    },
+    {
+      fn: 'dispatch',
+      step: dispatch,
+      e: ev('K_BOGUS', 'PAUSE_FOR_HITL', { session_id: '' }),
+      out: failClosed('X', 'maestro', 'SPEC_MISSING_KEYS'),
+    },
     { fn: 'dispatch', step: dispatch, e: ev('K_BOGUS', 'PAUSE_FOR_HITL'), out: failClosed('X', 'maestro', 'SPEC_INVALID_INPUT') },
     { fn: 'dispatch', step: dispatch, e: ev('K_PLAN_REQUESTED', 'STOPPED'), out: failClosed('X', 'maestro', 'SPEC_INVALID_INPUT') },
     { fn: 'dispatch', step: dispatch, e: ev('K_HITL_PAUSE', 'PAUSE_FOR_HITL'), out: null },
@@ -58,32 +68,73 @@ describe('decision tables (rows top to bottom)', () => {
       fn: 'dispatch',
       step: dispatch,
       e: ev('K_PLAN_REQUESTED', 'PAUSE_FOR_HITL'),
-      out: { id: 'X::plan_req_dispatch', layer: 'maestro', decision: 'PAUSE_FOR_HITL', kind: 'K_PLAN_REQ_DISPATCH', reason: 'MAESTRO_PLAN_REQUEST_DISPATCHED', ...unsealed },
+      out: {
+        id: 'X::plan_req_dispatch',
+        layer: 'maestro',
+        decision: 'PAUSE_FOR_HITL',
+        kind: 'K_PLAN_REQ_DISPATCH',
+        reason: 'MAESTRO_PLAN_REQUEST_DISPATCHED',
+        ...unsealed,
+      },
     },
     // C2: kind first (even without keys), then keys, then pairing.
     { fn: 'propose', step: propose, e: ev('K_PLAN_REQUESTED', 'PAUSE_FOR_HITL', {}, ''), out: null },
     { fn: 'propose', step: propose, e: ev('K_BOGUS', 'STOPPED'), out: null },
-    { fn: 'propose', step: propose, e: ev('K_PLAN_REQ_DISPATCH', 'PAUSE_FOR_HITL', {}, ''), out: failClosed('', 'mediation', 'SPEC_MISSING_KEYS') },
+    {
+      fn: 'propose',
+      step: propose,
+      e: ev('K_PLAN_REQ_DISPATCH', 'PAUSE_FOR_HITL', {}, ''),
+      out: failClosed('', 'mediation', 'SPEC_MISSING_KEYS'),
+    },
     { fn: 'propose', step: propose, e: ev('K_PLAN_REQ_DISPATCH', 'STOPPED'), out: failClosed('X', 'mediation', 'SPEC_INVALID_INPUT') },
     {
       fn: 'propose',
       step: propose,
       e: ev('K_PLAN_REQ_DISPATCH', 'PAUSE_FOR_HITL'),
-      out: { id: 'X::plan_proposed', layer: 'mediation', decision: 'PAUSE_FOR_HITL', kind: 'K_PLAN_PROPOSED', reason: 'MEDIATION_PLAN_PROPOSED', ...unsealed },
+      out: {
+        id: 'X::plan_proposed',
+        layer: 'mediation',
+        decision: 'PAUSE_FOR_HITL',
+        kind: 'K_PLAN_PROPOSED',
+        reason: 'MEDIATION_PLAN_PROPOSED',
+        ...unsealed,
+      },
     },
     // C3: kind first, then keys, then pairing.
     { fn: 'ack', step: ack, e: ev('K_PLAN_REQ_DISPATCH', 'PAUSE_FOR_HITL', {}, ''), out: null },
-    { fn: 'ack', step: ack, e: ev('K_PLAN_PROPOSED', 'PAUSE_FOR_HITL', { conflict_fingerprint: '' }), out: failClosed('X', 'maestro', 'SPEC_MISSING_KEYS') },
+    {
+      fn: 'ack',
+      step: ack,
+      e: ev('K_PLAN_PROPOSED', 'PAUSE_FOR_HITL', { conflict_fingerprint: '' }),
+      out: failClosed('X', 'maestro', 'SPEC_MISSING_KEYS'),
+    },
     { fn: 'ack', step: ack, e: ev('K_PLAN_PROPOSED', 'STOPPED'), out: failClosed('X', 'maestro', 'SPEC_INVALID_INPUT') },
     {
       fn: 'ack',
       step: ack,
       e: ev('K_PLAN_PROPOSED', 'PAUSE_FOR_HITL'),
-      out: { id: 'X::plan_received', layer: 'maestro', decision: 'PAUSE_FOR_HITL', kind: 'K_PLAN_RECEIVED', reason: 'MAESTRO_PLAN_RECEIVED', ...unsealed },
+      out: {
+        id: 'X::plan_received',
+        layer: 'maestro',
+        decision: 'PAUSE_FOR_HITL',
+        kind: 'K_PLAN_RECEIVED',
+        reason: 'MAESTRO_PLAN_RECEIVED',
+        ...unsealed,
+      },
     },
     // D: keys, pairing, then only END_SESSION_RECOMMENDED/K_END_RECOMMENDED stops.
-    { fn: 'stop', step: stop, e: ev('K_END_RECOMMENDED', 'END_SESSION_RECOMMENDED', {}, ''), out: failClosed('', 'maestro', 'SPEC_MISSING_KEYS') },
-    { fn: 'stop', step: stop, e: ev('K_HITL_PAUSE', 'PAUSE_FOR_HITL', { session_id: '' }), out: failClosed('X', 'maestro', 'SPEC_MISSING_KEYS') },
+    {
+      fn: 'stop',
+      step: stop,
+      e: ev('K_END_RECOMMENDED', 'END_SESSION_RECOMMENDED', {}, ''),
+      out: failClosed('', 'maestro', 'SPEC_MISSING_KEYS'),
+    },
+    {
+      fn: 'stop',
+      step: stop,
+      e: ev('K_HITL_PAUSE', 'PAUSE_FOR_HITL', { session_id: '' }),
+      out: failClosed('X', 'maestro', 'SPEC_MISSING_KEYS'),
+    },
     { fn: 'stop', step: stop, e: ev('K_END_RECOMMENDED', 'PAUSE_FOR_HITL'), out: failClosed('X', 'maestro', 'SPEC_INVALID_INPUT') },
     { fn: 'stop', step: stop, e: ev('K_BOGUS', 'END_SESSION_RECOMMENDED'), out: failClosed('X', 'maestro', 'SPEC_INVALID_INPUT') },
     { fn: 'stop', step: stop, e: ev('K_HITL_PAUSE', 'PAUSE_FOR_HITL'), out: null },
@@ -92,7 +143,15 @@ describe('decision tables (rows top to bottom)', () => {
       fn: 'stop',
       step: stop,
       e: ev('K_END_RECOMMENDED', 'END_SESSION_RECOMMENDED'),
-      out: { id: 'X::stop', layer: 'maestro', decision: 'STOPPED', kind: 'K_STOPPED', reason: 'ACC_END_SESSION_AFTER_4_HITL', sealed: true, overrideable: false },
+      out: {
+        id: 'X::stop',
+        layer: 'maestro',
+        decision: 'STOPPED',
+        kind: 'K_STOPPED',
+        reason: 'ACC_END_SESSION_AFTER_4_HITL',
+        sealed: true,
+        overrideable: false,
+      },
     },
   ])('$fn($e.kind/$e.decision, id "$e.event_id", session "$e.session_id", fp "$e.conflict_fingerprint")', ({ step, e, out }) => {
     const state = new SessionState('S1');
@@ -162,7 +221,11 @@ describe('terminal guard and stop', () => {
   it('answers every event after a stop with a sealed STOPPED, "{id}::terminal_guard" ([derived])', () => {
     const state = new SessionState('S1');
     stop(state, ev('K_END_RECOMMENDED', 'END_SESSION_RECOMMENDED'));
-    for (const e of [makeLoopEvent('Z'), makeLoopEvent('Z', { conflict_fingerprint: 'other', session_id: 'S2' }), makeLoopEvent('Z', { kind: 'K_BOGUS' })]) {
+    for (const e of [
+      makeLoopEvent('Z'),
+      makeLoopEvent('Z', { conflict_fingerprint: 'other', session_id: 'S2' }),
+      makeLoopEvent('Z', { kind: 'K_BOGUS' }),
+    ]) {
       expect(guard(state, e)).toEqual({
         event_id: 'Z::terminal_guard',
         timestamp: e.timestamp,

@@ -27,7 +27,9 @@ describe('reference tests', () => {
     const plans = results.flatMap((r) => (r.planRequested ? [r.planRequested] : []));
     const ends = results.flatMap((r) => (r.endRecommended ? [r.endRecommended] : []));
     expect(plans.map((e) => [e.event_id, e.kind, e.decision])).toEqual([['E3::plan_requested', 'K_PLAN_REQUESTED', 'PAUSE_FOR_HITL']]);
-    expect(ends.map((e) => [e.event_id, e.kind, e.decision])).toEqual([['E4::end_recommended', 'K_END_RECOMMENDED', 'END_SESSION_RECOMMENDED']]);
+    expect(ends.map((e) => [e.event_id, e.kind, e.decision])).toEqual([
+      ['E4::end_recommended', 'K_END_RECOMMENDED', 'END_SESSION_RECOMMENDED'],
+    ]);
 
     const stopped = maestroMaybeStop(state, ends[0]!);
     expect(stopped).toMatchObject({ kind: 'K_STOPPED', decision: 'STOPPED', sealed: true, overrideable: false });
@@ -38,9 +40,7 @@ describe('reference tests', () => {
   it('3: the plan flow is idempotent and never counts', () => {
     const counter = new HitlCounter();
     const state = new SessionState('S1');
-    const results = ['H1', 'H2', 'H3'].map((id) =>
-      counter.maybeIncrementAndEmit(makeLoopEvent(id, { conflict_fingerprint: 'fp:plan' })),
-    );
+    const results = ['H1', 'H2', 'H3'].map((id) => counter.maybeIncrementAndEmit(makeLoopEvent(id, { conflict_fingerprint: 'fp:plan' })));
     expect(results.map((r) => r.count)).toEqual([1, 2, 3]);
     expect(results.map((r) => r.endRecommended)).toEqual([null, null, null]);
     const planReq = results[2]?.planRequested;

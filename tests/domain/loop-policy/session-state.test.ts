@@ -7,11 +7,7 @@ import {
   maestroMaybeStop,
   mediationProposePlan,
 } from '../../../src/domain/loop-policy/maestro-state.js';
-import {
-  parseSessionStateSnapshot,
-  SessionState,
-  SessionStateSnapshot,
-} from '../../../src/domain/loop-policy/session-state.js';
+import { parseSessionStateSnapshot, SessionState, SessionStateSnapshot } from '../../../src/domain/loop-policy/session-state.js';
 
 function restore(state: SessionState): SessionState {
   const parsed = parseSessionStateSnapshot(JSON.parse(JSON.stringify(state.toSnapshot())));

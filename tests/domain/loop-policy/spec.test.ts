@@ -59,11 +59,7 @@ describe('createLoopPolicySpec', () => {
 describe('reset rules and terminal spec', () => {
   it('resets on the three reasons and never within the same conflict', () => {
     expect(DEFAULT_RESET_RULES).toEqual({
-      reset_on: [
-        'conflict_fingerprint_change',
-        'explicit_new_session_start',
-        'user_provides_required_info_for_blocking_fields',
-      ],
+      reset_on: ['conflict_fingerprint_change', 'explicit_new_session_start', 'user_provides_required_info_for_blocking_fields'],
       never_reset_within_same_conflict: true,
     });
   });

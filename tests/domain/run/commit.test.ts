@@ -19,7 +19,9 @@ describe('resolveCommit', () => {
     const resolved = resolveCommit({ runId: RUN, state: undefined, change: { start, records: [written] }, at: AT, hasRecorded: none });
     expect(resolved).toMatchObject({ before: undefined, after: start, changesState: true, records: [written] });
     expect(() => resolveCommit({ runId: RUN, state: start, change: { start }, at: AT, hasRecorded: none })).toThrow(InternalError);
-    expect(() => resolveCommit({ runId: 'other', state: undefined, change: { start }, at: AT, hasRecorded: none })).toThrow(/a state of run run-1 was committed to run other/);
+    expect(() => resolveCommit({ runId: 'other', state: undefined, change: { start }, at: AT, hasRecorded: none })).toThrow(
+      /a state of run run-1 was committed to run other/,
+    );
   });
 
   it('applies an event with the one apply function, stamped with its time, and makes the records from the state after it', () => {
@@ -27,7 +29,12 @@ describe('resolveCommit', () => {
     const resolved = resolveCommit({
       runId: RUN,
       state,
-      change: { event: { type: 'step_recorded', step: turnStep(0) }, records: (after) => [auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), { step: after.steps[0]?.index, steps: after.steps.length })] },
+      change: {
+        event: { type: 'step_recorded', step: turnStep(0) },
+        records: (after) => [
+          auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), { step: after.steps[0]?.index, steps: after.steps.length }),
+        ],
+      },
       at: AT,
       hasRecorded: none,
     });
@@ -37,8 +44,12 @@ describe('resolveCommit', () => {
   });
 
   it('refuses an event for a run without a state, and records made from a state it does not have', () => {
-    expect(() => resolveCommit({ runId: RUN, state: undefined, change: { event: { type: 'revived' } }, at: AT, hasRecorded: none })).toThrow(/has no state/);
-    expect(() => resolveCommit({ runId: RUN, state: undefined, change: { records: () => [written] }, at: AT, hasRecorded: none })).toThrow(InternalError);
+    expect(() =>
+      resolveCommit({ runId: RUN, state: undefined, change: { event: { type: 'revived' } }, at: AT, hasRecorded: none }),
+    ).toThrow(/has no state/);
+    expect(() => resolveCommit({ runId: RUN, state: undefined, change: { records: () => [written] }, at: AT, hasRecorded: none })).toThrow(
+      InternalError,
+    );
   });
 
   it('lets records alone through without changing the state', () => {
@@ -51,12 +62,24 @@ describe('resolveCommit', () => {
   it('completing an ending after a restart, leaves out records whose event the log already holds — and only then', () => {
     const state = startedRun(RUN);
     const held = (event: string) => event === 'ARTIFACT_WRITTEN';
-    expect(resolveCommit({ runId: RUN, state, change: { records: [written, finished], completesEnding: true }, at: AT, hasRecorded: held }).records).toEqual([finished]);
-    expect(resolveCommit({ runId: RUN, state, change: { records: [written, finished] }, at: AT, hasRecorded: held }).records).toEqual([written, finished]);
+    expect(
+      resolveCommit({ runId: RUN, state, change: { records: [written, finished], completesEnding: true }, at: AT, hasRecorded: held })
+        .records,
+    ).toEqual([finished]);
+    expect(resolveCommit({ runId: RUN, state, change: { records: [written, finished] }, at: AT, hasRecorded: held }).records).toEqual([
+      written,
+      finished,
+    ]);
   });
 
   it('carries the files written and removed with the change', () => {
-    const resolved = resolveCommit({ runId: RUN, state: startedRun(RUN), change: { files: [{ name: 'hitl.json', content: '{}' }], removeFiles: ['command.json'] }, at: AT, hasRecorded: none });
+    const resolved = resolveCommit({
+      runId: RUN,
+      state: startedRun(RUN),
+      change: { files: [{ name: 'hitl.json', content: '{}' }], removeFiles: ['command.json'] },
+      at: AT,
+      hasRecorded: none,
+    });
     expect(resolved).toMatchObject({ files: [{ name: 'hitl.json', content: '{}' }], removeFiles: ['command.json'] });
   });
 });

@@ -29,6 +29,8 @@ describe('the run life cycle', () => {
 
   it('applyRunEvent refuses what the table refuses', () => {
     const ended = { run_id: 'r1', status: 'completed', steps: [], trail: [], hitl: [], reroutes: [] } as unknown as RunState;
-    expect(() => applyRunEvent(ended, { type: 'revived' }, '2026-01-01T00:00:00Z')).toThrow('a completed run cannot take a "revived" event');
+    expect(() => applyRunEvent(ended, { type: 'revived' }, '2026-01-01T00:00:00Z')).toThrow(
+      'a completed run cannot take a "revived" event',
+    );
   });
 });

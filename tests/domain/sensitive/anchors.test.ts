@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { anyLiteralPattern, asciiClass, lineStartBefore, occurrencesOf, runsBefore, runStartBefore } from '../../../src/domain/sensitive/anchors.js';
+import {
+  anyLiteralPattern,
+  asciiClass,
+  lineStartBefore,
+  occurrencesOf,
+  runsBefore,
+  runStartBefore,
+} from '../../../src/domain/sensitive/anchors.js';
 import { prng } from '../../fixtures/council-transcript.js';
 
 const isWordChar = asciiClass(/\w/);

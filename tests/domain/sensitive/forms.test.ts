@@ -6,9 +6,38 @@ import { detectSensitive, redactSensitive } from '../../../src/domain/sensitive/
 
 /** Key spellings: every case, the common abbreviations, qualified, glued, dotted, dashed. */
 const KEYS = [
-  'password', 'Password', 'PASSWORD', 'pAsSwOrD', 'Pwd', 'pwd', 'PWD', 'pass', 'passwd', 'pw', 'passphrase', 'secret', 'SECRET', 'token', 'Token',
-  'api_key', 'apikey', 'apiKey', 'API_KEY', 'access_key', 'private_key', 'client_secret', 'clientSecret', 'auth_token', 'DB_PASSWORD',
-  'snowflake.password', 'x-api-key', 'PGPASSWORD', 'dbPass', 'secret_key', 'MYSQL_PWD', 'credentials',
+  'password',
+  'Password',
+  'PASSWORD',
+  'pAsSwOrD',
+  'Pwd',
+  'pwd',
+  'PWD',
+  'pass',
+  'passwd',
+  'pw',
+  'passphrase',
+  'secret',
+  'SECRET',
+  'token',
+  'Token',
+  'api_key',
+  'apikey',
+  'apiKey',
+  'API_KEY',
+  'access_key',
+  'private_key',
+  'client_secret',
+  'clientSecret',
+  'auth_token',
+  'DB_PASSWORD',
+  'snowflake.password',
+  'x-api-key',
+  'PGPASSWORD',
+  'dbPass',
+  'secret_key',
+  'MYSQL_PWD',
+  'credentials',
 ];
 
 /** Ways to write `key` set to `value`: code, .env, shell, JSON, YAML, .properties, INI, URLs, connection strings, XML, flags, Markdown. */
@@ -41,8 +70,23 @@ const VALUE = 'Hunter2-Quilt-77';
 
 /** Placeholders, references and non-values: never a finding, in any form. */
 const NOT_SECRETS = [
-  '', 'changeme', 'CHANGE_ME', 'your_password_here', '<your-password>', 'xxxxxxxx', '********', '${DB_PASSWORD}', '{{ db_password }}', '%DB_PASSWORD%',
-  'example', 'REPLACE_ME', 'xoxb-your-token-here', 'null', 'none', 'true', 'test',
+  '',
+  'changeme',
+  'CHANGE_ME',
+  'your_password_here',
+  '<your-password>',
+  'xxxxxxxx',
+  '********',
+  '${DB_PASSWORD}',
+  '{{ db_password }}',
+  '%DB_PASSWORD%',
+  'example',
+  'REPLACE_ME',
+  'xoxb-your-token-here',
+  'null',
+  'none',
+  'true',
+  'test',
 ];
 
 describe('every key spelling in every form', () => {
@@ -73,7 +117,10 @@ describe('keys that only mention a credential', () => {
         expect(detectSensitive(form(key, value)), form(key, value)).toEqual([]);
       }
       const generated = form(key, '9f86d081884c7d659a2feaa0c55ad015');
-      expect(detectSensitive(generated).map((f) => f.category), generated).toEqual(['PASSWORD_ASSIGNMENT']);
+      expect(
+        detectSensitive(generated).map((f) => f.category),
+        generated,
+      ).toEqual(['PASSWORD_ASSIGNMENT']);
     }
   });
 });
@@ -90,7 +137,12 @@ describe('a label mid-line', () => {
 
 describe('an empty value', () => {
   it('never takes the next line as its value', () => {
-    for (const text of ['GITHUB_API_KEY=\nDB_HOST=db.example.com', 'password:\n  - Hunter2-Quilt-77', 'token =\r\nnext_line_here', '"secret": \n"Hunter2-Quilt-77"']) {
+    for (const text of [
+      'GITHUB_API_KEY=\nDB_HOST=db.example.com',
+      'password:\n  - Hunter2-Quilt-77',
+      'token =\r\nnext_line_here',
+      '"secret": \n"Hunter2-Quilt-77"',
+    ]) {
       expect(detectSensitive(text), text).toEqual([]);
     }
   });
@@ -100,9 +152,12 @@ describe('an assignment inside a match that is not one', () => {
   // `key "…"` reads as a quoted value after a key that only mentions a credential; it is not an
   // assignment of `key`, but it holds one of `password`, which must still be found (a validation
   // message quoting an unknown key did show it in clear).
-  it.each(['unknown key "password=hunter2Staging" (not part of the schema)', 'key "password=hunter2Staging"', "the token 'pwd=Xy7Qp2Lm9'"])('%s', (text) => {
-    const redacted = redactSensitive(text).text;
-    expect(redacted).toContain('[REDACTED:PASSWORD_ASSIGNMENT]');
-    expect(redacted).not.toMatch(/hunter2Staging|Xy7Qp2Lm9/);
-  });
+  it.each(['unknown key "password=hunter2Staging" (not part of the schema)', 'key "password=hunter2Staging"', "the token 'pwd=Xy7Qp2Lm9'"])(
+    '%s',
+    (text) => {
+      const redacted = redactSensitive(text).text;
+      expect(redacted).toContain('[REDACTED:PASSWORD_ASSIGNMENT]');
+      expect(redacted).not.toMatch(/hunter2Staging|Xy7Qp2Lm9/);
+    },
+  );
 });

@@ -18,21 +18,60 @@ const ROW_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   empty: ['', '   '],
   'a mask (xxxx, ****, ••••, ...)': ['xxxx', 'sk-XXXXXXXXXXXX', '****', 'ab***cd', '••••••', 'abc...', 'Hunter…'],
   'a mask of one repeated character': ['xx', '##', '__', '--'],
-  'an instruction to the reader (your-…, …-here)': ['your_password_here', 'YOUR_API_KEY', 'xoxb-your-token-here', 'sk-YourKey', 'insert-token-here', 'put key here'],
+  'an instruction to the reader (your-…, …-here)': [
+    'your_password_here',
+    'YOUR_API_KEY',
+    'xoxb-your-token-here',
+    'sk-YourKey',
+    'insert-token-here',
+    'put key here',
+  ],
   'an angle-bracketed name (<your-key>)': ['<your-key>', '<token>', 'pk_<key>'],
-  'a placeholder word inside (example, changeme, placeholder, dummy, redacted)': ['AKIAIOSFODNN7EXAMPLE', 'my-example-token', 'ChangeMe123', 'change_it', 'replace-me-1', 'Placeholder1', 'dummy-secret-9', '[REDACTED:PASSWORD_ASSIGNMENT]'],
-  'a shell or environment variable ($VAR, ${VAR}, %VAR%, $(cmd))': ['$DB_PASSWORD', '${DB_PASSWORD}', '${DB_PASSWORD:-x}', 'pre-${X}-post', '%DB_PASSWORD%', '$(cat /run/secrets/db)'],
+  'a placeholder word inside (example, changeme, placeholder, dummy, redacted)': [
+    'AKIAIOSFODNN7EXAMPLE',
+    'my-example-token',
+    'ChangeMe123',
+    'change_it',
+    'replace-me-1',
+    'Placeholder1',
+    'dummy-secret-9',
+    '[REDACTED:PASSWORD_ASSIGNMENT]',
+  ],
+  'a shell or environment variable ($VAR, ${VAR}, %VAR%, $(cmd))': [
+    '$DB_PASSWORD',
+    '${DB_PASSWORD}',
+    '${DB_PASSWORD:-x}',
+    'pre-${X}-post',
+    '%DB_PASSWORD%',
+    '$(cat /run/secrets/db)',
+  ],
   'a template ({{ var }}, {% … %}, ${{ secrets.X }})': ['{{ vault_db_password }}', '{% raw %}x{% endraw %}'],
   'a YAML tag (!vault, !Ref)': ['!vault', '!Ref DbPassword'],
   'a keyword that starts an expression (await getToken(), new Secret(…))': ['await', 'yield', 'typeof', 'lambda', 'function'],
   'a call (getenv("X"), input())': ['getenv("X")', 'os.getenv(', 'input()', 'self.fetch_token()'],
   'an attribute path (settings.db.password, args.token)': ['settings.db.password', 'args.token', 'req.body?.secret;', 'this.password'],
   'an index into a lookup (ENV["X"], os.environ[…])': ['ENV["X"]', 'os.environ["DB"]', 'secrets[0]'],
-  'a file path (/run/secrets/db, ~/.pgpass, C:\\keys\\db)': ['/run/secrets/db', '~/.pgpass', './secret.txt', 'C:\\keys\\db', '/home/dev/project'],
+  'a file path (/run/secrets/db, ~/.pgpass, C:\\keys\\db)': [
+    '/run/secrets/db',
+    '~/.pgpass',
+    './secret.txt',
+    'C:\\keys\\db',
+    '/home/dev/project',
+  ],
 };
 
 /** Real-looking secrets: none of the tables may claim them. */
-const REAL_VALUES = ['Hunter2-Quilt', 'Tr0ub4dor&3', 'correcthorsebatterystaple', 'Zx81-kLm2-Qp93-Wr47', 'p@ss w0rd!', '9f86d081884c7d659a2f', 'S3cr3t/Path', 'yourself2024', 'sphere-42'];
+const REAL_VALUES = [
+  'Hunter2-Quilt',
+  'Tr0ub4dor&3',
+  'correcthorsebatterystaple',
+  'Zx81-kLm2-Qp93-Wr47',
+  'p@ss w0rd!',
+  '9f86d081884c7d659a2f',
+  'S3cr3t/Path',
+  'yourself2024',
+  'sphere-42',
+];
 
 describe('the placeholder, reference and expression tables', () => {
   const rows = [...PLACEHOLDER_PATTERNS, ...REFERENCE_PATTERNS, ...EXPRESSION_PATTERNS];
@@ -64,11 +103,13 @@ describe('the placeholder, reference and expression tables', () => {
   });
 
   it.each([...NON_VALUE_WORDS].map((w) => [w] as const))('%s is no value', (word) => {
-    for (const value of [word, word.toUpperCase(), `${word};`, `${word},`]) expect(notACredentialReason(value, { unquoted: true }), value).toBe('not a value');
+    for (const value of [word, word.toUpperCase(), `${word};`, `${word},`])
+      expect(notACredentialReason(value, { unquoted: true }), value).toBe('not a value');
   });
 
   it('reads a type annotation through Optional[…] and a trailing ?', () => {
-    for (const value of ['Optional[str]', 'Option<String>', 'string?', 'SecretStr']) expect(notACredentialReason(value, { unquoted: true }), value).toBe('not a value');
+    for (const value of ['Optional[str]', 'Option<String>', 'string?', 'SecretStr'])
+      expect(notACredentialReason(value, { unquoted: true }), value).toBe('not a value');
   });
 });
 
