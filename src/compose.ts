@@ -105,9 +105,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ),
     ...(options.llm ? { llm: options.llm } : {}),
     ...(options.replay ? { llm: await ReplayLlmClient.open(path.resolve(options.replay), { sha256 }) } : {}),
-    ...(options.record
-      ? { wrapLlm: (inner: LlmClient) => new RecordingLlmClient(inner, { file: path.resolve(options.record!), sha256 }) }
-      : {}),
+    ...(options.record ? { wrapLlm: recordingTo(path.resolve(options.record)) } : {}),
     personas: new FsPersonaStore(paths.personas),
     sessions: new FsSessionStore(paths.sessionStates, clock, config.history.keep_runs, {
       budget: config.history.max_tokens,
@@ -128,4 +126,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...wiring?.stores,
   };
   return { paths, deps, telemetry, ...(wiring ? { engine: wiring.handle(deps) } : {}) };
+}
+
+/** `--record FILE`: every model exchange of the run, saved as a cassette. */
+function recordingTo(file: string): (inner: LlmClient) => LlmClient {
+  return (inner) => new RecordingLlmClient(inner, { file, sha256 });
 }

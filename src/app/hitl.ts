@@ -109,7 +109,7 @@ async function stopDecided(run: StartedRun, pause: PauseRecord, note: string | u
   const names = new Map(loaded.map((p) => [p.id, p.name]));
   const current = run.state;
   const ending = decideRun({ kind: 'person_stop' });
-  return settleRun({ run, deps, ending, message, ...(current.plan ? { draft: artifactFromState(current, deps, names, loaded) } : {}) });
+  return settleRun({ run, deps, ending, message, ...(current.plan ? { draft: artifactFromState(current, current.plan, { deps, names, personas: loaded }) } : {}) });
 }
 
 /** Whether a `continue` on a running run still waits for its resumer, and whether a live process runs it. */
@@ -127,8 +127,11 @@ export async function resumeDecided(runId: string, deps: RunDeps & { decisions: 
 }
 
 /** The artifact of a run that ends without finishing its deliberation: what was said, and why it stopped. */
-function artifactFromState(state: RunState, deps: RunDeps, names: ReadonlyMap<string, string>, personas: readonly Persona[]) {
-  const plan = state.plan!;
+function artifactFromState(
+  state: RunState,
+  plan: NonNullable<RunState['plan']>,
+  { deps, names, personas }: { deps: RunDeps; names: ReadonlyMap<string, string>; personas: readonly Persona[] },
+) {
   const synthesis = state.steps.find((s) => s.kind === 'synthesis');
   return {
     sections: modeSections(state, personas),

@@ -119,12 +119,13 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   });
   const state = run.state;
   let artifactPath: string | null = null;
-  if (options.artifact && state.plan) {
-    deps.onProgress?.({ kind: 'producing_artifact', run_id: state.run_id, path: state.plan.output_path });
+  const plan = state.plan;
+  if (options.artifact && plan) {
+    deps.onProgress?.({ kind: 'producing_artifact', run_id: state.run_id, path: plan.output_path });
     // Pictures go beside the artifact (its name without `.md`, plus the suffix) and are linked from it.
     const pictures = (options.attachments ?? []).map((a) => ({
       ...a,
-      path: `${state.plan!.output_path.replace(/\.md$/i, '')}${a.suffix}`,
+      path: `${plan.output_path.replace(/\.md$/i, '')}${a.suffix}`,
     }));
     const markdown = renderArtifact({
       ...options.artifact,
@@ -140,9 +141,9 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
       const svg = await deps.pictures.render(picture.picture);
       await deps.artifacts.write(picture.path, svg, state.command.input_artifacts);
     }
-    artifactPath = await deps.artifacts.write(state.plan.output_path, markdown, state.command.input_artifacts);
+    artifactPath = await deps.artifacts.write(plan.output_path, markdown, state.command.input_artifacts);
     const written = auditEvent('ARTIFACT_WRITTEN', runDecision('artifact', 'ARTIFACT_WRITTEN'), {
-      path: state.plan.output_path,
+      path: plan.output_path,
       bytes: Buffer.byteLength(markdown),
       sha256: deps.sha256(markdown),
       ...(resumedEnding ? { completed_after_restart: true } : {}),

@@ -71,7 +71,6 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
     ...(transcript ? { onProgress: new TranscriptFeed(reporter.onTranscript).onProgress } : {}),
     tracing: { onNotice: (message) => reporter.notice(message) },
   });
-  const { paths } = app;
   // A broken workspace would turn every good command into a rejected one: refuse to start instead.
   const problems = await checkWorkspace(app.deps);
   if (problems.length > 0) {

@@ -71,7 +71,8 @@ export function readStructured<S extends ObjectSchema>(
   )
     notes.add('prose');
 
-  const read = reads[0]!;
+  const [read] = reads;
+  if (!read) return fail(`no JSON object with the keys ${keys.join(', ')} was found`);
   for (const n of read.notes) notes.add(n);
   if (!read.success) return { ok: false, error: read.error, tolerated: [...notes], extraKeys: read.extraKeys };
   return { ok: true, value: read.data, tolerated: [...notes], extraKeys: read.extraKeys };

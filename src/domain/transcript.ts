@@ -51,9 +51,9 @@ function renderUnscreened(state: RunState, shown: string): string {
   if (state.trail.length === 0) out.push('_No decision yet._');
   else {
     out.push('| # | layer | decision | reason | decided by |', '|---:|---|---|---|---|');
-    state.trail.forEach((d, i) =>
-      out.push(`| ${i + 1} | ${d.layer} | ${d.decision}${d.sealed ? ' (sealed)' : ''} | ${d.reason_code} | ${d.final_decider} |`),
-    );
+    for (const [i, d] of state.trail.entries()) {
+      out.push(`| ${i + 1} | ${d.layer} | ${d.decision}${d.sealed ? ' (sealed)' : ''} | ${d.reason_code} | ${d.final_decider} |`);
+    }
   }
   for (const h of state.hitl)
     out.push(

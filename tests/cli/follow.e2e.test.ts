@@ -145,7 +145,7 @@ function expectCouncilStory(lines: Line[]): void {
   const ends = lines.flatMap((l, i) => (l.kind === 'step_finished' ? [i] : []));
   expect(starts).toHaveLength(7);
   expect(ends).toHaveLength(7);
-  starts.forEach((s, i) => expect(s).toBeGreaterThan(i === 0 ? 0 : (ends[i - 1] as number)));
+  for (const [i, s] of starts.entries()) expect(s).toBeGreaterThan(i === 0 ? 0 : (ends[i - 1] as number));
 
   const verdicts = lines.filter((l) => l.kind === 'step_finished' && l.step === 'verdict');
   expect(verdicts.map((l) => [l.persona, l.verdict])).toEqual([

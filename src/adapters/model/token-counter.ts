@@ -41,7 +41,7 @@ function loadCounter(): Counter {
 
 const BASE64 = (() => {
   const table = new Int16Array(128).fill(-1);
-  [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'].forEach((c, i) => (table[c.charCodeAt(0)] = i));
+  for (const [i, c] of [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'].entries()) table[c.charCodeAt(0)] = i;
   return table;
 })();
 

@@ -150,7 +150,8 @@ function assessmentsOf(done: readonly Step[]): Assessment[] {
 function renderAssessment(a: Assessment): string {
   const who = a.persona ? `[${a.persona}] ` : '';
   if (!a.valid || !a.vectors) return `${who}(no valid assessment: ${a.problem ?? 'missing'})`;
-  const vectors = VECTORS.map((v) => `${v} ${a.vectors![v].score.toFixed(2)}`).join(', ');
+  const scored = a.vectors;
+  const vectors = VECTORS.map((v) => `${v} ${scored[v].score.toFixed(2)}`).join(', ');
   return `${who}${a.action} (confidence ${a.confidence.toFixed(2)}): ${a.rationale}\nvectors: ${vectors}`;
 }
 

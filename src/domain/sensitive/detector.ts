@@ -88,7 +88,8 @@ function runnableRules(text: string): number {
   return runnable;
 }
 
-type Found = (candidate: Finding) => boolean | void;
+/** Takes a candidate; true when it wants no more. */
+type Found = (candidate: Finding) => boolean;
 
 /**
  * Offers `found` the part of `match` that `rule` selects: `stop` when `found` wants no more,
@@ -98,7 +99,7 @@ type Found = (candidate: Finding) => boolean | void;
 function offer(rule: DetectionRule, match: RegExpExecArray, found: Found): 'stop' | 'taken' | 'none' {
   const span = rule.select ? rule.select(match[0], match) : ([0, match[0].length] as const);
   if (span === undefined || span[1] <= span[0]) return 'none';
-  return found({ category: rule.category, start: match.index + span[0], end: match.index + span[1] }) === true ? 'stop' : 'taken';
+  return found({ category: rule.category, start: match.index + span[0], end: match.index + span[1] }) ? 'stop' : 'taken';
 }
 
 /**
@@ -155,6 +156,7 @@ export function detectSensitive(text: string): Finding[] {
   const candidates: Finding[] = [];
   scanCandidates(text, (candidate) => {
     candidates.push(candidate);
+    return false;
   });
   return resolveOverlaps(candidates);
 }
@@ -170,6 +172,7 @@ export function detectSensitiveWithoutShortcuts(text: string): Finding[] {
     text,
     (candidate) => {
       candidates.push(candidate);
+      return false;
     },
     false,
   );
