@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { cli, dropCommand, engineLedger, engineWorkspace, ROOT, runSoak, startIntake, startWorker } from '../../bench/pg-cluster.mjs';
+import { cli, dropCommand, engineLedger, engineWorkspace, ROOT, startIntake, startWorker } from '../../bench/pg-cluster.mjs';
 import { useEngine } from '../helpers/engine.js';
 
 const { database, server, started, workspace } = useEngine();
@@ -232,21 +232,4 @@ describe('an intake and workers on one engine', () => {
     expect(await listDir(path.join(ws, 'outputs'))).toHaveLength(6);
     expect(cli(['audit', 'verify', '--all', '--workspace', ws]).code).toBe(0);
   }, 90_000);
-
-  it('soak: 3 workers, 30 commands, 3 kill -9 mid-run — nothing lost, nothing done twice, every chain verifies', async () => {
-    const url = await database();
-    const result = await runSoak({ url, commands: 30, workers: 3, kills: 3 });
-    workspace(result.ws);
-    expect(result.kills).toBe(3);
-    expect(result).toMatchObject({
-      lost: 0,
-      runTwice: 0,
-      repeatedSteps: 0,
-      completed: 30,
-      outputs: 30,
-      auditVerified: true,
-      notCompleted: [],
-    });
-    expect(result.resumedRuns).toBeGreaterThanOrEqual(1);
-  }, 120_000);
 });

@@ -6,6 +6,11 @@ import { detectSensitive, detectSensitiveWithoutShortcuts, hasSensitive, redactS
 import { makeTranscript, modelCallRecord, prng, transcriptRecords } from '../../fixtures/council-transcript.js';
 import { SENSITIVE_CORPUS } from '../../fixtures/sensitive-corpus.js';
 
+// Seeded, so every run tries the same texts; the suite's size keeps it fast, a soak goes further:
+// MAESTRO_DIFFERENTIAL_TEXTS=100000 npx vitest run tests/domain/sensitive/differential.test.ts
+const TEXTS = Number(process.env.MAESTRO_DIFFERENTIAL_TEXTS ?? 6000);
+const RECORDS = Number(process.env.MAESTRO_DIFFERENTIAL_RECORDS ?? 2000);
+
 // Issue 13 item 5 made the detector fast with shortcuts (hints, and `starts`: only the offsets
 // where a match can begin); they must change nothing. Issue 22 changed the rules on purpose, so
 // the oracle is no longer a frozen copy of an older detector but the same rules run the slow way:
@@ -329,10 +334,10 @@ describe('the detector with its shortcuts against the same rules run the slow wa
     for (const turn of turns.slice(0, 3000)) expect(detectSensitive(turn)).toEqual(detectSensitiveWithoutShortcuts(turn));
   });
 
-  it('finds exactly the same on 20,000 generated texts built on the edges of its shortcuts', () => {
+  it(`finds exactly the same on ${TEXTS} generated texts built on the edges of its shortcuts`, () => {
     const random = prng(13_5);
     let findings = 0;
-    for (let i = 0; i < 20_000; i++) {
+    for (let i = 0; i < TEXTS; i++) {
       const text = fuzzText(random);
       findings += detectSensitiveWithoutShortcuts(text).length;
       same(text);
@@ -439,11 +444,11 @@ describe('the audit sanitizer with its shortcuts against the plain detector', ()
     });
   });
 
-  it('writes exactly the same records (or fails alike) for 5,000 generated ones, cached or not', () => {
+  it(`writes exactly the same records (or fails alike) for ${RECORDS} generated ones, cached or not`, () => {
     const random = prng(13_55);
     const sanitizeCached = sanitizeBoth();
     const sanitizePlain = sanitizeBoth(defaultSensitiveScanner);
-    for (let i = 0; i < 5_000; i++) {
+    for (let i = 0; i < RECORDS; i++) {
       const record = modelCallRecord(fuzzDetails(random), i);
       const cached = sanitizeCached(record);
       expect(cached.shortcuts, JSON.stringify(record.details)).toEqual(cached.plain);
