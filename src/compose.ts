@@ -22,7 +22,7 @@ import { countTokens, countTokensIfLoaded } from './adapters/model/token-counter
 import { WorkspacePaths } from './adapters/fs/workspace-paths.js';
 import { assertWorkspace } from './adapters/fs/workspace-guard.js';
 import { VegaPictureRenderer } from './adapters/system/vega-pictures.js';
-import { readPackageVersion } from './cli/package-info.js';
+import { readPackageVersion } from './package-info.js';
 import { loadWorkspaceConfig, readOfflineDelayMs, resolveEngineUrl } from './config.js';
 import type { EngineHandle } from './compose-engine.js';
 import type { Clock, LlmClient, OnProgress } from './domain/ports.js';

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { initWorkspace, type ScaffoldReport } from '../compose/workspace.js';
 import { ExitError } from '../domain/errors.js';
 import type { Io } from './io.js';
-import { invocation, PACKAGE_ROOT } from './package-info.js';
+import { invocation, PACKAGE_ROOT } from '../package-info.js';
 import { chalkFor } from './style.js';
 
 const HELP = `

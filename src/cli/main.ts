@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { AppError, ExitError, InternalError, InvalidInputError } from '../domain/errors.js';
 import { defaultIo, type Io } from './io.js';
-import { readPackageVersion } from './package-info.js';
+import { readPackageVersion } from '../package-info.js';
 
 /** Exit codes, as DESIGN.md fixes them. */
 export const EXIT = { completed: 0, error: 1, invalid: 2, paused: 3, stopped: 4, guardrail_stopped: 5, interrupted: 130 } as const;

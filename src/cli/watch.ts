@@ -6,7 +6,7 @@ import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { handleStopSignals, type SignalProcess } from './stop-signals.js';
-import { readPackageVersion } from './package-info.js';
+import { readPackageVersion } from '../package-info.js';
 import { TranscriptFeed } from './transcript-feed.js';
 import { pickWatchOutput, WatchReporter } from './watch-reporter.js';
 

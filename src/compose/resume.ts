@@ -3,7 +3,7 @@ import { findClaim } from '../adapters/fs/inflight-claims.js';
 import { FsRunLiveness, showRun, type RunLiveness, type ShownRun } from '../adapters/fs/run-liveness.js';
 import { resumeRun, RunNotResumableError } from '../app/process-command.js';
 import type { RunOutcome } from '../app/run-deps.js';
-import { readPackageVersion } from '../cli/package-info.js';
+import { readPackageVersion } from '../package-info.js';
 import type { App } from '../compose.js';
 import { RunBusyError } from '../domain/errors.js';
 import type { RunState } from '../domain/run-state.js';
