@@ -109,7 +109,13 @@ async function stopDecided(run: StartedRun, pause: PauseRecord, note: string | u
   const names = new Map(loaded.map((p) => [p.id, p.name]));
   const current = run.state;
   const ending = decideRun({ kind: 'person_stop' });
-  return settleRun({ run, deps, ending, message, ...(current.plan ? { draft: artifactFromState(current, current.plan, { deps, names, personas: loaded }) } : {}) });
+  return settleRun({
+    run,
+    deps,
+    ending,
+    message,
+    ...(current.plan ? { draft: artifactFromState(current, current.plan, { deps, names, personas: loaded }) } : {}),
+  });
 }
 
 /** Whether a `continue` on a running run still waits for its resumer, and whether a live process runs it. */
