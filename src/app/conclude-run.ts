@@ -220,5 +220,6 @@ function completedMessage(options: {
   const verdictWord = options.cleared ? `continued by a person over the council's ${arbitration.final_action}` : arbitration.final_action;
   const cost = usage.cost_usd !== undefined && usage.cost_usd > 0 ? `, $${usage.cost_usd.toFixed(4)}` : '';
   const calls = `${usage.calls} model calls, ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion tokens${cost}`;
-  return `completed: ${verdictWord} (${arbitration.strategy}, agreement ${(arbitration.agreement * 100).toFixed(0)}%) · ${calls}${options.notes}`;
+  const agreement = `${arbitration.strategy}, agreement ${(arbitration.agreement * 100).toFixed(0)}%`;
+  return `completed: ${verdictWord} (${agreement}) · ${calls}${options.notes}`;
 }
