@@ -1,13 +1,14 @@
 import { auditEvent } from '../domain/audit.js';
 import { screenText } from '../domain/screen.js';
 import type { ReasonCode } from '../domain/codes.js';
-import { runDecision } from '../domain/decision.js';
+import { runDecision, type DecisionRecord } from '../domain/decision.js';
 import { decideRun, type Ending } from '../domain/run/policy.js';
 import { explainArbitrationPause } from '../domain/stop-explanation.js';
-import type { DeliberationMode, ModeContext } from '../domain/modes/mode.js';
+import type { ArbitrationResult } from '../domain/arbitration.js';
+import type { Conclusion, DeliberationMode, ModeContext } from '../domain/modes/mode.js';
 import type { StartedRun } from '../domain/ports.js';
 import type { HistoryMessage } from '../domain/session-state.js';
-import { approvedReasons, wasRehearsal } from '../domain/run-state.js';
+import { approvedReasons, wasRehearsal, type RunPlan, type RunState } from '../domain/run-state.js';
 import { totalUsage } from '../domain/usage.js';
 import { settleRun, type DraftInput } from './settle-run.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
@@ -29,69 +30,17 @@ export async function concludeRun(options: {
   const state = run.state;
   const conclusion = mode.conclude(ctx, state.steps);
   const { arbitration } = conclusion;
-  const councilReason: ReasonCode =
-    arbitration.final_action === 'proceed'
-      ? 'ARBITRATION_PROCEED'
-      : arbitration.conflicts.length > 0 && arbitration.agreement < 1
-        ? 'REL_ARBITRATION_CONFLICT'
-        : arbitration.final_action === 'investigate'
-          ? 'ARBITRATION_INVESTIGATE'
-          : 'ARBITRATION_ESCALATE';
-  // Only a readable verdict is the council's doubt: when no readable verdict doubted, the verdicts that
-  // kept the run from proceeding could not be read, which is an outage of their route.
-  const readableDoubt = conclusion.verdicts.some((v) => v.valid && v.action !== 'proceed');
-  const doubt: Ending = readableDoubt
-    ? decideRun({ kind: 'council_doubt', reason: councilReason })
-    : decideRun({ kind: 'reply_unreadable', call: ctx.plan.mode === 'parallel' ? 'assessment' : 'verdict' });
-  // A person who chose `continue` on this very pause has cleared it; the council's verdict stays on record.
-  const cleared = arbitration.final_action !== 'proceed' && approvedReasons(state).has(doubt.decision.reason_code);
-  const proceed = arbitration.final_action === 'proceed' || cleared;
-  const decision = proceed ? runDecision('arbitration', cleared ? 'ARBITRATION_CLEARED_BY_PERSON' : councilReason) : doubt.decision;
-  const arbitrated = auditEvent('ARBITRATED', decision, {
-    strategy: arbitration.strategy,
-    final_action: arbitration.final_action,
-    agreement: Math.round(arbitration.agreement * 1000) / 1000,
-    votes: arbitration.votes,
-    invalid_verdicts: conclusion.verdicts.filter((v) => !v.valid).map((v) => v.persona),
-    ...conclusion.audit,
-    ...(cleared ? { cleared_by_person: doubt.decision.reason_code } : {}),
-    ...(!proceed && !readableDoubt ? { unreadable_verdicts: conclusion.verdicts.filter((v) => !v.valid).map((v) => v.persona) } : {}),
-  });
-  // A run concluded again to complete its ending (after a restart) does not record the arbitration
-  // twice. When the arbitration lets the run go on, its decision joins the trail with its record.
+  const judgement = judge(conclusion, { state, ctx });
+  // A run concluded again to complete its ending (after a restart) does not record the arbitration twice.
   const resumedEnding = state.finishing !== undefined;
-  const decided = proceed && !resumedEnding ? { event: { type: 'decided' as const, decision } } : {};
-  await run.commit({ ...decided, records: [arbitrated], completesEnding: resumedEnding });
-  deps.onProgress?.({
-    kind: 'arbitrated',
-    run_id: state.run_id,
-    strategy: arbitration.strategy,
-    final_action: arbitration.final_action,
-    agreement: arbitration.agreement,
-    reasoning: arbitration.reasoning,
-    votes: { ...arbitration.votes },
-  });
+  await recordArbitration({ run, deps, state, conclusion, judgement, resumedEnding });
 
   const plan = state.plan ?? ctx.plan;
-  const draft: DraftInput = {
-    runId: state.run_id,
-    task: ctx.task,
-    inputArtifacts: state.command.input_artifacts,
-    plan,
-    personaNames: new Map([...ctx.personas.values()].map((p) => [p.id, p.name])),
-    startedAt: state.created_at,
-    rehearsal: wasRehearsal(state) ?? options.rehearsal,
-    steps: state.steps,
-    verdicts: conclusion.verdicts,
-    arbitration,
-    proposal: conclusion.proposal,
-    prices: deps.config.prices,
-    reroutes: state.reroutes,
-    sections: conclusion.sections,
-  };
+  const draft = draftOf({ state, ctx, plan, conclusion, deps, rehearsal: options.rehearsal });
   // What the mode wants people to see on the outcome line (e.g. which guardrail ended a loop).
   const notes = (conclusion.notes ?? []).map((n) => ` · ${n}`).join('');
-  if (!proceed) {
+  const { doubt } = judgement;
+  if (!judgement.proceed) {
     const message =
       explainArbitrationPause({
         runId: state.run_id,
@@ -112,10 +61,137 @@ export async function concludeRun(options: {
 
   // Successful end: the artifact is written, then the session states are saved (persistent council) —
   // only once the artifact is on disk, so a failed write never leaves memory of a run that produced nothing.
-  const saveSessions = async (): Promise<void> => {
+  const saveSessions = sessionSaver({ run, deps, state, personas: plan.personas, resumedEnding });
+  return settleRun({
+    run,
+    deps,
+    ending: decideRun({ kind: 'completed' }),
+    message: completedMessage({ arbitration, cleared: judgement.cleared, usage: totalUsage(run.state.steps, deps.config.prices), notes }),
+    draft,
+    attachments: conclusion.attachments,
+    afterArtifact: saveSessions,
+  });
+}
+
+/** What the arbitration means for the run. */
+interface Judgement {
+  /** The ending when the run does not go on: the council's doubt, or an outage of the unreadable verdicts' route. */
+  readonly doubt: Ending;
+  /** Whether a readable verdict doubted. */
+  readonly readableDoubt: boolean;
+  /** A person chose `continue` on this very pause. */
+  readonly cleared: boolean;
+  readonly proceed: boolean;
+  /** The decision the arbitration is recorded with. */
+  readonly decision: DecisionRecord;
+}
+
+function judge(conclusion: Conclusion, at: { state: RunState; ctx: ModeContext }): Judgement {
+  const { arbitration } = conclusion;
+  const councilReason = councilReasonOf(arbitration);
+  // Only a readable verdict is the council's doubt: when no readable verdict doubted, the verdicts that
+  // kept the run from proceeding could not be read, which is an outage of their route.
+  const readableDoubt = conclusion.verdicts.some((v) => v.valid && v.action !== 'proceed');
+  const doubt: Ending = readableDoubt
+    ? decideRun({ kind: 'council_doubt', reason: councilReason })
+    : decideRun({ kind: 'reply_unreadable', call: at.ctx.plan.mode === 'parallel' ? 'assessment' : 'verdict' });
+  // A person who chose `continue` on this very pause has cleared it; the council's verdict stays on record.
+  const cleared = arbitration.final_action !== 'proceed' && approvedReasons(at.state).has(doubt.decision.reason_code);
+  const proceed = arbitration.final_action === 'proceed' || cleared;
+  const decision = proceed ? runDecision('arbitration', cleared ? 'ARBITRATION_CLEARED_BY_PERSON' : councilReason) : doubt.decision;
+  return { doubt, readableDoubt, cleared, proceed, decision };
+}
+
+/** The council's own reason for its final action. */
+function councilReasonOf(arbitration: ArbitrationResult): ReasonCode {
+  return arbitration.final_action === 'proceed'
+    ? 'ARBITRATION_PROCEED'
+    : arbitration.conflicts.length > 0 && arbitration.agreement < 1
+      ? 'REL_ARBITRATION_CONFLICT'
+      : arbitration.final_action === 'investigate'
+        ? 'ARBITRATION_INVESTIGATE'
+        : 'ARBITRATION_ESCALATE';
+}
+
+/** The arbitration's record (once), and the arbitration shown to whoever follows the run. */
+async function recordArbitration(options: {
+  run: StartedRun;
+  deps: RunDeps;
+  state: RunState;
+  conclusion: Conclusion;
+  judgement: Judgement;
+  resumedEnding: boolean;
+}): Promise<void> {
+  const { run, deps, conclusion, judgement, resumedEnding } = options;
+  const { arbitration } = conclusion;
+  const { proceed, decision } = judgement;
+  const arbitrated = auditEvent('ARBITRATED', decision, {
+    strategy: arbitration.strategy,
+    final_action: arbitration.final_action,
+    agreement: Math.round(arbitration.agreement * 1000) / 1000,
+    votes: arbitration.votes,
+    invalid_verdicts: conclusion.verdicts.filter((v) => !v.valid).map((v) => v.persona),
+    ...conclusion.audit,
+    ...(judgement.cleared ? { cleared_by_person: judgement.doubt.decision.reason_code } : {}),
+    ...(!proceed && !judgement.readableDoubt
+      ? { unreadable_verdicts: conclusion.verdicts.filter((v) => !v.valid).map((v) => v.persona) }
+      : {}),
+  });
+  // When the arbitration lets the run go on, its decision joins the trail with its record.
+  const decided = proceed && !resumedEnding ? { event: { type: 'decided' as const, decision } } : {};
+  await run.commit({ ...decided, records: [arbitrated], completesEnding: resumedEnding });
+  deps.onProgress?.({
+    kind: 'arbitrated',
+    run_id: options.state.run_id,
+    strategy: arbitration.strategy,
+    final_action: arbitration.final_action,
+    agreement: arbitration.agreement,
+    reasoning: arbitration.reasoning,
+    votes: { ...arbitration.votes },
+  });
+}
+
+/** The artifact's content as the run concluded it (written now, or kept as a draft beside a pause). */
+function draftOf(options: {
+  state: RunState;
+  ctx: ModeContext;
+  plan: RunPlan;
+  conclusion: Conclusion;
+  deps: RunDeps;
+  rehearsal: boolean;
+}): DraftInput {
+  const { state, ctx, conclusion } = options;
+  return {
+    runId: state.run_id,
+    task: ctx.task,
+    inputArtifacts: state.command.input_artifacts,
+    plan: options.plan,
+    personaNames: new Map([...ctx.personas.values()].map((p) => [p.id, p.name])),
+    startedAt: state.created_at,
+    rehearsal: wasRehearsal(state) ?? options.rehearsal,
+    steps: state.steps,
+    verdicts: conclusion.verdicts,
+    arbitration: conclusion.arbitration,
+    proposal: conclusion.proposal,
+    prices: options.deps.config.prices,
+    reroutes: state.reroutes,
+    sections: conclusion.sections,
+  };
+}
+
+/** Saves each persona's part of the run to its memory, then records that it did. */
+function sessionSaver(options: {
+  run: StartedRun;
+  deps: RunDeps;
+  state: RunState;
+  personas: readonly string[];
+  resumedEnding: boolean;
+}): () => Promise<void> {
+  const { run, deps, state, personas } = options;
+  return async () => {
     // Each persona's file has its own lock, so they are saved at once; every save settles before a failure is reported.
     const saved = await Promise.allSettled(
-      plan.personas.map((id) => {
+      personas.map((id) => {
         // Memory outlives the run: what it keeps is screened (a task sent as it was given stays out of it).
         const messages: HistoryMessage[] = run.state.steps
           .filter((s) => s.persona === id)
@@ -128,18 +204,22 @@ export async function concludeRun(options: {
     );
     const failed = saved.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
-    const record = auditEvent('SESSIONS_SAVED', runDecision('session', 'SESSION_SAVED'), { personas: plan.personas });
-    await run.commit({ records: [record], completesEnding: resumedEnding });
+    const record = auditEvent('SESSIONS_SAVED', runDecision('session', 'SESSION_SAVED'), { personas });
+    await run.commit({ records: [record], completesEnding: options.resumedEnding });
   };
-  const usage = totalUsage(run.state.steps, deps.config.prices);
-  const verdictWord = cleared ? `continued by a person over the council's ${arbitration.final_action}` : arbitration.final_action;
-  return settleRun({
-    run,
-    deps,
-    ending: decideRun({ kind: 'completed' }),
-    message: `completed: ${verdictWord} (${arbitration.strategy}, agreement ${(arbitration.agreement * 100).toFixed(0)}%) · ${usage.calls} model calls, ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion tokens${usage.cost_usd !== undefined && usage.cost_usd > 0 ? `, $${usage.cost_usd.toFixed(4)}` : ''}${notes}`,
-    draft,
-    attachments: conclusion.attachments,
-    afterArtifact: saveSessions,
-  });
+}
+
+/** The outcome line of a completed run: the verdict, how the council agreed, and what the calls cost. */
+function completedMessage(options: {
+  arbitration: ArbitrationResult;
+  cleared: boolean;
+  usage: ReturnType<typeof totalUsage>;
+  notes: string;
+}): string {
+  const { arbitration, usage } = options;
+  const verdictWord = options.cleared ? `continued by a person over the council's ${arbitration.final_action}` : arbitration.final_action;
+  const cost = usage.cost_usd !== undefined && usage.cost_usd > 0 ? `, $${usage.cost_usd.toFixed(4)}` : '';
+  const calls = `${usage.calls} model calls, ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion tokens${cost}`;
+  const agreement = `${arbitration.strategy}, agreement ${(arbitration.agreement * 100).toFixed(0)}%`;
+  return `completed: ${verdictWord} (${agreement}) · ${calls}${options.notes}`;
 }

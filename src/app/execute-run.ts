@@ -6,7 +6,7 @@ import { runDecision } from '../domain/decision.js';
 import { BudgetExceededError } from '../domain/errors.js';
 import { evaluateGates, taskSensitivity, type GateFacts } from '../domain/gates.js';
 import { selectHistory, type HistoryView } from '../domain/history.js';
-import type { ModeContext, StepSpec } from '../domain/modes/mode.js';
+import type { DeliberationMode, ModeContext, ModeNext, StepSpec } from '../domain/modes/mode.js';
 import { modeFor } from '../domain/modes/registry.js';
 import { orchestratorSystemPrompt, planRequestPrompt } from '../domain/prompts.js';
 import { nextStep } from '../domain/run-machine.js';
@@ -18,17 +18,18 @@ import { redactSensitive } from '../domain/sensitive/detector.js';
 import { explainGateStop } from '../domain/stop-explanation.js';
 import { totalUsage } from '../domain/usage.js';
 import type { CommandFile } from '../domain/command-file.js';
-import { checkCommand } from './check-command.js';
+import { checkCommand, type CommandCheck } from './check-command.js';
 import { concludeRun } from './conclude-run.js';
 import { settleRun } from './settle-run.js';
 import { GuardedKnowledgeBase } from './guarded-knowledge.js';
 import { callFailure } from './call-failure.js';
 import { prepareModels, type PreparedModels } from './prepare-models.js';
 import { classifierRoute, classifyTask, stepRecords, uniteAdvice } from './run-records.js';
-import { runStep } from './run-step.js';
+import { runStep, type StepRunnerDeps } from './run-step.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 import { modeSettings } from './mode-settings.js';
-import { planMode, readModeSettings } from '../domain/modes/settings.js';
+import { planMode, readModeSettings, type ModeSettings } from '../domain/modes/settings.js';
+import type { GatheredFacts } from './gate-facts.js';
 
 /**
  * Runs a validated command from wherever its checkpoint left off. Set-up (personas, the command
@@ -42,12 +43,57 @@ export async function executeRun(run: StartedRun, deps: RunDeps, command: Comman
   if ('outcome' in setup) return setup.outcome;
   const { ctx, models, requestPlan } = setup;
   const mode = modeFor(ctx.plan.mode);
-  const limits = { ...deps.config.budget, ...command.config.budget };
+  const turn: Turn = {
+    run,
+    deps,
+    ctx,
+    mode,
+    requestPlan,
+    budgetCheck: budgetChecker({ run, deps, command, models }),
+    settings: modeSettings(ctx.plan),
+    stepDeps: stepRunnerDeps({ run, deps, ctx, models }),
+  };
+  for (;;) {
+    const next = nextStep(run.state, mode, ctx);
+    if (next.kind === 'complete_ending') return completeEnding(run, deps);
+    if (next.kind === 'conclude') return concludeRun({ run, deps, ctx, mode, rehearsal: models.rehearsal, requestPlan });
+    if (next.kind === 'hold') {
+      // A mode holds only on a reply it could not read, even when asked again: an outage of that call's route.
+      const ending = decideRun({ kind: 'reply_unreadable', call: next.call });
+      return settleRun({ run, deps, ending, message: next.message, details: { ...next.details }, requestPlan });
+    }
+    const ended = await runTurn(turn, next);
+    if (ended) return ended;
+  }
+}
+
+/** What every turn of a run shares. */
+interface Turn {
+  readonly run: StartedRun;
+  readonly deps: RunDeps;
+  readonly ctx: ModeContext;
+  readonly mode: DeliberationMode;
+  readonly requestPlan: () => Promise<string>;
+  /** The budget, checked before a turn's calls and after each one is recorded. */
+  readonly budgetCheck: (phase: 'before' | 'after') => BudgetExceeded | null;
+  readonly settings: ModeSettings;
+  readonly stepDeps: StepRunnerDeps;
+}
+
+/** The run's budget check, from the limits and prices it starts with, unless a person chose to continue past the budget. */
+function budgetChecker(options: {
+  run: StartedRun;
+  deps: RunDeps;
+  command: CommandFile;
+  models: PreparedModels;
+}): (phase: 'before' | 'after') => BudgetExceeded | null {
+  const { run, deps } = options;
+  const limits = { ...deps.config.budget, ...options.command.config.budget };
   const approved = approvedReasons(run.state);
-  const unpriced = [...models.resolved.values()]
+  const unpriced = [...options.models.resolved.values()]
     .filter((r) => r.provider !== 'offline' && !deps.config.prices[r.model])
     .map((r) => r.model);
-  const budgetCheck = (phase: 'before' | 'after'): BudgetExceeded | null => {
+  return (phase) => {
     if (approved.has('BUDGET_EXCEEDED')) return null; // a person chose to continue past the budget
     const usage = totalUsage(run.state.steps, deps.config.prices);
     const elapsedSeconds = (deps.clock.now().getTime() - Date.parse(run.state.created_at)) / 1000;
@@ -59,9 +105,12 @@ export async function executeRun(run: StartedRun, deps: RunDeps, command: Comman
       unpricedModels: [...new Set([...unpriced, ...usage.unpriced])].sort(),
     });
   };
-  const settings = modeSettings(ctx.plan);
-  // The same for every call of the run; only the per-call limit depends on whether calls run at once.
-  const stepDeps = {
+}
+
+/** The same for every call of the run; only the per-call limit depends on whether calls run at once. */
+function stepRunnerDeps(options: { run: StartedRun; deps: RunDeps; ctx: ModeContext; models: PreparedModels }): StepRunnerDeps {
+  const { run, deps, ctx, models } = options;
+  return {
     runId: run.state.run_id,
     rounds: ctx.plan.rounds,
     llm: models.llm,
@@ -73,51 +122,62 @@ export async function executeRun(run: StartedRun, deps: RunDeps, command: Comman
     ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
     ...(deps.signal ? { signal: deps.signal } : {}),
   };
+}
 
-  for (;;) {
-    const next = nextStep(run.state, mode, ctx);
-    if (next.kind === 'complete_ending') return completeEnding(run, deps);
-    if (next.kind === 'conclude') return concludeRun({ run, deps, ctx, mode, rehearsal: models.rehearsal, requestPlan });
-    if (next.kind === 'hold') {
-      // A mode holds only on a reply it could not read, even when asked again: an outage of that call's route.
-      const ending = decideRun({ kind: 'reply_unreadable', call: next.call });
-      return settleRun({ run, deps, ending, message: next.message, details: { ...next.details }, requestPlan });
-    }
-    let failed: StepSpec | undefined;
-    try {
-      deps.signal?.throwIfAborted();
-      const before = budgetCheck('before');
-      if (before) throw new BudgetExceededError(before);
-      await runSteps(next.steps, next.concurrent ? settings.concurrency : 1, async (spec) => {
-        const step = await runStep(spec, next.concurrent ? { ...stepDeps, timeoutMs: settings.callTimeoutMs } : stepDeps).catch(
-          (error: unknown) => {
-            failed ??= spec;
-            throw error;
-          },
-        );
-        // The step and its audit records (the call's, and what the mode makes of it): one commit.
-        let kept = step;
-        let notices: string[] = [];
-        const records = (recorded: RunState): AuditEvent[] => {
-          kept = recorded.steps.find((s) => s.id === step.id) as Step;
-          const events = mode.onStepRecorded?.(ctx, recorded.steps, kept) ?? [];
-          notices = events.flatMap((e) => (e.notice ? [e.notice] : []));
-          return [...stepRecords(kept, deps), ...events.map((e) => e.audit)];
-        };
-        await run.commit({ event: { type: 'step_recorded', step }, records });
-        deps.telemetry?.recordStepContent({ runId: run.state.run_id, persona: kept.persona, prompt: kept.prompt, reply: kept.reply });
-        for (const message of notices) deps.onProgress?.({ kind: 'notice', run_id: run.state.run_id, message });
-        const after = budgetCheck('after');
-        if (after) throw new BudgetExceededError(after);
-      });
-    } catch (error) {
-      if (deps.signal?.aborted) throw error;
-      const call = failed?.purpose ?? next.steps[0]?.purpose ?? 'turn';
-      const failure = callFailure(error, call, failed ? { id: failed.id, persona: failed.persona } : undefined);
-      if (!failure) throw error;
-      return settleRun({ run, deps, ending: failure.ending, message: failure.message, details: failure.details, requestPlan });
-    }
+/**
+ * The calls of one turn, between budget checks, each recorded the moment it finishes. A call that
+ * fails ends the run as its failure says (an interrupt is thrown on); otherwise the loop goes on.
+ */
+async function runTurn(turn: Turn, next: Extract<ModeNext, { kind: 'steps' }>): Promise<RunOutcome | undefined> {
+  const { run, deps, settings, stepDeps } = turn;
+  let failed: StepSpec | undefined;
+  try {
+    deps.signal?.throwIfAborted();
+    const before = turn.budgetCheck('before');
+    if (before) throw new BudgetExceededError(before);
+    await runSteps(next.steps, next.concurrent ? settings.concurrency : 1, async (spec) => {
+      const step = await runStep(spec, next.concurrent ? { ...stepDeps, timeoutMs: settings.callTimeoutMs } : stepDeps).catch(
+        (error: unknown) => {
+          failed ??= spec;
+          throw error;
+        },
+      );
+      await recordStep(turn, step);
+    });
+  } catch (error) {
+    if (deps.signal?.aborted) throw error;
+    const call = failed?.purpose ?? next.steps[0]?.purpose ?? 'turn';
+    const failure = callFailure(error, call, failed ? { id: failed.id, persona: failed.persona } : undefined);
+    if (!failure) throw error;
+    return settleRun({
+      run,
+      deps,
+      ending: failure.ending,
+      message: failure.message,
+      details: failure.details,
+      requestPlan: turn.requestPlan,
+    });
   }
+  return undefined;
+}
+
+/** A finished step goes on the record, shown and traced; then the budget is checked again. */
+async function recordStep(turn: Turn, step: Step): Promise<void> {
+  const { run, deps, ctx, mode } = turn;
+  // The step and its audit records (the call's, and what the mode makes of it): one commit.
+  let kept = step;
+  let notices: string[] = [];
+  const records = (recorded: RunState): AuditEvent[] => {
+    kept = recorded.steps.find((s) => s.id === step.id) as Step;
+    const events = mode.onStepRecorded?.(ctx, recorded.steps, kept) ?? [];
+    notices = events.flatMap((e) => (e.notice ? [e.notice] : []));
+    return [...stepRecords(kept, deps), ...events.map((e) => e.audit)];
+  };
+  await run.commit({ event: { type: 'step_recorded', step }, records });
+  deps.telemetry?.recordStepContent({ runId: run.state.run_id, persona: kept.persona, prompt: kept.prompt, reply: kept.reply });
+  for (const message of notices) deps.onProgress?.({ kind: 'notice', run_id: run.state.run_id, message });
+  const after = turn.budgetCheck('after');
+  if (after) throw new BudgetExceededError(after);
 }
 
 /**
@@ -149,6 +209,61 @@ type SetUp = { outcome: RunOutcome } | { ctx: ModeContext; models: PreparedModel
  * bounded memory. Ends the run here when something stops or pauses it.
  */
 async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Promise<SetUp> {
+  const prepared = await checkAndPrepare({ run, deps, command });
+  if ('outcome' in prepared) return prepared;
+  const { check, models, plan } = prepared;
+  const { gathered } = check;
+  const redact = gathered.facts.piiCategories.length > 0 && deps.config.policy.pii === 'redact';
+  const task = redact ? redactSensitive(command.task_description).text : command.task_description;
+  const requestPlan = planRequester({ run, deps, models, plan, task });
+  const ending = run.state.finishing;
+  if (ending && ending.decision.decision !== 'RUN') return { outcome: await completeEnding(run, deps) };
+
+  // Each persona's bounded memory, read before the mediator is asked: the council's first call then
+  // follows the gates at once. (A corrupt session file is moved aside and recorded here.)
+  const histories = await loadHistories({ run, deps, personas: plan.personas });
+  if (!ending) {
+    const stopped = await judgeTask({ run, deps, command, prepared, requestPlan });
+    if (stopped) return { outcome: stopped };
+  }
+  await announceStart({ run, deps, plan, inputs: gathered.inputs, ending });
+  const inputs = redact
+    ? gathered.inputs.map((i) => ({ ...i, result: { ...i.result, content: redactSensitive(i.result.content ?? '').text } }))
+    : gathered.inputs;
+  const ctx: ModeContext = {
+    runId: run.state.run_id,
+    command,
+    task,
+    plan: run.state.plan ?? plan,
+    personas: models.personas,
+    briefing: composeBriefing({ task, inputs }),
+    histories,
+    maxRequestsPerTurn: deps.config.knowledge.max_requests_per_turn,
+    inputs,
+    screen: (text) => (redact ? redactSensitive(text).text : text),
+    approved: prepared.approved,
+  };
+  return { ctx, models, requestPlan };
+}
+
+/** The command checked, the models prepared for it and the run's plan. */
+interface Prepared {
+  readonly check: CommandCheck;
+  readonly models: PreparedModels;
+  readonly plan: RunPlan;
+  /** What the task is, as the policy sees it: the rules' facts, joined by the mediator's advice once it is in. */
+  readonly facts: { current: GateFacts };
+  /** The reasons a person chose to continue past, as the run started. */
+  readonly approved: Set<string>;
+}
+
+/** The command check (personas, paths, inputs, gates), the routes and the plan; broken personas or routes end the run here. */
+async function checkAndPrepare(options: {
+  run: StartedRun;
+  deps: RunDeps;
+  command: CommandFile;
+}): Promise<Prepared | { outcome: RunOutcome }> {
+  const { run, deps, command } = options;
   const outputPath = run.state.plan?.output_path ?? command.output_artifact_path ?? `outputs/${run.state.run_id}.md`;
   const approved = approvedReasons(run.state);
   const check = await checkCommand({ command, runId: run.state.run_id, outputPath, approved, deps });
@@ -156,32 +271,57 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
     return { outcome: await invalidSetup(run, deps, 'PERSONAS_INVALID', 'persona files are broken', [...check.personaProblems]) };
   const byId = new Map(check.personas.map((p) => [p.id, p]));
   const personaIds = command.config.personas ?? check.personas.map((p) => p.id);
-  const { gathered } = check;
-  // What the task is, as the policy sees it: the rules' facts, joined by the mediator's advice once it is in.
-  let facts: GateFacts = gathered.facts;
-  const models = prepareModels({ state: run.state, personaIds, personas: byId, deps, sensitivity: () => taskSensitivity(facts), run });
+  const facts = { current: check.gathered.facts };
+  const sensitivity = (): ReturnType<typeof taskSensitivity> => taskSensitivity(facts.current);
+  const models = prepareModels({ state: run.state, personaIds, personas: byId, deps, sensitivity, run });
   if (models.problems.length > 0)
     return { outcome: await invalidSetup(run, deps, 'ROUTES_INVALID', 'model routes are not usable', models.problems) };
+  const plan = composePlan({ run, deps, command, personaIds, outputPath, models });
+  return { check, models, plan, facts, approved };
+}
 
+/** The run's plan: the one its checkpoint keeps, or a new one from the command and the workspace's settings. */
+function composePlan(options: {
+  run: StartedRun;
+  deps: RunDeps;
+  command: CommandFile;
+  personaIds: string[];
+  outputPath: string;
+  models: PreparedModels;
+}): RunPlan {
+  const { run, deps, command, personaIds, models } = options;
   const mode = planMode(command, deps.config.deliberation.mode);
   const settings = planSettings(command, deps);
-  const plan: RunPlan = run.state.plan ?? {
-    mode,
-    personas: personaIds,
-    // In the supervisor loop a "round" is an iteration: progress shows `iteration n/max`.
-    rounds:
-      mode === 'supervisor' ? readModeSettings(settings).maxIterations : (command.config.max_rounds ?? deps.config.deliberation.max_rounds),
-    synthesizer: command.config.synthesizer ?? personaIds[0] ?? '',
-    arbitration: command.config.arbitration ?? deps.config.deliberation.arbitration,
-    output_path: outputPath,
-    model: models.llm.label,
-    routes: models.routes,
-    rehearsal: models.rehearsal,
-    settings,
-  };
-  const redact = gathered.facts.piiCategories.length > 0 && deps.config.policy.pii === 'redact';
-  const task = redact ? redactSensitive(command.task_description).text : command.task_description;
-  const requestPlan = async (): Promise<string> => {
+  return (
+    run.state.plan ?? {
+      mode,
+      personas: personaIds,
+      // In the supervisor loop a "round" is an iteration: progress shows `iteration n/max`.
+      rounds:
+        mode === 'supervisor'
+          ? readModeSettings(settings).maxIterations
+          : (command.config.max_rounds ?? deps.config.deliberation.max_rounds),
+      synthesizer: command.config.synthesizer ?? personaIds[0] ?? '',
+      arbitration: command.config.arbitration ?? deps.config.deliberation.arbitration,
+      output_path: options.outputPath,
+      model: models.llm.label,
+      routes: models.routes,
+      rehearsal: models.rehearsal,
+      settings,
+    }
+  );
+}
+
+/** Asks the synthesizer for a plan (the loop policy's third pause of a conflict): a model call, screened and recorded. */
+function planRequester(options: {
+  run: StartedRun;
+  deps: RunDeps;
+  models: PreparedModels;
+  plan: RunPlan;
+  task: string;
+}): () => Promise<string> {
+  const { run, deps, models, plan, task } = options;
+  return async () => {
     const synthesizer = models.personas.get(plan.synthesizer);
     if (!synthesizer) return '(no synthesizer persona to ask for a plan)';
     const messages = [
@@ -214,13 +354,13 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
     await run.commit({ records: [call] });
     return screened.text;
   };
-  const ending = run.state.finishing;
-  if (ending && ending.decision.decision !== 'RUN') return { outcome: await completeEnding(run, deps) };
+}
 
-  // Each persona's bounded memory, read before the mediator is asked: the council's first call then
-  // follows the gates at once. (A corrupt session file is moved aside and recorded here.)
+/** Each persona's bounded memory, one after another; a corrupt session file is recorded and shown as it is moved aside. */
+async function loadHistories(options: { run: StartedRun; deps: RunDeps; personas: readonly string[] }): Promise<Map<string, HistoryView>> {
+  const { run, deps } = options;
   const histories = new Map<string, HistoryView>();
-  for (const id of plan.personas) {
+  for (const id of options.personas) {
     const load = await deps.sessions.load(id);
     if (load.recovered) {
       await run.commit({
@@ -234,67 +374,99 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
     }
     histories.set(id, selectHistory(load.state.messages, deps.config.history.max_tokens, deps.countTokens, load.state.archived));
   }
+  return histories;
+}
 
-  // mediator_advice: on a real route, a model classifies the (screened) task too; its findings join
-  // the rules'. Only asked when the rules alone would let the task through, and once per run.
-  let classified: { advice: MediatorAdvice; record: AuditEvent } | undefined;
-  const classifier = classifierRoute(models, plan.synthesizer);
+/**
+ * The task judged before the council sees it: the mediator's findings join the rules', then the
+ * gates decide. Ends the run (returns its outcome) when the classification fails or a gate does not say RUN.
+ */
+async function judgeTask(options: {
+  run: StartedRun;
+  deps: RunDeps;
+  command: CommandFile;
+  prepared: Prepared;
+  requestPlan: () => Promise<string>;
+}): Promise<RunOutcome | undefined> {
+  const { run, deps, prepared } = options;
+  const { check, facts } = prepared;
+  const { gathered } = check;
+  const asked = await askMediator(options);
+  if ('outcome' in asked) return asked.outcome;
+  if (asked.advice) facts.current = uniteAdvice(facts.current, asked.advice);
+  // Recorded with the plan it shaped: like a step's reply, the classification counts once it is on
+  // disk, and a crash before that asks again.
+  const classified = asked.advice && asked.record ? { advice: asked.advice, record: asked.record } : undefined;
+  const gates = facts.current === gathered.facts ? check.gates : evaluateGates(facts.current);
+  // The mediator's advice and its record (when it was asked just now), each gate's record, and the
+  // plan they let through: one durable write.
+  const trail = gates.outcomes.filter((g) => !g.skipped).map((g) => g.decision);
+  await run.commit({
+    event: { type: 'planned', plan: prepared.plan, trail, ...(classified ? { advice: classified.advice } : {}) },
+    records: [
+      ...(classified ? [classified.record] : []),
+      ...gates.outcomes.map((g) => auditEvent('GATE', g.decision, { ...g.details, skipped: g.skipped })),
+    ],
+  });
+  if (gates.decision.decision === 'RUN') return undefined;
+  const detail = explainGateStop(facts.current, gates.decision, gathered.places, isSecretCategory);
+  return settleRun({
+    run,
+    deps,
+    ending: decideRun({ kind: 'gate', decision: gates.decision }),
+    message: detail,
+    requestPlan: options.requestPlan,
+  });
+}
+
+/**
+ * mediator_advice: on a real route, a model classifies the (screened) task too; its findings join
+ * the rules'. Only asked when the rules alone would let the task through, and once per run. Without
+ * its record when the advice was taken from the checkpoint (it is on record already).
+ */
+async function askMediator(options: {
+  run: StartedRun;
+  deps: RunDeps;
+  command: CommandFile;
+  prepared: Prepared;
+}): Promise<{ outcome: RunOutcome } | { advice?: MediatorAdvice; record?: AuditEvent | undefined }> {
+  const { run, deps, command, prepared } = options;
+  const classifier = classifierRoute(prepared.models, prepared.plan.synthesizer);
   // A person who continues past a failed classification has it asked again: the check is never skipped.
-  if (!ending && classifier && check.gates.decision.decision === 'RUN') {
-    const attachments = command.input_artifacts.length + (command.work_items ?? []).length;
-    const asked = run.state.advice
-      ? { advice: run.state.advice, record: undefined }
-      : await classifyTask({ ...classifier, task: command.task_description, attachments, run, deps });
-    if ('ending' in asked) {
-      const next =
-        asked.ending.kind === 'pause' ? '. Continue asks the mediator again (the check is never skipped); stop ends the run' : '';
-      const message = `the mediator's classification of the task failed, so nothing was sent to the council (fail closed): ${asked.message}${next}`;
-      return {
-        outcome: await settleRun({ run, deps, ending: asked.ending, message, details: { route: classifier.route.id, ...asked.details } }),
-      };
-    }
-    const { advice, record } = asked;
-    // Recorded with the plan it shaped (below): like a step's reply, the classification counts once
-    // it is on disk, and a crash before that asks again.
-    if (record) classified = { advice, record };
-    facts = uniteAdvice(facts, advice);
+  if (!classifier || prepared.check.gates.decision.decision !== 'RUN') return {};
+  const attachments = command.input_artifacts.length + (command.work_items ?? []).length;
+  const asked = run.state.advice
+    ? { advice: run.state.advice, record: undefined }
+    : await classifyTask({ ...classifier, task: command.task_description, attachments, run, deps });
+  if ('ending' in asked) {
+    const next = asked.ending.kind === 'pause' ? '. Continue asks the mediator again (the check is never skipped); stop ends the run' : '';
+    const message = `the mediator's classification of the task failed, so nothing was sent to the council (fail closed): ${asked.message}${next}`;
+    return {
+      outcome: await settleRun({ run, deps, ending: asked.ending, message, details: { route: classifier.route.id, ...asked.details } }),
+    };
   }
-  if (!ending) {
-    const gates = facts === gathered.facts ? check.gates : evaluateGates(facts);
-    // The mediator's advice and its record (when it was asked just now), each gate's record, and the
-    // plan they let through: one durable write.
-    const trail = gates.outcomes.filter((g) => !g.skipped).map((g) => g.decision);
-    await run.commit({
-      event: { type: 'planned', plan, trail, ...(classified ? { advice: classified.advice } : {}) },
-      records: [
-        ...(classified ? [classified.record] : []),
-        ...gates.outcomes.map((g) => auditEvent('GATE', g.decision, { ...g.details, skipped: g.skipped })),
-      ],
-    });
-    if (gates.decision.decision !== 'RUN') {
-      const detail = explainGateStop(facts, gates.decision, gathered.places, isSecretCategory);
-      return {
-        outcome: await settleRun({
-          run,
-          deps,
-          ending: decideRun({ kind: 'gate', decision: gates.decision }),
-          message: detail,
-          requestPlan,
-        }),
-      };
-    }
-  }
+  return asked;
+}
 
+/** The run starts: progress says so, and a person learns of each input the council sees only the start of. */
+async function announceStart(options: {
+  run: StartedRun;
+  deps: RunDeps;
+  plan: RunPlan;
+  inputs: GatheredFacts['inputs'];
+  ending: RunState['finishing'];
+}): Promise<void> {
+  const { run, deps, plan } = options;
   deps.onProgress?.({ kind: 'run_started', run_id: run.state.run_id, personas: plan.personas, rounds: plan.rounds, mode: plan.mode });
   // A person should know when the council saw only the start of an input.
-  for (const input of gathered.inputs.filter((i) => i.result.truncated)) {
+  for (const input of options.inputs.filter((i) => i.result.truncated)) {
     const limit = deps.config.knowledge.max_file_bytes;
     deps.onProgress?.({
       kind: 'notice',
       run_id: run.state.run_id,
       message: `input ${input.path} is ${input.result.bytes} bytes; the council sees its first ${limit} (raise knowledge.max_file_bytes in maestro.config.json to give it more)`,
     });
-    if (!ending && run.state.steps.length === 0) {
+    if (!options.ending && run.state.steps.length === 0) {
       const truncated = auditEvent('INPUT_TRUNCATED', runDecision('knowledge', 'KNOWLEDGE_INPUT_TRUNCATED'), {
         path: input.path,
         bytes: input.result.bytes ?? null,
@@ -303,23 +475,6 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
       await run.commit({ records: [truncated] });
     }
   }
-  const inputs = redact
-    ? gathered.inputs.map((i) => ({ ...i, result: { ...i.result, content: redactSensitive(i.result.content ?? '').text } }))
-    : gathered.inputs;
-  const ctx: ModeContext = {
-    runId: run.state.run_id,
-    command,
-    task,
-    plan: run.state.plan ?? plan,
-    personas: models.personas,
-    briefing: composeBriefing({ task, inputs }),
-    histories,
-    maxRequestsPerTurn: deps.config.knowledge.max_requests_per_turn,
-    inputs,
-    screen: (text) => (redact ? redactSensitive(text).text : text),
-    approved,
-  };
-  return { ctx, models, requestPlan };
 }
 
 /** The mode settings a run fixes when it starts, so a resumed run does the same. */

@@ -2,7 +2,7 @@ import { LlmError } from '../domain/errors.js';
 import { parseKnowledgeRequests } from '../domain/knowledge-request.js';
 import type { StepSpec } from '../domain/modes/mode.js';
 import type { Persona } from '../domain/persona.js';
-import type { KnowledgeBase, LlmClient, LlmReply, OnProgress } from '../domain/ports.js';
+import type { KnowledgeBase, LlmClient, LlmNotice, LlmReply, OnProgress } from '../domain/ports.js';
 import type { KnowledgeResult, Step } from '../domain/run-state.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 
@@ -40,6 +40,36 @@ export async function runStep(spec: StepSpec, deps: StepRunnerDeps): Promise<Ste
     rounds: deps.rounds,
   });
   const startedAt = deps.now();
+  // The prompt's digest is needed only with the reply: it is computed while the model works
+  // (after the request has gone out), or when the reply is in, whichever comes first.
+  const promptHash = whileWaiting(() => deps.sha256(spec.messages.map((m) => `${m.role}\n${m.content}`).join('\n\u0000')));
+  const answer = await askModel(spec, deps, persona);
+  const durationMs = Math.max(0, deps.now().getTime() - startedAt.getTime());
+  const screened = redactSensitive(answer.reply.content);
+  const knowledge = spec.knowledge ? await fulfilRequests(deps, { persona, stepId: spec.id }, screened.text) : [];
+  deps.onProgress?.({
+    kind: 'step_finished',
+    run_id: deps.runId,
+    step: spec.kind,
+    step_id: spec.id,
+    persona: persona.id,
+    reply: screened.text,
+    model: answer.reply.model,
+    duration_ms: durationMs,
+  });
+  return finishedStep({ spec, persona, answer, screened, knowledge, promptHash: promptHash(), startedAt, durationMs });
+}
+
+/** What the model answered a step: its last reply, how many calls that took, and their usage and notices together. */
+interface Answer {
+  readonly reply: LlmReply;
+  readonly calls: number;
+  readonly usage: LlmReply['usage'];
+  readonly notices: readonly LlmNotice[];
+}
+
+/** The step's call, and once more with the problem quoted when the mode's check finds the reply does not read. */
+async function askModel(spec: StepSpec, deps: StepRunnerDeps, persona: Persona): Promise<Answer> {
   const request = { messages: spec.messages, ...(spec.responseFormat ? { responseFormat: spec.responseFormat } : {}) };
   const call = {
     persona: persona.id,
@@ -52,56 +82,49 @@ export async function runStep(spec: StepSpec, deps: StepRunnerDeps): Promise<Ste
   };
   const complete = (messages = spec.messages): Promise<LlmReply> =>
     withTimeout(deps, (signal) => deps.llm.complete({ ...request, messages }, call, signal));
-  // The prompt's digest is needed only with the reply: it is computed while the model works
-  // (after the request has gone out), or when the reply is in, whichever comes first.
-  const promptHash = whileWaiting(() => deps.sha256(spec.messages.map((m) => `${m.role}\n${m.content}`).join('\n\u0000')));
-  let reply = await complete();
-  let calls = 1;
-  let usage = reply.usage;
+  const reply = await complete();
   const notices = [...(reply.notices ?? [])];
   const first = spec.check?.(reply.content);
-  if (first && !first.ok) {
-    const retry = await complete([
-      ...spec.messages,
-      { role: 'assistant', content: reply.content },
-      { role: 'user', content: first.retryPrompt },
-    ]);
-    calls = 2;
-    notices.push(...(retry.notices ?? []));
-    usage = sumUsage(usage, retry.usage);
-    reply = retry;
-  }
-  const durationMs = Math.max(0, deps.now().getTime() - startedAt.getTime());
-  const screened = redactSensitive(reply.content);
-  const knowledge = spec.knowledge ? await fulfilRequests(deps, { persona, stepId: spec.id }, screened.text) : [];
-  deps.onProgress?.({
-    kind: 'step_finished',
-    run_id: deps.runId,
-    step: spec.kind,
-    step_id: spec.id,
-    persona: persona.id,
-    reply: screened.text,
-    model: reply.model,
-    duration_ms: durationMs,
-  });
+  if (!first || first.ok) return { reply, calls: 1, usage: reply.usage, notices };
+  const retry = await complete([
+    ...spec.messages,
+    { role: 'assistant', content: reply.content },
+    { role: 'user', content: first.retryPrompt },
+  ]);
+  notices.push(...(retry.notices ?? []));
+  return { reply: retry, calls: 2, usage: sumUsage(reply.usage, retry.usage), notices };
+}
+
+/** The step as the run records it, its reply screened. */
+function finishedStep(options: {
+  spec: StepSpec;
+  persona: Persona;
+  answer: Answer;
+  screened: ReturnType<typeof redactSensitive>;
+  knowledge: KnowledgeResult[];
+  promptHash: string;
+  startedAt: Date;
+  durationMs: number;
+}): Step {
+  const { spec, answer, screened } = options;
   return {
     id: spec.id,
     index: 0, // set when the step is recorded: its position in the order steps finished
     kind: spec.kind,
-    persona: persona.id,
+    persona: options.persona.id,
     round: spec.round,
     prompt: spec.prompt,
-    prompt_sha256: promptHash(),
+    prompt_sha256: options.promptHash,
     reply: screened.text,
     ...(screened.categories.length > 0 ? { redacted: [...screened.categories] } : {}),
-    model: reply.model,
-    identity: { ...reply.identity },
-    started_at: startedAt.toISOString(),
-    duration_ms: durationMs,
-    ...(usage ? { usage } : {}),
-    calls,
-    knowledge,
-    ...(notices.length > 0 ? { notices } : {}),
+    model: answer.reply.model,
+    identity: { ...answer.reply.identity },
+    started_at: options.startedAt.toISOString(),
+    duration_ms: options.durationMs,
+    ...(answer.usage ? { usage: answer.usage } : {}),
+    calls: answer.calls,
+    knowledge: options.knowledge,
+    ...(answer.notices.length > 0 ? { notices: [...answer.notices] } : {}),
   };
 }
 

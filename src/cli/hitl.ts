@@ -7,13 +7,20 @@ import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { pausesFor } from '../domain/loop-policy/workspace-loop.js';
 import type { RunState } from '../domain/run-state.js';
+import type { App } from '../compose.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { reportOutcome, withRunContext } from './run.js';
 import { chalkFor } from './style.js';
 
+/** `maestro hitl list|show|decide`: the runs paused for a person, and their decisions. */
 export function registerHitl(program: Command, io: Io): void {
   const hitl = program.command('hitl').description('see and resolve runs paused for a person (human in the loop)');
+  registerList(hitl, io);
+  registerShow(hitl, io);
+  registerDecide(hitl, io);
+}
 
+function registerList(hitl: Command, io: Io): void {
   hitl
     .command('list')
     .description('paused runs: run id, age, layer, reason, task digest, how often this conflict paused')
@@ -24,42 +31,48 @@ export function registerHitl(program: Command, io: Io): void {
         workspace: resolveWorkspace(opts.workspace, io.env, io.cwd),
         env: io.env,
       });
-      const loop = await app.deps.loopPolicy.read();
-      const now = app.deps.clock.now().getTime();
-      const rows = [];
-      for (const id of await app.deps.ledger.list()) {
-        const state = await app.deps.ledger.load(id).catch(() => undefined);
-        if (state?.status !== 'paused' || !state.pause) continue;
-        rows.push({
-          run_id: state.run_id,
-          pause_id: state.pause.pause_id,
-          age_seconds: Math.round((now - Date.parse(state.pause.requested_at)) / 1000),
-          layer: state.pause.layer,
-          reason_code: state.pause.reason_code,
-          task_digest: state.task_sha256.slice(0, 12),
-          conflict_pauses: pausesFor(loop, conflictFingerprint(state, app.deps.sha256)),
-        });
-      }
+      const rows = await pausedRuns(app);
       if (opts.json) {
         io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
         return;
       }
-      if (rows.length === 0) {
-        io.stdout.write('No run is paused for a person.\n');
-        return;
-      }
-      const c = chalkFor(io);
-      io.stdout.write(
-        `${c.bold('RUN ID                    AGE      LAYER         REASON                                  TASK          PAUSES')}\n`,
-      );
-      for (const r of rows) {
-        io.stdout.write(
-          `${r.run_id.padEnd(26)}${formatAge(r.age_seconds).padEnd(9)}${r.layer.padEnd(14)}${r.reason_code.padEnd(40)}${r.task_digest.padEnd(14)}${r.conflict_pauses}\n`,
-        );
-      }
-      io.stdout.write(`\nDecide with: maestro hitl decide <run_id> continue|stop [--note TEXT]\n`);
+      writeList(rows, io);
     });
+}
 
+/** One paused run as `hitl list` shows it. */
+interface PausedRow {
+  run_id: string;
+  pause_id: string;
+  age_seconds: number;
+  layer: string;
+  reason_code: string;
+  task_digest: string;
+  conflict_pauses: number;
+}
+
+/** The workspace's paused runs, in the ledger's order; a run whose checkpoint does not read is left out of the list. */
+async function pausedRuns(app: App): Promise<PausedRow[]> {
+  const loop = await app.deps.loopPolicy.read();
+  const now = app.deps.clock.now().getTime();
+  const rows = [];
+  for (const id of await app.deps.ledger.list()) {
+    const state = await app.deps.ledger.load(id).catch(() => undefined);
+    if (state?.status !== 'paused' || !state.pause) continue;
+    rows.push({
+      run_id: state.run_id,
+      pause_id: state.pause.pause_id,
+      age_seconds: Math.round((now - Date.parse(state.pause.requested_at)) / 1000),
+      layer: state.pause.layer,
+      reason_code: state.pause.reason_code,
+      task_digest: state.task_sha256.slice(0, 12),
+      conflict_pauses: pausesFor(loop, conflictFingerprint(state, app.deps.sha256)),
+    });
+  }
+  return rows;
+}
+
+function registerShow(hitl: Command, io: Io): void {
   hitl
     .command('show')
     .description('what paused a run and why, the plan if one was made, and what continue would do')
@@ -73,30 +86,46 @@ export function registerHitl(program: Command, io: Io): void {
       });
       const state = await app.deps.ledger.load(runId);
       if (!state) throw new ExitError(2, `maestro: there is no run "${runId}" in this workspace`);
-      const hitlText = await app.deps.ledger.readFile(runId, 'hitl.json').catch(() => undefined);
-      const hitlFile = readJsonObject(hitlText);
-      const loop = await app.deps.loopPolicy.read();
-      const details = {
-        run_id: state.run_id,
-        status: (await shownRun(app, state)).status,
-        // The task as the checkpoint keeps it (screened), and what was taken out of it: categories, never values.
-        task: state.command.task_description,
-        redacted: state.command_redacted ?? [],
-        pause: state.pause ?? null,
-        continue_would: state.pause ? describeContinue(state.pause.layer, state.pause.reason_code) : null,
-        plan: state.loop_plan ?? null,
-        draft: (hitlFile.draft as string | null | undefined) ?? null,
-        conflict_pauses: pausesFor(loop, conflictFingerprint(state, app.deps.sha256)),
-        decisions: state.hitl,
-        sealed: state.decision?.sealed ?? false,
-      };
+      const details = await showDetails({ app, runId, state });
       if (opts.json) {
         io.stdout.write(`${JSON.stringify(details, null, 2)}\n`);
         return;
       }
       io.stdout.write(renderShow(details, state, io));
     });
+}
 
+/** What `hitl show` tells of a run: its pause, what continue would do, the plan and draft, the decisions so far. */
+async function showDetails(options: { app: App; runId: string; state: RunState }): Promise<ShowDetails> {
+  const { app, state } = options;
+  const hitlText = await app.deps.ledger.readFile(options.runId, 'hitl.json').catch(() => undefined);
+  const hitlFile = readJsonObject(hitlText);
+  const loop = await app.deps.loopPolicy.read();
+  return {
+    run_id: state.run_id,
+    status: (await shownRun(app, state)).status,
+    // The task as the checkpoint keeps it (screened), and what was taken out of it: categories, never values.
+    task: state.command.task_description,
+    redacted: state.command_redacted ?? [],
+    pause: state.pause ?? null,
+    continue_would: state.pause ? describeContinue(state.pause.layer, state.pause.reason_code) : null,
+    plan: state.loop_plan ?? null,
+    draft: (hitlFile.draft as string | null | undefined) ?? null,
+    conflict_pauses: pausesFor(loop, conflictFingerprint(state, app.deps.sha256)),
+    decisions: state.hitl,
+    sealed: state.decision?.sealed ?? false,
+  };
+}
+
+interface DecideFlags {
+  note?: string;
+  pause?: string;
+  run?: boolean;
+  json?: boolean;
+  workspace?: string;
+}
+
+function registerDecide(hitl: Command, io: Io): void {
   hitl
     .command('decide')
     .description('resolve the current pause of a run: continue (resume from its checkpoint) or stop')
@@ -111,67 +140,89 @@ export function registerHitl(program: Command, io: Io): void {
       'after',
       '\nA decision on a run that is not paused, a stale pause, a sealed run, or anything but continue|stop is refused (exit 2) and changes nothing.',
     )
-    .action(
-      async (
-        runId: string,
-        decision: string,
-        opts: { note?: string; pause?: string; run?: boolean; json?: boolean; workspace?: string },
-      ) => {
-        const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
-        const app = await (await import('../compose.js')).createApp({
-          workspace,
-          env: io.env,
-          tracing: { onNotice: (message) => io.stderr.write(`maestro: ${message}\n`) },
-        });
-        if (app.engine && opts.run)
-          throw new ExitError(
-            2,
-            'maestro: --run is not available with an engine: a continue is queued for whichever worker (maestro worker) is free',
-          );
-        // A run a live process executes (`maestro run`, a watcher, or with an engine a worker) is its; one nobody
-        // runs may still be stopped. Asked under the run's lock, so nobody can take it up in between.
-        const isOwned = (): Promise<boolean> => runLiveness(app).isHeld(runId);
-        let result;
-        try {
-          result = await decidePause(
-            {
-              runId,
-              decision,
-              ...(opts.note !== undefined ? { note: opts.note } : {}),
-              ...(opts.pause ? { pauseId: opts.pause } : {}),
-              isOwned,
-            },
-            // With an engine, a stop's artifact goes to the engine and the intake writes it into its workspace.
-            app.engine ? app.engine.depsForRun(runId) : app.deps,
-          );
-        } catch (error) {
-          if (error instanceof HitlRefusedError) throw new ExitError(2, `maestro: refused: ${error.message}`);
-          throw error;
-        } finally {
-          // The decision's records are all written: their spans leave now (a no-op when tracing is off).
-          await app.telemetry.shutdown();
-        }
-        const c = chalkFor(io);
-        if (result.decision === 'stop') {
-          const code = reportOutcome(io, opts, result.outcome);
-          if (code !== 4) throw new ExitError(code);
-          return;
-        }
-        if (!opts.run) {
-          io.stdout.write(
-            app.engine
-              ? `${c.green('✔')} continue recorded for ${runId}: queued in the engine for whichever worker is free\n`
-              : `${c.green('✔')} continue recorded for ${runId}. A running \`maestro watch\` resumes it; or resume it now: maestro run --resume ${runId}\n`,
-          );
-          return;
-        }
-        const code = await withRunContext(io, opts, workspace, async (runApp, run) => {
-          run.id = runId;
-          return resumeHere(runApp, runId);
-        });
-        if (code !== 0) throw new ExitError(code);
-      },
+    .action((runId: string, decision: string, opts: DecideFlags) => decide({ io, runId, decision, opts }));
+}
+
+/** `hitl decide`: the decision recorded (or refused, exit 2), then a stop's outcome, where a continue goes, or the run resumed here. */
+async function decide(options: { io: Io; runId: string; decision: string; opts: DecideFlags }): Promise<void> {
+  const { io, runId, opts } = options;
+  const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
+  const app = await (await import('../compose.js')).createApp({
+    workspace,
+    env: io.env,
+    tracing: { onNotice: (message) => io.stderr.write(`maestro: ${message}\n`) },
+  });
+  if (app.engine && opts.run)
+    throw new ExitError(
+      2,
+      'maestro: --run is not available with an engine: a continue is queued for whichever worker (maestro worker) is free',
     );
+  // A run a live process executes (`maestro run`, a watcher, or with an engine a worker) is its; one nobody
+  // runs may still be stopped. Asked under the run's lock, so nobody can take it up in between.
+  const isOwned = (): Promise<boolean> => runLiveness(app).isHeld(runId);
+  let result;
+  try {
+    result = await decidePause(
+      {
+        runId,
+        decision: options.decision,
+        ...(opts.note !== undefined ? { note: opts.note } : {}),
+        ...(opts.pause ? { pauseId: opts.pause } : {}),
+        isOwned,
+      },
+      // With an engine, a stop's artifact goes to the engine and the intake writes it into its workspace.
+      app.engine ? app.engine.depsForRun(runId) : app.deps,
+    );
+  } catch (error) {
+    if (error instanceof HitlRefusedError) throw new ExitError(2, `maestro: refused: ${error.message}`);
+    throw error;
+  } finally {
+    // The decision's records are all written: their spans leave now (a no-op when tracing is off).
+    await app.telemetry.shutdown();
+  }
+  if (result.decision === 'stop') {
+    const code = reportOutcome(io, opts, result.outcome);
+    if (code !== 4) throw new ExitError(code);
+    return;
+  }
+  await goOn({ io, app, runId, opts, workspace });
+}
+
+/** After a continue: where the run goes on (a watcher, the engine's workers), or, with --run, the run resumed here. */
+async function goOn(options: { io: Io; app: App; runId: string; opts: DecideFlags; workspace: string }): Promise<void> {
+  const { io, app, runId, opts } = options;
+  const c = chalkFor(io);
+  if (!opts.run) {
+    io.stdout.write(
+      app.engine
+        ? `${c.green('✔')} continue recorded for ${runId}: queued in the engine for whichever worker is free\n`
+        : `${c.green('✔')} continue recorded for ${runId}. A running \`maestro watch\` resumes it; or resume it now: maestro run --resume ${runId}\n`,
+    );
+    return;
+  }
+  const code = await withRunContext(io, opts, options.workspace, async (runApp, run) => {
+    run.id = runId;
+    return resumeHere(runApp, runId);
+  });
+  if (code !== 0) throw new ExitError(code);
+}
+
+/** The paused runs as a table, and how to decide. */
+function writeList(rows: readonly PausedRow[], io: Io): void {
+  if (rows.length === 0) {
+    io.stdout.write('No run is paused for a person.\n');
+    return;
+  }
+  const c = chalkFor(io);
+  io.stdout.write(
+    `${c.bold('RUN ID                    AGE      LAYER         REASON                                  TASK          PAUSES')}\n`,
+  );
+  for (const r of rows) {
+    io.stdout.write(
+      `${r.run_id.padEnd(26)}${formatAge(r.age_seconds).padEnd(9)}${r.layer.padEnd(14)}${r.reason_code.padEnd(40)}${r.task_digest.padEnd(14)}${r.conflict_pauses}\n`,
+    );
+  }
+  io.stdout.write(`\nDecide with: maestro hitl decide <run_id> continue|stop [--note TEXT]\n`);
 }
 
 interface ShowDetails {

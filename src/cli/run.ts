@@ -12,6 +12,7 @@ import { auditEvent } from '../domain/audit.js';
 import { runDecision } from '../domain/decision.js';
 import { screenText } from '../domain/screen.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
+import type { ProgressReporter } from './progress.js';
 import { chalkFor, statusBadge } from './style.js';
 
 const EXIT_BY_STATUS: Record<RunOutcome['status'], number> = {
@@ -119,22 +120,7 @@ export async function withRunContext(
   const controller = new AbortController();
   const run = { id: '' };
   let app: App | undefined;
-  let signals = 0;
-  // `on`, not `once`: a `once` listener is gone before it runs, and then other SIGINT listeners (the
-  // spinner's cursor restorer) see none of ours and kill the process — with no message, no record.
-  const onSignal = (): void => {
-    signals += 1;
-    if (signals === 1) {
-      controller.abort(new Error('interrupted'));
-      return;
-    }
-    // A second signal leaves at once, by the signal's own default action (as the watcher does).
-    reporter.stop();
-    io.stderr.write(`interrupted again: leaving now${run.id ? `; resume with maestro run --resume ${run.id}` : ''}\n`);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    process.kill(process.pid, 'SIGINT');
-  };
+  const onSignal = interruptHandler({ io, controller, reporter, run });
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
@@ -156,48 +142,81 @@ export async function withRunContext(
   } catch (error) {
     reporter.stop();
     follow?.endLine();
-    if (controller.signal.aborted) {
-      const auditLog = app && run.id ? await recordInterrupt(app, run.id) : null;
-      const state = app && run.id ? await app.deps.ledger.load(run.id).catch(() => undefined) : undefined;
-      const message = !run.id
-        ? 'interrupted before a run started; nothing to resume.'
-        : state
-          ? `interrupted: the run stopped at its last checkpoint (${state.steps.length} model call(s) kept); resume it with: maestro run --resume ${run.id}`
-          : `interrupted before run ${run.id} had a checkpoint; run the command again.`;
-      return reportEnd(io, opts, { run_id: run.id, status: 'interrupted', message, audit_log: auditLog }, 130);
-    }
-    if (error instanceof RunNotResumableError || error instanceof HitlRefusedError || error instanceof RunHeldError) {
-      throw new ExitError(2, `maestro: ${error.message}`);
-    }
-    // A broken maestro.config.json (or no workspace): still one JSON object with --json, and exit 2.
-    if (error instanceof InvalidInputError)
-      return reportOutcome(io, opts, invalidOutcome(`${error.file} is invalid:\n${error.issues.map((i) => `  ${i}`).join('\n')}`));
-    if (error instanceof StorageError) {
-      const message = `storage failed: could not write ${error.path} (${error.errno ?? 'I/O error'})${run.id ? `; run ${run.id}` : ''}`;
-      return reportEnd(io, opts, { run_id: run.id, status: 'error', reason_code: STORAGE_WRITE_FAILED, message, audit_log: null }, 1);
-    }
-    // An internal error: the run id (and with --json the same one object), and the stack on stderr for a report.
-    io.stderr.write(
-      `maestro: internal error — this is a bug, please report it with the output below.\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    return reportEnd(
-      io,
-      opts,
-      {
-        run_id: run.id,
-        status: 'error',
-        reason_code: 'INTERNAL_ERROR',
-        message: `internal error: ${error instanceof Error ? error.message : String(error)}`,
-        audit_log: null,
-      },
-      1,
-    );
+    return await reportFailure({ io, opts, error, app, runId: run.id, interrupted: controller.signal.aborted });
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     // The run's spans leave before the process does (a no-op when tracing is off).
     await app?.telemetry.shutdown();
   }
+}
+
+/** SIGINT and SIGTERM: the first stops the run at its last checkpoint; a second leaves at once. */
+function interruptHandler(options: {
+  io: Io;
+  controller: AbortController;
+  reporter: Pick<ProgressReporter, 'stop'>;
+  run: { readonly id: string };
+}): () => void {
+  const { io, run } = options;
+  let signals = 0;
+  // `on`, not `once`: a `once` listener is gone before it runs, and then other SIGINT listeners (the
+  // spinner's cursor restorer) see none of ours and kill the process — with no message, no record.
+  const onSignal = (): void => {
+    signals += 1;
+    if (signals === 1) {
+      options.controller.abort(new Error('interrupted'));
+      return;
+    }
+    // A second signal leaves at once, by the signal's own default action (as the watcher does).
+    options.reporter.stop();
+    io.stderr.write(`interrupted again: leaving now${run.id ? `; resume with maestro run --resume ${run.id}` : ''}\n`);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    process.kill(process.pid, 'SIGINT');
+  };
+  return onSignal;
+}
+
+/**
+ * How a run that threw ends for the person: an interrupt (recorded, with how to resume), a refusal
+ * (exit 2), an invalid workspace, a storage failure, or an internal error.
+ */
+async function reportFailure(options: {
+  io: Io;
+  opts: { json?: boolean; follow?: boolean };
+  error: unknown;
+  app: App | undefined;
+  runId: string;
+  interrupted: boolean;
+}): Promise<number> {
+  const { io, opts, error, app, runId } = options;
+  if (options.interrupted) {
+    const auditLog = app && runId ? await recordInterrupt(app, runId) : null;
+    const state = app && runId ? await app.deps.ledger.load(runId).catch(() => undefined) : undefined;
+    const message = !runId
+      ? 'interrupted before a run started; nothing to resume.'
+      : state
+        ? `interrupted: the run stopped at its last checkpoint (${state.steps.length} model call(s) kept); resume it with: maestro run --resume ${runId}`
+        : `interrupted before run ${runId} had a checkpoint; run the command again.`;
+    return reportEnd(io, opts, { run_id: runId, status: 'interrupted', message, audit_log: auditLog }, 130);
+  }
+  if (error instanceof RunNotResumableError || error instanceof HitlRefusedError || error instanceof RunHeldError) {
+    throw new ExitError(2, `maestro: ${error.message}`);
+  }
+  // A broken maestro.config.json (or no workspace): still one JSON object with --json, and exit 2.
+  if (error instanceof InvalidInputError)
+    return reportOutcome(io, opts, invalidOutcome(`${error.file} is invalid:\n${error.issues.map((i) => `  ${i}`).join('\n')}`));
+  if (error instanceof StorageError) {
+    const message = `storage failed: could not write ${error.path} (${error.errno ?? 'I/O error'})${runId ? `; run ${runId}` : ''}`;
+    return reportEnd(io, opts, { run_id: runId, status: 'error', reason_code: STORAGE_WRITE_FAILED, message, audit_log: null }, 1);
+  }
+  // An internal error: the run id (and with --json the same one object), and the stack on stderr for a report.
+  io.stderr.write(
+    `maestro: internal error — this is a bug, please report it with the output below.\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  const message = `internal error: ${error instanceof Error ? error.message : String(error)}`;
+  return reportEnd(io, opts, { run_id: runId, status: 'error', reason_code: 'INTERNAL_ERROR', message, audit_log: null }, 1);
 }
 
 /** Records in the run's audit log that a person interrupted it (best effort: stopping must not fail). */

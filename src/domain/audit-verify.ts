@@ -74,108 +74,143 @@ export function splitAuditLines(text: string): { lines: string[]; torn: string |
  */
 export function verifyAuditLog(input: VerifyInput): AuditVerification {
   const { runId } = input;
-  const broken = (records: number, line: number | null, kind: AuditProblemKind, message: string): AuditVerification => ({
-    status: 'broken',
-    runId,
-    records,
-    line,
-    kind,
-    message,
-  });
-  if (input.log === undefined) {
-    const head = input.head === undefined ? undefined : parseHead(input.head);
-    if (head && 'seq' in head && head.seq === -1)
-      return { status: 'ok', runId, records: 0, notes: ['the run opened its log but wrote no record'] };
-    return broken(
-      0,
-      input.head === undefined ? null : 1,
-      'missing',
-      input.head === undefined ? 'there is no audit log for this run' : 'the log file is gone but its head remains: the log was deleted',
-    );
-  }
-
+  if (input.log === undefined) return verifyWithoutLog(input);
   const { lines, torn } = splitAuditLines(input.log);
   const parsed = lines.map(parseLine);
+  const lineFinding = findLineProblem(input, { lines, parsed });
+  if (lineFinding) return broken(runId, lineFinding);
+  const count = parsed.length;
+  const headCheck = checkHead(input, parsed);
+  if ('kind' in headCheck) return broken(runId, headCheck);
+  const { notes } = headCheck;
+  if (torn !== undefined) return { status: 'torn', runId, records: count, line: count + 1, notes };
+  return { status: 'ok', runId, records: count, notes };
+}
+
+/** Where verification stopped, and why. */
+interface Finding {
+  /** Records that verified before the problem. */
+  readonly records: number;
+  readonly line: number | null;
+  readonly kind: AuditProblemKind;
+  readonly message: string;
+}
+
+type LineProblem = Pick<Finding, 'kind' | 'message'>;
+
+function broken(runId: string, finding: Finding): AuditVerification {
+  return { status: 'broken', runId, records: finding.records, line: finding.line, kind: finding.kind, message: finding.message };
+}
+
+/** No log file: fine only when its head says the run wrote no record; otherwise it is missing, or was deleted. */
+function verifyWithoutLog(input: VerifyInput): AuditVerification {
+  const { runId } = input;
+  const head = input.head === undefined ? undefined : parseHead(input.head);
+  if (head && 'seq' in head && head.seq === -1)
+    return { status: 'ok', runId, records: 0, notes: ['the run opened its log but wrote no record'] };
+  return broken(runId, {
+    records: 0,
+    line: input.head === undefined ? null : 1,
+    kind: 'missing',
+    message:
+      input.head === undefined ? 'there is no audit log for this run' : 'the log file is gone but its head remains: the log was deleted',
+  });
+}
+
+/** The first line that does not verify, in order: each line's record, then its place in the chain. */
+function findLineProblem(input: VerifyInput, log: { lines: readonly string[]; parsed: readonly ParsedLine[] }): Finding | undefined {
+  const { lines, parsed } = log;
   const seqAt = new Map<number, number>();
   parsed.forEach((p, i) => {
     if (p.record && !seqAt.has(p.record.seq)) seqAt.set(p.record.seq, i + 1);
   });
-
   let prevHash = GENESIS_HASH;
   for (const [i, p] of parsed.entries()) {
-    const line = i + 1;
-    if (!p.record) return broken(i, line, p.kind, p.message);
-    const r = p.record;
-    if (serializeAuditRecord(r) !== lines[i]) return broken(i, line, 'edited', 'the line is not in canonical form: it was edited by hand');
-    if (hashAuditRecord(r, input.sha256) !== r.hash) return broken(i, line, 'edited', 'the record does not match its hash: it was edited');
-    if (r.run_id !== runId) return broken(i, line, 'foreign', `the record belongs to run ${r.run_id}`);
-    if (r.seq !== i) {
-      if (r.seq < i)
-        return broken(
-          i,
-          line,
-          'reordered',
-          `seq ${r.seq} comes again or too late (expected seq ${i}): records were reordered or duplicated`,
-        );
-      const expectedAt = seqAt.get(i);
-      if (expectedAt !== undefined && expectedAt > line) {
-        return broken(
-          i,
-          line,
-          'reordered',
-          `found seq ${r.seq} where seq ${i} belongs (seq ${i} is at line ${expectedAt}): records were reordered`,
-        );
-      }
-      const gap = r.seq - i === 1 ? `seq ${i} is` : `seq ${i}–${r.seq - 1} are`;
-      return broken(i, line, 'deleted', `${gap} missing before this line: records were deleted`);
-    }
-    if (r.prev_hash !== prevHash) {
-      return broken(
-        i,
-        line,
-        'edited',
+    const problem = p.record ? recordProblem(input, { record: p.record, text: lines[i] ?? '', index: i, prevHash, seqAt }) : p;
+    if (problem) return { records: i, line: i + 1, kind: problem.kind, message: problem.message };
+    if (p.record) prevHash = p.record.hash;
+  }
+  return undefined;
+}
+
+/** What is wrong with one parsed record where it stands (line `index + 1`), if anything. */
+function recordProblem(
+  input: VerifyInput,
+  at: { record: AuditRecord; text: string; index: number; prevHash: string; seqAt: ReadonlyMap<number, number> },
+): LineProblem | undefined {
+  const { record: r, index: i } = at;
+  const line = i + 1;
+  if (serializeAuditRecord(r) !== at.text) return { kind: 'edited', message: 'the line is not in canonical form: it was edited by hand' };
+  if (hashAuditRecord(r, input.sha256) !== r.hash) return { kind: 'edited', message: 'the record does not match its hash: it was edited' };
+  if (r.run_id !== input.runId) return { kind: 'foreign', message: `the record belongs to run ${r.run_id}` };
+  if (r.seq !== i) return seqProblem(r.seq, { index: i, seqAt: at.seqAt });
+  if (r.prev_hash !== at.prevHash) {
+    return {
+      kind: 'edited',
+      message:
         line === 1
           ? 'the first record does not start the chain'
           : `prev_hash does not match the hash of line ${line - 1}: the chain is broken`,
-      );
-    }
-    const invariants = checkDecisionInvariants(r);
-    if (invariants.length > 0) return broken(i, line, 'invariant', `breaks ${invariants.join('; ')}`);
-    const residue = findSensitiveResidue(lines[i] ?? '', input.scanner);
-    if (residue.length > 0) return broken(i, line, 'sensitive', `I6: holds sensitive content (${residue.join(', ')})`);
-    prevHash = r.hash;
+    };
   }
+  const invariants = checkDecisionInvariants(r);
+  if (invariants.length > 0) return { kind: 'invariant', message: `breaks ${invariants.join('; ')}` };
+  const residue = findSensitiveResidue(at.text, input.scanner);
+  if (residue.length > 0) return { kind: 'sensitive', message: `I6: holds sensitive content (${residue.join(', ')})` };
+  return undefined;
+}
 
+/** A seq where seq `index` belongs: repeated or late (reordered), early with the right one further on (reordered), or a gap (deleted). */
+function seqProblem(seq: number, at: { index: number; seqAt: ReadonlyMap<number, number> }): LineProblem {
+  const i = at.index;
+  const line = i + 1;
+  if (seq < i)
+    return { kind: 'reordered', message: `seq ${seq} comes again or too late (expected seq ${i}): records were reordered or duplicated` };
+  const expectedAt = at.seqAt.get(i);
+  if (expectedAt !== undefined && expectedAt > line) {
+    return {
+      kind: 'reordered',
+      message: `found seq ${seq} where seq ${i} belongs (seq ${i} is at line ${expectedAt}): records were reordered`,
+    };
+  }
+  const gap = seq - i === 1 ? `seq ${i} is` : `seq ${i}–${seq - 1} are`;
+  return { kind: 'deleted', message: `${gap} missing before this line: records were deleted` };
+}
+
+/** The head against a log whose lines all verified: it catches lines cut off the end, and lines never acknowledged. */
+function checkHead(input: VerifyInput, parsed: readonly ParsedLine[]): Finding | { notes: string[] } {
   const count = parsed.length;
   const lastSeq = count - 1;
-  if (input.head === undefined) return broken(count, null, 'missing', 'the head file is missing, so truncation cannot be ruled out');
+  if (input.head === undefined)
+    return { records: count, line: null, kind: 'missing', message: 'the head file is missing, so truncation cannot be ruled out' };
   const head = parseHead(input.head);
-  if (!('seq' in head)) return broken(count, null, 'head', `the head file is damaged (${head.problem})`);
-  if (head.run_id !== runId) return broken(count, null, 'head', `the head file belongs to run ${head.run_id}`);
+  if (!('seq' in head)) return { records: count, line: null, kind: 'head', message: `the head file is damaged (${head.problem})` };
+  if (head.run_id !== input.runId)
+    return { records: count, line: null, kind: 'head', message: `the head file belongs to run ${head.run_id}` };
   const notes: string[] = [];
   if (head.seq > lastSeq) {
     const lost = head.seq - lastSeq === 1 ? `seq ${head.seq} is` : `seq ${lastSeq + 1}–${head.seq} are`;
-    return broken(
-      count,
-      count + 1,
-      'truncated',
-      `the log ends after line ${count} but its head says ${head.seq + 1} record(s) were written (${lost} gone): the log was truncated`,
-    );
+    return {
+      records: count,
+      line: count + 1,
+      kind: 'truncated',
+      message: `the log ends after line ${count} but its head says ${head.seq + 1} record(s) were written (${lost} gone): the log was truncated`,
+    };
   }
   const headRecord = head.seq >= 0 ? parsed[head.seq]?.record : undefined;
   const headHash = headRecord?.hash ?? GENESIS_HASH;
-  if (head.hash !== headHash) return broken(count, head.seq + 1 || null, 'head', `the head's hash does not match line ${head.seq + 1}`);
+  if (head.hash !== headHash)
+    return { records: count, line: head.seq + 1 || null, kind: 'head', message: `the head's hash does not match line ${head.seq + 1}` };
   if (head.seq === lastSeq - 1) notes.push('the head lags one record behind (a crash between an append and its head update)');
   else if (head.seq < lastSeq) {
-    return broken(
-      head.seq + 2,
-      head.seq + 3,
-      'appended',
-      `lines ${head.seq + 3}–${count} were never acknowledged by the writer: records were appended outside maestro`,
-    );
+    return {
+      records: head.seq + 2,
+      line: head.seq + 3,
+      kind: 'appended',
+      message: `lines ${head.seq + 3}–${count} were never acknowledged by the writer: records were appended outside maestro`,
+    };
   }
-  if (torn !== undefined) return { status: 'torn', runId, records: count, line: count + 1, notes };
-  return { status: 'ok', runId, records: count, notes };
+  return { notes };
 }
 
 /** Records of a log for reading (`audit show`): each valid line, and a problem for each other line. */

@@ -457,32 +457,7 @@ async function recoverChain(options: {
   }
   if (log !== undefined) await restrict(file, 0o600);
 
-  let split = splitAuditLines(log ?? '');
-  let torn = split.torn;
-  // The log's own chain first, judged against a head that agrees with it: only its lines can fail here.
-  const chain = verifyChain(runId, split.lines, options.sha256);
-  if (chain.status === 'broken') {
-    // Lines written ahead and not yet flushed can come back damaged after a power loss (zeros where
-    // a line was, on some file systems). From a damaged line whose record the journal holds on, the
-    // log is cut and written again from the journal; any other damage is refused.
-    const at = (chain.line ?? 0) - 1;
-    const held = new Set(ahead.map((l) => (safeJson(l) as { seq?: unknown } | undefined)?.seq));
-    if (
-      chain.line === null ||
-      at < 0 ||
-      !held.has(at) ||
-      verifyChain(runId, split.lines.slice(0, at), options.sha256).status === 'broken'
-    ) {
-      throw refuse(`is damaged at line ${chain.line ?? '?'} (${chain.kind}: ${chain.message})`);
-    }
-    const kept = split.lines.slice(0, at);
-    const keptBytes = kept.length === 0 ? 0 : Buffer.byteLength(`${kept.join('\n')}\n`);
-    torn = Buffer.from(log ?? '', 'utf8')
-      .subarray(keptBytes)
-      .toString('utf8');
-    split = { lines: kept, torn };
-  }
-
+  const split = keptLines({ runId, log, ahead, sha256: options.sha256, refuse });
   // Records written ahead in the run's journal that the log lacks (a crash after the journal's
   // flush, before the log's): they were acknowledged, and go in before anything else.
   const missing = ahead.length === 0 ? { lines: [] } : missingFromLog(runId, split.lines, ahead, options.sha256);
@@ -496,28 +471,105 @@ async function recoverChain(options: {
   }
 
   // Every check passed: now the file changes.
+  const { restored, dropped } = await repairLog({ ...options, split, missing: missing.lines });
+  const adopted = adoption({ runId, head, headText, lastSeq });
+  return {
+    seq: lastSeq + 1,
+    hash: last?.hash ?? GENESIS_HASH,
+    created: false,
+    ...chainIndex(lines),
+    size: Buffer.byteLength(whole),
+    headText,
+    ...(dropped ? { dropped } : {}),
+    ...(restored ? { restored } : {}),
+    ...(adopted ? { adopted } : {}),
+  };
+}
+
+/** A log's whole lines and the fragment after them. */
+interface SplitLog {
+  readonly lines: string[];
+  readonly torn: string | undefined;
+}
+
+/**
+ * The log's lines to keep, and what follows them. Its own chain is judged first, against a head that
+ * agrees with it: only its lines can fail here.
+ */
+function keptLines(options: {
+  runId: string;
+  log: string | undefined;
+  ahead: readonly string[];
+  sha256: Sha256;
+  refuse: (why: string) => StorageError;
+}): SplitLog {
+  const { runId, log, ahead } = options;
+  const split = splitAuditLines(log ?? '');
+  const chain = verifyChain(runId, split.lines, options.sha256);
+  if (chain.status !== 'broken') return split;
+  // Lines written ahead and not yet flushed can come back damaged after a power loss (zeros where
+  // a line was, on some file systems). From a damaged line whose record the journal holds on, the
+  // log is cut and written again from the journal; any other damage is refused.
+  const at = (chain.line ?? 0) - 1;
+  const held = new Set(ahead.map((l) => (safeJson(l) as { seq?: unknown } | undefined)?.seq));
+  if (chain.line === null || at < 0 || !held.has(at) || verifyChain(runId, split.lines.slice(0, at), options.sha256).status === 'broken') {
+    throw options.refuse(`is damaged at line ${chain.line ?? '?'} (${chain.kind}: ${chain.message})`);
+  }
+  const kept = split.lines.slice(0, at);
+  const keptBytes = kept.length === 0 ? 0 : Buffer.byteLength(`${kept.join('\n')}\n`);
+  const torn = Buffer.from(log ?? '', 'utf8')
+    .subarray(keptBytes)
+    .toString('utf8');
+  return { lines: kept, torn };
+}
+
+/** The log made whole: the journal's missing records appended, or else a torn fragment cut off; each change as it is recorded. */
+async function repairLog(options: {
+  file: string;
+  fs: SyncFs;
+  sha256: Sha256;
+  split: SplitLog;
+  missing: string[];
+}): Promise<Pick<ChainStart, 'restored' | 'dropped'>> {
+  const { file, split, missing } = options;
+  const { torn } = split;
   const wholeBefore = split.lines.length === 0 ? 0 : Buffer.byteLength(`${split.lines.join('\n')}\n`);
   let restored: ChainStart['restored'];
   let dropped: ChainStart['dropped'];
-  if (missing.lines.length > 0) {
-    appendAuditLines(options.fs, file, missing.lines, wholeBefore, torn !== undefined);
+  if (missing.length > 0) {
+    appendAuditLines(options.fs, file, missing, wholeBefore, torn !== undefined);
     flushAuditFiles(options.fs, [file]);
-    restored = { records: missing.lines.length, first_seq: (safeJson(missing.lines[0] ?? '') as { seq: number }).seq };
+    restored = { records: missing.length, first_seq: (safeJson(missing[0] ?? '') as { seq: number }).seq };
   } else if (torn !== undefined) {
     // A write cut short by a crash: the record was never acknowledged, so the fragment is removed.
     await truncate(file, wholeBefore);
   }
   if (torn !== undefined && torn.length > 0)
     dropped = { line: split.lines.length + 1, bytes: Buffer.byteLength(torn), sha256: options.sha256(torn) };
-  const headSeq = head && head.run_id === runId ? head.seq : null;
+  return { restored, dropped };
+}
+
+/** How the head stood when the verified log was adopted in its place; nothing when it agrees with the log (at its end, or one behind). */
+function adoption(options: {
+  runId: string;
+  head: AuditHead | undefined;
+  headText: string | undefined;
+  lastSeq: number;
+}): ChainStart['adopted'] {
+  const { head, headText, lastSeq } = options;
+  const headSeq = head && head.run_id === options.runId ? head.seq : null;
   const headAgrees = head !== undefined && headSeq !== null && (headSeq === lastSeq || headSeq === lastSeq - 1);
-  const adopted = headAgrees
+  return headAgrees
     ? undefined
     : {
         head_seq: headSeq,
         head: head === undefined ? (headText === undefined ? 'missing' : 'damaged') : headSeq === null ? 'foreign' : 'behind',
         log_seq: lastSeq,
       };
+}
+
+/** The events a log holds, and the step ids of its MODEL_CALL records. */
+function chainIndex(lines: readonly string[]): Pick<ChainStart, 'events' | 'steps'> {
   const parsed = lines.map((l) => safeJson(l) as { event?: string; details?: { step_id?: unknown } } | undefined);
   const events = new Set(parsed.map((r) => r?.event).filter((e): e is string => typeof e === 'string'));
   const steps = new Set(
@@ -526,18 +578,7 @@ async function recoverChain(options: {
       .map((r) => stepIdOf(r))
       .filter((id): id is string => id !== undefined),
   );
-  return {
-    seq: lastSeq + 1,
-    hash: last?.hash ?? GENESIS_HASH,
-    created: false,
-    events,
-    steps,
-    size: Buffer.byteLength(whole),
-    headText,
-    ...(dropped ? { dropped } : {}),
-    ...(restored ? { restored } : {}),
-    ...(adopted ? { adopted } : {}),
-  };
+  return { events, steps };
 }
 
 /** Puts back the private mode on a folder or file created earlier (or by an older maestro). */

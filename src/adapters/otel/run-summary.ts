@@ -14,27 +14,56 @@ export interface RunProgress {
  * the arbitration, a pause and a person's decision, reroutes, the end and its usage.
  */
 export function summariseRecord(span: Span, record: TracedRecord, progress: RunProgress): void {
-  const d = record.details ?? {};
   const outcome = {
     'maestro.decision': record.decision,
     'maestro.reason_code': record.reason_code,
     'maestro.layer': record.layer,
     'maestro.sealed': record.sealed,
   };
-  switch (record.event as EventCode) {
-    case 'GATE':
-      if (progress.gatesDecided || d.skipped === true) return;
-      if (record.decision !== 'RUN' || record.layer === 'dispatch') {
-        progress.gatesDecided = true;
-        span.setAttributes({
-          'maestro.gate.decision': record.decision,
-          'maestro.gate.layer': record.layer,
-          'maestro.gate.reason_code': record.reason_code,
-          'maestro.gate.sealed': record.sealed,
-        });
-      }
-      return;
-    case 'ARBITRATED':
+  SUMMARIES.get(record.event as EventCode)?.(span, { record, details: record.details ?? {}, outcome, progress });
+}
+
+/** One record as a summary sees it, with what the span has learnt of its run so far. */
+interface Seen {
+  readonly record: TracedRecord;
+  readonly details: Record<string, unknown>;
+  /** The record's decision, as the attributes of an outcome. */
+  readonly outcome: Attributes;
+  readonly progress: RunProgress;
+}
+
+type Summary = (span: Span, seen: Seen) => void;
+
+/** The first gate that decided (it did not say RUN, or it is the dispatch layer's), once; a skipped gate decides nothing. */
+function summariseGate(span: Span, { record, details: d, progress }: Seen): void {
+  if (progress.gatesDecided || d.skipped === true) return;
+  if (record.decision !== 'RUN' || record.layer === 'dispatch') {
+    progress.gatesDecided = true;
+    span.setAttributes({
+      'maestro.gate.decision': record.decision,
+      'maestro.gate.layer': record.layer,
+      'maestro.gate.reason_code': record.reason_code,
+      'maestro.gate.sealed': record.sealed,
+    });
+  }
+}
+
+/** A run that ended invalid or failed: its span says so as an error. */
+function summariseInvalid(span: Span, { record, outcome }: Seen): void {
+  span.setAttributes({
+    'maestro.run.status': record.event === 'RUN_FAILED' ? 'error' : 'invalid',
+    ...outcome,
+    [ERROR_TYPE]: record.reason_code,
+  });
+  span.setStatus({ code: SpanStatusCode.ERROR, message: record.reason_code });
+}
+
+/** What each kind of record adds to the workflow span; the records not here add nothing. */
+const SUMMARIES: ReadonlyMap<EventCode, Summary> = new Map<EventCode, Summary>([
+  ['GATE', summariseGate],
+  [
+    'ARBITRATED',
+    (span, { record, details: d }) =>
       span.setAttributes(
         compact({
           'maestro.arbitration.strategy': str(d.strategy),
@@ -44,9 +73,11 @@ export function summariseRecord(span: Span, record: TracedRecord, progress: RunP
           'maestro.arbitration.decision': record.decision,
           'maestro.arbitration.reason_code': record.reason_code,
         }),
-      );
-      return;
-    case 'HITL_REQUESTED':
+      ),
+  ],
+  [
+    'HITL_REQUESTED',
+    (span, { record, details: d, outcome }) =>
       span.setAttributes(
         compact({
           'maestro.run.status': 'paused',
@@ -56,18 +87,22 @@ export function summariseRecord(span: Span, record: TracedRecord, progress: RunP
           'maestro.pause.reason_code': record.reason_code,
           ...outcome,
         }),
-      );
-      return;
-    case 'HITL_DECIDED':
+      ),
+  ],
+  [
+    'HITL_DECIDED',
+    (span, { record, details: d }) =>
       span.setAttributes(
         compact({
           'maestro.hitl.decision': record.decision === 'RUN' ? 'continue' : 'stop',
           'maestro.hitl.pause_id': str(d.pause_id),
           'maestro.hitl.paused_reason': str(d.paused_reason),
         }),
-      );
-      return;
-    case 'REROUTE':
+      ),
+  ],
+  [
+    'REROUTE',
+    (span, { record, details: d, progress }) => {
       progress.reroutes += 1;
       span.setAttributes(
         compact({
@@ -77,17 +112,22 @@ export function summariseRecord(span: Span, record: TracedRecord, progress: RunP
           'maestro.reroute.reason_code': record.reason_code,
         }),
       );
-      return;
-    case 'REROUTE_REFUSED':
+    },
+  ],
+  [
+    'REROUTE_REFUSED',
+    (span, { record, details: d }) =>
       span.setAttributes(
         compact({
           'maestro.reroute.refused': true,
           'maestro.reroute.condition': str(d.condition),
           'maestro.reroute.reason_code': record.reason_code,
         }),
-      );
-      return;
-    case 'RUN_FINISHED':
+      ),
+  ],
+  [
+    'RUN_FINISHED',
+    (span, { details: d, outcome }) =>
       span.setAttributes(
         compact({
           'maestro.run.status': str(d.status),
@@ -97,27 +137,15 @@ export function summariseRecord(span: Span, record: TracedRecord, progress: RunP
           'maestro.usage.completion_tokens': num(d.completion_tokens),
           'maestro.usage.cost_usd': num(d.cost_usd),
         }),
-      );
-      return;
-    case 'RUN_INTERRUPTED':
-      span.setAttributes({ 'maestro.run.status': 'interrupted', ...outcome });
-      return;
-    case 'COMMAND_INVALID':
-    case 'PERSONAS_INVALID':
-    case 'ROUTES_INVALID':
-    case 'RUN_FAILED':
-    case 'COMMAND_REJECTED':
-      span.setAttributes({
-        'maestro.run.status': record.event === 'RUN_FAILED' ? 'error' : 'invalid',
-        ...outcome,
-        [ERROR_TYPE]: record.reason_code,
-      });
-      span.setStatus({ code: SpanStatusCode.ERROR, message: record.reason_code });
-      return;
-    default:
-      return;
-  }
-}
+      ),
+  ],
+  ['RUN_INTERRUPTED', (span, { outcome }) => span.setAttributes({ 'maestro.run.status': 'interrupted', ...outcome })],
+  ['COMMAND_INVALID', summariseInvalid],
+  ['PERSONAS_INVALID', summariseInvalid],
+  ['ROUTES_INVALID', summariseInvalid],
+  ['RUN_FAILED', summariseInvalid],
+  ['COMMAND_REJECTED', summariseInvalid],
+]);
 
 /** `maestro.gate`, `maestro.hitl_requested`, …: one span event per record. */
 export function eventName(record: TracedRecord): string {
