@@ -1,6 +1,6 @@
 /**
  * The architecture, as rules (`tests/architecture.test.ts` runs them; `npx depcruise src` shows them).
- * Arrows point inward: cli → app → domain ← adapters; only the composition root (src/compose*.ts)
+ * Arrows point inward: cli → app → domain ← adapters; only the composition root (src/compose/)
  * imports every layer. Type-only imports count: a cycle of types is still a cycle for a reader.
  */
 module.exports = {

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { ROOT, machine, percentile, writeSection } from './report.mjs';
 
 const dist = (p) => import(path.join(ROOT, 'dist', p));
-const { createApp } = await dist('compose.js');
+const { createApp } = await dist('compose/app.js');
 const { processCommand } = await dist('app/process-command.js');
 const { scaffoldWorkspace } = await dist('cli/init.js');
 const { OfflineLlmClient } = await dist('adapters/model/offline-llm-client.js');

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ROOT, instantContent, machine, percentile, writeSection } from './report.mjs';
 
-const { createApp } = await import(path.join(ROOT, 'dist', 'compose.js'));
+const { createApp } = await import(path.join(ROOT, 'dist', 'compose', 'app.js'));
 const { processCommand } = await import(path.join(ROOT, 'dist', 'app', 'process-command.js'));
 const { scaffoldWorkspace } = await import(path.join(ROOT, 'dist', 'cli', 'init.js'));
 

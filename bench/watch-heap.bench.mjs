@@ -13,7 +13,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { ROOT, instantContent, machine, writeSection } from './report.mjs';
 
-const { createApp } = await import(path.join(ROOT, 'dist', 'compose.js'));
+const { createApp } = await import(path.join(ROOT, 'dist', 'compose', 'app.js'));
 const { processCommand } = await import(path.join(ROOT, 'dist', 'app', 'process-command.js'));
 const { scaffoldWorkspace } = await import(path.join(ROOT, 'dist', 'cli', 'init.js'));
 

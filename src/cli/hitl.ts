@@ -7,7 +7,7 @@ import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { pausesFor } from '../domain/loop-policy/workspace-loop.js';
 import type { RunState } from '../domain/run-state.js';
-import type { App } from '../compose.js';
+import type { App } from '../compose/app.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { reportOutcome, withRunContext } from './run.js';
 import { chalkFor } from './style.js';
@@ -27,7 +27,7 @@ function registerList(hitl: Command, io: Io): void {
     .option('--json', 'print the list as JSON')
     .option(...WORKSPACE_OPTION)
     .action(async (opts: { json?: boolean; workspace?: string }) => {
-      const app = await (await import('../compose.js')).createApp({
+      const app = await (await import('../compose/app.js')).createApp({
         workspace: resolveWorkspace(opts.workspace, io.env, io.cwd),
         env: io.env,
       });
@@ -80,7 +80,7 @@ function registerShow(hitl: Command, io: Io): void {
     .option('--json', 'print the details as JSON')
     .option(...WORKSPACE_OPTION)
     .action(async (runId: string, opts: { json?: boolean; workspace?: string }) => {
-      const app = await (await import('../compose.js')).createApp({
+      const app = await (await import('../compose/app.js')).createApp({
         workspace: resolveWorkspace(opts.workspace, io.env, io.cwd),
         env: io.env,
       });
@@ -147,7 +147,7 @@ function registerDecide(hitl: Command, io: Io): void {
 async function decide(options: { io: Io; runId: string; decision: string; opts: DecideFlags }): Promise<void> {
   const { io, runId, opts } = options;
   const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
-  const app = await (await import('../compose.js')).createApp({
+  const app = await (await import('../compose/app.js')).createApp({
     workspace,
     env: io.env,
     tracing: { onNotice: (message) => io.stderr.write(`maestro: ${message}\n`) },

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { HitlRefusedError } from '../app/hitl.js';
 import { processCommand, RunNotResumableError, STORAGE_WRITE_FAILED } from '../app/process-command.js';
 import type { RunOutcome } from '../app/run-deps.js';
-import type { App } from '../compose.js';
+import type { App } from '../compose/app.js';
 import { resumeHere } from '../compose/resume.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError, InvalidInputError, RunHeldError, StorageError } from '../domain/errors.js';
@@ -124,7 +124,7 @@ export async function withRunContext(
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    app = await (await import('../compose.js')).createApp({
+    app = await (await import('../compose/app.js')).createApp({
       workspace,
       env: io.env,
       ...(opts.route ? { route: opts.route } : {}),

@@ -15,7 +15,7 @@ export function registerSession(program: Command, io: Io): void {
     .option('--json', 'print as JSON')
     .option(...WORKSPACE_OPTION)
     .action(async (opts: { json?: boolean; workspace?: string }) => {
-      const app = await (await import('../compose.js')).createApp({
+      const app = await (await import('../compose/app.js')).createApp({
         workspace: resolveWorkspace(opts.workspace, io.env, io.cwd),
         env: io.env,
       });
@@ -58,7 +58,7 @@ export function registerSession(program: Command, io: Io): void {
     .option('--keep-memory', "keep each persona's memory (only the loop policy is reset)")
     .option(...WORKSPACE_OPTION)
     .action(async (opts: { keepMemory?: boolean; workspace?: string }) => {
-      const app = await (await import('../compose.js')).createApp({
+      const app = await (await import('../compose/app.js')).createApp({
         workspace: resolveWorkspace(opts.workspace, io.env, io.cwd),
         env: io.env,
       });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { checkCommand, describeFindings, type CommandFinding } from '../app/check-command.js';
 import { resolveRoutes } from '../app/prepare-models.js';
-import { createApp } from '../compose.js';
+import { createApp } from '../compose/app.js';
 import { resolveWorkspace } from '../config.js';
 import { parseCommandText } from '../domain/command-file.js';
 import { ExitError } from '../domain/errors.js';

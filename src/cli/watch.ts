@@ -63,7 +63,7 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
   if (!isFolder) throw new ExitError(2, `maestro watch: the workspace ${workspace} is not a folder (create one with "maestro init")`);
   const transcript = opts.transcript === true;
   const reporter = new WatchReporter(io, { output: pickWatchOutput(io, opts.json === true, transcript), transcript });
-  const app = await (await import('../compose.js')).createApp({
+  const app = await (await import('../compose/app.js')).createApp({
     workspace,
     env: io.env,
     ...(opts.route ? { route: opts.route } : {}),

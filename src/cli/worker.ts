@@ -49,7 +49,7 @@ export function registerWorker(program: Command, io: Io, proc: SignalProcess = p
 
 export async function workerSubcommand(opts: WorkerFlags, io: Io, proc: SignalProcess): Promise<number> {
   const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
-  const app = await (await import('../compose.js')).createApp({
+  const app = await (await import('../compose/app.js')).createApp({
     workspace,
     env: io.env,
     ...(opts.route ? { route: opts.route } : {}),

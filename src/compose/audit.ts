@@ -18,7 +18,7 @@ export interface AuditSource {
 export async function openAuditSource(paths: WorkspacePaths, env: Readonly<Record<string, string | undefined>>): Promise<AuditSource> {
   const url = resolveEngineUrl(await loadWorkspaceConfig(paths.config), env);
   if (url) {
-    const { openEngine } = await import('../compose-engine.js');
+    const { openEngine } = await import('./engine.js');
     const { listPgAuditRuns, readPgAuditRun } = await import('../adapters/pg/audit-log.js');
     const { redactUrl } = await import('../adapters/pg/engine.js');
     const engine = await openEngine(url, 'maestro audit');

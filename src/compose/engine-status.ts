@@ -13,7 +13,7 @@ export interface EngineStatus {
 
 /** Reads the cluster's state from the engine at `url` (its client is loaded only now). */
 export async function readEngineStatus(url: string): Promise<EngineStatus> {
-  const { openEngine } = await import('../compose-engine.js');
+  const { openEngine } = await import('./engine.js');
   const { PgQueue } = await import('../adapters/pg/queue.js');
   const { redactUrl } = await import('../adapters/pg/engine.js');
   const engine = await openEngine(url, 'maestro status');

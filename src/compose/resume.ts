@@ -4,7 +4,7 @@ import { FsRunLiveness, showRun, type RunLiveness, type ShownRun } from '../adap
 import { resumeRun, RunNotResumableError } from '../app/process-command.js';
 import type { RunOutcome } from '../app/run-deps.js';
 import { readPackageVersion } from '../package-info.js';
-import type { App } from '../compose.js';
+import type { App } from './app.js';
 import { RunBusyError } from '../domain/errors.js';
 import type { RunState } from '../domain/run-state.js';
 

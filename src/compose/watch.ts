@@ -8,8 +8,8 @@ import { FsWatcherRegistry } from '../adapters/fs/watcher-registry.js';
 import { IntakeLoop } from '../app/intake-loop.js';
 import { WatchLoop } from '../app/watch-loop.js';
 import { checkWorkspace } from '../app/workspace-check.js';
-import type { App } from '../compose.js';
-import type { EngineHandle } from '../compose-engine.js';
+import type { App } from './app.js';
+import type { EngineHandle } from './engine.js';
 import { checkWorkspaceConfig } from '../config.js';
 import type { WatchEvent } from '../domain/queue.js';
 
@@ -170,7 +170,7 @@ export async function openWorker(app: App, engine: EngineHandle, options: Worker
   type Session = import('../adapters/pg/queue.js').PgWorkerSession;
   type Claim = import('../adapters/pg/queue.js').EngineClaim;
   const { WorkerLoop } = await import('../app/worker-loop.js');
-  const { workerClaimDeps } = await import('../compose-engine.js');
+  const { workerClaimDeps } = await import('./engine.js');
   const loop = new WorkerLoop<Claim, Session>({
     openSession: () => PgWorkerSession.open(engine.engine, { name: options.name }),
     depsFor: (claim, session, controls) =>

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { processCommand, resumeRun } from '../../src/app/process-command.js';
-import { createApp } from '../../src/compose.js';
+import { createApp } from '../../src/compose/app.js';
 import { StorageError } from '../../src/domain/errors.js';
 import { politeCouncil, ScriptedLlmClient } from '../fakes/scripted-llm-client.js';
 import { tempWorkspace } from '../fakes/fixtures.js';

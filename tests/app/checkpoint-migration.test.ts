@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decidePause, resumeDecided } from '../../src/app/hitl.js';
-import { createApp } from '../../src/compose.js';
+import { createApp } from '../../src/compose/app.js';
 import { ScriptedLlmClient } from '../fakes/scripted-llm-client.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
 

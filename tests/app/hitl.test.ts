@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decidePause, HitlRefusedError, resumeDecided } from '../../src/app/hitl.js';
 import { processCommand, resumeRun } from '../../src/app/process-command.js';
-import { createApp } from '../../src/compose.js';
+import { createApp } from '../../src/compose/app.js';
 import { politeCouncil, ScriptedLlmClient, type ScriptedCall } from '../fakes/scripted-llm-client.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
 

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { processCommand, resumeRun } from '../../src/app/process-command.js';
 import { decidePause, resumeDecided } from '../../src/app/hitl.js';
-import { createApp } from '../../src/compose.js';
+import { createApp } from '../../src/compose/app.js';
 import { LlmError } from '../../src/domain/errors.js';
 import { VECTORS } from '../../src/domain/assessment.js';
 import { ScriptedLlmClient, type ScriptedCall } from '../fakes/scripted-llm-client.js';

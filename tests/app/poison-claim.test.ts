@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FsClaimStore } from '../../src/adapters/fs/claim-store.js';
 import { FsCommandInbox } from '../../src/adapters/fs/command-inbox.js';
 import { WatchLoop } from '../../src/app/watch-loop.js';
-import { createApp } from '../../src/compose.js';
+import { createApp } from '../../src/compose/app.js';
 import type { RunLedger } from '../../src/domain/ports.js';
 import type { WatchEvent } from '../../src/domain/queue.js';
 import { dropCommand, listDir, makeWorkspace, removeWorkspace, task } from '../helpers/watch-workspace.js';

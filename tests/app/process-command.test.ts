@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { processCommand, resumeRun } from '../../src/app/process-command.js';
-import { createApp } from '../../src/compose.js';
+import { createApp } from '../../src/compose/app.js';
 import { LlmError } from '../../src/domain/errors.js';
 import type { LlmRequest } from '../../src/domain/ports.js';
 import { politeCouncil, ScriptedLlmClient } from '../fakes/scripted-llm-client.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCommand, type CommandCheck } from '../../src/app/check-command.js';
 import { runStep } from '../../src/app/run-step.js';
-import { createApp, type App } from '../../src/compose.js';
+import { createApp, type App } from '../../src/compose/app.js';
 import { parseCommandText } from '../../src/domain/command-file.js';
 import type { Persona } from '../../src/domain/persona.js';
 import { tempWorkspace } from '../fakes/fixtures.js';

@@ -5,7 +5,7 @@ import { FsClaimStore } from '../../src/adapters/fs/claim-store.js';
 import { FsCommandInbox } from '../../src/adapters/fs/command-inbox.js';
 import { OfflineLlmClient } from '../../src/adapters/model/offline-llm-client.js';
 import { WatchLoop } from '../../src/app/watch-loop.js';
-import { createApp } from '../../src/compose.js';
+import { createApp } from '../../src/compose/app.js';
 import { LlmError } from '../../src/domain/errors.js';
 import type { CallContext, LlmClient, LlmReply, LlmRequest } from '../../src/domain/ports.js';
 import type { WatchEvent } from '../../src/domain/queue.js';

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decidePause, resumeDecided } from '../../src/app/hitl.js';
 import { processCommand } from '../../src/app/process-command.js';
-import { createApp } from '../../src/compose.js';
+import { createApp } from '../../src/compose/app.js';
 import { LlmError } from '../../src/domain/errors.js';
 import { workItemTask } from '../../src/domain/modes/work-items.js';
 import type { LlmClient } from '../../src/domain/ports.js';

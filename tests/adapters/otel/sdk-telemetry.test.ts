@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../../src/compose.js';
+import { createApp } from '../../../src/compose/app.js';
 import { auditEvent } from '../../../src/domain/audit.js';
 import { runDecision } from '../../../src/domain/decision.js';
 import { FakeClock } from '../../fakes/fake-clock.js';

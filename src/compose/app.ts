@@ -1,31 +1,31 @@
-import type { DecideDeps } from './app/hitl.js';
+import type { DecideDeps } from '../app/hitl.js';
 import path from 'node:path';
-import { FsArtifactWriter } from './adapters/fs/artifact-writer.js';
-import { FsKnowledgeBase } from './adapters/fs/knowledge-base.js';
-import { FsPersonaStore } from './adapters/fs/persona-store.js';
-import { FsRunHolds } from './adapters/fs/run-holds.js';
-import { FsRunLedger } from './adapters/fs/run-ledger.js';
-import { FsRunLocks } from './adapters/fs/run-locks.js';
-import { FsRunStore } from './adapters/fs/run-store.js';
-import { FsSessionStore } from './adapters/fs/session-store.js';
-import { sha256 } from './adapters/system/hashing.js';
-import { FsDecisionInbox } from './adapters/fs/decision-inbox.js';
-import { FsLoopPolicyStore } from './adapters/fs/loop-policy-store.js';
-import { JsonlAuditLog } from './adapters/fs/jsonl-audit-log.js';
-import { ConfiguredModelRoutes } from './adapters/model/model-routes.js';
-import { delayOfflineRoutes } from './adapters/model/delayed-llm-client.js';
-import { RecordingLlmClient, ReplayLlmClient } from './adapters/model/cassette.js';
-import { OpenAiLlmClient } from './adapters/model/openai-llm-client.js';
-import { newRunId, systemClock } from './adapters/system/system-clock.js';
-import { NO_TELEMETRY, startTelemetry, type Telemetry } from './adapters/otel/telemetry.js';
-import { countTokens, countTokensIfLoaded } from './adapters/model/token-counter.js';
-import { WorkspacePaths } from './adapters/fs/workspace-paths.js';
-import { assertWorkspace } from './adapters/fs/workspace-guard.js';
-import { VegaPictureRenderer } from './adapters/system/vega-pictures.js';
-import { readPackageVersion } from './package-info.js';
-import { loadWorkspaceConfig, readOfflineDelayMs, resolveEngineUrl } from './config.js';
-import type { EngineHandle } from './compose-engine.js';
-import type { Clock, LlmClient, OnProgress } from './domain/ports.js';
+import { FsArtifactWriter } from '../adapters/fs/artifact-writer.js';
+import { FsKnowledgeBase } from '../adapters/fs/knowledge-base.js';
+import { FsPersonaStore } from '../adapters/fs/persona-store.js';
+import { FsRunHolds } from '../adapters/fs/run-holds.js';
+import { FsRunLedger } from '../adapters/fs/run-ledger.js';
+import { FsRunLocks } from '../adapters/fs/run-locks.js';
+import { FsRunStore } from '../adapters/fs/run-store.js';
+import { FsSessionStore } from '../adapters/fs/session-store.js';
+import { sha256 } from '../adapters/system/hashing.js';
+import { FsDecisionInbox } from '../adapters/fs/decision-inbox.js';
+import { FsLoopPolicyStore } from '../adapters/fs/loop-policy-store.js';
+import { JsonlAuditLog } from '../adapters/fs/jsonl-audit-log.js';
+import { ConfiguredModelRoutes } from '../adapters/model/model-routes.js';
+import { delayOfflineRoutes } from '../adapters/model/delayed-llm-client.js';
+import { RecordingLlmClient, ReplayLlmClient } from '../adapters/model/cassette.js';
+import { OpenAiLlmClient } from '../adapters/model/openai-llm-client.js';
+import { newRunId, systemClock } from '../adapters/system/system-clock.js';
+import { NO_TELEMETRY, startTelemetry, type Telemetry } from '../adapters/otel/telemetry.js';
+import { countTokens, countTokensIfLoaded } from '../adapters/model/token-counter.js';
+import { WorkspacePaths } from '../adapters/fs/workspace-paths.js';
+import { assertWorkspace } from '../adapters/fs/workspace-guard.js';
+import { VegaPictureRenderer } from '../adapters/system/vega-pictures.js';
+import { readPackageVersion } from '../package-info.js';
+import { loadWorkspaceConfig, readOfflineDelayMs, resolveEngineUrl } from '../config.js';
+import type { EngineHandle } from './engine.js';
+import type { Clock, LlmClient, OnProgress } from '../domain/ports.js';
 
 export interface AppOptions {
   readonly workspace: string;
@@ -83,7 +83,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const engineUrl = resolveEngineUrl(config, options.env ?? {});
   // Loaded only with an engine, so a workspace on files never loads the PostgreSQL client.
   const wiring = engineUrl
-    ? await import('./compose-engine.js').then(async (m) => m.engineDeps({ engine: await m.openEngine(engineUrl), clock, config, paths }))
+    ? await import('./engine.js').then(async (m) => m.engineDeps({ engine: await m.openEngine(engineUrl), clock, config, paths }))
     : undefined;
   const deps: App['deps'] = {
     decisions: new FsDecisionInbox(paths),

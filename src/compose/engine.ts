@@ -1,22 +1,22 @@
 import os from 'node:os';
-import type { DecideDeps, DecisionInbox } from './app/hitl.js';
-import type { RunClaimDeps } from './app/run-claim.js';
-import type { RunDeps } from './app/run-deps.js';
-import { VerifiedInputReader } from './app/verified-inputs.js';
-import type { WorkerSession } from './app/worker-loop.js';
-import { FsArtifactWriter } from './adapters/fs/artifact-writer.js';
-import { PgArtifactWriter } from './adapters/pg/artifact-writer.js';
-import { PgEngine, type Fence } from './adapters/pg/engine.js';
-import { PgLoopPolicyStore } from './adapters/pg/loop-policy-store.js';
-import { PgQueue, type EngineClaim, type PgWorkerSession } from './adapters/pg/queue.js';
-import { PgRunLedger } from './adapters/pg/run-ledger.js';
-import { PgRunLocks } from './adapters/pg/run-locks.js';
-import { PgSessionStore } from './adapters/pg/session-store.js';
-import { newRunId } from './adapters/system/system-clock.js';
-import type { WorkspacePaths } from './adapters/fs/workspace-paths.js';
-import { AppError } from './domain/errors.js';
-import type { Clock, RunReader } from './domain/ports.js';
-import type { WorkspaceConfig } from './domain/workspace-config.js';
+import type { DecideDeps, DecisionInbox } from '../app/hitl.js';
+import type { RunClaimDeps } from '../app/run-claim.js';
+import type { RunDeps } from '../app/run-deps.js';
+import { VerifiedInputReader } from '../app/verified-inputs.js';
+import type { WorkerSession } from '../app/worker-loop.js';
+import { FsArtifactWriter } from '../adapters/fs/artifact-writer.js';
+import { PgArtifactWriter } from '../adapters/pg/artifact-writer.js';
+import { PgEngine, type Fence } from '../adapters/pg/engine.js';
+import { PgLoopPolicyStore } from '../adapters/pg/loop-policy-store.js';
+import { PgQueue, type EngineClaim, type PgWorkerSession } from '../adapters/pg/queue.js';
+import { PgRunLedger } from '../adapters/pg/run-ledger.js';
+import { PgRunLocks } from '../adapters/pg/run-locks.js';
+import { PgSessionStore } from '../adapters/pg/session-store.js';
+import { newRunId } from '../adapters/system/system-clock.js';
+import type { WorkspacePaths } from '../adapters/fs/workspace-paths.js';
+import { AppError } from '../domain/errors.js';
+import type { Clock, RunReader } from '../domain/ports.js';
+import type { WorkspaceConfig } from '../domain/workspace-config.js';
 
 /** `--run` / `run --resume` with an engine: the queue resumes decided runs, never a foreground process. */
 export class EngineResumeError extends AppError {
