@@ -52,7 +52,7 @@ function oneWinner(results: CliResult[]): CliResult {
 
 // Each round starts real processes; the suite runs a few (every pair of decisions once), the soak more:
 // MAESTRO_RACE_ROUNDS=50 npx vitest run tests/cli/decision-races.e2e.test.ts
-const ROUNDS = Number(process.env.MAESTRO_RACE_ROUNDS ?? 4);
+const ROUNDS = Number(process.env.MAESTRO_RACE_ROUNDS ?? 2);
 
 describe('two processes deciding or resuming one run at once', () => {
   it('two `hitl decide` started together: exactly one decides, the other is refused saying so (continue and stop mixed)', async () => {
