@@ -56,11 +56,12 @@ const ROUNDS = Number(process.env.MAESTRO_RACE_ROUNDS ?? 2);
 
 describe('two processes deciding or resuming one run at once', () => {
   it('two `hitl decide` started together: exactly one decides, the other is refused saying so (continue and stop mixed)', async () => {
+    // Continue against stop first: the suite runs two rounds (MAESTRO_RACE_ROUNDS=4 tries every pair).
     const pairs = [
-      ['continue', 'continue'],
       ['continue', 'stop'],
-      ['stop', 'continue'],
       ['stop', 'stop'],
+      ['stop', 'continue'],
+      ['continue', 'continue'],
     ] as const;
     for (let round = 0; round < ROUNDS; round++) {
       const id = await pausedRun();
