@@ -4,7 +4,7 @@ import { composeBriefing } from '../domain/briefing.js';
 import { checkBudget, type BudgetExceeded } from '../domain/budget.js';
 import { runDecision } from '../domain/decision.js';
 import { BudgetExceededError } from '../domain/errors.js';
-import { evaluateGates, taskSensitivity, type GateFacts } from '../domain/gates.js';
+import { evaluateGates, skippedGates, taskSensitivity, type GateFacts } from '../domain/gates.js';
 import { selectHistory, type HistoryView } from '../domain/history.js';
 import type { DeliberationMode, ModeContext, ModeNext, StepSpec } from '../domain/modes/mode.js';
 import { modeFor } from '../domain/modes/registry.js';
@@ -439,6 +439,10 @@ async function askMediator(options: {
     ? { advice: run.state.advice, record: undefined }
     : await classifyTask({ ...classifier, task: command.task_description, attachments, run, deps });
   if ('ending' in asked) {
+    // Every gate writes its one record, as skipped: the mediator's call decided before them.
+    await run.commit({
+      records: skippedGates(asked.ending.decision).map((g) => auditEvent('GATE', g.decision, { ...g.details, skipped: true })),
+    });
     const next = asked.ending.kind === 'pause' ? '. Continue asks the mediator again (the check is never skipped); stop ends the run' : '';
     const message = `the mediator's classification of the task failed, so nothing was sent to the council (fail closed): ${asked.message}${next}`;
     return {

@@ -131,7 +131,7 @@ export async function classifyTask(options: {
   }
   return {
     ending: decideRun({ kind: 'reply_unreadable', call: 'classify' }),
-    message: `the reply was not a valid classification, even when asked again (${problem}). Continue (maestro hitl decide) asks the mediator again once the route answers readably; stop ends the run`,
+    message: `the reply was not a valid classification, even when asked again (${problem})`,
     details: { unreadable: true },
   };
 }

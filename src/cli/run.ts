@@ -48,7 +48,7 @@ export function registerRun(program: Command, io: Io): void {
     .option('--replay <file>', 'answer every model call from a cassette: no network, the same artifact')
     .addHelpText(
       'after',
-      '\nExit codes: 0 completed · 1 internal error · 2 invalid input · 3 paused for a person · 4 stopped by policy · 130 interrupted',
+      '\nExit codes: 0 completed · 1 internal error · 2 invalid input · 3 paused for a person · 4 stopped by policy · 5 stopped by a guardrail · 130 interrupted',
     )
     .action(async (file: string | undefined, opts: RunFlags) => {
       const code = await runSubcommand(file, opts, io);

@@ -194,3 +194,16 @@ export function taskSensitivity(f: GateFacts): { policySensitive: boolean; ambig
     ambiguous: f.boundary === true || (f.ambiguity ?? []).length > 0,
   };
 }
+
+/**
+ * The gates' records when something before them decided (the mediator's call failed, or met a
+ * sealed refusal): every gate still writes its one record, as skipped, carrying that decision.
+ */
+export function skippedGates(decision: DecisionRecord): GateOutcome[] {
+  return GATE_LAYERS.map((layer) => ({
+    layer,
+    decision: { ...decision, layer, sealed: false },
+    skipped: true,
+    details: { decided_by: decision.layer },
+  }));
+}

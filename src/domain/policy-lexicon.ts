@@ -129,6 +129,7 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
           'stake',
           'top up',
           'fund',
+          'push',
         ],
         objects: [...MONEY_AMOUNTS, ...MONEY_NOUNS],
       },
@@ -146,7 +147,7 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
           'them',
         ],
       },
-      { heads: ['wire', 'transfer', 'send', 'move', 'deposit', 'pay'], objects: FINANCIAL_ACCOUNTS, gap: 8, across: true },
+      { heads: ['wire', 'transfer', 'send', 'move', 'deposit', 'pay', 'push'], objects: FINANCIAL_ACCOUNTS, gap: 8, across: true },
       {
         heads: [
           'approve',
@@ -356,6 +357,8 @@ export const POLICY_LEXICON: readonly LexiconEntry[] = [
           'tell me',
           'show me',
           'issue',
+          'reissue',
+          're-issue',
           'replace',
           'swap',
         ],

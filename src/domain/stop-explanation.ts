@@ -146,6 +146,7 @@ export function explainArbitrationPause(input: {
   readonly names: ReadonlyMap<string, string>;
 }): string {
   const { runId, arbitration } = input;
+  if (input.reason === 'ARBITRATION_VERDICTS_UNREADABLE') return explainUnreadableVerdicts(input);
   const doubters = input.verdicts.filter((v) => !v.valid || v.action !== 'proceed');
   const who = doubters.length > 0 ? `Who doubted: ${doubters.map((v) => doubt(v, input.names)).join('; ')}.` : 'No persona gave a verdict.';
   const meaning = ARBITRATION_MEANING[input.reason] ?? `the council did not say proceed`;
@@ -154,5 +155,22 @@ export function explainArbitrationPause(input: {
     `This means ${meaning}; nothing was done beyond the deliberation. ` +
     `To move it on: maestro hitl decide ${runId} continue (the artifact is written from the deliberation already done, over the council's verdict), ` +
     `maestro hitl decide ${runId} stop (the run ends as stopped), or run the command again with more input (input_artifacts, or a narrower task_description).`
+  );
+}
+
+/**
+ * Why a run paused when no readable verdict doubted the task, and the ones that kept it from
+ * proceeding could not be read even when asked again: an outage of the route, never the council's
+ * doubt (it does not count towards the loop policy).
+ */
+function explainUnreadableVerdicts(input: Parameters<typeof explainArbitrationPause>[0]): string {
+  const { runId } = input;
+  const unreadable = input.verdicts.filter((v) => !v.valid);
+  const who = unreadable.map((v) => `${input.names.get(v.persona) ?? v.persona} (${v.problem ?? 'missing'})`).join('; ');
+  return (
+    `the model answered the verdicts of ${who || 'the council'} unreadably, even when asked again (each counted as escalate: fail closed), and no readable verdict doubted the task: ` +
+    "an outage of the route, not the council's doubt (it does not count towards the loop policy). " +
+    `To move it on: fix the route (json_mode, the model) and run the command again; maestro hitl decide ${runId} continue (the artifact is written from the deliberation already done); ` +
+    `or maestro hitl decide ${runId} stop.`
   );
 }

@@ -97,6 +97,10 @@ describe('REROUTE follows seed 000 on every call', () => {
     const log = await records(r.out.audit_log!);
     expect(log.some((x) => x.event === 'HITL_REQUESTED' || x.decision === 'PAUSE_FOR_HITL')).toBe(false);
     expect(log.at(-1)).toMatchObject({ event: 'RUN_FINISHED', decision: 'STOPPED', sealed: true, layer: 'acc' });
+    // policy.md: every gate writes exactly one record per command, even when skipped.
+    const gates = log.filter((x) => x.event === 'GATE');
+    expect(gates.map((g) => g.layer)).toEqual(['mediator_advice', 'meaning', 'consistency', 'rfl', 'ethics', 'acc', 'dispatch']);
+    expect(gates.every((g) => g.details?.skipped === true && g.decision === 'STOPPED')).toBe(true);
     expect(broken.classifyRequests).toHaveLength(1);
     const again = await runCli(['hitl', 'decide', r.out.run_id!, 'continue'], { cwd: ws.dir });
     expect(again.code).toBe(2);
@@ -152,6 +156,7 @@ describe("broken model output is an outage, never the council's doubt", () => {
       expect(r.out.reason_code).toBe('MEDIATOR_CLASSIFICATION_FAILED');
       const log = await records(r.out.audit_log!);
       expect(log.find((x) => x.event === 'HITL_REQUESTED')?.details?.pause_class).toBe('outage');
+      expect(log.filter((x) => x.event === 'GATE')).toHaveLength(7);
       expect(log.some((x) => x.event.startsWith('K_') || x.reason_code === 'ACC_END_SESSION_AFTER_4_HITL')).toBe(false);
       ids.push(r.out.run_id!);
     }
