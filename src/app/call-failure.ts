@@ -1,7 +1,7 @@
 import type { AuditDetails } from '../domain/audit.js';
 import { BudgetExceededError, LlmError } from '../domain/errors.js';
 import { describeModelFailure, modelFailureDetails } from '../domain/model-failure.js';
-import { decideRun, type Call, type Ending } from '../domain/run/policy.js';
+import { decideRun, REROUTABLE_FAILURES, type Call, type Ending } from '../domain/run/policy.js';
 import { RerouteRefusedError } from './routed-llm.js';
 
 /** What a failed call means for the run: the policy's ending, the words for people, the record's fields. */
@@ -49,20 +49,11 @@ export function callFailure(error: unknown, call: Call, step?: { id: string; per
     };
   }
   if (!(error instanceof LlmError)) return undefined;
-  // Not rerouted at all (one client serves everyone, or the failure is of a kind never rerouted).
-  const condition =
-    error.kind === 'quota' || error.kind === 'auth' || error.kind === 'bad_request' || error.kind === 'cassette'
-      ? 'not_reroutable'
-      : 'no_fallback_route';
+  // Not rerouted at all: the failure is of a kind never rerouted, or one client serves everyone.
+  const condition = REROUTABLE_FAILURES.has(error.kind) ? 'not_routed' : 'not_reroutable';
   const ending = decideRun({ kind: 'route_failed', call, failure: error.kind, condition });
-  // One client serves every persona (a replay, a test's model): there was no REROUTE to refuse, so the
-  // pause is the model layer's own, of the same class as a refused one.
-  const named =
-    ending.kind === 'pause' && condition === 'no_fallback_route'
-      ? { ...ending, decision: { ...ending.decision, layer: 'model' as const, reason_code: 'MODEL_CALL_FAILED' } }
-      : ending;
   return {
-    ending: named,
+    ending,
     message: `a model call${where} failed: ${describeModelFailure(error)}`,
     details: { ...modelFailureDetails(error), ...stepDetails },
   };

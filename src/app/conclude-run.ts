@@ -89,9 +89,11 @@ interface Judgement {
 function judge(conclusion: Conclusion, at: { state: RunState; ctx: ModeContext }): Judgement {
   const { arbitration } = conclusion;
   const councilReason = councilReasonOf(arbitration);
-  // Only a readable verdict is the council's doubt: when no readable verdict doubted, the verdicts that
-  // kept the run from proceeding could not be read, which is an outage of their route.
-  const readableDoubt = conclusion.verdicts.some((v) => v.valid && v.action !== 'proceed');
+  // An outage only when verdicts could not be read and no readable one doubted: then the unreadable
+  // ones kept the run from proceeding. Every other doubt is the council's, read: a verdict that said
+  // so, or vectors the composition flagged while every verdict read as proceed.
+  const unreadable = conclusion.verdicts.some((v) => !v.valid);
+  const readableDoubt = !unreadable || conclusion.verdicts.some((v) => v.valid && v.action !== 'proceed');
   const doubt: Ending = readableDoubt
     ? decideRun({ kind: 'council_doubt', reason: councilReason })
     : decideRun({ kind: 'reply_unreadable', call: at.ctx.plan.mode === 'parallel' ? 'assessment' : 'verdict' });

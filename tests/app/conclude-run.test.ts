@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { decidePause } from '../../src/app/hitl.js';
 import { aCommand, execute, memoryApp, reopen, startRun } from '../fakes/memory-app.js';
 import { politeCouncil, ScriptedLlmClient, type ScriptedCall } from '../fakes/scripted-llm-client.js';
+import { assessmentJson } from '../fixtures/domain-builders.js';
+import { VECTORS } from '../../src/domain/assessment.js';
 
 // concludeRun — the verdicts arbitrated, then the run completes or pauses — reached through executeRun
 // once every call of the deliberation is recorded (the mode's context is built there).
@@ -51,6 +53,22 @@ describe('concludeRun', () => {
       invalid_verdicts: ['auditor'],
     });
     expect(JSON.parse((await app.ledger.readFile('run-1', 'hitl.json'))!)).toMatchObject({ pause_class: 'outage', conflict_pauses: 0 });
+  });
+
+  it('pauses as a judgement, not an outage, when every verdict reads as proceed but the composition flagged vectors', async () => {
+    // Parallel mode, consensus_threshold: the personas agree to proceed but score one vector far apart,
+    // so the council investigates first. Every assessment was read: that is the council's doubt.
+    const spread: Record<string, number> = { coordinator: 0.1, strategist: 0.5, auditor: 0.95 };
+    const app = memoryApp({
+      llm: new ScriptedLlmClient((r) =>
+        r.purpose === 'assessment' ? assessmentJson('proceed', 0.8, 0.7, { [VECTORS[0]]: spread[r.persona] ?? 0.5 }) : politeCouncil(r),
+      ),
+    });
+    const command = aCommand({ config: { mode: 'parallel', composition: 'consensus_threshold', consensus_threshold: 0.25 } });
+    const outcome = await execute(await startRun(app, command), app.deps);
+    expect(outcome.status).toBe('paused');
+    expect(outcome.reason_code).not.toBe('ARBITRATION_VERDICTS_UNREADABLE');
+    expect(JSON.parse((await app.ledger.readFile('run-1', 'hitl.json'))!)).toMatchObject({ pause_class: 'judgement', conflict_pauses: 1 });
   });
 
   it('a person who continues clears the doubt: the run completes from the deliberation done, calling no model again', async () => {

@@ -41,6 +41,7 @@ export type PauseClass = 'judgement' | 'outage' | 'setup';
 export type RerouteCondition =
   | 'allowed'
   | 'not_reroutable'
+  | 'not_routed'
   | 'no_fallback_route'
   | 'ambiguous_intent'
   | 'policy_sensitive'
@@ -175,6 +176,15 @@ export const POLICY_TABLE: readonly PolicyRow[] = [
     reason: 'REROUTE_NOT_ALLOWED',
     pauseClass: 'outage',
     source: 'a route that did not answer and has nowhere to go: a person looks',
+  },
+  {
+    cause: 'route_failed:not_routed',
+    calls: EVERY,
+    outcome: 'pause',
+    layer: 'model',
+    reason: 'MODEL_CALL_FAILED',
+    pauseClass: 'outage',
+    source: 'one client serves every persona (a replay, a test model): no REROUTE to weigh, a person looks',
   },
   {
     cause: 'route_failed:not_reroutable',
@@ -431,6 +441,7 @@ export function decideRun(event: PolicyEvent): Ending {
 /** Severity of a refused REROUTE, most severe first: when several conditions hold, the strictest decides (fail closed). */
 const REROUTE_SEVERITY: readonly RerouteCondition[] = [
   'not_reroutable',
+  'not_routed',
   'local_to_remote',
   'privilege_escalation',
   'weaker_constraints',

@@ -120,6 +120,17 @@ describe('pause classes come from the cause', () => {
     });
   });
 
+  it.each(CALLS)(
+    'a failure where one client serves everyone (no REROUTE to weigh) on a %s call is an outage, MODEL_CALL_FAILED',
+    (call) => {
+      expect(decideRun({ kind: 'route_failed', call, failure: 'server', condition: 'not_routed' })).toMatchObject({
+        kind: 'pause',
+        pauseClass: 'outage',
+        decision: { layer: 'model', reason_code: call === 'classify' ? 'MEDIATOR_CLASSIFICATION_FAILED' : 'MODEL_CALL_FAILED' },
+      });
+    },
+  );
+
   it('a readable doubt, a judging gate and a budget are judgements; a set-up problem is not', () => {
     expect(decideRun({ kind: 'council_doubt', reason: 'ARBITRATION_ESCALATE' })).toMatchObject({
       pauseClass: 'judgement',
@@ -175,6 +186,7 @@ describe('other endings', () => {
     const conditions: RerouteCondition[] = [
       'allowed',
       'not_reroutable',
+      'not_routed',
       'no_fallback_route',
       'ambiguous_intent',
       'policy_sensitive',
