@@ -201,7 +201,7 @@ function sessionSaver(options: {
             { role: 'user' as const, content: screenText(s.prompt), run_id: state.run_id, ts: s.started_at },
             { role: 'assistant' as const, content: screenText(s.reply), run_id: state.run_id, ts: s.started_at },
           ]);
-        return deps.sessions.appendRun(id, state.run_id, messages);
+        return deps.sessions.appendRun(id, state.run_id, messages, { retry: options.resumedEnding === true });
       }),
     );
     const failed = saved.find((r): r is PromiseRejectedResult => r.status === 'rejected');

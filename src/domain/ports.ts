@@ -51,7 +51,16 @@ export interface SessionStore {
    * a lock so several watchers never drop each other's runs, and archiving the oldest runs beyond the
    * workspace's `history.keep_runs`.
    */
-  appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[]): Promise<void>;
+  appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[], options?: AppendRunOptions): Promise<void>;
+}
+
+export interface AppendRunOptions {
+  /**
+   * This run's memory may have been saved before (an ending completed after a crash): its run id is
+   * looked for in the whole archive, not only in the state file and its recent summaries, since other
+   * runs may have moved it there meanwhile. Only a retry pays for that look.
+   */
+  readonly retry?: boolean;
 }
 
 /**

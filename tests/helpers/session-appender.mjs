@@ -1,17 +1,23 @@
 // A process that appends runs to one persona's memory, the way a watcher does at the end of each run.
-// Usage: node session-appender.mjs <session_states dir> <prefix> <from> <to> <keepRuns> <staleMs>
+// Usage: node session-appender.mjs <session_states dir> <prefix> <from> <to> <keepRuns> <staleMs> [retry]
+// With `retry`, the first run is saved as a retry (a watcher that restarts saves again the run it was saving).
 // Prints "appended <n>" after each run is saved (the built code: `npm run build` first).
 import { FsSessionStore } from '../../dist/adapters/fs/session-store.js';
 
-const [dir, prefix, from, to, keepRuns, staleMs] = process.argv.slice(2);
+const [dir, prefix, from, to, keepRuns, staleMs, retry] = process.argv.slice(2);
 const clock = { now: () => new Date() };
 const store = new FsSessionStore(dir, clock, Number(keepRuns), undefined, { staleMs: Number(staleMs) });
 for (let n = Number(from); n < Number(to); n++) {
   const runId = `${prefix}-${n}`;
   const ts = new Date().toISOString();
-  await store.appendRun('auditor', runId, [
-    { role: 'user', content: `=== TASK BRIEFING ===\n\nTASK: ${runId}`, run_id: runId, ts },
-    { role: 'assistant', content: `reply to ${runId}`, run_id: runId, ts },
-  ]);
+  await store.appendRun(
+    'auditor',
+    runId,
+    [
+      { role: 'user', content: `=== TASK BRIEFING ===\n\nTASK: ${runId}`, run_id: runId, ts },
+      { role: 'assistant', content: `reply to ${runId}`, run_id: runId, ts },
+    ],
+    { retry: retry === 'retry' && n === Number(from) },
+  );
   process.stdout.write(`appended ${n}\n`);
 }

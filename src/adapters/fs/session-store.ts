@@ -1,6 +1,8 @@
+import { createReadStream } from 'node:fs';
 import { mkdir, readFile, rename, truncate } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import path from 'node:path';
-import type { Clock, SessionLoad, SessionStore } from '../../domain/ports.js';
+import type { AppendRunOptions, Clock, SessionLoad, SessionStore } from '../../domain/ports.js';
 import { corruptPathFor, lockPathFor } from '../../domain/runtime-files.js';
 import { StorageError } from '../../domain/errors.js';
 import {
@@ -76,13 +78,16 @@ export class FsSessionStore implements SessionStore {
    * first checks that the lock is still this process's: one that lost it (stalled past the stale
    * time) fails with a StorageError instead of writing over the new holder's work.
    */
-  async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[]): Promise<void> {
+  async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[], options: AppendRunOptions = {}): Promise<void> {
     const file = this.fileFor(personaId);
     await mkdir(this.dir, { recursive: true });
     await withFileLock(
       lockPathFor(file),
       async (held) => {
         const { state } = await this.load(personaId);
+        const known = state.runs.includes(runId) || state.archived.recent.some((r) => r.run_id === runId);
+        // A retry whose run other saves have since moved to the archive: it is saved already.
+        if (options.retry && !known && (await archiveHolds(this.archiveFor(personaId), runId))) return;
         const { state: compacted, moved } = compactSession(
           appendRun(state, runId, messages, this.clock.now().toISOString()),
           this.keepRuns,
@@ -137,5 +142,27 @@ export class FsSessionStore implements SessionStore {
       const tokens = count(m.content);
       return tokens === undefined ? m : { ...m, tokens };
     });
+  }
+}
+
+/** Whether the archive holds a message of this run (read line by line; a missing archive holds none). */
+async function archiveHolds(archive: string, runId: string): Promise<boolean> {
+  const needle = `"run_id":${JSON.stringify(runId)}`;
+  const lines = createInterface({ input: createReadStream(archive, { encoding: 'utf8' }), crlfDelay: Number.POSITIVE_INFINITY });
+  try {
+    for await (const line of lines) {
+      if (!line.includes(needle)) continue;
+      try {
+        if ((JSON.parse(line) as { run_id?: unknown }).run_id === runId) return true;
+      } catch {
+        // A line a crash cut short: the next save cuts it off.
+      }
+    }
+    return false;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new StorageError(`could not read ${archive}: ${(error as Error).message}`, archive, { cause: error });
+  } finally {
+    lines.close();
   }
 }

@@ -1,4 +1,4 @@
-import type { Clock, SessionLoad, SessionStore } from '../../domain/ports.js';
+import type { Clock, SessionLoad, SessionStore, AppendRunOptions } from '../../domain/ports.js';
 import {
   appendRun,
   compactSession,
@@ -39,7 +39,7 @@ export class PgSessionStore implements SessionStore {
     return { state: emptySessionState(personaId, now), recovered: { movedTo: `engine:session_archive/${personaId}`, problem } };
   }
 
-  async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[]): Promise<void> {
+  async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[], options: AppendRunOptions = {}): Promise<void> {
     const now = this.clock.now().toISOString();
     await this.engine.tx(async (db) => {
       // A placeholder to lock (version 0: `version` counts the writes of a persona's memory).
@@ -54,6 +54,15 @@ export class PgSessionStore implements SessionStore {
       else {
         await this.#moveAside(db, personaId, r.rows[0]?.state);
         current = emptySessionState(personaId, now);
+      }
+      const known = current.runs.includes(runId) || current.archived.recent.some((a) => a.run_id === runId);
+      if (options.retry && !known) {
+        // A retry whose run other saves have since moved to the archive: it is saved already.
+        const held = await db.query(
+          "SELECT 1 FROM maestro_session_archive WHERE persona_id = $1 AND (message::jsonb)->>'run_id' = $2 LIMIT 1",
+          [personaId, runId],
+        );
+        if ((held.rowCount ?? 0) > 0) return;
       }
       const { state, moved } = compactSession(appendRun(current, runId, messages, now), this.keepRuns);
       for (const m of moved)

@@ -32,8 +32,9 @@ interface Appender {
 }
 
 /** `killAfter`: SIGKILL it as soon as it reports that run saved (it is then at some point of the next one). */
-function startAppender(prefix: string, from: number, to: number, killAfter?: number): Appender {
-  const child = spawn(process.execPath, [APPENDER, dir, prefix, String(from), String(to), String(KEEP_RUNS), String(STALE_MS)], {
+function startAppender(prefix: string, from: number, to: number, killAfter?: number, retry = false): Appender {
+  const args = [APPENDER, dir, prefix, String(from), String(to), String(KEEP_RUNS), String(STALE_MS), ...(retry ? ['retry'] : [])];
+  const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -101,7 +102,9 @@ describe('persona memory appended by many processes at once', () => {
     expect(results.map((r) => r.signal)).toEqual(['SIGKILL', null, 'SIGKILL', null]);
     expect(first[0]!.lastSaved()).toBeLessThan(runs - 1);
     // A watcher that restarts saves the run it was saving again: from the first one not reported saved.
-    const again = prefixes.flatMap((p, i) => (results[i]!.signal === 'SIGKILL' ? [startAppender(p, first[i]!.lastSaved() + 1, runs)] : []));
+    const again = prefixes.flatMap((p, i) =>
+      results[i]!.signal === 'SIGKILL' ? [startAppender(p, first[i]!.lastSaved() + 1, runs, undefined, true)] : [],
+    );
     for (const a of again) expect((await a.exited).code).toBe(0);
     const kept = await everyMessage();
     expect([...kept].sort()).toEqual(expectedMessages(prefixes, runs).sort());

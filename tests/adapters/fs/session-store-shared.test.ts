@@ -62,6 +62,22 @@ describe('FsSessionStore shared by several watchers', () => {
     expect((await s.load('auditor')).state.runs).toEqual(['run-4', 'run-5']);
   });
 
+  it('a retried save of a run archived long ago (past the recent summaries) writes nothing; a new run is saved', async () => {
+    const { store: s, dir } = await store(1);
+    // 60 runs: run-0 leaves the state file at once and falls out of the 50 recent summaries.
+    for (let n = 0; n < 60; n++) await s.appendRun('auditor', `run-${n}`, turn(`run-${n}`, `task ${n}`));
+    const archive = path.join(dir, 'archive', 'auditor_history.jsonl');
+    const before = await readFile(archive, 'utf8');
+    expect((await s.load('auditor')).state.archived.recent.some((r) => r.run_id === 'run-0')).toBe(false);
+    // A watcher that restarts after a crash saves run-0 again: it is in the archive already.
+    await s.appendRun('auditor', 'run-0', turn('run-0', 'task 0'), { retry: true });
+    expect(await readFile(archive, 'utf8')).toBe(before);
+    expect((await s.load('auditor')).state.runs).toEqual(['run-59']);
+    // A retry of a run never saved is saved.
+    await s.appendRun('auditor', 'run-60', turn('run-60', 'task 60'), { retry: true });
+    expect((await s.load('auditor')).state.runs).toEqual(['run-60']);
+  });
+
   it('a crash between archiving runs and saving the state file never leaves a message twice in the archive', async () => {
     const { store: s, dir } = await store(2);
     for (const n of [1, 2, 3]) await s.appendRun('auditor', `run-${n}`, turn(`run-${n}`, `task ${n}`));

@@ -272,6 +272,20 @@ describe('shared state', () => {
     expect(Number(version)).toBe(24);
   });
 
+  it('a retried save of a run archived long ago (past the recent summaries) writes nothing', async () => {
+    const store = new PgSessionStore(engine, clock, 1);
+    const turn = (n: number) => [{ role: 'assistant' as const, content: `reply ${n}`, run_id: `old-${n}`, ts: '2026-01-01T00:00:00.000Z' }];
+    for (let n = 0; n < 55; n++) await store.appendRun('strategist', `old-${n}`, turn(n));
+    const archived = async () =>
+      Number(
+        (await engine.query<{ n: string }>(`SELECT count(*) AS n FROM maestro_session_archive WHERE persona_id = 'strategist'`)).rows[0]?.n,
+      );
+    expect(await archived()).toBe(54);
+    await store.appendRun('strategist', 'old-0', turn(0), { retry: true });
+    expect(await archived()).toBe(54);
+    expect((await store.load('strategist')).state.runs).toEqual(['old-54']);
+  });
+
   it('counts every pause of the loop policy when many writers update at once', async () => {
     const store = new PgLoopPolicyStore(engine, clock, () => 'S-1');
     await Promise.all(
