@@ -54,24 +54,53 @@ const breakRe = new RegExp(`\\s*,\\s*|\\s+${alt(CLAUSE_BREAKS.filter((b) => b !=
 const toRe = new RegExp(`(?<!(?<![\\w-])${alt(ARTIFACT_NOUNS)}(?:\\s+(?:is|was|will be|would be))?)\\s+to\\s+`, 'g');
 const bulletRe = /^(?:[-*•>#]+|\d+[.)])\s*/;
 
-interface CompiledRule {
+/** A rule's full patterns: the request, and the head followed by a pronoun with the objects on their own. */
+interface RulePatterns {
   readonly re: RegExp;
-  /** Tested on whole sentences, not at request heads. */
-  readonly anywhere?: boolean;
-  /** The head followed by a pronoun, and the objects on their own: "sign it" after "review the contract". */
+  /** "sign it" after "review the contract". */
   readonly pronoun?: { readonly re: RegExp; readonly object: RegExp };
+}
+
+/**
+ * A rule, compiled on first use. The full patterns embed long word lists and compiling one costs
+ * milliseconds, so `gate` tests first what they need and is cheap: the head alone, or for a rule that
+ * looks anywhere, each of its groups somewhere in the sentence. A rule whose gate fails is never
+ * compiled: the 68 rules of the offline lexicon cost ~230 ms of every process's first gate check otherwise.
+ */
+interface CompiledRule {
+  readonly gate: (text: string) => boolean;
+  readonly patterns: () => RulePatterns;
+  /** Tested on whole sentences, not at request heads. */
+  readonly anywhere: boolean;
 }
 
 /** What an act done to is throw-away when a disposable word comes right before it or opens it, or follows it. */
 const THROWAWAY_BEFORE = `(?<!(?<![\\w-])${alt(DISPOSABLE)}[\\s-])(?!${alt(DISPOSABLE)}[\\s-])`;
 const THROWAWAY_AFTER = `(?!\\s+${alt(DISPOSABLE_AFTER)}${END})`;
 
+/** A value made the first time it is needed. */
+function once<T>(make: () => T): () => T {
+  let value: T | undefined;
+  return () => {
+    value ??= make();
+    return value;
+  };
+}
+
 function compileRule(rule: LexiconRule): CompiledRule {
+  const anywhere = rule.anywhere === true;
+  const gates = anywhere
+    ? (rule.also ?? []).map((group) => once(() => new RegExp(`(?<![\\w-])${alt(group)}${END}`)))
+    : [once(() => new RegExp(`^${alt(rule.heads)}${END}`))];
+  return { gate: (text) => gates.every((g) => g().test(text)), patterns: once(() => fullPatterns(rule)), anywhere };
+}
+
+function fullPatterns(rule: LexiconRule): RulePatterns {
   const reach = rule.anywhere ? SENTENCE_WINDOW : WINDOW;
   const within = (words: readonly string[]): string => `.{0,${reach}}?(?<![\\w-])${alt(words)}${END}`;
   const needs = (rule.also ?? []).map((group) => `(?=${within(group)})`);
   const conditions = [...needs, ...(rule.unless ? [`(?!${within(rule.unless)})`] : [])].join('');
-  if (rule.anywhere) return { re: new RegExp(`^${conditions}`), anywhere: true };
+  if (rule.anywhere) return { re: new RegExp(`^${conditions}`) };
   const head = `^${alt(rule.heads)}${END}(?![\\s-]+${alt(HEAD_COMPOUNDS)}${END})${conditions}`;
   if (rule.anyObject) {
     const det = `(?:${alt(DETERMINERS)}\\s+)?`;
@@ -95,9 +124,9 @@ const compileEntry = (entry: LexiconEntry): { entry: LexiconEntry; rules: Compil
 const COMPILED = POLICY_LEXICON.map(compileEntry);
 
 function ruleMatches(rule: CompiledRule, start: RequestStart): boolean {
-  if (rule.anywhere) return false;
-  if (rule.re.test(start.text)) return true;
-  const { pronoun } = rule;
+  if (rule.anywhere || !rule.gate(start.text)) return false;
+  const { re, pronoun } = rule.patterns();
+  if (re.test(start.text)) return true;
   return pronoun !== undefined && start.before.length > 0 && pronoun.re.test(start.text) && pronoun.object.test(start.before);
 }
 
@@ -110,7 +139,7 @@ export function matchLexicon(task: string, lexicon: readonly LexiconEntry[] = PO
   const sentences = sentencesOf(task);
   const starts = sentences.flatMap(requestStartsOf);
   const asked = (rule: CompiledRule): boolean =>
-    rule.anywhere ? sentences.some((s) => rule.re.test(s)) : starts.some((s) => ruleMatches(rule, s));
+    rule.anywhere ? sentences.some((s) => rule.gate(s) && rule.patterns().re.test(s)) : starts.some((s) => ruleMatches(rule, s));
   return compiled.filter(({ rules }) => rules.some(asked)).map(({ entry }) => ({ label: entry.label, kind: entry.kind }));
 }
 
