@@ -38,9 +38,9 @@ function start(args: string[], tty: boolean): Child {
   };
 }
 
-async function until(what: string, check: () => boolean, ms = 20_000): Promise<void> {
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -85,7 +85,15 @@ describe('interrupting maestro run', () => {
     expect(plain.output()).toContain(`maestro run --resume ${runId}`);
 
     const json = start(['examples/review-migration.json', '--json'], false);
-    await new Promise((r) => setTimeout(r, 1200));
+    // --json prints nothing until the end: wait for the second run's first checkpointed call, however
+    // slowly the process starts on a loaded machine.
+    await until('the second run to checkpoint a call', async () => {
+      const runs = await readdir(path.join(ws.dir, '.maestro', 'runs'));
+      const second = runs.find((r) => r !== runId);
+      if (second === undefined) return false;
+      const log = await readFile(path.join(ws.dir, '.maestro', 'audit', `${second}.jsonl`), 'utf8').catch(() => '');
+      return log.includes('"MODEL_CALL"');
+    });
     json.kill('SIGINT');
     expect(await json.exited).toBe(130);
     const lines = json
