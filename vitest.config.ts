@@ -4,7 +4,12 @@ import { defineConfig } from 'vitest/config';
  * Test files whose behaviour is a module's own state on first load (a lazily loaded table, a mocked
  * module): they need a fresh module graph, as every process test does.
  */
-const NEEDS_FRESH_MODULES = ['tests/adapters/model/token-counter.test.ts', 'tests/adapters/model/openai-llm-client.test.ts'];
+const NEEDS_FRESH_MODULES = [
+  'tests/adapters/model/token-counter.test.ts',
+  'tests/adapters/model/openai-llm-client.test.ts',
+  // Changes the process's working folder.
+  'tests/architecture.test.ts',
+];
 
 const shared = { clearMocks: true, restoreMocks: true, testTimeout: 30_000, hookTimeout: 30_000 };
 
@@ -16,12 +21,13 @@ export default defineConfig({
     maxWorkers: 4,
     projects: [
       {
-        // In-process tests share one module graph per worker: loading the modules again for each of
-        // these ~130 files was half of their CPU time (61 → 31 CPU-s measured; see BENCHMARKS.md).
+        // Test files share one module graph per worker: loading the modules again for each file was
+        // half the CPU time of the in-process tests (61 → 31 CPU-s measured; see BENCHMARKS.md). A test
+        // never leans on another's module state: each makes its own workspace, app and fakes.
         test: {
           ...shared,
-          name: 'in-process',
-          include: ['tests/domain/**/*.test.ts', 'tests/app/**/*.test.ts', 'tests/adapters/**/*.test.ts'],
+          name: 'shared-modules',
+          include: ['tests/**/*.test.ts'],
           exclude: NEEDS_FRESH_MODULES,
           isolate: false,
         },
@@ -29,8 +35,8 @@ export default defineConfig({
       {
         test: {
           ...shared,
-          name: 'isolated',
-          include: ['tests/cli/**/*.test.ts', 'tests/*.test.ts', ...NEEDS_FRESH_MODULES],
+          name: 'fresh-modules',
+          include: NEEDS_FRESH_MODULES,
         },
       },
     ],

@@ -49,8 +49,11 @@ export class FsCommandInbox implements CommandInbox {
   readonly #ready = new Map<string, ReadyFile>();
   readonly #unsettled = new Map<string, Unsettled>();
   readonly #checking = new Map<string, Promise<void>>();
-  /** Names that changed while being checked: checked again right after. */
-  readonly #dirty = new Set<string>();
+  /**
+   * Names that changed while being checked: checked again right after, as for the event that marked
+   * them (true), so the re-check after it still gets its early look (see #scheduleRecheck).
+   */
+  readonly #dirty = new Map<string, boolean>();
   /** Names re-checked by a timer since their last fs event (see #scheduleRecheck). */
   readonly #recheckedSinceEvent = new Set<string>();
 
@@ -120,14 +123,16 @@ export class FsCommandInbox implements CommandInbox {
     if (!isCommandFileName(name)) return;
     if (fromEvent) this.#recheckedSinceEvent.delete(name);
     if (this.#checking.has(name)) {
-      this.#dirty.add(name);
+      this.#dirty.set(name, fromEvent || this.#dirty.get(name) === true);
       return;
     }
     const run = this.#check(name)
       .catch((error: unknown) => this.#onError(error instanceof Error ? error : new Error(String(error))))
       .finally(() => {
         this.#checking.delete(name);
-        if (this.#dirty.delete(name)) this.#schedule(path.join(this.#dir, name), false);
+        const dirty = this.#dirty.get(name);
+        this.#dirty.delete(name);
+        if (dirty !== undefined) this.#schedule(path.join(this.#dir, name), dirty);
         else if (this.#scanned) this.#onChange();
       });
     this.#checking.set(name, run);
