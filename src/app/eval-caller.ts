@@ -82,7 +82,13 @@ export function evalCaller(options: { deps: RunDeps; routeId: string; rounds?: n
       );
       signal?.throwIfAborted();
       const read = readAnswer(reply.content);
-      return { kind: 'sample', item: item.id, index, ...('answer' in read ? { answer: read.answer } : { problem: clip(read.problem) }), ...tally.totals(deps.config.prices) };
+      return {
+        kind: 'sample',
+        item: item.id,
+        index,
+        ...('answer' in read ? { answer: read.answer } : { problem: clip(read.problem) }),
+        ...tally.totals(deps.config.prices),
+      };
     },
     async council(item: EvalItem, mode: EvalMode, signal?: AbortSignal): Promise<CouncilLine> {
       const tally = new CallTally();
@@ -93,13 +99,18 @@ export function evalCaller(options: { deps: RunDeps; routeId: string; rounds?: n
         sessions: NO_MEMORY,
         ...(signal ? { signal } : {}),
       };
-      const command = { task_description: councilTask(item.question), config: { mode, ...(options.rounds ? { max_rounds: options.rounds } : {}) } };
+      const command = {
+        task_description: councilTask(item.question),
+        config: { mode, ...(options.rounds ? { max_rounds: options.rounds } : {}) },
+      };
       const outcome = await processCommand({ text: JSON.stringify(command), source: `eval/${item.id}/${mode}` }, runDeps);
       // A run cut short by a cancel is not a result: the resumed eval asks this item again.
       signal?.throwIfAborted();
       const state = await deps.ledger.load(outcome.run_id);
       const synthesis = state?.steps.find((s) => s.kind === 'synthesis');
-      const read = synthesis ? readAnswer(synthesis.reply) : { problem: `the run ended ${outcome.status} (${outcome.reason_code}) before a synthesis` };
+      const read = synthesis
+        ? readAnswer(synthesis.reply)
+        : { problem: `the run ended ${outcome.status} (${outcome.reason_code}) before a synthesis` };
       return {
         kind: 'council',
         item: item.id,

@@ -44,7 +44,9 @@ export async function runEval(options: EvalRunOptions): Promise<EvalReport> {
   };
   report();
   // Every worker is waited for (what it finishes is kept) before the first failure is thrown.
-  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(options.concurrency, options.items.length)) }, worker));
+  const settled = await Promise.allSettled(
+    Array.from({ length: Math.max(1, Math.min(options.concurrency, options.items.length)) }, worker),
+  );
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw failed.reason;
   return buildReport(options.items, options.arms, results);

@@ -33,7 +33,10 @@ export function registerEval(program: Command, io: Io): void {
   program
     .command('eval')
     .description('measure the council against a single call and majority voting, at equal numbers of model calls')
-    .requiredOption('--set <set>', '"arithmetic" (seeded a+b*c+d-e*f), "basics" (bundled short answers) or a JSONL file of {"question","answer"}')
+    .requiredOption(
+      '--set <set>',
+      '"arithmetic" (seeded a+b*c+d-e*f), "basics" (bundled short answers) or a JSONL file of {"question","answer"}',
+    )
     .option('--items <n>', 'how many items (arithmetic: default 100; a file or basics: default all)')
     .option('--seed <n>', 'seed of the arithmetic set', '1')
     .option('--route <name>', 'the model route of every call (single calls and every persona); default: the workspace default_route')
@@ -42,13 +45,16 @@ export function registerEval(program: Command, io: Io): void {
     .option('--samples <list>', 'extra self-consistency arms with these numbers of samples, comma-separated (e.g. 5,9)')
     .option('--rounds <n>', 'council rounds (default: the workspace max_rounds)')
     .option('--concurrency <n>', 'items in flight at once (each route keeps its own limits)', '2')
-    .option('--name <name>', 'name of the eval (its folder .maestro/eval/<name>); default: made from the settings, so the same command resumes')
+    .option(
+      '--name <name>',
+      'name of the eval (its folder .maestro/eval/<name>); default: made from the settings, so the same command resumes',
+    )
     .option('--fresh', 'start the eval over, dropping the results it has')
     .option('--json', 'print the JSON report instead of the table')
     .option(...WORKSPACE_OPTION)
     .addHelpText(
       'after',
-      '\nResults are kept as they finish in .maestro/eval/<name>/; a cancelled eval goes on where it stopped when run again.\nCouncil runs happen in .maestro/eval/<name>/scratch with persona memory off: the workspace\'s runs, memory and loop policy are untouched.',
+      "\nResults are kept as they finish in .maestro/eval/<name>/; a cancelled eval goes on where it stopped when run again.\nCouncil runs happen in .maestro/eval/<name>/scratch with persona memory off: the workspace's runs, memory and loop policy are untouched.",
     )
     .action(async (opts: EvalFlags) => {
       const code = await evalSubcommand(opts, io);
@@ -60,7 +66,8 @@ export function registerEval(program: Command, io: Io): void {
 function count(flag: string, value: string | undefined, max: number): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw new InvalidInputError(flag, [`must be a whole number from 1 to ${max} (got "${value}")`]);
+  if (!Number.isInteger(n) || n < 1 || n > max)
+    throw new InvalidInputError(flag, [`must be a whole number from 1 to ${max} (got "${value}")`]);
   return n;
 }
 
@@ -74,7 +81,9 @@ async function loadItems(opts: EvalFlags, io: Io): Promise<{ items: EvalItem[]; 
   if (opts.set === 'basics') return { items: basicsSet(limit), set: 'basics (bundled, Apache-2.0)' };
   const file = path.resolve(io.cwd, opts.set);
   const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new InvalidInputError(file, [error.code === 'ENOENT' ? 'no such file (--set takes "arithmetic", "basics" or a JSONL file)' : error.message]);
+    throw new InvalidInputError(file, [
+      error.code === 'ENOENT' ? 'no such file (--set takes "arithmetic", "basics" or a JSONL file)' : error.message,
+    ]);
   });
   const parsed = parseUserSet(text);
   if (!parsed.ok) throw new InvalidInputError(file, parsed.issues);
@@ -83,16 +92,25 @@ async function loadItems(opts: EvalFlags, io: Io): Promise<{ items: EvalItem[]; 
 
 function parseModes(list: string): EvalMode[] {
   if (list.trim() === 'none') return [];
-  const modes = list.split(',').map((m) => m.trim()).filter((m) => m !== '');
+  const modes = list
+    .split(',')
+    .map((m) => m.trim())
+    .filter((m) => m !== '');
   const bad = modes.filter((m) => !EvalMode.safeParse(m).success);
-  if (bad.length > 0) throw new InvalidInputError('--modes', [`unknown mode(s) ${bad.join(', ')}; choose from ${EVAL_MODES.join(', ')} (or sequential_refinement)`]);
+  if (bad.length > 0)
+    throw new InvalidInputError('--modes', [
+      `unknown mode(s) ${bad.join(', ')}; choose from ${EVAL_MODES.join(', ')} (or sequential_refinement)`,
+    ]);
   return [...new Set(modes)] as EvalMode[];
 }
 
 async function evalSubcommand(opts: EvalFlags, io: Io): Promise<number> {
   const { items, set } = await loadItems(opts, io);
   const modes = parseModes(opts.modes);
-  const samples = (opts.samples ?? '').split(',').filter((s) => s.trim() !== '').map((s) => count('--samples', s.trim(), 64) as number);
+  const samples = (opts.samples ?? '')
+    .split(',')
+    .filter((s) => s.trim() !== '')
+    .map((s) => count('--samples', s.trim(), 64) as number);
   const rounds = count('--rounds', opts.rounds, 10);
   const concurrency = count('--concurrency', opts.concurrency, 64) as number;
   const arms = armsFor(modes, samples);
@@ -108,7 +126,8 @@ async function evalSubcommand(opts: EvalFlags, io: Io): Promise<number> {
   };
   const digest = createHash('sha256').update(JSON.stringify(spec)).digest('hex').slice(0, 10);
   const name = opts.name ?? `${opts.set === 'arithmetic' || opts.set === 'basics' ? opts.set : 'file'}-${digest}`;
-  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) throw new InvalidInputError('--name', ['must be letters, digits, ., - and _ (at most 64)']);
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name))
+    throw new InvalidInputError('--name', ['must be letters, digits, ., - and _ (at most 64)']);
   const opened = await openEval({
     workspace: resolveWorkspace(opts.workspace, io.env, io.cwd),
     env: io.env,
@@ -144,7 +163,9 @@ async function evalSubcommand(opts: EvalFlags, io: Io): Promise<number> {
     return 0;
   } catch (error) {
     if (!controller.signal.aborted) throw error;
-    io.stderr.write(`\nmaestro eval: interrupted; the results so far are kept in ${opened.folder.dir}. Run the same command again to go on.\n`);
+    io.stderr.write(
+      `\nmaestro eval: interrupted; the results so far are kept in ${opened.folder.dir}. Run the same command again to go on.\n`,
+    );
     return 130;
   } finally {
     process.off('SIGINT', onSignal);

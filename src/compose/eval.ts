@@ -62,7 +62,10 @@ export async function openEval(options: EvalOpenOptions): Promise<OpenedEval> {
   });
   const { personas, problems } = await app.deps.personas.loadAll();
   if (personas.length === 0 || problems.length > 0)
-    throw new InvalidInputError(paths.personas, problems.length > 0 ? problems.flatMap((p) => p.issues.map((i) => `${p.file}: ${i}`)) : ['no personas to form a council']);
+    throw new InvalidInputError(
+      paths.personas,
+      problems.length > 0 ? problems.flatMap((p) => p.issues.map((i) => `${p.file}: ${i}`)) : ['no personas to form a council'],
+    );
   const routeId = options.route ?? config.default_route;
   const route = app.deps.models.resolve(routeId);
   if ('error' in route) throw new InvalidInputError('--route', [route.error]);

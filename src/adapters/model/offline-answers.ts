@@ -35,7 +35,11 @@ export function offlineAnswer(question: string): string | undefined {
 function questionIn(messages: readonly ChatMessage[]): string | undefined {
   for (const m of [...messages].reverse()) {
     const at = m.content.indexOf(QUESTION_HEADER);
-    if (at >= 0) return m.content.slice(at + QUESTION_HEADER.length).split('\n')[0]?.trim();
+    if (at >= 0)
+      return m.content
+        .slice(at + QUESTION_HEADER.length)
+        .split('\n')[0]
+        ?.trim();
   }
   return undefined;
 }

@@ -19,7 +19,11 @@ export const BASICS_SET: readonly { readonly question: string; readonly answer: 
   { question: 'How many edges does a cube have?', answer: '12' },
   { question: 'If 5 workers build a wall in 12 days, how many days do 6 workers take at the same rate?', answer: '10' },
   { question: 'What is the sum of the interior angles of a hexagon, in degrees?', answer: '720' },
-  { question: 'A jacket costs 80 dollars. It is discounted by 25 %, then by another 10 % of the new price. What is the final price in dollars?', answer: '54' },
+  {
+    question:
+      'A jacket costs 80 dollars. It is discounted by 25 %, then by another 10 % of the new price. What is the final price in dollars?',
+    answer: '54',
+  },
   { question: 'What is 2 to the power of 10?', answer: '1024' },
   { question: 'How many days are there in a leap year?', answer: '366' },
   { question: 'Tom is twice as old as Sue. In 5 years their ages will add up to 40. How old is Sue now?', answer: '10' },

@@ -23,27 +23,32 @@ export function reportMarkdown(report: EvalReport, heading: ReportHeading): stri
     `## maestro eval: ${heading.set} on ${heading.model}`,
     '',
     ...(heading.rehearsal
-      ? ['**Rehearsal**: every call went to the offline model, which computes arithmetic exactly; these figures test the pipeline, not a model.', '']
+      ? [
+          '**Rehearsal**: every call went to the offline model, which computes arithmetic exactly; these figures test the pipeline, not a model.',
+          '',
+        ]
       : []),
     `${report.items_scored} of ${report.items_total} items scored (an item counts once every arm has answered it).`,
     '',
     '| arm | calls/item | accuracy | 95 % CI | Δ vs single (pts) | 95 % CI | McNemar p | tokens/item | cost/item |',
     '|---|---:|---:|---|---:|---|---:|---:|---:|',
-    ...report.arms.map((a) => {
-      const c = versusSingle.get(a.arm);
-      const cost = a.cost_per_item_usd === undefined ? 'unpriced' : `$${a.cost_per_item_usd.toFixed(5)}`;
-      return [
-        a.arm,
-        a.calls_per_item.toFixed(1),
-        `${pct(a.accuracy)} (${a.correct}/${a.items})`,
-        `${pct(a.ci95.low)} – ${pct(a.ci95.high)}`,
-        c ? signed(c.difference) : '—',
-        c ? `${signed(c.ci95.low)} – ${signed(c.ci95.high)}` : '—',
-        c ? pValue(c.p_value) : '—',
-        Math.round(a.tokens_per_item).toString(),
-        cost,
-      ].join(' | ');
-    }).map((row) => `| ${row} |`),
+    ...report.arms
+      .map((a) => {
+        const c = versusSingle.get(a.arm);
+        const cost = a.cost_per_item_usd === undefined ? 'unpriced' : `$${a.cost_per_item_usd.toFixed(5)}`;
+        return [
+          a.arm,
+          a.calls_per_item.toFixed(1),
+          `${pct(a.accuracy)} (${a.correct}/${a.items})`,
+          `${pct(a.ci95.low)} – ${pct(a.ci95.high)}`,
+          c ? signed(c.difference) : '—',
+          c ? `${signed(c.ci95.low)} – ${signed(c.ci95.high)}` : '—',
+          c ? pValue(c.p_value) : '—',
+          Math.round(a.tokens_per_item).toString(),
+          cost,
+        ].join(' | ');
+      })
+      .map((row) => `| ${row} |`),
   ];
   const matched = report.comparisons.filter((c) => c.baseline !== 'single');
   if (matched.length > 0) {

@@ -99,7 +99,10 @@ export function parseUserSet(text: string, limit = 10_000): ParsedSet {
  */
 export function normalizeAnswer(answer: string): string {
   let a = answer.trim().toLowerCase().replace(/\s+/g, ' ');
-  a = a.replace(/^["'`]+|["'`]+$/g, '').replace(/\.$/, '').trim();
+  a = a
+    .replace(/^["'`]+|["'`]+$/g, '')
+    .replace(/\.$/, '')
+    .trim();
   const letter = /^\(?([a-z])\)$/.exec(a);
   if (letter) return letter[1] as string;
   const numeric = a.replace(/,(?=\d{3}\b)/g, '');
