@@ -106,11 +106,13 @@ export function evalCaller(options: { deps: RunDeps; routeId: string; rounds?: n
       const outcome = await processCommand({ text: JSON.stringify(command), source: `eval/${item.id}/${mode}` }, runDeps);
       // A run cut short by a cancel is not a result: the resumed eval asks this item again.
       signal?.throwIfAborted();
-      const state = await deps.ledger.load(outcome.run_id);
-      const synthesis = state?.steps.find((s) => s.kind === 'synthesis');
+      // Only a completed run delivers its proposal: one that paused or stopped (policy, an outage, a
+      // guardrail) has given no answer, whatever its synthesis said.
+      const synthesis =
+        outcome.status === 'completed' ? (await deps.ledger.load(outcome.run_id))?.steps.find((s) => s.kind === 'synthesis') : undefined;
       const read = synthesis
         ? readAnswer(synthesis.reply)
-        : { problem: `the run ended ${outcome.status} (${outcome.reason_code}) before a synthesis` };
+        : { problem: `the run ended ${outcome.status} (${outcome.reason_code}) without a completed synthesis` };
       return {
         kind: 'council',
         item: item.id,

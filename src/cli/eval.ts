@@ -104,7 +104,8 @@ function parseModes(list: string): EvalMode[] {
   return [...new Set(modes)] as EvalMode[];
 }
 
-async function evalSubcommand(opts: EvalFlags, io: Io): Promise<number> {
+/** Everything the flags say, checked: the items, the arms, and the spec that names (and guards) the eval's folder. */
+async function planEval(opts: EvalFlags, io: Io) {
   const { items, set } = await loadItems(opts, io);
   const modes = parseModes(opts.modes);
   const samples = (opts.samples ?? '')
@@ -113,9 +114,9 @@ async function evalSubcommand(opts: EvalFlags, io: Io): Promise<number> {
     .map((s) => count('--samples', s.trim(), 64) as number);
   const rounds = count('--rounds', opts.rounds, 10);
   const concurrency = count('--concurrency', opts.concurrency, 64) as number;
-  const arms = armsFor(modes, samples);
+  const builtIn = opts.set === 'arithmetic' || opts.set === 'basics';
   const spec = {
-    set: opts.set === 'arithmetic' || opts.set === 'basics' ? opts.set : path.resolve(io.cwd, opts.set),
+    set: builtIn ? opts.set : path.resolve(io.cwd, opts.set),
     items: items.map((i) => i.id),
     seed: opts.set === 'arithmetic' ? Number(opts.seed) : undefined,
     route: opts.route ?? null,
@@ -125,38 +126,50 @@ async function evalSubcommand(opts: EvalFlags, io: Io): Promise<number> {
     rounds: rounds ?? null,
   };
   const digest = createHash('sha256').update(JSON.stringify(spec)).digest('hex').slice(0, 10);
-  const name = opts.name ?? `${opts.set === 'arithmetic' || opts.set === 'basics' ? opts.set : 'file'}-${digest}`;
+  const name = opts.name ?? `${builtIn ? opts.set : 'file'}-${digest}`;
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name))
     throw new InvalidInputError('--name', ['must be letters, digits, ., - and _ (at most 64)']);
+  return { items, set, arms: armsFor(modes, samples), spec, name, rounds, concurrency };
+}
+
+async function evalSubcommand(opts: EvalFlags, io: Io): Promise<number> {
+  const plan = await planEval(opts, io);
   const opened = await openEval({
     workspace: resolveWorkspace(opts.workspace, io.env, io.cwd),
     env: io.env,
     ...(opts.route ? { route: opts.route } : {}),
     ...(opts.model ? { model: opts.model } : {}),
-    name,
-    spec,
+    name: plan.name,
+    spec: plan.spec,
     fresh: opts.fresh === true,
-    ...(rounds ? { rounds } : {}),
+    ...(plan.rounds ? { rounds: plan.rounds } : {}),
   });
-  const bar = progressBar(io);
   const controller = new AbortController();
-  const onSignal = (): void => controller.abort(new Error('interrupted'));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const onSignal = (): void => {
+    if (!controller.signal.aborted) return controller.abort(new Error('interrupted'));
+    // A second signal leaves at once, by the signal's own default action (what finished is on disk).
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    process.kill(process.pid, 'SIGINT');
+  };
+  // `on`, not `once` (see run.ts): a `once` listener is gone before it runs, and signal-exit (a
+  // library's exit hook) then sees no listener of ours and kills the process before anything is said.
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     const report = await runEval({
-      items,
-      arms,
+      items: plan.items,
+      arms: plan.arms,
       caller: opened.caller,
       store: opened.folder,
-      concurrency,
-      onProgress: bar,
+      concurrency: plan.concurrency,
+      onProgress: progressBar(io),
       onNotice: (m) => io.stderr.write(`maestro eval: ${m}\n`),
       signal: controller.signal,
     });
-    const heading = { set, model: opened.label, rehearsal: opened.rehearsal };
+    const heading = { set: plan.set, model: opened.label, rehearsal: opened.rehearsal };
     const markdown = reportMarkdown(report, heading);
-    const json = { name, ...heading, folder: opened.folder.dir, ...report };
+    const json = { name: plan.name, ...heading, folder: opened.folder.dir, ...report };
     await opened.folder.writeReport(json, markdown);
     io.stdout.write(opts.json ? `${JSON.stringify(json, null, 2)}\n` : markdown);
     if (!opts.json) io.stdout.write(`\nReport: ${opened.folder.reportMarkdown} (JSON: ${opened.folder.reportJson})\n`);

@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { arithmeticSet } from '../../src/domain/eval/task-sets.js';
-import { startChatServer, type ChatServer } from '../fakes/chat-server.js';
+import { startChatServer, type ChatHandler, type ChatServer } from '../fakes/chat-server.js';
 import { runCli } from '../fakes/cli.js';
 import { evalModel } from '../fakes/eval-server.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
@@ -36,10 +36,10 @@ interface Comparison {
 }
 
 /** A workspace whose `local` route is the scripted model, answering the seeded arithmetic set. */
-async function scriptedRoute(items: number, rates: Record<string, number>) {
+async function scriptedRoute(items: number, rates: Record<string, number>, classify?: ChatHandler) {
   const answers = new Map(arithmeticSet(items, 1).map((i) => [i.question, i.answer]));
   const model = evalModel({ answers, rates, seed: 28 });
-  server = await startChatServer(model);
+  server = await startChatServer(model, classify ? { classify } : {});
   await writeFile(
     path.join(ws.dir, 'maestro.config.json'),
     JSON.stringify({
@@ -133,4 +133,16 @@ describe('maestro eval', () => {
     expect(sessions).toBe('none');
     expect(model.asked.size).toBeGreaterThan(0);
   }, 150_000);
+
+  it('counts a council run that paused for a person as no answer, and says how many did', async () => {
+    // The mediator finds every task ambiguous: the council pauses before answering (fail closed).
+    const ambiguous: ChatHandler = () => ({ content: '{"side_effects": [], "high_stakes": [], "ambiguous": true}' });
+    await scriptedRoute(4, { single: 1, Coordinator: 1, Strategist: 1, Auditor: 1 }, ambiguous);
+    const args = ['eval', '--set', 'arithmetic', '--items', '4', '--route', 'local', '--modes', 'round_robin', '--rounds', '1'];
+    const r = await runCli(args, { cwd: ws.dir, timeoutMs: 60_000 });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\| council-round_robin \| [\d.]+ \| 0\.0 % \(0\/4\)/);
+    expect(r.stdout).toMatch(/\| single \| 1\.0 \| 100\.0 % \(4\/4\)/);
+    expect(r.stdout).toContain('council-round_robin: 4 paused — those runs gave no answer and count as wrong');
+  }, 60_000);
 });

@@ -11,7 +11,8 @@ import type { ChatHandler, ChatRequestBody } from './chat-server.js';
  * reference plus 1–`spread` (so wrong answers are scattered, as a sampling model's are). Whether a
  * reply is right is a seeded draw on (question, caller, how many times that caller was asked that
  * question): the same eval gives the same replies, whatever the concurrency. Every other council
- * call (turns, verdicts, assessments, supervisor decisions) is answered by the offline model's script.
+ * call (turns, verdicts, assessments, supervisor decisions) is answered by the offline model's script,
+ * verdicts and assessments set to proceed.
  */
 export function evalModel(options: {
   answers: ReadonlyMap<string, string>;
@@ -58,6 +59,9 @@ export function evalModel(options: {
       { messages: messages.map((m) => ({ role: m.role as 'system' | 'user' | 'assistant', content: m.content })) },
       { persona: persona.toLowerCase(), purpose, step: `${purpose}:${persona}`, round: 1 },
     );
+    // A council that agrees on how to go on: every verdict and assessment proceeds (the offline script's doubts would pause the run).
+    if (purpose === 'verdict' || purpose === 'assessment')
+      return { content: JSON.stringify({ ...JSON.parse(reply.content), action: 'proceed' }) };
     return { content: reply.content };
   };
   return Object.assign(handler, { asked });

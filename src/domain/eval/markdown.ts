@@ -50,6 +50,10 @@ export function reportMarkdown(report: EvalReport, heading: ReportHeading): stri
       })
       .map((row) => `| ${row} |`),
   ];
+  for (const a of report.arms.filter((x) => x.not_completed)) {
+    const counts = Object.entries(a.not_completed ?? {}).map(([status, n]) => `${n} ${status}`);
+    lines.push('', `${a.arm}: ${counts.join(', ')} — those runs gave no answer and count as wrong (see report.json and the scratch runs).`);
+  }
   const matched = report.comparisons.filter((c) => c.baseline !== 'single');
   if (matched.length > 0) {
     lines.push('', 'Each council mode against voting at the same number of calls per item:', '');

@@ -62,6 +62,8 @@ export interface Scored {
   readonly calls: number;
   readonly tokens: number;
   readonly cost_usd: number | undefined;
+  /** A council run's status when it did not complete (its answer then counts as none). */
+  readonly ended?: string;
 }
 
 function usageOf(lines: readonly (SampleLine | CouncilLine)[]): Omit<Scored, 'correct' | 'answer'> {
@@ -89,7 +91,9 @@ export function scoreArm(arm: Arm, item: EvalItem, results: ItemResults | undefi
       return vote(arm.samples);
     case 'council': {
       const run = results?.council.get(arm.mode);
-      return run ? { correct: isCorrect(run.answer, item.answer), answer: run.answer, ...usageOf([run]) } : undefined;
+      if (!run) return undefined;
+      const ended = run.status === 'completed' ? {} : { ended: run.status };
+      return { correct: isCorrect(run.answer, item.answer), answer: run.answer, ...usageOf([run]), ...ended };
     }
     case 'matched': {
       const run = results?.council.get(arm.mode);
@@ -108,6 +112,8 @@ export interface ArmSummary {
   readonly tokens_per_item: number;
   /** Undefined when a model used has no price. */
   readonly cost_per_item_usd: number | undefined;
+  /** Council arms: runs that did not complete, by status (paused, stopped, …); each counted as no answer. */
+  readonly not_completed?: Readonly<Record<string, number>>;
 }
 
 /** A paired comparison over the same items: `arm` − `baseline`. */
@@ -154,6 +160,8 @@ function summarize(arm: string, scores: readonly Scored[]): ArmSummary {
   const correct = scores.filter((s) => s.correct).length;
   const mean = (f: (s: Scored) => number): number => (n === 0 ? 0 : scores.reduce((t, s) => t + f(s), 0) / n);
   const priced = scores.every((s) => s.cost_usd !== undefined);
+  const ended: Record<string, number> = {};
+  for (const s of scores) if (s.ended) ended[s.ended] = (ended[s.ended] ?? 0) + 1;
   return {
     arm,
     items: n,
@@ -163,6 +171,7 @@ function summarize(arm: string, scores: readonly Scored[]): ArmSummary {
     calls_per_item: mean((s) => s.calls),
     tokens_per_item: mean((s) => s.tokens),
     cost_per_item_usd: priced ? mean((s) => s.cost_usd ?? 0) : undefined,
+    ...(Object.keys(ended).length > 0 ? { not_completed: ended } : {}),
   };
 }
 
