@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { arithmeticSet } from '../../src/domain/eval/task-sets.js';
@@ -132,6 +132,18 @@ describe('maestro eval', () => {
     const sessions = await readFile(path.join(ws.dir, 'session_states', 'coordinator.json'), 'utf8').catch(() => 'none');
     expect(sessions).toBe('none');
     expect(model.asked.size).toBeGreaterThan(0);
+    // Nor does the scratch workspace keep any: each question starts from an empty persona memory.
+    const scratchMemory = await readdir(path.join(folder, 'scratch', 'session_states')).catch(() => []);
+    expect(scratchMemory.filter((f) => f.endsWith('.json'))).toEqual([]);
+    // The first question reaches only the calls made for it (classifications are counted apart): no later run remembers it.
+    const first = arithmeticSet(6, 1)[0] as { id: string; question: string };
+    const results = (await readFile(path.join(folder, 'results.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { item: string; kind: string; calls: number });
+    const itsCalls = results.filter((l) => l.item === first.id).reduce((n, l) => n + l.calls - (l.kind === 'council' ? 1 : 0), 0);
+    const reaching = (server?.requests ?? []).filter((q) => JSON.stringify(q.body?.messages ?? []).includes(first.question));
+    expect(reaching).toHaveLength(itsCalls);
   }, 150_000);
 
   it('counts a council run that paused for a person as no answer, and says how many did', async () => {
