@@ -3,6 +3,7 @@ import { buildReport, samplesNeeded, type Arm, type EvalReport } from '../domain
 import { contiguousSamples, foldResults, type ItemResults, type ResultLine } from '../domain/eval/results.js';
 import type { EvalItem } from '../domain/eval/task-sets.js';
 
+/** An eval to run: the items, the arms, who makes the calls, and where results are kept. */
 export interface EvalRunOptions {
   readonly items: readonly EvalItem[];
   readonly arms: readonly Arm[];

@@ -29,6 +29,7 @@ interface EvalFlags {
   workspace?: string;
 }
 
+/** `maestro eval`: measures the council against one call and majority voting, at equal numbers of model calls. */
 export function registerEval(program: Command, io: Io): void {
   program
     .command('eval')

@@ -5,9 +5,11 @@ import { assertWorkspace } from '../adapters/fs/workspace-guard.js';
 import { evalCaller } from '../app/eval-caller.js';
 import { loadWorkspaceConfig } from '../config.js';
 import { InvalidInputError } from '../domain/errors.js';
+import { OFFLINE_ROUTE_ID } from '../domain/route.js';
 import type { EvalCaller } from '../domain/eval/ports.js';
 import { createApp } from './app.js';
 
+/** What `maestro eval` asks of the composition: the workspace, the route, and the eval's folder and spec. */
 export interface EvalOpenOptions {
   readonly workspace: string;
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -21,6 +23,7 @@ export interface EvalOpenOptions {
   readonly rounds?: number;
 }
 
+/** An eval ready to run: its folder (results, reports), its caller, and what to say about the model. */
 export interface OpenedEval {
   readonly folder: FsEvalFolder;
   readonly caller: EvalCaller;
@@ -40,6 +43,11 @@ export async function openEval(options: EvalOpenOptions): Promise<OpenedEval> {
   const paths = new WorkspacePaths(options.workspace);
   await assertWorkspace(paths);
   const config = await loadWorkspaceConfig(paths.config); // validates the real config first
+  const routeId = options.route ?? config.default_route;
+  if (routeId !== OFFLINE_ROUTE_ID && !Object.hasOwn(config.routes, routeId)) {
+    const known = [OFFLINE_ROUTE_ID, ...Object.keys(config.routes)].sort().join(', ');
+    throw new InvalidInputError('--route', [`route "${routeId}" is not defined in maestro.config.json (known routes: ${known})`]);
+  }
   const folder = new FsEvalFolder(paths.state, options.name);
   if (options.fresh) await folder.clear();
   const started = await folder.readSpec().catch(() => undefined);
@@ -66,7 +74,6 @@ export async function openEval(options: EvalOpenOptions): Promise<OpenedEval> {
       paths.personas,
       problems.length > 0 ? problems.flatMap((p) => p.issues.map((i) => `${p.file}: ${i}`)) : ['no personas to form a council'],
     );
-  const routeId = options.route ?? config.default_route;
   const route = app.deps.models.resolve(routeId);
   if ('error' in route) throw new InvalidInputError('--route', [route.error]);
   return {

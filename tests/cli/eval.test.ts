@@ -157,4 +157,28 @@ describe('maestro eval', () => {
     expect(r.stdout).toMatch(/\| single \| 1\.0 \| 100\.0 % \(4\/4\)/);
     expect(r.stdout).toContain('council-round_robin: 4 paused — those runs gave no answer and count as wrong');
   }, 60_000);
+
+  it('refuses a bad question file, an unknown route or mode, and other settings under the same name, with exit 2', async () => {
+    await writeFile(path.join(ws.dir, 'qs.jsonl'), '{"question": "2+2?", "answer": 4}\n{"question": "x"}\nnot json\n');
+    const bad = await runCli(['eval', '--set', 'qs.jsonl'], { cwd: ws.dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('line 2: answer');
+    expect(bad.stderr).toContain('line 3: not valid JSON');
+    const route = await runCli(['eval', '--set', 'basics', '--route', 'nowhere'], { cwd: ws.dir });
+    expect(route.code).toBe(2);
+    expect(route.stderr).toContain('route "nowhere" is not defined');
+    const mode = await runCli(['eval', '--set', 'basics', '--modes', 'round_robin,debate'], { cwd: ws.dir });
+    expect(mode.code).toBe(2);
+    expect(mode.stderr).toContain('unknown mode(s) debate');
+    const ok = await runCli(['eval', '--set', 'arithmetic', '--items', '2', '--modes', 'none', '--name', 'mine'], { cwd: ws.dir });
+    expect(ok.code).toBe(0);
+    const other = await runCli(['eval', '--set', 'arithmetic', '--items', '3', '--modes', 'none', '--name', 'mine'], { cwd: ws.dir });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('was started with other settings');
+    const fresh = await runCli(['eval', '--set', 'arithmetic', '--items', '3', '--modes', 'none', '--name', 'mine', '--fresh'], {
+      cwd: ws.dir,
+    });
+    expect(fresh.code).toBe(0);
+    expect(fresh.stdout).toContain('3 of 3 items scored');
+  });
 });

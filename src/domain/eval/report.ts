@@ -16,6 +16,7 @@ export type Arm =
   | { readonly kind: 'council'; readonly mode: EvalMode }
   | { readonly kind: 'matched'; readonly mode: EvalMode };
 
+/** An arm's name in the report: `single`, `sc-K`, `council-MODE`, `sc=MODE`. */
 export function armName(arm: Arm): string {
   switch (arm.kind) {
     case 'single':
@@ -102,6 +103,7 @@ export function scoreArm(arm: Arm, item: EvalItem, results: ItemResults | undefi
   }
 }
 
+/** One arm over the items scored: accuracy with its Wilson interval, and its cost per item. */
 export interface ArmSummary {
   readonly arm: string;
   readonly items: number;
@@ -129,6 +131,7 @@ export interface Comparison {
   readonly p_value: number;
 }
 
+/** What `maestro eval` reports (printed as a table, kept as JSON). */
 export interface EvalReport {
   /** Items every arm has a result for (only they are scored, so every comparison is paired). */
   readonly items_scored: number;

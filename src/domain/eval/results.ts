@@ -3,6 +3,7 @@ import { MODES } from '../modes/settings.js';
 
 /** The council modes an eval compares (work items are a command's shape, not a way to answer one question). */
 export const EVAL_MODES = ['round_robin', 'parallel', 'supervisor'] as const satisfies readonly (typeof MODES)[number][];
+/** A mode an eval may run (`--modes`): any deliberation mode. */
 export const EvalMode = z.enum(MODES);
 export type EvalMode = z.infer<typeof EvalMode>;
 
@@ -40,6 +41,7 @@ export const CouncilLine = z.strictObject({
 });
 export type CouncilLine = z.infer<typeof CouncilLine>;
 
+/** One line of `results.jsonl`. */
 export const ResultLine = z.discriminatedUnion('kind', [SampleLine, CouncilLine]);
 export type ResultLine = z.infer<typeof ResultLine>;
 
