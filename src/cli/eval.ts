@@ -40,7 +40,10 @@ export function registerEval(program: Command, io: Io): void {
     )
     .option('--items <n>', 'how many items (arithmetic: default 100; a file or basics: default all)')
     .option('--seed <n>', 'seed of the arithmetic set', '1')
-    .option('--route <name>', 'the model route of every call (single calls and every persona); default: the workspace default_route')
+    .option(
+      '--route <name>',
+      'the model route of every call (single calls and every persona); default: single calls on the workspace default_route, personas on their own routes',
+    )
     .option('--model <model>', 'the model of that route for this eval')
     .option('--modes <list>', `council modes to compare, comma-separated (or "none"): ${EVAL_MODES.join(', ')}`, EVAL_MODES.join(','))
     .option('--samples <list>', 'extra self-consistency arms with these numbers of samples, comma-separated (e.g. 5,9)')
