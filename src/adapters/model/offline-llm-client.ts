@@ -1,4 +1,5 @@
 import { BRIEFING_HEADER } from '../../domain/prompts.js';
+import { offlineSampleReply, offlineSynthesisAnswer } from './offline-answers.js';
 import type { CallContext, ChatMessage, LlmClient, LlmReply, LlmRequest } from '../../domain/ports.js';
 
 export const OFFLINE_MODEL = 'offline-rehearsal-v1';
@@ -47,7 +48,8 @@ export class OfflineLlmClient implements LlmClient {
     const view = readConversation(request.messages);
     const asked = { ...call, messages: request.messages };
     const content =
-      call.purpose === 'verdict' && call.step.startsWith('reviewer:')
+      offlineSampleReply(request.messages, request.responseFormat) ??
+      (call.purpose === 'verdict' && call.step.startsWith('reviewer:')
         ? reviewerReply(asked, view)
         : call.purpose === 'verdict'
           ? verdictReply(asked, view)
@@ -61,7 +63,7 @@ export class OfflineLlmClient implements LlmClient {
                   ? reviewReply(asked)
                   : call.purpose === 'decision'
                     ? decisionReply(asked)
-                    : turnReply(asked, view); // a work item is a turn: the same reply the persona gives run directly
+                    : turnReply(asked, view)); // a work item is a turn: the same reply the persona gives run directly
     const promptChars = request.messages.reduce((n, m) => n + m.content.length, 0);
     call.onText?.(content);
     return {
@@ -347,6 +349,7 @@ function synthesisReply(request: Asked, v: ConversationView): string {
     '1. Agree on the smallest first step and its owner.',
     '2. Check the open risks against the evidence before committing.',
     '3. Re-run the council with a real model for substantive advice (this is an offline rehearsal).',
+    ...[offlineSynthesisAnswer(request.messages)].filter((a) => a !== undefined).flatMap((a) => ['', a]),
   ].join('\n');
 }
 

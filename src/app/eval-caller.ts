@@ -1,0 +1,130 @@
+import { councilTask, readAnswer, SAMPLE_FORMAT, sampleMessages } from '../domain/eval/answer.js';
+import type { EvalCaller } from '../domain/eval/ports.js';
+import type { CouncilLine, EvalMode, SampleLine } from '../domain/eval/results.js';
+import type { EvalItem } from '../domain/eval/task-sets.js';
+import { InvalidInputError } from '../domain/errors.js';
+import type { CallContext, LlmClient, LlmReply, LlmRequest, ModelRoutes, SessionStore } from '../domain/ports.js';
+import type { ResolvedRoute } from '../domain/route.js';
+import { emptySessionState } from '../domain/session-state.js';
+import { totalUsage } from '../domain/usage.js';
+import { processCommand } from './process-command.js';
+import type { RunDeps } from './run-deps.js';
+
+/** The calls one piece of eval work made, as the replies told them. */
+class CallTally {
+  readonly replies: { model: string; usage?: { prompt_tokens: number; completion_tokens: number } }[] = [];
+
+  wrap(inner: LlmClient): LlmClient {
+    return {
+      label: inner.label,
+      rehearsal: inner.rehearsal,
+      complete: async (request: LlmRequest, call: CallContext, signal?: AbortSignal): Promise<LlmReply> => {
+        const reply = await inner.complete(request, call, signal);
+        this.replies.push({ model: reply.model, ...(reply.usage ? { usage: reply.usage } : {}) });
+        return reply;
+      },
+    };
+  }
+
+  /** Calls, tokens and cost (cost only when every model has a price; the offline model is free). */
+  totals(prices: RunDeps['config']['prices']): Pick<SampleLine, 'calls' | 'prompt_tokens' | 'completion_tokens' | 'cost_usd'> {
+    const usage = totalUsage(
+      this.replies.map((r) => ({ persona: '', ...r })),
+      prices,
+    );
+    return {
+      calls: usage.calls,
+      prompt_tokens: usage.prompt_tokens,
+      completion_tokens: usage.completion_tokens,
+      ...(usage.cost_usd !== undefined ? { cost_usd: usage.cost_usd } : {}),
+    };
+  }
+}
+
+/** Routes whose clients are counted: the same clients (and so the same route limits), seen through a tally. */
+function countedRoutes(models: ModelRoutes, tally: CallTally): ModelRoutes {
+  return {
+    routeIdFor: (persona) => models.routeIdFor(persona),
+    resolve: (id) => models.resolve(id),
+    clientFor: (route) => tally.wrap(models.clientFor(route)),
+  };
+}
+
+/**
+ * Persona memory off: every council run of an eval starts with an empty memory and leaves none, so
+ * one question's deliberation never leaks into the next (and nothing lands in a persona's history).
+ */
+export const NO_MEMORY: SessionStore = {
+  load: async (personaId) => ({ state: emptySessionState(personaId, new Date(0).toISOString()) }),
+  appendRun: async () => undefined,
+};
+
+/**
+ * The eval's model calls, through the council's own route clients: a sample is one call on the
+ * eval's route; a council run is `processCommand` on a command made from the question, with its
+ * answer read from the typed `answer` field of the synthesis.
+ */
+export function evalCaller(options: { deps: RunDeps; routeId: string; rounds?: number }): EvalCaller {
+  const { deps } = options;
+  const route = (): ResolvedRoute => {
+    const resolved = deps.models.resolve(options.routeId);
+    if ('error' in resolved) throw new InvalidInputError('--route', [resolved.error]);
+    return resolved;
+  };
+  return {
+    async sample(item: EvalItem, index: number, signal?: AbortSignal): Promise<SampleLine> {
+      const tally = new CallTally();
+      const client = tally.wrap(deps.llm ?? deps.models.clientFor(route()));
+      const reply = await client.complete(
+        { messages: sampleMessages(item.question), responseFormat: SAMPLE_FORMAT },
+        { persona: 'eval', purpose: 'turn', step: `eval:sample:${index}`, round: 0 },
+        signal,
+      );
+      signal?.throwIfAborted();
+      const read = readAnswer(reply.content);
+      return {
+        kind: 'sample',
+        item: item.id,
+        index,
+        ...('answer' in read ? { answer: read.answer } : { problem: clip(read.problem) }),
+        ...tally.totals(deps.config.prices),
+      };
+    },
+    async council(item: EvalItem, mode: EvalMode, signal?: AbortSignal): Promise<CouncilLine> {
+      const tally = new CallTally();
+      const runDeps: RunDeps = {
+        ...deps,
+        models: countedRoutes(deps.models, tally),
+        ...(deps.llm ? { llm: tally.wrap(deps.llm) } : {}),
+        sessions: NO_MEMORY,
+        ...(signal ? { signal } : {}),
+      };
+      const command = {
+        task_description: councilTask(item.question),
+        config: { mode, ...(options.rounds ? { max_rounds: options.rounds } : {}) },
+      };
+      const outcome = await processCommand({ text: JSON.stringify(command), source: `eval/${item.id}/${mode}` }, runDeps);
+      // A run cut short by a cancel is not a result: the resumed eval asks this item again.
+      signal?.throwIfAborted();
+      // Only a completed run delivers its proposal: one that paused or stopped (policy, an outage, a
+      // guardrail) has given no answer, whatever its synthesis said.
+      const synthesis =
+        outcome.status === 'completed' ? (await deps.ledger.load(outcome.run_id))?.steps.find((s) => s.kind === 'synthesis') : undefined;
+      const read = synthesis
+        ? readAnswer(synthesis.reply)
+        : { problem: `the run ended ${outcome.status} (${outcome.reason_code}) without a completed synthesis` };
+      return {
+        kind: 'council',
+        item: item.id,
+        mode,
+        run_id: outcome.run_id,
+        status: outcome.status,
+        reason_code: outcome.reason_code,
+        ...('answer' in read ? { answer: read.answer } : { problem: clip(read.problem) }),
+        ...tally.totals(deps.config.prices),
+      };
+    },
+  };
+}
+
+const clip = (text: string): string => (text.length > 500 ? `${text.slice(0, 497)}...` : text);

@@ -1,0 +1,51 @@
+/**
+ * `basics`: a small short-answer set bundled with maestro. Written for this project (not copied from
+ * a benchmark) and released under the package's licence, Apache-2.0. Each answer is one number or
+ * one word, so it can be compared exactly; it is a smoke test of a route, not a leaderboard.
+ */
+export const BASICS_SET: readonly { readonly question: string; readonly answer: string }[] = [
+  { question: 'A shop sells pens at 3 for 2 dollars. How many dollars do 12 pens cost?', answer: '8' },
+  { question: 'A train leaves at 09:40 and arrives at 11:15. How many minutes does the journey take?', answer: '95' },
+  { question: 'What is 17 multiplied by 23?', answer: '391' },
+  { question: 'A rectangle is 7 m long and 4 m wide. What is its area in square metres?', answer: '28' },
+  { question: 'Ana has 45 stickers. She gives a third of them away and then buys 8 more. How many does she have?', answer: '38' },
+  { question: 'What is the smallest prime number greater than 50?', answer: '53' },
+  { question: 'How many seconds are there in 2.5 minutes?', answer: '150' },
+  { question: 'A book has 320 pages. Ben reads 40 pages a day. After how many days has he finished it?', answer: '8' },
+  { question: 'What is 15 % of 240?', answer: '36' },
+  { question: 'What is the next number in the sequence 2, 6, 12, 20, 30, …?', answer: '42' },
+  { question: 'A car uses 6 litres of fuel per 100 km. How many litres does it use for 350 km?', answer: '21' },
+  { question: 'What is the greatest common divisor of 84 and 126?', answer: '42' },
+  { question: 'How many edges does a cube have?', answer: '12' },
+  { question: 'If 5 workers build a wall in 12 days, how many days do 6 workers take at the same rate?', answer: '10' },
+  { question: 'What is the sum of the interior angles of a hexagon, in degrees?', answer: '720' },
+  {
+    question:
+      'A jacket costs 80 dollars. It is discounted by 25 %, then by another 10 % of the new price. What is the final price in dollars?',
+    answer: '54',
+  },
+  { question: 'What is 2 to the power of 10?', answer: '1024' },
+  { question: 'How many days are there in a leap year?', answer: '366' },
+  { question: 'Tom is twice as old as Sue. In 5 years their ages will add up to 40. How old is Sue now?', answer: '10' },
+  { question: 'What is the remainder when 1000 is divided by 7?', answer: '6' },
+  { question: 'What is the chemical symbol of sodium?', answer: 'Na' },
+  { question: 'Which planet is closest to the Sun?', answer: 'Mercury' },
+  { question: 'What gas do plants take in from the air for photosynthesis? Give its chemical formula.', answer: 'CO2' },
+  { question: 'How many legs does a spider have?', answer: '8' },
+  { question: 'What is the capital city of Canada?', answer: 'Ottawa' },
+  { question: 'What is the largest ocean on Earth?', answer: 'Pacific' },
+  { question: 'At sea level, at what temperature in degrees Celsius does water boil?', answer: '100' },
+  { question: 'Which element has the atomic number 1?', answer: 'Hydrogen' },
+  { question: 'How many sides does a heptagon have?', answer: '7' },
+  { question: 'What is the capital city of Australia?', answer: 'Canberra' },
+  { question: 'Which is the longest bone in the human body?', answer: 'Femur' },
+  { question: 'In which continent is the Sahara desert?', answer: 'Africa' },
+  { question: 'What is the freezing point of water in degrees Fahrenheit?', answer: '32' },
+  { question: 'Which planet is known for the Great Red Spot?', answer: 'Jupiter' },
+  { question: 'What is the square root of 169?', answer: '13' },
+  { question: 'How many minutes are there in a day?', answer: '1440' },
+  { question: 'Which language has the most native speakers in Brazil?', answer: 'Portuguese' },
+  { question: 'What is the hardest natural mineral?', answer: 'Diamond' },
+  { question: 'How many strings does a standard violin have?', answer: '4' },
+  { question: 'A die is rolled once. How many of its outcomes are prime numbers?', answer: '3' },
+];
