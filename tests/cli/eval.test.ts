@@ -58,22 +58,24 @@ const arm = (rows: ArmRow[], name: string): ArmRow => {
 
 describe('maestro eval', () => {
   it('measures each arm at its known rate, with Wilson intervals around it, and voting beating one call', async () => {
-    await scriptedRoute(120, { single: 0.6, Coordinator: 0.9, Strategist: 0.2, Auditor: 0.2 });
-    const args = ['eval', '--set', 'arithmetic', '--items', '120', '--route', 'local', '--modes', 'round_robin', '--rounds', '1'];
+    // 60 items: enough for the intervals to separate the arms, and a few seconds of the suite's time.
+    await scriptedRoute(60, { single: 0.6, Coordinator: 0.9, Strategist: 0.2, Auditor: 0.2 });
+    const args = ['eval', '--set', 'arithmetic', '--items', '60', '--route', 'local', '--modes', 'round_robin', '--rounds', '1'];
     const r = await runCli([...args, '--samples', '5', '--concurrency', '4', '--json'], { cwd: ws.dir, timeoutMs: 120_000 });
-    expect(r.stderr).toContain('120/120 items');
+    expect(r.stderr).toContain('60/60 items');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as { arms: ArmRow[]; comparisons: Comparison[]; items_scored: number; rehearsal: boolean };
-    expect(report.items_scored).toBe(120);
+    expect(report.items_scored).toBe(60);
     expect(report.rehearsal).toBe(false);
 
     const single = arm(report.arms, 'single');
     expect(single.calls_per_item).toBe(1);
-    // The true rate lies inside the measured 95 % interval, and the interval is as wide as 120 items make it.
+    // The true rate lies inside the measured 95 % interval, and the interval is as wide as 60 items make
+    // it (Wilson at p ≈ 0.6, n = 60: about 0.24).
     expect(single.ci95.low).toBeLessThan(0.6);
     expect(single.ci95.high).toBeGreaterThan(0.6);
-    expect(single.ci95.high - single.ci95.low).toBeGreaterThan(0.15);
-    expect(single.ci95.high - single.ci95.low).toBeLessThan(0.19);
+    expect(single.ci95.high - single.ci95.low).toBeGreaterThan(0.2);
+    expect(single.ci95.high - single.ci95.low).toBeLessThan(0.28);
     expect(Math.abs(single.accuracy - 0.6)).toBeLessThan(0.1);
 
     // The council's answer is the synthesizer's (Coordinator, 90 %), read from the synthesis: not the others' 20 %.
