@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomically } from '../adapters/fs/atomic-file.js';
 import { probeRoute } from '../adapters/model/route-probe.js';
-import { decidePause } from '../app/hitl.js';
+import { decidePause, type DecideDeps } from '../app/hitl.js';
 import { RouteBreaker } from '../app/route-breaker.js';
 import { parseCommandText } from '../domain/command-file.js';
 import { isOutageFailure, RouteHealthFile, type RouteDown } from '../domain/route-breaker.js';
@@ -22,12 +22,14 @@ export function openRouteBreaker(
   app: App,
   options: { pid: number; onNotice: (runId: string | null, message: string) => void },
 ): RouteBreaker {
+  // With an engine (a worker), runs and their decisions are the engine's.
+  const depsFor = (runId: string): DecideDeps => (app.engine ? app.engine.depsForRun(runId) : app.deps);
   return new RouteBreaker({
     ledger: app.deps.ledger,
     routesOf: (file) => commandRoutes(app, file),
     probe: (route) => probeOnce(app, route),
     resume: async (runId, route) => {
-      await decidePause({ runId, decision: 'continue', afterOutageOf: route }, app.deps);
+      await decidePause({ runId, decision: 'continue', afterOutageOf: route }, depsFor(runId));
     },
     resumeAfterOutage: app.deps.config.resume_after_outage,
     clock: app.deps.clock,

@@ -184,6 +184,10 @@ export async function openWorker(app: App, engine: EngineHandle, options: Worker
     once: options.once,
     pid: options.pid,
     workspace: app.paths.root,
+    routeGate: openRouteBreaker(app, {
+      pid: options.pid,
+      onNotice: (runId, message) => options.onEvent({ kind: 'notice', run_id: runId, message }),
+    }),
   });
   return { run: () => loop.run(), stop: () => loop.stop(), close: () => engine.engine.close() };
 }
