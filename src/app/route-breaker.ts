@@ -28,6 +28,14 @@ export interface RouteGate {
   stop(): void;
 }
 
+/** A run paused by an outage of a route. */
+interface OutagePause {
+  readonly runId: string;
+  readonly route: string;
+  readonly failure: string;
+  readonly message: string;
+}
+
 export interface RouteBreakerOptions {
   /** The runs: a paused run's pause names the route whose outage paused it. */
   readonly ledger: RunReader;
@@ -74,11 +82,22 @@ export class RouteBreaker implements RouteGate {
     return this.#down;
   }
 
-  /** Runs paused by an outage before this process started: their routes are probed, so they resume when it answers. */
+  /**
+   * Runs paused by an outage before this process started: their routes are probed now; those that
+   * answer have their runs resumed (with `resume_after_outage`), the others are down and probed on.
+   */
   async start(wake: () => void): Promise<void> {
     this.#wake = wake;
-    for (const { runId, route, failure, message } of await this.#outagePauses()) {
-      this.#trip({ route, failure, message: `${message} (run ${runId} waits for it)` });
+    const paused = await this.#outagePauses();
+    for (const route of new Set(paused.map((p) => p.route))) {
+      const why = await this.#o.probe(route).catch((error: unknown) => (error as Error).message);
+      if (why === undefined) {
+        await this.#resumePaused(route, paused);
+        continue;
+      }
+      const first = paused.find((p) => p.route === route);
+      this.#trip({ route, failure: first?.failure ?? 'network', message: why });
+      this.#o.onNotice(null, `route "${route}" is still down (${why}); the runs its outage paused wait for it`);
     }
     await this.#changed();
   }
@@ -148,7 +167,13 @@ export class RouteBreaker implements RouteGate {
     this.#down = routeRecovered(this.#down, route);
     const since = was ? ` (down since ${was.since})` : '';
     this.#o.onNotice(null, `route "${route}" answers again${since}: taking the commands that waited for it`);
-    const paused = (await this.#outagePauses()).filter((p) => p.route === route);
+    await this.#resumePaused(route, await this.#outagePauses());
+    this.#wake();
+  }
+
+  /** Continues the runs an outage of `route` paused (or says they wait for a person). */
+  async #resumePaused(route: string, pauses: readonly OutagePause[]): Promise<void> {
+    const paused = pauses.filter((p) => p.route === route);
     if (paused.length > 0 && !this.#o.resumeAfterOutage) {
       this.#o.onNotice(null, `${paused.length} run(s) paused by its outage wait for a person (resume_after_outage is false)`);
     }
@@ -158,12 +183,11 @@ export class RouteBreaker implements RouteGate {
         (error: unknown) => this.#o.onNotice(p.runId, `run ${p.runId} was not resumed: ${(error as Error).message}`),
       );
     }
-    this.#wake();
   }
 
   /** The paused runs whose pause is an outage of a route. */
-  async #outagePauses(): Promise<{ runId: string; route: string; failure: string; message: string }[]> {
-    const found = [];
+  async #outagePauses(): Promise<OutagePause[]> {
+    const found: OutagePause[] = [];
     for (const runId of await this.#o.ledger.list().catch(() => [])) {
       const state = await this.#o.ledger.load(runId).catch(() => undefined);
       const outage = state?.status === 'paused' ? state.pause?.outage : undefined;

@@ -188,6 +188,10 @@ export class WatchLoop {
       // Commands waiting for a route stay queued, in their order; the breaker wakes the loop when it answers.
       for (const file of waiting) this.#o.inbox.putBack(file);
     }
+    if (waiting.length > 0 && this.#o.once) {
+      this.#notice(null, `${waiting.length} command(s) wait in commands/ for a route that is down; --once stops here`);
+      void this.#shutdown('once');
+    }
     return undefined;
   }
 
