@@ -130,6 +130,27 @@ describe("an outage is not the council's doubt", () => {
     expect(backup.server.chatRequests()).toHaveLength(3 * 2 + 3 + 1);
   });
 
+  it('after a REROUTE mid-run, runs, runs --json and show name which route and model served which calls', async () => {
+    const council = councilHandler();
+    // The primary answers the first two council calls, then goes down.
+    const flaky = await endpoint((body, n, request) => (n <= 2 ? council(body, n, request) : down(body, n, request)));
+    const backup = await endpoint(councilHandler());
+    await configure({ primary: flaky.server.url, backup: backup.server.url }, 'backup');
+    const r = await run({ task_description: 'Choose the cache for the billing service', config: { max_rounds: 1 } });
+    expect(r.code, r.stderr).toBe(0);
+    const listed = JSON.parse((await runCli(['runs', '--json'], { cwd: ws.dir })).stdout) as Array<Record<string, unknown>>;
+    const row = listed.find((x) => x.run_id === r.out.run_id);
+    expect(row?.served_by).toEqual([
+      { route: 'primary', model: 'primary/test-model', calls: 2 },
+      { route: 'backup', model: 'backup/test-model', calls: 5 },
+    ]);
+    const label = 'primary/test-model (2 calls) → backup/test-model (5 calls)';
+    expect(row?.model).toBe(label);
+    expect((await runCli(['runs'], { cwd: ws.dir })).stdout).toContain(label);
+    const shown = (await runCli(['show', r.out.run_id, '--raw'], { cwd: ws.dir })).stdout;
+    expect(shown).toContain(`- Model: ${label}`);
+  });
+
   it('a refused connection on the primary: the fallback takes the classification and the council (issue 10: 0 of 9 runs completed before)', async () => {
     const backup = await endpoint(councilHandler());
     await configure({ primary: 'http://127.0.0.1:9/v1', backup: backup.server.url }, 'backup');
