@@ -9,6 +9,7 @@ import { isOutageFailure, RouteHealthFile, type RouteDown } from '../domain/rout
 import { FsPersonaStore } from '../adapters/fs/persona-store.js';
 import { ConfiguredModelRoutes } from '../adapters/model/model-routes.js';
 import { loadWorkspaceConfig } from '../config.js';
+import type { Persona } from '../domain/persona.js';
 import type { ReadyFile } from '../domain/queue.js';
 import type { App } from './app.js';
 
@@ -41,13 +42,24 @@ export function openRouteBreaker(
 
 /** The routes a queued command's council uses (its personas', or every persona's); [] when the file does not read as a command. */
 async function commandRoutes(app: App, file: ReadyFile): Promise<string[]> {
-  const text = await readFile(path.join(app.paths.commands, file.name), 'utf8');
-  const parsed = parseCommandText(text);
-  if (!parsed.ok) return [];
   const { personas } = await app.deps.personas.loadAll();
+  return routesOfCommandFile(path.join(app.paths.commands, file.name), {
+    personas,
+    defaultRoute: app.deps.config.default_route,
+    routeIdFor: (p) => app.deps.models.routeIdFor(p),
+  });
+}
+
+/** The routes the council of the command in `file` would use; [] when it cannot be read as a command. */
+async function routesOfCommandFile(
+  file: string,
+  council: { personas: readonly Persona[]; defaultRoute: string; routeIdFor: (persona: Persona) => string },
+): Promise<string[]> {
+  const parsed = parseCommandText(await readFile(file, 'utf8').catch(() => ''));
+  if (!parsed.ok) return [];
   const wanted = parsed.value.config.personas;
-  const council = wanted ? personas.filter((p) => wanted.includes(p.id)) : personas;
-  return [...new Set([app.deps.config.default_route, ...council.map((p) => app.deps.models.routeIdFor(p))])];
+  const members = wanted ? council.personas.filter((p) => wanted.includes(p.id)) : council.personas;
+  return [...new Set([council.defaultRoute, ...members.map(council.routeIdFor)])];
 }
 
 /** One attempt at the route: undefined when the endpoint is there (it answered, even with a refusal), else why not. */
@@ -89,14 +101,9 @@ export async function readRouteOutages(
   const config = await loadWorkspaceConfig(paths.config);
   const routes = new ConfiguredModelRoutes({ config, env });
   const { personas } = await new FsPersonaStore(paths.personas).loadAll();
+  const council = { personas, defaultRoute: config.default_route, routeIdFor: (p: Persona) => routes.routeIdFor(p) };
   const needs = new Map<string, string[]>();
-  for (const name of queued) {
-    const text = await readFile(path.join(paths.commands, name), 'utf8').catch(() => '');
-    const parsed = parseCommandText(text);
-    const wanted = parsed.ok ? parsed.value.config.personas : undefined;
-    const council = wanted ? personas.filter((p) => wanted.includes(p.id)) : personas;
-    needs.set(name, parsed.ok ? [config.default_route, ...council.map((p) => routes.routeIdFor(p))] : []);
-  }
+  for (const name of queued) needs.set(name, await routesOfCommandFile(path.join(paths.commands, name), council));
   return down.map(([route, d]) => ({
     route,
     ...d,

@@ -48,10 +48,12 @@ const CALL_FIXES: Partial<Record<LlmErrorKind, string>> = {
 const RULES: readonly Rule[] = [
   (f) =>
     f.models.kind === 'unreachable' ? `the endpoint does not answer (${f.models.message}): start the server, or fix base_url` : undefined,
-  (f) =>
-    (f.models.kind === 'status' && (f.models.status === 401 || f.models.status === 403)) || (f.call && !f.call.ok && f.call.kind === 'auth')
-      ? `the key is not accepted${f.call && !f.call.ok && f.call.kind === 'auth' ? ` (${f.call.message})` : ` (HTTP ${(f.models as { status: number }).status})`}: check ${f.keyVariable}`
-      : undefined,
+  (f) => {
+    const refused = f.call && !f.call.ok && f.call.kind === 'auth' ? f.call.message : undefined;
+    const status = f.models.kind === 'status' && (f.models.status === 401 || f.models.status === 403) ? f.models.status : undefined;
+    if (refused === undefined && status === undefined) return undefined;
+    return `the key is not accepted (${refused ?? `GET /models: HTTP ${status}`}): check ${f.keyVariable}`;
+  },
   (f) =>
     f.models.kind === 'listed' && !f.models.ids.includes(f.model)
       ? `model "${f.model}" is not on the endpoint (it offers: ${listed(f.models.ids)}): fix the route's model`

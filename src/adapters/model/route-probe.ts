@@ -96,13 +96,15 @@ function readsAsJson(text: string): boolean {
   }
 }
 
-/** The first system or undici error code in a cause chain, as ` (CODE)`. */
+/** The first system or undici error code in a cause chain, as ` (CODE)`; else the innermost short plain message (`bad port`). */
 function errorCode(error: unknown): string {
   let cause: unknown = error;
+  let innermost: string | undefined;
   for (let depth = 0; depth < 5 && cause instanceof Error; depth++) {
     const code = (cause as { code?: unknown }).code;
     if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) return ` (${code})`;
+    if (/^[\w .,:'-]{1,60}$/.test(cause.message)) innermost = cause.message;
     cause = cause.cause;
   }
-  return '';
+  return innermost ? ` (${innermost})` : '';
 }
