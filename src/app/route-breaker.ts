@@ -123,7 +123,8 @@ export class RouteBreaker implements RouteGate {
     if (first) {
       this.#o.onNotice(
         runId,
-        `route "${outage.route}" is down (${outage.failure}): commands that need it stay in commands/ until it answers; it is probed with a growing wait`,
+        `route "${outage.route}" is down (${outage.failure}): commands that need it stay in commands/ until it answers; ` +
+          'it is probed with a growing wait',
       );
     }
     await this.#changed();

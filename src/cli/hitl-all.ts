@@ -60,8 +60,9 @@ function writeDecided(io: Io, reason: string, runs: readonly DecidedRun[], engin
   const lines = [`${runs.length} run(s) paused for ${reason}:`];
   for (const r of runs) {
     if ('refused' in r) lines.push(`  ${c.red('✘')} ${r.run_id} ${r.source} — refused: ${r.refused}`);
-    else if (r.result.decision === 'stop') lines.push(`  ${c.green('✔')} stop     ${r.run_id} ${r.source} — ${r.result.outcome.status}`);
-    else lines.push(`  ${c.green('✔')} continue ${r.run_id} ${r.source}`);
+    else if (r.result.decision === 'stop') {
+      lines.push(`  ${c.green('✔')} stop     ${r.run_id} ${r.source} — ${r.result.outcome.status}`);
+    } else lines.push(`  ${c.green('✔')} continue ${r.run_id} ${r.source}`);
   }
   if (runs.some((r) => !('refused' in r) && r.result.decision === 'continue')) {
     lines.push(
