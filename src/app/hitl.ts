@@ -1,5 +1,5 @@
 import { auditEvent } from '../domain/audit.js';
-import { userDecision } from '../domain/decision.js';
+import { runDecision, userDecision } from '../domain/decision.js';
 import { AppError, RunBusyError } from '../domain/errors.js';
 import { pauseToDecide, type RunningFacts } from '../domain/hitl-decision.js';
 import type { DecisionInbox, RunLocks, StartedRun } from '../domain/ports.js';
@@ -32,6 +32,11 @@ export interface HitlDecisionInput {
    * run's lock, and only of a `running` run. Without it, such a run counts as owned (fail closed).
    */
   readonly isOwned?: () => Promise<boolean>;
+  /**
+   * Not a person's decision: the route whose outage paused the run answers again (`resume_after_outage`).
+   * Recorded as the system's (ROUTE_RECOVERED); refused unless the open pause is an outage of this route.
+   */
+  readonly afterOutageOf?: string;
 }
 
 /** What deciding needs: a run's stores, the inbox where `continue` waits, and the runs' locks. */
@@ -70,6 +75,9 @@ async function decideHeld(input: HitlDecisionInput & { decision: 'continue' | 's
   const target = pauseToDecide(state, input, facts, deps.clock.now().toISOString());
   if (!target.ok) throw new HitlRefusedError(target.refusal);
   const pause = target.pause;
+  if (input.afterOutageOf !== undefined && pause.outage?.route !== input.afterOutageOf) {
+    throw new HitlRefusedError(`run ${state.run_id} is not paused by an outage of route "${input.afterOutageOf}"; nothing changed`);
+  }
   const now = deps.clock.now().toISOString();
   // A note is kept with the run and shown with it: screened like everything else a run keeps.
   const note = input.note ? screenText(input.note) : undefined;
@@ -81,7 +89,12 @@ async function decideHeld(input: HitlDecisionInput & { decision: 'continue' | 's
     decided_at: now,
     ...(note ? { note } : {}),
   } as const;
-  const decision = input.decision === 'continue' ? userDecision('RUN', 'HITL_CONTINUE') : decideRun({ kind: 'person_stop' }).decision;
+  const decision =
+    input.decision === 'stop'
+      ? decideRun({ kind: 'person_stop' }).decision
+      : input.afterOutageOf !== undefined
+        ? runDecision('hitl', 'ROUTE_RECOVERED')
+        : userDecision('RUN', 'HITL_CONTINUE');
   const run = startedRun(await deps.ledger.open(state.run_id));
   try {
     // The decision and its record: one commit.
@@ -91,7 +104,10 @@ async function decideHeld(input: HitlDecisionInput & { decision: 'continue' | 's
       paused_reason: pause.reason_code,
       note_chars: input.note?.length ?? 0,
     };
-    await run.commit({ event: { type: 'person_decided', entry, decision }, records: [auditEvent('HITL_DECIDED', decision, decided)] });
+    await run.commit({
+      event: { type: 'person_decided', entry, decision },
+      records: [auditEvent(input.afterOutageOf === undefined ? 'HITL_DECIDED' : 'OUTAGE_RESUMED', decision, decided)],
+    });
     if (input.decision === 'stop') return { decision: 'stop', outcome: await stopDecided(run, pause, note, deps) };
   } finally {
     // A continued run is resumed from its checkpoint later, maybe by another process.

@@ -9,6 +9,7 @@ import type { PauseRecord } from '../domain/run-state.js';
 import { RAW_COMMAND_FILE, screenText } from '../domain/screen.js';
 import { totalUsage } from '../domain/usage.js';
 import { decideRun, type Ending, type PauseClass } from '../domain/run/policy.js';
+import { outageOfDetails } from '../domain/route-breaker.js';
 import { InternalError } from '../domain/errors.js';
 import { explainLoopPolicyStop } from '../domain/stop-explanation.js';
 import { applyLoopPolicy, type LoopPolicyOutcome } from './loop-policy.js';
@@ -40,14 +41,17 @@ async function pauseRun(options: EndOptions & { draft?: DraftInput; requestPlan?
   const message = screenText(options.message);
   const state = run.state;
   const now = deps.clock.now();
+  const kind = options.pauseClass ?? 'judgement';
+  // A route that did not answer is named on the pause, so the run can resume on its own once it answers again.
+  const outage = kind === 'outage' ? outageOfDetails(options.details) : undefined;
   const pause: PauseRecord = {
     pause_id: `${state.run_id}-p${state.hitl.length + 1}`,
     layer: decision.layer,
     reason_code: decision.reason_code,
     message,
     requested_at: now.toISOString(),
+    ...(outage ? { outage } : {}),
   };
-  const kind = options.pauseClass ?? 'judgement';
   await run.commit({
     records: [auditEvent('HITL_REQUESTED', decision, { pause_id: pause.pause_id, pause_class: kind, ...options.details })],
   });

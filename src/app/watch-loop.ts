@@ -4,12 +4,14 @@ import {
   runProgressEvent,
   type Claim,
   type ClaimStore,
+  type ReadyFile,
   type CommandInbox,
   type WatchEvent,
   type WatchState,
 } from '../domain/queue.js';
 import { planClaim, recordInterruption, runClaim, settleClaim, type ClaimResult, type RunClaimDeps } from './run-claim.js';
 import type { RunDeps } from './run-deps.js';
+import type { RouteGate } from './route-breaker.js';
 
 export interface WatchLoopOptions {
   /** Wired once by `createApp`; the loop adds its own progress hook and stop signal per run. */
@@ -30,6 +32,8 @@ export interface WatchLoopOptions {
   readonly preflight?: () => Promise<string[]>;
   /** How often a broken workspace is checked again (default 2 s). */
   readonly preflightRetryMs?: number;
+  /** The routes' circuit breaker: a command that needs a route that is down stays in `commands/`. */
+  readonly routeGate?: RouteGate;
 }
 
 /**
@@ -86,6 +90,7 @@ export class WatchLoop {
     const { recovered, ownedByOthers } = await this.#o.claims.recoverOrphans();
     this.#recovered.push(...recovered);
     if (this.#stopping) return;
+    await this.#o.routeGate?.start(() => this.#wake());
     await this.#o.decisions?.start(() => this.#wake());
     await this.#o.inbox.start(() => this.#wake());
     if (this.#stopping) return;
@@ -111,6 +116,7 @@ export class WatchLoop {
     if (this.#stopping) return void (await this.#stopped);
     this.#stopping = reason;
     clearTimeout(this.#recheck);
+    this.#o.routeGate?.stop();
     if (reason === 'signal') this.#controller.abort(new Error('the watcher is stopping'));
     await Promise.all([this.#o.inbox.close(), this.#o.decisions?.close()]);
     await this.#pumping;
@@ -164,13 +170,27 @@ export class WatchLoop {
       }
     }
     if (this.#o.inbox.ready > 0 && !(await this.#workspaceUsable())) return undefined;
-    for (let file = this.#o.inbox.take(); file && !this.#stopping; file = this.#o.inbox.take()) {
-      try {
-        const claim = await this.#o.claims.claim(file, this.#o.deps.newRunId());
-        if (claim) return claim;
-      } catch (error) {
-        this.#notice(null, `could not claim commands/${file.name}: ${(error as Error).message}; it stays in commands/`);
+    const waiting: ReadyFile[] = [];
+    try {
+      for (let file = this.#o.inbox.take(); file && !this.#stopping; file = this.#o.inbox.take()) {
+        if (this.#o.routeGate && !(await this.#o.routeGate.mayClaim(file))) {
+          waiting.push(file);
+          continue;
+        }
+        try {
+          const claim = await this.#o.claims.claim(file, this.#o.deps.newRunId());
+          if (claim) return claim;
+        } catch (error) {
+          this.#notice(null, `could not claim commands/${file.name}: ${(error as Error).message}; it stays in commands/`);
+        }
       }
+    } finally {
+      // Commands waiting for a route stay queued, in their order; the breaker wakes the loop when it answers.
+      for (const file of waiting) this.#o.inbox.putBack(file);
+    }
+    if (waiting.length > 0 && this.#o.once) {
+      this.#notice(null, `${waiting.length} command(s) wait in commands/ for a route that is down; --once stops here`);
+      void this.#shutdown('once');
     }
     return undefined;
   }
@@ -235,6 +255,7 @@ export class WatchLoop {
     } finally {
       this.#current = undefined;
     }
+    await this.#o.routeGate?.afterRun(claim.runId).catch(() => undefined);
     const queued = this.#recovered.length + this.#o.inbox.ready + (this.#o.decisions?.ready ?? 0);
     this.#transition({ kind: 'finished', state: 'AWAITING_COMMAND', from: this.#state, ...result, queued });
   }

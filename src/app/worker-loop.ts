@@ -1,6 +1,7 @@
 import { runProgressEvent, type Claim, type WatchEvent, type WatchState } from '../domain/queue.js';
 import { planClaim, recordInterruption, runClaim, settleClaim, type ClaimResult, type RunClaimDeps } from './run-claim.js';
 import type { RunDeps } from './run-deps.js';
+import type { RouteGate } from './route-breaker.js';
 import type { InputHashes } from './verified-inputs.js';
 
 /** A command an engine handed to this worker. */
@@ -41,6 +42,8 @@ export interface WorkerLoopOptions<C extends WorkClaim, S extends WorkerSession<
   readonly pollMs?: number;
   /** How long to wait before reconnecting to an engine that went away (default 1 s). */
   readonly reconnectMs?: number;
+  /** The routes' circuit breaker: while a route is down this worker takes no command (they stay queued). */
+  readonly routeGate?: RouteGate;
 }
 
 /**
@@ -75,6 +78,7 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
 
   async stop(): Promise<void> {
     this.#stopping = true;
+    this.#o.routeGate?.stop();
     this.#current?.abort(new Error('the worker is stopping'));
     this.#wakeIdle?.();
     await this.#done;
@@ -82,6 +86,7 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
 
   async #loop(): Promise<void> {
     let announced = false;
+    await this.#o.routeGate?.start(() => this.#wakeIdle?.());
     while (!this.#stopping) {
       const session = await this.#connect();
       if (!session) break;
@@ -96,6 +101,12 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
           recovered: 0,
           owned_by_others: 0,
         });
+      }
+      // A route is down: the commands stay queued (for a worker whose routes answer) until it is back.
+      if (this.#o.routeGate && !(await this.#o.routeGate.mayClaim())) {
+        if (this.#o.once) break;
+        await this.#idle(session);
+        continue;
       }
       let claim: C | undefined;
       try {
@@ -192,6 +203,7 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
       } catch (error) {
         result = await this.#interrupted(claim, session, deps, lostReason ?? (error as Error).message);
       }
+      await this.#o.routeGate?.afterRun(claim.runId).catch(() => undefined);
       this.#transition({ kind: 'finished', state: 'AWAITING_COMMAND', from: this.#state, ...result, queued: 0 });
     } catch (error) {
       // A failure outside the run (the engine went away while planning or settling): the claim stays

@@ -117,7 +117,9 @@ async function showDetails(options: { app: App; runId: string; state: RunState }
   };
 }
 
-interface DecideFlags {
+export interface DecideFlags {
+  all?: boolean;
+  reason?: string;
   note?: string;
   pause?: string;
   run?: boolean;
@@ -128,19 +130,35 @@ interface DecideFlags {
 function registerDecide(hitl: Command, io: Io): void {
   hitl
     .command('decide')
-    .description('resolve the current pause of a run: continue (resume from its checkpoint) or stop')
-    .argument('<run_id>')
-    .argument('<decision>', 'exactly "continue" or "stop"')
+    .description('resolve the current pause of a run (or, with --all, of every run paused for one reason): continue or stop')
+    .argument('[run_id]', 'the run (left out with --all)')
+    .argument('[decision]', 'exactly "continue" or "stop"')
+    .option('--all', 'decide every run paused for the same reason (name it with --reason when paused runs differ)')
+    .option('--reason <code>', 'with --all: only runs paused for this reason code')
     .option('--note <text>', 'why, kept with the decision (not in the audit log)')
     .option('--pause <pause_id>', 'bind the decision to this pause; refused if the run has moved on')
     .option('--run', 'after continue, resume the run here in the foreground (otherwise a running watcher picks it up)')
-    .option('--json', 'with --run: print the run outcome as one JSON object')
+    .option('--json', 'with --run: print the run outcome as one JSON object; with --all: what was decided, as JSON')
     .option(...WORKSPACE_OPTION)
     .addHelpText(
       'after',
-      '\nA decision on a run that is not paused, a stale pause, a sealed run, or anything but continue|stop is refused (exit 2) and changes nothing.',
+      [
+        '',
+        'A decision on a run that is not paused, a stale pause, a sealed run, or anything but continue|stop is refused (exit 2) and changes nothing.',
+        'With --all, each run is decided as `decide` would (under its lock); the runs refused are listed, and the exit is 2 if any was.',
+      ].join('\n'),
     )
-    .action((runId: string, decision: string, opts: DecideFlags) => decide({ io, runId, decision, opts }));
+    .action(async (first: string | undefined, second: string | undefined, opts: DecideFlags) => {
+      if (opts.all) {
+        if (first === undefined || second !== undefined || opts.pause || opts.run) {
+          throw new ExitError(2, 'maestro: usage: maestro hitl decide --all [--reason CODE] continue|stop (no run id, --pause or --run)');
+        }
+        return (await import('./hitl-all.js')).decideEvery({ io, decision: first, opts });
+      }
+      if (opts.reason) throw new ExitError(2, 'maestro: --reason goes with --all');
+      if (first === undefined || second === undefined) throw new ExitError(2, 'maestro: usage: maestro hitl decide <run_id> continue|stop');
+      return decide({ io, runId: first, decision: second, opts });
+    });
 }
 
 /** `hitl decide`: the decision recorded (or refused, exit 2), then a stop's outcome, where a continue goes, or the run resumed here. */

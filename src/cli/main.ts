@@ -13,6 +13,7 @@ export const EXIT = { completed: 0, error: 1, invalid: 2, paused: 3, stopped: 4,
 const SUBCOMMANDS: Record<string, () => Promise<(program: Command, io: Io) => void>> = {
   run: async () => (await import('./run.js')).registerRun,
   validate: async () => (await import('./validate.js')).registerValidate,
+  doctor: async () => (await import('./doctor.js')).registerDoctor,
   schema: async () => (await import('./schema.js')).registerSchema,
   init: async () => (await import('./init.js')).registerInit,
   hitl: async () => (await import('./hitl.js')).registerHitl,

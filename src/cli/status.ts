@@ -15,7 +15,15 @@ export function registerStatus(program: Command, io: Io): void {
     .action(async (opts: { json?: boolean; recent: number; workspace?: string }) => {
       const workspace = await openWorkspaceAt(io, opts.workspace);
       const { paths } = workspace;
-      const status = await workspace.status({ recent: opts.recent });
+      const base = await workspace.status({ recent: opts.recent });
+      // Routes the watcher's breaker holds as down, with the commands and paused runs that wait for them.
+      const { readRouteOutages } = await import('../compose/route-breaker.js');
+      const routes_down = await readRouteOutages(
+        paths,
+        io.env,
+        base.queued.map((q) => q.file),
+      ).catch(() => []);
+      const status = { ...base, routes_down };
       // With an engine, the cluster too: its workers, its queue, and every paused run wherever it ran.
       const url = resolveEngineUrl(await loadWorkspaceConfig(paths.config), io.env);
       const cluster = url ? await import('./status-engine.js') : undefined;
@@ -25,7 +33,10 @@ export function registerStatus(program: Command, io: Io): void {
     });
 }
 
-export function formatStatus(s: WorkspaceStatus, io: Io): string {
+/** A route that is down, as `status` shows it (see `readRouteOutages`). */
+type RouteOutageView = Awaited<ReturnType<typeof import('../compose/route-breaker.js').readRouteOutages>>[number];
+
+export function formatStatus(s: WorkspaceStatus & { routes_down?: readonly RouteOutageView[] }, io: Io): string {
   const c = chalkFor(io);
   const lines: string[] = [`workspace  ${s.workspace}`];
   const live = s.watchers.filter((w) => w.alive);
@@ -62,6 +73,7 @@ export function formatStatus(s: WorkspaceStatus, io: Io): string {
     lines.push(`  ${c.dim(r.run_id)} ${r.source} · ${r.steps_done} step(s) kept · last checkpoint ${r.updated_at}`);
     lines.push(`    resume with: ${r.next_step}`);
   }
+  for (const r of s.routes_down ?? []) lines.push(...routeDownLines(r, s, c));
   lines.push(`paused     ${s.paused.length}`);
   for (const p of s.paused) {
     lines.push(`  ${c.dim(p.run_id)} ${p.source} · ${p.layer ?? '?'}: ${p.reason_code ?? '?'} — ${p.message.split('\n')[0]}`);
@@ -78,4 +90,19 @@ export function formatStatus(s: WorkspaceStatus, io: Io): string {
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** A route that is down: since when, why, its probes, and what waits for it. */
+function routeDownLines(r: RouteOutageView, s: WorkspaceStatus, c: ReturnType<typeof chalkFor>): string[] {
+  const live = s.watchers.some((w) => w.alive && w.pid === r.watcher_pid);
+  const probing = live
+    ? `probed ${r.probes} time(s), next at ${r.next_probe_at}`
+    : `as last seen by watcher pid ${r.watcher_pid}, which is not running`;
+  const paused = s.paused.filter((p) => p.outage_route === r.route);
+  const waits = [`${r.queued.length} queued command(s)`, `${paused.length} run(s) paused by its outage`];
+  return [
+    `route      ${c.red(`${r.route} DOWN`)} since ${r.since} (${r.failure}) · ${probing}`,
+    `           ${r.message.split('\n')[0]}`,
+    `           waiting for it: ${waits.join(', ')}${r.queued.length > 0 ? ` (${r.queued.slice(0, 10).join(', ')}${r.queued.length > 10 ? ', …' : ''})` : ''}`,
+  ];
 }

@@ -61,6 +61,8 @@ export interface App {
    * checkpoints, decisions, persona memory, loop policy and audit log in `deps` live in PostgreSQL.
    */
   readonly engine?: EngineHandle;
+  /** The environment the routes read their keys from (probes and `maestro doctor` call the routes too). */
+  readonly env: Readonly<Record<string, string | undefined>>;
 }
 
 /** The composition root: the only place that knows every layer. Tests pass their own clock or model. */
@@ -125,7 +127,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.signal ? { signal: options.signal } : {}),
     ...wiring?.stores,
   };
-  return { paths, deps, telemetry, ...(wiring ? { engine: wiring.handle(deps) } : {}) };
+  return { paths, deps, telemetry, env, ...(wiring ? { engine: wiring.handle(deps) } : {}) };
 }
 
 /** `--record FILE`: every model exchange of the run, saved as a cassette. */

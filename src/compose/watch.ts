@@ -11,6 +11,7 @@ import { checkWorkspace } from '../app/workspace-check.js';
 import type { App } from './app.js';
 import type { EngineHandle } from './engine.js';
 import { checkWorkspaceConfig } from '../config.js';
+import { openRouteBreaker } from './route-breaker.js';
 import type { WatchEvent } from '../domain/queue.js';
 
 /** A long-running service of the shell (a watcher, an intake, a worker), as the CLI drives it. */
@@ -63,6 +64,10 @@ export async function openWatcher(app: App, options: WatchOptions): Promise<Serv
       workspace: paths.root,
       // The configuration is read once, at start; a file broken since then stops the taking of commands too.
       preflight: async () => [...(await checkWorkspaceConfig(paths.config)), ...(await checkWorkspace(app.deps))],
+      routeGate: openRouteBreaker(app, {
+        pid: options.pid,
+        onNotice: (runId, message) => options.onEvent({ kind: 'notice', run_id: runId, message }),
+      }),
     });
     const stopPruning = await pruneDaily(app, options.onNotice);
     return {
@@ -179,6 +184,10 @@ export async function openWorker(app: App, engine: EngineHandle, options: Worker
     once: options.once,
     pid: options.pid,
     workspace: app.paths.root,
+    routeGate: openRouteBreaker(app, {
+      pid: options.pid,
+      onNotice: (runId, message) => options.onEvent({ kind: 'notice', run_id: runId, message }),
+    }),
   });
   return { run: () => loop.run(), stop: () => loop.stop(), close: () => engine.engine.close() };
 }

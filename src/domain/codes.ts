@@ -34,6 +34,7 @@ export const EVENT_CODES = {
   ARBITRATED: "the council's verdicts were turned into one action",
   HITL_REQUESTED: 'the run paused for a person',
   HITL_DECIDED: 'a person decided a pause (continue or stop)',
+  OUTAGE_RESUMED: 'the route whose outage paused the run answered again: the run resumes on its own (resume_after_outage)',
   ARTIFACT_WRITTEN: 'the output artifact was written (path, size, hash)',
   SESSIONS_SAVED: "the personas' memory of this run was saved",
   RUN_RESUMED: 'a run was taken up again from its checkpoint',
@@ -154,6 +155,7 @@ export const REASON_CODES = {
   // HITL and the loop policy
   HITL_CONTINUE: 'a person chose to continue',
   HITL_STOP: 'a person chose to stop',
+  ROUTE_RECOVERED: 'the route whose outage paused the run answered again: the run resumed on its own (resume_after_outage)',
   RUN_NOT_OWNED: 'the run was left running with nobody running it',
   RUN_HELD_ELSEWHERE: 'another live maestro process is running the run, so it was not run again here',
   MAESTRO_PLAN_REQUEST_DISPATCHED: 'the plan request was sent to the council',

@@ -64,6 +64,8 @@ export interface CommandInbox {
   start(onReady: () => void): Promise<void>;
   /** The oldest ready file, removed from the ready set; undefined when none is ready. */
   take(): ReadyFile | undefined;
+  /** Gives a taken file back to the ready set, untouched (it waits for a route that is down). */
+  putBack(file: ReadyFile): void;
   /** Files seen but not ready yet (still being written, or being checked). */
   readonly pending: number;
   /** Files ready to be claimed. */

@@ -108,6 +108,8 @@ export const PauseRecord = z.strictObject({
   /** What a person should know to decide. */
   message: z.string(),
   requested_at: z.string(),
+  /** Set when the pause is an outage of a route (it did not answer): the breaker resumes the run when it answers again. */
+  outage: z.strictObject({ route: z.string(), failure: z.string() }).optional(),
 });
 export type PauseRecord = z.infer<typeof PauseRecord>;
 

@@ -1,6 +1,7 @@
 import type { RunState, Step } from './run-state.js';
 import { parseVerdict } from './verdict.js';
 import { screenText } from './screen.js';
+import { servedBy, servedLabel } from './served-by.js';
 
 /**
  * A run's whole story as Markdown, for `maestro show`: what was asked, every reply in order with
@@ -20,7 +21,7 @@ function renderUnscreened(state: RunState, shown: string): string {
     out.push(
       `- Council: ${state.plan.personas.join(', ')} · ${state.plan.rounds} round(s) · arbitration ${state.plan.arbitration} · synthesizer ${state.plan.synthesizer}`,
     );
-    out.push(`- Model: ${state.plan.model}`);
+    out.push(`- Model: ${servedLabel(state.plan.model, servedBy(state.steps))}`);
   }
   out.push(
     `- Started: ${state.created_at}${state.finished_at ? ` · finished: ${state.finished_at}` : ` · last checkpoint: ${state.updated_at}`}`,

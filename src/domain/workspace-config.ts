@@ -68,6 +68,12 @@ export const WorkspaceConfig = z.strictObject({
     .record(z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, 'route names are lowercase letters, digits, ., - and _'), Route)
     .default({})
     .describe('Named model routes; `offline` always exists.'),
+  resume_after_outage: z
+    .boolean()
+    .default(true)
+    .describe(
+      "When a route that was down answers again, the runs its outage paused (a refused connection, a 5xx, a timeout) resume on their own; `false`: they wait for a person's decision like every other pause.",
+    ),
   prices: z.record(z.string(), Price).default({}).describe('USD per million tokens, by model name, for `budget.max_cost_usd`.'),
   budget: Budget.default({}).describe(
     "Default per-run budget (none by default); a command's `config.budget` overrides it field by field. A crossed limit pauses the run.",

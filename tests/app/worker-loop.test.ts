@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { RouteGate } from '../../src/app/route-breaker.js';
 import { WorkerLoop, type WorkClaim, type WorkerSession } from '../../src/app/worker-loop.js';
 import type { WatchEvent } from '../../src/domain/queue.js';
 import { InMemoryClaimStore } from '../fakes/in-memory-inbox.js';
@@ -53,7 +54,11 @@ const workClaim = (runId: string): WorkClaim => ({
   inputHashes: {},
 });
 
-function worker(app: MemoryApp, session: FakeSession, options: { once: boolean; openSession?: () => Promise<FakeSession> }) {
+function worker(
+  app: MemoryApp,
+  session: FakeSession,
+  options: { once: boolean; openSession?: () => Promise<FakeSession>; routeGate?: RouteGate },
+) {
   const claims = new InMemoryClaimStore();
   for (const c of session.queue)
     claims.texts.set(c.source, JSON.stringify(aCommand({ task_description: `Review the deploy plan of ${c.runId}` })));
@@ -67,6 +72,7 @@ function worker(app: MemoryApp, session: FakeSession, options: { once: boolean; 
     workspace: '/workspace',
     pollMs: 5,
     reconnectMs: 5,
+    ...(options.routeGate ? { routeGate: options.routeGate } : {}),
   });
   return { loop, events, claims };
 }
@@ -155,5 +161,30 @@ describe('WorkerLoop', () => {
       'reconnected to the engine',
     ]);
     expect(events.find((e) => e.kind === 'finished')).toMatchObject({ status: 'completed' });
+  });
+
+  it('takes no command while a route is down (they stay queued), then takes them when the breaker says it answers again', async () => {
+    const app = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
+    const session = new FakeSession([workClaim('w-1'), workClaim('w-2')]);
+    let down = true;
+    let wake: () => void = () => undefined;
+    const ended: string[] = [];
+    const gate: RouteGate = {
+      start: async (w) => void (wake = w),
+      mayClaim: async () => !down,
+      afterRun: async (runId) => void ended.push(runId),
+      stop: () => undefined,
+    };
+    const { loop, events } = worker(app, session, { once: false, routeGate: gate });
+    const running = loop.run();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(events.filter((e) => e.kind === 'claimed')).toHaveLength(0);
+    expect(session.queue).toHaveLength(2);
+    down = false;
+    wake();
+    await waitFor(() => events.filter((e) => e.kind === 'finished').length === 2);
+    expect(ended).toEqual(['w-1', 'w-2']);
+    await loop.stop();
+    await running;
   });
 });

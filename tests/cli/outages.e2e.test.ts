@@ -78,7 +78,7 @@ describe("an outage is not the council's doubt", () => {
     expect(healthy.out.status).toBe('completed');
   });
 
-  it('through maestro watch --once: five outages of one conflict are five outage pauses, never counted; back up, the next command completes', async () => {
+  it('through maestro watch --once: an outage pauses one run, never counted, and the other commands wait; back up, all complete', async () => {
     const e = await endpoint(down);
     await configure({ local: e.server.url });
     const task = (n: number) => ({
@@ -95,21 +95,24 @@ describe("an outage is not the council's doubt", () => {
         .filter((x) => x.kind === 'finished');
     };
     for (let n = 1; n <= 5; n++) await writeFile(path.join(ws.dir, 'commands', `c${n}.json`), JSON.stringify(task(n)));
+    // Issue 25: the route's breaker opens on the first outage; the other commands are not claimed into paused runs.
     const outages = await watchOnce();
-    expect(outages.map((x) => [x.source, x.status])).toEqual([1, 2, 3, 4, 5].map((n) => [`c${n}.json`, 'paused']));
-    for (const x of outages) {
-      const log = await records(String(x.audit_log));
-      expect(log.find((r) => r.event === 'HITL_REQUESTED')?.details.pause_class).toBe('outage');
-      expect(
-        log.some((r) => r.reason_code === 'ACC_END_SESSION_AFTER_4_HITL' || r.event.startsWith('LOOP') || r.event.startsWith('K_')),
-      ).toBe(false);
-    }
+    expect(outages.map((x) => [x.source, x.status])).toEqual([['c1.json', 'paused']]);
+    expect((await readdir(path.join(ws.dir, 'commands'))).sort()).toEqual(['c2.json', 'c3.json', 'c4.json', 'c5.json']);
+    const log = await records(String(outages[0]?.audit_log));
+    expect(log.find((r) => r.event === 'HITL_REQUESTED')?.details.pause_class).toBe('outage');
+    expect(
+      log.some((r) => r.reason_code === 'ACC_END_SESSION_AFTER_4_HITL' || r.event.startsWith('LOOP') || r.event.startsWith('K_')),
+    ).toBe(false);
     const session = JSON.parse((await runCli(['session', 'show', '--json'], { cwd: ws.dir })).stdout);
     expect(session.conflicts).toEqual([]);
 
+    // Back up: the paused run resumes on its own, the waiting commands and a new one complete.
     e.set(councilHandler());
     await writeFile(path.join(ws.dir, 'commands', 'c6.json'), JSON.stringify(task(6)));
-    expect((await watchOnce()).map((x) => x.status)).toEqual(['completed']);
+    const after = await watchOnce();
+    expect(after.map((x) => x.status)).toEqual(Array(6).fill('completed'));
+    expect(new Set(after.map((x) => x.source))).toEqual(new Set([1, 2, 3, 4, 5, 6].map((n) => `c${n}.json`)));
   });
 
   it('after one REROUTE the fallback serves the rest of the run for every persona on the dead route', async () => {
@@ -125,6 +128,27 @@ describe("an outage is not the council's doubt", () => {
     expect(backup.server.classifyRequests).toHaveLength(1);
     expect(dead.server.chatRequests()).toHaveLength(0); // nobody asks the dead route again
     expect(backup.server.chatRequests()).toHaveLength(3 * 2 + 3 + 1);
+  });
+
+  it('after a REROUTE mid-run, runs, runs --json and show name which route and model served which calls', async () => {
+    const council = councilHandler();
+    // The primary answers the first two council calls, then goes down.
+    const flaky = await endpoint((body, n, request) => (n <= 2 ? council(body, n, request) : down(body, n, request)));
+    const backup = await endpoint(councilHandler());
+    await configure({ primary: flaky.server.url, backup: backup.server.url }, 'backup');
+    const r = await run({ task_description: 'Choose the cache for the billing service', config: { max_rounds: 1 } });
+    expect(r.code, r.stderr).toBe(0);
+    const listed = JSON.parse((await runCli(['runs', '--json'], { cwd: ws.dir })).stdout) as Array<Record<string, unknown>>;
+    const row = listed.find((x) => x.run_id === r.out.run_id);
+    expect(row?.served_by).toEqual([
+      { route: 'primary', model: 'primary/test-model', calls: 2 },
+      { route: 'backup', model: 'backup/test-model', calls: 5 },
+    ]);
+    const label = 'primary/test-model (2 calls) → backup/test-model (5 calls)';
+    expect(row?.model).toBe(label);
+    expect((await runCli(['runs'], { cwd: ws.dir })).stdout).toContain(label);
+    const shown = (await runCli(['show', r.out.run_id, '--raw'], { cwd: ws.dir })).stdout;
+    expect(shown).toContain(`- Model: ${label}`);
   });
 
   it('a refused connection on the primary: the fallback takes the classification and the council (issue 10: 0 of 9 runs completed before)', async () => {

@@ -112,7 +112,14 @@ export const HARMLESS: ChatHandler = () => ({ content: '{"side_effects": [], "hi
  */
 export async function startChatServer(
   handler: ChatHandler = councilHandler(),
-  options: { classify?: ChatHandler; tls?: { key: string; cert: string } } = {},
+  options: {
+    classify?: ChatHandler;
+    tls?: { key: string; cert: string };
+    /** Listen on this port (an endpoint brought back where it was); default: any free port. */
+    port?: number;
+    /** Answer `GET /models` with these model ids (default: 404, like servers that do not offer it). */
+    models?: readonly string[];
+  } = {},
 ): Promise<ChatServer> {
   const requests: RecordedRequest[] = [];
   const classifyRequests: RecordedRequest[] = [];
@@ -146,6 +153,9 @@ export async function startChatServer(
     (classify ? classifyRequests : requests).push(record);
     gone.signal.addEventListener('abort', () => (record.disconnected = true));
 
+    if (req.method === 'GET' && options.models && (path === '/v1/models' || path === '/models')) {
+      return sendJson(res, 200, { object: 'list', data: options.models.map((id) => ({ id, object: 'model', owned_by: 'test' })) });
+    }
     if (req.method !== 'POST' || !CHAT_PATHS.has(path)) {
       return sendJson(res, 404, {
         error: { message: `no route for ${req.method} ${path}`, type: 'invalid_request_error', code: 'not_found' },
@@ -171,7 +181,7 @@ export async function startChatServer(
     }
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}/v1`,

@@ -52,6 +52,11 @@ export class InMemoryCommandInbox implements CommandInbox {
     return this.#ready.shift();
   }
 
+  putBack(file: ReadyFile): void {
+    this.#ready.push(file);
+    this.#ready.sort(compareReadyFiles);
+  }
+
   get pending(): number {
     return 0;
   }

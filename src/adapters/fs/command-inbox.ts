@@ -108,6 +108,11 @@ export class FsCommandInbox implements CommandInbox {
     return oldest;
   }
 
+  putBack(file: ReadyFile): void {
+    // A file changed or removed since is seen again by the watch; this one keeps its place in the order.
+    if (!this.#closed && !this.#ready.has(file.name)) this.#ready.set(file.name, file);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     this.#onClosed();

@@ -1,3 +1,4 @@
+import { servedBy, servedLabel, type ServedBy } from '../../domain/served-by.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Price } from '../../domain/budget.js';
@@ -27,7 +28,10 @@ export interface RunListing {
   readonly task: string | null;
   /** What was redacted from the command the checkpoint keeps: categories, never values. */
   readonly redacted: readonly string[];
+  /** The model that served the run's calls; after a REROUTE, each with its calls (`a (3 calls) → b (5 calls)`). */
   readonly model: string | null;
+  /** Which route and model served how many calls, in order. */
+  readonly served_by: readonly ServedBy[];
   readonly calls: number;
   readonly prompt_tokens: number;
   readonly completion_tokens: number;
@@ -100,7 +104,8 @@ function fromState(state: RunState, prices: Readonly<Record<string, Price>>, sho
     source: screenText(state.source),
     task: taskLine(state.command.task_description),
     redacted: state.command_redacted ?? [],
-    model: state.plan?.model ?? null,
+    model: servedLabel(state.plan?.model, servedBy(state.steps)),
+    served_by: servedBy(state.steps),
     calls: usage.calls,
     prompt_tokens: usage.prompt_tokens,
     completion_tokens: usage.completion_tokens,
@@ -146,6 +151,7 @@ async function fromAuditLog(file: string, runId: string): Promise<RunListing | u
     task: null,
     redacted: [],
     model: null,
+    served_by: [],
     calls: 0,
     prompt_tokens: 0,
     completion_tokens: 0,

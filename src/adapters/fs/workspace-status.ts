@@ -44,6 +44,8 @@ export interface WorkspaceStatus {
     reason_code: string | null;
     message: string;
     requested_at: string | null;
+    /** The route whose outage paused the run (it resumes on its own when the route answers), or null. */
+    outage_route: string | null;
   }[];
   /** The most recent runs, newest first: invalid ones too (they have an audit log but no checkpoint). */
   readonly recent: readonly {
@@ -76,7 +78,7 @@ interface StateView {
   summary?: string;
   steps?: unknown[];
   decision?: { reason_code?: string };
-  pause?: { layer?: string; reason_code?: string; message?: string; requested_at?: string };
+  pause?: { layer?: string; reason_code?: string; message?: string; requested_at?: string; outage?: { route?: string } };
   /** Known only from its audit log (no checkpoint). */
   auditOnly?: boolean;
 }
@@ -166,6 +168,7 @@ function pausedEntry(s: StateView): WorkspaceStatus['paused'][number] {
     // Read leniently, so checkpoints of every version: screened here as every kept text is.
     message: screenText(s.pause?.message ?? s.summary ?? ''),
     requested_at: s.pause?.requested_at ?? null,
+    outage_route: s.pause?.outage?.route ?? null,
   };
 }
 

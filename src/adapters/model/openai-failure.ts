@@ -2,6 +2,7 @@ import { LlmError, type LlmErrorKind } from '../../domain/errors.js';
 import { isRetryableKind, type RetryDecision } from '../../domain/retry-policy.js';
 import type { ResolvedRoute } from '../../domain/route.js';
 import { detectSensitive } from '../../domain/sensitive/detector.js';
+import { isOutageFailure } from '../../domain/route-breaker.js';
 import { MAX_REDIRECTS } from './endpoint-fetch.js';
 
 /**
@@ -16,7 +17,20 @@ export type OpenAiSdk = typeof import('openai');
 /** An LlmError for this route; `retryable` follows the retry policy's table for the kind. */
 export function llmError(route: ResolvedRoute, kind: LlmErrorKind, what: string, status?: number, cause?: unknown): LlmError {
   const options = { kind, route: route.id, ...(cause === undefined ? {} : { cause }) };
-  return new LlmError(`route "${route.id}": ${what}`, isRetryableKind(kind), status, options);
+  // An outage names everything needed to find the endpoint that is down: the model, and where it was called.
+  const where = isOutageFailure(kind) ? ` (model "${route.model}" at ${endpointOrigin(route)})` : '';
+  return new LlmError(`route "${route.id}"${where}: ${what}`, isRetryableKind(kind), status, options);
+}
+
+/** Scheme, host and port of the route's endpoint: never a path, a query string or credentials. */
+export function endpointOrigin(route: Pick<ResolvedRoute, 'base_url'>): string {
+  try {
+    const url = new URL(route.base_url ?? 'https://api.openai.com/v1');
+    const port = url.port || (url.protocol === 'https:' ? '443' : url.protocol === 'http:' ? '80' : '');
+    return `${url.protocol}//${url.hostname}${port ? `:${port}` : ''}`;
+  } catch {
+    return 'an endpoint whose address does not read';
+  }
 }
 
 /** Translates one failed attempt (what the SDK threw, its own retries off) into an LlmError. */
@@ -28,11 +42,11 @@ export function toLlmError(error: unknown, route: ResolvedRoute, sdk: OpenAiSdk)
   }
   if (error instanceof sdk.APIConnectionTimeoutError) return make('timeout', `no response within ${route.timeout_ms} ms`);
   if (error instanceof sdk.APIUserAbortError) return make('network', 'the request was cancelled');
-  if (error instanceof sdk.APIConnectionError) return make('network', `could not reach ${endpointName(route)}${causeNote(error)}`);
+  if (error instanceof sdk.APIConnectionError) return make('network', `could not connect${causeNote(error)}`);
   if (error instanceof sdk.APIError) return statusError(error, route, make);
   if (error instanceof SyntaxError) return make('invalid_output', 'the endpoint sent a reply that is not valid JSON');
   // undici reports a connection dropped mid-body as a TypeError ("terminated").
-  return make('network', `the connection to ${endpointName(route)} failed while reading the reply`);
+  return make('network', 'the connection failed while reading the reply');
 }
 
 type Make = (kind: LlmErrorKind, what: string, status?: number) => LlmError;
@@ -120,15 +134,6 @@ function safeCause(error: unknown, sdk: OpenAiSdk): unknown {
   const summary = new Error(`${parts.join(', ')} (details withheld: they may quote a request or response body)`);
   summary.name = 'SdkErrorSummary';
   return summary;
-}
-
-function endpointName(route: ResolvedRoute): string {
-  if (!route.base_url) return 'api.openai.com';
-  try {
-    return new URL(route.base_url).host;
-  } catch {
-    return 'the endpoint';
-  }
 }
 
 /** The first system, TLS or undici error code in the cause chain. */

@@ -132,7 +132,7 @@ describe('the HTTP layer under the SDK', () => {
     });
     expect((await ask(clientOf(server.url, 0))).content).toBe('reply 1');
     const error = await failureOf(ask(clientOf(server.url, 0)));
-    expect(error.message).toMatch(/^route "local": could not reach 127\.0\.0\.1:\d+ \(ECONNRESET\)$/);
+    expect(error.message).toMatch(/^route "local" \(model "m" at http:\/\/127\.0\.0\.1:\d+\): could not connect \(ECONNRESET\)$/);
     expect(server.seen).toHaveLength(2);
 
     expect((await ask(clientOf(server.url, 1))).content).toBe('reply 4');
@@ -168,7 +168,7 @@ describe('the HTTP layer under the SDK', () => {
     const error = await failureOf(ask(clientOf(server.url, 0)));
     expect(error).toMatchObject({ kind: 'network', retryable: true });
     expect(error.message).toMatch(
-      /^route "local": could not reach 127\.0\.0\.1:\d+ \(the endpoint closed the connection before it answered\)$/,
+      /^route "local" \(model "m" at http:\/\/127\.0\.0\.1:\d+\): could not connect \(the endpoint closed the connection before it answered\)$/,
     );
     expect(server.seen).toHaveLength(1);
   });
@@ -316,7 +316,7 @@ describe('the HTTP layer under the SDK', () => {
     const server = await rawServer(answerWith('never'));
     const error = await failureOf(ask(clientOf(server.url.replace('http:', 'https:'))));
     expect(error.message).toMatch(
-      /could not reach 127\.0\.0\.1:\d+ \([A-Z_]+: no TLS there; if the endpoint speaks plain HTTP, its base_url starts with http:\/\/\)$/,
+      /at https:\/\/127\.0\.0\.1:\d+\): could not connect \([A-Z_]+: no TLS there; if the endpoint speaks plain HTTP, its base_url starts with http:\/\/\)$/,
     );
   });
 });

@@ -180,7 +180,9 @@ describe('OpenAiLlmClient: failures', () => {
 
     expect(server.requests).toHaveLength(3);
     expect(error).toMatchObject({ kind: 'server', retryable: true, status: 500, route: 'local' });
-    expect(error.message).toBe('route "local": HTTP 500 server_error from the endpoint after 2 retries');
+    expect(error.message).toMatch(
+      /^route "local" \(model "test-model" at http:\/\/127\.0\.0\.1:\d+\): HTTP 500 server_error from the endpoint after 2 retries$/,
+    );
   });
 
   it('fails fast on insufficient_quota: exactly one request, kind quota, not retryable', async () => {
@@ -239,7 +241,9 @@ describe('OpenAiLlmClient: failures', () => {
 
     expect(performance.now() - started).toBeLessThan(2_500);
     expect(error).toMatchObject({ kind: 'timeout', retryable: true });
-    expect(error.message).toBe('route "local": no response within 300 ms after 1 retry');
+    expect(error.message).toMatch(
+      /^route "local" \(model "test-model" at http:\/\/127\.0\.0\.1:\d+\): no response within 300 ms after 1 retry$/,
+    );
     expect(server.requests).toHaveLength(2);
     await vi.waitFor(() => expect(server.requests.every((r) => r.disconnected)).toBe(true));
   });
@@ -261,7 +265,9 @@ describe('OpenAiLlmClient: failures', () => {
 
     expect(performance.now() - started).toBeLessThan(1_500);
     expect(error).toMatchObject({ kind: 'timeout', retryable: true });
-    expect(error.message).toBe('route "local": no data from the endpoint for 300 ms while reading the reply');
+    expect(error.message).toMatch(
+      /^route "local" \(model "test-model" at http:\/\/127\.0\.0\.1:\d+\): no data from the endpoint for 300 ms while reading the reply$/,
+    );
     await vi.waitFor(() => expect(server.requests.every((r) => r.disconnected)).toBe(true));
   });
 
@@ -279,7 +285,9 @@ describe('OpenAiLlmClient: failures', () => {
     handler = () => ({ content: 'half a sent', truncate: true });
     const error = await failureOf(clientFor({ stream: true, max_retries: 2 }).complete(aRequest()));
     expect(error).toMatchObject({ kind: 'network', retryable: true });
-    expect(error.message).toBe('route "local": the stream ended before the model finished after 2 retries');
+    expect(error.message).toMatch(
+      /^route "local" \(model "test-model" at http:\/\/127\.0\.0\.1:\d+\): the stream ended before the model finished after 2 retries$/,
+    );
     expect(server.requests).toHaveLength(3);
   });
 
@@ -288,7 +296,9 @@ describe('OpenAiLlmClient: failures', () => {
     await server.close();
     const error = await failureOf(new OpenAiLlmClient({ route, apiKey: KEY }).complete(aRequest()));
     expect(error).toMatchObject({ kind: 'network', retryable: true });
-    expect(error.message).toMatch(/^route "local": could not reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\)$/);
+    expect(error.message).toMatch(
+      /^route "local" \(model "test-model" at http:\/\/127\.0\.0\.1:\d+\): could not connect \(ECONNREFUSED\)$/,
+    );
   });
 
   it('treats empty content as invalid output, retried like a 5xx', async () => {
@@ -389,7 +399,9 @@ describe('OpenAiLlmClient: one retry policy, applied once', () => {
     const error = await failureOf(withPolicy({ max_retries: 0 }).complete(aRequest()));
     expect(server.requests).toHaveLength(1);
     expect(error).toMatchObject({ kind: 'server', status: 503 });
-    expect(error.message).toBe('route "local": HTTP 503 server_error from the endpoint');
+    expect(error.message).toMatch(
+      /^route "local" \(model "test-model" at http:\/\/127\.0\.0\.1:\d+\): HTTP 503 server_error from the endpoint$/,
+    );
   });
 
   it('a 429 with retry-after: 1 waits the second it asks for (not the shorter backoff)', async () => {
@@ -430,7 +442,9 @@ describe('OpenAiLlmClient: one retry policy, applied once', () => {
     const started = performance.now();
     const error = await failureOf(new OpenAiLlmClient({ route, apiKey: KEY, random: () => 0 }).complete(aRequest()));
     expect(error).toMatchObject({ kind: 'network', retryable: true });
-    expect(error.message).toMatch(/^route "local": could not reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\) after 2 retries$/);
+    expect(error.message).toMatch(
+      /^route "local" \(model "test-model" at http:\/\/127\.0\.0\.1:\d+\): could not connect \(ECONNREFUSED\) after 2 retries$/,
+    );
     // Two waits: 250 ms, then 500 ms (random 0).
     expect(performance.now() - started).toBeGreaterThanOrEqual(740);
   });

@@ -1,0 +1,85 @@
+import type { ModelRoutes, PersonaStore } from '../domain/ports.js';
+import { refusedConditions } from '../domain/reroute.js';
+import { diagnoseRoute, type CallCheck, type Diagnosis, type ModelsListing } from '../domain/route-doctor.js';
+import type { ResolvedRoute } from '../domain/route.js';
+
+/** How `maestro doctor` reaches a route: its `GET /models`, and one tiny structured call (adapters). */
+export interface RouteChecks {
+  listModels(route: ResolvedRoute): Promise<ModelsListing>;
+  structuredCall(route: ResolvedRoute): Promise<CallCheck>;
+  /** Where the route's endpoint is, for people (scheme, host, port). */
+  endpointOf(route: ResolvedRoute): string;
+}
+
+/** One route in use, and whether it would work. */
+export interface RouteReport extends Diagnosis {
+  readonly route: string;
+  readonly provider: string | null;
+  readonly model: string | null;
+  readonly endpoint: string | null;
+  /** Who uses it: `default_route`, `persona <id>`, `fallback of <id>`. */
+  readonly used_by: readonly string[];
+}
+
+/**
+ * `maestro doctor`: every route in use — the default, each persona's, each persona's fallback_route —
+ * checked against its endpoint: it answers, the key is accepted, the model exists, json_mode works;
+ * and a fallback that the REROUTE policy would never let take over is said to be unusable. One report a route.
+ */
+export async function doctorRoutes(deps: {
+  readonly models: ModelRoutes;
+  readonly personas: PersonaStore;
+  readonly defaultRoute: string;
+  readonly checks: RouteChecks;
+}): Promise<RouteReport[]> {
+  const users = await routesInUse(deps);
+  const reports: RouteReport[] = [];
+  for (const [id, usedBy] of users) {
+    const route = deps.models.resolve(id);
+    if ('error' in route) {
+      reports.push({ route: id, provider: null, model: null, endpoint: null, used_by: usedBy, ok: false, text: route.error });
+      continue;
+    }
+    const diagnosis = await checkRoute(route, deps.checks);
+    const base = { route: id, provider: route.provider, model: route.model, used_by: usedBy };
+    const endpoint = route.provider === 'offline' ? null : deps.checks.endpointOf(route);
+    const fallbackProblem = diagnosis.ok ? await unusableFallback(route, deps) : undefined;
+    reports.push({ ...base, endpoint, ...(fallbackProblem ? { ok: false, text: fallbackProblem } : diagnosis) });
+  }
+  return reports;
+}
+
+/** Route id → who uses it, in a stable order: the default first, then the personas' routes and fallbacks. */
+async function routesInUse(deps: { models: ModelRoutes; personas: PersonaStore; defaultRoute: string }): Promise<Map<string, string[]>> {
+  const users = new Map<string, string[]>();
+  const add = (id: string, who: string): void => void users.set(id, [...(users.get(id) ?? []), who]);
+  add(deps.defaultRoute, 'default_route');
+  for (const p of (await deps.personas.loadAll()).personas) {
+    add(deps.models.routeIdFor(p), `persona ${p.id}`);
+    if (p.fallback_route) add(p.fallback_route, `fallback of ${p.id}`);
+  }
+  return users;
+}
+
+async function checkRoute(route: ResolvedRoute, checks: RouteChecks): Promise<Diagnosis> {
+  if (route.provider === 'offline') return { ok: true, text: 'the embedded offline rehearsal model (no endpoint to check)' };
+  const models = await checks.listModels(route);
+  const facts = { model: route.model, jsonMode: route.json_mode, keyVariable: route.api_key_env ?? 'OPENAI_API_KEY', models };
+  if (models.kind === 'unreachable') return diagnoseRoute(facts);
+  return diagnoseRoute({ ...facts, call: await checks.structuredCall(route) });
+}
+
+/** A working route that is some persona's fallback, but that the REROUTE policy would never let take over from that persona's route. */
+async function unusableFallback(
+  candidate: ResolvedRoute,
+  deps: { models: ModelRoutes; personas: PersonaStore },
+): Promise<string | undefined> {
+  for (const p of (await deps.personas.loadAll()).personas) {
+    if (p.fallback_route !== candidate.id) continue;
+    const original = deps.models.resolve(deps.models.routeIdFor(p));
+    if ('error' in original) continue;
+    const held = refusedConditions({ failure: 'network', original, candidate, rerouteCount: 0, maxReroute: 1, policySensitive: false });
+    if (held.length > 0) return `cannot take over as ${p.id}'s fallback: ${held.map((h) => h.detail).join('; ')}`;
+  }
+  return undefined;
+}

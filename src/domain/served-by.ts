@@ -1,0 +1,30 @@
+import type { Step } from './run-state.js';
+
+/** Which route and model answered how many of a run's model calls (a REROUTE moves the calls after it). */
+export interface ServedBy {
+  readonly route: string | null;
+  /** As the steps record it: `route/model`. */
+  readonly model: string;
+  readonly calls: number;
+}
+
+/** The routes and models that served the run's calls, in the order they first answered. */
+export function servedBy(steps: readonly Pick<Step, 'model' | 'calls' | 'identity'>[]): ServedBy[] {
+  const served = new Map<string, { route: string | null; calls: number }>();
+  for (const step of steps) {
+    const was = served.get(step.model);
+    const route = step.identity?.route ?? (step.model.includes('/') ? (step.model.split('/')[0] ?? null) : null);
+    served.set(step.model, { route: was?.route ?? route, calls: (was?.calls ?? 0) + step.calls });
+  }
+  return [...served].map(([model, s]) => ({ route: s.route, model, calls: s.calls }));
+}
+
+/**
+ * The model a view names for a run: the one that served its calls, or each of them with its calls
+ * when a fallback took over (`local/a (3 calls) → backup/b (5 calls)`); the planned one before any call.
+ */
+export function servedLabel(planned: string | undefined, served: readonly ServedBy[]): string | null {
+  if (served.length === 0) return planned ?? null;
+  if (served.length === 1) return served[0]?.model ?? null;
+  return served.map((s) => `${s.model} (${s.calls} ${s.calls === 1 ? 'call' : 'calls'})`).join(' → ');
+}
