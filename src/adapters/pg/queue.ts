@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { Claim, Rejection } from '../../domain/queue.js';
 import { screenRejection, screenText } from '../../domain/screen.js';
 import type { Delivery } from '../../domain/ports.js';
-import { ClaimLostError, EngineError, SESSION_ALIVE_SQL, type Fence, type PgEngine } from './engine.js';
+import { ClaimLostError, EngineError, SESSION_ALIVE_SQL, type Fence, type PgEngine, type Queryable } from './engine.js';
 
 /** Channels: a command is ready (workers listen), a run's queue row ended or paused (the intake listens). */
 export const QUEUE_CHANNEL = 'maestro_queue';
@@ -413,9 +413,14 @@ export class EngineClaimStore {
     return this.claim.body;
   }
 
-  /** The run ended or paused: the queue row follows its checkpoint's status. */
+  /**
+   * The run ended or paused. The checkpoint that ended it already moved the queue row in its own
+   * transaction (run-store.ts), so there is usually nothing left to do; a row still running (an ended
+   * run whose checkpoint was written before that rule) follows its checkpoint's status here.
+   */
   async release(): Promise<void> {
     await this.engine.tx(async (db) => {
+      if ((await this.#heldState(db)) !== 'running') return;
       await db.query(
         `UPDATE maestro_queue q SET finished_at = now(), delivered_at = NULL,
                 state = CASE r.status WHEN 'paused' THEN 'paused' WHEN 'invalid' THEN 'rejected' WHEN 'error' THEN 'rejected' ELSE 'done' END
@@ -423,19 +428,45 @@ export class EngineClaimStore {
         [this.claim.runId],
       );
       await db.query('SELECT pg_notify($1, $2)', [DONE_CHANNEL, this.claim.runId]);
-    }, this.fenceOf);
+    });
   }
 
+  /** Sets the row aside with the reason (the failed run's checkpoint may have moved it to rejected already: the reason is added). */
   async reject(_claim: Claim, rejection: Rejection): Promise<string | null> {
     const kept = screenRejection(rejection);
     await this.engine.tx(async (db) => {
+      const state = await this.#heldState(db);
+      if (state !== 'running' && state !== 'rejected')
+        throw new ClaimLostError(`run ${this.claim.runId} has already ${state === 'done' ? 'ended' : 'paused'}: it cannot be set aside`);
       await db.query(
-        `UPDATE maestro_queue SET state = 'rejected', rejection = $2, finished_at = now(), delivered_at = NULL WHERE run_id = $1`,
+        `UPDATE maestro_queue SET state = 'rejected', rejection = $2, finished_at = now(), delivered_at = NULL
+          WHERE run_id = $1 AND (state = 'running' OR delivered_at IS NULL)`,
         [this.claim.runId, JSON.stringify(kept)],
       );
       await db.query('SELECT pg_notify($1, $2)', [DONE_CHANNEL, this.claim.runId]);
-    }, this.fenceOf);
+    });
     return this.claim.kind === 'decision' ? null : `.maestro/rejected/${this.claim.source} (written by the intake)`;
+  }
+
+  /**
+   * The queue row's state, locked, when it is still this claim's: the same owner and epoch, and, while
+   * it runs, a live session (the fence). A row this claim's own checkpoint moved on keeps its owner and
+   * epoch; a row another worker took, or a decision queued again, does not: the claim is lost.
+   */
+  async #heldState(db: Queryable): Promise<string> {
+    const r = await db.query<{ state: string; alive: boolean }>(
+      `SELECT q.state, ${alive('q.owner')} AS alive FROM maestro_queue q WHERE q.run_id = $1 AND q.owner = $2 AND q.epoch = $3 FOR UPDATE OF q`,
+      [this.claim.runId, this.fenceOf.owner, this.fenceOf.epoch],
+    );
+    const row = r.rows[0];
+    if (!row || (row.state === 'running' && !row.alive) || row.state === 'queued') {
+      const lost = new ClaimLostError(
+        `this worker no longer holds run ${this.claim.runId} (its claim moved on or its engine session ended)`,
+      );
+      this.fenceOf.lost(lost.message);
+      throw lost;
+    }
+    return row.state;
   }
 
   async recordFailure(_claim: Claim, reason: string): Promise<string[]> {
