@@ -4,6 +4,7 @@ import { checkWorkspace } from '../app/workspace-check.js';
 import { openWatcher } from '../compose/watch.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
+import { ALLOW_ASYNC_COMMIT_OPTION, requireDurableEngine } from './commit-durability.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { handleStopSignals, type SignalProcess } from './stop-signals.js';
 import { readPackageVersion } from '../package-info.js';
@@ -19,6 +20,7 @@ interface WatchFlags {
   readonly workspace?: string;
   readonly route?: string;
   readonly model?: string;
+  readonly allowAsyncCommit?: boolean;
 }
 
 export function registerWatch(program: Command, io: Io, proc: SignalProcess = process): void {
@@ -32,6 +34,7 @@ export function registerWatch(program: Command, io: Io, proc: SignalProcess = pr
       "show each run's council as it works: replies as they arrive, knowledge requests, verdicts, arbitration (screened)",
     )
     .option(...WORKSPACE_OPTION)
+    .option(...ALLOW_ASYNC_COMMIT_OPTION)
     .option('--route <name>', 'use this model route (from maestro.config.json) for every persona while this watcher runs')
     .option(
       '--model <model>',
@@ -70,6 +73,10 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
     ...(opts.model ? { model: opts.model } : {}),
     ...(transcript ? { onProgress: new TranscriptFeed(reporter.onTranscript).onProgress } : {}),
     tracing: { onNotice: (message) => reporter.notice(message) },
+  });
+  await requireDurableEngine(app, 'watch', opts.allowAsyncCommit === true, io).catch(async (error: unknown) => {
+    await app.telemetry.shutdown();
+    throw error;
   });
   // A broken workspace would turn every good command into a rejected one: refuse to start instead.
   const problems = await checkWorkspace(app.deps);

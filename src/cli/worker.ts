@@ -4,6 +4,7 @@ import { checkWorkspace } from '../app/workspace-check.js';
 import { openWorker } from '../compose/watch.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
+import { ALLOW_ASYNC_COMMIT_OPTION, requireDurableEngine } from './commit-durability.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { handleStopSignals, type SignalProcess } from './stop-signals.js';
 import { pickWatchOutput, WatchReporter } from './watch-reporter.js';
@@ -15,6 +16,7 @@ interface WorkerFlags {
   readonly route?: string;
   readonly model?: string;
   readonly name?: string;
+  readonly allowAsyncCommit?: boolean;
 }
 
 export function registerWorker(program: Command, io: Io, proc: SignalProcess = process): void {
@@ -27,6 +29,7 @@ export function registerWorker(program: Command, io: Io, proc: SignalProcess = p
     .option('--json', 'one NDJSON object per state transition on stdout')
     .option('--name <name>', 'this worker\'s name in "maestro status" (default: host name and pid)')
     .option(...WORKSPACE_OPTION)
+    .option(...ALLOW_ASYNC_COMMIT_OPTION)
     .option('--route <name>', 'use this model route (from maestro.config.json) for every persona while this worker runs')
     .option('--model <model>', 'use this model on the route in use')
     .addHelpText(
@@ -61,6 +64,7 @@ export async function workerSubcommand(opts: WorkerFlags, io: Io, proc: SignalPr
       2,
       'maestro worker: this workspace has no engine: set "engine": { "url": "postgres://…" } in maestro.config.json, or MAESTRO_ENGINE_URL',
     );
+  await requireDurableEngine(app, 'worker', opts.allowAsyncCommit === true, io);
   const problems = await checkWorkspace(app.deps);
   if (problems.length > 0) {
     throw new ExitError(

@@ -161,6 +161,12 @@ export class PgEngine {
     }
   }
 
+  /** `synchronous_commit` as this engine's connections see it (the server's, the database's or the role's setting). */
+  async synchronousCommit(): Promise<string> {
+    const r = await this.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+    return r.rows[0]?.synchronous_commit ?? '';
+  }
+
   /** The schema version the engine is at (0: never migrated). */
   async schemaVersion(): Promise<number> {
     const exists = await this.query<{ t: string | null }>("SELECT to_regclass('maestro_migrations')::text AS t");
