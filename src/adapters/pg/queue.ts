@@ -74,6 +74,13 @@ export class PgQueue {
     return (await this.engine.query('SELECT 1 FROM maestro_queue WHERE run_id = $1', [runId])).rowCount === 1;
   }
 
+  /** Which of these run ids the engine has as a queued or past command. */
+  async known(runIds: readonly string[]): Promise<Set<string>> {
+    if (runIds.length === 0) return new Set();
+    const r = await this.engine.query<{ run_id: string }>('SELECT run_id FROM maestro_queue WHERE run_id = ANY($1::text[])', [runIds]);
+    return new Set(r.rows.map((row) => row.run_id));
+  }
+
   async undelivered(workspaceId: string): Promise<Undelivered[]> {
     const r = await this.engine.query<{
       run_id: string;
