@@ -5,6 +5,11 @@ export function isEngineOutage(error: unknown): boolean {
   return error instanceof AppError && error.code === 'ENGINE_UNAVAILABLE';
 }
 
+/** An outage that may end by itself (a refused or broken connection), as opposed to an engine that cannot be used as it is (its schema). */
+export function isTransientOutage(error: unknown): boolean {
+  return isEngineOutage(error) && (error as { transient?: unknown }).transient === true;
+}
+
 export interface EngineLinkOptions {
   /** One line for the operator. */
   readonly notice: (message: string) => void;
@@ -43,7 +48,7 @@ export class EngineLink {
     this.#down = { since: this.#now(), failures: 1 };
     const why = error instanceof Error ? error.message : String(error);
     this.#o.notice(
-      `lost the connection to the engine (${why}); ${this.#o.meanwhile}; retrying with a growing pause (up to ${Math.round(this.#o.maxMs / 1000)} s)`,
+      `the connection to the engine is lost (${why}); ${this.#o.meanwhile}; retrying with a growing pause (up to ${Math.round(this.#o.maxMs / 1000)} s)`,
     );
   }
 

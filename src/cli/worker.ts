@@ -5,6 +5,7 @@ import { openWorker } from '../compose/watch.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { ALLOW_ASYNC_COMMIT_OPTION, requireDurableEngine } from './commit-durability.js';
+import { whenEngineReachable } from './engine-start.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { handleStopSignals, type SignalProcess } from './stop-signals.js';
 import { pickWatchOutput, WatchReporter } from './watch-reporter.js';
@@ -52,19 +53,27 @@ export function registerWorker(program: Command, io: Io, proc: SignalProcess = p
 
 export async function workerSubcommand(opts: WorkerFlags, io: Io, proc: SignalProcess): Promise<number> {
   const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
-  const app = await (await import('../compose/app.js')).createApp({
-    workspace,
-    env: io.env,
-    ...(opts.route ? { route: opts.route } : {}),
-    ...(opts.model ? { model: opts.model } : {}),
-  });
+  const { createApp } = await import('../compose/app.js');
+  // An engine away at start (a restart, a failover) is waited for, as one that goes away later is.
+  const app = await whenEngineReachable(
+    async () => {
+      const opened = await createApp({
+        workspace,
+        env: io.env,
+        ...(opts.route ? { route: opts.route } : {}),
+        ...(opts.model ? { model: opts.model } : {}),
+      });
+      await requireDurableEngine(opened, 'worker', opts.allowAsyncCommit === true, io);
+      return opened;
+    },
+    (message) => io.stderr.write(`maestro worker: ${message}\n`),
+  );
   const handle = app.engine;
   if (!handle)
     throw new ExitError(
       2,
       'maestro worker: this workspace has no engine: set "engine": { "url": "postgres://…" } in maestro.config.json, or MAESTRO_ENGINE_URL',
     );
-  await requireDurableEngine(app, 'worker', opts.allowAsyncCommit === true, io);
   const problems = await checkWorkspace(app.deps);
   if (problems.length > 0) {
     throw new ExitError(

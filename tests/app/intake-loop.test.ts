@@ -239,7 +239,7 @@ describe('IntakeLoop', () => {
     t.queue.down = false;
     await waitFor(() => t.queue.submitted.size === 4);
     const said = notices(t.events);
-    expect(said.filter((m) => /lost the connection to the engine/.test(m))).toHaveLength(1);
+    expect(said.filter((m) => /connection to the engine is lost/.test(m))).toHaveLength(1);
     expect(said.filter((m) => /connection to the engine is back/.test(m))).toHaveLength(1);
     expect(said.filter((m) => /could not|cannot be reached/.test(m))).toEqual([]);
     expect(said.filter((m) => /submitted to the engine/.test(m))).toHaveLength(4);

@@ -5,6 +5,13 @@ import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 /** The engine cannot be used: unreachable, not migrated, or newer than this maestro. */
 export class EngineError extends AppError {
   readonly code = 'ENGINE_UNAVAILABLE' as const;
+  /** The connection failed (refused, reset, the server shutting down): trying again later may work; a wrong schema will not. */
+  readonly transient: boolean;
+
+  constructor(message: string, options?: { cause?: unknown; transient?: boolean }) {
+    super(message, options);
+    this.transient = options?.transient === true;
+  }
 }
 
 /**
@@ -222,6 +229,7 @@ function wrap(error: unknown, url: string): Error {
     /Connection terminated|connection timeout|Client has encountered a connection error|not queryable|Cannot use a pool after calling end/i.test(
       e.message ?? '',
     );
-  if (transient || lost) return new EngineError(`the engine at ${redactUrl(url)} is unreachable: ${e.message ?? e.code}`, { cause: error });
+  if (transient || lost)
+    return new EngineError(`the engine at ${redactUrl(url)} is unreachable: ${e.message ?? e.code}`, { cause: error, transient: true });
   return error instanceof Error ? error : new Error(String(error));
 }

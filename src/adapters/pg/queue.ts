@@ -273,7 +273,10 @@ export class PgWorkerSession {
       await client.query(`LISTEN ${QUEUE_CHANNEL}`);
     } catch (error) {
       await client.end().catch(() => undefined);
-      throw new EngineError(`could not open a worker session on the engine: ${(error as Error).message}`, { cause: error });
+      throw new EngineError(`could not open a worker session on the engine: ${(error as Error).message}`, {
+        cause: error,
+        transient: true,
+      });
     }
     const session = new PgWorkerSession(engine, client, id);
     client.on('notification', () => {
