@@ -1,11 +1,13 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { engineWorkspace } from '../../bench/pg-cluster.mjs';
+import { engineLedger, engineWorkspace, startWorker } from '../../bench/pg-cluster.mjs';
 import { runCli } from '../fakes/cli.js';
 import { useEngine } from '../helpers/engine.js';
 
 // Issue 27: the engine's commands as an operator uses them, in-process through `main(argv, io)`.
-const { database, workspace } = useEngine();
+const { database, started, workspace } = useEngine();
 
 async function query<R extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
   const client = new pg.Client({ connectionString: url });
@@ -58,4 +60,98 @@ describe('exactly-once needs durable commits', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toContain('synchronous_commit');
   });
+});
+
+/** Submits a command straight into the engine's queue, as an intake would. */
+async function submitted(ws: string, url: string, runId: string, command: Record<string, unknown>): Promise<void> {
+  const { PgEngine } = await import('../../src/adapters/pg/engine.js');
+  const { PgQueue } = await import('../../src/adapters/pg/queue.js');
+  const engine = PgEngine.open(url);
+  try {
+    await new PgQueue(engine).submit({
+      runId,
+      workspaceId: `test:${ws}`,
+      source: `${runId}.json`,
+      body: JSON.stringify(command),
+      inputHashes: {},
+    });
+  } finally {
+    await engine.close();
+  }
+}
+
+const ghost = {
+  task_description: 'Review the rollout plan and list the risks',
+  config: { max_rounds: 1, personas: ['coordinator', 'ghost'] },
+};
+const plain = { task_description: 'Review the rollout plan and list the risks', config: { max_rounds: 1 } };
+
+describe('every command works on the engine', () => {
+  it('status says which worker paused each paused run, and which were paused in the foreground', async () => {
+    const url = await database();
+    const ws = workspace(await engineWorkspace(url));
+    await submitted(ws, url, 'R-worker-paused', ghost);
+    const worker = await runCli(['worker', '--once', '--name', 'gpu-box-7', '--workspace', ws]);
+    expect(worker.code, worker.stderr).toBe(0);
+    await writeFile(path.join(ws, 'ghost.json'), JSON.stringify(ghost));
+    const foreground = await runCli(['run', 'ghost.json', '--json'], { cwd: ws });
+    expect(foreground.code, foreground.stderr).toBe(3);
+    const foregroundId = JSON.parse(foreground.stdout).run_id as string;
+
+    const status = await runCli(['status', '--workspace', ws]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/R-worker-paused .*paused by worker gpu-box-7 \(/);
+    expect(status.stdout).toMatch(new RegExp(`${foregroundId} .*paused in the foreground \\(maestro run\\)`));
+    const json = JSON.parse((await runCli(['status', '--json', '--workspace', ws])).stdout);
+    expect(json.engine.paused.find((p: { run_id: string }) => p.run_id === 'R-worker-paused').paused_by).toMatchObject({
+      name: 'gpu-box-7',
+    });
+  });
+
+  it('run --resume takes a run interrupted on a worker (its worker died) and finishes it here, no model call repeated', async () => {
+    const url = await database();
+    const ws = workspace(await engineWorkspace(url));
+    await submitted(ws, url, 'R-orphan', plain);
+    const worker = started(startWorker(ws, 'doomed', { MAESTRO_OFFLINE_DELAY_MS: '400' }));
+    await worker.waitFor('a model call or two', (e) => e.kind === 'step' || e.kind === 'claimed');
+    await new Promise((r) => setTimeout(r, 1200));
+    worker.kill('SIGKILL');
+    await worker.exited;
+    const before = await query<{ state: string }>(url, `SELECT state FROM maestro_queue WHERE run_id = 'R-orphan'`);
+    expect(before).toEqual([{ state: 'running' }]); // left by a worker that is gone
+
+    const resumed = await runCli(['run', '--resume', 'R-orphan', '--json'], { cwd: ws, timeoutMs: 60_000 });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ run_id: 'R-orphan', status: 'completed' });
+    expect(await query(url, `SELECT state FROM maestro_queue WHERE run_id = 'R-orphan'`)).toEqual([{ state: 'done' }]);
+    const ledger = await engineLedger(url);
+    expect(ledger.repeatedSteps).toBe(0);
+    expect(ledger.runs.find((r) => r.run_id === 'R-orphan')).toMatchObject({ finished: 1, artifacts: 1 });
+
+    const again = await runCli(['run', '--resume', 'R-orphan'], { cwd: ws });
+    expect(again.code).toBe(2);
+    expect(again.stderr).not.toContain('internal error');
+  }, 90_000);
+
+  it('hitl decide continue --run resumes a paused run here, through the engine', async () => {
+    const url = await database();
+    const ws = workspace(await engineWorkspace(url));
+    await writeFile(path.join(ws, 'ghost.json'), JSON.stringify(ghost));
+    const paused = await runCli(['run', 'ghost.json', '--json'], { cwd: ws });
+    expect(paused.code).toBe(3);
+    const id = JSON.parse(paused.stdout).run_id as string;
+    const decided = await runCli(['hitl', 'decide', id, 'continue', '--run', '--json'], { cwd: ws, timeoutMs: 60_000 });
+    expect(decided.stderr).not.toMatch(/not available with an engine|internal error/);
+    expect([0, 3, 4], decided.stderr).toContain(decided.code);
+    const outcome = JSON.parse(decided.stdout);
+    expect(outcome.run_id).toBe(id);
+    const events = (await query<{ line: string }>(url, 'SELECT line FROM maestro_audit WHERE run_id = $1 ORDER BY seq', [id])).map(
+      (r) => (JSON.parse(r.line) as { event: string }).event,
+    );
+    expect(events).toContain('HITL_DECIDED');
+    expect(events.indexOf('HITL_DECIDED')).toBeLessThan(events.length - 1); // the run went on after the decision, here
+    expect(await query(url, 'SELECT state, kind FROM maestro_queue WHERE run_id = $1', [id])).not.toEqual([
+      { state: 'queued', kind: 'decision' },
+    ]);
+  }, 90_000);
 });

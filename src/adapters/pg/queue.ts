@@ -15,6 +15,20 @@ export const MAX_STALLS = 10;
 
 const alive = (owner: string): string => SESSION_ALIVE_SQL.replace('%OWNER%', owner);
 
+/** A claimed queue row, as `claimNext` and `claimRun` return it. */
+interface ClaimRow {
+  run_id: string;
+  source: string;
+  body: string;
+  input_hashes: Record<string, string>;
+  kind: 'command' | 'decision';
+  recovered: boolean;
+  epoch: number;
+  workspace_id: string;
+  claimed_at: Date;
+}
+const CLAIM_COLUMNS = 'run_id, source, body, input_hashes, kind, recovered, epoch, workspace_id, claimed_at';
+
 /** A command the engine handed to this worker session. */
 export interface EngineClaim extends Claim {
   readonly owner: string;
@@ -156,9 +170,20 @@ export class PgQueue {
     return r.rows.map((w) => ({ ...w, started_at: new Date(w.started_at).toISOString() }));
   }
 
-  /** Every run paused for a person, cluster-wide, oldest pause first. */
+  /**
+   * Every run paused for a person, cluster-wide, oldest pause first, with who paused it: the worker
+   * whose claim it was (its name and host), or nobody when it was paused in the foreground (`maestro run`).
+   */
   async pausedRuns(): Promise<
-    { run_id: string; source: string; layer: string | null; reason_code: string | null; message: string; requested_at: string | null }[]
+    {
+      run_id: string;
+      source: string;
+      layer: string | null;
+      reason_code: string | null;
+      message: string;
+      requested_at: string | null;
+      paused_by: { name: string; host: string } | null;
+    }[]
   > {
     const r = await this.engine.query<{
       run_id: string;
@@ -167,13 +192,24 @@ export class PgQueue {
       reason_code: string | null;
       message: string | null;
       requested_at: string | null;
+      worker_name: string | null;
+      worker_host: string | null;
     }>(
-      `SELECT run_id, state->>'source' AS source, state->'pause'->>'layer' AS layer, state->'pause'->>'reason_code' AS reason_code,
-              coalesce(state->'pause'->>'message', state->>'summary', '') AS message, state->'pause'->>'requested_at' AS requested_at
-         FROM maestro_runs WHERE status = 'paused' ORDER BY state->'pause'->>'requested_at', run_id`,
+      `SELECT r.run_id, r.state->>'source' AS source, r.state->'pause'->>'layer' AS layer, r.state->'pause'->>'reason_code' AS reason_code,
+              coalesce(r.state->'pause'->>'message', r.state->>'summary', '') AS message, r.state->'pause'->>'requested_at' AS requested_at,
+              w.name AS worker_name, w.host AS worker_host
+         FROM maestro_runs r
+         LEFT JOIN maestro_queue q ON q.run_id = r.run_id AND q.state = 'paused'
+         LEFT JOIN maestro_workers w ON w.session_id = q.owner
+        WHERE r.status = 'paused' ORDER BY r.state->'pause'->>'requested_at', r.run_id`,
     );
     // Checkpoints written before they were screened are read here without parsing: screened as they are shown.
-    return r.rows.map((row) => ({ ...row, source: screenText(row.source), message: screenText(row.message ?? '') }));
+    return r.rows.map(({ worker_name, worker_host, ...row }) => ({
+      ...row,
+      source: screenText(row.source),
+      message: screenText(row.message ?? ''),
+      paused_by: worker_name ? { name: screenText(worker_name), host: screenText(worker_host ?? '') } : null,
+    }));
   }
 
   /** Runs a worker holds now, with the worker's session. */
@@ -321,38 +357,60 @@ export class PgWorkerSession {
            FROM orphans WHERE q.run_id = orphans.run_id`,
         [MAX_STALLS],
       );
-      const r = await db.query<{
-        run_id: string;
-        source: string;
-        body: string;
-        input_hashes: Record<string, string>;
-        kind: 'command' | 'decision';
-        recovered: boolean;
-        epoch: number;
-        workspace_id: string;
-        claimed_at: Date;
-      }>(
+      const r = await db.query<ClaimRow>(
         `UPDATE maestro_queue SET state = 'running', owner = $1, epoch = epoch + 1, claims = claims + 1, claimed_at = now()
           WHERE run_id = (SELECT run_id FROM maestro_queue WHERE state = 'queued' ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
             AND ${alive('$1::text')}
-          RETURNING run_id, source, body, input_hashes, kind, recovered, epoch, workspace_id, claimed_at`,
+          RETURNING ${CLAIM_COLUMNS}`,
         [this.id],
       );
       const row = r.rows[0];
       if (!row) return undefined;
       await db.query('UPDATE maestro_workers SET current_run = $2 WHERE session_id = $1', [this.id, row.run_id]);
-      return {
-        runId: row.run_id,
-        source: row.source,
-        claimedAt: new Date(row.claimed_at).toISOString(),
-        recovered: row.recovered,
-        kind: row.kind,
-        owner: this.id,
-        epoch: row.epoch,
-        body: row.body,
-        workspaceId: row.workspace_id,
-        inputHashes: row.input_hashes,
-      };
+      return this.#claimOf(row);
+    });
+  }
+
+  #claimOf(row: ClaimRow): EngineClaim {
+    return {
+      runId: row.run_id,
+      source: row.source,
+      claimedAt: new Date(row.claimed_at).toISOString(),
+      recovered: row.recovered,
+      kind: row.kind,
+      owner: this.id,
+      epoch: row.epoch,
+      body: row.body,
+      workspaceId: row.workspace_id,
+      inputHashes: row.input_hashes,
+    };
+  }
+
+  /**
+   * Takes one named run for this session (a foreground `run --resume` or `hitl decide --run`): a run
+   * queued (a continue, or handed back) or left running by a worker whose session is gone. `held`:
+   * a live worker has it; undefined: the engine has no such run to take (no queue row, or it has
+   * ended or paused). One transaction, as `claimNext`.
+   */
+  async claimRun(runId: string): Promise<EngineClaim | 'held' | undefined> {
+    if (!this.#alive) throw new ClaimLostError('the worker session has ended');
+    return this.engine.tx(async (db) => {
+      const row = (
+        await db.query<{ state: string; live: boolean }>(
+          `SELECT q.state, (q.state = 'running' AND ${alive('q.owner')}) AS live FROM maestro_queue q WHERE q.run_id = $1 FOR UPDATE OF q`,
+          [runId],
+        )
+      ).rows[0];
+      if (!row || (row.state !== 'queued' && row.state !== 'running')) return undefined;
+      if (row.live) return 'held';
+      const r = await db.query<ClaimRow>(
+        `UPDATE maestro_queue SET state = 'running', owner = $1, epoch = epoch + 1, claims = claims + 1, claimed_at = now(),
+                recovered = (recovered OR state = 'running')
+          WHERE run_id = $2 RETURNING ${CLAIM_COLUMNS}`,
+        [this.id, runId],
+      );
+      await db.query('UPDATE maestro_workers SET current_run = $2 WHERE session_id = $1', [this.id, runId]);
+      return r.rows[0] ? this.#claimOf(r.rows[0]) : undefined;
     });
   }
 
