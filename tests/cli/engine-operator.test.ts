@@ -155,3 +155,55 @@ describe('every command works on the engine', () => {
     ]);
   }, 90_000);
 });
+
+describe('runs, show and audit prune read the engine', () => {
+  it('lists, shows and prunes the runs kept in the engine as they do files', async () => {
+    const url = await database();
+    const ws = workspace(await engineWorkspace(url));
+    await submitted(ws, url, 'R-done', { ...plain, task_description: 'Summarise the incident report for the on-call team' });
+    await submitted(ws, url, 'R-paused', ghost);
+    await submitted(ws, url, 'R-invalid', { config: { max_rounds: 1 } });
+    expect((await runCli(['worker', '--once', '--workspace', ws])).code).toBe(0);
+
+    const listed = await runCli(['runs', '--json', '--workspace', ws]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const runs = JSON.parse(listed.stdout) as { run_id: string; status: string; task: string | null }[];
+    expect(Object.fromEntries(runs.map((r) => [r.run_id, r.status]))).toEqual({
+      'R-done': 'completed',
+      'R-paused': 'paused',
+      'R-invalid': 'invalid',
+    });
+    expect(runs.find((r) => r.run_id === 'R-done')?.task).toBe('Summarise the incident report for the on-call team');
+    expect((await runCli(['runs', '--status', 'paused', '--workspace', ws])).stdout).toContain('R-paused');
+
+    const shown = await runCli(['show', 'R-done', '--raw', '--workspace', ws]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('Summarise the incident report');
+    const invalid = await runCli(['show', 'R-invalid', '--workspace', ws]);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain('it ended invalid');
+    expect((await runCli(['show', 'R-nowhere', '--workspace', ws])).stderr).toContain('there is no run "R-nowhere"');
+
+    // Forty days later: the ended runs' logs and checkpoints go; the paused run keeps everything.
+    await query(url, `UPDATE maestro_audit SET written_at = now() - interval '40 days'`);
+    await query(url, `UPDATE maestro_queue SET delivered_at = now() WHERE state <> 'paused'`); // as the intake writes them back
+    await query(
+      url,
+      `UPDATE maestro_runs SET state = jsonb_set(state, '{finished_at}', to_jsonb((now() - interval '40 days')::text)) WHERE status <> 'paused'`,
+    );
+    const dry = await runCli(['audit', 'prune', '--older-than', '30d', '--dry-run', '--workspace', ws]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/would delete 2 audit log\(s\) .*; 1 kept/);
+    expect(dry.stdout).toContain('engine:audit/R-done');
+    expect(dry.stdout).toMatch(/would delete the checkpoints .* of 1 ended run\(s\) .*R-done/);
+    expect(await query(url, `SELECT DISTINCT run_id FROM maestro_audit ORDER BY run_id`)).toHaveLength(3);
+
+    const pruned = await runCli(['audit', 'prune', '--older-than', '30d', '--workspace', ws]);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(await query(url, `SELECT DISTINCT run_id FROM maestro_audit ORDER BY run_id`)).toEqual([{ run_id: 'R-paused' }]);
+    expect(await query(url, `SELECT run_id FROM maestro_runs ORDER BY run_id`)).toEqual([{ run_id: 'R-paused' }]);
+    // The queue rows stay: a command submitted again after a crash is still known, and not run twice.
+    expect(await query(url, `SELECT run_id FROM maestro_queue ORDER BY run_id`)).toHaveLength(3);
+    expect((await runCli(['audit', 'verify', 'R-paused', '--workspace', ws])).code).toBe(0);
+  }, 90_000);
+});

@@ -228,6 +228,23 @@ export class PgQueue {
     return r.rows.map((row) => ({ ...row, claimed_at: row.claimed_at ? new Date(row.claimed_at).toISOString() : null }));
   }
 
+  /** Runs a worker holds now or is about to take (queued): the engine's counterpart of a live holder on files. */
+  async pendingRuns(): Promise<Set<string>> {
+    const r = await this.engine.query<{ run_id: string }>(
+      `SELECT q.run_id FROM maestro_queue q WHERE q.state = 'queued' OR (q.state = 'running' AND ${alive('q.owner')})`,
+    );
+    return new Set(r.rows.map((row) => row.run_id));
+  }
+
+  /** Every audit log with no checkpoint (a command that was invalid, a run that died before its first), as text. */
+  async auditOnlyRuns(): Promise<Map<string, string>> {
+    const r = await this.engine.query<{ run_id: string; text: string }>(
+      `SELECT a.run_id, string_agg(a.line, E'\n' ORDER BY a.seq) AS text FROM maestro_audit a
+        WHERE NOT EXISTS (SELECT 1 FROM maestro_runs r WHERE r.run_id = a.run_id) GROUP BY a.run_id`,
+    );
+    return new Map(r.rows.map((row) => [row.run_id, row.text]));
+  }
+
   /** Whether a live worker holds this run now. */
   async isRunOwned(runId: string): Promise<boolean> {
     const r = await this.engine.query(`SELECT 1 FROM maestro_queue q WHERE q.run_id = $1 AND q.state = 'running' AND ${alive('q.owner')}`, [
