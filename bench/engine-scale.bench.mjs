@@ -69,7 +69,11 @@ async function trial(server, workers, { delayMs, commands }) {
       seconds,
       perSecond: commands / seconds,
       load,
-      cpu: { intake: after[0] - before.maestro[0], workers: after.slice(1).reduce((n, c, i) => n + c - before.maestro[i + 1], 0), pg: pgCpu },
+      cpu: {
+        intake: after[0] - before.maestro[0],
+        workers: after.slice(1).reduce((n, c, i) => n + c - before.maestro[i + 1], 0),
+        pg: pgCpu,
+      },
     };
   } finally {
     for (const p of [...pool, intake]) p.kill('SIGTERM');
