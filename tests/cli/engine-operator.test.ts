@@ -43,6 +43,13 @@ describe('exactly-once needs durable commits', () => {
       expect(r.stderr).toContain('--allow-async-commit');
     }
     expect(await query(url, 'SELECT 1 FROM maestro_workers')).toEqual([]);
+    // `engine status` says it too, before anyone starts a worker.
+    const status = await runCli(['engine', 'status', '--workspace', ws]);
+    expect(status.stdout).toContain('synchronous_commit = off: intake and workers refuse this engine');
+    expect(JSON.parse((await runCli(['engine', 'status', '--json', '--workspace', ws])).stdout)).toMatchObject({
+      synchronous_commit: 'off',
+      durable: false,
+    });
   });
 
   it('with --allow-async-commit they start and warn loudly on stderr', async () => {
