@@ -4,6 +4,7 @@ import type { ArtifactWriter, Delivery, InputReader, IntakeQueue } from '../doma
 
 export type { Delivery, IntakeQueue } from '../domain/ports.js';
 import type { Claim, ClaimStore, CommandInbox, Rejection, WatchEvent } from '../domain/queue.js';
+import { EngineLink, isEngineOutage } from './engine-link.js';
 import { fingerprintInputs } from './verified-inputs.js';
 
 export interface IntakeLoopOptions {
@@ -22,6 +23,11 @@ export interface IntakeLoopOptions {
   readonly workspace: string;
   /** How often undelivered runs are looked for without a notification (default 1 s). */
   readonly pollMs?: number;
+  /** How often the claims in flight are checked against the engine (default 30 s; also at once when the engine is back). */
+  readonly reconcileMs?: number;
+  /** The longest pause between tries while the engine is away (default 15 s). */
+  readonly maxRetryMs?: number;
+  readonly now?: () => number;
 }
 
 /**
@@ -30,7 +36,10 @@ export interface IntakeLoopOptions {
  * with the fingerprints of its inputs, and kept there until its run ends; then the artifact is
  * written into the workspace and the file removed (or moved to `rejected/` with the reason). The
  * workers run the commands. After a crash, claims left in flight are submitted again (a no-op for
- * the engine if it has them) and their results are written back.
+ * the engine if it has them) and their results are written back. While it runs, the claims it holds
+ * are checked against the engine on a timer and whenever the engine comes back: one the engine no
+ * longer has (it lost an acknowledged commit, or was restored from a backup) is submitted again. An
+ * engine that goes away is said once, and once when it is back; meanwhile commands wait claimed.
  */
 export class IntakeLoop {
   readonly #o: IntakeLoopOptions;
@@ -42,9 +51,25 @@ export class IntakeLoop {
   readonly #recovered: Claim[] = [];
   #delivering: Promise<void> = Promise.resolve();
   #retry: NodeJS.Timeout | undefined;
+  readonly #link: EngineLink;
+  /** Claims in .maestro/inflight/ the engine accepted, until written back: what reconciliation checks. */
+  readonly #held = new Map<string, Claim>();
+  /** Claims the engine refused for a reason of their own (not an outage), said once each. */
+  readonly #refusedSaid = new Set<string>();
+  #reconciledAt: number;
+  #reconcileNow = false;
+  #deliverFailure: string | undefined;
 
   constructor(options: IntakeLoopOptions) {
     this.#o = options;
+    this.#link = new EngineLink({
+      notice: (message) => this.#notice(null, message),
+      meanwhile: 'dropped commands wait claimed in .maestro/inflight/ and are submitted when it is back',
+      baseMs: options.pollMs ?? 1000,
+      maxMs: options.maxRetryMs ?? 15_000,
+      ...(options.now ? { now: options.now } : {}),
+    });
+    this.#reconciledAt = this.#now();
   }
 
   async start(): Promise<void> {
@@ -91,8 +116,14 @@ export class IntakeLoop {
   async #submitReady(): Promise<void> {
     while (this.#again && !this.#stopping) {
       this.#again = false;
-      for (const claim of this.#recovered.splice(0)) if (!this.#stopping) await this.#submit(claim);
-      for (let file = this.#o.inbox.take(); file && !this.#stopping; file = this.#o.inbox.take()) {
+      for (const claim of this.#recovered.splice(0)) {
+        if (this.#stopping || this.#link.down) this.#recovered.push(claim);
+        else await this.#submit(claim);
+      }
+      // While the engine is away, new files stay in commands/ (unclaimed) until the next try.
+      while (!this.#stopping && !this.#link.down) {
+        const file = this.#o.inbox.take();
+        if (!file) break;
         let claim: Claim | undefined;
         try {
           claim = await this.#o.claims.claim(file, this.#o.newRunId());
@@ -139,26 +170,75 @@ export class IntakeLoop {
     const inputHashes = parsed.ok ? await fingerprintInputs(parsed.value.input_artifacts, this.#o.inputs) : {};
     try {
       const added = await this.#o.queue.submit({ runId: claim.runId, source: claim.source, body, inputHashes });
+      if (this.#link.reached()) this.#reconcileNow = true;
+      this.#held.set(claim.runId, claim);
+      this.#refusedSaid.delete(claim.runId);
       this.#notice(claim.runId, `${claim.source}: ${added ? 'submitted to the engine' : 'already in the engine'} as run ${claim.runId}`);
     } catch (error) {
-      // It stays claimed in .maestro/inflight/ and is submitted again shortly (or on the next start).
+      this.#submitFailed(claim, error);
+    }
+  }
+
+  /** It stays claimed in .maestro/inflight/ and is submitted again after a pause (or on the next start). */
+  #submitFailed(claim: Claim, error: unknown): void {
+    if (isEngineOutage(error)) this.#link.lost(error);
+    else if (!this.#refusedSaid.has(claim.runId)) {
+      this.#refusedSaid.add(claim.runId);
       this.#notice(
         claim.runId,
         `${claim.source}: could not be submitted (${(error as Error).message}); it stays in .maestro/inflight/ and is submitted again in a moment`,
       );
-      this.#recovered.push(claim);
-      clearTimeout(this.#retry);
-      this.#retry = setTimeout(() => this.#wake(), this.#o.pollMs ?? 1000);
     }
+    this.#recovered.push(claim);
+    clearTimeout(this.#retry);
+    this.#retry = setTimeout(() => this.#wake(), this.#link.pause());
+  }
+
+  /**
+   * Submits again every claim this intake holds that the engine no longer has: it lost a submission it
+   * had acknowledged (a crash while commits were asynchronous, a restore from a backup). Each loss is
+   * submitted once; the engine ignores a run id it has.
+   */
+  async #reconcile(): Promise<void> {
+    this.#reconcileNow = false;
+    this.#reconciledAt = this.#now();
+    const held = [...this.#held.values()];
+    if (held.length === 0) return;
+    const known = await this.#o.queue.known(held.map((c) => c.runId));
+    const lost = held.filter((c) => !known.has(c.runId) && this.#held.get(c.runId) === c);
+    for (const claim of lost) {
+      this.#held.delete(claim.runId);
+      this.#recovered.push(claim);
+      this.#notice(
+        claim.runId,
+        `${claim.source}: the engine no longer has run ${claim.runId}, which it had accepted (lost in a database crash with asynchronous commits, or by a restore from a backup); submitting it again`,
+      );
+    }
+    if (lost.length > 0) this.#wake();
+  }
+
+  #reconcileDue(): boolean {
+    return this.#reconcileNow || this.#now() - this.#reconciledAt >= (this.#o.reconcileMs ?? 30_000);
+  }
+
+  #now(): number {
+    return (this.#o.now ?? Date.now)();
   }
 
   async #deliverLoop(): Promise<void> {
     while (!this.#stopping) {
       try {
-        for (const row of await this.#o.queue.undelivered()) {
+        const rows = await this.#o.queue.undelivered();
+        if (this.#link.reached()) {
+          this.#reconcileNow = true;
+          this.#wake(); // what waited for the engine is submitted now
+        }
+        this.#deliverFailure = undefined;
+        for (const row of rows) {
           if (this.#stopping) break;
           await this.#deliver(row);
         }
+        if (this.#reconcileDue()) await this.#reconcile();
         if (
           this.#o.once &&
           !this.#pumping &&
@@ -169,12 +249,9 @@ export class IntakeLoop {
         )
           break;
       } catch (error) {
-        this.#notice(null, `the engine cannot be reached (${(error as Error).message}); retrying`);
+        this.#deliveryFailed(error);
       }
-      await Promise.race([
-        this.#o.queue.waitForDone(this.#o.pollMs ?? 1000),
-        new Promise<void>((resolve) => (this.#wakeDelivery = resolve)),
-      ]);
+      await Promise.race([this.#o.queue.waitForDone(this.#link.pause()), new Promise<void>((resolve) => (this.#wakeDelivery = resolve))]);
       this.#wakeDelivery = undefined;
     }
     if (!this.#stopping) {
@@ -183,6 +260,15 @@ export class IntakeLoop {
       await this.#busy;
     }
     this.#o.onEvent({ kind: 'stopped', state: 'STOPPED', from: 'AWAITING_COMMAND', reason: this.#o.once ? 'once' : 'signal' });
+  }
+
+  /** An outage is said once (and its end once); any other failure once per distinct reason. */
+  #deliveryFailed(error: unknown): void {
+    if (isEngineOutage(error)) return this.#link.lost(error);
+    const why = (error as Error).message;
+    if (why === this.#deliverFailure) return;
+    this.#deliverFailure = why;
+    this.#notice(null, `could not look for ended runs in the engine (${why}); trying again`);
   }
 
   /**
@@ -235,6 +321,7 @@ export class IntakeLoop {
       );
     }
     await this.#o.queue.markDelivered(row.runId, row.state);
+    this.#held.delete(row.runId);
   }
 
   #finished(result: Omit<Extract<WatchEvent, { kind: 'finished' }>, 'kind' | 'state' | 'from' | 'queued'>): void {

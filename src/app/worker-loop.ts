@@ -1,5 +1,6 @@
 import { runProgressEvent, type Claim, type WatchEvent, type WatchState } from '../domain/queue.js';
 import { planClaim, recordInterruption, runClaim, settleClaim, type ClaimResult, type RunClaimDeps } from './run-claim.js';
+import { EngineLink } from './engine-link.js';
 import type { RunDeps } from './run-deps.js';
 import type { RouteGate } from './route-breaker.js';
 import type { InputHashes } from './verified-inputs.js';
@@ -40,10 +41,12 @@ export interface WorkerLoopOptions<C extends WorkClaim, S extends WorkerSession<
   readonly workspace: string;
   /** How long to wait for a notification before looking at the queue again (default 2 s). */
   readonly pollMs?: number;
-  /** How long to wait before reconnecting to an engine that went away (default 1 s). */
+  /** How long to wait before reconnecting to an engine that went away, the first time (default 250 ms); it doubles per failed try. */
   readonly reconnectMs?: number;
   /** The routes' circuit breaker: while a route is down this worker takes no command (they stay queued). */
   readonly routeGate?: RouteGate;
+  /** The longest pause between tries while the engine stays away (default 15 s). */
+  readonly maxReconnectMs?: number;
 }
 
 /**
@@ -61,9 +64,18 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
   #current: AbortController | undefined;
   #wakeIdle: (() => void) | undefined;
   #done: Promise<void> = Promise.resolve();
+  /** Says once that the engine is lost and once that it is back, however long it takes. */
+  readonly #link: EngineLink;
 
   constructor(options: WorkerLoopOptions<C, S>) {
     this.#o = options;
+    const baseMs = options.reconnectMs ?? 250;
+    this.#link = new EngineLink({
+      notice: (message) => this.#notice(null, message),
+      meanwhile: 'its run stops at its last checkpoint and is taken up again',
+      baseMs,
+      maxMs: Math.max(baseMs, options.maxReconnectMs ?? 15_000),
+    });
   }
 
   get state(): WatchState {
@@ -131,28 +143,27 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
 
   /** The live session, opening one (again) if needed; undefined when stopping. */
   async #connect(): Promise<S | undefined> {
-    let failures = 0;
     while (!this.#stopping) {
       if (this.#session?.alive) return this.#session;
       if (this.#session) await this.#dropSession('the engine session ended');
       try {
         this.#session = await this.#o.openSession();
-        if (failures > 0) this.#notice(null, 'reconnected to the engine');
+        this.#link.reached();
         return this.#session;
       } catch (error) {
-        if (failures === 0) this.#notice(null, `the engine cannot be reached (${(error as Error).message}); retrying`);
-        failures += 1;
-        await this.#sleep(Math.min(this.#o.reconnectMs ?? 1000, 250 * failures));
+        this.#link.lost(error);
+        await this.#sleep(this.#link.pause());
       }
     }
     return undefined;
   }
 
+  /** Closes a session that broke; the first loss of an outage is said (through the link), the rest are not. */
   async #dropSession(why: string): Promise<void> {
     const session = this.#session;
     this.#session = undefined;
     if (!session) return;
-    this.#notice(null, why);
+    this.#link.lost(new Error(why));
     await session.close().catch(() => undefined);
   }
 

@@ -48,7 +48,7 @@ export function registerAuditPrune(audit: Command, io: Io): void {
         `${report.dryRun ? c.yellow('dry run:') : c.green('✔')} ${verb} ${report.deleted.length} audit log(s) ${age}; ${report.kept} kept\n`,
       );
       for (const entry of report.deleted) {
-        const files = entry.files.map((f) => paths.relative(f)).join(', ');
+        const files = entry.files.map((f) => (f.startsWith('engine:') ? f : paths.relative(f))).join(', ');
         io.stdout.write(
           `  ${report.dryRun ? '~' : '-'} ${entry.runId}  ${c.dim(`last written ${entry.lastWrite.toISOString()} · ${files}`)}\n`,
         );

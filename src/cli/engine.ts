@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { engineUrlOf as readEngineUrl, openEngineAdmin } from '../compose/engine-admin.js';
 import { resolveWorkspace } from '../config.js';
+import { judgeCommitDurability } from '../domain/engine-durability.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor } from './style.js';
@@ -49,11 +50,21 @@ export function registerEngine(program: Command, io: Io): void {
       const pg = openEngineAdmin(url, 'maestro status');
       try {
         const version = await pg.schemaVersion();
-        const out = { url: pg.label, schema_version: version, needed: pg.needed, ready: version === pg.needed };
+        const setting = await pg.synchronousCommit();
+        const durable = judgeCommitDurability(setting, false, pg.label).kind === 'durable';
+        const out = {
+          url: pg.label,
+          schema_version: version,
+          needed: pg.needed,
+          ready: version === pg.needed,
+          synchronous_commit: setting,
+          durable,
+        };
         if (opts.json) io.stdout.write(`${JSON.stringify(out)}\n`);
         else
           io.stdout.write(
-            `engine ${out.url}: schema version ${version} (this maestro needs ${pg.needed})${out.ready ? '' : ' — run "maestro engine migrate"'}\n`,
+            `engine ${out.url}: schema version ${version} (this maestro needs ${pg.needed})${out.ready ? '' : ' — run "maestro engine migrate"'}\n` +
+              `synchronous_commit = ${setting}${durable ? '' : ': intake and workers refuse this engine (commits it acknowledges can be lost); set it on, or start them with --allow-async-commit'}\n`,
           );
         if (!out.ready) throw new ExitError(1);
       } finally {

@@ -137,7 +137,10 @@ function registerDecide(hitl: Command, io: Io): void {
     .option('--reason <code>', 'with --all: only runs paused for this reason code')
     .option('--note <text>', 'why, kept with the decision (not in the audit log)')
     .option('--pause <pause_id>', 'bind the decision to this pause; refused if the run has moved on')
-    .option('--run', 'after continue, resume the run here in the foreground (otherwise a running watcher picks it up)')
+    .option(
+      '--run',
+      'after continue, resume the run here in the foreground (otherwise a running watcher, or with an engine a free worker, picks it up)',
+    )
     .option('--json', 'with --run: print the run outcome as one JSON object; with --all: what was decided, as JSON')
     .option(...WORKSPACE_OPTION)
     .addHelpText(
@@ -170,11 +173,6 @@ async function decide(options: { io: Io; runId: string; decision: string; opts: 
     env: io.env,
     tracing: { onNotice: (message) => io.stderr.write(`maestro: ${message}\n`) },
   });
-  if (app.engine && opts.run)
-    throw new ExitError(
-      2,
-      'maestro: --run is not available with an engine: a continue is queued for whichever worker (maestro worker) is free',
-    );
   // A run a live process executes (`maestro run`, a watcher, or with an engine a worker) is its; one nobody
   // runs may still be stopped. Asked under the run's lock, so nobody can take it up in between.
   const isOwned = (): Promise<boolean> => runLiveness(app).isHeld(runId);

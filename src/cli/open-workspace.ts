@@ -1,5 +1,5 @@
 import { openWorkspace as open, type Workspace, type WorkspacePaths } from '../compose/workspace.js';
-import { resolveWorkspace } from '../config.js';
+import { loadWorkspaceConfig, resolveEngineUrl, resolveWorkspace } from '../config.js';
 import type { Io } from './io.js';
 
 /**
@@ -8,7 +8,12 @@ import type { Io } from './io.js';
  * a read-only command in the wrong folder must say so, not report an empty workspace.
  */
 export async function openWorkspaceAt(io: Io, flag: string | undefined): Promise<Workspace> {
-  return open(resolveWorkspace(flag, io.env, io.cwd));
+  const workspace = await open(resolveWorkspace(flag, io.env, io.cwd));
+  // With an engine, runs and their retention are read in the engine too (a config that does not read
+  // is reported by the commands that need it).
+  const config = await loadWorkspaceConfig(workspace.paths.config).catch(() => undefined);
+  const url = config ? resolveEngineUrl(config, io.env) : undefined;
+  return url ? (await import('../compose/engine-runs.js')).withEngineRuns(workspace, url) : workspace;
 }
 
 /** The paths of the workspace, as `openWorkspaceAt` checks it. */

@@ -21,7 +21,8 @@ export function formatEngineStatus(s: EngineStatus, io: Io): string {
     );
   lines.push(`paused     ${s.paused.length} cluster-wide`);
   for (const p of s.paused) {
-    lines.push(`  ${c.dim(p.run_id)} ${p.source} · ${p.layer ?? '?'}: ${p.reason_code ?? '?'} — ${p.message.split('\n')[0]}`);
+    const by = p.paused_by ? `paused by worker ${p.paused_by.name} (${p.paused_by.host})` : 'paused in the foreground (maestro run)';
+    lines.push(`  ${c.dim(p.run_id)} ${p.source} · ${by} · ${p.layer ?? '?'}: ${p.reason_code ?? '?'} — ${p.message.split('\n')[0]}`);
     lines.push(`    decide with: maestro hitl decide ${p.run_id} continue|stop (from any machine)`);
   }
   return `${lines.join('\n')}\n`;

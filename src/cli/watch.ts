@@ -4,6 +4,8 @@ import { checkWorkspace } from '../app/workspace-check.js';
 import { openWatcher } from '../compose/watch.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
+import { ALLOW_ASYNC_COMMIT_OPTION, requireDurableEngine } from './commit-durability.js';
+import { whenEngineReachable } from './engine-start.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { handleStopSignals, type SignalProcess } from './stop-signals.js';
 import { readPackageVersion } from '../package-info.js';
@@ -19,6 +21,7 @@ interface WatchFlags {
   readonly workspace?: string;
   readonly route?: string;
   readonly model?: string;
+  readonly allowAsyncCommit?: boolean;
 }
 
 export function registerWatch(program: Command, io: Io, proc: SignalProcess = process): void {
@@ -32,6 +35,7 @@ export function registerWatch(program: Command, io: Io, proc: SignalProcess = pr
       "show each run's council as it works: replies as they arrive, knowledge requests, verdicts, arbitration (screened)",
     )
     .option(...WORKSPACE_OPTION)
+    .option(...ALLOW_ASYNC_COMMIT_OPTION)
     .option('--route <name>', 'use this model route (from maestro.config.json) for every persona while this watcher runs')
     .option(
       '--model <model>',
@@ -63,14 +67,26 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
   if (!isFolder) throw new ExitError(2, `maestro watch: the workspace ${workspace} is not a folder (create one with "maestro init")`);
   const transcript = opts.transcript === true;
   const reporter = new WatchReporter(io, { output: pickWatchOutput(io, opts.json === true, transcript), transcript });
-  const app = await (await import('../compose/app.js')).createApp({
-    workspace,
-    env: io.env,
-    ...(opts.route ? { route: opts.route } : {}),
-    ...(opts.model ? { model: opts.model } : {}),
-    ...(transcript ? { onProgress: new TranscriptFeed(reporter.onTranscript).onProgress } : {}),
-    tracing: { onNotice: (message) => reporter.notice(message) },
-  });
+  const { createApp } = await import('../compose/app.js');
+  // An engine away at start (a restart, a failover) is waited for, as one that goes away later is.
+  const app = await whenEngineReachable(
+    async () => {
+      const opened = await createApp({
+        workspace,
+        env: io.env,
+        ...(opts.route ? { route: opts.route } : {}),
+        ...(opts.model ? { model: opts.model } : {}),
+        ...(transcript ? { onProgress: new TranscriptFeed(reporter.onTranscript).onProgress } : {}),
+        tracing: { onNotice: (message) => reporter.notice(message) },
+      });
+      await requireDurableEngine(opened, 'watch', opts.allowAsyncCommit === true, io).catch(async (error: unknown) => {
+        await opened.telemetry.shutdown();
+        throw error;
+      });
+      return opened;
+    },
+    (message) => io.stderr.write(`maestro watch: ${message}\n`),
+  );
   // A broken workspace would turn every good command into a rejected one: refuse to start instead.
   const problems = await checkWorkspace(app.deps);
   if (problems.length > 0) {

@@ -4,6 +4,8 @@ import { checkWorkspace } from '../app/workspace-check.js';
 import { openWorker } from '../compose/watch.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
+import { ALLOW_ASYNC_COMMIT_OPTION, requireDurableEngine } from './commit-durability.js';
+import { whenEngineReachable } from './engine-start.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { handleStopSignals, type SignalProcess } from './stop-signals.js';
 import { pickWatchOutput, WatchReporter } from './watch-reporter.js';
@@ -15,6 +17,7 @@ interface WorkerFlags {
   readonly route?: string;
   readonly model?: string;
   readonly name?: string;
+  readonly allowAsyncCommit?: boolean;
 }
 
 export function registerWorker(program: Command, io: Io, proc: SignalProcess = process): void {
@@ -27,6 +30,7 @@ export function registerWorker(program: Command, io: Io, proc: SignalProcess = p
     .option('--json', 'one NDJSON object per state transition on stdout')
     .option('--name <name>', 'this worker\'s name in "maestro status" (default: host name and pid)')
     .option(...WORKSPACE_OPTION)
+    .option(...ALLOW_ASYNC_COMMIT_OPTION)
     .option('--route <name>', 'use this model route (from maestro.config.json) for every persona while this worker runs')
     .option('--model <model>', 'use this model on the route in use')
     .addHelpText(
@@ -49,12 +53,21 @@ export function registerWorker(program: Command, io: Io, proc: SignalProcess = p
 
 export async function workerSubcommand(opts: WorkerFlags, io: Io, proc: SignalProcess): Promise<number> {
   const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
-  const app = await (await import('../compose/app.js')).createApp({
-    workspace,
-    env: io.env,
-    ...(opts.route ? { route: opts.route } : {}),
-    ...(opts.model ? { model: opts.model } : {}),
-  });
+  const { createApp } = await import('../compose/app.js');
+  // An engine away at start (a restart, a failover) is waited for, as one that goes away later is.
+  const app = await whenEngineReachable(
+    async () => {
+      const opened = await createApp({
+        workspace,
+        env: io.env,
+        ...(opts.route ? { route: opts.route } : {}),
+        ...(opts.model ? { model: opts.model } : {}),
+      });
+      await requireDurableEngine(opened, 'worker', opts.allowAsyncCommit === true, io);
+      return opened;
+    },
+    (message) => io.stderr.write(`maestro worker: ${message}\n`),
+  );
   const handle = app.engine;
   if (!handle)
     throw new ExitError(

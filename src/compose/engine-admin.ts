@@ -12,6 +12,8 @@ export interface EngineAdmin {
   /** Applies the migrations not applied yet (safe to run again, and from several machines at once). */
   migrate(): Promise<readonly { version: number; name: string }[]>;
   schemaVersion(): Promise<number>;
+  /** `synchronous_commit` as the engine's connections see it (intake and workers refuse `off`). */
+  synchronousCommit(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -27,6 +29,7 @@ export function openEngineAdmin(url: string, name: string): EngineAdmin {
     needed: SCHEMA_VERSION,
     migrate: () => pg.migrate(),
     schemaVersion: () => pg.schemaVersion(),
+    synchronousCommit: () => pg.synchronousCommit(),
     close: () => pg.close(),
   };
 }

@@ -6,7 +6,7 @@ import { VerifiedInputReader } from '../app/verified-inputs.js';
 import type { WorkerSession } from '../app/worker-loop.js';
 import { FsArtifactWriter } from '../adapters/fs/artifact-writer.js';
 import { PgArtifactWriter } from '../adapters/pg/artifact-writer.js';
-import { PgEngine, type Fence } from '../adapters/pg/engine.js';
+import { PgEngine, redactUrl, type Fence } from '../adapters/pg/engine.js';
 import { PgLoopPolicyStore } from '../adapters/pg/loop-policy-store.js';
 import { PgQueue, type EngineClaim, type PgWorkerSession } from '../adapters/pg/queue.js';
 import { PgRunLedger } from '../adapters/pg/run-ledger.js';
@@ -14,6 +14,7 @@ import { PgRunLocks } from '../adapters/pg/run-locks.js';
 import { PgSessionStore } from '../adapters/pg/session-store.js';
 import { newRunId } from '../adapters/system/system-clock.js';
 import type { WorkspacePaths } from '../adapters/fs/workspace-paths.js';
+import { judgeCommitDurability, type DurabilityVerdict } from '../domain/engine-durability.js';
 import { AppError } from '../domain/errors.js';
 import type { Clock, RunReader } from '../domain/ports.js';
 import type { WorkspaceConfig } from '../domain/workspace-config.js';
@@ -33,6 +34,8 @@ export interface EngineHandle {
   depsForRun(runId: string): DecideDeps;
   /** A new council session: every persona's memory moves to the engine's archive; returns how many had some. */
   archiveMemory(sessionId: string): Promise<number>;
+  /** Whether the engine's commits are durable (`synchronous_commit`), for an intake or worker about to start. */
+  durability(allowAsync: boolean): Promise<DurabilityVerdict>;
 }
 
 type EngineStores = Pick<RunDeps, 'ledger' | 'sessions' | 'loopPolicy'> & { readonly sessions: PgSessionStore };
@@ -47,6 +50,14 @@ export async function openEngine(url: string, name = 'maestro'): Promise<PgEngin
     throw error;
   }
   return engine;
+}
+
+/**
+ * Whether the engine acknowledges only durable commits (`synchronous_commit`), judged for an intake or
+ * a worker about to start; `allowAsync` is the operator's explicit `--allow-async-commit`.
+ */
+export async function engineDurability(engine: PgEngine, allowAsync: boolean): Promise<DurabilityVerdict> {
+  return judgeCommitDurability(await engine.synchronousCommit(), allowAsync, redactUrl(engine.url));
 }
 
 export function workspaceIdOf(paths: WorkspacePaths): string {
@@ -110,6 +121,7 @@ export function engineDeps(options: { engine: PgEngine; clock: Clock; config: Wo
       workspaceId,
       depsForRun: (runId) => ({ ...base, artifacts: new PgArtifactWriter(engine, runId, base.artifacts) }),
       archiveMemory: (sessionId) => stores.sessions.archiveAll(sessionId),
+      durability: (allowAsync) => engineDurability(engine, allowAsync),
     }),
   };
 }

@@ -14,10 +14,12 @@ import type { RunState } from '../domain/run-state.js';
  * told that another process resumed it, and writes nothing.
  */
 export async function resumeHere(app: App, runId: string): Promise<RunOutcome> {
-  if (app.engine) throw new RunNotResumableError(`run ${runId} is resumed by the engine's workers (maestro worker), not in the foreground`);
   const before = await app.deps.ledger.load(runId).catch(() => undefined);
+  const engine = app.engine;
+  // With an engine, the run is taken in the engine's queue as a worker takes it (engine-resume.ts).
+  const held = engine ? async () => (await import('./engine-resume.js')).resumeOnEngine(app, engine, runId) : () => resumeHeld(app, runId);
   try {
-    return await app.deps.runLocks.hold(runId, () => resumeHeld(app, runId));
+    return await app.deps.runLocks.hold(runId, held);
   } catch (error) {
     if (error instanceof RunBusyError) {
       throw new RunNotResumableError(`another maestro process is resuming run ${runId} (or deciding its pause) right now; nothing changed`);

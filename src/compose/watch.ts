@@ -138,6 +138,7 @@ async function startIntake(
       artifacts: (runId) => engine.queue.artifacts(runId),
       outstanding: () => engine.queue.outstanding(engine.workspaceId),
       waitForDone: (ms) => listener.wait(ms),
+      known: (runIds) => engine.queue.known(runIds),
     },
     inputs: app.deps.inputs,
     artifacts: new FsArtifactWriter(paths.root, () => app.deps.clock.now()),

@@ -241,6 +241,8 @@ export interface IntakeQueue {
   outstanding(): Promise<number>;
   /** Resolves when a run may have ended (a notification), or after `ms`. */
   waitForDone(ms: number): Promise<void>;
+  /** Which of these run ids the engine has (any state): a claim it lacks was lost after it was accepted. */
+  known(runIds: readonly string[]): Promise<ReadonlySet<string>>;
 }
 
 /**

@@ -5,6 +5,12 @@ import { InMemoryClaimStore, InMemoryCommandInbox } from '../fakes/in-memory-inb
 import { InMemoryWorkspace } from '../fakes/in-memory-stores.js';
 import { aCommand } from '../fakes/memory-app.js';
 import { sha256 } from '../../src/adapters/system/hashing.js';
+import { AppError } from '../../src/domain/errors.js';
+
+/** What the engine adapter throws when the database cannot be reached. */
+class Outage extends AppError {
+  readonly code = 'ENGINE_UNAVAILABLE' as const;
+}
 
 // `maestro watch` with an engine: the intake claims dropped files, submits them, and writes results back.
 
@@ -15,8 +21,29 @@ class FakeQueue implements IntakeQueue {
   readonly rows: Delivery[] = [];
   readonly files = new Map<string, { path: string; content: string; protect: string[] }[]>();
   failSubmits = 0;
+  /** The database is away: every call fails as a lost connection does; counts the tries. */
+  down = false;
+  tries = 0;
+
+  #reach(): void {
+    if (!this.down) return;
+    this.tries += 1;
+    throw new Outage('the engine at postgres://db/maestro is unreachable: connect ECONNREFUSED');
+  }
+
+  /** The engine lost an acknowledged submission (a crash with asynchronous commits, a restore). */
+  forget(runId: string): void {
+    this.submitted.delete(runId);
+  }
+
+  async known(runIds: readonly string[]): Promise<ReadonlySet<string>> {
+    this.#reach();
+    return new Set(runIds.filter((id) => this.submitted.has(id)));
+  }
 
   async submit(command: { runId: string; source: string; body: string; inputHashes: Record<string, string> }): Promise<boolean> {
+    this.#reach();
+    this.submits += 1;
     if (this.failSubmits > 0) {
       this.failSubmits -= 1;
       throw new Error('the engine is unreachable');
@@ -26,7 +53,10 @@ class FakeQueue implements IntakeQueue {
     return added;
   }
 
+  submits = 0;
+
   async undelivered(): Promise<Delivery[]> {
+    this.#reach();
     return this.rows.filter((r) => !this.delivered.includes(r.runId));
   }
 
@@ -65,7 +95,7 @@ class FakeQueue implements IntakeQueue {
   }
 }
 
-function intake(options: { once: boolean; files?: Record<string, string> }) {
+function intake(options: { once: boolean; files?: Record<string, string>; reconcileMs?: number }) {
   const inbox = new InMemoryCommandInbox();
   const claims = new InMemoryClaimStore();
   const queue = new FakeQueue();
@@ -84,6 +114,8 @@ function intake(options: { once: boolean; files?: Record<string, string> }) {
     pid: 7,
     workspace: '/workspace',
     pollMs: 5,
+    maxRetryMs: 20,
+    ...(options.reconcileMs ? { reconcileMs: options.reconcileMs } : {}),
   });
   const drop = (name: string, text: string) => {
     claims.texts.set(name, text);
@@ -193,6 +225,68 @@ describe('IntakeLoop', () => {
       /^a\.json: could not be submitted \(the engine is unreachable\); it stays in \.maestro\/inflight\//,
     );
     expect(t.claims.claims.has('run-1')).toBe(true);
+    await t.loop.stop();
+  });
+
+  it('an engine away for a while: said once when lost and once when back, nothing lost, no line per file or per try', async () => {
+    const t = intake({ once: false });
+    await t.loop.start();
+    t.drop('a.json', JSON.stringify(aCommand()));
+    await waitFor(() => t.queue.submitted.size === 1);
+    t.queue.down = true;
+    for (const name of ['b.json', 'c.json', 'd.json']) t.drop(name, JSON.stringify(aCommand()));
+    await waitFor(() => t.queue.tries >= 15); // many tries, with a growing pause
+    t.queue.down = false;
+    await waitFor(() => t.queue.submitted.size === 4);
+    const said = notices(t.events);
+    expect(said.filter((m) => /connection to the engine is lost/.test(m))).toHaveLength(1);
+    expect(said.filter((m) => /connection to the engine is back/.test(m))).toHaveLength(1);
+    expect(said.filter((m) => /could not|cannot be reached/.test(m))).toEqual([]);
+    expect(said.filter((m) => /submitted to the engine/.test(m))).toHaveLength(4);
+    expect([...t.claims.claims.keys()].sort()).toEqual(['run-1', 'run-2', 'run-3', 'run-4']);
+    await t.loop.stop();
+  });
+
+  it('submits again, once, a claim the engine lost after accepting it (checked on a timer)', async () => {
+    const t = intake({ once: false, reconcileMs: 20 });
+    await t.loop.start();
+    t.drop('a.json', JSON.stringify(aCommand()));
+    t.drop('b.json', JSON.stringify(aCommand()));
+    await waitFor(() => t.queue.submitted.size === 2);
+    const before = t.queue.submits;
+    t.queue.forget('run-2');
+    await waitFor(() => t.queue.submitted.has('run-2'));
+    await new Promise((resolve) => setTimeout(resolve, 100)); // several more checks: nothing more to do
+    expect(t.queue.submits - before).toBe(1);
+    const lost = notices(t.events).filter((m) => /no longer has run/.test(m));
+    expect(lost).toEqual([expect.stringMatching(/^b\.json: the engine no longer has run run-2, which it had accepted/)]);
+    await t.loop.stop();
+  });
+
+  it('checks its claims as soon as the engine is back (a restore from a backup), without waiting for the timer', async () => {
+    const t = intake({ once: false, reconcileMs: 60_000 });
+    await t.loop.start();
+    t.drop('a.json', JSON.stringify(aCommand()));
+    await waitFor(() => t.queue.submitted.size === 1);
+    t.queue.down = true;
+    t.queue.forget('run-1');
+    await waitFor(() => t.queue.tries >= 3);
+    t.queue.down = false;
+    await waitFor(() => t.queue.submitted.has('run-1'));
+    expect(notices(t.events).filter((m) => /no longer has run run-1/.test(m))).toHaveLength(1);
+    await t.loop.stop();
+  });
+
+  it('a written-back run is no longer checked: the engine may forget it', async () => {
+    const t = intake({ once: false, reconcileMs: 10 });
+    await t.loop.start();
+    t.drop('a.json', JSON.stringify(aCommand()));
+    await waitFor(() => t.queue.submitted.size === 1);
+    t.queue.finish('run-1', {});
+    await waitFor(() => finished(t.events).length === 1);
+    t.queue.forget('run-1');
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(t.queue.submitted.has('run-1')).toBe(false);
     await t.loop.stop();
   });
 });

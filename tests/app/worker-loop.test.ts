@@ -147,7 +147,7 @@ describe('WorkerLoop', () => {
     expect(events.at(-1)).toMatchObject({ kind: 'stopped', reason: 'signal' });
   });
 
-  it('retries an engine it cannot reach, saying so once', async () => {
+  it('retries an engine it cannot reach, saying once that it is lost and once that it is back', async () => {
     const app = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
     const session = new FakeSession([workClaim('w-1')]);
     let attempts = 0;
@@ -157,8 +157,8 @@ describe('WorkerLoop', () => {
     });
     await loop.run();
     expect(events.filter((e) => e.kind === 'notice').map((e) => (e as { message: string }).message)).toEqual([
-      'the engine cannot be reached (connection refused); retrying',
-      'reconnected to the engine',
+      expect.stringMatching(/^the connection to the engine is lost \(connection refused\); .*retrying with a growing pause/),
+      expect.stringMatching(/^the connection to the engine is back \(after \d+ s, 2 failed tries\)$/),
     ]);
     expect(events.find((e) => e.kind === 'finished')).toMatchObject({ status: 'completed' });
   });
@@ -186,5 +186,32 @@ describe('WorkerLoop', () => {
     expect(ended).toEqual(['w-1', 'w-2']);
     await loop.stop();
     await running;
+  });
+
+  it('an engine away for several tries after a session broke: one line when lost, one when back, and the queued work still runs', async () => {
+    const app = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
+    const broken = new FakeSession([]);
+    broken.claimNext = async () => {
+      broken.alive = false;
+      throw new Error('the engine at postgres://db is unreachable: terminating connection due to administrator command');
+    };
+    const healthy = new FakeSession([workClaim('w-1')]);
+    let opened = 0;
+    const { loop, events } = worker(app, healthy, {
+      once: true,
+      openSession: async () => {
+        opened += 1;
+        if (opened === 1) return broken;
+        if (opened < 6) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+        return healthy;
+      },
+    });
+    await loop.run();
+    const said = events.filter((e) => e.kind === 'notice').map((e) => (e as { message: string }).message);
+    expect(said).toEqual([
+      expect.stringMatching(/^the connection to the engine is lost \(could not take work from the engine: .*administrator command\)/),
+      expect.stringMatching(/^the connection to the engine is back \(after \d+ s, 5 failed tries\)$/),
+    ]);
+    expect(events.find((e) => e.kind === 'finished')).toMatchObject({ run_id: 'w-1', status: 'completed' });
   });
 });

@@ -149,9 +149,6 @@ describe('an intake and workers on one engine', () => {
 
     const b = started(startWorker(ws, 'B'));
     await b.waitFor('worker B', (e) => e.kind === 'started');
-    expect(cli(['hitl', 'decide', runId, 'continue', '--run', '--workspace', ws]).stderr).toContain(
-      '--run is not available with an engine',
-    );
     const decided = cli(['hitl', 'decide', runId, 'continue', '--workspace', ws]);
     expect(decided.code).toBe(0);
     expect(decided.stdout).toContain('queued in the engine');

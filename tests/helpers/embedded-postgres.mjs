@@ -148,8 +148,6 @@ export async function startEmbeddedPostgres(options = {}) {
           '-c',
           'fsync=off',
           '-c',
-          'synchronous_commit=off',
-          '-c',
           'full_page_writes=off',
           '-c',
           `max_connections=${options.maxConnections ?? 100}`,

@@ -94,7 +94,8 @@ export function taskLine(task: string, max = 72): string {
   return first.length > max ? `${first.slice(0, max - 1)}…` : first;
 }
 
-function fromState(state: RunState, prices: Readonly<Record<string, Price>>, shown: ShownRun): RunListing {
+/** One run's listing from its checkpoint (also the engine's runs, compose/engine-runs.ts). */
+export function fromState(state: RunState, prices: Readonly<Record<string, Price>>, shown: ShownRun): RunListing {
   const usage = totalUsage(state.steps, prices);
   return {
     run_id: state.run_id,
@@ -130,6 +131,11 @@ async function fromAuditLog(file: string, runId: string): Promise<RunListing | u
   } catch {
     return undefined;
   }
+  return fromAuditText(text, runId);
+}
+
+/** A run known only from its audit records (one JSON line each): the file's text, or the engine's rows. */
+export function fromAuditText(text: string, runId: string): RunListing | undefined {
   const records: AuditLineView[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;

@@ -5,6 +5,13 @@ import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 /** The engine cannot be used: unreachable, not migrated, or newer than this maestro. */
 export class EngineError extends AppError {
   readonly code = 'ENGINE_UNAVAILABLE' as const;
+  /** The connection failed (refused, reset, the server shutting down): trying again later may work; a wrong schema will not. */
+  readonly transient: boolean;
+
+  constructor(message: string, options?: { cause?: unknown; transient?: boolean }) {
+    super(message, options);
+    this.transient = options?.transient === true;
+  }
 }
 
 /**
@@ -161,6 +168,12 @@ export class PgEngine {
     }
   }
 
+  /** `synchronous_commit` as this engine's connections see it (the server's, the database's or the role's setting). */
+  async synchronousCommit(): Promise<string> {
+    const r = await this.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+    return r.rows[0]?.synchronous_commit ?? '';
+  }
+
   /** The schema version the engine is at (0: never migrated). */
   async schemaVersion(): Promise<number> {
     const exists = await this.query<{ t: string | null }>("SELECT to_regclass('maestro_migrations')::text AS t");
@@ -216,6 +229,7 @@ function wrap(error: unknown, url: string): Error {
     /Connection terminated|connection timeout|Client has encountered a connection error|not queryable|Cannot use a pool after calling end/i.test(
       e.message ?? '',
     );
-  if (transient || lost) return new EngineError(`the engine at ${redactUrl(url)} is unreachable: ${e.message ?? e.code}`, { cause: error });
+  if (transient || lost)
+    return new EngineError(`the engine at ${redactUrl(url)} is unreachable: ${e.message ?? e.code}`, { cause: error, transient: true });
   return error instanceof Error ? error : new Error(String(error));
 }

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { Claim, Rejection } from '../../domain/queue.js';
 import { screenRejection, screenText } from '../../domain/screen.js';
 import type { Delivery } from '../../domain/ports.js';
-import { ClaimLostError, EngineError, SESSION_ALIVE_SQL, type Fence, type PgEngine } from './engine.js';
+import { ClaimLostError, EngineError, SESSION_ALIVE_SQL, type Fence, type PgEngine, type Queryable } from './engine.js';
 
 /** Channels: a command is ready (workers listen), a run's queue row ended or paused (the intake listens). */
 export const QUEUE_CHANNEL = 'maestro_queue';
@@ -14,6 +14,20 @@ export const DONE_CHANNEL = 'maestro_done';
 export const MAX_STALLS = 10;
 
 const alive = (owner: string): string => SESSION_ALIVE_SQL.replace('%OWNER%', owner);
+
+/** A claimed queue row, as `claimNext` and `claimRun` return it. */
+interface ClaimRow {
+  run_id: string;
+  source: string;
+  body: string;
+  input_hashes: Record<string, string>;
+  kind: 'command' | 'decision';
+  recovered: boolean;
+  epoch: number;
+  workspace_id: string;
+  claimed_at: Date;
+}
+const CLAIM_COLUMNS = 'run_id, source, body, input_hashes, kind, recovered, epoch, workspace_id, claimed_at';
 
 /** A command the engine handed to this worker session. */
 export interface EngineClaim extends Claim {
@@ -72,6 +86,13 @@ export class PgQueue {
   /** Whether the engine knows this run id as a queued or past command. */
   async has(runId: string): Promise<boolean> {
     return (await this.engine.query('SELECT 1 FROM maestro_queue WHERE run_id = $1', [runId])).rowCount === 1;
+  }
+
+  /** Which of these run ids the engine has as a queued or past command. */
+  async known(runIds: readonly string[]): Promise<Set<string>> {
+    if (runIds.length === 0) return new Set();
+    const r = await this.engine.query<{ run_id: string }>('SELECT run_id FROM maestro_queue WHERE run_id = ANY($1::text[])', [runIds]);
+    return new Set(r.rows.map((row) => row.run_id));
   }
 
   async undelivered(workspaceId: string): Promise<Undelivered[]> {
@@ -149,9 +170,20 @@ export class PgQueue {
     return r.rows.map((w) => ({ ...w, started_at: new Date(w.started_at).toISOString() }));
   }
 
-  /** Every run paused for a person, cluster-wide, oldest pause first. */
+  /**
+   * Every run paused for a person, cluster-wide, oldest pause first, with who paused it: the worker
+   * whose claim it was (its name and host), or nobody when it was paused in the foreground (`maestro run`).
+   */
   async pausedRuns(): Promise<
-    { run_id: string; source: string; layer: string | null; reason_code: string | null; message: string; requested_at: string | null }[]
+    {
+      run_id: string;
+      source: string;
+      layer: string | null;
+      reason_code: string | null;
+      message: string;
+      requested_at: string | null;
+      paused_by: { name: string; host: string } | null;
+    }[]
   > {
     const r = await this.engine.query<{
       run_id: string;
@@ -160,13 +192,24 @@ export class PgQueue {
       reason_code: string | null;
       message: string | null;
       requested_at: string | null;
+      worker_name: string | null;
+      worker_host: string | null;
     }>(
-      `SELECT run_id, state->>'source' AS source, state->'pause'->>'layer' AS layer, state->'pause'->>'reason_code' AS reason_code,
-              coalesce(state->'pause'->>'message', state->>'summary', '') AS message, state->'pause'->>'requested_at' AS requested_at
-         FROM maestro_runs WHERE status = 'paused' ORDER BY state->'pause'->>'requested_at', run_id`,
+      `SELECT r.run_id, r.state->>'source' AS source, r.state->'pause'->>'layer' AS layer, r.state->'pause'->>'reason_code' AS reason_code,
+              coalesce(r.state->'pause'->>'message', r.state->>'summary', '') AS message, r.state->'pause'->>'requested_at' AS requested_at,
+              w.name AS worker_name, w.host AS worker_host
+         FROM maestro_runs r
+         LEFT JOIN maestro_queue q ON q.run_id = r.run_id AND q.state = 'paused'
+         LEFT JOIN maestro_workers w ON w.session_id = q.owner
+        WHERE r.status = 'paused' ORDER BY r.state->'pause'->>'requested_at', r.run_id`,
     );
     // Checkpoints written before they were screened are read here without parsing: screened as they are shown.
-    return r.rows.map((row) => ({ ...row, source: screenText(row.source), message: screenText(row.message ?? '') }));
+    return r.rows.map(({ worker_name, worker_host, ...row }) => ({
+      ...row,
+      source: screenText(row.source),
+      message: screenText(row.message ?? ''),
+      paused_by: worker_name ? { name: screenText(worker_name), host: screenText(worker_host ?? '') } : null,
+    }));
   }
 
   /** Runs a worker holds now, with the worker's session. */
@@ -183,6 +226,23 @@ export class PgQueue {
       `SELECT q.run_id, q.source, q.owner, ${alive('q.owner')} AS owner_alive, q.claimed_at FROM maestro_queue q WHERE q.state = 'running' ORDER BY q.seq`,
     );
     return r.rows.map((row) => ({ ...row, claimed_at: row.claimed_at ? new Date(row.claimed_at).toISOString() : null }));
+  }
+
+  /** Runs a worker holds now or is about to take (queued): the engine's counterpart of a live holder on files. */
+  async pendingRuns(): Promise<Set<string>> {
+    const r = await this.engine.query<{ run_id: string }>(
+      `SELECT q.run_id FROM maestro_queue q WHERE q.state = 'queued' OR (q.state = 'running' AND ${alive('q.owner')})`,
+    );
+    return new Set(r.rows.map((row) => row.run_id));
+  }
+
+  /** Every audit log with no checkpoint (a command that was invalid, a run that died before its first), as text. */
+  async auditOnlyRuns(): Promise<Map<string, string>> {
+    const r = await this.engine.query<{ run_id: string; text: string }>(
+      `SELECT a.run_id, string_agg(a.line, E'\n' ORDER BY a.seq) AS text FROM maestro_audit a
+        WHERE NOT EXISTS (SELECT 1 FROM maestro_runs r WHERE r.run_id = a.run_id) GROUP BY a.run_id`,
+    );
+    return new Map(r.rows.map((row) => [row.run_id, row.text]));
   }
 
   /** Whether a live worker holds this run now. */
@@ -266,7 +326,10 @@ export class PgWorkerSession {
       await client.query(`LISTEN ${QUEUE_CHANNEL}`);
     } catch (error) {
       await client.end().catch(() => undefined);
-      throw new EngineError(`could not open a worker session on the engine: ${(error as Error).message}`, { cause: error });
+      throw new EngineError(`could not open a worker session on the engine: ${(error as Error).message}`, {
+        cause: error,
+        transient: true,
+      });
     }
     const session = new PgWorkerSession(engine, client, id);
     client.on('notification', () => {
@@ -311,38 +374,60 @@ export class PgWorkerSession {
            FROM orphans WHERE q.run_id = orphans.run_id`,
         [MAX_STALLS],
       );
-      const r = await db.query<{
-        run_id: string;
-        source: string;
-        body: string;
-        input_hashes: Record<string, string>;
-        kind: 'command' | 'decision';
-        recovered: boolean;
-        epoch: number;
-        workspace_id: string;
-        claimed_at: Date;
-      }>(
+      const r = await db.query<ClaimRow>(
         `UPDATE maestro_queue SET state = 'running', owner = $1, epoch = epoch + 1, claims = claims + 1, claimed_at = now()
           WHERE run_id = (SELECT run_id FROM maestro_queue WHERE state = 'queued' ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
             AND ${alive('$1::text')}
-          RETURNING run_id, source, body, input_hashes, kind, recovered, epoch, workspace_id, claimed_at`,
+          RETURNING ${CLAIM_COLUMNS}`,
         [this.id],
       );
       const row = r.rows[0];
       if (!row) return undefined;
       await db.query('UPDATE maestro_workers SET current_run = $2 WHERE session_id = $1', [this.id, row.run_id]);
-      return {
-        runId: row.run_id,
-        source: row.source,
-        claimedAt: new Date(row.claimed_at).toISOString(),
-        recovered: row.recovered,
-        kind: row.kind,
-        owner: this.id,
-        epoch: row.epoch,
-        body: row.body,
-        workspaceId: row.workspace_id,
-        inputHashes: row.input_hashes,
-      };
+      return this.#claimOf(row);
+    });
+  }
+
+  #claimOf(row: ClaimRow): EngineClaim {
+    return {
+      runId: row.run_id,
+      source: row.source,
+      claimedAt: new Date(row.claimed_at).toISOString(),
+      recovered: row.recovered,
+      kind: row.kind,
+      owner: this.id,
+      epoch: row.epoch,
+      body: row.body,
+      workspaceId: row.workspace_id,
+      inputHashes: row.input_hashes,
+    };
+  }
+
+  /**
+   * Takes one named run for this session (a foreground `run --resume` or `hitl decide --run`): a run
+   * queued (a continue, or handed back) or left running by a worker whose session is gone. `held`:
+   * a live worker has it; undefined: the engine has no such run to take (no queue row, or it has
+   * ended or paused). One transaction, as `claimNext`.
+   */
+  async claimRun(runId: string): Promise<EngineClaim | 'held' | undefined> {
+    if (!this.#alive) throw new ClaimLostError('the worker session has ended');
+    return this.engine.tx(async (db) => {
+      const row = (
+        await db.query<{ state: string; live: boolean }>(
+          `SELECT q.state, (q.state = 'running' AND ${alive('q.owner')}) AS live FROM maestro_queue q WHERE q.run_id = $1 FOR UPDATE OF q`,
+          [runId],
+        )
+      ).rows[0];
+      if (!row || (row.state !== 'queued' && row.state !== 'running')) return undefined;
+      if (row.live) return 'held';
+      const r = await db.query<ClaimRow>(
+        `UPDATE maestro_queue SET state = 'running', owner = $1, epoch = epoch + 1, claims = claims + 1, claimed_at = now(),
+                recovered = (recovered OR state = 'running')
+          WHERE run_id = $2 RETURNING ${CLAIM_COLUMNS}`,
+        [this.id, runId],
+      );
+      await db.query('UPDATE maestro_workers SET current_run = $2 WHERE session_id = $1', [this.id, runId]);
+      return r.rows[0] ? this.#claimOf(r.rows[0]) : undefined;
     });
   }
 
@@ -413,9 +498,14 @@ export class EngineClaimStore {
     return this.claim.body;
   }
 
-  /** The run ended or paused: the queue row follows its checkpoint's status. */
+  /**
+   * The run ended or paused. The checkpoint that ended it already moved the queue row in its own
+   * transaction (run-store.ts), so there is usually nothing left to do; a row still running (an ended
+   * run whose checkpoint was written before that rule) follows its checkpoint's status here.
+   */
   async release(): Promise<void> {
     await this.engine.tx(async (db) => {
+      if ((await this.#heldState(db)) !== 'running') return;
       await db.query(
         `UPDATE maestro_queue q SET finished_at = now(), delivered_at = NULL,
                 state = CASE r.status WHEN 'paused' THEN 'paused' WHEN 'invalid' THEN 'rejected' WHEN 'error' THEN 'rejected' ELSE 'done' END
@@ -423,19 +513,45 @@ export class EngineClaimStore {
         [this.claim.runId],
       );
       await db.query('SELECT pg_notify($1, $2)', [DONE_CHANNEL, this.claim.runId]);
-    }, this.fenceOf);
+    });
   }
 
+  /** Sets the row aside with the reason (the failed run's checkpoint may have moved it to rejected already: the reason is added). */
   async reject(_claim: Claim, rejection: Rejection): Promise<string | null> {
     const kept = screenRejection(rejection);
     await this.engine.tx(async (db) => {
+      const state = await this.#heldState(db);
+      if (state !== 'running' && state !== 'rejected')
+        throw new ClaimLostError(`run ${this.claim.runId} has already ${state === 'done' ? 'ended' : 'paused'}: it cannot be set aside`);
       await db.query(
-        `UPDATE maestro_queue SET state = 'rejected', rejection = $2, finished_at = now(), delivered_at = NULL WHERE run_id = $1`,
+        `UPDATE maestro_queue SET state = 'rejected', rejection = $2, finished_at = now(), delivered_at = NULL
+          WHERE run_id = $1 AND (state = 'running' OR delivered_at IS NULL)`,
         [this.claim.runId, JSON.stringify(kept)],
       );
       await db.query('SELECT pg_notify($1, $2)', [DONE_CHANNEL, this.claim.runId]);
-    }, this.fenceOf);
+    });
     return this.claim.kind === 'decision' ? null : `.maestro/rejected/${this.claim.source} (written by the intake)`;
+  }
+
+  /**
+   * The queue row's state, locked, when it is still this claim's: the same owner and epoch, and, while
+   * it runs, a live session (the fence). A row this claim's own checkpoint moved on keeps its owner and
+   * epoch; a row another worker took, or a decision queued again, does not: the claim is lost.
+   */
+  async #heldState(db: Queryable): Promise<string> {
+    const r = await db.query<{ state: string; alive: boolean }>(
+      `SELECT q.state, ${alive('q.owner')} AS alive FROM maestro_queue q WHERE q.run_id = $1 AND q.owner = $2 AND q.epoch = $3 FOR UPDATE OF q`,
+      [this.claim.runId, this.fenceOf.owner, this.fenceOf.epoch],
+    );
+    const row = r.rows[0];
+    if (!row || (row.state === 'running' && !row.alive) || row.state === 'queued') {
+      const lost = new ClaimLostError(
+        `this worker no longer holds run ${this.claim.runId} (its claim moved on or its engine session ended)`,
+      );
+      this.fenceOf.lost(lost.message);
+      throw lost;
+    }
+    return row.state;
   }
 
   async recordFailure(_claim: Claim, reason: string): Promise<string[]> {

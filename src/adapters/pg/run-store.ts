@@ -89,6 +89,15 @@ export class PgRunStore {
     return r.rows[0]?.content;
   }
 
+  /** Every checkpoint that reads (one that does not is left out, as a listing of files leaves it out). */
+  async loadAll(): Promise<RunState[]> {
+    const r = await this.engine.query<{ state: unknown }>('SELECT state FROM maestro_runs ORDER BY run_id COLLATE "C"');
+    return r.rows.flatMap((row) => {
+      const parsed = parseRunState(row.state);
+      return parsed.ok ? [parsed.value] : [];
+    });
+  }
+
   /** Every run id with a checkpoint, sorted (ids sort by time). */
   async list(): Promise<string[]> {
     const r = await this.engine.query<{ run_id: string }>('SELECT run_id FROM maestro_runs ORDER BY run_id COLLATE "C"');

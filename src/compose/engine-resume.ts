@@ -1,0 +1,60 @@
+import os from 'node:os';
+import type { EngineClaim, PgWorkerSession } from '../adapters/pg/queue.js';
+import { resumeRun, RunNotResumableError } from '../app/process-command.js';
+import { planClaim, recordInterruption, runClaim, settleClaim } from '../app/run-claim.js';
+import type { RunOutcome } from '../app/run-deps.js';
+import type { App } from './app.js';
+import { workerClaimDeps, type EngineHandle } from './engine.js';
+
+/**
+ * `run --resume` and `hitl decide --run` with an engine: this process takes the run as a worker
+ * would — a run queued (a continue) or left running by a worker that is gone is claimed in the engine
+ * for a session of this process, and run in the foreground with every write fenced to that claim, so
+ * no worker can run it at the same time. A run a live worker holds is refused; a run the queue does
+ * not hold (started in the foreground, never submitted) resumes from its checkpoint as on files.
+ */
+export async function resumeOnEngine(app: App, handle: EngineHandle, runId: string): Promise<RunOutcome> {
+  const { PgWorkerSession } = await import('../adapters/pg/queue.js');
+  const session = await PgWorkerSession.open(handle.engine, { name: `${os.hostname()}-${process.pid}-foreground` });
+  try {
+    const claim = await session.claimRun(runId);
+    if (claim === 'held')
+      throw new RunNotResumableError(
+        `run ${runId} is being run by a worker right now (maestro status shows which): that worker finishes it; nothing changed`,
+      );
+    if (!claim) return await resumeRun(runId, app.deps);
+    return await runHere(app, handle, session, claim);
+  } finally {
+    await session.close();
+  }
+}
+
+/** Runs a claim in this process as a worker does; an interrupt (Ctrl-C) hands it back to the queue at its checkpoint. */
+async function runHere(app: App, handle: EngineHandle, session: PgWorkerSession, claim: EngineClaim): Promise<RunOutcome> {
+  const lostClaim = new AbortController();
+  const signal = app.deps.signal ? AbortSignal.any([app.deps.signal, lostClaim.signal]) : lostClaim.signal;
+  const lost = (reason: string): void => lostClaim.abort(new Error(reason));
+  void session.lost.then(lost);
+  const deps = workerClaimDeps({ base: app.deps, engine: handle.engine, root: app.paths.root, claim, session, controls: { signal, lost } });
+  try {
+    const plan = await planClaim(claim, deps);
+    const result = plan.ended ? await settleClaim(claim, plan.ended, deps) : await runClaim(claim, plan.kind, deps);
+    if (result.status === 'interrupted') throw new RunNotResumableError(result.message);
+    return {
+      run_id: result.run_id,
+      status: result.status,
+      decision: result.decision ?? '',
+      reason_code: result.reason_code,
+      artifact: result.artifact,
+      audit_log: result.audit_log ?? '',
+      message: result.message,
+    };
+  } catch (error) {
+    if (app.deps.signal?.aborted && session.alive) {
+      // Stopped by a person: recorded, and handed back so a worker (or another --resume) goes on from the checkpoint.
+      await recordInterruption(claim, deps);
+      await session.requeue(claim).catch(() => undefined);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClaimLostError, PgEngine } from '../../../src/adapters/pg/engine.js';
+import { PgQueue, PgWorkerSession } from '../../../src/adapters/pg/queue.js';
+import { PgRunLedger } from '../../../src/adapters/pg/run-ledger.js';
+import { settleClaim, type RunClaimDeps } from '../../../src/app/run-claim.js';
+import type { RunDeps, RunOutcome } from '../../../src/app/run-deps.js';
+import { auditEvent } from '../../../src/domain/audit.js';
+import { runDecision, systemStopDecision } from '../../../src/domain/decision.js';
+import type { RunEvent } from '../../../src/domain/run-machine.js';
+import { RUN_STATE_VERSION, type RunState } from '../../../src/domain/run-state.js';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../helpers/embedded-postgres.mjs';
+
+let server: EmbeddedPostgres;
+let engine: PgEngine;
+const clock = { now: () => new Date('2026-01-01T00:00:00Z') };
+
+beforeAll(async () => {
+  server = await startEmbeddedPostgres();
+  engine = PgEngine.open(server.url, { max: 4 });
+  await engine.migrate();
+}, 60_000);
+
+afterAll(async () => {
+  await engine?.close();
+  await server?.stop();
+});
+
+function aState(runId: string): RunState {
+  return {
+    schemaVersion: RUN_STATE_VERSION,
+    run_id: runId,
+    status: 'running',
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    source: `${runId}.json`,
+    task_sha256: 'a'.repeat(64),
+    command: { task_description: 'x', input_artifacts: [], config: {} } as unknown as RunState['command'],
+    steps: [],
+    trail: [],
+    reroutes: [],
+    hitl: [],
+  };
+}
+
+function ended(status: 'completed' | 'error'): Extract<RunEvent, { type: 'finished' | 'failed' }> {
+  if (status === 'error')
+    return {
+      type: 'failed',
+      decision: systemStopDecision('queue', 'RUN_FAILED_INTERNAL'),
+      at: '2026-01-01T00:00:01.000Z',
+      summary: 'failed',
+    };
+  const decision = runDecision('arbitration', 'ARBITRATION_PROCEED');
+  return { type: 'finished', status, decision, finishedAt: '2026-01-01T00:00:01.000Z', summary: status };
+}
+
+/** A claimed run whose own (fenced) checkpoint ended it, as a worker's run does. */
+async function endedOnWorker(runId: string, status: 'completed' | 'error') {
+  await new PgQueue(engine).submit({ runId, workspaceId: 'ws', source: `${runId}.json`, body: '{}', inputHashes: {} });
+  const session = await PgWorkerSession.open(engine, { name: runId });
+  const claim = await session.claimNext();
+  if (claim?.runId !== runId) throw new Error(`expected to claim ${runId}, got ${claim?.runId}`);
+  const losses: string[] = [];
+  const fence = session.fence(claim, (why) => losses.push(why));
+  const run = await new PgRunLedger({ engine, clock, fence }).open(runId);
+  await run.commit({ start: aState(runId) });
+  const event = ended(status);
+  await run.commit({ event, records: [auditEvent('RUN_FINISHED', event.decision)] });
+  const deps = { claims: session.claimsFor(claim, fence), run: {} as RunDeps } satisfies RunClaimDeps;
+  return { session, claim, fence, losses, deps };
+}
+
+const queueRow = async (runId: string) =>
+  (
+    await engine.query<{ state: string; rejection: { message: string } | null }>(
+      'SELECT state, rejection FROM maestro_queue WHERE run_id = $1',
+      [runId],
+    )
+  ).rows[0];
+
+function outcome(runId: string, status: RunOutcome['status']): RunOutcome {
+  return {
+    run_id: runId,
+    status,
+    decision: 'PROCEED',
+    reason_code: 'ARBITRATION_PROCEED',
+    artifact: null,
+    audit_log: '',
+    message: 'the run ended',
+  };
+}
+
+describe('a worker settles a claim its own checkpoint already ended', () => {
+  it('a completed run settles without a warning: the queue row stays done, the claim is not lost', async () => {
+    const { session, deps, losses } = await endedOnWorker('settle-done', 'completed');
+    const result = await settleClaim(
+      { runId: 'settle-done', source: 'settle-done.json', claimedAt: '', recovered: false },
+      outcome('settle-done', 'completed'),
+      deps,
+    );
+    expect(result.message).toBe('the run ended');
+    expect(result.message).not.toMatch(/could not move/);
+    expect(losses).toEqual([]);
+    expect((await queueRow('settle-done'))?.state).toBe('done');
+    await session.close();
+  });
+
+  it('a failed run is set aside with its reason, although its checkpoint already moved the row to rejected', async () => {
+    const { session, deps } = await endedOnWorker('settle-failed', 'error');
+    const result = await settleClaim(
+      { runId: 'settle-failed', source: 'settle-failed.json', claimedAt: '', recovered: false },
+      { ...outcome('settle-failed', 'error'), message: 'the run failed: a model refused' },
+      deps,
+    );
+    expect(result.message).not.toMatch(/could not move/);
+    expect(result.rejected_to).toMatch(/settle-failed\.json/);
+    const row = await queueRow('settle-failed');
+    expect(row?.state).toBe('rejected');
+    expect(row?.rejection?.message).toBe('the run failed: a model refused');
+    await session.close();
+  });
+
+  it('a claim another worker took since is still refused', async () => {
+    const { session, claim, deps } = await endedOnWorker('settle-moved', 'completed');
+    // A person decided to run it again meanwhile (or the row was handed to another worker): a new epoch.
+    await engine.query(`UPDATE maestro_queue SET state = 'running', owner = 'someone-else', epoch = epoch + 1 WHERE run_id = $1`, [
+      claim.runId,
+    ]);
+    await expect(deps.claims.release()).rejects.toBeInstanceOf(ClaimLostError);
+    await session.close();
+  });
+});

@@ -1,0 +1,252 @@
+import { readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { dropCommand, engineLedger, engineWorkspace, startIntake, startWorker } from '../../bench/pg-cluster.mjs';
+import { runCli } from '../fakes/cli.js';
+import { useEngine } from '../helpers/engine.js';
+
+// Issue 27: the engine's commands as an operator uses them, in-process through `main(argv, io)`.
+const { database, server, started, workspace } = useEngine();
+
+const listDir = async (dir: string): Promise<string[]> =>
+  (await readdir(dir).catch(() => [] as string[])).filter((n) => !n.startsWith('.'));
+
+async function query<R extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A database whose commits are acknowledged before they are durable (set for the database only). */
+async function asyncCommit(url: string): Promise<void> {
+  const name = new URL(url).pathname.slice(1);
+  await query(url, `ALTER DATABASE "${name}" SET synchronous_commit = off`);
+}
+
+describe('exactly-once needs durable commits', () => {
+  it('a worker and an intake refuse an engine with synchronous_commit off, and take nothing', async () => {
+    const url = await database();
+    const ws = workspace(await engineWorkspace(url));
+    await asyncCommit(url);
+    for (const command of [
+      ['worker', '--once'],
+      ['watch', '--once'],
+    ]) {
+      const r = await runCli([...command, '--workspace', ws]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`maestro ${command[0]}: the engine at .* has synchronous_commit = off`));
+      expect(r.stderr).toContain('--allow-async-commit');
+    }
+    expect(await query(url, 'SELECT 1 FROM maestro_workers')).toEqual([]);
+    // `engine status` says it too, before anyone starts a worker.
+    const status = await runCli(['engine', 'status', '--workspace', ws]);
+    expect(status.stdout).toContain('synchronous_commit = off: intake and workers refuse this engine');
+    expect(JSON.parse((await runCli(['engine', 'status', '--json', '--workspace', ws])).stdout)).toMatchObject({
+      synchronous_commit: 'off',
+      durable: false,
+    });
+  });
+
+  it('with --allow-async-commit they start and warn loudly on stderr', async () => {
+    const url = await database();
+    const ws = workspace(await engineWorkspace(url));
+    await asyncCommit(url);
+    const r = await runCli(['worker', '--once', '--allow-async-commit', '--workspace', ws]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/maestro worker: WARNING: .*synchronous_commit = off.*exactly-once is NOT guaranteed/);
+  });
+
+  it('an engine with synchronous_commit on (local counts: the local WAL is flushed) starts without a word about it', async () => {
+    const url = await database();
+    const ws = workspace(await engineWorkspace(url));
+    const name = new URL(url).pathname.slice(1);
+    await query(url, `ALTER DATABASE "${name}" SET synchronous_commit = local`);
+    const r = await runCli(['worker', '--once', '--workspace', ws]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('synchronous_commit');
+  });
+});
+
+/** Submits a command straight into the engine's queue, as an intake would. */
+async function submitted(ws: string, url: string, runId: string, command: Record<string, unknown>): Promise<void> {
+  const { PgEngine } = await import('../../src/adapters/pg/engine.js');
+  const { PgQueue } = await import('../../src/adapters/pg/queue.js');
+  const engine = PgEngine.open(url);
+  try {
+    await new PgQueue(engine).submit({
+      runId,
+      workspaceId: `test:${ws}`,
+      source: `${runId}.json`,
+      body: JSON.stringify(command),
+      inputHashes: {},
+    });
+  } finally {
+    await engine.close();
+  }
+}
+
+const ghost = {
+  task_description: 'Review the rollout plan and list the risks',
+  config: { max_rounds: 1, personas: ['coordinator', 'ghost'] },
+};
+const plain = { task_description: 'Review the rollout plan and list the risks', config: { max_rounds: 1 } };
+
+describe('every command works on the engine', () => {
+  it('status says which worker paused each paused run, and which were paused in the foreground', async () => {
+    const url = await database();
+    const ws = workspace(await engineWorkspace(url));
+    await submitted(ws, url, 'R-worker-paused', ghost);
+    const worker = await runCli(['worker', '--once', '--name', 'gpu-box-7', '--workspace', ws]);
+    expect(worker.code, worker.stderr).toBe(0);
+    await writeFile(path.join(ws, 'ghost.json'), JSON.stringify(ghost));
+    const foreground = await runCli(['run', 'ghost.json', '--json'], { cwd: ws });
+    expect(foreground.code, foreground.stderr).toBe(3);
+    const foregroundId = JSON.parse(foreground.stdout).run_id as string;
+
+    const status = await runCli(['status', '--workspace', ws]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/R-worker-paused .*paused by worker gpu-box-7 \(/);
+    expect(status.stdout).toMatch(new RegExp(`${foregroundId} .*paused in the foreground \\(maestro run\\)`));
+    const json = JSON.parse((await runCli(['status', '--json', '--workspace', ws])).stdout);
+    expect(json.engine.paused.find((p: { run_id: string }) => p.run_id === 'R-worker-paused').paused_by).toMatchObject({
+      name: 'gpu-box-7',
+    });
+  });
+
+  it('run --resume takes a run interrupted on a worker (its worker died) and finishes it here, no model call repeated', async () => {
+    const url = await database();
+    const ws = workspace(await engineWorkspace(url));
+    await submitted(ws, url, 'R-orphan', plain);
+    const worker = started(startWorker(ws, 'doomed', { MAESTRO_OFFLINE_DELAY_MS: '400' }));
+    await worker.waitFor('a model call or two', (e) => e.kind === 'step' || e.kind === 'claimed');
+    await new Promise((r) => setTimeout(r, 1200));
+    worker.kill('SIGKILL');
+    await worker.exited;
+    const before = await query<{ state: string }>(url, `SELECT state FROM maestro_queue WHERE run_id = 'R-orphan'`);
+    expect(before).toEqual([{ state: 'running' }]); // left by a worker that is gone
+
+    const resumed = await runCli(['run', '--resume', 'R-orphan', '--json'], { cwd: ws, timeoutMs: 60_000 });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ run_id: 'R-orphan', status: 'completed' });
+    expect(await query(url, `SELECT state FROM maestro_queue WHERE run_id = 'R-orphan'`)).toEqual([{ state: 'done' }]);
+    const ledger = await engineLedger(url);
+    expect(ledger.repeatedSteps).toBe(0);
+    expect(ledger.runs.find((r) => r.run_id === 'R-orphan')).toMatchObject({ finished: 1, artifacts: 1 });
+
+    const again = await runCli(['run', '--resume', 'R-orphan'], { cwd: ws });
+    expect(again.code).toBe(2);
+    expect(again.stderr).not.toContain('internal error');
+  }, 90_000);
+
+  it('hitl decide continue --run resumes a paused run here, through the engine', async () => {
+    const url = await database();
+    const ws = workspace(await engineWorkspace(url));
+    await writeFile(path.join(ws, 'ghost.json'), JSON.stringify(ghost));
+    const paused = await runCli(['run', 'ghost.json', '--json'], { cwd: ws });
+    expect(paused.code).toBe(3);
+    const id = JSON.parse(paused.stdout).run_id as string;
+    const decided = await runCli(['hitl', 'decide', id, 'continue', '--run', '--json'], { cwd: ws, timeoutMs: 60_000 });
+    expect(decided.stderr).not.toMatch(/not available with an engine|internal error/);
+    expect([0, 3, 4], decided.stderr).toContain(decided.code);
+    const outcome = JSON.parse(decided.stdout);
+    expect(outcome.run_id).toBe(id);
+    const events = (await query<{ line: string }>(url, 'SELECT line FROM maestro_audit WHERE run_id = $1 ORDER BY seq', [id])).map(
+      (r) => (JSON.parse(r.line) as { event: string }).event,
+    );
+    expect(events).toContain('HITL_DECIDED');
+    expect(events.indexOf('HITL_DECIDED')).toBeLessThan(events.length - 1); // the run went on after the decision, here
+    expect(await query(url, 'SELECT state, kind FROM maestro_queue WHERE run_id = $1', [id])).not.toEqual([
+      { state: 'queued', kind: 'decision' },
+    ]);
+  }, 90_000);
+});
+
+describe('runs, show and audit prune read the engine', () => {
+  it('lists, shows and prunes the runs kept in the engine as they do files', async () => {
+    const url = await database();
+    const ws = workspace(await engineWorkspace(url));
+    await submitted(ws, url, 'R-done', { ...plain, task_description: 'Summarise the incident report for the on-call team' });
+    await submitted(ws, url, 'R-paused', ghost);
+    await submitted(ws, url, 'R-invalid', { config: { max_rounds: 1 } });
+    expect((await runCli(['worker', '--once', '--workspace', ws])).code).toBe(0);
+
+    const listed = await runCli(['runs', '--json', '--workspace', ws]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const runs = JSON.parse(listed.stdout) as { run_id: string; status: string; task: string | null }[];
+    expect(Object.fromEntries(runs.map((r) => [r.run_id, r.status]))).toEqual({
+      'R-done': 'completed',
+      'R-paused': 'paused',
+      'R-invalid': 'invalid',
+    });
+    expect(runs.find((r) => r.run_id === 'R-done')?.task).toBe('Summarise the incident report for the on-call team');
+    expect((await runCli(['runs', '--status', 'paused', '--workspace', ws])).stdout).toContain('R-paused');
+
+    const shown = await runCli(['show', 'R-done', '--raw', '--workspace', ws]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('Summarise the incident report');
+    const invalid = await runCli(['show', 'R-invalid', '--workspace', ws]);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain('it ended invalid');
+    expect((await runCli(['show', 'R-nowhere', '--workspace', ws])).stderr).toContain('there is no run "R-nowhere"');
+
+    // Forty days later: the ended runs' logs and checkpoints go; the paused run keeps everything.
+    await query(url, `UPDATE maestro_audit SET written_at = now() - interval '40 days'`);
+    await query(url, `UPDATE maestro_queue SET delivered_at = now() WHERE state <> 'paused'`); // as the intake writes them back
+    await query(
+      url,
+      `UPDATE maestro_runs SET state = jsonb_set(state, '{finished_at}', to_jsonb((now() - interval '40 days')::text)) WHERE status <> 'paused'`,
+    );
+    const dry = await runCli(['audit', 'prune', '--older-than', '30d', '--dry-run', '--workspace', ws]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/would delete 2 audit log\(s\) .*; 1 kept/);
+    expect(dry.stdout).toContain('engine:audit/R-done');
+    expect(dry.stdout).toMatch(/would delete the checkpoints .* of 1 ended run\(s\) .*R-done/);
+    expect(await query(url, `SELECT DISTINCT run_id FROM maestro_audit ORDER BY run_id`)).toHaveLength(3);
+
+    const pruned = await runCli(['audit', 'prune', '--older-than', '30d', '--workspace', ws]);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(await query(url, `SELECT DISTINCT run_id FROM maestro_audit ORDER BY run_id`)).toEqual([{ run_id: 'R-paused' }]);
+    expect(await query(url, `SELECT run_id FROM maestro_runs ORDER BY run_id`)).toEqual([{ run_id: 'R-paused' }]);
+    // The queue rows stay: a command submitted again after a crash is still known, and not run twice.
+    expect(await query(url, `SELECT run_id FROM maestro_queue ORDER BY run_id`)).toHaveLength(3);
+    expect((await runCli(['audit', 'verify', 'R-paused', '--workspace', ws])).code).toBe(0);
+  }, 90_000);
+});
+
+describe('the intake when the engine goes away or forgets', () => {
+  it('says once that the connection is lost and once that it is back, then submits again what the engine lost, once', async () => {
+    const url = await database();
+    const ws = workspace(await engineWorkspace(url));
+    const intake = started(startIntake(ws));
+    await intake.waitFor('the intake', (e) => e.kind === 'started');
+    for (let i = 0; i < 3; i++) await dropCommand(ws, `f${i}.json`, { ...plain, task_description: `Forgotten task ${i}: list the risks` });
+    const submittedRuns = () =>
+      intake.events.filter((e) => e.kind === 'notice' && /submitted to the engine as run/.test(String(e.message)));
+    await intake.waitFor('three submissions', () => submittedRuns().length === 3);
+    // The engine loses one acknowledged submission (as a crash with asynchronous commits, or a restore, would) and goes away a while.
+    const [lost] = await query<{ run_id: string; source: string }>(
+      url,
+      `DELETE FROM maestro_queue WHERE source = 'f1.json' RETURNING run_id, source`,
+    );
+    await server().restart(3000);
+    for (let i = 3; i < 5; i++) await dropCommand(ws, `f${i}.json`, { ...plain, task_description: `Late task ${i}: list the risks` });
+    const worker = started(startWorker(ws, 'after'));
+    await intake.waitFor('five results', () => intake.events.filter((e) => e.kind === 'finished').length >= 5, 90_000);
+
+    const notices = intake.events.filter((e) => e.kind === 'notice').map((e) => String(e.message));
+    expect(notices.filter((m) => /connection to the engine is lost/.test(m))).toHaveLength(1);
+    expect(notices.filter((m) => /connection to the engine is back/.test(m))).toHaveLength(1);
+    expect(notices.filter((m) => /cannot be reached|could not be submitted/.test(m))).toEqual([]);
+    expect(notices.filter((m) => m.includes(`no longer has run ${lost!.run_id}`))).toHaveLength(1);
+    expect(intake.events.filter((e) => e.kind === 'finished').map((e) => e.status)).toEqual(Array(5).fill('completed'));
+    expect(await listDir(path.join(ws, '.maestro', 'inflight'))).toEqual([]);
+    const ledger = await engineLedger(url);
+    expect(ledger.runs.filter((r) => r.finished !== 1)).toEqual([]);
+    expect(worker.alive && intake.alive).toBe(true);
+  }, 120_000);
+});
