@@ -1,3 +1,4 @@
+import { ASSESSMENT_MODES } from '../domain/modes/settings.js';
 import { auditEvent } from '../domain/audit.js';
 import { screenText } from '../domain/screen.js';
 import type { ReasonCode } from '../domain/codes.js';
@@ -96,7 +97,7 @@ function judge(conclusion: Conclusion, at: { state: RunState; ctx: ModeContext }
   const readableDoubt = !unreadable || conclusion.verdicts.some((v) => v.valid && v.action !== 'proceed');
   const doubt: Ending = readableDoubt
     ? decideRun({ kind: 'council_doubt', reason: councilReason })
-    : decideRun({ kind: 'reply_unreadable', call: at.ctx.plan.mode === 'parallel' ? 'assessment' : 'verdict' });
+    : decideRun({ kind: 'reply_unreadable', call: ASSESSMENT_MODES.has(at.ctx.plan.mode) ? 'assessment' : 'verdict' });
   // A person who chose `continue` on this very pause has cleared it; the council's verdict stays on record.
   const cleared = arbitration.final_action !== 'proceed' && approvedReasons(at.state).has(doubt.decision.reason_code);
   const proceed = arbitration.final_action === 'proceed' || cleared;

@@ -23,6 +23,8 @@ describe('readModeSettings: the settings a run fixed when it started', () => {
       composition: 'bayesian_fusion',
       weighting: 'domain',
       consensusThreshold: 0,
+      consensusMeasure: 'spread',
+      uncertaintyThreshold: 0.7,
       review: 'anonymous',
       concurrency: 16,
       callTimeoutMs: 100,
