@@ -13,6 +13,7 @@ import { nextStep } from '../domain/run-machine.js';
 import { decideRun } from '../domain/run/policy.js';
 import { approvedReasons, type RunPlan, type RunState, type Step } from '../domain/run-state.js';
 import type { StartedRun } from '../domain/ports.js';
+import { trackRecord } from '../domain/session-state.js';
 import { isSecretCategory } from '../domain/sensitive/categories.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { explainGateStop } from '../domain/stop-explanation.js';
@@ -221,7 +222,7 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
 
   // Each persona's bounded memory, read before the mediator is asked: the council's first call then
   // follows the gates at once. (A corrupt session file is moved aside and recorded here.)
-  const histories = await loadHistories({ run, deps, personas: plan.personas });
+  const { histories, priors } = await loadHistories({ run, deps, personas: plan.personas });
   if (!ending) {
     const stopped = await judgeTask({ run, deps, command, prepared, requestPlan });
     if (stopped) return { outcome: stopped };
@@ -242,6 +243,7 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
     inputs,
     screen: (text) => (redact ? redactSensitive(text).text : text),
     approved: prepared.approved,
+    priors,
   };
   return { ctx, models, requestPlan };
 }
@@ -356,10 +358,18 @@ function planRequester(options: {
   };
 }
 
-/** Each persona's bounded memory, one after another; a corrupt session file is recorded and shown as it is moved aside. */
-async function loadHistories(options: { run: StartedRun; deps: RunDeps; personas: readonly string[] }): Promise<Map<string, HistoryView>> {
+/**
+ * Each persona's bounded memory and track record, one after another; a corrupt session file is
+ * recorded and shown as it is moved aside.
+ */
+async function loadHistories(options: {
+  run: StartedRun;
+  deps: RunDeps;
+  personas: readonly string[];
+}): Promise<{ histories: Map<string, HistoryView>; priors: Record<string, number> }> {
   const { run, deps } = options;
   const histories = new Map<string, HistoryView>();
+  const priors: Record<string, number> = {};
   for (const id of options.personas) {
     const load = await deps.sessions.load(id);
     if (load.recovered) {
@@ -373,8 +383,9 @@ async function loadHistories(options: { run: StartedRun; deps: RunDeps; personas
       });
     }
     histories.set(id, selectHistory(load.state.messages, deps.config.history.max_tokens, deps.countTokens, load.state.archived));
+    priors[id] = trackRecord(load.state.track);
   }
-  return histories;
+  return { histories, priors };
 }
 
 /**

@@ -231,6 +231,8 @@ export function concludeWith(
   return {
     verdicts: result.assessments.map(assessmentVerdict),
     arbitration: result.arbitration,
+    composed: result.composed,
+    assessments: result.assessments,
     proposal: synthesis?.reply ?? '',
     sections: [...(assessments ? [assessments] : []), ...(extra.sections ?? []), ...rest],
     attachments: [heatmap(result)],
