@@ -143,7 +143,7 @@ describe('weighting by_priors: the track record kept with each persona’s sessi
 });
 
 describe('validate knows the new modes and options', () => {
-  async function validate(config: Record<string, unknown>): Promise<{ code: number; text: string }> {
+  async function validate(config: Record<string, unknown>): Promise<{ code: number | null; text: string }> {
     await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify({ task_description: TASK, config }));
     const r = await maestro('validate', 'task.json');
     return { code: r.code, text: r.stdout + r.stderr };
