@@ -509,6 +509,7 @@ function planSettings(command: RunState['command'], deps: RunDeps): Record<strin
     call_timeout_ms: c.call_timeout_ms ?? d.call_timeout_ms,
     max_iterations: c.max_iterations ?? d.max_iterations,
     parallel_items: c.parallel_items ?? d.parallel_items,
+    item_memory: c.item_memory,
     supervisor: c.supervisor,
     reviewer: c.reviewer,
   };

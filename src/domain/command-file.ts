@@ -119,6 +119,7 @@ export const CommandFile = z
     } else {
       if (command.facts !== undefined) issue(['facts'], 'only with work_items (the facts every item is given)');
       if (c.parallel_items !== undefined) issue(['config', 'parallel_items'], 'only with work_items');
+      if (c.item_memory !== undefined) issue(['config', 'item_memory'], 'only with work_items');
       modeOnlyOptions(c, issue);
       if (c.mode !== undefined && c.mode !== 'supervisor') {
         if (c.supervisor !== undefined) issue(['config', 'supervisor'], `only for mode "supervisor" (this command says "${c.mode}")`);

@@ -137,6 +137,12 @@ export const ModeOptions = {
     .describe(
       '`work_items`: run the items at once (at most `concurrency` in flight, each limited by `call_timeout_ms`) instead of one after another; the merge is in item order either way.',
     ),
+  item_memory: z
+    .boolean()
+    .optional()
+    .describe(
+      "`work_items`: give each item's persona its memory of earlier tasks (default false: items run without it, so the same items merge to the same result on every run).",
+    ),
 };
 
 /** The settings a run fixes when it starts (`plan.settings`), with defaults applied. */
@@ -158,6 +164,8 @@ export interface ModeSettings {
   readonly maxIterations: number;
   /** `work_items`: run the items at once. */
   readonly parallelItems: boolean;
+  /** `work_items`: the items' personas get their memory of earlier tasks. */
+  readonly itemMemory: boolean;
   /** `supervisor`: the persona that decides; absent = the first speaker. */
   readonly supervisor?: string;
   /** `supervisor` and `work_items`: the persona whose critique of the result joins arbitration as a gate. */
@@ -175,6 +183,7 @@ export const MODE_DEFAULTS: ModeSettings = {
   callTimeoutMs: 120_000,
   maxIterations: 4,
   parallelItems: false,
+  itemMemory: false,
 };
 
 /**
@@ -190,6 +199,7 @@ const SettingChecks = {
   callTimeoutMs: ModeOptions.call_timeout_ms.unwrap(),
   maxIterations: ModeOptions.max_iterations.unwrap(),
   parallelItems: ModeOptions.parallel_items.unwrap(),
+  itemMemory: ModeOptions.item_memory.unwrap(),
 };
 
 /** Reads `plan.settings` (fixed at the start; older plans have none): defaults for what is missing or out of range. */
@@ -209,6 +219,7 @@ export function readModeSettings(settings: Readonly<Record<string, unknown>>): M
     callTimeoutMs: pick(SettingChecks.callTimeoutMs, settings.call_timeout_ms, MODE_DEFAULTS.callTimeoutMs),
     maxIterations: pick(SettingChecks.maxIterations, settings.max_iterations, MODE_DEFAULTS.maxIterations),
     parallelItems: pick(SettingChecks.parallelItems, settings.parallel_items, MODE_DEFAULTS.parallelItems),
+    itemMemory: pick(SettingChecks.itemMemory, settings.item_memory, MODE_DEFAULTS.itemMemory),
     ...optional('specialists', SettingChecks.specialists, settings.specialists),
     ...optional('groups', PersonaGroups, settings.groups),
     ...(typeof settings.supervisor === 'string' ? { supervisor: settings.supervisor } : {}),

@@ -30,6 +30,7 @@ describe('readModeSettings: the settings a run fixed when it started', () => {
       callTimeoutMs: 100,
       maxIterations: 20,
       parallelItems: true,
+      itemMemory: false,
       supervisor: 'coordinator',
       reviewer: 'auditor',
     });
