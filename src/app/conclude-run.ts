@@ -51,7 +51,7 @@ export async function concludeRun(options: {
         verdicts: conclusion.verdicts,
         names: draft.personaNames,
       }) + notes;
-    return settleRun({ run, deps, ending: doubt, message, draft, requestPlan });
+    return settleRun({ run, deps, ending: doubt, message, draft, requestPlan, attachments: conclusion.attachments });
   }
   if (conclusion.guardrail) {
     // Seed 002: a guardrail's stop is explicit and observable — its own status and exit code, the

@@ -186,3 +186,16 @@ describe('validate knows the new modes and options', () => {
     expect(twice.text).toContain('already in group "a"');
   });
 });
+
+describe('the heat map', () => {
+  it('marks flagged cells with a legend, and a paused run keeps it beside its draft', async () => {
+    const { out, artifact } = await run({ mode: 'parallel', composition: 'consensus_threshold', consensus_threshold: 0 });
+    // Every vector the personas scored differently is flagged: the council investigates, the run pauses.
+    expect(out.status).toBe('paused');
+    expect(artifact).toContain('](draft.heatmap.svg)');
+    const svg = await readFile(path.join(ws.dir, '.maestro', 'runs', String(out.run_id), 'draft.heatmap.svg'), 'utf8');
+    expect(svg).toContain('<svg');
+    expect(svg).toContain('flagged: disagreement, sent to arbitration');
+    expect(svg).toContain('>flag<');
+  });
+});

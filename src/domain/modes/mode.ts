@@ -119,6 +119,8 @@ export interface PictureSpec {
   readonly columns: readonly string[];
   /** rows × columns, null where a value is missing. */
   readonly values: readonly (readonly (number | null)[])[];
+  /** rows × columns, true where a cell was flagged for arbitration (drawn apart, with a legend entry). */
+  readonly flagged?: readonly (readonly boolean[])[];
 }
 
 export interface Conclusion {

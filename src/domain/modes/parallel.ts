@@ -389,10 +389,11 @@ function heatmap(r: Evaluation): ArtifactAttachment {
     VECTORS.map((v) => r.composed.vectors[v].score),
     ...r.assessments.map((a) => VECTORS.map((v) => (a.vectors ? round(a.vectors[v].score) : null))),
   ];
+  const flagged = [VECTORS.map((v) => r.composed.vectors[v].flagged), ...r.assessments.map(() => VECTORS.map(() => false))];
   return {
     suffix: '.heatmap.svg',
-    alt: 'Persona × vector heat map of the assessments, the composed row first',
-    picture: { kind: 'heatmap', title: `Epistemic vectors (${r.composed.strategy})`, rows, columns: [...VECTORS], values },
+    alt: 'Persona × vector heat map of the assessments, the composed row first (flagged cells: disagreement sent to arbitration)',
+    picture: { kind: 'heatmap', title: `Epistemic vectors (${r.composed.strategy})`, rows, columns: [...VECTORS], values, flagged },
   };
 }
 
