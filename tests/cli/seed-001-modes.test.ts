@@ -199,3 +199,15 @@ describe('the heat map', () => {
     expect(svg).toContain('>flag<');
   });
 });
+
+describe('the examples of the new modes', () => {
+  it.each([
+    ['examples/adaptive-review.json', 'adaptive'],
+    ['examples/hierarchical-review.json', 'hierarchical'],
+  ])('%s validates and runs on the offline model', async (file, mode) => {
+    expect((await maestro('validate', file)).code).toBe(0);
+    const ran = await maestro('run', file, '--json');
+    expect([0, 3], ran.stderr).toContain(ran.code);
+    expect(JSON.parse(ran.stdout).orchestration.mode).toBe(mode);
+  });
+});

@@ -253,7 +253,7 @@ function sections(ctx: ModeContext, done: readonly Step[], r: Evaluation): Artif
   return [
     { title: 'Assessments', markdown: assessmentsTable(r) },
     { title: 'Composition and arbitration', markdown: compositionText(r) },
-    { title: 'Composed rationale', markdown: rationaleText(r.composed) },
+    { title: 'Composed rationale', markdown: rationaleText(r) },
     ...(r.standing ? [{ title: 'Anonymous review', markdown: reviewTable(r.standing) }] : []),
     { title: 'Orchestration', markdown: orchestrationText(ctx, done, r) },
   ];
@@ -336,14 +336,17 @@ function composedFigures(r: Evaluation): string[] {
 }
 
 /** Seed 001's composed_rationale: the personas' rationales concatenated, overall and per vector. */
-export function rationaleText(composed: ComposedAssessment): string {
-  if (composed.rationale === '') return 'No valid assessment, so no rationale to compose.';
+export function rationaleText(r: Evaluation): string {
+  if (r.composed.rationale === '') return 'No valid assessment, so no rationale to compose.';
+  const valid = r.assessments.filter((a) => a.valid);
   return [
-    `**Overall:** ${cell(composed.rationale)}`,
+    "**Overall** (each valid assessment's rationale, in speaker order):",
+    '',
+    ...valid.map((a) => `- \`${a.persona}\`: ${a.rationale.replace(/\s+/g, ' ').trim()}`),
     '',
     '| Vector | Rationales |',
     '|---|---|',
-    ...VECTORS.map((v) => `| ${v} | ${cell(composed.vectors[v].rationales.join(' · '), 1200)} |`),
+    ...VECTORS.map((v) => `| ${v} | ${cell(r.composed.vectors[v].rationales.join(' · '), 1200)} |`),
   ].join('\n');
 }
 
