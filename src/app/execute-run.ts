@@ -29,7 +29,7 @@ import { classifierRoute, classifyTask, stepRecords, uniteAdvice } from './run-r
 import { runStep, type StepRunnerDeps } from './run-step.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 import { modeSettings } from './mode-settings.js';
-import { planMode, readModeSettings, type ModeSettings } from '../domain/modes/settings.js';
+import { planMode, readModeSettings, weightingKind, type ModeSettings } from '../domain/modes/settings.js';
 import type { GatheredFacts } from './gate-facts.js';
 
 /**
@@ -223,8 +223,11 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
   // Each persona's bounded memory, read before the mediator is asked: the council's first call then
   // follows the gates at once. (A corrupt session file is moved aside and recorded here.)
   const { histories, priors } = await loadHistories({ run, deps, personas: plan.personas });
+  // `by_priors`: the track records as they stood at the start are fixed in the plan, so a resumed
+  // run (or its draft) weighs as it began, whatever runs completed meanwhile.
+  const fixed = run.state.plan ? prepared : { ...prepared, plan: withPriors(plan, priors) };
   if (!ending) {
-    const stopped = await judgeTask({ run, deps, command, prepared, requestPlan });
+    const stopped = await judgeTask({ run, deps, command, prepared: fixed, requestPlan });
     if (stopped) return { outcome: stopped };
   }
   await announceStart({ run, deps, plan, inputs: gathered.inputs, ending });
@@ -235,7 +238,7 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
     runId: run.state.run_id,
     command,
     task,
-    plan: run.state.plan ?? plan,
+    plan: run.state.plan ?? fixed.plan,
     personas: models.personas,
     briefing: composeBriefing({ task, inputs }),
     histories,
@@ -243,7 +246,6 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
     inputs,
     screen: (text) => (redact ? redactSensitive(text).text : text),
     approved: prepared.approved,
-    priors,
   };
   return { ctx, models, requestPlan };
 }
@@ -490,6 +492,13 @@ async function announceStart(options: {
       await run.commit({ records: [truncated] });
     }
   }
+}
+
+/** The plan with the council's track records in its settings, when it weighs by them (`by_priors`). */
+function withPriors(plan: RunPlan, priors: Readonly<Record<string, number>>): RunPlan {
+  const { weighting } = readModeSettings(plan.settings);
+  if (weightingKind(weighting) !== 'priors') return plan;
+  return { ...plan, settings: { ...plan.settings, priors: { ...priors } } };
 }
 
 /** The mode settings a run fixes when it starts, so a resumed run does the same. */

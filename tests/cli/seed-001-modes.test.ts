@@ -30,6 +30,7 @@ async function run(
 }
 
 interface Orchestration {
+  run_id: string;
   mode: string;
   orchestration_strategy: string;
   personas_used: string[];
@@ -128,6 +129,9 @@ describe('weighting by_priors: the track record kept with each persona’s sessi
     expect(w.auditor).toBeCloseTo(0.1 / 1.1, 3);
     expect(w.coordinator).toBeCloseTo(0.5 / 1.1, 3);
     expect(artifact).toContain('track record');
+    // Fixed in the plan when the run started: a resume (or a draft) weighs the same.
+    const state = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', orchestration.run_id, 'state.json'), 'utf8'));
+    expect(state.plan.settings.priors).toEqual({ coordinator: 0.5, strategist: 0.5, auditor: 0.1 });
   });
 
   it('records each persona’s verdict against the final action when a run completes', async () => {

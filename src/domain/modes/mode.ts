@@ -56,8 +56,6 @@ export interface ModeContext {
   readonly screen?: (text: string) => string;
   /** Reasons a person already chose to continue past on this run (`maestro hitl decide … continue`). */
   readonly approved?: ReadonlySet<string>;
-  /** `by_priors`: persona id → its track record (share of its earlier verdicts that matched the final action), from its session. */
-  readonly priors?: Readonly<Record<string, number>>;
 }
 
 /** How the engine reads a structured reply: accepted, or the problem to quote back once. */

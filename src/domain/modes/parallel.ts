@@ -181,7 +181,7 @@ export function evaluate(ctx: ModeContext, done: readonly Step[], personas: read
     threshold: settings.consensusThreshold,
     measure: settings.consensusMeasure,
     personaTiers: Object.fromEntries(personas.map((p) => [p, ctx.personas.get(p)?.tier])),
-    ...(ctx.priors ? { priors: ctx.priors } : {}),
+    ...(settings.priors ? { priors: settings.priors } : {}),
     ...(standing ? { standing: standing.weights } : {}),
   });
   const arbitrationWeights = Object.fromEntries(Object.entries(weights).map(([p, w]) => [p, w * (standing?.weights[p] ?? 1)]));

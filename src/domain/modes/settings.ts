@@ -157,6 +157,8 @@ export interface ModeSettings {
   readonly specialists?: readonly string[];
   /** `hierarchical`: the groups; absent = by tier. */
   readonly groups?: PersonaGroups;
+  /** `by_priors`: each persona's track record as it stood when the run started (fixed in the plan). */
+  readonly priors?: Readonly<Record<string, number>>;
   readonly review: Review;
   readonly concurrency: number;
   readonly callTimeoutMs: number;
@@ -222,10 +224,13 @@ export function readModeSettings(settings: Readonly<Record<string, unknown>>): M
     itemMemory: pick(SettingChecks.itemMemory, settings.item_memory, MODE_DEFAULTS.itemMemory),
     ...optional('specialists', SettingChecks.specialists, settings.specialists),
     ...optional('groups', PersonaGroups, settings.groups),
+    ...optional('priors', Priors, settings.priors),
     ...(typeof settings.supervisor === 'string' ? { supervisor: settings.supervisor } : {}),
     ...(typeof settings.reviewer === 'string' ? { reviewer: settings.reviewer } : {}),
   };
 }
+
+const Priors = z.record(z.string(), z.number().min(0).max(1));
 
 function optional<K extends string, T>(key: K, schema: z.ZodType<T>, value: unknown): Partial<Record<K, T>> {
   const r = schema.safeParse(value);
