@@ -147,6 +147,12 @@ function modeOnlyOptions(c: CommandConfig, issue: (path: (string | number)[], me
     if (c[key] !== undefined && c.mode !== undefined && c.mode !== mode)
       issue(['config', key], `only for mode "${mode}" (this command says "${c.mode}")`);
   }
+  // The anonymous review ranks the assessments of one council: adaptive and hierarchical do not ask for it.
+  if (c.review === 'anonymous' && (c.mode === 'adaptive' || c.mode === 'hierarchical'))
+    issue(
+      ['config', 'review'],
+      `the anonymous review works with modes "parallel" and "sequential_refinement" (this command says "${c.mode}")`,
+    );
 }
 
 /** Parses untrusted JSON text into a command file. Never throws. */

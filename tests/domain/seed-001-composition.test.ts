@@ -179,3 +179,47 @@ describe('parallel_consensus needs a majority for action', () => {
     expect(requireMajority(arbitrate({ strategy: 'pessimistic', verdicts: votes, weights: {} })).final_action).toBe('escalate');
   });
 });
+
+describe("the seed's domain_weighted example: Implement caching", () => {
+  it('the performance persona carries the vote, the security persona weighs least', async () => {
+    const { rankRelevance } = await import('../../src/domain/relevance.js');
+    const council = [
+      { id: 'performance', focus_domains: ['performance', 'caching', 'latency'] },
+      { id: 'security', focus_domains: ['security', 'authentication'] },
+      { id: 'ux', focus_domains: ['usability', 'user interface'] },
+    ];
+    const relevance = rankRelevance(council, 'Implement caching');
+    const v = (persona: string, action: Verdict['action']): Verdict => ({
+      persona,
+      valid: true,
+      action,
+      confidence: 0.8,
+      rationale: persona,
+    });
+    const r = arbitrate({
+      strategy: 'domain_weighted',
+      verdicts: [v('performance', 'proceed'), v('security', 'investigate'), v('ux', 'proceed')],
+      weights: {},
+      relevance,
+    });
+    expect(r.final_action).toBe('proceed');
+    expect(r.weights_used.performance).toBeGreaterThan(r.weights_used.security ?? 1);
+  });
+});
+
+describe('the artifact says nothing was composed when no assessment was valid', () => {
+  it('prints no confidence or agreement figure', async () => {
+    const { compositionText } = await import('../../src/domain/modes/parallel.js');
+    const assessments = [invalid('a'), invalid('b')];
+    const composed = composeAssessments({ strategy: 'weighted_average', assessments });
+    const arbitration = arbitrate({
+      strategy: 'confidence_weighted',
+      verdicts: assessments.map((a) => ({ ...a, valid: false })),
+      weights: {},
+    });
+    const text = compositionText({ assessments, standing: undefined, composed, arbitration });
+    expect(text).toContain('No assessment was valid: there is no composed confidence and no vector agreement');
+    expect(text).toContain('Effective weights: none (no valid assessment).');
+    expect(text).not.toMatch(/overall \d|vector agreement \d/);
+  });
+});
