@@ -300,7 +300,15 @@ export function reportOutcome(
   const outcome = { ...raw, message: screenText(raw.message) };
   if (opts.json) {
     const { run_id, status, decision, reason_code, artifact, audit_log } = outcome;
-    const line = { ...outcomeKind(opts), run_id: run_id || null, status, decision, reason_code, artifact, audit_log: audit_log || null };
+    const line = {
+      ...outcomeKind(opts),
+      run_id: run_id || null,
+      status,
+      decision,
+      reason_code,
+      artifact,
+      audit_log: audit_log || null,
+    };
     io.stdout.write(`${JSON.stringify({ ...line, ...extra })}\n`);
     if (outcome.status !== 'completed') io.stderr.write(`${outcome.message}\n`);
     return EXIT_BY_STATUS[outcome.status];

@@ -68,9 +68,8 @@ export function registerShow(program: Command, io: Io): void {
       if (opts.json) {
         const orchestration = (await workspace.runs.orchestration(runId)) ?? null;
         const { run_id, created_at, plan } = state;
-        io.stdout.write(
-          `${JSON.stringify({ run_id, status: shown.status, created_at, mode: plan?.mode ?? null, summary: state.summary ?? null, orchestration }, null, 2)}\n`,
-        );
+        const view = { run_id, status: shown.status, created_at, mode: plan?.mode ?? null, summary: state.summary ?? null, orchestration };
+        io.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
         return;
       }
       const markdown = renderTranscript(state, shown.status);

@@ -19,9 +19,12 @@ export const RELEVANCE_FLOOR = 0.1;
 
 // Words that carry no domain: left out of both the index and the query.
 const STOP_WORDS = new Set(
-  'a an and are as at be by for from has have in into is it its of on or our should that the their this to was we were will with without your'.split(
-    ' ',
-  ),
+  [
+    'a an and are as at be by for from has have in into is it its of on or our',
+    'should that the their this to was we were will with without your',
+  ]
+    .join(' ')
+    .split(' '),
 );
 
 /** Lower case, stop words out, Porter-stemmed: "Caching" and "cache" meet as "cach". */

@@ -58,7 +58,9 @@ export function groupsOf(ctx: ModeContext): PersonaGroup[] {
   }
   const grouped = new Set(groups.flatMap((g) => g.members));
   const others = council.filter((p) => !grouped.has(p));
-  if (others.length > 0) groups.push({ name: groups.some((g) => g.name === 'others') ? 'others-ungrouped' : 'others', members: others });
+  if (others.length === 0) return groups;
+  const name = groups.some((g) => g.name === 'others') ? 'others-ungrouped' : 'others';
+  groups.push({ name, members: others });
   return groups;
 }
 

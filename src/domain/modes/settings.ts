@@ -54,7 +54,8 @@ export const PersonaGroups = z
     for (const [name, ids] of Object.entries(groups))
       for (const id of ids) {
         const other = seen.get(id);
-        if (other !== undefined) ctx.addIssue({ code: 'custom', path: [name], message: `persona "${id}" is already in group "${other}"` });
+        const message = `persona "${id}" is already in group "${other}"`;
+        if (other !== undefined) ctx.addIssue({ code: 'custom', path: [name], message });
         else seen.set(id, name);
       }
     if (Object.keys(groups).length === 0) ctx.addIssue({ code: 'custom', message: 'must name at least one group' });
