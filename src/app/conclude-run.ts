@@ -1,4 +1,6 @@
+import { ASSESSMENT_MODES } from '../domain/modes/settings.js';
 import { auditEvent } from '../domain/audit.js';
+import { orchestrationResult } from '../domain/orchestration-result.js';
 import { screenText } from '../domain/screen.js';
 import type { ReasonCode } from '../domain/codes.js';
 import { runDecision, type DecisionRecord } from '../domain/decision.js';
@@ -33,7 +35,7 @@ export async function concludeRun(options: {
   const judgement = judge(conclusion, { state, ctx });
   // A run concluded again to complete its ending (after a restart) does not record the arbitration twice.
   const resumedEnding = state.finishing !== undefined;
-  await recordArbitration({ run, deps, state, conclusion, judgement, resumedEnding });
+  await recordArbitration({ run, deps, state, conclusion, judgement, resumedEnding, ctx });
 
   const plan = state.plan ?? ctx.plan;
   const draft = draftOf({ state, ctx, plan, conclusion, deps, rehearsal: options.rehearsal });
@@ -49,7 +51,7 @@ export async function concludeRun(options: {
         verdicts: conclusion.verdicts,
         names: draft.personaNames,
       }) + notes;
-    return settleRun({ run, deps, ending: doubt, message, draft, requestPlan });
+    return settleRun({ run, deps, ending: doubt, message, draft, requestPlan, attachments: conclusion.attachments });
   }
   if (conclusion.guardrail) {
     // Seed 002: a guardrail's stop is explicit and observable — its own status and exit code, the
@@ -61,7 +63,7 @@ export async function concludeRun(options: {
 
   // Successful end: the artifact is written, then the session states are saved (persistent council) —
   // only once the artifact is on disk, so a failed write never leaves memory of a run that produced nothing.
-  const saveSessions = sessionSaver({ run, deps, state, personas: plan.personas, resumedEnding });
+  const saveSessions = sessionSaver({ run, deps, state, personas: plan.personas, resumedEnding, conclusion });
   return settleRun({
     run,
     deps,
@@ -96,7 +98,7 @@ function judge(conclusion: Conclusion, at: { state: RunState; ctx: ModeContext }
   const readableDoubt = !unreadable || conclusion.verdicts.some((v) => v.valid && v.action !== 'proceed');
   const doubt: Ending = readableDoubt
     ? decideRun({ kind: 'council_doubt', reason: councilReason })
-    : decideRun({ kind: 'reply_unreadable', call: at.ctx.plan.mode === 'parallel' ? 'assessment' : 'verdict' });
+    : decideRun({ kind: 'reply_unreadable', call: ASSESSMENT_MODES.has(at.ctx.plan.mode) ? 'assessment' : 'verdict' });
   // A person who chose `continue` on this very pause has cleared it; the council's verdict stays on record.
   const cleared = arbitration.final_action !== 'proceed' && approvedReasons(at.state).has(doubt.decision.reason_code);
   const proceed = arbitration.final_action === 'proceed' || cleared;
@@ -123,6 +125,7 @@ async function recordArbitration(options: {
   conclusion: Conclusion;
   judgement: Judgement;
   resumedEnding: boolean;
+  ctx: ModeContext;
 }): Promise<void> {
   const { run, deps, conclusion, judgement, resumedEnding } = options;
   const { arbitration } = conclusion;
@@ -141,7 +144,10 @@ async function recordArbitration(options: {
   });
   // When the arbitration lets the run go on, its decision joins the trail with its record.
   const decided = proceed && !resumedEnding ? { event: { type: 'decided' as const, decision } } : {};
-  await run.commit({ ...decided, records: [arbitrated], completesEnding: resumedEnding });
+  // The orchestration result is kept with the run (screened, like everything kept), for `--json`.
+  const result = orchestrationResult(options.ctx, options.state.steps, conclusion);
+  const files = [{ name: 'orchestration.json' as const, content: `${screenText(JSON.stringify(result, null, 2))}\n` }];
+  await run.commit({ ...decided, records: [arbitrated], files, completesEnding: resumedEnding });
   deps.onProgress?.({
     kind: 'arbitrated',
     run_id: options.state.run_id,
@@ -188,8 +194,10 @@ function sessionSaver(options: {
   state: RunState;
   personas: readonly string[];
   resumedEnding: boolean;
+  conclusion: Conclusion;
 }): () => Promise<void> {
   const { run, deps, state, personas } = options;
+  const { verdicts, arbitration } = options.conclusion;
   return async () => {
     // Each persona's file has its own lock, so they are saved at once; every save settles before a failure is reported.
     const saved = await Promise.allSettled(
@@ -201,7 +209,10 @@ function sessionSaver(options: {
             { role: 'user' as const, content: screenText(s.prompt), run_id: state.run_id, ts: s.started_at },
             { role: 'assistant' as const, content: screenText(s.reply), run_id: state.run_id, ts: s.started_at },
           ]);
-        return deps.sessions.appendRun(id, state.run_id, messages, { retry: options.resumedEnding === true });
+        // Its track record (`by_priors`): a readable verdict of its own against the council's final action.
+        const said = verdicts.find((v) => v.persona === id && v.valid)?.action;
+        const track = said ? { said, final: arbitration.final_action } : undefined;
+        return deps.sessions.appendRun(id, state.run_id, messages, { retry: options.resumedEnding === true, ...(track ? { track } : {}) });
       }),
     );
     const failed = saved.find((r): r is PromiseRejectedResult => r.status === 'rejected');

@@ -13,6 +13,7 @@ import { nextStep } from '../domain/run-machine.js';
 import { decideRun } from '../domain/run/policy.js';
 import { approvedReasons, type RunPlan, type RunState, type Step } from '../domain/run-state.js';
 import type { StartedRun } from '../domain/ports.js';
+import { trackRecord } from '../domain/session-state.js';
 import { isSecretCategory } from '../domain/sensitive/categories.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { explainGateStop } from '../domain/stop-explanation.js';
@@ -28,7 +29,7 @@ import { classifierRoute, classifyTask, stepRecords, uniteAdvice } from './run-r
 import { runStep, type StepRunnerDeps } from './run-step.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 import { modeSettings } from './mode-settings.js';
-import { planMode, readModeSettings, type ModeSettings } from '../domain/modes/settings.js';
+import { planMode, readModeSettings, weightingKind, type ModeSettings } from '../domain/modes/settings.js';
 import type { GatheredFacts } from './gate-facts.js';
 
 /**
@@ -221,9 +222,12 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
 
   // Each persona's bounded memory, read before the mediator is asked: the council's first call then
   // follows the gates at once. (A corrupt session file is moved aside and recorded here.)
-  const histories = await loadHistories({ run, deps, personas: plan.personas });
+  const { histories, priors } = await loadHistories({ run, deps, personas: plan.personas });
+  // `by_priors`: the track records as they stood at the start are fixed in the plan, so a resumed
+  // run (or its draft) weighs as it began, whatever runs completed meanwhile.
+  const fixed = run.state.plan ? prepared : { ...prepared, plan: withPriors(plan, priors) };
   if (!ending) {
-    const stopped = await judgeTask({ run, deps, command, prepared, requestPlan });
+    const stopped = await judgeTask({ run, deps, command, prepared: fixed, requestPlan });
     if (stopped) return { outcome: stopped };
   }
   await announceStart({ run, deps, plan, inputs: gathered.inputs, ending });
@@ -234,7 +238,7 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
     runId: run.state.run_id,
     command,
     task,
-    plan: run.state.plan ?? plan,
+    plan: run.state.plan ?? fixed.plan,
     personas: models.personas,
     briefing: composeBriefing({ task, inputs }),
     histories,
@@ -356,10 +360,18 @@ function planRequester(options: {
   };
 }
 
-/** Each persona's bounded memory, one after another; a corrupt session file is recorded and shown as it is moved aside. */
-async function loadHistories(options: { run: StartedRun; deps: RunDeps; personas: readonly string[] }): Promise<Map<string, HistoryView>> {
+/**
+ * Each persona's bounded memory and track record, one after another; a corrupt session file is
+ * recorded and shown as it is moved aside.
+ */
+async function loadHistories(options: {
+  run: StartedRun;
+  deps: RunDeps;
+  personas: readonly string[];
+}): Promise<{ histories: Map<string, HistoryView>; priors: Record<string, number> }> {
   const { run, deps } = options;
   const histories = new Map<string, HistoryView>();
+  const priors: Record<string, number> = {};
   for (const id of options.personas) {
     const load = await deps.sessions.load(id);
     if (load.recovered) {
@@ -373,8 +385,9 @@ async function loadHistories(options: { run: StartedRun; deps: RunDeps; personas
       });
     }
     histories.set(id, selectHistory(load.state.messages, deps.config.history.max_tokens, deps.countTokens, load.state.archived));
+    priors[id] = trackRecord(load.state.track);
   }
-  return histories;
+  return { histories, priors };
 }
 
 /**
@@ -481,6 +494,13 @@ async function announceStart(options: {
   }
 }
 
+/** The plan with the council's track records in its settings, when it weighs by them (`by_priors`). */
+function withPriors(plan: RunPlan, priors: Readonly<Record<string, number>>): RunPlan {
+  const { weighting } = readModeSettings(plan.settings);
+  if (weightingKind(weighting) !== 'priors') return plan;
+  return { ...plan, settings: { ...plan.settings, priors: { ...priors } } };
+}
+
 /** The mode settings a run fixes when it starts, so a resumed run does the same. */
 function planSettings(command: RunState['command'], deps: RunDeps): Record<string, unknown> {
   const c = command.config;
@@ -489,11 +509,16 @@ function planSettings(command: RunState['command'], deps: RunDeps): Record<strin
     composition: c.composition ?? d.composition,
     weighting: c.weighting ?? d.weighting,
     consensus_threshold: c.consensus_threshold ?? d.consensus_threshold,
+    consensus_measure: c.consensus_measure ?? d.consensus_measure,
+    uncertainty_threshold: c.uncertainty_threshold ?? d.uncertainty_threshold,
+    specialists: c.specialists,
+    groups: c.groups ?? d.groups,
     review: c.review ?? d.review,
     concurrency: c.concurrency ?? d.concurrency,
     call_timeout_ms: c.call_timeout_ms ?? d.call_timeout_ms,
     max_iterations: c.max_iterations ?? d.max_iterations,
     parallel_items: c.parallel_items ?? d.parallel_items,
+    item_memory: c.item_memory,
     supervisor: c.supervisor,
     reviewer: c.reviewer,
   };

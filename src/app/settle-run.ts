@@ -35,7 +35,9 @@ interface EndOptions {
  * The pause is counted by the loop policy, which may attach a plan (third pause of a conflict) or end
  * the conflict line with a sealed stop (fourth).
  */
-async function pauseRun(options: EndOptions & { draft?: DraftInput; requestPlan?: () => Promise<string> }): Promise<RunOutcome> {
+async function pauseRun(
+  options: EndOptions & { draft?: DraftInput; requestPlan?: () => Promise<string>; attachments?: readonly ArtifactAttachment[] },
+): Promise<RunOutcome> {
   const { run, deps, decision } = options;
   // Kept (the checkpoint, hitl.json, the draft) and shown: screened.
   const message = screenText(options.message);
@@ -67,10 +69,12 @@ async function pauseRun(options: EndOptions & { draft?: DraftInput; requestPlan?
       ...(options.draft ? { artifact: options.draft } : {}),
     });
   }
+  const pictures = options.draft ? await draftPictures(deps, options.attachments) : [];
   const draft: RunFile | undefined = options.draft && {
     name: 'draft.md',
     content: renderArtifact({
       ...options.draft,
+      pictures: pictures.map((p) => ({ file: p.name, alt: p.alt })),
       status: 'paused',
       finishedAt: now.toISOString(),
       durationMs: now.getTime() - Date.parse(state.created_at),
@@ -92,13 +96,24 @@ async function pauseRun(options: EndOptions & { draft?: DraftInput; requestPlan?
   const hitl: RunFile = { name: 'hitl.json', content: `${JSON.stringify(why, null, 2)}\n` };
   // The pause, what it says to a person and the draft: one commit (the files are in place before the state names them).
   const paused = { type: 'paused' as const, decision, pause, summary: message, ...(loop.plan ? { loopPlan: loop.plan } : {}) };
-  await run.commit({ event: paused, files: draft ? [draft, hitl] : [hitl] });
+  const pictureFiles = pictures.map(({ name, content }) => ({ name, content }));
+  await run.commit({ event: paused, files: draft ? [...pictureFiles, draft, hitl] : [hitl] });
   const lines = [`paused for a person (${decision.layer}: ${decision.reason_code}): ${message}`];
   if (loop.plan)
     lines.push(`this conflict has paused ${loop.count} times; the council proposed a plan (see \`maestro hitl show ${state.run_id}\`)`);
   if (draftPath) lines.push(`draft: ${draftPath}`);
   lines.push(`decide: ${howTo}`);
   return buildOutcome({ runId: state.run_id, status: 'paused', decision, auditLog: run.log, message: lines.join('\n') });
+}
+
+/** A paused draft's heat map, drawn beside it in the run's folder (a draft has one picture at most: its heat map). */
+async function draftPictures(
+  deps: RunDeps,
+  attachments: readonly ArtifactAttachment[] | undefined,
+): Promise<{ name: 'draft.heatmap.svg'; content: string; alt: string }[]> {
+  const heatmap = attachments?.find((a) => a.suffix === '.heatmap.svg');
+  if (!heatmap || !deps.pictures) return [];
+  return [{ name: 'draft.heatmap.svg', content: await deps.pictures.render(heatmap.picture), alt: heatmap.alt }];
 }
 
 type FinishOptions = EndOptions & {
@@ -231,7 +246,13 @@ export async function settleRun(options: SettleOptions): Promise<RunOutcome> {
   const base = { ...rest, decision: ending.decision };
   switch (ending.kind) {
     case 'pause':
-      return pauseRun({ ...base, pauseClass: ending.pauseClass, ...(draft ? { draft } : {}), ...(requestPlan ? { requestPlan } : {}) });
+      return pauseRun({
+        ...base,
+        pauseClass: ending.pauseClass,
+        ...(draft ? { draft } : {}),
+        ...(requestPlan ? { requestPlan } : {}),
+        ...(attachments ? { attachments } : {}),
+      });
     case 'stop':
       return finishRun({ ...base, status: ending.status, ...(draft ? { artifact: draft } : {}), ...(attachments ? { attachments } : {}) });
     case 'complete':

@@ -138,7 +138,8 @@ export async function withRunContext(
     const outcome = await body(app, run);
     reporter.stop();
     follow?.endLine();
-    return reportOutcome(io, opts, outcome);
+    const orchestration = opts.json ? await readOrchestration(app, outcome.run_id) : undefined;
+    return reportOutcome(io, opts, outcome, orchestration === undefined ? {} : { orchestration });
   } catch (error) {
     reporter.stop();
     follow?.endLine();
@@ -219,6 +220,21 @@ async function reportFailure(options: {
   return reportEnd(io, opts, { run_id: runId, status: 'error', reason_code: 'INTERNAL_ERROR', message, audit_log: null }, 1);
 }
 
+/**
+ * The run's orchestration result (seed 001), kept beside it once the council was arbitrated; absent
+ * for a run that ended before (a gate, an invalid command). Unreadable, it is left out, never invented.
+ */
+export async function readOrchestration(app: App, runId: string): Promise<unknown> {
+  if (!runId) return undefined;
+  const text = await app.deps.ledger.readFile(runId, 'orchestration.json').catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Records in the run's audit log that a person interrupted it (best effort: stopping must not fail). */
 async function recordInterrupt(app: App, runId: string): Promise<string | null> {
   try {
@@ -274,14 +290,26 @@ function outcomeKind(opts: { follow?: boolean }): { kind?: 'outcome' } {
 }
 
 /** Prints a run's outcome (one JSON object with --json) and returns its exit code. */
-export function reportOutcome(io: Io, opts: { json?: boolean; follow?: boolean }, raw: RunOutcome): number {
+export function reportOutcome(
+  io: Io,
+  opts: { json?: boolean; follow?: boolean },
+  raw: RunOutcome,
+  extra: { orchestration?: unknown } = {},
+): number {
   // Outcomes are screened where they are built; one made here (an unreadable file) is screened here.
   const outcome = { ...raw, message: screenText(raw.message) };
   if (opts.json) {
     const { run_id, status, decision, reason_code, artifact, audit_log } = outcome;
-    io.stdout.write(
-      `${JSON.stringify({ ...outcomeKind(opts), run_id: run_id || null, status, decision, reason_code, artifact, audit_log: audit_log || null })}\n`,
-    );
+    const line = {
+      ...outcomeKind(opts),
+      run_id: run_id || null,
+      status,
+      decision,
+      reason_code,
+      artifact,
+      audit_log: audit_log || null,
+    };
+    io.stdout.write(`${JSON.stringify({ ...line, ...extra })}\n`);
     if (outcome.status !== 'completed') io.stderr.write(`${outcome.message}\n`);
     return EXIT_BY_STATUS[outcome.status];
   }

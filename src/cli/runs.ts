@@ -49,8 +49,9 @@ export function registerShow(program: Command, io: Io): void {
     .description('one run in full: the transcript, knowledge requests, verdicts, the decision trail and the outcome')
     .argument('<run_id>', 'the run (see "maestro runs")')
     .option('--raw', 'print the Markdown as it is, not rendered for a terminal')
+    .option('--json', 'print the run as one JSON object: its status, outcome and orchestration result (seed 001), not the transcript')
     .option(...WORKSPACE_OPTION)
-    .action(async (runId: string, opts: { raw?: boolean; workspace?: string }) => {
+    .action(async (runId: string, opts: { raw?: boolean; json?: boolean; workspace?: string }) => {
       const workspace = await openWorkspaceAt(io, opts.workspace);
       const { paths } = workspace;
       const state = /^[A-Za-z0-9_.-]+$/.test(runId) ? await workspace.runs.read(runId) : undefined;
@@ -63,7 +64,15 @@ export function registerShow(program: Command, io: Io): void {
             : `maestro show: there is no run "${runId}" in ${paths.root} (list them with "maestro runs")`,
         );
       }
-      const markdown = renderTranscript(state, (await workspace.runs.shown(state)).status);
+      const shown = await workspace.runs.shown(state);
+      if (opts.json) {
+        const orchestration = (await workspace.runs.orchestration(runId)) ?? null;
+        const { run_id, created_at, plan } = state;
+        const view = { run_id, status: shown.status, created_at, mode: plan?.mode ?? null, summary: state.summary ?? null, orchestration };
+        io.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
+        return;
+      }
+      const markdown = renderTranscript(state, shown.status);
       io.stdout.write(opts.raw ? markdown : await renderForTerminal(markdown, io));
     });
 }

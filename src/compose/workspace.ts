@@ -2,7 +2,7 @@ import { writeFileAtomically } from '../adapters/fs/atomic-file.js';
 import { requeueRejected } from '../adapters/fs/rejected.js';
 import { pruneAuditLogs } from '../adapters/fs/audit-store.js';
 import path from 'node:path';
-import { listRuns, readRunState, type RunListing } from '../adapters/fs/run-catalog.js';
+import { listRuns, readRunOrchestration, readRunState, type RunListing } from '../adapters/fs/run-catalog.js';
 import { FsRunLiveness, showRun, type ShownRun } from '../adapters/fs/run-liveness.js';
 import { FsWatcherRegistry } from '../adapters/fs/watcher-registry.js';
 import { readWorkspaceStatus, type WorkspaceStatus } from '../adapters/fs/workspace-status.js';
@@ -39,6 +39,8 @@ export interface Workspace {
     list(prices: Readonly<Record<string, Price>>): Promise<RunListing[]>;
     read(runId: string): Promise<RunState | undefined>;
     shown(run: Pick<RunState, 'run_id' | 'status'>): Promise<ShownRun>;
+    /** The run's orchestration result (seed 001), when it was arbitrated. */
+    orchestration(runId: string): Promise<unknown>;
   };
   /** Watchers, queue, runs in flight, paused and interrupted, the last runs. */
   status(options: { recent: number }): Promise<WorkspaceStatus>;
@@ -66,6 +68,7 @@ function workspaceAt(paths: WorkspacePaths): Workspace {
       list: (prices) => listRuns(paths, prices, liveness),
       read: (runId) => readRunState(paths, runId),
       shown: (run) => showRun(run.run_id, run.status, liveness),
+      orchestration: (runId) => readRunOrchestration(paths, runId),
     },
     status: ({ recent }) => readWorkspaceStatus(paths, new FsWatcherRegistry(path.join(paths.state, 'watchers')), { recent }),
     rejected: { list: () => readRejected(paths), requeue: (name) => requeueRejected(paths, name) },

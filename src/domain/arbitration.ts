@@ -145,10 +145,20 @@ function finish(
   };
 }
 
-/** Share of a persona's focus-domain words that appear in the task, 0–1 (0.5 when it has none). */
-export function domainRelevance(focusDomains: readonly string[], task: string): number {
-  if (focusDomains.length === 0) return 0.5;
-  const words = new Set(task.toLowerCase().match(/[a-z0-9]+/g) ?? []);
-  const hits = focusDomains.filter((d) => (d.toLowerCase().match(/[a-z0-9]+/g) ?? []).some((w) => words.has(w))).length;
-  return 0.2 + 0.8 * (hits / focusDomains.length);
+/**
+ * Seed 001's parallel_consensus "requires majority agreement for action": a `proceed` that fewer than
+ * a strict majority of the council voted for (however confident its few voters) becomes `investigate`.
+ * A cautious result stands as it is: it never needs a majority to hold the council back.
+ */
+export function requireMajority(result: ArbitrationResult): ArbitrationResult {
+  if (result.final_action !== 'proceed') return result;
+  const votes = Object.values(result.votes);
+  const proceed = votes.filter((a) => a === 'proceed').length;
+  if (proceed * 2 > votes.length) return result;
+  return {
+    ...result,
+    final_action: 'investigate',
+    confidence: votes.length > 0 ? 1 - proceed / votes.length : 0,
+    reasoning: `${result.reasoning}; but only ${proceed} of ${votes.length} persona(s) voted proceed, and action needs a majority, so the council investigates`,
+  };
 }

@@ -119,6 +119,8 @@ export const CommandFile = z
     } else {
       if (command.facts !== undefined) issue(['facts'], 'only with work_items (the facts every item is given)');
       if (c.parallel_items !== undefined) issue(['config', 'parallel_items'], 'only with work_items');
+      if (c.item_memory !== undefined) issue(['config', 'item_memory'], 'only with work_items');
+      modeOnlyOptions(c, issue);
       if (c.mode !== undefined && c.mode !== 'supervisor') {
         if (c.supervisor !== undefined) issue(['config', 'supervisor'], `only for mode "supervisor" (this command says "${c.mode}")`);
         if (c.max_iterations !== undefined)
@@ -132,6 +134,26 @@ export const CommandFile = z
     }
   });
 export type CommandFile = z.infer<typeof CommandFile>;
+
+/** Options that only one mode reads: with another mode named, they would be silently ignored. */
+const MODE_ONLY: readonly { key: 'specialists' | 'uncertainty_threshold' | 'groups'; mode: string }[] = [
+  { key: 'specialists', mode: 'adaptive' },
+  { key: 'uncertainty_threshold', mode: 'adaptive' },
+  { key: 'groups', mode: 'hierarchical' },
+];
+
+function modeOnlyOptions(c: CommandConfig, issue: (path: (string | number)[], message: string) => void): void {
+  for (const { key, mode } of MODE_ONLY) {
+    if (c[key] !== undefined && c.mode !== undefined && c.mode !== mode)
+      issue(['config', key], `only for mode "${mode}" (this command says "${c.mode}")`);
+  }
+  // The anonymous review ranks the assessments of one council: adaptive and hierarchical do not ask for it.
+  if (c.review === 'anonymous' && (c.mode === 'adaptive' || c.mode === 'hierarchical'))
+    issue(
+      ['config', 'review'],
+      `the anonymous review works with modes "parallel" and "sequential_refinement" (this command says "${c.mode}")`,
+    );
+}
 
 /** Parses untrusted JSON text into a command file. Never throws. */
 export function parseCommandText(text: string): Parsed<CommandFile> {
@@ -161,7 +183,7 @@ export interface PersonaReference {
   /** The command's field, as validate prints it (`work_items.2.assigned_agent`). */
   readonly field: string;
   readonly id: string;
-  /** What the persona is there for (`speaker`, `synthesizer`, `supervisor`, `reviewer`, `assigned agent`). */
+  /** What the persona is there for (`speaker`, `synthesizer`, `supervisor`, `reviewer`, `specialist`, `group member`, `assigned agent`). */
   readonly role: string;
 }
 
@@ -173,6 +195,10 @@ export function personaReferences(command: CommandFile): PersonaReference[] {
     ...(c.synthesizer ? [{ field: 'config.synthesizer', id: c.synthesizer, role: 'synthesizer' }] : []),
     ...(c.supervisor ? [{ field: 'config.supervisor', id: c.supervisor, role: 'supervisor' }] : []),
     ...(c.reviewer ? [{ field: 'config.reviewer', id: c.reviewer, role: 'reviewer' }] : []),
+    ...(c.specialists ?? []).map((id, i) => ({ field: `config.specialists.${i}`, id, role: 'specialist' })),
+    ...Object.entries(c.groups ?? {}).flatMap(([name, ids]) =>
+      ids.map((id, i) => ({ field: `config.groups.${name}.${i}`, id, role: 'group member' })),
+    ),
     ...(command.work_items ?? []).map((item, i) => ({
       field: `work_items.${i}.assigned_agent`,
       id: item.assigned_agent,

@@ -5,6 +5,9 @@ export const KNOWLEDGE_ACTIONS = ['READ_FILE', 'QUERY_CORTEX'] as const;
 export const KnowledgeAction = z.enum(KNOWLEDGE_ACTIONS);
 export type KnowledgeAction = z.infer<typeof KnowledgeAction>;
 
+/** The tiers a persona may declare (seed 001's foundation / comprehension / execution). */
+export const PERSONA_TIERS = ['foundation', 'comprehension', 'execution'] as const;
+
 /** The YAML front matter of `personas/<id>.md`. Strict: a typo is an error that names the key. */
 export const PersonaFrontMatter = z.strictObject({
   /** Must equal the file name without `.md`. */
@@ -12,8 +15,12 @@ export const PersonaFrontMatter = z.strictObject({
   name: z.string().trim().min(1).max(100),
   /** Default speaking position; lower speaks first. Ties are broken by id. */
   order: z.number().int().min(0).max(1000),
-  /** Words describing what this persona watches for; used by `domain_weighted` arbitration. */
+  /** Words describing what this persona watches for; ranked against the task for `domain` weighting and `domain_weighted` arbitration. */
   focus_domains: z.array(z.string().trim().min(1).max(60)).max(20).default([]),
+  /** One or two sentences on what this persona is for; ranked with the focus domains (seed 001's domain relevance). */
+  description: z.string().trim().min(1).max(500).optional(),
+  /** The epistemic tier this persona speaks for (seed 001's `by_tier`): it counts double on that tier's vectors. */
+  tier: z.enum(PERSONA_TIERS, { error: `must be one of ${PERSONA_TIERS.map((t) => `"${t}"`).join(', ')}` }).optional(),
   /** Knowledge actions this persona may request. */
   privileges: z.array(KnowledgeAction).default(['READ_FILE']),
   /** Vote weight in arbitration, > 0. */

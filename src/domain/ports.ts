@@ -7,6 +7,7 @@ import type { ResolvedRoute } from './route.js';
 import type { RunEvent } from './run-machine.js';
 import type { KnowledgeResult, RunState } from './run-state.js';
 import type { HistoryMessage, SessionState } from './session-state.js';
+import type { VerdictAction } from './verdict.js';
 
 export type { CallContext, CallPurpose, ChatMessage, LlmNotice, LlmReply, LlmRequest, ModelIdentity } from './chat.js';
 import type { CallContext, LlmReply, LlmRequest } from './chat.js';
@@ -61,13 +62,17 @@ export interface AppendRunOptions {
    * runs may have moved it there meanwhile. Only a retry pays for that look.
    */
   readonly retry?: boolean;
+  /** The persona's verdict in this run and the council's final action, for its track record (`by_priors`). */
+  readonly track?: { readonly said: VerdictAction; readonly final: VerdictAction };
 }
 
 /**
  * A run's own files, kept beside its checkpoint: the command's copy (`command.json`, while the run
- * has not ended), and while it is paused why (`hitl.json`) and the artifact so far (`draft.md`).
+ * has not ended), and while it is paused why (`hitl.json`) and the artifact so far (`draft.md`), and
+ * from its arbitration on the machine-readable orchestration result (`orchestration.json`); a paused
+ * draft's heat map (`draft.heatmap.svg`) beside it.
  */
-export const RUN_FILES = ['command.json', 'hitl.json', 'draft.md'] as const;
+export const RUN_FILES = ['command.json', 'hitl.json', 'draft.md', 'orchestration.json', 'draft.heatmap.svg'] as const;
 export type RunFileName = (typeof RUN_FILES)[number];
 
 export interface RunFile {

@@ -19,6 +19,17 @@ export type HistoryMessage = z.infer<typeof HistoryMessage>;
 export const ArchivedRun = z.strictObject({ run_id: z.string(), task: z.string(), last_word: z.string() });
 export type ArchivedRun = z.infer<typeof ArchivedRun>;
 
+/** One earlier run of a persona's track record (seed 001's `by_priors`): what it said, and what the council finally did. */
+export const TrackEntry = z.strictObject({
+  run_id: z.string(),
+  said: z.enum(['proceed', 'investigate', 'escalate']),
+  final: z.enum(['proceed', 'investigate', 'escalate']),
+});
+export type TrackEntry = z.infer<typeof TrackEntry>;
+
+/** How many runs a persona's track record keeps (the newest). */
+const TRACK_KEEP = 100;
+
 /** How many archived runs keep a summary line in the state file. */
 const ARCHIVED_SUMMARIES = 50;
 
@@ -32,6 +43,8 @@ export const SessionState = z.strictObject({
   messages: z.array(HistoryMessage),
   /** Older runs moved to `session_states/archive/<persona>_history.jsonl`: how many, and the latest summaries. */
   archived: z.strictObject({ count: z.number().int().min(0), recent: z.array(ArchivedRun) }).default({ count: 0, recent: [] }),
+  /** The persona's track record, newest last (files written before it have none). */
+  track: z.array(TrackEntry).default([]),
 });
 export type SessionState = z.infer<typeof SessionState>;
 
@@ -52,22 +65,47 @@ export function emptySessionState(personaId: string, now: string): SessionState 
     runs: [],
     messages: [],
     archived: { count: 0, recent: [] },
+    track: [],
   };
 }
 
 /** Validates a session file's JSON, migrating known older versions. */
 export function parseSessionState(json: unknown): Parsed<SessionState> {
   const v1 = SessionStateV1.safeParse(json);
-  if (v1.success) return { ok: true, value: { ...v1.data, schemaVersion: SESSION_STATE_VERSION, archived: { count: 0, recent: [] } } };
+  if (v1.success)
+    return { ok: true, value: { ...v1.data, schemaVersion: SESSION_STATE_VERSION, archived: { count: 0, recent: [] }, track: [] } };
   const result = SessionState.safeParse(json);
   if (!result.success) return { ok: false, issues: formatIssues(result.error) };
   return { ok: true, value: result.data };
 }
 
-/** Appends one run's messages; a run already saved (or archived) is not appended again (idempotent on resume). */
-export function appendRun(state: SessionState, runId: string, messages: readonly HistoryMessage[], now: string): SessionState {
+/** Appends one run's messages (and its track entry); a run already saved (or archived) is not appended again (idempotent on resume). */
+export function appendRun(
+  state: SessionState,
+  runId: string,
+  messages: readonly HistoryMessage[],
+  now: string,
+  track?: Omit<TrackEntry, 'run_id'>,
+): SessionState {
   if (state.runs.includes(runId) || state.archived.recent.some((r) => r.run_id === runId)) return state;
-  return { ...state, updated_at: now, runs: [...state.runs, runId], messages: [...state.messages, ...messages] };
+  const entries = track && !state.track.some((t) => t.run_id === runId) ? [...state.track, { run_id: runId, ...track }] : state.track;
+  return {
+    ...state,
+    updated_at: now,
+    runs: [...state.runs, runId],
+    messages: [...state.messages, ...messages],
+    track: entries.slice(-TRACK_KEEP),
+  };
+}
+
+/**
+ * A persona's prior (seed 001's `by_priors`): the share of its recorded verdicts that matched the
+ * council's final action, with Laplace's rule of succession — (matches + 1) / (runs + 2) — so a
+ * persona with no record is at 0.5 and one run never makes it 0 or 1.
+ */
+export function trackRecord(track: readonly TrackEntry[]): number {
+  const matches = track.filter((t) => t.said === t.final).length;
+  return Math.round(((matches + 1) / (track.length + 2)) * 1000) / 1000;
 }
 
 /**

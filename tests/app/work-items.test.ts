@@ -281,3 +281,73 @@ describe('work items', () => {
     expect(llm.calls).toHaveLength(0);
   });
 });
+
+describe('work items as seed 003 writes them (issue 26)', () => {
+  it('flags contradicting item results in the artifact and investigates instead of proceeding', async () => {
+    const llm = new ScriptedLlmClient((r) => {
+      if (r.purpose !== 'item') return politeCouncil(r);
+      return r.persona === 'strategist' ? 'We should use Redis for the session cache.' : 'Do not use Redis: nobody can run it.';
+    });
+    const outcome = await run(
+      { task_description: 'Prepare the migration', work_items: [item('store', 'strategist'), item('ops', 'auditor')] },
+      llm,
+    );
+    expect(outcome.status).toBe('paused');
+    const draft = await readFile(path.join(ws.dir, '.maestro', 'runs', outcome.run_id, 'draft.md'), 'utf8');
+    const check = section(draft, 'Contradiction check');
+    expect(check).toContain('1 contradiction(s) flagged');
+    expect(check).toMatch(/\| use redi \| `store` \| We should use Redis for the session cache\. \| `ops` \|/);
+    const arbitrated = (await records(outcome.audit_log)).find((r) => r.event === 'ARBITRATED')!;
+    expect(arbitrated.details).toMatchObject({ final_action: 'investigate', contradictions: 1 });
+  });
+
+  it('says so when the item results do not contradict each other', async () => {
+    const outcome = await run({ task_description: 'Prepare the migration', work_items: items(3) }, new ScriptedLlmClient(worker));
+    expect(outcome.status).toBe('completed');
+    expect(section(await readFile(outcome.artifact!, 'utf8'), 'Contradiction check')).toContain(
+      'No contradiction found between the 3 item result(s).',
+    );
+  });
+
+  it("serves an item the file it asked for, and the file's content reaches the item's next call", async () => {
+    const prompts: string[] = [];
+    const llm = new ScriptedLlmClient((r) => {
+      if (r.purpose !== 'item') return politeCouncil(r);
+      const last = r.messages.at(-1)!.content;
+      prompts.push(last);
+      return last.includes('<<<BEGIN docs/plan.md')
+        ? `Read it: ${/- (move the reports[^\n]*)/.exec(last)?.[1]}`
+        : 'I need the plan first. [ORCHESTRATOR_REQUEST: READ_FILE(docs/plan.md)]';
+    });
+    const outcome = await run({ task_description: 'Prepare the migration', work_items: [item('only', 'strategist')] }, llm);
+    expect(outcome.status).toBe('completed');
+    expect(prompts).toHaveLength(2);
+    expect(prompts[1]).toContain('- move the reports to the queue');
+    const artifact = await readFile(outcome.artifact!, 'utf8');
+    // The merge holds the item's answer after the read, not its request.
+    expect(section(artifact, 'Final proposal')).toContain('Read it: move the reports to the queue');
+    expect(section(artifact, 'Work items')).toContain('1 (1 served to the item)');
+    const state = await stateOf(outcome.run_id);
+    expect(state.steps.map((s: { id: string }) => s.id)).toContain('item:only:read2');
+  });
+
+  it('runs items without persona memory unless the command asks, so a second run merges the same', async () => {
+    const llm = () =>
+      new ScriptedLlmClient((r) => {
+        if (r.purpose !== 'item') return politeCouncil(r);
+        const remembered = r.messages.filter((m) => m.role === 'user').length - 1;
+        return `${r.persona} remembers ${remembered} earlier message(s)`;
+      });
+    const command = { task_description: 'Prepare the migration', work_items: items(2) };
+    const merges: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const outcome = await run(command, llm());
+      expect(outcome.status).toBe('completed');
+      merges.push(section(`${await readFile(outcome.artifact!, 'utf8')}\n## `, 'Final proposal'));
+    }
+    expect(merges[1]).toBe(merges[0]);
+    expect(merges[0]).toContain('remembers 0 earlier message(s)');
+    const remembering = await run({ ...command, config: { item_memory: true } }, llm());
+    expect(section(`${await readFile(remembering.artifact!, 'utf8')}\n## `, 'Final proposal')).not.toContain('remembers 0 earlier');
+  });
+});

@@ -181,7 +181,16 @@ describe('maestro run --follow', () => {
     expectCouncilStory(lines);
     // The last line is `run --json`'s one object, marked as the outcome.
     const outcome = lines.at(-1) as Line;
-    expect(Object.keys(outcome).sort()).toEqual(['artifact', 'audit_log', 'decision', 'kind', 'reason_code', 'run_id', 'status']);
+    expect(Object.keys(outcome).sort()).toEqual([
+      'artifact',
+      'audit_log',
+      'decision',
+      'kind',
+      'orchestration',
+      'reason_code',
+      'run_id',
+      'status',
+    ]);
     expect(outcome).toMatchObject({ kind: 'outcome', run_id: runId, status: 'completed', decision: 'RUN', reason_code: 'RUN_COMPLETED' });
     expectNoRawSecret(r.stdout + r.stderr);
   });

@@ -26,7 +26,7 @@ describe('maestro run (end to end, offline model)', () => {
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as Record<string, string>;
     expect(out).toMatchObject({ status: 'completed', decision: 'RUN', reason_code: 'RUN_COMPLETED' });
-    expect(Object.keys(out).sort()).toEqual(['artifact', 'audit_log', 'decision', 'reason_code', 'run_id', 'status']);
+    expect(Object.keys(out).sort()).toEqual(['artifact', 'audit_log', 'decision', 'orchestration', 'reason_code', 'run_id', 'status']);
     expect(out.artifact).toBe(path.join(ws.dir, 'outputs', 'migration-review.md'));
 
     const artifact = await readFile(out.artifact!, 'utf8');

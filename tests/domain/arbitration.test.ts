@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { arbitrate, domainRelevance } from '../../src/domain/arbitration.js';
+import { arbitrate } from '../../src/domain/arbitration.js';
 import type { ArbitrationStrategy } from '../../src/domain/command-file.js';
 import type { Verdict, VerdictAction } from '../../src/domain/verdict.js';
 
@@ -72,12 +72,6 @@ describe('arbitration', () => {
     expect(r.agreement).toBeCloseTo(2 / 3);
     expect(r.conflicts).toEqual(['c said investigate (0.60): c thinks investigate']);
     expect(r.votes).toEqual({ a: 'proceed', b: 'proceed', c: 'investigate' });
-  });
-
-  it('scores domain relevance from focus-domain words found in the task', () => {
-    expect(domainRelevance(['security', 'privacy'], 'Review the security of the login')).toBeCloseTo(0.6);
-    expect(domainRelevance(['security'], 'Plan the party')).toBeCloseTo(0.2);
-    expect(domainRelevance([], 'anything')).toBe(0.5);
   });
 });
 

@@ -107,7 +107,7 @@ describe('COMPOSE', () => {
   it('tier confidences are the tier means, weighted and discounted by uncertainty', () => {
     const c = composeAssessments({ strategy: 'average', assessments: [anAssessment('a', 0.8, { vectors: { uncertainty: 0.2 } })] });
     expect(c.tiers).toMatchObject({ foundation: 0.8, comprehension: 0.8, execution: 0.8 });
-    expect(c.tiers.overall).toBe(0.72); // 0.8 × (1 − 0.5 × 0.2)
+    expect(c.tiers?.overall).toBe(0.72); // 0.8 × (1 − 0.5 × 0.2)
   });
 
   it('a review standing multiplies the weights', () => {

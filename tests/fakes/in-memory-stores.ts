@@ -2,6 +2,7 @@ import path from 'node:path';
 import { KNOWLEDGE_ACTIONS, type Persona } from '../../src/domain/persona.js';
 import { emptyLoopPolicy, type LoopPolicyData } from '../../src/domain/loop-policy/workspace-loop.js';
 import type {
+  AppendRunOptions,
   ArtifactWriter,
   Clock,
   InputReader,
@@ -69,10 +70,11 @@ export class InMemorySessionStore implements SessionStore {
     return { state: this.states.get(personaId) ?? emptySessionState(personaId, now) };
   }
 
-  async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[]): Promise<void> {
+  async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[], options: AppendRunOptions = {}): Promise<void> {
     if (this.failAppend) throw this.failAppend;
     const { state } = await this.load(personaId);
-    const { state: kept, moved } = compactSession(appendRun(state, runId, messages, this.clock.now().toISOString()), this.keepRuns);
+    const appended = appendRun(state, runId, messages, this.clock.now().toISOString(), options.track);
+    const { state: kept, moved } = compactSession(appended, this.keepRuns);
     this.archived.set(personaId, [...(this.archived.get(personaId) ?? []), ...moved]);
     this.states.set(personaId, kept);
   }

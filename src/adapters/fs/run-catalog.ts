@@ -6,7 +6,7 @@ import { parseRunState } from '../../domain/checkpoint.js';
 import type { RunState } from '../../domain/run-state.js';
 import { screenText } from '../../domain/screen.js';
 import { totalUsage } from '../../domain/usage.js';
-import { listDirOrEmpty } from './read.js';
+import { listDirOrEmpty, readIfExists } from './read.js';
 import { showRun, type RunLiveness, type ShownRun } from './run-liveness.js';
 import { readCheckpoint } from './run-journal.js';
 import type { WorkspacePaths } from './workspace-paths.js';
@@ -83,6 +83,18 @@ export async function readRunState(paths: WorkspacePaths, runId: string): Promis
     if (read === undefined) return undefined;
     const parsed = parseRunState(read.json);
     return parsed.ok ? parsed.value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A run's orchestration result (`orchestration.json`, seed 001) as kept, parsed; undefined when it has none or it cannot be read. */
+export async function readRunOrchestration(paths: WorkspacePaths, runId: string): Promise<unknown> {
+  if (!/^[A-Za-z0-9_.-]+$/.test(runId)) return undefined;
+  const text = await readIfExists(path.join(paths.runDir(runId), 'orchestration.json')).catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }

@@ -89,7 +89,7 @@ export class FsSessionStore implements SessionStore {
         // A retry whose run other saves have since moved to the archive: it is saved already.
         if (options.retry && !known && (await archiveHolds(this.archiveFor(personaId), runId))) return;
         const { state: compacted, moved } = compactSession(
-          appendRun(state, runId, messages, this.clock.now().toISOString()),
+          appendRun(state, runId, messages, this.clock.now().toISOString(), options.track),
           this.keepRuns,
         );
         // Counted before the writes and their checks: counting may load the tokenizer, and a holder

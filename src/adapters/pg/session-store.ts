@@ -64,7 +64,7 @@ export class PgSessionStore implements SessionStore {
         );
         if ((held.rowCount ?? 0) > 0) return;
       }
-      const { state, moved } = compactSession(appendRun(current, runId, messages, now), this.keepRuns);
+      const { state, moved } = compactSession(appendRun(current, runId, messages, now, options.track), this.keepRuns);
       for (const m of moved)
         await db.query('INSERT INTO maestro_session_archive (persona_id, message) VALUES ($1, $2)', [personaId, JSON.stringify(m)]);
       await db.query(

@@ -17,9 +17,19 @@ export class VegaPictureRenderer implements PictureRenderer {
   }
 }
 
-/** A persona × vector heat map: one cell per score (0–1), its value written in it, missing cells grey. */
+/** The fill of a flagged cell (disagreement sent to arbitration) and of a missing one, named in the legend. */
+const FLAGGED_FILL = '#f4a261';
+const MISSING_FILL = '#dddddd';
+
+/**
+ * A persona × vector heat map: one cell per score (0–1), its value written in it; flagged cells
+ * (the personas disagreed, so the vector went to arbitration) orange and marked `flag`, missing
+ * cells grey — both named in a legend beside the score gradient.
+ */
 export function heatmapSpec(spec: PictureSpec): Record<string, unknown> {
-  const values = spec.rows.flatMap((row, r) => spec.columns.map((column, c) => ({ row, column, value: spec.values[r]?.[c] ?? null })));
+  const values = spec.rows.flatMap((row, r) =>
+    spec.columns.map((column, c) => ({ row, column, value: spec.values[r]?.[c] ?? null, flagged: spec.flagged?.[r]?.[c] === true })),
+  );
   const cell = 34;
   return {
     $schema: 'https://vega.github.io/schema/vega/v6.json',
@@ -32,6 +42,12 @@ export function heatmapSpec(spec: PictureSpec): Record<string, unknown> {
       { name: 'x', type: 'band', domain: spec.columns, range: 'width', padding: 0.04 },
       { name: 'y', type: 'band', domain: spec.rows, range: 'height', padding: 0.06 },
       { name: 'color', type: 'linear', domain: [0, 1], range: { scheme: 'blues' }, zero: true },
+      {
+        name: 'cellKind',
+        type: 'ordinal',
+        domain: ['flagged: disagreement, sent to arbitration', 'no score'],
+        range: [FLAGGED_FILL, MISSING_FILL],
+      },
     ],
     axes: [
       { orient: 'top', scale: 'x', labelAngle: -35, labelAlign: 'left', domain: false, ticks: false },
@@ -43,7 +59,10 @@ export function heatmapSpec(spec: PictureSpec): Record<string, unknown> {
         labelFontWeight: { signal: "datum.value === 'composed' ? 'bold' : 'normal'" },
       },
     ],
-    legends: [{ fill: 'color', type: 'gradient', title: 'score', direction: 'vertical', gradientLength: spec.rows.length * cell - 20 }],
+    legends: [
+      { fill: 'color', type: 'gradient', title: 'score', direction: 'vertical', gradientLength: spec.rows.length * cell - 20 },
+      { fill: 'cellKind', type: 'symbol', title: 'cells', symbolType: 'square', orient: 'right' },
+    ],
     marks: [
       {
         type: 'rect',
@@ -55,7 +74,8 @@ export function heatmapSpec(spec: PictureSpec): Record<string, unknown> {
             y: { scale: 'y', field: 'row' },
             height: { scale: 'y', band: 1 },
             fill: [
-              { test: 'datum.value === null', value: '#dddddd' },
+              { test: 'datum.flagged', value: FLAGGED_FILL },
+              { test: 'datum.value === null', value: MISSING_FILL },
               { scale: 'color', field: 'value' },
             ],
           },
@@ -71,7 +91,7 @@ export function heatmapSpec(spec: PictureSpec): Record<string, unknown> {
             align: { value: 'center' },
             baseline: { value: 'middle' },
             fontSize: { value: 11 },
-            text: { signal: "datum.value === null ? '—' : format(datum.value, '.2f')" },
+            text: { signal: "datum.flagged ? 'flag' : datum.value === null ? '—' : format(datum.value, '.2f')" },
             fill: { signal: "datum.value !== null && datum.value > 0.6 ? 'white' : 'black'" },
           },
         },

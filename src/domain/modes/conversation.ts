@@ -1,4 +1,5 @@
-import { arbitrate, domainRelevance, type ArbitrationResult } from '../arbitration.js';
+import { arbitrate, type ArbitrationResult } from '../arbitration.js';
+import { rankRelevance } from '../relevance.js';
 import type { Persona } from '../persona.js';
 import type { ChatMessage } from '../chat.js';
 import { orchestratorSystemPrompt, renderKnowledgeResult } from '../prompts.js';
@@ -67,16 +68,12 @@ export function collectVerdicts(steps: readonly Step[]): Verdict[] {
   return steps.filter((s) => s.kind === 'verdict').map((s) => parseVerdict(s.persona, s.reply));
 }
 
-/** Persona id → configured weight, and → relevance of its focus domains to the task. */
+/** Persona id → configured weight, and → relevance of its declared field to the task (BM25, see relevance.ts). */
 export function councilWeights(ctx: ModeContext): { weights: Record<string, number>; relevance: Record<string, number> } {
   const weights: Record<string, number> = {};
-  const relevance: Record<string, number> = {};
-  for (const id of ctx.plan.personas) {
-    const p = ctx.personas.get(id);
-    weights[id] = p?.weight ?? 1;
-    relevance[id] = domainRelevance(p?.focus_domains ?? [], ctx.task);
-  }
-  return { weights, relevance };
+  for (const id of ctx.plan.personas) weights[id] = ctx.personas.get(id)?.weight ?? 1;
+  const profiles = ctx.plan.personas.map((id) => ctx.personas.get(id) ?? { id, focus_domains: [] });
+  return { weights, relevance: rankRelevance(profiles, ctx.task) };
 }
 
 export function arbitrateVerdicts(ctx: ModeContext, verdicts: readonly Verdict[]): ArbitrationResult {

@@ -1,4 +1,6 @@
 import type { ArbitrationResult } from '../arbitration.js';
+import type { Assessment } from '../assessment.js';
+import type { ComposedAssessment } from '../composition.js';
 import type { AuditEvent } from '../audit.js';
 import type { BriefingInput } from '../briefing.js';
 import type { CommandFile } from '../command-file.js';
@@ -115,6 +117,8 @@ export interface PictureSpec {
   readonly columns: readonly string[];
   /** rows × columns, null where a value is missing. */
   readonly values: readonly (readonly (number | null)[])[];
+  /** rows × columns, true where a cell was flagged for arbitration (drawn apart, with a legend entry). */
+  readonly flagged?: readonly (readonly boolean[])[];
 }
 
 export interface Conclusion {
@@ -127,6 +131,10 @@ export interface Conclusion {
   readonly audit: Readonly<Record<string, unknown>>;
   /** Lines for people, added to the run's outcome message (e.g. which guardrail ended a loop). */
   readonly notes?: readonly string[];
+  /** Assessment modes: the composed assessment (seed 001's COMPOSE), for the orchestration result. */
+  readonly composed?: ComposedAssessment;
+  /** Assessment modes: every assessment asked for, as read (invalid ones included). */
+  readonly assessments?: readonly Assessment[];
   /** A guardrail ended the deliberation early (seed 002): the run is stopped by it, never reported as completed. */
   readonly guardrail?: { readonly reason: ReasonCode; readonly note: string };
 }

@@ -1,4 +1,4 @@
-import { arbitrate, type ArbitrationResult } from '../arbitration.js';
+import { arbitrate, requireMajority, type ArbitrationResult } from '../arbitration.js';
 import {
   ASSESSMENT_SCHEMA,
   assessmentRetryPrompt,
@@ -34,9 +34,9 @@ export const sequentialRefinementMode: DeliberationMode = {
   conclude: (ctx, done) => concludeAssessments(ctx, done),
 };
 
-const assessmentId = (persona: string): string => `assessment:${persona}`;
+export const assessmentId = (persona: string): string => `assessment:${persona}`;
 const reviewId = (persona: string): string => `review:${persona}`;
-const SYNTHESIS_ID = 'synthesis';
+export const SYNTHESIS_ID = 'synthesis';
 
 function nextCalls(ctx: ModeContext, done: readonly Step[], sequential: boolean): ModeNext {
   const ids = new Set(done.map((s) => s.id));
@@ -50,11 +50,12 @@ function nextCalls(ctx: ModeContext, done: readonly Step[], sequential: boolean)
     const reviewers = ctx.plan.personas.filter((p) => !ids.has(reviewId(p)));
     if (reviewers.length > 0) return { kind: 'steps', steps: reviewers.map((p) => reviewSpec(ctx, p, done)), concurrent: true };
   }
-  if (!ids.has(SYNTHESIS_ID)) return { kind: 'steps', steps: [synthesisSpec(ctx, done)], concurrent: false };
+  if (!ids.has(SYNTHESIS_ID)) return { kind: 'steps', steps: [synthesisSpec(ctx, evaluate(ctx, done))], concurrent: false };
   return { kind: 'conclude' };
 }
 
-function assessmentSpec(ctx: ModeContext, personaId: string, earlier: readonly Assessment[]): StepSpec {
+/** A persona's assessment call; `earlier` assessments are shown as its context (sequential refinement, adaptive specialists). */
+export function assessmentSpec(ctx: ModeContext, personaId: string, earlier: readonly Assessment[]): StepSpec {
   const persona = personaOf(ctx, personaId);
   const parts = [ctx.briefing];
   if (earlier.length > 0)
@@ -119,14 +120,15 @@ function reviewSpec(ctx: ModeContext, reviewer: string, done: readonly Step[]): 
   };
 }
 
-function synthesisSpec(ctx: ModeContext, done: readonly Step[]): StepSpec {
+/** The synthesizer's call over an evaluation; `extra` lines tell it what the mode did beyond composing (groups, specialists). */
+export function synthesisSpec(ctx: ModeContext, result: Evaluation, extra: readonly string[] = []): StepSpec {
   const persona = personaOf(ctx, ctx.plan.synthesizer);
-  const result = evaluate(ctx, done);
   const prompt = [
     ctx.briefing,
     '--- The council assessed the task independently ---',
     ...result.assessments.map(renderAssessment),
-    `Composed (${result.composed.strategy}): overall epistemic confidence ${result.composed.tiers.overall}; ${result.composed.flagged.length > 0 ? `flagged for disagreement: ${result.composed.flagged.join(', ')}` : 'no vector flagged'}.`,
+    `Composed (${result.composed.strategy}): overall epistemic confidence ${result.composed.tiers?.overall ?? 'none (no valid assessment)'}; ${result.composed.flagged.length > 0 ? `flagged for disagreement: ${result.composed.flagged.join(', ')}` : 'no vector flagged'}.`,
+    ...extra,
     `The council's verdicts have been arbitrated: ${result.arbitration.final_action} — ${result.arbitration.reasoning}`,
     'As the synthesizer, write the final proposal in Markdown: the recommendation, the reasons, the open risks, and the next steps.',
     'Do not request files now.',
@@ -143,7 +145,7 @@ function synthesisSpec(ctx: ModeContext, done: readonly Step[]): StepSpec {
   };
 }
 
-function assessmentsOf(done: readonly Step[]): Assessment[] {
+export function assessmentsOf(done: readonly Step[]): Assessment[] {
   return done.filter((s) => s.kind === 'assessment').map((s) => parseAssessment(s.persona, s.reply));
 }
 
@@ -155,7 +157,7 @@ function renderAssessment(a: Assessment): string {
   return `${who}${a.action} (confidence ${a.confidence.toFixed(2)}): ${a.rationale}\nvectors: ${vectors}`;
 }
 
-interface Evaluation {
+export interface Evaluation {
   readonly assessments: Assessment[];
   readonly standing: ReviewStanding | undefined;
   readonly composed: ComposedAssessment;
@@ -163,11 +165,11 @@ interface Evaluation {
 }
 
 /** COMPOSE and ARBITRATE over the finished steps (pure; the same steps give the same result). */
-function evaluate(ctx: ModeContext, done: readonly Step[]): Evaluation {
+export function evaluate(ctx: ModeContext, done: readonly Step[], personas: readonly string[] = ctx.plan.personas): Evaluation {
   const settings = readModeSettings(ctx.plan.settings);
-  // Every persona of the plan has an assessment: one that is missing counts as invalid (escalate).
+  // Every persona asked has an assessment: one that is missing counts as invalid (escalate).
   const byPersona = new Map(assessmentsOf(done).map((a) => [a.persona, a]));
-  const assessments = ctx.plan.personas.map((p) => byPersona.get(p) ?? parseAssessment(p, ''));
+  const assessments = personas.map((p) => byPersona.get(p) ?? parseAssessment(p, ''));
   const reviews = done.filter((s) => s.kind === 'review');
   const standing = settings.review === 'anonymous' && reviews.length > 0 ? aggregateReviews(ctx.plan.personas, reviews) : undefined;
   const { weights, relevance } = councilWeights(ctx);
@@ -177,51 +179,69 @@ function evaluate(ctx: ModeContext, done: readonly Step[]): Evaluation {
     weighting: settings.weighting,
     relevance,
     threshold: settings.consensusThreshold,
+    measure: settings.consensusMeasure,
+    personaTiers: Object.fromEntries(personas.map((p) => [p, ctx.personas.get(p)?.tier])),
+    ...(settings.priors ? { priors: settings.priors } : {}),
     ...(standing ? { standing: standing.weights } : {}),
   });
   const arbitrationWeights = Object.fromEntries(Object.entries(weights).map(([p, w]) => [p, w * (standing?.weights[p] ?? 1)]));
-  let arbitration = arbitrate({
+  const arbitration = arbitrate({
     strategy: ctx.plan.arbitration,
     verdicts: assessments.map(assessmentVerdict),
     weights: arbitrationWeights,
     relevance,
   });
-  if (composed.flagged.length > 0) {
-    const conflicts = [
-      ...arbitration.conflicts,
-      ...composed.flagged.map(
-        (v) =>
-          `vector ${v}: the personas' scores spread ${composed.vectors[v].spread} (over the consensus threshold ${settings.consensusThreshold})`,
-      ),
-    ];
-    // Flagged vectors are open disagreement: a `proceed` over them fails closed to investigate.
-    arbitration =
-      arbitration.final_action === 'proceed'
-        ? {
-            ...arbitration,
-            final_action: 'investigate',
-            conflicts,
-            reasoning: `${arbitration.reasoning}; ${composed.flagged.length} vector(s) flagged by the consensus threshold, so the council investigates first`,
-          }
-        : { ...arbitration, conflicts };
-  }
-  return { assessments, standing, composed, arbitration };
+  const ruled = ctx.plan.mode === 'sequential_refinement' ? arbitration : requireMajority(arbitration);
+  return { assessments, standing, composed, arbitration: withFlags(ruled, composed, settings.consensusThreshold) };
+}
+
+/** Flagged vectors are open disagreement: a `proceed` over them fails closed to investigate. */
+export function withFlags(arbitration: ArbitrationResult, composed: ComposedAssessment, threshold: number): ArbitrationResult {
+  if (composed.flagged.length === 0) return arbitration;
+  const conflicts = [
+    ...arbitration.conflicts,
+    ...composed.flagged.map((v) => {
+      const c = composed.vectors[v];
+      return `vector ${v}: the personas' scores spread ${c.spread} (std dev ${c.std_dev}; consensus threshold ${threshold})`;
+    }),
+  ];
+  return arbitration.final_action === 'proceed'
+    ? {
+        ...arbitration,
+        final_action: 'investigate',
+        conflicts,
+        reasoning: `${arbitration.reasoning}; ${composed.flagged.length} vector(s) flagged by the consensus threshold, so the council investigates first`,
+      }
+    : { ...arbitration, conflicts };
 }
 
 function concludeAssessments(ctx: ModeContext, done: readonly Step[]): Conclusion {
-  const result = evaluate(ctx, done);
+  return concludeWith(ctx, done, evaluate(ctx, done));
+}
+
+/** The conclusion of an assessment mode from its evaluation; a mode adds its own sections and audit facts. */
+export function concludeWith(
+  ctx: ModeContext,
+  done: readonly Step[],
+  result: Evaluation,
+  extra: { sections?: readonly ArtifactSection[]; audit?: Readonly<Record<string, unknown>> } = {},
+): Conclusion {
   const synthesis = done.find((s) => s.id === SYNTHESIS_ID);
+  const [assessments, ...rest] = sections(ctx, done, result);
   return {
     verdicts: result.assessments.map(assessmentVerdict),
     arbitration: result.arbitration,
+    composed: result.composed,
+    assessments: result.assessments,
     proposal: synthesis?.reply ?? '',
-    sections: sections(ctx, done, result),
-    attachments: [heatmap(ctx, result)],
+    sections: [...(assessments ? [assessments] : []), ...(extra.sections ?? []), ...rest],
+    attachments: [heatmap(result)],
     audit: {
+      ...extra.audit,
       mode: ctx.plan.mode,
       composition: result.composed.strategy,
       flagged_vectors: [...result.composed.flagged],
-      overall_confidence: result.composed.tiers.overall,
+      overall_confidence: result.composed.tiers?.overall ?? null,
       vector_agreement: vectorAgreement(result.composed),
       invalid_assessments: result.assessments.filter((a) => !a.valid).map((a) => a.persona),
       ...(result.standing ? { review_standing: result.standing.order } : {}),
@@ -231,8 +251,9 @@ function concludeAssessments(ctx: ModeContext, done: readonly Step[]): Conclusio
 
 function sections(ctx: ModeContext, done: readonly Step[], r: Evaluation): ArtifactSection[] {
   return [
-    { title: 'Assessments', markdown: assessmentsTable(ctx, r) },
+    { title: 'Assessments', markdown: assessmentsTable(r) },
     { title: 'Composition and arbitration', markdown: compositionText(r) },
+    { title: 'Composed rationale', markdown: rationaleText(r) },
     ...(r.standing ? [{ title: 'Anonymous review', markdown: reviewTable(r.standing) }] : []),
     { title: 'Orchestration', markdown: orchestrationText(ctx, done, r) },
   ];
@@ -240,8 +261,8 @@ function sections(ctx: ModeContext, done: readonly Step[], r: Evaluation): Artif
 
 const fmt = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : n.toFixed(2));
 
-function assessmentsTable(ctx: ModeContext, r: Evaluation): string {
-  const personas = ctx.plan.personas;
+function assessmentsTable(r: Evaluation): string {
+  const personas = r.assessments.map((a) => a.persona);
   return [
     '| Persona | Action | Confidence | Overall | Foundation | Comprehension | Execution | Rationale |',
     '|---|---|---|---|---|---|---|---|',
@@ -251,32 +272,32 @@ function assessmentsTable(ctx: ModeContext, r: Evaluation): string {
       return `| \`${a.persona}\` | ${a.action}${flag} | ${a.confidence.toFixed(2)} | ${fmt(t?.overall)} | ${fmt(t?.foundation)} | ${fmt(t?.comprehension)} | ${fmt(t?.execution)} | ${cell(a.rationale)} |`;
     }),
     '',
-    `| Vector | ${personas.map((p) => `\`${p}\``).join(' | ')} | **composed** | spread |`,
-    `|---|${personas.map(() => '---|').join('')}---|---|`,
+    `| Vector | ${personas.map((p) => `\`${p}\``).join(' | ')} | **composed** | spread | std dev |`,
+    `|---|${personas.map(() => '---|').join('')}---|---|---|`,
     ...VECTORS.map((v) => {
       const cells = personas.map((p) => fmt(r.assessments.find((a) => a.persona === p)?.vectors?.[v].score));
       const c = r.composed.vectors[v];
-      return `| ${v} | ${cells.join(' | ')} | **${c.flagged ? 'flagged' : fmt(c.score)}** | ${c.spread.toFixed(2)} |`;
+      return `| ${v} | ${cells.join(' | ')} | **${c.flagged ? 'flagged' : fmt(c.score)}** | ${c.spread.toFixed(2)} | ${c.std_dev.toFixed(2)} |`;
     }),
   ].join('\n');
 }
 
-function compositionText(r: Evaluation): string {
+const weightList = (w: Readonly<Record<string, number>>): string =>
+  Object.entries(w)
+    .map(([p, n]) => `\`${p}\` ${n.toFixed(2)}`)
+    .join(', ');
+
+export function compositionText(r: Evaluation): string {
   const { composed, arbitration } = r;
-  const weights = (w: Readonly<Record<string, number>>): string =>
-    Object.entries(w)
-      .map(([p, n]) => `\`${p}\` ${n.toFixed(2)}`)
-      .join(', ');
-  const tiers = composed.tiers;
   return [
     `**COMPOSE (${composed.strategy}):** ${composed.method}.`,
     '',
-    `Weights: ${weights(composed.weights) || 'none (no valid assessment)'}.`,
+    ...effectiveWeights(composed),
     '',
-    `Tier confidence of the composed assessment: foundation ${fmt(tiers.foundation)}, comprehension ${fmt(tiers.comprehension)}, execution ${fmt(tiers.execution)}; overall ${fmt(tiers.overall)} (tier weights: foundation 0.35, comprehension 0.25, execution 0.25, engagement 0.15, discounted by uncertainty).`,
-    '',
-    `Agreement: ${(arbitration.agreement * 100).toFixed(0)}% on the action; vector agreement ${(vectorAgreement(composed) * 100).toFixed(0)}% (1 − mean spread).`,
-    ...(composed.flagged.length > 0 ? ['', `Flagged for arbitration (spread over the threshold): ${composed.flagged.join(', ')}.`] : []),
+    ...composedFigures(r),
+    ...(composed.flagged.length > 0
+      ? ['', `Flagged for arbitration (disagreement at or over the threshold): ${composed.flagged.join(', ')}.`]
+      : []),
     ...(composed.missing.length > 0
       ? [
           '',
@@ -284,7 +305,48 @@ function compositionText(r: Evaluation): string {
         ]
       : []),
     '',
-    `**ARBITRATE (${arbitration.strategy}):** ${arbitration.final_action}. Weights used: ${weights(arbitration.weights_used)}. Consensus level ${(arbitration.consensus_level * 100).toFixed(0)}%.`,
+    `**ARBITRATE (${arbitration.strategy}):** ${arbitration.final_action} — ${arbitration.reasoning}. Weights used: ${weightList(arbitration.weights_used)}. Consensus level ${(arbitration.consensus_level * 100).toFixed(0)}%.`,
+  ].join('\n');
+}
+
+/** The weights the composition really used (per tier when they differ by tier). */
+function effectiveWeights(composed: ComposedAssessment): string[] {
+  if (Object.keys(composed.weights).length === 0) return ['Effective weights: none (no valid assessment).'];
+  if (!composed.tier_weights) return [`Effective weights: ${weightList(composed.weights)}.`];
+  return [
+    `Effective weights on engagement and uncertainty: ${weightList(composed.weights)}.`,
+    ...Object.entries(composed.tier_weights).map(([tier, w]) => `Effective weights on the ${tier} vectors: ${weightList(w)}.`),
+  ];
+}
+
+/** Tier confidence and agreement, or plainly that there is nothing to compute them from. */
+function composedFigures(r: Evaluation): string[] {
+  const { composed, arbitration } = r;
+  const tiers = composed.tiers;
+  const agreement = vectorAgreement(composed);
+  if (!tiers || agreement === null)
+    return [
+      'No assessment was valid: there is no composed confidence and no vector agreement to report; every verdict counts as escalate.',
+    ];
+  return [
+    `Tier confidence of the composed assessment: foundation ${fmt(tiers.foundation)}, comprehension ${fmt(tiers.comprehension)}, execution ${fmt(tiers.execution)}; overall ${fmt(tiers.overall)} (tier weights: foundation 0.35, comprehension 0.25, execution 0.25, engagement 0.15, discounted by uncertainty).`,
+    '',
+    `Agreement: ${(arbitration.agreement * 100).toFixed(0)}% on the action; vector agreement ${(agreement * 100).toFixed(0)}% (1 − mean spread).`,
+  ];
+}
+
+/** Seed 001's composed_rationale: the personas' rationales concatenated, overall and per vector. */
+export function rationaleText(r: Evaluation): string {
+  if (r.composed.rationale === '') return 'No valid assessment, so no rationale to compose.';
+  const valid = r.assessments.filter((a) => a.valid);
+  return [
+    "**Overall** (each valid assessment's rationale, in speaker order):",
+    '',
+    ...valid.map((a) => `- \`${a.persona}\`: ${a.rationale.replace(/\s+/g, ' ').trim()}`),
+    '',
+    '| Vector | Rationales |',
+    '|---|---|',
+    ...VECTORS.map((v) => `| ${v} | ${cell(r.composed.vectors[v].rationales.join(' · '), 1200)} |`),
   ].join('\n');
 }
 
@@ -307,11 +369,11 @@ function orchestrationText(ctx: ModeContext, done: readonly Step[], r: Evaluatio
   const end = Math.max(...assessSteps.map((s) => Date.parse(s.started_at) + s.duration_ms));
   const callTime = assessSteps.reduce((n, s) => n + s.duration_ms, 0);
   const settings = readModeSettings(ctx.plan.settings);
-  const parallel = ctx.plan.mode === 'parallel';
+  const sequential = ctx.plan.mode === 'sequential_refinement';
   return [
     `| Orchestration | Composition | Arbitration | Review | Concurrency |`,
     `|---|---|---|---|---|`,
-    `| ${parallel ? 'parallel_consensus' : 'sequential_refinement'} | ${r.composed.strategy} | ${r.arbitration.strategy} | ${settings.review} | ${parallel ? settings.concurrency : 1} |`,
+    `| ${orchestrationName(ctx.plan.mode)} | ${r.composed.strategy} | ${r.arbitration.strategy} | ${settings.review} | ${sequential ? 1 : settings.concurrency} |`,
     '',
     assessSteps.length > 0 && Number.isFinite(start)
       ? `Assessments: ${assessSteps.length} calls, ${(callTime / 1000).toFixed(2)} s of model time in ${((end - start) / 1000).toFixed(2)} s of wall time.`
@@ -319,23 +381,26 @@ function orchestrationText(ctx: ModeContext, done: readonly Step[], r: Evaluatio
   ].join('\n');
 }
 
-function heatmap(ctx: ModeContext, r: Evaluation): ArtifactAttachment {
-  const rows = ['composed', ...ctx.plan.personas];
+/** The seed's name of an assessment mode's orchestration strategy (`parallel` is its parallel_consensus). */
+export function orchestrationName(mode: string): string {
+  return mode === 'parallel' ? 'parallel_consensus' : mode;
+}
+
+function heatmap(r: Evaluation): ArtifactAttachment {
+  const rows = ['composed', ...r.assessments.map((a) => a.persona)];
   const values = [
     VECTORS.map((v) => r.composed.vectors[v].score),
-    ...ctx.plan.personas.map((p) => {
-      const a = r.assessments.find((x) => x.persona === p);
-      return VECTORS.map((v) => (a?.vectors ? round(a.vectors[v].score) : null));
-    }),
+    ...r.assessments.map((a) => VECTORS.map((v) => (a.vectors ? round(a.vectors[v].score) : null))),
   ];
+  const flagged = [VECTORS.map((v) => r.composed.vectors[v].flagged), ...r.assessments.map(() => VECTORS.map(() => false))];
   return {
     suffix: '.heatmap.svg',
-    alt: 'Persona × vector heat map of the assessments, the composed row first',
-    picture: { kind: 'heatmap', title: `Epistemic vectors (${r.composed.strategy})`, rows, columns: [...VECTORS], values },
+    alt: 'Persona × vector heat map of the assessments, the composed row first (flagged cells: disagreement sent to arbitration)',
+    picture: { kind: 'heatmap', title: `Epistemic vectors (${r.composed.strategy})`, rows, columns: [...VECTORS], values, flagged },
   };
 }
 
-function cell(text: string): string {
+function cell(text: string, max = 200): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return (flat.length > 200 ? `${flat.slice(0, 199)}…` : flat).replace(/\|/g, '\\|');
+  return (flat.length > max ? `${flat.slice(0, max - 1)}…` : flat).replace(/\|/g, '\\|');
 }

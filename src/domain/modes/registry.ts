@@ -1,4 +1,6 @@
 import type { RunPlan } from '../run-state.js';
+import { adaptiveMode } from './adaptive.js';
+import { hierarchicalMode } from './hierarchical.js';
 import type { DeliberationMode } from './mode.js';
 import { parallelMode, sequentialRefinementMode } from './parallel.js';
 import { roundRobinMode } from './round-robin.js';
@@ -11,6 +13,8 @@ const MODES: Record<RunPlan['mode'], DeliberationMode> = {
   sequential_refinement: sequentialRefinementMode,
   supervisor: supervisorMode,
   work_items: workItemsMode,
+  adaptive: adaptiveMode,
+  hierarchical: hierarchicalMode,
 };
 
 /** The module of a deliberation mode. */

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 /** How the council deliberates (what `config.mode` may say). */
-export const MODES = ['round_robin', 'parallel', 'sequential_refinement', 'supervisor'] as const;
+export const MODES = ['round_robin', 'parallel', 'sequential_refinement', 'supervisor', 'adaptive', 'hierarchical'] as const;
+/** The modes that collect independent assessments and compose them (seed 001's Sentinel). */
+export const ASSESSMENT_MODES: ReadonlySet<string> = new Set(['parallel', 'sequential_refinement', 'adaptive', 'hierarchical']);
 /** What a run's plan may say: the modes, and `work_items` — chosen by a command that carries `work_items`, never by `config.mode`. */
 export const PLAN_MODES = [...MODES, 'work_items'] as const;
 export const Mode = z.enum(PLAN_MODES);
@@ -11,10 +13,54 @@ export const COMPOSITIONS = ['average', 'weighted_average', 'consensus_threshold
 export const Composition = z.enum(COMPOSITIONS);
 export type Composition = z.infer<typeof Composition>;
 
-/** What `weighted_average` weighs by: each persona's own confidence, or its focus domains' relevance to the task. */
-export const WEIGHTINGS = ['confidence', 'domain'] as const;
-export const Weighting = z.enum(WEIGHTINGS);
+/**
+ * What `weighted_average` weighs by (seed 001): each persona's own confidence, its declared field's
+ * relevance to the task, its track record (`by_priors`) or its tier (`by_tier`). The seed's
+ * `by_confidence` and `by_domain` are the same as `confidence` and `domain`, kept for older commands.
+ */
+export const WEIGHTINGS = ['confidence', 'domain', 'by_priors', 'by_tier', 'by_confidence', 'by_domain'] as const;
+export const Weighting = z.enum(WEIGHTINGS, { error: `must be one of ${WEIGHTINGS.map((w) => `"${w}"`).join(', ')}` });
 export type Weighting = z.infer<typeof Weighting>;
+/** A weighting as one of its four kinds (the seed's `by_` names and ours are the same thing). */
+export function weightingKind(w: Weighting): 'confidence' | 'domain' | 'priors' | 'tier' {
+  return (
+    {
+      confidence: 'confidence',
+      by_confidence: 'confidence',
+      domain: 'domain',
+      by_domain: 'domain',
+      by_priors: 'priors',
+      by_tier: 'tier',
+    } as const
+  )[w];
+}
+
+/** How `consensus_threshold` measures disagreement on a vector: the seed's standard deviation, or max − min. */
+export const CONSENSUS_MEASURES = ['spread', 'std_dev'] as const;
+export const ConsensusMeasure = z.enum(CONSENSUS_MEASURES, {
+  error: `must be one of ${CONSENSUS_MEASURES.map((m) => `"${m}"`).join(', ')}`,
+});
+export type ConsensusMeasure = z.infer<typeof ConsensusMeasure>;
+
+const personaId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a persona id (lowercase letters, digits, - and _)');
+/** `hierarchical`: named groups of persona ids (each persona in one group at most). */
+export const PersonaGroups = z
+  .record(
+    z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be a group name (letters, digits, ., - and _)'),
+    z.array(personaId).min(1, 'a group needs at least one persona'),
+  )
+  .superRefine((groups, ctx) => {
+    const seen = new Map<string, string>();
+    for (const [name, ids] of Object.entries(groups))
+      for (const id of ids) {
+        const other = seen.get(id);
+        const message = `persona "${id}" is already in group "${other}"`;
+        if (other !== undefined) ctx.addIssue({ code: 'custom', path: [name], message });
+        else seen.set(id, name);
+      }
+    if (Object.keys(groups).length === 0) ctx.addIssue({ code: 'custom', message: 'must name at least one group' });
+  });
+export type PersonaGroups = z.infer<typeof PersonaGroups>;
 
 export const REVIEWS = ['none', 'anonymous'] as const;
 export const Review = z.enum(REVIEWS);
@@ -27,20 +73,43 @@ export const ModeName = z.enum(MODES, {
 /** The mode settings a command or the workspace config may give (every one optional here). */
 export const ModeOptions = {
   mode: ModeName.optional().describe(
-    'How the council deliberates: `round_robin` (rounds of turns, then verdicts), `parallel` (independent assessments at once, composed and arbitrated), `sequential_refinement` (the same assessments in order, each persona seeing the earlier ones) or `supervisor` (a supervisor persona delegates one specialist turn at a time, strict JSON, until it stops or a guardrail trips). A command with `work_items` runs them instead.',
+    'How the council deliberates: `round_robin` (rounds of turns, then verdicts), `parallel` (independent assessments at once, composed and arbitrated), `sequential_refinement` (the same assessments in order, each persona seeing the earlier ones), `supervisor` (a supervisor persona delegates one specialist turn at a time, strict JSON, until it stops or a guardrail trips), `adaptive` (broad personas assess first; specialists are asked only when the composed uncertainty is above `uncertainty_threshold`) or `hierarchical` (groups assess in parallel, each group is composed and arbitrated, then a meta-arbiter arbitrates between the groups). A command with `work_items` runs them instead.',
   ),
   composition: Composition.optional().describe(
     'parallel modes: how the assessments are composed: `average`, `weighted_average`, `consensus_threshold` (vectors whose spread exceeds the threshold are flagged instead of averaged) or `bayesian_fusion`.',
   ),
   weighting: Weighting.optional().describe(
-    "`weighted_average`: weigh by each persona's `confidence` or by the `domain` relevance of its focus_domains to the task.",
+    "`weighted_average`: weigh by each persona's `confidence`, by the `domain` relevance of its focus_domains and description to the task (BM25), `by_priors` (its track record: how often its earlier verdicts matched the council's final action, kept in its session) or `by_tier` (double weight on the vectors of the tier its front matter declares).",
+  ),
+  consensus_measure: ConsensusMeasure.optional().describe(
+    '`consensus_threshold`: `spread` (max − min of the scores, the default: one dissenter is caught whatever the council size) or `std_dev` (the seed: the standard deviation of the scores).',
   ),
   consensus_threshold: z
     .number()
     .min(0)
     .max(1)
     .optional()
-    .describe('`consensus_threshold`: the largest spread (max − min score) a vector may have and still be averaged.'),
+    .describe(
+      '`consensus_threshold`: the disagreement (by `consensus_measure`) at which a vector is flagged for arbitration instead of averaged.',
+    ),
+  uncertainty_threshold: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe("`adaptive`: specialists are asked when the composed `uncertainty` vector is above this (default 0.7, the seed's)."),
+  specialists: z
+    .array(personaId)
+    .min(1, 'must name at least one persona')
+    .max(12)
+    .refine((ids) => new Set(ids).size === ids.length, 'must not name a persona twice')
+    .optional()
+    .describe(
+      '`adaptive`: the personas held back until the broad assessment is too uncertain; default: the half of the council most relevant to the task.',
+    ),
+  groups: PersonaGroups.optional().describe(
+    "`hierarchical`: group name → persona ids; each group is composed and arbitrated on its own. Default: by the tier in each persona's front matter.",
+  ),
   review: Review.optional().describe(
     "parallel modes: `anonymous` makes each persona rank the others' assessments under neutral labels; the standing is shown and used as arbitration weights.",
   ),
@@ -69,6 +138,12 @@ export const ModeOptions = {
     .describe(
       '`work_items`: run the items at once (at most `concurrency` in flight, each limited by `call_timeout_ms`) instead of one after another; the merge is in item order either way.',
     ),
+  item_memory: z
+    .boolean()
+    .optional()
+    .describe(
+      "`work_items`: give each item's persona its memory of earlier tasks (default false: items run without it, so the same items merge to the same result on every run).",
+    ),
 };
 
 /** The settings a run fixes when it starts (`plan.settings`), with defaults applied. */
@@ -76,6 +151,15 @@ export interface ModeSettings {
   readonly composition: Composition;
   readonly weighting: Weighting;
   readonly consensusThreshold: number;
+  readonly consensusMeasure: ConsensusMeasure;
+  /** `adaptive`: the composed uncertainty above which specialists are asked. */
+  readonly uncertaintyThreshold: number;
+  /** `adaptive`: the personas held back; absent = chosen by relevance. */
+  readonly specialists?: readonly string[];
+  /** `hierarchical`: the groups; absent = by tier. */
+  readonly groups?: PersonaGroups;
+  /** `by_priors`: each persona's track record as it stood when the run started (fixed in the plan). */
+  readonly priors?: Readonly<Record<string, number>>;
   readonly review: Review;
   readonly concurrency: number;
   readonly callTimeoutMs: number;
@@ -83,6 +167,8 @@ export interface ModeSettings {
   readonly maxIterations: number;
   /** `work_items`: run the items at once. */
   readonly parallelItems: boolean;
+  /** `work_items`: the items' personas get their memory of earlier tasks. */
+  readonly itemMemory: boolean;
   /** `supervisor`: the persona that decides; absent = the first speaker. */
   readonly supervisor?: string;
   /** `supervisor` and `work_items`: the persona whose critique of the result joins arbitration as a gate. */
@@ -93,11 +179,14 @@ export const MODE_DEFAULTS: ModeSettings = {
   composition: 'weighted_average',
   weighting: 'confidence',
   consensusThreshold: 0.25,
+  consensusMeasure: 'spread',
+  uncertaintyThreshold: 0.7,
   review: 'none',
   concurrency: 4,
   callTimeoutMs: 120_000,
   maxIterations: 4,
   parallelItems: false,
+  itemMemory: false,
 };
 
 /**
@@ -107,10 +196,13 @@ export const MODE_DEFAULTS: ModeSettings = {
  */
 const SettingChecks = {
   consensusThreshold: ModeOptions.consensus_threshold.unwrap(),
+  uncertaintyThreshold: ModeOptions.uncertainty_threshold.unwrap(),
+  specialists: ModeOptions.specialists.unwrap(),
   concurrency: ModeOptions.concurrency.unwrap(),
   callTimeoutMs: ModeOptions.call_timeout_ms.unwrap(),
   maxIterations: ModeOptions.max_iterations.unwrap(),
   parallelItems: ModeOptions.parallel_items.unwrap(),
+  itemMemory: ModeOptions.item_memory.unwrap(),
 };
 
 /** Reads `plan.settings` (fixed at the start; older plans have none): defaults for what is missing or out of range. */
@@ -123,14 +215,27 @@ export function readModeSettings(settings: Readonly<Record<string, unknown>>): M
     composition: pick(Composition, settings.composition, MODE_DEFAULTS.composition),
     weighting: pick(Weighting, settings.weighting, MODE_DEFAULTS.weighting),
     consensusThreshold: pick(SettingChecks.consensusThreshold, settings.consensus_threshold, MODE_DEFAULTS.consensusThreshold),
+    consensusMeasure: pick(ConsensusMeasure, settings.consensus_measure, MODE_DEFAULTS.consensusMeasure),
+    uncertaintyThreshold: pick(SettingChecks.uncertaintyThreshold, settings.uncertainty_threshold, MODE_DEFAULTS.uncertaintyThreshold),
     review: pick(Review, settings.review, MODE_DEFAULTS.review),
     concurrency: pick(SettingChecks.concurrency, settings.concurrency, MODE_DEFAULTS.concurrency),
     callTimeoutMs: pick(SettingChecks.callTimeoutMs, settings.call_timeout_ms, MODE_DEFAULTS.callTimeoutMs),
     maxIterations: pick(SettingChecks.maxIterations, settings.max_iterations, MODE_DEFAULTS.maxIterations),
     parallelItems: pick(SettingChecks.parallelItems, settings.parallel_items, MODE_DEFAULTS.parallelItems),
+    itemMemory: pick(SettingChecks.itemMemory, settings.item_memory, MODE_DEFAULTS.itemMemory),
+    ...optional('specialists', SettingChecks.specialists, settings.specialists),
+    ...optional('groups', PersonaGroups, settings.groups),
+    ...optional('priors', Priors, settings.priors),
     ...(typeof settings.supervisor === 'string' ? { supervisor: settings.supervisor } : {}),
     ...(typeof settings.reviewer === 'string' ? { reviewer: settings.reviewer } : {}),
   };
+}
+
+const Priors = z.record(z.string(), z.number().min(0).max(1));
+
+function optional<K extends string, T>(key: K, schema: z.ZodType<T>, value: unknown): Partial<Record<K, T>> {
+  const r = schema.safeParse(value);
+  return r.success && r.data !== undefined ? ({ [key]: r.data } as Record<K, T>) : {};
 }
 
 /** The workspace config's mode settings: the same keys, with their defaults shown in the reference. */
@@ -144,6 +249,14 @@ export const WorkspaceModeOptions = {
     .max(1)
     .default(MODE_DEFAULTS.consensusThreshold)
     .describe(ModeOptions.consensus_threshold.description ?? ''),
+  consensus_measure: ConsensusMeasure.default(MODE_DEFAULTS.consensusMeasure).describe(ModeOptions.consensus_measure.description ?? ''),
+  uncertainty_threshold: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(MODE_DEFAULTS.uncertaintyThreshold)
+    .describe(ModeOptions.uncertainty_threshold.description ?? ''),
+  groups: ModeOptions.groups,
   review: Review.default(MODE_DEFAULTS.review).describe(ModeOptions.review.description ?? ''),
   concurrency: z
     .number()

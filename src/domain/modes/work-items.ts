@@ -1,6 +1,8 @@
+import type { ArbitrationResult } from '../arbitration.js';
 import { composeBriefing } from '../briefing.js';
+import { findContradictions, type Contradiction } from '../contradictions.js';
 import type { WorkItem } from '../command-file.js';
-import { stepInstruction } from '../prompts.js';
+import { renderKnowledgeResult, stepInstruction } from '../prompts.js';
 import type { Step } from '../run-state.js';
 import { parseVerdict } from '../verdict.js';
 import { personaMessages, personaOf, verdictStep } from './conversation.js';
@@ -23,9 +25,13 @@ export const workItemsMode: DeliberationMode = {
     const settings = readModeSettings(ctx.plan.settings);
     const items = itemsOf(ctx);
     const ids = new Set(done.map((s) => s.id));
-    const pending = items.filter((item) => !ids.has(itemStepId(item.id)));
-    // In order: the engine runs a non-concurrent batch one call at a time, in this order.
-    if (pending.length > 0) return { kind: 'steps', steps: pending.map((item) => itemSpec(ctx, item)), concurrent: settings.parallelItems };
+    const pending = items.flatMap((item) => {
+      const spec = nextItemSpec(ctx, item, done);
+      return spec ? [spec] : [];
+    });
+    // In order: one item at a time, each to its end (its reads served), unless they run at once.
+    if (pending.length > 0)
+      return { kind: 'steps', steps: settings.parallelItems ? pending : pending.slice(0, 1), concurrent: settings.parallelItems };
     const merged = mergeWorkItems(items, done);
     const judges = agentsOf(items)
       .filter((p) => !ids.has(`verdict:${p}`))
@@ -48,11 +54,15 @@ export const workItemsMode: DeliberationMode = {
     });
     const review = reviewerVerdictOf(done);
     const merged = mergeWorkItems(items, done);
-    const sections: ArtifactSection[] = [{ title: 'Work items', markdown: itemsSection(ctx, items, done, settings.parallelItems) }];
+    const contradictions = itemContradictions(items, done, ctx.command?.facts);
+    const sections: ArtifactSection[] = [
+      { title: 'Work items', markdown: itemsSection(ctx, items, done, settings.parallelItems) },
+      { title: 'Contradiction check', markdown: contradictionSection(contradictions, items.length) },
+    ];
     if (review) sections.push({ title: 'Reviewer gate', markdown: reviewerSection(review) });
     return {
       verdicts: review ? [...verdicts, review] : verdicts,
-      arbitration: arbitrateWithReviewer(ctx, verdicts, review),
+      arbitration: withContradictions(arbitrateWithReviewer(ctx, verdicts, review), contradictions),
       proposal: merged,
       sections,
       attachments: [],
@@ -65,6 +75,7 @@ export const workItemsMode: DeliberationMode = {
           .sort((a, b) => a.index - b.index)
           .map((s) => s.id),
         merged_chars: merged.length,
+        contradictions: contradictions.length,
         ...(review ? { reviewer: review.reviewer, reviewer_action: review.action } : {}),
       },
       notes: [`work items: ${items.length} merged in item order${settings.parallelItems ? ' (run at once)' : ''}`],
@@ -73,6 +84,63 @@ export const workItemsMode: DeliberationMode = {
 };
 
 export const itemStepId = (id: string): string => `item:${id}`;
+/** The call that brings an item the files it asked for (`n` = 2, 3, …). */
+const followUpId = (id: string, n: number): string => `${itemStepId(id)}:read${n}`;
+/** How many times an item may be brought files it asked for before its last reply is its result. */
+export const MAX_ITEM_READS = 2;
+
+/** An item's calls so far, in order: its first call, then each call that brought it what it read. */
+export function itemCalls(itemId: string, done: readonly Step[]): Step[] {
+  const calls: Step[] = [];
+  const first = done.find((s) => s.id === itemStepId(itemId));
+  if (!first) return calls;
+  calls.push(first);
+  for (let n = 2; n <= MAX_ITEM_READS + 1; n++) {
+    const next = done.find((s) => s.id === followUpId(itemId, n));
+    if (!next) break;
+    calls.push(next);
+  }
+  return calls;
+}
+
+/** An item's result: the reply of its last call (undefined when it has not run). */
+export function itemResult(itemId: string, done: readonly Step[]): Step | undefined {
+  return itemCalls(itemId, done).at(-1);
+}
+
+/**
+ * The item's next call, if any: its first, or — when its last reply asked for files and at least
+ * one was served — a call that hands them over (seed 003: a knowledge request serves the item that
+ * made it). Only results that brought content start one; a refusal or a missing file alone does not.
+ */
+function nextItemSpec(ctx: ModeContext, item: WorkItem, done: readonly Step[]): StepSpec | undefined {
+  const calls = itemCalls(item.id, done);
+  if (calls.length === 0) return itemSpec(ctx, item);
+  const last = calls.at(-1) as Step;
+  if (calls.length > MAX_ITEM_READS || !last.knowledge.some((k) => k.status === 'provided')) return undefined;
+  const persona = personaOf(ctx, item.assigned_agent);
+  const prompt = [
+    `--- What you asked for, for work item "${item.id}" ---`,
+    ...last.knowledge.map((k) => renderKnowledgeResult(k, persona.id)),
+    `Continue work item "${item.id}" with this. Give your complete result for this item now.`,
+  ].join('\n\n');
+  return {
+    id: followUpId(item.id, calls.length + 1),
+    kind: 'item',
+    purpose: 'item',
+    persona: persona.id,
+    round: calls.length + 1,
+    prompt,
+    // Its own earlier calls on this item only: nothing of the other items, even the same persona's.
+    messages: personaMessages(itemContext(ctx), persona, calls, prompt),
+    knowledge: true,
+  };
+}
+
+/** The context an item is run in: without the persona's memory unless the command asks (`item_memory`). */
+function itemContext(ctx: ModeContext): ModeContext {
+  return readModeSettings(ctx.plan.settings).itemMemory ? ctx : { ...ctx, histories: new Map() };
+}
 
 function itemsOf(ctx: ModeContext): readonly WorkItem[] {
   return ctx.command?.work_items ?? [];
@@ -125,7 +193,7 @@ export function itemSpec(ctx: ModeContext, item: WorkItem): StepSpec {
     persona: persona.id,
     round: 1,
     prompt,
-    messages: personaMessages(ctx, persona, [], prompt),
+    messages: personaMessages(itemContext(ctx), persona, [], prompt),
     knowledge: true,
   };
 }
@@ -151,9 +219,8 @@ function judgeSpec(ctx: ModeContext, persona: string, merged: string): StepSpec 
  * whatever order the calls finished in (a missing result says so).
  */
 export function mergeWorkItems(items: readonly WorkItem[], done: readonly Step[]): string {
-  const byId = new Map(done.map((s) => [s.id, s]));
   const blocks = items.map((item, i) => {
-    const step = byId.get(itemStepId(item.id));
+    const step = itemResult(item.id, done);
     const expected =
       typeof item.expected_output === 'string'
         ? item.expected_output.trim()
@@ -178,13 +245,17 @@ function itemsSection(ctx: ModeContext, items: readonly WorkItem[], done: readon
   const settings = readModeSettings(ctx.plan.settings);
   const byId = new Map(done.map((s) => [s.id, s]));
   const finished = done
-    .filter((s) => s.kind === 'item')
+    .filter((s) => s.kind === 'item' && !s.id.includes(':read'))
     .sort((a, b) => a.index - b.index)
     .map((s) => s.id);
   const rows = items.map((item, i) => {
     const step = byId.get(itemStepId(item.id));
+    const calls = itemCalls(item.id, done);
     const status = step ? `done (${finished.indexOf(step.id) + 1}. to finish)` : 'not finished';
-    return `| ${i + 1} | \`${item.id}\` | \`${item.assigned_agent}\` | ${status} | ${step ? `${(step.duration_ms / 1000).toFixed(2)} s` : '—'} | ${step?.knowledge.length ?? 0} |`;
+    const time = calls.reduce((n, s) => n + s.duration_ms, 0);
+    const reads = calls.flatMap((s) => s.knowledge);
+    const served = reads.filter((k) => k.status === 'provided').length;
+    return `| ${i + 1} | \`${item.id}\` | \`${item.assigned_agent}\` | ${status} | ${calls.length > 0 ? `${(time / 1000).toFixed(2)} s` : '—'} | ${reads.length} (${served} served to the item) |`;
   });
   const itemSteps = done.filter((s) => s.kind === 'item');
   const start = Math.min(...itemSteps.map((s) => Date.parse(s.started_at)));
@@ -200,6 +271,52 @@ function itemsSection(ctx: ModeContext, items: readonly WorkItem[], done: readon
     itemSteps.length > 0 && Number.isFinite(start)
       ? `Items: ${itemSteps.length} calls, ${(itemSteps.reduce((n, s) => n + s.duration_ms, 0) / 1000).toFixed(2)} s of model time in ${((end - start) / 1000).toFixed(2)} s of wall time.`
       : 'Items: none finished.',
+  ].join('\n');
+}
+
+/** The deterministic contradiction check over the items' results (seed 003, stage 8.5). */
+export function itemContradictions(
+  items: readonly WorkItem[],
+  done: readonly Step[],
+  facts: Readonly<Record<string, unknown>> = {},
+): Contradiction[] {
+  const outputs = items.flatMap((item) => {
+    const step = itemResult(item.id, done);
+    return step ? [{ id: item.id, text: step.reply }] : [];
+  });
+  return findContradictions(outputs, facts);
+}
+
+/** Items that contradict each other are open disagreement: a `proceed` over them fails closed to investigate. */
+function withContradictions(arbitration: ArbitrationResult, found: readonly Contradiction[]): ArbitrationResult {
+  if (found.length === 0) return arbitration;
+  const conflicts = [
+    ...arbitration.conflicts,
+    ...found.map((c) => `items ${c.first.id} and ${c.second.id} contradict each other on "${c.subject}"`),
+  ];
+  return arbitration.final_action === 'proceed'
+    ? {
+        ...arbitration,
+        final_action: 'investigate',
+        conflicts,
+        reasoning: `${arbitration.reasoning}; ${found.length} contradiction(s) between the items' results, so the council investigates first`,
+      }
+    : { ...arbitration, conflicts };
+}
+
+function contradictionSection(found: readonly Contradiction[], items: number): string {
+  const how =
+    'Checked without a model, across every pair of item results (and the shared facts): a shared fact given different values (`key: value` lines), and opposite stances on the same action and object (use / do not use / avoid, enable / disable, add / remove, approve / reject). A flag is for a person to read, not proof.';
+  if (found.length === 0) return `${how}\n\nNo contradiction found between the ${items} item result(s).`;
+  const cell = (t: string): string => t.replace(/\s+/g, ' ').replace(/\|/g, '\\|');
+  return [
+    how,
+    '',
+    `**${found.length} contradiction(s) flagged** — the council investigates before acting on the merge.`,
+    '',
+    '| Subject | Item | Says | Item | Says |',
+    '|---|---|---|---|---|',
+    ...found.map((c) => `| ${cell(c.subject)} | \`${c.first.id}\` | ${cell(c.first.says)} | \`${c.second.id}\` | ${cell(c.second.says)} |`),
   ].join('\n');
 }
 

@@ -97,6 +97,7 @@ describe('parallel with anonymous review', () => {
     expect(conclusion.sections.map((s) => s.title)).toEqual([
       'Assessments',
       'Composition and arbitration',
+      'Composed rationale',
       'Anonymous review',
       'Orchestration',
     ]);
@@ -109,7 +110,12 @@ describe('parallel: the conclusion', () => {
     const conclusion = parallelMode.conclude(parallel(), [...allAssessed(), aStep('synthesis', { reply: 'Go with Kafka.' })]);
     expect(conclusion.arbitration.final_action).toBe('proceed');
     expect(conclusion.proposal).toBe('Go with Kafka.');
-    expect(conclusion.sections.map((s) => s.title)).toEqual(['Assessments', 'Composition and arbitration', 'Orchestration']);
+    expect(conclusion.sections.map((s) => s.title)).toEqual([
+      'Assessments',
+      'Composition and arbitration',
+      'Composed rationale',
+      'Orchestration',
+    ]);
     expect(conclusion.audit).toMatchObject({
       mode: 'parallel',
       composition: 'weighted_average',
@@ -146,7 +152,9 @@ describe('parallel: the conclusion', () => {
     const conclusion = parallelMode.conclude(ctx, done);
     expect(conclusion.arbitration.final_action).toBe('investigate');
     expect(conclusion.arbitration.reasoning).toContain('1 vector(s) flagged by the consensus threshold, so the council investigates first');
-    expect(conclusion.arbitration.conflicts).toContain("vector impact: the personas' scores spread 0.8 (over the consensus threshold 0.2)");
+    expect(conclusion.arbitration.conflicts).toContainEqual(
+      expect.stringMatching(/^vector impact: the personas' scores spread 0\.8 \(std dev 0\.\d+; consensus threshold 0\.2\)$/),
+    );
     expect(conclusion.audit.flagged_vectors).toEqual(['impact']);
   });
 
@@ -159,21 +167,21 @@ describe('parallel: the conclusion', () => {
       | \`alpha\` | proceed | 0.80 | 0.44 | 0.60 | 0.60 | 0.70 | proceed after assessing |
       | \`beta\` | escalate (fail-closed) | 1.00 | — | — | — | — | fail-closed: malformed assessment (no JSON object with the keys action, confidence, rationale, vectors was found) |
 
-      | Vector | \`alpha\` | \`beta\` | **composed** | spread |
-      |---|---|---|---|---|
-      | engagement | 0.60 | — | **0.60** | 0.00 |
-      | know | 0.60 | — | **0.60** | 0.00 |
-      | do | 0.60 | — | **0.60** | 0.00 |
-      | context | 0.60 | — | **0.60** | 0.00 |
-      | clarity | 0.60 | — | **0.60** | 0.00 |
-      | coherence | 0.60 | — | **0.60** | 0.00 |
-      | signal | 0.60 | — | **0.60** | 0.00 |
-      | density | 0.60 | — | **0.60** | 0.00 |
-      | state | 0.60 | — | **0.60** | 0.00 |
-      | change | 0.60 | — | **0.60** | 0.00 |
-      | completion | 0.60 | — | **0.60** | 0.00 |
-      | impact | 1.00 | — | **1.00** | 0.00 |
-      | uncertainty | 0.60 | — | **0.60** | 0.00 |"
+      | Vector | \`alpha\` | \`beta\` | **composed** | spread | std dev |
+      |---|---|---|---|---|---|
+      | engagement | 0.60 | — | **0.60** | 0.00 | 0.00 |
+      | know | 0.60 | — | **0.60** | 0.00 | 0.00 |
+      | do | 0.60 | — | **0.60** | 0.00 | 0.00 |
+      | context | 0.60 | — | **0.60** | 0.00 | 0.00 |
+      | clarity | 0.60 | — | **0.60** | 0.00 | 0.00 |
+      | coherence | 0.60 | — | **0.60** | 0.00 | 0.00 |
+      | signal | 0.60 | — | **0.60** | 0.00 | 0.00 |
+      | density | 0.60 | — | **0.60** | 0.00 | 0.00 |
+      | state | 0.60 | — | **0.60** | 0.00 | 0.00 |
+      | change | 0.60 | — | **0.60** | 0.00 | 0.00 |
+      | completion | 0.60 | — | **0.60** | 0.00 | 0.00 |
+      | impact | 1.00 | — | **1.00** | 0.00 | 0.00 |
+      | uncertainty | 0.60 | — | **0.60** | 0.00 | 0.00 |"
     `);
   });
 
