@@ -19,6 +19,14 @@ async function using<T>(url: string, fn: (engine: PgEngine) => Promise<T>): Prom
   }
 }
 
+const parseOrNothing = (text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+};
+
 const newestFirst = (a: RunListing, b: RunListing): number => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id);
 
 /**
@@ -33,6 +41,10 @@ export function withEngineRuns(files: Workspace, url: string): Workspace {
     runs: {
       list: (prices) => using(url, (engine) => listEngineRuns(engine, files, prices)),
       read: async (runId) => (await using(url, (engine) => new PgRunStore(engine).load(runId))) ?? files.runs.read(runId),
+      orchestration: async (runId) => {
+        const text = await using(url, (engine) => new PgRunStore(engine).loadFile(runId, 'orchestration.json'));
+        return text === undefined ? files.runs.orchestration(runId) : parseOrNothing(text);
+      },
       shown: (run) =>
         using(url, async (engine) => {
           const pending = await new PgQueue(engine).pendingRuns();

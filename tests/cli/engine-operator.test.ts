@@ -189,6 +189,9 @@ describe('runs, show and audit prune read the engine', () => {
     const shown = await runCli(['show', 'R-done', '--raw', '--workspace', ws]);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain('Summarise the incident report');
+    const asJson = await runCli(['show', 'R-done', '--json', '--workspace', ws]);
+    expect(asJson.code, asJson.stderr).toBe(0);
+    expect(JSON.parse(asJson.stdout).orchestration).toMatchObject({ run_id: 'R-done', final_action: 'proceed' });
     const invalid = await runCli(['show', 'R-invalid', '--workspace', ws]);
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toContain('it ended invalid');
