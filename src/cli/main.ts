@@ -25,6 +25,7 @@ const SUBCOMMANDS: Record<string, () => Promise<(program: Command, io: Io) => vo
   requeue: async () => (await import('./requeue.js')).registerRequeue,
   worker: async () => (await import('./worker.js')).registerWorker,
   engine: async () => (await import('./engine.js')).registerEngine,
+  ui: async () => (await import('./ui.js')).registerUi,
 };
 
 function subcommandsFor(argv: readonly string[] | undefined): string[] {

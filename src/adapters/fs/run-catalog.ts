@@ -90,7 +90,7 @@ export function taskLine(task: string, max = 72): string {
   return first.length > max ? `${first.slice(0, max - 1)}…` : first;
 }
 
-function fromState(state: RunState, prices: Readonly<Record<string, Price>>, shown: ShownRun): RunListing {
+export function fromState(state: RunState, prices: Readonly<Record<string, Price>>, shown: ShownRun): RunListing {
   const usage = totalUsage(state.steps, prices);
   return {
     run_id: state.run_id,
