@@ -36,7 +36,8 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
+  // Not `no-referrer`: with it a browser sends `Origin: null` on a form's POST, and writes need the origin.
+  'Referrer-Policy': 'same-origin',
   'Cache-Control': 'no-store',
   'X-Frame-Options': 'DENY',
 };
@@ -69,6 +70,7 @@ export function consoleServer(options: ConsoleServerOptions): Hono {
   app.get('/static/app.css', (c) => c.body(APP_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
   app.get('/static/app.js', (c) => c.body(APP_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
   app.get('/', (c) => c.redirect('/runs', 303));
+  app.get('/favicon.ico', (c) => c.body(null, 204));
   registerRuns(app, options);
   registerDecisions(app, options);
   registerQueue(app, options);
