@@ -101,6 +101,9 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     await page.goto(`${base}/decisions`);
     const card = page.locator(`article.paused[data-run="${ids.paused}"]`);
     await card.locator('textarea[name=note]').fill('the budget owner approved it');
+    // The README's picture of the console: `MAESTRO_UI_SCREENSHOT=docs/ui.png npx vitest run tests/cli/ui.browser.test.ts`.
+    const shot = process.env.MAESTRO_UI_SCREENSHOT;
+    if (shot) await page.screenshot({ path: path.resolve(REPO_ROOT, shot) });
     await card.locator('button[value=continue]').click();
     await page.waitForURL(`${base}/runs/${ids.paused}?done=continue`);
     expect(await page.locator('.notice.ok').textContent()).toContain('Decided: continue');
@@ -149,10 +152,5 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     }
     await page.goto(`${base}/runs/${ids.secret}`);
     expect(await page.locator('main').textContent()).toContain('[REDACTED:');
-    const shot = process.env.MAESTRO_UI_SCREENSHOT;
-    if (shot) {
-      await page.goto(`${base}/runs/${ids.done}`);
-      await page.screenshot({ path: path.resolve(REPO_ROOT, shot) });
-    }
   });
 });
