@@ -173,6 +173,19 @@ describe('maestro ui: changes', () => {
     expect(await readFile(path.join(ws.dir, 'commands', 'fine.json'), 'utf8')).toContain('billing');
   });
 
+  it('lists a rejected command with its reason and requeues it into commands/; an unknown name changes nothing', async () => {
+    await writeFile(path.join(ws.dir, 'commands', 'broken.json'), '{"task_description": 42}');
+    expect((await runCli(['watch', '--once'], { cwd: ws.dir })).code).not.toBeNull();
+    const queue = await (await get('/queue')).text();
+    expect(queue).toContain('data-rejected="broken.json"');
+    expect(queue).toMatch(/<code>SPEC_[A-Z_]+<\/code>/);
+    expect(queue).toContain('task_description');
+    expect((await post('/queue/requeue', { name: 'nothing-such.json' })).status).toBe(404);
+    expect((await post('/queue/requeue', { name: 'broken.json' })).status).toBe(303);
+    expect(await commandsDir()).toContain('broken.json');
+    expect(await (await get('/queue')).text()).not.toContain('data-rejected="broken.json"');
+  });
+
   it('decides the pause the page showed, and refuses the same page again (stale) or a decision with no pause', async () => {
     const page = await (await get('/decisions')).text();
     const pauseId = new RegExp(`name="pause_id" value="(${ids.paused}[^"]*)"`).exec(page)?.[1] as string;

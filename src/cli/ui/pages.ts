@@ -149,8 +149,10 @@ export function queuePage(queue: QueueView, added?: { name: string; text: string
       html`<li><a href="/runs/${encodeURIComponent(q.run_id)}">${q.run_id}</a> · ${q.source} · ${q.run_status ?? 'starting'} · ${q.steps_done} step(s)</li>`,
   );
   const rejected = queue.rejected.map(
-    (r) => html`<li data-rejected="${r.name}"><code>${r.name}</code> <code>${r.reason_code ?? ''}</code> ${r.message?.split('\n')[0] ?? ''}
-<form method="post" action="/queue/requeue" class="inline"><input type="hidden" name="name" value="${r.name}"><button>Requeue</button></form></li>`,
+    (
+      r,
+    ) => html`<li data-rejected="${r.name}"><code>${r.name}</code> <code>${r.reason_code ?? ''}</code> ${r.rejected_at ? html`<time>${r.rejected_at}</time>` : ''}
+${r.message ? html`<pre>${r.message}</pre>` : ''}<form method="post" action="/queue/requeue" class="inline"><input type="hidden" name="name" value="${r.name}"><button>Requeue</button></form></li>`,
   );
   const engine = queue.engine
     ? html`<p>The engine's queue: ${queue.engine.queued} queued, ${queue.engine.running} running, ${queue.engine.paused} paused, ${queue.engine.rejected} rejected.</p>`
