@@ -1,12 +1,13 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LiveRuns } from '../../src/app/live-runs.js';
 import { openConsole, type ConsoleBackend } from '../../src/compose/console.js';
 import { startConsole } from '../../src/cli/ui.js';
 import { markdownHtml } from '../../src/cli/ui/html.js';
 import { consoleServer } from '../../src/cli/ui/server.js';
 import { runCli } from '../fakes/cli.js';
-import { tempWorkspace } from '../fakes/fixtures.js';
+import { REPO_ROOT, tempWorkspace } from '../fakes/fixtures.js';
 
 // Issue 29: the console's HTTP surface, in-process (the browser test drives the same pages in chromium).
 const TOKEN = 'test-token-0123456789abcdefghijkl';
@@ -18,7 +19,7 @@ const EMAIL = 'jane.doe@example.com';
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 let backend: ConsoleBackend;
 let server: ReturnType<typeof consoleServer>;
-const ids: Record<string, string> = {};
+const ids = { paused: '', secret: '', pii: '', done: '', legacy: '' };
 
 async function runCommand(name: string, command: Record<string, unknown>): Promise<string> {
   await writeFile(path.join(ws.dir, name), JSON.stringify(command));
@@ -34,6 +35,11 @@ beforeAll(async () => {
   ids.secret = await runCommand('secret.json', { task_description: `Choose the queue. Our key is ${GITHUB_TOKEN}` });
   ids.pii = await runCommand('pii.json', { task_description: `Draft a reply to ${EMAIL} about the refund` });
   ids.done = await runCommand('clear.json', { task_description: 'Choose the message queue for billing', config: { mode: 'parallel' } });
+  // A checkpoint kept raw by an older maestro (version 2): its task holds an e-mail, its note a phone number.
+  const legacy = await readFile(path.join(REPO_ROOT, 'tests/fixtures/run-state/v2-paused-pii.json'), 'utf8');
+  ids.legacy = (JSON.parse(legacy) as { run_id: string }).run_id;
+  await mkdir(path.join(ws.dir, '.maestro', 'runs', ids.legacy), { recursive: true });
+  await writeFile(path.join(ws.dir, '.maestro', 'runs', ids.legacy, 'state.json'), legacy);
   backend = await openConsole({ workspace: ws.dir, env: {} });
   server = consoleServer({ backend, token: TOKEN, hosts: () => [HOST] });
 }, 60_000);
@@ -117,14 +123,51 @@ describe('maestro ui: pages', () => {
     }
   });
 
-  it('never shows a secret or personal datum of a task, on any page', async () => {
-    const pages = ['/runs', '/decisions', '/queue', '/live', ...Object.values(ids).map((id) => `/runs/${id}`)];
-    for (const p of pages) {
-      const text = await (await get(p)).text();
-      expect(text, p).not.toContain(GITHUB_TOKEN);
-      expect(text, p).not.toContain(EMAIL);
+  it('never shows a secret or personal datum, on any page: not from a task, an old raw checkpoint, or a file name', async () => {
+    const named = path.join(ws.dir, 'commands', `${EMAIL}.json`);
+    await writeFile(named, '{}');
+    try {
+      const pages = ['/runs', '/decisions', '/queue', '/live', ...Object.values(ids).map((id) => `/runs/${id}`)];
+      for (const p of pages) {
+        const text = await (await get(p)).text();
+        for (const raw of [GITHUB_TOKEN, EMAIL, '415 555 0100']) expect(text, p).not.toContain(raw);
+      }
+      expect(await (await get(`/runs/${ids.pii}`)).text()).toContain('[REDACTED:');
+      expect(await (await get(`/runs/${ids.legacy}`)).text()).toContain('Questions go to [REDACTED:EMAIL]');
+    } finally {
+      await rm(named);
     }
-    expect(await (await get(`/runs/${ids.pii}`)).text()).toContain('[REDACTED:');
+  });
+
+  it('streams the runs still going as `run --follow` events, screened (an old raw checkpoint too)', async () => {
+    const controller = new AbortController();
+    const res = await server.request(`${ORIGIN}/live/events`, { headers: { host: HOST, cookie }, signal: controller.signal });
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    while (!text.includes('event: ready')) text += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    await reader.cancel().catch(() => undefined);
+    expect(text).toContain(`"kind":"step_finished","run_id":"${ids.legacy}"`);
+    expect(text).toContain(`"run_id":"${ids.paused}"`);
+    for (const raw of [EMAIL, '415 555 0100']) expect(text).not.toContain(raw);
+  });
+
+  it('screens what it streams even when a store hands it a raw reply', async () => {
+    const state = await backend.app.deps.ledger.load(ids.paused);
+    if (!state) throw new Error('no paused run');
+    const raw = { ...state, steps: state.steps.map((st) => ({ ...st, reply: `${st.reply} Write to ${EMAIL}.` })) };
+    const reader = { list: async () => [raw.run_id], load: async () => raw, readFile: async () => undefined };
+    const leaky = consoleServer({ backend: { ...backend, live: new LiveRuns(reader) }, token: TOKEN, hosts: () => [HOST] });
+    const controller = new AbortController();
+    const res = await leaky.request(`${ORIGIN}/live/events`, { headers: { host: HOST, cookie }, signal: controller.signal });
+    const body = (res.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    while (!text.includes('event: ready')) text += new TextDecoder().decode((await body.read()).value);
+    controller.abort();
+    await body.cancel().catch(() => undefined);
+    expect(text).toContain('Write to [REDACTED:EMAIL]');
+    expect(text).not.toContain(EMAIL);
   });
 
   it('shows a sealed run as sealed, and offers no decision on it', async () => {

@@ -19,7 +19,7 @@ let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 let browser: Browser;
 let ui: ChildProcess;
 let base = '';
-const ids: Record<string, string> = {};
+const ids = { secret: '', done: '', paused: '', stale: '' };
 
 async function runCommand(name: string, command: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<string> {
   await writeFile(path.join(ws.dir, name), JSON.stringify(command));
@@ -75,7 +75,10 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     await page.click(`a[href="/runs/${ids.done}"]`);
     await page.waitForURL(`${base}/runs/${ids.done}`);
     expect(await page.locator('.chain.ok').textContent()).toContain('The audit chain verifies');
-    const drawn = await page.locator('.artifact img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0);
+    const drawn = await page.locator('.artifact img').evaluate((img) => {
+      const image = img as unknown as { complete: boolean; naturalWidth: number };
+      return image.complete && image.naturalWidth > 0;
+    });
     expect(drawn).toBe(true);
     await page.goto(`${base}/runs`);
     await page.locator('select[name=status]').selectOption('paused');
@@ -86,7 +89,7 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
 
   it('watches a live run arrive, step by step, until it completes', async () => {
     await page.goto(`${base}/live`);
-    await page.waitForFunction(() => document.getElementById('live-state')?.textContent?.startsWith('Watching'));
+    await page.locator('#live-state', { hasText: 'Watching' }).waitFor();
     await writeFile(path.join(ws.dir, 'live.json'), JSON.stringify({ task_description: 'Pick a cache for the session store' }));
     // Each model call takes a while, so the page sees the council at work, not only its end.
     const running = spawnCli(['run', 'live.json', '--json'], { cwd: ws.dir, env: { MAESTRO_OFFLINE_DELAY_MS: '150' } });

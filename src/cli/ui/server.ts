@@ -246,19 +246,28 @@ function registerQueue(app: Hono, options: ConsoleServerOptions): void {
   });
 }
 
+/** A value with every string in it screened. */
+function screenedDeep(value: unknown): unknown {
+  if (typeof value === 'string') return screenText(value);
+  if (Array.isArray(value)) return value.map(screenedDeep);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, screenedDeep(v)]));
+  return value;
+}
+
 function registerLive(app: Hono, options: ConsoleServerOptions): void {
   app.get('/live', (c) => c.html(page(c, options, 'Live', livePage())));
   app.get('/live/events', (c) =>
     streamSSE(c, async (stream) => {
       let chain = Promise.resolve();
+      // Every string leaves screened, whatever its record (a checkpoint kept raw by an older maestro too).
       const send = (event: string, data: unknown) => {
-        chain = chain.then(() => stream.writeSSE({ event, data: JSON.stringify(data) })).catch(() => undefined);
+        chain = chain.then(() => stream.writeSSE({ event, data: JSON.stringify(screenedDeep(data)) })).catch(() => undefined);
       };
       // The same feed as `run --follow`: every string in an event has been through the detector.
       const feed = new TranscriptFeed((e) => send('transcript', e));
       const listener = (e: LiveEvent) => {
         if (e.kind === 'progress') feed.onProgress(e.event);
-        else send('status', { ...e, summary: e.summary === null ? null : screenText(e.summary) });
+        else send('status', e);
       };
       const stop = await options.backend.live.subscribe(listener);
       send('ready', {});
