@@ -39,6 +39,7 @@ export function registerUi(program: Command, io: Io): void {
     .action(async (opts: UiFlags) => {
       const console = await startConsole(io, opts);
       io.stdout.write(`maestro ui: ${console.url}\n`);
+      if (!LOOPBACK.has(opts.host)) io.stdout.write(`(from another machine: this machine's name or address in place of ${opts.host})\n`);
       await untilStopped();
       await console.close();
     });
@@ -62,7 +63,7 @@ export async function startConsole(io: Io, opts: UiFlags): Promise<RunningConsol
   const [{ serve }, { consoleServer }] = await Promise.all([import('@hono/node-server'), import('./ui/server.js')]);
   let bound = 0;
   const hostPart = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
-  const hosts = () => (LOOPBACK.has(opts.host) ? ['127.0.0.1', 'localhost', '[::1]'] : [hostPart]).map((h) => `${h}:${bound}`);
+  const hosts = () => (LOOPBACK.has(opts.host) ? ['127.0.0.1', 'localhost', '[::1]'].map((h) => `${h}:${bound}`) : undefined);
   const app = consoleServer({ backend, token, hosts });
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port, hostname: opts.host }, () => resolve(s));

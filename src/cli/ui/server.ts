@@ -19,8 +19,12 @@ export interface ConsoleServerOptions {
   readonly backend: ConsoleBackend;
   /** The secret every request must carry (the `?token=` of the printed URL, then a cookie). */
   readonly token: string;
-  /** `host:port` values a request may name (anything else may be a DNS rebinding: refused). */
-  readonly hosts: () => readonly string[];
+  /**
+   * `host:port` values a request may name (anything else may be a DNS rebinding: refused); undefined
+   * when the console listens beyond this machine, where people reach it by names it cannot know (the
+   * token, which they set, still guards it).
+   */
+  readonly hosts: () => readonly string[] | undefined;
 }
 
 const COOKIE = 'maestro_ui';
@@ -85,7 +89,8 @@ export function consoleServer(options: ConsoleServerOptions): Hono {
 
 async function guard(c: Context, options: ConsoleServerOptions, next: () => Promise<void>): Promise<Response | undefined> {
   const host = c.req.header('host') ?? '';
-  if (!options.hosts().includes(host)) return void (c.res = c.text(`this console does not answer to the host "${host}"`, 421));
+  const allowed = options.hosts();
+  if (allowed && !allowed.includes(host)) return void (c.res = c.text(`this console does not answer to the host "${host}"`, 421));
   const url = new URL(c.req.url);
   const query = url.searchParams.get('token') ?? undefined;
   if (c.req.method === 'GET' && sameSecret(query, options.token)) {
