@@ -56,7 +56,9 @@ export async function startConsole(io: Io, opts: UiFlags): Promise<RunningConsol
     );
   }
   const port = Number(opts.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new ExitError(2, `maestro ui: --port takes 0–65535, not "${opts.port}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new ExitError(2, `maestro ui: --port takes 0–65535, not "${opts.port}"`);
+  }
   const token = given ?? randomBytes(24).toString('base64url');
   const { openConsole } = await import('../compose/console.js');
   const backend = await openConsole({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });

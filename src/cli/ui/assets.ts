@@ -35,7 +35,8 @@ function liveRun(box, id) {
   let run = document.getElementById('run-' + id);
   if (!run) {
     run = el('section', 'live-run'); run.id = 'run-' + id; run.dataset.run = id;
-    const h = el('h2'); const a = el('a', '', id); a.href = '/runs/' + encodeURIComponent(id); h.append(a, ' ', el('span', 'badge', 'running'));
+    const h = el('h2'); const a = el('a', '', id); a.href = '/runs/' + encodeURIComponent(id);
+    h.append(a, ' ', el('span', 'badge', 'running'));
     run.append(h, el('div', 'live-steps')); box.prepend(run);
   }
   return run;

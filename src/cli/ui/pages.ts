@@ -51,7 +51,8 @@ export function runsPage(runs: readonly RunListing[], status: string | undefined
 <td class="n">${r.cost_usd === null ? '' : `$${r.cost_usd.toFixed(4)}`}</td><td><time>${r.started_at}</time></td></tr>`,
   );
   return html`<h1>Runs</h1>
-<form method="get" action="/runs" class="filter"><label>Status <select name="status"><option value="">all</option>${options}</select></label>
+<form method="get" action="/runs" class="filter">
+<label>Status <select name="status"><option value="">all</option>${options}</select></label>
 <button>Filter</button></form>
 ${
   runs.length === 0
@@ -79,9 +80,16 @@ export function runPage(options: {
 ${options.next_step ? html`<p>Nobody is running it: resume with <code>${options.next_step}</code></p>` : ''}
 ${decisionBlock(details, state.decision)}
 ${auditBlock(options.audit)}
-${options.artifact ? html`<section class="artifact"><h2>Artifact <small>${state.artifact ?? ''}</small></h2>${markdownHtml(options.artifact, picture)}</section>` : ''}
+${
+  options.artifact
+    ? html`<section class="artifact"><h2>Artifact <small>${state.artifact ?? ''}</small></h2>
+${markdownHtml(options.artifact, picture)}</section>`
+    : ''
+}
 <section class="transcript"><h2>Transcript</h2>${markdownHtml(options.transcript)}</section>`;
 }
+
+const TORN = ', with a torn last line (a write cut short by a crash)';
 
 function auditBlock(audit: RunAudit | undefined): SafeHtml {
   if (!audit) return html`<section class="audit"><h2>Audit log</h2><p>This run has no audit log.</p></section>`;
@@ -89,12 +97,13 @@ function auditBlock(audit: RunAudit | undefined): SafeHtml {
   const verdict =
     v.status === 'broken'
       ? html`<p class="chain broken">The audit chain does not verify: ${v.message}${v.line === null ? '' : ` (line ${v.line})`}</p>`
-      : html`<p class="chain ok">The audit chain verifies: ${v.records} record(s)${v.status === 'torn' ? ', with a torn last line (a write cut short by a crash)' : ''}.</p>`;
+      : html`<p class="chain ok">The audit chain verifies: ${v.records} record(s)${v.status === 'torn' ? TORN : ''}.</p>`;
   const rows = audit.records.map(
     (r) => html`<tr><td class="n">${r.seq}</td><td><time>${r.ts}</time></td><td>${r.event}</td><td>${r.layer}</td><td>${r.decision}</td>
 <td>${r.reason_code}</td><td>${r.final_decider}${r.sealed ? ' · sealed' : ''}</td></tr>`,
   );
-  return html`<section class="audit"><h2>Audit log</h2>${verdict}<details><summary>Decision trail (${audit.records.length} records)</summary>
+  return html`<section class="audit"><h2>Audit log</h2>${verdict}
+<details><summary>Decision trail (${audit.records.length} records)</summary>
 <table><thead><tr><th>#</th><th>When</th><th>Event</th><th>Layer</th><th>Decision</th><th>Reason</th><th>By</th></tr></thead>
 <tbody>${rows}</tbody></table></details></section>`;
 }
@@ -103,18 +112,22 @@ function auditBlock(audit: RunAudit | undefined): SafeHtml {
 export function decisionBlock(d: ShowDetails, sealedBy?: RunState['decision']): SafeHtml {
   const done = d.decisions.map(
     (h) =>
-      html`<li>${h.decision} at <time>${h.decided_at}</time> on pause <code>${h.pause_id}</code> (${h.layer}: ${h.reason_code})${h.note ? html` — ${h.note}` : ''}</li>`,
+      html`<li>${h.decision} at <time>${h.decided_at}</time> on pause <code>${h.pause_id}</code>
+(${h.layer}: ${h.reason_code})${h.note ? html` — ${h.note}` : ''}</li>`,
   );
   const history = done.length > 0 ? html`<h3>Decisions taken</h3><ul>${done}</ul>` : '';
   if (d.sealed) {
-    return html`<section class="decide sealed"><h2>Sealed</h2><p>This run was sealed: nobody can continue it.${sealedWhy(sealedBy)}</p>${history}</section>`;
+    return html`<section class="decide sealed"><h2>Sealed</h2>
+<p>This run was sealed: nobody can continue it.${sealedWhy(sealedBy)}</p>${history}</section>`;
   }
   if (!d.pause) return history ? html`<section class="decide">${history}</section>` : html``;
   const p = d.pause;
   return html`<section class="decide" data-pause="${p.pause_id}"><h2>Paused for a person</h2>
-<p>At <time>${p.requested_at}</time> the <strong>${p.layer}</strong> layer paused it: <code>${p.reason_code}</code> (${explainReason(p.reason_code)}).</p>
+<p>At <time>${p.requested_at}</time> the <strong>${p.layer}</strong> layer paused it:
+<code>${p.reason_code}</code> (${explainReason(p.reason_code)}).</p>
 <p class="why">${p.message}</p>
-<p><strong>Continue would:</strong> ${d.continue_would ?? ''}<br><strong>Stop would:</strong> end the run as STOPPED, with an artifact that records the stop.</p>
+<p><strong>Continue would:</strong> ${d.continue_would ?? ''}<br>
+<strong>Stop would:</strong> end the run as STOPPED, with an artifact that records the stop.</p>
 ${d.plan ? html`<h3>The loop policy's plan</h3><pre>${d.plan}</pre>` : ''}
 ${d.conflict_pauses > 1 ? html`<p>This conflict has paused ${d.conflict_pauses} times.</p>` : ''}
 <form method="post" action="/decisions/${encodeURIComponent(d.run_id)}" class="decide-form">
@@ -146,29 +159,37 @@ export function queuePage(queue: QueueView, added?: { name: string; text: string
   const waiting = queue.queued.map((q) => html`<li><code>${q.file}</code> · ${q.bytes} bytes · <time>${q.modified}</time></li>`);
   const flight = queue.inflight.map(
     (q) =>
-      html`<li><a href="/runs/${encodeURIComponent(q.run_id)}">${q.run_id}</a> · ${q.source} · ${q.run_status ?? 'starting'} · ${q.steps_done} step(s)</li>`,
+      html`<li><a href="/runs/${encodeURIComponent(q.run_id)}">${q.run_id}</a> · ${q.source}
+· ${q.run_status ?? 'starting'} · ${q.steps_done} step(s)</li>`,
   );
   const rejected = queue.rejected.map(
-    (
-      r,
-    ) => html`<li data-rejected="${r.name}"><code>${r.name}</code> <code>${r.reason_code ?? ''}</code> ${r.rejected_at ? html`<time>${r.rejected_at}</time>` : ''}
-${r.message ? html`<pre>${r.message}</pre>` : ''}<form method="post" action="/queue/requeue" class="inline"><input type="hidden" name="name" value="${r.name}"><button>Requeue</button></form></li>`,
+    (r) => html`<li data-rejected="${r.name}"><code>${r.name}</code> <code>${r.reason_code ?? ''}</code>
+${r.rejected_at ? html`<time>${r.rejected_at}</time>` : ''}${r.message ? html`<pre>${r.message}</pre>` : ''}
+<form method="post" action="/queue/requeue" class="inline"><input type="hidden" name="name" value="${r.name}">
+<button>Requeue</button></form></li>`,
   );
   const engine = queue.engine
-    ? html`<p>The engine's queue: ${queue.engine.queued} queued, ${queue.engine.running} running, ${queue.engine.paused} paused, ${queue.engine.rejected} rejected.</p>`
+    ? html`<p>The engine's queue: ${queue.engine.queued} queued, ${queue.engine.running} running,
+${queue.engine.paused} paused, ${queue.engine.rejected} rejected.</p>`
     : '';
   return html`<h1>Queue</h1>${engine}
-<section><h2>Waiting in commands/ (${queue.queued.length})</h2>${waiting.length ? html`<ul>${waiting}</ul>` : html`<p>Nothing waits.</p>`}</section>
-<section><h2>In flight (${queue.inflight.length})</h2>${flight.length ? html`<ul>${flight}</ul>` : html`<p>Nothing is in flight.</p>`}</section>
-<section><h2>Rejected (${queue.rejected.length})</h2>${rejected.length ? html`<ul>${rejected}</ul>` : html`<p>Nothing was rejected.</p>`}</section>
+${listSection(`Waiting in commands/ (${queue.queued.length})`, waiting, 'Nothing waits.')}
+${listSection(`In flight (${queue.inflight.length})`, flight, 'Nothing is in flight.')}
+${listSection(`Rejected (${queue.rejected.length})`, rejected, 'Nothing was rejected.')}
 ${addForm(added)}`;
+}
+
+function listSection(title: string, items: readonly SafeHtml[], none: string): SafeHtml {
+  return html`<section><h2>${title}</h2>${items.length ? html`<ul>${items}</ul>` : html`<p>${none}</p>`}</section>`;
 }
 
 function addForm(added: { name: string; text: string; findings?: readonly CommandFinding[] } | undefined): SafeHtml {
   return html`<section class="add"><h2>Add a command</h2>
-<p>Paste a command's JSON or choose a file. It is checked as <code>maestro validate</code> checks it; only a command that every gate lets run is written into <code>commands/</code>.</p>
+<p>Paste a command's JSON or choose a file. It is checked as <code>maestro validate</code> checks it;
+only a command that every gate lets run is written into <code>commands/</code>.</p>
 <form method="post" action="/queue/add" enctype="multipart/form-data" class="add-form">
-<label>File name <input name="name" value="${added?.name ?? ''}" placeholder="task.json" pattern="[A-Za-z0-9][A-Za-z0-9_.\\-]*\\.json"></label>
+<label>File name
+<input name="name" value="${added?.name ?? ''}" placeholder="task.json" pattern="[A-Za-z0-9][A-Za-z0-9_.\\-]*\\.json"></label>
 <label>Command JSON <textarea name="text" rows="8" spellcheck="false">${added?.text ?? ''}</textarea></label>
 <label>or a file <input type="file" name="file" accept=".json,application/json"></label>
 <button name="action" value="check">Check</button> <button name="action" value="add">Add to the queue</button>

@@ -37,8 +37,10 @@ const DONE: Readonly<Record<string, string>> = {
   added: 'Added: the command is in commands/ and waits for a watcher.',
 };
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Security-Policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'Content-Security-Policy': [
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'",
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  ].join('; '),
   'X-Content-Type-Options': 'nosniff',
   // Not `no-referrer`: with it a browser sends `Origin: null` on a form's POST, and writes need the origin.
   'Referrer-Policy': 'same-origin',
