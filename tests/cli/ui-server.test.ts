@@ -102,6 +102,10 @@ describe('maestro ui: pages', () => {
     expect(paused).not.toContain(ids.done);
     const page = await (await get(`/runs/${ids.done}`)).text();
     expect(page).toContain('The audit chain verifies');
+    // The verdicts drawn in the page as a radar: one point per persona's verdict.
+    const radar = /<figure class="radar">[\s\S]*?<\/figure>/.exec(await (await get(`/runs/${ids.paused}`)).text())?.[0] ?? '';
+    expect(radar.match(/<circle /g)).toHaveLength(3);
+    expect(radar).toContain('investigate');
     const img = /<img src="([^"]+\.svg)"/.exec(page)?.[1];
     expect(img).toBeDefined();
     const svg = await get(img as string);

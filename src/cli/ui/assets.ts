@@ -23,6 +23,8 @@ section, article { margin: 1rem 0; } article.paused { background: #fff; padding:
 button { padding: .3rem .9rem; } button.stop { background: #ffd9d6; }
 textarea { width: 100%; font-family: ui-monospace, monospace; } label { display: block; margin: .4rem 0; }
 form.inline { display: inline; } pre { white-space: pre-wrap; background: #eef0f4; padding: .4rem; }
+.radar { display: inline-block; background: #fff; padding: .5rem 1rem; border-radius: .4rem; margin: 0; }
+.radar figcaption { font-size: .8rem; color: #555; max-width: 260px; }
 .artifact img { max-width: 560px; background: #fff; display: block; margin: .5rem 0; }
 .live-run { background: #fff; padding: .5rem 1rem; margin: .6rem 0; border-radius: .4rem; }
 .live-step { border-left: 3px solid #7aa2ff; padding-left: .6rem; margin: .4rem 0; white-space: pre-wrap; }

@@ -6,6 +6,7 @@ import { SHOWN_RUN_STATUSES } from '../../domain/run-liveness.js';
 import type { RunState } from '../../domain/run-state.js';
 import type { PausedRow, ShowDetails } from '../hitl.js';
 import { html, markdownHtml, type SafeHtml } from './html.js';
+import { verdictRadar } from './radar.js';
 
 /** The console's pages, in the order of its menu. */
 const MENU = [
@@ -80,6 +81,7 @@ export function runPage(options: {
 ${options.next_step ? html`<p>Nobody is running it: resume with <code>${options.next_step}</code></p>` : ''}
 ${decisionBlock(details, state.decision)}
 ${auditBlock(options.audit)}
+${verdictRadar(state)}
 ${
   options.artifact
     ? html`<section class="artifact"><h2>Artifact <small>${state.artifact ?? ''}</small></h2>
