@@ -107,9 +107,12 @@ export class LiveRuns {
 
   /** One look at the ledger; a look still under way is joined, never run twice at once. */
   #look(): Promise<void> {
-    this.#ticking ??= this.#lookOnce().finally(() => {
-      this.#ticking = undefined;
-    });
+    // A look that fails (a store gone for a moment) is tried again next time; it never ends the process.
+    this.#ticking ??= this.#lookOnce()
+      .catch(() => undefined)
+      .finally(() => {
+        this.#ticking = undefined;
+      });
     return this.#ticking;
   }
 

@@ -31,7 +31,9 @@ const COOKIE = 'maestro_ui';
 const RUN_ID = /^[A-Za-z0-9_.-]{1,200}$/;
 /** What a page says after a write, by a fixed key (never text from the request). */
 const DONE: Readonly<Record<string, string>> = {
-  continue: 'Decided: continue. The run resumes from its checkpoint (a watcher or a worker picks it up).',
+  continue:
+    'Decided: continue. A running watcher (maestro watch) or, with an engine, a worker resumes the run from its checkpoint; ' +
+    'with neither, resume it with maestro run --resume and its run id.',
   stop: 'Decided: stop. The run ended as STOPPED, with an artifact that records the stop.',
   requeued: 'Requeued: the command is back in commands/ and will be checked afresh.',
   added: 'Added: the command is in commands/ and waits for a watcher.',
