@@ -233,6 +233,22 @@ describe('maestro ui: changes', () => {
     expect(await (await get('/queue')).text()).not.toContain('data-rejected="broken.json"');
   });
 
+  it('refuses a page left open on a pause the run has since left for a later one', async () => {
+    const ghost = { task_description: 'Review the plan', config: { max_rounds: 1, personas: ['coordinator', 'ghost'] } };
+    const id = await runCommand('ghost.json', ghost);
+    const first = (await backend.app.deps.ledger.load(id))?.pause?.pause_id as string;
+    expect((await post(`/decisions/${id}`, { decision: 'continue', pause_id: first })).status).toBe(303);
+    const resumed = await runCli(['run', '--resume', id, '--json'], { cwd: ws.dir });
+    expect(resumed.code, resumed.stderr).toBe(3);
+    const later = (await backend.app.deps.ledger.load(id))?.pause?.pause_id;
+    expect(later).toBeDefined();
+    expect(later).not.toBe(first);
+    const stale = await post(`/decisions/${id}`, { decision: 'stop', pause_id: first });
+    expect(stale.status).toBe(409);
+    expect(await stale.text()).toContain('nothing changed');
+    expect((await backend.app.deps.ledger.load(id))?.status).toBe('paused');
+  });
+
   it('decides the pause the page showed, and refuses the same page again (stale) or a decision with no pause', async () => {
     const page = await (await get('/decisions')).text();
     const pauseId = new RegExp(`name="pause_id" value="(${ids.paused}[^"]*)"`).exec(page)?.[1] as string;

@@ -79,6 +79,7 @@ export function runPage(options: {
   return html`<h1>Run <code>${state.run_id}</code> ${badge(status)}</h1>
 <p class="task">${state.command.task_description.split('\n')[0] ?? ''}</p>
 ${options.next_step ? html`<p>Nobody is running it: resume with <code>${options.next_step}</code></p>` : ''}
+${status === 'running' ? html`<p>It is running: <a href="/live">watch it live</a>.</p>` : ''}
 ${decisionBlock(details, state.decision)}
 ${auditBlock(options.audit)}
 ${verdictRadar(state)}
