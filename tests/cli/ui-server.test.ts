@@ -220,6 +220,20 @@ describe('maestro ui: changes', () => {
     expect(await readFile(path.join(ws.dir, 'commands', 'fine.json'), 'utf8')).toContain('billing');
   });
 
+  it('answers a malformed form with a message, changes nothing and keeps serving', async () => {
+    const before = await commandsDir();
+    const garbled = await server.request(`${ORIGIN}/queue/add`, {
+      method: 'POST',
+      body: '--x\r\nContent-Disposition: form-data; name="text"\r\n\r\n{"task',
+      headers: { host: HOST, cookie, origin: ORIGIN, 'content-type': 'multipart/form-data; boundary=zzz' },
+    });
+    expect(garbled.status).toBe(400);
+    expect(await garbled.text()).toContain('nothing was written');
+    expect((await post('/queue/add', { text: '{"task_description":"Choose"}', action: 'launch' })).status).toBe(400);
+    expect(await commandsDir()).toEqual(before);
+    expect((await get('/queue')).status).toBe(200);
+  });
+
   it('lists a rejected command with its reason and requeues it into commands/; an unknown name changes nothing', async () => {
     await writeFile(path.join(ws.dir, 'commands', 'broken.json'), '{"task_description": 42}');
     expect((await runCli(['watch', '--once'], { cwd: ws.dir })).code).not.toBeNull();

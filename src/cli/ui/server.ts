@@ -12,6 +12,7 @@ import { renderTranscript } from '../../domain/transcript.js';
 import { pausedRuns, showDetails } from '../hitl.js';
 import { TranscriptFeed } from '../transcript-feed.js';
 import { APP_CSS, APP_JS } from './assets.js';
+import { AddForm, commandOf, DecisionForm, readForm, RequeueForm } from './forms.js';
 import { decisionsPage, type findingsBlock, layout, livePage, problemPage, queuePage, runPage, runsPage, type Notice } from './pages.js';
 import type { SafeHtml } from './html.js';
 
@@ -181,17 +182,15 @@ function registerDecisions(app: Hono, options: ConsoleServerOptions): void {
   app.get('/decisions', async (c) => c.html(page(c, options, 'Decisions', decisionsPage(await decisionRows(backend)), doneNotice(c))));
   app.post('/decisions/:id', async (c) => {
     const runId = c.req.param('id');
-    const form = await c.req.parseBody();
-    const field = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : undefined);
     const refuse = async (text: string, status: 404 | 409 | 400) =>
       c.html(page(c, options, 'Decisions', decisionsPage(await decisionRows(backend)), { kind: 'refused', text }), status);
-    const pauseId = field('pause_id');
-    const decision = field('decision') ?? '';
     // A decision is always bound to the pause the page showed: without one it could decide a later pause.
-    if (!pauseId) return refuse('Refused: the decision names no pause; nothing changed. Reload the page and decide again.', 400);
+    const form = readForm(DecisionForm, await c.req.parseBody().catch(() => undefined));
+    if (!form.ok) return refuse(`Refused: ${form.problem}; nothing changed. Reload the page and decide again.`, 400);
     if (!RUN_ID.test(runId)) return refuse(`Refused: there is no run "${runId}" in this workspace; nothing changed.`, 404);
+    const { decision, pause_id: pauseId } = form.value;
     try {
-      const note = field('note')?.trim();
+      const note = form.value.note?.trim();
       await backend.decide({ runId, decision, pauseId, ...(note ? { note } : {}) });
     } catch (error) {
       if (error instanceof HitlRefusedError) return refuse(`Refused: ${error.message}`, 409);
@@ -201,21 +200,12 @@ function registerDecisions(app: Hono, options: ConsoleServerOptions): void {
   });
 }
 
-/** The command of an add form: the text box, else the chosen file. */
-async function commandText(form: Record<string, string | File | (string | File)[]>): Promise<{ name: string; text: string }> {
-  const file = form.file instanceof File && form.file.size > 0 ? form.file : undefined;
-  const typed = typeof form.text === 'string' ? form.text : '';
-  const text = typed.trim() ? typed : file ? await file.text() : '';
-  const given = typeof form.name === 'string' ? form.name.trim() : '';
-  return { name: given || file?.name || '', text };
-}
-
 function registerQueue(app: Hono, options: ConsoleServerOptions): void {
   const { backend } = options;
   app.get('/queue', async (c) => c.html(page(c, options, 'Queue', queuePage(await backend.queue()), doneNotice(c))));
   app.post('/queue/requeue', async (c) => {
-    const form = await c.req.parseBody();
-    const name = typeof form.name === 'string' ? form.name : '';
+    const form = readForm(RequeueForm, await c.req.parseBody().catch(() => undefined));
+    const name = form.ok ? form.value.name : '';
     const known = (await backend.queue()).rejected.some((r) => r.name === name);
     if (!known) {
       const notice: Notice = { kind: 'refused', text: `Refused: "${name}" is not in .maestro/rejected/; nothing changed.` };
@@ -225,8 +215,12 @@ function registerQueue(app: Hono, options: ConsoleServerOptions): void {
     return c.redirect('/queue?done=requeued', 303);
   });
   app.post('/queue/add', async (c) => {
-    const form = await c.req.parseBody();
-    const { name, text } = await commandText(form);
+    const form = readForm(AddForm, await c.req.parseBody().catch(() => undefined));
+    if (!form.ok) {
+      const notice: Notice = { kind: 'refused', text: `Refused: ${form.problem}; nothing was written.` };
+      return c.html(page(c, options, 'Queue', queuePage(await backend.queue()), notice), 400);
+    }
+    const { name, text } = await commandOf(form.value);
     const again = async (notice: Notice, findings: Parameters<typeof findingsBlock>[0] | undefined, status: 200 | 422) =>
       c.html(
         page(c, options, 'Queue', queuePage(await backend.queue(), { name, text, ...(findings ? { findings } : {}) }), notice),
@@ -234,7 +228,7 @@ function registerQueue(app: Hono, options: ConsoleServerOptions): void {
       );
     if (!text.trim())
       return again({ kind: 'refused', text: 'Refused: paste a command or choose a file; nothing was written.' }, undefined, 422);
-    if (form.action === 'check') {
+    if (form.value.action === 'check') {
       const findings = await backend.check(text);
       const ok = findings.length === 0;
       return again(
