@@ -92,7 +92,7 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     await page.locator('#live-state', { hasText: 'Watching' }).waitFor();
     await writeFile(path.join(ws.dir, 'live.json'), JSON.stringify({ task_description: 'Pick a cache for the session store' }));
     // Each model call takes a while, so the page sees the council at work, not only its end.
-    const running = spawnCli(['run', 'live.json', '--json'], { cwd: ws.dir, env: { MAESTRO_OFFLINE_DELAY_MS: '150' } });
+    const running = spawnCli(['run', 'live.json', '--json'], { cwd: ws.dir, env: { MAESTRO_OFFLINE_DELAY_MS: '300' } });
     const id = JSON.parse((await running).stdout).run_id as string;
     const run = page.locator(`section.live-run[data-run="${id}"]`);
     await run.locator('.live-step').first().waitFor({ timeout: 20_000 });
