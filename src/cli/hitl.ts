@@ -41,7 +41,7 @@ function registerList(hitl: Command, io: Io): void {
 }
 
 /** One paused run as `hitl list` shows it. */
-interface PausedRow {
+export interface PausedRow {
   run_id: string;
   pause_id: string;
   age_seconds: number;
@@ -52,7 +52,7 @@ interface PausedRow {
 }
 
 /** The workspace's paused runs, in the ledger's order; a run whose checkpoint does not read is left out of the list. */
-async function pausedRuns(app: App): Promise<PausedRow[]> {
+export async function pausedRuns(app: App): Promise<PausedRow[]> {
   const loop = await app.deps.loopPolicy.read();
   const now = app.deps.clock.now().getTime();
   const rows = [];
@@ -96,7 +96,7 @@ function registerShow(hitl: Command, io: Io): void {
 }
 
 /** What `hitl show` tells of a run: its pause, what continue would do, the plan and draft, the decisions so far. */
-async function showDetails(options: { app: App; runId: string; state: RunState }): Promise<ShowDetails> {
+export async function showDetails(options: { app: App; runId: string; state: RunState }): Promise<ShowDetails> {
   const { app, state } = options;
   const hitlText = await app.deps.ledger.readFile(options.runId, 'hitl.json').catch(() => undefined);
   const hitlFile = readJsonObject(hitlText);
@@ -241,7 +241,7 @@ function writeList(rows: readonly PausedRow[], io: Io): void {
   io.stdout.write(`\nDecide with: maestro hitl decide <run_id> continue|stop [--note TEXT]\n`);
 }
 
-interface ShowDetails {
+export interface ShowDetails {
   run_id: string;
   status: string;
   task: string;

@@ -27,6 +27,7 @@ const SUBCOMMANDS: Record<string, () => Promise<(program: Command, io: Io) => vo
   worker: async () => (await import('./worker.js')).registerWorker,
   engine: async () => (await import('./engine.js')).registerEngine,
   eval: async () => (await import('./eval.js')).registerEval,
+  ui: async () => (await import('./ui.js')).registerUi,
 };
 
 function subcommandsFor(argv: readonly string[] | undefined): string[] {

@@ -1,13 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { checkCommand, describeFindings, type CommandFinding } from '../app/check-command.js';
-import { resolveRoutes } from '../app/prepare-models.js';
+import type { CommandFinding } from '../app/check-command.js';
+import { commandFindings, schemaFinding } from '../app/command-findings.js';
 import { createApp } from '../compose/app.js';
 import { resolveWorkspace } from '../config.js';
-import { parseCommandText } from '../domain/command-file.js';
 import { ExitError } from '../domain/errors.js';
-import { screenText } from '../domain/screen.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor } from './style.js';
 
@@ -30,13 +28,8 @@ export function registerValidate(program: Command, io: Io): void {
       ].join('\n'),
     )
     .action(async (file: string, opts: { workspace?: string; json?: boolean }) => {
-      // A finding may quote the file (an unknown key, a path): what is printed is screened.
-      const found = await validateCommandFile(path.resolve(io.cwd, file), resolveWorkspace(opts.workspace, io.env, io.cwd), io.env);
-      const findings = found.map((f) => ({
-        ...f,
-        lines: f.lines.map(screenText),
-        explanation: screenText(f.explanation),
-      }));
+      // A finding may quote the file (an unknown key, a path): what is printed is screened (commandFindings).
+      const findings = await validateCommandFile(path.resolve(io.cwd, file), resolveWorkspace(opts.workspace, io.env, io.cwd), io.env);
       const c = chalkFor(io);
       if (opts.json) {
         io.stdout.write(`${JSON.stringify({ file, valid: findings.length === 0, findings })}\n`);
@@ -69,23 +62,6 @@ export async function validateCommandFile(
   } catch (error) {
     return [schemaFinding([`(file): cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`])];
   }
-  const parsed = parseCommandText(text);
-  if (!parsed.ok) return [schemaFinding(parsed.issues)];
-  const command = parsed.value;
   const { deps } = await createApp({ workspace, env });
-  const check = await checkCommand({ command, runId: 'validate', deps });
-  const byId = new Map(check.personas.map((p) => [p.id, p]));
-  const personaIds = command.config.personas ?? check.personas.map((p) => p.id);
-  const routes = resolveRoutes({ personaIds, personas: byId, models: deps.models });
-  return describeFindings(check, routes.problems, command);
-}
-
-function schemaFinding(lines: string[]): CommandFinding {
-  return {
-    layer: 'validation',
-    effect: 'invalid',
-    reason_code: 'SPEC_INVALID_INPUT',
-    lines,
-    explanation: 'fix the command file (`maestro schema` prints its JSON Schema)',
-  };
+  return commandFindings(text, deps);
 }

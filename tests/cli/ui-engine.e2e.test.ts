@@ -1,0 +1,58 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { engineWorkspace } from '../../bench/pg-cluster.mjs';
+import { openConsole } from '../../src/compose/console.js';
+import { consoleServer } from '../../src/cli/ui/server.js';
+import { runCli } from '../fakes/cli.js';
+import { useEngine } from '../helpers/engine.js';
+
+// Issue 29: the console works on a workspace with an engine: runs, audit chains, decisions and the
+// queue come from PostgreSQL through the same app layer.
+const { database, workspace } = useEngine();
+const TOKEN = 'engine-token-0123456789abcdefghij';
+const HOST = '127.0.0.1:4001';
+const ORIGIN = `http://${HOST}`;
+const SECRET = `ghp_${'Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8'}`;
+
+describe('maestro ui with an engine', () => {
+  it('lists the engine’s runs, verifies their audit chains, decides a pause once and refuses the stale page', async () => {
+    const url = await database();
+    const ws = workspace(await engineWorkspace(url));
+    const run = async (name: string, task: string) => {
+      await writeFile(path.join(ws, name), JSON.stringify({ task_description: task }));
+      return JSON.parse((await runCli(['run', name, '--json'], { cwd: ws })).stdout).run_id as string;
+    };
+    const paused = await run('ambiguous.json', 'The requirements are unclear: choose the message queue for billing');
+    const sealed = await run('secret.json', `Choose the queue with key ${SECRET}`);
+    const backend = await openConsole({ workspace: ws, env: { ...process.env, MAESTRO_WORKSPACE: '' } });
+    try {
+      expect(backend.app.engine).toBeDefined();
+      const server = consoleServer({ backend, token: TOKEN, hosts: () => [HOST] });
+      const headers = { host: HOST, cookie: `maestro_ui=${TOKEN}` };
+      const get = async (p: string) => (await server.request(`${ORIGIN}${p}`, { headers })).text();
+      const decide = (form: Record<string, string>) =>
+        server.request(`${ORIGIN}/decisions/${paused}`, {
+          method: 'POST',
+          body: new URLSearchParams(form),
+          headers: { ...headers, origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded' },
+        });
+      const runs = await get('/runs');
+      expect(runs).toContain(paused);
+      expect(runs).toContain(sealed);
+      expect(await get(`/runs/${paused}`)).toContain('The audit chain verifies');
+      expect(await get(`/runs/${sealed}`)).toContain('Sealed');
+      expect(await get('/queue')).toContain("The engine's queue");
+      for (const p of ['/runs', '/decisions', `/runs/${sealed}`]) expect(await get(p)).not.toContain(SECRET);
+      const pauseId = new RegExp(`name="pause_id" value="(${paused}[^"]*)"`).exec(await get('/decisions'))?.[1] as string;
+      expect(pauseId).toBeDefined();
+      expect((await decide({ decision: 'stop', pause_id: pauseId })).status).toBe(303);
+      const stale = await decide({ decision: 'continue', pause_id: pauseId });
+      expect(stale.status).toBe(409);
+      const audit = await runCli(['audit', 'show', paused], { cwd: ws });
+      expect(audit.stdout).toContain('HITL_STOP by USER');
+    } finally {
+      await backend.close();
+    }
+  }, 120_000);
+});

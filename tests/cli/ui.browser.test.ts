@@ -1,0 +1,159 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, spawnCli } from '../fakes/cli.js';
+import { CLI, REPO_ROOT, tempWorkspace } from '../fakes/fixtures.js';
+
+// Issue 29: `maestro ui` in a real browser (Debian's chromium, driven by playwright-core). One
+// browser for the whole file. CI installs chromium (.ci/run) and sets MAESTRO_BROWSER_TESTS, so
+// there the tests cannot be skipped; elsewhere they run when chromium is installed.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const required = process.env.MAESTRO_BROWSER_TESTS === '1';
+const runnable = required || existsSync(CHROMIUM);
+const GITHUB_TOKEN = `ghp_${'Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2'}`;
+
+let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+let browser: Browser;
+let ui: ChildProcess;
+let base = '';
+const ids = { secret: '', done: '', paused: '', stale: '' };
+
+async function runCommand(name: string, command: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<string> {
+  await writeFile(path.join(ws.dir, name), JSON.stringify(command));
+  const r = await runCli(['run', name, '--json'], { cwd: ws.dir, env });
+  return JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}').run_id as string;
+}
+
+/** Starts `maestro ui` as a user would, and returns the address it prints. */
+function startUi(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    ui = spawn(process.execPath, [CLI, 'ui', '--workspace', ws.dir], {
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    ui.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const url = /http:\/\/127\.0\.0\.1:\d+\/\?token=\S+/.exec(out)?.[0];
+      if (url) resolve(url);
+    });
+    ui.stderr?.on('data', (d: Buffer) => process.stderr.write(d));
+    ui.on('exit', (code) => reject(new Error(`maestro ui exited (${code}): ${out}`)));
+  });
+}
+
+const ambiguous = (n: number) => ({ task_description: `The requirements are unclear: choose the message queue for billing ${n}` });
+
+describe.skipIf(!runnable)('maestro ui in a browser', () => {
+  let page: Page;
+
+  beforeAll(async () => {
+    ws = await tempWorkspace();
+    ids.secret = await runCommand('secret.json', { task_description: `Choose the queue. Deploy key ${GITHUB_TOKEN}` });
+    ids.done = await runCommand('clear.json', { task_description: 'Choose the message queue for billing', config: { mode: 'parallel' } });
+    ids.paused = await runCommand('ambiguous.json', ambiguous(1));
+    ids.stale = await runCommand('ambiguous2.json', ambiguous(2));
+    const url = await startUi();
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    await page.goto(url);
+    base = new URL(url).origin;
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    ui?.kill('SIGTERM');
+    await ws?.cleanup();
+  });
+
+  it('lists the runs (the token left the address) and opens one, with its heat map and a verified audit chain', async () => {
+    expect(page.url()).toBe(`${base}/runs`);
+    await expect.poll(() => page.locator('table.runs tbody tr').count()).toBe(4);
+    await page.click(`a[href="/runs/${ids.done}"]`);
+    await page.waitForURL(`${base}/runs/${ids.done}`);
+    expect(await page.locator('.chain.ok').textContent()).toContain('The audit chain verifies');
+    const drawn = await page.locator('.artifact img').evaluate((img) => {
+      const image = img as unknown as { complete: boolean; naturalWidth: number };
+      return image.complete && image.naturalWidth > 0;
+    });
+    expect(drawn).toBe(true);
+    await page.goto(`${base}/runs`);
+    await page.locator('select[name=status]').selectOption('paused');
+    await page.click('form.filter button');
+    await page.waitForURL(`${base}/runs?status=paused`);
+    expect(await page.locator('table.runs tbody tr').count()).toBe(2);
+  });
+
+  it('watches a live run arrive, step by step, until it completes', async () => {
+    await page.goto(`${base}/live`);
+    await page.locator('#live-state', { hasText: 'Watching' }).waitFor();
+    await writeFile(path.join(ws.dir, 'live.json'), JSON.stringify({ task_description: 'Pick a cache for the session store' }));
+    // Each model call takes a while, so the page sees the council at work, not only its end.
+    const running = spawnCli(['run', 'live.json', '--json'], { cwd: ws.dir, env: { MAESTRO_OFFLINE_DELAY_MS: '300' } });
+    const id = JSON.parse((await running).stdout).run_id as string;
+    const run = page.locator(`section.live-run[data-run="${id}"]`);
+    await run.locator('.live-step').first().waitFor({ timeout: 20_000 });
+    await page.waitForSelector(`section.live-run[data-run="${id}"][data-status="completed"]`, { timeout: 20_000 });
+    expect(await run.locator('.live-step').count()).toBeGreaterThan(2);
+  });
+
+  it('decides a pause with a note, and the decision is in `maestro audit show`', async () => {
+    await page.goto(`${base}/decisions`);
+    const card = page.locator(`article.paused[data-run="${ids.paused}"]`);
+    await card.locator('textarea[name=note]').fill('the budget owner approved it');
+    // The README's picture of the console: `MAESTRO_UI_SCREENSHOT=docs/ui.png npx vitest run tests/cli/ui.browser.test.ts`.
+    const shot = process.env.MAESTRO_UI_SCREENSHOT;
+    if (shot) await page.screenshot({ path: path.resolve(REPO_ROOT, shot) });
+    await card.locator('button[value=continue]').click();
+    await page.waitForURL(`${base}/runs/${ids.paused}?done=continue`);
+    expect(await page.locator('.notice.ok').textContent()).toContain('Decided: continue');
+    const audit = await runCli(['audit', 'show', ids.paused], { cwd: ws.dir });
+    expect(audit.stdout).toMatch(/HITL_CONTINUE by USER · HITL_DECIDED/);
+  });
+
+  it('refuses a decision from a stale page: the pause it showed was decided meanwhile', async () => {
+    await page.goto(`${base}/decisions`);
+    const card = page.locator(`article.paused[data-run="${ids.stale}"]`);
+    await card.waitFor();
+    const decided = await runCli(['hitl', 'decide', ids.stale, 'stop'], { cwd: ws.dir });
+    expect(decided.code, decided.stderr).toBe(0);
+    await card.locator('button[value=continue]').click();
+    const alert = page.locator('.notice.refused');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/already decided.*nothing changed/);
+    const audit = await runCli(['audit', 'show', ids.stale], { cwd: ws.dir });
+    expect(audit.stdout).not.toContain('HITL_CONTINUE');
+  });
+
+  it('refuses an invalid command with its findings and writes nothing; adds a valid one', async () => {
+    await page.goto(`${base}/queue`);
+    const file = path.join(ws.dir, 'upload', 'broken.json');
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, JSON.stringify({ task_description: 'Choose a queue', config: { max_rounds: 'many' } }));
+    await page.setInputFiles('.add-form input[type=file]', file);
+    await expect.poll(() => page.inputValue('.add-form textarea')).toContain('max_rounds');
+    await page.click('.add-form button[value=add]');
+    await page.locator('.findings.refused').waitFor();
+    expect(await page.locator('.findings.refused').textContent()).toContain('max_rounds');
+    expect(await readdir(path.join(ws.dir, 'commands'))).not.toContain('broken.json');
+    await page.fill('.add-form input[name=name]', 'from-the-console.json');
+    await page.fill('.add-form textarea', JSON.stringify({ task_description: 'Choose the message queue for billing' }));
+    await page.click('.add-form button[value=add]');
+    await page.waitForURL(`${base}/queue?done=added`);
+    expect(await page.locator('main').textContent()).toContain('from-the-console.json');
+    expect(await readdir(path.join(ws.dir, 'commands'))).toContain('from-the-console.json');
+  });
+
+  it('shows a task’s secret on no page', async () => {
+    const pages = ['/runs', '/decisions', '/queue', '/live', ...Object.values(ids).map((id) => `/runs/${id}`)];
+    for (const p of pages) {
+      await page.goto(`${base}${p}`);
+      expect(await page.content(), p).not.toContain(GITHUB_TOKEN);
+    }
+    await page.goto(`${base}/runs/${ids.secret}`);
+    expect(await page.locator('main').textContent()).toContain('[REDACTED:');
+  });
+});
