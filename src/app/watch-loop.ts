@@ -30,26 +30,39 @@ export interface WatchLoopOptions {
   readonly preflight?: () => Promise<string[]>;
   /** How often a broken workspace is checked again (default 2 s). */
   readonly preflightRetryMs?: number;
+  /** How many runs go at once in this process (default 1): each still claimed, checkpointed and finished once. */
+  readonly concurrency?: number;
+}
+
+/** A run this loop has in flight, with its own place in the state machine. */
+interface InFlight {
+  readonly claim: Claim;
+  state: WatchState;
 }
 
 /**
- * `maestro watch`: recovers what was in flight, then takes ready command files oldest first, one
- * run at a time, through `processCommand` (the same use case as `maestro run`). Every file gets an
- * error boundary, so one failing command never stops the loop. `stop()` aborts the current run at
- * its checkpoint, releases the inbox and resolves once nothing is running.
+ * `maestro watch`: recovers what was in flight, then takes ready command files oldest first, up to
+ * `concurrency` runs at a time, through `processCommand` (the same use case as `maestro run`). Every
+ * file gets an error boundary, so one failing command never stops the loop. `stop()` aborts every run
+ * in flight at its checkpoint, releases the inbox and resolves once nothing is running.
  */
 export class WatchLoop {
   readonly #o: WatchLoopOptions;
   readonly #controller = new AbortController();
   readonly #recovered: Claim[] = [];
   readonly #claimDeps: RunClaimDeps;
-  #state: WatchState = 'AWAITING_COMMAND';
+  /** The loop's own state while no run is in flight: awaiting a command, or stopped. */
+  #state: 'AWAITING_COMMAND' | 'STOPPED' = 'AWAITING_COMMAND';
   #busy = false;
   #again = false;
   #started = false;
   #stopping: 'signal' | 'once' | undefined;
   #pumping: Promise<void> = Promise.resolve();
-  #current: Claim | undefined;
+  /** Runs in flight, by run id (their events carry it). */
+  readonly #runs = new Map<string, InFlight>();
+  /** Every claim being handled (planning and settling included): what a free slot is counted against. */
+  readonly #tasks = new Set<Promise<void>>();
+  readonly #concurrency: number;
   /** The problems last reported by `preflight`, so a broken workspace is announced once, not per file. */
   #broken: string | undefined;
   #recheck: NodeJS.Timeout | undefined;
@@ -58,6 +71,7 @@ export class WatchLoop {
 
   constructor(options: WatchLoopOptions) {
     this.#o = options;
+    this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
     this.#stopped = new Promise((resolve) => (this.#resolveStopped = resolve));
     const { deps } = options;
     this.#claimDeps = {
@@ -78,8 +92,16 @@ export class WatchLoop {
     return this.#stopped;
   }
 
+  /** The loop's state: a run's while one is in flight (the furthest along of them), else the loop's own. */
   get state(): WatchState {
-    return this.#state;
+    const states = [...this.#runs.values()].map((r) => r.state);
+    if (states.includes('PRODUCING_ARTIFACT')) return 'PRODUCING_ARTIFACT';
+    return states.length > 0 ? 'EXECUTING_TASK' : this.#state;
+  }
+
+  /** The runs in flight now, oldest claim first. */
+  get inFlight(): readonly Claim[] {
+    return [...this.#runs.values()].map((r) => r.claim);
   }
 
   async start(): Promise<void> {
@@ -102,7 +124,7 @@ export class WatchLoop {
     this.#wake();
   }
 
-  /** Stops picking up, aborts the current run at its checkpoint, and resolves once it has stopped. */
+  /** Stops picking up, aborts every run in flight at its checkpoint, and resolves once all have stopped. */
   async stop(): Promise<void> {
     await this.#shutdown('signal');
   }
@@ -114,7 +136,8 @@ export class WatchLoop {
     if (reason === 'signal') this.#controller.abort(new Error('the watcher is stopping'));
     await Promise.all([this.#o.inbox.close(), this.#o.decisions?.close()]);
     await this.#pumping;
-    const from = this.#state;
+    while (this.#tasks.size > 0) await Promise.allSettled([...this.#tasks]);
+    const from = this.state;
     this.#state = 'STOPPED';
     this.#o.onEvent({ kind: 'stopped', state: 'STOPPED', from, reason });
     this.#resolveStopped(reason);
@@ -126,25 +149,43 @@ export class WatchLoop {
     this.#busy = true;
     this.#pumping = this.#pump().finally(() => {
       this.#busy = false;
+      if (this.#again && !this.#stopping && this.#mayClaim()) return this.#wake();
       const idle = [this.#o.inbox, this.#o.decisions].every((i) => !i || (i.ready === 0 && i.pending === 0));
-      if (this.#o.once && !this.#stopping && this.#recovered.length === 0 && idle) void this.#shutdown('once');
+      const drained = this.#recovered.length === 0 && idle && this.#tasks.size === 0;
+      if (this.#o.once && !this.#stopping && drained) void this.#shutdown('once');
     });
   }
 
+  /** Fills the free slots: claims and starts runs until every slot is taken or nothing is ready. */
   async #pump(): Promise<void> {
     while (this.#again && !this.#stopping) {
       this.#again = false;
-      for (let claim = await this.#next(); claim; claim = await this.#next()) {
-        try {
-          await this.#handle(claim);
-        } catch (error) {
-          // The last boundary: a bug or a broken output stream must not stop the watcher.
-          this.#state = 'AWAITING_COMMAND';
-          this.#notice(claim.runId, `internal error while handling ${claim.source}: ${(error as Error).message}`);
-        }
-        if (this.#stopping) return;
+      while (this.#mayClaim()) {
+        const claim = await this.#next();
+        if (!claim) break;
+        this.#launch(claim);
       }
     }
+  }
+
+  /** The one place that says whether another command may be claimed now. */
+  #mayClaim(): boolean {
+    return !this.#stopping && this.#tasks.size < this.#concurrency;
+  }
+
+  /** Handles a claim beside the others in flight; its slot is freed (and the queue looked at again) when it is done. */
+  #launch(claim: Claim): void {
+    const task = this.#handle(claim)
+      .catch((error: unknown) => {
+        // The last boundary: a bug or a broken output stream must not stop the watcher.
+        this.#runs.delete(claim.runId);
+        this.#notice(claim.runId, `internal error while handling ${claim.source}: ${(error as Error).message}`);
+      })
+      .finally(() => {
+        this.#tasks.delete(task);
+        this.#wake();
+      });
+    this.#tasks.add(task);
   }
 
   /** The next claim: recovered ones first, then decided runs, then the oldest ready file that this watcher wins. */
@@ -206,11 +247,12 @@ export class WatchLoop {
       this.#notice(claim.runId, `${claim.source}: ${result.message}`);
       return;
     }
-    this.#current = claim;
-    this.#transition({
+    const run: InFlight = { claim, state: 'AWAITING_COMMAND' };
+    this.#runs.set(claim.runId, run);
+    this.#transition(run, {
       kind: 'claimed',
       state: 'EXECUTING_TASK',
-      from: this.#state,
+      from: run.state,
       run_id: claim.runId,
       source: claim.source,
       resume: plan.kind,
@@ -233,25 +275,26 @@ export class WatchLoop {
         message: `interrupted at its last checkpoint (${(error as Error).message}); the next start resumes it`,
       };
     } finally {
-      this.#current = undefined;
+      this.#runs.delete(claim.runId);
     }
     const queued = this.#recovered.length + this.#o.inbox.ready + (this.#o.decisions?.ready ?? 0);
-    this.#transition({ kind: 'finished', state: 'AWAITING_COMMAND', from: this.#state, ...result, queued });
+    this.#transition(run, { kind: 'finished', state: 'AWAITING_COMMAND', from: run.state, ...result, queued });
   }
 
   #onProgress(event: ProgressEvent): void {
-    const claim = this.#current;
-    if (!claim || event.run_id !== claim.runId) return;
-    const shown = runProgressEvent(event, this.#state);
-    if (shown?.kind === 'producing_artifact') this.#transition(shown);
+    const run = this.#runs.get(event.run_id);
+    if (!run) return;
+    const shown = runProgressEvent(event, run.state);
+    if (shown?.kind === 'producing_artifact') this.#transition(run, shown);
     else if (shown) this.#o.onEvent(shown);
   }
 
-  #transition(event: Extract<WatchEvent, { state: WatchState; from: WatchState }>): void {
-    if (!isAllowedTransition(this.#state, event.state)) {
-      this.#notice(event.kind === 'stopped' ? null : event.run_id, `internal: unexpected transition ${this.#state} → ${event.state}`);
+  /** Moves one run through the state machine (each run in flight has its own place in it). */
+  #transition(run: InFlight, event: Extract<WatchEvent, { kind: 'claimed' | 'producing_artifact' | 'finished' }>): void {
+    if (!isAllowedTransition(run.state, event.state)) {
+      this.#notice(event.run_id, `internal: unexpected transition ${run.state} → ${event.state}`);
     }
-    this.#state = event.state;
+    run.state = event.state;
     this.#o.onEvent(event);
   }
 

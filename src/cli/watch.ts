@@ -4,6 +4,7 @@ import { checkWorkspace } from '../app/workspace-check.js';
 import { openWatcher } from '../compose/watch.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
+import { CONCURRENCY_OPTION } from './concurrency-option.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { handleStopSignals, type SignalProcess } from './stop-signals.js';
 import { readPackageVersion } from '../package-info.js';
@@ -19,12 +20,13 @@ interface WatchFlags {
   readonly workspace?: string;
   readonly route?: string;
   readonly model?: string;
+  readonly concurrency?: number;
 }
 
 export function registerWatch(program: Command, io: Io, proc: SignalProcess = process): void {
   program
     .command('watch')
-    .description('watch commands/ and run each command file dropped there, oldest first, one at a time')
+    .description('watch commands/ and run each command file dropped there, oldest first (one at a time unless --concurrency)')
     .option('--once', 'process what is queued (and what a previous watcher left in flight), then exit')
     .option('--json', 'one NDJSON object per state transition on stdout (and per transcript event with --transcript)')
     .option(
@@ -32,6 +34,7 @@ export function registerWatch(program: Command, io: Io, proc: SignalProcess = pr
       "show each run's council as it works: replies as they arrive, knowledge requests, verdicts, arbitration (screened)",
     )
     .option(...WORKSPACE_OPTION)
+    .option(...CONCURRENCY_OPTION)
     .option('--route <name>', 'use this model route (from maestro.config.json) for every persona while this watcher runs')
     .option(
       '--model <model>',
@@ -84,6 +87,7 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
     once: opts.once === true,
     pid: proc.pid,
     version: readPackageVersion(),
+    concurrency: opts.concurrency ?? app.deps.config.watch.concurrency,
     onEvent: reporter.onEvent,
     onNotice: (message) => reporter.notice(message),
   }).catch(async (error: unknown) => {

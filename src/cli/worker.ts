@@ -4,6 +4,7 @@ import { checkWorkspace } from '../app/workspace-check.js';
 import { openWorker } from '../compose/watch.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
+import { CONCURRENCY_OPTION } from './concurrency-option.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { handleStopSignals, type SignalProcess } from './stop-signals.js';
 import { pickWatchOutput, WatchReporter } from './watch-reporter.js';
@@ -15,18 +16,20 @@ interface WorkerFlags {
   readonly route?: string;
   readonly model?: string;
   readonly name?: string;
+  readonly concurrency?: number;
 }
 
 export function registerWorker(program: Command, io: Io, proc: SignalProcess = process): void {
   program
     .command('worker')
     .description(
-      "take commands from the workspace's engine (PostgreSQL) and run them, one at a time; run one on every machine that should work",
+      "take commands from the workspace's engine (PostgreSQL) and run them (one at a time unless --concurrency); run one on every machine that should work",
     )
     .option('--once', 'run what is queued, then exit')
     .option('--json', 'one NDJSON object per state transition on stdout')
     .option('--name <name>', 'this worker\'s name in "maestro status" (default: host name and pid)')
     .option(...WORKSPACE_OPTION)
+    .option(...CONCURRENCY_OPTION)
     .option('--route <name>', 'use this model route (from maestro.config.json) for every persona while this worker runs')
     .option('--model <model>', 'use this model on the route in use')
     .addHelpText(
@@ -70,7 +73,8 @@ export async function workerSubcommand(opts: WorkerFlags, io: Io, proc: SignalPr
   }
   const reporter = new WatchReporter(io, { output: pickWatchOutput(io, opts.json === true) });
   const name = opts.name ?? `${os.hostname()}-${proc.pid}`;
-  const worker = await openWorker(app, handle, { once: opts.once === true, pid: proc.pid, name, onEvent: reporter.onEvent });
+  const concurrency = opts.concurrency ?? app.deps.config.watch.concurrency;
+  const worker = await openWorker(app, handle, { once: opts.once === true, pid: proc.pid, name, onEvent: reporter.onEvent, concurrency });
   const disposeSignals = handleStopSignals(proc, { onFirst: () => void worker.stop(), beforeExit: () => reporter.stop() });
   try {
     await worker.run();

@@ -27,6 +27,8 @@ export interface WatchOptions {
   readonly once: boolean;
   readonly pid: number;
   readonly version: string;
+  /** Runs at once in this process (`--concurrency`, else `watch.concurrency`; default 1). */
+  readonly concurrency?: number;
   readonly onEvent: (event: WatchEvent) => void;
   /** One line for people (a watch that failed, what audit retention deleted). */
   readonly onNotice: (message: string) => void;
@@ -61,6 +63,7 @@ export async function openWatcher(app: App, options: WatchOptions): Promise<Serv
       once: options.once,
       pid: options.pid,
       workspace: paths.root,
+      concurrency: options.concurrency ?? app.deps.config.watch.concurrency,
       // The configuration is read once, at start; a file broken since then stops the taking of commands too.
       preflight: async () => [...(await checkWorkspaceConfig(paths.config)), ...(await checkWorkspace(app.deps))],
     });
@@ -162,9 +165,11 @@ export interface WorkerOptions {
   /** This worker's name in `maestro status`. */
   readonly name: string;
   readonly onEvent: (event: WatchEvent) => void;
+  /** Runs at once in this worker (`--concurrency`, else `watch.concurrency`; default 1). */
+  readonly concurrency?: number;
 }
 
-/** `maestro worker`: takes commands from the workspace's engine and runs them, one at a time. */
+/** `maestro worker`: takes commands from the workspace's engine and runs them, up to `concurrency` at a time. */
 export async function openWorker(app: App, engine: EngineHandle, options: WorkerOptions): Promise<Service> {
   const { PgWorkerSession } = await import('../adapters/pg/queue.js');
   type Session = import('../adapters/pg/queue.js').PgWorkerSession;
@@ -179,6 +184,7 @@ export async function openWorker(app: App, engine: EngineHandle, options: Worker
     once: options.once,
     pid: options.pid,
     workspace: app.paths.root,
+    concurrency: options.concurrency ?? app.deps.config.watch.concurrency,
   });
   return { run: () => loop.run(), stop: () => loop.stop(), close: () => engine.engine.close() };
 }
