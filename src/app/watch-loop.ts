@@ -8,8 +8,9 @@ import {
   type WatchEvent,
   type WatchState,
 } from '../domain/queue.js';
-import { planClaim, recordInterruption, runClaim, settleClaim, type ClaimResult, type RunClaimDeps } from './run-claim.js';
+import { planClaim, recordInterruption, runClaim, settleClaim, type ClaimResult, type ResumeKind, type RunClaimDeps } from './run-claim.js';
 import type { RunDeps } from './run-deps.js';
+import { LINE_WAIT, TaskLines, taskLineOf } from './task-lines.js';
 
 export interface WatchLoopOptions {
   /** Wired once by `createApp`; the loop adds its own progress hook and stop signal per run. */
@@ -63,6 +64,8 @@ export class WatchLoop {
   /** Every claim being handled (planning and settling included): what a free slot is counted against. */
   readonly #tasks = new Set<Promise<void>>();
   readonly #concurrency: number;
+  /** Runs on one task line go one at a time (the loop policy's counters move as if serial). */
+  readonly #lines = new TaskLines();
   /** The problems last reported by `preflight`, so a broken workspace is announced once, not per file. */
   #broken: string | undefined;
   #recheck: NodeJS.Timeout | undefined;
@@ -259,7 +262,7 @@ export class WatchLoop {
     });
     let result: ClaimResult;
     try {
-      result = await runClaim(claim, plan.kind, this.#claimDeps);
+      result = await this.#runOnItsLine(claim, plan.kind);
     } catch (error) {
       // Only an interruption escapes runClaim: the claim stays in .maestro/inflight/ for the next start.
       const auditLog = await recordInterruption(claim, this.#claimDeps);
@@ -279,6 +282,16 @@ export class WatchLoop {
     }
     const queued = this.#recovered.length + this.#o.inbox.ready + (this.#o.decisions?.ready ?? 0);
     this.#transition(run, { kind: 'finished', state: 'AWAITING_COMMAND', from: run.state, ...result, queued });
+  }
+
+  /** Runs the claim once no earlier run on its task line is in flight (only several runs at once can meet). */
+  async #runOnItsLine(claim: Claim, kind: ResumeKind): Promise<ClaimResult> {
+    const run = () => runClaim(claim, kind, this.#claimDeps);
+    if (this.#concurrency === 1) return run();
+    return this.#lines.hold(await taskLineOf(claim, kind, this.#claimDeps), run, {
+      signal: this.#controller.signal,
+      onWait: () => this.#notice(claim.runId, `${claim.source}: ${LINE_WAIT}`),
+    });
   }
 
   #onProgress(event: ProgressEvent): void {

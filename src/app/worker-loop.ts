@@ -1,6 +1,7 @@
 import { runProgressEvent, type Claim, type WatchEvent, type WatchState } from '../domain/queue.js';
 import { planClaim, recordInterruption, runClaim, settleClaim, type ClaimResult, type RunClaimDeps } from './run-claim.js';
 import type { RunDeps } from './run-deps.js';
+import { LINE_WAIT, TaskLines, taskLineOf } from './task-lines.js';
 import type { InputHashes } from './verified-inputs.js';
 
 /** A command an engine handed to this worker. */
@@ -63,6 +64,8 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
   /** Every claim being handled (planning and settling included): what a free slot is counted against. */
   readonly #tasks = new Set<Promise<void>>();
   readonly #concurrency: number;
+  /** Runs on one task line go one at a time in this worker (the loop policy's counters move as if serial). */
+  readonly #lines = new TaskLines();
   #wakeIdle: (() => void) | undefined;
   #done: Promise<void> = Promise.resolve();
 
@@ -233,7 +236,11 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
       });
       let result: ClaimResult;
       try {
-        result = await runClaim(claim, plan.kind, deps);
+        const line = this.#concurrency > 1 ? await taskLineOf(claim, plan.kind, deps) : undefined;
+        result = await this.#lines.hold(line, () => runClaim(claim, plan.kind, deps), {
+          signal: controller.signal,
+          onWait: () => this.#notice(claim.runId, `${claim.source}: ${LINE_WAIT}`),
+        });
       } catch (error) {
         result = await this.#interrupted(claim, session, deps, lostReason ?? (error as Error).message);
       }

@@ -11,10 +11,17 @@ import { politeCouncil, ScriptedLlmClient, type ScriptedCall } from '../fakes/sc
 /** A council that answers after a pause, counting the runs whose calls are in flight at once. */
 function busyCouncil(options: { delayMs: number; hangOn?: string }) {
   const active = new Map<string, number>();
-  const seen = { peakRuns: 0 };
-  const runOf = (r: ScriptedCall) => r.messages.map((m) => /plan of (\S+)/.exec(m.content)?.[1]).find(Boolean) ?? '?';
+  const seen = { peakRuns: 0, spans: new Map<string, { from: number; to: number }>() };
+  // The run is named in its own task, the last message that names one (earlier ones are persona memory).
+  const runOf = (r: ScriptedCall) =>
+    r.messages
+      .map((m) => [...m.content.matchAll(/plan of (cmd-\d+)/g)].at(-1)?.[1])
+      .filter(Boolean)
+      .at(-1) ?? '?';
   const llm = new ScriptedLlmClient(async (r, _n, signal) => {
     const run = runOf(r);
+    const span = seen.spans.get(run) ?? { from: performance.now(), to: 0 };
+    seen.spans.set(run, span);
     active.set(run, (active.get(run) ?? 0) + 1);
     seen.peakRuns = Math.max(seen.peakRuns, active.size);
     try {
@@ -24,6 +31,7 @@ function busyCouncil(options: { delayMs: number; hangOn?: string }) {
       await new Promise((resolve) => setTimeout(resolve, options.delayMs));
       return politeCouncil(r);
     } finally {
+      span.to = performance.now();
       const left = (active.get(run) ?? 1) - 1;
       if (left === 0) active.delete(run);
       else active.set(run, left);
@@ -35,13 +43,23 @@ function busyCouncil(options: { delayMs: number; hangOn?: string }) {
 const finished = (events: WatchEvent[]) => events.filter((e): e is Extract<WatchEvent, { kind: 'finished' }> => e.kind === 'finished');
 const internalNotices = (events: WatchEvent[]) => events.filter((e) => e.kind === 'notice' && e.message.startsWith('internal'));
 
-function watchLoop(options: { commands: number; concurrency: number; once: boolean; delayMs?: number; hangOn?: string }) {
+function watchLoop(options: {
+  commands: number;
+  concurrency: number;
+  once: boolean;
+  delayMs?: number;
+  hangOn?: string;
+  /** The conflict_key of the nth command (1-based), when it has one. */
+  keyOf?: (n: number) => string | undefined;
+}) {
   const { llm, seen } = busyCouncil({ delayMs: options.delayMs ?? 5, ...(options.hangOn ? { hangOn: options.hangOn } : {}) });
   const app = memoryApp({ llm });
   const inbox = new InMemoryCommandInbox();
   const claims = new InMemoryClaimStore();
   for (let i = 1; i <= options.commands; i++) {
-    claims.texts.set(`${i}.json`, JSON.stringify(aCommand({ task_description: `Review the deploy plan of cmd-${i}` })));
+    const key = options.keyOf?.(i);
+    const config = { max_rounds: 1, ...(key ? { conflict_key: key } : {}) };
+    claims.texts.set(`${i}.json`, JSON.stringify(aCommand({ task_description: `Review the deploy plan of cmd-${i}`, config })));
     inbox.drop(`${i}.json`);
   }
   const events: WatchEvent[] = [];
@@ -74,6 +92,26 @@ describe('WatchLoop --concurrency', () => {
     // Each run moves through the state machine on its own: no transition is out of order.
     expect(internalNotices(events)).toEqual([]);
     expect(events.at(-1)).toMatchObject({ kind: 'stopped', from: 'AWAITING_COMMAND' });
+  });
+
+  it('never runs two commands of one task line at once: the second waits, the others go beside them', async () => {
+    const { loop, events, seen } = watchLoop({
+      commands: 4,
+      concurrency: 4,
+      once: true,
+      delayMs: 15,
+      keyOf: (n) => (n <= 2 ? 'migration-line' : undefined),
+    });
+    await loop.start();
+    await loop.stopped;
+    expect(finished(events).map((e) => e.status)).toEqual(Array(4).fill('completed'));
+    const span = (run: string) => seen.spans.get(run) as { from: number; to: number };
+    const overlap = (a: string, b: string) => span(a).from < span(b).to && span(b).from < span(a).to;
+    expect(overlap('cmd-1', 'cmd-2')).toBe(false);
+    expect(overlap('cmd-1', 'cmd-3') || overlap('cmd-1', 'cmd-4')).toBe(true);
+    const waited = events.flatMap((e) => (e.kind === 'notice' && e.message.includes('same task line') ? [e.message] : []));
+    expect(waited).toHaveLength(1);
+    expect(waited[0]).toContain('2.json');
   });
 
   it('stays one run at a time by default', async () => {
