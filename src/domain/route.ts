@@ -79,7 +79,9 @@ export const Route = z.strictObject({
     .min(1)
     .max(1_000_000)
     .optional()
-    .describe('Requests (retries included) sent in any 60-second window, across every run of the process; more wait. Default: no limit.'),
+    .describe(
+      'Requests (retries included) in any 60-second window, across every run of the process; more wait. A request counts from when it is sent until 60 s after its reply, so the endpoint never sees more either. Default: no limit.',
+    ),
   tokens_per_minute: z
     .number()
     .int()
