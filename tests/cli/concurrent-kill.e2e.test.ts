@@ -62,7 +62,10 @@ describe('concurrent runs, killed mid-way', () => {
     expect(logs.size).toBe(COMMANDS);
     for (const [runId, lines] of logs) {
       for (const once of ['COMMAND_RECEIVED', 'SESSIONS_SAVED', 'RUN_FINISHED', 'ARTIFACT_WRITTEN']) {
-        expect(lines.filter((l) => l.event === once), `${runId}: ${once}`).toHaveLength(1);
+        expect(
+          lines.filter((l) => l.event === once),
+          `${runId}: ${once}`,
+        ).toHaveLength(1);
       }
     }
     // Each persona holds every run, each as many messages as any other run (a run saved twice would hold twice as many).
