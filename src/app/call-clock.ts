@@ -24,14 +24,17 @@ export function startCallClock(options: {
   signal?: AbortSignal | undefined;
   timeoutMs?: number | undefined;
   show?: (wait: RouteWait) => void;
+  /** A wait that was shown is over. */
+  hide?: () => void;
 }): CallClock {
-  const { timeoutMs, show } = options;
+  const { timeoutMs, show, hide } = options;
   const limit = new AbortController();
   let remaining = timeoutMs ?? Number.POSITIVE_INFINITY;
   let runningSince = Date.now();
   let timer: NodeJS.Timeout | undefined;
   let shown: NodeJS.Timeout | undefined;
   let waiting = false;
+  let visible = false;
   const run = (): void => {
     runningSince = Date.now();
     if (Number.isFinite(remaining)) timer = setTimeout(() => limit.abort(new Error('call time limit')), Math.max(0, remaining));
@@ -39,7 +42,16 @@ export function startCallClock(options: {
   run();
   const onWait = (wait: RouteWait | undefined): void => {
     clearTimeout(shown);
-    if (wait && show) shown = setTimeout(() => show(wait), SHOW_WAIT_AFTER_MS);
+    if (wait && show) {
+      shown = setTimeout(() => {
+        visible = true;
+        show(wait);
+      }, SHOW_WAIT_AFTER_MS);
+    }
+    if (!wait && visible) {
+      visible = false;
+      hide?.();
+    }
     if (wait && !waiting) {
       waiting = true;
       clearTimeout(timer);
@@ -57,6 +69,8 @@ export function startCallClock(options: {
     dispose: () => {
       clearTimeout(timer);
       clearTimeout(shown);
+      if (visible) hide?.();
+      visible = false;
     },
   };
 }

@@ -155,7 +155,11 @@ async function withTimeout<T>(
   const clock = startCallClock({
     signal: deps.signal,
     timeoutMs: deps.timeoutMs,
-    show: (wait) => deps.onProgress?.({ kind: 'notice', run_id: deps.runId, message: waitMessage(persona, wait) }),
+    show: (wait) => {
+      deps.onProgress?.({ kind: 'notice', run_id: deps.runId, message: waitMessage(persona, wait) });
+      deps.onProgress?.({ kind: 'route_wait', run_id: deps.runId, persona, wait: { ...wait, since: deps.now().toISOString() } });
+    },
+    hide: () => deps.onProgress?.({ kind: 'route_wait', run_id: deps.runId, persona, wait: null }),
   });
   try {
     return await fn(clock.signal, clock.onWait);

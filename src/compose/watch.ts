@@ -4,6 +4,7 @@ import { FsArtifactWriter } from '../adapters/fs/artifact-writer.js';
 import { pruneAuditLogs } from '../adapters/fs/audit-store.js';
 import { FsClaimStore } from '../adapters/fs/claim-store.js';
 import { FsCommandInbox } from '../adapters/fs/command-inbox.js';
+import { FsRouteWaits } from '../adapters/fs/route-waits.js';
 import { FsWatcherRegistry } from '../adapters/fs/watcher-registry.js';
 import { IntakeLoop } from '../app/intake-loop.js';
 import { WatchLoop } from '../app/watch-loop.js';
@@ -54,12 +55,24 @@ export async function openWatcher(app: App, options: WatchOptions): Promise<Serv
   try {
     if (app.engine)
       return await startIntake(app, app.engine, { ...options, claims, inbox: inbox(paths.commands, 'commands/'), unregister });
+    // Calls waiting for their route's limits, for `maestro status` in another process.
+    const waits = new FsRouteWaits(paths.state);
+    const onProgress = app.deps.onProgress;
     const loop = new WatchLoop({
-      deps: app.deps,
+      deps: {
+        ...app.deps,
+        onProgress: (event) => {
+          onProgress?.(event);
+          waits.onProgress(event);
+        },
+      },
       inbox: inbox(paths.commands, 'commands/'),
       decisions: inbox(paths.decisions, '.maestro/decisions/'),
       claims,
-      onEvent: options.onEvent,
+      onEvent: (event) => {
+        if (event.kind === 'finished') waits.clear(event.run_id);
+        options.onEvent(event);
+      },
       once: options.once,
       pid: options.pid,
       workspace: paths.root,
@@ -81,6 +94,7 @@ export async function openWatcher(app: App, options: WatchOptions): Promise<Serv
       stop: () => loop.stop(),
       close: async () => {
         stopPruning();
+        await waits.flushed();
         await unregister();
       },
     };
