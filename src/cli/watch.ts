@@ -47,8 +47,9 @@ export function registerWatch(program: Command, io: Io, proc: SignalProcess = pr
         'States: AWAITING_COMMAND → EXECUTING_TASK → PRODUCING_ARTIFACT → AWAITING_COMMAND.',
         'A file is claimed by renaming it into .maestro/inflight/<run_id>.json; it is deleted when its run ends,',
         'kept in .maestro/runs/<run_id>/ when the run pauses for a person, and moved to .maestro/rejected/ with',
-        '<name>.error.json when it does not parse or validate. SIGINT/SIGTERM stop at the current checkpoint',
-        '(a second signal exits at once); the next start resumes what was in flight.',
+        '<name>.error.json when it does not parse or validate. SIGINT/SIGTERM stop every run in flight at its',
+        'checkpoint (a second signal exits at once); the next start resumes what was in flight. With --concurrency N,',
+        "up to N runs go at once; each route's max_concurrency, requests_per_minute and tokens_per_minute hold across them.",
       ].join('\n'),
     )
     .action(async (opts: WatchFlags) => {

@@ -39,9 +39,9 @@ export function registerWorker(program: Command, io: Io, proc: SignalProcess = p
         "The workspace here is this machine's copy: its personas, config and knowledge roots at the same",
         "relative paths as the intake's (`maestro watch` with the same engine). A command whose input files",
         "differ here from the intake's copy (content hash) pauses with the reason. Artifacts are kept in the",
-        "engine and written into the intake's workspace. SIGINT/SIGTERM stop at the current checkpoint and",
-        'hand the run back to the queue; a worker that dies (even kill -9) loses nothing: its run is resumed',
-        'by the next free worker from its checkpoint.',
+        "engine and written into the intake's workspace. SIGINT/SIGTERM stop every run in flight at its checkpoint",
+        'and hand each back to the queue; a worker that dies (even kill -9) loses nothing: its runs are resumed',
+        'by the next free workers from their checkpoints.',
       ].join('\n'),
     )
     .action(async (opts: WorkerFlags) => {
