@@ -11,7 +11,7 @@ import type { Conclusion, DeliberationMode, ModeContext } from '../domain/modes/
 import type { StartedRun } from '../domain/ports.js';
 import type { HistoryMessage } from '../domain/session-state.js';
 import { approvedReasons, wasRehearsal, type RunPlan, type RunState } from '../domain/run-state.js';
-import { totalUsage } from '../domain/usage.js';
+import { runCalls, totalUsage } from '../domain/usage.js';
 import { settleRun, type DraftInput } from './settle-run.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 
@@ -68,7 +68,12 @@ export async function concludeRun(options: {
     run,
     deps,
     ending: decideRun({ kind: 'completed' }),
-    message: completedMessage({ arbitration, cleared: judgement.cleared, usage: totalUsage(run.state.steps, deps.config.prices), notes }),
+    message: completedMessage({
+      arbitration,
+      cleared: judgement.cleared,
+      usage: totalUsage(runCalls(run.state), deps.config.prices),
+      notes,
+    }),
     draft,
     attachments: conclusion.attachments,
     afterArtifact: saveSessions,
@@ -178,6 +183,7 @@ function draftOf(options: {
     startedAt: state.created_at,
     rehearsal: wasRehearsal(state) ?? options.rehearsal,
     steps: state.steps,
+    classification: state.classification,
     verdicts: conclusion.verdicts,
     arbitration: conclusion.arbitration,
     proposal: conclusion.proposal,

@@ -17,7 +17,7 @@ import { trackRecord } from '../domain/session-state.js';
 import { isSecretCategory } from '../domain/sensitive/categories.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { explainGateStop } from '../domain/stop-explanation.js';
-import { totalUsage } from '../domain/usage.js';
+import { runCalls, totalUsage } from '../domain/usage.js';
 import type { CommandFile } from '../domain/command-file.js';
 import { checkCommand, type CommandCheck } from './check-command.js';
 import { concludeRun } from './conclude-run.js';
@@ -25,7 +25,7 @@ import { settleRun } from './settle-run.js';
 import { GuardedKnowledgeBase } from './guarded-knowledge.js';
 import { callFailure } from './call-failure.js';
 import { prepareModels, type PreparedModels } from './prepare-models.js';
-import { classifierRoute, classifyTask, stepRecords, uniteAdvice } from './run-records.js';
+import { type Classification, classifierRoute, classifyTask, stepRecords, uniteAdvice } from './run-records.js';
 import { runStep, type StepRunnerDeps } from './run-step.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 import { modeSettings } from './mode-settings.js';
@@ -96,7 +96,7 @@ function budgetChecker(options: {
     .map((r) => r.model);
   return (phase) => {
     if (approved.has('BUDGET_EXCEEDED')) return null; // a person chose to continue past the budget
-    const usage = totalUsage(run.state.steps, deps.config.prices);
+    const usage = totalUsage(runCalls(run.state), deps.config.prices);
     const elapsedSeconds = (deps.clock.now().getTime() - Date.parse(run.state.created_at)) / 1000;
     return checkBudget({
       budget: limits,
@@ -406,16 +406,24 @@ async function judgeTask(options: {
   const { gathered } = check;
   const asked = await askMediator(options);
   if ('outcome' in asked) return asked.outcome;
-  if (asked.advice) facts.current = uniteAdvice(facts.current, asked.advice);
+  const classifiedBy = asked.classification?.model ?? run.state.classification?.model;
+  if (asked.advice) facts.current = uniteAdvice(facts.current, asked.advice, classifiedBy);
   // Recorded with the plan it shaped: like a step's reply, the classification counts once it is on
   // disk, and a crash before that asks again.
-  const classified = asked.advice && asked.record ? { advice: asked.advice, record: asked.record } : undefined;
+  const classified =
+    asked.advice && asked.record ? { advice: asked.advice, record: asked.record, classification: asked.classification } : undefined;
   const gates = facts.current === gathered.facts ? check.gates : evaluateGates(facts.current);
   // The mediator's advice and its record (when it was asked just now), each gate's record, and the
   // plan they let through: one durable write.
   const trail = gates.outcomes.filter((g) => !g.skipped).map((g) => g.decision);
   await run.commit({
-    event: { type: 'planned', plan: prepared.plan, trail, ...(classified ? { advice: classified.advice } : {}) },
+    event: {
+      type: 'planned',
+      plan: prepared.plan,
+      trail,
+      ...(classified ? { advice: classified.advice } : {}),
+      ...(classified?.classification ? { classification: classified.classification } : {}),
+    },
     records: [
       ...(classified ? [classified.record] : []),
       ...gates.outcomes.map((g) => auditEvent('GATE', g.decision, { ...g.details, skipped: g.skipped })),
@@ -442,7 +450,7 @@ async function askMediator(options: {
   deps: RunDeps;
   command: CommandFile;
   prepared: Prepared;
-}): Promise<{ outcome: RunOutcome } | { advice?: MediatorAdvice; record?: AuditEvent | undefined }> {
+}): Promise<{ outcome: RunOutcome } | { advice?: MediatorAdvice; record?: AuditEvent | undefined; classification?: Classification }> {
   const { run, deps, command, prepared } = options;
   const classifier = classifierRoute(prepared.models, prepared.plan.synthesizer);
   // A person who continues past a failed classification has it asked again: the check is never skipped.
@@ -450,7 +458,7 @@ async function askMediator(options: {
   const attachments = command.input_artifacts.length + (command.work_items ?? []).length;
   const asked = run.state.advice
     ? { advice: run.state.advice, record: undefined }
-    : await classifyTask({ ...classifier, task: command.task_description, attachments, run, deps });
+    : await classifyTask({ ...classifier, task: command.task_description, attachments, run, runId: run.state.run_id, deps });
   if ('ending' in asked) {
     // Every gate writes its one record, as skipped: the mediator's call decided before them.
     await run.commit({

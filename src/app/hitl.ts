@@ -166,6 +166,7 @@ function artifactFromState(
     // From the routes the run used (version 2 checkpoints); older ones fall back to their steps' identities.
     rehearsal: wasRehearsal(state) ?? false,
     steps: state.steps,
+    classification: state.classification,
     verdicts: state.steps.filter((s) => s.kind === 'verdict').map((s) => parseVerdict(s.persona, s.reply)),
     proposal: synthesis?.reply ?? '',
     prices: deps.config.prices,

@@ -4,9 +4,9 @@ import { runDecision } from '../domain/decision.js';
 import type { evaluateGates } from '../domain/gates.js';
 import { MEDIATOR_ADVICE_SCHEMA, mediatorAdviceMessages, readMediatorAdvice, type MediatorAdvice } from '../domain/mediator-advice.js';
 import { decideRun } from '../domain/run/policy.js';
-import type { LlmClient, OpenRun } from '../domain/ports.js';
+import type { LlmClient, LlmReply, OpenRun } from '../domain/ports.js';
 import type { ResolvedRoute } from '../domain/route.js';
-import type { Step } from '../domain/run-state.js';
+import type { RunState, Step } from '../domain/run-state.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { parseVerdict, verdictAuditDetails } from '../domain/verdict.js';
 import { callFailure, type CallFailure } from './call-failure.js';
@@ -86,12 +86,23 @@ export async function classifyTask(options: {
   attachments: number;
   /** Where a classification that did not read is recorded. */
   run: Pick<OpenRun, 'commit'>;
+  /** The run's id, for the progress notice that says the classification is under way. */
+  runId?: string;
   deps: RunDeps;
-}): Promise<{ advice: MediatorAdvice; record: AuditEvent } | CallFailure> {
+}): Promise<{ advice: MediatorAdvice; record: AuditEvent; classification: Classification } | CallFailure> {
   const { client, run, deps } = options;
   const first = mediatorAdviceMessages(redactSensitive(options.task).text, options.attachments);
   let messages = first;
   let problem = '';
+  let spent: Classification | undefined;
+  // Shown while it runs: the council waits for it, and it is a model call like theirs.
+  if (options.runId) {
+    deps.onProgress?.({
+      kind: 'notice',
+      run_id: options.runId,
+      message: `the mediator classifies the task on route "${options.route.id}" (${options.route.model}) before the council sees it`,
+    });
+  }
   for (let attempt = 1; attempt <= 2; attempt++) {
     let reply;
     try {
@@ -108,6 +119,7 @@ export async function classifyTask(options: {
       return failure;
     }
     const read = readMediatorAdvice(reply.content);
+    spent = addCall(spent, reply.model.includes('/') ? reply.model : `${options.route.id}/${reply.model}`, reply.usage);
     const record = auditEvent(
       'MEDIATOR_CLASSIFIED',
       runDecision('mediator_advice', read.ok ? 'MEDIATOR_ADVICE_RECEIVED' : 'MEDIATOR_ADVICE_INVALID'),
@@ -120,7 +132,7 @@ export async function classifyTask(options: {
         ...(reply.usage ? { prompt_tokens: reply.usage.prompt_tokens, completion_tokens: reply.usage.completion_tokens } : {}),
       },
     );
-    if (read.ok) return { advice: read.advice, record };
+    if (read.ok) return { advice: read.advice, record, classification: spent };
     await run.commit({ records: [record] });
     problem = read.error;
     messages = [
@@ -136,6 +148,26 @@ export async function classifyTask(options: {
   };
 }
 
+/** The classification's model calls, as the run counts them (`RunState.classification`). */
+export type Classification = NonNullable<RunState['classification']>;
+
+function addCall(spent: Classification | undefined, model: string, usage: LlmReply['usage']): Classification {
+  const sum = (a: number | undefined, b: number | undefined) => (a ?? 0) + (b ?? 0);
+  const tokens = usage ?? spent?.usage;
+  return {
+    model,
+    calls: (spent?.calls ?? 0) + 1,
+    ...(tokens
+      ? {
+          usage: {
+            prompt_tokens: sum(spent?.usage?.prompt_tokens, usage?.prompt_tokens),
+            completion_tokens: sum(spent?.usage?.completion_tokens, usage?.completion_tokens),
+          },
+        }
+      : {}),
+  };
+}
+
 /**
  * The rules' findings and the mediator's, united: a model can add a reason to pause, never remove
  * one. Its one `ambiguous` flag covers both an unclear task and an ask to set a person's own
@@ -143,10 +175,15 @@ export async function classifyTask(options: {
  * the boundary pause (REL_BOUNDARY_UNSTABLE) stands; otherwise it is ambiguous intent
  * (MEANING_AMBIGUOUS_INTENT), labelled `mediator`.
  */
-export function uniteAdvice(facts: Parameters<typeof evaluateGates>[0], advice: MediatorAdvice): Parameters<typeof evaluateGates>[0] {
+export function uniteAdvice(
+  facts: Parameters<typeof evaluateGates>[0],
+  advice: MediatorAdvice,
+  model?: string,
+): Parameters<typeof evaluateGates>[0] {
   const union = (a: readonly string[] | undefined, b: readonly string[]): string[] => [...new Set([...(a ?? []), ...b])];
   return {
     ...facts,
+    ...(model ? { classifiedBy: model } : {}),
     sideEffects: union(
       facts.sideEffects,
       advice.side_effects.map((s) => `mediator: ${s}`),

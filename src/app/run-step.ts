@@ -2,7 +2,8 @@ import { LlmError } from '../domain/errors.js';
 import { parseKnowledgeRequests } from '../domain/knowledge-request.js';
 import type { StepSpec } from '../domain/modes/mode.js';
 import type { Persona } from '../domain/persona.js';
-import type { KnowledgeBase, LlmClient, LlmNotice, LlmReply, OnProgress } from '../domain/ports.js';
+import type { KnowledgeBase, LlmClient, LlmNotice, LlmReply, OnProgress, RouteWait } from '../domain/ports.js';
+import { startCallClock, waitMessage } from './call-clock.js';
 import type { KnowledgeResult, Step } from '../domain/run-state.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 
@@ -81,7 +82,7 @@ async function askModel(spec: StepSpec, deps: StepRunnerDeps, persona: Persona):
       : {}),
   };
   const complete = (messages = spec.messages): Promise<LlmReply> =>
-    withTimeout(deps, (signal) => deps.llm.complete({ ...request, messages }, call, signal));
+    withTimeout(deps, persona.id, (signal, onWait) => deps.llm.complete({ ...request, messages }, { ...call, onWait }, signal));
   const reply = await complete();
   const notices = [...(reply.notices ?? [])];
   const first = spec.check?.(reply.content);
@@ -142,20 +143,35 @@ function whileWaiting<T>(compute: () => T): () => T {
   return get;
 }
 
-/** A call with its own signal: linked to the run's, aborted after `timeoutMs` when set. */
-async function withTimeout<T>(deps: StepRunnerDeps, fn: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
-  if (deps.timeoutMs === undefined) return fn(deps.signal);
-  const timeout = AbortSignal.timeout(deps.timeoutMs);
-  const signal = deps.signal ? AbortSignal.any([deps.signal, timeout]) : timeout;
+/**
+ * A call with its own signal: linked to the run's, aborted after `timeoutMs` of the call's own time
+ * when set (time spent waiting for its route's limits does not count). A wait is shown as a notice.
+ */
+async function withTimeout<T>(
+  deps: StepRunnerDeps,
+  persona: string,
+  fn: (signal: AbortSignal | undefined, onWait: (wait: RouteWait | undefined) => void) => Promise<T>,
+): Promise<T> {
+  const clock = startCallClock({
+    signal: deps.signal,
+    timeoutMs: deps.timeoutMs,
+    show: (wait) => {
+      deps.onProgress?.({ kind: 'notice', run_id: deps.runId, message: waitMessage(persona, wait) });
+      deps.onProgress?.({ kind: 'route_wait', run_id: deps.runId, persona, wait: { ...wait, since: deps.now().toISOString() } });
+    },
+    hide: () => deps.onProgress?.({ kind: 'route_wait', run_id: deps.runId, persona, wait: null }),
+  });
   try {
-    return await fn(signal);
+    return await fn(clock.signal, clock.onWait);
   } catch (error) {
-    if (timeout.aborted && !deps.signal?.aborted) {
+    if (clock.timedOut() && !deps.signal?.aborted) {
       throw new LlmError(`the call took longer than its per-call limit of ${deps.timeoutMs} ms (config.call_timeout_ms)`, true, undefined, {
         kind: 'timeout',
       });
     }
     throw error;
+  } finally {
+    clock.dispose();
   }
 }
 

@@ -7,7 +7,7 @@ import { buildOutcome } from '../domain/run-machine.js';
 import type { ArtifactAttachment } from '../domain/modes/mode.js';
 import type { PauseRecord } from '../domain/run-state.js';
 import { RAW_COMMAND_FILE, screenText } from '../domain/screen.js';
-import { totalUsage } from '../domain/usage.js';
+import { runCalls, totalUsage } from '../domain/usage.js';
 import { decideRun, type Ending, type PauseClass } from '../domain/run/policy.js';
 import { outageOfDetails } from '../domain/route-breaker.js';
 import { InternalError } from '../domain/errors.js';
@@ -171,7 +171,7 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   }
   // What depends on the artifact being written (the council's memory) happens only now.
   await options.afterArtifact?.();
-  const usage = totalUsage(state.steps, deps.config.prices);
+  const usage = totalUsage(runCalls(state), deps.config.prices);
   const finished = auditEvent('RUN_FINISHED', decision, {
     status,
     calls: usage.calls,

@@ -9,9 +9,10 @@ import {
   type WatchEvent,
   type WatchState,
 } from '../domain/queue.js';
-import { planClaim, recordInterruption, runClaim, settleClaim, type ClaimResult, type RunClaimDeps } from './run-claim.js';
+import { planClaim, recordInterruption, runClaim, settleClaim, type ClaimResult, type ResumeKind, type RunClaimDeps } from './run-claim.js';
 import type { RunDeps } from './run-deps.js';
 import type { RouteGate } from './route-breaker.js';
+import { LINE_WAIT, TaskLines, taskLineOf } from './task-lines.js';
 
 export interface WatchLoopOptions {
   /** Wired once by `createApp`; the loop adds its own progress hook and stop signal per run. */
@@ -34,26 +35,41 @@ export interface WatchLoopOptions {
   readonly preflightRetryMs?: number;
   /** The routes' circuit breaker: a command that needs a route that is down stays in `commands/`. */
   readonly routeGate?: RouteGate;
+  /** How many runs go at once in this process (default 1): each still claimed, checkpointed and finished once. */
+  readonly concurrency?: number;
+}
+
+/** A run this loop has in flight, with its own place in the state machine. */
+interface InFlight {
+  readonly claim: Claim;
+  state: WatchState;
 }
 
 /**
- * `maestro watch`: recovers what was in flight, then takes ready command files oldest first, one
- * run at a time, through `processCommand` (the same use case as `maestro run`). Every file gets an
- * error boundary, so one failing command never stops the loop. `stop()` aborts the current run at
- * its checkpoint, releases the inbox and resolves once nothing is running.
+ * `maestro watch`: recovers what was in flight, then takes ready command files oldest first, up to
+ * `concurrency` runs at a time, through `processCommand` (the same use case as `maestro run`). Every
+ * file gets an error boundary, so one failing command never stops the loop. `stop()` aborts every run
+ * in flight at its checkpoint, releases the inbox and resolves once nothing is running.
  */
 export class WatchLoop {
   readonly #o: WatchLoopOptions;
   readonly #controller = new AbortController();
   readonly #recovered: Claim[] = [];
   readonly #claimDeps: RunClaimDeps;
-  #state: WatchState = 'AWAITING_COMMAND';
+  /** The loop's own state while no run is in flight: awaiting a command, or stopped. */
+  #state: 'AWAITING_COMMAND' | 'STOPPED' = 'AWAITING_COMMAND';
   #busy = false;
   #again = false;
   #started = false;
   #stopping: 'signal' | 'once' | undefined;
   #pumping: Promise<void> = Promise.resolve();
-  #current: Claim | undefined;
+  /** Runs in flight, by run id (their events carry it). */
+  readonly #runs = new Map<string, InFlight>();
+  /** Every claim being handled (planning and settling included): what a free slot is counted against. */
+  readonly #tasks = new Set<Promise<void>>();
+  readonly #concurrency: number;
+  /** Runs on one task line go one at a time (the loop policy's counters move as if serial). */
+  readonly #lines = new TaskLines();
   /** The problems last reported by `preflight`, so a broken workspace is announced once, not per file. */
   #broken: string | undefined;
   #recheck: NodeJS.Timeout | undefined;
@@ -62,6 +78,7 @@ export class WatchLoop {
 
   constructor(options: WatchLoopOptions) {
     this.#o = options;
+    this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
     this.#stopped = new Promise((resolve) => (this.#resolveStopped = resolve));
     const { deps } = options;
     this.#claimDeps = {
@@ -82,8 +99,16 @@ export class WatchLoop {
     return this.#stopped;
   }
 
+  /** The loop's state: a run's while one is in flight (the furthest along of them), else the loop's own. */
   get state(): WatchState {
-    return this.#state;
+    const states = [...this.#runs.values()].map((r) => r.state);
+    if (states.includes('PRODUCING_ARTIFACT')) return 'PRODUCING_ARTIFACT';
+    return states.length > 0 ? 'EXECUTING_TASK' : this.#state;
+  }
+
+  /** The runs in flight now, oldest claim first. */
+  get inFlight(): readonly Claim[] {
+    return [...this.#runs.values()].map((r) => r.claim);
   }
 
   async start(): Promise<void> {
@@ -107,7 +132,7 @@ export class WatchLoop {
     this.#wake();
   }
 
-  /** Stops picking up, aborts the current run at its checkpoint, and resolves once it has stopped. */
+  /** Stops picking up, aborts every run in flight at its checkpoint, and resolves once all have stopped. */
   async stop(): Promise<void> {
     await this.#shutdown('signal');
   }
@@ -120,7 +145,8 @@ export class WatchLoop {
     if (reason === 'signal') this.#controller.abort(new Error('the watcher is stopping'));
     await Promise.all([this.#o.inbox.close(), this.#o.decisions?.close()]);
     await this.#pumping;
-    const from = this.#state;
+    while (this.#tasks.size > 0) await Promise.allSettled([...this.#tasks]);
+    const from = this.state;
     this.#state = 'STOPPED';
     this.#o.onEvent({ kind: 'stopped', state: 'STOPPED', from, reason });
     this.#resolveStopped(reason);
@@ -132,25 +158,43 @@ export class WatchLoop {
     this.#busy = true;
     this.#pumping = this.#pump().finally(() => {
       this.#busy = false;
+      if (this.#again && !this.#stopping && this.#mayClaim()) return this.#wake();
       const idle = [this.#o.inbox, this.#o.decisions].every((i) => !i || (i.ready === 0 && i.pending === 0));
-      if (this.#o.once && !this.#stopping && this.#recovered.length === 0 && idle) void this.#shutdown('once');
+      const drained = this.#recovered.length === 0 && idle && this.#tasks.size === 0;
+      if (this.#o.once && !this.#stopping && drained) void this.#shutdown('once');
     });
   }
 
+  /** Fills the free slots: claims and starts runs until every slot is taken or nothing is ready. */
   async #pump(): Promise<void> {
     while (this.#again && !this.#stopping) {
       this.#again = false;
-      for (let claim = await this.#next(); claim; claim = await this.#next()) {
-        try {
-          await this.#handle(claim);
-        } catch (error) {
-          // The last boundary: a bug or a broken output stream must not stop the watcher.
-          this.#state = 'AWAITING_COMMAND';
-          this.#notice(claim.runId, `internal error while handling ${claim.source}: ${(error as Error).message}`);
-        }
-        if (this.#stopping) return;
+      while (this.#mayClaim()) {
+        const claim = await this.#next();
+        if (!claim) break;
+        this.#launch(claim);
       }
     }
+  }
+
+  /** The one place that says whether another command may be claimed now. */
+  #mayClaim(): boolean {
+    return !this.#stopping && this.#tasks.size < this.#concurrency;
+  }
+
+  /** Handles a claim beside the others in flight; its slot is freed (and the queue looked at again) when it is done. */
+  #launch(claim: Claim): void {
+    const task = this.#handle(claim)
+      .catch((error: unknown) => {
+        // The last boundary: a bug or a broken output stream must not stop the watcher.
+        this.#runs.delete(claim.runId);
+        this.#notice(claim.runId, `internal error while handling ${claim.source}: ${(error as Error).message}`);
+      })
+      .finally(() => {
+        this.#tasks.delete(task);
+        this.#wake();
+      });
+    this.#tasks.add(task);
   }
 
   /** The next claim: recovered ones first, then decided runs, then the oldest ready file that this watcher wins. */
@@ -226,18 +270,19 @@ export class WatchLoop {
       this.#notice(claim.runId, `${claim.source}: ${result.message}`);
       return;
     }
-    this.#current = claim;
-    this.#transition({
+    const run: InFlight = { claim, state: 'AWAITING_COMMAND' };
+    this.#runs.set(claim.runId, run);
+    this.#transition(run, {
       kind: 'claimed',
       state: 'EXECUTING_TASK',
-      from: this.#state,
+      from: run.state,
       run_id: claim.runId,
       source: claim.source,
       resume: plan.kind,
     });
     let result: ClaimResult;
     try {
-      result = await runClaim(claim, plan.kind, this.#claimDeps);
+      result = await this.#runOnItsLine(claim, plan.kind);
     } catch (error) {
       // Only an interruption escapes runClaim: the claim stays in .maestro/inflight/ for the next start.
       const auditLog = await recordInterruption(claim, this.#claimDeps);
@@ -253,26 +298,37 @@ export class WatchLoop {
         message: `interrupted at its last checkpoint (${(error as Error).message}); the next start resumes it`,
       };
     } finally {
-      this.#current = undefined;
+      this.#runs.delete(claim.runId);
     }
     await this.#o.routeGate?.afterRun(claim.runId).catch(() => undefined);
     const queued = this.#recovered.length + this.#o.inbox.ready + (this.#o.decisions?.ready ?? 0);
-    this.#transition({ kind: 'finished', state: 'AWAITING_COMMAND', from: this.#state, ...result, queued });
+    this.#transition(run, { kind: 'finished', state: 'AWAITING_COMMAND', from: run.state, ...result, queued });
+  }
+
+  /** Runs the claim once no earlier run on its task line is in flight (only several runs at once can meet). */
+  async #runOnItsLine(claim: Claim, kind: ResumeKind): Promise<ClaimResult> {
+    const run = () => runClaim(claim, kind, this.#claimDeps);
+    if (this.#concurrency === 1) return run();
+    return this.#lines.hold(await taskLineOf(claim, kind, this.#claimDeps), run, {
+      signal: this.#controller.signal,
+      onWait: () => this.#notice(claim.runId, `${claim.source}: ${LINE_WAIT}`),
+    });
   }
 
   #onProgress(event: ProgressEvent): void {
-    const claim = this.#current;
-    if (!claim || event.run_id !== claim.runId) return;
-    const shown = runProgressEvent(event, this.#state);
-    if (shown?.kind === 'producing_artifact') this.#transition(shown);
+    const run = this.#runs.get(event.run_id);
+    if (!run) return;
+    const shown = runProgressEvent(event, run.state);
+    if (shown?.kind === 'producing_artifact') this.#transition(run, shown);
     else if (shown) this.#o.onEvent(shown);
   }
 
-  #transition(event: Extract<WatchEvent, { state: WatchState; from: WatchState }>): void {
-    if (!isAllowedTransition(this.#state, event.state)) {
-      this.#notice(event.kind === 'stopped' ? null : event.run_id, `internal: unexpected transition ${this.#state} → ${event.state}`);
+  /** Moves one run through the state machine (each run in flight has its own place in it). */
+  #transition(run: InFlight, event: Extract<WatchEvent, { kind: 'claimed' | 'producing_artifact' | 'finished' }>): void {
+    if (!isAllowedTransition(run.state, event.state)) {
+      this.#notice(event.run_id, `internal: unexpected transition ${run.state} → ${event.state}`);
     }
-    this.#state = event.state;
+    run.state = event.state;
     this.#o.onEvent(event);
   }
 

@@ -3,6 +3,7 @@ import { planClaim, recordInterruption, runClaim, settleClaim, type ClaimResult,
 import { EngineLink } from './engine-link.js';
 import type { RunDeps } from './run-deps.js';
 import type { RouteGate } from './route-breaker.js';
+import { LINE_WAIT, TaskLines, taskLineOf } from './task-lines.js';
 import type { InputHashes } from './verified-inputs.js';
 
 /** A command an engine handed to this worker. */
@@ -47,21 +48,30 @@ export interface WorkerLoopOptions<C extends WorkClaim, S extends WorkerSession<
   readonly routeGate?: RouteGate;
   /** The longest pause between tries while the engine stays away (default 15 s). */
   readonly maxReconnectMs?: number;
+  /** How many runs go at once in this worker (default 1). */
+  readonly concurrency?: number;
 }
 
 /**
- * `maestro worker`: takes commands from the engine one at a time and runs each through the same
- * use case as `maestro watch` (planClaim → runClaim → settle), with the same state machine and
- * events. If the engine goes away, the current run stops at its last checkpoint (its writes are
- * fenced, so nothing is written twice) and the worker reconnects; whichever worker is free then
- * resumes the run. `stop()` interrupts the current run and hands it back to the queue.
+ * `maestro worker`: takes commands from the engine, up to `concurrency` at a time, and runs each
+ * through the same use case as `maestro watch` (planClaim → runClaim → settle), with the same state
+ * machine (one place in it per run) and events. If the engine goes away, the runs in flight stop at
+ * their last checkpoint (their writes are fenced, so nothing is written twice) and the worker
+ * reconnects; whichever worker is free then resumes them. `stop()` interrupts every run in flight
+ * and hands each back to the queue.
  */
 export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
   readonly #o: WorkerLoopOptions<C, S>;
-  #state: WatchState = 'AWAITING_COMMAND';
+  #state: 'AWAITING_COMMAND' | 'STOPPED' = 'AWAITING_COMMAND';
   #stopping = false;
   #session: S | undefined;
-  #current: AbortController | undefined;
+  /** Runs in flight, by run id: each one's place in the state machine and its stop switch. */
+  readonly #runs = new Map<string, { state: WatchState; controller: AbortController }>();
+  /** Every claim being handled (planning and settling included): what a free slot is counted against. */
+  readonly #tasks = new Set<Promise<void>>();
+  readonly #concurrency: number;
+  /** Runs on one task line go one at a time in this worker (the loop policy's counters move as if serial). */
+  readonly #lines = new TaskLines();
   #wakeIdle: (() => void) | undefined;
   #done: Promise<void> = Promise.resolve();
   /** Says once that the engine is lost and once that it is back, however long it takes. */
@@ -69,6 +79,7 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
 
   constructor(options: WorkerLoopOptions<C, S>) {
     this.#o = options;
+    this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
     const baseMs = options.reconnectMs ?? 250;
     this.#link = new EngineLink({
       notice: (message) => this.#notice(null, message),
@@ -78,8 +89,16 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
     });
   }
 
+  /** The worker's state: a run's while one is in flight (the furthest along of them), else its own. */
   get state(): WatchState {
-    return this.#state;
+    const states = [...this.#runs.values()].map((r) => r.state);
+    if (states.includes('PRODUCING_ARTIFACT')) return 'PRODUCING_ARTIFACT';
+    return states.length > 0 ? 'EXECUTING_TASK' : this.#state;
+  }
+
+  /** The run ids in flight now, oldest claim first. */
+  get inFlight(): readonly string[] {
+    return [...this.#runs.keys()];
   }
 
   /** Runs until `stop()` (or, with `once`, until the queue is empty); resolves when stopped. */
@@ -91,7 +110,7 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
   async stop(): Promise<void> {
     this.#stopping = true;
     this.#o.routeGate?.stop();
-    this.#current?.abort(new Error('the worker is stopping'));
+    for (const run of this.#runs.values()) run.controller.abort(new Error('the worker is stopping'));
     this.#wakeIdle?.();
     await this.#done;
   }
@@ -114,6 +133,10 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
           owned_by_others: 0,
         });
       }
+      if (!this.#mayClaim()) {
+        await this.#slotFreed();
+        continue;
+      }
       // A route is down: the commands stay queued (for a worker whose routes answer) until it is back.
       if (this.#o.routeGate && !(await this.#o.routeGate.mayClaim())) {
         if (this.#o.once) break;
@@ -128,15 +151,16 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
         continue;
       }
       if (!claim) {
-        if (this.#o.once) break;
-        await this.#idle(session);
+        if (this.#o.once && this.#tasks.size === 0) break;
+        await (this.#o.once ? this.#slotFreed() : this.#idle(session));
         continue;
       }
-      await this.#handle(claim, session);
+      this.#launch(claim, session);
     }
+    while (this.#tasks.size > 0) await Promise.allSettled([...this.#tasks]);
     await this.#session?.close();
     this.#session = undefined;
-    const from = this.#state;
+    const from = this.state;
     this.#state = 'STOPPED';
     this.#o.onEvent({ kind: 'stopped', state: 'STOPPED', from, reason: this.#stopping ? 'signal' : 'once' });
   }
@@ -167,6 +191,28 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
     await session.close().catch(() => undefined);
   }
 
+  /** The one place that says whether another command may be claimed now. */
+  #mayClaim(): boolean {
+    return !this.#stopping && this.#tasks.size < this.#concurrency;
+  }
+
+  /** Runs a claim beside the others in flight; a run that ends wakes the loop to fill its slot. */
+  #launch(claim: C, session: S): void {
+    const task = this.#handle(claim, session)
+      .catch((error: unknown) => this.#notice(claim.runId, `internal error while handling ${claim.source}: ${(error as Error).message}`))
+      .finally(() => {
+        this.#tasks.delete(task);
+        this.#wakeIdle?.();
+      });
+    this.#tasks.add(task);
+  }
+
+  /** Resolves when a run in flight ends (a slot is free) or the worker is told to stop. */
+  async #slotFreed(): Promise<void> {
+    await Promise.race([...this.#tasks, new Promise<void>((resolve) => (this.#wakeIdle = resolve))]);
+    this.#wakeIdle = undefined;
+  }
+
   async #idle(session: S): Promise<void> {
     const wait = session.waitForWork(this.#o.pollMs ?? 2000);
     await Promise.race([wait, new Promise<void>((resolve) => (this.#wakeIdle = resolve))]);
@@ -185,14 +231,16 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
 
   async #handle(claim: C, session: S): Promise<void> {
     const controller = new AbortController();
-    this.#current = controller;
+    const run: { state: WatchState; controller: AbortController } = { state: 'AWAITING_COMMAND', controller };
+    this.#runs.set(claim.runId, run);
+    if (this.#stopping) controller.abort(new Error('the worker is stopping'));
     let lostReason: string | undefined;
     const lost = (reason: string): void => {
       lostReason ??= reason;
       controller.abort(new Error(reason));
     };
     void session.lost.then(lost);
-    const deps = this.#withProgress(this.#o.depsFor(claim, session, { signal: controller.signal, lost }), claim);
+    const deps = this.#withProgress(this.#o.depsFor(claim, session, { signal: controller.signal, lost }), claim, run);
     try {
       const plan = await planClaim(claim, deps);
       if (plan.ended) {
@@ -200,33 +248,38 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
         this.#notice(claim.runId, `${claim.source}: ${settled.message}`);
         return;
       }
-      this.#transition({
+      this.#transition(run, {
         kind: 'claimed',
         state: 'EXECUTING_TASK',
-        from: this.#state,
+        from: run.state,
         run_id: claim.runId,
         source: claim.source,
         resume: plan.kind,
       });
       let result: ClaimResult;
       try {
-        result = await runClaim(claim, plan.kind, deps);
+        const line = this.#concurrency > 1 ? await taskLineOf(claim, plan.kind, deps) : undefined;
+        result = await this.#lines.hold(line, () => runClaim(claim, plan.kind, deps), {
+          signal: controller.signal,
+          onWait: () => this.#notice(claim.runId, `${claim.source}: ${LINE_WAIT}`),
+        });
       } catch (error) {
         result = await this.#interrupted(claim, session, deps, lostReason ?? (error as Error).message);
       }
       await this.#o.routeGate?.afterRun(claim.runId).catch(() => undefined);
-      this.#transition({ kind: 'finished', state: 'AWAITING_COMMAND', from: this.#state, ...result, queued: 0 });
+      this.#transition(run, { kind: 'finished', state: 'AWAITING_COMMAND', from: run.state, ...result, queued: 0 });
     } catch (error) {
       // A failure outside the run (the engine went away while planning or settling): the claim stays
       // with this session, which is being dropped, so another worker (or this one) takes it up again.
-      this.#state = 'AWAITING_COMMAND';
+      run.state = 'AWAITING_COMMAND';
       this.#notice(
         claim.runId,
         `${claim.source}: left to the engine (${lostReason ?? (error as Error).message}); it is taken up again from its checkpoint`,
       );
     } finally {
-      this.#current = undefined;
-      await session.setCurrent(null);
+      this.#runs.delete(claim.runId);
+      // `maestro status` names one run per worker: another still in flight here, else none.
+      await session.setCurrent(this.inFlight[0] ?? null);
     }
   }
 
@@ -254,22 +307,22 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
     };
   }
 
-  #withProgress(deps: RunClaimDeps, claim: WorkClaim): RunClaimDeps {
+  #withProgress(deps: RunClaimDeps, claim: WorkClaim, inFlight: { state: WatchState }): RunClaimDeps {
     const run: RunDeps = {
       ...deps.run,
       onProgress: (event) => {
         deps.run.onProgress?.(event);
         if (event.run_id !== claim.runId) return;
-        const shown = runProgressEvent(event, this.#state);
-        if (shown?.kind === 'producing_artifact') this.#transition(shown);
+        const shown = runProgressEvent(event, inFlight.state);
+        if (shown?.kind === 'producing_artifact') this.#transition(inFlight, shown);
         else if (shown) this.#o.onEvent(shown);
       },
     };
     return { ...deps, run };
   }
 
-  #transition(event: Extract<WatchEvent, { state: WatchState; from: WatchState }>): void {
-    this.#state = event.state;
+  #transition(run: { state: WatchState }, event: Extract<WatchEvent, { kind: 'claimed' | 'producing_artifact' | 'finished' }>): void {
+    run.state = event.state;
     this.#o.onEvent(event);
   }
 

@@ -66,6 +66,9 @@ export function formatStatus(s: WorkspaceStatus & { routes_down?: readonly Route
       ? `running in pid ${f.owner_pid}`
       : `its watcher is gone — the next "maestro watch" resumes it, or now: maestro run --resume ${f.run_id}`;
     lines.push(`  ${c.dim(f.run_id)} ${f.source} · ${f.steps_done} model call(s) done · ${owner}`);
+    for (const w of f.waiting) {
+      lines.push(`    ${c.yellow('waiting')} ${w.persona}'s call, for route "${w.route}" (${w.limit}) since ${w.since}`);
+    }
   }
   // Only when there are some: a run left running by a process that is gone is the exception.
   if (s.interrupted.length > 0) lines.push(`interrupted ${s.interrupted.length} (left running by a process that is gone)`);

@@ -98,7 +98,7 @@ export class TranscriptFeed {
         });
       case 'step_started': {
         const stepId = event.step_id ?? event.step;
-        this.#screens.set(stepId, { screen: new LiveScreen(), run_id: event.run_id, persona: event.persona });
+        this.#screens.set(stepKey(event.run_id, stepId), { screen: new LiveScreen(), run_id: event.run_id, persona: event.persona });
         return this.#emit({
           kind: 'step_started',
           run_id: event.run_id,
@@ -110,14 +110,14 @@ export class TranscriptFeed {
         });
       }
       case 'text': {
-        const open = this.#screens.get(event.step_id);
+        const open = this.#screens.get(stepKey(event.run_id, event.step_id));
         const delta = open ? open.screen.push(event.delta) : '';
         if (delta) this.#emit({ kind: 'text', run_id: event.run_id, step_id: event.step_id, persona: event.persona, delta });
         return;
       }
       case 'knowledge':
         // Requests are served once the reply is complete: its text goes out first.
-        this.#flush(event.step_id);
+        this.#flush(event.run_id, event.step_id);
         return this.#emit({
           kind: 'knowledge',
           run_id: event.run_id,
@@ -131,8 +131,8 @@ export class TranscriptFeed {
           ...(event.message !== undefined ? { message: screen(event.message) } : {}),
         });
       case 'step_finished': {
-        const received = this.#flush(event.step_id);
-        this.#screens.delete(event.step_id);
+        const received = this.#flush(event.run_id, event.step_id);
+        this.#screens.delete(stepKey(event.run_id, event.step_id));
         const verdict = event.step === 'verdict' ? parseVerdict(event.persona, event.reply) : undefined;
         return this.#emit({
           kind: 'step_finished',
@@ -159,8 +159,8 @@ export class TranscriptFeed {
   };
 
   /** Sends what a step's screen still holds; returns everything it received, unscreened (never shown). */
-  #flush(stepId: string): string {
-    const open = this.#screens.get(stepId);
+  #flush(runId: string, stepId: string): string {
+    const open = this.#screens.get(stepKey(runId, stepId));
     if (!open) return '';
     const rest = open.screen.flush();
     if (rest) this.#emit({ kind: 'text', run_id: open.run_id, step_id: stepId, persona: open.persona, delta: rest });
@@ -171,4 +171,9 @@ export class TranscriptFeed {
 /** Engine-written strings are screened too (a path or a rationale may quote a reply): the detector is idempotent. */
 function screen(text: string): string {
   return redactSensitive(text).text;
+}
+
+/** A step as the transcript tracks it: step ids repeat from run to run, and runs may be in flight together. */
+export function stepKey(runId: string, stepId: string): string {
+  return `${runId}\u0000${stepId}`;
 }

@@ -1,6 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import { stepLine } from './step-words.js';
-import type { TranscriptEvent } from './transcript-feed.js';
+import { stepKey, type TranscriptEvent } from './transcript-feed.js';
 
 const INDENT = '  ';
 
@@ -42,25 +42,26 @@ export class TranscriptPrinter {
       return;
     }
     if (event.kind === 'step_started') {
-      this.#steps.set(event.step_id, {
+      this.#steps.set(stepKey(event.run_id, event.step_id), {
         header: `${this.#c.bold('──')} ${this.#c.bold(stepLine(event))}`,
         backlog: [],
         partial: '',
         wrote: false,
         finished: false,
       });
-      if (this.#floor === undefined) this.#take(event.step_id);
+      if (this.#floor === undefined) this.#take(stepKey(event.run_id, event.step_id));
       return;
     }
-    const view = this.#steps.get(event.step_id);
+    const key = stepKey(event.run_id, event.step_id);
+    const view = this.#steps.get(key);
     if (!view) return;
-    if (this.#floor !== event.step_id) {
+    if (this.#floor !== key) {
       view.backlog.push(event);
       if (event.kind === 'step_finished') view.finished = true;
       return;
     }
     this.#show(view, event);
-    if (event.kind === 'step_finished') this.#release(event.step_id);
+    if (event.kind === 'step_finished') this.#release(key);
   }
 
   /** Ends a partly written line, so that someone else's line starts at the margin. */

@@ -6,6 +6,7 @@ import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { ALLOW_ASYNC_COMMIT_OPTION, requireDurableEngine } from './commit-durability.js';
 import { whenEngineReachable } from './engine-start.js';
+import { CONCURRENCY_OPTION } from './concurrency-option.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { handleStopSignals, type SignalProcess } from './stop-signals.js';
 import { readPackageVersion } from '../package-info.js';
@@ -22,12 +23,13 @@ interface WatchFlags {
   readonly route?: string;
   readonly model?: string;
   readonly allowAsyncCommit?: boolean;
+  readonly concurrency?: number;
 }
 
 export function registerWatch(program: Command, io: Io, proc: SignalProcess = process): void {
   program
     .command('watch')
-    .description('watch commands/ and run each command file dropped there, oldest first, one at a time')
+    .description('watch commands/ and run each command file dropped there, oldest first (one at a time unless --concurrency)')
     .option('--once', 'process what is queued (and what a previous watcher left in flight), then exit')
     .option('--json', 'one NDJSON object per state transition on stdout (and per transcript event with --transcript)')
     .option(
@@ -36,6 +38,7 @@ export function registerWatch(program: Command, io: Io, proc: SignalProcess = pr
     )
     .option(...WORKSPACE_OPTION)
     .option(...ALLOW_ASYNC_COMMIT_OPTION)
+    .option(...CONCURRENCY_OPTION)
     .option('--route <name>', 'use this model route (from maestro.config.json) for every persona while this watcher runs')
     .option(
       '--model <model>',
@@ -48,8 +51,9 @@ export function registerWatch(program: Command, io: Io, proc: SignalProcess = pr
         'States: AWAITING_COMMAND → EXECUTING_TASK → PRODUCING_ARTIFACT → AWAITING_COMMAND.',
         'A file is claimed by renaming it into .maestro/inflight/<run_id>.json; it is deleted when its run ends,',
         'kept in .maestro/runs/<run_id>/ when the run pauses for a person, and moved to .maestro/rejected/ with',
-        '<name>.error.json when it does not parse or validate. SIGINT/SIGTERM stop at the current checkpoint',
-        '(a second signal exits at once); the next start resumes what was in flight.',
+        '<name>.error.json when it does not parse or validate. SIGINT/SIGTERM stop every run in flight at its',
+        'checkpoint (a second signal exits at once); the next start resumes what was in flight. With --concurrency N,',
+        "up to N runs go at once; each route's max_concurrency, requests_per_minute and tokens_per_minute hold across them.",
       ].join('\n'),
     )
     .action(async (opts: WatchFlags) => {
@@ -100,6 +104,7 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
     once: opts.once === true,
     pid: proc.pid,
     version: readPackageVersion(),
+    concurrency: opts.concurrency ?? app.deps.config.watch.concurrency,
     onEvent: reporter.onEvent,
     onNotice: (message) => reporter.notice(message),
   }).catch(async (error: unknown) => {

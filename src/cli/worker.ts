@@ -6,6 +6,7 @@ import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { ALLOW_ASYNC_COMMIT_OPTION, requireDurableEngine } from './commit-durability.js';
 import { whenEngineReachable } from './engine-start.js';
+import { CONCURRENCY_OPTION } from './concurrency-option.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { handleStopSignals, type SignalProcess } from './stop-signals.js';
 import { pickWatchOutput, WatchReporter } from './watch-reporter.js';
@@ -18,19 +19,21 @@ interface WorkerFlags {
   readonly model?: string;
   readonly name?: string;
   readonly allowAsyncCommit?: boolean;
+  readonly concurrency?: number;
 }
 
 export function registerWorker(program: Command, io: Io, proc: SignalProcess = process): void {
   program
     .command('worker')
     .description(
-      "take commands from the workspace's engine (PostgreSQL) and run them, one at a time; run one on every machine that should work",
+      "take commands from the workspace's engine (PostgreSQL) and run them (one at a time unless --concurrency); run one on every machine that should work",
     )
     .option('--once', 'run what is queued, then exit')
     .option('--json', 'one NDJSON object per state transition on stdout')
     .option('--name <name>', 'this worker\'s name in "maestro status" (default: host name and pid)')
     .option(...WORKSPACE_OPTION)
     .option(...ALLOW_ASYNC_COMMIT_OPTION)
+    .option(...CONCURRENCY_OPTION)
     .option('--route <name>', 'use this model route (from maestro.config.json) for every persona while this worker runs')
     .option('--model <model>', 'use this model on the route in use')
     .addHelpText(
@@ -40,9 +43,9 @@ export function registerWorker(program: Command, io: Io, proc: SignalProcess = p
         "The workspace here is this machine's copy: its personas, config and knowledge roots at the same",
         "relative paths as the intake's (`maestro watch` with the same engine). A command whose input files",
         "differ here from the intake's copy (content hash) pauses with the reason. Artifacts are kept in the",
-        "engine and written into the intake's workspace. SIGINT/SIGTERM stop at the current checkpoint and",
-        'hand the run back to the queue; a worker that dies (even kill -9) loses nothing: its run is resumed',
-        'by the next free worker from its checkpoint.',
+        "engine and written into the intake's workspace. SIGINT/SIGTERM stop every run in flight at its checkpoint",
+        'and hand each back to the queue; a worker that dies (even kill -9) loses nothing: its runs are resumed',
+        'by the next free workers from their checkpoints.',
       ].join('\n'),
     )
     .action(async (opts: WorkerFlags) => {
@@ -83,7 +86,8 @@ export async function workerSubcommand(opts: WorkerFlags, io: Io, proc: SignalPr
   }
   const reporter = new WatchReporter(io, { output: pickWatchOutput(io, opts.json === true) });
   const name = opts.name ?? `${os.hostname()}-${proc.pid}`;
-  const worker = await openWorker(app, handle, { once: opts.once === true, pid: proc.pid, name, onEvent: reporter.onEvent });
+  const concurrency = opts.concurrency ?? app.deps.config.watch.concurrency;
+  const worker = await openWorker(app, handle, { once: opts.once === true, pid: proc.pid, name, onEvent: reporter.onEvent, concurrency });
   const disposeSignals = handleStopSignals(proc, { onFirst: () => void worker.stop(), beforeExit: () => reporter.stop() });
   try {
     await worker.run();

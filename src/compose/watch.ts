@@ -4,6 +4,7 @@ import { FsArtifactWriter } from '../adapters/fs/artifact-writer.js';
 import { pruneAuditLogs } from '../adapters/fs/audit-store.js';
 import { FsClaimStore } from '../adapters/fs/claim-store.js';
 import { FsCommandInbox } from '../adapters/fs/command-inbox.js';
+import { FsRouteWaits } from '../adapters/fs/route-waits.js';
 import { FsWatcherRegistry } from '../adapters/fs/watcher-registry.js';
 import { IntakeLoop } from '../app/intake-loop.js';
 import { WatchLoop } from '../app/watch-loop.js';
@@ -28,6 +29,8 @@ export interface WatchOptions {
   readonly once: boolean;
   readonly pid: number;
   readonly version: string;
+  /** Runs at once in this process (`--concurrency`, else `watch.concurrency`; default 1). */
+  readonly concurrency?: number;
   readonly onEvent: (event: WatchEvent) => void;
   /** One line for people (a watch that failed, what audit retention deleted). */
   readonly onNotice: (message: string) => void;
@@ -53,15 +56,28 @@ export async function openWatcher(app: App, options: WatchOptions): Promise<Serv
   try {
     if (app.engine)
       return await startIntake(app, app.engine, { ...options, claims, inbox: inbox(paths.commands, 'commands/'), unregister });
+    // Calls waiting for their route's limits, for `maestro status` in another process.
+    const waits = new FsRouteWaits(paths.state);
+    const onProgress = app.deps.onProgress;
     const loop = new WatchLoop({
-      deps: app.deps,
+      deps: {
+        ...app.deps,
+        onProgress: (event) => {
+          onProgress?.(event);
+          waits.onProgress(event);
+        },
+      },
       inbox: inbox(paths.commands, 'commands/'),
       decisions: inbox(paths.decisions, '.maestro/decisions/'),
       claims,
-      onEvent: options.onEvent,
+      onEvent: (event) => {
+        if (event.kind === 'finished') waits.clear(event.run_id);
+        options.onEvent(event);
+      },
       once: options.once,
       pid: options.pid,
       workspace: paths.root,
+      concurrency: options.concurrency ?? app.deps.config.watch.concurrency,
       // The configuration is read once, at start; a file broken since then stops the taking of commands too.
       preflight: async () => [...(await checkWorkspaceConfig(paths.config)), ...(await checkWorkspace(app.deps))],
       routeGate: openRouteBreaker(app, {
@@ -83,6 +99,7 @@ export async function openWatcher(app: App, options: WatchOptions): Promise<Serv
       stop: () => loop.stop(),
       close: async () => {
         stopPruning();
+        await waits.flushed();
         await unregister();
       },
     };
@@ -168,9 +185,11 @@ export interface WorkerOptions {
   /** This worker's name in `maestro status`. */
   readonly name: string;
   readonly onEvent: (event: WatchEvent) => void;
+  /** Runs at once in this worker (`--concurrency`, else `watch.concurrency`; default 1). */
+  readonly concurrency?: number;
 }
 
-/** `maestro worker`: takes commands from the workspace's engine and runs them, one at a time. */
+/** `maestro worker`: takes commands from the workspace's engine and runs them, up to `concurrency` at a time. */
 export async function openWorker(app: App, engine: EngineHandle, options: WorkerOptions): Promise<Service> {
   const { PgWorkerSession } = await import('../adapters/pg/queue.js');
   type Session = import('../adapters/pg/queue.js').PgWorkerSession;
@@ -189,6 +208,7 @@ export async function openWorker(app: App, engine: EngineHandle, options: Worker
       pid: options.pid,
       onNotice: (runId, message) => options.onEvent({ kind: 'notice', run_id: runId, message }),
     }),
+    concurrency: options.concurrency ?? app.deps.config.watch.concurrency,
   });
   return { run: () => loop.run(), stop: () => loop.stop(), close: () => engine.engine.close() };
 }

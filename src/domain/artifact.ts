@@ -1,6 +1,6 @@
 import type { ArbitrationResult } from './arbitration.js';
 import type { Price } from './budget.js';
-import { totalUsage, usageByPersona } from './usage.js';
+import { CLASSIFICATION_ENTRY, runCalls, totalUsage, usageByPersona } from './usage.js';
 import type { DecisionRecord } from './decision.js';
 import type { RunPlan, Step } from './run-state.js';
 import type { Verdict } from './verdict.js';
@@ -21,6 +21,8 @@ export interface ArtifactInput {
   /** True when the replies came from the offline rehearsal model. */
   readonly rehearsal: boolean;
   readonly steps: readonly Step[];
+  /** The mediator's classification, when a real route's model was asked: its calls count with the council's. */
+  readonly classification?: { readonly model: string; readonly calls: number; readonly usage?: Step['usage'] } | undefined;
   readonly verdicts: readonly Verdict[];
   readonly arbitration?: ArbitrationResult;
   readonly proposal: string;
@@ -81,7 +83,7 @@ function header(a: ArtifactInput): string[] {
 }
 
 function runTable(a: ArtifactInput): string[] {
-  const models = [...new Set(a.steps.map((s) => s.model))];
+  const models = [...new Set(runCalls(a).map((s) => s.model))];
   return [
     '## Run',
     '',
@@ -95,7 +97,7 @@ function runTable(a: ArtifactInput): string[] {
     `| Arbitration | ${a.plan.arbitration} |`,
     `| Synthesizer | \`${a.plan.synthesizer}\` |`,
     `| Model | ${models.length > 0 ? models.join(', ') : a.plan.model}${a.rehearsal ? ' — offline rehearsal' : ''} |`,
-    `| Model calls | ${totalUsage(a.steps, a.prices ?? {}).calls} |`,
+    `| Model calls | ${totalUsage(runCalls(a), a.prices ?? {}).calls} |`,
     `| Started | ${a.startedAt} |`,
     `| Finished | ${a.finishedAt} |`,
     `| Duration | ${(a.durationMs / 1000).toFixed(2)} s |`,
@@ -105,9 +107,11 @@ function runTable(a: ArtifactInput): string[] {
 
 function usageSection(a: ArtifactInput): string[] {
   const prices = a.prices ?? {};
-  const total = totalUsage(a.steps, prices);
+  const calls = runCalls(a);
+  const total = totalUsage(calls, prices);
   const out = ['## Usage', '', '| Persona | Calls | Prompt tokens | Completion tokens | Cost (USD) |', '|---|---|---|---|---|'];
-  for (const { persona, totals } of usageByPersona(a.steps, a.plan.personas, prices)) {
+  const rows = a.classification ? [CLASSIFICATION_ENTRY, ...a.plan.personas] : a.plan.personas;
+  for (const { persona, totals } of usageByPersona(calls, rows, prices)) {
     out.push(`| \`${persona}\` | ${totals.calls} | ${totals.prompt_tokens} | ${totals.completion_tokens} | ${money(totals.cost_usd)} |`);
   }
   out.push(`| **total** | ${total.calls} | ${total.prompt_tokens} | ${total.completion_tokens} | ${money(total.cost_usd)} |`, '');

@@ -1,4 +1,5 @@
 import type { JsonMode } from './route.js';
+import type { RouteLimitName } from './route-limits.js';
 
 /**
  * The model's own vocabulary: what is asked, by whom, and what comes back. A leaf of the domain:
@@ -38,6 +39,18 @@ export interface CallContext {
   readonly round: number;
   /** Text as it streams in (streaming routes); called with each new piece. */
   readonly onText?: (delta: string) => void;
+  /**
+   * The call waits for one of its route's limits (told once per limit), or, with `undefined`, goes
+   * now. The wait is not the call's: its time limit does not run meanwhile.
+   */
+  readonly onWait?: (wait: RouteWait | undefined) => void;
+}
+
+/** A call held back by its route: which limit, and how long at least when that is known. */
+export interface RouteWait {
+  readonly route: string;
+  readonly limit: RouteLimitName;
+  readonly waitMs?: number;
 }
 
 /** Something a call did that belongs on the record (category-level, no content). */

@@ -93,6 +93,7 @@ export const REASON_CODES = {
   MEDIATOR_ADVICE_INVALID: "the mediator's classification could not be read",
   MEDIATOR_ADVICE_NOTED: "the mediator's findings were noted",
   MEDIATOR_NO_ADVICE: 'no mediator classification (offline model: the rules alone decide)',
+  MEDIATOR_ADVICE_CLEAR: "the mediator's classification (a real route's model) found nothing to note, nor did the rules",
   MEDIATOR_CLASSIFICATION_FAILED: "the mediator's classification failed, so nothing was sent to the council",
   // models
   MODEL_CALL_OK: 'a model call finished',

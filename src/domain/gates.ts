@@ -30,6 +30,8 @@ export interface GateFacts {
   readonly ambiguity?: readonly string[];
   /** This conflict line was stopped by the loop policy (terminal guard). */
   readonly conflictStopped?: boolean;
+  /** The model (`route/model`) that classified the task for the mediator, when a real route was asked. */
+  readonly classifiedBy?: string;
   readonly piiPolicy?: PiiPolicy;
   /** Reason codes a person has cleared with `hitl decide continue` (never a sealed one). */
   readonly approved?: ReadonlySet<string>;
@@ -68,7 +70,9 @@ const CHECKS: Record<GateLayer, GateCheck> = {
       ...(f.boundary ? ['subjective_ask'] : []),
       ...((f.highStakes ?? []).length > 0 ? ['high_stakes_domain'] : []),
     ];
-    return ok('mediator_advice', advice.length > 0 ? 'MEDIATOR_ADVICE_NOTED' : 'MEDIATOR_NO_ADVICE', advice.length > 0 ? { advice } : {});
+    const by = f.classifiedBy ? { model: f.classifiedBy } : {};
+    if (advice.length > 0) return ok('mediator_advice', 'MEDIATOR_ADVICE_NOTED', { advice, ...by });
+    return ok('mediator_advice', f.classifiedBy ? 'MEDIATOR_ADVICE_CLEAR' : 'MEDIATOR_NO_ADVICE', by);
   },
   meaning: (f) => {
     if (f.taskBlank) return { decision: pauseDecision('meaning', 'MEANING_EMPTY_TASK'), details: {} };

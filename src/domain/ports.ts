@@ -9,7 +9,7 @@ import type { KnowledgeResult, RunState } from './run-state.js';
 import type { HistoryMessage, SessionState } from './session-state.js';
 import type { VerdictAction } from './verdict.js';
 
-export type { CallContext, CallPurpose, ChatMessage, LlmNotice, LlmReply, LlmRequest, ModelIdentity } from './chat.js';
+export type { CallContext, CallPurpose, ChatMessage, LlmNotice, LlmReply, LlmRequest, ModelIdentity, RouteWait } from './chat.js';
 import type { CallContext, LlmReply, LlmRequest } from './chat.js';
 
 /** The one interface every model sits behind. */

@@ -1,3 +1,5 @@
+import type { RouteWait } from './chat.js';
+
 /**
  * What happens in a run as it happens, for people watching (the spinner, plain lines, `--follow`)
  * and scripts (`--follow --json`). Text here is what the council keeps (replies already screened), but for `text`.
@@ -40,6 +42,8 @@ export type ProgressEvent =
       votes: Record<string, string>;
     }
   | { kind: 'notice'; run_id: string; message: string }
+  /** A persona's call has waited a moment for its route's limits (`wait`), or goes now (`wait: null`). */
+  | { kind: 'route_wait'; run_id: string; persona: string; wait: (RouteWait & { since: string }) | null }
   | { kind: 'producing_artifact'; run_id: string; path: string };
 
 export type OnProgress = (event: ProgressEvent) => void;

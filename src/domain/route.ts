@@ -66,6 +66,31 @@ export const Route = z.strictObject({
       "How JSON replies are requested: `json_schema` (the reply's JSON Schema in `response_format`), `json_object` (any JSON object), or `prompt` (the instruction alone). An endpoint that rejects the format with HTTP 400 is asked the next way. `response_format`, the older name, means `json_object`.",
     ),
   stream: z.boolean().default(false).describe('Ask for a streamed response (server-sent events).'),
+  max_concurrency: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000)
+    .optional()
+    .describe('Requests in flight at once on this route, across every run of the process; more wait their turn. Default: no limit.'),
+  requests_per_minute: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .describe(
+      'Requests (retries included) in any 60-second window, across every run of the process; more wait. A request counts from when it is sent until 60 s after its reply, so the endpoint never sees more either. Default: no limit.',
+    ),
+  tokens_per_minute: z
+    .number()
+    .int()
+    .min(1)
+    .max(100_000_000)
+    .optional()
+    .describe(
+      'Tokens in any 60-second window, across every run of the process: a request is counted for its prompt plus `max_output_tokens` before it is sent, then for the tokens the endpoint says it used. Default: no limit.',
+    ),
   default_query: z
     .record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a query parameter name'), z.string().max(200))
     .optional()

@@ -14,7 +14,13 @@ import { screenText } from './screen-text.js';
 export type RunEvent =
   /** The plan is fixed (first start) and the gates' decisions join the trail. */
   /** The gates' decisions and the plan they let through, with the mediator's advice they weighed when it was asked for this plan. */
-  | { readonly type: 'planned'; readonly plan: RunPlan; readonly trail: readonly DecisionRecord[]; readonly advice?: MediatorAdvice }
+  | {
+      readonly type: 'planned';
+      readonly plan: RunPlan;
+      readonly trail: readonly DecisionRecord[];
+      readonly advice?: MediatorAdvice;
+      readonly classification?: RunState['classification'];
+    }
   /** The mediator's classification, kept so a resume does not ask again (journals of earlier versions; now it comes with `planned`). */
   | { readonly type: 'advised'; readonly advice: MediatorAdvice }
   /** A model call finished; it is never made again. */
@@ -70,6 +76,7 @@ function apply(state: RunState, event: RunEvent): RunState {
       return {
         ...state,
         ...(event.advice ? { advice: event.advice } : {}),
+        ...(event.classification ? { classification: event.classification } : {}),
         plan: state.plan ?? event.plan,
         trail: [...state.trail, ...event.trail],
       };

@@ -158,6 +158,8 @@ export const RunState = z.strictObject({
   artifact: z.string().optional(),
   /** What the mediator_advice classification (a real route's model) found, kept so a resume does not ask again. */
   advice: MediatorAdvice.optional(),
+  /** The classification's model calls (two when its first reply did not read): counted with the council's. */
+  classification: z.strictObject({ model: z.string(), calls: z.number().int().min(1), usage: Usage.optional() }).optional(),
   /**
    * Set just before the artifact is written: the run is ending, at this time. A crash from here on
    * resumes into the same ending — the same bytes, no model call — never a second, different finish.

@@ -45,6 +45,17 @@ export function totalUsage(steps: readonly UsageLike[], prices: Readonly<Record<
   };
 }
 
+/** The mediator's classification in usage tables: not a persona of the council. */
+export const CLASSIFICATION_ENTRY = "(mediator's classification)";
+
+/** A run's model calls as usage counts them: the council's steps, and the mediator's classification when it was asked. */
+export function runCalls(run: {
+  readonly steps: readonly UsageLike[];
+  readonly classification?: Omit<UsageLike, 'persona'> | undefined;
+}): UsageLike[] {
+  return run.classification ? [{ persona: CLASSIFICATION_ENTRY, ...run.classification }, ...run.steps] : [...run.steps];
+}
+
 /** Usage per persona, in the given order. */
 export function usageByPersona(
   steps: readonly UsageLike[],

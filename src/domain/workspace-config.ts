@@ -124,6 +124,20 @@ export const WorkspaceConfig = z.strictObject({
     .describe(
       'OpenTelemetry traces of every run (GenAI conventions). Off unless an endpoint is set here or in the environment. Headers (e.g. an API key) come from `OTEL_EXPORTER_OTLP_HEADERS`, never from this file.',
     ),
+  watch: z
+    .strictObject({
+      concurrency: z
+        .number()
+        .int()
+        .min(1)
+        .max(64)
+        .default(1)
+        .describe(
+          "Runs `maestro watch` and `maestro worker` take on at once in one process (`--concurrency` overrides it). Each route's `max_concurrency`, `requests_per_minute` and `tokens_per_minute` hold across them all.",
+        ),
+    })
+    .default({ concurrency: 1 })
+    .describe('The watcher and the workers (see the README, "Watching a folder").'),
   engine: z
     .strictObject({
       url: z

@@ -4,6 +4,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../fakes/cli.js';
 import { councilHandler, startChatServer, type ChatHandler, type ChatServer } from '../fakes/chat-server.js';
+
+/** What the mediator's classification answers when it finds nothing to flag. */
+const HARMLESS_ADVICE = '{"side_effects": [], "high_stakes": [], "ambiguous": false}';
 import { REPO_ROOT, tempWorkspace } from '../fakes/fixtures.js';
 
 const FIXTURES = path.join(REPO_ROOT, 'tests', 'fixtures');
@@ -19,8 +22,8 @@ afterEach(async () => {
   await ws.cleanup();
 });
 
-async function server(handler?: ChatHandler): Promise<ChatServer> {
-  const s = await startChatServer(handler);
+async function server(handler?: ChatHandler, options?: Parameters<typeof startChatServer>[1]): Promise<ChatServer> {
+  const s = await startChatServer(handler, options);
   servers.push(s);
   return s;
 }
@@ -69,7 +72,8 @@ async function everyFile(dir: string): Promise<string[]> {
 
 describe('the openai provider through the real SDK and a chat-completions server on 127.0.0.1', () => {
   it.each([false, true])('runs a full 3-persona council (stream: %s) with usage in the artifact and the audit log', async (stream) => {
-    const s = await server(councilHandler({ usage: { prompt_tokens: 100, completion_tokens: 20 } }));
+    const usage = { prompt_tokens: 100, completion_tokens: 20 };
+    const s = await server(councilHandler({ usage }), { classify: () => ({ content: HARMLESS_ADVICE, usage }) });
     await configure(
       { local: { url: s.url, extra: { stream } } },
       { prices: { 'test-model': { prompt_per_mtok: 1000, completion_per_mtok: 2000 } } },
@@ -87,16 +91,23 @@ describe('the openai provider through the real SDK and a chat-completions server
     const artifact = await readFile(path.join(ws.dir, 'outputs', 'task.md'), 'utf8');
     expect(artifact).toContain('local/test-model');
     expect(artifact).not.toContain('OFFLINE REHEARSAL');
-    expect(artifact).toContain('| **total** | 13 | 1300 | 260 | 1.8200 |');
+    // The mediator's classification is a model call like the council's: the report counts what the server saw.
+    expect(s.classifyRequests).toHaveLength(1);
+    expect(artifact).toContain("| `(mediator's classification)` | 1 | 100 | 20 | 0.1400 |");
+    expect(artifact).toContain('| **total** | 14 | 1400 | 280 | 1.9600 |');
+    expect(artifact).toContain('| Model calls | 14 |');
+    // Its gate names the model that classified, not the offline model.
+    expect(artifact).toContain('MEDIATOR_ADVICE_CLEAR');
+    expect(artifact).not.toContain('MEDIATOR_NO_ADVICE');
     const calls = (await audit(out.audit_log)).filter((x) => x.event === 'MODEL_CALL');
     expect(calls[0]?.details).toMatchObject({ model: 'local/test-model', prompt_tokens: 100, completion_tokens: 20 });
     const finished = (await audit(out.audit_log)).find((x) => x.event === 'RUN_FINISHED');
     expect(finished?.details).toMatchObject({
       status: 'completed',
-      calls: 13,
-      prompt_tokens: 1300,
-      completion_tokens: 260,
-      cost_usd: 1.82,
+      calls: 14,
+      prompt_tokens: 1400,
+      completion_tokens: 280,
+      cost_usd: 1.96,
     });
   });
 
@@ -213,7 +224,8 @@ describe('the openai provider through the real SDK and a chat-completions server
     [{ max_prompt_tokens: 250 }, 3, 'max_prompt_tokens'],
     [{ max_cost_usd: 0.05 }, 6, 'max_cost_usd'], // $0.01 a call: the 6th call crosses $0.05
   ])('pauses loudly when a budget trips (%j) at the right call', async (budget, calls, limit) => {
-    const s = await server(councilHandler({ usage: { prompt_tokens: 100, completion_tokens: 10 } }));
+    const usage = { prompt_tokens: 100, completion_tokens: 10 };
+    const s = await server(councilHandler({ usage }), { classify: () => ({ content: HARMLESS_ADVICE, usage }) });
     await configure({ local: { url: s.url } }, { prices: { 'test-model': { prompt_per_mtok: 100, completion_per_mtok: 0 } } });
     await task({ config: { budget } });
     const r = await run();
@@ -221,7 +233,9 @@ describe('the openai provider through the real SDK and a chat-completions server
     expect(JSON.parse(r.stdout).reason_code).toBe('BUDGET_EXCEEDED');
     expect(r.stderr).toContain('budget exceeded');
     expect(r.stderr).toContain(`config.budget.${limit}`);
-    expect(s.chatRequests()).toHaveLength(calls);
+    // The mediator's classification is the first of the calls the budget counts.
+    expect(s.classifyRequests).toHaveLength(1);
+    expect(s.chatRequests()).toHaveLength(calls - 1);
   });
 
   it('fails closed on a cost budget with no price for the model, before any call', async () => {
@@ -270,8 +284,14 @@ describe('the openai provider through the real SDK and a chat-completions server
       const replay = await runCli(['run', 'task.json', '--json', '--replay', cassette], { cwd: other.dir });
       expect(replay.code).toBe(0);
       const replayed = await readFile(path.join(other.dir, 'outputs', 'task.md'), 'utf8');
+      // A replay runs on the rules alone (the mediator's classification is not in a cassette): its call is not in the report.
+      expect(recorded).toContain("(mediator's classification)");
+      expect(replayed).not.toContain("(mediator's classification)");
       const normalise = (t: string) =>
         t
+          .split('\n')
+          .filter((l) => !/mediator's classification|\*\*total\*\*|\| Model calls \||MEDIATOR_/.test(l))
+          .join('\n')
           .replace(/\d{8}T\d{6}Z-[0-9a-f]{6}/g, 'RUN')
           .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'TS')
           .replace(/\| Duration \| [\d.]+ s \|/, '| Duration | D |');

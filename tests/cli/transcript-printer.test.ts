@@ -56,6 +56,22 @@ const finished = (
 });
 
 describe('TranscriptPrinter', () => {
+  it('keeps two runs in flight apart when their steps have the same id (watch --concurrency)', () => {
+    const p = printer(false);
+    const other = (e: TranscriptEvent): TranscriptEvent => ({ ...e, run_id: '20260101T000001Z-fedcba' });
+    p.print(started('auditor'));
+    p.print(other(started('auditor')));
+    p.print(other(text('auditor', 'second run speaks\n')));
+    p.print(text('auditor', 'first run speaks\n'));
+    p.print(finished('auditor', 'first run speaks'));
+    p.print(other(finished('auditor', 'second run speaks')));
+    const out = p.text();
+    // Each run's step under its own header, the first run's reply with it, the second's after it.
+    expect(out.split('── auditor assessing the task')).toHaveLength(3);
+    expect(out.indexOf('first run speaks')).toBeLessThan(out.lastIndexOf('── auditor assessing the task'));
+    expect(out.indexOf('second run speaks')).toBeGreaterThan(out.lastIndexOf('── auditor assessing the task'));
+  });
+
   it('on a terminal, writes each piece of a reply as it comes, indented', () => {
     const p = printer(true);
     p.print(started('auditor', 'turn'));

@@ -5,7 +5,7 @@ import type { Price } from '../../domain/budget.js';
 import { parseRunState } from '../../domain/checkpoint.js';
 import type { RunState } from '../../domain/run-state.js';
 import { screenText } from '../../domain/screen.js';
-import { totalUsage } from '../../domain/usage.js';
+import { runCalls, totalUsage } from '../../domain/usage.js';
 import { listDirOrEmpty, readIfExists } from './read.js';
 import { showRun, type RunLiveness, type ShownRun } from './run-liveness.js';
 import { readCheckpoint } from './run-journal.js';
@@ -108,7 +108,7 @@ export function taskLine(task: string, max = 72): string {
 
 /** One run's listing from its checkpoint (also the engine's runs, compose/engine-runs.ts). */
 export function fromState(state: RunState, prices: Readonly<Record<string, Price>>, shown: ShownRun): RunListing {
-  const usage = totalUsage(state.steps, prices);
+  const usage = totalUsage(runCalls(state), prices);
   return {
     run_id: state.run_id,
     status: shown.status,

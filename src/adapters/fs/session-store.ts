@@ -31,6 +31,9 @@ export interface SessionCounting {
  * aside, never overwritten. Runs beyond `keepRuns` move to `session_states/archive/<persona>_history.jsonl`.
  */
 export class FsSessionStore implements SessionStore {
+  /** The last save queued for each persona in this process: saves of runs in flight together take turns here, not at the file lock. */
+  readonly #saving = new Map<string, Promise<void>>();
+
   constructor(
     private readonly dir: string,
     private readonly clock: Clock,
@@ -79,6 +82,20 @@ export class FsSessionStore implements SessionStore {
    * time) fails with a StorageError instead of writing over the new holder's work.
    */
   async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[], options: AppendRunOptions = {}): Promise<void> {
+    // Runs of this process save one after another, in the order they ended (without polling the lock
+    // against each other); the file lock then keeps other processes out.
+    const before = this.#saving.get(personaId) ?? Promise.resolve();
+    const mine = before.catch(() => undefined).then(() => this.#appendLocked(personaId, runId, messages, options));
+    const tail = mine.catch(() => undefined);
+    this.#saving.set(personaId, tail);
+    try {
+      await mine;
+    } finally {
+      if (this.#saving.get(personaId) === tail) this.#saving.delete(personaId);
+    }
+  }
+
+  async #appendLocked(personaId: string, runId: string, messages: readonly HistoryMessage[], options: AppendRunOptions): Promise<void> {
     const file = this.fileFor(personaId);
     await mkdir(this.dir, { recursive: true });
     await withFileLock(

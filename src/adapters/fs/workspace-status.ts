@@ -4,6 +4,7 @@ import { listAuditOnlyRuns } from './run-catalog.js';
 import { FsRunHolds } from './run-holds.js';
 import { FsRunLiveness, showRun, type ShownRun } from './run-liveness.js';
 import { listClaims } from './inflight-claims.js';
+import { readRouteWaits, type ShownWait } from './route-waits.js';
 import { isCommandFileName } from './command-inbox.js';
 import type { FsWatcherRegistry, WatcherListing } from './watcher-registry.js';
 import { listDirOrEmpty } from './read.js';
@@ -30,6 +31,8 @@ export interface WorkspaceStatus {
     /** As shown (`interrupted` when no live process holds it), or null before its first checkpoint. */
     run_status: string | null;
     steps_done: number;
+    /** Calls of the run waiting for their route's limits now (only while its process is alive). */
+    waiting: readonly ShownWait[];
   }[];
   /**
    * Runs whose checkpoint says running but that no live process holds (killed, or the machine went
@@ -134,16 +137,19 @@ async function readInflight(
   registry: Pick<FsWatcherRegistry, 'isAlive'>,
 ): Promise<WorkspaceStatus['inflight'][number][]> {
   const inflight = [];
+  const waits = await readRouteWaits(paths.state);
   for (const c of await listClaims(paths.inflight)) {
     const state = states.get(c.runId);
+    const alive = c.owner ? await registry.isAlive(c.owner) : false;
     inflight.push({
       run_id: c.runId,
       source: screenText(c.source),
       claimed_at: c.claimedAt,
       owner_pid: c.owner?.pid ?? null,
-      owner_alive: c.owner ? await registry.isAlive(c.owner) : false,
+      owner_alive: alive,
       run_status: state?.shown?.status ?? null,
       steps_done: state?.steps?.length ?? 0,
+      waiting: alive ? (waits.get(c.runId) ?? []).map((w) => ({ ...w, route: screenText(w.route) })) : [],
     });
   }
   return inflight;

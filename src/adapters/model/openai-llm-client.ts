@@ -2,10 +2,12 @@ import type OpenAI from 'openai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InternalError, type LlmError } from '../../domain/errors.js';
 import type { CallContext, LlmClient, LlmNotice, LlmReply, LlmRequest } from '../../domain/ports.js';
-import { decideRetry, parseRetryAfter } from '../../domain/retry-policy.js';
+import { decideRetry, MAX_SERVER_WAIT_MS, parseRetryAfter } from '../../domain/retry-policy.js';
 import type { JsonMode, ResolvedRoute } from '../../domain/route.js';
 import { createEndpointFetch, loadUndici, type Undici } from './endpoint-fetch.js';
 import { finalFailure, llmError, type OpenAiSdk, toLlmError } from './openai-failure.js';
+import { RouteLimiter, RouteLimitTooSmallError, type RoutePermit } from './route-limiter.js';
+import { countTokens } from './token-counter.js';
 
 let sdk: OpenAiSdk | undefined;
 
@@ -32,6 +34,8 @@ export interface OpenAiLlmClientOptions {
   readonly random?: () => number;
   /** Milliseconds since the epoch, to read a `retry-after` date (default `Date.now`). */
   readonly now?: () => number;
+  /** The route's limits, shared by every client of the route in the process (default: one of its own, from the route). */
+  readonly limiter?: RouteLimiter;
 }
 
 type ChatParams = Omit<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, 'stream'>;
@@ -55,6 +59,7 @@ export class OpenAiLlmClient implements LlmClient {
   readonly #apiKey: string | undefined;
   readonly #random: () => number;
   readonly #now: () => number;
+  readonly #limiter: RouteLimiter;
   /** How JSON is asked for now; steps down (json_schema → json_object → prompt) when the endpoint rejects it. */
   #jsonMode: JsonMode;
 
@@ -69,9 +74,16 @@ export class OpenAiLlmClient implements LlmClient {
     this.#client = options.client;
     this.#random = options.random ?? Math.random;
     this.#now = options.now ?? Date.now;
+    this.#limiter =
+      options.limiter ??
+      new RouteLimiter(route.id, {
+        maxConcurrency: route.max_concurrency,
+        requestsPerMinute: route.requests_per_minute,
+        tokensPerMinute: route.tokens_per_minute,
+      });
   }
 
-  async complete(request: LlmRequest, context?: Pick<CallContext, 'onText'>, signal?: AbortSignal): Promise<LlmReply> {
+  async complete(request: LlmRequest, context?: Pick<CallContext, 'onText' | 'onWait'>, signal?: AbortSignal): Promise<LlmReply> {
     signal?.throwIfAborted();
     const sdk = await loadSdk();
     this.#client ??= createSdkClient(sdk, await loadUndici(), this.#route, this.#apiKey);
@@ -83,11 +95,14 @@ export class OpenAiLlmClient implements LlmClient {
     try {
       for (let retries = 0; ; ) {
         const mode = this.#modeFor(request);
+        // Each attempt is a request the endpoint counts: each waits for the route's limits.
+        const permit = await this.#admit(request, context?.onWait, call.signal);
         try {
           const onText = context?.onText;
           const result = await (route.stream
             ? this.#streamed(request, mode, call.signal, onText)
             : this.#whole(request, mode, call.signal, onText));
+          permit.release(result.usage ? result.usage.prompt_tokens + result.usage.completion_tokens : undefined);
           signal?.throwIfAborted();
           return {
             content: result.content,
@@ -98,6 +113,7 @@ export class OpenAiLlmClient implements LlmClient {
             ...(notices.length > 0 ? { notices } : {}),
           };
         } catch (error) {
+          permit.release();
           // Cancellation is not a model failure: the caller gets its own abort reason back.
           signal?.throwIfAborted();
           const notice = this.#stepDownJsonMode(mode, error, sdk);
@@ -116,6 +132,18 @@ export class OpenAiLlmClient implements LlmClient {
     }
   }
 
+  /** Waits for the route's limits (shared by every run of the process); a request too large for them ever fails now. */
+  async #admit(request: LlmRequest, onWait: CallContext['onWait'], signal: AbortSignal): Promise<RoutePermit> {
+    const limits = this.#route;
+    const tokens = limits.tokens_per_minute === undefined ? 0 : estimateTokens(request, limits.max_output_tokens);
+    try {
+      return await this.#limiter.acquire(tokens, { signal, ...(onWait ? { onWait } : {}) });
+    } catch (error) {
+      if (!(error instanceof RouteLimitTooSmallError)) throw error;
+      throw llmError(this.#route, 'bad_request', `this call needs ${error.message}: it can never be sent within that limit`);
+    }
+  }
+
   /** The endpoint does not take this response_format (HTTP 400): ask the next way, for the rest of this client's life. */
   #stepDownJsonMode(mode: JsonMode | undefined, error: unknown, sdk: OpenAiSdk): LlmNotice | undefined {
     const next = mode === 'json_schema' ? 'json_object' : mode === 'json_object' ? 'prompt' : undefined;
@@ -128,6 +156,8 @@ export class OpenAiLlmClient implements LlmClient {
   async #waitOrThrow(failure: LlmError, headers: Headers | undefined, retriesMade: number, signal: AbortSignal): Promise<void> {
     const asked = { retryAfterMs: headers?.get('retry-after-ms'), retryAfter: headers?.get('retry-after') };
     const serverWaitMs = parseRetryAfter(asked, this.#now());
+    // A 429 that names a wait slows the whole route: every run's next call on it waits too.
+    if (failure.kind === 'rate_limit' && serverWaitMs !== undefined) this.#limiter.pause(Math.min(serverWaitMs, MAX_SERVER_WAIT_MS));
     const decision = decideRetry({
       kind: failure.kind,
       retriesMade,
@@ -215,6 +245,12 @@ interface Draft {
   readonly content: string;
   readonly usage: Usage | undefined;
   readonly finish: LlmReply['finishReason'];
+}
+
+/** A request's tokens before it is sent: its prompt, counted, and the most it may answer. */
+function estimateTokens(request: LlmRequest, routeMaxOutput: number | undefined): number {
+  const prompt = request.messages.reduce((sum, m) => sum + countTokens(m.content) + 4, 0);
+  return prompt + (minDefined(routeMaxOutput, request.maxOutputTokens) ?? 0);
 }
 
 function finishOf(reason: string | null | undefined): LlmReply['finishReason'] {
