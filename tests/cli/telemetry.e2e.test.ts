@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -230,6 +232,25 @@ describe('OpenTelemetry traces (a real OTLP/HTTP otel.receiver, the real CLI, th
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'completed' });
     expect(r.stderr.match(/traces could not be sent/g)).toHaveLength(1);
+    expect(r.stderr).toContain('ECONNREFUSED'); // refused at once: no retries with backoff hold up the end
+  });
+
+  it('gives up the last spans at the end when the collector takes them and never answers, and says so once', async () => {
+    const silent = createServer(() => undefined); // accepts connections, never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const r = await maestro(['run', 'examples/review-migration.json', '--json'], {
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      });
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ status: 'completed' });
+      expect(r.stderr.match(/traces could not be sent/g)).toHaveLength(1);
+      expect(r.stderr).toContain('no answer within 300 ms at the end');
+    } finally {
+      silent.closeAllConnections?.();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });
 

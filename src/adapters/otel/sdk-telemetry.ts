@@ -1,5 +1,4 @@
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BasicTracerProvider,
@@ -14,13 +13,20 @@ import type { Sha256 } from '../../domain/audit-chain.js';
 import { cachedScanner, defaultSensitiveScanner } from '../../domain/audit-sanitizer.js';
 import { OFFLINE_ROUTE_ID } from '../../domain/route.js';
 import type { WorkspaceConfig } from '../../domain/workspace-config.js';
+import { FetchOtlpExporter } from './fetch-exporter.js';
 import { OFFLINE_PROVIDER } from './genai.js';
 import { OtelRunTracer, type TracedRoute } from './run-tracer.js';
 import type { Telemetry, TelemetryDeps, TelemetrySettings } from './telemetry-types.js';
 import { TracingAuditLog } from './tracing-audit-log.js';
 
-/** The exporter waits this long for a collector per batch, so a missing collector delays the end of a run by seconds at most. */
+/** The exporter waits this long for a collector per batch sent while runs go on (in the background). */
 const EXPORT_TIMEOUT_MS = 5_000;
+/**
+ * At the end, the last spans get this long to reach the collector, then they are given up: a
+ * collector that is down, or one that takes a request and never answers, must not hold up the end
+ * of a run (a local collector answers in milliseconds).
+ */
+const FINAL_EXPORT_MS = 300;
 
 /**
  * OpenTelemetry for this process: a tracer provider of its own (nothing global is registered),
@@ -38,11 +44,8 @@ export function startOtelTelemetry(
   const ids = new RunTraceIds(deps.sha256);
   const exportFailed = (error: Error | undefined): void =>
     noticeOnce(`traces could not be sent to ${settings.tracesUrl}${error ? ` (${error.message})` : ''}; runs go on without them`);
-  const exporter = new ReportingExporter(
-    options.exporter ??
-      new OTLPTraceExporter({ url: settings.tracesUrl, headers: { ...settings.headers }, timeoutMillis: EXPORT_TIMEOUT_MS }),
-    exportFailed,
-  );
+  const http = options.exporter ? undefined : new FetchOtlpExporter(settings.tracesUrl, settings.headers, EXPORT_TIMEOUT_MS);
+  const exporter = new ReportingExporter(options.exporter ?? (http as FetchOtlpExporter), exportFailed);
   const provider = new BasicTracerProvider({
     resource: defaultResource().merge(
       resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName, [ATTR_SERVICE_VERSION]: deps.serviceVersion }),
@@ -75,7 +78,14 @@ export function startOtelTelemetry(
       ended ??= (async () => {
         runs.endAll();
         // A collector that is not there is reported (by the exporter, once), never the run's failure.
-        await provider.shutdown().catch((error: unknown) => exportFailed(error instanceof Error ? error : undefined));
+        const done = provider.shutdown().catch((error: unknown) => exportFailed(error instanceof Error ? error : undefined));
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<'late'>((resolve) => {
+          timer = setTimeout(() => resolve('late'), FINAL_EXPORT_MS);
+        });
+        if ((await Promise.race([done, late])) === 'late') http?.abortAll(`no answer within ${FINAL_EXPORT_MS} ms at the end`);
+        clearTimeout(timer);
+        await done;
       })();
       return ended;
     },
