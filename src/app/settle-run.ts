@@ -69,19 +69,7 @@ async function pauseRun(
       ...(options.draft ? { artifact: options.draft } : {}),
     });
   }
-  const pictures = options.draft ? await draftPictures(deps, options.attachments) : [];
-  const draft: RunFile | undefined = options.draft && {
-    name: 'draft.md',
-    content: renderArtifact({
-      ...options.draft,
-      pictures: pictures.map((p) => ({ file: p.name, alt: p.alt })),
-      status: 'paused',
-      finishedAt: now.toISOString(),
-      durationMs: now.getTime() - Date.parse(state.created_at),
-      trail: [...state.trail, decision],
-      outcomeNote: `Paused for a person: ${message}`,
-    }),
-  };
+  const { draft, pictures } = await renderDraft(options, { now, message });
   const draftPath = draft ? run.filePath('draft.md') : undefined;
   const howTo = `maestro hitl decide ${state.run_id} continue|stop [--note TEXT]`;
   const why = {
@@ -96,14 +84,34 @@ async function pauseRun(
   const hitl: RunFile = { name: 'hitl.json', content: `${JSON.stringify(why, null, 2)}\n` };
   // The pause, what it says to a person and the draft: one commit (the files are in place before the state names them).
   const paused = { type: 'paused' as const, decision, pause, summary: message, ...(loop.plan ? { loopPlan: loop.plan } : {}) };
-  const pictureFiles = pictures.map(({ name, content }) => ({ name, content }));
-  await run.commit({ event: paused, files: draft ? [...pictureFiles, draft, hitl] : [hitl] });
+  await run.commit({ event: paused, files: draft ? [...pictures, draft, hitl] : [hitl] });
   const lines = [`paused for a person (${decision.layer}: ${decision.reason_code}): ${message}`];
   if (loop.plan)
     lines.push(`this conflict has paused ${loop.count} times; the council proposed a plan (see \`maestro hitl show ${state.run_id}\`)`);
   if (draftPath) lines.push(`draft: ${draftPath}`);
   lines.push(`decide: ${howTo}`);
   return buildOutcome({ runId: state.run_id, status: 'paused', decision, auditLog: run.log, message: lines.join('\n') });
+}
+
+/** A paused run's draft (the artifact so far, over the pause) and its pictures, when it has one. */
+async function renderDraft(
+  options: EndOptions & { draft?: DraftInput; attachments?: readonly ArtifactAttachment[] },
+  at: { now: Date; message: string },
+): Promise<{ draft: RunFile | undefined; pictures: RunFile[] }> {
+  if (!options.draft) return { draft: undefined, pictures: [] };
+  const { run, deps, decision } = options;
+  const state = run.state;
+  const pictures = await draftPictures(deps, options.attachments);
+  const content = renderArtifact({
+    ...options.draft,
+    pictures: pictures.map((p) => ({ file: p.name, alt: p.alt })),
+    status: 'paused',
+    finishedAt: at.now.toISOString(),
+    durationMs: at.now.getTime() - Date.parse(state.created_at),
+    trail: [...state.trail, decision],
+    outcomeNote: `Paused for a person: ${at.message}`,
+  });
+  return { draft: { name: 'draft.md', content }, pictures: pictures.map(({ name, content }) => ({ name, content })) };
 }
 
 /** A paused draft's heat map, drawn beside it in the run's folder (a draft has one picture at most: its heat map). */
@@ -137,38 +145,7 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
     event: { type: 'finishing', finishedAt: finishedAt.toISOString(), decision, ...(status !== 'completed' ? { status } : {}) },
   });
   const state = run.state;
-  let artifactPath: string | null = null;
-  const plan = state.plan;
-  if (options.artifact && plan) {
-    deps.onProgress?.({ kind: 'producing_artifact', run_id: state.run_id, path: plan.output_path });
-    // Pictures go beside the artifact (its name without `.md`, plus the suffix) and are linked from it.
-    const pictures = (options.attachments ?? []).map((a) => ({
-      ...a,
-      path: `${plan.output_path.replace(/\.md$/i, '')}${a.suffix}`,
-    }));
-    const markdown = renderArtifact({
-      ...options.artifact,
-      pictures: pictures.map((p) => ({ file: p.path.split('/').at(-1) ?? p.path, alt: p.alt })),
-      status,
-      finishedAt: finishedAt.toISOString(),
-      durationMs: finishedAt.getTime() - Date.parse(state.created_at),
-      trail: [...state.trail, decision],
-      ...(status === 'stopped' ? { outcomeNote: message } : {}),
-    });
-    for (const picture of pictures) {
-      if (!deps.pictures) break;
-      const svg = await deps.pictures.render(picture.picture);
-      await deps.artifacts.write(picture.path, svg, state.command.input_artifacts);
-    }
-    artifactPath = await deps.artifacts.write(plan.output_path, markdown, state.command.input_artifacts);
-    const written = auditEvent('ARTIFACT_WRITTEN', runDecision('artifact', 'ARTIFACT_WRITTEN'), {
-      path: plan.output_path,
-      bytes: Buffer.byteLength(markdown),
-      sha256: deps.sha256(markdown),
-      ...(resumedEnding ? { completed_after_restart: true } : {}),
-    });
-    await run.commit({ records: [written], completesEnding: resumedEnding });
-  }
+  const artifactPath = await writeArtifact(options, { status, finishedAt, message, resumedEnding });
   // What depends on the artifact being written (the council's memory) happens only now.
   await options.afterArtifact?.();
   const usage = totalUsage(runCalls(state), deps.config.prices);
@@ -198,6 +175,47 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
       ? message
       : `${status === 'guardrail_stopped' ? 'stopped by a guardrail' : 'stopped'} (${decision.layer}: ${decision.reason_code}${decision.sealed ? ', sealed' : ''}): ${message}`;
   return buildOutcome({ runId: state.run_id, status, decision, auditLog: run.log, message: text, artifact: artifactPath });
+}
+
+/** The artifact and its pictures, when the run has one to write; its ARTIFACT_WRITTEN record. */
+async function writeArtifact(
+  options: FinishOptions,
+  end: { status: 'completed' | 'stopped' | 'guardrail_stopped'; finishedAt: Date; message: string; resumedEnding: boolean },
+): Promise<string | null> {
+  const { run, deps, decision } = options;
+  const { status, finishedAt, message, resumedEnding } = end;
+  const state = run.state;
+  const plan = state.plan;
+  if (!options.artifact || !plan) return null;
+  deps.onProgress?.({ kind: 'producing_artifact', run_id: state.run_id, path: plan.output_path });
+  // Pictures go beside the artifact (its name without `.md`, plus the suffix) and are linked from it.
+  const pictures = (options.attachments ?? []).map((a) => ({
+    ...a,
+    path: `${plan.output_path.replace(/\.md$/i, '')}${a.suffix}`,
+  }));
+  const markdown = renderArtifact({
+    ...options.artifact,
+    pictures: pictures.map((p) => ({ file: p.path.split('/').at(-1) ?? p.path, alt: p.alt })),
+    status,
+    finishedAt: finishedAt.toISOString(),
+    durationMs: finishedAt.getTime() - Date.parse(state.created_at),
+    trail: [...state.trail, decision],
+    ...(status === 'stopped' ? { outcomeNote: message } : {}),
+  });
+  for (const picture of pictures) {
+    if (!deps.pictures) break;
+    const svg = await deps.pictures.render(picture.picture);
+    await deps.artifacts.write(picture.path, svg, state.command.input_artifacts);
+  }
+  const artifactPath = await deps.artifacts.write(plan.output_path, markdown, state.command.input_artifacts);
+  const written = auditEvent('ARTIFACT_WRITTEN', runDecision('artifact', 'ARTIFACT_WRITTEN'), {
+    path: plan.output_path,
+    bytes: Buffer.byteLength(markdown),
+    sha256: deps.sha256(markdown),
+    ...(resumedEnding ? { completed_after_restart: true } : {}),
+  });
+  await run.commit({ records: [written], completesEnding: resumedEnding });
+  return artifactPath;
 }
 
 /** A run that cannot start: persona or route files are broken. */
