@@ -8,7 +8,11 @@ import { chalkFor } from './style.js';
 
 export function registerSession(program: Command, io: Io): void {
   const session = program.command('session').description("the council's session: persona memory and the loop policy");
+  registerShow(session, io);
+  registerReset(session, io);
+}
 
+function registerShow(session: Command, io: Io): void {
   session
     .command('show')
     .description("the current council session, each persona's memory, and the loop-policy counters")
@@ -51,7 +55,9 @@ export function registerSession(program: Command, io: Io): void {
       for (const k of conflicts)
         io.stdout.write(`  conflict ${k.conflict}: ${k.pauses} pause(s)${k.stopped ? c.red(' — STOPPED (terminal until reset)') : ''}\n`);
     });
+}
 
+function registerReset(session: Command, io: Io): void {
   session
     .command('reset')
     .description('start a new council session: loop-policy counters and stops are cleared; persona memory is archived')

@@ -86,6 +86,7 @@ export class TranscriptFeed {
     this.#emit = emit;
   }
 
+  // One case per kind of progress event, each a few lines: the switch reads better whole than split.
   readonly onProgress = (event: ProgressEvent): void => {
     switch (event.kind) {
       case 'run_started':

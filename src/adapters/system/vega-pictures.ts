@@ -24,7 +24,8 @@ const MISSING_FILL = '#dddddd';
 /**
  * A persona × vector heat map: one cell per score (0–1), its value written in it; flagged cells
  * (the personas disagreed, so the vector went to arbitration) orange and marked `flag`, missing
- * cells grey — both named in a legend beside the score gradient.
+ * cells grey — both named in a legend beside the score gradient. One Vega specification, which reads
+ * better whole (its scales, marks and legends refer to each other by name) than cut into pieces.
  */
 export function heatmapSpec(spec: PictureSpec): Record<string, unknown> {
   const values = spec.rows.flatMap((row, r) =>
