@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js';
+import { main } from '../dist/bundle/main.js';
 
 // Output piped into a reader that stops early (`maestro --help | head`) is not an error.
 for (const stream of [process.stdout, process.stderr]) {

@@ -1,9 +1,20 @@
-import { readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The installed package's root folder (holds personas/ and examples/ used by `maestro init`). */
-export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * The installed package's root folder (holds personas/ and examples/ used by `maestro init`): the
+ * nearest folder above this module with a package.json. This module runs from `dist/` (compiled) or
+ * from a chunk of `dist/bundle/` (what `bin/maestro.js` loads), so the depth is not fixed.
+ */
+export const PACKAGE_ROOT = packageRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(from, '..');
+  }
+}
 
 export function readPackageVersion(): string {
   try {

@@ -54,7 +54,9 @@ async function startRun(runId: string, input: CommandInput, deps: RunDeps): Prom
       bytes: Buffer.byteLength(input.text),
       sha256: deps.sha256(input.text),
     });
-    await run.commit({ records: [received] });
+    // A claim recovered after a crash between this record and the first checkpoint starts again: the
+    // log already says the command was received, and says it once.
+    if (!run.hasRecorded('COMMAND_RECEIVED')) await run.commit({ records: [received] });
     const parsed = parseCommandText(input.text);
     if (!parsed.ok) return await rejectInvalid(run, parsed.issues, input.source);
     const now = deps.clock.now().toISOString();

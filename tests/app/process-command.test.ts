@@ -249,6 +249,19 @@ describe('processCommand and resumeRun, with the ledger in memory', () => {
     expect(mem.ledger.events('run-1').slice(0, 2)).toEqual(['COMMAND_RECEIVED', 'COMMAND_VALID']);
   });
 
+  it('a run started again after a crash before its first checkpoint says once that its command was received', async () => {
+    const mem = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
+    const text = command();
+    // The crash: the record that the command was received is in the log, no checkpoint exists yet.
+    mem.ledger.failWhen((c) => (c.changesState ? new StorageError('killed', 'memory:runs/run-1') : undefined));
+    await processCommand({ text, source: 'c.json', runId: 'run-1' }, mem.deps).catch(() => undefined);
+    expect(mem.ledger.events('run-1')[0]).toBe('COMMAND_RECEIVED');
+    mem.ledger.failWhen(() => undefined);
+    const outcome = await processCommand({ text, source: 'c.json', runId: 'run-1' }, mem.deps);
+    expect(outcome.status).toBe('completed');
+    expect(mem.ledger.events('run-1').filter((e) => e === 'COMMAND_RECEIVED')).toHaveLength(1);
+  });
+
   it('ends a run loudly when storage fails, and takes it up again from its checkpoint once there is room', async () => {
     const llm = new ScriptedLlmClient(politeCouncil);
     const mem = memoryApp({ llm });
