@@ -16,7 +16,17 @@ import { hasSensitive } from '../src/domain/sensitive/detector.js';
 export async function setup(): Promise<() => Promise<void>> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'maestro-audit-collect-'));
   process.env.MAESTRO_TEST_AUDIT_COLLECT = dir;
+  // One PostgreSQL for the engine tests (tests/helpers/engine.ts: a database per workspace), started in
+  // the background so the suite does not wait for it; a file that restarts its server starts its own.
+  const { freePort, startEmbeddedPostgres } = await import('./helpers/embedded-postgres.mjs');
+  const port = await freePort();
+  process.env.MAESTRO_TEST_PG_PORT = String(port);
+  const postgres = startEmbeddedPostgres({ port, maxConnections: 400 }).catch((error: unknown) => {
+    process.stderr.write(`the suite's PostgreSQL did not start: ${(error as Error).message}\n`);
+    return undefined;
+  });
   return async () => {
+    await (await postgres)?.stop();
     const problems: string[] = [];
     let records = 0;
     let files = 0;

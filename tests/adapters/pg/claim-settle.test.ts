@@ -8,14 +8,14 @@ import { auditEvent } from '../../../src/domain/audit.js';
 import { runDecision, systemStopDecision } from '../../../src/domain/decision.js';
 import type { RunEvent } from '../../../src/domain/run-machine.js';
 import { RUN_STATE_VERSION, type RunState } from '../../../src/domain/run-state.js';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../helpers/embedded-postgres.mjs';
+import { testPostgres, type EmbeddedPostgres } from '../../helpers/embedded-postgres.mjs';
 
 let server: EmbeddedPostgres;
 let engine: PgEngine;
 const clock = { now: () => new Date('2026-01-01T00:00:00Z') };
 
 beforeAll(async () => {
-  server = await startEmbeddedPostgres();
+  server = await testPostgres();
   engine = PgEngine.open(server.url, { max: 4 });
   await engine.migrate();
 }, 60_000);
