@@ -50,6 +50,23 @@ export async function planClaim(claim: Claim, deps: RunClaimDeps): Promise<{ kin
  * paused (its command is kept in `.maestro/runs/<run_id>/`), moved to `.maestro/rejected/` with
  * the reason when it was invalid or failed. Throws only when the run was interrupted (`signal`).
  */
+/**
+ * A claim's result as the outcome of a run taken up in the foreground (`run --resume`, `hitl decide
+ * --run`); a run interrupted meanwhile has no outcome: the caller's error for it is thrown.
+ */
+export function outcomeOfClaim(result: ClaimResult, interrupted: (message: string) => Error): RunOutcome {
+  if (result.status === 'interrupted') throw interrupted(result.message);
+  return {
+    run_id: result.run_id,
+    status: result.status,
+    decision: result.decision ?? '',
+    reason_code: result.reason_code,
+    artifact: result.artifact,
+    audit_log: result.audit_log ?? '',
+    message: result.message,
+  };
+}
+
 export async function runClaim(claim: Claim, kind: ResumeKind, deps: RunClaimDeps): Promise<ClaimResult> {
   let outcome: RunOutcome;
   try {

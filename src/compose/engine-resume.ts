@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { EngineClaim, PgWorkerSession } from '../adapters/pg/queue.js';
 import { resumeRun, RunNotResumableError } from '../app/process-command.js';
-import { planClaim, recordInterruption, runClaim, settleClaim } from '../app/run-claim.js';
+import { outcomeOfClaim, planClaim, recordInterruption, runClaim, settleClaim } from '../app/run-claim.js';
 import type { RunOutcome } from '../app/run-deps.js';
 import type { App } from './app.js';
 import { workerClaimDeps, type EngineHandle } from './engine.js';
@@ -39,16 +39,7 @@ async function runHere(app: App, handle: EngineHandle, session: PgWorkerSession,
   try {
     const plan = await planClaim(claim, deps);
     const result = plan.ended ? await settleClaim(claim, plan.ended, deps) : await runClaim(claim, plan.kind, deps);
-    if (result.status === 'interrupted') throw new RunNotResumableError(result.message);
-    return {
-      run_id: result.run_id,
-      status: result.status,
-      decision: result.decision ?? '',
-      reason_code: result.reason_code,
-      artifact: result.artifact,
-      audit_log: result.audit_log ?? '',
-      message: result.message,
-    };
+    return outcomeOfClaim(result, (message) => new RunNotResumableError(message));
   } catch (error) {
     if (app.deps.signal?.aborted && session.alive) {
       // Stopped by a person: recorded, and handed back so a worker (or another --resume) goes on from the checkpoint.

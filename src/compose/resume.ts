@@ -58,7 +58,7 @@ async function resumeHeld(app: App, runId: string): Promise<RunOutcome> {
 async function resumeClaimed(app: App, runId: string): Promise<RunOutcome> {
   const { FsClaimStore } = await import('../adapters/fs/claim-store.js');
   const { FsWatcherRegistry } = await import('../adapters/fs/watcher-registry.js');
-  const { planClaim, runClaim, settleClaim } = await import('../app/run-claim.js');
+  const { outcomeOfClaim, planClaim, runClaim, settleClaim } = await import('../app/run-claim.js');
   const registry = new FsWatcherRegistry(path.join(app.paths.state, 'watchers'));
   const self = FsWatcherRegistry.newIdentity(process.pid);
   await registry.register({ ...self, started_at: app.deps.clock.now().toISOString(), once: true, version: readPackageVersion() });
@@ -73,16 +73,7 @@ async function resumeClaimed(app: App, runId: string): Promise<RunOutcome> {
     const plan = await planClaim(claim, deps);
     const result = plan.ended ? await settleClaim(claim, plan.ended, deps) : await runClaim(claim, plan.kind, deps);
     if (result.reason_code === 'RUN_HELD_ELSEWHERE') throw new RunNotResumableError(result.message);
-    if (result.status === 'interrupted') throw new Error('interrupted');
-    return {
-      run_id: result.run_id,
-      status: result.status,
-      decision: result.decision ?? '',
-      reason_code: result.reason_code,
-      artifact: result.artifact,
-      audit_log: result.audit_log ?? '',
-      message: result.message,
-    };
+    return outcomeOfClaim(result, () => new Error('interrupted'));
   } finally {
     await registry.unregister(self);
   }
