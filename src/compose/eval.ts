@@ -64,7 +64,8 @@ export async function openEval(options: EvalOpenOptions): Promise<OpenedEval> {
   await folder.prepareScratch(raw, paths.personas);
   const app = await createApp({
     workspace: folder.scratch,
-    env: options.env,
+    // The scratch config has no engine; the environment's must not bring the workspace's back (its runs, memory, loop policy).
+    env: { ...options.env, MAESTRO_ENGINE_URL: undefined },
     ...(options.route ? { route: options.route } : {}),
     ...(options.model ? { model: options.model } : {}),
   });
