@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { formatIssues } from '../issues.js';
 import { BASICS_SET } from './basics-set.js';
+import { sensitiveQuestionIssue } from './sensitive-items.js';
 
 /** One question of an eval with its reference answer. */
 export interface EvalItem {
@@ -83,6 +84,8 @@ export function parseUserSet(text: string, limit = 10_000): ParsedSet {
       issues.push(...formatIssues(read.error).map((m) => `line ${i + 1}: ${m}`));
       return;
     }
+    const sensitive = sensitiveQuestionIssue(read.data.question);
+    if (sensitive) issues.push(`line ${i + 1}: ${sensitive}`);
     const id = read.data.id ?? `line-${i + 1}`;
     if (ids.has(id)) issues.push(`line ${i + 1}: id "${id}" appears twice`);
     ids.add(id);
