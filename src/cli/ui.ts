@@ -16,6 +16,8 @@ interface UiFlags {
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 /** A token a person sets must be hard to guess: as long as the one the console draws by itself (in effect). */
 const MIN_TOKEN = 24;
+/** The smallest number of distinct characters a token set by a person has (a random one has about 20). */
+const MIN_TOKEN_VARIETY = 8;
 
 /** A running console: where it answers (with its token), and how to stop it. */
 export interface RunningConsole {
@@ -32,7 +34,7 @@ export function registerUi(program: Command, io: Io): void {
     .option('--port <port>', 'the port (0: any free port)', '0')
     .option(
       '--token <secret>',
-      `the token every request must carry (at least ${MIN_TOKEN} characters; also $MAESTRO_UI_TOKEN); default: a random one`,
+      `the token every request must carry (at least ${MIN_TOKEN} characters, ${MIN_TOKEN_VARIETY} different, URL-safe; also $MAESTRO_UI_TOKEN); default: a random one`,
     )
     .option(...WORKSPACE_OPTION)
     .addHelpText('after', '\nOpen the printed address (it carries the token). Ctrl-C stops the console; runs are not affected.')
@@ -48,7 +50,8 @@ export function registerUi(program: Command, io: Io): void {
 /** Starts the console (tests call it in-process); refuses a non-loopback interface without a token set by a person. */
 export async function startConsole(io: Io, opts: UiFlags): Promise<RunningConsole> {
   const given = opts.token ?? io.env.MAESTRO_UI_TOKEN ?? undefined;
-  if (given !== undefined && given.length < MIN_TOKEN) throw new ExitError(2, `maestro ui: --token needs at least ${MIN_TOKEN} characters`);
+  const problem = given === undefined ? undefined : tokenProblem(given);
+  if (problem) throw new ExitError(2, `maestro ui: --token ${problem}`);
   if (!LOOPBACK.has(opts.host) && given === undefined) {
     throw new ExitError(
       2,
@@ -81,6 +84,18 @@ export async function startConsole(io: Io, opts: UiFlags): Promise<RunningConsol
       await backend.close();
     },
   };
+}
+
+/**
+ * Why a token a person set would guard the console poorly, if it would: too short, made of too few
+ * characters (`aaaa…`, a pattern repeated, only spaces), or holding what the printed address or the
+ * cookie would mangle (anything outside letters, digits, `-`, `_`, `.` and `~`).
+ */
+function tokenProblem(token: string): string | undefined {
+  if (token.length < MIN_TOKEN) return `needs at least ${MIN_TOKEN} characters`;
+  if (!/^[A-Za-z0-9._~-]+$/.test(token)) return 'takes only letters, digits, -, _, . and ~ (it goes into an address and a cookie)';
+  if (new Set(token).size < MIN_TOKEN_VARIETY) return `needs at least ${MIN_TOKEN_VARIETY} different characters (it is easy to guess)`;
+  return undefined;
 }
 
 /** Until Ctrl-C or SIGTERM. */
