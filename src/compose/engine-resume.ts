@@ -39,7 +39,11 @@ async function runHere(app: App, handle: EngineHandle, session: PgWorkerSession,
   try {
     const plan = await planClaim(claim, deps);
     const result = plan.ended ? await settleClaim(claim, plan.ended, deps) : await runClaim(claim, plan.kind, deps);
-    return outcomeOfClaim(result, (message) => new RunNotResumableError(message));
+    const outcome = outcomeOfClaim(result, (message) => new RunNotResumableError(message));
+    // Written where a worker writes it: into the engine, until the workspace's intake writes it back.
+    if (!outcome.artifact) return outcome;
+    const where = `The artifact is kept in the engine until the workspace's intake (maestro watch) writes it to ${outcome.artifact}`;
+    return { ...outcome, message: `${outcome.message.replace(/\.$/, '')}. ${where}` };
   } catch (error) {
     if (app.deps.signal?.aborted && session.alive) {
       // Stopped by a person: recorded, and handed back so a worker (or another --resume) goes on from the checkpoint.
