@@ -3,7 +3,8 @@ import type { EvalCaller } from '../domain/eval/ports.js';
 import type { CouncilLine, EvalMode, SampleLine } from '../domain/eval/results.js';
 import type { EvalItem } from '../domain/eval/task-sets.js';
 import { InvalidInputError } from '../domain/errors.js';
-import type { CallContext, LlmClient, LlmReply, LlmRequest, ModelRoutes, SessionStore } from '../domain/ports.js';
+import { emptyLoopPolicy, type LoopPolicyData } from '../domain/loop-policy/workspace-loop.js';
+import type { CallContext, LlmClient, LlmReply, LlmRequest, LoopPolicyStore, ModelRoutes, SessionStore } from '../domain/ports.js';
 import type { ResolvedRoute } from '../domain/route.js';
 import { emptySessionState } from '../domain/session-state.js';
 import { totalUsage } from '../domain/usage.js';
@@ -60,6 +61,29 @@ export const NO_MEMORY: SessionStore = {
 };
 
 /**
+ * Loop policy off: every council run of an eval starts with no earlier pauses. The same question is
+ * asked of every mode, so in one shared policy the third mode's pause on an item would be the third of
+ * its conflict (a plan call, counted in that mode's calls) and a fourth would seal the run.
+ */
+function loopPolicyOfOneRun(sessionId: string, now: string): LoopPolicyStore {
+  let data: LoopPolicyData = emptyLoopPolicy(sessionId, now);
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    read: async () => data,
+    // One update at a time, as under the files' lock.
+    update<T>(fn: (current: LoopPolicyData) => { data: LoopPolicyData; result: T }): Promise<T> {
+      const next = queue.then(() => {
+        const out = fn(data);
+        data = out.data;
+        return out.result;
+      });
+      queue = next.catch(() => undefined);
+      return next;
+    },
+  };
+}
+
+/**
  * The eval's model calls, through the council's own route clients: a sample is one call on the
  * eval's route; a council run is `processCommand` on a command made from the question, with its
  * answer read from the typed `answer` field of the synthesis.
@@ -97,6 +121,7 @@ export function evalCaller(options: { deps: RunDeps; routeId: string; rounds?: n
         models: countedRoutes(deps.models, tally),
         ...(deps.llm ? { llm: tally.wrap(deps.llm) } : {}),
         sessions: NO_MEMORY,
+        loopPolicy: loopPolicyOfOneRun(`S-eval-${item.id}-${mode}`, deps.clock.now().toISOString()),
         ...(signal ? { signal } : {}),
       };
       const command = {

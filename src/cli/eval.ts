@@ -58,7 +58,7 @@ export function registerEval(program: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .addHelpText(
       'after',
-      "\nResults are kept as they finish in .maestro/eval/<name>/; a cancelled eval goes on where it stopped when run again.\nCouncil runs happen in .maestro/eval/<name>/scratch with persona memory off: the workspace's runs, memory and loop policy are untouched.",
+      "\nResults are kept as they finish in .maestro/eval/<name>/; a cancelled eval goes on where it stopped when run again.\nCouncil runs happen in .maestro/eval/<name>/scratch with persona memory and the loop policy off: the workspace's runs, memory and loop policy are untouched.",
     )
     .action(async (opts: EvalFlags) => {
       const code = await evalSubcommand(opts, io);

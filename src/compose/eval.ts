@@ -36,7 +36,7 @@ export interface OpenedEval {
 /**
  * Sets an eval up in its own folder: the spec checked against the one it was started with (so a
  * resumed eval measures the same thing), and a scratch workspace holding a copy of the workspace's
- * config and personas, where its council runs happen with persona memory off. Every call goes
+ * config and personas, where its council runs happen with persona memory and the loop policy off. Every call goes
  * through the same route clients `maestro run` uses, so the routes' limits and retries apply.
  */
 export async function openEval(options: EvalOpenOptions): Promise<OpenedEval> {
