@@ -45,7 +45,7 @@ export function pauseToDecide(state: RunState, input: DecisionAsked, facts: Runn
   }
   const last = input.pauseId === undefined ? state.hitl.at(-1) : state.hitl.findLast((h) => h.pause_id === input.pauseId);
   const decided = last ? `; its pause ${last.pause_id} was already decided ("${last.decision}" at ${last.decided_at})` : '';
-  const resumer = `by a running maestro watch, or: maestro run --resume ${id}`;
+  const resumer = `by a running maestro watch (with an engine, by a free worker), or: maestro run --resume ${id}`;
   const waiting = facts.continuePending ? ` and the run waits to be resumed (${resumer})` : '';
   return refuse(`run ${id} is not paused: it is ${state.status}${decided}${waiting}; nothing changed`);
 }
