@@ -1,7 +1,8 @@
 import type { RunState, Step } from './run-state.js';
 import { parseVerdict } from './verdict.js';
 import { screenText } from './screen.js';
-import { servedBy, servedLabel } from './served-by.js';
+import { servedByRun, servedLabel } from './served-by.js';
+import { runCalls, totalUsage } from './usage.js';
 
 /**
  * A run's whole story as Markdown, for `maestro show`: what was asked, every reply in order with
@@ -21,15 +22,14 @@ function renderUnscreened(state: RunState, shown: string): string {
     out.push(
       `- Council: ${state.plan.personas.join(', ')} · ${state.plan.rounds} round(s) · arbitration ${state.plan.arbitration} · synthesizer ${state.plan.synthesizer}`,
     );
-    out.push(`- Model: ${servedLabel(state.plan.model, servedBy(state.steps))}`);
+    out.push(`- Model: ${servedLabel(state.plan.model, servedByRun(state))}`);
   }
   out.push(
     `- Started: ${state.created_at}${state.finished_at ? ` · finished: ${state.finished_at}` : ` · last checkpoint: ${state.updated_at}`}`,
   );
-  const calls = state.steps.reduce((n, s) => n + s.calls, 0);
-  const prompt = state.steps.reduce((n, s) => n + (s.usage?.prompt_tokens ?? 0), 0);
-  const completion = state.steps.reduce((n, s) => n + (s.usage?.completion_tokens ?? 0), 0);
-  out.push(`- Model calls: ${calls} · ${prompt} prompt + ${completion} completion tokens`);
+  // The mediator's classification is a model call like the council's (as in runs, status and the artifact).
+  const used = totalUsage(runCalls(state), {});
+  out.push(`- Model calls: ${used.calls} · ${used.prompt_tokens} prompt + ${used.completion_tokens} completion tokens`);
   if (state.artifact) out.push(`- Artifact: ${state.artifact}`);
   out.push('', '## Task', '', state.command.task_description.trim(), '');
   if (state.command.input_artifacts.length > 0) out.push(`Inputs: ${state.command.input_artifacts.map((p) => `\`${p}\``).join(', ')}`, '');

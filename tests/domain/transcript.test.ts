@@ -29,6 +29,12 @@ describe('renderTranscript: the story of a run', () => {
     expect(text).toContain('- Artifact: outputs/run.md');
   });
 
+  it("counts the mediator's classification in the header's calls and tokens, as every other view does", () => {
+    const classification = { model: 'offline/offline-rehearsal-v1', calls: 1, usage: { prompt_tokens: 30, completion_tokens: 4 } };
+    const text = renderTranscript(aRunState({ status: 'completed', steps, classification }));
+    expect(text).toContain('- Model calls: 6 · 280 prompt + 29 completion tokens');
+  });
+
   it('shows every reply in order, with its knowledge requests, and says when a reply was empty or took more calls', () => {
     const text = section(renderTranscript(aRunState({ steps })), 'Transcript');
     expect(text.indexOf('### alpha · round 1')).toBeLessThan(text.indexOf('### beta · round 1'));
