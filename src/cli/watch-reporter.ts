@@ -110,7 +110,7 @@ export class WatchReporter {
           new: '',
           checkpoint: ' (resuming from its checkpoint)',
           start: ' (recovered; starting over)',
-          decision: " (continuing after a person's decision, from its checkpoint)",
+          decision: ' (continuing after a decision on its pause, from its checkpoint)',
         }[event.resume];
         return `${c.bold('EXECUTING_TASK')} ${c.dim(event.run_id)} ← ${event.source}${how}`;
       }
