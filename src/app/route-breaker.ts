@@ -7,6 +7,7 @@ import {
   probeFailed,
   routeRecovered,
   routesDown,
+  routesOfOutage,
   tripRoute,
   untilNextProbe,
   type Breaker,
@@ -32,6 +33,8 @@ export interface RouteGate {
 interface OutagePause {
   readonly runId: string;
   readonly route: string;
+  /** `route` and the routes the run fell back from, on an outage, to reach it: all of them down. */
+  readonly routes: readonly string[];
   readonly failure: string;
   readonly message: string;
 }
@@ -89,13 +92,13 @@ export class RouteBreaker implements RouteGate {
   async start(wake: () => void): Promise<void> {
     this.#wake = wake;
     const paused = await this.#outagePauses();
-    for (const route of new Set(paused.map((p) => p.route))) {
+    for (const route of new Set(paused.flatMap((p) => p.routes))) {
       const why = await this.#o.probe(route).catch((error: unknown) => (error as Error).message);
       if (why === undefined) {
         await this.#resumePaused(route, paused);
         continue;
       }
-      const first = paused.find((p) => p.route === route);
+      const first = paused.find((p) => p.routes.includes(route));
       this.#trip({ route, failure: first?.failure ?? 'network', message: why });
       this.#o.onNotice(null, `route "${route}" is still down (${why}); the runs its outage paused wait for it`);
     }
@@ -118,12 +121,14 @@ export class RouteBreaker implements RouteGate {
     const state = await this.#o.ledger.load(runId).catch(() => undefined);
     const outage = state?.status === 'paused' ? state.pause?.outage : undefined;
     if (!outage || !isOutageFailure(outage.failure)) return;
-    const first = this.#down[outage.route] === undefined;
-    this.#trip({ route: outage.route, failure: outage.failure, message: state?.pause?.message.split('\n')[0] ?? '' });
-    if (first) {
+    const message = state?.pause?.message.split('\n')[0] ?? '';
+    for (const route of routesOfOutage(outage.route, state?.reroutes)) {
+      const first = this.#down[route] === undefined;
+      this.#trip({ route, failure: outage.failure, message });
+      if (!first) continue;
       this.#o.onNotice(
         runId,
-        `route "${outage.route}" is down (${outage.failure}): commands that need it stay in commands/ until it answers; ` +
+        `route "${route}" is down (${outage.failure}): commands that need it stay in commands/ until it answers; ` +
           'it is probed with a growing wait',
       );
     }
@@ -193,7 +198,8 @@ export class RouteBreaker implements RouteGate {
       const state = await this.#o.ledger.load(runId).catch(() => undefined);
       const outage = state?.status === 'paused' ? state.pause?.outage : undefined;
       if (!outage || !isOutageFailure(outage.failure)) continue;
-      found.push({ runId, ...outage, message: state?.pause?.message.split('\n')[0] ?? '' });
+      const routes = routesOfOutage(outage.route, state?.reroutes);
+      found.push({ runId, ...outage, routes, message: state?.pause?.message.split('\n')[0] ?? '' });
     }
     return found;
   }
