@@ -140,6 +140,8 @@ export class WatchLoop {
   async #shutdown(reason: 'signal' | 'once'): Promise<void> {
     if (this.#stopping) return void (await this.#stopped);
     this.#stopping = reason;
+    // Counted before the inbox closes: what `--once` leaves queued is said, not "the queue is empty".
+    const left = this.#o.inbox.ready + this.#o.inbox.pending;
     clearTimeout(this.#recheck);
     this.#o.routeGate?.stop();
     if (reason === 'signal') this.#controller.abort(new Error('the watcher is stopping'));
@@ -148,7 +150,7 @@ export class WatchLoop {
     while (this.#tasks.size > 0) await Promise.allSettled([...this.#tasks]);
     const from = this.state;
     this.#state = 'STOPPED';
-    this.#o.onEvent({ kind: 'stopped', state: 'STOPPED', from, reason });
+    this.#o.onEvent({ kind: 'stopped', state: 'STOPPED', from, reason, left });
     this.#resolveStopped(reason);
   }
 
