@@ -35,7 +35,8 @@ function renderUnscreened(state: RunState, shown: string): string {
   if (state.command.input_artifacts.length > 0) out.push(`Inputs: ${state.command.input_artifacts.map((p) => `\`${p}\``).join(', ')}`, '');
 
   out.push('## Transcript', '');
-  if (state.steps.length === 0) out.push('_No model was called._', '');
+  if (state.classification) out.push(...renderClassification(state));
+  if (state.steps.length === 0 && !state.classification) out.push('_No model was called._', '');
   for (const step of state.steps) out.push(...renderStep(step));
 
   const verdicts = state.steps
@@ -75,6 +76,18 @@ const OUTCOME_NEXT: Readonly<Partial<Record<string, (runId: string) => string>>>
     `Interrupted: no live process is running it. \`maestro run --resume ${id}\` resumes it from its checkpoint ` +
     '(finished model calls are not repeated).',
 };
+
+/** The mediator's classification: a model call before the council's, with the route/model that answered and what it found. */
+function renderClassification(state: RunState): string[] {
+  const c = state.classification;
+  if (!c) return [];
+  const a = state.advice;
+  const list = (xs: readonly string[]) => (xs.length > 0 ? xs.join(', ') : 'none');
+  const found = a
+    ? `side effects: ${list(a.side_effects)} · high stakes: ${list(a.high_stakes)} · ambiguous: ${a.ambiguous ? 'yes' : 'no'}`
+    : '_(no classification kept)_';
+  return ['### mediator · task classification', '', `_${c.model}${c.calls > 1 ? ` · ${c.calls} calls` : ''}_`, '', found, ''];
+}
 
 function renderStep(step: Step): string[] {
   const what = STEP_WORDS[step.kind]?.(step) ?? step.kind;
