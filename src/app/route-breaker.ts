@@ -24,6 +24,8 @@ export interface RouteGate {
   start(wake: () => void): Promise<void>;
   /** False while a route the command needs is down (the command then stays queued); undefined `file`: any command. */
   mayClaim(file?: ReadyFile): Promise<boolean>;
+  /** False while a route a decided run needs is down (its decision then stays queued). */
+  mayResume?(runId: string): Promise<boolean>;
   /** A run ended (or paused): when its pause is an outage of a route, that route is down from now. */
   afterRun(runId: string): Promise<void>;
   stop(): void;
@@ -44,6 +46,8 @@ export interface RouteBreakerOptions {
   readonly ledger: RunReader;
   /** The routes a queued command needs (its personas' routes); [] when that cannot be told (it is then taken, and judged by the run). */
   readonly routesOf: (file: ReadyFile) => Promise<readonly string[]>;
+  /** The routes a run needs to go on (its council's routes, and the fallbacks it moved to); [] when that cannot be told. */
+  readonly routesOfRun?: (runId: string) => Promise<readonly string[]>;
   /** One attempt at the route, no retries: undefined when it answers, else why not (an outage: it is still down). */
   readonly probe: (route: string) => Promise<string | undefined>;
   /** Resumes a run paused by an outage of `route` (the system's decision, taken under the run's lock). */
@@ -114,6 +118,12 @@ export class RouteBreaker implements RouteGate {
     if (Object.keys(this.#down).length === 0) return true;
     if (!file) return false;
     const needs = await this.#o.routesOf(file).catch(() => []);
+    return routesDown(this.#down, needs).length === 0;
+  }
+
+  async mayResume(runId: string): Promise<boolean> {
+    if (Object.keys(this.#down).length === 0 || !this.#o.routesOfRun) return true;
+    const needs = await this.#o.routesOfRun(runId).catch(() => []);
     return routesDown(this.#down, needs).length === 0;
   }
 

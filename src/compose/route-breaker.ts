@@ -28,6 +28,7 @@ export function openRouteBreaker(
   return new RouteBreaker({
     ledger: app.deps.ledger,
     routesOf: (file) => commandRoutes(app, file),
+    routesOfRun: (runId) => runRoutes(app, runId),
     probe: (route) => probeOnce(app, route),
     resume: async (runId, route) => {
       await decidePause({ runId, decision: 'continue', afterOutageOf: route }, depsFor(runId));
@@ -48,6 +49,16 @@ async function commandRoutes(app: App, file: ReadyFile): Promise<string[]> {
     defaultRoute: app.deps.config.default_route,
     routeIdFor: (p) => app.deps.models.routeIdFor(p),
   });
+}
+
+/** The routes a run needs to go on: the default route (the classification's), its council's, and the fallbacks its personas moved to. */
+async function runRoutes(app: App, runId: string): Promise<string[]> {
+  const state = await app.deps.ledger.load(runId);
+  if (!state) return [];
+  const { personas } = await app.deps.personas.loadAll();
+  const members = state.plan ? personas.filter((p) => state.plan?.personas.includes(p.id)) : personas;
+  const moved = new Map(state.reroutes.map((r) => [r.persona, r.to]));
+  return [...new Set([app.deps.config.default_route, ...members.map((p) => moved.get(p.id) ?? app.deps.models.routeIdFor(p))])];
 }
 
 /** The routes the council of the command in `file` would use; [] when it cannot be read as a command. */

@@ -152,4 +152,17 @@ describe('RouteBreaker', () => {
     expect(await b.mayClaim(file('c1.json'))).toBe(false);
     b.stop();
   });
+
+  it('holds a decided run back while a route it needs is down, and lets it go once the route answers', async () => {
+    let up = false;
+    const runs: Record<string, Paused> = { r1: outagePause('local') };
+    const { b } = breaker(runs, { answers: () => up, routesOfRun: async (id) => (id === 'r2' ? ['other'] : ['local']) });
+    await b.start(() => undefined);
+    expect(await b.mayResume('r9')).toBe(false);
+    expect(await b.mayResume('r2')).toBe(true);
+    up = true;
+    await waitUntil(() => Object.keys(b.down).length === 0);
+    expect(await b.mayResume('r9')).toBe(true);
+    b.stop();
+  });
 });
