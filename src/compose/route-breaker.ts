@@ -51,10 +51,17 @@ async function commandRoutes(app: App, file: ReadyFile): Promise<string[]> {
   });
 }
 
-/** The routes a run needs to go on: the default route (the classification's), its council's, and the fallbacks its personas moved to. */
+/** Pauses caused by a model route (a failed call, a refused REROUTE): continuing one calls that route again. */
+const ROUTE_PAUSE_LAYERS: ReadonlySet<string> = new Set(['model', 'reroute']);
+
+/**
+ * The routes a continued run needs to go on: the default route (the classification's), its council's,
+ * and the fallbacks its personas moved to. [] when the pause a person decided was not a route's (the
+ * council's doubt, a budget): such a continue may need no model call at all, and is not held back.
+ */
 async function runRoutes(app: App, runId: string): Promise<string[]> {
   const state = await app.deps.ledger.load(runId);
-  if (!state) return [];
+  if (!state || !ROUTE_PAUSE_LAYERS.has(state.hitl.at(-1)?.layer ?? '')) return [];
   const { personas } = await app.deps.personas.loadAll();
   const members = state.plan ? personas.filter((p) => state.plan?.personas.includes(p.id)) : personas;
   const moved = new Map(state.reroutes.map((r) => [r.persona, r.to]));
