@@ -7,6 +7,7 @@ import {
   probeFailed,
   routeRecovered,
   routesDown,
+  routesOfOutage,
   tripRoute,
   untilNextProbe,
   type Breaker,
@@ -23,6 +24,8 @@ export interface RouteGate {
   start(wake: () => void): Promise<void>;
   /** False while a route the command needs is down (the command then stays queued); undefined `file`: any command. */
   mayClaim(file?: ReadyFile): Promise<boolean>;
+  /** False while a route a decided run needs is down (its decision then stays queued). */
+  mayResume?(runId: string): Promise<boolean>;
   /** A run ended (or paused): when its pause is an outage of a route, that route is down from now. */
   afterRun(runId: string): Promise<void>;
   stop(): void;
@@ -32,6 +35,8 @@ export interface RouteGate {
 interface OutagePause {
   readonly runId: string;
   readonly route: string;
+  /** `route` and the routes the run fell back from, on an outage, to reach it: all of them down. */
+  readonly routes: readonly string[];
   readonly failure: string;
   readonly message: string;
 }
@@ -41,6 +46,8 @@ export interface RouteBreakerOptions {
   readonly ledger: RunReader;
   /** The routes a queued command needs (its personas' routes); [] when that cannot be told (it is then taken, and judged by the run). */
   readonly routesOf: (file: ReadyFile) => Promise<readonly string[]>;
+  /** The routes a run needs to go on (its council's routes, and the fallbacks it moved to); [] when that cannot be told. */
+  readonly routesOfRun?: (runId: string) => Promise<readonly string[]>;
   /** One attempt at the route, no retries: undefined when it answers, else why not (an outage: it is still down). */
   readonly probe: (route: string) => Promise<string | undefined>;
   /** Resumes a run paused by an outage of `route` (the system's decision, taken under the run's lock). */
@@ -89,13 +96,13 @@ export class RouteBreaker implements RouteGate {
   async start(wake: () => void): Promise<void> {
     this.#wake = wake;
     const paused = await this.#outagePauses();
-    for (const route of new Set(paused.map((p) => p.route))) {
+    for (const route of new Set(paused.flatMap((p) => p.routes))) {
       const why = await this.#o.probe(route).catch((error: unknown) => (error as Error).message);
       if (why === undefined) {
         await this.#resumePaused(route, paused);
         continue;
       }
-      const first = paused.find((p) => p.route === route);
+      const first = paused.find((p) => p.routes.includes(route));
       this.#trip({ route, failure: first?.failure ?? 'network', message: why });
       this.#o.onNotice(null, `route "${route}" is still down (${why}); the runs its outage paused wait for it`);
     }
@@ -114,16 +121,24 @@ export class RouteBreaker implements RouteGate {
     return routesDown(this.#down, needs).length === 0;
   }
 
+  async mayResume(runId: string): Promise<boolean> {
+    if (Object.keys(this.#down).length === 0 || !this.#o.routesOfRun) return true;
+    const needs = await this.#o.routesOfRun(runId).catch(() => []);
+    return routesDown(this.#down, needs).length === 0;
+  }
+
   async afterRun(runId: string): Promise<void> {
     const state = await this.#o.ledger.load(runId).catch(() => undefined);
     const outage = state?.status === 'paused' ? state.pause?.outage : undefined;
     if (!outage || !isOutageFailure(outage.failure)) return;
-    const first = this.#down[outage.route] === undefined;
-    this.#trip({ route: outage.route, failure: outage.failure, message: state?.pause?.message.split('\n')[0] ?? '' });
-    if (first) {
+    const message = state?.pause?.message.split('\n')[0] ?? '';
+    for (const route of routesOfOutage(outage.route, state?.reroutes)) {
+      const first = this.#down[route] === undefined;
+      this.#trip({ route, failure: outage.failure, message });
+      if (!first) continue;
       this.#o.onNotice(
         runId,
-        `route "${outage.route}" is down (${outage.failure}): commands that need it stay in commands/ until it answers; ` +
+        `route "${route}" is down (${outage.failure}): commands that need it stay in commands/ until it answers; ` +
           'it is probed with a growing wait',
       );
     }
@@ -193,7 +208,8 @@ export class RouteBreaker implements RouteGate {
       const state = await this.#o.ledger.load(runId).catch(() => undefined);
       const outage = state?.status === 'paused' ? state.pause?.outage : undefined;
       if (!outage || !isOutageFailure(outage.failure)) continue;
-      found.push({ runId, ...outage, message: state?.pause?.message.split('\n')[0] ?? '' });
+      const routes = routesOfOutage(outage.route, state?.reroutes);
+      found.push({ runId, ...outage, routes, message: state?.pause?.message.split('\n')[0] ?? '' });
     }
     return found;
   }

@@ -70,6 +70,8 @@ export class WatchLoop {
   readonly #concurrency: number;
   /** Runs on one task line go one at a time (the loop policy's counters move as if serial). */
   readonly #lines = new TaskLines();
+  /** Decided runs held back for a route that is down (said once each). */
+  readonly #held = new Set<string>();
   /** The problems last reported by `preflight`, so a broken workspace is announced once, not per file. */
   #broken: string | undefined;
   #recheck: NodeJS.Timeout | undefined;
@@ -140,6 +142,8 @@ export class WatchLoop {
   async #shutdown(reason: 'signal' | 'once'): Promise<void> {
     if (this.#stopping) return void (await this.#stopped);
     this.#stopping = reason;
+    // Counted before the inbox closes: what `--once` leaves queued is said, not "the queue is empty".
+    const left = this.#o.inbox.ready + this.#o.inbox.pending;
     clearTimeout(this.#recheck);
     this.#o.routeGate?.stop();
     if (reason === 'signal') this.#controller.abort(new Error('the watcher is stopping'));
@@ -148,7 +152,7 @@ export class WatchLoop {
     while (this.#tasks.size > 0) await Promise.allSettled([...this.#tasks]);
     const from = this.state;
     this.#state = 'STOPPED';
-    this.#o.onEvent({ kind: 'stopped', state: 'STOPPED', from, reason });
+    this.#o.onEvent({ kind: 'stopped', state: 'STOPPED', from, reason, left });
     this.#resolveStopped(reason);
   }
 
@@ -202,17 +206,8 @@ export class WatchLoop {
     if (this.#stopping) return undefined;
     const recovered = this.#recovered.shift();
     if (recovered) return recovered;
-    for (let file = this.#o.decisions?.take(); file && !this.#stopping; file = this.#o.decisions?.take()) {
-      const runId = /^([A-Za-z0-9_-]+)\.json$/.exec(file.name)?.[1];
-      if (!runId) continue;
-      try {
-        const source = (await this.#o.deps.ledger.load(runId).catch(() => undefined))?.source ?? `${runId}.json`;
-        const claim = await this.#o.claims.claimDecision(file, runId, source);
-        if (claim) return claim;
-      } catch (error) {
-        this.#notice(runId, `could not take the decision on run ${runId}: ${(error as Error).message}; it stays in .maestro/decisions/`);
-      }
-    }
+    const decided = await this.#nextDecision();
+    if (decided) return decided;
     if (this.#o.inbox.ready > 0 && !(await this.#workspaceUsable())) return undefined;
     const waiting: ReadyFile[] = [];
     try {
@@ -235,6 +230,35 @@ export class WatchLoop {
     if (waiting.length > 0 && this.#o.once) {
       this.#notice(null, `${waiting.length} command(s) wait in commands/ for a route that is down; --once stops here`);
       void this.#shutdown('once');
+    }
+    return undefined;
+  }
+
+  /** The next decided run to resume; a run that needs a route that is down stays in .maestro/decisions/ until it answers. */
+  async #nextDecision(): Promise<Claim | undefined> {
+    const held: ReadyFile[] = [];
+    try {
+      for (let file = this.#o.decisions?.take(); file && !this.#stopping; file = this.#o.decisions?.take()) {
+        const runId = /^([A-Za-z0-9_-]+)\.json$/.exec(file.name)?.[1];
+        if (!runId) continue;
+        if (this.#o.routeGate?.mayResume && !(await this.#o.routeGate.mayResume(runId))) {
+          held.push(file);
+          if (!this.#held.has(runId))
+            this.#notice(runId, `run ${runId} was continued but waits for a route that is down; it resumes when it answers`);
+          this.#held.add(runId);
+          continue;
+        }
+        this.#held.delete(runId);
+        try {
+          const source = (await this.#o.deps.ledger.load(runId).catch(() => undefined))?.source ?? `${runId}.json`;
+          const claim = await this.#o.claims.claimDecision(file, runId, source);
+          if (claim) return claim;
+        } catch (error) {
+          this.#notice(runId, `could not take the decision on run ${runId}: ${(error as Error).message}; it stays in .maestro/decisions/`);
+        }
+      }
+    } finally {
+      for (const file of held) this.#o.decisions?.putBack(file);
     }
     return undefined;
   }

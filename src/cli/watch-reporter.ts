@@ -110,7 +110,7 @@ export class WatchReporter {
           new: '',
           checkpoint: ' (resuming from its checkpoint)',
           start: ' (recovered; starting over)',
-          decision: " (continuing after a person's decision, from its checkpoint)",
+          decision: ' (continuing after a decision on its pause, from its checkpoint)',
         }[event.resume];
         return `${c.bold('EXECUTING_TASK')} ${c.dim(event.run_id)} ← ${event.source}${how}`;
       }
@@ -130,7 +130,7 @@ export class WatchReporter {
       case 'notice':
         return `${c.yellow('!')} ${event.run_id ? `${c.dim(event.run_id)} ` : ''}${event.message}`;
       case 'stopped':
-        return `${c.bold('STOPPED')} ${event.reason === 'once' ? 'the queue is empty (--once)' : 'on a signal; anything interrupted resumes on the next start'}`;
+        return `${c.bold('STOPPED')} ${stoppedWhy(event)}`;
     }
   }
 
@@ -168,4 +168,10 @@ function screenWatchEvent(event: WatchEvent): WatchEvent {
     default:
       return event;
   }
+}
+
+/** Why the watcher stopped: `--once` says what it left queued (a route down, a broken workspace), when it left any. */
+function stoppedWhy(event: Extract<WatchEvent, { kind: 'stopped' }>): string {
+  if (event.reason === 'signal') return 'on a signal; anything interrupted resumes on the next start';
+  return event.left ? `with ${event.left} command(s) left in commands/ (--once)` : 'the queue is empty (--once)';
 }

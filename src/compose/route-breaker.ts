@@ -28,6 +28,7 @@ export function openRouteBreaker(
   return new RouteBreaker({
     ledger: app.deps.ledger,
     routesOf: (file) => commandRoutes(app, file),
+    routesOfRun: (runId) => runRoutes(app, runId),
     probe: (route) => probeOnce(app, route),
     resume: async (runId, route) => {
       await decidePause({ runId, decision: 'continue', afterOutageOf: route }, depsFor(runId));
@@ -48,6 +49,23 @@ async function commandRoutes(app: App, file: ReadyFile): Promise<string[]> {
     defaultRoute: app.deps.config.default_route,
     routeIdFor: (p) => app.deps.models.routeIdFor(p),
   });
+}
+
+/** Pauses caused by a model route (a failed call, a refused REROUTE): continuing one calls that route again. */
+const ROUTE_PAUSE_LAYERS: ReadonlySet<string> = new Set(['model', 'reroute']);
+
+/**
+ * The routes a continued run needs to go on: the default route (the classification's), its council's,
+ * and the fallbacks its personas moved to. [] when the pause a person decided was not a route's (the
+ * council's doubt, a budget): such a continue may need no model call at all, and is not held back.
+ */
+async function runRoutes(app: App, runId: string): Promise<string[]> {
+  const state = await app.deps.ledger.load(runId);
+  if (!state || !ROUTE_PAUSE_LAYERS.has(state.hitl.at(-1)?.layer ?? '')) return [];
+  const { personas } = await app.deps.personas.loadAll();
+  const members = state.plan ? personas.filter((p) => state.plan?.personas.includes(p.id)) : personas;
+  const moved = new Map(state.reroutes.map((r) => [r.persona, r.to]));
+  return [...new Set([app.deps.config.default_route, ...members.map((p) => moved.get(p.id) ?? app.deps.models.routeIdFor(p))])];
 }
 
 /** The routes the council of the command in `file` would use; [] when it cannot be read as a command. */

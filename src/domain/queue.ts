@@ -140,7 +140,14 @@ export type WatchEvent =
       queued: number;
     }
   | { kind: 'notice'; run_id: string | null; message: string }
-  | { kind: 'stopped'; state: 'STOPPED'; from: WatchState; reason: 'signal' | 'once' };
+  | {
+      kind: 'stopped';
+      state: 'STOPPED';
+      from: WatchState;
+      reason: 'signal' | 'once';
+      /** Commands the watcher left in `commands/` (a route down, a broken workspace); absent where not known (a worker). */
+      left?: number;
+    };
 
 /**
  * What a watcher (or a worker) shows of the progress of the run it executes: a step starting, the

@@ -103,6 +103,25 @@ export function untilNextProbe(breaker: Breaker, now: Date): number | undefined 
   return times.length === 0 ? undefined : Math.max(0, Math.min(...times));
 }
 
+/** REROUTEs taken because the route was not there (not because it refused): the route it left was down too. */
+const OUTAGE_REROUTES: ReadonlySet<string> = new Set(['MODEL_UNREACHABLE', 'MODEL_TIMEOUT', 'MODEL_SERVER_ERROR']);
+
+/**
+ * The routes an outage pause shows to be down: the one that failed last, and every route the run
+ * fell back from, on an outage, to reach it (a fallback is only asked after its route failed).
+ * Without them, a command whose primary route is down is claimed, falls back to the down fallback,
+ * and pauses: one pause per queued command.
+ */
+export function routesOfOutage(route: string, reroutes: readonly { from: string; to: string; reason_code: string }[] = []): string[] {
+  const down = [route];
+  for (let grew = true; grew; ) {
+    const more = reroutes.filter((r) => down.includes(r.to) && !down.includes(r.from) && OUTAGE_REROUTES.has(r.reason_code));
+    down.push(...new Set(more.map((r) => r.from)));
+    grew = more.length > 0;
+  }
+  return down;
+}
+
 /** What a pause says of an outage: the route that did not answer and how, read from the pause's record details. */
 export function outageOfDetails(details: Readonly<Record<string, unknown>> | undefined): { route: string; failure: string } | undefined {
   const route = details?.route;

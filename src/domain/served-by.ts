@@ -19,6 +19,15 @@ export function servedBy(steps: readonly Pick<Step, 'model' | 'calls' | 'identit
   return [...served].map(([model, s]) => ({ route: s.route, model, calls: s.calls }));
 }
 
+/** As `servedBy`, over all of a run's calls: the mediator's classification (a call like any other) first, then the steps. */
+export function servedByRun(run: {
+  readonly steps: readonly Pick<Step, 'model' | 'calls' | 'identity'>[];
+  readonly classification?: { readonly model: string; readonly calls: number } | undefined;
+}): ServedBy[] {
+  const classification = run.classification ? [{ model: run.classification.model, calls: run.classification.calls }] : [];
+  return servedBy([...classification, ...run.steps]);
+}
+
 /**
  * The model a view names for a run: the one that served its calls, or each of them with its calls
  * when a fallback took over (`local/a (3 calls) → backup/b (5 calls)`); the planned one before any call.

@@ -1,7 +1,8 @@
 import type { RunState, Step } from './run-state.js';
 import { parseVerdict } from './verdict.js';
 import { screenText } from './screen.js';
-import { servedBy, servedLabel } from './served-by.js';
+import { servedByRun, servedLabel } from './served-by.js';
+import { runCalls, totalUsage } from './usage.js';
 
 /**
  * A run's whole story as Markdown, for `maestro show`: what was asked, every reply in order with
@@ -21,21 +22,21 @@ function renderUnscreened(state: RunState, shown: string): string {
     out.push(
       `- Council: ${state.plan.personas.join(', ')} · ${state.plan.rounds} round(s) · arbitration ${state.plan.arbitration} · synthesizer ${state.plan.synthesizer}`,
     );
-    out.push(`- Model: ${servedLabel(state.plan.model, servedBy(state.steps))}`);
+    out.push(`- Model: ${servedLabel(state.plan.model, servedByRun(state))}`);
   }
   out.push(
     `- Started: ${state.created_at}${state.finished_at ? ` · finished: ${state.finished_at}` : ` · last checkpoint: ${state.updated_at}`}`,
   );
-  const calls = state.steps.reduce((n, s) => n + s.calls, 0);
-  const prompt = state.steps.reduce((n, s) => n + (s.usage?.prompt_tokens ?? 0), 0);
-  const completion = state.steps.reduce((n, s) => n + (s.usage?.completion_tokens ?? 0), 0);
-  out.push(`- Model calls: ${calls} · ${prompt} prompt + ${completion} completion tokens`);
+  // The mediator's classification is a model call like the council's (as in runs, status and the artifact).
+  const used = totalUsage(runCalls(state), {});
+  out.push(`- Model calls: ${used.calls} · ${used.prompt_tokens} prompt + ${used.completion_tokens} completion tokens`);
   if (state.artifact) out.push(`- Artifact: ${state.artifact}`);
   out.push('', '## Task', '', state.command.task_description.trim(), '');
   if (state.command.input_artifacts.length > 0) out.push(`Inputs: ${state.command.input_artifacts.map((p) => `\`${p}\``).join(', ')}`, '');
 
   out.push('## Transcript', '');
-  if (state.steps.length === 0) out.push('_No model was called._', '');
+  if (state.classification) out.push(...renderClassification(state));
+  if (state.steps.length === 0 && !state.classification) out.push('_No model was called._', '');
   for (const step of state.steps) out.push(...renderStep(step));
 
   const verdicts = state.steps
@@ -75,6 +76,18 @@ const OUTCOME_NEXT: Readonly<Partial<Record<string, (runId: string) => string>>>
     `Interrupted: no live process is running it. \`maestro run --resume ${id}\` resumes it from its checkpoint ` +
     '(finished model calls are not repeated).',
 };
+
+/** The mediator's classification: a model call before the council's, with the route/model that answered and what it found. */
+function renderClassification(state: RunState): string[] {
+  const c = state.classification;
+  if (!c) return [];
+  const a = state.advice;
+  const list = (xs: readonly string[]) => (xs.length > 0 ? xs.join(', ') : 'none');
+  const found = a
+    ? `side effects: ${list(a.side_effects)} · high stakes: ${list(a.high_stakes)} · ambiguous: ${a.ambiguous ? 'yes' : 'no'}`
+    : '_(no classification kept)_';
+  return ['### mediator · task classification', '', `_${c.model}${c.calls > 1 ? ` · ${c.calls} calls` : ''}_`, '', found, ''];
+}
 
 function renderStep(step: Step): string[] {
   const what = STEP_WORDS[step.kind]?.(step) ?? step.kind;

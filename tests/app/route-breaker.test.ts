@@ -5,7 +5,11 @@ import type { RouteHealthFile } from '../../src/domain/route-breaker.js';
 import type { RunState } from '../../src/domain/run-state.js';
 
 // The breaker in process: which pauses open it, what it lets through, what it resumes.
-type Paused = { status: string; pause?: { pause_id: string; message: string; outage?: { route: string; failure: string } } };
+type Paused = {
+  status: string;
+  pause?: { pause_id: string; message: string; outage?: { route: string; failure: string } };
+  reroutes?: { persona: string; from: string; to: string; reason_code: string; at_step: number }[];
+};
 
 function ledger(runs: Record<string, Paused>): RunReader {
   return {
@@ -101,5 +105,64 @@ describe('RouteBreaker', () => {
     expect(down.resumed).toEqual([]);
     expect(Object.keys(down.b.down)).toEqual(['local']);
     down.b.stop();
+  });
+
+  it('an outage on a fallback route holds back the commands that need the route it fell back from (both were down)', async () => {
+    let localUp = false;
+    const fellBack = { persona: 'coordinator', from: 'local', to: 'backup', reason_code: 'MODEL_UNREACHABLE', at_step: 0 };
+    const runs: Record<string, Paused> = { r1: { ...outagePause('backup'), reroutes: [fellBack] } };
+    const { b, resumed } = breaker(runs, {
+      answers: () => localUp,
+      probe: async (route) => (route === 'local' && localUp ? undefined : 'refused'),
+    });
+    let woken = 0;
+    await b.start(() => void (woken += 1));
+    expect(Object.keys(b.down).sort()).toEqual(['backup', 'local']);
+    expect(await b.mayClaim(file('c1.json'))).toBe(false);
+
+    // The primary answers again: queued commands go on; the run waits for the route its outage paused it on.
+    localUp = true;
+    await waitUntil(() => woken > 0);
+    expect(Object.keys(b.down)).toEqual(['backup']);
+    expect(await b.mayClaim(file('c1.json'))).toBe(true);
+    expect(resumed).toEqual([]);
+    b.stop();
+  });
+
+  it('a run that fell back for another reason than an outage (a refused key) does not hold back its first route', async () => {
+    const refused = { persona: 'coordinator', from: 'local', to: 'backup', reason_code: 'MODEL_AUTH_FAILED', at_step: 0 };
+    const runs: Record<string, Paused> = { r1: { status: 'running' } };
+    const { b } = breaker(runs);
+    await b.start(() => undefined);
+    runs.r1 = { ...outagePause('backup'), reroutes: [refused] };
+    await b.afterRun('r1');
+    expect(Object.keys(b.down)).toEqual(['backup']);
+    expect(await b.mayClaim(file('c1.json'))).toBe(true);
+    b.stop();
+  });
+
+  it('after a run, an outage on a fallback route also opens the routes it fell back from', async () => {
+    const fellBack = { persona: 'auditor', from: 'local', to: 'backup', reason_code: 'MODEL_TIMEOUT', at_step: 3 };
+    const runs: Record<string, Paused> = { r1: { status: 'running' } };
+    const { b } = breaker(runs);
+    await b.start(() => undefined);
+    runs.r1 = { ...outagePause('backup'), reroutes: [fellBack] };
+    await b.afterRun('r1');
+    expect(Object.keys(b.down).sort()).toEqual(['backup', 'local']);
+    expect(await b.mayClaim(file('c1.json'))).toBe(false);
+    b.stop();
+  });
+
+  it('holds a decided run back while a route it needs is down, and lets it go once the route answers', async () => {
+    let up = false;
+    const runs: Record<string, Paused> = { r1: outagePause('local') };
+    const { b } = breaker(runs, { answers: () => up, routesOfRun: async (id) => (id === 'r2' ? ['other'] : ['local']) });
+    await b.start(() => undefined);
+    expect(await b.mayResume('r9')).toBe(false);
+    expect(await b.mayResume('r2')).toBe(true);
+    up = true;
+    await waitUntil(() => Object.keys(b.down).length === 0);
+    expect(await b.mayResume('r9')).toBe(true);
+    b.stop();
   });
 });

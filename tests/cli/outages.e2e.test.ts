@@ -140,11 +140,14 @@ describe("an outage is not the council's doubt", () => {
     expect(r.code, r.stderr).toBe(0);
     const listed = JSON.parse((await runCli(['runs', '--json'], { cwd: ws.dir })).stdout) as Array<Record<string, unknown>>;
     const row = listed.find((x) => x.run_id === r.out.run_id);
+    // The primary served the mediator's classification (a model call like any other) and the first two council calls.
+    expect(flaky.server.classifyRequests).toHaveLength(1);
     expect(row?.served_by).toEqual([
-      { route: 'primary', model: 'primary/test-model', calls: 2 },
+      { route: 'primary', model: 'primary/test-model', calls: 3 },
       { route: 'backup', model: 'backup/test-model', calls: 5 },
     ]);
-    const label = 'primary/test-model (2 calls) → backup/test-model (5 calls)';
+    expect(row?.calls).toBe(8);
+    const label = 'primary/test-model (3 calls) → backup/test-model (5 calls)';
     expect(row?.model).toBe(label);
     expect((await runCli(['runs'], { cwd: ws.dir })).stdout).toContain(label);
     const shown = (await runCli(['show', r.out.run_id, '--raw'], { cwd: ws.dir })).stdout;

@@ -53,6 +53,28 @@ describe('WatchReporter', () => {
     );
   });
 
+  it('does not say a person decided a run that resumes on its own (a route that answers again resumes its outage pauses)', () => {
+    const io = fakeIo({ NO_COLOR: '1' });
+    const reporter = new WatchReporter(io, { output: pickWatchOutput(io, false) });
+    reporter.onEvent({
+      kind: 'claimed',
+      state: 'EXECUTING_TASK',
+      from: 'AWAITING_COMMAND',
+      run_id: RUN,
+      source: 'c.json',
+      resume: 'decision',
+    });
+    expect(io.out()).toBe(`EXECUTING_TASK ${RUN} ← c.json (continuing after a decision on its pause, from its checkpoint)\n`);
+  });
+
+  it('--once that stops with commands still queued says how many, not that the queue is empty', () => {
+    const io = fakeIo({ NO_COLOR: '1' });
+    const reporter = new WatchReporter(io, { output: pickWatchOutput(io, false) });
+    reporter.onEvent({ kind: 'stopped', state: 'STOPPED', from: 'AWAITING_COMMAND', reason: 'once', left: 3 });
+    reporter.onEvent({ kind: 'stopped', state: 'STOPPED', from: 'AWAITING_COMMAND', reason: 'once', left: 0 });
+    expect(io.out()).toBe('STOPPED with 3 command(s) left in commands/ (--once)\nSTOPPED the queue is empty (--once)\n');
+  });
+
   it('with --json, prints one NDJSON object per transition (steps are not transitions)', () => {
     const io = fakeIo();
     const reporter = new WatchReporter(io, { output: pickWatchOutput(io, true), now: () => new Date('2026-01-01T00:00:00Z') });

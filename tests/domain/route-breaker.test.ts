@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  routesOfOutage,
   dueProbes,
   isOutageFailure,
   outageOfDetails,
@@ -41,5 +42,13 @@ describe('the circuit breaker of a route', () => {
     b = routeRecovered(b, 'local');
     expect(b).toEqual({});
     expect(untilNextProbe(b, t0)).toBeUndefined();
+  });
+
+  it('an outage on a fallback shows down the routes fallen back from on an outage, along the chain, not those left for a refusal', () => {
+    const hop = (from: string, to: string, reason_code = 'MODEL_UNREACHABLE') => ({ from, to, reason_code });
+    expect(routesOfOutage('c', [hop('a', 'b', 'MODEL_SERVER_ERROR'), hop('b', 'c', 'MODEL_TIMEOUT')])).toEqual(['c', 'b', 'a']);
+    expect(routesOfOutage('b', [hop('a', 'b', 'MODEL_AUTH_FAILED')])).toEqual(['b']);
+    expect(routesOfOutage('b', [hop('x', 'y')])).toEqual(['b']);
+    expect(routesOfOutage('b')).toEqual(['b']);
   });
 });

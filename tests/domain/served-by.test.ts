@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { servedBy, servedLabel } from '../../src/domain/served-by.js';
+import { servedBy, servedByRun, servedLabel } from '../../src/domain/served-by.js';
 
 const step = (model: string, calls = 1, route?: string) => ({
   model,
@@ -18,5 +18,16 @@ describe('which route and model served a run', () => {
     expect(servedLabel('local/a', served.slice(1))).toBe('backup/b');
     expect(servedLabel('local/a', [])).toBe('local/a');
     expect(servedLabel(undefined, [])).toBeNull();
+  });
+
+  it("counts the mediator's classification as a call of the route and model that answered it", () => {
+    const classification = { model: 'local/a', calls: 2, usage: { prompt_tokens: 10, completion_tokens: 5 } };
+    const steps = [step('local/a', 1, 'local'), step('backup/b', 3)];
+    expect(servedByRun({ steps, classification })).toEqual([
+      { route: 'local', model: 'local/a', calls: 3 },
+      { route: 'backup', model: 'backup/b', calls: 3 },
+    ]);
+    expect(servedByRun({ steps: [], classification })).toEqual([{ route: 'local', model: 'local/a', calls: 2 }]);
+    expect(servedByRun({ steps })).toEqual(servedBy(steps));
   });
 });

@@ -29,6 +29,23 @@ describe('renderTranscript: the story of a run', () => {
     expect(text).toContain('- Artifact: outputs/run.md');
   });
 
+  it("counts the mediator's classification in the header's calls and tokens, as every other view does", () => {
+    const classification = { model: 'offline/offline-rehearsal-v1', calls: 1, usage: { prompt_tokens: 30, completion_tokens: 4 } };
+    const text = renderTranscript(aRunState({ status: 'completed', steps, classification }));
+    expect(text).toContain('- Model calls: 6 · 280 prompt + 29 completion tokens');
+  });
+
+  it("lists the mediator's classification first in the transcript, with the route and model that answered it", () => {
+    const classification = { model: 'local/m', calls: 2, usage: { prompt_tokens: 30, completion_tokens: 4 } };
+    const advice = { side_effects: ['send'], high_stakes: [], ambiguous: false };
+    const text = section(renderTranscript(aRunState({ steps, classification, advice })), 'Transcript');
+    expect(text.indexOf('###')).toBe(text.indexOf('### mediator · task classification'));
+    expect(text).toContain('_local/m · 2 calls_');
+    expect(text).toContain('side effects: send · high stakes: none · ambiguous: no');
+    expect(text.indexOf('### mediator')).toBeLessThan(text.indexOf('### alpha · round 1'));
+    expect(section(renderTranscript(aRunState({ steps })), 'Transcript')).not.toContain('### mediator');
+  });
+
   it('shows every reply in order, with its knowledge requests, and says when a reply was empty or took more calls', () => {
     const text = section(renderTranscript(aRunState({ steps })), 'Transcript');
     expect(text.indexOf('### alpha · round 1')).toBeLessThan(text.indexOf('### beta · round 1'));

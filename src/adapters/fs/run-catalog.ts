@@ -1,4 +1,4 @@
-import { servedBy, servedLabel, type ServedBy } from '../../domain/served-by.js';
+import { servedByRun, servedLabel, type ServedBy } from '../../domain/served-by.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Price } from '../../domain/budget.js';
@@ -117,8 +117,8 @@ export function fromState(state: RunState, prices: Readonly<Record<string, Price
     source: screenText(state.source),
     task: taskLine(state.command.task_description),
     redacted: state.command_redacted ?? [],
-    model: servedLabel(state.plan?.model, servedBy(state.steps)),
-    served_by: servedBy(state.steps),
+    model: servedLabel(state.plan?.model, servedByRun(state)),
+    served_by: servedByRun(state),
     calls: usage.calls,
     prompt_tokens: usage.prompt_tokens,
     completion_tokens: usage.completion_tokens,

@@ -80,6 +80,8 @@ interface StateView {
   artifact?: string;
   summary?: string;
   steps?: unknown[];
+  /** The mediator's classification: its calls count with the council's. */
+  classification?: unknown;
   decision?: { reason_code?: string };
   pause?: { layer?: string; reason_code?: string; message?: string; requested_at?: string; outage?: { route?: string } };
   /** Known only from its audit log (no checkpoint). */
@@ -188,7 +190,7 @@ function recentEntry(s: StateView): WorkspaceStatus['recent'][number] {
     updated_at: s.updated_at ?? '',
     artifact: s.artifact ?? null,
     summary: s.summary === undefined ? null : screenText(s.summary.split('\n')[0] ?? ''),
-    usage: usageOf(s.steps),
+    usage: usageOf(s.classification === undefined ? s.steps : [s.classification, ...(s.steps ?? [])]),
   };
 }
 
