@@ -139,7 +139,10 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
       }
       // A route is down: the commands stay queued (for a worker whose routes answer) until it is back.
       if (this.#o.routeGate && !(await this.#o.routeGate.mayClaim())) {
-        if (this.#o.once) break;
+        if (this.#o.once) {
+          this.#notice(null, 'a route this worker uses is down: --once stops here, and the queued commands stay in the engine');
+          break;
+        }
         await this.#idle(session);
         continue;
       }

@@ -65,7 +65,7 @@ export function formatStatus(s: WorkspaceStatus & { routes_down?: readonly Route
     const owner = f.owner_alive
       ? `running in pid ${f.owner_pid}`
       : `its watcher is gone — the next "maestro watch" resumes it, or now: maestro run --resume ${f.run_id}`;
-    lines.push(`  ${c.dim(f.run_id)} ${f.source} · ${f.steps_done} model call(s) done · ${owner}`);
+    lines.push(`  ${c.dim(f.run_id)} ${f.source} · ${f.steps_done} step(s) done · ${owner}`);
     for (const w of f.waiting) {
       lines.push(`    ${c.yellow('waiting')} ${w.persona}'s call, for route "${w.route}" (${w.limit}) since ${w.since}`);
     }

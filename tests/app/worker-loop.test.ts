@@ -188,6 +188,23 @@ describe('WorkerLoop', () => {
     await running;
   });
 
+  it('with --once and a route down, stops saying so and leaves the commands queued', async () => {
+    const app = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
+    const session = new FakeSession([workClaim('w-1')]);
+    const gate: RouteGate = {
+      start: async () => undefined,
+      mayClaim: async () => false,
+      afterRun: async () => undefined,
+      stop: () => undefined,
+    };
+    const { loop, events } = worker(app, session, { once: true, routeGate: gate });
+    await loop.run();
+    expect(events.filter((e) => e.kind === 'claimed')).toHaveLength(0);
+    expect(session.queue).toHaveLength(1);
+    const said = events.filter((e) => e.kind === 'notice').map((e) => (e as { message: string }).message);
+    expect(said).toContainEqual(expect.stringContaining('a route this worker uses is down: --once stops here'));
+  });
+
   it('an engine away for several tries after a session broke: one line when lost, one when back, and the queued work still runs', async () => {
     const app = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
     const broken = new FakeSession([]);
