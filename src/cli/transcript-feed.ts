@@ -14,18 +14,8 @@ export type TranscriptEvent =
   | { kind: 'step_started'; run_id: string; step_id: string; step: string; persona: string; round: number; rounds: number }
   /** A piece of a reply as it arrives, screened; the pieces of one step joined are its live text. */
   | { kind: 'text'; run_id: string; step_id: string; persona: string; delta: string }
-  | {
-      kind: 'knowledge';
-      run_id: string;
-      step_id: string;
-      persona: string;
-      action: string;
-      argument: string;
-      status: string;
-      reason_code: string;
-      path?: string;
-      message?: string;
-    }
+  /** A knowledge request and its outcome, as the run reports it (its argument already screened). */
+  | Extract<ProgressEvent, { kind: 'knowledge' }>
   | {
       kind: 'step_finished';
       run_id: string;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Sha256Hex, type AuditRecord, type UnchainedAuditRecord } from './audit.js';
+import { AUDIT_HEADER_FIELDS, Sha256Hex, type AuditRecord, type UnchainedAuditRecord } from './audit.js';
 
 /** Hex SHA-256 of a UTF-8 string; injected so the domain stays free of `node:crypto`. */
 export type Sha256 = (text: string) => string;
@@ -8,22 +8,7 @@ export type Sha256 = (text: string) => string;
 export const GENESIS_HASH = '0'.repeat(64);
 
 /** Top-level field order of a written record; nested objects are written with sorted keys. */
-const FIELD_ORDER = [
-  'v',
-  'run_id',
-  'seq',
-  'ts',
-  'event',
-  'layer',
-  'decision',
-  'reason_code',
-  'sealed',
-  'overrideable',
-  'final_decider',
-  'details',
-  'prev_hash',
-  'hash',
-] as const;
+const FIELD_ORDER = [...AUDIT_HEADER_FIELDS, 'details', 'prev_hash', 'hash'] as const;
 
 /**
  * JSON with object keys sorted (by UTF-16 code unit), no whitespace, `undefined` members left out.

@@ -1,4 +1,4 @@
-import { AUDIT_REDACTION_FAILED, type UnchainedAuditRecord } from './audit.js';
+import { AUDIT_HEADER_FIELDS, AUDIT_REDACTION_FAILED, type UnchainedAuditRecord } from './audit.js';
 import type { Sha256 } from './audit-chain.js';
 import { AppError } from './errors.js';
 import { isSecretCategory, SENSITIVE_CATEGORIES, type SensitiveCategory } from './sensitive/categories.js';
@@ -119,21 +119,6 @@ export function hasEmailLikeToken(text: string): boolean {
   return EMAIL_LIKE.test(text);
 }
 
-/** Fields that must come out of the sanitizer exactly as they went in. */
-const FIXED_FIELDS = [
-  'v',
-  'run_id',
-  'seq',
-  'ts',
-  'event',
-  'layer',
-  'decision',
-  'reason_code',
-  'sealed',
-  'overrideable',
-  'final_decider',
-] as const;
-
 const MAX_DEPTH = 32;
 /** How much of a value its key can influence (`aws_secret_access_key=<40 chars>` is only a secret in context). */
 const KEY_CONTEXT_CHARS = 128;
@@ -146,7 +131,7 @@ const KEY_CONTEXT_CHARS = 128;
  */
 export function sanitizeAuditRecord(record: UnchainedAuditRecord, deps: SanitizerDeps): UnchainedAuditRecord {
   const out = sanitizeValue(record, undefined, deps, 0) as Record<string, unknown>;
-  for (const field of FIXED_FIELDS) {
+  for (const field of AUDIT_HEADER_FIELDS) {
     if (out[field] !== record[field]) throw new AuditRedactionError(`the record field "${field}" would change under redaction`);
   }
   return out as UnchainedAuditRecord;

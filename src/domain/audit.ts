@@ -12,6 +12,24 @@ export const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
 export const AuditDetails = z.record(z.string(), z.unknown());
 export type AuditDetails = z.infer<typeof AuditDetails>;
 
+/**
+ * The fields every record has before its details and its chain, in the order they are written. The
+ * sanitizer must leave each exactly as it was; the chain writes them first, in this order.
+ */
+export const AUDIT_HEADER_FIELDS = [
+  'v',
+  'run_id',
+  'seq',
+  'ts',
+  'event',
+  'layer',
+  'decision',
+  'reason_code',
+  'sealed',
+  'overrideable',
+  'final_decider',
+] as const;
+
 /** One line of `.maestro/audit/<run_id>.jsonl`. */
 export const AuditRecord = z.strictObject({
   v: z.literal(AUDIT_SCHEMA_VERSION),

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClaimLostError, PgEngine } from '../../../src/adapters/pg/engine.js';
+import { describe, expect, it } from 'vitest';
+import { ClaimLostError, type PgEngine } from '../../../src/adapters/pg/engine.js';
 import { PgQueue, PgWorkerSession } from '../../../src/adapters/pg/queue.js';
 import { PgRunLedger } from '../../../src/adapters/pg/run-ledger.js';
 import { settleClaim, type RunClaimDeps } from '../../../src/app/run-claim.js';
@@ -7,40 +7,13 @@ import type { RunDeps, RunOutcome } from '../../../src/app/run-deps.js';
 import { auditEvent } from '../../../src/domain/audit.js';
 import { runDecision, systemStopDecision } from '../../../src/domain/decision.js';
 import type { RunEvent } from '../../../src/domain/run-machine.js';
-import { RUN_STATE_VERSION, type RunState } from '../../../src/domain/run-state.js';
-import { testPostgres, type EmbeddedPostgres } from '../../helpers/embedded-postgres.mjs';
+import { aPgRunState, useMigratedEngine } from '../../helpers/pg-engine.js';
 
-let server: EmbeddedPostgres;
 let engine: PgEngine;
-const clock = { now: () => new Date('2026-01-01T00:00:00Z') };
-
-beforeAll(async () => {
-  server = await testPostgres();
-  engine = PgEngine.open(server.url, { max: 4 });
-  await engine.migrate();
-}, 60_000);
-
-afterAll(async () => {
-  await engine?.close();
-  await server?.stop();
+useMigratedEngine({ max: 4 }, (opened) => {
+  engine = opened;
 });
-
-function aState(runId: string): RunState {
-  return {
-    schemaVersion: RUN_STATE_VERSION,
-    run_id: runId,
-    status: 'running',
-    created_at: '2026-01-01T00:00:00.000Z',
-    updated_at: '2026-01-01T00:00:00.000Z',
-    source: `${runId}.json`,
-    task_sha256: 'a'.repeat(64),
-    command: { task_description: 'x', input_artifacts: [], config: {} } as unknown as RunState['command'],
-    steps: [],
-    trail: [],
-    reroutes: [],
-    hitl: [],
-  };
-}
+const clock = { now: () => new Date('2026-01-01T00:00:00Z') };
 
 function ended(status: 'completed' | 'error'): Extract<RunEvent, { type: 'finished' | 'failed' }> {
   if (status === 'error')
@@ -63,7 +36,7 @@ async function endedOnWorker(runId: string, status: 'completed' | 'error') {
   const losses: string[] = [];
   const fence = session.fence(claim, (why) => losses.push(why));
   const run = await new PgRunLedger({ engine, clock, fence }).open(runId);
-  await run.commit({ start: aState(runId) });
+  await run.commit({ start: aPgRunState(runId) });
   const event = ended(status);
   await run.commit({ event, records: [auditEvent('RUN_FINISHED', event.decision)] });
   const deps = { claims: session.claimsFor(claim, fence), run: {} as RunDeps } satisfies RunClaimDeps;

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClaimLostError, PgEngine } from '../../../src/adapters/pg/engine.js';
+import { describe, expect, it } from 'vitest';
+import { ClaimLostError, type PgEngine } from '../../../src/adapters/pg/engine.js';
 import { PgLoopPolicyStore } from '../../../src/adapters/pg/loop-policy-store.js';
 import { MAX_STALLS, PgQueue, PgWorkerSession } from '../../../src/adapters/pg/queue.js';
 import { readPgAuditRun } from '../../../src/adapters/pg/audit-log.js';
@@ -9,40 +9,14 @@ import { auditEvent } from '../../../src/domain/audit.js';
 import { pauseDecision, runDecision } from '../../../src/domain/decision.js';
 import { recordPause } from '../../../src/domain/loop-policy/workspace-loop.js';
 import type { RunEvent } from '../../../src/domain/run-machine.js';
-import { RUN_STATE_VERSION, type RunState } from '../../../src/domain/run-state.js';
-import { testPostgres, type EmbeddedPostgres } from '../../helpers/embedded-postgres.mjs';
+import type { RunState } from '../../../src/domain/run-state.js';
+import { aPgRunState, useMigratedEngine } from '../../helpers/pg-engine.js';
 
-let server: EmbeddedPostgres;
 let engine: PgEngine;
-const clock = { now: () => new Date('2026-01-01T00:00:00Z') };
-
-beforeAll(async () => {
-  server = await testPostgres();
-  engine = PgEngine.open(server.url, { max: 8 });
-  await engine.migrate();
-}, 60_000);
-
-afterAll(async () => {
-  await engine?.close();
-  await server?.stop();
+useMigratedEngine({ max: 8 }, (opened) => {
+  engine = opened;
 });
-
-function aState(runId: string, status: RunState['status'] = 'running'): RunState {
-  return {
-    schemaVersion: RUN_STATE_VERSION,
-    run_id: runId,
-    status,
-    created_at: '2026-01-01T00:00:00.000Z',
-    updated_at: '2026-01-01T00:00:00.000Z',
-    source: `${runId}.json`,
-    task_sha256: 'a'.repeat(64),
-    command: { task_description: 'x', input_artifacts: [], config: {} } as unknown as RunState['command'],
-    steps: [],
-    trail: [],
-    reroutes: [],
-    hitl: [],
-  };
-}
+const clock = { now: () => new Date('2026-01-01T00:00:00Z') };
 
 const decided: RunEvent = { type: 'decided', decision: runDecision('arbitration', 'ARBITRATION_PROCEED') };
 const finished = {
@@ -81,7 +55,7 @@ describe('claims and fences', () => {
     const fence = first.fence(claim!, (why) => losses.push(why));
     const ledger = new PgRunLedger({ engine, clock, fence });
     const run = await ledger.open('fenced-1');
-    await run.commit({ start: aState('fenced-1') });
+    await run.commit({ start: aPgRunState('fenced-1') });
 
     await first.close(); // as a crash would: its connection ends
     await expect(run.commit({ event: decided })).rejects.toBeInstanceOf(ClaimLostError);
@@ -104,7 +78,7 @@ describe('claims and fences', () => {
     const ledger = new PgRunLedger({ engine, clock });
     const run = await ledger.open('one-tx-1');
     await run.commit({
-      start: aState('one-tx-1'),
+      start: aPgRunState('one-tx-1'),
       files: [{ name: 'command.json', content: '{}' }],
       records: [auditEvent('COMMAND_VALID', runDecision('validation', 'SPEC_OK'))],
     });
@@ -177,7 +151,7 @@ describe('claims and fences', () => {
 describe('what the engine keeps is screened', () => {
   const EMAIL = 'jane.doe@example.com';
   const raw = (runId: string, status: RunState['status']): RunState => ({
-    ...aState(runId, status),
+    ...aPgRunState(runId, status),
     command: { task_description: `Write to ${EMAIL}`, input_artifacts: [], config: {} } as unknown as RunState['command'],
     ...(status === 'paused'
       ? {
