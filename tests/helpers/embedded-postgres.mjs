@@ -45,7 +45,7 @@ async function packagedNative() {
 /** A copy of the binaries readable by everyone, made once per version (atomic rename). */
 async function runtimeCopy() {
   const { native, version } = await packagedNative();
-  const target = path.join(os.tmpdir(), `maestro-embedded-pg-${version}`);
+  const target = path.join(process.env.MAESTRO_TEST_PG_CACHE ?? os.tmpdir(), `maestro-embedded-pg-${version}`);
   if (
     await stat(path.join(target, 'bin', 'postgres')).then(
       () => true,
@@ -53,7 +53,7 @@ async function runtimeCopy() {
     )
   )
     return target;
-  const staging = await mkdtemp(path.join(os.tmpdir(), 'maestro-embedded-pg-staging-'));
+  const staging = await mkdtemp(path.join(process.env.MAESTRO_TEST_PG_CACHE ?? os.tmpdir(), 'maestro-embedded-pg-staging-'));
   for (const part of ['bin', 'lib', 'share']) {
     await cp(path.join(native, part), path.join(staging, part), {
       recursive: true,
