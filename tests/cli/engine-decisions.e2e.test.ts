@@ -2,12 +2,11 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { engineWorkspace } from '../../bench/pg-cluster.mjs';
 import { PgEngine } from '../../src/adapters/pg/engine.js';
 import { PgRunLocks } from '../../src/adapters/pg/run-locks.js';
 import { RunBusyError } from '../../src/domain/errors.js';
 import { runCli, spawnCli } from '../fakes/cli.js';
-import { useEngine } from '../helpers/engine.js';
+import { engineWorkspace, useEngine } from '../helpers/engine.js';
 
 // Issue 23, point 5, with an engine: decisions taken on any machine exclude each other in PostgreSQL.
 const { database, workspace } = useEngine();

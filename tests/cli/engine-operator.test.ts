@@ -2,9 +2,9 @@ import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { dropCommand, engineLedger, engineWorkspace, startIntake, startWorker } from '../../bench/pg-cluster.mjs';
+import { dropCommand, engineLedger, startIntake, startWorker } from '../../bench/pg-cluster.mjs';
 import { runCli } from '../fakes/cli.js';
-import { useEngine } from '../helpers/engine.js';
+import { engineWorkspace, useEngine } from '../helpers/engine.js';
 
 // Issue 27: the engine's commands as an operator uses them, in-process through `main(argv, io)`.
 const { database, server, started, workspace } = useEngine({ ownServer: true });

@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { cli, dropCommand, engineLedger, engineWorkspace, ROOT, startIntake, startWorker } from '../../bench/pg-cluster.mjs';
-import { useEngine } from '../helpers/engine.js';
+import { dropCommand, engineLedger, ROOT, startIntake, startWorker } from '../../bench/pg-cluster.mjs';
+import { cliHere, engineWorkspace, useEngine } from '../helpers/engine.js';
 
 const { database, server, started, workspace } = useEngine({ ownServer: true });
 
@@ -33,23 +33,23 @@ describe('maestro engine migrate', () => {
     await cp(path.join(ROOT, 'personas'), path.join(ws, 'personas'), { recursive: true });
     const env = { MAESTRO_ENGINE_URL: url };
 
-    const refused = cli(['worker', '--once', '--workspace', ws], env);
+    const refused = await cliHere(['worker', '--once', '--workspace', ws], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('schema version 0, this maestro needs 1: run "maestro engine migrate" first');
-    expect(cli(['engine', 'status', '--workspace', ws], env).code).toBe(1);
+    expect((await cliHere(['engine', 'status', '--workspace', ws], env)).code).toBe(1);
 
-    const first = cli(['engine', 'migrate', '--workspace', ws], env);
+    const first = await cliHere(['engine', 'migrate', '--workspace', ws], env);
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('migration 1:');
-    const again = cli(['engine', 'migrate', '--workspace', ws], env);
+    const again = await cliHere(['engine', 'migrate', '--workspace', ws], env);
     expect(again.stdout).toContain('(nothing to do)');
     expect(await query(url, 'SELECT version FROM maestro_migrations')).toEqual([{ version: 1 }]);
-    expect(cli(['engine', 'status', '--json', '--workspace', ws], env).stdout).toContain('"ready":true');
+    expect((await cliHere(['engine', 'status', '--json', '--workspace', ws], env)).stdout).toContain('"ready":true');
 
-    const noEngine = cli(['worker', '--once', '--workspace', ws], { MAESTRO_ENGINE_URL: '' });
+    const noEngine = await cliHere(['worker', '--once', '--workspace', ws], { MAESTRO_ENGINE_URL: '' });
     expect(noEngine.code).toBe(2);
     expect(noEngine.stderr).toContain('this workspace has no engine');
-    expect(cli(['worker', '--workspace', ws], { MAESTRO_ENGINE_URL: 'mysql://x' }).stderr).toContain('must be a postgres://');
+    expect((await cliHere(['worker', '--workspace', ws], { MAESTRO_ENGINE_URL: 'mysql://x' })).stderr).toContain('must be a postgres://');
   }, 60_000);
 });
 
@@ -84,29 +84,31 @@ describe('an intake and workers on one engine', () => {
     // Nothing of the runs is in the workspace's files: the engine holds them.
     expect(await listDir(path.join(ws, '.maestro', 'audit'))).toEqual([]);
 
-    const status = JSON.parse(cli(['status', '--json', '--workspace', ws]).stdout) as {
+    const status = JSON.parse((await cliHere(['status', '--json', '--workspace', ws])).stdout) as {
       engine: { workers: { name: string }[]; queue: Record<string, number> };
     };
     expect(status.engine.workers.map((w) => w.name).sort()).toEqual(['a', 'b']);
     expect(status.engine.queue).toMatchObject({ queued: 0, running: 0, done: 4, rejected: 1 });
 
-    const verified = cli(['audit', 'verify', '--all', '--workspace', ws]);
+    const verified = await cliHere(['audit', 'verify', '--all', '--workspace', ws]);
     expect(verified.code).toBe(0);
     expect(verified.stdout).toContain('5 log(s): 5 OK');
     const out = await mkdtemp(path.join(os.tmpdir(), 'maestro-export-'));
-    expect(cli(['audit', 'export', '--all', '--out', out, '--workspace', ws]).code).toBe(0);
+    expect((await cliHere(['audit', 'export', '--all', '--out', out, '--workspace', ws])).code).toBe(0);
     expect((await listDir(out)).filter((n) => n.endsWith('.jsonl'))).toHaveLength(5);
     // The exported files are the chain itself: they verify as a workspace's files.
     const plain = workspace(await mkdtemp(path.join(os.tmpdir(), 'maestro-plain-')));
     await mkdir(path.join(plain, '.maestro'), { recursive: true });
     await cp(out, path.join(plain, '.maestro', 'audit'), { recursive: true });
     await writeFile(path.join(plain, 'maestro.config.json'), '{}\n');
-    expect(cli(['audit', 'verify', '--all', '--workspace', plain], { MAESTRO_ENGINE_URL: '' }).stdout).toContain('5 log(s): 5 OK');
+    expect((await cliHere(['audit', 'verify', '--all', '--workspace', plain], { MAESTRO_ENGINE_URL: '' })).stdout).toContain(
+      '5 log(s): 5 OK',
+    );
 
     // An edit in the engine is caught like an edit in a file.
     const runId = String(results.find((e) => e.source === 'c0.json')?.run_id);
     await query(url, `UPDATE maestro_audit SET line = replace(line, '"layer":"validation"', '"layer":"queue"') WHERE run_id = $1`, [runId]);
-    const tampered = cli(['audit', 'verify', runId, '--workspace', ws]);
+    const tampered = await cliHere(['audit', 'verify', runId, '--workspace', ws]);
     expect(tampered.code).toBe(1);
     expect(tampered.stdout).toContain('edited');
     // Put back as it was, it verifies again (and the suite-wide invariant check sees the true log).
@@ -115,7 +117,7 @@ describe('an intake and workers on one engine', () => {
       `UPDATE maestro_audit SET line = replace(line, '"layer":"queue","decision":"RUN","reason_code":"SPEC_OK"', '"layer":"validation","decision":"RUN","reason_code":"SPEC_OK"') WHERE run_id = $1`,
       [runId],
     );
-    expect(cli(['audit', 'verify', runId, '--workspace', ws]).code).toBe(0);
+    expect((await cliHere(['audit', 'verify', runId, '--workspace', ws])).code).toBe(0);
   }, 90_000);
 
   it('a pause on worker A, decided from the intake machine, resumes on worker B with no model call repeated', async () => {
@@ -133,7 +135,7 @@ describe('an intake and workers on one engine', () => {
     a.kill('SIGTERM');
     expect((await a.exited).code).toBe(0);
 
-    const status = cli(['status', '--workspace', ws]).stdout;
+    const status = (await cliHere(['status', '--workspace', ws])).stdout;
     expect(status).toContain('paused     1 cluster-wide');
     expect(status).toContain(runId);
     const calls = async (): Promise<number> =>
@@ -149,7 +151,7 @@ describe('an intake and workers on one engine', () => {
 
     const b = started(startWorker(ws, 'B'));
     await b.waitFor('worker B', (e) => e.kind === 'started');
-    const decided = cli(['hitl', 'decide', runId, 'continue', '--workspace', ws]);
+    const decided = await cliHere(['hitl', 'decide', runId, 'continue', '--workspace', ws]);
     expect(decided.code).toBe(0);
     expect(decided.stdout).toContain('queued in the engine');
 
@@ -162,7 +164,7 @@ describe('an intake and workers on one engine', () => {
       (r) => (JSON.parse(r.line) as { event: string }).event,
     );
     expect(events).toEqual(expect.arrayContaining(['HITL_REQUESTED', 'HITL_DECIDED', 'RUN_RESUMED', 'RUN_FINISHED']));
-    expect(cli(['audit', 'verify', runId, '--workspace', ws]).code).toBe(0);
+    expect((await cliHere(['audit', 'verify', runId, '--workspace', ws])).code).toBe(0);
   }, 90_000);
 
   it("a worker whose copy of an input differs from the intake's pauses the run with the reason", async () => {
@@ -180,7 +182,7 @@ describe('an intake and workers on one engine', () => {
     await dropCommand(ws, 'review.json', task('Review the plan in plan.md and list the risks', { input_artifacts: ['plan.md'] }));
     const paused = await intake.waitFor('the pause', (e) => e.kind === 'finished');
     expect(paused.status).toBe('paused');
-    const shown = cli(['hitl', 'show', String(paused.run_id), '--json', '--workspace', ws]);
+    const shown = await cliHere(['hitl', 'show', String(paused.run_id), '--json', '--workspace', ws]);
     const pause = (JSON.parse(shown.stdout) as { pause: { layer: string; message: string } }).pause;
     expect(pause.layer).toBe('consistency');
     expect(pause.message).toContain('plan.md');
@@ -227,6 +229,6 @@ describe('an intake and workers on one engine', () => {
     expect(ledger.runs.filter((r) => r.finished !== 1 || r.artifacts !== 1 || r.sessions !== 1)).toEqual([]);
     expect(ledger.repeatedSteps).toBe(0);
     expect(await listDir(path.join(ws, 'outputs'))).toHaveLength(6);
-    expect(cli(['audit', 'verify', '--all', '--workspace', ws]).code).toBe(0);
+    expect((await cliHere(['audit', 'verify', '--all', '--workspace', ws])).code).toBe(0);
   }, 90_000);
 });
