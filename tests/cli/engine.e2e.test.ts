@@ -57,9 +57,10 @@ describe('an intake and workers on one engine', () => {
   it('runs dropped commands on the workers, writes the artifacts back, rejects the invalid, and keeps a verifiable audit log in the engine', async () => {
     const url = await database();
     const ws = workspace(await engineWorkspace(url));
+    // The workers start beside the intake (they need only the engine), not after it.
     const intake = started(startIntake(ws));
-    await intake.waitFor('the intake', (e) => e.kind === 'started');
     const workers = [started(startWorker(ws, 'a')), started(startWorker(ws, 'b'))];
+    await intake.waitFor('the intake', (e) => e.kind === 'started');
     for (let i = 0; i < 4; i++) await dropCommand(ws, `c${i}.json`, task(`Review rollout plan ${i} and list the risks`));
     await dropCommand(ws, 'bad.json', { task_description: 5 });
     await intake.waitFor('five results', () => intake.events.filter((e) => e.kind === 'finished').length === 5);
@@ -124,9 +125,12 @@ describe('an intake and workers on one engine', () => {
     const url = await database();
     const ws = workspace(await engineWorkspace(url));
     const intake = started(startIntake(ws));
-    await intake.waitFor('the intake', (e) => e.kind === 'started');
     const a = started(startWorker(ws, 'A'));
+    await intake.waitFor('the intake', (e) => e.kind === 'started');
     await dropCommand(ws, 'risky.json', task('The requirements are unclear: decide the vendor'));
+    await a.waitFor('A to take it', (e) => e.kind === 'claimed');
+    // B starts while A runs (so its start-up is not waited for later); the run is A's already.
+    const b = started(startWorker(ws, 'B'));
     const paused = await intake.waitFor('the pause', (e) => e.kind === 'finished');
     expect(paused).toMatchObject({ source: 'risky.json', status: 'paused' });
     const runId = String(paused.run_id);
@@ -149,7 +153,6 @@ describe('an intake and workers on one engine', () => {
     const before = Number(await calls());
     expect(before).toBeGreaterThan(0);
 
-    const b = started(startWorker(ws, 'B'));
     await b.waitFor('worker B', (e) => e.kind === 'started');
     const decided = await cliHere(['hitl', 'decide', runId, 'continue', '--workspace', ws]);
     expect(decided.code).toBe(0);
@@ -177,8 +180,8 @@ describe('an intake and workers on one engine', () => {
     await cp(path.join(ws, 'maestro.config.json'), path.join(remote, 'maestro.config.json'));
     await writeFile(path.join(remote, 'plan.md'), '# Plan\nMove the billing service on Friday.\n');
     const intake = started(startIntake(ws));
-    await intake.waitFor('the intake', (e) => e.kind === 'started');
     started(startWorker(remote, 'remote'));
+    await intake.waitFor('the intake', (e) => e.kind === 'started');
     await dropCommand(ws, 'review.json', task('Review the plan in plan.md and list the risks', { input_artifacts: ['plan.md'] }));
     const paused = await intake.waitFor('the pause', (e) => e.kind === 'finished');
     expect(paused.status).toBe('paused');
@@ -193,16 +196,26 @@ describe('an intake and workers on one engine', () => {
   it('the engine restarted mid-run: workers reconnect and every command completes once', async () => {
     const url = await database();
     const ws = workspace(await engineWorkspace(url));
-    const intake = started(startIntake(ws));
-    await intake.waitFor('the intake', (e) => e.kind === 'started');
-    const env = { MAESTRO_OFFLINE_DELAY_MS: '100' };
+    // Reconnect tries 50 ms apart at first (production: 250 ms, then doubling): the outage is the
+    // same, only the wait after the engine is back is shorter.
+    const retry = { MAESTRO_ENGINE_RETRY_MS: '50' };
+    const env = { MAESTRO_OFFLINE_DELAY_MS: '100', ...retry };
+    const intake = started(startIntake(ws, [], retry));
     const workers = [started(startWorker(ws, 'r1', env)), started(startWorker(ws, 'r2', env))];
-    for (let i = 0; i < 6; i++) await dropCommand(ws, `r${i}.json`, task(`Restart task ${i}: review the plan and list the risks`));
+    await intake.waitFor('the intake', (e) => e.kind === 'started');
+    // Four commands for two workers: each worker is mid-run when the engine goes, and two more wait
+    // queued through the restart (six made the same two cases, three runs longer).
+    const COMMANDS = 4;
+    for (let i = 0; i < COMMANDS; i++) await dropCommand(ws, `r${i}.json`, task(`Restart task ${i}: review the plan and list the risks`));
     await workers[0]!.waitFor('a run under way', (e) => e.kind === 'claimed');
     await new Promise((r) => setTimeout(r, 250)); // a few model calls into it
     await server().restart(500);
     await intake
-      .waitFor('six results', () => new Set(intake.events.filter((e) => e.kind === 'finished').map((e) => e.source)).size === 6, 60_000)
+      .waitFor(
+        'every result',
+        () => new Set(intake.events.filter((e) => e.kind === 'finished').map((e) => e.source)).size === COMMANDS,
+        60_000,
+      )
       .catch(async (error: Error) => {
         const queue = await query(
           url,
@@ -228,7 +241,7 @@ describe('an intake and workers on one engine', () => {
     const ledger = await engineLedger(url);
     expect(ledger.runs.filter((r) => r.finished !== 1 || r.artifacts !== 1 || r.sessions !== 1)).toEqual([]);
     expect(ledger.repeatedSteps).toBe(0);
-    expect(await listDir(path.join(ws, 'outputs'))).toHaveLength(6);
+    expect(await listDir(path.join(ws, 'outputs'))).toHaveLength(COMMANDS);
     expect((await cliHere(['audit', 'verify', '--all', '--workspace', ws])).code).toBe(0);
   }, 90_000);
 });
