@@ -161,8 +161,9 @@ export async function runSoak({ url, commands, workers, kills, delayMs = 20, log
     return startWorker(ws, `w${spawned}`, env);
   };
   try {
-    await intake.waitFor('the intake to start', (e) => e.kind === 'started');
+    // The workers start beside the intake: they need only the engine.
     for (let i = 0; i < workers; i++) pool.push(spawnWorker());
+    await intake.waitFor('the intake to start', (e) => e.kind === 'started');
     const started = performance.now();
     for (let i = 0; i < commands; i++)
       await dropCommand(ws, `soak-${String(i).padStart(4, '0')}.json`, {
