@@ -16,7 +16,12 @@ export class Proc {
 }
 
 export function cli(args: string[], env?: Record<string, string>): { code: number | null; stdout: string; stderr: string };
-export function engineWorkspace(url: string, prefix?: string): Promise<string>;
+/** Runs the CLI to the end (a child process, or `main(argv, io)` in the caller's process). */
+export type CliRunner = (
+  args: string[],
+  env?: Record<string, string>,
+) => { code: number | null; stdout: string; stderr: string } | Promise<{ code: number | null; stdout: string; stderr: string }>;
+export function engineWorkspace(url: string, prefix?: string, run?: CliRunner): Promise<string>;
 export function dropCommand(ws: string, name: string, command: unknown): Promise<void>;
 export function startWorker(ws: string, name: string, env?: Record<string, string>): Proc;
 export function startIntake(ws: string, flags?: string[], env?: Record<string, string>): Proc;
@@ -51,5 +56,6 @@ export function runSoak(options: {
   kills: number;
   delayMs?: number;
   log?: (line: string) => void;
+  run?: CliRunner;
 }): Promise<SoakResult>;
 export function removeWorkspace(ws: string): Promise<void>;

@@ -76,13 +76,16 @@ export function cli(args, env = {}) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** A workspace with the default personas whose engine is `url` (in its config), migrated. */
-export async function engineWorkspace(url, prefix = 'maestro-engine-') {
+/**
+ * A workspace with the default personas whose engine is `url` (in its config), migrated. `run` runs
+ * the CLI (default: a child process; the tests run it in their own process, which is cheaper).
+ */
+export async function engineWorkspace(url, prefix = 'maestro-engine-', run = cli) {
   const ws = await mkdtemp(path.join(os.tmpdir(), prefix));
   await cp(path.join(ROOT, 'personas'), path.join(ws, 'personas'), { recursive: true });
   await mkdir(path.join(ws, 'commands'));
   await writeFile(path.join(ws, 'maestro.config.json'), `${JSON.stringify({ engine: { url } }, null, 2)}\n`);
-  const migrated = cli(['engine', 'migrate', '--workspace', ws]);
+  const migrated = await run(['engine', 'migrate', '--workspace', ws]);
   if (migrated.code !== 0) throw new Error(`engine migrate failed: ${migrated.stderr}`);
   return ws;
 }
@@ -144,10 +147,11 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /**
  * The soak: `commands` commands through an intake and `workers` workers; `kills` times, a worker that
  * is in the middle of a run is killed with SIGKILL and a new one started in its place. Returns what
- * was lost, what was done twice, and whether every audit chain verifies.
+ * was lost, what was done twice, and whether every audit chain verifies. `run` runs the one-shot
+ * commands (migrate, verify): a child process unless the caller runs them in its own.
  */
-export async function runSoak({ url, commands, workers, kills, delayMs = 20, log = () => undefined }) {
-  const ws = await engineWorkspace(url, 'maestro-soak-');
+export async function runSoak({ url, commands, workers, kills, delayMs = 20, log = () => undefined, run = cli }) {
+  const ws = await engineWorkspace(url, 'maestro-soak-', run);
   const env = { MAESTRO_OFFLINE_DELAY_MS: String(delayMs) };
   const intake = startIntake(ws);
   const pool = [];
@@ -157,8 +161,9 @@ export async function runSoak({ url, commands, workers, kills, delayMs = 20, log
     return startWorker(ws, `w${spawned}`, env);
   };
   try {
-    await intake.waitFor('the intake to start', (e) => e.kind === 'started');
+    // The workers start beside the intake: they need only the engine.
     for (let i = 0; i < workers; i++) pool.push(spawnWorker());
+    await intake.waitFor('the intake to start', (e) => e.kind === 'started');
     const started = performance.now();
     for (let i = 0; i < commands; i++)
       await dropCommand(ws, `soak-${String(i).padStart(4, '0')}.json`, {
@@ -187,7 +192,7 @@ export async function runSoak({ url, commands, workers, kills, delayMs = 20, log
     await intake.waitFor(`all ${commands} commands to come back`, () => finished() >= commands, 600_000);
     const durationMs = performance.now() - started;
     const results = intake.events.filter((e) => e.kind === 'finished');
-    const verify = cli(['audit', 'verify', '--all', '--workspace', ws]);
+    const verify = await run(['audit', 'verify', '--all', '--workspace', ws]);
     const ledger = await engineLedger(url);
     const outputs = await readdir(path.join(ws, 'outputs')).catch(() => []);
     const completed = results.filter((e) => e.status === 'completed').length;

@@ -64,6 +64,24 @@ export function readOfflineDelayMs(env: NodeJS.ProcessEnv = process.env): number
 }
 
 /**
+ * `MAESTRO_ENGINE_RETRY_MS`: a testing knob for how soon the intake and the workers try an engine
+ * that went away again (the first pause; it doubles per failed try up to 15 s), and how often they
+ * look at it without a notification. Undefined when unset: the defaults stay (intake 1 s; worker
+ * 250 ms to reconnect, 2 s between looks).
+ */
+export function readEngineRetryMs(env: Readonly<Record<string, string | undefined>> = process.env): number | undefined {
+  const raw = env.MAESTRO_ENGINE_RETRY_MS;
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 10 || ms > 60_000) {
+    throw new InvalidInputError('MAESTRO_ENGINE_RETRY_MS', [
+      `(root): must be a whole number of milliseconds from 10 to 60000, not "${raw}"`,
+    ]);
+  }
+  return ms;
+}
+
+/**
  * The engine URL, if any: `MAESTRO_ENGINE_URL` (set and not blank), else the workspace config's
  * `engine.url`. Undefined: the workspace's files are the store and `commands/` is the queue.
  */

@@ -11,7 +11,7 @@ import { WatchLoop } from '../app/watch-loop.js';
 import { checkWorkspace } from '../app/workspace-check.js';
 import type { App } from './app.js';
 import type { EngineHandle } from './engine.js';
-import { checkWorkspaceConfig } from '../config.js';
+import { checkWorkspaceConfig, readEngineRetryMs } from '../config.js';
 import { openRouteBreaker } from './route-breaker.js';
 import type { WatchEvent } from '../domain/queue.js';
 
@@ -164,6 +164,7 @@ async function startIntake(
     once: options.once,
     pid: options.pid,
     workspace: paths.root,
+    ...engineRetry(app, (ms) => ({ pollMs: ms })),
   });
   return {
     run: async () => {
@@ -209,6 +210,13 @@ export async function openWorker(app: App, engine: EngineHandle, options: Worker
       onNotice: (runId, message) => options.onEvent({ kind: 'notice', run_id: runId, message }),
     }),
     concurrency: options.concurrency ?? app.deps.config.watch.concurrency,
+    ...engineRetry(app, (ms) => ({ pollMs: ms, reconnectMs: ms })),
   });
   return { run: () => loop.run(), stop: () => loop.stop(), close: () => engine.engine.close() };
+}
+
+/** The loop's timings from `MAESTRO_ENGINE_RETRY_MS` (a testing knob); none when unset, so the loop's defaults hold. */
+function engineRetry<T extends object>(app: App, timings: (ms: number) => T): Partial<T> {
+  const ms = readEngineRetryMs(app.env);
+  return ms === undefined ? {} : timings(ms);
 }

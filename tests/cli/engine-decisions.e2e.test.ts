@@ -2,12 +2,11 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { engineWorkspace } from '../../bench/pg-cluster.mjs';
 import { PgEngine } from '../../src/adapters/pg/engine.js';
 import { PgRunLocks } from '../../src/adapters/pg/run-locks.js';
 import { RunBusyError } from '../../src/domain/errors.js';
 import { runCli, spawnCli } from '../fakes/cli.js';
-import { useEngine } from '../helpers/engine.js';
+import { engineWorkspace, useEngine } from '../helpers/engine.js';
 
 // Issue 23, point 5, with an engine: decisions taken on any machine exclude each other in PostgreSQL.
 const { database, workspace } = useEngine();
@@ -35,16 +34,26 @@ describe('deciding a pause kept in the engine', () => {
       path.join(ws, 'ghost.json'),
       JSON.stringify({ task_description: 'Review the plan', config: { max_rounds: 1, personas: ['coordinator', 'ghost'] } }),
     );
-    for (const pair of [
+    const pairs = [
       ['continue', 'stop'],
       ['stop', 'stop'],
       ['continue', 'continue'],
       ['stop', 'continue'],
-    ]) {
+    ];
+    const ids: string[] = [];
+    for (const _ of pairs) {
       const paused = await runCli(['run', 'ghost.json', '--json'], { cwd: ws });
       expect(paused.code).toBe(3);
-      const id = JSON.parse(paused.stdout).run_id as string;
-      const results = await Promise.all(pair.map((d) => spawnCli(['hitl', 'decide', id, d], { cwd: ws, timeoutMs: 60_000 })));
+      ids.push(JSON.parse(paused.stdout).run_id as string);
+    }
+    // The four races go at once, each on a run of its own: the two processes of a pair race each other
+    // as before, and the file does not wait for the four in turn.
+    const raced = await Promise.all(
+      pairs.map((pair, i) => Promise.all(pair.map((d) => spawnCli(['hitl', 'decide', ids[i]!, d], { cwd: ws, timeoutMs: 60_000 })))),
+    );
+    for (const [i, pair] of pairs.entries()) {
+      const id = ids[i]!;
+      const results = raced[i]!;
       expect(results.map((r) => r.code).sort()).toEqual([0, 2]);
       expect(results.find((r) => r.code === 2)!.stderr).toMatch(
         /refused: .*(already decided|another maestro process is deciding or resuming run)/,
@@ -66,8 +75,14 @@ describe('deciding a pause kept in the engine', () => {
     const locks = new PgRunLocks(engine);
     try {
       let release!: () => void;
-      const holding = locks.hold('run-a', () => new Promise<string>((resolve) => (release = () => resolve('first'))));
-      await new Promise((r) => setTimeout(r, 300));
+      // Each holder says when it holds the lock: the test goes on then, not after a guessed sleep.
+      let held!: () => void;
+      const holds = new Promise<void>((resolve) => (held = resolve));
+      const holding = locks.hold('run-a', () => {
+        held();
+        return new Promise<string>((resolve) => (release = () => resolve('first')));
+      });
+      await holds;
       await expect(locks.hold('run-a', async () => 'second')).rejects.toThrow(RunBusyError);
       expect(await locks.hold('run-b', async () => 'other run')).toBe('other run');
       const waiting = locks.hold('run-a', async () => 'after', { waitMs: 5_000 });
@@ -75,8 +90,15 @@ describe('deciding a pause kept in the engine', () => {
       expect(await holding).toBe('first');
       expect(await waiting).toBe('after');
       // A holder whose connection dies (its process was killed) no longer holds the run.
-      const orphan = locks.hold('run-c', () => new Promise<never>(() => undefined)).catch(() => 'ended');
-      await new Promise((r) => setTimeout(r, 300));
+      let orphanHeld!: () => void;
+      const orphanHolds = new Promise<void>((resolve) => (orphanHeld = resolve));
+      const orphan = locks
+        .hold('run-c', () => {
+          orphanHeld();
+          return new Promise<never>(() => undefined);
+        })
+        .catch(() => 'ended');
+      await orphanHolds;
       await query(url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'maestro run lock'`);
       expect(await locks.hold('run-c', async () => 'taken', { waitMs: 5_000 })).toBe('taken');
       void orphan;

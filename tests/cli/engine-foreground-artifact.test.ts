@@ -1,9 +1,8 @@
 import { access, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { engineWorkspace } from '../../bench/pg-cluster.mjs';
 import { runCli } from '../fakes/cli.js';
-import { useEngine } from '../helpers/engine.js';
+import { engineWorkspace, useEngine } from '../helpers/engine.js';
 
 // A run finished in the foreground on an engine (`hitl decide --run`, `run --resume`) writes its artifact
 // where a worker writes it: into the engine, for the workspace's intake to write back. Its outcome says so.

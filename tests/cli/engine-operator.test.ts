@@ -2,9 +2,9 @@ import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { dropCommand, engineLedger, engineWorkspace, startIntake, startWorker } from '../../bench/pg-cluster.mjs';
+import { dropCommand, engineLedger, startIntake, startWorker } from '../../bench/pg-cluster.mjs';
 import { runCli } from '../fakes/cli.js';
-import { useEngine } from '../helpers/engine.js';
+import { engineWorkspace, useEngine } from '../helpers/engine.js';
 
 // Issue 27: the engine's commands as an operator uses them, in-process through `main(argv, io)`.
 const { database, server, started, workspace } = useEngine({ ownServer: true });
@@ -123,8 +123,18 @@ describe('every command works on the engine', () => {
     const ws = workspace(await engineWorkspace(url));
     await submitted(ws, url, 'R-orphan', plain);
     const worker = started(startWorker(ws, 'doomed', { MAESTRO_OFFLINE_DELAY_MS: '400' }));
-    await worker.waitFor('a model call or two', (e) => e.kind === 'step' || e.kind === 'claimed');
-    await new Promise((r) => setTimeout(r, 1200));
+    // Killed once two model calls are in the engine (what a resume must not repeat), not after a guessed sleep.
+    const recordedCalls = async (): Promise<number> =>
+      (
+        await query<{ n: number }>(
+          url,
+          `SELECT count(*)::int AS n FROM maestro_audit WHERE run_id = 'R-orphan' AND line LIKE '%"event":"MODEL_CALL"%'`,
+        )
+      )[0]?.n ?? 0;
+    for (const deadline = Date.now() + 30_000; (await recordedCalls()) < 2; ) {
+      if (Date.now() > deadline) throw new Error(`no two model calls recorded in 30 s:\n${worker.stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
     worker.kill('SIGKILL');
     await worker.exited;
     const before = await query<{ state: string }>(url, `SELECT state FROM maestro_queue WHERE run_id = 'R-orphan'`);
@@ -225,7 +235,10 @@ describe('the intake when the engine goes away or forgets', () => {
   it('says once that the connection is lost and once that it is back, then submits again what the engine lost, once', async () => {
     const url = await database();
     const ws = workspace(await engineWorkspace(url));
-    const intake = started(startIntake(ws));
+    // Tries 100 ms apart at first (production: 1 s, doubling): a one-second outage is then a few
+    // failed tries, each of which must stay unsaid after the first.
+    const retry = { MAESTRO_ENGINE_RETRY_MS: '100' };
+    const intake = started(startIntake(ws, [], retry));
     await intake.waitFor('the intake', (e) => e.kind === 'started');
     for (let i = 0; i < 3; i++) await dropCommand(ws, `f${i}.json`, { ...plain, task_description: `Forgotten task ${i}: list the risks` });
     const submittedRuns = () =>
@@ -236,14 +249,16 @@ describe('the intake when the engine goes away or forgets', () => {
       url,
       `DELETE FROM maestro_queue WHERE source = 'f1.json' RETURNING run_id, source`,
     );
-    await server().restart(3000);
+    await server().restart(1000);
     for (let i = 3; i < 5; i++) await dropCommand(ws, `f${i}.json`, { ...plain, task_description: `Late task ${i}: list the risks` });
-    const worker = started(startWorker(ws, 'after'));
+    const worker = started(startWorker(ws, 'after', retry));
     await intake.waitFor('five results', () => intake.events.filter((e) => e.kind === 'finished').length >= 5, 90_000);
 
     const notices = intake.events.filter((e) => e.kind === 'notice').map((e) => String(e.message));
     expect(notices.filter((m) => /connection to the engine is lost/.test(m))).toHaveLength(1);
-    expect(notices.filter((m) => /connection to the engine is back/.test(m))).toHaveLength(1);
+    const back = notices.filter((m) => /connection to the engine is back/.test(m));
+    expect(back).toHaveLength(1);
+    expect(Number(/(\d+) failed tries/.exec(back[0] ?? '')?.[1])).toBeGreaterThanOrEqual(2);
     expect(notices.filter((m) => /cannot be reached|could not be submitted/.test(m))).toEqual([]);
     expect(notices.filter((m) => m.includes(`no longer has run ${lost!.run_id}`))).toHaveLength(1);
     expect(intake.events.filter((e) => e.kind === 'finished').map((e) => e.status)).toEqual(Array(5).fill('completed'));

@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { cli, dropCommand, engineLedger, engineWorkspace, ROOT, startIntake, startWorker } from '../../bench/pg-cluster.mjs';
-import { useEngine } from '../helpers/engine.js';
+import { dropCommand, engineLedger, ROOT, startIntake, startWorker } from '../../bench/pg-cluster.mjs';
+import { cliHere, engineWorkspace, useEngine } from '../helpers/engine.js';
 
 const { database, server, started, workspace } = useEngine({ ownServer: true });
 
@@ -33,23 +33,23 @@ describe('maestro engine migrate', () => {
     await cp(path.join(ROOT, 'personas'), path.join(ws, 'personas'), { recursive: true });
     const env = { MAESTRO_ENGINE_URL: url };
 
-    const refused = cli(['worker', '--once', '--workspace', ws], env);
+    const refused = await cliHere(['worker', '--once', '--workspace', ws], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('schema version 0, this maestro needs 1: run "maestro engine migrate" first');
-    expect(cli(['engine', 'status', '--workspace', ws], env).code).toBe(1);
+    expect((await cliHere(['engine', 'status', '--workspace', ws], env)).code).toBe(1);
 
-    const first = cli(['engine', 'migrate', '--workspace', ws], env);
+    const first = await cliHere(['engine', 'migrate', '--workspace', ws], env);
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('migration 1:');
-    const again = cli(['engine', 'migrate', '--workspace', ws], env);
+    const again = await cliHere(['engine', 'migrate', '--workspace', ws], env);
     expect(again.stdout).toContain('(nothing to do)');
     expect(await query(url, 'SELECT version FROM maestro_migrations')).toEqual([{ version: 1 }]);
-    expect(cli(['engine', 'status', '--json', '--workspace', ws], env).stdout).toContain('"ready":true');
+    expect((await cliHere(['engine', 'status', '--json', '--workspace', ws], env)).stdout).toContain('"ready":true');
 
-    const noEngine = cli(['worker', '--once', '--workspace', ws], { MAESTRO_ENGINE_URL: '' });
+    const noEngine = await cliHere(['worker', '--once', '--workspace', ws], { MAESTRO_ENGINE_URL: '' });
     expect(noEngine.code).toBe(2);
     expect(noEngine.stderr).toContain('this workspace has no engine');
-    expect(cli(['worker', '--workspace', ws], { MAESTRO_ENGINE_URL: 'mysql://x' }).stderr).toContain('must be a postgres://');
+    expect((await cliHere(['worker', '--workspace', ws], { MAESTRO_ENGINE_URL: 'mysql://x' })).stderr).toContain('must be a postgres://');
   }, 60_000);
 });
 
@@ -57,9 +57,10 @@ describe('an intake and workers on one engine', () => {
   it('runs dropped commands on the workers, writes the artifacts back, rejects the invalid, and keeps a verifiable audit log in the engine', async () => {
     const url = await database();
     const ws = workspace(await engineWorkspace(url));
+    // The workers start beside the intake (they need only the engine), not after it.
     const intake = started(startIntake(ws));
-    await intake.waitFor('the intake', (e) => e.kind === 'started');
     const workers = [started(startWorker(ws, 'a')), started(startWorker(ws, 'b'))];
+    await intake.waitFor('the intake', (e) => e.kind === 'started');
     for (let i = 0; i < 4; i++) await dropCommand(ws, `c${i}.json`, task(`Review rollout plan ${i} and list the risks`));
     await dropCommand(ws, 'bad.json', { task_description: 5 });
     await intake.waitFor('five results', () => intake.events.filter((e) => e.kind === 'finished').length === 5);
@@ -84,29 +85,31 @@ describe('an intake and workers on one engine', () => {
     // Nothing of the runs is in the workspace's files: the engine holds them.
     expect(await listDir(path.join(ws, '.maestro', 'audit'))).toEqual([]);
 
-    const status = JSON.parse(cli(['status', '--json', '--workspace', ws]).stdout) as {
+    const status = JSON.parse((await cliHere(['status', '--json', '--workspace', ws])).stdout) as {
       engine: { workers: { name: string }[]; queue: Record<string, number> };
     };
     expect(status.engine.workers.map((w) => w.name).sort()).toEqual(['a', 'b']);
     expect(status.engine.queue).toMatchObject({ queued: 0, running: 0, done: 4, rejected: 1 });
 
-    const verified = cli(['audit', 'verify', '--all', '--workspace', ws]);
+    const verified = await cliHere(['audit', 'verify', '--all', '--workspace', ws]);
     expect(verified.code).toBe(0);
     expect(verified.stdout).toContain('5 log(s): 5 OK');
     const out = await mkdtemp(path.join(os.tmpdir(), 'maestro-export-'));
-    expect(cli(['audit', 'export', '--all', '--out', out, '--workspace', ws]).code).toBe(0);
+    expect((await cliHere(['audit', 'export', '--all', '--out', out, '--workspace', ws])).code).toBe(0);
     expect((await listDir(out)).filter((n) => n.endsWith('.jsonl'))).toHaveLength(5);
     // The exported files are the chain itself: they verify as a workspace's files.
     const plain = workspace(await mkdtemp(path.join(os.tmpdir(), 'maestro-plain-')));
     await mkdir(path.join(plain, '.maestro'), { recursive: true });
     await cp(out, path.join(plain, '.maestro', 'audit'), { recursive: true });
     await writeFile(path.join(plain, 'maestro.config.json'), '{}\n');
-    expect(cli(['audit', 'verify', '--all', '--workspace', plain], { MAESTRO_ENGINE_URL: '' }).stdout).toContain('5 log(s): 5 OK');
+    expect((await cliHere(['audit', 'verify', '--all', '--workspace', plain], { MAESTRO_ENGINE_URL: '' })).stdout).toContain(
+      '5 log(s): 5 OK',
+    );
 
     // An edit in the engine is caught like an edit in a file.
     const runId = String(results.find((e) => e.source === 'c0.json')?.run_id);
     await query(url, `UPDATE maestro_audit SET line = replace(line, '"layer":"validation"', '"layer":"queue"') WHERE run_id = $1`, [runId]);
-    const tampered = cli(['audit', 'verify', runId, '--workspace', ws]);
+    const tampered = await cliHere(['audit', 'verify', runId, '--workspace', ws]);
     expect(tampered.code).toBe(1);
     expect(tampered.stdout).toContain('edited');
     // Put back as it was, it verifies again (and the suite-wide invariant check sees the true log).
@@ -115,16 +118,21 @@ describe('an intake and workers on one engine', () => {
       `UPDATE maestro_audit SET line = replace(line, '"layer":"queue","decision":"RUN","reason_code":"SPEC_OK"', '"layer":"validation","decision":"RUN","reason_code":"SPEC_OK"') WHERE run_id = $1`,
       [runId],
     );
-    expect(cli(['audit', 'verify', runId, '--workspace', ws]).code).toBe(0);
+    expect((await cliHere(['audit', 'verify', runId, '--workspace', ws])).code).toBe(0);
   }, 90_000);
 
   it('a pause on worker A, decided from the intake machine, resumes on worker B with no model call repeated', async () => {
     const url = await database();
     const ws = workspace(await engineWorkspace(url));
     const intake = started(startIntake(ws));
+    // A looks at the queue every 50 ms (production: 2 s): its SIGTERM lands as it looks for work again,
+    // and the stop (then the exit) waits out the current look, now 50 ms instead of 2 s.
+    const a = started(startWorker(ws, 'A', { MAESTRO_ENGINE_RETRY_MS: '50' }));
     await intake.waitFor('the intake', (e) => e.kind === 'started');
-    const a = started(startWorker(ws, 'A'));
     await dropCommand(ws, 'risky.json', task('The requirements are unclear: decide the vendor'));
+    await a.waitFor('A to take it', (e) => e.kind === 'claimed');
+    // B starts while A runs (so its start-up is not waited for later); the run is A's already.
+    const b = started(startWorker(ws, 'B'));
     const paused = await intake.waitFor('the pause', (e) => e.kind === 'finished');
     expect(paused).toMatchObject({ source: 'risky.json', status: 'paused' });
     const runId = String(paused.run_id);
@@ -133,7 +141,7 @@ describe('an intake and workers on one engine', () => {
     a.kill('SIGTERM');
     expect((await a.exited).code).toBe(0);
 
-    const status = cli(['status', '--workspace', ws]).stdout;
+    const status = (await cliHere(['status', '--workspace', ws])).stdout;
     expect(status).toContain('paused     1 cluster-wide');
     expect(status).toContain(runId);
     const calls = async (): Promise<number> =>
@@ -147,9 +155,8 @@ describe('an intake and workers on one engine', () => {
     const before = Number(await calls());
     expect(before).toBeGreaterThan(0);
 
-    const b = started(startWorker(ws, 'B'));
     await b.waitFor('worker B', (e) => e.kind === 'started');
-    const decided = cli(['hitl', 'decide', runId, 'continue', '--workspace', ws]);
+    const decided = await cliHere(['hitl', 'decide', runId, 'continue', '--workspace', ws]);
     expect(decided.code).toBe(0);
     expect(decided.stdout).toContain('queued in the engine');
 
@@ -162,7 +169,7 @@ describe('an intake and workers on one engine', () => {
       (r) => (JSON.parse(r.line) as { event: string }).event,
     );
     expect(events).toEqual(expect.arrayContaining(['HITL_REQUESTED', 'HITL_DECIDED', 'RUN_RESUMED', 'RUN_FINISHED']));
-    expect(cli(['audit', 'verify', runId, '--workspace', ws]).code).toBe(0);
+    expect((await cliHere(['audit', 'verify', runId, '--workspace', ws])).code).toBe(0);
   }, 90_000);
 
   it("a worker whose copy of an input differs from the intake's pauses the run with the reason", async () => {
@@ -175,12 +182,12 @@ describe('an intake and workers on one engine', () => {
     await cp(path.join(ws, 'maestro.config.json'), path.join(remote, 'maestro.config.json'));
     await writeFile(path.join(remote, 'plan.md'), '# Plan\nMove the billing service on Friday.\n');
     const intake = started(startIntake(ws));
-    await intake.waitFor('the intake', (e) => e.kind === 'started');
     started(startWorker(remote, 'remote'));
+    await intake.waitFor('the intake', (e) => e.kind === 'started');
     await dropCommand(ws, 'review.json', task('Review the plan in plan.md and list the risks', { input_artifacts: ['plan.md'] }));
     const paused = await intake.waitFor('the pause', (e) => e.kind === 'finished');
     expect(paused.status).toBe('paused');
-    const shown = cli(['hitl', 'show', String(paused.run_id), '--json', '--workspace', ws]);
+    const shown = await cliHere(['hitl', 'show', String(paused.run_id), '--json', '--workspace', ws]);
     const pause = (JSON.parse(shown.stdout) as { pause: { layer: string; message: string } }).pause;
     expect(pause.layer).toBe('consistency');
     expect(pause.message).toContain('plan.md');
@@ -191,16 +198,26 @@ describe('an intake and workers on one engine', () => {
   it('the engine restarted mid-run: workers reconnect and every command completes once', async () => {
     const url = await database();
     const ws = workspace(await engineWorkspace(url));
-    const intake = started(startIntake(ws));
-    await intake.waitFor('the intake', (e) => e.kind === 'started');
-    const env = { MAESTRO_OFFLINE_DELAY_MS: '100' };
+    // Reconnect tries 50 ms apart at first (production: 250 ms, then doubling): the outage is the
+    // same, only the wait after the engine is back is shorter.
+    const retry = { MAESTRO_ENGINE_RETRY_MS: '50' };
+    const env = { MAESTRO_OFFLINE_DELAY_MS: '100', ...retry };
+    const intake = started(startIntake(ws, [], retry));
     const workers = [started(startWorker(ws, 'r1', env)), started(startWorker(ws, 'r2', env))];
-    for (let i = 0; i < 6; i++) await dropCommand(ws, `r${i}.json`, task(`Restart task ${i}: review the plan and list the risks`));
+    await intake.waitFor('the intake', (e) => e.kind === 'started');
+    // Four commands for two workers: each worker is mid-run when the engine goes, and two more wait
+    // queued through the restart (six made the same two cases, three runs longer).
+    const COMMANDS = 4;
+    for (let i = 0; i < COMMANDS; i++) await dropCommand(ws, `r${i}.json`, task(`Restart task ${i}: review the plan and list the risks`));
     await workers[0]!.waitFor('a run under way', (e) => e.kind === 'claimed');
     await new Promise((r) => setTimeout(r, 250)); // a few model calls into it
     await server().restart(500);
     await intake
-      .waitFor('six results', () => new Set(intake.events.filter((e) => e.kind === 'finished').map((e) => e.source)).size === 6, 60_000)
+      .waitFor(
+        'every result',
+        () => new Set(intake.events.filter((e) => e.kind === 'finished').map((e) => e.source)).size === COMMANDS,
+        60_000,
+      )
       .catch(async (error: Error) => {
         const queue = await query(
           url,
@@ -226,7 +243,7 @@ describe('an intake and workers on one engine', () => {
     const ledger = await engineLedger(url);
     expect(ledger.runs.filter((r) => r.finished !== 1 || r.artifacts !== 1 || r.sessions !== 1)).toEqual([]);
     expect(ledger.repeatedSteps).toBe(0);
-    expect(await listDir(path.join(ws, 'outputs'))).toHaveLength(6);
-    expect(cli(['audit', 'verify', '--all', '--workspace', ws]).code).toBe(0);
+    expect(await listDir(path.join(ws, 'outputs'))).toHaveLength(COMMANDS);
+    expect((await cliHere(['audit', 'verify', '--all', '--workspace', ws])).code).toBe(0);
   }, 90_000);
 });

@@ -1,11 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { engineWorkspace } from '../../bench/pg-cluster.mjs';
 import { openConsole } from '../../src/compose/console.js';
 import { consoleServer } from '../../src/cli/ui/server.js';
 import { runCli } from '../fakes/cli.js';
-import { useEngine } from '../helpers/engine.js';
+import { engineWorkspace, useEngine } from '../helpers/engine.js';
 
 // Issue 29: the console works on a workspace with an engine: runs, audit chains, decisions and the
 // queue come from PostgreSQL through the same app layer.

@@ -2,8 +2,9 @@ import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { cli, removeWorkspace, type Proc } from '../../bench/pg-cluster.mjs';
+import { engineWorkspace as benchWorkspace, removeWorkspace, type Proc } from '../../bench/pg-cluster.mjs';
 import { randomBytes } from 'node:crypto';
+import { runCli, type CliResult } from '../fakes/cli.js';
 import { startEmbeddedPostgres, testPostgres, type EmbeddedPostgres } from './embedded-postgres.mjs';
 
 /**
@@ -57,13 +58,27 @@ export function useEngine(options: { ownServer?: boolean } = {}): {
   };
 }
 
+/**
+ * Runs a one-shot CLI command to its end in this process (`main(argv, io)`), with `env` over the
+ * test's environment: what a `maestro` child process would print and exit with, without a Node
+ * start-up per call. The engine tests keep child processes for the long-running intake and workers.
+ */
+export function cliHere(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runCli(args, { env });
+}
+
+/** A workspace with the default personas whose engine is `url`, migrated (bench/pg-cluster.mjs), in this process. */
+export function engineWorkspace(url: string, prefix?: string): Promise<string> {
+  return benchWorkspace(url, prefix, cliHere);
+}
+
 /** Exports a workspace's engine audit logs into the folder the global set-up checks against I1–I7. */
 async function collectEngineAuditLogs(ws: string): Promise<void> {
   const target = process.env.MAESTRO_TEST_AUDIT_COLLECT;
   if (!target) return;
   const out = await mkdtemp(path.join(os.tmpdir(), 'maestro-engine-export-'));
   try {
-    if (cli(['audit', 'export', '--all', '--out', out, '--workspace', ws]).code !== 0) return;
+    if ((await cliHere(['audit', 'export', '--all', '--out', out, '--workspace', ws])).code !== 0) return;
     for (const name of await readdir(out)) await cp(path.join(out, name), path.join(target, `engine-${path.basename(ws)}-${name}`));
   } finally {
     await rm(out, { recursive: true, force: true });
