@@ -212,11 +212,14 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
 
   /** Resolves when a run in flight ends (a slot is free) or the worker is told to stop. */
   async #slotFreed(): Promise<void> {
+    // A stop that came while the loop was busy (connecting, claiming) found no wait to wake: do not start one.
+    if (this.#stopping) return;
     await Promise.race([...this.#tasks, new Promise<void>((resolve) => (this.#wakeIdle = resolve))]);
     this.#wakeIdle = undefined;
   }
 
   async #idle(session: S): Promise<void> {
+    if (this.#stopping) return;
     const wait = session.waitForWork(this.#o.pollMs ?? 2000);
     await Promise.race([wait, new Promise<void>((resolve) => (this.#wakeIdle = resolve))]);
     this.#wakeIdle = undefined;

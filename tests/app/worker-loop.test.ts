@@ -231,4 +231,30 @@ describe('WorkerLoop', () => {
     ]);
     expect(events.find((e) => e.kind === 'finished')).toMatchObject({ run_id: 'w-1', status: 'completed' });
   });
+
+  it('a stop that comes while the engine session is being opened ends the worker, instead of waiting forever for a free slot', async () => {
+    const app = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
+    const session = new FakeSession([workClaim('w-1')]);
+    let opened: () => void = () => undefined;
+    const opening = new Promise<void>((resolve) => (opened = resolve));
+    let asked = false;
+    const { loop, events } = worker(app, session, {
+      once: false,
+      openSession: async () => {
+        asked = true;
+        await opening;
+        return session;
+      },
+    });
+    const done = loop.run();
+    await waitFor(() => asked);
+    const stopping = loop.stop();
+    opened();
+    const ended = await Promise.race([done.then(() => 'stopped'), new Promise((r) => setTimeout(() => r('still running'), 1000))]);
+    expect(ended).toBe('stopped');
+    await stopping;
+    expect(events.at(-1)).toMatchObject({ kind: 'stopped', reason: 'signal' });
+    // Nothing was claimed after the stop.
+    expect(session.queue).toHaveLength(1);
+  });
 });

@@ -474,6 +474,8 @@ export class PgWorkerSession {
 
   async close(): Promise<void> {
     clearInterval(this.#heartbeat);
+    // A wait for work still pending ends now: its timer would keep a stopping process alive.
+    this.#wake?.();
     if (this.#alive)
       await this.client
         .query('UPDATE maestro_workers SET stopped_at = now(), current_run = NULL WHERE session_id = $1', [this.id])
