@@ -14,7 +14,7 @@ afterEach(() => ws.cleanup());
 
 /**
  * A command file that does not parse, last written a minute ago: the watcher rejects it at once. (One
- * written just now is given 2 s to be finished first; tests/cli/watch-queue.e2e.test.ts shows that wait.)
+ * written just now is given 2 s to be finished first; tests/adapters/fs/command-inbox.test.ts shows that wait.)
  */
 async function writeBroken(name: string, text: string): Promise<void> {
   const file = path.join(ws.dir, 'commands', name);
