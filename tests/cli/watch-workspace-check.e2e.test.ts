@@ -73,8 +73,9 @@ describe('maestro watch re-reads its configuration before taking a command', () 
     );
     expect(String(notice.message)).toContain('maestro.config.json');
     expect(String(notice.message)).toContain('histroy');
-    await dropCommand(ws, 'second.json', task('Review the rollback plan'));
+    // Broken another way, then a command arrives: the watcher looks again at once (not on its 2 s timer).
     await writeFile(config, '{ "history": ');
+    await dropCommand(ws, 'second.json', task('Review the rollback plan'));
     await waitFor('the second problem to be reported', () =>
       watcher.events.some((e) => e.kind === 'notice' && String(e.message).includes('not valid JSON')),
     );
