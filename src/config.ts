@@ -63,6 +63,25 @@ export function readOfflineDelayMs(env: NodeJS.ProcessEnv = process.env): number
   return ms;
 }
 
+/** How long a watcher that found the workspace broken waits before it looks again, unless a command wakes it sooner. */
+export const DEFAULT_WATCH_RECHECK_MS = 2_000;
+
+/**
+ * `MAESTRO_WATCH_RECHECK_MS`: a testing knob for that wait (default `DEFAULT_WATCH_RECHECK_MS`), so
+ * a test of a workspace broken and then fixed does not wait the full 2 s for the watcher to notice.
+ */
+export function readWatchRecheckMs(env: Readonly<Record<string, string | undefined>> = process.env): number {
+  const raw = env.MAESTRO_WATCH_RECHECK_MS;
+  if (raw === undefined || raw.trim() === '') return DEFAULT_WATCH_RECHECK_MS;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 10 || ms > 600_000) {
+    throw new InvalidInputError('MAESTRO_WATCH_RECHECK_MS', [
+      `(root): must be a whole number of milliseconds from 10 to 600000, not "${raw}"`,
+    ]);
+  }
+  return ms;
+}
+
 /**
  * `MAESTRO_ENGINE_RETRY_MS`: a testing knob for how soon the intake and the workers try an engine
  * that went away again (the first pause; it doubles per failed try up to 15 s), and how often they

@@ -11,7 +11,7 @@ import { WatchLoop } from '../app/watch-loop.js';
 import { checkWorkspace } from '../app/workspace-check.js';
 import type { App } from './app.js';
 import type { EngineHandle } from './engine.js';
-import { checkWorkspaceConfig, readEngineRetryMs } from '../config.js';
+import { checkWorkspaceConfig, readEngineRetryMs, readWatchRecheckMs } from '../config.js';
 import { openRouteBreaker } from './route-breaker.js';
 import type { WatchEvent } from '../domain/queue.js';
 
@@ -80,6 +80,7 @@ export async function openWatcher(app: App, options: WatchOptions): Promise<Serv
       concurrency: options.concurrency ?? app.deps.config.watch.concurrency,
       // The configuration is read once, at start; a file broken since then stops the taking of commands too.
       preflight: async () => [...(await checkWorkspaceConfig(paths.config)), ...(await checkWorkspace(app.deps))],
+      preflightRetryMs: readWatchRecheckMs(app.env),
       routeGate: openRouteBreaker(app, {
         pid: options.pid,
         onNotice: (runId, message) => options.onEvent({ kind: 'notice', run_id: runId, message }),

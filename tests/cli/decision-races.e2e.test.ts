@@ -130,10 +130,11 @@ describe('two processes deciding or resuming one run at once', () => {
     const id = await pausedRun();
     expect((await maestro('hitl', 'decide', id, 'continue')).code).toBe(0);
     await addGhost();
-    // Slow model calls: the resume holds the run longer than a decision waits for it (3 s).
+    // Slow model calls: the resume holds the run longer than a decision waits for it (3 s): five calls
+    // of 1 s each (measured: the resume ends 1.5 s after the refusal with 0.9 s calls).
     const resume = spawnCli(['run', '--resume', id, '--json'], {
       cwd: ws.dir,
-      env: { MAESTRO_OFFLINE_DELAY_MS: '1500' },
+      env: { MAESTRO_OFFLINE_DELAY_MS: '1000' },
       timeoutMs: 60_000,
     });
     // Once the resumer holds the run (and has taken the continue from the inbox).

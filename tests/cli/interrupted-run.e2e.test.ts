@@ -10,8 +10,9 @@ import { CliProcess, dropCommand, listDir, readRunState, useWatchScope, waitFor,
 // `running`. Readers show such a run as `interrupted`, with the command that resumes it, as soon as
 // no live process holds it; while a process runs it, it is `running`.
 
-// 1.5 s per model call: the 13 calls of the long task outlast every check made while the process lives.
-const SLOW = { MAESTRO_OFFLINE_DELAY_MS: '1500' };
+// 0.6 s per model call: the 11 calls left after the two waited for (6.6 s) outlast every check made
+// while the process lives (in this process, well under a second each even on a loaded machine).
+const SLOW = { MAESTRO_OFFLINE_DELAY_MS: '600' };
 const LONG_TASK = { task_description: 'Plan the migration of the billing service, step by step', config: { max_rounds: 3 } };
 const { workspace, started } = useWatchScope();
 

@@ -1,4 +1,4 @@
-import { access, readdir, readFile, writeFile } from 'node:fs/promises';
+import { access, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../fakes/cli.js';
@@ -12,13 +12,24 @@ beforeEach(async () => {
 });
 afterEach(() => ws.cleanup());
 
+/**
+ * A command file that does not parse, last written a minute ago: the watcher rejects it at once. (One
+ * written just now is given 2 s to be finished first; tests/adapters/fs/command-inbox.test.ts shows that wait.)
+ */
+async function writeBroken(name: string, text: string): Promise<void> {
+  const file = path.join(ws.dir, 'commands', name);
+  await writeFile(file, text);
+  const old = new Date(Date.now() - 60_000);
+  await utimes(file, old, old);
+}
+
 describe('maestro requeue', () => {
   it('lists rejected commands with their reason, moves a fixed one back, and the watcher then runs it', async () => {
     await writeFile(
       path.join(ws.dir, 'commands', 'typo.json'),
       JSON.stringify({ task_descripton: 'Review the rollout plan', config: { max_rounds: 1 } }),
     );
-    await writeFile(path.join(ws.dir, 'commands', 'other.json'), '{ not json');
+    await writeBroken('other.json', '{ not json');
     expect((await maestro('watch', '--once')).code).toBe(0);
     expect((await readdir(rejectedDir())).sort()).toEqual(['other.json', 'other.json.error.json', 'typo.json', 'typo.json.error.json']);
 
@@ -42,7 +53,7 @@ describe('maestro requeue', () => {
   });
 
   it('never overwrites a file in commands/, refuses unknown names, and --all takes everything', async () => {
-    await writeFile(path.join(ws.dir, 'commands', 'a.json'), '{');
+    await writeBroken('a.json', '{');
     expect((await maestro('watch', '--once')).code).toBe(0);
     await writeFile(path.join(ws.dir, 'commands', 'a.json'), 'a new command with the same name');
     const unknown = await maestro('requeue', 'zzz.json');

@@ -1,10 +1,10 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../fakes/cli.js';
 import { councilHandler, startChatServer, type ChatHandler, type ChatServer } from '../fakes/chat-server.js';
 import {
-  CliProcess,
+  type CliProcess,
   waitFor,
   dropCommand,
   listDir,
@@ -39,9 +39,15 @@ const finishedOf = (w: CliProcess, prefix: string) =>
   w.events.filter((e) => e.kind === 'finished' && String(e.source).startsWith(prefix)) as Array<Record<string, unknown>>;
 
 async function statusJson(ws: string): Promise<Record<string, unknown>> {
-  const p = new CliProcess(['status', '--json', '--workspace', ws]);
-  await p.exited;
-  return JSON.parse(p.lines.join('\n')) as Record<string, unknown>;
+  return JSON.parse((await runCli(['status', '--json', '--workspace', ws])).stdout) as Record<string, unknown>;
+}
+
+/** How often the watcher's breaker probed the route since it went down (`.maestro/route-health.json`). */
+async function probesOf(ws: string, route: string): Promise<number> {
+  const health = JSON.parse(await readFile(path.join(ws, '.maestro', 'route-health.json'), 'utf8')) as {
+    down: Record<string, { probes: number }>;
+  };
+  return health.down[route]?.probes ?? 0;
 }
 
 describe('a route that goes down and comes back (circuit breaker, end to end)', () => {
@@ -67,8 +73,9 @@ describe('a route that goes down and comes back (circuit breaker, end to end)', 
       outage: { route: 'local', failure: 'network' },
     });
 
-    // While it is down: nothing else is claimed, and status says which route, since when, and what waits.
-    await sleep(2_500);
+    // While it is down: nothing else is claimed, even once the watcher probed it again and found it
+    // still down (1 s after the outage), and status says which route, since when, and what waits.
+    await waitFor('a failed probe', async () => (await probesOf(ws, 'local')) >= 1);
     expect(finishedOf(watcher, 'c')).toHaveLength(1);
     expect(watcher.events.filter((e) => e.kind === 'claimed' && String(e.source).startsWith('c'))).toHaveLength(1);
     expect(await listDir(path.join(ws, 'commands'))).toHaveLength(9);

@@ -18,14 +18,17 @@ afterEach(async () => {
 describe('waiting for a route limit, shown', () => {
   it('watch --transcript and maestro status say which calls wait for which route limit', async () => {
     const council = councilHandler();
-    server = await startChatServer(async (body, n, request) => ({ ...(await council(body, n, request)), delayMs: 800 }), {
-      classify: () => ({ content: '{"side_effects": [], "high_stakes": [], "ambiguous": false}', delayMs: 800 }),
+    // The route takes one call at a time. The first two council calls are slow (1.2 s): the other run's
+    // call waits for each, long enough to be shown (after 0.5 s) and seen. The rest are quick: their
+    // waits are not shown, and they only make the runs end.
+    server = await startChatServer(async (body, n, request) => ({ ...(await council(body, n, request)), delayMs: n <= 2 ? 1200 : 100 }), {
+      classify: () => ({ content: '{"side_effects": [], "high_stakes": [], "ambiguous": false}' }),
     });
     const ws = await makeWorkspace('maestro-waits-');
     workspaces.push(ws);
     const local = { provider: 'openai', model: 'm', base_url: server.url, max_retries: 0, max_concurrency: 1 };
     await writeFile(path.join(ws, 'maestro.config.json'), JSON.stringify({ default_route: 'local', routes: { local } }));
-    // One persona each: four calls a run (the classification, a turn, a verdict, the synthesis), 0.8 s each.
+    // One persona each: four calls a run (the classification, a turn, a verdict, the synthesis).
     const one = { config: { personas: ['coordinator'], max_rounds: 1 } };
     await dropCommand(ws, 'a.json', task('Review the release checklist of the billing service', one));
     await dropCommand(ws, 'b.json', task('Review the rollback plan of the search service', one));

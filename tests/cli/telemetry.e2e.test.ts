@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../fakes/cli.js';
@@ -201,7 +201,11 @@ describe('OpenTelemetry traces (a real OTLP/HTTP otel.receiver, the real CLI, th
   it('a watcher sends the spans of every run it took before it stops: one trace per run, the invalid one an error', async () => {
     await write('maestro.config.json', { telemetry: { otlp_endpoint: otel.receiver.endpoint } });
     await write('commands/a.json', { task_description: 'Plan the rollback drill', config: { max_rounds: 1 } });
-    await writeFile(path.join(otel.ws.dir, 'commands', 'b.json'), '{ "task_description": ');
+    const broken = path.join(otel.ws.dir, 'commands', 'b.json');
+    await writeFile(broken, '{ "task_description": ');
+    // Last written a minute ago: rejected at once, not after the 2 s a file being written is given.
+    const old = new Date(Date.now() - 60_000);
+    await utimes(broken, old, old);
     const r = await maestro(['watch', '--once', '--json']);
     expect(r.code).toBe(0);
     const workflows = named('invoke_workflow');

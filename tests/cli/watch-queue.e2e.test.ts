@@ -1,4 +1,4 @@
-import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -127,7 +127,13 @@ describe('maestro watch (end to end)', () => {
     const watcher = started(watch(ws));
     await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');
 
-    await dropCommand(ws, 'broken.json', '{"task_description": "never closed"');
+    // Written a minute ago, then moved in: it is judged (and rejected) at once. One written just now is
+    // given 2 s to be finished first (tests/adapters/fs/command-inbox.test.ts shows that wait).
+    const draft = path.join(ws, 'broken.json.draft');
+    await writeFile(draft, '{"task_description": "never closed"');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(draft, old, old);
+    await rename(draft, path.join(ws, 'commands', 'broken.json'));
     await dropCommand(ws, 'typo.json', { task_description: 'Fine task', config: { max_rounds: 1, max_round: 3 } });
     await dropCommand(ws, 'empty-task.json', { task_description: '   ' });
     await watcher.waitForEvent(

@@ -2,15 +2,17 @@ import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  CliProcess,
+  type CliProcess,
   dropCommand,
   listDir,
   readAuditLogs,
   readRunState,
   waitFor,
   watch,
+  watchOnce,
   useWatchScope,
 } from '../helpers/watch-workspace.js';
+import { runCli } from '../fakes/cli.js';
 
 // The offline model answers in about a millisecond; MAESTRO_OFFLINE_DELAY_MS makes each call wait,
 // so "in the middle of a run" is a state the test can wait for instead of a moment it must hit.
@@ -26,14 +28,14 @@ const STEPS = 13;
 
 const { workspace, started } = useWatchScope();
 
-/** Starts a slow watcher, drops one long command, and waits until a few model calls are checkpointed. */
-async function midRun(ws: string, delay = SLOW): Promise<{ watcher: CliProcess; runId: string }> {
+/** Starts a slow watcher, drops one long command, and waits until `steps` model calls are checkpointed. */
+async function midRun(ws: string, delay = SLOW, steps = 3): Promise<{ watcher: CliProcess; runId: string }> {
   const watcher = started(watch(ws, [], delay));
   await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');
   await dropCommand(ws, 'long.json', LONG_TASK);
   const claimed = await watcher.waitForEvent('the claim', (e) => e.kind === 'claimed');
   const runId = String(claimed.run_id);
-  await waitFor('three checkpointed model calls', async () => (await readRunState(ws, runId)).steps.length >= 3);
+  await waitFor(`${steps} checkpointed model call(s)`, async () => (await readRunState(ws, runId)).steps.length >= steps);
   return { watcher, runId };
 }
 
@@ -64,8 +66,9 @@ describe('maestro watch: crash recovery and clean stop (end to end)', () => {
     expect(await listDir(path.join(ws, '.maestro', 'inflight'))).toEqual([`${runId}.claim`, `${runId}.json`]);
     expect((await readRunState(ws, runId)).status).toBe('running');
 
-    const restart = started(watch(ws, ['--once']));
-    expect(await restart.exited).toEqual({ code: 0, signal: null });
+    // The next start needs no process of its own (only the killed one does): it runs in this one.
+    const restart = await watchOnce(ws);
+    expect(restart.code).toBe(0);
     expect(restart.events.find((e) => e.kind === 'started')).toMatchObject({ recovered: 1 });
     expect(restart.events.find((e) => e.kind === 'claimed')).toMatchObject({ run_id: runId, source: 'long.json', resume: 'checkpoint' });
     await expectFinishedOnce(ws, runId);
@@ -85,8 +88,9 @@ describe('maestro watch: crash recovery and clean stop (end to end)', () => {
     const interrupted = (await readAuditLogs(ws)).get(runId) ?? [];
     expect(interrupted.at(-1)?.event).toBe('RUN_INTERRUPTED');
 
-    const restart = started(watch(ws, ['--once']));
-    expect(await restart.exited).toEqual({ code: 0, signal: null });
+    // The next start needs no process of its own (only the killed one does): it runs in this one.
+    const restart = await watchOnce(ws);
+    expect(restart.code).toBe(0);
     expect(restart.events.find((e) => e.kind === 'claimed')).toMatchObject({ run_id: runId, resume: 'checkpoint' });
     await expectFinishedOnce(ws, runId);
   }, 60_000);
@@ -94,8 +98,8 @@ describe('maestro watch: crash recovery and clean stop (end to end)', () => {
   it('a second watcher leaves alone a claim whose watcher is alive', async () => {
     const ws = await workspace();
     const { watcher, runId } = await midRun(ws, SLOWER);
-    const other = started(watch(ws, ['--once']));
-    expect(await other.exited).toEqual({ code: 0, signal: null });
+    const other = await watchOnce(ws);
+    expect(other.code).toBe(0);
     expect(other.events.find((e) => e.kind === 'started')).toMatchObject({ recovered: 0, owned_by_others: 1 });
     expect(other.events.filter((e) => e.kind === 'claimed')).toEqual([]);
 
@@ -113,8 +117,8 @@ describe('maestro watch: crash recovery and clean stop (end to end)', () => {
   it('a recovered claim whose run had already ended is cleaned up, not run again', async () => {
     const ws = await workspace();
     await dropCommand(ws, 'done.json', { task_description: 'A short task', config: { max_rounds: 1 } });
-    const first = started(watch(ws, ['--once']));
-    expect((await first.exited).code).toBe(0);
+    const first = await watchOnce(ws);
+    expect(first.code).toBe(0);
     const runId = String(first.events.find((e) => e.kind === 'finished')?.run_id);
     // Simulate a crash after the run ended but before its command file was deleted.
     const inflight = path.join(ws, '.maestro', 'inflight');
@@ -129,8 +133,8 @@ describe('maestro watch: crash recovery and clean stop (end to end)', () => {
       }),
     );
 
-    const restart = started(watch(ws, ['--once']));
-    expect((await restart.exited).code).toBe(0);
+    const restart = await watchOnce(ws);
+    expect(restart.code).toBe(0);
     expect(restart.events.filter((e) => e.kind === 'claimed')).toEqual([]);
     expect(restart.events.find((e) => e.kind === 'notice')).toMatchObject({ run_id: runId });
     expect(await listDir(inflight)).toEqual([]);
@@ -139,10 +143,11 @@ describe('maestro watch: crash recovery and clean stop (end to end)', () => {
 
   it('maestro run --resume refuses a run a live watcher holds, so it is never run twice', async () => {
     const ws = await workspace();
-    const { runId } = await midRun(ws, SLOWER);
-    const resume = started(new CliProcess(['run', '--resume', runId, '--workspace', ws]));
-    expect((await resume.exited).code).toBe(2);
-    expect(resume.stderr.join('')).toContain('is claimed by a running watcher');
+    // One checkpointed call is enough: the run is under way, and a dozen calls of 600 ms are left.
+    const { runId } = await midRun(ws, SLOWER, 1);
+    const resume = await runCli(['run', '--resume', runId, '--workspace', ws]);
+    expect(resume.code).toBe(2);
+    expect(resume.stderr).toContain('is claimed by a running watcher');
   }, 60_000);
 
   it('maestro run --resume takes over the claim of a watcher killed with -9, finishes the run once, and nothing is left claimed', async () => {
@@ -150,12 +155,12 @@ describe('maestro watch: crash recovery and clean stop (end to end)', () => {
     const { watcher, runId } = await midRun(ws);
     watcher.kill('SIGKILL');
     await watcher.exited;
-    const resume = started(new CliProcess(['run', '--resume', runId, '--workspace', ws]));
-    expect((await resume.exited).code).toBe(0);
+    const resume = await runCli(['run', '--resume', runId, '--workspace', ws]);
+    expect(resume.code).toBe(0);
     await expectFinishedOnce(ws, runId);
     // A later watcher finds nothing to recover and runs nothing again.
-    const after = started(watch(ws, ['--once']));
-    expect((await after.exited).code).toBe(0);
+    const after = await watchOnce(ws);
+    expect(after.code).toBe(0);
     expect(after.events.filter((e) => e.kind === 'claimed')).toEqual([]);
     await expectFinishedOnce(ws, runId);
   }, 60_000);
@@ -168,8 +173,8 @@ describe('maestro watch: crash recovery and clean stop (end to end)', () => {
     await writeFile(path.join(audit, '20200101T000000Z-000000.jsonl'), '');
     await utimes(path.join(audit, '20200101T000000Z-000000.jsonl'), old, old);
     await writeFile(path.join(audit, '20200102T000000Z-000000.jsonl'), '');
-    const once = started(watch(ws, ['--once']));
-    expect((await once.exited).code).toBe(0);
+    const once = await watchOnce(ws);
+    expect(once.code).toBe(0);
     expect(await listDir(audit)).toEqual(['20200102T000000Z-000000.jsonl']);
     expect(once.events.find((e) => e.kind === 'notice')?.message).toContain('audit retention: deleted the logs of 1 run(s)');
   }, 60_000);

@@ -5,6 +5,8 @@ import { runCli } from '../fakes/cli.js';
 import { dropCommand, listDir, task, useWatchScope, waitFor, watch } from '../helpers/watch-workspace.js';
 
 const { workspace, started } = useWatchScope();
+/** A watcher that found the workspace broken looks again after 0.2 s instead of 2 s: the fix is noticed sooner. */
+const QUICK_RECHECK = { MAESTRO_WATCH_RECHECK_MS: '200' };
 
 describe('maestro watch refuses a broken workspace', () => {
   it('at start: a broken persona file, a typo in --route, no personas — exit 2 with the reason, commands untouched', async () => {
@@ -33,9 +35,18 @@ describe('maestro watch refuses a broken workspace', () => {
     expect(await listDir(path.join(ws, '.maestro', 'rejected'))).toEqual([]);
   });
 
+  it('an unreadable MAESTRO_WATCH_RECHECK_MS: exit 2 naming it, nothing taken', async () => {
+    const ws = await workspace();
+    await dropCommand(ws, 'good.json', task('Review the rollout plan'));
+    const refused = await runCli(['watch', '--once', '--workspace', ws], { env: { MAESTRO_WATCH_RECHECK_MS: 'soon' } });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('MAESTRO_WATCH_RECHECK_MS is invalid');
+    expect(await listDir(path.join(ws, 'commands'))).toEqual(['good.json']);
+  });
+
   it('while running: stops taking commands when a persona breaks, says why, and takes them again once fixed', async () => {
     const ws = await workspace();
-    const watcher = started(watch(ws));
+    const watcher = started(watch(ws, [], QUICK_RECHECK));
     await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');
     const persona = path.join(ws, 'personas', 'strategist.md');
     const original = await readFile(persona, 'utf8');
@@ -62,7 +73,7 @@ describe('maestro watch re-reads its configuration before taking a command', () 
     const ws = await workspace();
     const config = path.join(ws, 'maestro.config.json');
     await writeFile(config, JSON.stringify({ history: { keep_runs: 5 } }));
-    const watcher = started(watch(ws));
+    const watcher = started(watch(ws, [], QUICK_RECHECK));
     await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');
 
     await writeFile(config, JSON.stringify({ history: { keep_runs: 5 }, histroy: {} }));
@@ -73,8 +84,9 @@ describe('maestro watch re-reads its configuration before taking a command', () 
     );
     expect(String(notice.message)).toContain('maestro.config.json');
     expect(String(notice.message)).toContain('histroy');
-    await dropCommand(ws, 'second.json', task('Review the rollback plan'));
+    // Broken another way, then a command arrives: the watcher looks again at once (not on its 2 s timer).
     await writeFile(config, '{ "history": ');
+    await dropCommand(ws, 'second.json', task('Review the rollback plan'));
     await waitFor('the second problem to be reported', () =>
       watcher.events.some((e) => e.kind === 'notice' && String(e.message).includes('not valid JSON')),
     );

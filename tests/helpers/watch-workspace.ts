@@ -4,6 +4,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { readCheckpoint } from '../../src/adapters/fs/run-journal.js';
+import { runCli } from '../fakes/cli.js';
 import { CLI, collectAuditLogs, REPO_ROOT } from '../fakes/fixtures.js';
 
 /** A temporary workspace with the default personas and an empty `commands/`. */
@@ -145,6 +146,22 @@ export class CliProcess {
 
 export function watch(workspace: string, flags: string[] = [], env: Record<string, string> = {}): CliProcess {
   return new CliProcess(['watch', '--json', '--workspace', workspace, ...flags], { env });
+}
+
+/**
+ * `maestro watch --json --once` run in this process (`main(argv, io)`): for a watcher that only has to
+ * drain the inbox or recover what another left, where no signal, terminal or `kill -9` is involved.
+ */
+export async function watchOnce(
+  workspace: string,
+  flags: string[] = [],
+): Promise<{ code: number | null; events: Array<Record<string, unknown>>; stderr: string }> {
+  const result = await runCli(['watch', '--json', '--once', '--workspace', workspace, ...flags], { timeoutMs: 60_000 });
+  const events = result.stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { code: result.code, events, stderr: result.stderr };
 }
 
 /**

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileLockBusyError, isFileLockHeld, withFileLock } from '../../../src/adapters/fs/file-lock.js';
 import { StorageError } from '../../../src/domain/errors.js';
+import { stallUntilFile } from '../../helpers/stall.js';
 
 // Issue 23, point 3b: the lock is proper-lockfile's (refreshed while held, stale by mtime). These
 // tests use real processes: a lock only matters between processes.
@@ -25,8 +26,10 @@ afterEach(async () => {
 async function startHolder(
   lockPath: string,
   holdMs: number,
+  heldFile?: string,
 ): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [HOLDER, lockPath, String(STALE_MS), String(holdMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const args = [HOLDER, lockPath, String(STALE_MS), String(holdMs), ...(heldFile ? [heldFile] : [])];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
   let out = '';
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -57,13 +60,14 @@ describe('withFileLock (proper-lockfile) between processes', () => {
 
   it('a slow live holder keeps its lock far past the stale time; others wait, then get it', async () => {
     const lockPath = path.join(dir, 'memory.lock');
-    const holdMs = 4 * STALE_MS;
+    // The waiter gives up a full refresh period (stale / 2) past the stale time: a lock that was not
+    // refreshed would be stale by then, and taken (retries are at most 250 ms apart).
+    const waitMs = STALE_MS + STALE_MS / 2;
+    const holdMs = waitMs + 500;
     const holder = await startHolder(lockPath, holdMs);
     const started = Date.now();
     // Waiting longer than the stale time does not take a lock that is being refreshed.
-    await expect(withFileLock(lockPath, async () => 'taken', { staleMs: STALE_MS, waitMs: 2 * STALE_MS })).rejects.toThrow(
-      FileLockBusyError,
-    );
+    await expect(withFileLock(lockPath, async () => 'taken', { staleMs: STALE_MS, waitMs })).rejects.toThrow(FileLockBusyError);
     const after = await withFileLock(lockPath, async () => Date.now(), { staleMs: STALE_MS, waitMs: 3 * holdMs });
     expect(await holder.exited).toBe(0);
     expect(holder.output()).toContain('still held');
@@ -72,13 +76,15 @@ describe('withFileLock (proper-lockfile) between processes', () => {
 
   it('a holder whose lock was taken over (it stalled past the stale time) fails with a StorageError and leaves the new lock alone', async () => {
     const lockPath = path.join(dir, 'memory.lock');
+    const taken = path.join(dir, 'contender-holds');
     let contender: Awaited<ReturnType<typeof startHolder>> | undefined;
     const attempt = withFileLock(
       lockPath,
       async (held) => {
-        const taking = startHolder(lockPath, 60_000);
-        // This process stalls (a blocked event loop): it cannot refresh its lock.
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, STALE_MS + 3_000);
+        const taking = startHolder(lockPath, 60_000, taken);
+        // This process stalls (a blocked event loop): it cannot refresh its lock, and the contender
+        // takes it once stale. The stall lasts until then (at most 20 s on a loaded machine).
+        expect(stallUntilFile(taken, STALE_MS + 18_000)).toBe(true);
         contender = await taking;
         await held.assertHeld();
         return 'wrote';

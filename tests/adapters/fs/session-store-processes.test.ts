@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsSessionStore } from '../../../src/adapters/fs/session-store.js';
 import { isFileLockHeld } from '../../../src/adapters/fs/file-lock.js';
 import { StorageError } from '../../../src/domain/errors.js';
+import { stallUntilFile } from '../../helpers/stall.js';
 
 // Issue 23, point 3b: one run's messages were found twice in a persona's archive after a soak with
 // several watchers and `kill -9`. Real processes append to one persona's memory at once.
@@ -123,12 +124,14 @@ describe('persona memory appended by many processes at once', () => {
       countIfCheap: () => undefined,
       count: (text: string) => {
         if (!holder) {
-          holder = spawn(process.execPath, [HOLDER, `${first.fileFor('auditor')}.lock`, String(STALE_MS), '60000'], {
+          const taken = path.join(dir, 'holder-holds');
+          holder = spawn(process.execPath, [HOLDER, `${first.fileFor('auditor')}.lock`, String(STALE_MS), '60000', taken], {
             stdio: ['ignore', 'pipe', 'inherit'],
           });
           children.push(holder);
           holding = new Promise((resolve) => holder!.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve()));
-          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, STALE_MS + 3_000);
+          // Stalled until the other process has taken the lock (once stale; at most 20 s on a loaded machine).
+          stallUntilFile(taken, STALE_MS + 18_000);
         }
         return text.length;
       },

@@ -46,6 +46,11 @@ function clientFor(overrides: Partial<ResolvedRoute> = {}, options: { apiKey?: s
   return new OpenAiLlmClient({ route: aRoute(overrides), apiKey: options.apiKey });
 }
 
+/** A client whose backoff waits are the shortest of their range (jitter draw 0), where the test is not about the wait. */
+function quickRetriesFor(overrides: Partial<ResolvedRoute> = {}): OpenAiLlmClient {
+  return new OpenAiLlmClient({ route: aRoute(overrides), apiKey: KEY, random: () => 0 });
+}
+
 describe('OpenAiLlmClient: replies', () => {
   it('returns content, route/model and usage from a JSON completion, sending the route settings', async () => {
     handler = () => ({ content: 'I see two risks.', usage: { prompt_tokens: 42, completion_tokens: 7 } });
@@ -237,7 +242,7 @@ describe('OpenAiLlmClient: failures', () => {
     handler = () => ({ delayMs: 5_000 });
     const started = performance.now();
 
-    const error = await failureOf(clientFor({ timeout_ms: 300, max_retries: 1 }).complete(aRequest()));
+    const error = await failureOf(quickRetriesFor({ timeout_ms: 300, max_retries: 1 }).complete(aRequest()));
 
     expect(performance.now() - started).toBeLessThan(2_500);
     expect(error).toMatchObject({ kind: 'timeout', retryable: true });
@@ -283,7 +288,7 @@ describe('OpenAiLlmClient: failures', () => {
 
   it('reports a stream cut off before the model finished as a network error, after the same retries as a 5xx', async () => {
     handler = () => ({ content: 'half a sent', truncate: true });
-    const error = await failureOf(clientFor({ stream: true, max_retries: 2 }).complete(aRequest()));
+    const error = await failureOf(quickRetriesFor({ stream: true, max_retries: 2 }).complete(aRequest()));
     expect(error).toMatchObject({ kind: 'network', retryable: true });
     expect(error.message).toMatch(
       /^route "local" \(model "test-model" at http:\/\/127\.0\.0\.1:\d+\): the stream ended before the model finished after 2 retries$/,
@@ -540,7 +545,7 @@ describe('OpenAiLlmClient: abort listeners', () => {
     const added = vi.spyOn(run.signal, 'addEventListener');
     const removed = vi.spyOn(run.signal, 'removeEventListener');
     handler = (_body, n) => (n % 5 === 0 ? FAULTS.emptyChoices() : { content: `reply ${n}` });
-    for (let i = 0; i < 15; i++) await clientFor({ stream: i % 2 === 0 }).complete(aRequest(), {}, run.signal);
+    for (let i = 0; i < 15; i++) await quickRetriesFor({ stream: i % 2 === 0 }).complete(aRequest(), {}, run.signal);
 
     expect(added.mock.calls.length).toBeGreaterThan(0);
     expect(removed.mock.calls.length).toBe(added.mock.calls.length);
