@@ -47,20 +47,28 @@ function parseOrThrow(json: unknown, file: string): WorkspaceConfig {
   return parsed.value;
 }
 
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * A whole number of milliseconds from an environment variable, within `min`..`max`; undefined when the
+ * variable is unset or blank. Anything else is refused (exit 2) before anything is taken.
+ */
+function readMsVariable(env: Env, name: string, min: number, max: number): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < min || ms > max) {
+    throw new InvalidInputError(name, [`(root): must be a whole number of milliseconds from ${min} to ${max}, not "${raw}"`]);
+  }
+  return ms;
+}
+
 /**
  * `MAESTRO_OFFLINE_DELAY_MS`: a testing and demo knob that makes the offline model wait this many
  * milliseconds per call (abortably), so a run can be interrupted mid-way on purpose. Default 0.
  */
-export function readOfflineDelayMs(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.MAESTRO_OFFLINE_DELAY_MS;
-  if (raw === undefined || raw.trim() === '') return 0;
-  const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < 0 || ms > 600_000) {
-    throw new InvalidInputError('MAESTRO_OFFLINE_DELAY_MS', [
-      `(root): must be a whole number of milliseconds from 0 to 600000, not "${raw}"`,
-    ]);
-  }
-  return ms;
+export function readOfflineDelayMs(env: Env = process.env): number {
+  return readMsVariable(env, 'MAESTRO_OFFLINE_DELAY_MS', 0, 600_000) ?? 0;
 }
 
 /** How long a watcher that found the workspace broken waits before it looks again, unless a command wakes it sooner. */
@@ -70,16 +78,8 @@ export const DEFAULT_WATCH_RECHECK_MS = 2_000;
  * `MAESTRO_WATCH_RECHECK_MS`: a testing knob for that wait (default `DEFAULT_WATCH_RECHECK_MS`), so
  * a test of a workspace broken and then fixed does not wait the full 2 s for the watcher to notice.
  */
-export function readWatchRecheckMs(env: Readonly<Record<string, string | undefined>> = process.env): number {
-  const raw = env.MAESTRO_WATCH_RECHECK_MS;
-  if (raw === undefined || raw.trim() === '') return DEFAULT_WATCH_RECHECK_MS;
-  const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < 10 || ms > 600_000) {
-    throw new InvalidInputError('MAESTRO_WATCH_RECHECK_MS', [
-      `(root): must be a whole number of milliseconds from 10 to 600000, not "${raw}"`,
-    ]);
-  }
-  return ms;
+export function readWatchRecheckMs(env: Env = process.env): number {
+  return readMsVariable(env, 'MAESTRO_WATCH_RECHECK_MS', 10, 600_000) ?? DEFAULT_WATCH_RECHECK_MS;
 }
 
 /**
@@ -88,16 +88,8 @@ export function readWatchRecheckMs(env: Readonly<Record<string, string | undefin
  * look at it without a notification. Undefined when unset: the defaults stay (intake 1 s; worker
  * 250 ms to reconnect, 2 s between looks).
  */
-export function readEngineRetryMs(env: Readonly<Record<string, string | undefined>> = process.env): number | undefined {
-  const raw = env.MAESTRO_ENGINE_RETRY_MS;
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < 10 || ms > 60_000) {
-    throw new InvalidInputError('MAESTRO_ENGINE_RETRY_MS', [
-      `(root): must be a whole number of milliseconds from 10 to 60000, not "${raw}"`,
-    ]);
-  }
-  return ms;
+export function readEngineRetryMs(env: Env = process.env): number | undefined {
+  return readMsVariable(env, 'MAESTRO_ENGINE_RETRY_MS', 10, 60_000);
 }
 
 /**
