@@ -17,6 +17,19 @@ import { readableState, type RunDeps, type RunOutcome } from './run-deps.js';
 
 export type DraftInput = Omit<ArtifactInput, 'status' | 'finishedAt' | 'durationMs' | 'trail' | 'outcomeNote'>;
 
+/**
+ * What the arbitration commits (its record, `orchestration.json`, the decision that lets the run go
+ * on), carried by the ending's first commit instead of a commit of its own: one flush, not two.
+ */
+export interface LeadCommit {
+  readonly records: readonly AuditEvent[];
+  readonly files: readonly RunFile[];
+  /** The arbitration's decision that lets the run go on: joins the trail with the ending fixed. */
+  readonly decided?: DecisionRecord;
+  /** The ending is completed after a restart: a record the log holds already is not written again. */
+  readonly completesEnding: boolean;
+}
+
 interface EndOptions {
   /** The run; every change, record and file goes through it as a commit. */
   readonly run: StartedRun;
@@ -27,6 +40,8 @@ interface EndOptions {
   /** For people: why the run ended here. */
   readonly message: string;
   readonly details?: AuditDetails;
+  /** The arbitration's commit, made with the ending's first one. */
+  readonly lead?: LeadCommit;
 }
 
 /**
@@ -54,8 +69,11 @@ async function pauseRun(
     requested_at: now.toISOString(),
     ...(outage ? { outage } : {}),
   };
+  const { lead, ...rest } = options;
+  const requested = auditEvent('HITL_REQUESTED', decision, { pause_id: pause.pause_id, pause_class: kind, ...options.details });
   await run.commit({
-    records: [auditEvent('HITL_REQUESTED', decision, { pause_id: pause.pause_id, pause_class: kind, ...options.details })],
+    records: [...(lead?.records ?? []), requested],
+    ...(lead ? { files: lead.files, completesEnding: lead.completesEnding } : {}),
   });
   // Only a pause that judges the task counts for the loop policy; an outage or a set-up problem does not.
   const requestPlan = options.requestPlan ? { requestPlan: options.requestPlan } : {};
@@ -63,7 +81,7 @@ async function pauseRun(
   if (loop.stop) {
     const ending = decideRun({ kind: 'loop_limit' });
     return finishRun({
-      ...options,
+      ...rest,
       decision: ending.decision,
       message: explainLoopPolicyStop(loop.count, message),
       ...(options.draft ? { artifact: options.draft } : {}),
@@ -127,9 +145,12 @@ async function draftPictures(
 type FinishOptions = EndOptions & {
   artifact?: DraftInput;
   attachments?: readonly ArtifactAttachment[];
-  afterArtifact?: () => Promise<void>;
+  afterArtifact?: AfterArtifact;
   status?: 'stopped' | 'guardrail_stopped';
 };
+
+/** Runs once the artifact is on disk (the council's memory); returns the records the run's `finished` commit carries. */
+export type AfterArtifact = () => Promise<readonly AuditEvent[]>;
 
 /** Ends a run as completed (decision RUN) or stopped, writing the artifact when there is one. */
 async function finishRun(options: FinishOptions): Promise<RunOutcome> {
@@ -141,13 +162,21 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   // The end is put on the checkpoint before anything is written, with its time: a run killed between
   // the artifact and its last save ends the same way when recovered, byte for byte.
   const finishedAt = new Date(run.state.finishing?.finished_at ?? deps.clock.now().toISOString());
+  const { lead } = options;
   await run.commit({
-    event: { type: 'finishing', finishedAt: finishedAt.toISOString(), decision, ...(status !== 'completed' ? { status } : {}) },
+    event: {
+      type: 'finishing',
+      finishedAt: finishedAt.toISOString(),
+      decision,
+      ...(status !== 'completed' ? { status } : {}),
+      ...(lead?.decided ? { decided: lead.decided } : {}),
+    },
+    ...(lead ? { records: lead.records, files: lead.files, completesEnding: lead.completesEnding } : {}),
   });
   const state = run.state;
-  const artifactPath = await writeArtifact(options, { status, finishedAt, message, resumedEnding });
+  const artifact = await writeArtifact(options, { status, finishedAt, message, resumedEnding });
   // What depends on the artifact being written (the council's memory) happens only now.
-  await options.afterArtifact?.();
+  const saved = (await options.afterArtifact?.()) ?? [];
   const usage = totalUsage(runCalls(state), deps.config.prices);
   const finished = auditEvent('RUN_FINISHED', decision, {
     status,
@@ -156,7 +185,10 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
     completion_tokens: usage.completion_tokens,
     ...(usage.cost_usd !== undefined ? { cost_usd: Math.round(usage.cost_usd * 1e6) / 1e6 } : {}),
   });
-  // The end, its record, and the command as given gone (state.json keeps it screened, for the record): one commit.
+  // The end, its records (the artifact's and the memory's with it: a crash before this commit completes
+  // the ending again, and those writes are idempotent), and the command as given gone (state.json keeps
+  // it screened, for the record): one commit.
+  const artifactPath = artifact?.path ?? null;
   await run.commit({
     event: {
       type: 'finished',
@@ -166,7 +198,7 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
       summary: message,
       ...(artifactPath ? { artifact: artifactPath } : {}),
     },
-    records: [finished],
+    records: [...(artifact ? [artifact.record] : []), ...saved, finished],
     removeFiles: [RAW_COMMAND_FILE],
     completesEnding: resumedEnding,
   });
@@ -177,11 +209,14 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   return buildOutcome({ runId: state.run_id, status, decision, auditLog: run.log, message: text, artifact: artifactPath });
 }
 
-/** The artifact and its pictures, when the run has one to write; its ARTIFACT_WRITTEN record. */
+/**
+ * The artifact and its pictures, when the run has one to write, and its ARTIFACT_WRITTEN record (committed with the
+ * run's end). The pictures are drawn while the artifact's text is composed, and every file is written at once.
+ */
 async function writeArtifact(
   options: FinishOptions,
   end: { status: 'completed' | 'stopped' | 'guardrail_stopped'; finishedAt: Date; message: string; resumedEnding: boolean },
-): Promise<string | null> {
+): Promise<{ path: string; record: AuditEvent } | null> {
   const { run, deps, decision } = options;
   const { status, finishedAt, message, resumedEnding } = end;
   const state = run.state;
@@ -202,20 +237,18 @@ async function writeArtifact(
     trail: [...state.trail, decision],
     ...(status === 'stopped' ? { outcomeNote: message } : {}),
   });
-  for (const picture of pictures) {
-    if (!deps.pictures) break;
-    const svg = await deps.pictures.render(picture.picture);
-    await deps.artifacts.write(picture.path, svg, state.command.input_artifacts);
-  }
-  const artifactPath = await deps.artifacts.write(plan.output_path, markdown, state.command.input_artifacts);
+  const renderer = deps.pictures;
+  const drawn = renderer
+    ? pictures.map(async (p) => deps.artifacts.write(p.path, await renderer.render(p.picture), state.command.input_artifacts))
+    : [];
+  const [artifactPath] = await Promise.all([deps.artifacts.write(plan.output_path, markdown, state.command.input_artifacts), ...drawn]);
   const written = auditEvent('ARTIFACT_WRITTEN', runDecision('artifact', 'ARTIFACT_WRITTEN'), {
     path: plan.output_path,
     bytes: Buffer.byteLength(markdown),
     sha256: deps.sha256(markdown),
     ...(resumedEnding ? { completed_after_restart: true } : {}),
   });
-  await run.commit({ records: [written], completesEnding: resumedEnding });
-  return artifactPath;
+  return { path: artifactPath, record: written };
 }
 
 /** A run that cannot start: persona or route files are broken. */
@@ -246,7 +279,7 @@ export type SettleOptions = Omit<EndOptions, 'decision' | 'pauseClass'> & {
   readonly draft?: DraftInput;
   readonly attachments?: readonly ArtifactAttachment[];
   /** Runs once the artifact is on disk (the council's memory, on completion only). */
-  readonly afterArtifact?: () => Promise<void>;
+  readonly afterArtifact?: AfterArtifact;
   /** Asks the council for a plan when the loop policy wants one (third pause). */
   readonly requestPlan?: () => Promise<string>;
   /** For an invalid run: the problems, as `file: message` lines. */
