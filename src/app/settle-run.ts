@@ -175,8 +175,12 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   });
   const state = run.state;
   const artifact = await writeArtifact(options, { status, finishedAt, message, resumedEnding });
-  // What depends on the artifact being written (the council's memory) happens only now.
-  const saved = (await options.afterArtifact?.()) ?? [];
+  // What depends on the artifact being written (the council's memory) happens only now. Once the
+  // saves are begun, the next run may start: it sees them (a store that shows saves in flight), and
+  // this run's end is committed only once they land, so a crash still completes the same ending.
+  const saving = options.afterArtifact?.();
+  if (!saving || deps.sessions.seesSavesInFlight) deps.onTail?.(state.run_id);
+  const saved = (await saving) ?? [];
   const usage = totalUsage(runCalls(state), deps.config.prices);
   const finished = auditEvent('RUN_FINISHED', decision, {
     status,

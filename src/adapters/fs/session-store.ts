@@ -11,7 +11,9 @@ import {
   emptySessionState,
   parseSessionState,
   unarchivedMessages,
+  withSavesInFlight,
   type HistoryMessage,
+  type SaveInFlight,
 } from '../../domain/session-state.js';
 import { readArchiveTail, type ArchiveTail } from './archive-tail.js';
 import { appendDurably, writeJsonAtomically } from './atomic-file.js';
@@ -33,6 +35,14 @@ export interface SessionCounting {
 export class FsSessionStore implements SessionStore {
   /** The last save queued for each persona in this process: saves of runs in flight together take turns here, not at the file lock. */
   readonly #saving = new Map<string, Promise<void>>();
+  /**
+   * The saves of each persona this process has begun and not yet seen land, oldest first: `load`
+   * folds them over the file, so a run started while an earlier one's save is still being written
+   * sees that run (DESIGN.md: memory is a snapshot at a run's start). Other processes see a save
+   * when it lands, as before.
+   */
+  readonly #inFlight = new Map<string, SaveInFlight[]>();
+  readonly seesSavesInFlight = true;
 
   constructor(
     private readonly dir: string,
@@ -53,6 +63,14 @@ export class FsSessionStore implements SessionStore {
   }
 
   async load(personaId: string): Promise<SessionLoad> {
+    const loaded = await this.#loadFile(personaId);
+    // Taken after the read: a save that lands meanwhile is in the file or still here (appendRun is idempotent by run id).
+    const saves = this.#inFlight.get(personaId) ?? [];
+    return saves.length === 0 ? loaded : { ...loaded, state: withSavesInFlight(loaded.state, saves, this.keepRuns) };
+  }
+
+  /** What the persona's file holds now (a corrupt file moved aside, the persona starting fresh). */
+  async #loadFile(personaId: string): Promise<SessionLoad> {
     const file = this.fileFor(personaId);
     const now = this.clock.now();
     let text: string;
@@ -84,6 +102,9 @@ export class FsSessionStore implements SessionStore {
   async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[], options: AppendRunOptions = {}): Promise<void> {
     // Runs of this process save one after another, in the order they ended (without polling the lock
     // against each other); the file lock then keeps other processes out.
+    // Registered before anything is awaited: from this call on, `load` sees the run.
+    const save: SaveInFlight = { runId, messages, at: this.clock.now().toISOString(), ...(options.track ? { track: options.track } : {}) };
+    this.#inFlight.set(personaId, [...(this.#inFlight.get(personaId) ?? []), save]);
     const before = this.#saving.get(personaId) ?? Promise.resolve();
     const mine = before.catch(() => undefined).then(() => this.#appendLocked(personaId, runId, messages, options));
     const tail = mine.catch(() => undefined);
@@ -91,6 +112,10 @@ export class FsSessionStore implements SessionStore {
     try {
       await mine;
     } finally {
+      // Landed, or failed (the run did not end then, and its ending saves it again when completed).
+      const left = (this.#inFlight.get(personaId) ?? []).filter((s) => s !== save);
+      if (left.length > 0) this.#inFlight.set(personaId, left);
+      else this.#inFlight.delete(personaId);
       if (this.#saving.get(personaId) === tail) this.#saving.delete(personaId);
     }
   }
@@ -101,7 +126,8 @@ export class FsSessionStore implements SessionStore {
     await withFileLock(
       lockPathFor(file),
       async (held) => {
-        const { state } = await this.load(personaId);
+        // The file as it is (not this process's saves in flight: this one is among them, and the archive needs what compaction moves).
+        const { state } = await this.#loadFile(personaId);
         const known = state.runs.includes(runId) || state.archived.recent.some((r) => r.run_id === runId);
         // A retry whose run other saves have since moved to the archive: it is saved already.
         if (options.retry && !known && (await archiveHolds(this.archiveFor(personaId), runId))) return;
