@@ -171,7 +171,9 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
       ...(status !== 'completed' ? { status } : {}),
       ...(lead?.decided ? { decided: lead.decided } : {}),
     },
-    ...(lead ? { records: lead.records, files: lead.files, completesEnding: lead.completesEnding } : {}),
+    // The orchestration result waits for the end's commit: it is read once the run has ended (`--json`), and
+    // until then a crash concludes the run again and writes it then.
+    ...(lead ? { records: lead.records, completesEnding: lead.completesEnding } : {}),
   });
   const state = run.state;
   const artifact = await writeArtifact(options, { status, finishedAt, message, resumedEnding });
@@ -203,6 +205,7 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
       ...(artifactPath ? { artifact: artifactPath } : {}),
     },
     records: [...(artifact ? [artifact.record] : []), ...saved, finished],
+    files: lead?.files ?? [],
     removeFiles: [RAW_COMMAND_FILE],
     completesEnding: resumedEnding,
   });

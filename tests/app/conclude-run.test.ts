@@ -24,7 +24,9 @@ describe('concludeRun', () => {
       decision: { reason_code: 'RUN_COMPLETED' },
       decided: { decision: 'RUN', reason_code: 'ARBITRATION_PROCEED' },
     });
-    expect(arbitrated?.files.map((f) => f.name)).toEqual(['orchestration.json']);
+    // The orchestration result (read once the run has ended) is written with the end, after the next run may start.
+    expect(app.ledger.commits.at(-1)?.files.map((f) => f.name)).toEqual(['orchestration.json']);
+    expect(await app.ledger.readFile('run-1', 'orchestration.json')).toContain('"final_action": "proceed"');
     // The arbitration's decision is on the trail before the run's end, as when they were two commits.
     const trail = (await app.ledger.load('run-1'))?.trail.map((d) => d.reason_code) ?? [];
     expect(trail.slice(-2)).toEqual(['ARBITRATION_PROCEED', 'RUN_COMPLETED']);
