@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, rename, truncate } from 'node:fs/promises';
+import type { BigIntStats } from 'node:fs';
+import { mkdir, open, rename, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import type { AppendRunOptions, Clock, SessionLoad, SessionStore } from '../../domain/ports.js';
@@ -14,6 +15,7 @@ import {
   withSavesInFlight,
   type HistoryMessage,
   type SaveInFlight,
+  type SessionState,
 } from '../../domain/session-state.js';
 import { readArchiveTail, type ArchiveTail } from './archive-tail.js';
 import { appendDurably, writeJsonAtomically } from './atomic-file.js';
@@ -43,6 +45,12 @@ export class FsSessionStore implements SessionStore {
    */
   readonly #inFlight = new Map<string, SaveInFlight[]>();
   readonly seesSavesInFlight = true;
+  /**
+   * The state each persona's file held when this process last read or wrote it, with the file's
+   * identity then (inode, size, times): a file that has not changed since is not read and validated
+   * again. Files are only ever replaced whole (renamed over), so another process's save changes it.
+   */
+  readonly #known = new Map<string, { readonly stamp: string; readonly state: SessionState }>();
 
   constructor(
     private readonly dir: string,
@@ -73,17 +81,16 @@ export class FsSessionStore implements SessionStore {
   async #loadFile(personaId: string): Promise<SessionLoad> {
     const file = this.fileFor(personaId);
     const now = this.clock.now();
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: emptySessionState(personaId, now.toISOString()) };
-      throw error;
-    }
+    const read = await readUnlessKnown(file, this.#known.get(personaId));
+    if (read === undefined) return { state: emptySessionState(personaId, now.toISOString()) };
+    if ('state' in read) return { state: read.state };
     let problem: string | undefined;
     try {
-      const parsed = parseSessionState(JSON.parse(text));
-      if (parsed.ok && parsed.value.persona_id === personaId) return { state: parsed.value };
+      const parsed = parseSessionState(JSON.parse(read.text));
+      if (parsed.ok && parsed.value.persona_id === personaId) {
+        this.#known.set(personaId, { stamp: read.stamp, state: parsed.value });
+        return { state: parsed.value };
+      }
       problem = parsed.ok ? `belongs to persona "${parsed.value.persona_id}"` : parsed.issues.slice(0, 3).join('; ');
     } catch (error) {
       problem = `not valid JSON (${(error as Error).message})`;
@@ -143,6 +150,8 @@ export class FsSessionStore implements SessionStore {
         if (moved.length > 0) await this.#archive(personaId, moved, held);
         await held.assertHeld();
         await writeJsonAtomically(file, next);
+        // Under the lock still: what is there now is what was just written.
+        this.#known.set(personaId, { stamp: stampOf(await stat(file, { bigint: true })), state: next });
       },
       this.lockOptions,
     );
@@ -185,6 +194,35 @@ export class FsSessionStore implements SessionStore {
       const tokens = count(m.content);
       return tokens === undefined ? m : { ...m, tokens };
     });
+  }
+}
+
+/** A file's identity as it is replaced whole: inode, size and times (nanoseconds). */
+function stampOf(st: BigIntStats): string {
+  return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+/**
+ * The file's text and identity, read from one descriptor; or the state known for it when its identity
+ * has not changed since; undefined when there is no file.
+ */
+async function readUnlessKnown(
+  file: string,
+  known: { readonly stamp: string; readonly state: SessionState } | undefined,
+): Promise<{ text: string; stamp: string } | { state: SessionState } | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const stamp = stampOf(await handle.stat({ bigint: true }));
+    if (known?.stamp === stamp) return { state: known.state };
+    return { text: await handle.readFile('utf8'), stamp };
+  } finally {
+    await handle.close();
   }
 }
 

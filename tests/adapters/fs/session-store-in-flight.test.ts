@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { withFileLock } from '../../../src/adapters/fs/file-lock.js';
@@ -81,6 +81,19 @@ describe('persona memory: saves still being written', () => {
     // The run that left the file is in the archive, once.
     const archive = (await readFile(store.archiveFor('auditor'), 'utf8')).trim().split('\n');
     expect(archive.map((l) => (JSON.parse(l) as HistoryMessage).content)).toEqual(['briefing for r1', 'one']);
+  });
+
+  it('a file changed since this process last read it is read again: replaced by another process, or edited in place', async () => {
+    const store = new FsSessionStore(dir, new FakeClock('2026-03-04T05:06:07.000Z'));
+    await store.appendRun('auditor', 'r1', said('r1', 'one'));
+    expect((await store.load('auditor')).state.runs).toEqual(['r1']);
+    const other = new FsSessionStore(dir, new FakeClock('2026-03-04T05:06:07.000Z'));
+    await other.appendRun('auditor', 'r2', said('r2', 'two'));
+    expect((await store.load('auditor')).state.runs).toEqual(['r1', 'r2']);
+    // A person who edits the file by hand (in place, same inode) is heard too.
+    const text = await readFile(store.fileFor('auditor'), 'utf8');
+    await writeFile(store.fileFor('auditor'), text.replace('"two"', '"two, edited"'));
+    expect((await store.load('auditor')).state.messages.at(-1)?.content).toBe('two, edited');
   });
 
   it('a save that fails is no longer shown: the run did not end, and its ending saves it again', async () => {
