@@ -80,6 +80,21 @@ describe('writeFileAtomically (issue 9 item 2)', () => {
     expect(await leftovers()).toEqual([]);
   });
 
+  it('a file that matters only while this process lives is renamed into place whole, without a flush', async () => {
+    let syncs = 0;
+    const counting = faultyFs(
+      (_, n) => n,
+      () => void (syncs += 1),
+    );
+    await writeFileAtomically(file(), NEW, { fs: counting, durable: false });
+    expect(await readFile(file(), 'utf8')).toBe(NEW);
+    expect(await leftovers()).toEqual([]);
+    expect(syncs).toBe(0);
+    // The default flushes the file and its folder.
+    await writeFileAtomically(file(), 'again\n', { fs: counting });
+    expect(syncs).toBe(2);
+  });
+
   it('replaces a symlink at the path instead of writing through it', async () => {
     const target = path.join(dir, 'target.md');
     await writeFile(target, 'elsewhere\n');
