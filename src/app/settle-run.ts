@@ -162,6 +162,8 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   // The end is put on the checkpoint before anything is written, with its time: a run killed between
   // the artifact and its last save ends the same way when recovered, byte for byte.
   const finishedAt = new Date(run.state.finishing?.finished_at ?? deps.clock.now().toISOString());
+  const pictures = picturesOf(options);
+  const drawing = drawPictures(deps, pictures, run.state.command.input_artifacts);
   const { lead } = options;
   await run.commit({
     event: {
@@ -176,13 +178,15 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
     ...(lead ? { records: lead.records, completesEnding: lead.completesEnding } : {}),
   });
   const state = run.state;
-  const artifact = await writeArtifact(options, { status, finishedAt, message, resumedEnding });
+  const artifact = await writeArtifact(options, { status, finishedAt, message, resumedEnding, pictures });
   // What depends on the artifact being written (the council's memory) happens only now. Once the
   // saves are begun, the next run may start: it sees them (a store that shows saves in flight), and
   // this run's end is committed only once they land, so a crash still completes the same ending.
   const saving = options.afterArtifact?.();
   if (!saving || deps.sessions.seesSavesInFlight) deps.onTail?.(state.run_id);
   const saved = (await saving) ?? [];
+  // The pictures beside the artifact are on disk before the end is committed (a crash before draws them again, the same).
+  await drawing;
   const usage = totalUsage(runCalls(state), deps.config.prices);
   const finished = auditEvent('RUN_FINISHED', decision, {
     status,
@@ -216,25 +220,46 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   return buildOutcome({ runId: state.run_id, status, decision, auditLog: run.log, message: text, artifact: artifactPath });
 }
 
+type PlacedPicture = ArtifactAttachment & { readonly path: string };
+
+/** The artifact's pictures, each beside it (the artifact's name without `.md`, plus the picture's suffix). */
+function picturesOf(options: FinishOptions): PlacedPicture[] {
+  const plan = options.run.state.plan;
+  if (!options.artifact || !plan) return [];
+  return (options.attachments ?? []).map((a) => ({ ...a, path: `${plan.output_path.replace(/\.md$/i, '')}${a.suffix}` }));
+}
+
 /**
- * The artifact and its pictures, when the run has one to write, and its ARTIFACT_WRITTEN record (committed with the
- * run's end). The pictures are drawn while the artifact's text is composed, and every file is written at once.
+ * Draws the pictures and writes each beside the artifact, begun as soon as the run's end is known:
+ * drawing runs off the main thread (VegaPictureRenderer), beside the ending's commits, the artifact
+ * and the memory save, and is awaited only before the end is committed.
  */
+function drawPictures(deps: RunDeps, pictures: readonly PlacedPicture[], inputs: readonly string[]): Promise<void> {
+  const renderer = deps.pictures;
+  if (!renderer || pictures.length === 0) return Promise.resolve();
+  const drawing = Promise.all(pictures.map(async (p) => deps.artifacts.write(p.path, await renderer.render(p.picture), inputs)));
+  // Awaited later, where a failure is reported; never an unhandled rejection meanwhile.
+  drawing.catch(() => undefined);
+  return drawing.then(() => undefined);
+}
+
+/** The artifact, when the run has one to write (linking its pictures), and its ARTIFACT_WRITTEN record (committed with the run's end). */
 async function writeArtifact(
   options: FinishOptions,
-  end: { status: 'completed' | 'stopped' | 'guardrail_stopped'; finishedAt: Date; message: string; resumedEnding: boolean },
+  end: {
+    status: 'completed' | 'stopped' | 'guardrail_stopped';
+    finishedAt: Date;
+    message: string;
+    resumedEnding: boolean;
+    pictures: readonly PlacedPicture[];
+  },
 ): Promise<{ path: string; record: AuditEvent } | null> {
   const { run, deps, decision } = options;
-  const { status, finishedAt, message, resumedEnding } = end;
+  const { status, finishedAt, message, resumedEnding, pictures } = end;
   const state = run.state;
   const plan = state.plan;
   if (!options.artifact || !plan) return null;
   deps.onProgress?.({ kind: 'producing_artifact', run_id: state.run_id, path: plan.output_path });
-  // Pictures go beside the artifact (its name without `.md`, plus the suffix) and are linked from it.
-  const pictures = (options.attachments ?? []).map((a) => ({
-    ...a,
-    path: `${plan.output_path.replace(/\.md$/i, '')}${a.suffix}`,
-  }));
   const markdown = renderArtifact({
     ...options.artifact,
     pictures: pictures.map((p) => ({ file: p.path.split('/').at(-1) ?? p.path, alt: p.alt })),
@@ -244,11 +269,7 @@ async function writeArtifact(
     trail: [...state.trail, decision],
     ...(status === 'stopped' ? { outcomeNote: message } : {}),
   });
-  const renderer = deps.pictures;
-  const drawn = renderer
-    ? pictures.map(async (p) => deps.artifacts.write(p.path, await renderer.render(p.picture), state.command.input_artifacts))
-    : [];
-  const [artifactPath] = await Promise.all([deps.artifacts.write(plan.output_path, markdown, state.command.input_artifacts), ...drawn]);
+  const artifactPath = await deps.artifacts.write(plan.output_path, markdown, state.command.input_artifacts);
   const written = auditEvent('ARTIFACT_WRITTEN', runDecision('artifact', 'ARTIFACT_WRITTEN'), {
     path: plan.output_path,
     bytes: Buffer.byteLength(markdown),
