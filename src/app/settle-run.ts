@@ -187,14 +187,7 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   const saved = (await saving) ?? [];
   // The pictures beside the artifact are on disk before the end is committed (a crash before draws them again, the same).
   await drawing;
-  const usage = totalUsage(runCalls(state), deps.config.prices);
-  const finished = auditEvent('RUN_FINISHED', decision, {
-    status,
-    calls: usage.calls,
-    prompt_tokens: usage.prompt_tokens,
-    completion_tokens: usage.completion_tokens,
-    ...(usage.cost_usd !== undefined ? { cost_usd: Math.round(usage.cost_usd * 1e6) / 1e6 } : {}),
-  });
+  const finished = finishedRecord(options, status);
   // The end, its records (the artifact's and the memory's with it: a crash before this commit completes
   // the ending again, and those writes are idempotent), and the command as given gone (state.json keeps
   // it screened, for the record): one commit.
@@ -218,6 +211,18 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
       ? message
       : `${status === 'guardrail_stopped' ? 'stopped by a guardrail' : 'stopped'} (${decision.layer}: ${decision.reason_code}${decision.sealed ? ', sealed' : ''}): ${message}`;
   return buildOutcome({ runId: state.run_id, status, decision, auditLog: run.log, message: text, artifact: artifactPath });
+}
+
+/** The RUN_FINISHED record: how the run ended, and what its calls used. */
+function finishedRecord(options: FinishOptions, status: string): AuditEvent {
+  const usage = totalUsage(runCalls(options.run.state), options.deps.config.prices);
+  return auditEvent('RUN_FINISHED', options.decision, {
+    status,
+    calls: usage.calls,
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    ...(usage.cost_usd !== undefined ? { cost_usd: Math.round(usage.cost_usd * 1e6) / 1e6 } : {}),
+  });
 }
 
 type PlacedPicture = ArtifactAttachment & { readonly path: string };

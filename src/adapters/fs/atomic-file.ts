@@ -162,7 +162,10 @@ export async function syncDirectory(dir: string, fs: DurableFs = realFs): Promis
 }
 
 type FolderSyncs = Map<string, { running: Promise<void>; next?: Promise<void> }>;
-/** The folder syncs of this process, by file system: the one running, and the one that will run after it (shared by everyone who asks meanwhile). */
+/**
+ * The folder syncs of this process, by file system: the one running, and the one that will run after
+ * it (shared by everyone who asks meanwhile).
+ */
 const syncsByFs = new WeakMap<DurableFs, FolderSyncs>();
 
 /**
