@@ -6,7 +6,7 @@
 // Then, at zero latency and concurrency 1, the per-run head (claimed → first request at the server)
 // and tail (last reply sent → finished).
 import { spawn } from 'node:child_process';
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -64,22 +64,26 @@ function server() {
   );
 }
 
-async function workspace(url) {
+/** The modes the per-run head and tail are measured in: the workspace's default (no mode named), and named ones. */
+const HEAD_TAIL_MODES = (process.env.BENCH_CONC_MODES ?? 'default,round_robin,parallel,hierarchical').split(',');
+
+async function workspace(url, mode = 'default') {
   const ws = await mkdtemp(path.join(os.tmpdir(), 'maestro-bench-conc-'));
   await cp(path.join(ROOT, 'personas'), path.join(ws, 'personas'), { recursive: true });
   await mkdir(path.join(ws, 'commands'));
   const local = { provider: 'openai', model: 'bench', base_url: url, max_retries: 0, max_concurrency: MAX_CONCURRENCY };
   await writeFile(path.join(ws, 'maestro.config.json'), JSON.stringify({ default_route: 'local', routes: { local } }));
   for (let i = 0; i < COMMANDS; i++) {
-    const command = { task_description: `Benchmark task ${i}: review rollout step ${i} and list the risks`, config: { max_rounds: 1 } };
+    const config = { max_rounds: 1, ...(mode === 'default' ? {} : { mode }) };
+    const command = { task_description: `Benchmark task ${i}: review rollout step ${i} and list the risks`, config };
     await writeFile(path.join(ws, 'commands', `${String(i).padStart(3, '0')}.json`), JSON.stringify(command));
   }
   return ws;
 }
 
 /** Drains the queue with one watcher; wall time from its `started` event to its last `finished` one. */
-async function drain(url, concurrency) {
-  const ws = await workspace(url);
+async function drain(url, concurrency, mode = 'default') {
+  const ws = await workspace(url, mode);
   const events = [];
   const child = spawn(process.execPath, [CLI, 'watch', '--once', '--json', '--concurrency', String(concurrency), '--workspace', ws], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -98,27 +102,72 @@ async function drain(url, concurrency) {
   const finished = events.filter((e) => e.kind === 'finished');
   const bad = finished.filter((e) => e.status !== 'completed');
   if (code !== 0 || finished.length !== COMMANDS || bad.length > 0) {
-    throw new Error(`watch --concurrency ${concurrency}: exit ${code}, ${finished.length} finished, ${bad.length} not completed`);
+    throw new Error(
+      `watch --concurrency ${concurrency} (${mode}): exit ${code}, ${finished.length} finished, ${bad.length} not completed (${bad.map((e) => `${e.status} ${e.reason_code}`).join(', ')})`,
+    );
   }
   const start = events.find((e) => e.kind === 'started').at;
   return { wall: (finished.at(-1).at - start) / 1000, events };
 }
 
-/** Per run at concurrency 1: claimed → its first request, and its last reply → finished. */
+/**
+ * Per run at concurrency 1: claimed → its first request (head), its last reply → its `finished`
+ * event (tail), and its last reply → the next run's first request (gap: how long the next call
+ * waits, which is what the head and the part of the tail that holds up the next run add up to). A
+ * request belongs to the last run claimed before it arrived: at concurrency 1 a run's calls are
+ * over before the next run is claimed, while its tail (memory, last records) may still be written.
+ */
 function headsAndTails(events, log) {
+  const claimed = events.filter((e) => e.kind === 'claimed');
+  const finished = new Map(events.filter((e) => e.kind === 'finished').map((e) => [e.run_id, e.at]));
+  const runs = claimed.map((c) => ({ claimed: c.at, finished: finished.get(c.run_id), first: Infinity, last: -Infinity }));
+  for (const r of log) {
+    let i = -1;
+    for (let k = 0; k < claimed.length; k++) if (claimed[k].at <= r.arrived + 1) i = k;
+    if (i < 0) continue;
+    runs[i].first = Math.min(runs[i].first, r.arrived);
+    runs[i].last = Math.max(runs[i].last, r.sent);
+  }
   const heads = [];
   const tails = [];
-  const claimed = events.filter((e) => e.kind === 'claimed');
-  const finished = events.filter((e) => e.kind === 'finished');
-  for (let i = 0; i < claimed.length; i++) {
-    const from = claimed[i].at;
-    const to = finished[i].at;
-    const mine = log.filter((r) => r.arrived >= from - 1 && r.sent <= to);
-    if (mine.length === 0) continue;
-    heads.push(Math.min(...mine.map((r) => r.arrived)) - from);
-    tails.push(to - Math.max(...mine.map((r) => r.sent)));
+  const gaps = [];
+  runs.forEach((run, i) => {
+    if (!Number.isFinite(run.first)) return;
+    if (i === 0) return; // the first run of a process pays for loading modules
+    heads.push(run.first - run.claimed);
+    if (run.finished !== undefined) tails.push(run.finished - run.last);
+    const next = runs[i + 1];
+    if (next && Number.isFinite(next.first)) gaps.push(next.first - run.last);
+  });
+  return { heads, tails, gaps };
+}
+
+/** Head, tail and gap per mode at zero latency, one run at a time; modes interleaved over the repetitions. */
+async function headTailByMode(srv) {
+  const byMode = new Map(HEAD_TAIL_MODES.map((m) => [m, { heads: [], tails: [], gaps: [] }]));
+  for (let rep = 0; rep < REPS; rep++) {
+    for (const mode of rep % 2 === 0 ? HEAD_TAIL_MODES : [...HEAD_TAIL_MODES].reverse()) {
+      srv.reset(0);
+      const { events } = await drain(srv.url, 1, mode);
+      const ht = headsAndTails(events, srv.state.log);
+      const into = byMode.get(mode);
+      for (const key of ['heads', 'tails', 'gaps']) into[key].push(...ht[key]);
+    }
   }
-  return { heads: heads.sort((a, b) => a - b), tails: tails.sort((a, b) => a - b) };
+  for (const v of byMode.values()) for (const key of ['heads', 'tails', 'gaps']) v[key].sort((a, b) => a - b);
+  return byMode;
+}
+
+/** The paragraphs written by hand below the generated table (after HAND_WRITTEN in BENCHMARKS.md): kept as they are. */
+const HAND_WRITTEN = '<!-- written by hand below: kept when the bench rewrites this section -->';
+async function handWritten() {
+  const text = await readFile(path.join(ROOT, 'BENCHMARKS.md'), 'utf8').catch(() => '');
+  const start = text.indexOf('## Issue 24: concurrent runs with route limits\n');
+  if (start === -1) return '';
+  const next = text.indexOf('\n## ', start + 10);
+  const section = text.slice(start, next === -1 ? undefined : next);
+  const at = section.indexOf(HAND_WRITTEN);
+  return at === -1 ? '' : section.slice(at + HAND_WRITTEN.length).trim();
 }
 
 const fmt = (ms) => `${ms.toFixed(1)} ms`;
@@ -147,18 +196,8 @@ export default async function bench() {
     const scaled = serialBest / Math.min(n, MAX_CONCURRENCY);
     return `| ${n} | ${runs.map((r) => r.wall.toFixed(2)).join(' / ')} s | ${(serialIdeal / n).toFixed(2)} s | ${(best / (serialIdeal / n)).toFixed(2)} × | ${(best / ideal).toFixed(2)} × (÷ ${Math.min(n, MAX_CONCURRENCY)}) | ${(best / scaled).toFixed(2)} × | ${peak} / ${MAX_CONCURRENCY} | ${runs[0].requests} |`;
   });
-  // Zero latency, one run at a time: what a run costs around its calls.
-  const heads = [];
-  const tails = [];
-  for (let rep = 0; rep < REPS; rep++) {
-    srv.reset(0);
-    const { events } = await drain(srv.url, 1);
-    const ht = headsAndTails(events, srv.state.log);
-    heads.push(...ht.heads.slice(1)); // the first run of a process pays for loading modules
-    tails.push(...ht.tails.slice(1));
-  }
-  heads.sort((a, b) => a - b);
-  tails.sort((a, b) => a - b);
+  // Zero latency, one run at a time: what a run costs around its calls, in each mode.
+  const byMode = await headTailByMode(srv);
   await srv.close();
   const body = [
     `Machine: ${machine()} (shared with other jobs: compare ratios, not seconds).`,
@@ -170,12 +209,18 @@ export default async function bench() {
     '',
     'The ideal counts only the 300 ms of each request; what a run costs around its calls (checkpoints and audit records flushed to disk, prompts, the heat map, the memory save) comes on top, and on a shared, loaded machine it is most of the gap to the ideal at concurrency 1 already. The column against the measured serial time shows how the runs scale; the peak column is counted by the server itself.',
     '',
-    `Per run at zero latency, concurrency 1 (${heads.length} runs, the first of each process left out):`,
+    `Per run at zero latency, concurrency 1, by mode (${COMMANDS} commands a process, ${REPS} repetitions, modes interleaved; the first run of each process left out). Head: \`claimed\` event read by the bench → the run's first request at the server. Tail: its last reply sent by the server → its \`finished\` event read by the bench. Gap: its last reply → the next run's first request (what the next call waits; the memory save and the last records are written beside the next run's head, so the gap is less than tail + head).`,
     '',
-    '| | p50 | p95 | max |',
-    '|---|---|---|---|',
-    `| head: \`claimed\` event read by the bench → first request at the server | ${fmt(percentile(heads, 50))} | ${fmt(percentile(heads, 95))} | ${fmt(heads.at(-1))} |`,
-    `| tail: last reply sent by the server → \`finished\` event read by the bench | ${fmt(percentile(tails, 50))} | ${fmt(percentile(tails, 95))} | ${fmt(tails.at(-1))} |`,
+    '| mode | runs | head p50 | head p95 | tail p50 | tail p95 | gap p50 | gap p95 |',
+    '|---|---|---|---|---|---|---|---|',
+    ...[...byMode].map(
+      ([mode, v]) =>
+        `| ${mode} | ${v.heads.length} | ${fmt(percentile(v.heads, 50))} | ${fmt(percentile(v.heads, 95))} | ${fmt(percentile(v.tails, 50))} | ${fmt(percentile(v.tails, 95))} | ${fmt(percentile(v.gaps, 50))} | ${fmt(percentile(v.gaps, 95))} |`,
+    ),
+    '',
+    HAND_WRITTEN,
+    '',
+    await handWritten(),
   ].join('\n');
   console.log(body);
   await writeSection('Issue 24: concurrent runs with route limits', body);

@@ -41,12 +41,19 @@ export async function writeSection(title, body) {
 
 /**
  * What an instant chat-completions server answers: the mediator's classification (nothing to flag),
- * a verdict when JSON is asked for, else `text`.
+ * an assessment or a verdict when JSON is asked for, else `text`.
  */
 export function instantContent(json, text) {
   const first = json.messages?.[0]?.content;
   if (typeof first === 'string' && first.startsWith('You classify tasks'))
     return '{"side_effects": [], "high_stakes": [], "ambiguous": false}';
+  const schema = json.response_format?.json_schema;
+  if (schema?.name === 'assessment') {
+    // Assessment modes (parallel, hierarchical): every vector the schema names, scored.
+    const names = Object.keys(schema.schema?.properties?.vectors?.properties ?? {});
+    const vectors = Object.fromEntries(names.map((v) => [v, { score: 0.8, rationale: 'ok' }]));
+    return JSON.stringify({ action: 'proceed', confidence: 0.8, rationale: 'ok', vectors });
+  }
   if (json.response_format && json.response_format.type !== 'text') return '{"action":"proceed","confidence":0.8,"rationale":"ok"}';
   return text;
 }

@@ -12,7 +12,7 @@ import type { StartedRun } from '../domain/ports.js';
 import type { HistoryMessage } from '../domain/session-state.js';
 import { approvedReasons, wasRehearsal, type RunPlan, type RunState } from '../domain/run-state.js';
 import { runCalls, totalUsage } from '../domain/usage.js';
-import { settleRun, type DraftInput } from './settle-run.js';
+import { settleRun, type AfterArtifact, type DraftInput, type LeadCommit } from './settle-run.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 
 /**
@@ -35,7 +35,7 @@ export async function concludeRun(options: {
   const judgement = judge(conclusion, { state, ctx });
   // A run concluded again to complete its ending (after a restart) does not record the arbitration twice.
   const resumedEnding = state.finishing !== undefined;
-  await recordArbitration({ run, deps, state, conclusion, judgement, resumedEnding, ctx });
+  const lead = arbitrationCommit({ deps, state, conclusion, judgement, resumedEnding, ctx });
 
   const plan = state.plan ?? ctx.plan;
   const draft = draftOf({ state, ctx, plan, conclusion, deps, rehearsal: options.rehearsal });
@@ -51,14 +51,14 @@ export async function concludeRun(options: {
         verdicts: conclusion.verdicts,
         names: draft.personaNames,
       }) + notes;
-    return settleRun({ run, deps, ending: doubt, message, draft, requestPlan, attachments: conclusion.attachments });
+    return settleRun({ run, deps, ending: doubt, message, draft, requestPlan, attachments: conclusion.attachments, lead });
   }
   if (conclusion.guardrail) {
     // Seed 002: a guardrail's stop is explicit and observable — its own status and exit code, the
     // artifact says so, and the council's memory is not saved (the run did not complete).
     const ending = decideRun({ kind: 'guardrail', reason: conclusion.guardrail.reason });
     const message = `${conclusion.guardrail.note}; the council's verdict was ${arbitration.final_action}`;
-    return settleRun({ run, deps, ending, message, draft, attachments: conclusion.attachments });
+    return settleRun({ run, deps, ending, message, draft, attachments: conclusion.attachments, lead });
   }
 
   // Successful end: the artifact is written, then the session states are saved (persistent council) —
@@ -77,6 +77,7 @@ export async function concludeRun(options: {
     draft,
     attachments: conclusion.attachments,
     afterArtifact: saveSessions,
+    lead,
   });
 }
 
@@ -122,17 +123,19 @@ function councilReasonOf(arbitration: ArbitrationResult): ReasonCode {
         : 'ARBITRATION_ESCALATE';
 }
 
-/** The arbitration's record (once), and the arbitration shown to whoever follows the run. */
-async function recordArbitration(options: {
-  run: StartedRun;
+/**
+ * The arbitration's record (once) and the orchestration result, committed with the ending's first
+ * commit (settle-run.ts); the arbitration is shown at once to whoever follows the run.
+ */
+function arbitrationCommit(options: {
   deps: RunDeps;
   state: RunState;
   conclusion: Conclusion;
   judgement: Judgement;
   resumedEnding: boolean;
   ctx: ModeContext;
-}): Promise<void> {
-  const { run, deps, conclusion, judgement, resumedEnding } = options;
+}): LeadCommit {
+  const { deps, conclusion, judgement, resumedEnding } = options;
   const { arbitration } = conclusion;
   const { proceed, decision } = judgement;
   const arbitrated = auditEvent('ARBITRATED', decision, {
@@ -147,12 +150,9 @@ async function recordArbitration(options: {
       ? { unreadable_verdicts: conclusion.verdicts.filter((v) => !v.valid).map((v) => v.persona) }
       : {}),
   });
-  // When the arbitration lets the run go on, its decision joins the trail with its record.
-  const decided = proceed && !resumedEnding ? { event: { type: 'decided' as const, decision } } : {};
   // The orchestration result is kept with the run (screened, like everything kept), for `--json`.
   const result = orchestrationResult(options.ctx, options.state.steps, conclusion);
   const files = [{ name: 'orchestration.json' as const, content: `${screenText(JSON.stringify(result, null, 2))}\n` }];
-  await run.commit({ ...decided, records: [arbitrated], files, completesEnding: resumedEnding });
   deps.onProgress?.({
     kind: 'arbitrated',
     run_id: options.state.run_id,
@@ -162,6 +162,8 @@ async function recordArbitration(options: {
     reasoning: arbitration.reasoning,
     votes: { ...arbitration.votes },
   });
+  // When the arbitration lets the run go on, its decision joins the trail with its record.
+  return { records: [arbitrated], files, completesEnding: resumedEnding, ...(proceed && !resumedEnding ? { decided: decision } : {}) };
 }
 
 /** The artifact's content as the run concluded it (written now, or kept as a draft beside a pause). */
@@ -193,7 +195,7 @@ function draftOf(options: {
   };
 }
 
-/** Saves each persona's part of the run to its memory, then records that it did. */
+/** Saves each persona's part of the run to its memory; returns the record that it did. */
 function sessionSaver(options: {
   run: StartedRun;
   deps: RunDeps;
@@ -201,7 +203,7 @@ function sessionSaver(options: {
   personas: readonly string[];
   resumedEnding: boolean;
   conclusion: Conclusion;
-}): () => Promise<void> {
+}): AfterArtifact {
   const { run, deps, state, personas } = options;
   const { verdicts, arbitration } = options.conclusion;
   return async () => {
@@ -223,8 +225,8 @@ function sessionSaver(options: {
     );
     const failed = saved.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
-    const record = auditEvent('SESSIONS_SAVED', runDecision('session', 'SESSION_SAVED'), { personas });
-    await run.commit({ records: [record], completesEnding: options.resumedEnding });
+    // Recorded with the run's end (a crash before it completes the ending again: the saves are idempotent by run id).
+    return [auditEvent('SESSIONS_SAVED', runDecision('session', 'SESSION_SAVED'), { personas })];
   };
 }
 

@@ -1,7 +1,7 @@
 import { failureReason } from '../domain/codes.js';
 import { settleFailure } from './settle-run.js';
 import { canDecide, canResume } from '../domain/run/transitions.js';
-import { auditEvent } from '../domain/audit.js';
+import { auditEvent, type AuditEvent } from '../domain/audit.js';
 import { parseCommandText, type CommandFile } from '../domain/command-file.js';
 import { failClosedDecision, systemStopDecision, type DecisionRecord } from '../domain/decision.js';
 import { AppError, StorageError } from '../domain/errors.js';
@@ -54,11 +54,12 @@ async function startRun(runId: string, input: CommandInput, deps: RunDeps): Prom
       bytes: Buffer.byteLength(input.text),
       sha256: deps.sha256(input.text),
     });
-    // A claim recovered after a crash between this record and the first checkpoint starts again: the
-    // log already says the command was received, and says it once.
-    if (!run.hasRecorded('COMMAND_RECEIVED')) await run.commit({ records: [received] });
+    // The record that the command was received goes with the run's first commit (its first state, or
+    // its refusal): one flush before the first call instead of two. A log from before that (a claim
+    // recovered after a crash between the two) already says it, and says it once.
+    const receivedFirst = run.hasRecorded('COMMAND_RECEIVED') ? [] : [received];
     const parsed = parseCommandText(input.text);
-    if (!parsed.ok) return await rejectInvalid(run, parsed.issues, input.source);
+    if (!parsed.ok) return await rejectInvalid(run, parsed.issues, input.source, receivedFirst);
     const now = deps.clock.now().toISOString();
     // The checkpoint keeps the command screened; the command as given waits beside it while the run may go on.
     const kept = screenCommand(parsed.value);
@@ -83,7 +84,7 @@ async function startRun(runId: string, input: CommandInput, deps: RunDeps): Prom
       input_artifacts: parsed.value.input_artifacts.length,
     });
     // The run's first state, the command as given beside it, and the record that it was accepted: one commit.
-    await run.commit({ start: state, files: [{ name: RAW_COMMAND_FILE, content: input.text }], records: [valid] });
+    await run.commit({ start: state, files: [{ name: RAW_COMMAND_FILE, content: input.text }], records: [...receivedFirst, valid] });
     return await executeRun(startedRun(run), deps, parsed.value);
   } finally {
     // However the run stopped here (ended, paused, interrupted, failed), this process lets it go.
@@ -223,11 +224,12 @@ function systemRun(layer: DecisionRecord['layer'], reason: string): DecisionReco
 
 export { STORAGE_WRITE_FAILED };
 
-async function rejectInvalid(run: OpenRun, issues: string[], source: string): Promise<RunOutcome> {
+async function rejectInvalid(run: OpenRun, issues: string[], source: string, received: readonly AuditEvent[]): Promise<RunOutcome> {
   const missing = issues.some((i) => i.startsWith('task_description:') && /required/.test(i));
   const decision: DecisionRecord = failClosedDecision(missing ? 'SPEC_MISSING_KEYS' : 'SPEC_INVALID_INPUT', 'validation');
   await run.commit({
     records: [
+      ...received,
       auditEvent('COMMAND_INVALID', decision, { issue_count: issues.length, issue_paths: issues.map((i) => i.split(':')[0] ?? '') }),
     ],
   });

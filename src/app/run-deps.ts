@@ -48,6 +48,13 @@ export interface RunDeps {
   /** Draws the pictures some modes add to the artifact (parallel: a heat map). */
   readonly pictures?: PictureRenderer;
   readonly onProgress?: OnProgress;
+  /**
+   * The run calls no model any more and its artifact is written: what is left (its memory being
+   * written, its last commit, its journal folded) need not hold up the next run. Called only when the
+   * next run's memory snapshot would see this one's save in flight (`SessionStore.seesSavesInFlight`).
+   * The run still ends, and is recovered after a crash, exactly as before: this only frees a slot.
+   */
+  readonly onTail?: (runId: string) => void;
   readonly signal?: AbortSignal;
 }
 

@@ -17,6 +17,19 @@ import { readableState, type RunDeps, type RunOutcome } from './run-deps.js';
 
 export type DraftInput = Omit<ArtifactInput, 'status' | 'finishedAt' | 'durationMs' | 'trail' | 'outcomeNote'>;
 
+/**
+ * What the arbitration commits (its record, `orchestration.json`, the decision that lets the run go
+ * on), carried by the ending's first commit instead of a commit of its own: one flush, not two.
+ */
+export interface LeadCommit {
+  readonly records: readonly AuditEvent[];
+  readonly files: readonly RunFile[];
+  /** The arbitration's decision that lets the run go on: joins the trail with the ending fixed. */
+  readonly decided?: DecisionRecord;
+  /** The ending is completed after a restart: a record the log holds already is not written again. */
+  readonly completesEnding: boolean;
+}
+
 interface EndOptions {
   /** The run; every change, record and file goes through it as a commit. */
   readonly run: StartedRun;
@@ -27,6 +40,8 @@ interface EndOptions {
   /** For people: why the run ended here. */
   readonly message: string;
   readonly details?: AuditDetails;
+  /** The arbitration's commit, made with the ending's first one. */
+  readonly lead?: LeadCommit;
 }
 
 /**
@@ -54,8 +69,11 @@ async function pauseRun(
     requested_at: now.toISOString(),
     ...(outage ? { outage } : {}),
   };
+  const { lead, ...rest } = options;
+  const requested = auditEvent('HITL_REQUESTED', decision, { pause_id: pause.pause_id, pause_class: kind, ...options.details });
   await run.commit({
-    records: [auditEvent('HITL_REQUESTED', decision, { pause_id: pause.pause_id, pause_class: kind, ...options.details })],
+    records: [...(lead?.records ?? []), requested],
+    ...(lead ? { files: lead.files, completesEnding: lead.completesEnding } : {}),
   });
   // Only a pause that judges the task counts for the loop policy; an outage or a set-up problem does not.
   const requestPlan = options.requestPlan ? { requestPlan: options.requestPlan } : {};
@@ -63,7 +81,7 @@ async function pauseRun(
   if (loop.stop) {
     const ending = decideRun({ kind: 'loop_limit' });
     return finishRun({
-      ...options,
+      ...rest,
       decision: ending.decision,
       message: explainLoopPolicyStop(loop.count, message),
       ...(options.draft ? { artifact: options.draft } : {}),
@@ -127,9 +145,12 @@ async function draftPictures(
 type FinishOptions = EndOptions & {
   artifact?: DraftInput;
   attachments?: readonly ArtifactAttachment[];
-  afterArtifact?: () => Promise<void>;
+  afterArtifact?: AfterArtifact;
   status?: 'stopped' | 'guardrail_stopped';
 };
+
+/** Runs once the artifact is on disk (the council's memory); returns the records the run's `finished` commit carries. */
+export type AfterArtifact = () => Promise<readonly AuditEvent[]>;
 
 /** Ends a run as completed (decision RUN) or stopped, writing the artifact when there is one. */
 async function finishRun(options: FinishOptions): Promise<RunOutcome> {
@@ -141,22 +162,36 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   // The end is put on the checkpoint before anything is written, with its time: a run killed between
   // the artifact and its last save ends the same way when recovered, byte for byte.
   const finishedAt = new Date(run.state.finishing?.finished_at ?? deps.clock.now().toISOString());
+  const pictures = picturesOf(options);
+  const drawing = drawPictures(deps, pictures, run.state.command.input_artifacts);
+  const { lead } = options;
   await run.commit({
-    event: { type: 'finishing', finishedAt: finishedAt.toISOString(), decision, ...(status !== 'completed' ? { status } : {}) },
+    event: {
+      type: 'finishing',
+      finishedAt: finishedAt.toISOString(),
+      decision,
+      ...(status !== 'completed' ? { status } : {}),
+      ...(lead?.decided ? { decided: lead.decided } : {}),
+    },
+    // The orchestration result waits for the end's commit: it is read once the run has ended (`--json`), and
+    // until then a crash concludes the run again and writes it then.
+    ...(lead ? { records: lead.records, completesEnding: lead.completesEnding } : {}),
   });
   const state = run.state;
-  const artifactPath = await writeArtifact(options, { status, finishedAt, message, resumedEnding });
-  // What depends on the artifact being written (the council's memory) happens only now.
-  await options.afterArtifact?.();
-  const usage = totalUsage(runCalls(state), deps.config.prices);
-  const finished = auditEvent('RUN_FINISHED', decision, {
-    status,
-    calls: usage.calls,
-    prompt_tokens: usage.prompt_tokens,
-    completion_tokens: usage.completion_tokens,
-    ...(usage.cost_usd !== undefined ? { cost_usd: Math.round(usage.cost_usd * 1e6) / 1e6 } : {}),
-  });
-  // The end, its record, and the command as given gone (state.json keeps it screened, for the record): one commit.
+  const artifact = await writeArtifact(options, { status, finishedAt, message, resumedEnding, pictures });
+  // What depends on the artifact being written (the council's memory) happens only now. Once the
+  // saves are begun, the next run may start: it sees them (a store that shows saves in flight), and
+  // this run's end is committed only once they land, so a crash still completes the same ending.
+  const saving = options.afterArtifact?.();
+  if (!saving || deps.sessions.seesSavesInFlight) deps.onTail?.(state.run_id);
+  const saved = (await saving) ?? [];
+  // The pictures beside the artifact are on disk before the end is committed (a crash before draws them again, the same).
+  await drawing;
+  const finished = finishedRecord(options, status);
+  // The end, its records (the artifact's and the memory's with it: a crash before this commit completes
+  // the ending again, and those writes are idempotent), and the command as given gone (state.json keeps
+  // it screened, for the record): one commit.
+  const artifactPath = artifact?.path ?? null;
   await run.commit({
     event: {
       type: 'finished',
@@ -166,7 +201,8 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
       summary: message,
       ...(artifactPath ? { artifact: artifactPath } : {}),
     },
-    records: [finished],
+    records: [...(artifact ? [artifact.record] : []), ...saved, finished],
+    files: lead?.files ?? [],
     removeFiles: [RAW_COMMAND_FILE],
     completesEnding: resumedEnding,
   });
@@ -177,22 +213,58 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   return buildOutcome({ runId: state.run_id, status, decision, auditLog: run.log, message: text, artifact: artifactPath });
 }
 
-/** The artifact and its pictures, when the run has one to write; its ARTIFACT_WRITTEN record. */
+/** The RUN_FINISHED record: how the run ended, and what its calls used. */
+function finishedRecord(options: FinishOptions, status: string): AuditEvent {
+  const usage = totalUsage(runCalls(options.run.state), options.deps.config.prices);
+  return auditEvent('RUN_FINISHED', options.decision, {
+    status,
+    calls: usage.calls,
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    ...(usage.cost_usd !== undefined ? { cost_usd: Math.round(usage.cost_usd * 1e6) / 1e6 } : {}),
+  });
+}
+
+type PlacedPicture = ArtifactAttachment & { readonly path: string };
+
+/** The artifact's pictures, each beside it (the artifact's name without `.md`, plus the picture's suffix). */
+function picturesOf(options: FinishOptions): PlacedPicture[] {
+  const plan = options.run.state.plan;
+  if (!options.artifact || !plan) return [];
+  return (options.attachments ?? []).map((a) => ({ ...a, path: `${plan.output_path.replace(/\.md$/i, '')}${a.suffix}` }));
+}
+
+/**
+ * Draws the pictures and writes each beside the artifact, begun as soon as the run's end is known:
+ * drawing runs off the main thread (VegaPictureRenderer), beside the ending's commits, the artifact
+ * and the memory save, and is awaited only before the end is committed.
+ */
+function drawPictures(deps: RunDeps, pictures: readonly PlacedPicture[], inputs: readonly string[]): Promise<void> {
+  const renderer = deps.pictures;
+  if (!renderer || pictures.length === 0) return Promise.resolve();
+  const drawing = Promise.all(pictures.map(async (p) => deps.artifacts.write(p.path, await renderer.render(p.picture), inputs)));
+  // Awaited later, where a failure is reported; never an unhandled rejection meanwhile.
+  drawing.catch(() => undefined);
+  return drawing.then(() => undefined);
+}
+
+/** The artifact, when the run has one to write (linking its pictures), and its ARTIFACT_WRITTEN record (committed with the run's end). */
 async function writeArtifact(
   options: FinishOptions,
-  end: { status: 'completed' | 'stopped' | 'guardrail_stopped'; finishedAt: Date; message: string; resumedEnding: boolean },
-): Promise<string | null> {
+  end: {
+    status: 'completed' | 'stopped' | 'guardrail_stopped';
+    finishedAt: Date;
+    message: string;
+    resumedEnding: boolean;
+    pictures: readonly PlacedPicture[];
+  },
+): Promise<{ path: string; record: AuditEvent } | null> {
   const { run, deps, decision } = options;
-  const { status, finishedAt, message, resumedEnding } = end;
+  const { status, finishedAt, message, resumedEnding, pictures } = end;
   const state = run.state;
   const plan = state.plan;
   if (!options.artifact || !plan) return null;
   deps.onProgress?.({ kind: 'producing_artifact', run_id: state.run_id, path: plan.output_path });
-  // Pictures go beside the artifact (its name without `.md`, plus the suffix) and are linked from it.
-  const pictures = (options.attachments ?? []).map((a) => ({
-    ...a,
-    path: `${plan.output_path.replace(/\.md$/i, '')}${a.suffix}`,
-  }));
   const markdown = renderArtifact({
     ...options.artifact,
     pictures: pictures.map((p) => ({ file: p.path.split('/').at(-1) ?? p.path, alt: p.alt })),
@@ -202,11 +274,6 @@ async function writeArtifact(
     trail: [...state.trail, decision],
     ...(status === 'stopped' ? { outcomeNote: message } : {}),
   });
-  for (const picture of pictures) {
-    if (!deps.pictures) break;
-    const svg = await deps.pictures.render(picture.picture);
-    await deps.artifacts.write(picture.path, svg, state.command.input_artifacts);
-  }
   const artifactPath = await deps.artifacts.write(plan.output_path, markdown, state.command.input_artifacts);
   const written = auditEvent('ARTIFACT_WRITTEN', runDecision('artifact', 'ARTIFACT_WRITTEN'), {
     path: plan.output_path,
@@ -214,8 +281,7 @@ async function writeArtifact(
     sha256: deps.sha256(markdown),
     ...(resumedEnding ? { completed_after_restart: true } : {}),
   });
-  await run.commit({ records: [written], completesEnding: resumedEnding });
-  return artifactPath;
+  return { path: artifactPath, record: written };
 }
 
 /** A run that cannot start: persona or route files are broken. */
@@ -246,7 +312,7 @@ export type SettleOptions = Omit<EndOptions, 'decision' | 'pauseClass'> & {
   readonly draft?: DraftInput;
   readonly attachments?: readonly ArtifactAttachment[];
   /** Runs once the artifact is on disk (the council's memory, on completion only). */
-  readonly afterArtifact?: () => Promise<void>;
+  readonly afterArtifact?: AfterArtifact;
   /** Asks the council for a plan when the loop policy wants one (third pause). */
   readonly requestPlan?: () => Promise<string>;
   /** For an invalid run: the problems, as `file: message` lines. */

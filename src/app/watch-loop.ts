@@ -67,6 +67,8 @@ export class WatchLoop {
   readonly #runs = new Map<string, InFlight>();
   /** Every claim being handled (planning and settling included): what a free slot is counted against. */
   readonly #tasks = new Set<Promise<void>>();
+  /** Runs whose model calls and artifact are done, still writing their memory and last records: they hold no slot. */
+  readonly #tailing = new Set<string>();
   readonly #concurrency: number;
   /** Runs on one task line go one at a time (the loop policy's counters move as if serial). */
   readonly #lines = new TaskLines();
@@ -91,6 +93,13 @@ export class WatchLoop {
         onProgress: (event) => {
           deps.onProgress?.(event);
           this.#onProgress(event);
+        },
+        onTail: (runId) => {
+          deps.onTail?.(runId);
+          // Its slot is free for the next command; stop and `--once` still wait for the whole run (#tasks).
+          if (!this.#runs.has(runId)) return;
+          this.#tailing.add(runId);
+          this.#wake();
         },
       },
     };
@@ -183,7 +192,7 @@ export class WatchLoop {
 
   /** The one place that says whether another command may be claimed now. */
   #mayClaim(): boolean {
-    return !this.#stopping && this.#tasks.size < this.#concurrency;
+    return !this.#stopping && this.#tasks.size - this.#tailing.size < this.#concurrency;
   }
 
   /** Handles a claim beside the others in flight; its slot is freed (and the queue looked at again) when it is done. */
@@ -196,6 +205,7 @@ export class WatchLoop {
       })
       .finally(() => {
         this.#tasks.delete(task);
+        this.#tailing.delete(claim.runId);
         this.#wake();
       });
     this.#tasks.add(task);

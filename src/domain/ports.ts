@@ -46,7 +46,13 @@ export interface SessionLoad {
 }
 
 export interface SessionStore {
+  /**
+   * A persona's memory now. With `seesSavesInFlight`, it includes the runs whose save this process
+   * has begun and not yet finished writing: a run started meanwhile sees every earlier finished run.
+   */
   load(personaId: string): Promise<SessionLoad>;
+  /** `load` includes this process's saves still being written, so a run's end need not wait for its save to land before the next run starts. */
+  readonly seesSavesInFlight?: boolean;
   /**
    * Adds one run's messages to a persona's memory (idempotent by run id), re-reading the file under
    * a lock so several watchers never drop each other's runs, and archiving the oldest runs beyond the

@@ -45,6 +45,8 @@ export type RunEvent =
       readonly finishedAt: string;
       readonly decision: DecisionRecord;
       readonly status?: 'stopped' | 'guardrail_stopped';
+      /** The arbitration's decision that let the run go on, joining the trail with the ending (one commit, not two). */
+      readonly decided?: DecisionRecord;
     }
   /** The run ended: completed, stopped, or invalid (set-up problems). */
   | {
@@ -110,6 +112,7 @@ function apply(state: RunState, event: RunEvent): RunState {
         ? state
         : {
             ...state,
+            ...(event.decided ? { trail: [...state.trail, event.decided] } : {}),
             finishing: { finished_at: event.finishedAt, decision: event.decision, ...(event.status ? { status: event.status } : {}) },
           };
     case 'finished':

@@ -13,13 +13,26 @@ const verdicts = (byPersona: Record<string, string>) => (r: ScriptedCall) =>
 const investigate = '{"action":"investigate","confidence":0.9,"rationale":"facts missing"}';
 
 describe('concludeRun', () => {
-  it('proceeds when the council says so: the arbitration and its decision are one commit, then the run completes', async () => {
+  it('proceeds when the council says so: the arbitration, its decision and the ending fixed are one commit, then the run completes', async () => {
     const app = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
     const outcome = await execute(await startRun(app), app.deps);
     expect(outcome.status).toBe('completed');
     expect(outcome.message).toMatch(/^completed: proceed \(confidence_weighted, agreement 100%\) · 7 model calls/);
     const arbitrated = app.ledger.commits.find((c) => c.records.some((r) => r.event === 'ARBITRATED'));
-    expect(arbitrated?.event).toMatchObject({ type: 'decided', decision: { decision: 'RUN', reason_code: 'ARBITRATION_PROCEED' } });
+    expect(arbitrated?.event).toMatchObject({
+      type: 'finishing',
+      decision: { reason_code: 'RUN_COMPLETED' },
+      decided: { decision: 'RUN', reason_code: 'ARBITRATION_PROCEED' },
+    });
+    // The orchestration result (read once the run has ended) is written with the end, after the next run may start.
+    expect(app.ledger.commits.at(-1)?.files.map((f) => f.name)).toEqual(['orchestration.json']);
+    expect(await app.ledger.readFile('run-1', 'orchestration.json')).toContain('"final_action": "proceed"');
+    // The arbitration's decision is on the trail before the run's end, as when they were two commits.
+    const trail = (await app.ledger.load('run-1'))?.trail.map((d) => d.reason_code) ?? [];
+    expect(trail.slice(-2)).toEqual(['ARBITRATION_PROCEED', 'RUN_COMPLETED']);
+    // Between the last model call and the end: that commit, and the end's (the artifact's and memory's records in it).
+    const afterCalls = app.ledger.commits.slice(app.ledger.commits.indexOf(arbitrated!));
+    expect(afterCalls.map((c) => c.event?.type)).toEqual(['finishing', 'finished']);
     expect(app.ledger.records('run-1').find((r) => r.event === 'ARBITRATED')?.details).toMatchObject({
       strategy: 'confidence_weighted',
       final_action: 'proceed',

@@ -11,6 +11,8 @@ import { StorageError } from '../../src/domain/errors.js';
 import { aCommand, aRunState, memoryApp } from '../fakes/memory-app.js';
 import { stepRecords } from '../../src/app/run-records.js';
 import { turnStep } from '../fixtures/journal-run.js';
+import { auditEvent } from '../../src/domain/audit.js';
+import { runDecision } from '../../src/domain/decision.js';
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 beforeEach(async () => {
@@ -245,20 +247,34 @@ describe('processCommand and resumeRun, with the ledger in memory', () => {
     const text = command();
     await processCommand({ text, source: 'c.json' }, mem.deps);
     const start = mem.ledger.commits.find((c) => c.changesState && !c.event);
-    expect(start).toMatchObject({ files: [{ name: 'command.json', content: text }], records: [{ event: 'COMMAND_VALID' }] });
+    // The record that the command was received goes with it: one flush before the first call, not two.
+    expect(start).toMatchObject({
+      files: [{ name: 'command.json', content: text }],
+      records: [{ event: 'COMMAND_RECEIVED' }, { event: 'COMMAND_VALID' }],
+    });
     expect(mem.ledger.events('run-1').slice(0, 2)).toEqual(['COMMAND_RECEIVED', 'COMMAND_VALID']);
   });
 
   it('a run started again after a crash before its first checkpoint says once that its command was received', async () => {
     const mem = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
     const text = command();
-    // The crash: the record that the command was received is in the log, no checkpoint exists yet.
+    // The crash: the first checkpoint and its records never landed.
     mem.ledger.failWhen((c) => (c.changesState ? new StorageError('killed', 'memory:runs/run-1') : undefined));
     await processCommand({ text, source: 'c.json', runId: 'run-1' }, mem.deps).catch(() => undefined);
-    expect(mem.ledger.events('run-1')[0]).toBe('COMMAND_RECEIVED');
+    expect(mem.ledger.events('run-1')).not.toContain('COMMAND_RECEIVED');
     mem.ledger.failWhen(() => undefined);
     const outcome = await processCommand({ text, source: 'c.json', runId: 'run-1' }, mem.deps);
     expect(outcome.status).toBe('completed');
+    expect(mem.ledger.events('run-1').filter((e) => e === 'COMMAND_RECEIVED')).toHaveLength(1);
+  });
+
+  it('a log that already says the command was received (written by an earlier version) does not say it twice', async () => {
+    const mem = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
+    const run = await mem.ledger.open('run-1');
+    await run.commit({ records: [auditEvent('COMMAND_RECEIVED', runDecision('queue', 'COMMAND_RECEIVED'), { bytes: 1 })] });
+    const outcome = await processCommand({ text: command(), source: 'c.json', runId: 'run-1' }, mem.deps);
+    expect(outcome.status).toBe('completed');
+    expect(mem.ledger.events('run-1').slice(0, 2)).toEqual(['COMMAND_RECEIVED', 'COMMAND_VALID']);
     expect(mem.ledger.events('run-1').filter((e) => e === 'COMMAND_RECEIVED')).toHaveLength(1);
   });
 

@@ -7,6 +7,8 @@ import type { StartedRun } from '../../src/domain/ports.js';
 import { decideRun } from '../../src/domain/run/policy.js';
 import type { RunPlan } from '../../src/domain/run-state.js';
 import { aCommand, memoryApp, reopen, startRun, type MemoryApp } from '../fakes/memory-app.js';
+import { auditEvent } from '../../src/domain/audit.js';
+import { runDecision } from '../../src/domain/decision.js';
 
 // settleRun, the one applier of a run's ending, with the ledger in memory.
 
@@ -178,7 +180,7 @@ describe('settleRun: an ending', () => {
     expect(app.ledger.events('run-1')).toEqual(['ARTIFACT_WRITTEN', 'RUN_FINISHED']);
     const last = app.ledger.commits.at(-1);
     expect(last).toMatchObject({ event: { type: 'finished', status: 'stopped' }, removeFiles: ['command.json'] });
-    expect(last?.records.map((r) => r.event)).toEqual(['RUN_FINISHED']);
+    expect(last?.records.map((r) => r.event)).toEqual(['ARTIFACT_WRITTEN', 'RUN_FINISHED']);
     expect(await app.ledger.readFile('run-1', 'command.json')).toBeUndefined();
   });
 
@@ -192,10 +194,18 @@ describe('settleRun: an ending', () => {
       ending: decideRun({ kind: 'completed' }),
       message: 'completed: proceed',
       draft: draftOf(run),
-      afterArtifact: async () => void seen.push(`memory saved, artifact there: ${app.workspace.artifacts.has('outputs/report.md')}`),
+      afterArtifact: async () => {
+        seen.push(`memory saved, artifact there: ${app.workspace.artifacts.has('outputs/report.md')}`);
+        return [auditEvent('SESSIONS_SAVED', runDecision('session', 'SESSION_SAVED'), { personas: ['auditor'] })];
+      },
     });
     expect(outcome).toMatchObject({ status: 'completed', message: 'completed: proceed' });
     expect(seen).toEqual(['memory saved, artifact there: true']);
+    // The artifact's record and the memory's go with the end: one commit after the files, not three.
+    const last = app.ledger.commits.at(-1);
+    expect(last?.event?.type).toBe('finished');
+    expect(last?.records.map((r) => r.event)).toEqual(['ARTIFACT_WRITTEN', 'SESSIONS_SAVED', 'RUN_FINISHED']);
+    expect(app.ledger.commits.filter((c) => !c.changesState)).toEqual([]);
     expect(await app.ledger.load('run-1')).toMatchObject({
       status: 'completed',
       artifact: '/workspace/outputs/report.md',
@@ -207,7 +217,7 @@ describe('settleRun: an ending', () => {
     const app = memoryApp();
     const run = await planned(app);
     const ending = decideRun({ kind: 'person_stop' });
-    // The first attempt wrote the artifact and its record, then the process died before the end was committed.
+    // The first attempt wrote the artifact, then the process died before the end (and the artifact's record) was committed.
     app.ledger.failWhen((c) => (c.event?.type === 'finished' ? new Error('killed') : undefined));
     await expect(settleRun({ run, deps: app.deps, ending, message: 'stopped', draft: draftOf(run) })).rejects.toThrow('killed');
     const first = app.workspace.artifacts.get('outputs/report.md');

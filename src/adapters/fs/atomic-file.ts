@@ -98,11 +98,7 @@ export function atomicTempPath(file: string, pid: number, token: string): string
  * Unlike write-file-atomic 7 (one unchecked `write`, and it follows a symlink at the target), this
  * replaces the path itself.
  */
-export async function writeFileAtomically(
-  file: string,
-  content: string | Uint8Array,
-  options: { mode?: number; fs?: DurableFs /** false: the caller syncs the folder after more changes to it. */; syncDir?: boolean } = {},
-): Promise<void> {
+export async function writeFileAtomically(file: string, content: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const fs = options.fs ?? realFs;
   const dir = path.dirname(file);
   const temp = atomicTempPath(file, process.pid, randomBytes(4).toString('hex'));
@@ -112,7 +108,7 @@ export async function writeFileAtomically(
     await fs.mkdir(dir, { recursive: true });
     handle = await fs.open(temp, 'wx', options.mode ?? 0o644);
     await writeFully(handle, data, 0);
-    await handle.sync();
+    if (options.durable !== false) await handle.sync();
     await handle.close();
     handle = undefined;
     await fs.rename(temp, file);
@@ -121,10 +117,23 @@ export async function writeFileAtomically(
     await fs.unlink(temp).catch(() => undefined);
     throw storageError(`could not write ${file}`, file, error);
   }
-  if (options.syncDir !== false) await syncDirectory(dir, fs);
+  if (options.syncDir !== false && options.durable !== false) await syncDirectory(dir, fs);
 }
 
-export async function writeJsonAtomically(file: string, value: unknown, options: { mode?: number; fs?: DurableFs } = {}): Promise<void> {
+export interface AtomicWriteOptions {
+  readonly mode?: number;
+  readonly fs?: DurableFs;
+  /** false: the caller syncs the folder after more changes to it. */
+  readonly syncDir?: boolean;
+  /**
+   * false: whole for every reader (renamed into place), but not flushed to disk — for a file that
+   * matters only while this process lives (a run's holder file: after a crash it names a process
+   * that is gone, so losing it loses nothing). Default true.
+   */
+  readonly durable?: boolean;
+}
+
+export async function writeJsonAtomically(file: string, value: unknown, options: AtomicWriteOptions = {}): Promise<void> {
   await writeFileAtomically(file, `${JSON.stringify(value, null, 2)}\n`, options);
 }
 
@@ -149,6 +158,48 @@ export async function appendDurably(file: string, text: string, options: { mode?
 
 /** Makes a rename or a new file in `dir` durable (platforms that cannot fsync a folder are let be). */
 export async function syncDirectory(dir: string, fs: DurableFs = realFs): Promise<void> {
+  return groupSync(fs, path.resolve(dir));
+}
+
+type FolderSyncs = Map<string, { running: Promise<void>; next?: Promise<void> }>;
+/**
+ * The folder syncs of this process, by file system: the one running, and the one that will run after
+ * it (shared by everyone who asks meanwhile).
+ */
+const syncsByFs = new WeakMap<DurableFs, FolderSyncs>();
+
+/**
+ * One fsync of a folder for every rename in it that asked meanwhile (group commit): a caller whose
+ * rename came while a sync was running waits for the next one, which starts after it, so its rename
+ * is always covered. Several files renamed into one folder at once (the council's memory files) cost
+ * one or two folder syncs, not one each.
+ */
+function groupSync(fs: DurableFs, dir: string): Promise<void> {
+  let syncs = syncsByFs.get(fs);
+  if (!syncs) syncsByFs.set(fs, (syncs = new Map()));
+  const folderSyncs = syncs;
+  const settle = (done: Promise<void>) => {
+    const entry = folderSyncs.get(dir);
+    if (entry?.running === done && !entry.next) folderSyncs.delete(dir);
+  };
+  const current = folderSyncs.get(dir);
+  if (!current) {
+    const running: Promise<void> = syncDirectoryNow(dir, fs).finally(() => settle(running));
+    folderSyncs.set(dir, { running });
+    return running;
+  }
+  if (current.next) return current.next;
+  const next: Promise<void> = current.running
+    .catch(() => undefined)
+    .then(() => {
+      folderSyncs.set(dir, { running: next });
+      return syncDirectoryNow(dir, fs).finally(() => settle(next));
+    });
+  current.next = next;
+  return next;
+}
+
+async function syncDirectoryNow(dir: string, fs: DurableFs): Promise<void> {
   let handle: DurableHandle | undefined;
   try {
     handle = await fs.open(dir, 'r');

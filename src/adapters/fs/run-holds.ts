@@ -89,7 +89,9 @@ export class FsRunHolds implements RunHolds {
       since: this.#clock.now().toISOString(),
     };
     await ensurePrivateDir(this.#dir);
-    await writeJsonAtomically(file, record, { mode: 0o600 });
+    // Whole for readers, not flushed: the file matters only while this process lives (a crash that
+    // loses it leaves the run as a killed process leaves it: not held), and the run's head waits for it.
+    await writeJsonAtomically(file, record, { mode: 0o600, durable: false });
     const key = this.#key(runId);
     heldHere.add(key);
     return {

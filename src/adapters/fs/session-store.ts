@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, rename, truncate } from 'node:fs/promises';
+import type { BigIntStats } from 'node:fs';
+import { mkdir, open, rename, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import type { AppendRunOptions, Clock, SessionLoad, SessionStore } from '../../domain/ports.js';
@@ -11,7 +12,10 @@ import {
   emptySessionState,
   parseSessionState,
   unarchivedMessages,
+  withSavesInFlight,
   type HistoryMessage,
+  type SaveInFlight,
+  type SessionState,
 } from '../../domain/session-state.js';
 import { readArchiveTail, type ArchiveTail } from './archive-tail.js';
 import { appendDurably, writeJsonAtomically } from './atomic-file.js';
@@ -33,6 +37,20 @@ export interface SessionCounting {
 export class FsSessionStore implements SessionStore {
   /** The last save queued for each persona in this process: saves of runs in flight together take turns here, not at the file lock. */
   readonly #saving = new Map<string, Promise<void>>();
+  /**
+   * The saves of each persona this process has begun and not yet seen land, oldest first: `load`
+   * folds them over the file, so a run started while an earlier one's save is still being written
+   * sees that run (DESIGN.md: memory is a snapshot at a run's start). Other processes see a save
+   * when it lands, as before.
+   */
+  readonly #inFlight = new Map<string, SaveInFlight[]>();
+  readonly seesSavesInFlight = true;
+  /**
+   * The state each persona's file held when this process last read or wrote it, with the file's
+   * identity then (inode, size, times): a file that has not changed since is not read and validated
+   * again. Files are only ever replaced whole (renamed over), so another process's save changes it.
+   */
+  readonly #known = new Map<string, { readonly stamp: string; readonly state: SessionState }>();
 
   constructor(
     private readonly dir: string,
@@ -53,19 +71,26 @@ export class FsSessionStore implements SessionStore {
   }
 
   async load(personaId: string): Promise<SessionLoad> {
+    const loaded = await this.#loadFile(personaId);
+    // Taken after the read: a save that lands meanwhile is in the file or still here (appendRun is idempotent by run id).
+    const saves = this.#inFlight.get(personaId) ?? [];
+    return saves.length === 0 ? loaded : { ...loaded, state: withSavesInFlight(loaded.state, saves, this.keepRuns) };
+  }
+
+  /** What the persona's file holds now (a corrupt file moved aside, the persona starting fresh). */
+  async #loadFile(personaId: string): Promise<SessionLoad> {
     const file = this.fileFor(personaId);
     const now = this.clock.now();
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: emptySessionState(personaId, now.toISOString()) };
-      throw error;
-    }
+    const read = await readUnlessKnown(file, this.#known.get(personaId));
+    if (read === undefined) return { state: emptySessionState(personaId, now.toISOString()) };
+    if ('state' in read) return { state: read.state };
     let problem: string | undefined;
     try {
-      const parsed = parseSessionState(JSON.parse(text));
-      if (parsed.ok && parsed.value.persona_id === personaId) return { state: parsed.value };
+      const parsed = parseSessionState(JSON.parse(read.text));
+      if (parsed.ok && parsed.value.persona_id === personaId) {
+        this.#known.set(personaId, { stamp: read.stamp, state: parsed.value });
+        return { state: parsed.value };
+      }
       problem = parsed.ok ? `belongs to persona "${parsed.value.persona_id}"` : parsed.issues.slice(0, 3).join('; ');
     } catch (error) {
       problem = `not valid JSON (${(error as Error).message})`;
@@ -84,6 +109,9 @@ export class FsSessionStore implements SessionStore {
   async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[], options: AppendRunOptions = {}): Promise<void> {
     // Runs of this process save one after another, in the order they ended (without polling the lock
     // against each other); the file lock then keeps other processes out.
+    // Registered before anything is awaited: from this call on, `load` sees the run.
+    const save: SaveInFlight = { runId, messages, at: this.clock.now().toISOString(), ...(options.track ? { track: options.track } : {}) };
+    this.#inFlight.set(personaId, [...(this.#inFlight.get(personaId) ?? []), save]);
     const before = this.#saving.get(personaId) ?? Promise.resolve();
     const mine = before.catch(() => undefined).then(() => this.#appendLocked(personaId, runId, messages, options));
     const tail = mine.catch(() => undefined);
@@ -91,6 +119,10 @@ export class FsSessionStore implements SessionStore {
     try {
       await mine;
     } finally {
+      // Landed, or failed (the run did not end then, and its ending saves it again when completed).
+      const left = (this.#inFlight.get(personaId) ?? []).filter((s) => s !== save);
+      if (left.length > 0) this.#inFlight.set(personaId, left);
+      else this.#inFlight.delete(personaId);
       if (this.#saving.get(personaId) === tail) this.#saving.delete(personaId);
     }
   }
@@ -101,7 +133,8 @@ export class FsSessionStore implements SessionStore {
     await withFileLock(
       lockPathFor(file),
       async (held) => {
-        const { state } = await this.load(personaId);
+        // The file as it is (not this process's saves in flight: this one is among them, and the archive needs what compaction moves).
+        const { state } = await this.#loadFile(personaId);
         const known = state.runs.includes(runId) || state.archived.recent.some((r) => r.run_id === runId);
         // A retry whose run other saves have since moved to the archive: it is saved already.
         if (options.retry && !known && (await archiveHolds(this.archiveFor(personaId), runId))) return;
@@ -117,6 +150,8 @@ export class FsSessionStore implements SessionStore {
         if (moved.length > 0) await this.#archive(personaId, moved, held);
         await held.assertHeld();
         await writeJsonAtomically(file, next);
+        // Under the lock still: what is there now is what was just written.
+        this.#known.set(personaId, { stamp: stampOf(await stat(file, { bigint: true })), state: next });
       },
       this.lockOptions,
     );
@@ -159,6 +194,35 @@ export class FsSessionStore implements SessionStore {
       const tokens = count(m.content);
       return tokens === undefined ? m : { ...m, tokens };
     });
+  }
+}
+
+/** A file's identity as it is replaced whole: inode, size and times (nanoseconds). */
+function stampOf(st: BigIntStats): string {
+  return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+/**
+ * The file's text and identity, read from one descriptor; or the state known for it when its identity
+ * has not changed since; undefined when there is no file.
+ */
+async function readUnlessKnown(
+  file: string,
+  known: { readonly stamp: string; readonly state: SessionState } | undefined,
+): Promise<{ text: string; stamp: string } | { state: SessionState } | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const stamp = stampOf(await handle.stat({ bigint: true }));
+    if (known?.stamp === stamp) return { state: known.state };
+    return { text: await handle.readFile('utf8'), stamp };
+  } finally {
+    await handle.close();
   }
 }
 

@@ -1,19 +1,126 @@
+import { Worker } from 'node:worker_threads';
 import type { PictureSpec } from '../../domain/modes/mode.js';
 import type { PictureRenderer } from '../../domain/ports.js';
 
 /**
- * Draws the artifact's pictures as SVG with Vega, headless (no browser, no canvas). Vega is loaded
- * on the first picture only, so commands that draw none never pay for it.
+ * Draws the artifact's pictures as SVG with Vega, headless (no browser, no canvas), on a worker
+ * thread: drawing a heat map is ~8 ms of CPU, which on the main thread would hold up the run's end
+ * and the next run's start. Vega is loaded (in the worker) on the first picture only, so commands
+ * that draw none never pay for it. Where a worker cannot run (or fails), the picture is drawn here,
+ * the same way: the same specification and the same Vega give the same bytes either way.
  */
 export class VegaPictureRenderer implements PictureRenderer {
+  #worker: VegaWorker | undefined;
+  #workerFailed = false;
+
   async render(spec: PictureSpec): Promise<string> {
-    const vega = await import('vega');
-    const view = new vega.View(vega.parse(heatmapSpec(spec) as never), { renderer: 'none' });
+    const vegaSpec = heatmapSpec(spec);
+    if (!this.#workerFailed) {
+      try {
+        this.#worker ??= new VegaWorker();
+        return `${withStableIds(await this.#worker.render(vegaSpec))}\n`;
+      } catch (error) {
+        // A drawing that failed fails here too (below); a worker that could not run is not tried again.
+        if (!(error instanceof WorkerUnavailable)) throw error;
+        this.#worker = undefined;
+        this.#workerFailed = true;
+      }
+    }
+    return `${withStableIds(await renderHere(vegaSpec))}\n`;
+  }
+}
+
+/**
+ * The SVG with the ids Vega numbers from a counter of its own (`gradient_7`, `clip3`: how many
+ * pictures the thread drew before) numbered from 0 in the order they appear, so that one picture is
+ * the same bytes whoever draws it, and whenever: an artifact completed after a restart is identical.
+ */
+export function withStableIds(svg: string): string {
+  const renamed = new Map<string, string>();
+  const counts = new Map<string, number>();
+  for (const [, prefix = '', n = ''] of svg.matchAll(/\bid="([A-Za-z_-]+?)(\d+)"/g)) {
+    const id = `${prefix}${n}`;
+    if (renamed.has(id)) continue;
+    const next = counts.get(prefix) ?? 0;
+    counts.set(prefix, next + 1);
+    renamed.set(id, `${prefix}${next}`);
+  }
+  if (renamed.size === 0) return svg;
+  return svg.replace(/(?<=id="|#)([A-Za-z_-]+?\d+)(?=[")])/g, (id) => renamed.get(id) ?? id);
+}
+
+async function renderHere(vegaSpec: Record<string, unknown>): Promise<string> {
+  const vega = await import('vega');
+  const view = new vega.View(vega.parse(vegaSpec as never), { renderer: 'none' });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+/** The worker could not start or died: the caller draws the picture itself. */
+class WorkerUnavailable extends Error {}
+
+/** The worker's code (CommonJS, evaluated): draws each specification it is sent with the Vega module at `workerData`. */
+const WORKER_CODE = `
+const { parentPort, workerData } = require('node:worker_threads');
+let loading;
+parentPort.on('message', async ({ id, spec }) => {
+  try {
+    const vega = await (loading ??= import(workerData));
+    const view = new vega.View(vega.parse(spec), { renderer: 'none' });
     try {
-      return `${await view.toSVG()}\n`;
+      parentPort.postMessage({ id, svg: await view.toSVG() });
     } finally {
       view.finalize();
     }
+  } catch (error) {
+    parentPort.postMessage({ id, error: String((error && error.message) || error) });
+  }
+});
+`;
+
+/** One worker thread drawing pictures in turn; it keeps the process alive only while a picture is being drawn. */
+class VegaWorker {
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, { resolve: (svg: string) => void; reject: (error: Error) => void }>();
+  #next = 0;
+
+  constructor() {
+    let vegaUrl: string;
+    try {
+      vegaUrl = import.meta.resolve('vega');
+    } catch (error) {
+      throw new WorkerUnavailable(`cannot find vega for a worker: ${(error as Error).message}`);
+    }
+    this.#worker = new Worker(WORKER_CODE, { eval: true, workerData: vegaUrl });
+    this.#worker.unref();
+    this.#worker.on('message', (m: { id: number; svg?: string; error?: string }) => this.#settle(m));
+    const gone = (why: string) => {
+      for (const p of this.#pending.values()) p.reject(new WorkerUnavailable(why));
+      this.#pending.clear();
+    };
+    this.#worker.on('error', (error) => gone(`the picture worker failed: ${error.message}`));
+    this.#worker.on('exit', (code) => gone(`the picture worker stopped (${code})`));
+  }
+
+  render(spec: Record<string, unknown>): Promise<string> {
+    const id = this.#next++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      if (this.#pending.size === 1) this.#worker.ref();
+      this.#worker.postMessage({ id, spec });
+    });
+  }
+
+  #settle(m: { id: number; svg?: string; error?: string }): void {
+    const pending = this.#pending.get(m.id);
+    if (!pending) return;
+    this.#pending.delete(m.id);
+    if (this.#pending.size === 0) this.#worker.unref();
+    if (m.svg !== undefined) pending.resolve(m.svg);
+    else pending.reject(new Error(`the heat map could not be drawn: ${m.error ?? 'no reason given'}`));
   }
 }
 

@@ -1,0 +1,83 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { processCommand } from '../../src/app/process-command.js';
+import { createApp } from '../../src/compose/app.js';
+import { VECTORS } from '../../src/domain/assessment.js';
+import type { PictureRenderer } from '../../src/domain/ports.js';
+import { ScriptedLlmClient } from '../fakes/scripted-llm-client.js';
+import { tempWorkspace } from '../fakes/fixtures.js';
+
+// Issue 24 item 5: the heat map is drawn off the run's path — begun as soon as the run's end is known,
+// not holding up the next run — and on disk before the run's end is committed.
+
+let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+beforeEach(async () => {
+  ws = await tempWorkspace();
+});
+afterEach(() => ws.cleanup());
+
+const assessment = JSON.stringify({
+  action: 'proceed',
+  confidence: 0.8,
+  rationale: 'proceed it',
+  vectors: Object.fromEntries(VECTORS.map((v) => [v, { score: 0.7, rationale: `${v} looks fine` }])),
+});
+const command = JSON.stringify({ task_description: 'Choose the cache for the billing service', config: { mode: 'parallel' } });
+
+/** A renderer that draws only once `release` is called, noting when it was asked. */
+function gatedRenderer(seen: string[]): PictureRenderer & { release: () => void } {
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((r) => (release = r));
+  return {
+    release: () => release(),
+    render: async () => {
+      seen.push('drawing begun');
+      await gate;
+      seen.push('drawn');
+      return '<svg>heat</svg>\n';
+    },
+  };
+}
+
+describe('the heat map off the run’s path', () => {
+  it('is begun before the artifact is written, frees the slot before it is drawn, and is on disk before the end is committed', async () => {
+    const llm = new ScriptedLlmClient((r) => (r.purpose === 'assessment' ? assessment : '### Proposal\nDo it.'));
+    const app = await createApp({ workspace: ws.dir, llm });
+    const seen: string[] = [];
+    const pictures = gatedRenderer(seen);
+    const ledger = app.deps.ledger;
+    const deps = {
+      ...app.deps,
+      pictures,
+      onProgress: (e: { kind: string }) => void (e.kind === 'producing_artifact' && seen.push('artifact')),
+      onTail: () => {
+        seen.push('slot free');
+        // The next run may start now; the picture is drawn meanwhile.
+        setTimeout(() => pictures.release(), 20);
+      },
+      ledger: {
+        ...ledger,
+        open: async (id: string) => {
+          const run = await ledger.open(id);
+          const commit = run.commit.bind(run);
+          return Object.assign(run, {
+            commit: async (c: Parameters<typeof commit>[0]) => {
+              if (c.event?.type === 'finished') seen.push('end committed');
+              return commit(c);
+            },
+          });
+        },
+        load: ledger.load.bind(ledger),
+        list: ledger.list.bind(ledger),
+        readFile: ledger.readFile.bind(ledger),
+      },
+    };
+    const outcome = await processCommand({ text: command, source: 't.json' }, deps);
+    expect(outcome.status, outcome.message).toBe('completed');
+    expect(seen).toEqual(['drawing begun', 'artifact', 'slot free', 'drawn', 'end committed']);
+    const artifact = outcome.artifact ?? '';
+    expect(await readFile(artifact.replace(/\.md$/, '.heatmap.svg'), 'utf8')).toBe('<svg>heat</svg>\n');
+    expect(await readFile(artifact, 'utf8')).toContain(path.basename(artifact.replace(/\.md$/, '.heatmap.svg')));
+  });
+});
