@@ -10,25 +10,30 @@ import type { PictureRenderer } from '../../domain/ports.js';
  * the same way: the same specification and the same Vega give the same bytes either way.
  */
 export class VegaPictureRenderer implements PictureRenderer {
-  #worker: VegaWorker | undefined;
-  #workerFailed = false;
-
   async render(spec: PictureSpec): Promise<string> {
     const vegaSpec = heatmapSpec(spec);
-    if (!this.#workerFailed) {
+    if (!pictureThread.failed) {
       try {
-        this.#worker ??= new VegaWorker();
-        return `${withStableIds(await this.#worker.render(vegaSpec))}\n`;
+        pictureThread.worker ??= new VegaWorker();
+        return `${withStableIds(await pictureThread.worker.render(vegaSpec))}\n`;
       } catch (error) {
         // A drawing that failed fails here too (below); a worker that could not run is not tried again.
         if (!(error instanceof WorkerUnavailable)) throw error;
-        this.#worker = undefined;
-        this.#workerFailed = true;
+        pictureThread.worker = undefined;
+        pictureThread.failed = true;
       }
     }
     return `${withStableIds(await renderHere(vegaSpec))}\n`;
   }
 }
+
+/**
+ * One picture thread for the whole process, whichever renderer asks: starting a thread and loading
+ * Vega in it costs ~150 ms of CPU, which a process that composes several apps (the tests, a console)
+ * would otherwise pay for each. The thread holds no state between pictures, and keeps the process
+ * alive only while it draws one.
+ */
+const pictureThread: { worker: VegaWorker | undefined; failed: boolean } = { worker: undefined, failed: false };
 
 /**
  * The SVG with the ids Vega numbers from a counter of its own (`gradient_7`, `clip3`: how many
