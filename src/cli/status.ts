@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { WorkspaceStatus } from '../compose/workspace.js';
 import { loadWorkspaceConfig, resolveEngineUrl } from '../config.js';
+import { screenStrings } from '../domain/screen-text.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { openWorkspaceAt } from './open-workspace.js';
 import { chalkFor } from './style.js';
@@ -23,11 +24,12 @@ export function registerStatus(program: Command, io: Io): void {
         io.env,
         base.queued.map((q) => q.file),
       ).catch(() => []);
-      const status = { ...base, routes_down };
+      // Everything shown is screened: a queued file's name, a run's source or message may hold a secret.
+      const status = screenStrings({ ...base, routes_down });
       // With an engine, the cluster too: its workers, its queue, and every paused run wherever it ran.
       const url = resolveEngineUrl(await loadWorkspaceConfig(paths.config), io.env);
       const cluster = url ? await import('./status-engine.js') : undefined;
-      const engine = url && cluster ? await cluster.readEngineStatus(url) : undefined;
+      const engine = url && cluster ? screenStrings(await cluster.readEngineStatus(url)) : undefined;
       if (opts.json) io.stdout.write(`${JSON.stringify(engine ? { ...status, engine } : status, null, 2)}\n`);
       else io.stdout.write(formatStatus(status, io) + (engine && cluster ? cluster.formatEngineStatus(engine, io) : ''));
     });

@@ -33,6 +33,18 @@ describe('maestro status (end to end)', () => {
     expect(value.queued.map((q) => q.file).sort()).toEqual(['first.json', 'second.json']);
   });
 
+  it('never prints a secret a queued file name holds, as text or as JSON', async () => {
+    const ws = await workspace();
+    await dropCommand(ws, 'from-jane.doe@example.com.json', task('One'));
+    const shown = await runCli(['status', '--workspace', ws]);
+    const json = await runCli(['status', '--workspace', ws, '--json']);
+    for (const out of [shown.stdout, json.stdout]) {
+      expect(out).not.toContain('jane.doe@example.com');
+      expect(out).toContain('[REDACTED:EMAIL]');
+    }
+    expect((JSON.parse(json.stdout) as WorkspaceStatus).queued).toHaveLength(1);
+  });
+
   it('reports a running watcher, recent runs with their outcome, and runs paused for a person', async () => {
     const ws = await workspace();
     await dropCommand(ws, 'fine.json', task('An ordinary review'));

@@ -6,6 +6,7 @@ import { parseRunState } from '../../src/domain/checkpoint.js';
 import { RUN_STATE_VERSION, type RunState } from '../../src/domain/run-state.js';
 import type { RunEvent } from '../../src/domain/run-machine.js';
 import { keepsRawCommand, screenCommand, screenRunEvent, screenRunState } from '../../src/domain/screen.js';
+import { screenStrings } from '../../src/domain/screen-text.js';
 import { startedRun, turnStep } from '../fixtures/journal-run.js';
 import { conflictFingerprint } from '../../src/app/loop-policy.js';
 import { sha256 } from '../../src/adapters/system/hashing.js';
@@ -217,5 +218,20 @@ describe('the conflict a run belongs to (loop policy)', () => {
       expect(conflictFingerprint({ command: screenCommand(given).command }, sha256)).toBe(fingerprint);
       expect(fingerprint).not.toContain(EMAIL);
     }
+  });
+});
+
+describe('screenStrings', () => {
+  it('screens every string of a view, keys and nested lists included, and keeps its shape and other values', () => {
+    const view = {
+      queued: [{ file: 'from-jane.doe@example.com.json', bytes: 12 }],
+      'ops@example.org': { at: null, ok: true, n: 3 },
+      when: new Date(0),
+    };
+    const shown = screenStrings(view);
+    expect(JSON.stringify(shown)).not.toContain('@example');
+    expect(shown.queued[0]).toEqual({ file: 'from-[REDACTED:EMAIL].json', bytes: 12 });
+    expect(Object.values(shown)[1]).toEqual({ at: null, ok: true, n: 3 });
+    expect(shown.when).toBe(view.when);
   });
 });
