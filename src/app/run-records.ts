@@ -77,61 +77,21 @@ export function classifierRoute(
  * answer that did not read is recorded here; the one that did comes back with its record, to be
  * written with the advice.
  */
-export async function classifyTask(options: {
-  route: ResolvedRoute;
-  client: LlmClient;
-  persona: string;
-  task: string;
-  /** How many input artifacts and work items the command has: the task's "it" may point at them. */
-  attachments: number;
-  /** Where a classification that did not read is recorded. */
-  run: Pick<OpenRun, 'commit'>;
-  /** The run's id, for the progress notice that says the classification is under way. */
-  runId?: string;
-  deps: RunDeps;
-}): Promise<{ advice: MediatorAdvice; record: AuditEvent; classification: Classification } | CallFailure> {
-  const { client, run, deps } = options;
+export async function classifyTask(options: ClassifyOptions): Promise<Classified | CallFailure> {
+  const { run, deps } = options;
   const first = mediatorAdviceMessages(redactSensitive(options.task).text, options.attachments);
   let messages = first;
   let problem = '';
   let spent: Classification | undefined;
-  // Shown while it runs: the council waits for it, and it is a model call like theirs.
-  if (options.runId) {
-    deps.onProgress?.({
-      kind: 'notice',
-      run_id: options.runId,
-      message: `the mediator classifies the task on route "${options.route.id}" (${options.route.model}) before the council sees it`,
-    });
-  }
+  announceClassification(options);
   for (let attempt = 1; attempt <= 2; attempt++) {
-    let reply;
-    try {
-      reply = await client.complete(
-        { messages, responseFormat: MEDIATOR_ADVICE_SCHEMA },
-        { persona: options.persona, purpose: 'classify', step: 'classify', round: 0 },
-        deps.signal,
-      );
-    } catch (error) {
-      if (deps.signal?.aborted) throw error;
-      // The same table as every other call: a sealed refusal stays a sealed stop, an outage a pause of its class.
-      const failure = callFailure(error, 'classify');
-      if (!failure) throw error;
-      return failure;
-    }
+    const asked = await askClassifier(options, messages);
+    if ('ending' in asked) return asked;
+    const { reply } = asked;
     const read = readMediatorAdvice(reply.content);
-    spent = addCall(spent, reply.model.includes('/') ? reply.model : `${options.route.id}/${reply.model}`, reply.usage);
-    const record = auditEvent(
-      'MEDIATOR_CLASSIFIED',
-      runDecision('mediator_advice', read.ok ? 'MEDIATOR_ADVICE_RECEIVED' : 'MEDIATOR_ADVICE_INVALID'),
-      {
-        kind: 'classify',
-        model: reply.model.includes('/') ? reply.model : `${options.route.id}/${reply.model}`,
-        reply_sha256: deps.sha256(reply.content),
-        reply_chars: reply.content.length,
-        valid: read.ok,
-        ...(reply.usage ? { prompt_tokens: reply.usage.prompt_tokens, completion_tokens: reply.usage.completion_tokens } : {}),
-      },
-    );
+    const model = qualifiedModel(options.route.id, reply.model);
+    spent = addCall(spent, model, reply.usage);
+    const record = classificationRecord(reply, model, read.ok, deps);
     if (read.ok) return { advice: read.advice, record, classification: spent };
     await run.commit({ records: [record] });
     problem = read.error;
@@ -146,6 +106,77 @@ export async function classifyTask(options: {
     message: `the reply was not a valid classification, even when asked again (${problem})`,
     details: { unreadable: true },
   };
+}
+
+/** What {@link classifyTask} needs: the classifier's route and client, the task, and where to record. */
+export interface ClassifyOptions {
+  route: ResolvedRoute;
+  client: LlmClient;
+  persona: string;
+  task: string;
+  /** How many input artifacts and work items the command has: the task's "it" may point at them. */
+  attachments: number;
+  /** Where a classification that did not read is recorded. */
+  run: Pick<OpenRun, 'commit'>;
+  /** The run's id, for the progress notice that says the classification is under way. */
+  runId?: string;
+  deps: RunDeps;
+}
+
+/** A classification that read: the advice, its record (written with the advice), and the calls it took. */
+export interface Classified {
+  advice: MediatorAdvice;
+  record: AuditEvent;
+  classification: Classification;
+}
+
+/** Shown while it runs: the council waits for it, and it is a model call like theirs. */
+function announceClassification(options: ClassifyOptions): void {
+  if (!options.runId) return;
+  options.deps.onProgress?.({
+    kind: 'notice',
+    run_id: options.runId,
+    message: `the mediator classifies the task on route "${options.route.id}" (${options.route.model}) before the council sees it`,
+  });
+}
+
+/** One classification call, or the failure it ends in (anything that is not a call failure is rethrown). */
+async function askClassifier(
+  options: ClassifyOptions,
+  messages: ReturnType<typeof mediatorAdviceMessages>,
+): Promise<{ reply: LlmReply } | CallFailure> {
+  const { deps } = options;
+  try {
+    const reply = await options.client.complete(
+      { messages, responseFormat: MEDIATOR_ADVICE_SCHEMA },
+      { persona: options.persona, purpose: 'classify', step: 'classify', round: 0 },
+      deps.signal,
+    );
+    return { reply };
+  } catch (error) {
+    if (deps.signal?.aborted) throw error;
+    // The same table as every other call: a sealed refusal stays a sealed stop, an outage a pause of its class.
+    const failure = callFailure(error, 'classify');
+    if (!failure) throw error;
+    return failure;
+  }
+}
+
+/** The reply's model named with its route, unless the reply already names one. */
+function qualifiedModel(routeId: string, model: string): string {
+  return model.includes('/') ? model : `${routeId}/${model}`;
+}
+
+/** The MEDIATOR_CLASSIFIED record of one reply: hashes and sizes, never the text. */
+function classificationRecord(reply: LlmReply, model: string, valid: boolean, deps: Pick<RunDeps, 'sha256'>): AuditEvent {
+  return auditEvent('MEDIATOR_CLASSIFIED', runDecision('mediator_advice', valid ? 'MEDIATOR_ADVICE_RECEIVED' : 'MEDIATOR_ADVICE_INVALID'), {
+    kind: 'classify',
+    model,
+    reply_sha256: deps.sha256(reply.content),
+    reply_chars: reply.content.length,
+    valid,
+    ...(reply.usage ? { prompt_tokens: reply.usage.prompt_tokens, completion_tokens: reply.usage.completion_tokens } : {}),
+  });
 }
 
 /** The classification's model calls, as the run counts them (`RunState.classification`). */
