@@ -32,48 +32,12 @@ const ACCESS_REFUSALS: ReadonlySet<string> = new Set([
  * Collects what the gates decide on: reads inputs through the sandbox, checks the output path, and
  * runs the sensitive-content detector and the policy signals over the task and inputs. No model is called.
  */
-export async function gatherGateFacts(options: {
-  command: CommandFile;
-  personas: readonly Persona[];
-  outputPath: string;
-  inputs: InputReader;
-  artifacts: ArtifactWriter;
-  piiPolicy: PiiPolicy;
-  conflictStopped: boolean;
-  approved: ReadonlySet<string>;
-}): Promise<GatheredFacts> {
+export async function gatherGateFacts(options: GatherOptions): Promise<GatheredFacts> {
   const { command, personas } = options;
   const known = new Set(personas.map((p) => p.id));
   const unknownPersonas = [...new Set(findPersonaProblems(command, known).map((p) => p.summary))];
-
-  const pathEscapes: { field: string; path: string; reason: string }[] = [];
-  const output = await options.artifacts.check(options.outputPath, options.command.input_artifacts);
-  if (!output.ok) pathEscapes.push({ field: 'output_artifact_path', path: options.outputPath, reason: output.reason });
-
-  const missingInputs: { path: string; reason: string }[] = [];
-  const read: GatheredFacts['inputs'] = [];
-  for (const [i, path] of command.input_artifacts.entries()) {
-    const result = await options.inputs.readFile(path);
-    if (result.status === 'provided') read.push({ path, result });
-    else if (ACCESS_REFUSALS.has(result.reason_code)) {
-      pathEscapes.push({ field: `input_artifacts.${i}`, path, reason: result.message });
-    } else missingInputs.push({ path, reason: result.message });
-  }
-
-  // Only categories leave this function, never the matched text.
-  const categories = new Set<SensitiveCategory>();
-  const places: SensitivePlace[] = [];
-  for (const [source, text] of [
-    ['task', command.task_description] as const,
-    ...workItemTexts(command),
-    ...read.map((r) => [r.path, r.result.content ?? ''] as const),
-  ]) {
-    for (const f of detectSensitive(text)) {
-      categories.add(f.category);
-      places.push({ source, line: text.slice(0, f.start).split('\n').length, category: f.category });
-    }
-  }
-  const found = [...categories].sort();
+  const { pathEscapes, missingInputs, read } = await readPaths(options);
+  const { found, places } = findSensitive(command, read);
   const pii = found.filter((c) => !isSecretCategory(c));
   const secrets = found.filter((c) => isSecretCategory(c));
   // What the work items ask is part of the task: their goals, inputs and facts are read for signals too.
@@ -100,6 +64,57 @@ export async function gatherGateFacts(options: {
     inputs: read,
     places,
   };
+}
+
+/** What {@link gatherGateFacts} reads from: the command, the council, the sandboxed paths, the gates' settings. */
+export interface GatherOptions {
+  command: CommandFile;
+  personas: readonly Persona[];
+  outputPath: string;
+  inputs: InputReader;
+  artifacts: ArtifactWriter;
+  piiPolicy: PiiPolicy;
+  conflictStopped: boolean;
+  approved: ReadonlySet<string>;
+}
+
+/** Checks the output path, then reads each input through the sandbox: an access refusal is an escape, else a missing input. */
+async function readPaths(options: GatherOptions): Promise<{
+  pathEscapes: GateFacts['pathEscapes'];
+  missingInputs: GateFacts['missingInputs'];
+  read: GatheredFacts['inputs'];
+}> {
+  const pathEscapes: { field: string; path: string; reason: string }[] = [];
+  const output = await options.artifacts.check(options.outputPath, options.command.input_artifacts);
+  if (!output.ok) pathEscapes.push({ field: 'output_artifact_path', path: options.outputPath, reason: output.reason });
+
+  const missingInputs: { path: string; reason: string }[] = [];
+  const read: GatheredFacts['inputs'] = [];
+  for (const [i, path] of options.command.input_artifacts.entries()) {
+    const result = await options.inputs.readFile(path);
+    if (result.status === 'provided') read.push({ path, result });
+    else if (ACCESS_REFUSALS.has(result.reason_code)) {
+      pathEscapes.push({ field: `input_artifacts.${i}`, path, reason: result.message });
+    } else missingInputs.push({ path, reason: result.message });
+  }
+  return { pathEscapes, missingInputs, read };
+}
+
+/** Runs the detector over the task, work items and inputs. Only categories leave here, never the matched text. */
+function findSensitive(command: CommandFile, read: GatheredFacts['inputs']): { found: SensitiveCategory[]; places: SensitivePlace[] } {
+  const categories = new Set<SensitiveCategory>();
+  const places: SensitivePlace[] = [];
+  for (const [source, text] of [
+    ['task', command.task_description] as const,
+    ...workItemTexts(command),
+    ...read.map((r) => [r.path, r.result.content ?? ''] as const),
+  ]) {
+    for (const f of detectSensitive(text)) {
+      categories.add(f.category);
+      places.push({ source, line: text.slice(0, f.start).split('\n').length, category: f.category });
+    }
+  }
+  return { found: [...categories].sort(), places };
 }
 
 /** The text a command's work items and facts send to models, by field: screened like the task. */
