@@ -3,7 +3,7 @@ import type { Persona } from '../domain/persona.js';
 import type { LlmClient, StartedRun } from '../domain/ports.js';
 import type { ResolvedRoute } from '../domain/route.js';
 import type { RunState } from '../domain/run-state.js';
-import { RoutedLlmClient } from './routed-llm.js';
+import { type RerouteEvent, RoutedLlmClient } from './routed-llm.js';
 import type { RunDeps } from './run-deps.js';
 
 export interface PreparedModels {
@@ -64,26 +64,7 @@ export function prepareModels(options: {
     maxReroute: state.command.config.max_reroute ?? 1,
     sensitivity: options.sensitivity,
     reroutes: state.reroutes,
-    onReroute: async ({ persona, from, to, outcome, failure }) => {
-      const record = auditEvent(outcome.decision.decision === 'REROUTE' ? 'REROUTE' : 'REROUTE_REFUSED', outcome.decision, {
-        persona,
-        from_route: from,
-        to_route: to ?? null,
-        failure: failure.kind,
-        ...(outcome.condition ? { condition: outcome.condition } : {}),
-        ...(outcome.failed.length > 1 ? { conditions: [...outcome.failed] } : {}),
-      });
-      // A REROUTE taken moves the route for the rest of the run: the move and its record are one commit.
-      const atStep = options.run.state.steps.length;
-      const reroute =
-        outcome.decision.decision === 'REROUTE' && to
-          ? { persona, from, to, reason_code: outcome.decision.reason_code, at_step: atStep }
-          : undefined;
-      await options.run.commit({
-        ...(reroute ? { event: { type: 'rerouted' as const, reroute, decision: outcome.decision } } : {}),
-        records: [record],
-      });
-    },
+    onReroute: (event) => recordReroute(options.run, event),
   });
   return {
     llm: wrap(llm),
@@ -94,6 +75,33 @@ export function prepareModels(options: {
     problems,
     rehearsal: used.length > 0 && used.every((r) => r.provider === 'offline'),
   };
+}
+
+/**
+ * Records a REROUTE or its refusal. A REROUTE taken moves the route for the rest of the run: the
+ * move and its record are one commit.
+ */
+async function recordReroute(
+  run: Pick<StartedRun, 'state' | 'commit'>,
+  { persona, from, to, outcome, failure }: RerouteEvent,
+): Promise<void> {
+  const record = auditEvent(outcome.decision.decision === 'REROUTE' ? 'REROUTE' : 'REROUTE_REFUSED', outcome.decision, {
+    persona,
+    from_route: from,
+    to_route: to ?? null,
+    failure: failure.kind,
+    ...(outcome.condition ? { condition: outcome.condition } : {}),
+    ...(outcome.failed.length > 1 ? { conditions: [...outcome.failed] } : {}),
+  });
+  const atStep = run.state.steps.length;
+  const reroute =
+    outcome.decision.decision === 'REROUTE' && to
+      ? { persona, from, to, reason_code: outcome.decision.reason_code, at_step: atStep }
+      : undefined;
+  await run.commit({
+    ...(reroute ? { event: { type: 'rerouted' as const, reroute, decision: outcome.decision } } : {}),
+    records: [record],
+  });
 }
 
 /**
