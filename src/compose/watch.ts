@@ -45,69 +45,90 @@ export async function openWatcher(app: App, options: WatchOptions): Promise<Serv
   const { paths } = app;
   await ensurePrivateDir(paths.state);
   await ensurePrivateDir(paths.decisions);
+  const { claims, unregister } = await registerWatcher(app, options);
+  const inbox = (dir: string, what: string) =>
+    new FsCommandInbox({ dir, onError: (error) => options.onNotice(`watching ${what} failed: ${error.message}`) });
+  try {
+    if (app.engine)
+      return await startIntake(app, app.engine, { ...options, claims, inbox: inbox(paths.commands, 'commands/'), unregister });
+    return await startWatchLoop(app, { ...options, claims, inbox, unregister });
+  } catch (error) {
+    await unregister();
+    throw error;
+  }
+}
+
+/** Registers this watcher (after clearing the registrations of dead ones), and the claims it takes commands with. */
+async function registerWatcher(app: App, options: WatchOptions): Promise<{ claims: FsClaimStore; unregister: () => Promise<void> }> {
+  const { paths } = app;
   const registry = new FsWatcherRegistry(path.join(paths.state, 'watchers'));
   await registry.removeStale();
   const self = FsWatcherRegistry.newIdentity(options.pid);
   await registry.register({ ...self, started_at: app.deps.clock.now().toISOString(), once: options.once, version: options.version });
   const unregister = () => registry.unregister(self);
   const claims = new FsClaimStore({ paths, self, registry, clock: app.deps.clock });
-  const inbox = (dir: string, what: string) =>
-    new FsCommandInbox({ dir, onError: (error) => options.onNotice(`watching ${what} failed: ${error.message}`) });
-  try {
-    if (app.engine)
-      return await startIntake(app, app.engine, { ...options, claims, inbox: inbox(paths.commands, 'commands/'), unregister });
-    // Calls waiting for their route's limits, for `maestro status` in another process.
-    const waits = new FsRouteWaits(paths.state);
-    const onProgress = app.deps.onProgress;
-    const loop = new WatchLoop({
-      deps: {
-        ...app.deps,
-        onProgress: (event) => {
-          onProgress?.(event);
-          waits.onProgress(event);
-        },
+  return { claims, unregister };
+}
+
+/** Without an engine this watcher runs the commands itself, and prunes the audit logs daily while it runs. */
+async function startWatchLoop(
+  app: App,
+  options: WatchOptions & {
+    claims: FsClaimStore;
+    inbox: (dir: string, what: string) => FsCommandInbox;
+    unregister: () => Promise<void>;
+  },
+): Promise<Service> {
+  const { paths } = app;
+  const { inbox } = options;
+  // Calls waiting for their route's limits, for `maestro status` in another process.
+  const waits = new FsRouteWaits(paths.state);
+  const onProgress = app.deps.onProgress;
+  const loop = new WatchLoop({
+    deps: {
+      ...app.deps,
+      onProgress: (event) => {
+        onProgress?.(event);
+        waits.onProgress(event);
       },
-      inbox: inbox(paths.commands, 'commands/'),
-      decisions: inbox(paths.decisions, '.maestro/decisions/'),
-      claims,
-      onEvent: (event) => {
-        if (event.kind === 'finished') waits.clear(event.run_id);
-        options.onEvent(event);
-      },
-      once: options.once,
+    },
+    inbox: inbox(paths.commands, 'commands/'),
+    decisions: inbox(paths.decisions, '.maestro/decisions/'),
+    claims: options.claims,
+    onEvent: (event) => {
+      if (event.kind === 'finished') waits.clear(event.run_id);
+      options.onEvent(event);
+    },
+    once: options.once,
+    pid: options.pid,
+    workspace: paths.root,
+    concurrency: options.concurrency ?? app.deps.config.watch.concurrency,
+    // The configuration is read once, at start; a file broken since then stops the taking of commands too.
+    preflight: async () => [...(await checkWorkspaceConfig(paths.config)), ...(await checkWorkspace(app.deps))],
+    preflightRetryMs: readWatchRecheckMs(app.env),
+    routeGate: openRouteBreaker(app, {
       pid: options.pid,
-      workspace: paths.root,
-      concurrency: options.concurrency ?? app.deps.config.watch.concurrency,
-      // The configuration is read once, at start; a file broken since then stops the taking of commands too.
-      preflight: async () => [...(await checkWorkspaceConfig(paths.config)), ...(await checkWorkspace(app.deps))],
-      preflightRetryMs: readWatchRecheckMs(app.env),
-      routeGate: openRouteBreaker(app, {
-        pid: options.pid,
-        onNotice: (runId, message) => options.onEvent({ kind: 'notice', run_id: runId, message }),
-      }),
-    });
-    const stopPruning = await pruneDaily(app, options.onNotice);
-    return {
-      run: async () => {
-        try {
-          await loop.start();
-        } catch (error) {
-          await loop.stop();
-          throw error;
-        }
-        await loop.stopped;
-      },
-      stop: () => loop.stop(),
-      close: async () => {
-        stopPruning();
-        await waits.flushed();
-        await unregister();
-      },
-    };
-  } catch (error) {
-    await unregister();
-    throw error;
-  }
+      onNotice: (runId, message) => options.onEvent({ kind: 'notice', run_id: runId, message }),
+    }),
+  });
+  const stopPruning = await pruneDaily(app, options.onNotice);
+  return {
+    run: async () => {
+      try {
+        await loop.start();
+      } catch (error) {
+        await loop.stop();
+        throw error;
+      }
+      await loop.stopped;
+    },
+    stop: () => loop.stop(),
+    close: async () => {
+      stopPruning();
+      await waits.flushed();
+      await options.unregister();
+    },
+  };
 }
 
 /** Audit retention: the watcher prunes at start and once a day, like `maestro audit prune`. */
