@@ -301,7 +301,6 @@ class JsonlAuditSink implements AuditSink {
   }
 
   async #write(pending: Extract<Pending, { kind: 'one' }>): Promise<void> {
-    const { file, runId } = this.options;
     let composed;
     try {
       composed = this.#compose([pending.event]);
@@ -309,63 +308,73 @@ class JsonlAuditSink implements AuditSink {
       pending.reject(error); // not a record at all: a bug in the caller, refused alone
       return;
     }
-    const { seq, prevHash } = composed;
     const data = Buffer.from(`${composed.lines.join('\n')}\n`, 'utf8');
     // The head on disk must not fall two writes behind: its last rewrite is flushed before this write,
     // and so is a head that records written ahead moved (they are in the journal; this one will not be).
     await this.#headSync;
-    if (this.#headMovedAhead) {
-      try {
-        flushAuditFiles(this.options.fs, [this.options.headFile]);
-        this.#headMovedAhead = false;
-      } catch (error) {
-        const failure = new StorageError(
-          `could not flush the audit head ${this.options.headFile}: ${(error as Error).message}`,
-          this.options.headFile,
-          { cause: error, ...errno(error) },
-        );
-        this.#failed = failure;
-        pending.reject(failure);
-        return;
-      }
+    let failure = this.#flushHeadAhead() ?? this.#appendLines(data);
+    if (!failure) {
+      // The lines are on disk: the chain moves on even if acknowledging them below fails.
+      this.#advance(composed);
+      failure = this.#rewriteHead(composed.seq - 1, composed.prevHash);
     }
-    const fs = this.options.fs;
-    let fd: number | undefined;
-    try {
-      fd = fs.openSync(file, 'a', 0o600);
-      writeFullySync(fs, fd, data);
-      fs.fdatasyncSync(fd);
-    } catch (error) {
-      // Whatever part of the lines reached the file was never acknowledged: cut it, so the next write starts on a clean line.
-      if (fd !== undefined) attempt(() => fs.ftruncateSync(fd as number, this.#size));
-      const failure = new StorageError(`could not append to the audit log ${file}: ${(error as Error).message}`, file, {
-        cause: error,
-        ...errno(error),
-      });
-      this.#failed = failure;
-      pending.reject(failure);
-      return;
-    } finally {
-      if (fd !== undefined) attempt(() => fs.closeSync(fd as number));
-    }
-    // The lines are on disk: the chain moves on even if acknowledging them below fails.
-    this.#advance(composed);
-    try {
-      this.#headSync = flushInBackground(
-        fs,
-        rewriteHeadInPlace(fs, this.options.headFile, { v: 1, run_id: runId, seq: seq - 1, hash: prevHash }),
-      );
-    } catch (error) {
-      const failure = new StorageError(
-        `could not update the audit head ${this.options.headFile}: ${(error as Error).message}`,
-        this.options.headFile,
-        { cause: error, ...errno(error) },
-      );
+    if (failure) {
       this.#failed = failure;
       pending.reject(failure);
       return;
     }
     pending.resolve();
+  }
+
+  /** Flushes a head that records written ahead moved; the failure, if it could not. */
+  #flushHeadAhead(): StorageError | undefined {
+    if (!this.#headMovedAhead) return undefined;
+    try {
+      flushAuditFiles(this.options.fs, [this.options.headFile]);
+      this.#headMovedAhead = false;
+      return undefined;
+    } catch (error) {
+      return new StorageError(
+        `could not flush the audit head ${this.options.headFile}: ${(error as Error).message}`,
+        this.options.headFile,
+        { cause: error, ...errno(error) },
+      );
+    }
+  }
+
+  /** Appends the lines to the log and syncs them; the failure, if it could not (with the partial lines cut off). */
+  #appendLines(data: Buffer): StorageError | undefined {
+    const { file, fs } = this.options;
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(file, 'a', 0o600);
+      writeFullySync(fs, fd, data);
+      fs.fdatasyncSync(fd);
+      return undefined;
+    } catch (error) {
+      // Whatever part of the lines reached the file was never acknowledged: cut it, so the next write starts on a clean line.
+      if (fd !== undefined) attempt(() => fs.ftruncateSync(fd as number, this.#size));
+      return new StorageError(`could not append to the audit log ${file}: ${(error as Error).message}`, file, {
+        cause: error,
+        ...errno(error),
+      });
+    } finally {
+      if (fd !== undefined) attempt(() => fs.closeSync(fd as number));
+    }
+  }
+
+  /** Rewrites the head to the chain's new end and flushes it in the background; the failure, if it could not. */
+  #rewriteHead(seq: number, hash: string): StorageError | undefined {
+    const { fs, headFile, runId } = this.options;
+    try {
+      this.#headSync = flushInBackground(fs, rewriteHeadInPlace(fs, headFile, { v: 1, run_id: runId, seq, hash }));
+      return undefined;
+    } catch (error) {
+      return new StorageError(`could not update the audit head ${headFile}: ${(error as Error).message}`, headFile, {
+        cause: error,
+        ...errno(error),
+      });
+    }
   }
 }
 
