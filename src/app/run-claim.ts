@@ -148,13 +148,7 @@ async function moveClaimFile(claim: Claim, outcome: RunOutcome, deps: RunClaimDe
  * (a full disk), the claim stays in `.maestro/inflight/` and the next start retries it.
  */
 async function failClaim(claim: Claim, error: unknown, deps: RunClaimDeps): Promise<ClaimResult> {
-  const invalid = error instanceof InvalidInputError;
-  const reasonCode: ReasonCode = invalid ? 'SPEC_INVALID_INPUT' : failureReason(error instanceof AppError ? error.code : undefined);
-  const message = invalid
-    ? `${claim.source} was refused unread`
-    : `the run failed: ${error instanceof Error ? error.message : String(error)}`;
-  const issues = invalid ? [...error.issues] : [`(run): ${message}`];
-  const decision = invalid ? failClosedDecision('SPEC_INVALID_INPUT', 'queue') : systemStopDecision('queue', reasonCode);
+  const { invalid, reasonCode, message, issues, decision } = describeClaimFailure(claim, error);
   const result: ClaimResult = {
     run_id: claim.runId,
     source: claim.source,
@@ -181,37 +175,59 @@ async function failClaim(claim: Claim, error: unknown, deps: RunClaimDeps): Prom
     });
     return { ...result, audit_log: auditLog, rejected_to: rejectedTo };
   } catch (secondary) {
-    const why = secondary instanceof Error ? secondary.message : String(secondary);
-    // A claim that keeps failing without even its failure being recorded would be taken over and
-    // fail again by every later watcher, forever: after a few times in a row it is rejected, with
-    // every reason, so a person sees it (`maestro requeue` puts it back once fixed).
-    try {
-      const reasons = await deps.claims.recordFailure(claim, `${message} (could not record it: ${why})`);
-      if (reasons.length >= POISON_CLAIM_FAILURES) {
-        const rejectedTo = await deps.claims.reject(claim, {
-          status: 'error',
-          reason_code: 'RUN_FAILED_REPEATEDLY',
-          message: `${claim.source} failed ${reasons.length} times in a row and was set aside`,
-          issues: reasons,
-          audit_log: null,
-        });
-        return {
-          ...result,
-          reason_code: 'RUN_FAILED_REPEATEDLY',
-          rejected_to: rejectedTo,
-          message: `${message}\n(it failed ${reasons.length} times in a row without being recorded: ${why}; moved to .maestro/rejected/ with every reason)`,
-        };
-      }
+    return countUnrecordedFailure(claim, result, secondary, deps);
+  }
+}
+
+/** What a claim's failure means: refused unread (invalid input) or a run that failed, with its reason, words and decision. */
+function describeClaimFailure(
+  claim: Claim,
+  error: unknown,
+): { invalid: boolean; reasonCode: ReasonCode; message: string; issues: string[]; decision: DecisionRecord } {
+  const invalid = error instanceof InvalidInputError;
+  const reasonCode: ReasonCode = invalid ? 'SPEC_INVALID_INPUT' : failureReason(error instanceof AppError ? error.code : undefined);
+  const message = invalid
+    ? `${claim.source} was refused unread`
+    : `the run failed: ${error instanceof Error ? error.message : String(error)}`;
+  const issues = invalid ? [...error.issues] : [`(run): ${message}`];
+  const decision = invalid ? failClosedDecision('SPEC_INVALID_INPUT', 'queue') : systemStopDecision('queue', reasonCode);
+  return { invalid, reasonCode, message, issues, decision };
+}
+
+/**
+ * A failure that could not even be recorded. A claim that keeps failing so would be taken over and
+ * fail again by every later watcher, forever: after a few times in a row it is rejected, with every
+ * reason, so a person sees it (`maestro requeue` puts it back once fixed).
+ */
+async function countUnrecordedFailure(claim: Claim, result: ClaimResult, secondary: unknown, deps: RunClaimDeps): Promise<ClaimResult> {
+  const { message } = result;
+  const why = secondary instanceof Error ? secondary.message : String(secondary);
+  try {
+    const reasons = await deps.claims.recordFailure(claim, `${message} (could not record it: ${why})`);
+    if (reasons.length >= POISON_CLAIM_FAILURES) {
+      const rejectedTo = await deps.claims.reject(claim, {
+        status: 'error',
+        reason_code: 'RUN_FAILED_REPEATEDLY',
+        message: `${claim.source} failed ${reasons.length} times in a row and was set aside`,
+        issues: reasons,
+        audit_log: null,
+      });
       return {
         ...result,
-        message: `${message}\n(could not record it: ${why}; the command stays in .maestro/inflight/ and is retried on the next start — failure ${reasons.length} of ${POISON_CLAIM_FAILURES})`,
-      };
-    } catch {
-      return {
-        ...result,
-        message: `${message}\n(could not record it: ${why}; the command stays in .maestro/inflight/ and is retried on the next start)`,
+        reason_code: 'RUN_FAILED_REPEATEDLY',
+        rejected_to: rejectedTo,
+        message: `${message}\n(it failed ${reasons.length} times in a row without being recorded: ${why}; moved to .maestro/rejected/ with every reason)`,
       };
     }
+    return {
+      ...result,
+      message: `${message}\n(could not record it: ${why}; the command stays in .maestro/inflight/ and is retried on the next start — failure ${reasons.length} of ${POISON_CLAIM_FAILURES})`,
+    };
+  } catch {
+    return {
+      ...result,
+      message: `${message}\n(could not record it: ${why}; the command stays in .maestro/inflight/ and is retried on the next start)`,
+    };
   }
 }
 
