@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { checkWorkspace } from '../app/workspace-check.js';
+import type { App } from '../compose/app.js';
 import { openWatcher } from '../compose/watch.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
@@ -62,44 +63,14 @@ export function registerWatch(program: Command, io: Io, proc: SignalProcess = pr
     });
 }
 
+/** `maestro watch`: opens the workspace's app, refuses a broken workspace, then watches until stopped; the exit code. */
 export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProcess): Promise<number> {
   const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
-  const isFolder = await stat(workspace).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
-  if (!isFolder) throw new ExitError(2, `maestro watch: the workspace ${workspace} is not a folder (create one with "maestro init")`);
+  await requireFolder(workspace);
   const transcript = opts.transcript === true;
   const reporter = new WatchReporter(io, { output: pickWatchOutput(io, opts.json === true, transcript), transcript });
-  const { createApp } = await import('../compose/app.js');
-  // An engine away at start (a restart, a failover) is waited for, as one that goes away later is.
-  const app = await whenEngineReachable(
-    async () => {
-      const opened = await createApp({
-        workspace,
-        env: io.env,
-        ...(opts.route ? { route: opts.route } : {}),
-        ...(opts.model ? { model: opts.model } : {}),
-        ...(transcript ? { onProgress: new TranscriptFeed(reporter.onTranscript).onProgress } : {}),
-        tracing: { onNotice: (message) => reporter.notice(message) },
-      });
-      await requireDurableEngine(opened, 'watch', opts.allowAsyncCommit === true, io).catch(async (error: unknown) => {
-        await opened.telemetry.shutdown();
-        throw error;
-      });
-      return opened;
-    },
-    (message) => io.stderr.write(`maestro watch: ${message}\n`),
-  );
-  // A broken workspace would turn every good command into a rejected one: refuse to start instead.
-  const problems = await checkWorkspace(app.deps);
-  if (problems.length > 0) {
-    await app.telemetry.shutdown();
-    throw new ExitError(
-      2,
-      `maestro watch: this workspace cannot run commands; nothing was taken. Fix it and start again:\n${problems.map((p) => `  ${p}`).join('\n')}`,
-    );
-  }
+  const app = await openWatchApp(workspace, opts, io, reporter);
+  await refuseBrokenWorkspace(app);
   const watcher = await openWatcher(app, {
     once: opts.once === true,
     pid: proc.pid,
@@ -124,5 +95,51 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
     reporter.stop();
     await watcher.close();
     await app.telemetry.shutdown();
+  }
+}
+
+/** Refuses (exit 2) a workspace that is not a folder. */
+async function requireFolder(workspace: string): Promise<void> {
+  const isFolder = await stat(workspace).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  if (!isFolder) throw new ExitError(2, `maestro watch: the workspace ${workspace} is not a folder (create one with "maestro init")`);
+}
+
+/** Opens the app the watcher runs on, with its engine durable (or async commit allowed). */
+async function openWatchApp(workspace: string, opts: WatchFlags, io: Io, reporter: WatchReporter): Promise<App> {
+  const transcript = opts.transcript === true;
+  const { createApp } = await import('../compose/app.js');
+  // An engine away at start (a restart, a failover) is waited for, as one that goes away later is.
+  return whenEngineReachable(
+    async () => {
+      const opened = await createApp({
+        workspace,
+        env: io.env,
+        ...(opts.route ? { route: opts.route } : {}),
+        ...(opts.model ? { model: opts.model } : {}),
+        ...(transcript ? { onProgress: new TranscriptFeed(reporter.onTranscript).onProgress } : {}),
+        tracing: { onNotice: (message) => reporter.notice(message) },
+      });
+      await requireDurableEngine(opened, 'watch', opts.allowAsyncCommit === true, io).catch(async (error: unknown) => {
+        await opened.telemetry.shutdown();
+        throw error;
+      });
+      return opened;
+    },
+    (message) => io.stderr.write(`maestro watch: ${message}\n`),
+  );
+}
+
+/** A broken workspace would turn every good command into a rejected one: refuses to start instead (exit 2). */
+async function refuseBrokenWorkspace(app: App): Promise<void> {
+  const problems = await checkWorkspace(app.deps);
+  if (problems.length > 0) {
+    await app.telemetry.shutdown();
+    throw new ExitError(
+      2,
+      `maestro watch: this workspace cannot run commands; nothing was taken. Fix it and start again:\n${problems.map((p) => `  ${p}`).join('\n')}`,
+    );
   }
 }
