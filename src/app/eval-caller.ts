@@ -88,67 +88,81 @@ function loopPolicyOfOneRun(sessionId: string, now: string): LoopPolicyStore {
  * eval's route; a council run is `processCommand` on a command made from the question, with its
  * answer read from the typed `answer` field of the synthesis.
  */
-export function evalCaller(options: { deps: RunDeps; routeId: string; rounds?: number }): EvalCaller {
+export function evalCaller(options: EvalCallerOptions): EvalCaller {
+  return {
+    sample: (item, index, signal) => askSample(options, item, index, signal),
+    council: (item, mode, signal) => askCouncil(options, item, mode, signal),
+  };
+}
+
+/** What {@link evalCaller} asks through: the run's dependencies, the eval's route, the council's rounds. */
+export interface EvalCallerOptions {
+  deps: RunDeps;
+  routeId: string;
+  rounds?: number;
+}
+
+/** One sample: one call on the eval's route (resolved only when no override client serves every call). */
+async function askSample(options: EvalCallerOptions, item: EvalItem, index: number, signal?: AbortSignal): Promise<SampleLine> {
   const { deps } = options;
   const route = (): ResolvedRoute => {
     const resolved = deps.models.resolve(options.routeId);
     if ('error' in resolved) throw new InvalidInputError('--route', [resolved.error]);
     return resolved;
   };
+  const tally = new CallTally();
+  const client = tally.wrap(deps.llm ?? deps.models.clientFor(route()));
+  const reply = await client.complete(
+    { messages: sampleMessages(item.question), responseFormat: SAMPLE_FORMAT },
+    { persona: 'eval', purpose: 'turn', step: `eval:sample:${index}`, round: 0 },
+    signal,
+  );
+  signal?.throwIfAborted();
+  const read = readAnswer(reply.content);
   return {
-    async sample(item: EvalItem, index: number, signal?: AbortSignal): Promise<SampleLine> {
-      const tally = new CallTally();
-      const client = tally.wrap(deps.llm ?? deps.models.clientFor(route()));
-      const reply = await client.complete(
-        { messages: sampleMessages(item.question), responseFormat: SAMPLE_FORMAT },
-        { persona: 'eval', purpose: 'turn', step: `eval:sample:${index}`, round: 0 },
-        signal,
-      );
-      signal?.throwIfAborted();
-      const read = readAnswer(reply.content);
-      return {
-        kind: 'sample',
-        item: item.id,
-        index,
-        ...('answer' in read ? { answer: read.answer } : { problem: clip(read.problem) }),
-        ...tally.totals(deps.config.prices),
-      };
-    },
-    async council(item: EvalItem, mode: EvalMode, signal?: AbortSignal): Promise<CouncilLine> {
-      const tally = new CallTally();
-      const runDeps: RunDeps = {
-        ...deps,
-        models: countedRoutes(deps.models, tally),
-        ...(deps.llm ? { llm: tally.wrap(deps.llm) } : {}),
-        sessions: NO_MEMORY,
-        loopPolicy: loopPolicyOfOneRun(`S-eval-${item.id}-${mode}`, deps.clock.now().toISOString()),
-        ...(signal ? { signal } : {}),
-      };
-      const command = {
-        task_description: councilTask(item.question),
-        config: { mode, ...(options.rounds ? { max_rounds: options.rounds } : {}) },
-      };
-      const outcome = await processCommand({ text: JSON.stringify(command), source: `eval/${item.id}/${mode}` }, runDeps);
-      // A run cut short by a cancel is not a result: the resumed eval asks this item again.
-      signal?.throwIfAborted();
-      // Only a completed run delivers its proposal: one that paused or stopped (policy, an outage, a
-      // guardrail) has given no answer, whatever its synthesis said.
-      const synthesis =
-        outcome.status === 'completed' ? (await deps.ledger.load(outcome.run_id))?.steps.find((s) => s.kind === 'synthesis') : undefined;
-      const read = synthesis
-        ? readAnswer(synthesis.reply)
-        : { problem: `the run ended ${outcome.status} (${outcome.reason_code}) without a completed synthesis` };
-      return {
-        kind: 'council',
-        item: item.id,
-        mode,
-        run_id: outcome.run_id,
-        status: outcome.status,
-        reason_code: outcome.reason_code,
-        ...('answer' in read ? { answer: read.answer } : { problem: clip(read.problem) }),
-        ...tally.totals(deps.config.prices),
-      };
-    },
+    kind: 'sample',
+    item: item.id,
+    index,
+    ...('answer' in read ? { answer: read.answer } : { problem: clip(read.problem) }),
+    ...tally.totals(deps.config.prices),
+  };
+}
+
+/** One council run on a command made from the question, its calls counted, with no memory and no earlier pauses. */
+async function askCouncil(options: EvalCallerOptions, item: EvalItem, mode: EvalMode, signal?: AbortSignal): Promise<CouncilLine> {
+  const { deps } = options;
+  const tally = new CallTally();
+  const runDeps: RunDeps = {
+    ...deps,
+    models: countedRoutes(deps.models, tally),
+    ...(deps.llm ? { llm: tally.wrap(deps.llm) } : {}),
+    sessions: NO_MEMORY,
+    loopPolicy: loopPolicyOfOneRun(`S-eval-${item.id}-${mode}`, deps.clock.now().toISOString()),
+    ...(signal ? { signal } : {}),
+  };
+  const command = {
+    task_description: councilTask(item.question),
+    config: { mode, ...(options.rounds ? { max_rounds: options.rounds } : {}) },
+  };
+  const outcome = await processCommand({ text: JSON.stringify(command), source: `eval/${item.id}/${mode}` }, runDeps);
+  // A run cut short by a cancel is not a result: the resumed eval asks this item again.
+  signal?.throwIfAborted();
+  // Only a completed run delivers its proposal: one that paused or stopped (policy, an outage, a
+  // guardrail) has given no answer, whatever its synthesis said.
+  const synthesis =
+    outcome.status === 'completed' ? (await deps.ledger.load(outcome.run_id))?.steps.find((s) => s.kind === 'synthesis') : undefined;
+  const read = synthesis
+    ? readAnswer(synthesis.reply)
+    : { problem: `the run ended ${outcome.status} (${outcome.reason_code}) without a completed synthesis` };
+  return {
+    kind: 'council',
+    item: item.id,
+    mode,
+    run_id: outcome.run_id,
+    status: outcome.status,
+    reason_code: outcome.reason_code,
+    ...('answer' in read ? { answer: read.answer } : { problem: clip(read.problem) }),
+    ...tally.totals(deps.config.prices),
   };
 }
 
