@@ -26,6 +26,7 @@ import { readPackageVersion } from '../package-info.js';
 import { loadWorkspaceConfig, readOfflineDelayMs, resolveEngineUrl } from '../config.js';
 import type { EngineHandle } from './engine.js';
 import type { Clock, LlmClient, OnProgress } from '../domain/ports.js';
+import type { WorkspaceConfig } from '../domain/workspace-config.js';
 
 export interface AppOptions {
   readonly workspace: string;
@@ -72,9 +73,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const config = await loadWorkspaceConfig(paths.config);
   const clock = options.clock ?? systemClock;
   const env = options.env ?? {};
-  const telemetry = options.tracing
-    ? await startTelemetry({ config, env, clock, sha256, serviceVersion: readPackageVersion(), onNotice: options.tracing.onNotice })
-    : NO_TELEMETRY;
+  const telemetry = await openTelemetry(options, { config, env, clock });
   const knowledge = new FsKnowledgeBase({
     root: paths.root,
     roots: config.knowledge.roots,
@@ -95,25 +94,12 @@ export async function createApp(options: AppOptions): Promise<App> {
     newRunId: () => newRunId(clock),
     sha256,
     countTokens,
-    models: delayOfflineRoutes(
-      new ConfiguredModelRoutes({
-        config,
-        env,
-        ...(options.route ? { overrideRoute: options.route } : {}),
-        ...(options.model ? { overrideModel: options.model } : {}),
-        createOpenAi: (route, apiKey) => new OpenAiLlmClient({ route, apiKey }),
-      }),
-      readOfflineDelayMs(options.env),
-    ),
+    models: modelRoutes(options, { config, env }),
     ...(options.llm ? { llm: options.llm } : {}),
     ...(options.replay ? { llm: await ReplayLlmClient.open(path.resolve(options.replay), { sha256 }) } : {}),
     ...(options.record ? { wrapLlm: recordingTo(path.resolve(options.record)) } : {}),
     personas: new FsPersonaStore(paths.personas),
-    sessions: new FsSessionStore(paths.sessionStates, clock, config.history.keep_runs, {
-      budget: config.history.max_tokens,
-      count: countTokens,
-      countIfCheap: countTokensIfLoaded,
-    }),
+    sessions: sessionStore(paths, clock, config),
     knowledge,
     inputs: knowledge,
     artifacts: new FsArtifactWriter(paths.root, () => clock.now()),
@@ -128,6 +114,42 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...wiring?.stores,
   };
   return { paths, deps, telemetry, env, ...(wiring ? { engine: wiring.handle(deps) } : {}) };
+}
+
+/** The traces of this process when `tracing` was asked for (and the workspace or environment names an endpoint). */
+async function openTelemetry(
+  options: AppOptions,
+  { config, env, clock }: { config: WorkspaceConfig; env: Readonly<Record<string, string | undefined>>; clock: Clock },
+): Promise<Telemetry> {
+  return options.tracing
+    ? await startTelemetry({ config, env, clock, sha256, serviceVersion: readPackageVersion(), onNotice: options.tracing.onNotice })
+    : NO_TELEMETRY;
+}
+
+/** The configured model routes, with `--route`/`--model` applied and the offline route's test delay. */
+function modelRoutes(
+  options: AppOptions,
+  { config, env }: { config: WorkspaceConfig; env: Readonly<Record<string, string | undefined>> },
+): App['deps']['models'] {
+  return delayOfflineRoutes(
+    new ConfiguredModelRoutes({
+      config,
+      env,
+      ...(options.route ? { overrideRoute: options.route } : {}),
+      ...(options.model ? { overrideModel: options.model } : {}),
+      createOpenAi: (route, apiKey) => new OpenAiLlmClient({ route, apiKey }),
+    }),
+    readOfflineDelayMs(options.env),
+  );
+}
+
+/** Persona memory on files, kept within the history's run count and token budget. */
+function sessionStore(paths: WorkspacePaths, clock: Clock, config: WorkspaceConfig): FsSessionStore {
+  return new FsSessionStore(paths.sessionStates, clock, config.history.keep_runs, {
+    budget: config.history.max_tokens,
+    count: countTokens,
+    countIfCheap: countTokensIfLoaded,
+  });
 }
 
 /** `--record FILE`: every model exchange of the run, saved as a cassette. */
