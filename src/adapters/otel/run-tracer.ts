@@ -206,12 +206,7 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
     const { route, model } = splitModel(str(details.model) ?? 'unknown', this.options.routes);
     const where = route ? this.options.routes.get(route) : undefined;
     const provider = where?.provider ?? (route === 'offline' ? OFFLINE_PROVIDER : 'openai');
-    const duration = num(details.duration_ms);
-    // A record that says when its call began (`started_at`) places the call exactly; otherwise the
-    // call is taken to have ended when its record was written.
-    const started = typeof details.started_at === 'string' ? Date.parse(details.started_at) : Number.NaN;
-    const chatStart = Number.isFinite(started) && started <= t ? started : duration !== undefined ? t - duration : run.boundaryTs;
-    const chatEnd = Number.isFinite(started) && started <= t && duration !== undefined ? Math.min(t, started + duration) : t;
+    const { chatStart, chatEnd } = callWindow(details, t, run.boundaryTs);
     const common: Attributes = {
       [GEN_AI.PROVIDER_NAME]: provider,
       [GEN_AI.REQUEST_MODEL]: model,
@@ -235,29 +230,24 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
       {
         kind: SpanKind.CLIENT,
         startTime: new Date(chatStart),
-        attributes: {
-          [GEN_AI.OPERATION_NAME]: GEN_AI_OPERATION.CHAT,
-          ...common,
-          [GEN_AI.OUTPUT_TYPE]: JSON_KINDS.has(kind) ? 'json' : 'text',
-          ...(num(details.prompt_tokens) !== undefined ? { [GEN_AI.USAGE_INPUT_TOKENS]: num(details.prompt_tokens) } : {}),
-          ...(num(details.completion_tokens) !== undefined ? { [GEN_AI.USAGE_OUTPUT_TOKENS]: num(details.completion_tokens) } : {}),
-          ...(where?.serverAddress ? { [SERVER_ADDRESS]: where.serverAddress } : {}),
-          ...(where?.serverPort ? { [SERVER_PORT]: where.serverPort } : {}),
-          ...(route ? { 'maestro.route': route } : {}),
-          ...recordAttributes(record),
-        },
+        attributes: chatAttributes(record, { common, kind, route, where }),
       },
       ctx,
     );
     if (record.reason_code !== 'MODEL_CALL_OK' && record.event === 'MODEL_CALL') chat.setAttribute(ERROR_TYPE, record.reason_code);
     const step: OpenStep = { persona, agent, chat, chatEnd, ctx, lastTs: t, hasContent: false };
-    const pending = this.#pending.get(record.run_id)?.get(persona);
-    if (pending) {
-      chat.setAttributes(pending);
-      step.hasContent = true;
-      this.#pending.get(record.run_id)?.delete(persona);
-    }
+    this.#attachPending(record.run_id, step);
     run.steps.push(step);
+  }
+
+  /** Content captured for this persona before its call's record came is put on the call's span. */
+  #attachPending(runId: string, step: OpenStep): void {
+    const pending = this.#pending.get(runId)?.get(step.persona);
+    if (pending) {
+      step.chat.setAttributes(pending);
+      step.hasContent = true;
+      this.#pending.get(runId)?.delete(step.persona);
+    }
   }
 
   #closeStep(run: RunTrace, step: OpenStep): void {
@@ -297,6 +287,38 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
     span.end(new Date(t));
     if (step) step.lastTs = t;
   }
+}
+
+/**
+ * When a call ran. A record that says when its call began (`started_at`) places the call exactly;
+ * otherwise the call is taken to have ended when its record was written.
+ */
+function callWindow(details: NonNullable<TracedRecord['details']>, t: number, boundaryTs: number): { chatStart: number; chatEnd: number } {
+  const duration = num(details.duration_ms);
+  const started = typeof details.started_at === 'string' ? Date.parse(details.started_at) : Number.NaN;
+  const chatStart = Number.isFinite(started) && started <= t ? started : duration !== undefined ? t - duration : boundaryTs;
+  const chatEnd = Number.isFinite(started) && started <= t && duration !== undefined ? Math.min(t, started + duration) : t;
+  return { chatStart, chatEnd };
+}
+
+/** The chat span's attributes: the step's common ones, output type, token usage, server and route, and the record's own. */
+function chatAttributes(
+  record: TracedRecord,
+  call: { common: Attributes; kind: string; route: string | undefined; where: TracedRoute | undefined },
+): Attributes {
+  const details = record.details ?? {};
+  const { where, route } = call;
+  return {
+    [GEN_AI.OPERATION_NAME]: GEN_AI_OPERATION.CHAT,
+    ...call.common,
+    [GEN_AI.OUTPUT_TYPE]: JSON_KINDS.has(call.kind) ? 'json' : 'text',
+    ...(num(details.prompt_tokens) !== undefined ? { [GEN_AI.USAGE_INPUT_TOKENS]: num(details.prompt_tokens) } : {}),
+    ...(num(details.completion_tokens) !== undefined ? { [GEN_AI.USAGE_OUTPUT_TOKENS]: num(details.completion_tokens) } : {}),
+    ...(where?.serverAddress ? { [SERVER_ADDRESS]: where.serverAddress } : {}),
+    ...(where?.serverPort ? { [SERVER_PORT]: where.serverPort } : {}),
+    ...(route ? { 'maestro.route': route } : {}),
+    ...recordAttributes(record),
+  };
 }
 
 /** The newest open step of a persona. */
