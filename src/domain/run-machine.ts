@@ -72,6 +72,7 @@ export function applyRunEvent(state: RunState, event: RunEvent, now: string): Ru
   return { ...next, updated_at: now };
 }
 
+/** What each event does to the state: one switch over the event types, which reads better whole (one case per event, side by side). */
 function apply(state: RunState, event: RunEvent): RunState {
   switch (event.type) {
     case 'planned':
