@@ -179,6 +179,9 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   });
   const state = run.state;
   const artifact = await writeArtifact(options, { status, finishedAt, message, resumedEnding, pictures });
+  // Memory keeps only a run that ended well (DESIGN.md, Persistence): a picture that cannot be drawn or
+  // written ends the run before its memory is saved, not after (drawing began with the ending).
+  if (options.afterArtifact) await drawing;
   // What depends on the artifact being written (the council's memory) happens only now. Once the
   // saves are begun, the next run may start: it sees them (a store that shows saves in flight), and
   // this run's end is committed only once they land, so a crash still completes the same ending.
@@ -236,8 +239,8 @@ function picturesOf(options: FinishOptions): PlacedPicture[] {
 
 /**
  * Draws the pictures and writes each beside the artifact, begun as soon as the run's end is known:
- * drawing runs off the main thread (VegaPictureRenderer), beside the ending's commits, the artifact
- * and the memory save, and is awaited only before the end is committed.
+ * drawing runs off the main thread (VegaPictureRenderer), beside the ending's commit and the artifact,
+ * and is awaited before the memory is saved (or, for a run that saves none, before its end is committed).
  */
 function drawPictures(deps: RunDeps, pictures: readonly PlacedPicture[], inputs: readonly string[]): Promise<void> {
   const renderer = deps.pictures;
