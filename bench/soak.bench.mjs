@@ -13,7 +13,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CLI, ROOT, machine, writeSection } from './report.mjs';
 
-const { readCheckpoint } = await import(pathToFileURL(path.join(ROOT, 'dist', 'adapters', 'fs', 'run-journal.js')).href);
+const { readCheckpoint, journalAuditLines } = await import(pathToFileURL(path.join(ROOT, 'dist', 'adapters', 'fs', 'run-journal.js')).href);
 
 const N = Number(process.env.SOAK_COMMANDS ?? 300);
 const KILLS = Number(process.env.SOAK_KILLS ?? 25);
@@ -165,13 +165,14 @@ export async function memoryOnce(ws, runsDir, auditDir) {
   }
   const result = { saved: 0, missing: 0, twice: 0, messagesTwice };
   for (const d of readdirSync(runsDir)) {
+    // The log as maestro reads it: with the records its journal holds ahead of it (a run killed before the fold).
     const log = path.join(auditDir, `${d}.jsonl`);
-    if (!existsSync(log)) continue;
-    const savedRecord = readFileSync(log, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l))
-      .find((r) => r.event === 'SESSIONS_SAVED');
+    const journal = path.join(runsDir, d, 'journal.jsonl');
+    const lines = [
+      ...(existsSync(log) ? readFileSync(log, 'utf8').split('\n') : []),
+      ...(existsSync(journal) ? journalAuditLines(readFileSync(journal, 'utf8')) : []),
+    ].filter((l) => l.trim());
+    const savedRecord = lines.map((l) => JSON.parse(l)).find((r) => r.event === 'SESSIONS_SAVED');
     if (!savedRecord) continue;
     result.saved++;
     const steps = (await readCheckpoint(path.join(runsDir, d)))?.json?.steps ?? [];
