@@ -120,6 +120,8 @@ export default async function bench() {
     `| logs that took records from their journal after a kill (AUDIT_RECORDS_RESTORED_FROM_JOURNAL) | ${count.restored} |`,
     `| torn last lines cut / heads rebuilt from the log | ${count.torn} / ${count.adopted} |`,
     `| wall time, first drop → every run ended | ${seconds.toFixed(1)} s |`,
+    '',
+    `Load average (1 min) when the soak ended: ${os.loadavg()[0].toFixed(1)} (the wall time moves with what else the machine runs).`,
   ].join('\n');
   console.log(body);
   await writeSection(`Soak: SIGKILL under load, nothing lost${CONCURRENCY > 1 ? ` (--concurrency ${CONCURRENCY})` : ''}`, body);
