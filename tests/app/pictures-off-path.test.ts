@@ -9,8 +9,7 @@ import { ScriptedLlmClient } from '../fakes/scripted-llm-client.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
 
 // Issue 24 item 5: the heat map is drawn off the run's path — begun as soon as the run's end is known,
-// beside the ending's commit and the artifact — and on disk before the memory is saved (memory keeps
-// only a run that ended well) and the run's end is committed.
+// not holding up the next run — and on disk before the run's end is committed.
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 beforeEach(async () => {
@@ -42,7 +41,7 @@ function gatedRenderer(seen: string[]): PictureRenderer & { release: () => void 
 }
 
 describe('the heat map off the run’s path', () => {
-  it('is begun before the artifact is written, and is on disk before the memory is saved (the slot freed) and the end committed', async () => {
+  it('is begun before the artifact is written, frees the slot before it is drawn, and is on disk before the end is committed', async () => {
     const llm = new ScriptedLlmClient((r) => (r.purpose === 'assessment' ? assessment : '### Proposal\nDo it.'));
     const app = await createApp({ workspace: ws.dir, llm });
     const seen: string[] = [];
@@ -51,13 +50,12 @@ describe('the heat map off the run’s path', () => {
     const deps = {
       ...app.deps,
       pictures,
-      onProgress: (e: { kind: string }) => {
-        if (e.kind !== 'producing_artifact') return;
-        seen.push('artifact');
-        // The artifact is being written while the picture is drawn.
+      onProgress: (e: { kind: string }) => void (e.kind === 'producing_artifact' && seen.push('artifact')),
+      onTail: () => {
+        seen.push('slot free');
+        // The next run may start now; the picture is drawn meanwhile.
         setTimeout(() => pictures.release(), 20);
       },
-      onTail: () => void seen.push('slot free'),
       ledger: {
         ...ledger,
         open: async (id: string) => {
@@ -77,7 +75,7 @@ describe('the heat map off the run’s path', () => {
     };
     const outcome = await processCommand({ text: command, source: 't.json' }, deps);
     expect(outcome.status, outcome.message).toBe('completed');
-    expect(seen).toEqual(['drawing begun', 'artifact', 'drawn', 'slot free', 'end committed']);
+    expect(seen).toEqual(['drawing begun', 'artifact', 'slot free', 'drawn', 'end committed']);
     const artifact = outcome.artifact ?? '';
     expect(await readFile(artifact.replace(/\.md$/, '.heatmap.svg'), 'utf8')).toBe('<svg>heat</svg>\n');
     expect(await readFile(artifact, 'utf8')).toContain(path.basename(artifact.replace(/\.md$/, '.heatmap.svg')));

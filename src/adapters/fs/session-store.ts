@@ -115,7 +115,10 @@ export class FsSessionStore implements SessionStore {
     const save: SaveInFlight = { runId, messages, at: this.clock.now().toISOString(), ...(options.track ? { track: options.track } : {}) };
     this.#inFlight.set(personaId, [...(this.#inFlight.get(personaId) ?? []), save]);
     const before = this.#saving.get(personaId) ?? Promise.resolve();
-    const mine = before.catch(() => undefined).then(() => this.#appendLocked(personaId, runId, messages, options));
+    const mine = before
+      .catch(() => undefined)
+      .then(() => options.landAfter)
+      .then(() => this.#appendLocked(personaId, runId, messages, options));
     const tail = mine.catch(() => undefined);
     this.#saving.set(personaId, tail);
     try {

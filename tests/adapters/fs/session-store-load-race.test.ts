@@ -19,9 +19,11 @@ const gate = vi.hoisted(() => ({
 vi.mock('node:fs/promises', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs/promises')>();
   const open = async (...args: Parameters<typeof real.open>): Promise<FileHandle> => {
+    // The first open of the target called after arming (not the first to complete).
+    const gated = gate.target !== undefined && args[0] === gate.target && (args[1] ?? 'r') === 'r';
+    if (gated) gate.target = undefined;
     const handle = await real.open(...args);
-    if (gate.target === undefined || args[0] !== gate.target || (args[1] ?? 'r') !== 'r') return handle;
-    gate.target = undefined;
+    if (!gated) return handle;
     const held = gate.held;
     gate.opened?.();
     const stat = handle.stat.bind(handle) as FileHandle['stat'];
