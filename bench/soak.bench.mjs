@@ -62,7 +62,9 @@ export default async function bench() {
   const statusesNow = async () => {
     const statuses = {};
     for (const d of readdirSync(runsDir)) {
-      const status = (await readCheckpoint(path.join(runsDir, d)))?.json?.status ?? 'none';
+      // A checkpoint maestro refuses to read is counted as such (and fails the soak), not a crash of the bench.
+      const status =
+        (await readCheckpoint(path.join(runsDir, d)).catch(() => ({ json: { status: 'unreadable' } })))?.json?.status ?? 'none';
       statuses[status] = (statuses[status] ?? 0) + 1;
     }
     return statuses;
@@ -177,7 +179,7 @@ export async function memoryOnce(ws, runsDir, auditDir) {
     const savedRecord = lines.map((l) => JSON.parse(l)).find((r) => r.event === 'SESSIONS_SAVED');
     if (!savedRecord) continue;
     result.saved++;
-    const steps = (await readCheckpoint(path.join(runsDir, d)))?.json?.steps ?? [];
+    const steps = (await readCheckpoint(path.join(runsDir, d)).catch(() => undefined))?.json?.steps ?? [];
     for (const persona of savedRecord.details.personas) {
       const expected = 2 * steps.filter((s) => s.persona === persona).length;
       const got = held.get(persona)?.get(d) ?? 0;
