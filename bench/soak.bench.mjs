@@ -2,7 +2,9 @@
 // model), N commands dropped at once, and K times a random watcher killed with SIGKILL and started
 // again at once. At the end: every command has its artifact and a completed run (as maestro reads the
 // checkpoint), every audit log verifies (`maestro audit verify --all`), no model call is named twice in
-// a log, and how many logs took records from a journal after a kill (the write-ahead path).
+// a log, every completed run's messages in each persona's memory (session file + archive) exactly once,
+// and how many logs took records from a journal after a kill (the write-ahead path).
+// SOAK_CONCURRENCY=N runs each watcher with `--concurrency N` (its own section of BENCHMARKS.md).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
@@ -11,17 +13,25 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CLI, ROOT, machine, writeSection } from './report.mjs';
 
-const { readCheckpoint } = await import(pathToFileURL(path.join(ROOT, 'dist', 'adapters', 'run-journal.js')).href);
+const { readCheckpoint, journalAuditLines } = await import(pathToFileURL(path.join(ROOT, 'dist', 'adapters', 'fs', 'run-journal.js')).href);
 
 const N = Number(process.env.SOAK_COMMANDS ?? 300);
 const KILLS = Number(process.env.SOAK_KILLS ?? 25);
+const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 1);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export default async function bench() {
   const ws = await mkdtemp(path.join(os.tmpdir(), 'maestro-soak-'));
   spawnSync(process.execPath, [CLI, 'init', ws], { stdio: 'ignore' });
   const watchers = [];
-  const start = (i) => (watchers[i] = spawn(process.execPath, [CLI, 'watch', '--workspace', ws], { stdio: 'ignore' }));
+  const start = (i) =>
+    (watchers[i] = spawn(
+      process.execPath,
+      [CLI, 'watch', '--workspace', ws, ...(CONCURRENCY > 1 ? ['--concurrency', String(CONCURRENCY)] : [])],
+      {
+        stdio: 'ignore',
+      },
+    ));
   for (let i = 0; i < 3; i++) start(i);
   await sleep(1500);
   const t0 = performance.now();
@@ -52,7 +62,9 @@ export default async function bench() {
   const statusesNow = async () => {
     const statuses = {};
     for (const d of readdirSync(runsDir)) {
-      const status = (await readCheckpoint(path.join(runsDir, d)))?.json?.status ?? 'none';
+      // A checkpoint maestro refuses to read is counted as such (and fails the soak), not a crash of the bench.
+      const status =
+        (await readCheckpoint(path.join(runsDir, d)).catch(() => ({ json: { status: 'unreadable' } })))?.json?.status ?? 'none';
       statuses[status] = (statuses[status] ?? 0) + 1;
     }
     return statuses;
@@ -89,12 +101,13 @@ export default async function bench() {
       seen.add(step);
     }
   }
+  const memory = await memoryOnce(ws, runsDir, auditDir);
   if (process.env.SOAK_KEEP) console.log(`workspace kept: ${ws}`);
   else await rm(ws, { recursive: true, force: true });
   const summary = verify.stdout.trim().split('\n').pop();
   const body = [
     `Machine: ${machine()}`,
-    `Command: \`npm run bench -- soak\` (bench/soak.bench.mjs; SOAK_COMMANDS=${N}, SOAK_KILLS=${KILLS}): 3 \`maestro watch\` on one workspace, offline model, max_rounds 1; ${N} commands dropped at once; ${KILLS} times a random watcher killed with SIGKILL and started again at once.`,
+    `Command: \`npm run bench -- soak\` (bench/soak.bench.mjs; SOAK_COMMANDS=${N}, SOAK_KILLS=${KILLS}): 3 \`maestro watch${CONCURRENCY > 1 ? ` --concurrency ${CONCURRENCY}` : ''}\` on one workspace, offline model, max_rounds 1; ${N} commands dropped at once; ${KILLS} times a random watcher killed with SIGKILL and started again at once.`,
     '',
     '| Measure | Result |',
     '|---|---|',
@@ -105,13 +118,74 @@ export default async function bench() {
     `| \`maestro audit verify --all\` | exit ${verify.status}: ${summary} |`,
     `| runs whose checkpoint is still their journal (killed after their last line, before the fold; read through it) | ${journals} |`,
     `| MODEL_CALL records / a step named twice in one log | ${count.modelCalls} / ${count.named_twice} |`,
+    `| persona memory (session files + archives): runs saved / missing / saved twice / messages twice | ${memory.saved} / ${memory.missing} / ${memory.twice} / ${memory.messagesTwice} |`,
     `| logs that took records from their journal after a kill (AUDIT_RECORDS_RESTORED_FROM_JOURNAL) | ${count.restored} |`,
     `| torn last lines cut / heads rebuilt from the log | ${count.torn} / ${count.adopted} |`,
     `| wall time, first drop → every run ended | ${seconds.toFixed(1)} s |`,
+    '',
+    `Load average (1 min) when the soak ended: ${os.loadavg()[0].toFixed(1)} (the wall time moves with what else the machine runs).`,
   ].join('\n');
   console.log(body);
-  await writeSection('Soak: SIGKILL under load, nothing lost', body);
+  await writeSection(`Soak: SIGKILL under load, nothing lost${CONCURRENCY > 1 ? ` (--concurrency ${CONCURRENCY})` : ''}`, body);
   const ok =
-    written === N && verify.status === 0 && count.named_twice === 0 && statuses.completed === N && Object.keys(statuses).length === 1;
+    written === N &&
+    verify.status === 0 &&
+    count.named_twice === 0 &&
+    statuses.completed === N &&
+    Object.keys(statuses).length === 1 &&
+    memory.missing === 0 &&
+    memory.twice === 0 &&
+    memory.messagesTwice === 0 &&
+    memory.saved === N;
   if (!ok) process.exitCode = 1;
+}
+
+/**
+ * Every completed run's messages in each persona's memory exactly once: for each run whose log says
+ * SESSIONS_SAVED, each persona it names holds (in its session file and its archive together) two
+ * messages per step that persona took in the run, no more, no fewer; no message is there twice.
+ */
+export async function memoryOnce(ws, runsDir, auditDir) {
+  const dir = path.join(ws, 'session_states');
+  const held = new Map(); // persona -> run -> messages
+  const seen = new Set();
+  let messagesTwice = 0;
+  const hold = (persona, m) => {
+    const key = JSON.stringify([persona, m.run_id, m.role, m.ts, m.content]);
+    if (seen.has(key)) messagesTwice++;
+    seen.add(key);
+    const runs = held.get(persona) ?? new Map();
+    runs.set(m.run_id, (runs.get(m.run_id) ?? 0) + 1);
+    held.set(persona, runs);
+  };
+  for (const f of readdirSync(dir).filter((f) => f.endsWith('_session.json'))) {
+    const persona = f.slice(0, -'_session.json'.length);
+    const state = JSON.parse(readFileSync(path.join(dir, f), 'utf8'));
+    if (new Set(state.runs).size !== state.runs.length) messagesTwice++;
+    for (const m of state.messages) hold(persona, m);
+    const archive = path.join(dir, 'archive', `${persona}_history.jsonl`);
+    if (!existsSync(archive)) continue;
+    for (const line of readFileSync(archive, 'utf8').split('\n').filter(Boolean)) hold(persona, JSON.parse(line));
+  }
+  const result = { saved: 0, missing: 0, twice: 0, messagesTwice };
+  for (const d of readdirSync(runsDir)) {
+    // The log as maestro reads it: with the records its journal holds ahead of it (a run killed before the fold).
+    const log = path.join(auditDir, `${d}.jsonl`);
+    const journal = path.join(runsDir, d, 'journal.jsonl');
+    const lines = [
+      ...(existsSync(log) ? readFileSync(log, 'utf8').split('\n') : []),
+      ...(existsSync(journal) ? journalAuditLines(readFileSync(journal, 'utf8')) : []),
+    ].filter((l) => l.trim());
+    const savedRecord = lines.map((l) => JSON.parse(l)).find((r) => r.event === 'SESSIONS_SAVED');
+    if (!savedRecord) continue;
+    result.saved++;
+    const steps = (await readCheckpoint(path.join(runsDir, d)).catch(() => undefined))?.json?.steps ?? [];
+    for (const persona of savedRecord.details.personas) {
+      const expected = 2 * steps.filter((s) => s.persona === persona).length;
+      const got = held.get(persona)?.get(d) ?? 0;
+      if (got < expected) result.missing++;
+      if (got > expected) result.twice++;
+    }
+  }
+  return result;
 }

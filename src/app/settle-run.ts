@@ -149,8 +149,11 @@ type FinishOptions = EndOptions & {
   status?: 'stopped' | 'guardrail_stopped';
 };
 
-/** Runs once the artifact is on disk (the council's memory); returns the records the run's `finished` commit carries. */
-export type AfterArtifact = () => Promise<readonly AuditEvent[]>;
+/**
+ * Runs once the artifact is on disk (the council's memory), its writes landing only once `pictures`
+ * (the artifact's pictures being drawn) are on disk too; returns the records the run's `finished` commit carries.
+ */
+export type AfterArtifact = (pictures: Promise<void>) => Promise<readonly AuditEvent[]>;
 
 /** Ends a run as completed (decision RUN) or stopped, writing the artifact when there is one. */
 async function finishRun(options: FinishOptions): Promise<RunOutcome> {
@@ -182,7 +185,9 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   // What depends on the artifact being written (the council's memory) happens only now. Once the
   // saves are begun, the next run may start: it sees them (a store that shows saves in flight), and
   // this run's end is committed only once they land, so a crash still completes the same ending.
-  const saving = options.afterArtifact?.();
+  // Memory keeps only a run that ended well (DESIGN.md, Persistence): the saves land only once the
+  // pictures are on disk, so a picture that cannot be drawn or written fails them, unwritten.
+  const saving = options.afterArtifact?.(drawing);
   if (!saving || deps.sessions.seesSavesInFlight) deps.onTail?.(state.run_id);
   const saved = (await saving) ?? [];
   // The pictures beside the artifact are on disk before the end is committed (a crash before draws them again, the same).
@@ -237,7 +242,7 @@ function picturesOf(options: FinishOptions): PlacedPicture[] {
 /**
  * Draws the pictures and writes each beside the artifact, begun as soon as the run's end is known:
  * drawing runs off the main thread (VegaPictureRenderer), beside the ending's commits, the artifact
- * and the memory save, and is awaited only before the end is committed.
+ * and the memory save (whose writes wait for it), and is awaited before the end is committed.
  */
 function drawPictures(deps: RunDeps, pictures: readonly PlacedPicture[], inputs: readonly string[]): Promise<void> {
   const renderer = deps.pictures;

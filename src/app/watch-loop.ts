@@ -190,9 +190,13 @@ export class WatchLoop {
     }
   }
 
-  /** The one place that says whether another command may be claimed now. */
+  /**
+   * The one place that says whether another command may be claimed now. Runs in their tail free their
+   * slot, but at most `concurrency` of them: saves that cannot land (another watcher holds the memory
+   * file) must not let this watcher claim the whole queue, its runs piling up in their tail.
+   */
   #mayClaim(): boolean {
-    return !this.#stopping && this.#tasks.size - this.#tailing.size < this.#concurrency;
+    return !this.#stopping && this.#tasks.size - Math.min(this.#tailing.size, this.#concurrency) < this.#concurrency;
   }
 
   /** Handles a claim beside the others in flight; its slot is freed (and the queue looked at again) when it is done. */

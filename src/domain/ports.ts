@@ -70,6 +70,12 @@ export interface AppendRunOptions {
   readonly retry?: boolean;
   /** The persona's verdict in this run and the council's final action, for its track record (`by_priors`). */
   readonly track?: { readonly said: VerdictAction; readonly final: VerdictAction };
+  /**
+   * The save is written only once this has settled well (the pictures beside the artifact): a run
+   * whose ending fails there is not remembered, yet its save may be begun (and, with
+   * `seesSavesInFlight`, seen by the next run) before. When it fails, the save fails with its error.
+   */
+  readonly landAfter?: Promise<unknown>;
 }
 
 /**

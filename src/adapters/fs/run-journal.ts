@@ -24,7 +24,9 @@ import { readIfExists } from './read.js';
  *
  * A crash can leave only the last line cut or unreadable (every line is flushed before the next is
  * written), and that line was never acknowledged: it is ignored. Any other unreadable line means
- * the file was damaged, and the checkpoint is refused rather than guessed at.
+ * the file was damaged, and the checkpoint is refused rather than guessed at. A journal that holds no
+ * whole line (a crash as it was begun: empty, only zeros, a first line cut short) acknowledged nothing:
+ * it reads as no journal.
  */
 export const JOURNAL_FILE = 'journal.jsonl';
 export const JOURNAL_VERSION = 1;
@@ -75,7 +77,8 @@ export type JournalReplay =
 
 /**
  * The state a journal's text describes: its last base, with every event after it applied by the
- * domain's one apply function. The state is returned as read (the caller validates it).
+ * domain's one apply function. The state is returned as read (the caller validates it); `lines: 0`
+ * (no state) when the journal acknowledged nothing.
  */
 export function replayJournal(text: string): JournalReplay {
   const lines = withoutReserve(text).split('\n');
@@ -88,6 +91,8 @@ export function replayJournal(text: string): JournalReplay {
     torn = { line: parsed.length, bytes: Buffer.byteLength(lines[lines.length - 1] ?? '') + 1 };
     parsed.pop();
   }
+  // Nothing acknowledged (a crash between creating the journal and flushing its first line).
+  if (parsed.length === 0) return { ok: true, state: undefined, lines: 0, ...(torn ? { torn } : {}) };
   let state: unknown;
   for (const [i, line] of parsed.entries()) {
     if (line === undefined) return { ok: false, line: i + 1, problem: 'not a journal line: the file was damaged or edited' };
@@ -153,7 +158,8 @@ export async function readCheckpoint(runDir: string): Promise<{ json: unknown; f
   if (text !== undefined) {
     const replay = replayJournal(text);
     if (!replay.ok) throw new StorageError(`the run checkpoint ${journal} is damaged at line ${replay.line}: ${replay.problem}`, journal);
-    return { json: replay.state, file: journal };
+    // A journal that acknowledged nothing: the checkpoint is state.json, or there is none yet.
+    if (replay.lines > 0) return { json: replay.state, file: journal };
   }
   const file = path.join(runDir, 'state.json');
   const state = await readIfExists(file);

@@ -71,9 +71,11 @@ export class FsSessionStore implements SessionStore {
   }
 
   async load(personaId: string): Promise<SessionLoad> {
-    const loaded = await this.#loadFile(personaId);
-    // Taken after the read: a save that lands meanwhile is in the file or still here (appendRun is idempotent by run id).
+    // Taken before the read: a save that lands while the file is read has left this list by the time the
+    // read ends, and the read may be of the file before it; taken first, it is here (and, if in the file
+    // too, not appended twice: appendRun is idempotent by run id).
     const saves = this.#inFlight.get(personaId) ?? [];
+    const loaded = await this.#loadFile(personaId);
     return saves.length === 0 ? loaded : { ...loaded, state: withSavesInFlight(loaded.state, saves, this.keepRuns) };
   }
 
@@ -113,7 +115,10 @@ export class FsSessionStore implements SessionStore {
     const save: SaveInFlight = { runId, messages, at: this.clock.now().toISOString(), ...(options.track ? { track: options.track } : {}) };
     this.#inFlight.set(personaId, [...(this.#inFlight.get(personaId) ?? []), save]);
     const before = this.#saving.get(personaId) ?? Promise.resolve();
-    const mine = before.catch(() => undefined).then(() => this.#appendLocked(personaId, runId, messages, options));
+    const mine = before
+      .catch(() => undefined)
+      .then(() => options.landAfter)
+      .then(() => this.#appendLocked(personaId, runId, messages, options));
     const tail = mine.catch(() => undefined);
     this.#saving.set(personaId, tail);
     try {

@@ -91,6 +91,8 @@ class VegaWorker {
   readonly #worker: Worker;
   readonly #pending = new Map<number, { resolve: (svg: string) => void; reject: (error: Error) => void }>();
   #next = 0;
+  /** Why the thread is gone, once it is: a picture sent to it then would never be answered. */
+  #gone: string | undefined;
 
   constructor() {
     let vegaUrl: string;
@@ -103,6 +105,7 @@ class VegaWorker {
     this.#worker.unref();
     this.#worker.on('message', (m: { id: number; svg?: string; error?: string }) => this.#settle(m));
     const gone = (why: string) => {
+      this.#gone ??= why;
       for (const p of this.#pending.values()) p.reject(new WorkerUnavailable(why));
       this.#pending.clear();
     };
@@ -111,6 +114,7 @@ class VegaWorker {
   }
 
   render(spec: Record<string, unknown>): Promise<string> {
+    if (this.#gone !== undefined) return Promise.reject(new WorkerUnavailable(this.#gone));
     const id = this.#next++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });

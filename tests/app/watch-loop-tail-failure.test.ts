@@ -1,0 +1,114 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { StorageError } from '../../src/domain/errors.js';
+import type { WatchEvent } from '../../src/domain/queue.js';
+import { dropCommand, makeWorkspace, readAuditLogs, readRunState, removeWorkspace, task, waitFor } from '../helpers/watch-workspace.js';
+
+// Issue 24 item 5: a run's memory save that fails (a full disk) after its slot was given to the next
+// run is reported on that run, ends it so it can be resumed, and loses nothing once resumed.
+
+/** The next atomic write of a file whose name ends with `failing` fails as a full disk does. */
+const disk = vi.hoisted(() => ({ failing: undefined as string | undefined }));
+
+vi.mock('../../src/adapters/fs/atomic-file.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/adapters/fs/atomic-file.js')>();
+  const writeJsonAtomically: typeof real.writeJsonAtomically = async (file, value, options) => {
+    if (disk.failing !== undefined && file.endsWith(disk.failing)) {
+      disk.failing = undefined;
+      throw new StorageError(`could not write ${file}: ENOSPC: no space left on device`, file, { errno: 'ENOSPC' });
+    }
+    return real.writeJsonAtomically(file, value, options);
+  };
+  return { ...real, writeJsonAtomically };
+});
+
+const { FsClaimStore } = await import('../../src/adapters/fs/claim-store.js');
+const { FsCommandInbox } = await import('../../src/adapters/fs/command-inbox.js');
+const { withFileLock } = await import('../../src/adapters/fs/file-lock.js');
+const { WatchLoop } = await import('../../src/app/watch-loop.js');
+const { resumeRun } = await import('../../src/app/process-command.js');
+const { createApp } = await import('../../src/compose/app.js');
+const { lockPathFor } = await import('../../src/domain/runtime-files.js');
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  disk.failing = undefined;
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** Holds a persona file's lock (as another watcher saving would) until the returned function is called. */
+async function holdLock(file: string): Promise<() => Promise<void>> {
+  await mkdir(path.dirname(file), { recursive: true });
+  let release: () => void = () => undefined;
+  let locked: () => void = () => undefined;
+  const held = new Promise<void>((r) => (locked = r));
+  const done = withFileLock(lockPathFor(file), async () => {
+    locked();
+    await new Promise<void>((r) => (release = r));
+  });
+  await held;
+  return async () => {
+    release();
+    await done;
+  };
+}
+
+describe('WatchLoop: a memory save that fails after the next run took the slot', () => {
+  it('ends that run as a storage failure (reported, resumable); the next run completes; after the resume each run is in memory once', async () => {
+    const ws = await makeWorkspace('maestro-tail-fail-');
+    cleanups.push(() => removeWorkspace(ws));
+    const app = await createApp({ workspace: ws });
+    const self = { id: `${process.pid}-tail-fail`, pid: process.pid };
+    const events: WatchEvent[] = [];
+    const loop = new WatchLoop({
+      deps: app.deps,
+      inbox: new FsCommandInbox({ dir: app.paths.commands, stabilityMs: 0 }),
+      claims: new FsClaimStore({ paths: app.paths, self, registry: { isAlive: async (o) => o.id === self.id }, clock: app.deps.clock }),
+      onEvent: (e) => events.push(e),
+      once: true,
+      pid: process.pid,
+      workspace: ws,
+    });
+    cleanups.push(() => loop.stop());
+    await dropCommand(ws, '1.json', task('First task ALPHA: review the rollout'));
+    await dropCommand(ws, '2.json', task('Second task BRAVO: review the rollback'));
+
+    // The first run's auditor save waits for the lock; the second run is claimed meanwhile.
+    const release = await holdLock(path.join(ws, 'session_states', 'auditor_session.json'));
+    await loop.start();
+    await waitFor('the second run to be claimed', () => events.filter((e) => e.kind === 'claimed').length === 2);
+    const [first, second] = events.filter((e) => e.kind === 'claimed').map((e) => e.run_id);
+    // Then the disk is full for the first run's auditor save.
+    disk.failing = 'auditor_session.json';
+    await release();
+    expect(await loop.stopped).toBe('once');
+
+    const finished = new Map(
+      events.filter((e): e is Extract<WatchEvent, { kind: 'finished' }> => e.kind === 'finished').map((e) => [e.run_id, e]),
+    );
+    expect(finished.get(second ?? '')?.status).toBe('completed');
+    const failed = finished.get(first ?? '');
+    expect(failed?.status).toBe('error');
+    expect(failed?.reason_code).toBe('STORAGE_WRITE_FAILED');
+    expect(failed?.message).toContain(`maestro run --resume ${first}`);
+    const logs = await readAuditLogs(ws);
+    const firstEvents = (logs.get(first ?? '') ?? []).map((r) => r.event);
+    expect(firstEvents).toContain('RUN_FAILED');
+    expect(firstEvents).not.toContain('RUN_FINISHED');
+    expect((await readRunState(ws, first ?? '')).status).toBe('error');
+
+    // Resumed once there is room: it completes its ending, and every persona holds each run once.
+    const resumed = await resumeRun(first ?? '', app.deps);
+    expect(resumed.status).toBe('completed');
+    for (const persona of ['auditor', 'strategist', 'coordinator']) {
+      const memory = (await app.deps.sessions.load(persona)).state;
+      expect([...memory.runs].sort()).toEqual([first, second].sort());
+      const perRun = (id: string | undefined) => memory.messages.filter((m) => m.run_id === id).length;
+      expect(perRun(first)).toBe(perRun(second));
+    }
+    const after = (await readAuditLogs(ws)).get(first ?? '') ?? [];
+    expect(after.filter((r) => r.event === 'SESSIONS_SAVED')).toHaveLength(1);
+    expect(after.filter((r) => r.event === 'RUN_FINISHED')).toHaveLength(1);
+  });
+});
