@@ -10,6 +10,9 @@ import { tempWorkspace } from '../fakes/fixtures.js';
 
 // Issue 24 item 5: the heat map is drawn off the run's path — begun as soon as the run's end is known,
 // not holding up the next run — and on disk before the run's end is committed.
+//
+// Persona memory is saved at the successful end of a run only (DESIGN.md, Persistence): a run whose
+// heat map cannot be drawn or written does not end successfully, so its council must not remember it.
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 beforeEach(async () => {
@@ -79,5 +82,32 @@ describe('the heat map off the run’s path', () => {
     const artifact = outcome.artifact ?? '';
     expect(await readFile(artifact.replace(/\.md$/, '.heatmap.svg'), 'utf8')).toBe('<svg>heat</svg>\n');
     expect(await readFile(artifact, 'utf8')).toContain(path.basename(artifact.replace(/\.md$/, '.heatmap.svg')));
+  });
+});
+
+describe('a heat map that cannot be drawn', () => {
+  it('ends the run without it being completed, and no persona remembers the run', async () => {
+    const llm = new ScriptedLlmClient((r) => (r.purpose === 'assessment' ? assessment : '### Proposal\nDo it.'));
+    const app = await createApp({ workspace: ws.dir, llm });
+    const deps = {
+      ...app.deps,
+      pictures: {
+        render: async () => {
+          await new Promise((r) => setTimeout(r, 30));
+          throw new Error('the heat map could not be drawn: bad spec');
+        },
+      },
+    };
+    const outcome = await processCommand({ text: command, source: 't.json' }, deps).catch((error: Error) => ({
+      status: 'thrown',
+      message: error.message,
+      run_id: '',
+    }));
+    expect(outcome.status).not.toBe('completed');
+    const runs = await app.deps.ledger.list();
+    expect(runs).toHaveLength(1);
+    for (const persona of ['auditor', 'strategist', 'coordinator']) {
+      expect((await app.deps.sessions.load(persona)).state.runs).toEqual([]);
+    }
   });
 });

@@ -1,13 +1,7 @@
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FsClaimStore } from '../../src/adapters/fs/claim-store.js';
-import { FsCommandInbox } from '../../src/adapters/fs/command-inbox.js';
-import { withFileLock } from '../../src/adapters/fs/file-lock.js';
-import { WatchLoop } from '../../src/app/watch-loop.js';
 import { createApp } from '../../src/compose/app.js';
 import type { WatchEvent } from '../../src/domain/queue.js';
-import { lockPathFor } from '../../src/domain/runtime-files.js';
+import { fileWatchLoop, holdMemoryLock } from '../helpers/file-watch-loop.js';
 import { dropCommand, makeWorkspace, removeWorkspace, task, waitFor } from '../helpers/watch-workspace.js';
 
 // Issue 24 items 1 and 5: a run writing its memory frees its slot, but runs whose saves cannot land
@@ -24,37 +18,14 @@ describe('WatchLoop: runs in their tail are bounded', () => {
     const ws = await makeWorkspace('maestro-tail-bound-');
     cleanups.push(() => removeWorkspace(ws));
     const app = await createApp({ workspace: ws });
-    const self = { id: `${process.pid}-tail-bound`, pid: process.pid };
-    const events: WatchEvent[] = [];
-    const loop = new WatchLoop({
-      deps: app.deps,
-      inbox: new FsCommandInbox({ dir: app.paths.commands, stabilityMs: 0 }),
-      claims: new FsClaimStore({ paths: app.paths, self, registry: { isAlive: async (o) => o.id === self.id }, clock: app.deps.clock }),
-      onEvent: (e) => events.push(e),
-      once: true,
-      pid: process.pid,
-      workspace: ws,
-      concurrency: n,
-    });
+    const { loop, events } = fileWatchLoop(app, { concurrency: n });
     cleanups.push(() => loop.stop());
     const total = 2 * n + 3;
     for (let i = 0; i < total; i++) await dropCommand(ws, `${i}.json`, task(`Task ${i}: review the rollout step ${i}`));
 
     // Another watcher holds the auditor's memory file: no save lands until it lets go.
-    const file = path.join(ws, 'session_states', 'auditor_session.json');
-    await mkdir(path.dirname(file), { recursive: true });
-    let release: () => void = () => undefined;
-    let locked: () => void = () => undefined;
-    const held = new Promise<void>((r) => (locked = r));
-    const lock = withFileLock(lockPathFor(file), async () => {
-      locked();
-      await new Promise<void>((r) => (release = r));
-    });
-    await held;
-    cleanups.push(async () => {
-      release();
-      await lock;
-    });
+    const release = await holdMemoryLock(ws, 'auditor');
+    cleanups.push(release);
     await loop.start();
 
     const produced = () => events.filter((e) => e.kind === 'producing_artifact').length;
@@ -63,8 +34,7 @@ describe('WatchLoop: runs in their tail are bounded', () => {
     expect(events.filter((e) => e.kind === 'claimed')).toHaveLength(2 * n);
     expect(loop.inFlight).toHaveLength(2 * n);
 
-    release();
-    await lock;
+    await release();
     expect(await loop.stopped).toBe('once');
     const finished = events.filter((e): e is Extract<WatchEvent, { kind: 'finished' }> => e.kind === 'finished');
     expect(finished.map((e) => e.status)).toEqual(Array(total).fill('completed'));

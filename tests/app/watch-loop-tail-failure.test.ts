@@ -1,5 +1,3 @@
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StorageError } from '../../src/domain/errors.js';
 import type { WatchEvent } from '../../src/domain/queue.js';
@@ -23,13 +21,9 @@ vi.mock('../../src/adapters/fs/atomic-file.js', async (importOriginal) => {
   return { ...real, writeJsonAtomically };
 });
 
-const { FsClaimStore } = await import('../../src/adapters/fs/claim-store.js');
-const { FsCommandInbox } = await import('../../src/adapters/fs/command-inbox.js');
-const { withFileLock } = await import('../../src/adapters/fs/file-lock.js');
-const { WatchLoop } = await import('../../src/app/watch-loop.js');
+const { fileWatchLoop, holdMemoryLock } = await import('../helpers/file-watch-loop.js');
 const { resumeRun } = await import('../../src/app/process-command.js');
 const { createApp } = await import('../../src/compose/app.js');
-const { lockPathFor } = await import('../../src/domain/runtime-files.js');
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -37,45 +31,18 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-/** Holds a persona file's lock (as another watcher saving would) until the returned function is called. */
-async function holdLock(file: string): Promise<() => Promise<void>> {
-  await mkdir(path.dirname(file), { recursive: true });
-  let release: () => void = () => undefined;
-  let locked: () => void = () => undefined;
-  const held = new Promise<void>((r) => (locked = r));
-  const done = withFileLock(lockPathFor(file), async () => {
-    locked();
-    await new Promise<void>((r) => (release = r));
-  });
-  await held;
-  return async () => {
-    release();
-    await done;
-  };
-}
-
 describe('WatchLoop: a memory save that fails after the next run took the slot', () => {
   it('ends that run as a storage failure (reported, resumable); the next run completes; after the resume each run is in memory once', async () => {
     const ws = await makeWorkspace('maestro-tail-fail-');
     cleanups.push(() => removeWorkspace(ws));
     const app = await createApp({ workspace: ws });
-    const self = { id: `${process.pid}-tail-fail`, pid: process.pid };
-    const events: WatchEvent[] = [];
-    const loop = new WatchLoop({
-      deps: app.deps,
-      inbox: new FsCommandInbox({ dir: app.paths.commands, stabilityMs: 0 }),
-      claims: new FsClaimStore({ paths: app.paths, self, registry: { isAlive: async (o) => o.id === self.id }, clock: app.deps.clock }),
-      onEvent: (e) => events.push(e),
-      once: true,
-      pid: process.pid,
-      workspace: ws,
-    });
+    const { loop, events } = fileWatchLoop(app);
     cleanups.push(() => loop.stop());
     await dropCommand(ws, '1.json', task('First task ALPHA: review the rollout'));
     await dropCommand(ws, '2.json', task('Second task BRAVO: review the rollback'));
 
     // The first run's auditor save waits for the lock; the second run is claimed meanwhile.
-    const release = await holdLock(path.join(ws, 'session_states', 'auditor_session.json'));
+    const release = await holdMemoryLock(ws, 'auditor');
     await loop.start();
     await waitFor('the second run to be claimed', () => events.filter((e) => e.kind === 'claimed').length === 2);
     const [first, second] = events.filter((e) => e.kind === 'claimed').map((e) => e.run_id);

@@ -1,15 +1,9 @@
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FsClaimStore } from '../../src/adapters/fs/claim-store.js';
-import { FsCommandInbox } from '../../src/adapters/fs/command-inbox.js';
-import { withFileLock } from '../../src/adapters/fs/file-lock.js';
 import { OfflineLlmClient } from '../../src/adapters/model/offline-llm-client.js';
-import { WatchLoop } from '../../src/app/watch-loop.js';
 import { createApp } from '../../src/compose/app.js';
 import type { CallContext, LlmClient, LlmReply, LlmRequest } from '../../src/domain/ports.js';
 import type { WatchEvent } from '../../src/domain/queue.js';
-import { lockPathFor } from '../../src/domain/runtime-files.js';
+import { fileWatchLoop, holdMemoryLock } from '../helpers/file-watch-loop.js';
 import { dropCommand, makeWorkspace, readAuditLogs, removeWorkspace, task, waitFor } from '../helpers/watch-workspace.js';
 
 // Issue 24 item 5: a run's memory save does not hold up the next run, which still sees that run.
@@ -37,32 +31,13 @@ describe('WatchLoop: the end of a run off the next run’s path', () => {
     cleanups.push(() => removeWorkspace(ws));
     const llm = new RecordingLlm();
     const app = await createApp({ workspace: ws, llm });
-    const self = { id: `${process.pid}-tail`, pid: process.pid };
-    const events: WatchEvent[] = [];
-    const loop = new WatchLoop({
-      deps: app.deps,
-      inbox: new FsCommandInbox({ dir: app.paths.commands, stabilityMs: 0 }),
-      claims: new FsClaimStore({ paths: app.paths, self, registry: { isAlive: async (o) => o.id === self.id }, clock: app.deps.clock }),
-      onEvent: (e) => events.push(e),
-      once: true,
-      pid: process.pid,
-      workspace: ws,
-    });
+    const { loop, events } = fileWatchLoop(app);
     cleanups.push(() => loop.stop());
     await dropCommand(ws, '1.json', task('First task ALPHA: review the rollout'));
     await dropCommand(ws, '2.json', task('Second task BRAVO: review the rollback'));
 
     // The auditor's memory file is locked (as by another watcher saving), so the first run's save cannot land yet.
-    const auditorFile = path.join(ws, 'session_states', 'auditor_session.json');
-    await mkdir(path.dirname(auditorFile), { recursive: true });
-    let release: () => void = () => undefined;
-    let locked: () => void = () => undefined;
-    const held = new Promise<void>((r) => (locked = r));
-    const lock = withFileLock(lockPathFor(auditorFile), async () => {
-      locked();
-      await new Promise<void>((r) => (release = r));
-    });
-    await held;
+    const release = await holdMemoryLock(ws, 'auditor');
     await loop.start();
 
     // The second run is claimed, and its auditor consulted, while the first run has not finished.
@@ -79,8 +54,7 @@ describe('WatchLoop: the end of a run off the next run’s path', () => {
     void loop.stopped.then(() => (stopped = true));
     await new Promise((r) => setTimeout(r, 100));
     expect(stopped).toBe(false);
-    release();
-    await lock;
+    await release();
     expect(await loop.stopped).toBe('once');
 
     const finished = events.filter((e): e is Extract<WatchEvent, { kind: 'finished' }> => e.kind === 'finished');
