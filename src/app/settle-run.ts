@@ -166,9 +166,13 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   // the artifact and its last save ends the same way when recovered, byte for byte.
   const finishedAt = new Date(run.state.finishing?.finished_at ?? deps.clock.now().toISOString());
   const pictures = picturesOf(options);
-  const drawing = drawPictures(deps, pictures, run.state.command.input_artifacts);
+  // Drawn from now on, written beside the artifact only once the end is on the checkpoint: a commit
+  // that fails leaves no picture without its artifact.
+  let endFixed: (fixed: boolean) => void = () => undefined;
+  const fixed = new Promise<boolean>((resolve) => (endFixed = resolve));
+  const drawing = drawPictures(deps, pictures, run.state.command.input_artifacts, fixed);
   const { lead } = options;
-  await run.commit({
+  await commitEnding(run, endFixed, {
     event: {
       type: 'finishing',
       finishedAt: finishedAt.toISOString(),
@@ -239,15 +243,40 @@ function picturesOf(options: FinishOptions): PlacedPicture[] {
   return (options.attachments ?? []).map((a) => ({ ...a, path: `${plan.output_path.replace(/\.md$/i, '')}${a.suffix}` }));
 }
 
+/** The ending's first commit, telling the pictures drawn meanwhile whether they may be written. */
+async function commitEnding(
+  run: StartedRun,
+  endFixed: (fixed: boolean) => void,
+  change: Parameters<StartedRun['commit']>[0],
+): Promise<void> {
+  try {
+    await run.commit(change);
+  } catch (error) {
+    endFixed(false);
+    throw error;
+  }
+  endFixed(true);
+}
+
 /**
  * Draws the pictures and writes each beside the artifact, begun as soon as the run's end is known:
  * drawing runs off the main thread (VegaPictureRenderer), beside the ending's commits, the artifact
  * and the memory save (whose writes wait for it), and is awaited before the end is committed.
  */
-function drawPictures(deps: RunDeps, pictures: readonly PlacedPicture[], inputs: readonly string[]): Promise<void> {
+function drawPictures(
+  deps: RunDeps,
+  pictures: readonly PlacedPicture[],
+  inputs: readonly string[],
+  endFixed: Promise<boolean>,
+): Promise<void> {
   const renderer = deps.pictures;
   if (!renderer || pictures.length === 0) return Promise.resolve();
-  const drawing = Promise.all(pictures.map(async (p) => deps.artifacts.write(p.path, await renderer.render(p.picture), inputs)));
+  const drawing = Promise.all(
+    pictures.map(async (p) => {
+      const svg = await renderer.render(p.picture);
+      if (await endFixed) await deps.artifacts.write(p.path, svg, inputs);
+    }),
+  );
   // Awaited later, where a failure is reported; never an unhandled rejection meanwhile.
   drawing.catch(() => undefined);
   return drawing.then(() => undefined);

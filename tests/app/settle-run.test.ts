@@ -265,3 +265,41 @@ describe('settleRun: an ending', () => {
     await expect(settleRun({ run, deps: app.deps, ending: reroute as never, message: 'x' })).rejects.toBeInstanceOf(InternalError);
   });
 });
+
+describe('settleRun: the pictures beside the artifact', () => {
+  const heatmap = {
+    suffix: '.heatmap.svg',
+    alt: 'scores',
+    picture: { kind: 'heatmap' as const, title: 'scores', rows: ['composed'], columns: ['risk'], values: [[0.5]] },
+  };
+
+  it('are written with the artifact once the end is on the checkpoint', async () => {
+    const app = memoryApp();
+    const run = await planned(app);
+    const deps = { ...app.deps, pictures: { render: async () => '<svg/>\n' } };
+    await settleRun({
+      run,
+      deps,
+      ending: decideRun({ kind: 'person_stop' }),
+      message: 'stopped',
+      draft: draftOf(run),
+      attachments: [heatmap],
+    });
+    expect(app.workspace.artifacts.get('outputs/report.heatmap.svg')).toBe('<svg/>\n');
+    expect(app.workspace.artifacts.has('outputs/report.md')).toBe(true);
+  });
+
+  it('are not written when the end cannot be put on the checkpoint: no picture without its artifact', async () => {
+    const app = memoryApp();
+    const run = await planned(app);
+    const deps = { ...app.deps, pictures: { render: async () => '<svg/>\n' } };
+    app.ledger.failWhen((c) =>
+      c.event?.type === 'finishing' ? new StorageError('no space left on device', 'memory:runs/run-1', { errno: 'ENOSPC' }) : undefined,
+    );
+    await expect(
+      settleRun({ run, deps, ending: decideRun({ kind: 'person_stop' }), message: 'stopped', draft: draftOf(run), attachments: [heatmap] }),
+    ).rejects.toBeInstanceOf(StorageError);
+    await new Promise((r) => setTimeout(r, 20));
+    expect([...app.workspace.artifacts.keys()]).toEqual([]);
+  });
+});
