@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readdir, readFile, rm, statfs } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, statfs, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { AuditRecord } from '../src/domain/audit.js';
@@ -88,14 +88,47 @@ const TMPFS_ROOM = 2 * 1024 ** 3;
 async function memoryBackedTmpdir(): Promise<string | undefined> {
   if (process.env.MAESTRO_TEST_TMPFS === '0') return undefined;
   try {
-    const fs = await statfs('/dev/shm');
+    await removeAbandoned(SHM);
+    const fs = await statfs(SHM);
     if (fs.type !== TMPFS_MAGIC || fs.bavail * fs.bsize < TMPFS_ROOM) return undefined;
-    const dir = await mkdtemp('/dev/shm/maestro-tests-');
+    const dir = await mkdtemp(path.join(SHM, `${SCRATCH_PREFIX}${process.pid}-`));
+    await writeFile(path.join(dir, OWNER_FILE), `${JSON.stringify({ pid: process.pid, host: os.hostname() })}\n`);
     // Like /tmp: PostgreSQL runs as `nobody` when the suite runs as root, and must reach its folder.
     await chmod(dir, 0o1777);
     return dir;
   } catch {
     return undefined;
+  }
+}
+
+const SHM = '/dev/shm';
+const SCRATCH_PREFIX = 'maestro-tests-';
+const OWNER_FILE = '.suite-owner.json';
+
+/**
+ * Removes the memory-backed folders of earlier suites whose process is gone. A suite stopped by Ctrl-C
+ * (vitest exits without its teardown), `kill` or a crash leaves its folder behind, and on /dev/shm that
+ * is memory (41 MB for an idle PostgreSQL alone) held until the machine restarts. A folder is removed
+ * only when this machine made it (another container may share /dev/shm) and its suite no longer runs:
+ * two suites at once keep each other's.
+ */
+async function removeAbandoned(root: string): Promise<void> {
+  for (const name of await readdir(root).catch(() => [])) {
+    if (!name.startsWith(SCRATCH_PREFIX)) continue;
+    const dir = path.join(root, name);
+    const owner = safeJson(await readFile(path.join(dir, OWNER_FILE), 'utf8').catch(() => '')) as { pid?: unknown; host?: unknown };
+    if (typeof owner?.pid !== 'number' || owner.host !== os.hostname() || isAlive(owner.pid)) continue;
+    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** Whether a process with this id runs (EPERM: it does, as another user). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { access, chmod, mkdir, mkdtemp, readFile, rename, rm, symlink } from 'node:fs/promises';
+import { access, chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -23,7 +23,8 @@ interface PackedManifest {
 // linked to the clone's copy (whose own dependencies resolve from there): a runtime import of anything
 // else, a dev dependency included, fails here as it would after a real install. A real `npm install -g`
 // copies 124 MB of dependencies (about 9 CPU-s, 7 % of the suite's CPU); the layout above checks the
-// same things: the files the tarball ships, its bin entry, and its declared dependencies.
+// same things: the files the tarball ships, its bin entry, and its declared dependencies, those loaded
+// only by some runs (Vega, for a parallel run's heat map) included.
 describe('maestro installed from its tarball', () => {
   let dir: string;
   let bin: string;
@@ -74,6 +75,19 @@ describe('maestro installed from its tarball', () => {
     expect(run.stdout).toContain('completed');
     await access(path.join(elsewhere, 'ws', 'outputs', 'migration-review.md'));
   }, 120_000);
+
+  it("draws a parallel run's heat map with what it installs (Vega is loaded only then, in a thread of its own)", async () => {
+    const ws = path.join(await mkdtemp(path.join(dir, 'cwd-')), 'ws');
+    await exec('maestro', ['init', ws], { cwd: dir, env });
+    const command = path.join(ws, 'parallel.json');
+    const spec = { task_description: 'Review the migration plan and list the risks', config: { mode: 'parallel', max_rounds: 1 } };
+    await writeFile(command, JSON.stringify(spec));
+    const run = await exec('maestro', ['run', '--json', '--workspace', ws, command], { cwd: os.tmpdir(), env });
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'completed' });
+    const svg = (await readdir(path.join(ws, 'outputs'))).filter((name) => name.endsWith('.heatmap.svg'));
+    expect(svg).toHaveLength(1);
+    expect(await readFile(path.join(ws, 'outputs', svg[0]!), 'utf8')).toContain('<svg');
+  }, 60_000);
 
   it('prints a hint that works without a global install: node and the full path of this maestro', async () => {
     const target = path.join(dir, 'no-global');

@@ -84,9 +84,10 @@ describe('maestro watch re-reads its configuration before taking a command', () 
     );
     expect(String(notice.message)).toContain('maestro.config.json');
     expect(String(notice.message)).toContain('histroy');
-    // Broken another way, then a command arrives: the watcher looks again at once (not on its 2 s timer).
-    await writeFile(config, '{ "history": ');
+    // Another command while the same problem lasts (not said again), then broken another way with no
+    // command to wake the watcher: its recheck timer (0.2 s here, 2 s by default) finds it.
     await dropCommand(ws, 'second.json', task('Review the rollback plan'));
+    await writeFile(config, '{ "history": ');
     await waitFor('the second problem to be reported', () =>
       watcher.events.some((e) => e.kind === 'notice' && String(e.message).includes('not valid JSON')),
     );
