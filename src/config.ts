@@ -84,9 +84,10 @@ export function readWatchRecheckMs(env: Env = process.env): number {
 
 /**
  * `MAESTRO_ENGINE_RETRY_MS`: a testing knob for how soon the intake and the workers try an engine
- * that went away again (the first pause; it doubles per failed try up to 15 s), and how often they
- * look at it without a notification. Undefined when unset: the defaults stay (intake 1 s; worker
- * 250 ms to reconnect, 2 s between looks).
+ * that went away again (the first pause; it doubles per failed try up to 15 s). Workers still look
+ * at the queue without a notification only every 2 s, so a test that sets it still needs the engine's
+ * notifications to arrive (the intake has one pause for both). Undefined when unset: the defaults
+ * stay (intake 1 s; worker 250 ms to reconnect).
  */
 export function readEngineRetryMs(env: Env = process.env): number | undefined {
   return readMsVariable(env, 'MAESTRO_ENGINE_RETRY_MS', 10, 60_000);

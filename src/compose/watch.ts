@@ -232,7 +232,7 @@ export async function openWorker(app: App, engine: EngineHandle, options: Worker
       onNotice: (runId, message) => options.onEvent({ kind: 'notice', run_id: runId, message }),
     }),
     concurrency: options.concurrency ?? app.deps.config.watch.concurrency,
-    ...engineRetry(app, (ms) => ({ pollMs: ms, reconnectMs: ms })),
+    ...engineRetry(app, (ms) => ({ reconnectMs: ms })),
   });
   return { run: () => loop.run(), stop: () => loop.stop(), close: () => engine.engine.close() };
 }

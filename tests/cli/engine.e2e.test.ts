@@ -125,9 +125,7 @@ describe('an intake and workers on one engine', () => {
     const url = await database();
     const ws = workspace(await engineWorkspace(url));
     const intake = started(startIntake(ws));
-    // A looks at the queue every 50 ms (production: 2 s): its SIGTERM lands as it looks for work again,
-    // and the stop (then the exit) waits out the current look, now 50 ms instead of 2 s.
-    const a = started(startWorker(ws, 'A', { MAESTRO_ENGINE_RETRY_MS: '50' }));
+    const a = started(startWorker(ws, 'A'));
     await intake.waitFor('the intake', (e) => e.kind === 'started');
     await dropCommand(ws, 'risky.json', task('The requirements are unclear: decide the vendor'));
     await a.waitFor('A to take it', (e) => e.kind === 'claimed');
