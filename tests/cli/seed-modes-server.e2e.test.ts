@@ -13,24 +13,13 @@ import {
   type ChatRequestBody,
   type ChatServer,
 } from '../fakes/chat-server.js';
+import { VECTORS } from '../../src/domain/assessment.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
 
 // Issue 26: the new modes and seed 003's parity through a real chat-completions server on 127.0.0.1.
 const KEY = 'sk-test-Zq8XbN4mK2pL9vR7tY3wE6uI1oA5sD0f';
-const VECTORS = [
-  'engagement',
-  'know',
-  'do',
-  'context',
-  'clarity',
-  'coherence',
-  'signal',
-  'density',
-  'state',
-  'change',
-  'completion',
-  'impact',
-];
+// Every vector but uncertainty, which each assessment below sets on its own.
+const SCORED = VECTORS.filter((v) => v !== 'uncertainty');
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 let server: ChatServer | undefined;
 beforeEach(async () => {
@@ -60,7 +49,7 @@ const isAssessment = (body: ChatRequestBody): boolean => body.response_format?.j
 /** An assessment JSON: every vector at `score`, uncertainty as given. */
 function assessment(action: string, uncertainty: number, score = 0.7): string {
   const vectors = Object.fromEntries([
-    ...VECTORS.map((v) => [v, { score, rationale: `${v} is fine` }]),
+    ...SCORED.map((v) => [v, { score, rationale: `${v} is fine` }]),
     ['uncertainty', { score: uncertainty, rationale: 'how unsure' }],
   ]);
   return JSON.stringify({ action, confidence: 0.8, rationale: `${action}, from the server`, vectors });
