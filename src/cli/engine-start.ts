@@ -1,5 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EngineLink, isTransientOutage } from '../app/engine-link.js';
+import type { App, AppOptions } from '../compose/app.js';
+import { requireDurableEngine } from './commit-durability.js';
+import type { Io } from './io.js';
 
 /**
  * Starts an intake or a worker whose engine may be away for now (a restart, a failover, a database
@@ -24,4 +27,35 @@ export async function whenEngineReachable<T>(
       await sleep(link.pause());
     }
   }
+}
+
+/**
+ * The app a long-running command (`watch`, `worker`) runs on: an engine away at start is waited for,
+ * as one that goes away later is, and one that may lose acknowledged commits is refused (unless
+ * allowed). What a refusal opened is let go: its telemetry shut down, its engine closed.
+ */
+export async function openServiceApp(
+  command: 'watch' | 'worker',
+  options: AppOptions & { readonly allowAsyncCommit: boolean },
+  io: Io,
+): Promise<App> {
+  const { allowAsyncCommit, ...appOptions } = options;
+  const { createApp } = await import('../compose/app.js');
+  return whenEngineReachable(
+    async () => {
+      const opened = await createApp(appOptions);
+      await requireDurableEngine(opened, command, allowAsyncCommit, io).catch(async (error: unknown) => {
+        await opened.telemetry.shutdown();
+        throw error;
+      });
+      return opened;
+    },
+    (message) => io.stderr.write(`maestro ${command}: ${message}\n`),
+  );
+}
+
+/** Lets go of an app a command opened and will not run on (it refused to start): telemetry, then the engine. */
+export async function releaseApp(app: App): Promise<void> {
+  await app.telemetry.shutdown();
+  await app.engine?.engine.close();
 }

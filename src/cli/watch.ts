@@ -5,8 +5,8 @@ import type { App } from '../compose/app.js';
 import { openWatcher } from '../compose/watch.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
-import { ALLOW_ASYNC_COMMIT_OPTION, requireDurableEngine } from './commit-durability.js';
-import { whenEngineReachable } from './engine-start.js';
+import { ALLOW_ASYNC_COMMIT_OPTION } from './commit-durability.js';
+import { openServiceApp, releaseApp } from './engine-start.js';
 import { CONCURRENCY_OPTION } from './concurrency-option.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { handleStopSignals, type SignalProcess } from './stop-signals.js';
@@ -80,7 +80,7 @@ export async function watchSubcommand(opts: WatchFlags, io: Io, proc: SignalProc
     onNotice: (message) => reporter.notice(message),
   }).catch(async (error: unknown) => {
     reporter.stop();
-    await app.telemetry.shutdown();
+    await releaseApp(app);
     throw error;
   });
   const disposeSignals = handleStopSignals(proc, {
@@ -108,27 +108,19 @@ async function requireFolder(workspace: string): Promise<void> {
 }
 
 /** Opens the app the watcher runs on, with its engine durable (or async commit allowed). */
-async function openWatchApp(workspace: string, opts: WatchFlags, io: Io, reporter: WatchReporter): Promise<App> {
-  const transcript = opts.transcript === true;
-  const { createApp } = await import('../compose/app.js');
-  // An engine away at start (a restart, a failover) is waited for, as one that goes away later is.
-  return whenEngineReachable(
-    async () => {
-      const opened = await createApp({
-        workspace,
-        env: io.env,
-        ...(opts.route ? { route: opts.route } : {}),
-        ...(opts.model ? { model: opts.model } : {}),
-        ...(transcript ? { onProgress: new TranscriptFeed(reporter.onTranscript).onProgress } : {}),
-        tracing: { onNotice: (message) => reporter.notice(message) },
-      });
-      await requireDurableEngine(opened, 'watch', opts.allowAsyncCommit === true, io).catch(async (error: unknown) => {
-        await opened.telemetry.shutdown();
-        throw error;
-      });
-      return opened;
+function openWatchApp(workspace: string, opts: WatchFlags, io: Io, reporter: WatchReporter): Promise<App> {
+  return openServiceApp(
+    'watch',
+    {
+      workspace,
+      env: io.env,
+      ...(opts.route ? { route: opts.route } : {}),
+      ...(opts.model ? { model: opts.model } : {}),
+      ...(opts.transcript === true ? { onProgress: new TranscriptFeed(reporter.onTranscript).onProgress } : {}),
+      tracing: { onNotice: (message) => reporter.notice(message) },
+      allowAsyncCommit: opts.allowAsyncCommit === true,
     },
-    (message) => io.stderr.write(`maestro watch: ${message}\n`),
+    io,
   );
 }
 
@@ -136,7 +128,7 @@ async function openWatchApp(workspace: string, opts: WatchFlags, io: Io, reporte
 async function refuseBrokenWorkspace(app: App): Promise<void> {
   const problems = await checkWorkspace(app.deps);
   if (problems.length > 0) {
-    await app.telemetry.shutdown();
+    await releaseApp(app);
     throw new ExitError(
       2,
       `maestro watch: this workspace cannot run commands; nothing was taken. Fix it and start again:\n${problems.map((p) => `  ${p}`).join('\n')}`,

@@ -4,8 +4,8 @@ import { checkWorkspace } from '../app/workspace-check.js';
 import { openWorker } from '../compose/watch.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
-import { ALLOW_ASYNC_COMMIT_OPTION, requireDurableEngine } from './commit-durability.js';
-import { whenEngineReachable } from './engine-start.js';
+import { ALLOW_ASYNC_COMMIT_OPTION } from './commit-durability.js';
+import { openServiceApp, releaseApp } from './engine-start.js';
 import { CONCURRENCY_OPTION } from './concurrency-option.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { handleStopSignals, type SignalProcess } from './stop-signals.js';
@@ -56,29 +56,28 @@ export function registerWorker(program: Command, io: Io, proc: SignalProcess = p
 
 export async function workerSubcommand(opts: WorkerFlags, io: Io, proc: SignalProcess): Promise<number> {
   const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
-  const { createApp } = await import('../compose/app.js');
-  // An engine away at start (a restart, a failover) is waited for, as one that goes away later is.
-  const app = await whenEngineReachable(
-    async () => {
-      const opened = await createApp({
-        workspace,
-        env: io.env,
-        ...(opts.route ? { route: opts.route } : {}),
-        ...(opts.model ? { model: opts.model } : {}),
-      });
-      await requireDurableEngine(opened, 'worker', opts.allowAsyncCommit === true, io);
-      return opened;
+  const app = await openServiceApp(
+    'worker',
+    {
+      workspace,
+      env: io.env,
+      ...(opts.route ? { route: opts.route } : {}),
+      ...(opts.model ? { model: opts.model } : {}),
+      allowAsyncCommit: opts.allowAsyncCommit === true,
     },
-    (message) => io.stderr.write(`maestro worker: ${message}\n`),
+    io,
   );
   const handle = app.engine;
-  if (!handle)
+  if (!handle) {
+    await releaseApp(app);
     throw new ExitError(
       2,
       'maestro worker: this workspace has no engine: set "engine": { "url": "postgres://…" } in maestro.config.json, or MAESTRO_ENGINE_URL',
     );
+  }
   const problems = await checkWorkspace(app.deps);
   if (problems.length > 0) {
+    await releaseApp(app);
     throw new ExitError(
       2,
       `maestro worker: this workspace cannot run commands; nothing was taken. Fix it and start again:\n${problems.map((p) => `  ${p}`).join('\n')}`,

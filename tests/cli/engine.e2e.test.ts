@@ -4,6 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { dropCommand, engineLedger, ROOT, startIntake, startWorker } from '../../bench/pg-cluster.mjs';
+import { spawnCli } from '../fakes/cli.js';
 import { cliHere, engineWorkspace, useEngine } from '../helpers/engine.js';
 
 const { database, server, started, workspace } = useEngine({ ownServer: true });
@@ -51,6 +52,20 @@ describe('maestro engine migrate', () => {
     expect(noEngine.stderr).toContain('this workspace has no engine');
     expect((await cliHere(['worker', '--workspace', ws], { MAESTRO_ENGINE_URL: 'mysql://x' })).stderr).toContain('must be a postgres://');
   }, 60_000);
+});
+
+describe('a worker that refuses to start', () => {
+  it('on a broken workspace exits 2 at once, saying why and taking nothing', async () => {
+    const url = await database();
+    const ws = workspace(await engineWorkspace(url));
+    await writeFile(path.join(ws, 'personas', 'broken.md'), '---\nid: [not closed\n---\n');
+    const started = Date.now();
+    const refused = await spawnCli(['worker', '--once', '--workspace', ws], { timeoutMs: 20_000 });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('this workspace cannot run commands; nothing was taken');
+    // It does not linger (an engine pool left open would hold the process for its idle timeout).
+    expect(Date.now() - started).toBeLessThan(8_000);
+  }, 30_000);
 });
 
 describe('an intake and workers on one engine', () => {
