@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { OfflineLlmClient } from '../../src/adapters/model/offline-llm-client.js';
 import type { CallPurpose } from '../../src/domain/chat.js';
-import { QUESTION_HEADER } from '../../src/domain/eval/answer.js';
+import { questionIn } from '../../src/domain/eval/answer.js';
 import type { ChatHandler, ChatRequestBody } from './chat-server.js';
 
 /**
@@ -44,7 +44,7 @@ export function evalModel(options: {
   };
   const handler = async (body: ChatRequestBody): Promise<{ content: string }> => {
     const messages = body.messages ?? [];
-    const question = questionOf(messages);
+    const question = questionIn(messages);
     const lastUser = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
     const format = body.response_format?.json_schema?.name;
     if (format === 'eval_answer' && question)
@@ -73,15 +73,3 @@ const PURPOSES: Record<string, CallPurpose> = {
   review: 'review',
   supervisor_decision: 'decision',
 };
-
-function questionOf(messages: readonly { content: string }[]): string | undefined {
-  for (const m of messages) {
-    const at = m.content.indexOf(QUESTION_HEADER);
-    if (at >= 0)
-      return m.content
-        .slice(at + QUESTION_HEADER.length)
-        .split('\n')[0]
-        ?.trim();
-  }
-  return undefined;
-}

@@ -1,4 +1,4 @@
-import { QUESTION_HEADER, SAMPLE_FORMAT, SYNTHESIS_ANSWER_INSTRUCTION } from '../../domain/eval/answer.js';
+import { questionIn, SAMPLE_FORMAT, SYNTHESIS_ANSWER_INSTRUCTION } from '../../domain/eval/answer.js';
 import type { ChatMessage } from '../../domain/chat.js';
 
 /**
@@ -29,19 +29,6 @@ export function offlineAnswer(question: string): string | undefined {
     }
   }
   return String(total + sign * term);
-}
-
-/** The question of an eval prompt, if the messages hold one. */
-function questionIn(messages: readonly ChatMessage[]): string | undefined {
-  for (const m of [...messages].reverse()) {
-    const at = m.content.indexOf(QUESTION_HEADER);
-    if (at >= 0)
-      return m.content
-        .slice(at + QUESTION_HEADER.length)
-        .split('\n')[0]
-        ?.trim();
-  }
-  return undefined;
 }
 
 /** The reply to an eval sample (a request with the eval's answer format), or undefined for any other call. */

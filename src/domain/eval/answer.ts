@@ -26,6 +26,19 @@ export const SYNTHESIS_ANSWER_INSTRUCTION =
 /** Opens every eval question, so whoever reads a prompt (the offline model, a person) knows it for one. */
 export const QUESTION_HEADER = 'QUESTION:';
 
+/** The eval question a prompt carries (the line after `QUESTION_HEADER`, latest message first), if any. */
+export function questionIn(messages: readonly { readonly content: string }[]): string | undefined {
+  for (const m of [...messages].reverse()) {
+    const at = m.content.indexOf(QUESTION_HEADER);
+    if (at >= 0)
+      return m.content
+        .slice(at + QUESTION_HEADER.length)
+        .split('\n')[0]
+        ?.trim();
+  }
+  return undefined;
+}
+
 /** The messages of one single call (or one self-consistency sample). */
 export function sampleMessages(question: string): ChatMessage[] {
   return [
