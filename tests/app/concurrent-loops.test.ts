@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { WatchLoop } from '../../src/app/watch-loop.js';
-import { WorkerLoop, type WorkClaim, type WorkerSession } from '../../src/app/worker-loop.js';
+import { WorkerLoop, type WorkClaim } from '../../src/app/worker-loop.js';
 import type { WatchEvent } from '../../src/domain/queue.js';
 import { InMemoryClaimStore, InMemoryCommandInbox } from '../fakes/in-memory-inbox.js';
+import { FakeSession, workClaim } from '../fakes/worker-session.js';
 import { aCommand, memoryApp } from '../fakes/memory-app.js';
 import { politeCouncil, ScriptedLlmClient, type ScriptedCall } from '../fakes/scripted-llm-client.js';
 
@@ -140,27 +141,6 @@ describe('WatchLoop --concurrency', () => {
   });
 });
 
-class FakeSession implements WorkerSession<WorkClaim> {
-  readonly id = 'worker-1';
-  alive = true;
-  readonly requeued: string[] = [];
-  readonly lost = new Promise<string>(() => undefined);
-  constructor(readonly queue: WorkClaim[]) {}
-  async claimNext(): Promise<WorkClaim | undefined> {
-    return this.queue.shift();
-  }
-  async waitForWork(): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  async requeue(claim: WorkClaim): Promise<void> {
-    this.requeued.push(claim.runId);
-  }
-  async setCurrent(): Promise<void> {}
-  async close(): Promise<void> {
-    this.alive = false;
-  }
-}
-
 function workerLoop(options: { commands: number; concurrency: number; once: boolean; hangOn?: string }) {
   const { llm, seen } = busyCouncil({ delayMs: 5, ...(options.hangOn ? { hangOn: options.hangOn } : {}) });
   const app = memoryApp({ llm });
@@ -168,7 +148,7 @@ function workerLoop(options: { commands: number; concurrency: number; once: bool
   const claims = new InMemoryClaimStore();
   for (let i = 1; i <= options.commands; i++) {
     const runId = `cmd-${i}`;
-    queue.push({ runId, source: `${runId}.json`, claimedAt: '2026-01-01T00:00:00.000Z', recovered: false, epoch: 1, inputHashes: {} });
+    queue.push(workClaim(runId));
     claims.texts.set(`${runId}.json`, JSON.stringify(aCommand({ task_description: `Review the deploy plan of ${runId}` })));
   }
   const session = new FakeSession(queue);

@@ -1,58 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { RouteGate } from '../../src/app/route-breaker.js';
-import { WorkerLoop, type WorkClaim, type WorkerSession } from '../../src/app/worker-loop.js';
+import { WorkerLoop, type WorkClaim } from '../../src/app/worker-loop.js';
 import type { WatchEvent } from '../../src/domain/queue.js';
 import { InMemoryClaimStore } from '../fakes/in-memory-inbox.js';
+import { FakeSession, workClaim } from '../fakes/worker-session.js';
 import { aCommand, memoryApp, type MemoryApp } from '../fakes/memory-app.js';
 import { politeCouncil, ScriptedLlmClient } from '../fakes/scripted-llm-client.js';
 
 // `maestro worker` with the engine faked: claims come from a queue in memory, runs go through the one use case.
-
-class FakeSession implements WorkerSession<WorkClaim> {
-  readonly id = 'worker-1';
-  alive = true;
-  readonly requeued: string[] = [];
-  readonly lost: Promise<string>;
-  #lose: (why: string) => void = () => undefined;
-
-  constructor(readonly queue: WorkClaim[]) {
-    this.lost = new Promise((resolve) => (this.#lose = resolve));
-  }
-
-  async claimNext(): Promise<WorkClaim | undefined> {
-    return this.queue.shift();
-  }
-
-  async waitForWork(): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-
-  async requeue(claim: WorkClaim): Promise<void> {
-    this.requeued.push(claim.runId);
-  }
-
-  async setCurrent(): Promise<void> {}
-
-  async close(): Promise<void> {
-    this.alive = false;
-  }
-
-  /** The engine went away (its connection broke). */
-  lose(why: string): void {
-    this.alive = false;
-    this.#lose(why);
-  }
-}
-
-const workClaim = (runId: string): WorkClaim => ({
-  runId,
-  source: `${runId}.json`,
-  claimedAt: '2026-01-01T00:00:00.000Z',
-  recovered: false,
-  kind: 'command',
-  epoch: 1,
-  inputHashes: {},
-});
 
 function worker(
   app: MemoryApp,
