@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { StampedCache } from './adapters/fs/file-stamp.js';
 import { InvalidInputError } from './domain/errors.js';
 import { parseWorkspaceConfig, type WorkspaceConfig } from './domain/workspace-config.js';
 
@@ -10,13 +11,22 @@ export function resolveWorkspace(flag: string | undefined, env: NodeJS.ProcessEn
 
 /** Reads `maestro.config.json` (optional) and validates it; every field has a default. Frozen once read. */
 export async function loadWorkspaceConfig(file: string): Promise<WorkspaceConfig> {
-  let text: string;
+  return parseConfigText(await readConfigText(file), file);
+}
+
+/** The file's text; undefined when there is none. A file that cannot be read is an InvalidInputError naming it. */
+async function readConfigText(file: string): Promise<string | undefined> {
   try {
-    text = await readFile(file, 'utf8');
+    return await readFile(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return Object.freeze(parseOrThrow({}, file));
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new InvalidInputError(file, [`cannot be read (${(error as Error).message})`], { cause: error });
   }
+}
+
+/** The configuration a text holds (none: every default), validated; an InvalidInputError lists what is wrong. */
+function parseConfigText(text: string | undefined, file: string): WorkspaceConfig {
+  if (text === undefined) return Object.freeze(parseOrThrow({}, file));
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -28,17 +38,45 @@ export async function loadWorkspaceConfig(file: string): Promise<WorkspaceConfig
 
 /**
  * What is wrong with `maestro.config.json` now, as `maestro.config.json: issue` lines (empty when it is
- * valid or absent). A long-lived watcher asks this before each claim: it runs on the configuration it
- * started with, so a file broken since must stop it taking commands rather than go unnoticed.
+ * valid or absent). A long-lived watcher asks this before each claim (`cachedConfigCheck`): it runs on the
+ * configuration it started with, so a file broken since must stop it taking commands rather than go unnoticed.
  */
 export async function checkWorkspaceConfig(file: string): Promise<string[]> {
   try {
     await loadWorkspaceConfig(file);
     return [];
   } catch (error) {
-    if (!(error instanceof InvalidInputError)) throw error;
-    return error.issues.map((issue) => `${path.basename(file)}: ${issue}`);
+    return issuesOf(file, error);
   }
+}
+
+/**
+ * `checkWorkspaceConfig` for a watcher, which asks before every claim: the answer for a file whose stamp
+ * (file-stamp.ts) has not changed since it was last read is not worked out again. A file that could not
+ * be read is not kept: the next check reads it again.
+ */
+export function cachedConfigCheck(file: string, cache = new StampedCache<readonly string[]>()): () => Promise<string[]> {
+  const check = async (): Promise<{ value: readonly string[]; keep: boolean }> => {
+    let text: string | undefined;
+    try {
+      text = await readConfigText(file);
+    } catch (error) {
+      return { value: issuesOf(file, error), keep: false };
+    }
+    try {
+      parseConfigText(text, file);
+      return { value: [], keep: true };
+    } catch (error) {
+      return { value: issuesOf(file, error), keep: true };
+    }
+  };
+  return async () => [...(await cache.through(file, check))];
+}
+
+/** An InvalidInputError's issues as `maestro.config.json: issue` lines; any other error is thrown on. */
+function issuesOf(file: string, error: unknown): string[] {
+  if (!(error instanceof InvalidInputError)) throw error;
+  return error.issues.map((issue) => `${path.basename(file)}: ${issue}`);
 }
 
 function parseOrThrow(json: unknown, file: string): WorkspaceConfig {

@@ -11,7 +11,7 @@ import { WatchLoop } from '../app/watch-loop.js';
 import { checkWorkspace } from '../app/workspace-check.js';
 import type { App } from './app.js';
 import type { EngineHandle } from './engine.js';
-import { checkWorkspaceConfig, readEngineRetryMs, readWatchRecheckMs } from '../config.js';
+import { cachedConfigCheck, readEngineRetryMs, readWatchRecheckMs } from '../config.js';
 import { openRouteBreaker } from './route-breaker.js';
 import type { WatchEvent } from '../domain/queue.js';
 
@@ -83,6 +83,7 @@ async function startWatchLoop(
   const { inbox } = options;
   // Calls waiting for their route's limits, for `maestro status` in another process.
   const waits = new FsRouteWaits(paths.state);
+  const configCheck = cachedConfigCheck(paths.config);
   const onProgress = app.deps.onProgress;
   const loop = new WatchLoop({
     deps: {
@@ -103,8 +104,9 @@ async function startWatchLoop(
     pid: options.pid,
     workspace: paths.root,
     concurrency: options.concurrency ?? app.deps.config.watch.concurrency,
-    // The configuration is read once, at start; a file broken since then stops the taking of commands too.
-    preflight: async () => [...(await checkWorkspaceConfig(paths.config)), ...(await checkWorkspace(app.deps))],
+    // The configuration is read once, at start; a file broken since then stops the taking of commands too
+    // (looked at before every claim, read again only when it changed).
+    preflight: async () => [...(await configCheck()), ...(await checkWorkspace(app.deps))],
     preflightRetryMs: readWatchRecheckMs(app.env),
     routeGate: openRouteBreaker(app, {
       pid: options.pid,

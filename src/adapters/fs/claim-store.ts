@@ -1,4 +1,5 @@
-import { link, lstat, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, linkSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { link, readdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { InvalidInputError, StorageError } from '../../domain/errors.js';
@@ -14,6 +15,8 @@ import type { WorkspacePaths } from './workspace-paths.js';
 export const MAX_COMMAND_BYTES = 1024 * 1024;
 
 const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+// O_NOFOLLOW: a link put in the claimed command's place is refused, not followed; O_NONBLOCK: a FIFO does not hang the open.
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const TEMP_NAME = /\.tmp-([0-9]+)-([0-9a-f]+)$/;
 
 export interface FsClaimStoreOptions {
@@ -55,18 +58,28 @@ export class FsClaimStore implements ClaimStore {
     return this.#claimByRename({ from: path.join(this.#paths.decisions, file.name), runId, source, kind: 'decision' });
   }
 
-  /** The claim record first, then the rename that is the claim itself (undefined: someone else was first). */
+  /**
+   * The claim record first, then the rename that is the claim itself (undefined: someone else was first).
+   * Synchronous: a few metadata calls on one local folder, each cheaper than a trip through libuv's
+   * thread pool, and this stands between one run and the next. The steps and their order are as they
+   * were asynchronously (recovery relies on the record being there before the rename), and nothing is
+   * flushed: neither was before.
+   */
   async #claimByRename(target: { from: string; runId: string; source: string; kind: 'command' | 'decision' }): Promise<Claim | undefined> {
     const { from, runId, source, kind } = target;
     const dir = this.#paths.inflight;
-    await ensurePrivateDir(dir);
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw new StorageError(`could not create ${dir}: ${(error as Error).message}`, dir, { cause: error });
+    }
     const claimedAt = this.#clock.now().toISOString();
     const record: ClaimRecord = { run_id: runId, source, claimed_at: claimedAt, owner: this.#self, kind };
-    await this.#createExclusive(path.join(dir, `${runId}.claim`), record);
+    this.#createExclusive(path.join(dir, `${runId}.claim`), record);
     try {
-      await rename(from, this.#commandFile(runId));
+      renameSync(from, this.#commandFile(runId));
     } catch (error) {
-      await unlink(path.join(dir, `${runId}.claim`)).catch(ignoreMissing);
+      unlinkIfThere(path.join(dir, `${runId}.claim`));
       // Another watcher (or `maestro run --resume`) renamed it first, or its writer took it back: not ours, and not lost.
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw new StorageError(`could not claim ${from}: ${(error as Error).message}`, from, { cause: error });
@@ -98,16 +111,34 @@ export class FsClaimStore implements ClaimStore {
     return { recovered, ownedByOthers };
   }
 
+  /**
+   * The claimed command's text, from one descriptor that does not follow a link (the checks are of what
+   * is read). Synchronous like the claim: a small file in a private folder, read right after claiming it.
+   */
   async read(claim: Claim): Promise<string> {
-    const file = this.#commandFile(claim.runId);
-    const info = await lstat(file);
-    if (!info.isFile()) throw new InvalidInputError(claim.source, ['(root): not a regular file']);
-    if (info.size > MAX_COMMAND_BYTES) {
-      throw new InvalidInputError(claim.source, [
-        `(root): the file is ${info.size} bytes; a command file may be at most ${MAX_COMMAND_BYTES} bytes`,
-      ]);
+    let fd: number;
+    try {
+      fd = openSync(this.#commandFile(claim.runId), READ_FLAGS);
+    } catch (error) {
+      // A symbolic link (O_NOFOLLOW refused it) is not a command file, as a folder or a FIFO is not.
+      if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new InvalidInputError(claim.source, ['(root): not a regular file']);
+      throw error;
     }
-    return readFile(file, 'utf8');
+    try {
+      const info = fstatSync(fd);
+      if (!info.isFile()) throw new InvalidInputError(claim.source, ['(root): not a regular file']);
+      // Refused unread when its stat says so; one that grew since is refused once the read passes the limit.
+      const data = info.size > MAX_COMMAND_BYTES ? undefined : readUpToSync(fd, MAX_COMMAND_BYTES);
+      const size = Math.max(info.size, data?.length ?? 0);
+      if (data === undefined || size > MAX_COMMAND_BYTES) {
+        throw new InvalidInputError(claim.source, [
+          `(root): the file is ${size} bytes; a command file may be at most ${MAX_COMMAND_BYTES} bytes`,
+        ]);
+      }
+      return data.toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
   }
 
   async release(claim: Claim): Promise<void> {
@@ -163,17 +194,12 @@ export class FsClaimStore implements ClaimStore {
     const { record, owner, ownerId } = await resolveOwner(this.#paths.inflight, runId, names.length);
     if (owner && (owner.id === this.#self.id || (await this.#registry.isAlive(owner)))) return 'owned';
     const marker = `${runId}.takeover-${ownerId}`;
-    const won = await this.#createExclusive(path.join(this.#paths.inflight, marker), {
-      owner: this.#self,
-      taken_at: this.#clock.now().toISOString(),
-    }).then(
-      () => true,
-      (error: unknown) => {
-        if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-        throw error;
-      },
-    );
-    if (!won) return 'owned';
+    try {
+      this.#createExclusive(path.join(this.#paths.inflight, marker), { owner: this.#self, taken_at: this.#clock.now().toISOString() });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return 'owned';
+      throw error;
+    }
     // Its owner may have finished it between our listing and our takeover.
     if (!(await exists(this.#commandFile(runId)))) {
       await this.#removeSidecars(runId);
@@ -209,18 +235,18 @@ export class FsClaimStore implements ClaimStore {
   }
 
   /** Writes the whole file under a temporary name, then links it in place: created complete, or not at all (EEXIST). */
-  async #createExclusive(file: string, value: unknown): Promise<void> {
+  #createExclusive(file: string, value: unknown): void {
     const temp = `${file}.tmp-${this.#self.id}`;
     const text = `${JSON.stringify(value)}\n`;
-    await writeFile(temp, text, { mode: 0o600 });
+    writeFileSync(temp, text, { mode: 0o600 });
     try {
-      await link(temp, file);
+      linkSync(temp, file);
     } catch (error) {
       if (!NO_HARD_LINKS.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
       // A file system without hard links: exclusive create still decides the winner.
-      await writeFile(file, text, { mode: 0o600, flag: 'wx' });
+      writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
     } finally {
-      await unlink(temp).catch(ignoreMissing);
+      unlinkIfThere(temp);
     }
   }
 
@@ -273,4 +299,27 @@ export class FsClaimStore implements ClaimStore {
   #commandFile(runId: string): string {
     return path.join(this.#paths.inflight, `${runId}.json`);
   }
+}
+
+/** Removes a file, if it is there. */
+function unlinkIfThere(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    ignoreMissing(error);
+  }
+}
+
+/** What a descriptor holds from where it stands to its end, but no more than `limit` + 1 bytes (enough to tell it is too big). */
+function readUpToSync(fd: number, limit: number): Buffer {
+  const chunks: Buffer[] = [];
+  const chunk = Buffer.allocUnsafe(64 * 1024);
+  let total = 0;
+  while (total <= limit) {
+    const n = readSync(fd, chunk, 0, chunk.length, null);
+    if (n === 0) break;
+    chunks.push(Buffer.from(chunk.subarray(0, n)));
+    total += n;
+  }
+  return Buffer.concat(chunks, total);
 }
