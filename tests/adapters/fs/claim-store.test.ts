@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FsClaimStore } from '../../../src/adapters/fs/claim-store.js';
@@ -123,6 +123,30 @@ describe('FsClaimStore', () => {
       name: 'InvalidInputError',
       issues: [expect.stringContaining('at most 1048576 bytes')],
     });
+  });
+
+  it('reads a claimed command whole, however long, and refuses a symbolic link claimed in its place as not a regular file', async () => {
+    const { paths, store } = await setup();
+    const long = JSON.stringify({ task_description: 'é'.repeat(150_000) }); // several reads' worth, multi-byte
+    await writeFile(path.join(paths.commands, 'long.json'), long);
+    expect(await store(0).read((await store(0).claim(file('long.json'), 'run-l'))!)).toBe(long);
+
+    await writeFile(path.join(paths.root, 'elsewhere.json'), '{"task_description":"x"}');
+    await symlink(path.join(paths.root, 'elsewhere.json'), path.join(paths.commands, 'link.json'));
+    const claim = await store(0).claim(file('link.json'), 'run-s');
+    await expect(store(0).read(claim!)).rejects.toMatchObject({ name: 'InvalidInputError', issues: ['(root): not a regular file'] });
+  });
+
+  it('claims into .maestro/inflight/ even when that folder was removed since the last claim', async () => {
+    const { paths, store } = await setup();
+    await writeFile(path.join(paths.commands, 'a.json'), '{"task_description":"a"}');
+    await writeFile(path.join(paths.commands, 'b.json'), '{"task_description":"b"}');
+    const a = await store(0).claim(file('a.json'), 'run-a');
+    await store(0).release(a!);
+    await rm(paths.inflight, { recursive: true });
+    const b = await store(0).claim(file('b.json'), 'run-b');
+    expect(await store(0).read(b!)).toBe('{"task_description":"b"}');
+    expect(await listDir(paths.inflight)).toEqual(['run-b.claim', 'run-b.json']);
   });
 
   it("sweeps a dead watcher's claim record that never got its command (a crash between the two steps)", async () => {

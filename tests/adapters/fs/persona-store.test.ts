@@ -63,6 +63,16 @@ describe('FsPersonaStore: files that did not change are not read again', () => {
     await writeFile(auditor, (await readFile(auditor, 'utf8')).replace('name: Auditor', 'name: Auditer'));
     expect(await names(store)).toContain('auditor:Auditer');
   });
+  it('does not keep a file it could not read: the next load reads it again, even with its stamp unchanged', async () => {
+    const odd = path.join(dir, 'odd.md');
+    await mkdir(odd); // a folder by a persona file's name: cannot be read
+    const frozen = statSync(odd, { bigint: true });
+    const store = new FsPersonaStore(dir, { stat: (file) => (file === odd ? frozen : realStampSource.stat(file)), now: settled.now });
+    expect(await problems(store)).toEqual([expect.stringMatching(/^personas\/odd\.md: cannot be read/)]);
+    await rm(odd, { recursive: true });
+    await writeFile(odd, (await readFile(path.join(dir, 'auditor.md'), 'utf8')).replace('id: auditor', 'id: odd'));
+    expect(await problems(store)).toEqual([]);
+  });
 });
 
 describe('FsPersonaStore: every change is seen by the next load', () => {
