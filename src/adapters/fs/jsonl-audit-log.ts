@@ -1,5 +1,5 @@
-import { fdatasync } from 'node:fs';
-import { chmod, truncate } from 'node:fs/promises';
+import { chmodSync, fdatasync } from 'node:fs';
+import { truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { AuditRecord, unchainedRecord, type AuditEvent } from '../../domain/audit.js';
 import { AuditHead, emptyAuditHead, GENESIS_HASH, type Sha256 } from '../../domain/audit-chain.js';
@@ -11,7 +11,14 @@ import { runDecision } from '../../domain/decision.js';
 import { StorageError } from '../../domain/errors.js';
 import type { Clock } from '../../domain/ports.js';
 import type { AuditAhead, AuditLog, AuditSink } from './audit-sink.js';
-import { ensurePrivateDir, realSyncFs, writeFileAtomically, writeFullySync, type SyncFs } from './atomic-file.js';
+import {
+  ensurePrivateDirSync,
+  realSyncFs,
+  writeFileAtomically,
+  writeFileAtomicallySync,
+  writeFullySync,
+  type SyncFs,
+} from './atomic-file.js';
 import { appendAuditLines, flushAuditFiles, formatAuditHead, missingFromLog, rewriteHeadInPlace, verifyChain } from './audit-wal.js';
 import { JOURNAL_FILE, journalAuditLines } from './run-journal.js';
 
@@ -63,8 +70,9 @@ export class JsonlAuditLog implements AuditLog {
         file,
       );
     }
-    await ensurePrivateDir(this.paths.audit);
-    await restrict(this.paths.audit, 0o700);
+    // Synchronous calls on a run's path: each takes microseconds, a trip through the thread pool more.
+    ensurePrivateDirSync(this.paths.audit);
+    restrict(this.paths.audit, 0o700);
     const headFile = this.paths.auditHead(runId);
     const start = await recoverChain({
       runId,
@@ -90,7 +98,11 @@ export class JsonlAuditLog implements AuditLog {
     });
     // The head is written whole here, at its fixed width and at the log's end (the chain verified), so that appends can rewrite it in place.
     const head = start.created ? emptyAuditHead(runId) : { v: 1 as const, run_id: runId, seq: start.seq - 1, hash: start.hash };
-    if (start.headText !== formatAuditHead(head)) await writeHead(headFile, head);
+    if (start.headText !== formatAuditHead(head)) {
+      // A new run's head (the one write before its first call) in synchronous calls; a resumed run's off the event loop.
+      if (start.created) writeNewHead(headFile, head);
+      else await writeHead(headFile, head);
+    }
     if (start.dropped) {
       await sink.append({ event: 'AUDIT_LOG_RECOVERED', ...runDecision('audit', 'AUDIT_TORN_LINE_DROPPED'), details: start.dropped });
     }
@@ -464,7 +476,7 @@ async function recoverChain(options: {
       headText,
     };
   }
-  if (log !== undefined) await restrict(file, 0o600);
+  if (log !== undefined) restrict(file, 0o600);
 
   const split = keptLines({ runId, log, ahead, sha256: options.sha256, refuse });
   // Records written ahead in the run's journal that the log lacks (a crash after the journal's
@@ -591,9 +603,9 @@ function chainIndex(lines: readonly string[]): Pick<ChainStart, 'events' | 'step
 }
 
 /** Puts back the private mode on a folder or file created earlier (or by an older maestro). */
-async function restrict(target: string, mode: number): Promise<void> {
+function restrict(target: string, mode: number): void {
   try {
-    await chmod(target, mode);
+    chmodSync(target, mode);
   } catch (error) {
     throw new StorageError(`could not restrict ${target} to mode ${mode.toString(8)}: ${(error as Error).message}`, target, {
       cause: error,
@@ -604,4 +616,16 @@ async function restrict(target: string, mode: number): Promise<void> {
 async function writeHead(file: string, head: AuditHead): Promise<void> {
   // The helper renames and then syncs the folder, so the head's new name is durable too.
   await writeFileAtomically(file, formatAuditHead(head), { mode: 0o600 });
+}
+
+/**
+ * A new run's head (it names no record yet), written whole but not flushed, in synchronous calls:
+ * the head is a cache of the log's end. A process killed at any point leaves it (the page cache
+ * outlives the process); only a power loss before the run's first fold (which flushes the log and
+ * the head) can take it, and then opening the log adopts the verified log's end in its place and
+ * records that (AUDIT_HEAD_ADOPTED_FROM_LOG), as for any head left behind. So the run's head before
+ * its first call holds no flush for it.
+ */
+function writeNewHead(file: string, head: AuditHead): void {
+  writeFileAtomicallySync(file, formatAuditHead(head), { mode: 0o600, durable: false });
 }

@@ -94,17 +94,20 @@ class FsOpenRun extends LedgerRun {
 
   protected async write(commit: ResolvedCommit): Promise<void> {
     const { store, sink } = this.o;
-    for (const file of commit.files) await store.saveFile(this.runId, file.name, file.content);
     if (!commit.changesState || !commit.after) {
+      for (const file of commit.files) await store.saveFile(this.runId, file.name, file.content);
       for (const record of commit.records) await sink.append(record);
       for (const name of commit.removeFiles) await store.removeFile(this.runId, name);
       return;
     }
+    // The files go with the change: the store writes them before its line (and, when the line starts
+    // the run's journal, has one folder sync cover them and the journal).
     const change: RunChange = {
       ...(commit.before && commit.event ? { before: commit.before, event: commit.event } : {}),
       at: commit.at,
       after: commit.after,
       removeFiles: commit.removeFiles,
+      files: commit.files,
     };
     if (commit.records.length === 0) return store.recordAhead(change);
     if (sink.appendAhead) return sink.appendAhead(commit.records, (ahead) => store.recordAhead(change, ahead));

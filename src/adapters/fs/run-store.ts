@@ -1,4 +1,4 @@
-import { accessSync, mkdirSync } from 'node:fs';
+import { accessSync } from 'node:fs';
 import * as nodeFs from 'node:fs/promises';
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -9,9 +9,12 @@ import { keepsRawCommand, RAW_COMMAND_FILE, screenRunState } from '../../domain/
 import { StorageError } from '../../domain/errors.js';
 import {
   ensurePrivateDir,
+  ensurePrivateDirSync,
   realSyncFs,
   syncDirectory,
+  syncDirectorySync,
   writeFileAtomically,
+  writeFileAtomicallySync,
   writeFullySync,
   type DurableFs,
   type SyncFs,
@@ -35,6 +38,8 @@ export interface RunChange {
   readonly after: RunState;
   /** Run files the change removes (plain names in the run's folder): once the change is durable, and again when the journal is folded. */
   readonly removeFiles?: readonly string[];
+  /** Run files written whole before the change's line (a crash before the line leaves files no state names yet). */
+  readonly files?: readonly { readonly name: string; readonly content: string }[];
 }
 
 /** A journal this process appends to: its descriptor, its length, and the state its lines describe. */
@@ -130,6 +135,7 @@ export class FsRunStore {
     const runId = change.after.run_id;
     if (audit && audit.log !== this.paths.auditLog(runId))
       throw new StorageError(`audit records of run ${runId} were handed over for another log (${audit.log})`, audit.log);
+    await this.#saveFilesOf(change);
     const open = await this.#appendChange(change, audit?.lines);
     for (const name of change.removeFiles ?? []) open.removed.add(name);
     if (audit && audit.lines.length > 0) {
@@ -141,6 +147,25 @@ export class FsRunStore {
     }
     await this.#removeFiles(runId, change.removeFiles ?? []);
     if (change.after.status !== 'running' || open.size > this.#compactBytes) await this.#compact(runId, change.after);
+  }
+
+  /**
+   * The files written before a change's line. A change that starts the run's journal (its first, or
+   * the first after a restart) writes them in synchronous calls without syncing the folder: the
+   * journal's start syncs that folder once, for the files' names and its own, before it is the
+   * commit point. Later changes write them as `saveFile` does, each with its folder sync.
+   */
+  async #saveFilesOf(change: RunChange): Promise<void> {
+    const files = change.files ?? [];
+    if (files.length === 0) return;
+    const runId = change.after.run_id;
+    if (this.#open.has(runId)) {
+      for (const file of files) await this.saveFile(runId, file.name, file.content);
+      return;
+    }
+    const dir = this.paths.runDir(runId);
+    ensurePrivateDirSync(dir);
+    for (const file of files) writeFileAtomicallySync(this.#runFile(runId, file.name), file.content, { mode: 0o600, fs: this.#journalFs });
   }
 
   /** The change as journal lines (its records, when given, in the same line), appended and flushed. */
@@ -182,11 +207,14 @@ export class FsRunStore {
 
   /** Saves a side file next to the checkpoint (the command copy, a pause record, a draft). */
   async saveFile(runId: string, name: string, content: string): Promise<string> {
-    const dir = this.paths.runDir(runId);
-    await ensurePrivateDir(dir);
-    const file = path.join(dir, name);
+    await ensurePrivateDir(this.paths.runDir(runId));
+    const file = this.#runFile(runId, name);
     await writeFileAtomically(file, content, { mode: 0o600 });
     return file;
+  }
+
+  #runFile(runId: string, name: string): string {
+    return path.join(this.paths.runDir(runId), name);
   }
 
   /** A side file's text, or undefined when there is none. */
@@ -234,14 +262,15 @@ export class FsRunStore {
     const dir = this.paths.runDir(state.run_id);
     const file = path.join(dir, JOURNAL_FILE);
     if (exists(file)) await this.#compact(state.run_id, state);
-    makePrivateDir(dir);
+    ensurePrivateDirSync(dir);
     let fd: number | undefined;
     try {
       fd = this.#journalFs.openSync(file, 'wx', 0o600);
       const open: OpenJournal = { fd, file, size: 0, allocated: 0, last: state, wroteAhead: false, auditBehind: false, removed: new Set() };
       this.#append(open, baseLine(state, audit));
-      // The journal's name must survive a crash as well as its lines.
-      await syncDirectory(dir, this.#fs);
+      // The journal's name must survive a crash as well as its lines (and so must the names of the
+      // files written just before it: see #saveFilesOf).
+      syncDirectorySync(dir);
       this.#open.set(state.run_id, open);
       return open;
     } catch (error) {
@@ -374,15 +403,6 @@ function exists(file: string): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw storageError(`could not read ${file}`, file, error);
-  }
-}
-
-/** `ensurePrivateDir`, synchronously: one mkdir on the way to the first journal line. */
-function makePrivateDir(dir: string): void {
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-  } catch (error) {
-    throw storageError(`could not create ${dir}`, dir, error);
   }
 }
 
