@@ -55,6 +55,12 @@ export interface RunDeps {
    * The run still ends, and is recovered after a crash, exactly as before: this only frees a slot.
    */
   readonly onTail?: (runId: string) => void;
+  /**
+   * Resolves when the writes a run in its tail has left may begin: once no other run of this process
+   * is on its way to its first call (app/heads-first.ts), so those never queue behind them. What is
+   * written, and when the run counts as finished, does not change.
+   */
+  readonly afterHeads?: () => Promise<void>;
   readonly signal?: AbortSignal;
 }
 

@@ -151,7 +151,8 @@ type FinishOptions = EndOptions & {
 
 /**
  * Runs once the artifact is on disk (the council's memory), its writes landing only once `pictures`
- * (the artifact's pictures being drawn) are on disk too; returns the records the run's `finished` commit carries.
+ * resolves: the artifact's pictures are on disk too, and no run claimed meanwhile is still on its way
+ * to its first call (RunDeps.afterHeads). Returns the records the run's `finished` commit carries.
  */
 export type AfterArtifact = (pictures: Promise<void>) => Promise<readonly AuditEvent[]>;
 
@@ -170,7 +171,15 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   // that fails leaves no picture without its artifact.
   let endFixed: (fixed: boolean) => void = () => undefined;
   const fixed = new Promise<boolean>((resolve) => (endFixed = resolve));
-  const drawing = drawPictures(deps, pictures, run.state.command.input_artifacts, fixed);
+  // The writes left for after the slot is freed wait for the heads of runs claimed meanwhile (RunDeps.afterHeads).
+  let tailMayWrite: (go: Promise<void> | undefined) => void = () => undefined;
+  const heads = new Promise<void>((resolve) => (tailMayWrite = resolve));
+  const drawing = drawPictures(
+    deps,
+    pictures,
+    run.state.command.input_artifacts,
+    fixed.then(async (ok) => ok && (await heads, true)),
+  );
   const { lead } = options;
   await commitEnding(run, endFixed, {
     event: {
@@ -191,8 +200,10 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   // this run's end is committed only once they land, so a crash still completes the same ending.
   // Memory keeps only a run that ended well (DESIGN.md, Persistence): the saves land only once the
   // pictures are on disk, so a picture that cannot be drawn or written fails them, unwritten.
-  const saving = options.afterArtifact?.(drawing);
-  if (!saving || deps.sessions.seesSavesInFlight) deps.onTail?.(state.run_id);
+  const saving = options.afterArtifact?.(Promise.all([drawing, heads]).then(() => undefined));
+  const freed = !saving || deps.sessions.seesSavesInFlight;
+  if (freed) deps.onTail?.(state.run_id);
+  tailMayWrite(freed ? deps.afterHeads?.() : undefined);
   const saved = (await saving) ?? [];
   // The pictures beside the artifact are on disk before the end is committed (a crash before draws them again, the same).
   await drawing;

@@ -13,6 +13,7 @@ import { planClaim, recordInterruption, runClaim, settleClaim, type ClaimResult,
 import type { RunDeps } from './run-deps.js';
 import type { RouteGate } from './route-breaker.js';
 import { LINE_WAIT, TaskLines, taskLineOf } from './task-lines.js';
+import { HeadsFirst } from './heads-first.js';
 
 export interface WatchLoopOptions {
   /** Wired once by `createApp`; the loop adds its own progress hook and stop signal per run. */
@@ -69,6 +70,8 @@ export class WatchLoop {
   readonly #tasks = new Set<Promise<void>>();
   /** Runs whose model calls and artifact are done, still writing their memory and last records: they hold no slot. */
   readonly #tailing = new Set<string>();
+  /** Runs on their way to their first call go before the writes of runs in their tail. */
+  readonly #headsFirst = new HeadsFirst();
   readonly #concurrency: number;
   /** Runs on one task line go one at a time (the loop policy's counters move as if serial). */
   readonly #lines = new TaskLines();
@@ -91,9 +94,12 @@ export class WatchLoop {
         ...deps,
         signal: this.#controller.signal,
         onProgress: (event) => {
+          // A run's first event after its claim comes as its first call starts: its head is done.
+          this.#headsFirst.end(event.run_id);
           deps.onProgress?.(event);
           this.#onProgress(event);
         },
+        afterHeads: () => this.#headsFirst.quiet(),
         onTail: (runId) => {
           deps.onTail?.(runId);
           // Its slot is free for the next command; stop and `--once` still wait for the whole run (#tasks).
@@ -169,8 +175,10 @@ export class WatchLoop {
     this.#again = true;
     if (!this.#started || this.#busy || this.#stopping) return;
     this.#busy = true;
+    this.#headsFirst.claiming(true);
     this.#pumping = this.#pump().finally(() => {
       this.#busy = false;
+      this.#headsFirst.claiming(false);
       if (this.#again && !this.#stopping && this.#mayClaim()) return this.#wake();
       const idle = [this.#o.inbox, this.#o.decisions].every((i) => !i || (i.ready === 0 && i.pending === 0));
       const drained = this.#recovered.length === 0 && idle && this.#tasks.size === 0;
@@ -201,6 +209,7 @@ export class WatchLoop {
 
   /** Handles a claim beside the others in flight; its slot is freed (and the queue looked at again) when it is done. */
   #launch(claim: Claim): void {
+    this.#headsFirst.begin(claim.runId);
     const task = this.#handle(claim)
       .catch((error: unknown) => {
         // The last boundary: a bug or a broken output stream must not stop the watcher.
@@ -208,6 +217,7 @@ export class WatchLoop {
         this.#notice(claim.runId, `internal error while handling ${claim.source}: ${(error as Error).message}`);
       })
       .finally(() => {
+        this.#headsFirst.end(claim.runId);
         this.#tasks.delete(task);
         this.#tailing.delete(claim.runId);
         this.#wake();
