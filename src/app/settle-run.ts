@@ -178,7 +178,10 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
     deps,
     pictures,
     run.state.command.input_artifacts,
-    fixed.then(async (ok) => ok && (await heads, true)),
+    fixed.then(async (ok) => {
+      if (ok) await heads;
+      return ok;
+    }),
   );
   const { lead } = options;
   await commitEnding(run, endFixed, {
