@@ -187,13 +187,16 @@ export class FsSessionStore implements SessionStore {
   /**
    * The messages with their token counts. A history whose bytes exceed the budget will be counted by
    * the next run: it is counted now, at the end of this one, where loading the tokenizer delays no
-   * model call. A smaller one is counted only where that is free (the tokenizer is loaded already).
+   * model call. So is one past half the budget: the next run may start before this save lands, and
+   * see it (in flight, its messages not counted yet) past the budget; it then finds the tokenizer
+   * loaded instead of loading it (~150 ms) on its way to its first call. A smaller history is counted
+   * only where that is free (the tokenizer is loaded already).
    */
   #counted(messages: readonly HistoryMessage[]): HistoryMessage[] {
     const counting = this.counting;
     if (!counting) return [...messages];
     const bytes = messages.reduce((sum, m) => sum + Buffer.byteLength(m.content) + 4, 0);
-    const count = bytes > counting.budget ? counting.count : counting.countIfCheap;
+    const count = bytes > counting.budget / 2 ? counting.count : counting.countIfCheap;
     return messages.map((m) => {
       if (m.tokens !== undefined) return m;
       const tokens = count(m.content);

@@ -34,10 +34,11 @@ describe('session states', () => {
     expect(files.filter((f) => f.includes('.tmp') || f.startsWith('.auditor') || f.endsWith('.lock'))).toEqual([]);
   });
 
-  it('keeps token counts: where they are free while the history fits its budget by bytes, and every one once it does not', async () => {
+  it('keeps token counts: where they are free while the history is within half its budget by bytes, and every one once it is past it', async () => {
     const counted: string[] = [];
     const counting = {
-      budget: 40,
+      // r1 is 21 bytes (within half the budget); with r2 the history is 60 bytes: past half, within the budget.
+      budget: 64,
       count: (text: string) => (counted.push(text), text.length),
       countIfCheap: (text: string) => (text === 'reply' ? 5 : undefined),
     };
