@@ -1,5 +1,13 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { heatmapSpec, VegaPictureRenderer, withStableIds } from '../../../src/adapters/system/vega-pictures.js';
+import {
+  drawPicture,
+  heatmapSpec,
+  lowerThisThreadPriority,
+  pictureJob,
+  VegaPictureRenderer,
+  withStableIds,
+} from '../../../src/adapters/system/vega-pictures.js';
 import type { PictureSpec } from '../../../src/domain/modes/mode.js';
 
 const spec: PictureSpec = {
@@ -50,5 +58,96 @@ describe('VegaPictureRenderer', () => {
     expect(withStableIds(svg)).toBe(
       '<svg><path fill="url(#gradient_0)"/><g clip-path="url(#clip0)"/><defs><linearGradient id="gradient_0"/><clipPath id="clip0"/><linearGradient id="gradient_1"/></defs><path fill="url(#gradient_1)"/></svg>',
     );
+  });
+});
+
+/** The same shape (rows, columns, title) with other scores and flags: what the next run of one council draws. */
+const other: PictureSpec = {
+  ...spec,
+  values: [
+    [0.9, 0.2, null],
+    [0.4, 0.8, 0.1],
+    [0.7, 0.5, 0.3],
+  ],
+  flagged: [
+    [false, false, false],
+    [true, false, false],
+    [false, false, true],
+  ],
+} as PictureSpec;
+
+describe('drawing a shape parsed once', () => {
+  it('gives, for each picture, the bytes a fresh parse of its whole specification gives', async () => {
+    const vega = await import('vega');
+    const parsed = new Map<string, unknown>();
+    const first = await drawPicture(vega as never, parsed, pictureJob(heatmapSpec(spec)), 8);
+    const second = await drawPicture(vega as never, parsed, pictureJob(heatmapSpec(other)), 8);
+    expect(parsed.size).toBe(1); // one shape, parsed once
+    expect(withStableIds(first)).toBe(withStableIds(await drawnHere(spec)));
+    expect(withStableIds(second)).toBe(withStableIds(await drawnHere(other)));
+    expect(second).not.toBe(first); // the data of the second picture, not the first's
+  });
+
+  it('keeps a bounded number of shapes, dropping the oldest', async () => {
+    const vega = await import('vega');
+    const parsed = new Map<string, unknown>();
+    for (const title of ['a', 'b', 'c']) await drawPicture(vega as never, parsed, pictureJob(heatmapSpec({ ...spec, title })), 2);
+    expect([...parsed.keys()].map((k) => JSON.parse(k).title.text)).toEqual(['b', 'c']);
+  });
+
+  it('the picture thread draws a shape it parsed before with the new data', async () => {
+    const renderer = new VegaPictureRenderer();
+    await renderer.render(spec);
+    expect(await renderer.render(other)).toBe(`${withStableIds(await drawnHere(other))}\n`);
+  });
+});
+
+/** Each thread of this process and its nice value (field 19 of /proc/<pid>/task/<tid>/stat). */
+function threadNices(): Map<string, number> {
+  const nices = new Map<string, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    nices.set(tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+  }
+  return nices;
+}
+
+describe('the picture thread runs at the lowest priority', () => {
+  const linux = existsSync('/proc/thread-self/stat');
+  const ownNice = (): number => Number(threadNices().get(readFileSync('/proc/thread-self/stat', 'utf8').split(' ')[0] ?? '') ?? 0);
+
+  it.skipIf(!linux || (linux && ownNice() === 19))('on Linux: the thread drawing is at nice 19, the thread that asked is not', async () => {
+    const before = ownNice();
+    await new VegaPictureRenderer().render(spec);
+    expect([...threadNices().values()]).toContain(19);
+    expect(ownNice()).toBe(before);
+  });
+
+  it('sets the nice value of the thread /proc/thread-self names, and only that', () => {
+    const calls: [number, number][] = [];
+    const set = { setPriority: (pid: number, priority: number) => void calls.push([pid, priority]) };
+    expect(lowerThisThreadPriority({ readlinkSync: () => '4242/task/4250' }, set)).toBe(true);
+    expect(calls).toEqual([[4250, 19]]);
+  });
+
+  it('leaves the thread as it is where there is no /proc, no thread id, or no permission', () => {
+    const noProc = {
+      readlinkSync: () => {
+        throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+      },
+    };
+    const refused = {
+      setPriority: () => {
+        throw Object.assign(new Error('EACCES'), { code: 'EACCES' });
+      },
+    };
+    const never = {
+      setPriority: () => {
+        throw new Error('must not be called');
+      },
+    };
+    expect(lowerThisThreadPriority(noProc, never)).toBe(false);
+    expect(lowerThisThreadPriority({ readlinkSync: () => 'self' }, never)).toBe(false);
+    expect(lowerThisThreadPriority({ readlinkSync: () => '4242/task/4250' }, refused)).toBe(false);
   });
 });
