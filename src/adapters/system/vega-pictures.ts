@@ -55,13 +55,14 @@ export function withStableIds(svg: string): string {
 }
 
 /**
- * A picture to draw: its specification without its data (the shape: marks, scales, legends, which
- * repeat from run to run for one council), the shape's key, and the data, fed in by name.
+ * A picture to draw, as text (a string crosses to the worker thread in one copy; a nested object is
+ * cloned field by field): its specification without its data, which is the shape (marks, scales,
+ * legends: they repeat from run to run for one council) and the key its parse is kept under, and
+ * its datasets by name, fed in after.
  */
 export interface PictureJob {
-  readonly key: string;
-  readonly shape: Record<string, unknown>;
-  readonly data: Readonly<Record<string, unknown[]>>;
+  readonly shape: string;
+  readonly data: string;
 }
 
 /** Splits a Vega specification into its shape and its inline datasets (`data[].values`). */
@@ -72,8 +73,7 @@ export function pictureJob(vegaSpec: Record<string, unknown>): PictureJob {
     if (values !== undefined) data[rest.name] = values;
     return rest;
   });
-  const shape = { ...vegaSpec, data: shapeData };
-  return { key: JSON.stringify(shape), shape, data };
+  return { shape: JSON.stringify({ ...vegaSpec, data: shapeData }), data: JSON.stringify(data) };
 }
 
 /** The parsed shapes kept (a council's heat map has one or two: its rows and title); the oldest goes first. */
@@ -91,16 +91,16 @@ export async function drawPicture(
   job: PictureJob,
   kept: number,
 ): Promise<string> {
-  let runtime = parsed.get(job.key);
+  let runtime = parsed.get(job.shape);
   if (runtime === undefined) {
-    runtime = vega.parse(job.shape);
-    parsed.set(job.key, runtime);
+    runtime = vega.parse(JSON.parse(job.shape));
+    parsed.set(job.shape, runtime);
     const oldest = parsed.keys().next().value;
     if (parsed.size > kept && oldest !== undefined) parsed.delete(oldest);
   }
   const view = new vega.View(runtime as never, { renderer: 'none' });
   try {
-    for (const [name, values] of Object.entries(job.data)) view.data(name, values);
+    for (const [name, values] of Object.entries(JSON.parse(job.data) as Record<string, unknown[]>)) view.data(name, values);
     return await view.toSVG();
   } finally {
     view.finalize();
