@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  drawPicture,
   heatmapSpec,
   lowerThisThreadPriority,
+  pictureDrawer,
   pictureJob,
   VegaPictureRenderer,
   withStableIds,
@@ -76,29 +76,59 @@ const other: PictureSpec = {
   ],
 } as PictureSpec;
 
-describe('drawing a shape parsed once', () => {
-  it('gives, for each picture, the bytes a fresh parse of its whole specification gives', async () => {
-    const vega = await import('vega');
-    const parsed = new Map<string, unknown>();
-    const first = await drawPicture(vega as never, parsed, pictureJob(heatmapSpec(spec)), 8);
-    const second = await drawPicture(vega as never, parsed, pictureJob(heatmapSpec(other)), 8);
-    expect(parsed.size).toBe(1); // one shape, parsed once
+describe('drawing with a view kept per shape', () => {
+  it('gives, for each picture, the bytes a fresh parse of its whole specification gives, whatever the view drew before', async () => {
+    const draw = pictureDrawer((await import('vega')) as never, 8);
+    const job = (p: PictureSpec) => pictureJob(heatmapSpec(p));
+    const [first, second] = await Promise.all([draw(job(spec)), draw(job(other))]);
+    const third = await draw(job(spec));
     expect(withStableIds(first)).toBe(withStableIds(await drawnHere(spec)));
     expect(withStableIds(second)).toBe(withStableIds(await drawnHere(other)));
+    expect(withStableIds(third)).toBe(withStableIds(first));
     expect(second).not.toBe(first); // the data of the second picture, not the first's
   });
 
-  it('keeps a bounded number of shapes, dropping the oldest', async () => {
-    const vega = await import('vega');
-    const parsed = new Map<string, unknown>();
-    for (const title of ['a', 'b', 'c']) await drawPicture(vega as never, parsed, pictureJob(heatmapSpec({ ...spec, title })), 2);
-    expect([...parsed.keys()].map((k) => JSON.parse(k).title.text)).toEqual(['b', 'c']);
-  });
-
-  it('the picture thread draws a shape it parsed before with the new data', async () => {
+  it('the picture thread draws a shape it drew before with the new data', async () => {
     const renderer = new VegaPictureRenderer();
     await renderer.render(spec);
     expect(await renderer.render(other)).toBe(`${withStableIds(await drawnHere(other))}\n`);
+  });
+
+  /** A Vega stand-in: counts parses, draws the data it was fed, fails a picture whose data says so. */
+  function fakeVega() {
+    const seen = { parsed: [] as string[], finalized: [] as string[] };
+    class View {
+      #data = '';
+      constructor(private readonly runtime: { title: string }) {}
+      data(_: string, values: unknown[]) {
+        this.#data = JSON.stringify(values);
+      }
+      async toSVG() {
+        if (this.#data.includes('fail')) throw new Error('cannot draw');
+        return `<svg>${this.runtime.title} ${this.#data}</svg>`;
+      }
+      finalize() {
+        seen.finalized.push(this.runtime.title);
+      }
+    }
+    return { seen, vega: { parse: (s: { title: string }) => (seen.parsed.push(s.title), s), View } };
+  }
+  const shaped = (title: string, values: unknown[] = [1]) => pictureJob({ title, data: [{ name: 'cells', values }] });
+
+  it('keeps a bounded number of views, dropping the least recently used', async () => {
+    const { seen, vega } = fakeVega();
+    const draw = pictureDrawer(vega as never, 2);
+    for (const title of ['a', 'b', 'a', 'c', 'a']) await draw(shaped(title));
+    expect(seen.parsed).toEqual(['a', 'b', 'c']);
+    expect(seen.finalized).toEqual(['b']);
+  });
+
+  it('drops a view that failed to draw: the next picture of its shape gets a fresh one', async () => {
+    const { seen, vega } = fakeVega();
+    const draw = pictureDrawer(vega as never, 8);
+    await expect(draw(shaped('a', ['fail']))).rejects.toThrow('cannot draw');
+    expect(await draw(shaped('a', [2]))).toBe('<svg>a [2]</svg>');
+    expect(seen.parsed).toEqual(['a', 'a']);
   });
 });
 
