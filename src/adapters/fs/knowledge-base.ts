@@ -1,5 +1,5 @@
 import { lstatSync, realpathSync } from 'node:fs';
-import { lstat, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { KNOWLEDGE_ACTIONS, type Persona } from '../../domain/persona.js';
 import type { KnowledgeBase } from '../../domain/ports.js';
