@@ -68,12 +68,26 @@ export function collectVerdicts(steps: readonly Step[]): Verdict[] {
   return steps.filter((s) => s.kind === 'verdict').map((s) => parseVerdict(s.persona, s.reply));
 }
 
+type CouncilWeights = { readonly weights: Readonly<Record<string, number>>; readonly relevance: Readonly<Record<string, number>> };
+
+/**
+ * Each context's weights, worked out once: they depend only on its (fixed) plan, personas and task,
+ * and the relevance ranking builds a search index, which an assessment mode's evaluation asked for
+ * again at every step, and a hierarchical one for every group, at the run's end (where it held up
+ * the next run).
+ */
+const weightsByContext = new WeakMap<ModeContext, CouncilWeights>();
+
 /** Persona id → configured weight, and → relevance of its declared field to the task (BM25, see relevance.ts). */
-export function councilWeights(ctx: ModeContext): { weights: Record<string, number>; relevance: Record<string, number> } {
+export function councilWeights(ctx: ModeContext): CouncilWeights {
+  const known = weightsByContext.get(ctx);
+  if (known) return known;
   const weights: Record<string, number> = {};
   for (const id of ctx.plan.personas) weights[id] = ctx.personas.get(id)?.weight ?? 1;
   const profiles = ctx.plan.personas.map((id) => ctx.personas.get(id) ?? { id, focus_domains: [] });
-  return { weights, relevance: rankRelevance(profiles, ctx.task) };
+  const worked = Object.freeze({ weights: Object.freeze(weights), relevance: Object.freeze(rankRelevance(profiles, ctx.task)) });
+  weightsByContext.set(ctx, worked);
+  return worked;
 }
 
 export function arbitrateVerdicts(ctx: ModeContext, verdicts: readonly Verdict[]): ArbitrationResult {

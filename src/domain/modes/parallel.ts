@@ -146,7 +146,23 @@ export function synthesisSpec(ctx: ModeContext, result: Evaluation, extra: reado
 }
 
 export function assessmentsOf(done: readonly Step[]): Assessment[] {
-  return done.filter((s) => s.kind === 'assessment').map((s) => parseAssessment(s.persona, s.reply));
+  return done.filter((s) => s.kind === 'assessment').map(assessmentOf);
+}
+
+/**
+ * Each assessment step's reading, kept with the step: a run's evaluation reads every assessment again
+ * at every later step, and a hierarchical run's end once per group and once for the whole council (the
+ * tolerant reader runs a zod schema over the parsed reply). Used only while the step still holds the
+ * persona and the reply it was read from.
+ */
+const readAssessments = new WeakMap<Step, { persona: string; reply: string; assessment: Assessment }>();
+
+function assessmentOf(step: Step): Assessment {
+  const known = readAssessments.get(step);
+  if (known && known.persona === step.persona && known.reply === step.reply) return known.assessment;
+  const assessment = parseAssessment(step.persona, step.reply);
+  readAssessments.set(step, { persona: step.persona, reply: step.reply, assessment });
+  return assessment;
 }
 
 function renderAssessment(a: Assessment): string {

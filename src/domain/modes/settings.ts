@@ -205,8 +205,23 @@ const SettingChecks = {
   itemMemory: ModeOptions.item_memory.unwrap(),
 };
 
+/**
+ * The settings read from each plan's `settings` object: a plan fixes them at the start and they are
+ * read at every step and, several times, at the run's end; each read runs eleven zod checks (a
+ * missing one builds an error), so each object is read once.
+ */
+const readSettings = new WeakMap<object, ModeSettings>();
+
 /** Reads `plan.settings` (fixed at the start; older plans have none): defaults for what is missing or out of range. */
 export function readModeSettings(settings: Readonly<Record<string, unknown>>): ModeSettings {
+  const known = readSettings.get(settings);
+  if (known) return known;
+  const read = Object.freeze(readSettingsNow(settings));
+  readSettings.set(settings, read);
+  return read;
+}
+
+function readSettingsNow(settings: Readonly<Record<string, unknown>>): ModeSettings {
   const pick = <T>(schema: z.ZodType<T>, value: unknown, fallback: T): T => {
     const r = schema.safeParse(value);
     return r.success && r.data !== undefined ? r.data : fallback;

@@ -1,5 +1,13 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { heatmapSpec, VegaPictureRenderer, withStableIds } from '../../../src/adapters/system/vega-pictures.js';
+import {
+  heatmapSpec,
+  lowerThisThreadPriority,
+  pictureDrawer,
+  pictureJob,
+  VegaPictureRenderer,
+  withStableIds,
+} from '../../../src/adapters/system/vega-pictures.js';
 import type { PictureSpec } from '../../../src/domain/modes/mode.js';
 
 const spec: PictureSpec = {
@@ -50,5 +58,126 @@ describe('VegaPictureRenderer', () => {
     expect(withStableIds(svg)).toBe(
       '<svg><path fill="url(#gradient_0)"/><g clip-path="url(#clip0)"/><defs><linearGradient id="gradient_0"/><clipPath id="clip0"/><linearGradient id="gradient_1"/></defs><path fill="url(#gradient_1)"/></svg>',
     );
+  });
+});
+
+/** The same shape (rows, columns, title) with other scores and flags: what the next run of one council draws. */
+const other: PictureSpec = {
+  ...spec,
+  values: [
+    [0.9, 0.2, null],
+    [0.4, 0.8, 0.1],
+    [0.7, 0.5, 0.3],
+  ],
+  flagged: [
+    [false, false, false],
+    [true, false, false],
+    [false, false, true],
+  ],
+} as PictureSpec;
+
+describe('drawing with a view kept per shape', () => {
+  it('gives, for each picture, the bytes a fresh parse of its whole specification gives, whatever the view drew before', async () => {
+    const draw = pictureDrawer((await import('vega')) as never, 8);
+    const job = (p: PictureSpec) => pictureJob(heatmapSpec(p));
+    const [first, second] = await Promise.all([draw(job(spec)), draw(job(other))]);
+    const third = await draw(job(spec));
+    expect(withStableIds(first)).toBe(withStableIds(await drawnHere(spec)));
+    expect(withStableIds(second)).toBe(withStableIds(await drawnHere(other)));
+    expect(withStableIds(third)).toBe(withStableIds(first));
+    expect(second).not.toBe(first); // the data of the second picture, not the first's
+  });
+
+  it('the picture thread draws a shape it drew before with the new data', async () => {
+    const renderer = new VegaPictureRenderer();
+    await renderer.render(spec);
+    expect(await renderer.render(other)).toBe(`${withStableIds(await drawnHere(other))}\n`);
+  });
+
+  /** A Vega stand-in: counts parses, draws the data it was fed, fails a picture whose data says so. */
+  function fakeVega() {
+    const seen = { parsed: [] as string[], finalized: [] as string[] };
+    class View {
+      #data = '';
+      constructor(private readonly runtime: { title: string }) {}
+      data(_: string, values: unknown[]) {
+        this.#data = JSON.stringify(values);
+      }
+      async toSVG() {
+        if (this.#data.includes('fail')) throw new Error('cannot draw');
+        return `<svg>${this.runtime.title} ${this.#data}</svg>`;
+      }
+      finalize() {
+        seen.finalized.push(this.runtime.title);
+      }
+    }
+    return { seen, vega: { parse: (s: { title: string }) => (seen.parsed.push(s.title), s), View } };
+  }
+  const shaped = (title: string, values: unknown[] = [1]) => pictureJob({ title, data: [{ name: 'cells', values }] });
+
+  it('keeps a bounded number of views, dropping the least recently used', async () => {
+    const { seen, vega } = fakeVega();
+    const draw = pictureDrawer(vega as never, 2);
+    for (const title of ['a', 'b', 'a', 'c', 'a']) await draw(shaped(title));
+    expect(seen.parsed).toEqual(['a', 'b', 'c']);
+    expect(seen.finalized).toEqual(['b']);
+  });
+
+  it('drops a view that failed to draw: the next picture of its shape gets a fresh one', async () => {
+    const { seen, vega } = fakeVega();
+    const draw = pictureDrawer(vega as never, 8);
+    await expect(draw(shaped('a', ['fail']))).rejects.toThrow('cannot draw');
+    expect(await draw(shaped('a', [2]))).toBe('<svg>a [2]</svg>');
+    expect(seen.parsed).toEqual(['a', 'a']);
+  });
+});
+
+/** Each thread of this process and its nice value (field 19 of /proc/<pid>/task/<tid>/stat). */
+function threadNices(): Map<string, number> {
+  const nices = new Map<string, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    nices.set(tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+  }
+  return nices;
+}
+
+describe('the picture thread runs at the lowest priority', () => {
+  const linux = existsSync('/proc/thread-self/stat');
+  const ownNice = (): number => Number(threadNices().get(readFileSync('/proc/thread-self/stat', 'utf8').split(' ')[0] ?? '') ?? 0);
+
+  it.skipIf(!linux || (linux && ownNice() === 19))('on Linux: the thread drawing is at nice 19, the thread that asked is not', async () => {
+    const before = ownNice();
+    await new VegaPictureRenderer().render(spec);
+    expect([...threadNices().values()]).toContain(19);
+    expect(ownNice()).toBe(before);
+  });
+
+  it('sets the nice value of the thread /proc/thread-self names, and only that', () => {
+    const calls: [number, number][] = [];
+    const set = { setPriority: (pid: number, priority: number) => void calls.push([pid, priority]) };
+    expect(lowerThisThreadPriority({ readlinkSync: () => '4242/task/4250' }, set)).toBe(true);
+    expect(calls).toEqual([[4250, 19]]);
+  });
+
+  it('leaves the thread as it is where there is no /proc, no thread id, or no permission', () => {
+    const noProc = {
+      readlinkSync: () => {
+        throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+      },
+    };
+    const refused = {
+      setPriority: () => {
+        throw Object.assign(new Error('EACCES'), { code: 'EACCES' });
+      },
+    };
+    const never = {
+      setPriority: () => {
+        throw new Error('must not be called');
+      },
+    };
+    expect(lowerThisThreadPriority(noProc, never)).toBe(false);
+    expect(lowerThisThreadPriority({ readlinkSync: () => 'self' }, never)).toBe(false);
+    expect(lowerThisThreadPriority({ readlinkSync: () => '4242/task/4250' }, refused)).toBe(false);
   });
 });

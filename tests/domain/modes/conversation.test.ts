@@ -107,6 +107,15 @@ describe("the council's weights and the arbitration", () => {
     expect(relevance.alpha).toBeGreaterThan(relevance.beta ?? 1);
   });
 
+  it('are worked out once for a context, and anew for another (another task ranks the personas again)', () => {
+    const personas = personasFor(['alpha', 'beta'], { alpha: { focus_domains: ['queue'] }, beta: { focus_domains: ['legal'] } });
+    const queue = aModeContext({ personas, task: 'Choose the message queue' });
+    expect(councilWeights(queue)).toBe(councilWeights(queue));
+    const legal = councilWeights({ ...queue, task: 'Review the legal terms' }).relevance;
+    expect(legal.beta).toBeGreaterThan(legal.alpha ?? 1);
+    expect(councilWeights(queue).relevance.alpha).toBeGreaterThan(councilWeights(queue).relevance.beta ?? 1);
+  });
+
   it("arbitrates with the plan's strategy", () => {
     const verdicts = collectVerdicts([
       aStep('verdict:alpha', { reply: verdictJson('proceed', 0.9) }),

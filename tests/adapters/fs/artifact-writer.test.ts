@@ -1,0 +1,82 @@
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FsArtifactWriter } from '../../../src/adapters/fs/artifact-writer.js';
+import { ARTIFACT_HEADING } from '../../../src/domain/artifact.js';
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'maestro-artifact-writer-'));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const report = (body: string) => `${ARTIFACT_HEADING}${body}\n`;
+const writer = () => new FsArtifactWriter(root, () => new Date('2026-01-02T03:04:05.678Z'));
+
+describe('FsArtifactWriter', () => {
+  it('writes the artifact into a folder it makes, leaving no temporary file', async () => {
+    const written = await writer().write('outputs/deep/r1.md', report('one'));
+    expect(written).toBe(path.join(await realpath(root), 'outputs/deep/r1.md'));
+    expect(await readFile(written, 'utf8')).toBe(report('one'));
+    expect(await readdir(path.dirname(written))).toEqual(['r1.md']);
+  });
+
+  it('leaves an artifact already written byte for byte as it is (the same file, not rewritten)', async () => {
+    const first = await writer().write('outputs/r1.md', report('same'));
+    const before = await stat(first);
+    await writer().write('outputs/r1.md', report('same'));
+    expect((await stat(first)).ino).toBe(before.ino);
+  });
+
+  it('replaces an earlier artifact of any size, without a copy aside', async () => {
+    await writer().write('outputs/r1.md', report('an earlier, longer artifact'));
+    await writer().write('outputs/r1.md', report('new'));
+    expect(await readFile(path.join(root, 'outputs/r1.md'), 'utf8')).toBe(report('new'));
+    expect(await readdir(path.join(root, 'outputs'))).toEqual(['r1.md']);
+  });
+
+  it.each([
+    ['a shorter one', 'my notes'],
+    ['one of the same size', report('new').replace('#', 'X')],
+    ['a longer one', 'my notes\n'.repeat(1000)],
+  ])("copies a person's file aside before replacing it: %s", async (_, theirs) => {
+    await writeFile(path.join(root, 'notes.md'), theirs);
+    await writer().write('notes.md', report('new'));
+    expect(await readFile(path.join(root, 'notes.md'), 'utf8')).toBe(report('new'));
+    expect(await readFile(path.join(root, 'notes.md.2026-01-02T03-04-05-678Z.bak'), 'utf8')).toBe(theirs);
+  });
+
+  it('does not copy an empty file aside', async () => {
+    await writeFile(path.join(root, 'empty.md'), '');
+    await writer().write('empty.md', report('new'));
+    expect((await readdir(root)).filter((f) => f.endsWith('.bak'))).toEqual([]);
+  });
+
+  it('refuses a symlink, a folder, a reserved area and the command’s own input, writing nothing', async () => {
+    await writeFile(path.join(root, 'target.md'), 'theirs');
+    await symlink(path.join(root, 'target.md'), path.join(root, 'link.md'));
+    await mkdir(path.join(root, 'folder.md'));
+    await writeFile(path.join(root, 'input.md'), 'input');
+    await expect(writer().write('link.md', report('x'))).rejects.toThrow(/symbolic link/);
+    await expect(writer().write('folder.md', report('x'))).rejects.toThrow(/folder/);
+    await expect(writer().write('.maestro/x.md', report('x'))).rejects.toThrow(/refusing/);
+    await expect(writer().write('input.md', report('x'), ['input.md'])).rejects.toThrow(/input artifacts/);
+    await expect(writer().write('../outside.md', report('x'))).rejects.toThrow(/escapes/);
+    expect(await readFile(path.join(root, 'target.md'), 'utf8')).toBe('theirs');
+    expect(await readFile(path.join(root, 'input.md'), 'utf8')).toBe('input');
+  });
+
+  it('refuses a folder that resolves outside the workspace through a symlink', async () => {
+    const outside = await mkdtemp(path.join(os.tmpdir(), 'maestro-artifact-outside-'));
+    try {
+      await symlink(outside, path.join(root, 'out'));
+      await expect(writer().write('out/r.md', report('x'))).rejects.toThrow(/outside the workspace/);
+      expect(await readdir(outside)).toEqual([]);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+});
