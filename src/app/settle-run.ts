@@ -151,7 +151,7 @@ type FinishOptions = EndOptions & {
 
 /**
  * Runs once the artifact is on disk (the council's memory), its writes landing only once `pictures`
- * resolves: the artifact's pictures are on disk too, and no run claimed meanwhile is still on its way
+ * resolves: the artifact (flushed) and its pictures are on disk, and no run claimed meanwhile is still on its way
  * to its first call (RunDeps.afterHeads). Returns the records the run's `finished` commit carries.
  */
 export type AfterArtifact = (pictures: Promise<void>) => Promise<readonly AuditEvent[]>;
@@ -203,13 +203,17 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   // this run's end is committed only once they land, so a crash still completes the same ending.
   // Memory keeps only a run that ended well (DESIGN.md, Persistence): the saves land only once the
   // pictures are on disk, so a picture that cannot be drawn or written fails them, unwritten.
-  const saving = options.afterArtifact?.(Promise.all([drawing, heads]).then(() => undefined));
+  // The artifact is read from now on; made durable (its fsyncs) in the tail, beside the next run's first call.
+  const flushed = heads.then(() => artifact?.flush());
+  flushed.catch(() => undefined); // awaited below, where a failure is reported
+  const saving = options.afterArtifact?.(Promise.all([drawing, flushed]).then(() => undefined));
   const freed = !saving || deps.sessions.seesSavesInFlight;
   if (freed) deps.onTail?.(state.run_id);
   tailMayWrite(freed ? deps.afterHeads?.() : undefined);
   const saved = (await saving) ?? [];
-  // The pictures beside the artifact are on disk before the end is committed (a crash before draws them again, the same).
+  // The pictures and the artifact are on disk before the end is committed (a crash before writes them again, the same).
   await drawing;
+  await flushed;
   const finished = finishedRecord(options, status);
   // The end, its records (the artifact's and the memory's with it: a crash before this commit completes
   // the ending again, and those writes are idempotent), and the command as given gone (state.json keeps
@@ -306,7 +310,7 @@ async function writeArtifact(
     resumedEnding: boolean;
     pictures: readonly PlacedPicture[];
   },
-): Promise<{ path: string; record: AuditEvent } | null> {
+): Promise<{ path: string; record: AuditEvent; flush: () => Promise<void> } | null> {
   const { run, deps, decision } = options;
   const { status, finishedAt, message, resumedEnding, pictures } = end;
   const state = run.state;
@@ -322,14 +326,18 @@ async function writeArtifact(
     trail: [...state.trail, decision],
     ...(status === 'stopped' ? { outcomeNote: message } : {}),
   });
-  const artifactPath = await deps.artifacts.write(plan.output_path, markdown, state.command.input_artifacts);
+  const inputs = state.command.input_artifacts;
+  // Whole for readers now, durable once `flush` is done (before the run's `finished` commit).
+  const { path: artifactPath, flush } = deps.artifacts.writeUnflushed
+    ? await deps.artifacts.writeUnflushed(plan.output_path, markdown, inputs)
+    : { path: await deps.artifacts.write(plan.output_path, markdown, inputs), flush: async () => undefined };
   const written = auditEvent('ARTIFACT_WRITTEN', runDecision('artifact', 'ARTIFACT_WRITTEN'), {
     path: plan.output_path,
     bytes: Buffer.byteLength(markdown),
     sha256: deps.sha256(markdown),
     ...(resumedEnding ? { completed_after_restart: true } : {}),
   });
-  return { path: artifactPath, record: written };
+  return { path: artifactPath, record: written, flush };
 }
 
 /** A run that cannot start: persona or route files are broken. */

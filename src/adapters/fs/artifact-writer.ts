@@ -3,7 +3,9 @@ import { copyFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { ARTIFACT_HEADING } from '../../domain/artifact.js';
 import type { ArtifactWriter, OutputPathCheck } from '../../domain/ports.js';
-import { type DurableFs, type DurableHandle, writeFileAtomically } from './atomic-file.js';
+import path from 'node:path';
+import { StorageError } from '../../domain/errors.js';
+import { type DurableFs, type DurableHandle, syncDirectory, writeFileAtomically } from './atomic-file.js';
 import { checkOutputPath } from './knowledge-base.js';
 
 /**
@@ -22,6 +24,25 @@ export class FsArtifactWriter implements ArtifactWriter {
   }
 
   async write(relativePath: string, content: string, protect: readonly string[] = []): Promise<string> {
+    return this.#write(relativePath, content, protect, true);
+  }
+
+  /**
+   * The artifact renamed into place unflushed, and its flush (the file's data, then its folder) to
+   * await later: a run's slot is freed as soon as its artifact can be read, and its two fsyncs happen
+   * beside the next run's first call instead of before it. The run's `finished` commit waits for the
+   * flush: a power loss before it leaves a run that completes its ending again, writing the same bytes.
+   */
+  async writeUnflushed(
+    relativePath: string,
+    content: string,
+    protect: readonly string[] = [],
+  ): Promise<{ path: string; flush: () => Promise<void> }> {
+    const file = await this.#write(relativePath, content, protect, false);
+    return { path: file, flush: () => flushWritten(file) };
+  }
+
+  async #write(relativePath: string, content: string, protect: readonly string[], durable: boolean): Promise<string> {
     // Checked again at write time: the folder may have changed since the gates ran. The file is
     // written into the folder's real path, which the check has just resolved and approved.
     const checked = await this.check(relativePath, protect);
@@ -34,9 +55,27 @@ export class FsArtifactWriter implements ArtifactWriter {
       // A person's file, of any size: copied off the event loop (this happens once, by mistake).
       await copyFile(checked.absolute, `${checked.absolute}.${this.now().toISOString().replace(/[:.]/g, '-')}.bak`);
     }
-    await writeFileAtomically(checked.absolute, data, { fs: eventLoopFs });
+    await writeFileAtomically(checked.absolute, data, { fs: eventLoopFs, durable });
     return checked.absolute;
   }
+}
+
+/** Makes a file renamed into place unflushed durable: its data, then its name (the folder). */
+async function flushWritten(file: string): Promise<void> {
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      await fdatasyncFd(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    throw new StorageError(`could not flush ${file}: ${(error as Error).message}`, file, {
+      cause: error,
+      ...((error as NodeJS.ErrnoException).code ? { errno: (error as NodeJS.ErrnoException).code } : {}),
+    });
+  }
+  await syncDirectory(path.dirname(file), eventLoopFs);
 }
 
 /**
