@@ -200,11 +200,14 @@ export class WatchLoop {
 
   /**
    * The one place that says whether another command may be claimed now. Runs in their tail free their
-   * slot, but at most `concurrency` of them: saves that cannot land (another watcher holds the memory
-   * file) must not let this watcher claim the whole queue, its runs piling up in their tail.
+   * slot, but at most twice `concurrency` of them: a run's tail waits for the next run's head
+   * (HeadsFirst), so with fast calls a slot's last run can end while its previous one still writes;
+   * and saves that cannot land (another watcher holds the memory file) must not let this watcher
+   * claim the whole queue, its runs piling up in their tail.
    */
   #mayClaim(): boolean {
-    return !this.#stopping && this.#tasks.size - Math.min(this.#tailing.size, this.#concurrency) < this.#concurrency;
+    const tails = Math.min(this.#tailing.size, 2 * this.#concurrency);
+    return !this.#stopping && this.#tasks.size - tails < this.#concurrency;
   }
 
   /** Handles a claim beside the others in flight; its slot is freed (and the queue looked at again) when it is done. */
