@@ -120,6 +120,7 @@ function stepRunnerDeps(options: { run: StartedRun; deps: RunDeps; ctx: ModeCont
     maxRequestsPerTurn: deps.config.knowledge.max_requests_per_turn,
     now: () => deps.clock.now(),
     sha256: deps.sha256,
+    ...(deps.countTokensIfLoaded ? { countTokensIfLoaded: deps.countTokensIfLoaded } : {}),
     ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
     ...(deps.signal ? { signal: deps.signal } : {}),
   };

@@ -94,6 +94,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     newRunId: () => newRunId(clock),
     sha256,
     countTokens,
+    countTokensIfLoaded,
     models: modelRoutes(options, { config, env }),
     ...(options.llm ? { llm: options.llm } : {}),
     ...(options.replay ? { llm: await ReplayLlmClient.open(path.resolve(options.replay), { sha256 }) } : {}),

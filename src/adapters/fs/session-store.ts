@@ -1,6 +1,6 @@
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, openSync, read, readFileSync } from 'node:fs';
 import type { BigIntStats } from 'node:fs';
-import { mkdir, open, rename, stat, truncate, type FileHandle } from 'node:fs/promises';
+import { mkdir, rename, stat, truncate } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import type { AppendRunOptions, Clock, SessionLoad, SessionStore } from '../../domain/ports.js';
@@ -112,13 +112,20 @@ export class FsSessionStore implements SessionStore {
     // Runs of this process save one after another, in the order they ended (without polling the lock
     // against each other); the file lock then keeps other processes out.
     // Registered before anything is awaited: from this call on, `load` sees the run.
-    const save: SaveInFlight = { runId, messages, at: this.clock.now().toISOString(), ...(options.track ? { track: options.track } : {}) };
+    // With the counts at hand (taken while the run waited for the model), so the next run's history need not count.
+    const counted = messages.map((m) => (m.tokens === undefined ? withCount(m, this.counting?.countIfCheap(m.content)) : m));
+    const save: SaveInFlight = {
+      runId,
+      messages: counted,
+      at: this.clock.now().toISOString(),
+      ...(options.track ? { track: options.track } : {}),
+    };
     this.#inFlight.set(personaId, [...(this.#inFlight.get(personaId) ?? []), save]);
     const before = this.#saving.get(personaId) ?? Promise.resolve();
     const mine = before
       .catch(() => undefined)
       .then(() => options.landAfter)
-      .then(() => this.#appendLocked(personaId, runId, messages, options));
+      .then(() => this.#appendLocked(personaId, runId, counted, options));
     const tail = mine.catch(() => undefined);
     this.#saving.set(personaId, tail);
     try {
@@ -205,6 +212,10 @@ export class FsSessionStore implements SessionStore {
   }
 }
 
+function withCount(message: HistoryMessage, tokens: number | undefined): HistoryMessage {
+  return tokens === undefined ? message : { ...message, tokens };
+}
+
 /** A file's identity as it is replaced whole: inode, size and times (nanoseconds). */
 function stampOf(st: BigIntStats): string {
   return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
@@ -218,20 +229,48 @@ async function readUnlessKnown(
   file: string,
   known: { readonly stamp: string; readonly state: SessionState } | undefined,
 ): Promise<{ text: string; stamp: string } | { state: SessionState } | undefined> {
-  let handle: FileHandle;
+  // The open and the stat in synchronous calls (a run's head reads every persona's memory: microseconds
+  // each, where trips through the thread pool wait for a core); a file that changed is read off the
+  // event loop, whatever its size.
+  let fd: number;
   try {
-    handle = await open(file, 'r');
+    fd = openSync(file, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
   try {
-    const stamp = stampOf(await handle.stat({ bigint: true }));
+    const st = fstatSync(fd, { bigint: true });
+    const stamp = stampOf(st);
     if (known?.stamp === stamp) return { state: known.state };
-    return { text: await handle.readFile('utf8'), stamp };
+    return { text: await readWhole(fd, Number(st.size)), stamp };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
+}
+
+/** Bytes read into `buffer` from `position`, off the event loop. */
+function readAt(fd: number, buffer: Buffer, position: number): Promise<number> {
+  return new Promise((resolve, reject) =>
+    read(fd, buffer, 0, buffer.length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead))),
+  );
+}
+
+/**
+ * The file's text from its descriptor (the one its identity was taken from): small files at once,
+ * larger ones (a long memory) off the event loop. Read to its end, whatever the size said.
+ */
+async function readWhole(fd: number, size: number): Promise<string> {
+  if (size <= 256 * 1024) return readFileSync(fd, 'utf8');
+  const chunks: Buffer[] = [];
+  for (let position = 0; ; ) {
+    const buffer = Buffer.allocUnsafe(Math.max(64 * 1024, size - position));
+    const bytesRead = await readAt(fd, buffer, position);
+    if (bytesRead === 0) break;
+    chunks.push(buffer.subarray(0, bytesRead));
+    position += bytesRead;
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Whether the archive holds a message of this run (read line by line; a missing archive holds none). */

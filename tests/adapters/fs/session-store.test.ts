@@ -57,6 +57,27 @@ describe('session states', () => {
     expect(counted).toEqual(['briefing', 'a longer briefing', 'a longer reply']);
   });
 
+  it("shows a save in flight with the counts at hand, so the next run's history need not count its messages", async () => {
+    const counting = { budget: 10_000, count: (text: string) => text.length, countIfCheap: (text: string) => text.length };
+    const store_ = new FsSessionStore(path.join(ws.dir, 'session_states'), new FakeClock('2026-03-04T05:06:07.000Z'), 30, counting);
+    let release: () => void = () => undefined;
+    const landAfter = new Promise<void>((r) => (release = r));
+    const saving = store_.appendRun(
+      'auditor',
+      'r1',
+      [
+        { role: 'user', content: 'briefing', run_id: 'r1', ts: 't' },
+        { role: 'assistant', content: 'reply', run_id: 'r1', ts: 't' },
+      ],
+      { landAfter },
+    );
+    // Not landed yet: the next run sees it in flight, counted.
+    expect((await store_.load('auditor')).state.messages.map((m) => m.tokens)).toEqual([8, 5]);
+    release();
+    await saving;
+    expect((await store_.load('auditor')).state.messages.map((m) => m.tokens)).toEqual([8, 5]);
+  });
+
   it.each([
     ['not JSON', '{"schemaVersion": 1, "persona_id": '],
     ['the wrong shape', '{"schemaVersion": 1, "persona_id": "auditor", "messages": "lots"}'],
