@@ -3,8 +3,10 @@
 // synthesis) against a local chat-completions server that answers after LATENCY ms. The server counts
 // the requests it holds at once; the route's max_concurrency caps them. Concurrency 1, 4 and 8 are
 // interleaved (the machine is shared and noisy): compare the ratios to the ideal, not the seconds.
-// Then, at zero latency and concurrency 1, the per-run head (claimed → first request at the server)
-// and tail (last reply sent → finished).
+// Then, at zero latency and concurrency 1, the per-run head (claimed → first request at the server),
+// what a run holds up after its last call (last reply sent → the next command claimed), and its
+// whole tail (last reply sent → finished: its memory, pictures and last records, written beside the
+// next run's calls).
 import { spawn } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -111,9 +113,10 @@ async function drain(url, concurrency, mode = 'default') {
 }
 
 /**
- * Per run at concurrency 1: claimed → its first request (head), its last reply → its `finished`
- * event (tail), and its last reply → the next run's first request (gap: how long the next call
- * waits, which is what the head and the part of the tail that holds up the next run add up to). A
+ * Per run at concurrency 1: claimed → its first request (head), its last reply → the next command
+ * claimed (after: what the run holds the watcher up after its last call), its last reply → its
+ * `finished` event (tail: all it writes, most of it beside the next run's calls), and its last reply →
+ * the next run's first request (gap: how long the next call waits, after + the next head). A
  * request belongs to the last run claimed before it arrived: at concurrency 1 a run's calls are
  * over before the next run is claimed, while its tail (memory, last records) may still be written.
  */
@@ -131,6 +134,7 @@ function headsAndTails(events, log) {
   const heads = [];
   const tails = [];
   const gaps = [];
+  const afters = [];
   runs.forEach((run, i) => {
     if (!Number.isFinite(run.first)) return;
     if (i === 0) return; // the first run of a process pays for loading modules
@@ -138,23 +142,25 @@ function headsAndTails(events, log) {
     if (run.finished !== undefined) tails.push(run.finished - run.last);
     const next = runs[i + 1];
     if (next && Number.isFinite(next.first)) gaps.push(next.first - run.last);
+    if (next) afters.push(next.claimed - run.last);
   });
-  return { heads, tails, gaps };
+  return { heads, tails, gaps, afters };
 }
 
 /** Head, tail and gap per mode at zero latency, one run at a time; modes interleaved over the repetitions. */
 async function headTailByMode(srv) {
-  const byMode = new Map(HEAD_TAIL_MODES.map((m) => [m, { heads: [], tails: [], gaps: [] }]));
+  const KEYS = ['heads', 'afters', 'tails', 'gaps'];
+  const byMode = new Map(HEAD_TAIL_MODES.map((m) => [m, Object.fromEntries(KEYS.map((k) => [k, []]))]));
   for (let rep = 0; rep < REPS; rep++) {
     for (const mode of rep % 2 === 0 ? HEAD_TAIL_MODES : [...HEAD_TAIL_MODES].reverse()) {
       srv.reset(0);
       const { events } = await drain(srv.url, 1, mode);
       const ht = headsAndTails(events, srv.state.log);
       const into = byMode.get(mode);
-      for (const key of ['heads', 'tails', 'gaps']) into[key].push(...ht[key]);
+      for (const key of KEYS) into[key].push(...ht[key]);
     }
   }
-  for (const v of byMode.values()) for (const key of ['heads', 'tails', 'gaps']) v[key].sort((a, b) => a - b);
+  for (const v of byMode.values()) for (const key of KEYS) v[key].sort((a, b) => a - b);
   return byMode;
 }
 
@@ -209,14 +215,14 @@ export default async function bench() {
     '',
     'The ideal counts only the 300 ms of each request; what a run costs around its calls (checkpoints and audit records flushed to disk, prompts, the heat map, the memory save) comes on top, and on a shared, loaded machine it is most of the gap to the ideal at concurrency 1 already. The column against the measured serial time shows how the runs scale; the peak column is counted by the server itself.',
     '',
-    `Per run at zero latency, concurrency 1, by mode (${COMMANDS} commands a process, ${REPS} repetitions, modes interleaved; the first run of each process left out). Head: \`claimed\` event read by the bench → the run's first request at the server. Tail: its last reply sent by the server → its \`finished\` event read by the bench. Gap: its last reply → the next run's first request (what the next call waits; the memory save and the last records are written beside the next run's head, so the gap is less than tail + head).`,
+    `Per run at zero latency, concurrency 1, by mode (${COMMANDS} commands a process, ${REPS} repetitions, modes interleaved; the first run of each process left out). Before the first call: the \`claimed\` event read by the bench → the run's first request at the server. After the last call: its last reply sent by the server → the next command's \`claimed\` event (what the run holds the watcher up). Gap: its last reply → the next run's first request (the two together). Tail: its last reply → its \`finished\` event (everything it writes: its memory, its pictures and artifact made durable, its last commit; written beside the next run's calls, once that run has started its first, so it holds up no call).`,
     '',
-    '| mode | runs | head p50 | head p95 | tail p50 | tail p95 | gap p50 | gap p95 |',
-    '|---|---|---|---|---|---|---|---|',
-    ...[...byMode].map(
-      ([mode, v]) =>
-        `| ${mode} | ${v.heads.length} | ${fmt(percentile(v.heads, 50))} | ${fmt(percentile(v.heads, 95))} | ${fmt(percentile(v.tails, 50))} | ${fmt(percentile(v.tails, 95))} | ${fmt(percentile(v.gaps, 50))} | ${fmt(percentile(v.gaps, 95))} |`,
-    ),
+    '| mode | runs | before the first call p50 | p95 | after the last call p50 | p95 | gap p50 | p95 | tail p50 | p95 |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...[...byMode].map(([mode, v]) => {
+      const cells = ['heads', 'afters', 'gaps', 'tails'].flatMap((k) => [fmt(percentile(v[k], 50)), fmt(percentile(v[k], 95))]);
+      return `| ${mode} | ${v.heads.length} | ${cells.join(' | ')} |`;
+    }),
     '',
     HAND_WRITTEN,
     '',
