@@ -10,12 +10,21 @@
 export class HeadsFirst {
   /** Runs claimed whose first call has not started yet. */
   readonly #heads = new Set<string>();
+  /** Heads whose first request is being handed over. */
+  readonly #leaving = new Set<string>();
   /** A claim may be on its way (the loop is looking for work): it counts as a head until it is known. */
   #claiming = false;
   #waiting: (() => void)[] = [];
   #checking = false;
 
-  constructor(private readonly maxWaitMs = 250) {}
+  constructor(
+    private readonly maxWaitMs = 250,
+    /**
+     * Resolves once the request a run has just begun has left (the model client's own signal; by
+     * default at once): a head is done when its first request is on its way, not when it is built.
+     */
+    private readonly requestSent: () => Promise<void> = () => Promise.resolve(),
+  ) {}
 
   /** The loop is (or is no longer) looking for the next command to claim. */
   claiming(on: boolean): void {
@@ -28,8 +37,16 @@ export class HeadsFirst {
     this.#heads.add(runId);
   }
 
-  /** The run's first call is starting (or the run is over without one): its head is done. */
+  /** The run's first call is starting: its head is done once that request has left. */
+  started(runId: string): void {
+    if (!this.#heads.has(runId) || this.#leaving.has(runId)) return;
+    this.#leaving.add(runId);
+    void this.requestSent().then(() => this.end(runId));
+  }
+
+  /** The run's head is done (its first request has left, or the run is over without one). */
   end(runId: string): void {
+    this.#leaving.delete(runId);
     if (this.#heads.delete(runId)) this.#check();
   }
 

@@ -34,11 +34,21 @@ export interface WatchLoopOptions {
   readonly preflight?: () => Promise<string[]>;
   /** How often a broken workspace is checked again (default 2 s). */
   readonly preflightRetryMs?: number;
+  /** Resolves once the model request just begun has left (HeadsFirst: a run's head ends there). */
+  readonly requestSent?: () => Promise<void>;
   /** The routes' circuit breaker: a command that needs a route that is down stays in `commands/`. */
   readonly routeGate?: RouteGate;
   /** How many runs go at once in this process (default 1): each still claimed, checkpointed and finished once. */
   readonly concurrency?: number;
 }
+
+/**
+ * Runs in their tail (writing their memory, making their artifact durable, their last commit) a slot
+ * may have beside its running one. A tail waits for the next run's head (HeadsFirst) and then writes
+ * beside that run's calls: with fast calls (a local model) a slot's runs can end faster than their
+ * tails' fsyncs land, and a few tails in flight absorb that instead of holding up the next command.
+ */
+const TAILS_PER_SLOT = 4;
 
 /** A run this loop has in flight, with its own place in the state machine. */
 interface InFlight {
@@ -71,7 +81,7 @@ export class WatchLoop {
   /** Runs whose model calls and artifact are done, still writing their memory and last records: they hold no slot. */
   readonly #tailing = new Set<string>();
   /** Runs on their way to their first call go before the writes of runs in their tail. */
-  readonly #headsFirst = new HeadsFirst();
+  readonly #headsFirst: HeadsFirst;
   readonly #concurrency: number;
   /** Runs on one task line go one at a time (the loop policy's counters move as if serial). */
   readonly #lines = new TaskLines();
@@ -86,6 +96,7 @@ export class WatchLoop {
   constructor(options: WatchLoopOptions) {
     this.#o = options;
     this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
+    this.#headsFirst = new HeadsFirst(undefined, options.requestSent);
     this.#stopped = new Promise((resolve) => (this.#resolveStopped = resolve));
     const { deps } = options;
     this.#claimDeps = {
@@ -94,8 +105,8 @@ export class WatchLoop {
         ...deps,
         signal: this.#controller.signal,
         onProgress: (event) => {
-          // A run's first event after its claim comes as its first call starts: its head is done.
-          this.#headsFirst.end(event.run_id);
+          // A run's first event after its claim comes as its first call starts: its head is done once that request has left.
+          this.#headsFirst.started(event.run_id);
           deps.onProgress?.(event);
           this.#onProgress(event);
         },
@@ -200,13 +211,12 @@ export class WatchLoop {
 
   /**
    * The one place that says whether another command may be claimed now. Runs in their tail free their
-   * slot, but at most twice `concurrency` of them: a run's tail waits for the next run's head
-   * (HeadsFirst), so with fast calls a slot's last run can end while its previous one still writes;
-   * and saves that cannot land (another watcher holds the memory file) must not let this watcher
-   * claim the whole queue, its runs piling up in their tail.
+   * slot, but at most TAILS_PER_SLOT × `concurrency` of them: saves that cannot land (another watcher
+   * holds the memory file) must not let this watcher claim the whole queue, its runs piling up in
+   * their tail.
    */
   #mayClaim(): boolean {
-    const tails = Math.min(this.#tailing.size, 2 * this.#concurrency);
+    const tails = Math.min(this.#tailing.size, TAILS_PER_SLOT * this.#concurrency);
     return !this.#stopping && this.#tasks.size - tails < this.#concurrency;
   }
 
