@@ -35,8 +35,15 @@ export interface SessionCounting {
  * aside, never overwritten. Runs beyond `keepRuns` move to `session_states/archive/<persona>_history.jsonl`.
  */
 export class FsSessionStore implements SessionStore {
-  /** The last save queued for each persona in this process: saves of runs in flight together take turns here, not at the file lock. */
-  readonly #saving = new Map<string, Promise<void>>();
+  /**
+   * The saves of each persona waiting for its file in this process, in the order their runs ended:
+   * they take turns here, not at the file lock, and those ready when the file is free land together
+   * (one lock, one read, one write for all: runs that end faster than their saves land do not queue
+   * one write each).
+   */
+  readonly #queued = new Map<string, QueuedSave[]>();
+  /** The writer of each persona's file working through its queue, while there is one. */
+  readonly #writers = new Map<string, Promise<void>>();
   /**
    * The saves of each persona this process has begun and not yet seen land, oldest first: `load`
    * folds them over the file, so a run started while an earlier one's save is still being written
@@ -109,8 +116,8 @@ export class FsSessionStore implements SessionStore {
    * time) fails with a StorageError instead of writing over the new holder's work.
    */
   async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[], options: AppendRunOptions = {}): Promise<void> {
-    // Runs of this process save one after another, in the order they ended (without polling the lock
-    // against each other); the file lock then keeps other processes out.
+    // Runs of this process land in the order they ended (without polling the lock against each other;
+    // those ready together in one write: #write); the file lock then keeps other processes out.
     // Registered before anything is awaited: from this call on, `load` sees the run.
     // With the counts at hand (taken while the run waited for the model), so the next run's history need not count.
     const counted = messages.map((m) => (m.tokens === undefined ? withCount(m, this.counting?.countIfCheap(m.content)) : m));
@@ -121,39 +128,77 @@ export class FsSessionStore implements SessionStore {
       ...(options.track ? { track: options.track } : {}),
     };
     this.#inFlight.set(personaId, [...(this.#inFlight.get(personaId) ?? []), save]);
-    const before = this.#saving.get(personaId) ?? Promise.resolve();
-    const mine = before
-      .catch(() => undefined)
-      .then(() => options.landAfter)
-      .then(() => this.#appendLocked(personaId, runId, counted, options));
-    const tail = mine.catch(() => undefined);
-    this.#saving.set(personaId, tail);
     try {
-      await mine;
+      await new Promise<void>((resolve, reject) => {
+        const queued: QueuedSave = { runId, messages: counted, options, ready: options.landAfter === undefined, resolve, reject };
+        this.#queued.set(personaId, [...(this.#queued.get(personaId) ?? []), queued]);
+        // Written only once `landAfter` settles well; when it fails, so does this save (its run did not end well).
+        options.landAfter
+          ?.then(
+            () => (queued.ready = true),
+            (error: unknown) => (queued.failed = { error }),
+          )
+          .finally(() => this.#write(personaId));
+        this.#write(personaId);
+      });
     } finally {
       // Landed, or failed (the run did not end then, and its ending saves it again when completed).
       const left = (this.#inFlight.get(personaId) ?? []).filter((s) => s !== save);
       if (left.length > 0) this.#inFlight.set(personaId, left);
       else this.#inFlight.delete(personaId);
-      if (this.#saving.get(personaId) === tail) this.#saving.delete(personaId);
     }
   }
 
-  async #appendLocked(personaId: string, runId: string, messages: readonly HistoryMessage[], options: AppendRunOptions): Promise<void> {
+  /**
+   * Works through a persona's queue, unless a writer already does: the saves at its head that may
+   * land go together; one whose `landAfter` failed is refused; one not ready yet holds the rest back
+   * (memory keeps the order runs ended in) until it settles and calls this again.
+   */
+  #write(personaId: string): void {
+    if (this.#writers.has(personaId)) return;
+    const queue = (): QueuedSave[] => this.#queued.get(personaId) ?? [];
+    const work = async (): Promise<void> => {
+      for (;;) {
+        for (let first = queue()[0]; first?.failed; first = queue()[0]) {
+          queue().shift();
+          first.reject(first.failed.error);
+        }
+        const batch: QueuedSave[] = [];
+        while (queue()[0]?.ready && !queue()[0]?.failed) batch.push(queue().shift() as QueuedSave);
+        if (batch.length === 0) return;
+        try {
+          await this.#appendLocked(personaId, batch);
+          for (const b of batch) b.resolve();
+        } catch (error) {
+          for (const b of batch) b.reject(error);
+        }
+      }
+    };
+    const writer = work().finally(() => {
+      this.#writers.delete(personaId);
+      if (queue().length === 0) this.#queued.delete(personaId);
+      else if (queue()[0]?.ready || queue()[0]?.failed) this.#write(personaId);
+    });
+    this.#writers.set(personaId, writer);
+  }
+
+  async #appendLocked(personaId: string, batch: readonly QueuedSave[]): Promise<void> {
     const file = this.fileFor(personaId);
     await mkdir(this.dir, { recursive: true });
     await withFileLock(
       lockPathFor(file),
       async (held) => {
-        // The file as it is (not this process's saves in flight: this one is among them, and the archive needs what compaction moves).
+        // The file as it is (not this process's saves in flight: these are among them, and the archive needs what compaction moves).
         const { state } = await this.#loadFile(personaId);
-        const known = state.runs.includes(runId) || state.archived.recent.some((r) => r.run_id === runId);
-        // A retry whose run other saves have since moved to the archive: it is saved already.
-        if (options.retry && !known && (await archiveHolds(this.archiveFor(personaId), runId))) return;
-        const { state: compacted, moved } = compactSession(
-          appendRun(state, runId, messages, this.clock.now().toISOString(), options.track),
-          this.keepRuns,
-        );
+        let appended = state;
+        const now = this.clock.now().toISOString();
+        for (const save of batch) {
+          const known = appended.runs.includes(save.runId) || appended.archived.recent.some((r) => r.run_id === save.runId);
+          // A retry whose run other saves have since moved to the archive: it is saved already.
+          if (save.options.retry && !known && (await archiveHolds(this.archiveFor(personaId), save.runId))) continue;
+          appended = appendRun(appended, save.runId, save.messages, now, save.options.track);
+        }
+        const { state: compacted, moved } = compactSession(appended, this.keepRuns);
         // Counted before the writes and their checks: counting may load the tokenizer, and a holder
         // that stalls there must find out before it writes, not after.
         const next = { ...compacted, messages: this.#counted(compacted.messages) };
@@ -210,6 +255,19 @@ export class FsSessionStore implements SessionStore {
       return tokens === undefined ? m : { ...m, tokens };
     });
   }
+}
+
+/** A save waiting for its persona's file. */
+interface QueuedSave {
+  readonly runId: string;
+  readonly messages: readonly HistoryMessage[];
+  readonly options: AppendRunOptions;
+  /** Its `landAfter` settled well (or it had none). */
+  ready: boolean;
+  /** Its `landAfter` failed: it is refused with that error. */
+  failed?: { readonly error: unknown };
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
 }
 
 function withCount(message: HistoryMessage, tokens: number | undefined): HistoryMessage {
