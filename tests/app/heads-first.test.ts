@@ -44,7 +44,7 @@ describe('HeadsFirst: the writes of runs in their tail wait for the heads of run
     expect(Date.now() - started).toBeGreaterThanOrEqual(25);
   });
 
-  it("holds a tail until the request a run has started has left, not only until the run says it is starting it", async () => {
+  it('holds a tail until the request a run has started has left, not only until the run says it is starting it', async () => {
     let sent: () => void = () => undefined;
     const heads = new HeadsFirst(10_000, () => new Promise<void>((r) => (sent = r)));
     heads.begin('run-f');
