@@ -81,11 +81,13 @@ export class FsArtifactWriter implements ArtifactWriter {
  */
 async function flushWritten(file: string, kept: number | undefined): Promise<void> {
   try {
-    const fd = kept ?? openSync(file, 'r');
-    try {
-      await fdatasyncFd(fd);
-    } finally {
-      closeSync(fd);
+    const fd = kept ?? openIfThere(file);
+    if (fd !== undefined) {
+      try {
+        await fdatasyncFd(fd);
+      } finally {
+        closeSync(fd);
+      }
     }
   } catch (error) {
     throw new StorageError(`could not flush ${file}: ${(error as Error).message}`, file, {
@@ -94,6 +96,16 @@ async function flushWritten(file: string, kept: number | undefined): Promise<voi
     });
   }
   await syncDirectory(path.dirname(file), eventLoopFs);
+}
+
+/** A descriptor on `file`, or none when it is gone (a reader took the artifact away: what it holds is theirs). */
+function openIfThere(file: string): number | undefined {
+  try {
+    return openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 /**

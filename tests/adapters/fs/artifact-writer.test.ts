@@ -35,6 +35,13 @@ describe('FsArtifactWriter', () => {
     expect(await readdir(path.join(root, 'outputs'))).toEqual([]);
   });
 
+  it('flushes an artifact found already written (a run completing after a crash) that a reader took away meanwhile', async () => {
+    await writer().write('outputs/r1.md', report('again'));
+    const { path: written, flush } = await writer().writeUnflushed('outputs/r1.md', report('again'));
+    await rm(written);
+    await expect(flush()).resolves.toBeUndefined();
+  });
+
   it('leaves an artifact already written byte for byte as it is (the same file, not rewritten)', async () => {
     const first = await writer().write('outputs/r1.md', report('same'));
     const before = await stat(first);
