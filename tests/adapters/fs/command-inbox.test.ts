@@ -142,4 +142,21 @@ describe('FsCommandInbox (real chokidar)', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(watches()).toBe(before);
   });
+
+  it('leaves no timer behind when closed while a file was just claimed (a stopped watcher exits at once, not a second later)', async () => {
+    const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const { dir, inbox, start } = await inboxIn();
+    await writeFile(path.join(dir, 'a.json'), '{}');
+    await mkdir(path.join(dir, '..', 'claimed'));
+    await start();
+    await waitFor('the start-up scan to settle', () => inbox.ready === 1 && inbox.pending === 0);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const before = timers();
+    renameSync(path.join(dir, 'a.json'), path.join(dir, '..', 'claimed', 'a.json'));
+    // The watcher sees the folder change and starts reading it again; closed meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await inbox.close();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(timers()).toBe(before);
+  });
 });
