@@ -370,10 +370,21 @@ export class WatchLoop {
   async #runOnItsLine(claim: Claim, kind: ResumeKind): Promise<ClaimResult> {
     const run = () => runClaim(claim, kind, this.#claimDeps);
     if (this.#concurrency === 1) return run();
-    return this.#lines.hold(await taskLineOf(claim, kind, this.#claimDeps), run, {
-      signal: this.#controller.signal,
-      onWait: () => this.#notice(claim.runId, `${claim.source}: ${LINE_WAIT}`),
-    });
+    return this.#lines.hold(
+      await taskLineOf(claim, kind, this.#claimDeps),
+      () => {
+        this.#headsFirst.begin(claim.runId);
+        return run();
+      },
+      {
+        signal: this.#controller.signal,
+        onWait: () => {
+          // Waiting for the run before it (its tail included), it is no head: that tail must not wait for it.
+          this.#headsFirst.end(claim.runId);
+          this.#notice(claim.runId, `${claim.source}: ${LINE_WAIT}`);
+        },
+      },
+    );
   }
 
   #onProgress(event: ProgressEvent): void {

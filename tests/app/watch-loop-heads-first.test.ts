@@ -75,4 +75,39 @@ describe("WatchLoop: the next run's head goes before the last run's tail", () =>
     const memory = (await app.deps.sessions.load('auditor')).state;
     expect(memory.runs).toEqual([a, b]);
   });
+
+  it('a run waiting for its task line is no head: the run before it on that line ends without waiting for it', async () => {
+    // Runs on one task line go one at a time: the next one waits for the whole of the one before,
+    // tail included. Counted as a head meanwhile, it would hold that tail back for the heads' full
+    // wait (250 ms), each run on the line paying it.
+    const ws = await makeWorkspace('maestro-heads-line-');
+    cleanups.push(() => removeWorkspace(ws));
+    const app = await createApp({ workspace: ws });
+    const { loop, events } = fileWatchLoop(app, { concurrency: 2 });
+    cleanups.push(() => loop.stop());
+    const at = new Map<WatchEvent, number>();
+    const push = events.push.bind(events);
+    events.push = (...added: WatchEvent[]): number => {
+      for (const e of added) at.set(e, performance.now());
+      return push(...added);
+    };
+    for (const name of ['a', 'b', 'c']) {
+      await dropCommand(
+        ws,
+        `${name}.json`,
+        task(`Task ${name}: review the rollout plan`, { config: { max_rounds: 1, conflict_key: 'one-line' } }),
+      );
+    }
+    await loop.start();
+    expect(await loop.stopped).toBe('once');
+
+    const finished = events.filter((e): e is Extract<WatchEvent, { kind: 'finished' }> => e.kind === 'finished');
+    expect(finished.map((e) => e.status)).toEqual(['completed', 'completed', 'completed']);
+    // From each run's artifact to its end: its tail. Two of them had the next run on the line waiting.
+    const tails = finished.map((f) => {
+      const producing = events.find((e) => e.kind === 'producing_artifact' && e.run_id === f.run_id);
+      return (at.get(f) ?? 0) - (producing ? (at.get(producing) ?? 0) : 0);
+    });
+    expect(tails.reduce((sum, ms) => sum + ms, 0)).toBeLessThan(500);
+  });
 });

@@ -24,7 +24,7 @@ export class FsArtifactWriter implements ArtifactWriter {
   }
 
   async write(relativePath: string, content: string, protect: readonly string[] = []): Promise<string> {
-    return this.#write(relativePath, content, protect, true);
+    return this.#write(relativePath, content, protect);
   }
 
   /**
@@ -32,17 +32,32 @@ export class FsArtifactWriter implements ArtifactWriter {
    * await later: a run's slot is freed as soon as its artifact can be read, and its two fsyncs happen
    * beside the next run's first call instead of before it. The run's `finished` commit waits for the
    * flush: a power loss before it leaves a run that completes its ending again, writing the same bytes.
+   * The flush goes through the descriptor the file was written with: by then a reader (a tool taking
+   * each new file out of outputs/) may have moved the file away, and that must not fail the run.
    */
   async writeUnflushed(
     relativePath: string,
     content: string,
     protect: readonly string[] = [],
   ): Promise<{ path: string; flush: () => Promise<void> }> {
-    const file = await this.#write(relativePath, content, protect, false);
-    return { path: file, flush: () => flushWritten(file) };
+    let kept: number | undefined;
+    try {
+      const file = await this.#write(
+        relativePath,
+        content,
+        protect,
+        keepingFs((fd) => (kept = fd)),
+      );
+      const fd = kept;
+      return { path: file, flush: () => flushWritten(file, fd) };
+    } catch (error) {
+      if (kept !== undefined) closeSync(kept);
+      throw error;
+    }
   }
 
-  async #write(relativePath: string, content: string, protect: readonly string[], durable: boolean): Promise<string> {
+  /** `unflushed`: the calls of a write left unflushed (keepingFs); durable otherwise. */
+  async #write(relativePath: string, content: string, protect: readonly string[], unflushed?: DurableFs): Promise<string> {
     // Checked again at write time: the folder may have changed since the gates ran. The file is
     // written into the folder's real path, which the check has just resolved and approved.
     const checked = await this.check(relativePath, protect);
@@ -55,19 +70,24 @@ export class FsArtifactWriter implements ArtifactWriter {
       // A person's file, of any size: copied off the event loop (this happens once, by mistake).
       await copyFile(checked.absolute, `${checked.absolute}.${this.now().toISOString().replace(/[:.]/g, '-')}.bak`);
     }
-    await writeFileAtomically(checked.absolute, data, { fs: eventLoopFs, durable });
+    await writeFileAtomically(checked.absolute, data, unflushed ? { fs: unflushed, durable: false } : { fs: eventLoopFs });
     return checked.absolute;
   }
 }
 
-/** Makes a file renamed into place unflushed durable: its data, then its name (the folder). */
-async function flushWritten(file: string): Promise<void> {
+/**
+ * Makes a file renamed into place unflushed durable: its data (through `kept`, the descriptor it was
+ * written with, which it closes; or, for a file found already written, opened again), then its name (the folder).
+ */
+async function flushWritten(file: string, kept: number | undefined): Promise<void> {
   try {
-    const fd = openSync(file, 'r');
-    try {
-      await fdatasyncFd(fd);
-    } finally {
-      closeSync(fd);
+    const fd = kept ?? openIfThere(file);
+    if (fd !== undefined) {
+      try {
+        await fdatasyncFd(fd);
+      } finally {
+        closeSync(fd);
+      }
     }
   } catch (error) {
     throw new StorageError(`could not flush ${file}: ${(error as Error).message}`, file, {
@@ -76,6 +96,16 @@ async function flushWritten(file: string): Promise<void> {
     });
   }
   await syncDirectory(path.dirname(file), eventLoopFs);
+}
+
+/** A descriptor on `file`, or none when it is gone (a reader took the artifact away: what it holds is theirs). */
+function openIfThere(file: string): number | undefined {
+  try {
+    return openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 /**
@@ -112,14 +142,19 @@ function isForeign(start: Buffer): boolean {
 const fsyncFd = promisify(fsync);
 const fdatasyncFd = promisify(fdatasync);
 
-/** A descriptor written synchronously, flushed on the thread pool. */
-function eventLoopHandle(fd: number): DurableHandle {
+/** A descriptor written synchronously, flushed on the thread pool; `close` is what closing it does. */
+function eventLoopHandle(fd: number, close: (fd: number) => void = closeSync): DurableHandle {
   return {
     write: async (buffer, offset, length, position) => ({ bytesWritten: writeSync(fd, buffer, offset, length, position) }),
     sync: () => fsyncFd(fd),
     datasync: () => fdatasyncFd(fd),
-    close: async () => closeSync(fd),
+    close: async () => close(fd),
   };
+}
+
+/** `eventLoopFs` whose written file's descriptor is handed to `keep` instead of closed (for its flush later). */
+function keepingFs(keep: (fd: number) => void): DurableFs {
+  return { ...eventLoopFs, open: async (file, flags, mode) => eventLoopHandle(openSync(file, flags, mode), keep) };
 }
 
 /**

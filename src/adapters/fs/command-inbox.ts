@@ -118,7 +118,17 @@ export class FsCommandInbox implements CommandInbox {
     this.#onClosed();
     for (const u of this.#unsettled.values()) clearTimeout(u.timer);
     this.#unsettled.clear();
-    await this.#watcher?.close();
+    const watcher = this.#watcher;
+    if (watcher) {
+      // chokidar 5 watches a folder again when it sees what it takes for its last file removed, by
+      // calling add(), which reopens a closed watcher: files claimed just before close() (a watcher
+      // stopped by a signal) left a folder watch open, and the stopped process never exited.
+      watcher.add = () => watcher;
+      // Its de-duplicating timers (one of a second for a folder being read again) outlive close(),
+      // and would hold a stopped watcher's exit back by up to a second.
+      for (const byPath of watcher._throttled.values()) for (const throttle of byPath.values()) throttle.clear?.();
+      await watcher.close();
+    }
     await Promise.all([...this.#checking.values()]);
   }
 

@@ -1,3 +1,4 @@
+import { renameSync } from 'node:fs';
 import { mkdir, open, rename, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -121,5 +122,41 @@ describe('FsCommandInbox (real chokidar)', () => {
     await rename(path.join(dir, 'gone.json'), path.join(dir, '..', 'elsewhere.json'));
     await waitFor('the unlink to be seen', () => inbox.ready === 0 && inbox.pending === 0);
     expect(inbox.take()).toBeUndefined();
+  });
+
+  it('lets go of the folder when closed right after its files were claimed (a stopped watcher exits)', async () => {
+    // `maestro watch` stopped by a signal just after claiming: the folder's watch handle must not
+    // outlive close(), or the process, its loop stopped, never exits.
+    const watches = (): number => process.getActiveResourcesInfo().filter((r) => r === 'FSEventWrap').length;
+    const before = watches();
+    const { dir, inbox, start } = await inboxIn();
+    const names = Array.from({ length: 8 }, (_, i) => `c-${i}.json`);
+    for (const name of names) await writeFile(path.join(dir, name), '{}');
+    await mkdir(path.join(dir, '..', 'claimed'));
+    await start();
+    expect(inbox.ready).toBe(names.length);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    for (const name of names) renameSync(path.join(dir, name), path.join(dir, '..', 'claimed', name));
+    // Closed while the watcher is still looking at those removals.
+    await new Promise<void>((resolve, reject) => setImmediate(() => inbox.close().then(resolve, reject)));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(watches()).toBe(before);
+  });
+
+  it('leaves no timer behind when closed while a file was just claimed (a stopped watcher exits at once, not a second later)', async () => {
+    const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const { dir, inbox, start } = await inboxIn();
+    await writeFile(path.join(dir, 'a.json'), '{}');
+    await mkdir(path.join(dir, '..', 'claimed'));
+    await start();
+    await waitFor('the start-up scan to settle', () => inbox.ready === 1 && inbox.pending === 0);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const before = timers();
+    renameSync(path.join(dir, 'a.json'), path.join(dir, '..', 'claimed', 'a.json'));
+    // The watcher sees the folder change and starts reading it again; closed meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await inbox.close();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(timers()).toBe(before);
   });
 });
