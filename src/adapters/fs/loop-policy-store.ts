@@ -1,4 +1,4 @@
-import { readFile, rename } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import { emptyLoopPolicy, parseLoopPolicyData, type LoopPolicyData } from '../../domain/loop-policy/workspace-loop.js';
 import type { Clock, LoopPolicyStore } from '../../domain/ports.js';
@@ -6,6 +6,7 @@ import { corruptPathFor, lockPathFor } from '../../domain/runtime-files.js';
 import { ensurePrivateDir, writeJsonAtomically } from './atomic-file.js';
 import { withFileLock } from './file-lock.js';
 import type { WorkspacePaths } from './workspace-paths.js';
+import { readIfExists } from './read.js';
 
 /**
  * `.maestro/loop-policy.json`, read-modify-written under a lock (several watchers may share a
@@ -39,13 +40,9 @@ export class FsLoopPolicyStore implements LoopPolicyStore {
   }
 
   async #load(): Promise<{ data: LoopPolicyData }> {
-    let text: string;
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      return { data: emptyLoopPolicy(this.newSessionId(), this.clock.now().toISOString()) };
-    }
+    // Read before every run's gates: a small file, read at once (see readIfExists).
+    const text = await readIfExists(this.file);
+    if (text === undefined) return { data: emptyLoopPolicy(this.newSessionId(), this.clock.now().toISOString()) };
     try {
       const parsed = parseLoopPolicyData(JSON.parse(text));
       if (parsed.ok) return { data: parsed.value };
