@@ -33,6 +33,8 @@ export interface RunDeps {
    * (the next run's history, this run's save) are at hand.
    */
   readonly countTokensIfLoaded?: (text: string) => number | undefined;
+  /** Resolves once the next model request of this process has left (or soon, when none does): work that must not delay a request waits for it. */
+  readonly requestSent?: () => Promise<void>;
   /** Routes and their clients (offline, openai) from the workspace config and the invocation's flags. */
   readonly models: ModelRoutes;
   /** One client for every persona instead of routes (a replayed cassette, or a test's fake). */

@@ -19,6 +19,7 @@ import { OpenAiLlmClient } from '../adapters/model/openai-llm-client.js';
 import { newRunId, systemClock } from '../adapters/system/system-clock.js';
 import { NO_TELEMETRY, startTelemetry, type Telemetry } from '../adapters/otel/telemetry.js';
 import { countTokens, countTokensIfLoaded } from '../adapters/model/token-counter.js';
+import { nextRequestSent } from '../adapters/model/request-sent.js';
 import { WorkspacePaths } from '../adapters/fs/workspace-paths.js';
 import { assertWorkspace } from '../adapters/fs/workspace-guard.js';
 import { VegaPictureRenderer } from '../adapters/system/vega-pictures.js';
@@ -95,6 +96,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     sha256,
     countTokens,
     countTokensIfLoaded,
+    requestSent: () => nextRequestSent(),
     models: modelRoutes(options, { config, env }),
     ...(options.llm ? { llm: options.llm } : {}),
     ...(options.replay ? { llm: await ReplayLlmClient.open(path.resolve(options.replay), { sha256 }) } : {}),
