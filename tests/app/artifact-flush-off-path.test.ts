@@ -5,6 +5,7 @@ import { createApp } from '../../src/compose/app.js';
 import { StorageError } from '../../src/domain/errors.js';
 import type { ArtifactWriter } from '../../src/domain/ports.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
+import { finishedCommitsNoted } from '../helpers/watched-ledger.js';
 
 // Issue 24 item 5: the artifact is whole for readers before the run's slot is freed, made durable
 // (its fsyncs) in the run's tail, and durable before the run's end is committed; a flush that fails
@@ -47,22 +48,7 @@ describe("the artifact's flush off the run's path", () => {
       ...app.deps,
       artifacts: watchedWriter(app.deps.artifacts, seen),
       onTail: () => void seen.push('slot free'),
-      ledger: {
-        ...ledger,
-        open: async (id: string) => {
-          const run = await ledger.open(id);
-          const commit = run.commit.bind(run);
-          return Object.assign(run, {
-            commit: async (c: Parameters<typeof commit>[0]) => {
-              if (c.event?.type === 'finished') seen.push('end committed');
-              return commit(c);
-            },
-          });
-        },
-        load: ledger.load.bind(ledger),
-        list: ledger.list.bind(ledger),
-        readFile: ledger.readFile.bind(ledger),
-      },
+      ledger: finishedCommitsNoted(ledger, () => seen.push('end committed')),
     };
     const outcome = await processCommand({ text: command, source: 't.json' }, deps);
     expect(outcome.status, outcome.message).toBe('completed');

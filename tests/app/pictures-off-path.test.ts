@@ -7,6 +7,7 @@ import { VECTORS } from '../../src/domain/assessment.js';
 import type { PictureRenderer } from '../../src/domain/ports.js';
 import { ScriptedLlmClient } from '../fakes/scripted-llm-client.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
+import { finishedCommitsNoted } from '../helpers/watched-ledger.js';
 
 // Issue 24 item 5: the heat map is drawn off the run's path — begun as soon as the run's end is known,
 // not holding up the next run — and on disk before the run's end is committed.
@@ -59,22 +60,7 @@ describe('the heat map off the run’s path', () => {
         // The next run may start now; the picture is drawn meanwhile.
         setTimeout(() => pictures.release(), 20);
       },
-      ledger: {
-        ...ledger,
-        open: async (id: string) => {
-          const run = await ledger.open(id);
-          const commit = run.commit.bind(run);
-          return Object.assign(run, {
-            commit: async (c: Parameters<typeof commit>[0]) => {
-              if (c.event?.type === 'finished') seen.push('end committed');
-              return commit(c);
-            },
-          });
-        },
-        load: ledger.load.bind(ledger),
-        list: ledger.list.bind(ledger),
-        readFile: ledger.readFile.bind(ledger),
-      },
+      ledger: finishedCommitsNoted(ledger, () => seen.push('end committed')),
     };
     const outcome = await processCommand({ text: command, source: 't.json' }, deps);
     expect(outcome.status, outcome.message).toBe('completed');

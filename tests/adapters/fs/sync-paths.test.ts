@@ -7,7 +7,8 @@ import { FsRunStore } from '../../../src/adapters/fs/run-store.js';
 import { readIfExists } from '../../../src/adapters/fs/read.js';
 import { WorkspacePaths } from '../../../src/adapters/fs/workspace-paths.js';
 import { StorageError } from '../../../src/domain/errors.js';
-import { RUN_STATE_VERSION, type RunState } from '../../../src/domain/run-state.js';
+import type { RunState } from '../../../src/domain/run-state.js';
+import { aRunState, memoryApp } from '../../fakes/memory-app.js';
 
 // The calls on a run's path that are synchronous (small reads, the holder, the first commit's files):
 // they must keep every guarantee of the asynchronous ones they replace.
@@ -62,22 +63,9 @@ describe('writeFileAtomicallySync', () => {
   });
 });
 
+/** A run's first state, as `processCommand` makes it. */
 function firstState(runId: string): RunState {
-  const now = new Date(0).toISOString();
-  return {
-    schemaVersion: RUN_STATE_VERSION,
-    run_id: runId,
-    status: 'running',
-    created_at: now,
-    updated_at: now,
-    source: 'a.json',
-    task_sha256: 'f'.repeat(64),
-    command: { task_description: 'A task', input_artifacts: [], config: {} } as unknown as RunState['command'],
-    steps: [],
-    trail: [],
-    reroutes: [],
-    hitl: [],
-  };
+  return aRunState(memoryApp(), { task_description: 'A task' }, runId);
 }
 
 describe("a run's first commit", () => {
