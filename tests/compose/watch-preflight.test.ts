@@ -1,4 +1,4 @@
-import { readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { createApp } from '../../src/compose/app.js';
 import { openWatcher, type Service } from '../../src/compose/watch.js';
 import type { WatchEvent } from '../../src/domain/queue.js';
 import { dropCommand, listDir, makeWorkspace, removeWorkspace, task, waitFor } from '../helpers/watch-workspace.js';
+import { editKeepingSizeAndMtime } from '../helpers/edit-in-place.js';
 
 // The watcher looks at the workspace before every claim, and reads again only the files that changed:
 // an edit that keeps a file's size and modification time is still seen by the next claim and run.
@@ -47,17 +48,8 @@ async function watcher(): Promise<{ ws: string; events: WatchEvent[]; service: S
   return { ws, events, service };
 }
 
-/** Rewrites a file in place to text of the same length, then puts its modification time back. */
-async function editInPlace(file: string, edit: (text: string) => string): Promise<void> {
-  const before = await stat(file);
-  const text = await readFile(file, 'utf8');
-  const edited = edit(text);
-  expect(edited.length).toBe(text.length);
-  await writeFile(file, edited);
-  await utimes(file, before.atime, before.mtime);
-  expect((await stat(file)).mtimeMs).toBe(before.mtimeMs);
-  await sleep(60); // settled again: only the stamp (its change time) can tell the edit now, not its youth
-}
+/** Rewrites a file in place to text of the same length, its modification time put back, then lets it settle (only its stamp can tell the edit now, not its youth). */
+const editInPlace = (file: string, edit: (text: string) => string) => editKeepingSizeAndMtime(file, edit, 60);
 
 const finished = (events: WatchEvent[]) => events.filter((e): e is Extract<WatchEvent, { kind: 'finished' }> => e.kind === 'finished');
 const notices = (events: WatchEvent[], text: string) => events.filter((e) => e.kind === 'notice' && String(e.message).includes(text));

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { realStampSource, type StampSource } from '../../../src/adapters/fs/file-stamp.js';
 import { FsPersonaStore } from '../../../src/adapters/fs/persona-store.js';
 import { tempWorkspace } from '../../fakes/fixtures.js';
+import { editKeepingSizeAndMtime } from '../../helpers/edit-in-place.js';
 
 // The persona files are looked at before every claim and again by the run: a file that has not
 // changed is not read again, and every kind of change is seen by the next load.
@@ -25,17 +26,6 @@ const problems = async (store: FsPersonaStore) => (await store.loadAll()).proble
 
 /** A modification time in whole milliseconds (what `utimes` can set exactly), an hour ago. */
 const AN_HOUR_AGO = new Date(Math.floor(Date.now() / 1000) * 1000 - 3_600_000);
-
-/** Rewrites a file in place with text of the same length, and puts its modification time back as it was. */
-async function editKeepingSizeAndMtime(file: string, edit: (text: string) => string): Promise<void> {
-  const before = await stat(file);
-  const text = await readFile(file, 'utf8');
-  const edited = edit(text);
-  expect(edited.length).toBe(text.length);
-  await writeFile(file, edited);
-  await utimes(file, before.atime, before.mtime);
-  expect((await stat(file)).mtimeMs).toBe(before.mtimeMs);
-}
 
 describe('FsPersonaStore: files that did not change are not read again', () => {
   it('answers from what it read while a file keeps its stamp, and reads it again once the stamp changes', async () => {
