@@ -20,7 +20,14 @@ import {
   type SyncFs,
 } from './atomic-file.js';
 import type { AuditAhead } from './audit-sink.js';
-import { appendAuditLines, flushAuditFiles, formatAuditHead, missingFromLog, writeAuditAhead } from './audit-wal.js';
+import {
+  appendAuditLines,
+  flushAuditFiles,
+  flushAuditFilesOffLoop,
+  formatAuditHead,
+  missingFromLog,
+  writeAuditAhead,
+} from './audit-wal.js';
 import { splitAuditLines } from '../../domain/audit-verify.js';
 import { readIfExists } from './read.js';
 import { sha256 } from '../system/hashing.js';
@@ -373,7 +380,7 @@ export class FsRunStore {
     // cannot be put there, the journal stays (it still holds them) and this throws.
     const text = !open || open.auditBehind ? await readIfExists(file) : undefined;
     if (!open || open.auditBehind) await this.#settleAudit(runId, file, text);
-    else if (open.wroteAhead) flushAuditFiles(this.#journalFs, [this.paths.auditLog(runId), this.paths.auditHead(runId)]);
+    else if (open.wroteAhead) await flushAuditFilesOffLoop(this.#journalFs, [this.paths.auditLog(runId), this.paths.auditHead(runId)]);
     this.#open.delete(runId);
     if (open) this.#closeQuietly(open.fd);
     if (open?.auditLog !== undefined) this.#closeQuietly(open.auditLog);

@@ -1,3 +1,4 @@
+import { existsSync, readlinkSync } from 'node:fs';
 import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -116,6 +117,25 @@ describe('a step and its audit records: one durable write', () => {
     // The head names the last record at once; the log verifies while the run goes on.
     expect(JSON.parse(await readFile(paths.auditHead(RUN), 'utf8')).seq).toBe(3);
     expect((await verifyAuditRun(paths, RUN)).status).toBe('ok');
+  });
+
+  it('folding the journal flushes the log and its head off the event loop where the file system can, before the journal goes', async () => {
+    const sync = watchedFs();
+    const offLoop: string[] = [];
+    const fs: SyncFs = {
+      ...sync,
+      fdatasync: async (fd) => {
+        offLoop.push(`${path.basename(readlinkSync(`/proc/self/fd/${fd}`))}${existsSync(journal()) ? ' (journal there)' : ''}`);
+        realSyncFs.fdatasyncSync(fd);
+      },
+    };
+    const { run } = await running(2, fs);
+    sync.flushed.length = 0;
+    await run.close();
+    expect(offLoop).toEqual([`${RUN}.jsonl (journal there)`, `${RUN}.head (journal there)`]);
+    expect(sync.flushed).not.toContain(`${RUN}.jsonl`);
+    expect(await readFile(journal(), 'utf8').catch(() => 'gone')).toBe('gone');
+    expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 4 });
   });
 
   it('folding the journal flushes the log and its head first, and a plain append after records ahead continues the chain', async () => {
