@@ -89,6 +89,11 @@ export function appendAuditLines(fs: SyncFs, log: string, lines: readonly string
   }
 }
 
+/** Flushes files written without a flush (a log and its head); a file that does not exist is skipped. */
+export function flushAuditFiles(fs: SyncFs, files: readonly string[]): void {
+  for (const file of files) flushFile(fs, file, (fd) => fs.fdatasyncSync(fd));
+}
+
 /**
  * `flushAuditFiles` with each flush off the event loop where `fs` can (`SyncFs.fdatasync`): for the
  * fold of a run that has ended, which the next run's calls need not wait behind.
@@ -96,42 +101,32 @@ export function appendAuditLines(fs: SyncFs, log: string, lines: readonly string
 export async function flushAuditFilesOffLoop(fs: SyncFs, files: readonly string[]): Promise<void> {
   const flush = fs.fdatasync?.bind(fs);
   if (!flush) return flushAuditFiles(fs, files);
-  for (const file of files) {
-    let fd: number;
-    try {
-      fd = fs.openSync(file, 'r');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      throw storageError(`could not flush ${file}`, file, error);
-    }
-    try {
-      await flush(fd);
-    } catch (error) {
-      throw storageError(`could not flush ${file}`, file, error);
-    } finally {
-      attempt(() => fs.closeSync(fd));
-    }
-  }
+  for (const file of files) await flushFile(fs, file, flush);
 }
 
-/** Flushes files written without a flush (a log and its head); a file that does not exist is skipped. */
-export function flushAuditFiles(fs: SyncFs, files: readonly string[]): void {
-  for (const file of files) {
-    let fd: number;
-    try {
-      fd = fs.openSync(file, 'r');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      throw storageError(`could not flush ${file}`, file, error);
-    }
-    try {
-      fs.fdatasyncSync(fd);
-    } catch (error) {
-      throw storageError(`could not flush ${file}`, file, error);
-    } finally {
-      attempt(() => fs.closeSync(fd));
-    }
+/** One file flushed by `flush` on a descriptor opened for it (and closed once the flush has settled); nothing for a file that does not exist. */
+function flushFile<T>(fs: SyncFs, file: string, flush: (fd: number) => T): T | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw storageError(`could not flush ${file}`, file, error);
   }
+  const failed = (error: unknown): never => {
+    throw storageError(`could not flush ${file}`, file, error);
+  };
+  const close = () => attempt(() => fs.closeSync(fd));
+  let result: T;
+  try {
+    result = flush(fd);
+  } catch (error) {
+    close();
+    return failed(error);
+  }
+  if (result instanceof Promise) return result.catch(failed).finally(close) as T;
+  close();
+  return result;
 }
 
 /**

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { realSyncFs, type SyncFs } from '../../../src/adapters/fs/atomic-file.js';
 import { readAuditRun, verifyAuditRun } from '../../../src/adapters/fs/audit-store.js';
 import type { AuditLog } from '../../../src/adapters/fs/audit-sink.js';
+import { flushAuditFilesOffLoop } from '../../../src/adapters/fs/audit-wal.js';
 import { FsRunLedger } from '../../../src/adapters/fs/run-ledger.js';
 import { FsRunStore } from '../../../src/adapters/fs/run-store.js';
 import { JsonlAuditLog } from '../../../src/adapters/fs/jsonl-audit-log.js';
@@ -136,6 +137,27 @@ describe('a step and its audit records: one durable write', () => {
     expect(sync.flushed).not.toContain(`${RUN}.jsonl`);
     expect(await readFile(journal(), 'utf8').catch(() => 'gone')).toBe('gone');
     expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 4 });
+  });
+
+  it('a flush off the event loop that fails is a StorageError naming the file, its descriptor closed; a missing file is skipped', async () => {
+    const file = path.join(root, 'x.jsonl');
+    await writeFile(file, 'line\n');
+    const closed: number[] = [];
+    const fs: SyncFs = {
+      ...realSyncFs,
+      closeSync: (fd) => {
+        closed.push(fd);
+        realSyncFs.closeSync(fd);
+      },
+      fdatasync: async () => {
+        throw Object.assign(new Error('input/output error'), { code: 'EIO' });
+      },
+    };
+    const error = await flushAuditFilesOffLoop(fs, [path.join(root, 'missing.jsonl'), file]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageError);
+    expect((error as StorageError).message).toContain(file);
+    expect((error as StorageError).errno).toBe('EIO');
+    expect(closed).toHaveLength(1);
   });
 
   it('folding the journal flushes the log and its head first, and a plain append after records ahead continues the chain', async () => {
