@@ -1,5 +1,6 @@
 import { auditEvent, type AuditEvent } from '../domain/audit.js';
-import type { MediatorAdvice } from '../domain/mediator-advice.js';
+import type { MediatorReading } from '../domain/floor/mediator.js';
+import { floorRecord } from '../domain/floor/record.js';
 import { composeBriefing } from '../domain/briefing.js';
 import { checkBudget, type BudgetExceeded } from '../domain/budget.js';
 import { runDecision } from '../domain/decision.js';
@@ -427,7 +428,7 @@ async function judgeTask(options: {
   const asked = await askMediator(options);
   if ('outcome' in asked) return asked.outcome;
   const classifiedBy = asked.classification?.model ?? run.state.classification?.model;
-  if (asked.advice) facts.current = uniteAdvice(facts.current, asked.advice, classifiedBy);
+  if (asked.advice) facts.current = uniteAdvice(facts.current, asked.advice, { model: classifiedBy, accept: deps.config.floor.accept });
   // Recorded with the plan it shaped: like a step's reply, the classification counts once it is on
   // disk, and a crash before that asks again.
   const classified =
@@ -443,6 +444,7 @@ async function judgeTask(options: {
       trail,
       ...(classified ? { advice: classified.advice } : {}),
       ...(classified?.classification ? { classification: classified.classification } : {}),
+      ...(facts.current.floor ? { floor: floorRecord(facts.current.floor.reading, facts.current.floor.verdict) } : {}),
     },
     records: [
       ...(classified ? [classified.record] : []),
@@ -470,7 +472,7 @@ async function askMediator(options: {
   deps: RunDeps;
   command: CommandFile;
   prepared: Prepared;
-}): Promise<{ outcome: RunOutcome } | { advice?: MediatorAdvice; record?: AuditEvent | undefined; classification?: Classification }> {
+}): Promise<{ outcome: RunOutcome } | { advice?: MediatorReading; record?: AuditEvent | undefined; classification?: Classification }> {
   const { run, deps, command, prepared } = options;
   const classifier = classifierRoute(prepared.models, prepared.plan.synthesizer);
   // A person who continues past a failed classification has it asked again: the check is never skipped.
@@ -478,7 +480,7 @@ async function askMediator(options: {
   const attachments = command.input_artifacts.length + (command.work_items ?? []).length;
   const asked = run.state.advice
     ? { advice: run.state.advice, record: undefined }
-    : await classifyTask({ ...classifier, task: command.task_description, attachments, run, runId: run.state.run_id, deps });
+    : await classifyTask({ ...classifier, task: command.task_description, attachments, handedOver: handedOver(prepared), run, runId: run.state.run_id, deps });
   if ('ending' in asked) {
     // Every gate writes its one record, as skipped: the mediator's call decided before them.
     await run.commit({
@@ -491,6 +493,13 @@ async function askMediator(options: {
     };
   }
   return asked;
+}
+
+/** The inputs the task hands over to be carried out, with their content: the mediator reads them as part of the task. */
+function handedOver(prepared: Prepared): { path: string; content: string }[] {
+  const { gathered } = prepared.check;
+  const roles = gathered.facts.floor?.reading.perception.inputs ?? [];
+  return gathered.inputs.filter((i) => roles.some((r) => r.path === i.path && r.role === 'instructions')).map((i) => ({ path: i.path, content: i.result.content ?? '' }));
 }
 
 /** The run starts: progress says so, and a person learns of each input the council sees only the start of. */

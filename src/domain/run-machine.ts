@@ -1,6 +1,7 @@
 import type { DecisionRecord } from './decision.js';
 import { allows } from './run/transitions.js';
-import type { MediatorAdvice } from './mediator-advice.js';
+import type { MediatorReading } from './floor/mediator.js';
+import type { FloorRecord } from './floor/record.js';
 import type { DeliberationMode, ModeContext, ModeNext } from './modes/mode.js';
 import type { PauseRecord, RunPlan, RunState, RunStatus, Step } from './run-state.js';
 import { screenText } from './screen-text.js';
@@ -18,11 +19,12 @@ export type RunEvent =
       readonly type: 'planned';
       readonly plan: RunPlan;
       readonly trail: readonly DecisionRecord[];
-      readonly advice?: MediatorAdvice;
+      readonly advice?: MediatorReading;
       readonly classification?: RunState['classification'];
+      readonly floor?: FloorRecord;
     }
   /** The mediator's classification, kept so a resume does not ask again (journals of earlier versions; now it comes with `planned`). */
-  | { readonly type: 'advised'; readonly advice: MediatorAdvice }
+  | { readonly type: 'advised'; readonly advice: MediatorReading }
   /** A model call finished; it is never made again. */
   | { readonly type: 'step_recorded'; readonly step: Step }
   /** A failed route moved to its fallback for the rest of the run. */
@@ -80,6 +82,7 @@ function apply(state: RunState, event: RunEvent): RunState {
         ...state,
         ...(event.advice ? { advice: event.advice } : {}),
         ...(event.classification ? { classification: event.classification } : {}),
+        ...(event.floor ? { floor: event.floor } : {}),
         plan: state.plan ?? event.plan,
         trail: [...state.trail, ...event.trail],
       };

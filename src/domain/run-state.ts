@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { JSON_MODES } from './route.js';
 import { CommandFile, ArbitrationStrategy } from './command-file.js';
 import { DecisionRecord } from './decision.js';
-import { MediatorAdvice } from './mediator-advice.js';
+import { KeptMediatorReading } from './floor/mediator.js';
+import { FloorRecord } from './floor/record.js';
 
 /**
  * 2: steps carry a stable `id`, the plan its `mode`. 3: what the checkpoint keeps is screened (see
@@ -157,7 +158,9 @@ export const RunState = z.strictObject({
     .default([]),
   artifact: z.string().optional(),
   /** What the mediator_advice classification (a real route's model) found, kept so a resume does not ask again. */
-  advice: MediatorAdvice.optional(),
+  advice: KeptMediatorReading.optional(),
+  /** What the floor perceived in the task and decided, with the acceptances that let it through: kept so a person sees why. */
+  floor: FloorRecord.optional(),
   /** The classification's model calls (two when its first reply did not read): counted with the council's. */
   classification: z.strictObject({ model: z.string(), calls: z.number().int().min(1), usage: Usage.optional() }).optional(),
   /**

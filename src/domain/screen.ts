@@ -1,6 +1,7 @@
 import { redactInContext } from './audit-sanitizer.js';
 import type { CommandFile, WorkItem } from './command-file.js';
-import type { MediatorAdvice } from './mediator-advice.js';
+import type { MediatorReading } from './floor/mediator.js';
+import type { FloorRecord } from './floor/record.js';
 import type { Rejection } from './queue.js';
 import type { RunEvent } from './run-machine.js';
 import type { RunState, Step } from './run-state.js';
@@ -54,7 +55,7 @@ export function screenCommand(command: CommandFile): ScreenedCommand {
 export function screenRunState(state: RunState): RunState {
   const found = new Set<string>(state.command_redacted ?? []);
   const { command } = screenCommandInto(state.command, found);
-  const { pause, summary, loop_plan, advice } = state;
+  const { pause, summary, loop_plan, advice, floor } = state;
   return {
     ...state,
     source: screenText(state.source),
@@ -66,6 +67,7 @@ export function screenRunState(state: RunState): RunState {
     ...(summary !== undefined ? { summary: screenText(summary) } : {}),
     ...(loop_plan !== undefined ? { loop_plan: screenText(loop_plan) } : {}),
     ...(advice ? { advice: screenAdvice(advice) } : {}),
+    ...(floor ? { floor: screenFloorRecord(floor) } : {}),
   };
 }
 
@@ -73,8 +75,9 @@ export function screenRunState(state: RunState): RunState {
 export function screenRunEvent(event: RunEvent): RunEvent {
   switch (event.type) {
     case 'planned':
+      return { ...event, ...(event.advice ? { advice: screenAdvice(event.advice) } : {}), ...(event.floor ? { floor: screenFloorRecord(event.floor) } : {}) };
     case 'advised':
-      return event.advice ? { ...event, advice: screenAdvice(event.advice) } : event;
+      return { ...event, advice: screenAdvice(event.advice) };
     case 'step_recorded':
       return { ...event, step: screenStep(event.step) };
     case 'paused':
@@ -154,8 +157,25 @@ function screenWorkItem(item: WorkItem, found: Set<string>): WorkItem {
   };
 }
 
-function screenAdvice(advice: MediatorAdvice): MediatorAdvice {
-  return { ...advice, side_effects: advice.side_effects.map(screenText) };
+function screenAdvice(advice: MediatorReading): MediatorReading {
+  return {
+    ...advice,
+    deliverables: advice.deliverables.map(screenText),
+    acts: advice.acts.map((a) => (a.object === undefined ? a : { ...a, object: screenText(a.object) })),
+  };
+}
+
+/** The floor's record holds a few of the task's words (what it could not place, a mediator's note): screened like the task. */
+export function screenFloorRecord(floor: FloorRecord): FloorRecord {
+  const p = floor.reading.perception;
+  return {
+    ...floor,
+    reading: {
+      ...floor.reading,
+      perception: { ...p, unplaced: p.unplaced.map(screenText), acts: p.acts.map((a) => (a.note === undefined ? a : { ...a, note: screenText(a.note) })) },
+    },
+    findings: floor.findings.map((f) => ({ ...f, says: screenText(f.says) })),
+  };
 }
 
 /** Screens `text` (as a value under `key`, when it is one), adding what it found to `found`. */

@@ -1,3 +1,4 @@
+import { describeFloor } from './floor/describe.js';
 import type { RunState, Step } from './run-state.js';
 import { parseVerdict } from './verdict.js';
 import { screenText } from './screen.js';
@@ -33,6 +34,7 @@ function renderUnscreened(state: RunState, shown: string): string {
   if (state.artifact) out.push(`- Artifact: ${state.artifact}`);
   out.push('', '## Task', '', state.command.task_description.trim(), '');
   if (state.command.input_artifacts.length > 0) out.push(`Inputs: ${state.command.input_artifacts.map((p) => `\`${p}\``).join(', ')}`, '');
+  if (state.floor) out.push('## The floor', '', ...describeFloor(state.floor).map((l) => `- ${l}`), '');
 
   out.push('## Transcript', '');
   if (state.classification) out.push(...renderClassification(state));
@@ -84,7 +86,7 @@ function renderClassification(state: RunState): string[] {
   const a = state.advice;
   const list = (xs: readonly string[]) => (xs.length > 0 ? xs.join(', ') : 'none');
   const found = a
-    ? `side effects: ${list(a.side_effects)} · high stakes: ${list(a.high_stakes)} · ambiguous: ${a.ambiguous ? 'yes' : 'no'}`
+    ? `acts: ${list(a.acts.map((x) => (x.object ? `${x.class} (${x.object})` : x.class)))} · particular cases: ${list(a.high_stakes_case)} · intent clear: ${a.intent_clear ? 'yes' : 'no'}`
     : '_(no classification kept)_';
   return ['### mediator · task classification', '', `_${c.model}${c.calls > 1 ? ` · ${c.calls} calls` : ''}_`, '', found, ''];
 }
