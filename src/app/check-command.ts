@@ -118,7 +118,9 @@ function linesOf(issue: GateOutcome, gathered: GatheredFacts, command: CommandFi
     case 'REL_BOUNDARY_UNSTABLE':
     case 'ETHICS_HIGH_STAKES':
     case 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL':
-      return (facts.floor?.verdict.findings ?? []).filter((f) => f.gate === issue.layer && !f.accepted).map((f) => `task_description: ${f.says}`);
+      return (facts.floor?.verdict.findings ?? [])
+        .filter((f) => f.gate === issue.layer && !f.accepted)
+        .map((f) => `task_description: ${f.says}`);
     case 'ETHICS_PII_DETECTED':
     case 'ETHICS_SECRET_DETECTED': {
       const secret = issue.decision.reason_code === 'ETHICS_SECRET_DETECTED';

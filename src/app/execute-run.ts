@@ -480,7 +480,15 @@ async function askMediator(options: {
   const attachments = command.input_artifacts.length + (command.work_items ?? []).length;
   const asked = run.state.advice
     ? { advice: run.state.advice, record: undefined }
-    : await classifyTask({ ...classifier, task: command.task_description, attachments, handedOver: handedOver(prepared), run, runId: run.state.run_id, deps });
+    : await classifyTask({
+        ...classifier,
+        task: command.task_description,
+        attachments,
+        handedOver: handedOver(prepared),
+        run,
+        runId: run.state.run_id,
+        deps,
+      });
   if ('ending' in asked) {
     // Every gate writes its one record, as skipped: the mediator's call decided before them.
     await run.commit({
@@ -499,7 +507,9 @@ async function askMediator(options: {
 function handedOver(prepared: Prepared): { path: string; content: string }[] {
   const { gathered } = prepared.check;
   const roles = gathered.facts.floor?.reading.perception.inputs ?? [];
-  return gathered.inputs.filter((i) => roles.some((r) => r.path === i.path && r.role === 'instructions')).map((i) => ({ path: i.path, content: i.result.content ?? '' }));
+  return gathered.inputs
+    .filter((i) => roles.some((r) => r.path === i.path && r.role === 'instructions'))
+    .map((i) => ({ path: i.path, content: i.result.content ?? '' }));
 }
 
 /** The run starts: progress says so, and a person learns of each input the council sees only the start of. */

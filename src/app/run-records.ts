@@ -3,7 +3,13 @@ import { asReasonCode } from '../domain/codes.js';
 import { runDecision } from '../domain/decision.js';
 import type { GateFacts } from '../domain/gates.js';
 import { type Acceptance, judgeFloor } from '../domain/floor/floor.js';
-import { asFloorReading, MEDIATOR_READING_SCHEMA, type MediatorReading, mediatorMessages, readMediatorReply } from '../domain/floor/mediator.js';
+import {
+  asFloorReading,
+  MEDIATOR_READING_SCHEMA,
+  type MediatorReading,
+  mediatorMessages,
+  readMediatorReply,
+} from '../domain/floor/mediator.js';
 import { mergeReadings } from '../domain/floor/reading.js';
 import { decideRun } from '../domain/run/policy.js';
 import type { LlmClient, LlmReply, OpenRun } from '../domain/ports.js';
@@ -81,7 +87,10 @@ export function classifierRoute(
  */
 export async function classifyTask(options: ClassifyOptions): Promise<Classified | CallFailure> {
   const { run, deps } = options;
-  const handedOver = (options.handedOver ?? []).map((h) => ({ path: h.path, content: redactSensitive(h.content).text.slice(0, HANDED_OVER_CHARS) }));
+  const handedOver = (options.handedOver ?? []).map((h) => ({
+    path: h.path,
+    content: redactSensitive(h.content).text.slice(0, HANDED_OVER_CHARS),
+  }));
   const first = mediatorMessages(redactSensitive(options.task).text, { attachments: options.attachments, handedOver });
   let messages = first;
   let problem = '';
@@ -209,7 +218,11 @@ function addCall(spent: Classification | undefined, model: string, usage: LlmRep
  * doubt, never remove what the rules found), and the floor judged again with the workspace's
  * acceptances, which no model can change.
  */
-export function uniteAdvice(facts: GateFacts, advice: MediatorReading, options: { model?: string; accept: readonly Acceptance[] }): GateFacts {
+export function uniteAdvice(
+  facts: GateFacts,
+  advice: MediatorReading,
+  options: { model?: string; accept: readonly Acceptance[] },
+): GateFacts {
   if (!facts.floor) return facts;
   const reading = mergeReadings(facts.floor.reading, asFloorReading(advice), options.model);
   return { ...facts, floor: { reading, verdict: judgeFloor(reading, options.accept) } };

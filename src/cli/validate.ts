@@ -31,14 +31,22 @@ export function registerValidate(program: Command, io: Io): void {
     )
     .action(async (file: string, opts: { workspace?: string; json?: boolean }) => {
       // A finding may quote the file (an unknown key, a path): what is printed is screened (commandFindings).
-      const { findings, floor } = await validateCommandFile(path.resolve(io.cwd, file), resolveWorkspace(opts.workspace, io.env, io.cwd), io.env);
+      const { findings, floor } = await validateCommandFile(
+        path.resolve(io.cwd, file),
+        resolveWorkspace(opts.workspace, io.env, io.cwd),
+        io.env,
+      );
       const c = chalkFor(io);
       if (opts.json) {
         io.stdout.write(`${JSON.stringify({ file, valid: findings.length === 0, findings, floor: floor ?? null })}\n`);
         if (findings.length > 0) throw new ExitError(2);
         return;
       }
-      const read = floor ? `${c.dim('What the floor read in the task:')}\n${describeFloor(floor).map((l) => `  ${l}`).join('\n')}\n` : '';
+      const read = floor
+        ? `${c.dim('What the floor read in the task:')}\n${describeFloor(floor)
+            .map((l) => `  ${l}`)
+            .join('\n')}\n`
+        : '';
       if (findings.length > 0) {
         const lines = findings.flatMap((f) => [...f.lines.map((l) => `  ${l}`), `    → ${effect(f)}: ${f.explanation}`]);
         io.stderr.write(`${c.red('✖')} ${file} would not run unattended:\n${lines.join('\n')}\n${read}`);

@@ -58,7 +58,8 @@ const ok = (layer: GateLayer, reason: ReasonCode, details: Record<string, unknow
 });
 
 /** The floor's findings a gate pauses on: those of its layer that no acceptance covers. */
-const open = (f: GateFacts, gate: FloorGate): FloorFinding[] => (f.floor?.verdict.findings ?? []).filter((x) => x.gate === gate && !x.accepted);
+const open = (f: GateFacts, gate: FloorGate): FloorFinding[] =>
+  (f.floor?.verdict.findings ?? []).filter((x) => x.gate === gate && !x.accepted);
 const floorPause = (f: GateFacts, gate: FloorGate, reason: ReasonCode): Check | undefined => {
   const found = open(f, gate);
   return found.length > 0 ? { decision: pauseDecision(gate, reason), details: { floor: found.map((x) => x.label) } } : undefined;

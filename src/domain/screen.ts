@@ -75,7 +75,11 @@ export function screenRunState(state: RunState): RunState {
 export function screenRunEvent(event: RunEvent): RunEvent {
   switch (event.type) {
     case 'planned':
-      return { ...event, ...(event.advice ? { advice: screenAdvice(event.advice) } : {}), ...(event.floor ? { floor: screenFloorRecord(event.floor) } : {}) };
+      return {
+        ...event,
+        ...(event.advice ? { advice: screenAdvice(event.advice) } : {}),
+        ...(event.floor ? { floor: screenFloorRecord(event.floor) } : {}),
+      };
     case 'advised':
       return { ...event, advice: screenAdvice(event.advice) };
     case 'step_recorded':
@@ -172,7 +176,11 @@ export function screenFloorRecord(floor: FloorRecord): FloorRecord {
     ...floor,
     reading: {
       ...floor.reading,
-      perception: { ...p, unplaced: p.unplaced.map(screenText), acts: p.acts.map((a) => (a.note === undefined ? a : { ...a, note: screenText(a.note) })) },
+      perception: {
+        ...p,
+        unplaced: p.unplaced.map(screenText),
+        acts: p.acts.map((a) => (a.note === undefined ? a : { ...a, note: screenText(a.note) })),
+      },
     },
     findings: floor.findings.map((f) => ({ ...f, says: screenText(f.says) })),
   };

@@ -58,7 +58,11 @@ function floorFound(facts: GateFacts): string {
 
 /** How a workspace accepts the classes found, on purpose (never the unclear ones). */
 function acceptHint(facts: GateFacts): string {
-  const risks = [...new Set((facts.floor?.verdict.findings ?? []).filter((f) => !f.accepted && f.risk && f.risk !== 'other').map((f) => f.risk as string))];
+  const risks = [
+    ...new Set(
+      (facts.floor?.verdict.findings ?? []).filter((f) => !f.accepted && f.risk && f.risk !== 'other').map((f) => f.risk as string),
+    ),
+  ];
   if (risks.length === 0) return '';
   const example = risks.map((r) => `{"risk": "${r}"}`).join(', ');
   return ` If this workspace does such work on purpose, accept it in maestro.config.json: "floor": {"accept": [${example}]} (every run it lets through records the acceptance).`;

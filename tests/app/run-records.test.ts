@@ -124,15 +124,3 @@ describe('classifyTask', () => {
     expect(asked).toMatchObject({ ending: { kind: 'pause', pauseClass: 'outage' } });
   });
 });
-
-describe('uniteAdvice', () => {
-  it("adds the mediator's findings to the rules', never removes one", () => {
-    const facts = { sideEffects: ['rules: delete'], highStakes: ['medical'], boundary: true } as never;
-    const united = uniteAdvice(facts, { side_effects: ['send e-mail'], high_stakes: ['financial'], ambiguous: false });
-    expect(united).toMatchObject({
-      sideEffects: ['rules: delete', 'mediator: send e-mail'],
-      highStakes: ['medical', 'financial'],
-      boundary: true,
-    });
-  });
-});

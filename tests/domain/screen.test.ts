@@ -166,7 +166,20 @@ describe('screenRunState and screenRunEvent: what a checkpoint and its journal k
         at: '2026-01-01T00:00:00.000Z',
         summary: `failed on ${CARD}`,
       },
-      { type: 'advised', advice: { side_effects: [`email ${EMAIL}`], high_stakes: [], ambiguous: false } },
+      {
+        type: 'advised',
+        advice: {
+          deliverables: [],
+          acts: [{ class: 'send', object: `email ${EMAIL}` }],
+          domains: [],
+          high_stakes_case: [],
+          irreversible: false,
+          scale: false,
+          urgency: false,
+          intent_clear: true,
+          personal_preference: false,
+        },
+      },
     ];
     for (const event of events) {
       expect(holdsRaw(event), event.type).not.toEqual([]);

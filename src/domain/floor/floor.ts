@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ACT_CLASSES, DELIVERABLE_KINDS, DOMAINS, HIGH_STAKES_DOMAINS, LEXICON } from './lexicon.js';
+import { ACT_CLASSES, DELIVERABLE_KINDS, type DOMAINS, HIGH_STAKES_DOMAINS, LEXICON } from './lexicon.js';
 import type { Act, FloorReading, Unclear } from './reading.js';
 
 /**
@@ -65,7 +65,14 @@ const DOMAIN_NAMES: Record<(typeof DOMAINS)[number], string> = {
 function actSays(a: Act): string {
   const entry = a.class === 'other' ? undefined : LEXICON.acts[a.class];
   const what = entry ? `${entry.label} (${DOMAIN_NAMES[entry.domain]})` : `an act the mediator named${a.note ? `: ${a.note}` : ''}`;
-  const where = a.source === 'task' ? '' : a.source === 'mediator' ? ', by the mediator' : a.source.startsWith('work_items.') ? `, in ${a.source}` : `, in ${a.source} (handed over to be carried out)`;
+  const where =
+    a.source === 'task'
+      ? ''
+      : a.source === 'mediator'
+        ? ', by the mediator'
+        : a.source.startsWith('work_items.')
+          ? `, in ${a.source}`
+          : `, in ${a.source} (handed over to be carried out)`;
   return `${a.decision ? 'asks whether to act' : 'asks to act'}: ${what}${where}`;
 }
 
@@ -84,10 +91,20 @@ export function floorFindings(reading: FloorReading): FloorFinding[] {
     if (seen.has(key)) continue;
     seen.add(key);
     const gate = a.class === 'other' ? 'acc' : LEXICON.acts[a.class].gate;
-    found.push({ gate, risk: a.class, label: `${a.decision ? 'decision' : 'act'}: ${a.class} (${a.source === 'task' ? 'task' : a.source})`, says: actSays(a) });
+    found.push({
+      gate,
+      risk: a.class,
+      label: `${a.decision ? 'decision' : 'act'}: ${a.class} (${a.source === 'task' ? 'task' : a.source})`,
+      says: actSays(a),
+    });
   }
   for (const d of c.high_stakes_case) {
-    found.push({ gate: 'ethics', risk: d, label: `case: ${d}`, says: `asks about a particular case in a high-stakes domain (${DOMAIN_NAMES[d]})` });
+    found.push({
+      gate: 'ethics',
+      risk: d,
+      label: `case: ${d}`,
+      says: `asks about a particular case in a high-stakes domain (${DOMAIN_NAMES[d]})`,
+    });
   }
   return found;
 }

@@ -15,7 +15,10 @@ export class PhraseSet<T = true> {
 
   constructor(entries: readonly (readonly [string, T])[]) {
     for (const [text, value] of entries) {
-      const p = text.toLowerCase().split(/[\s-]+/).filter(Boolean);
+      const p = text
+        .toLowerCase()
+        .split(/[\s-]+/)
+        .filter(Boolean);
       const first = p[0];
       if (first === undefined || first === '~') continue;
       const list = this.#byFirst.get(first) ?? [];
@@ -189,4 +192,3 @@ export function matchAt(words: readonly Word[], at: number, p: Phrase): number {
   };
   return go(at, 0);
 }
-

@@ -11,7 +11,13 @@ import type { FloorReading } from './reading.js';
  * they found. A failed or unreadable classification pauses the run (fail closed).
  */
 
-const lower = (v: unknown): unknown => (typeof v === 'string' ? v.trim().toLowerCase().replace(/[\s-]+/g, '_') : v);
+const lower = (v: unknown): unknown =>
+  typeof v === 'string'
+    ? v
+        .trim()
+        .toLowerCase()
+        .replace(/[\s-]+/g, '_')
+    : v;
 const SYNONYMS: Record<string, string> = {
   medical: 'health',
   healthcare: 'health',
@@ -84,10 +90,17 @@ export const KeptMediatorReading = z.union([
 export const MEDIATOR_READING_SCHEMA = { name: 'task_reading', schema: jsonSchemaOf(MediatorReading) };
 
 /** The classification request. `handedOver` is the content of input files the task hands over to be carried out (screened). */
-export function mediatorMessages(task: string, options: { attachments: number; handedOver?: readonly { path: string; content: string }[] }): ChatMessage[] {
+export function mediatorMessages(
+  task: string,
+  options: { attachments: number; handedOver?: readonly { path: string; content: string }[] },
+): ChatMessage[] {
   const given =
-    options.attachments > 0 ? `\n(It comes with ${options.attachments} attached input(s); "it" or "the attached file" may refer to them.)` : '';
-  const handed = (options.handedOver ?? []).map((h) => `\n\nFile the task hands over to be carried out, ${h.path}:\n"""\n${h.content}\n"""`).join('');
+    options.attachments > 0
+      ? `\n(It comes with ${options.attachments} attached input(s); "it" or "the attached file" may refer to them.)`
+      : '';
+  const handed = (options.handedOver ?? [])
+    .map((h) => `\n\nFile the task hands over to be carried out, ${h.path}:\n"""\n${h.content}\n"""`)
+    .join('');
   return [
     {
       role: 'system',
@@ -118,7 +131,13 @@ export function asFloorReading(m: MediatorReading): FloorReading {
   return {
     perception: {
       deliverables: [],
-      acts: m.acts.map((a) => ({ class: a.class, objects: [], decision: false, source: 'mediator', ...(a.object ? { note: a.object } : {}) })),
+      acts: m.acts.map((a) => ({
+        class: a.class,
+        objects: [],
+        decision: false,
+        source: 'mediator',
+        ...(a.object ? { note: a.object } : {}),
+      })),
       unplaced: [],
       objects: [],
       inputs: [],

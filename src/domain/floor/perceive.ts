@@ -27,68 +27,41 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
   const hasInputs = text.inputs.length > 0 || (text.goals ?? []).length > 0;
   const sentences = read(text.task);
   const words = sentences.flatMap((s) => s.words);
-  const sources: { source: string; requests: Request[] }[] = [{ source: 'task', requests: readRequests(sentences, hasInputs) }];
-  (text.goals ?? []).forEach((goal, i) => sources.push({ source: `work_items.${i}.goal`, requests: readRequests(read(goal), true) }));
-
-  const deliverables = new Set<DeliverableKind>();
-  const acts: Act[] = [];
-  const unplaced: string[] = [];
-  const unclear = new Set<Unclear>();
-  const handedOver = new Set<string>();
-  let decision = false;
-  // The intent is clear when one request at least says to what: "pros and cons of each" leans on the rest.
-  const clarity: (Unclear | undefined)[] = [];
-  for (const { source, requests } of sources) {
-    for (const r of requests) {
-      decision ||= r.decision;
-      const objects = objectKinds(r.object);
-      const head = r.head;
-      if (head.kind === 'deliverable') deliverables.add(head.deliverable);
-      else if (head.kind === 'question') deliverables.add('answer');
-      else if (head.kind === 'unplaced') unplaced.push(head.verb);
-      else if (head.kind === 'act') acts.push({ class: chooseClass(head.classes, objects), objects, decision: head.decision, source });
-      else if (head.kind === 'handover') {
-        acts.push({ class: 'execute_instructions', objects, decision: r.decision, source });
-        for (const p of referencedInputs(r.object, text.inputs)) handedOver.add(p);
-      }
-      if (head.kind !== 'constraint' && head.kind !== 'act' && head.kind !== 'handover') clarity.push(clarityOf(r, hasInputs, words));
-    }
-  }
-  if (clarity.length > 0 && clarity.every((c) => c !== undefined)) unclear.add(clarity[0] as Unclear);
-  if (deliverables.size === 0 && acts.length === 0 && unplaced.length === 0) unclear.add('no_request');
-  if (LEXICON.bareRequests.has(words.map((w) => w.form).join(' '))) unclear.add('no_object');
-  if (unplaced.length > 0) unclear.add('unplaced');
-
+  const sources = [
+    { source: 'task', requests: readRequests(sentences, hasInputs) },
+    ...(text.goals ?? []).map((goal, i) => ({ source: `work_items.${i}.goal`, requests: readRequests(read(goal), true) })),
+  ];
+  const asked = collect(sources, { inputs: text.inputs, hasInputs, words });
   // What an input handed over asks is part of the task: its acts are the task's acts.
-  const handed = text.inputs.filter((i) => handedOver.has(i.path));
   const handedWords: Word[] = [];
-  for (const input of handed) {
+  for (const input of text.inputs.filter((i) => asked.handedOver.has(i.path))) {
     const inner = read(input.content ?? '');
     handedWords.push(...inner.flatMap((s) => s.words));
-    for (const r of readRequests(inner, false)) {
-      if (r.head.kind === 'act') acts.push({ class: chooseClass(r.head.classes, objectKinds(r.object)), objects: objectKinds(r.object), decision: false, source: input.path });
-      if (r.head.kind === 'unplaced') unplaced.push(r.head.verb);
-    }
+    const more = collect([{ source: input.path, requests: readRequests(inner, false) }], { inputs: [], hasInputs: false, words: [] });
+    asked.acts.push(...more.acts.filter((a) => a.class !== 'execute_instructions'));
+    asked.unplaced.push(...more.unplaced);
   }
-
   const all = [...words, ...handedWords];
   const domains = new Set<Domain>(LEXICON.domains.all(all).map((m) => m.value));
   if (all.some((w) => w.tags.has('Money'))) domains.add('money');
-  for (const a of acts) if (a.class !== 'other') domains.add(LEXICON.acts[a.class].domain);
-  const objects = new Set<ObjectKind>(sources.flatMap((s) => s.requests.flatMap((r) => objectKinds(r.object))));
-  const irreversible = acts.some((a) => a.class !== 'other' && LEXICON.acts[a.class].irreversible) || (acts.length > 0 && LEXICON.irreversibility.has(all));
+  for (const a of asked.acts) if (a.class !== 'other') domains.add(LEXICON.acts[a.class].domain);
+  const { acts, unclear, deliverables } = asked;
+  if (asked.unplaced.length > 0) unclear.add('unplaced');
+  const advice = asked.decision ? 'decision' : [...deliverables].some((k) => ADVICE.has(k));
   return {
     perception: {
       deliverables: [...deliverables],
       acts,
-      unplaced: [...new Set(unplaced)].map((v) => v.slice(0, 40)),
-      objects: [...objects],
-      inputs: text.inputs.map((i) => ({ path: i.path, role: handedOver.has(i.path) ? 'instructions' : 'reference' })),
+      unplaced: [...new Set(asked.unplaced)].map((v) => v.slice(0, 40)),
+      objects: [...new Set(sources.flatMap((s) => s.requests.flatMap((r) => objectKinds(r.object))))],
+      inputs: text.inputs.map((i) => ({ path: i.path, role: asked.handedOver.has(i.path) ? 'instructions' : 'reference' })),
     },
     context: {
       domains: [...domains],
-      high_stakes_case: particularCases(words, domains, decision ? 'decision' : [...deliverables].some((k) => ADVICE.has(k))),
-      irreversible,
+      high_stakes_case: particularCases(words, domains, advice),
+      irreversible:
+        acts.some((a) => a.class !== 'other' && LEXICON.acts[a.class].irreversible) ||
+        (acts.length > 0 && LEXICON.irreversibility.has(all)),
       scale: atScale(all),
       urgency: LEXICON.urgency.has(words),
       intent: unclear.size > 0 ? 'unclear' : 'clear',
@@ -96,6 +69,47 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
       boundary: LEXICON.boundary.has(words),
     },
   };
+}
+
+interface Asked {
+  deliverables: Set<DeliverableKind>;
+  acts: Act[];
+  unplaced: string[];
+  unclear: Set<Unclear>;
+  handedOver: Set<string>;
+  /** A request asks what someone should do. */
+  decision: boolean;
+}
+
+/** What the requests of each source ask for, and whether the task says to what. */
+function collect(
+  sources: readonly { source: string; requests: readonly Request[] }[],
+  at: { inputs: readonly TaskInput[]; hasInputs: boolean; words: readonly Word[] },
+): Asked {
+  const asked: Asked = { deliverables: new Set(), acts: [], unplaced: [], unclear: new Set(), handedOver: new Set(), decision: false };
+  // The intent is clear when one request at least says to what: "pros and cons of each" leans on the rest.
+  const clarity: (Unclear | undefined)[] = [];
+  for (const { source, requests } of sources) {
+    for (const r of requests) {
+      asked.decision ||= r.decision;
+      const objects = objectKinds(r.object);
+      const head = r.head;
+      if (head.kind === 'deliverable') asked.deliverables.add(head.deliverable);
+      else if (head.kind === 'question') asked.deliverables.add('answer');
+      else if (head.kind === 'unplaced') asked.unplaced.push(head.verb);
+      else if (head.kind === 'act')
+        asked.acts.push({ class: chooseClass(head.classes, objects), objects, decision: head.decision, source });
+      else if (head.kind === 'handover') {
+        asked.acts.push({ class: 'execute_instructions', objects, decision: r.decision, source });
+        for (const p of referencedInputs(r.object, at.inputs)) asked.handedOver.add(p);
+      }
+      if (head.kind !== 'constraint') clarity.push(clarityOf(r, at.hasInputs, at.words));
+    }
+  }
+  if (clarity.length > 0 && clarity.every((c) => c !== undefined)) asked.unclear.add(clarity[0] as Unclear);
+  if (asked.deliverables.size === 0 && asked.acts.length === 0 && asked.unplaced.length === 0) asked.unclear.add('no_request');
+  if (LEXICON.bareRequests.has(at.words.map((w) => w.form).join(' '))) asked.unclear.add('no_object');
+  return asked;
 }
 
 /** Of the classes an act's words may name, the one its objects point to ("remove Priya from admin" → access). */
@@ -172,17 +186,37 @@ function particularCases(words: readonly Word[], domains: ReadonlySet<Domain>, a
   if (stakes.length === 0 || advice === false) return [];
   if (advice === 'decision') return stakes;
   const named = words.some((w) => w.tags.has('FirstName') && w.capitalised);
-  const relation = words.some((w, i) => LEXICON.relations.has(w.lemma) && /^(?:my|our|his|her|their|the|this|that|your)$|'s$/.test(words[i - 1]?.form ?? ''));
+  const relation = words.some(
+    (w, i) => LEXICON.relations.has(w.lemma) && /^(?:my|our|his|her|their|the|this|that|your)$|'s$/.test(words[i - 1]?.form ?? ''),
+  );
   const own =
     words.some((w, i) => LEXICON.firstPerson.has(w.form) && LEXICON.personalObjects.at(words, i + 1) !== undefined) ||
     words.some((w, i) => w.form === 'for' && ['me', 'us', 'myself'].includes(words[i + 1]?.form ?? ''));
   // Health is judged closer: any person (even "a child"), the writer, or a dose makes it a case.
   const health =
-    words.some((w, i) => ['i', 'me', 'my', 'myself'].includes(w.form) || LEXICON.relations.has(w.lemma) || isDose(words, i)) || LEXICON.healthCase.has(words);
+    words.some((w, i) => ['i', 'me', 'my', 'myself'].includes(w.form) || LEXICON.relations.has(w.lemma) || isDose(words, i)) ||
+    LEXICON.healthCase.has(words);
   return stakes.filter((d) => named || relation || own || (d === 'health' && health));
 }
 
-const DOSE_UNITS = new Set(['mg', 'mcg', 'µg', 'ml', 'units', 'unit', 'iu', 'tablets', 'tablet', 'pills', 'pill', 'capsules', 'drops', 'puffs', 'g', 'kg']);
+const DOSE_UNITS = new Set([
+  'mg',
+  'mcg',
+  'µg',
+  'ml',
+  'units',
+  'unit',
+  'iu',
+  'tablets',
+  'tablet',
+  'pills',
+  'pill',
+  'capsules',
+  'drops',
+  'puffs',
+  'g',
+  'kg',
+]);
 
 /** A quantity of a medicine: "10 units", "5mg", "two tablets". */
 function isDose(words: readonly Word[], i: number): boolean {

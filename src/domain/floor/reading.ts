@@ -101,7 +101,12 @@ export function mergeReadings(rules: FloorReading, model: FloorReading, by?: str
 export function auditedReading(r: FloorReading): Record<string, unknown> {
   return {
     deliverables: r.perception.deliverables,
-    acts: r.perception.acts.map((a) => ({ class: a.class, objects: a.objects, decision: a.decision, source: a.source === 'task' ? 'task' : a.source })),
+    acts: r.perception.acts.map((a) => ({
+      class: a.class,
+      objects: a.objects,
+      decision: a.decision,
+      source: a.source === 'task' ? 'task' : a.source,
+    })),
     unplaced: r.perception.unplaced.length,
     inputs: r.perception.inputs,
     context: r.context,

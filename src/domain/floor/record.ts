@@ -23,7 +23,12 @@ export function floorRecord(reading: FloorReading, verdict: FloorVerdict): Floor
   return {
     reading,
     proceeds: verdict.proceeds,
-    findings: verdict.findings.map((f) => ({ gate: f.gate, ...(f.risk ? { risk: f.risk } : {}), says: f.says, ...(f.accepted ? { accepted: f.accepted } : {}) })),
+    findings: verdict.findings.map((f) => ({
+      gate: f.gate,
+      ...(f.risk ? { risk: f.risk } : {}),
+      says: f.says,
+      ...(f.accepted ? { accepted: f.accepted } : {}),
+    })),
     accepted_by: [...verdict.acceptedBy],
   };
 }

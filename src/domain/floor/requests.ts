@@ -30,14 +30,56 @@ export interface Request {
 const HARD = /[;:()—–]|\s-\s/;
 const SOFT = /,/;
 const JOINERS = new Set(['and', 'or', 'plus', 'nor']);
-const OPENERS = new Set(['then', 'also', 'afterwards', 'afterward', 'next', 'finally', 'once', 'after', 'before', 'if', 'when', 'unless', 'so', 'but']);
-const AUX_QUESTION = new Set(['is', 'are', 'was', 'were', 'am', 'do', 'does', 'did', 'can', 'could', 'should', 'shall', 'would', 'will', 'may', 'might', 'must', 'has', 'have', 'had']);
+const OPENERS = new Set([
+  'then',
+  'also',
+  'afterwards',
+  'afterward',
+  'next',
+  'finally',
+  'once',
+  'after',
+  'before',
+  'if',
+  'when',
+  'unless',
+  'so',
+  'but',
+]);
+const AUX_QUESTION = new Set([
+  'is',
+  'are',
+  'was',
+  'were',
+  'am',
+  'do',
+  'does',
+  'did',
+  'can',
+  'could',
+  'should',
+  'shall',
+  'would',
+  'will',
+  'may',
+  'might',
+  'must',
+  'has',
+  'have',
+  'had',
+]);
 
 const isVerb = (w: Word | undefined): boolean =>
-  w !== undefined && w.tags.has('Verb') && !w.tags.has('Gerund') && !w.tags.has('PastTense') && !w.tags.has('Auxiliary') && !w.tags.has('Copula');
+  w !== undefined &&
+  w.tags.has('Verb') &&
+  !w.tags.has('Gerund') &&
+  !w.tags.has('PastTense') &&
+  !w.tags.has('Auxiliary') &&
+  !w.tags.has('Copula');
 const isBase = (w: Word): boolean => w.form === w.lemma || w.tags.has('Infinitive') || w.tags.has('Imperative');
 const startsObject = (w: Word | undefined): boolean =>
-  w !== undefined && (w.tags.has('Determiner') || w.tags.has('Pronoun') || w.tags.has('Possessive') || w.tags.has('ProperNoun') || w.tags.has('Value'));
+  w !== undefined &&
+  (w.tags.has('Determiner') || w.tags.has('Pronoun') || w.tags.has('Possessive') || w.tags.has('ProperNoun') || w.tags.has('Value'));
 
 interface Clause {
   readonly words: Word[];
@@ -88,7 +130,8 @@ function textNounAt(words: readonly Word[]): { kind: DeliverableKind; end: numbe
   let i = 0;
   while (i < words.length && i < 4 && !LEXICON.textNouns.at(words, i)) {
     const w = words[i] as Word;
-    if (w.tags.has('Preposition') || w.tags.has('Pronoun') || (isVerb(w) && !w.tags.has('Noun') && !w.tags.has('Hyphenated'))) return undefined;
+    if (w.tags.has('Preposition') || w.tags.has('Pronoun') || (isVerb(w) && !w.tags.has('Noun') && !w.tags.has('Hyphenated')))
+      return undefined;
     i++;
   }
   const noun = LEXICON.textNouns.at(words, i);
@@ -128,7 +171,16 @@ export function readHead(words: readonly Word[], hasInputs: boolean): { head: He
   }
   if (a && a.length === best) return { head: { kind: 'act', classes: a.values, decision: false }, end: a.end };
   if (c && c.length === best) return { head: { kind: 'constraint' }, end: c.end };
-  return { head: { kind: 'unplaced', verb: words.slice(0, best).map((w) => w.form).join(' ') }, end: best };
+  return {
+    head: {
+      kind: 'unplaced',
+      verb: words
+        .slice(0, best)
+        .map((w) => w.form)
+        .join(' '),
+    },
+    end: best,
+  };
 }
 
 /** On a tie between a kind of text and an act ("list the sofa for £120"), the act when its object is the act's: money or a person. */
@@ -153,7 +205,12 @@ const EVERYTHING = new Set(['everything', 'whatever', 'what', 'all', 'each', 'ev
 function handsOver(object: readonly Word[], hasInputs: boolean): boolean {
   if (LEXICON.instructionNouns.has(object)) return true;
   if (!hasInputs) return false;
-  return object.some((w) => /\w[./]\w/.test(w.form) || EVERYTHING.has(w.form) || ['attached', 'attachment', 'file', 'document', 'note', 'email'].includes(w.lemma));
+  return object.some(
+    (w) =>
+      /\w[./]\w/.test(w.form) ||
+      EVERYTHING.has(w.form) ||
+      ['attached', 'attachment', 'file', 'document', 'note', 'email'].includes(w.lemma),
+  );
 }
 
 /** The requests of a text, in order. */
@@ -215,7 +272,28 @@ function readClause(
   return out;
 }
 
-const FINITE = new Set(['is', 'are', 'was', 'were', 'has', 'have', 'had', 'looks', 'look', 'seems', 'seem', 'fails', 'keeps', 'does', "doesn't", "don't", "isn't", "aren't", "won't", "can't"]);
+const FINITE = new Set([
+  'is',
+  'are',
+  'was',
+  'were',
+  'has',
+  'have',
+  'had',
+  'looks',
+  'look',
+  'seems',
+  'seem',
+  'fails',
+  'keeps',
+  'does',
+  "doesn't",
+  "don't",
+  "isn't",
+  "aren't",
+  "won't",
+  "can't",
+]);
 const RELATIVE = new Set(['that', 'which', 'who', 'whom', 'whose', 'where', 'when', 'if', 'because', 'so', 'and', 'or', 'but', 'to']);
 
 /** "Deploy pipeline is red", "Transfer speeds are slow": a noun phrase and its verb, not a request ("Drop users table which is old" is one). */
@@ -248,7 +326,10 @@ function opensRequest(words: readonly Word[], join: Clause['join']): boolean {
   const first = words[0] as Word;
   const verbLike = isBase(first) && !first.tags.has('Gerund') && !first.tags.has('PastTense');
   const listed =
-    LEXICON.deliverableVerbs.at(words, 0) ?? LEXICON.actVerbs.at(words, 0) ?? LEXICON.genericVerbs.at(words, 0) ?? LEXICON.handoverVerbs.at(words, 0);
+    LEXICON.deliverableVerbs.at(words, 0) ??
+    LEXICON.actVerbs.at(words, 0) ??
+    LEXICON.genericVerbs.at(words, 0) ??
+    LEXICON.handoverVerbs.at(words, 0);
   if (verbLike && (isVerb(first) || listed) && startsObject(words[1])) return true;
   // After "and", a noun continues a phrase ("pros and cons", "the risks and the gaps"); only a verb opens a request.
   if (textNounAt(words)) return join !== 'and';
@@ -259,7 +340,9 @@ function opensRequest(words: readonly Word[], join: Clause['join']): boolean {
 
 /** "Alice should be fired", "the PR needs to be merged into main": an obligation in the passive asks the act. */
 function passiveRequest(words: readonly Word[], hasInputs: boolean): Request | undefined {
-  const be = words.findIndex((w, j) => w.form === 'be' && j > 0 && /^(?:should|must|need|needs|has|have|is|are|ought|to|gotta)$/.test(words[j - 1]?.form ?? ''));
+  const be = words.findIndex(
+    (w, j) => w.form === 'be' && j > 0 && /^(?:should|must|need|needs|has|have|is|are|ought|to|gotta)$/.test(words[j - 1]?.form ?? ''),
+  );
   const participle = be >= 0 ? words[be + 1] : undefined;
   if (!participle || !participle.tags.has('Verb') || participle.form === participle.lemma) return undefined;
   const base = [asBase(participle), ...words.slice(be + 2)];
@@ -281,7 +364,12 @@ function questionRequest(words: readonly Word[], hasInputs: boolean): Request {
     // Past the subject ("we", "my dad", "our game day"), the verb is what would be decided.
     let v = modal + 2;
     if (!SUBJECTS.has(words[modal + 1]?.form ?? '')) {
-      while (v < words.length && v < modal + 6 && !(isVerb(words[v]) && !startsObject(words[v - 1]) && !words[v - 1]?.tags.has('Adjective'))) v++;
+      while (
+        v < words.length &&
+        v < modal + 6 &&
+        !(isVerb(words[v]) && !startsObject(words[v - 1]) && !words[v - 1]?.tags.has('Adjective'))
+      )
+        v++;
     }
     const decided = decisionOn(words.slice(v), hasInputs);
     // A decision the floor cannot place ("how should we structure it?") is a question to answer; its domain still counts.
@@ -293,14 +381,12 @@ function questionRequest(words: readonly Word[], hasInputs: boolean): Request {
 
 /** "tell me whether to plead guilty", "what to put it in": a decision inside a request. */
 function decisionInside(words: readonly Word[], hasInputs: boolean): Request | undefined {
-  const at = words.findIndex(
-    (w, j) => {
-      if (!['whether', 'what', 'which', 'how', 'who', 'whom'].includes(w.form)) return false;
-      // "whether to sell", "which fund to pick", "how much to give"; not "what tends to go wrong".
-      const to = words.slice(j + 1, j + 4).findIndex((x) => x.form === 'to');
-      return to >= 0 && words.slice(j + 1, j + 1 + to).every((x) => !isVerb(x)) && isVerb(words[j + 2 + to]);
-    },
-  );
+  const at = words.findIndex((w, j) => {
+    if (!['whether', 'what', 'which', 'how', 'who', 'whom'].includes(w.form)) return false;
+    // "whether to sell", "which fund to pick", "how much to give"; not "what tends to go wrong".
+    const to = words.slice(j + 1, j + 4).findIndex((x) => x.form === 'to');
+    return to >= 0 && words.slice(j + 1, j + 1 + to).every((x) => !isVerb(x)) && isVerb(words[j + 2 + to]);
+  });
   if (at < 0) return undefined;
   const to = words.findIndex((w, j) => j > at && w.form === 'to');
   return decisionOn(words.slice(to + 1), hasInputs);
