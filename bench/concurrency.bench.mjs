@@ -34,7 +34,7 @@ function server() {
       state.peak = Math.max(state.peak, state.inFlight);
       const json = JSON.parse(body);
       const content = instantContent(json, 'A short, useful reply from the council member.');
-      const classify = String(json.messages?.[0]?.content ?? '').startsWith('You classify tasks');
+      const classify = String(json.messages?.[0]?.content ?? '').startsWith('You read tasks');
       setTimeout(() => {
         const payload = {
           id: 'x',

@@ -75,11 +75,11 @@ describe('processCommand', () => {
   });
 
   it("includes a persona's persisted history in the next task's prompts", async () => {
-    await run(new ScriptedLlmClient(politeCouncil), command({ task_description: 'First task about bananas' }));
+    await run(new ScriptedLlmClient(politeCouncil), command({ task_description: 'Summarise the first note, about bananas' }));
     const llm = new ScriptedLlmClient(politeCouncil);
-    await run(llm, command({ task_description: 'Second task about apples' }));
+    await run(llm, command({ task_description: 'Summarise the second note, about apples' }));
     const firstCall = llm.calls[0]!;
-    expect(firstCall.messages.some((m) => m.role === 'user' && m.content.includes('First task about bananas'))).toBe(true);
+    expect(firstCall.messages.some((m) => m.role === 'user' && m.content.includes('Summarise the first note, about bananas'))).toBe(true);
     expect(firstCall.messages.some((m) => m.role === 'assistant' && m.content === 'coordinator speaks in round 1')).toBe(true);
     const state = JSON.parse(await readFile(path.join(ws.dir, 'session_states', 'coordinator_session.json'), 'utf8'));
     expect(state.runs).toHaveLength(2);
@@ -87,12 +87,12 @@ describe('processCommand', () => {
 
   it('folds old history into a summary when it exceeds the token budget', async () => {
     await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ history: { max_tokens: 150 } }));
-    await run(new ScriptedLlmClient(politeCouncil), command({ task_description: 'First task about bananas' }));
+    await run(new ScriptedLlmClient(politeCouncil), command({ task_description: 'Summarise the first note, about bananas' }));
     const llm = new ScriptedLlmClient(politeCouncil);
-    await run(llm, command({ task_description: 'Second task about apples' }));
+    await run(llm, command({ task_description: 'Summarise the second note, about apples' }));
     const system = llm.calls[0]!.messages[0]!.content;
     expect(system).toContain('Memory of earlier tasks');
-    expect(system).toContain('First task about bananas');
+    expect(system).toContain('Summarise the first note, about bananas');
   });
 
   it('fulfils every token of a reply up to five, refuses the rest, and never scans file content', async () => {

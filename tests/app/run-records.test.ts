@@ -1,3 +1,4 @@
+import { readingReply } from '../fakes/chat-server.js';
 import { describe, expect, it } from 'vitest';
 import { classifyTask, stepRecords, uniteAdvice } from '../../src/app/run-records.js';
 import { LlmError } from '../../src/domain/errors.js';
@@ -19,7 +20,7 @@ const route = {
   stream: false,
   locality: 'remote',
 } as ResolvedRoute;
-const advice = '{"side_effects":["send e-mail"],"high_stakes":["Financial"],"ambiguous":false}';
+const advice = readingReply({ acts: [{ class: 'send', object: 'e-mail' }], high_stakes_case: ['Financial'] });
 
 describe('stepRecords', () => {
   it('records a call by its digests and sizes, never its text, with its knowledge requests', () => {
@@ -70,7 +71,7 @@ describe('classifyTask', () => {
       deps: app.deps,
     });
     expect(asked).toMatchObject({
-      advice: { side_effects: ['send e-mail'], high_stakes: ['financial'], ambiguous: false },
+      advice: { acts: [{ class: 'send', object: 'e-mail' }], high_stakes_case: ['money'], intent_clear: true },
       record: {
         event: 'MEDIATOR_CLASSIFIED',
         reason_code: 'MEDIATOR_ADVICE_RECEIVED',

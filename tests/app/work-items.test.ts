@@ -49,7 +49,7 @@ describe('work items', () => {
   it('run in order, one call each, with the shared context and nothing of the other items; the merge is in item order with boundaries', async () => {
     const llm = new ScriptedLlmClient(worker);
     const command = {
-      task_description: 'Prepare the migration',
+      task_description: 'Plan the migration',
       input_artifacts: ['docs/plan.md'],
       facts: { deadline: '2026-03-01', owner: 'platform' },
       work_items: [
@@ -70,7 +70,7 @@ describe('work items', () => {
     ]);
     const risks = llm.calls[0]!.messages.at(-1)!.content;
     expect(risks).toContain('TASK: Work out part risks');
-    expect(risks).toContain('The larger task: Prepare the migration');
+    expect(risks).toContain('The larger task: Plan the migration');
     expect(risks).toContain('Shared facts (the same for every item): {"deadline":"2026-03-01","owner":"platform"}');
     expect(risks).toContain('Inputs of this item: {"window":"02:00-06:00"}');
     expect(risks).toContain('<<<BEGIN docs/plan.md');
@@ -98,7 +98,7 @@ describe('work items', () => {
       inputs: { window: '02:00-06:00' },
       expected_output: { format: 'bullets' },
     };
-    const shared = { task_description: 'Prepare the migration', input_artifacts: ['docs/plan.md'] };
+    const shared = { task_description: 'Plan the migration', input_artifacts: ['docs/plan.md'] };
     const viaItems = new ScriptedLlmClient((r) => (r.purpose === 'item' ? `reply ${digest(r)}` : politeCouncil(r)));
     const itemRun = await run({ ...shared, facts: { deadline: 'March' }, work_items: [one] }, viaItems);
 
@@ -129,12 +129,12 @@ describe('work items', () => {
   it('parity holds on the offline model too: the same persona output', async () => {
     const one = item('only', 'strategist');
     const itemRun = await processCommand(
-      { text: JSON.stringify({ task_description: 'Prepare the migration', work_items: [one] }), source: 'w.json' },
+      { text: JSON.stringify({ task_description: 'Plan the migration', work_items: [one] }), source: 'w.json' },
       (await createApp({ workspace: ws.dir })).deps,
     );
     const direct = await tempWorkspace();
     try {
-      const task = workItemTask({ ...one, inputs: {}, expected_output: {} }, { task: 'Prepare the migration' });
+      const task = workItemTask({ ...one, inputs: {}, expected_output: {} }, { task: 'Plan the migration' });
       const directRun = await processCommand(
         { text: JSON.stringify({ task_description: task, config: { personas: ['strategist'], max_rounds: 1 } }), source: 'd.json' },
         (await createApp({ workspace: direct.dir })).deps,
@@ -150,7 +150,7 @@ describe('work items', () => {
 
   it('merges identically across 20 runs whatever order the items finish in (parallel_items)', async () => {
     await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ history: { max_tokens: 0 } }));
-    const command = { task_description: 'Prepare the migration', work_items: items(8), config: { parallel_items: true, concurrency: 8 } };
+    const command = { task_description: 'Plan the migration', work_items: items(8), config: { parallel_items: true, concurrency: 8 } };
     const merges = new Set<string>();
     const orders = new Set<string>();
     for (let i = 0; i < 20; i++) {
@@ -183,15 +183,15 @@ describe('work items', () => {
       inFlight--;
       return worker(r);
     });
-    await run({ task_description: 'Prepare', work_items: items(6), config: { parallel_items: true, concurrency: 3 } }, llm);
+    await run({ task_description: 'Plan the release', work_items: items(6), config: { parallel_items: true, concurrency: 3 } }, llm);
     expect(most).toBe(3);
     most = 0;
-    await run({ task_description: 'Prepare', work_items: items(3) }, llm);
+    await run({ task_description: 'Plan the release', work_items: items(3) }, llm);
     expect(most).toBe(1);
   });
 
   it('pauses (fail closed) when an item fails, keeps the others, and a continue runs only the failed one', async () => {
-    const command = { task_description: 'Prepare the migration', work_items: items(3), config: { parallel_items: true } };
+    const command = { task_description: 'Plan the migration', work_items: items(3), config: { parallel_items: true } };
     const failing = new ScriptedLlmClient(async (r) => {
       if (r.step === 'item:w2') throw new LlmError('upstream 500', true, 500);
       if (r.purpose === 'item') await sleep(10);
@@ -219,7 +219,7 @@ describe('work items', () => {
       return worker(r);
     });
     const outcome = await run(
-      { task_description: 'Prepare', work_items: items(3), config: { parallel_items: true, call_timeout_ms: 150 } },
+      { task_description: 'Plan the release', work_items: items(3), config: { parallel_items: true, call_timeout_ms: 150 } },
       llm,
     );
     expect(outcome).toMatchObject({ status: 'paused', decision: 'PAUSE_FOR_HITL' });
@@ -239,7 +239,7 @@ describe('work items', () => {
           })
         : worker(r),
     );
-    const outcome = await run({ task_description: 'Prepare', work_items: items(3), config: { reviewer: 'auditor' } }, llm);
+    const outcome = await run({ task_description: 'Plan the release', work_items: items(3), config: { reviewer: 'auditor' } }, llm);
     expect(outcome).toMatchObject({ status: 'paused', decision: 'PAUSE_FOR_HITL' });
     expect(outcome.message).toContain('the reviewer gate (auditor) said escalate');
     const reviewer = llm.calls.find((c) => c.step === 'reviewer:auditor')!;
@@ -254,7 +254,7 @@ describe('work items', () => {
     const llm = new ScriptedLlmClient((r) =>
       r.step === 'reviewer:auditor' ? '{"action":"proceed","confidence":0.8,"rationale":"consistent","findings":[]}' : worker(r),
     );
-    const outcome = await run({ task_description: 'Prepare', work_items: items(2), config: { reviewer: 'auditor' } }, llm);
+    const outcome = await run({ task_description: 'Plan the release', work_items: items(2), config: { reviewer: 'auditor' } }, llm);
     expect(outcome.status).toBe('completed');
     const arbitrated = (await records(outcome.audit_log)).find((r) => r.event === 'ARBITRATED')!;
     expect(arbitrated.details).toMatchObject({
@@ -266,7 +266,7 @@ describe('work items', () => {
 
   it('refuses items whose agent is not a persona, before any model call', async () => {
     const llm = new ScriptedLlmClient(worker);
-    const outcome = await run({ task_description: 'Prepare', work_items: [item('a', 'ghost')] }, llm);
+    const outcome = await run({ task_description: 'Plan the release', work_items: [item('a', 'ghost')] }, llm);
     expect(outcome).toMatchObject({ status: 'paused', reason_code: 'MEANING_UNKNOWN_PERSONA' });
     expect(llm.calls).toHaveLength(0);
   });
@@ -274,7 +274,7 @@ describe('work items', () => {
   it('screens the items like the task: personal data in a goal stops the run before any model call', async () => {
     const llm = new ScriptedLlmClient(worker);
     const outcome = await run(
-      { task_description: 'Prepare', work_items: [item('a', 'auditor', { goal: 'Write to jane.doe@example.com about it' })] },
+      { task_description: 'Plan the release', work_items: [item('a', 'auditor', { goal: 'Write to jane.doe@example.com about it' })] },
       llm,
     );
     expect(outcome).toMatchObject({ status: 'stopped', reason_code: 'ETHICS_PII_DETECTED' });
@@ -289,7 +289,7 @@ describe('work items as seed 003 writes them (issue 26)', () => {
       return r.persona === 'strategist' ? 'We should use Redis for the session cache.' : 'Do not use Redis: nobody can run it.';
     });
     const outcome = await run(
-      { task_description: 'Prepare the migration', work_items: [item('store', 'strategist'), item('ops', 'auditor')] },
+      { task_description: 'Plan the migration', work_items: [item('store', 'strategist'), item('ops', 'auditor')] },
       llm,
     );
     expect(outcome.status).toBe('paused');
@@ -302,7 +302,7 @@ describe('work items as seed 003 writes them (issue 26)', () => {
   });
 
   it('says so when the item results do not contradict each other', async () => {
-    const outcome = await run({ task_description: 'Prepare the migration', work_items: items(3) }, new ScriptedLlmClient(worker));
+    const outcome = await run({ task_description: 'Plan the migration', work_items: items(3) }, new ScriptedLlmClient(worker));
     expect(outcome.status).toBe('completed');
     expect(section(await readFile(outcome.artifact!, 'utf8'), 'Contradiction check')).toContain(
       'No contradiction found between the 3 item result(s).',
@@ -319,7 +319,7 @@ describe('work items as seed 003 writes them (issue 26)', () => {
         ? `Read it: ${/- (move the reports[^\n]*)/.exec(last)?.[1]}`
         : 'I need the plan first. [ORCHESTRATOR_REQUEST: READ_FILE(docs/plan.md)]';
     });
-    const outcome = await run({ task_description: 'Prepare the migration', work_items: [item('only', 'strategist')] }, llm);
+    const outcome = await run({ task_description: 'Plan the migration', work_items: [item('only', 'strategist')] }, llm);
     expect(outcome.status).toBe('completed');
     expect(prompts).toHaveLength(2);
     expect(prompts[1]).toContain('- move the reports to the queue');
@@ -338,7 +338,7 @@ describe('work items as seed 003 writes them (issue 26)', () => {
         const remembered = r.messages.filter((m) => m.role === 'user').length - 1;
         return `${r.persona} remembers ${remembered} earlier message(s)`;
       });
-    const command = { task_description: 'Prepare the migration', work_items: items(2) };
+    const command = { task_description: 'Plan the migration', work_items: items(2) };
     const merges: string[] = [];
     for (let i = 0; i < 2; i++) {
       const outcome = await run(command, llm());

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { councilHandler, startChatServer, type ChatHandler, type ChatServer } from '../fakes/chat-server.js';
+import { councilHandler, startChatServer, type ChatHandler, type ChatServer, readingReply } from '../fakes/chat-server.js';
 import { runCli } from '../fakes/cli.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
 
@@ -40,7 +40,7 @@ async function runWith(classify: ChatHandler, task: string, extra: Record<string
 describe('mediator_advice on a real route', () => {
   it('a side effect the rules miss but the model finds pauses the run before any persona speaks', async () => {
     const { out, log } = await runWith(
-      () => ({ content: '{"side_effects": ["share the figures with an external party"], "high_stakes": [], "ambiguous": false}' }),
+      () => ({ content: readingReply({ acts: [{ class: 'send', object: 'the figures, to an external party' }] }) }),
       'Get the quarterly figures over to the auditors at Halvorsen & Co',
     );
     expect(out).toMatchObject({ status: 'paused', reason_code: 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL' });
@@ -59,7 +59,7 @@ describe('mediator_advice on a real route', () => {
 
   it('a task the model finds too unclear pauses at the meaning gate as ambiguous intent (issue 22 point 6)', async () => {
     const { out, log } = await runWith(
-      () => ({ content: '{"side_effects": [], "high_stakes": [], "ambiguous": true}' }),
+      () => ({ content: readingReply({ intent_clear: false }) }),
       'Get the numbers sorted before Friday',
     );
     expect(out).toMatchObject({ status: 'paused', reason_code: 'MEANING_AMBIGUOUS_INTENT' });
@@ -92,7 +92,7 @@ describe('mediator_advice on a real route', () => {
 
   it('the model sees the task as screened by the detector', async () => {
     await runWith(
-      () => ({ content: '{"side_effects": [], "high_stakes": [], "ambiguous": false}' }),
+      () => ({ content: readingReply() }),
       'Review the notes from jane.doe@example.com about the rollout',
       { policy: { pii: 'redact' } },
     );

@@ -260,7 +260,9 @@ function readClause(
   const object = rest.slice(read.end);
   const out: Request[] = [{ head: read.head, object, decision: false }];
   const asks = read.head.kind === 'deliverable' && ['answer', 'proposal'].includes(read.head.deliverable);
-  const decided = asks ? decisionInside(object, at.hasInputs) : undefined;
+  // "decide to let Bob go", "tell me whether to sell": what is to be decided is an act of its own.
+  const direct = asks && object[0]?.form === 'to' ? decisionOn(object.slice(1), at.hasInputs) : undefined;
+  const decided = direct ?? (asks ? decisionInside(object, at.hasInputs) : undefined);
   if (decided) out.push(decided);
   // "use the console to wipe the database": the purpose is a request too.
   const to = read.head.kind === 'constraint' ? object.findIndex((w, j) => w.form === 'to' && isVerb(object[j + 1])) : -1;
