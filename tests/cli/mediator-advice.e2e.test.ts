@@ -41,7 +41,7 @@ describe('mediator_advice on a real route', () => {
   it('a side effect the rules miss but the model finds pauses the run before any persona speaks', async () => {
     const { out, log } = await runWith(
       () => ({ content: readingReply({ acts: [{ class: 'send', object: 'the figures, to an external party' }] }) }),
-      'Get the quarterly figures over to the auditors at Halvorsen & Co',
+      'Summarise the quarterly figures for the auditors at Halvorsen & Co',
     );
     expect(out).toMatchObject({ status: 'paused', reason_code: 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL' });
     expect(server!.chatRequests()).toHaveLength(0);
@@ -49,10 +49,10 @@ describe('mediator_advice on a real route', () => {
     expect(log.find((x) => x.event === 'MEDIATOR_CLASSIFIED')).toMatchObject({ reason_code: 'MEDIATOR_ADVICE_RECEIVED' });
   });
 
-  it('a high-stakes domain from the model pauses at the ethics gate', async () => {
+  it('a particular case in a high-stakes domain from the model pauses at the ethics gate', async () => {
     const { out } = await runWith(
-      () => ({ content: 'Sure! ```json\n{"Side_Effects": [], "High_Stakes": ["Medical"], "Ambiguous": false}\n```' }),
-      'Tell me how much of the blue pills is fine for my dad',
+      () => ({ content: `Sure! \`\`\`json\n${readingReply({ high_stakes_case: ['Medical'] }).replace('"high_stakes_case"', '"High_Stakes_Case"')}\n\`\`\`` }),
+      'Summarise the leaflet that came with the blue pills for my dad',
     );
     expect(out).toMatchObject({ status: 'paused', reason_code: 'ETHICS_HIGH_STAKES' });
   });
@@ -60,13 +60,13 @@ describe('mediator_advice on a real route', () => {
   it('a task the model finds too unclear pauses at the meaning gate as ambiguous intent (issue 22 point 6)', async () => {
     const { out, log } = await runWith(
       () => ({ content: readingReply({ intent_clear: false }) }),
-      'Get the numbers sorted before Friday',
+      'Review the numbers before Friday',
     );
     expect(out).toMatchObject({ status: 'paused', reason_code: 'MEANING_AMBIGUOUS_INTENT' });
     expect(server!.chatRequests()).toHaveLength(0);
     expect(log.find((x) => x.event === 'GATE' && x.layer === 'meaning')).toMatchObject({
       decision: 'PAUSE_FOR_HITL',
-      details: { ambiguity: ['mediator'] },
+      details: { floor: ['unclear: mediator'] },
     });
   });
 
