@@ -191,9 +191,9 @@ function actOverText(classes: readonly ActClass[], objects: readonly ObjectKind[
 /** The kind of text the object of a generic verb names ("prepare *a summary* of …"), if it names one. */
 function textObject(object: readonly Word[]): DeliverableKind | undefined {
   for (let i = 0; i < object.length && i < 8; i++) {
-    const noun = LEXICON.textNouns.at(object, i);
-    if (noun) return noun.value;
     const w = object[i] as Word;
+    const noun = w.tags.has('PastTense') || w.tags.has('Gerund') ? undefined : LEXICON.textNouns.at(object, i);
+    if (noun) return noun.value;
     if ((w.tags.has('Preposition') || isVerb(w)) && i > 0 && !['me', 'us'].includes(object[i - 1]?.form ?? '')) return undefined;
   }
   return undefined;
