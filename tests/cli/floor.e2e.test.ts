@@ -139,16 +139,18 @@ describe('the floor on the offline model', () => {
 describe('the floor as a process, on a real route whose classification says nothing is wrong', () => {
   it('every risky task still pauses, with the same reason as validate and as the offline model', async () => {
     await useRoute();
-    for (const { task, reason } of PAUSES.filter((p) => !p.inputs)) {
-      await write({ task_description: task });
-      const ran = await spawnCli(['run', 'task.json', '--json'], { cwd: ws.dir });
+    // Three as processes (what a user runs), the rest through main() in this process: the same CLI.
+    for (const [i, { task, reason, inputs }] of PAUSES.entries()) {
+      const cli = i % 4 === 0 ? spawnCli : runCli;
+      await write({ task_description: task, ...(inputs ? { input_artifacts: inputs } : {}) });
+      const ran = await cli(['run', 'task.json', '--json'], { cwd: ws.dir, timeoutMs: 60_000 });
       expect(ran.code, task).toBe(3);
       expect(JSON.parse(ran.stdout).reason_code, task).toBe(reason);
-      const validated = await spawnCli(['validate', 'task.json', '--json'], { cwd: ws.dir });
+      const validated = await cli(['validate', 'task.json', '--json'], { cwd: ws.dir, timeoutMs: 60_000 });
       expect(JSON.parse(validated.stdout).findings.map((f: { reason_code: string }) => f.reason_code), task).toContain(reason);
     }
     expect(server?.chatRequests()).toHaveLength(0);
-  }, 120_000);
+  }, 180_000);
 
   it('a task the rules let through is classified by the model, and its reading is kept with the run', async () => {
     await useRoute();
