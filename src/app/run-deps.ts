@@ -11,7 +11,6 @@ import type {
   LlmClient,
   LoopPolicyStore,
   OnProgress,
-  PictureRenderer,
   OpenRun,
   PersonaStore,
   RunHolds,
@@ -53,8 +52,6 @@ export interface RunDeps {
   readonly loopPolicy: LoopPolicyStore;
   /** Message content for traces, when the workspace asks for it (`telemetry.capture_content`); redacted again there. */
   readonly telemetry?: StepContentRecorder;
-  /** Draws the pictures some modes add to the artifact (parallel: a heat map). */
-  readonly pictures?: PictureRenderer;
   readonly onProgress?: OnProgress;
   /**
    * The run calls no model any more and its artifact is written: what is left (its memory being

@@ -87,7 +87,7 @@ async function pauseRun(
       ...(options.draft ? { artifact: options.draft } : {}),
     });
   }
-  const { draft, pictures } = await renderDraft(options, { now, message });
+  const { draft, pictures } = renderDraft(options, { now, message });
   const draftPath = draft ? run.filePath('draft.md') : undefined;
   const howTo = `maestro hitl decide ${state.run_id} continue|stop [--note TEXT]`;
   const why = {
@@ -112,14 +112,14 @@ async function pauseRun(
 }
 
 /** A paused run's draft (the artifact so far, over the pause) and its pictures, when it has one. */
-async function renderDraft(
+function renderDraft(
   options: EndOptions & { draft?: DraftInput; attachments?: readonly ArtifactAttachment[] },
   at: { now: Date; message: string },
-): Promise<{ draft: RunFile | undefined; pictures: RunFile[] }> {
+): { draft: RunFile | undefined; pictures: RunFile[] } {
   if (!options.draft) return { draft: undefined, pictures: [] };
-  const { run, deps, decision } = options;
+  const { run, decision } = options;
   const state = run.state;
-  const pictures = await draftPictures(deps, options.attachments);
+  const pictures = draftPictures(options.attachments);
   const content = renderArtifact({
     ...options.draft,
     pictures: pictures.map((p) => ({ file: p.name, alt: p.alt })),
@@ -132,14 +132,12 @@ async function renderDraft(
   return { draft: { name: 'draft.md', content }, pictures: pictures.map(({ name, content }) => ({ name, content })) };
 }
 
-/** A paused draft's heat map, drawn beside it in the run's folder (a draft has one picture at most: its heat map). */
-async function draftPictures(
-  deps: RunDeps,
+/** A paused draft's heat map, beside it in the run's folder (a draft has one picture at most: its heat map). */
+function draftPictures(
   attachments: readonly ArtifactAttachment[] | undefined,
-): Promise<{ name: 'draft.heatmap.svg'; content: string; alt: string }[]> {
+): { name: 'draft.heatmap.svg'; content: string; alt: string }[] {
   const heatmap = attachments?.find((a) => a.suffix === '.heatmap.svg');
-  if (!heatmap || !deps.pictures) return [];
-  return [{ name: 'draft.heatmap.svg', content: await deps.pictures.render(heatmap.picture), alt: heatmap.alt }];
+  return heatmap ? [{ name: 'draft.heatmap.svg', content: heatmap.content, alt: heatmap.alt }] : [];
 }
 
 type FinishOptions = EndOptions & {
@@ -167,14 +165,14 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   // the artifact and its last save ends the same way when recovered, byte for byte.
   const finishedAt = new Date(run.state.finishing?.finished_at ?? deps.clock.now().toISOString());
   const pictures = picturesOf(options);
-  // Drawn from now on, written beside the artifact only once the end is on the checkpoint: a commit
-  // that fails leaves no picture without its artifact.
+  // Written beside the artifact only once the end is on the checkpoint: a commit that fails leaves no
+  // picture without its artifact.
   let endFixed: (fixed: boolean) => void = () => undefined;
   const fixed = new Promise<boolean>((resolve) => (endFixed = resolve));
   // The writes left for after the slot is freed wait for the heads of runs claimed meanwhile (RunDeps.afterHeads).
   let tailMayWrite: (go: Promise<void> | undefined) => void = () => undefined;
   const heads = new Promise<void>((resolve) => (tailMayWrite = resolve));
-  const drawing = drawPictures(
+  const writing = writePictures(
     deps,
     pictures,
     run.state.command.input_artifacts,
@@ -202,17 +200,17 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   // saves are begun, the next run may start: it sees them (a store that shows saves in flight), and
   // this run's end is committed only once they land, so a crash still completes the same ending.
   // Memory keeps only a run that ended well (DESIGN.md, Persistence): the saves land only once the
-  // pictures are on disk, so a picture that cannot be drawn or written fails them, unwritten.
+  // pictures are on disk, so a picture that cannot be written fails them, unwritten.
   // The artifact is read from now on; made durable (its fsyncs) in the tail, beside the next run's first call.
   const flushed = heads.then(() => artifact?.flush());
   flushed.catch(() => undefined); // awaited below, where a failure is reported
-  const saving = options.afterArtifact?.(Promise.all([drawing, flushed]).then(() => undefined));
+  const saving = options.afterArtifact?.(Promise.all([writing, flushed]).then(() => undefined));
   const freed = !saving || deps.sessions.seesSavesInFlight;
   if (freed) deps.onTail?.(state.run_id);
   tailMayWrite(freed ? deps.afterHeads?.() : undefined);
   const saved = (await saving) ?? [];
   // The pictures and the artifact are on disk before the end is committed (a crash before writes them again, the same).
-  await drawing;
+  await writing;
   await flushed;
   const finished = finishedRecord(options, status);
   // The end, its records (the artifact's and the memory's with it: a crash before this commit completes
@@ -261,7 +259,7 @@ function picturesOf(options: FinishOptions): PlacedPicture[] {
   return (options.attachments ?? []).map((a) => ({ ...a, path: `${plan.output_path.replace(/\.md$/i, '')}${a.suffix}` }));
 }
 
-/** The ending's first commit, telling the pictures drawn meanwhile whether they may be written. */
+/** The ending's first commit, telling the pictures waiting for it whether they may be written. */
 async function commitEnding(
   run: StartedRun,
   endFixed: (fixed: boolean) => void,
@@ -277,27 +275,22 @@ async function commitEnding(
 }
 
 /**
- * Draws the pictures and writes each beside the artifact, begun as soon as the run's end is known:
- * drawing runs off the main thread (VegaPictureRenderer), beside the ending's commits, the artifact
- * and the memory save (whose writes wait for it), and is awaited before the end is committed.
+ * Writes each picture beside the artifact (atomically) once the end is fixed, beside the artifact
+ * and the memory save (whose writes wait for it); awaited before the end is committed.
  */
-function drawPictures(
+function writePictures(
   deps: RunDeps,
   pictures: readonly PlacedPicture[],
   inputs: readonly string[],
   endFixed: Promise<boolean>,
 ): Promise<void> {
-  const renderer = deps.pictures;
-  if (!renderer || pictures.length === 0) return Promise.resolve();
-  const drawing = Promise.all(
-    pictures.map(async (p) => {
-      const svg = await renderer.render(p.picture);
-      if (await endFixed) await deps.artifacts.write(p.path, svg, inputs);
-    }),
-  );
+  if (pictures.length === 0) return Promise.resolve();
+  const writing = endFixed.then(async (fixed) => {
+    if (fixed) await Promise.all(pictures.map((p) => deps.artifacts.write(p.path, p.content, inputs)));
+  });
   // Awaited later, where a failure is reported; never an unhandled rejection meanwhile.
-  drawing.catch(() => undefined);
-  return drawing.then(() => undefined);
+  writing.catch(() => undefined);
+  return writing;
 }
 
 /** The artifact, when the run has one to write (linking its pictures), and its ARTIFACT_WRITTEN record (committed with the run's end). */

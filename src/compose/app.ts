@@ -22,7 +22,6 @@ import { countTokens, countTokensIfLoaded } from '../adapters/model/token-counte
 import { nextRequestSent } from '../adapters/model/request-sent.js';
 import { WorkspacePaths } from '../adapters/fs/workspace-paths.js';
 import { assertWorkspace } from '../adapters/fs/workspace-guard.js';
-import { VegaPictureRenderer } from '../adapters/system/vega-pictures.js';
 import { readPackageVersion } from '../package-info.js';
 import { loadWorkspaceConfig, readOfflineDelayMs, resolveEngineUrl } from '../config.js';
 import type { EngineHandle } from './engine.js';
@@ -111,7 +110,6 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(wiring ? {} : { holds: new FsRunHolds(paths, { clock }) }),
     telemetry,
     loopPolicy: new FsLoopPolicyStore(paths, clock, () => `S-${newRunId(clock)}`),
-    pictures: new VegaPictureRenderer(),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...wiring?.stores,

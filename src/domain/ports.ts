@@ -1,6 +1,5 @@
 import type { AuditEvent } from './audit.js';
 import type { LoopPolicyData } from './loop-policy/workspace-loop.js';
-import type { PictureSpec } from './modes/mode.js';
 import type { Persona } from './persona.js';
 import type { Rejection } from './queue.js';
 import type { ResolvedRoute } from './route.js';
@@ -219,11 +218,6 @@ export interface LoopPolicyStore {
   read(): Promise<LoopPolicyData>;
   /** Applies `fn` to the current data and saves what it returns, atomically and exclusively. */
   update<T>(fn: (data: LoopPolicyData) => { data: LoopPolicyData; result: T }): Promise<T>;
-}
-
-/** Draws a picture for the artifact as SVG (the library is loaded only when one is drawn). */
-export interface PictureRenderer {
-  render(spec: PictureSpec): Promise<string>;
 }
 
 /** Chooses clients by route: what `compose.ts` wires from the workspace config and the flags. */

@@ -100,25 +100,13 @@ export interface ArtifactSection {
   readonly markdown: string;
 }
 
-/** A file written beside the artifact (a picture), linked from a section. */
+/** A file written beside the artifact (a picture), linked from its Pictures section. */
 export interface ArtifactAttachment {
   /** Suffix after the artifact's base name, e.g. `.heatmap.svg`. */
   readonly suffix: string;
-  /** What to draw; rendered by the engine's picture port. */
-  readonly picture: PictureSpec;
+  /** The file's text (an SVG picture). */
+  readonly content: string;
   readonly alt: string;
-}
-
-/** A persona × vector heat map (scores 0–1), the composed row first. */
-export interface PictureSpec {
-  readonly kind: 'heatmap';
-  readonly title: string;
-  readonly rows: readonly string[];
-  readonly columns: readonly string[];
-  /** rows × columns, null where a value is missing. */
-  readonly values: readonly (readonly (number | null)[])[];
-  /** rows × columns, true where a cell was flagged for arbitration (drawn apart, with a legend entry). */
-  readonly flagged?: readonly (readonly boolean[])[];
 }
 
 export interface Conclusion {
