@@ -23,7 +23,10 @@ export default async function bench() {
     ['heldout.jsonl', 'held out (never tuned on)'],
     ['earlier-risky.jsonl', "the previous design's risky corpus"],
   ]) {
-    const entries = readFileSync(path.join(ROOT, 'tests', 'fixtures', 'floor-corpus', name), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const entries = readFileSync(path.join(ROOT, 'tests', 'fixtures', 'floor-corpus', name), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     let caught = 0;
     let proceeded = 0;
     for (const e of entries) {

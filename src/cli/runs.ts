@@ -68,7 +68,15 @@ export function registerShow(program: Command, io: Io): void {
       if (opts.json) {
         const orchestration = (await workspace.runs.orchestration(runId)) ?? null;
         const { run_id, created_at, plan } = state;
-        const view = { run_id, status: shown.status, created_at, mode: plan?.mode ?? null, summary: state.summary ?? null, floor: state.floor ?? null, orchestration };
+        const view = {
+          run_id,
+          status: shown.status,
+          created_at,
+          mode: plan?.mode ?? null,
+          summary: state.summary ?? null,
+          floor: state.floor ?? null,
+          orchestration,
+        };
         io.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
         return;
       }

@@ -1,6 +1,6 @@
 import { readingReply } from '../fakes/chat-server.js';
 import { describe, expect, it } from 'vitest';
-import { classifyTask, stepRecords, uniteAdvice } from '../../src/app/run-records.js';
+import { classifyTask, stepRecords } from '../../src/app/run-records.js';
 import { LlmError } from '../../src/domain/errors.js';
 import type { ResolvedRoute } from '../../src/domain/route.js';
 import { turnStep } from '../fixtures/journal-run.js';

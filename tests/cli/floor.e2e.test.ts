@@ -147,7 +147,10 @@ describe('the floor as a process, on a real route whose classification says noth
       expect(ran.code, task).toBe(3);
       expect(JSON.parse(ran.stdout).reason_code, task).toBe(reason);
       const validated = await cli(['validate', 'task.json', '--json'], { cwd: ws.dir, timeoutMs: 60_000 });
-      expect(JSON.parse(validated.stdout).findings.map((f: { reason_code: string }) => f.reason_code), task).toContain(reason);
+      expect(
+        JSON.parse(validated.stdout).findings.map((f: { reason_code: string }) => f.reason_code),
+        task,
+      ).toContain(reason);
     }
     expect(server?.chatRequests()).toHaveLength(0);
   }, 180_000);
@@ -159,6 +162,9 @@ describe('the floor as a process, on a real route whose classification says noth
     expect(out.status).toBe('completed');
     expect(server?.classifyRequests).toHaveLength(1);
     const shown = JSON.parse((await spawnCli(['show', out.run_id, '--json'], { cwd: ws.dir })).stdout);
-    expect(shown.floor).toMatchObject({ proceeds: true, reading: { classified_by: 'local/m', perception: { deliverables: ['review', 'list'] } } });
+    expect(shown.floor).toMatchObject({
+      proceeds: true,
+      reading: { classified_by: 'local/m', perception: { deliverables: ['review', 'list'] } },
+    });
   });
 });

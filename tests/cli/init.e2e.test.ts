@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { atomicTempPath } from '../../src/adapters/fs/atomic-file.js';
 import { lockPathFor, mergeIgnoreLines, RUNTIME_FILES } from '../../src/domain/runtime-files.js';
 import { runCli, type CliResult } from '../fakes/cli.js';
-import { CLI, collectAuditLogs, REPO_ROOT } from '../fakes/fixtures.js';
+import { collectAuditLogs, REPO_ROOT } from '../fakes/fixtures.js';
 import { cliReadableBy } from '../helpers/cli-for-user.js';
 
 const exec = promisify(execFile);

@@ -16,7 +16,14 @@ const exec = promisify(execFile);
 let made: Promise<string> | undefined;
 export function cliReadableBy(setpriv: string, uid = 65534): Promise<string> {
   made ??= (async () => {
-    const readable = await exec(setpriv, [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, '-e', `require('fs').accessSync(${JSON.stringify(CLI)})`])
+    const readable = await exec(setpriv, [
+      `--reuid=${uid}`,
+      `--regid=${uid}`,
+      '--clear-groups',
+      process.execPath,
+      '-e',
+      `require('fs').accessSync(${JSON.stringify(CLI)})`,
+    ])
       .then(() => true)
       .catch(() => false);
     if (readable) return CLI;

@@ -70,12 +70,7 @@ const AUX_QUESTION = new Set([
 ]);
 
 const isVerb = (w: Word | undefined): boolean =>
-  w !== undefined &&
-  w.tags.has('Verb') &&
-  !w.tags.has('Gerund') &&
-  !w.tags.has('PastTense') &&
-  !w.tags.has('Auxiliary') &&
-  !w.tags.has('Copula');
+  w?.tags.has('Verb') === true && !w.tags.has('Gerund') && !w.tags.has('PastTense') && !w.tags.has('Auxiliary') && !w.tags.has('Copula');
 const isBase = (w: Word): boolean => w.form === w.lemma || w.tags.has('Infinitive') || w.tags.has('Imperative');
 const startsObject = (w: Word | undefined): boolean =>
   w !== undefined &&
@@ -301,7 +296,7 @@ const RELATIVE = new Set(['that', 'which', 'who', 'whom', 'whose', 'where', 'whe
 /** "Deploy pipeline is red", "Transfer speeds are slow": a noun phrase and its verb, not a request ("Drop users table which is old" is one). */
 function statementShape(words: readonly Word[]): boolean {
   const next = words[1];
-  if (!next || !next.tags.has('Noun') || startsObject(next)) return false;
+  if (!next?.tags.has('Noun') || startsObject(next)) return false;
   for (const w of words.slice(2, 8)) {
     if (RELATIVE.has(w.form) || w.tags.has('Determiner') || w.tags.has('Preposition')) return false;
     if (FINITE.has(w.form) || w.tags.has('Copula')) return true;
@@ -346,10 +341,10 @@ function passiveRequest(words: readonly Word[], hasInputs: boolean): Request | u
     (w, j) => w.form === 'be' && j > 0 && /^(?:should|must|need|needs|has|have|is|are|ought|to|gotta)$/.test(words[j - 1]?.form ?? ''),
   );
   const participle = be >= 0 ? words[be + 1] : undefined;
-  if (!participle || !participle.tags.has('Verb') || participle.form === participle.lemma) return undefined;
+  if (!participle?.tags.has('Verb') || participle.form === participle.lemma) return undefined;
   const base = [asBase(participle), ...words.slice(be + 2)];
   const read = readHead(base, hasInputs);
-  if (!read || read.head.kind !== 'act') return undefined;
+  if (read?.head.kind !== 'act') return undefined;
   return { head: read.head, object: [...words.slice(0, be), ...base.slice(read.end)], decision: false };
 }
 
