@@ -46,11 +46,59 @@ export const CREDENTIAL_STORES: readonly CredentialStore[] = [
     what: 'Terraform state or credentials (state holds secrets in plain text)',
     patterns: ['*.tfstate', '*.tfstate.*', '.terraformrc', 'terraform.rc', 'credentials.tfrc.json'],
   },
-  { what: 'a package registry token', patterns: ['.npmrc', '.pypirc', '.m2/settings-security.xml'] },
-  { what: 'a login file (host, user, password)', patterns: ['.netrc', '_netrc', '.authinfo', '.pgpass', '.my.cnf', '.mylogin.cnf'] },
+  {
+    what: 'a package registry or build-tool login',
+    patterns: [
+      '.npmrc',
+      '.yarnrc{,.yml}',
+      '.pypirc',
+      '.m2/settings{,-security}.xml',
+      '.gradle/gradle.properties',
+      '{.composer,composer}/auth.json',
+      'NuGet/NuGet.Config',
+    ],
+  },
+  {
+    what: "a command-line tool's login token",
+    patterns: [
+      '.config/gh/hosts.{yml,yaml}',
+      '.config/hub',
+      '.config/glab-cli/',
+      '.config/doctl/',
+      '.config/hcloud/',
+      '.config/stripe/',
+      '.config/op/',
+      '.fly/config.yml',
+      '{.ngrok2,ngrok}/ngrok.yml',
+      '.sentryclirc',
+      'rclone.conf',
+    ],
+  },
+  {
+    what: 'a login file (host, user, password)',
+    patterns: ['.netrc', '_netrc', '.authinfo', '.pgpass', 'pgpass.conf', '.my.cnf', '.mylogin.cnf'],
+  },
   {
     what: 'a secret-manager token or secrets file',
-    patterns: ['.vault-token', 'secrets.{yaml,yml,json,toml}', '.config/gh/hosts.{yml,yaml}'],
+    patterns: ['.vault-token', 'secrets.{yaml,yml,json,toml}', '{.,}vault{_,-}pass{,word}{,.txt}'],
+  },
+  {
+    // What a shell or a database client was typed, passwords included (`mysql -pX`, `IDENTIFIED BY 'x'`, `export TOKEN=x`).
+    what: 'a shell or database history',
+    patterns: ['.*history', 'fish_history', '.dbshell', '.mongosh/', 'ConsoleHost_history.txt', 'repl_history.jl'],
+  },
+  {
+    // Files that exist to hold a web application's database password and keys, with the backups editors and people leave.
+    what: "a web application's configuration (its database password and keys)",
+    patterns: [
+      '{wp-config,LocalSettings,configuration}.php{,.bak,.old,.orig,.save,.txt,~}',
+      'sites/*/settings{,.local}.php',
+      'app/etc/env.php',
+      'app/etc/local.xml',
+      'config/database.yml',
+      'config/parameters.{yml,yaml}',
+      'tomcat-users.xml',
+    ],
   },
 ];
 
