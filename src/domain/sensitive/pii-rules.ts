@@ -59,14 +59,9 @@ const IPV4_EXACT = new RegExp(`^(?:${OCTET}\\.){3}${OCTET}$`);
  * `2001:db8::/32`): it names a range, and a range identifies no one. A prefix as long as the
  * address (`/32`, `/128`) or host bits that are set (`192.168.0.17/24`) name one host.
  */
-export function isNetwork(bits: readonly number[], prefix: number | undefined): boolean {
-  if (prefix === undefined || prefix >= bits.length) return false;
-  return bits.slice(prefix).every((bit) => bit === 0);
-}
-
-/** The address's bits, most significant first, from its bytes. */
-function bitsOf(bytes: readonly number[]): number[] {
-  return bytes.flatMap((byte) => [7, 6, 5, 4, 3, 2, 1, 0].map((shift) => (byte >> shift) & 1));
+export function isNetwork(bytes: readonly number[], prefix: number | undefined): boolean {
+  if (prefix === undefined || prefix >= bytes.length * 8) return false;
+  return bytes.every((byte, i) => (byte & ((1 << Math.min(8, Math.max(0, (i + 1) * 8 - prefix))) - 1)) === 0);
 }
 
 /** The `/prefix` of a candidate, or undefined when it has none. */
@@ -79,9 +74,10 @@ function prefixOf(candidate: string): number | undefined {
 // unspecified and broadcast, and any network (host bits zero). Hosts in private ranges
 // (10.1.2.3, 192.168.0.17/24) are still reported: they map a network.
 function isIdentifyingIpv4(candidate: string): boolean {
-  const address = candidate.replace(/\/\d+$/, '');
+  const prefix = prefixOf(candidate);
+  const address = prefix === undefined ? candidate : candidate.slice(0, candidate.lastIndexOf('/'));
   if (address.startsWith('127.') || address === '0.0.0.0' || address === '255.255.255.255') return false;
-  return !isNetwork(bitsOf(address.split('.').map(Number)), prefixOf(candidate));
+  return prefix === undefined || !isNetwork(address.split('.').map(Number), prefix);
 }
 
 // IPv6 candidates: hex groups joined by colons (an empty group stands for `::`), optionally
@@ -143,7 +139,14 @@ export function isIpv6(withPrefix: string): boolean {
   if (!/\d/.test(candidate) || /^(?:0{0,4}:){2,7}0{0,3}1$/.test(candidate)) return false;
   const groups = ipv6Groups(candidate);
   if (groups === undefined) return false;
-  return !isNetwork(bitsOf(groups.flatMap((group) => [group >> 8, group & 0xff])), prefixOf(withPrefix));
+  const prefix = prefixOf(withPrefix);
+  return (
+    prefix === undefined ||
+    !isNetwork(
+      groups.flatMap((group) => [group >> 8, group & 0xff]),
+      prefix,
+    )
+  );
 }
 
 // Cards: 13-19 digits, compact or in the printed groupings (4-4-4-4[-3], 4-4-4-2/3, Amex/Diners
