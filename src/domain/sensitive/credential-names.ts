@@ -82,12 +82,14 @@ export const VALUE_SUFFIXES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Words before the credential word that make it no secret: public, per-request, a count, or an
+ * Words before the credential word that make it no secret: public, per-request, a count, an
  * identity assertion (`csrf-token`, `max_tokens`, `id-token: write`: an OpenID ID token is a JWT,
- * which the JWT rule finds by its shape whatever the key).
+ * which the JWT rule finds by its shape whatever the key), or one that exists elsewhere
+ * (`existingSecret: app-postgresql` names a Kubernetes Secret).
  */
 export const NOT_SECRET_QUALIFIERS: ReadonlySet<string> = new Set([
   'id',
+  'existing',
   'public',
   'publishable',
   'csrf',
