@@ -75,10 +75,10 @@ export const PASSWORD_FLAGS: readonly { commands: string; flag: string; glued: b
   { commands: 'mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport', flag: '-p', glued: false },
 ];
 
-/** PASSWORD_FLAGS as forms: the command, then on the same line its first such flag and the value. */
+/** PASSWORD_FLAGS as forms: the command, then among its own arguments (before `;`, `&&`, `|`) its first such flag and the value. */
 export const COMMAND_FORMS: readonly StatementForm[] = PASSWORD_FLAGS.map(({ commands, flag, glued }) => ({
   example: `${commands.split('|')[0]} … ${flag}${glued ? '' : ' '}SECRET`,
-  source: `(?<![\\w.-])(?:${commands})(?:\\.exe)?(?:[ \\t][^\\n]{0,256}?)??[ \\t]${flag}${glued ? '' : '[ \\t]{0,4}'}(?<v>${QUOTED}|(?!-)${BARE})`,
+  source: `(?<![\\w.-])(?:${commands})(?:\\.exe)?(?:[ \\t][^\\n;&|]{0,256}?)??[ \\t]${flag}${glued ? '' : '[ \\t]{0,4}'}(?<v>${QUOTED}|(?!-)${BARE})`,
 }));
 
 /** Joins forms into one pattern, each form's value group numbered (`v0`, `v1` …). */

@@ -222,6 +222,7 @@ describe('passwords in statements (issue 35)', () => {
       'Each device is identified by "serial number" in the log.',
       'mysql -u root -p app',
       'mysql -p -P 3306',
+      'mysql -u root app < dump.sql && scp -pr files backup-host:/tmp',
       "CREATE USER x IDENTIFIED BY '%s'; ALTER USER y IDENTIFIED BY :new_password",
       "SET PASSWORD = '${NEW_PASSWORD}'",
     ]) {
