@@ -37,7 +37,8 @@ export const CREDENTIAL_STORES: readonly CredentialStore[] = [
   {
     what: 'a credentials file',
     // `credentials.ts` or `aws-credentials.md` is code or prose; a data file of that name is a store.
-    patterns: [`{,*_,*-}credentials{,${DATA_FILE}}`, '.git-credentials'],
+    // `.git-credentials` is a `*-credentials`.
+    patterns: [`{,*_,*-}credentials{,${DATA_FILE}}`],
   },
   { what: 'a cloud service-account key', patterns: ['service{-,_,}account*.json'] },
   { what: 'Docker registry credentials', patterns: ['.docker/config.json', '.dockercfg'] },
@@ -104,6 +105,7 @@ export const CREDENTIAL_STORES: readonly CredentialStore[] = [
 
 interface CompiledPattern {
   readonly store: CredentialStore;
+  readonly pattern: string;
   readonly segments: readonly RegExp[];
   /** A folder pattern: the path must lie inside it. */
   readonly folder: boolean;
@@ -131,6 +133,7 @@ export function segmentGlob(glob: string): RegExp {
 const COMPILED: readonly CompiledPattern[] = CREDENTIAL_STORES.flatMap((store) =>
   store.patterns.map((pattern) => ({
     store,
+    pattern,
     folder: pattern.endsWith('/'),
     segments: pattern.replace(/\/$/, '').split('/').map(segmentGlob),
   })),
@@ -155,9 +158,15 @@ function matches(pattern: CompiledPattern, segments: readonly string[]): boolean
  * it with `credentialContentReason` on what the file holds.
  */
 export function credentialFileReason(relativePath: string): string | null {
+  const hit = credentialStoreOf(relativePath);
+  return hit ? `is never served: it is ${hit.store.what}` : null;
+}
+
+/** The store and the pattern that a workspace-relative path matches first, or undefined. */
+export function credentialStoreOf(relativePath: string): { store: CredentialStore; pattern: string } | undefined {
   const segments = relativePath.split('/').filter((s) => s.length > 0 && s !== '.');
   const hit = COMPILED.find((p) => matches(p, segments));
-  return hit ? `is never served: it is ${hit.store.what}` : null;
+  return hit && { store: hit.store, pattern: hit.pattern };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CREDENTIAL_STORES, credentialContentReason, credentialFileReason } from '../../src/domain/credential-files.js';
+import { CREDENTIAL_STORES, credentialContentReason, credentialFileReason, credentialStoreOf } from '../../src/domain/credential-files.js';
 import { deniedReason, outputDeniedReason } from '../../src/domain/sandbox-rules.js';
 
 // Issue 22, point 10: well-known credential stores are never served, at any depth, whatever the case.
@@ -23,6 +23,7 @@ const DENIED: readonly string[] = [
   'id_ecdsa_sk',
   'id_ed25519.pub',
   'id_rsa_work',
+  'keys/id_xmss',
   'backup/id_dsa',
   '.ssh/config',
   '.ssh/known_hosts',
@@ -44,6 +45,8 @@ const DENIED: readonly string[] = [
   'notes.gpg',
   'key.asc',
   '.password-store/email/work.gpg',
+  '.password-store/.gpg-id',
+  'vault/old.kdb',
   'site/.htpasswd',
   // cloud
   '.aws/credentials',
@@ -263,6 +266,12 @@ describe('credential stores by name (data-driven)', () => {
   it('has, for every kind of store in the table, a refused example here (the table and its tests move together)', () => {
     const reasons = DENIED.map((p) => credentialFileReason(p) ?? '');
     const untested = CREDENTIAL_STORES.filter((s) => !reasons.some((r) => r.endsWith(`it is ${s.what}`))).map((s) => s.what);
+    expect(untested).toEqual([]);
+  });
+
+  it('has, for every pattern of every store, a refused example that it matches first (each row pinned)', () => {
+    const hit = new Set(DENIED.map((p) => credentialStoreOf(p)?.pattern));
+    const untested = CREDENTIAL_STORES.flatMap((s) => s.patterns).filter((pattern) => !hit.has(pattern));
     expect(untested).toEqual([]);
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ASSIGNMENT_FORMS } from '../../../src/domain/sensitive/assignment-rule.js';
 import { detectSensitive, redactSensitive } from '../../../src/domain/sensitive/detector.js';
 import { PASSWORD_FLAGS, SQL_FORMS } from '../../../src/domain/sensitive/statement-rules.js';
 
@@ -111,6 +112,41 @@ describe('every key spelling in every form', () => {
       }
     }
   });
+});
+
+describe('the forms of the keyword rule, row by row', () => {
+  /** Texts each row of ASSIGNMENT_FORMS must match by itself, in the table's order. */
+  const FORM_SAMPLES: readonly (readonly string[])[] = [
+    [`DB_PASSWORD=${VALUE}`, `auth_token := "${VALUE}"`, `?token=${VALUE}&next=/`, `Password=${VALUE};`],
+    [`$cfg['Servers'][$i]['password'] = '${VALUE}';`, `os.environ["API_KEY"] = "${VALUE}"`],
+    [`define( 'DB_PASSWORD',      '${VALUE}' );`, `define('AUTH_KEY', '${VALUE}');`],
+    [`os.environ.setdefault("SECRET_KEY", "${VALUE}")`, `ENV.fetch('API_TOKEN', '${VALUE}')`],
+    [`"password": "${VALUE}"`, `'api_key': ${VALUE}`],
+    [`password: "${VALUE}"`],
+    [`password: ${VALUE}`, `**Password:** ${VALUE}`],
+    [`| password | ${VALUE} |`],
+    [`<password>${VALUE}</password>`],
+    [`ALTER USER app WITH PASSWORD '${VALUE}'`],
+    [`the wifi password is ${VALUE}`],
+    [`--password ${VALUE}`],
+  ];
+
+  it('has samples for every row', () => expect(FORM_SAMPLES.length).toBe(ASSIGNMENT_FORMS.length));
+
+  it.each(ASSIGNMENT_FORMS.map((form, i) => [form.example, form, FORM_SAMPLES[i] ?? []] as const))(
+    '%s: the row alone matches its samples, and the detector finds the value alone',
+    (_example, form, samples) => {
+      expect(samples.length).toBeGreaterThan(0);
+      for (const text of samples) {
+        const value = new RegExp(form.source).exec(text)?.groups?.v;
+        expect(value?.replace(/^["'`]|["'`]$/g, ''), text).toBe(VALUE);
+        expect(
+          detectSensitive(text).map((f) => text.slice(f.start, f.end)),
+          text,
+        ).toEqual([VALUE]);
+      }
+    },
+  );
 });
 
 describe('keys that only mention a credential', () => {
