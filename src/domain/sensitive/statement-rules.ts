@@ -54,8 +54,9 @@ export const SQL_FORMS: readonly StatementForm[] = [
   },
   {
     example: "SET PASSWORD FOR 'bob'@'localhost' = PASSWORD('x'); set password = 'x' (MySQL)",
+    // Begins at PASSWORD (after SET), the rarer word, where sqlStarts looks.
     source:
-      `${keyword('SET')}${SQL_SPACE}${keyword('PASSWORD')}(?:${SQL_SPACE}${keyword('FOR')}${SQL_SPACE}${SQL_USER})?(?:${SQL_SPACE})?=(?:${SQL_SPACE})?` +
+      `(?<=${keyword('SET')}${SQL_SPACE})${keyword('PASSWORD')}(?:${SQL_SPACE}${keyword('FOR')}${SQL_SPACE}${SQL_USER})?(?:${SQL_SPACE})?=(?:${SQL_SPACE})?` +
       `(?:(?:${keyword('OLD_PASSWORD')}|${keyword('PASSWORD')})\\((?:${SQL_SPACE})?)?(?<v>${QUOTED})`,
   },
 ];
@@ -75,11 +76,27 @@ export const PASSWORD_FLAGS: readonly { commands: string; flag: string; glued: b
   { commands: 'mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport', flag: '-p', glued: false },
 ];
 
-/** PASSWORD_FLAGS as forms: the command, then among its own arguments (before `;`, `&&`, `|`) its first such flag and the value. */
+/**
+ * PASSWORD_FLAGS as forms: the flag and its value, among the arguments of the command (before `;`,
+ * `&&`, `|`). A match begins at the space before the flag, where commandStarts looks; the command
+ * is looked for behind it.
+ */
 export const COMMAND_FORMS: readonly StatementForm[] = PASSWORD_FLAGS.map(({ commands, flag, glued }) => ({
   example: `${commands.split('|')[0]} … ${flag}${glued ? '' : ' '}SECRET`,
-  source: `(?<![\\w.-])(?:${commands})(?:\\.exe)?(?:[ \\t][^\\n;&|]{0,256}?)??[ \\t]${flag}${glued ? '' : '[ \\t]{0,4}'}(?<v>${QUOTED}|(?!-)${BARE})`,
+  source: `(?<=(?<![\\w.-])(?:${commands})(?:\\.exe)?(?:[ \\t][^\\n;&|]{0,256})?)[ \\t]${flag}${glued ? '' : '[ \\t]{0,4}'}(?<v>${QUOTED}|(?!-)${BARE})`,
 }));
+
+/** Where a command form can begin: a space or tab, then a password flag. */
+const FLAGS = [...new Set(PASSWORD_FLAGS.map((row) => row.flag))];
+function commandStarts(text: string): number[] {
+  const starts: number[] = [];
+  for (const flag of FLAGS) {
+    for (let at = text.indexOf(flag, 1); at !== -1; at = text.indexOf(flag, at + 1)) {
+      if (text.charAt(at - 1) === ' ' || text.charAt(at - 1) === '\t') starts.push(at - 1);
+    }
+  }
+  return starts.sort((a, b) => a - b);
+}
 
 /** Joins forms into one pattern, each form's value group numbered (`v0`, `v1` …). */
 function joined(forms: readonly StatementForm[], flags: string): RegExp {
@@ -103,8 +120,8 @@ function selectValueOf(forms: readonly StatementForm[]): (match: string, exec: R
   };
 }
 
-/** Where a SQL form can begin: at each `IDENTIFIED` or `SET`, in any case. */
-const SQL_KEYWORD = /identified|set/gi;
+/** Where a SQL form can begin: at each `IDENTIFIED` or `PASSWORD`, in any case. */
+const SQL_KEYWORD = /identified|password/gi;
 function sqlStarts(text: string): number[] {
   return [...text.matchAll(SQL_KEYWORD)].map((m) => m.index);
 }
@@ -115,7 +132,7 @@ export const STATEMENT_RULES: readonly DetectionRule[] = [
   {
     category: 'PASSWORD_ASSIGNMENT',
     pattern: joined(COMMAND_FORMS, 'gd'),
-    hints: ['mysql', 'mariadb', 'sshpass', 'redis-cli', 'valkey-cli', 'mongo'],
+    starts: commandStarts,
     select: selectValueOf(COMMAND_FORMS),
   },
 ];
