@@ -47,7 +47,7 @@ afterAll(async () => {
 });
 
 type AuditRecord = { event: string; layer: string; reason_code: string; sealed: boolean; details: Record<string, unknown> };
-type RunJson = { status: string; reason_code: string; audit_log: string };
+type RunJson = { run_id: string; status: string; reason_code: string; audit_log: string };
 
 /** Runs one command file through `node bin/maestro.js run <file> --json`. */
 async function run(
@@ -134,6 +134,10 @@ describe('item 10: networks are not people', () => {
     });
     expect(ethicsGate(audit)?.reason_code).toBe('ETHICS_OK');
     expect(json.reason_code).not.toMatch(/^ETHICS_/);
+    // Kept and shown as written: a network is not redacted.
+    const shown = await spawnCli(['show', json.run_id], { cwd: ws });
+    expect(shown.stdout).toContain('allows 10.0.0.0/8 and 2001:db8::/32 from the VPN');
+    expect(shown.stdout).not.toContain('[REDACTED:IPV');
   });
 
   it.each(['192.168.0.17/24', '10.1.2.3', '2001:db8::17/64'])('a task naming the host %s stops (personal data)', async (host) => {
@@ -148,7 +152,7 @@ describe('item 10: networks are not people', () => {
 });
 
 describe('item 11: a reference to a credential is not one', () => {
-  it('a Jenkinsfile with credentialsId as input is read, not withheld, and the run passes the ethics gate', async () => {
+  it('a Jenkinsfile with credentialsId as input passes the ethics gate, and is served when a persona asks for it', async () => {
     const { json, audit, stderr } = await run('jenkinsfile.json', {
       task_description: 'Review the deployment stages in the attached Jenkinsfile.',
       input_artifacts: ['Jenkinsfile'],
@@ -156,6 +160,9 @@ describe('item 11: a reference to a credential is not one', () => {
     expect(json.reason_code, stderr).not.toMatch(/^(ETHICS_|ACC_)/);
     expect(ethicsGate(audit)?.reason_code).toBe('ETHICS_OK');
     expect(audit.find((r) => r.event === 'GATE' && r.layer === 'acc')?.reason_code).toBe('ACC_OK');
-    expect(modelCalls(audit)).toBeGreaterThan(0);
+    // The offline model puts each input on the record with READ_FILE: the file is served, not withheld.
+    const served = audit.filter((r) => r.event === 'KNOWLEDGE_REQUEST' && r.details.path === 'Jenkinsfile').map((r) => r.reason_code);
+    expect(served).toContain('KNOWLEDGE_PROVIDED');
+    expect(served).not.toContain('ETHICS_PII_IN_KNOWLEDGE');
   });
 });
