@@ -59,8 +59,8 @@ const IPV4_EXACT = new RegExp(`^(?:${OCTET}\\.){3}${OCTET}$`);
  * `2001:db8::/32`): it names a range, and a range identifies no one. A prefix as long as the
  * address (`/32`, `/128`) or host bits that are set (`192.168.0.17/24`) name one host.
  */
-export function isNetwork(bytes: readonly number[], prefix: number | undefined): boolean {
-  if (prefix === undefined || prefix >= bytes.length * 8) return false;
+export function isNetwork(bytes: readonly number[], prefix: number): boolean {
+  if (prefix >= bytes.length * 8) return false;
   return bytes.every((byte, i) => (byte & ((1 << Math.min(8, Math.max(0, (i + 1) * 8 - prefix))) - 1)) === 0);
 }
 
@@ -140,13 +140,8 @@ export function isIpv6(withPrefix: string): boolean {
   const groups = ipv6Groups(candidate);
   if (groups === undefined) return false;
   const prefix = prefixOf(withPrefix);
-  return (
-    prefix === undefined ||
-    !isNetwork(
-      groups.flatMap((group) => [group >> 8, group & 0xff]),
-      prefix,
-    )
-  );
+  const bytes = groups.flatMap((group) => [group >> 8, group & 0xff]);
+  return prefix === undefined || !isNetwork(bytes, prefix);
 }
 
 // Cards: 13-19 digits, compact or in the printed groupings (4-4-4-4[-3], 4-4-4-2/3, Amex/Diners
