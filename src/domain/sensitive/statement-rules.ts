@@ -54,9 +54,9 @@ export const SQL_FORMS: readonly StatementForm[] = [
   },
   {
     example: "SET PASSWORD FOR 'bob'@'localhost' = PASSWORD('x'); set password = 'x' (MySQL)",
-    // Begins at PASSWORD (after SET), the rarer word, where sqlStarts looks.
+    // Begins at PASSWORD, the rarer word, where sqlStarts looks; SET is looked for behind it.
     source:
-      `(?<=${keyword('SET')}${SQL_SPACE})${keyword('PASSWORD')}(?:${SQL_SPACE}${keyword('FOR')}${SQL_SPACE}${SQL_USER})?(?:${SQL_SPACE})?=(?:${SQL_SPACE})?` +
+      `${keyword('PASSWORD')}(?<=${keyword('SET')}${SQL_SPACE}${keyword('PASSWORD')})(?:${SQL_SPACE}${keyword('FOR')}${SQL_SPACE}${SQL_USER})?(?:${SQL_SPACE})?=(?:${SQL_SPACE})?` +
       `(?:(?:${keyword('OLD_PASSWORD')}|${keyword('PASSWORD')})\\((?:${SQL_SPACE})?)?(?<v>${QUOTED})`,
   },
 ];
@@ -83,7 +83,8 @@ export const PASSWORD_FLAGS: readonly { commands: string; flag: string; glued: b
  */
 export const COMMAND_FORMS: readonly StatementForm[] = PASSWORD_FLAGS.map(({ commands, flag, glued }) => ({
   example: `${commands.split('|')[0]} … ${flag}${glued ? '' : ' '}SECRET`,
-  source: `(?<=(?<![\\w.-])(?:${commands})(?:\\.exe)?(?:[ \\t][^\\n;&|]{0,256})?)[ \\t]${flag}${glued ? '' : '[ \\t]{0,4}'}(?<v>${QUOTED}|(?!-)${BARE})`,
+  // The command is looked for behind the flag once the flag is found, so a scan tries it only there.
+  source: `[ \\t]${flag}(?<=(?<![\\w.-])(?:${commands})(?:\\.exe)?(?:[ \\t][^\\n;&|]{0,256})?[ \\t]${flag})${glued ? '' : '[ \\t]{0,4}'}(?<v>${QUOTED}|(?!-)${BARE})`,
 }));
 
 /** Where a command form can begin: a space or tab, then a password flag. */
