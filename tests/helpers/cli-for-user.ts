@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,14 +28,16 @@ export function cliReadableBy(setpriv: string, uid = 65534): Promise<string> {
       .then(() => true)
       .catch(() => false);
     if (readable) return CLI;
-    const root = await mkdtemp(path.join(os.tmpdir(), 'maestro-cli-'));
+    // Not under the suite's own temporary folder, which may be private too: the system's, open to all.
+    const root = await mkdtemp(path.join(existsSync('/tmp') ? '/tmp' : os.tmpdir(), 'maestro-cli-'));
+    process.once('exit', () => rmSync(root, { recursive: true, force: true }));
     const { stdout } = await exec('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: REPO_ROOT, maxBuffer: 16 << 20 });
     const packages = [...new Set(stdout.split('\n').filter((p) => p.startsWith(path.join(REPO_ROOT, 'node_modules'))))];
     const copy = async (from: string, to: string) => {
       await exec('mkdir', ['-p', path.dirname(to)]);
       await exec('cp', ['-al', from, to]).catch(() => exec('cp', ['-a', from, to]));
     };
-    for (const p of ['bin', 'dist/bundle', 'package.json']) await copy(path.join(REPO_ROOT, p), path.join(root, p));
+    for (const p of ['bin', 'dist/bundle', 'personas', 'examples', 'package.json']) await copy(path.join(REPO_ROOT, p), path.join(root, p));
     for (const p of packages) await copy(p, path.join(root, path.relative(REPO_ROOT, p)));
     await exec('chmod', ['-R', 'a+rX', root]);
     JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
