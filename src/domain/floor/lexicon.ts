@@ -167,6 +167,14 @@ export const LEXICON = {
   emptyWords: new Set(data.empty_words),
   bareRequests: new Set(data.bare_requests.map(word)),
   boundary: set(data.boundary),
+  joiners: new Set(data.clause.joiners),
+  openers: new Set(data.clause.openers),
+  questionAuxiliaries: new Set(data.clause.question_auxiliaries),
+  finite: new Set(data.clause.finite),
+  relative: new Set(data.clause.relative),
+  subjects: new Set(data.clause.subjects),
+  everything: new Set(data.clause.everything),
+  decisionWords: new Set(data.clause.decision_words),
 } as const;
 
 const same = (w: Word | undefined, part: string): boolean => w !== undefined && (w.form === part || w.lemma === part);
