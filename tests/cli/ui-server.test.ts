@@ -8,6 +8,7 @@ import { markdownHtml } from '../../src/cli/ui/html.js';
 import { consoleServer } from '../../src/cli/ui/server.js';
 import { runCli } from '../fakes/cli.js';
 import { REPO_ROOT, tempWorkspace } from '../fakes/fixtures.js';
+import { signedInConsole } from '../helpers/console.js';
 
 // Issue 29: the console's HTTP surface, in-process (the browser test drives the same pages in chromium).
 const TOKEN = 'test-token-0123456789abcdefghijkl';
@@ -18,7 +19,7 @@ const EMAIL = 'jane.doe@example.com';
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 let backend: ConsoleBackend;
-let server: ReturnType<typeof consoleServer>;
+let ui: Awaited<ReturnType<typeof signedInConsole>>;
 const ids = { paused: '', secret: '', pii: '', done: '', legacy: '' };
 
 async function runCommand(name: string, command: Record<string, unknown>): Promise<string> {
@@ -41,33 +42,55 @@ beforeAll(async () => {
   await mkdir(path.join(ws.dir, '.maestro', 'runs', ids.legacy), { recursive: true });
   await writeFile(path.join(ws.dir, '.maestro', 'runs', ids.legacy, 'state.json'), legacy);
   backend = await openConsole({ workspace: ws.dir, env: {} });
-  server = consoleServer({ backend, token: TOKEN, hosts: () => [HOST] });
+  ui = await signedInConsole(backend, { host: HOST, token: TOKEN });
 }, 60_000);
 afterAll(async () => {
   await backend.close();
   await ws.cleanup();
 });
 
-const cookie = `maestro_ui=${TOKEN}`;
-const get = (p: string, headers: Record<string, string> = {}) =>
-  server.request(`${ORIGIN}${p}`, { headers: { host: HOST, cookie, ...headers } });
-const post = (p: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
-  server.request(`${ORIGIN}${p}`, {
-    method: 'POST',
-    body: new URLSearchParams(form),
-    headers: { host: HOST, cookie, origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded', ...headers },
-  });
+const get = (p: string, headers: Record<string, string> = {}) => ui.get(p, headers);
+const post = (p: string, form: Record<string, string>, headers: Record<string, string> = {}) => ui.post(p, form, headers);
 const commandsDir = async () => (await readdir(path.join(ws.dir, 'commands'))).filter((n) => !n.startsWith('.'));
 
 describe('maestro ui: who may ask', () => {
-  it('refuses a request without the token, and trades the printed ?token= for a cookie, taking it out of the address', async () => {
-    expect((await server.request(`${ORIGIN}/runs`, { headers: { host: HOST } })).status).toBe(401);
-    expect((await server.request(`${ORIGIN}/runs`, { headers: { host: HOST, cookie: 'maestro_ui=wrong' } })).status).toBe(401);
-    const first = await server.request(`${ORIGIN}/?token=${TOKEN}`, { headers: { host: HOST } });
-    expect(first.status).toBe(303);
-    expect(first.headers.get('location')).toBe('/');
-    expect(first.headers.get('set-cookie')).toMatch(/maestro_ui=.*HttpOnly.*SameSite=Strict/i);
-    expect((await get('/runs')).status).toBe(200);
+  it('gives a request without a session the sign-in page and nothing of the workspace; trades a token for a session of one tab', async () => {
+    const attempts: Record<string, string>[] = [
+      { host: HOST },
+      { host: HOST, cookie: `maestro_ui=${TOKEN}` },
+      { host: HOST, authorization: `Bearer ${TOKEN}` },
+    ];
+    for (const headers of attempts) {
+      const res = await ui.server.request(`${ORIGIN}/runs`, { headers });
+      expect(res.status).toBe(401);
+      const text = await res.text();
+      expect(text).toContain('id="sign-in"');
+      expect(text).not.toContain(ids.paused);
+      expect(text).not.toContain(ws.dir);
+    }
+    expect((await ui.signIn('wrong-token-0123456789abcdefgh')).status).toBe(401);
+    const signed = await ui.signIn(TOKEN);
+    expect(signed.status).toBe(200);
+    expect(signed.headers.get('set-cookie')).toBeNull();
+    const { session, name } = (await signed.json()) as { session: string; name: string };
+    expect(name).toBe('tester');
+    expect(session).not.toContain(TOKEN);
+    const page = await ui.server.request(`${ORIGIN}/runs`, { headers: { host: HOST, authorization: `Bearer ${session}` } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(ids.paused);
+    // A sign-in from another site is refused like any change: only the console's own page may ask.
+    const foreign = await ui.server.request(`${ORIGIN}/session`, {
+      method: 'POST',
+      body: JSON.stringify({ token: TOKEN }),
+      headers: { host: HOST, origin: 'http://127.0.0.1:9999', 'content-type': 'application/json' },
+    });
+    expect(foreign.status).toBe(403);
+    const out = await ui.server.request(`${ORIGIN}/session`, {
+      method: 'DELETE',
+      headers: { host: HOST, origin: ORIGIN, authorization: `Bearer ${session}` },
+    });
+    expect(out.status).toBe(204);
+    expect((await ui.server.request(`${ORIGIN}/runs`, { headers: { host: HOST, authorization: `Bearer ${session}` } })).status).toBe(401);
   });
 
   it('refuses another Host (DNS rebinding) and any write that does not come from its own pages', async () => {
@@ -80,15 +103,20 @@ describe('maestro ui: who may ask', () => {
     expect(await commandsDir()).toEqual(before);
   });
 
-  it('listens on another interface only with a token a person set', async () => {
+  it('listens on another interface only with a token a person set, and only over TLS unless told', async () => {
     const io = { stdout: process.stdout, stderr: process.stderr, env: {}, cwd: ws.dir };
-    await expect(startConsole(io, { host: '0.0.0.0', port: '0', workspace: ws.dir })).rejects.toThrow(/needs a token you set/);
-    await expect(startConsole(io, { host: '0.0.0.0', port: '0', token: 'short', workspace: ws.dir })).rejects.toThrow(/at least/);
+    await expect(startConsole(io, { host: '0.0.0.0', port: '0', workspace: ws.dir })).rejects.toThrow(/needs TLS/);
+    await expect(startConsole(io, { host: '0.0.0.0', port: '0', insecureHttp: true, workspace: ws.dir })).rejects.toThrow(
+      /needs a token you set/,
+    );
+    const short = { ...io, env: { MAESTRO_UI_TOKEN: 'short' } };
+    await expect(startConsole(short, { host: '0.0.0.0', port: '0', insecureHttp: true, workspace: ws.dir })).rejects.toThrow(/at least/);
     const local = await startConsole(io, { host: '127.0.0.1', port: '0', workspace: ws.dir });
     try {
-      expect(local.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{24,}$/);
-      const res = await fetch(local.url, { redirect: 'manual' });
-      expect(res.status).toBe(303);
+      expect(local.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]{24,}$/);
+      const res = await fetch(local.url);
+      expect(res.status).toBe(401);
+      expect(await res.text()).toContain('id="sign-in"');
     } finally {
       await local.close();
     }
@@ -106,7 +134,7 @@ describe('maestro ui: pages', () => {
     const radar = /<figure class="radar">[\s\S]*?<\/figure>/.exec(await (await get(`/runs/${ids.paused}`)).text())?.[0] ?? '';
     expect(radar.match(/<circle /g)).toHaveLength(3);
     expect(radar).toContain('investigate');
-    const img = /<img src="([^"]+\.svg)"/.exec(page)?.[1];
+    const img = /<img data-src="([^"]+\.svg)"/.exec(page)?.[1];
     expect(img).toBeDefined();
     const svg = await get(img as string);
     expect(svg.headers.get('content-type')).toBe('image/svg+xml');
@@ -145,7 +173,7 @@ describe('maestro ui: pages', () => {
 
   it('streams the runs still going as `run --follow` events, screened (an old raw checkpoint too)', async () => {
     const controller = new AbortController();
-    const res = await server.request(`${ORIGIN}/live/events`, { headers: { host: HOST, cookie }, signal: controller.signal });
+    const res = await ui.server.request(`${ORIGIN}/live/events`, { headers: ui.auth, signal: controller.signal });
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     let text = '';
@@ -162,9 +190,9 @@ describe('maestro ui: pages', () => {
     if (!state) throw new Error('no paused run');
     const raw = { ...state, steps: state.steps.map((st) => ({ ...st, reply: `${st.reply} Write to ${EMAIL}.` })) };
     const reader = { list: async () => [raw.run_id], load: async () => raw, readFile: async () => undefined };
-    const leaky = consoleServer({ backend: { ...backend, live: new LiveRuns(reader) }, token: TOKEN, hosts: () => [HOST] });
+    const leaky = consoleServer({ backend: { ...backend, live: new LiveRuns(reader) }, access: ui.access, hosts: () => [HOST] });
     const controller = new AbortController();
-    const res = await leaky.request(`${ORIGIN}/live/events`, { headers: { host: HOST, cookie }, signal: controller.signal });
+    const res = await leaky.request(`${ORIGIN}/live/events`, { headers: ui.auth, signal: controller.signal });
     const body = (res.body as ReadableStream<Uint8Array>).getReader();
     let text = '';
     while (!text.includes('event: ready')) text += new TextDecoder().decode((await body.read()).value);
@@ -222,10 +250,10 @@ describe('maestro ui: changes', () => {
 
   it('answers a malformed form with a message, changes nothing and keeps serving', async () => {
     const before = await commandsDir();
-    const garbled = await server.request(`${ORIGIN}/queue/add`, {
+    const garbled = await ui.server.request(`${ORIGIN}/queue/add`, {
       method: 'POST',
       body: '--x\r\nContent-Disposition: form-data; name="text"\r\n\r\n{"task',
-      headers: { host: HOST, cookie, origin: ORIGIN, 'content-type': 'multipart/form-data; boundary=zzz' },
+      headers: { ...ui.auth, origin: ORIGIN, 'content-type': 'multipart/form-data; boundary=zzz' },
     });
     expect(garbled.status).toBe(400);
     expect(await garbled.text()).toContain('nothing was written');

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import http, { type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -19,6 +21,7 @@ let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 let browser: Browser;
 let ui: ChildProcess;
 let base = '';
+let printed = '';
 const ids = { secret: '', done: '', paused: '', stale: '' };
 
 async function runCommand(name: string, command: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<string> {
@@ -28,21 +31,32 @@ async function runCommand(name: string, command: Record<string, unknown>, env: N
 }
 
 /** Starts `maestro ui` as a user would, and returns the address it prints. */
-function startUi(): Promise<string> {
+function startUi(): Promise<{ url: string; child: ChildProcess }> {
   return new Promise((resolve, reject) => {
-    ui = spawn(process.execPath, [CLI, 'ui', '--workspace', ws.dir], {
+    const child = spawn(process.execPath, [CLI, 'ui', '--workspace', ws.dir], {
       env: { ...process.env, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    ui.stdout?.on('data', (d: Buffer) => {
+    child.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
-      const url = /http:\/\/127\.0\.0\.1:\d+\/\?token=\S+/.exec(out)?.[0];
-      if (url) resolve(url);
+      const url = /http:\/\/127\.0\.0\.1:\d+\/#token=\S+/.exec(out)?.[0];
+      if (url) resolve({ url, child });
     });
-    ui.stderr?.on('data', (d: Buffer) => process.stderr.write(d));
-    ui.on('exit', (code) => reject(new Error(`maestro ui exited (${code}): ${out}`)));
+    child.stderr?.on('data', (d: Buffer) => process.stderr.write(d));
+    child.on('exit', (code) => reject(new Error(`maestro ui exited (${code}): ${out}`)));
   });
+}
+
+/** Opens a page of the console in the signed-in tab, and waits until the tab's script has shown it. */
+async function open(page: Page, p: string): Promise<void> {
+  await page.goto(`${base}${p}`);
+  await shown(page, p);
+}
+
+/** Waits until a tab's script has shown this page (`sign-in` for the sign-in page). */
+async function shown(tab: Page, p: string): Promise<void> {
+  await tab.waitForSelector(`html[data-shown=${JSON.stringify(p)}]`, { state: 'attached' });
 }
 
 const ambiguous = (n: number) => ({ task_description: `The requirements are unclear: choose the message queue for billing ${n}` });
@@ -56,9 +70,12 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     ids.done = await runCommand('clear.json', { task_description: 'Choose the message queue for billing', config: { mode: 'parallel' } });
     ids.paused = await runCommand('ambiguous.json', ambiguous(1));
     ids.stale = await runCommand('ambiguous2.json', ambiguous(2));
-    const url = await startUi();
+    const started = await startUi();
+    ui = started.child;
+    const url = started.url;
+    printed = new URL(url).hash.replace('#token=', '');
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
     await page.goto(url);
     base = new URL(url).origin;
   }, 90_000);
@@ -70,6 +87,7 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
   });
 
   it('lists the runs (the token left the address) and opens one, with its heat map and a verified audit chain', async () => {
+    await shown(page, '/runs');
     expect(page.url()).toBe(`${base}/runs`);
     await expect.poll(() => page.locator('table.runs tbody tr').count()).toBe(4);
     await page.click(`a[href="/runs/${ids.done}"]`);
@@ -80,15 +98,75 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
       return image.complete && image.naturalWidth > 0;
     });
     expect(drawn).toBe(true);
-    await page.goto(`${base}/runs`);
+    await open(page, '/runs');
     await page.locator('select[name=status]').selectOption('paused');
     await page.click('form.filter button');
     await page.waitForURL(`${base}/runs?status=paused`);
     expect(await page.locator('table.runs tbody tr').count()).toBe(2);
   });
 
+  it('keeps its sign-in from every other port of this machine, and lets two consoles live side by side in one browser', async () => {
+    const seen: IncomingHttpHeaders[] = [];
+    const other = http.createServer((req, res) => {
+      seen.push(req.headers);
+      res.setHeader('content-type', 'text/html');
+      res.end('<!doctype html><p>another local service</p>');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const second = await startUi();
+    try {
+      // The signed-in tab visits another port of the same host: it sends nothing of the console.
+      await page.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
+      expect(seen.length).toBeGreaterThan(0);
+      for (const headers of seen) {
+        expect(headers.cookie).toBeUndefined();
+        expect(headers.authorization).toBeUndefined();
+      }
+      const stored = await page.evaluate(() =>
+        (globalThis as unknown as { sessionStorage: { getItem(k: string): string | null } }).sessionStorage.getItem('maestro-ui-session'),
+      );
+      expect(stored).toBeNull();
+      const replayed = await fetch(`${base}/runs`, { headers: { cookie: seen[0]?.cookie ?? '' } });
+      expect(replayed.status).toBe(401);
+      // A second console, signed in in another tab of the same browser, signs nobody out.
+      const tab = await page.context().newPage();
+      await tab.goto(second.url);
+      await shown(tab, '/runs');
+      await open(page, '/decisions');
+      await tab.reload();
+      await shown(tab, '/runs');
+      await tab.close();
+    } finally {
+      second.child.kill('SIGTERM');
+      other.close();
+    }
+  });
+
+  it('signs in a tab opened on its own with the token typed in, and a new tab of a signed-in one by asking it', async () => {
+    const fresh = await browser.newContext();
+    try {
+      const tab = await fresh.newPage();
+      await tab.goto(`${base}/decisions`);
+      await shown(tab, 'sign-in');
+      expect(await tab.locator('main').textContent()).not.toContain(ids.paused);
+      await tab.fill('#sign-in input[name=token]', 'not-the-token-0123456789abcdef');
+      await tab.click('#sign-in button');
+      await tab.locator('#sign-in-problem').waitFor();
+      await tab.fill('#sign-in input[name=token]', printed);
+      await tab.click('#sign-in button');
+      await shown(tab, '/decisions');
+      expect(tab.url()).toBe(`${base}/decisions`);
+    } finally {
+      await fresh.close();
+    }
+    const sibling = await page.context().newPage();
+    await sibling.goto(`${base}/queue`);
+    await shown(sibling, '/queue');
+    await sibling.close();
+  });
+
   it('watches a live run arrive, step by step, until it completes', async () => {
-    await page.goto(`${base}/live`);
+    await open(page, '/live');
     await page.locator('#live-state', { hasText: 'Watching' }).waitFor();
     await writeFile(path.join(ws.dir, 'live.json'), JSON.stringify({ task_description: 'Pick a cache for the session store' }));
     // Each model call takes a while, so the page sees the council at work, not only its end.
@@ -101,7 +179,7 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
   });
 
   it('decides a pause with a note, and the decision is in `maestro audit show`', async () => {
-    await page.goto(`${base}/decisions`);
+    await open(page, '/decisions');
     const card = page.locator(`article.paused[data-run="${ids.paused}"]`);
     await card.locator('textarea[name=note]').fill('the budget owner approved it');
     // The README's picture of the console: `MAESTRO_UI_SCREENSHOT=docs/ui.png npx vitest run tests/cli/ui.browser.test.ts`.
@@ -115,7 +193,7 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
   });
 
   it('refuses a decision from a stale page: the pause it showed was decided meanwhile', async () => {
-    await page.goto(`${base}/decisions`);
+    await open(page, '/decisions');
     const card = page.locator(`article.paused[data-run="${ids.stale}"]`);
     await card.waitFor();
     const decided = await runCli(['hitl', 'decide', ids.stale, 'stop'], { cwd: ws.dir });
@@ -129,7 +207,7 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
   });
 
   it('refuses an invalid command with its findings and writes nothing; adds a valid one', async () => {
-    await page.goto(`${base}/queue`);
+    await open(page, '/queue');
     const file = path.join(ws.dir, 'upload', 'broken.json');
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, JSON.stringify({ task_description: 'Choose a queue', config: { max_rounds: 'many' } }));
@@ -150,10 +228,10 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
   it('shows a task’s secret on no page', async () => {
     const pages = ['/runs', '/decisions', '/queue', '/live', ...Object.values(ids).map((id) => `/runs/${id}`)];
     for (const p of pages) {
-      await page.goto(`${base}${p}`);
+      await open(page, p);
       expect(await page.content(), p).not.toContain(GITHUB_TOKEN);
     }
-    await page.goto(`${base}/runs/${ids.secret}`);
+    await open(page, `/runs/${ids.secret}`);
     expect(await page.locator('main').textContent()).toContain('[REDACTED:');
   });
 });

@@ -1,8 +1,4 @@
-/**
- * The console's only style sheet and script, served by the console itself (no bundler, no CDN): the
- * pages work without the script; it adds the live view (server-sent events) and reads a chosen
- * file into the command box so it can be checked before it is added.
- */
+/** The console's only style sheet, served by the console itself (its script is client.ts). */
 export const APP_CSS = `
 :root { font: 15px/1.45 system-ui, sans-serif; color: #1d2330; background: #f6f7f9; }
 header { display: flex; gap: 1.5rem; align-items: center; padding: .6rem 1.2rem; background: #1d2330; color: #fff; }
@@ -28,51 +24,4 @@ form.inline { display: inline; } pre { white-space: pre-wrap; background: #eef0f
 .artifact img { max-width: 560px; background: #fff; display: block; margin: .5rem 0; }
 .live-run { background: #fff; padding: .5rem 1rem; margin: .6rem 0; border-radius: .4rem; }
 .live-step { border-left: 3px solid #7aa2ff; padding-left: .6rem; margin: .4rem 0; white-space: pre-wrap; }
-`;
-
-export const APP_JS = `
-'use strict';
-function el(tag, cls, text) { const e = document.createElement(tag); if (cls) e.className = cls; if (text) e.textContent = text; return e; }
-function liveRun(box, id) {
-  let run = document.getElementById('run-' + id);
-  if (!run) {
-    run = el('section', 'live-run'); run.id = 'run-' + id; run.dataset.run = id;
-    const h = el('h2'); const a = el('a', '', id); a.href = '/runs/' + encodeURIComponent(id);
-    h.append(a, ' ', el('span', 'badge', 'running'));
-    run.append(h, el('div', 'live-steps')); box.prepend(run);
-  }
-  return run;
-}
-function startLive() {
-  const box = document.getElementById('live'); const state = document.getElementById('live-state');
-  if (!box) return;
-  const source = new EventSource('/live/events');
-  source.onopen = () => { state.textContent = 'Watching the workspace: a council appears here as it works.'; };
-  source.onerror = () => { state.textContent = 'The connection was lost; reconnecting…'; };
-  source.addEventListener('transcript', (m) => {
-    const e = JSON.parse(m.data); const run = liveRun(box, e.run_id); const steps = run.querySelector('.live-steps');
-    if (e.kind === 'run_started') steps.append(el('p', '', e.mode + ' · ' + e.personas.join(', ') + ' · ' + e.rounds + ' round(s)'));
-    if (e.kind === 'step_finished') {
-      const s = el('div', 'live-step'); s.dataset.step = e.step_id;
-      s.append(el('strong', '', e.persona + ' · ' + e.step + ' · ' + e.model), document.createElement('br'), e.reply);
-      steps.append(s);
-    }
-    if (e.kind === 'knowledge') steps.append(el('p', '', e.persona + ' asked ' + e.action + ' ' + e.argument + ': ' + e.status));
-  });
-  source.addEventListener('status', (m) => {
-    const e = JSON.parse(m.data); const run = liveRun(box, e.run_id); const b = run.querySelector('.badge');
-    b.textContent = e.status; b.className = 'badge s-' + e.status; run.dataset.status = e.status;
-    if (e.summary) run.append(el('p', '', (e.reason_code ? e.reason_code + ': ' : '') + e.summary));
-  });
-}
-function readChosenFile() {
-  const input = document.querySelector('.add-form input[type=file]'); const text = document.querySelector('.add-form textarea');
-  const name = document.querySelector('.add-form input[name=name]');
-  if (!input || !text) return;
-  input.addEventListener('change', async () => {
-    const file = input.files && input.files[0]; if (!file) return;
-    text.value = await file.text(); if (name && !name.value) name.value = file.name;
-  });
-}
-document.addEventListener('DOMContentLoaded', () => { startLive(); readChosenFile(); });
 `;

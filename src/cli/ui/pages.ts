@@ -4,7 +4,8 @@ import type { RunListing } from '../../compose/workspace.js';
 import { explainReason } from '../../domain/codes.js';
 import { SHOWN_RUN_STATUSES } from '../../domain/run-liveness.js';
 import type { RunState } from '../../domain/run-state.js';
-import type { PausedRow, ShowDetails } from '../hitl.js';
+import type { PausedRow } from '../hitl.js';
+import type { ShowDetails } from '../hitl-show.js';
 import { html, markdownHtml, type SafeHtml } from './html.js';
 import { verdictRadar } from './radar.js';
 
@@ -16,15 +17,43 @@ const MENU = [
   ['/queue', 'Queue'],
 ] as const;
 
-/** A whole page: the menu, a notice if any, the body. Scripts and styles come from this server only. */
-export function layout(options: { title: string; active: string; workspace: string; body: SafeHtml; notice?: Notice }): string {
-  const { title, active, workspace, body, notice } = options;
+/**
+ * A whole page: the menu and who is signed in, a notice if any, the body. Scripts and styles come
+ * from this server only. Without a person (the sign-in page) it shows nothing of the workspace.
+ */
+export function layout(options: {
+  title: string;
+  active: string;
+  workspace: string;
+  person?: string;
+  body: SafeHtml;
+  notice?: Notice;
+}): string {
+  const { title, active, workspace, person, body, notice } = options;
   const menu = MENU.map(([href, label]) => html`<a href="${href}"${active === href ? html` aria-current="page"` : ''}>${label}</a>`);
+  const top =
+    person === undefined
+      ? html`<strong>maestro</strong>`
+      : html`<strong>maestro</strong> <nav>${menu}</nav><span class="ws">${workspace}</span>
+<span class="who">${person} <button type="button" id="sign-out">Sign out</button></span>`;
   return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><title>${title} · maestro</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="stylesheet" href="/static/app.css">
 <script src="/static/app.js" defer></script></head>
-<body><header><strong>maestro</strong> <nav>${menu}</nav><span class="ws">${workspace}</span></header>
+<body><header>${top}</header>
 <main>${notice ? noticeHtml(notice) : ''}${body}</main></body></html>`}`;
+}
+
+/** The page a tab without a session gets: a token to type (or the printed address's, read by the script). */
+export function signInPage(): string {
+  const body = html`<h1>Sign in</h1>
+<p>Open the address <code>maestro ui</code> printed, or type the token the person who runs the console gave you.
+The sign-in holds for this tab only.</p>
+<form id="sign-in" class="sign-in" method="post" action="/session">
+<label>Your token <input type="password" name="token" autocomplete="off" required></label>
+<button>Sign in</button></form>
+<p id="sign-in-problem" class="notice refused" role="alert" hidden></p>
+<noscript><p class="notice refused">The console needs JavaScript: it keeps your sign-in in this tab only.</p></noscript>`;
+  return layout({ title: 'Sign in', active: '', workspace: '', body });
 }
 
 /** A message at the top of a page: what was done, or why it was refused (nothing changed). */

@@ -1,0 +1,86 @@
+import type { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { LiveEvent } from '../../app/live-runs.js';
+import { SHOWN_RUN_STATUSES } from '../../domain/run-liveness.js';
+import { screenText } from '../../domain/screen.js';
+import { renderTranscript } from '../../domain/transcript.js';
+import { showDetails } from '../hitl-show.js';
+import { TranscriptFeed } from '../transcript-feed.js';
+import { type ConsoleEnv, type ConsoleServerOptions, doneNotice, page, RUN_ID } from './context.js';
+import { livePage, problemPage, runPage, runsPage } from './pages.js';
+
+/** Runs: the list, one run in full, its pictures. */
+export function registerRuns(app: Hono<ConsoleEnv>, options: ConsoleServerOptions): void {
+  const { backend } = options;
+  app.get('/runs', async (c) => {
+    const wanted = c.req.query('status') || undefined;
+    if (wanted !== undefined && !(SHOWN_RUN_STATUSES as readonly string[]).includes(wanted)) {
+      return c.html(page(c, options, 'Runs', problemPage(`"${wanted}" is not a status: ${SHOWN_RUN_STATUSES.join(', ')}`)), 400);
+    }
+    const runs = (await backend.runs()).filter((r) => !wanted || r.status === wanted);
+    return c.html(page(c, options, 'Runs', runsPage(runs, wanted)));
+  });
+  app.get('/runs/:id', async (c) => {
+    const runId = c.req.param('id');
+    const unknown = () => c.html(page(c, options, 'Unknown run', problemPage(`There is no run "${runId}" in this workspace.`)), 404);
+    if (!RUN_ID.test(runId)) return unknown();
+    const [run, audit] = await Promise.all([backend.run(runId), backend.audit(runId)]);
+    if (!run) {
+      if (!audit) return unknown();
+      const body = problemPage(`Run ${runId} has no checkpoint (it ended before one was kept); its audit log: maestro audit show ${runId}`);
+      return c.html(page(c, options, runId, body), 200);
+    }
+    const details = await showDetails({ app: backend.app, runId, state: run.state });
+    const transcript = renderTranscript(run.state, run.status);
+    const artifact = await backend.artifact(run.state);
+    const body = runPage({ ...run, transcript, artifact, audit, details });
+    return c.html(page(c, options, runId, body, doneNotice(c)));
+  });
+  app.get('/runs/:id/pictures/:file', async (c) => {
+    const runId = c.req.param('id');
+    const run = RUN_ID.test(runId) ? await backend.run(runId) : undefined;
+    const svg = run ? await backend.picture(run.state, c.req.param('file')) : undefined;
+    if (svg === undefined) return c.text('no such picture', 404);
+    return c.body(svg, 200, {
+      'Content-Type': 'image/svg+xml',
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
+    });
+  });
+}
+
+/** A value with every string in it screened. */
+function screenedDeep(value: unknown): unknown {
+  if (typeof value === 'string') return screenText(value);
+  if (Array.isArray(value)) return value.map(screenedDeep);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, screenedDeep(v)]));
+  return value;
+}
+
+export function registerLive(app: Hono<ConsoleEnv>, options: ConsoleServerOptions): void {
+  app.get('/live', (c) => c.html(page(c, options, 'Live', livePage())));
+  app.get('/live/events', (c) =>
+    streamSSE(c, async (stream) => {
+      let chain = Promise.resolve();
+      // Every string leaves screened, whatever its record (a checkpoint kept raw by an older maestro too).
+      const send = (event: string, data: unknown) => {
+        chain = chain.then(() => stream.writeSSE({ event, data: JSON.stringify(screenedDeep(data)) })).catch(() => undefined);
+      };
+      // The same feed as `run --follow`: every string in an event has been through the detector.
+      const feed = new TranscriptFeed((e) => send('transcript', e));
+      const listener = (e: LiveEvent) => {
+        if (e.kind === 'progress') feed.onProgress(e.event);
+        else send('status', e);
+      };
+      const stop = await options.backend.live.subscribe(listener);
+      send('ready', {});
+      await new Promise<void>((resolve) => {
+        const ping = setInterval(() => send('ping', {}), 15_000);
+        stream.onAbort(() => {
+          clearInterval(ping);
+          stop();
+          resolve();
+        });
+      });
+    }),
+  );
+}
