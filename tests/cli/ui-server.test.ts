@@ -42,7 +42,7 @@ beforeAll(async () => {
   await mkdir(path.join(ws.dir, '.maestro', 'runs', ids.legacy), { recursive: true });
   await writeFile(path.join(ws.dir, '.maestro', 'runs', ids.legacy, 'state.json'), legacy);
   backend = await openConsole({ workspace: ws.dir, env: {} });
-  ui = await signedInConsole(backend, { host: HOST, token: TOKEN });
+  ui = await signedInConsole(backend, { host: HOST, token: TOKEN, extra: { placeOf: () => 'this machine' } });
 }, 60_000);
 afterAll(async () => {
   await backend.close();
@@ -305,5 +305,19 @@ describe('maestro ui: changes', () => {
     const audit = await runCli(['audit', 'show', ids.paused], { cwd: ws.dir });
     expect(audit.stdout).toContain('HITL_STOP by USER');
     expect(audit.stdout).not.toContain('HITL_CONTINUE');
+    // Who decided, how and from where: in the trail, on the run's page and in `hitl show`.
+    expect(audit.stdout).toContain('decided_by=tester from=this machine');
+    const log = await readFile(path.join(ws.dir, '.maestro', 'audit', `${ids.paused}.jsonl`), 'utf8');
+    const record = log.split('\n').find((l) => l.includes('"HITL_DECIDED"')) ?? '';
+    expect(JSON.parse(record).details).toMatchObject({ decided_by: 'tester', via: 'console', from: 'this machine' });
+    const run = await (await get(`/runs/${ids.paused}`)).text();
+    expect(run).toContain('by <strong class="author">tester via the console from this machine</strong> — not this quarter');
+    expect(run).toContain('USER · tester (console)');
+    // Only an open pause offers a decision: the stopped run offers none, anywhere.
+    expect(run).not.toContain('Paused for a person');
+    expect(run).not.toContain('class="decide-form"');
+    expect(await (await get('/decisions')).text()).not.toContain(`data-run="${ids.paused}"`);
+    const show = await runCli(['hitl', 'show', ids.paused], { cwd: ws.dir });
+    expect(show.stdout).toContain('by tester via the console from this machine — not this quarter');
   });
 });

@@ -6,6 +6,7 @@ import { SHOWN_RUN_STATUSES } from '../../domain/run-liveness.js';
 import type { RunState } from '../../domain/run-state.js';
 import type { PausedRow } from '../hitl.js';
 import type { ShowDetails } from '../hitl-show.js';
+import { authorText } from '../decision-author.js';
 import { html, markdownHtml, type SafeHtml } from './html.js';
 import { verdictRadar } from './radar.js';
 
@@ -132,7 +133,7 @@ function auditBlock(audit: RunAudit | undefined): SafeHtml {
       : html`<p class="chain ok">The audit chain verifies: ${v.records} record(s)${v.status === 'torn' ? TORN : ''}.</p>`;
   const rows = audit.records.map(
     (r) => html`<tr><td class="n">${r.seq}</td><td><time>${r.ts}</time></td><td>${r.event}</td><td>${r.layer}</td><td>${r.decision}</td>
-<td>${r.reason_code}</td><td>${r.final_decider}${r.sealed ? ' · sealed' : ''}</td></tr>`,
+<td>${r.reason_code}</td><td>${r.final_decider}${decidedBy(r)}${r.sealed ? ' · sealed' : ''}</td></tr>`,
   );
   return html`<section class="audit"><h2>Audit log</h2>${verdict}
 <details><summary>Decision trail (${audit.records.length} records)</summary>
@@ -140,12 +141,18 @@ function auditBlock(audit: RunAudit | undefined): SafeHtml {
 <tbody>${rows}</tbody></table></details></section>`;
 }
 
+/** ` · Ana (console)`: the person a HITL_DECIDED record names, if it names one. */
+function decidedBy(record: RunAudit['records'][number]): string {
+  const name = record.details?.decided_by;
+  return typeof name === 'string' ? ` · ${name} (${String(record.details?.via ?? '')})` : '';
+}
+
 /** What a person may decide on this run: a form bound to its current pause, why it is sealed, or nothing. */
 export function decisionBlock(d: ShowDetails, sealedBy?: RunState['decision']): SafeHtml {
   const done = d.decisions.map(
     (h) =>
-      html`<li>${h.decision} at <time>${h.decided_at}</time> on pause <code>${h.pause_id}</code>
-(${h.layer}: ${h.reason_code})${h.note ? html` — ${h.note}` : ''}</li>`,
+      html`<li class="decided">${h.decision} at <time>${h.decided_at}</time> on pause <code>${h.pause_id}</code>
+(${h.layer}: ${h.reason_code}) by <strong class="author">${authorText(h.by)}</strong>${h.note ? html` — ${h.note}` : ''}</li>`,
   );
   const history = done.length > 0 ? html`<h3>Decisions taken</h3><ul>${done}</ul>` : '';
   if (d.sealed) {
