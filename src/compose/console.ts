@@ -12,7 +12,9 @@ import type { AuditRecord } from '../domain/audit.js';
 import { defaultSensitiveScanner } from '../domain/audit-sanitizer.js';
 import { readAuditRecords, verifyAuditLog, type AuditVerification } from '../domain/audit-verify.js';
 import type { RunState } from '../domain/run-state.js';
+import { canResume } from '../domain/run/transitions.js';
 import { createApp, type App } from './app.js';
+import { ConsoleCarrier, type Resumer } from './console-carrier.js';
 import { openAuditSource } from './audit.js';
 import { runLiveness, shownRun } from './resume.js';
 import { openWorkspace, type RejectedCommand, type Workspace, type WorkspaceStatus } from './workspace.js';
@@ -46,14 +48,25 @@ export interface ConsoleBackend {
   readonly app: App;
   readonly label: string;
   runs(): Promise<RunListing[]>;
-  /** A run's checkpoint (screened) and the status a person sees; undefined when it has none. */
-  run(runId: string): Promise<{ state: RunState; status: string; next_step: string | null } | undefined>;
+  /**
+   * A run's checkpoint (screened) and the status a person sees (`running` while this console carries
+   * it on, or has it in line to); undefined when it has none.
+   */
+  run(runId: string): Promise<{ state: RunState; status: string } | undefined>;
   audit(runId: string): Promise<RunAudit | undefined>;
   /** The run's artifact (Markdown) when it has one in this workspace. */
   artifact(state: RunState): Promise<string | undefined>;
   /** A picture written beside the run's artifact (SVG), by its plain file name. */
   picture(state: RunState, file: string): Promise<string | undefined>;
-  decide(input: HitlDecisionInput): Promise<HitlDecisionResult>;
+  /** A person's decision; a `continue` says who takes the run up (the console itself when no watcher or worker is there). */
+  decide(input: HitlDecisionInput): Promise<HitlDecisionResult & { readonly resumer?: Resumer }>;
+  /**
+   * Carries on a run nobody runs (interrupted, or stopped by a storage failure) in this console, as
+   * `maestro run --resume` would; false (nothing done) when the run is not one that waits for that.
+   */
+  resume(runId: string): Promise<boolean>;
+  /** Whether the run waits in this console's line to be carried on. */
+  isCarrying(runId: string): boolean;
   queue(): Promise<QueueView>;
   requeue(name: string): Promise<string>;
   /** The findings `maestro validate` would print for this text; nothing is written. */
@@ -68,10 +81,14 @@ export interface ConsoleBackend {
 export async function openConsole(options: {
   workspace: string;
   env: Readonly<Record<string, string | undefined>>;
+  /** A run the console carries on that failed for another reason than an interrupt or another process taking it. */
+  onProblem?: (message: string) => void;
 }): Promise<ConsoleBackend> {
-  const app = await createApp({ workspace: options.workspace, env: options.env });
+  const stopping = new AbortController();
+  const app = await createApp({ workspace: options.workspace, env: options.env, signal: stopping.signal });
   const files = await openWorkspace(options.workspace);
   const check = (text: string) => commandFindings(text, app.deps);
+  const carrier = new ConsoleCarrier(app, { signal: stopping.signal, onProblem: options.onProblem ?? (() => undefined) });
   return {
     app,
     label: app.paths.root,
@@ -80,22 +97,35 @@ export async function openConsole(options: {
       const state = await app.deps.ledger.load(runId).catch(() => undefined);
       if (!state) return undefined;
       const shown = await shownRun(app, state);
-      return { state, status: shown.status, next_step: shown.next_step };
+      return { state, status: shown.status === 'interrupted' && carrier.isWaiting(runId) ? 'running' : shown.status };
     },
     audit: (runId) => readAudit(app, options.env, runId),
     artifact: async (state) => (state.artifact ? readInWorkspace(app, state.artifact) : undefined),
     picture: (state, file) => readPicture(app, state, file),
-    decide: (input) =>
-      decidePause(
-        { ...input, isOwned: () => runLiveness(app).isHeld(input.runId) },
-        app.engine ? app.engine.depsForRun(input.runId) : app.deps,
-      ),
+    decide: async (input) => {
+      const deps = app.engine ? app.engine.depsForRun(input.runId) : app.deps;
+      const result = await decidePause({ ...input, isOwned: () => runLiveness(app).isHeld(input.runId) }, deps);
+      if (result.decision !== 'continue') return result;
+      const resumer = await carrier.resumer();
+      if (resumer === 'console') carrier.carry(input.runId);
+      return { ...result, resumer };
+    },
+    resume: async (runId) => {
+      const state = await app.deps.ledger.load(runId).catch(() => undefined);
+      if (!state || !canResume(state.status) || (await runLiveness(app).isHeld(runId))) return false;
+      carrier.carry(runId);
+      return true;
+    },
+    isCarrying: (runId) => carrier.isWaiting(runId),
     queue: () => readQueue(app, files),
     requeue: (name) => files.rejected.requeue(name),
     check,
     add: (name, text) => addCommand(app, check, name, text),
     live: new LiveRuns(app.deps.ledger),
     close: async () => {
+      // A run carried on here stops at its last checkpoint (shown interrupted; it can be resumed again).
+      stopping.abort(new Error('interrupted'));
+      await carrier.settled();
       await app.engine?.engine.close();
     },
   };

@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FsWatcherRegistry } from '../../src/adapters/fs/watcher-registry.js';
 import { LiveRuns } from '../../src/app/live-runs.js';
 import { openConsole, type ConsoleBackend } from '../../src/compose/console.js';
 import { startConsole } from '../../src/cli/ui.js';
@@ -202,6 +203,14 @@ describe('maestro ui: pages', () => {
     expect(text).not.toContain(EMAIL);
   });
 
+  it('leads no decider with a terminal command: a paused run is decided on its page', async () => {
+    for (const p of ['/decisions', `/runs/${ids.paused}`]) {
+      const text = await (await get(p)).text();
+      expect(text, p).not.toMatch(/maestro (hitl decide|run --resume)/);
+    }
+    expect(await (await get(`/runs/${ids.paused}`)).text()).toContain('decide it at the top of this page');
+  });
+
   it('shows a sealed run as sealed, and offers no decision on it', async () => {
     const page = await (await get(`/runs/${ids.secret}`)).text();
     expect(page).toContain('Sealed');
@@ -279,9 +288,11 @@ describe('maestro ui: changes', () => {
     const ghost = { task_description: 'Review the plan', config: { max_rounds: 1, personas: ['coordinator', 'ghost'] } };
     const id = await runCommand('ghost.json', ghost);
     const first = (await backend.app.deps.ledger.load(id))?.pause?.pause_id as string;
-    expect((await post(`/decisions/${id}`, { decision: 'continue', pause_id: first })).status).toBe(303);
-    const resumed = await runCli(['run', '--resume', id, '--json'], { cwd: ws.dir });
-    expect(resumed.code, resumed.stderr).toBe(3);
+    const continued = await post(`/decisions/${id}`, { decision: 'continue', pause_id: first });
+    expect(continued.status).toBe(303);
+    // No watcher runs here: the console carries the run on itself, and it pauses again on the missing persona.
+    expect(continued.headers.get('location')).toBe(`/runs/${id}?done=continue-console`);
+    await expect.poll(async () => (await backend.app.deps.ledger.load(id))?.pause?.pause_id ?? first, { timeout: 20_000 }).not.toBe(first);
     const later = (await backend.app.deps.ledger.load(id))?.pause?.pause_id;
     expect(later).toBeDefined();
     expect(later).not.toBe(first);
@@ -289,6 +300,39 @@ describe('maestro ui: changes', () => {
     expect(stale.status).toBe(409);
     expect(await stale.text()).toContain('nothing changed');
     expect((await backend.app.deps.ledger.load(id))?.status).toBe('paused');
+  });
+
+  it('offers a run nobody runs any more a Resume button, never a terminal command, and carries it on to its end', async () => {
+    const id = await runCommand('leftover.json', { task_description: 'The requirements are unclear: pick a cache for the session store' });
+    // Continued from a terminal with no watcher to take it: nobody runs it now.
+    expect((await runCli(['hitl', 'decide', id, 'continue'], { cwd: ws.dir })).code).toBe(0);
+    const page = await (await get(`/runs/${id}`)).text();
+    expect(page).toContain('badge s-interrupted');
+    expect(page).toContain('<strong>Resume</strong> at the top of this page');
+    expect(page).toContain(`Resume run ${id}</button>`);
+    expect(page).not.toContain('maestro run --resume');
+    const resumed = await post(`/runs/${id}/resume`, {});
+    expect(resumed.headers.get('location')).toBe(`/runs/${id}?done=resumed`);
+    await expect.poll(async () => (await backend.app.deps.ledger.load(id))?.status, { timeout: 20_000 }).toBe('completed');
+    expect((await post(`/runs/${id}/resume`, {})).status).toBe(409);
+  });
+
+  it('leaves a continued run to a running watcher when there is one', async () => {
+    const id = await runCommand('watched.json', { task_description: 'The requirements are unclear: pick a log store' });
+    const registry = new FsWatcherRegistry(path.join(ws.dir, '.maestro', 'watchers'));
+    const self = FsWatcherRegistry.newIdentity(process.pid);
+    await registry.register({ ...self, started_at: new Date().toISOString(), once: false, version: 'test' });
+    try {
+      const pauseId = (await backend.app.deps.ledger.load(id))?.pause?.pause_id as string;
+      const continued = await post(`/decisions/${id}`, { decision: 'continue', pause_id: pauseId });
+      expect(continued.headers.get('location')).toBe(`/runs/${id}?done=continue-watcher`);
+      const page = await (await get(`/runs/${id}?done=continue-watcher`)).text();
+      expect(page).toContain('The running watcher takes the run up');
+      expect(page).toContain(`data-follow="${id}"`);
+      expect(backend.isCarrying(id)).toBe(false);
+    } finally {
+      await registry.unregister(self);
+    }
   });
 
   it('decides the pause the page showed, and refuses the same page again (stale) or a decision with no pause', async () => {

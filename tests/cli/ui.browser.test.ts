@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -22,7 +23,7 @@ let browser: Browser;
 let ui: ChildProcess;
 let base = '';
 let printed = '';
-const ids = { secret: '', done: '', paused: '', stale: '' };
+const ids = { secret: '', done: '', paused: '', stale: '', budget: '' };
 
 async function runCommand(name: string, command: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<string> {
   await writeFile(path.join(ws.dir, name), JSON.stringify(command));
@@ -34,7 +35,8 @@ async function runCommand(name: string, command: Record<string, unknown>, env: N
 function startUi(): Promise<{ url: string; child: ChildProcess }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, 'ui', '--workspace', ws.dir], {
-      env: { ...process.env, NO_COLOR: '1' },
+      // Each model call the console makes (a run it carries on) takes a while, so a page sees it going on.
+      env: { ...process.env, NO_COLOR: '1', MAESTRO_OFFLINE_DELAY_MS: '300' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -70,6 +72,10 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     ids.done = await runCommand('clear.json', { task_description: 'Choose the message queue for billing', config: { mode: 'parallel' } });
     ids.paused = await runCommand('ambiguous.json', ambiguous(1));
     ids.stale = await runCommand('ambiguous2.json', ambiguous(2));
+    ids.budget = await runCommand('budget.json', {
+      task_description: 'Pick a cache for the session store',
+      config: { budget: { max_calls: 2 } },
+    });
     const started = await startUi();
     ui = started.child;
     const url = started.url;
@@ -89,7 +95,7 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
   it('lists the runs (the token left the address) and opens one, with its heat map and a verified audit chain', async () => {
     await shown(page, '/runs');
     expect(page.url()).toBe(`${base}/runs`);
-    await expect.poll(() => page.locator('table.runs tbody tr').count()).toBe(4);
+    await expect.poll(() => page.locator('table.runs tbody tr').count()).toBe(5);
     await page.click(`a[href="/runs/${ids.done}"]`);
     await page.waitForURL(`${base}/runs/${ids.done}`);
     expect(await page.locator('.chain.ok').textContent()).toContain('The audit chain verifies');
@@ -102,7 +108,7 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     await page.locator('select[name=status]').selectOption('paused');
     await page.click('form.filter button');
     await page.waitForURL(`${base}/runs?status=paused`);
-    expect(await page.locator('table.runs tbody tr').count()).toBe(2);
+    expect(await page.locator('table.runs tbody tr').count()).toBe(3);
   });
 
   it('keeps its sign-in from every other port of this machine, and lets two consoles live side by side in one browser', async () => {
@@ -186,10 +192,28 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     const shot = process.env.MAESTRO_UI_SCREENSHOT;
     if (shot) await page.screenshot({ path: path.resolve(REPO_ROOT, shot) });
     await card.locator('button[value=continue]').click();
-    await page.waitForURL(`${base}/runs/${ids.paused}?done=continue`);
-    expect(await page.locator('.notice.ok').textContent()).toContain('Decided: continue');
+    await page.waitForURL(`${base}/runs/${ids.paused}?done=continue-console`);
+    expect(await page.locator('.notice.ok').textContent()).toContain('This console carries the run on');
+    // No watcher runs: the console carries the decision through, and the page shows the run end.
+    await page.locator('h1 .badge.s-completed').waitFor({ timeout: 20_000 });
+    expect(await page.locator('main').textContent()).not.toContain('maestro run --resume');
+    expect(await page.locator('.decided .author').first().textContent()).toBe(
+      `${os.userInfo().username} via the console from ${os.hostname()}`,
+    );
     const audit = await runCli(['audit', 'show', ids.paused], { cwd: ws.dir });
     expect(audit.stdout).toMatch(/HITL_CONTINUE by USER · HITL_DECIDED/);
+    expect(audit.stdout).toContain('RUN_COMPLETED');
+  });
+
+  it('carries a continued run on with no watcher: its page shows each step going on, then how it ends', async () => {
+    await open(page, '/decisions');
+    await page.locator(`article.paused[data-run="${ids.budget}"] button[value=continue]`).click();
+    await page.waitForURL(`${base}/runs/${ids.budget}?done=continue-console`);
+    const follow = page.locator(`section.follow[data-follow="${ids.budget}"]`);
+    await follow.locator('.live-step').first().waitFor({ timeout: 20_000 });
+    await page.locator('h1 .badge.s-completed').waitFor({ timeout: 30_000 });
+    expect(await page.locator('section.follow').count()).toBe(0);
+    expect(await page.locator('.artifact').textContent()).toContain('Pick a cache');
   });
 
   it('refuses a decision from a stale page: the pause it showed was decided meanwhile', async () => {

@@ -125,11 +125,7 @@ function startLive() {
     if (kind === 'transcript') {
       const e = JSON.parse(data); const run = liveRun(box, e.run_id); const steps = run.querySelector('.live-steps');
       if (e.kind === 'run_started') steps.append(el('p', '', e.mode + ' · ' + e.personas.join(', ') + ' · ' + e.rounds + ' round(s)'));
-      if (e.kind === 'step_finished') {
-        const s = el('div', 'live-step'); s.dataset.step = e.step_id;
-        s.append(el('strong', '', e.persona + ' · ' + e.step + ' · ' + e.model), document.createElement('br'), e.reply);
-        steps.append(s);
-      }
+      if (e.kind === 'step_finished') steps.append(stepLine(e));
       if (e.kind === 'knowledge') steps.append(el('p', '', e.persona + ' asked ' + e.action + ' ' + e.argument + ': ' + e.status));
     }
     if (kind === 'status') {
@@ -137,6 +133,30 @@ function startLive() {
       b.textContent = e.status; b.className = 'badge s-' + e.status; run.dataset.status = e.status;
       if (e.summary) run.append(el('p', '', (e.reason_code ? e.reason_code + ': ' : '') + e.summary));
     }
+  }, page.signal);
+}
+function stepLine(e) {
+  const s = el('div', 'live-step'); s.dataset.step = e.step_id;
+  s.append(el('strong', '', e.persona + ' · ' + e.step + ' · ' + e.model), document.createElement('br'), e.reply);
+  return s;
+}
+function followRun() {
+  const box = document.querySelector('[data-follow]');
+  if (!box) return;
+  const id = box.dataset.follow; const steps = box.querySelector('.live-steps'); const state = box.querySelector('.follow-state');
+  const moved = (status) => { if (status !== 'running') navigate(here(), 'none'); };
+  events('/live/events', async (kind, data) => {
+    if (kind === 'ready') {
+      // It may have paused or ended between the page and the stream: ask once.
+      const res = await request('/runs/' + encodeURIComponent(id) + '/status', { signal: page.signal }).catch(() => undefined);
+      if (res && res.ok) moved((await res.json()).status);
+    }
+    if (kind === 'transcript') {
+      const e = JSON.parse(data);
+      if (e.run_id === id && e.kind === 'step_finished' && !steps.querySelector('[data-step="' + CSS.escape(e.step_id) + '"]')) steps.append(stepLine(e));
+    }
+    if (kind === 'status') { const e = JSON.parse(data); if (e.run_id === id) moved(e.status); }
+    if (kind === 'lost') state.textContent = 'The connection was lost; reconnecting…';
   }, page.signal);
 }
 function readChosenFile() {
@@ -164,7 +184,7 @@ function start() {
   if (form) form.addEventListener('submit', (e) => { e.preventDefault(); signIn(new FormData(form).get('token')); });
   const out = document.getElementById('sign-out');
   if (out) out.addEventListener('click', async () => { await request('/session', { method: 'DELETE' }).catch(() => undefined); remember(''); navigate(here(), 'none'); });
-  startLive(); readChosenFile(); loadPictures();
+  startLive(); followRun(); readChosenFile(); loadPictures();
   document.documentElement.dataset.shown = form ? 'sign-in' : here();
 }
 

@@ -26,9 +26,10 @@ export type ConsoleEnv = { Variables: { session: ConsoleSession } };
 export const RUN_ID = /^[A-Za-z0-9_.-]{1,200}$/;
 /** What a page says after a write, by a fixed key (never text from the request). */
 const DONE: Readonly<Record<string, string>> = {
-  continue:
-    'Decided: continue. A running watcher (maestro watch) or, with an engine, a worker resumes the run from its checkpoint; ' +
-    'with neither, resume it with maestro run --resume and its run id.',
+  'continue-console': 'Decided: continue. This console carries the run on from its checkpoint; this page follows it to its end.',
+  'continue-watcher': 'Decided: continue. The running watcher takes the run up from its checkpoint; this page follows it to its end.',
+  'continue-worker': 'Decided: continue. A worker of the engine takes the run up from its checkpoint; this page follows it to its end.',
+  resumed: 'Resumed: this console carries the run on from its last checkpoint; this page follows it to its end.',
   stop: 'Decided: stop. The run ended as STOPPED, with an artifact that records the stop.',
   requeued: 'Requeued: the command is back in commands/ and will be checked afresh.',
   added: 'Added: the command is in commands/ and waits for a watcher.',

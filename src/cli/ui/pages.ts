@@ -2,6 +2,7 @@ import type { CommandFinding } from '../../app/check-command.js';
 import type { QueueView, RunAudit } from '../../compose/console.js';
 import type { RunListing } from '../../compose/workspace.js';
 import { explainReason } from '../../domain/codes.js';
+import { withoutMoveOn } from '../../domain/stop-explanation.js';
 import { SHOWN_RUN_STATUSES } from '../../domain/run-liveness.js';
 import type { RunState } from '../../domain/run-state.js';
 import type { PausedRow } from '../hitl.js';
@@ -97,7 +98,8 @@ ${
 export function runPage(options: {
   state: RunState;
   status: string;
-  next_step: string | null;
+  /** This console carries the run on (or has it in line to). */
+  carrying: boolean;
   transcript: string;
   artifact: string | undefined;
   audit: RunAudit | undefined;
@@ -108,8 +110,7 @@ export function runPage(options: {
   const picture = (file: string) => (/^[A-Za-z0-9][A-Za-z0-9_.-]*\.svg$/.test(file) ? `/runs/${id}/pictures/${file}` : undefined);
   return html`<h1>Run <code>${state.run_id}</code> ${badge(status)}</h1>
 <p class="task">${state.command.task_description.split('\n')[0] ?? ''}</p>
-${options.next_step ? html`<p>Nobody is running it: resume with <code>${options.next_step}</code></p>` : ''}
-${status === 'running' ? html`<p>It is running: <a href="/live">watch it live</a>.</p>` : ''}
+${goingOnBlock(state.run_id, status, options.carrying)}
 ${decisionBlock(details, state.decision)}
 ${auditBlock(options.audit)}
 ${verdictRadar(state)}
@@ -120,6 +121,26 @@ ${markdownHtml(options.artifact, picture)}</section>`
     : ''
 }
 <section class="transcript"><h2>Transcript</h2>${markdownHtml(options.transcript)}</section>`;
+}
+
+/**
+ * A run that goes on, followed live on its page (the script reloads it when the run pauses or ends);
+ * or one that nobody runs any more, with the button that carries it on in this console.
+ */
+function goingOnBlock(runId: string, status: string, carrying: boolean): SafeHtml {
+  if (status === 'running') {
+    const who = carrying ? 'This console carries it on.' : 'A maestro process (a watcher, a worker, or a run in a terminal) runs it.';
+    return html`<section class="follow" data-follow="${runId}" aria-live="polite"><h2>Going on</h2>
+<p class="follow-state">${who} Each step appears here once it is done; the page shows how it ends.</p><div class="live-steps"></div></section>`;
+  }
+  if (status !== 'interrupted' && status !== 'error') return html``;
+  const why =
+    status === 'error'
+      ? 'A storage failure stopped it at its last checkpoint.'
+      : 'It stopped at its last checkpoint: nobody is running it.';
+  return html`<section class="resume"><h2>Not running</h2><p>${why} Resume it here: this console carries it on from that checkpoint
+(no finished model call is repeated).</p>
+<form method="post" action="/runs/${encodeURIComponent(runId)}/resume"><button>Resume run ${runId}</button></form></section>`;
 }
 
 const TORN = ', with a torn last line (a write cut short by a crash)';
@@ -164,7 +185,7 @@ export function decisionBlock(d: ShowDetails, sealedBy?: RunState['decision']): 
   return html`<section class="decide" data-pause="${p.pause_id}"><h2>Paused for a person</h2>
 <p>At <time>${p.requested_at}</time> the <strong>${p.layer}</strong> layer paused it:
 <code>${p.reason_code}</code> (${explainReason(p.reason_code)}).</p>
-<p class="why">${p.message}</p>
+<p class="why">${withoutMoveOn(p.message)}</p>
 <p><strong>Continue would:</strong> ${d.continue_would ?? ''}<br>
 <strong>Stop would:</strong> end the run as STOPPED, with an artifact that records the stop.</p>
 ${d.plan ? html`<h3>The loop policy's plan</h3><pre>${d.plan}</pre>` : ''}

@@ -32,7 +32,9 @@ export function registerDecisions(app: Hono<ConsoleEnv>, options: ConsoleServerO
     try {
       const note = form.value.note?.trim();
       const by = { name: c.get('session').name, via: 'console' as const, from: options.placeOf?.(c) ?? 'an unknown place' };
-      await backend.decide({ runId, decision, pauseId, by, ...(note ? { note } : {}) });
+      const result = await backend.decide({ runId, decision, pauseId, by, ...(note ? { note } : {}) });
+      if (result.decision === 'continue')
+        return c.redirect(`/runs/${encodeURIComponent(runId)}?done=continue-${result.resumer ?? 'console'}`, 303);
     } catch (error) {
       if (error instanceof HitlRefusedError) return refuse(`Refused: ${error.message}`, 409);
       throw error;

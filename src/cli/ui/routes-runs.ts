@@ -31,10 +31,25 @@ export function registerRuns(app: Hono<ConsoleEnv>, options: ConsoleServerOption
       return c.html(page(c, options, runId, body), 200);
     }
     const details = await showDetails({ app: backend.app, runId, state: run.state });
-    const transcript = renderTranscript(run.state, run.status);
+    const transcript = renderTranscript(run.state, run.status, 'console');
     const artifact = await backend.artifact(run.state);
-    const body = runPage({ ...run, transcript, artifact, audit, details });
+    const body = runPage({ ...run, transcript, artifact, audit, details, carrying: backend.isCarrying(runId) });
     return c.html(page(c, options, runId, body, doneNotice(c)));
+  });
+  // What the page following a run asks when it (re)connects: whether the run has moved on meanwhile.
+  app.get('/runs/:id/status', async (c) => {
+    const runId = c.req.param('id');
+    const run = RUN_ID.test(runId) ? await backend.run(runId) : undefined;
+    return run ? c.json({ status: run.status, pause_id: run.state.pause?.pause_id ?? null }) : c.json({ status: 'unknown' }, 404);
+  });
+  app.post('/runs/:id/resume', async (c) => {
+    const runId = c.req.param('id');
+    if (RUN_ID.test(runId) && (await backend.resume(runId))) return c.redirect(`/runs/${encodeURIComponent(runId)}?done=resumed`, 303);
+    const notice = {
+      kind: 'refused' as const,
+      text: `Refused: run ${runId} is not waiting to be resumed (it is running, or it has ended); nothing changed.`,
+    };
+    return c.html(page(c, options, runId, problemPage(notice.text)), 409);
   });
   app.get('/runs/:id/pictures/:file', async (c) => {
     const runId = c.req.param('id');
