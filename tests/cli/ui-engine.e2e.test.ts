@@ -38,7 +38,7 @@ describe('maestro ui with an engine', () => {
       for (const p of ['/runs', '/decisions', `/runs/${sealed}`]) expect(await get(p)).not.toContain(SECRET);
       const pauseId = new RegExp(`name="pause_id" value="(${paused}[^"]*)"`).exec(await get('/decisions'))?.[1] as string;
       expect(pauseId).toBeDefined();
-      expect((await decide({ decision: 'stop', pause_id: pauseId })).status).toBe(303);
+      expect((await decide({ decision: 'stop', pause_id: pauseId, note: 'not now' })).status).toBe(303);
       const stale = await decide({ decision: 'continue', pause_id: pauseId });
       expect(stale.status).toBe(409);
       const audit = await runCli(['audit', 'show', paused], { cwd: ws });

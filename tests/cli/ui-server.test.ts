@@ -21,7 +21,7 @@ const EMAIL = 'jane.doe@example.com';
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 let backend: ConsoleBackend;
 let ui: Awaited<ReturnType<typeof signedInConsole>>;
-const ids = { paused: '', secret: '', pii: '', done: '', legacy: '' };
+const ids = { paused: '', secret: '', pii: '', done: '', legacy: '', card: '' };
 
 async function runCommand(name: string, command: Record<string, unknown>): Promise<string> {
   await writeFile(path.join(ws.dir, name), JSON.stringify(command));
@@ -36,6 +36,13 @@ beforeAll(async () => {
   });
   ids.secret = await runCommand('secret.json', { task_description: `Choose the queue. Our key is ${GITHUB_TOKEN}` });
   ids.pii = await runCommand('pii.json', { task_description: `Draft a reply to ${EMAIL} about the refund` });
+  await mkdir(path.join(ws.dir, 'docs'), { recursive: true });
+  await writeFile(path.join(ws.dir, 'docs', 'plan.md'), '# Plan\n\nMove billing events to a queue.\n');
+  ids.card = await runCommand('card.json', {
+    task_description:
+      'The requirements are unclear: choose the message queue for billing.\nWeigh Kafka against RabbitMQ.\nThe last line of the task.',
+    input_artifacts: ['docs/plan.md'],
+  });
   ids.done = await runCommand('clear.json', { task_description: 'Choose the message queue for billing', config: { mode: 'parallel' } });
   // A checkpoint kept raw by an older maestro (version 2): its task holds an e-mail, its note a phone number.
   const legacy = await readFile(path.join(REPO_ROOT, 'tests/fixtures/run-state/v2-paused-pii.json'), 'utf8');
@@ -218,6 +225,21 @@ describe('maestro ui: pages', () => {
     expect(page).not.toContain('class="decide-form"');
   });
 
+  it('shows on a decision card what a decider needs: the whole task, its inputs, what the council said, what each choice does', async () => {
+    const page = await (await get('/decisions')).text();
+    const card = new RegExp(`<article class="paused" data-run="${ids.card}"[\\s\\S]*?</article>`).exec(page)?.[0] ?? '';
+    expect(card).toContain('Weigh Kafka against RabbitMQ.\nThe last line of the task.');
+    expect(card).toContain('Input files: <code>docs/plan.md</code>');
+    expect(
+      card.match(/<li><strong>(coordinator|strategist|auditor)<\/strong>: <span class="verdict v-investigate">investigate<\/span>/g),
+    ).toHaveLength(3);
+    expect(card).toContain('the request is not settled enough to act on');
+    expect(card).toMatch(/<dt>Continue<\/dt><dd>[^<]+<\/dd><dt>Stop<\/dt><dd>end the run as STOPPED/);
+    expect(card).toContain(`aria-label="Continue run ${ids.card}"`);
+    expect(card).toContain(`aria-label="Stop run ${ids.card}"`);
+    expect(card).toMatch(/<textarea name="note"[^>]*required>/);
+  });
+
   it('renders model-written HTML as text and keeps only web links', () => {
     const out = markdownHtml(
       '<script>alert(1)</script>\n\nSee <img src=x onerror=alert(1)> [x](javascript:alert(1)) [y](https://example.com) ![p](evil.svg)',
@@ -296,9 +318,11 @@ describe('maestro ui: changes', () => {
     const later = (await backend.app.deps.ledger.load(id))?.pause?.pause_id;
     expect(later).toBeDefined();
     expect(later).not.toBe(first);
-    const stale = await post(`/decisions/${id}`, { decision: 'stop', pause_id: first });
+    const stale = await post(`/decisions/${id}`, { decision: 'stop', pause_id: first, note: 'too late' });
     expect(stale.status).toBe(409);
-    expect(await stale.text()).toContain('nothing changed');
+    expect(await stale.text()).toMatch(
+      /decided this pause first \(continue, at [^)]+\)\. Your decision was not recorded\. The run has paused again since/,
+    );
     expect((await backend.app.deps.ledger.load(id))?.status).toBe('paused');
   });
 
@@ -341,11 +365,23 @@ describe('maestro ui: changes', () => {
     expect(pauseId).toBeDefined();
     expect((await post(`/decisions/${ids.paused}`, { decision: 'continue' })).status).toBe(400);
     expect((await post(`/decisions/${ids.paused}`, { decision: 'maybe', pause_id: pauseId })).status).toBe(409);
+    // Stop asks why: without a reason nothing changes.
+    const bare = await post(`/decisions/${ids.paused}`, { decision: 'stop', pause_id: pauseId });
+    expect(bare.status).toBe(400);
+    expect(await bare.text()).toContain('Say why you stop the run');
     const decided = await post(`/decisions/${ids.paused}`, { decision: 'stop', pause_id: pauseId, note: 'not this quarter' });
     expect(decided.status).toBe(303);
-    const stale = await post(`/decisions/${ids.paused}`, { decision: 'continue', pause_id: pauseId });
+    // After a decision, the next pause waiting for a person is offered.
+    const after = await (await get(decided.headers.get('location') as string)).text();
+    expect(after).toMatch(/Next waiting for a person: <a href="\/runs\/[^"]+">/);
+    // The person who loses the race reads who won, in a plain sentence, and keeps what they typed.
+    const stale = await post(`/decisions/${ids.paused}`, { decision: 'continue', pause_id: pauseId, note: 'ship it, budget approved' });
     expect(stale.status).toBe(409);
-    expect(await stale.text()).toContain('already decided');
+    const lost = await stale.text();
+    expect(lost).toMatch(
+      /tester via the console from this machine decided this pause first \(stop, at [^)]+\)\. Your decision was not recorded\./,
+    );
+    expect(lost).toContain('ship it, budget approved</textarea>');
     const audit = await runCli(['audit', 'show', ids.paused], { cwd: ws.dir });
     expect(audit.stdout).toContain('HITL_STOP by USER');
     expect(audit.stdout).not.toContain('HITL_CONTINUE');

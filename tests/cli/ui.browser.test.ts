@@ -23,7 +23,7 @@ let browser: Browser;
 let ui: ChildProcess;
 let base = '';
 let printed = '';
-const ids = { secret: '', done: '', paused: '', stale: '', budget: '' };
+const ids = { secret: '', done: '', paused: '', stale: '', budget: '', stopme: '' };
 
 async function runCommand(name: string, command: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<string> {
   await writeFile(path.join(ws.dir, name), JSON.stringify(command));
@@ -72,6 +72,7 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     ids.done = await runCommand('clear.json', { task_description: 'Choose the message queue for billing', config: { mode: 'parallel' } });
     ids.paused = await runCommand('ambiguous.json', ambiguous(1));
     ids.stale = await runCommand('ambiguous2.json', ambiguous(2));
+    ids.stopme = await runCommand('ambiguous3.json', ambiguous(3));
     ids.budget = await runCommand('budget.json', {
       task_description: 'Pick a cache for the session store',
       config: { budget: { max_calls: 2 } },
@@ -95,7 +96,7 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
   it('lists the runs (the token left the address) and opens one, with its heat map and a verified audit chain', async () => {
     await shown(page, '/runs');
     expect(page.url()).toBe(`${base}/runs`);
-    await expect.poll(() => page.locator('table.runs tbody tr').count()).toBe(5);
+    await expect.poll(() => page.locator('table.runs tbody tr').count()).toBe(6);
     await page.click(`a[href="/runs/${ids.done}"]`);
     await page.waitForURL(`${base}/runs/${ids.done}`);
     expect(await page.locator('.chain.ok').textContent()).toContain('The audit chain verifies');
@@ -108,7 +109,7 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     await page.locator('select[name=status]').selectOption('paused');
     await page.click('form.filter button');
     await page.waitForURL(`${base}/runs?status=paused`);
-    expect(await page.locator('table.runs tbody tr').count()).toBe(3);
+    expect(await page.locator('table.runs tbody tr').count()).toBe(4);
   });
 
   it('keeps its sign-in from every other port of this machine, and lets two consoles live side by side in one browser', async () => {
@@ -187,7 +188,7 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
   it('decides a pause with a note, and the decision is in `maestro audit show`', async () => {
     await open(page, '/decisions');
     const card = page.locator(`article.paused[data-run="${ids.paused}"]`);
-    await card.locator('textarea[name=note]').fill('the budget owner approved it');
+    await card.locator('.decide-form textarea[name=note]').fill('the budget owner approved it');
     // The README's picture of the console: `MAESTRO_UI_SCREENSHOT=docs/ui.png npx vitest run tests/cli/ui.browser.test.ts`.
     const shot = process.env.MAESTRO_UI_SCREENSHOT;
     if (shot) await page.screenshot({ path: path.resolve(REPO_ROOT, shot) });
@@ -220,14 +221,35 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     await open(page, '/decisions');
     const card = page.locator(`article.paused[data-run="${ids.stale}"]`);
     await card.waitFor();
+    await card.locator('.decide-form textarea[name=note]').fill('the owner said yes on the phone');
     const decided = await runCli(['hitl', 'decide', ids.stale, 'stop'], { cwd: ws.dir });
     expect(decided.code, decided.stderr).toBe(0);
     await card.locator('button[value=continue]').click();
     const alert = page.locator('.notice.refused');
     await alert.waitFor();
-    expect(await alert.textContent()).toMatch(/already decided.*nothing changed/);
+    expect(await alert.textContent()).toMatch(
+      /via the CLI on .* decided this pause first \(stop, at .*\)\. Your decision was not recorded\./,
+    );
+    // What the loser typed is still there to copy.
+    expect(await page.inputValue('.kept-note textarea')).toBe('the owner said yes on the phone');
     const audit = await runCli(['audit', 'show', ids.stale], { cwd: ws.dir });
     expect(audit.stdout).not.toContain('HITL_CONTINUE');
+  });
+
+  it('asks why before it stops a run, then offers the next pause waiting', async () => {
+    await open(page, '/decisions');
+    const card = page.locator(`article.paused[data-run="${ids.stopme}"]`);
+    await card.locator('.stop-box summary').click();
+    await card.locator('button[value=stop]').click();
+    // The reason is required: nothing was sent.
+    expect(page.url()).toBe(`${base}/decisions`);
+    expect((await runCli(['hitl', 'show', ids.stopme, '--json'], { cwd: ws.dir })).stdout).toContain('"status": "paused"');
+    await card.locator('.stop-form textarea[name=note]').fill('the vendor is out of the running');
+    await card.locator('button[value=stop]').click();
+    await page.waitForURL(`${base}/runs/${ids.stopme}?done=stop`);
+    await page.locator('h1 .badge.s-stopped').waitFor();
+    expect(await page.locator('.next-pause').textContent()).toMatch(/Next waiting for a person|No other run waits/);
+    expect(await page.locator('.decided').first().textContent()).toContain('the vendor is out of the running');
   });
 
   it('refuses an invalid command with its findings and writes nothing; adds a valid one', async () => {

@@ -24,4 +24,10 @@ form.inline { display: inline; } pre { white-space: pre-wrap; background: #eef0f
 .artifact img { max-width: 560px; background: #fff; display: block; margin: .5rem 0; }
 .live-run { background: #fff; padding: .5rem 1rem; margin: .6rem 0; border-radius: .4rem; }
 .live-step { border-left: 3px solid #7aa2ff; padding-left: .6rem; margin: .4rem 0; white-space: pre-wrap; }
+.task-text { white-space: pre-wrap; background: #fff; border: 1px solid #d5d9e0; padding: .5rem; max-height: 16rem; overflow: auto; }
+.choices dt { font-weight: bold; } .choices dd { margin: 0 0 .4rem 1rem; }
+.council li { margin: .25rem 0; } .verdict { font-weight: bold; }
+.stop-box { margin-top: .6rem; } .stop-box summary { cursor: pointer; color: #8a1c12; font-weight: bold; }
+.next-pause, .kept-note { background: #eef3ff; padding: .4rem .8rem; border-radius: .3rem; }
+.follow, .resume { background: #fff; padding: .4rem 1rem; border-left: 4px solid #2f5bd3; }
 `;

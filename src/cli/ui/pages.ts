@@ -1,13 +1,9 @@
-import type { CommandFinding } from '../../app/check-command.js';
-import type { QueueView, RunAudit } from '../../compose/console.js';
+import type { RunAudit } from '../../compose/console.js';
 import type { RunListing } from '../../compose/workspace.js';
-import { explainReason } from '../../domain/codes.js';
-import { withoutMoveOn } from '../../domain/stop-explanation.js';
 import { SHOWN_RUN_STATUSES } from '../../domain/run-liveness.js';
 import type { RunState } from '../../domain/run-state.js';
-import type { PausedRow } from '../hitl.js';
 import type { ShowDetails } from '../hitl-show.js';
-import { authorText } from '../decision-author.js';
+import { decisionBlock, nextPauseBlock } from './decision-card.js';
 import { html, markdownHtml, type SafeHtml } from './html.js';
 import { verdictRadar } from './radar.js';
 
@@ -104,14 +100,17 @@ export function runPage(options: {
   artifact: string | undefined;
   audit: RunAudit | undefined;
   details: ShowDetails;
+  /** After a decision: the next run that waits for a person (null: none), offered at the top. */
+  next?: Parameters<typeof nextPauseBlock>[0] | null;
 }): SafeHtml {
   const { state, status, details } = options;
   const id = encodeURIComponent(state.run_id);
   const picture = (file: string) => (/^[A-Za-z0-9][A-Za-z0-9_.-]*\.svg$/.test(file) ? `/runs/${id}/pictures/${file}` : undefined);
   return html`<h1>Run <code>${state.run_id}</code> ${badge(status)}</h1>
+${options.next !== undefined ? nextPauseBlock(options.next ?? undefined) : ''}
 <p class="task">${state.command.task_description.split('\n')[0] ?? ''}</p>
 ${goingOnBlock(state.run_id, status, options.carrying)}
-${decisionBlock(details, state.decision)}
+${decisionBlock({ details, state })}
 ${auditBlock(options.audit)}
 ${verdictRadar(state)}
 ${
@@ -166,105 +165,6 @@ function auditBlock(audit: RunAudit | undefined): SafeHtml {
 function decidedBy(record: RunAudit['records'][number]): string {
   const name = record.details?.decided_by;
   return typeof name === 'string' ? ` · ${name} (${String(record.details?.via ?? '')})` : '';
-}
-
-/** What a person may decide on this run: a form bound to its current pause, why it is sealed, or nothing. */
-export function decisionBlock(d: ShowDetails, sealedBy?: RunState['decision']): SafeHtml {
-  const done = d.decisions.map(
-    (h) =>
-      html`<li class="decided">${h.decision} at <time>${h.decided_at}</time> on pause <code>${h.pause_id}</code>
-(${h.layer}: ${h.reason_code}) by <strong class="author">${authorText(h.by)}</strong>${h.note ? html` — ${h.note}` : ''}</li>`,
-  );
-  const history = done.length > 0 ? html`<h3>Decisions taken</h3><ul>${done}</ul>` : '';
-  if (d.sealed) {
-    return html`<section class="decide sealed"><h2>Sealed</h2>
-<p>This run was sealed: nobody can continue it.${sealedWhy(sealedBy)}</p>${history}</section>`;
-  }
-  if (!d.pause) return history ? html`<section class="decide">${history}</section>` : html``;
-  const p = d.pause;
-  return html`<section class="decide" data-pause="${p.pause_id}"><h2>Paused for a person</h2>
-<p>At <time>${p.requested_at}</time> the <strong>${p.layer}</strong> layer paused it:
-<code>${p.reason_code}</code> (${explainReason(p.reason_code)}).</p>
-<p class="why">${withoutMoveOn(p.message)}</p>
-<p><strong>Continue would:</strong> ${d.continue_would ?? ''}<br>
-<strong>Stop would:</strong> end the run as STOPPED, with an artifact that records the stop.</p>
-${d.plan ? html`<h3>The loop policy's plan</h3><pre>${d.plan}</pre>` : ''}
-${d.conflict_pauses > 1 ? html`<p>This conflict has paused ${d.conflict_pauses} times.</p>` : ''}
-<form method="post" action="/decisions/${encodeURIComponent(d.run_id)}" class="decide-form">
-<input type="hidden" name="pause_id" value="${p.pause_id}">
-<label>Note <textarea name="note" maxlength="2000" rows="2"></textarea></label>
-<button name="decision" value="continue">Continue</button> <button name="decision" value="stop" class="stop">Stop</button>
-</form>${history}</section>`;
-}
-
-function sealedWhy(by: RunState['decision']): SafeHtml | string {
-  return by ? html` The ${by.layer} layer sealed it: <code>${by.reason_code}</code> (${explainReason(by.reason_code)}).` : '';
-}
-
-/** Decisions: every run paused for a person, each with what paused it and a form bound to that pause. */
-export function decisionsPage(rows: readonly { row: PausedRow; details: ShowDetails }[]): SafeHtml {
-  if (rows.length === 0) return html`<h1>Decisions</h1><p>No run is waiting for a person.</p>`;
-  const items = rows.map(
-    ({
-      row,
-      details,
-    }) => html`<article class="paused" data-run="${row.run_id}"><h2><a href="/runs/${encodeURIComponent(row.run_id)}">${row.run_id}</a></h2>
-<p class="task">${details.task.split('\n')[0] ?? ''}</p>${decisionBlock(details)}</article>`,
-  );
-  return html`<h1>Decisions</h1><p>${rows.length} run(s) paused for a person, oldest first.</p>${items}`;
-}
-
-/** Queue: waiting, in flight, rejected (with a requeue button), and a form to add a command. */
-export function queuePage(queue: QueueView, added?: { name: string; text: string; findings?: readonly CommandFinding[] }): SafeHtml {
-  const waiting = queue.queued.map((q) => html`<li><code>${q.file}</code> · ${q.bytes} bytes · <time>${q.modified}</time></li>`);
-  const flight = queue.inflight.map(
-    (q) =>
-      html`<li><a href="/runs/${encodeURIComponent(q.run_id)}">${q.run_id}</a> · ${q.source}
-· ${q.run_status ?? 'starting'} · ${q.steps_done} step(s)</li>`,
-  );
-  const rejected = queue.rejected.map(
-    (r) => html`<li data-rejected="${r.name}"><code>${r.name}</code> <code>${r.reason_code ?? ''}</code>
-${r.rejected_at ? html`<time>${r.rejected_at}</time>` : ''}${r.message ? html`<pre>${r.message}</pre>` : ''}
-<form method="post" action="/queue/requeue" class="inline"><input type="hidden" name="name" value="${r.name}">
-<button>Requeue</button></form></li>`,
-  );
-  const engine = queue.engine
-    ? html`<p>The engine's queue: ${queue.engine.queued} queued, ${queue.engine.running} running,
-${queue.engine.paused} paused, ${queue.engine.rejected} rejected.</p>`
-    : '';
-  return html`<h1>Queue</h1>${engine}
-${listSection(`Waiting in commands/ (${queue.queued.length})`, waiting, 'Nothing waits.')}
-${listSection(`In flight (${queue.inflight.length})`, flight, 'Nothing is in flight.')}
-${listSection(`Rejected (${queue.rejected.length})`, rejected, 'Nothing was rejected.')}
-${addForm(added)}`;
-}
-
-function listSection(title: string, items: readonly SafeHtml[], none: string): SafeHtml {
-  return html`<section><h2>${title}</h2>${items.length ? html`<ul>${items}</ul>` : html`<p>${none}</p>`}</section>`;
-}
-
-function addForm(added: { name: string; text: string; findings?: readonly CommandFinding[] } | undefined): SafeHtml {
-  return html`<section class="add"><h2>Add a command</h2>
-<p>Paste a command's JSON or choose a file. It is checked as <code>maestro validate</code> checks it;
-only a command that every gate lets run is written into <code>commands/</code>.</p>
-<form method="post" action="/queue/add" enctype="multipart/form-data" class="add-form">
-<label>File name
-<input name="name" value="${added?.name ?? ''}" placeholder="task.json" pattern="[A-Za-z0-9][A-Za-z0-9_.\\-]*\\.json"></label>
-<label>Command JSON <textarea name="text" rows="8" spellcheck="false">${added?.text ?? ''}</textarea></label>
-<label>or a file <input type="file" name="file" accept=".json,application/json"></label>
-<button name="action" value="check">Check</button> <button name="action" value="add">Add to the queue</button>
-</form>${added?.findings ? findingsBlock(added.findings) : ''}</section>`;
-}
-
-/** What `maestro validate` would say of a command: each finding, what it would do, and what moves it on. */
-export function findingsBlock(findings: readonly CommandFinding[]): SafeHtml {
-  if (findings.length === 0) return html`<p class="findings ok">No findings: every gate would let this command run.</p>`;
-  const items = findings.map((f) => {
-    const effect =
-      f.effect === 'invalid' ? 'invalid' : `${f.effect === 'pause' ? 'pauses for a person' : 'stops'} (${f.layer}: ${f.reason_code})`;
-    return html`<li><pre>${f.lines.join('\n')}</pre>→ ${effect}: ${f.explanation}</li>`;
-  });
-  return html`<div class="findings refused"><h3>Findings: nothing was written</h3><ul>${items}</ul></div>`;
 }
 
 /** Live: the councils at work, fed by server-sent events (static/app.js draws them). */

@@ -1,7 +1,8 @@
 import type { Hono } from 'hono';
 import { type ConsoleEnv, type ConsoleServerOptions, doneNotice, page } from './context.js';
 import { AddForm, commandOf, readForm, RequeueForm } from './forms.js';
-import { type findingsBlock, type Notice, queuePage } from './pages.js';
+import type { Notice } from './pages.js';
+import { type findingsBlock, queuePage } from './queue-page.js';
 
 export function registerQueue(app: Hono<ConsoleEnv>, options: ConsoleServerOptions): void {
   const { backend } = options;

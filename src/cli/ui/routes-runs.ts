@@ -8,6 +8,7 @@ import { showDetails } from '../hitl-show.js';
 import { TranscriptFeed } from '../transcript-feed.js';
 import { type ConsoleEnv, type ConsoleServerOptions, doneNotice, page, RUN_ID } from './context.js';
 import { livePage, problemPage, runPage, runsPage } from './pages.js';
+import { decisionRows } from './routes-decisions.js';
 
 /** Runs: the list, one run in full, its pictures. */
 export function registerRuns(app: Hono<ConsoleEnv>, options: ConsoleServerOptions): void {
@@ -33,7 +34,16 @@ export function registerRuns(app: Hono<ConsoleEnv>, options: ConsoleServerOption
     const details = await showDetails({ app: backend.app, runId, state: run.state });
     const transcript = renderTranscript(run.state, run.status, 'console');
     const artifact = await backend.artifact(run.state);
-    const body = runPage({ ...run, transcript, artifact, audit, details, carrying: backend.isCarrying(runId) });
+    const next = c.req.query('done') ? await nextWaiting(options, runId) : undefined;
+    const body = runPage({
+      ...run,
+      transcript,
+      artifact,
+      audit,
+      details,
+      carrying: backend.isCarrying(runId),
+      ...(next !== undefined ? { next } : {}),
+    });
     return c.html(page(c, options, runId, body, doneNotice(c)));
   });
   // What the page following a run asks when it (re)connects: whether the run has moved on meanwhile.
@@ -98,4 +108,13 @@ export function registerLive(app: Hono<ConsoleEnv>, options: ConsoleServerOption
       });
     }),
   );
+}
+
+/** The run that has waited longest for a person, other than this one (offered once a decision is taken); null when none waits. */
+async function nextWaiting(options: ConsoleServerOptions, runId: string) {
+  const others = (await decisionRows(options.backend)).filter((r) => r.row.run_id !== runId);
+  const first = others[0];
+  if (!first) return null;
+  const task = first.state.command.task_description.split('\n')[0] ?? first.row.run_id;
+  return { runId: first.row.run_id, task, more: others.length - 1 };
 }
