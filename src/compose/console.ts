@@ -14,6 +14,8 @@ import { readAuditRecords, verifyAuditLog, type AuditVerification } from '../dom
 import type { RunState } from '../domain/run-state.js';
 import { canResume } from '../domain/run/transitions.js';
 import { createApp, type App } from './app.js';
+import { artifactClash } from './artifact-claims.js';
+import { type ArtifactView, insideWorkspace, readArtifactView, screenedArtifact } from './artifact-view.js';
 import { ConsoleCarrier, type Resumer } from './console-carrier.js';
 import { openAuditSource } from './audit.js';
 import { runLiveness, shownRun } from './resume.js';
@@ -54,8 +56,10 @@ export interface ConsoleBackend {
    */
   run(runId: string): Promise<{ state: RunState; status: string } | undefined>;
   audit(runId: string): Promise<RunAudit | undefined>;
-  /** The run's artifact (Markdown) when it has one in this workspace. */
-  artifact(state: RunState): Promise<string | undefined>;
+  /** One part of the run's artifact (Markdown; all of it when it is small) and the hash of its bytes now, when it has one in this workspace. */
+  artifact(state: RunState, part: number): Promise<ArtifactView | undefined>;
+  /** The whole artifact, screened, part after part (a download). */
+  artifactDownload(state: RunState): AsyncGenerator<string>;
   /** A picture written beside the run's artifact (SVG), by its plain file name. */
   picture(state: RunState, file: string): Promise<string | undefined>;
   /** A person's decision; a `continue` says who takes the run up (the console itself when no watcher or worker is there). */
@@ -100,7 +104,8 @@ export async function openConsole(options: {
       return { state, status: shown.status === 'interrupted' && carrier.isWaiting(runId) ? 'running' : shown.status };
     },
     audit: (runId) => readAudit(app, options.env, runId),
-    artifact: async (state) => (state.artifact ? readInWorkspace(app, state.artifact) : undefined),
+    artifact: async (state, part) => (state.artifact ? readArtifactView(app.paths.root, state.artifact, part) : undefined),
+    artifactDownload: (state) => screenedArtifact(app.paths.root, state.artifact ?? ''),
     picture: (state, file) => readPicture(app, state, file),
     decide: async (input) => {
       const deps = app.engine ? app.engine.depsForRun(input.runId) : app.deps;
@@ -120,7 +125,7 @@ export async function openConsole(options: {
     queue: () => readQueue(app, files),
     requeue: (name) => files.rejected.requeue(name),
     check,
-    add: (name, text) => addCommand(app, check, name, text),
+    add: (name, text) => addCommand(app, files, check, { name, text }),
     live: new LiveRuns(app.deps.ledger),
     close: async () => {
       // A run carried on here stops at its last checkpoint (shown interrupted; it can be resumed again).
@@ -155,17 +160,10 @@ async function readAudit(app: App, env: Readonly<Record<string, string | undefin
   }
 }
 
-/** A file the run wrote in this workspace; never one outside it. */
-async function readInWorkspace(app: App, file: string): Promise<string | undefined> {
-  const absolute = path.resolve(app.paths.root, file);
-  const inside = path.relative(app.paths.root, absolute);
-  if (inside.startsWith('..') || path.isAbsolute(inside)) return undefined;
-  return readFile(absolute, 'utf8').catch(() => undefined);
-}
-
 async function readPicture(app: App, state: RunState, file: string): Promise<string | undefined> {
   if (!state.artifact || !/^[A-Za-z0-9][A-Za-z0-9_.-]*\.svg$/.test(file)) return undefined;
-  return readInWorkspace(app, path.join(path.dirname(state.artifact), file));
+  const absolute = insideWorkspace(app.paths.root, path.join(path.dirname(state.artifact), file));
+  return absolute ? readFile(absolute, 'utf8').catch(() => undefined) : undefined;
 }
 
 async function readQueue(app: App, files: Workspace): Promise<QueueView> {
@@ -175,11 +173,20 @@ async function readQueue(app: App, files: Workspace): Promise<QueueView> {
   return { queued: status.queued, inflight: status.inflight, rejected, ...(engine ? { engine } : {}) };
 }
 
-async function addCommand(app: App, check: (text: string) => Promise<CommandFinding[]>, name: string, text: string): Promise<AddResult> {
+async function addCommand(
+  app: App,
+  files: Workspace,
+  check: (text: string) => Promise<CommandFinding[]>,
+  command: { name: string; text: string },
+): Promise<AddResult> {
+  const { name, text } = command;
   const problem = commandNameProblem(name);
   if (problem) return { added: false, findings: [], problem };
   const findings = await check(text);
   if (findings.length > 0) return { added: false, findings };
+  const queued = (await files.status({ recent: 0 })).queued.map((q) => q.file);
+  const clash = await artifactClash(app, text, queued);
+  if (clash) return { added: false, findings: [], problem: clash };
   if (!(await dropCommand(app.paths, name, text))) {
     return { added: false, findings: [], problem: `commands/ already has a file named ${name}: choose another name` };
   }

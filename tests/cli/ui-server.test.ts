@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsWatcherRegistry } from '../../src/adapters/fs/watcher-registry.js';
@@ -277,6 +277,87 @@ describe('maestro ui: changes', () => {
     const again = await post('/queue/add', { name: 'fine.json', text: '{"task_description":"Something else"}', action: 'add' });
     expect(again.status).toBe(422);
     expect(await readFile(path.join(ws.dir, 'commands', 'fine.json'), 'utf8')).toContain('billing');
+  });
+
+  it('never lets a command added here replace an earlier run’s artifact, a workspace file, or what another run will write', async () => {
+    const done = (await backend.app.deps.ledger.load(ids.done))?.plan?.output_path as string;
+    const before = await readFile(path.join(ws.dir, done), 'utf8');
+    const add = (name: string, output: string) =>
+      post('/queue/add', {
+        name,
+        text: JSON.stringify({ task_description: 'Choose the message queue for billing', output_artifact_path: output }),
+        action: 'add',
+      });
+    for (const [name, output, why] of [
+      ['over-run.json', done, /already holds a file .*never replaces one/],
+      ['over-file.json', 'docs/plan.md', /already holds a file/],
+      [
+        'over-paused.json',
+        (await backend.app.deps.ledger.load(ids.card))?.plan?.output_path as string,
+        /run .* \(paused\) will write its artifact/,
+      ],
+    ] as const) {
+      const res = await add(name, output);
+      expect(res.status, name).toBe(422);
+      expect(await res.text(), name).toMatch(why);
+      expect(await commandsDir()).not.toContain(name);
+    }
+    expect(await readFile(path.join(ws.dir, done), 'utf8')).toBe(before);
+    expect((await add('first.json', 'outputs/shared-name.md')).status).toBe(303);
+    const second = await add('second.json', 'outputs/shared-name.md');
+    expect(await second.text()).toContain('first.json, waiting in commands/, will write outputs/shared-name.md');
+    await rm(path.join(ws.dir, 'commands', 'first.json'));
+  });
+
+  it('says so on a run’s page when its artifact no longer has the bytes its audit log recorded', async () => {
+    const file = path.resolve(ws.dir, (await backend.app.deps.ledger.load(ids.done))?.artifact as string);
+    const text = await readFile(file, 'utf8');
+    expect(await (await get(`/runs/${ids.done}`)).text()).toContain('Its bytes match the hash its audit log recorded');
+    await writeFile(file, `${text}\nA line someone added later.\n`);
+    try {
+      const page = await (await get(`/runs/${ids.done}`)).text();
+      expect(page).toContain('This file was changed after the run wrote it');
+      expect(page).toContain('but the artifact on disk is not the one it records');
+      expect(page).not.toContain('<p class="chain ok">');
+    } finally {
+      await writeFile(file, text);
+    }
+  });
+
+  it('shows a large artifact in parts and as a screened download, and keeps answering other pages meanwhile', async () => {
+    const file = path.resolve(ws.dir, (await backend.app.deps.ledger.load(ids.done))?.artifact as string);
+    const text = await readFile(file, 'utf8');
+    const line = `| billing | kafka | 12000 msg/s | ok | contact ${EMAIL} |\n`;
+    await writeFile(file, `# Big\n\n${line.repeat(Math.floor((3 * 1_048_576 - 100) / line.length))}THE-LAST-LINE\n`);
+    try {
+      const first = await (await get(`/runs/${ids.done}`)).text();
+      expect(first).toMatch(/This artifact is 3\.0 MB: too large to show whole/);
+      expect((await stat(file)).size).toBeLessThanOrEqual(6 * 524_288);
+      expect(first).toContain('Part 1 of 6');
+      expect(first).toContain(`href="/runs/${ids.done}?part=2">next part</a>`);
+      expect(first).not.toContain(EMAIL);
+      expect(first.length).toBeLessThan(1_048_576);
+      const last = await (await get(`/runs/${ids.done}?part=6`)).text();
+      expect(last).toContain('THE-LAST-LINE');
+      expect(last).toContain('previous part');
+      // A download goes part after part: another page is answered before it is read at all.
+      const download = await get(`/runs/${ids.done}/artifact`);
+      expect(download.headers.get('content-disposition')).toMatch(/^attachment; filename=".+\.md"$/);
+      expect((await get('/runs')).status).toBe(200);
+      const body = await download.text();
+      const written = Math.floor((3 * 1_048_576 - 100) / line.length);
+      expect(body.split('\n').filter((l) => l.startsWith('| billing'))).toHaveLength(written);
+      expect(body).not.toContain(EMAIL);
+      expect(body.endsWith('THE-LAST-LINE\n')).toBe(true);
+      expect(
+        body
+          .split('\n')
+          .filter((l) => l.startsWith('| billing'))
+          .every((l) => l.endsWith('[REDACTED:EMAIL] |')),
+      ).toBe(true);
+    } finally {
+      await writeFile(file, text);
+    }
   });
 
   it('answers a malformed form with a message, changes nothing and keeps serving', async () => {

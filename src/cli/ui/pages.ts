@@ -1,3 +1,4 @@
+import type { ArtifactView } from '../../compose/artifact-view.js';
 import type { RunAudit } from '../../compose/console.js';
 import type { RunListing } from '../../compose/workspace.js';
 import { SHOWN_RUN_STATUSES } from '../../domain/run-liveness.js';
@@ -97,7 +98,7 @@ export function runPage(options: {
   /** This console carries the run on (or has it in line to). */
   carrying: boolean;
   transcript: string;
-  artifact: string | undefined;
+  artifact: ArtifactView | undefined;
   audit: RunAudit | undefined;
   details: ShowDetails;
   /** After a decision: the next run that waits for a person (null: none), offered at the top. */
@@ -111,14 +112,9 @@ ${options.next !== undefined ? nextPauseBlock(options.next ?? undefined) : ''}
 <p class="task">${state.command.task_description.split('\n')[0] ?? ''}</p>
 ${goingOnBlock(state.run_id, status, options.carrying)}
 ${decisionBlock({ details, state })}
-${auditBlock(options.audit)}
+${auditBlock(options.audit, artifactMatches(options.audit, options.artifact))}
 ${verdictRadar(state)}
-${
-  options.artifact
-    ? html`<section class="artifact"><h2>Artifact <small>${state.artifact ?? ''}</small></h2>
-${markdownHtml(options.artifact, picture)}</section>`
-    : ''
-}
+${artifactBlock({ state, view: options.artifact, recorded: recordedHash(options.audit), picture })}
 <section class="transcript"><h2>Transcript</h2>${markdownHtml(options.transcript)}</section>`;
 }
 
@@ -144,13 +140,27 @@ function goingOnBlock(runId: string, status: string, carrying: boolean): SafeHtm
 
 const TORN = ', with a torn last line (a write cut short by a crash)';
 
-function auditBlock(audit: RunAudit | undefined): SafeHtml {
+/** The SHA-256 the run's audit log recorded for the artifact it wrote (its last ARTIFACT_WRITTEN), if any. */
+function recordedHash(audit: RunAudit | undefined): string | undefined {
+  const written = audit?.records.findLast((r) => r.event === 'ARTIFACT_WRITTEN');
+  return typeof written?.details?.sha256 === 'string' ? written.details.sha256 : undefined;
+}
+
+/** Whether the artifact's bytes now are those the audit log recorded; undefined when either is missing. */
+function artifactMatches(audit: RunAudit | undefined, view: ArtifactView | undefined): boolean | undefined {
+  const recorded = recordedHash(audit);
+  return recorded === undefined || view === undefined ? undefined : recorded === view.sha256;
+}
+
+function auditBlock(audit: RunAudit | undefined, artifactOk: boolean | undefined): SafeHtml {
   if (!audit) return html`<section class="audit"><h2>Audit log</h2><p>This run has no audit log.</p></section>`;
   const v = audit.verification;
   const verdict =
     v.status === 'broken'
       ? html`<p class="chain broken">The audit chain does not verify: ${v.message}${v.line === null ? '' : ` (line ${v.line})`}</p>`
-      : html`<p class="chain ok">The audit chain verifies: ${v.records} record(s)${v.status === 'torn' ? TORN : ''}.</p>`;
+      : artifactOk === false
+        ? html`<p class="chain broken">The audit chain verifies (${v.records} record(s)), but the artifact on disk is not the one it records: see below.</p>`
+        : html`<p class="chain ok">The audit chain verifies: ${v.records} record(s)${v.status === 'torn' ? TORN : ''}.</p>`;
   const rows = audit.records.map(
     (r) => html`<tr><td class="n">${r.seq}</td><td><time>${r.ts}</time></td><td>${r.event}</td><td>${r.layer}</td><td>${r.decision}</td>
 <td>${r.reason_code}</td><td>${r.final_decider}${decidedBy(r)}${r.sealed ? ' · sealed' : ''}</td></tr>`,
@@ -159,6 +169,40 @@ function auditBlock(audit: RunAudit | undefined): SafeHtml {
 <details><summary>Decision trail (${audit.records.length} records)</summary>
 <table><thead><tr><th>#</th><th>When</th><th>Event</th><th>Layer</th><th>Decision</th><th>Reason</th><th>By</th></tr></thead>
 <tbody>${rows}</tbody></table></details></section>`;
+}
+
+/**
+ * The artifact: whole and rendered when it is small; a large one in parts, as text, with the way
+ * to the others; always a download; and whether its bytes are still those the audit log recorded.
+ */
+function artifactBlock(options: {
+  state: RunState;
+  view: ArtifactView | undefined;
+  recorded: string | undefined;
+  picture: (file: string) => string | undefined;
+}): SafeHtml {
+  const { state, view, recorded } = options;
+  if (!state.artifact) return html``;
+  const title = html`<h2>Artifact <small>${state.artifact}</small></h2>`;
+  if (!view) return html`<section class="artifact">${title}<p>The file is not in this workspace any more (moved or deleted).</p></section>`;
+  const id = encodeURIComponent(state.run_id);
+  const integrity =
+    recorded === undefined
+      ? html`<p class="integrity">The audit log records no hash for this file.</p>`
+      : recorded === view.sha256
+        ? html`<p class="integrity ok">Its bytes match the hash its audit log recorded (sha256 ${recorded.slice(0, 12)}…).</p>`
+        : html`<p class="integrity broken" role="alert">This file was changed after the run wrote it: its bytes no longer match the hash
+the audit log recorded (sha256 ${recorded.slice(0, 12)}…, now ${view.sha256.slice(0, 12)}…). What is shown is the file as it is now.</p>`;
+  const download = html`<p><a href="/runs/${id}/artifact" data-download="${state.artifact.split('/').at(-1) ?? 'artifact.md'}">Download the artifact</a>
+(${(view.bytes / 1024).toFixed(0)} KB, screened as every page is)</p>`;
+  if (view.parts === 1)
+    return html`<section class="artifact">${title}${integrity}${download}${markdownHtml(view.text, options.picture)}</section>`;
+  const link = (n: number, label: string) => html`<a href="/runs/${id}?part=${n}">${label}</a>`;
+  const nav = html`<nav class="parts" aria-label="Parts of the artifact">Part ${view.part + 1} of ${view.parts}
+${view.part > 0 ? link(view.part, 'previous part') : ''} ${view.part + 1 < view.parts ? link(view.part + 2, 'next part') : ''}</nav>`;
+  return html`<section class="artifact">${title}${integrity}
+<p>This artifact is ${(view.bytes / 1_048_576).toFixed(1)} MB: too large to show whole, it is shown in parts, as text.</p>
+${download}${nav}<pre class="artifact-part">${view.text}</pre>${nav}</section>`;
 }
 
 /** ` · Ana (console)`: the person a HITL_DECIDED record names, if it names one. */

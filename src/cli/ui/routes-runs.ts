@@ -1,5 +1,6 @@
+import path from 'node:path';
 import type { Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import { stream, streamSSE } from 'hono/streaming';
 import type { LiveEvent } from '../../app/live-runs.js';
 import { SHOWN_RUN_STATUSES } from '../../domain/run-liveness.js';
 import { screenText } from '../../domain/screen.js';
@@ -33,7 +34,8 @@ export function registerRuns(app: Hono<ConsoleEnv>, options: ConsoleServerOption
     }
     const details = await showDetails({ app: backend.app, runId, state: run.state });
     const transcript = renderTranscript(run.state, run.status, 'console');
-    const artifact = await backend.artifact(run.state);
+    const part = Number.parseInt(c.req.query('part') ?? '1', 10);
+    const artifact = await backend.artifact(run.state, Number.isInteger(part) ? part - 1 : 0);
     const next = c.req.query('done') ? await nextWaiting(options, runId) : undefined;
     const body = runPage({
       ...run,
@@ -45,6 +47,18 @@ export function registerRuns(app: Hono<ConsoleEnv>, options: ConsoleServerOption
       ...(next !== undefined ? { next } : {}),
     });
     return c.html(page(c, options, runId, body, doneNotice(c)));
+  });
+  // The whole artifact, screened, as a download: part after part, so a large one neither fills memory nor holds up other pages.
+  app.get('/runs/:id/artifact', async (c) => {
+    const runId = c.req.param('id');
+    const run = RUN_ID.test(runId) ? await backend.run(runId) : undefined;
+    const file = run?.state.artifact;
+    if (!run || !file || !(await backend.artifact(run.state, 0))) return c.text('no such artifact', 404);
+    c.header('Content-Type', 'text/markdown; charset=utf-8');
+    c.header('Content-Disposition', `attachment; filename="${path.basename(file).replace(/[^A-Za-z0-9._-]/g, '_')}"`);
+    return stream(c, async (out) => {
+      for await (const text of backend.artifactDownload(run.state)) await out.write(text);
+    });
   });
   // What the page following a run asks when it (re)connects: whether the run has moved on meanwhile.
   app.get('/runs/:id/status', async (c) => {
