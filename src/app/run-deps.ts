@@ -1,3 +1,4 @@
+import type { PauseNotifier } from '../domain/pause-notice.js';
 import type { RunState } from '../domain/run-state.js';
 import type { WorkspaceConfig } from '../domain/workspace-config.js';
 import type { StepContentRecorder } from '../domain/telemetry.js';
@@ -56,6 +57,8 @@ export interface RunDeps {
   /** Draws the pictures some modes add to the artifact (parallel: a heat map). */
   readonly pictures?: PictureRenderer;
   readonly onProgress?: OnProgress;
+  /** Tells people a run waits for one (`notify.webhook_url`); beside the run, never in its way. */
+  readonly notifier?: PauseNotifier;
   /**
    * The run calls no model any more and its artifact is written: what is left (its memory being
    * written, its last commit, its journal folded) need not hold up the next run. Called only when the

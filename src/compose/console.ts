@@ -131,6 +131,7 @@ export async function openConsole(options: {
       // A run carried on here stops at its last checkpoint (shown interrupted; it can be resumed again).
       stopping.abort(new Error('interrupted'));
       await carrier.settled();
+      await app.deps.notifier?.settled(5_000);
       await app.engine?.engine.close();
     },
   };
