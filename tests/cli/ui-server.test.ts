@@ -440,6 +440,47 @@ describe('maestro ui: changes', () => {
     }
   });
 
+  it('decides a selection at once with one note, each run bound to the pause its card showed, and lists what came of each', async () => {
+    const a = await runCommand('many-a.json', { task_description: 'The requirements are unclear: pick a search engine' });
+    const b = await runCommand('many-b.json', { task_description: 'The requirements are unclear: pick a message bus' });
+    const reason = (await backend.app.deps.ledger.load(a))?.pause?.reason_code as string;
+    const page = await (await get(`/decisions?select=${reason}`)).text();
+    expect(page).toContain('Decide several at once');
+    const picks = [...page.matchAll(/name="pick" form="decide-many" value="([^"]+)" checked>/g)].map((m) => m[1] as string);
+    expect(picks.some((p) => p.startsWith(`${a} `))).toBe(true);
+    expect(picks.some((p) => p.startsWith(`${b} `))).toBe(true);
+    const pickOf = (id: string) => picks.find((p) => p.startsWith(`${id} `)) as string;
+    const many = (form: URLSearchParams) =>
+      ui.server.request(`${ORIGIN}/decisions`, {
+        method: 'POST',
+        body: form,
+        headers: { ...ui.auth, origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    const bare = new URLSearchParams([
+      ['decision', 'stop'],
+      ['pick', pickOf(a)],
+      ['pick', pickOf(b)],
+    ]);
+    expect((await many(bare)).status).toBe(400);
+    expect((await backend.app.deps.ledger.load(a))?.status).toBe('paused');
+    const stale = `${b} ${b}-p9`;
+    const form = new URLSearchParams([
+      ['decision', 'stop'],
+      ['note', 'both are out of scope'],
+      ['pick', pickOf(a)],
+      ['pick', stale],
+    ]);
+    const res = await many(form);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain('Decided 1 of 2 selected run(s)');
+    expect(text).toMatch(new RegExp(`data-run="${a}"><a [^>]+>${a}</a>: stop — stopped`));
+    expect(text).toMatch(new RegExp(`class="refused" data-run="${b}">.*not decided`));
+    expect((await backend.app.deps.ledger.load(a))?.status).toBe('stopped');
+    expect((await backend.app.deps.ledger.load(a))?.hitl.at(-1)).toMatchObject({ note: 'both are out of scope', by: { name: 'tester' } });
+    expect((await backend.app.deps.ledger.load(b))?.status).toBe('paused');
+  });
+
   it('decides the pause the page showed, and refuses the same page again (stale) or a decision with no pause', async () => {
     const page = await (await get('/decisions')).text();
     const pauseId = new RegExp(`name="pause_id" value="(${ids.paused}[^"]*)"`).exec(page)?.[1] as string;

@@ -23,7 +23,7 @@ let browser: Browser;
 let ui: ChildProcess;
 let base = '';
 let printed = '';
-const ids = { secret: '', done: '', paused: '', stale: '', budget: '', stopme: '' };
+const ids = { secret: '', done: '', paused: '', stale: '', budget: '', stopme: '', manyA: '', manyB: '' };
 
 async function runCommand(name: string, command: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<string> {
   await writeFile(path.join(ws.dir, name), JSON.stringify(command));
@@ -73,6 +73,8 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     ids.paused = await runCommand('ambiguous.json', ambiguous(1));
     ids.stale = await runCommand('ambiguous2.json', ambiguous(2));
     ids.stopme = await runCommand('ambiguous3.json', ambiguous(3));
+    ids.manyA = await runCommand('ambiguous4.json', ambiguous(4));
+    ids.manyB = await runCommand('ambiguous5.json', ambiguous(5));
     ids.budget = await runCommand('budget.json', {
       task_description: 'Pick a cache for the session store',
       config: { budget: { max_calls: 2 } },
@@ -96,7 +98,7 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
   it('lists the runs (the token left the address) and opens one, with its heat map and a verified audit chain', async () => {
     await shown(page, '/runs');
     expect(page.url()).toBe(`${base}/runs`);
-    await expect.poll(() => page.locator('table.runs tbody tr').count()).toBe(6);
+    await expect.poll(() => page.locator('table.runs tbody tr').count()).toBe(8);
     await page.click(`a[href="/runs/${ids.done}"]`);
     await page.waitForURL(`${base}/runs/${ids.done}`);
     expect(await page.locator('.chain.ok').textContent()).toContain('The audit chain verifies');
@@ -109,7 +111,7 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     await page.locator('select[name=status]').selectOption('paused');
     await page.click('form.filter button');
     await page.waitForURL(`${base}/runs?status=paused`);
-    expect(await page.locator('table.runs tbody tr').count()).toBe(4);
+    expect(await page.locator('table.runs tbody tr').count()).toBe(6);
   });
 
   it('keeps its sign-in from every other port of this machine, and lets two consoles live side by side in one browser', async () => {
@@ -250,6 +252,21 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     await page.locator('h1 .badge.s-stopped').waitFor();
     expect(await page.locator('.next-pause').textContent()).toMatch(/Next waiting for a person|No other run waits/);
     expect(await page.locator('.decided').first().textContent()).toContain('the vendor is out of the running');
+  });
+
+  it('decides a selection at once: every run paused for one reason, one note, and lists what came of each', async () => {
+    await open(page, '/decisions');
+    const reason = (await page.locator(`article.paused[data-run="${ids.manyA}"] .decide code`).first().textContent()) ?? '';
+    await page.click(`.decide-many a[href="/decisions?select=${reason}"]`);
+    await shown(page, `/decisions?select=${reason}`);
+    expect(await page.locator(`article.paused[data-run="${ids.manyA}"] input[name=pick]`).isChecked()).toBe(true);
+    expect(await page.locator(`article.paused[data-run="${ids.manyB}"] input[name=pick]`).isChecked()).toBe(true);
+    await page.fill('#decide-many textarea[name=note]', 'both questions are answered elsewhere');
+    await page.click('#decide-many button[value=stop]');
+    const list = page.locator('.decided-many');
+    await list.waitFor();
+    for (const id of [ids.manyA, ids.manyB])
+      expect(await list.locator(`li.ok[data-run="${id}"]`).textContent()).toContain('stop — stopped');
   });
 
   it('refuses an invalid command with its findings and writes nothing; adds a valid one', async () => {

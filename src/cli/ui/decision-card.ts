@@ -7,6 +7,7 @@ import { parseVerdict } from '../../domain/verdict.js';
 import { authorText } from '../decision-author.js';
 import type { PausedRow } from '../hitl.js';
 import type { ShowDetails } from '../hitl-show.js';
+import { type DecidedOne, decidedList, pickBox, selectionForm } from './decide-many.js';
 import { html, type SafeHtml } from './html.js';
 
 /** What Stop does, for every pause. */
@@ -86,17 +87,30 @@ function councilBlock(state: RunState): SafeHtml {
   return html`<h3>What the council said</h3><ul class="council">${rows}</ul>`;
 }
 
-/** Decisions: every run paused for a person, oldest first, each with its card; a note that was not recorded, kept. */
-export function decisionsPage(rows: readonly { row: PausedRow; details: ShowDetails; state: RunState }[], kept?: KeptNote): SafeHtml {
+/**
+ * Decisions: every run paused for a person, oldest first, each with its card and a box that puts it
+ * in a selection decided at once; a note that was not recorded, kept; what deciding a selection did.
+ */
+export function decisionsPage(
+  rows: readonly { row: PausedRow; details: ShowDetails; state: RunState }[],
+  extra: { kept?: KeptNote; select?: string; decided?: readonly DecidedOne[] } = {},
+): SafeHtml {
+  const { kept } = extra;
   const orphan = kept && !rows.some((r) => r.row.run_id === kept.runId) ? keptNoteBlock(kept.note) : '';
-  if (rows.length === 0) return html`<h1>Decisions</h1>${orphan}<p>No run is waiting for a person.</p>`;
+  const decided = extra.decided ? decidedList(extra.decided) : '';
+  if (rows.length === 0) return html`<h1>Decisions</h1>${decided}${orphan}<p>No run is waiting for a person.</p>`;
   const items = rows.map(
     ({ row, details, state }) =>
       html`<article class="paused" data-run="${row.run_id}" id="run-${row.run_id}">
 <h2><a href="/runs/${encodeURIComponent(row.run_id)}">${row.run_id}</a> <small>${state.source}</small></h2>
+${rows.length > 1 ? pickBox(row, extra.select === row.reason_code) : ''}
 ${decisionBlock({ details, state, ...(kept?.runId === row.run_id ? { kept: kept.note } : {}) })}</article>`,
   );
-  return html`<h1>Decisions</h1>${orphan}<p>${rows.length} run(s) paused for a person, oldest first.</p>${items}`;
+  const form = selectionForm(
+    rows.map((r) => r.row),
+    extra.select,
+  );
+  return html`<h1>Decisions</h1>${decided}${orphan}<p>${rows.length} run(s) paused for a person, oldest first.</p>${form}${items}`;
 }
 
 function keptNoteBlock(note: string): SafeHtml {
