@@ -1,8 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { commandNameProblem, dropCommand } from '../adapters/fs/command-drop.js';
-import { fromState, type RunListing } from '../adapters/fs/run-catalog.js';
-import { showRun } from '../adapters/fs/run-liveness.js';
 import { sha256 } from '../adapters/system/hashing.js';
 import type { CommandFinding } from '../app/check-command.js';
 import { commandFindings } from '../app/command-findings.js';
@@ -17,6 +15,7 @@ import { createApp, type App } from './app.js';
 import { artifactClash } from './artifact-claims.js';
 import { type ArtifactView, insideWorkspace, readArtifactView, screenedArtifact } from './artifact-view.js';
 import { ConsoleCarrier, type Resumer } from './console-carrier.js';
+import { type IndexedRun, RunIndex } from './run-index.js';
 import { openAuditSource } from './audit.js';
 import { runLiveness, shownRun } from './resume.js';
 import { openWorkspace, type RejectedCommand, type Workspace, type WorkspaceStatus } from './workspace.js';
@@ -49,7 +48,8 @@ export type AddResult =
 export interface ConsoleBackend {
   readonly app: App;
   readonly label: string;
-  runs(): Promise<RunListing[]>;
+  /** Every run, newest first, with the text a search looks in (kept between requests: a run that ended is read once). */
+  runs(): Promise<IndexedRun[]>;
   /**
    * A run's checkpoint (screened) and the status a person sees (`running` while this console carries
    * it on, or has it in line to); undefined when it has none.
@@ -92,11 +92,14 @@ export async function openConsole(options: {
   const app = await createApp({ workspace: options.workspace, env: options.env, signal: stopping.signal });
   const files = await openWorkspace(options.workspace);
   const check = (text: string) => commandFindings(text, app.deps);
+  const index = new RunIndex(app);
+  // The first look reads every checkpoint once: begun now, it is done before anyone asks.
+  index.runs().catch(() => undefined);
   const carrier = new ConsoleCarrier(app, { signal: stopping.signal, onProblem: options.onProblem ?? (() => undefined) });
   return {
     app,
     label: app.paths.root,
-    runs: () => listRuns(app, files),
+    runs: () => index.runs(),
     run: async (runId) => {
       const state = await app.deps.ledger.load(runId).catch(() => undefined);
       if (!state) return undefined;
@@ -135,17 +138,6 @@ export async function openConsole(options: {
       await app.engine?.engine.close();
     },
   };
-}
-
-/** The runs as `maestro runs` lists them: from the workspace's files, or from the engine's ledger. */
-async function listRuns(app: App, files: Workspace): Promise<RunListing[]> {
-  if (!app.engine) return files.runs.list(app.deps.config.prices);
-  const out: RunListing[] = [];
-  for (const id of await app.deps.ledger.list()) {
-    const state = await app.deps.ledger.load(id).catch(() => undefined);
-    if (state) out.push(fromState(state, app.deps.config.prices, await showRun(id, state.status, runLiveness(app))));
-  }
-  return out.sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id));
 }
 
 async function readAudit(app: App, env: Readonly<Record<string, string | undefined>>, runId: string): Promise<RunAudit | undefined> {

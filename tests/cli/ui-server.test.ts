@@ -152,6 +152,49 @@ describe('maestro ui: pages', () => {
     expect((await get('/runs/no-such-run')).status).toBe(404);
   });
 
+  it('finds past runs by task words, run id or file name, by date in the viewer’s time zone, and pages through them', async () => {
+    const found = async (q: string) => [...(await (await get(`/runs?${q}`)).text()).matchAll(/<tr data-run="([^"]+)"/g)].map((m) => m[1]);
+    expect(await found('q=kafka+rabbitmq')).toEqual([ids.card]);
+    expect(await found(`q=${ids.done.slice(-6)}`)).toEqual([ids.done]);
+    expect(await found('q=card.json')).toEqual([ids.card]);
+    expect(await found('q=docs%2Fplan.md')).toEqual([ids.card]);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await found(`from=${today}&to=${today}`)).toContain(ids.card);
+    // Seen from UTC+14 (an offset of -840 minutes) the run falls on the local day of its start there, not on the day before.
+    const started = Date.parse((await backend.app.deps.ledger.load(ids.card))?.created_at as string);
+    const local = (shift: number) => new Date(started + 840 * 60_000 + shift).toISOString().slice(0, 10);
+    expect(await found(`from=${local(0)}&to=${local(0)}&tz=-840`)).toContain(ids.card);
+    expect(await found(`from=${local(-86_400_000)}&to=${local(-86_400_000)}&tz=-840`)).not.toContain(ids.card);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    expect(await (await get(`/runs?from=${tomorrow}`)).text()).toContain('No runs match.');
+    expect((await get('/runs?from=yesterday')).status).toBe(400);
+    // Sixty more runs (copies of one that ended): pages of fifty, newest first.
+    const runsDir = path.join(ws.dir, '.maestro', 'runs');
+    const source = await readFile(path.join(runsDir, ids.done, 'state.json'), 'utf8');
+    const copies: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      const id = `19990101T0000${String(i).padStart(2, '0')}Z-copy${String(i).padStart(2, '0')}`;
+      await mkdir(path.join(runsDir, id), { recursive: true });
+      await writeFile(
+        path.join(runsDir, id, 'state.json'),
+        source.replaceAll(ids.done, id).replaceAll(/"created_at":\s*"[^"]+"/g, '"created_at":"1999-01-01T00:00:00.000Z"'),
+      );
+      copies.push(id);
+    }
+    try {
+      const first = await (await get('/runs')).text();
+      expect(first).toMatch(/Runs 1–50 of \d+\./);
+      expect(first).toContain('href="/runs?tz=0&amp;page=2">Older runs</a>');
+      const second = await found('page=2');
+      expect(second.length).toBeGreaterThan(0);
+      expect(second.every((id) => copies.includes(id as string))).toBe(true);
+      expect(await found('q=copy07')).toEqual([copies[7]]);
+    } finally {
+      for (const id of copies) await rm(path.join(runsDir, id), { recursive: true });
+    }
+    expect(await found('q=copy07')).toEqual([]);
+  });
+
   it('shows a broken audit chain as broken', async () => {
     const log = path.join(ws.dir, '.maestro', 'audit', `${ids.pii}.jsonl`);
     const text = await readFile(log, 'utf8');

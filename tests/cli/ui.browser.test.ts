@@ -84,7 +84,7 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     const url = started.url;
     printed = new URL(url).hash.replace('#token=', '');
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 860 }, timezoneId: 'UTC' })).newPage();
     await page.goto(url);
     base = new URL(url).origin;
   }, 90_000);
@@ -110,7 +110,7 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     await open(page, '/runs');
     await page.locator('select[name=status]').selectOption('paused');
     await page.click('form.filter button');
-    await page.waitForURL(`${base}/runs?status=paused`);
+    await page.waitForURL(`${base}/runs?status=paused&tz=0`);
     expect(await page.locator('table.runs tbody tr').count()).toBe(6);
   });
 
@@ -180,11 +180,31 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     await writeFile(path.join(ws.dir, 'live.json'), JSON.stringify({ task_description: 'Pick a cache for the session store' }));
     // Each model call takes a while, so the page sees the council at work, not only its end.
     const running = spawnCli(['run', 'live.json', '--json'], { cwd: ws.dir, env: { MAESTRO_OFFLINE_DELAY_MS: '300' } });
+    // Its card shows the task and each reply rendered (Markdown), while it works.
+    const card = page.locator('section.live-run', { hasText: 'Pick a cache for the session store' });
+    await card.locator('.live-step:nth-of-type(3) .reply').waitFor({ timeout: 20_000 });
+    expect(await card.locator('.live-step .reply p').count()).toBeGreaterThan(0);
     const id = JSON.parse((await running).stdout).run_id as string;
-    const run = page.locator(`section.live-run[data-run="${id}"]`);
-    await run.locator('.live-step').first().waitFor({ timeout: 20_000 });
-    await page.waitForSelector(`section.live-run[data-run="${id}"][data-status="completed"]`, { timeout: 20_000 });
-    expect(await run.locator('.live-step').count()).toBeGreaterThan(2);
+    expect(await card.getAttribute('data-run')).toBe(id);
+    // Once it has ended its card goes: it is named under "Just now", and cards never pile up.
+    await page.locator(`#live-ended li[data-run="${id}"][data-status="completed"]`).waitFor({ timeout: 20_000 });
+    expect(await page.locator(`section.live-run[data-run="${id}"]`).count()).toBe(0);
+  });
+
+  it('shows times in the viewer’s time zone', async () => {
+    const far = await browser.newContext({ timezoneId: 'Pacific/Kiritimati', locale: 'en-US' });
+    try {
+      const tab = await far.newPage();
+      await tab.goto(`${base}/#token=${printed}`);
+      await shown(tab, '/runs');
+      const time = tab.locator('table.runs time').first();
+      const iso = (await time.getAttribute('datetime')) as string;
+      const expected = new Date(iso).toLocaleString('en-US', { timeZone: 'Pacific/Kiritimati', dateStyle: 'medium', timeStyle: 'medium' });
+      expect(await time.textContent()).toBe(expected);
+      expect(await tab.inputValue('.filter input[name=tz]')).toBe('-840');
+    } finally {
+      await far.close();
+    }
   });
 
   it('decides a pause with a note, and the decision is in `maestro audit show`', async () => {

@@ -47,7 +47,10 @@ async function submit(form, submitter) {
   const data = new FormData(form);
   if (submitter && submitter.name) data.append(submitter.name, submitter.value);
   const action = form.getAttribute('action') || location.pathname;
-  if ((form.getAttribute('method') || 'get').toLowerCase() === 'get') return navigate(action + '?' + new URLSearchParams(data));
+  if ((form.getAttribute('method') || 'get').toLowerCase() === 'get') {
+    const query = new URLSearchParams([...data].filter(([, v]) => v !== ''));
+    return navigate(action + (query.size ? '?' + query : ''));
+  }
   const body = form.enctype === 'multipart/form-data' ? data : new URLSearchParams(data);
   try {
     const res = await request(action, { method: 'POST', body });
@@ -106,39 +109,68 @@ async function events(url, onEvent, signal) {
   }
 }
 
+const ENDED_KEPT = 10;
+const STEPS_KEPT = 12;
 function liveRun(box, id) {
   let run = document.getElementById('run-' + id);
   if (!run) {
     run = el('section', 'live-run'); run.id = 'run-' + id; run.dataset.run = id;
     const h = el('h2'); const a = el('a', '', id); a.href = '/runs/' + encodeURIComponent(id);
-    h.append(a, ' ', el('span', 'badge', 'running'));
-    run.append(h, el('div', 'live-steps')); box.prepend(run);
+    h.append(a, ' ', el('span', 'badge s-running', 'running'));
+    const task = el('p', 'task');
+    run.append(h, task, el('div', 'live-steps')); box.prepend(run);
+    request('/runs/' + encodeURIComponent(id) + '/status', { signal: page.signal })
+      .then((r) => (r.ok ? r.json() : undefined)).then((s) => { if (s) task.textContent = s.task; }).catch(() => undefined);
   }
   return run;
 }
 function startLive() {
-  const box = document.getElementById('live'); const state = document.getElementById('live-state');
+  const box = document.getElementById('live'); const state = document.getElementById('live-state'); const ended = document.getElementById('live-ended');
   if (!box) return;
+  let ready = false;
   events('/live/events', (kind, data) => {
-    if (kind === 'open') state.textContent = 'Watching the workspace: a council appears here as it works.';
+    if (kind === 'open') { ready = false; state.textContent = 'Watching the workspace: a council appears here as it works.'; }
+    if (kind === 'ready') ready = true;
     if (kind === 'lost') state.textContent = 'The connection was lost; reconnecting…';
     if (kind === 'transcript') {
       const e = JSON.parse(data); const run = liveRun(box, e.run_id); const steps = run.querySelector('.live-steps');
-      if (e.kind === 'run_started') steps.append(el('p', '', e.mode + ' · ' + e.personas.join(', ') + ' · ' + e.rounds + ' round(s)'));
+      if (e.kind === 'run_started') steps.append(el('p', 'how', e.mode + ' · ' + e.personas.join(', ') + ' · ' + e.rounds + ' round(s)'));
       if (e.kind === 'step_finished') steps.append(stepLine(e));
       if (e.kind === 'knowledge') steps.append(el('p', '', e.persona + ' asked ' + e.action + ' ' + e.argument + ': ' + e.status));
+      // A card keeps its last steps only; the run's page has them all.
+      while (steps.children.length > STEPS_KEPT) steps.firstElementChild.remove();
     }
     if (kind === 'status') {
-      const e = JSON.parse(data); const run = liveRun(box, e.run_id); const b = run.querySelector('.badge');
-      b.textContent = e.status; b.className = 'badge s-' + e.status; run.dataset.status = e.status;
-      if (e.summary) run.append(el('p', '', (e.reason_code ? e.reason_code + ': ' : '') + e.summary));
+      const e = JSON.parse(data);
+      if (e.status === 'running') { liveRun(box, e.run_id).dataset.status = 'running'; return; }
+      // A run that paused or ended leaves the live cards; once watching, it is named under "Just now".
+      const card = document.getElementById('run-' + e.run_id); if (card) card.remove();
+      if (!ready || !ended) return;
+      const line = el('li', ''); line.dataset.run = e.run_id; line.dataset.status = e.status;
+      const a = el('a', '', e.run_id); a.href = '/runs/' + encodeURIComponent(e.run_id);
+      line.append(a, ' ', el('span', 'badge s-' + e.status, e.status), ' ', (e.reason_code ? e.reason_code + ': ' : '') + (e.summary || ''));
+      ended.prepend(line);
+      while (ended.children.length > ENDED_KEPT) ended.lastElementChild.remove();
     }
   }, page.signal);
 }
 function stepLine(e) {
   const s = el('div', 'live-step'); s.dataset.step = e.step_id;
-  s.append(el('strong', '', e.persona + ' · ' + e.step + ' · ' + e.model), document.createElement('br'), e.reply);
+  const body = el('div', 'reply');
+  // Rendered and screened by the console itself (model-written HTML arrives as text).
+  if (e.reply_html) body.innerHTML = e.reply_html; else body.textContent = e.reply;
+  s.append(el('strong', '', e.persona + ' · ' + e.step + ' · ' + e.model), body);
   return s;
+}
+function localTimes() {
+  for (const t of document.querySelectorAll('time')) {
+    const iso = t.getAttribute('datetime') || t.textContent; const at = new Date(iso);
+    if (!iso || Number.isNaN(at.getTime())) continue;
+    t.setAttribute('datetime', iso); t.title = iso;
+    t.textContent = at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+  }
+  const tz = document.querySelector('input[name=tz]');
+  if (tz) tz.value = String(new Date().getTimezoneOffset());
 }
 function followRun() {
   const box = document.querySelector('[data-follow]');
@@ -184,7 +216,7 @@ function start() {
   if (form) form.addEventListener('submit', (e) => { e.preventDefault(); signIn(new FormData(form).get('token')); });
   const out = document.getElementById('sign-out');
   if (out) out.addEventListener('click', async () => { await request('/session', { method: 'DELETE' }).catch(() => undefined); remember(''); navigate(here(), 'none'); });
-  startLive(); followRun(); readChosenFile(); loadPictures();
+  localTimes(); startLive(); followRun(); readChosenFile(); loadPictures();
   document.documentElement.dataset.shown = form ? 'sign-in' : here();
 }
 

@@ -1,7 +1,5 @@
 import type { ArtifactView } from '../../compose/artifact-view.js';
 import type { RunAudit } from '../../compose/console.js';
-import type { RunListing } from '../../compose/workspace.js';
-import { SHOWN_RUN_STATUSES } from '../../domain/run-liveness.js';
 import type { RunState } from '../../domain/run-state.js';
 import type { ShowDetails } from '../hitl-show.js';
 import { decisionBlock, nextPauseBlock } from './decision-card.js';
@@ -65,30 +63,8 @@ function noticeHtml(notice: Notice): SafeHtml {
   return html`<p class="notice ${notice.kind}" role="${notice.kind === 'refused' ? 'alert' : 'status'}">${notice.text}</p>`;
 }
 
-function badge(status: string): SafeHtml {
+export function badge(status: string): SafeHtml {
   return html`<span class="badge s-${status}">${status}</span>`;
-}
-
-/** Runs: the list, filterable by status. */
-export function runsPage(runs: readonly RunListing[], status: string | undefined): SafeHtml {
-  const options = SHOWN_RUN_STATUSES.map((s) => html`<option value="${s}"${s === status ? ' selected' : ''}>${s}</option>`);
-  const rows = runs.map(
-    (r) => html`<tr data-run="${r.run_id}"><td><a href="/runs/${encodeURIComponent(r.run_id)}">${r.run_id}</a></td>
-<td>${badge(r.status)}</td><td>${r.reason_code ?? ''}</td>
-<td>${r.task ?? (r.status === 'invalid' ? '(the command file was not valid)' : '(no checkpoint)')}</td>
-<td>${r.model ?? ''}</td><td class="n">${r.calls}</td><td class="n">${r.prompt_tokens + r.completion_tokens}</td>
-<td class="n">${r.cost_usd === null ? '' : `$${r.cost_usd.toFixed(4)}`}</td><td><time>${r.started_at}</time></td></tr>`,
-  );
-  return html`<h1>Runs</h1>
-<form method="get" action="/runs" class="filter">
-<label>Status <select name="status"><option value="">all</option>${options}</select></label>
-<button>Filter</button></form>
-${
-  runs.length === 0
-    ? html`<p>No runs${status ? html` with status ${status}` : ''} yet.</p>`
-    : html`<table class="runs"><thead><tr><th>Run</th><th>Status</th><th>Reason</th><th>Task</th><th>Model</th><th>Calls</th>
-<th>Tokens</th><th>Cost</th><th>Started</th></tr></thead><tbody>${rows}</tbody></table>`
-}`;
 }
 
 /** One run in full: its status, the decision to take if it waits for one, the artifact and pictures, the audit chain, the transcript. */
@@ -214,6 +190,7 @@ function decidedBy(record: RunAudit['records'][number]): string {
 /** Live: the councils at work, fed by server-sent events (static/app.js draws them). */
 export function livePage(): SafeHtml {
   return html`<h1>Live</h1><p id="live-state">Connecting…</p><div id="live" aria-live="polite"></div>
+<section class="live-ended"><h2>Just now</h2><p>Runs that paused or ended while you watched (the last 10).</p><ul id="live-ended"></ul></section>
 <noscript>The live view needs JavaScript; the Runs page shows every run without it.</noscript>`;
 }
 

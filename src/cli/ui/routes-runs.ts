@@ -2,25 +2,24 @@ import path from 'node:path';
 import type { Hono } from 'hono';
 import { stream, streamSSE } from 'hono/streaming';
 import type { LiveEvent } from '../../app/live-runs.js';
-import { SHOWN_RUN_STATUSES } from '../../domain/run-liveness.js';
 import { screenText } from '../../domain/screen.js';
 import { renderTranscript } from '../../domain/transcript.js';
 import { showDetails } from '../hitl-show.js';
 import { TranscriptFeed } from '../transcript-feed.js';
 import { type ConsoleEnv, type ConsoleServerOptions, doneNotice, page, RUN_ID } from './context.js';
-import { livePage, problemPage, runPage, runsPage } from './pages.js';
+import { readForm } from './forms.js';
+import { markdownHtml } from './html.js';
+import { livePage, problemPage, runPage } from './pages.js';
+import { findRuns, RunsQuery, runsPage } from './runs-list.js';
 import { decisionRows } from './routes-decisions.js';
 
 /** Runs: the list, one run in full, its pictures. */
 export function registerRuns(app: Hono<ConsoleEnv>, options: ConsoleServerOptions): void {
   const { backend } = options;
   app.get('/runs', async (c) => {
-    const wanted = c.req.query('status') || undefined;
-    if (wanted !== undefined && !(SHOWN_RUN_STATUSES as readonly string[]).includes(wanted)) {
-      return c.html(page(c, options, 'Runs', problemPage(`"${wanted}" is not a status: ${SHOWN_RUN_STATUSES.join(', ')}`)), 400);
-    }
-    const runs = (await backend.runs()).filter((r) => !wanted || r.status === wanted);
-    return c.html(page(c, options, 'Runs', runsPage(runs, wanted)));
+    const query = readForm(RunsQuery, c.req.query());
+    if (!query.ok) return c.html(page(c, options, 'Runs', problemPage(`Not a search this page can do: ${query.problem}`)), 400);
+    return c.html(page(c, options, 'Runs', runsPage(findRuns(await backend.runs(), query.value), query.value)));
   });
   app.get('/runs/:id', async (c) => {
     const runId = c.req.param('id');
@@ -64,7 +63,9 @@ export function registerRuns(app: Hono<ConsoleEnv>, options: ConsoleServerOption
   app.get('/runs/:id/status', async (c) => {
     const runId = c.req.param('id');
     const run = RUN_ID.test(runId) ? await backend.run(runId) : undefined;
-    return run ? c.json({ status: run.status, pause_id: run.state.pause?.pause_id ?? null }) : c.json({ status: 'unknown' }, 404);
+    if (!run) return c.json({ status: 'unknown' }, 404);
+    const task = screenText(run.state.command.task_description.trim().split('\n')[0] ?? '');
+    return c.json({ status: run.status, pause_id: run.state.pause?.pause_id ?? null, task });
   });
   app.post('/runs/:id/resume', async (c) => {
     const runId = c.req.param('id');
@@ -105,7 +106,10 @@ export function registerLive(app: Hono<ConsoleEnv>, options: ConsoleServerOption
         chain = chain.then(() => stream.writeSSE({ event, data: JSON.stringify(screenedDeep(data)) })).catch(() => undefined);
       };
       // The same feed as `run --follow`: every string in an event has been through the detector.
-      const feed = new TranscriptFeed((e) => send('transcript', e));
+      // A step's reply goes with its Markdown rendered here, as every page renders it (screened, HTML shown as text).
+      const feed = new TranscriptFeed((e) =>
+        send('transcript', e.kind === 'step_finished' ? { ...e, reply_html: markdownHtml(screenText(e.reply)).text } : e),
+      );
       const listener = (e: LiveEvent) => {
         if (e.kind === 'progress') feed.onProgress(e.event);
         else send('status', e);
