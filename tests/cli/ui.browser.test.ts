@@ -114,6 +114,87 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     expect(await page.locator('table.runs tbody tr').count()).toBe(6);
   });
 
+  it('fits a phone (390 px): no page scrolls sideways, buttons say what they act on, text meets contrast minimums', async () => {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, timezoneId: 'UTC' });
+    try {
+      const tab = await phone.newPage();
+      await tab.goto(`${base}/runs`);
+      await shown(tab, 'sign-in');
+      const pages = [
+        '/runs',
+        '/runs?status=paused&tz=0',
+        '/decisions',
+        '/queue',
+        '/live',
+        ...Object.values(ids).map((id) => `/runs/${id}`),
+      ];
+      const widths: Record<string, number> = {};
+      widths['sign-in'] = await tab.evaluate(
+        () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
+      );
+      await tab.goto(`${base}/#token=${printed}`);
+      await shown(tab, '/runs');
+      for (const p of pages) {
+        await tab.goto(`${base}${p}`);
+        await shown(tab, p);
+        widths[p] = await tab.evaluate(
+          () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
+        );
+      }
+      for (const [p, width] of Object.entries(widths)) expect(width, p).toBeLessThanOrEqual(390);
+      // The heat map keeps a legible size: it scrolls inside its own box, not the page.
+      await tab.goto(`${base}/runs/${ids.done}`);
+      await shown(tab, `/runs/${ids.done}`);
+      expect((await tab.locator('.artifact img').boundingBox())?.width).toBe(560);
+      // Every button on the Decisions page has a name of its own.
+      await tab.goto(`${base}/decisions`);
+      await shown(tab, '/decisions');
+      const names = await tab
+        .locator('main button')
+        .evaluateAll((buttons) =>
+          buttons.map(
+            (b) =>
+              (b as unknown as { getAttribute(n: string): string | null; textContent: string }).getAttribute('aria-label') ??
+              b.textContent.trim(),
+          ),
+        );
+      expect(names.length).toBeGreaterThan(4);
+      expect(new Set(names).size).toBe(names.length);
+      expect(names).toContain(`Continue run ${ids.paused}`);
+      // Status badges, buttons and links: their text against what is behind it, at least 4.5:1.
+      await tab.goto(`${base}/runs`);
+      await shown(tab, '/runs');
+      const ratios = await tab.locator('main .badge, main a, main button, header a').evaluateAll((els) => {
+        type El = { parentElement: El | null; textContent: string };
+        const view = globalThis as unknown as { getComputedStyle(e: El): { color: string; backgroundColor: string } };
+        const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+        const lum = (c: number[]) => {
+          const [r, g, b] = c.slice(0, 3).map((v) => {
+            const x = v / 255;
+            return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+          }) as [number, number, number];
+          return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+        };
+        const behind = (e: El | null): number[] => {
+          for (let at = e; at; at = at.parentElement) {
+            const bg = rgb(view.getComputedStyle(at).backgroundColor);
+            if (bg.length === 3 || (bg[3] ?? 0) > 0) return bg;
+          }
+          return [255, 255, 255];
+        };
+        return els.map((e) => {
+          const el = e as unknown as El;
+          const [a, b] = [lum(rgb(view.getComputedStyle(el).color)), lum(behind(el))];
+          return { text: el.textContent.trim().slice(0, 30), ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) };
+        });
+      });
+      expect(ratios.length).toBeGreaterThan(10);
+      for (const r of ratios) expect(r.ratio, r.text).toBeGreaterThanOrEqual(4.5);
+    } finally {
+      await phone.close();
+    }
+  }, 120_000);
+
   it('keeps its sign-in from every other port of this machine, and lets two consoles live side by side in one browser', async () => {
     const seen: IncomingHttpHeaders[] = [];
     const other = http.createServer((req, res) => {

@@ -117,10 +117,15 @@ function liveRun(box, id) {
     run = el('section', 'live-run'); run.id = 'run-' + id; run.dataset.run = id;
     const h = el('h2'); const a = el('a', '', id); a.href = '/runs/' + encodeURIComponent(id);
     h.append(a, ' ', el('span', 'badge s-running', 'running'));
-    const task = el('p', 'task');
-    run.append(h, task, el('div', 'live-steps')); box.prepend(run);
+    run.append(h, el('p', 'task'), el('div', 'live-steps')); box.prepend(run);
+  }
+  // The task, asked once the run has a checkpoint to read it from (asked again with its next event until then).
+  const task = run.querySelector('.task');
+  if (!task.textContent && !run.dataset.asking) {
+    run.dataset.asking = '1';
     request('/runs/' + encodeURIComponent(id) + '/status', { signal: page.signal })
-      .then((r) => (r.ok ? r.json() : undefined)).then((s) => { if (s) task.textContent = s.task; }).catch(() => undefined);
+      .then((r) => (r.ok ? r.json() : undefined)).then((s) => { if (s) task.textContent = s.task; })
+      .catch(() => undefined).finally(() => { delete run.dataset.asking; });
   }
   return run;
 }

@@ -14,7 +14,7 @@ export function queuePage(queue: QueueView, added?: { name: string; text: string
     (r) => html`<li data-rejected="${r.name}"><code>${r.name}</code> <code>${r.reason_code ?? ''}</code>
 ${r.rejected_at ? html`<time>${r.rejected_at}</time>` : ''}${r.message ? html`<pre>${r.message}</pre>` : ''}
 <form method="post" action="/queue/requeue" class="inline"><input type="hidden" name="name" value="${r.name}">
-<button>Requeue</button></form></li>`,
+<button aria-label="Requeue ${r.name}">Requeue</button></form></li>`,
   );
   const engine = queue.engine
     ? html`<p>The engine's queue: ${queue.engine.queued} queued, ${queue.engine.running} running,
