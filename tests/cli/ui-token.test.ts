@@ -77,8 +77,11 @@ describe('maestro ui: where the token comes from', () => {
     const file = await tokenFile(GOOD);
     const child = spawn(process.execPath, [CLI, 'ui', '--token-file', file, '--workspace', ws.dir], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
-      await new Promise<void>((resolve, reject) => {
-        child.stdout.on('data', (d: Buffer) => d.toString().includes('maestro ui:') && resolve());
+      const origin = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => {
+          const url = /http:\/\/127\.0\.0\.1:\d+/.exec(d.toString())?.[0];
+          if (url) resolve(url);
+        });
         child.on('exit', (code) => reject(new Error(`maestro ui exited (${code})`)));
       });
       const cmdline = (await readFile(`/proc/${child.pid}/cmdline`, 'utf8')).replace(/\0/g, ' ');
@@ -87,9 +90,21 @@ describe('maestro ui: where the token comes from', () => {
       // As `nobody` (when the tests run as root): what `ps` shows every user.
       const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
       if (process.getuid?.() === 0 && setpriv) {
-        const { stdout } = await exec(setpriv, ['--reuid=65534', '--regid=65534', '--clear-groups', 'ps', '-eo', 'args']);
-        expect(stdout).toContain('--token-file');
-        expect(stdout).not.toContain(GOOD);
+        const asNobody = async (...args: string[]) =>
+          (await exec(setpriv, ['--reuid=65534', '--regid=65534', '--clear-groups', ...args])).stdout;
+        const listing = await asNobody('ps', '-eo', 'args');
+        expect(listing).toContain('--token-file');
+        expect(listing).not.toContain(GOOD);
+        // And with curl, that account gets the sign-in page and nothing of the workspace, nor a session for a guess.
+        const page = await asNobody('curl', '-s', '-w', '\n%{http_code}', `${origin}/runs`);
+        expect(page.trim().endsWith('401')).toBe(true);
+        expect(page).toContain('id="sign-in"');
+        expect(page).not.toContain(ws.dir);
+        const guess = JSON.stringify({ token: 'correct-horse-battery-staple-41' });
+        const headers = ['-H', `origin: ${origin}`, '-H', 'content-type: application/json'];
+        expect(await asNobody('curl', '-s', '-o', '/dev/null', '-w', '%{http_code}', ...headers, '-d', guess, `${origin}/session`)).toBe(
+          '401',
+        );
       }
     } finally {
       child.kill('SIGTERM');
