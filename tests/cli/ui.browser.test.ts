@@ -294,7 +294,10 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     await card.locator('.decide-form textarea[name=note]').fill('the budget owner approved it');
     // The README's picture of the console: `MAESTRO_UI_SCREENSHOT=docs/ui.png npx vitest run tests/cli/ui.browser.test.ts`.
     const shot = process.env.MAESTRO_UI_SCREENSHOT;
-    if (shot) await page.screenshot({ path: path.resolve(REPO_ROOT, shot) });
+    if (shot) {
+      await card.evaluate((e) => (e as unknown as { scrollIntoView(): void }).scrollIntoView());
+      await page.screenshot({ path: path.resolve(REPO_ROOT, shot) });
+    }
     await card.locator('button[value=continue]').click();
     await page.waitForURL(`${base}/runs/${ids.paused}?done=continue-console`);
     expect(await page.locator('.notice.ok').textContent()).toContain('This console carries the run on');
