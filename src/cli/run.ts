@@ -101,8 +101,6 @@ async function runSubcommand(file: string | undefined, opts: RunFlags, io: Io): 
   });
 }
 
-/** How long a process that ran a run waits, before it leaves, for a pause's notification still being delivered. */
-const NOTIFY_GRACE_MS = 5_000;
 /**
  * Runs one use case with progress on stderr, Ctrl-C wired to an AbortSignal (the run stops at its
  * last checkpoint), and the outcome reported. Shared by `run` and `hitl decide --run`. Every way out
@@ -149,8 +147,8 @@ export async function withRunContext(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    // A pause's notification has a few seconds to be delivered (and recorded) before the process leaves; the outcome is out already.
-    await app?.deps.notifier?.settled(NOTIFY_GRACE_MS);
+    // A pause's notification has 5 s more to be delivered (and recorded) before the process leaves; the outcome is out already.
+    await app?.deps.notifier?.settled(5_000);
     // The run's spans leave before the process does (a no-op when tracing is off).
     await app?.telemetry.shutdown();
   }
