@@ -1,3 +1,4 @@
+import type { PauseNotifier } from '../domain/pause-notice.js';
 import type { RunState } from '../domain/run-state.js';
 import type { WorkspaceConfig } from '../domain/workspace-config.js';
 import type { StepContentRecorder } from '../domain/telemetry.js';
@@ -53,6 +54,8 @@ export interface RunDeps {
   /** Message content for traces, when the workspace asks for it (`telemetry.capture_content`); redacted again there. */
   readonly telemetry?: StepContentRecorder;
   readonly onProgress?: OnProgress;
+  /** Tells people a run waits for one (`notify.webhook_url`); beside the run, never in its way. */
+  readonly notifier?: PauseNotifier;
   /**
    * The run calls no model any more and its artifact is written: what is left (its memory being
    * written, its last commit, its journal folded) need not hold up the next run. Called only when the

@@ -103,6 +103,7 @@ async function pauseRun(
   // The pause, what it says to a person and the draft: one commit (the files are in place before the state names them).
   const paused = { type: 'paused' as const, decision, pause, summary: message, ...(loop.plan ? { loopPlan: loop.plan } : {}) };
   await run.commit({ event: paused, files: draft ? [...pictures, draft, hitl] : [hitl] });
+  deps.notifier?.paused({ runId: state.run_id, pause, pauseClass: kind });
   const lines = [`paused for a person (${decision.layer}: ${decision.reason_code}): ${message}`];
   if (loop.plan)
     lines.push(`this conflict has paused ${loop.count} times; the council proposed a plan (see \`maestro hitl show ${state.run_id}\`)`);

@@ -147,6 +147,8 @@ export async function withRunContext(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    // A pause's notification has 5 s more to be delivered (and recorded) before the process leaves; the outcome is out already.
+    await app?.deps.notifier?.settled(5_000);
     // The run's spans leave before the process does (a no-op when tracing is off).
     await app?.telemetry.shutdown();
   }

@@ -114,6 +114,16 @@ export const PauseRecord = z.strictObject({
 });
 export type PauseRecord = z.infer<typeof PauseRecord>;
 
+/** Who decided a pause, how and from where (absent on decisions recorded before maestro kept it). */
+export const DecisionAuthor = z.strictObject({
+  /** The person: the name their console token is bound to, or the OS user who ran `maestro hitl decide`. */
+  name: z.string(),
+  via: z.enum(['console', 'cli']),
+  /** The machine (the CLI), or where the browser was: this machine, or its network (never a host address). */
+  from: z.string(),
+});
+export type DecisionAuthor = z.infer<typeof DecisionAuthor>;
+
 /** `.maestro/runs/<run_id>/state.json`: the checkpoint a paused or interrupted run resumes from. */
 export const RunState = z.strictObject({
   schemaVersion: z.literal(RUN_STATE_VERSION),
@@ -147,6 +157,7 @@ export const RunState = z.strictObject({
         decision: z.enum(['continue', 'stop']),
         decided_at: z.string(),
         note: z.string().optional(),
+        by: DecisionAuthor.optional(),
       }),
     )
     .default([]),

@@ -91,8 +91,14 @@ export function screenRunEvent(event: RunEvent): RunEvent {
         summary: screenText(event.summary),
         ...(event.loopPlan !== undefined ? { loopPlan: screenText(event.loopPlan) } : {}),
       };
-    case 'person_decided':
-      return event.entry.note === undefined ? event : { ...event, entry: { ...event.entry, note: screenText(event.entry.note) } };
+    case 'person_decided': {
+      const { note, by } = event.entry;
+      const screened = {
+        ...(note !== undefined ? { note: screenText(note) } : {}),
+        ...(by ? { by: { ...by, name: screenText(by.name), from: screenText(by.from) } } : {}),
+      };
+      return { ...event, entry: { ...event.entry, ...screened } };
+    }
     case 'finished':
     case 'failed':
       return { ...event, summary: screenText(event.summary) };

@@ -146,6 +146,15 @@ function doubt(v: Verdict, names: ReadonlyMap<string, string>): string {
   return `${who} voted ${v.action} (confidence ${v.confidence.toFixed(2)}): "${shown}"`;
 }
 
+/** Where a pause's explanation turns to the commands that move the run on (a console shows its buttons there instead). */
+export const MOVE_ON = 'To move it on:';
+
+/** A pause's explanation without the terminal commands that end it (for a page that offers the decision itself). */
+export function withoutMoveOn(message: string): string {
+  const at = message.indexOf(MOVE_ON);
+  return at < 0 ? message : message.slice(0, at).trimEnd();
+}
+
 /**
  * Why the council's arbitration paused a run, for people: the vote, which personas doubted and why
  * (their verdict rationales, from replies already screened by the detector), what it means, and
@@ -167,7 +176,7 @@ export function explainArbitrationPause(input: {
   return (
     `the council's verdict was ${arbitration.final_action}: ${arbitration.reasoning}. ${who} ` +
     `This means ${meaning}; nothing was done beyond the deliberation. ` +
-    `To move it on: maestro hitl decide ${runId} continue (the artifact is written from the deliberation already done, over the council's verdict), ` +
+    `${MOVE_ON} maestro hitl decide ${runId} continue (the artifact is written from the deliberation already done, over the council's verdict), ` +
     `maestro hitl decide ${runId} stop (the run ends as stopped), or run the command again with more input (input_artifacts, or a narrower task_description).`
   );
 }
@@ -184,7 +193,7 @@ function explainUnreadableVerdicts(input: Parameters<typeof explainArbitrationPa
   return (
     `the model answered the verdicts of ${who || 'the council'} unreadably, even when asked again (each counted as escalate: fail closed), and no readable verdict doubted the task: ` +
     "an outage of the route, not the council's doubt (it does not count towards the loop policy). " +
-    `To move it on: fix the route (json_mode, the model) and run the command again; maestro hitl decide ${runId} continue (the artifact is written from the deliberation already done); ` +
+    `${MOVE_ON} fix the route (json_mode, the model) and run the command again; maestro hitl decide ${runId} continue (the artifact is written from the deliberation already done); ` +
     `or maestro hitl decide ${runId} stop.`
   );
 }

@@ -4,18 +4,22 @@ import { parseVerdict } from './verdict.js';
 import { screenText } from './screen.js';
 import { servedByRun, servedLabel } from './served-by.js';
 import { runCalls, totalUsage } from './usage.js';
+import { withoutMoveOn } from './stop-explanation.js';
 
 /**
  * A run's whole story as Markdown, for `maestro show`: what was asked, every reply in order with
  * its knowledge requests, the verdicts, the decision trail and the outcome (with what to do next).
  * `shown` is the status as readers derive it (`interrupted` for a running run nobody holds).
  */
-export function renderTranscript(state: RunState, shown: string = state.status): string {
+export function renderTranscript(state: RunState, shown: string = state.status, audience: Audience = 'terminal'): string {
   // The state is screened as it is kept; what is printed is screened again (paths, labels, old files).
-  return screenText(renderUnscreened(state, shown));
+  return screenText(renderUnscreened(state, shown, audience));
 }
 
-function renderUnscreened(state: RunState, shown: string): string {
+/** Who reads the transcript: someone at a terminal (`maestro show`), or on the console's page of the run (its buttons move it on). */
+export type Audience = 'terminal' | 'console';
+
+function renderUnscreened(state: RunState, shown: string, audience: Audience): string {
   const out: string[] = [];
   out.push(`# Run ${state.run_id} — ${shown}`, '');
   out.push(`- Command: ${state.source}`);
@@ -62,10 +66,11 @@ function renderUnscreened(state: RunState, shown: string): string {
   for (const h of state.hitl)
     out.push(
       '',
-      `A person decided **${h.decision}** on pause ${h.pause_id} (${h.reason_code}) at ${h.decided_at}${h.note ? `: ${h.note}` : ''}.`,
+      `${h.by ? `${h.by.name} (via the ${h.by.via})` : 'A person'} decided **${h.decision}** on pause ${h.pause_id} (${h.reason_code}) at ${h.decided_at}${h.note ? `: ${h.note}` : ''}.`,
     );
-  out.push('', '## Outcome', '', state.summary?.trim() || `The run is ${shown}.`);
-  const next = OUTCOME_NEXT[shown];
+  const summary = state.summary?.trim();
+  out.push('', '## Outcome', '', (audience === 'console' && summary ? withoutMoveOn(summary) : summary) || `The run is ${shown}.`);
+  const next = (audience === 'console' ? CONSOLE_NEXT : OUTCOME_NEXT)[shown];
   if (next) out.push('', next(state.run_id));
   return `${out.join('\n')}\n`;
 }
@@ -77,6 +82,14 @@ const OUTCOME_NEXT: Readonly<Partial<Record<string, (runId: string) => string>>>
   interrupted: (id) =>
     `Interrupted: no live process is running it. \`maestro run --resume ${id}\` resumes it from its checkpoint ` +
     '(finished model calls are not repeated).',
+};
+
+/** The same, on the console's page of the run, where buttons move it on. */
+const CONSOLE_NEXT: typeof OUTCOME_NEXT = {
+  paused: () => 'It waits for a person: decide it at the top of this page.',
+  running: () => 'Not finished: a live maestro process runs it now; this page follows it.',
+  interrupted: () =>
+    'Interrupted: nobody runs it now. **Resume** at the top of this page carries it on from its checkpoint (finished model calls are not repeated).',
 };
 
 /** The mediator's classification: a model call before the council's, with the route/model that answered and what it found. */

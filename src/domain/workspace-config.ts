@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Acceptance } from './floor/floor.js';
 import { Budget, Price } from './budget.js';
 import { ArbitrationStrategy } from './command-file.js';
+import { ConsoleSettings, NotifySettings } from './console-settings.js';
 import { OFFLINE_ROUTE_ID, Route } from './route.js';
 import { WorkspaceModeOptions } from './modes/settings.js';
 import { formatIssues, type Parsed } from './issues.js';
@@ -163,6 +164,8 @@ export const WorkspaceConfig = z.strictObject({
     })
     .default({})
     .describe('Scale-out over PostgreSQL (see the README, "Workers on many machines").'),
+  ui: ConsoleSettings,
+  notify: NotifySettings,
 });
 export type WorkspaceConfig = z.infer<typeof WorkspaceConfig>;
 
