@@ -35,7 +35,8 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
   // What an input handed over asks is part of the task: its acts are the task's acts.
   const handedWords: Word[] = [];
   for (const input of text.inputs.filter((i) => asked.handedOver.has(i.path))) {
-    const inner = read(input.content ?? '');
+    // As much of it as a task may hold: the handover pauses whatever the rest says; this names what it asks.
+    const inner = read((input.content ?? '').slice(0, HANDED_OVER_CHARS));
     handedWords.push(...inner.flatMap((s) => s.words));
     const more = collect([{ source: input.path, requests: readRequests(inner, false) }], { inputs: [], hasInputs: false, words: [] });
     asked.acts.push(...more.acts.filter((a) => a.class !== 'execute_instructions'));
@@ -70,6 +71,9 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
     },
   };
 }
+
+/** How much of a handed-over file the floor reads, as much as a task may hold. */
+const HANDED_OVER_CHARS = 20_000;
 
 interface Asked {
   deliverables: Set<DeliverableKind>;
