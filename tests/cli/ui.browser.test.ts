@@ -265,8 +265,10 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     const card = page.locator('section.live-run', { hasText: 'Pick a cache for the session store' });
     await card.locator('.live-step:nth-of-type(3) .reply').waitFor({ timeout: 20_000 });
     expect(await card.locator('.live-step .reply p').count()).toBeGreaterThan(0);
+    // Read while the card is there: once the run ends, its card goes.
+    const shownRun = await card.getAttribute('data-run');
     const id = JSON.parse((await running).stdout).run_id as string;
-    expect(await card.getAttribute('data-run')).toBe(id);
+    expect(shownRun).toBe(id);
     // Once it has ended its card goes: it is named under "Just now", and cards never pile up.
     await page.locator(`#live-ended li[data-run="${id}"][data-status="completed"]`).waitFor({ timeout: 20_000 });
     expect(await page.locator(`section.live-run[data-run="${id}"]`).count()).toBe(0);
