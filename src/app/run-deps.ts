@@ -27,14 +27,6 @@ export interface RunDeps {
   readonly newRunId: () => string;
   readonly sha256: (data: string | Uint8Array) => string;
   readonly countTokens: (text: string) => number;
-  /**
-   * The count when the tokenizer is loaded already (else undefined): a run's prompts and replies are
-   * counted with it while the run waits for the model, so that the counts its memory needs later
-   * (the next run's history, this run's save) are at hand.
-   */
-  readonly countTokensIfLoaded?: (text: string) => number | undefined;
-  /** Resolves once the next model request of this process has left (or soon, when none does): work that must not delay a request waits for it. */
-  readonly requestSent?: () => Promise<void>;
   /** Routes and their clients (offline, openai) from the workspace config and the invocation's flags. */
   readonly models: ModelRoutes;
   /** One client for every persona instead of routes (a replayed cassette, or a test's fake). */

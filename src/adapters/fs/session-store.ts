@@ -26,8 +26,6 @@ export interface SessionCounting {
   /** The history budget (`history.max_tokens`). */
   readonly budget: number;
   readonly count: (text: string) => number;
-  /** The count when it costs no tokenizer load, else undefined. */
-  readonly countIfCheap: (text: string) => number | undefined;
 }
 
 /**
@@ -119,18 +117,16 @@ export class FsSessionStore implements SessionStore {
     // Runs of this process land in the order they ended (without polling the lock against each other;
     // those ready together in one write: #write); the file lock then keeps other processes out.
     // Registered before anything is awaited: from this call on, `load` sees the run.
-    // With the counts at hand (taken while the run waited for the model), so the next run's history need not count.
-    const counted = messages.map((m) => (m.tokens === undefined ? withCount(m, this.counting?.countIfCheap(m.content)) : m));
     const save: SaveInFlight = {
       runId,
-      messages: counted,
+      messages,
       at: this.clock.now().toISOString(),
       ...(options.track ? { track: options.track } : {}),
     };
     this.#inFlight.set(personaId, [...(this.#inFlight.get(personaId) ?? []), save]);
     try {
       await new Promise<void>((resolve, reject) => {
-        const queued: QueuedSave = { runId, messages: counted, options, ready: options.landAfter === undefined, resolve, reject };
+        const queued: QueuedSave = { runId, messages, options, ready: options.landAfter === undefined, resolve, reject };
         this.#queued.set(personaId, [...(this.#queued.get(personaId) ?? []), queued]);
         // Written only once `landAfter` settles well; when it fails, so does this save (its run did not end well).
         options.landAfter
@@ -237,23 +233,15 @@ export class FsSessionStore implements SessionStore {
   }
 
   /**
-   * The messages with their token counts. A history whose bytes exceed the budget will be counted by
-   * the next run: it is counted now, at the end of this one, where loading the tokenizer delays no
-   * model call. So is one past half the budget: the next run may start before this save lands, and
-   * see it (in flight, its messages not counted yet) past the budget; it then finds the tokenizer
-   * loaded instead of loading it (~150 ms) on its way to its first call. A smaller history is counted
-   * only where that is free (the tokenizer is loaded already).
+   * The messages with their token counts, once the history's bytes exceed the budget: the next run
+   * bounds it by counting, and finds each message counted already (once, here, where loading the
+   * tokenizer delays no model call). A smaller history needs no count.
    */
   #counted(messages: readonly HistoryMessage[]): HistoryMessage[] {
     const counting = this.counting;
-    if (!counting) return [...messages];
     const bytes = messages.reduce((sum, m) => sum + Buffer.byteLength(m.content) + 4, 0);
-    const count = bytes > counting.budget / 2 ? counting.count : counting.countIfCheap;
-    return messages.map((m) => {
-      if (m.tokens !== undefined) return m;
-      const tokens = count(m.content);
-      return tokens === undefined ? m : { ...m, tokens };
-    });
+    if (!counting || bytes <= counting.budget) return [...messages];
+    return messages.map((m) => (m.tokens === undefined ? { ...m, tokens: counting.count(m.content) } : m));
   }
 }
 
@@ -268,10 +256,6 @@ interface QueuedSave {
   failed?: { readonly error: unknown };
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
-}
-
-function withCount(message: HistoryMessage, tokens: number | undefined): HistoryMessage {
-  return tokens === undefined ? message : { ...message, tokens };
 }
 
 /** A file's identity as it is replaced whole: inode, size and times (nanoseconds). */
