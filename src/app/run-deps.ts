@@ -48,19 +48,6 @@ export interface RunDeps {
   /** Draws the pictures some modes add to the artifact (parallel: a heat map). */
   readonly pictures?: PictureRenderer;
   readonly onProgress?: OnProgress;
-  /**
-   * The run calls no model any more and its artifact is written: what is left (its memory being
-   * written, its last commit, its journal folded) need not hold up the next run. Called only when the
-   * next run's memory snapshot would see this one's save in flight (`SessionStore.seesSavesInFlight`).
-   * The run still ends, and is recovered after a crash, exactly as before: this only frees a slot.
-   */
-  readonly onTail?: (runId: string) => void;
-  /**
-   * Resolves when the writes a run in its tail has left may begin: once no other run of this process
-   * is on its way to its first call (app/heads-first.ts), so those never queue behind them. What is
-   * written, and when the run counts as finished, does not change.
-   */
-  readonly afterHeads?: () => Promise<void>;
   readonly signal?: AbortSignal;
 }
 

@@ -149,12 +149,8 @@ type FinishOptions = EndOptions & {
   status?: 'stopped' | 'guardrail_stopped';
 };
 
-/**
- * Runs once the artifact is on disk (the council's memory), its writes landing only once `pictures`
- * resolves: the artifact (flushed) and its pictures are on disk, and no run claimed meanwhile is still on its way
- * to its first call (RunDeps.afterHeads). Returns the records the run's `finished` commit carries.
- */
-export type AfterArtifact = (pictures: Promise<void>) => Promise<readonly AuditEvent[]>;
+/** Runs once the artifact and its pictures are on disk (the council's memory); returns the records the run's `finished` commit carries. */
+export type AfterArtifact = () => Promise<readonly AuditEvent[]>;
 
 /** Ends a run as completed (decision RUN) or stopped, writing the artifact when there is one. */
 async function finishRun(options: FinishOptions): Promise<RunOutcome> {
@@ -167,24 +163,11 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   // the artifact and its last save ends the same way when recovered, byte for byte.
   const finishedAt = new Date(run.state.finishing?.finished_at ?? deps.clock.now().toISOString());
   const pictures = picturesOf(options);
-  // Drawn from now on, written beside the artifact only once the end is on the checkpoint: a commit
-  // that fails leaves no picture without its artifact.
-  let endFixed: (fixed: boolean) => void = () => undefined;
-  const fixed = new Promise<boolean>((resolve) => (endFixed = resolve));
-  // The writes left for after the slot is freed wait for the heads of runs claimed meanwhile (RunDeps.afterHeads).
-  let tailMayWrite: (go: Promise<void> | undefined) => void = () => undefined;
-  const heads = new Promise<void>((resolve) => (tailMayWrite = resolve));
-  const drawing = drawPictures(
-    deps,
-    pictures,
-    run.state.command.input_artifacts,
-    fixed.then(async (ok) => {
-      if (ok) await heads;
-      return ok;
-    }),
-  );
+  // Drawn (off the main thread) while the end is committed; written only once it is on the checkpoint:
+  // a commit that fails leaves no picture without its artifact.
+  const drawing = drawPictures(deps, pictures);
   const { lead } = options;
-  await commitEnding(run, endFixed, {
+  await run.commit({
     event: {
       type: 'finishing',
       finishedAt: finishedAt.toISOString(),
@@ -198,22 +181,10 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   });
   const state = run.state;
   const artifact = await writeArtifact(options, { status, finishedAt, message, resumedEnding, pictures });
-  // What depends on the artifact being written (the council's memory) happens only now. Once the
-  // saves are begun, the next run may start: it sees them (a store that shows saves in flight), and
-  // this run's end is committed only once they land, so a crash still completes the same ending.
-  // Memory keeps only a run that ended well (DESIGN.md, Persistence): the saves land only once the
-  // pictures are on disk, so a picture that cannot be drawn or written fails them, unwritten.
-  // The artifact is read from now on; made durable (its fsyncs) in the tail, beside the next run's first call.
-  const flushed = heads.then(() => artifact?.flush());
-  flushed.catch(() => undefined); // awaited below, where a failure is reported
-  const saving = options.afterArtifact?.(Promise.all([drawing, flushed]).then(() => undefined));
-  const freed = !saving || deps.sessions.seesSavesInFlight;
-  if (freed) deps.onTail?.(state.run_id);
-  tailMayWrite(freed ? deps.afterHeads?.() : undefined);
-  const saved = (await saving) ?? [];
-  // The pictures and the artifact are on disk before the end is committed (a crash before writes them again, the same).
-  await drawing;
-  await flushed;
+  for (const drawn of await drawing) await deps.artifacts.write(drawn.path, drawn.svg, state.command.input_artifacts);
+  // What depends on the artifact and its pictures being on disk (the council's memory) happens only
+  // now: memory keeps only a run that ended well (DESIGN.md, Persistence).
+  const saved = (await options.afterArtifact?.()) ?? [];
   const finished = finishedRecord(options, status);
   // The end, its records (the artifact's and the memory's with it: a crash before this commit completes
   // the ending again, and those writes are idempotent), and the command as given gone (state.json keeps
@@ -261,43 +232,14 @@ function picturesOf(options: FinishOptions): PlacedPicture[] {
   return (options.attachments ?? []).map((a) => ({ ...a, path: `${plan.output_path.replace(/\.md$/i, '')}${a.suffix}` }));
 }
 
-/** The ending's first commit, telling the pictures drawn meanwhile whether they may be written. */
-async function commitEnding(
-  run: StartedRun,
-  endFixed: (fixed: boolean) => void,
-  change: Parameters<StartedRun['commit']>[0],
-): Promise<void> {
-  try {
-    await run.commit(change);
-  } catch (error) {
-    endFixed(false);
-    throw error;
-  }
-  endFixed(true);
-}
-
-/**
- * Draws the pictures and writes each beside the artifact, begun as soon as the run's end is known:
- * drawing runs off the main thread (VegaPictureRenderer), beside the ending's commits, the artifact
- * and the memory save (whose writes wait for it), and is awaited before the end is committed.
- */
-function drawPictures(
-  deps: RunDeps,
-  pictures: readonly PlacedPicture[],
-  inputs: readonly string[],
-  endFixed: Promise<boolean>,
-): Promise<void> {
+/** The pictures as SVG, each with its path, drawn off the main thread (VegaPictureRenderer) from the start of the run's ending. */
+function drawPictures(deps: RunDeps, pictures: readonly PlacedPicture[]): Promise<{ path: string; svg: string }[]> {
   const renderer = deps.pictures;
-  if (!renderer || pictures.length === 0) return Promise.resolve();
-  const drawing = Promise.all(
-    pictures.map(async (p) => {
-      const svg = await renderer.render(p.picture);
-      if (await endFixed) await deps.artifacts.write(p.path, svg, inputs);
-    }),
-  );
-  // Awaited later, where a failure is reported; never an unhandled rejection meanwhile.
+  if (!renderer || pictures.length === 0) return Promise.resolve([]);
+  const drawing = Promise.all(pictures.map(async (p) => ({ path: p.path, svg: await renderer.render(p.picture) })));
+  // Awaited once the end is committed, where a failure is reported; never an unhandled rejection meanwhile.
   drawing.catch(() => undefined);
-  return drawing.then(() => undefined);
+  return drawing;
 }
 
 /** The artifact, when the run has one to write (linking its pictures), and its ARTIFACT_WRITTEN record (committed with the run's end). */
@@ -310,7 +252,7 @@ async function writeArtifact(
     resumedEnding: boolean;
     pictures: readonly PlacedPicture[];
   },
-): Promise<{ path: string; record: AuditEvent; flush: () => Promise<void> } | null> {
+): Promise<{ path: string; record: AuditEvent } | null> {
   const { run, deps, decision } = options;
   const { status, finishedAt, message, resumedEnding, pictures } = end;
   const state = run.state;
@@ -327,17 +269,18 @@ async function writeArtifact(
     ...(status === 'stopped' ? { outcomeNote: message } : {}),
   });
   const inputs = state.command.input_artifacts;
-  // Whole for readers now, durable once `flush` is done (before the run's `finished` commit).
+  // Whole for readers, then made durable (its flush) before anything else is written.
   const { path: artifactPath, flush } = deps.artifacts.writeUnflushed
     ? await deps.artifacts.writeUnflushed(plan.output_path, markdown, inputs)
     : { path: await deps.artifacts.write(plan.output_path, markdown, inputs), flush: async () => undefined };
+  await flush();
   const written = auditEvent('ARTIFACT_WRITTEN', runDecision('artifact', 'ARTIFACT_WRITTEN'), {
     path: plan.output_path,
     bytes: Buffer.byteLength(markdown),
     sha256: deps.sha256(markdown),
     ...(resumedEnding ? { completed_after_restart: true } : {}),
   });
-  return { path: artifactPath, record: written, flush };
+  return { path: artifactPath, record: written };
 }
 
 /** A run that cannot start: persona or route files are broken. */

@@ -46,13 +46,8 @@ export interface SessionLoad {
 }
 
 export interface SessionStore {
-  /**
-   * A persona's memory now. With `seesSavesInFlight`, it includes the runs whose save this process
-   * has begun and not yet finished writing: a run started meanwhile sees every earlier finished run.
-   */
+  /** A persona's memory now: every run whose save has landed. */
   load(personaId: string): Promise<SessionLoad>;
-  /** `load` includes this process's saves still being written, so a run's end need not wait for its save to land before the next run starts. */
-  readonly seesSavesInFlight?: boolean;
   /**
    * Adds one run's messages to a persona's memory (idempotent by run id), re-reading the file under
    * a lock so several watchers never drop each other's runs, and archiving the oldest runs beyond the
@@ -70,12 +65,6 @@ export interface AppendRunOptions {
   readonly retry?: boolean;
   /** The persona's verdict in this run and the council's final action, for its track record (`by_priors`). */
   readonly track?: { readonly said: VerdictAction; readonly final: VerdictAction };
-  /**
-   * The save is written only once this has settled well (the pictures beside the artifact): a run
-   * whose ending fails there is not remembered, yet its save may be begun (and, with
-   * `seesSavesInFlight`, seen by the next run) before. When it fails, the save fails with its error.
-   */
-  readonly landAfter?: Promise<unknown>;
 }
 
 /**

@@ -9,8 +9,8 @@ import { ScriptedLlmClient } from '../fakes/scripted-llm-client.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
 import { finishedCommitsNoted } from '../helpers/watched-ledger.js';
 
-// Issue 24 item 5: the heat map is drawn off the run's path — begun as soon as the run's end is known,
-// not holding up the next run — and on disk before the run's end is committed.
+// The heat map is drawn (on its thread) from the moment the run's end is known, and is on disk beside
+// the artifact before the council's memory is saved and the run's end is committed.
 //
 // Persona memory is saved at the successful end of a run only (DESIGN.md, Persistence): a run whose
 // heat map cannot be drawn or written does not end successfully, so its council must not remember it.
@@ -44,27 +44,34 @@ function gatedRenderer(seen: string[]): PictureRenderer & { release: () => void 
   };
 }
 
-describe('the heat map off the run’s path', () => {
-  it('is begun before the artifact is written, frees the slot before it is drawn, and is on disk before the end is committed', async () => {
+describe('the heat map of a run’s ending', () => {
+  it('is begun before the artifact is written, and is on disk before the memory is saved and the end committed', async () => {
     const llm = new ScriptedLlmClient((r) => (r.purpose === 'assessment' ? assessment : '### Proposal\nDo it.'));
     const app = await createApp({ workspace: ws.dir, llm });
     const seen: string[] = [];
     const pictures = gatedRenderer(seen);
     const ledger = app.deps.ledger;
+    const sessions = app.deps.sessions;
     const deps = {
       ...app.deps,
       pictures,
-      onProgress: (e: { kind: string }) => void (e.kind === 'producing_artifact' && seen.push('artifact')),
-      onTail: () => {
-        seen.push('slot free');
-        // The next run may start now; the picture is drawn meanwhile.
-        setTimeout(() => pictures.release(), 20);
+      onProgress: (e: { kind: string }) => {
+        if (e.kind !== 'producing_artifact') return;
+        seen.push('artifact');
+        pictures.release();
+      },
+      sessions: {
+        load: (id: string) => sessions.load(id),
+        appendRun: async (...args: Parameters<typeof sessions.appendRun>) => {
+          if (!seen.includes('memory saved')) seen.push('memory saved');
+          return sessions.appendRun(...args);
+        },
       },
       ledger: finishedCommitsNoted(ledger, () => seen.push('end committed')),
     };
     const outcome = await processCommand({ text: command, source: 't.json' }, deps);
     expect(outcome.status, outcome.message).toBe('completed');
-    expect(seen).toEqual(['drawing begun', 'artifact', 'slot free', 'drawn', 'end committed']);
+    expect(seen).toEqual(['drawing begun', 'artifact', 'drawn', 'memory saved', 'end committed']);
     const artifact = outcome.artifact ?? '';
     expect(await readFile(artifact.replace(/\.md$/, '.heatmap.svg'), 'utf8')).toBe('<svg>heat</svg>\n');
     expect(await readFile(artifact, 'utf8')).toContain(path.basename(artifact.replace(/\.md$/, '.heatmap.svg')));
@@ -79,7 +86,6 @@ describe('a heat map that cannot be drawn', () => {
       ...app.deps,
       pictures: {
         render: async () => {
-          await new Promise((r) => setTimeout(r, 30));
           throw new Error('the heat map could not be drawn: bad spec');
         },
       },
