@@ -268,12 +268,7 @@ async function writeArtifact(
     trail: [...state.trail, decision],
     ...(status === 'stopped' ? { outcomeNote: message } : {}),
   });
-  const inputs = state.command.input_artifacts;
-  // Whole for readers, then made durable (its flush) before anything else is written.
-  const { path: artifactPath, flush } = deps.artifacts.writeUnflushed
-    ? await deps.artifacts.writeUnflushed(plan.output_path, markdown, inputs)
-    : { path: await deps.artifacts.write(plan.output_path, markdown, inputs), flush: async () => undefined };
-  await flush();
+  const artifactPath = await deps.artifacts.write(plan.output_path, markdown, state.command.input_artifacts);
   const written = auditEvent('ARTIFACT_WRITTEN', runDecision('artifact', 'ARTIFACT_WRITTEN'), {
     path: plan.output_path,
     bytes: Buffer.byteLength(markdown),

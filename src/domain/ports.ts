@@ -187,18 +187,8 @@ export type OutputPathCheck = { ok: true; absolute: string; relative: string } |
 export interface ArtifactWriter {
   /** Whether an artifact may be written at this workspace-relative path (never over a `protect`ed file: the command's inputs). */
   check(relativePath: string, protect?: readonly string[]): Promise<OutputPathCheck>;
-  /** Writes atomically at a path that passed `check` (checked again); returns the absolute path. */
+  /** Writes atomically and durably at a path that passed `check` (checked again); returns the absolute path. */
   write(relativePath: string, content: string, protect?: readonly string[]): Promise<string>;
-  /**
-   * `write`, whole for every reader at once, but made durable only by `flush` (the caller awaits it
-   * before the artifact counts as written for good: before the run's `finished` commit). A writer
-   * without it makes every write durable at once.
-   */
-  writeUnflushed?(
-    relativePath: string,
-    content: string,
-    protect?: readonly string[],
-  ): Promise<{ path: string; flush: () => Promise<void> }>;
 }
 
 export type { OnProgress, ProgressEvent } from './progress.js';
