@@ -1,6 +1,5 @@
-import { closeSync, createReadStream, fstatSync, openSync, read, readFileSync } from 'node:fs';
-import type { BigIntStats } from 'node:fs';
-import { mkdir, rename, stat, truncate } from 'node:fs/promises';
+import { createReadStream, type BigIntStats } from 'node:fs';
+import { mkdir, open, rename, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import type { AppendRunOptions, Clock, SessionLoad, SessionStore } from '../../domain/ports.js';
@@ -173,48 +172,20 @@ async function readUnlessKnown(
   file: string,
   known: { readonly stamp: string; readonly state: SessionState } | undefined,
 ): Promise<{ text: string; stamp: string } | { state: SessionState } | undefined> {
-  // The open and the stat in synchronous calls (a run's head reads every persona's memory: microseconds
-  // each, where trips through the thread pool wait for a core); a file that changed is read off the
-  // event loop, whatever its size.
-  let fd: number;
+  let handle: FileHandle;
   try {
-    fd = openSync(file, 'r');
+    handle = await open(file, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
   try {
-    const st = fstatSync(fd, { bigint: true });
-    const stamp = stampOf(st);
+    const stamp = stampOf(await handle.stat({ bigint: true }));
     if (known?.stamp === stamp) return { state: known.state };
-    return { text: await readWhole(fd, Number(st.size)), stamp };
+    return { text: await handle.readFile('utf8'), stamp };
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
-}
-
-/** Bytes read into `buffer` from `position`, off the event loop. */
-function readAt(fd: number, buffer: Buffer, position: number): Promise<number> {
-  return new Promise((resolve, reject) =>
-    read(fd, buffer, 0, buffer.length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead))),
-  );
-}
-
-/**
- * The file's text from its descriptor (the one its identity was taken from): small files at once,
- * larger ones (a long memory) off the event loop. Read to its end, whatever the size said.
- */
-async function readWhole(fd: number, size: number): Promise<string> {
-  if (size <= 256 * 1024) return readFileSync(fd, 'utf8');
-  const chunks: Buffer[] = [];
-  for (let position = 0; ; ) {
-    const buffer = Buffer.allocUnsafe(Math.max(64 * 1024, size - position));
-    const bytesRead = await readAt(fd, buffer, position);
-    if (bytesRead === 0) break;
-    chunks.push(buffer.subarray(0, bytesRead));
-    position += bytesRead;
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Whether the archive holds a message of this run (read line by line; a missing archive holds none). */
