@@ -133,27 +133,6 @@ interface DrawingView {
   finalize(): unknown;
 }
 
-/**
- * Puts the calling thread at the lowest scheduling priority (nice 19), so that drawing a picture
- * never takes a core from the run's own path (the event loop, the file system's thread pool) or the
- * next run's: on Linux a nice value is per thread, and `/proc/thread-self` names this thread's id
- * (`<pid>/task/<tid>`). Elsewhere (no /proc, a tid that is not a number, EPERM) the thread stays as
- * it is: a slower picture is not worth failing for. Self-contained: the worker thread runs its source.
- */
-export function lowerThisThreadPriority(
-  fs: { readlinkSync(path: string): string },
-  os: { setPriority(pid: number, priority: number): void },
-): boolean {
-  try {
-    const tid = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
-    if (!Number.isInteger(tid) || tid <= 0) return false;
-    os.setPriority(tid, 19);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Draws the pictures of this thread (where the worker could not run), once Vega is loaded. */
 let drawingHere: Promise<PictureDrawer> | undefined;
 
@@ -166,12 +145,11 @@ async function renderHere(job: PictureJob): Promise<string> {
 class WorkerUnavailable extends Error {}
 
 /**
- * The worker's code (CommonJS, evaluated): lowers its own priority, then draws each picture it is
+ * The worker's code (CommonJS, evaluated): draws each picture it is
  * sent with the Vega module at `workerData`, keeping a view of each shape it drew.
  */
 const WORKER_CODE = `
 const { parentPort, workerData } = require('node:worker_threads');
-(${lowerThisThreadPriority.toString()})(require('node:fs'), require('node:os'));
 const pictureDrawer = ${pictureDrawer.toString()};
 let drawing;
 parentPort.on('message', async ({ id, job }) => {

@@ -1,13 +1,5 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  heatmapSpec,
-  lowerThisThreadPriority,
-  pictureDrawer,
-  pictureJob,
-  VegaPictureRenderer,
-  withStableIds,
-} from '../../../src/adapters/system/vega-pictures.js';
+import { heatmapSpec, pictureDrawer, pictureJob, VegaPictureRenderer, withStableIds } from '../../../src/adapters/system/vega-pictures.js';
 import type { PictureSpec } from '../../../src/domain/modes/mode.js';
 
 const spec: PictureSpec = {
@@ -129,55 +121,5 @@ describe('drawing with a view kept per shape', () => {
     await expect(draw(shaped('a', ['fail']))).rejects.toThrow('cannot draw');
     expect(await draw(shaped('a', [2]))).toBe('<svg>a [2]</svg>');
     expect(seen.parsed).toEqual(['a', 'a']);
-  });
-});
-
-/** Each thread of this process and its nice value (field 19 of /proc/<pid>/task/<tid>/stat). */
-function threadNices(): Map<string, number> {
-  const nices = new Map<string, number>();
-  for (const tid of readdirSync('/proc/self/task')) {
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-    nices.set(tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
-  }
-  return nices;
-}
-
-describe('the picture thread runs at the lowest priority', () => {
-  const linux = existsSync('/proc/thread-self/stat');
-  const ownNice = (): number => Number(threadNices().get(readFileSync('/proc/thread-self/stat', 'utf8').split(' ')[0] ?? '') ?? 0);
-
-  it.skipIf(!linux || (linux && ownNice() === 19))('on Linux: the thread drawing is at nice 19, the thread that asked is not', async () => {
-    const before = ownNice();
-    await new VegaPictureRenderer().render(spec);
-    expect([...threadNices().values()]).toContain(19);
-    expect(ownNice()).toBe(before);
-  });
-
-  it('sets the nice value of the thread /proc/thread-self names, and only that', () => {
-    const calls: [number, number][] = [];
-    const set = { setPriority: (pid: number, priority: number) => void calls.push([pid, priority]) };
-    expect(lowerThisThreadPriority({ readlinkSync: () => '4242/task/4250' }, set)).toBe(true);
-    expect(calls).toEqual([[4250, 19]]);
-  });
-
-  it('leaves the thread as it is where there is no /proc, no thread id, or no permission', () => {
-    const noProc = {
-      readlinkSync: () => {
-        throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
-      },
-    };
-    const refused = {
-      setPriority: () => {
-        throw Object.assign(new Error('EACCES'), { code: 'EACCES' });
-      },
-    };
-    const never = {
-      setPriority: () => {
-        throw new Error('must not be called');
-      },
-    };
-    expect(lowerThisThreadPriority(noProc, never)).toBe(false);
-    expect(lowerThisThreadPriority({ readlinkSync: () => 'self' }, never)).toBe(false);
-    expect(lowerThisThreadPriority({ readlinkSync: () => '4242/task/4250' }, refused)).toBe(false);
   });
 });
