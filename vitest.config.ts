@@ -8,8 +8,7 @@ const NEEDS_FRESH_MODULES = [
   'tests/adapters/model/token-counter.test.ts',
   'tests/adapters/model/openai-llm-client.test.ts',
   // Mock node:fs/promises and the atomic writes under the modules they test.
-  'tests/adapters/fs/session-store-load-race.test.ts',
-  'tests/app/watch-loop-tail-failure.test.ts',
+  'tests/app/watch-loop-save-failure.test.ts',
   // Changes the process's working folder.
   'tests/architecture.test.ts',
 ];

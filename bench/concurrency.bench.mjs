@@ -8,6 +8,7 @@
 // whole tail (last reply sent → finished: its memory, pictures and last records, written beside the
 // next run's calls).
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
@@ -23,7 +24,7 @@ const MAX_CONCURRENCY = 6;
 const REQUESTS_PER_RUN = 8;
 
 /** A chat-completions server answering after `latency` ms; counts requests in hand and notes when each came and went. */
-function server() {
+export function server() {
   const state = { latency: 0, inFlight: 0, peak: 0, log: [] };
   const srv = http.createServer((req, res) => {
     const arrived = performance.now();
@@ -69,13 +70,13 @@ function server() {
 /** The modes the per-run head and tail are measured in: the workspace's default (no mode named), and named ones. */
 const HEAD_TAIL_MODES = (process.env.BENCH_CONC_MODES ?? 'default,round_robin,parallel,hierarchical').split(',');
 
-async function workspace(url, mode = 'default') {
+async function workspace(url, mode = 'default', commands = COMMANDS) {
   const ws = await mkdtemp(path.join(os.tmpdir(), 'maestro-bench-conc-'));
   await cp(path.join(ROOT, 'personas'), path.join(ws, 'personas'), { recursive: true });
   await mkdir(path.join(ws, 'commands'));
   const local = { provider: 'openai', model: 'bench', base_url: url, max_retries: 0, max_concurrency: MAX_CONCURRENCY };
   await writeFile(path.join(ws, 'maestro.config.json'), JSON.stringify({ default_route: 'local', routes: { local } }));
-  for (let i = 0; i < COMMANDS; i++) {
+  for (let i = 0; i < commands; i++) {
     const config = { max_rounds: 1, ...(mode === 'default' ? {} : { mode }) };
     const command = { task_description: `Benchmark task ${i}: review rollout step ${i} and list the risks`, config };
     await writeFile(path.join(ws, 'commands', `${String(i).padStart(3, '0')}.json`), JSON.stringify(command));
@@ -83,11 +84,24 @@ async function workspace(url, mode = 'default') {
   return ws;
 }
 
-/** Drains the queue with one watcher; wall time from its `started` event to its last `finished` one. */
-async function drain(url, concurrency, mode = 'default') {
-  const ws = await workspace(url, mode);
+/** The CPU time a process has used so far, every thread (ms; Linux's /proc, in clock ticks of 10 ms); NaN elsewhere. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * Drains a queue of `commands` with one watcher (the build at `cli`); wall time from its `started`
+ * event to its last `finished` one.
+ */
+export async function drain(url, concurrency, mode = 'default', { cli = CLI, commands = COMMANDS } = {}) {
+  const ws = await workspace(url, mode, commands);
   const events = [];
-  const child = spawn(process.execPath, [CLI, 'watch', '--once', '--json', '--concurrency', String(concurrency), '--workspace', ws], {
+  const child = spawn(process.execPath, [cli, 'watch', '--once', '--json', '--concurrency', String(concurrency), '--workspace', ws], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, NO_COLOR: '1' },
   });
@@ -97,13 +111,13 @@ async function drain(url, concurrency, mode = 'default') {
     buffer += chunk;
     const lines = buffer.split('\n');
     buffer = lines.pop() ?? '';
-    for (const line of lines) if (line.startsWith('{')) events.push({ ...JSON.parse(line), at });
+    for (const line of lines) if (line.startsWith('{')) events.push({ ...JSON.parse(line), at, cpu: cpuMs(child.pid) });
   });
   const code = await new Promise((resolve) => child.on('exit', resolve));
   await rm(ws, { recursive: true, force: true });
   const finished = events.filter((e) => e.kind === 'finished');
   const bad = finished.filter((e) => e.status !== 'completed');
-  if (code !== 0 || finished.length !== COMMANDS || bad.length > 0) {
+  if (code !== 0 || finished.length !== commands || bad.length > 0) {
     throw new Error(
       `watch --concurrency ${concurrency} (${mode}): exit ${code}, ${finished.length} finished, ${bad.length} not completed (${bad.map((e) => `${e.status} ${e.reason_code}`).join(', ')})`,
     );

@@ -25,7 +25,7 @@ const settled: StampSource = { stat: realStampSource.stat, now: () => Date.now()
 function freezable(): { source: StampSource; freeze: (st: BigIntStats | undefined) => void } {
   let frozen: BigIntStats | undefined;
   return {
-    source: { stat: (f) => (f === file && frozen ? frozen : realStampSource.stat(f)), now: settled.now },
+    source: { stat: async (f) => (f === file && frozen ? frozen : realStampSource.stat(f)), now: settled.now },
     freeze: (st) => (frozen = st),
   };
 }

@@ -206,7 +206,7 @@ function sessionSaver(options: {
 }): AfterArtifact {
   const { run, deps, state, personas } = options;
   const { verdicts, arbitration } = options.conclusion;
-  return async (pictures) => {
+  return async () => {
     // Each persona's file has its own lock, so they are saved at once; every save settles before a failure is reported.
     const saved = await Promise.allSettled(
       personas.map((id) => {
@@ -220,7 +220,7 @@ function sessionSaver(options: {
         // Its track record (`by_priors`): a readable verdict of its own against the council's final action.
         const said = verdicts.find((v) => v.persona === id && v.valid)?.action;
         const track = said ? { said, final: arbitration.final_action } : undefined;
-        const saveOptions = { retry: options.resumedEnding === true, landAfter: pictures, ...(track ? { track } : {}) };
+        const saveOptions = { retry: options.resumedEnding === true, ...(track ? { track } : {}) };
         return deps.sessions.appendRun(id, state.run_id, messages, saveOptions);
       }),
     );

@@ -121,7 +121,6 @@ function stepRunnerDeps(options: { run: StartedRun; deps: RunDeps; ctx: ModeCont
     maxRequestsPerTurn: deps.config.knowledge.max_requests_per_turn,
     now: () => deps.clock.now(),
     sha256: deps.sha256,
-    ...(deps.countTokensIfLoaded ? { countTokensIfLoaded: deps.countTokensIfLoaded } : {}),
     ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
     ...(deps.signal ? { signal: deps.signal } : {}),
   };
@@ -374,13 +373,8 @@ async function loadHistories(options: {
   const { run, deps } = options;
   const histories = new Map<string, HistoryView>();
   const priors: Record<string, number> = {};
-  let heaviest = 0;
   for (const id of options.personas) {
     const load = await deps.sessions.load(id);
-    heaviest = Math.max(
-      heaviest,
-      load.state.messages.reduce((sum, m) => sum + m.content.length, 0),
-    );
     if (load.recovered) {
       await run.commit({
         records: [auditEvent('SESSION_RECOVERED', runDecision('session', 'SESSION_CORRUPT_MOVED_ASIDE'), { persona: id })],
@@ -394,21 +388,7 @@ async function loadHistories(options: {
     histories.set(id, selectHistory(load.state.messages, deps.config.history.max_tokens, deps.countTokens, load.state.archived));
     priors[id] = trackRecord(load.state.track);
   }
-  warmTokenizer(deps, heaviest);
   return { histories, priors };
-}
-
-/**
- * Memory growing towards its token budget will have to be counted by a run's head soon (the next
- * run's, which sees this one's save in flight): the tokenizer (~150 ms to load, once per process) is
- * loaded now, once this run's next request has left, while it waits for the model, rather than
- * then, on a run's way to its first call.
- */
-function warmTokenizer(deps: RunDeps, heaviest: number): void {
-  if (!deps.countTokensIfLoaded || deps.countTokensIfLoaded('') !== undefined) return;
-  if (heaviest <= deps.config.history.max_tokens / 4) return;
-  // A tokenizer that cannot load fails where a count is needed, not here.
-  void (deps.requestSent?.() ?? Promise.resolve()).then(() => deps.countTokens('')).catch(() => undefined);
 }
 
 /**

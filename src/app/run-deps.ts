@@ -27,14 +27,6 @@ export interface RunDeps {
   readonly newRunId: () => string;
   readonly sha256: (data: string | Uint8Array) => string;
   readonly countTokens: (text: string) => number;
-  /**
-   * The count when the tokenizer is loaded already (else undefined): a run's prompts and replies are
-   * counted with it while the run waits for the model, so that the counts its memory needs later
-   * (the next run's history, this run's save) are at hand.
-   */
-  readonly countTokensIfLoaded?: (text: string) => number | undefined;
-  /** Resolves once the next model request of this process has left (or soon, when none does): work that must not delay a request waits for it. */
-  readonly requestSent?: () => Promise<void>;
   /** Routes and their clients (offline, openai) from the workspace config and the invocation's flags. */
   readonly models: ModelRoutes;
   /** One client for every persona instead of routes (a replayed cassette, or a test's fake). */
@@ -56,19 +48,6 @@ export interface RunDeps {
   readonly onProgress?: OnProgress;
   /** Tells people a run waits for one (`notify.webhook_url`); beside the run, never in its way. */
   readonly notifier?: PauseNotifier;
-  /**
-   * The run calls no model any more and its artifact is written: what is left (its memory being
-   * written, its last commit, its journal folded) need not hold up the next run. Called only when the
-   * next run's memory snapshot would see this one's save in flight (`SessionStore.seesSavesInFlight`).
-   * The run still ends, and is recovered after a crash, exactly as before: this only frees a slot.
-   */
-  readonly onTail?: (runId: string) => void;
-  /**
-   * Resolves when the writes a run in its tail has left may begin: once no other run of this process
-   * is on its way to its first call (app/heads-first.ts), so those never queue behind them. What is
-   * written, and when the run counts as finished, does not change.
-   */
-  readonly afterHeads?: () => Promise<void>;
   readonly signal?: AbortSignal;
 }
 

@@ -6,7 +6,6 @@ import type { KnowledgeBase, LlmClient, LlmNotice, LlmReply, OnProgress, RouteWa
 import { startCallClock, waitMessage } from './call-clock.js';
 import type { KnowledgeResult, Step } from '../domain/run-state.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
-import { screenText } from '../domain/screen-text.js';
 
 export interface StepRunnerDeps {
   readonly runId: string;
@@ -21,8 +20,6 @@ export interface StepRunnerDeps {
   readonly signal?: AbortSignal;
   /** Per-call time limit (parallel mode); the call is aborted and fails as a timeout. */
   readonly timeoutMs?: number;
-  /** Token counts, when the tokenizer is loaded: taken while the model works (RunDeps.countTokensIfLoaded). */
-  readonly countTokensIfLoaded?: (text: string) => number | undefined;
 }
 
 /**
@@ -47,14 +44,9 @@ export async function runStep(spec: StepSpec, deps: StepRunnerDeps): Promise<Ste
   // The prompt's digest is needed only with the reply: it is computed while the model works
   // (after the request has gone out), or when the reply is in, whichever comes first.
   const promptHash = whileWaiting(() => deps.sha256(spec.messages.map((m) => `${m.role}\n${m.content}`).join('\n\u0000')));
-  // The prompt as the council's memory will keep it, counted while the model works: the run's save and
-  // the next run's history (which sees that save in flight) then find the count at hand.
-  const count = deps.countTokensIfLoaded;
-  if (count) whileWaiting(() => count(screenText(spec.prompt)));
   const answer = await askModel(spec, deps, persona);
   const durationMs = Math.max(0, deps.now().getTime() - startedAt.getTime());
   const screened = redactSensitive(answer.reply.content);
-  if (count) whileWaiting(() => count(screenText(screened.text)));
   const knowledge = spec.knowledge ? await fulfilRequests(deps, { persona, stepId: spec.id }, screened.text) : [];
   deps.onProgress?.({
     kind: 'step_finished',

@@ -148,12 +148,8 @@ type FinishOptions = EndOptions & {
   status?: 'stopped' | 'guardrail_stopped';
 };
 
-/**
- * Runs once the artifact is on disk (the council's memory), its writes landing only once `pictures`
- * resolves: the artifact (flushed) and its pictures are on disk, and no run claimed meanwhile is still on its way
- * to its first call (RunDeps.afterHeads). Returns the records the run's `finished` commit carries.
- */
-export type AfterArtifact = (pictures: Promise<void>) => Promise<readonly AuditEvent[]>;
+/** Runs once the artifact and its pictures are on disk (the council's memory); returns the records the run's `finished` commit carries. */
+export type AfterArtifact = () => Promise<readonly AuditEvent[]>;
 
 /** Ends a run as completed (decision RUN) or stopped, writing the artifact when there is one. */
 async function finishRun(options: FinishOptions): Promise<RunOutcome> {
@@ -166,24 +162,8 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   // the artifact and its last save ends the same way when recovered, byte for byte.
   const finishedAt = new Date(run.state.finishing?.finished_at ?? deps.clock.now().toISOString());
   const pictures = picturesOf(options);
-  // Written beside the artifact only once the end is on the checkpoint: a commit that fails leaves no
-  // picture without its artifact.
-  let endFixed: (fixed: boolean) => void = () => undefined;
-  const fixed = new Promise<boolean>((resolve) => (endFixed = resolve));
-  // The writes left for after the slot is freed wait for the heads of runs claimed meanwhile (RunDeps.afterHeads).
-  let tailMayWrite: (go: Promise<void> | undefined) => void = () => undefined;
-  const heads = new Promise<void>((resolve) => (tailMayWrite = resolve));
-  const writing = writePictures(
-    deps,
-    pictures,
-    run.state.command.input_artifacts,
-    fixed.then(async (ok) => {
-      if (ok) await heads;
-      return ok;
-    }),
-  );
   const { lead } = options;
-  await commitEnding(run, endFixed, {
+  await run.commit({
     event: {
       type: 'finishing',
       finishedAt: finishedAt.toISOString(),
@@ -197,22 +177,10 @@ async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   });
   const state = run.state;
   const artifact = await writeArtifact(options, { status, finishedAt, message, resumedEnding, pictures });
-  // What depends on the artifact being written (the council's memory) happens only now. Once the
-  // saves are begun, the next run may start: it sees them (a store that shows saves in flight), and
-  // this run's end is committed only once they land, so a crash still completes the same ending.
-  // Memory keeps only a run that ended well (DESIGN.md, Persistence): the saves land only once the
-  // pictures are on disk, so a picture that cannot be written fails them, unwritten.
-  // The artifact is read from now on; made durable (its fsyncs) in the tail, beside the next run's first call.
-  const flushed = heads.then(() => artifact?.flush());
-  flushed.catch(() => undefined); // awaited below, where a failure is reported
-  const saving = options.afterArtifact?.(Promise.all([writing, flushed]).then(() => undefined));
-  const freed = !saving || deps.sessions.seesSavesInFlight;
-  if (freed) deps.onTail?.(state.run_id);
-  tailMayWrite(freed ? deps.afterHeads?.() : undefined);
-  const saved = (await saving) ?? [];
-  // The pictures and the artifact are on disk before the end is committed (a crash before writes them again, the same).
-  await writing;
-  await flushed;
+  // The pictures beside it, then what depends on the artifact and its pictures being on disk (the
+  // council's memory): memory keeps only a run that ended well (DESIGN.md, Persistence).
+  for (const p of pictures) await deps.artifacts.write(p.path, p.content, state.command.input_artifacts);
+  const saved = (await options.afterArtifact?.()) ?? [];
   const finished = finishedRecord(options, status);
   // The end, its records (the artifact's and the memory's with it: a crash before this commit completes
   // the ending again, and those writes are idempotent), and the command as given gone (state.json keeps
@@ -260,40 +228,6 @@ function picturesOf(options: FinishOptions): PlacedPicture[] {
   return (options.attachments ?? []).map((a) => ({ ...a, path: `${plan.output_path.replace(/\.md$/i, '')}${a.suffix}` }));
 }
 
-/** The ending's first commit, telling the pictures waiting for it whether they may be written. */
-async function commitEnding(
-  run: StartedRun,
-  endFixed: (fixed: boolean) => void,
-  change: Parameters<StartedRun['commit']>[0],
-): Promise<void> {
-  try {
-    await run.commit(change);
-  } catch (error) {
-    endFixed(false);
-    throw error;
-  }
-  endFixed(true);
-}
-
-/**
- * Writes each picture beside the artifact (atomically) once the end is fixed, beside the artifact
- * and the memory save (whose writes wait for it); awaited before the end is committed.
- */
-function writePictures(
-  deps: RunDeps,
-  pictures: readonly PlacedPicture[],
-  inputs: readonly string[],
-  endFixed: Promise<boolean>,
-): Promise<void> {
-  if (pictures.length === 0) return Promise.resolve();
-  const writing = endFixed.then(async (fixed) => {
-    if (fixed) await Promise.all(pictures.map((p) => deps.artifacts.write(p.path, p.content, inputs)));
-  });
-  // Awaited later, where a failure is reported; never an unhandled rejection meanwhile.
-  writing.catch(() => undefined);
-  return writing;
-}
-
 /** The artifact, when the run has one to write (linking its pictures), and its ARTIFACT_WRITTEN record (committed with the run's end). */
 async function writeArtifact(
   options: FinishOptions,
@@ -304,7 +238,7 @@ async function writeArtifact(
     resumedEnding: boolean;
     pictures: readonly PlacedPicture[];
   },
-): Promise<{ path: string; record: AuditEvent; flush: () => Promise<void> } | null> {
+): Promise<{ path: string; record: AuditEvent } | null> {
   const { run, deps, decision } = options;
   const { status, finishedAt, message, resumedEnding, pictures } = end;
   const state = run.state;
@@ -320,18 +254,14 @@ async function writeArtifact(
     trail: [...state.trail, decision],
     ...(status === 'stopped' ? { outcomeNote: message } : {}),
   });
-  const inputs = state.command.input_artifacts;
-  // Whole for readers now, durable once `flush` is done (before the run's `finished` commit).
-  const { path: artifactPath, flush } = deps.artifacts.writeUnflushed
-    ? await deps.artifacts.writeUnflushed(plan.output_path, markdown, inputs)
-    : { path: await deps.artifacts.write(plan.output_path, markdown, inputs), flush: async () => undefined };
+  const artifactPath = await deps.artifacts.write(plan.output_path, markdown, state.command.input_artifacts);
   const written = auditEvent('ARTIFACT_WRITTEN', runDecision('artifact', 'ARTIFACT_WRITTEN'), {
     path: plan.output_path,
     bytes: Buffer.byteLength(markdown),
     sha256: deps.sha256(markdown),
     ...(resumedEnding ? { completed_after_restart: true } : {}),
   });
-  return { path: artifactPath, record: written, flush };
+  return { path: artifactPath, record: written };
 }
 
 /** A run that cannot start: persona or route files are broken. */

@@ -13,7 +13,6 @@ import { planClaim, recordInterruption, runClaim, settleClaim, type ClaimResult,
 import type { RunDeps } from './run-deps.js';
 import type { RouteGate } from './route-breaker.js';
 import { LINE_WAIT, TaskLines, taskLineOf } from './task-lines.js';
-import { HeadsFirst } from './heads-first.js';
 
 export interface WatchLoopOptions {
   /** Wired once by `createApp`; the loop adds its own progress hook and stop signal per run. */
@@ -34,21 +33,11 @@ export interface WatchLoopOptions {
   readonly preflight?: () => Promise<string[]>;
   /** How often a broken workspace is checked again (default 2 s). */
   readonly preflightRetryMs?: number;
-  /** Resolves once the model request just begun has left (HeadsFirst: a run's head ends there). */
-  readonly requestSent?: () => Promise<void>;
   /** The routes' circuit breaker: a command that needs a route that is down stays in `commands/`. */
   readonly routeGate?: RouteGate;
   /** How many runs go at once in this process (default 1): each still claimed, checkpointed and finished once. */
   readonly concurrency?: number;
 }
-
-/**
- * Runs in their tail (writing their memory, making their artifact durable, their last commit) a slot
- * may have beside its running one. A tail waits for the next run's head (HeadsFirst) and then writes
- * beside that run's calls: with fast calls (a local model) a slot's runs can end faster than their
- * tails' fsyncs land, and a few tails in flight absorb that instead of holding up the next command.
- */
-const TAILS_PER_SLOT = 4;
 
 /** A run this loop has in flight, with its own place in the state machine. */
 interface InFlight {
@@ -58,9 +47,11 @@ interface InFlight {
 
 /**
  * `maestro watch`: recovers what was in flight, then takes ready command files oldest first, up to
- * `concurrency` runs at a time, through `processCommand` (the same use case as `maestro run`). Every
- * file gets an error boundary, so one failing command never stops the loop. `stop()` aborts every run
- * in flight at its checkpoint, releases the inbox and resolves once nothing is running.
+ * `concurrency` runs at a time, through `processCommand` (the same use case as `maestro run`). A run
+ * holds its slot until it has finished (artifact, memory, last commit): at `--concurrency 1` the
+ * loop is one state machine, AWAITING_COMMAND → EXECUTING_TASK → PRODUCING_ARTIFACT → AWAITING_COMMAND.
+ * Every file gets an error boundary, so one failing command never stops the loop. `stop()` aborts
+ * every run in flight at its checkpoint, releases the inbox and resolves once nothing is running.
  */
 export class WatchLoop {
   readonly #o: WatchLoopOptions;
@@ -78,10 +69,6 @@ export class WatchLoop {
   readonly #runs = new Map<string, InFlight>();
   /** Every claim being handled (planning and settling included): what a free slot is counted against. */
   readonly #tasks = new Set<Promise<void>>();
-  /** Runs whose model calls and artifact are done, still writing their memory and last records: they hold no slot. */
-  readonly #tailing = new Set<string>();
-  /** Runs on their way to their first call go before the writes of runs in their tail. */
-  readonly #headsFirst: HeadsFirst;
   readonly #concurrency: number;
   /** Runs on one task line go one at a time (the loop policy's counters move as if serial). */
   readonly #lines = new TaskLines();
@@ -96,7 +83,6 @@ export class WatchLoop {
   constructor(options: WatchLoopOptions) {
     this.#o = options;
     this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
-    this.#headsFirst = new HeadsFirst(undefined, options.requestSent);
     this.#stopped = new Promise((resolve) => (this.#resolveStopped = resolve));
     const { deps } = options;
     this.#claimDeps = {
@@ -105,18 +91,8 @@ export class WatchLoop {
         ...deps,
         signal: this.#controller.signal,
         onProgress: (event) => {
-          // A run's first event after its claim comes as its first call starts: its head is done once that request has left.
-          this.#headsFirst.started(event.run_id);
           deps.onProgress?.(event);
           this.#onProgress(event);
-        },
-        afterHeads: () => this.#headsFirst.quiet(),
-        onTail: (runId) => {
-          deps.onTail?.(runId);
-          // Its slot is free for the next command; stop and `--once` still wait for the whole run (#tasks).
-          if (!this.#runs.has(runId)) return;
-          this.#tailing.add(runId);
-          this.#wake();
         },
       },
     };
@@ -186,10 +162,8 @@ export class WatchLoop {
     this.#again = true;
     if (!this.#started || this.#busy || this.#stopping) return;
     this.#busy = true;
-    this.#headsFirst.claiming(true);
     this.#pumping = this.#pump().finally(() => {
       this.#busy = false;
-      this.#headsFirst.claiming(false);
       if (this.#again && !this.#stopping && this.#mayClaim()) return this.#wake();
       const idle = [this.#o.inbox, this.#o.decisions].every((i) => !i || (i.ready === 0 && i.pending === 0));
       const drained = this.#recovered.length === 0 && idle && this.#tasks.size === 0;
@@ -209,20 +183,13 @@ export class WatchLoop {
     }
   }
 
-  /**
-   * The one place that says whether another command may be claimed now. Runs in their tail free their
-   * slot, but at most TAILS_PER_SLOT × `concurrency` of them: saves that cannot land (another watcher
-   * holds the memory file) must not let this watcher claim the whole queue, its runs piling up in
-   * their tail.
-   */
+  /** The one place that says whether another command may be claimed now: a slot is free until its run has finished. */
   #mayClaim(): boolean {
-    const tails = Math.min(this.#tailing.size, TAILS_PER_SLOT * this.#concurrency);
-    return !this.#stopping && this.#tasks.size - tails < this.#concurrency;
+    return !this.#stopping && this.#tasks.size < this.#concurrency;
   }
 
   /** Handles a claim beside the others in flight; its slot is freed (and the queue looked at again) when it is done. */
   #launch(claim: Claim): void {
-    this.#headsFirst.begin(claim.runId);
     const task = this.#handle(claim)
       .catch((error: unknown) => {
         // The last boundary: a bug or a broken output stream must not stop the watcher.
@@ -230,9 +197,7 @@ export class WatchLoop {
         this.#notice(claim.runId, `internal error while handling ${claim.source}: ${(error as Error).message}`);
       })
       .finally(() => {
-        this.#headsFirst.end(claim.runId);
         this.#tasks.delete(task);
-        this.#tailing.delete(claim.runId);
         this.#wake();
       });
     this.#tasks.add(task);
@@ -370,21 +335,10 @@ export class WatchLoop {
   async #runOnItsLine(claim: Claim, kind: ResumeKind): Promise<ClaimResult> {
     const run = () => runClaim(claim, kind, this.#claimDeps);
     if (this.#concurrency === 1) return run();
-    return this.#lines.hold(
-      await taskLineOf(claim, kind, this.#claimDeps),
-      () => {
-        this.#headsFirst.begin(claim.runId);
-        return run();
-      },
-      {
-        signal: this.#controller.signal,
-        onWait: () => {
-          // Waiting for the run before it (its tail included), it is no head: that tail must not wait for it.
-          this.#headsFirst.end(claim.runId);
-          this.#notice(claim.runId, `${claim.source}: ${LINE_WAIT}`);
-        },
-      },
-    );
+    return this.#lines.hold(await taskLineOf(claim, kind, this.#claimDeps), run, {
+      signal: this.#controller.signal,
+      onWait: () => this.#notice(claim.runId, `${claim.source}: ${LINE_WAIT}`),
+    });
   }
 
   #onProgress(event: ProgressEvent): void {

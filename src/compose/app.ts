@@ -18,8 +18,7 @@ import { RecordingLlmClient, ReplayLlmClient } from '../adapters/model/cassette.
 import { OpenAiLlmClient } from '../adapters/model/openai-llm-client.js';
 import { newRunId, systemClock } from '../adapters/system/system-clock.js';
 import { NO_TELEMETRY, startTelemetry, type Telemetry } from '../adapters/otel/telemetry.js';
-import { countTokens, countTokensIfLoaded } from '../adapters/model/token-counter.js';
-import { nextRequestSent } from '../adapters/model/request-sent.js';
+import { countTokens } from '../adapters/model/token-counter.js';
 import { WorkspacePaths } from '../adapters/fs/workspace-paths.js';
 import { assertWorkspace } from '../adapters/fs/workspace-guard.js';
 import { readPackageVersion } from '../package-info.js';
@@ -95,8 +94,6 @@ export async function createApp(options: AppOptions): Promise<App> {
     newRunId: () => newRunId(clock),
     sha256,
     countTokens,
-    countTokensIfLoaded,
-    requestSent: () => nextRequestSent(),
     models: modelRoutes(options, { config, env }),
     ...(options.llm ? { llm: options.llm } : {}),
     ...(options.replay ? { llm: await ReplayLlmClient.open(path.resolve(options.replay), { sha256 }) } : {}),
@@ -151,7 +148,6 @@ function sessionStore(paths: WorkspacePaths, clock: Clock, config: WorkspaceConf
   return new FsSessionStore(paths.sessionStates, clock, config.history.keep_runs, {
     budget: config.history.max_tokens,
     count: countTokens,
-    countIfCheap: countTokensIfLoaded,
   });
 }
 

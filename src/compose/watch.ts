@@ -14,7 +14,6 @@ import type { EngineHandle } from './engine.js';
 import { cachedConfigCheck, readEngineRetryMs, readWatchRecheckMs } from '../config.js';
 import { openRouteBreaker } from './route-breaker.js';
 import type { WatchEvent } from '../domain/queue.js';
-import { nextRequestSent } from '../adapters/model/request-sent.js';
 
 /** A long-running service of the shell (a watcher, an intake, a worker), as the CLI drives it. */
 export interface Service {
@@ -97,7 +96,6 @@ async function startWatchLoop(
     inbox: inbox(paths.commands, 'commands/'),
     decisions: inbox(paths.decisions, '.maestro/decisions/'),
     claims: options.claims,
-    requestSent: () => nextRequestSent(),
     onEvent: (event) => {
       if (event.kind === 'finished') waits.clear(event.run_id);
       options.onEvent(event);

@@ -45,13 +45,8 @@ export interface SessionLoad {
 }
 
 export interface SessionStore {
-  /**
-   * A persona's memory now. With `seesSavesInFlight`, it includes the runs whose save this process
-   * has begun and not yet finished writing: a run started meanwhile sees every earlier finished run.
-   */
+  /** A persona's memory now: every run whose save has landed. */
   load(personaId: string): Promise<SessionLoad>;
-  /** `load` includes this process's saves still being written, so a run's end need not wait for its save to land before the next run starts. */
-  readonly seesSavesInFlight?: boolean;
   /**
    * Adds one run's messages to a persona's memory (idempotent by run id), re-reading the file under
    * a lock so several watchers never drop each other's runs, and archiving the oldest runs beyond the
@@ -69,12 +64,6 @@ export interface AppendRunOptions {
   readonly retry?: boolean;
   /** The persona's verdict in this run and the council's final action, for its track record (`by_priors`). */
   readonly track?: { readonly said: VerdictAction; readonly final: VerdictAction };
-  /**
-   * The save is written only once this has settled well (the pictures beside the artifact): a run
-   * whose ending fails there is not remembered, yet its save may be begun (and, with
-   * `seesSavesInFlight`, seen by the next run) before. When it fails, the save fails with its error.
-   */
-  readonly landAfter?: Promise<unknown>;
 }
 
 /**
@@ -197,18 +186,8 @@ export type OutputPathCheck = { ok: true; absolute: string; relative: string } |
 export interface ArtifactWriter {
   /** Whether an artifact may be written at this workspace-relative path (never over a `protect`ed file: the command's inputs). */
   check(relativePath: string, protect?: readonly string[]): Promise<OutputPathCheck>;
-  /** Writes atomically at a path that passed `check` (checked again); returns the absolute path. */
+  /** Writes atomically and durably at a path that passed `check` (checked again); returns the absolute path. */
   write(relativePath: string, content: string, protect?: readonly string[]): Promise<string>;
-  /**
-   * `write`, whole for every reader at once, but made durable only by `flush` (the caller awaits it
-   * before the artifact counts as written for good: before the run's `finished` commit). A writer
-   * without it makes every write durable at once.
-   */
-  writeUnflushed?(
-    relativePath: string,
-    content: string,
-    protect?: readonly string[],
-  ): Promise<{ path: string; flush: () => Promise<void> }>;
 }
 
 export type { OnProgress, ProgressEvent } from './progress.js';

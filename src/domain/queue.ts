@@ -58,7 +58,7 @@ export interface Rejection {
   readonly audit_log: string | null;
 }
 
-/** Finds command files and tells the loop when one is ready. Adapter: `FsCommandInbox` (chokidar). */
+/** Finds command files and tells the loop when one is ready. Adapter: `FsCommandInbox` (a watch on the folder). */
 export interface CommandInbox {
   /** Starts watching; resolves once the start-up scan of files already there is done. */
   start(onReady: () => void): Promise<void>;

@@ -98,26 +98,6 @@ export function appendRun(
   };
 }
 
-/** One run's save that this process has begun and not yet seen land: what `appendRun` will add. */
-export interface SaveInFlight {
-  readonly runId: string;
-  readonly messages: readonly HistoryMessage[];
-  /** When the save was begun (the state's `updated_at` until the file says otherwise). */
-  readonly at: string;
-  readonly track?: Omit<TrackEntry, 'run_id'>;
-}
-
-/**
- * A persona's memory as it will be once the saves still being written land: each appended in the
- * order they were begun (a run saved already is not appended again), then compacted as the save
- * compacts it. What a run started meanwhile sees, so that it sees every earlier finished run.
- */
-export function withSavesInFlight(state: SessionState, saves: readonly SaveInFlight[], keepRuns: number): SessionState {
-  if (saves.length === 0) return state;
-  const appended = saves.reduce((acc, s) => appendRun(acc, s.runId, s.messages, s.at, s.track), state);
-  return compactSession(appended, keepRuns).state;
-}
-
 /**
  * A persona's prior (seed 001's `by_priors`): the share of its recorded verdicts that matched the
  * council's final action, with Laplace's rule of succession — (matches + 1) / (runs + 2) — so a

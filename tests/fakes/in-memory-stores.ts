@@ -72,7 +72,6 @@ export class InMemorySessionStore implements SessionStore {
 
   async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[], options: AppendRunOptions = {}): Promise<void> {
     if (this.failAppend) throw this.failAppend;
-    await options.landAfter;
     const { state } = await this.load(personaId);
     const appended = appendRun(state, runId, messages, this.clock.now().toISOString(), options.track);
     const { state: kept, moved } = compactSession(appended, this.keepRuns);

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import * as syncFs from 'node:fs';
 import * as nodeFs from 'node:fs/promises';
 import path from 'node:path';
 import { StorageError } from '../../domain/errors.js';
 
 /**
- * The few file-system calls a durable write makes, so tests can inject short writes, ENOSPC and EIO.
- * The default is `node:fs/promises`.
+ * The few file-system calls a durable write makes (an atomic replace, and the appends of the
+ * checkpoint journal and the audit log), so tests can inject short writes, ENOSPC and EIO. The
+ * default is `node:fs/promises`.
  */
 export interface DurableFs {
   open(file: string, flags: string, mode?: number): Promise<DurableHandle>;
@@ -24,50 +24,16 @@ export interface DurableHandle {
   close(): Promise<void>;
 }
 
-const realFs: DurableFs = {
+export const realFs: DurableFs = {
   open: (file, flags, mode) => nodeFs.open(file, flags, mode),
   rename: (from, to) => nodeFs.rename(from, to),
   unlink: (file) => nodeFs.unlink(file),
   mkdir: (dir, options) => nodeFs.mkdir(dir, options),
 };
 
-/**
- * The calls an append-only file makes on a descriptor it holds (the checkpoint journal, the audit
- * log): a write and an fdatasync per change. They are synchronous on purpose: the run waits for them
- * either way, and each trip through libuv's thread pool and back to the event loop costs more than
- * the write itself (under load, milliseconds). Tests inject short writes and ENOSPC.
- */
-export interface SyncFs {
-  openSync(file: string, flags: string, mode?: number): number;
-  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): number;
-  fdatasyncSync(fd: number): void;
-  ftruncateSync(fd: number, length: number): void;
-  closeSync(fd: number): void;
-  /**
-   * The flush off the event loop, for a flush nothing on a run's path waits for (the fold of a run
-   * that has ended, written beside the next run's calls); `fdatasyncSync` where it is missing.
-   */
-  fdatasync?(fd: number): Promise<void>;
-}
-
-export const realSyncFs: SyncFs = {
-  openSync: (file, flags, mode) => syncFs.openSync(file, flags, mode),
-  writeSync: (fd, buffer, offset, length, position) => syncFs.writeSync(fd, buffer, offset, length, position),
-  fdatasyncSync: (fd) => syncFs.fdatasyncSync(fd),
-  ftruncateSync: (fd, length) => syncFs.ftruncateSync(fd, length),
-  closeSync: (fd) => syncFs.closeSync(fd),
-  fdatasync: (fd) => new Promise((resolve, reject) => syncFs.fdatasync(fd, (error) => (error ? reject(error) : resolve()))),
-};
-
-/** `writeFully` for a descriptor, synchronously: every byte, looping over short writes; none taken is ENOSPC. */
-export function writeFullySync(fs: SyncFs, fd: number, data: Uint8Array, position: number | null = null): void {
-  let offset = 0;
-  while (offset < data.length) {
-    const bytesWritten = fs.writeSync(fd, data, offset, data.length - offset, position === null ? null : position + offset);
-    if (!(bytesWritten > 0))
-      throw Object.assign(new Error(`short write: ${offset} of ${data.length} bytes written, then none`), { code: 'ENOSPC' });
-    offset += bytesWritten;
-  }
+/** Flushes the handle's data (its size with it), or everything where the handle cannot flush only its data. */
+export function flushData(handle: DurableHandle): Promise<void> {
+  return handle.datasync ? handle.datasync() : handle.sync();
 }
 
 /**
@@ -124,49 +90,6 @@ export async function writeFileAtomically(file: string, content: string | Uint8A
     throw storageError(`could not write ${file}`, file, error);
   }
   if (options.syncDir !== false && options.durable !== false) await syncDirectory(dir, fs);
-}
-
-/**
- * `writeFileAtomically` in synchronous calls, for a small file on a run's path: temporary file,
- * every byte written, flushed (unless `durable: false`), renamed over the old one. The folder is
- * NOT synced: the caller makes the rename durable (a journal started in the same folder syncs it
- * once for both), or, for a file that is not durable, does not need to. Each call here takes
- * microseconds, where a trip through libuv's thread pool waits for a free core on a busy machine.
- */
-export function writeFileAtomicallySync(file: string, content: string | Uint8Array, options: AtomicSyncWriteOptions = {}): void {
-  const fs = options.fs ?? realSyncFs;
-  const temp = atomicTempPath(file, process.pid, randomBytes(4).toString('hex'));
-  const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-  let fd: number | undefined;
-  try {
-    syncFs.mkdirSync(path.dirname(file), { recursive: true });
-    fd = fs.openSync(temp, 'wx', options.mode ?? 0o644);
-    writeFullySync(fs, fd, data, 0);
-    if (options.durable !== false) fs.fdatasyncSync(fd);
-    fs.closeSync(fd);
-    fd = undefined;
-    syncFs.renameSync(temp, file);
-  } catch (error) {
-    if (fd !== undefined) quietly(() => fs.closeSync(fd as number));
-    quietly(() => syncFs.unlinkSync(temp));
-    throw storageError(`could not write ${file}`, file, error);
-  }
-}
-
-export interface AtomicSyncWriteOptions {
-  readonly mode?: number;
-  /** The calls that write the temporary file (tests inject short writes and ENOSPC). */
-  readonly fs?: SyncFs;
-  /** false: whole for every reader, not flushed (see AtomicWriteOptions.durable). Default true. */
-  readonly durable?: boolean;
-}
-
-function quietly(fn: () => void): void {
-  try {
-    fn();
-  } catch {
-    // Tidying up after a failure that is already being reported.
-  }
 }
 
 export interface AtomicWriteOptions {
@@ -248,25 +171,6 @@ function groupSync(fs: DurableFs, dir: string): Promise<void> {
   return next;
 }
 
-/**
- * `syncDirectory` in synchronous calls, for the one folder sync on a run's path (the journal's
- * start): the fsync blocks the event loop as the journal's own flushes do (see SyncFs), and saves
- * three trips through the thread pool. Not grouped with other syncs of the folder.
- */
-export function syncDirectorySync(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = syncFs.openSync(dir, 'r');
-    syncFs.fsyncSync(fd);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM' && code !== 'ENOTSUP')
-      throw storageError(`could not sync the folder ${dir}`, dir, error);
-  } finally {
-    if (fd !== undefined) quietly(() => syncFs.closeSync(fd as number));
-  }
-}
-
 async function syncDirectoryNow(dir: string, fs: DurableFs): Promise<void> {
   let handle: DurableHandle | undefined;
   try {
@@ -291,15 +195,6 @@ function storageError(what: string, file: string, error: unknown): StorageError 
 export async function ensurePrivateDir(dir: string): Promise<void> {
   try {
     await nodeFs.mkdir(dir, { recursive: true, mode: 0o700 });
-  } catch (error) {
-    throw storageError(`could not create ${dir}`, dir, error);
-  }
-}
-
-/** `ensurePrivateDir` in one synchronous call, for a run's path (an existing folder costs a few microseconds). */
-export function ensurePrivateDirSync(dir: string): void {
-  try {
-    syncFs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
     throw storageError(`could not create ${dir}`, dir, error);
   }

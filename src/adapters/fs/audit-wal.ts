@@ -2,7 +2,7 @@ import { GENESIS_HASH, type AuditHead, type Sha256 } from '../../domain/audit-ch
 import { splitAuditLines, verifyAuditLog } from '../../domain/audit-verify.js';
 import { StorageError } from '../../domain/errors.js';
 import type { AuditAhead } from './audit-sink.js';
-import { writeFullySync, type SyncFs } from './atomic-file.js';
+import { flushData, writeFully, type DurableFs, type DurableHandle } from './atomic-file.js';
 import { safeJson } from './read.js';
 
 /**
@@ -25,45 +25,41 @@ export function formatAuditHead(head: AuditHead): string {
 
 /**
  * Rewrites a head in place (it was written whole, at its fixed width, when its log was opened) and
- * returns the open descriptor: the caller flushes it, or only closes it.
+ * returns the open handle: the caller flushes it, or only closes it.
  */
-export function rewriteHeadInPlace(fs: SyncFs, file: string, head: AuditHead): number {
-  const fd = fs.openSync(file, 'r+');
+export async function rewriteHeadInPlace(fs: DurableFs, file: string, head: AuditHead): Promise<DurableHandle> {
+  const handle = await fs.open(file, 'r+');
   try {
-    writeHeadAt(fs, fd, head);
+    await writeFully(handle, Buffer.from(formatAuditHead(head), 'utf8'), 0);
   } catch (error) {
-    attempt(() => fs.closeSync(fd));
+    await handle.close().catch(() => undefined);
     throw error;
   }
-  return fd;
-}
-
-function writeHeadAt(fs: SyncFs, fd: number, head: AuditHead): void {
-  writeFullySync(fs, fd, Buffer.from(formatAuditHead(head), 'utf8'), 0);
+  return handle;
 }
 
 /**
- * Appends records written ahead (already durable in the journal) to their log, on a descriptor the
+ * Appends records written ahead (already durable in the journal) to their log, on a handle the
  * caller holds open to append, then rewrites the head in place; nothing is flushed here (see
- * `flushAuditFiles`). A failed append is cut back to the log's last whole line, so
- * the lines can be written again from the journal.
+ * `flushAuditFiles`). A failed append is cut back to the log's last whole line, so the lines can be
+ * written again from the journal.
  */
-export function writeAuditAhead(
-  fs: SyncFs,
+export async function writeAuditAhead(
+  fs: DurableFs,
   runId: string,
-  files: { readonly log: number; readonly headFile: string },
+  files: { readonly log: DurableHandle; readonly headFile: string },
   ahead: AuditAhead,
-): void {
+): Promise<void> {
   const data = Buffer.from(ahead.lines.map((l) => `${l}\n`).join(''), 'utf8');
   try {
-    writeFullySync(fs, files.log, data);
+    await writeFully(files.log, data);
   } catch (error) {
-    attempt(() => fs.ftruncateSync(files.log, ahead.logBytes));
+    await files.log.truncate?.(ahead.logBytes).catch(() => undefined);
     throw storageError(`could not append to the audit log ${ahead.log}`, ahead.log, error);
   }
   try {
     // By path each time: a head replaced whole (by rename) meanwhile is the one rewritten.
-    fs.closeSync(rewriteHeadInPlace(fs, files.headFile, { v: 1, run_id: runId, seq: ahead.last.seq, hash: ahead.last.hash }));
+    await (await rewriteHeadInPlace(fs, files.headFile, { v: 1, run_id: runId, seq: ahead.last.seq, hash: ahead.last.hash })).close();
   } catch (error) {
     // The lines are in the log: a head left behind is mended before the journal is folded, or adopted (and recorded) when the log is next opened.
     throw storageError(`could not update the audit head ${files.headFile}`, files.headFile, error);
@@ -74,59 +70,45 @@ export function writeAuditAhead(
  * Appends whole lines to a log of `logBytes` bytes of whole lines (unflushed); a failed append is
  * cut back to them. `cutFirst`: the log may end in a torn fragment, cut before appending.
  */
-export function appendAuditLines(fs: SyncFs, log: string, lines: readonly string[], logBytes: number, cutFirst = false): void {
+export async function appendAuditLines(
+  fs: DurableFs,
+  log: string,
+  lines: readonly string[],
+  logBytes: number,
+  cutFirst = false,
+): Promise<void> {
   const data = Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');
-  let fd: number | undefined;
+  let handle: DurableHandle | undefined;
   try {
-    fd = fs.openSync(log, 'a', 0o600);
-    if (cutFirst) fs.ftruncateSync(fd, logBytes);
-    writeFullySync(fs, fd, data);
+    handle = await fs.open(log, 'a', 0o600);
+    if (cutFirst) await handle.truncate?.(logBytes);
+    await writeFully(handle, data);
   } catch (error) {
-    if (fd !== undefined) attempt(() => fs.ftruncateSync(fd as number, logBytes));
+    await handle?.truncate?.(logBytes).catch(() => undefined);
     throw storageError(`could not append to the audit log ${log}`, log, error);
   } finally {
-    if (fd !== undefined) attempt(() => fs.closeSync(fd as number));
+    await handle?.close().catch(() => undefined);
   }
 }
 
 /** Flushes files written without a flush (a log and its head); a file that does not exist is skipped. */
-export function flushAuditFiles(fs: SyncFs, files: readonly string[]): void {
-  for (const file of files) flushFile(fs, file, (fd) => fs.fdatasyncSync(fd));
-}
-
-/**
- * `flushAuditFiles` with each flush off the event loop where `fs` can (`SyncFs.fdatasync`): for the
- * fold of a run that has ended, which the next run's calls need not wait behind.
- */
-export async function flushAuditFilesOffLoop(fs: SyncFs, files: readonly string[]): Promise<void> {
-  const flush = fs.fdatasync?.bind(fs);
-  if (!flush) return flushAuditFiles(fs, files);
-  for (const file of files) await flushFile(fs, file, flush);
-}
-
-/** One file flushed by `flush` on a descriptor opened for it (and closed once the flush has settled); nothing for a file that does not exist. */
-function flushFile<T>(fs: SyncFs, file: string, flush: (fd: number) => T): T | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw storageError(`could not flush ${file}`, file, error);
+export async function flushAuditFiles(fs: DurableFs, files: readonly string[]): Promise<void> {
+  for (const file of files) {
+    let handle: DurableHandle;
+    try {
+      handle = await fs.open(file, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw storageError(`could not flush ${file}`, file, error);
+    }
+    try {
+      await flushData(handle);
+    } catch (error) {
+      throw storageError(`could not flush ${file}`, file, error);
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
   }
-  const failed = (error: unknown): never => {
-    throw storageError(`could not flush ${file}`, file, error);
-  };
-  const close = () => attempt(() => fs.closeSync(fd));
-  let result: T;
-  try {
-    result = flush(fd);
-  } catch (error) {
-    close();
-    return failed(error);
-  }
-  if (result instanceof Promise) return result.catch(failed).finally(close) as T;
-  close();
-  return result;
 }
 
 /**
@@ -202,14 +184,6 @@ export function verifyChain(runId: string, lines: readonly string[], sha256: Sha
     sha256,
     scanner: { detect: () => [] },
   });
-}
-
-function attempt(fn: () => void): void {
-  try {
-    fn();
-  } catch {
-    // Tidying up after the outcome is decided: nothing to recover.
-  }
 }
 
 function storageError(what: string, file: string, error: unknown): StorageError {

@@ -1,5 +1,5 @@
-import { closeSync, constants, fstatSync, linkSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { link, readdir, rename, unlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { link, open, readdir, rename, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { InvalidInputError, StorageError } from '../../domain/errors.js';
@@ -58,28 +58,18 @@ export class FsClaimStore implements ClaimStore {
     return this.#claimByRename({ from: path.join(this.#paths.decisions, file.name), runId, source, kind: 'decision' });
   }
 
-  /**
-   * The claim record first, then the rename that is the claim itself (undefined: someone else was first).
-   * Synchronous: a few metadata calls on one local folder, each cheaper than a trip through libuv's
-   * thread pool, and this stands between one run and the next. The steps and their order are as they
-   * were asynchronously (recovery relies on the record being there before the rename), and nothing is
-   * flushed: neither was before.
-   */
+  /** The claim record first (recovery relies on it being there before the rename), then the rename that is the claim itself (undefined: someone else was first). */
   async #claimByRename(target: { from: string; runId: string; source: string; kind: 'command' | 'decision' }): Promise<Claim | undefined> {
     const { from, runId, source, kind } = target;
     const dir = this.#paths.inflight;
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-    } catch (error) {
-      throw new StorageError(`could not create ${dir}: ${(error as Error).message}`, dir, { cause: error });
-    }
+    await ensurePrivateDir(dir);
     const claimedAt = this.#clock.now().toISOString();
     const record: ClaimRecord = { run_id: runId, source, claimed_at: claimedAt, owner: this.#self, kind };
-    this.#createExclusive(path.join(dir, `${runId}.claim`), record);
+    await this.#createExclusive(path.join(dir, `${runId}.claim`), record);
     try {
-      renameSync(from, this.#commandFile(runId));
+      await rename(from, this.#commandFile(runId));
     } catch (error) {
-      unlinkIfThere(path.join(dir, `${runId}.claim`));
+      await unlink(path.join(dir, `${runId}.claim`)).catch(ignoreMissing);
       // Another watcher (or `maestro run --resume`) renamed it first, or its writer took it back: not ours, and not lost.
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw new StorageError(`could not claim ${from}: ${(error as Error).message}`, from, { cause: error });
@@ -111,24 +101,21 @@ export class FsClaimStore implements ClaimStore {
     return { recovered, ownedByOthers };
   }
 
-  /**
-   * The claimed command's text, from one descriptor that does not follow a link (the checks are of what
-   * is read). Synchronous like the claim: a small file in a private folder, read right after claiming it.
-   */
+  /** The claimed command's text, from one handle that does not follow a link (the checks are of what is read). */
   async read(claim: Claim): Promise<string> {
-    let fd: number;
+    let handle: FileHandle;
     try {
-      fd = openSync(this.#commandFile(claim.runId), READ_FLAGS);
+      handle = await open(this.#commandFile(claim.runId), READ_FLAGS);
     } catch (error) {
       // A symbolic link (O_NOFOLLOW refused it) is not a command file, as a folder or a FIFO is not.
       if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new InvalidInputError(claim.source, ['(root): not a regular file']);
       throw error;
     }
     try {
-      const info = fstatSync(fd);
+      const info = await handle.stat();
       if (!info.isFile()) throw new InvalidInputError(claim.source, ['(root): not a regular file']);
       // Refused unread when its stat says so; one that grew since is refused once the read passes the limit.
-      const data = info.size > MAX_COMMAND_BYTES ? undefined : readUpToSync(fd, MAX_COMMAND_BYTES);
+      const data = info.size > MAX_COMMAND_BYTES ? undefined : await readUpTo(handle, MAX_COMMAND_BYTES);
       const size = Math.max(info.size, data?.length ?? 0);
       if (data === undefined || size > MAX_COMMAND_BYTES) {
         throw new InvalidInputError(claim.source, [
@@ -137,7 +124,7 @@ export class FsClaimStore implements ClaimStore {
       }
       return data.toString('utf8');
     } finally {
-      closeSync(fd);
+      await handle.close();
     }
   }
 
@@ -195,7 +182,10 @@ export class FsClaimStore implements ClaimStore {
     if (owner && (owner.id === this.#self.id || (await this.#registry.isAlive(owner)))) return 'owned';
     const marker = `${runId}.takeover-${ownerId}`;
     try {
-      this.#createExclusive(path.join(this.#paths.inflight, marker), { owner: this.#self, taken_at: this.#clock.now().toISOString() });
+      await this.#createExclusive(path.join(this.#paths.inflight, marker), {
+        owner: this.#self,
+        taken_at: this.#clock.now().toISOString(),
+      });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') return 'owned';
       throw error;
@@ -235,18 +225,18 @@ export class FsClaimStore implements ClaimStore {
   }
 
   /** Writes the whole file under a temporary name, then links it in place: created complete, or not at all (EEXIST). */
-  #createExclusive(file: string, value: unknown): void {
+  async #createExclusive(file: string, value: unknown): Promise<void> {
     const temp = `${file}.tmp-${this.#self.id}`;
     const text = `${JSON.stringify(value)}\n`;
-    writeFileSync(temp, text, { mode: 0o600 });
+    await writeFile(temp, text, { mode: 0o600 });
     try {
-      linkSync(temp, file);
+      await link(temp, file);
     } catch (error) {
       if (!NO_HARD_LINKS.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
       // A file system without hard links: exclusive create still decides the winner.
-      writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
+      await writeFile(file, text, { mode: 0o600, flag: 'wx' });
     } finally {
-      unlinkIfThere(temp);
+      await unlink(temp).catch(ignoreMissing);
     }
   }
 
@@ -301,25 +291,15 @@ export class FsClaimStore implements ClaimStore {
   }
 }
 
-/** Removes a file, if it is there. */
-function unlinkIfThere(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch (error) {
-    ignoreMissing(error);
-  }
-}
-
-/** What a descriptor holds from where it stands to its end, but no more than `limit` + 1 bytes (enough to tell it is too big). */
-function readUpToSync(fd: number, limit: number): Buffer {
+/** What a handle holds from where it stands to its end, but no more than `limit` + 1 bytes (enough to tell it is too big). */
+async function readUpTo(handle: FileHandle, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  const chunk = Buffer.allocUnsafe(64 * 1024);
   let total = 0;
   while (total <= limit) {
-    const n = readSync(fd, chunk, 0, chunk.length, null);
-    if (n === 0) break;
-    chunks.push(Buffer.from(chunk.subarray(0, n)));
-    total += n;
+    const { bytesRead, buffer } = await handle.read(Buffer.alloc(64 * 1024), 0, 64 * 1024, null);
+    if (bytesRead === 0) break;
+    chunks.push(buffer.subarray(0, bytesRead));
+    total += bytesRead;
   }
   return Buffer.concat(chunks, total);
 }

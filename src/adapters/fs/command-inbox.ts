@@ -1,6 +1,6 @@
-import { lstat, mkdir, readFile } from 'node:fs/promises';
+import { watch, type FSWatcher } from 'node:fs';
+import { lstat, mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
 import { compareReadyFiles, type CommandInbox, type ReadyFile } from '../../domain/queue.js';
 import { MAX_COMMAND_BYTES } from './claim-store.js';
 
@@ -31,10 +31,12 @@ interface Unsettled {
 }
 
 /**
- * Turns chokidar's events on `commands/` (and its start-up scan of files already there) into
- * ready files, oldest first. A file is ready when it parses as JSON; one that does not is waited
- * for while it changes, and handed over (to be rejected) once it has not changed for `stabilityMs`.
- * Only the top level is watched; subfolders and non-regular files are ignored.
+ * Turns the events of a watch on `commands/` (`fs.watch`: one handle on the folder, no polling) and a
+ * start-up scan of the files already there into ready files, oldest first. Every event only names a
+ * file to look at again: what counts is what `lstat` and a read find then. A file is ready when it
+ * parses as JSON; one that does not is waited for while it changes, and handed over (to be rejected)
+ * once it has not changed for `stabilityMs`. Only the top level is watched; subfolders and
+ * non-regular files are ignored.
  */
 export class FsCommandInbox implements CommandInbox {
   readonly #dir: string;
@@ -45,7 +47,6 @@ export class FsCommandInbox implements CommandInbox {
   #onChange: () => void = () => undefined;
   #scanned = false;
   #closed = false;
-  #onClosed: () => void = () => undefined;
   readonly #ready = new Map<string, ReadyFile>();
   readonly #unsettled = new Map<string, Unsettled>();
   readonly #checking = new Map<string, Promise<void>>();
@@ -76,29 +77,29 @@ export class FsCommandInbox implements CommandInbox {
     this.#onChange = onChange;
     await mkdir(this.#dir, { recursive: true });
     if (this.#closed) return;
-    const watcher = watch(this.#dir, {
-      depth: 0,
-      persistent: true,
-      followSymlinks: false,
-      ignoreInitial: false,
-      ignored: (file, stats) =>
-        file !== this.#dir &&
-        (path.dirname(file) !== this.#dir || !isCommandFileName(path.basename(file)) || stats?.isDirectory() === true),
+    // Watched before the scan: a file that arrives meanwhile is seen by one or both (a check may repeat).
+    // An event without a name (some platforms) has the whole folder looked at again.
+    this.#watcher = watch(this.#dir, { persistent: true }, (_event, name) => {
+      if (name) this.#schedule(path.join(this.#dir, name), true);
+      else void this.#scan();
     });
-    this.#watcher = watcher;
-    const onEvent = (file: string): void => this.#schedule(file, true);
-    watcher.on('add', onEvent).on('change', onEvent).on('unlink', onEvent);
-    watcher.on('error', (error) => this.#onError(error instanceof Error ? error : new Error(String(error))));
-    await new Promise<void>((resolve) => {
-      watcher.once('ready', resolve);
-      this.#onClosed = resolve;
-    });
-    if (this.#closed) return;
+    this.#watcher.on('error', (error) => this.#onError(error));
+    await this.#scan();
     // The start-up scan is complete only when every file it found has been looked at, so the
     // first file taken really is the oldest.
     while (this.#checking.size > 0) await Promise.all([...this.#checking.values()]);
+    if (this.#closed) return;
     this.#scanned = true;
     this.#onChange();
+  }
+
+  /** Every name in the folder, looked at again. */
+  async #scan(): Promise<void> {
+    try {
+      for (const name of await readdir(this.#dir)) this.#schedule(path.join(this.#dir, name), true);
+    } catch (error) {
+      this.#onError(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   take(): ReadyFile | undefined {
@@ -115,20 +116,9 @@ export class FsCommandInbox implements CommandInbox {
 
   async close(): Promise<void> {
     this.#closed = true;
-    this.#onClosed();
     for (const u of this.#unsettled.values()) clearTimeout(u.timer);
     this.#unsettled.clear();
-    const watcher = this.#watcher;
-    if (watcher) {
-      // chokidar 5 watches a folder again when it sees what it takes for its last file removed, by
-      // calling add(), which reopens a closed watcher: files claimed just before close() (a watcher
-      // stopped by a signal) left a folder watch open, and the stopped process never exited.
-      watcher.add = () => watcher;
-      // Its de-duplicating timers (one of a second for a folder being read again) outlive close(),
-      // and would hold a stopped watcher's exit back by up to a second.
-      for (const byPath of watcher._throttled.values()) for (const throttle of byPath.values()) throttle.clear?.();
-      await watcher.close();
-    }
+    this.#watcher?.close();
     await Promise.all([...this.#checking.values()]);
   }
 
@@ -191,9 +181,9 @@ export class FsCommandInbox implements CommandInbox {
   }
 
   /**
-   * Re-checks a file that does not parse yet when it would become stable. chokidar drops `change`
-   * events that follow another within 50 ms, so the last write of a fast writer may raise no event;
-   * one early re-check after each event catches that case without waiting the whole stability time.
+   * Re-checks a file that does not parse yet when it would become stable. The watch may fold a fast
+   * writer's last write into an event already handled (a check under way reads the file once), so one
+   * early re-check after each event catches that case without waiting the whole stability time.
    */
   #scheduleRecheck(name: string, untilStable: number): NodeJS.Timeout {
     const early = !this.#recheckedSinceEvent.has(name);

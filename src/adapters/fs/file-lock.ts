@@ -1,3 +1,4 @@
+import * as nodeFs from 'node:fs';
 import { lstat, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,16 +36,32 @@ export class FileLockBusyError extends StorageError {
 }
 
 type Lockfile = typeof import('proper-lockfile');
-type LockEntries = () => Record<string, { mtime: Date } | undefined>;
 
 /** Loaded on first use: most subcommands never lock, and the library hooks process signals when loaded. */
-let library: Promise<{ lockfile: Lockfile; entries: LockEntries | undefined }> | undefined;
-function loadLibrary(): Promise<{ lockfile: Lockfile; entries: LockEntries | undefined }> {
-  library ??= Promise.all([import('proper-lockfile'), import('proper-lockfile/lib/lockfile.js')]).then(([main, internals]) => {
-    const table = internals.getLocks ?? (internals as { default?: { getLocks?: LockEntries } }).default?.getLocks;
-    return { lockfile: (main.default ?? main) as Lockfile, entries: typeof table === 'function' ? table : undefined };
-  });
+let library: Promise<Lockfile> | undefined;
+function loadLibrary(): Promise<Lockfile> {
+  library ??= import('proper-lockfile').then((m) => (m.default ?? m) as Lockfile);
   return library;
+}
+
+/** The modification time the library last gave a lock's folder (through its `fs` option). */
+interface LockMark {
+  mtimeMs: number | undefined;
+}
+
+/**
+ * node's fs for the library (its `fs` option), noting the time each refresh of the lock sets on its
+ * folder: while the folder still has it, the lock is this holder's.
+ */
+function markingFs(mark: LockMark): typeof nodeFs {
+  return {
+    ...nodeFs,
+    utimes: ((file: nodeFs.PathLike, atime: Date, mtime: Date, done: nodeFs.NoParamCallback) =>
+      nodeFs.utimes(file, atime, mtime, (error) => {
+        if (!error) mark.mtimeMs = mtime.getTime();
+        done(error);
+      })) as typeof nodeFs.utimes,
+  };
 }
 
 /**
@@ -55,17 +72,19 @@ function loadLibrary(): Promise<{ lockfile: Lockfile; entries: LockEntries | und
  * without the lock as done.
  */
 export async function withFileLock<T>(lockPath: string, fn: (held: HeldLock) => Promise<T>, options: FileLockOptions = {}): Promise<T> {
-  const { lockfile, entries } = await loadLibrary();
+  const lockfile = await loadLibrary();
   const staleMs = Math.max(options.staleMs ?? DEFAULT_STALE_MS, MIN_STALE_MS);
   const waitMs = Math.max(options.waitMs ?? 60_000, 0);
   const controller = new AbortController();
   const key = path.resolve(lockPath);
   await removeLegacyLock(lockPath, staleMs);
+  const mark: LockMark = { mtimeMs: undefined };
   let release: () => Promise<void>;
   try {
     release = await lockfile.lock(key, {
       lockfilePath: key,
       realpath: false,
+      fs: markingFs(mark),
       stale: staleMs,
       retries: waitMs > 0 ? { forever: true, maxRetryTime: waitMs, minTimeout: 10, maxTimeout: 250, factor: 1.5, randomize: true } : 0,
       onCompromised: (error) => controller.abort(error),
@@ -74,7 +93,9 @@ export async function withFileLock<T>(lockPath: string, fn: (held: HeldLock) => 
     if ((error as NodeJS.ErrnoException).code === 'ELOCKED') throw new FileLockBusyError(lockPath, waitMs);
     throw new StorageError(`could not lock ${lockPath}: ${(error as Error).message}`, lockPath, { cause: error });
   }
-  const held: HeldLock = { signal: controller.signal, assertHeld: () => assertHeld(key, controller.signal, entries) };
+  // The folder's time as the library made it (its first refresh comes half the stale time later).
+  mark.mtimeMs = (await stat(key).catch(() => undefined))?.mtime.getTime();
+  const held: HeldLock = { signal: controller.signal, assertHeld: () => assertHeld(key, controller.signal, mark) };
   const outcome = await fn(held).then(
     (value) => ({ ok: true as const, value }),
     (error: unknown) => ({ ok: false as const, error }),
@@ -93,24 +114,21 @@ export async function withFileLock<T>(lockPath: string, fn: (held: HeldLock) => 
 
 /** Whether a live process holds the lock at `lockPath` now (it exists and was refreshed within the stale time). */
 export async function isFileLockHeld(lockPath: string, options: { staleMs?: number } = {}): Promise<boolean> {
-  const { lockfile } = await loadLibrary();
+  const lockfile = await loadLibrary();
   const key = path.resolve(lockPath);
   return lockfile.check(key, { lockfilePath: key, realpath: false, stale: Math.max(options.staleMs ?? DEFAULT_STALE_MS, MIN_STALE_MS) });
 }
 
 /**
- * Whether this process still holds the lock: not reported lost, still known to the library, and the
- * folder on disk is the one it refreshes (same mtime). A refresh in flight can show a newer mtime for
- * a moment, so a mismatch is looked at once more before it counts.
+ * Whether this process still holds the lock: not reported lost by the library, and the folder on disk
+ * is the one it refreshes (the time it last set). A refresh in flight can show a newer time for a
+ * moment, so a mismatch is looked at once more before it counts.
  */
-async function assertHeld(key: string, signal: AbortSignal, entries: LockEntries | undefined): Promise<void> {
+async function assertHeld(key: string, signal: AbortSignal, mark: LockMark): Promise<void> {
   for (let look = 0; ; look++) {
     if (signal.aborted) throw lostLock(key, signal.reason);
-    if (!entries) return;
-    const entry = entries()[key];
-    if (!entry) throw lostLock(key, 'released');
     const info = await stat(key).catch(() => undefined);
-    if (info && info.mtime.getTime() === entry.mtime.getTime()) return;
+    if (info && info.mtime.getTime() === mark.mtimeMs) return;
     if (look > 0) throw lostLock(key, info ? 'another process took it over' : 'its folder is gone');
     await sleep(25);
   }

@@ -1,16 +1,13 @@
-import { statSync, type BigIntStats } from 'node:fs';
+import type { BigIntStats } from 'node:fs';
+import { stat } from 'node:fs/promises';
 
 /** How a stamped cache looks at files: a stat that follows links, and the wall clock (tests put in their own). */
 export interface StampSource {
-  readonly stat: (file: string) => BigIntStats;
+  readonly stat: (file: string) => Promise<BigIntStats>;
   readonly now: () => number;
 }
 
-/**
- * Synchronous on purpose: a stat is one short system call, and a trip through libuv's thread pool and
- * back costs more than the call itself (under load, far more); a watcher stats its files before every claim.
- */
-export const realStampSource: StampSource = { stat: (file) => statSync(file, { bigint: true }), now: Date.now };
+export const realStampSource: StampSource = { stat: (file) => stat(file, { bigint: true }), now: Date.now };
 
 /**
  * A file's identity as seen now: its key changes with any write, rename over it, removal or permission
@@ -56,10 +53,10 @@ export class StampedCache<T> {
   constructor(private readonly source: StampSource = realStampSource) {}
 
   /** The file's stamp now; `ABSENT` when there is no file. Any other failure (permissions, a broken path) throws. */
-  stamp(file: string): FileStamp {
+  async stamp(file: string): Promise<FileStamp> {
     const now = this.source.now();
     try {
-      return stampOf(this.source.stat(file), now);
+      return stampOf(await this.source.stat(file), now);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return ABSENT;
       throw error;
@@ -82,7 +79,7 @@ export class StampedCache<T> {
   async through(file: string, make: () => Promise<{ value: T; keep: boolean }>): Promise<T> {
     let stamp: FileStamp | undefined;
     try {
-      stamp = this.stamp(file);
+      stamp = await this.stamp(file);
     } catch {
       // Not stat-able (a permission, a path through a file): reading it says what is wrong.
       this.#entries.delete(file);

@@ -1,5 +1,4 @@
-import { chmodSync, fdatasync } from 'node:fs';
-import { truncate } from 'node:fs/promises';
+import { chmod, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { AuditRecord, unchainedRecord, type AuditEvent } from '../../domain/audit.js';
 import { AuditHead, emptyAuditHead, GENESIS_HASH, type Sha256 } from '../../domain/audit-chain.js';
@@ -11,14 +10,7 @@ import { runDecision } from '../../domain/decision.js';
 import { StorageError } from '../../domain/errors.js';
 import type { Clock } from '../../domain/ports.js';
 import type { AuditAhead, AuditLog, AuditSink } from './audit-sink.js';
-import {
-  ensurePrivateDirSync,
-  realSyncFs,
-  writeFileAtomically,
-  writeFileAtomicallySync,
-  writeFullySync,
-  type SyncFs,
-} from './atomic-file.js';
+import { ensurePrivateDir, flushData, realFs, writeFileAtomically, writeFully, type DurableFs, type DurableHandle } from './atomic-file.js';
 import { appendAuditLines, flushAuditFiles, formatAuditHead, missingFromLog, rewriteHeadInPlace, verifyChain } from './audit-wal.js';
 import { JOURNAL_FILE, journalAuditLines } from './run-journal.js';
 
@@ -32,7 +24,7 @@ export interface JsonlAuditLogOptions {
   readonly scanner?: SensitiveScanner;
   readonly sha256?: Sha256;
   /** The calls that append to the log and rewrite its head (tests inject ENOSPC). */
-  readonly fs?: SyncFs;
+  readonly fs?: DurableFs;
 }
 
 /**
@@ -44,7 +36,7 @@ export interface JsonlAuditLogOptions {
 export class JsonlAuditLog implements AuditLog {
   readonly #scanner: SensitiveScanner;
   readonly #sha256: Sha256;
-  readonly #fs: SyncFs;
+  readonly #fs: DurableFs;
 
   constructor(
     private readonly paths: WorkspacePaths,
@@ -53,7 +45,7 @@ export class JsonlAuditLog implements AuditLog {
   ) {
     this.#scanner = options.scanner ?? cachedScanner(defaultSensitiveScanner);
     this.#sha256 = options.sha256 ?? nodeSha256;
-    this.#fs = options.fs ?? realSyncFs;
+    this.#fs = options.fs ?? realFs;
   }
 
   /**
@@ -70,9 +62,8 @@ export class JsonlAuditLog implements AuditLog {
         file,
       );
     }
-    // Synchronous calls on a run's path: each takes microseconds, a trip through the thread pool more.
-    ensurePrivateDirSync(this.paths.audit);
-    restrict(this.paths.audit, 0o700);
+    await ensurePrivateDir(this.paths.audit);
+    await restrict(this.paths.audit, 0o700);
     const headFile = this.paths.auditHead(runId);
     const start = await recoverChain({
       runId,
@@ -98,11 +89,7 @@ export class JsonlAuditLog implements AuditLog {
     });
     // The head is written whole here, at its fixed width and at the log's end (the chain verified), so that appends can rewrite it in place.
     const head = start.created ? emptyAuditHead(runId) : { v: 1 as const, run_id: runId, seq: start.seq - 1, hash: start.hash };
-    if (start.headText !== formatAuditHead(head)) {
-      // A new run's head (the one write before its first call) in synchronous calls; a resumed run's off the event loop.
-      if (start.created) writeNewHead(headFile, head);
-      else await writeHead(headFile, head);
-    }
+    if (start.headText !== formatAuditHead(head)) await writeHead(headFile, head, start.created);
     if (start.dropped) {
       await sink.append({ event: 'AUDIT_LOG_RECOVERED', ...runDecision('audit', 'AUDIT_TORN_LINE_DROPPED'), details: start.dropped });
     }
@@ -139,7 +126,7 @@ interface SinkOptions {
   readonly prevHash: string;
   /** Bytes of whole lines in the log when it was opened. */
   readonly size: number;
-  readonly fs: SyncFs;
+  readonly fs: DurableFs;
   readonly clock: Clock;
   readonly scanner: SensitiveScanner;
   readonly sha256: Sha256;
@@ -163,8 +150,7 @@ type Pending =
 /**
  * Appends records in the order they were handed over (callers need not await), two ways:
  *
- * - `append`: the line is written and flushed (datasync, synchronous calls: see SyncFs) before it
- *   resolves; the head is then rewritten in place (one fixed-width line, no new file, no rename) and
+ * - `append`: the line is written and flushed (datasync) before it resolves; the head is then rewritten in place (one fixed-width line, no new file, no rename) and
  *   flushed in the background, and the next line waits for that flush. So the head is never ahead of
  *   the log, and never more than one record behind it, after a killed process or a power loss alike.
  * - `appendAhead`: a run change's records (a step's) are composed here and made durable by the run
@@ -324,11 +310,11 @@ class JsonlAuditSink implements AuditSink {
     // The head on disk must not fall two writes behind: its last rewrite is flushed before this write,
     // and so is a head that records written ahead moved (they are in the journal; this one will not be).
     await this.#headSync;
-    let failure = this.#flushHeadAhead() ?? this.#appendLines(data);
+    let failure = (await this.#flushHeadAhead()) ?? (await this.#appendLines(data));
     if (!failure) {
       // The lines are on disk: the chain moves on even if acknowledging them below fails.
       this.#advance(composed);
-      failure = this.#rewriteHead(composed.seq - 1, composed.prevHash);
+      failure = await this.#rewriteHead(composed.seq - 1, composed.prevHash);
     }
     if (failure) {
       this.#failed = failure;
@@ -339,10 +325,10 @@ class JsonlAuditSink implements AuditSink {
   }
 
   /** Flushes a head that records written ahead moved; the failure, if it could not. */
-  #flushHeadAhead(): StorageError | undefined {
+  async #flushHeadAhead(): Promise<StorageError | undefined> {
     if (!this.#headMovedAhead) return undefined;
     try {
-      flushAuditFiles(this.options.fs, [this.options.headFile]);
+      await flushAuditFiles(this.options.fs, [this.options.headFile]);
       this.#headMovedAhead = false;
       return undefined;
     } catch (error) {
@@ -355,31 +341,31 @@ class JsonlAuditSink implements AuditSink {
   }
 
   /** Appends the lines to the log and syncs them; the failure, if it could not (with the partial lines cut off). */
-  #appendLines(data: Buffer): StorageError | undefined {
+  async #appendLines(data: Buffer): Promise<StorageError | undefined> {
     const { file, fs } = this.options;
-    let fd: number | undefined;
+    let handle: DurableHandle | undefined;
     try {
-      fd = fs.openSync(file, 'a', 0o600);
-      writeFullySync(fs, fd, data);
-      fs.fdatasyncSync(fd);
+      handle = await fs.open(file, 'a', 0o600);
+      await writeFully(handle, data);
+      await flushData(handle);
       return undefined;
     } catch (error) {
       // Whatever part of the lines reached the file was never acknowledged: cut it, so the next write starts on a clean line.
-      if (fd !== undefined) attempt(() => fs.ftruncateSync(fd as number, this.#size));
+      await handle?.truncate?.(this.#size).catch(() => undefined);
       return new StorageError(`could not append to the audit log ${file}: ${(error as Error).message}`, file, {
         cause: error,
         ...errno(error),
       });
     } finally {
-      if (fd !== undefined) attempt(() => fs.closeSync(fd as number));
+      await handle?.close().catch(() => undefined);
     }
   }
 
   /** Rewrites the head to the chain's new end and flushes it in the background; the failure, if it could not. */
-  #rewriteHead(seq: number, hash: string): StorageError | undefined {
+  async #rewriteHead(seq: number, hash: string): Promise<StorageError | undefined> {
     const { fs, headFile, runId } = this.options;
     try {
-      this.#headSync = flushInBackground(fs, rewriteHeadInPlace(fs, headFile, { v: 1, run_id: runId, seq, hash }));
+      this.#headSync = flushInBackground(await rewriteHeadInPlace(fs, headFile, { v: 1, run_id: runId, seq, hash }));
       return undefined;
     } catch (error) {
       return new StorageError(`could not update the audit head ${headFile}: ${(error as Error).message}`, headFile, {
@@ -391,21 +377,15 @@ class JsonlAuditSink implements AuditSink {
 }
 
 /**
- * The flush of a head just rewritten in place, started in the background (it closes the descriptor).
+ * The flush of a head just rewritten in place, started in the background (it closes the handle).
  * The rewrite itself is a page-cache write: a process killed right after it leaves the new head;
  * only a power loss can leave the old. A cache: the log is the truth, and a head left behind is
  * adopted (and recorded) on the next open.
  */
-function flushInBackground(fs: SyncFs, fd: number): Promise<void> {
-  return new Promise((resolve) => fdatasync(fd, () => resolve(attempt(() => fs.closeSync(fd)))));
-}
-
-function attempt(fn: () => void): void {
-  try {
-    fn();
-  } catch {
-    // Tidying up after the outcome is decided: nothing to recover.
-  }
+function flushInBackground(handle: DurableHandle): Promise<void> {
+  return flushData(handle)
+    .catch(() => undefined)
+    .then(() => handle.close().catch(() => undefined));
 }
 
 function stepIdOf(record: { details?: { step_id?: unknown } } | undefined): string | undefined {
@@ -451,7 +431,7 @@ async function recoverChain(options: {
   file: string;
   headFile: string;
   journalFile: string;
-  fs: SyncFs;
+  fs: DurableFs;
   sha256: Sha256;
 }): Promise<ChainStart> {
   const { runId, file, headFile } = options;
@@ -476,7 +456,7 @@ async function recoverChain(options: {
       headText,
     };
   }
-  if (log !== undefined) restrict(file, 0o600);
+  if (log !== undefined) await restrict(file, 0o600);
 
   const split = keptLines({ runId, log, ahead, sha256: options.sha256, refuse });
   // Records written ahead in the run's journal that the log lacks (a crash after the journal's
@@ -547,7 +527,7 @@ function keptLines(options: {
 /** The log made whole: the journal's missing records appended, or else a torn fragment cut off; each change as it is recorded. */
 async function repairLog(options: {
   file: string;
-  fs: SyncFs;
+  fs: DurableFs;
   sha256: Sha256;
   split: SplitLog;
   missing: string[];
@@ -558,8 +538,8 @@ async function repairLog(options: {
   let restored: ChainStart['restored'];
   let dropped: ChainStart['dropped'];
   if (missing.length > 0) {
-    appendAuditLines(options.fs, file, missing, wholeBefore, torn !== undefined);
-    flushAuditFiles(options.fs, [file]);
+    await appendAuditLines(options.fs, file, missing, wholeBefore, torn !== undefined);
+    await flushAuditFiles(options.fs, [file]);
     restored = { records: missing.length, first_seq: (safeJson(missing[0] ?? '') as { seq: number }).seq };
   } else if (torn !== undefined) {
     // A write cut short by a crash: the record was never acknowledged, so the fragment is removed.
@@ -603,9 +583,9 @@ function chainIndex(lines: readonly string[]): Pick<ChainStart, 'events' | 'step
 }
 
 /** Puts back the private mode on a folder or file created earlier (or by an older maestro). */
-function restrict(target: string, mode: number): void {
+async function restrict(target: string, mode: number): Promise<void> {
   try {
-    chmodSync(target, mode);
+    await chmod(target, mode);
   } catch (error) {
     throw new StorageError(`could not restrict ${target} to mode ${mode.toString(8)}: ${(error as Error).message}`, target, {
       cause: error,
@@ -613,19 +593,14 @@ function restrict(target: string, mode: number): void {
   }
 }
 
-async function writeHead(file: string, head: AuditHead): Promise<void> {
-  // The helper renames and then syncs the folder, so the head's new name is durable too.
-  await writeFileAtomically(file, formatAuditHead(head), { mode: 0o600 });
-}
-
 /**
- * A new run's head (it names no record yet), written whole but not flushed, in synchronous calls:
- * the head is a cache of the log's end. A process killed at any point leaves it (the page cache
- * outlives the process); only a power loss before the run's first fold (which flushes the log and
- * the head) can take it, and then opening the log adopts the verified log's end in its place and
- * records that (AUDIT_HEAD_ADOPTED_FROM_LOG), as for any head left behind. So the run's head before
- * its first call holds no flush for it.
+ * The head written whole (the helper renames and then syncs the folder, so its new name is durable
+ * too). A new run's head (it names no record yet) is not flushed: the head is a cache of the log's
+ * end. A process killed at any point leaves it (the page cache outlives the process); only a power
+ * loss before the run's first fold (which flushes the log and the head) can take it, and then opening
+ * the log adopts the verified log's end in its place and records that (AUDIT_HEAD_ADOPTED_FROM_LOG),
+ * as for any head left behind.
  */
-function writeNewHead(file: string, head: AuditHead): void {
-  writeFileAtomicallySync(file, formatAuditHead(head), { mode: 0o600, durable: false });
+async function writeHead(file: string, head: AuditHead, created: boolean): Promise<void> {
+  await writeFileAtomically(file, formatAuditHead(head), { mode: 0o600, ...(created ? { durable: false } : {}) });
 }

@@ -1,5 +1,4 @@
-import { lstatSync, realpathSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { KNOWLEDGE_ACTIONS, type Persona } from '../../domain/persona.js';
 import type { KnowledgeBase } from '../../domain/ports.js';
@@ -153,22 +152,18 @@ export type OutputPathCheck = { ok: true; absolute: string; relative: string } |
  * workspace (lexically or through a symlinked folder), a reserved folder, the workspace config, a
  * symlink (writing through it would change the file it points to, wherever that is), and `protect`ed
  * files — the command's own input artifacts — compared by real path.
- *
- * Its file-system calls (realpath, lstat) are synchronous on purpose: each takes microseconds, while
- * a trip through libuv's thread pool and back costs far more under load (every artifact and picture
- * is checked at the run's end, on the way to the next run).
  */
 export async function checkOutputPath(root: string, requested: string, protect: readonly string[] = []): Promise<OutputPathCheck> {
   const lexical = lexicalWorkspacePath(root, requested);
   if (!lexical.ok) return { ok: false, reason: lexical.reason };
   const reserved = outputDeniedReason(lexical.relative);
   if (reserved) return { ok: false, reason: reserved };
-  const realRoot = realpathSync.native(root);
+  const realRoot = await realpath(root);
   let ancestor = path.dirname(lexical.absolute);
   let realParent: string | undefined;
   for (;;) {
     try {
-      const real = realpathSync.native(ancestor);
+      const real = await realpath(ancestor);
       const rel = toPosix(path.relative(realRoot, real));
       if (escapes(rel)) return { ok: false, reason: 'its folder resolves (through a symlink) outside the workspace' };
       const deniedParent = rel === '' ? null : outputDeniedReason(`${rel}/x`);
@@ -183,7 +178,7 @@ export async function checkOutputPath(root: string, requested: string, protect: 
       ancestor = parent;
     }
   }
-  const existing = lstatOrNone(lexical.absolute);
+  const existing = await lstat(lexical.absolute).catch(() => undefined);
   if (existing?.isSymbolicLink())
     return {
       ok: false,
@@ -199,29 +194,11 @@ export async function checkOutputPath(root: string, requested: string, protect: 
   for (const input of protect) {
     const inputLexical = lexicalWorkspacePath(root, input);
     if (!inputLexical.ok) continue;
-    const inputReal = realpathOr(inputLexical.absolute);
+    const inputReal = await realpath(inputLexical.absolute).catch(() => inputLexical.absolute);
     if (inputReal === landing || inputLexical.absolute === lexical.absolute)
       return { ok: false, reason: `is one of the command's own input artifacts ("${input}"): the artifact would overwrite its input` };
   }
   return { ok: true, absolute: landing, relative: lexical.relative };
-}
-
-/** The entry at `file` itself (a link is not followed), or none where it cannot be read. */
-function lstatOrNone(file: string): ReturnType<typeof lstatSync> | undefined {
-  try {
-    return lstatSync(file);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The real path of `file`, or `file` where it cannot be resolved (it does not exist yet). */
-function realpathOr(file: string): string {
-  try {
-    return realpathSync.native(file);
-  } catch {
-    return file;
-  }
 }
 
 function insideRoots(relative: string, roots: readonly string[]): boolean {

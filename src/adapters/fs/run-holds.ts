@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { InvalidInputError, RunHeldError } from '../../domain/errors.js';
 import type { Clock, RunHold, RunHolds } from '../../domain/ports.js';
-import { ensurePrivateDirSync, writeFileAtomicallySync } from './atomic-file.js';
+import { ensurePrivateDir, writeFileAtomically } from './atomic-file.js';
 import { readIfExists, safeJson } from './read.js';
 import {
   isRecordedProcessAlive,
@@ -88,11 +88,10 @@ export class FsRunHolds implements RunHolds {
       host: this.#host,
       since: this.#clock.now().toISOString(),
     };
-    ensurePrivateDirSync(this.#dir);
+    await ensurePrivateDir(this.#dir);
     // Whole for readers, not flushed: the file matters only while this process lives (a crash that
-    // loses it leaves the run as a killed process leaves it: not held), and the run's head waits for
-    // it, so it is written in synchronous calls (microseconds, no trips through the thread pool).
-    writeFileAtomicallySync(file, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600, durable: false });
+    // loses it leaves the run as a killed process leaves it: not held).
+    await writeFileAtomically(file, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600, durable: false });
     const key = this.#key(runId);
     heldHere.add(key);
     return {

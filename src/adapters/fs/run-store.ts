@@ -1,6 +1,4 @@
-import { accessSync } from 'node:fs';
-import * as nodeFs from 'node:fs/promises';
-import { readdir, rm } from 'node:fs/promises';
+import { access, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { parseRunState } from '../../domain/checkpoint.js';
 import type { RunEvent } from '../../domain/run-machine.js';
@@ -9,25 +7,16 @@ import { keepsRawCommand, RAW_COMMAND_FILE, screenRunState } from '../../domain/
 import { StorageError } from '../../domain/errors.js';
 import {
   ensurePrivateDir,
-  ensurePrivateDirSync,
-  realSyncFs,
+  flushData,
+  realFs,
   syncDirectory,
-  syncDirectorySync,
   writeFileAtomically,
-  writeFileAtomicallySync,
-  writeFullySync,
+  writeFully,
   type DurableFs,
-  type SyncFs,
+  type DurableHandle,
 } from './atomic-file.js';
 import type { AuditAhead } from './audit-sink.js';
-import {
-  appendAuditLines,
-  flushAuditFiles,
-  flushAuditFilesOffLoop,
-  formatAuditHead,
-  missingFromLog,
-  writeAuditAhead,
-} from './audit-wal.js';
+import { appendAuditLines, flushAuditFiles, formatAuditHead, missingFromLog, writeAuditAhead } from './audit-wal.js';
 import { splitAuditLines } from '../../domain/audit-verify.js';
 import { readIfExists } from './read.js';
 import { sha256 } from '../system/hashing.js';
@@ -49,9 +38,9 @@ export interface RunChange {
   readonly files?: readonly { readonly name: string; readonly content: string }[];
 }
 
-/** A journal this process appends to: its descriptor, its length, and the state its lines describe. */
+/** A journal this process appends to: its handle, its length, and the state its lines describe. */
 interface OpenJournal {
-  readonly fd: number;
+  readonly handle: DurableHandle;
   readonly file: string;
   /** Bytes known to be whole lines; a failed append is cut back to this. */
   size: number;
@@ -64,7 +53,7 @@ interface OpenJournal {
   /** A write of records to their log or head failed after the journal took them: the log is mended from the journal before it is folded. */
   auditBehind: boolean;
   /** The run's audit log, held open (to append) while records are written ahead. */
-  auditLog?: number;
+  auditLog?: DurableHandle;
   /** Run files its lines removed: removed again when it is folded (a removal that failed is not lost). */
   readonly removed: Set<string>;
 }
@@ -72,10 +61,8 @@ interface OpenJournal {
 export interface FsRunStoreOptions {
   /** A journal longer than this is folded into `state.json` and started afresh (default 8 MiB). */
   readonly compactBytes?: number;
-  /** The calls that fold the journal into `state.json` (tests inject failures). */
+  /** The calls that append to the journal and fold it into `state.json` (tests inject short writes, ENOSPC and failures). */
   readonly fs?: DurableFs;
-  /** The calls that append to the journal (tests inject short writes and ENOSPC). */
-  readonly journalFs?: SyncFs;
   /**
    * Zeros written ahead of the journal's lines (default 64 KiB): a line then overwrites space the
    * file already has, and its flush need not also record that the file grew (measured: about a third
@@ -83,13 +70,6 @@ export interface FsRunStoreOptions {
    */
   readonly reserveBytes?: number;
 }
-
-const realFs: DurableFs = {
-  open: (file, flags, mode) => nodeFs.open(file, flags, mode),
-  rename: (from, to) => nodeFs.rename(from, to),
-  unlink: (file) => nodeFs.unlink(file),
-  mkdir: (dir, options) => nodeFs.mkdir(dir, options),
-};
 
 /**
  * `.maestro/runs/<run_id>/`: the checkpoint, the part of the files' run ledger (FsRunLedger) that
@@ -103,7 +83,6 @@ export class FsRunStore {
   readonly #open = new Map<string, OpenJournal>();
   readonly #compactBytes: number;
   readonly #fs: DurableFs;
-  readonly #journalFs: SyncFs;
   readonly #reserveBytes: number;
 
   constructor(
@@ -112,7 +91,6 @@ export class FsRunStore {
   ) {
     this.#compactBytes = options.compactBytes ?? 8 * 1024 * 1024;
     this.#fs = options.fs ?? realFs;
-    this.#journalFs = options.journalFs ?? realSyncFs;
     this.#reserveBytes = options.reserveBytes ?? 64 * 1024;
   }
 
@@ -121,7 +99,7 @@ export class FsRunStore {
     if (state.status !== 'running') return this.#compact(state.run_id, state);
     const open = this.#open.get(state.run_id);
     if (open) {
-      this.#append(open, baseLine(state));
+      await this.#append(open, baseLine(state));
       open.last = state;
       return;
     }
@@ -148,8 +126,8 @@ export class FsRunStore {
     if (audit && audit.lines.length > 0) {
       open.wroteAhead = true;
       open.auditBehind = true; // until the lines and the head are written
-      open.auditLog ??= this.#openAuditLog(runId);
-      writeAuditAhead(this.#journalFs, runId, { log: open.auditLog, headFile: this.paths.auditHead(runId) }, audit);
+      open.auditLog ??= await this.#openAuditLog(runId);
+      await writeAuditAhead(this.#fs, runId, { log: open.auditLog, headFile: this.paths.auditHead(runId) }, audit);
       open.auditBehind = false;
     }
     await this.#removeFiles(runId, change.removeFiles ?? []);
@@ -158,9 +136,9 @@ export class FsRunStore {
 
   /**
    * The files written before a change's line. A change that starts the run's journal (its first, or
-   * the first after a restart) writes them in synchronous calls without syncing the folder: the
-   * journal's start syncs that folder once, for the files' names and its own, before it is the
-   * commit point. Later changes write them as `saveFile` does, each with its folder sync.
+   * the first after a restart) writes them without syncing the folder: the journal's start syncs
+   * that folder once, for the files' names and its own, before it is the commit point. Later changes
+   * write them as `saveFile` does, each with its folder sync.
    */
   async #saveFilesOf(change: RunChange): Promise<void> {
     const files = change.files ?? [];
@@ -170,9 +148,9 @@ export class FsRunStore {
       for (const file of files) await this.saveFile(runId, file.name, file.content);
       return;
     }
-    const dir = this.paths.runDir(runId);
-    ensurePrivateDirSync(dir);
-    for (const file of files) writeFileAtomicallySync(this.#runFile(runId, file.name), file.content, { mode: 0o600, fs: this.#journalFs });
+    await ensurePrivateDir(this.paths.runDir(runId));
+    for (const file of files)
+      await writeFileAtomically(this.#runFile(runId, file.name), file.content, { mode: 0o600, fs: this.#fs, syncDir: false });
   }
 
   /** The change as journal lines (its records, when given, in the same line), appended and flushed. */
@@ -181,7 +159,7 @@ export class FsRunStore {
     let open = this.#open.get(runId);
     if (!change.event) {
       if (!open) return this.#start(change.after, audit);
-      this.#append(open, baseLine(change.after, audit));
+      await this.#append(open, baseLine(change.after, audit));
       open.last = change.after;
       return open;
     }
@@ -190,10 +168,10 @@ export class FsRunStore {
     if (!open) open = await this.#start(before);
     else if (open.last !== before) {
       // Someone else's copy of the state: the journal goes on from it, whole.
-      this.#append(open, baseLine(before));
+      await this.#append(open, baseLine(before));
       open.last = before;
     }
-    this.#append(open, eventLine(change.at, change.event, audit, change.removeFiles));
+    await this.#append(open, eventLine(change.at, change.event, audit, change.removeFiles));
     open.last = change.after;
     return open;
   }
@@ -268,45 +246,55 @@ export class FsRunStore {
   async #start(state: RunState, audit?: readonly string[]): Promise<OpenJournal> {
     const dir = this.paths.runDir(state.run_id);
     const file = path.join(dir, JOURNAL_FILE);
-    if (exists(file)) await this.#compact(state.run_id, state);
-    ensurePrivateDirSync(dir);
-    let fd: number | undefined;
+    if (await exists(file)) await this.#compact(state.run_id, state);
+    await ensurePrivateDir(dir);
+    let handle: DurableHandle | undefined;
     try {
-      fd = this.#journalFs.openSync(file, 'wx', 0o600);
-      const open: OpenJournal = { fd, file, size: 0, allocated: 0, last: state, wroteAhead: false, auditBehind: false, removed: new Set() };
-      this.#append(open, baseLine(state, audit));
+      handle = await this.#fs.open(file, 'wx', 0o600);
+      const open: OpenJournal = {
+        handle,
+        file,
+        size: 0,
+        allocated: 0,
+        last: state,
+        wroteAhead: false,
+        auditBehind: false,
+        removed: new Set(),
+      };
+      await this.#append(open, baseLine(state, audit));
       // The journal's name must survive a crash as well as its lines (and so must the names of the
       // files written just before it: see #saveFilesOf).
-      syncDirectorySync(dir);
+      await syncDirectory(dir, this.#fs);
       this.#open.set(state.run_id, open);
       return open;
     } catch (error) {
-      if (fd !== undefined) this.#closeQuietly(fd);
+      await handle?.close().catch(() => undefined);
       await this.#fs.unlink(file).catch(() => undefined);
       throw storageError(`could not start the checkpoint journal ${file}`, file, error);
     }
   }
 
   /**
-   * Appends whole lines and flushes them (synchronously: see SyncFs); a failure cuts the file back
-   * to its last whole line, so the next append starts clean.
+   * Appends whole lines and flushes them; a failure cuts the file back to its last whole line, so the
+   * next append starts clean.
    */
-  #append(open: OpenJournal, text: string): void {
+  async #append(open: OpenJournal, text: string): Promise<void> {
     const data = Buffer.from(text, 'utf8');
     const end = open.size + data.length;
+    const { handle } = open;
     try {
       if (end > open.allocated) {
         // Room for this line and the next ones, as zeros; flushed with the line below.
         const allocated = end + this.#reserveBytes;
-        writeFullySync(this.#journalFs, open.fd, Buffer.alloc(allocated - open.allocated), open.allocated);
+        await writeFully(handle, Buffer.alloc(allocated - open.allocated), open.allocated);
         open.allocated = allocated;
       }
-      writeFullySync(this.#journalFs, open.fd, data, open.size);
-      this.#journalFs.fdatasyncSync(open.fd);
+      await writeFully(handle, data, open.size);
+      await flushData(handle);
       open.size = end;
     } catch (error) {
       try {
-        this.#journalFs.ftruncateSync(open.fd, open.size);
+        await handle.truncate?.(open.size);
         open.allocated = open.size;
       } catch {
         // The next append writes at `size` all the same, over whatever is there.
@@ -332,37 +320,29 @@ export class FsRunStore {
     if ('problem' in missing)
       throw new StorageError(`the checkpoint journal ${journalFile} cannot be folded: ${missing.problem}`, journalFile);
     if (missing.lines.length > 0) {
-      appendAuditLines(
-        this.#journalFs,
+      await appendAuditLines(
+        this.#fs,
         logFile,
         missing.lines,
         Buffer.byteLength(log) - (torn === undefined ? 0 : Buffer.byteLength(torn)),
         torn !== undefined,
       );
     }
-    flushAuditFiles(this.#journalFs, [logFile]);
+    await flushAuditFiles(this.#fs, [logFile]);
     const lastLine = missing.lines.length > 0 ? missing.lines[missing.lines.length - 1] : lines[lines.length - 1];
     const last = JSON.parse(lastLine ?? '{}') as { seq: number; hash: string };
     const head = formatAuditHead({ v: 1, run_id: runId, seq: last.seq, hash: last.hash });
     if ((await readIfExists(headFile)) !== head) await writeFileAtomically(headFile, head, { mode: 0o600, fs: this.#fs });
-    else flushAuditFiles(this.#journalFs, [headFile]);
+    else await flushAuditFiles(this.#fs, [headFile]);
   }
 
   /** The run's audit log, held open to append while the journal is. */
-  #openAuditLog(runId: string): number {
+  async #openAuditLog(runId: string): Promise<DurableHandle> {
     const file = this.paths.auditLog(runId);
     try {
-      return this.#journalFs.openSync(file, 'a', 0o600);
+      return await this.#fs.open(file, 'a', 0o600);
     } catch (error) {
       throw storageError(`could not open the audit log ${file}`, file, error);
-    }
-  }
-
-  #closeQuietly(fd: number): void {
-    try {
-      this.#journalFs.closeSync(fd);
-    } catch {
-      // Closing a descriptor we are done with: nothing to recover.
     }
   }
 
@@ -380,10 +360,10 @@ export class FsRunStore {
     // cannot be put there, the journal stays (it still holds them) and this throws.
     const text = !open || open.auditBehind ? await readIfExists(file) : undefined;
     if (!open || open.auditBehind) await this.#settleAudit(runId, file, text);
-    else if (open.wroteAhead) await flushAuditFilesOffLoop(this.#journalFs, [this.paths.auditLog(runId), this.paths.auditHead(runId)]);
+    else if (open.wroteAhead) await flushAuditFiles(this.#fs, [this.paths.auditLog(runId), this.paths.auditHead(runId)]);
     this.#open.delete(runId);
-    if (open) this.#closeQuietly(open.fd);
-    if (open?.auditLog !== undefined) this.#closeQuietly(open.auditLog);
+    await open?.handle.close().catch(() => undefined);
+    await open?.auditLog?.close().catch(() => undefined);
     await ensurePrivateDir(dir);
     const kept = `${JSON.stringify(screenRunState(state), null, 2)}\n`;
     await writeFileAtomically(path.join(dir, 'state.json'), kept, { mode: 0o600, fs: this.#fs, syncDir: false });
@@ -403,9 +383,9 @@ export class FsRunStore {
   }
 }
 
-function exists(file: string): boolean {
+async function exists(file: string): Promise<boolean> {
   try {
-    accessSync(file);
+    await access(file);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;

@@ -12,32 +12,7 @@ let counter: Counter | undefined;
  */
 export function countTokens(text: string): number {
   counter ??= loadCounter();
-  return remembered(text, counter);
-}
-
-/** The count when it costs no table load (the table is loaded already); else undefined. */
-export function countTokensIfLoaded(text: string): number | undefined {
-  return counter ? remembered(text, counter) : undefined;
-}
-
-/**
- * The counts of the last texts counted: a run's prompts and replies are counted while it waits for
- * the model (RunDeps.countTokensIfLoaded), and again, as memory, by the next run's head (which sees
- * this run's save in flight) and by the save: those then cost a lookup. Short texts are not kept.
- */
-const counts = new Map<string, number>();
-const KEEP_COUNTS = 256;
-const WORTH_KEEPING = 256;
-
-function remembered(text: string, count: Counter): number {
-  if (text.length < WORTH_KEEPING) return count(text);
-  const known = counts.get(text);
-  if (known !== undefined) return known;
-  const n = count(text);
-  counts.set(text, n);
-  // The oldest entry goes (a Map keeps insertion order).
-  if (counts.size > KEEP_COUNTS) counts.delete(counts.keys().next().value as string);
-  return n;
+  return counter(text);
 }
 
 /**

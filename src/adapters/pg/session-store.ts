@@ -40,7 +40,6 @@ export class PgSessionStore implements SessionStore {
   }
 
   async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[], options: AppendRunOptions = {}): Promise<void> {
-    await options.landAfter;
     const now = this.clock.now().toISOString();
     await this.engine.tx(async (db) => {
       // A placeholder to lock (version 0: `version` counts the writes of a persona's memory).

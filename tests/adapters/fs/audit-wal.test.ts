@@ -1,12 +1,12 @@
-import { existsSync, readlinkSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { realSyncFs, type SyncFs } from '../../../src/adapters/fs/atomic-file.js';
+import { realFs, type DurableFs } from '../../../src/adapters/fs/atomic-file.js';
 import { readAuditRun, verifyAuditRun } from '../../../src/adapters/fs/audit-store.js';
 import type { AuditLog } from '../../../src/adapters/fs/audit-sink.js';
-import { flushAuditFilesOffLoop } from '../../../src/adapters/fs/audit-wal.js';
+import { flushAuditFiles } from '../../../src/adapters/fs/audit-wal.js';
 import { FsRunLedger } from '../../../src/adapters/fs/run-ledger.js';
 import { FsRunStore } from '../../../src/adapters/fs/run-store.js';
 import { JsonlAuditLog } from '../../../src/adapters/fs/jsonl-audit-log.js';
@@ -18,6 +18,7 @@ import { StorageError } from '../../../src/domain/errors.js';
 import type { Clock, OpenRun } from '../../../src/domain/ports.js';
 import type { RunState, Step } from '../../../src/domain/run-state.js';
 import { startedRun, turnStep } from '../../fixtures/journal-run.js';
+import { faultyFs, noSpace } from '../../helpers/faulty-fs.js';
 
 // The checkpoint journal as the audit log's write-ahead log: a step and its records in one flush.
 
@@ -55,27 +56,12 @@ const stepRecords = (s: RunState, id: string) => {
   ];
 };
 
-/** realSyncFs, remembering which file every fdatasync flushed; `fail` may make a write fail. */
-function watchedFs(fail?: (file: string) => boolean): SyncFs & { flushed: string[] } {
-  const files = new Map<number, string>();
+/** The real file system, remembering which file every flush flushed; `fail` may make a write fail. */
+function watchedFs(fail?: (file: string) => boolean): DurableFs & { flushed: string[] } {
   const flushed: string[] = [];
   return {
     flushed,
-    openSync: (file, flags, mode) => {
-      const fd = realSyncFs.openSync(file, flags, mode);
-      files.set(fd, file);
-      return fd;
-    },
-    writeSync: (fd, buffer, offset, length, position) => {
-      if (fail?.(files.get(fd) ?? '')) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
-      return realSyncFs.writeSync(fd, buffer, offset, length, position);
-    },
-    fdatasyncSync: (fd) => {
-      flushed.push(path.basename(files.get(fd) ?? '?'));
-      realSyncFs.fdatasyncSync(fd);
-    },
-    ftruncateSync: (fd, length) => realSyncFs.ftruncateSync(fd, length),
-    closeSync: (fd) => realSyncFs.closeSync(fd),
+    ...faultyFs({ write: (file) => (fail?.(file) ? noSpace() : undefined), flush: (file) => void flushed.push(path.basename(file)) }),
   };
 }
 
@@ -84,8 +70,8 @@ const recordStep = (run: OpenRun, i: number) =>
   run.commit({ event: { type: 'step_recorded', step: step(i) }, records: (after) => stepRecords(after, `turn:r1:p${i}`) });
 
 /** A run opened through the files' ledger (its log, then its checkpoint), started, with `n` steps recorded. */
-async function running(n: number, fs: SyncFs = realSyncFs): Promise<{ run: OpenRun; store: FsRunStore }> {
-  const store = new FsRunStore(paths, { journalFs: fs });
+async function running(n: number, fs: DurableFs = realFs): Promise<{ run: OpenRun; store: FsRunStore }> {
+  const store = new FsRunStore(paths, { fs });
   const ledger = new FsRunLedger({ paths, store, audit: new JsonlAuditLog(paths, clock, { fs }), clock });
   const run = await ledger.open(RUN);
   await run.commit({ start: initial() });
@@ -120,44 +106,32 @@ describe('a step and its audit records: one durable write', () => {
     expect((await verifyAuditRun(paths, RUN)).status).toBe('ok');
   });
 
-  it('folding the journal flushes the log and its head off the event loop where the file system can, before the journal goes', async () => {
-    const sync = watchedFs();
-    const offLoop: string[] = [];
-    const fs: SyncFs = {
-      ...sync,
-      fdatasync: async (fd) => {
-        offLoop.push(`${path.basename(readlinkSync(`/proc/self/fd/${fd}`))}${existsSync(journal()) ? ' (journal there)' : ''}`);
-        realSyncFs.fdatasyncSync(fd);
-      },
-    };
+  it('folding the journal flushes the log and its head before the journal goes', async () => {
+    const flushed: string[] = [];
+    const fs = faultyFs({ flush: (file) => void flushed.push(`${path.basename(file)}${existsSync(journal()) ? ' (journal there)' : ''}`) });
     const { run } = await running(2, fs);
-    sync.flushed.length = 0;
+    flushed.length = 0;
     await run.close();
-    expect(offLoop).toEqual([`${RUN}.jsonl (journal there)`, `${RUN}.head (journal there)`]);
-    expect(sync.flushed).not.toContain(`${RUN}.jsonl`);
+    expect(flushed.slice(0, 2)).toEqual([`${RUN}.jsonl (journal there)`, `${RUN}.head (journal there)`]);
     expect(await readFile(journal(), 'utf8').catch(() => 'gone')).toBe('gone');
     expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 4 });
   });
 
-  it('a flush off the event loop that fails is a StorageError naming the file, its descriptor closed; a missing file is skipped', async () => {
+  it('a flush that fails is a StorageError naming the file, its handle closed; a missing file is skipped', async () => {
     const file = path.join(root, 'x.jsonl');
     await writeFile(file, 'line\n');
-    const closed: number[] = [];
-    const fs: SyncFs = {
-      ...realSyncFs,
-      closeSync: (fd) => {
-        closed.push(fd);
-        realSyncFs.closeSync(fd);
-      },
-      fdatasync: async () => {
+    const closed: string[] = [];
+    const fs = faultyFs({
+      close: (f) => void closed.push(f),
+      flush: () => {
         throw Object.assign(new Error('input/output error'), { code: 'EIO' });
       },
-    };
-    const error = await flushAuditFilesOffLoop(fs, [path.join(root, 'missing.jsonl'), file]).catch((e: unknown) => e);
+    });
+    const error = await flushAuditFiles(fs, [path.join(root, 'missing.jsonl'), file]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StorageError);
     expect((error as StorageError).message).toContain(file);
     expect((error as StorageError).errno).toBe('EIO');
-    expect(closed).toHaveLength(1);
+    expect(closed).toEqual([file]);
   });
 
   it('folding the journal flushes the log and its head first, and a plain append after records ahead continues the chain', async () => {

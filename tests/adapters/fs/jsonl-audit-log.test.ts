@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyAuditRun } from '../../../src/adapters/fs/audit-store.js';
-import { realSyncFs, type SyncFs } from '../../../src/adapters/fs/atomic-file.js';
 import { formatAuditHead, JsonlAuditLog } from '../../../src/adapters/fs/jsonl-audit-log.js';
 import { WorkspacePaths } from '../../../src/adapters/fs/workspace-paths.js';
 import { AUDIT_REDACTION_FAILED, auditEvent, type AuditRecord } from '../../../src/domain/audit.js';
@@ -13,6 +12,7 @@ import { pauseDecision, runDecision } from '../../../src/domain/decision.js';
 import { StorageError } from '../../../src/domain/errors.js';
 import type { Clock } from '../../../src/domain/ports.js';
 import { detectSensitive } from '../../../src/domain/sensitive/detector.js';
+import { faultyFs, noSpace } from '../../helpers/faulty-fs.js';
 
 const RUN = '20260101T000000Z-abc123';
 const clock: Clock = { now: () => new Date('2026-01-01T00:00:00.000Z') };
@@ -249,20 +249,24 @@ describe('JsonlAuditLog', () => {
   });
 
   it('a write cut short by a full disk fails that append loudly and leaves no fragment: the next record starts on a clean line', async () => {
-    let full = false;
-    const fs: SyncFs = {
-      ...realSyncFs,
-      writeSync: (fd, buffer, offset, length, position) => {
-        if (!full) return realSyncFs.writeSync(fd, buffer, offset, length, position);
-        full = false; // room for a few bytes, then none
-        realSyncFs.writeSync(fd, buffer, offset, Math.min(length, 9), position);
-        throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
+    // Set to a byte count: the next write takes that many bytes, and the one after finds the disk full (once).
+    let room: number | undefined;
+    const fs = faultyFs({
+      write: () => {
+        if (room === undefined) return undefined;
+        if (room > 0) {
+          const bytes = room;
+          room = 0;
+          return bytes;
+        }
+        room = undefined;
+        return noSpace();
       },
-    };
+    });
     const log = new JsonlAuditLog(paths, clock, { fs });
     const sink = await log.open(RUN);
     await sink.append(event(0));
-    full = true;
+    room = 9;
     await expect(sink.append(event(1))).rejects.toMatchObject({ errno: 'ENOSPC' });
     expect((await readFile(paths.auditLog(RUN), 'utf8')).endsWith('\n')).toBe(true);
     // That sink takes nothing more (nothing queued behind the failure is written out of order); the log, reopened, goes on.

@@ -33,7 +33,7 @@ describe('FsPersonaStore: files that did not change are not read again', () => {
     const auditor = path.join(dir, 'auditor.md');
     let frozen: BigIntStats | undefined = statSync(auditor, { bigint: true });
     const store = new FsPersonaStore(dir, {
-      stat: (file) => (file === auditor && frozen ? frozen : realStampSource.stat(file)),
+      stat: async (file) => (file === auditor && frozen ? frozen : realStampSource.stat(file)),
       now: settled.now,
     });
     expect(await names(store)).toContain('auditor:Auditor');
@@ -48,7 +48,10 @@ describe('FsPersonaStore: files that did not change are not read again', () => {
     const auditor = path.join(dir, 'auditor.md');
     const same = statSync(auditor, { bigint: true });
     const justNow = Number(same.ctimeNs / 1_000_000n) + 2;
-    const store = new FsPersonaStore(dir, { stat: (file) => (file === auditor ? same : realStampSource.stat(file)), now: () => justNow });
+    const store = new FsPersonaStore(dir, {
+      stat: async (file) => (file === auditor ? same : realStampSource.stat(file)),
+      now: () => justNow,
+    });
     expect(await names(store)).toContain('auditor:Auditor');
     await writeFile(auditor, (await readFile(auditor, 'utf8')).replace('name: Auditor', 'name: Auditer'));
     expect(await names(store)).toContain('auditor:Auditer');
@@ -57,7 +60,7 @@ describe('FsPersonaStore: files that did not change are not read again', () => {
     const odd = path.join(dir, 'odd.md');
     await mkdir(odd); // a folder by a persona file's name: cannot be read
     const frozen = statSync(odd, { bigint: true });
-    const store = new FsPersonaStore(dir, { stat: (file) => (file === odd ? frozen : realStampSource.stat(file)), now: settled.now });
+    const store = new FsPersonaStore(dir, { stat: async (file) => (file === odd ? frozen : realStampSource.stat(file)), now: settled.now });
     expect(await problems(store)).toEqual([expect.stringMatching(/^personas\/odd\.md: cannot be read/)]);
     await rm(odd, { recursive: true });
     await writeFile(odd, (await readFile(path.join(dir, 'auditor.md'), 'utf8')).replace('id: auditor', 'id: odd'));

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { realSyncFs, type SyncFs } from '../../../src/adapters/fs/atomic-file.js';
+import { realFs, type DurableFs } from '../../../src/adapters/fs/atomic-file.js';
 import { verifyAuditRun } from '../../../src/adapters/fs/audit-store.js';
 import { FsRunLedger } from '../../../src/adapters/fs/run-ledger.js';
 import { FsRunStore } from '../../../src/adapters/fs/run-store.js';
@@ -16,6 +16,7 @@ import { StorageError } from '../../../src/domain/errors.js';
 import type { Clock, RunCommit } from '../../../src/domain/ports.js';
 import type { RunEvent } from '../../../src/domain/run-machine.js';
 import { startedRun, turnStep } from '../../fixtures/journal-run.js';
+import { faultyFs, noSpace } from '../../helpers/faulty-fs.js';
 
 // The run ledger on files: one write order that leaves a run consistent after a crash at any point.
 
@@ -46,29 +47,16 @@ const journalLines = async () =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
-/** realSyncFs, noting what is on disk each time the journal is flushed; `fail` makes the journal's writes fail. */
-function watchedJournal(seen: (file: string) => void, fail?: () => boolean): SyncFs {
-  const files = new Map<number, string>();
-  return {
-    ...realSyncFs,
-    openSync: (file, flags, mode) => {
-      const fd = realSyncFs.openSync(file, flags, mode);
-      files.set(fd, file);
-      return fd;
-    },
-    writeSync: (fd, buffer, offset, length, position) => {
-      if (fail?.() && files.get(fd)?.endsWith(JOURNAL_FILE)) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
-      return realSyncFs.writeSync(fd, buffer, offset, length, position);
-    },
-    fdatasyncSync: (fd) => {
-      if (files.get(fd)?.endsWith(JOURNAL_FILE)) seen(files.get(fd) ?? '');
-      realSyncFs.fdatasyncSync(fd);
-    },
-  };
+/** The real file system, noting what is on disk each time the journal is flushed; `fail` makes the journal's writes fail. */
+function watchedJournal(seen: (file: string) => void, fail?: () => boolean): DurableFs {
+  return faultyFs({
+    write: (file) => (fail?.() && file.endsWith(JOURNAL_FILE) ? noSpace() : undefined),
+    flush: (file) => void (file.endsWith(JOURNAL_FILE) && seen(file)),
+  });
 }
 
-function ledger(journalFs: SyncFs = realSyncFs) {
-  return new FsRunLedger({ paths, store: new FsRunStore(paths, { journalFs }), audit: new JsonlAuditLog(paths, clock), clock });
+function ledger(fs: DurableFs = realFs) {
+  return new FsRunLedger({ paths, store: new FsRunStore(paths, { fs }), audit: new JsonlAuditLog(paths, clock), clock });
 }
 
 const paused: RunEvent = {

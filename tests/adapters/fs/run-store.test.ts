@@ -3,7 +3,6 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { realSyncFs, type SyncFs } from '../../../src/adapters/fs/atomic-file.js';
 import { FsRunStore } from '../../../src/adapters/fs/run-store.js';
 import { JOURNAL_FILE, readCheckpoint } from '../../../src/adapters/fs/run-journal.js';
 import { WorkspacePaths } from '../../../src/adapters/fs/workspace-paths.js';
@@ -13,6 +12,7 @@ import type { Clock } from '../../../src/domain/ports.js';
 import { applyRunEvent, type RunEvent } from '../../../src/domain/run-machine.js';
 import type { RunState } from '../../../src/domain/run-state.js';
 import { startedRun, turnStep } from '../../fixtures/journal-run.js';
+import { faultyFs, noSpace } from '../../helpers/faulty-fs.js';
 
 const RUN = '20260101T000000Z-abc123';
 let tick = 0;
@@ -169,7 +169,7 @@ describe('FsRunStore: the checkpoint as a journal', () => {
 
   it('a failed append (a full disk) leaves no fragment: the next append starts on a clean line', async () => {
     let failNext = false;
-    const store = new FsRunStore(paths, { journalFs: faultyFs(() => (failNext ? 7 : undefined)) });
+    const store = new FsRunStore(paths, { fs: shortThenFull(() => (failNext ? 7 : undefined)) });
     const run = await recorded(store, 1);
     failNext = true;
     const error = await run.apply({ type: 'step_recorded', step: step(1) }).catch((e: unknown) => e);
@@ -271,19 +271,18 @@ describe('FsRunStore: what it keeps is screened, and the command as given goes w
 });
 
 /** The real file system; once `fail()` answers a byte count, the next write takes that many bytes, then the disk is full. */
-function faultyFs(fail: () => number | undefined): SyncFs {
+function shortThenFull(fail: () => number | undefined) {
   let full = false;
-  return {
-    ...realSyncFs,
-    writeSync: (fd, buffer, offset, length, position) => {
+  return faultyFs({
+    write: () => {
       const cap = fail();
       if (cap === undefined) {
         full = false;
-        return realSyncFs.writeSync(fd, buffer, offset, length, position);
+        return undefined;
       }
-      if (full) throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
+      if (full) return noSpace();
       full = true;
-      return realSyncFs.writeSync(fd, buffer, offset, Math.min(length, cap), position);
+      return cap;
     },
-  };
+  });
 }

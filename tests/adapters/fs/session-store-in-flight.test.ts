@@ -8,7 +8,7 @@ import type { HistoryMessage } from '../../../src/domain/session-state.js';
 import { FakeClock } from '../../fakes/fake-clock.js';
 import { tempWorkspace } from '../../fakes/fixtures.js';
 
-// Issue 24 item 5: a run's memory save need not hold up the next run, which must still see it.
+// Persona memory is a snapshot of the file at a run's start: a save lands under the file's lock, once.
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 let dir: string;
@@ -36,51 +36,29 @@ async function holdLock(store: FsSessionStore, persona: string): Promise<{ relea
   return { release: () => release(), done };
 }
 
-describe('persona memory: saves still being written', () => {
-  it('a run loaded while an earlier run is being saved sees it; the file gets it once, when the save lands', async () => {
+describe('persona memory: saves and the file', () => {
+  it('a save waiting for another process to let go of the file lands once it does, once; a load meanwhile shows the file as it is', async () => {
     const store = new FsSessionStore(dir, new FakeClock('2026-03-04T05:06:07.000Z'));
     await store.appendRun('auditor', 'r1', said('r1', 'first'));
     const lock = await holdLock(store, 'auditor');
     const saving = store.appendRun('auditor', 'r2', said('r2', 'second'), { track: { said: 'proceed', final: 'proceed' } });
-
-    // The save waits for the lock: the file does not have r2 yet, and this process's next snapshot does.
-    const file = JSON.parse(await readFile(store.fileFor('auditor'), 'utf8')) as { runs: string[] };
-    expect(file.runs).toEqual(['r1']);
-    const snapshot = (await store.load('auditor')).state;
-    expect(snapshot.runs).toEqual(['r1', 'r2']);
-    expect(snapshot.messages.map((m) => m.content)).toEqual(['briefing for r1', 'first', 'briefing for r2', 'second']);
-    expect(snapshot.track).toEqual([{ run_id: 'r2', said: 'proceed', final: 'proceed' }]);
-
-    // Another process's store sees it only when it lands.
-    const other = new FsSessionStore(dir, new FakeClock('2026-03-04T05:06:07.000Z'));
-    expect((await other.load('auditor')).state.runs).toEqual(['r1']);
-
+    expect((await store.load('auditor')).state.runs).toEqual(['r1']);
     lock.release();
     await lock.done;
     await saving;
-    expect((await other.load('auditor')).state.runs).toEqual(['r1', 'r2']);
     const landed = (await store.load('auditor')).state;
     expect(landed.runs).toEqual(['r1', 'r2']);
-    expect(landed.messages).toHaveLength(4);
+    expect(landed.messages.map((m) => m.content)).toEqual(['briefing for r1', 'first', 'briefing for r2', 'second']);
+    expect(landed.track).toEqual([{ run_id: 'r2', said: 'proceed', final: 'proceed' }]);
   });
 
-  it('a snapshot taken while saves are in flight is compacted as the saves will compact the file', async () => {
+  it('saves of one persona in one process land in the order they were made, each once', async () => {
     const store = new FsSessionStore(dir, new FakeClock('2026-03-04T05:06:07.000Z'), 2);
-    await store.appendRun('auditor', 'r1', said('r1', 'one'));
-    await store.appendRun('auditor', 'r2', said('r2', 'two'));
-    const lock = await holdLock(store, 'auditor');
-    const saving = store.appendRun('auditor', 'r3', said('r3', 'three'));
-    const snapshot = (await store.load('auditor')).state;
-    expect(snapshot.runs).toEqual(['r2', 'r3']);
-    expect(snapshot.archived.count).toBe(1);
-    lock.release();
-    await lock.done;
-    await saving;
+    await Promise.all(['r1', 'r2', 'r3'].map((id) => store.appendRun('auditor', id, said(id, `said in ${id}`))));
     const landed = (await store.load('auditor')).state;
-    expect({ runs: landed.runs, archived: landed.archived.count }).toEqual({ runs: snapshot.runs, archived: 1 });
-    // The run that left the file is in the archive, once.
+    expect({ runs: landed.runs, archived: landed.archived.count }).toEqual({ runs: ['r2', 'r3'], archived: 1 });
     const archive = (await readFile(store.archiveFor('auditor'), 'utf8')).trim().split('\n');
-    expect(archive.map((l) => (JSON.parse(l) as HistoryMessage).content)).toEqual(['briefing for r1', 'one']);
+    expect(archive.map((l) => (JSON.parse(l) as HistoryMessage).content)).toEqual(['briefing for r1', 'said in r1']);
   });
 
   it('a file changed since this process last read it is read again: replaced by another process, or edited in place', async () => {
@@ -96,7 +74,7 @@ describe('persona memory: saves still being written', () => {
     expect((await store.load('auditor')).state.messages.at(-1)?.content).toBe('two, edited');
   });
 
-  it('a save that fails is no longer shown: the run did not end, and its ending saves it again', async () => {
+  it('a save that cannot take the lock fails and leaves the file as it was: the run did not end, and its ending saves it again', async () => {
     const store = new FsSessionStore(dir, new FakeClock('2026-03-04T05:06:07.000Z'), 30, undefined, { waitMs: 0 });
     const lock = await holdLock(store, 'auditor');
     await expect(store.appendRun('auditor', 'r1', said('r1', 'lost'))).rejects.toThrow();

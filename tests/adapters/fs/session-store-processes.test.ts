@@ -121,7 +121,6 @@ describe('persona memory appended by many processes at once', () => {
     // blocked, so it cannot refresh its lock, and another process takes the stale lock meanwhile.
     const stalling = {
       budget: 0,
-      countIfCheap: () => undefined,
       count: (text: string) => {
         if (!holder) {
           const taken = path.join(dir, 'holder-holds');

@@ -34,48 +34,27 @@ describe('session states', () => {
     expect(files.filter((f) => f.includes('.tmp') || f.startsWith('.auditor') || f.endsWith('.lock'))).toEqual([]);
   });
 
-  it('keeps token counts: where they are free while the history is within half its budget by bytes, and every one once it is past it', async () => {
+  it('keeps no token counts while the history is within its budget by bytes, and every one, counted once, once it is past it', async () => {
     const counted: string[] = [];
     const counting = {
-      // r1 is 21 bytes (within half the budget); with r2 the history is 60 bytes: past half, within the budget.
-      budget: 64,
+      // r1 is 21 bytes (within the budget); with r2 the history is 60 bytes: past it.
+      budget: 32,
       count: (text: string) => (counted.push(text), text.length),
-      countIfCheap: (text: string) => (text === 'reply' ? 5 : undefined),
     };
     const counting_ = new FsSessionStore(path.join(ws.dir, 'session_states'), new FakeClock('2026-03-04T05:06:07.000Z'), 30, counting);
     await counting_.appendRun('auditor', 'r1', [
       { role: 'user', content: 'briefing', run_id: 'r1', ts: 't' },
       { role: 'assistant', content: 'reply', run_id: 'r1', ts: 't' },
     ]);
-    expect((await counting_.load('auditor')).state.messages.map((m) => m.tokens)).toEqual([undefined, 5]);
+    expect((await counting_.load('auditor')).state.messages.map((m) => m.tokens)).toEqual([undefined, undefined]);
     expect(counted).toEqual([]);
     await counting_.appendRun('auditor', 'r2', [
       { role: 'user', content: 'a longer briefing', run_id: 'r2', ts: 't' },
       { role: 'assistant', content: 'a longer reply', run_id: 'r2', ts: 't' },
     ]);
     expect((await counting_.load('auditor')).state.messages.map((m) => m.tokens)).toEqual([8, 5, 17, 14]);
-    expect(counted).toEqual(['briefing', 'a longer briefing', 'a longer reply']);
-  });
-
-  it("shows a save in flight with the counts at hand, so the next run's history need not count its messages", async () => {
-    const counting = { budget: 10_000, count: (text: string) => text.length, countIfCheap: (text: string) => text.length };
-    const store_ = new FsSessionStore(path.join(ws.dir, 'session_states'), new FakeClock('2026-03-04T05:06:07.000Z'), 30, counting);
-    let release: () => void = () => undefined;
-    const landAfter = new Promise<void>((r) => (release = r));
-    const saving = store_.appendRun(
-      'auditor',
-      'r1',
-      [
-        { role: 'user', content: 'briefing', run_id: 'r1', ts: 't' },
-        { role: 'assistant', content: 'reply', run_id: 'r1', ts: 't' },
-      ],
-      { landAfter },
-    );
-    // Not landed yet: the next run sees it in flight, counted.
-    expect((await store_.load('auditor')).state.messages.map((m) => m.tokens)).toEqual([8, 5]);
-    release();
-    await saving;
-    expect((await store_.load('auditor')).state.messages.map((m) => m.tokens)).toEqual([8, 5]);
+    await counting_.appendRun('auditor', 'r3', [{ role: 'user', content: 'third', run_id: 'r3', ts: 't' }]);
+    expect(counted).toEqual(['briefing', 'reply', 'a longer briefing', 'a longer reply', 'third']);
   });
 
   it.each([

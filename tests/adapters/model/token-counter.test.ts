@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { countTokens, countTokensIfLoaded, readTiktokenRanks } from '../../../src/adapters/model/token-counter.js';
+import { countTokens, readTiktokenRanks } from '../../../src/adapters/model/token-counter.js';
 
 const require = createRequire(import.meta.url);
 const SAMPLES = [
@@ -12,10 +12,6 @@ const SAMPLES = [
 ];
 
 describe('the o200k token counter', () => {
-  it('loads nothing until a count is needed', () => {
-    expect(countTokensIfLoaded('a text never counted')).toBeUndefined();
-  });
-
   it("reads the same ranks from the .tiktoken data as gpt-tokenizer's own module holds", () => {
     const ours = readTiktokenRanks(require.resolve('gpt-tokenizer/data/o200k_base.tiktoken'));
     const theirs = (require('gpt-tokenizer/cjs/bpeRanks/o200k_base') as { default: (string | number[])[] }).default;
@@ -27,6 +23,5 @@ describe('the o200k token counter', () => {
   it('counts as gpt-tokenizer counts', () => {
     const reference = require('gpt-tokenizer/encoding/o200k_base') as { countTokens: (text: string) => number };
     for (const text of SAMPLES) expect(countTokens(text)).toBe(reference.countTokens(text));
-    expect(countTokensIfLoaded('counted now that the table is loaded')).toBe(reference.countTokens('counted now that the table is loaded'));
   });
 });
