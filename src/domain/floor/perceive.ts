@@ -149,6 +149,7 @@ const isContent = (w: Word): boolean =>
  */
 function clarityOf(r: Request, hasInputs: boolean, task: readonly Word[]): Unclear | undefined {
   if (hasInputs) return undefined;
+  if (pointsAtMaterial(r.object, task)) return 'unresolved_reference';
   // The direct object decides ("translate *it* into Spanish"); without one, the rest of the clause.
   const stop = r.object.findIndex((w, i) => i > 0 && !w.tags.has('Hyphenated') && (w.tags.has('Preposition') || w.tags.has('Conjunction')));
   const direct = r.head.kind === 'question' ? r.object : stop > 0 ? r.object.slice(0, stop) : r.object;
@@ -164,6 +165,27 @@ function clarityOf(r: Request, hasInputs: boolean, task: readonly Word[]): Uncle
   }
   if (r.object.some((w) => LEXICON.vagueNouns.has(w.lemma))) return 'vague_object';
   return 'no_object';
+}
+
+/** Words after a pointer that may be the material itself (pasted after the request, at length). */
+const MATERIAL_WORDS = 12;
+
+/**
+ * Whether the object points at material the command does not carry ("the attached notes", "the
+ * email below", "this function") with neither input files nor the material itself after it in the
+ * task (after a colon, or at length).
+ */
+function pointsAtMaterial(object: readonly Word[], task: readonly Word[]): boolean {
+  const pointer = object.findIndex((w, i) => {
+    const before = object[i - 1];
+    if (LEXICON.materialMarkers.has(w.form)) return true;
+    if (LEXICON.materialPositions.has(w.form))
+      return before !== undefined && (before.form === 'the' || LEXICON.materialNouns.has(before.lemma));
+    return LEXICON.materialDemonstratives.has(w.form) && LEXICON.materialNouns.has(object[i + 1]?.lemma ?? '');
+  });
+  if (pointer < 0) return false;
+  const rest = task.slice(Math.max(0, task.indexOf(object[pointer] as Word)));
+  return !rest.some((w) => w.after.includes(':')) && rest.length < MATERIAL_WORDS;
 }
 
 /** Inputs a handover points at: named by path or file name, else (it, the attached file, the steps) all of them. */

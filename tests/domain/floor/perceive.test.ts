@@ -132,6 +132,31 @@ describe('context: domains, particular cases, irreversibility, scale, urgency, c
     expect(perceive('Summarise', [input]).context.intent).toBe('clear');
     expect(perceive('Our incident report is in docs/incident.md. Summarise it for the board.').context.intent).toBe('clear');
   });
+
+  it.each([
+    'Summarise the attached meeting notes',
+    'Proofread the email below',
+    'Review this function for off-by-one errors',
+    'Tighten these slides before Monday',
+    'Condense the following for the board',
+  ])('%s: it points at material the command does not carry, so the intent is unclear', (task) => {
+    const r = perceive(task);
+    expect(r.context.unclear).toContain('unresolved_reference');
+    expect(judgeFloor(r, []).proceeds).toBe(false);
+  });
+
+  it('the same words are clear once the material is given: as an input file, or in the task after a colon or at length', () => {
+    expect(perceive('Summarise the attached meeting notes', [{ path: 'notes.md', content: 'notes' }]).context.intent).toBe('clear');
+    expect(perceive('Review this function for off-by-one errors: def last(xs): return xs[len(xs)]').context.intent).toBe('clear');
+    expect(
+      perceive(
+        'Proofread the email below. Hi team, the offsite moves to Thursday the 14th and lunch will be provided by the caterer as usual.',
+      ).context.intent,
+    ).toBe('clear');
+    // Not pointers: a time ("this year"), a position that is no pointer ("above cost").
+    expect(perceive("Write a summary of this year's results in the sales domain").context.intent).toBe('clear');
+    expect(perceive('Explain why prices stay above cost in a monopoly').context.intent).toBe('clear');
+  });
 });
 
 describe('the floor: an allow rule', () => {
