@@ -81,6 +81,8 @@ type Asked = CallContext & { readonly messages: readonly ChatMessage[] };
 interface ConversationView {
   readonly name: string;
   readonly task: string;
+  /** The task as given, every paragraph (`task` is its first). */
+  readonly wholeTask: string;
   readonly inputs: string[];
   /** Every path some speaker already asked for in this task. */
   readonly requested: Set<string>;
@@ -107,6 +109,7 @@ function readConversation(messages: readonly ChatMessage[]): ConversationView {
   const current = start >= 0 ? messages.slice(start) : messages.slice(1);
   const briefing = start >= 0 ? (messages[start]?.content ?? '') : '';
   const task = /TASK:\s*([\s\S]*?)(?:\n\n|$)/.exec(briefing)?.[1]?.trim() ?? '';
+  const wholeTask = /TASK:\s*([\s\S]*?)\n\n(?:Input artifacts \(|No input artifacts were provided\.)/.exec(briefing)?.[1]?.trim() ?? task;
   const inputs = [...briefing.matchAll(/^- INPUT ARTIFACT: (.+)$/gm)].map((m) => (m[1] ?? '').trim());
   const requested = new Set<string>();
   const provided = new Map<string, string>();
@@ -132,6 +135,7 @@ function readConversation(messages: readonly ChatMessage[]): ConversationView {
   return {
     name,
     task,
+    wholeTask,
     inputs,
     requested,
     provided,
@@ -204,9 +208,14 @@ function verdictReply(request: Asked, v: ConversationView): string {
   return JSON.stringify({ action: 'proceed', confidence, rationale: basis });
 }
 
-/** An assessment: varied per persona and task (each vector's score from the hash), deterministic, plainly a rehearsal. */
+/**
+ * An assessment: its scores vary per persona and task (each vector's from a hash of the whole task),
+ * deterministic, plainly a rehearsal. Its action follows what the task says, never a coin: escalate
+ * when it asks for something hard to undo, investigate when it is unsettled, and the auditor
+ * investigates a task that names a file it was not given (evidence it cannot check); else proceed.
+ */
 function assessmentReply(request: Asked, v: ConversationView): string {
-  const seed = hash(`${request.persona}\n${v.task}\nassessment`);
+  const seed = hash(`${request.persona}\n${v.wholeTask}\nassessment`);
   const lens = ANGLES[request.persona]?.lens ?? `the concerns of a ${v.name.toLowerCase()}`;
   const vectors: Record<string, { score: number; rationale: string }> = {};
   VECTOR_NOTES.forEach(([name, note], i) => {
@@ -221,9 +230,8 @@ function assessmentReply(request: Asked, v: ConversationView): string {
     };
   });
   const confidence = Math.round((0.55 + (seed % 40) / 100) * 100) / 100;
-  // Varied but deterministic: the auditor doubts a task with nothing attached (or on a coin of the hash), anyone now and then.
-  const cautious = (request.persona === 'auditor' && (v.inputs.length === 0 || seed % 2 === 0)) || seed % 5 === 0;
-  const action = RISK_MARKERS.test(v.task) ? 'escalate' : DOUBT_MARKERS.test(v.task) || cautious ? 'investigate' : 'proceed';
+  const unchecked = request.persona === 'auditor' && namedFiles(v.wholeTask).some((f) => !v.inputs.includes(f));
+  const action = RISK_MARKERS.test(v.task) ? 'escalate' : DOUBT_MARKERS.test(v.task) || unchecked ? 'investigate' : 'proceed';
   const rationale =
     action === 'escalate'
       ? 'the task asks for something hard to undo; a person must decide'
@@ -231,6 +239,11 @@ function assessmentReply(request: Asked, v: ConversationView): string {
         ? `from ${lens}, more facts are needed before acting`
         : `from ${lens}, the direction is coherent as stated`;
   return JSON.stringify({ action, confidence, rationale, vectors });
+}
+
+/** Workspace paths a task names (`docs/plan.md`, `report.csv`): what an auditor would want to read. */
+function namedFiles(task: string): string[] {
+  return [...task.matchAll(/(?:^|[\s(`'"])((?:[\w.-]+\/)*[\w-]+\.(?:md|txt|json|csv|ya?ml|sql|ts|js|py|log))\b/g)].map((m) => m[1] ?? '');
 }
 
 const VECTOR_NOTES: readonly (readonly [string, string])[] = [
