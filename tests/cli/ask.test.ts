@@ -1,0 +1,135 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { VECTORS } from '../../src/domain/assessment.js';
+import { councilHandler, startChatServer, type ChatHandler, type ChatRequestBody, type ChatServer } from '../fakes/chat-server.js';
+import { runCli } from '../fakes/cli.js';
+import { tempWorkspace } from '../fakes/fixtures.js';
+
+// Issue 40, point 1: a council without a command file (seed 001's `orchestrate "task" --personas …`).
+let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+let server: ChatServer | undefined;
+beforeEach(async () => {
+  ws = await tempWorkspace({ 'docs/notes.md': '# Notes\n- the search page ships on Monday\n' });
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await ws.cleanup();
+});
+
+const ask = (args: string[], env: Record<string, string> = {}) => runCli(['ask', ...args], { cwd: ws.dir, env, timeoutMs: 60_000 });
+
+interface AskJson {
+  run_id: string;
+  status: string;
+  reason_code: string;
+  artifact: string | null;
+  audit_log: string;
+  answer: string | null;
+  orchestration?: { mode: string; personas_used: string[]; weighting: string | null; final_action: string };
+}
+
+const finalProposalOf = (artifact: string): string => artifact.split('## Final proposal\n')[1]?.split('\n## ')[0]?.trim() ?? '';
+
+describe('maestro ask, on the offline model', () => {
+  it('runs the question as a parallel council and prints its final proposal on stdout, the outcome on stderr', async () => {
+    const r = await ask(['Write', 'three lines of release notes for the new search page']);
+    expect(r.code, r.stderr).toBe(0);
+    const artifactPath = /artifact: +(\S+)/.exec(r.stderr)?.[1];
+    expect(artifactPath).toBeDefined();
+    const artifact = await readFile(artifactPath!, 'utf8');
+    // The answer is the artifact's final proposal, and nothing else is on stdout.
+    expect(r.stdout.trim()).toBe(finalProposalOf(artifact));
+    expect(r.stdout).not.toContain('audit log');
+    expect(r.stderr).toMatch(/completed \S+ — completed: proceed/);
+    expect(artifact).toContain('Write three lines of release notes for the new search page');
+    expect(artifact).toContain('parallel_consensus');
+  });
+
+  it('--json prints one object like run --json plus the answer; --personas, --mode, --weighting and --input shape the command', async () => {
+    const r = await ask([
+      'Summarise the notes in two lines',
+      '--personas',
+      'auditor,strategist',
+      '--mode',
+      'adaptive',
+      '--weighting',
+      'domain',
+      '--input',
+      'docs/notes.md',
+      '--json',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as AskJson;
+    expect(out.status).toBe('completed');
+    expect(out.orchestration?.mode).toBe('adaptive');
+    expect(out.orchestration?.weighting).toBe('domain');
+    expect(out.answer).toBe(finalProposalOf(await readFile(out.artifact!, 'utf8')));
+    const state = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', out.run_id, 'state.json'), 'utf8'));
+    expect(state.command).toMatchObject({
+      task_description: 'Summarise the notes in two lines',
+      input_artifacts: ['docs/notes.md'],
+      config: { mode: 'adaptive', personas: ['auditor', 'strategist'], weighting: 'domain' },
+    });
+    expect(state.source).toBe('ask');
+    // The file reached the council in its briefing.
+    expect(state.steps[0].prompt).toContain('the search page ships on Monday');
+  });
+
+  it('goes through the same floor: an act in the world pauses for a person, and there is no answer', async () => {
+    const r = await ask(['Fire Alice', '--json']);
+    expect(r.code).toBe(3);
+    const out = JSON.parse(r.stdout) as AskJson;
+    expect(out).toMatchObject({ status: 'paused', answer: null, artifact: null });
+    const log = await readFile(out.audit_log, 'utf8');
+    expect(log).toContain('ETHICS_HIGH_STAKES');
+    // Nothing was asked of a model: the floor pauses before the council.
+    expect(log).not.toContain('"MODEL_CALL"');
+    const plain = await ask(['Fire Alice']);
+    expect(plain.code).toBe(3);
+    expect(plain.stdout).toBe('');
+    expect(plain.stderr).toContain('paused');
+  });
+
+  it('refuses a mode or weighting that does not exist, and a path outside the workspace like a command file does', async () => {
+    const mode = await ask(['Write a haiku', '--mode', 'bogus']);
+    expect(mode.code).toBe(2);
+    expect(mode.stderr).toContain('Allowed choices are round_robin, parallel');
+    const outside = await ask(['Summarise it', '--input', '../elsewhere.md', '--json']);
+    expect(outside.code).toBe(4);
+    expect(JSON.parse(outside.stdout)).toMatchObject({ status: 'stopped', reason_code: 'ACC_PATH_ESCAPE', answer: null });
+  });
+
+  it('--follow shows the council at work, then the answer', async () => {
+    const r = await ask(['Write a two-line welcome note for new staff', '--follow', '--personas', 'coordinator']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('coordinator');
+    expect(r.stdout.trimEnd()).toMatch(/### Next steps[\s\S]*offline rehearsal\)\.$/);
+  });
+});
+
+describe('maestro ask, on a real route', () => {
+  const KEY = 'sk-test-Zq8XbN4mK2pL9vR7tY3wE6uI1oA5sD0f';
+  const isAssessment = (body: ChatRequestBody): boolean => body.response_format?.json_schema?.name === 'assessment';
+  const assessment = JSON.stringify({
+    action: 'proceed',
+    confidence: 0.8,
+    rationale: 'clear',
+    vectors: Object.fromEntries(VECTORS.map((v) => [v, { score: v === 'uncertainty' ? 0.2 : 0.8, rationale: 'fine' }])),
+  });
+
+  it('asks the mediator, then the council, and prints the synthesizer’s answer', async () => {
+    const rest = councilHandler({ synthesis: '### Answer\n\nShip the search page on Monday.' });
+    const handler: ChatHandler = (body, n, request) => (isAssessment(body) ? { content: assessment } : rest(body, n, request));
+    server = await startChatServer(handler);
+    const route = { provider: 'openai', model: 'test-model', base_url: server.url, api_key_env: 'TEST_KEY', max_retries: 0 };
+    await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'lab', routes: { lab: route } }));
+    const r = await ask(['When should the search page ship? Answer in one line.'], { TEST_KEY: KEY });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('### Answer\n\nShip the search page on Monday.\n');
+    expect(server.classifyRequests).toHaveLength(1);
+    // Parallel: three assessments and one synthesis.
+    expect(server.chatRequests()).toHaveLength(4);
+  });
+});
