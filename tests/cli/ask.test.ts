@@ -101,6 +101,28 @@ describe('maestro ask, on the offline model', () => {
     expect(JSON.parse(outside.stdout)).toMatchObject({ status: 'stopped', reason_code: 'ACC_PATH_ESCAPE', answer: null });
   });
 
+  it('a lone persona gets the file it asked for in its next prompt (--personas one)', async () => {
+    const r = await ask([
+      'Summarise the notes',
+      '--input',
+      'docs/notes.md',
+      '--personas',
+      'auditor',
+      '--mode',
+      'round_robin',
+      '--rounds',
+      '2',
+      '--json',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const { run_id } = JSON.parse(r.stdout) as AskJson;
+    const state = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', run_id, 'state.json'), 'utf8'));
+    const [first, second] = state.steps as { id: string; reply: string; prompt: string }[];
+    expect(first!.reply).toContain('READ_FILE(docs/notes.md)');
+    expect(second!.id).toBe('turn:r2:auditor');
+    expect(second!.prompt).toContain('CONTEXT_PROVIDED (requested by auditor): READ_FILE(docs/notes.md)');
+  });
+
   it('--follow shows the council at work, then the answer', async () => {
     const r = await ask(['Write a two-line welcome note for new staff', '--follow', '--personas', 'coordinator']);
     expect(r.code, r.stderr).toBe(0);
@@ -131,5 +153,21 @@ describe('maestro ask, on a real route', () => {
     expect(server.classifyRequests).toHaveLength(1);
     // Parallel: three assessments and one synthesis.
     expect(server.chatRequests()).toHaveLength(4);
+  });
+
+  it('a lone persona on a real route gets the file it asked for on its next call', async () => {
+    const rest = councilHandler();
+    server = await startChatServer((body, n, request) =>
+      n === 1 ? { content: 'I need the notes: [ORCHESTRATOR_REQUEST: READ_FILE(docs/notes.md)]' } : rest(body, n, request),
+    );
+    const route = { provider: 'openai', model: 'test-model', base_url: server.url, api_key_env: 'TEST_KEY', max_retries: 0 };
+    await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'lab', routes: { lab: route } }));
+    const r = await ask(['When does the search page ship?', '--personas', 'auditor', '--mode', 'round_robin', '--rounds', '1'], {
+      TEST_KEY: KEY,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const next = server.chatRequests()[1]!.body!.messages!.at(-1)!.content;
+    expect(next).toContain('CONTEXT_PROVIDED (requested by auditor): READ_FILE(docs/notes.md)');
+    expect(next).toContain('the search page ships on Monday');
   });
 });

@@ -4,7 +4,7 @@ import { runDecision } from '../decision.js';
 import { renderKnowledgeResult, stepInstruction } from '../prompts.js';
 import type { Step } from '../run-state.js';
 import { parseVerdict, type Verdict } from '../verdict.js';
-import { personaMessages, personaOf, verdictStep } from './conversation.js';
+import { personaMessages, personaOf, sinceLastSpoke, verdictStep } from './conversation.js';
 import type { Conclusion, DeliberationMode, ModeContext, ModeEvent, ModeNext, StepSpec } from './mode.js';
 import { arbitrateWithReviewer, reviewerSection, reviewerStep, reviewerStepId, reviewerVerdictOf } from './reviewer-gate.js';
 import { readModeSettings } from './settings.js';
@@ -166,15 +166,7 @@ function councilVerdicts(done: readonly Step[]): Verdict[] {
 
 /** What happened since `persona` last spoke, for its next prompt: specialist turns and their knowledge, verdicts; decisions are shown as delegations. */
 function since(ctx: ModeContext, persona: string, done: readonly Step[]): string[] {
-  let lastOwn = -1;
-  done.forEach((s, i) => {
-    if (s.persona === persona) lastOwn = i;
-  });
-  const parts: string[] = [];
-  if (lastOwn === -1) parts.push(ctx.briefing);
-  const rendered = done.slice(lastOwn + 1).flatMap((s) => renderForOthers(s));
-  if (rendered.length > 0) parts.push(`--- Since you last spoke ---\n${rendered.join('\n\n')}`);
-  return parts;
+  return sinceLastSpoke(ctx, persona, done, renderForOthers);
 }
 
 function renderForOthers(step: Step): string[] {
