@@ -197,11 +197,14 @@ function verdictReply(request: Asked, v: ConversationView): string {
   if (DOUBT_MARKERS.test(v.task)) {
     return JSON.stringify({ action: 'investigate', confidence, rationale: 'the request is not settled enough to act on' });
   }
-  if (request.persona === 'auditor' && v.missing.length > 0) {
+  // Evidence the task itself names and nobody could find: the auditor will not proceed without it (a
+  // speculative request of its own that found nothing is no gap in the task).
+  const gaps = v.missing.filter((p) => namedFiles(v.wholeTask).includes(p));
+  if (request.persona === 'auditor' && gaps.length > 0) {
     return JSON.stringify({
       action: 'investigate',
       confidence: 0.55,
-      rationale: `${v.missing.length} requested file(s) were missing; the evidence is incomplete`,
+      rationale: `${gaps.length} file(s) the task names could not be found; the evidence is incomplete`,
     });
   }
   const basis = v.provided.size > 0 ? `the ${v.provided.size} file(s) read support the direction` : 'the direction is coherent as stated';
