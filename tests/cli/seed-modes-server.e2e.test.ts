@@ -165,7 +165,9 @@ describe('seed 003 parity through a real server', () => {
       if (body.response_format) return rest(body, n, request);
       const digest = createHash('sha256').update(JSON.stringify(body.messages)).digest('hex').slice(0, 12);
       const asked = body.messages?.some((m) => m.content.includes('<<<BEGIN cache-notes.md'));
-      return { content: asked ? `${personaName(body)} answers ${digest}` : 'First the notes: [ORCHESTRATOR_REQUEST: READ_FILE(cache-notes.md)]' };
+      return {
+        content: asked ? `${personaName(body)} answers ${digest}` : 'First the notes: [ORCHESTRATOR_REQUEST: READ_FILE(cache-notes.md)]',
+      };
     });
     const item = { id: 'only', assigned_agent: 'strategist', goal: 'List the options for the cache' };
     const { workItemTask } = await import('../../src/domain/modes/work-items.js');
@@ -180,5 +182,19 @@ describe('seed 003 parity through a real server', () => {
     const answer = await proposal(path.join(ws.dir, 'outputs', `${viaItem.run_id}.md`));
     expect(answer).toMatch(/^Strategist answers [0-9a-f]{12}$/);
     expect(answer).toBe(await proposal(path.join(ws.dir, 'outputs', `${direct.run_id}.md`)));
+  });
+
+  it('code-first: two items make their own calls only — no verdict or arbitration call of the orchestrator', async () => {
+    await serve(councilHandler({ turn: (name) => `${name} works on its item.` }));
+    const items = [
+      { id: 'risks', assigned_agent: 'auditor', goal: 'List the risks of the cache' },
+      { id: 'options', assigned_agent: 'strategist', goal: 'List the options for the cache' },
+    ];
+    const out = await runTask({ task_description: 'Choose the cache for the billing service', work_items: items });
+    expect(out.status).toBe('completed');
+    // One classification (the mediator's, as for every run), then each item's turn, verdict and final proposal.
+    expect(server!.classifyRequests).toHaveLength(1);
+    const asked = server!.chatRequests().map((r) => personaName(r.body!));
+    expect(asked).toEqual(['Auditor', 'Auditor', 'Auditor', 'Strategist', 'Strategist', 'Strategist']);
   });
 });
