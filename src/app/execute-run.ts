@@ -14,6 +14,7 @@ import { nextStep } from '../domain/run-machine.js';
 import { decideRun } from '../domain/run/policy.js';
 import { approvedReasons, type RunPlan, type RunState, type Step } from '../domain/run-state.js';
 import type { StartedRun } from '../domain/ports.js';
+import type { LoopProgress } from '../domain/progress.js';
 import { trackRecord } from '../domain/session-state.js';
 import { isSecretCategory } from '../domain/sensitive/categories.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
@@ -169,16 +170,16 @@ async function recordStep(turn: Turn, step: Step): Promise<void> {
   const { run, deps, ctx, mode } = turn;
   // The step and its audit records (the call's, and what the mode makes of it): one commit.
   let kept = step;
-  let notices: string[] = [];
+  let shown: LoopProgress[] = [];
   const records = (recorded: RunState): AuditEvent[] => {
     kept = recorded.steps.find((s) => s.id === step.id) as Step;
     const events = mode.onStepRecorded?.(ctx, recorded.steps, kept) ?? [];
-    notices = events.flatMap((e) => (e.notice ? [e.notice] : []));
+    shown = events.flatMap((e) => (e.live ? [e.live] : []));
     return [...stepRecords(kept, deps), ...events.map((e) => e.audit)];
   };
   await run.commit({ event: { type: 'step_recorded', step }, records });
   deps.telemetry?.recordStepContent({ runId: run.state.run_id, persona: kept.persona, prompt: kept.prompt, reply: kept.reply });
-  for (const message of notices) deps.onProgress?.({ kind: 'notice', run_id: run.state.run_id, message });
+  for (const live of shown) deps.onProgress?.({ kind: 'loop', run_id: run.state.run_id, ...live });
   const after = turn.budgetCheck('after');
   if (after) throw new BudgetExceededError(after);
 }

@@ -44,6 +44,8 @@ export type TranscriptEvent =
       votes: Record<string, string>;
     }
   | { kind: 'notice'; run_id: string; message: string }
+  /** The supervisor loop's lifecycle: a delegation, its stop, a step towards a guardrail, a guardrail's stop (its words screened). */
+  | Extract<ProgressEvent, { kind: 'loop' }>
   | { kind: 'producing_artifact'; run_id: string; path: string };
 
 export type TranscriptKind = TranscriptEvent['kind'];
@@ -57,6 +59,7 @@ export const TRANSCRIPT_KINDS = [
   'step_finished',
   'arbitrated',
   'notice',
+  'loop',
   'producing_artifact',
 ] as const;
 // A kind added to TranscriptEvent and not listed above fails to compile here.
@@ -144,6 +147,12 @@ export class TranscriptFeed {
         return this.#emit({ ...event, reasoning: screen(event.reasoning), votes: { ...event.votes } });
       case 'notice':
         return this.#emit({ kind: 'notice', run_id: event.run_id, message: screen(event.message) });
+      case 'loop':
+        return this.#emit({
+          ...event,
+          message: screen(event.message),
+          ...(event.instruction !== undefined ? { instruction: screen(event.instruction) } : {}),
+        });
       case 'producing_artifact':
         return this.#emit({ kind: 'producing_artifact', run_id: event.run_id, path: event.path });
     }
