@@ -112,18 +112,7 @@ export class TranscriptFeed {
       case 'knowledge':
         // Requests are served once the reply is complete: its text goes out first.
         this.#flush(event.run_id, event.step_id);
-        return this.#emit({
-          kind: 'knowledge',
-          run_id: event.run_id,
-          step_id: event.step_id,
-          persona: event.persona,
-          action: event.action,
-          argument: screen(event.argument),
-          status: event.status,
-          reason_code: event.reason_code,
-          ...(event.path !== undefined ? { path: screen(event.path) } : {}),
-          ...(event.message !== undefined ? { message: screen(event.message) } : {}),
-        });
+        return this.#emit(screenedKnowledge(event));
       case 'step_finished': {
         const received = this.#flush(event.run_id, event.step_id);
         this.#screens.delete(stepKey(event.run_id, event.step_id));
@@ -148,11 +137,7 @@ export class TranscriptFeed {
       case 'notice':
         return this.#emit({ kind: 'notice', run_id: event.run_id, message: screen(event.message) });
       case 'loop':
-        return this.#emit({
-          ...event,
-          message: screen(event.message),
-          ...(event.instruction !== undefined ? { instruction: screen(event.instruction) } : {}),
-        });
+        return this.#emit(screenedLoop(event));
       case 'producing_artifact':
         return this.#emit({ kind: 'producing_artifact', run_id: event.run_id, path: event.path });
     }
@@ -166,6 +151,28 @@ export class TranscriptFeed {
     if (rest) this.#emit({ kind: 'text', run_id: open.run_id, step_id: stepId, persona: open.persona, delta: rest });
     return open.screen.received;
   }
+}
+
+/** A knowledge request as the transcript shows it: what it names, screened. */
+function screenedKnowledge(event: Extract<ProgressEvent, { kind: 'knowledge' }>): TranscriptEvent {
+  return {
+    kind: 'knowledge',
+    run_id: event.run_id,
+    step_id: event.step_id,
+    persona: event.persona,
+    action: event.action,
+    argument: screen(event.argument),
+    status: event.status,
+    reason_code: event.reason_code,
+    ...(event.path !== undefined ? { path: screen(event.path) } : {}),
+    ...(event.message !== undefined ? { message: screen(event.message) } : {}),
+  };
+}
+
+/** A loop event with the supervisor's words (and the line quoting them) screened. */
+function screenedLoop(event: Extract<ProgressEvent, { kind: 'loop' }>): TranscriptEvent {
+  const instruction = event.instruction !== undefined ? { instruction: screen(event.instruction) } : {};
+  return { ...event, message: screen(event.message), ...instruction };
 }
 
 /** Engine-written strings are screened too (a path or a rationale may quote a reply): the detector is idempotent. */

@@ -158,7 +158,9 @@ export class TranscriptPrinter {
         return `${c.yellow('!')} ${c.dim(event.run_id)} ${event.message}`;
       case 'loop': {
         const mark = event.event === 'guardrail_stop' ? c.red('■') : event.event === 'iteration_started' ? c.cyan('⟳') : c.yellow('⟳');
-        const words = event.instruction ? `\n${INDENT}${c.dim(event.reason === 'respond' ? 'answer:' : 'instruction:')} ${event.instruction}` : '';
+        const words = event.instruction
+          ? `\n${INDENT}${c.dim(event.reason === 'respond' ? 'answer:' : 'instruction:')} ${event.instruction}`
+          : '';
         return `${mark} ${c.bold('supervisor loop')} · ${event.message}${words}`;
       }
       case 'producing_artifact':

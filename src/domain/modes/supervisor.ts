@@ -16,7 +16,6 @@ import {
   evaluateLoop,
   loopTurnId,
   type Iteration,
-  type LoopEnd,
   type LoopRules,
   type LoopState,
 } from './supervisor-loop.js';
