@@ -4,7 +4,7 @@ import { runDecision } from '../decision.js';
 import type { LoopProgress } from '../progress.js';
 import type { Step } from '../run-state.js';
 import type { ModeEvent } from './mode.js';
-import { describeGuardrail, type LoopEnd, type LoopState } from './supervisor-loop.js';
+import { describeGuardrail, type Iteration, type LoopEnd, type LoopState } from './supervisor-loop.js';
 
 /**
  * What the supervisor loop puts on the record as a step is recorded: seed 002's loop events
@@ -16,86 +16,88 @@ export function loopEvents(supervisor: string, loop: LoopState, step: Step): Mod
   const it = loop.iterations.find((i) => i.decision.id === step.id || i.turn?.id === step.id);
   if (!it) return [];
   const end = loop.end?.iteration === it.n ? loop.end : undefined;
-  const events: ModeEvent[] = [];
-  // Each record goes to the audit log (category-level: no model text) and to whoever follows the run.
-  const record = (
-    event: Parameters<typeof auditEvent>[0],
-    reason: ReasonCode,
-    details: Record<string, unknown>,
-    live: Omit<LoopProgress, 'iteration' | 'supervisor'>,
-  ): void => {
-    events.push({ audit: auditEvent(event, runDecision('deliberation', reason), details), live: { iteration: it.n, supervisor, ...live } });
-  };
+  const found = step.id === it.decision.id ? decisionEvent(it, supervisor, loop.delegations) : it.noOp ? noOpEvent(it) : undefined;
+  const guardrail = end?.kind === 'guardrail_stop' ? guardrailEvent(end) : undefined;
+  // Each goes to the audit log (category-level: no model text) and, with the supervisor's words, to whoever follows the run.
+  return [found, guardrail].flatMap((e) =>
+    e
+      ? [{ audit: auditEvent(e.event, runDecision('deliberation', e.reason), e.details), live: { iteration: it.n, supervisor, ...e.live } }]
+      : [],
+  );
+}
+
+interface LoopRecord {
+  readonly event: Parameters<typeof auditEvent>[0];
+  readonly reason: ReasonCode;
+  readonly details: Record<string, unknown>;
+  readonly live: Omit<LoopProgress, 'iteration' | 'supervisor'>;
+}
+
+/** What a decision did: delegated (seed 002's `loop.iteration_started`), ended the loop, could not be read, or named no specialist. */
+function decisionEvent(it: Iteration, supervisor: string, delegations: number): LoopRecord | undefined {
+  const n = it.n;
   const instruction = it.read?.instruction?.trim() ? { instruction: it.read.instruction.trim() } : {};
-  if (step.id === it.decision.id) {
-    if (it.outcome === 'delegated' && it.specialist)
-      record(
-        'LOOP_ITERATION_STARTED',
-        'LOOP_DELEGATED',
-        { iteration: it.n, specialist: it.specialist },
-        {
-          event: 'iteration_started',
-          specialist: it.specialist,
-          ...instruction,
-          message: `iteration ${it.n}: ${supervisor} delegates to ${it.specialist}`,
-        },
-      );
-    if (it.outcome === 'stop' || it.outcome === 'respond')
-      record(
-        'LOOP_ITERATION_STOPPED',
-        'LOOP_STOPPED_BY_SUPERVISOR',
-        { iteration: it.n, reason: it.outcome },
-        {
-          event: 'iteration_stopped',
-          reason: it.outcome,
-          ...instruction,
-          message: `iteration ${it.n}: ${supervisor} ends the loop (${it.outcome}) after ${loop.delegations} delegation(s)`,
-        },
-      );
-    if (it.outcome === 'unreadable')
-      record(
-        'LOOP_ITERATION_STOPPED',
-        'SUPERVISOR_DECISION_INVALID',
-        { iteration: it.n, reason: 'unreadable_decision' },
-        {
-          event: 'iteration_stopped',
-          reason: 'unreadable_decision',
-          message: `iteration ${it.n}: the decision of ${supervisor} could not be read (${it.problem ?? 'unreadable'}); a person decides`,
-        },
-      );
-    if (it.outcome === 'invalid_target')
-      record(
-        'LOOP_INVALID_TARGET',
-        'LOOP_TARGET_INVALID',
-        { iteration: it.n, consecutive: it.streak ?? 1 },
-        {
-          event: 'invalid_target',
-          consecutive: it.streak ?? 1,
-          message: `iteration ${it.n} named no valid specialist (${it.problem ?? 'invalid target'}); nothing was delegated`,
-        },
-      );
-  } else if (it.noOp) {
-    record(
-      'LOOP_NO_OP_TURN',
-      'LOOP_TURN_NO_OP',
-      { iteration: it.n, specialist: it.specialist, consecutive: it.streak ?? 1 },
-      {
-        event: 'no_op_turn',
-        ...(it.specialist ? { specialist: it.specialist } : {}),
-        consecutive: it.streak ?? 1,
-        message: `the turn of ${it.specialist} in iteration ${it.n} brought nothing new`,
-      },
-    );
+  switch (it.outcome) {
+    case 'delegated': {
+      const specialist = it.specialist ?? '';
+      const live = {
+        event: 'iteration_started',
+        specialist,
+        ...instruction,
+        message: `iteration ${n}: ${supervisor} delegates to ${specialist}`,
+      } as const;
+      return { event: 'LOOP_ITERATION_STARTED', reason: 'LOOP_DELEGATED', details: { iteration: n, specialist }, live };
+    }
+    case 'stop':
+    case 'respond': {
+      const message = `iteration ${n}: ${supervisor} ends the loop (${it.outcome}) after ${delegations} delegation(s)`;
+      const live = { event: 'iteration_stopped', reason: it.outcome, ...instruction, message } as const;
+      return { event: 'LOOP_ITERATION_STOPPED', reason: 'LOOP_STOPPED_BY_SUPERVISOR', details: { iteration: n, reason: it.outcome }, live };
+    }
+    case 'unreadable': {
+      const message = `iteration ${n}: the decision of ${supervisor} could not be read (${it.problem ?? 'unreadable'}); a person decides`;
+      const live = { event: 'iteration_stopped', reason: 'unreadable_decision', message } as const;
+      return {
+        event: 'LOOP_ITERATION_STOPPED',
+        reason: 'SUPERVISOR_DECISION_INVALID',
+        details: { iteration: n, reason: 'unreadable_decision' },
+        live,
+      };
+    }
+    case 'invalid_target': {
+      const consecutive = it.streak ?? 1;
+      const message = `iteration ${n} named no valid specialist (${it.problem ?? 'invalid target'}); nothing was delegated`;
+      return {
+        event: 'LOOP_INVALID_TARGET',
+        reason: 'LOOP_TARGET_INVALID',
+        details: { iteration: n, consecutive },
+        live: { event: 'invalid_target', consecutive, message },
+      };
+    }
+    case 'over_limit':
+      return undefined; // the guardrail's own record says it
   }
-  if (end?.kind === 'guardrail_stop') {
-    record(
-      'LOOP_GUARDRAIL_STOP',
-      GUARDRAIL_REASONS[end.limit],
-      { iteration: end.iteration, limit: end.limit, threshold: end.threshold },
-      { event: 'guardrail_stop', limit: end.limit, threshold: end.threshold, message: `guardrail_stop — ${describeGuardrail(end)}` },
-    );
-  }
-  return events;
+}
+
+function noOpEvent(it: Iteration): LoopRecord {
+  const consecutive = it.streak ?? 1;
+  const specialist = it.specialist ?? '';
+  const message = `the turn of ${specialist} in iteration ${it.n} brought nothing new`;
+  return {
+    event: 'LOOP_NO_OP_TURN',
+    reason: 'LOOP_TURN_NO_OP',
+    details: { iteration: it.n, specialist, consecutive },
+    live: { event: 'no_op_turn', specialist, consecutive, message },
+  };
+}
+
+function guardrailEvent(end: Extract<LoopEnd, { kind: 'guardrail_stop' }>): LoopRecord {
+  return {
+    event: 'LOOP_GUARDRAIL_STOP',
+    reason: GUARDRAIL_REASONS[end.limit],
+    details: { iteration: end.iteration, limit: end.limit, threshold: end.threshold },
+    live: { event: 'guardrail_stop', limit: end.limit, threshold: end.threshold, message: `guardrail_stop — ${describeGuardrail(end)}` },
+  };
 }
 
 export const GUARDRAIL_REASONS: Record<Extract<LoopEnd, { kind: 'guardrail_stop' }>['limit'], ReasonCode> = {
