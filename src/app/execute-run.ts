@@ -15,7 +15,7 @@ import { decideRun } from '../domain/run/policy.js';
 import { approvedReasons, type RunPlan, type RunState, type Step } from '../domain/run-state.js';
 import type { StartedRun } from '../domain/ports.js';
 import type { LoopProgress } from '../domain/progress.js';
-import { trackRecord } from '../domain/session-state.js';
+import { reliability, type OutcomeEntry } from '../domain/track-record.js';
 import { isSecretCategory } from '../domain/sensitive/categories.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { explainGateStop } from '../domain/stop-explanation.js';
@@ -225,10 +225,14 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
 
   // Each persona's bounded memory, read before the mediator is asked: the council's first call then
   // follows the gates at once. (A corrupt session file is moved aside and recorded here.)
-  const { histories, priors } = await loadHistories({ run, deps, personas: plan.personas });
-  // `by_priors`: the track records as they stood at the start are fixed in the plan, so a resumed
-  // run (or its draft) weighs as it began, whatever runs completed meanwhile.
-  const fixed = run.state.plan ? prepared : { ...prepared, plan: withPriors(plan, priors) };
+  const { histories, outcomes } = await loadHistories({ run, deps, personas: plan.personas });
+  // `by_priors` and `bayesian_fusion`: each persona's reliability — its declared prior and the outcomes
+  // a person confirmed — as it stood at the start is fixed in the plan, so a resumed run (or its
+  // draft) weighs as it began, whatever was confirmed meanwhile.
+  const reliabilities = Object.fromEntries(
+    plan.personas.map((id) => [id, reliability(models.personas.get(id)?.priors, outcomes.get(id) ?? [])]),
+  );
+  const fixed = run.state.plan ? prepared : { ...prepared, plan: withPriors(plan, reliabilities) };
   if (!ending) {
     const stopped = await judgeTask({ run, deps, command, prepared: fixed, requestPlan });
     if (stopped) return { outcome: stopped };
@@ -364,17 +368,17 @@ function planRequester(options: {
 }
 
 /**
- * Each persona's bounded memory and track record, one after another; a corrupt session file is
- * recorded and shown as it is moved aside.
+ * Each persona's bounded memory and its confirmed outcomes, one after another; a corrupt session
+ * file is recorded and shown as it is moved aside.
  */
 async function loadHistories(options: {
   run: StartedRun;
   deps: RunDeps;
   personas: readonly string[];
-}): Promise<{ histories: Map<string, HistoryView>; priors: Record<string, number> }> {
+}): Promise<{ histories: Map<string, HistoryView>; outcomes: Map<string, OutcomeEntry[]> }> {
   const { run, deps } = options;
   const histories = new Map<string, HistoryView>();
-  const priors: Record<string, number> = {};
+  const outcomes = new Map<string, OutcomeEntry[]>();
   let heaviest = 0;
   for (const id of options.personas) {
     const load = await deps.sessions.load(id);
@@ -393,10 +397,10 @@ async function loadHistories(options: {
       });
     }
     histories.set(id, selectHistory(load.state.messages, deps.config.history.max_tokens, deps.countTokens, load.state.archived));
-    priors[id] = trackRecord(load.state.track);
+    outcomes.set(id, load.state.outcomes);
   }
   warmTokenizer(deps, heaviest);
-  return { histories, priors };
+  return { histories, outcomes };
 }
 
 /**
@@ -542,10 +546,10 @@ async function announceStart(options: {
   }
 }
 
-/** The plan with the council's track records in its settings, when it weighs by them (`by_priors`). */
+/** The plan with the council's reliabilities in its settings, when it weighs by them (`by_priors`, `bayesian_fusion`). */
 function withPriors(plan: RunPlan, priors: Readonly<Record<string, number>>): RunPlan {
-  const { weighting } = readModeSettings(plan.settings);
-  if (weightingKind(weighting) !== 'priors') return plan;
+  const { weighting, composition } = readModeSettings(plan.settings);
+  if (weightingKind(weighting) !== 'priors' && composition !== 'bayesian_fusion') return plan;
   return { ...plan, settings: { ...plan.settings, priors: { ...priors } } };
 }
 

@@ -74,10 +74,15 @@ export class InMemorySessionStore implements SessionStore {
     if (this.failAppend) throw this.failAppend;
     await options.landAfter;
     const { state } = await this.load(personaId);
-    const appended = appendRun(state, runId, messages, this.clock.now().toISOString(), options.track);
+    const appended = appendRun(state, runId, messages, this.clock.now().toISOString());
     const { state: kept, moved } = compactSession(appended, this.keepRuns);
     this.archived.set(personaId, [...(this.archived.get(personaId) ?? []), ...moved]);
     this.states.set(personaId, kept);
+  }
+
+  async update(personaId: string, change: (state: SessionState) => SessionState): Promise<void> {
+    const { state } = await this.load(personaId);
+    this.states.set(personaId, change(state));
   }
 }
 

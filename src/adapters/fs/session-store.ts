@@ -125,7 +125,6 @@ export class FsSessionStore implements SessionStore {
       runId,
       messages: counted,
       at: this.clock.now().toISOString(),
-      ...(options.track ? { track: options.track } : {}),
     };
     this.#inFlight.set(personaId, [...(this.#inFlight.get(personaId) ?? []), save]);
     try {
@@ -196,7 +195,7 @@ export class FsSessionStore implements SessionStore {
           const known = appended.runs.includes(save.runId) || appended.archived.recent.some((r) => r.run_id === save.runId);
           // A retry whose run other saves have since moved to the archive: it is saved already.
           if (save.options.retry && !known && (await archiveHolds(this.archiveFor(personaId), save.runId))) continue;
-          appended = appendRun(appended, save.runId, save.messages, now, save.options.track);
+          appended = appendRun(appended, save.runId, save.messages, now);
         }
         const { state: compacted, moved } = compactSession(appended, this.keepRuns);
         // Counted before the writes and their checks: counting may load the tokenizer, and a holder
@@ -208,6 +207,22 @@ export class FsSessionStore implements SessionStore {
         await held.assertHeld();
         await writeJsonAtomically(file, next);
         // Under the lock still: what is there now is what was just written.
+        this.#known.set(personaId, { stamp: stampOf(await stat(file, { bigint: true })), state: next });
+      },
+      this.lockOptions,
+    );
+  }
+
+  /** Changes the file under its lock, from what it holds now (not this process's saves in flight: they land on top). */
+  async update(personaId: string, change: (state: SessionState) => SessionState): Promise<void> {
+    const file = this.fileFor(personaId);
+    await mkdir(this.dir, { recursive: true });
+    await withFileLock(
+      lockPathFor(file),
+      async (held) => {
+        const next = change((await this.#loadFile(personaId)).state);
+        await held.assertHeld();
+        await writeJsonAtomically(file, next);
         this.#known.set(personaId, { stamp: stampOf(await stat(file, { bigint: true })), state: next });
       },
       this.lockOptions,

@@ -15,7 +15,7 @@ export type Composition = z.infer<typeof Composition>;
 
 /**
  * What `weighted_average` weighs by (seed 001): each persona's own confidence, its declared field's
- * relevance to the task, its track record (`by_priors`) or its tier (`by_tier`). The seed's
+ * relevance to the task, its reliability (`by_priors`: declared prior and confirmed outcomes) or its tier (`by_tier`). The seed's
  * `by_confidence` and `by_domain` are the same as `confidence` and `domain`, kept for older commands.
  */
 export const WEIGHTINGS = ['confidence', 'domain', 'by_priors', 'by_tier', 'by_confidence', 'by_domain'] as const;
@@ -79,7 +79,7 @@ export const ModeOptions = {
     'parallel modes: how the assessments are composed: `average`, `weighted_average`, `consensus_threshold` (vectors whose spread exceeds the threshold are flagged instead of averaged) or `bayesian_fusion`.',
   ),
   weighting: Weighting.optional().describe(
-    "`weighted_average`: weigh by each persona's `confidence`, by the `domain` relevance of its focus_domains and description to the task (BM25), `by_priors` (its track record: how often its earlier verdicts matched the council's final action, kept in its session) or `by_tier` (double weight on the vectors of the tier its front matter declares).",
+    "`weighted_average`: weigh by each persona's `confidence`, by the `domain` relevance of its focus_domains and description to the task (BM25), `by_priors` (its reliability: the `priors` its front matter declares, updated by the outcomes a person confirmed with `maestro outcome`) or `by_tier` (double weight on the vectors of the tier its front matter declares).",
   ),
   consensus_measure: ConsensusMeasure.optional().describe(
     '`consensus_threshold`: `spread` (max − min of the scores, the default: one dissenter is caught whatever the council size) or `std_dev` (the seed: the standard deviation of the scores).',
@@ -158,7 +158,7 @@ export interface ModeSettings {
   readonly specialists?: readonly string[];
   /** `hierarchical`: the groups; absent = by tier. */
   readonly groups?: PersonaGroups;
-  /** `by_priors`: each persona's track record as it stood when the run started (fixed in the plan). */
+  /** `by_priors`, `bayesian_fusion`: each persona's reliability as it stood when the run started (fixed in the plan). */
   readonly priors?: Readonly<Record<string, number>>;
   readonly review: Review;
   readonly concurrency: number;

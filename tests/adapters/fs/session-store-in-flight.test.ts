@@ -41,7 +41,7 @@ describe('persona memory: saves still being written', () => {
     const store = new FsSessionStore(dir, new FakeClock('2026-03-04T05:06:07.000Z'));
     await store.appendRun('auditor', 'r1', said('r1', 'first'));
     const lock = await holdLock(store, 'auditor');
-    const saving = store.appendRun('auditor', 'r2', said('r2', 'second'), { track: { said: 'proceed', final: 'proceed' } });
+    const saving = store.appendRun('auditor', 'r2', said('r2', 'second'));
 
     // The save waits for the lock: the file does not have r2 yet, and this process's next snapshot does.
     const file = JSON.parse(await readFile(store.fileFor('auditor'), 'utf8')) as { runs: string[] };
@@ -49,7 +49,6 @@ describe('persona memory: saves still being written', () => {
     const snapshot = (await store.load('auditor')).state;
     expect(snapshot.runs).toEqual(['r1', 'r2']);
     expect(snapshot.messages.map((m) => m.content)).toEqual(['briefing for r1', 'first', 'briefing for r2', 'second']);
-    expect(snapshot.track).toEqual([{ run_id: 'r2', said: 'proceed', final: 'proceed' }]);
 
     // Another process's store sees it only when it lands.
     const other = new FsSessionStore(dir, new FakeClock('2026-03-04T05:06:07.000Z'));
