@@ -1,5 +1,5 @@
 import { auditEvent, type AuditEvent } from '../domain/audit.js';
-import type { MediatorReading } from '../domain/floor/mediator.js';
+import { advisedRelevance, type MediatorReading } from '../domain/floor/mediator.js';
 import { floorRecord } from '../domain/floor/record.js';
 import { composeBriefing } from '../domain/briefing.js';
 import { checkBudget, type BudgetExceeded } from '../domain/budget.js';
@@ -253,8 +253,15 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
     inputs,
     screen: (text) => (redact ? redactSensitive(text).text : text),
     approved: prepared.approved,
+    ...relevanceOf(run.state.advice, run.state.plan ?? fixed.plan),
   };
   return { ctx, models, requestPlan };
+}
+
+/** The mediator's relevance ratings of the plan's personas, when it gave any (a real route). */
+function relevanceOf(advice: RunState['advice'], plan: RunPlan): { relevance?: Record<string, number> } {
+  const rated = advisedRelevance(advice, plan.personas);
+  return rated ? { relevance: rated } : {};
 }
 
 /** The command checked, the models prepared for it and the run's plan. */
@@ -490,6 +497,10 @@ async function askMediator(options: {
         task: command.task_description,
         attachments,
         handedOver: handedOver(prepared),
+        personas: prepared.plan.personas.flatMap((id) => {
+          const p = prepared.models.personas.get(id);
+          return p ? [{ id, focus_domains: p.focus_domains, description: p.description }] : [];
+        }),
         run,
         runId: run.state.run_id,
         deps,
@@ -563,6 +574,7 @@ function planSettings(command: RunState['command'], deps: RunDeps): Record<strin
     consensus_threshold: c.consensus_threshold ?? d.consensus_threshold,
     consensus_measure: c.consensus_measure ?? d.consensus_measure,
     uncertainty_threshold: c.uncertainty_threshold ?? d.uncertainty_threshold,
+    relevance_floor: c.relevance_floor,
     specialists: c.specialists,
     groups: c.groups ?? d.groups,
     review: c.review ?? d.review,

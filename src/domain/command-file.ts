@@ -136,9 +136,10 @@ export const CommandFile = z
 export type CommandFile = z.infer<typeof CommandFile>;
 
 /** Options that only one mode reads: with another mode named, they would be silently ignored. */
-const MODE_ONLY: readonly { key: 'specialists' | 'uncertainty_threshold' | 'groups'; mode: string }[] = [
+const MODE_ONLY: readonly { key: 'specialists' | 'uncertainty_threshold' | 'relevance_floor' | 'groups'; mode: string }[] = [
   { key: 'specialists', mode: 'adaptive' },
   { key: 'uncertainty_threshold', mode: 'adaptive' },
+  { key: 'relevance_floor', mode: 'adaptive' },
   { key: 'groups', mode: 'hierarchical' },
 ];
 

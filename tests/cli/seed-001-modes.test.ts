@@ -64,7 +64,7 @@ describe('mode adaptive', () => {
   it('picks the specialist by relevance to the task when the command names none', async () => {
     const { artifact } = await run({ mode: 'adaptive', uncertainty_threshold: 0 });
     // "migration", "plan", "rollback": the coordinator (planning, migration) ranks first of three.
-    expect(artifact).toMatch(/the specialists \(`coordinator`, chosen by relevance to the task\) were asked/);
+    expect(artifact).toMatch(/the specialists \(`coordinator`, chosen by relevance to the task, ties to the later speaker\) were asked/);
   });
 });
 

@@ -101,14 +101,18 @@ type CouncilWeights = { readonly weights: Readonly<Record<string, number>>; read
  */
 const weightsByContext = new WeakMap<ModeContext, CouncilWeights>();
 
-/** Persona id → configured weight, and → relevance of its declared field to the task (BM25, see relevance.ts). */
+/**
+ * Persona id → configured weight, and → relevance to the task: the mediator's rating on a real route
+ * where it gave one, else BM25 over the persona's declared field and its common words (relevance.ts).
+ */
 export function councilWeights(ctx: ModeContext): CouncilWeights {
   const known = weightsByContext.get(ctx);
   if (known) return known;
   const weights: Record<string, number> = {};
   for (const id of ctx.plan.personas) weights[id] = ctx.personas.get(id)?.weight ?? 1;
   const profiles = ctx.plan.personas.map((id) => ctx.personas.get(id) ?? { id, focus_domains: [] });
-  const worked = Object.freeze({ weights: Object.freeze(weights), relevance: Object.freeze(rankRelevance(profiles, ctx.task)) });
+  const relevance = { ...rankRelevance(profiles, ctx.task), ...ctx.relevance };
+  const worked = Object.freeze({ weights: Object.freeze(weights), relevance: Object.freeze(relevance) });
   weightsByContext.set(ctx, worked);
   return worked;
 }

@@ -55,6 +55,8 @@ export interface ModeContext {
   readonly inputs?: BriefingInput['inputs'];
   /** The screening the task got (identity unless `policy.pii: redact`), for other command text a mode sends. */
   readonly screen?: (text: string) => string;
+  /** The mediator's rating of each persona's relevance to the task (a real route), over the rules' where it gave one. */
+  readonly relevance?: Readonly<Record<string, number>>;
   /** Reasons a person already chose to continue past on this run (`maestro hitl decide … continue`). */
   readonly approved?: ReadonlySet<string>;
 }

@@ -98,6 +98,14 @@ export const ModeOptions = {
     .max(1)
     .optional()
     .describe("`adaptive`: specialists are asked when the composed `uncertainty` vector is above this (default 0.7, the seed's)."),
+  relevance_floor: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe(
+      "`adaptive`: personas whose relevance to the task is below this are not asked at all, to save calls (seed 001's cost note); the most relevant persona always is, and a council its relevance cannot tell apart skips nobody. Default 0: everyone is asked.",
+    ),
   specialists: z
     .array(personaId)
     .min(1, 'must name at least one persona')
@@ -154,6 +162,8 @@ export interface ModeSettings {
   readonly consensusMeasure: ConsensusMeasure;
   /** `adaptive`: the composed uncertainty above which specialists are asked. */
   readonly uncertaintyThreshold: number;
+  /** `adaptive`: personas less relevant than this are not asked (0 = all are). */
+  readonly relevanceFloor: number;
   /** `adaptive`: the personas held back; absent = chosen by relevance. */
   readonly specialists?: readonly string[];
   /** `hierarchical`: the groups; absent = by tier. */
@@ -181,6 +191,7 @@ export const MODE_DEFAULTS: ModeSettings = {
   consensusThreshold: 0.25,
   consensusMeasure: 'spread',
   uncertaintyThreshold: 0.7,
+  relevanceFloor: 0,
   review: 'none',
   concurrency: 4,
   callTimeoutMs: 120_000,
@@ -197,6 +208,7 @@ export const MODE_DEFAULTS: ModeSettings = {
 const SettingChecks = {
   consensusThreshold: ModeOptions.consensus_threshold.unwrap(),
   uncertaintyThreshold: ModeOptions.uncertainty_threshold.unwrap(),
+  relevanceFloor: ModeOptions.relevance_floor.unwrap(),
   specialists: ModeOptions.specialists.unwrap(),
   concurrency: ModeOptions.concurrency.unwrap(),
   callTimeoutMs: ModeOptions.call_timeout_ms.unwrap(),
@@ -232,6 +244,7 @@ function readSettingsNow(settings: Readonly<Record<string, unknown>>): ModeSetti
     consensusThreshold: pick(SettingChecks.consensusThreshold, settings.consensus_threshold, MODE_DEFAULTS.consensusThreshold),
     consensusMeasure: pick(ConsensusMeasure, settings.consensus_measure, MODE_DEFAULTS.consensusMeasure),
     uncertaintyThreshold: pick(SettingChecks.uncertaintyThreshold, settings.uncertainty_threshold, MODE_DEFAULTS.uncertaintyThreshold),
+    relevanceFloor: pick(SettingChecks.relevanceFloor, settings.relevance_floor, MODE_DEFAULTS.relevanceFloor),
     review: pick(Review, settings.review, MODE_DEFAULTS.review),
     concurrency: pick(SettingChecks.concurrency, settings.concurrency, MODE_DEFAULTS.concurrency),
     callTimeoutMs: pick(SettingChecks.callTimeoutMs, settings.call_timeout_ms, MODE_DEFAULTS.callTimeoutMs),
