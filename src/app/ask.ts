@@ -56,6 +56,6 @@ export async function askCouncil(input: AskInput, deps: RunDeps, runId?: string)
   const outcome = await processCommand({ text, source: 'ask', ...(runId ? { runId } : {}) }, deps);
   if (outcome.status !== 'completed') return { outcome, answer: null };
   const state = await deps.ledger.load(outcome.run_id);
-  const proposal = state ? finalProposal(state.command, state.steps) : undefined;
+  const proposal = state ? finalProposal(state) : undefined;
   return { outcome, answer: proposal === undefined ? null : screenText(proposal) };
 }

@@ -584,6 +584,8 @@ function planSettings(command: RunState['command'], deps: RunDeps): Record<strin
     parallel_items: c.parallel_items ?? d.parallel_items,
     item_memory: c.item_memory,
     supervisor: c.supervisor,
+    planner: c.planner,
+    max_replans: c.max_replans,
     reviewer: c.reviewer,
   };
   return Object.fromEntries(Object.entries(chosen).filter(([, v]) => v !== undefined));

@@ -168,7 +168,7 @@ function artifactFromState(
     steps: state.steps,
     classification: state.classification,
     verdicts: state.steps.filter((s) => s.kind === 'verdict').map((s) => parseVerdict(s.persona, s.reply)),
-    proposal: finalProposal(state.command, state.steps) ?? '',
+    proposal: finalProposal(state) ?? '',
     prices: deps.config.prices,
     reroutes: state.reroutes,
   };

@@ -39,6 +39,8 @@ export const CommandConfig = z.strictObject({
   synthesizer: z.string().min(1).optional(),
   /** `supervisor` mode: the persona that decides who speaks next; default: the first speaker. */
   supervisor: personaId.optional(),
+  /** `plan` mode: the persona that writes the plan of work items; default: the first speaker. */
+  planner: personaId.optional(),
   /** `supervisor` mode and work items: a persona that critiques the result; its verdict joins arbitration as a gate. */
   reviewer: personaId.optional(),
   /** How many times a failed model route may be rerouted, 0 or 1. */
@@ -116,11 +118,16 @@ export const CommandFile = z
       if (c.mode !== undefined) issue(['config', 'mode'], 'a command with work_items runs them as its own mode; leave config.mode out');
       if (c.supervisor !== undefined) issue(['config', 'supervisor'], 'only for mode "supervisor", not with work_items');
       if (c.max_iterations !== undefined) issue(['config', 'max_iterations'], 'only for mode "supervisor", not with work_items');
+      if (c.planner !== undefined) issue(['config', 'planner'], 'only for mode "plan", not with work_items');
+      if (c.max_replans !== undefined) issue(['config', 'max_replans'], 'only for mode "plan", not with work_items');
     } else {
       if (command.facts !== undefined) issue(['facts'], 'only with work_items (the facts every item is given)');
       if (c.parallel_items !== undefined) issue(['config', 'parallel_items'], 'only with work_items');
       if (c.item_memory !== undefined) issue(['config', 'item_memory'], 'only with work_items');
       modeOnlyOptions(c, issue);
+      for (const key of ['planner', 'max_replans'] as const)
+        if (c[key] !== undefined && c.mode !== undefined && c.mode !== 'plan')
+          issue(['config', key], `only for mode "plan" (this command says "${c.mode}")`);
       if (c.mode !== undefined && c.mode !== 'supervisor') {
         if (c.supervisor !== undefined) issue(['config', 'supervisor'], `only for mode "supervisor" (this command says "${c.mode}")`);
         if (c.max_iterations !== undefined)
@@ -195,6 +202,7 @@ export function personaReferences(command: CommandFile): PersonaReference[] {
     ...(c.personas ?? []).map((id, i) => ({ field: `config.personas.${i}`, id, role: 'speaker' })),
     ...(c.synthesizer ? [{ field: 'config.synthesizer', id: c.synthesizer, role: 'synthesizer' }] : []),
     ...(c.supervisor ? [{ field: 'config.supervisor', id: c.supervisor, role: 'supervisor' }] : []),
+    ...(c.planner ? [{ field: 'config.planner', id: c.planner, role: 'planner' }] : []),
     ...(c.reviewer ? [{ field: 'config.reviewer', id: c.reviewer, role: 'reviewer' }] : []),
     ...(c.specialists ?? []).map((id, i) => ({ field: `config.specialists.${i}`, id, role: 'specialist' })),
     ...Object.entries(c.groups ?? {}).flatMap(([name, ids]) =>

@@ -123,6 +123,32 @@ describe('maestro ask, on the offline model', () => {
     expect(second!.prompt).toContain('CONTEXT_PROVIDED (requested by auditor): READ_FILE(docs/notes.md)');
   });
 
+  it('--mode plan: the planner plans one item per member, each runs as a work item, and the answer is their merge', async () => {
+    const r = await ask([
+      'Write the onboarding notes for the billing reports',
+      '--mode',
+      'plan',
+      '--personas',
+      'auditor,strategist',
+      '--json',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as AskJson;
+    expect(out.answer).toMatch(/### Work item 1 of 2: `auditor-part` · auditor[\s\S]*### Work item 2 of 2: `strategist-part` · strategist/);
+    const artifact = await readFile(out.artifact!, 'utf8');
+    expect(artifact).toContain('`auditor` planned 2 item(s)');
+    const state = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', out.run_id, 'state.json'), 'utf8'));
+    expect((state.steps as { id: string }[]).map((s) => s.id)).toEqual([
+      'plan',
+      'item:auditor-part',
+      'item:auditor-part:verdict',
+      'item:auditor-part:synthesis',
+      'item:strategist-part',
+      'item:strategist-part:verdict',
+      'item:strategist-part:synthesis',
+    ]);
+  });
+
   it('--follow shows the council at work, then the answer', async () => {
     const r = await ask(['Write a two-line welcome note for new staff', '--follow', '--personas', 'coordinator']);
     expect(r.code, r.stderr).toBe(0);
@@ -169,5 +195,31 @@ describe('maestro ask, on a real route', () => {
     const next = server.chatRequests()[1]!.body!.messages!.at(-1)!.content;
     expect(next).toContain('CONTEXT_PROVIDED (requested by auditor): READ_FILE(docs/notes.md)');
     expect(next).toContain('the search page ships on Monday');
+  });
+
+  it('--mode plan: the planner’s JSON plan (asked as a JSON Schema) runs as work items, and the answer is their merge', async () => {
+    const plan = {
+      items: [
+        { id: 'steps', assigned_agent: 'coordinator', goal: 'List the launch steps', expected_output: 'numbered steps' },
+        { id: 'risks', assigned_agent: 'auditor', goal: 'List the launch risks', expected_output: 'a list' },
+      ],
+      rationale: 'steps and risks apart',
+    };
+    const rest = councilHandler({ synthesis: 'the part is written' });
+    server = await startChatServer((body, n, request) =>
+      body.response_format?.json_schema?.name === 'work_plan' ? { content: JSON.stringify(plan) } : rest(body, n, request),
+    );
+    const route = { provider: 'openai', model: 'test-model', base_url: server.url, api_key_env: 'TEST_KEY', max_retries: 0 };
+    await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'lab', routes: { lab: route } }));
+    const r = await ask(['Write the launch notes for the search page', '--mode', 'plan', '--json'], { TEST_KEY: KEY });
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as AskJson;
+    expect(out.answer).toMatch(
+      /### Work item 1 of 2: `steps` · coordinator[\s\S]*the part is written[\s\S]*### Work item 2 of 2: `risks` · auditor/,
+    );
+    const schema = server.chatRequests()[0]!.body!.response_format?.json_schema;
+    expect(schema?.name).toBe('work_plan');
+    // The plan, then each item's turn, verdict and final proposal: no call of the orchestrator's own.
+    expect(server.chatRequests()).toHaveLength(7);
   });
 });

@@ -55,15 +55,17 @@ export class OfflineLlmClient implements LlmClient {
           ? verdictReply(asked, view)
           : call.purpose === 'synthesis'
             ? synthesisReply(asked, view)
-            : call.purpose === 'plan'
-              ? planReply(view)
-              : call.purpose === 'assessment'
-                ? assessmentReply(asked, view)
-                : call.purpose === 'review'
-                  ? reviewReply(asked)
-                  : call.purpose === 'decision'
-                    ? decisionReply(asked)
-                    : turnReply(asked, view)); // a work item is a turn: the same reply the persona gives run directly
+            : call.purpose === 'plan' && request.responseFormat?.name === 'work_plan'
+              ? workPlanReply(asked, view)
+              : call.purpose === 'plan'
+                ? planReply(view)
+                : call.purpose === 'assessment'
+                  ? assessmentReply(asked, view)
+                  : call.purpose === 'review'
+                    ? reviewReply(asked)
+                    : call.purpose === 'decision'
+                      ? decisionReply(asked)
+                      : turnReply(asked, view)); // a work item is a turn: the same reply the persona gives run directly
     const promptChars = request.messages.reduce((n, m) => n + m.content.length, 0);
     call.onText?.(content);
     return {
@@ -367,6 +369,20 @@ function synthesisReply(request: Asked, v: ConversationView): string {
     '3. Re-run the council with a real model for substantive advice (this is an offline rehearsal).',
     ...[offlineSynthesisAnswer(request.messages)].filter((a) => a !== undefined).flatMap((a) => ['', a]),
   ].join('\n');
+}
+
+/** A planner's plan of work items (`plan` mode): one item per council member, in the order offered, each from its lens. */
+function workPlanReply(request: Asked, v: ConversationView): string {
+  const prompt = request.messages.at(-1)?.content ?? '';
+  const members = [...prompt.matchAll(/^- ([a-z0-9][a-z0-9_-]*) \(([^)]+)\)/gm)].map((m) => ({ id: m[1] ?? '', name: m[2] ?? '' }));
+  const topic = keywords(v.task);
+  const items = members.map((m) => ({
+    id: `${m.id}-part`,
+    assigned_agent: m.id,
+    goal: `Write the part on ${topic.length > 0 ? topic.join(', ') : 'the task'} seen from ${ANGLES[m.id]?.lens ?? `the concerns of a ${m.name.toLowerCase()}`}`,
+    expected_output: 'a short section with its findings and next steps',
+  }));
+  return JSON.stringify({ items, rationale: `one part per council member, each from its own angle (offline rehearsal)` });
 }
 
 function planReply(v: ConversationView): string {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 /** How the council deliberates (what `config.mode` may say). */
-export const MODES = ['round_robin', 'parallel', 'sequential_refinement', 'supervisor', 'adaptive', 'hierarchical'] as const;
+export const MODES = ['round_robin', 'parallel', 'sequential_refinement', 'supervisor', 'adaptive', 'hierarchical', 'plan'] as const;
 /** The modes that collect independent assessments and compose them (seed 001's Sentinel). */
 export const ASSESSMENT_MODES: ReadonlySet<string> = new Set(['parallel', 'sequential_refinement', 'adaptive', 'hierarchical']);
 /** What a run's plan may say: the modes, and `work_items` — chosen by a command that carries `work_items`, never by `config.mode`. */
@@ -73,7 +73,7 @@ export const ModeName = z.enum(MODES, {
 /** The mode settings a command or the workspace config may give (every one optional here). */
 export const ModeOptions = {
   mode: ModeName.optional().describe(
-    'How the council deliberates: `round_robin` (rounds of turns, then verdicts), `parallel` (independent assessments at once, composed and arbitrated), `sequential_refinement` (the same assessments in order, each persona seeing the earlier ones), `supervisor` (a supervisor persona delegates one specialist turn at a time, strict JSON, until it stops or a guardrail trips), `adaptive` (broad personas assess first; specialists are asked only when the composed uncertainty is above `uncertainty_threshold`) or `hierarchical` (groups assess in parallel, each group is composed and arbitrated, then a meta-arbiter arbitrates between the groups). A command with `work_items` runs them instead.',
+    'How the council deliberates: `round_robin` (rounds of turns, then verdicts), `parallel` (independent assessments at once, composed and arbitrated), `sequential_refinement` (the same assessments in order, each persona seeing the earlier ones), `supervisor` (a supervisor persona delegates one specialist turn at a time, strict JSON, until it stops or a guardrail trips), `adaptive` (broad personas assess first; specialists are asked only when the composed uncertainty is above `uncertainty_threshold`), `hierarchical` (groups assess in parallel, each group is composed and arbitrated, then a meta-arbiter arbitrates between the groups) or `plan` (a planner persona writes a strict JSON plan of work items, run as work items, with a bounded deterministic replan of an item that fails). A command with `work_items` runs them instead.',
   ),
   composition: Composition.optional().describe(
     'parallel modes: how the assessments are composed: `average`, `weighted_average`, `consensus_threshold` (vectors whose spread exceeds the threshold are flagged instead of averaged) or `bayesian_fusion`.',
@@ -140,6 +140,15 @@ export const ModeOptions = {
     .describe(
       '`supervisor`: the most specialist turns the supervisor may delegate (default 4); a delegation past it ends the loop as `guardrail_stop`.',
     ),
+  max_replans: z
+    .number()
+    .int()
+    .min(0)
+    .max(3)
+    .optional()
+    .describe(
+      '`plan`: how many times an item whose own verdict did not say proceed is given to the next council member (deterministic, no model call); default 1.',
+    ),
   parallel_items: z
     .boolean()
     .optional()
@@ -181,6 +190,10 @@ export interface ModeSettings {
   readonly itemMemory: boolean;
   /** `supervisor`: the persona that decides; absent = the first speaker. */
   readonly supervisor?: string;
+  /** `plan`: the persona that writes the plan; absent = the first speaker. */
+  readonly planner?: string;
+  /** `plan`: replans of a failed item (deterministic). */
+  readonly maxReplans: number;
   /** `supervisor` and `work_items`: the persona whose critique of the result joins arbitration as a gate. */
   readonly reviewer?: string;
 }
@@ -196,6 +209,7 @@ export const MODE_DEFAULTS: ModeSettings = {
   concurrency: 4,
   callTimeoutMs: 120_000,
   maxIterations: 4,
+  maxReplans: 1,
   parallelItems: false,
   itemMemory: false,
 };
@@ -213,6 +227,7 @@ const SettingChecks = {
   concurrency: ModeOptions.concurrency.unwrap(),
   callTimeoutMs: ModeOptions.call_timeout_ms.unwrap(),
   maxIterations: ModeOptions.max_iterations.unwrap(),
+  maxReplans: ModeOptions.max_replans.unwrap(),
   parallelItems: ModeOptions.parallel_items.unwrap(),
   itemMemory: ModeOptions.item_memory.unwrap(),
 };
@@ -249,12 +264,14 @@ function readSettingsNow(settings: Readonly<Record<string, unknown>>): ModeSetti
     concurrency: pick(SettingChecks.concurrency, settings.concurrency, MODE_DEFAULTS.concurrency),
     callTimeoutMs: pick(SettingChecks.callTimeoutMs, settings.call_timeout_ms, MODE_DEFAULTS.callTimeoutMs),
     maxIterations: pick(SettingChecks.maxIterations, settings.max_iterations, MODE_DEFAULTS.maxIterations),
+    maxReplans: pick(SettingChecks.maxReplans, settings.max_replans, MODE_DEFAULTS.maxReplans),
     parallelItems: pick(SettingChecks.parallelItems, settings.parallel_items, MODE_DEFAULTS.parallelItems),
     itemMemory: pick(SettingChecks.itemMemory, settings.item_memory, MODE_DEFAULTS.itemMemory),
     ...optional('specialists', SettingChecks.specialists, settings.specialists),
     ...optional('groups', PersonaGroups, settings.groups),
     ...optional('priors', Priors, settings.priors),
     ...(typeof settings.supervisor === 'string' ? { supervisor: settings.supervisor } : {}),
+    ...(typeof settings.planner === 'string' ? { planner: settings.planner } : {}),
     ...(typeof settings.reviewer === 'string' ? { reviewer: settings.reviewer } : {}),
   };
 }
