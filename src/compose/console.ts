@@ -8,6 +8,7 @@ import type { CommandFinding } from '../app/check-command.js';
 import { commandFindings } from '../app/command-findings.js';
 import { decidePause, type HitlDecisionInput, type HitlDecisionResult } from '../app/hitl.js';
 import { LiveRuns } from '../app/live-runs.js';
+import { confirmOutcome, type OutcomeInput, type OutcomeResult } from '../app/outcome.js';
 import type { AuditRecord } from '../domain/audit.js';
 import { defaultSensitiveScanner } from '../domain/audit-sanitizer.js';
 import { readAuditRecords, verifyAuditLog, type AuditVerification } from '../domain/audit-verify.js';
@@ -54,6 +55,8 @@ export interface ConsoleBackend {
   /** A picture written beside the run's artifact (SVG), by its plain file name. */
   picture(state: RunState, file: string): Promise<string | undefined>;
   decide(input: HitlDecisionInput): Promise<HitlDecisionResult>;
+  /** A person confirms whether the run's outcome was right, as `maestro outcome` does. */
+  confirmOutcome(input: OutcomeInput): Promise<OutcomeResult>;
   queue(): Promise<QueueView>;
   requeue(name: string): Promise<string>;
   /** The findings `maestro validate` would print for this text; nothing is written. */
@@ -90,6 +93,7 @@ export async function openConsole(options: {
         { ...input, isOwned: () => runLiveness(app).isHeld(input.runId) },
         app.engine ? app.engine.depsForRun(input.runId) : app.deps,
       ),
+    confirmOutcome: (input) => confirmOutcome(input, app.deps),
     queue: () => readQueue(app, files),
     requeue: (name) => files.rejected.requeue(name),
     check,

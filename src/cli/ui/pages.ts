@@ -6,6 +6,7 @@ import { SHOWN_RUN_STATUSES } from '../../domain/run-liveness.js';
 import type { RunState } from '../../domain/run-state.js';
 import type { PausedRow, ShowDetails } from '../hitl.js';
 import { html, markdownHtml, type SafeHtml } from './html.js';
+import { outcomeBlock } from './outcome.js';
 import { verdictRadar } from './radar.js';
 
 /** The console's pages, in the order of its menu. */
@@ -81,6 +82,7 @@ export function runPage(options: {
 ${options.next_step ? html`<p>Nobody is running it: resume with <code>${options.next_step}</code></p>` : ''}
 ${status === 'running' ? html`<p>It is running: <a href="/live">watch it live</a>.</p>` : ''}
 ${decisionBlock(details, state.decision)}
+${outcomeBlock(state, status, options.audit)}
 ${auditBlock(options.audit)}
 ${verdictRadar(state)}
 ${
