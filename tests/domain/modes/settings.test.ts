@@ -28,8 +28,10 @@ describe('readModeSettings: the settings a run fixed when it started', () => {
       concurrency: 16,
       call_timeout_ms: 100,
       max_iterations: 20,
+      max_replans: 3,
       parallel_items: true,
       supervisor: 'coordinator',
+      planner: 'strategist',
       reviewer: 'auditor',
     });
     expect(settings).toEqual({
@@ -43,9 +45,11 @@ describe('readModeSettings: the settings a run fixed when it started', () => {
       concurrency: 16,
       callTimeoutMs: 100,
       maxIterations: 20,
+      maxReplans: 3,
       parallelItems: true,
       itemMemory: false,
       supervisor: 'coordinator',
+      planner: 'strategist',
       reviewer: 'auditor',
     });
   });
@@ -56,6 +60,8 @@ describe('readModeSettings: the settings a run fixed when it started', () => {
     ['consensus_threshold', 1.5, 'consensusThreshold'],
     ['consensus_threshold', -0.1, 'consensusThreshold'],
     ['review', 'public', 'review'],
+    ['max_replans', 4, 'maxReplans'],
+    ['max_replans', -1, 'maxReplans'],
     ['concurrency', 0, 'concurrency'],
     ['concurrency', 17, 'concurrency'],
     ['concurrency', 2.5, 'concurrency'],
