@@ -2,7 +2,14 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VECTORS } from '../../src/domain/assessment.js';
-import { councilHandler, startChatServer, type ChatHandler, type ChatRequestBody, type ChatServer } from '../fakes/chat-server.js';
+import {
+  councilHandler,
+  personaName,
+  startChatServer,
+  type ChatHandler,
+  type ChatRequestBody,
+  type ChatServer,
+} from '../fakes/chat-server.js';
 import { runCli } from '../fakes/cli.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
 
@@ -221,5 +228,40 @@ describe('maestro ask, on a real route', () => {
     expect(schema?.name).toBe('work_plan');
     // The plan, then each item's turn, verdict and final proposal: no call of the orchestrator's own.
     expect(server.chatRequests()).toHaveLength(7);
+  });
+
+  it('--mode plan: an item whose verdict doubts is replanned to the next member, with no call of its own, and the run completes', async () => {
+    const plan = {
+      items: [{ id: 'risks', assigned_agent: 'auditor', goal: 'List the launch risks', expected_output: 'a list' }],
+      rationale: 'one part',
+    };
+    const doubt = { action: 'investigate', confidence: 0.7, rationale: 'no traffic numbers to go on' };
+    const rest = councilHandler({
+      verdict: (name) => (name === 'Auditor' ? doubt : { action: 'proceed', confidence: 0.8, rationale: 'ok' }),
+    });
+    server = await startChatServer((body, n, request) =>
+      body.response_format?.json_schema?.name === 'work_plan' ? { content: JSON.stringify(plan) } : rest(body, n, request),
+    );
+    const route = { provider: 'openai', model: 'test-model', base_url: server.url, api_key_env: 'TEST_KEY', max_retries: 0 };
+    await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'lab', routes: { lab: route } }));
+    const r = await ask(['Write the launch notes for the search page', '--mode', 'plan', '--json'], { TEST_KEY: KEY });
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as AskJson;
+    // One item: its output, the coordinator's own final proposal, is the answer, unwrapped.
+    expect(out.answer).toMatch(/^### Recommendation\n\nProceed with the first step\./);
+    // The plan, the auditor's attempt (its turn and verdict: a failed attempt writes no final proposal),
+    // the coordinator's (turn, verdict, final proposal): the replan itself asked nothing.
+    const calls = server.chatRequests();
+    expect(calls.map((c) => personaName(c.body!))).toEqual([
+      'Coordinator',
+      'Auditor',
+      'Auditor',
+      'Coordinator',
+      'Coordinator',
+      'Coordinator',
+    ]);
+    const retry = calls[3]!.body!.messages!.at(-1)!.content;
+    expect(retry).toContain('"previous_attempt":{"by":"auditor","rationale":"no traffic numbers to go on","verdict":"investigate"}');
+    expect(await readFile(out.artifact!, 'utf8')).toContain('`risks.r2` → `coordinator`');
   });
 });
