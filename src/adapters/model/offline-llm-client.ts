@@ -379,7 +379,7 @@ function workPlanReply(request: Asked, v: ConversationView): string {
   const items = members.map((m) => ({
     id: `${m.id}-part`,
     assigned_agent: m.id,
-    goal: `Write the part on ${topic.length > 0 ? topic.join(', ') : 'the task'} seen from ${ANGLES[m.id]?.lens ?? `the concerns of a ${m.name.toLowerCase()}`}`,
+    goal: `Cover ${topic.length > 0 ? topic.join(', ') : 'the task'} from the angle of ${ANGLES[m.id]?.lens ?? `a ${m.name.toLowerCase()}`}`,
     expected_output: 'a short section with its findings and next steps',
   }));
   return JSON.stringify({ items, rationale: `one part per council member, each from its own angle (offline rehearsal)` });
