@@ -33,28 +33,39 @@ export function outcomeBlock(state: RunState, status: string, audit: RunAudit | 
 </form></section>`;
 }
 
-/** `POST /runs/:id/outcome`: a person confirms the run's outcome, as `maestro outcome <run_id> right|wrong` does. */
+export const OUTCOME_RECORDED =
+  "Recorded: each persona's verdict in this run joined its record of confirmed outcomes; the next runs weigh by it (by_priors, bayesian_fusion).";
+
+/**
+ * `POST /runs/:id/outcome`: a person confirms the run's outcome, as `maestro outcome <run_id> right|wrong`
+ * does; back to the run's page (`?done=outcome`), or a page that says why nothing changed.
+ */
 export function registerOutcome(
   app: Hono,
   options: {
     readonly runId: RegExp;
     readonly confirm: (input: { runId: string; outcome: string; note?: string }) => Promise<unknown>;
-    /** The run's page with a notice, under a status. */
-    readonly showRun: (c: Context, runId: string, notice: { kind: 'refused'; text: string }, status: 400 | 404 | 409) => Promise<Response>;
+    /** A whole page of the console around `body`. */
+    readonly page: (c: Context, body: SafeHtml) => string;
   },
 ): void {
   app.post('/runs/:id/outcome', async (c) => {
     const runId = c.req.param('id');
-    if (!options.runId.test(runId))
-      return options.showRun(c, runId, { kind: 'refused', text: `Refused: there is no run "${runId}"; nothing changed.` }, 404);
+    const refuse = (text: string, status: 400 | 404 | 409) => {
+      const back = options.runId.test(runId) ? html`<p><a href="/runs/${encodeURIComponent(runId)}">Back to the run</a></p>` : '';
+      return c.html(
+        options.page(c, html`<h1>Not recorded</h1><p class="notice refused" role="alert">Refused: ${text}; nothing changed.</p>${back}`),
+        status,
+      );
+    };
+    if (!options.runId.test(runId)) return refuse(`there is no run "${runId}"`, 404);
     const form = readForm(OutcomeForm, await c.req.parseBody().catch(() => undefined));
-    if (!form.ok) return options.showRun(c, runId, { kind: 'refused', text: `Refused: ${form.problem}; nothing changed.` }, 400);
+    if (!form.ok) return refuse(form.problem, 400);
     const note = form.value.note?.trim();
     try {
       await options.confirm({ runId, outcome: form.value.outcome, ...(note ? { note } : {}) });
     } catch (error) {
-      if (error instanceof OutcomeRefusedError)
-        return options.showRun(c, runId, { kind: 'refused', text: `Refused: ${error.message}; nothing changed.` }, 409);
+      if (error instanceof OutcomeRefusedError) return refuse(error.message, 409);
       throw error;
     }
     return c.redirect(`/runs/${encodeURIComponent(runId)}?done=outcome`, 303);

@@ -13,7 +13,7 @@ import { pausedRuns, showDetails } from '../hitl.js';
 import { TranscriptFeed } from '../transcript-feed.js';
 import { APP_CSS, APP_JS } from './assets.js';
 import { AddForm, commandOf, DecisionForm, readForm, RequeueForm } from './forms.js';
-import { registerOutcome } from './outcome.js';
+import { OUTCOME_RECORDED, registerOutcome } from './outcome.js';
 import { decisionsPage, type findingsBlock, layout, livePage, problemPage, queuePage, runPage, runsPage, type Notice } from './pages.js';
 import type { SafeHtml } from './html.js';
 
@@ -39,8 +39,7 @@ const DONE: Readonly<Record<string, string>> = {
   stop: 'Decided: stop. The run ended as STOPPED, with an artifact that records the stop.',
   requeued: 'Requeued: the command is back in commands/ and will be checked afresh.',
   added: 'Added: the command is in commands/ and waits for a watcher.',
-  outcome:
-    "Recorded: each persona's verdict in this run joined its record of confirmed outcomes; the next runs weigh by it (by_priors, bayesian_fusion).",
+  outcome: OUTCOME_RECORDED,
 };
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy': [
@@ -142,7 +141,8 @@ function registerRuns(app: Hono, options: ConsoleServerOptions): void {
     const runs = (await backend.runs()).filter((r) => !wanted || r.status === wanted);
     return c.html(page(c, options, 'Runs', runsPage(runs, wanted)));
   });
-  const showRun = async (c: Context, runId: string, notice: Notice | undefined, status: 200 | 400 | 404 | 409 = 200) => {
+  app.get('/runs/:id', async (c) => {
+    const runId = c.req.param('id');
     const unknown = () => c.html(page(c, options, 'Unknown run', problemPage(`There is no run "${runId}" in this workspace.`)), 404);
     if (!RUN_ID.test(runId)) return unknown();
     const [run, audit] = await Promise.all([backend.run(runId), backend.audit(runId)]);
@@ -155,10 +155,13 @@ function registerRuns(app: Hono, options: ConsoleServerOptions): void {
     const transcript = renderTranscript(run.state, run.status);
     const artifact = await backend.artifact(run.state);
     const body = runPage({ ...run, transcript, artifact, audit, details });
-    return c.html(page(c, options, runId, body, notice), status);
-  };
-  app.get('/runs/:id', (c) => showRun(c, c.req.param('id'), doneNotice(c)));
-  registerOutcome(app, { runId: RUN_ID, confirm: (input) => backend.confirmOutcome(input), showRun });
+    return c.html(page(c, options, runId, body, doneNotice(c)));
+  });
+  registerOutcome(app, {
+    runId: RUN_ID,
+    confirm: (input) => backend.confirmOutcome(input),
+    page: (c, body) => page(c, options, 'Outcome', body),
+  });
   app.get('/runs/:id/pictures/:file', async (c) => {
     const runId = c.req.param('id');
     const run = RUN_ID.test(runId) ? await backend.run(runId) : undefined;
