@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { askCouncil } from '../../src/app/ask.js';
 import { processCommand } from '../../src/app/process-command.js';
 import { createApp } from '../../src/compose/app.js';
+import { LlmError } from '../../src/domain/errors.js';
 import { politeCouncil, ScriptedLlmClient, type ScriptedCall } from '../fakes/scripted-llm-client.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
 
@@ -114,6 +115,18 @@ describe('plan mode', () => {
       (await createApp({ workspace: ws.dir, llm: new ScriptedLlmClient(council(PLAN)) })).deps,
     );
     expect(asked.answer).toContain('### Work item 2 of 2: `risks` · strategist');
+  });
+
+  it('does not replan a call that fails (an outage): the run pauses on it, and nobody else is given the item', async () => {
+    const polite = council(PLAN);
+    const llm = new ScriptedLlmClient((r, n) => {
+      if (r.step === 'item:risks') throw new LlmError('upstream 503', false, 503);
+      return polite(r, n);
+    });
+    const outcome = await run(llm);
+    expect(outcome.status).toBe('paused');
+    expect(llm.calls.map((c) => c.step)).not.toContain('item:risks.r2');
+    expect(llm.calls.at(-1)!.step).toBe('item:risks');
   });
 
   it('pauses when the replans run out: the last attempt’s doubt stands', async () => {
