@@ -41,7 +41,7 @@ export const CommandConfig = z.strictObject({
   supervisor: personaId.optional(),
   /** `plan` mode: the persona that writes the plan of work items; default: the first speaker. */
   planner: personaId.optional(),
-  /** `supervisor` mode and work items: a persona that critiques the result; its verdict joins arbitration as a gate. */
+  /** `supervisor` and `plan` modes and work items: a persona that critiques the result; its verdict joins arbitration as a gate. */
   reviewer: personaId.optional(),
   /** How many times a failed model route may be rerouted, 0 or 1. */
   max_reroute: z.number().int().min(0).max(1).optional(),
@@ -132,10 +132,10 @@ export const CommandFile = z
         if (c.supervisor !== undefined) issue(['config', 'supervisor'], `only for mode "supervisor" (this command says "${c.mode}")`);
         if (c.max_iterations !== undefined)
           issue(['config', 'max_iterations'], `only for mode "supervisor" (this command says "${c.mode}")`);
-        if (c.reviewer !== undefined)
+        if (c.reviewer !== undefined && c.mode !== 'plan')
           issue(
             ['config', 'reviewer'],
-            `the reviewer gate works with mode "supervisor" and with work_items (this command says "${c.mode}")`,
+            `the reviewer gate works with modes "supervisor" and "plan" and with work_items (this command says "${c.mode}")`,
           );
       }
     }

@@ -117,6 +117,17 @@ describe('plan mode', () => {
     expect(asked.answer).toContain('### Work item 2 of 2: `risks` · strategist');
   });
 
+  it('a reviewer critiques the merge of the plan’s items, and its doubt holds the run', async () => {
+    const review = (r: ScriptedCall) =>
+      r.step.startsWith('reviewer:') ? '{"action":"investigate","confidence":0.8,"rationale":"the risks lack numbers"}' : undefined;
+    const llm = new ScriptedLlmClient(council(PLAN, review));
+    const outcome = await run(llm, { reviewer: 'auditor' });
+    const reviewed = llm.calls.at(-1)!;
+    expect(reviewed.step).toMatch(/^reviewer:auditor/);
+    expect(reviewed.messages.at(-1)!.content).toContain('strategist did: List the risks of the cutover');
+    expect(outcome.status).toBe('paused');
+  });
+
   it('does not replan a call that fails (an outage): the run pauses on it, and nobody else is given the item', async () => {
     const polite = council(PLAN);
     const llm = new ScriptedLlmClient((r, n) => {

@@ -113,7 +113,7 @@ describe('work items and the supervisor options', () => {
     [{ config: { mode: 'plan', max_replans: 4 } }, 'config.max_replans:'],
     [
       { config: { mode: 'round_robin', reviewer: 'auditor' } },
-      'config.reviewer: the reviewer gate works with mode "supervisor" and with work_items',
+      'config.reviewer: the reviewer gate works with modes "supervisor" and "plan" and with work_items',
     ],
   ])('rejects %j with a message naming the key', (input, expected) => {
     expect(issues({ task_description: 'Do it', ...input }).join('\n')).toContain(expected);
