@@ -205,7 +205,6 @@ function sessionSaver(options: {
   conclusion: Conclusion;
 }): AfterArtifact {
   const { run, deps, state, personas } = options;
-  const { verdicts, arbitration } = options.conclusion;
   return async () => {
     // Each persona's file has its own lock, so they are saved at once; every save settles before a failure is reported.
     const saved = await Promise.allSettled(
@@ -217,11 +216,7 @@ function sessionSaver(options: {
             { role: 'user' as const, content: screenText(s.prompt), run_id: state.run_id, ts: s.started_at },
             { role: 'assistant' as const, content: screenText(s.reply), run_id: state.run_id, ts: s.started_at },
           ]);
-        // Its track record (`by_priors`): a readable verdict of its own against the council's final action.
-        const said = verdicts.find((v) => v.persona === id && v.valid)?.action;
-        const track = said ? { said, final: arbitration.final_action } : undefined;
-        const saveOptions = { retry: options.resumedEnding === true, ...(track ? { track } : {}) };
-        return deps.sessions.appendRun(id, state.run_id, messages, saveOptions);
+        return deps.sessions.appendRun(id, state.run_id, messages, { retry: options.resumedEnding === true });
       }),
     );
     const failed = saved.find((r): r is PromiseRejectedResult => r.status === 'rejected');

@@ -1,5 +1,5 @@
 import { auditEvent, type AuditEvent } from '../domain/audit.js';
-import type { MediatorReading } from '../domain/floor/mediator.js';
+import { advisedRelevance, type MediatorReading } from '../domain/floor/mediator.js';
 import { floorRecord } from '../domain/floor/record.js';
 import { composeBriefing } from '../domain/briefing.js';
 import { checkBudget, type BudgetExceeded } from '../domain/budget.js';
@@ -14,7 +14,8 @@ import { nextStep } from '../domain/run-machine.js';
 import { decideRun } from '../domain/run/policy.js';
 import { approvedReasons, type RunPlan, type RunState, type Step } from '../domain/run-state.js';
 import type { StartedRun } from '../domain/ports.js';
-import { trackRecord } from '../domain/session-state.js';
+import type { LoopProgress } from '../domain/progress.js';
+import { reliability, type OutcomeEntry } from '../domain/track-record.js';
 import { isSecretCategory } from '../domain/sensitive/categories.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { explainGateStop } from '../domain/stop-explanation.js';
@@ -168,16 +169,16 @@ async function recordStep(turn: Turn, step: Step): Promise<void> {
   const { run, deps, ctx, mode } = turn;
   // The step and its audit records (the call's, and what the mode makes of it): one commit.
   let kept = step;
-  let notices: string[] = [];
+  let shown: LoopProgress[] = [];
   const records = (recorded: RunState): AuditEvent[] => {
     kept = recorded.steps.find((s) => s.id === step.id) as Step;
     const events = mode.onStepRecorded?.(ctx, recorded.steps, kept) ?? [];
-    notices = events.flatMap((e) => (e.notice ? [e.notice] : []));
+    shown = events.flatMap((e) => (e.live ? [e.live] : []));
     return [...stepRecords(kept, deps), ...events.map((e) => e.audit)];
   };
   await run.commit({ event: { type: 'step_recorded', step }, records });
   deps.telemetry?.recordStepContent({ runId: run.state.run_id, persona: kept.persona, prompt: kept.prompt, reply: kept.reply });
-  for (const message of notices) deps.onProgress?.({ kind: 'notice', run_id: run.state.run_id, message });
+  for (const live of shown) deps.onProgress?.({ kind: 'loop', run_id: run.state.run_id, ...live });
   const after = turn.budgetCheck('after');
   if (after) throw new BudgetExceededError(after);
 }
@@ -223,10 +224,14 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
 
   // Each persona's bounded memory, read before the mediator is asked: the council's first call then
   // follows the gates at once. (A corrupt session file is moved aside and recorded here.)
-  const { histories, priors } = await loadHistories({ run, deps, personas: plan.personas });
-  // `by_priors`: the track records as they stood at the start are fixed in the plan, so a resumed
-  // run (or its draft) weighs as it began, whatever runs completed meanwhile.
-  const fixed = run.state.plan ? prepared : { ...prepared, plan: withPriors(plan, priors) };
+  const { histories, outcomes } = await loadHistories({ run, deps, personas: plan.personas });
+  // `by_priors` and `bayesian_fusion`: each persona's reliability — its declared prior and the outcomes
+  // a person confirmed — as it stood at the start is fixed in the plan, so a resumed run (or its
+  // draft) weighs as it began, whatever was confirmed meanwhile.
+  const reliabilities = Object.fromEntries(
+    plan.personas.map((id) => [id, reliability(models.personas.get(id)?.priors, outcomes.get(id) ?? [])]),
+  );
+  const fixed = run.state.plan ? prepared : { ...prepared, plan: withPriors(plan, reliabilities) };
   if (!ending) {
     const stopped = await judgeTask({ run, deps, command, prepared: fixed, requestPlan });
     if (stopped) return { outcome: stopped };
@@ -247,8 +252,15 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
     inputs,
     screen: (text) => (redact ? redactSensitive(text).text : text),
     approved: prepared.approved,
+    ...relevanceOf(run.state.advice, run.state.plan ?? fixed.plan),
   };
   return { ctx, models, requestPlan };
+}
+
+/** The mediator's relevance ratings of the plan's personas, when it gave any (a real route). */
+function relevanceOf(advice: RunState['advice'], plan: RunPlan): { relevance?: Record<string, number> } {
+  const rated = advisedRelevance(advice, plan.personas);
+  return rated ? { relevance: rated } : {};
 }
 
 /** The command checked, the models prepared for it and the run's plan. */
@@ -362,17 +374,17 @@ function planRequester(options: {
 }
 
 /**
- * Each persona's bounded memory and track record, one after another; a corrupt session file is
- * recorded and shown as it is moved aside.
+ * Each persona's bounded memory and its confirmed outcomes, one after another; a corrupt session
+ * file is recorded and shown as it is moved aside.
  */
 async function loadHistories(options: {
   run: StartedRun;
   deps: RunDeps;
   personas: readonly string[];
-}): Promise<{ histories: Map<string, HistoryView>; priors: Record<string, number> }> {
+}): Promise<{ histories: Map<string, HistoryView>; outcomes: Map<string, OutcomeEntry[]> }> {
   const { run, deps } = options;
   const histories = new Map<string, HistoryView>();
-  const priors: Record<string, number> = {};
+  const outcomes = new Map<string, OutcomeEntry[]>();
   for (const id of options.personas) {
     const load = await deps.sessions.load(id);
     if (load.recovered) {
@@ -386,9 +398,9 @@ async function loadHistories(options: {
       });
     }
     histories.set(id, selectHistory(load.state.messages, deps.config.history.max_tokens, deps.countTokens, load.state.archived));
-    priors[id] = trackRecord(load.state.track);
+    outcomes.set(id, load.state.outcomes);
   }
-  return { histories, priors };
+  return { histories, outcomes };
 }
 
 /**
@@ -465,6 +477,10 @@ async function askMediator(options: {
         task: command.task_description,
         attachments,
         handedOver: handedOver(prepared),
+        personas: prepared.plan.personas.flatMap((id) => {
+          const p = prepared.models.personas.get(id);
+          return p ? [{ id, focus_domains: p.focus_domains, description: p.description }] : [];
+        }),
         run,
         runId: run.state.run_id,
         deps,
@@ -521,10 +537,10 @@ async function announceStart(options: {
   }
 }
 
-/** The plan with the council's track records in its settings, when it weighs by them (`by_priors`). */
+/** The plan with the council's reliabilities in its settings, when it weighs by them (`by_priors`, `bayesian_fusion`). */
 function withPriors(plan: RunPlan, priors: Readonly<Record<string, number>>): RunPlan {
-  const { weighting } = readModeSettings(plan.settings);
-  if (weightingKind(weighting) !== 'priors') return plan;
+  const { weighting, composition } = readModeSettings(plan.settings);
+  if (weightingKind(weighting) !== 'priors' && composition !== 'bayesian_fusion') return plan;
   return { ...plan, settings: { ...plan.settings, priors: { ...priors } } };
 }
 
@@ -538,6 +554,7 @@ function planSettings(command: RunState['command'], deps: RunDeps): Record<strin
     consensus_threshold: c.consensus_threshold ?? d.consensus_threshold,
     consensus_measure: c.consensus_measure ?? d.consensus_measure,
     uncertainty_threshold: c.uncertainty_threshold ?? d.uncertainty_threshold,
+    relevance_floor: c.relevance_floor,
     specialists: c.specialists,
     groups: c.groups ?? d.groups,
     review: c.review ?? d.review,
@@ -547,6 +564,8 @@ function planSettings(command: RunState['command'], deps: RunDeps): Record<strin
     parallel_items: c.parallel_items ?? d.parallel_items,
     item_memory: c.item_memory,
     supervisor: c.supervisor,
+    planner: c.planner,
+    max_replans: c.max_replans,
     reviewer: c.reviewer,
   };
   return Object.fromEntries(Object.entries(chosen).filter(([, v]) => v !== undefined));

@@ -14,6 +14,7 @@ import { modeFor } from '../domain/modes/registry.js';
 import type { Persona } from '../domain/persona.js';
 import { resumeRun } from './process-command.js';
 import { startedRun, type RunDeps, type RunOutcome } from './run-deps.js';
+import { finalProposal } from '../domain/modes/proposal.js';
 
 /** A decision that cannot be taken: stale, repeated, malformed, or on a sealed or finished run. Nothing changed. */
 export class HitlRefusedError extends AppError {
@@ -158,7 +159,6 @@ function artifactFromState(
   plan: NonNullable<RunState['plan']>,
   { deps, names, personas }: { deps: RunDeps; names: ReadonlyMap<string, string>; personas: readonly Persona[] },
 ) {
-  const synthesis = state.steps.find((s) => s.kind === 'synthesis');
   return {
     sections: modeSections(state, personas),
     runId: state.run_id,
@@ -172,7 +172,7 @@ function artifactFromState(
     steps: state.steps,
     classification: state.classification,
     verdicts: state.steps.filter((s) => s.kind === 'verdict').map((s) => parseVerdict(s.persona, s.reply)),
-    proposal: synthesis?.reply ?? '',
+    proposal: finalProposal(state) ?? '',
     prices: deps.config.prices,
     reroutes: state.reroutes,
   };

@@ -6,6 +6,7 @@ import { type Acceptance, judgeFloor } from '../domain/floor/floor.js';
 import {
   asFloorReading,
   MEDIATOR_READING_SCHEMA,
+  type MediatorPersona,
   type MediatorReading,
   mediatorMessages,
   readMediatorReply,
@@ -91,7 +92,11 @@ export async function classifyTask(options: ClassifyOptions): Promise<Classified
     path: h.path,
     content: redactSensitive(h.content).text.slice(0, HANDED_OVER_CHARS),
   }));
-  const first = mediatorMessages(redactSensitive(options.task).text, { attachments: options.attachments, handedOver });
+  const personas = (options.personas ?? []).map((p) => ({
+    ...p,
+    ...(p.description ? { description: redactSensitive(p.description).text } : {}),
+  }));
+  const first = mediatorMessages(redactSensitive(options.task).text, { attachments: options.attachments, handedOver, personas });
   let messages = first;
   let problem = '';
   let spent: Classification | undefined;
@@ -130,6 +135,8 @@ export interface ClassifyOptions {
   attachments: number;
   /** Input files the task hands over to be carried out: their content is part of what is classified. */
   handedOver?: readonly { path: string; content: string }[];
+  /** The council's personas, whose relevance to the task the mediator rates (seed 001's domain relevance). */
+  personas?: readonly MediatorPersona[];
   /** Where a classification that did not read is recorded. */
   run: Pick<OpenRun, 'commit'>;
   /** The run's id, for the progress notice that says the classification is under way. */

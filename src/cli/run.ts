@@ -15,7 +15,7 @@ import { WORKSPACE_OPTION, type Io } from './io.js';
 import type { ProgressReporter } from './progress.js';
 import { chalkFor, statusBadge } from './style.js';
 
-const EXIT_BY_STATUS: Record<RunOutcome['status'], number> = {
+export const EXIT_BY_STATUS: Record<RunOutcome['status'], number> = {
   completed: 0,
   error: 1,
   invalid: 2,
@@ -112,6 +112,8 @@ export async function withRunContext(
   opts: { json?: boolean; follow?: boolean; route?: string; model?: string; record?: string; replay?: string },
   workspace: string,
   body: (app: App, run: { id: string }) => Promise<RunOutcome>,
+  /** How the outcome is shown (`maestro ask` adds its answer); default: the run's outcome, as `run` shows it. */
+  report?: (app: App, outcome: RunOutcome) => Promise<number>,
 ): Promise<number> {
   const { ProgressReporter } = await import('./progress.js');
   // --follow writes the whole story on stdout: the spinner would only draw over it.
@@ -138,6 +140,7 @@ export async function withRunContext(
     const outcome = await body(app, run);
     reporter.stop();
     follow?.endLine();
+    if (report) return await report(app, outcome);
     const orchestration = opts.json ? await readOrchestration(app, outcome.run_id) : undefined;
     return reportOutcome(io, opts, outcome, orchestration === undefined ? {} : { orchestration });
   } catch (error) {
@@ -296,7 +299,7 @@ export function reportOutcome(
   io: Io,
   opts: { json?: boolean; follow?: boolean },
   raw: RunOutcome,
-  extra: { orchestration?: unknown } = {},
+  extra: { orchestration?: unknown; answer?: string | null } = {},
 ): number {
   // Outcomes are screened where they are built; one made here (an unreadable file) is screened here.
   const outcome = { ...raw, message: screenText(raw.message) };

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { resolveWorkspace } from '../config.js';
 import { resetLoopPolicy } from '../domain/loop-policy/workspace-loop.js';
+import { reliability } from '../domain/track-record.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor } from './style.js';
 
@@ -33,6 +34,9 @@ function registerShow(session: Command, io: Io): void {
           runs: state.runs.length,
           messages: state.messages.length,
           updated_at: state.runs.length > 0 ? state.updated_at : null,
+          // Its weight under `by_priors`: its declared prior, updated by the outcomes a person confirmed.
+          reliability: reliability(p.priors, state.outcomes),
+          confirmed: { right: state.outcomes.filter((o) => o.right).length, wrong: state.outcomes.filter((o) => !o.right).length },
         });
       }
       const prefix = `${loop.session_id}|`;
@@ -50,7 +54,10 @@ function registerShow(session: Command, io: Io): void {
       }
       const c = chalkFor(io);
       io.stdout.write(`${c.bold('Council session')} ${out.session_id} (since ${out.started_at})\n`);
-      for (const m of memory) io.stdout.write(`  ${m.persona.padEnd(16)} ${m.runs} task(s), ${m.messages} message(s) remembered\n`);
+      for (const m of memory)
+        io.stdout.write(
+          `  ${m.persona.padEnd(16)} ${m.runs} task(s), ${m.messages} message(s) remembered · reliability ${m.reliability.toFixed(3)} (${m.confirmed.right} right, ${m.confirmed.wrong} wrong, confirmed)\n`,
+        );
       if (conflicts.length === 0) io.stdout.write('  No conflict has paused in this session.\n');
       for (const k of conflicts)
         io.stdout.write(`  conflict ${k.conflict}: ${k.pauses} pause(s)${k.stopped ? c.red(' — STOPPED (terminal until reset)') : ''}\n`);

@@ -6,6 +6,7 @@ import type { CommandFinding } from '../app/check-command.js';
 import { commandFindings } from '../app/command-findings.js';
 import { decidePause, type HitlDecisionInput, type HitlDecisionResult } from '../app/hitl.js';
 import { LiveRuns } from '../app/live-runs.js';
+import { confirmOutcome, type OutcomeInput, type OutcomeResult } from '../app/outcome.js';
 import type { AuditRecord } from '../domain/audit.js';
 import { defaultSensitiveScanner } from '../domain/audit-sanitizer.js';
 import { readAuditRecords, verifyAuditLog, type AuditVerification } from '../domain/audit-verify.js';
@@ -71,6 +72,8 @@ export interface ConsoleBackend {
   resume(runId: string): Promise<boolean>;
   /** Whether the run waits in this console's line to be carried on. */
   isCarrying(runId: string): boolean;
+  /** A person confirms whether the run's outcome was right, as `maestro outcome` does. */
+  confirmOutcome(input: OutcomeInput): Promise<OutcomeResult>;
   queue(): Promise<QueueView>;
   requeue(name: string): Promise<string>;
   /** The findings `maestro validate` would print for this text; nothing is written. */
@@ -125,6 +128,7 @@ export async function openConsole(options: {
       return true;
     },
     isCarrying: (runId) => carrier.isWaiting(runId),
+    confirmOutcome: (input) => confirmOutcome(input, app.deps),
     queue: () => readQueue(app, files),
     requeue: (name) => files.rejected.requeue(name),
     check,

@@ -39,6 +39,8 @@ export const EVENT_CODES = {
   OUTAGE_RESUMED: 'the route whose outage paused the run answered again: the run resumes on its own (resume_after_outage)',
   ARTIFACT_WRITTEN: 'the output artifact was written (path, size, hash)',
   SESSIONS_SAVED: "the personas' memory of this run was saved",
+  OUTCOME_CONFIRMED:
+    "a person confirmed whether the run's outcome was right; each persona's verdict joined its record (never the text of the note)",
   RUN_RESUMED: 'a run was taken up again from its checkpoint',
   RUN_INTERRUPTED: 'the run was interrupted (Ctrl-C, SIGTERM) at a checkpoint',
   RUN_FAILED: 'the run ended by a failure (storage, or a bug)',
@@ -170,6 +172,8 @@ export const REASON_CODES = {
   // the end
   ARTIFACT_WRITTEN: 'the artifact was written',
   SESSION_SAVED: "the personas' memory was saved",
+  OUTCOME_RIGHT: "a person confirmed the council's outcome was right",
+  OUTCOME_WRONG: "a person confirmed the council's outcome was wrong",
   SESSION_CORRUPT_MOVED_ASIDE: "a persona's memory file was corrupt and moved aside",
   RUN_COMPLETED: 'the run completed',
   RUN_RESUMED_FROM_CHECKPOINT: 'the run went on from its checkpoint; no finished call is repeated',

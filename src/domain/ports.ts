@@ -6,7 +6,6 @@ import type { ResolvedRoute } from './route.js';
 import type { RunEvent } from './run-machine.js';
 import type { KnowledgeResult, RunState } from './run-state.js';
 import type { HistoryMessage, SessionState } from './session-state.js';
-import type { VerdictAction } from './verdict.js';
 
 export type { CallContext, CallPurpose, ChatMessage, LlmNotice, LlmReply, LlmRequest, ModelIdentity, RouteWait } from './chat.js';
 import type { CallContext, LlmReply, LlmRequest } from './chat.js';
@@ -53,6 +52,12 @@ export interface SessionStore {
    * workspace's `history.keep_runs`.
    */
   appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[], options?: AppendRunOptions): Promise<void>;
+  /**
+   * Changes a persona's memory in place, under the same lock as `appendRun`, from what is there now
+   * (a person's confirmed outcome joins its record this way). `change` is pure: it may run again on a
+   * fresher state.
+   */
+  update(personaId: string, change: (state: SessionState) => SessionState): Promise<void>;
 }
 
 export interface AppendRunOptions {
@@ -62,8 +67,6 @@ export interface AppendRunOptions {
    * runs may have moved it there meanwhile. Only a retry pays for that look.
    */
   readonly retry?: boolean;
-  /** The persona's verdict in this run and the council's final action, for its track record (`by_priors`). */
-  readonly track?: { readonly said: VerdictAction; readonly final: VerdictAction };
 }
 
 /**

@@ -16,7 +16,7 @@ import { Mode } from './modes/settings.js';
 export { MODES, Mode } from './modes/settings.js';
 
 /** What a step of the run is: a model call with a stable id. */
-export const STEP_KINDS = ['turn', 'verdict', 'synthesis', 'assessment', 'review', 'decision', 'item'] as const;
+export const STEP_KINDS = ['turn', 'verdict', 'synthesis', 'assessment', 'review', 'decision', 'item', 'plan'] as const;
 export const StepKind = z.enum(STEP_KINDS);
 export type StepKind = z.infer<typeof StepKind>;
 

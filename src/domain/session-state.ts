@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { formatIssues, type Parsed } from './issues.js';
 import { BRIEFING_HEADER } from './prompts.js';
+import { OutcomeEntry } from './track-record.js';
 
-export const SESSION_STATE_VERSION = 2;
+export const SESSION_STATE_VERSION = 3;
 
 /** One message of a persona's persisted chat history. */
 export const HistoryMessage = z.strictObject({
@@ -19,17 +20,6 @@ export type HistoryMessage = z.infer<typeof HistoryMessage>;
 export const ArchivedRun = z.strictObject({ run_id: z.string(), task: z.string(), last_word: z.string() });
 export type ArchivedRun = z.infer<typeof ArchivedRun>;
 
-/** One earlier run of a persona's track record (seed 001's `by_priors`): what it said, and what the council finally did. */
-export const TrackEntry = z.strictObject({
-  run_id: z.string(),
-  said: z.enum(['proceed', 'investigate', 'escalate']),
-  final: z.enum(['proceed', 'investigate', 'escalate']),
-});
-export type TrackEntry = z.infer<typeof TrackEntry>;
-
-/** How many runs a persona's track record keeps (the newest). */
-const TRACK_KEEP = 100;
-
 /** How many archived runs keep a summary line in the state file. */
 const ARCHIVED_SUMMARIES = 50;
 
@@ -43,8 +33,8 @@ export const SessionState = z.strictObject({
   messages: z.array(HistoryMessage),
   /** Older runs moved to `session_states/archive/<persona>_history.jsonl`: how many, and the latest summaries. */
   archived: z.strictObject({ count: z.number().int().min(0), recent: z.array(ArchivedRun) }).default({ count: 0, recent: [] }),
-  /** The persona's track record, newest last (files written before it have none). */
-  track: z.array(TrackEntry).default([]),
+  /** Its verdicts against outcomes a person confirmed (`maestro outcome`), newest last: what `by_priors` and `bayesian_fusion` learn from. */
+  outcomes: z.array(OutcomeEntry).default([]),
 });
 export type SessionState = z.infer<typeof SessionState>;
 
@@ -57,6 +47,16 @@ const SessionStateV1 = z.strictObject({
   messages: z.array(HistoryMessage),
 });
 
+/**
+ * Version 2: the archive, and a `track` of how often the persona's verdict matched the council's
+ * final action. That record measured conformity, not being right (a dissenting auditor sank to 0.11
+ * in three runs), so migrating drops it: a persona starts its record of confirmed outcomes empty.
+ */
+const SessionStateV2 = SessionState.omit({ schemaVersion: true, outcomes: true }).extend({
+  schemaVersion: z.literal(2),
+  track: z.array(z.strictObject({ run_id: z.string(), said: z.string(), final: z.string() })).default([]),
+});
+
 export function emptySessionState(personaId: string, now: string): SessionState {
   return {
     schemaVersion: SESSION_STATE_VERSION,
@@ -65,7 +65,7 @@ export function emptySessionState(personaId: string, now: string): SessionState 
     runs: [],
     messages: [],
     archived: { count: 0, recent: [] },
-    track: [],
+    outcomes: [],
   };
 }
 
@@ -73,39 +73,21 @@ export function emptySessionState(personaId: string, now: string): SessionState 
 export function parseSessionState(json: unknown): Parsed<SessionState> {
   const v1 = SessionStateV1.safeParse(json);
   if (v1.success)
-    return { ok: true, value: { ...v1.data, schemaVersion: SESSION_STATE_VERSION, archived: { count: 0, recent: [] }, track: [] } };
+    return { ok: true, value: { ...v1.data, schemaVersion: SESSION_STATE_VERSION, archived: { count: 0, recent: [] }, outcomes: [] } };
+  const v2 = SessionStateV2.safeParse(json);
+  if (v2.success) {
+    const { track: _conformity, ...rest } = v2.data;
+    return { ok: true, value: { ...rest, schemaVersion: SESSION_STATE_VERSION, outcomes: [] } };
+  }
   const result = SessionState.safeParse(json);
   if (!result.success) return { ok: false, issues: formatIssues(result.error) };
   return { ok: true, value: result.data };
 }
 
-/** Appends one run's messages (and its track entry); a run already saved (or archived) is not appended again (idempotent on resume). */
-export function appendRun(
-  state: SessionState,
-  runId: string,
-  messages: readonly HistoryMessage[],
-  now: string,
-  track?: Omit<TrackEntry, 'run_id'>,
-): SessionState {
+/** Appends one run's messages; a run already saved (or archived) is not appended again (idempotent on resume). */
+export function appendRun(state: SessionState, runId: string, messages: readonly HistoryMessage[], now: string): SessionState {
   if (state.runs.includes(runId) || state.archived.recent.some((r) => r.run_id === runId)) return state;
-  const entries = track && !state.track.some((t) => t.run_id === runId) ? [...state.track, { run_id: runId, ...track }] : state.track;
-  return {
-    ...state,
-    updated_at: now,
-    runs: [...state.runs, runId],
-    messages: [...state.messages, ...messages],
-    track: entries.slice(-TRACK_KEEP),
-  };
-}
-
-/**
- * A persona's prior (seed 001's `by_priors`): the share of its recorded verdicts that matched the
- * council's final action, with Laplace's rule of succession — (matches + 1) / (runs + 2) — so a
- * persona with no record is at 0.5 and one run never makes it 0 or 1.
- */
-export function trackRecord(track: readonly TrackEntry[]): number {
-  const matches = track.filter((t) => t.said === t.final).length;
-  return Math.round(((matches + 1) / (track.length + 2)) * 1000) / 1000;
+  return { ...state, updated_at: now, runs: [...state.runs, runId], messages: [...state.messages, ...messages] };
 }
 
 /**

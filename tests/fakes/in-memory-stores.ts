@@ -70,13 +70,18 @@ export class InMemorySessionStore implements SessionStore {
     return { state: this.states.get(personaId) ?? emptySessionState(personaId, now) };
   }
 
-  async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[], options: AppendRunOptions = {}): Promise<void> {
+  async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[], _options: AppendRunOptions = {}): Promise<void> {
     if (this.failAppend) throw this.failAppend;
     const { state } = await this.load(personaId);
-    const appended = appendRun(state, runId, messages, this.clock.now().toISOString(), options.track);
+    const appended = appendRun(state, runId, messages, this.clock.now().toISOString());
     const { state: kept, moved } = compactSession(appended, this.keepRuns);
     this.archived.set(personaId, [...(this.archived.get(personaId) ?? []), ...moved]);
     this.states.set(personaId, kept);
+  }
+
+  async update(personaId: string, change: (state: SessionState) => SessionState): Promise<void> {
+    const { state } = await this.load(personaId);
+    this.states.set(personaId, change(state));
   }
 }
 

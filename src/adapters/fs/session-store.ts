@@ -107,7 +107,7 @@ export class FsSessionStore implements SessionStore {
         const known = state.runs.includes(runId) || state.archived.recent.some((r) => r.run_id === runId);
         // A retry whose run other saves have since moved to the archive: it is saved already.
         if (options.retry && !known && (await archiveHolds(this.archiveFor(personaId), runId))) return;
-        const appended = appendRun(state, runId, messages, this.clock.now().toISOString(), options.track);
+        const appended = appendRun(state, runId, messages, this.clock.now().toISOString());
         const { state: compacted, moved } = compactSession(appended, this.keepRuns);
         // Counted before the writes and their checks: counting may load the tokenizer, and a holder
         // that stalls there must find out before it writes, not after.
@@ -118,6 +118,22 @@ export class FsSessionStore implements SessionStore {
         await held.assertHeld();
         await writeJsonAtomically(file, next);
         // Under the lock still: what is there now is what was just written.
+        this.#known.set(personaId, { stamp: stampOf(await stat(file, { bigint: true })), state: next });
+      },
+      this.lockOptions,
+    );
+  }
+
+  /** Changes the file under its lock, from what it holds now. */
+  async update(personaId: string, change: (state: SessionState) => SessionState): Promise<void> {
+    const file = this.fileFor(personaId);
+    await mkdir(this.dir, { recursive: true });
+    await withFileLock(
+      lockPathFor(file),
+      async (held) => {
+        const next = change((await this.load(personaId)).state);
+        await held.assertHeld();
+        await writeJsonAtomically(file, next);
         this.#known.set(personaId, { stamp: stampOf(await stat(file, { bigint: true })), state: next });
       },
       this.lockOptions,

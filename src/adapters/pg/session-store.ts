@@ -64,13 +64,34 @@ export class PgSessionStore implements SessionStore {
         );
         if ((held.rowCount ?? 0) > 0) return;
       }
-      const { state, moved } = compactSession(appendRun(current, runId, messages, now, options.track), this.keepRuns);
+      const { state, moved } = compactSession(appendRun(current, runId, messages, now), this.keepRuns);
       for (const m of moved)
         await db.query('INSERT INTO maestro_session_archive (persona_id, message) VALUES ($1, $2)', [personaId, JSON.stringify(m)]);
       await db.query(
         `INSERT INTO maestro_sessions (persona_id, state, version, updated_at) VALUES ($1, $2, 1, now())
          ON CONFLICT (persona_id) DO UPDATE SET state = EXCLUDED.state, version = maestro_sessions.version + 1, updated_at = now()`,
         [personaId, JSON.stringify(state)],
+      );
+    }, this.fence);
+  }
+
+  /** Changes a persona's row under its lock, from what it holds now. */
+  async update(personaId: string, change: (state: SessionState) => SessionState): Promise<void> {
+    const now = this.clock.now().toISOString();
+    await this.engine.tx(async (db) => {
+      // A placeholder to lock, as for a run's save: two first writers never overwrite each other.
+      await db.query('INSERT INTO maestro_sessions (persona_id, state, version) VALUES ($1, $2, 0) ON CONFLICT (persona_id) DO NOTHING', [
+        personaId,
+        JSON.stringify(emptySessionState(personaId, now)),
+      ]);
+      const r = await db.query<{ state: unknown }>('SELECT state FROM maestro_sessions WHERE persona_id = $1 FOR UPDATE', [personaId]);
+      const parsed = parseSessionState(r.rows[0]?.state);
+      if (!(parsed.ok && parsed.value.persona_id === personaId)) await this.#moveAside(db, personaId, r.rows[0]?.state);
+      const current = parsed.ok && parsed.value.persona_id === personaId ? parsed.value : emptySessionState(personaId, now);
+      await db.query(
+        `INSERT INTO maestro_sessions (persona_id, state, version, updated_at) VALUES ($1, $2, 1, now())
+         ON CONFLICT (persona_id) DO UPDATE SET state = EXCLUDED.state, version = maestro_sessions.version + 1, updated_at = now()`,
+        [personaId, JSON.stringify(change(current))],
       );
     }, this.fence);
   }

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { ConsoleBackend } from '../../compose/console.js';
 import type { ConsoleAccess, ConsoleSession } from './access.js';
 import type { SafeHtml } from './html.js';
+import { OUTCOME_RECORDED } from './outcome.js';
 import { layout, type Notice } from './pages.js';
 
 export interface ConsoleServerOptions {
@@ -33,6 +34,7 @@ const DONE: Readonly<Record<string, string>> = {
   stop: 'Decided: stop. The run ended as STOPPED, with an artifact that records the stop.',
   requeued: 'Requeued: the command is back in commands/ and will be checked afresh.',
   added: 'Added: the command is in commands/ and waits for a watcher.',
+  outcome: OUTCOME_RECORDED,
 };
 
 /** A whole page for this request: the menu, who is signed in, the notice. */

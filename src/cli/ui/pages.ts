@@ -4,6 +4,7 @@ import type { RunState } from '../../domain/run-state.js';
 import type { ShowDetails } from '../hitl-show.js';
 import { decisionBlock, nextPauseBlock } from './decision-card.js';
 import { html, markdownHtml, type SafeHtml } from './html.js';
+import { outcomeBlock } from './outcome.js';
 import { verdictRadar } from './radar.js';
 
 /** The console's pages, in the order of its menu. */
@@ -88,6 +89,7 @@ ${options.next !== undefined ? nextPauseBlock(options.next ?? undefined) : ''}
 <p class="task">${state.command.task_description.split('\n')[0] ?? ''}</p>
 ${goingOnBlock(state.run_id, status, options.carrying)}
 ${decisionBlock({ details, state })}
+${outcomeBlock(state, status, options.audit)}
 ${auditBlock(options.audit, artifactMatches(options.audit, options.artifact))}
 ${verdictRadar(state)}
 ${artifactBlock({ state, view: options.artifact, recorded: recordedHash(options.audit), picture })}

@@ -4,7 +4,8 @@ import { screenText } from '../../domain/screen.js';
 import { bearerOf } from './access.js';
 import { APP_CSS } from './assets.js';
 import { APP_JS } from './client.js';
-import { type ConsoleEnv, type ConsoleServerOptions, page } from './context.js';
+import { type ConsoleEnv, type ConsoleServerOptions, page, RUN_ID } from './context.js';
+import { registerOutcome } from './outcome.js';
 import { problemPage, signInPage } from './pages.js';
 import { registerDecisions } from './routes-decisions.js';
 import { registerQueue } from './routes-queue.js';
@@ -55,6 +56,11 @@ export function consoleServer(options: ConsoleServerOptions): Hono<ConsoleEnv> {
   registerDecisions(app, options);
   registerQueue(app, options);
   registerLive(app, options);
+  registerOutcome(app, {
+    runId: RUN_ID,
+    confirm: (input) => options.backend.confirmOutcome(input),
+    page: (c, body) => page(c, options, 'Outcome', body),
+  });
   app.notFound((c) => c.html(page(c, options, 'Not found', problemPage('There is no such page.')), 404));
   app.onError((error, c) => {
     const message = error instanceof Error ? error.message : String(error);

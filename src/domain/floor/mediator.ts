@@ -56,6 +56,22 @@ export const MediatorReading = z.object({
   urgency: z.boolean(),
   intent_clear: z.boolean(),
   personal_preference: z.boolean(),
+  /**
+   * How much the task falls in each council member's field, 0–1 (seed 001's domain relevance, read by
+   * a model that understands the task, not only its words). Optional: a model that leaves it out, or
+   * rates it unreadably, still passes — the rating is dropped, never the reading; relevance only ever
+   * weighs voices, it never lets a task through.
+   */
+  relevance: z
+    .array(
+      z.object({
+        persona: z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v), z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/)),
+        relevance: z.number().min(0).max(1),
+      }),
+    )
+    .max(16)
+    .optional()
+    .catch(undefined),
 });
 export type MediatorReading = z.infer<typeof MediatorReading>;
 
@@ -87,17 +103,40 @@ export const KeptMediatorReading = z.union([
   ),
 ]);
 
-export const MEDIATOR_READING_SCHEMA = { name: 'task_reading', schema: jsonSchemaOf(MediatorReading) };
+/** What is asked of endpoints with a JSON Schema: every key required (strict mode), the relevance list too. */
+export const MEDIATOR_READING_SCHEMA = {
+  name: 'task_reading',
+  schema: jsonSchemaOf(
+    MediatorReading.extend({ relevance: z.array(z.strictObject({ persona: z.string(), relevance: z.number() })).max(16) }),
+  ),
+};
+
+/** A council member as the mediator is shown it, to rate the task's relevance to its field. */
+export interface MediatorPersona {
+  readonly id: string;
+  readonly focus_domains: readonly string[];
+  readonly description?: string | undefined;
+}
+
+/** The mediator's relevance ratings of the council's personas (others it named are left out); undefined when it gave none. */
+export function advisedRelevance(reading: MediatorReading | undefined, personas: readonly string[]): Record<string, number> | undefined {
+  const rated = (reading?.relevance ?? []).filter((r) => personas.includes(r.persona));
+  return rated.length > 0 ? Object.fromEntries(rated.map((r) => [r.persona, r.relevance])) : undefined;
+}
 
 /** The classification request. `handedOver` is the content of input files the task hands over to be carried out (screened). */
 export function mediatorMessages(
   task: string,
-  options: { attachments: number; handedOver?: readonly { path: string; content: string }[] },
+  options: { attachments: number; handedOver?: readonly { path: string; content: string }[]; personas?: readonly MediatorPersona[] },
 ): ChatMessage[] {
   const given =
     options.attachments > 0
       ? `\n(It comes with ${options.attachments} attached input(s); "it" or "the attached file" may refer to them.)`
       : '';
+  const members = (options.personas ?? []).map(
+    (p) => `\n- ${p.id}: ${p.focus_domains.join(', ') || '(no declared field)'}${p.description ? ` — ${p.description}` : ''}`,
+  );
+  const council = members.length > 0 ? `\n\nCouncil members to rate (id: declared field):${members.join('')}` : '';
   const handed = (options.handedOver ?? [])
     .map((h) => `\n\nFile the task hands over to be carried out, ${h.path}:\n"""\n${h.content}\n"""`)
     .join('');
@@ -112,9 +151,10 @@ export function mediatorMessages(
         '"high_stakes_case": [any of "health", "money", "law", "employment" in which the task asks about a particular case: a named or related person, the writer\'s own situation, a decision to take], ' +
         '"irreversible": true if what it asks cannot be undone, "scale": true if it reaches many people or records, "urgency": true if it is pressed for time, ' +
         '"intent_clear": false if it names no object, says "it" or "that" with nothing to point at, or cannot be understood, ' +
-        '"personal_preference": true if it asks the council to decide a person\'s own preference or values}. Use empty lists and false when nothing applies.',
+        '"personal_preference": true if it asks the council to decide a person\'s own preference or values, ' +
+        '"relevance": [{"persona": id, "relevance": 0..1} for each council member listed: how much the task falls in its field, by what the task is about, not only its words]}. Use empty lists and false when nothing applies.',
     },
-    { role: 'user', content: `Task to read:\n"""\n${task}\n"""${given}${handed}` },
+    { role: 'user', content: `Task to read:\n"""\n${task}\n"""${given}${handed}${council}` },
   ];
 }
 

@@ -41,7 +41,7 @@ describe('persona memory: saves and the file', () => {
     const store = new FsSessionStore(dir, new FakeClock('2026-03-04T05:06:07.000Z'));
     await store.appendRun('auditor', 'r1', said('r1', 'first'));
     const lock = await holdLock(store, 'auditor');
-    const saving = store.appendRun('auditor', 'r2', said('r2', 'second'), { track: { said: 'proceed', final: 'proceed' } });
+    const saving = store.appendRun('auditor', 'r2', said('r2', 'second'));
     expect((await store.load('auditor')).state.runs).toEqual(['r1']);
     lock.release();
     await lock.done;
@@ -49,7 +49,6 @@ describe('persona memory: saves and the file', () => {
     const landed = (await store.load('auditor')).state;
     expect(landed.runs).toEqual(['r1', 'r2']);
     expect(landed.messages.map((m) => m.content)).toEqual(['briefing for r1', 'first', 'briefing for r2', 'second']);
-    expect(landed.track).toEqual([{ run_id: 'r2', said: 'proceed', final: 'proceed' }]);
   });
 
   it('saves of one persona in one process land in the order they were made, each once', async () => {

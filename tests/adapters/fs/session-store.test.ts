@@ -16,7 +16,14 @@ afterEach(() => ws.cleanup());
 describe('session states', () => {
   it('starts a persona fresh when it has no file', async () => {
     const { state, recovered } = await store.load('auditor');
-    expect(state).toMatchObject({ schemaVersion: 2, persona_id: 'auditor', runs: [], messages: [], archived: { count: 0, recent: [] } });
+    expect(state).toMatchObject({
+      schemaVersion: 3,
+      persona_id: 'auditor',
+      runs: [],
+      messages: [],
+      archived: { count: 0, recent: [] },
+      outcomes: [],
+    });
     expect(recovered).toBeUndefined();
   });
 
