@@ -1,6 +1,6 @@
 import { failureReason } from '../domain/codes.js';
 import { settleFailure } from './settle-run.js';
-import { canDecide, canResume } from '../domain/run/transitions.js';
+import { canDecide, canResume, isResumableFailure, STORAGE_WRITE_FAILED } from '../domain/run/transitions.js';
 import { auditEvent, type AuditEvent } from '../domain/audit.js';
 import { parseCommandText, type CommandFile } from '../domain/command-file.js';
 import { failClosedDecision, systemStopDecision, type DecisionRecord } from '../domain/decision.js';
@@ -8,7 +8,7 @@ import { AppError, StorageError } from '../domain/errors.js';
 import type { OpenRun } from '../domain/ports.js';
 import { unrecordedSteps } from '../domain/run/commit.js';
 import { RUN_STATE_VERSION, type RunState } from '../domain/run-state.js';
-import { RAW_COMMAND_FILE, screenCommand, STORAGE_WRITE_FAILED } from '../domain/screen.js';
+import { RAW_COMMAND_FILE, screenCommand } from '../domain/screen.js';
 import { executeRun } from './execute-run.js';
 import { buildOutcome } from '../domain/run-machine.js';
 import { stepRecords } from './run-records.js';
@@ -112,9 +112,8 @@ async function resumeHeld(runId: string, deps: RunDeps): Promise<RunOutcome> {
     );
   }
   // A run a storage failure ended is taken up again from its checkpoint (no finished call repeated).
-  const storageFailed = state.status === 'error' && state.decision?.reason_code === STORAGE_WRITE_FAILED;
-  if (!canResume(state.status) || (state.status === 'error' && !storageFailed))
-    throw new RunNotResumableError(`run ${runId} has already ended (${state.status})`);
+  const storageFailed = isResumableFailure(state);
+  if (!canResume(state)) throw new RunNotResumableError(`run ${runId} has already ended (${state.status})`);
   const command = await givenCommand(state, deps);
   return endOnStorageFailure(runId, deps, async () => {
     const run = startedRun(await deps.ledger.open(runId));

@@ -107,7 +107,7 @@ async function listRuns(app: App, files: Workspace): Promise<RunListing[]> {
   const out: RunListing[] = [];
   for (const id of await app.deps.ledger.list()) {
     const state = await app.deps.ledger.load(id).catch(() => undefined);
-    if (state) out.push(fromState(state, app.deps.config.prices, await showRun(id, state.status, runLiveness(app))));
+    if (state) out.push(fromState(state, app.deps.config.prices, await showRun(state, runLiveness(app))));
   }
   return out.sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id));
 }

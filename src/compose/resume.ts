@@ -86,6 +86,6 @@ export function runLiveness(app: App): RunLiveness {
 }
 
 /** The status a person sees: a run left `running` that nobody holds is `interrupted`, with the command that resumes it. */
-export function shownRun(app: App, run: Pick<RunState, 'run_id' | 'status'>): Promise<ShownRun> {
-  return showRun(run.run_id, run.status, runLiveness(app));
+export function shownRun(app: App, run: Pick<RunState, 'run_id' | 'status' | 'decision'>): Promise<ShownRun> {
+  return showRun(run, runLiveness(app));
 }

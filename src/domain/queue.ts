@@ -3,6 +3,7 @@
  * the watch loop drives (the inbox that finds command files, the claim store that owns them).
  */
 import type { ProgressEvent } from './progress.js';
+import type { RunStatus } from './run-state.js';
 
 /** The watcher's state machine: AWAITING_COMMAND → EXECUTING_TASK → PRODUCING_ARTIFACT → AWAITING_COMMAND. */
 export const WATCH_STATES = ['AWAITING_COMMAND', 'EXECUTING_TASK', 'PRODUCING_ARTIFACT', 'STOPPED'] as const;
@@ -19,6 +20,23 @@ const ALLOWED: Record<WatchState, readonly WatchState[]> = {
 export function isAllowedTransition(from: WatchState, to: WatchState): boolean {
   return ALLOWED[from].includes(to);
 }
+
+/** A command's place in the engine's queue (`maestro_queue.state`). */
+export type QueueState = 'queued' | 'running' | 'paused' | 'done' | 'rejected';
+
+/**
+ * Where a run's queue row goes when its checkpoint says it has paused or ended: the one table, used
+ * by the checkpoint's own transaction and by a claim settled after it. A running run stays where it is.
+ */
+export const QUEUE_STATE_OF: Readonly<Record<RunStatus, QueueState | undefined>> = {
+  running: undefined,
+  paused: 'paused',
+  completed: 'done',
+  stopped: 'done',
+  guardrail_stopped: 'done',
+  invalid: 'rejected',
+  error: 'rejected',
+};
 
 /** A command file in `commands/` that is ready to be claimed (whole, or stable long enough to be judged). */
 export interface ReadyFile {
