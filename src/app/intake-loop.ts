@@ -1,9 +1,12 @@
 import { parseCommandText } from '../domain/command-file.js';
 import { InvalidInputError } from '../domain/errors.js';
+import { buildOutcome } from '../domain/run-machine.js';
+import { failureEnding } from './failure-ending.js';
+import { claimResult, type ClaimResult } from './run-claim.js';
 import type { ArtifactWriter, Delivery, InputReader, IntakeQueue } from '../domain/ports.js';
 
 export type { Delivery, IntakeQueue } from '../domain/ports.js';
-import type { Claim, ClaimStore, CommandInbox, Rejection, WatchEvent } from '../domain/queue.js';
+import { finishedEvent, type Claim, type ClaimStore, type CommandInbox, type Rejection, type WatchEvent } from '../domain/queue.js';
 import { EngineLink, isEngineOutage } from './engine-link.js';
 import { fingerprintInputs } from './verified-inputs.js';
 
@@ -141,27 +144,23 @@ export class IntakeLoop {
     try {
       body = await this.#o.claims.read(claim);
     } catch (error) {
-      const issues = error instanceof InvalidInputError ? [...error.issues] : [`(root): could not be read (${(error as Error).message})`];
-      const rejectedTo = await this.#o.claims
-        .reject(claim, {
-          status: 'invalid',
-          reason_code: 'SPEC_INVALID_INPUT',
-          message: `${claim.source} was refused unread`,
-          issues,
-          audit_log: null,
-        })
-        .catch(() => null);
-      this.#finished({
-        run_id: claim.runId,
-        source: claim.source,
+      // Refused unread, as a watcher refuses it (the engine never sees it, so no audit log has it).
+      const unread =
+        error instanceof InvalidInputError
+          ? error
+          : new InvalidInputError(claim.source, [`(root): could not be read (${(error as Error).message})`]);
+      const { ending, message, problems = [] } = failureEnding(unread, { runId: claim.runId, source: claim.source });
+      const refused = buildOutcome({
+        runId: claim.runId,
         status: 'invalid',
-        decision: 'PAUSE_FOR_HITL',
-        reason_code: 'SPEC_INVALID_INPUT',
-        artifact: null,
-        audit_log: null,
-        rejected_to: rejectedTo,
-        message: `${claim.source} was refused unread: ${issues.join('; ')}`,
+        decision: ending.decision,
+        auditLog: '',
+        message,
+        issues: problems,
       });
+      const rejection = { status: 'invalid' as const, reason_code: refused.reason_code, message, issues: problems, audit_log: null };
+      const rejectedTo = await this.#o.claims.reject(claim, rejection).catch(() => null);
+      this.#finished(claimResult(claim, { ...refused, message: `${message}: ${problems.join('; ')}` }, rejectedTo));
       return;
     }
     // An invalid command goes to the engine too: a worker validates it with the one use case and
@@ -278,15 +277,8 @@ export class IntakeLoop {
    */
   async #deliver(row: Delivery): Promise<void> {
     const claim: Claim = { runId: row.runId, source: row.source, claimedAt: '', recovered: true, kind: row.kind };
-    const base = {
-      run_id: row.runId,
-      source: row.source,
-      decision: row.decision,
-      reason_code: row.reasonCode ?? '',
-      audit_log: `engine:audit/${row.runId}`,
-      rejected_to: null as string | null,
-    };
-    const artifacts = row.state === 'rejected' ? [] : await this.#o.queue.artifacts(row.runId);
+    const auditLog = `engine:audit/${row.runId}`;
+    const decision = { decision: row.decision ?? '', reason_code: row.reasonCode ?? '' };
     try {
       if (row.state === 'rejected') {
         const rejection: Rejection = row.rejection ?? {
@@ -294,25 +286,27 @@ export class IntakeLoop {
           reason_code: row.reasonCode ?? 'RUN_FAILED',
           message: row.summary ?? 'the run failed',
           issues: [row.summary ?? 'the run failed'],
-          audit_log: base.audit_log,
+          audit_log: auditLog,
         };
         const rejectedTo = await this.#o.claims.reject(claim, rejection);
-        this.#finished({
-          ...base,
-          status: rejection.status,
-          reason_code: rejection.reason_code,
-          artifact: null,
-          rejected_to: rejectedTo,
-          message: rejection.message,
-        });
+        const { status, reason_code, message } = rejection;
+        this.#finished(
+          claimResult(
+            claim,
+            buildOutcome({ runId: row.runId, status, decision: { ...decision, reason_code }, auditLog, message }),
+            rejectedTo,
+          ),
+        );
       } else {
         let artifact: string | null = null;
-        for (const a of artifacts) artifact = await this.#o.artifacts.write(a.path, a.content, a.protect);
+        for (const a of await this.#o.queue.artifacts(row.runId)) artifact = await this.#o.artifacts.write(a.path, a.content, a.protect);
         await this.#o.claims.release(claim);
-        const ended = row.status === 'stopped' || row.status === 'guardrail_stopped' ? row.status : 'completed';
-        const status = row.state === 'paused' ? 'paused' : ended;
+        // A done row's run ended as its status says (QUEUE_STATE_OF); a row older than its checkpoint says completed.
+        const status =
+          row.state === 'paused' ? 'paused' : row.status === 'stopped' || row.status === 'guardrail_stopped' ? row.status : 'completed';
         const howTo = row.state === 'paused' ? `\ndecide: maestro hitl decide ${row.runId} continue|stop [--note TEXT]` : '';
-        this.#finished({ ...base, status, artifact, message: `${row.summary ?? status}${howTo}` });
+        const message = `${row.summary ?? status}${howTo}`;
+        this.#finished(claimResult(claim, buildOutcome({ runId: row.runId, status, decision, auditLog, message, artifact })));
       }
     } catch (error) {
       this.#notice(
@@ -324,8 +318,8 @@ export class IntakeLoop {
     this.#held.delete(row.runId);
   }
 
-  #finished(result: Omit<Extract<WatchEvent, { kind: 'finished' }>, 'kind' | 'state' | 'from' | 'queued'>): void {
-    this.#o.onEvent({ kind: 'finished', state: 'AWAITING_COMMAND', from: 'AWAITING_COMMAND', ...result, queued: this.#o.inbox.ready });
+  #finished(result: ClaimResult): void {
+    this.#o.onEvent(finishedEvent(result, 'AWAITING_COMMAND', this.#o.inbox.ready));
   }
 
   #notice(runId: string | null, message: string): void {

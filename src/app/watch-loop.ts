@@ -1,5 +1,6 @@
 import type { ProgressEvent } from '../domain/ports.js';
 import {
+  finishedEvent,
   isAllowedTransition,
   runProgressEvent,
   type Claim,
@@ -9,7 +10,7 @@ import {
   type WatchEvent,
   type WatchState,
 } from '../domain/queue.js';
-import { planClaim, recordInterruption, runClaim, settleClaim, type ClaimResult, type ResumeKind, type RunClaimDeps } from './run-claim.js';
+import { interruptClaim, planClaim, runClaim, settleClaim, type ClaimResult, type ResumeKind, type RunClaimDeps } from './run-claim.js';
 import type { RunDeps } from './run-deps.js';
 import type { RouteGate } from './route-breaker.js';
 import { LINE_WAIT, TaskLines, taskLineOf } from './task-lines.js';
@@ -311,24 +312,14 @@ export class WatchLoop {
       result = await this.#runOnItsLine(claim, plan.kind);
     } catch (error) {
       // Only an interruption escapes runClaim: the claim stays in .maestro/inflight/ for the next start.
-      const auditLog = await recordInterruption(claim, this.#claimDeps);
-      result = {
-        run_id: claim.runId,
-        source: claim.source,
-        status: 'interrupted',
-        decision: null,
-        reason_code: 'RUN_INTERRUPTED_AT_CHECKPOINT',
-        artifact: null,
-        audit_log: auditLog,
-        rejected_to: null,
-        message: `interrupted at its last checkpoint (${(error as Error).message}); the next start resumes it`,
-      };
+      const why = `interrupted at its last checkpoint (${(error as Error).message}); the next start resumes it`;
+      result = await interruptClaim(claim, this.#claimDeps, 'interrupted', why);
     } finally {
       this.#runs.delete(claim.runId);
     }
     await this.#o.routeGate?.afterRun(claim.runId).catch(() => undefined);
     const queued = this.#recovered.length + this.#o.inbox.ready + (this.#o.decisions?.ready ?? 0);
-    this.#transition(run, { kind: 'finished', state: 'AWAITING_COMMAND', from: run.state, ...result, queued });
+    this.#transition(run, finishedEvent(result, run.state, queued));
   }
 
   /** Runs the claim once no earlier run on its task line is in flight (only several runs at once can meet). */

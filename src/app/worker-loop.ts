@@ -1,5 +1,5 @@
-import { runProgressEvent, type Claim, type WatchEvent, type WatchState } from '../domain/queue.js';
-import { planClaim, recordInterruption, runClaim, settleClaim, type ClaimResult, type RunClaimDeps } from './run-claim.js';
+import { finishedEvent, runProgressEvent, type Claim, type WatchEvent, type WatchState } from '../domain/queue.js';
+import { interruptClaim, planClaim, runClaim, settleClaim, type ClaimResult, type RunClaimDeps } from './run-claim.js';
 import { EngineLink } from './engine-link.js';
 import type { RunDeps } from './run-deps.js';
 import type { RouteGate } from './route-breaker.js';
@@ -273,7 +273,7 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
         result = await this.#interrupted(claim, session, deps, lostReason ?? (error as Error).message);
       }
       await this.#o.routeGate?.afterRun(claim.runId).catch(() => undefined);
-      this.#transition(run, { kind: 'finished', state: 'AWAITING_COMMAND', from: run.state, ...result, queued: 0 });
+      this.#transition(run, finishedEvent(result, run.state, 0));
     } catch (error) {
       // A failure outside the run (the engine went away while planning or settling): the claim stays
       // with this session, which is being dropped, so another worker (or this one) takes it up again.
@@ -291,26 +291,14 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
 
   /** The run stopped at its last checkpoint: handed back when this worker stops, left to the engine when the claim was lost. */
   async #interrupted(claim: C, session: S, deps: RunClaimDeps, why: string): Promise<ClaimResult> {
-    let auditLog: string | null = null;
-    let message: string;
     if (this.#stopping && session.alive) {
-      auditLog = await recordInterruption(claim, deps);
+      const message = `interrupted at its last checkpoint (${why}); handed back to the queue, another worker resumes it`;
+      const result = await interruptClaim(claim, deps, 'interrupted', message);
       await session.requeue(claim).catch(() => undefined);
-      message = `interrupted at its last checkpoint (${why}); handed back to the queue, another worker resumes it`;
-    } else {
-      message = `stopped at its last checkpoint: ${why}; the engine gives it to the next free worker, which resumes it`;
+      return result;
     }
-    return {
-      run_id: claim.runId,
-      source: claim.source,
-      status: 'interrupted',
-      decision: null,
-      reason_code: 'RUN_INTERRUPTED_AT_CHECKPOINT',
-      artifact: null,
-      audit_log: auditLog,
-      rejected_to: null,
-      message,
-    };
+    const message = `stopped at its last checkpoint: ${why}; the engine gives it to the next free worker, which resumes it`;
+    return interruptClaim(claim, deps, 'claim_lost', message);
   }
 
   #withProgress(deps: RunClaimDeps, claim: WorkClaim, inFlight: { state: WatchState }): RunClaimDeps {

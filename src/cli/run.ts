@@ -22,6 +22,7 @@ const EXIT_BY_STATUS: Record<RunOutcome['status'], number> = {
   paused: 3,
   stopped: 4,
   guardrail_stopped: 5,
+  interrupted: 130,
 };
 
 export function registerRun(program: Command, io: Io): void {

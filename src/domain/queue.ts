@@ -3,6 +3,7 @@
  * the watch loop drives (the inbox that finds command files, the claim store that owns them).
  */
 import type { ProgressEvent } from './progress.js';
+import type { OutcomeStatus, RunOutcome } from './run-machine.js';
 import type { RunStatus } from './run-state.js';
 
 /** The watcher's state machine: AWAITING_COMMAND → EXECUTING_TASK → PRODUCING_ARTIFACT → AWAITING_COMMAND. */
@@ -148,7 +149,7 @@ export type WatchEvent =
       from: WatchState;
       run_id: string;
       source: string;
-      status: 'completed' | 'paused' | 'stopped' | 'guardrail_stopped' | 'invalid' | 'error' | 'interrupted';
+      status: OutcomeStatus;
       decision: string | null;
       reason_code: string;
       artifact: string | null;
@@ -189,4 +190,25 @@ export function runProgressEvent(
     return { kind: 'producing_artifact', state: 'PRODUCING_ARTIFACT', from, run_id: event.run_id, path: event.path };
   if (event.kind === 'notice') return { kind: 'notice', run_id: event.run_id, message: event.message };
   return undefined;
+}
+
+/** How a claimed command ended: its run's outcome (buildOutcome), and where its file went (`rejected/`, or nowhere: released). */
+export type ClaimOutcome = RunOutcome & { readonly source: string; readonly rejected_to: string | null };
+
+/**
+ * The `finished` event of a claim: its outcome as every loop reports it (no decision or log is `null`;
+ * an interrupted run has decided nothing: it goes on from its checkpoint).
+ */
+export function finishedEvent(outcome: ClaimOutcome, from: WatchState, queued: number): Extract<WatchEvent, { kind: 'finished' }> {
+  const { run_id, source, status, reason_code, artifact, rejected_to, message } = outcome;
+  const shown = { run_id, source, status, reason_code, artifact, rejected_to, message };
+  return {
+    kind: 'finished',
+    state: 'AWAITING_COMMAND',
+    from,
+    ...shown,
+    decision: (outcome.status !== 'interrupted' && outcome.decision) || null,
+    audit_log: outcome.audit_log || null,
+    queued,
+  };
 }
