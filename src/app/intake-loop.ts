@@ -2,11 +2,20 @@ import { parseCommandText } from '../domain/command-file.js';
 import { InvalidInputError } from '../domain/errors.js';
 import { buildOutcome } from '../domain/run-machine.js';
 import { failureEnding } from './failure-ending.js';
-import { claimResult, type ClaimResult } from './run-claim.js';
+import { claimResult, rejectClaim, type ClaimResult } from './run-claim.js';
+import { unrecordedOutcome } from './settle-run.js';
 import type { ArtifactWriter, Delivery, InputReader, IntakeQueue } from '../domain/ports.js';
 
 export type { Delivery, IntakeQueue } from '../domain/ports.js';
-import { finishedEvent, type Claim, type ClaimStore, type CommandInbox, type Rejection, type WatchEvent } from '../domain/queue.js';
+import {
+  finishedEvent,
+  startedEvent,
+  type Claim,
+  type ClaimStore,
+  type CommandInbox,
+  type Rejection,
+  type WatchEvent,
+} from '../domain/queue.js';
 import { EngineLink, isEngineOutage } from './engine-link.js';
 import { fingerprintInputs } from './verified-inputs.js';
 
@@ -79,15 +88,7 @@ export class IntakeLoop {
     const { recovered } = await this.#o.claims.recoverOrphans();
     this.#recovered.push(...recovered);
     await this.#o.inbox.start(() => this.#wake());
-    this.#o.onEvent({
-      kind: 'started',
-      state: 'AWAITING_COMMAND',
-      pid: this.#o.pid,
-      workspace: this.#o.workspace,
-      once: this.#o.once,
-      recovered: recovered.length,
-      owned_by_others: 0,
-    });
+    this.#o.onEvent(startedEvent(this.#o, recovered.length));
     this.#wake();
     this.#delivering = this.#deliverLoop();
   }
@@ -149,18 +150,10 @@ export class IntakeLoop {
         error instanceof InvalidInputError
           ? error
           : new InvalidInputError(claim.source, [`(root): could not be read (${(error as Error).message})`]);
-      const { ending, message, problems = [] } = failureEnding(unread, { runId: claim.runId, source: claim.source });
-      const refused = buildOutcome({
-        runId: claim.runId,
-        status: 'invalid',
-        decision: ending.decision,
-        auditLog: '',
-        message,
-        issues: problems,
-      });
-      const rejection = { status: 'invalid' as const, reason_code: refused.reason_code, message, issues: problems, audit_log: null };
-      const rejectedTo = await this.#o.claims.reject(claim, rejection).catch(() => null);
-      this.#finished(claimResult(claim, { ...refused, message: `${message}: ${problems.join('; ')}` }, rejectedTo));
+      const end = failureEnding(unread, { runId: claim.runId, source: claim.source });
+      const refused = unrecordedOutcome(claim.runId, end);
+      const result = await rejectClaim(claim, refused, this.#o.claims).catch(() => claimResult(claim, refused));
+      this.#finished({ ...result, message: `${end.message}: ${(end.problems ?? []).join('; ')}` });
       return;
     }
     // An invalid command goes to the engine too: a worker validates it with the one use case and

@@ -110,7 +110,7 @@ export async function interruptClaim(
 export async function settleClaim(claim: Claim, outcome: RunOutcome, deps: RunClaimDeps): Promise<ClaimResult> {
   try {
     const rejected = outcome.status === 'invalid' || outcome.status === 'error';
-    return claimResult(claim, outcome, rejected ? await deps.claims.reject(claim, rejectionOf(outcome)) : await release(claim, deps));
+    return rejected ? await rejectClaim(claim, outcome, deps.claims) : claimResult(claim, outcome, await release(claim, deps));
   } catch (error) {
     const why = `could not move its command file: ${(error as Error).message}; it stays in .maestro/inflight/ and is settled on the next start`;
     return claimResult(claim, { ...outcome, message: `${outcome.message}\n(${why})` });
@@ -122,7 +122,11 @@ async function release(claim: Claim, deps: RunClaimDeps): Promise<null> {
   return null;
 }
 
-/** Why a claim goes to `.maestro/rejected/`: its outcome, with every problem. */
+/** Moves the file of a refused or failed claim to `.maestro/rejected/`, with its outcome's reason and every problem. */
+export async function rejectClaim(claim: Claim, outcome: RunOutcome, claims: Pick<ClaimStore, 'reject'>): Promise<ClaimResult> {
+  return claimResult(claim, outcome, await claims.reject(claim, rejectionOf(outcome)));
+}
+
 function rejectionOf(outcome: RunOutcome): Rejection {
   return {
     status: outcome.status === 'invalid' ? 'invalid' : 'error',
@@ -143,7 +147,7 @@ async function failClaim(claim: Claim, error: unknown, deps: RunClaimDeps): Prom
   const outcome = await settleOutside(claim.runId, deps.run, failureEnding(error, { runId: claim.runId, source: claim.source }));
   try {
     if (outcome.unrecorded !== undefined) throw new Error(outcome.unrecorded);
-    return claimResult(claim, outcome, await deps.claims.reject(claim, rejectionOf(outcome)));
+    return await rejectClaim(claim, outcome, deps.claims);
   } catch (secondary) {
     return countUnrecordedFailure(claim, outcome, secondary, deps);
   }

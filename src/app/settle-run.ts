@@ -248,7 +248,8 @@ export async function settleOutside(
   }
 }
 
-function unrecordedOutcome(runId: string, end: Omit<SettleOptions, 'run' | 'deps'>): RunOutcome {
+/** The outcome of an ending that nothing records (no audit log has it): a run held elsewhere, a command the intake refused unread. */
+export function unrecordedOutcome(runId: string, end: Omit<SettleOptions, 'run' | 'deps'>): RunOutcome {
   if (end.ending.kind === 'reroute') throw new InternalError('a REROUTE is not an ending');
   const status = endingStatus(end.ending);
   return buildOutcome({ runId, status, decision: end.ending.decision, auditLog: '', message: end.message, ...issuesOf(end) });

@@ -1,4 +1,12 @@
-import type { Claim, ClaimStore, ReadyFile, CommandInbox, WatchEvent, WatchState } from '../domain/queue.js';
+import {
+  startedEvent,
+  type Claim,
+  type ClaimStore,
+  type ReadyFile,
+  type CommandInbox,
+  type WatchEvent,
+  type WatchState,
+} from '../domain/queue.js';
 import { ClaimSlots } from './claim-slots.js';
 import { interruptClaim } from './run-claim.js';
 import type { RunDeps } from './run-deps.js';
@@ -92,15 +100,7 @@ export class WatchLoop {
     await this.#o.decisions?.start(() => this.#wake());
     await this.#o.inbox.start(() => this.#wake());
     if (this.#stopping) return;
-    this.#o.onEvent({
-      kind: 'started',
-      state: 'AWAITING_COMMAND',
-      pid: this.#o.pid,
-      workspace: this.#o.workspace,
-      once: this.#o.once,
-      recovered: recovered.length,
-      owned_by_others: ownedByOthers,
-    });
+    this.#o.onEvent(startedEvent(this.#o, recovered.length, ownedByOthers));
     this.#started = true;
     this.#wake();
   }

@@ -1,4 +1,4 @@
-import type { Claim, WatchEvent, WatchState } from '../domain/queue.js';
+import { startedEvent, type Claim, type WatchEvent, type WatchState } from '../domain/queue.js';
 import { ClaimSlots } from './claim-slots.js';
 import { interruptClaim, type ClaimResult, type RunClaimDeps } from './run-claim.js';
 import { EngineLink } from './engine-link.js';
@@ -121,15 +121,7 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
       if (!session) break;
       if (!announced) {
         announced = true;
-        this.#o.onEvent({
-          kind: 'started',
-          state: 'AWAITING_COMMAND',
-          pid: this.#o.pid,
-          workspace: this.#o.workspace,
-          once: this.#o.once,
-          recovered: 0,
-          owned_by_others: 0,
-        });
+        this.#o.onEvent(startedEvent(this.#o));
       }
       if (!this.#mayClaim()) {
         await this.#slotFreed();

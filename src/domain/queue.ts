@@ -192,6 +192,16 @@ export function runProgressEvent(
   return undefined;
 }
 
+/** The `started` event of a loop: who it is, and what it found left in flight. */
+export function startedEvent(
+  loop: { readonly pid: number; readonly workspace: string; readonly once: boolean },
+  recovered = 0,
+  ownedByOthers = 0,
+): Extract<WatchEvent, { kind: 'started' }> {
+  const { pid, workspace, once } = loop;
+  return { kind: 'started', state: 'AWAITING_COMMAND', pid, workspace, once, recovered, owned_by_others: ownedByOthers };
+}
+
 /** How a claimed command ended: its run's outcome (buildOutcome), and where its file went (`rejected/`, or nowhere: released). */
 export type ClaimOutcome = RunOutcome & { readonly source: string; readonly rejected_to: string | null };
 
