@@ -17,6 +17,7 @@ import {
   type WatchEvent,
 } from '../domain/queue.js';
 import { EngineLink, isEngineOutage } from './engine-link.js';
+import { HeldClaims } from './held-claims.js';
 import { fingerprintInputs } from './verified-inputs.js';
 
 export interface IntakeLoopOptions {
@@ -64,12 +65,10 @@ export class IntakeLoop {
   #delivering: Promise<void> = Promise.resolve();
   #retry: NodeJS.Timeout | undefined;
   readonly #link: EngineLink;
-  /** Claims in .maestro/inflight/ the engine accepted, until written back: what reconciliation checks. */
-  readonly #held = new Map<string, Claim>();
+  /** Claims in .maestro/inflight/ the engine accepted, until written back: checked against the engine. */
+  readonly #held: HeldClaims;
   /** Claims the engine refused for a reason of their own (not an outage), said once each. */
   readonly #refusedSaid = new Set<string>();
-  #reconciledAt: number;
-  #reconcileNow = false;
   #deliverFailure: string | undefined;
 
   constructor(options: IntakeLoopOptions) {
@@ -81,7 +80,8 @@ export class IntakeLoop {
       maxMs: options.maxRetryMs ?? 15_000,
       ...(options.now ? { now: options.now } : {}),
     });
-    this.#reconciledAt = this.#now();
+    const { queue, reconcileMs, now } = options;
+    this.#held = new HeldClaims({ queue, ...(reconcileMs !== undefined ? { everyMs: reconcileMs } : {}), ...(now ? { now } : {}) });
   }
 
   async start(): Promise<void> {
@@ -162,8 +162,8 @@ export class IntakeLoop {
     const inputHashes = parsed.ok ? await fingerprintInputs(parsed.value.input_artifacts, this.#o.inputs) : {};
     try {
       const added = await this.#o.queue.submit({ runId: claim.runId, source: claim.source, body, inputHashes });
-      if (this.#link.reached()) this.#reconcileNow = true;
-      this.#held.set(claim.runId, claim);
+      if (this.#link.reached()) this.#held.checkSoon();
+      this.#held.hold(claim);
       this.#refusedSaid.delete(claim.runId);
       this.#notice(claim.runId, `${claim.source}: ${added ? 'submitted to the engine' : 'already in the engine'} as run ${claim.runId}`);
     } catch (error) {
@@ -186,20 +186,10 @@ export class IntakeLoop {
     this.#retry = setTimeout(() => this.#wake(), this.#link.pause());
   }
 
-  /**
-   * Submits again every claim this intake holds that the engine no longer has: it lost a submission it
-   * had acknowledged (a crash while commits were asynchronous, a restore from a backup). Each loss is
-   * submitted once; the engine ignores a run id it has.
-   */
-  async #reconcile(): Promise<void> {
-    this.#reconcileNow = false;
-    this.#reconciledAt = this.#now();
-    const held = [...this.#held.values()];
-    if (held.length === 0) return;
-    const known = await this.#o.queue.known(held.map((c) => c.runId));
-    const lost = held.filter((c) => !known.has(c.runId) && this.#held.get(c.runId) === c);
+  /** Submits again, once each, every claim this intake holds that the engine no longer has (HeldClaims). */
+  async #resubmitLost(): Promise<void> {
+    const lost = await this.#held.lost();
     for (const claim of lost) {
-      this.#held.delete(claim.runId);
       this.#recovered.push(claim);
       this.#notice(
         claim.runId,
@@ -209,20 +199,12 @@ export class IntakeLoop {
     if (lost.length > 0) this.#wake();
   }
 
-  #reconcileDue(): boolean {
-    return this.#reconcileNow || this.#now() - this.#reconciledAt >= (this.#o.reconcileMs ?? 30_000);
-  }
-
-  #now(): number {
-    return (this.#o.now ?? Date.now)();
-  }
-
   async #deliverLoop(): Promise<void> {
     while (!this.#stopping) {
       try {
         const rows = await this.#o.queue.undelivered();
         if (this.#link.reached()) {
-          this.#reconcileNow = true;
+          this.#held.checkSoon();
           this.#wake(); // what waited for the engine is submitted now
         }
         this.#deliverFailure = undefined;
@@ -230,7 +212,7 @@ export class IntakeLoop {
           if (this.#stopping) break;
           await this.#deliver(row);
         }
-        if (this.#reconcileDue()) await this.#reconcile();
+        await this.#resubmitLost();
         if (
           this.#o.once &&
           !this.#pumping &&
@@ -281,15 +263,9 @@ export class IntakeLoop {
           issues: [row.summary ?? 'the run failed'],
           audit_log: auditLog,
         };
-        const rejectedTo = await this.#o.claims.reject(claim, rejection);
         const { status, reason_code, message } = rejection;
-        this.#finished(
-          claimResult(
-            claim,
-            buildOutcome({ runId: row.runId, status, decision: { ...decision, reason_code }, auditLog, message }),
-            rejectedTo,
-          ),
-        );
+        const outcome = buildOutcome({ runId: row.runId, status, decision: { ...decision, reason_code }, auditLog, message });
+        this.#finished(claimResult(claim, outcome, await this.#o.claims.reject(claim, rejection)));
       } else {
         let artifact: string | null = null;
         for (const a of await this.#o.queue.artifacts(row.runId)) artifact = await this.#o.artifacts.write(a.path, a.content, a.protect);
@@ -308,7 +284,7 @@ export class IntakeLoop {
       );
     }
     await this.#o.queue.markDelivered(row.runId, row.state);
-    this.#held.delete(row.runId);
+    this.#held.release(row.runId);
   }
 
   #finished(result: ClaimResult): void {
