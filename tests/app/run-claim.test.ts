@@ -90,6 +90,8 @@ describe('runClaim', () => {
     });
     expect((await app.ledger.load('x'))?.status).toBe('error');
     expect(app.ledger.records('x').at(-1)).toMatchObject({ event: 'RUN_FAILED', reason_code: 'RUN_FAILED_INTERNAL' });
+    // Settled once: the run's own boundary records it, and the claim's finds it on the record.
+    expect(app.ledger.records('x').filter((r) => r.event === 'RUN_FAILED')).toHaveLength(1);
   });
 
   it('resumes a claim from its checkpoint, calling only what did not finish', async () => {
