@@ -17,6 +17,7 @@ import {
   type WatchEvent,
 } from '../domain/queue.js';
 import { EngineLink, isEngineOutage } from './engine-link.js';
+import { FileClaims } from './file-claims.js';
 import { HeldClaims } from './held-claims.js';
 import { fingerprintInputs } from './verified-inputs.js';
 
@@ -65,6 +66,8 @@ export class IntakeLoop {
   #delivering: Promise<void> = Promise.resolve();
   #retry: NodeJS.Timeout | undefined;
   readonly #link: EngineLink;
+  /** New files in commands/, each claimed into .maestro/inflight/ (FileClaims); none while the engine is away. */
+  readonly #files: FileClaims;
   /** Claims in .maestro/inflight/ the engine accepted, until written back: checked against the engine. */
   readonly #held: HeldClaims;
   /** Claims the engine refused for a reason of their own (not an outage), said once each. */
@@ -80,7 +83,14 @@ export class IntakeLoop {
       maxMs: options.maxRetryMs ?? 15_000,
       ...(options.now ? { now: options.now } : {}),
     });
-    const { queue, reconcileMs, now } = options;
+    const { inbox, claims, newRunId, queue, reconcileMs, now } = options;
+    this.#files = new FileClaims({
+      inbox,
+      claims,
+      newRunId,
+      stopping: () => this.#stopping || this.#link.down,
+      notice: (runId, message) => this.#notice(runId, message),
+    });
     this.#held = new HeldClaims({ queue, ...(reconcileMs !== undefined ? { everyMs: reconcileMs } : {}), ...(now ? { now } : {}) });
   }
 
@@ -125,17 +135,7 @@ export class IntakeLoop {
         else await this.#submit(claim);
       }
       // While the engine is away, new files stay in commands/ (unclaimed) until the next try.
-      while (!this.#stopping && !this.#link.down) {
-        const file = this.#o.inbox.take();
-        if (!file) break;
-        let claim: Claim | undefined;
-        try {
-          claim = await this.#o.claims.claim(file, this.#o.newRunId());
-        } catch (error) {
-          this.#notice(null, `could not claim commands/${file.name}: ${(error as Error).message}; it stays in commands/`);
-        }
-        if (claim) await this.#submit(claim);
-      }
+      for (let claim = await this.#files.claimNext(); claim; claim = await this.#files.claimNext()) await this.#submit(claim);
     }
   }
 

@@ -1,13 +1,6 @@
-import {
-  startedEvent,
-  type Claim,
-  type ClaimStore,
-  type ReadyFile,
-  type CommandInbox,
-  type WatchEvent,
-  type WatchState,
-} from '../domain/queue.js';
+import { startedEvent, type Claim, type ClaimStore, type CommandInbox, type WatchEvent, type WatchState } from '../domain/queue.js';
 import { ClaimSlots } from './claim-slots.js';
+import { FileClaims } from './file-claims.js';
 import { interruptClaim } from './run-claim.js';
 import type { RunDeps } from './run-deps.js';
 import type { RouteGate } from './route-breaker.js';
@@ -47,7 +40,8 @@ export interface WatchLoopOptions {
  */
 export class WatchLoop {
   readonly #o: WatchLoopOptions;
-  readonly #recovered: Claim[] = [];
+  /** Where claims come from: recovered ones, decided runs, then files in commands/. */
+  readonly #source: FileClaims;
   /** The runs in flight: slots, task lines and each claim's way through the state machine. */
   readonly #slots: ClaimSlots<Claim>;
   /** The loop's own state while no run is in flight: awaiting a command, or stopped. */
@@ -57,8 +51,6 @@ export class WatchLoop {
   #started = false;
   #stopping: 'signal' | 'once' | undefined;
   #pumping: Promise<void> = Promise.resolve();
-  /** Decided runs held back for a route that is down (said once each). */
-  readonly #held = new Set<string>();
   /** The problems last reported by `preflight`, so a broken workspace is announced once, not per file. */
   #broken: string | undefined;
   #recheck: NodeJS.Timeout | undefined;
@@ -68,11 +60,23 @@ export class WatchLoop {
   constructor(options: WatchLoopOptions) {
     this.#o = options;
     this.#stopped = new Promise((resolve) => (this.#resolveStopped = resolve));
+    const { inbox, decisions, claims, routeGate, deps } = options;
+    this.#source = new FileClaims({
+      inbox,
+      ...(decisions ? { decisions } : {}),
+      claims,
+      ...(routeGate ? { routeGate } : {}),
+      newRunId: () => deps.newRunId(),
+      sourceOf: async (runId) => (await deps.ledger.load(runId).catch(() => undefined))?.source ?? `${runId}.json`,
+      mayTakeFiles: () => this.#workspaceUsable(),
+      stopping: () => this.#stopping !== undefined,
+      notice: (runId, message) => this.#notice(runId, message),
+    });
     this.#slots = new ClaimSlots({
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
       ...(options.routeGate ? { routeGate: options.routeGate } : {}),
       onEvent: options.onEvent,
-      queued: () => this.#recovered.length + options.inbox.ready + (options.decisions?.ready ?? 0),
+      queued: () => this.#source.queued,
       freed: () => this.#wake(),
     });
   }
@@ -94,7 +98,7 @@ export class WatchLoop {
 
   async start(): Promise<void> {
     const { recovered, ownedByOthers } = await this.#o.claims.recoverOrphans();
-    this.#recovered.push(...recovered);
+    this.#source.recovered.push(...recovered);
     if (this.#stopping) return;
     await this.#o.routeGate?.start(() => this.#wake());
     await this.#o.decisions?.start(() => this.#wake());
@@ -135,7 +139,7 @@ export class WatchLoop {
       this.#busy = false;
       if (this.#again && !this.#stopping && this.#mayClaim()) return this.#wake();
       const idle = [this.#o.inbox, this.#o.decisions].every((i) => !i || (i.ready === 0 && i.pending === 0));
-      const drained = this.#recovered.length === 0 && idle && this.#slots.busy === 0;
+      const drained = this.#source.recovered.length === 0 && idle && this.#slots.busy === 0;
       if (this.#o.once && !this.#stopping && drained) void this.#shutdown('once');
     });
   }
@@ -168,66 +172,14 @@ export class WatchLoop {
     }));
   }
 
-  /** The next claim: recovered ones first, then decided runs, then the oldest ready file that this watcher wins. */
+  /** The next claim (FileClaims); with --once, commands that wait for a route that is down end the watch. */
   async #next(): Promise<Claim | undefined> {
-    if (this.#stopping) return undefined;
-    const recovered = this.#recovered.shift();
-    if (recovered) return recovered;
-    const decided = await this.#nextDecision();
-    if (decided) return decided;
-    if (this.#o.inbox.ready > 0 && !(await this.#workspaceUsable())) return undefined;
-    const waiting: ReadyFile[] = [];
-    try {
-      for (let file = this.#o.inbox.take(); file && !this.#stopping; file = this.#o.inbox.take()) {
-        if (this.#o.routeGate && !(await this.#o.routeGate.mayClaim(file))) {
-          waiting.push(file);
-          continue;
-        }
-        try {
-          const claim = await this.#o.claims.claim(file, this.#o.deps.newRunId());
-          if (claim) return claim;
-        } catch (error) {
-          this.#notice(null, `could not claim commands/${file.name}: ${(error as Error).message}; it stays in commands/`);
-        }
-      }
-    } finally {
-      // Commands waiting for a route stay queued, in their order; the breaker wakes the loop when it answers.
-      for (const file of waiting) this.#o.inbox.putBack(file);
-    }
-    if (waiting.length > 0 && this.#o.once) {
-      this.#notice(null, `${waiting.length} command(s) wait in commands/ for a route that is down; --once stops here`);
+    const claim = await this.#source.claimNext();
+    if (!claim && this.#source.waiting > 0 && this.#o.once) {
+      this.#notice(null, `${this.#source.waiting} command(s) wait in commands/ for a route that is down; --once stops here`);
       void this.#shutdown('once');
     }
-    return undefined;
-  }
-
-  /** The next decided run to resume; a run that needs a route that is down stays in .maestro/decisions/ until it answers. */
-  async #nextDecision(): Promise<Claim | undefined> {
-    const held: ReadyFile[] = [];
-    try {
-      for (let file = this.#o.decisions?.take(); file && !this.#stopping; file = this.#o.decisions?.take()) {
-        const runId = /^([A-Za-z0-9_-]+)\.json$/.exec(file.name)?.[1];
-        if (!runId) continue;
-        if (this.#o.routeGate?.mayResume && !(await this.#o.routeGate.mayResume(runId))) {
-          held.push(file);
-          if (!this.#held.has(runId))
-            this.#notice(runId, `run ${runId} was continued but waits for a route that is down; it resumes when it answers`);
-          this.#held.add(runId);
-          continue;
-        }
-        this.#held.delete(runId);
-        try {
-          const source = (await this.#o.deps.ledger.load(runId).catch(() => undefined))?.source ?? `${runId}.json`;
-          const claim = await this.#o.claims.claimDecision(file, runId, source);
-          if (claim) return claim;
-        } catch (error) {
-          this.#notice(runId, `could not take the decision on run ${runId}: ${(error as Error).message}; it stays in .maestro/decisions/`);
-        }
-      }
-    } finally {
-      for (const file of held) this.#o.decisions?.putBack(file);
-    }
-    return undefined;
+    return claim;
   }
 
   /** False (after saying why, once) while the workspace cannot run commands; checks again on a timer. */

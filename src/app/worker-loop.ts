@@ -1,4 +1,4 @@
-import { startedEvent, type Claim, type WatchEvent, type WatchState } from '../domain/queue.js';
+import { startedEvent, type Claim, type ClaimSource, type WatchEvent, type WatchState } from '../domain/queue.js';
 import { ClaimSlots } from './claim-slots.js';
 import { interruptClaim, type ClaimResult, type RunClaimDeps } from './run-claim.js';
 import { EngineLink } from './engine-link.js';
@@ -11,8 +11,8 @@ export interface WorkClaim extends Claim {
   readonly inputHashes: InputHashes;
 }
 
-/** This worker's hold on the engine: while it is alive, the claims it took are its own. */
-export interface WorkerSession<C extends WorkClaim = WorkClaim> {
+/** This worker's hold on the engine, and its claim source: while it is alive, the claims it took are its own. */
+export interface WorkerSession<C extends WorkClaim = WorkClaim> extends ClaimSource<C> {
   readonly id: string;
   readonly alive: boolean;
   /** Resolves (with why) when the session ends: the connection broke or the engine went away. */

@@ -92,6 +92,12 @@ export interface CommandInbox {
   close(): Promise<void>;
 }
 
+/** Where a queue runner's claims come from: files (`FileClaims`) or an engine (a worker's session). */
+export interface ClaimSource<C extends Claim = Claim> {
+  /** The next claim this process wins; undefined when none is ready. */
+  claimNext(): Promise<C | undefined>;
+}
+
 /** Owns claimed commands in `.maestro/inflight/`. Adapter: `FsClaimStore`. */
 export interface ClaimStore {
   /** Claims `commands/<name>` under `runId` by an atomic rename; undefined when another watcher was first. */
