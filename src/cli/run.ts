@@ -4,12 +4,12 @@ import type { Command } from 'commander';
 import { HitlRefusedError } from '../app/hitl.js';
 import { processCommand, RunNotResumableError, STORAGE_WRITE_FAILED } from '../app/process-command.js';
 import type { RunOutcome } from '../app/run-deps.js';
+import { settleOutside } from '../app/settle-run.js';
 import type { App } from '../compose/app.js';
 import { resumeHere } from '../compose/resume.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError, InvalidInputError, RunHeldError, StorageError } from '../domain/errors.js';
-import { auditEvent } from '../domain/audit.js';
-import { runDecision } from '../domain/decision.js';
+import { decideRun } from '../domain/run/policy.js';
 import { screenText } from '../domain/screen.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import type { ProgressReporter } from './progress.js';
@@ -22,6 +22,7 @@ export const EXIT_BY_STATUS: Record<RunOutcome['status'], number> = {
   paused: 3,
   stopped: 4,
   guardrail_stopped: 5,
+  interrupted: 130,
 };
 
 export function registerRun(program: Command, io: Io): void {
@@ -240,22 +241,12 @@ export async function readOrchestration(app: App, runId: string): Promise<unknow
   }
 }
 
-/** Records in the run's audit log that a person interrupted it (best effort: stopping must not fail). */
+/** Records in the log of a run with a checkpoint that a person interrupted it, by its row of the policy table (best effort). */
 async function recordInterrupt(app: App, runId: string): Promise<string | null> {
-  try {
-    if (!(await app.deps.ledger.load(runId))) return null;
-    const run = await app.deps.ledger.open(runId);
-    try {
-      await run.commit({
-        records: [auditEvent('RUN_INTERRUPTED', runDecision('queue', 'RUN_INTERRUPTED_AT_CHECKPOINT'), { by: 'signal' })],
-      });
-      return run.log;
-    } finally {
-      await run.close();
-    }
-  } catch {
-    return null;
-  }
+  if (!(await app.deps.ledger.load(runId).catch(() => undefined))) return null;
+  const ending = decideRun({ kind: 'interrupted' });
+  const end = await settleOutside(runId, app.deps, { ending, message: 'interrupted by a signal', details: { by: 'signal' } });
+  return end.unrecorded === undefined ? end.audit_log : null;
 }
 
 /** The end of a run that has no outcome of its own (interrupted, failed): one line, or one JSON object. */

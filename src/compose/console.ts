@@ -123,7 +123,7 @@ export async function openConsole(options: {
     },
     resume: async (runId) => {
       const state = await app.deps.ledger.load(runId).catch(() => undefined);
-      if (!state || !canResume(state.status) || (await runLiveness(app).isHeld(runId))) return false;
+      if (!state || !canResume(state) || (await runLiveness(app).isHeld(runId))) return false;
       carrier.carry(runId);
       return true;
     },

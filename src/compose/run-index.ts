@@ -1,7 +1,7 @@
 import { listDirOrEmpty } from '../adapters/fs/read.js';
 import { fromState, listAuditOnlyRuns, readRunState, type RunListing } from '../adapters/fs/run-catalog.js';
 import { showRun } from '../adapters/fs/run-liveness.js';
-import { hasEnded } from '../domain/run/transitions.js';
+import { isLiveRun } from '../domain/run/transitions.js';
 import type { RunState } from '../domain/run-state.js';
 import { screenText } from '../domain/screen.js';
 import type { App } from './app.js';
@@ -43,8 +43,8 @@ export class RunIndex {
       }
       const state = app.engine ? await app.deps.ledger.load(id).catch(() => undefined) : await readRunState(app.paths, id);
       if (!state) continue;
-      const listing = fromState(state, app.deps.config.prices, await showRun(id, state.status, liveness));
-      const fresh = { listing, text: searchText(state), ended: hasEnded(state.status) };
+      const listing = fromState(state, app.deps.config.prices, await showRun(state, liveness));
+      const fresh = { listing, text: searchText(state), ended: !isLiveRun(state) };
       this.#kept.set(id, fresh);
       out.push(fresh);
     }

@@ -164,10 +164,13 @@ export function nextStep(state: RunState, mode: DeliberationMode, ctx: ModeConte
   return mode.next(ctx, state.steps);
 }
 
+/** How a run ended, or where it stopped (`interrupted`: it goes on from its checkpoint). */
+export type OutcomeStatus = 'completed' | 'paused' | 'stopped' | 'guardrail_stopped' | 'invalid' | 'error' | 'interrupted';
+
 /** What `maestro run --json` prints and what the watcher logs. */
 export interface RunOutcome {
   readonly run_id: string;
-  readonly status: 'completed' | 'paused' | 'stopped' | 'guardrail_stopped' | 'invalid' | 'error';
+  readonly status: OutcomeStatus;
   readonly decision: string;
   readonly reason_code: string;
   /** Absolute path of the artifact, when one was written. */
@@ -183,7 +186,7 @@ export interface RunOutcome {
 export function buildOutcome(options: {
   runId: string;
   status: RunOutcome['status'];
-  decision: Pick<DecisionRecord, 'decision' | 'reason_code'>;
+  decision: { readonly decision: string; readonly reason_code: string };
   auditLog: string;
   message: string;
   artifact?: string | null;

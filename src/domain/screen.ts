@@ -17,7 +17,7 @@ import { SENSITIVE_CATEGORIES } from './sensitive/categories.js';
  * on are kept as they are. Screening twice changes nothing.
  *
  * The command as it was given is not kept here: a run that may still go on keeps it beside its
- * checkpoint (`command.json`, never shown) until it ends (see keepsRawCommand).
+ * checkpoint (`command.json`, never shown) while the run is live (see isLiveRun).
  */
 
 import { screenText } from './screen-text.js';
@@ -112,21 +112,8 @@ export function screenRejection(rejection: Rejection): Rejection {
   return { ...rejection, message: screenText(rejection.message), issues: rejection.issues.map(screenText) };
 }
 
-/**
- * Whether a run may still need the command as it was given (kept beside its checkpoint): while it
- * runs or waits for a person, and after a storage failure it can be resumed from. A run that has
- * ended — completed, stopped (sealed or not), invalid, failed — keeps nothing raw.
- */
-export function keepsRawCommand(state: Pick<RunState, 'status' | 'decision'>): boolean {
-  if (state.status === 'running' || state.status === 'paused') return true;
-  return state.status === 'error' && state.decision?.reason_code === STORAGE_WRITE_FAILED;
-}
-
 /** The command as given, beside the checkpoint of a run that may still go on. Never shown. */
 export const RAW_COMMAND_FILE = 'command.json';
-
-/** Reason code of a run ended by a storage failure (it can be resumed). */
-export const STORAGE_WRITE_FAILED = 'STORAGE_WRITE_FAILED';
 
 /** Steps are never changed once recorded: each is screened once, however often its state is kept. */
 const SCREENED_STEPS = new WeakMap<Step, Step>();

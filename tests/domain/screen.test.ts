@@ -5,7 +5,7 @@ import { pauseDecision, sealedStopDecision, systemStopDecision, userDecision } f
 import { parseRunState } from '../../src/domain/checkpoint.js';
 import { RUN_STATE_VERSION, type RunState } from '../../src/domain/run-state.js';
 import type { RunEvent } from '../../src/domain/run-machine.js';
-import { keepsRawCommand, screenCommand, screenRunEvent, screenRunState } from '../../src/domain/screen.js';
+import { screenCommand, screenRunEvent, screenRunState } from '../../src/domain/screen.js';
 import { screenStrings } from '../../src/domain/screen-text.js';
 import { startedRun, turnStep } from '../fixtures/journal-run.js';
 import { conflictFingerprint } from '../../src/app/loop-policy.js';
@@ -186,21 +186,6 @@ describe('screenRunState and screenRunEvent: what a checkpoint and its journal k
       expect(holdsRaw(screenRunEvent(event)), event.type).toEqual([]);
       expect(screenRunEvent(event).type).toBe(event.type);
     }
-  });
-});
-
-describe('keepsRawCommand: the command as given is kept only while the run may go on', () => {
-  it.each([
-    ['running', undefined, true],
-    ['paused', pauseDecision('ethics', 'ETHICS_PII_DETECTED'), true],
-    ['error', systemStopDecision('queue', 'STORAGE_WRITE_FAILED'), true],
-    ['error', systemStopDecision('queue', 'RUN_FAILED_INTERNAL'), false],
-    ['completed', undefined, false],
-    ['stopped', sealedStopDecision('ethics', 'ETHICS_SECRET_DETECTED'), false],
-    ['stopped', userDecision('STOPPED', 'HITL_STOP'), false],
-    ['invalid', undefined, false],
-  ] as const)('%s (%o): %s', (status, decision, kept) => {
-    expect(keepsRawCommand({ status, ...(decision ? { decision } : {}) })).toBe(kept);
   });
 });
 
