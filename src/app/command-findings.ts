@@ -1,4 +1,4 @@
-import { parseCommandText } from '../domain/command-file.js';
+import { type CommandFile, parseCommandText } from '../domain/command-file.js';
 import { floorRecord, type FloorRecord } from '../domain/floor/record.js';
 import { screenFloorRecord, screenText } from '../domain/screen.js';
 import { checkCommand, describeFindings, type CommandFinding } from './check-command.js';
@@ -14,10 +14,17 @@ export async function commandFindings(text: string, deps: RunDeps): Promise<Comm
   return (await reviewCommand(text, deps)).findings;
 }
 
-/** The findings, and what the floor read in the task (absent when the file does not parse): what `maestro validate` shows. */
-export async function reviewCommand(text: string, deps: RunDeps): Promise<{ findings: CommandFinding[]; floor?: FloorRecord }> {
+/** What `maestro validate` shows: the findings, warnings that do not stop the run, and what the floor read (absent when the file does not parse). */
+export interface CommandReview {
+  readonly findings: CommandFinding[];
+  /** What the run would do that a person may not expect, though it runs (its artifact moved beside a taken path …). */
+  readonly warnings: string[];
+  readonly floor?: FloorRecord;
+}
+
+export async function reviewCommand(text: string, deps: RunDeps): Promise<CommandReview> {
   const parsed = parseCommandText(text);
-  if (!parsed.ok) return { findings: screened([schemaFinding(parsed.issues)]) };
+  if (!parsed.ok) return { findings: screened([schemaFinding(parsed.issues)]), warnings: [] };
   const command = parsed.value;
   const check = await checkCommand({ command, runId: 'validate', deps });
   const byId = new Map(check.personas.map((p) => [p.id, p]));
@@ -26,8 +33,23 @@ export async function reviewCommand(text: string, deps: RunDeps): Promise<{ find
   const floor = check.gathered.facts.floor;
   return {
     findings: screened(describeFindings(check, routes.problems, command)),
+    warnings: (await commandWarnings(command, deps)).map(screenText),
     ...(floor ? { floor: screenFloorRecord(floorRecord(floor.reading, floor.verdict)) } : {}),
   };
+}
+
+/** What would surprise a person about a command that runs: each a line. */
+async function commandWarnings(command: CommandFile, deps: RunDeps): Promise<string[]> {
+  const out: string[] = [];
+  const output = command.output_artifact_path;
+  if (output !== undefined) {
+    const placement = await deps.artifacts.place(output, '<run_id>');
+    if (placement.taken)
+      out.push(
+        `output_artifact_path: ${placement.taken.path} holds ${placement.taken.by}; it is left as it is and the artifact goes to ${placement.path}`,
+      );
+  }
+  return out;
 }
 
 /** A finding for a command that does not read as a command file at all. */

@@ -1,5 +1,6 @@
 import { parseCommandText } from '../domain/command-file.js';
 import { InvalidInputError } from '../domain/errors.js';
+import { type ArtifactPlacement, artifactBase, artifactRunId, describePlacement, moveArtifactFiles } from '../domain/artifact-place.js';
 import type { ArtifactWriter, Delivery, InputReader, IntakeQueue } from '../domain/ports.js';
 
 export type { Delivery, IntakeQueue } from '../domain/ports.js';
@@ -307,12 +308,18 @@ export class IntakeLoop {
         });
       } else {
         let artifact: string | null = null;
-        for (const a of artifacts) artifact = await this.#o.artifacts.write(a.path, a.content, a.protect);
+        const placed = await placeHere(this.#o.artifacts, row.runId, artifacts);
+        const moved = placed.placement && describePlacement(placed.placement);
+        if (moved) this.#notice(row.runId, moved);
+        for (const a of placed.files) {
+          const written = await this.#o.artifacts.write(a.path, a.content, a.protect);
+          if (!placed.placement || a.path === placed.placement.path) artifact = written;
+        }
         await this.#o.claims.release(claim);
         const ended = row.status === 'stopped' || row.status === 'guardrail_stopped' ? row.status : 'completed';
         const status = row.state === 'paused' ? 'paused' : ended;
         const howTo = row.state === 'paused' ? `\ndecide: maestro hitl decide ${row.runId} continue|stop [--note TEXT]` : '';
-        this.#finished({ ...base, status, artifact, message: `${row.summary ?? status}${howTo}` });
+        this.#finished({ ...base, status, artifact, message: `${row.summary ?? status}${moved ? `\n${moved}` : ''}${howTo}` });
       }
     } catch (error) {
       this.#notice(
@@ -331,4 +338,20 @@ export class IntakeLoop {
   #notice(runId: string | null, message: string): void {
     this.#o.onEvent({ kind: 'notice', run_id: runId, message });
   }
+}
+
+/**
+ * A run's files from the engine, placed in this workspace by the same rule as a local run's
+ * (artifact-place.ts): the worker placed them on its own copy, so a path taken here moves them beside.
+ */
+async function placeHere<F extends { readonly path: string; readonly content: string }>(
+  writer: ArtifactWriter,
+  runId: string,
+  files: readonly F[],
+): Promise<{ files: readonly F[]; placement?: ArtifactPlacement }> {
+  const main = files.find((f) => artifactRunId(f.content) === runId);
+  if (!main) return { files };
+  const suffixes = files.filter((f) => f !== main).map((f) => f.path.slice(artifactBase(main.path).length));
+  const placement = await writer.place(main.path, runId, suffixes);
+  return { files: placement.path === main.path ? files : moveArtifactFiles(files, main.path, placement.path), placement };
 }

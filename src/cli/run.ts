@@ -131,7 +131,11 @@ export async function withRunContext(
       ...(opts.model ? { model: opts.model } : {}),
       ...(opts.record ? { record: path.resolve(io.cwd, opts.record) } : {}),
       ...(opts.replay ? { replay: path.resolve(io.cwd, opts.replay) } : {}),
-      onProgress: follow?.onProgress ?? reporter.onProgress,
+      // Notices go to stderr whatever the mode; with --follow --json they are also event lines for scripts.
+      onProgress: (event) => {
+        if (!follow || event.kind === 'notice') reporter.onProgress(event);
+        if (follow && (event.kind !== 'notice' || opts.json)) follow.onProgress(event);
+      },
       signal: controller.signal,
       tracing: { onNotice: (message) => io.stderr.write(`maestro: ${message}\n`) },
     });

@@ -44,6 +44,7 @@ export type TranscriptEvent =
       votes: Record<string, string>;
     }
   | { kind: 'notice'; run_id: string; message: string }
+  | { kind: 'classifying'; run_id: string; route: string; model: string }
   | { kind: 'producing_artifact'; run_id: string; path: string };
 
 export type TranscriptKind = TranscriptEvent['kind'];
@@ -57,6 +58,7 @@ export const TRANSCRIPT_KINDS = [
   'step_finished',
   'arbitrated',
   'notice',
+  'classifying',
   'producing_artifact',
 ] as const;
 // A kind added to TranscriptEvent and not listed above fails to compile here.
@@ -80,13 +82,7 @@ export class TranscriptFeed {
   readonly onProgress = (event: ProgressEvent): void => {
     switch (event.kind) {
       case 'run_started':
-        return this.#emit({
-          kind: 'run_started',
-          run_id: event.run_id,
-          mode: event.mode ?? 'round_robin',
-          personas: [...event.personas],
-          rounds: event.rounds,
-        });
+        return this.#emit({ ...event, mode: event.mode ?? 'round_robin', personas: [...event.personas] });
       case 'step_started': {
         const stepId = event.step_id ?? event.step;
         this.#screens.set(stepKey(event.run_id, stepId), { screen: new LiveScreen(), run_id: event.run_id, persona: event.persona });
@@ -144,8 +140,9 @@ export class TranscriptFeed {
         return this.#emit({ ...event, reasoning: screen(event.reasoning), votes: { ...event.votes } });
       case 'notice':
         return this.#emit({ kind: 'notice', run_id: event.run_id, message: screen(event.message) });
+      case 'classifying':
       case 'producing_artifact':
-        return this.#emit({ kind: 'producing_artifact', run_id: event.run_id, path: event.path });
+        return this.#emit({ ...event });
     }
   };
 

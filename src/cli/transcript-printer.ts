@@ -1,5 +1,5 @@
 import type { ChalkInstance } from 'chalk';
-import { stepLine } from './step-words.js';
+import { classifyingLine, stepLine } from './step-words.js';
 import { stepKey, type TranscriptEvent } from './transcript-feed.js';
 
 const INDENT = '  ';
@@ -156,6 +156,8 @@ export class TranscriptPrinter {
       }
       case 'notice':
         return `${c.yellow('!')} ${c.dim(event.run_id)} ${event.message}`;
+      case 'classifying':
+        return `${c.bold('──')} ${c.bold(classifyingLine(event))}`;
       case 'producing_artifact':
         return `${c.bold('PRODUCING_ARTIFACT')} ${c.dim(event.run_id)} → ${event.path}`;
     }

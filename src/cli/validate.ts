@@ -2,9 +2,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { CommandFinding } from '../app/check-command.js';
-import { reviewCommand, schemaFinding } from '../app/command-findings.js';
+import { type CommandReview, reviewCommand, schemaFinding } from '../app/command-findings.js';
 import { describeFloor } from '../domain/floor/describe.js';
-import type { FloorRecord } from '../domain/floor/record.js';
 import { createApp } from '../compose/app.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
@@ -31,17 +30,18 @@ export function registerValidate(program: Command, io: Io): void {
     )
     .action(async (file: string, opts: { workspace?: string; json?: boolean }) => {
       // A finding may quote the file (an unknown key, a path): what is printed is screened (commandFindings).
-      const { findings, floor } = await validateCommandFile(
+      const { findings, warnings, floor } = await validateCommandFile(
         path.resolve(io.cwd, file),
         resolveWorkspace(opts.workspace, io.env, io.cwd),
         io.env,
       );
       const c = chalkFor(io);
       if (opts.json) {
-        io.stdout.write(`${JSON.stringify({ file, valid: findings.length === 0, findings, floor: floor ?? null })}\n`);
+        io.stdout.write(`${JSON.stringify({ file, valid: findings.length === 0, findings, warnings, floor: floor ?? null })}\n`);
         if (findings.length > 0) throw new ExitError(2);
         return;
       }
+      for (const w of warnings) io.stderr.write(`${chalkFor(io, 'stderr').yellow('!')} ${w}\n`);
       const read = floor
         ? `${c.dim('What the floor read in the task:')}\n${describeFloor(floor)
             .map((l) => `  ${l}`)
@@ -62,16 +62,15 @@ function effect(f: CommandFinding): string {
 }
 
 /** Every finding that would stop or pause the command before any model call (empty when it would run), and what the floor read. */
-export async function validateCommandFile(
-  file: string,
-  workspace: string,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<{ findings: CommandFinding[]; floor?: FloorRecord }> {
+export async function validateCommandFile(file: string, workspace: string, env: NodeJS.ProcessEnv = process.env): Promise<CommandReview> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    return { findings: [schemaFinding([`(file): cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`])] };
+    return {
+      findings: [schemaFinding([`(file): cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`])],
+      warnings: [],
+    };
   }
   const { deps } = await createApp({ workspace, env });
   return reviewCommand(text, deps);

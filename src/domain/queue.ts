@@ -167,6 +167,8 @@ export function runProgressEvent(
       round: event.round,
       rounds: event.rounds,
     };
+  if (event.kind === 'classifying')
+    return { kind: 'step', state: 'EXECUTING_TASK', run_id: event.run_id, step: 'classify', persona: 'mediator', round: 0, rounds: 0 };
   if (event.kind === 'producing_artifact')
     return { kind: 'producing_artifact', state: 'PRODUCING_ARTIFACT', from, run_id: event.run_id, path: event.path };
   if (event.kind === 'notice') return { kind: 'notice', run_id: event.run_id, message: event.message };

@@ -1,3 +1,4 @@
+import type { ArtifactPlacement } from './artifact-place.js';
 import type { DecisionRecord } from './decision.js';
 import { allows } from './run/transitions.js';
 import type { MediatorReading } from './floor/mediator.js';
@@ -49,6 +50,8 @@ export type RunEvent =
       readonly status?: 'stopped' | 'guardrail_stopped';
       /** The arbitration's decision that let the run go on, joining the trail with the ending (one commit, not two). */
       readonly decided?: DecisionRecord;
+      /** Where the artifact goes, when the ending writes one. */
+      readonly artifact?: ArtifactPlacement;
     }
   /** The run ended: completed, stopped, or invalid (set-up problems). */
   | {
@@ -111,14 +114,12 @@ function apply(state: RunState, event: RunEvent): RunState {
       const { pause: _cleared, ...rest } = base;
       return { ...rest, status: 'running' };
     }
-    case 'finishing':
-      return state.finishing
-        ? state
-        : {
-            ...state,
-            ...(event.decided ? { trail: [...state.trail, event.decided] } : {}),
-            finishing: { finished_at: event.finishedAt, decision: event.decision, ...(event.status ? { status: event.status } : {}) },
-          };
+    case 'finishing': {
+      if (state.finishing) return state;
+      const { finishedAt, decision, status, artifact, decided } = event;
+      const finishing = { finished_at: finishedAt, decision, ...(status ? { status } : {}), ...(artifact ? { artifact } : {}) };
+      return { ...state, ...(decided ? { trail: [...state.trail, decided] } : {}), finishing };
+    }
     case 'finished':
       return {
         ...state,

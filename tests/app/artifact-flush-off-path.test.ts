@@ -23,6 +23,7 @@ const command = JSON.stringify({ task_description: 'Choose the cache for the bil
 function watchedWriter(inner: ArtifactWriter, seen: string[], fail = false): ArtifactWriter {
   return {
     check: inner.check.bind(inner),
+    place: inner.place.bind(inner),
     write: inner.write.bind(inner),
     writeUnflushed: async (relativePath, content, protect) => {
       const written = await (inner.writeUnflushed?.(relativePath, content, protect) ?? Promise.reject(new Error('no writeUnflushed')));

@@ -172,7 +172,7 @@ describe('maestro run --follow', () => {
     const lines = jsonLines(r.stdout);
     const runId = lines[0]?.run_id;
     // The mediator's classification is a model call too: shown while it runs, before the council starts.
-    expect(lines[0]).toMatchObject({ kind: 'notice', message: expect.stringContaining('the mediator classifies the task on route') });
+    expect(lines[0]).toMatchObject({ kind: 'classifying', route: expect.any(String), model: expect.any(String), ts: expect.any(String) });
     expect(lines[1]).toMatchObject({
       kind: 'run_started',
       mode: 'round_robin',
@@ -295,8 +295,8 @@ describe('maestro watch --transcript', () => {
     expect(r.code, r.stderr).toBe(0);
     const lines = jsonLines(r.stdout);
     const kinds = lines.map((l) => l.kind);
-    expect(kinds.slice(0, 4)).toEqual(['started', 'claimed', 'notice', 'run_started']);
-    expect(lines[2]?.message).toContain('the mediator classifies the task on route');
+    // The mediator's classification is a step of the run (a model call like the council's), not a notice.
+    expect(kinds.slice(0, 4)).toEqual(['started', 'claimed', 'classifying', 'run_started']);
     expect(kinds.slice(-2)).toEqual(['finished', 'stopped']);
     expect(lines.at(-2)).toMatchObject({ status: 'completed', source: 'cache.json' });
     // The watcher's own PRODUCING_ARTIFACT transition, once (the transcript does not repeat it).

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -141,19 +141,50 @@ describe('maestro run (end to end, offline model)', () => {
     expect(viaEnv.code).toBe(0);
   });
 
-  it("keeps a person's file that the artifact would overwrite, but simply replaces an earlier artifact", async () => {
+  it("never replaces a person's file or an earlier run's artifact: each run writes beside it and says so everywhere", async () => {
     await writeFile(path.join(ws.dir, 'notes.md'), 'my own notes\n');
     await writeFile(
       path.join(ws.dir, 'over.json'),
       JSON.stringify({ task_description: 'Summarise the plan', output_artifact_path: 'notes.md', config: { max_rounds: 1 } }),
     );
-    expect((await runCli(['run', 'over.json'], { cwd: ws.dir })).code).toBe(0);
-    const backups = (await readdir(ws.dir)).filter((f) => f.startsWith('notes.md.') && f.endsWith('.bak'));
-    expect(backups).toHaveLength(1);
-    expect(await readFile(path.join(ws.dir, backups[0]!), 'utf8')).toBe('my own notes\n');
-    expect(await readFile(path.join(ws.dir, 'notes.md'), 'utf8')).toMatch(/^# Council report: /);
-    expect((await runCli(['run', 'over.json'], { cwd: ws.dir })).code).toBe(0);
-    expect((await readdir(ws.dir)).filter((f) => f.endsWith('.bak'))).toHaveLength(1);
+    const checked = await runCli(['validate', 'over.json', '--json'], { cwd: ws.dir });
+    expect(checked.code).toBe(0);
+    expect(JSON.parse(checked.stdout).warnings).toEqual([
+      'output_artifact_path: notes.md holds a file maestro did not write; it is left as it is and the artifact goes to notes-<run_id>.md',
+    ]);
+
+    const first = await runCli(['run', 'over.json', '--json'], { cwd: ws.dir });
+    expect(first.code).toBe(0);
+    const one = JSON.parse(first.stdout) as { run_id: string; artifact: string; audit_log: string };
+    expect(one.artifact).toBe(path.join(ws.dir, `notes-${one.run_id}.md`));
+    expect(first.stderr).toContain(
+      `notes.md holds a file maestro did not write, left as it is: this run's artifact is notes-${one.run_id}.md`,
+    );
+    expect(await readFile(path.join(ws.dir, 'notes.md'), 'utf8')).toBe('my own notes\n');
+    const written = (await auditRecords(one.audit_log)).find((r) => r.event === 'ARTIFACT_WRITTEN');
+    expect(written?.details).toMatchObject({
+      path: `notes-${one.run_id}.md`,
+      instead_of: 'notes.md',
+      left_as_it_is: 'a file maestro did not write',
+    });
+
+    // The path free again: the next run writes there; the one after finds that run's artifact and keeps it.
+    await rm(path.join(ws.dir, 'notes.md'));
+    const second = await runCli(['run', 'over.json'], { cwd: ws.dir });
+    expect(second.code).toBe(0);
+    const secondId = /completed (\S+) —/.exec(second.stdout)?.[1] ?? '';
+    expect(second.stdout).toContain(`artifact:  ${path.join(ws.dir, 'notes.md')}`);
+    const third = await runCli(['run', 'over.json'], { cwd: ws.dir });
+    const thirdId = /completed (\S+) —/.exec(third.stdout)?.[1] ?? '';
+    // The outcome's second line says it, on stdout with the rest of the outcome.
+    expect(third.stdout).toContain(`notes.md holds run ${secondId}'s artifact, left as it is: this run's artifact is notes-${thirdId}.md`);
+    expect(await readFile(path.join(ws.dir, 'notes.md'), 'utf8')).toContain(`| Run id | \`${secondId}\` |`);
+    expect(await readFile(path.join(ws.dir, `notes-${thirdId}.md`), 'utf8')).toContain(`| Run id | \`${thirdId}\` |`);
+    const shown = await runCli(['show', thirdId, '--raw'], { cwd: ws.dir });
+    expect(shown.stdout).toContain(
+      `- Artifact: ${path.join(ws.dir, `notes-${thirdId}.md`)} (not at notes.md: that holds run ${secondId}'s artifact, left as it is)`,
+    );
+    expect((await readdir(ws.dir)).filter((f) => f.endsWith('.bak'))).toEqual([]);
   });
 
   it('reports a broken maestro.config.json by file and key, as JSON too', async () => {

@@ -2,6 +2,7 @@ import { closeSync, fdatasync, fstatSync, fsync, mkdirSync, openSync, readSync, 
 import { copyFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { ARTIFACT_HEADING } from '../../domain/artifact.js';
+import { type ArtifactPlacement, artifactBase, artifactPathBeside, artifactRunId, describeOwner } from '../../domain/artifact-place.js';
 import type { ArtifactWriter, OutputPathCheck } from '../../domain/ports.js';
 import path from 'node:path';
 import { StorageError } from '../../domain/errors.js';
@@ -9,9 +10,9 @@ import { type DurableFs, type DurableHandle, syncDirectory, writeFileAtomically 
 import { checkOutputPath } from './knowledge-base.js';
 
 /**
- * Writes artifacts inside the workspace only, atomically. A file already at the path that is not a
- * maestro artifact (say, a README the command pointed at by mistake) is copied aside first, so
- * nothing a person wrote is ever lost; an earlier artifact of the same command is simply replaced.
+ * Writes artifacts inside the workspace only, atomically, where `place` put them: never over an
+ * earlier run's artifact or any other file (artifact-place.ts). Should a file appear at a placed path
+ * between the placement and the write (a person, a restart days later), it is copied aside first.
  */
 export class FsArtifactWriter implements ArtifactWriter {
   constructor(
@@ -21,6 +22,19 @@ export class FsArtifactWriter implements ArtifactWriter {
 
   check(relativePath: string, protect: readonly string[] = []): Promise<OutputPathCheck> {
     return checkOutputPath(this.root, relativePath, protect);
+  }
+
+  async place(relativePath: string, runId: string, suffixes: readonly string[] = []): Promise<ArtifactPlacement> {
+    const checked = await this.check(relativePath);
+    if (!checked.ok) return { path: relativePath };
+    const requested = checked.relative;
+    const owner = ownerOf(checked.absolute);
+    if (owner === runId) return { path: requested };
+    const base = artifactBase(requested);
+    const beside = suffixes.map((s) => `${base}${s}`).find((p) => ownerOf(path.join(this.root, p)) !== FREE);
+    if (owner === FREE && beside === undefined) return { path: requested };
+    const taken = owner === FREE ? { path: beside as string, by: 'a file already there' } : { path: requested, by: describeOwner(owner) };
+    return { path: artifactPathBeside(requested, runId), taken };
   }
 
   async write(relativePath: string, content: string, protect: readonly string[] = []): Promise<string> {
@@ -126,6 +140,28 @@ function existingFile(file: string, size: number): Buffer | undefined {
     let read = 0;
     for (let n = -1; read < length && n !== 0; read += n) n = readSync(fd, buffer, read, length - read, read);
     return buffer.subarray(0, read);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const FREE = Symbol('free');
+
+/** Who holds `file`: nobody (FREE), the run whose maestro artifact it is, or a file of anyone else (undefined). */
+function ownerOf(file: string): typeof FREE | string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? FREE : undefined;
+  }
+  try {
+    // The run id is in the run table, after the task (at most 20,000 characters): 64 KiB reaches it.
+    const buffer = Buffer.alloc(65_536);
+    const read = readSync(fd, buffer, 0, buffer.length, 0);
+    return artifactRunId(buffer.subarray(0, read).toString('utf8'));
   } catch {
     return undefined;
   } finally {
