@@ -156,7 +156,7 @@ export class IntakeLoop {
         run_id: claim.runId,
         source: claim.source,
         status: 'invalid',
-        decision: 'PAUSE_FOR_HITL',
+        decision: null,
         reason_code: 'SPEC_INVALID_INPUT',
         artifact: null,
         audit_log: null,

@@ -6,6 +6,7 @@ import { AppError, InvalidInputError, RunHeldError } from '../domain/errors.js';
 import { POISON_CLAIM_FAILURES, type Claim, type ClaimStore, type WatchEvent } from '../domain/queue.js';
 import { processCommand, resumeRun } from './process-command.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
+import { OUTCOME_DECISION } from '../domain/run-machine.js';
 
 /** How a claimed command is (re)started: a new claim, a resume from its checkpoint, or from the start. */
 export type ResumeKind = 'new' | 'checkpoint' | 'start' | 'decision';
@@ -35,7 +36,7 @@ export async function planClaim(claim: Claim, deps: RunClaimDeps): Promise<{ kin
   const ended: RunOutcome = {
     run_id: state.run_id,
     status: state.status,
-    decision: state.decision?.decision ?? '',
+    decision: OUTCOME_DECISION[state.status],
     reason_code: state.decision?.reason_code ?? `RUN_${state.status.toUpperCase()}`,
     artifact: state.artifact ?? null,
     audit_log: '',
@@ -59,7 +60,7 @@ export function outcomeOfClaim(result: ClaimResult, interrupted: (message: strin
   return {
     run_id: result.run_id,
     status: result.status,
-    decision: result.decision ?? '',
+    decision: result.decision,
     reason_code: result.reason_code,
     artifact: result.artifact,
     audit_log: result.audit_log ?? '',
@@ -153,7 +154,8 @@ async function failClaim(claim: Claim, error: unknown, deps: RunClaimDeps): Prom
     run_id: claim.runId,
     source: claim.source,
     status: invalid ? 'invalid' : 'error',
-    decision: decision.decision,
+    // Its audit record keeps the decision; the outcome says none was reached (OUTCOME_DECISION).
+    decision: null,
     reason_code: reasonCode,
     artifact: null,
     audit_log: null,

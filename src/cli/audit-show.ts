@@ -6,7 +6,7 @@ import { defaultSensitiveScanner } from '../domain/audit-sanitizer.js';
 import { readAuditRecords, verifyAuditLog } from '../domain/audit-verify.js';
 import type { Decision } from '../domain/decision.js';
 import { ExitError } from '../domain/errors.js';
-import { auditSource, checkRunId, WORKSPACE_OPTION } from './audit-options.js';
+import { auditSource, checkRunId, noLog, WORKSPACE_OPTION } from './audit-options.js';
 import { describeVerification } from './audit-verify.js';
 import type { Io } from './io.js';
 import { chalkFor } from './style.js';
@@ -20,12 +20,12 @@ export function registerAuditShow(audit: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .addHelpText(
       'after',
-      '\nExit codes: 0 shown · 1 no such log, or some lines are not valid records (the valid ones are still shown) · 2 usage.',
+      '\nExit codes: 0 shown · 1 some lines are not valid records (the valid ones are still shown) · 2 usage, or no such log.',
     )
     .action(async (runId: string, opts: { json?: boolean; workspace?: string }) => {
       const source = await auditSource(io, opts.workspace);
       const files = await source.read(checkRunId(runId)).finally(() => source.close());
-      if (files.log === undefined) throw new ExitError(1, `maestro audit show: there is no audit log for run ${runId} in ${source.label}`);
+      if (files.log === undefined) throw new ExitError(2, noLog('show', runId, source.label), 'refused');
       const { records, problems, tornLine } = readAuditRecords(files.log);
       const c = chalkFor(io);
       const warn = chalkFor(io, 'stderr');

@@ -9,7 +9,8 @@ import { pausesFor } from '../domain/loop-policy/workspace-loop.js';
 import type { RunState } from '../domain/run-state.js';
 import type { App } from '../compose/app.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
-import { reportOutcome, withRunContext } from './run.js';
+import { withRunContext } from './run-context.js';
+import { reportOutcome } from './run-outcome.js';
 import { chalkFor } from './style.js';
 
 /** `maestro hitl list|show|decide`: the runs paused for a person, and their decisions. */
@@ -85,7 +86,12 @@ function registerShow(hitl: Command, io: Io): void {
         env: io.env,
       });
       const state = await app.deps.ledger.load(runId);
-      if (!state) throw new ExitError(2, `maestro: there is no run "${runId}" in this workspace`);
+      if (!state)
+        throw new ExitError(
+          2,
+          `maestro hitl show: there is no run "${runId}" in this workspace (list them with "maestro runs")`,
+          'refused',
+        );
       const details = await showDetails({ app, runId, state });
       if (opts.json) {
         io.stdout.write(`${JSON.stringify(details, null, 2)}\n`);
@@ -153,6 +159,9 @@ function registerDecide(hitl: Command, io: Io): void {
     )
     .action(async (first: string | undefined, second: string | undefined, opts: DecideFlags) => {
       if (opts.all) {
+        // A decision that is not one is a usage error, said once, before any run is looked at.
+        if (first !== undefined && first !== 'continue' && first !== 'stop')
+          throw new ExitError(2, `maestro hitl decide --all: the decision is exactly "continue" or "stop", not "${first}"`);
         if (first === undefined || second !== undefined || opts.pause || opts.run) {
           throw new ExitError(2, 'maestro: usage: maestro hitl decide --all [--reason CODE] continue|stop (no run id, --pause or --run)');
         }
@@ -190,7 +199,7 @@ async function decide(options: { io: Io; runId: string; decision: string; opts: 
       app.engine ? app.engine.depsForRun(runId) : app.deps,
     );
   } catch (error) {
-    if (error instanceof HitlRefusedError) throw new ExitError(2, `maestro: refused: ${error.message}`);
+    if (error instanceof HitlRefusedError) throw new ExitError(2, `maestro: refused: ${error.message}`, 'refused');
     throw error;
   } finally {
     // The decision's records are all written: their spans leave now (a no-op when tracing is off).

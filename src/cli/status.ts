@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { WorkspaceStatus } from '../compose/workspace.js';
 import { loadWorkspaceConfig, resolveEngineUrl } from '../config.js';
 import { screenStrings } from '../domain/screen-text.js';
+import { parseCount } from './concurrency-option.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { openWorkspaceAt } from './open-workspace.js';
 import { chalkFor } from './style.js';
@@ -11,7 +12,7 @@ export function registerStatus(program: Command, io: Io): void {
     .command('status')
     .description('is a watcher running here; what is queued, in flight, paused for a person; the last runs')
     .option('--json', 'print one JSON object')
-    .option('-n, --recent <count>', 'how many recent runs to list', (v) => Math.max(0, Number.parseInt(v, 10) || 0), 10)
+    .option('-n, --recent <count>', 'how many recent runs to list', parseCount, 10)
     .option(...WORKSPACE_OPTION)
     .action(async (opts: { json?: boolean; recent: number; workspace?: string }) => {
       const workspace = await openWorkspaceAt(io, opts.workspace);

@@ -49,7 +49,8 @@ export function registerValidate(program: Command, io: Io): void {
         : '';
       if (findings.length > 0) {
         const lines = findings.flatMap((f) => [...f.lines.map((l) => `  ${l}`), `    → ${effect(f)}: ${f.explanation}`]);
-        io.stderr.write(`${c.red('✖')} ${file} would not run unattended:\n${lines.join('\n')}\n${read}`);
+        // The report goes to stdout whatever it says (a script reads it in one place); the exit code says which.
+        io.stdout.write(`${c.red('✖')} ${file} would not run unattended:\n${lines.join('\n')}\n${read}`);
         throw new ExitError(2);
       }
       io.stdout.write(`${c.green('✔')} ${file} is a valid command file; every gate would let it run\n${read}`);

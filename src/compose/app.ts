@@ -1,3 +1,4 @@
+import { InvalidInputError } from '../domain/errors.js';
 import type { DecideDeps } from '../app/hitl.js';
 import path from 'node:path';
 import { FsArtifactWriter } from '../adapters/fs/artifact-writer.js';
@@ -134,16 +135,19 @@ function modelRoutes(
   options: AppOptions,
   { config, env }: { config: WorkspaceConfig; env: Readonly<Record<string, string | undefined>> },
 ): App['deps']['models'] {
-  return delayOfflineRoutes(
-    new ConfiguredModelRoutes({
-      config,
-      env,
-      ...(options.route ? { overrideRoute: options.route } : {}),
-      ...(options.model ? { overrideModel: options.model } : {}),
-      createOpenAi: (route, apiKey) => new OpenAiLlmClient({ route, apiKey }),
-    }),
-    readOfflineDelayMs(options.env),
-  );
+  const routes = new ConfiguredModelRoutes({
+    config,
+    env,
+    ...(options.route ? { overrideRoute: options.route } : {}),
+    ...(options.model ? { overrideModel: options.model } : {}),
+    createOpenAi: (route, apiKey) => new OpenAiLlmClient({ route, apiKey }),
+  });
+  // `--route` and `--model` are this invocation's own: a route they leave unusable is a usage error, before any run starts.
+  if (options.route || options.model) {
+    const resolved = routes.resolve(options.route ?? config.default_route);
+    if ('error' in resolved) throw new InvalidInputError(options.route ? '--route' : '--model', [resolved.error]);
+  }
+  return delayOfflineRoutes(routes, readOfflineDelayMs(options.env));
 }
 
 /** Persona memory on files, kept within the history's run count and token budget. */

@@ -1,4 +1,5 @@
-import { ARTIFACT_HEADING } from './artifact.js';
+/** How every artifact starts; the writer recognises its own files by it (and, in the run table, whose it is). */
+export const ARTIFACT_HEADING = '# Council report: ';
 
 /**
  * Where a run's artifact goes (README, "Where things go"): at `output_artifact_path` when that path is

@@ -169,7 +169,8 @@ export function nextStep(state: RunState, mode: DeliberationMode, ctx: ModeConte
 export interface RunOutcome {
   readonly run_id: string;
   readonly status: 'completed' | 'paused' | 'stopped' | 'guardrail_stopped' | 'invalid' | 'error';
-  readonly decision: string;
+  /** The policy's decision, as the status says it (OUTCOME_DECISION): null where no ending was decided (invalid input, a failure). */
+  readonly decision: string | null;
   readonly reason_code: string;
   /** Absolute path of the artifact, when one was written. */
   readonly artifact: string | null;
@@ -179,6 +180,23 @@ export interface RunOutcome {
   /** Validation problems as `path: message`, for invalid input. */
   readonly issues?: readonly string[];
 }
+
+/**
+ * The decision every view of an outcome reports, by its status (README, "Exit codes"): a script that
+ * reads `decision` never sees one its `status` contradicts. An invalid command's audit record keeps the
+ * contract's fixed fail-closed response (PAUSE_FOR_HITL, SPEC_INVALID_INPUT), but nothing waits for a
+ * person: no ending was decided, so its outcome says null, as a failure's does.
+ */
+export const OUTCOME_DECISION = {
+  completed: 'RUN',
+  paused: 'PAUSE_FOR_HITL',
+  stopped: 'STOPPED',
+  guardrail_stopped: 'STOPPED',
+  invalid: null,
+  refused: null,
+  error: null,
+  interrupted: null,
+} as const;
 
 /** The one builder of outcomes: from the decision that ended (or paused) the run. Its words are screened: they are printed and kept. */
 export function buildOutcome(options: {
@@ -193,7 +211,7 @@ export function buildOutcome(options: {
   return {
     run_id: options.runId,
     status: options.status,
-    decision: options.decision.decision,
+    decision: OUTCOME_DECISION[options.status],
     reason_code: options.decision.reason_code,
     artifact: options.artifact ?? null,
     audit_log: options.auditLog,

@@ -84,7 +84,7 @@ describe('maestro doctor', () => {
     expect(servers.reduce((n, s) => n + s.requests.length + s.classifyRequests.length, 0)).toBe(0);
 
     const r = await doctor({ DOCTOR_TEST_KEY: 'wrong-key' });
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(1);
     expect(lineOf(r.stdout, 'good')).toMatch(/^✔ good .*answers, key accepted, model listed/);
     expect(lineOf(r.stdout, 'dead')).toMatch(
       new RegExp(`^✘ dead .*127\\.0\\.0\\.1:${deadPort}.*fallback of coordinator.*does not answer.*ECONNREFUSED`),
@@ -128,7 +128,7 @@ describe('maestro doctor', () => {
     expect(r.code).toBe(0);
     await personaRoutes({ strategist: { route: 'local', fallback: 'remote' } });
     const remote = await doctor({ OPENAI_API_KEY: 'k' });
-    expect(remote.code).toBe(2);
+    expect(remote.code).toBe(1);
     expect(lineOf(remote.stdout, 'remote')).toMatch(
       /^✘ remote .*fallback of strategist.*cannot take over as strategist's fallback: .*remote/,
     );

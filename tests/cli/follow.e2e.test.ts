@@ -179,7 +179,11 @@ describe('maestro run --follow', () => {
       personas: ['coordinator', 'strategist', 'auditor'],
       rounds: 1,
     });
-    expect(lines.slice(0, -1).every((l) => l.run_id === runId && typeof l.ts === 'string')).toBe(true);
+    expect(lines.slice(0, -1).every((l) => l.run_id === runId)).toBe(true);
+    // Every line has its time, the outcome's too, and the lines come in the order things happened.
+    const times = lines.map((l) => l.ts as string);
+    expect(times.every((t) => typeof t === 'string' && !Number.isNaN(Date.parse(t)))).toBe(true);
+    expect([...times].sort()).toEqual(times);
     expectCouncilStory(lines);
     // The last line is `run --json`'s one object, marked as the outcome.
     const outcome = lines.at(-1) as Line;
@@ -188,10 +192,12 @@ describe('maestro run --follow', () => {
       'audit_log',
       'decision',
       'kind',
+      'message',
       'orchestration',
       'reason_code',
       'run_id',
       'status',
+      'ts',
     ]);
     expect(outcome).toMatchObject({ kind: 'outcome', run_id: runId, status: 'completed', decision: 'RUN', reason_code: 'RUN_COMPLETED' });
     expectNoRawSecret(r.stdout + r.stderr);

@@ -59,7 +59,7 @@ describe('a run whose process was killed is interrupted, not running forever', (
     expect(live.interrupted).toEqual([]);
     const twice = await maestro(ws, 'run', '--resume', runId);
     expect(twice.code).toBe(2);
-    expect(twice.stderr).toContain(`pid ${child.child.pid}`);
+    expect(twice.stdout).toContain(`pid ${child.child.pid}`);
     // Nor stopped as if nobody ran it: only a run no live process holds can be stopped without a pause.
     const stop = await maestro(ws, 'hitl', 'decide', runId, 'stop');
     expect(stop.code).toBe(2);

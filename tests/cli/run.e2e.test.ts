@@ -26,7 +26,16 @@ describe('maestro run (end to end, offline model)', () => {
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as Record<string, string>;
     expect(out).toMatchObject({ status: 'completed', decision: 'RUN', reason_code: 'RUN_COMPLETED' });
-    expect(Object.keys(out).sort()).toEqual(['artifact', 'audit_log', 'decision', 'orchestration', 'reason_code', 'run_id', 'status']);
+    expect(Object.keys(out).sort()).toEqual([
+      'artifact',
+      'audit_log',
+      'decision',
+      'message',
+      'orchestration',
+      'reason_code',
+      'run_id',
+      'status',
+    ]);
     expect(out.artifact).toBe(path.join(ws.dir, 'outputs', 'migration-review.md'));
 
     const artifact = await readFile(out.artifact!, 'utf8');
@@ -91,9 +100,10 @@ describe('maestro run (end to end, offline model)', () => {
     const before = await stat(file);
     const r = await runCli(['run', 'bad.json'], { cwd: ws.dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('task_description: must not be empty');
-    expect(r.stderr).toContain('(root): unknown key "colour"');
-    expect(r.stderr).toContain('config.max_rounds:');
+    // The outcome, invalid as it is, on stdout with every other outcome.
+    expect(r.stdout).toContain('task_description: must not be empty');
+    expect(r.stdout).toContain('(root): unknown key "colour"');
+    expect(r.stdout).toContain('config.max_rounds:');
     expect(await readFile(file, 'utf8')).toBe(text);
     expect((await stat(file)).mtimeMs).toBe(before.mtimeMs);
     expect(await readdir(path.join(ws.dir, 'outputs')).catch(() => [])).toEqual([]);
@@ -191,8 +201,8 @@ describe('maestro run (end to end, offline model)', () => {
     await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ deliberation: { max_rounds: 3, rounds: 2 } }));
     const r = await runCli(['run', 'examples/review-migration.json', '--json'], { cwd: ws.dir });
     expect(r.code).toBe(2);
-    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'invalid', reason_code: 'SPEC_INVALID_INPUT' });
-    expect(r.stderr).toContain('maestro.config.json is invalid');
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'invalid', decision: null, reason_code: 'SPEC_INVALID_INPUT' });
+    expect(JSON.parse(r.stdout).message).toContain('maestro.config.json: deliberation: unknown key "rounds"');
     expect(r.stderr).toContain('deliberation: unknown key "rounds"');
   });
 
@@ -200,14 +210,15 @@ describe('maestro run (end to end, offline model)', () => {
     await writeFile(path.join(ws.dir, 'commands', 'queued.json'), JSON.stringify({ task_description: 'Plan the drill' }));
     const r = await runCli(['run', 'commands/queued.json'], { cwd: ws.dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('maestro watch --once');
+    expect(r.stdout).toContain('✖ refused — maestro run: commands/queued.json is in the drop folder');
+    expect(r.stdout).toContain('maestro watch --once');
     expect(await readdir(path.join(ws.dir, 'commands'))).toEqual(['queued.json']);
   });
 
   it('says clearly when the command file does not exist', async () => {
     const r = await runCli(['run', 'nope.json'], { cwd: ws.dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('cannot read nope.json: no such file');
+    expect(r.stdout).toContain('cannot read nope.json: no such file');
   });
 });
 
@@ -219,14 +230,14 @@ describe('maestro validate, schema, init', () => {
     );
     const bad = await runCli(['validate', 'bad.json'], { cwd: ws.dir });
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('config: unknown key "extra"');
+    expect(bad.stdout).toContain('config: unknown key "extra"');
     await writeFile(
       path.join(ws.dir, 'bad2.json'),
       JSON.stringify({ task_description: 'x', output_artifact_path: '../x.md', config: { personas: ['ghost'] } }),
     );
     const bad2 = await runCli(['validate', 'bad2.json'], { cwd: ws.dir });
-    expect(bad2.stderr).toContain('config.personas.0: no persona "ghost"');
-    expect(bad2.stderr).toContain('output_artifact_path: escapes the workspace');
+    expect(bad2.stdout).toContain('config.personas.0: no persona "ghost"');
+    expect(bad2.stdout).toContain('output_artifact_path: escapes the workspace');
     const good = await runCli(['validate', 'examples/review-migration.json'], { cwd: ws.dir });
     expect(good.code).toBe(0);
     expect(good.stdout).toContain('is a valid command file');
@@ -305,7 +316,7 @@ describe('an internal error during maestro run', () => {
   ])(
     '%s: exit 1, the run id, status "error" (one JSON object with --json), the stack on stderr, and the run not left running',
     async (_how, json) => {
-      const { withRunContext } = await import('../../src/cli/run.js');
+      const { withRunContext } = await import('../../src/cli/run-context.js');
       const { processCommand } = await import('../../src/app/process-command.js');
       // A bug below the model port: the kind of error no policy expects.
       const buggy = new ScriptedLlmClient(() => {
@@ -325,8 +336,6 @@ describe('an internal error during maestro run', () => {
       expect(buggy.calls).toHaveLength(1);
       expect(stderr.text).toContain('internal error — this is a bug');
       expect(stderr.text).toContain("TypeError: Cannot read properties of undefined (reading 'content')");
-      // The last line names the run and what happened to it.
-      expect(stderr.text.trim().split('\n').at(-1)).toMatch(new RegExp(`${runId} — internal error: Cannot read properties`));
       if (json) {
         const lines = stdout.text.split('\n').filter((l) => l.trim() !== '');
         expect(lines).toHaveLength(1);
@@ -340,7 +349,8 @@ describe('an internal error during maestro run', () => {
           message: "internal error: Cannot read properties of undefined (reading 'content')",
         });
       } else {
-        expect(stdout.text).toBe('');
+        // The outcome, on stdout as every outcome: it names the run and what happened to it.
+        expect(stdout.text.trim()).toMatch(new RegExp(`^✖ error ${runId} — internal error: Cannot read properties`));
       }
       const state = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', runId, 'state.json'), 'utf8'));
       expect(state.status).toBe('error');

@@ -147,7 +147,7 @@ describe('maestro watch: crash recovery and clean stop (end to end)', () => {
     const { runId } = await midRun(ws, SLOWER, 1);
     const resume = await runCli(['run', '--resume', runId, '--workspace', ws]);
     expect(resume.code).toBe(2);
-    expect(resume.stderr).toContain('is claimed by a running watcher');
+    expect(resume.stdout).toContain('is claimed by a running watcher');
   }, 60_000);
 
   it('maestro run --resume takes over the claim of a watcher killed with -9, finishes the run once, and nothing is left claimed', async () => {
