@@ -1,7 +1,8 @@
 import { type CommandFile, parseCommandText } from '../domain/command-file.js';
 import { floorRecord, type FloorRecord } from '../domain/floor/record.js';
 import { screenFloorRecord, screenText } from '../domain/screen.js';
-import { checkCommand, describeFindings, type CommandFinding } from './check-command.js';
+import { type CommandCheck, checkCommand, describeFindings, type CommandFinding } from './check-command.js';
+import { unusableFallbacks } from './doctor.js';
 import { resolveRoutes } from './prepare-models.js';
 import type { RunDeps } from './run-deps.js';
 
@@ -33,14 +34,30 @@ export async function reviewCommand(text: string, deps: RunDeps): Promise<Comman
   const floor = check.gathered.facts.floor;
   return {
     findings: screened(describeFindings(check, routes.problems, command)),
-    warnings: (await commandWarnings(command, deps)).map(screenText),
+    warnings: (await commandWarnings(command, check, deps)).map(screenText),
     ...(floor ? { floor: screenFloorRecord(floorRecord(floor.reading, floor.verdict)) } : {}),
   };
 }
 
-/** What would surprise a person about a command that runs: each a line. */
-async function commandWarnings(command: CommandFile, deps: RunDeps): Promise<string[]> {
+/**
+ * What would surprise a person about a command that runs, each a line: its artifact moved beside a
+ * taken path, an input the council sees only the start of, a fallback route that can never take over.
+ */
+async function commandWarnings(command: CommandFile, check: CommandCheck, deps: RunDeps): Promise<string[]> {
   const out: string[] = [];
+  const limit = deps.config.knowledge.max_file_bytes;
+  for (const input of check.gathered.inputs.filter((i) => i.result.truncated))
+    out.push(
+      `input_artifacts "${input.path}": ${input.result.bytes} bytes; the council sees only its first ${limit} (knowledge.max_file_bytes in maestro.config.json)`,
+    );
+  const council = new Set(command.config.personas ?? check.personas.map((p) => p.id));
+  for (const u of unusableFallbacks(
+    check.personas.filter((p) => council.has(p.id)),
+    deps.models,
+  ))
+    out.push(
+      `${u.persona.file}: fallback_route "${u.fallback}" can never take over from route "${u.route}" (REROUTE refuses it: ${u.why}); a failure of "${u.route}" pauses the run instead`,
+    );
   const output = command.output_artifact_path;
   if (output !== undefined) {
     const placement = await deps.artifacts.place(output, '<run_id>');

@@ -2,6 +2,7 @@ import type { ModelRoutes, PersonaStore } from '../domain/ports.js';
 import { refusedConditions } from '../domain/reroute.js';
 import { diagnoseRoute, type CallCheck, type Diagnosis, type ModelsListing } from '../domain/route-doctor.js';
 import type { ResolvedRoute } from '../domain/route.js';
+import type { Persona } from '../domain/persona.js';
 
 /** How `maestro doctor` reaches a route: its `GET /models`, and one tiny structured call (adapters). */
 export interface RouteChecks {
@@ -74,12 +75,27 @@ async function unusableFallback(
   candidate: ResolvedRoute,
   deps: { models: ModelRoutes; personas: PersonaStore },
 ): Promise<string | undefined> {
-  for (const p of (await deps.personas.loadAll()).personas) {
-    if (p.fallback_route !== candidate.id) continue;
-    const original = deps.models.resolve(deps.models.routeIdFor(p));
-    if ('error' in original) continue;
+  const held = unusableFallbacks((await deps.personas.loadAll()).personas, deps.models).find((u) => u.fallback === candidate.id);
+  return held && `cannot take over as ${held.persona.id}'s fallback: ${held.why}`;
+}
+
+/**
+ * Each persona whose `fallback_route` the REROUTE policy would refuse even for a safe task on a plain
+ * outage (more privileges, remote where its route is local, weaker constraints): it can never take
+ * over, and a failure of the persona's route pauses the run instead. `doctor` and `validate` say so.
+ */
+export function unusableFallbacks(
+  personas: readonly Persona[],
+  models: ModelRoutes,
+): { persona: Persona; route: string; fallback: string; why: string }[] {
+  const out = [];
+  for (const p of personas) {
+    if (!p.fallback_route) continue;
+    const route = models.routeIdFor(p);
+    const [original, candidate] = [models.resolve(route), models.resolve(p.fallback_route)];
+    if ('error' in original || 'error' in candidate) continue;
     const held = refusedConditions({ failure: 'network', original, candidate, rerouteCount: 0, maxReroute: 1, policySensitive: false });
-    if (held.length > 0) return `cannot take over as ${p.id}'s fallback: ${held.map((h) => h.detail).join('; ')}`;
+    if (held.length > 0) out.push({ persona: p, route, fallback: p.fallback_route, why: held.map((h) => h.detail).join('; ') });
   }
-  return undefined;
+  return out;
 }

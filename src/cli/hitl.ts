@@ -147,7 +147,10 @@ function registerDecide(hitl: Command, io: Io): void {
       '--run',
       'after continue, resume the run here in the foreground (otherwise a running watcher, or with an engine a free worker, picks it up)',
     )
-    .option('--json', 'with --run: print the run outcome as one JSON object; with --all: what was decided, as JSON')
+    .option(
+      '--json',
+      'one JSON object: the run outcome (stop, or continue with --run), the continue recorded, or with --all what was decided',
+    )
     .option(...WORKSPACE_OPTION)
     .addHelpText(
       'after',
@@ -218,6 +221,11 @@ async function goOn(options: { io: Io; app: App; runId: string; opts: DecideFlag
   const { io, app, runId, opts } = options;
   const c = chalkFor(io);
   if (!opts.run) {
+    if (opts.json) {
+      const where = app.engine ? 'the engine: whichever worker is free' : 'a running `maestro watch`, or maestro run --resume';
+      io.stdout.write(`${JSON.stringify({ run_id: runId, decision: 'continue', status: 'queued', resumed_by: where })}\n`);
+      return;
+    }
     io.stdout.write(
       app.engine
         ? `${c.green('✔')} continue recorded for ${runId}: queued in the engine for whichever worker is free\n`

@@ -7,6 +7,7 @@ import { describeFloor } from '../domain/floor/describe.js';
 import { createApp } from '../compose/app.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
+import { isCommandFileName } from '../domain/queue.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor } from './style.js';
 
@@ -74,5 +75,13 @@ export async function validateCommandFile(file: string, workspace: string, env: 
     };
   }
   const { deps } = await createApp({ workspace, env });
-  return reviewCommand(text, deps);
+  const review = await reviewCommand(text, deps);
+  // In the drop folder, only `*.json` names are commands: anything else lies there and is never run.
+  const name = path.basename(file);
+  if (path.dirname(file) === path.join(workspace, 'commands') && !isCommandFileName(name)) {
+    const as = `${name.replace(/\.[^.]*$/, '') || name}.json`;
+    const warning = `commands/${name}: the watcher takes only *.json files (lowercase, not hidden), so it ignores this one; rename it to commands/${as}`;
+    return { ...review, warnings: [warning, ...review.warnings] };
+  }
+  return review;
 }

@@ -4,6 +4,17 @@
  */
 import type { ProgressEvent } from './progress.js';
 
+/**
+ * Which names in `commands/` are commands: `*.json`, not hidden. This leaves out dotfiles, editor
+ * swap, backup and lock files (`.x.swp`, `x.json~`, `.#x.json`, `#x.json#`, vim's `4913`) and the
+ * temporary names of writers that write then rename (`x.json.tmp`, write-file-atomic's `x.json.123`).
+ * A name in another case (`Task.JSON`) or of another kind (`task.yaml`) is not a command either:
+ * `maestro validate` says so.
+ */
+export function isCommandFileName(name: string): boolean {
+  return name.endsWith('.json') && !name.startsWith('.') && name.length > '.json'.length;
+}
+
 /** The watcher's state machine: AWAITING_COMMAND → EXECUTING_TASK → PRODUCING_ARTIFACT → AWAITING_COMMAND. */
 export const WATCH_STATES = ['AWAITING_COMMAND', 'EXECUTING_TASK', 'PRODUCING_ARTIFACT', 'STOPPED'] as const;
 export type WatchState = (typeof WATCH_STATES)[number];

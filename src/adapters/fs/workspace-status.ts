@@ -5,7 +5,7 @@ import { FsRunHolds } from './run-holds.js';
 import { FsRunLiveness, showRun, type ShownRun } from './run-liveness.js';
 import { listClaims } from './inflight-claims.js';
 import { readRouteWaits, type ShownWait } from './route-waits.js';
-import { isCommandFileName } from './command-inbox.js';
+import { isCommandFileName } from '../../domain/queue.js';
 import type { FsWatcherRegistry, WatcherListing } from './watcher-registry.js';
 import { listDirOrEmpty } from './read.js';
 import { readCheckpoint } from './run-journal.js';

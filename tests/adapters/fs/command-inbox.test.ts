@@ -2,7 +2,8 @@ import { renameSync } from 'node:fs';
 import { mkdir, open, rename, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FsCommandInbox, isCommandFileName } from '../../../src/adapters/fs/command-inbox.js';
+import { FsCommandInbox } from '../../../src/adapters/fs/command-inbox.js';
+import { isCommandFileName } from '../../../src/domain/queue.js';
 import type { ReadyFile } from '../../../src/domain/queue.js';
 import { makeWorkspace, removeWorkspace, waitFor } from '../../helpers/watch-workspace.js';
 
