@@ -9,7 +9,8 @@ import type { RunDeps, RunOutcome } from './run-deps.js';
 import { OUTCOME_DECISION } from '../domain/run-machine.js';
 
 /** How a claimed command is (re)started: a new claim, a resume from its checkpoint, or from the start. */
-export type ResumeKind = 'new' | 'checkpoint' | 'start' | 'decision';
+/** How a claimed run is taken up; `outage`: a decision the route breaker posted when the route its outage paused on answered again. */
+export type ResumeKind = 'new' | 'checkpoint' | 'start' | 'decision' | 'outage';
 
 type Finished = Extract<WatchEvent, { kind: 'finished' }>;
 /** The outcome part of a `finished` event; the loop adds the state fields. */
@@ -32,7 +33,10 @@ export async function planClaim(claim: Claim, deps: RunClaimDeps): Promise<{ kin
   const state = await deps.run.ledger.load(claim.runId).catch(() => null);
   if (state === null) return { kind: 'checkpoint' };
   if (!state) return { kind: 'start' };
-  if (state.status === 'running') return { kind: claim.kind === 'decision' && !claim.recovered ? 'decision' : 'checkpoint' };
+  if (state.status === 'running') {
+    if (claim.kind !== 'decision' || claim.recovered) return { kind: 'checkpoint' };
+    return { kind: state.trail.at(-1)?.reason_code === 'ROUTE_RECOVERED' ? 'outage' : 'decision' };
+  }
   const ended: RunOutcome = {
     run_id: state.run_id,
     status: state.status,
@@ -72,7 +76,7 @@ export async function runClaim(claim: Claim, kind: ResumeKind, deps: RunClaimDep
   let outcome: RunOutcome;
   try {
     outcome =
-      kind === 'checkpoint' || kind === 'decision'
+      kind === 'checkpoint' || kind === 'decision' || kind === 'outage'
         ? await resumeRun(claim.runId, deps.run)
         : await processCommand({ text: await deps.claims.read(claim), source: claim.source, runId: claim.runId }, deps.run);
   } catch (error) {

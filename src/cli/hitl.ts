@@ -1,13 +1,12 @@
 import type { Command } from 'commander';
 import { explainReason } from '../domain/codes.js';
-import { resumeHere, runLiveness, shownRun } from '../compose/resume.js';
-import { decidePause, describeContinue, HitlRefusedError } from '../app/hitl.js';
-import { conflictFingerprint } from '../app/loop-policy.js';
+import { resumeHere, runLiveness } from '../compose/resume.js';
+import { decidePause, HitlRefusedError } from '../app/hitl.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
-import { pausesFor } from '../domain/loop-policy/workspace-loop.js';
 import type { RunState } from '../domain/run-state.js';
 import type { App } from '../compose/app.js';
+import { type PausedRow, pausedRuns, type ShowDetails, showDetails } from './hitl-details.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { withRunContext } from './run-context.js';
 import { reportOutcome } from './run-outcome.js';
@@ -41,38 +40,6 @@ function registerList(hitl: Command, io: Io): void {
     });
 }
 
-/** One paused run as `hitl list` shows it. */
-export interface PausedRow {
-  run_id: string;
-  pause_id: string;
-  age_seconds: number;
-  layer: string;
-  reason_code: string;
-  task_digest: string;
-  conflict_pauses: number;
-}
-
-/** The workspace's paused runs, in the ledger's order; a run whose checkpoint does not read is left out of the list. */
-export async function pausedRuns(app: App): Promise<PausedRow[]> {
-  const loop = await app.deps.loopPolicy.read();
-  const now = app.deps.clock.now().getTime();
-  const rows = [];
-  for (const id of await app.deps.ledger.list()) {
-    const state = await app.deps.ledger.load(id).catch(() => undefined);
-    if (state?.status !== 'paused' || !state.pause) continue;
-    rows.push({
-      run_id: state.run_id,
-      pause_id: state.pause.pause_id,
-      age_seconds: Math.round((now - Date.parse(state.pause.requested_at)) / 1000),
-      layer: state.pause.layer,
-      reason_code: state.pause.reason_code,
-      task_digest: state.task_sha256.slice(0, 12),
-      conflict_pauses: pausesFor(loop, conflictFingerprint(state, app.deps.sha256)),
-    });
-  }
-  return rows;
-}
-
 function registerShow(hitl: Command, io: Io): void {
   hitl
     .command('show')
@@ -99,28 +66,6 @@ function registerShow(hitl: Command, io: Io): void {
       }
       io.stdout.write(renderShow(details, state, io));
     });
-}
-
-/** What `hitl show` tells of a run: its pause, what continue would do, the plan and draft, the decisions so far. */
-export async function showDetails(options: { app: App; runId: string; state: RunState }): Promise<ShowDetails> {
-  const { app, state } = options;
-  const hitlText = await app.deps.ledger.readFile(options.runId, 'hitl.json').catch(() => undefined);
-  const hitlFile = readJsonObject(hitlText);
-  const loop = await app.deps.loopPolicy.read();
-  return {
-    run_id: state.run_id,
-    status: (await shownRun(app, state)).status,
-    // The task as the checkpoint keeps it (screened), and what was taken out of it: categories, never values.
-    task: state.command.task_description,
-    redacted: state.command_redacted ?? [],
-    pause: state.pause ?? null,
-    continue_would: state.pause ? describeContinue(state.pause.layer, state.pause.reason_code) : null,
-    plan: state.loop_plan ?? null,
-    draft: (hitlFile.draft as string | null | undefined) ?? null,
-    conflict_pauses: pausesFor(loop, conflictFingerprint(state, app.deps.sha256)),
-    decisions: state.hitl,
-    sealed: state.decision?.sealed ?? false,
-  };
 }
 
 export interface DecideFlags {
@@ -247,29 +192,14 @@ function writeList(rows: readonly PausedRow[], io: Io): void {
     return;
   }
   const c = chalkFor(io);
-  io.stdout.write(
-    `${c.bold('RUN ID                    AGE      LAYER         REASON                                  TASK          PAUSES')}\n`,
-  );
+  io.stdout.write(`${c.bold('RUN ID                    AGE      REASON                                  PAUSES  FILE — TASK')}\n`);
   for (const r of rows) {
+    const stopped = r.conflict_stopped ? c.red(' (conflict line stopped: stop only)') : '';
     io.stdout.write(
-      `${r.run_id.padEnd(26)}${formatAge(r.age_seconds).padEnd(9)}${r.layer.padEnd(14)}${r.reason_code.padEnd(40)}${r.task_digest.padEnd(14)}${r.conflict_pauses}\n`,
+      `${r.run_id.padEnd(26)}${formatAge(r.age_seconds).padEnd(9)}${r.reason_code.padEnd(40)}${String(r.conflict_pauses).padEnd(8)}${r.source} — ${r.task}${stopped}\n`,
     );
   }
   io.stdout.write(`\nDecide with: maestro hitl decide <run_id> continue|stop [--note TEXT]\n`);
-}
-
-export interface ShowDetails {
-  run_id: string;
-  status: string;
-  task: string;
-  redacted: string[];
-  pause: RunState['pause'] | null;
-  continue_would: string | null;
-  plan: string | null;
-  draft: string | null;
-  conflict_pauses: number;
-  decisions: RunState['hitl'];
-  sealed: boolean;
 }
 
 function renderShow(d: ShowDetails, state: RunState, io: Io): string {
@@ -288,6 +218,7 @@ function renderShow(d: ShowDetails, state: RunState, io: Io): string {
       `${c.bold('Why')} ${d.pause.message}`,
       `${c.bold('Continue would')} ${d.continue_would ?? ''}`,
       `${c.bold('Stop would')} end the run as STOPPED, with an artifact that records the stop`,
+      ...(d.resumes_on_its_own ? [`${c.bold('On its own')} ${d.resumes_on_its_own}`] : []),
     );
   } else lines.push(`${c.bold('Not paused.')} ${state.summary ?? ''}`);
   lines.push(
@@ -297,18 +228,14 @@ function renderShow(d: ShowDetails, state: RunState, io: Io): string {
   if (d.draft) lines.push(`${c.bold('Draft artifact')} ${d.draft}`);
   for (const h of d.decisions)
     lines.push(`${c.dim(`decided ${h.decision} on ${h.pause_id} at ${h.decided_at}${h.note ? ` — ${h.note}` : ''}`)}`);
-  if (d.pause) lines.push('', `Decide: maestro hitl decide ${d.run_id} continue|stop [--note TEXT]`);
+  if (d.pause)
+    lines.push(
+      '',
+      d.conflict_stopped
+        ? `Decide: maestro hitl decide ${d.run_id} stop [--note TEXT]`
+        : `Decide: maestro hitl decide ${d.run_id} continue|stop [--note TEXT]`,
+    );
   return `${lines.join('\n')}\n`;
-}
-
-/** A kept JSON file as an object; nothing when it is missing or does not read (it only adds details). */
-function readJsonObject(text: string | undefined): Record<string, unknown> {
-  try {
-    const json = text === undefined ? undefined : (JSON.parse(text) as unknown);
-    return json !== null && typeof json === 'object' ? (json as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }
 
 function formatAge(seconds: number): string {

@@ -111,6 +111,7 @@ export class WatchReporter {
           checkpoint: ' (resuming from its checkpoint)',
           start: ' (recovered; starting over)',
           decision: ' (continuing after a decision on its pause, from its checkpoint)',
+          outage: ' (resumed after the outage: its route answers again; from its checkpoint)',
         }[event.resume];
         return `${c.bold('EXECUTING_TASK')} ${c.dim(event.run_id)} ← ${event.source}${how}`;
       }

@@ -131,7 +131,7 @@ export type WatchEvent =
       from: WatchState;
       run_id: string;
       source: string;
-      resume: 'new' | 'checkpoint' | 'start' | 'decision';
+      resume: 'new' | 'checkpoint' | 'start' | 'decision' | 'outage';
     }
   | { kind: 'step'; state: 'EXECUTING_TASK'; run_id: string; step: string; persona: string; round: number; rounds: number }
   | { kind: 'producing_artifact'; state: 'PRODUCING_ARTIFACT'; from: WatchState; run_id: string; path: string }

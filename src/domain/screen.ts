@@ -119,6 +119,12 @@ export function keepsRawCommand(state: Pick<RunState, 'status' | 'decision'>): b
 /** The command as given, beside the checkpoint of a run that may still go on. Never shown. */
 export const RAW_COMMAND_FILE = 'command.json';
 
+/** The first line of a task, redacted and shortened for a listing (`runs`, `hitl list`, `status`). */
+export function taskLine(task: string, max = 72): string {
+  const first = screenText(task.trim().split('\n')[0] ?? '');
+  return first.length > max ? `${first.slice(0, max - 1)}…` : first;
+}
+
 /** Reason code of a run ended by a storage failure (it can be resumed). */
 export const STORAGE_WRITE_FAILED = 'STORAGE_WRITE_FAILED';
 

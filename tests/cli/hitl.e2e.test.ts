@@ -83,6 +83,9 @@ describe('fail-closed policy and HITL, through the real CLI', () => {
     const artifact = await readFile(path.join(ws.dir, 'outputs', 'stopped.md'), 'utf8');
     expect(artifact).toContain('Status: STOPPED');
     expect(artifact).toContain('| hitl | STOPPED | HITL_STOP | a person chose to stop | no | USER |');
+    // Listed with the person's stop, not the code that paused it.
+    const listed = JSON.parse((await maestro('runs', '--json')).stdout) as Array<Record<string, unknown>>;
+    expect(listed.find((r) => r.run_id === p.run_id)).toMatchObject({ status: 'stopped', reason_code: 'HITL_STOP' });
     await expect(stat(path.join(ws.dir, '.maestro', 'runs', p.run_id, 'command.json'))).rejects.toThrow();
     expect((await maestro('hitl', 'decide', p.run_id, 'continue')).code).toBe(2);
   });
@@ -127,6 +130,22 @@ describe('fail-closed policy and HITL, through the real CLI', () => {
     expect(JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', ids[2]!, 'hitl.json'), 'utf8')).conflict_pauses).toBe(3);
     const fourth = JSON.parse((await maestro('hitl', 'show', ids[3]!, '--json')).stdout);
     expect(fourth).toMatchObject({ status: 'stopped', sealed: true });
+    // The first three still wait, but their conflict line is stopped: continue is not offered, only stop.
+    const first = JSON.parse((await maestro('hitl', 'show', ids[0]!, '--json')).stdout);
+    expect(first).toMatchObject({ status: 'paused', conflict_stopped: true });
+    expect(first.continue_would).toMatch(/^not go on: this conflict line was ended by the loop policy/);
+    const firstText = (await maestro('hitl', 'show', ids[0]!)).stdout;
+    expect(firstText).toContain(`Decide: maestro hitl decide ${ids[0]} stop [--note TEXT]`);
+    expect(firstText).not.toContain('continue|stop');
+    // The list names the file and the task's first line, and marks the stopped line.
+    const listed = (await maestro('hitl', 'list')).stdout;
+    expect(listed).toContain('FILE — TASK');
+    expect(listed).toContain('c1.json — The requirements are unclear: choose the message queue for …');
+    expect(listed).toContain('(conflict line stopped: stop only)');
+    expect(JSON.parse((await maestro('hitl', 'list', '--json')).stdout)[0]).toMatchObject({
+      source: 'c1.json',
+      conflict_stopped: true,
+    });
 
     await conflict(5);
     const guarded = await maestro('run', 'c5.json', '--json');

@@ -65,6 +65,17 @@ describe('WatchReporter', () => {
       resume: 'decision',
     });
     expect(io.out()).toBe(`EXECUTING_TASK ${RUN} ← c.json (continuing after a decision on its pause, from its checkpoint)\n`);
+    reporter.onEvent({
+      kind: 'claimed',
+      state: 'EXECUTING_TASK',
+      from: 'AWAITING_COMMAND',
+      run_id: RUN,
+      source: 'c.json',
+      resume: 'outage',
+    });
+    expect(io.out().split('\n')[1]).toBe(
+      `EXECUTING_TASK ${RUN} ← c.json (resumed after the outage: its route answers again; from its checkpoint)`,
+    );
   });
 
   it('--once that stops with commands still queued says how many, not that the queue is empty', () => {

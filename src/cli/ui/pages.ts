@@ -4,7 +4,7 @@ import type { RunListing } from '../../compose/workspace.js';
 import { explainReason } from '../../domain/codes.js';
 import { SHOWN_RUN_STATUSES } from '../../domain/run-liveness.js';
 import type { RunState } from '../../domain/run-state.js';
-import type { PausedRow, ShowDetails } from '../hitl.js';
+import type { PausedRow, ShowDetails } from '../hitl-details.js';
 import { html, markdownHtml, type SafeHtml } from './html.js';
 import { verdictRadar } from './radar.js';
 
@@ -136,7 +136,7 @@ ${d.conflict_pauses > 1 ? html`<p>This conflict has paused ${d.conflict_pauses} 
 <form method="post" action="/decisions/${encodeURIComponent(d.run_id)}" class="decide-form">
 <input type="hidden" name="pause_id" value="${p.pause_id}">
 <label>Note <textarea name="note" maxlength="2000" rows="2"></textarea></label>
-<button name="decision" value="continue">Continue</button> <button name="decision" value="stop" class="stop">Stop</button>
+${d.conflict_stopped ? '' : html`<button name="decision" value="continue">Continue</button> `}<button name="decision" value="stop" class="stop">Stop</button>
 </form>${history}</section>`;
 }
 

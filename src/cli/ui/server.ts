@@ -9,7 +9,7 @@ import type { ConsoleBackend } from '../../compose/console.js';
 import { SHOWN_RUN_STATUSES } from '../../domain/run-liveness.js';
 import { screenText } from '../../domain/screen.js';
 import { renderTranscript } from '../../domain/transcript.js';
-import { pausedRuns, showDetails } from '../hitl.js';
+import { pausedRuns, showDetails } from '../hitl-details.js';
 import { TranscriptFeed } from '../transcript-feed.js';
 import { APP_CSS, APP_JS } from './assets.js';
 import { AddForm, commandOf, DecisionForm, readForm, RequeueForm } from './forms.js';
