@@ -277,13 +277,34 @@ describe('maestro run --follow', () => {
 
     asked = 0;
     const plain = await cli(['run', 'task.json', '--follow']);
+    expect(plain.stdout).not.toContain(JSON.stringify(VERDICTS.Auditor));
     expect(plain.stdout).toContain(
       [
         '  ↻ that call was asked again (a retry, or a fallback route); the reply as kept:',
-        `  ${JSON.stringify(VERDICTS.Auditor)}`,
         '  ⇒ verdict: investigate · confidence 0.60',
       ].join('\n'),
     );
+  });
+
+  it('parallel and supervisor runs (offline): every reply that is a JSON object is shown as readable lines, never the object', async () => {
+    const shown: string[] = [];
+    for (const config of [{ mode: 'parallel', review: 'anonymous' }, { mode: 'supervisor' }]) {
+      await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify({ ...command, config }));
+      const r = await cli(['run', 'task.json', '--follow']);
+      expect([0, 3], r.stderr).toContain(r.code); // completed, or paused by the offline council's doubt
+      shown.push(r.stdout);
+    }
+    const [parallel, supervisor] = shown as [string, string];
+    for (const out of shown) {
+      expect(out.split('\n').filter((l) => /^\s*(\{|```)/.test(l))).toEqual([]);
+      // A reply's lines (indented) stay short; the kept reply (show, the audit log) holds it whole.
+      for (const line of out.split('\n').filter((l) => l.startsWith('  '))) expect(line.length, line).toBeLessThanOrEqual(242);
+    }
+    expect(parallel).toMatch(/── coordinator assessing the task\n {2}⇒ (proceed|investigate|escalate) · confidence 0\.\d\d\n/);
+    expect(parallel).toMatch(/\n {2}vectors: engagement 0\.\d+ · know /);
+    expect(parallel).toMatch(/\n {2}ranking: [AB], [AB]\n/);
+    expect(supervisor).toMatch(/deciding what comes next\n {2}⇒ delegate → (strategist|auditor)\n/);
+    expect(supervisor).toMatch(/giving a verdict\n {2}⇒ verdict: /);
   });
 
   it('a command that cannot be read still ends with the one outcome line', async () => {
