@@ -41,7 +41,7 @@ export async function doctorRoutes(deps: {
       reports.push({ route: id, provider: null, model: null, endpoint: null, used_by: usedBy, ok: false, text: route.error });
       continue;
     }
-    const diagnosis = await checkRoute(route, deps.checks);
+    const diagnosis = await checkRoute(route, deps.checks, await everyPersonaFallsBack(id, deps));
     const base = { route: id, provider: route.provider, model: route.model, used_by: usedBy };
     const endpoint = route.provider === 'offline' ? null : deps.checks.endpointOf(route);
     const fallbackProblem = diagnosis.ok ? await unusableFallback(route, deps) : undefined;
@@ -62,10 +62,16 @@ async function routesInUse(deps: { models: ModelRoutes; personas: PersonaStore; 
   return users;
 }
 
-async function checkRoute(route: ResolvedRoute, checks: RouteChecks): Promise<Diagnosis> {
+/** Whether every persona on this route has a fallback_route (then the advice does not ask for one). */
+async function everyPersonaFallsBack(routeId: string, deps: { models: ModelRoutes; personas: PersonaStore }): Promise<boolean> {
+  const on = (await deps.personas.loadAll()).personas.filter((p) => deps.models.routeIdFor(p) === routeId);
+  return on.length > 0 && on.every((p) => p.fallback_route !== undefined);
+}
+
+async function checkRoute(route: ResolvedRoute, checks: RouteChecks, fallback: boolean): Promise<Diagnosis> {
   if (route.provider === 'offline') return { ok: true, text: 'the embedded offline rehearsal model (no endpoint to check)' };
   const models = await checks.listModels(route);
-  const facts = { model: route.model, jsonMode: route.json_mode, keyVariable: route.api_key_env ?? 'OPENAI_API_KEY', models };
+  const facts = { model: route.model, jsonMode: route.json_mode, keyVariable: route.api_key_env ?? 'OPENAI_API_KEY', models, fallback };
   if (models.kind === 'unreachable') return diagnoseRoute(facts);
   return diagnoseRoute({ ...facts, call: await checks.structuredCall(route) });
 }

@@ -110,6 +110,29 @@ describe('maestro doctor', () => {
     expect(fixed.code, fixed.stdout).toBe(0);
   });
 
+  it('its advice matches the configuration: a fallback_route is not asked for when every persona on the route has one; TLS on a plain port is named as the run names it', async () => {
+    const failing = await server(() => ({ status: 500, error: { message: 'boom', type: 'server_error' } }));
+    const plain = await server(ok, ['good-model']);
+    await writeFile(
+      path.join(ws.dir, 'maestro.config.json'),
+      JSON.stringify({
+        default_route: 'offline',
+        routes: { failing: route(failing.url), tls: route(plain.url.replace('http:', 'https:')) },
+      }),
+    );
+    await personaRoutes({ coordinator: { route: 'failing', fallback: 'offline' }, strategist: { route: 'tls' } });
+    const r = await doctor();
+    expect(r.code).toBe(1);
+    expect(lineOf(r.stdout, 'failing')).toMatch(
+      /^✘ failing .*HTTP 500.*check its logs \(its personas' fallback_route takes over meanwhile\)/,
+    );
+    expect(r.stdout).not.toContain('give the personas a fallback_route');
+    expect(lineOf(r.stdout, 'tls')).toMatch(/^✘ tls .*no TLS there; if the endpoint speaks plain HTTP, its base_url starts with http:\/\//);
+    // Without a fallback on it, the advice offers one.
+    await personaRoutes({ auditor: { route: 'failing' } });
+    expect(lineOf((await doctor()).stdout, 'failing')).toContain('or give the personas a fallback_route');
+  });
+
   it('says when a working fallback could never take over (local to remote), and the offline route needs no endpoint', async () => {
     const local = await server(ok, ['good-model']);
     await writeFile(

@@ -221,7 +221,8 @@ describe('an intake and workers on one engine', () => {
     // Four commands for two workers: each worker is mid-run when the engine goes, and two more wait
     // queued through the restart (six made the same two cases, three runs longer).
     const COMMANDS = 4;
-    for (let i = 0; i < COMMANDS; i++) await dropCommand(ws, `r${i}.json`, task(`Review the plan for restart case ${i} and list the risks`));
+    for (let i = 0; i < COMMANDS; i++)
+      await dropCommand(ws, `r${i}.json`, task(`Review the plan for restart case ${i} and list the risks`));
     await workers[0]!.waitFor('a run under way', (e) => e.kind === 'claimed');
     await new Promise((r) => setTimeout(r, 250)); // a few model calls into it
     await server().restart(500);

@@ -168,3 +168,17 @@ describe('fail-closed policy and HITL, through the real CLI', () => {
     expect(sixth.code).toBe(3);
   });
 });
+
+describe('the council session', () => {
+  it('has the same id on every look: session show, its --json, and after runs (one that completes, one that pauses)', async () => {
+    const first = (await maestro('session', 'show')).stdout.split('\n')[0];
+    expect(first).toMatch(/^Council session S-\S+ \(since /);
+    const id = first?.split(' ')[2];
+    expect(JSON.parse((await maestro('session', 'show', '--json')).stdout).session_id).toBe(id);
+    await write('clear.json', { task_description: 'Write a short note on the billing cache choice' });
+    expect((await maestro('run', 'clear.json')).code).toBe(0);
+    await write('ambiguous.json', ambiguous);
+    expect((await maestro('run', 'ambiguous.json')).code).toBe(3);
+    expect((await maestro('session', 'show')).stdout.split('\n')[0]).toBe(first);
+  });
+});

@@ -51,17 +51,16 @@ describe('mediator_advice on a real route', () => {
 
   it('a particular case in a high-stakes domain from the model pauses at the ethics gate', async () => {
     const { out } = await runWith(
-      () => ({ content: `Sure! \`\`\`json\n${readingReply({ high_stakes_case: ['Medical'] }).replace('"high_stakes_case"', '"High_Stakes_Case"')}\n\`\`\`` }),
+      () => ({
+        content: `Sure! \`\`\`json\n${readingReply({ high_stakes_case: ['Medical'] }).replace('"high_stakes_case"', '"High_Stakes_Case"')}\n\`\`\``,
+      }),
       'Summarise the leaflet that came with the blue pills for my dad',
     );
     expect(out).toMatchObject({ status: 'paused', reason_code: 'ETHICS_HIGH_STAKES' });
   });
 
   it('a task the model finds too unclear pauses at the meaning gate as ambiguous intent (issue 22 point 6)', async () => {
-    const { out, log } = await runWith(
-      () => ({ content: readingReply({ intent_clear: false }) }),
-      'Review the numbers before Friday',
-    );
+    const { out, log } = await runWith(() => ({ content: readingReply({ intent_clear: false }) }), 'Review the numbers before Friday');
     expect(out).toMatchObject({ status: 'paused', reason_code: 'MEANING_AMBIGUOUS_INTENT' });
     expect(server!.chatRequests()).toHaveLength(0);
     expect(log.find((x) => x.event === 'GATE' && x.layer === 'meaning')).toMatchObject({
@@ -91,11 +90,9 @@ describe('mediator_advice on a real route', () => {
   });
 
   it('the model sees the task as screened by the detector', async () => {
-    await runWith(
-      () => ({ content: readingReply() }),
-      'Review the notes from jane.doe@example.com about the rollout',
-      { policy: { pii: 'redact' } },
-    );
+    await runWith(() => ({ content: readingReply() }), 'Review the notes from jane.doe@example.com about the rollout', {
+      policy: { pii: 'redact' },
+    });
     const sent = JSON.stringify(server!.classifyRequests[0]?.body);
     expect(sent).toContain('[REDACTED:EMAIL]');
     expect(sent).not.toContain('jane.doe@example.com');

@@ -53,6 +53,18 @@ describe('WatchReporter', () => {
     );
   });
 
+  it('a worker says it takes commands from the engine, not from a commands/ folder', () => {
+    const io = fakeIo({ NO_COLOR: '1' });
+    const reporter = new WatchReporter(io, {
+      output: pickWatchOutput(io, false),
+      takesFrom: 'the engine at postgres://maestro:***@db/maestro',
+    });
+    reporter.onEvent(story[0]!);
+    expect(io.out()).toBe(
+      'AWAITING_COMMAND taking commands from the engine at postgres://maestro:***@db/maestro, workspace /ws (pid 42) — 1 recovered from a previous run\n',
+    );
+  });
+
   it('does not say a person decided a run that resumes on its own (a route that answers again resumes its outage pauses)', () => {
     const io = fakeIo({ NO_COLOR: '1' });
     const reporter = new WatchReporter(io, { output: pickWatchOutput(io, false) });

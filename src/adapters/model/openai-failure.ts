@@ -172,7 +172,7 @@ const CAUSE_NOTES: ReadonlyArray<readonly [RegExp, (code: string) => string]> = 
 ];
 
 /** A connection failure's code, explained where there is more to say (a certificate the process does not trust, TLS on a plain port). */
-function causeNote(error: Error): string {
+export function causeNote(error: Error): string {
   const code = codeInChain(error.cause);
   const note = code === undefined ? undefined : CAUSE_NOTES.find(([pattern]) => pattern.test(code));
   return note && code ? ` (${note[1](code)})` : '';
