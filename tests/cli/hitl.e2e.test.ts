@@ -182,3 +182,13 @@ describe('the council session', () => {
     expect((await maestro('session', 'show')).stdout.split('\n')[0]).toBe(first);
   });
 });
+
+describe('the personas folder', () => {
+  it('a README.md beside the personas documents them and does not block a run', async () => {
+    await writeFile(path.join(ws.dir, 'personas', 'README.md'), '# Our council\n\nThree personas; edit them freely.\n');
+    await write('clear.json', { task_description: 'Write a short note on the billing cache choice' });
+    const run = await maestro('run', 'clear.json', '--json');
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).status).toBe('completed');
+  });
+});

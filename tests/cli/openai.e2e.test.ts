@@ -231,7 +231,8 @@ describe('the openai provider through the real SDK and a chat-completions server
     const r = await run();
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stdout).reason_code).toBe('BUDGET_EXCEEDED');
-    expect(r.stderr).toContain('budget exceeded');
+    // Reached before a call (none left: not "4 of 4 allowed" as if exceeded), or gone past after one.
+    expect(r.stderr).toContain(limit === 'max_calls' ? 'budget limit reached — model calls: 4 used of 4, none left' : 'over the limit of');
     expect(r.stderr).toContain(`config.budget.${limit}`);
     // The mediator's classification is the first of the calls the budget counts.
     expect(s.classifyRequests).toHaveLength(1);

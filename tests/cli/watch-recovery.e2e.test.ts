@@ -101,6 +101,9 @@ describe('maestro watch: crash recovery and clean stop (end to end)', () => {
     const other = await watchOnce(ws);
     expect(other.code).toBe(0);
     expect(other.events.find((e) => e.kind === 'started')).toMatchObject({ recovered: 0, owned_by_others: 1 });
+    // Said, not silent: the second watcher names the first.
+    const said = other.events.find((e) => e.kind === 'notice');
+    expect(String(said?.message)).toContain(`another watcher is running on this workspace (pid ${watcher.child.pid} since `);
     expect(other.events.filter((e) => e.kind === 'claimed')).toEqual([]);
 
     // The first watcher still holds its run: stopped now, it checkpoints it, and no call was made twice.
