@@ -190,5 +190,7 @@ describe('the personas folder', () => {
     const run = await maestro('run', 'clear.json', '--json');
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout).status).toBe('completed');
+    // On the offline model, the outcome line says it was a rehearsal, not advice.
+    expect(JSON.parse(run.stdout).message).toMatch(/^completed: proceed .* · an offline rehearsal: canned replies, not advice/);
   });
 });
