@@ -146,6 +146,9 @@ describe('maestro audit show', () => {
     expect(r.stdout).toMatch(/ethics\s+RUN\s+ETHICS_OK · GATE/);
     expect(r.stdout).toMatch(/dispatch\s+RUN\s+RUN_COMPLETED · RUN_FINISHED/);
     expect(out[out.length - 1]).toContain('OK');
+    // Into a pipe every line is whole: no detail cut with "…", digests in full.
+    expect(out.slice(1, -1).some((l) => l.includes('…'))).toBe(false);
+    expect(r.stdout).toMatch(/=[0-9a-f]{64}/);
     expect(r.stdout).not.toContain('\u001b[');
     const coloured = await maestro(['audit', 'show', id, '-w', ws], { NO_COLOR: '', FORCE_COLOR: '1' });
     expect(coloured.stdout).toContain('\u001b[');
