@@ -356,7 +356,8 @@ export class WatchLoop {
         artifact: null,
         audit_log: auditLog,
         rejected_to: null,
-        message: `interrupted at its last checkpoint (${(error as Error).message}); the next start resumes it`,
+        // Only an interruption gets here: the signal's own words ("The operation was aborted") say nothing more.
+        message: `interrupted at its last checkpoint: the watcher was stopped; the next start resumes it${error instanceof Error && error.name !== 'AbortError' ? ` (${error.message})` : ''}`,
       };
     } finally {
       this.#runs.delete(claim.runId);

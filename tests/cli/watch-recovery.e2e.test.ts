@@ -81,7 +81,12 @@ describe('maestro watch: crash recovery and clean stop (end to end)', () => {
     const { watcher, runId } = await midRun(ws);
     watcher.kill('SIGTERM');
     expect(await watcher.exited).toEqual({ code: 0, signal: null });
-    expect(watcher.events.at(-2)).toMatchObject({ kind: 'finished', run_id: runId, status: 'interrupted' });
+    expect(watcher.events.at(-2)).toMatchObject({
+      kind: 'finished',
+      run_id: runId,
+      status: 'interrupted',
+      message: 'interrupted at its last checkpoint: the watcher was stopped; the next start resumes it',
+    });
     expect(watcher.events.at(-1)).toMatchObject({ kind: 'stopped', state: 'STOPPED', reason: 'signal' });
     expect(await listDir(path.join(ws, '.maestro', 'watchers'))).toEqual([]);
     expect(await listDir(path.join(ws, '.maestro', 'inflight'))).toEqual([`${runId}.claim`, `${runId}.json`]);
