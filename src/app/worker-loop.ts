@@ -296,7 +296,8 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
     if (this.#stopping && session.alive) {
       auditLog = await recordInterruption(claim, deps);
       await session.requeue(claim).catch(() => undefined);
-      message = `interrupted at its last checkpoint (${why}); handed back to the queue, another worker resumes it`;
+      // This worker is stopping: that is the why (an abort's own words, "The operation was aborted", say nothing more).
+      message = 'interrupted at its last checkpoint: this worker was stopped; handed back to the queue, another worker resumes it';
     } else {
       message = `stopped at its last checkpoint: ${why}; the engine gives it to the next free worker, which resumes it`;
     }
