@@ -142,10 +142,9 @@ describe('fail-closed policy and HITL, through the real CLI', () => {
     expect(listed).toContain('FILE — TASK');
     expect(listed).toContain('c1.json — The requirements are unclear: choose the message queue for …');
     expect(listed).toContain('(conflict line stopped: stop only)');
-    expect(JSON.parse((await maestro('hitl', 'list', '--json')).stdout)[0]).toMatchObject({
-      source: 'c1.json',
-      conflict_stopped: true,
-    });
+    const rows = JSON.parse((await maestro('hitl', 'list', '--json')).stdout) as Array<{ source: string; conflict_stopped: boolean }>;
+    expect(rows.map((r) => r.source).sort()).toEqual(['c1.json', 'c2.json', 'c3.json']);
+    expect(rows.every((r) => r.conflict_stopped)).toBe(true);
 
     await conflict(5);
     const guarded = await maestro('run', 'c5.json', '--json');
@@ -192,5 +191,9 @@ describe('the personas folder', () => {
     expect(JSON.parse(run.stdout).status).toBe('completed');
     // On the offline model, the outcome line says it was a rehearsal, not advice.
     expect(JSON.parse(run.stdout).message).toMatch(/^completed: proceed .* · an offline rehearsal: canned replies, not advice/);
+    // Its recommendation reads as sentences.
+    const artifact = await readFile(JSON.parse(run.stdout).artifact, 'utf8');
+    expect(artifact).toContain("After arbitration the council's position is: **proceed**. The task, in its key words: ");
+    expect(artifact).not.toContain('arbitrated position is');
   });
 });
