@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 import { main } from '../dist/bundle/main.js';
 
-// Output piped into a reader that stops early (`maestro --help | head`) is not an error.
+// Output piped into a reader that stops early (`maestro --help | head`) is not an error of its own: what
+// is left to say is dropped, and the subcommand hears of it (a run stops at its checkpoint, interrupted).
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
     throw error;
   });
 }

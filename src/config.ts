@@ -1,3 +1,4 @@
+import { withoutBom } from './domain/command-file.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { StampedCache } from './adapters/fs/file-stamp.js';
@@ -29,7 +30,7 @@ function parseConfigText(text: string | undefined, file: string): WorkspaceConfi
   if (text === undefined) return Object.freeze(parseOrThrow({}, file));
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(withoutBom(text));
   } catch (error) {
     throw new InvalidInputError(file, [`(root): not valid JSON (${(error as Error).message})`], { cause: error });
   }

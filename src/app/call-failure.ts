@@ -23,7 +23,7 @@ export function callFailure(error: unknown, call: Call, step?: { id: string; per
   if (error instanceof BudgetExceededError) {
     return {
       ending: decideRun({ kind: 'budget_exceeded' }),
-      message: `budget exceeded — ${error.message}`,
+      message: `budget limit reached — ${error.message}`,
       details: { limit: error.exceeded.limit },
     };
   }

@@ -73,6 +73,7 @@ export async function concludeRun(options: {
       cleared: judgement.cleared,
       usage: totalUsage(runCalls(run.state), deps.config.prices),
       notes,
+      rehearsal: wasRehearsal(state) ?? options.rehearsal,
     }),
     draft,
     attachments: conclusion.attachments,
@@ -232,11 +233,14 @@ function completedMessage(options: {
   cleared: boolean;
   usage: ReturnType<typeof totalUsage>;
   notes: string;
+  rehearsal: boolean;
 }): string {
   const { arbitration, usage } = options;
   const verdictWord = options.cleared ? `continued by a person over the council's ${arbitration.final_action}` : arbitration.final_action;
   const cost = usage.cost_usd !== undefined && usage.cost_usd > 0 ? `, $${usage.cost_usd.toFixed(4)}` : '';
   const calls = `${usage.calls} model calls, ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion tokens${cost}`;
   const agreement = `${arbitration.strategy}, agreement ${(arbitration.agreement * 100).toFixed(0)}%`;
-  return `completed: ${verdictWord} (${agreement}) · ${calls}${options.notes}`;
+  // The offline model's council is canned: the outcome line says so, as its artifact does.
+  const rehearsal = options.rehearsal ? ' · an offline rehearsal: canned replies, not advice (name a model route for real answers)' : '';
+  return `completed: ${verdictWord} (${agreement}) · ${calls}${options.notes}${rehearsal}`;
 }

@@ -2,6 +2,7 @@ import type { ModelRoutes, PersonaStore } from '../domain/ports.js';
 import { refusedConditions } from '../domain/reroute.js';
 import { diagnoseRoute, type CallCheck, type Diagnosis, type ModelsListing } from '../domain/route-doctor.js';
 import type { ResolvedRoute } from '../domain/route.js';
+import type { Persona } from '../domain/persona.js';
 
 /** How `maestro doctor` reaches a route: its `GET /models`, and one tiny structured call (adapters). */
 export interface RouteChecks {
@@ -40,7 +41,7 @@ export async function doctorRoutes(deps: {
       reports.push({ route: id, provider: null, model: null, endpoint: null, used_by: usedBy, ok: false, text: route.error });
       continue;
     }
-    const diagnosis = await checkRoute(route, deps.checks);
+    const diagnosis = await checkRoute(route, deps.checks, await everyPersonaFallsBack(id, deps));
     const base = { route: id, provider: route.provider, model: route.model, used_by: usedBy };
     const endpoint = route.provider === 'offline' ? null : deps.checks.endpointOf(route);
     const fallbackProblem = diagnosis.ok ? await unusableFallback(route, deps) : undefined;
@@ -61,10 +62,16 @@ async function routesInUse(deps: { models: ModelRoutes; personas: PersonaStore; 
   return users;
 }
 
-async function checkRoute(route: ResolvedRoute, checks: RouteChecks): Promise<Diagnosis> {
+/** Whether every persona on this route has a fallback_route (then the advice does not ask for one). */
+async function everyPersonaFallsBack(routeId: string, deps: { models: ModelRoutes; personas: PersonaStore }): Promise<boolean> {
+  const on = (await deps.personas.loadAll()).personas.filter((p) => deps.models.routeIdFor(p) === routeId);
+  return on.length > 0 && on.every((p) => p.fallback_route !== undefined);
+}
+
+async function checkRoute(route: ResolvedRoute, checks: RouteChecks, fallback: boolean): Promise<Diagnosis> {
   if (route.provider === 'offline') return { ok: true, text: 'the embedded offline rehearsal model (no endpoint to check)' };
   const models = await checks.listModels(route);
-  const facts = { model: route.model, jsonMode: route.json_mode, keyVariable: route.api_key_env ?? 'OPENAI_API_KEY', models };
+  const facts = { model: route.model, jsonMode: route.json_mode, keyVariable: route.api_key_env ?? 'OPENAI_API_KEY', models, fallback };
   if (models.kind === 'unreachable') return diagnoseRoute(facts);
   return diagnoseRoute({ ...facts, call: await checks.structuredCall(route) });
 }
@@ -74,12 +81,27 @@ async function unusableFallback(
   candidate: ResolvedRoute,
   deps: { models: ModelRoutes; personas: PersonaStore },
 ): Promise<string | undefined> {
-  for (const p of (await deps.personas.loadAll()).personas) {
-    if (p.fallback_route !== candidate.id) continue;
-    const original = deps.models.resolve(deps.models.routeIdFor(p));
-    if ('error' in original) continue;
+  const held = unusableFallbacks((await deps.personas.loadAll()).personas, deps.models).find((u) => u.fallback === candidate.id);
+  return held && `cannot take over as ${held.persona.id}'s fallback: ${held.why}`;
+}
+
+/**
+ * Each persona whose `fallback_route` the REROUTE policy would refuse even for a safe task on a plain
+ * outage (more privileges, remote where its route is local, weaker constraints): it can never take
+ * over, and a failure of the persona's route pauses the run instead. `doctor` and `validate` say so.
+ */
+export function unusableFallbacks(
+  personas: readonly Persona[],
+  models: ModelRoutes,
+): { persona: Persona; route: string; fallback: string; why: string }[] {
+  const out = [];
+  for (const p of personas) {
+    if (!p.fallback_route) continue;
+    const route = models.routeIdFor(p);
+    const [original, candidate] = [models.resolve(route), models.resolve(p.fallback_route)];
+    if ('error' in original || 'error' in candidate) continue;
     const held = refusedConditions({ failure: 'network', original, candidate, rerouteCount: 0, maxReroute: 1, policySensitive: false });
-    if (held.length > 0) return `cannot take over as ${p.id}'s fallback: ${held.map((h) => h.detail).join('; ')}`;
+    if (held.length > 0) out.push({ persona: p, route, fallback: p.fallback_route, why: held.map((h) => h.detail).join('; ') });
   }
-  return undefined;
+  return out;
 }

@@ -1,4 +1,5 @@
 import { renderArtifact, type ArtifactInput } from '../domain/artifact.js';
+import { type ArtifactPlacement, artifactBase, describePlacement } from '../domain/artifact-place.js';
 import { auditEvent, type AuditDetails, type AuditEvent } from '../domain/audit.js';
 import { runDecision, type DecisionRecord } from '../domain/decision.js';
 import type { ArtifactAttachment } from '../domain/modes/mode.js';
@@ -58,8 +59,10 @@ export async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   // The end is put on the checkpoint before anything is written, with its time: a run killed between
   // the artifact and its last save ends the same way when recovered, byte for byte.
   const finishedAt = new Date(run.state.finishing?.finished_at ?? deps.clock.now().toISOString());
-  // Written only once the end is on the checkpoint: a commit that fails leaves no picture without its artifact.
-  const pictures = picturesOf(options);
+  // Where the artifact goes is fixed with the ending (a restart writes where it did); its pictures are
+  // written only once the end is on the checkpoint: a commit that fails leaves no picture without its artifact.
+  const placement = await placeArtifact(options);
+  const pictures = picturesOf(options, placement);
   const { lead } = options;
   await run.commit({
     event: {
@@ -68,13 +71,14 @@ export async function finishRun(options: FinishOptions): Promise<RunOutcome> {
       decision,
       ...(status !== 'completed' ? { status } : {}),
       ...(lead?.decided ? { decided: lead.decided } : {}),
+      ...(placement ? { artifact: placement } : {}),
     },
     // The orchestration result waits for the end's commit: it is read once the run has ended (`--json`), and
     // until then a crash concludes the run again and writes it then.
     ...(lead ? { records: lead.records, completesEnding: lead.completesEnding } : {}),
   });
   const state = run.state;
-  const artifact = await writeArtifact(options, { status, finishedAt, message, resumedEnding, pictures });
+  const artifact = placement ? await writeArtifact(options, { placement, status, finishedAt, message, resumedEnding, pictures }) : null;
   for (const p of pictures) await deps.artifacts.write(p.path, p.content, state.command.input_artifacts);
   // What depends on the artifact and its pictures being on disk (the council's memory) happens only
   // now: memory keeps only a run that ended well (DESIGN.md, Persistence).
@@ -98,11 +102,19 @@ export async function finishRun(options: FinishOptions): Promise<RunOutcome> {
     removeFiles: [RAW_COMMAND_FILE],
     completesEnding: resumedEnding,
   });
-  const text =
+  const text = endedText({ status, decision, message, placement });
+  return buildOutcome({ runId: state.run_id, status, decision, auditLog: run.log, message: text, artifact: artifactPath });
+}
+
+/** What an ending says to people: how it ended, and where its artifact went when the command's path was taken. */
+function endedText(end: { status: string; decision: DecisionRecord; message: string; placement: ArtifactPlacement | undefined }): string {
+  const { status, decision, message, placement } = end;
+  const said =
     status === 'completed'
       ? message
       : `${status === 'guardrail_stopped' ? 'stopped by a guardrail' : 'stopped'} (${decision.layer}: ${decision.reason_code}${decision.sealed ? ', sealed' : ''}): ${message}`;
-  return buildOutcome({ runId: state.run_id, status, decision, auditLog: run.log, message: text, artifact: artifactPath });
+  const moved = placement && describePlacement(placement);
+  return moved ? `${said}\n${moved}` : said;
 }
 
 /** The RUN_FINISHED record: how the run ended, and what its calls used. */
@@ -119,17 +131,32 @@ function finishedRecord(options: FinishOptions, status: string): AuditEvent {
 
 type PlacedPicture = ArtifactAttachment & { readonly path: string };
 
+/**
+ * Where the ending's artifact goes (artifact-place.ts): fixed with the ending, so an ending completed
+ * after a restart writes where it did. Said on the way (a notice) when the command's path was taken.
+ */
+async function placeArtifact(options: FinishOptions): Promise<ArtifactPlacement | undefined> {
+  const { run, deps } = options;
+  const plan = run.state.plan;
+  if (!options.artifact || !plan) return undefined;
+  const suffixes = (options.attachments ?? []).map((a) => a.suffix);
+  const placement = run.state.finishing?.artifact ?? (await deps.artifacts.place(plan.output_path, run.state.run_id, suffixes));
+  const moved = describePlacement(placement);
+  if (moved) deps.onProgress?.({ kind: 'notice', run_id: run.state.run_id, message: moved });
+  return placement;
+}
+
 /** The artifact's pictures, each beside it (the artifact's name without `.md`, plus the picture's suffix). */
-function picturesOf(options: FinishOptions): PlacedPicture[] {
-  const plan = options.run.state.plan;
-  if (!options.artifact || !plan) return [];
-  return (options.attachments ?? []).map((a) => ({ ...a, path: `${plan.output_path.replace(/\.md$/i, '')}${a.suffix}` }));
+function picturesOf(options: FinishOptions, placement: ArtifactPlacement | undefined): PlacedPicture[] {
+  if (!placement) return [];
+  return (options.attachments ?? []).map((a) => ({ ...a, path: `${artifactBase(placement.path)}${a.suffix}` }));
 }
 
 /** The artifact, when the run has one to write (linking its pictures), and its ARTIFACT_WRITTEN record (committed with the run's end). */
 async function writeArtifact(
   options: FinishOptions,
   end: {
+    placement: ArtifactPlacement;
     status: 'completed' | 'stopped' | 'guardrail_stopped';
     finishedAt: Date;
     message: string;
@@ -138,11 +165,11 @@ async function writeArtifact(
   },
 ): Promise<{ path: string; record: AuditEvent } | null> {
   const { run, deps, decision } = options;
-  const { status, finishedAt, message, resumedEnding, pictures } = end;
+  const { placement, status, finishedAt, message, resumedEnding, pictures } = end;
   const state = run.state;
   const plan = state.plan;
   if (!options.artifact || !plan) return null;
-  deps.onProgress?.({ kind: 'producing_artifact', run_id: state.run_id, path: plan.output_path });
+  deps.onProgress?.({ kind: 'producing_artifact', run_id: state.run_id, path: placement.path });
   const markdown = renderArtifact({
     ...options.artifact,
     pictures: pictures.map((p) => ({ file: p.path.split('/').at(-1) ?? p.path, alt: p.alt })),
@@ -152,9 +179,11 @@ async function writeArtifact(
     trail: [...state.trail, decision],
     ...(status === 'stopped' ? { outcomeNote: message } : {}),
   });
-  const artifactPath = await deps.artifacts.write(plan.output_path, markdown, state.command.input_artifacts);
+  const artifactPath = await deps.artifacts.write(placement.path, markdown, state.command.input_artifacts);
   const written = auditEvent('ARTIFACT_WRITTEN', runDecision('artifact', 'ARTIFACT_WRITTEN'), {
-    path: plan.output_path,
+    path: placement.path,
+    // The command's path was taken: which, and by what (a run id, or a file maestro did not write).
+    ...(placement.taken ? { instead_of: placement.taken.path, left_as_it_is: placement.taken.by } : {}),
     bytes: Buffer.byteLength(markdown),
     sha256: deps.sha256(markdown),
     ...(resumedEnding ? { completed_after_restart: true } : {}),

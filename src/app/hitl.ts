@@ -212,31 +212,32 @@ type DraftSections = NonNullable<Parameters<typeof settleRun>[0]['draft']>['sect
 
 /**
  * What `continue` does, by the reason that paused the run (then by its layer): what `maestro hitl
- * show` promises must be what resuming does, so each line names the code path it describes.
+ * show` promises must be what resuming does, so each line names the code path it describes. Each is
+ * the words after "Continue would" (a verb phrase), so it reads as a sentence there.
  */
 const CONTINUE_BY_REASON: Readonly<Record<string, string>> = {
   // execute-run: the classification is not skipped; a run with no advice on its checkpoint asks again.
   MEDIATOR_CLASSIFICATION_FAILED:
-    "the mediator's classification is asked again (the check is never skipped); if the route still fails or answers unreadably, the run pauses again; nothing reaches the council before it reads",
+    'ask the mediator for its classification again (the check is never skipped); if the route still fails or answers unreadably, the run pauses again; nothing reaches the council before it reads',
   // supervisor-loop: `unreadableApproved` ends the loop at the unreadable decision.
   SUPERVISOR_DECISION_INVALID:
-    'the supervisor loop ends at the decision that could not be read (nothing is delegated from it); every persona then gives its verdict and the run goes on; finished calls are not repeated',
+    'end the supervisor loop at the decision that could not be read (nothing is delegated from it); every persona then gives its verdict and the run goes on; finished calls are not repeated',
   // conclude-run: an approved reason clears the arbitration.
   ARBITRATION_VERDICTS_UNREADABLE:
-    'the unreadable verdicts are overridden: the artifact and session states are written from the deliberation already done — no model call is repeated',
+    'override the unreadable verdicts: the artifact and session states are written from the deliberation already done, and no model call is repeated',
   // execute-run: budgetCheck skips an approved BUDGET_EXCEEDED.
-  BUDGET_EXCEEDED: 'the run goes on past its budget; finished model calls are not repeated',
+  BUDGET_EXCEEDED: 'let the run go on past its budget; finished model calls are not repeated',
   // gates: these facts are checked afresh on resume, never waived.
-  MEANING_UNKNOWN_PERSONA: 'the gates are checked again: once the persona files exist the run goes on, otherwise it pauses again',
-  MEANING_EMPTY_TASK: 'the gates are checked again: an empty task pauses again (write the task and run the command again)',
-  REROUTE_NOT_ALLOWED: 'the failed model call is tried again on the same route (no REROUTE is taken); finished calls are not repeated',
+  MEANING_UNKNOWN_PERSONA: 'check the gates again: once the persona files exist the run goes on, otherwise it pauses again',
+  MEANING_EMPTY_TASK: 'check the gates again: an empty task pauses again (write the task and run the command again)',
+  REROUTE_NOT_ALLOWED: 'try the failed model call again on the same route (no REROUTE is taken); finished calls are not repeated',
 };
 
 const CONTINUE_BY_LAYER: Readonly<Record<string, string>> = {
   arbitration:
-    "the council's verdict is overridden: the artifact and session states are written from the deliberation already done — no model call is repeated",
-  model: 'the failed model call is tried again; finished calls are not repeated',
-  reroute: 'the failed model call is tried again; finished calls are not repeated',
+    "override the council's verdict: the artifact and session states are written from the deliberation already done, and no model call is repeated",
+  model: 'try the failed model call again; finished calls are not repeated',
+  reroute: 'try the failed model call again; finished calls are not repeated',
 };
 
 /** What `continue` would do for a pause of this layer and reason, for `maestro hitl show`. */
@@ -244,6 +245,6 @@ export function describeContinue(layer: string, reason: string): string {
   return (
     CONTINUE_BY_REASON[reason] ??
     CONTINUE_BY_LAYER[layer] ??
-    `the ${layer} gate is cleared (${reason}); the later gates still run, then the council deliberates`
+    `clear the ${layer} gate (${reason}); the later gates still run, then the council deliberates`
   );
 }

@@ -4,6 +4,7 @@ import { buildOutcome } from '../domain/run-machine.js';
 import { failureEnding } from './failure-ending.js';
 import { claimResult, rejectClaim, type ClaimResult } from './run-claim.js';
 import { unrecordedOutcome } from './settle-run.js';
+import { type ArtifactPlacement, artifactBase, artifactRunId, describePlacement, moveArtifactFiles } from '../domain/artifact-place.js';
 import type { ArtifactWriter, Delivery, InputReader, IntakeQueue } from '../domain/ports.js';
 
 export type { Delivery, IntakeQueue } from '../domain/ports.js';
@@ -268,13 +269,19 @@ export class IntakeLoop {
         this.#finished(claimResult(claim, outcome, await this.#o.claims.reject(claim, rejection)));
       } else {
         let artifact: string | null = null;
-        for (const a of await this.#o.queue.artifacts(row.runId)) artifact = await this.#o.artifacts.write(a.path, a.content, a.protect);
+        const placed = await placeHere(this.#o.artifacts, row.runId, await this.#o.queue.artifacts(row.runId));
+        const moved = placed.placement && describePlacement(placed.placement);
+        if (moved) this.#notice(row.runId, moved);
+        for (const a of placed.files) {
+          const written = await this.#o.artifacts.write(a.path, a.content, a.protect);
+          if (!placed.placement || a.path === placed.placement.path) artifact = written;
+        }
         await this.#o.claims.release(claim);
         // A done row's run ended as its status says (QUEUE_STATE_OF); a row older than its checkpoint says completed.
         const status =
           row.state === 'paused' ? 'paused' : row.status === 'stopped' || row.status === 'guardrail_stopped' ? row.status : 'completed';
         const howTo = row.state === 'paused' ? `\ndecide: maestro hitl decide ${row.runId} continue|stop [--note TEXT]` : '';
-        const message = `${row.summary ?? status}${howTo}`;
+        const message = `${row.summary ?? status}${moved ? `\n${moved}` : ''}${howTo}`;
         this.#finished(claimResult(claim, buildOutcome({ runId: row.runId, status, decision, auditLog, message, artifact })));
       }
     } catch (error) {
@@ -294,4 +301,20 @@ export class IntakeLoop {
   #notice(runId: string | null, message: string): void {
     this.#o.onEvent({ kind: 'notice', run_id: runId, message });
   }
+}
+
+/**
+ * A run's files from the engine, placed in this workspace by the same rule as a local run's
+ * (artifact-place.ts): the worker placed them on its own copy, so a path taken here moves them beside.
+ */
+async function placeHere<F extends { readonly path: string; readonly content: string }>(
+  writer: ArtifactWriter,
+  runId: string,
+  files: readonly F[],
+): Promise<{ files: readonly F[]; placement?: ArtifactPlacement }> {
+  const main = files.find((f) => artifactRunId(f.content) === runId);
+  if (!main) return { files };
+  const suffixes = files.filter((f) => f !== main).map((f) => f.path.slice(artifactBase(main.path).length));
+  const placement = await writer.place(main.path, runId, suffixes);
+  return { files: placement.path === main.path ? files : moveArtifactFiles(files, main.path, placement.path), placement };
 }

@@ -121,14 +121,16 @@ export function resolveRoutes(options: {
   problems: string[];
 } {
   const { models } = options;
-  const problems: string[] = [];
   const resolved = new Map<string, ResolvedRoute>();
+  // A route that does not resolve is one problem, whoever uses it: one line naming every file that does.
+  const failed = new Map<string, { error: string; who: string[] }>();
   const resolve = (id: string, who: string): ResolvedRoute | undefined => {
     const cached = resolved.get(id);
     if (cached) return cached;
-    const r = models.resolve(id);
+    const known = failed.get(id);
+    const r = known ?? models.resolve(id);
     if ('error' in r) {
-      problems.push(`${who}: ${r.error}`);
+      failed.set(id, { error: r.error, who: [...(known?.who ?? []), who] });
       return undefined;
     }
     resolved.set(id, r);
@@ -149,5 +151,6 @@ export function resolveRoutes(options: {
     personas.set(id, route ? { ...persona, privileges: persona.privileges.filter((p) => route.privileges.includes(p)) } : persona);
   }
 
+  const problems = [...failed.values()].map((f) => `${f.who.join(', ')}: ${f.error}`);
   return { resolved, assignment, fallbacks, personas, problems };
 }

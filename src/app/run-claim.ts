@@ -8,7 +8,8 @@ import type { RunDeps, RunOutcome } from './run-deps.js';
 import { settleOutside } from './settle-run.js';
 
 /** How a claimed command is (re)started: a new claim, a resume from its checkpoint, or from the start. */
-export type ResumeKind = 'new' | 'checkpoint' | 'start' | 'decision';
+/** How a claimed run is taken up; `outage`: a decision the route breaker posted when the route its outage paused on answered again. */
+export type ResumeKind = 'new' | 'checkpoint' | 'start' | 'decision' | 'outage';
 
 /** How a claimed command ended, and where its file went. */
 export type ClaimResult = ClaimOutcome;
@@ -35,7 +36,10 @@ export async function planClaim(claim: Claim, deps: RunClaimDeps): Promise<{ kin
   const state = await deps.run.ledger.load(claim.runId).catch(() => null);
   if (state === null) return { kind: 'checkpoint' };
   if (!state) return { kind: 'start' };
-  if (state.status === 'running') return { kind: claim.kind === 'decision' && !claim.recovered ? 'decision' : 'checkpoint' };
+  if (state.status === 'running') {
+    if (claim.kind !== 'decision' || claim.recovered) return { kind: 'checkpoint' };
+    return { kind: state.trail.at(-1)?.reason_code === 'ROUTE_RECOVERED' ? 'outage' : 'decision' };
+  }
   const ended = buildOutcome({
     runId: state.run_id,
     status: state.status,
@@ -57,7 +61,7 @@ export async function runClaim(claim: Claim, kind: ResumeKind, deps: RunClaimDep
   let outcome: RunOutcome;
   try {
     outcome =
-      kind === 'checkpoint' || kind === 'decision'
+      kind === 'checkpoint' || kind === 'decision' || kind === 'outage'
         ? await resumeRun(claim.runId, deps.run)
         : await processCommand({ text: await deps.claims.read(claim), source: claim.source, runId: claim.runId }, deps.run);
   } catch (error) {

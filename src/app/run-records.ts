@@ -154,11 +154,7 @@ export interface Classified {
 /** Shown while it runs: the council waits for it, and it is a model call like theirs. */
 function announceClassification(options: ClassifyOptions): void {
   if (!options.runId) return;
-  options.deps.onProgress?.({
-    kind: 'notice',
-    run_id: options.runId,
-    message: `the mediator classifies the task on route "${options.route.id}" (${options.route.model}) before the council sees it`,
-  });
+  options.deps.onProgress?.({ kind: 'classifying', run_id: options.runId, route: options.route.id, model: options.route.model });
 }
 
 /** One classification call, or the failure it ends in (anything that is not a call failure is rethrown). */

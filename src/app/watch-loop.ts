@@ -166,7 +166,9 @@ export class WatchLoop {
     this.#slots.launch(claim, ({ signal }) => ({
       deps: { claims: this.#o.claims, run: { ...deps, signal } },
       interrupted: (error, claimDeps) => {
-        const why = `interrupted at its last checkpoint (${(error as Error).message}); the next start resumes it`;
+        // Only an interruption gets here: the signal's own words ("The operation was aborted") say nothing more.
+        const cause = error instanceof Error && error.name !== 'AbortError' ? ` (${error.message})` : '';
+        const why = `interrupted at its last checkpoint: the watcher was stopped; the next start resumes it${cause}`;
         return interruptClaim(claim, claimDeps, 'interrupted', why);
       },
     }));

@@ -241,7 +241,8 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
   /** The run stopped at its last checkpoint: handed back when this worker stops, left to the engine when the claim was lost. */
   async #interrupted(claim: C, session: S, deps: RunClaimDeps, why: string): Promise<ClaimResult> {
     if (this.#stopping && session.alive) {
-      const message = `interrupted at its last checkpoint (${why}); handed back to the queue, another worker resumes it`;
+      // This worker is stopping: that is the why (an abort's own words, "The operation was aborted", say nothing more).
+      const message = 'interrupted at its last checkpoint: this worker was stopped; handed back to the queue, another worker resumes it';
       const result = await interruptClaim(claim, deps, 'interrupted', message);
       await session.requeue(claim).catch(() => undefined);
       return result;

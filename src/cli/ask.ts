@@ -6,7 +6,8 @@ import { ARBITRATION_STRATEGIES } from '../domain/command-file.js';
 import { ExitError } from '../domain/errors.js';
 import { COMPOSITIONS, MODES, WEIGHTINGS } from '../domain/modes/settings.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
-import { readOrchestration, reportOutcome, withRunContext } from './run.js';
+import { readOrchestration, withRunContext } from './run-context.js';
+import { reportOutcome } from './run-outcome.js';
 
 interface AskFlags {
   personas?: string;

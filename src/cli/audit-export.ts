@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { writeFileWhole } from '../compose/workspace.js';
 import { ExitError } from '../domain/errors.js';
-import { auditSource, checkRunId, WORKSPACE_OPTION } from './audit-options.js';
+import { auditSource, checkRunId, noLog, notFound, WORKSPACE_OPTION } from './audit-options.js';
 import type { Io } from './io.js';
 
 /**
@@ -21,7 +21,7 @@ export function registerAuditExport(audit: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .addHelpText(
       'after',
-      '\nThe lines are exported exactly as written, so the chain and the head verify wherever they go.\nExit codes: 0 exported · 1 a run has no log · 2 usage.',
+      '\nThe lines are exported exactly as written, so the chain and the head verify wherever they go.\nExit codes: 0 exported · 2 usage, or a run with no audit log (nothing is written).',
     )
     .action(async (runId: string | undefined, opts: { all?: boolean; out: string; workspace?: string }) => {
       if ((runId === undefined) === (opts.all !== true)) throw new ExitError(2, 'maestro audit export: name one run id, or pass --all');
@@ -29,12 +29,12 @@ export function registerAuditExport(audit: Command, io: Io): void {
       const source = await auditSource(io, opts.workspace);
       try {
         const ids = runId !== undefined ? [checkRunId(runId)] : await source.list();
+        // A run id not found is refused before anything is written, as everywhere (exit 2).
+        if (runId !== undefined && (await notFound(source, runId))) throw new ExitError(2, noLog('export', runId, source.label), 'refused');
         await mkdir(out, { recursive: true, mode: 0o700 });
         let written = 0;
         for (const id of ids) {
           const run = await source.read(checkRunId(id));
-          if (run.log === undefined && run.head === undefined)
-            throw new ExitError(1, `maestro audit export: there is no audit log for run ${id} in ${source.label}`);
           if (run.log !== undefined) await writeFileWhole(path.join(out, `${id}.jsonl`), run.log, 0o600);
           if (run.head !== undefined)
             await writeFileWhole(path.join(out, `${id}.head`), run.head.endsWith('\n') ? run.head : `${run.head}\n`, 0o600);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadWorkspaceConfig } from '../config.js';
 import { parseAgeDays } from '../domain/audit-retention.js';
+import { DURATION_UNITS } from '../domain/durations.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION } from './audit-options.js';
 import { openWorkspaceAt } from './open-workspace.js';
@@ -11,7 +12,7 @@ export function registerAuditPrune(audit: Command, io: Io): void {
   audit
     .command('prune')
     .description('delete the audit logs of runs last written longer ago than the retention period')
-    .option('--older-than <age>', 'retention such as 30d, 12h or 2w (default: audit.retention_days in maestro.config.json, 30 days)')
+    .option('--older-than <age>', 'retention such as 30d, 12h, 2w or 90m (default: audit.retention_days in maestro.config.json, 30 days)')
     .option('--dry-run', 'say what would be deleted, delete nothing')
     .option(...WORKSPACE_OPTION)
     .addHelpText(
@@ -25,7 +26,10 @@ export function registerAuditPrune(audit: Command, io: Io): void {
       if (opts.olderThan !== undefined) {
         const parsed = parseAgeDays(opts.olderThan);
         if (parsed === undefined)
-          throw new ExitError(2, `maestro audit prune: --older-than "${opts.olderThan}" is not an age such as 30d, 12h or 2w`);
+          throw new ExitError(
+            2,
+            `maestro audit prune: --older-than takes a duration such as 30d, 12h, 2w or 90m (units: ${DURATION_UNITS}), not "${opts.olderThan}"`,
+          );
         retentionDays = parsed;
       } else {
         retentionDays = (await loadWorkspaceConfig(paths.config)).audit.retention_days;

@@ -6,7 +6,7 @@ import { defaultSensitiveScanner } from '../domain/audit-sanitizer.js';
 import { readAuditRecords, verifyAuditLog } from '../domain/audit-verify.js';
 import type { Decision } from '../domain/decision.js';
 import { ExitError } from '../domain/errors.js';
-import { auditSource, checkRunId, WORKSPACE_OPTION } from './audit-options.js';
+import { auditSource, checkRunId, noLog, WORKSPACE_OPTION } from './audit-options.js';
 import { describeVerification } from './audit-verify.js';
 import type { Io } from './io.js';
 import { chalkFor } from './style.js';
@@ -20,12 +20,12 @@ export function registerAuditShow(audit: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .addHelpText(
       'after',
-      '\nExit codes: 0 shown · 1 no such log, or some lines are not valid records (the valid ones are still shown) · 2 usage.',
+      '\nExit codes: 0 shown · 1 some lines are not valid records (the valid ones are still shown) · 2 usage, or no such log.',
     )
     .action(async (runId: string, opts: { json?: boolean; workspace?: string }) => {
       const source = await auditSource(io, opts.workspace);
       const files = await source.read(checkRunId(runId)).finally(() => source.close());
-      if (files.log === undefined) throw new ExitError(1, `maestro audit show: there is no audit log for run ${runId} in ${source.label}`);
+      if (files.log === undefined) throw new ExitError(2, noLog('show', runId, source.label), 'refused');
       const { records, problems, tornLine } = readAuditRecords(files.log);
       const c = chalkFor(io);
       const warn = chalkFor(io, 'stderr');
@@ -43,7 +43,9 @@ export function registerAuditShow(audit: Command, io: Io): void {
       } else {
         const first = records[0]?.record;
         io.stdout.write(`${c.bold(`Run ${runId}`)}${first ? c.dim(` · ${first.ts.slice(0, 10)} · ${records.length} record(s)`) : ''}\n`);
-        for (const { record } of records) io.stdout.write(`${formatTrailLine(record, c)}\n`);
+        // On a terminal long details are cut to the screen; into a pipe or a file every line is whole.
+        const whole = io.stdout.isTTY !== true;
+        for (const { record } of records) io.stdout.write(`${formatTrailLine(record, c, whole)}\n`);
         const verification = verifyAuditLog({ ...files, sha256, scanner: defaultSensitiveScanner });
         io.stdout.write(`${describeVerification(verification, c)}\n`);
       }
@@ -60,7 +62,7 @@ const DECISION_COLOUR: Record<Decision, (c: ChalkInstance, s: string) => string>
 };
 
 /** `  12 07:39:45.961 acc             STOPPED        ACC_PATH_ESCAPE  sealed · GATE  escapes=…` */
-export function formatTrailLine(r: AuditRecord, c: ChalkInstance): string {
+export function formatTrailLine(r: AuditRecord, c: ChalkInstance, whole = false): string {
   const flags = [
     r.sealed ? c.red.bold('sealed') : '',
     r.final_decider === 'USER' ? c.blue('by USER') : '',
@@ -70,7 +72,7 @@ export function formatTrailLine(r: AuditRecord, c: ChalkInstance): string {
     .join(' ');
   const reason = r.reason_code === 'AUDIT_REDACTION_FAILED' ? c.red(r.reason_code) : r.reason_code;
   const event = r.event === r.reason_code ? '' : ` ${c.dim('·')} ${r.event}`;
-  const details = r.details ? formatDetails(r.details) : '';
+  const details = r.details ? formatDetails(r.details, whole) : '';
   return [
     String(r.seq).padStart(4),
     c.dim(r.ts.slice(11, 23)),
@@ -82,18 +84,18 @@ export function formatTrailLine(r: AuditRecord, c: ChalkInstance): string {
 
 const MAX_DETAILS = 140;
 
-/** `key=value` pairs, digests shortened; long summaries end in `…`. */
-export function formatDetails(details: Record<string, unknown>): string {
+/** `key=value` pairs, digests shortened; long summaries end in `…` unless `whole` (not a terminal). */
+export function formatDetails(details: Record<string, unknown>, whole = false): string {
   const text = Object.entries(details)
-    .map(([k, v]) => `${k}=${formatValue(v)}`)
+    .map(([k, v]) => `${k}=${formatValue(v, whole)}`)
     .join(' ');
-  return text.length > MAX_DETAILS ? `${text.slice(0, MAX_DETAILS - 1)}…` : text;
+  return !whole && text.length > MAX_DETAILS ? `${text.slice(0, MAX_DETAILS - 1)}…` : text;
 }
 
-function formatValue(v: unknown): string {
-  if (typeof v === 'string') return /^[0-9a-f]{64}$/.test(v) ? `${v.slice(0, 12)}…` : v;
-  if (Array.isArray(v)) return `[${v.map(formatValue).join(',')}]`;
-  if (v !== null && typeof v === 'object')
-    return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'string' && /^[0-9a-f]{64}$/.test(x) ? `${x.slice(0, 12)}…` : x));
+function formatValue(v: unknown, whole: boolean): string {
+  const digest = (x: unknown): boolean => !whole && typeof x === 'string' && /^[0-9a-f]{64}$/.test(x);
+  if (typeof v === 'string') return digest(v) ? `${v.slice(0, 12)}…` : v;
+  if (Array.isArray(v)) return `[${v.map((x) => formatValue(x, whole)).join(',')}]`;
+  if (v !== null && typeof v === 'object') return JSON.stringify(v, (_k, x: unknown) => (digest(x) ? `${(x as string).slice(0, 12)}…` : x));
   return String(v);
 }

@@ -4,7 +4,7 @@ import { auditDigest as sha256 } from '../compose/workspace.js';
 import { defaultSensitiveScanner } from '../domain/audit-sanitizer.js';
 import { verifyAuditLog, type AuditVerification } from '../domain/audit-verify.js';
 import { ExitError } from '../domain/errors.js';
-import { auditSource, checkRunId, WORKSPACE_OPTION } from './audit-options.js';
+import { auditSource, checkRunId, noLog, notFound, WORKSPACE_OPTION } from './audit-options.js';
 import type { Io } from './io.js';
 import { chalkFor } from './style.js';
 
@@ -22,7 +22,7 @@ export function registerAuditVerify(audit: Command, io: Io): void {
         'Prints OK, or the first broken record with its line number and what happened to it',
         '(edited, deleted, reordered, truncated, appended, invalid, breaks an invariant, holds sensitive content).',
         'A torn last line (a write cut short by a crash) is reported as such: it is not tampering.',
-        'Exit codes: 0 every log verifies (torn last lines included) · 1 a log is broken or missing · 2 usage.',
+        'Exit codes: 0 every log verifies (torn last lines included) · 1 a log is broken, or missing beside its head · 2 usage, or no such run.',
       ].join('\n'),
     )
     .action(async (runId: string | undefined, opts: { all?: boolean; workspace?: string }) => {
@@ -32,6 +32,7 @@ export function registerAuditVerify(audit: Command, io: Io): void {
       const c = chalkFor(io);
       try {
         const ids = runId !== undefined ? [checkRunId(runId)] : await source.list();
+        if (runId !== undefined && (await notFound(source, runId))) throw new ExitError(2, noLog('verify', runId, source.label), 'refused');
         if (ids.length === 0) {
           io.stdout.write(`no audit logs in ${source.label}\n`);
           return;

@@ -10,6 +10,12 @@ export const CONCURRENCY_OPTION = [
   parseConcurrency,
 ] as const;
 
+/** `-n` (`runs`, `status`): a whole number, 0 or more (0: all); anything else is a usage error, never a silent default. */
+export function parseCount(value: string): number {
+  if (!/^\s*\d+\s*$/.test(value)) throw new InvalidArgumentError(`It must be a whole number, 0 or more (0: all).`);
+  return Number(value);
+}
+
 /** A whole number of runs in 1–64; anything else is refused with the reason, before anything starts. */
 export function parseConcurrency(value: string): number {
   const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;

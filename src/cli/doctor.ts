@@ -16,12 +16,13 @@ export function registerDoctor(program: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .addHelpText(
       'after',
-      '\nUnlike "maestro validate", this calls each endpoint: GET /models where offered, and one tiny structured chat call a route.',
+      '\nUnlike "maestro validate", this calls each endpoint: GET /models where offered, and one tiny structured chat call a route.\nExit codes: 0 every route works · 1 a route would not work (the line says what to fix) · 2 usage.',
     )
     .action(async (opts: { json?: boolean; workspace?: string }) => {
       const reports = await doctorWorkspace(resolveWorkspace(opts.workspace, io.env, io.cwd), io.env);
       io.stdout.write(opts.json ? `${JSON.stringify(reports, null, 2)}\n` : formatReports(reports, io));
-      if (reports.some((r) => !r.ok)) throw new ExitError(2);
+      // A check that found a problem, as `audit verify` does: not a usage error (README, "Exit codes").
+      if (reports.some((r) => !r.ok)) throw new ExitError(1);
     });
 }
 

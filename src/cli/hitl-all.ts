@@ -37,7 +37,7 @@ export async function decideEvery(options: { io: Io; decision: string; opts: All
       { runs: app.deps.ledger, depsFor: (runId) => (app.engine ? app.engine.depsForRun(runId) : app.deps) },
     );
   } catch (error) {
-    if (error instanceof HitlRefusedError) throw new ExitError(2, `maestro: refused: ${error.message}`);
+    if (error instanceof HitlRefusedError) throw new ExitError(2, `maestro: refused: ${error.message}`, 'refused');
     throw error;
   } finally {
     await app.telemetry.shutdown();

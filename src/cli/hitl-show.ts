@@ -1,15 +1,10 @@
 import type { Command } from 'commander';
-import type { App } from '../compose/app.js';
-import { shownRun } from '../compose/resume.js';
-import { describeContinue } from '../app/hitl.js';
-import { conflictFingerprint } from '../app/loop-policy.js';
 import { resolveWorkspace } from '../config.js';
 import { explainReason } from '../domain/codes.js';
 import { ExitError } from '../domain/errors.js';
-import { openPause } from '../domain/hitl-decision.js';
-import { pausesFor } from '../domain/loop-policy/workspace-loop.js';
 import type { RunState } from '../domain/run-state.js';
 import { authorText } from './decision-author.js';
+import { type ShowDetails, showDetails } from './hitl-details.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor } from './style.js';
 
@@ -26,7 +21,12 @@ export function registerShow(hitl: Command, io: Io): void {
         env: io.env,
       });
       const state = await app.deps.ledger.load(runId);
-      if (!state) throw new ExitError(2, `maestro: there is no run "${runId}" in this workspace`);
+      if (!state)
+        throw new ExitError(
+          2,
+          `maestro hitl show: there is no run "${runId}" in this workspace (list them with "maestro runs")`,
+          'refused',
+        );
       const details = await showDetails({ app, runId, state });
       if (opts.json) {
         io.stdout.write(`${JSON.stringify(details, null, 2)}\n`);
@@ -34,47 +34,6 @@ export function registerShow(hitl: Command, io: Io): void {
       }
       io.stdout.write(renderShow(details, state, io));
     });
-}
-
-/**
- * What `hitl show` tells of a run: its pause while it is open (a decided or ended one is history, never
- * offered again), what continue would do, the plan and draft, the decisions so far and who took them.
- */
-export async function showDetails(options: { app: App; runId: string; state: RunState }): Promise<ShowDetails> {
-  const { app, state } = options;
-  const hitlText = await app.deps.ledger.readFile(options.runId, 'hitl.json').catch(() => undefined);
-  const hitlFile = readJsonObject(hitlText);
-  const loop = await app.deps.loopPolicy.read();
-  const pause = openPause(state);
-  return {
-    run_id: state.run_id,
-    status: (await shownRun(app, state)).status,
-    // The task as the checkpoint keeps it (screened), and what was taken out of it: categories, never values.
-    task: state.command.task_description,
-    redacted: state.command_redacted ?? [],
-    pause: pause ?? null,
-    continue_would: pause ? describeContinue(pause.layer, pause.reason_code) : null,
-    plan: pause ? (state.loop_plan ?? null) : null,
-    draft: pause ? ((hitlFile.draft as string | null | undefined) ?? null) : null,
-    conflict_pauses: pausesFor(loop, conflictFingerprint(state, app.deps.sha256)),
-    decisions: state.hitl,
-    sealed: state.decision?.sealed ?? false,
-  };
-}
-
-export interface ShowDetails {
-  run_id: string;
-  status: string;
-  task: string;
-  redacted: string[];
-  /** The pause a person may decide now; null when there is none (not paused, or its pause was decided). */
-  pause: RunState['pause'] | null;
-  continue_would: string | null;
-  plan: string | null;
-  draft: string | null;
-  conflict_pauses: number;
-  decisions: RunState['hitl'];
-  sealed: boolean;
 }
 
 function renderShow(d: ShowDetails, state: RunState, io: Io): string {
@@ -93,6 +52,7 @@ function renderShow(d: ShowDetails, state: RunState, io: Io): string {
       `${c.bold('Why')} ${d.pause.message}`,
       `${c.bold('Continue would')} ${d.continue_would ?? ''}`,
       `${c.bold('Stop would')} end the run as STOPPED, with an artifact that records the stop`,
+      ...(d.resumes_on_its_own ? [`${c.bold('On its own')} ${d.resumes_on_its_own}`] : []),
     );
   } else lines.push(`${c.bold('Nothing to decide:')} the run is ${d.status}. ${state.summary ?? ''}`.trimEnd());
   lines.push(
@@ -104,16 +64,12 @@ function renderShow(d: ShowDetails, state: RunState, io: Io): string {
     const note = h.note ? ` — ${h.note}` : '';
     lines.push(c.dim(`decided ${h.decision} on ${h.pause_id} at ${h.decided_at} by ${authorText(h.by)}${note}`));
   }
-  if (d.pause) lines.push('', `Decide: maestro hitl decide ${d.run_id} continue|stop [--note TEXT]`);
+  if (d.pause)
+    lines.push(
+      '',
+      d.conflict_stopped
+        ? `Decide: maestro hitl decide ${d.run_id} stop [--note TEXT]`
+        : `Decide: maestro hitl decide ${d.run_id} continue|stop [--note TEXT]`,
+    );
   return `${lines.join('\n')}\n`;
-}
-
-/** A kept JSON file as an object; nothing when it is missing or does not read (it only adds details). */
-function readJsonObject(text: string | undefined): Record<string, unknown> {
-  try {
-    const json = text === undefined ? undefined : (JSON.parse(text) as unknown);
-    return json !== null && typeof json === 'object' ? (json as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }

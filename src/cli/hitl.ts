@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { resumeHere, runLiveness } from '../compose/resume.js';
 import { decidePause, HitlRefusedError } from '../app/hitl.js';
-import { conflictFingerprint } from '../app/loop-policy.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
-import { pausesFor } from '../domain/loop-policy/workspace-loop.js';
 import type { App } from '../compose/app.js';
+import { type PausedRow, pausedRuns } from './hitl-details.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
-import { reportOutcome, withRunContext } from './run.js';
+import { withRunContext } from './run-context.js';
+import { reportOutcome } from './run-outcome.js';
 import { chalkFor } from './style.js';
 import { cliAuthor } from './decision-author.js';
 import { registerShow } from './hitl-show.js';
@@ -40,38 +40,6 @@ function registerList(hitl: Command, io: Io): void {
     });
 }
 
-/** One paused run as `hitl list` shows it. */
-export interface PausedRow {
-  run_id: string;
-  pause_id: string;
-  age_seconds: number;
-  layer: string;
-  reason_code: string;
-  task_digest: string;
-  conflict_pauses: number;
-}
-
-/** The workspace's paused runs, in the ledger's order; a run whose checkpoint does not read is left out of the list. */
-export async function pausedRuns(app: App): Promise<PausedRow[]> {
-  const loop = await app.deps.loopPolicy.read();
-  const now = app.deps.clock.now().getTime();
-  const rows = [];
-  for (const id of await app.deps.ledger.list()) {
-    const state = await app.deps.ledger.load(id).catch(() => undefined);
-    if (state?.status !== 'paused' || !state.pause) continue;
-    rows.push({
-      run_id: state.run_id,
-      pause_id: state.pause.pause_id,
-      age_seconds: Math.round((now - Date.parse(state.pause.requested_at)) / 1000),
-      layer: state.pause.layer,
-      reason_code: state.pause.reason_code,
-      task_digest: state.task_sha256.slice(0, 12),
-      conflict_pauses: pausesFor(loop, conflictFingerprint(state, app.deps.sha256)),
-    });
-  }
-  return rows;
-}
-
 export interface DecideFlags {
   all?: boolean;
   reason?: string;
@@ -96,7 +64,10 @@ function registerDecide(hitl: Command, io: Io): void {
       '--run',
       'after continue, resume the run here in the foreground (otherwise a running watcher, or with an engine a free worker, picks it up)',
     )
-    .option('--json', 'with --run: print the run outcome as one JSON object; with --all: what was decided, as JSON')
+    .option(
+      '--json',
+      'one JSON object: the run outcome (stop, or continue with --run), the continue recorded, or with --all what was decided',
+    )
     .option(...WORKSPACE_OPTION)
     .addHelpText(
       'after',
@@ -108,6 +79,9 @@ function registerDecide(hitl: Command, io: Io): void {
     )
     .action(async (first: string | undefined, second: string | undefined, opts: DecideFlags) => {
       if (opts.all) {
+        // A decision that is not one is a usage error, said once, before any run is looked at.
+        if (first !== undefined && first !== 'continue' && first !== 'stop')
+          throw new ExitError(2, `maestro hitl decide --all: the decision is exactly "continue" or "stop", not "${first}"`);
         if (first === undefined || second !== undefined || opts.pause || opts.run) {
           throw new ExitError(2, 'maestro: usage: maestro hitl decide --all [--reason CODE] continue|stop (no run id, --pause or --run)');
         }
@@ -146,7 +120,7 @@ async function decide(options: { io: Io; runId: string; decision: string; opts: 
       app.engine ? app.engine.depsForRun(runId) : app.deps,
     );
   } catch (error) {
-    if (error instanceof HitlRefusedError) throw new ExitError(2, `maestro: refused: ${error.message}`);
+    if (error instanceof HitlRefusedError) throw new ExitError(2, `maestro: refused: ${error.message}`, 'refused');
     throw error;
   } finally {
     // The decision's records are all written: their spans leave now (a no-op when tracing is off).
@@ -165,6 +139,11 @@ async function goOn(options: { io: Io; app: App; runId: string; opts: DecideFlag
   const { io, app, runId, opts } = options;
   const c = chalkFor(io);
   if (!opts.run) {
+    if (opts.json) {
+      const where = app.engine ? 'the engine: whichever worker is free' : 'a running `maestro watch`, or maestro run --resume';
+      io.stdout.write(`${JSON.stringify({ run_id: runId, decision: 'continue', status: 'queued', resumed_by: where })}\n`);
+      return;
+    }
     io.stdout.write(
       app.engine
         ? `${c.green('✔')} continue recorded for ${runId}: queued in the engine for whichever worker is free\n`
@@ -186,12 +165,11 @@ function writeList(rows: readonly PausedRow[], io: Io): void {
     return;
   }
   const c = chalkFor(io);
-  io.stdout.write(
-    `${c.bold('RUN ID                    AGE      LAYER         REASON                                  TASK          PAUSES')}\n`,
-  );
+  io.stdout.write(`${c.bold('RUN ID                    AGE      REASON                                  PAUSES  FILE — TASK')}\n`);
   for (const r of rows) {
+    const stopped = r.conflict_stopped ? c.red(' (conflict line stopped: stop only)') : '';
     io.stdout.write(
-      `${r.run_id.padEnd(26)}${formatAge(r.age_seconds).padEnd(9)}${r.layer.padEnd(14)}${r.reason_code.padEnd(40)}${r.task_digest.padEnd(14)}${r.conflict_pauses}\n`,
+      `${r.run_id.padEnd(26)}${formatAge(r.age_seconds).padEnd(9)}${r.reason_code.padEnd(40)}${String(r.conflict_pauses).padEnd(8)}${r.source} — ${r.task}${stopped}\n`,
     );
   }
   io.stdout.write(`\nDecide with: maestro hitl decide <run_id> continue|stop [--note TEXT]\n`);

@@ -1,11 +1,15 @@
-import { stepLine } from './step-words.js';
+import { classifyingLine, stepLine } from './step-words.js';
 import ora, { type Ora } from 'ora';
 import type { ProgressEvent } from '../domain/ports.js';
 import { screenText } from '../domain/screen.js';
 import type { Io } from './io.js';
 import { chalkFor } from './style.js';
 
-/** Shows a run's progress: an ora spinner on a terminal, one plain line per step otherwise. */
+/**
+ * Shows a run's progress on stderr: an ora spinner on a terminal, one plain line per step otherwise.
+ * `quiet` (with `--json` or `--follow`) hides the steps, never a notice: what a person must know
+ * (an artifact written beside a taken path, an input cut short) is said on stderr whatever the mode.
+ */
 export class ProgressReporter {
   #spinner: Ora | undefined;
   readonly #io: Io;
@@ -17,12 +21,12 @@ export class ProgressReporter {
   }
 
   readonly onProgress = (event: ProgressEvent): void => {
-    if (this.#quiet) return;
+    if (this.#quiet && event.kind !== 'notice') return;
     const text = describe(event);
     if (!text) return;
     // A pseudo-terminal that reports 0 columns makes ora erase lines without end: plain lines there.
     const columns = (this.#io.stderr as { columns?: number }).columns;
-    if (this.#io.stderr.isTTY && !this.#io.env.CI && typeof columns === 'number' && columns > 0) {
+    if (!this.#quiet && this.#io.stderr.isTTY && !this.#io.env.CI && typeof columns === 'number' && columns > 0) {
       this.#spinner ??= ora({
         stream: this.#io.stderr,
         isEnabled: true,
@@ -59,6 +63,8 @@ function describe(event: ProgressEvent): string | undefined {
       return `${event.run_id}: ${screenText(event.message)}`;
     case 'loop':
       return `${event.run_id}: supervisor loop: ${screenText(event.message)}`;
+    case 'classifying':
+      return `EXECUTING_TASK ${event.run_id} · ${classifyingLine(event)}`;
     case 'producing_artifact':
       return `PRODUCING_ARTIFACT ${event.run_id} → ${event.path}`;
     default:

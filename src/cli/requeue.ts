@@ -12,13 +12,19 @@ export function registerRequeue(program: Command, io: Io): void {
     .description('move rejected commands (.maestro/rejected/) back into commands/ once fixed; without arguments, list them')
     .argument('[files...]', 'rejected command files, by name (as listed) or path')
     .option('--all', 'every rejected command')
+    .option('--json', 'one JSON object: {rejected: [{name, reason_code, message}]} when listing, {requeued: [{name, to}]} when requeuing')
     .option(...WORKSPACE_OPTION)
     .addHelpText('after', '\nThe watcher picks a requeued command up again and checks it afresh; its old error report is removed.')
-    .action(async (files: string[], opts: { all?: boolean; workspace?: string }) => {
+    .action(async (files: string[], opts: { all?: boolean; json?: boolean; workspace?: string }) => {
       const workspace = await openWorkspaceAt(io, opts.workspace);
       const rejected = await workspace.rejected.list();
       const c = chalkFor(io);
       if (!opts.all && files.length === 0) {
+        if (opts.json) {
+          const listed = rejected.map((r) => ({ name: r.name, reason_code: r.reason_code ?? null, message: r.message ?? null }));
+          io.stdout.write(`${JSON.stringify({ rejected: listed })}\n`);
+          return;
+        }
         if (rejected.length === 0) io.stdout.write('nothing was rejected in this workspace\n');
         for (const r of rejected) io.stdout.write(`${r.name}  ${c.dim(r.reason_code ?? '')} ${r.message?.split('\n')[0] ?? ''}\n`);
         if (rejected.length > 0) io.stdout.write(c.dim(`\nrequeue with: maestro requeue <file…> | --all\n`));
@@ -32,12 +38,16 @@ export function registerRequeue(program: Command, io: Io): void {
         throw new ExitError(
           2,
           `maestro requeue: not in .maestro/rejected/: ${missing.join(', ')}${known.size > 0 ? ` (rejected: ${[...known].join(', ')})` : ' (nothing was rejected)'}`,
+          'refused',
         );
       }
+      const requeued = [];
       for (const name of names) {
         const moved = await workspace.rejected.requeue(name);
-        io.stdout.write(`${c.green('↺')} ${name} → commands/${moved}\n`);
+        requeued.push({ name, to: `commands/${moved}` });
+        if (!opts.json) io.stdout.write(`${c.green('↺')} ${name} → commands/${moved}\n`);
       }
-      if (names.length === 0) io.stdout.write('nothing was rejected in this workspace\n');
+      if (opts.json) io.stdout.write(`${JSON.stringify({ requeued })}\n`);
+      else if (names.length === 0) io.stdout.write('nothing was rejected in this workspace\n');
     });
 }

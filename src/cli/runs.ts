@@ -1,7 +1,9 @@
 import { stripVTControlCharacters } from 'node:util';
 import type { Command } from 'commander';
+import { parseCount } from './concurrency-option.js';
 import type { RunListing } from '../compose/workspace.js';
 import { loadWorkspaceConfig } from '../config.js';
+import { DURATION_UNITS, parseDurationMs } from '../domain/durations.js';
 import { ExitError } from '../domain/errors.js';
 import { SHOWN_RUN_STATUSES } from '../domain/run-liveness.js';
 import { renderTranscript } from '../domain/transcript.js';
@@ -25,8 +27,8 @@ export function registerRuns(program: Command, io: Io): void {
     .command('runs')
     .description('list every run (invalid ones too): status, reason, task, model, calls, tokens, cost')
     .option('--status <list>', `only these statuses, comma-separated (${LISTED_STATUSES.join(', ')})`)
-    .option('--since <when>', 'only runs started since a time (ISO date or time) or within a duration (30m, 12h, 7d)')
-    .option('-n, --limit <count>', 'at most this many runs (0: all)', (v) => Math.max(0, Number.parseInt(v, 10) || 0), 50)
+    .option('--since <when>', 'only runs started since a time (ISO date or time) or within a duration (10s, 30m, 12h, 7d, 2w)')
+    .option('-n, --limit <count>', 'at most this many runs (0: all)', parseCount, 50)
     .option('--json', 'one JSON array of runs')
     .option(...WORKSPACE_OPTION)
     .addHelpText('after', '\nRead one run in full with "maestro show <run_id>".')
@@ -62,6 +64,7 @@ export function registerShow(program: Command, io: Io): void {
           known
             ? `maestro show: run ${runId} has no transcript: it ended ${known.status}${known.reason_code ? ` (${known.reason_code})` : ''} before any checkpoint was kept; its audit log: maestro audit show ${runId}`
             : `maestro show: there is no run "${runId}" in ${paths.root} (list them with "maestro runs")`,
+          'refused',
         );
       }
       const shown = await workspace.runs.shown(state);
@@ -100,16 +103,16 @@ function parseStatuses(list: string): Set<string> {
   return new Set(wanted);
 }
 
-/** `--since`: a duration back from now (`30m`, `12h`, `7d`, `2w`) or a date/time `Date` can read. */
+/** `--since`: a duration back from now (`10s`, `30m`, `12h`, `7d`, `2w`: durations.ts) or an ISO date or time. */
 export function parseSince(text: string, now: Date): Date {
-  const duration = /^(\d+)\s*(m|h|d|w)$/.exec(text.trim());
-  if (duration) {
-    const minutes = { m: 1, h: 60, d: 1440, w: 10_080 }[duration[2] as 'm' | 'h' | 'd' | 'w'];
-    return new Date(now.getTime() - Number(duration[1]) * minutes * 60_000);
-  }
-  const date = new Date(text);
+  const ms = parseDurationMs(text);
+  if (ms !== undefined) return new Date(now.getTime() - ms);
+  const date = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text.trim()) ? new Date(text.trim()) : new Date(Number.NaN);
   if (Number.isNaN(date.getTime()))
-    throw new ExitError(2, `maestro runs: --since takes a duration (30m, 12h, 7d, 2w) or a date such as 2026-11-01, not "${text}"`);
+    throw new ExitError(
+      2,
+      `maestro runs: --since takes a duration (10s, 30m, 12h, 7d, 2w; units: ${DURATION_UNITS}) or a date such as 2026-11-01, not "${text}"`,
+    );
   return date;
 }
 

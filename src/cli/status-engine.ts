@@ -1,10 +1,11 @@
+import type { RunListing } from '../compose/workspace.js';
 import type { EngineStatus } from '../compose/engine-status.js';
 import type { Io } from './io.js';
 import { chalkFor } from './style.js';
 
 export { readEngineStatus, type EngineStatus } from '../compose/engine-status.js';
 
-export function formatEngineStatus(s: EngineStatus, io: Io): string {
+export function formatEngineStatus(s: EngineStatus & { recent: readonly RunListing[] }, io: Io): string {
   const c = chalkFor(io);
   const lines = [`engine     ${s.url}`];
   lines.push(
@@ -25,5 +26,14 @@ export function formatEngineStatus(s: EngineStatus, io: Io): string {
     lines.push(`  ${c.dim(p.run_id)} ${p.source} · ${by} · ${p.layer ?? '?'}: ${p.reason_code ?? '?'} — ${p.message.split('\n')[0]}`);
     lines.push(`    decide with: maestro hitl decide ${p.run_id} continue|stop (from any machine)`);
   }
+  lines.push(
+    s.recent.length === 0
+      ? 'recent     no runs in the engine yet'
+      : `recent     ${s.recent.length} (newest first, the engine's runs with this workspace's)`,
+  );
+  for (const r of s.recent)
+    lines.push(
+      `  ${c.dim(r.run_id)} ${r.status} ${r.reason_code ?? ''} · ${r.source ?? 'no command kept'} · ${r.updated_at}${r.artifact ? ` → ${r.artifact}` : ''}`,
+    );
   return `${lines.join('\n')}\n`;
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { WorkspaceStatus } from '../compose/workspace.js';
 import { loadWorkspaceConfig, resolveEngineUrl } from '../config.js';
 import { screenStrings } from '../domain/screen-text.js';
+import { parseCount } from './concurrency-option.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { openWorkspaceAt } from './open-workspace.js';
 import { chalkFor } from './style.js';
@@ -11,7 +12,7 @@ export function registerStatus(program: Command, io: Io): void {
     .command('status')
     .description('is a watcher running here; what is queued, in flight, paused for a person; the last runs')
     .option('--json', 'print one JSON object')
-    .option('-n, --recent <count>', 'how many recent runs to list', (v) => Math.max(0, Number.parseInt(v, 10) || 0), 10)
+    .option('-n, --recent <count>', 'how many recent runs to list', parseCount, 10)
     .option(...WORKSPACE_OPTION)
     .action(async (opts: { json?: boolean; recent: number; workspace?: string }) => {
       const workspace = await openWorkspaceAt(io, opts.workspace);
@@ -27,9 +28,17 @@ export function registerStatus(program: Command, io: Io): void {
       // Everything shown is screened: a queued file's name, a run's source or message may hold a secret.
       const status = screenStrings({ ...base, routes_down });
       // With an engine, the cluster too: its workers, its queue, and every paused run wherever it ran.
-      const url = resolveEngineUrl(await loadWorkspaceConfig(paths.config), io.env);
+      const config = await loadWorkspaceConfig(paths.config);
+      const url = resolveEngineUrl(config, io.env);
       const cluster = url ? await import('./status-engine.js') : undefined;
-      const engine = url && cluster ? screenStrings(await cluster.readEngineStatus(url)) : undefined;
+      // The engine's recent runs (the workspace's files hold none of a worker's runs), newest first.
+      const engine =
+        url && cluster
+          ? screenStrings({
+              ...(await cluster.readEngineStatus(url)),
+              recent: (await workspace.runs.list(config.prices)).slice(0, opts.recent),
+            })
+          : undefined;
       if (opts.json) io.stdout.write(`${JSON.stringify(engine ? { ...status, engine } : status, null, 2)}\n`);
       else io.stdout.write(formatStatus(status, io) + (engine && cluster ? cluster.formatEngineStatus(engine, io) : ''));
     });

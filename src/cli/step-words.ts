@@ -8,7 +8,13 @@ const DOING: Record<string, string> = {
   decision: 'deciding what comes next',
   item: 'working on an item',
   plan: 'writing the plan',
+  classify: 'classifying the task before the council sees it',
 };
+
+/** The mediator's classification, as a step of the run: `mediator classifying the task (route "local", llama3.1:8b)`. */
+export function classifyingLine(event: { route: string; model: string }): string {
+  return `mediator classifying the task (route "${event.route}", ${event.model}) before the council sees it`;
+}
 
 /**
  * `round 2/3 · auditor speaking` for round robin; `iteration 2/4 · auditor speaking` in a supervisor

@@ -46,6 +46,7 @@ export type TranscriptEvent =
   | { kind: 'notice'; run_id: string; message: string }
   /** The supervisor loop's lifecycle: a delegation, its stop, a step towards a guardrail, a guardrail's stop (its words screened). */
   | Extract<ProgressEvent, { kind: 'loop' }>
+  | { kind: 'classifying'; run_id: string; route: string; model: string }
   | { kind: 'producing_artifact'; run_id: string; path: string };
 
 export type TranscriptKind = TranscriptEvent['kind'];
@@ -60,6 +61,7 @@ export const TRANSCRIPT_KINDS = [
   'arbitrated',
   'notice',
   'loop',
+  'classifying',
   'producing_artifact',
 ] as const;
 // A kind added to TranscriptEvent and not listed above fails to compile here.
@@ -83,13 +85,7 @@ export class TranscriptFeed {
   readonly onProgress = (event: ProgressEvent): void => {
     switch (event.kind) {
       case 'run_started':
-        return this.#emit({
-          kind: 'run_started',
-          run_id: event.run_id,
-          mode: event.mode ?? 'round_robin',
-          personas: [...event.personas],
-          rounds: event.rounds,
-        });
+        return this.#emit({ ...event, mode: event.mode ?? 'round_robin', personas: [...event.personas] });
       case 'step_started': {
         const stepId = event.step_id ?? event.step;
         this.#screens.set(stepKey(event.run_id, stepId), { screen: new LiveScreen(), run_id: event.run_id, persona: event.persona });
@@ -138,8 +134,9 @@ export class TranscriptFeed {
         return this.#emit({ kind: 'notice', run_id: event.run_id, message: screen(event.message) });
       case 'loop':
         return this.#emit(screenedLoop(event));
+      case 'classifying':
       case 'producing_artifact':
-        return this.#emit({ kind: 'producing_artifact', run_id: event.run_id, path: event.path });
+        return this.#emit({ ...event });
     }
   };
 

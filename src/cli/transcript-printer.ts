@@ -1,5 +1,6 @@
 import type { ChalkInstance } from 'chalk';
-import { stepLine } from './step-words.js';
+import { looksStructured, readableReply, structuredStep } from './reply-lines.js';
+import { classifyingLine, stepLine } from './step-words.js';
 import { stepKey, type TranscriptEvent } from './transcript-feed.js';
 
 const INDENT = '  ';
@@ -14,6 +15,10 @@ interface StepView {
   partial: string;
   /** Whether any of the reply's text was written. */
   wrote: boolean;
+  /** A reply that is a JSON object is held back and shown readable when the step ends; undefined until its first characters tell. */
+  structured: boolean | undefined;
+  /** What was held back: the reply's start while undecided, all of it when structured. */
+  held: string;
   finished: boolean;
 }
 
@@ -47,6 +52,9 @@ export class TranscriptPrinter {
         backlog: [],
         partial: '',
         wrote: false,
+        // A step asked for JSON is held from the start (a reply asked again may be prose, then the object).
+        structured: structuredStep(event.step) ? true : undefined,
+        held: '',
         finished: false,
       });
       if (this.#floor === undefined) this.#take(stepKey(event.run_id, event.step_id));
@@ -88,16 +96,16 @@ export class TranscriptPrinter {
 
   #show(view: StepView, event: StepEvent): void {
     switch (event.kind) {
-      case 'text':
-        view.wrote = true;
-        if (this.#live) return this.#indented(event.delta);
-        view.partial += event.delta;
-        {
-          const end = view.partial.lastIndexOf('\n') + 1;
-          this.#indented(view.partial.slice(0, end));
-          view.partial = view.partial.slice(end);
-        }
-        return;
+      case 'text': {
+        if (view.structured === false) return this.#text(view, event.delta);
+        view.held += event.delta;
+        const start = view.held.trimStart();
+        if (!start || '```json'.startsWith(start) || (view.structured ??= looksStructured(start))) return;
+        // Prose: what was held goes out, and the rest as it comes.
+        const held = view.held;
+        view.held = '';
+        return this.#text(view, held);
+      }
       case 'knowledge': {
         this.#endText(view);
         const c = this.#c;
@@ -113,12 +121,25 @@ export class TranscriptPrinter {
     }
   }
 
+  /** A piece of a reply shown as it comes: at once on a terminal, else in whole lines. */
+  #text(view: StepView, delta: string): void {
+    view.wrote = true;
+    if (this.#live) return this.#indented(delta);
+    view.partial += delta;
+    const end = view.partial.lastIndexOf('\n') + 1;
+    this.#indented(view.partial.slice(0, end));
+    view.partial = view.partial.slice(end);
+  }
+
   #finish(view: StepView, event: Extract<TranscriptEvent, { kind: 'step_finished' }>): void {
     const c = this.#c;
-    if (event.text_superseded) {
-      if (view.wrote)
-        this.#line(`${INDENT}${c.yellow('↻')} ${c.dim('that call was asked again (a retry, or a fallback route); the reply as kept:')}`);
-      this.#indented(event.reply);
+    if (event.text_superseded && (view.wrote || view.held.trim()))
+      this.#line(`${INDENT}${c.yellow('↻')} ${c.dim('that call was asked again (a retry, or a fallback route); the reply as kept:')}`);
+    // A verdict's own line below says what it held; any other reply not shown live (held back, or asked again) is shown now.
+    if ((event.text_superseded || view.structured) && !event.verdict) {
+      const readable = readableReply(event.reply);
+      if (readable) for (const line of readable) this.#line(`${INDENT}${line}`);
+      else this.#indented(event.reply);
       this.endLine();
     }
     if (event.verdict) {
@@ -163,6 +184,8 @@ export class TranscriptPrinter {
           : '';
         return `${mark} ${c.bold('supervisor loop')} · ${event.message}${words}`;
       }
+      case 'classifying':
+        return `${c.bold('──')} ${c.bold(classifyingLine(event))}`;
       case 'producing_artifact':
         return `${c.bold('PRODUCING_ARTIFACT')} ${c.dim(event.run_id)} → ${event.path}`;
     }

@@ -2,12 +2,12 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { CommandFinding } from '../app/check-command.js';
-import { reviewCommand, schemaFinding } from '../app/command-findings.js';
+import { type CommandReview, reviewCommand, schemaFinding } from '../app/command-findings.js';
 import { describeFloor } from '../domain/floor/describe.js';
-import type { FloorRecord } from '../domain/floor/record.js';
 import { createApp } from '../compose/app.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
+import { isCommandFileName } from '../domain/queue.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor } from './style.js';
 
@@ -31,17 +31,18 @@ export function registerValidate(program: Command, io: Io): void {
     )
     .action(async (file: string, opts: { workspace?: string; json?: boolean }) => {
       // A finding may quote the file (an unknown key, a path): what is printed is screened (commandFindings).
-      const { findings, floor } = await validateCommandFile(
+      const { findings, warnings, floor } = await validateCommandFile(
         path.resolve(io.cwd, file),
         resolveWorkspace(opts.workspace, io.env, io.cwd),
         io.env,
       );
       const c = chalkFor(io);
       if (opts.json) {
-        io.stdout.write(`${JSON.stringify({ file, valid: findings.length === 0, findings, floor: floor ?? null })}\n`);
+        io.stdout.write(`${JSON.stringify({ file, valid: findings.length === 0, findings, warnings, floor: floor ?? null })}\n`);
         if (findings.length > 0) throw new ExitError(2);
         return;
       }
+      for (const w of warnings) io.stderr.write(`${chalkFor(io, 'stderr').yellow('!')} ${w}\n`);
       const read = floor
         ? `${c.dim('What the floor read in the task:')}\n${describeFloor(floor)
             .map((l) => `  ${l}`)
@@ -49,7 +50,8 @@ export function registerValidate(program: Command, io: Io): void {
         : '';
       if (findings.length > 0) {
         const lines = findings.flatMap((f) => [...f.lines.map((l) => `  ${l}`), `    → ${effect(f)}: ${f.explanation}`]);
-        io.stderr.write(`${c.red('✖')} ${file} would not run unattended:\n${lines.join('\n')}\n${read}`);
+        // The report goes to stdout whatever it says (a script reads it in one place); the exit code says which.
+        io.stdout.write(`${c.red('✖')} ${file} would not run unattended:\n${lines.join('\n')}\n${read}`);
         throw new ExitError(2);
       }
       io.stdout.write(`${c.green('✔')} ${file} is a valid command file; every gate would let it run\n${read}`);
@@ -62,17 +64,24 @@ function effect(f: CommandFinding): string {
 }
 
 /** Every finding that would stop or pause the command before any model call (empty when it would run), and what the floor read. */
-export async function validateCommandFile(
-  file: string,
-  workspace: string,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<{ findings: CommandFinding[]; floor?: FloorRecord }> {
+export async function validateCommandFile(file: string, workspace: string, env: NodeJS.ProcessEnv = process.env): Promise<CommandReview> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    return { findings: [schemaFinding([`(file): cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`])] };
+    return {
+      findings: [schemaFinding([`(file): cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`])],
+      warnings: [],
+    };
   }
   const { deps } = await createApp({ workspace, env });
-  return reviewCommand(text, deps);
+  const review = await reviewCommand(text, deps);
+  // In the drop folder, only `*.json` names are commands: anything else lies there and is never run.
+  const name = path.basename(file);
+  if (path.dirname(file) === path.join(workspace, 'commands') && !isCommandFileName(name)) {
+    const as = `${name.replace(/\.[^.]*$/, '') || name}.json`;
+    const warning = `commands/${name}: the watcher takes only *.json files (lowercase, not hidden), so it ignores this one; rename it to commands/${as}`;
+    return { ...review, warnings: [warning, ...review.warnings] };
+  }
+  return review;
 }

@@ -34,9 +34,12 @@ export class WatchReporter {
   #queued = 0;
   /** `--transcript` for people: the runs' transcripts between the watcher's lines. */
   readonly #printer: TranscriptPrinter | undefined;
+  /** Where commands come from, when not the workspace's commands/ folder (a worker: the engine). */
+  readonly #takesFrom: string | undefined;
 
-  constructor(io: Io, options: { output: WatchOutput; now?: () => Date; transcript?: boolean }) {
+  constructor(io: Io, options: { output: WatchOutput; now?: () => Date; transcript?: boolean; takesFrom?: string }) {
     this.#io = io;
+    this.#takesFrom = options.takesFrom;
     this.#output = options.output;
     this.#now = options.now ?? (() => new Date());
     this.#printer =
@@ -103,7 +106,10 @@ export class WatchReporter {
         ]
           .filter(Boolean)
           .join('; ');
-        return `${c.bold('AWAITING_COMMAND')} watching ${event.workspace}/commands (pid ${event.pid}${event.once ? ', --once' : ''})${extra ? ` — ${extra}` : ''}`;
+        const from = this.#takesFrom
+          ? `taking commands from ${this.#takesFrom}, workspace ${event.workspace}`
+          : `watching ${event.workspace}/commands`;
+        return `${c.bold('AWAITING_COMMAND')} ${from} (pid ${event.pid}${event.once ? ', --once' : ''})${extra ? ` — ${extra}` : ''}`;
       }
       case 'claimed': {
         const how = {
@@ -111,6 +117,7 @@ export class WatchReporter {
           checkpoint: ' (resuming from its checkpoint)',
           start: ' (recovered; starting over)',
           decision: ' (continuing after a decision on its pause, from its checkpoint)',
+          outage: ' (resumed after the outage: its route answers again; from its checkpoint)',
         }[event.resume];
         return `${c.bold('EXECUTING_TASK')} ${c.dim(event.run_id)} ← ${event.source}${how}`;
       }

@@ -83,7 +83,9 @@ export async function workerSubcommand(opts: WorkerFlags, io: Io, proc: SignalPr
       `maestro worker: this workspace cannot run commands; nothing was taken. Fix it and start again:\n${problems.map((p) => `  ${p}`).join('\n')}`,
     );
   }
-  const reporter = new WatchReporter(io, { output: pickWatchOutput(io, opts.json === true) });
+  const { redactUrl } = await import('../compose/engine.js');
+  const takesFrom = `the engine at ${redactUrl(handle.engine.url)}`;
+  const reporter = new WatchReporter(io, { output: pickWatchOutput(io, opts.json === true), takesFrom });
   const name = opts.name ?? `${os.hostname()}-${proc.pid}`;
   const concurrency = opts.concurrency ?? app.deps.config.watch.concurrency;
   const worker = await openWorker(app, handle, { once: opts.once === true, pid: proc.pid, name, onEvent: reporter.onEvent, concurrency });

@@ -1,3 +1,4 @@
+import { InvalidInputError } from '../domain/errors.js';
 import type { DecideDeps } from '../app/hitl.js';
 import path from 'node:path';
 import { FsArtifactWriter } from '../adapters/fs/artifact-writer.js';
@@ -14,7 +15,8 @@ import { FsLoopPolicyStore } from '../adapters/fs/loop-policy-store.js';
 import { JsonlAuditLog } from '../adapters/fs/jsonl-audit-log.js';
 import { ConfiguredModelRoutes } from '../adapters/model/model-routes.js';
 import { delayOfflineRoutes } from '../adapters/model/delayed-llm-client.js';
-import { RecordingLlmClient, ReplayLlmClient } from '../adapters/model/cassette.js';
+import { readCassette, RecordingLlmClient, ReplayLlmClient } from '../adapters/model/cassette.js';
+import { recordingMemory, replayedMemory } from '../adapters/model/cassette-memory.js';
 import { OpenAiLlmClient } from '../adapters/model/openai-llm-client.js';
 import { newRunId, systemClock } from '../adapters/system/system-clock.js';
 import { NO_TELEMETRY, startTelemetry, type Telemetry } from '../adapters/otel/telemetry.js';
@@ -86,6 +88,10 @@ export async function createApp(options: AppOptions): Promise<App> {
   const wiring = engineUrl
     ? await import('./engine.js').then(async (m) => m.engineDeps({ engine: await m.openEngine(engineUrl), clock, config, paths }))
     : undefined;
+  const replay = options.replay
+    ? { file: path.resolve(options.replay), cassette: await readCassette(path.resolve(options.replay)) }
+    : undefined;
+  const recorded = new Map<string, unknown>();
   const deps: App['deps'] = {
     decisions: new FsDecisionInbox(paths),
     runLocks: new FsRunLocks(paths),
@@ -96,8 +102,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     countTokens,
     models: modelRoutes(options, { config, env }),
     ...(options.llm ? { llm: options.llm } : {}),
-    ...(options.replay ? { llm: await ReplayLlmClient.open(path.resolve(options.replay), { sha256 }) } : {}),
-    ...(options.record ? { wrapLlm: recordingTo(path.resolve(options.record)) } : {}),
+    ...(replay ? { llm: new ReplayLlmClient({ sha256, cassette: replay.cassette, file: replay.file }) } : {}),
+    ...(options.record ? { wrapLlm: recordingTo(path.resolve(options.record), recorded) } : {}),
     personas: new FsPersonaStore(paths.personas),
     sessions: sessionStore(paths, clock, config),
     knowledge,
@@ -113,7 +119,14 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(config.notify.webhook_url ? { notifier: webhookNotifier(config, options, () => deps) } : {}),
     ...wiring?.stores,
   };
-  return { paths, deps, telemetry, env, ...(wiring ? { engine: wiring.handle(deps) } : {}) };
+  // A cassette carries the persona memory its run was recorded with; a replay reads that, not the workspace's.
+  const sessions = replay
+    ? replayedMemory(deps.sessions, replay.cassette.memory)
+    : options.record
+      ? recordingMemory(deps.sessions, recorded)
+      : deps.sessions;
+  const all = { ...deps, sessions };
+  return { paths, deps: all, telemetry, env, ...(wiring ? { engine: wiring.handle(all) } : {}) };
 }
 
 /** The traces of this process when `tracing` was asked for (and the workspace or environment names an endpoint). */
@@ -131,16 +144,19 @@ function modelRoutes(
   options: AppOptions,
   { config, env }: { config: WorkspaceConfig; env: Readonly<Record<string, string | undefined>> },
 ): App['deps']['models'] {
-  return delayOfflineRoutes(
-    new ConfiguredModelRoutes({
-      config,
-      env,
-      ...(options.route ? { overrideRoute: options.route } : {}),
-      ...(options.model ? { overrideModel: options.model } : {}),
-      createOpenAi: (route, apiKey) => new OpenAiLlmClient({ route, apiKey }),
-    }),
-    readOfflineDelayMs(options.env),
-  );
+  const routes = new ConfiguredModelRoutes({
+    config,
+    env,
+    ...(options.route ? { overrideRoute: options.route } : {}),
+    ...(options.model ? { overrideModel: options.model } : {}),
+    createOpenAi: (route, apiKey) => new OpenAiLlmClient({ route, apiKey }),
+  });
+  // `--route` and `--model` are this invocation's own: a route they leave unusable is a usage error, before any run starts.
+  if (options.route || options.model) {
+    const resolved = routes.resolve(options.route ?? config.default_route);
+    if ('error' in resolved) throw new InvalidInputError(options.route ? '--route' : '--model', [resolved.error]);
+  }
+  return delayOfflineRoutes(routes, readOfflineDelayMs(options.env));
 }
 
 /** Persona memory on files, kept within the history's run count and token budget. */
@@ -151,9 +167,9 @@ function sessionStore(paths: WorkspacePaths, clock: Clock, config: WorkspaceConf
   });
 }
 
-/** `--record FILE`: every model exchange of the run, saved as a cassette. */
-function recordingTo(file: string): (inner: LlmClient) => LlmClient {
-  return (inner) => new RecordingLlmClient(inner, { file, sha256 });
+/** `--record FILE`: every model exchange of the run, saved as a cassette with the persona memory it read. */
+function recordingTo(file: string, memory: ReadonlyMap<string, unknown>): (inner: LlmClient) => LlmClient {
+  return (inner) => new RecordingLlmClient(inner, { file, sha256, memory });
 }
 
 /** The webhook of `notify`: each delivery's outcome is recorded in its run's audit log, holding the run (never while another process does). */

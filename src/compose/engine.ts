@@ -7,6 +7,8 @@ import type { WorkerSession } from '../app/worker-loop.js';
 import { FsArtifactWriter } from '../adapters/fs/artifact-writer.js';
 import { PgArtifactWriter } from '../adapters/pg/artifact-writer.js';
 import { PgEngine, redactUrl, type Fence } from '../adapters/pg/engine.js';
+/** An engine URL without its password, for people (a worker's first line). */
+export { redactUrl } from '../adapters/pg/engine.js';
 import { PgLoopPolicyStore } from '../adapters/pg/loop-policy-store.js';
 import { PgQueue, type EngineClaim, type PgWorkerSession } from '../adapters/pg/queue.js';
 import { PgRunLedger } from '../adapters/pg/run-ledger.js';

@@ -63,6 +63,12 @@ async function registerWatcher(app: App, options: WatchOptions): Promise<{ claim
   const { paths } = app;
   const registry = new FsWatcherRegistry(path.join(paths.state, 'watchers'));
   await registry.removeStale();
+  // Several watchers may share a workspace (each command runs once), but a second one is said, not silent.
+  const others = (await registry.list()).filter((w) => w.alive);
+  if (others.length > 0)
+    options.onNotice(
+      `another watcher is running on this workspace (${others.map((w) => `pid ${w.pid} since ${w.started_at}`).join(', ')}): both take commands from commands/, each runs once; stop one with Ctrl-C or kill <pid>`,
+    );
   const self = FsWatcherRegistry.newIdentity(options.pid);
   await registry.register({ ...self, started_at: app.deps.clock.now().toISOString(), once: options.once, version: options.version });
   const unregister = () => registry.unregister(self);

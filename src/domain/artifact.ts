@@ -1,4 +1,5 @@
 import type { ArbitrationResult } from './arbitration.js';
+import { ARTIFACT_HEADING } from './artifact-place.js';
 import type { Price } from './budget.js';
 import { CLASSIFICATION_ENTRY, runCalls, totalUsage, usageByPersona } from './usage.js';
 import type { DecisionRecord } from './decision.js';
@@ -38,8 +39,7 @@ export interface ArtifactInput {
   readonly pictures?: readonly { file: string; alt: string }[];
 }
 
-/** How every artifact starts; the writer recognises its own files by it. */
-export const ARTIFACT_HEADING = '# Council report: ';
+export { ARTIFACT_HEADING };
 
 const REHEARSAL_BANNER = [
   "> **OFFLINE REHEARSAL — not a model's opinion.** Every reply below was produced by maestro's built-in",

@@ -1,15 +1,14 @@
+import { parseDurationMs } from './durations.js';
+
 const MS_PER_DAY = 86_400_000;
-const UNIT_DAYS: Record<string, number> = { h: 1 / 24, d: 1, w: 7 };
 
 /**
- * Parses an age such as `30d`, `12h`, `2w` or `30` (days) into days. Returns undefined for anything
- * else, including zero: pruning everything is never a typo away.
+ * Parses an age such as `30d`, `12h`, `2w` or `90m` into days (durations.ts, as every duration flag reads
+ * them). Returns undefined for anything else, including zero: pruning everything is never a typo away.
  */
 export function parseAgeDays(text: string): number | undefined {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*([hdw]?)\s*$/i.exec(text);
-  if (!match) return undefined;
-  const days = Number(match[1]) * (UNIT_DAYS[(match[2] || 'd').toLowerCase()] ?? 1);
-  return days > 0 && Number.isFinite(days) ? days : undefined;
+  const ms = parseDurationMs(text);
+  return ms === undefined ? undefined : ms / MS_PER_DAY;
 }
 
 /** One run's audit files, as the store lists them. */

@@ -45,11 +45,15 @@ export function checkBudget(options: {
   unpricedModels: readonly string[];
 }): BudgetExceeded | null {
   const { budget: b, usage: u, phase } = options;
+  // Before a call the limit is reached (none left: 4 of 4 is not "exceeded"); after one, it was gone past.
   const over = (limit: keyof Budget, used: number, allowed: number, what: string): BudgetExceeded => ({
     limit,
     used,
     allowed,
-    message: `${what}: ${round(used)} of ${round(allowed)} allowed (config.budget.${limit})`,
+    message:
+      phase === 'before'
+        ? `${what}: ${round(used)} used of ${round(allowed)}, none left (config.budget.${limit})`
+        : `${what}: ${round(used)}, over the limit of ${round(allowed)} (config.budget.${limit})`,
   });
   if (b.max_cost_usd !== undefined && options.unpricedModels.length > 0) {
     return {

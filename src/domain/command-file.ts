@@ -23,33 +23,47 @@ const workspacePath = z
 const personaId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a persona id (lowercase letters, digits, - and _)');
 
 /** The `config` block of a command file. Every field is optional; defaults come from the workspace config. */
-export const CommandConfig = z.strictObject({
-  /** Deliberation rounds, 1–10. */
-  max_rounds: z.number().int().min(1).max(10).optional(),
-  /** Speaker order by persona id; default: every persona by its `order`. */
-  personas: z
-    .array(personaId)
-    .min(1, 'must name at least one persona')
-    .max(12, 'at most 12 personas')
-    .refine((ids) => new Set(ids).size === ids.length, 'must not name a persona twice')
-    .optional(),
-  ...ModeOptions,
-  arbitration: ArbitrationStrategy.optional(),
-  /** Persona id that writes the final proposal; default: the first speaker. */
-  synthesizer: z.string().min(1).optional(),
-  /** `supervisor` mode: the persona that decides who speaks next; default: the first speaker. */
-  supervisor: personaId.optional(),
-  /** `plan` mode: the persona that writes the plan of work items; default: the first speaker. */
-  planner: personaId.optional(),
-  /** `supervisor` and `plan` modes and work items: a persona that critiques the result; its verdict joins arbitration as a gate. */
-  reviewer: personaId.optional(),
-  /** How many times a failed model route may be rerouted, 0 or 1. */
-  max_reroute: z.number().int().min(0).max(1).optional(),
-  /** Per-run limits; crossing one pauses the run for a person (BUDGET_EXCEEDED). */
-  budget: Budget.optional(),
-  /** Groups runs about the same conflict for the loop policy; default: a digest of the task. */
-  conflict_key: z.string().trim().min(1).max(200).optional(),
-});
+export const CommandConfig = z
+  .strictObject({
+    max_rounds: z.number().int().min(1).max(10).optional().describe("Deliberation rounds, 1–10; default the workspace config's (3)."),
+    personas: z
+      .array(personaId)
+      .min(1, 'must name at least one persona')
+      .max(12, 'at most 12 personas')
+      .refine((ids) => new Set(ids).size === ids.length, 'must not name a persona twice')
+      .optional()
+      .describe('Speaker order by persona id (1–12, each once); default every persona by its `order`.'),
+    ...ModeOptions,
+    arbitration: ArbitrationStrategy.optional().describe(
+      'How the verdicts become the final action: `confidence_weighted` (default), `majority_vote`, `pessimistic`, `escalate_on_conflict`, `domain_weighted`.',
+    ),
+    synthesizer: z.string().min(1).optional().describe('Persona id that writes the final proposal; default the first speaker.'),
+    supervisor: personaId.optional().describe('`supervisor` mode: the persona that decides who speaks next; default the first speaker.'),
+    planner: personaId.optional().describe('`plan` mode: the persona that writes the plan of work items; default the first speaker.'),
+    reviewer: personaId
+      .optional()
+      .describe(
+        '`supervisor` and `plan` modes and work items: a persona that critiques the result; its verdict joins arbitration as a gate.',
+      ),
+    max_reroute: z
+      .number()
+      .int()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe('How many times a failed model route may be rerouted to its fallback: 0 or 1 (default 1).'),
+    budget: Budget.optional().describe(
+      "Per-run limits, field by field over the workspace config's; crossing one pauses the run for a person (BUDGET_EXCEEDED).",
+    ),
+    conflict_key: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('Groups runs about the same conflict for the loop policy (1–200 characters); default a digest of the task.'),
+  })
+  .describe('How this command is deliberated; every field is optional and defaults to the workspace config.');
 export type CommandConfig = z.infer<typeof CommandConfig>;
 
 /** Free-form structured data (a JSON object), bounded so a command stays a command. */
@@ -61,39 +75,53 @@ const structured = (what: string) =>
  * `assigned_agent` picks a persona (its role), never a different code path.
  */
 export const WorkItem = z.strictObject({
-  /** Unique within the command; names the item's step (`item:<id>`) and its place in the merge. */
-  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be an item id (letters, digits, ., - and _; at most 64)'),
-  /** The persona that does the item; it must exist (and be among `config.personas` when those are given). */
-  assigned_agent: personaId,
-  /** What the item must achieve. */
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be an item id (letters, digits, ., - and _; at most 64)')
+    .describe(
+      "Unique within the command (letters, digits, ., - and _; at most 64): names the item's step (`item:<id>`) and its place in the merge.",
+    ),
+  assigned_agent: personaId.describe(
+    'The persona that does the item; it must exist (and be among `config.personas` when those are given).',
+  ),
   goal: z
     .string()
+    .max(4_000, 'must be at most 4,000 characters')
     .refine((t) => t.trim().length > 0, 'must not be empty')
-    .refine((t) => t.length <= 4_000, 'must be at most 4,000 characters'),
-  /** Structured context of this item only. */
-  inputs: structured('inputs').default({}),
-  /** What the result should look like: a sentence, or a structured description. */
-  expected_output: z.union([z.string().max(4_000, 'must be at most 4,000 characters'), structured('expected_output')]).default({}),
+    .describe('What the item must achieve; not blank, at most 4,000 characters.'),
+  inputs: structured('inputs')
+    .default({})
+    .describe('Structured context of this item only: a JSON object, at most 20,000 characters as JSON.'),
+  expected_output: z
+    .union([z.string().max(4_000, 'must be at most 4,000 characters'), structured('expected_output')])
+    .default({})
+    .describe('What the result should look like: a sentence (at most 4,000 characters) or a JSON object (at most 20,000 as JSON).'),
 });
 export type WorkItem = z.infer<typeof WorkItem>;
 
 /** A command file (schema v1): what a person drops into `commands/` or passes to `maestro run`. */
 export const CommandFile = z
   .strictObject({
-    /** Editors may point at the output of `maestro schema`. */
-    $schema: z.string().optional(),
-    schema_version: z.literal(1).optional(),
-    /** What the council should do. Required, non-empty, at most 20,000 characters. */
+    $schema: z.string().optional().describe('Editors: the JSON Schema of this file (`maestro schema` prints it).'),
+    schema_version: z.literal(1).optional().describe("The version of this file's format: 1."),
     task_description: z
       .string({ error: 'is required and must be a string' })
+      .max(20_000, 'must be at most 20,000 characters')
       .refine((t) => t.trim().length > 0, 'must not be empty')
-      .refine((t) => t.length <= 20_000, 'must be at most 20,000 characters'),
-    /** Workspace-relative files injected into the first briefing. */
-    input_artifacts: z.array(workspacePath).max(20, 'at most 20 input artifacts').default([]),
-    /** Workspace-relative path of the Markdown artifact; default `outputs/<run_id>.md`. */
-    output_artifact_path: workspacePath.optional(),
+      .describe('What the council should do. Required; not blank; at most 20,000 characters.'),
+    input_artifacts: z
+      .array(workspacePath)
+      .max(20, 'at most 20 input artifacts')
+      .default([])
+      .describe(
+        'Workspace-relative files (at most 20, each path at most 1,024 characters) read through the sandbox and given to every persona in the first briefing; a file larger than `knowledge.max_file_bytes` is cut to it.',
+      ),
+    output_artifact_path: workspacePath
+      .optional()
+      .describe(
+        "Workspace-relative path of the Markdown artifact (at most 1,024 characters); default `outputs/<run_id>.md`. Never inside .maestro/, commands/, personas/, session_states/, .git/; a path that holds another file or an earlier run's artifact is left as it is and the artifact goes beside it as `<stem>-<run_id><ext>`.",
+      ),
     config: CommandConfig.default({}),
-    /** Work items (seed 003): each done by its persona on its own, merged in this order; the command then runs them as its mode. */
     work_items: z
       .array(WorkItem)
       .min(1, 'must hold at least one item')
@@ -106,9 +134,13 @@ export const CommandFile = z
           else ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate id "${item.id}" (already work_items.${earlier}.id)` });
         });
       })
-      .optional(),
-    /** Facts every work item is given, the same for each (structured shared context); only with `work_items`. */
-    facts: structured('facts').optional(),
+      .optional()
+      .describe(
+        'Work items (seed 003, at most 32, ids unique): each `{id, assigned_agent, goal, inputs, expected_output}` done by its persona on its own, merged in this order; the command then runs them as its mode (leave `config.mode` out).',
+      ),
+    facts: structured('facts')
+      .optional()
+      .describe('Only with `work_items`: facts every item is given, the same for each (a JSON object, at most 20,000 characters as JSON).'),
   })
   .superRefine((command, ctx) => {
     // Options that would be silently ignored are errors, like unknown keys.
@@ -163,21 +195,26 @@ function modeOnlyOptions(c: CommandConfig, issue: (path: (string | number)[], me
     );
 }
 
-/** Parses untrusted JSON text into a command file. Never throws. */
+/** Parses untrusted JSON text into a command file (a byte-order mark, as some editors save one, is allowed). Never throws. */
 export function parseCommandText(text: string): Parsed<CommandFile> {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(withoutBom(text));
   } catch (error) {
     return { ok: false, issues: [`(root): not valid JSON (${(error as Error).message})`] };
   }
   return parseCommandFile(json);
 }
 
+/** The text without the byte-order mark some editors put first (Windows' Notepad): JSON.parse refuses it. */
+export function withoutBom(text: string): string {
+  return text.startsWith('\uFEFF') ? text.slice(1) : text;
+}
+
 /** Validates an already-parsed JSON value as a command file. Never throws. */
 export function parseCommandFile(json: unknown): Parsed<CommandFile> {
   const result = CommandFile.safeParse(json);
-  if (!result.success) return { ok: false, issues: formatIssues(result.error) };
+  if (!result.success) return { ok: false, issues: formatIssues(result.error, CommandFile) };
   return { ok: true, value: result.data };
 }
 

@@ -71,12 +71,17 @@ export class InternalError extends AppError {
   readonly code = 'INTERNAL_ERROR' as const;
 }
 
-/** Carries an exit code to `cli/main.ts`, the only place that exits. */
+/**
+ * Carries an exit code to `cli/main.ts`, the only place that exits. `status` says, for `--json`, what
+ * an exit 2 was: input that does not read (`invalid`, the default) or a request refused (`refused`: a
+ * run id not found, a run held or sealed).
+ */
 export class ExitError extends AppError {
   readonly code = 'EXIT' as const;
   constructor(
     readonly exitCode: number,
     message = '',
+    readonly status: 'invalid' | 'refused' = 'invalid',
   ) {
     super(message);
   }

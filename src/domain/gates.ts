@@ -170,18 +170,27 @@ export function evaluateGates(facts: GateFacts): GateResult {
 export function findGateIssues(facts: GateFacts): GateOutcome[] {
   const issues: GateOutcome[] = [];
   for (const layer of GATE_LAYERS) {
-    const { decision, details } = CHECKS[layer](facts);
-    if (decision.decision === 'RUN') continue;
-    if (
-      decision.decision === 'PAUSE_FOR_HITL' &&
-      facts.approved?.has(decision.reason_code) &&
-      !FACTS_NOT_WAIVED.has(decision.reason_code as ReasonCode)
-    )
-      continue;
-    issues.push({ layer, decision, skipped: false, details });
+    // A gate stops at its first cause; asked again without it, it names the next (a secret and an e-mail in one file: both).
+    for (let f: GateFacts | undefined = facts; f; ) {
+      const { decision, details } = CHECKS[layer](f);
+      if (decision.decision === 'RUN') break;
+      const cleared = facts.approved?.has(decision.reason_code) && !FACTS_NOT_WAIVED.has(decision.reason_code as ReasonCode);
+      if (decision.decision !== 'PAUSE_FOR_HITL' || !cleared) issues.push({ layer, decision, skipped: false, details });
+      f = WITHOUT_CAUSE[decision.reason_code as ReasonCode]?.(f);
+    }
   }
   return issues;
 }
+
+/** The facts with one gate's cause taken away, to see what the gate finds next; none for the floor, each gate's last check. */
+const WITHOUT_CAUSE: Partial<Record<ReasonCode, (f: GateFacts) => GateFacts>> = {
+  MEANING_EMPTY_TASK: (f) => ({ ...f, taskBlank: false }),
+  MEANING_UNKNOWN_PERSONA: (f) => ({ ...f, unknownPersonas: [] }),
+  ETHICS_SECRET_DETECTED: (f) => ({ ...f, secretCategories: [] }),
+  ETHICS_PII_DETECTED: (f) => ({ ...f, piiCategories: [] }),
+  ACC_PATH_ESCAPE: (f) => ({ ...f, pathEscapes: [] }),
+  ACC_STOPPED_IS_TERMINAL: (f) => ({ ...f, conflictStopped: false }),
+};
 
 /**
  * What the REROUTE table asks of a task, from the gates' facts: is it in a policy-sensitive category

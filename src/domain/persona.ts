@@ -68,16 +68,30 @@ export function parsePersonaFile(
   try {
     data = frontMatter(match[1] ?? '');
   } catch (error) {
-    return { ok: false, issues: [`front matter: not valid YAML (${(error as Error).message.split('\n')[0]})`] };
+    return { ok: false, issues: [yamlIssue(error, text)] };
   }
   const result = PersonaFrontMatter.safeParse(data ?? {});
-  if (!result.success) return { ok: false, issues: formatIssues(result.error) };
+  if (!result.success) return { ok: false, issues: formatIssues(result.error, PersonaFrontMatter) };
   if (result.data.id !== fileId) {
     return { ok: false, issues: [`id: "${result.data.id}" must match the file name "${fileId}.md"`] };
   }
   const prompt = (match[2] ?? '').trim();
   if (prompt.length === 0) return { ok: false, issues: ['body: the system prompt (Markdown after the front matter) is empty'] };
   return { ok: true, value: { ...result.data, prompt, file } };
+}
+
+/**
+ * A YAML error as a person finds it in the file: the parser counts lines from the front matter's first
+ * line, which is the file's second (after `---`); the line is named in the file's own numbering.
+ */
+function yamlIssue(error: unknown, text: string): string {
+  const first = (error as Error).message.split('\n')[0] ?? '';
+  const at = (error as { linePos?: readonly { line: number; col: number }[] }).linePos?.[0];
+  if (!at) return `front matter: not valid YAML (${first})`;
+  const line = at.line + 1;
+  const shown = (text.replace(/^\uFEFF/, '').split(/\r?\n/)[line - 1] ?? '').trim();
+  const what = first.replace(/ at line \d+, column \d+:?$/, '');
+  return `line ${line}: not valid YAML in the front matter (${what}, column ${at.col})${shown ? `: ${shown}` : ''}`;
 }
 
 /** Speaking order: by `order`, then by id, never by directory order. */

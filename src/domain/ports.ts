@@ -1,3 +1,4 @@
+import type { ArtifactPlacement } from './artifact-place.js';
 import type { AuditEvent } from './audit.js';
 import type { LoopPolicyData } from './loop-policy/workspace-loop.js';
 import type { Persona } from './persona.js';
@@ -189,6 +190,12 @@ export type OutputPathCheck = { ok: true; absolute: string; relative: string } |
 export interface ArtifactWriter {
   /** Whether an artifact may be written at this workspace-relative path (never over a `protect`ed file: the command's inputs). */
   check(relativePath: string, protect?: readonly string[]): Promise<OutputPathCheck>;
+  /**
+   * Where run `runId`'s artifact goes (artifact-place.ts): `relativePath` when it is free or holds
+   * this run's own artifact, else `<stem>-<runId><ext>` beside it. `suffixes`: the pictures written
+   * beside the artifact (`.heatmap.svg`), which must be free too.
+   */
+  place(relativePath: string, runId: string, suffixes?: readonly string[]): Promise<ArtifactPlacement>;
   /** Writes atomically and durably at a path that passed `check` (checked again); returns the absolute path. */
   write(relativePath: string, content: string, protect?: readonly string[]): Promise<string>;
 }

@@ -44,6 +44,8 @@ export type ProgressEvent =
   | { kind: 'notice'; run_id: string; message: string }
   /** The supervisor loop's lifecycle (seed 002's loop events): a delegation, the loop's stop, a step towards a guardrail, a guardrail's stop. */
   | ({ kind: 'loop'; run_id: string } & LoopProgress)
+  /** The mediator reads the task (a real route's model) before the council sees it: a step of the run, not a warning. */
+  | { kind: 'classifying'; run_id: string; route: string; model: string }
   /** A persona's call has waited a moment for its route's limits (`wait`), or goes now (`wait: null`). */
   | { kind: 'route_wait'; run_id: string; persona: string; wait: (RouteWait & { since: string }) | null }
   | { kind: 'producing_artifact'; run_id: string; path: string };

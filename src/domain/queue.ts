@@ -6,6 +6,17 @@ import type { ProgressEvent } from './progress.js';
 import type { OutcomeStatus, RunOutcome } from './run-machine.js';
 import type { RunStatus } from './run-state.js';
 
+/**
+ * Which names in `commands/` are commands: `*.json`, not hidden. This leaves out dotfiles, editor
+ * swap, backup and lock files (`.x.swp`, `x.json~`, `.#x.json`, `#x.json#`, vim's `4913`) and the
+ * temporary names of writers that write then rename (`x.json.tmp`, write-file-atomic's `x.json.123`).
+ * A name in another case (`Task.JSON`) or of another kind (`task.yaml`) is not a command either:
+ * `maestro validate` says so.
+ */
+export function isCommandFileName(name: string): boolean {
+  return name.endsWith('.json') && !name.startsWith('.') && name.length > '.json'.length;
+}
+
 /** The watcher's state machine: AWAITING_COMMAND → EXECUTING_TASK → PRODUCING_ARTIFACT → AWAITING_COMMAND. */
 export const WATCH_STATES = ['AWAITING_COMMAND', 'EXECUTING_TASK', 'PRODUCING_ARTIFACT', 'STOPPED'] as const;
 export type WatchState = (typeof WATCH_STATES)[number];
@@ -145,7 +156,7 @@ export type WatchEvent =
       from: WatchState;
       run_id: string;
       source: string;
-      resume: 'new' | 'checkpoint' | 'start' | 'decision';
+      resume: 'new' | 'checkpoint' | 'start' | 'decision' | 'outage';
     }
   | { kind: 'step'; state: 'EXECUTING_TASK'; run_id: string; step: string; persona: string; round: number; rounds: number }
   | { kind: 'producing_artifact'; state: 'PRODUCING_ARTIFACT'; from: WatchState; run_id: string; path: string }
@@ -192,6 +203,8 @@ export function runProgressEvent(
       round: event.round,
       rounds: event.rounds,
     };
+  if (event.kind === 'classifying')
+    return { kind: 'step', state: 'EXECUTING_TASK', run_id: event.run_id, step: 'classify', persona: 'mediator', round: 0, rounds: 0 };
   if (event.kind === 'producing_artifact')
     return { kind: 'producing_artifact', state: 'PRODUCING_ARTIFACT', from, run_id: event.run_id, path: event.path };
   if (event.kind === 'notice') return { kind: 'notice', run_id: event.run_id, message: event.message };

@@ -24,6 +24,8 @@ export interface RouteFacts {
   readonly models: ModelsListing;
   /** Absent when the endpoint did not answer at all (no call was tried). */
   readonly call?: CallCheck;
+  /** Every persona on this route has a fallback_route (the advice does not ask for one). */
+  readonly fallback?: boolean;
 }
 
 export interface Diagnosis {
@@ -44,6 +46,11 @@ const CALL_FIXES: Partial<Record<LlmErrorKind, string>> = {
   invalid_output: 'the endpoint answers something that is not a chat completion: check base_url (it usually ends in /v1)',
 };
 
+function callFix(kind: LlmErrorKind, fallback: boolean | undefined): string {
+  if (kind === 'server' && fallback) return "the endpoint is failing: check its logs (its personas' fallback_route takes over meanwhile)";
+  return CALL_FIXES[kind] ?? 'see the message';
+}
+
 /** The rules, in order: the endpoint, the key, the model, the call, json_mode. */
 const RULES: readonly Rule[] = [
   (f) =>
@@ -58,7 +65,7 @@ const RULES: readonly Rule[] = [
     f.models.kind === 'listed' && !f.models.ids.includes(f.model)
       ? `model "${f.model}" is not on the endpoint (it offers: ${listed(f.models.ids)}): fix the route's model`
       : undefined,
-  (f) => (f.call && !f.call.ok ? `a tiny call failed: ${f.call.message} — ${CALL_FIXES[f.call.kind] ?? 'see the message'}` : undefined),
+  (f) => (f.call && !f.call.ok ? `a tiny call failed: ${f.call.message} — ${callFix(f.call.kind, f.fallback)}` : undefined),
   (f) =>
     f.call?.ok && f.call.steppedFrom
       ? `json_mode "${f.call.steppedFrom}" is refused by the endpoint; "${f.call.jsonMode}" works: set the route's json_mode to "${f.call.jsonMode}"`

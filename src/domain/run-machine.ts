@@ -1,3 +1,4 @@
+import type { ArtifactPlacement } from './artifact-place.js';
 import type { DecisionRecord } from './decision.js';
 import { allows } from './run/transitions.js';
 import type { MediatorReading } from './floor/mediator.js';
@@ -49,6 +50,8 @@ export type RunEvent =
       readonly status?: 'stopped' | 'guardrail_stopped';
       /** The arbitration's decision that let the run go on, joining the trail with the ending (one commit, not two). */
       readonly decided?: DecisionRecord;
+      /** Where the artifact goes, when the ending writes one. */
+      readonly artifact?: ArtifactPlacement;
     }
   /** The run ended: completed, stopped, or invalid (set-up problems). */
   | {
@@ -111,14 +114,12 @@ function apply(state: RunState, event: RunEvent): RunState {
       const { pause: _cleared, ...rest } = base;
       return { ...rest, status: 'running' };
     }
-    case 'finishing':
-      return state.finishing
-        ? state
-        : {
-            ...state,
-            ...(event.decided ? { trail: [...state.trail, event.decided] } : {}),
-            finishing: { finished_at: event.finishedAt, decision: event.decision, ...(event.status ? { status: event.status } : {}) },
-          };
+    case 'finishing': {
+      if (state.finishing) return state;
+      const { finishedAt, decision, status, artifact, decided } = event;
+      const finishing = { finished_at: finishedAt, decision, ...(status ? { status } : {}), ...(artifact ? { artifact } : {}) };
+      return { ...state, ...(decided ? { trail: [...state.trail, decided] } : {}), finishing };
+    }
     case 'finished':
       return {
         ...state,
@@ -171,7 +172,8 @@ export type OutcomeStatus = 'completed' | 'paused' | 'stopped' | 'guardrail_stop
 export interface RunOutcome {
   readonly run_id: string;
   readonly status: OutcomeStatus;
-  readonly decision: string;
+  /** The policy's decision, as the status says it (OUTCOME_DECISION): null where no ending was decided (invalid input, a failure). */
+  readonly decision: string | null;
   readonly reason_code: string;
   /** Absolute path of the artifact, when one was written. */
   readonly artifact: string | null;
@@ -181,6 +183,23 @@ export interface RunOutcome {
   /** Validation problems as `path: message`, for invalid input. */
   readonly issues?: readonly string[];
 }
+
+/**
+ * The decision every view of an outcome reports, by its status (README, "Exit codes"): a script that
+ * reads `decision` never sees one its `status` contradicts. An invalid command's audit record keeps the
+ * contract's fixed fail-closed response (PAUSE_FOR_HITL, SPEC_INVALID_INPUT), but nothing waits for a
+ * person: no ending was decided, so its outcome says null, as a failure's does.
+ */
+export const OUTCOME_DECISION = {
+  completed: 'RUN',
+  paused: 'PAUSE_FOR_HITL',
+  stopped: 'STOPPED',
+  guardrail_stopped: 'STOPPED',
+  invalid: null,
+  refused: null,
+  error: null,
+  interrupted: null,
+} as const;
 
 /** The one builder of outcomes: from the decision that ended (or paused) the run. Its words are screened: they are printed and kept. */
 export function buildOutcome(options: {
@@ -195,7 +214,7 @@ export function buildOutcome(options: {
   return {
     run_id: options.runId,
     status: options.status,
-    decision: options.decision.decision,
+    decision: OUTCOME_DECISION[options.status],
     reason_code: options.decision.reason_code,
     artifact: options.artifact ?? null,
     audit_log: options.auditLog,

@@ -179,7 +179,13 @@ export const RunState = z.strictObject({
    * resumes into the same ending — the same bytes, no model call — never a second, different finish.
    */
   finishing: z
-    .strictObject({ finished_at: z.string(), decision: DecisionRecord, status: z.enum(['stopped', 'guardrail_stopped']).optional() })
+    .strictObject({
+      finished_at: z.string(),
+      decision: DecisionRecord,
+      status: z.enum(['stopped', 'guardrail_stopped']).optional(),
+      /** Where the artifact goes (artifact-place.ts), fixed with the ending: a completed ending writes it there again. */
+      artifact: z.strictObject({ path: z.string(), taken: z.strictObject({ path: z.string(), by: z.string() }).optional() }).optional(),
+    })
     .optional(),
   finished_at: z.string().optional(),
   /** A one-line explanation of the outcome for people. */

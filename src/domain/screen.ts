@@ -115,6 +115,12 @@ export function screenRejection(rejection: Rejection): Rejection {
 /** The command as given, beside the checkpoint of a run that may still go on. Never shown. */
 export const RAW_COMMAND_FILE = 'command.json';
 
+/** The first line of a task, redacted and shortened for a listing (`runs`, `hitl list`, `status`). */
+export function taskLine(task: string, max = 72): string {
+  const first = screenText(task.trim().split('\n')[0] ?? '');
+  return first.length > max ? `${first.slice(0, max - 1)}…` : first;
+}
+
 /** Steps are never changed once recorded: each is screened once, however often its state is kept. */
 const SCREENED_STEPS = new WeakMap<Step, Step>();
 

@@ -35,7 +35,10 @@ function renderUnscreened(state: RunState, shown: string, audience: Audience): s
   // The mediator's classification is a model call like the council's (as in runs, status and the artifact).
   const used = totalUsage(runCalls(state), {});
   out.push(`- Model calls: ${used.calls} · ${used.prompt_tokens} prompt + ${used.completion_tokens} completion tokens`);
-  if (state.artifact) out.push(`- Artifact: ${state.artifact}`);
+  if (state.artifact) {
+    const taken = state.finishing?.artifact?.taken;
+    out.push(`- Artifact: ${state.artifact}${taken ? ` (not at ${taken.path}: that holds ${taken.by}, left as it is)` : ''}`);
+  }
   out.push('', '## Task', '', state.command.task_description.trim(), '');
   if (state.command.input_artifacts.length > 0) out.push(`Inputs: ${state.command.input_artifacts.map((p) => `\`${p}\``).join(', ')}`, '');
   if (state.floor) out.push('## The floor', '', ...describeFloor(state.floor).map((l) => `- ${l}`), '');

@@ -171,7 +171,7 @@ export type WorkspaceConfig = z.infer<typeof WorkspaceConfig>;
 
 export function parseWorkspaceConfig(json: unknown): Parsed<WorkspaceConfig> {
   const result = WorkspaceConfig.safeParse(json);
-  if (!result.success) return { ok: false, issues: formatIssues(result.error) };
+  if (!result.success) return { ok: false, issues: formatIssues(result.error, WorkspaceConfig) };
   return { ok: true, value: result.data };
 }
 

@@ -22,6 +22,7 @@ describe('a run whose artifact cannot be written', () => {
       ...app.deps,
       artifacts: {
         check: app.deps.artifacts.check.bind(app.deps.artifacts),
+        place: app.deps.artifacts.place.bind(app.deps.artifacts),
         write: async (p: string) => {
           throw new StorageError(`could not write ${p}: ENOSPC: no space left on device`, path.join(ws.dir, p), { errno: 'ENOSPC' });
         },

@@ -40,7 +40,7 @@ describe('callFailure', () => {
       'turn',
     );
     expect(failure?.ending).toMatchObject({ kind: 'pause', pauseClass: 'judgement', decision: { reason_code: 'BUDGET_EXCEEDED' } });
-    expect(failure?.message).toBe('budget exceeded — model calls: 3 of 2 allowed (config.budget.max_calls)');
+    expect(failure?.message).toBe('budget limit reached — model calls: 3 of 2 allowed (config.budget.max_calls)');
     expect(failure?.details).toEqual({ limit: 'max_calls' });
   });
 

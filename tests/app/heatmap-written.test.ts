@@ -34,6 +34,7 @@ const llm = () => new ScriptedLlmClient((r) => (r.purpose === 'assessment' ? ass
 function heatmapsNoted(artifacts: ArtifactWriter, onHeatmap: () => void): ArtifactWriter {
   return {
     check: artifacts.check.bind(artifacts),
+    place: artifacts.place.bind(artifacts),
     write: async (relativePath, content, protect) => {
       if (relativePath.endsWith('.heatmap.svg')) onHeatmap();
       return artifacts.write(relativePath, content, protect);

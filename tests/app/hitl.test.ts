@@ -227,12 +227,24 @@ describe('decidePause, with the ledger in memory', () => {
 });
 
 describe('describeContinue', () => {
-  it('says what continue does by the reason, then by the layer, then in general', async () => {
+  it('says what continue does by the reason, then by the layer, then in general: the words after "Continue would"', async () => {
     const { describeContinue } = await import('../../src/app/hitl.js');
-    expect(describeContinue('model', 'BUDGET_EXCEEDED')).toBe('the run goes on past its budget; finished model calls are not repeated');
-    expect(describeContinue('model', 'MODEL_CALL_FAILED')).toBe('the failed model call is tried again; finished calls are not repeated');
+    expect(describeContinue('model', 'BUDGET_EXCEEDED')).toBe('let the run go on past its budget; finished model calls are not repeated');
+    expect(describeContinue('model', 'MODEL_CALL_FAILED')).toBe('try the failed model call again; finished calls are not repeated');
     expect(describeContinue('ethics', 'ETHICS_HIGH_STAKES')).toBe(
-      'the ethics gate is cleared (ETHICS_HIGH_STAKES); the later gates still run, then the council deliberates',
+      'clear the ethics gate (ETHICS_HIGH_STAKES); the later gates still run, then the council deliberates',
     );
+    // Every line reads as a sentence after "Continue would": it begins with a verb, never with "the".
+    for (const [layer, reason] of [
+      ['model', 'MEDIATOR_CLASSIFICATION_FAILED'],
+      ['supervisor', 'SUPERVISOR_DECISION_INVALID'],
+      ['arbitration', 'ARBITRATION_VERDICTS_UNREADABLE'],
+      ['meaning', 'MEANING_UNKNOWN_PERSONA'],
+      ['meaning', 'MEANING_EMPTY_TASK'],
+      ['reroute', 'REROUTE_NOT_ALLOWED'],
+      ['arbitration', 'ARBITRATION_INVESTIGATE'],
+      ['reroute', 'X'],
+    ] as const)
+      expect(describeContinue(layer, reason), reason).toMatch(/^(ask|end|override|let|check|try|clear) /);
   });
 });

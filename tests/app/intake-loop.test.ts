@@ -167,6 +167,28 @@ describe('IntakeLoop', () => {
     expect(t.events.at(-1)).toMatchObject({ kind: 'stopped', reason: 'once' });
   });
 
+  it("writes a worker's artifact beside a path this workspace holds already, with its picture, and says so", async () => {
+    // The worker placed its files on its own copy, where outputs/review.md was free; here it holds run-0's report.
+    const earlier = '# Council report: earlier\n\n| Run id | `run-0` |\n';
+    const t = intake({ once: true, files: { 'outputs/review.md': earlier } });
+    t.drop('a.json', JSON.stringify(aCommand()));
+    await t.loop.start();
+    await waitFor(() => t.queue.submitted.size === 1);
+    const report = '# Council report: x\n\n| Run id | `run-1` |\n\n![Heat map](review.heatmap.svg)\n';
+    t.queue.finish('run-1', {}, [
+      { path: 'outputs/review.heatmap.svg', content: '<svg/>', protect: [] },
+      { path: 'outputs/review.md', content: report, protect: [] },
+    ]);
+    await t.loop.stopped;
+    expect(t.workspace.files.get('outputs/review.md')).toBe(earlier);
+    expect(t.workspace.artifacts.get('outputs/review-run-1.md')).toBe(report.replace('(review.heatmap.svg)', '(review-run-1.heatmap.svg)'));
+    expect(t.workspace.artifacts.get('outputs/review-run-1.heatmap.svg')).toBe('<svg/>');
+    const said = "outputs/review.md holds run run-0's artifact, left as it is: this run's artifact is outputs/review-run-1.md";
+    expect(notices(t.events)).toContain(said);
+    expect(finished(t.events)[0]).toMatchObject({ artifact: '/workspace/outputs/review-run-1.md' });
+    expect(finished(t.events)[0]?.message).toContain(said);
+  });
+
   it('moves the file of a run the engine rejected to rejected/, with the reason', async () => {
     const t = intake({ once: true });
     t.drop('bad.json', '{"task": 1}');

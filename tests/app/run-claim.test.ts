@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { interruptClaim, planClaim, runClaim, type RunClaimDeps } from '../../src/app/run-claim.js';
+import { runDecision } from '../../src/domain/decision.js';
 import type { Claim } from '../../src/domain/queue.js';
 import type { RunLedger } from '../../src/domain/ports.js';
 import { InMemoryClaimStore } from '../fakes/in-memory-inbox.js';
@@ -40,6 +41,10 @@ describe('planClaim', () => {
     app.ledger.seed(aRunState(app, aCommand(), 'c'));
     expect(await planClaim(claimOf('c', { recovered: true }), deps)).toEqual({ kind: 'checkpoint' });
     expect(await planClaim(claimOf('c', { kind: 'decision' }), deps)).toEqual({ kind: 'decision' });
+    // A decision the route breaker posted once the route answered again: resumed after the outage, not a person's decision.
+    const c = aRunState(app, aCommand(), 'o');
+    app.ledger.seed({ ...c, trail: [...c.trail, runDecision('hitl', 'ROUTE_RECOVERED')] });
+    expect(await planClaim(claimOf('o', { kind: 'decision' }), deps)).toEqual({ kind: 'outage' });
     app.ledger.seed({ ...aRunState(app, aCommand(), 'd'), status: 'completed', summary: 'done', artifact: '/workspace/outputs/d.md' });
     const ended = await planClaim(claimOf('d', { recovered: true }), deps);
     expect(ended.ended).toMatchObject({

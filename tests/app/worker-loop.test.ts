@@ -94,7 +94,11 @@ describe('WorkerLoop', () => {
     await waitFor(() => app.progress.some((p) => p.kind === 'step_started' && p.persona === 'strategist'));
     await loop.stop();
     await done;
-    expect(events.find((e) => e.kind === 'finished')).toMatchObject({ status: 'interrupted', audit_log: 'memory:audit/w-1' });
+    expect(events.find((e) => e.kind === 'finished')).toMatchObject({
+      status: 'interrupted',
+      audit_log: 'memory:audit/w-1',
+      message: 'interrupted at its last checkpoint: this worker was stopped; handed back to the queue, another worker resumes it',
+    });
     expect(session.requeued).toEqual(['w-1']);
     expect(app.ledger.events('w-1').at(-1)).toBe('RUN_INTERRUPTED');
     expect(events.at(-1)).toMatchObject({ kind: 'stopped', reason: 'signal' });

@@ -126,7 +126,10 @@ describe('maestro audit verify', () => {
   it('refuses a path as a run id, and needs a run id or --all', async () => {
     expect((await maestro(['audit', 'verify', '../../etc/passwd', '-w', ws])).code).toBe(2);
     expect((await maestro(['audit', 'verify', '-w', ws])).code).toBe(2);
-    expect((await maestro(['audit', 'verify', 'no-such-run', '-w', ws])).stdout).toContain('no-such-run: missing');
+    // A run id not found is refused, as everywhere (exit 2).
+    const unknown = await maestro(['audit', 'verify', 'no-such-run', '-w', ws]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('there is no audit log for run no-such-run');
   });
 });
 
@@ -143,6 +146,9 @@ describe('maestro audit show', () => {
     expect(r.stdout).toMatch(/ethics\s+RUN\s+ETHICS_OK · GATE/);
     expect(r.stdout).toMatch(/dispatch\s+RUN\s+RUN_COMPLETED · RUN_FINISHED/);
     expect(out[out.length - 1]).toContain('OK');
+    // Into a pipe every line is whole: no detail cut with "…", digests in full.
+    expect(out.slice(1, -1).some((l) => l.includes('…'))).toBe(false);
+    expect(r.stdout).toMatch(/=[0-9a-f]{64}/);
     expect(r.stdout).not.toContain('\u001b[');
     const coloured = await maestro(['audit', 'show', id, '-w', ws], { NO_COLOR: '', FORCE_COLOR: '1' });
     expect(coloured.stdout).toContain('\u001b[');
@@ -157,9 +163,9 @@ describe('maestro audit show', () => {
     expect(records.every((x) => x.run_id === id && /^[0-9a-f]{64}$/.test(x.hash))).toBe(true);
   });
 
-  it('fails for a run without a log', async () => {
+  it('refuses a run without a log (not found: exit 2, as everywhere)', async () => {
     const r = await maestro(['audit', 'show', 'no-such-run', '-w', ws]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain('there is no audit log for run no-such-run');
   });
 });
@@ -192,7 +198,7 @@ describe('maestro audit prune', () => {
   it('refuses an age it cannot read', async () => {
     const r = await maestro(['audit', 'prune', '--older-than', 'soon', '-w', ws]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('is not an age');
+    expect(r.stderr).toContain('--older-than takes a duration such as 30d, 12h, 2w or 90m (units: s, m, h, d, w), not "soon"');
   });
 });
 

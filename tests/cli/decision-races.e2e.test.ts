@@ -98,7 +98,7 @@ describe('two processes deciding or resuming one run at once', () => {
       const results = await Promise.all([resume(), resume()]);
       const loser = oneWinner(results);
       expect(loser.stderr).toMatch(/another maestro process (is resuming run|resumed run|finished it)/);
-      expect(loser.stdout).toBe('');
+      expect(JSON.parse(loser.stdout)).toMatchObject({ run_id: id, status: 'refused', decision: null, artifact: null });
       const events = await auditEvents(id);
       expect(count(events, 'RUN_RESUMED'), `round ${round}: ${events.join(' ')}`).toBe(1);
       expect(count(events, 'RUN_FINISHED')).toBe(1);

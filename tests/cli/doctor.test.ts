@@ -84,7 +84,7 @@ describe('maestro doctor', () => {
     expect(servers.reduce((n, s) => n + s.requests.length + s.classifyRequests.length, 0)).toBe(0);
 
     const r = await doctor({ DOCTOR_TEST_KEY: 'wrong-key' });
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(1);
     expect(lineOf(r.stdout, 'good')).toMatch(/^✔ good .*answers, key accepted, model listed/);
     expect(lineOf(r.stdout, 'dead')).toMatch(
       new RegExp(`^✘ dead .*127\\.0\\.0\\.1:${deadPort}.*fallback of coordinator.*does not answer.*ECONNREFUSED`),
@@ -110,6 +110,29 @@ describe('maestro doctor', () => {
     expect(fixed.code, fixed.stdout).toBe(0);
   });
 
+  it('its advice matches the configuration: a fallback_route is not asked for when every persona on the route has one; TLS on a plain port is named as the run names it', async () => {
+    const failing = await server(() => ({ status: 500, error: { message: 'boom', type: 'server_error' } }));
+    const plain = await server(ok, ['good-model']);
+    await writeFile(
+      path.join(ws.dir, 'maestro.config.json'),
+      JSON.stringify({
+        default_route: 'offline',
+        routes: { failing: route(failing.url), tls: route(plain.url.replace('http:', 'https:')) },
+      }),
+    );
+    await personaRoutes({ coordinator: { route: 'failing', fallback: 'offline' }, strategist: { route: 'tls' } });
+    const r = await doctor();
+    expect(r.code).toBe(1);
+    expect(lineOf(r.stdout, 'failing')).toMatch(
+      /^✘ failing .*HTTP 500.*check its logs \(its personas' fallback_route takes over meanwhile\)/,
+    );
+    expect(r.stdout).not.toContain('give the personas a fallback_route');
+    expect(lineOf(r.stdout, 'tls')).toMatch(/^✘ tls .*no TLS there; if the endpoint speaks plain HTTP, its base_url starts with http:\/\//);
+    // Without a fallback on it, the advice offers one.
+    await personaRoutes({ auditor: { route: 'failing' } });
+    expect(lineOf((await doctor()).stdout, 'failing')).toContain('or give the personas a fallback_route');
+  });
+
   it('says when a working fallback could never take over (local to remote), and the offline route needs no endpoint', async () => {
     const local = await server(ok, ['good-model']);
     await writeFile(
@@ -128,7 +151,7 @@ describe('maestro doctor', () => {
     expect(r.code).toBe(0);
     await personaRoutes({ strategist: { route: 'local', fallback: 'remote' } });
     const remote = await doctor({ OPENAI_API_KEY: 'k' });
-    expect(remote.code).toBe(2);
+    expect(remote.code).toBe(1);
     expect(lineOf(remote.stdout, 'remote')).toMatch(
       /^✘ remote .*fallback of strategist.*cannot take over as strategist's fallback: .*remote/,
     );

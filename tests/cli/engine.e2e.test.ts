@@ -100,10 +100,15 @@ describe('an intake and workers on one engine', () => {
     expect(await listDir(path.join(ws, '.maestro', 'audit'))).toEqual([]);
 
     const status = JSON.parse((await cliHere(['status', '--json', '--workspace', ws])).stdout) as {
-      engine: { workers: { name: string }[]; queue: Record<string, number> };
+      engine: { workers: { name: string }[]; queue: Record<string, number>; recent: { run_id: string; status: string }[] };
     };
     expect(status.engine.workers.map((w) => w.name).sort()).toEqual(['a', 'b']);
     expect(status.engine.queue).toMatchObject({ queued: 0, running: 0, done: 4, rejected: 1 });
+    // The engine's runs are the recent runs (the workspace's files hold none of them).
+    expect(status.engine.recent.map((r) => r.status).sort()).toEqual(['completed', 'completed', 'completed', 'completed', 'invalid']);
+    const text = (await cliHere(['status', '--workspace', ws])).stdout;
+    expect(text).toContain("recent     5 (newest first, the engine's runs with this workspace's)");
+    for (const r of status.engine.recent) expect(text).toContain(r.run_id);
 
     const verified = await cliHere(['audit', 'verify', '--all', '--workspace', ws]);
     expect(verified.code).toBe(0);

@@ -172,14 +172,18 @@ describe('maestro run --follow', () => {
     const lines = jsonLines(r.stdout);
     const runId = lines[0]?.run_id;
     // The mediator's classification is a model call too: shown while it runs, before the council starts.
-    expect(lines[0]).toMatchObject({ kind: 'notice', message: expect.stringContaining('the mediator classifies the task on route') });
+    expect(lines[0]).toMatchObject({ kind: 'classifying', route: expect.any(String), model: expect.any(String), ts: expect.any(String) });
     expect(lines[1]).toMatchObject({
       kind: 'run_started',
       mode: 'round_robin',
       personas: ['coordinator', 'strategist', 'auditor'],
       rounds: 1,
     });
-    expect(lines.slice(0, -1).every((l) => l.run_id === runId && typeof l.ts === 'string')).toBe(true);
+    expect(lines.slice(0, -1).every((l) => l.run_id === runId)).toBe(true);
+    // Every line has its time, the outcome's too, and the lines come in the order things happened.
+    const times = lines.map((l) => l.ts as string);
+    expect(times.every((t) => typeof t === 'string' && !Number.isNaN(Date.parse(t)))).toBe(true);
+    expect([...times].sort()).toEqual(times);
     expectCouncilStory(lines);
     // The last line is `run --json`'s one object, marked as the outcome.
     const outcome = lines.at(-1) as Line;
@@ -188,10 +192,12 @@ describe('maestro run --follow', () => {
       'audit_log',
       'decision',
       'kind',
+      'message',
       'orchestration',
       'reason_code',
       'run_id',
       'status',
+      'ts',
     ]);
     expect(outcome).toMatchObject({ kind: 'outcome', run_id: runId, status: 'completed', decision: 'RUN', reason_code: 'RUN_COMPLETED' });
     expectNoRawSecret(r.stdout + r.stderr);
@@ -271,13 +277,34 @@ describe('maestro run --follow', () => {
 
     asked = 0;
     const plain = await cli(['run', 'task.json', '--follow']);
+    expect(plain.stdout).not.toContain(JSON.stringify(VERDICTS.Auditor));
     expect(plain.stdout).toContain(
       [
         '  ↻ that call was asked again (a retry, or a fallback route); the reply as kept:',
-        `  ${JSON.stringify(VERDICTS.Auditor)}`,
         '  ⇒ verdict: investigate · confidence 0.60',
       ].join('\n'),
     );
+  });
+
+  it('parallel and supervisor runs (offline): every reply that is a JSON object is shown as readable lines, never the object', async () => {
+    const shown: string[] = [];
+    for (const config of [{ mode: 'parallel', review: 'anonymous' }, { mode: 'supervisor' }]) {
+      await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify({ ...command, config }));
+      const r = await cli(['run', 'task.json', '--follow']);
+      expect([0, 3], r.stderr).toContain(r.code); // completed, or paused by the offline council's doubt
+      shown.push(r.stdout);
+    }
+    const [parallel, supervisor] = shown as [string, string];
+    for (const out of shown) {
+      expect(out.split('\n').filter((l) => /^\s*(\{|```)/.test(l))).toEqual([]);
+      // A reply's lines (indented) stay short; the kept reply (show, the audit log) holds it whole.
+      for (const line of out.split('\n').filter((l) => l.startsWith('  '))) expect(line.length, line).toBeLessThanOrEqual(242);
+    }
+    expect(parallel).toMatch(/── coordinator assessing the task\n {2}⇒ (proceed|investigate|escalate) · confidence 0\.\d\d\n/);
+    expect(parallel).toMatch(/\n {2}vectors: engagement 0\.\d+ · know /);
+    expect(parallel).toMatch(/\n {2}ranking: [AB], [AB]\n/);
+    expect(supervisor).toMatch(/deciding what comes next\n {2}⇒ delegate → (strategist|auditor)\n/);
+    expect(supervisor).toMatch(/giving a verdict\n {2}⇒ verdict: /);
   });
 
   it('a command that cannot be read still ends with the one outcome line', async () => {
@@ -295,8 +322,8 @@ describe('maestro watch --transcript', () => {
     expect(r.code, r.stderr).toBe(0);
     const lines = jsonLines(r.stdout);
     const kinds = lines.map((l) => l.kind);
-    expect(kinds.slice(0, 4)).toEqual(['started', 'claimed', 'notice', 'run_started']);
-    expect(lines[2]?.message).toContain('the mediator classifies the task on route');
+    // The mediator's classification is a step of the run (a model call like the council's), not a notice.
+    expect(kinds.slice(0, 4)).toEqual(['started', 'claimed', 'classifying', 'run_started']);
     expect(kinds.slice(-2)).toEqual(['finished', 'stopped']);
     expect(lines.at(-2)).toMatchObject({ status: 'completed', source: 'cache.json' });
     // The watcher's own PRODUCING_ARTIFACT transition, once (the transcript does not repeat it).

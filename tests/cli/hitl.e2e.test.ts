@@ -84,6 +84,9 @@ describe('fail-closed policy and HITL, through the real CLI', () => {
     const artifact = await readFile(path.join(ws.dir, 'outputs', 'stopped.md'), 'utf8');
     expect(artifact).toContain('Status: STOPPED');
     expect(artifact).toContain('| hitl | STOPPED | HITL_STOP | a person chose to stop | no | USER |');
+    // Listed with the person's stop, not the code that paused it.
+    const listed = JSON.parse((await maestro('runs', '--json')).stdout) as Array<Record<string, unknown>>;
+    expect(listed.find((r) => r.run_id === p.run_id)).toMatchObject({ status: 'stopped', reason_code: 'HITL_STOP' });
     await expect(stat(path.join(ws.dir, '.maestro', 'runs', p.run_id, 'command.json'))).rejects.toThrow();
     expect((await maestro('hitl', 'decide', p.run_id, 'continue')).code).toBe(2);
   });
@@ -144,6 +147,21 @@ describe('fail-closed policy and HITL, through the real CLI', () => {
     expect(JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', ids[2]!, 'hitl.json'), 'utf8')).conflict_pauses).toBe(3);
     const fourth = JSON.parse((await maestro('hitl', 'show', ids[3]!, '--json')).stdout);
     expect(fourth).toMatchObject({ status: 'stopped', sealed: true });
+    // The first three still wait, but their conflict line is stopped: continue is not offered, only stop.
+    const first = JSON.parse((await maestro('hitl', 'show', ids[0]!, '--json')).stdout);
+    expect(first).toMatchObject({ status: 'paused', conflict_stopped: true });
+    expect(first.continue_would).toMatch(/^not go on: this conflict line was ended by the loop policy/);
+    const firstText = (await maestro('hitl', 'show', ids[0]!)).stdout;
+    expect(firstText).toContain(`Decide: maestro hitl decide ${ids[0]} stop [--note TEXT]`);
+    expect(firstText).not.toContain('continue|stop');
+    // The list names the file and the task's first line, and marks the stopped line.
+    const listed = (await maestro('hitl', 'list')).stdout;
+    expect(listed).toContain('FILE — TASK');
+    expect(listed).toContain('c1.json — The requirements are unclear: choose the message queue for …');
+    expect(listed).toContain('(conflict line stopped: stop only)');
+    const rows = JSON.parse((await maestro('hitl', 'list', '--json')).stdout) as Array<{ source: string; conflict_stopped: boolean }>;
+    expect(rows.map((r) => r.source).sort()).toEqual(['c1.json', 'c2.json', 'c3.json']);
+    expect(rows.every((r) => r.conflict_stopped)).toBe(true);
 
     await conflict(5);
     const guarded = await maestro('run', 'c5.json', '--json');
@@ -164,5 +182,35 @@ describe('fail-closed policy and HITL, through the real CLI', () => {
     const sixth = await maestro('run', 'c6.json');
     expect(sixth.stderr + sixth.stdout).toContain('paused for a person');
     expect(sixth.code).toBe(3);
+  });
+});
+
+describe('the council session', () => {
+  it('has the same id on every look: session show, its --json, and after runs (one that completes, one that pauses)', async () => {
+    const first = (await maestro('session', 'show')).stdout.split('\n')[0];
+    expect(first).toMatch(/^Council session S-\S+ \(since /);
+    const id = first?.split(' ')[2];
+    expect(JSON.parse((await maestro('session', 'show', '--json')).stdout).session_id).toBe(id);
+    await write('clear.json', { task_description: 'Write a short note on the billing cache choice' });
+    expect((await maestro('run', 'clear.json')).code).toBe(0);
+    await write('ambiguous.json', ambiguous);
+    expect((await maestro('run', 'ambiguous.json')).code).toBe(3);
+    expect((await maestro('session', 'show')).stdout.split('\n')[0]).toBe(first);
+  });
+});
+
+describe('the personas folder', () => {
+  it('a README.md beside the personas documents them and does not block a run', async () => {
+    await writeFile(path.join(ws.dir, 'personas', 'README.md'), '# Our council\n\nThree personas; edit them freely.\n');
+    await write('clear.json', { task_description: 'Write a short note on the billing cache choice' });
+    const run = await maestro('run', 'clear.json', '--json');
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).status).toBe('completed');
+    // On the offline model, the outcome line says it was a rehearsal, not advice.
+    expect(JSON.parse(run.stdout).message).toMatch(/^completed: proceed .* · an offline rehearsal: canned replies, not advice/);
+    // Its recommendation reads as sentences.
+    const artifact = await readFile(JSON.parse(run.stdout).artifact, 'utf8');
+    expect(artifact).toContain("After arbitration the council's position is: **proceed**. The task, in its key words: ");
+    expect(artifact).not.toContain('arbitrated position is');
   });
 });

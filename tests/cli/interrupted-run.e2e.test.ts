@@ -31,15 +31,25 @@ async function slowRun(ws: string): Promise<{ child: CliProcess; runId: string }
   return { child, runId };
 }
 
-async function expectInterrupted(ws: string, runId: string): Promise<void> {
+/** `claimed`: a watcher's run, still claimed in `.maestro/inflight/`: status lists it once, in flight. */
+async function expectInterrupted(ws: string, runId: string, claimed = false): Promise<void> {
   const resume = `maestro run --resume ${runId}`;
   expect((await runs(ws)).find((r) => r.run_id === runId)).toMatchObject({ status: 'interrupted', next_step: resume });
   expect((await runs(ws, '--status', 'interrupted')).map((r) => r.run_id)).toEqual([runId]);
   expect(await runs(ws, '--status', 'running')).toEqual([]);
   const s = await status(ws);
   expect(s.recent.find((r) => r.run_id === runId)).toMatchObject({ status: 'interrupted', next_step: resume });
-  expect(s.interrupted).toEqual([expect.objectContaining({ run_id: runId, next_step: resume })]);
-  expect((await maestro(ws, 'status')).stdout).toContain(`resume with: ${resume}`);
+  const text = (await maestro(ws, 'status')).stdout;
+  if (claimed) {
+    expect(s.interrupted).toEqual([]);
+    expect(text).toContain(`its watcher is gone — the next "maestro watch" resumes it, or now: ${resume}`);
+    // Listed once: in flight, and among the recent runs.
+    expect(text.split('\n').filter((l) => l.includes(runId))).toHaveLength(2);
+    expect(text).not.toContain('left running by a process that is gone');
+  } else {
+    expect(s.interrupted).toEqual([expect.objectContaining({ run_id: runId, next_step: resume })]);
+    expect(text).toContain(`resume with: ${resume}`);
+  }
   const shown = (await maestro(ws, 'show', runId, '--raw')).stdout;
   expect(shown.startsWith(`# Run ${runId} — interrupted`)).toBe(true);
   expect(shown).toContain(resume);
@@ -59,7 +69,7 @@ describe('a run whose process was killed is interrupted, not running forever', (
     expect(live.interrupted).toEqual([]);
     const twice = await maestro(ws, 'run', '--resume', runId);
     expect(twice.code).toBe(2);
-    expect(twice.stderr).toContain(`pid ${child.child.pid}`);
+    expect(twice.stdout).toContain(`pid ${child.child.pid}`);
     // Nor stopped as if nobody ran it: only a run no live process holds can be stopped without a pause.
     const stop = await maestro(ws, 'hitl', 'decide', runId, 'stop');
     expect(stop.code).toBe(2);
@@ -91,7 +101,7 @@ describe('a run whose process was killed is interrupted, not running forever', (
     expect((await status(ws)).inflight).toEqual([
       expect.objectContaining({ run_id: runId, owner_alive: false, run_status: 'interrupted' }),
     ]);
-    await expectInterrupted(ws, runId);
+    await expectInterrupted(ws, runId, true);
 
     const resumed = await maestro(ws, 'run', '--resume', runId, '--json');
     expect(JSON.parse(resumed.stdout)).toMatchObject({ run_id: runId, status: 'completed' });

@@ -260,9 +260,9 @@ describe('policy.pii "pause": the person decides, the run sends the task as give
     const sent = vi.spyOn(OfflineLlmClient.prototype, 'complete');
     const resumed = await maestro('run', '--resume', id);
     expect(resumed.code).toBe(2);
-    expect(resumed.stderr).toContain('cannot go on as it was given');
-    expect(resumed.stderr).toContain('EMAIL redacted');
-    expect(resumed.stderr).not.toContain(EMAIL);
+    expect(resumed.stdout).toContain('cannot go on as it was given');
+    expect(resumed.stdout).toContain('EMAIL redacted');
+    expect(resumed.stdout + resumed.stderr).not.toContain(EMAIL);
     expect(sent).not.toHaveBeenCalled();
   });
 });

@@ -72,6 +72,9 @@ describe("an outage is not the council's doubt", () => {
       expect(log.find((x) => x.event === 'HITL_REQUESTED')?.details.pause_class).toBe('outage');
       expect(log.some((x) => x.reason_code === 'ACC_END_SESSION_AFTER_4_HITL' || x.event.startsWith('LOOP'))).toBe(false);
     }
+    // An outage's pause says it resumes by itself once its route answers (resume_after_outage, on by default).
+    const last = await runCli(['hitl', 'show', (await run(task)).out.run_id], { cwd: ws.dir });
+    expect(last.stdout).toContain('On its own this pause resumes by itself once route "local" answers again');
     e.set(councilHandler());
     const healthy = await run(task);
     expect(healthy.code).toBe(0);

@@ -161,7 +161,7 @@ describe("broken model output is an outage, never the council's doubt", () => {
       ids.push(r.out.run_id!);
     }
     const shown = await runCli(['hitl', 'show', ids[0]!, '--json'], { cwd: ws.dir });
-    expect(JSON.parse(shown.stdout).continue_would).toContain('asked again');
+    expect(JSON.parse(shown.stdout).continue_would).toContain('classification again');
     const asked = s.classifyRequests.length;
     classify = HARMLESS;
     const resumed = await runCli(['hitl', 'decide', ids[0]!, 'continue', '--run', '--json'], { cwd: ws.dir });

@@ -110,6 +110,8 @@ describe('a route that goes down and comes back (circuit breaker, end to end)', 
     expect(await listDir(path.join(ws, 'commands'))).toEqual([]);
     const decided = (await readAuditLogs(ws)).get(outageRun)?.find((r) => r.event === 'OUTAGE_RESUMED');
     expect(decided).toMatchObject({ final_decider: 'SYSTEM', reason_code: 'ROUTE_RECOVERED' });
+    // The watcher says the run resumed after the outage, not that a person decided it.
+    expect(watcher.events.filter((e) => e.kind === 'claimed' && e.run_id === outageRun).at(-1)).toMatchObject({ resume: 'outage' });
 
     // The judgement pause still waits for a person.
     expect((await readRunState(ws, String(judged.run_id))).status).toBe('paused');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -26,7 +26,16 @@ describe('maestro run (end to end, offline model)', () => {
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as Record<string, string>;
     expect(out).toMatchObject({ status: 'completed', decision: 'RUN', reason_code: 'RUN_COMPLETED' });
-    expect(Object.keys(out).sort()).toEqual(['artifact', 'audit_log', 'decision', 'orchestration', 'reason_code', 'run_id', 'status']);
+    expect(Object.keys(out).sort()).toEqual([
+      'artifact',
+      'audit_log',
+      'decision',
+      'message',
+      'orchestration',
+      'reason_code',
+      'run_id',
+      'status',
+    ]);
     expect(out.artifact).toBe(path.join(ws.dir, 'outputs', 'migration-review.md'));
 
     const artifact = await readFile(out.artifact!, 'utf8');
@@ -91,9 +100,10 @@ describe('maestro run (end to end, offline model)', () => {
     const before = await stat(file);
     const r = await runCli(['run', 'bad.json'], { cwd: ws.dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('task_description: must not be empty');
-    expect(r.stderr).toContain('(root): unknown key "colour"');
-    expect(r.stderr).toContain('config.max_rounds:');
+    // The outcome, invalid as it is, on stdout with every other outcome.
+    expect(r.stdout).toContain('task_description: must not be empty');
+    expect(r.stdout).toContain('(root): unknown key "colour"');
+    expect(r.stdout).toContain('config.max_rounds:');
     expect(await readFile(file, 'utf8')).toBe(text);
     expect((await stat(file)).mtimeMs).toBe(before.mtimeMs);
     expect(await readdir(path.join(ws.dir, 'outputs')).catch(() => [])).toEqual([]);
@@ -141,27 +151,58 @@ describe('maestro run (end to end, offline model)', () => {
     expect(viaEnv.code).toBe(0);
   });
 
-  it("keeps a person's file that the artifact would overwrite, but simply replaces an earlier artifact", async () => {
+  it("never replaces a person's file or an earlier run's artifact: each run writes beside it and says so everywhere", async () => {
     await writeFile(path.join(ws.dir, 'notes.md'), 'my own notes\n');
     await writeFile(
       path.join(ws.dir, 'over.json'),
       JSON.stringify({ task_description: 'Summarise the plan', output_artifact_path: 'notes.md', config: { max_rounds: 1 } }),
     );
-    expect((await runCli(['run', 'over.json'], { cwd: ws.dir })).code).toBe(0);
-    const backups = (await readdir(ws.dir)).filter((f) => f.startsWith('notes.md.') && f.endsWith('.bak'));
-    expect(backups).toHaveLength(1);
-    expect(await readFile(path.join(ws.dir, backups[0]!), 'utf8')).toBe('my own notes\n');
-    expect(await readFile(path.join(ws.dir, 'notes.md'), 'utf8')).toMatch(/^# Council report: /);
-    expect((await runCli(['run', 'over.json'], { cwd: ws.dir })).code).toBe(0);
-    expect((await readdir(ws.dir)).filter((f) => f.endsWith('.bak'))).toHaveLength(1);
+    const checked = await runCli(['validate', 'over.json', '--json'], { cwd: ws.dir });
+    expect(checked.code).toBe(0);
+    expect(JSON.parse(checked.stdout).warnings).toEqual([
+      'output_artifact_path: notes.md holds a file maestro did not write; it is left as it is and the artifact goes to notes-<run_id>.md',
+    ]);
+
+    const first = await runCli(['run', 'over.json', '--json'], { cwd: ws.dir });
+    expect(first.code).toBe(0);
+    const one = JSON.parse(first.stdout) as { run_id: string; artifact: string; audit_log: string };
+    expect(one.artifact).toBe(path.join(ws.dir, `notes-${one.run_id}.md`));
+    expect(first.stderr).toContain(
+      `notes.md holds a file maestro did not write, left as it is: this run's artifact is notes-${one.run_id}.md`,
+    );
+    expect(await readFile(path.join(ws.dir, 'notes.md'), 'utf8')).toBe('my own notes\n');
+    const written = (await auditRecords(one.audit_log)).find((r) => r.event === 'ARTIFACT_WRITTEN');
+    expect(written?.details).toMatchObject({
+      path: `notes-${one.run_id}.md`,
+      instead_of: 'notes.md',
+      left_as_it_is: 'a file maestro did not write',
+    });
+
+    // The path free again: the next run writes there; the one after finds that run's artifact and keeps it.
+    await rm(path.join(ws.dir, 'notes.md'));
+    const second = await runCli(['run', 'over.json'], { cwd: ws.dir });
+    expect(second.code).toBe(0);
+    const secondId = /completed (\S+) —/.exec(second.stdout)?.[1] ?? '';
+    expect(second.stdout).toContain(`artifact:  ${path.join(ws.dir, 'notes.md')}`);
+    const third = await runCli(['run', 'over.json'], { cwd: ws.dir });
+    const thirdId = /completed (\S+) —/.exec(third.stdout)?.[1] ?? '';
+    // The outcome's second line says it, on stdout with the rest of the outcome.
+    expect(third.stdout).toContain(`notes.md holds run ${secondId}'s artifact, left as it is: this run's artifact is notes-${thirdId}.md`);
+    expect(await readFile(path.join(ws.dir, 'notes.md'), 'utf8')).toContain(`| Run id | \`${secondId}\` |`);
+    expect(await readFile(path.join(ws.dir, `notes-${thirdId}.md`), 'utf8')).toContain(`| Run id | \`${thirdId}\` |`);
+    const shown = await runCli(['show', thirdId, '--raw'], { cwd: ws.dir });
+    expect(shown.stdout).toContain(
+      `- Artifact: ${path.join(ws.dir, `notes-${thirdId}.md`)} (not at notes.md: that holds run ${secondId}'s artifact, left as it is)`,
+    );
+    expect((await readdir(ws.dir)).filter((f) => f.endsWith('.bak'))).toEqual([]);
   });
 
   it('reports a broken maestro.config.json by file and key, as JSON too', async () => {
     await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ deliberation: { max_rounds: 3, rounds: 2 } }));
     const r = await runCli(['run', 'examples/review-migration.json', '--json'], { cwd: ws.dir });
     expect(r.code).toBe(2);
-    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'invalid', reason_code: 'SPEC_INVALID_INPUT' });
-    expect(r.stderr).toContain('maestro.config.json is invalid');
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'invalid', decision: null, reason_code: 'SPEC_INVALID_INPUT' });
+    expect(JSON.parse(r.stdout).message).toContain('maestro.config.json: deliberation: unknown key "rounds"');
     expect(r.stderr).toContain('deliberation: unknown key "rounds"');
   });
 
@@ -169,14 +210,15 @@ describe('maestro run (end to end, offline model)', () => {
     await writeFile(path.join(ws.dir, 'commands', 'queued.json'), JSON.stringify({ task_description: 'Plan the drill' }));
     const r = await runCli(['run', 'commands/queued.json'], { cwd: ws.dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('maestro watch --once');
+    expect(r.stdout).toContain('✖ refused — maestro run: commands/queued.json is in the drop folder');
+    expect(r.stdout).toContain('maestro watch --once');
     expect(await readdir(path.join(ws.dir, 'commands'))).toEqual(['queued.json']);
   });
 
   it('says clearly when the command file does not exist', async () => {
     const r = await runCli(['run', 'nope.json'], { cwd: ws.dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('cannot read nope.json: no such file');
+    expect(r.stdout).toContain('cannot read nope.json: no such file');
   });
 });
 
@@ -188,14 +230,14 @@ describe('maestro validate, schema, init', () => {
     );
     const bad = await runCli(['validate', 'bad.json'], { cwd: ws.dir });
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('config: unknown key "extra"');
+    expect(bad.stdout).toContain('config: unknown key "extra"');
     await writeFile(
       path.join(ws.dir, 'bad2.json'),
       JSON.stringify({ task_description: 'x', output_artifact_path: '../x.md', config: { personas: ['ghost'] } }),
     );
     const bad2 = await runCli(['validate', 'bad2.json'], { cwd: ws.dir });
-    expect(bad2.stderr).toContain('config.personas.0: no persona "ghost"');
-    expect(bad2.stderr).toContain('output_artifact_path: escapes the workspace');
+    expect(bad2.stdout).toContain('config.personas.0: no persona "ghost"');
+    expect(bad2.stdout).toContain('output_artifact_path: escapes the workspace');
     const good = await runCli(['validate', 'examples/review-migration.json'], { cwd: ws.dir });
     expect(good.code).toBe(0);
     expect(good.stdout).toContain('is a valid command file');
@@ -274,7 +316,7 @@ describe('an internal error during maestro run', () => {
   ])(
     '%s: exit 1, the run id, status "error" (one JSON object with --json), the stack on stderr, and the run not left running',
     async (_how, json) => {
-      const { withRunContext } = await import('../../src/cli/run.js');
+      const { withRunContext } = await import('../../src/cli/run-context.js');
       const { processCommand } = await import('../../src/app/process-command.js');
       // A bug below the model port: the kind of error no policy expects.
       const buggy = new ScriptedLlmClient(() => {
@@ -294,8 +336,6 @@ describe('an internal error during maestro run', () => {
       expect(buggy.calls).toHaveLength(1);
       expect(stderr.text).toContain('internal error — this is a bug');
       expect(stderr.text).toContain("TypeError: Cannot read properties of undefined (reading 'content')");
-      // The last line names the run and what happened to it.
-      expect(stderr.text.trim().split('\n').at(-1)).toMatch(new RegExp(`${runId} — internal error: Cannot read properties`));
       if (json) {
         const lines = stdout.text.split('\n').filter((l) => l.trim() !== '');
         expect(lines).toHaveLength(1);
@@ -309,7 +349,8 @@ describe('an internal error during maestro run', () => {
           message: "internal error: Cannot read properties of undefined (reading 'content')",
         });
       } else {
-        expect(stdout.text).toBe('');
+        // The outcome, on stdout as every outcome: it names the run and what happened to it.
+        expect(stdout.text.trim()).toMatch(new RegExp(`^✖ error ${runId} — internal error: Cannot read properties`));
       }
       const state = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', runId, 'state.json'), 'utf8'));
       expect(state.status).toBe('error');

@@ -61,6 +61,7 @@ describe('maestro runs', () => {
   it('reads durations for --since', () => {
     const now = new Date('2026-11-22T12:00:00Z');
     expect(parseSince('30m', now).toISOString()).toBe('2026-11-22T11:30:00.000Z');
+    expect(parseSince('10s', now).toISOString()).toBe('2026-11-22T11:59:50.000Z');
     expect(parseSince('7d', now).toISOString()).toBe('2026-11-15T12:00:00.000Z');
     expect(parseSince('2026-11-01', now).toISOString()).toBe('2026-11-01T00:00:00.000Z');
   });

@@ -88,8 +88,8 @@ describe('the supervisor mode and work items on the offline model, through the C
     });
     const bad = await maestro('validate', 'bad.json');
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('work_items.0.assigned_agent: no persona "ghost"');
-    expect(bad.stderr).toContain('work_items.1.assigned_agent: "auditor" is not among config.personas');
+    expect(bad.stdout).toContain('work_items.0.assigned_agent: no persona "ghost"');
+    expect(bad.stdout).toContain('work_items.1.assigned_agent: "auditor" is not among config.personas');
     const run = await maestro('run', 'bad.json', '--json');
     expect(run.code).toBe(3);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'paused', reason_code: 'MEANING_UNKNOWN_PERSONA' });
@@ -103,6 +103,6 @@ describe('the supervisor mode and work items on the offline model, through the C
     });
     const dup = await maestro('validate', 'dup.json');
     expect(dup.code).toBe(2);
-    expect(dup.stderr).toContain('work_items.1.id: duplicate id "a" (already work_items.0.id)');
+    expect(dup.stdout).toContain('work_items.1.id: duplicate id "a" (already work_items.0.id)');
   });
 });

@@ -134,11 +134,63 @@ describe('TranscriptPrinter', () => {
     expect(p.text()).toBe(
       [
         '── round 1/1 · auditor giving a verdict',
-        '  not json',
         '  ↻ that call was asked again (a retry, or a fallback route); the reply as kept:',
-        '  {"action":"investigate","confidence":0.4,"rationale":"no rollback"}',
         '  ⇒ verdict: investigate · confidence 0.40 · no rollback',
         '  (auditor · local/m · 1.5 s)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('holds back a reply that is a JSON object while it streams and shows it as readable lines (parallel, supervisor)', () => {
+    const assessment = JSON.stringify({
+      action: 'investigate',
+      confidence: 0.7,
+      rationale: 'the rollback is not planned',
+      vectors: { know: { score: 0.66, rationale: 'long' }, do: { score: 0.74, rationale: 'long' } },
+    });
+    for (const live of [true, false]) {
+      const p = printer(live);
+      p.print(started('auditor'));
+      for (const piece of ['  ', assessment.slice(0, 10), assessment.slice(10, 50), assessment.slice(50)]) p.print(text('auditor', piece));
+      expect(p.text()).toBe('── auditor assessing the task\n');
+      p.print(finished('auditor', assessment));
+      expect(p.text()).toBe(
+        [
+          '── auditor assessing the task',
+          '  ⇒ investigate · confidence 0.70',
+          '  the rollback is not planned',
+          '  vectors: know 0.66 · do 0.74',
+          '  (auditor · local/m · 1.5 s)',
+          '',
+        ].join('\n'),
+      );
+    }
+    const decision = '```json\n{"action":"delegate","target":"strategist","instruction":"weigh the options"}\n```';
+    const p = printer(false);
+    p.print(started('coordinator', 'decision'));
+    p.print(text('coordinator', decision, 'decision'));
+    p.print(finished('coordinator', decision, {}, 'decision'));
+    p.print(started('auditor', 'review'));
+    p.print(text('auditor', '{"ranking":["B","A"],"rationale":"B cites the plan"}', 'review'));
+    p.print(finished('auditor', '{"ranking":["B","A"],"rationale":"B cites the plan"}', {}, 'review'));
+    // A reply that only starts like JSON is shown as it was, once it is complete.
+    p.print(started('strategist', 'turn'));
+    p.print(text('strategist', '{not json} but prose\n', 'turn'));
+    p.print(finished('strategist', '{not json} but prose\n', {}, 'turn'));
+    expect(p.text()).toBe(
+      [
+        '── iteration 1/1 · coordinator deciding what comes next',
+        '  ⇒ delegate → strategist',
+        '  weigh the options',
+        '  (coordinator · local/m · 1.5 s)',
+        "── auditor ranking the others' assessments",
+        '  B cites the plan',
+        '  ranking: B, A',
+        '  (auditor · local/m · 1.5 s)',
+        '── round 1/1 · strategist speaking',
+        '  {not json} but prose',
+        '  (strategist · local/m · 1.5 s)',
         '',
       ].join('\n'),
     );

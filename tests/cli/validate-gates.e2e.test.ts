@@ -83,10 +83,10 @@ describe('validate = the gates', () => {
     );
     const r = await runCli(['validate', 'task.json'], { cwd: ws.dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('input_artifacts: "docs/nope.md" not found');
-    expect(r.stderr).toContain('task_description: line 1: EMAIL (the value is not shown)');
-    expect(r.stderr).toMatch(/→ stops \(ethics: ETHICS_PII_DETECTED\): found personal data/);
-    expect(r.stderr).not.toContain('ops@example.com');
+    expect(r.stdout).toContain('input_artifacts: "docs/nope.md" not found');
+    expect(r.stdout).toContain('task_description: line 1: EMAIL (the value is not shown)');
+    expect(r.stdout).toMatch(/→ stops \(ethics: ETHICS_PII_DETECTED\): found personal data/);
+    expect(r.stdout + r.stderr).not.toContain('ops@example.com');
     expect(await readFile(path.join(ws.dir, 'task.json'), 'utf8')).toContain('ops@example.com'); // untouched
   });
 });

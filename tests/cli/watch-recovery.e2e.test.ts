@@ -81,7 +81,12 @@ describe('maestro watch: crash recovery and clean stop (end to end)', () => {
     const { watcher, runId } = await midRun(ws);
     watcher.kill('SIGTERM');
     expect(await watcher.exited).toEqual({ code: 0, signal: null });
-    expect(watcher.events.at(-2)).toMatchObject({ kind: 'finished', run_id: runId, status: 'interrupted' });
+    expect(watcher.events.at(-2)).toMatchObject({
+      kind: 'finished',
+      run_id: runId,
+      status: 'interrupted',
+      message: 'interrupted at its last checkpoint: the watcher was stopped; the next start resumes it',
+    });
     expect(watcher.events.at(-1)).toMatchObject({ kind: 'stopped', state: 'STOPPED', reason: 'signal' });
     expect(await listDir(path.join(ws, '.maestro', 'watchers'))).toEqual([]);
     expect(await listDir(path.join(ws, '.maestro', 'inflight'))).toEqual([`${runId}.claim`, `${runId}.json`]);
@@ -101,6 +106,9 @@ describe('maestro watch: crash recovery and clean stop (end to end)', () => {
     const other = await watchOnce(ws);
     expect(other.code).toBe(0);
     expect(other.events.find((e) => e.kind === 'started')).toMatchObject({ recovered: 0, owned_by_others: 1 });
+    // Said, not silent: the second watcher names the first.
+    const said = other.events.find((e) => e.kind === 'notice');
+    expect(String(said?.message)).toContain(`another watcher is running on this workspace (pid ${watcher.child.pid} since `);
     expect(other.events.filter((e) => e.kind === 'claimed')).toEqual([]);
 
     // The first watcher still holds its run: stopped now, it checkpoints it, and no call was made twice.
@@ -147,7 +155,7 @@ describe('maestro watch: crash recovery and clean stop (end to end)', () => {
     const { runId } = await midRun(ws, SLOWER, 1);
     const resume = await runCli(['run', '--resume', runId, '--workspace', ws]);
     expect(resume.code).toBe(2);
-    expect(resume.stderr).toContain('is claimed by a running watcher');
+    expect(resume.stdout).toContain('is claimed by a running watcher');
   }, 60_000);
 
   it('maestro run --resume takes over the claim of a watcher killed with -9, finishes the run once, and nothing is left claimed', async () => {

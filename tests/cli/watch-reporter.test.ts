@@ -53,6 +53,18 @@ describe('WatchReporter', () => {
     );
   });
 
+  it('a worker says it takes commands from the engine, not from a commands/ folder', () => {
+    const io = fakeIo({ NO_COLOR: '1' });
+    const reporter = new WatchReporter(io, {
+      output: pickWatchOutput(io, false),
+      takesFrom: 'the engine at postgres://maestro:***@db/maestro',
+    });
+    reporter.onEvent(story[0]!);
+    expect(io.out()).toBe(
+      'AWAITING_COMMAND taking commands from the engine at postgres://maestro:***@db/maestro, workspace /ws (pid 42) — 1 recovered from a previous run\n',
+    );
+  });
+
   it('does not say a person decided a run that resumes on its own (a route that answers again resumes its outage pauses)', () => {
     const io = fakeIo({ NO_COLOR: '1' });
     const reporter = new WatchReporter(io, { output: pickWatchOutput(io, false) });
@@ -65,6 +77,17 @@ describe('WatchReporter', () => {
       resume: 'decision',
     });
     expect(io.out()).toBe(`EXECUTING_TASK ${RUN} ← c.json (continuing after a decision on its pause, from its checkpoint)\n`);
+    reporter.onEvent({
+      kind: 'claimed',
+      state: 'EXECUTING_TASK',
+      from: 'AWAITING_COMMAND',
+      run_id: RUN,
+      source: 'c.json',
+      resume: 'outage',
+    });
+    expect(io.out().split('\n')[1]).toBe(
+      `EXECUTING_TASK ${RUN} ← c.json (resumed after the outage: its route answers again; from its checkpoint)`,
+    );
   });
 
   it('--once that stops with commands still queued says how many, not that the queue is empty', () => {

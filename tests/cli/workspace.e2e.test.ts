@@ -15,8 +15,8 @@ describe('outside a workspace', () => {
     await writeFile(path.join(dir, 'task.json'), JSON.stringify({ task_description: 'Review the plan' }));
     const run = await runCli(['run', 'task.json'], { cwd: dir });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('not a maestro workspace');
-    expect(run.stderr).toContain(`maestro init ${dir}`);
+    expect(run.stdout).toContain('not a maestro workspace');
+    expect(run.stdout).toContain(`maestro init ${dir}`);
     const json = await runCli(['run', 'task.json', '--json'], { cwd: dir });
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout)).toMatchObject({ status: 'invalid', run_id: null });
@@ -49,7 +49,9 @@ describe('outside a workspace', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr, args.join(' ')).toContain('not a maestro workspace');
       expect(r.stderr, args.join(' ')).toContain(`maestro init ${dir}`);
-      expect(r.stdout, args.join(' ')).toBe('');
+      // With --json, stdout holds the one JSON object that says so; without, nothing.
+      if (args.includes('--json')) expect(JSON.parse(r.stdout)).toMatchObject({ status: 'invalid', exit_code: 2 });
+      else expect(r.stdout, args.join(' ')).toBe('');
     }
     expect(await readdir(dir)).toEqual([]);
   });
@@ -59,7 +61,7 @@ describe('outside a workspace', () => {
     const missing = path.join(dir, 'nope');
     const r = await runCli(['run', path.join(dir, 'task.json'), '--workspace', missing]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('no such folder');
+    expect(r.stdout).toContain('no such folder');
     expect(await readdir(dir)).toEqual(['task.json']);
   });
 });

@@ -4,14 +4,15 @@ import { isSafeRunId, parseAgeDays, selectExpiredLogs } from '../../src/domain/a
 describe('parseAgeDays', () => {
   it.each([
     ['30d', 30],
-    ['30', 30],
     ['12h', 0.5],
+    ['90m', 0.0625],
+    ['8640s', 0.1],
     ['2w', 14],
     [' 7D ', 7],
     ['1.5d', 1.5],
   ])('%j → %d days', (text, days) => expect(parseAgeDays(text)).toBe(days));
 
-  it.each(['', '0d', '0', '-1d', '30m', 'd', '1y', 'thirty'])('refuses %j', (text) => expect(parseAgeDays(text)).toBeUndefined());
+  it.each(['', '0d', '0', '30', '-1d', 'd', '1y', 'thirty'])('refuses %j', (text) => expect(parseAgeDays(text)).toBeUndefined());
 });
 
 describe('selectExpiredLogs', () => {

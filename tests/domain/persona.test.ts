@@ -20,7 +20,9 @@ describe('persona files', () => {
     ['an unknown key', file('id: critic\nname: X\norder: 1\ncolour: red'), 'unknown key "colour"'],
     ['a missing order', file('id: critic\nname: X'), 'order:'],
     ['an unknown privilege', file('id: critic\nname: X\norder: 1\nprivileges: [DELETE_FILE]'), 'privileges.0:'],
-    ['broken YAML', file('id: critic\nname: [unclosed'), 'front matter: not valid YAML'],
+    // The line in the file's own numbering (the front matter starts on line 2), with the line itself.
+    ['broken YAML', file('id: critic\nname: [unclosed'), 'line 3: not valid YAML in the front matter ('],
+    ['an unknown key near a known one', file('id: critic\nname: X\norder: 1\nfocus_domain: [risk]'), 'did you mean "focus_domains"?'],
     ['an empty body', file('id: critic\nname: X\norder: 1', ''), 'system prompt'],
   ])('rejects %s with the problem named', (_what, text, expected) => {
     const parsed = parseAs(text);

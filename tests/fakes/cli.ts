@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { CLI } from './fixtures.js';
 
 export interface CliResult {
@@ -12,6 +12,8 @@ export interface CliOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  /** What standard input holds (`maestro run -`); in process only. */
+  stdin?: string;
 }
 
 /** A stream that keeps what is written to it, and is not a terminal. */
@@ -39,6 +41,7 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
     stderr,
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '', MAESTRO_WORKSPACE: '', ...options.env },
     cwd: options.cwd ?? process.cwd(),
+    ...(options.stdin !== undefined ? { stdin: Readable.from([options.stdin]) } : {}),
   };
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {

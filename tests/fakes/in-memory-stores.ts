@@ -1,3 +1,4 @@
+import { type ArtifactPlacement, artifactBase, artifactPathBeside, artifactRunId, describeOwner } from '../../src/domain/artifact-place.js';
 import path from 'node:path';
 import { KNOWLEDGE_ACTIONS, type Persona } from '../../src/domain/persona.js';
 import { emptyLoopPolicy, type LoopPolicyData } from '../../src/domain/loop-policy/workspace-loop.js';
@@ -171,6 +172,20 @@ export class InMemoryWorkspace implements KnowledgeBase, InputReader, ArtifactWr
     if (protect.some((p) => inside(p) === relative))
       return { ok: false, reason: `is one of the command's own input artifacts ("${relative}")` };
     return { ok: true, absolute: `/workspace/${relative}`, relative };
+  }
+
+  /** The same rule as the workspace's writer (artifact-place.ts), over the artifacts written here and the files given. */
+  async place(relativePath: string, runId: string, suffixes: readonly string[] = []): Promise<ArtifactPlacement> {
+    const held = (p: string): string | undefined => this.artifacts.get(p) ?? this.files.get(p);
+    const there = held(relativePath);
+    if (there !== undefined && artifactRunId(there) === runId) return { path: relativePath };
+    const beside = suffixes.map((s) => `${artifactBase(relativePath)}${s}`).find((p) => held(p) !== undefined);
+    if (there === undefined && beside === undefined) return { path: relativePath };
+    const taken =
+      there === undefined
+        ? { path: beside as string, by: 'a file already there' }
+        : { path: relativePath, by: describeOwner(artifactRunId(there)) };
+    return { path: artifactPathBeside(relativePath, runId), taken };
   }
 
   async write(relativePath: string, content: string, protect?: readonly string[]): Promise<string> {

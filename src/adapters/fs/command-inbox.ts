@@ -1,17 +1,9 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { lstat, mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { compareReadyFiles, type CommandInbox, type ReadyFile } from '../../domain/queue.js';
+import { withoutBom } from '../../domain/command-file.js';
+import { compareReadyFiles, isCommandFileName, type CommandInbox, type ReadyFile } from '../../domain/queue.js';
 import { MAX_COMMAND_BYTES } from './claim-store.js';
-
-/**
- * Which names in `commands/` are commands: `*.json`, not hidden. This leaves out dotfiles, editor
- * swap, backup and lock files (`.x.swp`, `x.json~`, `.#x.json`, `#x.json#`, vim's `4913`) and the
- * temporary names of writers that write then rename (`x.json.tmp`, write-file-atomic's `x.json.123`).
- */
-export function isCommandFileName(name: string): boolean {
-  return name.endsWith('.json') && !name.startsWith('.') && name.length > '.json'.length;
-}
 
 export interface FsCommandInboxOptions {
   /** The drop folder (`commands/`); created if missing. */
@@ -196,7 +188,7 @@ export class FsCommandInbox implements CommandInbox {
 function parses(text: string): boolean {
   if (text.trim().length === 0) return false;
   try {
-    JSON.parse(text);
+    JSON.parse(withoutBom(text));
     return true;
   } catch {
     return false;

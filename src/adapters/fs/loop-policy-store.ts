@@ -24,7 +24,11 @@ export class FsLoopPolicyStore implements LoopPolicyStore {
   }
 
   async read(): Promise<LoopPolicyData> {
-    return (await this.#load()).data;
+    const { data, fresh } = await this.#load();
+    if (!fresh) return data;
+    // A session begins when it is first looked at, and is kept: every look (session show, hitl, a run's
+    // gates) sees the same id. A workspace that cannot be written still reads (its session is not kept).
+    return this.update((kept) => ({ data: kept, result: kept })).catch(() => data);
   }
 
   async update<T>(fn: (data: LoopPolicyData) => { data: LoopPolicyData; result: T }): Promise<T> {
@@ -39,10 +43,10 @@ export class FsLoopPolicyStore implements LoopPolicyStore {
     });
   }
 
-  async #load(): Promise<{ data: LoopPolicyData }> {
+  async #load(): Promise<{ data: LoopPolicyData; fresh?: true }> {
     // Read before every run's gates: a small file, read at once (see readIfExists).
     const text = await readIfExists(this.file);
-    if (text === undefined) return { data: emptyLoopPolicy(this.newSessionId(), this.clock.now().toISOString()) };
+    if (text === undefined) return { data: emptyLoopPolicy(this.newSessionId(), this.clock.now().toISOString()), fresh: true };
     try {
       const parsed = parseLoopPolicyData(JSON.parse(text));
       if (parsed.ok) return { data: parsed.value };
@@ -52,6 +56,6 @@ export class FsLoopPolicyStore implements LoopPolicyStore {
     const movedTo = corruptPathFor(this.file, this.clock.now());
     await rename(this.file, movedTo);
     process.emitWarning(`maestro: ${this.file} was corrupt; moved to ${movedTo}. A new council session starts.`);
-    return { data: emptyLoopPolicy(this.newSessionId(), this.clock.now().toISOString()) };
+    return { data: emptyLoopPolicy(this.newSessionId(), this.clock.now().toISOString()), fresh: true };
   }
 }

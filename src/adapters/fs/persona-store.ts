@@ -45,7 +45,8 @@ export class FsPersonaStore implements PersonaStore {
   /** The persona file names in the folder, sorted, or why there are none (kept: the folder's stamp says when that changes). */
   async #list(): Promise<{ value: Listing; keep: boolean }> {
     try {
-      const names = (await readdir(this.dir)).filter((n) => n.endsWith('.md') && !n.startsWith('.')).sort();
+      // A README.md beside the personas documents them: it is not one.
+      const names = (await readdir(this.dir)).filter((n) => n.endsWith('.md') && !n.startsWith('.') && !/^readme\.md$/i.test(n)).sort();
       return { value: { names }, keep: true };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Price } from '../../domain/budget.js';
 import { parseRunState } from '../../domain/checkpoint.js';
 import type { RunState } from '../../domain/run-state.js';
-import { screenText } from '../../domain/screen.js';
+import { screenText, taskLine } from '../../domain/screen.js';
 import { runCalls, totalUsage } from '../../domain/usage.js';
 import { listDirOrEmpty, readIfExists } from './read.js';
 import { showRun, type RunLiveness, type ShownRun } from './run-liveness.js';
@@ -100,12 +100,6 @@ export async function readRunOrchestration(paths: WorkspacePaths, runId: string)
   }
 }
 
-/** The first line of a task, redacted and shortened for a listing. */
-export function taskLine(task: string, max = 72): string {
-  const first = screenText(task.trim().split('\n')[0] ?? '');
-  return first.length > max ? `${first.slice(0, max - 1)}…` : first;
-}
-
 /** One run's listing from its checkpoint (also the engine's runs, compose/engine-runs.ts). */
 export function fromState(state: RunState, prices: Readonly<Record<string, Price>>, shown: ShownRun): RunListing {
   const usage = totalUsage(runCalls(state), prices);
@@ -113,7 +107,8 @@ export function fromState(state: RunState, prices: Readonly<Record<string, Price
     run_id: state.run_id,
     status: shown.status,
     next_step: shown.next_step,
-    reason_code: state.pause?.reason_code ?? state.decision?.reason_code ?? null,
+    // A pause's reason while it waits; once a person (or anything) ended the run, what ended it (HITL_STOP: a person's stop).
+    reason_code: (state.status === 'paused' ? state.pause?.reason_code : undefined) ?? state.decision?.reason_code ?? null,
     source: screenText(state.source),
     task: taskLine(state.command.task_description),
     redacted: state.command_redacted ?? [],

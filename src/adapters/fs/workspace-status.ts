@@ -5,7 +5,7 @@ import { FsRunHolds } from './run-holds.js';
 import { FsRunLiveness, showRun, type ShownRun } from './run-liveness.js';
 import { listClaims } from './inflight-claims.js';
 import { readRouteWaits, type ShownWait } from './route-waits.js';
-import { isCommandFileName } from './command-inbox.js';
+import { isCommandFileName } from '../../domain/queue.js';
 import type { FsWatcherRegistry, WatcherListing } from './watcher-registry.js';
 import { listDirOrEmpty } from './read.js';
 import { readCheckpoint } from './run-journal.js';
@@ -36,7 +36,8 @@ export interface WorkspaceStatus {
   }[];
   /**
    * Runs whose checkpoint says running but that no live process holds (killed, or the machine went
-   * down), oldest first: each resumes with its `next_step`, `maestro run --resume <run_id>`.
+   * down), oldest first: each resumes with its `next_step`, `maestro run --resume <run_id>`. A run
+   * still claimed in `.maestro/inflight/` is not repeated here: `inflight` lists it (`owner_alive: false`).
    */
   readonly interrupted: readonly { run_id: string; source: string; updated_at: string; steps_done: number; next_step: string }[];
   /** Runs paused for a person. */
@@ -110,14 +111,17 @@ export async function readWorkspaceStatus(
   const all = [...states.values()].sort(
     (a, b) => (b.updated_at ?? '').localeCompare(a.updated_at ?? '') || (b.run_id ?? '').localeCompare(a.run_id ?? ''),
   );
+  const inflight = await readInflight(paths, states, registry);
+  // A claimed run whose watcher is gone is listed once, in flight (where the next watcher resumes it).
+  const claimed = new Set(inflight.map((f) => f.run_id));
   return {
     workspace: paths.root,
     watcher_running: watchers.some((w) => w.alive),
     watchers,
     queued: await readQueue(paths.commands),
-    inflight: await readInflight(paths, states, registry),
+    inflight,
     interrupted: all
-      .filter((s) => s.shown?.status === 'interrupted')
+      .filter((s) => s.shown?.status === 'interrupted' && !claimed.has(s.run_id ?? ''))
       .reverse()
       .map(interruptedEntry),
     paused: all.filter((s) => s.status === 'paused').map(pausedEntry),

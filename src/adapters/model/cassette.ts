@@ -64,6 +64,8 @@ export const Cassette = z.strictObject({
   /** The recorded client was the offline rehearsal: the replayed artifact carries the same banner. */
   rehearsal: z.boolean().default(false),
   calls: z.array(CassetteCall),
+  /** Each persona's memory as the recorded run first read it (screened, as session_states/ keeps it): a replay reads it. */
+  memory: z.record(z.string(), z.unknown()).optional(),
 });
 export type Cassette = z.infer<typeof Cassette>;
 
@@ -148,6 +150,8 @@ export async function readCassette(file: string): Promise<Cassette> {
 export interface RecordingLlmClientOptions extends CassetteCodec {
   /** Where the cassette is written (atomically, mode 0600) after every call. */
   readonly file: string;
+  /** Persona memory as the run read it (filled by `recordingMemory`), kept in the cassette. */
+  readonly memory?: ReadonlyMap<string, unknown>;
 }
 
 /** Passes every call through to `inner` and keeps a cassette of the exchanges. */
@@ -214,6 +218,7 @@ export class RecordingLlmClient implements LlmClient {
       created_by: 'maestro',
       rehearsal: this.rehearsal,
       calls: [...this.#calls].sort((a, b) => a.n - b.n),
+      ...(this.#options.memory?.size ? { memory: Object.fromEntries(this.#options.memory) } : {}),
     };
     // Chained so two writes never race and the last one always holds every call.
     this.#writing = this.#writing.catch(() => undefined).then(() => writeJsonAtomically(this.#options.file, cassette, { mode: 0o600 }));

@@ -33,8 +33,22 @@ export class ConfiguredModelRoutes implements ModelRoutes {
       return { error: `route "${id}" is not defined in maestro.config.json (known routes: ${known})` };
     }
     const model = this.options.overrideModel;
-    if (model) route = route.provider === 'offline' ? Route.parse({ provider: 'openai', model }) : { ...route, model };
-    return resolveRoute(id, route, { ...(this.options.env.OPENAI_BASE_URL ? { OPENAI_BASE_URL: this.options.env.OPENAI_BASE_URL } : {}) });
+    const fromOffline = model !== undefined && route.provider === 'offline';
+    if (model) route = fromOffline ? Route.parse({ provider: 'openai', model }) : { ...route, model };
+    const resolved = resolveRoute(id, route, {
+      ...(this.options.env.OPENAI_BASE_URL ? { OPENAI_BASE_URL: this.options.env.OPENAI_BASE_URL } : {}),
+    });
+    if ('error' in resolved || resolved.provider === 'offline' || resolved.locality !== 'remote') return resolved;
+    // A remote endpoint needs a key: without one every call would be refused, so the route is not usable (a set-up error, said before any call).
+    const keyVar = resolved.api_key_env ?? 'OPENAI_API_KEY';
+    if (this.options.env[keyVar]) return resolved;
+    if (fromOffline)
+      return {
+        error: `"${model}" on the offline route calls an OpenAI-compatible endpoint, and none is set: set OPENAI_BASE_URL to a server's address (a local one needs no key), or OPENAI_API_KEY for OpenAI`,
+      };
+    return {
+      error: `route "${id}": no API key: set the environment variable ${keyVar} (its endpoint, ${resolved.base_url ?? 'OpenAI'}, is remote)`,
+    };
   }
 
   clientFor(route: ResolvedRoute): LlmClient {

@@ -347,7 +347,7 @@ function synthesisReply(request: Asked, v: ConversationView): string {
   return [
     '### Recommendation',
     '',
-    `The council's arbitrated position is **${outcome}** on: ${topic.length > 0 ? topic.join(', ') : 'the task as stated'}.`,
+    `After arbitration the council's position is: **${outcome}**. The task, in its key words: ${topic.length > 0 ? topic.join(', ') : 'as stated'}.`,
     '',
     '### Reasons',
     '',

@@ -42,7 +42,12 @@ export function toLlmError(error: unknown, route: ResolvedRoute, sdk: OpenAiSdk)
   }
   if (error instanceof sdk.APIConnectionTimeoutError) return make('timeout', `no response within ${route.timeout_ms} ms`);
   if (error instanceof sdk.APIUserAbortError) return make('network', 'the request was cancelled');
-  if (error instanceof sdk.APIConnectionError) return make('network', `could not connect${causeNote(error)}`);
+  if (error instanceof sdk.APIConnectionError) {
+    // TLS spoken to a plain-HTTP port, or a certificate this process does not trust: the route's set-up, not
+    // an outage (nothing comes back by waiting): not retried, never held by the route's breaker, said once.
+    const misconfigured = CONFIGURATION_CODES.test(codeInChain(error.cause) ?? '');
+    return make(misconfigured ? 'bad_request' : 'network', `could not connect${causeNote(error)}`);
+  }
   if (error instanceof sdk.APIError) return statusError(error, route, make);
   if (error instanceof SyntaxError) return make('invalid_output', 'the endpoint sent a reply that is not valid JSON');
   // undici reports a connection dropped mid-body as a TypeError ("terminated").
@@ -147,6 +152,10 @@ function codeInChain(error: unknown): string | undefined {
   return undefined;
 }
 
+/** Connection failures that are the route's configuration (TLS on a plain port, an untrusted certificate), not an outage. */
+const CONFIGURATION_CODES =
+  /^(ERR_SSL_WRONG_VERSION_NUMBER|EPROTO|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/;
+
 /** What a connection failure's code tells a person, first match wins; the code itself when nothing more is known. */
 const CAUSE_NOTES: ReadonlyArray<readonly [RegExp, (code: string) => string]> = [
   [
@@ -163,7 +172,7 @@ const CAUSE_NOTES: ReadonlyArray<readonly [RegExp, (code: string) => string]> = 
 ];
 
 /** A connection failure's code, explained where there is more to say (a certificate the process does not trust, TLS on a plain port). */
-function causeNote(error: Error): string {
+export function causeNote(error: Error): string {
   const code = codeInChain(error.cause);
   const note = code === undefined ? undefined : CAUSE_NOTES.find(([pattern]) => pattern.test(code));
   return note && code ? ` (${note[1](code)})` : '';

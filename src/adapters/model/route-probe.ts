@@ -2,7 +2,7 @@ import { LlmError } from '../../domain/errors.js';
 import type { CallCheck, ModelsListing } from '../../domain/route-doctor.js';
 import type { ResolvedRoute } from '../../domain/route.js';
 import { createEndpointFetch, loadUndici } from './endpoint-fetch.js';
-import { endpointOrigin } from './openai-failure.js';
+import { causeNote, endpointOrigin } from './openai-failure.js';
 import { OpenAiLlmClient } from './openai-llm-client.js';
 
 /** The key a route uses, by the variable it names (never stored, never printed). */
@@ -62,7 +62,9 @@ export async function listModels(route: ResolvedRoute, env: Readonly<Record<stri
       : undefined;
     return ids ? { kind: 'listed', ids } : { kind: 'status', status: response.status };
   } catch (error) {
-    return { kind: 'unreachable', message: `could not connect to ${endpointOrigin(route)}${errorCode(error)}` };
+    // The same words as a run's failure (TLS on a plain port, an untrusted certificate), else the code.
+    const note = error instanceof Error ? causeNote(error) : '';
+    return { kind: 'unreachable', message: `could not connect to ${endpointOrigin(route)}${note || errorCode(error)}` };
   }
 }
 

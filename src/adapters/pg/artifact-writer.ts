@@ -1,3 +1,4 @@
+import type { ArtifactPlacement } from '../../domain/artifact-place.js';
 import type { ArtifactWriter, OutputPathCheck } from '../../domain/ports.js';
 import type { Fence, PgEngine } from './engine.js';
 
@@ -10,12 +11,17 @@ export class PgArtifactWriter implements ArtifactWriter {
   constructor(
     private readonly engine: PgEngine,
     private readonly runId: string,
-    private readonly local: Pick<ArtifactWriter, 'check'>,
+    private readonly local: Pick<ArtifactWriter, 'check' | 'place'>,
     private readonly fence?: Fence,
   ) {}
 
   check(relativePath: string, protect?: readonly string[]): Promise<OutputPathCheck> {
     return this.local.check(relativePath, protect);
+  }
+
+  /** Placed on the worker's own copy of the workspace; the intake places it again in its own (IntakeLoop). */
+  place(relativePath: string, runId: string, suffixes?: readonly string[]): Promise<ArtifactPlacement> {
+    return this.local.place(relativePath, runId, suffixes);
   }
 
   async write(relativePath: string, content: string, protect: readonly string[] = []): Promise<string> {

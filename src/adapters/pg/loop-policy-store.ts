@@ -17,7 +17,9 @@ export class PgLoopPolicyStore implements LoopPolicyStore {
 
   async read(): Promise<LoopPolicyData> {
     const r = await this.engine.query<{ data: unknown }>('SELECT data FROM maestro_loop_policy WHERE id = 1', [], this.fence);
-    return this.#parse(r.rows[0]?.data);
+    // A session begins when it is first looked at, and is kept: every look sees the same id.
+    if (r.rows[0] === undefined) return this.update((kept) => ({ data: kept, result: kept }));
+    return this.#parse(r.rows[0].data);
   }
 
   async update<T>(fn: (data: LoopPolicyData) => { data: LoopPolicyData; result: T }): Promise<T> {

@@ -5,8 +5,8 @@ import type { RunState } from '../../domain/run-state.js';
 import { withoutMoveOn } from '../../domain/stop-explanation.js';
 import { parseVerdict } from '../../domain/verdict.js';
 import { authorText } from '../decision-author.js';
-import type { PausedRow } from '../hitl.js';
-import type { ShowDetails } from '../hitl-show.js';
+import type { PausedRow } from '../hitl-details.js';
+import type { ShowDetails } from '../hitl-details.js';
 import { type DecidedOne, decidedList, pickBox, selectionForm } from './decide-many.js';
 import { html, type SafeHtml } from './html.js';
 
@@ -53,11 +53,16 @@ ${councilBlock(state)}
 <dl class="choices"><dt>Continue</dt><dd>${d.continue_would ?? ''}</dd><dt>Stop</dt><dd>${STOP_WOULD}</dd></dl>
 ${d.plan ? html`<h3>The loop policy's plan</h3><pre>${d.plan}</pre>` : ''}
 ${d.conflict_pauses > 1 ? html`<p>This conflict has paused ${d.conflict_pauses} times.</p>` : ''}
-<form method="post" action="/decisions/${id}" class="decide-form">
+${
+  // A conflict line the loop policy stopped (sealed): continuing would only stop the run, so only stop is offered.
+  d.conflict_stopped
+    ? html`<p class="line-stopped">Continue is not offered: it would ${d.continue_would ?? ''}.</p>`
+    : html`<form method="post" action="/decisions/${id}" class="decide-form">
 <input type="hidden" name="pause_id" value="${p.pause_id}">
 <label>Note (optional, kept with the decision) <textarea name="note" maxlength="2000" rows="2">${options.kept ?? ''}</textarea></label>
 <button name="decision" value="continue" class="go" aria-label="${named('Continue')}">Continue</button>
-</form>
+</form>`
+}
 <details class="stop-box"><summary>Stop this run…</summary>
 <form method="post" action="/decisions/${id}" class="stop-form">
 <input type="hidden" name="pause_id" value="${p.pause_id}">

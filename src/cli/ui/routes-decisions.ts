@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import { HitlRefusedError } from '../../app/hitl.js';
 import type { ConsoleBackend } from '../../compose/console.js';
-import { pausedRuns } from '../hitl.js';
-import { showDetails } from '../hitl-show.js';
+import { pausedRuns } from '../hitl-details.js';
+import { showDetails } from '../hitl-details.js';
 import { type ConsoleEnv, type ConsoleServerOptions, doneNotice, page, RUN_ID } from './context.js';
 import { decisionsPage, type KeptNote, raceSentence } from './decision-card.js';
 import { type DecidedOne, readPick } from './decide-many.js';

@@ -4,7 +4,7 @@ import { stream, streamSSE } from 'hono/streaming';
 import type { LiveEvent } from '../../app/live-runs.js';
 import { screenText } from '../../domain/screen.js';
 import { renderTranscript } from '../../domain/transcript.js';
-import { showDetails } from '../hitl-show.js';
+import { showDetails } from '../hitl-details.js';
 import { TranscriptFeed } from '../transcript-feed.js';
 import { type ConsoleEnv, type ConsoleServerOptions, doneNotice, page, RUN_ID } from './context.js';
 import { readForm } from './forms.js';

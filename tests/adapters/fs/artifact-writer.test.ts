@@ -79,4 +79,38 @@ describe('FsArtifactWriter', () => {
       await rm(outside, { recursive: true, force: true });
     }
   });
+
+  describe("place: where a run's artifact goes (never over another file)", () => {
+    const ofRun = (runId: string) => `${ARTIFACT_HEADING}a task\n\n## Run\n\n| | |\n|---|---|\n| Run id | \`${runId}\` |\n`;
+
+    it("the path itself when it is free, or holds this run's own artifact (an ending completed again)", async () => {
+      expect(await writer().place('outputs/review.md', 'R2')).toEqual({ path: 'outputs/review.md' });
+      await writer().write('outputs/review.md', ofRun('R2'));
+      expect(await writer().place('outputs/review.md', 'R2', ['.heatmap.svg'])).toEqual({ path: 'outputs/review.md' });
+    });
+
+    it.each([
+      ["an earlier run's artifact", ofRun('R1'), "run R1's artifact"],
+      ["a person's file", 'my notes\n', 'a file maestro did not write'],
+      ['an empty file', '', 'a file maestro did not write'],
+    ])('beside it, <stem>-<run_id><ext>, when it holds %s', async (_what, content, by) => {
+      await mkdir(path.join(root, 'outputs'));
+      await writeFile(path.join(root, 'outputs', 'review.md'), content);
+      expect(await writer().place('outputs/review.md', 'R2')).toEqual({
+        path: 'outputs/review-R2.md',
+        taken: { path: 'outputs/review.md', by },
+      });
+      expect(await readFile(path.join(root, 'outputs', 'review.md'), 'utf8')).toBe(content);
+    });
+
+    it('beside it too when a picture it would write beside the artifact is already there', async () => {
+      await mkdir(path.join(root, 'outputs'));
+      await writeFile(path.join(root, 'outputs', 'review.heatmap.svg'), '<svg/>');
+      expect(await writer().place('outputs/review.md', 'R2')).toEqual({ path: 'outputs/review.md' });
+      expect(await writer().place('outputs/review.md', 'R2', ['.heatmap.svg'])).toEqual({
+        path: 'outputs/review-R2.md',
+        taken: { path: 'outputs/review.heatmap.svg', by: 'a file already there' },
+      });
+    });
+  });
 });

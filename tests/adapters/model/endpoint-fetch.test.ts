@@ -312,11 +312,12 @@ describe('the HTTP layer under the SDK', () => {
     expect(server.seen).toHaveLength(6);
   });
 
-  it('says an https base_url points at a plain-HTTP endpoint', async () => {
+  it('says an https base_url points at a plain-HTTP endpoint: a configuration error, not an outage (not retried)', async () => {
     const server = await rawServer(answerWith('never'));
     const error = await failureOf(ask(clientOf(server.url.replace('http:', 'https:'))));
     expect(error.message).toMatch(
-      /at https:\/\/127\.0\.0\.1:\d+\): could not connect \([A-Z_]+: no TLS there; if the endpoint speaks plain HTTP, its base_url starts with http:\/\/\)$/,
+      /^route "local": could not connect \([A-Z_]+: no TLS there; if the endpoint speaks plain HTTP, its base_url starts with http:\/\/\)$/,
     );
+    expect(error).toMatchObject({ kind: 'bad_request', retryable: false });
   });
 });

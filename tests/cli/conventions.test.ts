@@ -1,0 +1,86 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../fakes/cli.js';
+import { tempWorkspace } from '../fakes/fixtures.js';
+
+// The conventions a person expects of a command-line tool (issue 39, point 6), in process.
+let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+beforeAll(async () => {
+  ws = await tempWorkspace();
+});
+afterAll(() => ws.cleanup());
+
+const ANSI = /\u001b\[/;
+const review = JSON.stringify({
+  task_description: 'Review the plan in examples/migration-plan.md',
+  input_artifacts: ['examples/migration-plan.md'],
+  config: { max_rounds: 1 },
+});
+
+describe('command-line conventions', () => {
+  it('-v, -V and --version print the version', async () => {
+    for (const flag of ['-v', '-V', '--version']) {
+      const r = await runCli([flag]);
+      expect(r.code).toBe(0);
+      expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    }
+  });
+
+  it('--no-color takes the colour out, wherever it stands, even when FORCE_COLOR asks for it', async () => {
+    await writeFile(path.join(ws.dir, 'unclear.json'), JSON.stringify({ task_description: 'Fine task' }));
+    const paused = await runCli(['run', 'unclear.json'], { cwd: ws.dir, env: { FORCE_COLOR: '1', NO_COLOR: '' } });
+    expect(paused.stdout).toMatch(ANSI);
+    for (const args of [
+      ['--no-color', 'run', 'unclear.json'],
+      ['run', 'unclear.json', '--no-color'],
+    ]) {
+      const r = await runCli(args, { cwd: ws.dir, env: { FORCE_COLOR: '1', NO_COLOR: '' } });
+      expect(r.code).toBe(3);
+      expect(r.stdout + r.stderr).not.toMatch(ANSI);
+    }
+  });
+
+  it('run - reads the command from standard input', async () => {
+    const r = await runCli(['run', '-', '--json'], { cwd: ws.dir, stdin: review });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'completed', decision: 'RUN' });
+    const bad = await runCli(['run', '-'], { cwd: ws.dir, stdin: '{"task_description": ' });
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toMatch(/^✖ invalid/);
+  });
+
+  it('--since and audit prune --older-than take the same units (10s, 1m, 12h, 7d, 2w)', async () => {
+    for (const since of ['10s', '1m', '12h', '7d', '2w'])
+      expect((await runCli(['runs', '--since', since], { cwd: ws.dir })).code, since).toBe(0);
+    for (const age of ['10s', '1m', '12h', '7d', '2w'])
+      expect((await runCli(['audit', 'prune', '--older-than', age, '--dry-run'], { cwd: ws.dir })).code, age).toBe(0);
+  });
+
+  it('requeue --json: the rejected commands, then what was requeued, as one JSON object', async () => {
+    const listed = await runCli(['requeue', '--json'], { cwd: ws.dir });
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual({ rejected: [] });
+    const all = await runCli(['requeue', '--all', '--json'], { cwd: ws.dir });
+    expect(JSON.parse(all.stdout)).toEqual({ requeued: [] });
+  });
+
+  it('the root help shows examples, the exit codes, the environment and where the README is', async () => {
+    const r = await runCli(['--help']);
+    expect(r.code).toBe(0);
+    for (const part of [
+      'Examples:',
+      'maestro run - < task.json --json',
+      'Exit codes (every subcommand):',
+      '130 interrupted',
+      'Environment:',
+      'MAESTRO_WORKSPACE',
+      'MAESTRO_ENGINE_URL',
+      'OPENAI_API_KEY',
+      'NO_COLOR',
+      '--no-color',
+    ])
+      expect(r.stdout).toContain(part);
+    expect(r.stdout).toMatch(/Documentation: \/.*README\.md/);
+  });
+});
