@@ -64,6 +64,8 @@ export interface App {
   readonly engine?: EngineHandle;
   /** The environment the routes read their keys from (probes and `maestro doctor` call the routes too). */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Tokens of a text (o200k): `maestro session show` counts what a memory holds that its saves did not. */
+  readonly countTokens: (text: string) => number;
 }
 
 /** The composition root: the only place that knows every layer. Tests pass their own clock or model. */
@@ -93,7 +95,6 @@ export async function createApp(options: AppOptions): Promise<App> {
     clock,
     newRunId: () => newRunId(clock),
     sha256,
-    countTokens,
     models: modelRoutes(options, { config, env }),
     ...(options.llm ? { llm: options.llm } : {}),
     ...(options.replay ? { llm: await ReplayLlmClient.open(path.resolve(options.replay), { sha256 }) } : {}),
@@ -113,7 +114,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.signal ? { signal: options.signal } : {}),
     ...wiring?.stores,
   };
-  return { paths, deps, telemetry, env, ...(wiring ? { engine: wiring.handle(deps) } : {}) };
+  return { paths, deps, telemetry, env, countTokens, ...(wiring ? { engine: wiring.handle(deps) } : {}) };
 }
 
 /** The traces of this process when `tracing` was asked for (and the workspace or environment names an endpoint). */

@@ -62,6 +62,7 @@ describe('the heat map of a run’s ending', () => {
       },
       sessions: {
         load: (id: string) => sessions.load(id),
+        recallArchive: (...args: Parameters<typeof sessions.recallArchive>) => sessions.recallArchive(...args),
         appendRun: async (...args: Parameters<typeof sessions.appendRun>) => {
           if (!seen.includes('memory saved')) seen.push('memory saved');
           return sessions.appendRun(...args);

@@ -40,6 +40,7 @@ describe('WatchLoop at --concurrency 1', () => {
         ...app.deps,
         sessions: {
           load: (id: string) => sessions.load(id),
+          recallArchive: (...args: Parameters<typeof sessions.recallArchive>) => sessions.recallArchive(...args),
           appendRun: (...args: Parameters<typeof sessions.appendRun>) => {
             saves.push(args[1]);
             return sessions.appendRun(...args);

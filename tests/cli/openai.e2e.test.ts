@@ -304,7 +304,9 @@ describe('the openai provider through the real SDK and a chat-completions server
     // the message says so, and what to do, instead of a bare "mismatch".
     const same = await runCli(['run', 'task.json', '--json', '--replay', cassette], { cwd: ws.dir });
     expect(same.code).toBe(3);
-    expect(same.stderr).toMatch(/cassette mismatch at call 1 .*: message \d+ of \d+ .* the persona's memory differs .*session_states/);
+    expect(same.stderr).toMatch(
+      /cassette mismatch at call 1 .*: message 1 of \d+ \(system\) .* its memory of earlier tasks .*session_states/,
+    );
   });
 });
 

@@ -292,13 +292,11 @@ function whatDiffers(recorded: CassetteCall, request: LlmRequest, call: CallCont
   const first = now.findIndex((d, i) => d !== was[i]);
   const at = first === -1 ? Math.min(now.length, was.length) : first;
   const role = request.messages[at]?.role ?? 'missing';
-  const memory = at > 0 && at < now.length - 1 && role !== 'system';
+  // A persona's memory of earlier tasks is in its system prompt.
   const why =
     at === 0
-      ? "the persona's system prompt differs (its persona file, or the memory summary of earlier tasks)"
-      : memory || now.length !== was.length
-        ? `the persona's memory differs (${was.length} message(s) recorded, ${now.length} now): replay in a workspace whose session_states/ are as they were when it was recorded — a fresh copy, or after "maestro session reset" if it was recorded on a fresh council`
-        : 'the task, its inputs or what the other personas said differs from the recording';
+      ? `the persona's system prompt differs: its persona file, or its memory of earlier tasks — replay in a workspace whose session_states/ are as they were when it was recorded (a fresh copy, or after "maestro session reset" if it was recorded on a fresh council)`
+      : 'the task, its inputs or what the other personas said differs from the recording';
   return `message ${at + 1} of ${now.length} (${role}) is not the one recorded — ${why}`;
 }
 

@@ -139,7 +139,7 @@ function nextItemSpec(ctx: ModeContext, item: WorkItem, done: readonly Step[]): 
 
 /** The context an item is run in: without the persona's memory unless the command asks (`item_memory`). */
 function itemContext(ctx: ModeContext): ModeContext {
-  return readModeSettings(ctx.plan.settings).itemMemory ? ctx : { ...ctx, histories: new Map() };
+  return readModeSettings(ctx.plan.settings).itemMemory ? ctx : { ...ctx, memories: new Map() };
 }
 
 function itemsOf(ctx: ModeContext): readonly WorkItem[] {
