@@ -376,14 +376,17 @@ function keywords(task: string): string[] {
   return [...new Set(words)].slice(0, 5);
 }
 
-/** What a reply quotes of the memory block: of the line sharing most of the task's words, what was settled (or decided, or said). */
+/** What a reply quotes of the memory block: of the line sharing most (two at least) of the task's words, the fact (or decision, or passage) sharing most. */
 function rememberedFor(system: string, task: string): { memory: { best: string } } | Record<string, never> {
-  const lines = (system.split(MEMORY_HEADER)[1] ?? '').split('\n').filter((l) => l.startsWith('- '));
   const asked = new Set(keywords(task));
-  const shared = (line: string): number => (line.toLowerCase().match(/[a-z][a-z0-9-]{3,}/g) ?? []).filter((w) => asked.has(w)).length;
-  const line = [...lines].sort((a, b) => shared(b) - shared(a))[0];
+  const shared = (text: string): number => (text.toLowerCase().match(/[a-z][a-z0-9-]{3,}/g) ?? []).filter((w) => asked.has(w)).length;
+  const lines = (system.split(MEMORY_HEADER)[1] ?? '').split('\n').filter((l) => l.startsWith('- ') && shared(l) >= 2);
+  const line = lines.sort((a, b) => shared(b) - shared(a))[0];
   if (line === undefined) return {};
-  const best = /\| settled: (.+)$/.exec(line)?.[1] ?? /\| decided: ([^|]+)/.exec(line)?.[1] ?? line.replace(/^- (\([^)]*\) )?/, '');
+  const said = /\| settled: (.+)$/.exec(line)?.[1]?.split('; ') ?? [
+    /\| decided: ([^|]+)/.exec(line)?.[1] ?? line.replace(/^- (\([^)]*\) )?/, ''),
+  ];
+  const best = said.sort((a, b) => shared(b) - shared(a))[0] ?? '';
   return { memory: { best: best.trim().slice(0, 80) } };
 }
 
