@@ -1,4 +1,5 @@
 import { MEMORY_HEADER } from '../../domain/memory/recall.js';
+import { settledFacts } from '../../domain/memory/summary.js';
 import { BRIEFING_HEADER } from '../../domain/prompts.js';
 import { offlineSampleReply, offlineSynthesisAnswer } from './offline-answers.js';
 import type { CallContext, ChatMessage, LlmClient, LlmReply, LlmRequest } from '../../domain/ports.js';
@@ -376,18 +377,22 @@ function keywords(task: string): string[] {
   return [...new Set(words)].slice(0, 5);
 }
 
-/** What a reply quotes of the memory block: of the line sharing most (two at least) of the task's words, the fact (or decision, or passage) sharing most. */
+/**
+ * What a reply quotes of the memory block: of its lines sharing two of the task's words or more, the
+ * fact settled there (a date, a decision, a name) sharing most that the task does not already say; else
+ * the part (asked, decided) sharing most that the task does not already say.
+ */
 function rememberedFor(system: string, task: string): { memory: { best: string } } | Record<string, never> {
   const asked = new Set(keywords(task));
   const shared = (text: string): number => (text.toLowerCase().match(/[a-z][a-z0-9-]{3,}/g) ?? []).filter((w) => asked.has(w)).length;
-  const lines = (system.split(MEMORY_HEADER)[1] ?? '').split('\n').filter((l) => l.startsWith('- ') && shared(l) >= 2);
-  const line = lines.sort((a, b) => shared(b) - shared(a))[0];
-  if (line === undefined) return {};
-  const said = /\| settled: (.+)$/.exec(line)?.[1]?.split('; ') ?? [
-    /\| decided: ([^|]+)/.exec(line)?.[1] ?? line.replace(/^- (\([^)]*\) )?/, ''),
-  ];
-  const best = said.sort((a, b) => shared(b) - shared(a))[0] ?? '';
-  return { memory: { best: best.trim().slice(0, 80) } };
+  const parts = (system.split(MEMORY_HEADER)[1] ?? '')
+    .split('\n')
+    .filter((l) => l.startsWith('- ') && shared(l) >= 2)
+    .flatMap((l) => l.replace(/^- (?:\([^)]*\) |\S+ asked(?: \(\d+ times\))?: )?/, '').split(/ \| (?:decided|settled): /));
+  const facts = settledFacts(parts, [task]);
+  const candidates = facts.length > 0 ? facts : parts.filter((p) => !task.includes(p.replace(/…$/, '').trim()));
+  const best = candidates.sort((a, b) => shared(b) - shared(a))[0];
+  return best === undefined ? {} : { memory: { best: best.trim().slice(0, 120) } };
 }
 
 /** FNV-1a: a small deterministic hash, the offline model's only source of variety. */
