@@ -12,7 +12,7 @@ import type { StartedRun } from '../domain/ports.js';
 import { runPassages } from '../domain/memory/passages.js';
 import { summarizeTask } from '../domain/memory/summary.js';
 import { approvedReasons, wasRehearsal, type RunPlan, type RunState } from '../domain/run-state.js';
-import { runCalls, totalUsage } from '../domain/usage.js';
+import { promptBreakdown, runCalls, totalUsage } from '../domain/usage.js';
 import { settleRun, type AfterArtifact, type DraftInput, type LeadCommit } from './settle-run.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 
@@ -259,7 +259,7 @@ function completedMessage(options: {
   const { arbitration, usage } = options;
   const verdictWord = options.cleared ? `continued by a person over the council's ${arbitration.final_action}` : arbitration.final_action;
   const cost = usage.cost_usd !== undefined && usage.cost_usd > 0 ? `, $${usage.cost_usd.toFixed(4)}` : '';
-  const calls = `${usage.calls} model calls, ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion tokens${cost}`;
+  const calls = `${usage.calls} model calls, ${usage.prompt_tokens} prompt (${promptBreakdown(usage)}) + ${usage.completion_tokens} completion tokens${cost}`;
   const agreement = `${arbitration.strategy}, agreement ${(arbitration.agreement * 100).toFixed(0)}%`;
   return `completed: ${verdictWord} (${agreement}) · ${calls}${options.notes}`;
 }

@@ -117,6 +117,7 @@ function stepRunnerDeps(options: { run: StartedRun; deps: RunDeps; ctx: ModeCont
     knowledge: new GuardedKnowledgeBase(deps.knowledge),
     personas: models.personas,
     maxRequestsPerTurn: deps.config.knowledge.max_requests_per_turn,
+    briefing: ctx.briefing,
     now: () => deps.clock.now(),
     sha256: deps.sha256,
     ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),

@@ -2,19 +2,20 @@ import type { RunState, Step } from './run-state.js';
 import { parseVerdict } from './verdict.js';
 import { screenText } from './screen.js';
 import { servedByRun, servedLabel } from './served-by.js';
-import { runCalls, totalUsage } from './usage.js';
+import type { Price } from './budget.js';
+import { promptBreakdown, runCalls, totalUsage } from './usage.js';
 
 /**
  * A run's whole story as Markdown, for `maestro show`: what was asked, every reply in order with
  * its knowledge requests, the verdicts, the decision trail and the outcome (with what to do next).
  * `shown` is the status as readers derive it (`interrupted` for a running run nobody holds).
  */
-export function renderTranscript(state: RunState, shown: string = state.status): string {
+export function renderTranscript(state: RunState, shown: string = state.status, prices: Readonly<Record<string, Price>> = {}): string {
   // The state is screened as it is kept; what is printed is screened again (paths, labels, old files).
-  return screenText(renderUnscreened(state, shown));
+  return screenText(renderUnscreened(state, shown, prices));
 }
 
-function renderUnscreened(state: RunState, shown: string): string {
+function renderUnscreened(state: RunState, shown: string, prices: Readonly<Record<string, Price>>): string {
   const out: string[] = [];
   out.push(`# Run ${state.run_id} — ${shown}`, '');
   out.push(`- Command: ${state.source}`);
@@ -28,8 +29,10 @@ function renderUnscreened(state: RunState, shown: string): string {
     `- Started: ${state.created_at}${state.finished_at ? ` · finished: ${state.finished_at}` : ` · last checkpoint: ${state.updated_at}`}`,
   );
   // The mediator's classification is a model call like the council's (as in runs, status and the artifact).
-  const used = totalUsage(runCalls(state), {});
-  out.push(`- Model calls: ${used.calls} · ${used.prompt_tokens} prompt + ${used.completion_tokens} completion tokens`);
+  const used = totalUsage(runCalls(state), prices);
+  const cost = used.cost_usd === undefined ? '' : ` · $${used.cost_usd.toFixed(4)}`;
+  out.push(`- Model calls: ${used.calls} · ${used.prompt_tokens} prompt + ${used.completion_tokens} completion tokens${cost}`);
+  if (used.prompt_tokens > 0) out.push(`- Prompt tokens: ${promptBreakdown(used)}`);
   if (state.artifact) out.push(`- Artifact: ${state.artifact}`);
   out.push('', '## Task', '', state.command.task_description.trim(), '');
   if (state.command.input_artifacts.length > 0) out.push(`Inputs: ${state.command.input_artifacts.map((p) => `\`${p}\``).join(', ')}`, '');
