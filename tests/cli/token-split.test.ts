@@ -102,4 +102,36 @@ describe('where the tokens went, on a route that reports cached tokens', () => {
     );
     expect(artifact).toContain(`| **total** | ${row} | ${cost.toFixed(4)} |`);
   }, 120_000);
+
+  it('lays a prompt out for prefix caches: instructions, then memory, then the task; each call of a persona extends its previous one', async () => {
+    let before = 0;
+    for (const [n, task] of TASKS.slice(0, 2).entries()) {
+      before = server.chatRequests().length;
+      await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify({ task_description: task, output_artifact_path: `outputs/${n}.md` }));
+      expect((await runCli(['run', 'task.json'], { cwd: ws.dir, timeoutMs: 60_000 })).code).toBe(0);
+    }
+    // The second run's requests: its personas have a memory of the first.
+    const second = server
+      .chatRequests()
+      .slice(before)
+      .map((r) => r.body?.messages ?? []);
+    const byPersona = new Map<string, (typeof second)[number][]>();
+    for (const messages of second) {
+      const system = String(messages[0]?.content);
+      // What is stable comes first: the system message, its memory after the instructions; the task after both.
+      expect(messages[0]?.role).toBe('system');
+      expect(system.indexOf('--- Memory of earlier tasks ---')).toBeGreaterThan(system.indexOf('You are '));
+      expect(String(messages[1]?.content)).toContain('=== TASK BRIEFING ===');
+      const persona = /You are (.+?),/.exec(system)?.[1] ?? '';
+      byPersona.set(persona, [...(byPersona.get(persona) ?? []), messages]);
+    }
+    expect(byPersona.size).toBe(3);
+    for (const [persona, calls] of byPersona) {
+      expect(calls.length, persona).toBeGreaterThan(1);
+      for (let i = 1; i < calls.length; i++) {
+        const [before, now] = [calls[i - 1] ?? [], calls[i] ?? []];
+        expect(now.slice(0, before.length), `${persona}, call ${i + 1}`).toEqual(before);
+      }
+    }
+  }, 120_000);
 });
