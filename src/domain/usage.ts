@@ -161,7 +161,17 @@ export function usageByPersona(
   }));
 }
 
-/** Where a run's prompt tokens went, for people: `instructions 1200 · memory 640 · task and inputs 310 · deliberation 4100 · cached 1024`. */
-export function promptBreakdown(u: { readonly prompt_split: PromptSplit; readonly cached_tokens: number }): string {
-  return [...SPLIT_PARTS.map((k) => `${SPLIT_LABELS[k]} ${u.prompt_split[k]}`), `cached ${u.cached_tokens}`].join(' · ');
+/**
+ * Where a run's prompt tokens went, for people: `instructions 1200 · memory 640 · task and inputs 310 ·
+ * deliberation 4100 · cached 1024`; the tokens of calls that did not record it (a run checkpointed
+ * before) are `not split`.
+ */
+export function promptBreakdown(u: {
+  readonly prompt_tokens: number;
+  readonly prompt_split: PromptSplit;
+  readonly cached_tokens: number;
+}): string {
+  const unsplit = u.prompt_tokens - SPLIT_PARTS.reduce((sum, k) => sum + u.prompt_split[k], 0);
+  const parts = SPLIT_PARTS.map((k) => `${SPLIT_LABELS[k]} ${u.prompt_split[k]}`);
+  return [...parts, ...(unsplit > 0 ? [`not split ${unsplit}`] : []), `cached ${u.cached_tokens}`].join(' · ');
 }
