@@ -15,7 +15,8 @@ import { writeJsonAtomically } from '../fs/atomic-file.js';
 
 export const CASSETTE_SCHEMA_VERSION = 1;
 
-const Usage = z.strictObject({ prompt_tokens: z.number().int().min(0), completion_tokens: z.number().int().min(0) });
+const tokens = z.number().int().min(0);
+const Usage = z.strictObject({ prompt_tokens: tokens, completion_tokens: tokens, cached_tokens: tokens.optional() });
 
 const LLM_ERROR_KINDS = [
   'rate_limit',
