@@ -150,7 +150,7 @@ function registerRuns(app: Hono, options: ConsoleServerOptions): void {
       return c.html(page(c, options, runId, body), 200);
     }
     const details = await showDetails({ app: backend.app, runId, state: run.state });
-    const transcript = renderTranscript(run.state, run.status);
+    const transcript = renderTranscript(run.state, run.status, backend.app.deps.config.prices);
     const artifact = await backend.artifact(run.state);
     const body = runPage({ ...run, transcript, artifact, audit, details });
     return c.html(page(c, options, runId, body, doneNotice(c)));
