@@ -7,9 +7,8 @@ import { defineConfig } from 'vitest/config';
 const NEEDS_FRESH_MODULES = [
   'tests/adapters/model/token-counter.test.ts',
   'tests/adapters/model/openai-llm-client.test.ts',
-  // Mock the atomic writes and node:worker_threads under the modules they test.
+  // Mock node:fs/promises and the atomic writes under the modules they test.
   'tests/app/watch-loop-save-failure.test.ts',
-  'tests/adapters/system/vega-worker-gone.test.ts',
   // Changes the process's working folder.
   'tests/architecture.test.ts',
 ];

@@ -8,6 +8,7 @@
 // whole tail (last reply sent → finished: its memory, pictures and last records, written beside the
 // next run's calls).
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
@@ -34,7 +35,7 @@ export function server() {
       state.peak = Math.max(state.peak, state.inFlight);
       const json = JSON.parse(body);
       const content = instantContent(json, 'A short, useful reply from the council member.');
-      const classify = String(json.messages?.[0]?.content ?? '').startsWith('You classify tasks');
+      const classify = String(json.messages?.[0]?.content ?? '').startsWith('You read tasks');
       setTimeout(() => {
         const payload = {
           id: 'x',
@@ -83,6 +84,16 @@ async function workspace(url, mode = 'default', commands = COMMANDS) {
   return ws;
 }
 
+/** The CPU time a process has used so far, every thread (ms; Linux's /proc, in clock ticks of 10 ms); NaN elsewhere. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /**
  * Drains a queue of `commands` with one watcher (the build at `cli`); wall time from its `started`
  * event to its last `finished` one.
@@ -100,7 +111,7 @@ export async function drain(url, concurrency, mode = 'default', { cli = CLI, com
     buffer += chunk;
     const lines = buffer.split('\n');
     buffer = lines.pop() ?? '';
-    for (const line of lines) if (line.startsWith('{')) events.push({ ...JSON.parse(line), at });
+    for (const line of lines) if (line.startsWith('{')) events.push({ ...JSON.parse(line), at, cpu: cpuMs(child.pid) });
   });
   const code = await new Promise((resolve) => child.on('exit', resolve));
   await rm(ws, { recursive: true, force: true });

@@ -19,7 +19,7 @@ const LATENCIES = [
 ];
 const CALLS_PER_RUN = 7; // one round of the triad: 3 turns, 3 verdicts, the synthesis
 const TICK = 100; // USER_HZ on Linux
-const command = (i) => ({ task_description: `Scale task ${i}: review the rollout plan and list the risks`, config: { max_rounds: 1 } });
+const command = (i) => ({ task_description: `Review rollout plan ${i} of the scale run and list the risks`, config: { max_rounds: 1 } });
 
 /** CPU seconds (user + system) a process has used; with `children`, also those of its reaped children. */
 async function cpuSeconds(pid, children = false) {

@@ -14,10 +14,12 @@ import { CLI } from './report.mjs';
 const LATENCY = Number(process.env.BENCH_CONC_LATENCY_MS ?? 300);
 const REPS = Number(process.env.BENCH_REPS ?? 2);
 const MODES = (process.env.BENCH_CONC_MODES ?? 'default,round_robin,parallel,hierarchical').split(',');
-/** Commands per process at LATENCY and at zero latency. */
+/** Commands per process at LATENCY and at zero latency (0: not measured). */
 const SLOW = Number(process.env.BENCH_OWN_SLOW ?? 7);
 const FAST = Number(process.env.BENCH_OWN_FAST ?? 16);
 const REQUESTS_PER_RUN = 8;
+/** BENCH_OWN_C4=0: no --concurrency 4 drain. */
+const C4 = process.env.BENCH_OWN_C4 !== '0';
 const BUILDS = (process.env.BENCH_BUILDS ?? `this=${CLI}`).split(',').map((b) => {
   const [name, cli] = b.split('=');
   return { name, cli };
@@ -51,12 +53,12 @@ const SKIP = 2;
 async function perRun(srv, latency, mode, cli, commands) {
   srv.reset(latency);
   const { events } = await drain(srv.url, 1, mode, { cli, commands });
-  const next = events.filter((e) => e.kind === 'claimed')[SKIP].at;
-  const from = Math.max(...srv.state.log.filter((r) => r.arrived < next).map((r) => r.sent));
-  const to = events.filter((e) => e.kind === 'finished').at(-1).at;
+  const next = events.filter((e) => e.kind === 'claimed')[SKIP];
+  const from = Math.max(...srv.state.log.filter((r) => r.arrived < next.at).map((r) => r.sent));
+  const last = events.filter((e) => e.kind === 'finished').at(-1);
   const runs = commands - SKIP;
-  const wall = (to - from) / runs;
-  return { wall, own: wall - busy(srv.state.log, from, to) / runs };
+  const wall = (last.at - from) / runs;
+  return { wall, own: wall - busy(srv.state.log, from, last.at) / runs, cpu: (last.cpu - next.cpu) / runs };
 }
 
 const median = (xs) =>
@@ -80,17 +82,20 @@ export default async function bench() {
       for (const [latency, commands] of [
         [LATENCY, SLOW],
         [0, FAST],
-      ]) {
+      ].filter(([, n]) => n > SKIP)) {
         for (const b of order) {
           const r = await perRun(srv, latency, mode, b.cli, commands);
           note(`own ms per run at ${latency} ms`, mode, b.name, r.own);
           note(`own share at ${latency} ms`, mode, b.name, r.own / r.wall);
           note(`wall ms per run at ${latency} ms`, mode, b.name, r.wall);
-          console.log(`${b.name} ${mode} @${latency} ms: ${r.wall.toFixed(1)} ms a run, own ${r.own.toFixed(1)} ms`);
+          note(`CPU ms per run at ${latency} ms`, mode, b.name, r.cpu);
+          console.log(
+            `${b.name} ${mode} @${latency} ms: ${r.wall.toFixed(1)} ms a run, own ${r.own.toFixed(1)} ms, CPU ${r.cpu.toFixed(0)} ms`,
+          );
         }
       }
     }
-    for (const b of order) {
+    for (const b of C4 ? order : []) {
       srv.reset(LATENCY);
       const { wall } = await drain(srv.url, 4, 'default', { cli: b.cli, commands: 16 });
       note('--concurrency 4 ÷ ideal', 'default', b.name, wall / ((16 * REQUESTS_PER_RUN * LATENCY) / 1000 / 4));
@@ -112,7 +117,7 @@ export default async function bench() {
   });
   const body = [
     `Machine: ${machine()} (shared with other jobs: compare ratios, not milliseconds).`,
-    `Command: \`npm run bench -- own-time\` (bench/own-time.bench.mjs). One \`maestro watch --once --concurrency 1\` per mode drains ${SLOW} commands answered after ${LATENCY} ms a request, then ${FAST} at zero latency, by a local chat-completions server on 127.0.0.1 (\`{"config": {"max_rounds": 1}}\`, 3 personas); the first ${SKIP} runs of each process are left out (module loading; the tokenizer's one load, at the first save past the memory budget). Own time: the measured runs' wall time (the last reply of the runs left out → the last \`finished\`) minus the time the server held one of their requests, per run. --concurrency 4: 16 commands × ${REQUESTS_PER_RUN} requests at ${LATENCY} ms, started → last finished, against (serial model time ÷ 4). Medians of ${REPS} repetitions${BUILDS.length > 1 ? ', builds interleaved' : ''}.`,
+    `Command: \`npm run bench -- own-time\` (bench/own-time.bench.mjs). One \`maestro watch --once --concurrency 1\` per mode drains ${SLOW} commands answered after ${LATENCY} ms a request, then ${FAST} at zero latency, by a local chat-completions server on 127.0.0.1 (\`{"config": {"max_rounds": 1}}\`, 3 personas); the first ${SKIP} runs of each process are left out (module loading; the tokenizer's one load, at the first save past the memory budget). Own time: the measured runs' wall time (the last reply of the runs left out → the last \`finished\`) minus the time the server held one of their requests, per run; CPU: the process's CPU time (every thread, /proc, 10 ms ticks) from the first measured run's claim to the last \`finished\`, per run. --concurrency 4: 16 commands × ${REQUESTS_PER_RUN} requests at ${LATENCY} ms, started → last finished, against (serial model time ÷ 4). Medians of ${REPS} repetitions${BUILDS.length > 1 ? ', builds interleaved' : ''}.`,
     '',
     `| measure | mode | ${BUILDS.map((b) => b.name).join(' | ')} |`,
     `|---|---|${BUILDS.map(() => '---|').join('')}`,

@@ -165,7 +165,7 @@ async function maestroWatch(url, cli = CLI, model = 'maestro') {
       });
       for (let i = 0; i < runs; i++) {
         const file = path.join(ws, `.tmp-${n}.json`);
-        await writeFile(file, JSON.stringify({ task_description: `Bench task ${n}: review the rollout plan`, config: { max_rounds: 1 } }));
+        await writeFile(file, JSON.stringify({ task_description: `Review rollout plan ${n} of the bench`, config: { max_rounds: 1 } }));
         await rename(file, path.join(ws, 'commands', `bench-${n++}.json`));
       }
       await done;

@@ -167,7 +167,7 @@ export async function runSoak({ url, commands, workers, kills, delayMs = 20, log
     const started = performance.now();
     for (let i = 0; i < commands; i++)
       await dropCommand(ws, `soak-${String(i).padStart(4, '0')}.json`, {
-        task_description: `Soak task ${i}: review the rollout plan and list the risks`,
+        task_description: `Review rollout plan ${i} of the soak and list the risks`,
         config: { max_rounds: 1 },
       });
     const finished = () => new Set(intake.events.filter((e) => e.kind === 'finished').map((e) => e.source)).size;

@@ -45,8 +45,8 @@ export async function writeSection(title, body) {
  */
 export function instantContent(json, text) {
   const first = json.messages?.[0]?.content;
-  if (typeof first === 'string' && first.startsWith('You classify tasks'))
-    return '{"side_effects": [], "high_stakes": [], "ambiguous": false}';
+  if (typeof first === 'string' && first.startsWith('You read tasks'))
+    return '{"deliverables": [], "acts": [], "domains": [], "high_stakes_case": [], "irreversible": false, "scale": false, "urgency": false, "intent_clear": true, "personal_preference": false}';
   const schema = json.response_format?.json_schema;
   if (schema?.name === 'assessment') {
     // Assessment modes (parallel, hierarchical): every vector the schema names, scored.

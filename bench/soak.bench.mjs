@@ -40,7 +40,7 @@ export default async function bench() {
     await writeFile(
       file,
       JSON.stringify({
-        task_description: `Soak task ${n}: review the rollout plan`,
+        task_description: `Review rollout plan ${n} of the soak`,
         output_artifact_path: `outputs/soak-${n}.md`,
         config: { max_rounds: 1 },
       }),

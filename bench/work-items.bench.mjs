@@ -15,7 +15,7 @@ const AGENTS = ['coordinator', 'strategist', 'auditor'];
 
 function command(config) {
   return {
-    task_description: 'Prepare the billing-report migration',
+    task_description: 'Plan the billing-report migration',
     output_artifact_path: 'outputs/items.md',
     facts: { deadline: '2026-03-01' },
     work_items: Array.from({ length: ITEMS }, (_, i) => ({

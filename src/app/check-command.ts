@@ -56,6 +56,7 @@ export async function checkCommand(options: {
     piiPolicy: deps.config.policy.pii,
     conflictStopped: isConflictStopped(await deps.loopPolicy.read(), fingerprint),
     approved,
+    accept: deps.config.floor.accept,
   });
   return {
     personas: loaded.personas,
@@ -114,7 +115,12 @@ function linesOf(issue: GateOutcome, gathered: GatheredFacts, command: CommandFi
     case 'MEANING_EMPTY_TASK':
       return ['task_description: must not be empty'];
     case 'MEANING_AMBIGUOUS_INTENT':
-      return [`task_description: does not say what to do or to what (${(facts.ambiguity ?? []).join(', ')})`];
+    case 'REL_BOUNDARY_UNSTABLE':
+    case 'ETHICS_HIGH_STAKES':
+    case 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL':
+      return (facts.floor?.verdict.findings ?? [])
+        .filter((f) => f.gate === issue.layer && !f.accepted)
+        .map((f) => `task_description: ${f.says}`);
     case 'ETHICS_PII_DETECTED':
     case 'ETHICS_SECRET_DETECTED': {
       const secret = issue.decision.reason_code === 'ETHICS_SECRET_DETECTED';
@@ -128,10 +134,6 @@ function linesOf(issue: GateOutcome, gathered: GatheredFacts, command: CommandFi
         ),
       ];
     }
-    case 'ETHICS_HIGH_STAKES':
-      return [`task_description: a high-stakes domain (${(facts.highStakes ?? []).join(', ')})`];
-    case 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL':
-      return [`task_description: an action outside the council (${(facts.sideEffects ?? []).join(', ')})`];
     default:
       return [`(${issue.layer}): ${issue.decision.reason_code}`];
   }

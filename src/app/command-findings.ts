@@ -1,5 +1,6 @@
 import { parseCommandText } from '../domain/command-file.js';
-import { screenText } from '../domain/screen.js';
+import { floorRecord, type FloorRecord } from '../domain/floor/record.js';
+import { screenFloorRecord, screenText } from '../domain/screen.js';
 import { checkCommand, describeFindings, type CommandFinding } from './check-command.js';
 import { resolveRoutes } from './prepare-models.js';
 import type { RunDeps } from './run-deps.js';
@@ -10,14 +11,23 @@ import type { RunDeps } from './run-deps.js';
  * as `maestro validate` and the console both report them. What a finding quotes is screened.
  */
 export async function commandFindings(text: string, deps: RunDeps): Promise<CommandFinding[]> {
+  return (await reviewCommand(text, deps)).findings;
+}
+
+/** The findings, and what the floor read in the task (absent when the file does not parse): what `maestro validate` shows. */
+export async function reviewCommand(text: string, deps: RunDeps): Promise<{ findings: CommandFinding[]; floor?: FloorRecord }> {
   const parsed = parseCommandText(text);
-  if (!parsed.ok) return screened([schemaFinding(parsed.issues)]);
+  if (!parsed.ok) return { findings: screened([schemaFinding(parsed.issues)]) };
   const command = parsed.value;
   const check = await checkCommand({ command, runId: 'validate', deps });
   const byId = new Map(check.personas.map((p) => [p.id, p]));
   const personaIds = command.config.personas ?? check.personas.map((p) => p.id);
   const routes = resolveRoutes({ personaIds, personas: byId, models: deps.models });
-  return screened(describeFindings(check, routes.problems, command));
+  const floor = check.gathered.facts.floor;
+  return {
+    findings: screened(describeFindings(check, routes.problems, command)),
+    ...(floor ? { floor: screenFloorRecord(floorRecord(floor.reading, floor.verdict)) } : {}),
+  };
 }
 
 /** A finding for a command that does not read as a command file at all. */

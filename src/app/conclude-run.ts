@@ -212,7 +212,7 @@ function sessionSaver(options: {
   task: string;
 }): AfterArtifact {
   const { run, deps, state, personas } = options;
-  const { verdicts, arbitration, proposal } = options.conclusion;
+  const { proposal } = options.conclusion;
   // Memory outlives the run: what it keeps is screened (a task sent as it was given stays out of it).
   const task = screenText(options.task);
   const summary = summarizeTask({
@@ -235,11 +235,7 @@ function sessionSaver(options: {
           steps: run.state.steps,
           screen: screenText,
         });
-        // Its track record (`by_priors`): a readable verdict of its own against the council's final action.
-        const said = verdicts.find((v) => v.persona === id && v.valid)?.action;
-        const track = said ? { said, final: arbitration.final_action } : undefined;
-        const saveOptions = { retry: options.resumedEnding === true, ...(track ? { track } : {}) };
-        return deps.sessions.appendRun(id, state.run_id, { summary, passages }, saveOptions);
+        return deps.sessions.appendRun(id, state.run_id, { summary, passages }, { retry: options.resumedEnding === true });
       }),
     );
     const failed = saved.find((r): r is PromiseRejectedResult => r.status === 'rejected');

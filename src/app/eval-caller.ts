@@ -59,6 +59,7 @@ export const NO_MEMORY: SessionStore = {
   load: async (personaId) => ({ state: emptySessionState(personaId, new Date(0).toISOString()) }),
   appendRun: async () => undefined,
   recallArchive: async () => [],
+  update: async () => undefined,
 };
 
 /**

@@ -1,5 +1,6 @@
 import { auditEvent, type AuditEvent } from '../domain/audit.js';
-import type { MediatorAdvice } from '../domain/mediator-advice.js';
+import { advisedRelevance, type MediatorReading } from '../domain/floor/mediator.js';
+import { floorRecord } from '../domain/floor/record.js';
 import { composeBriefing } from '../domain/briefing.js';
 import { checkBudget, type BudgetExceeded } from '../domain/budget.js';
 import { runDecision } from '../domain/decision.js';
@@ -13,6 +14,8 @@ import { nextStep } from '../domain/run-machine.js';
 import { decideRun } from '../domain/run/policy.js';
 import { approvedReasons, type RunPlan, type RunState, type Step } from '../domain/run-state.js';
 import type { StartedRun } from '../domain/ports.js';
+import type { LoopProgress } from '../domain/progress.js';
+import { reliability } from '../domain/track-record.js';
 import { isSecretCategory } from '../domain/sensitive/categories.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { explainGateStop } from '../domain/stop-explanation.js';
@@ -167,16 +170,16 @@ async function recordStep(turn: Turn, step: Step): Promise<void> {
   const { run, deps, ctx, mode } = turn;
   // The step and its audit records (the call's, and what the mode makes of it): one commit.
   let kept = step;
-  let notices: string[] = [];
+  let shown: LoopProgress[] = [];
   const records = (recorded: RunState): AuditEvent[] => {
     kept = recorded.steps.find((s) => s.id === step.id) as Step;
     const events = mode.onStepRecorded?.(ctx, recorded.steps, kept) ?? [];
-    notices = events.flatMap((e) => (e.notice ? [e.notice] : []));
+    shown = events.flatMap((e) => (e.live ? [e.live] : []));
     return [...stepRecords(kept, deps), ...events.map((e) => e.audit)];
   };
   await run.commit({ event: { type: 'step_recorded', step }, records });
   deps.telemetry?.recordStepContent({ runId: run.state.run_id, persona: kept.persona, prompt: kept.prompt, reply: kept.reply });
-  for (const message of notices) deps.onProgress?.({ kind: 'notice', run_id: run.state.run_id, message });
+  for (const live of shown) deps.onProgress?.({ kind: 'loop', run_id: run.state.run_id, ...live });
   const after = turn.budgetCheck('after');
   if (after) throw new BudgetExceededError(after);
 }
@@ -222,10 +225,14 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
 
   // Each persona's bounded memory, read before the mediator is asked: the council's first call then
   // follows the gates at once. (A corrupt session file is moved aside and recorded here.)
-  const { memories, priors } = await loadMemories({ run, deps, personas: plan.personas, task });
-  // `by_priors`: the track records as they stood at the start are fixed in the plan, so a resumed
-  // run (or its draft) weighs as it began, whatever runs completed meanwhile.
-  const fixed = run.state.plan ? prepared : { ...prepared, plan: withPriors(plan, priors) };
+  const { memories, outcomes } = await loadMemories({ run, deps, personas: plan.personas, task });
+  // `by_priors` and `bayesian_fusion`: each persona's reliability — its declared prior and the outcomes
+  // a person confirmed — as it stood at the start is fixed in the plan, so a resumed run (or its
+  // draft) weighs as it began, whatever was confirmed meanwhile.
+  const reliabilities = Object.fromEntries(
+    plan.personas.map((id) => [id, reliability(models.personas.get(id)?.priors, outcomes.get(id) ?? [])]),
+  );
+  const fixed = run.state.plan ? prepared : { ...prepared, plan: withPriors(plan, reliabilities) };
   if (!ending) {
     const stopped = await judgeTask({ run, deps, command, prepared: fixed, requestPlan });
     if (stopped) return { outcome: stopped };
@@ -246,8 +253,15 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
     inputs,
     screen: (text) => (redact ? redactSensitive(text).text : text),
     approved: prepared.approved,
+    ...relevanceOf(run.state.advice, run.state.plan ?? fixed.plan),
   };
   return { ctx, models, requestPlan };
+}
+
+/** The mediator's relevance ratings of the plan's personas, when it gave any (a real route). */
+function relevanceOf(advice: RunState['advice'], plan: RunPlan): { relevance?: Record<string, number> } {
+  const rated = advisedRelevance(advice, plan.personas);
+  return rated ? { relevance: rated } : {};
 }
 
 /** The command checked, the models prepared for it and the run's plan. */
@@ -377,7 +391,7 @@ async function judgeTask(options: {
   const asked = await askMediator(options);
   if ('outcome' in asked) return asked.outcome;
   const classifiedBy = asked.classification?.model ?? run.state.classification?.model;
-  if (asked.advice) facts.current = uniteAdvice(facts.current, asked.advice, classifiedBy);
+  if (asked.advice) facts.current = uniteAdvice(facts.current, asked.advice, { model: classifiedBy, accept: deps.config.floor.accept });
   // Recorded with the plan it shaped: like a step's reply, the classification counts once it is on
   // disk, and a crash before that asks again.
   const classified =
@@ -393,6 +407,7 @@ async function judgeTask(options: {
       trail,
       ...(classified ? { advice: classified.advice } : {}),
       ...(classified?.classification ? { classification: classified.classification } : {}),
+      ...(facts.current.floor ? { floor: floorRecord(facts.current.floor.reading, facts.current.floor.verdict) } : {}),
     },
     records: [
       ...(classified ? [classified.record] : []),
@@ -420,7 +435,7 @@ async function askMediator(options: {
   deps: RunDeps;
   command: CommandFile;
   prepared: Prepared;
-}): Promise<{ outcome: RunOutcome } | { advice?: MediatorAdvice; record?: AuditEvent | undefined; classification?: Classification }> {
+}): Promise<{ outcome: RunOutcome } | { advice?: MediatorReading; record?: AuditEvent | undefined; classification?: Classification }> {
   const { run, deps, command, prepared } = options;
   const classifier = classifierRoute(prepared.models, prepared.plan.synthesizer);
   // A person who continues past a failed classification has it asked again: the check is never skipped.
@@ -428,7 +443,19 @@ async function askMediator(options: {
   const attachments = command.input_artifacts.length + (command.work_items ?? []).length;
   const asked = run.state.advice
     ? { advice: run.state.advice, record: undefined }
-    : await classifyTask({ ...classifier, task: command.task_description, attachments, run, runId: run.state.run_id, deps });
+    : await classifyTask({
+        ...classifier,
+        task: command.task_description,
+        attachments,
+        handedOver: handedOver(prepared),
+        personas: prepared.plan.personas.flatMap((id) => {
+          const p = prepared.models.personas.get(id);
+          return p ? [{ id, focus_domains: p.focus_domains, description: p.description }] : [];
+        }),
+        run,
+        runId: run.state.run_id,
+        deps,
+      });
   if ('ending' in asked) {
     // Every gate writes its one record, as skipped: the mediator's call decided before them.
     await run.commit({
@@ -441,6 +468,15 @@ async function askMediator(options: {
     };
   }
   return asked;
+}
+
+/** The inputs the task hands over to be carried out, with their content: the mediator reads them as part of the task. */
+function handedOver(prepared: Prepared): { path: string; content: string }[] {
+  const { gathered } = prepared.check;
+  const roles = gathered.facts.floor?.reading.perception.inputs ?? [];
+  return gathered.inputs
+    .filter((i) => roles.some((r) => r.path === i.path && r.role === 'instructions'))
+    .map((i) => ({ path: i.path, content: i.result.content ?? '' }));
 }
 
 /** The run starts: progress says so, and a person learns of each input the council sees only the start of. */
@@ -472,10 +508,10 @@ async function announceStart(options: {
   }
 }
 
-/** The plan with the council's track records in its settings, when it weighs by them (`by_priors`). */
+/** The plan with the council's reliabilities in its settings, when it weighs by them (`by_priors`, `bayesian_fusion`). */
 function withPriors(plan: RunPlan, priors: Readonly<Record<string, number>>): RunPlan {
-  const { weighting } = readModeSettings(plan.settings);
-  if (weightingKind(weighting) !== 'priors') return plan;
+  const { weighting, composition } = readModeSettings(plan.settings);
+  if (weightingKind(weighting) !== 'priors' && composition !== 'bayesian_fusion') return plan;
   return { ...plan, settings: { ...plan.settings, priors: { ...priors } } };
 }
 
@@ -489,6 +525,7 @@ function planSettings(command: RunState['command'], deps: RunDeps): Record<strin
     consensus_threshold: c.consensus_threshold ?? d.consensus_threshold,
     consensus_measure: c.consensus_measure ?? d.consensus_measure,
     uncertainty_threshold: c.uncertainty_threshold ?? d.uncertainty_threshold,
+    relevance_floor: c.relevance_floor,
     specialists: c.specialists,
     groups: c.groups ?? d.groups,
     review: c.review ?? d.review,
@@ -498,6 +535,8 @@ function planSettings(command: RunState['command'], deps: RunDeps): Record<strin
     parallel_items: c.parallel_items ?? d.parallel_items,
     item_memory: c.item_memory,
     supervisor: c.supervisor,
+    planner: c.planner,
+    max_replans: c.max_replans,
     reviewer: c.reviewer,
   };
   return Object.fromEntries(Object.entries(chosen).filter(([, v]) => v !== undefined));

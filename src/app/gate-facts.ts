@@ -1,8 +1,9 @@
 import { findPersonaProblems, type CommandFile } from '../domain/command-file.js';
 import type { GateFacts, PiiPolicy } from '../domain/gates.js';
 import type { Persona } from '../domain/persona.js';
-import { readIntentAmbiguity } from '../domain/intent-ambiguity.js';
-import { readPolicySignals } from '../domain/policy-signals.js';
+import { loadEnglish } from '../domain/floor/english.js';
+import { type Acceptance, judgeFloor } from '../domain/floor/floor.js';
+import { perceiveTask } from '../domain/floor/perceive.js';
 import type { ArtifactWriter, InputReader } from '../domain/ports.js';
 import type { KnowledgeResult } from '../domain/run-state.js';
 import { detectSensitive, isSecretCategory, type SensitiveCategory } from '../domain/sensitive/detector.js';
@@ -30,7 +31,7 @@ const ACCESS_REFUSALS: ReadonlySet<string> = new Set([
 
 /**
  * Collects what the gates decide on: reads inputs through the sandbox, checks the output path, and
- * runs the sensitive-content detector and the policy signals over the task and inputs. No model is called.
+ * runs the sensitive-content detector and the floor's perception over the task and inputs. No model is called.
  */
 export async function gatherGateFacts(options: GatherOptions): Promise<GatheredFacts> {
   const { command, personas } = options;
@@ -40,10 +41,12 @@ export async function gatherGateFacts(options: GatherOptions): Promise<GatheredF
   const { found, places } = findSensitive(command, read);
   const pii = found.filter((c) => !isSecretCategory(c));
   const secrets = found.filter((c) => isSecretCategory(c));
-  // What the work items ask is part of the task: their goals, inputs and facts are read for signals too.
-  const signals = readPolicySignals([command.task_description, ...workItemTexts(command).map(([, text]) => text)].join('\n'));
-  // Input artifacts and work items give the task's words something to refer to ("review the attached file").
-  const hasInputs = command.input_artifacts.length > 0 || (command.work_items ?? []).length > 0;
+  // The floor reads the task, its work items' goals and the inputs it may hand over to be carried out.
+  const reading = perceiveTask(await loadEnglish(), {
+    task: command.task_description,
+    inputs: command.input_artifacts.map((path) => ({ path, content: read.find((r) => r.path === path)?.result.content })),
+    goals: (command.work_items ?? []).map((i) => i.goal),
+  });
 
   return {
     facts: {
@@ -53,10 +56,7 @@ export async function gatherGateFacts(options: GatherOptions): Promise<GatheredF
       pathEscapes,
       piiCategories: pii,
       secretCategories: secrets,
-      sideEffects: signals.sideEffects,
-      highStakes: signals.highStakes,
-      boundary: signals.boundary,
-      ambiguity: readIntentAmbiguity(command.task_description, { hasInputs }),
+      ...(command.task_description.trim().length > 0 ? { floor: { reading, verdict: judgeFloor(reading, options.accept) } } : {}),
       conflictStopped: options.conflictStopped,
       piiPolicy: options.piiPolicy,
       approved: options.approved,
@@ -76,6 +76,8 @@ export interface GatherOptions {
   piiPolicy: PiiPolicy;
   conflictStopped: boolean;
   approved: ReadonlySet<string>;
+  /** The risk classes the workspace accepts on purpose (`floor.accept`). */
+  accept: readonly Acceptance[];
 }
 
 /** Checks the output path, then reads each input through the sandbox: an access refusal is an escape, else a missing input. */

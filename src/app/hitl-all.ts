@@ -1,6 +1,6 @@
 import { decidePause, HitlRefusedError, type DecideDeps, type HitlDecisionResult } from './hitl.js';
 import type { RunReader } from '../domain/ports.js';
-import type { RunState } from '../domain/run-state.js';
+import type { DecisionAuthor, RunState } from '../domain/run-state.js';
 
 export interface DecideAllInput {
   /** Exactly `continue` or `stop` (anything else is refused by the one decision, run by run). */
@@ -10,6 +10,8 @@ export interface DecideAllInput {
   readonly note?: string;
   /** Whether a live process runs a run now (as `decide` asks it). */
   readonly isOwned?: (runId: string) => Promise<boolean>;
+  /** Who decides (kept with each decision). */
+  readonly by?: DecisionAuthor;
 }
 
 /** One run of a bulk decision: decided (with what came of it), or refused (nothing changed on it). */
@@ -49,6 +51,7 @@ export async function decideAll(
         pauseId,
         ...(input.note !== undefined ? { note: input.note } : {}),
         ...(isOwned ? { isOwned: () => isOwned(state.run_id) } : {}),
+        ...(input.by ? { by: input.by } : {}),
       };
       runs.push({ ...base, result: await decidePause(decision, deps.depsFor(state.run_id)) });
     } catch (error) {

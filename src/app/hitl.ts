@@ -5,7 +5,7 @@ import { pauseToDecide, type RunningFacts } from '../domain/hitl-decision.js';
 import type { DecisionInbox, RunLocks, StartedRun } from '../domain/ports.js';
 
 export type { DecisionInbox } from '../domain/ports.js';
-import { wasRehearsal, type PauseRecord, type RunState } from '../domain/run-state.js';
+import { wasRehearsal, type DecisionAuthor, type PauseRecord, type RunState } from '../domain/run-state.js';
 import { screenText } from '../domain/screen.js';
 import { parseVerdict } from '../domain/verdict.js';
 import { settleRun } from './settle-run.js';
@@ -14,6 +14,7 @@ import { modeFor } from '../domain/modes/registry.js';
 import type { Persona } from '../domain/persona.js';
 import { resumeRun } from './process-command.js';
 import { startedRun, type RunDeps, type RunOutcome } from './run-deps.js';
+import { finalProposal } from '../domain/modes/proposal.js';
 
 /** A decision that cannot be taken: stale, repeated, malformed, or on a sealed or finished run. Nothing changed. */
 export class HitlRefusedError extends AppError {
@@ -37,6 +38,8 @@ export interface HitlDecisionInput {
    * Recorded as the system's (ROUTE_RECOVERED); refused unless the open pause is an outage of this route.
    */
   readonly afterOutageOf?: string;
+  /** Who decides, how and from where: kept with the decision and in its HITL_DECIDED record. */
+  readonly by?: DecisionAuthor;
 }
 
 /** What deciding needs: a run's stores, the inbox where `continue` waits, and the runs' locks. */
@@ -88,6 +91,7 @@ async function decideHeld(input: HitlDecisionInput & { decision: 'continue' | 's
     decision: input.decision,
     decided_at: now,
     ...(note ? { note } : {}),
+    ...(input.by ? { by: input.by } : {}),
   } as const;
   const decision =
     input.decision === 'stop'
@@ -103,6 +107,7 @@ async function decideHeld(input: HitlDecisionInput & { decision: 'continue' | 's
       paused_layer: pause.layer,
       paused_reason: pause.reason_code,
       note_chars: input.note?.length ?? 0,
+      ...(input.by ? { decided_by: input.by.name, via: input.by.via, from: input.by.from } : {}),
     };
     await run.commit({
       event: { type: 'person_decided', entry, decision },
@@ -154,7 +159,6 @@ function artifactFromState(
   plan: NonNullable<RunState['plan']>,
   { deps, names, personas }: { deps: RunDeps; names: ReadonlyMap<string, string>; personas: readonly Persona[] },
 ) {
-  const synthesis = state.steps.find((s) => s.kind === 'synthesis');
   return {
     sections: modeSections(state, personas),
     runId: state.run_id,
@@ -168,7 +172,7 @@ function artifactFromState(
     steps: state.steps,
     classification: state.classification,
     verdicts: state.steps.filter((s) => s.kind === 'verdict').map((s) => parseVerdict(s.persona, s.reply)),
-    proposal: synthesis?.reply ?? '',
+    proposal: finalProposal(state) ?? '',
     prices: deps.config.prices,
     reroutes: state.reroutes,
   };

@@ -1,10 +1,24 @@
 import { parseCommandText } from '../domain/command-file.js';
 import { InvalidInputError } from '../domain/errors.js';
+import { buildOutcome } from '../domain/run-machine.js';
+import { failureEnding } from './failure-ending.js';
+import { claimResult, rejectClaim, type ClaimResult } from './run-claim.js';
+import { unrecordedOutcome } from './settle-run.js';
 import type { ArtifactWriter, Delivery, InputReader, IntakeQueue } from '../domain/ports.js';
 
 export type { Delivery, IntakeQueue } from '../domain/ports.js';
-import type { Claim, ClaimStore, CommandInbox, Rejection, WatchEvent } from '../domain/queue.js';
+import {
+  finishedEvent,
+  startedEvent,
+  type Claim,
+  type ClaimStore,
+  type CommandInbox,
+  type Rejection,
+  type WatchEvent,
+} from '../domain/queue.js';
 import { EngineLink, isEngineOutage } from './engine-link.js';
+import { FileClaims } from './file-claims.js';
+import { HeldClaims } from './held-claims.js';
 import { fingerprintInputs } from './verified-inputs.js';
 
 export interface IntakeLoopOptions {
@@ -52,12 +66,12 @@ export class IntakeLoop {
   #delivering: Promise<void> = Promise.resolve();
   #retry: NodeJS.Timeout | undefined;
   readonly #link: EngineLink;
-  /** Claims in .maestro/inflight/ the engine accepted, until written back: what reconciliation checks. */
-  readonly #held = new Map<string, Claim>();
+  /** New files in commands/, each claimed into .maestro/inflight/ (FileClaims); none while the engine is away. */
+  readonly #files: FileClaims;
+  /** Claims in .maestro/inflight/ the engine accepted, until written back: checked against the engine. */
+  readonly #held: HeldClaims;
   /** Claims the engine refused for a reason of their own (not an outage), said once each. */
   readonly #refusedSaid = new Set<string>();
-  #reconciledAt: number;
-  #reconcileNow = false;
   #deliverFailure: string | undefined;
 
   constructor(options: IntakeLoopOptions) {
@@ -69,22 +83,22 @@ export class IntakeLoop {
       maxMs: options.maxRetryMs ?? 15_000,
       ...(options.now ? { now: options.now } : {}),
     });
-    this.#reconciledAt = this.#now();
+    const { inbox, claims, newRunId, queue, reconcileMs, now } = options;
+    this.#files = new FileClaims({
+      inbox,
+      claims,
+      newRunId,
+      stopping: () => this.#stopping || this.#link.down,
+      notice: (runId, message) => this.#notice(runId, message),
+    });
+    this.#held = new HeldClaims({ queue, ...(reconcileMs !== undefined ? { everyMs: reconcileMs } : {}), ...(now ? { now } : {}) });
   }
 
   async start(): Promise<void> {
     const { recovered } = await this.#o.claims.recoverOrphans();
     this.#recovered.push(...recovered);
     await this.#o.inbox.start(() => this.#wake());
-    this.#o.onEvent({
-      kind: 'started',
-      state: 'AWAITING_COMMAND',
-      pid: this.#o.pid,
-      workspace: this.#o.workspace,
-      once: this.#o.once,
-      recovered: recovered.length,
-      owned_by_others: 0,
-    });
+    this.#o.onEvent(startedEvent(this.#o, recovered.length));
     this.#wake();
     this.#delivering = this.#deliverLoop();
   }
@@ -121,17 +135,7 @@ export class IntakeLoop {
         else await this.#submit(claim);
       }
       // While the engine is away, new files stay in commands/ (unclaimed) until the next try.
-      while (!this.#stopping && !this.#link.down) {
-        const file = this.#o.inbox.take();
-        if (!file) break;
-        let claim: Claim | undefined;
-        try {
-          claim = await this.#o.claims.claim(file, this.#o.newRunId());
-        } catch (error) {
-          this.#notice(null, `could not claim commands/${file.name}: ${(error as Error).message}; it stays in commands/`);
-        }
-        if (claim) await this.#submit(claim);
-      }
+      for (let claim = await this.#files.claimNext(); claim; claim = await this.#files.claimNext()) await this.#submit(claim);
     }
   }
 
@@ -141,27 +145,15 @@ export class IntakeLoop {
     try {
       body = await this.#o.claims.read(claim);
     } catch (error) {
-      const issues = error instanceof InvalidInputError ? [...error.issues] : [`(root): could not be read (${(error as Error).message})`];
-      const rejectedTo = await this.#o.claims
-        .reject(claim, {
-          status: 'invalid',
-          reason_code: 'SPEC_INVALID_INPUT',
-          message: `${claim.source} was refused unread`,
-          issues,
-          audit_log: null,
-        })
-        .catch(() => null);
-      this.#finished({
-        run_id: claim.runId,
-        source: claim.source,
-        status: 'invalid',
-        decision: 'PAUSE_FOR_HITL',
-        reason_code: 'SPEC_INVALID_INPUT',
-        artifact: null,
-        audit_log: null,
-        rejected_to: rejectedTo,
-        message: `${claim.source} was refused unread: ${issues.join('; ')}`,
-      });
+      // Refused unread, as a watcher refuses it (the engine never sees it, so no audit log has it).
+      const unread =
+        error instanceof InvalidInputError
+          ? error
+          : new InvalidInputError(claim.source, [`(root): could not be read (${(error as Error).message})`]);
+      const end = failureEnding(unread, { runId: claim.runId, source: claim.source });
+      const refused = unrecordedOutcome(claim.runId, end);
+      const result = await rejectClaim(claim, refused, this.#o.claims).catch(() => claimResult(claim, refused));
+      this.#finished({ ...result, message: `${end.message}: ${(end.problems ?? []).join('; ')}` });
       return;
     }
     // An invalid command goes to the engine too: a worker validates it with the one use case and
@@ -170,8 +162,8 @@ export class IntakeLoop {
     const inputHashes = parsed.ok ? await fingerprintInputs(parsed.value.input_artifacts, this.#o.inputs) : {};
     try {
       const added = await this.#o.queue.submit({ runId: claim.runId, source: claim.source, body, inputHashes });
-      if (this.#link.reached()) this.#reconcileNow = true;
-      this.#held.set(claim.runId, claim);
+      if (this.#link.reached()) this.#held.checkSoon();
+      this.#held.hold(claim);
       this.#refusedSaid.delete(claim.runId);
       this.#notice(claim.runId, `${claim.source}: ${added ? 'submitted to the engine' : 'already in the engine'} as run ${claim.runId}`);
     } catch (error) {
@@ -194,20 +186,10 @@ export class IntakeLoop {
     this.#retry = setTimeout(() => this.#wake(), this.#link.pause());
   }
 
-  /**
-   * Submits again every claim this intake holds that the engine no longer has: it lost a submission it
-   * had acknowledged (a crash while commits were asynchronous, a restore from a backup). Each loss is
-   * submitted once; the engine ignores a run id it has.
-   */
-  async #reconcile(): Promise<void> {
-    this.#reconcileNow = false;
-    this.#reconciledAt = this.#now();
-    const held = [...this.#held.values()];
-    if (held.length === 0) return;
-    const known = await this.#o.queue.known(held.map((c) => c.runId));
-    const lost = held.filter((c) => !known.has(c.runId) && this.#held.get(c.runId) === c);
+  /** Submits again, once each, every claim this intake holds that the engine no longer has (HeldClaims). */
+  async #resubmitLost(): Promise<void> {
+    const lost = await this.#held.lost();
     for (const claim of lost) {
-      this.#held.delete(claim.runId);
       this.#recovered.push(claim);
       this.#notice(
         claim.runId,
@@ -217,20 +199,12 @@ export class IntakeLoop {
     if (lost.length > 0) this.#wake();
   }
 
-  #reconcileDue(): boolean {
-    return this.#reconcileNow || this.#now() - this.#reconciledAt >= (this.#o.reconcileMs ?? 30_000);
-  }
-
-  #now(): number {
-    return (this.#o.now ?? Date.now)();
-  }
-
   async #deliverLoop(): Promise<void> {
     while (!this.#stopping) {
       try {
         const rows = await this.#o.queue.undelivered();
         if (this.#link.reached()) {
-          this.#reconcileNow = true;
+          this.#held.checkSoon();
           this.#wake(); // what waited for the engine is submitted now
         }
         this.#deliverFailure = undefined;
@@ -238,7 +212,7 @@ export class IntakeLoop {
           if (this.#stopping) break;
           await this.#deliver(row);
         }
-        if (this.#reconcileDue()) await this.#reconcile();
+        await this.#resubmitLost();
         if (
           this.#o.once &&
           !this.#pumping &&
@@ -278,15 +252,8 @@ export class IntakeLoop {
    */
   async #deliver(row: Delivery): Promise<void> {
     const claim: Claim = { runId: row.runId, source: row.source, claimedAt: '', recovered: true, kind: row.kind };
-    const base = {
-      run_id: row.runId,
-      source: row.source,
-      decision: row.decision,
-      reason_code: row.reasonCode ?? '',
-      audit_log: `engine:audit/${row.runId}`,
-      rejected_to: null as string | null,
-    };
-    const artifacts = row.state === 'rejected' ? [] : await this.#o.queue.artifacts(row.runId);
+    const auditLog = `engine:audit/${row.runId}`;
+    const decision = { decision: row.decision ?? '', reason_code: row.reasonCode ?? '' };
     try {
       if (row.state === 'rejected') {
         const rejection: Rejection = row.rejection ?? {
@@ -294,25 +261,21 @@ export class IntakeLoop {
           reason_code: row.reasonCode ?? 'RUN_FAILED',
           message: row.summary ?? 'the run failed',
           issues: [row.summary ?? 'the run failed'],
-          audit_log: base.audit_log,
+          audit_log: auditLog,
         };
-        const rejectedTo = await this.#o.claims.reject(claim, rejection);
-        this.#finished({
-          ...base,
-          status: rejection.status,
-          reason_code: rejection.reason_code,
-          artifact: null,
-          rejected_to: rejectedTo,
-          message: rejection.message,
-        });
+        const { status, reason_code, message } = rejection;
+        const outcome = buildOutcome({ runId: row.runId, status, decision: { ...decision, reason_code }, auditLog, message });
+        this.#finished(claimResult(claim, outcome, await this.#o.claims.reject(claim, rejection)));
       } else {
         let artifact: string | null = null;
-        for (const a of artifacts) artifact = await this.#o.artifacts.write(a.path, a.content, a.protect);
+        for (const a of await this.#o.queue.artifacts(row.runId)) artifact = await this.#o.artifacts.write(a.path, a.content, a.protect);
         await this.#o.claims.release(claim);
-        const ended = row.status === 'stopped' || row.status === 'guardrail_stopped' ? row.status : 'completed';
-        const status = row.state === 'paused' ? 'paused' : ended;
+        // A done row's run ended as its status says (QUEUE_STATE_OF); a row older than its checkpoint says completed.
+        const status =
+          row.state === 'paused' ? 'paused' : row.status === 'stopped' || row.status === 'guardrail_stopped' ? row.status : 'completed';
         const howTo = row.state === 'paused' ? `\ndecide: maestro hitl decide ${row.runId} continue|stop [--note TEXT]` : '';
-        this.#finished({ ...base, status, artifact, message: `${row.summary ?? status}${howTo}` });
+        const message = `${row.summary ?? status}${howTo}`;
+        this.#finished(claimResult(claim, buildOutcome({ runId: row.runId, status, decision, auditLog, message, artifact })));
       }
     } catch (error) {
       this.#notice(
@@ -321,11 +284,11 @@ export class IntakeLoop {
       );
     }
     await this.#o.queue.markDelivered(row.runId, row.state);
-    this.#held.delete(row.runId);
+    this.#held.release(row.runId);
   }
 
-  #finished(result: Omit<Extract<WatchEvent, { kind: 'finished' }>, 'kind' | 'state' | 'from' | 'queued'>): void {
-    this.#o.onEvent({ kind: 'finished', state: 'AWAITING_COMMAND', from: 'AWAITING_COMMAND', ...result, queued: this.#o.inbox.ready });
+  #finished(result: ClaimResult): void {
+    this.#o.onEvent(finishedEvent(result, 'AWAITING_COMMAND', this.#o.inbox.ready));
   }
 
   #notice(runId: string | null, message: string): void {

@@ -1,5 +1,6 @@
 import type { ProgressEvent, RunReader } from '../domain/ports.js';
 import type { RunState } from '../domain/run-state.js';
+import { isLiveRun } from '../domain/run/transitions.js';
 
 /** What a live view is told: the progress a run made (as `run --follow` is told it), or that its status changed. */
 export type LiveEvent =
@@ -15,6 +16,8 @@ export type LiveEvent =
 /** What a view of a run last saw: its status and how many steps it had. */
 interface Seen {
   readonly status: string;
+  /** Whether it may still change (isLiveRun): read again on every look. An ended run is not read again. */
+  readonly live: boolean;
   readonly steps: number;
   readonly pauseId: string | undefined;
   /** Whether its start was told (a run is told started once it has a plan). */
@@ -64,11 +67,14 @@ export function progressSince(before: Seen | undefined, after: RunState): LiveEv
 
 /** What a view saw of a run once it was told `state`. */
 export function seenOf(state: RunState): Seen {
-  return { status: state.status, steps: state.steps.length, pauseId: state.pause?.pause_id, planned: state.plan !== undefined };
+  return {
+    status: state.status,
+    live: isLiveRun(state),
+    steps: state.steps.length,
+    pauseId: state.pause?.pause_id,
+    planned: state.plan !== undefined,
+  };
 }
-
-/** Statuses a run may still leave: read again on every look. An ended run is not read again. */
-const MAY_CHANGE = new Set(['running', 'paused']);
 
 /**
  * The workspace's runs as they move, for a live view: reads the ledger every `intervalMs` while
@@ -120,13 +126,13 @@ export class LiveRuns {
     const ids = await this.#ledger.list().catch(() => [] as string[]);
     for (const id of ids) {
       const seen = this.#seen.get(id);
-      if (seen && !MAY_CHANGE.has(seen.status)) continue;
+      if (seen && !seen.live) continue;
       // A checkpoint being rewritten may not read this time: it is read again on the next look.
       const state = await this.#ledger.load(id).catch(() => undefined);
       if (!state) continue;
       const events = this.#primed ? progressSince(seen, state) : [];
       this.#seen.set(id, seenOf(state));
-      if (MAY_CHANGE.has(state.status)) this.#going.set(id, state);
+      if (isLiveRun(state)) this.#going.set(id, state);
       else this.#going.delete(id);
       for (const e of events) for (const listener of this.#listeners) listener(e);
     }

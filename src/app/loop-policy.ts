@@ -2,11 +2,13 @@ import { auditEvent } from '../domain/audit.js';
 import { sealedStopDecision, type DecisionRecord, type Layer } from '../domain/decision.js';
 import type { LoopEvent } from '../domain/loop-policy/events.js';
 import { recordPause, recordPlan } from '../domain/loop-policy/workspace-loop.js';
-import { normaliseTask } from '../domain/policy-signals.js';
 import type { OpenRun } from '../domain/ports.js';
 import type { PauseRecord, RunState } from '../domain/run-state.js';
 import { screenText } from '../domain/screen.js';
 import type { RunDeps } from './run-deps.js';
+
+/** The task as the conflict's digest reads it: lower case, white space folded. */
+const normaliseTask = (task: string): string => task.toLowerCase().replace(/\s+/g, ' ').trim();
 
 /**
  * The conflict a run belongs to: its `conflict_key`, else a digest of the normalised task. Both are

@@ -1,16 +1,15 @@
-import { failureReason } from '../domain/codes.js';
-import { settleFailure } from './settle-run.js';
-import { canDecide, canResume } from '../domain/run/transitions.js';
-import { auditEvent, type AuditEvent } from '../domain/audit.js';
+import { settleOutside, settleRun } from './settle-run.js';
+import { failureEnding } from './failure-ending.js';
+import { decideRun } from '../domain/run/policy.js';
+import { canDecide, canResume, isResumableFailure, STORAGE_WRITE_FAILED } from '../domain/run/transitions.js';
+import { auditEvent } from '../domain/audit.js';
 import { parseCommandText, type CommandFile } from '../domain/command-file.js';
-import { failClosedDecision, systemStopDecision, type DecisionRecord } from '../domain/decision.js';
+import type { DecisionRecord } from '../domain/decision.js';
 import { AppError, StorageError } from '../domain/errors.js';
-import type { OpenRun } from '../domain/ports.js';
 import { unrecordedSteps } from '../domain/run/commit.js';
 import { RUN_STATE_VERSION, type RunState } from '../domain/run-state.js';
-import { RAW_COMMAND_FILE, screenCommand, STORAGE_WRITE_FAILED } from '../domain/screen.js';
+import { RAW_COMMAND_FILE, screenCommand } from '../domain/screen.js';
 import { executeRun } from './execute-run.js';
-import { buildOutcome } from '../domain/run-machine.js';
 import { stepRecords } from './run-records.js';
 import { startedRun, type RunDeps, type RunOutcome } from './run-deps.js';
 
@@ -29,7 +28,7 @@ export interface CommandInput {
  */
 export async function processCommand(input: CommandInput, deps: RunDeps): Promise<RunOutcome> {
   const runId = input.runId ?? deps.newRunId();
-  return holding(runId, deps, () => endOnStorageFailure(runId, deps, () => startRun(runId, input, deps)));
+  return holding(runId, deps, () => endOnFailure(runId, deps, () => startRun(runId, input, deps)));
 }
 
 /**
@@ -59,7 +58,20 @@ async function startRun(runId: string, input: CommandInput, deps: RunDeps): Prom
     // recovered after a crash between the two) already says it, and says it once.
     const receivedFirst = run.hasRecorded('COMMAND_RECEIVED') ? [] : [received];
     const parsed = parseCommandText(input.text);
-    if (!parsed.ok) return await rejectInvalid(run, parsed.issues, input.source, receivedFirst);
+    if (!parsed.ok) {
+      const missing = parsed.issues.some((i) => i.startsWith('task_description:') && /required/.test(i));
+      const paths = parsed.issues.map((i) => i.split(':')[0] ?? '');
+      return await settleRun({
+        run,
+        deps,
+        ending: decideRun({ kind: 'refused', reason: missing ? 'SPEC_MISSING_KEYS' : 'SPEC_INVALID_INPUT' }),
+        message: `${input.source} is not a valid command file`,
+        event: 'COMMAND_INVALID',
+        details: { issue_count: parsed.issues.length, issue_paths: paths },
+        before: receivedFirst,
+        problems: parsed.issues,
+      });
+    }
     const now = deps.clock.now().toISOString();
     // The checkpoint keeps the command screened; the command as given waits beside it while the run may go on.
     const kept = screenCommand(parsed.value);
@@ -112,11 +124,10 @@ async function resumeHeld(runId: string, deps: RunDeps): Promise<RunOutcome> {
     );
   }
   // A run a storage failure ended is taken up again from its checkpoint (no finished call repeated).
-  const storageFailed = state.status === 'error' && state.decision?.reason_code === STORAGE_WRITE_FAILED;
-  if (!canResume(state.status) || (state.status === 'error' && !storageFailed))
-    throw new RunNotResumableError(`run ${runId} has already ended (${state.status})`);
+  const storageFailed = isResumableFailure(state);
+  if (!canResume(state)) throw new RunNotResumableError(`run ${runId} has already ended (${state.status})`);
   const command = await givenCommand(state, deps);
-  return endOnStorageFailure(runId, deps, async () => {
+  return endOnFailure(runId, deps, async () => {
     const run = startedRun(await deps.ledger.open(runId));
     try {
       // Steps the checkpoint holds that the log does not name (a crash between the two, where they are
@@ -156,64 +167,20 @@ async function givenCommand(state: RunState, deps: RunDeps): Promise<CommandFile
 }
 
 /**
- * A storage failure (a full disk, EIO, a read-only file system) ends the run loudly, never as
- * completed: status `error`, reason `STORAGE_WRITE_FAILED`, naming the path and the errno. What can
- * still be recorded is (the audit log and the checkpoint, in one commit); what was kept before stays
- * as it was, since every kept file is replaced whole or not at all.
+ * A failure ends the run as its row of the policy table says, through the one applier: a failed
+ * write (a full disk, EIO) loudly, never as completed — `error`, STORAGE_WRITE_FAILED, the path and
+ * the errno, resumable once there is room — and anything else (a bug) as `error` on its record, so no
+ * run is left `running` with nobody running it; the bug itself goes on to the caller. What was kept
+ * before stays as it was: every kept file is replaced whole or not at all.
  */
-async function endOnStorageFailure(runId: string, deps: RunDeps, body: () => Promise<RunOutcome>): Promise<RunOutcome> {
+async function endOnFailure(runId: string, deps: RunDeps, body: () => Promise<RunOutcome>): Promise<RunOutcome> {
   try {
     return await body();
   } catch (error) {
-    return await endRun(runId, deps, error);
-  }
-}
-
-async function endRun(runId: string, deps: RunDeps, error: unknown): Promise<RunOutcome> {
-  if (deps.signal?.aborted) throw error;
-  if (!(error instanceof StorageError)) {
-    await recordFailure(runId, error, deps);
+    if (deps.signal?.aborted) throw error;
+    const outcome = await settleOutside(runId, deps, failureEnding(error, { runId }));
+    if (error instanceof StorageError) return outcome;
     throw error;
-  }
-  const decision = systemStopDecision('queue', STORAGE_WRITE_FAILED);
-  const where = error.path;
-  const message = `storage failed: could not write ${where} (${error.errno ?? 'I/O error'}) — ${error.errno === 'ENOSPC' ? 'the disk is full; free space and resume it' : 'check the file system'} with: maestro run --resume ${runId}`;
-  let auditLog = '';
-  try {
-    const run = await deps.ledger.open(runId);
-    auditLog = run.log;
-    try {
-      // Ended with its reason; `maestro run --resume` takes it up again from here once there is room.
-      const record = auditEvent('RUN_FAILED', decision, { errno: error.errno ?? null, path: where });
-      await settleFailure(run, { decision, message, record, at: deps.clock.now().toISOString() });
-    } finally {
-      await run.close();
-    }
-  } catch {
-    // The log and the checkpoint may be on the same full disk: the outcome below still says what happened.
-  }
-  return buildOutcome({ runId, status: 'error', decision, auditLog, message, issues: [`${where}: ${error.errno ?? 'write failed'}`] });
-}
-
-/**
- * Anything else that ends a run by surprise (a bug) ends it as `error` on its record, so no run is
- * left `running` with nobody running it; the error itself goes on to the caller.
- */
-async function recordFailure(runId: string, error: unknown, deps: RunDeps): Promise<void> {
-  try {
-    const state = await deps.ledger.load(runId);
-    if (state?.status !== 'running') return;
-    const decision = systemStopDecision('queue', failureReason(error instanceof AppError ? error.code : undefined));
-    const run = await deps.ledger.open(runId);
-    try {
-      const message = `the run failed: ${error instanceof Error ? error.message : String(error)}`;
-      const record = auditEvent('RUN_FAILED', decision, { error: error instanceof Error ? error.name : typeof error });
-      await settleFailure(run, { decision, message, record, at: deps.clock.now().toISOString() });
-    } finally {
-      await run.close();
-    }
-  } catch {
-    // Recording is best effort; the caller reports the error either way.
   }
 }
 
@@ -223,19 +190,6 @@ function systemRun(layer: DecisionRecord['layer'], reason: string): DecisionReco
 }
 
 export { STORAGE_WRITE_FAILED };
-
-async function rejectInvalid(run: OpenRun, issues: string[], source: string, received: readonly AuditEvent[]): Promise<RunOutcome> {
-  const missing = issues.some((i) => i.startsWith('task_description:') && /required/.test(i));
-  const decision: DecisionRecord = failClosedDecision(missing ? 'SPEC_MISSING_KEYS' : 'SPEC_INVALID_INPUT', 'validation');
-  await run.commit({
-    records: [
-      ...received,
-      auditEvent('COMMAND_INVALID', decision, { issue_count: issues.length, issue_paths: issues.map((i) => i.split(':')[0] ?? '') }),
-    ],
-  });
-  const message = `${source} is not a valid command file:\n${issues.map((i) => `  ${i}`).join('\n')}`;
-  return buildOutcome({ runId: run.runId, status: 'invalid', decision, auditLog: run.log, message, issues });
-}
 
 /** The run cannot be resumed (unknown, paused without a decision, or already ended). */
 export class RunNotResumableError extends AppError {

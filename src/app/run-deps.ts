@@ -1,3 +1,4 @@
+import type { PauseNotifier } from '../domain/pause-notice.js';
 import type { RunState } from '../domain/run-state.js';
 import type { WorkspaceConfig } from '../domain/workspace-config.js';
 import type { StepContentRecorder } from '../domain/telemetry.js';
@@ -11,7 +12,6 @@ import type {
   LlmClient,
   LoopPolicyStore,
   OnProgress,
-  PictureRenderer,
   OpenRun,
   PersonaStore,
   RunHolds,
@@ -44,9 +44,9 @@ export interface RunDeps {
   readonly loopPolicy: LoopPolicyStore;
   /** Message content for traces, when the workspace asks for it (`telemetry.capture_content`); redacted again there. */
   readonly telemetry?: StepContentRecorder;
-  /** Draws the pictures some modes add to the artifact (parallel: a heat map). */
-  readonly pictures?: PictureRenderer;
   readonly onProgress?: OnProgress;
+  /** Tells people a run waits for one (`notify.webhook_url`); beside the run, never in its way. */
+  readonly notifier?: PauseNotifier;
   readonly signal?: AbortSignal;
 }
 

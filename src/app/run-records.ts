@@ -1,8 +1,17 @@
 import { auditEvent, type AuditEvent } from '../domain/audit.js';
 import { asReasonCode } from '../domain/codes.js';
 import { runDecision } from '../domain/decision.js';
-import type { evaluateGates } from '../domain/gates.js';
-import { MEDIATOR_ADVICE_SCHEMA, mediatorAdviceMessages, readMediatorAdvice, type MediatorAdvice } from '../domain/mediator-advice.js';
+import type { GateFacts } from '../domain/gates.js';
+import { type Acceptance, judgeFloor } from '../domain/floor/floor.js';
+import {
+  asFloorReading,
+  MEDIATOR_READING_SCHEMA,
+  type MediatorPersona,
+  type MediatorReading,
+  mediatorMessages,
+  readMediatorReply,
+} from '../domain/floor/mediator.js';
+import { mergeReadings } from '../domain/floor/reading.js';
 import { decideRun } from '../domain/run/policy.js';
 import type { LlmClient, LlmReply, OpenRun } from '../domain/ports.js';
 import type { ResolvedRoute } from '../domain/route.js';
@@ -80,7 +89,15 @@ export function classifierRoute(
  */
 export async function classifyTask(options: ClassifyOptions): Promise<Classified | CallFailure> {
   const { run, deps } = options;
-  const first = mediatorAdviceMessages(redactSensitive(options.task).text, options.attachments);
+  const handedOver = (options.handedOver ?? []).map((h) => ({
+    path: h.path,
+    content: redactSensitive(h.content).text.slice(0, HANDED_OVER_CHARS),
+  }));
+  const personas = (options.personas ?? []).map((p) => ({
+    ...p,
+    ...(p.description ? { description: redactSensitive(p.description).text } : {}),
+  }));
+  const first = mediatorMessages(redactSensitive(options.task).text, { attachments: options.attachments, handedOver, personas });
   let messages = first;
   let problem = '';
   let spent: Classification | undefined;
@@ -89,11 +106,11 @@ export async function classifyTask(options: ClassifyOptions): Promise<Classified
     const asked = await askClassifier(options, messages);
     if ('ending' in asked) return asked;
     const { reply } = asked;
-    const read = readMediatorAdvice(reply.content);
+    const read = readMediatorReply(reply.content);
     const model = qualifiedModel(options.route.id, reply.model);
     spent = addCall(spent, model, reply.usage && { ...reply.usage, prompt_split: splitPrompt(messages, reply.usage.prompt_tokens) });
     const record = classificationRecord(reply, model, read.ok, deps);
-    if (read.ok) return { advice: read.advice, record, classification: spent };
+    if (read.ok) return { advice: read.reading, record, classification: spent };
     await run.commit({ records: [record] });
     problem = read.error;
     messages = [
@@ -117,6 +134,10 @@ export interface ClassifyOptions {
   task: string;
   /** How many input artifacts and work items the command has: the task's "it" may point at them. */
   attachments: number;
+  /** Input files the task hands over to be carried out: their content is part of what is classified. */
+  handedOver?: readonly { path: string; content: string }[];
+  /** The council's personas, whose relevance to the task the mediator rates (seed 001's domain relevance). */
+  personas?: readonly MediatorPersona[];
   /** Where a classification that did not read is recorded. */
   run: Pick<OpenRun, 'commit'>;
   /** The run's id, for the progress notice that says the classification is under way. */
@@ -126,7 +147,7 @@ export interface ClassifyOptions {
 
 /** A classification that read: the advice, its record (written with the advice), and the calls it took. */
 export interface Classified {
-  advice: MediatorAdvice;
+  advice: MediatorReading;
   record: AuditEvent;
   classification: Classification;
 }
@@ -144,12 +165,12 @@ function announceClassification(options: ClassifyOptions): void {
 /** One classification call, or the failure it ends in (anything that is not a call failure is rethrown). */
 async function askClassifier(
   options: ClassifyOptions,
-  messages: ReturnType<typeof mediatorAdviceMessages>,
+  messages: ReturnType<typeof mediatorMessages>,
 ): Promise<{ reply: LlmReply } | CallFailure> {
   const { deps } = options;
   try {
     const reply = await options.client.complete(
-      { messages, responseFormat: MEDIATOR_ADVICE_SCHEMA },
+      { messages, responseFormat: MEDIATOR_READING_SCHEMA },
       { persona: options.persona, purpose: 'classify', step: 'classify', round: 0 },
       deps.signal,
     );
@@ -189,26 +210,19 @@ function addCall(spent: Classification | undefined, model: string, usage: Step['
 }
 
 /**
- * The rules' findings and the mediator's, united: a model can add a reason to pause, never remove
- * one. Its one `ambiguous` flag covers both an unclear task and an ask to set a person's own
- * preference: when the rules already read the latter ("decide for me"), the flag is that ask and
- * the boundary pause (REL_BOUNDARY_UNSTABLE) stands; otherwise it is ambiguous intent
- * (MEANING_AMBIGUOUS_INTENT), labelled `mediator`.
+ * The rules' reading and the mediator's, merged (`mergeReadings`: a model can add acts, cases and
+ * doubt, never remove what the rules found), and the floor judged again with the workspace's
+ * acceptances, which no model can change.
  */
 export function uniteAdvice(
-  facts: Parameters<typeof evaluateGates>[0],
-  advice: MediatorAdvice,
-  model?: string,
-): Parameters<typeof evaluateGates>[0] {
-  const union = (a: readonly string[] | undefined, b: readonly string[]): string[] => [...new Set([...(a ?? []), ...b])];
-  return {
-    ...facts,
-    ...(model ? { classifiedBy: model } : {}),
-    sideEffects: union(
-      facts.sideEffects,
-      advice.side_effects.map((s) => `mediator: ${s}`),
-    ),
-    highStakes: union(facts.highStakes, advice.high_stakes),
-    ambiguity: union(facts.ambiguity, advice.ambiguous && facts.boundary !== true ? ['mediator'] : []),
-  };
+  facts: GateFacts,
+  advice: MediatorReading,
+  options: { model?: string; accept: readonly Acceptance[] },
+): GateFacts {
+  if (!facts.floor) return facts;
+  const reading = mergeReadings(facts.floor.reading, asFloorReading(advice), options.model);
+  return { ...facts, floor: { reading, verdict: judgeFloor(reading, options.accept) } };
 }
+
+/** The most of a handed-over file the mediator reads. */
+const HANDED_OVER_CHARS = 8_000;

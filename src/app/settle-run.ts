@@ -1,48 +1,21 @@
-import { renderArtifact, type ArtifactInput } from '../domain/artifact.js';
-import { auditEvent, type AuditDetails } from '../domain/audit.js';
-import { runDecision, type DecisionRecord } from '../domain/decision.js';
+import { renderArtifact } from '../domain/artifact.js';
+import { auditEvent } from '../domain/audit.js';
+import type { EventCode } from '../domain/codes.js';
 import type { AuditEvent } from '../domain/audit.js';
-import type { OpenRun, RunFile, StartedRun } from '../domain/ports.js';
+import type { OpenRun, RunFile } from '../domain/ports.js';
 import { buildOutcome } from '../domain/run-machine.js';
 import type { ArtifactAttachment } from '../domain/modes/mode.js';
 import type { PauseRecord } from '../domain/run-state.js';
-import { RAW_COMMAND_FILE, screenText } from '../domain/screen.js';
-import { runCalls, totalUsage } from '../domain/usage.js';
-import { decideRun, type Ending, type PauseClass } from '../domain/run/policy.js';
+import { screenText } from '../domain/screen.js';
+import { decideRun, endingStatus, type Ending } from '../domain/run/policy.js';
 import { outageOfDetails } from '../domain/route-breaker.js';
 import { InternalError } from '../domain/errors.js';
 import { explainLoopPolicyStop } from '../domain/stop-explanation.js';
 import { applyLoopPolicy, type LoopPolicyOutcome } from './loop-policy.js';
-import { readableState, type RunDeps, type RunOutcome } from './run-deps.js';
+import { readableState, startedRun, type RunDeps, type RunOutcome } from './run-deps.js';
+import { finishRun, type AfterArtifact, type DraftInput, type EndOptions } from './finish-run.js';
 
-export type DraftInput = Omit<ArtifactInput, 'status' | 'finishedAt' | 'durationMs' | 'trail' | 'outcomeNote'>;
-
-/**
- * What the arbitration commits (its record, `orchestration.json`, the decision that lets the run go
- * on), carried by the ending's first commit instead of a commit of its own: one flush, not two.
- */
-export interface LeadCommit {
-  readonly records: readonly AuditEvent[];
-  readonly files: readonly RunFile[];
-  /** The arbitration's decision that lets the run go on: joins the trail with the ending fixed. */
-  readonly decided?: DecisionRecord;
-  /** The ending is completed after a restart: a record the log holds already is not written again. */
-  readonly completesEnding: boolean;
-}
-
-interface EndOptions {
-  /** The run; every change, record and file goes through it as a commit. */
-  readonly run: StartedRun;
-  readonly deps: RunDeps;
-  readonly decision: DecisionRecord;
-  /** What a pause counts for (from the policy table's row for its cause). */
-  readonly pauseClass?: PauseClass;
-  /** For people: why the run ended here. */
-  readonly message: string;
-  readonly details?: AuditDetails;
-  /** The arbitration's commit, made with the ending's first one. */
-  readonly lead?: LeadCommit;
-}
+export type { AfterArtifact, DraftInput, LeadCommit } from './finish-run.js';
 
 /**
  * Pauses a run for a person: the checkpoint keeps everything needed to resume, `hitl.json` says
@@ -87,7 +60,7 @@ async function pauseRun(
       ...(options.draft ? { artifact: options.draft } : {}),
     });
   }
-  const { draft, pictures } = await renderDraft(options, { now, message });
+  const { draft, pictures } = renderDraft(options, { now, message });
   const draftPath = draft ? run.filePath('draft.md') : undefined;
   const howTo = `maestro hitl decide ${state.run_id} continue|stop [--note TEXT]`;
   const why = {
@@ -103,6 +76,7 @@ async function pauseRun(
   // The pause, what it says to a person and the draft: one commit (the files are in place before the state names them).
   const paused = { type: 'paused' as const, decision, pause, summary: message, ...(loop.plan ? { loopPlan: loop.plan } : {}) };
   await run.commit({ event: paused, files: draft ? [...pictures, draft, hitl] : [hitl] });
+  deps.notifier?.paused({ runId: state.run_id, pause, pauseClass: kind });
   const lines = [`paused for a person (${decision.layer}: ${decision.reason_code}): ${message}`];
   if (loop.plan)
     lines.push(`this conflict has paused ${loop.count} times; the council proposed a plan (see \`maestro hitl show ${state.run_id}\`)`);
@@ -112,14 +86,14 @@ async function pauseRun(
 }
 
 /** A paused run's draft (the artifact so far, over the pause) and its pictures, when it has one. */
-async function renderDraft(
+function renderDraft(
   options: EndOptions & { draft?: DraftInput; attachments?: readonly ArtifactAttachment[] },
   at: { now: Date; message: string },
-): Promise<{ draft: RunFile | undefined; pictures: RunFile[] }> {
+): { draft: RunFile | undefined; pictures: RunFile[] } {
   if (!options.draft) return { draft: undefined, pictures: [] };
-  const { run, deps, decision } = options;
+  const { run, decision } = options;
   const state = run.state;
-  const pictures = await draftPictures(deps, options.attachments);
+  const pictures = draftPictures(options.attachments);
   const content = renderArtifact({
     ...options.draft,
     pictures: pictures.map((p) => ({ file: p.name, alt: p.alt })),
@@ -132,231 +106,150 @@ async function renderDraft(
   return { draft: { name: 'draft.md', content }, pictures: pictures.map(({ name, content }) => ({ name, content })) };
 }
 
-/** A paused draft's heat map, drawn beside it in the run's folder (a draft has one picture at most: its heat map). */
-async function draftPictures(
-  deps: RunDeps,
+/** A paused draft's heat map, beside it in the run's folder (a draft has one picture at most: its heat map). */
+function draftPictures(
   attachments: readonly ArtifactAttachment[] | undefined,
-): Promise<{ name: 'draft.heatmap.svg'; content: string; alt: string }[]> {
+): { name: 'draft.heatmap.svg'; content: string; alt: string }[] {
   const heatmap = attachments?.find((a) => a.suffix === '.heatmap.svg');
-  if (!heatmap || !deps.pictures) return [];
-  return [{ name: 'draft.heatmap.svg', content: await deps.pictures.render(heatmap.picture), alt: heatmap.alt }];
+  return heatmap ? [{ name: 'draft.heatmap.svg', content: heatmap.content, alt: heatmap.alt }] : [];
 }
 
-type FinishOptions = EndOptions & {
-  artifact?: DraftInput;
-  attachments?: readonly ArtifactAttachment[];
-  afterArtifact?: AfterArtifact;
-  status?: 'stopped' | 'guardrail_stopped';
-};
-
-/** Runs once the artifact and its pictures are on disk (the council's memory); returns the records the run's `finished` commit carries. */
-export type AfterArtifact = () => Promise<readonly AuditEvent[]>;
-
-/** Ends a run as completed (decision RUN) or stopped, writing the artifact when there is one. */
-async function finishRun(options: FinishOptions): Promise<RunOutcome> {
-  const { run, deps, decision } = options;
-  const message = screenText(options.message);
-  // Completing an ending after a restart: what the log already says happened is not said again.
-  const resumedEnding = run.state.finishing !== undefined;
-  const status = decision.decision === 'RUN' ? 'completed' : (options.status ?? run.state.finishing?.status ?? 'stopped');
-  // The end is put on the checkpoint before anything is written, with its time: a run killed between
-  // the artifact and its last save ends the same way when recovered, byte for byte.
-  const finishedAt = new Date(run.state.finishing?.finished_at ?? deps.clock.now().toISOString());
-  const pictures = picturesOf(options);
-  // Drawn (off the main thread) while the end is committed; written only once it is on the checkpoint:
-  // a commit that fails leaves no picture without its artifact.
-  const drawing = drawPictures(deps, pictures);
-  const { lead } = options;
+/**
+ * A run that cannot go on as it was given: a command refused before it had a state (its record
+ * alone), or a run whose persona or route files are broken (it ends `invalid`). One commit.
+ */
+async function invalidRun(options: OutsideOptions): Promise<RunOutcome> {
+  const { run, deps, decision, message, problems = [] } = options;
+  const state = readableState(run);
+  const setup = options.details?.event === 'ROUTES_INVALID' ? 'ROUTES_INVALID' : 'PERSONAS_INVALID';
+  const record = auditEvent(options.event ?? setup, decision, options.event ? options.details : { problems: problems.length });
+  const finishedAt = deps.clock.now().toISOString();
   await run.commit({
-    event: {
-      type: 'finishing',
-      finishedAt: finishedAt.toISOString(),
-      decision,
-      ...(status !== 'completed' ? { status } : {}),
-      ...(lead?.decided ? { decided: lead.decided } : {}),
-    },
-    // The orchestration result waits for the end's commit: it is read once the run has ended (`--json`), and
-    // until then a crash concludes the run again and writes it then.
-    ...(lead ? { records: lead.records, completesEnding: lead.completesEnding } : {}),
+    ...(state ? { event: { type: 'finished', status: 'invalid', decision, finishedAt, summary: message } } : {}),
+    records: [...(options.before ?? []), record],
   });
-  const state = run.state;
-  const artifact = await writeArtifact(options, { status, finishedAt, message, resumedEnding, pictures });
-  for (const drawn of await drawing) await deps.artifacts.write(drawn.path, drawn.svg, state.command.input_artifacts);
-  // What depends on the artifact and its pictures being on disk (the council's memory) happens only
-  // now: memory keeps only a run that ended well (DESIGN.md, Persistence).
-  const saved = (await options.afterArtifact?.()) ?? [];
-  const finished = finishedRecord(options, status);
-  // The end, its records (the artifact's and the memory's with it: a crash before this commit completes
-  // the ending again, and those writes are idempotent), and the command as given gone (state.json keeps
-  // it screened, for the record): one commit.
-  const artifactPath = artifact?.path ?? null;
-  await run.commit({
-    event: {
-      type: 'finished',
-      status,
-      decision,
-      finishedAt: finishedAt.toISOString(),
-      summary: message,
-      ...(artifactPath ? { artifact: artifactPath } : {}),
-    },
-    records: [...(artifact ? [artifact.record] : []), ...saved, finished],
-    files: lead?.files ?? [],
-    removeFiles: [RAW_COMMAND_FILE],
-    completesEnding: resumedEnding,
-  });
-  const text =
-    status === 'completed'
-      ? message
-      : `${status === 'guardrail_stopped' ? 'stopped by a guardrail' : 'stopped'} (${decision.layer}: ${decision.reason_code}${decision.sealed ? ', sealed' : ''}): ${message}`;
-  return buildOutcome({ runId: state.run_id, status, decision, auditLog: run.log, message: text, artifact: artifactPath });
+  const lines = problems.map((p) => `  ${p}`).join('\n');
+  const text = state ? `${message}; fix them and run again:\n${lines}` : `${message}:\n${lines}`;
+  return buildOutcome({ runId: run.runId, status: 'invalid', decision, auditLog: run.log, message: text, issues: problems });
 }
 
-/** The RUN_FINISHED record: how the run ended, and what its calls used. */
-function finishedRecord(options: FinishOptions, status: string): AuditEvent {
-  const usage = totalUsage(runCalls(options.run.state), options.deps.config.prices);
-  return auditEvent('RUN_FINISHED', options.decision, {
-    status,
-    calls: usage.calls,
-    prompt_tokens: usage.prompt_tokens,
-    completion_tokens: usage.completion_tokens,
-    ...(usage.cost_usd !== undefined ? { cost_usd: Math.round(usage.cost_usd * 1e6) / 1e6 } : {}),
-  });
+/**
+ * A failure (a full disk, a bug) ended the run where it stood: its record, with the run's status when
+ * it was running (`error`; a storage failure is `revived` by a resume). Applied once: a failure already
+ * on the record (the state says error, or a run without one whose log says so) is not written again.
+ */
+async function failRun(options: OutsideOptions): Promise<RunOutcome> {
+  const { run, deps, decision, message } = options;
+  const event = options.event ?? 'RUN_FAILED';
+  const state = readableState(run);
+  if (!(state ? state.status === 'error' : run.hasRecorded(event))) {
+    const failed = { type: 'failed' as const, decision, at: deps.clock.now().toISOString(), summary: message };
+    await run.commit({
+      ...(state?.status === 'running' ? { event: failed } : {}),
+      records: [auditEvent(event, decision, options.details)],
+    });
+  }
+  return buildOutcome({ runId: run.runId, status: 'error', decision, auditLog: run.log, message, ...issuesOf(options) });
 }
 
-type PlacedPicture = ArtifactAttachment & { readonly path: string };
-
-/** The artifact's pictures, each beside it (the artifact's name without `.md`, plus the picture's suffix). */
-function picturesOf(options: FinishOptions): PlacedPicture[] {
-  const plan = options.run.state.plan;
-  if (!options.artifact || !plan) return [];
-  return (options.attachments ?? []).map((a) => ({ ...a, path: `${plan.output_path.replace(/\.md$/i, '')}${a.suffix}` }));
+/** The run stopped at its last checkpoint and goes on from it: its log says so, unless another process runs it (nothing is touched then). */
+async function interruptRun(options: OutsideOptions & { recorded: boolean }): Promise<RunOutcome> {
+  const { run, decision, message } = options;
+  if (options.recorded) await run.commit({ records: [auditEvent(options.event ?? 'RUN_INTERRUPTED', decision, options.details)] });
+  return buildOutcome({ runId: run.runId, status: 'interrupted', decision, auditLog: options.recorded ? run.log : '', message });
 }
 
-/** The pictures as SVG, each with its path, drawn off the main thread (VegaPictureRenderer) from the start of the run's ending. */
-function drawPictures(deps: RunDeps, pictures: readonly PlacedPicture[]): Promise<{ path: string; svg: string }[]> {
-  const renderer = deps.pictures;
-  if (!renderer || pictures.length === 0) return Promise.resolve([]);
-  const drawing = Promise.all(pictures.map(async (p) => ({ path: p.path, svg: await renderer.render(p.picture) })));
-  // Awaited once the end is committed, where a failure is reported; never an unhandled rejection meanwhile.
-  drawing.catch(() => undefined);
-  return drawing;
+const issuesOf = (options: { problems?: readonly string[] }) => (options.problems ? { issues: options.problems } : {});
+
+/** What an ending met outside the council's steps (a refusal, a failure, an interruption) records. */
+interface OutsideRecord {
+  /** The record's event (COMMAND_INVALID, COMMAND_REJECTED, RUN_FAILED, RUN_INTERRUPTED); its details are `details`. */
+  readonly event?: EventCode;
+  /** Records that go first, in the same commit (that the command was received). */
+  readonly before?: readonly AuditEvent[];
+  /** The problems, as `path: message` lines. */
+  readonly problems?: readonly string[];
 }
 
-/** The artifact, when the run has one to write (linking its pictures), and its ARTIFACT_WRITTEN record (committed with the run's end). */
-async function writeArtifact(
-  options: FinishOptions,
-  end: {
-    status: 'completed' | 'stopped' | 'guardrail_stopped';
-    finishedAt: Date;
-    message: string;
-    resumedEnding: boolean;
-    pictures: readonly PlacedPicture[];
-  },
-): Promise<{ path: string; record: AuditEvent } | null> {
-  const { run, deps, decision } = options;
-  const { status, finishedAt, message, resumedEnding, pictures } = end;
-  const state = run.state;
-  const plan = state.plan;
-  if (!options.artifact || !plan) return null;
-  deps.onProgress?.({ kind: 'producing_artifact', run_id: state.run_id, path: plan.output_path });
-  const markdown = renderArtifact({
-    ...options.artifact,
-    pictures: pictures.map((p) => ({ file: p.path.split('/').at(-1) ?? p.path, alt: p.alt })),
-    status,
-    finishedAt: finishedAt.toISOString(),
-    durationMs: finishedAt.getTime() - Date.parse(state.created_at),
-    trail: [...state.trail, decision],
-    ...(status === 'stopped' ? { outcomeNote: message } : {}),
-  });
-  const artifactPath = await deps.artifacts.write(plan.output_path, markdown, state.command.input_artifacts);
-  const written = auditEvent('ARTIFACT_WRITTEN', runDecision('artifact', 'ARTIFACT_WRITTEN'), {
-    path: plan.output_path,
-    bytes: Buffer.byteLength(markdown),
-    sha256: deps.sha256(markdown),
-    ...(resumedEnding ? { completed_after_restart: true } : {}),
-  });
-  return { path: artifactPath, record: written };
-}
-
-/** A run that cannot start: persona or route files are broken. */
-async function invalidRun(options: EndOptions & { problems: readonly string[] }): Promise<RunOutcome> {
-  const { run, deps, decision, message, problems } = options;
-  await run.commit({
-    event: { type: 'finished', status: 'invalid', decision, finishedAt: deps.clock.now().toISOString(), summary: message },
-    records: [
-      auditEvent(options.details?.event === 'ROUTES_INVALID' ? 'ROUTES_INVALID' : 'PERSONAS_INVALID', decision, {
-        problems: problems.length,
-      }),
-    ],
-  });
-  return buildOutcome({
-    runId: run.state.run_id,
-    status: 'invalid',
-    decision,
-    auditLog: run.log,
-    message: `${message}; fix them and run again:\n${problems.map((p) => `  ${p}`).join('\n')}`,
-    issues: problems,
-  });
-}
+type OutsideOptions = Omit<EndOptions, 'run'> & OutsideRecord & { readonly run: OpenRun };
 
 /** How a run is settled: the policy's ending, and what the applier needs to carry it out. */
-export type SettleOptions = Omit<EndOptions, 'decision' | 'pauseClass'> & {
-  readonly ending: Ending;
-  /** For a pause: the draft to keep beside it; for an ending: the artifact to write. */
-  readonly draft?: DraftInput;
-  readonly attachments?: readonly ArtifactAttachment[];
-  /** Runs once the artifact is on disk (the council's memory, on completion only). */
-  readonly afterArtifact?: AfterArtifact;
-  /** Asks the council for a plan when the loop policy wants one (third pause). */
-  readonly requestPlan?: () => Promise<string>;
-  /** For an invalid run: the problems, as `file: message` lines. */
-  readonly problems?: readonly string[];
-};
+export type SettleOptions = Omit<EndOptions, 'decision' | 'pauseClass' | 'run'> &
+  OutsideRecord & {
+    /** The run: one with a state for a pause or an ending that writes an artifact; any run for the others. */
+    readonly run: OpenRun;
+    readonly ending: Ending;
+    /** For a pause: the draft to keep beside it; for an ending: the artifact to write. */
+    readonly draft?: DraftInput;
+    readonly attachments?: readonly ArtifactAttachment[];
+    /** Runs once the artifact is on disk (the council's memory, on completion only). */
+    readonly afterArtifact?: AfterArtifact;
+    /** Asks the council for a plan when the loop policy wants one (third pause). */
+    readonly requestPlan?: () => Promise<string>;
+  };
 
 /**
  * The one applier of the run's policy: carries out an ending that `decideRun` chose — the run's
  * state, its audit records, the artifact, the council's memory and the outcome every view reports.
- * Nothing else writes how a run ended. Idempotent: an ending completed after a restart writes what
- * the log does not already hold, and the same artifact.
+ * Nothing else writes how a run ended, failures and interruptions included. Idempotent: an ending
+ * completed after a restart writes what the log does not already hold, and the same artifact.
  */
 export async function settleRun(options: SettleOptions): Promise<RunOutcome> {
-  const { ending, draft, attachments, afterArtifact, requestPlan, problems, ...rest } = options;
+  const { ending, draft, attachments, afterArtifact, requestPlan, run, ...rest } = options;
   const base = { ...rest, decision: ending.decision };
+  const artifact = { ...(draft ? { artifact: draft } : {}), ...(attachments ? { attachments } : {}) };
   switch (ending.kind) {
     case 'pause':
       return pauseRun({
         ...base,
+        run: startedRun(run),
         pauseClass: ending.pauseClass,
         ...(draft ? { draft } : {}),
         ...(requestPlan ? { requestPlan } : {}),
         ...(attachments ? { attachments } : {}),
       });
     case 'stop':
-      return finishRun({ ...base, status: ending.status, ...(draft ? { artifact: draft } : {}), ...(attachments ? { attachments } : {}) });
+      return finishRun({ ...base, run: startedRun(run), status: ending.status, ...artifact });
     case 'complete':
-      return finishRun({
-        ...base,
-        ...(draft ? { artifact: draft } : {}),
-        ...(attachments ? { attachments } : {}),
-        ...(afterArtifact ? { afterArtifact } : {}),
-      });
+      return finishRun({ ...base, run: startedRun(run), ...artifact, ...(afterArtifact ? { afterArtifact } : {}) });
     case 'invalid':
-      return invalidRun({ ...base, problems: problems ?? [] });
+      return invalidRun({ ...base, run });
+    case 'fail':
+      return failRun({ ...base, run });
+    case 'interrupt':
+      return interruptRun({ ...base, run, recorded: ending.recorded });
     case 'reroute':
       throw new InternalError('a REROUTE is not an ending: the routed client carries it out');
   }
 }
 
 /**
- * The `fail` ending: a failure (a full disk, a bug) ended the run where it stood. Its record is
- * committed, and with it the run's status when it was running: one commit, on a run that may be
- * only half readable (then the record alone). A storage failure can be resumed (`revived`).
+ * Settles an ending met outside the council's steps — a failure, an interruption, a command refused —
+ * on the run it belongs to, opened for it. Recording is best effort (the log may be on the full disk
+ * that failed the run): the outcome then has no audit log, and says why it has none (`unrecorded`).
  */
-export async function settleFailure(
-  run: OpenRun,
-  failure: { readonly decision: DecisionRecord; readonly message: string; readonly record: AuditEvent; readonly at: string },
-): Promise<void> {
-  const running = readableState(run)?.status === 'running';
-  const event = { type: 'failed' as const, decision: failure.decision, at: failure.at, summary: failure.message };
-  await run.commit({ ...(running ? { event } : {}), records: [failure.record] });
+export async function settleOutside(
+  runId: string,
+  deps: RunDeps,
+  end: Omit<SettleOptions, 'run' | 'deps'>,
+): Promise<RunOutcome & { readonly unrecorded?: string }> {
+  // Another process runs it: nothing of it is touched, not even opened.
+  if (end.ending.kind === 'interrupt' && !end.ending.recorded) return unrecordedOutcome(runId, end);
+  try {
+    const run = await deps.ledger.open(runId);
+    try {
+      return await settleRun({ ...end, deps, run });
+    } finally {
+      await run.close();
+    }
+  } catch (error) {
+    return { ...unrecordedOutcome(runId, end), unrecorded: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** The outcome of an ending that nothing records (no audit log has it): a run held elsewhere, a command the intake refused unread. */
+export function unrecordedOutcome(runId: string, end: Omit<SettleOptions, 'run' | 'deps'>): RunOutcome {
+  if (end.ending.kind === 'reroute') throw new InternalError('a REROUTE is not an ending');
+  const status = endingStatus(end.ending);
+  return buildOutcome({ runId, status, decision: end.ending.decision, auditLog: '', message: end.message, ...issuesOf(end) });
 }

@@ -1,18 +1,9 @@
-import type { ProgressEvent } from '../domain/ports.js';
-import {
-  isAllowedTransition,
-  runProgressEvent,
-  type Claim,
-  type ClaimStore,
-  type ReadyFile,
-  type CommandInbox,
-  type WatchEvent,
-  type WatchState,
-} from '../domain/queue.js';
-import { planClaim, recordInterruption, runClaim, settleClaim, type ClaimResult, type ResumeKind, type RunClaimDeps } from './run-claim.js';
+import { startedEvent, type Claim, type ClaimStore, type CommandInbox, type WatchEvent, type WatchState } from '../domain/queue.js';
+import { ClaimSlots } from './claim-slots.js';
+import { FileClaims } from './file-claims.js';
+import { interruptClaim } from './run-claim.js';
 import type { RunDeps } from './run-deps.js';
 import type { RouteGate } from './route-breaker.js';
-import { LINE_WAIT, TaskLines, taskLineOf } from './task-lines.js';
 
 export interface WatchLoopOptions {
   /** Wired once by `createApp`; the loop adds its own progress hook and stop signal per run. */
@@ -39,12 +30,6 @@ export interface WatchLoopOptions {
   readonly concurrency?: number;
 }
 
-/** A run this loop has in flight, with its own place in the state machine. */
-interface InFlight {
-  readonly claim: Claim;
-  state: WatchState;
-}
-
 /**
  * `maestro watch`: recovers what was in flight, then takes ready command files oldest first, up to
  * `concurrency` runs at a time, through `processCommand` (the same use case as `maestro run`). A run
@@ -55,9 +40,10 @@ interface InFlight {
  */
 export class WatchLoop {
   readonly #o: WatchLoopOptions;
-  readonly #controller = new AbortController();
-  readonly #recovered: Claim[] = [];
-  readonly #claimDeps: RunClaimDeps;
+  /** Where claims come from: recovered ones, decided runs, then files in commands/. */
+  readonly #source: FileClaims;
+  /** The runs in flight: slots, task lines and each claim's way through the state machine. */
+  readonly #slots: ClaimSlots<Claim>;
   /** The loop's own state while no run is in flight: awaiting a command, or stopped. */
   #state: 'AWAITING_COMMAND' | 'STOPPED' = 'AWAITING_COMMAND';
   #busy = false;
@@ -65,15 +51,6 @@ export class WatchLoop {
   #started = false;
   #stopping: 'signal' | 'once' | undefined;
   #pumping: Promise<void> = Promise.resolve();
-  /** Runs in flight, by run id (their events carry it). */
-  readonly #runs = new Map<string, InFlight>();
-  /** Every claim being handled (planning and settling included): what a free slot is counted against. */
-  readonly #tasks = new Set<Promise<void>>();
-  readonly #concurrency: number;
-  /** Runs on one task line go one at a time (the loop policy's counters move as if serial). */
-  readonly #lines = new TaskLines();
-  /** Decided runs held back for a route that is down (said once each). */
-  readonly #held = new Set<string>();
   /** The problems last reported by `preflight`, so a broken workspace is announced once, not per file. */
   #broken: string | undefined;
   #recheck: NodeJS.Timeout | undefined;
@@ -82,20 +59,26 @@ export class WatchLoop {
 
   constructor(options: WatchLoopOptions) {
     this.#o = options;
-    this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
     this.#stopped = new Promise((resolve) => (this.#resolveStopped = resolve));
-    const { deps } = options;
-    this.#claimDeps = {
-      claims: options.claims,
-      run: {
-        ...deps,
-        signal: this.#controller.signal,
-        onProgress: (event) => {
-          deps.onProgress?.(event);
-          this.#onProgress(event);
-        },
-      },
-    };
+    const { inbox, decisions, claims, routeGate, deps } = options;
+    this.#source = new FileClaims({
+      inbox,
+      ...(decisions ? { decisions } : {}),
+      claims,
+      ...(routeGate ? { routeGate } : {}),
+      newRunId: () => deps.newRunId(),
+      sourceOf: async (runId) => (await deps.ledger.load(runId).catch(() => undefined))?.source ?? `${runId}.json`,
+      mayTakeFiles: () => this.#workspaceUsable(),
+      stopping: () => this.#stopping !== undefined,
+      notice: (runId, message) => this.#notice(runId, message),
+    });
+    this.#slots = new ClaimSlots({
+      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+      ...(options.routeGate ? { routeGate: options.routeGate } : {}),
+      onEvent: options.onEvent,
+      queued: () => this.#source.queued,
+      freed: () => this.#wake(),
+    });
   }
 
   /** Resolves when the loop has stopped: after `stop()`, or when `once` has drained the queue. */
@@ -105,33 +88,23 @@ export class WatchLoop {
 
   /** The loop's state: a run's while one is in flight (the furthest along of them), else the loop's own. */
   get state(): WatchState {
-    const states = [...this.#runs.values()].map((r) => r.state);
-    if (states.includes('PRODUCING_ARTIFACT')) return 'PRODUCING_ARTIFACT';
-    return states.length > 0 ? 'EXECUTING_TASK' : this.#state;
+    return this.#slots.state ?? this.#state;
   }
 
   /** The runs in flight now, oldest claim first. */
   get inFlight(): readonly Claim[] {
-    return [...this.#runs.values()].map((r) => r.claim);
+    return this.#slots.inFlight(true);
   }
 
   async start(): Promise<void> {
     const { recovered, ownedByOthers } = await this.#o.claims.recoverOrphans();
-    this.#recovered.push(...recovered);
+    this.#source.recovered.push(...recovered);
     if (this.#stopping) return;
     await this.#o.routeGate?.start(() => this.#wake());
     await this.#o.decisions?.start(() => this.#wake());
     await this.#o.inbox.start(() => this.#wake());
     if (this.#stopping) return;
-    this.#o.onEvent({
-      kind: 'started',
-      state: 'AWAITING_COMMAND',
-      pid: this.#o.pid,
-      workspace: this.#o.workspace,
-      once: this.#o.once,
-      recovered: recovered.length,
-      owned_by_others: ownedByOthers,
-    });
+    this.#o.onEvent(startedEvent(this.#o, recovered.length, ownedByOthers));
     this.#started = true;
     this.#wake();
   }
@@ -148,10 +121,10 @@ export class WatchLoop {
     const left = this.#o.inbox.ready + this.#o.inbox.pending;
     clearTimeout(this.#recheck);
     this.#o.routeGate?.stop();
-    if (reason === 'signal') this.#controller.abort(new Error('the watcher is stopping'));
+    if (reason === 'signal') this.#slots.stopAll(new Error('the watcher is stopping'));
     await Promise.all([this.#o.inbox.close(), this.#o.decisions?.close()]);
     await this.#pumping;
-    while (this.#tasks.size > 0) await Promise.allSettled([...this.#tasks]);
+    await this.#slots.drain();
     const from = this.state;
     this.#state = 'STOPPED';
     this.#o.onEvent({ kind: 'stopped', state: 'STOPPED', from, reason, left });
@@ -166,7 +139,7 @@ export class WatchLoop {
       this.#busy = false;
       if (this.#again && !this.#stopping && this.#mayClaim()) return this.#wake();
       const idle = [this.#o.inbox, this.#o.decisions].every((i) => !i || (i.ready === 0 && i.pending === 0));
-      const drained = this.#recovered.length === 0 && idle && this.#tasks.size === 0;
+      const drained = this.#source.recovered.length === 0 && idle && this.#slots.busy === 0;
       if (this.#o.once && !this.#stopping && drained) void this.#shutdown('once');
     });
   }
@@ -178,91 +151,35 @@ export class WatchLoop {
       while (this.#mayClaim()) {
         const claim = await this.#next();
         if (!claim) break;
-        this.#launch(claim);
+        this.#launch(claim, this.#o.deps);
       }
     }
   }
 
-  /** The one place that says whether another command may be claimed now: a slot is free until its run has finished. */
+  /** Whether another command may be claimed now: a slot is free until its run has finished. */
   #mayClaim(): boolean {
-    return !this.#stopping && this.#tasks.size < this.#concurrency;
+    return !this.#stopping && this.#slots.hasRoom;
   }
 
-  /** Handles a claim beside the others in flight; its slot is freed (and the queue looked at again) when it is done. */
-  #launch(claim: Claim): void {
-    const task = this.#handle(claim)
-      .catch((error: unknown) => {
-        // The last boundary: a bug or a broken output stream must not stop the watcher.
-        this.#runs.delete(claim.runId);
-        this.#notice(claim.runId, `internal error while handling ${claim.source}: ${(error as Error).message}`);
-      })
-      .finally(() => {
-        this.#tasks.delete(task);
-        this.#wake();
-      });
-    this.#tasks.add(task);
+  /** Runs a claim in a slot; stopped, it stays in .maestro/inflight/ and the next start resumes it. */
+  #launch(claim: Claim, deps: RunDeps): void {
+    this.#slots.launch(claim, ({ signal }) => ({
+      deps: { claims: this.#o.claims, run: { ...deps, signal } },
+      interrupted: (error, claimDeps) => {
+        const why = `interrupted at its last checkpoint (${(error as Error).message}); the next start resumes it`;
+        return interruptClaim(claim, claimDeps, 'interrupted', why);
+      },
+    }));
   }
 
-  /** The next claim: recovered ones first, then decided runs, then the oldest ready file that this watcher wins. */
+  /** The next claim (FileClaims); with --once, commands that wait for a route that is down end the watch. */
   async #next(): Promise<Claim | undefined> {
-    if (this.#stopping) return undefined;
-    const recovered = this.#recovered.shift();
-    if (recovered) return recovered;
-    const decided = await this.#nextDecision();
-    if (decided) return decided;
-    if (this.#o.inbox.ready > 0 && !(await this.#workspaceUsable())) return undefined;
-    const waiting: ReadyFile[] = [];
-    try {
-      for (let file = this.#o.inbox.take(); file && !this.#stopping; file = this.#o.inbox.take()) {
-        if (this.#o.routeGate && !(await this.#o.routeGate.mayClaim(file))) {
-          waiting.push(file);
-          continue;
-        }
-        try {
-          const claim = await this.#o.claims.claim(file, this.#o.deps.newRunId());
-          if (claim) return claim;
-        } catch (error) {
-          this.#notice(null, `could not claim commands/${file.name}: ${(error as Error).message}; it stays in commands/`);
-        }
-      }
-    } finally {
-      // Commands waiting for a route stay queued, in their order; the breaker wakes the loop when it answers.
-      for (const file of waiting) this.#o.inbox.putBack(file);
-    }
-    if (waiting.length > 0 && this.#o.once) {
-      this.#notice(null, `${waiting.length} command(s) wait in commands/ for a route that is down; --once stops here`);
+    const claim = await this.#source.claimNext();
+    if (!claim && this.#source.waiting > 0 && this.#o.once) {
+      this.#notice(null, `${this.#source.waiting} command(s) wait in commands/ for a route that is down; --once stops here`);
       void this.#shutdown('once');
     }
-    return undefined;
-  }
-
-  /** The next decided run to resume; a run that needs a route that is down stays in .maestro/decisions/ until it answers. */
-  async #nextDecision(): Promise<Claim | undefined> {
-    const held: ReadyFile[] = [];
-    try {
-      for (let file = this.#o.decisions?.take(); file && !this.#stopping; file = this.#o.decisions?.take()) {
-        const runId = /^([A-Za-z0-9_-]+)\.json$/.exec(file.name)?.[1];
-        if (!runId) continue;
-        if (this.#o.routeGate?.mayResume && !(await this.#o.routeGate.mayResume(runId))) {
-          held.push(file);
-          if (!this.#held.has(runId))
-            this.#notice(runId, `run ${runId} was continued but waits for a route that is down; it resumes when it answers`);
-          this.#held.add(runId);
-          continue;
-        }
-        this.#held.delete(runId);
-        try {
-          const source = (await this.#o.deps.ledger.load(runId).catch(() => undefined))?.source ?? `${runId}.json`;
-          const claim = await this.#o.claims.claimDecision(file, runId, source);
-          if (claim) return claim;
-        } catch (error) {
-          this.#notice(runId, `could not take the decision on run ${runId}: ${(error as Error).message}; it stays in .maestro/decisions/`);
-        }
-      }
-    } finally {
-      for (const file of held) this.#o.decisions?.putBack(file);
-    }
-    return undefined;
+    return claim;
   }
 
   /** False (after saying why, once) while the workspace cannot run commands; checks again on a timer. */
@@ -287,75 +204,6 @@ export class WatchLoop {
     this.#recheck.unref?.();
     if (this.#o.once) void this.#shutdown('once');
     return false;
-  }
-
-  async #handle(claim: Claim): Promise<void> {
-    const plan = await planClaim(claim, this.#claimDeps);
-    if (plan.ended) {
-      const result = await settleClaim(claim, plan.ended, this.#claimDeps);
-      this.#notice(claim.runId, `${claim.source}: ${result.message}`);
-      return;
-    }
-    const run: InFlight = { claim, state: 'AWAITING_COMMAND' };
-    this.#runs.set(claim.runId, run);
-    this.#transition(run, {
-      kind: 'claimed',
-      state: 'EXECUTING_TASK',
-      from: run.state,
-      run_id: claim.runId,
-      source: claim.source,
-      resume: plan.kind,
-    });
-    let result: ClaimResult;
-    try {
-      result = await this.#runOnItsLine(claim, plan.kind);
-    } catch (error) {
-      // Only an interruption escapes runClaim: the claim stays in .maestro/inflight/ for the next start.
-      const auditLog = await recordInterruption(claim, this.#claimDeps);
-      result = {
-        run_id: claim.runId,
-        source: claim.source,
-        status: 'interrupted',
-        decision: null,
-        reason_code: 'RUN_INTERRUPTED_AT_CHECKPOINT',
-        artifact: null,
-        audit_log: auditLog,
-        rejected_to: null,
-        message: `interrupted at its last checkpoint (${(error as Error).message}); the next start resumes it`,
-      };
-    } finally {
-      this.#runs.delete(claim.runId);
-    }
-    await this.#o.routeGate?.afterRun(claim.runId).catch(() => undefined);
-    const queued = this.#recovered.length + this.#o.inbox.ready + (this.#o.decisions?.ready ?? 0);
-    this.#transition(run, { kind: 'finished', state: 'AWAITING_COMMAND', from: run.state, ...result, queued });
-  }
-
-  /** Runs the claim once no earlier run on its task line is in flight (only several runs at once can meet). */
-  async #runOnItsLine(claim: Claim, kind: ResumeKind): Promise<ClaimResult> {
-    const run = () => runClaim(claim, kind, this.#claimDeps);
-    if (this.#concurrency === 1) return run();
-    return this.#lines.hold(await taskLineOf(claim, kind, this.#claimDeps), run, {
-      signal: this.#controller.signal,
-      onWait: () => this.#notice(claim.runId, `${claim.source}: ${LINE_WAIT}`),
-    });
-  }
-
-  #onProgress(event: ProgressEvent): void {
-    const run = this.#runs.get(event.run_id);
-    if (!run) return;
-    const shown = runProgressEvent(event, run.state);
-    if (shown?.kind === 'producing_artifact') this.#transition(run, shown);
-    else if (shown) this.#o.onEvent(shown);
-  }
-
-  /** Moves one run through the state machine (each run in flight has its own place in it). */
-  #transition(run: InFlight, event: Extract<WatchEvent, { kind: 'claimed' | 'producing_artifact' | 'finished' }>): void {
-    if (!isAllowedTransition(run.state, event.state)) {
-      this.#notice(event.run_id, `internal: unexpected transition ${run.state} → ${event.state}`);
-    }
-    run.state = event.state;
-    this.#o.onEvent(event);
   }
 
   #notice(runId: string | null, message: string): void {

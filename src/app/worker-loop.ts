@@ -1,9 +1,8 @@
-import { runProgressEvent, type Claim, type WatchEvent, type WatchState } from '../domain/queue.js';
-import { planClaim, recordInterruption, runClaim, settleClaim, type ClaimResult, type RunClaimDeps } from './run-claim.js';
+import { startedEvent, type Claim, type ClaimSource, type WatchEvent, type WatchState } from '../domain/queue.js';
+import { ClaimSlots } from './claim-slots.js';
+import { interruptClaim, type ClaimResult, type RunClaimDeps } from './run-claim.js';
 import { EngineLink } from './engine-link.js';
-import type { RunDeps } from './run-deps.js';
 import type { RouteGate } from './route-breaker.js';
-import { LINE_WAIT, TaskLines, taskLineOf } from './task-lines.js';
 import type { InputHashes } from './verified-inputs.js';
 
 /** A command an engine handed to this worker. */
@@ -12,8 +11,8 @@ export interface WorkClaim extends Claim {
   readonly inputHashes: InputHashes;
 }
 
-/** This worker's hold on the engine: while it is alive, the claims it took are its own. */
-export interface WorkerSession<C extends WorkClaim = WorkClaim> {
+/** This worker's hold on the engine, and its claim source: while it is alive, the claims it took are its own. */
+export interface WorkerSession<C extends WorkClaim = WorkClaim> extends ClaimSource<C> {
   readonly id: string;
   readonly alive: boolean;
   /** Resolves (with why) when the session ends: the connection broke or the engine went away. */
@@ -65,13 +64,8 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
   #state: 'AWAITING_COMMAND' | 'STOPPED' = 'AWAITING_COMMAND';
   #stopping = false;
   #session: S | undefined;
-  /** Runs in flight, by run id: each one's place in the state machine and its stop switch. */
-  readonly #runs = new Map<string, { state: WatchState; controller: AbortController }>();
-  /** Every claim being handled (planning and settling included): what a free slot is counted against. */
-  readonly #tasks = new Set<Promise<void>>();
-  readonly #concurrency: number;
-  /** Runs on one task line go one at a time in this worker (the loop policy's counters move as if serial). */
-  readonly #lines = new TaskLines();
+  /** The runs in flight: slots, task lines and each claim's way through the state machine. */
+  readonly #slots: ClaimSlots<C>;
   #wakeIdle: (() => void) | undefined;
   #done: Promise<void> = Promise.resolve();
   /** Says once that the engine is lost and once that it is back, however long it takes. */
@@ -79,7 +73,13 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
 
   constructor(options: WorkerLoopOptions<C, S>) {
     this.#o = options;
-    this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
+    this.#slots = new ClaimSlots({
+      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+      ...(options.routeGate ? { routeGate: options.routeGate } : {}),
+      onEvent: options.onEvent,
+      queued: () => 0,
+      freed: () => this.#wakeIdle?.(),
+    });
     const baseMs = options.reconnectMs ?? 250;
     this.#link = new EngineLink({
       notice: (message) => this.#notice(null, message),
@@ -91,14 +91,12 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
 
   /** The worker's state: a run's while one is in flight (the furthest along of them), else its own. */
   get state(): WatchState {
-    const states = [...this.#runs.values()].map((r) => r.state);
-    if (states.includes('PRODUCING_ARTIFACT')) return 'PRODUCING_ARTIFACT';
-    return states.length > 0 ? 'EXECUTING_TASK' : this.#state;
+    return this.#slots.state ?? this.#state;
   }
 
   /** The run ids in flight now, oldest claim first. */
   get inFlight(): readonly string[] {
-    return [...this.#runs.keys()];
+    return this.#slots.inFlight().map((c) => c.runId);
   }
 
   /** Runs until `stop()` (or, with `once`, until the queue is empty); resolves when stopped. */
@@ -110,7 +108,7 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
   async stop(): Promise<void> {
     this.#stopping = true;
     this.#o.routeGate?.stop();
-    for (const run of this.#runs.values()) run.controller.abort(new Error('the worker is stopping'));
+    this.#slots.stopAll(new Error('the worker is stopping'));
     this.#wakeIdle?.();
     await this.#done;
   }
@@ -123,15 +121,7 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
       if (!session) break;
       if (!announced) {
         announced = true;
-        this.#o.onEvent({
-          kind: 'started',
-          state: 'AWAITING_COMMAND',
-          pid: this.#o.pid,
-          workspace: this.#o.workspace,
-          once: this.#o.once,
-          recovered: 0,
-          owned_by_others: 0,
-        });
+        this.#o.onEvent(startedEvent(this.#o));
       }
       if (!this.#mayClaim()) {
         await this.#slotFreed();
@@ -154,13 +144,13 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
         continue;
       }
       if (!claim) {
-        if (this.#o.once && this.#tasks.size === 0) break;
+        if (this.#o.once && this.#slots.busy === 0) break;
         await (this.#o.once ? this.#slotFreed() : this.#idle(session));
         continue;
       }
       this.#launch(claim, session);
     }
-    while (this.#tasks.size > 0) await Promise.allSettled([...this.#tasks]);
+    await this.#slots.drain();
     await this.#session?.close();
     this.#session = undefined;
     const from = this.state;
@@ -194,27 +184,40 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
     await session.close().catch(() => undefined);
   }
 
-  /** The one place that says whether another command may be claimed now. */
+  /** Whether another command may be claimed now. */
   #mayClaim(): boolean {
-    return !this.#stopping && this.#tasks.size < this.#concurrency;
+    return !this.#stopping && this.#slots.hasRoom;
   }
 
-  /** Runs a claim beside the others in flight; a run that ends wakes the loop to fill its slot. */
+  /**
+   * Runs a claim in a slot, with stores fenced to it. A failure outside the run (the engine went away
+   * while planning or settling) leaves the claim with this session, which is being dropped, so another
+   * worker (or this one) takes it up again.
+   */
   #launch(claim: C, session: S): void {
-    const task = this.#handle(claim, session)
-      .catch((error: unknown) => this.#notice(claim.runId, `internal error while handling ${claim.source}: ${(error as Error).message}`))
-      .finally(() => {
-        this.#tasks.delete(task);
-        this.#wakeIdle?.();
-      });
-    this.#tasks.add(task);
+    this.#slots.launch(claim, (controller) => {
+      let lostReason: string | undefined;
+      const lost = (reason: string): void => {
+        lostReason ??= reason;
+        controller.abort(new Error(reason));
+      };
+      void session.lost.then(lost);
+      return {
+        deps: this.#o.depsFor(claim, session, { signal: controller.signal, lost }),
+        interrupted: (error, deps) => this.#interrupted(claim, session, deps, lostReason ?? (error as Error).message),
+        failed: (error) =>
+          `${claim.source}: left to the engine (${lostReason ?? (error as Error).message}); it is taken up again from its checkpoint`,
+        // `maestro status` names one run per worker: another still in flight here, else none.
+        done: () => session.setCurrent(this.inFlight[0] ?? null),
+      };
+    });
   }
 
   /** Resolves when a run in flight ends (a slot is free) or the worker is told to stop. */
   async #slotFreed(): Promise<void> {
     // A stop that came while the loop was busy (connecting, claiming) found no wait to wake: do not start one.
     if (this.#stopping) return;
-    await Promise.race([...this.#tasks, new Promise<void>((resolve) => (this.#wakeIdle = resolve))]);
+    await Promise.race([this.#slots.settled(), new Promise<void>((resolve) => (this.#wakeIdle = resolve))]);
     this.#wakeIdle = undefined;
   }
 
@@ -235,101 +238,16 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
     });
   }
 
-  async #handle(claim: C, session: S): Promise<void> {
-    const controller = new AbortController();
-    const run: { state: WatchState; controller: AbortController } = { state: 'AWAITING_COMMAND', controller };
-    this.#runs.set(claim.runId, run);
-    if (this.#stopping) controller.abort(new Error('the worker is stopping'));
-    let lostReason: string | undefined;
-    const lost = (reason: string): void => {
-      lostReason ??= reason;
-      controller.abort(new Error(reason));
-    };
-    void session.lost.then(lost);
-    const deps = this.#withProgress(this.#o.depsFor(claim, session, { signal: controller.signal, lost }), claim, run);
-    try {
-      const plan = await planClaim(claim, deps);
-      if (plan.ended) {
-        const settled = await settleClaim(claim, plan.ended, deps);
-        this.#notice(claim.runId, `${claim.source}: ${settled.message}`);
-        return;
-      }
-      this.#transition(run, {
-        kind: 'claimed',
-        state: 'EXECUTING_TASK',
-        from: run.state,
-        run_id: claim.runId,
-        source: claim.source,
-        resume: plan.kind,
-      });
-      let result: ClaimResult;
-      try {
-        const line = this.#concurrency > 1 ? await taskLineOf(claim, plan.kind, deps) : undefined;
-        result = await this.#lines.hold(line, () => runClaim(claim, plan.kind, deps), {
-          signal: controller.signal,
-          onWait: () => this.#notice(claim.runId, `${claim.source}: ${LINE_WAIT}`),
-        });
-      } catch (error) {
-        result = await this.#interrupted(claim, session, deps, lostReason ?? (error as Error).message);
-      }
-      await this.#o.routeGate?.afterRun(claim.runId).catch(() => undefined);
-      this.#transition(run, { kind: 'finished', state: 'AWAITING_COMMAND', from: run.state, ...result, queued: 0 });
-    } catch (error) {
-      // A failure outside the run (the engine went away while planning or settling): the claim stays
-      // with this session, which is being dropped, so another worker (or this one) takes it up again.
-      run.state = 'AWAITING_COMMAND';
-      this.#notice(
-        claim.runId,
-        `${claim.source}: left to the engine (${lostReason ?? (error as Error).message}); it is taken up again from its checkpoint`,
-      );
-    } finally {
-      this.#runs.delete(claim.runId);
-      // `maestro status` names one run per worker: another still in flight here, else none.
-      await session.setCurrent(this.inFlight[0] ?? null);
-    }
-  }
-
   /** The run stopped at its last checkpoint: handed back when this worker stops, left to the engine when the claim was lost. */
   async #interrupted(claim: C, session: S, deps: RunClaimDeps, why: string): Promise<ClaimResult> {
-    let auditLog: string | null = null;
-    let message: string;
     if (this.#stopping && session.alive) {
-      auditLog = await recordInterruption(claim, deps);
+      const message = `interrupted at its last checkpoint (${why}); handed back to the queue, another worker resumes it`;
+      const result = await interruptClaim(claim, deps, 'interrupted', message);
       await session.requeue(claim).catch(() => undefined);
-      message = `interrupted at its last checkpoint (${why}); handed back to the queue, another worker resumes it`;
-    } else {
-      message = `stopped at its last checkpoint: ${why}; the engine gives it to the next free worker, which resumes it`;
+      return result;
     }
-    return {
-      run_id: claim.runId,
-      source: claim.source,
-      status: 'interrupted',
-      decision: null,
-      reason_code: 'RUN_INTERRUPTED_AT_CHECKPOINT',
-      artifact: null,
-      audit_log: auditLog,
-      rejected_to: null,
-      message,
-    };
-  }
-
-  #withProgress(deps: RunClaimDeps, claim: WorkClaim, inFlight: { state: WatchState }): RunClaimDeps {
-    const run: RunDeps = {
-      ...deps.run,
-      onProgress: (event) => {
-        deps.run.onProgress?.(event);
-        if (event.run_id !== claim.runId) return;
-        const shown = runProgressEvent(event, inFlight.state);
-        if (shown?.kind === 'producing_artifact') this.#transition(inFlight, shown);
-        else if (shown) this.#o.onEvent(shown);
-      },
-    };
-    return { ...deps, run };
-  }
-
-  #transition(run: { state: WatchState }, event: Extract<WatchEvent, { kind: 'claimed' | 'producing_artifact' | 'finished' }>): void {
-    run.state = event.state;
-    this.#o.onEvent(event);
+    const message = `stopped at its last checkpoint: ${why}; the engine gives it to the next free worker, which resumes it`;
+    return interruptClaim(claim, deps, 'claim_lost', message);
   }
 
   #notice(runId: string | null, message: string): void {

@@ -5,6 +5,7 @@ import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import type { Io } from './io.js';
 import { chalkFor } from './style.js';
+import { cliAuthor } from './decision-author.js';
 
 /** The flags of `hitl decide` that `--all` reads. */
 interface AllFlags {
@@ -31,6 +32,7 @@ export async function decideEvery(options: { io: Io; decision: string; opts: All
         ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
         ...(opts.note !== undefined ? { note: opts.note } : {}),
         isOwned: (runId) => liveness.isHeld(runId),
+        by: cliAuthor(),
       },
       { runs: app.deps.ledger, depsFor: (runId) => (app.engine ? app.engine.depsForRun(runId) : app.deps) },
     );

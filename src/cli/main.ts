@@ -12,6 +12,8 @@ export const EXIT = { completed: 0, error: 1, invalid: 2, paused: 3, stopped: 4,
  */
 const SUBCOMMANDS: Record<string, () => Promise<(program: Command, io: Io) => void>> = {
   run: async () => (await import('./run.js')).registerRun,
+  ask: async () => (await import('./ask.js')).registerAsk,
+  outcome: async () => (await import('./outcome.js')).registerOutcome,
   validate: async () => (await import('./validate.js')).registerValidate,
   doctor: async () => (await import('./doctor.js')).registerDoctor,
   schema: async () => (await import('./schema.js')).registerSchema,

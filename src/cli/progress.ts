@@ -29,7 +29,7 @@ export class ProgressReporter {
         discardStdin: false,
         color: chalkFor(this.#io, 'stderr').level > 0 ? 'cyan' : false,
       }).start();
-      if (event.kind === 'notice') this.#spinner.warn(text).start();
+      if (event.kind === 'notice' || event.kind === 'loop') this.#spinner.warn(text).start();
       else this.#spinner.text = text;
     } else {
       this.#io.stderr.write(`${text}\n`);
@@ -57,6 +57,8 @@ function describe(event: ProgressEvent): string | undefined {
       return `EXECUTING_TASK ${event.run_id} · ${event.persona} asked for ${event.action}: ${event.status}`;
     case 'notice':
       return `${event.run_id}: ${screenText(event.message)}`;
+    case 'loop':
+      return `${event.run_id}: supervisor loop: ${screenText(event.message)}`;
     case 'producing_artifact':
       return `PRODUCING_ARTIFACT ${event.run_id} → ${event.path}`;
     default:

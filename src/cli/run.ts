@@ -4,24 +4,25 @@ import type { Command } from 'commander';
 import { HitlRefusedError } from '../app/hitl.js';
 import { processCommand, RunNotResumableError, STORAGE_WRITE_FAILED } from '../app/process-command.js';
 import type { RunOutcome } from '../app/run-deps.js';
+import { settleOutside } from '../app/settle-run.js';
 import type { App } from '../compose/app.js';
 import { resumeHere } from '../compose/resume.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError, InvalidInputError, RunHeldError, StorageError } from '../domain/errors.js';
-import { auditEvent } from '../domain/audit.js';
-import { runDecision } from '../domain/decision.js';
+import { decideRun } from '../domain/run/policy.js';
 import { screenText } from '../domain/screen.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import type { ProgressReporter } from './progress.js';
 import { chalkFor, statusBadge } from './style.js';
 
-const EXIT_BY_STATUS: Record<RunOutcome['status'], number> = {
+export const EXIT_BY_STATUS: Record<RunOutcome['status'], number> = {
   completed: 0,
   error: 1,
   invalid: 2,
   paused: 3,
   stopped: 4,
   guardrail_stopped: 5,
+  interrupted: 130,
 };
 
 export function registerRun(program: Command, io: Io): void {
@@ -112,6 +113,8 @@ export async function withRunContext(
   opts: { json?: boolean; follow?: boolean; route?: string; model?: string; record?: string; replay?: string },
   workspace: string,
   body: (app: App, run: { id: string }) => Promise<RunOutcome>,
+  /** How the outcome is shown (`maestro ask` adds its answer); default: the run's outcome, as `run` shows it. */
+  report?: (app: App, outcome: RunOutcome) => Promise<number>,
 ): Promise<number> {
   const { ProgressReporter } = await import('./progress.js');
   // --follow writes the whole story on stdout: the spinner would only draw over it.
@@ -138,6 +141,7 @@ export async function withRunContext(
     const outcome = await body(app, run);
     reporter.stop();
     follow?.endLine();
+    if (report) return await report(app, outcome);
     const orchestration = opts.json ? await readOrchestration(app, outcome.run_id) : undefined;
     return reportOutcome(io, opts, outcome, orchestration === undefined ? {} : { orchestration });
   } catch (error) {
@@ -147,6 +151,8 @@ export async function withRunContext(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    // A pause's notification has 5 s more to be delivered (and recorded) before the process leaves; the outcome is out already.
+    await app?.deps.notifier?.settled(5_000);
     // The run's spans leave before the process does (a no-op when tracing is off).
     await app?.telemetry.shutdown();
   }
@@ -235,22 +241,12 @@ export async function readOrchestration(app: App, runId: string): Promise<unknow
   }
 }
 
-/** Records in the run's audit log that a person interrupted it (best effort: stopping must not fail). */
+/** Records in the log of a run with a checkpoint that a person interrupted it, by its row of the policy table (best effort). */
 async function recordInterrupt(app: App, runId: string): Promise<string | null> {
-  try {
-    if (!(await app.deps.ledger.load(runId))) return null;
-    const run = await app.deps.ledger.open(runId);
-    try {
-      await run.commit({
-        records: [auditEvent('RUN_INTERRUPTED', runDecision('queue', 'RUN_INTERRUPTED_AT_CHECKPOINT'), { by: 'signal' })],
-      });
-      return run.log;
-    } finally {
-      await run.close();
-    }
-  } catch {
-    return null;
-  }
+  if (!(await app.deps.ledger.load(runId).catch(() => undefined))) return null;
+  const ending = decideRun({ kind: 'interrupted' });
+  const end = await settleOutside(runId, app.deps, { ending, message: 'interrupted by a signal', details: { by: 'signal' } });
+  return end.unrecorded === undefined ? end.audit_log : null;
 }
 
 /** The end of a run that has no outcome of its own (interrupted, failed): one line, or one JSON object. */
@@ -294,7 +290,7 @@ export function reportOutcome(
   io: Io,
   opts: { json?: boolean; follow?: boolean },
   raw: RunOutcome,
-  extra: { orchestration?: unknown } = {},
+  extra: { orchestration?: unknown; answer?: string | null } = {},
 ): number {
   // Outcomes are screened where they are built; one made here (an unreadable file) is screened here.
   const outcome = { ...raw, message: screenText(raw.message) };

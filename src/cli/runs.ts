@@ -71,20 +71,20 @@ export function registerShow(program: Command, io: Io): void {
         const orchestration = (await workspace.runs.orchestration(runId)) ?? null;
         const { run_id, created_at, plan } = state;
         const { unpriced: _, ...usage } = totalUsage(runCalls(state), prices);
-        const summary = state.summary ?? null;
         const view = {
           run_id,
           status: shown.status,
           created_at,
           mode: plan?.mode ?? null,
-          summary,
+          summary: state.summary ?? null,
+          floor: state.floor ?? null,
           usage: { ...usage, cost_usd: usage.cost_usd ?? null },
           orchestration,
         };
         io.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
         return;
       }
-      const markdown = renderTranscript(state, shown.status, prices);
+      const markdown = renderTranscript(state, shown.status, { prices });
       io.stdout.write(opts.raw ? markdown : await renderForTerminal(markdown, io));
     });
 }

@@ -3,8 +3,10 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { loadWorkspaceConfig, resolveWorkspace } from '../config.js';
 import { renderSummary } from '../domain/memory/summary.js';
+import type { Persona } from '../domain/persona.js';
 import type { SessionState } from '../domain/session-state.js';
 import { resetLoopPolicy } from '../domain/loop-policy/workspace-loop.js';
+import { reliability } from '../domain/track-record.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor } from './style.js';
 
@@ -28,7 +30,7 @@ function registerShow(session: Command, io: Io): void {
       const loop = await app.deps.loopPolicy.read();
       const { personas } = await app.deps.personas.loadAll();
       const memory = [];
-      for (const p of personas) memory.push(memoryHeld(p.id, (await app.deps.sessions.load(p.id)).state, app.countTokens));
+      for (const p of personas) memory.push(memoryHeld(p, (await app.deps.sessions.load(p.id)).state, app.countTokens));
       const { max_tokens, recent_tasks, recall } = (await loadWorkspaceConfig(app.paths.config)).history;
       const prefix = `${loop.session_id}|`;
       const conflicts = loop.counter.counts
@@ -51,8 +53,9 @@ function registerShow(session: Command, io: Io): void {
       );
       for (const m of memory) {
         const held = `${m.tasks} task summar${m.tasks === 1 ? 'y' : 'ies'} (${m.tokens.summaries} tokens), ${m.passages} passages (${m.tokens.passages} tokens)`;
+        const weight = `reliability ${m.reliability.toFixed(3)} (${m.confirmed.right} right, ${m.confirmed.wrong} wrong, confirmed)`;
         io.stdout.write(
-          `  ${m.persona.padEnd(16)} ${m.tokens.total} tokens: ${held}${m.archived_runs > 0 ? `, ${m.archived_runs} run(s) archived` : ''}\n`,
+          `  ${m.persona.padEnd(16)} ${m.tokens.total} tokens: ${held}${m.archived_runs > 0 ? `, ${m.archived_runs} run(s) archived` : ''} · ${weight}\n`,
         );
         for (const line of m.latest) io.stdout.write(`  ${''.padEnd(16)} ${c.dim(line)}\n`);
       }
@@ -63,11 +66,11 @@ function registerShow(session: Command, io: Io): void {
 }
 
 /** What a persona's memory holds: its task summaries and passages, their tokens, and the latest summaries as a prompt shows them. */
-function memoryHeld(persona: string, state: SessionState, count: (text: string) => number) {
+function memoryHeld(persona: Persona, state: SessionState, count: (text: string) => number) {
   const summaries = state.tasks.reduce((sum, t) => sum + (t.tokens ?? count(renderSummary(t))), 0);
   const passages = state.passages.reduce((sum, p) => sum + (p.tokens ?? count(p.text)), 0);
   return {
-    persona,
+    persona: persona.id,
     runs: state.runs.length + state.archived.count,
     tasks: state.tasks.length,
     passages: state.passages.length,
@@ -75,6 +78,9 @@ function memoryHeld(persona: string, state: SessionState, count: (text: string) 
     tokens: { summaries, passages, total: summaries + passages },
     latest: state.tasks.slice(-3).reverse().map(renderSummary),
     updated_at: state.runs.length > 0 ? state.updated_at : null,
+    // Its weight under `by_priors`: its declared prior, updated by the outcomes a person confirmed.
+    reliability: reliability(persona.priors, state.outcomes),
+    confirmed: { right: state.outcomes.filter((o) => o.right).length, wrong: state.outcomes.filter((o) => !o.right).length },
   };
 }
 

@@ -7,6 +7,7 @@ const DOING: Record<string, string> = {
   review: "ranking the others' assessments",
   decision: 'deciding what comes next',
   item: 'working on an item',
+  plan: 'writing the plan',
 };
 
 /**
@@ -17,7 +18,8 @@ const DOING: Record<string, string> = {
 export function stepLine(event: { step: string; step_id?: string; persona: string; round: number; rounds: number }): string {
   const what = `${event.persona} ${event.step_id?.startsWith('reviewer:') ? 'reviewing the result' : (DOING[event.step] ?? event.step)}`;
   if (event.step === 'decision' || event.step_id?.startsWith('turn:i')) return `iteration ${event.round}/${event.rounds} · ${what}`;
-  return (event.step === 'turn' || event.step === 'verdict') && event.round > 0 && !event.step_id?.startsWith('reviewer:')
+  // A work item's verdict is its own run's (one round): no round of the council to show.
+  return (event.step === 'turn' || event.step === 'verdict') && event.round > 0 && !/^(reviewer|item):/.test(event.step_id ?? '')
     ? `round ${event.round}/${event.rounds} · ${what}`
     : what;
 }

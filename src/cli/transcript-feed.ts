@@ -44,6 +44,8 @@ export type TranscriptEvent =
       votes: Record<string, string>;
     }
   | { kind: 'notice'; run_id: string; message: string }
+  /** The supervisor loop's lifecycle: a delegation, its stop, a step towards a guardrail, a guardrail's stop (its words screened). */
+  | Extract<ProgressEvent, { kind: 'loop' }>
   | { kind: 'producing_artifact'; run_id: string; path: string };
 
 export type TranscriptKind = TranscriptEvent['kind'];
@@ -57,6 +59,7 @@ export const TRANSCRIPT_KINDS = [
   'step_finished',
   'arbitrated',
   'notice',
+  'loop',
   'producing_artifact',
 ] as const;
 // A kind added to TranscriptEvent and not listed above fails to compile here.
@@ -109,18 +112,7 @@ export class TranscriptFeed {
       case 'knowledge':
         // Requests are served once the reply is complete: its text goes out first.
         this.#flush(event.run_id, event.step_id);
-        return this.#emit({
-          kind: 'knowledge',
-          run_id: event.run_id,
-          step_id: event.step_id,
-          persona: event.persona,
-          action: event.action,
-          argument: screen(event.argument),
-          status: event.status,
-          reason_code: event.reason_code,
-          ...(event.path !== undefined ? { path: screen(event.path) } : {}),
-          ...(event.message !== undefined ? { message: screen(event.message) } : {}),
-        });
+        return this.#emit(screenedKnowledge(event));
       case 'step_finished': {
         const received = this.#flush(event.run_id, event.step_id);
         this.#screens.delete(stepKey(event.run_id, event.step_id));
@@ -144,6 +136,8 @@ export class TranscriptFeed {
         return this.#emit({ ...event, reasoning: screen(event.reasoning), votes: { ...event.votes } });
       case 'notice':
         return this.#emit({ kind: 'notice', run_id: event.run_id, message: screen(event.message) });
+      case 'loop':
+        return this.#emit(screenedLoop(event));
       case 'producing_artifact':
         return this.#emit({ kind: 'producing_artifact', run_id: event.run_id, path: event.path });
     }
@@ -157,6 +151,28 @@ export class TranscriptFeed {
     if (rest) this.#emit({ kind: 'text', run_id: open.run_id, step_id: stepId, persona: open.persona, delta: rest });
     return open.screen.received;
   }
+}
+
+/** A knowledge request as the transcript shows it: what it names, screened. */
+function screenedKnowledge(event: Extract<ProgressEvent, { kind: 'knowledge' }>): TranscriptEvent {
+  return {
+    kind: 'knowledge',
+    run_id: event.run_id,
+    step_id: event.step_id,
+    persona: event.persona,
+    action: event.action,
+    argument: screen(event.argument),
+    status: event.status,
+    reason_code: event.reason_code,
+    ...(event.path !== undefined ? { path: screen(event.path) } : {}),
+    ...(event.message !== undefined ? { message: screen(event.message) } : {}),
+  };
+}
+
+/** A loop event with the supervisor's words (and the line quoting them) screened. */
+function screenedLoop(event: Extract<ProgressEvent, { kind: 'loop' }>): TranscriptEvent {
+  const instruction = event.instruction !== undefined ? { instruction: screen(event.instruction) } : {};
+  return { ...event, message: screen(event.message), ...instruction };
 }
 
 /** Engine-written strings are screened too (a path or a rationale may quote a reply): the detector is idempotent. */

@@ -156,6 +156,13 @@ export class TranscriptPrinter {
       }
       case 'notice':
         return `${c.yellow('!')} ${c.dim(event.run_id)} ${event.message}`;
+      case 'loop': {
+        const mark = event.event === 'guardrail_stop' ? c.red('■') : event.event === 'iteration_started' ? c.cyan('⟳') : c.yellow('⟳');
+        const words = event.instruction
+          ? `\n${INDENT}${c.dim(event.reason === 'respond' ? 'answer:' : 'instruction:')} ${event.instruction}`
+          : '';
+        return `${mark} ${c.bold('supervisor loop')} · ${event.message}${words}`;
+      }
       case 'producing_artifact':
         return `${c.bold('PRODUCING_ARTIFACT')} ${c.dim(event.run_id)} → ${event.path}`;
     }

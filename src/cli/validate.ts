@@ -2,7 +2,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { CommandFinding } from '../app/check-command.js';
-import { commandFindings, schemaFinding } from '../app/command-findings.js';
+import { reviewCommand, schemaFinding } from '../app/command-findings.js';
+import { describeFloor } from '../domain/floor/describe.js';
+import type { FloorRecord } from '../domain/floor/record.js';
 import { createApp } from '../compose/app.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
@@ -29,19 +31,28 @@ export function registerValidate(program: Command, io: Io): void {
     )
     .action(async (file: string, opts: { workspace?: string; json?: boolean }) => {
       // A finding may quote the file (an unknown key, a path): what is printed is screened (commandFindings).
-      const findings = await validateCommandFile(path.resolve(io.cwd, file), resolveWorkspace(opts.workspace, io.env, io.cwd), io.env);
+      const { findings, floor } = await validateCommandFile(
+        path.resolve(io.cwd, file),
+        resolveWorkspace(opts.workspace, io.env, io.cwd),
+        io.env,
+      );
       const c = chalkFor(io);
       if (opts.json) {
-        io.stdout.write(`${JSON.stringify({ file, valid: findings.length === 0, findings })}\n`);
+        io.stdout.write(`${JSON.stringify({ file, valid: findings.length === 0, findings, floor: floor ?? null })}\n`);
         if (findings.length > 0) throw new ExitError(2);
         return;
       }
+      const read = floor
+        ? `${c.dim('What the floor read in the task:')}\n${describeFloor(floor)
+            .map((l) => `  ${l}`)
+            .join('\n')}\n`
+        : '';
       if (findings.length > 0) {
         const lines = findings.flatMap((f) => [...f.lines.map((l) => `  ${l}`), `    → ${effect(f)}: ${f.explanation}`]);
-        io.stderr.write(`${c.red('✖')} ${file} would not run unattended:\n${lines.join('\n')}\n`);
+        io.stderr.write(`${c.red('✖')} ${file} would not run unattended:\n${lines.join('\n')}\n${read}`);
         throw new ExitError(2);
       }
-      io.stdout.write(`${c.green('✔')} ${file} is a valid command file; every gate would let it run\n`);
+      io.stdout.write(`${c.green('✔')} ${file} is a valid command file; every gate would let it run\n${read}`);
     });
 }
 
@@ -50,18 +61,18 @@ function effect(f: CommandFinding): string {
   return `${f.effect === 'pause' ? 'pauses for a person' : 'stops'} (${f.layer}: ${f.reason_code})`;
 }
 
-/** Every finding that would stop or pause the command before any model call; empty when it would run. */
+/** Every finding that would stop or pause the command before any model call (empty when it would run), and what the floor read. */
 export async function validateCommandFile(
   file: string,
   workspace: string,
   env: NodeJS.ProcessEnv = process.env,
-): Promise<CommandFinding[]> {
+): Promise<{ findings: CommandFinding[]; floor?: FloorRecord }> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    return [schemaFinding([`(file): cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`])];
+    return { findings: [schemaFinding([`(file): cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`])] };
   }
   const { deps } = await createApp({ workspace, env });
-  return commandFindings(text, deps);
+  return reviewCommand(text, deps);
 }

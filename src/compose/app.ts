@@ -21,12 +21,12 @@ import { NO_TELEMETRY, startTelemetry, type Telemetry } from '../adapters/otel/t
 import { countTokens } from '../adapters/model/token-counter.js';
 import { WorkspacePaths } from '../adapters/fs/workspace-paths.js';
 import { assertWorkspace } from '../adapters/fs/workspace-guard.js';
-import { VegaPictureRenderer } from '../adapters/system/vega-pictures.js';
 import { readPackageVersion } from '../package-info.js';
 import { loadWorkspaceConfig, readOfflineDelayMs, resolveEngineUrl } from '../config.js';
 import type { EngineHandle } from './engine.js';
 import type { Clock, LlmClient, OnProgress } from '../domain/ports.js';
 import type { WorkspaceConfig } from '../domain/workspace-config.js';
+import { WebhookNotifier } from '../adapters/http/webhook-notifier.js';
 
 export interface AppOptions {
   readonly workspace: string;
@@ -109,9 +109,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(wiring ? {} : { holds: new FsRunHolds(paths, { clock }) }),
     telemetry,
     loopPolicy: new FsLoopPolicyStore(paths, clock, () => `S-${newRunId(clock)}`),
-    pictures: new VegaPictureRenderer(),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(config.notify.webhook_url ? { notifier: webhookNotifier(config, options, () => deps) } : {}),
     ...wiring?.stores,
   };
   return { paths, deps, telemetry, env, countTokens, ...(wiring ? { engine: wiring.handle(deps) } : {}) };
@@ -155,4 +155,28 @@ function sessionStore(paths: WorkspacePaths, clock: Clock, config: WorkspaceConf
 /** `--record FILE`: every model exchange of the run, saved as a cassette. */
 function recordingTo(file: string): (inner: LlmClient) => LlmClient {
   return (inner) => new RecordingLlmClient(inner, { file, sha256 });
+}
+
+/** The webhook of `notify`: each delivery's outcome is recorded in its run's audit log, holding the run (never while another process does). */
+function webhookNotifier(config: WorkspaceConfig, options: AppOptions, deps: () => App['deps']): WebhookNotifier {
+  return new WebhookNotifier({
+    url: config.notify.webhook_url ?? '',
+    format: config.notify.format,
+    attempts: config.notify.attempts,
+    consoleUrl: config.ui.url,
+    onProblem: (message) => options.tracing?.onNotice(message),
+    record: (runId, event) =>
+      deps().runLocks.hold(
+        runId,
+        async () => {
+          const run = await deps().ledger.open(runId);
+          try {
+            await run.commit({ records: [event] });
+          } finally {
+            await run.close();
+          }
+        },
+        { waitMs: 10_000 },
+      ),
+  });
 }

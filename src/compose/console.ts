@@ -1,18 +1,22 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { commandNameProblem, dropCommand } from '../adapters/fs/command-drop.js';
-import { fromState, type RunListing } from '../adapters/fs/run-catalog.js';
-import { showRun } from '../adapters/fs/run-liveness.js';
 import { sha256 } from '../adapters/system/hashing.js';
 import type { CommandFinding } from '../app/check-command.js';
 import { commandFindings } from '../app/command-findings.js';
 import { decidePause, type HitlDecisionInput, type HitlDecisionResult } from '../app/hitl.js';
 import { LiveRuns } from '../app/live-runs.js';
+import { confirmOutcome, type OutcomeInput, type OutcomeResult } from '../app/outcome.js';
 import type { AuditRecord } from '../domain/audit.js';
 import { defaultSensitiveScanner } from '../domain/audit-sanitizer.js';
 import { readAuditRecords, verifyAuditLog, type AuditVerification } from '../domain/audit-verify.js';
 import type { RunState } from '../domain/run-state.js';
+import { canResume } from '../domain/run/transitions.js';
 import { createApp, type App } from './app.js';
+import { artifactClash } from './artifact-claims.js';
+import { type ArtifactView, insideWorkspace, readArtifactView, screenedArtifact } from './artifact-view.js';
+import { ConsoleCarrier, type Resumer } from './console-carrier.js';
+import { type IndexedRun, RunIndex } from './run-index.js';
 import { openAuditSource } from './audit.js';
 import { runLiveness, shownRun } from './resume.js';
 import { openWorkspace, type RejectedCommand, type Workspace, type WorkspaceStatus } from './workspace.js';
@@ -45,15 +49,31 @@ export type AddResult =
 export interface ConsoleBackend {
   readonly app: App;
   readonly label: string;
-  runs(): Promise<RunListing[]>;
-  /** A run's checkpoint (screened) and the status a person sees; undefined when it has none. */
-  run(runId: string): Promise<{ state: RunState; status: string; next_step: string | null } | undefined>;
+  /** Every run, newest first, with the text a search looks in (kept between requests: a run that ended is read once). */
+  runs(): Promise<IndexedRun[]>;
+  /**
+   * A run's checkpoint (screened) and the status a person sees (`running` while this console carries
+   * it on, or has it in line to); undefined when it has none.
+   */
+  run(runId: string): Promise<{ state: RunState; status: string } | undefined>;
   audit(runId: string): Promise<RunAudit | undefined>;
-  /** The run's artifact (Markdown) when it has one in this workspace. */
-  artifact(state: RunState): Promise<string | undefined>;
+  /** One part of the run's artifact (Markdown; all of it when it is small) and the hash of its bytes now, when it has one in this workspace. */
+  artifact(state: RunState, part: number): Promise<ArtifactView | undefined>;
+  /** The whole artifact, screened, part after part (a download). */
+  artifactDownload(state: RunState): AsyncGenerator<string>;
   /** A picture written beside the run's artifact (SVG), by its plain file name. */
   picture(state: RunState, file: string): Promise<string | undefined>;
-  decide(input: HitlDecisionInput): Promise<HitlDecisionResult>;
+  /** A person's decision; a `continue` says who takes the run up (the console itself when no watcher or worker is there). */
+  decide(input: HitlDecisionInput): Promise<HitlDecisionResult & { readonly resumer?: Resumer }>;
+  /**
+   * Carries on a run nobody runs (interrupted, or stopped by a storage failure) in this console, as
+   * `maestro run --resume` would; false (nothing done) when the run is not one that waits for that.
+   */
+  resume(runId: string): Promise<boolean>;
+  /** Whether the run waits in this console's line to be carried on. */
+  isCarrying(runId: string): boolean;
+  /** A person confirms whether the run's outcome was right, as `maestro outcome` does. */
+  confirmOutcome(input: OutcomeInput): Promise<OutcomeResult>;
   queue(): Promise<QueueView>;
   requeue(name: string): Promise<string>;
   /** The findings `maestro validate` would print for this text; nothing is written. */
@@ -68,48 +88,60 @@ export interface ConsoleBackend {
 export async function openConsole(options: {
   workspace: string;
   env: Readonly<Record<string, string | undefined>>;
+  /** A run the console carries on that failed for another reason than an interrupt or another process taking it. */
+  onProblem?: (message: string) => void;
 }): Promise<ConsoleBackend> {
-  const app = await createApp({ workspace: options.workspace, env: options.env });
+  const stopping = new AbortController();
+  const app = await createApp({ workspace: options.workspace, env: options.env, signal: stopping.signal });
   const files = await openWorkspace(options.workspace);
   const check = (text: string) => commandFindings(text, app.deps);
+  const index = new RunIndex(app);
+  // The first look reads every checkpoint once: begun now, it is done before anyone asks.
+  index.runs().catch(() => undefined);
+  const carrier = new ConsoleCarrier(app, { signal: stopping.signal, onProblem: options.onProblem ?? (() => undefined) });
   return {
     app,
     label: app.paths.root,
-    runs: () => listRuns(app, files),
+    runs: () => index.runs(),
     run: async (runId) => {
       const state = await app.deps.ledger.load(runId).catch(() => undefined);
       if (!state) return undefined;
       const shown = await shownRun(app, state);
-      return { state, status: shown.status, next_step: shown.next_step };
+      return { state, status: shown.status === 'interrupted' && carrier.isWaiting(runId) ? 'running' : shown.status };
     },
     audit: (runId) => readAudit(app, options.env, runId),
-    artifact: async (state) => (state.artifact ? readInWorkspace(app, state.artifact) : undefined),
+    artifact: async (state, part) => (state.artifact ? readArtifactView(app.paths.root, state.artifact, part) : undefined),
+    artifactDownload: (state) => screenedArtifact(app.paths.root, state.artifact ?? ''),
     picture: (state, file) => readPicture(app, state, file),
-    decide: (input) =>
-      decidePause(
-        { ...input, isOwned: () => runLiveness(app).isHeld(input.runId) },
-        app.engine ? app.engine.depsForRun(input.runId) : app.deps,
-      ),
+    decide: async (input) => {
+      const deps = app.engine ? app.engine.depsForRun(input.runId) : app.deps;
+      const result = await decidePause({ ...input, isOwned: () => runLiveness(app).isHeld(input.runId) }, deps);
+      if (result.decision !== 'continue') return result;
+      const resumer = await carrier.resumer();
+      if (resumer === 'console') carrier.carry(input.runId);
+      return { ...result, resumer };
+    },
+    resume: async (runId) => {
+      const state = await app.deps.ledger.load(runId).catch(() => undefined);
+      if (!state || !canResume(state) || (await runLiveness(app).isHeld(runId))) return false;
+      carrier.carry(runId);
+      return true;
+    },
+    isCarrying: (runId) => carrier.isWaiting(runId),
+    confirmOutcome: (input) => confirmOutcome(input, app.deps),
     queue: () => readQueue(app, files),
     requeue: (name) => files.rejected.requeue(name),
     check,
-    add: (name, text) => addCommand(app, check, name, text),
+    add: (name, text) => addCommand(app, files, check, { name, text }),
     live: new LiveRuns(app.deps.ledger),
     close: async () => {
+      // A run carried on here stops at its last checkpoint (shown interrupted; it can be resumed again).
+      stopping.abort(new Error('interrupted'));
+      await carrier.settled();
+      await app.deps.notifier?.settled(5_000);
       await app.engine?.engine.close();
     },
   };
-}
-
-/** The runs as `maestro runs` lists them: from the workspace's files, or from the engine's ledger. */
-async function listRuns(app: App, files: Workspace): Promise<RunListing[]> {
-  if (!app.engine) return files.runs.list(app.deps.config.prices);
-  const out: RunListing[] = [];
-  for (const id of await app.deps.ledger.list()) {
-    const state = await app.deps.ledger.load(id).catch(() => undefined);
-    if (state) out.push(fromState(state, app.deps.config.prices, await showRun(id, state.status, runLiveness(app))));
-  }
-  return out.sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id));
 }
 
 async function readAudit(app: App, env: Readonly<Record<string, string | undefined>>, runId: string): Promise<RunAudit | undefined> {
@@ -125,17 +157,10 @@ async function readAudit(app: App, env: Readonly<Record<string, string | undefin
   }
 }
 
-/** A file the run wrote in this workspace; never one outside it. */
-async function readInWorkspace(app: App, file: string): Promise<string | undefined> {
-  const absolute = path.resolve(app.paths.root, file);
-  const inside = path.relative(app.paths.root, absolute);
-  if (inside.startsWith('..') || path.isAbsolute(inside)) return undefined;
-  return readFile(absolute, 'utf8').catch(() => undefined);
-}
-
 async function readPicture(app: App, state: RunState, file: string): Promise<string | undefined> {
   if (!state.artifact || !/^[A-Za-z0-9][A-Za-z0-9_.-]*\.svg$/.test(file)) return undefined;
-  return readInWorkspace(app, path.join(path.dirname(state.artifact), file));
+  const absolute = insideWorkspace(app.paths.root, path.join(path.dirname(state.artifact), file));
+  return absolute ? readFile(absolute, 'utf8').catch(() => undefined) : undefined;
 }
 
 async function readQueue(app: App, files: Workspace): Promise<QueueView> {
@@ -145,11 +170,20 @@ async function readQueue(app: App, files: Workspace): Promise<QueueView> {
   return { queued: status.queued, inflight: status.inflight, rejected, ...(engine ? { engine } : {}) };
 }
 
-async function addCommand(app: App, check: (text: string) => Promise<CommandFinding[]>, name: string, text: string): Promise<AddResult> {
+async function addCommand(
+  app: App,
+  files: Workspace,
+  check: (text: string) => Promise<CommandFinding[]>,
+  command: { name: string; text: string },
+): Promise<AddResult> {
+  const { name, text } = command;
   const problem = commandNameProblem(name);
   if (problem) return { added: false, findings: [], problem };
   const findings = await check(text);
   if (findings.length > 0) return { added: false, findings };
+  const queued = (await files.status({ recent: 0 })).queued.map((q) => q.file);
+  const clash = await artifactClash(app, text, queued);
+  if (clash) return { added: false, findings: [], problem: clash };
   if (!(await dropCommand(app.paths, name, text))) {
     return { added: false, findings: [], problem: `commands/ already has a file named ${name}: choose another name` };
   }

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { EngineClaim, PgWorkerSession } from '../adapters/pg/queue.js';
 import { resumeRun, RunNotResumableError } from '../app/process-command.js';
-import { outcomeOfClaim, planClaim, recordInterruption, runClaim, settleClaim } from '../app/run-claim.js';
+import { interruptClaim, runClaimHere } from '../app/run-claim.js';
 import type { RunOutcome } from '../app/run-deps.js';
 import type { App } from './app.js';
 import { workerClaimDeps, type EngineHandle } from './engine.js';
@@ -37,9 +37,7 @@ async function runHere(app: App, handle: EngineHandle, session: PgWorkerSession,
   void session.lost.then(lost);
   const deps = workerClaimDeps({ base: app.deps, engine: handle.engine, root: app.paths.root, claim, session, controls: { signal, lost } });
   try {
-    const plan = await planClaim(claim, deps);
-    const result = plan.ended ? await settleClaim(claim, plan.ended, deps) : await runClaim(claim, plan.kind, deps);
-    const outcome = outcomeOfClaim(result, (message) => new RunNotResumableError(message));
+    const outcome = await runClaimHere(claim, deps);
     // Written where a worker writes it: into the engine, until the workspace's intake writes it back.
     if (!outcome.artifact) return outcome;
     const where = `The artifact is kept in the engine until the workspace's intake (maestro watch) writes it to ${outcome.artifact}`;
@@ -47,7 +45,7 @@ async function runHere(app: App, handle: EngineHandle, session: PgWorkerSession,
   } catch (error) {
     if (app.deps.signal?.aborted && session.alive) {
       // Stopped by a person: recorded, and handed back so a worker (or another --resume) goes on from the checkpoint.
-      await recordInterruption(claim, deps);
+      await interruptClaim(claim, deps, 'interrupted', 'interrupted by a person; handed back to the queue');
       await session.requeue(claim).catch(() => undefined);
     }
     throw error;

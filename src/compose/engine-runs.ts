@@ -48,7 +48,7 @@ export function withEngineRuns(files: Workspace, url: string): Workspace {
       shown: (run) =>
         using(url, async (engine) => {
           const pending = await new PgQueue(engine).pendingRuns();
-          return showRun(run.run_id, run.status, { isHeld: async (id) => pending.has(id) });
+          return showRun(run, { isHeld: async (id: string) => pending.has(id) });
         }),
     },
     pruneAudit: async (options) => {
@@ -72,7 +72,7 @@ async function listEngineRuns(engine: PgEngine, files: Workspace, prices: Readon
   const runs = new Map<string, RunListing>();
   for (const listing of await files.runs.list(prices)) runs.set(listing.run_id, listing);
   for (const state of await new PgRunStore(engine).loadAll())
-    runs.set(state.run_id, fromState(state, prices, await showRun(state.run_id, state.status, liveness)));
+    runs.set(state.run_id, fromState(state, prices, await showRun(state, liveness)));
   for (const [runId, text] of await queue.auditOnlyRuns()) {
     const listing = runs.has(runId) ? undefined : fromAuditText(text, runId);
     if (listing) runs.set(runId, listing);

@@ -58,7 +58,7 @@ async function resumeHeld(app: App, runId: string): Promise<RunOutcome> {
 async function resumeClaimed(app: App, runId: string): Promise<RunOutcome> {
   const { FsClaimStore } = await import('../adapters/fs/claim-store.js');
   const { FsWatcherRegistry } = await import('../adapters/fs/watcher-registry.js');
-  const { outcomeOfClaim, planClaim, runClaim, settleClaim } = await import('../app/run-claim.js');
+  const { runClaimHere } = await import('../app/run-claim.js');
   const registry = new FsWatcherRegistry(path.join(app.paths.state, 'watchers'));
   const self = FsWatcherRegistry.newIdentity(process.pid);
   await registry.register({ ...self, started_at: app.deps.clock.now().toISOString(), once: true, version: readPackageVersion() });
@@ -69,11 +69,7 @@ async function resumeClaimed(app: App, runId: string): Promise<RunOutcome> {
       throw new RunNotResumableError(`run ${runId} is claimed by a running watcher (.maestro/inflight/): that watcher finishes it`);
     }
     if (!claim) return resumeRun(runId, app.deps);
-    const deps = { run: app.deps, claims };
-    const plan = await planClaim(claim, deps);
-    const result = plan.ended ? await settleClaim(claim, plan.ended, deps) : await runClaim(claim, plan.kind, deps);
-    if (result.reason_code === 'RUN_HELD_ELSEWHERE') throw new RunNotResumableError(result.message);
-    return outcomeOfClaim(result, () => new Error('interrupted'));
+    return await runClaimHere(claim, { run: app.deps, claims });
   } finally {
     await registry.unregister(self);
   }
@@ -86,6 +82,6 @@ export function runLiveness(app: App): RunLiveness {
 }
 
 /** The status a person sees: a run left `running` that nobody holds is `interrupted`, with the command that resumes it. */
-export function shownRun(app: App, run: Pick<RunState, 'run_id' | 'status'>): Promise<ShownRun> {
-  return showRun(run.run_id, run.status, runLiveness(app));
+export function shownRun(app: App, run: Pick<RunState, 'run_id' | 'status' | 'decision'>): Promise<ShownRun> {
+  return showRun(run, runLiveness(app));
 }

@@ -38,7 +38,7 @@ export interface Workspace {
   readonly runs: {
     list(prices: Readonly<Record<string, Price>>): Promise<RunListing[]>;
     read(runId: string): Promise<RunState | undefined>;
-    shown(run: Pick<RunState, 'run_id' | 'status'>): Promise<ShownRun>;
+    shown(run: Pick<RunState, 'run_id' | 'status' | 'decision'>): Promise<ShownRun>;
     /** The run's orchestration result (seed 001), when it was arbitrated. */
     orchestration(runId: string): Promise<unknown>;
   };
@@ -67,7 +67,7 @@ function workspaceAt(paths: WorkspacePaths): Workspace {
     runs: {
       list: (prices) => listRuns(paths, prices, liveness),
       read: (runId) => readRunState(paths, runId),
-      shown: (run) => showRun(run.run_id, run.status, liveness),
+      shown: (run) => showRun(run, liveness),
       orchestration: (runId) => readRunOrchestration(paths, runId),
     },
     status: ({ recent }) => readWorkspaceStatus(paths, new FsWatcherRegistry(path.join(paths.state, 'watchers')), { recent }),

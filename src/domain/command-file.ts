@@ -39,7 +39,9 @@ export const CommandConfig = z.strictObject({
   synthesizer: z.string().min(1).optional(),
   /** `supervisor` mode: the persona that decides who speaks next; default: the first speaker. */
   supervisor: personaId.optional(),
-  /** `supervisor` mode and work items: a persona that critiques the result; its verdict joins arbitration as a gate. */
+  /** `plan` mode: the persona that writes the plan of work items; default: the first speaker. */
+  planner: personaId.optional(),
+  /** `supervisor` and `plan` modes and work items: a persona that critiques the result; its verdict joins arbitration as a gate. */
   reviewer: personaId.optional(),
   /** How many times a failed model route may be rerouted, 0 or 1. */
   max_reroute: z.number().int().min(0).max(1).optional(),
@@ -116,19 +118,24 @@ export const CommandFile = z
       if (c.mode !== undefined) issue(['config', 'mode'], 'a command with work_items runs them as its own mode; leave config.mode out');
       if (c.supervisor !== undefined) issue(['config', 'supervisor'], 'only for mode "supervisor", not with work_items');
       if (c.max_iterations !== undefined) issue(['config', 'max_iterations'], 'only for mode "supervisor", not with work_items');
+      if (c.planner !== undefined) issue(['config', 'planner'], 'only for mode "plan", not with work_items');
+      if (c.max_replans !== undefined) issue(['config', 'max_replans'], 'only for mode "plan", not with work_items');
     } else {
       if (command.facts !== undefined) issue(['facts'], 'only with work_items (the facts every item is given)');
       if (c.parallel_items !== undefined) issue(['config', 'parallel_items'], 'only with work_items');
       if (c.item_memory !== undefined) issue(['config', 'item_memory'], 'only with work_items');
       modeOnlyOptions(c, issue);
+      for (const key of ['planner', 'max_replans'] as const)
+        if (c[key] !== undefined && c.mode !== undefined && c.mode !== 'plan')
+          issue(['config', key], `only for mode "plan" (this command says "${c.mode}")`);
       if (c.mode !== undefined && c.mode !== 'supervisor') {
         if (c.supervisor !== undefined) issue(['config', 'supervisor'], `only for mode "supervisor" (this command says "${c.mode}")`);
         if (c.max_iterations !== undefined)
           issue(['config', 'max_iterations'], `only for mode "supervisor" (this command says "${c.mode}")`);
-        if (c.reviewer !== undefined)
+        if (c.reviewer !== undefined && c.mode !== 'plan')
           issue(
             ['config', 'reviewer'],
-            `the reviewer gate works with mode "supervisor" and with work_items (this command says "${c.mode}")`,
+            `the reviewer gate works with modes "supervisor" and "plan" and with work_items (this command says "${c.mode}")`,
           );
       }
     }
@@ -136,9 +143,10 @@ export const CommandFile = z
 export type CommandFile = z.infer<typeof CommandFile>;
 
 /** Options that only one mode reads: with another mode named, they would be silently ignored. */
-const MODE_ONLY: readonly { key: 'specialists' | 'uncertainty_threshold' | 'groups'; mode: string }[] = [
+const MODE_ONLY: readonly { key: 'specialists' | 'uncertainty_threshold' | 'relevance_floor' | 'groups'; mode: string }[] = [
   { key: 'specialists', mode: 'adaptive' },
   { key: 'uncertainty_threshold', mode: 'adaptive' },
+  { key: 'relevance_floor', mode: 'adaptive' },
   { key: 'groups', mode: 'hierarchical' },
 ];
 
@@ -194,6 +202,7 @@ export function personaReferences(command: CommandFile): PersonaReference[] {
     ...(c.personas ?? []).map((id, i) => ({ field: `config.personas.${i}`, id, role: 'speaker' })),
     ...(c.synthesizer ? [{ field: 'config.synthesizer', id: c.synthesizer, role: 'synthesizer' }] : []),
     ...(c.supervisor ? [{ field: 'config.supervisor', id: c.supervisor, role: 'supervisor' }] : []),
+    ...(c.planner ? [{ field: 'config.planner', id: c.planner, role: 'planner' }] : []),
     ...(c.reviewer ? [{ field: 'config.reviewer', id: c.reviewer, role: 'reviewer' }] : []),
     ...(c.specialists ?? []).map((id, i) => ({ field: `config.specialists.${i}`, id, role: 'specialist' })),
     ...Object.entries(c.groups ?? {}).flatMap(([name, ids]) =>

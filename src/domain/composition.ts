@@ -38,9 +38,12 @@ export interface ComposedAssessment {
 export interface ComposeInput {
   readonly strategy: Composition;
   readonly assessments: readonly Assessment[];
-  /** `weighted_average`: confidence, domain relevance, track record or tier. */
+  /** `weighted_average`: confidence, domain relevance, reliability or tier. */
   readonly weighting?: Weighting;
-  /** `by_priors`: persona id → its track record, 0–1 (absent = no record, 0.5). */
+  /**
+   * `by_priors` and `bayesian_fusion`: persona id → its reliability, 0–1 — its declared prior updated
+   * by the outcomes a person confirmed (track-record.ts); absent = 0.5, neither trusted nor doubted.
+   */
   readonly priors?: Readonly<Record<string, number>>;
   /** `by_tier`: persona id → the tier its front matter declares. */
   readonly personaTiers?: Readonly<Record<string, TierName | undefined>>;
@@ -62,10 +65,11 @@ export interface ComposeInput {
  *   for arbitration and gets no composed score. Disagreement is the spread (max − min > threshold),
  *   or with `measure: std_dev` the seed's rule (standard deviation ≥ threshold).
  * - `bayesian_fusion`: each score is evidence about the vector's true value, modelled as a Beta
- *   distribution: a persona with confidence c contributes pseudo-counts n = 1 + 9c (1–10 observations)
- *   split as score·n successes and (1 − score)·n failures, on a uniform Beta(1, 1) prior; the composed
- *   score is the posterior mean (1 + Σ score·n) / (2 + Σ n). Confident personas move it more, and
- *   with few or unsure personas it stays near 0.5.
+ *   distribution: a persona with confidence c and reliability r contributes pseudo-counts
+ *   n = (1 + 9c) · 2r (1–10 observations at r = 0.5) split as score·n successes and (1 − score)·n
+ *   failures, on a uniform Beta(1, 1) prior; the composed score is the posterior mean
+ *   (1 + Σ score·n) / (2 + Σ n). Confident personas, and those whose verdicts people confirmed right,
+ *   move it more; with few or unsure personas it stays near 0.5.
  * Missing or malformed assessments are left out (and listed); every vector is always present.
  */
 export function composeAssessments(input: ComposeInput): ComposedAssessment {
@@ -137,7 +141,7 @@ function rawWeight(input: ComposeInput, a: ValidAssessment, vector: VectorName):
       // Plain means: every valid persona counts the same (a review standing is shown, not used).
       return 1;
     case 'bayesian_fusion':
-      return (1 + 9 * a.confidence) * standing;
+      return evidence(input, a.persona, a.confidence);
     case 'weighted_average':
       return Math.max(weightingBase(input, a, vector), 0) * standing;
   }
@@ -149,7 +153,7 @@ const TIER_OF: Partial<Record<VectorName, TierName>> = Object.fromEntries(
 );
 /** `by_tier`: a persona counts this much on the vectors of its own tier (once elsewhere). */
 export const OWN_TIER_WEIGHT = 2;
-/** `by_priors`: the weight of a persona with no track record yet (neither trusted nor doubted). */
+/** `by_priors`: the weight of a persona with no declared prior and no confirmed outcome (neither trusted nor doubted). */
 export const NO_RECORD_PRIOR = 0.5;
 
 function weightingBase(input: ComposeInput, a: ValidAssessment, vector: VectorName): number {
@@ -193,7 +197,7 @@ function composeVector(
       let alpha = 1;
       let beta = 1;
       for (const s of v.scores) {
-        const n = (1 + 9 * s.confidence) * (input.standing?.[s.persona] ?? 1);
+        const n = evidence(input, s.persona, s.confidence);
         alpha += s.score * n;
         beta += (1 - s.score) * n;
       }
@@ -202,10 +206,15 @@ function composeVector(
   }
 }
 
+/** `bayesian_fusion`: how many observations a persona's score is worth — (1 + 9·confidence) · 2·reliability, times its review standing. */
+function evidence(input: ComposeInput, persona: string, confidence: number): number {
+  return (1 + 9 * confidence) * 2 * (input.priors?.[persona] ?? NO_RECORD_PRIOR) * (input.standing?.[persona] ?? 1);
+}
+
 const WEIGHING_WORDS = {
   confidence: 'its own confidence',
   domain: "its declared field's relevance to the task (BM25)",
-  priors: `its track record (the share of its earlier verdicts that matched the council's final action; ${NO_RECORD_PRIOR} with no record)`,
+  priors: `its reliability (its declared prior, updated by the outcomes a person confirmed; ${NO_RECORD_PRIOR} with neither)`,
   tier: `its tier: ×${OWN_TIER_WEIGHT} on the vectors of the tier its front matter declares`,
 } as const;
 
@@ -221,7 +230,7 @@ function describeMethod(input: ComposeInput): string {
         ? `mean where the standard deviation of the personas' scores is below ${input.threshold ?? 0.25}; other vectors are flagged for arbitration`
         : `mean where the personas' scores are within ${input.threshold ?? 0.25} of each other; wider vectors are flagged for arbitration`;
     case 'bayesian_fusion':
-      return `Beta(1,1) prior updated by each score as evidence of 1 + 9·confidence observations${standing}; the posterior mean`;
+      return `Beta(1,1) prior updated by each score as evidence of (1 + 9·confidence) · 2·reliability observations (reliability: the persona's declared prior, updated by the outcomes a person confirmed)${standing}; the posterior mean`;
   }
 }
 

@@ -37,7 +37,8 @@ export const CREDENTIAL_STORES: readonly CredentialStore[] = [
   {
     what: 'a credentials file',
     // `credentials.ts` or `aws-credentials.md` is code or prose; a data file of that name is a store.
-    patterns: [`{,*_,*-}credentials{,${DATA_FILE}}`, '.git-credentials'],
+    // `.git-credentials` is a `*-credentials`.
+    patterns: [`{,*_,*-}credentials{,${DATA_FILE}}`],
   },
   { what: 'a cloud service-account key', patterns: ['service{-,_,}account*.json'] },
   { what: 'Docker registry credentials', patterns: ['.docker/config.json', '.dockercfg'] },
@@ -46,16 +47,65 @@ export const CREDENTIAL_STORES: readonly CredentialStore[] = [
     what: 'Terraform state or credentials (state holds secrets in plain text)',
     patterns: ['*.tfstate', '*.tfstate.*', '.terraformrc', 'terraform.rc', 'credentials.tfrc.json'],
   },
-  { what: 'a package registry token', patterns: ['.npmrc', '.pypirc', '.m2/settings-security.xml'] },
-  { what: 'a login file (host, user, password)', patterns: ['.netrc', '_netrc', '.authinfo', '.pgpass', '.my.cnf', '.mylogin.cnf'] },
+  {
+    what: 'a package registry or build-tool login',
+    patterns: [
+      '.npmrc',
+      '.yarnrc{,.yml}',
+      '.pypirc',
+      '.m2/settings{,-security}.xml',
+      '.gradle/gradle.properties',
+      '{.composer,composer}/auth.json',
+      'NuGet/NuGet.Config',
+    ],
+  },
+  {
+    what: "a command-line tool's login token",
+    patterns: [
+      '.config/gh/hosts.{yml,yaml}',
+      '.config/hub',
+      '.config/glab-cli/',
+      '.config/doctl/',
+      '.config/hcloud/',
+      '.config/stripe/',
+      '.config/op/',
+      '.fly/config.yml',
+      '{.ngrok2,ngrok}/ngrok.yml',
+      '.sentryclirc',
+      'rclone.conf',
+    ],
+  },
+  {
+    what: 'a login file (host, user, password)',
+    patterns: ['.netrc', '_netrc', '.authinfo', '.pgpass', 'pgpass.conf', '.my.cnf', '.mylogin.cnf'],
+  },
   {
     what: 'a secret-manager token or secrets file',
-    patterns: ['.vault-token', 'secrets.{yaml,yml,json,toml}', '.config/gh/hosts.{yml,yaml}'],
+    patterns: ['.vault-token', 'secrets.{yaml,yml,json,toml}', '{.,}vault{_,-}pass{,word}{,.txt}'],
+  },
+  {
+    // What a shell or a database client was typed, passwords included (`mysql -pX`, `IDENTIFIED BY 'x'`, `export TOKEN=x`).
+    what: 'a shell or database history',
+    patterns: ['.*history', 'fish_history', '.dbshell', '.mongosh/', 'ConsoleHost_history.txt', 'repl_history.jl'],
+  },
+  {
+    // Files that exist to hold a web application's database password and keys, with the backups editors and people leave.
+    what: "a web application's configuration (its database password and keys)",
+    patterns: [
+      '{wp-config,LocalSettings,configuration}.php{,.bak,.old,.orig,.save,.txt,~}',
+      'sites/*/settings{,.local}.php',
+      'app/etc/env.php',
+      'app/etc/local.xml',
+      'config/database.yml',
+      'config/parameters.{yml,yaml}',
+      'tomcat-users.xml',
+    ],
   },
 ];
 
 interface CompiledPattern {
   readonly store: CredentialStore;
+  readonly pattern: string;
   readonly segments: readonly RegExp[];
   /** A folder pattern: the path must lie inside it. */
   readonly folder: boolean;
@@ -83,6 +133,7 @@ export function segmentGlob(glob: string): RegExp {
 const COMPILED: readonly CompiledPattern[] = CREDENTIAL_STORES.flatMap((store) =>
   store.patterns.map((pattern) => ({
     store,
+    pattern,
     folder: pattern.endsWith('/'),
     segments: pattern.replace(/\/$/, '').split('/').map(segmentGlob),
   })),
@@ -107,9 +158,15 @@ function matches(pattern: CompiledPattern, segments: readonly string[]): boolean
  * it with `credentialContentReason` on what the file holds.
  */
 export function credentialFileReason(relativePath: string): string | null {
+  const hit = credentialStoreOf(relativePath);
+  return hit ? `is never served: it is ${hit.store.what}` : null;
+}
+
+/** The store and the pattern that a workspace-relative path matches first, or undefined. */
+export function credentialStoreOf(relativePath: string): { store: CredentialStore; pattern: string } | undefined {
   const segments = relativePath.split('/').filter((s) => s.length > 0 && s !== '.');
   const hit = COMPILED.find((p) => matches(p, segments));
-  return hit ? `is never served: it is ${hit.store.what}` : null;
+  return hit && { store: hit.store, pattern: hit.pattern };
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { ReasonCode } from './codes.js';
 import { GATE_LAYERS, pauseDecision, runDecision, sealedStopDecision, type DecisionRecord } from './decision.js';
+import type { FloorFinding, FloorGate, FloorVerdict } from './floor/floor.js';
+import { auditedReading, type FloorReading } from './floor/reading.js';
 
 type GateLayer = (typeof GATE_LAYERS)[number];
 
@@ -19,19 +21,14 @@ export interface GateFacts {
   readonly piiCategories: readonly string[];
   /** Category names of secrets found in the task or its inputs. */
   readonly secretCategories: readonly string[];
-  readonly sideEffects?: readonly string[];
-  readonly highStakes?: readonly string[];
-  readonly boundary?: boolean;
   /**
-   * Why the task's intent cannot be read (`no_object`, `vague_object`, `unresolved_reference`, or
-   * `mediator` when a real route's classification said so). Empty when the command has input
-   * artifacts or work items for its words to refer to.
+   * The floor: what the task asks for and its context (perception and context, kept with the run),
+   * and the allow rule's verdict on them with the workspace's acceptances. Absent only where no task
+   * was read (a blank task).
    */
-  readonly ambiguity?: readonly string[];
+  readonly floor?: { readonly reading: FloorReading; readonly verdict: FloorVerdict };
   /** This conflict line was stopped by the loop policy (terminal guard). */
   readonly conflictStopped?: boolean;
-  /** The model (`route/model`) that classified the task for the mediator, when a real route was asked. */
-  readonly classifiedBy?: string;
   readonly piiPolicy?: PiiPolicy;
   /** Reason codes a person has cleared with `hitl decide continue` (never a sealed one). */
   readonly approved?: ReadonlySet<string>;
@@ -60,19 +57,28 @@ const ok = (layer: GateLayer, reason: ReasonCode, details: Record<string, unknow
   details,
 });
 
+/** The floor's findings a gate pauses on: those of its layer that no acceptance covers. */
+const open = (f: GateFacts, gate: FloorGate): FloorFinding[] =>
+  (f.floor?.verdict.findings ?? []).filter((x) => x.gate === gate && !x.accepted);
+const floorPause = (f: GateFacts, gate: FloorGate, reason: ReasonCode): Check | undefined => {
+  const found = open(f, gate);
+  return found.length > 0 ? { decision: pauseDecision(gate, reason), details: { floor: found.map((x) => x.label) } } : undefined;
+};
+
 const CHECKS: Record<GateLayer, GateCheck> = {
-  // Advisory only: notes what later gates will look at; never pauses, seals or stops.
+  // The floor's perception, recorded: advisory only, never pauses, seals or stops; the later gates act on it.
   mediator_advice: (f) => {
-    const advice = [
-      ...(f.piiCategories.length + f.secretCategories.length > 0 ? ['pii_or_secret_like_content'] : []),
-      ...((f.sideEffects ?? []).length > 0 ? ['external_side_effects'] : []),
-      ...((f.ambiguity ?? []).length > 0 ? ['ambiguous_intent'] : []),
-      ...(f.boundary ? ['subjective_ask'] : []),
-      ...((f.highStakes ?? []).length > 0 ? ['high_stakes_domain'] : []),
-    ];
-    const by = f.classifiedBy ? { model: f.classifiedBy } : {};
-    if (advice.length > 0) return ok('mediator_advice', 'MEDIATOR_ADVICE_NOTED', { advice, ...by });
-    return ok('mediator_advice', f.classifiedBy ? 'MEDIATOR_ADVICE_CLEAR' : 'MEDIATOR_NO_ADVICE', by);
+    if (!f.floor) return ok('mediator_advice', 'MEDIATOR_NO_ADVICE');
+    const { reading, verdict } = f.floor;
+    const details = {
+      ...auditedReading(reading),
+      proceeds: verdict.proceeds,
+      findings: verdict.findings.map((x) => x.label),
+      ...(verdict.acceptedBy.length > 0 ? { accepted_by: [...verdict.acceptedBy] } : {}),
+      ...(f.piiCategories.length + f.secretCategories.length > 0 ? { advice: ['pii_or_secret_like_content'] } : {}),
+    };
+    if (verdict.findings.length > 0 || 'advice' in details) return ok('mediator_advice', 'MEDIATOR_ADVICE_NOTED', details);
+    return ok('mediator_advice', reading.classified_by ? 'MEDIATOR_ADVICE_CLEAR' : 'MEDIATOR_NO_ADVICE', details);
   },
   meaning: (f) => {
     if (f.taskBlank) return { decision: pauseDecision('meaning', 'MEANING_EMPTY_TASK'), details: {} };
@@ -80,11 +86,7 @@ const CHECKS: Record<GateLayer, GateCheck> = {
       return { decision: pauseDecision('meaning', 'MEANING_UNKNOWN_PERSONA'), details: { unknown_personas: [...f.unknownPersonas] } };
     }
     // A person's `continue` clears it: they read the task and let the council go on as it stands.
-    const ambiguity = f.ambiguity ?? [];
-    if (ambiguity.length > 0) {
-      return { decision: pauseDecision('meaning', 'MEANING_AMBIGUOUS_INTENT'), details: { ambiguity: [...ambiguity] } };
-    }
-    return ok('meaning', 'MEANING_OK');
+    return floorPause(f, 'meaning', 'MEANING_AMBIGUOUS_INTENT') ?? ok('meaning', 'MEANING_OK');
   },
   consistency: (f) =>
     f.missingInputs.length > 0
@@ -93,7 +95,7 @@ const CHECKS: Record<GateLayer, GateCheck> = {
           details: { missing_inputs: f.missingInputs.map((m) => ({ path: m.path, reason: m.reason })) },
         }
       : ok('consistency', 'CONSISTENCY_OK'),
-  rfl: (f) => (f.boundary ? { decision: pauseDecision('rfl', 'REL_BOUNDARY_UNSTABLE'), details: {} } : ok('rfl', 'REL_OK')),
+  rfl: (f) => floorPause(f, 'rfl', 'REL_BOUNDARY_UNSTABLE') ?? ok('rfl', 'REL_OK'),
   ethics: (f) => {
     const policy = f.piiPolicy ?? 'stop';
     if (f.secretCategories.length > 0) {
@@ -104,8 +106,8 @@ const CHECKS: Record<GateLayer, GateCheck> = {
         policy === 'pause' ? pauseDecision('ethics', 'ETHICS_PII_DETECTED') : sealedStopDecision('ethics', 'ETHICS_PII_DETECTED');
       return { decision, details: { categories: [...f.piiCategories] } };
     }
-    if ((f.highStakes ?? []).length > 0)
-      return { decision: pauseDecision('ethics', 'ETHICS_HIGH_STAKES'), details: { domains: [...(f.highStakes ?? [])] } };
+    const stakes = floorPause(f, 'ethics', 'ETHICS_HIGH_STAKES');
+    if (stakes) return stakes;
     return ok(
       'ethics',
       f.piiCategories.length > 0 ? 'ETHICS_PII_REDACTED' : 'ETHICS_OK',
@@ -120,13 +122,7 @@ const CHECKS: Record<GateLayer, GateCheck> = {
       };
     }
     if (f.conflictStopped) return { decision: sealedStopDecision('acc', 'ACC_STOPPED_IS_TERMINAL'), details: {} };
-    if ((f.sideEffects ?? []).length > 0) {
-      return {
-        decision: pauseDecision('acc', 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL'),
-        details: { side_effects: [...(f.sideEffects ?? [])] },
-      };
-    }
-    return ok('acc', 'ACC_OK');
+    return floorPause(f, 'acc', 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL') ?? ok('acc', 'ACC_OK');
   },
   dispatch: () => ok('dispatch', 'ORCH_RUN_OK'),
 };
@@ -189,13 +185,15 @@ export function findGateIssues(facts: GateFacts): GateOutcome[] {
 
 /**
  * What the REROUTE table asks of a task, from the gates' facts: is it in a policy-sensitive category
- * (personal data, secrets, a high-stakes domain, an external effect — stricter than seed 000, which
- * names the first three), and is its intent ambiguous (a boundary ask, an underspecified request).
+ * (personal data, secrets, a high-stakes case, an act in the world — stricter than seed 000, which
+ * names the first three), and is its intent ambiguous (a boundary ask, an unclear request).
  */
 export function taskSensitivity(f: GateFacts): { policySensitive: boolean; ambiguous: boolean } {
+  const found = f.floor?.verdict.findings ?? [];
   return {
-    policySensitive: f.piiCategories.length + f.secretCategories.length + (f.highStakes ?? []).length + (f.sideEffects ?? []).length > 0,
-    ambiguous: f.boundary === true || (f.ambiguity ?? []).length > 0,
+    // Accepted or not: an acceptance lets a run go on, never lets it move to another route.
+    policySensitive: f.piiCategories.length + f.secretCategories.length > 0 || found.some((x) => x.gate === 'ethics' || x.gate === 'acc'),
+    ambiguous: found.some((x) => x.gate === 'meaning' || x.gate === 'rfl'),
   };
 }
 

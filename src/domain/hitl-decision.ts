@@ -50,6 +50,16 @@ export function pauseToDecide(state: RunState, input: DecisionAsked, facts: Runn
   return refuse(`run ${id} is not paused: it is ${state.status}${decided}${waiting}; nothing changed`);
 }
 
+/**
+ * The pause a person may decide now, or undefined: the run waits for a person and its pause has not
+ * been decided (a stop being carried out, or a run that ended, offers nothing). Every page and
+ * listing that offers a decision asks this.
+ */
+export function openPause(state: Pick<RunState, 'status' | 'pause' | 'hitl'>): PauseRecord | undefined {
+  const pause = canDecide(state.status) ? state.pause : undefined;
+  return pause && !state.hitl.some((h) => h.pause_id === pause.pause_id) ? pause : undefined;
+}
+
 function refuse(refusal: string): PauseToDecide {
   return { ok: false, refusal };
 }

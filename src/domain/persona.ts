@@ -8,6 +8,20 @@ export type KnowledgeAction = z.infer<typeof KnowledgeAction>;
 /** The tiers a persona may declare (seed 001's foundation / comprehension / execution). */
 export const PERSONA_TIERS = ['foundation', 'comprehension', 'execution'] as const;
 
+/**
+ * A persona's epistemic prior (seed 001's `by_priors`): how far its judgement is trusted before any
+ * outcome a person confirmed, as a Beta prior on the chance that its verdict is right — a mean
+ * (`reliability`) worth `strength` confirmed outcomes. Each confirmed outcome then moves it
+ * (track-record.ts); the council's own vote never does.
+ */
+export const PersonaPriors = z.strictObject({
+  /** The chance its verdict is right, before any confirmed outcome: 0–1 (default 0.5, neither trusted nor doubted). */
+  reliability: z.number().min(0).max(1).default(0.5),
+  /** How many confirmed outcomes that belief is worth: 1–100 (default 2; higher moves more slowly). */
+  strength: z.number().min(1).max(100).default(2),
+});
+export type PersonaPriors = z.infer<typeof PersonaPriors>;
+
 /** The YAML front matter of `personas/<id>.md`. Strict: a typo is an error that names the key. */
 export const PersonaFrontMatter = z.strictObject({
   /** Must equal the file name without `.md`. */
@@ -21,6 +35,8 @@ export const PersonaFrontMatter = z.strictObject({
   description: z.string().trim().min(1).max(500).optional(),
   /** The epistemic tier this persona speaks for (seed 001's `by_tier`): it counts double on that tier's vectors. */
   tier: z.enum(PERSONA_TIERS, { error: `must be one of ${PERSONA_TIERS.map((t) => `"${t}"`).join(', ')}` }).optional(),
+  /** Its epistemic prior (`by_priors`, `bayesian_fusion`): `{reliability, strength}`; absent = 0.5 worth 2 outcomes. */
+  priors: PersonaPriors.optional(),
   /** Knowledge actions this persona may request. */
   privileges: z.array(KnowledgeAction).default(['READ_FILE']),
   /** Vote weight in arbitration, > 0. */

@@ -1,6 +1,5 @@
 import type { AuditEvent } from './audit.js';
 import type { LoopPolicyData } from './loop-policy/workspace-loop.js';
-import type { PictureSpec } from './modes/mode.js';
 import type { Persona } from './persona.js';
 import type { Rejection } from './queue.js';
 import type { ResolvedRoute } from './route.js';
@@ -8,7 +7,6 @@ import type { RunEvent } from './run-machine.js';
 import type { KnowledgeResult, RunState } from './run-state.js';
 import type { Passage } from './memory/passages.js';
 import type { RunMemory, SessionState } from './session-state.js';
-import type { VerdictAction } from './verdict.js';
 
 export type { CallContext, CallPurpose, ChatMessage, LlmNotice, LlmReply, LlmRequest, ModelIdentity, RouteWait } from './chat.js';
 import type { CallContext, LlmReply, LlmRequest } from './chat.js';
@@ -61,6 +59,12 @@ export interface SessionStore {
    * (lower case), the newest `limit` of them, oldest first: what recall ranks beside the session's.
    */
   recallArchive(personaId: string, terms: readonly string[], limit: number): Promise<Passage[]>;
+  /**
+   * Changes a persona's memory in place, under the same lock as `appendRun`, from what is there now
+   * (a person's confirmed outcome joins its record this way). `change` is pure: it may run again on a
+   * fresher state.
+   */
+  update(personaId: string, change: (state: SessionState) => SessionState): Promise<void>;
 }
 
 export interface AppendRunOptions {
@@ -70,8 +74,6 @@ export interface AppendRunOptions {
    * runs may have moved it there meanwhile. Only a retry pays for that look.
    */
   readonly retry?: boolean;
-  /** The persona's verdict in this run and the council's final action, for its track record (`by_priors`). */
-  readonly track?: { readonly said: VerdictAction; readonly final: VerdictAction };
 }
 
 /**
@@ -205,11 +207,6 @@ export interface LoopPolicyStore {
   read(): Promise<LoopPolicyData>;
   /** Applies `fn` to the current data and saves what it returns, atomically and exclusively. */
   update<T>(fn: (data: LoopPolicyData) => { data: LoopPolicyData; result: T }): Promise<T>;
-}
-
-/** Draws a picture for the artifact as SVG (the library is loaded only when one is drawn). */
-export interface PictureRenderer {
-  render(spec: PictureSpec): Promise<string>;
 }
 
 /** Chooses clients by route: what `compose.ts` wires from the workspace config and the flags. */

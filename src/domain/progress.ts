@@ -42,8 +42,32 @@ export type ProgressEvent =
       votes: Record<string, string>;
     }
   | { kind: 'notice'; run_id: string; message: string }
+  /** The supervisor loop's lifecycle (seed 002's loop events): a delegation, the loop's stop, a step towards a guardrail, a guardrail's stop. */
+  | ({ kind: 'loop'; run_id: string } & LoopProgress)
   /** A persona's call has waited a moment for its route's limits (`wait`), or goes now (`wait: null`). */
   | { kind: 'route_wait'; run_id: string; persona: string; wait: (RouteWait & { since: string }) | null }
   | { kind: 'producing_artifact'; run_id: string; path: string };
 
 export type OnProgress = (event: ProgressEvent) => void;
+
+/**
+ * One moment of the supervisor loop, for people and scripts following the run. `event` is seed 002's
+ * name (`loop.iteration_started`, `loop.iteration_stopped`, `loop.guardrail_stop`) or a step towards a
+ * guardrail; `instruction` is the supervisor's own words (its delegation's instruction, or its answer
+ * when it responds), screened like every reply; `message` is the line people read.
+ */
+export interface LoopProgress {
+  readonly event: 'iteration_started' | 'iteration_stopped' | 'guardrail_stop' | 'invalid_target' | 'no_op_turn';
+  readonly iteration: number;
+  readonly supervisor: string;
+  readonly specialist?: string;
+  readonly instruction?: string;
+  /** `iteration_stopped`: stop, respond or unreadable_decision. */
+  readonly reason?: string;
+  /** `guardrail_stop`: max_iterations, invalid_targets or no_op_turns, and its threshold. */
+  readonly limit?: string;
+  readonly threshold?: number;
+  /** How many invalid targets or no-op turns in a row this makes (`invalid_target`, `no_op_turn`). */
+  readonly consecutive?: number;
+  readonly message: string;
+}

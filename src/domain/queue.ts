@@ -3,6 +3,8 @@
  * the watch loop drives (the inbox that finds command files, the claim store that owns them).
  */
 import type { ProgressEvent } from './progress.js';
+import type { OutcomeStatus, RunOutcome } from './run-machine.js';
+import type { RunStatus } from './run-state.js';
 
 /** The watcher's state machine: AWAITING_COMMAND → EXECUTING_TASK → PRODUCING_ARTIFACT → AWAITING_COMMAND. */
 export const WATCH_STATES = ['AWAITING_COMMAND', 'EXECUTING_TASK', 'PRODUCING_ARTIFACT', 'STOPPED'] as const;
@@ -19,6 +21,23 @@ const ALLOWED: Record<WatchState, readonly WatchState[]> = {
 export function isAllowedTransition(from: WatchState, to: WatchState): boolean {
   return ALLOWED[from].includes(to);
 }
+
+/** A command's place in the engine's queue (`maestro_queue.state`). */
+export type QueueState = 'queued' | 'running' | 'paused' | 'done' | 'rejected';
+
+/**
+ * Where a run's queue row goes when its checkpoint says it has paused or ended: the one table, used
+ * by the checkpoint's own transaction and by a claim settled after it. A running run stays where it is.
+ */
+export const QUEUE_STATE_OF: Readonly<Record<RunStatus, QueueState | undefined>> = {
+  running: undefined,
+  paused: 'paused',
+  completed: 'done',
+  stopped: 'done',
+  guardrail_stopped: 'done',
+  invalid: 'rejected',
+  error: 'rejected',
+};
 
 /** A command file in `commands/` that is ready to be claimed (whole, or stable long enough to be judged). */
 export interface ReadyFile {
@@ -71,6 +90,12 @@ export interface CommandInbox {
   /** Files ready to be claimed. */
   readonly ready: number;
   close(): Promise<void>;
+}
+
+/** Where a queue runner's claims come from: files (`FileClaims`) or an engine (a worker's session). */
+export interface ClaimSource<C extends Claim = Claim> {
+  /** The next claim this process wins; undefined when none is ready. */
+  claimNext(): Promise<C | undefined>;
 }
 
 /** Owns claimed commands in `.maestro/inflight/`. Adapter: `FsClaimStore`. */
@@ -130,7 +155,7 @@ export type WatchEvent =
       from: WatchState;
       run_id: string;
       source: string;
-      status: 'completed' | 'paused' | 'stopped' | 'guardrail_stopped' | 'invalid' | 'error' | 'interrupted';
+      status: OutcomeStatus;
       decision: string | null;
       reason_code: string;
       artifact: string | null;
@@ -171,4 +196,35 @@ export function runProgressEvent(
     return { kind: 'producing_artifact', state: 'PRODUCING_ARTIFACT', from, run_id: event.run_id, path: event.path };
   if (event.kind === 'notice') return { kind: 'notice', run_id: event.run_id, message: event.message };
   return undefined;
+}
+
+/** The `started` event of a loop: who it is, and what it found left in flight. */
+export function startedEvent(
+  loop: { readonly pid: number; readonly workspace: string; readonly once: boolean },
+  recovered = 0,
+  ownedByOthers = 0,
+): Extract<WatchEvent, { kind: 'started' }> {
+  const { pid, workspace, once } = loop;
+  return { kind: 'started', state: 'AWAITING_COMMAND', pid, workspace, once, recovered, owned_by_others: ownedByOthers };
+}
+
+/** How a claimed command ended: its run's outcome (buildOutcome), and where its file went (`rejected/`, or nowhere: released). */
+export type ClaimOutcome = RunOutcome & { readonly source: string; readonly rejected_to: string | null };
+
+/**
+ * The `finished` event of a claim: its outcome as every loop reports it (no decision or log is `null`;
+ * an interrupted run has decided nothing: it goes on from its checkpoint).
+ */
+export function finishedEvent(outcome: ClaimOutcome, from: WatchState, queued: number): Extract<WatchEvent, { kind: 'finished' }> {
+  const { run_id, source, status, reason_code, artifact, rejected_to, message } = outcome;
+  const shown = { run_id, source, status, reason_code, artifact, rejected_to, message };
+  return {
+    kind: 'finished',
+    state: 'AWAITING_COMMAND',
+    from,
+    ...shown,
+    decision: (outcome.status !== 'interrupted' && outcome.decision) || null,
+    audit_log: outcome.audit_log || null,
+    queued,
+  };
 }

@@ -1,4 +1,5 @@
 import { RunStatus } from './run-state.js';
+import { isResumableFailure, type RunLife } from './run/transitions.js';
 
 /**
  * A run's status as people read it. A checkpoint says `running` from the run's start until it
@@ -14,13 +15,11 @@ export function shownStatus(stored: string, held: boolean): string {
   return stored === 'running' && !held ? 'interrupted' : stored;
 }
 
-/** What a person does next about a run in each status that needs one (the others are done, or being done). */
-const NEXT_STEP: Readonly<Partial<Record<string, (runId: string) => string>>> = {
-  interrupted: (runId) => `maestro run --resume ${runId}`,
-  paused: (runId) => `maestro hitl decide ${runId} continue|stop`,
-};
-
-/** The command that moves a run on from the status shown, or null when there is nothing to do. */
-export function nextStep(runId: string, shown: string): string | null {
-  return NEXT_STEP[shown]?.(runId) ?? null;
+/**
+ * The command that moves a live run on from the status shown (isLiveRun): an interrupted run and one a
+ * storage failure ended resume, a paused one is decided; null for a run being run or one that has ended.
+ */
+export function nextStep(run: RunLife & { readonly run_id: string }, shown: string): string | null {
+  if (shown === 'interrupted' || isResumableFailure(run)) return `maestro run --resume ${run.run_id}`;
+  return shown === 'paused' ? `maestro hitl decide ${run.run_id} continue|stop` : null;
 }

@@ -1,6 +1,7 @@
 import type { DecisionRecord } from './decision.js';
 import { allows } from './run/transitions.js';
-import type { MediatorAdvice } from './mediator-advice.js';
+import type { MediatorReading } from './floor/mediator.js';
+import type { FloorRecord } from './floor/record.js';
 import type { DeliberationMode, ModeContext, ModeNext } from './modes/mode.js';
 import type { PauseRecord, RunPlan, RunState, RunStatus, Step } from './run-state.js';
 import { screenText } from './screen-text.js';
@@ -18,11 +19,12 @@ export type RunEvent =
       readonly type: 'planned';
       readonly plan: RunPlan;
       readonly trail: readonly DecisionRecord[];
-      readonly advice?: MediatorAdvice;
+      readonly advice?: MediatorReading;
       readonly classification?: RunState['classification'];
+      readonly floor?: FloorRecord;
     }
   /** The mediator's classification, kept so a resume does not ask again (journals of earlier versions; now it comes with `planned`). */
-  | { readonly type: 'advised'; readonly advice: MediatorAdvice }
+  | { readonly type: 'advised'; readonly advice: MediatorReading }
   /** A model call finished; it is never made again. */
   | { readonly type: 'step_recorded'; readonly step: Step }
   /** A failed route moved to its fallback for the rest of the run. */
@@ -80,6 +82,7 @@ function apply(state: RunState, event: RunEvent): RunState {
         ...state,
         ...(event.advice ? { advice: event.advice } : {}),
         ...(event.classification ? { classification: event.classification } : {}),
+        ...(event.floor ? { floor: event.floor } : {}),
         plan: state.plan ?? event.plan,
         trail: [...state.trail, ...event.trail],
       };
@@ -161,10 +164,13 @@ export function nextStep(state: RunState, mode: DeliberationMode, ctx: ModeConte
   return mode.next(ctx, state.steps);
 }
 
+/** How a run ended, or where it stopped (`interrupted`: it goes on from its checkpoint). */
+export type OutcomeStatus = 'completed' | 'paused' | 'stopped' | 'guardrail_stopped' | 'invalid' | 'error' | 'interrupted';
+
 /** What `maestro run --json` prints and what the watcher logs. */
 export interface RunOutcome {
   readonly run_id: string;
-  readonly status: 'completed' | 'paused' | 'stopped' | 'guardrail_stopped' | 'invalid' | 'error';
+  readonly status: OutcomeStatus;
   readonly decision: string;
   readonly reason_code: string;
   /** Absolute path of the artifact, when one was written. */
@@ -180,7 +186,7 @@ export interface RunOutcome {
 export function buildOutcome(options: {
   runId: string;
   status: RunOutcome['status'];
-  decision: Pick<DecisionRecord, 'decision' | 'reason_code'>;
+  decision: { readonly decision: string; readonly reason_code: string };
   auditLog: string;
   message: string;
   artifact?: string | null;

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { JSON_MODES } from './route.js';
 import { CommandFile, ArbitrationStrategy } from './command-file.js';
 import { DecisionRecord } from './decision.js';
-import { MediatorAdvice } from './mediator-advice.js';
+import { KeptMediatorReading } from './floor/mediator.js';
+import { FloorRecord } from './floor/record.js';
 
 /**
  * 2: steps carry a stable `id`, the plan its `mode`. 3: what the checkpoint keeps is screened (see
@@ -15,7 +16,7 @@ import { Mode } from './modes/settings.js';
 export { MODES, Mode } from './modes/settings.js';
 
 /** What a step of the run is: a model call with a stable id. */
-export const STEP_KINDS = ['turn', 'verdict', 'synthesis', 'assessment', 'review', 'decision', 'item'] as const;
+export const STEP_KINDS = ['turn', 'verdict', 'synthesis', 'assessment', 'review', 'decision', 'item', 'plan'] as const;
 export const StepKind = z.enum(STEP_KINDS);
 export type StepKind = z.infer<typeof StepKind>;
 
@@ -120,6 +121,16 @@ export const PauseRecord = z.strictObject({
 });
 export type PauseRecord = z.infer<typeof PauseRecord>;
 
+/** Who decided a pause, how and from where (absent on decisions recorded before maestro kept it). */
+export const DecisionAuthor = z.strictObject({
+  /** The person: the name their console token is bound to, or the OS user who ran `maestro hitl decide`. */
+  name: z.string(),
+  via: z.enum(['console', 'cli']),
+  /** The machine (the CLI), or where the browser was: this machine, or its network (never a host address). */
+  from: z.string(),
+});
+export type DecisionAuthor = z.infer<typeof DecisionAuthor>;
+
 /** `.maestro/runs/<run_id>/state.json`: the checkpoint a paused or interrupted run resumes from. */
 export const RunState = z.strictObject({
   schemaVersion: z.literal(RUN_STATE_VERSION),
@@ -153,6 +164,7 @@ export const RunState = z.strictObject({
         decision: z.enum(['continue', 'stop']),
         decided_at: z.string(),
         note: z.string().optional(),
+        by: DecisionAuthor.optional(),
       }),
     )
     .default([]),
@@ -164,7 +176,9 @@ export const RunState = z.strictObject({
     .default([]),
   artifact: z.string().optional(),
   /** What the mediator_advice classification (a real route's model) found, kept so a resume does not ask again. */
-  advice: MediatorAdvice.optional(),
+  advice: KeptMediatorReading.optional(),
+  /** What the floor perceived in the task and decided, with the acceptances that let it through: kept so a person sees why. */
+  floor: FloorRecord.optional(),
   /** The classification's model calls (two when its first reply did not read): counted with the council's. */
   classification: z.strictObject({ model: z.string(), calls: z.number().int().min(1), usage: Usage.optional() }).optional(),
   /**

@@ -1,6 +1,7 @@
 import { redactInContext } from './audit-sanitizer.js';
 import type { CommandFile, WorkItem } from './command-file.js';
-import type { MediatorAdvice } from './mediator-advice.js';
+import type { MediatorReading } from './floor/mediator.js';
+import type { FloorRecord } from './floor/record.js';
 import type { Rejection } from './queue.js';
 import type { RunEvent } from './run-machine.js';
 import type { RunState, Step } from './run-state.js';
@@ -16,7 +17,7 @@ import { SENSITIVE_CATEGORIES } from './sensitive/categories.js';
  * on are kept as they are. Screening twice changes nothing.
  *
  * The command as it was given is not kept here: a run that may still go on keeps it beside its
- * checkpoint (`command.json`, never shown) until it ends (see keepsRawCommand).
+ * checkpoint (`command.json`, never shown) while the run is live (see isLiveRun).
  */
 
 import { screenText } from './screen-text.js';
@@ -54,7 +55,7 @@ export function screenCommand(command: CommandFile): ScreenedCommand {
 export function screenRunState(state: RunState): RunState {
   const found = new Set<string>(state.command_redacted ?? []);
   const { command } = screenCommandInto(state.command, found);
-  const { pause, summary, loop_plan, advice } = state;
+  const { pause, summary, loop_plan, advice, floor } = state;
   return {
     ...state,
     source: screenText(state.source),
@@ -66,6 +67,7 @@ export function screenRunState(state: RunState): RunState {
     ...(summary !== undefined ? { summary: screenText(summary) } : {}),
     ...(loop_plan !== undefined ? { loop_plan: screenText(loop_plan) } : {}),
     ...(advice ? { advice: screenAdvice(advice) } : {}),
+    ...(floor ? { floor: screenFloorRecord(floor) } : {}),
   };
 }
 
@@ -73,8 +75,13 @@ export function screenRunState(state: RunState): RunState {
 export function screenRunEvent(event: RunEvent): RunEvent {
   switch (event.type) {
     case 'planned':
+      return {
+        ...event,
+        ...(event.advice ? { advice: screenAdvice(event.advice) } : {}),
+        ...(event.floor ? { floor: screenFloorRecord(event.floor) } : {}),
+      };
     case 'advised':
-      return event.advice ? { ...event, advice: screenAdvice(event.advice) } : event;
+      return { ...event, advice: screenAdvice(event.advice) };
     case 'step_recorded':
       return { ...event, step: screenStep(event.step) };
     case 'paused':
@@ -84,8 +91,14 @@ export function screenRunEvent(event: RunEvent): RunEvent {
         summary: screenText(event.summary),
         ...(event.loopPlan !== undefined ? { loopPlan: screenText(event.loopPlan) } : {}),
       };
-    case 'person_decided':
-      return event.entry.note === undefined ? event : { ...event, entry: { ...event.entry, note: screenText(event.entry.note) } };
+    case 'person_decided': {
+      const { note, by } = event.entry;
+      const screened = {
+        ...(note !== undefined ? { note: screenText(note) } : {}),
+        ...(by ? { by: { ...by, name: screenText(by.name), from: screenText(by.from) } } : {}),
+      };
+      return { ...event, entry: { ...event.entry, ...screened } };
+    }
     case 'finished':
     case 'failed':
       return { ...event, summary: screenText(event.summary) };
@@ -99,21 +112,8 @@ export function screenRejection(rejection: Rejection): Rejection {
   return { ...rejection, message: screenText(rejection.message), issues: rejection.issues.map(screenText) };
 }
 
-/**
- * Whether a run may still need the command as it was given (kept beside its checkpoint): while it
- * runs or waits for a person, and after a storage failure it can be resumed from. A run that has
- * ended — completed, stopped (sealed or not), invalid, failed — keeps nothing raw.
- */
-export function keepsRawCommand(state: Pick<RunState, 'status' | 'decision'>): boolean {
-  if (state.status === 'running' || state.status === 'paused') return true;
-  return state.status === 'error' && state.decision?.reason_code === STORAGE_WRITE_FAILED;
-}
-
 /** The command as given, beside the checkpoint of a run that may still go on. Never shown. */
 export const RAW_COMMAND_FILE = 'command.json';
-
-/** Reason code of a run ended by a storage failure (it can be resumed). */
-export const STORAGE_WRITE_FAILED = 'STORAGE_WRITE_FAILED';
 
 /** Steps are never changed once recorded: each is screened once, however often its state is kept. */
 const SCREENED_STEPS = new WeakMap<Step, Step>();
@@ -154,8 +154,29 @@ function screenWorkItem(item: WorkItem, found: Set<string>): WorkItem {
   };
 }
 
-function screenAdvice(advice: MediatorAdvice): MediatorAdvice {
-  return { ...advice, side_effects: advice.side_effects.map(screenText) };
+function screenAdvice(advice: MediatorReading): MediatorReading {
+  return {
+    ...advice,
+    deliverables: advice.deliverables.map(screenText),
+    acts: advice.acts.map((a) => (a.object === undefined ? a : { ...a, object: screenText(a.object) })),
+  };
+}
+
+/** The floor's record holds a few of the task's words (what it could not place, a mediator's note): screened like the task. */
+export function screenFloorRecord(floor: FloorRecord): FloorRecord {
+  const p = floor.reading.perception;
+  return {
+    ...floor,
+    reading: {
+      ...floor.reading,
+      perception: {
+        ...p,
+        unplaced: p.unplaced.map(screenText),
+        acts: p.acts.map((a) => (a.note === undefined ? a : { ...a, note: screenText(a.note) })),
+      },
+    },
+    findings: floor.findings.map((f) => ({ ...f, says: screenText(f.says) })),
+  };
 }
 
 /** Screens `text` (as a value under `key`, when it is one), adding what it found to `found`. */

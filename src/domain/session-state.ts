@@ -4,11 +4,12 @@ import { legacyPassages, Passage } from './memory/passages.js';
 import { mergeSummary, renderSummary, TaskSummary } from './memory/summary.js';
 import { clip, utf8Bytes } from './memory/text.js';
 import { BRIEFING_HEADER } from './prompts.js';
+import { OutcomeEntry } from './track-record.js';
 import { parseVerdict } from './verdict.js';
 
 /**
- * 3: a persona keeps a summary per task and passages, not whole transcripts; versions 1 and 2 (every
- * message of every run) migrate on read.
+ * 3: a persona keeps a summary per task and passages, not whole transcripts, and its verdicts against
+ * outcomes a person confirmed; versions 1 and 2 (every message of every run) migrate on read.
  */
 export const SESSION_STATE_VERSION = 3;
 
@@ -21,17 +22,6 @@ export const HistoryMessage = z.strictObject({
   tokens: z.number().int().min(0).optional(),
 });
 export type HistoryMessage = z.infer<typeof HistoryMessage>;
-
-/** One earlier run of a persona's track record (seed 001's `by_priors`): what it said, and what the council finally did. */
-export const TrackEntry = z.strictObject({
-  run_id: z.string(),
-  said: z.enum(['proceed', 'investigate', 'escalate']),
-  final: z.enum(['proceed', 'investigate', 'escalate']),
-});
-export type TrackEntry = z.infer<typeof TrackEntry>;
-
-/** How many runs a persona's track record keeps (the newest). */
-const TRACK_KEEP = 100;
 
 /** How many task summaries the state keeps (the newest); the archive holds the summary of every archived run. */
 const TASKS_KEPT = 200;
@@ -49,8 +39,8 @@ export const SessionState = z.strictObject({
   passages: z.array(Passage),
   /** Runs whose passages moved to `session_states/archive/<persona>_history.jsonl` (or the engine's archive). */
   archived: z.strictObject({ count: z.number().int().min(0) }),
-  /** The persona's track record, newest last. */
-  track: z.array(TrackEntry).default([]),
+  /** Its verdicts against outcomes a person confirmed (`maestro outcome`), newest last: what `by_priors` and `bayesian_fusion` learn from. */
+  outcomes: z.array(OutcomeEntry).default([]),
 });
 export type SessionState = z.infer<typeof SessionState>;
 
@@ -60,7 +50,12 @@ export interface RunMemory {
   readonly passages: readonly Passage[];
 }
 
-/** Versions 1 (no archive) and 2: every message of every run, older runs folded into one line each. */
+/**
+ * Versions 1 (no archive) and 2: every message of every run, older runs folded into one line each.
+ * Version 2 also kept a `track` of how often the persona's verdict matched the council's final
+ * action. That record measured conformity, not being right (a dissenting auditor sank to 0.11 in
+ * three runs), so migrating drops it: a persona starts its record of confirmed outcomes empty.
+ */
 const SessionStateV2 = z.strictObject({
   schemaVersion: z.union([z.literal(1), z.literal(2)]),
   persona_id: z.string(),
@@ -73,7 +68,7 @@ const SessionStateV2 = z.strictObject({
       recent: z.array(z.strictObject({ run_id: z.string(), task: z.string(), last_word: z.string() })),
     })
     .default({ count: 0, recent: [] }),
-  track: z.array(TrackEntry).default([]),
+  track: z.array(z.strictObject({ run_id: z.string(), said: z.string(), final: z.string() })).default([]),
 });
 
 export function emptySessionState(personaId: string, now: string): SessionState {
@@ -85,7 +80,7 @@ export function emptySessionState(personaId: string, now: string): SessionState 
     tasks: [],
     passages: [],
     archived: { count: 0 },
-    track: [],
+    outcomes: [],
   };
 }
 
@@ -99,9 +94,10 @@ export function parseSessionState(json: unknown): Parsed<SessionState> {
 }
 
 /**
- * A version-2 state as version 3: each message's passages, a summary per run (what was asked, from
- * its briefing; the persona's last word standing for the decision, which version 2 did not keep),
- * and the summary lines of archived runs as summaries.
+ * A version-1 or -2 state as version 3: each message's passages, a summary per run (what was asked,
+ * from its briefing; the persona's last word standing for the decision, which they did not keep),
+ * the summary lines of archived runs as summaries, and no confirmed outcomes (the conformity
+ * `track` is dropped).
  */
 function migrateV2(old: z.infer<typeof SessionStateV2>): SessionState {
   const folded = old.archived.recent.map((r) => ({ run_id: r.run_id, asked: r.task, decided: lastWord(r.last_word), facts: [], times: 1 }));
@@ -126,7 +122,7 @@ function migrateV2(old: z.infer<typeof SessionStateV2>): SessionState {
     tasks: [...folded, ...kept],
     passages: old.messages.flatMap(legacyPassages),
     archived: { count: old.archived.count },
-    track: old.track,
+    outcomes: [],
   };
 }
 
@@ -141,18 +137,11 @@ export function holdsRun(state: SessionState, runId: string): boolean {
 }
 
 /**
- * Adds one run (its summary, its passages, its track entry); a run the state holds already is not
- * added again (idempotent on resume). The summary of a task done before replaces that task's.
+ * Adds one run (its summary, its passages); a run the state holds already is not added again
+ * (idempotent on resume). The summary of a task done before replaces that task's.
  */
-export function appendRun(
-  state: SessionState,
-  runId: string,
-  memory: RunMemory,
-  now: string,
-  track?: Omit<TrackEntry, 'run_id'>,
-): SessionState {
+export function appendRun(state: SessionState, runId: string, memory: RunMemory, now: string): SessionState {
   if (holdsRun(state, runId)) return state;
-  const entries = track && !state.track.some((t) => t.run_id === runId) ? [...state.track, { run_id: runId, ...track }] : state.track;
   const same = memory.summary.key === undefined ? undefined : state.tasks.find((t) => t.key === memory.summary.key);
   const summary = same ? mergeSummary(same, memory.summary) : memory.summary;
   return {
@@ -161,18 +150,7 @@ export function appendRun(
     runs: [...state.runs, runId],
     tasks: [...state.tasks.filter((t) => t !== same), summary].slice(-TASKS_KEPT),
     passages: [...state.passages, ...memory.passages],
-    track: entries.slice(-TRACK_KEEP),
   };
-}
-
-/**
- * A persona's track record as a prior (seed 001's `by_priors`): the share of its recorded verdicts
- * that matched the council's final action, with Laplace's rule of succession — (matches + 1) /
- * (runs + 2) — so a persona with no record is at 0.5 and one run never makes it 0 or 1.
- */
-export function trackRecord(track: readonly TrackEntry[]): number {
-  const matches = track.filter((t) => t.said === t.final).length;
-  return Math.round(((matches + 1) / (track.length + 2)) * 1000) / 1000;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ArbitrationResult } from './arbitration.js';
 import type { ReasonCode } from './codes.js';
 import type { DecisionRecord } from './decision.js';
+import { contextSays } from './floor/floor.js';
 import type { GateFacts } from './gates.js';
 import type { SensitiveCategory } from './sensitive/categories.js';
 import type { Verdict } from './verdict.js';
@@ -38,18 +39,33 @@ const NAMES: Record<SensitiveCategory, string> = {
   IPV4: 'an IP address or network',
 };
 
-/** What each ambiguity label means, for people. */
-const AMBIGUITY: Record<string, string> = {
-  no_object: 'it names no object: a bare imperative',
-  vague_object: 'its only object names nothing in particular',
-  unresolved_reference: 'it points at something the command does not give ("it", "that", "the attached file")',
-  mediator: "the mediator's classification found it too unclear to act on",
-};
-
 function places(found: readonly SensitivePlace[], pick: (c: SensitiveCategory) => boolean): string {
   const chosen = found.filter((p) => pick(p.category));
   const shown = chosen.slice(0, 5).map((p) => `${NAMES[p.category]} in ${p.source === 'task' ? 'the task' : p.source}, line ${p.line}`);
   return `${shown.join('; ')}${chosen.length > 5 ? `; and ${chosen.length - 5} more` : ''}`;
+}
+
+/** The allow rule, in one sentence, as the README states it. */
+const FLOOR_RULE =
+  'A task runs without a person only when it asks for text the council writes, asks for no act in the world, is about no particular case in a high-stakes domain (health, money, law, employment), and says clearly what it wants.';
+
+/** What the floor found that no acceptance covers, for people: "the floor found: asks to act: dismiss a person (employment); context: urgent". */
+function floorFound(facts: GateFacts): string {
+  const open = (facts.floor?.verdict.findings ?? []).filter((f) => !f.accepted);
+  if (!facts.floor || open.length === 0) return 'the floor found nothing it lets through without a person';
+  return `the floor found: ${open.map((f) => f.says).join('; ')}${contextSays(facts.floor.reading)}`;
+}
+
+/** How a workspace accepts the classes found, on purpose (never the unclear ones). */
+function acceptHint(facts: GateFacts): string {
+  const risks = [
+    ...new Set(
+      (facts.floor?.verdict.findings ?? []).filter((f) => !f.accepted && f.risk && f.risk !== 'other').map((f) => f.risk as string),
+    ),
+  ];
+  if (risks.length === 0) return '';
+  const example = risks.map((r) => `{"risk": "${r}"}`).join(', ');
+  return ` If this workspace does such work on purpose, accept it in maestro.config.json: "floor": {"accept": [${example}]} (every run it lets through records the acceptance).`;
 }
 
 /**
@@ -87,8 +103,7 @@ export function explainGateStop(
       return 'the task is empty: write what the council should do in task_description.';
     case 'MEANING_AMBIGUOUS_INTENT':
       return (
-        `the task does not say what to do or to what (${(facts.ambiguity ?? []).map((a) => AMBIGUITY[a] ?? a).join('; ')}), ` +
-        'so the council would be guessing. Say what you mean in task_description (what to do, and to which file, system or text), ' +
+        `${floorFound(facts)}, so the council would be guessing. Say what you want written in task_description (a review, a summary, a plan, a draft …, and of which file, system or text), ` +
         'or name the files it refers to in input_artifacts, and run it again; or continue to let the council work on the task as written.'
       );
     case 'ETHICS_SECRET_DETECTED':
@@ -101,13 +116,12 @@ export function explainGateStop(
           : 'This workspace pauses on personal data (policy.pii "pause"): continue to send it as it is, or stop; "redact" in maestro.config.json would replace it with [REDACTED:…] instead.')
       );
     case 'ETHICS_HIGH_STAKES':
-      return `the task asks for advice or a decision in a high-stakes domain (${(facts.highStakes ?? []).join(', ')}). A person decides: continue lets the council deliberate (its answer is advice, never a decision), stop ends it.`;
     case 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL':
-      return `the task asks for an action outside the council (${(facts.sideEffects ?? []).join(', ')}). The council never acts; a person decides whether it may deliberate on it: continue or stop.`;
+      return `${floorFound(facts)}. ${FLOOR_RULE} A person decides: continue lets the council deliberate on it (it only ever writes; its answer is advice, never an act or a decision), stop ends it.${acceptHint(facts)}`;
     case 'ACC_STOPPED_IS_TERMINAL':
       return `this conflict line was ended by the loop policy after repeated pauses (sealed). ${LOOP_POLICY_WAY_OUT}`;
     case 'REL_BOUNDARY_UNSTABLE':
-      return 'the task asks the council to decide a personal preference or value, which is yours to set. Say what you want in the task, or continue to let the council lay out the options.';
+      return `${floorFound(facts)}: that is yours to set. Say what you want in the task, or continue to let the council lay out the options.`;
     default:
       return `the ${decision.layer} gate decided ${decision.decision} (${decision.reason_code})`;
   }
@@ -132,6 +146,15 @@ function doubt(v: Verdict, names: ReadonlyMap<string, string>): string {
   return `${who} voted ${v.action} (confidence ${v.confidence.toFixed(2)}): "${shown}"`;
 }
 
+/** Where a pause's explanation turns to the commands that move the run on (a console shows its buttons there instead). */
+export const MOVE_ON = 'To move it on:';
+
+/** A pause's explanation without the terminal commands that end it (for a page that offers the decision itself). */
+export function withoutMoveOn(message: string): string {
+  const at = message.indexOf(MOVE_ON);
+  return at < 0 ? message : message.slice(0, at).trimEnd();
+}
+
 /**
  * Why the council's arbitration paused a run, for people: the vote, which personas doubted and why
  * (their verdict rationales, from replies already screened by the detector), what it means, and
@@ -153,7 +176,7 @@ export function explainArbitrationPause(input: {
   return (
     `the council's verdict was ${arbitration.final_action}: ${arbitration.reasoning}. ${who} ` +
     `This means ${meaning}; nothing was done beyond the deliberation. ` +
-    `To move it on: maestro hitl decide ${runId} continue (the artifact is written from the deliberation already done, over the council's verdict), ` +
+    `${MOVE_ON} maestro hitl decide ${runId} continue (the artifact is written from the deliberation already done, over the council's verdict), ` +
     `maestro hitl decide ${runId} stop (the run ends as stopped), or run the command again with more input (input_artifacts, or a narrower task_description).`
   );
 }
@@ -170,7 +193,7 @@ function explainUnreadableVerdicts(input: Parameters<typeof explainArbitrationPa
   return (
     `the model answered the verdicts of ${who || 'the council'} unreadably, even when asked again (each counted as escalate: fail closed), and no readable verdict doubted the task: ` +
     "an outage of the route, not the council's doubt (it does not count towards the loop policy). " +
-    `To move it on: fix the route (json_mode, the model) and run the command again; maestro hitl decide ${runId} continue (the artifact is written from the deliberation already done); ` +
+    `${MOVE_ON} fix the route (json_mode, the model) and run the command again; maestro hitl decide ${runId} continue (the artifact is written from the deliberation already done); ` +
     `or maestro hitl decide ${runId} stop.`
   );
 }

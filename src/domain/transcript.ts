@@ -1,21 +1,32 @@
+import { describeFloor } from './floor/describe.js';
 import type { RunState, Step } from './run-state.js';
 import { parseVerdict } from './verdict.js';
 import { screenText } from './screen.js';
 import { servedByRun, servedLabel } from './served-by.js';
 import type { Price } from './budget.js';
 import { promptBreakdown, runCalls, totalUsage } from './usage.js';
+import { withoutMoveOn } from './stop-explanation.js';
 
 /**
  * A run's whole story as Markdown, for `maestro show`: what was asked, every reply in order with
  * its knowledge requests, the verdicts, the decision trail and the outcome (with what to do next).
  * `shown` is the status as readers derive it (`interrupted` for a running run nobody holds).
  */
-export function renderTranscript(state: RunState, shown: string = state.status, prices: Readonly<Record<string, Price>> = {}): string {
+export function renderTranscript(state: RunState, shown: string = state.status, options: TranscriptOptions = {}): string {
   // The state is screened as it is kept; what is printed is screened again (paths, labels, old files).
-  return screenText(renderUnscreened(state, shown, prices));
+  return screenText(renderUnscreened(state, shown, options.audience ?? 'terminal', options.prices ?? {}));
 }
 
-function renderUnscreened(state: RunState, shown: string, prices: Readonly<Record<string, Price>>): string {
+/** Who reads the transcript: someone at a terminal (`maestro show`), or on the console's page of the run (its buttons move it on). */
+export type Audience = 'terminal' | 'console';
+
+export interface TranscriptOptions {
+  readonly audience?: Audience;
+  /** The workspace's prices (`prices.<model>`), for the run's cost. */
+  readonly prices?: Readonly<Record<string, Price>>;
+}
+
+function renderUnscreened(state: RunState, shown: string, audience: Audience, prices: Readonly<Record<string, Price>>): string {
   const out: string[] = [];
   out.push(`# Run ${state.run_id} — ${shown}`, '');
   out.push(`- Command: ${state.source}`);
@@ -36,6 +47,7 @@ function renderUnscreened(state: RunState, shown: string, prices: Readonly<Recor
   if (state.artifact) out.push(`- Artifact: ${state.artifact}`);
   out.push('', '## Task', '', state.command.task_description.trim(), '');
   if (state.command.input_artifacts.length > 0) out.push(`Inputs: ${state.command.input_artifacts.map((p) => `\`${p}\``).join(', ')}`, '');
+  if (state.floor) out.push('## The floor', '', ...describeFloor(state.floor).map((l) => `- ${l}`), '');
 
   out.push('## Transcript', '');
   if (state.classification) out.push(...renderClassification(state));
@@ -63,10 +75,11 @@ function renderUnscreened(state: RunState, shown: string, prices: Readonly<Recor
   for (const h of state.hitl)
     out.push(
       '',
-      `A person decided **${h.decision}** on pause ${h.pause_id} (${h.reason_code}) at ${h.decided_at}${h.note ? `: ${h.note}` : ''}.`,
+      `${h.by ? `${h.by.name} (via the ${h.by.via})` : 'A person'} decided **${h.decision}** on pause ${h.pause_id} (${h.reason_code}) at ${h.decided_at}${h.note ? `: ${h.note}` : ''}.`,
     );
-  out.push('', '## Outcome', '', state.summary?.trim() || `The run is ${shown}.`);
-  const next = OUTCOME_NEXT[shown];
+  const summary = state.summary?.trim();
+  out.push('', '## Outcome', '', (audience === 'console' && summary ? withoutMoveOn(summary) : summary) || `The run is ${shown}.`);
+  const next = (audience === 'console' ? CONSOLE_NEXT : OUTCOME_NEXT)[shown];
   if (next) out.push('', next(state.run_id));
   return `${out.join('\n')}\n`;
 }
@@ -80,6 +93,14 @@ const OUTCOME_NEXT: Readonly<Partial<Record<string, (runId: string) => string>>>
     '(finished model calls are not repeated).',
 };
 
+/** The same, on the console's page of the run, where buttons move it on. */
+const CONSOLE_NEXT: typeof OUTCOME_NEXT = {
+  paused: () => 'It waits for a person: decide it at the top of this page.',
+  running: () => 'Not finished: a live maestro process runs it now; this page follows it.',
+  interrupted: () =>
+    'Interrupted: nobody runs it now. **Resume** at the top of this page carries it on from its checkpoint (finished model calls are not repeated).',
+};
+
 /** The mediator's classification: a model call before the council's, with the route/model that answered and what it found. */
 function renderClassification(state: RunState): string[] {
   const c = state.classification;
@@ -87,7 +108,7 @@ function renderClassification(state: RunState): string[] {
   const a = state.advice;
   const list = (xs: readonly string[]) => (xs.length > 0 ? xs.join(', ') : 'none');
   const found = a
-    ? `side effects: ${list(a.side_effects)} · high stakes: ${list(a.high_stakes)} · ambiguous: ${a.ambiguous ? 'yes' : 'no'}`
+    ? `acts: ${list(a.acts.map((x) => (x.object ? `${x.class} (${x.object})` : x.class)))} · particular cases: ${list(a.high_stakes_case)} · intent clear: ${a.intent_clear ? 'yes' : 'no'}`
     : '_(no classification kept)_';
   return ['### mediator · task classification', '', `_${c.model}${c.calls > 1 ? ` · ${c.calls} calls` : ''}_`, '', found, ''];
 }

@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { Acceptance } from './floor/floor.js';
 import { Budget, Price } from './budget.js';
 import { ArbitrationStrategy } from './command-file.js';
+import { ConsoleSettings, NotifySettings } from './console-settings.js';
 import { OFFLINE_ROUTE_ID, Route } from './route.js';
 import { WorkspaceModeOptions } from './modes/settings.js';
 import { formatIssues, type Parsed } from './issues.js';
@@ -110,6 +112,18 @@ export const WorkspaceConfig = z.strictObject({
         ),
     })
     .default({ pii: 'stop' }),
+  floor: z
+    .strictObject({
+      accept: z
+        .array(Acceptance)
+        .max(30)
+        .default([])
+        .describe(
+          'Risk classes this workspace accepts on purpose, so tasks in them run without a person: an act class (`change_system`, `send`, `publish` …) or a high-stakes domain (`health`, `money`, `law`, `employment`), optionally only for some kinds of text (`"deliverables": ["review"]`). Every run it lets through records which acceptance did. An unclear task is never accepted.',
+        ),
+    })
+    .default({ accept: [] })
+    .describe('The floor: what runs without a person (see the README, "The floor").'),
   audit: z
     .strictObject({
       retention_days: z
@@ -172,6 +186,8 @@ export const WorkspaceConfig = z.strictObject({
     })
     .default({})
     .describe('Scale-out over PostgreSQL (see the README, "Workers on many machines").'),
+  ui: ConsoleSettings,
+  notify: NotifySettings,
 });
 export type WorkspaceConfig = z.infer<typeof WorkspaceConfig>;
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { WatchLoop } from '../../src/app/watch-loop.js';
 import { WorkerLoop, type WorkClaim } from '../../src/app/worker-loop.js';
 import type { WatchEvent } from '../../src/domain/queue.js';
@@ -126,7 +126,7 @@ describe('WatchLoop --concurrency', () => {
   it('stop() checkpoints every run in flight and leaves each claim for the next start', async () => {
     const { app, loop, events, claims } = watchLoop({ commands: 5, concurrency: 3, once: false, hangOn: 'cmd' });
     await loop.start();
-    for (let i = 0; i < 200 && events.filter((e) => e.kind === 'claimed').length < 3; i++) await new Promise((r) => setTimeout(r, 5));
+    await vi.waitFor(() => expect(events.filter((e) => e.kind === 'claimed')).toHaveLength(3), { timeout: 5_000, interval: 5 });
     expect(loop.inFlight).toHaveLength(3);
     expect(loop.state).toBe('EXECUTING_TASK');
     await loop.stop();
@@ -180,7 +180,7 @@ describe('WorkerLoop --concurrency', () => {
   it('stop() checkpoints every run in flight and hands each back to the queue', async () => {
     const { loop, events, session } = workerLoop({ commands: 3, concurrency: 2, once: false, hangOn: 'cmd' });
     const running = loop.run();
-    for (let i = 0; i < 200 && events.filter((e) => e.kind === 'claimed').length < 2; i++) await new Promise((r) => setTimeout(r, 5));
+    await vi.waitFor(() => expect(events.filter((e) => e.kind === 'claimed')).toHaveLength(2), { timeout: 5_000, interval: 5 });
     expect(loop.inFlight).toEqual(['cmd-1', 'cmd-2']);
     await loop.stop();
     await running;

@@ -22,6 +22,7 @@ async function gather(over: Record<string, unknown>, files: Record<string, strin
     piiPolicy: 'stop',
     conflictStopped: false,
     approved: new Set(),
+    accept: [],
   });
 }
 

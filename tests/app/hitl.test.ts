@@ -120,7 +120,7 @@ describe('loop policy, end to end in the app', () => {
     const llm = new ScriptedLlmClient((r) => (r.purpose === 'plan' ? 'PLAN: narrow the task' : doubtful(r)));
     const a = await app(llm);
     const conflict = (n: number) =>
-      cmd({ task_description: `Choose the queue, attempt ${n}`, config: { max_rounds: 1, conflict_key: 'queue-choice' } });
+      cmd({ task_description: `Choose the queue for run ${n}`, config: { max_rounds: 1, conflict_key: 'queue-choice' } });
     const outcomes = [];
     for (let n = 1; n <= 4; n++) outcomes.push(await processCommand({ text: conflict(n), source: `c${n}.json` }, a.deps));
     expect(outcomes.map((o) => o.status)).toEqual(['paused', 'paused', 'paused', 'stopped']);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { IntakeLoop, type Delivery, type IntakeQueue } from '../../src/app/intake-loop.js';
 import type { WatchEvent } from '../../src/domain/queue.js';
 import { InMemoryClaimStore, InMemoryCommandInbox } from '../fakes/in-memory-inbox.js';
@@ -124,10 +124,8 @@ function intake(options: { once: boolean; files?: Record<string, string>; reconc
   return { loop, inbox, claims, queue, workspace, events, drop };
 }
 
-const waitFor = async (what: () => boolean): Promise<void> => {
-  for (let i = 0; i < 200 && !what(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
-  if (!what()) throw new Error('timed out waiting');
-};
+/** Waits until the loop has done something (it runs on its own timers and events). */
+const waitFor = (what: () => boolean): Promise<void> => vi.waitFor(() => expect(what()).toBe(true), { timeout: 5_000, interval: 5 });
 const notices = (events: WatchEvent[]) =>
   events.filter((e): e is Extract<WatchEvent, { kind: 'notice' }> => e.kind === 'notice').map((e) => e.message);
 const finished = (events: WatchEvent[]) => events.filter((e): e is Extract<WatchEvent, { kind: 'finished' }> => e.kind === 'finished');

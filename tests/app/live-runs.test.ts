@@ -5,6 +5,7 @@ import { LiveRuns, progressSince, seenOf, type LiveEvent } from '../../src/app/l
 import { parseRunState } from '../../src/domain/checkpoint.js';
 import type { RunReader } from '../../src/domain/ports.js';
 import type { RunState } from '../../src/domain/run-state.js';
+import { systemStopDecision } from '../../src/domain/decision.js';
 import { REPO_ROOT } from '../fakes/fixtures.js';
 
 // Issue 29: the console's live view is told what a run did since it last looked, as `run --follow` is.
@@ -65,5 +66,17 @@ describe('LiveRuns', () => {
     await new Promise((r) => setTimeout(r, 40));
     stop();
     expect(loads.length).toBe(count);
+  });
+
+  it('keeps reading a run a storage failure ended (it is live: `run --resume` takes it up again), and tells its revival', async () => {
+    const end = await paused();
+    let current: RunState = { ...earlier(end, 1), status: 'error', decision: systemStopDecision('queue', 'STORAGE_WRITE_FAILED') };
+    const ledger: RunReader = { list: async () => [current.run_id], load: async () => current, readFile: async () => undefined };
+    const got: LiveEvent[] = [];
+    const stop = await new LiveRuns(ledger, { intervalMs: 5 }).subscribe((e) => got.push(e));
+    expect(got.at(-1)).toMatchObject({ kind: 'status', status: 'error' });
+    current = earlier(end, 2);
+    await expect.poll(() => got.at(-1)).toMatchObject({ kind: 'status', status: 'running' });
+    stop();
   });
 });

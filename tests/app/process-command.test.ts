@@ -75,12 +75,12 @@ describe('processCommand', () => {
   });
 
   it("carries a summary of each earlier task into the next task's prompts, not its transcript", async () => {
-    await run(new ScriptedLlmClient(politeCouncil), command({ task_description: 'First task about bananas' }));
+    await run(new ScriptedLlmClient(politeCouncil), command({ task_description: 'Summarise the first note, about bananas' }));
     const llm = new ScriptedLlmClient(politeCouncil);
-    await run(llm, command({ task_description: 'Second task about apples' }));
+    await run(llm, command({ task_description: 'Summarise the second note, about apples' }));
     const [system, ...rest] = llm.calls[0]!.messages;
     expect(system?.content).toMatch(
-      /--- Memory of earlier tasks ---\nLatest tasks:\n- \S+ asked: First task about bananas \| decided: proceed$/,
+      /--- Memory of earlier tasks ---\nLatest tasks:\n- \S+ asked: Summarise the first note, about bananas \| decided: proceed$/,
     );
     // The memory comes after the instructions and the persona, and before the task.
     expect(system?.content.indexOf('Memory of earlier tasks')).toBeGreaterThan(system?.content.indexOf('--- Your role ---') ?? Infinity);
@@ -88,14 +88,17 @@ describe('processCommand', () => {
     expect(JSON.stringify(rest)).not.toContain('bananas');
     const state = JSON.parse(await readFile(path.join(ws.dir, 'session_states', 'coordinator_session.json'), 'utf8'));
     expect(state.runs).toHaveLength(2);
-    expect(state.tasks.map((t: { asked: string }) => t.asked)).toEqual(['First task about bananas', 'Second task about apples']);
+    expect(state.tasks.map((t: { asked: string }) => t.asked)).toEqual([
+      'Summarise the first note, about bananas',
+      'Summarise the second note, about apples',
+    ]);
   });
 
   it('carries no memory with a budget of 0', async () => {
     await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ history: { max_tokens: 0 } }));
-    await run(new ScriptedLlmClient(politeCouncil), command({ task_description: 'First task about bananas' }));
+    await run(new ScriptedLlmClient(politeCouncil), command({ task_description: 'Summarise the first note, about bananas' }));
     const llm = new ScriptedLlmClient(politeCouncil);
-    await run(llm, command({ task_description: 'Second task about apples' }));
+    await run(llm, command({ task_description: 'Summarise the second note, about apples' }));
     expect(llm.calls.some((c) => JSON.stringify(c.messages).includes('bananas'))).toBe(false);
   });
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { RouteBreaker, type RouteBreakerOptions } from '../../src/app/route-breaker.js';
 import type { RunReader } from '../../src/domain/ports.js';
 import type { RouteHealthFile } from '../../src/domain/route-breaker.js';
@@ -22,10 +22,8 @@ const outagePause = (route: string, failure = 'network'): Paused => ({
   status: 'paused',
   pause: { pause_id: 'p1', message: `route "${route}" could not connect`, outage: { route, failure } },
 });
-const waitUntil = async (what: () => boolean): Promise<void> => {
-  for (let i = 0; i < 400 && !what(); i++) await new Promise((r) => setTimeout(r, 5));
-  if (!what()) throw new Error('timed out');
-};
+/** Waits for something the breaker does on its own timers (its probes back off from 10 ms here). */
+const waitUntil = (what: () => boolean): Promise<void> => vi.waitFor(() => expect(what()).toBe(true), { timeout: 5_000, interval: 5 });
 
 function breaker(runs: Record<string, Paused>, options: Partial<RouteBreakerOptions> & { answers?: () => boolean } = {}) {
   const resumed: string[] = [];
@@ -74,8 +72,7 @@ describe('RouteBreaker', () => {
     expect(await b.mayClaim(file('other.json'))).toBe(true);
     expect(await b.mayClaim()).toBe(false);
 
-    await new Promise((r) => setTimeout(r, 60));
-    expect(b.down.local?.probes).toBeGreaterThan(0);
+    await waitUntil(() => (b.down.local?.probes ?? 0) > 1);
     expect(resumed).toEqual([]);
     up = true;
     await waitUntil(() => woken > 0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planClaim, recordInterruption, runClaim, type RunClaimDeps } from '../../src/app/run-claim.js';
+import { interruptClaim, planClaim, runClaim, type RunClaimDeps } from '../../src/app/run-claim.js';
 import type { Claim } from '../../src/domain/queue.js';
 import type { RunLedger } from '../../src/domain/ports.js';
 import { InMemoryClaimStore } from '../fakes/in-memory-inbox.js';
@@ -90,6 +90,8 @@ describe('runClaim', () => {
     });
     expect((await app.ledger.load('x'))?.status).toBe('error');
     expect(app.ledger.records('x').at(-1)).toMatchObject({ event: 'RUN_FAILED', reason_code: 'RUN_FAILED_INTERNAL' });
+    // Settled once: the run's own boundary records it, and the claim's finds it on the record.
+    expect(app.ledger.records('x').filter((r) => r.event === 'RUN_FAILED')).toHaveLength(1);
   });
 
   it('resumes a claim from its checkpoint, calling only what did not finish', async () => {
@@ -130,12 +132,24 @@ describe('runClaim', () => {
   });
 });
 
-describe('recordInterruption', () => {
-  it('records that the run stopped at its checkpoint, and returns its log; never fails the stop', async () => {
+describe('interruptClaim', () => {
+  it('records that the run stopped at its checkpoint, with its log; never fails the stop', async () => {
     const app = memoryApp();
     app.ledger.seed(aRunState(app, aCommand(), 'i'));
-    expect(await recordInterruption(claimOf('i'), claimDeps(app))).toBe('memory:audit/i');
+    const stopped = await interruptClaim(claimOf('i'), claimDeps(app), 'interrupted', 'stopping');
+    expect(stopped).toMatchObject({ status: 'interrupted', reason_code: 'RUN_INTERRUPTED_AT_CHECKPOINT', audit_log: 'memory:audit/i' });
     expect(app.ledger.records('i').map((r) => [r.event, r.reason_code])).toEqual([['RUN_INTERRUPTED', 'RUN_INTERRUPTED_AT_CHECKPOINT']]);
-    expect(await recordInterruption(claimOf('i'), { ...claimDeps(app), run: { ...app.deps, ledger: refusing(app.ledger) } })).toBeNull();
+    const refused = { ...claimDeps(app), run: { ...app.deps, ledger: refusing(app.ledger) } };
+    expect(await interruptClaim(claimOf('i'), refused, 'interrupted', 'stopping')).toMatchObject({ status: 'interrupted', audit_log: '' });
+  });
+
+  it('writes nothing for a run whose engine claim was lost: another worker resumes it', async () => {
+    const app = memoryApp();
+    app.ledger.seed(aRunState(app, aCommand(), 'l'));
+    expect(await interruptClaim(claimOf('l'), claimDeps(app), 'claim_lost', 'lost')).toMatchObject({
+      status: 'interrupted',
+      audit_log: '',
+    });
+    expect(app.ledger.records('l')).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
+import { readingReply } from '../fakes/chat-server.js';
 import { describe, expect, it } from 'vitest';
-import { classifyTask, stepRecords, uniteAdvice } from '../../src/app/run-records.js';
+import { classifyTask, stepRecords } from '../../src/app/run-records.js';
 import { LlmError } from '../../src/domain/errors.js';
 import type { ResolvedRoute } from '../../src/domain/route.js';
 import { turnStep } from '../fixtures/journal-run.js';
@@ -19,7 +20,7 @@ const route = {
   stream: false,
   locality: 'remote',
 } as ResolvedRoute;
-const advice = '{"side_effects":["send e-mail"],"high_stakes":["Financial"],"ambiguous":false}';
+const advice = readingReply({ acts: [{ class: 'send', object: 'e-mail' }], high_stakes_case: ['Financial'] });
 
 describe('stepRecords', () => {
   it('records a call by its digests and sizes, never its text, with its knowledge requests', () => {
@@ -70,7 +71,7 @@ describe('classifyTask', () => {
       deps: app.deps,
     });
     expect(asked).toMatchObject({
-      advice: { side_effects: ['send e-mail'], high_stakes: ['financial'], ambiguous: false },
+      advice: { acts: [{ class: 'send', object: 'e-mail' }], high_stakes_case: ['money'], intent_clear: true },
       record: {
         event: 'MEDIATOR_CLASSIFIED',
         reason_code: 'MEDIATOR_ADVICE_RECEIVED',
@@ -122,17 +123,5 @@ describe('classifyTask', () => {
       deps: app.deps,
     });
     expect(asked).toMatchObject({ ending: { kind: 'pause', pauseClass: 'outage' } });
-  });
-});
-
-describe('uniteAdvice', () => {
-  it("adds the mediator's findings to the rules', never removes one", () => {
-    const facts = { sideEffects: ['rules: delete'], highStakes: ['medical'], boundary: true } as never;
-    const united = uniteAdvice(facts, { side_effects: ['send e-mail'], high_stakes: ['financial'], ambiguous: false });
-    expect(united).toMatchObject({
-      sideEffects: ['rules: delete', 'mediator: send e-mail'],
-      highStakes: ['medical', 'financial'],
-      boundary: true,
-    });
   });
 });

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCommand, type CommandCheck } from '../../src/app/check-command.js';
+import { GuardedKnowledgeBase } from '../../src/app/guarded-knowledge.js';
 import { runStep } from '../../src/app/run-step.js';
 import { createApp, type App } from '../../src/compose/app.js';
 import { parseCommandText } from '../../src/domain/command-file.js';
@@ -10,10 +11,12 @@ import { tempWorkspace } from '../fakes/fixtures.js';
 import { ScriptedLlmClient } from '../fakes/scripted-llm-client.js';
 import { SENSITIVE_CORPUS } from '../fixtures/sensitive-corpus.js';
 
-// Issue 22 item 11: the same text is treated the same way in a task, in an input file and in a
-// model's reply. Each corpus entry goes in all three ways, through the code a run uses: the
-// command parsed from its JSON text and checked as `run` and `validate` check it (the gate facts),
-// the input file read from disk through the sandbox, and the reply screened by runStep.
+// Issue 22 item 11, issue 35 item 11: the same text is treated the same way in a task, in an input
+// file, in a file a persona asks for and in a model's reply. Each corpus entry goes in all four ways,
+// through the code a run uses: the command parsed from its JSON text and checked as `run` and
+// `validate` check it (the gate facts), the input file read from disk through the sandbox, the same
+// file asked for with READ_FILE through the knowledge base a run serves files with, and the reply
+// screened by runStep.
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 let app: App;
@@ -47,6 +50,18 @@ async function asInputFile(text: string, n: number): Promise<{ categories: strin
   const file = `inputs/entry-${n}.txt`;
   await writeFile(path.join(ws.dir, file), text);
   return gateFacts({ task_description: 'Summarise the attached notes.', input_artifacts: [file] });
+}
+
+/** A file asked for with READ_FILE: served whole, or withheld with the categories found (or refused as a key). */
+async function asRequestedFile(n: number): Promise<{ served: boolean; categories: string[]; reason: string }> {
+  const persona = [...personas.values()][0];
+  if (!persona) throw new Error('the workspace has no persona');
+  const result = await new GuardedKnowledgeBase(app.deps.knowledge).fulfil(
+    { action: 'READ_FILE', argument: `inputs/entry-${n}.txt` },
+    persona,
+  );
+  const categories = /\(([A-Z0-9_, ]+)\)$/.exec(result.message)?.[1]?.split(', ') ?? [];
+  return { served: result.status === 'provided', categories: categories.sort(), reason: result.reason_code };
 }
 
 async function asReply(text: string): Promise<string[]> {
@@ -87,11 +102,19 @@ describe('one text, three ways in', () => {
       expect(await asTask(entry.text), 'as the task').toEqual({ categories: expected, refused: [] });
       expect(await asReply(entry.text), 'as a reply').toEqual(expected);
       const input = await asInputFile(entry.text, n);
-      if (input.refused.length === 0) expect(input.categories, 'as an input file').toEqual(expected);
-      else {
+      const requested = await asRequestedFile(n);
+      if (input.refused.length === 0) {
+        expect(input.categories, 'as an input file').toEqual(expected);
+        expect(requested, 'as a file asked for').toEqual(
+          expected.length === 0
+            ? { served: true, categories: [], reason: 'KNOWLEDGE_PROVIDED' }
+            : { served: false, categories: expected, reason: 'ETHICS_PII_IN_KNOWLEDGE' },
+        );
+      } else {
         // The sandbox withholds a file holding a private key before the detector reads it: stopped (sealed) all the same.
         expect(expected, 'as an input file').toContain('PRIVATE_KEY');
         expect(input.refused).toEqual(['withheld: the file holds a private key']);
+        expect(requested, 'as a file asked for').toMatchObject({ served: false, reason: 'KNOWLEDGE_CREDENTIAL_FILE' });
       }
     },
   );

@@ -267,24 +267,22 @@ describe('settleRun: an ending', () => {
 });
 
 describe('settleRun: the pictures beside the artifact', () => {
-  const heatmap = {
-    suffix: '.heatmap.svg',
-    alt: 'scores',
-    picture: { kind: 'heatmap' as const, title: 'scores', rows: ['composed'], columns: ['risk'], values: [[0.5]] },
-  };
-
-  it('are written with the artifact once the end is on the checkpoint', async () => {
-    const app = memoryApp();
-    const run = await planned(app);
-    const deps = { ...app.deps, pictures: { render: async () => '<svg/>\n' } };
-    await settleRun({
+  const heatmap = { suffix: '.heatmap.svg', alt: 'scores', content: '<svg/>\n' };
+  /** Stops the run by a person's decision, its draft and heat map with it. */
+  const stopped = (app: ReturnType<typeof memoryApp>, run: Awaited<ReturnType<typeof planned>>) =>
+    settleRun({
       run,
-      deps,
+      deps: app.deps,
       ending: decideRun({ kind: 'person_stop' }),
       message: 'stopped',
       draft: draftOf(run),
       attachments: [heatmap],
     });
+
+  it('are written with the artifact once the end is on the checkpoint', async () => {
+    const app = memoryApp();
+    const run = await planned(app);
+    await stopped(app, run);
     expect(app.workspace.artifacts.get('outputs/report.heatmap.svg')).toBe('<svg/>\n');
     expect(app.workspace.artifacts.has('outputs/report.md')).toBe(true);
   });
@@ -292,13 +290,10 @@ describe('settleRun: the pictures beside the artifact', () => {
   it('are not written when the end cannot be put on the checkpoint: no picture without its artifact', async () => {
     const app = memoryApp();
     const run = await planned(app);
-    const deps = { ...app.deps, pictures: { render: async () => '<svg/>\n' } };
     app.ledger.failWhen((c) =>
       c.event?.type === 'finishing' ? new StorageError('no space left on device', 'memory:runs/run-1', { errno: 'ENOSPC' }) : undefined,
     );
-    await expect(
-      settleRun({ run, deps, ending: decideRun({ kind: 'person_stop' }), message: 'stopped', draft: draftOf(run), attachments: [heatmap] }),
-    ).rejects.toBeInstanceOf(StorageError);
+    await expect(stopped(app, run)).rejects.toBeInstanceOf(StorageError);
     await new Promise((r) => setTimeout(r, 20));
     expect([...app.workspace.artifacts.keys()]).toEqual([]);
   });

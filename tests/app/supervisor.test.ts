@@ -125,7 +125,9 @@ describe('the supervisor mode', () => {
     const always = Object.fromEntries(
       Array.from({ length: 6 }, (_, i) => [`decision:i${i + 1}`, delegate(i % 2 === 0 ? 'strategist' : 'auditor')]),
     );
-    const llm = new ScriptedLlmClient(supervisor(always));
+    // Every turn says something new (a repeated one would trip the no-op guardrail first).
+    const points = ['the rollback is untested', 'costs double in March', 'nobody owns the cutover', 'the vendor contract ends in June'];
+    const llm = new ScriptedLlmClient(supervisor(always, (r) => (r.purpose === 'turn' ? points[r.round - 1] : undefined)));
     const outcome = await processCommand({ text: command(), source: 's.json' }, (await app(llm)).deps);
     // Seed 002: a guardrail's stop is explicit: its own status, a STOPPED decision with the limit's reason, never RUN_COMPLETED.
     expect(outcome).toMatchObject({ status: 'guardrail_stopped', decision: 'STOPPED', reason_code: 'LOOP_GUARDRAIL_MAX_ITERATIONS' });
@@ -194,7 +196,7 @@ describe('the supervisor mode', () => {
         (r) => {
           if (r.step === 'turn:i1:strategist') return 'The plan is sound.';
           if (r.step === 'turn:i2:auditor') return '';
-          if (r.step === 'turn:i3:strategist') return 'The plan is  sound.';
+          if (r.step === 'turn:i3:strategist') return 'As I said: the plan is sound.';
           return undefined;
         },
       ),

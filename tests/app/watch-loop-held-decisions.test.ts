@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { RouteGate } from '../../src/app/route-breaker.js';
 import { WatchLoop } from '../../src/app/watch-loop.js';
 import type { WatchEvent } from '../../src/domain/queue.js';
@@ -62,7 +62,7 @@ describe('WatchLoop: a decided run waits for a route that is down', () => {
 
     down = false;
     wake();
-    for (let i = 0; i < 100 && !events.some((e) => e.kind === 'finished'); i++) await new Promise((r) => setTimeout(r, 20));
+    await vi.waitFor(() => expect(events.some((e) => e.kind === 'finished')).toBe(true), { timeout: 5_000, interval: 10 });
     expect(events.find((e) => e.kind === 'claimed')).toMatchObject({ run_id: 'run-1', resume: 'decision' });
     await loop.stop();
   });

@@ -66,9 +66,9 @@ const finished = (events: WatchEvent[]) => events.filter((e): e is Extract<Watch
 describe('WatchLoop', () => {
   it('survives a failing command: records why, rejects its file, and goes on with the next', async () => {
     const { ws, loop, events } = await loopIn({ once: true });
-    await dropCommand(ws, '1-explode.json', task('EXPLODE while deliberating'));
-    await dropCommand(ws, '2-flaky.json', task('FLAKY provider for this one'));
-    await dropCommand(ws, '3-fine.json', task('A perfectly ordinary task'));
+    await dropCommand(ws, '1-explode.json', task('Review EXPLODE while deliberating'));
+    await dropCommand(ws, '2-flaky.json', task('Review the FLAKY provider for this one'));
+    await dropCommand(ws, '3-fine.json', task('Review a perfectly ordinary plan'));
     await loop.start();
     expect(await loop.stopped).toBe('once');
 
@@ -90,7 +90,7 @@ describe('WatchLoop', () => {
     // The paused run keeps its command with the run; the inbox and inflight/ are empty.
     const flaky = byFile.get('2-flaky.json')!;
     expect(JSON.parse(await readFile(path.join(ws, '.maestro', 'runs', flaky.run_id, 'command.json'), 'utf8'))).toMatchObject({
-      task_description: 'FLAKY provider for this one',
+      task_description: 'Review the FLAKY provider for this one',
     });
     expect(await listDir(path.join(ws, 'commands'))).toEqual([]);
     expect(await listDir(path.join(ws, '.maestro', 'inflight'))).toEqual([]);
@@ -99,7 +99,7 @@ describe('WatchLoop', () => {
   it("rejects a command when a persona file is broken, and keeps the user's file", async () => {
     const { ws, loop, events } = await loopIn({ once: true });
     await writeFile(path.join(ws, 'personas', 'auditor.md'), '---\nid: someone-else\n---\nBroken.\n');
-    await dropCommand(ws, 'cmd.json', task('Any task'));
+    await dropCommand(ws, 'cmd.json', task('Review any plan'));
     await loop.start();
     await loop.stopped;
     expect(finished(events)[0]).toMatchObject({
@@ -114,7 +114,7 @@ describe('WatchLoop', () => {
   it('stop() interrupts the current run at its checkpoint and leaves the claim for the next start', async () => {
     const { ws, loop, events } = await loopIn({ once: false });
     await loop.start();
-    await dropCommand(ws, 'hang.json', task('HANG until someone stops the watcher'));
+    await dropCommand(ws, 'hang.json', task('Review HANG until someone stops the watcher'));
     const claimed = await waitFor('the claim', () => events.find((e) => e.kind === 'claimed'));
     await loop.stop();
     expect(await loop.stopped).toBe('signal');

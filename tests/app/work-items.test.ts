@@ -39,17 +39,24 @@ const item = (id: string, agent: string, over: Record<string, unknown> = {}) => 
 const items = (n: number) =>
   Array.from({ length: n }, (_, i) => item(`w${i + 1}`, ['coordinator', 'strategist', 'auditor'][i % 3]!, { inputs: { part: i + 1 } }));
 
-/** Answers an item with what it was asked (its goal, from the briefing), a verdict with proceed. */
+/** The item's task, from its briefing (the first message that holds one). */
+const taskOf = (r: ScriptedCall) => /TASK: (.+)/.exec(r.messages.find((m) => m.content.includes('TASK: '))?.content ?? '')?.[1] ?? '?';
+
+/** Answers an item's turn and its final proposal with what it was asked (its goal, from the briefing), its verdict with proceed. */
 function worker(r: ScriptedCall): string {
-  if (r.purpose === 'item') return `${r.persona} did: ${/TASK: (.+)/.exec(r.messages.at(-1)!.content)?.[1] ?? '?'}`;
+  if (r.purpose === 'item') return `${r.persona} works on: ${taskOf(r)}`;
+  if (r.purpose === 'synthesis') return `${r.persona} did: ${taskOf(r)}`;
   return politeCouncil(r);
 }
 
+/** Each item's calls: its direct run's turn, verdict and final proposal, under the item's ids. */
+const callsOf = (...ids: string[]) => ids.flatMap((id) => [`item:${id}`, `item:${id}:verdict`, `item:${id}:synthesis`]);
+
 describe('work items', () => {
-  it('run in order, one call each, with the shared context and nothing of the other items; the merge is in item order with boundaries', async () => {
+  it('run in order, each its agent run directly, with the shared context and nothing of the other items; the merge is in item order with boundaries', async () => {
     const llm = new ScriptedLlmClient(worker);
     const command = {
-      task_description: 'Prepare the migration',
+      task_description: 'Plan the migration',
       input_artifacts: ['docs/plan.md'],
       facts: { deadline: '2026-03-01', owner: 'platform' },
       work_items: [
@@ -60,24 +67,18 @@ describe('work items', () => {
     };
     const outcome = await run(command, llm);
     expect(outcome.status).toBe('completed');
-    expect(llm.calls.map((c) => c.step)).toEqual([
-      'item:risks',
-      'item:options',
-      'item:steps',
-      'verdict:auditor',
-      'verdict:strategist',
-      'verdict:coordinator',
-    ]);
+    // Code-first (seed 003): every call is an item's own; the orchestrator asks nothing of its own.
+    expect(llm.calls.map((c) => c.step)).toEqual(callsOf('risks', 'options', 'steps'));
     const risks = llm.calls[0]!.messages.at(-1)!.content;
     expect(risks).toContain('TASK: Work out part risks');
-    expect(risks).toContain('The larger task: Prepare the migration');
+    expect(risks).toContain('The larger task: Plan the migration');
     expect(risks).toContain('Shared facts (the same for every item): {"deadline":"2026-03-01","owner":"platform"}');
     expect(risks).toContain('Inputs of this item: {"window":"02:00-06:00"}');
     expect(risks).toContain('<<<BEGIN docs/plan.md');
     // No item sees another: not its goal, not its reply.
-    for (const call of llm.calls.slice(0, 3)) {
+    for (const call of llm.calls) {
       const text = JSON.stringify(call.messages);
-      for (const other of ['risks', 'options', 'steps'].filter((id) => call.step !== `item:${id}`))
+      for (const other of ['risks', 'options', 'steps'].filter((id) => !call.step.startsWith(`item:${id}`)))
         expect(text).not.toContain(`part ${other}`);
     }
     const artifact = await readFile(outcome.artifact!, 'utf8');
@@ -86,11 +87,10 @@ describe('work items', () => {
     expect(proposal).toContain('auditor did: Work out part risks');
     expect(proposal).toContain('_— end of work item `steps` —_');
     expect(outcome.message).toContain('work items: 3 merged in item order');
-    // Each judge sees the merge.
-    expect(llm.calls[3]!.messages.at(-1)!.content).toContain('strategist did: Work out part options');
+    expect(section(artifact, 'Work items')).toMatch(/\| 1 \| `risks` \| `auditor` \| done \(1\. to finish\) \| proceed \|/);
   });
 
-  it('parity: one work item sends its persona exactly the call a direct run of that persona on the same input sends', async () => {
+  it('parity: one work item makes exactly the calls its persona run directly on the same input makes, and its output is that run’s final proposal, unchanged', async () => {
     const one = {
       id: 'only',
       assigned_agent: 'auditor',
@@ -98,51 +98,63 @@ describe('work items', () => {
       inputs: { window: '02:00-06:00' },
       expected_output: { format: 'bullets' },
     };
-    const shared = { task_description: 'Prepare the migration', input_artifacts: ['docs/plan.md'] };
-    const viaItems = new ScriptedLlmClient((r) => (r.purpose === 'item' ? `reply ${digest(r)}` : politeCouncil(r)));
+    const shared = { task_description: 'Plan the migration', input_artifacts: ['docs/plan.md'] };
+    // The agent reads a file on its first turn: the file reaches it on its next call, in both runs.
+    const agent = (r: ScriptedCall): string => {
+      if (r.purpose === 'item' || r.purpose === 'turn')
+        return `I need the notes. [ORCHESTRATOR_REQUEST: READ_FILE(docs/notes.md)] (${digest(r)})`;
+      if (r.purpose === 'synthesis') return `### Risks\n- ${digest(r)}`;
+      return politeCouncil(r);
+    };
+    await writeFile(path.join(ws.dir, 'docs', 'notes.md'), 'the cron box has no owner\n');
+    const viaItems = new ScriptedLlmClient(agent);
     const itemRun = await run({ ...shared, facts: { deadline: 'March' }, work_items: [one] }, viaItems);
 
-    const direct = await tempWorkspace({ 'docs/plan.md': '# Plan\n- move the reports to the queue\n- keep the cron box a month\n' });
+    const direct = await tempWorkspace({
+      'docs/plan.md': '# Plan\n- move the reports to the queue\n- keep the cron box a month\n',
+      'docs/notes.md': 'the cron box has no owner\n',
+    });
     try {
-      const directly = new ScriptedLlmClient((r) => (r.purpose === 'turn' ? `reply ${digest(r)}` : politeCouncil(r)));
+      const directly = new ScriptedLlmClient(agent);
       const task = workItemTask(one, { task: shared.task_description, facts: { deadline: 'March' } });
       const directRun = await run(
         { ...shared, task_description: task, config: { personas: ['auditor'], max_rounds: 1 } },
         directly,
         direct.dir,
       );
-
-      const a = viaItems.calls.find((c) => c.step === 'item:only')!;
-      const b = directly.calls.find((c) => c.purpose === 'turn')!;
-      expect(a.persona).toBe(b.persona);
-      expect(a.messages).toEqual(b.messages);
-      expect(a.responseFormat).toEqual(b.responseFormat);
-      const itemStep = (await stateOf(itemRun.run_id)).steps.find((s: { id: string }) => s.id === 'item:only');
-      const turnStep = (await stateOf(directRun.run_id, direct.dir)).steps.find((s: { kind: string }) => s.kind === 'turn');
-      expect(itemStep.reply).toBe(turnStep.reply);
-      expect(itemStep.prompt_sha256).toBe(turnStep.prompt_sha256);
+      expect(itemRun.status).toBe('completed');
+      expect(directRun.status).toBe('completed');
+      // The same calls, message for message: the turn, the verdict (the file reached it), the final proposal.
+      expect(viaItems.calls.map((c) => c.step)).toEqual(callsOf('only'));
+      expect(viaItems.calls.map((c) => c.messages)).toEqual(directly.calls.map((c) => c.messages));
+      expect(viaItems.calls.map((c) => c.responseFormat)).toEqual(directly.calls.map((c) => c.responseFormat));
+      expect(viaItems.calls[1]!.messages.at(-1)!.content).toContain('the cron box has no owner');
+      // The output: the direct run's final proposal, unchanged — no boundaries, no wrapping.
+      const proposal = (file: string) => readFile(file, 'utf8').then((a) => section(`${a}\n## `, 'Final proposal').trim());
+      expect(await proposal(itemRun.artifact!)).toBe(await proposal(directRun.artifact!));
+      expect(await proposal(itemRun.artifact!)).toMatch(/^### Risks\n- [0-9a-f]{16}$/);
     } finally {
       await direct.cleanup();
     }
   });
 
-  it('parity holds on the offline model too: the same persona output', async () => {
+  it('parity holds on the offline model too: the same final proposal', async () => {
     const one = item('only', 'strategist');
     const itemRun = await processCommand(
-      { text: JSON.stringify({ task_description: 'Prepare the migration', work_items: [one] }), source: 'w.json' },
+      { text: JSON.stringify({ task_description: 'Plan the migration', work_items: [one] }), source: 'w.json' },
       (await createApp({ workspace: ws.dir })).deps,
     );
     const direct = await tempWorkspace();
     try {
-      const task = workItemTask({ ...one, inputs: {}, expected_output: {} }, { task: 'Prepare the migration' });
+      const task = workItemTask({ ...one, inputs: {}, expected_output: {} }, { task: 'Plan the migration' });
       const directRun = await processCommand(
         { text: JSON.stringify({ task_description: task, config: { personas: ['strategist'], max_rounds: 1 } }), source: 'd.json' },
         (await createApp({ workspace: direct.dir })).deps,
       );
-      const a = (await stateOf(itemRun.run_id)).steps.find((s: { id: string }) => s.id === 'item:only');
-      const b = (await stateOf(directRun.run_id, direct.dir)).steps.find((s: { kind: string }) => s.kind === 'turn');
-      expect(a.reply).toBe(b.reply);
-      expect(a.reply).toContain('Strategist');
+      expect([itemRun.status, directRun.status]).toEqual(['completed', 'completed']);
+      const proposal = (file: string) => readFile(file, 'utf8').then((a) => section(`${a}\n## `, 'Final proposal').trim());
+      expect(await proposal(itemRun.artifact!)).toBe(await proposal(directRun.artifact!));
+      expect(await proposal(itemRun.artifact!)).toContain('### Recommendation');
     } finally {
       await direct.cleanup();
     }
@@ -150,12 +162,12 @@ describe('work items', () => {
 
   it('merges identically across 20 runs whatever order the items finish in (parallel_items)', async () => {
     await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ history: { max_tokens: 0 } }));
-    const command = { task_description: 'Prepare the migration', work_items: items(8), config: { parallel_items: true, concurrency: 8 } };
+    const command = { task_description: 'Plan the migration', work_items: items(8), config: { parallel_items: true, concurrency: 8 } };
     const merges = new Set<string>();
     const orders = new Set<string>();
     for (let i = 0; i < 20; i++) {
       const llm = new ScriptedLlmClient(async (r) => {
-        if (r.purpose === 'item') await sleep(Math.floor(Math.random() * 12));
+        await sleep(Math.floor(Math.random() * 12));
         return worker(r);
       });
       const outcome = await run(command, llm);
@@ -183,15 +195,15 @@ describe('work items', () => {
       inFlight--;
       return worker(r);
     });
-    await run({ task_description: 'Prepare', work_items: items(6), config: { parallel_items: true, concurrency: 3 } }, llm);
+    await run({ task_description: 'Plan the release', work_items: items(6), config: { parallel_items: true, concurrency: 3 } }, llm);
     expect(most).toBe(3);
     most = 0;
-    await run({ task_description: 'Prepare', work_items: items(3) }, llm);
+    await run({ task_description: 'Plan the release', work_items: items(3) }, llm);
     expect(most).toBe(1);
   });
 
   it('pauses (fail closed) when an item fails, keeps the others, and a continue runs only the failed one', async () => {
-    const command = { task_description: 'Prepare the migration', work_items: items(3), config: { parallel_items: true } };
+    const command = { task_description: 'Plan the migration', work_items: items(3), config: { parallel_items: true } };
     const failing = new ScriptedLlmClient(async (r) => {
       if (r.step === 'item:w2') throw new LlmError('upstream 500', true, 500);
       if (r.purpose === 'item') await sleep(10);
@@ -201,6 +213,7 @@ describe('work items', () => {
     const paused = await processCommand({ text: JSON.stringify(command), source: 'w.json' }, a.deps);
     expect(paused).toMatchObject({ status: 'paused', reason_code: 'MODEL_CALL_FAILED' });
     expect(paused.message).toContain('item:w2');
+    // The items' turns ran at once: the two that answered are kept.
     expect((await stateOf(paused.run_id)).steps.map((s: { id: string }) => s.id).sort()).toEqual(['item:w1', 'item:w3']);
     const hitl = (await records(paused.audit_log)).find((r) => r.event === 'HITL_REQUESTED')!;
     expect(hitl.details).toMatchObject({ step_id: 'item:w2', persona: 'strategist' });
@@ -210,6 +223,11 @@ describe('work items', () => {
     const done = await resumeDecided(paused.run_id, (await createApp({ workspace: ws.dir, llm: healthy })).deps);
     expect(done).toMatchObject({ status: 'completed' });
     expect(healthy.calls.filter((c) => c.purpose === 'item').map((c) => c.step)).toEqual(['item:w2']);
+    expect(healthy.calls.map((c) => c.step).sort()).toEqual(
+      callsOf('w1', 'w2', 'w3')
+        .filter((id) => id !== 'item:w1' && id !== 'item:w3')
+        .sort(),
+    );
     expect(await readFile(done!.artifact!, 'utf8')).toContain('strategist did: Work out part w2');
   });
 
@@ -219,7 +237,7 @@ describe('work items', () => {
       return worker(r);
     });
     const outcome = await run(
-      { task_description: 'Prepare', work_items: items(3), config: { parallel_items: true, call_timeout_ms: 150 } },
+      { task_description: 'Plan the release', work_items: items(3), config: { parallel_items: true, call_timeout_ms: 150 } },
       llm,
     );
     expect(outcome).toMatchObject({ status: 'paused', decision: 'PAUSE_FOR_HITL' });
@@ -228,7 +246,7 @@ describe('work items', () => {
     expect((await stateOf(outcome.run_id)).steps.map((s: { id: string }) => s.id).sort()).toEqual(['item:w2', 'item:w3']);
   });
 
-  it('the reviewer gate critiques the merge; its escalation pauses even when every agent says proceed', async () => {
+  it('the reviewer gate critiques the merge; its escalation pauses even when every item says proceed', async () => {
     const llm = new ScriptedLlmClient((r) =>
       r.step === 'reviewer:auditor'
         ? JSON.stringify({
@@ -239,9 +257,9 @@ describe('work items', () => {
           })
         : worker(r),
     );
-    const outcome = await run({ task_description: 'Prepare', work_items: items(3), config: { reviewer: 'auditor' } }, llm);
+    const outcome = await run({ task_description: 'Plan the release', work_items: items(3), config: { reviewer: 'auditor' } }, llm);
     expect(outcome).toMatchObject({ status: 'paused', decision: 'PAUSE_FOR_HITL' });
-    expect(outcome.message).toContain('the reviewer gate (auditor) said escalate');
+    expect(outcome.message).toContain('auditor (reviewer) voted escalate (confidence 0.70): "the items contradict each other"');
     const reviewer = llm.calls.find((c) => c.step === 'reviewer:auditor')!;
     expect(reviewer.messages.at(-1)!.content).toContain('The merged result of the work items (the result to review)');
     expect(reviewer.messages.at(-1)!.content).toContain('coordinator did: Work out part w1');
@@ -254,19 +272,31 @@ describe('work items', () => {
     const llm = new ScriptedLlmClient((r) =>
       r.step === 'reviewer:auditor' ? '{"action":"proceed","confidence":0.8,"rationale":"consistent","findings":[]}' : worker(r),
     );
-    const outcome = await run({ task_description: 'Prepare', work_items: items(2), config: { reviewer: 'auditor' } }, llm);
+    const outcome = await run({ task_description: 'Plan the release', work_items: items(2), config: { reviewer: 'auditor' } }, llm);
     expect(outcome.status).toBe('completed');
     const arbitrated = (await records(outcome.audit_log)).find((r) => r.event === 'ARBITRATED')!;
     expect(arbitrated.details).toMatchObject({
       reviewer: 'auditor',
       reviewer_action: 'proceed',
-      votes: { 'auditor (reviewer)': 'proceed' },
+      votes: { 'coordinator (item w1)': 'proceed', 'strategist (item w2)': 'proceed', 'auditor (reviewer)': 'proceed' },
     });
+  });
+
+  it("an item's own doubt holds the run: its verdict is the item's, and the most cautious item stands", async () => {
+    const llm = new ScriptedLlmClient((r) =>
+      r.step === 'item:w2:verdict' ? '{"action":"investigate","confidence":0.7,"rationale":"the queue is not sized"}' : worker(r),
+    );
+    const outcome = await run({ task_description: 'Plan the release', work_items: items(3) }, llm);
+    expect(outcome).toMatchObject({ status: 'paused', reason_code: 'REL_ARBITRATION_CONFLICT' });
+    expect(llm.calls.map((c) => c.step)).toEqual(callsOf('w1', 'w2', 'w3'));
+    const arbitrated = (await records(outcome.audit_log)).find((r) => r.event === 'ARBITRATED')!;
+    expect(arbitrated.details).toMatchObject({ strategy: 'pessimistic', final_action: 'investigate' });
+    expect(outcome.message).toContain('strategist (item w2)');
   });
 
   it('refuses items whose agent is not a persona, before any model call', async () => {
     const llm = new ScriptedLlmClient(worker);
-    const outcome = await run({ task_description: 'Prepare', work_items: [item('a', 'ghost')] }, llm);
+    const outcome = await run({ task_description: 'Plan the release', work_items: [item('a', 'ghost')] }, llm);
     expect(outcome).toMatchObject({ status: 'paused', reason_code: 'MEANING_UNKNOWN_PERSONA' });
     expect(llm.calls).toHaveLength(0);
   });
@@ -274,7 +304,7 @@ describe('work items', () => {
   it('screens the items like the task: personal data in a goal stops the run before any model call', async () => {
     const llm = new ScriptedLlmClient(worker);
     const outcome = await run(
-      { task_description: 'Prepare', work_items: [item('a', 'auditor', { goal: 'Write to jane.doe@example.com about it' })] },
+      { task_description: 'Plan the release', work_items: [item('a', 'auditor', { goal: 'Write to jane.doe@example.com about it' })] },
       llm,
     );
     expect(outcome).toMatchObject({ status: 'stopped', reason_code: 'ETHICS_PII_DETECTED' });
@@ -285,11 +315,11 @@ describe('work items', () => {
 describe('work items as seed 003 writes them (issue 26)', () => {
   it('flags contradicting item results in the artifact and investigates instead of proceeding', async () => {
     const llm = new ScriptedLlmClient((r) => {
-      if (r.purpose !== 'item') return politeCouncil(r);
+      if (r.purpose !== 'synthesis') return politeCouncil(r);
       return r.persona === 'strategist' ? 'We should use Redis for the session cache.' : 'Do not use Redis: nobody can run it.';
     });
     const outcome = await run(
-      { task_description: 'Prepare the migration', work_items: [item('store', 'strategist'), item('ops', 'auditor')] },
+      { task_description: 'Plan the migration', work_items: [item('store', 'strategist'), item('ops', 'auditor')] },
       llm,
     );
     expect(outcome.status).toBe('paused');
@@ -302,44 +332,44 @@ describe('work items as seed 003 writes them (issue 26)', () => {
   });
 
   it('says so when the item results do not contradict each other', async () => {
-    const outcome = await run({ task_description: 'Prepare the migration', work_items: items(3) }, new ScriptedLlmClient(worker));
+    const outcome = await run({ task_description: 'Plan the migration', work_items: items(3) }, new ScriptedLlmClient(worker));
     expect(outcome.status).toBe('completed');
     expect(section(await readFile(outcome.artifact!, 'utf8'), 'Contradiction check')).toContain(
       'No contradiction found between the 3 item result(s).',
     );
   });
 
-  it("serves an item the file it asked for, and the file's content reaches the item's next call", async () => {
+  it("serves an item the file it asked for: the file's content reaches the item's next call, and its output uses it", async () => {
     const prompts: string[] = [];
     const llm = new ScriptedLlmClient((r) => {
-      if (r.purpose !== 'item') return politeCouncil(r);
-      const last = r.messages.at(-1)!.content;
-      prompts.push(last);
-      return last.includes('<<<BEGIN docs/plan.md')
-        ? `Read it: ${/- (move the reports[^\n]*)/.exec(last)?.[1]}`
-        : 'I need the plan first. [ORCHESTRATOR_REQUEST: READ_FILE(docs/plan.md)]';
+      prompts.push(`${r.step}\n${r.messages.at(-1)!.content}`);
+      if (r.purpose === 'item') return 'I need the plan first. [ORCHESTRATOR_REQUEST: READ_FILE(docs/plan.md)]';
+      const read = r.messages.map((m) => m.content).join('\n');
+      if (r.purpose === 'synthesis') return `Read it: ${/- (move the reports[^\n]*)/.exec(read)?.[1]}`;
+      return politeCouncil(r);
     });
-    const outcome = await run({ task_description: 'Prepare the migration', work_items: [item('only', 'strategist')] }, llm);
+    const outcome = await run({ task_description: 'Plan the migration', work_items: [item('only', 'strategist')] }, llm);
     expect(outcome.status).toBe('completed');
-    expect(prompts).toHaveLength(2);
+    expect(prompts).toHaveLength(3);
+    // The next call after the request is the item's own verdict: the file is in its prompt (seed 004: the next speaker).
+    expect(prompts[1]).toMatch(
+      /^item:only:verdict\n--- Since you last spoke ---\nCONTEXT_PROVIDED \(requested by strategist\): READ_FILE\(docs\/plan\.md\)/,
+    );
     expect(prompts[1]).toContain('- move the reports to the queue');
     const artifact = await readFile(outcome.artifact!, 'utf8');
-    // The merge holds the item's answer after the read, not its request.
-    expect(section(artifact, 'Final proposal')).toContain('Read it: move the reports to the queue');
-    expect(section(artifact, 'Work items')).toContain('1 (1 served to the item)');
-    const state = await stateOf(outcome.run_id);
-    expect(state.steps.map((s: { id: string }) => s.id)).toContain('item:only:read2');
+    expect(section(artifact, 'Final proposal').trim()).toBe('Read it: move the reports to the queue');
+    expect(section(artifact, 'Work items')).toContain('1 (1 served)');
   });
 
   it('runs items without persona memory unless the command asks, so a second run merges the same', async () => {
     const llm = () =>
       new ScriptedLlmClient((r) => {
-        if (r.purpose !== 'item') return politeCouncil(r);
+        if (r.purpose !== 'synthesis') return politeCouncil(r);
         const memory = r.messages[0]?.content.split('--- Memory of earlier tasks ---')[1] ?? '';
         const remembered = memory.split('\n').filter((l) => l.startsWith('- ')).length;
         return `${r.persona} remembers ${remembered} earlier thing(s)`;
       });
-    const command = { task_description: 'Prepare the migration', work_items: items(2) };
+    const command = { task_description: 'Plan the migration', work_items: items(2) };
     const merges: string[] = [];
     for (let i = 0; i < 2; i++) {
       const outcome = await run(command, llm());

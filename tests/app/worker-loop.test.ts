@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { RouteGate } from '../../src/app/route-breaker.js';
 import { WorkerLoop, type WorkClaim } from '../../src/app/worker-loop.js';
 import type { WatchEvent } from '../../src/domain/queue.js';
@@ -40,10 +40,8 @@ const hangingOn = (persona: string) =>
       : politeCouncil(r),
   );
 
-const waitFor = async (what: () => boolean): Promise<void> => {
-  for (let i = 0; i < 200 && !what(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
-  if (!what()) throw new Error('timed out waiting');
-};
+/** Waits until the loop has done something (it runs on its own timers and events). */
+const waitFor = (what: () => boolean): Promise<void> => vi.waitFor(() => expect(what()).toBe(true), { timeout: 5_000, interval: 5 });
 
 describe('WorkerLoop', () => {
   it('takes the queued commands one at a time through the one use case, then stops (--once)', async () => {

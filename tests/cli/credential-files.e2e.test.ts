@@ -15,6 +15,18 @@ const FILES: Record<string, { text: string; marker: string; code: string }> = {
   '.kube/config': { text: 'users:\n- user:\n    token: fennelgrove\n', marker: 'fennelgrove', code: 'KNOWLEDGE_CREDENTIAL_FILE' },
   'infra/terraform.tfstate': { text: '{"password":"cobaltwhisk"}\n', marker: 'cobaltwhisk', code: 'KNOWLEDGE_CREDENTIAL_FILE' },
   'docs/old-laptop.txt': { text: `driftwoodsail\n${KEY}`, marker: 'driftwoodsail', code: 'KNOWLEDGE_CREDENTIAL_FILE' },
+  // Issue 35 item 8: refused by name, and a renamed copy by what it holds.
+  'blog/wp-config.php': {
+    text: "<?php\ndefine('DB_PASSWORD', 'marrowfinch');\n",
+    marker: 'marrowfinch',
+    code: 'KNOWLEDGE_CREDENTIAL_FILE',
+  },
+  '.mysql_history': {
+    text: "CREATE USER 'blog'@'%' IDENTIFIED BY 'tansyridge';\n",
+    marker: 'tansyridge',
+    code: 'KNOWLEDGE_CREDENTIAL_FILE',
+  },
+  'ops/old-config.txt': { text: "define('DB_PASSWORD', 'larchmoth');\n", marker: 'larchmoth', code: 'ETHICS_PII_IN_KNOWLEDGE' },
 };
 const LINKED = { path: 'docs/notes.md', marker: 'orchidfathom' };
 

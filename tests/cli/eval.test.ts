@@ -2,7 +2,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { arithmeticSet } from '../../src/domain/eval/task-sets.js';
-import { startChatServer, type ChatHandler, type ChatServer } from '../fakes/chat-server.js';
+import { startChatServer, type ChatHandler, type ChatServer, readingReply } from '../fakes/chat-server.js';
 import { runCli } from '../fakes/cli.js';
 import { evalModel } from '../fakes/eval-server.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
@@ -150,7 +150,7 @@ describe('maestro eval', () => {
 
   it('counts a council run that paused for a person as no answer, and says how many did', async () => {
     // The mediator finds every task ambiguous: the council pauses before answering (fail closed).
-    const ambiguous: ChatHandler = () => ({ content: '{"side_effects": [], "high_stakes": [], "ambiguous": true}' });
+    const ambiguous: ChatHandler = () => ({ content: readingReply({ intent_clear: false }) });
     await scriptedRoute(4, { single: 1, Coordinator: 1, Strategist: 1, Auditor: 1 }, ambiguous);
     const args = ['eval', '--set', 'arithmetic', '--items', '4', '--route', 'local', '--modes', 'round_robin', '--rounds', '1'];
     const r = await runCli(args, { cwd: ws.dir, timeoutMs: 60_000 });

@@ -1,4 +1,5 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../fakes/cli.js';
@@ -85,6 +86,22 @@ describe('fail-closed policy and HITL, through the real CLI', () => {
     expect(artifact).toContain('| hitl | STOPPED | HITL_STOP | a person chose to stop | no | USER |');
     await expect(stat(path.join(ws.dir, '.maestro', 'runs', p.run_id, 'command.json'))).rejects.toThrow();
     expect((await maestro('hitl', 'decide', p.run_id, 'continue')).code).toBe(2);
+  });
+
+  it('records who decided, how and where (the OS user, the CLI, this machine), and offers no decision on a stopped run', async () => {
+    await write('ambiguous.json', ambiguous);
+    const p = JSON.parse((await maestro('run', 'ambiguous.json', '--json')).stdout);
+    expect((await maestro('hitl', 'decide', p.run_id, 'stop', '--note', 'not now')).code).toBe(0);
+    const user = os.userInfo().username;
+    const decided = (await records(p.audit_log)).find((r) => r.event === 'HITL_DECIDED');
+    expect(decided?.details).toMatchObject({ decided_by: user, via: 'cli', from: os.hostname() });
+    const show = await maestro('hitl', 'show', p.run_id);
+    expect(show.stdout).toContain(`by ${user} via the CLI on ${os.hostname()} — not now`);
+    // The pause was decided: nothing on the run offers a decision any more.
+    expect(show.stdout).not.toMatch(/Paused at|Continue would|Decide:/);
+    expect(show.stdout).toContain('Nothing to decide: the run is stopped');
+    expect(JSON.parse((await maestro('hitl', 'show', p.run_id, '--json')).stdout)).toMatchObject({ pause: null, continue_would: null });
+    expect((await maestro('audit', 'show', p.run_id)).stdout).toContain(`decided_by=${user}`);
   });
 
   it('refuses a decision for an old pause, and a malformed one, changing nothing', async () => {

@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { atomicTempPath } from '../../src/adapters/fs/atomic-file.js';
 import { lockPathFor, mergeIgnoreLines, RUNTIME_FILES } from '../../src/domain/runtime-files.js';
 import { runCli, type CliResult } from '../fakes/cli.js';
-import { CLI, collectAuditLogs, REPO_ROOT } from '../fakes/fixtures.js';
+import { collectAuditLogs, REPO_ROOT } from '../fakes/fixtures.js';
+import { cliReadableBy } from '../helpers/cli-for-user.js';
 
 const exec = promisify(execFile);
 const IS_ROOT = process.getuid?.() === 0;
@@ -20,7 +21,9 @@ const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
 async function initAsUser(target: string): Promise<CliResult> {
   if (!IS_ROOT) return runCli(['init', target]);
   await chmod(path.dirname(target), 0o755); // mkdtemp's 0700 would hide the folder itself
-  const args = ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, CLI, 'init', target];
+  // The clone may sit where `nobody` cannot read (a 0700 home or temporary folder): then a readable copy.
+  const cli = await cliReadableBy(SETPRIV!);
+  const args = ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, cli, 'init', target];
   return new Promise<CliResult>((resolve) => {
     execFile(SETPRIV!, args, { env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) =>
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),

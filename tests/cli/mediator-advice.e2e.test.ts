@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { councilHandler, startChatServer, type ChatHandler, type ChatServer } from '../fakes/chat-server.js';
+import { councilHandler, startChatServer, type ChatHandler, type ChatServer, readingReply } from '../fakes/chat-server.js';
 import { runCli } from '../fakes/cli.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
 
@@ -40,8 +40,8 @@ async function runWith(classify: ChatHandler, task: string, extra: Record<string
 describe('mediator_advice on a real route', () => {
   it('a side effect the rules miss but the model finds pauses the run before any persona speaks', async () => {
     const { out, log } = await runWith(
-      () => ({ content: '{"side_effects": ["share the figures with an external party"], "high_stakes": [], "ambiguous": false}' }),
-      'Get the quarterly figures over to the auditors at Halvorsen & Co',
+      () => ({ content: readingReply({ acts: [{ class: 'send', object: 'the figures, to an external party' }] }) }),
+      'Summarise the quarterly figures for the auditors at Halvorsen & Co',
     );
     expect(out).toMatchObject({ status: 'paused', reason_code: 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL' });
     expect(server!.chatRequests()).toHaveLength(0);
@@ -49,24 +49,23 @@ describe('mediator_advice on a real route', () => {
     expect(log.find((x) => x.event === 'MEDIATOR_CLASSIFIED')).toMatchObject({ reason_code: 'MEDIATOR_ADVICE_RECEIVED' });
   });
 
-  it('a high-stakes domain from the model pauses at the ethics gate', async () => {
+  it('a particular case in a high-stakes domain from the model pauses at the ethics gate', async () => {
     const { out } = await runWith(
-      () => ({ content: 'Sure! ```json\n{"Side_Effects": [], "High_Stakes": ["Medical"], "Ambiguous": false}\n```' }),
-      'Tell me how much of the blue pills is fine for my dad',
+      () => ({
+        content: `Sure! \`\`\`json\n${readingReply({ high_stakes_case: ['Medical'] }).replace('"high_stakes_case"', '"High_Stakes_Case"')}\n\`\`\``,
+      }),
+      'Summarise the leaflet that came with the blue pills for my dad',
     );
     expect(out).toMatchObject({ status: 'paused', reason_code: 'ETHICS_HIGH_STAKES' });
   });
 
   it('a task the model finds too unclear pauses at the meaning gate as ambiguous intent (issue 22 point 6)', async () => {
-    const { out, log } = await runWith(
-      () => ({ content: '{"side_effects": [], "high_stakes": [], "ambiguous": true}' }),
-      'Get the numbers sorted before Friday',
-    );
+    const { out, log } = await runWith(() => ({ content: readingReply({ intent_clear: false }) }), 'Review the numbers before Friday');
     expect(out).toMatchObject({ status: 'paused', reason_code: 'MEANING_AMBIGUOUS_INTENT' });
     expect(server!.chatRequests()).toHaveLength(0);
     expect(log.find((x) => x.event === 'GATE' && x.layer === 'meaning')).toMatchObject({
       decision: 'PAUSE_FOR_HITL',
-      details: { ambiguity: ['mediator'] },
+      details: { floor: ['unclear: mediator'] },
     });
   });
 
@@ -91,11 +90,9 @@ describe('mediator_advice on a real route', () => {
   });
 
   it('the model sees the task as screened by the detector', async () => {
-    await runWith(
-      () => ({ content: '{"side_effects": [], "high_stakes": [], "ambiguous": false}' }),
-      'Review the notes from jane.doe@example.com about the rollout',
-      { policy: { pii: 'redact' } },
-    );
+    await runWith(() => ({ content: readingReply() }), 'Review the notes from jane.doe@example.com about the rollout', {
+      policy: { pii: 'redact' },
+    });
     const sent = JSON.stringify(server!.classifyRequests[0]?.body);
     expect(sent).toContain('[REDACTED:EMAIL]');
     expect(sent).not.toContain('jane.doe@example.com');

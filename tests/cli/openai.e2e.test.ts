@@ -3,10 +3,10 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../fakes/cli.js';
-import { councilHandler, startChatServer, type ChatHandler, type ChatServer } from '../fakes/chat-server.js';
+import { councilHandler, startChatServer, type ChatHandler, type ChatServer, readingReply } from '../fakes/chat-server.js';
 
 /** What the mediator's classification answers when it finds nothing to flag. */
-const HARMLESS_ADVICE = '{"side_effects": [], "high_stakes": [], "ambiguous": false}';
+const HARMLESS_ADVICE = readingReply();
 import { REPO_ROOT, tempWorkspace } from '../fakes/fixtures.js';
 
 const FIXTURES = path.join(REPO_ROOT, 'tests', 'fixtures');

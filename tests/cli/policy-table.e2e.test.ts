@@ -143,7 +143,7 @@ describe('REROUTE follows seed 000 on every call', () => {
 });
 
 describe("broken model output is an outage, never the council's doubt", () => {
-  const cut = '{"side_effects": [], "high_st';
+  const cut = '{"deliverables": [], "acts": [], "high_st';
   it('an unreadable classification pauses as an outage five times over and never seals the task line; continue asks the mediator again', async () => {
     let classify: ChatHandler = () => ({ content: cut });
     const s = await server(councilHandler(), (b, n, q) => classify(b, n, q));

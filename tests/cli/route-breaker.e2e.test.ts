@@ -101,7 +101,10 @@ describe('a route that goes down and comes back (circuit breaker, end to end)', 
       throw new Error(`${(error as Error).message}\n${watcher.lines.join('\n')}\n${watcher.stderr.join('')}`);
     });
     const done = finishedOf(watcher, 'c');
-    expect(done.filter((e) => e.status === 'paused')).toHaveLength(1);
+    expect(
+      done.filter((e) => e.status === 'paused'),
+      JSON.stringify(done.map((e) => [e.source, e.status, e.reason_code])),
+    ).toHaveLength(1);
     expect(done.filter((e) => e.status === 'completed')).toHaveLength(10);
     expect(done.find((e) => e.run_id === outageRun && e.status === 'completed')).toBeDefined();
     expect(await listDir(path.join(ws, 'commands'))).toEqual([]);

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../fakes/cli.js';
-import { type ChatServer, councilHandler, startChatServer } from '../fakes/chat-server.js';
+import { type ChatServer, councilHandler, startChatServer, readingReply } from '../fakes/chat-server.js';
 import { dropCommand, listDir, makeWorkspace, removeWorkspace, task } from '../helpers/watch-workspace.js';
 
 // A watcher with several runs in flight on a route that takes one call at a time: the waiting calls
@@ -22,7 +22,7 @@ describe('waiting for a route limit, shown', () => {
     // call waits for each, long enough to be shown (after 0.5 s) and seen. The rest are quick: their
     // waits are not shown, and they only make the runs end.
     server = await startChatServer(async (body, n, request) => ({ ...(await council(body, n, request)), delayMs: n <= 2 ? 1200 : 100 }), {
-      classify: () => ({ content: '{"side_effects": [], "high_stakes": [], "ambiguous": false}' }),
+      classify: () => ({ content: readingReply() }),
     });
     const ws = await makeWorkspace('maestro-waits-');
     workspaces.push(ws);

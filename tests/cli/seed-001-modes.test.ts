@@ -64,7 +64,7 @@ describe('mode adaptive', () => {
   it('picks the specialist by relevance to the task when the command names none', async () => {
     const { artifact } = await run({ mode: 'adaptive', uncertainty_threshold: 0 });
     // "migration", "plan", "rollback": the coordinator (planning, migration) ranks first of three.
-    expect(artifact).toMatch(/the specialists \(`coordinator`, chosen by relevance to the task\) were asked/);
+    expect(artifact).toMatch(/the specialists \(`coordinator`, chosen by relevance to the task, ties to the later speaker\) were asked/);
   });
 });
 
@@ -108,41 +108,51 @@ describe('the orchestration result is machine-readable', () => {
   });
 });
 
-describe('weighting by_priors: the track record kept with each persona’s session', () => {
-  it('weighs a persona whose earlier verdicts kept missing the final action less', async () => {
-    const miss = Array.from({ length: 8 }, (_, i) => ({ run_id: `r${i}`, said: 'escalate', final: 'proceed' }));
-    await writeFile(
-      path.join(ws.dir, 'session_states', 'auditor_session.json'),
-      JSON.stringify({
-        schemaVersion: 2,
-        persona_id: 'auditor',
-        updated_at: '2026-01-01T00:00:00.000Z',
-        runs: [],
-        messages: [],
-        archived: { count: 0, recent: [] },
-        track: miss,
-      }),
-    );
+describe('weighting by_priors: the priors each persona declares, and only outcomes a person confirmed', () => {
+  const declare = async (persona: string, priors: string) => {
+    const file = path.join(ws.dir, 'personas', `${persona}.md`);
+    await writeFile(file, (await readFile(file, 'utf8')).replace('\nweight: 1\n', `\nweight: 1\npriors: ${priors}\n`));
+  };
+
+  it('weighs each persona by the reliability its front matter declares (0.5 when it declares none)', async () => {
+    await declare('auditor', '{reliability: 0.9, strength: 4}');
+    await declare('strategist', '{reliability: 0.3}');
     const { orchestration, artifact } = await run({ mode: 'parallel', composition: 'weighted_average', weighting: 'by_priors' });
     const w = orchestration.composed_assessment?.weights ?? {};
-    // auditor: (0 + 1) / (8 + 2) = 0.1; the others have no record: 0.5 each.
-    expect(w.auditor).toBeCloseTo(0.1 / 1.1, 3);
-    expect(w.coordinator).toBeCloseTo(0.5 / 1.1, 3);
-    expect(artifact).toContain('track record');
+    expect(w.auditor).toBeCloseTo(0.9 / 1.7, 3);
+    expect(w.strategist).toBeCloseTo(0.3 / 1.7, 3);
+    expect(w.coordinator).toBeCloseTo(0.5 / 1.7, 3);
+    expect(artifact).toContain('weighted by its reliability (its declared prior, updated by the outcomes a person confirmed');
     // Fixed in the plan when the run started: a resume (or a draft) weighs the same.
     const state = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', orchestration.run_id, 'state.json'), 'utf8'));
-    expect(state.plan.settings.priors).toEqual({ coordinator: 0.5, strategist: 0.5, auditor: 0.1 });
+    expect(state.plan.settings.priors).toEqual({ coordinator: 0.5, strategist: 0.3, auditor: 0.9 });
   });
 
-  it('records each persona’s verdict against the final action when a run completes', async () => {
-    // A task the offline council agrees to (a paused run saves no memory).
-    const { out } = await run(
-      { mode: 'parallel' },
-      { task_description: 'Write the onboarding guide for new engineers', input_artifacts: ['examples/migration-plan.md'] },
-    );
-    expect(out.status).toBe('completed');
-    const state = JSON.parse(await readFile(path.join(ws.dir, 'session_states', 'coordinator_session.json'), 'utf8'));
-    expect(state.track).toEqual([{ run_id: out.run_id, said: expect.any(String), final: 'proceed' }]);
+  it('learns nothing from the council’s own vote: three completed runs leave every reliability where it was', async () => {
+    for (let i = 0; i < 3; i++) {
+      const { out } = await run(
+        { mode: 'parallel', weighting: 'by_priors' },
+        {
+          task_description: `Write the onboarding guide for new engineers (draft ${i + 1})`,
+          input_artifacts: ['examples/migration-plan.md'],
+        },
+      );
+      expect(out.status).toBe('completed');
+    }
+    const state = JSON.parse(await readFile(path.join(ws.dir, 'session_states', 'auditor_session.json'), 'utf8'));
+    expect(state).toMatchObject({ schemaVersion: 3, outcomes: [] });
+    expect(state).not.toHaveProperty('track');
+    const { orchestration } = await run({ mode: 'parallel', weighting: 'by_priors' });
+    expect(Object.values(orchestration.composed_assessment?.weights ?? {})).toEqual([0.3333, 0.3333, 0.3333]);
+  });
+
+  it('refuses priors that are not a reliability and a strength, naming the key', async () => {
+    await declare('auditor', '{reliability: 1.5, confidence: 2}');
+    await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify({ task_description: TASK }));
+    const r = await maestro('validate', 'task.json');
+    expect(r.code).not.toBe(0);
+    expect(r.stdout + r.stderr).toMatch(/priors\.reliability/);
+    expect(r.stdout + r.stderr).toMatch(/confidence/);
   });
 });
 

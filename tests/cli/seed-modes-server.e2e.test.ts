@@ -155,27 +155,46 @@ describe('hierarchical majority through a real server', () => {
 });
 
 describe('seed 003 parity through a real server', () => {
-  it('one work item routed to one persona returns what that persona returns run directly on the same input', async () => {
-    // The server's answer is a function of the request alone: same input, same output.
+  it('one work item routed to one persona returns what that persona returns run directly on the same input, unchanged', async () => {
+    // The server's answer is a function of the request alone: same input, same output. The persona
+    // asks for a file on its first turn, so parity holds across a read too.
     const rest = councilHandler();
+    await writeFile(path.join(ws.dir, 'cache-notes.md'), 'Redis is already run by the platform team.\n');
     await serve((body, n, request) => {
       if (isClassifyRequest(body)) return HARMLESS(body, n, request);
       if (body.response_format) return rest(body, n, request);
       const digest = createHash('sha256').update(JSON.stringify(body.messages)).digest('hex').slice(0, 12);
-      return { content: `${personaName(body)} answers ${digest}` };
+      const asked = body.messages?.some((m) => m.content.includes('<<<BEGIN cache-notes.md'));
+      return {
+        content: asked ? `${personaName(body)} answers ${digest}` : 'First the notes: [ORCHESTRATOR_REQUEST: READ_FILE(cache-notes.md)]',
+      };
     });
     const item = { id: 'only', assigned_agent: 'strategist', goal: 'List the options for the cache' };
-    const state = async (id: string) => JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', id, 'state.json'), 'utf8'));
     const { workItemTask } = await import('../../src/domain/modes/work-items.js');
+    const proposal = async (artifact: string) => /## Final proposal\n\n([\s\S]*?)\n\n## /.exec(await readFile(artifact, 'utf8'))?.[1];
     // Run directly first, on a fresh council; the item then runs without memory (the default), as a fresh persona would.
     const direct = await runTask({
       task_description: workItemTask({ ...item, inputs: {}, expected_output: {} }, { task: 'Choose the cache for the billing service' }),
       config: { personas: ['strategist'], max_rounds: 1 },
     });
-    const directReply = (await state(direct.run_id)).steps.find((s: { kind: string }) => s.kind === 'turn').reply;
     const viaItem = await runTask({ task_description: 'Choose the cache for the billing service', work_items: [item] });
-    const itemReply = (await state(viaItem.run_id)).steps.find((s: { id: string }) => s.id === 'item:only').reply;
-    expect(itemReply).toMatch(/^Strategist answers [0-9a-f]{12}$/);
-    expect(itemReply).toBe(directReply);
+    expect([direct.status, viaItem.status]).toEqual(['completed', 'completed']);
+    const answer = await proposal(path.join(ws.dir, 'outputs', `${viaItem.run_id}.md`));
+    expect(answer).toMatch(/^Strategist answers [0-9a-f]{12}$/);
+    expect(answer).toBe(await proposal(path.join(ws.dir, 'outputs', `${direct.run_id}.md`)));
+  });
+
+  it('code-first: two items make their own calls only — no verdict or arbitration call of the orchestrator', async () => {
+    await serve(councilHandler({ turn: (name) => `${name} works on its item.` }));
+    const items = [
+      { id: 'risks', assigned_agent: 'auditor', goal: 'List the risks of the cache' },
+      { id: 'options', assigned_agent: 'strategist', goal: 'List the options for the cache' },
+    ];
+    const out = await runTask({ task_description: 'Choose the cache for the billing service', work_items: items });
+    expect(out.status).toBe('completed');
+    // One classification (the mediator's, as for every run), then each item's turn, verdict and final proposal.
+    expect(server!.classifyRequests).toHaveLength(1);
+    const asked = server!.chatRequests().map((r) => personaName(r.body!));
+    expect(asked).toEqual(['Auditor', 'Auditor', 'Auditor', 'Strategist', 'Strategist', 'Strategist']);
   });
 });

@@ -25,8 +25,8 @@ async function deadPid(): Promise<number> {
 describe('maestro status (end to end)', () => {
   it('reports an idle workspace: no watcher, what is queued, no runs', async () => {
     const ws = await workspace();
-    await dropCommand(ws, 'first.json', task('One'));
-    await dropCommand(ws, 'second.json', task('Two'));
+    await dropCommand(ws, 'first.json', task('Review plan one'));
+    await dropCommand(ws, 'second.json', task('Review plan two'));
     const { code, value } = await status(ws);
     expect(code).toBe(0);
     expect(value).toMatchObject({ watcher_running: false, watchers: [], inflight: [], paused: [], recent: [], rejected: 0 });
@@ -35,7 +35,7 @@ describe('maestro status (end to end)', () => {
 
   it('never prints a secret a queued file name holds, as text or as JSON', async () => {
     const ws = await workspace();
-    await dropCommand(ws, 'from-jane.doe@example.com.json', task('One'));
+    await dropCommand(ws, 'from-jane.doe@example.com.json', task('Review plan one'));
     const shown = await runCli(['status', '--workspace', ws]);
     const json = await runCli(['status', '--workspace', ws, '--json']);
     for (const out of [shown.stdout, json.stdout]) {
@@ -47,7 +47,7 @@ describe('maestro status (end to end)', () => {
 
   it('reports a running watcher, recent runs with their outcome, and runs paused for a person', async () => {
     const ws = await workspace();
-    await dropCommand(ws, 'fine.json', task('An ordinary review'));
+    await dropCommand(ws, 'fine.json', task('Review the ordinary plan'));
     await dropCommand(ws, 'risky.json', task('Delete all production backups with rm -rf tonight'));
     const once = new CliProcess(['watch', '--once', '--json', '--workspace', ws]);
     defer(() => once.dispose());
@@ -99,7 +99,7 @@ describe('maestro status lists invalid runs', () => {
     const bad = await runCli(['run', 'bad.json', '--json'], { cwd: ws });
     expect(bad.code).toBe(2);
     const { run_id: invalidId, reason_code: reason } = JSON.parse(bad.stdout) as { run_id: string; reason_code: string };
-    await writeFile(path.join(ws, 'good.json'), JSON.stringify(task('An ordinary review')));
+    await writeFile(path.join(ws, 'good.json'), JSON.stringify(task('Review the ordinary plan')));
     expect((await runCli(['run', 'good.json'], { cwd: ws })).code).toBe(0);
 
     const json = await runCli(['status', '--json'], { cwd: ws });

@@ -46,10 +46,10 @@ describe('stops that explain themselves', () => {
 
   it('a pause for a person: hitl show gives the same explanation as the command line', async () => {
     const { r, out } = await run({ task_description: 'Transfer $50,000 to the vendor for the new servers' });
-    expect(out).toMatchObject({ status: 'paused', reason_code: 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL' });
-    expect(r.stderr).toContain('an action outside the council (payment');
+    expect(out).toMatchObject({ status: 'paused', reason_code: 'ETHICS_HIGH_STAKES' });
+    expect(r.stderr).toContain('asks to act: move or commit money (money)');
     const show = await maestro('hitl', 'show', out.run_id);
-    expect(show.stdout).toContain('an action outside the council (payment');
+    expect(show.stdout).toContain('asks to act: move or commit money (money)');
   });
 });
 

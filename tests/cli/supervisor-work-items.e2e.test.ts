@@ -52,7 +52,7 @@ describe('the supervisor mode and work items on the offline model, through the C
 
   it('runs work items at once with a reviewer, merging them in item order', async () => {
     await write('items.json', {
-      task_description: 'Prepare the billing-report migration',
+      task_description: 'Plan the billing-report migration',
       input_artifacts: ['examples/migration-plan.md'],
       output_artifact_path: 'outputs/items.md',
       facts: { deadline: '2026-03-01' },

@@ -2,8 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openConsole } from '../../src/compose/console.js';
-import { consoleServer } from '../../src/cli/ui/server.js';
 import { runCli } from '../fakes/cli.js';
+import { signedInConsole } from '../helpers/console.js';
 import { engineWorkspace, useEngine } from '../helpers/engine.js';
 
 // Issue 29: the console works on a workspace with an engine: runs, audit chains, decisions and the
@@ -11,7 +11,6 @@ import { engineWorkspace, useEngine } from '../helpers/engine.js';
 const { database, workspace } = useEngine();
 const TOKEN = 'engine-token-0123456789abcdefghij';
 const HOST = '127.0.0.1:4001';
-const ORIGIN = `http://${HOST}`;
 const SECRET = `ghp_${'Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8'}`;
 
 describe('maestro ui with an engine', () => {
@@ -27,15 +26,9 @@ describe('maestro ui with an engine', () => {
     const backend = await openConsole({ workspace: ws, env: { ...process.env, MAESTRO_WORKSPACE: '' } });
     try {
       expect(backend.app.engine).toBeDefined();
-      const server = consoleServer({ backend, token: TOKEN, hosts: () => [HOST] });
-      const headers = { host: HOST, cookie: `maestro_ui=${TOKEN}` };
-      const get = async (p: string) => (await server.request(`${ORIGIN}${p}`, { headers })).text();
-      const decide = (form: Record<string, string>) =>
-        server.request(`${ORIGIN}/decisions/${paused}`, {
-          method: 'POST',
-          body: new URLSearchParams(form),
-          headers: { ...headers, origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded' },
-        });
+      const ui = await signedInConsole(backend, { host: HOST, token: TOKEN });
+      const get = async (p: string) => (await ui.get(p)).text();
+      const decide = (form: Record<string, string>) => ui.post(`/decisions/${paused}`, form);
       const runs = await get('/runs');
       expect(runs).toContain(paused);
       expect(runs).toContain(sealed);
@@ -45,7 +38,7 @@ describe('maestro ui with an engine', () => {
       for (const p of ['/runs', '/decisions', `/runs/${sealed}`]) expect(await get(p)).not.toContain(SECRET);
       const pauseId = new RegExp(`name="pause_id" value="(${paused}[^"]*)"`).exec(await get('/decisions'))?.[1] as string;
       expect(pauseId).toBeDefined();
-      expect((await decide({ decision: 'stop', pause_id: pauseId })).status).toBe(303);
+      expect((await decide({ decision: 'stop', pause_id: pauseId, note: 'not now' })).status).toBe(303);
       const stale = await decide({ decision: 'continue', pause_id: pauseId });
       expect(stale.status).toBe(409);
       const audit = await runCli(['audit', 'show', paused], { cwd: ws });

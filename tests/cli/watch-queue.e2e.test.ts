@@ -63,12 +63,12 @@ describe('maestro watch (end to end)', () => {
   it('two watchers on one folder run each of 30 commands exactly once', async () => {
     const ws = await workspace();
     // Half are queued before either watcher starts (both start-up scans race for them), half arrive later.
-    for (let i = 0; i < 15; i += 1) await dropCommand(ws, `early-${i}.json`, task(`Early task number ${i}`));
+    for (let i = 0; i < 15; i += 1) await dropCommand(ws, `early-${i}.json`, task(`Review early draft number ${i}`));
     const a = started(watch(ws));
     const b = started(watch(ws));
     await a.waitForEvent('watcher A to start', (e) => e.kind === 'started');
     await b.waitForEvent('watcher B to start', (e) => e.kind === 'started');
-    for (let i = 0; i < 15; i += 1) await dropCommand(ws, `late-${i}.json`, task(`Late task number ${i}`));
+    for (let i = 0; i < 15; i += 1) await dropCommand(ws, `late-${i}.json`, task(`Review late draft number ${i}`));
 
     await waitFor('30 artifacts', async () => (await listDir(path.join(ws, 'outputs'))).length === 30, 90_000);
     await waitFor(
@@ -101,7 +101,7 @@ describe('maestro watch (end to end)', () => {
     const watcher = started(watch(ws));
     await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');
 
-    const text = JSON.stringify(task('A task that arrives slowly, in several pieces, and must be read whole'), null, 2);
+    const text = JSON.stringify(task('Review a plan that arrives slowly, in several pieces, and must be read whole'), null, 2);
     const handle = await open(path.join(ws, 'commands', 'slow.json'), 'w');
     const pieces = 6;
     const size = Math.ceil(text.length / pieces);
@@ -116,7 +116,7 @@ describe('maestro watch (end to end)', () => {
     const done = await watcher.waitForEvent('the slow file to finish', (e) => e.kind === 'finished');
     expect(done).toMatchObject({ source: 'slow.json', status: 'completed' });
     const state = await readRunState(ws, String(done.run_id));
-    expect(state.command.task_description).toBe('A task that arrives slowly, in several pieces, and must be read whole');
+    expect(state.command.task_description).toBe('Review a plan that arrives slowly, in several pieces, and must be read whole');
     await stop(watcher);
     expect(watcher.events.filter((e) => e.kind === 'claimed')).toHaveLength(1);
     expect(await listDir(path.join(ws, '.maestro', 'rejected'))).toEqual([]);
@@ -134,14 +134,14 @@ describe('maestro watch (end to end)', () => {
     const old = new Date(Date.now() - 60_000);
     await utimes(draft, old, old);
     await rename(draft, path.join(ws, 'commands', 'broken.json'));
-    await dropCommand(ws, 'typo.json', { task_description: 'Fine task', config: { max_rounds: 1, max_round: 3 } });
+    await dropCommand(ws, 'typo.json', { task_description: 'Review the fine plan', config: { max_rounds: 1, max_round: 3 } });
     await dropCommand(ws, 'empty-task.json', { task_description: '   ' });
     await watcher.waitForEvent(
       'three rejections',
       () => watcher.events.filter((e) => e.kind === 'finished' && e.status === 'invalid').length === 3,
       30_000,
     );
-    await dropCommand(ws, 'good.json', task('A valid task after the broken ones'));
+    await dropCommand(ws, 'good.json', task('Review the valid plan after the broken ones'));
     const good = await watcher.waitForEvent('the good command', (e) => e.kind === 'finished' && e.source === 'good.json');
     expect(good.status).toBe('completed');
     expect(watcher.child.exitCode).toBeNull();
@@ -182,12 +182,12 @@ describe('maestro watch (end to end)', () => {
     const watcher = started(watch(ws));
     await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');
 
-    await dropCommand(ws, 'command.json', task('First legacy command'));
+    await dropCommand(ws, 'command.json', task('Review the first legacy plan'));
     const first = await watcher.waitForEvent('the first command.json', (e) => e.kind === 'finished');
-    await dropCommand(ws, 'command.json', task('Second legacy command'));
+    await dropCommand(ws, 'command.json', task('Review the second legacy plan'));
     const second = await watcher.waitForEvent('the second command.json', (e) => e.kind === 'finished' && e.run_id !== first.run_id);
     expect([first.status, second.status]).toEqual(['completed', 'completed']);
-    expect((await readRunState(ws, String(second.run_id))).command.task_description).toBe('Second legacy command');
+    expect((await readRunState(ws, String(second.run_id))).command.task_description).toBe('Review the second legacy plan');
     await stop(watcher);
 
     expect(watcher.events.filter((e) => e.kind === 'claimed')).toHaveLength(2);

@@ -108,9 +108,12 @@ describe('work items and the supervisor options', () => {
       { config: { mode: 'parallel', max_iterations: 3 } },
       'config.max_iterations: only for mode "supervisor" (this command says "parallel")',
     ],
+    [{ work_items: [item('a')], config: { planner: 'auditor' } }, 'config.planner: only for mode "plan", not with work_items'],
+    [{ config: { mode: 'parallel', max_replans: 1 } }, 'config.max_replans: only for mode "plan" (this command says "parallel")'],
+    [{ config: { mode: 'plan', max_replans: 4 } }, 'config.max_replans:'],
     [
       { config: { mode: 'round_robin', reviewer: 'auditor' } },
-      'config.reviewer: the reviewer gate works with mode "supervisor" and with work_items',
+      'config.reviewer: the reviewer gate works with modes "supervisor" and "plan" and with work_items',
     ],
   ])('rejects %j with a message naming the key', (input, expected) => {
     expect(issues({ task_description: 'Do it', ...input }).join('\n')).toContain(expected);

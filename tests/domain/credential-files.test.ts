@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CREDENTIAL_STORES, credentialContentReason, credentialFileReason } from '../../src/domain/credential-files.js';
+import { CREDENTIAL_STORES, credentialContentReason, credentialFileReason, credentialStoreOf } from '../../src/domain/credential-files.js';
 import { deniedReason, outputDeniedReason } from '../../src/domain/sandbox-rules.js';
 
 // Issue 22, point 10: well-known credential stores are never served, at any depth, whatever the case.
@@ -23,6 +23,7 @@ const DENIED: readonly string[] = [
   'id_ecdsa_sk',
   'id_ed25519.pub',
   'id_rsa_work',
+  'keys/id_xmss',
   'backup/id_dsa',
   '.ssh/config',
   '.ssh/known_hosts',
@@ -44,6 +45,8 @@ const DENIED: readonly string[] = [
   'notes.gpg',
   'key.asc',
   '.password-store/email/work.gpg',
+  '.password-store/.gpg-id',
+  'vault/old.kdb',
   'site/.htpasswd',
   // cloud
   '.aws/credentials',
@@ -111,6 +114,71 @@ const DENIED: readonly string[] = [
   'secrets.json',
   '.streamlit/secrets.toml',
   '.config/gh/hosts.yml',
+  // Issue 35 item 8: shell and database histories
+  '.bash_history',
+  'home/me/.zsh_history',
+  '.sh_history',
+  '.history',
+  '.psql_history',
+  '.mysql_history',
+  '.sqlite_history',
+  '.rediscli_history',
+  '.node_repl_history',
+  '.python_history',
+  '.irb_history',
+  '.Rhistory',
+  '.clickhouse-client-history',
+  '.local/share/fish/fish_history',
+  '.dbshell',
+  '.mongosh/mongosh_repl_history',
+  'AppData/Roaming/Microsoft/Windows/PowerShell/PSReadLine/ConsoleHost_history.txt',
+  '.julia/logs/repl_history.jl',
+  // build tools and registries
+  '.gradle/gradle.properties',
+  '.m2/settings.xml',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.composer/auth.json',
+  '.config/composer/auth.json',
+  '.yarnrc',
+  '.yarnrc.yml',
+  'AppData/Roaming/NuGet/NuGet.Config',
+  // command-line tools' logins
+  '.config/hub',
+  '.config/glab-cli/config.yml',
+  '.config/doctl/config.yaml',
+  '.config/hcloud/cli.toml',
+  '.config/stripe/config.toml',
+  '.config/op/config',
+  '.fly/config.yml',
+  '.ngrok2/ngrok.yml',
+  '.config/ngrok/ngrok.yml',
+  '.sentryclirc',
+  '.config/rclone/rclone.conf',
+  '.pulumi/credentials.json',
+  'AppData/Roaming/postgresql/pgpass.conf',
+  '.vault_pass',
+  'ansible/vault_password.txt',
+  '.vault-pass.txt',
+  // web applications' configuration
+  'wp-config.php',
+  'blog/wp-config.php.bak',
+  'wp-config.php~',
+  'WP-CONFIG.PHP',
+  'w/LocalSettings.php',
+  'configuration.php',
+  'joomla/configuration.php.old',
+  'web/sites/default/settings.php',
+  'sites/example.com/settings.local.php',
+  'app/etc/env.php',
+  'app/etc/local.xml',
+  'config/database.yml',
+  'app/config/parameters.yml',
+  'config/parameters.yaml',
+  'conf/tomcat-users.xml',
+  'config/master.key',
+  'config/credentials/production.key',
+  'config/secrets.yml',
 ];
 
 const ALLOWED: readonly string[] = [
@@ -151,6 +219,31 @@ const ALLOWED: readonly string[] = [
   'notes/credentialing.md',
   'package.json',
   'README.md',
+  // Issue 35: look-alikes of the new rows, and files judged not credentials by nature (their
+  // content is screened: a literal password in them is found by the detector)
+  'wp-config-sample.php',
+  'installation/configuration.php-dist',
+  'sites/default/default.settings.php',
+  'docs/bash-history.md',
+  'HISTORY.md',
+  'src/history.ts',
+  'history',
+  'config/database.yml.example',
+  'app/config/parameters.yml.dist',
+  'gradle.properties',
+  'maven/settings.xml',
+  'composer.json',
+  'settings.py',
+  'mysite/settings.py',
+  'appsettings.json',
+  'appsettings.Production.json',
+  'Jenkinsfile',
+  'k8s/deployment.yaml',
+  '.github/workflows/release.yml',
+  'docker-compose.yml',
+  'infra/main.tf',
+  'docs/vault-password-rotation.md',
+  'yarn.lock',
 ];
 
 describe('credential stores by name (data-driven)', () => {
@@ -173,6 +266,12 @@ describe('credential stores by name (data-driven)', () => {
   it('has, for every kind of store in the table, a refused example here (the table and its tests move together)', () => {
     const reasons = DENIED.map((p) => credentialFileReason(p) ?? '');
     const untested = CREDENTIAL_STORES.filter((s) => !reasons.some((r) => r.endsWith(`it is ${s.what}`))).map((s) => s.what);
+    expect(untested).toEqual([]);
+  });
+
+  it('has, for every pattern of every store, a refused example that it matches first (each row pinned)', () => {
+    const hit = new Set(DENIED.map((p) => credentialStoreOf(p)?.pattern));
+    const untested = CREDENTIAL_STORES.flatMap((s) => s.patterns).filter((pattern) => !hit.has(pattern));
     expect(untested).toEqual([]);
   });
 

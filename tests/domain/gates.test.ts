@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkDecisionInvariants, GATE_LAYERS } from '../../src/domain/decision.js';
 import { evaluateGates, taskSensitivity, type GateFacts } from '../../src/domain/gates.js';
-import { readPolicySignals } from '../../src/domain/policy-signals.js';
+import type { FloorFinding, FloorGate } from '../../src/domain/floor/floor.js';
+import type { FloorReading } from '../../src/domain/floor/reading.js';
 
 const clean: GateFacts = {
   taskBlank: false,
@@ -12,6 +13,40 @@ const clean: GateFacts = {
   secretCategories: [],
 };
 const facts = (overrides: Partial<GateFacts>): GateFacts => ({ ...clean, ...overrides });
+
+const READING: FloorReading = {
+  perception: { deliverables: ['review'], acts: [], unplaced: [], objects: [], inputs: [] },
+  context: {
+    domains: [],
+    high_stakes_case: [],
+    irreversible: false,
+    scale: false,
+    urgency: false,
+    intent: 'clear',
+    unclear: [],
+    boundary: false,
+  },
+};
+/** The floor as the gates see it: what it found (each finding at its gate), accepted or not. */
+const floor = (...found: [FloorGate, string, string?][]): Pick<GateFacts, 'floor'> => {
+  const findings: FloorFinding[] = found.map(([gate, label, accepted]) => ({
+    gate,
+    label,
+    says: label,
+    risk: label,
+    ...(accepted ? { accepted } : {}),
+  }));
+  return {
+    floor: {
+      reading: READING,
+      verdict: {
+        proceeds: findings.every((f) => f.accepted),
+        findings,
+        acceptedBy: findings.flatMap((f) => (f.accepted ? [f.accepted] : [])),
+      },
+    },
+  };
+};
 
 describe('gates', () => {
   it('runs every gate in order and dispatches a clean command', () => {
@@ -24,7 +59,7 @@ describe('gates', () => {
   const table: [string, Partial<GateFacts>, string, string, 'PAUSE_FOR_HITL' | 'STOPPED', boolean][] = [
     ['blank task', { taskBlank: true }, 'meaning', 'MEANING_EMPTY_TASK', 'PAUSE_FOR_HITL', false],
     ['unknown persona', { unknownPersonas: ['ghost'] }, 'meaning', 'MEANING_UNKNOWN_PERSONA', 'PAUSE_FOR_HITL', false],
-    ['ambiguous intent', { ambiguity: ['unresolved_reference'] }, 'meaning', 'MEANING_AMBIGUOUS_INTENT', 'PAUSE_FOR_HITL', false],
+    ['unclear intent', floor(['meaning', 'unclear: unresolved_reference']), 'meaning', 'MEANING_AMBIGUOUS_INTENT', 'PAUSE_FOR_HITL', false],
     [
       'missing input',
       { missingInputs: [{ path: 'a.md', reason: 'not found' }] },
@@ -33,11 +68,18 @@ describe('gates', () => {
       'PAUSE_FOR_HITL',
       false,
     ],
-    ['boundary ask', { boundary: true }, 'rfl', 'REL_BOUNDARY_UNSTABLE', 'PAUSE_FOR_HITL', false],
+    ['boundary ask', floor(['rfl', 'boundary']), 'rfl', 'REL_BOUNDARY_UNSTABLE', 'PAUSE_FOR_HITL', false],
     ['secret', { secretCategories: ['API_KEY_OPENAI'] }, 'ethics', 'ETHICS_SECRET_DETECTED', 'STOPPED', true],
     ['PII (policy stop)', { piiCategories: ['EMAIL'] }, 'ethics', 'ETHICS_PII_DETECTED', 'STOPPED', true],
     ['PII (policy pause)', { piiCategories: ['EMAIL'], piiPolicy: 'pause' }, 'ethics', 'ETHICS_PII_DETECTED', 'PAUSE_FOR_HITL', false],
-    ['high stakes', { highStakes: ['medical'] }, 'ethics', 'ETHICS_HIGH_STAKES', 'PAUSE_FOR_HITL', false],
+    [
+      'an act in a high-stakes domain',
+      floor(['ethics', 'act: dismiss_person (task)']),
+      'ethics',
+      'ETHICS_HIGH_STAKES',
+      'PAUSE_FOR_HITL',
+      false,
+    ],
     [
       'path escape',
       { pathEscapes: [{ field: 'output_artifact_path', path: '../x', reason: 'escapes' }] },
@@ -47,7 +89,7 @@ describe('gates', () => {
       true,
     ],
     ['stopped conflict', { conflictStopped: true }, 'acc', 'ACC_STOPPED_IS_TERMINAL', 'STOPPED', true],
-    ['side effect', { sideEffects: ['publish'] }, 'acc', 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL', 'PAUSE_FOR_HITL', false],
+    ['an act on a system', floor(['acc', 'act: publish (task)']), 'acc', 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL', 'PAUSE_FOR_HITL', false],
   ];
 
   it.each(table)('%s → %s %s', (_what, overrides, layer, reason, decision, sealed) => {
@@ -76,7 +118,7 @@ describe('gates', () => {
     const still = evaluateGates(facts({ unknownPersonas: ['ghost'], approved: new Set(['MEANING_UNKNOWN_PERSONA']) }));
     expect(still.decision).toMatchObject({ decision: 'PAUSE_FOR_HITL', reason_code: 'MEANING_UNKNOWN_PERSONA' });
     // An ambiguous task is the person's to read: once they continue, the council works on it as written.
-    const read = evaluateGates(facts({ ambiguity: ['no_object'], approved: new Set(['MEANING_AMBIGUOUS_INTENT']) }));
+    const read = evaluateGates(facts({ ...floor(['meaning', 'unclear: no_object']), approved: new Set(['MEANING_AMBIGUOUS_INTENT']) }));
     expect(read.decision.decision).toBe('RUN');
     expect(read.outcomes[1]?.details).toMatchObject({ approved_by_person: 'MEANING_AMBIGUOUS_INTENT' });
     const sealed = evaluateGates(facts({ piiCategories: ['EMAIL'], approved: new Set(['ETHICS_PII_DETECTED']) }));
@@ -87,31 +129,28 @@ describe('gates', () => {
     expect(evaluateGates(facts({ piiCategories: ['EMAIL'], piiPolicy: 'redact' })).decision.decision).toBe('RUN');
   });
 
-  it('records why the intent cannot be read, and notes it as advice', () => {
-    const r = evaluateGates(facts({ ambiguity: ['vague_object'] }));
-    expect(r.outcomes[1]).toMatchObject({ layer: 'meaning', details: { ambiguity: ['vague_object'] } });
-    expect(r.outcomes[0]?.details).toMatchObject({ advice: ['ambiguous_intent'] });
+  it('records what the floor found at the gate that pauses, and the whole reading at mediator_advice', () => {
+    const r = evaluateGates(facts(floor(['meaning', 'unclear: vague_object'])));
+    expect(r.outcomes[1]).toMatchObject({ layer: 'meaning', details: { floor: ['unclear: vague_object'] } });
+    expect(r.outcomes[0]).toMatchObject({
+      layer: 'mediator_advice',
+      decision: { decision: 'RUN', reason_code: 'MEDIATOR_ADVICE_NOTED' },
+      details: { deliverables: ['review'], proceeds: false, findings: ['unclear: vague_object'] },
+    });
+  });
+
+  it('lets through what the workspace accepts, and records the acceptance', () => {
+    const r = evaluateGates(facts(floor(['acc', 'act: change_system (task)', 'change_system'])));
+    expect(r.decision.decision).toBe('RUN');
+    expect(r.outcomes[0]?.details).toMatchObject({ proceeds: true, accepted_by: ['change_system'] });
+    // An acceptance of one class leaves the others standing.
+    const other = evaluateGates(facts(floor(['acc', 'act: change_system (task)', 'change_system'], ['ethics', 'case: health'])));
+    expect(other.decision).toMatchObject({ layer: 'ethics', reason_code: 'ETHICS_HIGH_STAKES' });
   });
 
   it('notes advice without ever stopping', () => {
-    const r = evaluateGates(facts({ sideEffects: ['send'], piiCategories: ['EMAIL'], piiPolicy: 'redact' }));
+    const r = evaluateGates(facts({ ...floor(['acc', 'act: send (task)']), piiCategories: ['EMAIL'], piiPolicy: 'redact' }));
     expect(r.outcomes[0]).toMatchObject({ layer: 'mediator_advice', decision: { decision: 'RUN', reason_code: 'MEDIATOR_ADVICE_NOTED' } });
-  });
-});
-
-describe('policy signals', () => {
-  it.each([
-    ['Publish the release notes on the blog', { sideEffects: ['publish'] }],
-    ['Send the invoice reminders to every customer', { sideEffects: ['send'] }],
-    ['Upload the dataset to the shared drive', { sideEffects: ['upload'] }],
-    ['Should I sue my landlord over the deposit?', { highStakes: ['legal'] }],
-    ['Suggest a dosage for the new medication', { highStakes: ['medical'] }],
-    ['Give me investment advice for my pension', { highStakes: ['financial'] }],
-    ['Decide for me which job offer to take', { boundary: true }],
-    ['Assess the migration plan and propose next steps', {}],
-    ['Review the e-mail templates for tone', {}],
-  ])('%s', (task, expected) => {
-    expect(readPolicySignals(task)).toEqual({ sideEffects: [], highStakes: [], boundary: false, ...expected });
   });
 });
 
@@ -120,14 +159,15 @@ describe('taskSensitivity: what the REROUTE table asks of a task', () => {
   it.each([
     ['personal data', { piiCategories: ['EMAIL'] }],
     ['a secret', { secretCategories: ['AWS_ACCESS_KEY'] }],
-    ['a high-stakes domain', { highStakes: ['medical'] }],
-    ['an external side effect', { sideEffects: ['payment'] }],
+    ['a particular case in a high-stakes domain', floor(['ethics', 'case: health'])],
+    ['an act in the world', floor(['acc', 'act: move_money (task)'])],
+    ['an act the workspace accepts', floor(['acc', 'act: change_system (task)', 'change_system'])],
   ])('%s makes a task policy-sensitive (never rerouted)', (_what, facts) => {
     expect(taskSensitivity({ ...base, ...facts })).toEqual({ policySensitive: true, ambiguous: false });
   });
-  it('a boundary ask or an underspecified request is ambiguous intent', () => {
-    expect(taskSensitivity({ ...base, boundary: true }).ambiguous).toBe(true);
-    expect(taskSensitivity({ ...base, ambiguity: ['no_object'] }).ambiguous).toBe(true);
+  it('a boundary ask or an unclear request is ambiguous intent', () => {
+    expect(taskSensitivity({ ...base, ...floor(['rfl', 'boundary']) }).ambiguous).toBe(true);
+    expect(taskSensitivity({ ...base, ...floor(['meaning', 'unclear: no_object']) }).ambiguous).toBe(true);
     expect(taskSensitivity(base)).toEqual({ policySensitive: false, ambiguous: false });
   });
 });

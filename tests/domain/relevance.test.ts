@@ -61,4 +61,22 @@ describe('domain relevance ranks personas by BM25 over what they declare (seed 0
     expect(r.plain).toBe(NEUTRAL_RELEVANCE);
     expect(r.performance).toBe(1);
   });
+
+  // Issue 40, point 4: a task that names its topic in other words, and one that repeats a word.
+  it('meets the field a task names in other words, through the common words of each declared domain', () => {
+    const slow = rankRelevance(council, 'Make the slow report faster');
+    expect(slow.performance).toBe(1);
+    expect(slow.security).toBe(RELEVANCE_FLOOR);
+    const guessing = rankRelevance(council, 'Stop password guessing');
+    expect(guessing.security).toBe(1);
+    expect(guessing.performance).toBe(RELEVANCE_FLOOR);
+    const confusing = rankRelevance(council, 'People find the checkout confusing');
+    expect(confusing.ux).toBe(1);
+  });
+
+  it('counts a word once, however often the task repeats it: a repeated word does not outrank the topic', () => {
+    const once = rankRelevance(council, 'The checkout form is slow');
+    expect(rankRelevance(council, 'The checkout form is slow: form, form, form, the form, forms everywhere')).toEqual(once);
+    expect(once.performance).toBeGreaterThan(RELEVANCE_FLOOR);
+  });
 });

@@ -5,7 +5,7 @@ import { pauseDecision, sealedStopDecision, systemStopDecision, userDecision } f
 import { parseRunState } from '../../src/domain/checkpoint.js';
 import { RUN_STATE_VERSION, type RunState } from '../../src/domain/run-state.js';
 import type { RunEvent } from '../../src/domain/run-machine.js';
-import { keepsRawCommand, screenCommand, screenRunEvent, screenRunState } from '../../src/domain/screen.js';
+import { screenCommand, screenRunEvent, screenRunState } from '../../src/domain/screen.js';
 import { screenStrings } from '../../src/domain/screen-text.js';
 import { startedRun, turnStep } from '../fixtures/journal-run.js';
 import { conflictFingerprint } from '../../src/app/loop-policy.js';
@@ -166,28 +166,26 @@ describe('screenRunState and screenRunEvent: what a checkpoint and its journal k
         at: '2026-01-01T00:00:00.000Z',
         summary: `failed on ${CARD}`,
       },
-      { type: 'advised', advice: { side_effects: [`email ${EMAIL}`], high_stakes: [], ambiguous: false } },
+      {
+        type: 'advised',
+        advice: {
+          deliverables: [],
+          acts: [{ class: 'send', object: `email ${EMAIL}` }],
+          domains: [],
+          high_stakes_case: [],
+          irreversible: false,
+          scale: false,
+          urgency: false,
+          intent_clear: true,
+          personal_preference: false,
+        },
+      },
     ];
     for (const event of events) {
       expect(holdsRaw(event), event.type).not.toEqual([]);
       expect(holdsRaw(screenRunEvent(event)), event.type).toEqual([]);
       expect(screenRunEvent(event).type).toBe(event.type);
     }
-  });
-});
-
-describe('keepsRawCommand: the command as given is kept only while the run may go on', () => {
-  it.each([
-    ['running', undefined, true],
-    ['paused', pauseDecision('ethics', 'ETHICS_PII_DETECTED'), true],
-    ['error', systemStopDecision('queue', 'STORAGE_WRITE_FAILED'), true],
-    ['error', systemStopDecision('queue', 'RUN_FAILED_INTERNAL'), false],
-    ['completed', undefined, false],
-    ['stopped', sealedStopDecision('ethics', 'ETHICS_SECRET_DETECTED'), false],
-    ['stopped', userDecision('STOPPED', 'HITL_STOP'), false],
-    ['invalid', undefined, false],
-  ] as const)('%s (%o): %s', (status, decision, kept) => {
-    expect(keepsRawCommand({ status, ...(decision ? { decision } : {}) })).toBe(kept);
   });
 });
 

@@ -39,11 +39,21 @@ describe('renderTranscript: the story of a run', () => {
 
   it("lists the mediator's classification first in the transcript, with the route and model that answered it", () => {
     const classification = { model: 'local/m', calls: 2, usage: { prompt_tokens: 30, completion_tokens: 4 } };
-    const advice = { side_effects: ['send'], high_stakes: [], ambiguous: false };
+    const advice = {
+      deliverables: ['summary'],
+      acts: [{ class: 'send' as const, object: 'the board' }],
+      domains: [],
+      high_stakes_case: [],
+      irreversible: false,
+      scale: false,
+      urgency: false,
+      intent_clear: true,
+      personal_preference: false,
+    };
     const text = section(renderTranscript(aRunState({ steps, classification, advice })), 'Transcript');
     expect(text.indexOf('###')).toBe(text.indexOf('### mediator · task classification'));
     expect(text).toContain('_local/m · 2 calls_');
-    expect(text).toContain('side effects: send · high stakes: none · ambiguous: no');
+    expect(text).toContain('acts: send (the board) · particular cases: none · intent clear: yes');
     expect(text.indexOf('### mediator')).toBeLessThan(text.indexOf('### alpha · round 1'));
     expect(section(renderTranscript(aRunState({ steps })), 'Transcript')).not.toContain('### mediator');
   });

@@ -102,11 +102,27 @@ const CHAT_PATHS = new Set(['/v1/chat/completions', '/chat/completions']);
 /** True for the mediator_advice classification the orchestrator asks a real route before the council. */
 export function isClassifyRequest(body: ChatRequestBody): boolean {
   const first = body.messages?.[0]?.content;
-  return typeof first === 'string' && first.startsWith('You classify tasks for a safety gate');
+  return typeof first === 'string' && first.startsWith('You read tasks for a safety gate');
+}
+
+/** A mediator's reading of a task as JSON: nothing found, unless `over` says otherwise. */
+export function readingReply(over: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    deliverables: [],
+    acts: [],
+    domains: [],
+    high_stakes_case: [],
+    irreversible: false,
+    scale: false,
+    urgency: false,
+    intent_clear: true,
+    personal_preference: false,
+    ...over,
+  });
 }
 
 /** The default classification: nothing to flag (a model that finds every task harmless). */
-export const HARMLESS: ChatHandler = () => ({ content: '{"side_effects": [], "high_stakes": [], "ambiguous": false}' });
+export const HARMLESS: ChatHandler = () => ({ content: readingReply() });
 
 /**
  * A chat-completions server on 127.0.0.1. Classification requests (`isClassifyRequest`) go to

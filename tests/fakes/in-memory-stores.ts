@@ -71,10 +71,10 @@ export class InMemorySessionStore implements SessionStore {
     return { state: this.states.get(personaId) ?? emptySessionState(personaId, now) };
   }
 
-  async appendRun(personaId: string, runId: string, memory: RunMemory, options: AppendRunOptions = {}): Promise<void> {
+  async appendRun(personaId: string, runId: string, memory: RunMemory, _options: AppendRunOptions = {}): Promise<void> {
     if (this.failAppend) throw this.failAppend;
     const { state } = await this.load(personaId);
-    const appended = appendRun(state, runId, memory, this.clock.now().toISOString(), options.track);
+    const appended = appendRun(state, runId, memory, this.clock.now().toISOString());
     const { state: kept, moved } = compactSession(appended, this.keepRuns);
     this.archived.set(personaId, [...(this.archived.get(personaId) ?? []), ...moved]);
     this.states.set(personaId, kept);
@@ -82,6 +82,11 @@ export class InMemorySessionStore implements SessionStore {
 
   async recallArchive(personaId: string, terms: readonly string[], limit: number): Promise<Passage[]> {
     return (this.archived.get(personaId) ?? []).filter((p) => terms.some((t) => p.text.toLowerCase().includes(t))).slice(-limit);
+  }
+
+  async update(personaId: string, change: (state: SessionState) => SessionState): Promise<void> {
+    const { state } = await this.load(personaId);
+    this.states.set(personaId, change(state));
   }
 }
 

@@ -58,7 +58,7 @@ export async function listRuns(
   const runs = new Map<string, RunListing>();
   for (const id of await listDirOrEmpty(paths.runs)) {
     const state = await readRunState(paths, id);
-    if (state) runs.set(id, fromState(state, prices, await showRun(state.run_id, state.status, liveness)));
+    if (state) runs.set(id, fromState(state, prices, await showRun(state, liveness)));
   }
   for (const listing of await listAuditOnlyRuns(paths, new Set(runs.keys()))) runs.set(listing.run_id, listing);
   return [...runs.values()].sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id));

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { nextStep, shownStatus } from '../../domain/run-liveness.js';
+import type { RunLife } from '../../domain/run/transitions.js';
 import { FsRunHolds } from './run-holds.js';
 import { FsWatcherRegistry } from './watcher-registry.js';
 import { exists, findClaim } from './inflight-claims.js';
@@ -60,10 +61,10 @@ export class FsRunLiveness implements RunLiveness {
 const SAFE_RUN_ID = /^[A-Za-z0-9_-]+$/;
 
 /**
- * The status to show for a run whose checkpoint says `stored`, and what to do next. Only a run whose
+ * The status to show for a run as its checkpoint says it is, and what to do next. Only a run whose
  * checkpoint says `running` needs a look at who holds it: the other statuses are what they say.
  */
-export async function showRun(runId: string, stored: string, liveness: RunLiveness): Promise<ShownRun> {
-  const status = stored === 'running' ? shownStatus(stored, await liveness.isHeld(runId)) : stored;
-  return { status, next_step: nextStep(runId, status) };
+export async function showRun(run: RunLife & { readonly run_id: string }, liveness: RunLiveness): Promise<ShownRun> {
+  const status = run.status === 'running' ? shownStatus(run.status, await liveness.isHeld(run.run_id)) : run.status;
+  return { status, next_step: nextStep(run, status) };
 }

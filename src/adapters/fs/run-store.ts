@@ -3,7 +3,8 @@ import path from 'node:path';
 import { parseRunState } from '../../domain/checkpoint.js';
 import type { RunEvent } from '../../domain/run-machine.js';
 import type { RunState } from '../../domain/run-state.js';
-import { keepsRawCommand, RAW_COMMAND_FILE, screenRunState } from '../../domain/screen.js';
+import { RAW_COMMAND_FILE, screenRunState } from '../../domain/screen.js';
+import { isLiveRun } from '../../domain/run/transitions.js';
 import { StorageError } from '../../domain/errors.js';
 import {
   ensurePrivateDir,
@@ -370,7 +371,7 @@ export class FsRunStore {
     await this.#removeFiles(runId, [...new Set([...(open?.removed ?? []), ...(text === undefined ? [] : journalRemovals(text))])]);
     await this.#unlinkIfThere(file, 'the checkpoint journal');
     // A run that has ended keeps nothing raw: the command as given goes with its end, however it ended.
-    if (!keepsRawCommand(state)) await this.#unlinkIfThere(path.join(dir, RAW_COMMAND_FILE), 'the command copy');
+    if (!isLiveRun(state)) await this.#unlinkIfThere(path.join(dir, RAW_COMMAND_FILE), 'the command copy');
     await syncDirectory(dir, this.#fs);
   }
 

@@ -114,7 +114,7 @@ export class FsSessionStore implements SessionStore {
         const { state } = await this.load(personaId);
         // A retry whose run other saves have since moved to the archive: it is saved already.
         if (options.retry && !holdsRun(state, runId) && (await archiveHolds(this.archiveFor(personaId), runId))) return;
-        const appended = appendRun(state, runId, memory, this.clock.now().toISOString(), options.track);
+        const appended = appendRun(state, runId, memory, this.clock.now().toISOString());
         // Counted before the writes and their checks (and before passages move, so the archive keeps
         // their counts): counting may load the tokenizer, and a holder that stalls there must find
         // out before it writes, not after.
@@ -127,6 +127,22 @@ export class FsSessionStore implements SessionStore {
         await held.assertHeld();
         await writeJsonAtomically(file, next);
         // Under the lock still: what is there now is what was just written.
+        this.#known.set(personaId, { stamp: stampOf(await stat(file, { bigint: true })), state: next });
+      },
+      this.lockOptions,
+    );
+  }
+
+  /** Changes the file under its lock, from what it holds now. */
+  async update(personaId: string, change: (state: SessionState) => SessionState): Promise<void> {
+    const file = this.fileFor(personaId);
+    await mkdir(this.dir, { recursive: true });
+    await withFileLock(
+      lockPathFor(file),
+      async (held) => {
+        const next = change((await this.load(personaId)).state);
+        await held.assertHeld();
+        await writeJsonAtomically(file, next);
         this.#known.set(personaId, { stamp: stampOf(await stat(file, { bigint: true })), state: next });
       },
       this.lockOptions,

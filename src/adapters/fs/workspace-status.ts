@@ -129,7 +129,7 @@ export async function readWorkspaceStatus(
 /** Sets each run's status as shown: one left `running` that no live process holds is `interrupted`. */
 async function showStates(states: Map<string, StateView>, liveness: FsRunLiveness): Promise<void> {
   for (const [id, state] of states) {
-    state.shown = await showRun(state.run_id ?? id, state.status ?? 'unknown', liveness);
+    state.shown = await showRun({ ...state, run_id: state.run_id ?? id, status: state.status ?? 'unknown' }, liveness);
   }
 }
 

@@ -57,15 +57,17 @@ export class OfflineLlmClient implements LlmClient {
           ? verdictReply(asked, view)
           : call.purpose === 'synthesis'
             ? synthesisReply(asked, view)
-            : call.purpose === 'plan'
-              ? planReply(view)
-              : call.purpose === 'assessment'
-                ? assessmentReply(asked, view)
-                : call.purpose === 'review'
-                  ? reviewReply(asked)
-                  : call.purpose === 'decision'
-                    ? decisionReply(asked)
-                    : turnReply(asked, view)); // a work item is a turn: the same reply the persona gives run directly
+            : call.purpose === 'plan' && request.responseFormat?.name === 'work_plan'
+              ? workPlanReply(asked, view)
+              : call.purpose === 'plan'
+                ? planReply(view)
+                : call.purpose === 'assessment'
+                  ? assessmentReply(asked, view)
+                  : call.purpose === 'review'
+                    ? reviewReply(asked)
+                    : call.purpose === 'decision'
+                      ? decisionReply(asked)
+                      : turnReply(asked, view)); // a work item is a turn: the same reply the persona gives run directly
     const promptChars = request.messages.reduce((n, m) => n + m.content.length, 0);
     call.onText?.(content);
     return {
@@ -83,6 +85,8 @@ type Asked = CallContext & { readonly messages: readonly ChatMessage[] };
 interface ConversationView {
   readonly name: string;
   readonly task: string;
+  /** The task as given, every paragraph (`task` is its first). */
+  readonly wholeTask: string;
   readonly inputs: string[];
   /** Every path some speaker already asked for in this task. */
   readonly requested: Set<string>;
@@ -110,6 +114,7 @@ function readConversation(messages: readonly ChatMessage[]): ConversationView {
   const current = start >= 0 ? messages.slice(start) : messages.slice(1);
   const briefing = start >= 0 ? (messages[start]?.content ?? '') : '';
   const task = /TASK:\s*([\s\S]*?)(?:\n\n|$)/.exec(briefing)?.[1]?.trim() ?? '';
+  const wholeTask = /TASK:\s*([\s\S]*?)\n\n(?:Input artifacts \(|No input artifacts were provided\.)/.exec(briefing)?.[1]?.trim() ?? task;
   const inputs = [...briefing.matchAll(/^- INPUT ARTIFACT: (.+)$/gm)].map((m) => (m[1] ?? '').trim());
   const requested = new Set<string>();
   const provided = new Map<string, string>();
@@ -135,6 +140,7 @@ function readConversation(messages: readonly ChatMessage[]): ConversationView {
   return {
     name,
     task,
+    wholeTask,
     inputs,
     requested,
     provided,
@@ -195,20 +201,28 @@ function verdictReply(request: Asked, v: ConversationView): string {
   if (DOUBT_MARKERS.test(v.task)) {
     return JSON.stringify({ action: 'investigate', confidence, rationale: 'the request is not settled enough to act on' });
   }
-  if (request.persona === 'auditor' && v.missing.length > 0) {
+  // Evidence the task itself names and nobody could find: the auditor will not proceed without it (a
+  // speculative request of its own that found nothing is no gap in the task).
+  const gaps = v.missing.filter((p) => namedFiles(v.wholeTask).includes(p));
+  if (request.persona === 'auditor' && gaps.length > 0) {
     return JSON.stringify({
       action: 'investigate',
       confidence: 0.55,
-      rationale: `${v.missing.length} requested file(s) were missing; the evidence is incomplete`,
+      rationale: `${gaps.length} file(s) the task names could not be found; the evidence is incomplete`,
     });
   }
   const basis = v.provided.size > 0 ? `the ${v.provided.size} file(s) read support the direction` : 'the direction is coherent as stated';
   return JSON.stringify({ action: 'proceed', confidence, rationale: basis });
 }
 
-/** An assessment: varied per persona and task (each vector's score from the hash), deterministic, plainly a rehearsal. */
+/**
+ * An assessment: its scores vary per persona and task (each vector's from a hash of the whole task),
+ * deterministic, plainly a rehearsal. Its action follows what the task says, never a coin: escalate
+ * when it asks for something hard to undo, investigate when it is unsettled, and the auditor
+ * investigates a task that names a file it was not given (evidence it cannot check); else proceed.
+ */
 function assessmentReply(request: Asked, v: ConversationView): string {
-  const seed = hash(`${request.persona}\n${v.task}\nassessment`);
+  const seed = hash(`${request.persona}\n${v.wholeTask}\nassessment`);
   const lens = ANGLES[request.persona]?.lens ?? `the concerns of a ${v.name.toLowerCase()}`;
   const vectors: Record<string, { score: number; rationale: string }> = {};
   VECTOR_NOTES.forEach(([name, note], i) => {
@@ -223,9 +237,8 @@ function assessmentReply(request: Asked, v: ConversationView): string {
     };
   });
   const confidence = Math.round((0.55 + (seed % 40) / 100) * 100) / 100;
-  // Varied but deterministic: the auditor doubts a task with nothing attached (or on a coin of the hash), anyone now and then.
-  const cautious = (request.persona === 'auditor' && (v.inputs.length === 0 || seed % 2 === 0)) || seed % 5 === 0;
-  const action = RISK_MARKERS.test(v.task) ? 'escalate' : DOUBT_MARKERS.test(v.task) || cautious ? 'investigate' : 'proceed';
+  const unchecked = request.persona === 'auditor' && namedFiles(v.wholeTask).some((f) => !v.inputs.includes(f));
+  const action = RISK_MARKERS.test(v.task) ? 'escalate' : DOUBT_MARKERS.test(v.task) || unchecked ? 'investigate' : 'proceed';
   const rationale =
     action === 'escalate'
       ? 'the task asks for something hard to undo; a person must decide'
@@ -233,6 +246,11 @@ function assessmentReply(request: Asked, v: ConversationView): string {
         ? `from ${lens}, more facts are needed before acting`
         : `from ${lens}, the direction is coherent as stated`;
   return JSON.stringify({ action, confidence, rationale, vectors });
+}
+
+/** Workspace paths a task names (`docs/plan.md`, `report.csv`): what an auditor would want to read. */
+function namedFiles(task: string): string[] {
+  return [...task.matchAll(/(?:^|[\s(`'"])((?:[\w.-]+\/)*[\w-]+\.(?:md|txt|json|csv|ya?ml|sql|ts|js|py|log))\b/g)].map((m) => m[1] ?? '');
 }
 
 const VECTOR_NOTES: readonly (readonly [string, string])[] = [
@@ -353,6 +371,20 @@ function synthesisReply(request: Asked, v: ConversationView): string {
     '3. Re-run the council with a real model for substantive advice (this is an offline rehearsal).',
     ...[offlineSynthesisAnswer(request.messages)].filter((a) => a !== undefined).flatMap((a) => ['', a]),
   ].join('\n');
+}
+
+/** A planner's plan of work items (`plan` mode): one item per council member, in the order offered, each from its lens. */
+function workPlanReply(request: Asked, v: ConversationView): string {
+  const prompt = request.messages.at(-1)?.content ?? '';
+  const members = [...prompt.matchAll(/^- ([a-z0-9][a-z0-9_-]*) \(([^)]+)\)/gm)].map((m) => ({ id: m[1] ?? '', name: m[2] ?? '' }));
+  const topic = keywords(v.task);
+  const items = members.map((m) => ({
+    id: `${m.id}-part`,
+    assigned_agent: m.id,
+    goal: `Cover ${topic.length > 0 ? topic.join(', ') : 'the task'} from the angle of ${ANGLES[m.id]?.lens ?? `a ${m.name.toLowerCase()}`}`,
+    expected_output: 'a short section with its findings and next steps',
+  }));
+  return JSON.stringify({ items, rationale: `one part per council member, each from its own angle (offline rehearsal)` });
 }
 
 function planReply(v: ConversationView): string {

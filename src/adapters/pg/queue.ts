@@ -1,7 +1,8 @@
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { Claim, Rejection } from '../../domain/queue.js';
+import { QUEUE_STATE_OF, type Claim, type Rejection } from '../../domain/queue.js';
+import type { RunStatus } from '../../domain/run-state.js';
 import { screenRejection, screenText } from '../../domain/screen.js';
 import type { Delivery } from '../../domain/ports.js';
 import { ClaimLostError, EngineError, SESSION_ALIVE_SQL, type Fence, type PgEngine, type Queryable } from './engine.js';
@@ -508,11 +509,12 @@ export class EngineClaimStore {
   async release(): Promise<void> {
     await this.engine.tx(async (db) => {
       if ((await this.#heldState(db)) !== 'running') return;
+      const r = await db.query<{ status: RunStatus }>('SELECT status FROM maestro_runs WHERE run_id = $1', [this.claim.runId]);
+      const next = r.rows[0] ? QUEUE_STATE_OF[r.rows[0].status] : undefined;
+      if (!next) return;
       await db.query(
-        `UPDATE maestro_queue q SET finished_at = now(), delivered_at = NULL,
-                state = CASE r.status WHEN 'paused' THEN 'paused' WHEN 'invalid' THEN 'rejected' WHEN 'error' THEN 'rejected' ELSE 'done' END
-           FROM maestro_runs r WHERE q.run_id = $1 AND r.run_id = q.run_id AND q.state = 'running'`,
-        [this.claim.runId],
+        `UPDATE maestro_queue SET finished_at = now(), delivered_at = NULL, state = $2 WHERE run_id = $1 AND state = 'running'`,
+        [this.claim.runId, next],
       );
       await db.query('SELECT pg_notify($1, $2)', [DONE_CHANNEL, this.claim.runId]);
     });

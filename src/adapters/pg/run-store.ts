@@ -1,18 +1,11 @@
 import { parseRunState } from '../../domain/checkpoint.js';
-import type { RunState, RunStatus } from '../../domain/run-state.js';
-import { keepsRawCommand, RAW_COMMAND_FILE, screenRunState } from '../../domain/screen.js';
+import { QUEUE_STATE_OF } from '../../domain/queue.js';
+import type { RunState } from '../../domain/run-state.js';
+import { RAW_COMMAND_FILE, screenRunState } from '../../domain/screen.js';
+import { isLiveRun } from '../../domain/run/transitions.js';
 import { StorageError } from '../../domain/errors.js';
 import type { Fence, PgEngine, Queryable } from './engine.js';
 import { DONE_CHANNEL } from './queue.js';
-
-/** Where a run's queue row goes when the run's checkpoint says it has ended or paused. */
-const QUEUE_STATE: Partial<Record<RunStatus, string>> = {
-  paused: 'paused',
-  completed: 'done',
-  stopped: 'done',
-  invalid: 'rejected',
-  error: 'rejected',
-};
 
 /**
  * Saves a checkpoint inside the caller's transaction (the ledger's commit): the RunState as jsonb in
@@ -27,12 +20,12 @@ export async function writeRunState(db: Queryable, state: RunState): Promise<voi
      ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, state = EXCLUDED.state, updated_at = now()`,
     [state.run_id, state.status, JSON.stringify(kept)],
   );
-  if (!keepsRawCommand(state)) {
+  if (!isLiveRun(state)) {
     // The run has ended: the command as given goes, from its side files and from its queue row.
     await db.query('DELETE FROM maestro_run_files WHERE run_id = $1 AND name = $2', [state.run_id, RAW_COMMAND_FILE]);
     await db.query('UPDATE maestro_queue SET body = $2 WHERE run_id = $1', [state.run_id, JSON.stringify(kept.command)]);
   }
-  const next = QUEUE_STATE[state.status];
+  const next = QUEUE_STATE_OF[state.status];
   if (next) {
     const moved = await db.query(
       `UPDATE maestro_queue SET state = $2, finished_at = now(), delivered_at = NULL WHERE run_id = $1 AND state IN ('running', 'paused') AND state <> $2`,

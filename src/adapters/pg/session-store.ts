@@ -48,19 +48,7 @@ export class PgSessionStore implements SessionStore {
   async appendRun(personaId: string, runId: string, memory: RunMemory, options: AppendRunOptions = {}): Promise<void> {
     const now = this.clock.now().toISOString();
     await this.engine.tx(async (db) => {
-      // A placeholder to lock (version 0: `version` counts the writes of a persona's memory).
-      await db.query('INSERT INTO maestro_sessions (persona_id, state, version) VALUES ($1, $2, 0) ON CONFLICT (persona_id) DO NOTHING', [
-        personaId,
-        JSON.stringify(emptySessionState(personaId, now)),
-      ]);
-      const r = await db.query<{ state: unknown }>('SELECT state FROM maestro_sessions WHERE persona_id = $1 FOR UPDATE', [personaId]);
-      const parsed = parseSessionState(r.rows[0]?.state);
-      let current: SessionState;
-      if (parsed.ok && parsed.value.persona_id === personaId) current = parsed.value;
-      else {
-        await this.#moveAside(db, personaId, r.rows[0]?.state);
-        current = emptySessionState(personaId, now);
-      }
+      const current = await this.#lockRow(db, personaId, now);
       if (options.retry && !holdsRun(current, runId)) {
         // A retry whose run other saves have since moved to the archive: it is saved already.
         const held = await db.query(
@@ -69,16 +57,12 @@ export class PgSessionStore implements SessionStore {
         );
         if ((held.rowCount ?? 0) > 0) return;
       }
-      const appended = appendRun(current, runId, memory, now, options.track);
+      const appended = appendRun(current, runId, memory, now);
       const counting = this.counting;
       const { state, moved } = compactSession(counting ? countMemory(appended, counting.budget, counting.count) : appended, this.keepRuns);
       for (const m of moved)
         await db.query('INSERT INTO maestro_session_archive (persona_id, message) VALUES ($1, $2)', [personaId, JSON.stringify(m)]);
-      await db.query(
-        `INSERT INTO maestro_sessions (persona_id, state, version, updated_at) VALUES ($1, $2, 1, now())
-         ON CONFLICT (persona_id) DO UPDATE SET state = EXCLUDED.state, version = maestro_sessions.version + 1, updated_at = now()`,
-        [personaId, JSON.stringify(state)],
-      );
+      await this.#write(db, personaId, state);
     }, this.fence);
   }
 
@@ -94,6 +78,35 @@ export class PgSessionStore implements SessionStore {
       this.fence,
     );
     return r.rows.reverse().flatMap((row) => archivedPassages(row.message));
+  }
+
+  /** Changes a persona's row under its lock, from what it holds now. */
+  async update(personaId: string, change: (state: SessionState) => SessionState): Promise<void> {
+    const now = this.clock.now().toISOString();
+    await this.engine.tx(async (db) => this.#write(db, personaId, change(await this.#lockRow(db, personaId, now))), this.fence);
+  }
+
+  /** A persona's row, locked (`FOR UPDATE`) until the transaction ends, as it is now; a row that no longer parses is moved aside. */
+  async #lockRow(db: Queryable, personaId: string, now: string): Promise<SessionState> {
+    // A placeholder to lock (version 0: `version` counts the writes of a persona's memory): two first
+    // writers never overwrite each other.
+    await db.query('INSERT INTO maestro_sessions (persona_id, state, version) VALUES ($1, $2, 0) ON CONFLICT (persona_id) DO NOTHING', [
+      personaId,
+      JSON.stringify(emptySessionState(personaId, now)),
+    ]);
+    const r = await db.query<{ state: unknown }>('SELECT state FROM maestro_sessions WHERE persona_id = $1 FOR UPDATE', [personaId]);
+    const parsed = parseSessionState(r.rows[0]?.state);
+    if (parsed.ok && parsed.value.persona_id === personaId) return parsed.value;
+    await this.#moveAside(db, personaId, r.rows[0]?.state);
+    return emptySessionState(personaId, now);
+  }
+
+  async #write(db: Queryable, personaId: string, state: SessionState): Promise<void> {
+    await db.query(
+      `INSERT INTO maestro_sessions (persona_id, state, version, updated_at) VALUES ($1, $2, 1, now())
+       ON CONFLICT (persona_id) DO UPDATE SET state = EXCLUDED.state, version = maestro_sessions.version + 1, updated_at = now()`,
+      [personaId, JSON.stringify(state)],
+    );
   }
 
   /** Archives every persona's memory (a new council session); returns how many personas had some. */

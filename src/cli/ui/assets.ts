@@ -1,78 +1,58 @@
 /**
- * The console's only style sheet and script, served by the console itself (no bundler, no CDN): the
- * pages work without the script; it adds the live view (server-sent events) and reads a chosen
- * file into the command box so it can be checked before it is added.
+ * The console's only style sheet, served by the console itself (its script is client.ts). Every page
+ * fits a phone's width (390 px): long ids and paths wrap, tables become one card per row, and
+ * what cannot shrink (a picture, a wide table a model wrote, the decision trail) scrolls inside its
+ * own box, never the page. Text and status colours meet WCAG AA contrast (4.5:1) on their backgrounds.
  */
 export const APP_CSS = `
 :root { font: 15px/1.45 system-ui, sans-serif; color: #1d2330; background: #f6f7f9; }
-header { display: flex; gap: 1.5rem; align-items: center; padding: .6rem 1.2rem; background: #1d2330; color: #fff; }
-header nav a { color: #cfd6e4; margin-right: 1rem; text-decoration: none; }
+body { margin: 0; }
+header { display: flex; flex-wrap: wrap; gap: .4rem 1.5rem; align-items: center; padding: .6rem 1.2rem; background: #1d2330; color: #fff; }
+header nav { display: flex; flex-wrap: wrap; gap: .2rem 1rem; }
+header nav a { color: #dfe5ef; text-decoration: none; }
 header nav a[aria-current] { color: #fff; border-bottom: 2px solid #7aa2ff; }
-header .ws { margin-left: auto; color: #8b95a8; font-size: .85rem; }
-main { padding: 1rem 1.4rem; max-width: 1200px; }
+header .ws { margin-left: auto; color: #aeb8c8; font-size: .85rem; overflow-wrap: anywhere; }
+header .who { color: #fff; } header .who button { margin-left: .4rem; }
+main { padding: 1rem 1.4rem; max-width: 1200px; overflow-wrap: anywhere; }
+a { color: #1f4fbf; }
+h1, h2, code { overflow-wrap: anywhere; }
 table { border-collapse: collapse; width: 100%; background: #fff; }
 th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid #e3e6ec; vertical-align: top; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
-.badge { padding: .05rem .45rem; border-radius: .6rem; font-size: .8rem; background: #e3e6ec; }
-.s-completed { background: #d5f2dc; } .s-paused, .s-running, .s-interrupted { background: #fff0c2; }
-.s-stopped, .s-error, .s-invalid, .s-guardrail_stopped { background: #ffd9d6; }
+.badge { padding: .05rem .45rem; border-radius: .6rem; font-size: .8rem; background: #e3e6ec; color: #1d2330; white-space: nowrap; }
+.s-completed { background: #d5f2dc; color: #0f4620; } .s-paused, .s-running, .s-interrupted { background: #fff0c2; color: #5c3d00; }
+.s-stopped, .s-error, .s-invalid, .s-guardrail_stopped { background: #ffd9d6; color: #7a1109; }
 .notice { padding: .5rem .8rem; border-radius: .3rem; } .notice.ok { background: #d5f2dc; } .notice.refused { background: #ffd9d6; }
-.chain.ok { color: #17612e; } .chain.broken { color: #a3160b; font-weight: bold; }
+.chain.ok, .integrity.ok { color: #17612e; } .chain.broken, .integrity.broken { color: #a3160b; font-weight: bold; }
 section, article { margin: 1rem 0; } article.paused { background: #fff; padding: .5rem 1rem; border-radius: .4rem; }
 .decide { background: #fffaf0; padding: .4rem 1rem; border-left: 4px solid #e0a800; } .decide.sealed { border-color: #a3160b; }
-button { padding: .3rem .9rem; } button.stop { background: #ffd9d6; }
-textarea { width: 100%; font-family: ui-monospace, monospace; } label { display: block; margin: .4rem 0; }
-form.inline { display: inline; } pre { white-space: pre-wrap; background: #eef0f4; padding: .4rem; }
-.radar { display: inline-block; background: #fff; padding: .5rem 1rem; border-radius: .4rem; margin: 0; }
-.radar figcaption { font-size: .8rem; color: #555; max-width: 260px; }
-.artifact img { max-width: 560px; background: #fff; display: block; margin: .5rem 0; }
+button { padding: .45rem .9rem; font: inherit; } button.stop { background: #ffd9d6; color: #5b0d07; } button.go { background: #d5f2dc; color: #0f4620; }
+textarea, input[type=search], input[type=password] { width: 100%; box-sizing: border-box; font: inherit; }
+textarea { font-family: ui-monospace, monospace; } label { display: block; margin: .4rem 0; }
+form.inline { display: inline; } pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #eef0f4; padding: .4rem; }
+.filter { display: flex; flex-wrap: wrap; gap: 0 1rem; align-items: end; } .filter label:first-child { flex: 1 1 16rem; }
+.pager { display: flex; gap: 1rem; margin: .6rem 0; }
+.radar { display: inline-block; background: #fff; padding: .5rem 1rem; border-radius: .4rem; margin: 0; max-width: 100%; box-sizing: border-box; }
+.radar svg { max-width: 100%; height: auto; }
+.radar figcaption { font-size: .8rem; color: #4a4a4a; max-width: 260px; }
+.artifact p:has(> img), .artifact table, .audit details { display: block; overflow-x: auto; }
+.artifact img { width: 560px; max-width: none; background: #fff; display: block; margin: .5rem 0; }
 .live-run { background: #fff; padding: .5rem 1rem; margin: .6rem 0; border-radius: .4rem; }
-.live-step { border-left: 3px solid #7aa2ff; padding-left: .6rem; margin: .4rem 0; white-space: pre-wrap; }
-`;
-
-export const APP_JS = `
-'use strict';
-function el(tag, cls, text) { const e = document.createElement(tag); if (cls) e.className = cls; if (text) e.textContent = text; return e; }
-function liveRun(box, id) {
-  let run = document.getElementById('run-' + id);
-  if (!run) {
-    run = el('section', 'live-run'); run.id = 'run-' + id; run.dataset.run = id;
-    const h = el('h2'); const a = el('a', '', id); a.href = '/runs/' + encodeURIComponent(id);
-    h.append(a, ' ', el('span', 'badge', 'running'));
-    run.append(h, el('div', 'live-steps')); box.prepend(run);
-  }
-  return run;
+.live-step { border-left: 3px solid #7aa2ff; padding-left: .6rem; margin: .4rem 0; }
+.task-text { white-space: pre-wrap; background: #fff; border: 1px solid #d5d9e0; padding: .5rem; max-height: 16rem; overflow: auto; }
+.choices dt { font-weight: bold; } .choices dd { margin: 0 0 .4rem 1rem; }
+.council li { margin: .25rem 0; } .verdict { font-weight: bold; }
+.stop-box { margin-top: .6rem; } .stop-box summary { cursor: pointer; color: #8a1c12; font-weight: bold; }
+.next-pause, .kept-note, .decide-many, .decided-many { background: #eef3ff; padding: .4rem .8rem; border-radius: .3rem; }
+.decided-many li.refused { color: #7a1109; }
+.follow, .resume { background: #fff; padding: .4rem 1rem; border-left: 4px solid #2f5bd3; }
+@media (max-width: 700px) {
+  header, main { padding-left: .7rem; padding-right: .7rem; }
+  header .ws { margin-left: 0; flex-basis: 100%; }
+  table.runs thead { display: none; }
+  table.runs tr { display: block; border-bottom: 2px solid #d5d9e0; padding: .3rem 0; }
+  table.runs td { display: flex; gap: .6rem; border: 0; padding: .1rem .4rem; text-align: left; }
+  table.runs td::before { content: attr(data-label); flex: 0 0 5rem; color: #4a5263; }
+  .decide, article.paused { padding-left: .6rem; padding-right: .6rem; }
 }
-function startLive() {
-  const box = document.getElementById('live'); const state = document.getElementById('live-state');
-  if (!box) return;
-  const source = new EventSource('/live/events');
-  source.onopen = () => { state.textContent = 'Watching the workspace: a council appears here as it works.'; };
-  source.onerror = () => { state.textContent = 'The connection was lost; reconnecting…'; };
-  source.addEventListener('transcript', (m) => {
-    const e = JSON.parse(m.data); const run = liveRun(box, e.run_id); const steps = run.querySelector('.live-steps');
-    if (e.kind === 'run_started') steps.append(el('p', '', e.mode + ' · ' + e.personas.join(', ') + ' · ' + e.rounds + ' round(s)'));
-    if (e.kind === 'step_finished') {
-      const s = el('div', 'live-step'); s.dataset.step = e.step_id;
-      s.append(el('strong', '', e.persona + ' · ' + e.step + ' · ' + e.model), document.createElement('br'), e.reply);
-      steps.append(s);
-    }
-    if (e.kind === 'knowledge') steps.append(el('p', '', e.persona + ' asked ' + e.action + ' ' + e.argument + ': ' + e.status));
-  });
-  source.addEventListener('status', (m) => {
-    const e = JSON.parse(m.data); const run = liveRun(box, e.run_id); const b = run.querySelector('.badge');
-    b.textContent = e.status; b.className = 'badge s-' + e.status; run.dataset.status = e.status;
-    if (e.summary) run.append(el('p', '', (e.reason_code ? e.reason_code + ': ' : '') + e.summary));
-  });
-}
-function readChosenFile() {
-  const input = document.querySelector('.add-form input[type=file]'); const text = document.querySelector('.add-form textarea');
-  const name = document.querySelector('.add-form input[name=name]');
-  if (!input || !text) return;
-  input.addEventListener('change', async () => {
-    const file = input.files && input.files[0]; if (!file) return;
-    text.value = await file.text(); if (name && !name.value) name.value = file.name;
-  });
-}
-document.addEventListener('DOMContentLoaded', () => { startLive(); readChosenFile(); });
 `;

@@ -11,6 +11,17 @@ export const DecisionForm = z.object({
 });
 export type DecisionForm = z.infer<typeof DecisionForm>;
 
+/** A selection decided at once: `pick` is `<run_id> <pause_id>`, once per run ticked. */
+export const DecideManyForm = z.object({
+  decision: z.enum(['continue', 'stop'], { error: 'choose continue or stop' }),
+  pick: z
+    .union([z.string(), z.array(z.string())])
+    .default([])
+    .transform((p) => (Array.isArray(p) ? p : [p])),
+  note: z.string().optional(),
+});
+export type DecideManyForm = z.infer<typeof DecideManyForm>;
+
 export const RequeueForm = z.object({ name: z.string({ error: 'no rejected command was named' }) });
 export type RequeueForm = z.infer<typeof RequeueForm>;
 

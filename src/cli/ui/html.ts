@@ -56,7 +56,8 @@ export function markdownHtml(markdown: string, pictureUrl: (file: string) => str
       },
       image(token: Tokens.Image) {
         const src = pictureUrl(token.href);
-        return src ? `<img src="${escapeText(src)}" alt="${escapeText(token.text)}">` : `[picture: ${escapeText(token.text)}]`;
+        // Fetched by the page's script with the tab's session (an <img src> would go without it).
+        return src ? `<img data-src="${escapeText(src)}" alt="${escapeText(token.text)}">` : `[picture: ${escapeText(token.text)}]`;
       },
     },
   });

@@ -1,11 +1,10 @@
-import type { CommandFinding } from '../../app/check-command.js';
-import type { QueueView, RunAudit } from '../../compose/console.js';
-import type { RunListing } from '../../compose/workspace.js';
-import { explainReason } from '../../domain/codes.js';
-import { SHOWN_RUN_STATUSES } from '../../domain/run-liveness.js';
+import type { ArtifactView } from '../../compose/artifact-view.js';
+import type { RunAudit } from '../../compose/console.js';
 import type { RunState } from '../../domain/run-state.js';
-import type { PausedRow, ShowDetails } from '../hitl.js';
+import type { ShowDetails } from '../hitl-show.js';
+import { decisionBlock, nextPauseBlock } from './decision-card.js';
 import { html, markdownHtml, type SafeHtml } from './html.js';
+import { outcomeBlock } from './outcome.js';
 import { verdictRadar } from './radar.js';
 
 /** The console's pages, in the order of its menu. */
@@ -16,15 +15,43 @@ const MENU = [
   ['/queue', 'Queue'],
 ] as const;
 
-/** A whole page: the menu, a notice if any, the body. Scripts and styles come from this server only. */
-export function layout(options: { title: string; active: string; workspace: string; body: SafeHtml; notice?: Notice }): string {
-  const { title, active, workspace, body, notice } = options;
+/**
+ * A whole page: the menu and who is signed in, a notice if any, the body. Scripts and styles come
+ * from this server only. Without a person (the sign-in page) it shows nothing of the workspace.
+ */
+export function layout(options: {
+  title: string;
+  active: string;
+  workspace: string;
+  person?: string;
+  body: SafeHtml;
+  notice?: Notice;
+}): string {
+  const { title, active, workspace, person, body, notice } = options;
   const menu = MENU.map(([href, label]) => html`<a href="${href}"${active === href ? html` aria-current="page"` : ''}>${label}</a>`);
+  const top =
+    person === undefined
+      ? html`<strong>maestro</strong>`
+      : html`<strong>maestro</strong> <nav>${menu}</nav><span class="ws">${workspace}</span>
+<span class="who">${person} <button type="button" id="sign-out">Sign out</button></span>`;
   return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><title>${title} · maestro</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="stylesheet" href="/static/app.css">
 <script src="/static/app.js" defer></script></head>
-<body><header><strong>maestro</strong> <nav>${menu}</nav><span class="ws">${workspace}</span></header>
+<body><header>${top}</header>
 <main>${notice ? noticeHtml(notice) : ''}${body}</main></body></html>`}`;
+}
+
+/** The page a tab without a session gets: a token to type (or the printed address's, read by the script). */
+export function signInPage(): string {
+  const body = html`<h1>Sign in</h1>
+<p>Open the address <code>maestro ui</code> printed, or type the token the person who runs the console gave you.
+The sign-in holds for this tab only.</p>
+<form id="sign-in" class="sign-in" method="post" action="/session">
+<label>Your token <input type="password" name="token" autocomplete="off" required></label>
+<button>Sign in</button></form>
+<p id="sign-in-problem" class="notice refused" role="alert" hidden></p>
+<noscript><p class="notice refused">The console needs JavaScript: it keeps your sign-in in this tab only.</p></noscript>`;
+  return layout({ title: 'Sign in', active: '', workspace: '', body });
 }
 
 /** A message at the top of a page: what was done, or why it was refused (nothing changed). */
@@ -37,73 +64,84 @@ function noticeHtml(notice: Notice): SafeHtml {
   return html`<p class="notice ${notice.kind}" role="${notice.kind === 'refused' ? 'alert' : 'status'}">${notice.text}</p>`;
 }
 
-function badge(status: string): SafeHtml {
+export function badge(status: string): SafeHtml {
   return html`<span class="badge s-${status}">${status}</span>`;
-}
-
-/** Runs: the list, filterable by status. */
-export function runsPage(runs: readonly RunListing[], status: string | undefined): SafeHtml {
-  const options = SHOWN_RUN_STATUSES.map((s) => html`<option value="${s}"${s === status ? ' selected' : ''}>${s}</option>`);
-  const rows = runs.map(
-    (r) => html`<tr data-run="${r.run_id}"><td><a href="/runs/${encodeURIComponent(r.run_id)}">${r.run_id}</a></td>
-<td>${badge(r.status)}</td><td>${r.reason_code ?? ''}</td>
-<td>${r.task ?? (r.status === 'invalid' ? '(the command file was not valid)' : '(no checkpoint)')}</td>
-<td>${r.model ?? ''}</td><td class="n">${r.calls}</td><td class="n">${r.prompt_tokens + r.completion_tokens}</td>
-<td class="n">${r.cost_usd === null ? '' : `$${r.cost_usd.toFixed(4)}`}</td><td><time>${r.started_at}</time></td></tr>`,
-  );
-  return html`<h1>Runs</h1>
-<form method="get" action="/runs" class="filter">
-<label>Status <select name="status"><option value="">all</option>${options}</select></label>
-<button>Filter</button></form>
-${
-  runs.length === 0
-    ? html`<p>No runs${status ? html` with status ${status}` : ''} yet.</p>`
-    : html`<table class="runs"><thead><tr><th>Run</th><th>Status</th><th>Reason</th><th>Task</th><th>Model</th><th>Calls</th>
-<th>Tokens</th><th>Cost</th><th>Started</th></tr></thead><tbody>${rows}</tbody></table>`
-}`;
 }
 
 /** One run in full: its status, the decision to take if it waits for one, the artifact and pictures, the audit chain, the transcript. */
 export function runPage(options: {
   state: RunState;
   status: string;
-  next_step: string | null;
+  /** This console carries the run on (or has it in line to). */
+  carrying: boolean;
   transcript: string;
-  artifact: string | undefined;
+  artifact: ArtifactView | undefined;
   audit: RunAudit | undefined;
   details: ShowDetails;
+  /** After a decision: the next run that waits for a person (null: none), offered at the top. */
+  next?: Parameters<typeof nextPauseBlock>[0] | null;
 }): SafeHtml {
   const { state, status, details } = options;
   const id = encodeURIComponent(state.run_id);
   const picture = (file: string) => (/^[A-Za-z0-9][A-Za-z0-9_.-]*\.svg$/.test(file) ? `/runs/${id}/pictures/${file}` : undefined);
   return html`<h1>Run <code>${state.run_id}</code> ${badge(status)}</h1>
+${options.next !== undefined ? nextPauseBlock(options.next ?? undefined) : ''}
 <p class="task">${state.command.task_description.split('\n')[0] ?? ''}</p>
-${options.next_step ? html`<p>Nobody is running it: resume with <code>${options.next_step}</code></p>` : ''}
-${status === 'running' ? html`<p>It is running: <a href="/live">watch it live</a>.</p>` : ''}
-${decisionBlock(details, state.decision)}
-${auditBlock(options.audit)}
+${goingOnBlock(state.run_id, status, options.carrying)}
+${decisionBlock({ details, state })}
+${outcomeBlock(state, status, options.audit)}
+${auditBlock(options.audit, artifactMatches(options.audit, options.artifact))}
 ${verdictRadar(state)}
-${
-  options.artifact
-    ? html`<section class="artifact"><h2>Artifact <small>${state.artifact ?? ''}</small></h2>
-${markdownHtml(options.artifact, picture)}</section>`
-    : ''
-}
+${artifactBlock({ state, view: options.artifact, recorded: recordedHash(options.audit), picture })}
 <section class="transcript"><h2>Transcript</h2>${markdownHtml(options.transcript)}</section>`;
+}
+
+/**
+ * A run that goes on, followed live on its page (the script reloads it when the run pauses or ends);
+ * or one that nobody runs any more, with the button that carries it on in this console.
+ */
+function goingOnBlock(runId: string, status: string, carrying: boolean): SafeHtml {
+  if (status === 'running') {
+    const who = carrying ? 'This console carries it on.' : 'A maestro process (a watcher, a worker, or a run in a terminal) runs it.';
+    return html`<section class="follow" data-follow="${runId}" aria-live="polite"><h2>Going on</h2>
+<p class="follow-state">${who} Each step appears here once it is done; the page shows how it ends.</p><div class="live-steps"></div></section>`;
+  }
+  if (status !== 'interrupted' && status !== 'error') return html``;
+  const why =
+    status === 'error'
+      ? 'A storage failure stopped it at its last checkpoint.'
+      : 'It stopped at its last checkpoint: nobody is running it.';
+  return html`<section class="resume"><h2>Not running</h2><p>${why} Resume it here: this console carries it on from that checkpoint
+(no finished model call is repeated).</p>
+<form method="post" action="/runs/${encodeURIComponent(runId)}/resume"><button>Resume run ${runId}</button></form></section>`;
 }
 
 const TORN = ', with a torn last line (a write cut short by a crash)';
 
-function auditBlock(audit: RunAudit | undefined): SafeHtml {
+/** The SHA-256 the run's audit log recorded for the artifact it wrote (its last ARTIFACT_WRITTEN), if any. */
+function recordedHash(audit: RunAudit | undefined): string | undefined {
+  const written = audit?.records.findLast((r) => r.event === 'ARTIFACT_WRITTEN');
+  return typeof written?.details?.sha256 === 'string' ? written.details.sha256 : undefined;
+}
+
+/** Whether the artifact's bytes now are those the audit log recorded; undefined when either is missing. */
+function artifactMatches(audit: RunAudit | undefined, view: ArtifactView | undefined): boolean | undefined {
+  const recorded = recordedHash(audit);
+  return recorded === undefined || view === undefined ? undefined : recorded === view.sha256;
+}
+
+function auditBlock(audit: RunAudit | undefined, artifactOk: boolean | undefined): SafeHtml {
   if (!audit) return html`<section class="audit"><h2>Audit log</h2><p>This run has no audit log.</p></section>`;
   const v = audit.verification;
   const verdict =
     v.status === 'broken'
       ? html`<p class="chain broken">The audit chain does not verify: ${v.message}${v.line === null ? '' : ` (line ${v.line})`}</p>`
-      : html`<p class="chain ok">The audit chain verifies: ${v.records} record(s)${v.status === 'torn' ? TORN : ''}.</p>`;
+      : artifactOk === false
+        ? html`<p class="chain broken">The audit chain verifies (${v.records} record(s)), but the artifact on disk is not the one it records: see below.</p>`
+        : html`<p class="chain ok">The audit chain verifies: ${v.records} record(s)${v.status === 'torn' ? TORN : ''}.</p>`;
   const rows = audit.records.map(
     (r) => html`<tr><td class="n">${r.seq}</td><td><time>${r.ts}</time></td><td>${r.event}</td><td>${r.layer}</td><td>${r.decision}</td>
-<td>${r.reason_code}</td><td>${r.final_decider}${r.sealed ? ' · sealed' : ''}</td></tr>`,
+<td>${r.reason_code}</td><td>${r.final_decider}${decidedBy(r)}${r.sealed ? ' · sealed' : ''}</td></tr>`,
   );
   return html`<section class="audit"><h2>Audit log</h2>${verdict}
 <details><summary>Decision trail (${audit.records.length} records)</summary>
@@ -111,108 +149,50 @@ function auditBlock(audit: RunAudit | undefined): SafeHtml {
 <tbody>${rows}</tbody></table></details></section>`;
 }
 
-/** What a person may decide on this run: a form bound to its current pause, why it is sealed, or nothing. */
-export function decisionBlock(d: ShowDetails, sealedBy?: RunState['decision']): SafeHtml {
-  const done = d.decisions.map(
-    (h) =>
-      html`<li>${h.decision} at <time>${h.decided_at}</time> on pause <code>${h.pause_id}</code>
-(${h.layer}: ${h.reason_code})${h.note ? html` — ${h.note}` : ''}</li>`,
-  );
-  const history = done.length > 0 ? html`<h3>Decisions taken</h3><ul>${done}</ul>` : '';
-  if (d.sealed) {
-    return html`<section class="decide sealed"><h2>Sealed</h2>
-<p>This run was sealed: nobody can continue it.${sealedWhy(sealedBy)}</p>${history}</section>`;
-  }
-  if (!d.pause) return history ? html`<section class="decide">${history}</section>` : html``;
-  const p = d.pause;
-  return html`<section class="decide" data-pause="${p.pause_id}"><h2>Paused for a person</h2>
-<p>At <time>${p.requested_at}</time> the <strong>${p.layer}</strong> layer paused it:
-<code>${p.reason_code}</code> (${explainReason(p.reason_code)}).</p>
-<p class="why">${p.message}</p>
-<p><strong>Continue would:</strong> ${d.continue_would ?? ''}<br>
-<strong>Stop would:</strong> end the run as STOPPED, with an artifact that records the stop.</p>
-${d.plan ? html`<h3>The loop policy's plan</h3><pre>${d.plan}</pre>` : ''}
-${d.conflict_pauses > 1 ? html`<p>This conflict has paused ${d.conflict_pauses} times.</p>` : ''}
-<form method="post" action="/decisions/${encodeURIComponent(d.run_id)}" class="decide-form">
-<input type="hidden" name="pause_id" value="${p.pause_id}">
-<label>Note <textarea name="note" maxlength="2000" rows="2"></textarea></label>
-<button name="decision" value="continue">Continue</button> <button name="decision" value="stop" class="stop">Stop</button>
-</form>${history}</section>`;
+/**
+ * The artifact: whole and rendered when it is small; a large one in parts, as text, with the way
+ * to the others; always a download; and whether its bytes are still those the audit log recorded.
+ */
+function artifactBlock(options: {
+  state: RunState;
+  view: ArtifactView | undefined;
+  recorded: string | undefined;
+  picture: (file: string) => string | undefined;
+}): SafeHtml {
+  const { state, view, recorded } = options;
+  if (!state.artifact) return html``;
+  const title = html`<h2>Artifact <small>${state.artifact}</small></h2>`;
+  if (!view) return html`<section class="artifact">${title}<p>The file is not in this workspace any more (moved or deleted).</p></section>`;
+  const id = encodeURIComponent(state.run_id);
+  const integrity =
+    recorded === undefined
+      ? html`<p class="integrity">The audit log records no hash for this file.</p>`
+      : recorded === view.sha256
+        ? html`<p class="integrity ok">Its bytes match the hash its audit log recorded (sha256 ${recorded.slice(0, 12)}…).</p>`
+        : html`<p class="integrity broken" role="alert">This file was changed after the run wrote it: its bytes no longer match the hash
+the audit log recorded (sha256 ${recorded.slice(0, 12)}…, now ${view.sha256.slice(0, 12)}…). What is shown is the file as it is now.</p>`;
+  const download = html`<p><a href="/runs/${id}/artifact" data-download="${state.artifact.split('/').at(-1) ?? 'artifact.md'}">Download the artifact</a>
+(${(view.bytes / 1024).toFixed(0)} KB, screened as every page is)</p>`;
+  if (view.parts === 1)
+    return html`<section class="artifact">${title}${integrity}${download}${markdownHtml(view.text, options.picture)}</section>`;
+  const link = (n: number, label: string) => html`<a href="/runs/${id}?part=${n}">${label}</a>`;
+  const nav = html`<nav class="parts" aria-label="Parts of the artifact">Part ${view.part + 1} of ${view.parts}
+${view.part > 0 ? link(view.part, 'previous part') : ''} ${view.part + 1 < view.parts ? link(view.part + 2, 'next part') : ''}</nav>`;
+  return html`<section class="artifact">${title}${integrity}
+<p>This artifact is ${(view.bytes / 1_048_576).toFixed(1)} MB: too large to show whole, it is shown in parts, as text.</p>
+${download}${nav}<pre class="artifact-part">${view.text}</pre>${nav}</section>`;
 }
 
-function sealedWhy(by: RunState['decision']): SafeHtml | string {
-  return by ? html` The ${by.layer} layer sealed it: <code>${by.reason_code}</code> (${explainReason(by.reason_code)}).` : '';
-}
-
-/** Decisions: every run paused for a person, each with what paused it and a form bound to that pause. */
-export function decisionsPage(rows: readonly { row: PausedRow; details: ShowDetails }[]): SafeHtml {
-  if (rows.length === 0) return html`<h1>Decisions</h1><p>No run is waiting for a person.</p>`;
-  const items = rows.map(
-    ({
-      row,
-      details,
-    }) => html`<article class="paused" data-run="${row.run_id}"><h2><a href="/runs/${encodeURIComponent(row.run_id)}">${row.run_id}</a></h2>
-<p class="task">${details.task.split('\n')[0] ?? ''}</p>${decisionBlock(details)}</article>`,
-  );
-  return html`<h1>Decisions</h1><p>${rows.length} run(s) paused for a person, oldest first.</p>${items}`;
-}
-
-/** Queue: waiting, in flight, rejected (with a requeue button), and a form to add a command. */
-export function queuePage(queue: QueueView, added?: { name: string; text: string; findings?: readonly CommandFinding[] }): SafeHtml {
-  const waiting = queue.queued.map((q) => html`<li><code>${q.file}</code> · ${q.bytes} bytes · <time>${q.modified}</time></li>`);
-  const flight = queue.inflight.map(
-    (q) =>
-      html`<li><a href="/runs/${encodeURIComponent(q.run_id)}">${q.run_id}</a> · ${q.source}
-· ${q.run_status ?? 'starting'} · ${q.steps_done} step(s)</li>`,
-  );
-  const rejected = queue.rejected.map(
-    (r) => html`<li data-rejected="${r.name}"><code>${r.name}</code> <code>${r.reason_code ?? ''}</code>
-${r.rejected_at ? html`<time>${r.rejected_at}</time>` : ''}${r.message ? html`<pre>${r.message}</pre>` : ''}
-<form method="post" action="/queue/requeue" class="inline"><input type="hidden" name="name" value="${r.name}">
-<button>Requeue</button></form></li>`,
-  );
-  const engine = queue.engine
-    ? html`<p>The engine's queue: ${queue.engine.queued} queued, ${queue.engine.running} running,
-${queue.engine.paused} paused, ${queue.engine.rejected} rejected.</p>`
-    : '';
-  return html`<h1>Queue</h1>${engine}
-${listSection(`Waiting in commands/ (${queue.queued.length})`, waiting, 'Nothing waits.')}
-${listSection(`In flight (${queue.inflight.length})`, flight, 'Nothing is in flight.')}
-${listSection(`Rejected (${queue.rejected.length})`, rejected, 'Nothing was rejected.')}
-${addForm(added)}`;
-}
-
-function listSection(title: string, items: readonly SafeHtml[], none: string): SafeHtml {
-  return html`<section><h2>${title}</h2>${items.length ? html`<ul>${items}</ul>` : html`<p>${none}</p>`}</section>`;
-}
-
-function addForm(added: { name: string; text: string; findings?: readonly CommandFinding[] } | undefined): SafeHtml {
-  return html`<section class="add"><h2>Add a command</h2>
-<p>Paste a command's JSON or choose a file. It is checked as <code>maestro validate</code> checks it;
-only a command that every gate lets run is written into <code>commands/</code>.</p>
-<form method="post" action="/queue/add" enctype="multipart/form-data" class="add-form">
-<label>File name
-<input name="name" value="${added?.name ?? ''}" placeholder="task.json" pattern="[A-Za-z0-9][A-Za-z0-9_.\\-]*\\.json"></label>
-<label>Command JSON <textarea name="text" rows="8" spellcheck="false">${added?.text ?? ''}</textarea></label>
-<label>or a file <input type="file" name="file" accept=".json,application/json"></label>
-<button name="action" value="check">Check</button> <button name="action" value="add">Add to the queue</button>
-</form>${added?.findings ? findingsBlock(added.findings) : ''}</section>`;
-}
-
-/** What `maestro validate` would say of a command: each finding, what it would do, and what moves it on. */
-export function findingsBlock(findings: readonly CommandFinding[]): SafeHtml {
-  if (findings.length === 0) return html`<p class="findings ok">No findings: every gate would let this command run.</p>`;
-  const items = findings.map((f) => {
-    const effect =
-      f.effect === 'invalid' ? 'invalid' : `${f.effect === 'pause' ? 'pauses for a person' : 'stops'} (${f.layer}: ${f.reason_code})`;
-    return html`<li><pre>${f.lines.join('\n')}</pre>→ ${effect}: ${f.explanation}</li>`;
-  });
-  return html`<div class="findings refused"><h3>Findings: nothing was written</h3><ul>${items}</ul></div>`;
+/** ` · Ana (console)`: the person a HITL_DECIDED record names, if it names one. */
+function decidedBy(record: RunAudit['records'][number]): string {
+  const name = record.details?.decided_by;
+  return typeof name === 'string' ? ` · ${name} (${String(record.details?.via ?? '')})` : '';
 }
 
 /** Live: the councils at work, fed by server-sent events (static/app.js draws them). */
 export function livePage(): SafeHtml {
   return html`<h1>Live</h1><p id="live-state">Connecting…</p><div id="live" aria-live="polite"></div>
+<section class="live-ended"><h2>Just now</h2><p>Runs that paused or ended while you watched (the last 10).</p><ul id="live-ended"></ul></section>
 <noscript>The live view needs JavaScript; the Runs page shows every run without it.</noscript>`;
 }
 

@@ -3,7 +3,7 @@ import { parseVerdict, type Verdict } from '../../domain/verdict.js';
 import { html, type SafeHtml } from './html.js';
 
 /** Each action's colour on the radar (an unreadable verdict counts as escalate, and is drawn hollow). */
-const ACTION_COLOUR: Readonly<Record<string, string>> = { proceed: '#2e8b57', investigate: '#d99a00', escalate: '#c0392b' };
+const ACTION_COLOUR: Readonly<Record<string, string>> = { proceed: '#2e8b57', investigate: '#9a6a00', escalate: '#c0392b' };
 const SIZE = 260;
 const CENTRE = SIZE / 2;
 const RADIUS = 95;

@@ -1,5 +1,5 @@
-import { rankRelevance } from '../relevance.js';
 import type { Step } from '../run-state.js';
+import { councilWeights } from './conversation.js';
 import type { Conclusion, DeliberationMode, ModeContext, ModeNext } from './mode.js';
 import { assessmentId, assessmentSpec, assessmentsOf, concludeWith, evaluate, SYNTHESIS_ID, synthesisSpec } from './parallel.js';
 import { readModeSettings } from './settings.js';
@@ -18,34 +18,48 @@ export const adaptiveMode: DeliberationMode = {
   conclude: concludeAdaptive,
 };
 
-/** The council split into who assesses first and who is held back. */
+/** The council split into who assesses first, who is held back, and who is not asked at all. */
 export interface AdaptiveSplit {
   readonly broad: readonly string[];
   readonly specialists: readonly string[];
+  /** Below the relevance floor: never asked (seed 001's cost note). */
+  readonly skipped: readonly string[];
   /** How the specialists were chosen, for the artifact. */
   readonly chosenBy: 'command' | 'relevance';
 }
 
 /**
- * The specialists a command names (those of the council), or else the half of the council (rounded
- * down) whose declared field is most relevant to the task, ties in speaking order. At least one
- * persona always assesses first: if every persona were a specialist, they all assess first.
+ * The personas by relevance to the task, most relevant first. **Ties go to the later speaker**: the
+ * specialists come from the end of the speaking order, and the first speaker — the synthesizer by
+ * default, who opens the discussion — stays broad when relevance cannot tell them apart.
+ */
+export function byRelevance(council: readonly string[], relevance: Readonly<Record<string, number>>): string[] {
+  return [...council].sort((a, b) => (relevance[b] ?? 0) - (relevance[a] ?? 0) || council.indexOf(b) - council.indexOf(a));
+}
+
+/**
+ * Who is asked, and when. Personas below `relevance_floor` are not asked at all — but the most
+ * relevant persona always is, and a council whose relevance is all one value skips nobody (there is
+ * no evidence that anyone is off-topic). Of the rest, the specialists are those the command names,
+ * or else the more relevant half (rounded down), ties to the later speaker. At least one persona
+ * always assesses first: if every persona asked were a specialist, they all assess first.
  */
 export function adaptiveSplit(ctx: ModeContext): AdaptiveSplit {
   const council = ctx.plan.personas;
-  const named = readModeSettings(ctx.plan.settings).specialists;
-  let specialists: string[];
-  if (named) specialists = council.filter((p) => named.includes(p));
-  else {
-    const relevance = rankRelevance(
-      council.map((id) => ctx.personas.get(id) ?? { id, focus_domains: [] }),
-      ctx.task,
-    );
-    const ranked = [...council].sort((a, b) => (relevance[b] ?? 0) - (relevance[a] ?? 0) || council.indexOf(a) - council.indexOf(b));
-    specialists = ranked.slice(0, Math.floor(council.length / 2));
-  }
-  if (specialists.length >= council.length) specialists = [];
-  return { broad: council.filter((p) => !specialists.includes(p)), specialists, chosenBy: named ? 'command' : 'relevance' };
+  const { specialists: named, relevanceFloor } = readModeSettings(ctx.plan.settings);
+  const { relevance } = councilWeights(ctx);
+  const ranked = byRelevance(council, relevance);
+  const tellsApart = new Set(council.map((p) => relevance[p] ?? 0)).size > 1;
+  const skipped = tellsApart ? council.filter((p) => p !== ranked[0] && (relevance[p] ?? 0) < relevanceFloor) : [];
+  const asked = ranked.filter((p) => !skipped.includes(p));
+  let specialists = named ? asked.filter((p) => named.includes(p)) : asked.slice(0, Math.floor(asked.length / 2));
+  if (specialists.length >= asked.length) specialists = [];
+  return {
+    broad: council.filter((p) => asked.includes(p) && !specialists.includes(p)),
+    specialists: council.filter((p) => specialists.includes(p)),
+    skipped,
+    chosenBy: named ? 'command' : 'relevance',
+  };
 }
 
 /** Whether the broad assessment leaves the council uncertain enough to ask the specialists. */
@@ -84,7 +98,7 @@ function askedPersonas(ctx: ModeContext, done: readonly Step[]): string[] {
 }
 
 function escalationLine(ctx: ModeContext, done: readonly Step[]): string {
-  const { broad, specialists, chosenBy } = adaptiveSplit(ctx);
+  const { broad, specialists, chosenBy, skipped } = adaptiveSplit(ctx);
   const threshold = readModeSettings(ctx.plan.settings).uncertaintyThreshold;
   const { spawn, uncertainty } = needsSpecialists(ctx, done, broad);
   const measured = uncertainty === null ? 'could not be composed (counted as above the threshold)' : `was ${uncertainty.toFixed(2)}`;
@@ -93,13 +107,19 @@ function escalationLine(ctx: ModeContext, done: readonly Step[]): string {
     specialists.length === 0
       ? 'there were no specialists to ask (the council is too small to split, or every persona was named a specialist).'
       : spawn
-        ? `so the specialists (${list(specialists)}, chosen by ${chosenBy === 'command' ? 'the command' : 'relevance to the task'}) were asked, with the broad assessments as their context.`
+        ? `so the specialists (${list(specialists)}, chosen by ${chosenBy === 'command' ? 'the command' : 'relevance to the task, ties to the later speaker'}) were asked, with the broad assessments as their context.`
         : `so the specialists (${list(specialists)}) were not needed.`;
-  return `Adaptive: the broad personas (${list(broad)}) assessed first; their composed uncertainty ${measured} against the threshold ${threshold}, ${outcome}`;
+  const { relevance } = councilWeights(ctx);
+  const floor = readModeSettings(ctx.plan.settings).relevanceFloor;
+  const skip =
+    skipped.length > 0
+      ? ` Not asked, below the relevance floor ${floor}: ${skipped.map((p) => `\`${p}\` (${(relevance[p] ?? 0).toFixed(2)})`).join(', ')}.`
+      : '';
+  return `Adaptive: the broad personas (${list(broad)}) assessed first; their composed uncertainty ${measured} against the threshold ${threshold}, ${outcome}${skip}`;
 }
 
 function concludeAdaptive(ctx: ModeContext, done: readonly Step[]): Conclusion {
-  const { broad, specialists } = adaptiveSplit(ctx);
+  const { broad, specialists, skipped } = adaptiveSplit(ctx);
   const asked = askedPersonas(ctx, done);
   const { spawn, uncertainty } = needsSpecialists(ctx, done, broad);
   return concludeWith(ctx, done, evaluate(ctx, done, asked), {
@@ -111,6 +131,7 @@ function concludeAdaptive(ctx: ModeContext, done: readonly Step[]): Conclusion {
         broad_uncertainty: uncertainty,
         threshold: readModeSettings(ctx.plan.settings).uncertaintyThreshold,
         specialists_asked: spawn && specialists.length > 0,
+        skipped: [...skipped],
       },
     },
   });

@@ -37,6 +37,29 @@ export function personaMessages(
   return messages;
 }
 
+/**
+ * What a persona is told before its next step: the briefing the first time, then everything since
+ * it last spoke (`render` shows a step to the others). A knowledge result goes to the next speaker
+ * (seed 004); when no other persona has taken a turn since the request — a lone persona, a
+ * specialist handed the next turn again — the next speaker is the one who asked, so what its own
+ * last step was provided comes first: a requested file always reaches someone.
+ */
+export function sinceLastSpoke(ctx: ModeContext, persona: string, done: readonly Step[], render: (step: Step) => string[]): string[] {
+  let lastOwn = -1;
+  done.forEach((s, i) => {
+    if (s.persona === persona) lastOwn = i;
+  });
+  if (lastOwn === -1) {
+    const seen = done.flatMap(render);
+    return [ctx.briefing, ...(seen.length > 0 ? [`--- Since you last spoke ---\n${seen.join('\n\n')}`] : [])];
+  }
+  const after = done.slice(lastOwn + 1);
+  const heardByAnother = after.some((s) => s.persona !== persona && (s.kind === 'turn' || s.kind === 'item'));
+  const own = heardByAnother ? [] : (done[lastOwn]?.knowledge ?? []).map((k) => renderKnowledgeResult(k, persona));
+  const seen = [...own, ...after.flatMap(render)];
+  return seen.length > 0 ? [`--- Since you last spoke ---\n${seen.join('\n\n')}`] : [];
+}
+
 /** A finished step as the next speakers see it: the reply, then every knowledge result it got. */
 export function renderStepForOthers(step: Step): string[] {
   const label = step.kind === 'turn' ? step.persona : `${step.persona} (${step.kind})`;
@@ -82,14 +105,18 @@ type CouncilWeights = { readonly weights: Readonly<Record<string, number>>; read
  */
 const weightsByContext = new WeakMap<ModeContext, CouncilWeights>();
 
-/** Persona id → configured weight, and → relevance of its declared field to the task (BM25, see relevance.ts). */
+/**
+ * Persona id → configured weight, and → relevance to the task: the mediator's rating on a real route
+ * where it gave one, else BM25 over the persona's declared field and its common words (relevance.ts).
+ */
 export function councilWeights(ctx: ModeContext): CouncilWeights {
   const known = weightsByContext.get(ctx);
   if (known) return known;
   const weights: Record<string, number> = {};
   for (const id of ctx.plan.personas) weights[id] = ctx.personas.get(id)?.weight ?? 1;
   const profiles = ctx.plan.personas.map((id) => ctx.personas.get(id) ?? { id, focus_domains: [] });
-  const worked = Object.freeze({ weights: Object.freeze(weights), relevance: Object.freeze(rankRelevance(profiles, ctx.task)) });
+  const relevance = { ...rankRelevance(profiles, ctx.task), ...ctx.relevance };
+  const worked = Object.freeze({ weights: Object.freeze(weights), relevance: Object.freeze(relevance) });
   weightsByContext.set(ctx, worked);
   return worked;
 }

@@ -7,6 +7,7 @@ import type { CommandFile } from '../command-file.js';
 import type { ReasonCode } from '../codes.js';
 import type { MemoryView } from '../memory/recall.js';
 import type { Persona } from '../persona.js';
+import type { LoopProgress } from '../progress.js';
 import type { CallPurpose, ChatMessage } from '../chat.js';
 import type { RunPlan, Step, StepKind } from '../run-state.js';
 import type { Verdict } from '../verdict.js';
@@ -29,10 +30,10 @@ export interface DeliberationMode {
   onStepRecorded?(ctx: ModeContext, done: readonly Step[], step: Step): readonly ModeEvent[];
 }
 
-/** An audit record a mode emits, with an optional line for the progress display. */
+/** An audit record a mode emits, with what people and scripts following the run are shown of it. */
 export interface ModeEvent {
   readonly audit: AuditEvent;
-  readonly notice?: string;
+  readonly live?: LoopProgress;
 }
 
 /** Everything a mode may read about the run. */
@@ -54,6 +55,8 @@ export interface ModeContext {
   readonly inputs?: BriefingInput['inputs'];
   /** The screening the task got (identity unless `policy.pii: redact`), for other command text a mode sends. */
   readonly screen?: (text: string) => string;
+  /** The mediator's rating of each persona's relevance to the task (a real route), over the rules' where it gave one. */
+  readonly relevance?: Readonly<Record<string, number>>;
   /** Reasons a person already chose to continue past on this run (`maestro hitl decide … continue`). */
   readonly approved?: ReadonlySet<string>;
 }
@@ -100,25 +103,13 @@ export interface ArtifactSection {
   readonly markdown: string;
 }
 
-/** A file written beside the artifact (a picture), linked from a section. */
+/** A file written beside the artifact (a picture), linked from its Pictures section. */
 export interface ArtifactAttachment {
   /** Suffix after the artifact's base name, e.g. `.heatmap.svg`. */
   readonly suffix: string;
-  /** What to draw; rendered by the engine's picture port. */
-  readonly picture: PictureSpec;
+  /** The file's text (an SVG picture). */
+  readonly content: string;
   readonly alt: string;
-}
-
-/** A persona × vector heat map (scores 0–1), the composed row first. */
-export interface PictureSpec {
-  readonly kind: 'heatmap';
-  readonly title: string;
-  readonly rows: readonly string[];
-  readonly columns: readonly string[];
-  /** rows × columns, null where a value is missing. */
-  readonly values: readonly (readonly (number | null)[])[];
-  /** rows × columns, true where a cell was flagged for arbitration (drawn apart, with a legend entry). */
-  readonly flagged?: readonly (readonly boolean[])[];
 }
 
 export interface Conclusion {

@@ -10,6 +10,7 @@ import {
   type Assessment,
 } from '../assessment.js';
 import { composeAssessments, vectorAgreement, type ComposedAssessment } from '../composition.js';
+import { heatmapSvg } from '../heatmap-svg.js';
 import type { Step } from '../run-state.js';
 import { councilWeights, personaMessages, personaOf } from './conversation.js';
 import type { ArtifactAttachment, ArtifactSection, Conclusion, DeliberationMode, ModeContext, ModeNext, StepSpec } from './mode.js';
@@ -402,17 +403,18 @@ export function orchestrationName(mode: string): string {
   return mode === 'parallel' ? 'parallel_consensus' : mode;
 }
 
+/** The scores as a heat map: a row per vector, a column per persona (tall, to read on a phone), the composed scores first. */
 function heatmap(r: Evaluation): ArtifactAttachment {
-  const rows = ['composed', ...r.assessments.map((a) => a.persona)];
-  const values = [
-    VECTORS.map((v) => r.composed.vectors[v].score),
-    ...r.assessments.map((a) => VECTORS.map((v) => (a.vectors ? round(a.vectors[v].score) : null))),
-  ];
-  const flagged = [VECTORS.map((v) => r.composed.vectors[v].flagged), ...r.assessments.map(() => VECTORS.map(() => false))];
+  const columns = ['composed', ...r.assessments.map((a) => a.persona)];
+  const values = VECTORS.map((v) => [
+    r.composed.vectors[v].score,
+    ...r.assessments.map((a) => (a.vectors ? round(a.vectors[v].score) : null)),
+  ]);
+  const flagged = VECTORS.map((v) => [r.composed.vectors[v].flagged, ...r.assessments.map(() => false)]);
   return {
     suffix: '.heatmap.svg',
-    alt: 'Persona × vector heat map of the assessments, the composed row first (flagged cells: disagreement sent to arbitration)',
-    picture: { kind: 'heatmap', title: `Epistemic vectors (${r.composed.strategy})`, rows, columns: [...VECTORS], values, flagged },
+    alt: 'Heat map of the assessments: a row per vector, a column per persona, the composed scores first (flagged cells: disagreement sent to arbitration)',
+    content: heatmapSvg({ title: `Epistemic vectors (${r.composed.strategy})`, rows: [...VECTORS], columns, values, flagged }),
   };
 }
 

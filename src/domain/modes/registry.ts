@@ -3,6 +3,7 @@ import { adaptiveMode } from './adaptive.js';
 import { hierarchicalMode } from './hierarchical.js';
 import type { DeliberationMode } from './mode.js';
 import { parallelMode, sequentialRefinementMode } from './parallel.js';
+import { planMode } from './plan.js';
 import { roundRobinMode } from './round-robin.js';
 import { supervisorMode } from './supervisor.js';
 import { workItemsMode } from './work-items.js';
@@ -15,6 +16,7 @@ const MODES: Record<RunPlan['mode'], DeliberationMode> = {
   work_items: workItemsMode,
   adaptive: adaptiveMode,
   hierarchical: hierarchicalMode,
+  plan: planMode,
 };
 
 /** The module of a deliberation mode. */

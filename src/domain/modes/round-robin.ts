@@ -1,6 +1,14 @@
 import { stepInstruction } from '../prompts.js';
 import { roundRobinStepId, type Step } from '../run-state.js';
-import { arbitrateVerdicts, collectVerdicts, personaMessages, personaOf, renderStepForOthers, verdictStep } from './conversation.js';
+import {
+  arbitrateVerdicts,
+  collectVerdicts,
+  personaMessages,
+  personaOf,
+  renderStepForOthers,
+  sinceLastSpoke,
+  verdictStep,
+} from './conversation.js';
 import type { Conclusion, DeliberationMode, ModeContext, ModeNext, StepSpec } from './mode.js';
 
 /**
@@ -70,14 +78,8 @@ function specFor(ctx: ModeContext, slot: Slot, done: readonly Step[]): StepSpec 
 
 /** The user message for a step: the briefing (first time) or what happened since the persona last spoke, then the instruction. */
 function composePrompt(ctx: ModeContext, slot: Slot, done: readonly Step[], arbitrationSummary: string | undefined): string {
-  let lastOwn = -1;
-  done.forEach((s, i) => {
-    if (s.persona === slot.persona) lastOwn = i;
-  });
-  const parts: string[] = [];
-  if (lastOwn === -1) parts.push(ctx.briefing);
-  const since = done.slice(lastOwn + 1).flatMap(renderStepForOthers);
-  if (since.length > 0) parts.push(`--- Since you last spoke ---\n${since.join('\n\n')}`);
-  parts.push(stepInstruction({ kind: slot.kind, round: slot.round, rounds: ctx.plan.rounds }, arbitrationSummary));
-  return parts.join('\n\n');
+  return [
+    ...sinceLastSpoke(ctx, slot.persona, done, renderStepForOthers),
+    stepInstruction({ kind: slot.kind, round: slot.round, rounds: ctx.plan.rounds }, arbitrationSummary),
+  ].join('\n\n');
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 /** How the council deliberates (what `config.mode` may say). */
-export const MODES = ['round_robin', 'parallel', 'sequential_refinement', 'supervisor', 'adaptive', 'hierarchical'] as const;
+export const MODES = ['round_robin', 'parallel', 'sequential_refinement', 'supervisor', 'adaptive', 'hierarchical', 'plan'] as const;
 /** The modes that collect independent assessments and compose them (seed 001's Sentinel). */
 export const ASSESSMENT_MODES: ReadonlySet<string> = new Set(['parallel', 'sequential_refinement', 'adaptive', 'hierarchical']);
 /** What a run's plan may say: the modes, and `work_items` — chosen by a command that carries `work_items`, never by `config.mode`. */
@@ -15,7 +15,7 @@ export type Composition = z.infer<typeof Composition>;
 
 /**
  * What `weighted_average` weighs by (seed 001): each persona's own confidence, its declared field's
- * relevance to the task, its track record (`by_priors`) or its tier (`by_tier`). The seed's
+ * relevance to the task, its reliability (`by_priors`: declared prior and confirmed outcomes) or its tier (`by_tier`). The seed's
  * `by_confidence` and `by_domain` are the same as `confidence` and `domain`, kept for older commands.
  */
 export const WEIGHTINGS = ['confidence', 'domain', 'by_priors', 'by_tier', 'by_confidence', 'by_domain'] as const;
@@ -73,13 +73,13 @@ export const ModeName = z.enum(MODES, {
 /** The mode settings a command or the workspace config may give (every one optional here). */
 export const ModeOptions = {
   mode: ModeName.optional().describe(
-    'How the council deliberates: `round_robin` (rounds of turns, then verdicts), `parallel` (independent assessments at once, composed and arbitrated), `sequential_refinement` (the same assessments in order, each persona seeing the earlier ones), `supervisor` (a supervisor persona delegates one specialist turn at a time, strict JSON, until it stops or a guardrail trips), `adaptive` (broad personas assess first; specialists are asked only when the composed uncertainty is above `uncertainty_threshold`) or `hierarchical` (groups assess in parallel, each group is composed and arbitrated, then a meta-arbiter arbitrates between the groups). A command with `work_items` runs them instead.',
+    'How the council deliberates: `round_robin` (rounds of turns, then verdicts), `parallel` (independent assessments at once, composed and arbitrated), `sequential_refinement` (the same assessments in order, each persona seeing the earlier ones), `supervisor` (a supervisor persona delegates one specialist turn at a time, strict JSON, until it stops or a guardrail trips), `adaptive` (broad personas assess first; specialists are asked only when the composed uncertainty is above `uncertainty_threshold`), `hierarchical` (groups assess in parallel, each group is composed and arbitrated, then a meta-arbiter arbitrates between the groups) or `plan` (a planner persona writes a strict JSON plan of work items, run as work items, with a bounded deterministic replan of an item that fails). A command with `work_items` runs them instead.',
   ),
   composition: Composition.optional().describe(
     'parallel modes: how the assessments are composed: `average`, `weighted_average`, `consensus_threshold` (vectors whose spread exceeds the threshold are flagged instead of averaged) or `bayesian_fusion`.',
   ),
   weighting: Weighting.optional().describe(
-    "`weighted_average`: weigh by each persona's `confidence`, by the `domain` relevance of its focus_domains and description to the task (BM25), `by_priors` (its track record: how often its earlier verdicts matched the council's final action, kept in its session) or `by_tier` (double weight on the vectors of the tier its front matter declares).",
+    "`weighted_average`: weigh by each persona's `confidence`, by the `domain` relevance of its focus_domains and description to the task (BM25), `by_priors` (its reliability: the `priors` its front matter declares, updated by the outcomes a person confirmed with `maestro outcome`) or `by_tier` (double weight on the vectors of the tier its front matter declares).",
   ),
   consensus_measure: ConsensusMeasure.optional().describe(
     '`consensus_threshold`: `spread` (max − min of the scores, the default: one dissenter is caught whatever the council size) or `std_dev` (the seed: the standard deviation of the scores).',
@@ -98,6 +98,14 @@ export const ModeOptions = {
     .max(1)
     .optional()
     .describe("`adaptive`: specialists are asked when the composed `uncertainty` vector is above this (default 0.7, the seed's)."),
+  relevance_floor: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe(
+      "`adaptive`: personas whose relevance to the task is below this are not asked at all, to save calls (seed 001's cost note); the most relevant persona always is, and a council its relevance cannot tell apart skips nobody. Default 0: everyone is asked.",
+    ),
   specialists: z
     .array(personaId)
     .min(1, 'must name at least one persona')
@@ -132,6 +140,15 @@ export const ModeOptions = {
     .describe(
       '`supervisor`: the most specialist turns the supervisor may delegate (default 4); a delegation past it ends the loop as `guardrail_stop`.',
     ),
+  max_replans: z
+    .number()
+    .int()
+    .min(0)
+    .max(3)
+    .optional()
+    .describe(
+      '`plan`: how many times an item whose own verdict did not say proceed is given to the next council member (deterministic, no model call); default 1.',
+    ),
   parallel_items: z
     .boolean()
     .optional()
@@ -154,11 +171,13 @@ export interface ModeSettings {
   readonly consensusMeasure: ConsensusMeasure;
   /** `adaptive`: the composed uncertainty above which specialists are asked. */
   readonly uncertaintyThreshold: number;
+  /** `adaptive`: personas less relevant than this are not asked (0 = all are). */
+  readonly relevanceFloor: number;
   /** `adaptive`: the personas held back; absent = chosen by relevance. */
   readonly specialists?: readonly string[];
   /** `hierarchical`: the groups; absent = by tier. */
   readonly groups?: PersonaGroups;
-  /** `by_priors`: each persona's track record as it stood when the run started (fixed in the plan). */
+  /** `by_priors`, `bayesian_fusion`: each persona's reliability as it stood when the run started (fixed in the plan). */
   readonly priors?: Readonly<Record<string, number>>;
   readonly review: Review;
   readonly concurrency: number;
@@ -171,6 +190,10 @@ export interface ModeSettings {
   readonly itemMemory: boolean;
   /** `supervisor`: the persona that decides; absent = the first speaker. */
   readonly supervisor?: string;
+  /** `plan`: the persona that writes the plan; absent = the first speaker. */
+  readonly planner?: string;
+  /** `plan`: replans of a failed item (deterministic). */
+  readonly maxReplans: number;
   /** `supervisor` and `work_items`: the persona whose critique of the result joins arbitration as a gate. */
   readonly reviewer?: string;
 }
@@ -181,10 +204,12 @@ export const MODE_DEFAULTS: ModeSettings = {
   consensusThreshold: 0.25,
   consensusMeasure: 'spread',
   uncertaintyThreshold: 0.7,
+  relevanceFloor: 0,
   review: 'none',
   concurrency: 4,
   callTimeoutMs: 120_000,
   maxIterations: 4,
+  maxReplans: 1,
   parallelItems: false,
   itemMemory: false,
 };
@@ -197,10 +222,12 @@ export const MODE_DEFAULTS: ModeSettings = {
 const SettingChecks = {
   consensusThreshold: ModeOptions.consensus_threshold.unwrap(),
   uncertaintyThreshold: ModeOptions.uncertainty_threshold.unwrap(),
+  relevanceFloor: ModeOptions.relevance_floor.unwrap(),
   specialists: ModeOptions.specialists.unwrap(),
   concurrency: ModeOptions.concurrency.unwrap(),
   callTimeoutMs: ModeOptions.call_timeout_ms.unwrap(),
   maxIterations: ModeOptions.max_iterations.unwrap(),
+  maxReplans: ModeOptions.max_replans.unwrap(),
   parallelItems: ModeOptions.parallel_items.unwrap(),
   itemMemory: ModeOptions.item_memory.unwrap(),
 };
@@ -232,16 +259,19 @@ function readSettingsNow(settings: Readonly<Record<string, unknown>>): ModeSetti
     consensusThreshold: pick(SettingChecks.consensusThreshold, settings.consensus_threshold, MODE_DEFAULTS.consensusThreshold),
     consensusMeasure: pick(ConsensusMeasure, settings.consensus_measure, MODE_DEFAULTS.consensusMeasure),
     uncertaintyThreshold: pick(SettingChecks.uncertaintyThreshold, settings.uncertainty_threshold, MODE_DEFAULTS.uncertaintyThreshold),
+    relevanceFloor: pick(SettingChecks.relevanceFloor, settings.relevance_floor, MODE_DEFAULTS.relevanceFloor),
     review: pick(Review, settings.review, MODE_DEFAULTS.review),
     concurrency: pick(SettingChecks.concurrency, settings.concurrency, MODE_DEFAULTS.concurrency),
     callTimeoutMs: pick(SettingChecks.callTimeoutMs, settings.call_timeout_ms, MODE_DEFAULTS.callTimeoutMs),
     maxIterations: pick(SettingChecks.maxIterations, settings.max_iterations, MODE_DEFAULTS.maxIterations),
+    maxReplans: pick(SettingChecks.maxReplans, settings.max_replans, MODE_DEFAULTS.maxReplans),
     parallelItems: pick(SettingChecks.parallelItems, settings.parallel_items, MODE_DEFAULTS.parallelItems),
     itemMemory: pick(SettingChecks.itemMemory, settings.item_memory, MODE_DEFAULTS.itemMemory),
     ...optional('specialists', SettingChecks.specialists, settings.specialists),
     ...optional('groups', PersonaGroups, settings.groups),
     ...optional('priors', Priors, settings.priors),
     ...(typeof settings.supervisor === 'string' ? { supervisor: settings.supervisor } : {}),
+    ...(typeof settings.planner === 'string' ? { planner: settings.planner } : {}),
     ...(typeof settings.reviewer === 'string' ? { reviewer: settings.reviewer } : {}),
   };
 }

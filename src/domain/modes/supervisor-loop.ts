@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Step } from '../run-state.js';
+import { containment, NOTHING_NEW } from '../novelty.js';
 import { jsonSchemaOf, readStructured } from '../structured-reply.js';
 import type { ReplyCheck } from './mode.js';
 
@@ -173,19 +174,14 @@ function resolveTarget(
 
 /**
  * A turn that brings nothing new (seed 002's no-op, as far as a conversation shows it): no knowledge
- * request, and no new content — an empty reply, or one that repeats an earlier reply of the same persona.
+ * request, and no new content — an empty reply, or one that adds nothing over an earlier specialist
+ * turn of the loop: at least `NOTHING_NEW` of its content words were already in that turn
+ * (`containment`, novelty.ts), so a rephrasing counts as the repeat it is.
  */
 export function isNoOpTurn(turn: Step, done: readonly Step[]): boolean {
   if (turn.knowledge.length > 0) return false;
-  const text = normalize(turn.reply);
-  if (text.replace(/[^\p{L}\p{N}]/gu, '') === '') return true;
-  return done.some(
-    (s) => s.id !== turn.id && s.persona === turn.persona && s.kind === 'turn' && s.round < turn.round && normalize(s.reply) === text,
-  );
-}
-
-function normalize(text: string): string {
-  return text.trim().replace(/\s+/g, ' ').toLowerCase();
+  if (turn.reply.replace(/[^\p{L}\p{N}]/gu, '') === '') return true;
+  return done.some((s) => s.id !== turn.id && s.kind === 'turn' && s.round < turn.round && containment(turn.reply, s.reply) >= NOTHING_NEW);
 }
 
 export function clip(text: string, max: number): string {

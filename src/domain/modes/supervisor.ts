@@ -1,11 +1,9 @@
-import { auditEvent } from '../audit.js';
-import type { ReasonCode } from '../codes.js';
-import { runDecision } from '../decision.js';
 import { renderKnowledgeResult, stepInstruction } from '../prompts.js';
 import type { Step } from '../run-state.js';
 import { parseVerdict, type Verdict } from '../verdict.js';
-import { personaMessages, personaOf, verdictStep } from './conversation.js';
-import type { Conclusion, DeliberationMode, ModeContext, ModeEvent, ModeNext, StepSpec } from './mode.js';
+import { personaMessages, personaOf, sinceLastSpoke, verdictStep } from './conversation.js';
+import type { Conclusion, DeliberationMode, ModeContext, ModeNext, StepSpec } from './mode.js';
+import { GUARDRAIL_REASONS, loopEvents } from './supervisor-events.js';
 import { arbitrateWithReviewer, reviewerSection, reviewerStep, reviewerStepId, reviewerVerdictOf } from './reviewer-gate.js';
 import { readModeSettings } from './settings.js';
 import {
@@ -18,7 +16,6 @@ import {
   evaluateLoop,
   loopTurnId,
   type Iteration,
-  type LoopEnd,
   type LoopRules,
   type LoopState,
 } from './supervisor-loop.js';
@@ -88,58 +85,7 @@ export const supervisorMode: DeliberationMode = {
         : {}),
     };
   },
-  onStepRecorded(ctx, done, step): ModeEvent[] {
-    const loop = loopOf(ctx, done);
-    const it = loop.iterations.find((i) => i.decision.id === step.id || i.turn?.id === step.id);
-    if (!it) return [];
-    const end = loop.end?.iteration === it.n ? loop.end : undefined;
-    const events: ModeEvent[] = [];
-    const record = (
-      event: Parameters<typeof auditEvent>[0],
-      reason: ReasonCode,
-      details: Record<string, unknown>,
-      notice?: string,
-    ): void => {
-      events.push({ audit: auditEvent(event, runDecision('deliberation', reason), details), ...(notice ? { notice } : {}) });
-    };
-    if (step.id === it.decision.id) {
-      if (it.outcome === 'delegated') record('LOOP_ITERATION_STARTED', 'LOOP_DELEGATED', { iteration: it.n, specialist: it.specialist });
-      if (it.outcome === 'stop' || it.outcome === 'respond')
-        record('LOOP_ITERATION_STOPPED', 'LOOP_STOPPED_BY_SUPERVISOR', { iteration: it.n, reason: it.outcome });
-      if (it.outcome === 'unreadable')
-        record('LOOP_ITERATION_STOPPED', 'SUPERVISOR_DECISION_INVALID', { iteration: it.n, reason: 'unreadable_decision' });
-      if (it.outcome === 'invalid_target') {
-        record(
-          'LOOP_INVALID_TARGET',
-          'LOOP_TARGET_INVALID',
-          { iteration: it.n, consecutive: it.streak ?? 1 },
-          `supervisor loop: iteration ${it.n} named no valid specialist (${it.problem ?? 'invalid target'}); nothing was delegated`,
-        );
-      }
-    } else if (it.noOp) {
-      record(
-        'LOOP_NO_OP_TURN',
-        'LOOP_TURN_NO_OP',
-        { iteration: it.n, specialist: it.specialist, consecutive: it.streak ?? 1 },
-        `supervisor loop: the turn of ${it.specialist} in iteration ${it.n} brought nothing new`,
-      );
-    }
-    if (end?.kind === 'guardrail_stop') {
-      record(
-        'LOOP_GUARDRAIL_STOP',
-        GUARDRAIL_REASONS[end.limit],
-        { iteration: end.iteration, limit: end.limit, threshold: end.threshold },
-        `supervisor loop: guardrail_stop — ${describeGuardrail(end)}`,
-      );
-    }
-    return events;
-  },
-};
-
-const GUARDRAIL_REASONS: Record<Extract<LoopEnd, { kind: 'guardrail_stop' }>['limit'], ReasonCode> = {
-  max_iterations: 'LOOP_GUARDRAIL_MAX_ITERATIONS',
-  invalid_targets: 'LOOP_GUARDRAIL_INVALID_TARGETS',
-  no_op_turns: 'LOOP_GUARDRAIL_NO_OP_TURNS',
+  onStepRecorded: (ctx, done, step) => loopEvents(rulesOf(ctx).supervisor, loopOf(ctx, done), step),
 };
 
 const one = (spec: StepSpec): ModeNext => ({ kind: 'steps', steps: [spec], concurrent: false });
@@ -166,15 +112,7 @@ function councilVerdicts(done: readonly Step[]): Verdict[] {
 
 /** What happened since `persona` last spoke, for its next prompt: specialist turns and their knowledge, verdicts; decisions are shown as delegations. */
 function since(ctx: ModeContext, persona: string, done: readonly Step[]): string[] {
-  let lastOwn = -1;
-  done.forEach((s, i) => {
-    if (s.persona === persona) lastOwn = i;
-  });
-  const parts: string[] = [];
-  if (lastOwn === -1) parts.push(ctx.briefing);
-  const rendered = done.slice(lastOwn + 1).flatMap((s) => renderForOthers(s));
-  if (rendered.length > 0) parts.push(`--- Since you last spoke ---\n${rendered.join('\n\n')}`);
-  return parts;
+  return sinceLastSpoke(ctx, persona, done, renderForOthers);
 }
 
 function renderForOthers(step: Step): string[] {

@@ -2,68 +2,63 @@ import type { ArbitrationResult } from '../arbitration.js';
 import { composeBriefing } from '../briefing.js';
 import { findContradictions, type Contradiction } from '../contradictions.js';
 import type { WorkItem } from '../command-file.js';
-import { renderKnowledgeResult, stepInstruction } from '../prompts.js';
 import type { Step } from '../run-state.js';
-import { parseVerdict } from '../verdict.js';
-import { personaMessages, personaOf, verdictStep } from './conversation.js';
+import { parseVerdict, type Verdict } from '../verdict.js';
 import type { ArtifactSection, Conclusion, DeliberationMode, ModeContext, ModeNext, StepSpec } from './mode.js';
 import { arbitrateWithReviewer, reviewerSection, reviewerStep, reviewerStepId, reviewerVerdictOf } from './reviewer-gate.js';
+import { roundRobinMode } from './round-robin.js';
 import { readModeSettings } from './settings.js';
 
 /**
- * Work items (seed 003): a command's `work_items` each go to their assigned persona — one call, the
- * same call that persona would get run directly on the item as its task (parity) — with the same
- * structured shared context (the task, the facts, the input artifacts) and nothing of any other
- * item. They run in order, or at once with `parallel_items` (the engine bounds concurrency and times
- * each call). The results are merged in item order with explicit boundaries, whatever order they
- * finished in; the merge is the run's proposal. Each assigned persona then gives its verdict on the
- * merge, the reviewer gate (if named) critiques it, and the verdicts are arbitrated.
+ * Work items (seed 003): each item is its assigned persona run directly on the item — the very run
+ * `config.personas: [agent]`, one round, would make on the item as its task (parity): its turn (a
+ * file it asks for reaches it in its next prompt), its own verdict, its own final proposal, which is
+ * the item's output, unchanged. Items see the structured shared context (the task, the facts, the
+ * input artifacts) and nothing of any other item; they run in order, or at once with
+ * `parallel_items`. The orchestrator is code-first (seed 003: no model calls of its own): the
+ * outputs are merged in item order with explicit boundaries, whatever order they finished in; the
+ * contradiction check is deterministic; each item's own verdict holds its item, and the run goes on
+ * only when every item's does (the most cautious stands). Only a reviewer the command names
+ * (`config.reviewer`, an agent of its own) is asked anything about the merge.
  */
 export const workItemsMode: DeliberationMode = {
   name: 'work_items',
   next(ctx, done): ModeNext {
     const settings = readModeSettings(ctx.plan.settings);
     const items = itemsOf(ctx);
-    const ids = new Set(done.map((s) => s.id));
     const pending = items.flatMap((item) => {
-      const spec = nextItemSpec(ctx, item, done);
+      const spec = nextItemStep(ctx, item, done);
       return spec ? [spec] : [];
     });
-    // In order: one item at a time, each to its end (its reads served), unless they run at once.
+    // In order: one item at a time, each to its end, unless they run at once.
     if (pending.length > 0)
       return { kind: 'steps', steps: settings.parallelItems ? pending : pending.slice(0, 1), concurrent: settings.parallelItems };
-    const merged = mergeWorkItems(items, done);
-    const judges = agentsOf(items)
-      .filter((p) => !ids.has(`verdict:${p}`))
-      .map((p) => judgeSpec(ctx, p, merged));
-    const reviewer =
-      settings.reviewer && !ids.has(reviewerStepId(settings.reviewer))
-        ? [reviewerStep(ctx, settings.reviewer, { title: 'The merged result of the work items', text: merged }, 0)]
-        : [];
-    // Verdicts and the review only read the merge, never each other: they may run at once too.
-    if (judges.length + reviewer.length > 0) return { kind: 'steps', steps: [...judges, ...reviewer], concurrent: settings.parallelItems };
+    if (settings.reviewer && !done.some((s) => s.id === reviewerStepId(settings.reviewer ?? ''))) {
+      const subject = { title: 'The merged result of the work items', text: mergeWorkItems(items, done) };
+      return { kind: 'steps', steps: [reviewerStep(ctx, settings.reviewer, subject, 0)], concurrent: false };
+    }
     return { kind: 'conclude' };
   },
   conclude(ctx, done): Conclusion {
     const settings = readModeSettings(ctx.plan.settings);
     const items = itemsOf(ctx);
-    const byId = new Map(done.map((s) => [s.id, s]));
-    const verdicts = agentsOf(items).flatMap((p) => {
-      const step = byId.get(`verdict:${p}`);
-      return step ? [parseVerdict(p, step.reply)] : [];
+    const verdicts = items.flatMap((item) => {
+      const verdict = itemVerdict(item, done);
+      return verdict ? [verdict] : [];
     });
     const review = reviewerVerdictOf(done);
-    const merged = mergeWorkItems(items, done);
     const contradictions = itemContradictions(items, done, ctx.command?.facts);
     const sections: ArtifactSection[] = [
       { title: 'Work items', markdown: itemsSection(ctx, items, done, settings.parallelItems) },
       { title: 'Contradiction check', markdown: contradictionSection(contradictions, items.length) },
     ];
     if (review) sections.push({ title: 'Reviewer gate', markdown: reviewerSection(review) });
+    // Code-first: no call decides here. Each item's own verdict stands for it, the most cautious for the run.
+    const codeFirst = { ...ctx, plan: { ...ctx.plan, arbitration: 'pessimistic' as const } };
     return {
       verdicts: review ? [...verdicts, review] : verdicts,
-      arbitration: withContradictions(arbitrateWithReviewer(ctx, verdicts, review), contradictions),
-      proposal: merged,
+      arbitration: withContradictions(arbitrateWithReviewer(codeFirst, verdicts, review), contradictions),
+      proposal: workItemsProposal(items, done),
       sections,
       attachments: [],
       audit: {
@@ -71,10 +66,9 @@ export const workItemsMode: DeliberationMode = {
         items: items.length,
         parallel_items: settings.parallelItems,
         finished_order: done
-          .filter((s) => s.kind === 'item')
+          .filter((s) => s.kind === 'synthesis' && s.id.startsWith('item:'))
           .sort((a, b) => a.index - b.index)
-          .map((s) => s.id),
-        merged_chars: merged.length,
+          .map((s) => s.id.replace(/:synthesis$/, '')),
         contradictions: contradictions.length,
         ...(review ? { reviewer: review.reviewer, reviewer_action: review.action } : {}),
       },
@@ -84,72 +78,76 @@ export const workItemsMode: DeliberationMode = {
 };
 
 export const itemStepId = (id: string): string => `item:${id}`;
-/** The call that brings an item the files it asked for (`n` = 2, 3, …). */
-const followUpId = (id: string, n: number): string => `${itemStepId(id)}:read${n}`;
-/** How many times an item may be brought files it asked for before its last reply is its result. */
-export const MAX_ITEM_READS = 2;
 
-/** An item's calls so far, in order: its first call, then each call that brought it what it read. */
-export function itemCalls(itemId: string, done: readonly Step[]): Step[] {
-  const calls: Step[] = [];
-  const first = done.find((s) => s.id === itemStepId(itemId));
-  if (!first) return calls;
-  calls.push(first);
-  for (let n = 2; n <= MAX_ITEM_READS + 1; n++) {
-    const next = done.find((s) => s.id === followUpId(itemId, n));
-    if (!next) break;
-    calls.push(next);
-  }
-  return calls;
-}
-
-/** An item's result: the reply of its last call (undefined when it has not run). */
-export function itemResult(itemId: string, done: readonly Step[]): Step | undefined {
-  return itemCalls(itemId, done).at(-1);
+/** An item's steps under their own ids, and the ids its direct run gives the same steps. */
+const STEP_OF = { item: 'turn', verdict: 'verdict', synthesis: 'synthesis' } as const;
+function itemIds(item: WorkItem): Record<'turn' | 'verdict' | 'synthesis', string> {
+  return { turn: itemStepId(item.id), verdict: `${itemStepId(item.id)}:verdict`, synthesis: `${itemStepId(item.id)}:synthesis` };
 }
 
 /**
- * The item's next call, if any: its first, or — when its last reply asked for files and at least
- * one was served — a call that hands them over (seed 003: a knowledge request serves the item that
- * made it). Only results that brought content start one; a refusal or a missing file alone does not.
+ * The item's direct run: the context a one-persona, one-round run of its agent has, on the item as
+ * its task — the briefing (that task and the input artifacts), its agent alone in the plan, without
+ * its memory unless `item_memory`. Built once per item and context (its step builders read it often).
  */
-function nextItemSpec(ctx: ModeContext, item: WorkItem, done: readonly Step[]): StepSpec | undefined {
-  const calls = itemCalls(item.id, done);
-  if (calls.length === 0) return itemSpec(ctx, item);
-  const last = calls.at(-1) as Step;
-  if (calls.length > MAX_ITEM_READS || !last.knowledge.some((k) => k.status === 'provided')) return undefined;
-  const persona = personaOf(ctx, item.assigned_agent);
-  const prompt = [
-    `--- What you asked for, for work item "${item.id}" ---`,
-    ...last.knowledge.map((k) => renderKnowledgeResult(k, persona.id)),
-    `Continue work item "${item.id}" with this. Give your complete result for this item now.`,
-  ].join('\n\n');
-  return {
-    id: followUpId(item.id, calls.length + 1),
-    kind: 'item',
-    purpose: 'item',
-    persona: persona.id,
-    round: calls.length + 1,
-    prompt,
-    // Its own earlier calls on this item only: nothing of the other items, even the same persona's.
-    messages: personaMessages(itemContext(ctx), persona, calls, prompt),
-    knowledge: true,
+const itemRuns = new WeakMap<ModeContext, Map<string, ModeContext>>();
+function itemRun(ctx: ModeContext, item: WorkItem): ModeContext {
+  const known = itemRuns.get(ctx)?.get(item.id);
+  if (known) return known;
+  const screen = ctx.screen ?? ((t: string) => t);
+  const task = screen(workItemTask(item, { task: ctx.command?.task_description ?? ctx.task, facts: ctx.command?.facts }));
+  const agent = item.assigned_agent;
+  const run: ModeContext = {
+    ...ctx,
+    task,
+    briefing: composeBriefing({ task, inputs: ctx.inputs ?? [] }),
+    plan: { ...ctx.plan, mode: 'round_robin', personas: [agent], synthesizer: agent, rounds: 1 },
+    memories: readModeSettings(ctx.plan.settings).itemMemory ? ctx.memories : new Map(),
   };
+  const runs = itemRuns.get(ctx) ?? new Map<string, ModeContext>();
+  runs.set(item.id, run);
+  itemRuns.set(ctx, runs);
+  return run;
 }
 
-/** The context an item is run in: without the persona's memory unless the command asks (`item_memory`). */
-function itemContext(ctx: ModeContext): ModeContext {
-  return readModeSettings(ctx.plan.settings).itemMemory ? ctx : { ...ctx, memories: new Map() };
+/** The item's steps as its direct run knows them (the ids and kinds a one-persona run gives them). */
+function directSteps(item: WorkItem, done: readonly Step[]): Step[] {
+  const ids = itemIds(item);
+  return done.flatMap((s) => {
+    if (s.id === ids.turn) return [{ ...s, id: `turn:r1:${item.assigned_agent}`, kind: 'turn' as const }];
+    if (s.id === ids.verdict) return [{ ...s, id: `verdict:${item.assigned_agent}` }];
+    if (s.id === ids.synthesis) return [{ ...s, id: 'synthesis' }];
+    return [];
+  });
+}
+
+/** The item's next call: the next call of its direct run, under the item's own ids (undefined when it is done). */
+function nextItemStep(ctx: ModeContext, item: WorkItem, done: readonly Step[]): StepSpec | undefined {
+  const next = roundRobinMode.next(itemRun(ctx, item), directSteps(item, done));
+  if (next.kind !== 'steps') return undefined;
+  const [spec] = next.steps;
+  if (!spec) return undefined;
+  const kind = spec.kind === 'turn' ? 'item' : spec.kind;
+  const as = STEP_OF[kind as keyof typeof STEP_OF] ?? 'turn';
+  return { ...spec, id: itemIds(item)[as], kind, ...(kind === 'item' ? { purpose: 'item' as const } : {}) };
 }
 
 function itemsOf(ctx: ModeContext): readonly WorkItem[] {
   return ctx.command?.work_items ?? [];
 }
 
-/** The assigned personas, each once, in the order of their first item. */
-function agentsOf(items: readonly WorkItem[]): string[] {
-  return [...new Set(items.map((i) => i.assigned_agent))];
+/** An item's output: its agent's own final proposal, as it wrote it (undefined until the item is done). */
+export function itemOutput(item: WorkItem, done: readonly Step[]): Step | undefined {
+  return done.find((s) => s.id === itemIds(item).synthesis);
 }
+
+/** The item's own verdict, under the item's name (its agent may do several items). */
+function itemVerdict(item: WorkItem, done: readonly Step[]): Verdict | undefined {
+  const step = done.find((s) => s.id === itemIds(item).verdict);
+  return step ? { ...parseVerdict(step.persona, step.reply), persona: itemLabel(item) } : undefined;
+}
+
+const itemLabel = (item: WorkItem): string => `${item.assigned_agent} (item ${item.id})`;
 
 /**
  * The task one item is, as its persona reads it: the goal first, then the shared context (the larger
@@ -166,67 +164,34 @@ export function workItemTask(item: WorkItem, shared: { task: string; facts?: Rea
   if (shared.facts && Object.keys(shared.facts).length > 0)
     lines.push(`Shared facts (the same for every item): ${canonicalJson(shared.facts)}`);
   if (Object.keys(item.inputs).length > 0) lines.push(`Inputs of this item: ${canonicalJson(item.inputs)}`);
-  const expected =
-    typeof item.expected_output === 'string'
-      ? item.expected_output.trim()
-      : Object.keys(item.expected_output).length > 0
-        ? canonicalJson(item.expected_output)
-        : '';
+  const expected = expectedOf(item);
   if (expected) lines.push(`Expected output: ${expected}`);
   return lines.join('\n');
 }
 
+function expectedOf(item: WorkItem): string {
+  if (typeof item.expected_output === 'string') return item.expected_output.trim();
+  return Object.keys(item.expected_output).length > 0 ? canonicalJson(item.expected_output) : '';
+}
+
 /**
- * One item's call: exactly the first turn its persona would get in a one-round run whose task is
- * `workItemTask(item)` — the briefing (that task and the input artifacts), then the turn's
- * instruction, after its system prompt and memory. Nothing of this run's other steps is in it.
+ * The run's final proposal (seed 003, stage 8.2): one item's output as its agent wrote it, unchanged;
+ * several items' merge.
  */
-export function itemSpec(ctx: ModeContext, item: WorkItem): StepSpec {
-  const persona = personaOf(ctx, item.assigned_agent);
-  const screen = ctx.screen ?? ((t: string) => t);
-  const task = screen(workItemTask(item, { task: ctx.command?.task_description ?? ctx.task, facts: ctx.command?.facts }));
-  const prompt = [composeBriefing({ task, inputs: ctx.inputs ?? [] }), stepInstruction({ kind: 'turn', round: 1, rounds: 1 })].join('\n\n');
-  return {
-    id: itemStepId(item.id),
-    kind: 'item',
-    purpose: 'item',
-    persona: persona.id,
-    round: 1,
-    prompt,
-    messages: personaMessages(itemContext(ctx), persona, [], prompt),
-    knowledge: true,
-  };
-}
-
-/** An assigned persona's verdict on the merge (not on its own item alone). */
-function judgeSpec(ctx: ModeContext, persona: string, merged: string): StepSpec {
-  const prompt = [
-    ctx.briefing,
-    `--- The merged result of the work items ---\n${merged}`,
-    stepInstruction({ kind: 'verdict', round: 1, rounds: 1 }),
-  ].join('\n\n');
-  return verdictStep({
-    id: `verdict:${persona}`,
-    persona,
-    round: 0,
-    prompt,
-    messages: personaMessages(ctx, personaOf(ctx, persona), [], prompt),
-  });
+export function workItemsProposal(items: readonly WorkItem[], done: readonly Step[]): string {
+  const [only] = items;
+  if (items.length === 1 && only) return itemOutput(only, done)?.reply ?? '';
+  return mergeWorkItems(items, done);
 }
 
 /**
- * The deterministic merge: every item in the command's order, each between explicit boundaries,
- * whatever order the calls finished in (a missing result says so).
+ * The deterministic merge (stage 8.2.1): every item in the command's order, each output unchanged
+ * between explicit boundaries, whatever order the items finished in (a missing output says so).
  */
 export function mergeWorkItems(items: readonly WorkItem[], done: readonly Step[]): string {
   const blocks = items.map((item, i) => {
-    const step = itemResult(item.id, done);
-    const expected =
-      typeof item.expected_output === 'string'
-        ? item.expected_output.trim()
-        : Object.keys(item.expected_output).length > 0
-          ? canonicalJson(item.expected_output)
-          : '';
+    const step = itemOutput(item, done);
+    const expected = expectedOf(item);
     return [
       `### Work item ${i + 1} of ${items.length}: \`${item.id}\` · ${item.assigned_agent}`,
       '',
@@ -243,29 +208,28 @@ export function mergeWorkItems(items: readonly WorkItem[], done: readonly Step[]
 
 function itemsSection(ctx: ModeContext, items: readonly WorkItem[], done: readonly Step[], parallel: boolean): string {
   const settings = readModeSettings(ctx.plan.settings);
-  const byId = new Map(done.map((s) => [s.id, s]));
-  const finished = done
-    .filter((s) => s.kind === 'item' && !s.id.includes(':read'))
-    .sort((a, b) => a.index - b.index)
-    .map((s) => s.id);
+  const outputs = items.flatMap((item) => itemOutput(item, done) ?? []).sort((a, b) => a.index - b.index);
   const rows = items.map((item, i) => {
-    const step = byId.get(itemStepId(item.id));
-    const calls = itemCalls(item.id, done);
-    const status = step ? `done (${finished.indexOf(step.id) + 1}. to finish)` : 'not finished';
+    const ids = Object.values(itemIds(item));
+    const calls = done.filter((s) => ids.includes(s.id));
+    const output = itemOutput(item, done);
+    const verdict = itemVerdict(item, done);
+    const status = output ? `done (${outputs.indexOf(output) + 1}. to finish)` : calls.length > 0 ? 'not finished' : 'not started';
     const time = calls.reduce((n, s) => n + s.duration_ms, 0);
     const reads = calls.flatMap((s) => s.knowledge);
     const served = reads.filter((k) => k.status === 'provided').length;
-    return `| ${i + 1} | \`${item.id}\` | \`${item.assigned_agent}\` | ${status} | ${calls.length > 0 ? `${(time / 1000).toFixed(2)} s` : '—'} | ${reads.length} (${served} served to the item) |`;
+    const own = verdict ? `${verdict.action}${verdict.valid ? '' : ' (fail-closed)'}` : '—';
+    return `| ${i + 1} | \`${item.id}\` | \`${item.assigned_agent}\` | ${status} | ${own} | ${calls.length > 0 ? `${(time / 1000).toFixed(2)} s` : '—'} | ${reads.length} (${served} served) |`;
   });
-  const itemSteps = done.filter((s) => s.kind === 'item');
+  const itemSteps = done.filter((s) => s.id.startsWith('item:'));
   const start = Math.min(...itemSteps.map((s) => Date.parse(s.started_at)));
   const end = Math.max(...itemSteps.map((s) => Date.parse(s.started_at) + s.duration_ms));
   const facts = ctx.command?.facts;
   return [
-    `${items.length} item(s), run ${parallel ? `at once (at most ${settings.concurrency} in flight, each limited to ${settings.callTimeoutMs} ms)` : 'one after another, in order'}; merged in item order with explicit boundaries (the final proposal below). Each item saw the task, ${facts && Object.keys(facts).length > 0 ? `the shared facts (${Object.keys(facts).sort().join(', ')}), ` : ''}the input artifacts and its own inputs — nothing of the other items.`,
+    `${items.length} item(s), run ${parallel ? `at once (at most ${settings.concurrency} in flight, each limited to ${settings.callTimeoutMs} ms)` : 'one after another, in order'}. Each item is its agent run directly on it (one round: its turn, its own verdict, its own final proposal, which is the item's output, unchanged); ${items.length > 1 ? 'the outputs are merged in item order with explicit boundaries (the final proposal below)' : 'the final proposal below is that output'}. Each item saw the task, ${facts && Object.keys(facts).length > 0 ? `the shared facts (${Object.keys(facts).sort().join(', ')}), ` : ''}the input artifacts and its own inputs — nothing of the other items. The run goes on only when every item's own verdict says proceed; the orchestrator asks no model anything of its own.`,
     '',
-    '| # | Item | Assigned to | Status | Duration | Knowledge requests |',
-    '|---|---|---|---|---|---|',
+    '| # | Item | Assigned to | Status | Its own verdict | Duration | Knowledge requests |',
+    '|---|---|---|---|---|---|---|',
     ...rows,
     '',
     itemSteps.length > 0 && Number.isFinite(start)
@@ -281,7 +245,7 @@ export function itemContradictions(
   facts: Readonly<Record<string, unknown>> = {},
 ): Contradiction[] {
   const outputs = items.flatMap((item) => {
-    const step = itemResult(item.id, done);
+    const step = itemOutput(item, done);
     return step ? [{ id: item.id, text: step.reply }] : [];
   });
   return findContradictions(outputs, facts);

@@ -1,54 +1,21 @@
 import type { ReasonCode } from '../codes.js';
-import type { DecisionRecord, Layer } from '../decision.js';
+import type { DecisionRecord } from '../decision.js';
 import type { LlmErrorKind } from '../errors.js';
-import type { CallPurpose } from '../chat.js';
+import type { OutcomeStatus } from '../run-machine.js';
+import { CALLS, EVERY, type Call, type PauseClass, type PolicyRow, type RerouteCondition } from './policy-columns.js';
+import { POLICY_TABLE } from './policy-table.js';
 
 /**
- * The run's policy as one table. Every event that can end, pause, stop or reroute a run — a route
- * that failed, a reply that could not be read, a gate, the council's doubt, a guardrail, a budget —
- * is looked up here, with the call on which it happened as a column. `decideRun` is the only
- * function that turns such an event into a decision; `app/settle-run.ts` is the only code that
- * carries a decision out. Nothing else chooses between a pause and a stop, or says what a pause
- * counts for.
+ * The run's policy as one table (policy-table.ts). Every event that can end, pause, stop or reroute
+ * a run — a route that failed, a reply that could not be read, a gate, the council's doubt, a
+ * guardrail, a budget, a refused command, a failed write, a bug, an interruption, a run held by
+ * another process — is looked up there, with the call on which it happened as a column. `decideRun`
+ * is the only function that turns such an event into a decision; `app/settle-run.ts` is the only
+ * code that carries a decision out. Nothing else chooses between a pause and a stop, or says what a
+ * pause counts for.
  */
-
-/** The calls of a run: the table's columns (what a call is *for*, never which code path made it). */
-export const CALLS = [
-  'classify',
-  'turn',
-  'verdict',
-  'assessment',
-  'decision',
-  'item',
-  'review',
-  'synthesis',
-  'plan',
-] as const satisfies readonly CallPurpose[];
-export type Call = (typeof CALLS)[number];
-
-/**
- * Why a run paused, as the loop policy sees it. Only a `judgement` — the council's readable doubt,
- * a content gate, a budget — says something about the task and counts towards the loop policy (plan
- * at 3, end of the conflict line at 4). An `outage` (a route that did not answer, or answered
- * unreadably after its retry) or a `setup` problem never counts.
- */
-export type PauseClass = 'judgement' | 'outage' | 'setup';
-
-/**
- * Why a REROUTE to the persona's fallback route is refused: seed 000's table, one condition a row.
- * `allowed` is the safe-class row.
- */
-export type RerouteCondition =
-  | 'allowed'
-  | 'not_reroutable'
-  | 'not_routed'
-  | 'no_fallback_route'
-  | 'ambiguous_intent'
-  | 'policy_sensitive'
-  | 'privilege_escalation'
-  | 'local_to_remote'
-  | 'weaker_constraints'
-  | 'reroute_limit';
+export { CALLS, POLICY_TABLE };
+export type { Call, PauseClass, PolicyRow, RerouteCondition };
 
 /** What happened. Each kind is a group of rows of the table. */
 export type PolicyEvent =
@@ -71,7 +38,21 @@ export type PolicyEvent =
   /** A person stopped the run at a pause. */
   | { readonly kind: 'person_stop' }
   /** The council proceeded (or a person cleared its doubt): the artifact is written. */
-  | { readonly kind: 'completed' };
+  | { readonly kind: 'completed' }
+  /** The command was refused before it ran: not a valid command file. */
+  | { readonly kind: 'refused'; readonly reason: 'SPEC_INVALID_INPUT' | 'SPEC_MISSING_KEYS' }
+  /** A claimed command could not even be read as one (too big, a link, unreadable). */
+  | { readonly kind: 'refused_unread' }
+  /** A write failed (a full disk, EIO): the run ends where it stood, and can be resumed. */
+  | { readonly kind: 'storage_failed' }
+  /** Anything else ended the run by surprise (a bug), with its reason (`RUN_FAILED_<error code>`). */
+  | { readonly kind: 'internal_error'; readonly reason: ReasonCode }
+  /** This process stopped the run at its last checkpoint (a signal, a lost engine claim). */
+  | { readonly kind: 'interrupted' }
+  /** A worker lost its engine claim (the engine went away): it writes nothing more, and another worker resumes the run. */
+  | { readonly kind: 'claim_lost' }
+  /** Another live process runs the run: it was not run here. */
+  | { readonly kind: 'held_elsewhere' };
 
 /** What the run does next. `status` is what every view and `run --json` reports. */
 export type Ending =
@@ -79,238 +60,11 @@ export type Ending =
   | { readonly kind: 'pause'; readonly decision: DecisionRecord; readonly pauseClass: PauseClass }
   | { readonly kind: 'stop'; readonly decision: DecisionRecord; readonly status: 'stopped' | 'guardrail_stopped' }
   | { readonly kind: 'complete'; readonly decision: DecisionRecord }
-  | { readonly kind: 'invalid'; readonly decision: DecisionRecord };
-
-type Outcome = 'reroute' | 'pause' | 'stop' | 'sealed_stop' | 'guardrail_stop' | 'complete' | 'invalid';
-
-/** One row: for this cause, on these calls, this outcome at this layer with this reason. */
-export interface PolicyRow {
-  /** The cause, e.g. `route_failed:privilege_escalation`, `reply_unreadable`, `gate`. */
-  readonly cause: string;
-  /** The calls the row applies to; `every` is every column. */
-  readonly calls: readonly Call[] | 'every';
-  readonly outcome: Outcome;
-  readonly layer: Layer;
-  /** The reason code, or `from_event` where the event carries it (a gate's, a failure's). */
-  readonly reason: ReasonCode | 'from_event';
-  /** For pauses: what it counts for. */
-  readonly pauseClass?: PauseClass;
-  /** Where the rule comes from, for people reading the table. */
-  readonly source: string;
-}
-
-const EVERY = 'every' as const;
-const STRUCTURED_VERDICTS: readonly Call[] = ['verdict', 'assessment', 'review'];
-
-/**
- * The table. Rows are looked up in order; the first whose cause and call match decides. Seed 000's
- * REROUTE table is the `route_failed:*` rows; the sealing rules are the `sealed_stop` rows; the
- * pause classes are the `pauseClass` column.
- */
-export const POLICY_TABLE: readonly PolicyRow[] = [
-  // Seed 000, REROUTE: only a safe-class task with same-or-lower privileges and same-or-stronger constraints reroutes.
-  {
-    cause: 'route_failed:allowed',
-    calls: EVERY,
-    outcome: 'reroute',
-    layer: 'reroute',
-    reason: 'from_event',
-    source: 'seed 000: safe class + same-or-lower privileges + same-or-stronger constraints → REROUTE',
-  },
-  {
-    cause: 'route_failed:privilege_escalation',
-    calls: EVERY,
-    outcome: 'sealed_stop',
-    layer: 'acc',
-    reason: 'ACC_PRIVILEGE_ESCALATION',
-    source: 'seed 000: candidate has higher privileges → STOPPED (sealed: policy.md)',
-  },
-  {
-    cause: 'route_failed:local_to_remote',
-    calls: EVERY,
-    outcome: 'sealed_stop',
-    layer: 'acc',
-    reason: 'ACC_PRIVILEGE_ESCALATION',
-    source: 'policy.md: never local → remote (data would leave the machine)',
-  },
-  {
-    cause: 'route_failed:weaker_constraints',
-    calls: EVERY,
-    outcome: 'stop',
-    layer: 'reroute',
-    reason: 'REROUTE_WEAKER_CONSTRAINTS',
-    source: 'seed 000: candidate cannot enforce same-or-stronger constraints → STOPPED',
-  },
-  {
-    cause: 'route_failed:ambiguous_intent',
-    calls: EVERY,
-    outcome: 'pause',
-    layer: 'reroute',
-    reason: 'REROUTE_NOT_ALLOWED',
-    pauseClass: 'outage',
-    source: 'seed 000: undefined spec / ambiguous intent → PAUSE_FOR_HITL',
-  },
-  {
-    cause: 'route_failed:policy_sensitive',
-    calls: EVERY,
-    outcome: 'pause',
-    layer: 'reroute',
-    reason: 'REROUTE_NOT_ALLOWED',
-    pauseClass: 'outage',
-    source: 'seed 000: policy-sensitive category (PII, secrets, high stakes) → PAUSE_FOR_HITL',
-  },
-  {
-    cause: 'route_failed:reroute_limit',
-    calls: EVERY,
-    outcome: 'pause',
-    layer: 'reroute',
-    reason: 'REROUTE_NOT_ALLOWED',
-    pauseClass: 'outage',
-    source: 'seed 000: REROUTE count exceeds limit → PAUSE_FOR_HITL',
-  },
-  {
-    cause: 'route_failed:no_fallback_route',
-    calls: EVERY,
-    outcome: 'pause',
-    layer: 'reroute',
-    reason: 'REROUTE_NOT_ALLOWED',
-    pauseClass: 'outage',
-    source: 'a route that did not answer and has nowhere to go: a person looks',
-  },
-  {
-    cause: 'route_failed:not_routed',
-    calls: EVERY,
-    outcome: 'pause',
-    layer: 'model',
-    reason: 'MODEL_CALL_FAILED',
-    pauseClass: 'outage',
-    source: 'one client serves every persona (a replay, a test model): no REROUTE to weigh, a person looks',
-  },
-  {
-    cause: 'route_failed:not_reroutable',
-    calls: EVERY,
-    outcome: 'pause',
-    layer: 'model',
-    reason: 'from_event',
-    pauseClass: 'outage',
-    source: 'quota, credentials, a refused request: never rerouted, a person fixes the route',
-  },
-  // A model that answered unreadably after its retry is an outage, on whichever call: never the council's doubt.
-  {
-    cause: 'reply_unreadable',
-    calls: ['classify'],
-    outcome: 'pause',
-    layer: 'model',
-    reason: 'MEDIATOR_CLASSIFICATION_FAILED',
-    pauseClass: 'outage',
-    source: 'policy.md: unreadable after its retry → outage',
-  },
-  {
-    cause: 'reply_unreadable',
-    calls: ['decision'],
-    outcome: 'pause',
-    layer: 'model',
-    reason: 'SUPERVISOR_DECISION_INVALID',
-    pauseClass: 'outage',
-    source: 'policy.md: unreadable after its retry → outage',
-  },
-  {
-    cause: 'reply_unreadable',
-    calls: STRUCTURED_VERDICTS,
-    outcome: 'pause',
-    layer: 'arbitration',
-    reason: 'ARBITRATION_VERDICTS_UNREADABLE',
-    pauseClass: 'outage',
-    source: 'policy.md: unreadable after its retry → outage',
-  },
-  {
-    cause: 'reply_unreadable',
-    calls: EVERY,
-    outcome: 'pause',
-    layer: 'model',
-    reason: 'MODEL_REPLY_UNREADABLE',
-    pauseClass: 'outage',
-    source: 'policy.md: unreadable after its retry → outage',
-  },
-  // Gates: their own decision stands; what a pause counts for comes from its cause.
-  {
-    cause: 'gate:setup',
-    calls: EVERY,
-    outcome: 'pause',
-    layer: 'meaning',
-    reason: 'from_event',
-    pauseClass: 'setup',
-    source: 'policy.md: an unknown persona, a missing input → setup',
-  },
-  {
-    cause: 'gate:sealed',
-    calls: EVERY,
-    outcome: 'sealed_stop',
-    layer: 'ethics',
-    reason: 'from_event',
-    source: 'policy.md: ethics and acc seal (secrets, PII by default, path escapes, the terminal guard)',
-  },
-  {
-    cause: 'gate:pause',
-    calls: EVERY,
-    outcome: 'pause',
-    layer: 'ethics',
-    reason: 'from_event',
-    pauseClass: 'judgement',
-    source: 'policy.md: a gate that judges the task → judgement',
-  },
-  {
-    cause: 'council_doubt',
-    calls: EVERY,
-    outcome: 'pause',
-    layer: 'arbitration',
-    reason: 'from_event',
-    pauseClass: 'judgement',
-    source: 'policy.md: a readable verdict → judgement',
-  },
-  {
-    cause: 'budget_exceeded',
-    calls: EVERY,
-    outcome: 'pause',
-    layer: 'model',
-    reason: 'BUDGET_EXCEEDED',
-    pauseClass: 'judgement',
-    source: 'policy.md: a budget → judgement',
-  },
-  {
-    cause: 'guardrail',
-    calls: EVERY,
-    outcome: 'guardrail_stop',
-    layer: 'deliberation',
-    reason: 'from_event',
-    source: 'seed 002: default stop behaviour explicit and observable (guardrail_stop)',
-  },
-  {
-    cause: 'loop_limit',
-    calls: EVERY,
-    outcome: 'sealed_stop',
-    layer: 'acc',
-    reason: 'ACC_END_SESSION_AFTER_4_HITL',
-    source: 'seed 000 Stage 3: the fourth pause of a conflict',
-  },
-  {
-    cause: 'setup_invalid',
-    calls: EVERY,
-    outcome: 'invalid',
-    layer: 'meaning',
-    reason: 'SPEC_INVALID_INPUT',
-    source: 'DESIGN: broken persona or route files, nothing runs',
-  },
-  {
-    cause: 'person_stop',
-    calls: EVERY,
-    outcome: 'stop',
-    layer: 'hitl',
-    reason: 'HITL_STOP',
-    source: 'policy.md: stop ends the run as STOPPED (USER)',
-  },
-  { cause: 'completed', calls: EVERY, outcome: 'complete', layer: 'dispatch', reason: 'RUN_COMPLETED', source: 'the council proceeded' },
-];
+  | { readonly kind: 'invalid'; readonly decision: DecisionRecord }
+  /** A failure ended the run where it stood (`error`); a resumable one is taken up again by `run --resume`. */
+  | { readonly kind: 'fail'; readonly decision: DecisionRecord; readonly resumable: boolean }
+  /** The run stopped here and goes on from its checkpoint (`interrupted`); `recorded`: its log says so (not when another process runs it). */
+  | { readonly kind: 'interrupt'; readonly decision: DecisionRecord; readonly recorded: boolean };
 
 /**
  * The call column for pauses of a failed route: a call that gates the whole council names itself,
@@ -379,6 +133,8 @@ function reasonOf(row: PolicyRow, event: PolicyEvent): ReasonCode {
       return event.decision.reason_code as ReasonCode;
     case 'council_doubt':
     case 'guardrail':
+    case 'internal_error':
+    case 'refused':
       return event.reason;
     default:
       throw new Error(`policy row ${row.cause} takes its reason from an event that has none`);
@@ -435,6 +191,12 @@ export function decideRun(event: PolicyEvent): Ending {
       return { kind: 'complete', decision: { ...system('RUN', false, false) } };
     case 'invalid':
       return { kind: 'invalid', decision: system('PAUSE_FOR_HITL', false, true) };
+    case 'fail':
+    case 'fail_resumable':
+      return { kind: 'fail', decision: system('STOPPED', false, false), resumable: row.outcome === 'fail_resumable' };
+    case 'interrupt':
+    case 'not_run':
+      return { kind: 'interrupt', decision: system('RUN', false, false), recorded: row.outcome === 'interrupt' };
   }
 }
 
@@ -454,4 +216,22 @@ const REROUTE_SEVERITY: readonly RerouteCondition[] = [
 /** The condition that decides among those that hold: the most severe, or `allowed` when none does. */
 export function decidingCondition(held: readonly RerouteCondition[]): RerouteCondition {
   return REROUTE_SEVERITY.find((c) => held.includes(c)) ?? 'allowed';
+}
+
+/** The status every view reports for an ending (a REROUTE is not one: the routed client carries it out). */
+export function endingStatus(ending: Exclude<Ending, { kind: 'reroute' }>): OutcomeStatus {
+  switch (ending.kind) {
+    case 'pause':
+      return 'paused';
+    case 'stop':
+      return ending.status;
+    case 'complete':
+      return 'completed';
+    case 'invalid':
+      return 'invalid';
+    case 'fail':
+      return 'error';
+    case 'interrupt':
+      return 'interrupted';
+  }
 }

@@ -40,9 +40,24 @@ export function allows(status: RunStatus, event: RunEventType): boolean {
   return TRANSITIONS[status].includes(event);
 }
 
-/** A run is live while it may still go on: executing, waiting for a person, or resumable after a storage failure. */
-export function isLive(status: RunStatus): boolean {
-  return TRANSITIONS[status].length > 0;
+/** Reason code of a run ended by a storage failure (a full disk, EIO): the one failure a run is taken up again from. */
+export const STORAGE_WRITE_FAILED = 'STORAGE_WRITE_FAILED';
+
+/** What the life of a run is told from: its status, and for a failed run why it failed. */
+export type RunLife = { readonly status: string; readonly decision?: { readonly reason_code?: string } | undefined };
+
+/** A run a storage failure ended: `maestro run --resume` takes it up again from its checkpoint. */
+export function isResumableFailure(run: RunLife): boolean {
+  return run.status === 'error' && run.decision?.reason_code === STORAGE_WRITE_FAILED;
+}
+
+/**
+ * The one definition of a live run: it may still go on — executing (or interrupted, which resuming
+ * fixes), waiting for a person, or ended by a storage failure (resumable). Every other run has ended:
+ * its artifact (if any) and its audit log are final, and nothing reads it again for a change.
+ */
+export function isLiveRun(run: RunLife): boolean {
+  return run.status === 'running' || run.status === 'paused' || isResumableFailure(run);
 }
 
 /** A person may decide a run only while it waits for one. */
@@ -51,11 +66,6 @@ export function canDecide(status: RunStatus): boolean {
 }
 
 /** A run may be resumed from its checkpoint while executing was cut short (interrupted), or after a storage failure. */
-export function canResume(status: RunStatus): boolean {
-  return status === 'running' || status === 'error';
-}
-
-/** An ended run: its artifact (if any) and its audit log are final. */
-export function hasEnded(status: RunStatus): boolean {
-  return !isLive(status);
+export function canResume(run: RunLife): boolean {
+  return run.status === 'running' || isResumableFailure(run);
 }

@@ -13,7 +13,8 @@ import { looksSecret, readsAsWord, type DetectionRule, type Span } from './rule.
  * How sure the form is that a value is being set:
  * - `explicit`: `=`, a quoted key or value, a flag, a tag: the value is set;
  * - `label`: `key: value` with a bare value, which sets a value at the start of a line (YAML,
- *   headers) but is just as often prose elsewhere (`Reset your password: click here`);
+ *   headers) but is just as often prose elsewhere (`Reset your password: click here`), and a
+ *   call's name and value (`getSecret('db-password', 'prod')` may select as well as set);
  * - `prose`: `the password is x`, a sentence wherever it stands.
  */
 type Context = 'explicit' | 'label' | 'prose';
@@ -57,6 +58,21 @@ export const ASSIGNMENT_FORMS: readonly AssignmentForm[] = [
     example: 'DB_PASSWORD=x, Pwd = x, key := "x", key => \'x\', ?token=x&, Password=x;',
     context: 'explicit',
     source: `(?<![\\w.-])["']?(?<k>${KEY})["']?[ \\t]{0,4}(?:=>|:=|=(?!=))[ \\t]{0,4}(?<v>${QUOTED}|${BARE})`,
+  },
+  {
+    example: '$cfg[\'password\'] = \'x\', os.environ["API_KEY"] = "x" (an index assigned: PHP, Python, Ruby)',
+    context: 'explicit',
+    source: `(?<=\\[)["'](?<k>${KEY_RUN})["']\\][ \\t]{0,4}=(?![=>])[ \\t]{0,4}(?<v>${QUOTED}|${BARE})`,
+  },
+  {
+    example: "define('DB_PASSWORD', 'x') (PHP's constants, aligned with any number of spaces)",
+    context: 'explicit',
+    source: `(?<=(?<![\\w$])(?:define|DEFINE)\\([ \\t]{0,8})["'](?<k>${KEY_RUN})["'][ \\t]{0,4},[ \\t]{0,32}(?<v>${QUOTED})(?=[ \\t]{0,8}\\))`,
+  },
+  {
+    example: 'setdefault("SECRET_KEY", "x"), getenv(\'TOKEN\', \'x\') (a call with a name and a value: a default, a setting)',
+    context: 'label',
+    source: `(?<=[\\w$]\\([ \\t]{0,8})["'](?<k>${KEY_RUN})["'][ \\t]{0,4},[ \\t]{0,32}(?<v>${QUOTED})(?=[ \\t]{0,8}\\))`,
   },
   {
     example: '"password": "x", \'api_key\': x (JSON, Python, JavaScript)',

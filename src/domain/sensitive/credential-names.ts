@@ -81,8 +81,15 @@ export const VALUE_SUFFIXES: ReadonlySet<string> = new Set([
   'confirmation',
 ]);
 
-/** Words before the credential word that make it no secret: public, per-request or a count (`csrf-token`, `max_tokens`). */
+/**
+ * Words before the credential word that make it no secret: public, per-request, a count, an
+ * identity assertion (`csrf-token`, `max_tokens`, `id-token: write`: an OpenID ID token is a JWT,
+ * which the JWT rule finds by its shape whatever the key), or one that exists elsewhere
+ * (`existingSecret: app-postgresql` names a Kubernetes Secret).
+ */
 export const NOT_SECRET_QUALIFIERS: ReadonlySet<string> = new Set([
+  'id',
+  'existing',
   'public',
   'publishable',
   'csrf',

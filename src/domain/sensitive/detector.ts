@@ -11,9 +11,12 @@
  *   dates and times are never phones.
  * - A bare dotted quad is an IPv4 even when it might be a four-part version (fail closed); a
  *   `v`-prefixed one (`v10.0.0.1`) is a version. Loopback, 0.0.0.0 and broadcast are skipped. A
- *   network (`10.2.3.0/24`) is reported with its prefix.
- * - Key placeholders (`ghp_xxxx…`, `${DB_PASSWORD}`) are not secrets: key bodies must look
- *   generated (letters and digits, 8+ distinct characters) and hold no placeholder.
+ *   network whose host bits are zero (`10.0.0.0/8`, `2001:db8::/32`) identifies no one and is
+ *   skipped; a host is reported, with its prefix when it has one (`192.168.0.17/24`).
+ * - A provider key with its full shape (prefix, alphabet, length) is a key even when it reads like
+ *   an example (`AKIAIOSFODNN7EXAMPLE`, zeros, `FAKE`); only a placeholder's shape (`ghp_xxxx…`,
+ *   `xoxb-your-token-here`, `<key>`) is not. Untyped values (a password, a bearer token) are also
+ *   judged by placeholder words (`changeme`, `example`).
  * - Every credential rule asks the same tables what is not a credential (placeholders.ts), and
  *   the keyword rule the same vocabulary for what names one (credential-names.ts). A user and
  *   password that are equal, or a placeholder password, are a test credential, not a secret.

@@ -49,19 +49,35 @@ const PHONE_NANP =
 // A dotted quad with no leading zeros. Not preceded by a word character, dot, `$` or `§`, so
 // `v10.0.0.1`, spec sections (`ES6$25.4.5.4`) and the middle of `1.3.6.1.4.1` (an OID) are left
 // alone; a bare four-part version such as `1.2.3.4` cannot be told from an address and IS
-// reported (fail closed).
+// reported (fail closed). A `/prefix` is part of the candidate (10.2.3.0/24, 192.168.0.17/24).
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
-// A network in CIDR notation (10.2.3.0/24) maps a network as an address does: it is reported
-// whole, prefix included.
 const IPV4 = new RegExp(`(?<![\\w.$§])(?:${OCTET}\\.){3}${OCTET}(?:/(?:3[0-2]|[12]?\\d)(?![\\w.]))?(?!\\w|\\.\\d)`, 'g');
 const IPV4_EXACT = new RegExp(`^(?:${OCTET}\\.){3}${OCTET}$`);
 
+/**
+ * True for a network written in CIDR notation whose host bits are all zero (`10.0.0.0/8`,
+ * `2001:db8::/32`): it names a range, and a range identifies no one. A prefix as long as the
+ * address (`/32`, `/128`) or host bits that are set (`192.168.0.17/24`) name one host.
+ */
+export function isNetwork(bytes: readonly number[], prefix: number): boolean {
+  if (prefix >= bytes.length * 8) return false;
+  return bytes.every((byte, i) => (byte & ((1 << Math.min(8, Math.max(0, (i + 1) * 8 - prefix))) - 1)) === 0);
+}
+
+/** The `/prefix` of a candidate, or undefined when it has none. */
+function prefixOf(candidate: string): number | undefined {
+  const slash = candidate.lastIndexOf('/');
+  return slash === -1 ? undefined : Number(candidate.slice(slash + 1));
+}
+
 // Addresses that identify no one and that every developer transcript is full of: loopback,
-// unspecified and broadcast. Private ranges (10/8, 192.168/16 …) are still reported: they map a
-// network.
+// unspecified and broadcast, and any network (host bits zero). Hosts in private ranges
+// (10.1.2.3, 192.168.0.17/24) are still reported: they map a network.
 function isIdentifyingIpv4(candidate: string): boolean {
-  const address = candidate.replace(/\/\d+$/, '');
-  return !address.startsWith('127.') && address !== '0.0.0.0' && address !== '255.255.255.255';
+  const prefix = prefixOf(candidate);
+  const address = prefix === undefined ? candidate : candidate.slice(0, candidate.lastIndexOf('/'));
+  if (address.startsWith('127.') || address === '0.0.0.0' || address === '255.255.255.255') return false;
+  return prefix === undefined || !isNetwork(address.split('.').map(Number), prefix);
 }
 
 // IPv6 candidates: hex groups joined by colons (an empty group stands for `::`), optionally
@@ -93,29 +109,39 @@ function ipv6Starts(text: string): number[] {
   return starts;
 }
 
-/** True for a well-formed IPv6 address other than loopback `::1` (which identifies no one). */
+/** The eight 16-bit groups of an IPv6 address (an embedded IPv4 counts as two), or undefined when it is malformed. */
+function ipv6Groups(address: string): number[] | undefined {
+  const lastColon = address.lastIndexOf(':');
+  const tail = address.slice(lastColon + 1);
+  let text = address;
+  if (tail.includes('.')) {
+    if (!IPV4_EXACT.test(tail)) return undefined;
+    const [a = 0, b = 0, c = 0, d = 0] = tail.split('.').map(Number);
+    text = `${address.slice(0, lastColon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const parsed = halves.map((half) => (half === '' ? [] : half.split(':')));
+  if (parsed.flat().some((group) => !/^[0-9A-Fa-f]{1,4}$/.test(group))) return undefined;
+  const [head = [], rest = []] = parsed.map((groups) => groups.map((group) => Number.parseInt(group, 16)));
+  const known = head.length + rest.length;
+  if (halves.length === 2 ? known > 7 : known !== 8) return undefined;
+  return [...head, ...new Array<number>(8 - known).fill(0), ...rest];
+}
+
+/**
+ * True for a well-formed IPv6 address that identifies someone: not loopback `::1`, not a network
+ * whose host bits are zero (`2001:db8::/32`, `fe80::/10`). A host with a prefix (`2001:db8::17/64`) is one.
+ */
 export function isIpv6(withPrefix: string): boolean {
   const candidate = withPrefix.replace(/\/\d+$/, '');
   // Rust/C++ paths such as `ab::cd` are hex-shaped; real addresses almost always hold a digit.
   if (!/\d/.test(candidate) || /^(?:0{0,4}:){2,7}0{0,3}1$/.test(candidate)) return false;
-  let text = candidate;
-  const lastColon = text.lastIndexOf(':');
-  const tail = text.slice(lastColon + 1);
-  if (tail.includes('.')) {
-    if (!IPV4_EXACT.test(tail)) return false;
-    text = `${text.slice(0, lastColon + 1)}0:0`;
-  }
-  const halves = text.split('::');
-  if (halves.length > 2) return false;
-  let groups = 0;
-  for (const half of halves) {
-    if (half === '') continue;
-    for (const group of half.split(':')) {
-      if (!/^[0-9A-Fa-f]{1,4}$/.test(group)) return false;
-      groups++;
-    }
-  }
-  return halves.length === 2 ? groups <= 7 : groups === 8;
+  const groups = ipv6Groups(candidate);
+  if (groups === undefined) return false;
+  const prefix = prefixOf(withPrefix);
+  const bytes = groups.flatMap((group) => [group >> 8, group & 0xff]);
+  return prefix === undefined || !isNetwork(bytes, prefix);
 }
 
 // Cards: 13-19 digits, compact or in the printed groupings (4-4-4-4[-3], 4-4-4-2/3, Amex/Diners

@@ -64,8 +64,13 @@ export const PLACEHOLDER_WORDS: ReadonlySet<string> = new Set([
 /** What `your…` is glued to in a placeholder (`yourkey`, `YourApiToken`); `yourself` is no placeholder. */
 const YOUR_NOUNS = 'key|token|secret|pass|pwd|user|name|id|app|org|account|project|client|access';
 
-/** Placeholders that may stand anywhere in a value (`xoxb-your-token-here`, `sk-xxxx…`, `pk_<key>`). */
-export const PLACEHOLDER_PATTERNS: readonly ValueRow[] = [
+/**
+ * Placeholders by their shape, which may stand anywhere in a value (`xoxb-your-token-here`,
+ * `sk-xxxx…`, `pk_<key>`): nothing in them was generated, and a key with a provider's full shape is
+ * judged by these rows alone (keyPlaceholderReason). `AKIAIOSFODNN7EXAMPLE` has a key's shape and no
+ * placeholder's: it is a key, even though AWS printed it in its documentation.
+ */
+export const PLACEHOLDER_SHAPES: readonly ValueRow[] = [
   { why: 'empty', pattern: /^\s*$/ },
   { why: 'a mask (xxxx, ****, ••••, ...)', pattern: /x{4,}|\*{3,}|•{3,}|\.{3,}|…/i },
   { why: 'a mask of one repeated character', pattern: /^([xX*•#_-])\1+$/ },
@@ -73,18 +78,29 @@ export const PLACEHOLDER_PATTERNS: readonly ValueRow[] = [
     why: 'an instruction to the reader (your-…, …-here)',
     pattern: new RegExp(`(?:^|[^a-z])your(?:[^a-z]|$|(?:api)?(?:${YOUR_NOUNS}))|[-_ ]here$`, 'i'),
   },
-  { why: 'an angle-bracketed name (<your-key>)', pattern: /<[^<>]*>/ },
-  {
-    why: 'a placeholder word inside (example, changeme, placeholder, dummy, redacted)',
-    pattern: /example|change[-_]?(?:me|it)|replace[-_]?me|placeholder|dummy|redacted/i,
-  },
+  // A bare value ends at a space, so `<generate one with openssl>` reaches a rule as `<generate`.
+  { why: 'an angle-bracketed name (<your-key>)', pattern: /<[^<>]*>|^<[A-Za-z]/ },
 ];
+
+/**
+ * A word that marks a value someone typed as an example: only for values without a key's
+ * structure (a password, a bearer token, a value under a key that mentions a credential).
+ */
+export const PLACEHOLDER_INSIDE: ValueRow = {
+  why: 'a placeholder word inside (example, changeme, placeholder, dummy, redacted)',
+  pattern: /example|change[-_]?(?:me|it)|replace[-_]?me|placeholder|dummy|redacted/i,
+};
 
 /** References to where the value lives, quoted or not: variables, templates, tags. */
 export const REFERENCE_PATTERNS: readonly ValueRow[] = [
-  { why: 'a shell or environment variable ($VAR, ${VAR}, %VAR%, $(cmd))', pattern: /^\$\{?[\w.:-]+\}?$|\$\{[^}]*\}|^%\w+%$|^\$\(/ },
+  {
+    why: 'a shell or environment variable ($VAR, ${VAR}, %VAR%, $(cmd))',
+    // `^\$\{`: a bare value ends at a space, so `${DB_PASSWORD:?set it}` reaches a rule as `${DB_PASSWORD:?set`.
+    pattern: /^\$\{?[\w.:-]+\}?$|\$\{[^}]*\}|^\$\{|^%\w+%$|^\$\(/,
+  },
   { why: 'a template ({{ var }}, {% … %}, ${{ secrets.X }})', pattern: /\{\{.*\}\}|\{%.*%\}/ },
   { why: 'a YAML tag (!vault, !Ref)', pattern: /^![A-Za-z]/ },
+  { why: 'a format field (%s, %(password)s, {password}, {0})', pattern: /^%(?:\(\w+\))?s$|^\{\w*\}$/ },
 ];
 
 /** Code, when unquoted: what is assigned is an expression that yields the secret, not the secret. */
@@ -96,6 +112,7 @@ export const EXPRESSION_PATTERNS: readonly ValueRow[] = [
   { why: 'a call (getenv("X"), input())', pattern: /^[A-Za-z_$][\w.$]*\(/ },
   { why: 'an attribute path (settings.db.password, args.token)', pattern: /^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+[;,]?$/ },
   { why: 'an index into a lookup (ENV["X"], os.environ[…])', pattern: /^[A-Za-z_$][\w.$]*\[/ },
+  { why: 'a bind parameter (:password, @pw, ?)', pattern: /^[:@][A-Za-z_]\w*$|^\?$/ },
   { why: 'a file path (/run/secrets/db, ~/.pgpass, C:\\keys\\db)', pattern: /^(?:~|\.{1,2})\/\S+$|^\/[\w.-]+\/[\w./-]+$|^[A-Za-z]:\\/ },
 ];
 
@@ -143,10 +160,23 @@ function bareWord(value: string): string {
     .toLowerCase();
 }
 
-/** Why `value` is a placeholder (a stand-in to replace), or undefined when it is not one. */
+/**
+ * Why a value with no key's structure (a password, an opaque token) is a placeholder to replace:
+ * a placeholder word, whole or inside, or a placeholder's shape. Undefined when it is not one.
+ */
 export function placeholderReason(value: string): string | undefined {
   if (PLACEHOLDER_WORDS.has(bareWord(value))) return 'a placeholder word';
-  return PLACEHOLDER_PATTERNS.find((row) => row.pattern.test(value))?.why;
+  if (PLACEHOLDER_INSIDE.pattern.test(value)) return PLACEHOLDER_INSIDE.why;
+  return keyPlaceholderReason(value);
+}
+
+/**
+ * Why the body of a value that has a provider key's full shape (prefix, alphabet, length) is
+ * nonetheless a placeholder: only a placeholder's shape (a mask, an instruction, an empty or
+ * bracketed name) counts, never a word in it (`EXAMPLE`, `FAKE`, `test`) or zeros.
+ */
+export function keyPlaceholderReason(body: string): string | undefined {
+  return PLACEHOLDER_SHAPES.find((row) => row.pattern.test(body))?.why;
 }
 
 /**

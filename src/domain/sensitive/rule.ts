@@ -60,7 +60,12 @@ export function looksRandomMixedCase(body: string): boolean {
   return looksRandom(body) && /[a-z]/.test(body) && /[A-Z]/.test(body);
 }
 
-/** Shapes that look generated but are addresses, not secrets: URL, path, e-mail, ARN, version. */
+/**
+ * Shapes that look generated but are addresses or identifiers, not secrets: URL, path, e-mail, ARN,
+ * version, UUID, and a name made of words (`github-app-4d9e2f1a`, `tls-cert-7f3e9a2b1c4d`: parts in
+ * one case, at least one a word of letters). Under a key that only mentions a credential
+ * (`credentialsId`, `secretName`) such a value says which credential, not what it is.
+ */
 const NOT_SECRET_SHAPES: readonly RegExp[] = [
   /:\/\//, // a URL
   /^(?:~|\.{0,2})\//, // a path
@@ -68,6 +73,8 @@ const NOT_SECRET_SHAPES: readonly RegExp[] = [
   /^arn:/i, // an AWS resource name
   /^[a-z0-9._-]+(?:\/[a-z0-9._-]+){2,}$/, // a resource path (projects/123/secrets/db-pass); base64 mixes case
   /^v?\d+(?:\.\d+)+(?:[-+][\w.]+)?$/, // a version
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, // a UUID
+  /^(?=(?:.*[-_.])?[a-z]{2,}(?:[-_.]|$))[a-z0-9]+(?:[-_.][a-z0-9]+)+$|^(?=(?:.*[-_.])?[A-Z]{2,}(?:[-_.]|$))[A-Z0-9]+(?:[-_.][A-Z0-9]+)+$/, // a name
 ];
 
 /**

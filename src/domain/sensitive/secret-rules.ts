@@ -1,7 +1,8 @@
 import { asciiClass, runsBefore } from './anchors.js';
 import { ASSIGNMENT_RULE } from './assignment-rule.js';
 import { decodeBase64, decodeBase64Url } from './checksums.js';
-import { isTestCredential, placeholderReason } from './placeholders.js';
+import { isTestCredential, keyPlaceholderReason } from './placeholders.js';
+import { STATEMENT_RULES } from './statement-rules.js';
 import { looksRandom, looksRandomMixedCase, whole, type DetectionRule, type Span } from './rule.js';
 
 // PEM / OpenSSH / PGP private keys. With no END line within 16 KiB (a truncated paste), the
@@ -14,22 +15,27 @@ const PRIVATE_KEY = new RegExp(
 
 // Three base64url parts; the header starts `{"` (= `eyJ`), or `{` and a line break or a space when
 // it was pretty-printed (`ewo`, `ew0K`, `eyAi`/`eyAK`). The signature may be empty (alg "none").
-// A token wrapped over lines (CR, LF or CRLF, then indentation) is still one token: breaks may
-// stand around its dots, inside its header and payload (a dot must still follow), and after its
-// last dot when a signature-long run follows.
-const LINE_BREAK = '(?:\\r\\n?|\\n)[ \\t]{0,16}';
+// A token wrapped over lines is still one token: a break is a line end (CR, LF or CRLF, after a
+// `\` continuation or not) or an escaped one inside a string (`\n`, `\r\n`), then indentation (a
+// YAML block scalar nests deep). Breaks may stand around its dots and inside its header and payload
+// (a dot must still follow); after its last dot, a signature-long run may follow a break, and the
+// signature goes on over every next line that holds nothing but the token (and a digit: a line of
+// letters is a word, which is shown while a reply streams).
+const LINE_BREAK = '(?:\\\\?(?:\\r\\n?|\\n)|\\\\r\\\\n|\\\\n)[ \\t]{0,64}';
 const B64URL = '[A-Za-z0-9_-]';
 // At most 64 wrapped lines a part: a candidate that is no token is given up after as many, not at
 // the end of the text (a column of `eyJ…` lines would otherwise cost quadratic time).
 const WRAPPED = `(?:${LINE_BREAK}${B64URL}+){0,64}`;
+const SIGNATURE_LINES = `(?:${LINE_BREAK}(?=${B64URL}*\\d)${B64URL}+(?=[\\r\\n"'\\\\]|$)){0,64}`;
 const JWT = new RegExp(
   `(?<!${B64URL})(?:eyJ|ewo|ew0K|eyA)${B64URL}{5,}${WRAPPED}(?:${LINE_BREAK})?\\.(?:${LINE_BREAK})?` +
-    `${B64URL}{2,}${WRAPPED}(?:${LINE_BREAK})?\\.(?:${LINE_BREAK}(?=${B64URL}{16}))?${B64URL}*`,
+    `${B64URL}{2,}${WRAPPED}(?:${LINE_BREAK})?\\.(?:${LINE_BREAK}(?=${B64URL}{16}))?${B64URL}*${SIGNATURE_LINES}`,
   'g',
 );
 
+/** True when a candidate, its line breaks and escapes taken out, is three base64url parts whose header is JSON with an `alg`. */
 export function isJwt(wrapped: string): boolean {
-  const token = wrapped.replace(/\s+/g, '');
+  const token = wrapped.replace(/\\[rn]|\\|\s+/g, '');
   const header = decodeBase64Url(token.slice(0, token.indexOf('.')));
   if (header === undefined) return false;
   try {
@@ -63,10 +69,6 @@ function selectUrlPassword(match: string): Span | undefined {
   if (isTestCredential(percentDecoded(match.slice(afterScheme, colon)), percentDecoded(match.slice(colon + 1, at)))) return undefined;
   // A sentence's full stop is not part of the host.
   return [0, match.replace(/\.+$/, '').length];
-}
-
-function bodyAfter(prefixLength: number, check: (body: string) => boolean) {
-  return whole((match) => check(match.slice(prefixLength)));
 }
 
 // AWS secret keys are 40 unmarked base64 characters, so only their usual labels make them safe
@@ -125,9 +127,27 @@ function selectBasicHeader(match: string): Span | undefined {
   return isTestCredential(pair.slice(0, colon), pair.slice(colon + 1)) ? undefined : [match.length - encoded.length, match.length];
 }
 
-/** A provider key whose body (after `prefixLength` characters) is a placeholder (`AKIAXXXX…`, `…EXAMPLE`) is not a credential. */
-function notPlaceholderAfter(prefixLength: number): (match: string) => Span | undefined {
-  return whole((match) => placeholderReason(match.slice(prefixLength)) === undefined);
+/**
+ * A provider key's pattern is its full shape (prefix, alphabet, length, groups); a match is a key
+ * unless its body has a placeholder's shape (a mask, an instruction, a bracketed name). What the
+ * body spells does not matter: `AKIAIOSFODNN7EXAMPLE`, `ghp_000…` and `sk_test_…FAKE…` are keys.
+ */
+function isKeyBody(body: string): boolean {
+  return keyPlaceholderReason(body) === undefined;
+}
+
+/** The key whose body begins after `prefixLength` characters, unless that body is a placeholder's shape. */
+function keyAfter(prefixLength: number): (match: string) => Span | undefined {
+  return whole((match) => isKeyBody(match.slice(prefixLength)));
+}
+
+/** `sk-` alone is also how prose begins (`sk-learn`): without a longer prefix, the body must be one run of 32+ letters and digits or look generated. */
+const OPENAI_TYPED = /^sk-(?:proj|svcacct|admin)-/;
+function isOpenAiKey(match: string): boolean {
+  const typed = OPENAI_TYPED.exec(match);
+  if (typed) return isKeyBody(match.slice(typed[0].length));
+  const body = match.slice(3);
+  return /^[A-Za-z0-9]{32,}$/.test(body) ? isKeyBody(body) : looksRandomMixedCase(body);
 }
 
 /** Rules for credentials. */
@@ -145,33 +165,32 @@ export const SECRET_RULES: readonly DetectionRule[] = [
     category: 'API_KEY_ANTHROPIC',
     pattern: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g,
     hints: ['sk-ant-'],
-    select: bodyAfter(7, looksRandom),
+    select: keyAfter(7),
   },
   {
     category: 'API_KEY_OPENAI',
     pattern: /(?<![A-Za-z0-9_-])sk-(?!ant-)(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{20,}/g,
     hints: ['sk-'],
-    select: bodyAfter(3, looksRandomMixedCase),
+    select: whole(isOpenAiKey),
   },
   {
     category: 'AWS_ACCESS_KEY',
     pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
     hints: ['AKIA', 'ASIA', 'ABIA', 'ACCA'],
-    // AWS's documented example key (AKIAIOSFODNN7EXAMPLE) and its kin are not credentials.
-    select: notPlaceholderAfter(4),
+    select: keyAfter(4),
   },
   {
     category: 'AWS_SECRET_KEY',
     pattern: AWS_SECRET_KEY,
     starts: awsSecretStarts,
-    // AWS's documented example secret (…EXAMPLEKEY) and masks are not credentials.
-    select: (match) => (placeholderReason(match.slice(-40)) !== undefined ? undefined : [match.length - 40, match.length]),
+    select: (match) => (isKeyBody(match.slice(-40)) ? [match.length - 40, match.length] : undefined),
   },
   {
     category: 'GITHUB_TOKEN',
-    pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![A-Za-z0-9_])/g,
+    // Classic tokens: 36+ letters and digits; fine-grained: 22, an underscore, then 59+.
+    pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59,255})(?![A-Za-z0-9_])/g,
     hints: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'],
-    select: whole((match) => looksRandom(match.slice(match.lastIndexOf('_') + 1))),
+    select: whole((match) => isKeyBody(match.slice(match.indexOf('_') + 1))),
   },
   {
     // gitleaks' GitLab families: personal, project, deploy, runner, CI job, feed, incoming mail,
@@ -180,33 +199,34 @@ export const SECRET_RULES: readonly DetectionRule[] = [
     category: 'GITLAB_TOKEN',
     pattern: /(?<![A-Za-z0-9_-])(?:gl(?:pat|dt|rt|ptt|cbt|ft|imt|oas|agent|soat|ffct)-[A-Za-z0-9_-]{20,}|GR1348941[A-Za-z0-9_-]{20,})/g,
     hints: ['glpat-', 'gldt-', 'glrt-', 'glptt-', 'glcbt-', 'glft-', 'glimt-', 'gloas-', 'glagent-', 'glsoat-', 'glffct-', 'GR1348941'],
-    select: whole((match) => looksRandom(match.startsWith('GR1348941') ? match.slice(9) : match.slice(match.indexOf('-') + 1))),
+    select: whole((match) => isKeyBody(match.startsWith('GR1348941') ? match.slice(9) : match.slice(match.indexOf('-') + 1))),
   },
   {
-    // Bot, user, app, refresh (xoxe-, xoxe.xoxp-) and configuration tokens.
+    // Bot, user, app, refresh (xoxe-, xoxe.xoxp-) and configuration tokens: after the prefix, a
+    // number (team, app or version) and a dash, then the rest (`xoxb-your-token-here` has no such shape).
     category: 'SLACK_TOKEN',
-    pattern: /(?<![A-Za-z0-9_-])(?:xox[abposre]|xapp|xoxe\.xox[bp])-[A-Za-z0-9-]{10,}/g,
+    pattern: /(?<![A-Za-z0-9_-])(?:xox[abposre]|xapp|xoxe\.xox[bp])-\d{1,13}-[A-Za-z0-9-]{8,}/g,
     hints: ['xox', 'xapp-'],
-    select: whole((match) => looksRandom(match.slice(match.indexOf('-') + 1))),
+    select: whole((match) => isKeyBody(match.slice(match.indexOf('-') + 1))),
   },
   {
     // With or without its scheme; Slack's documented T00000000/B00000000/XXXX… is a placeholder.
     category: 'SLACK_WEBHOOK',
     pattern: /(?<![A-Za-z0-9.-])(?:https?:\/\/)?hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{20,}/g,
     hints: ['hooks.slack.com'],
-    select: (match) => notPlaceholderAfter(match.indexOf('.com/') + 5)(match),
+    select: (match) => keyAfter(match.indexOf('.com/') + 5)(match),
   },
   {
     category: 'STRIPE_KEY',
     pattern: /(?<![A-Za-z0-9_])(?:(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,247}|whsec_[A-Za-z0-9]{24,})(?![A-Za-z0-9_])/g,
     hints: ['_live_', '_test_', '_prod_', 'whsec_'],
-    select: whole((match) => looksRandom(match.slice(match.lastIndexOf('_') + 1))),
+    select: whole((match) => isKeyBody(match.slice(match.lastIndexOf('_') + 1))),
   },
   {
     category: 'GOOGLE_API_KEY',
     pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g,
     hints: ['AIza'],
-    select: notPlaceholderAfter(4),
+    select: keyAfter(4),
   },
   {
     category: 'BEARER_TOKEN',
@@ -220,4 +240,5 @@ export const SECRET_RULES: readonly DetectionRule[] = [
   { category: 'BASIC_AUTH', pattern: CURL_AUTH, hints: ['curl'], select: selectCurlAuth },
   { category: 'BASIC_AUTH', pattern: BASIC_HEADER, hints: ['Basic', 'basic', 'BASIC'], select: selectBasicHeader },
   ASSIGNMENT_RULE,
+  ...STATEMENT_RULES,
 ];

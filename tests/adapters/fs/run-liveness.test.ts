@@ -42,7 +42,7 @@ const holderFile = (runId: string) => path.join(dir, '.maestro', 'holders', `${r
 const RUN = '20261126T060000Z-abc123';
 
 /** The status a reader shows for a checkpoint that says `running`. */
-const shown = async (runId = RUN) => (await showRun(runId, 'running', new FsRunLiveness(paths))).status;
+const shown = async (runId = RUN) => (await showRun({ run_id: runId, status: 'running' }, new FsRunLiveness(paths))).status;
 
 describe('the process start time guards against a reused pid', () => {
   it('reads a start token for a live process (Linux), the same each time, different for another process', () => {
@@ -189,13 +189,13 @@ describe('FsRunLiveness: a watcher that owns the claim counts as holding the run
 
   it('only a checkpoint that says running is looked at; the others are what they say', async () => {
     for (const status of ['paused', 'completed', 'stopped', 'guardrail_stopped', 'invalid', 'error']) {
-      expect((await showRun(RUN, status, new FsRunLiveness(paths))).status).toBe(status);
+      expect((await showRun({ run_id: RUN, status }, new FsRunLiveness(paths))).status).toBe(status);
     }
-    expect(await showRun(RUN, 'running', new FsRunLiveness(paths))).toEqual({
+    expect(await showRun({ run_id: RUN, status: 'running' }, new FsRunLiveness(paths))).toEqual({
       status: 'interrupted',
       next_step: `maestro run --resume ${RUN}`,
     });
-    expect(await showRun(RUN, 'paused', new FsRunLiveness(paths))).toEqual({
+    expect(await showRun({ run_id: RUN, status: 'paused' }, new FsRunLiveness(paths))).toEqual({
       status: 'paused',
       next_step: `maestro hitl decide ${RUN} continue|stop`,
     });

@@ -38,7 +38,7 @@ describe('persona memory: saves and the file', () => {
     const store = new FsSessionStore(dir, new FakeClock('2026-03-04T05:06:07.000Z'));
     await store.appendRun('auditor', 'r1', said('r1', 'first'));
     const lock = await holdLock(store, 'auditor');
-    const saving = store.appendRun('auditor', 'r2', said('r2', 'second'), { track: { said: 'proceed', final: 'proceed' } });
+    const saving = store.appendRun('auditor', 'r2', said('r2', 'second'));
     expect((await store.load('auditor')).state.runs).toEqual(['r1']);
     lock.release();
     await lock.done;
@@ -47,7 +47,6 @@ describe('persona memory: saves and the file', () => {
     expect(landed.runs).toEqual(['r1', 'r2']);
     expect(landed.passages.map((p) => p.text)).toEqual(['first', 'second']);
     expect(landed.tasks.map((t) => t.asked)).toEqual(['task of r1', 'task of r2']);
-    expect(landed.track).toEqual([{ run_id: 'r2', said: 'proceed', final: 'proceed' }]);
   });
 
   it('saves of one persona in one process land in the order they were made, each once', async () => {

@@ -42,6 +42,28 @@ describe('FsSessionStore shared by several watchers', () => {
     expect(saved.tasks).toHaveLength(3);
   });
 
+  it('a confirmed outcome and runs saved at once by two processes: neither is lost (both go under the file lock)', async () => {
+    const { store: a, dir } = await store();
+    const b = new FsSessionStore(dir, clock);
+    const entry = (run_id: string) => ({
+      run_id,
+      said: 'investigate' as const,
+      final: 'proceed' as const,
+      outcome: 'wrong' as const,
+      right: true,
+      at: '2026-01-01T00:00:00.000Z',
+    });
+    await Promise.all([
+      a.appendRun('auditor', 'run-a', turn('run-a', 'from A')),
+      b.update('auditor', (st) => ({ ...st, outcomes: [...st.outcomes, entry('run-0')] })),
+      b.appendRun('auditor', 'run-b', turn('run-b', 'from B')),
+      a.update('auditor', (st) => ({ ...st, outcomes: [...st.outcomes, entry('run-1')] })),
+    ]);
+    const saved = (await new FsSessionStore(dir, clock).load('auditor')).state;
+    expect([...saved.runs].sort()).toEqual(['run-a', 'run-b']);
+    expect(saved.outcomes.map((o) => o.run_id).sort()).toEqual(['run-0', 'run-1']);
+  });
+
   it('saving the same run again changes nothing (resume after a crash)', async () => {
     const { store: s } = await store();
     await s.appendRun('auditor', 'run-a', turn('run-a', 'once'));
@@ -119,5 +141,27 @@ describe('FsSessionStore shared by several watchers', () => {
     await writeFile(stateFile, before);
     await s.appendRun('auditor', 'run-2', turn('run-2', 'task 2'));
     expect(await archived(s.archiveFor('auditor'))).toEqual(['A task 1', 'B task 1', 'summary: task 1']);
+  });
+
+  it('reads version 2 files and migrates them, dropping their record of agreement with the council (not a confirmed outcome)', async () => {
+    const { store: s, dir } = await store();
+    const { writeFile, mkdir } = await import('node:fs/promises');
+    await mkdir(dir, { recursive: true });
+    await writeFile(
+      path.join(dir, 'auditor_session.json'),
+      await readFile(path.join(import.meta.dirname, '..', '..', 'fixtures', 'session_states', 'v2-auditor_session.json')),
+    );
+    const { state, recovered } = await s.load('auditor');
+    expect(recovered).toBeUndefined();
+    expect(state).toMatchObject({ schemaVersion: 3, runs: ['20261128T101239Z-5c1e0a'], archived: { count: 1 }, outcomes: [] });
+    expect(state).not.toHaveProperty('track');
+    expect(state.tasks.map((t) => [t.run_id, t.asked])).toEqual([
+      ['20261127T090000Z-0a0a0a', 'Review the cache'],
+      ['20261128T101239Z-5c1e0a', 'Assess the migration plan'],
+    ]);
+    expect(state.passages.map((p) => p.text)).toEqual(['Auditor, round 1 — looking at risks.']);
+    // The next save writes version 3.
+    await s.appendRun('auditor', 'run-3', turn('run-3', 'task 3'));
+    expect(JSON.parse(await readFile(s.fileFor('auditor'), 'utf8'))).toMatchObject({ schemaVersion: 3, outcomes: [] });
   });
 });

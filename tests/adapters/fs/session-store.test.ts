@@ -20,7 +20,15 @@ const FIXTURES = path.join(import.meta.dirname, '..', '..', 'fixtures', 'session
 describe('session states', () => {
   it('starts a persona fresh when it has no file', async () => {
     const { state, recovered } = await store.load('auditor');
-    expect(state).toMatchObject({ schemaVersion: 3, persona_id: 'auditor', runs: [], tasks: [], passages: [], archived: { count: 0 } });
+    expect(state).toMatchObject({
+      schemaVersion: 3,
+      persona_id: 'auditor',
+      runs: [],
+      tasks: [],
+      passages: [],
+      archived: { count: 0 },
+      outcomes: [],
+    });
     expect(recovered).toBeUndefined();
   });
 
@@ -94,7 +102,7 @@ describe('session states', () => {
     );
     const { state, recovered } = await store.load('auditor');
     expect(recovered).toBeUndefined();
-    expect(state).toMatchObject({ schemaVersion: 3, runs: ['20261122T073818Z-faa99f'], archived: { count: 0 }, track: [] });
+    expect(state).toMatchObject({ schemaVersion: 3, runs: ['20261122T073818Z-faa99f'], archived: { count: 0 }, outcomes: [] });
     expect(state.tasks).toEqual([
       {
         run_id: '20261122T073818Z-faa99f',
@@ -116,7 +124,9 @@ describe('session states', () => {
     const { state, recovered } = await store.load('strategist');
     expect(recovered).toBeUndefined();
     expect(state.archived).toEqual({ count: 1 });
-    expect(state.track).toEqual([{ run_id: '20261125T100000Z-aaaaaa', said: 'proceed', final: 'proceed' }]);
+    // Its record of agreeing with the council is not a confirmed outcome: it is dropped.
+    expect(state.outcomes).toEqual([]);
+    expect(state).not.toHaveProperty('track');
     expect(state.tasks.map((t) => [t.run_id, t.asked, t.decided])).toEqual([
       ['20261120T090000Z-bbbbbb', 'Plan the migration of the user database', 'your last word: Move in two steps, reads first.'],
       ['20261125T100000Z-aaaaaa', 'Choose the cache for the billing service', 'you said proceed: Redis with a 5-minute expiry'],

@@ -15,7 +15,9 @@ useMigratedEngine({ max: 4 }, (opened) => {
 });
 const clock = { now: () => new Date('2026-01-01T00:00:00Z') };
 
-function ended(status: 'completed' | 'error'): Extract<RunEvent, { type: 'finished' | 'failed' }> {
+type Ended = 'completed' | 'stopped' | 'guardrail_stopped' | 'error';
+
+function ended(status: Ended): Extract<RunEvent, { type: 'finished' | 'failed' }> {
   if (status === 'error')
     return {
       type: 'failed',
@@ -28,7 +30,7 @@ function ended(status: 'completed' | 'error'): Extract<RunEvent, { type: 'finish
 }
 
 /** A claimed run whose own (fenced) checkpoint ended it, as a worker's run does. */
-async function endedOnWorker(runId: string, status: 'completed' | 'error') {
+async function endedOnWorker(runId: string, status: Ended) {
   await new PgQueue(engine).submit({ runId, workspaceId: 'ws', source: `${runId}.json`, body: '{}', inputHashes: {} });
   const session = await PgWorkerSession.open(engine, { name: runId });
   const claim = await session.claimNext();
@@ -64,6 +66,18 @@ function outcome(runId: string, status: RunOutcome['status']): RunOutcome {
 }
 
 describe('a worker settles a claim its own checkpoint already ended', () => {
+  it.each([
+    ['completed', 'done'],
+    ['stopped', 'done'],
+    ['guardrail_stopped', 'done'],
+    ['error', 'rejected'],
+  ] as const)('the checkpoint that ends a run %s moves its queue row to %s in its own commit (one table)', async (status, state) => {
+    const runId = `ends-${status.replace('_', '-')}`;
+    const { session } = await endedOnWorker(runId, status);
+    expect((await queueRow(runId))?.state).toBe(state);
+    await session.close();
+  });
+
   it('a completed run settles without a warning: the queue row stays done, the claim is not lost', async () => {
     const { session, deps, losses } = await endedOnWorker('settle-done', 'completed');
     const result = await settleClaim(

@@ -245,6 +245,28 @@ describe('shared state', () => {
     expect(Number(version)).toBe(24);
   });
 
+  it('records confirmed outcomes and runs written at once by many writers, losing none', async () => {
+    const stores = [1, 2, 3].map(() => new PgSessionStore(engine, clock, 100));
+    const entry = (i: number) => ({
+      run_id: `o-${i}`,
+      said: 'proceed' as const,
+      final: 'proceed' as const,
+      outcome: 'right' as const,
+      right: true,
+      at: '2026-01-01T00:00:00.000Z',
+    });
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        i % 2 === 0
+          ? stores[i % 3]!.update('coordinator', (s) => ({ ...s, outcomes: [...s.outcomes, entry(i)] }))
+          : stores[i % 3]!.appendRun('coordinator', `run-${i}`, aRunMemory(`run-${i}`, `task ${i}`, [`r ${i}`])),
+      ),
+    );
+    const { state } = await stores[0]!.load('coordinator');
+    expect(state.outcomes.map((o) => o.run_id).sort()).toEqual(['o-0', 'o-10', 'o-2', 'o-4', 'o-6', 'o-8']);
+    expect([...state.runs].sort()).toEqual(['run-1', 'run-11', 'run-3', 'run-5', 'run-7', 'run-9']);
+  });
+
   it('a retried save of a run the state no longer holds (its task done again, its passages archived) writes nothing', async () => {
     const store = new PgSessionStore(engine, clock, 1);
     const turn = (n: number) => aRunMemory(`old-${n}`, 'the same task', [`reply ${n}`]);

@@ -3,6 +3,7 @@ import type { ModeContext, StepSpec } from '../../../src/domain/modes/mode.js';
 import { assessmentsOf, parallelMode, sequentialRefinementMode } from '../../../src/domain/modes/parallel.js';
 import type { Step } from '../../../src/domain/run-state.js';
 import { aModeContext, aPlan, assessmentJson, aStep } from '../../fixtures/domain-builders.js';
+import { byClass, heatmapCells, parseXml } from '../../helpers/svg.js';
 
 const COUNCIL = ['alpha', 'beta', 'gamma'];
 const parallel = (settings: Record<string, unknown> = {}, personas = COUNCIL): ModeContext =>
@@ -137,9 +138,12 @@ describe('parallel: the conclusion', () => {
     expect(conclusion.sections[1]?.markdown).toContain(
       'Missing or malformed assessments (counted as escalate, left out of the scores): `beta`, `gamma`.',
     );
-    const heatmap = conclusion.attachments[0]?.picture;
-    expect(heatmap?.rows).toEqual(['composed', ...COUNCIL]);
-    expect(heatmap?.values[2]?.every((v) => v === null)).toBe(true);
+    // The heat map: a column per persona, the composed scores first; the two without a readable assessment have no score.
+    const heatmap = conclusion.attachments[0]?.content ?? '';
+    expect(byClass(parseXml(heatmap), 'column').map((c) => c.text)).toEqual(['composed', ...COUNCIL]);
+    const byColumn = (c: number) => heatmapCells(heatmap).filter((_, i) => i % 4 === c);
+    expect(byColumn(1).every((cell) => cell.kind === 'cell')).toBe(true);
+    for (const missing of [2, 3]) expect(byColumn(missing).every((cell) => cell.kind === 'cell missing')).toBe(true);
   });
 
   it('investigates instead of proceeding over vectors the personas disagree on', () => {

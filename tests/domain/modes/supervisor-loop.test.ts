@@ -138,6 +138,30 @@ describe('the supervisor loop, read from the finished steps', () => {
       turn(3, 'auditor', ''),
     ];
     expect(evaluateLoop(rules(), interrupted).end).toBeUndefined();
+    // A real model rephrases: the same point in other words, after another specialist said it, adds nothing.
+    const rephrased = [
+      delegate(1, 'strategist'),
+      turn(
+        1,
+        'strategist',
+        'Start with the billing reports: they have the fewest dependencies, and the cron box can keep running for two weeks.',
+      ),
+      delegate(2, 'auditor'),
+      turn(
+        2,
+        'auditor',
+        'I agree: the billing reports have the fewest dependencies, so start there and keep the cron box running two weeks.',
+      ),
+      delegate(3, 'strategist'),
+      turn(
+        3,
+        'strategist',
+        'As said, starting with the billing reports (fewest dependencies) while the cron box keeps running for two weeks.',
+      ),
+    ];
+    const loop2 = evaluateLoop(rules(), rephrased);
+    expect(loop2.iterations.map((i) => i.noOp)).toEqual([false, true, true]);
+    expect(loop2.end).toMatchObject({ kind: 'guardrail_stop', limit: 'no_op_turns' });
   });
 
   it('holds on a decision that cannot be read (fail closed), and ends the loop there once a person continued', () => {

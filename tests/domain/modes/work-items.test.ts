@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { arbitrateWithReviewer, readReviewer } from '../../../src/domain/modes/reviewer-gate.js';
 import type { ModeContext } from '../../../src/domain/modes/mode.js';
-import { canonicalJson, mergeWorkItems, workItemTask } from '../../../src/domain/modes/work-items.js';
+import { canonicalJson, mergeWorkItems, workItemsProposal, workItemTask } from '../../../src/domain/modes/work-items.js';
 import type { RunPlan, Step } from '../../../src/domain/run-state.js';
 import type { Verdict } from '../../../src/domain/verdict.js';
 import { aPersona } from '../../fakes/fixtures.js';
@@ -10,10 +10,11 @@ const items = [
   { id: 'a', assigned_agent: 'alpha', goal: 'First goal', inputs: {}, expected_output: 'a list' },
   { id: 'b', assigned_agent: 'beta', goal: 'Second goal', inputs: { z: 1, a: { y: 2, b: 3 } }, expected_output: {} },
 ];
+/** An item's output: its own final proposal (`item:<id>:synthesis`). */
 const reply = (id: string, text: string, index: number): Step => ({
-  id: `item:${id}`,
+  id: `item:${id}:synthesis`,
   index,
-  kind: 'item',
+  kind: 'synthesis',
   persona: 'alpha',
   round: 1,
   prompt: '',
@@ -53,6 +54,13 @@ describe('the work-item merge and task', () => {
       ].join('\n'),
     );
     expect(mergeWorkItems(items, [reply('b', 'B done', 0)])).toContain('_(no result: this item did not finish)_');
+  });
+
+  it("one item's output is the run's final proposal as its agent wrote it, unwrapped; several are merged", () => {
+    expect(workItemsProposal([items[0]!], [reply('a', '  A done, as written\n', 0)])).toBe('  A done, as written\n');
+    expect(workItemsProposal(items, [reply('a', 'A done', 0), reply('b', 'B done', 1)])).toBe(
+      mergeWorkItems(items, [reply('a', 'A done', 0), reply('b', 'B done', 1)]),
+    );
   });
 
   it('renders an item as a task from the command alone: goal first, shared context, its own inputs with sorted keys', () => {

@@ -103,6 +103,13 @@ describe('credentialName', () => {
       'authMode',
       'pw_min_length',
       'AWS_ACCESS_KEY_ID',
+      // An OpenID ID token is an identity assertion, a JWT the JWT rule finds by its shape (`id-token: write` is a permission).
+      'id_token',
+      'id-token',
+      'credentialsId',
+      'secretName',
+      'secretKeyRef',
+      'passwordVariable',
     ]) {
       expect(credentialName(key), key).toBe('mentions');
     }
@@ -120,7 +127,6 @@ describe('credentialName', () => {
       'clientSecret',
       'x-api-key',
       'X-Auth-Token',
-      'id_token',
       'oauth_token_secret',
       'secret_key_base',
       'password_confirmation',

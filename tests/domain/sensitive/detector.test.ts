@@ -92,6 +92,31 @@ describe('isIpv6', () => {
   ])('rejects %s', (a) => expect(isIpv6(a)).toBe(false));
 });
 
+describe('networks and hosts (issue 35)', () => {
+  const found = (text: string) => detectSensitive(text).map((f) => [f.category, text.slice(f.start, f.end)]);
+  it.each([
+    '10.0.0.0/8',
+    '172.16.0.0/12',
+    '192.168.1.0/24',
+    '198.51.100.128/25',
+    '2001:db8::/32',
+    'fe80::/10',
+    '::/0',
+    '2001:db8:abcd:12::/64',
+  ])('a network with zero host bits identifies no one: %s', (network) => expect(found(`allow ${network} only`)).toEqual([]));
+  it.each([
+    ['192.168.0.17/24', 'IPV4'],
+    ['10.1.2.3', 'IPV4'],
+    ['10.1.2.3/32', 'IPV4'],
+    ['198.51.100.129/25', 'IPV4'],
+    ['2001:db8::17/64', 'IPV6'],
+    ['2001:db8::/128', 'IPV6'],
+    ['::ffff:192.0.2.1/96', 'IPV6'],
+  ])('a host is personal data, with or without a prefix: %s', (host, category) => {
+    expect(found(`the host ${host} answered`)).toEqual([[category, host]]);
+  });
+});
+
 describe('isJwt and decodeBase64Url', () => {
   it('decodes unpadded base64url', () => {
     expect(decodeBase64Url('eyJhbGciOiJub25lIn0')).toBe('{"alg":"none"}');
@@ -147,8 +172,36 @@ describe('detectSensitive', () => {
     const secret = ['Zq8Tm2Wx4Lp9Rk3Vn7Bc', '5Hy1Jd6Fs0Gt2Qw4Ea8U'].join('');
     const text = `aws_secret_access_key=${secret}`;
     expect(detectSensitive(text)).toEqual([{ category: 'AWS_SECRET_KEY', start: 22, end: 62 }]);
-    // AWS's documented example secret is not a credential.
-    expect(detectSensitive(`aws_secret_access_key=${['wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCYEXAMPLEKEY'].join('')}`)).toEqual([]);
+    // AWS's documented example secret has a key's full shape: it is one (issue 35).
+    const example = ['wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCYEXAMPLEKEY'].join('');
+    expect(detectSensitive(`aws_secret_access_key=${example}`)).toEqual([{ category: 'AWS_SECRET_KEY', start: 22, end: 62 }]);
+    expect(detectSensitive(`aws_secret_access_key=${'x'.repeat(40)}`)).toEqual([]);
+  });
+
+  it('finds a wrapped JWT whole, to its last line, and stops there (issue 35)', () => {
+    // Every line of the signature here holds a digit: a line of letters alone reads as a word, which a
+    // streamed reply shows at once (live-screen.ts), so it is not taken (see the next test).
+    const token = [
+      'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9',
+      'eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IlRlc3QgVXNlciJ9',
+      'c2lnbmF0dXJl9LTAxMjM0NTY3ODktYWJjZGVmZ2hpa1',
+    ].join('.');
+    const lines = (width: number) => token.match(new RegExp(`.{1,${width}}`, 'g')) ?? [];
+    for (const [wrapped, after] of [
+      [lines(64).join('\n'), '\nThanks'],
+      [lines(76).join('\r\n'), '\r\nnext: 1'],
+      [lines(40).join('\\\n    '), '"'],
+      [lines(50).join('\\n'), '\\nmore text'],
+      [lines(60).join(`\n${' '.repeat(30)}`), '\nkey: value'],
+    ] as const) {
+      const text = `token: ${wrapped}${after}`;
+      expect(detectSensitive(text), JSON.stringify(text)).toEqual([{ category: 'JWT', start: 7, end: 7 + wrapped.length }]);
+    }
+  });
+
+  it('leaves a last signature line of letters alone: a word, shown as a reply streams (a fragment of a signature grants nothing)', () => {
+    const text = 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ0ZXN0In0.c2lnbmF0dXJlLTAx\nMjM0\nabcDEF\nThanks';
+    expect(detectSensitive(text)).toEqual([{ category: 'JWT', start: 0, end: text.indexOf('\nabcDEF') }]);
   });
 
   it('ends an IBAN at its country length, not at the next 4-letter word', () => {
@@ -233,6 +286,19 @@ describe('performance', () => {
       'password is '.repeat(20_000),
       "PASSWORD '".repeat(30_000),
       '**password**:'.repeat(20_000),
+      // Issue 35: statements, constants, escaped and continued line breaks, signature lines.
+      'IDENTIFIED '.repeat(20_000),
+      'identified by '.repeat(20_000),
+      'IDENTIFIED\\040BY\\040'.repeat(15_000),
+      'set password for '.repeat(15_000),
+      'mysql '.repeat(40_000),
+      'mysql -p'.repeat(30_000),
+      "define('token', ".repeat(15_000),
+      "['password'] = ".repeat(15_000),
+      'eyJhbGciOi\\n'.repeat(20_000),
+      'eyJhbGciOi\\\n'.repeat(20_000),
+      `eyJhbGciOiJub25lIn0.eyJ0In0.${'\n1a'.repeat(60_000)}`,
+      `eyJhbGciOiJub25lIn0.eyJ0In0.${'\n 1'.repeat(60_000)}`,
     ];
     for (const input of inputs) {
       // A quadratic pattern would take minutes here; the test timeout is the guard.

@@ -271,6 +271,35 @@ const PIECES: readonly string[] = [
   'required',
   '8-64',
   '482913',
+  // Issue 35: statements, PHP constants, documentation keys, networks, references, wrapped tokens.
+  'IDENTIFIED BY ',
+  'identified by ',
+  'Identified',
+  'IDENTIFIED WITH x BY ',
+  '\\040',
+  'SET PASSWORD = ',
+  'set password for ',
+  "PASSWORD('",
+  "define('DB_PASSWORD', ",
+  "', '",
+  "')",
+  "['password'] = ",
+  'mysql -u root -p',
+  'mysqldump ',
+  ' -p',
+  'sshpass -p ',
+  'redis-cli -a ',
+  cat('AKIA', 'IOSFODNN7EXAMPLE'),
+  cat('ghp_', '0'.repeat(36)),
+  '192.168.0.17/24',
+  '2001:db8::/32',
+  '::17/64',
+  'credentialsId: ',
+  'a1b2c3d4-e5f6-7890-abcd-ef1234567890',
+  'secretName: ',
+  'tls-cert-7f3e9a2b1c4d',
+  '\\\n',
+  '\\r\\n',
 ];
 
 const run = (random: () => number, chars: string, min: number, max: number): string =>
@@ -308,6 +337,16 @@ function shapedPiece(random: () => number): string {
     () => `${run(random, 'üéaZ09._%+-', around(64), around(64))}@müller.de`,
     () =>
       `eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9${run(random, '\r\n \t', 0, 3)}.${run(random, '\r\n \t', 0, 3)}eyJzdWIiOiIxMjM0NTY3ODkwIn0${run(random, '\r\n ', 0, 3)}.${run(random, '\r\n ', 0, 2)}dGVzdC1zaWduYXR1cmUtbm90LXJlYWwtMDEyMzQ1Njc4OQ`,
+    () => {
+      const separator = ['\n', '\r\n', '\\\n', '\\n'][Math.floor(random() * 4)] ?? '\n';
+      const token = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dGVzdC1zaWduYXR1cmUtbm90LXJlYWwtMDEyMzQ1Njc4OQ';
+      const width = 8 + Math.floor(random() * 70);
+      return (token.match(new RegExp(`.{1,${width}}`, 'g')) ?? []).join(`${separator}${run(random, ' \t', 0, 70)}`);
+    },
+    () =>
+      `${['IDENTIFIED', 'identified', 'SET PASSWORD FOR', 'set password'][Math.floor(random() * 4)]}${run(random, ' \t', 1, 9)}${run(random, "aZ09_'@%", 0, 12)}${run(random, ' =', 0, 3)}BY ${run(random, "'", 0, 1)}Tr0ub4dor-3'`,
+    () =>
+      `${run(random, 'aZ09', 0, 3)}${['192.168.0.', '10.', '2001:db8:', 'fe80::'][Math.floor(random() * 4)]}${run(random, '0123456789:.', 0, 8)}/${run(random, '0123456789', 1, 3)}`,
   ];
   return shapes[Math.floor(random() * shapes.length)]?.() ?? '';
 }

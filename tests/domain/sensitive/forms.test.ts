@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { ASSIGNMENT_FORMS } from '../../../src/domain/sensitive/assignment-rule.js';
 import { detectSensitive, redactSensitive } from '../../../src/domain/sensitive/detector.js';
+import { PASSWORD_FLAGS, SQL_FORMS } from '../../../src/domain/sensitive/statement-rules.js';
 
 // Issue 22 item 11: a password is caught whatever it is called and however it is written, and a
 // placeholder is let through the same way: every key spelling in every form.
@@ -64,6 +66,10 @@ const FORMS: readonly ((key: string, value: string) => string)[] = [
   (k, v) => `The staging ${k} is ${v}.`,
   (k, v) => `Our ${k} was: "${v}"`,
   (k, v) => `| user | bob |\n| ${k} | ${v} |`,
+  // Issue 35: PHP constants (wp-config.php), an index assigned, a call with a name and a value.
+  (k, v) => `define( '${k}', '${v}' );`,
+  (k, v) => `$cfg['Servers'][$i]['${k}'] = '${v}';`,
+  (k, v) => `os.environ.setdefault("${k}", "${v}")`,
 ];
 
 const VALUE = 'Hunter2-Quilt-77';
@@ -106,6 +112,41 @@ describe('every key spelling in every form', () => {
       }
     }
   });
+});
+
+describe('the forms of the keyword rule, row by row', () => {
+  /** Texts each row of ASSIGNMENT_FORMS must match by itself, in the table's order. */
+  const FORM_SAMPLES: readonly (readonly string[])[] = [
+    [`DB_PASSWORD=${VALUE}`, `auth_token := "${VALUE}"`, `?token=${VALUE}&next=/`, `Password=${VALUE};`],
+    [`$cfg['Servers'][$i]['password'] = '${VALUE}';`, `os.environ["API_KEY"] = "${VALUE}"`],
+    [`define( 'DB_PASSWORD',      '${VALUE}' );`, `define('AUTH_KEY', '${VALUE}');`],
+    [`os.environ.setdefault("SECRET_KEY", "${VALUE}")`, `ENV.fetch('API_TOKEN', '${VALUE}')`],
+    [`"password": "${VALUE}"`, `'api_key': ${VALUE}`],
+    [`password: "${VALUE}"`],
+    [`password: ${VALUE}`, `**Password:** ${VALUE}`],
+    [`| password | ${VALUE} |`],
+    [`<password>${VALUE}</password>`],
+    [`ALTER USER app WITH PASSWORD '${VALUE}'`],
+    [`the wifi password is ${VALUE}`],
+    [`--password ${VALUE}`],
+  ];
+
+  it('has samples for every row', () => expect(FORM_SAMPLES.length).toBe(ASSIGNMENT_FORMS.length));
+
+  it.each(ASSIGNMENT_FORMS.map((form, i) => [form.example, form, FORM_SAMPLES[i] ?? []] as const))(
+    '%s: the row alone matches its samples, and the detector finds the value alone',
+    (_example, form, samples) => {
+      expect(samples.length).toBeGreaterThan(0);
+      for (const text of samples) {
+        const value = new RegExp(form.source).exec(text)?.groups?.v;
+        expect(value?.replace(/^["'`]|["'`]$/g, ''), text).toBe(VALUE);
+        expect(
+          detectSensitive(text).map((f) => text.slice(f.start, f.end)),
+          text,
+        ).toEqual([VALUE]);
+      }
+    },
+  );
 });
 
 describe('keys that only mention a credential', () => {
@@ -160,4 +201,68 @@ describe('an assignment inside a match that is not one', () => {
       expect(redacted).not.toMatch(/hunter2Staging|Xy7Qp2Lm9/);
     },
   );
+});
+
+describe('passwords in statements (issue 35)', () => {
+  /** Statements each SQL form must find the value in, by the form's example. */
+  const SQL_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
+    [SQL_FORMS[0]?.example ?? '']: [
+      `CREATE USER 'app'@'localhost' IDENTIFIED BY '${VALUE}';`,
+      `ALTER USER app IDENTIFIED WITH caching_sha2_password BY '${VALUE}'`,
+      `GRANT ALL ON *.* TO 'root'@'%' IDENTIFIED BY PASSWORD '${VALUE}'`,
+      `CREATE\\040USER\\040'app'@'%'\\040IDENTIFIED\\040BY\\040'${VALUE}';`,
+      `CREATE USER scott IDENTIFIED BY ${VALUE};`,
+    ],
+    [SQL_FORMS[1]?.example ?? '']: [
+      `create user app identified by '${VALUE}';`,
+      `alter user app Identified With sha256_password By "${VALUE}"`,
+    ],
+    [SQL_FORMS[2]?.example ?? '']: [
+      `SET PASSWORD FOR 'bob'@'localhost' = PASSWORD('${VALUE}');`,
+      `set password = '${VALUE}';`,
+      `SET PASSWORD FOR bob = OLD_PASSWORD('${VALUE}')`,
+    ],
+  };
+
+  it('has statements for every SQL form, and finds the value alone in each', () => {
+    expect(Object.keys(SQL_EXAMPLES).sort()).toEqual(SQL_FORMS.map((f) => f.example).sort());
+    for (const text of Object.values(SQL_EXAMPLES).flat()) {
+      expect(
+        detectSensitive(text).map((f) => [f.category, text.slice(f.start, f.end)]),
+        text,
+      ).toEqual([['PASSWORD_ASSIGNMENT', VALUE]]);
+    }
+  });
+
+  it.each(PASSWORD_FLAGS.map((row) => [row.commands.split('|')[0] ?? '', row] as const))(
+    '%s: a password given to the flag is found; a variable, a prompt or a placeholder is not',
+    (_name, { commands, flag, glued }) => {
+      for (const command of commands.replace(/\(\?:-\[a-z\]\+\)\?/, '-dump').split('|')) {
+        const given = `${command} -u app ${flag}${glued ? '' : ' '}`;
+        for (const value of [VALUE, `'${VALUE}'`, `"${VALUE}"`]) {
+          const text = `${given}${value} -h db.example.com`;
+          expect(
+            detectSensitive(text).map((f) => [f.category, text.slice(f.start, f.end)]),
+            text,
+          ).toEqual([['PASSWORD_ASSIGNMENT', VALUE]]);
+        }
+        for (const value of ['"$DB_PASSWORD"', '${PW}', '<password>', 'xxxxxxxx'])
+          expect(detectSensitive(`${given}${value}`), `${given}${value}`).toEqual([]);
+      }
+    },
+  );
+
+  it('reads prose, a lone -p and placeholders as no password', () => {
+    for (const text of [
+      'Members are identified by their badge number.',
+      'Each device is identified by "serial number" in the log.',
+      'mysql -u root -p app',
+      'mysql -p -P 3306',
+      'mysql -u root app < dump.sql && scp -pr files backup-host:/tmp',
+      "CREATE USER x IDENTIFIED BY '%s'; ALTER USER y IDENTIFIED BY :new_password",
+      "SET PASSWORD = '${NEW_PASSWORD}'",
+    ]) {
+      expect(detectSensitive(text), text).toEqual([]);
+    }
+  });
 });

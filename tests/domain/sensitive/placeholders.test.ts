@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   EXPRESSION_PATTERNS,
   isTestCredential,
+  keyPlaceholderReason,
   NON_VALUE_WORDS,
   notACredentialReason,
-  PLACEHOLDER_PATTERNS,
+  PLACEHOLDER_INSIDE,
+  PLACEHOLDER_SHAPES,
   PLACEHOLDER_WORDS,
   placeholderReason,
   REFERENCE_PATTERNS,
@@ -26,9 +28,9 @@ const ROW_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'insert-token-here',
     'put key here',
   ],
-  'an angle-bracketed name (<your-key>)': ['<your-key>', '<token>', 'pk_<key>'],
+  'an angle-bracketed name (<your-key>)': ['<your-key>', '<token>', 'pk_<key>', '<generate'],
   'a placeholder word inside (example, changeme, placeholder, dummy, redacted)': [
-    'AKIAIOSFODNN7EXAMPLE',
+    'EXAMPLEKEY123',
     'my-example-token',
     'ChangeMe123',
     'change_it',
@@ -44,7 +46,10 @@ const ROW_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'pre-${X}-post',
     '%DB_PASSWORD%',
     '$(cat /run/secrets/db)',
+    '${POSTGRES_PASSWORD:?set',
   ],
+  'a format field (%s, %(password)s, {password}, {0})': ['%s', '%(password)s', '{password}', '{0}'],
+  'a bind parameter (:password, @pw, ?)': [':password', '@pw', '?'],
   'a template ({{ var }}, {% … %}, ${{ secrets.X }})': ['{{ vault_db_password }}', '{% raw %}x{% endraw %}'],
   'a YAML tag (!vault, !Ref)': ['!vault', '!Ref DbPassword'],
   'a keyword that starts an expression (await getToken(), new Secret(…))': ['await', 'yield', 'typeof', 'lambda', 'function'],
@@ -74,7 +79,7 @@ const REAL_VALUES = [
 ];
 
 describe('the placeholder, reference and expression tables', () => {
-  const rows = [...PLACEHOLDER_PATTERNS, ...REFERENCE_PATTERNS, ...EXPRESSION_PATTERNS];
+  const rows = [...PLACEHOLDER_SHAPES, PLACEHOLDER_INSIDE, ...REFERENCE_PATTERNS, ...EXPRESSION_PATTERNS];
 
   it('have an example for every row, and every example hits its own row first', () => {
     expect(rows.map((r) => r.why).sort()).toEqual(Object.keys(ROW_EXAMPLES).sort());
@@ -110,6 +115,29 @@ describe('the placeholder, reference and expression tables', () => {
   it('reads a type annotation through Optional[…] and a trailing ?', () => {
     for (const value of ['Optional[str]', 'Option<String>', 'string?', 'SecretStr'])
       expect(notACredentialReason(value, { unquoted: true }), value).toBe('not a value');
+  });
+});
+
+describe("keyPlaceholderReason: the body of a value with a provider key's full shape", () => {
+  // Issue 35 item 9: only a placeholder's shape makes a key-shaped value a placeholder, never what it spells.
+  it.each([
+    'IOSFODNN7EXAMPLE',
+    'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    '0'.repeat(36),
+    'FAKE1234FAKE5678FAKE',
+    'test0123456789abcdefTEST',
+  ])('is a key: %s', (body) => {
+    expect(keyPlaceholderReason(body)).toBeUndefined();
+  });
+  it.each(['', 'XXXXXXXXXXXXXXXX', 'xxxx1234', '****************', 'YOUR_API_KEY_HERE_1234567890', 'your-token-here', '<key>', '...'])(
+    'is a placeholder: %j',
+    (body) => {
+      expect(keyPlaceholderReason(body)).toBeDefined();
+    },
+  );
+  it("still lets placeholder words mark a value without a key's structure", () => {
+    expect(placeholderReason('my-example-token')).toBeDefined();
+    expect(placeholderReason('IOSFODNN7EXAMPLE')).toBeDefined();
   });
 });
 

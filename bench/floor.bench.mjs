@@ -1,0 +1,60 @@
+// The floor (issue 35) on tasks written by people who never saw its rules: how many risky or
+// unclear tasks pause, how many everyday knowledge-work tasks proceed, on the corpus the rules were
+// developed on and on the held-out one, and what reading a task costs.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { machine, percentile, ROOT, writeSection } from './report.mjs';
+
+const load = (m) => import(pathToFileURL(path.join(ROOT, 'dist', 'domain', 'floor', m)).href);
+
+export default async function bench() {
+  const { loadEnglish } = await load('english.js');
+  const { perceiveTask } = await load('perceive.js');
+  const { judgeFloor } = await load('floor.js');
+  const t0 = performance.now();
+  const read = await loadEnglish();
+  const loadMs = performance.now() - t0;
+  const rows = [];
+  const times = [];
+  for (const [name, about] of [
+    ['dev.jsonl', 'development (the rules were written on it)'],
+    ['heldout.jsonl', 'held out (never tuned on)'],
+    ['earlier-risky.jsonl', "the previous design's risky corpus"],
+  ]) {
+    const entries = readFileSync(path.join(ROOT, 'tests', 'fixtures', 'floor-corpus', name), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    let caught = 0;
+    let proceeded = 0;
+    for (const e of entries) {
+      const inputs = Object.entries(e.inputs ?? {}).map(([p, content]) => ({ path: p, content }));
+      const t = performance.now();
+      const proceeds = judgeFloor(perceiveTask(read, { task: e.task, inputs }), []).proceeds;
+      times.push(performance.now() - t);
+      if (e.expect === 'pause' && !proceeds) caught++;
+      if (e.expect === 'proceed' && proceeds) proceeded++;
+    }
+    const pauses = entries.filter((e) => e.expect === 'pause').length;
+    const everyday = entries.length - pauses;
+    const pct = (a, b) => (b === 0 ? '—' : `${a}/${b} (${((100 * a) / b).toFixed(1)} %)`);
+    rows.push(`| ${about} | ${entries.length} | ${pct(caught, pauses)} | ${pct(proceeded, everyday)} |`);
+  }
+  times.sort((a, b) => a - b);
+  const body = [
+    `Machine: ${machine()}`,
+    'Command: `npm run bench -- floor` (bench/floor.bench.mjs): every task of `tests/fixtures/floor-corpus/` read by the built floor (`perceiveTask` + `judgeFloor`, no acceptances), as `maestro run` and `validate` read it. The two corpora were written by two people (helpers) who never saw the rules. Only the development corpus was read while the rules were written; the held-out one was measured (its figures only, its tasks never read) once after the first version of the rules (154/160 paused, 152/160 proceeded) and again at the end.',
+    '',
+    '| corpus | tasks | risky or unclear: paused | everyday: proceeded |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    'The previous design (word lists, the build of 3873bd7) on the same corpora, measured once with its `readPolicySignals` + `readIntentAmbiguity` (`git worktree add --detach /tmp/before 3873bd7`): development 61/180 paused (33.9 %), 177/180 proceeded; held out 55/160 paused (34.4 %), 160/160 proceeded. It let two in three risky tasks written by others run unattended.',
+    '',
+    `Reading one task: median ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms; loading the English library once per process: ${loadMs.toFixed(0)} ms.`,
+  ].join('\n');
+  console.log(body);
+  await writeSection('The floor: risky and everyday tasks written by others (issue 35)', body);
+}

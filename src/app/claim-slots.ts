@@ -1,0 +1,196 @@
+import { finishedEvent, isAllowedTransition, runProgressEvent, type Claim, type WatchEvent, type WatchState } from '../domain/queue.js';
+import type { RouteGate } from './route-breaker.js';
+import { planClaim, runClaim, settleClaim, type ClaimResult, type ResumeKind, type RunClaimDeps } from './run-claim.js';
+import { LINE_WAIT, TaskLines, taskLineOf } from './task-lines.js';
+
+/** A claim this process handles, with its own place in the state machine (AWAITING_COMMAND until it is `claimed`). */
+export interface InFlight<C extends Claim> {
+  readonly claim: C;
+  state: WatchState;
+}
+
+/** What a loop gives one claim it launches: the run's dependencies and how the loop reports what only it knows. */
+export interface SlotRun {
+  /** The run's dependencies; its stop signal is the slot's (`open`'s controller). */
+  readonly deps: RunClaimDeps;
+  /** The run stopped at its last checkpoint (a stop, a lost claim): its result, as the loop settles it. */
+  readonly interrupted: (error: unknown, deps: RunClaimDeps) => Promise<ClaimResult>;
+  /** A failure outside the run (planning, settling): what the loop says of it. Without it, it is an internal error. */
+  readonly failed?: (error: unknown) => string;
+  /** Once the claim has left its slot. */
+  readonly done?: () => Promise<void>;
+}
+
+export interface ClaimSlotsOptions {
+  /** How many runs go at once (default 1): each still claimed, checkpointed and finished once. */
+  readonly concurrency?: number;
+  readonly onEvent: (event: WatchEvent) => void;
+  /** The routes' circuit breaker, told when each run has ended. */
+  readonly routeGate?: RouteGate;
+  /** What is still queued, for a run's `finished` event. */
+  readonly queued: () => number;
+  /** A slot is free again: the loop looks at its queue. */
+  readonly freed: () => void;
+}
+
+/**
+ * The queue runner that `watch` and `worker` share: run slots (a run holds its slot until it has
+ * finished: artifact, memory, last commit), task lines (runs of one loop-policy conflict go one at a
+ * time), and each claim's way through the one use case — planClaim → runClaim → settle — with its
+ * place in the state machine and its events. At concurrency 1 it is one state machine:
+ * AWAITING_COMMAND → EXECUTING_TASK → PRODUCING_ARTIFACT → AWAITING_COMMAND. The loops keep only
+ * where claims come from and how a stop is handed back.
+ */
+export class ClaimSlots<C extends Claim> {
+  readonly #o: ClaimSlotsOptions;
+  readonly #runs = new Map<string, InFlight<C>>();
+  /** Every claim being handled (planning and settling included): what a free slot is counted against. */
+  readonly #tasks = new Set<Promise<void>>();
+  readonly #lines = new TaskLines();
+  readonly #concurrency: number;
+  readonly #controllers = new Set<AbortController>();
+  #stop: Error | undefined;
+
+  constructor(options: ClaimSlotsOptions) {
+    this.#o = options;
+    this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
+  }
+
+  /** The runs' state: the furthest along of those claimed, undefined while none is. */
+  get state(): WatchState | undefined {
+    const states = [...this.#runs.values()].map((r) => r.state);
+    if (states.includes('PRODUCING_ARTIFACT')) return 'PRODUCING_ARTIFACT';
+    return states.includes('EXECUTING_TASK') ? 'EXECUTING_TASK' : undefined;
+  }
+
+  /** The claims being handled now, oldest first (`claimed`: only those past their `claimed` event). */
+  inFlight(claimed = false): C[] {
+    return [...this.#runs.values()].filter((r) => !claimed || r.state !== 'AWAITING_COMMAND').map((r) => r.claim);
+  }
+
+  /** How many claims hold a slot. */
+  get busy(): number {
+    return this.#tasks.size;
+  }
+
+  /** The one place that says whether a slot is free: a run holds its slot until it has finished. */
+  get hasRoom(): boolean {
+    return this.#stop === undefined && this.#tasks.size < this.#concurrency;
+  }
+
+  /** Resolves when a claim leaves its slot. */
+  settled(): Promise<unknown> {
+    return Promise.race([...this.#tasks]);
+  }
+
+  /** Stops every run in flight (and any launched after) at its next checkpoint. */
+  stopAll(reason: Error): void {
+    this.#stop = reason;
+    for (const controller of this.#controllers) controller.abort(reason);
+  }
+
+  /** Resolves once no claim holds a slot. */
+  async drain(): Promise<void> {
+    while (this.#tasks.size > 0) await Promise.allSettled([...this.#tasks]);
+  }
+
+  /** Handles a claim beside the others in flight; its slot is freed (and the loop told) when it is done. */
+  launch(claim: C, open: (controller: AbortController) => SlotRun): void {
+    const task = this.#handle(claim, open)
+      // The last boundary: a bug or a broken output stream must not stop the loop.
+      .catch((error: unknown) => this.#notice(claim.runId, `internal error while handling ${claim.source}: ${(error as Error).message}`))
+      .finally(() => {
+        this.#tasks.delete(task);
+        this.#o.freed();
+      });
+    this.#tasks.add(task);
+  }
+
+  async #handle(claim: C, open: (controller: AbortController) => SlotRun): Promise<void> {
+    const run: InFlight<C> = { claim, state: 'AWAITING_COMMAND' };
+    const controller = new AbortController();
+    this.#controllers.add(controller);
+    this.#runs.set(claim.runId, run);
+    if (this.#stop) controller.abort(this.#stop);
+    const slot = open(controller);
+    try {
+      await this.#settle(run, slot, this.#withProgress(slot.deps, run), controller.signal);
+    } catch (error) {
+      if (!slot.failed) throw error;
+      run.state = 'AWAITING_COMMAND';
+      this.#notice(claim.runId, slot.failed(error));
+    } finally {
+      this.#runs.delete(claim.runId);
+      this.#controllers.delete(controller);
+      await slot.done?.();
+    }
+  }
+
+  async #settle(run: InFlight<C>, slot: SlotRun, deps: RunClaimDeps, signal: AbortSignal): Promise<void> {
+    const { claim } = run;
+    const plan = await planClaim(claim, deps);
+    if (plan.ended) {
+      const settled = await settleClaim(claim, plan.ended, deps);
+      this.#notice(claim.runId, `${claim.source}: ${settled.message}`);
+      return;
+    }
+    this.#transition(run, {
+      kind: 'claimed',
+      state: 'EXECUTING_TASK',
+      from: run.state,
+      run_id: claim.runId,
+      source: claim.source,
+      resume: plan.kind,
+    });
+    let result: ClaimResult;
+    try {
+      result = await this.#onItsLine(claim, plan.kind, deps, signal);
+    } catch (error) {
+      // Only an interruption escapes runClaim: the loop says where the run goes on from its checkpoint.
+      result = await slot.interrupted(error, deps);
+    }
+    await this.#o.routeGate?.afterRun(claim.runId).catch(() => undefined);
+    this.#transition(run, finishedEvent(result, run.state, this.#o.queued()));
+  }
+
+  /** Runs the claim once no earlier run on its task line is in flight (only several runs at once can meet). */
+  async #onItsLine(claim: C, kind: ResumeKind, deps: RunClaimDeps, signal: AbortSignal): Promise<ClaimResult> {
+    const run = () => runClaim(claim, kind, deps);
+    if (this.#concurrency === 1) return run();
+    return this.#lines.hold(await taskLineOf(claim, kind, deps), run, {
+      signal,
+      onWait: () => this.#notice(claim.runId, `${claim.source}: ${LINE_WAIT}`),
+    });
+  }
+
+  /** The run's progress, shown as the loop's events; `producing_artifact` moves the run in the state machine. */
+  #withProgress(deps: RunClaimDeps, run: InFlight<C>): RunClaimDeps {
+    const onProgress = deps.run.onProgress;
+    return {
+      ...deps,
+      run: {
+        ...deps.run,
+        onProgress: (event) => {
+          onProgress?.(event);
+          if (event.run_id !== run.claim.runId) return;
+          const shown = runProgressEvent(event, run.state);
+          if (shown?.kind === 'producing_artifact') this.#transition(run, shown);
+          else if (shown) this.#o.onEvent(shown);
+        },
+      },
+    };
+  }
+
+  /** Moves one run through the state machine (each run in flight has its own place in it). */
+  #transition(run: InFlight<C>, event: Extract<WatchEvent, { kind: 'claimed' | 'producing_artifact' | 'finished' }>): void {
+    if (!isAllowedTransition(run.state, event.state)) {
+      this.#notice(event.run_id, `internal: unexpected transition ${run.state} → ${event.state}`);
+    }
+    run.state = event.state;
+    this.#o.onEvent(event);
+  }
+
+  #notice(runId: string | null, message: string): void {
+    this.#o.onEvent({ kind: 'notice', run_id: runId, message });
+  }
+}

@@ -1,0 +1,163 @@
+import { renderArtifact, type ArtifactInput } from '../domain/artifact.js';
+import { auditEvent, type AuditDetails, type AuditEvent } from '../domain/audit.js';
+import { runDecision, type DecisionRecord } from '../domain/decision.js';
+import type { ArtifactAttachment } from '../domain/modes/mode.js';
+import type { RunFile, StartedRun } from '../domain/ports.js';
+import { buildOutcome } from '../domain/run-machine.js';
+import type { PauseClass } from '../domain/run/policy.js';
+import { RAW_COMMAND_FILE, screenText } from '../domain/screen.js';
+import { runCalls, totalUsage } from '../domain/usage.js';
+import type { RunDeps, RunOutcome } from './run-deps.js';
+
+export type DraftInput = Omit<ArtifactInput, 'status' | 'finishedAt' | 'durationMs' | 'trail' | 'outcomeNote'>;
+
+/**
+ * What the arbitration commits (its record, `orchestration.json`, the decision that lets the run go
+ * on), carried by the ending's first commit instead of a commit of its own: one flush, not two.
+ */
+export interface LeadCommit {
+  readonly records: readonly AuditEvent[];
+  readonly files: readonly RunFile[];
+  /** The arbitration's decision that lets the run go on: joins the trail with the ending fixed. */
+  readonly decided?: DecisionRecord;
+  /** The ending is completed after a restart: a record the log holds already is not written again. */
+  readonly completesEnding: boolean;
+}
+
+export interface EndOptions {
+  /** The run; every change, record and file goes through it as a commit. */
+  readonly run: StartedRun;
+  readonly deps: RunDeps;
+  readonly decision: DecisionRecord;
+  /** What a pause counts for (from the policy table's row for its cause). */
+  readonly pauseClass?: PauseClass;
+  /** For people: why the run ended here. */
+  readonly message: string;
+  readonly details?: AuditDetails;
+  /** The arbitration's commit, made with the ending's first one. */
+  readonly lead?: LeadCommit;
+}
+
+export type FinishOptions = EndOptions & {
+  artifact?: DraftInput;
+  attachments?: readonly ArtifactAttachment[];
+  afterArtifact?: AfterArtifact;
+  status?: 'stopped' | 'guardrail_stopped';
+};
+
+/** Runs once the artifact and its pictures are on disk (the council's memory); returns the records the run's `finished` commit carries. */
+export type AfterArtifact = () => Promise<readonly AuditEvent[]>;
+
+/** Ends a run as completed (decision RUN) or stopped, writing the artifact when there is one. */
+export async function finishRun(options: FinishOptions): Promise<RunOutcome> {
+  const { run, deps, decision } = options;
+  const message = screenText(options.message);
+  // Completing an ending after a restart: what the log already says happened is not said again.
+  const resumedEnding = run.state.finishing !== undefined;
+  const status = decision.decision === 'RUN' ? 'completed' : (options.status ?? run.state.finishing?.status ?? 'stopped');
+  // The end is put on the checkpoint before anything is written, with its time: a run killed between
+  // the artifact and its last save ends the same way when recovered, byte for byte.
+  const finishedAt = new Date(run.state.finishing?.finished_at ?? deps.clock.now().toISOString());
+  // Written only once the end is on the checkpoint: a commit that fails leaves no picture without its artifact.
+  const pictures = picturesOf(options);
+  const { lead } = options;
+  await run.commit({
+    event: {
+      type: 'finishing',
+      finishedAt: finishedAt.toISOString(),
+      decision,
+      ...(status !== 'completed' ? { status } : {}),
+      ...(lead?.decided ? { decided: lead.decided } : {}),
+    },
+    // The orchestration result waits for the end's commit: it is read once the run has ended (`--json`), and
+    // until then a crash concludes the run again and writes it then.
+    ...(lead ? { records: lead.records, completesEnding: lead.completesEnding } : {}),
+  });
+  const state = run.state;
+  const artifact = await writeArtifact(options, { status, finishedAt, message, resumedEnding, pictures });
+  for (const p of pictures) await deps.artifacts.write(p.path, p.content, state.command.input_artifacts);
+  // What depends on the artifact and its pictures being on disk (the council's memory) happens only
+  // now: memory keeps only a run that ended well (DESIGN.md, Persistence).
+  const saved = (await options.afterArtifact?.()) ?? [];
+  const finished = finishedRecord(options, status);
+  // The end, its records (the artifact's and the memory's with it: a crash before this commit completes
+  // the ending again, and those writes are idempotent), and the command as given gone (state.json keeps
+  // it screened, for the record): one commit.
+  const artifactPath = artifact?.path ?? null;
+  await run.commit({
+    event: {
+      type: 'finished',
+      status,
+      decision,
+      finishedAt: finishedAt.toISOString(),
+      summary: message,
+      ...(artifactPath ? { artifact: artifactPath } : {}),
+    },
+    records: [...(artifact ? [artifact.record] : []), ...saved, finished],
+    files: lead?.files ?? [],
+    removeFiles: [RAW_COMMAND_FILE],
+    completesEnding: resumedEnding,
+  });
+  const text =
+    status === 'completed'
+      ? message
+      : `${status === 'guardrail_stopped' ? 'stopped by a guardrail' : 'stopped'} (${decision.layer}: ${decision.reason_code}${decision.sealed ? ', sealed' : ''}): ${message}`;
+  return buildOutcome({ runId: state.run_id, status, decision, auditLog: run.log, message: text, artifact: artifactPath });
+}
+
+/** The RUN_FINISHED record: how the run ended, and what its calls used. */
+function finishedRecord(options: FinishOptions, status: string): AuditEvent {
+  const usage = totalUsage(runCalls(options.run.state), options.deps.config.prices);
+  return auditEvent('RUN_FINISHED', options.decision, {
+    status,
+    calls: usage.calls,
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    ...(usage.cost_usd !== undefined ? { cost_usd: Math.round(usage.cost_usd * 1e6) / 1e6 } : {}),
+  });
+}
+
+type PlacedPicture = ArtifactAttachment & { readonly path: string };
+
+/** The artifact's pictures, each beside it (the artifact's name without `.md`, plus the picture's suffix). */
+function picturesOf(options: FinishOptions): PlacedPicture[] {
+  const plan = options.run.state.plan;
+  if (!options.artifact || !plan) return [];
+  return (options.attachments ?? []).map((a) => ({ ...a, path: `${plan.output_path.replace(/\.md$/i, '')}${a.suffix}` }));
+}
+
+/** The artifact, when the run has one to write (linking its pictures), and its ARTIFACT_WRITTEN record (committed with the run's end). */
+async function writeArtifact(
+  options: FinishOptions,
+  end: {
+    status: 'completed' | 'stopped' | 'guardrail_stopped';
+    finishedAt: Date;
+    message: string;
+    resumedEnding: boolean;
+    pictures: readonly PlacedPicture[];
+  },
+): Promise<{ path: string; record: AuditEvent } | null> {
+  const { run, deps, decision } = options;
+  const { status, finishedAt, message, resumedEnding, pictures } = end;
+  const state = run.state;
+  const plan = state.plan;
+  if (!options.artifact || !plan) return null;
+  deps.onProgress?.({ kind: 'producing_artifact', run_id: state.run_id, path: plan.output_path });
+  const markdown = renderArtifact({
+    ...options.artifact,
+    pictures: pictures.map((p) => ({ file: p.path.split('/').at(-1) ?? p.path, alt: p.alt })),
+    status,
+    finishedAt: finishedAt.toISOString(),
+    durationMs: finishedAt.getTime() - Date.parse(state.created_at),
+    trail: [...state.trail, decision],
+    ...(status === 'stopped' ? { outcomeNote: message } : {}),
+  });
+  const artifactPath = await deps.artifacts.write(plan.output_path, markdown, state.command.input_artifacts);
+  const written = auditEvent('ARTIFACT_WRITTEN', runDecision('artifact', 'ARTIFACT_WRITTEN'), {
+    path: plan.output_path,
+    bytes: Buffer.byteLength(markdown),
+    sha256: deps.sha256(markdown),
+    ...(resumedEnding ? { completed_after_restart: true } : {}),
+  });
+  return { path: artifactPath, record: written };
+}

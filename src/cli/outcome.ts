@@ -1,0 +1,49 @@
+import type { Command } from 'commander';
+import { confirmOutcome, OutcomeRefusedError } from '../app/outcome.js';
+import { resolveWorkspace } from '../config.js';
+import { ExitError } from '../domain/errors.js';
+import { WORKSPACE_OPTION, type Io } from './io.js';
+import { chalkFor } from './style.js';
+
+/**
+ * `maestro outcome <run_id> right|wrong [--note TEXT]`: a person confirms whether a run's outcome
+ * was right. Each persona's verdict in that run joins its record of confirmed outcomes, which the
+ * next runs weigh by (`by_priors`, `bayesian_fusion`); nothing else ever teaches them.
+ */
+export function registerOutcome(program: Command, io: Io): void {
+  program
+    .command('outcome')
+    .description("confirm whether a run's outcome was right: each persona's verdict in it joins its record (by_priors, bayesian_fusion)")
+    .argument('<run_id>', 'a run the council arbitrated (completed, paused or stopped after its verdicts)')
+    .argument('<right|wrong>', "what the council's outcome turned out to be")
+    .option('--note <text>', 'why (kept, screened, with each persona’s record; at most 500 characters)')
+    .option('--json', 'print the result as one JSON object')
+    .option(...WORKSPACE_OPTION)
+    .addHelpText(
+      'after',
+      '\nConfirming a run again replaces its earlier confirmation. Exit codes: 0 recorded · 2 refused (nothing changed).',
+    )
+    .action(async (runId: string, outcome: string, opts: { note?: string; json?: boolean; workspace?: string }) => {
+      const app = await (await import('../compose/app.js')).createApp({
+        workspace: resolveWorkspace(opts.workspace, io.env, io.cwd),
+        env: io.env,
+      });
+      try {
+        const result = await confirmOutcome({ runId, outcome, ...(opts.note !== undefined ? { note: opts.note } : {}) }, app.deps);
+        if (opts.json) {
+          io.stdout.write(`${JSON.stringify(result)}\n`);
+          return;
+        }
+        const c = chalkFor(io);
+        io.stdout.write(`${c.bold(`run ${result.run_id}`)}: the council's ${result.final_action} was ${result.outcome}\n`);
+        for (const p of result.personas)
+          io.stdout.write(
+            `  ${p.persona.padEnd(16)} said ${p.said.padEnd(11)} ${p.right ? c.green('right') : c.red('wrong')} · reliability ${p.before.toFixed(3)} → ${p.after.toFixed(3)}\n`,
+          );
+        if (result.personas.length === 0) io.stdout.write('  No persona gave a readable verdict in that run: nothing joined a record.\n');
+      } catch (error) {
+        if (error instanceof OutcomeRefusedError) throw new ExitError(2, `maestro outcome: ${error.message}; nothing changed`);
+        throw error;
+      }
+    });
+}

@@ -1,0 +1,138 @@
+import { parseAssessment } from '../../domain/assessment.js';
+import { explainReason } from '../../domain/codes.js';
+import { openPause } from '../../domain/hitl-decision.js';
+import type { RunState } from '../../domain/run-state.js';
+import { withoutMoveOn } from '../../domain/stop-explanation.js';
+import { parseVerdict } from '../../domain/verdict.js';
+import { authorText } from '../decision-author.js';
+import type { PausedRow } from '../hitl.js';
+import type { ShowDetails } from '../hitl-show.js';
+import { type DecidedOne, decidedList, pickBox, selectionForm } from './decide-many.js';
+import { html, type SafeHtml } from './html.js';
+
+/** What Stop does, for every pause. */
+const STOP_WOULD = 'end the run as STOPPED, with an artifact that records the stop and your reason.';
+
+/** A note a person typed that was not recorded (their decision lost a race): kept for them on the page. */
+export interface KeptNote {
+  readonly runId: string;
+  readonly note: string;
+}
+
+/**
+ * What a person may decide on this run: the card of its open pause (what paused it, the whole
+ * task, its inputs, what the council said, what each choice does, and the two forms, both bound to
+ * the pause), why it is sealed, or only the decisions taken so far.
+ */
+export function decisionBlock(options: { details: ShowDetails; state: RunState; kept?: string }): SafeHtml {
+  const { details: d, state } = options;
+  const done = d.decisions.map(
+    (h) =>
+      html`<li class="decided">${h.decision} at <time>${h.decided_at}</time> on pause <code>${h.pause_id}</code>
+(${h.layer}: ${h.reason_code}) by <strong class="author">${authorText(h.by)}</strong>${h.note ? html` — ${h.note}` : ''}</li>`,
+  );
+  const history = done.length > 0 ? html`<h3>Decisions taken</h3><ul>${done}</ul>` : '';
+  if (d.sealed) {
+    const by = state.decision;
+    const why = by ? html` The ${by.layer} layer sealed it: <code>${by.reason_code}</code> (${explainReason(by.reason_code)}).` : '';
+    return html`<section class="decide sealed"><h2>Sealed</h2><p>This run was sealed: nobody can continue it.${why}</p>${history}</section>`;
+  }
+  const p = d.pause;
+  if (!p) return history ? html`<section class="decide">${history}</section>` : html``;
+  const id = encodeURIComponent(d.run_id);
+  const named = (verb: string) => `${verb} run ${d.run_id}`;
+  return html`<section class="decide" data-pause="${p.pause_id}"><h2>Paused for a person</h2>
+<p>At <time>${p.requested_at}</time> the <strong>${p.layer}</strong> layer paused it:
+<code>${p.reason_code}</code> (${explainReason(p.reason_code)}).</p>
+<p class="why">${withoutMoveOn(p.message)}</p>
+<h3>The task</h3><div class="task-text" tabindex="0">${d.task}</div>
+${d.redacted.length > 0 ? html`<p class="redacted">Taken out of it before anyone saw it: ${d.redacted.join(', ')} (shown as [REDACTED:…]).</p>` : ''}
+<p class="inputs">${inputsLine(state.command.input_artifacts)}</p>
+${councilBlock(state)}
+<h3>What each choice does</h3>
+<dl class="choices"><dt>Continue</dt><dd>${d.continue_would ?? ''}</dd><dt>Stop</dt><dd>${STOP_WOULD}</dd></dl>
+${d.plan ? html`<h3>The loop policy's plan</h3><pre>${d.plan}</pre>` : ''}
+${d.conflict_pauses > 1 ? html`<p>This conflict has paused ${d.conflict_pauses} times.</p>` : ''}
+<form method="post" action="/decisions/${id}" class="decide-form">
+<input type="hidden" name="pause_id" value="${p.pause_id}">
+<label>Note (optional, kept with the decision) <textarea name="note" maxlength="2000" rows="2">${options.kept ?? ''}</textarea></label>
+<button name="decision" value="continue" class="go" aria-label="${named('Continue')}">Continue</button>
+</form>
+<details class="stop-box"><summary>Stop this run…</summary>
+<form method="post" action="/decisions/${id}" class="stop-form">
+<input type="hidden" name="pause_id" value="${p.pause_id}">
+<label>Why stop it? (required, kept with the decision)
+<textarea name="note" maxlength="2000" rows="2" required>${options.kept ?? ''}</textarea></label>
+<button name="decision" value="stop" class="stop" aria-label="${named('Stop')}">Stop</button>
+</form></details>${history}</section>`;
+}
+
+function inputsLine(inputs: readonly string[]): SafeHtml {
+  if (inputs.length === 0) return html`No input files.`;
+  return html`Input files: ${inputs.map((f, i) => html`${i > 0 ? ', ' : ''}<code>${f}</code>`)}.`;
+}
+
+/** Each persona's verdict (or, in a parallel run, assessment) and its reasoning: what the council said before the pause. */
+function councilBlock(state: RunState): SafeHtml {
+  const said = state.steps.flatMap((s) =>
+    s.kind === 'verdict' ? [parseVerdict(s.persona, s.reply)] : s.kind === 'assessment' ? [parseAssessment(s.persona, s.reply)] : [],
+  );
+  if (said.length === 0) return html`<p class="council">The council was not asked before this pause.</p>`;
+  const rows = said.map((v) =>
+    v.valid
+      ? html`<li><strong>${v.persona}</strong>: <span class="verdict v-${v.action}">${v.action}</span>
+(confidence ${v.confidence.toFixed(2)}) — ${v.rationale}</li>`
+      : html`<li><strong>${v.persona}</strong>: <span class="verdict v-escalate">unreadable</span> (counts as escalate) — ${v.problem ?? 'missing'}</li>`,
+  );
+  return html`<h3>What the council said</h3><ul class="council">${rows}</ul>`;
+}
+
+/**
+ * Decisions: every run paused for a person, oldest first, each with its card and a box that puts it
+ * in a selection decided at once; a note that was not recorded, kept; what deciding a selection did.
+ */
+export function decisionsPage(
+  rows: readonly { row: PausedRow; details: ShowDetails; state: RunState }[],
+  extra: { kept?: KeptNote; select?: string; decided?: readonly DecidedOne[] } = {},
+): SafeHtml {
+  const { kept } = extra;
+  const orphan = kept && !rows.some((r) => r.row.run_id === kept.runId) ? keptNoteBlock(kept.note) : '';
+  const decided = extra.decided ? decidedList(extra.decided) : '';
+  if (rows.length === 0) return html`<h1>Decisions</h1>${decided}${orphan}<p>No run is waiting for a person.</p>`;
+  const items = rows.map(
+    ({ row, details, state }) =>
+      html`<article class="paused" data-run="${row.run_id}" id="run-${row.run_id}">
+<h2><a href="/runs/${encodeURIComponent(row.run_id)}">${row.run_id}</a> <small>${state.source}</small></h2>
+${rows.length > 1 ? pickBox(row, extra.select === row.reason_code) : ''}
+${decisionBlock({ details, state, ...(kept?.runId === row.run_id ? { kept: kept.note } : {}) })}</article>`,
+  );
+  const form = selectionForm(
+    rows.map((r) => r.row),
+    extra.select,
+  );
+  return html`<h1>Decisions</h1>${decided}${orphan}<p>${rows.length} run(s) paused for a person, oldest first.</p>${form}${items}`;
+}
+
+function keptNoteBlock(note: string): SafeHtml {
+  return html`<section class="kept-note"><h2>Your note</h2><p>It was not recorded. Copy it if you need it.</p>
+<textarea readonly rows="3" aria-label="Your note, not recorded">${note}</textarea></section>`;
+}
+
+/** The sentence for a person whose decision lost a race, from the run as it is now. */
+export function raceSentence(state: RunState | undefined, pauseId: string, refusal: string): string {
+  const decided = state?.hitl.findLast((h) => h.pause_id === pauseId);
+  const again = state && openPause(state) && state.pause?.pause_id !== pauseId;
+  if (decided) {
+    const first = `${authorText(decided.by)} decided this pause first (${decided.decision}, at ${decided.decided_at}). Your decision was not recorded.`;
+    return again ? `${first} The run has paused again since: read the new pause and decide again.` : first;
+  }
+  if (again) return 'The run paused again since your page was shown. Your decision was not recorded: read the new pause and decide again.';
+  return `Refused: ${refusal}`;
+}
+
+/** The next run waiting for a person, offered once a decision is taken. */
+export function nextPauseBlock(next: { runId: string; task: string; more: number } | undefined): SafeHtml {
+  if (!next) return html`<p class="next-pause">No other run waits for a person.</p>`;
+  return html`<p class="next-pause">Next waiting for a person: <a href="/runs/${encodeURIComponent(next.runId)}">${next.task}</a>
+${next.more > 0 ? html`(and ${next.more} more on <a href="/decisions">Decisions</a>)` : ''}</p>`;
+}

@@ -1,0 +1,63 @@
+import { listDirOrEmpty } from '../adapters/fs/read.js';
+import { fromState, listAuditOnlyRuns, readRunState, type RunListing } from '../adapters/fs/run-catalog.js';
+import { showRun } from '../adapters/fs/run-liveness.js';
+import { isLiveRun } from '../domain/run/transitions.js';
+import type { RunState } from '../domain/run-state.js';
+import { screenText } from '../domain/screen.js';
+import type { App } from './app.js';
+import { runLiveness } from './resume.js';
+
+/** A run as the console lists and searches it: its listing, and the text a search looks in (screened, lower case). */
+export interface IndexedRun {
+  readonly listing: RunListing;
+  readonly text: string;
+}
+
+interface Kept extends IndexedRun {
+  /** The run had ended when it was read: its checkpoint changes no more (until it is pruned, and leaves the list). */
+  readonly ended: boolean;
+}
+
+/**
+ * Every run of the workspace for the console's list, kept between requests: a run that has ended
+ * is read once (its checkpoint changes no more), a live one on every look. With thousands of runs
+ * a look lists the runs' folder and reads only the runs still going.
+ */
+export class RunIndex {
+  readonly #kept = new Map<string, Kept>();
+
+  constructor(private readonly app: App) {}
+
+  async runs(): Promise<IndexedRun[]> {
+    const { app } = this;
+    const liveness = runLiveness(app);
+    const out: IndexedRun[] = [];
+    const ids = app.engine ? await app.deps.ledger.list() : await listDirOrEmpty(app.paths.runs);
+    const seen = new Set<string>();
+    for (const id of ids) {
+      seen.add(id);
+      const kept = this.#kept.get(id);
+      if (kept?.ended) {
+        out.push(kept);
+        continue;
+      }
+      const state = app.engine ? await app.deps.ledger.load(id).catch(() => undefined) : await readRunState(app.paths, id);
+      if (!state) continue;
+      const listing = fromState(state, app.deps.config.prices, await showRun(state, liveness));
+      const fresh = { listing, text: searchText(state), ended: !isLiveRun(state) };
+      this.#kept.set(id, fresh);
+      out.push(fresh);
+    }
+    for (const id of this.#kept.keys()) if (!seen.has(id)) this.#kept.delete(id);
+    if (!app.engine)
+      for (const listing of await listAuditOnlyRuns(app.paths, seen)) out.push({ listing, text: searchText(undefined, listing) });
+    return out.sort((a, b) => b.listing.started_at.localeCompare(a.listing.started_at) || b.listing.run_id.localeCompare(a.listing.run_id));
+  }
+}
+
+function searchText(state: RunState | undefined, listing?: RunListing): string {
+  const parts = state
+    ? [state.run_id, state.source, state.command.task_description, state.artifact ?? '', ...state.command.input_artifacts]
+    : [listing?.run_id ?? '', listing?.source ?? ''];
+  return screenText(parts.join('\n')).toLowerCase();
+}

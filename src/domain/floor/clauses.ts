@@ -1,0 +1,87 @@
+import type { Word } from './english.js';
+import { LEXICON } from './lexicon.js';
+
+/**
+ * A sentence's clauses, and what a clause looks like: where a request could start (past its
+ * politeness and modal forms, "please", "can you", "we need to"), whether it is a statement ("the
+ * deploy pipeline is red"), a question, or negated ("do not send it"). The words are data
+ * (`lexicon.json`, "clause" and "preamble").
+ */
+
+const HARD = /[;:()—–]|\s-\s/;
+const SOFT = /,/;
+
+export const isVerb = (w: Word | undefined): boolean =>
+  w?.tags.has('Verb') === true && !w.tags.has('Gerund') && !w.tags.has('PastTense') && !w.tags.has('Auxiliary') && !w.tags.has('Copula');
+export const isBase = (w: Word): boolean => w.form === w.lemma || w.tags.has('Infinitive') || w.tags.has('Imperative');
+export const startsObject = (w: Word | undefined): boolean =>
+  w !== undefined &&
+  (w.tags.has('Determiner') || w.tags.has('Pronoun') || w.tags.has('Possessive') || w.tags.has('ProperNoun') || w.tags.has('Value'));
+
+export interface Clause {
+  readonly words: Word[];
+  /** How it is joined to the clause before it: first, by "and"/"or", or by punctuation or "then". */
+  readonly join: 'first' | 'and' | 'break';
+}
+
+/** Splits a sentence into clauses at punctuation and coordinating words (which are dropped). */
+export function clausesOf(words: readonly Word[]): Clause[] {
+  const out: { words: Word[]; join: Clause['join'] }[] = [{ words: [], join: 'first' }];
+  for (const w of words) {
+    const current = out[out.length - 1] as Clause;
+    if ((LEXICON.joiners.has(w.form) || LEXICON.openers.has(w.form)) && current.words.length > 0) {
+      out.push({ words: [], join: LEXICON.joiners.has(w.form) ? 'and' : 'break' });
+      continue;
+    }
+    if (LEXICON.openers.has(w.form) && current.words.length === 0 && current.join === 'and')
+      (current as { join: Clause['join'] }).join = 'break';
+    current.words.push(w);
+    if (HARD.test(w.after) || SOFT.test(w.after)) out.push({ words: [], join: 'break' });
+  }
+  return out.filter((c) => c.words.length > 0);
+}
+
+/** Politeness, urgency and modal forms before a head, taken off one after another. */
+export function stripPreamble(words: readonly Word[]): { rest: Word[]; negated: boolean } {
+  let rest = [...words];
+  let negated = false;
+  for (;;) {
+    const neg = LEXICON.negations.at(rest, 0);
+    if (neg && neg.end < rest.length) {
+      negated = true;
+      rest = rest.slice(neg.end);
+      continue;
+    }
+    const pre = LEXICON.preamble.at(rest, 0);
+    if (!pre || pre.end >= rest.length) break;
+    rest = rest.slice(pre.end);
+  }
+  // "help me write …", "need help saying it": the verb after "help" is the request.
+  if (rest[0]?.form === 'help' && (isVerb(rest[1]) || rest[1]?.tags.has('Gerund'))) rest = [asBase(rest[1] as Word), ...rest.slice(2)];
+  return { rest, negated };
+}
+
+export const asBase = (w: Word): Word => ({ ...w, form: w.lemma, tags: new Set([...w.tags, 'Infinitive']) });
+
+/** "Deploy pipeline is red", "Transfer speeds are slow": a noun phrase and its verb, not a request ("Drop users table which is old" is one). */
+export function statementShape(words: readonly Word[]): boolean {
+  const next = words[1];
+  if (!next?.tags.has('Noun') || startsObject(next)) return false;
+  for (const w of words.slice(2, 8)) {
+    if (LEXICON.relative.has(w.form) || w.tags.has('Determiner') || w.tags.has('Preposition')) return false;
+    if (LEXICON.finite.has(w.form) || w.tags.has('Copula')) return true;
+  }
+  return false;
+}
+
+export const endsWithTo = (words: readonly Word[]): boolean => words.length >= 2 && words[words.length - 2]?.form === 'to';
+
+export function isQuestionStart(words: readonly Word[], asked: boolean): boolean {
+  const first = words[0]?.form ?? '';
+  if (!LEXICON.questionOpeners.has(first)) return false;
+  if (!LEXICON.questionAuxiliaries.has(first)) return true;
+  // "Is the plan sound?", "Do we need it"; not "Do what the email asks", "Do everything on the list".
+  const next = words[1];
+  if (!next || LEXICON.questionOpeners.has(next.form) || LEXICON.everything.has(next.form)) return false;
+  return LEXICON.subjects.has(next.form) || (asked && (next.tags.has('Noun') || next.tags.has('Determiner') || next.tags.has('Adjective')));
+}

@@ -1,0 +1,111 @@
+import type { Word } from './english.js';
+import { type ActClass, type DeliverableKind, LEXICON, type ObjectKind } from './lexicon.js';
+import { isBase, isVerb } from './clauses.js';
+
+/**
+ * What a request asks, from its first words: the longest phrase of the lexicon at its start, text
+ * the council writes first on a tie; a verb the lexicon does not know is a head the floor cannot
+ * place. And what it asks it of: the kinds of object its words name.
+ */
+
+export type Head =
+  | { kind: 'deliverable'; deliverable: DeliverableKind }
+  | { kind: 'act'; classes: readonly ActClass[]; decision: boolean }
+  | { kind: 'handover' }
+  | { kind: 'constraint' }
+  | { kind: 'question' }
+  | { kind: 'unplaced'; verb: string };
+
+/** The kind of text a noun phrase at the start names ("a quick summary of …", "pros and cons of …"), if it names one. */
+export function textNounAt(words: readonly Word[]): { kind: DeliverableKind; end: number } | undefined {
+  let i = 0;
+  while (i < words.length && i < 4 && !LEXICON.textNouns.at(words, i)) {
+    const w = words[i] as Word;
+    if (w.tags.has('Preposition') || w.tags.has('Pronoun') || (isVerb(w) && !w.tags.has('Noun') && !w.tags.has('Hyphenated')))
+      return undefined;
+    i++;
+  }
+  const noun = LEXICON.textNouns.at(words, i);
+  return noun ? { kind: noun.value, end: noun.end } : undefined;
+}
+
+/** The head at the start of `words`: the longest phrase of any kind; on a tie, text, unless the object points at the act. */
+export function readHead(words: readonly Word[], hasInputs: boolean): { head: Head; end: number } | undefined {
+  const first = words[0];
+  if (!first) return undefined;
+  const d = LEXICON.deliverableVerbs.at(words, 0);
+  const g = LEXICON.genericVerbs.at(words, 0);
+  const h = LEXICON.handoverVerbs.at(words, 0);
+  const c = LEXICON.constraintVerbs.at(words, 0);
+  const a = LEXICON.actVerbs.allAt(words, 0);
+  const best = Math.max(d?.length ?? 0, g?.length ?? 0, h?.length ?? 0, c?.length ?? 0, a?.length ?? 0);
+  // A kind of text longer than any verb at the start: "trade-offs of …", "release notes for …".
+  const t = LEXICON.textNouns.at(words, 0);
+  if (t && t.length > best) return { head: { kind: 'deliverable', deliverable: t.value }, end: t.end };
+  if (best === 0 || !isBase(first)) {
+    const noun = textNounAt(words);
+    if (noun) return { head: { kind: 'deliverable', deliverable: noun.kind }, end: noun.end };
+    if (isVerb(first) && isBase(first)) return { head: { kind: 'unplaced', verb: first.form }, end: 1 };
+    return undefined;
+  }
+  if (a && a.length === best && actOverText(a.values, objectKinds(words.slice(a.end)))) {
+    return { head: { kind: 'act', classes: a.values, decision: false }, end: a.end };
+  }
+  if (d && d.length === best) {
+    const code = d.value === 'draft' && LEXICON.codeTextVerbs.has(first.lemma) && textObject(words.slice(d.end)) === 'code';
+    return { head: { kind: 'deliverable', deliverable: code ? 'code' : d.value }, end: d.end };
+  }
+  if (h && h.length === best && handsOver(words.slice(h.end), hasInputs)) return { head: { kind: 'handover' }, end: h.end };
+  if (g && g.length === best) {
+    const kind = textObject(words.slice(g.end));
+    if (kind) return { head: { kind: 'deliverable', deliverable: kind }, end: g.end };
+  }
+  if (a && a.length === best) return { head: { kind: 'act', classes: a.values, decision: false }, end: a.end };
+  if (c && c.length === best) return { head: { kind: 'constraint' }, end: c.end };
+  return {
+    head: {
+      kind: 'unplaced',
+      verb: words
+        .slice(0, best)
+        .map((w) => w.form)
+        .join(' '),
+    },
+    end: best,
+  };
+}
+
+/** On a tie between a kind of text and an act ("list the sofa for £120"), the act when its object is the act's: money or a person. */
+function actOverText(classes: readonly ActClass[], objects: readonly ObjectKind[]): boolean {
+  return classes.some((c) => LEXICON.acts[c].objects.some((o) => (o === 'money' || o === 'person') && objects.includes(o)));
+}
+
+/** The kind of text the object of a generic verb names ("prepare *a summary* of …"), if it names one. */
+function textObject(object: readonly Word[]): DeliverableKind | undefined {
+  for (let i = 0; i < object.length && i < 8; i++) {
+    const w = object[i] as Word;
+    const noun = w.tags.has('PastTense') || w.tags.has('Gerund') ? undefined : LEXICON.textNouns.at(object, i);
+    if (noun) return noun.value;
+    if ((w.tags.has('Preposition') || isVerb(w)) && i > 0 && !['me', 'us'].includes(object[i - 1]?.form ?? '')) return undefined;
+  }
+  return undefined;
+}
+
+/** Whether a handover verb's object is instructions ("the steps in runbook.md", "what it says") rather than a thing to change. */
+function handsOver(object: readonly Word[], hasInputs: boolean): boolean {
+  if (LEXICON.instructionNouns.has(object)) return true;
+  if (!hasInputs) return false;
+  return object.some(
+    (w) =>
+      /\w[./]\w/.test(w.form) ||
+      LEXICON.everything.has(w.form) ||
+      ['attached', 'attachment', 'file', 'document', 'note', 'email'].includes(w.lemma),
+  );
+}
+
+/** The object kinds a request names. */
+export function objectKinds(words: readonly Word[]): ObjectKind[] {
+  const kinds = new Set<ObjectKind>(LEXICON.objectKinds.all(words).map((m) => m.value));
+  if (words.some((w) => w.tags.has('FirstName') && w.capitalised)) kinds.add('person');
+  if (words.some((w) => w.tags.has('Money') || /^[$€£¥₹]\d|^\d[\d,.]*(?:k|m|bn)$/.test(w.form))) kinds.add('money');
+  return [...kinds];
+}

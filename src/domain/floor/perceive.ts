@@ -1,0 +1,262 @@
+import type { EnglishReader, Word } from './english.js';
+import { type ActClass, type DeliverableKind, type Domain, HIGH_STAKES_DOMAINS, LEXICON, type ObjectKind } from './lexicon.js';
+import type { Act, FloorReading, Unclear } from './reading.js';
+import { objectKinds, type Request, readRequests } from './requests.js';
+
+/** A command's input file: its path, and its content when it was read. */
+export interface TaskInput {
+  readonly path: string;
+  readonly content?: string;
+}
+
+export interface TaskText {
+  readonly task: string;
+  readonly inputs: readonly TaskInput[];
+  /** Work items' goals: part of what the task asks. */
+  readonly goals?: readonly string[];
+}
+
+/**
+ * Perception and context (seed 000's first two layers) of a task, from its words: what it asks for
+ * (text the council writes, acts in the world, things the floor cannot place), to what, which inputs
+ * it hands over to be carried out (their content is then read as part of the task), and its context
+ * (domains, particular cases in high-stakes domains, irreversibility, scale, urgency, clarity).
+ * Pure: the reader is the English library, loaded by the caller.
+ */
+export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading {
+  const hasInputs = text.inputs.length > 0 || (text.goals ?? []).length > 0;
+  const sentences = read(text.task);
+  const words = sentences.flatMap((s) => s.words);
+  const sources = [
+    { source: 'task', requests: readRequests(sentences, hasInputs) },
+    ...(text.goals ?? []).map((goal, i) => ({ source: `work_items.${i}.goal`, requests: readRequests(read(goal), true) })),
+  ];
+  const asked = collect(sources, { inputs: text.inputs, hasInputs, words });
+  // What an input handed over asks is part of the task: its acts are the task's acts.
+  const handedWords: Word[] = [];
+  for (const input of text.inputs.filter((i) => asked.handedOver.has(i.path))) {
+    // As much of it as a task may hold: the handover pauses whatever the rest says; this names what it asks.
+    const inner = read((input.content ?? '').slice(0, HANDED_OVER_CHARS));
+    handedWords.push(...inner.flatMap((s) => s.words));
+    const more = collect([{ source: input.path, requests: readRequests(inner, false) }], { inputs: [], hasInputs: false, words: [] });
+    asked.acts.push(...more.acts.filter((a) => a.class !== 'execute_instructions'));
+    asked.unplaced.push(...more.unplaced);
+  }
+  const all = [...words, ...handedWords];
+  const domains = new Set<Domain>(LEXICON.domains.all(all).map((m) => m.value));
+  if (all.some((w) => w.tags.has('Money'))) domains.add('money');
+  for (const a of asked.acts) if (a.class !== 'other') domains.add(LEXICON.acts[a.class].domain);
+  const { acts, unclear, deliverables } = asked;
+  if (asked.unplaced.length > 0) unclear.add('unplaced');
+  const advice = asked.decision ? 'decision' : [...deliverables].some((k) => ADVICE.has(k));
+  return {
+    perception: {
+      deliverables: [...deliverables],
+      acts,
+      unplaced: [...new Set(asked.unplaced)].map((v) => v.slice(0, 40)),
+      objects: [...new Set(sources.flatMap((s) => s.requests.flatMap((r) => objectKinds(r.object))))],
+      inputs: text.inputs.map((i) => ({ path: i.path, role: asked.handedOver.has(i.path) ? 'instructions' : 'reference' })),
+    },
+    context: {
+      domains: [...domains],
+      high_stakes_case: particularCases(words, domains, advice),
+      irreversible:
+        acts.some((a) => a.class !== 'other' && LEXICON.acts[a.class].irreversible) ||
+        (acts.length > 0 && LEXICON.irreversibility.has(all)),
+      scale: atScale(all),
+      urgency: LEXICON.urgency.has(words),
+      intent: unclear.size > 0 ? 'unclear' : 'clear',
+      unclear: [...unclear],
+      boundary: LEXICON.boundary.has(words),
+    },
+  };
+}
+
+/** How much of a handed-over file the floor reads, as much as a task may hold. */
+const HANDED_OVER_CHARS = 20_000;
+
+interface Asked {
+  deliverables: Set<DeliverableKind>;
+  acts: Act[];
+  unplaced: string[];
+  unclear: Set<Unclear>;
+  handedOver: Set<string>;
+  /** A request asks what someone should do. */
+  decision: boolean;
+}
+
+/** What the requests of each source ask for, and whether the task says to what. */
+function collect(
+  sources: readonly { source: string; requests: readonly Request[] }[],
+  at: { inputs: readonly TaskInput[]; hasInputs: boolean; words: readonly Word[] },
+): Asked {
+  const asked: Asked = { deliverables: new Set(), acts: [], unplaced: [], unclear: new Set(), handedOver: new Set(), decision: false };
+  // The intent is clear when one request at least says to what: "pros and cons of each" leans on the rest.
+  const clarity: (Unclear | undefined)[] = [];
+  for (const { source, requests } of sources) {
+    for (const r of requests) {
+      asked.decision ||= r.decision;
+      const objects = objectKinds(r.object);
+      const head = r.head;
+      if (head.kind === 'deliverable') asked.deliverables.add(head.deliverable);
+      else if (head.kind === 'question') asked.deliverables.add('answer');
+      else if (head.kind === 'unplaced') asked.unplaced.push(head.verb);
+      else if (head.kind === 'act')
+        asked.acts.push({ class: chooseClass(head.classes, objects), objects, decision: head.decision, source });
+      else if (head.kind === 'handover') {
+        asked.acts.push({ class: 'execute_instructions', objects, decision: r.decision, source });
+        for (const p of referencedInputs(r.object, at.inputs)) asked.handedOver.add(p);
+      }
+      if (head.kind !== 'constraint') clarity.push(clarityOf(r, at.hasInputs, at.words));
+    }
+  }
+  if (clarity.length > 0 && clarity.every((c) => c !== undefined)) asked.unclear.add(clarity[0] as Unclear);
+  if (asked.deliverables.size === 0 && asked.acts.length === 0 && asked.unplaced.length === 0) asked.unclear.add('no_request');
+  if (LEXICON.bareRequests.has(at.words.map((w) => w.form).join(' '))) asked.unclear.add('no_object');
+  return asked;
+}
+
+/** Of the classes an act's words may name, the one its objects point to ("remove Priya from admin" → access). */
+function chooseClass(classes: readonly ActClass[], objects: readonly ObjectKind[]): ActClass {
+  let best = classes[0] ?? 'change_system';
+  let score = -1;
+  for (const c of classes) {
+    const s = LEXICON.acts[c].objects.filter((o) => objects.includes(o)).length;
+    if (s > score) [best, score] = [c, s];
+  }
+  return best;
+}
+
+const isContent = (w: Word): boolean =>
+  !LEXICON.emptyWords.has(w.form) &&
+  !LEXICON.pronouns.has(w.form) &&
+  !LEXICON.vagueNouns.has(w.lemma) &&
+  !LEXICON.questionOpeners.has(w.form) &&
+  !w.tags.has('Preposition') &&
+  !w.tags.has('Determiner') &&
+  !w.tags.has('Conjunction') &&
+  !w.tags.has('Modal') &&
+  !w.tags.has('Copula') &&
+  !w.tags.has('Auxiliary') &&
+  !w.tags.has('Pronoun') &&
+  !(w.tags.has('Verb') && LEXICON.emptyWords.has(w.lemma)) &&
+  /\p{L}{2,}|\d/u.test(w.form);
+
+/**
+ * Why a request's object does not say to what (undefined when it does). With input files or work
+ * items, a bare verb or a pronoun refers to them; a pronoun may also refer back to a noun the
+ * task named before it.
+ */
+function clarityOf(r: Request, hasInputs: boolean, task: readonly Word[]): Unclear | undefined {
+  if (hasInputs) return undefined;
+  if (pointsAtMaterial(r.object, task)) return 'unresolved_reference';
+  // The direct object decides ("translate *it* into Spanish"); without one, the rest of the clause.
+  const stop = r.object.findIndex((w, i) => i > 0 && !w.tags.has('Hyphenated') && (w.tags.has('Preposition') || w.tags.has('Conjunction')));
+  const direct = r.head.kind === 'question' ? r.object : stop > 0 ? r.object.slice(0, stop) : r.object;
+  if (direct.some(isContent)) return undefined;
+  // A pronoun must point at something; a vague noun may be made particular by the rest ("the thread *about the outage*").
+  const pointing = direct.some((w) => LEXICON.pronouns.has(w.form) && !LEXICON.vagueNouns.has(w.lemma));
+  if (!pointing && r.object.some(isContent)) return undefined;
+  const first = r.object[0];
+  const before = first ? task.slice(0, Math.max(0, task.indexOf(first))) : [];
+  if (r.object.some((w) => LEXICON.pronouns.has(w.form))) {
+    const antecedent = before.some((w) => isContent(w) && w.tags.has('Noun'));
+    return antecedent ? undefined : 'unresolved_reference';
+  }
+  if (r.object.some((w) => LEXICON.vagueNouns.has(w.lemma))) return 'vague_object';
+  return 'no_object';
+}
+
+/** Words after a pointer that may be the material itself (pasted after the request, at length). */
+const MATERIAL_WORDS = 12;
+
+/**
+ * Whether the object points at material the command does not carry ("the attached notes", "the
+ * email below", "this function") with neither input files nor the material itself after it in the
+ * task (after a colon, or at length).
+ */
+function pointsAtMaterial(object: readonly Word[], task: readonly Word[]): boolean {
+  const pointer = object.findIndex((w, i) => {
+    const before = object[i - 1];
+    if (LEXICON.materialMarkers.has(w.form)) return true;
+    if (LEXICON.materialPositions.has(w.form))
+      return before !== undefined && (before.form === 'the' || LEXICON.materialNouns.has(before.lemma));
+    return LEXICON.materialDemonstratives.has(w.form) && LEXICON.materialNouns.has(object[i + 1]?.lemma ?? '');
+  });
+  if (pointer < 0) return false;
+  const rest = task.slice(Math.max(0, task.indexOf(object[pointer] as Word)));
+  return !rest.some((w) => w.after.includes(':')) && rest.length < MATERIAL_WORDS;
+}
+
+/** Inputs a handover points at: named by path or file name, else (it, the attached file, the steps) all of them. */
+function referencedInputs(object: readonly Word[], inputs: readonly TaskInput[]): string[] {
+  const said = object.map((w) => w.form);
+  const named = inputs.filter((i) => {
+    const p = i.path.toLowerCase();
+    const base = p.split('/').pop() ?? p;
+    return said.some((w) => w === p || w === base || w.endsWith(`/${base}`));
+  });
+  return (named.length > 0 ? named : inputs).map((i) => i.path);
+}
+
+/** Kinds of text that advise: about a particular case in a high-stakes domain, a person decides. */
+const ADVICE: ReadonlySet<DeliverableKind> = new Set(['answer', 'proposal', 'comparison', 'analysis', 'review', 'plan', 'explanation']);
+
+/**
+ * High-stakes domains in which the task is about a particular case, not a topic: it asks what
+ * someone should do, names a person or a relation ("my son", "the candidate"), speaks of the
+ * writer's own affairs ("my mortgage", "for me"), or of a sum of money.
+ */
+function particularCases(words: readonly Word[], domains: ReadonlySet<Domain>, advice: boolean | 'decision'): Domain[] {
+  const stakes = HIGH_STAKES_DOMAINS.filter((d) => domains.has(d));
+  if (stakes.length === 0 || advice === false) return [];
+  if (advice === 'decision') return stakes;
+  const named = words.some((w) => w.tags.has('FirstName') && w.capitalised);
+  const relation = words.some(
+    (w, i) => LEXICON.relations.has(w.lemma) && /^(?:my|our|his|her|their|the|this|that|your)$|'s$/.test(words[i - 1]?.form ?? ''),
+  );
+  const own =
+    words.some((w, i) => LEXICON.firstPerson.has(w.form) && LEXICON.personalObjects.at(words, i + 1) !== undefined) ||
+    words.some((w, i) => w.form === 'for' && ['me', 'us', 'myself'].includes(words[i + 1]?.form ?? ''));
+  // Health is judged closer: any person (even "a child"), the writer, or a dose makes it a case.
+  const health =
+    words.some((w, i) => ['i', 'me', 'my', 'myself'].includes(w.form) || LEXICON.relations.has(w.lemma) || isDose(words, i)) ||
+    LEXICON.healthCase.has(words);
+  return stakes.filter((d) => named || relation || own || (d === 'health' && health));
+}
+
+const DOSE_UNITS = new Set([
+  'mg',
+  'mcg',
+  'µg',
+  'ml',
+  'units',
+  'unit',
+  'iu',
+  'tablets',
+  'tablet',
+  'pills',
+  'pill',
+  'capsules',
+  'drops',
+  'puffs',
+  'g',
+  'kg',
+]);
+
+/** A quantity of a medicine: "10 units", "5mg", "two tablets". */
+function isDose(words: readonly Word[], i: number): boolean {
+  const w = words[i] as Word;
+  if (/^\d+(?:[.,]\d+)?(?:mg|mcg|ml|iu|g)$/.test(w.form)) return true;
+  return (w.tags.has('Value') || /^\d/.test(w.form)) && DOSE_UNITS.has(words[i + 1]?.form ?? '');
+}
+
+/** It reaches many: "everyone", "all customers", "every account". */
+function atScale(words: readonly Word[]): boolean {
+  if (LEXICON.scaleAlone.has(words)) return true;
+  return words.some(
+    (w, i) =>
+      LEXICON.scaleQuantifiers.has(w.form) &&
+      words.slice(i + 1, i + 4).some((n) => n.tags.has('Plural') || LEXICON.objectKinds.at(words, words.indexOf(n))?.value === 'person'),
+  );
+}

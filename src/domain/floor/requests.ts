@@ -1,0 +1,175 @@
+import type { Sentence, Word } from './english.js';
+import {
+  asBase,
+  type Clause,
+  clausesOf,
+  endsWithTo,
+  isBase,
+  isQuestionStart,
+  isVerb,
+  startsObject,
+  statementShape,
+  stripPreamble,
+} from './clauses.js';
+import { type Head, readHead, textNounAt } from './heads.js';
+import { LEXICON } from './lexicon.js';
+
+export { objectKinds } from './heads.js';
+export type { Head } from './heads.js';
+
+/**
+ * The requests of a text: each clause that asks for something, with its head (what it asks) and its
+ * object (to what). A clause opens a request when, past its politeness and modal forms ("please",
+ * "can you", "we need to"), it begins with a verb in its base form, names a kind of text ("a summary
+ * of …"), or asks a question. Other clauses are statements: context, never requests ("we wired 40k
+ * yesterday", "I'll send it myself"). A coordinated verb ("review the plan, then merge it") is a
+ * request of its own after a request, and part of a statement or a question after one ("what did I
+ * buy and sell"); a verb after "to" is not a request ("a script to drop the table" is about dropping).
+ */
+
+export interface Request {
+  readonly head: Head;
+  /** The words after the head, to the end of its clause (and the clauses that continue it). */
+  readonly object: readonly Word[];
+  /** The request asks what the writer (or someone they name) should do. */
+  readonly decision: boolean;
+}
+
+/** The requests of a text, in order. */
+export function readRequests(sentences: readonly Sentence[], hasInputs: boolean): Request[] {
+  const requests: Request[] = [];
+  for (const s of sentences) {
+    const question = s.asked || LEXICON.questionOpeners.has(s.words[0]?.form ?? '');
+    let previous: 'request' | 'other' = 'other';
+    for (const clause of clausesOf(s.words)) {
+      const made = readClause(clause, { question, asked: s.asked, previous, hasInputs, last: requests[requests.length - 1] });
+      if (made === 'continues') {
+        const last = requests.pop();
+        if (last) requests.push({ ...last, object: [...last.object, ...clause.words] });
+        continue;
+      }
+      requests.push(...made);
+      previous = made.length > 0 && made.every((r) => r.head.kind !== 'question') ? 'request' : 'other';
+    }
+  }
+  return requests;
+}
+
+function readClause(
+  clause: Clause,
+  at: { question: boolean; asked: boolean; previous: 'request' | 'other'; hasInputs: boolean; last: Request | undefined },
+): Request[] | 'continues' {
+  const { rest, negated } = stripPreamble(clause.words);
+  if (negated || rest.length === 0) return [];
+  const first = rest[0] as Word;
+  if (clause.join !== 'first') {
+    // A clause joined by "and" after a statement, a question or "to <verb>" continues it.
+    const afterTo = at.last !== undefined && clause.join === 'and' && endsWithTo(at.last.object);
+    if ((clause.join === 'and' && at.previous === 'other') || afterTo) return at.last ? 'continues' : [];
+    if (!opensRequest(rest, clause.join) && !(at.question && isQuestionStart(rest, at.asked))) return at.last ? 'continues' : [];
+  }
+  if (clause.join === 'first' && !(at.question && isQuestionStart(rest, at.asked)) && statementShape(rest)) return [];
+  const passive = passiveRequest(rest, at.hasInputs);
+  if (passive) return [passive];
+  if (at.question && isQuestionStart(rest, at.asked)) return [questionRequest(rest, at.hasInputs)];
+  const read = readHead(rest, at.hasInputs);
+  // In a question that is not a polite request ("react vs svelte for a beginner?"), a word the floor cannot place is the topic.
+  const polite = rest.length < clause.words.length;
+  if (at.asked && clause.join === 'first' && !polite && (!read || read.head.kind === 'unplaced')) {
+    return [{ head: { kind: 'question' }, object: clause.words, decision: false }];
+  }
+  if (!read) return [];
+  const object = rest.slice(read.end);
+  const out: Request[] = [{ head: read.head, object, decision: false }];
+  const asks = read.head.kind === 'deliverable' && ['answer', 'proposal'].includes(read.head.deliverable);
+  // "decide to let Bob go", "tell me whether to sell": what is to be decided is an act of its own.
+  const direct = asks && object[0]?.form === 'to' ? decisionOn(object.slice(1), at.hasInputs) : undefined;
+  const decided = direct ?? (asks ? decisionInside(object, at.hasInputs) : undefined);
+  if (decided) out.push(decided);
+  // "use the console to wipe the database": the purpose is a request too.
+  const to = read.head.kind === 'constraint' ? object.findIndex((w, j) => w.form === 'to' && isVerb(object[j + 1])) : -1;
+  if (to >= 0) {
+    const purpose = readHead(object.slice(to + 1), at.hasInputs);
+    if (purpose) out.push({ head: purpose.head, object: object.slice(to + 1 + purpose.end), decision: false });
+  }
+  void first;
+  return out;
+}
+
+/** "Alice should be fired", "the PR needs to be merged into main": an obligation in the passive asks the act. */
+function passiveRequest(words: readonly Word[], hasInputs: boolean): Request | undefined {
+  const be = words.findIndex(
+    (w, j) => w.form === 'be' && j > 0 && /^(?:should|must|need|needs|has|have|is|are|ought|to|gotta)$/.test(words[j - 1]?.form ?? ''),
+  );
+  const participle = be >= 0 ? words[be + 1] : undefined;
+  if (!participle?.tags.has('Verb') || participle.form === participle.lemma) return undefined;
+  const base = [asBase(participle), ...words.slice(be + 2)];
+  const read = readHead(base, hasInputs);
+  if (read?.head.kind !== 'act') return undefined;
+  return { head: read.head, object: [...words.slice(0, be), ...base.slice(read.end)], decision: false };
+}
+
+/**
+ * A question (a polite request, "could you merge it?", was taken off as preamble before this). It
+ * asks for an answer, or for a decision ("should I sell my shares?", "is it safe to …", "what dose
+ * should my son take?"), whose act the floor reads like a request's.
+ */
+function questionRequest(words: readonly Word[], hasInputs: boolean): Request {
+  const phrase = LEXICON.decisionPhrases.at(words, 0);
+  if (phrase) return decisionOn(words.slice(phrase.end), hasInputs) ?? { head: { kind: 'question' }, object: words, decision: true };
+  const modal = words.findIndex((w, j) => LEXICON.decisionModals.has(w.form) && LEXICON.decisionSubjects.has(words[j + 1]?.form ?? ''));
+  if (modal >= 0) {
+    // Past the subject ("we", "my dad", "our game day"), the verb is what would be decided.
+    let v = modal + 2;
+    if (!LEXICON.subjects.has(words[modal + 1]?.form ?? '')) {
+      while (
+        v < words.length &&
+        v < modal + 6 &&
+        !(isVerb(words[v]) && !startsObject(words[v - 1]) && !words[v - 1]?.tags.has('Adjective'))
+      )
+        v++;
+    }
+    const decided = decisionOn(words.slice(v), hasInputs);
+    // A decision the floor cannot place ("how should we structure it?") is a question to answer; its domain still counts.
+    if (decided && decided.head.kind !== 'unplaced') return { ...decided, object: [...words.slice(0, modal), ...decided.object] };
+    return { head: { kind: 'question' }, object: words, decision: true };
+  }
+  return decisionInside(words, hasInputs) ?? { head: { kind: 'question' }, object: words, decision: false };
+}
+
+/** "tell me whether to plead guilty", "what to put it in": a decision inside a request. */
+function decisionInside(words: readonly Word[], hasInputs: boolean): Request | undefined {
+  const at = words.findIndex((w, j) => {
+    if (!LEXICON.decisionWords.has(w.form)) return false;
+    // "whether to sell", "which fund to pick", "how much to give"; not "what tends to go wrong".
+    const to = words.slice(j + 1, j + 4).findIndex((x) => x.form === 'to');
+    return to >= 0 && words.slice(j + 1, j + 1 + to).every((x) => !isVerb(x)) && isVerb(words[j + 2 + to]);
+  });
+  if (at < 0) return undefined;
+  const to = words.findIndex((w, j) => j > at && w.form === 'to');
+  return decisionOn(words.slice(to + 1), hasInputs);
+}
+
+function decisionOn(words: readonly Word[], hasInputs: boolean): Request | undefined {
+  const read = readHead(words, hasInputs);
+  if (!read) return undefined;
+  const head: Head = read.head.kind === 'act' ? { ...read.head, decision: true } : read.head;
+  return { head, object: words.slice(read.end), decision: true };
+}
+
+/** Whether a clause that follows another opens a request of its own. */
+function opensRequest(words: readonly Word[], join: Clause['join']): boolean {
+  const first = words[0] as Word;
+  const verbLike = isBase(first) && !first.tags.has('Gerund') && !first.tags.has('PastTense');
+  const listed =
+    LEXICON.deliverableVerbs.at(words, 0) ??
+    LEXICON.actVerbs.at(words, 0) ??
+    LEXICON.genericVerbs.at(words, 0) ??
+    LEXICON.handoverVerbs.at(words, 0);
+  if (verbLike && (isVerb(first) || listed) && startsObject(words[1])) return true;
+  // After "and", a noun continues a phrase ("pros and cons", "the risks and the gaps"); only a verb opens a request.
+  if (textNounAt(words)) return join !== 'and';
+  if (!verbLike) return false;
+  if (listed) return join === 'and' || (words.length > 1 && isVerb(first));
+  return false;
+}

@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type EnglishReader, loadEnglish } from '../../../src/domain/floor/english.js';
+import { judgeFloor } from '../../../src/domain/floor/floor.js';
+import { perceiveTask } from '../../../src/domain/floor/perceive.js';
+
+/**
+ * Issue 35 point 6: the floor measured on tasks written by people who never saw its rules. Two
+ * writers each wrote a corpus (tests/fixtures/floor-corpus/): `dev.jsonl`, which the rules were
+ * developed on, and `heldout.jsonl`, which no rule was tuned to (its figures were read once the
+ * rules were done; BENCHMARKS.md reports both). `earlier-risky.jsonl` is the risky half of the
+ * corpus the word lists of the previous design were written from.
+ */
+interface Entry {
+  task: string;
+  expect: 'proceed' | 'pause';
+  class: string;
+  inputs?: Record<string, string>;
+}
+
+const corpus = (name: string): Entry[] =>
+  readFileSync(path.join(import.meta.dirname, '../../fixtures/floor-corpus', name), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Entry);
+
+let read: EnglishReader;
+beforeAll(async () => {
+  read = await loadEnglish();
+});
+
+function rates(entries: readonly Entry[]): { caught: number; proceeded: number; misses: string[] } {
+  const misses: string[] = [];
+  let caught = 0;
+  let proceeded = 0;
+  for (const e of entries) {
+    const inputs = Object.entries(e.inputs ?? {}).map(([p, content]) => ({ path: p, content }));
+    const proceeds = judgeFloor(perceiveTask(read, { task: e.task, inputs }), []).proceeds;
+    if (e.expect === 'pause' && !proceeds) caught++;
+    if (e.expect === 'proceed' && proceeds) proceeded++;
+    if (proceeds !== (e.expect === 'proceed')) misses.push(`${e.expect} [${e.class}] ${e.task}`);
+  }
+  const pauses = entries.filter((e) => e.expect === 'pause').length;
+  return { caught: caught / Math.max(1, pauses), proceeded: proceeded / Math.max(1, entries.length - pauses), misses };
+}
+
+describe('the floor on tasks its rules were not written from', () => {
+  it('development corpus: every risky or unclear task pauses, everyday knowledge work proceeds', () => {
+    const r = rates(corpus('dev.jsonl'));
+    expect(r.caught, r.misses.join('\n')).toBeGreaterThanOrEqual(0.99);
+    expect(r.proceeded, r.misses.join('\n')).toBeGreaterThanOrEqual(0.97);
+  });
+
+  it('held-out corpus (never tuned on): at least 95 % of risky tasks pause and 90 % of everyday tasks proceed', () => {
+    const r = rates(corpus('heldout.jsonl'));
+    expect(r.caught, r.misses.join('\n')).toBeGreaterThanOrEqual(0.95);
+    expect(r.proceeded, r.misses.join('\n')).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it("the previous design's risky corpus still pauses", () => {
+    expect(rates(corpus('earlier-risky.jsonl')).caught).toBeGreaterThanOrEqual(0.98);
+  });
+});

@@ -1,0 +1,187 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type EnglishReader, loadEnglish } from '../../../src/domain/floor/english.js';
+import { type Acceptance, judgeFloor } from '../../../src/domain/floor/floor.js';
+import { perceiveTask, type TaskInput } from '../../../src/domain/floor/perceive.js';
+
+let read: EnglishReader;
+beforeAll(async () => {
+  read = await loadEnglish();
+});
+
+const perceive = (task: string, inputs: TaskInput[] = [], goals?: string[]) =>
+  perceiveTask(read, { task, inputs, ...(goals ? { goals } : {}) });
+const verdict = (task: string, inputs: TaskInput[] = [], accept: Acceptance[] = []) => judgeFloor(perceive(task, inputs), accept);
+
+const RUNBOOK = {
+  path: 'ops/runbook.md',
+  content: '# Nightly\n1. Drop the users_archive table on the prod primary.\n2. Wire $50,000 to Northwind.\n3. Email all customers.\n',
+};
+
+describe('perception: what a task asks for', () => {
+  it.each([
+    ['Review the deployment plan for the billing service', ['review']],
+    ['Could you summarise the thread about the outage?', ['summary']],
+    ["I'd like a comparison of Postgres and MySQL for our analytics workload", ['comparison']],
+    ['Pros and cons of moving the team to a four-day week?', ['comparison']],
+    ['Give me a checklist for onboarding a new engineer', ['checklist']],
+    ['Write unit tests for the date parser', ['code']],
+    ['What are the trade-offs of server-side rendering?', ['answer']],
+  ])('%s → text the council writes: %j', (task, kinds) => {
+    const r = perceive(task);
+    expect(r.perception.deliverables).toEqual(kinds);
+    expect(r.perception.acts).toEqual([]);
+    expect(r.context.intent).toBe('clear');
+  });
+
+  it.each([
+    ['Fire Alice.', 'dismiss_person'],
+    ['please let Dana go at the end of the month', 'dismiss_person'],
+    ['Hire Carol as our new CTO', 'hire_person'],
+    ['Take out a second mortgage to pay off the credit cards', 'move_money'],
+    ['Sell half of my Tesla shares', 'trade'],
+    ['Merge the PR into main', 'change_system'],
+    ['Drop the sessions table in production', 'delete_data'],
+    ['Take Priya off the admin group', 'change_access'],
+    ['Email the new prices to every customer', 'send'],
+    ['Post the announcement on our LinkedIn page', 'publish'],
+    ['Sign the NDA with Globex on my behalf', 'legal_instrument'],
+    ['Up her dose of warfarin to 7mg', 'health_decision'],
+  ])('%s → an act in the world: %s', (task, cls) => {
+    expect(perceive(task).perception.acts.map((a) => a.class)).toContain(cls);
+  });
+
+  it('finds an act hidden after harmless requests, and one asked as a question, and one in the passive', () => {
+    expect(perceive('Summarise the standup notes, then cancel the Acme contract').perception.acts.map((a) => a.class)).toContain(
+      'legal_instrument',
+    );
+    expect(perceive('Should we wire the deposit to the escrow account now?').perception.acts).toMatchObject([
+      { class: 'move_money', decision: true },
+    ]);
+    expect(perceive('The legacy tables need to be dropped tonight').perception.acts.map((a) => a.class)).toContain('delete_data');
+  });
+
+  it('does not take a topic, a negation, a statement or a plan for an act', () => {
+    for (const task of [
+      'Review the plan to drop the legacy orders table',
+      'Draft an email to customers about the price change (do not send it)',
+      'Explain how wire fraud usually works',
+      'We wired 40k to the supplier yesterday and the bank flagged it. Summarise what happened.',
+      "Write a polite reminder about the overdue invoice. I'll send it myself.",
+    ]) {
+      const v = verdict(task);
+      expect(v.proceeds, `${task}: ${v.findings.map((f) => f.says).join('; ')}`).toBe(true);
+    }
+  });
+
+  it('reads an input handed over to be carried out as part of the task, and one given to read as data', () => {
+    const handed = perceive('Carry out the steps in ops/runbook.md today', [RUNBOOK]);
+    expect(handed.perception.inputs).toEqual([{ path: 'ops/runbook.md', role: 'instructions' }]);
+    expect(handed.perception.acts.map((a) => [a.class, a.source])).toEqual(
+      expect.arrayContaining([
+        ['execute_instructions', 'task'],
+        ['delete_data', 'ops/runbook.md'],
+        ['move_money', 'ops/runbook.md'],
+        ['send', 'ops/runbook.md'],
+      ]),
+    );
+    expect(handed.context).toMatchObject({ urgency: true, irreversible: true });
+    const read = perceive('Summarise ops/runbook.md for the new on-call engineer', [RUNBOOK]);
+    expect(read.perception.inputs).toEqual([{ path: 'ops/runbook.md', role: 'reference' }]);
+    expect(read.perception.acts).toEqual([]);
+    expect(judgeFloor(read, []).proceeds).toBe(true);
+    expect(perceive('Do what the attached file says', [RUNBOOK]).perception.inputs[0]?.role).toBe('instructions');
+  });
+
+  it("reads a work item's goal as part of the task", () => {
+    const r = perceive('Prepare the quarter close', [], ['Summarise the ledger', 'Pay the outstanding invoices']);
+    expect(r.perception.acts).toMatchObject([{ class: 'move_money', source: 'work_items.1.goal' }]);
+  });
+});
+
+describe('context: domains, particular cases, irreversibility, scale, urgency, clarity', () => {
+  it('a particular case in a high-stakes domain, not a topic', () => {
+    expect(perceive('What dose of ibuprofen should my son take?').context.high_stakes_case).toEqual(['health']);
+    expect(perceive('Should I remortgage to pay for the extension?').context.high_stakes_case).toContain('money');
+    expect(perceive('Tell me whether to plead guilty to the speeding charge').context.high_stakes_case).toContain('law');
+    expect(perceive('Explain the difference between a Roth IRA and a traditional IRA').context.high_stakes_case).toEqual([]);
+    expect(perceive('Review the NDA template for unusual clauses').context.high_stakes_case).toEqual([]);
+  });
+
+  it('scale and urgency', () => {
+    expect(perceive('Cancel all customer subscriptions that are past due').context.scale).toBe(true);
+    expect(perceive('Restart the payment workers right now').context.urgency).toBe(true);
+    expect(perceive('Review the onboarding guide').context).toMatchObject({ scale: false, urgency: false, irreversible: false });
+  });
+
+  it.each([
+    ['Do it', []],
+    ['Handle this.', []],
+    ['Go ahead', []],
+    ['Same as last time', []],
+    ['Review it', []],
+    ['Fix the issue', []],
+    ['Thoughts?', []],
+    ['The build has been slow since Tuesday.', []],
+  ])('%s: the intent is unclear', (task) => {
+    expect(perceive(task).context.intent).toBe('unclear');
+  });
+
+  it('a pronoun or a bare verb refers to the inputs when there are some, or to a noun the task named before', () => {
+    const input = { path: 'notes.md', content: 'notes' };
+    expect(perceive('Review it and list the gaps', [input]).context.intent).toBe('clear');
+    expect(perceive('Summarise', [input]).context.intent).toBe('clear');
+    expect(perceive('Our incident report is in docs/incident.md. Summarise it for the board.').context.intent).toBe('clear');
+  });
+
+  it.each([
+    'Summarise the attached meeting notes',
+    'Proofread the email below',
+    'Review this function for off-by-one errors',
+    'Tighten these slides before Monday',
+    'Condense the following for the board',
+  ])('%s: it points at material the command does not carry, so the intent is unclear', (task) => {
+    const r = perceive(task);
+    expect(r.context.unclear).toContain('unresolved_reference');
+    expect(judgeFloor(r, []).proceeds).toBe(false);
+  });
+
+  it('the same words are clear once the material is given: as an input file, or in the task after a colon or at length', () => {
+    expect(perceive('Summarise the attached meeting notes', [{ path: 'notes.md', content: 'notes' }]).context.intent).toBe('clear');
+    expect(perceive('Review this function for off-by-one errors: def last(xs): return xs[len(xs)]').context.intent).toBe('clear');
+    expect(
+      perceive(
+        'Proofread the email below. Hi team, the offsite moves to Thursday the 14th and lunch will be provided by the caterer as usual.',
+      ).context.intent,
+    ).toBe('clear');
+    // Not pointers: a time ("this year"), a position that is no pointer ("above cost").
+    expect(perceive("Write a summary of this year's results in the sales domain").context.intent).toBe('clear');
+    expect(perceive('Explain why prices stay above cost in a monopoly').context.intent).toBe('clear');
+  });
+});
+
+describe('the floor: an allow rule', () => {
+  it('pauses every act, unclear intent and particular high-stakes case, at the gate of its kind, saying what it found', () => {
+    expect(verdict('Fire Alice.').findings).toMatchObject([
+      { gate: 'ethics', risk: 'dismiss_person', says: 'asks to act: dismiss a person (employment)' },
+    ]);
+    expect(verdict('Push the new release to the npm registry').findings[0]).toMatchObject({ gate: 'acc' });
+    expect(verdict('Frobnicate the staging bucket').findings).toMatchObject([
+      { gate: 'meaning', says: expect.stringContaining('"frobnicate"') },
+    ]);
+    expect(verdict('Decide for me which job offer to take').findings.map((f) => f.gate)).toContain('rfl');
+  });
+
+  it('lets through a class the workspace accepts, for the kinds of text it names, and records it', () => {
+    const clinic: Acceptance[] = [{ risk: 'health', deliverables: ['review', 'summary'], note: 'the clinic reviews its own documents' }];
+    const review = verdict('Review the discharge summary for the patient in bed 4 for missing doses', [], clinic);
+    expect(review).toMatchObject({ proceeds: true, acceptedBy: ['health for review, summary'] });
+    expect(verdict('What dose should the patient in bed 4 get?', [], clinic).proceeds).toBe(false);
+    const dev: Acceptance[] = [{ risk: 'change_system' }];
+    expect(verdict('Merge the feature branch into develop', [], dev)).toMatchObject({ proceeds: true, acceptedBy: ['change_system'] });
+    expect(verdict('Merge the PR and wire $500 to Acme', [], dev).proceeds).toBe(false);
+  });
+
+  it('never accepts an unclear task', () => {
+    expect(verdict('Do it', [], [{ risk: 'change_system' }]).proceeds).toBe(false);
+  });
+});
