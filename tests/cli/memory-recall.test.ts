@@ -9,8 +9,8 @@ import { tempWorkspace } from '../fakes/fixtures.js';
 // five unrelated tasks later refers back to it — recalled, since it is no longer among the latest.
 
 const UNRELATED = [
-  'Review the on-call rota for the payments team and say what to change.',
-  'Decide whether to adopt OpenTelemetry for tracing in the platform team.',
+  'Review the on-call rota for the payments team and say what could be better.',
+  'Recommend whether the platform team should adopt OpenTelemetry for tracing.',
   'Assess the vendor contract with Acme Corp before it renews.',
   'Propose a retention policy for audit logs and what it costs to keep them.',
   'Choose a feature-flag service for the web team.',
@@ -41,7 +41,7 @@ describe('memory still works: a settled fact reaches the council several tasks l
     // The council settles the project's name, owner and launch date in the first task's proposal.
     const handler: ChatHandler = (body, n, request) => {
       const text = JSON.stringify(body.messages);
-      if (text.includes('As the synthesizer') && text.includes('Name the new billing project'))
+      if (text.includes('As the synthesizer') && text.includes('Propose a name for the new billing project'))
         return {
           content:
             '### Recommendation\n\nGo ahead with the name the council agreed on.\n\n- The project is named Falcon, owned by Dana Ruiz.\n- Launch is set for 14 March 2027.',
@@ -51,7 +51,7 @@ describe('memory still works: a settled fact reaches the council several tasks l
     server = await startChatServer(handler);
     const local = { provider: 'openai', model: 'test-model', base_url: server.url, max_retries: 0 };
     await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'local', routes: { local } }));
-    await run('Name the new billing project and fix its launch date.', 0);
+    await run('Propose a name for the new billing project and its launch date.', 0);
     for (const [i, task] of UNRELATED.entries()) await run(task, i + 1);
     const before = server.chatRequests().length;
     await run(REFERS_BACK, 6);
@@ -73,7 +73,7 @@ describe('memory still works: a settled fact reaches the council several tasks l
 
   it('on the offline model: a fact stated in the first task comes back in the council’s replies five tasks later', async () => {
     await run(
-      'Name the new billing project and fix its launch date. We settled on the name Falcon; it launches on 14 March 2027, owned by Dana Ruiz.',
+      'Propose a name for the new billing project and its launch date. We settled on the name Falcon; it launches on 14 March 2027, owned by Dana Ruiz.',
       0,
     );
     for (const [i, task] of UNRELATED.entries()) await run(task, i + 1);
