@@ -55,9 +55,11 @@ export interface RunMemory {
  * Version 2 also kept a `track` of how often the persona's verdict matched the council's final
  * action. That record measured conformity, not being right (a dissenting auditor sank to 0.11 in
  * three runs), so migrating drops it: a persona starts its record of confirmed outcomes empty.
+ * A development build wrote messages with `outcomes` as version 3 for a while (never released): it
+ * migrates the same way, keeping its outcomes.
  */
 const SessionStateV2 = z.strictObject({
-  schemaVersion: z.union([z.literal(1), z.literal(2)]),
+  schemaVersion: z.union([z.literal(1), z.literal(2), z.literal(3)]),
   persona_id: z.string(),
   updated_at: z.string(),
   runs: z.array(z.string()),
@@ -69,6 +71,7 @@ const SessionStateV2 = z.strictObject({
     })
     .default({ count: 0, recent: [] }),
   track: z.array(z.strictObject({ run_id: z.string(), said: z.string(), final: z.string() })).default([]),
+  outcomes: z.array(OutcomeEntry).default([]),
 });
 
 export function emptySessionState(personaId: string, now: string): SessionState {
@@ -96,8 +99,8 @@ export function parseSessionState(json: unknown): Parsed<SessionState> {
 /**
  * A version-1 or -2 state as version 3: each message's passages, a summary per run (what was asked,
  * from its briefing; the persona's last word standing for the decision, which they did not keep),
- * the summary lines of archived runs as summaries, and no confirmed outcomes (the conformity
- * `track` is dropped).
+ * the summary lines of archived runs as summaries; the conformity `track` is dropped, confirmed
+ * outcomes kept (only the interim version 3 had any).
  */
 function migrateV2(old: z.infer<typeof SessionStateV2>): SessionState {
   const folded = old.archived.recent.map((r) => ({ run_id: r.run_id, asked: r.task, decided: lastWord(r.last_word), facts: [], times: 1 }));
@@ -122,7 +125,7 @@ function migrateV2(old: z.infer<typeof SessionStateV2>): SessionState {
     tasks: [...folded, ...kept],
     passages: old.messages.flatMap(legacyPassages),
     archived: { count: old.archived.count },
-    outcomes: [],
+    outcomes: old.outcomes,
   };
 }
 

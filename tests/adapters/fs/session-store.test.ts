@@ -140,4 +140,23 @@ describe('session states', () => {
     await store.appendRun('strategist', 'r-next', aRunMemory('r-next', 'Plan the rollout'));
     expect(JSON.parse(await readFile(store.fileFor('strategist'), 'utf8'))).toMatchObject({ schemaVersion: 3 });
   });
+
+  it('reads the interim version 3 of a development build (messages and confirmed outcomes) and keeps its outcomes', async () => {
+    const outcome = { run_id: 'r-1', said: 'investigate', final: 'proceed', outcome: 'wrong', right: true, at: '2026-11-28T10:00:00.000Z' };
+    const interim = {
+      schemaVersion: 3,
+      persona_id: 'auditor',
+      updated_at: '2026-11-28T10:00:00.000Z',
+      runs: ['r-1'],
+      messages: [{ role: 'assistant', content: 'Investigate the cache first.', run_id: 'r-1', ts: '2026-11-28T09:00:00.000Z' }],
+      archived: { count: 0, recent: [] },
+      outcomes: [outcome],
+    };
+    await writeFile(path.join(ws.dir, 'session_states', 'auditor_session.json'), JSON.stringify(interim));
+    const { state, recovered } = await store.load('auditor');
+    expect(recovered).toBeUndefined();
+    expect(state.outcomes).toEqual([outcome]);
+    expect(state.passages.map((p) => p.text)).toEqual(['Investigate the cache first.']);
+    expect(state.tasks.map((t) => t.run_id)).toEqual(['r-1']);
+  });
 });
