@@ -9,9 +9,10 @@ import { explainArbitrationPause } from '../domain/stop-explanation.js';
 import type { ArbitrationResult } from '../domain/arbitration.js';
 import type { Conclusion, DeliberationMode, ModeContext } from '../domain/modes/mode.js';
 import type { StartedRun } from '../domain/ports.js';
-import type { HistoryMessage } from '../domain/session-state.js';
+import { runPassages } from '../domain/memory/passages.js';
+import { summarizeTask } from '../domain/memory/summary.js';
 import { approvedReasons, wasRehearsal, type RunPlan, type RunState } from '../domain/run-state.js';
-import { runCalls, totalUsage } from '../domain/usage.js';
+import { promptBreakdown, runCalls, totalUsage } from '../domain/usage.js';
 import { settleRun, type AfterArtifact, type DraftInput, type LeadCommit } from './settle-run.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 
@@ -63,7 +64,8 @@ export async function concludeRun(options: {
 
   // Successful end: the artifact is written, then the session states are saved (persistent council) —
   // only once the artifact is on disk, so a failed write never leaves memory of a run that produced nothing.
-  const saveSessions = sessionSaver({ run, deps, state, personas: plan.personas, resumedEnding, conclusion });
+  const decision = judgement.cleared ? `${arbitration.final_action}, continued by a person` : arbitration.final_action;
+  const saveSessions = sessionSaver({ run, deps, state, personas: plan.personas, resumedEnding, conclusion, decision, task: ctx.task });
   return settleRun({
     run,
     deps,
@@ -196,7 +198,10 @@ function draftOf(options: {
   };
 }
 
-/** Saves each persona's part of the run to its memory; returns the record that it did. */
+/**
+ * Saves each persona's part of the run to its memory — the task's summary (what was asked, decided,
+ * settled) and its passages — and returns the record that it did.
+ */
 function sessionSaver(options: {
   run: StartedRun;
   deps: RunDeps;
@@ -204,20 +209,34 @@ function sessionSaver(options: {
   personas: readonly string[];
   resumedEnding: boolean;
   conclusion: Conclusion;
+  decision: string;
+  task: string;
 }): AfterArtifact {
   const { run, deps, state, personas } = options;
+  const { proposal } = options.conclusion;
+  // Memory outlives the run: what it keeps is screened (a task sent as it was given stays out of it).
+  const task = screenText(options.task);
+  const summary = summarizeTask({
+    runId: state.run_id,
+    at: state.created_at,
+    key: state.task_sha256.slice(0, 16),
+    task,
+    decision: options.decision,
+    proposal: screenText(proposal),
+  });
   return async () => {
     // Each persona's file has its own lock, so they are saved at once; every save settles before a failure is reported.
     const saved = await Promise.allSettled(
       personas.map((id) => {
-        // Memory outlives the run: what it keeps is screened (a task sent as it was given stays out of it).
-        const messages: HistoryMessage[] = run.state.steps
-          .filter((s) => s.persona === id)
-          .flatMap((s) => [
-            { role: 'user' as const, content: screenText(s.prompt), run_id: state.run_id, ts: s.started_at },
-            { role: 'assistant' as const, content: screenText(s.reply), run_id: state.run_id, ts: s.started_at },
-          ]);
-        return deps.sessions.appendRun(id, state.run_id, messages, { retry: options.resumedEnding === true });
+        const passages = runPassages({
+          runId: state.run_id,
+          at: state.created_at,
+          persona: id,
+          task,
+          steps: run.state.steps,
+          screen: screenText,
+        });
+        return deps.sessions.appendRun(id, state.run_id, { summary, passages }, { retry: options.resumedEnding === true });
       }),
     );
     const failed = saved.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -238,7 +257,7 @@ function completedMessage(options: {
   const { arbitration, usage } = options;
   const verdictWord = options.cleared ? `continued by a person over the council's ${arbitration.final_action}` : arbitration.final_action;
   const cost = usage.cost_usd !== undefined && usage.cost_usd > 0 ? `, $${usage.cost_usd.toFixed(4)}` : '';
-  const calls = `${usage.calls} model calls, ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion tokens${cost}`;
+  const calls = `${usage.calls} model calls, ${usage.prompt_tokens} prompt (${promptBreakdown(usage)}) + ${usage.completion_tokens} completion tokens${cost}`;
   const agreement = `${arbitration.strategy}, agreement ${(arbitration.agreement * 100).toFixed(0)}%`;
   // The offline model's council is canned: the outcome line says so, as its artifact does.
   const rehearsal = options.rehearsal ? ' · an offline rehearsal: canned replies, not advice (name a model route for real answers)' : '';

@@ -58,6 +58,7 @@ function countedRoutes(models: ModelRoutes, tally: CallTally): ModelRoutes {
 export const NO_MEMORY: SessionStore = {
   load: async (personaId) => ({ state: emptySessionState(personaId, new Date(0).toISOString()) }),
   appendRun: async () => undefined,
+  recallArchive: async () => [],
   update: async () => undefined,
 };
 

@@ -6,7 +6,7 @@ import { checkBudget, type BudgetExceeded } from '../domain/budget.js';
 import { runDecision } from '../domain/decision.js';
 import { BudgetExceededError } from '../domain/errors.js';
 import { evaluateGates, skippedGates, taskSensitivity, type GateFacts } from '../domain/gates.js';
-import { selectHistory, type HistoryView } from '../domain/history.js';
+import { loadMemories } from './persona-memory.js';
 import type { DeliberationMode, ModeContext, ModeNext, StepSpec } from '../domain/modes/mode.js';
 import { modeFor } from '../domain/modes/registry.js';
 import { orchestratorSystemPrompt, planRequestPrompt } from '../domain/prompts.js';
@@ -15,7 +15,7 @@ import { decideRun } from '../domain/run/policy.js';
 import { approvedReasons, type RunPlan, type RunState, type Step } from '../domain/run-state.js';
 import type { StartedRun } from '../domain/ports.js';
 import type { LoopProgress } from '../domain/progress.js';
-import { reliability, type OutcomeEntry } from '../domain/track-record.js';
+import { reliability } from '../domain/track-record.js';
 import { isSecretCategory } from '../domain/sensitive/categories.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { explainGateStop } from '../domain/stop-explanation.js';
@@ -120,6 +120,7 @@ function stepRunnerDeps(options: { run: StartedRun; deps: RunDeps; ctx: ModeCont
     knowledge: new GuardedKnowledgeBase(deps.knowledge),
     personas: models.personas,
     maxRequestsPerTurn: deps.config.knowledge.max_requests_per_turn,
+    briefing: ctx.briefing,
     now: () => deps.clock.now(),
     sha256: deps.sha256,
     ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
@@ -224,7 +225,7 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
 
   // Each persona's bounded memory, read before the mediator is asked: the council's first call then
   // follows the gates at once. (A corrupt session file is moved aside and recorded here.)
-  const { histories, outcomes } = await loadHistories({ run, deps, personas: plan.personas });
+  const { memories, outcomes } = await loadMemories({ run, deps, personas: plan.personas, task });
   // `by_priors` and `bayesian_fusion`: each persona's reliability — its declared prior and the outcomes
   // a person confirmed — as it stood at the start is fixed in the plan, so a resumed run (or its
   // draft) weighs as it began, whatever was confirmed meanwhile.
@@ -247,7 +248,7 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
     plan: run.state.plan ?? fixed.plan,
     personas: models.personas,
     briefing: composeBriefing({ task, inputs }),
-    histories,
+    memories,
     maxRequestsPerTurn: deps.config.knowledge.max_requests_per_turn,
     inputs,
     screen: (text) => (redact ? redactSensitive(text).text : text),
@@ -371,36 +372,6 @@ function planRequester(options: {
     await run.commit({ records: [call] });
     return screened.text;
   };
-}
-
-/**
- * Each persona's bounded memory and its confirmed outcomes, one after another; a corrupt session
- * file is recorded and shown as it is moved aside.
- */
-async function loadHistories(options: {
-  run: StartedRun;
-  deps: RunDeps;
-  personas: readonly string[];
-}): Promise<{ histories: Map<string, HistoryView>; outcomes: Map<string, OutcomeEntry[]> }> {
-  const { run, deps } = options;
-  const histories = new Map<string, HistoryView>();
-  const outcomes = new Map<string, OutcomeEntry[]>();
-  for (const id of options.personas) {
-    const load = await deps.sessions.load(id);
-    if (load.recovered) {
-      await run.commit({
-        records: [auditEvent('SESSION_RECOVERED', runDecision('session', 'SESSION_CORRUPT_MOVED_ASIDE'), { persona: id })],
-      });
-      deps.onProgress?.({
-        kind: 'notice',
-        run_id: run.state.run_id,
-        message: `session state of ${id} was corrupt (${load.recovered.problem}); moved to ${load.recovered.movedTo}, starting fresh`,
-      });
-    }
-    histories.set(id, selectHistory(load.state.messages, deps.config.history.max_tokens, deps.countTokens, load.state.archived));
-    outcomes.set(id, load.state.outcomes);
-  }
-  return { histories, outcomes };
 }
 
 /**

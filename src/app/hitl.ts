@@ -195,7 +195,7 @@ function modeSections(state: RunState, personas: readonly Persona[]): DraftSecti
       plan,
       personas: new Map(personas.map((p) => [p.id, p])),
       briefing: '',
-      histories: new Map(),
+      memories: new Map(),
       maxRequestsPerTurn: 0,
     };
     return modeFor(plan.mode).conclude(ctx, state.steps).sections;

@@ -26,7 +26,6 @@ export interface RunDeps {
   readonly clock: Clock;
   readonly newRunId: () => string;
   readonly sha256: (data: string | Uint8Array) => string;
-  readonly countTokens: (text: string) => number;
   /** Routes and their clients (offline, openai) from the workspace config and the invocation's flags. */
   readonly models: ModelRoutes;
   /** One client for every persona instead of routes (a replayed cassette, or a test's fake). */

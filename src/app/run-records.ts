@@ -18,6 +18,7 @@ import type { ResolvedRoute } from '../domain/route.js';
 import type { RunState, Step } from '../domain/run-state.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { parseVerdict, verdictAuditDetails } from '../domain/verdict.js';
+import { addUsage, splitPrompt } from '../domain/usage.js';
 import { callFailure, type CallFailure } from './call-failure.js';
 import type { prepareModels } from './prepare-models.js';
 import type { RunDeps } from './run-deps.js';
@@ -107,7 +108,7 @@ export async function classifyTask(options: ClassifyOptions): Promise<Classified
     const { reply } = asked;
     const read = readMediatorReply(reply.content);
     const model = qualifiedModel(options.route.id, reply.model);
-    spent = addCall(spent, model, reply.usage);
+    spent = addCall(spent, model, reply.usage && { ...reply.usage, prompt_split: splitPrompt(messages, reply.usage.prompt_tokens) });
     const record = classificationRecord(reply, model, read.ok, deps);
     if (read.ok) return { advice: read.reading, record, classification: spent };
     await run.commit({ records: [record] });
@@ -199,21 +200,9 @@ function classificationRecord(reply: LlmReply, model: string, valid: boolean, de
 /** The classification's model calls, as the run counts them (`RunState.classification`). */
 export type Classification = NonNullable<RunState['classification']>;
 
-function addCall(spent: Classification | undefined, model: string, usage: LlmReply['usage']): Classification {
-  const sum = (a: number | undefined, b: number | undefined) => (a ?? 0) + (b ?? 0);
-  const tokens = usage ?? spent?.usage;
-  return {
-    model,
-    calls: (spent?.calls ?? 0) + 1,
-    ...(tokens
-      ? {
-          usage: {
-            prompt_tokens: sum(spent?.usage?.prompt_tokens, usage?.prompt_tokens),
-            completion_tokens: sum(spent?.usage?.completion_tokens, usage?.completion_tokens),
-          },
-        }
-      : {}),
-  };
+function addCall(spent: Classification | undefined, model: string, usage: Step['usage']): Classification {
+  const tokens = addUsage(spent?.usage, usage);
+  return { model, calls: (spent?.calls ?? 0) + 1, ...(tokens ? { usage: tokens } : {}) };
 }
 
 /**

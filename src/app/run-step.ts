@@ -1,4 +1,6 @@
+import type { ChatMessage } from '../domain/chat.js';
 import { LlmError } from '../domain/errors.js';
+import { addUsage, splitPrompt } from '../domain/usage.js';
 import { parseKnowledgeRequests } from '../domain/knowledge-request.js';
 import type { StepSpec } from '../domain/modes/mode.js';
 import type { Persona } from '../domain/persona.js';
@@ -14,6 +16,8 @@ export interface StepRunnerDeps {
   readonly knowledge: KnowledgeBase;
   readonly personas: ReadonlyMap<string, Persona>;
   readonly maxRequestsPerTurn: number;
+  /** The task briefing (the task and its inputs): the part of a prompt counted as the task. */
+  readonly briefing?: string;
   readonly now: () => Date;
   readonly sha256: (text: string) => string;
   readonly onProgress?: OnProgress;
@@ -65,8 +69,13 @@ export async function runStep(spec: StepSpec, deps: StepRunnerDeps): Promise<Ste
 interface Answer {
   readonly reply: LlmReply;
   readonly calls: number;
-  readonly usage: LlmReply['usage'];
+  readonly usage: Step['usage'];
   readonly notices: readonly LlmNotice[];
+}
+
+/** A reply's usage with where its prompt's tokens went. */
+function splitUsage(messages: readonly ChatMessage[], reply: LlmReply, briefing: string | undefined): Step['usage'] {
+  return reply.usage && { ...reply.usage, prompt_split: splitPrompt(messages, reply.usage.prompt_tokens, briefing) };
 }
 
 /** The step's call, and once more with the problem quoted when the mode's check finds the reply does not read. */
@@ -86,14 +95,20 @@ async function askModel(spec: StepSpec, deps: StepRunnerDeps, persona: Persona):
   const reply = await complete();
   const notices = [...(reply.notices ?? [])];
   const first = spec.check?.(reply.content);
-  if (!first || first.ok) return { reply, calls: 1, usage: reply.usage, notices };
-  const retry = await complete([
+  if (!first || first.ok) return { reply, calls: 1, usage: splitUsage(spec.messages, reply, deps.briefing), notices };
+  const again: ChatMessage[] = [
     ...spec.messages,
     { role: 'assistant', content: reply.content },
     { role: 'user', content: first.retryPrompt },
-  ]);
+  ];
+  const retry = await complete(again);
   notices.push(...(retry.notices ?? []));
-  return { reply: retry, calls: 2, usage: sumUsage(reply.usage, retry.usage), notices };
+  return {
+    reply: retry,
+    calls: 2,
+    usage: addUsage(splitUsage(spec.messages, reply, deps.briefing), splitUsage(again, retry, deps.briefing)),
+    notices,
+  };
 }
 
 /** The step as the run records it, its reply screened. */
@@ -208,13 +223,4 @@ async function fulfilRequests(
     results.push(result);
   }
   return results;
-}
-
-function sumUsage(
-  a: { prompt_tokens: number; completion_tokens: number } | undefined,
-  b: { prompt_tokens: number; completion_tokens: number } | undefined,
-): { prompt_tokens: number; completion_tokens: number } | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  return { prompt_tokens: a.prompt_tokens + b.prompt_tokens, completion_tokens: a.completion_tokens + b.completion_tokens };
 }

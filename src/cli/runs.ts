@@ -7,6 +7,7 @@ import { DURATION_UNITS, parseDurationMs } from '../domain/durations.js';
 import { ExitError } from '../domain/errors.js';
 import { SHOWN_RUN_STATUSES } from '../domain/run-liveness.js';
 import { renderTranscript } from '../domain/transcript.js';
+import { runCalls, totalUsage } from '../domain/usage.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { openWorkspaceAt } from './open-workspace.js';
 import { chalkFor } from './style.js';
@@ -68,9 +69,11 @@ export function registerShow(program: Command, io: Io): void {
         );
       }
       const shown = await workspace.runs.shown(state);
+      const prices = (await loadWorkspaceConfig(paths.config).catch(() => undefined))?.prices ?? {};
       if (opts.json) {
         const orchestration = (await workspace.runs.orchestration(runId)) ?? null;
         const { run_id, created_at, plan } = state;
+        const { unpriced: _, ...usage } = totalUsage(runCalls(state), prices);
         const view = {
           run_id,
           status: shown.status,
@@ -78,12 +81,13 @@ export function registerShow(program: Command, io: Io): void {
           mode: plan?.mode ?? null,
           summary: state.summary ?? null,
           floor: state.floor ?? null,
+          usage: { ...usage, cost_usd: usage.cost_usd ?? null },
           orchestration,
         };
         io.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
         return;
       }
-      const markdown = renderTranscript(state, shown.status);
+      const markdown = renderTranscript(state, shown.status, { prices });
       io.stdout.write(opts.raw ? markdown : await renderForTerminal(markdown, io));
     });
 }

@@ -66,6 +66,8 @@ export interface App {
   readonly engine?: EngineHandle;
   /** The environment the routes read their keys from (probes and `maestro doctor` call the routes too). */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Tokens of a text (o200k): `maestro session show` counts what a memory holds that its saves did not. */
+  readonly countTokens: (text: string) => number;
 }
 
 /** The composition root: the only place that knows every layer. Tests pass their own clock or model. */
@@ -99,7 +101,6 @@ export async function createApp(options: AppOptions): Promise<App> {
     clock,
     newRunId: () => newRunId(clock),
     sha256,
-    countTokens,
     models: modelRoutes(options, { config, env }),
     ...(options.llm ? { llm: options.llm } : {}),
     ...(replay ? { llm: new ReplayLlmClient({ sha256, cassette: replay.cassette, file: replay.file }) } : {}),
@@ -126,7 +127,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       ? recordingMemory(deps.sessions, recorded)
       : deps.sessions;
   const all = { ...deps, sessions };
-  return { paths, deps: all, telemetry, env, ...(wiring ? { engine: wiring.handle(all) } : {}) };
+  return { paths, deps: all, telemetry, env, countTokens, ...(wiring ? { engine: wiring.handle(all) } : {}) };
 }
 
 /** The traces of this process when `tracing` was asked for (and the workspace or environment names an endpoint). */

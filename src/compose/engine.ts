@@ -14,6 +14,7 @@ import { PgQueue, type EngineClaim, type PgWorkerSession } from '../adapters/pg/
 import { PgRunLedger } from '../adapters/pg/run-ledger.js';
 import { PgRunLocks } from '../adapters/pg/run-locks.js';
 import { PgSessionStore } from '../adapters/pg/session-store.js';
+import { countTokens } from '../adapters/model/token-counter.js';
 import { newRunId } from '../adapters/system/system-clock.js';
 import type { WorkspacePaths } from '../adapters/fs/workspace-paths.js';
 import { judgeCommitDurability, type DurabilityVerdict } from '../domain/engine-durability.js';
@@ -71,7 +72,7 @@ export function engineStores(options: { engine: PgEngine; clock: Clock; config: 
   const { engine, clock, config, fence } = options;
   return {
     ledger: new PgRunLedger({ engine, clock, ...(fence ? { fence } : {}) }),
-    sessions: new PgSessionStore(engine, clock, config.history.keep_runs, fence),
+    sessions: new PgSessionStore(engine, clock, config.history.keep_runs, fence, { budget: config.history.max_tokens, count: countTokens }),
     loopPolicy: new PgLoopPolicyStore(engine, clock, () => `S-${newRunId(clock)}`, fence),
   };
 }

@@ -1,7 +1,7 @@
 import type { ArbitrationResult } from './arbitration.js';
 import { ARTIFACT_HEADING } from './artifact-place.js';
 import type { Price } from './budget.js';
-import { CLASSIFICATION_ENTRY, runCalls, totalUsage, usageByPersona } from './usage.js';
+import { CLASSIFICATION_ENTRY, runCalls, SPLIT_LABELS, SPLIT_PARTS, totalUsage, usageByPersona } from './usage.js';
 import type { DecisionRecord } from './decision.js';
 import type { RunPlan, Step } from './run-state.js';
 import type { Verdict } from './verdict.js';
@@ -109,12 +109,14 @@ function usageSection(a: ArtifactInput): string[] {
   const prices = a.prices ?? {};
   const calls = runCalls(a);
   const total = totalUsage(calls, prices);
-  const out = ['## Usage', '', '| Persona | Calls | Prompt tokens | Completion tokens | Cost (USD) |', '|---|---|---|---|---|'];
+  const parts = SPLIT_PARTS.map((k) => SPLIT_LABELS[k]);
+  const head = ['Persona', 'Calls', 'Prompt tokens', ...parts.map((p) => `of which ${p}`), 'Cached', 'Completion tokens', 'Cost (USD)'];
+  const out = ['## Usage', '', `| ${head.join(' | ')} |`, `|${head.map(() => '---|').join('')}`];
+  const row = (name: string, t: ReturnType<typeof totalUsage>): string =>
+    `| ${[name, t.calls, t.prompt_tokens, ...SPLIT_PARTS.map((k) => t.prompt_split[k]), t.cached_tokens, t.completion_tokens, money(t.cost_usd)].join(' | ')} |`;
   const rows = a.classification ? [CLASSIFICATION_ENTRY, ...a.plan.personas] : a.plan.personas;
-  for (const { persona, totals } of usageByPersona(calls, rows, prices)) {
-    out.push(`| \`${persona}\` | ${totals.calls} | ${totals.prompt_tokens} | ${totals.completion_tokens} | ${money(totals.cost_usd)} |`);
-  }
-  out.push(`| **total** | ${total.calls} | ${total.prompt_tokens} | ${total.completion_tokens} | ${money(total.cost_usd)} |`, '');
+  for (const { persona, totals } of usageByPersona(calls, rows, prices)) out.push(row(`\`${persona}\``, totals));
+  out.push(row('**total**', total), '');
   if (a.rehearsal) out.push('_Token counts of the offline rehearsal are estimates (characters ÷ 4)._', '');
   if ((a.reroutes ?? []).length > 0) {
     out.push(

@@ -14,13 +14,30 @@ export type Budget = z.infer<typeof Budget>;
 export const Price = z.strictObject({
   prompt_per_mtok: z.number().min(0).describe('USD per million prompt tokens.'),
   completion_per_mtok: z.number().min(0).describe('USD per million completion tokens.'),
+  cached_prompt_per_mtok: z
+    .number()
+    .min(0)
+    .optional()
+    .describe("USD per million prompt tokens served from the provider's prompt cache (default: the prompt price)."),
 });
 export type Price = z.infer<typeof Price>;
+
+/** Where a prompt's tokens went: the persona's instructions, its memory of earlier tasks, the task and its inputs, the deliberation. */
+export interface PromptSplit {
+  readonly instructions: number;
+  readonly memory: number;
+  readonly task: number;
+  readonly deliberation: number;
+}
 
 export interface UsageTotals {
   readonly calls: number;
   readonly prompt_tokens: number;
   readonly completion_tokens: number;
+  /** Of the prompt tokens, those the providers' prompt caches served. */
+  readonly cached_tokens?: number;
+  /** Where the prompt tokens went (calls that did not record it, such as those of older runs, are left out). */
+  readonly prompt_split?: PromptSplit;
   /** Undefined when a call's model has no price. */
   readonly cost_usd: number | undefined;
 }

@@ -78,7 +78,8 @@ export interface LlmReply {
   /** Route/model that produced it, as shown in artifacts (`route/model`). */
   readonly model: string;
   readonly identity: ModelIdentity;
-  readonly usage?: { prompt_tokens: number; completion_tokens: number };
+  /** `cached_tokens`: of the prompt tokens, those the provider's prompt cache served (`prompt_tokens_details.cached_tokens`). */
+  readonly usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number };
   readonly notices?: readonly LlmNotice[];
   /** `length` when the reply was cut at the token limit. */
   readonly finishReason?: 'stop' | 'length' | 'other';

@@ -6,7 +6,8 @@ import type { Rejection } from './queue.js';
 import type { ResolvedRoute } from './route.js';
 import type { RunEvent } from './run-machine.js';
 import type { KnowledgeResult, RunState } from './run-state.js';
-import type { HistoryMessage, SessionState } from './session-state.js';
+import type { Passage } from './memory/passages.js';
+import type { RunMemory, SessionState } from './session-state.js';
 
 export type { CallContext, CallPurpose, ChatMessage, LlmNotice, LlmReply, LlmRequest, ModelIdentity, RouteWait } from './chat.js';
 import type { CallContext, LlmReply, LlmRequest } from './chat.js';
@@ -48,11 +49,17 @@ export interface SessionStore {
   /** A persona's memory now: every run whose save has landed. */
   load(personaId: string): Promise<SessionLoad>;
   /**
-   * Adds one run's messages to a persona's memory (idempotent by run id), re-reading the file under
-   * a lock so several watchers never drop each other's runs, and archiving the oldest runs beyond the
-   * workspace's `history.keep_runs`.
+   * Adds one run (its task's summary and its passages) to a persona's memory (idempotent by run id),
+   * re-reading the file under a lock so several watchers never drop each other's runs, counting the
+   * memory's tokens once it passes `history.max_tokens`, and archiving the passages of the oldest runs
+   * beyond the workspace's `history.keep_runs`.
    */
-  appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[], options?: AppendRunOptions): Promise<void>;
+  appendRun(personaId: string, runId: string, memory: RunMemory, options?: AppendRunOptions): Promise<void>;
+  /**
+   * The persona's archived passages (since its memory was last reset) whose text holds one of `terms`
+   * (lower case), the newest `limit` of them, oldest first: what recall ranks beside the session's.
+   */
+  recallArchive(personaId: string, terms: readonly string[], limit: number): Promise<Passage[]>;
   /**
    * Changes a persona's memory in place, under the same lock as `appendRun`, from what is there now
    * (a person's confirmed outcome joins its record this way). `change` is pure: it may run again on a

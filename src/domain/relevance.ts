@@ -28,8 +28,8 @@ const STOP_WORDS = new Set(
     .split(' '),
 );
 
-/** Lower case, stop words out, Porter-stemmed: "Caching" and "cache" meet as "cach". */
-function processTerm(term: string): string | null {
+/** Lower case, stop words out, Porter-stemmed: "Caching" and "cache" meet as "cach". Memory recall (memory/recall.ts) reads terms the same way. */
+export function processTerm(term: string): string | null {
   const word = term.toLowerCase();
   if (word.length < 2 || STOP_WORDS.has(word)) return null;
   return stemmer(word);

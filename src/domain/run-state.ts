@@ -43,7 +43,14 @@ export const KnowledgeResult = z.strictObject({
 });
 export type KnowledgeResult = z.infer<typeof KnowledgeResult>;
 
-const Usage = z.strictObject({ prompt_tokens: z.number().int().min(0), completion_tokens: z.number().int().min(0) });
+const tokens = z.number().int().min(0);
+/** A call's tokens; where its prompt's went (`prompt_split`) and what the provider's cache served, when known. */
+const Usage = z.strictObject({
+  prompt_tokens: tokens,
+  completion_tokens: tokens,
+  cached_tokens: tokens.optional(),
+  prompt_split: z.strictObject({ instructions: tokens, memory: tokens, task: tokens, deliberation: tokens }).optional(),
+});
 
 /** One finished model call. Once recorded, it is never made again (resume replays it). */
 export const Step = z.strictObject({

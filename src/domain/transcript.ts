@@ -3,7 +3,8 @@ import type { RunState, Step } from './run-state.js';
 import { parseVerdict } from './verdict.js';
 import { screenText } from './screen.js';
 import { servedByRun, servedLabel } from './served-by.js';
-import { runCalls, totalUsage } from './usage.js';
+import type { Price } from './budget.js';
+import { promptBreakdown, runCalls, totalUsage } from './usage.js';
 import { withoutMoveOn } from './stop-explanation.js';
 
 /**
@@ -11,15 +12,21 @@ import { withoutMoveOn } from './stop-explanation.js';
  * its knowledge requests, the verdicts, the decision trail and the outcome (with what to do next).
  * `shown` is the status as readers derive it (`interrupted` for a running run nobody holds).
  */
-export function renderTranscript(state: RunState, shown: string = state.status, audience: Audience = 'terminal'): string {
+export function renderTranscript(state: RunState, shown: string = state.status, options: TranscriptOptions = {}): string {
   // The state is screened as it is kept; what is printed is screened again (paths, labels, old files).
-  return screenText(renderUnscreened(state, shown, audience));
+  return screenText(renderUnscreened(state, shown, options.audience ?? 'terminal', options.prices ?? {}));
 }
 
 /** Who reads the transcript: someone at a terminal (`maestro show`), or on the console's page of the run (its buttons move it on). */
 export type Audience = 'terminal' | 'console';
 
-function renderUnscreened(state: RunState, shown: string, audience: Audience): string {
+export interface TranscriptOptions {
+  readonly audience?: Audience;
+  /** The workspace's prices (`prices.<model>`), for the run's cost. */
+  readonly prices?: Readonly<Record<string, Price>>;
+}
+
+function renderUnscreened(state: RunState, shown: string, audience: Audience, prices: Readonly<Record<string, Price>>): string {
   const out: string[] = [];
   out.push(`# Run ${state.run_id} — ${shown}`, '');
   out.push(`- Command: ${state.source}`);
@@ -33,8 +40,10 @@ function renderUnscreened(state: RunState, shown: string, audience: Audience): s
     `- Started: ${state.created_at}${state.finished_at ? ` · finished: ${state.finished_at}` : ` · last checkpoint: ${state.updated_at}`}`,
   );
   // The mediator's classification is a model call like the council's (as in runs, status and the artifact).
-  const used = totalUsage(runCalls(state), {});
-  out.push(`- Model calls: ${used.calls} · ${used.prompt_tokens} prompt + ${used.completion_tokens} completion tokens`);
+  const used = totalUsage(runCalls(state), prices);
+  const cost = used.cost_usd === undefined ? '' : ` · $${used.cost_usd.toFixed(4)}`;
+  out.push(`- Model calls: ${used.calls} · ${used.prompt_tokens} prompt + ${used.completion_tokens} completion tokens${cost}`);
+  if (used.prompt_tokens > 0) out.push(`- Prompt tokens: ${promptBreakdown(used)}`);
   if (state.artifact) {
     const taken = state.finishing?.artifact?.taken;
     out.push(`- Artifact: ${state.artifact}${taken ? ` (not at ${taken.path}: that holds ${taken.by}, left as it is)` : ''}`);

@@ -50,17 +50,39 @@ export const WorkspaceConfig = z.strictObject({
         .int()
         .min(0)
         .max(1_000_000)
-        .default(6_000)
-        .describe("Token budget for a persona's persisted history in each prompt; older turns are folded into a summary."),
+        .default(1_500)
+        .describe(
+          "Token budget of a persona's memory in each prompt (0: none): summaries of its latest tasks, then what it recalls for this task. Every model call of a run carries it, so a run's memory costs at most this × its calls.",
+        ),
+      recent_tasks: z
+        .number()
+        .int()
+        .min(0)
+        .max(100)
+        .default(2)
+        .describe(
+          'Summaries of the latest tasks every prompt carries (newest first, within the budget); older ones are recalled when relevant.',
+        ),
+      recall: z
+        .number()
+        .int()
+        .min(0)
+        .max(100)
+        .default(2)
+        .describe(
+          "The most lines recalled for a task (within the budget): earlier passages and older tasks' summaries that share its terms.",
+        ),
       keep_runs: z
         .number()
         .int()
         .min(1)
         .max(10_000)
         .default(30)
-        .describe("Runs kept whole in each persona's session file; older ones move to session_states/archive/."),
+        .describe(
+          "Runs whose passages each persona's session file keeps; older ones move to session_states/archive/ (recall searches both).",
+        ),
     })
-    .default({ max_tokens: 6_000, keep_runs: 30 }),
+    .default({ max_tokens: 1_500, recent_tasks: 2, recall: 2, keep_runs: 30 }),
   default_route: z
     .string()
     .min(1)

@@ -74,25 +74,32 @@ describe('processCommand', () => {
     expect(fourth?.messages.some((m) => m.role === 'assistant' && m.content === 'coordinator speaks in round 1')).toBe(true);
   });
 
-  it("includes a persona's persisted history in the next task's prompts", async () => {
+  it("carries a summary of each earlier task into the next task's prompts, not its transcript", async () => {
     await run(new ScriptedLlmClient(politeCouncil), command({ task_description: 'Summarise the first note, about bananas' }));
     const llm = new ScriptedLlmClient(politeCouncil);
     await run(llm, command({ task_description: 'Summarise the second note, about apples' }));
-    const firstCall = llm.calls[0]!;
-    expect(firstCall.messages.some((m) => m.role === 'user' && m.content.includes('Summarise the first note, about bananas'))).toBe(true);
-    expect(firstCall.messages.some((m) => m.role === 'assistant' && m.content === 'coordinator speaks in round 1')).toBe(true);
+    const [system, ...rest] = llm.calls[0]!.messages;
+    expect(system?.content).toMatch(
+      /--- Memory of earlier tasks ---\nLatest tasks:\n- \S+ asked: Summarise the first note, about bananas \| decided: proceed$/,
+    );
+    // The memory comes after the instructions and the persona, and before the task.
+    expect(system?.content.indexOf('Memory of earlier tasks')).toBeGreaterThan(system?.content.indexOf('--- Your role ---') ?? Infinity);
+    expect(rest.map((m) => m.role)).toEqual(['user']);
+    expect(JSON.stringify(rest)).not.toContain('bananas');
     const state = JSON.parse(await readFile(path.join(ws.dir, 'session_states', 'coordinator_session.json'), 'utf8'));
     expect(state.runs).toHaveLength(2);
+    expect(state.tasks.map((t: { asked: string }) => t.asked)).toEqual([
+      'Summarise the first note, about bananas',
+      'Summarise the second note, about apples',
+    ]);
   });
 
-  it('folds old history into a summary when it exceeds the token budget', async () => {
-    await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ history: { max_tokens: 150 } }));
+  it('carries no memory with a budget of 0', async () => {
+    await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ history: { max_tokens: 0 } }));
     await run(new ScriptedLlmClient(politeCouncil), command({ task_description: 'Summarise the first note, about bananas' }));
     const llm = new ScriptedLlmClient(politeCouncil);
     await run(llm, command({ task_description: 'Summarise the second note, about apples' }));
-    const system = llm.calls[0]!.messages[0]!.content;
-    expect(system).toContain('Memory of earlier tasks');
-    expect(system).toContain('Summarise the first note, about bananas');
+    expect(llm.calls.some((c) => JSON.stringify(c.messages).includes('bananas'))).toBe(false);
   });
 
   it('fulfils every token of a reply up to five, refuses the rest, and never scans file content', async () => {

@@ -90,6 +90,30 @@ describe('runStep', () => {
     ]);
   });
 
+  it('keeps where the prompt tokens went and the cached ones, adding up both calls when a reply is asked for again', async () => {
+    const scripted = new ScriptedLlmClient(['not json', '{"action":"proceed"}']);
+    const llm: LlmClient = {
+      label: scripted.label,
+      rehearsal: false,
+      complete: async (request, call, signal) => ({
+        ...(await scripted.complete(request, call, signal)),
+        usage: { prompt_tokens: 100, completion_tokens: 5, cached_tokens: 64 },
+      }),
+    };
+    const check = (reply: string) =>
+      reply.startsWith('{')
+        ? { ok: true as const }
+        : { ok: false as const, problem: 'not JSON', retryPrompt: 'Reply with ONE JSON object.' };
+    const briefing = 'Review the plan';
+    const step = await runStep(spec({ check, knowledge: false }), stepDeps(llm, { briefing }));
+    expect(step.usage).toMatchObject({ prompt_tokens: 200, completion_tokens: 10, cached_tokens: 128 });
+    const split = step.usage?.prompt_split;
+    expect(split && split.instructions + split.memory + split.task + split.deliberation).toBe(200);
+    // The first call had no deliberation; the second carries the reply that did not read and the request to try again.
+    expect(split?.deliberation).toBeGreaterThan(0);
+    expect(split?.memory).toBe(0);
+  });
+
   it('fulfils knowledge requests up to the limit per reply and refuses the rest', async () => {
     const ask = '[ORCHESTRATOR_REQUEST: READ_FILE(docs/plan.md)]';
     const deps = stepDeps(new ScriptedLlmClient(`${ask}\n${ask}\n${ask}\n[ORCHESTRATOR_REQUEST: READ_FILE(../etc/passwd)]`), {

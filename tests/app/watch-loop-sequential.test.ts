@@ -40,6 +40,7 @@ describe('WatchLoop at --concurrency 1', () => {
         ...app.deps,
         sessions: {
           load: (id: string) => sessions.load(id),
+          recallArchive: (...args: Parameters<typeof sessions.recallArchive>) => sessions.recallArchive(...args),
           update: (...args: Parameters<typeof sessions.update>) => sessions.update(...args),
           appendRun: (...args: Parameters<typeof sessions.appendRun>) => {
             saves.push(args[1]);

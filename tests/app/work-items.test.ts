@@ -365,9 +365,9 @@ describe('work items as seed 003 writes them (issue 26)', () => {
     const llm = () =>
       new ScriptedLlmClient((r) => {
         if (r.purpose !== 'synthesis') return politeCouncil(r);
-        // What comes before this task's briefing is memory.
-        const remembered = r.messages.findLastIndex((m) => m.content.includes('=== TASK BRIEFING ===')) - 1;
-        return `${r.persona} remembers ${remembered} earlier message(s)`;
+        const memory = r.messages[0]?.content.split('--- Memory of earlier tasks ---')[1] ?? '';
+        const remembered = memory.split('\n').filter((l) => l.startsWith('- ')).length;
+        return `${r.persona} remembers ${remembered} earlier thing(s)`;
       });
     const command = { task_description: 'Plan the migration', work_items: items(2) };
     const merges: string[] = [];
@@ -377,7 +377,7 @@ describe('work items as seed 003 writes them (issue 26)', () => {
       merges.push(section(`${await readFile(outcome.artifact!, 'utf8')}\n## `, 'Final proposal'));
     }
     expect(merges[1]).toBe(merges[0]);
-    expect(merges[0]).toContain('remembers 0 earlier message(s)');
+    expect(merges[0]).toContain('remembers 0 earlier thing(s)');
     const remembering = await run({ ...command, config: { item_memory: true } }, llm());
     expect(section(`${await readFile(remembering.artifact!, 'utf8')}\n## `, 'Final proposal')).not.toContain('remembers 0 earlier');
   });

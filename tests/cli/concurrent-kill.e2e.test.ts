@@ -10,25 +10,26 @@ const COMMANDS = Number(process.env.MAESTRO_SOAK_CONC_COMMANDS ?? 6);
 const KILLS = Number(process.env.MAESTRO_SOAK_CONC_KILLS ?? 1);
 const { workspace, started } = useWatchScope();
 
-/** Every message a persona keeps (archive, then session file), by run id. */
-async function memoryByRun(ws: string, persona: string): Promise<Map<string, number>> {
+/** Every passage a persona keeps (archive, then session file; archived summaries aside), by run id, as `from|text`. */
+async function memoryByRun(ws: string, persona: string): Promise<Map<string, string[]>> {
   const dir = path.join(ws, 'session_states');
   const archive = await readFile(path.join(dir, 'archive', `${persona}_history.jsonl`), 'utf8').catch(() => '');
   const session = JSON.parse(await readFile(path.join(dir, `${persona}_session.json`), 'utf8')) as {
     runs: string[];
-    messages: { run_id: string }[];
+    passages: { run_id: string; from: string; text: string }[];
   };
   expect(new Set(session.runs).size).toBe(session.runs.length);
-  const messages = [
+  const passages = [
     ...archive
       .split('\n')
       .filter(Boolean)
-      .map((l) => JSON.parse(l) as { run_id: string }),
-    ...session.messages,
+      .map((l) => JSON.parse(l) as { run_id: string; from: string; text: string })
+      .filter((p) => p.from !== 'summary'),
+    ...session.passages,
   ];
-  const counts = new Map<string, number>();
-  for (const m of messages) counts.set(m.run_id, (counts.get(m.run_id) ?? 0) + 1);
-  return counts;
+  const byRun = new Map<string, string[]>();
+  for (const p of passages) byRun.set(p.run_id, [...(byRun.get(p.run_id) ?? []), `${p.from}|${p.text}`]);
+  return byRun;
 }
 
 describe('concurrent runs, killed mid-way', () => {
@@ -68,13 +69,13 @@ describe('concurrent runs, killed mid-way', () => {
         ).toHaveLength(1);
       }
     }
-    // Each persona holds every run, each as many messages as any other run (a run saved twice would hold twice as many).
+    // Each persona holds every run, each passage once (a run's passages are distinct: saved twice, it would hold each twice).
     const personas = (await readdir(path.join(ws, 'session_states'))).filter((f) => f.endsWith('_session.json'));
     expect(personas.length).toBeGreaterThan(0);
     for (const file of personas) {
-      const counts = await memoryByRun(ws, file.replace(/_session\.json$/, ''));
-      expect([...counts.keys()].sort(), file).toEqual([...logs.keys()].sort());
-      expect(new Set(counts.values()).size, `${file}: ${JSON.stringify([...counts])}`).toBe(1);
+      const byRun = await memoryByRun(ws, file.replace(/_session\.json$/, ''));
+      expect([...byRun.keys()].sort(), file).toEqual([...logs.keys()].sort());
+      for (const [runId, passages] of byRun) expect(new Set(passages).size, `${file}: ${runId}`).toBe(passages.length);
     }
   }, 180_000);
 });

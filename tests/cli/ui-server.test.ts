@@ -138,6 +138,9 @@ describe('maestro ui: pages', () => {
     expect(paused).not.toContain(ids.done);
     const page = await (await get(`/runs/${ids.done}`)).text();
     expect(page).toContain('The audit chain verifies');
+    // Where its prompt tokens went, and what it cost (nothing, on the offline model).
+    expect(page).toMatch(/Prompt tokens: instructions \d+ · memory \d+ · task and inputs \d+ · deliberation \d+ · cached 0/);
+    expect(page).toContain('completion tokens · $0.0000');
     // The verdicts drawn in the page as a radar: one point per persona's verdict.
     const radar = /<figure class="radar">[\s\S]*?<\/figure>/.exec(await (await get(`/runs/${ids.paused}`)).text())?.[0] ?? '';
     expect(radar.match(/<circle /g)).toHaveLength(3);

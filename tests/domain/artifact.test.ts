@@ -7,11 +7,21 @@ import { aKnowledgeResult, aPlan, aStep, verdictJson } from '../fixtures/domain-
 
 const verdicts = [parseVerdict('alpha', verdictJson('proceed', 0.8, 'the queue fits')), parseVerdict('beta', 'Let me think about it.')];
 const steps = [
-  aStep('turn:r1:alpha', { model: 'main/gpt-4o-mini', reply: 'Kafka fits.', usage: { prompt_tokens: 1000, completion_tokens: 200 } }),
+  aStep('turn:r1:alpha', {
+    model: 'main/gpt-4o-mini',
+    reply: 'Kafka fits.',
+    usage: { prompt_tokens: 1000, completion_tokens: 200, prompt_split: { instructions: 300, memory: 200, task: 400, deliberation: 100 } },
+  }),
   aStep('turn:r1:beta', {
     model: 'main/gpt-4o-mini',
     reply: 'I need the plan.',
-    usage: { prompt_tokens: 2000, completion_tokens: 100 },
+    // 1024 of its prompt tokens came from the provider's cache: they cost the cached price.
+    usage: {
+      prompt_tokens: 2000,
+      completion_tokens: 100,
+      cached_tokens: 1024,
+      prompt_split: { instructions: 400, memory: 300, task: 500, deliberation: 800 },
+    },
     knowledge: [aKnowledgeResult()],
   }),
   aStep('verdict:alpha', {
@@ -42,7 +52,7 @@ function anInput(over: Partial<ArtifactInput> = {}): ArtifactInput {
     arbitration: arbitrate({ strategy: 'confidence_weighted', verdicts, weights: { alpha: 1, beta: 1 } }),
     proposal: '### Recommendation\n\nUse Kafka.',
     trail: [runDecision('meaning', 'MEANING_OK'), runDecision('dispatch', 'RUN_COMPLETED')],
-    prices: { 'gpt-4o-mini': { prompt_per_mtok: 0.15, completion_per_mtok: 0.6 } },
+    prices: { 'gpt-4o-mini': { prompt_per_mtok: 0.15, completion_per_mtok: 0.6, cached_prompt_per_mtok: 0.075 } },
     ...over,
   };
 }
@@ -122,19 +132,19 @@ describe('renderArtifact: the run and its usage', () => {
     `);
   });
 
-  it('gives the usage per persona and the total, with the cost', () => {
+  it('gives the usage per persona and the total: where the prompt tokens went, the cached ones, and the cost at the cached price', () => {
     expect(section(renderArtifact(anInput()), 'Usage')).toMatchInlineSnapshot(`
-      "| Persona | Calls | Prompt tokens | Completion tokens | Cost (USD) |
-      |---|---|---|---|---|
-      | \`alpha\` | 2 | 1500 | 220 | 0.0004 |
-      | \`beta\` | 1 | 2000 | 100 | 0.0004 |
-      | **total** | 3 | 3500 | 320 | 0.0007 |"
+      "| Persona | Calls | Prompt tokens | of which instructions | of which memory | of which task and inputs | of which deliberation | Cached | Completion tokens | Cost (USD) |
+      |---|---|---|---|---|---|---|---|---|---|
+      | \`alpha\` | 2 | 1500 | 300 | 200 | 400 | 100 | 0 | 220 | 0.0004 |
+      | \`beta\` | 1 | 2000 | 400 | 300 | 500 | 800 | 1024 | 100 | 0.0003 |
+      | **total** | 3 | 3500 | 700 | 500 | 900 | 900 | 1024 | 320 | 0.0006 |"
     `);
   });
 
   it('says the cost is unknown when a model has no price, rather than a wrong number', () => {
     const usage = section(renderArtifact(anInput({ prices: {} })), 'Usage');
-    expect(usage).toContain('| **total** | 3 | 3500 | 320 | unknown (no price) |');
+    expect(usage).toContain('| **total** | 3 | 3500 | 700 | 500 | 900 | 900 | 1024 | 320 | unknown (no price) |');
   });
 
   it('lists the reroutes, numbering steps from one', () => {

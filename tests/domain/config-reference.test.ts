@@ -38,7 +38,7 @@ describe('the configuration reference', () => {
     const parsed = parseWorkspaceConfig({});
     expect(parsed.ok).toBe(true);
     const byKey = new Map(configReference().map((r) => [r.key, r.default]));
-    expect(byKey.get('history.max_tokens')).toBe('6000');
+    expect(byKey.get('history.max_tokens')).toBe('1500');
     expect(byKey.get('policy.pii')).toBe('"stop"');
     expect(byKey.get('routes.<name>.json_mode')).toBe('"json_schema"');
     expect(byKey.get('routes.<name>.timeout_ms')).toBe('60000');

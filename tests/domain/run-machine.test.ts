@@ -72,7 +72,7 @@ const ctx: ModeContext = {
     ['b', persona('b')],
   ]) as never,
   briefing: 'BRIEF',
-  histories: new Map(),
+  memories: new Map(),
   maxRequestsPerTurn: 5,
 };
 

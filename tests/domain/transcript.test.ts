@@ -26,6 +26,8 @@ describe('renderTranscript: the story of a run', () => {
     expect(text).toContain('- Council: alpha, beta · 2 round(s) · arbitration confidence_weighted · synthesizer alpha');
     expect(text).toContain('- Started: 2026-01-01T00:00:00.000Z · finished: 2026-01-01T00:01:00.000Z');
     expect(text).toContain('- Model calls: 5 · 250 prompt + 25 completion tokens');
+    // Steps checkpointed before prompts were split say so, rather than splitting nothing.
+    expect(text).toContain('- Prompt tokens: instructions 0 · memory 0 · task and inputs 0 · deliberation 0 · not split 250 · cached 0');
     expect(text).toContain('- Artifact: outputs/run.md');
   });
 

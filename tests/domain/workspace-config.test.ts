@@ -35,7 +35,7 @@ describe('maestro.config.json: every field has a default', () => {
       audit: { retention_days: 30 },
     });
     expect(config.knowledge).toEqual({ roots: ['.'], deny: [], max_file_bytes: 65_536, max_requests_per_turn: 5 });
-    expect(config.history).toEqual({ max_tokens: 6_000, keep_runs: 30 });
+    expect(config.history).toEqual({ max_tokens: 1_500, recent_tasks: 2, recall: 2, keep_runs: 30 });
   });
 
   it('a section given in part keeps the defaults of the rest', () => {

@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { PromptMeter } from '../helpers/prompt-meter.mjs';
 
 /**
  * A real chat-completions endpoint on 127.0.0.1 for tests: the openai SDK talks to it over real
@@ -39,6 +40,8 @@ export interface RecordedRequest {
 export interface ChatUsage {
   readonly prompt_tokens: number;
   readonly completion_tokens: number;
+  /** What the endpoint's prompt cache served (OpenAI's `prompt_tokens_details.cached_tokens`). */
+  readonly prompt_tokens_details?: { readonly cached_tokens: number };
 }
 
 interface ReplyBase {
@@ -51,7 +54,7 @@ interface ReplyBase {
 /** A successful completion. Streamed automatically when the request asked for `stream: true`. */
 export interface ContentReply extends ReplyBase {
   readonly content: string;
-  /** Default: rough counts from the text (4 characters a token); `null` sends no usage at all. */
+  /** Default: rough counts from the text (4 characters a token), or the server's `meter`; `null` sends no usage at all. */
   readonly usage?: ChatUsage | null;
   readonly finishReason?: string;
   /** How a streamed reply is cut into deltas (default: word by word). Must join to `content`. */
@@ -135,6 +138,11 @@ export async function startChatServer(
     port?: number;
     /** Answer `GET /models` with these model ids (default: 404, like servers that do not offer it). */
     models?: readonly string[];
+    /**
+     * Count every prompt with the tokenizer and report the cached tokens a provider's prefix cache
+     * would (tests/helpers/prompt-meter.mjs), where a reply gives no usage of its own.
+     */
+    meter?: PromptMeter;
   } = {},
 ): Promise<ChatServer> {
   const requests: RecordedRequest[] = [];
@@ -192,8 +200,9 @@ export async function startChatServer(
       sendJson(res, reply.status, { error: { type: null, code: null, param: null, ...reply.error } }, headers);
     } else {
       const content: ContentReply = 'content' in reply ? reply : { content: '(delayed reply)' };
-      if (body.stream === true) await sendStream(res, body, content, gone.signal);
-      else sendJson(res, 200, completion(body, content), headers);
+      const usage = usageFor(body, content, options.meter);
+      if (body.stream === true) await sendStream(res, body, content, usage, gone.signal);
+      else sendJson(res, 200, completion(body, content, usage), headers);
     }
   }
 
@@ -213,8 +222,7 @@ export async function startChatServer(
   };
 }
 
-function completion(body: ChatRequestBody, reply: ContentReply): Record<string, unknown> {
-  const usage = usageFor(body, reply);
+function completion(body: ChatRequestBody, reply: ContentReply, usage: ChatUsage | undefined): Record<string, unknown> {
   return {
     id: 'chatcmpl-test',
     object: 'chat.completion',
@@ -232,7 +240,13 @@ function completion(body: ChatRequestBody, reply: ContentReply): Record<string, 
   };
 }
 
-async function sendStream(res: ServerResponse, body: ChatRequestBody, reply: ContentReply, gone: AbortSignal): Promise<void> {
+async function sendStream(
+  res: ServerResponse,
+  body: ChatRequestBody,
+  reply: ContentReply,
+  usage: ChatUsage | undefined,
+  gone: AbortSignal,
+): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...(reply.headers ?? {}) });
   const base = { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_700_000_000, model: body.model ?? 'test-model' };
   const send = (payload: unknown): void => void res.write(`data: ${JSON.stringify(payload)}\n\n`);
@@ -247,16 +261,19 @@ async function sendStream(res: ServerResponse, body: ChatRequestBody, reply: Con
     return;
   }
   send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: reply.finishReason ?? 'stop' }] });
-  const usage = usageFor(body, reply);
   if (body.stream_options?.include_usage && usage) {
     send({ ...base, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
   }
   res.end('data: [DONE]\n\n');
 }
 
-function usageFor(body: ChatRequestBody, reply: ContentReply): ChatUsage | undefined {
+function usageFor(body: ChatRequestBody, reply: ContentReply, meter: PromptMeter | undefined): ChatUsage | undefined {
   if (reply.usage === null) return undefined;
   if (reply.usage) return reply.usage;
+  if (meter) {
+    const { prompt_tokens, cached_tokens } = meter.measure(body.messages ?? []);
+    return { prompt_tokens, completion_tokens: Math.ceil(reply.content.length / 4), prompt_tokens_details: { cached_tokens } };
+  }
   const promptChars = (body.messages ?? []).reduce((n, m) => n + String(m.content).length, 0);
   return { prompt_tokens: Math.ceil(promptChars / 4), completion_tokens: Math.ceil(reply.content.length / 4) };
 }

@@ -17,7 +17,8 @@ import type {
 } from '../../src/domain/ports.js';
 import type { KnowledgeResult } from '../../src/domain/run-state.js';
 import { deniedReason, outputDeniedReason } from '../../src/domain/sandbox-rules.js';
-import { appendRun, compactSession, emptySessionState, type HistoryMessage, type SessionState } from '../../src/domain/session-state.js';
+import type { Passage } from '../../src/domain/memory/passages.js';
+import { appendRun, compactSession, emptySessionState, type RunMemory, type SessionState } from '../../src/domain/session-state.js';
 import { aPersona } from './fixtures.js';
 
 /** The default council of the example workspace, as persona records. */
@@ -44,7 +45,7 @@ export class InMemoryPersonaStore implements PersonaStore {
 /** Persona memory in memory, with the files' store's rules (idempotent by run id, oldest runs archived). */
 export class InMemorySessionStore implements SessionStore {
   readonly states = new Map<string, SessionState>();
-  readonly archived = new Map<string, HistoryMessage[]>();
+  readonly archived = new Map<string, Passage[]>();
   readonly #corrupt = new Set<string>();
   /** Set to make `appendRun` fail (a full disk). */
   failAppend: Error | undefined;
@@ -71,13 +72,17 @@ export class InMemorySessionStore implements SessionStore {
     return { state: this.states.get(personaId) ?? emptySessionState(personaId, now) };
   }
 
-  async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[], _options: AppendRunOptions = {}): Promise<void> {
+  async appendRun(personaId: string, runId: string, memory: RunMemory, _options: AppendRunOptions = {}): Promise<void> {
     if (this.failAppend) throw this.failAppend;
     const { state } = await this.load(personaId);
-    const appended = appendRun(state, runId, messages, this.clock.now().toISOString());
+    const appended = appendRun(state, runId, memory, this.clock.now().toISOString());
     const { state: kept, moved } = compactSession(appended, this.keepRuns);
     this.archived.set(personaId, [...(this.archived.get(personaId) ?? []), ...moved]);
     this.states.set(personaId, kept);
+  }
+
+  async recallArchive(personaId: string, terms: readonly string[], limit: number): Promise<Passage[]> {
+    return (this.archived.get(personaId) ?? []).filter((p) => terms.some((t) => p.text.toLowerCase().includes(t))).slice(-limit);
   }
 
   async update(personaId: string, change: (state: SessionState) => SessionState): Promise<void> {

@@ -58,7 +58,6 @@ export function memoryApp(options: MemoryAppOptions = {}): MemoryApp {
     clock,
     newRunId: () => `run-${++next}`,
     sha256,
-    countTokens: (text) => Math.ceil(text.length / 4),
     models: fakeRoutes(options.routes ?? {}),
     ...(options.llm ? { llm: options.llm } : {}),
     personas,

@@ -1,7 +1,7 @@
 import { servedByRun, servedLabel, type ServedBy } from '../../domain/served-by.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Price } from '../../domain/budget.js';
+import type { Price, PromptSplit } from '../../domain/budget.js';
 import { parseRunState } from '../../domain/checkpoint.js';
 import type { RunState } from '../../domain/run-state.js';
 import { screenText, taskLine } from '../../domain/screen.js';
@@ -35,6 +35,10 @@ export interface RunListing {
   readonly calls: number;
   readonly prompt_tokens: number;
   readonly completion_tokens: number;
+  /** Of the prompt tokens, those the endpoints' prompt caches served (`prompt_tokens_details.cached_tokens`). */
+  readonly cached_tokens: number;
+  /** Where the prompt tokens went: instructions, memory, task and inputs, deliberation. */
+  readonly prompt_split: PromptSplit;
   /** USD, when every model the run used has a price in the workspace config. */
   readonly cost_usd: number | null;
   readonly started_at: string;
@@ -117,6 +121,8 @@ export function fromState(state: RunState, prices: Readonly<Record<string, Price
     calls: usage.calls,
     prompt_tokens: usage.prompt_tokens,
     completion_tokens: usage.completion_tokens,
+    cached_tokens: usage.cached_tokens,
+    prompt_split: usage.prompt_split,
     cost_usd: usage.cost_usd ?? null,
     started_at: state.created_at,
     updated_at: state.updated_at,
@@ -168,6 +174,8 @@ export function fromAuditText(text: string, runId: string): RunListing | undefin
     calls: 0,
     prompt_tokens: 0,
     completion_tokens: 0,
+    cached_tokens: 0,
+    prompt_split: { instructions: 0, memory: 0, task: 0, deliberation: 0 },
     cost_usd: 0,
     started_at: first,
     updated_at: records.at(-1)?.ts ?? first,

@@ -5,20 +5,24 @@ import path from 'node:path';
 import type { AppendRunOptions, Clock, SessionLoad, SessionStore } from '../../domain/ports.js';
 import { corruptPathFor, lockPathFor } from '../../domain/runtime-files.js';
 import { StorageError } from '../../domain/errors.js';
+import type { Passage } from '../../domain/memory/passages.js';
 import {
   appendRun,
+  archivedPassages,
   compactSession,
+  countMemory,
   emptySessionState,
+  holdsRun,
   parseSessionState,
   unarchivedMessages,
-  type HistoryMessage,
+  type RunMemory,
   type SessionState,
 } from '../../domain/session-state.js';
 import { readArchiveTail, type ArchiveTail } from './archive-tail.js';
 import { appendDurably, writeJsonAtomically } from './atomic-file.js';
 import { withFileLock, type FileLockOptions, type HeldLock } from './file-lock.js';
 
-/** How the store counts the tokens of the messages it keeps. */
+/** How the store counts the tokens of the memory it keeps. */
 export interface SessionCounting {
   /** The history budget (`history.max_tokens`). */
   readonly budget: number;
@@ -43,7 +47,7 @@ export class FsSessionStore implements SessionStore {
     private readonly dir: string,
     private readonly clock: Clock,
     private readonly keepRuns = 30,
-    /** Token counts kept with each message, so a later run need not count (or load the tokenizer) before its first call. */
+    /** Token counts kept with each summary and passage, so a later run need not count (or load the tokenizer) before its first call. */
     private readonly counting?: SessionCounting,
     /** The lock on each session file (tests shorten the stale time). */
     private readonly lockOptions: FileLockOptions = {},
@@ -55,6 +59,10 @@ export class FsSessionStore implements SessionStore {
 
   archiveFor(personaId: string): string {
     return path.join(this.dir, 'archive', `${personaId}_history.jsonl`);
+  }
+
+  async recallArchive(personaId: string, terms: readonly string[], limit: number): Promise<Passage[]> {
+    return terms.length === 0 || limit <= 0 ? [] : recallFromArchive(this.archiveFor(personaId), terms, limit);
   }
 
   /** What the persona's file holds now (a corrupt file moved aside, the persona starting fresh). */
@@ -86,8 +94,8 @@ export class FsSessionStore implements SessionStore {
    * first checks that the lock is still this process's: one that lost it (stalled past the stale
    * time) fails with a StorageError instead of writing over the new holder's work.
    */
-  async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[], options: AppendRunOptions = {}): Promise<void> {
-    const saving = (this.#turns.get(personaId) ?? Promise.resolve()).then(() => this.#appendLocked(personaId, runId, messages, options));
+  async appendRun(personaId: string, runId: string, memory: RunMemory, options: AppendRunOptions = {}): Promise<void> {
+    const saving = (this.#turns.get(personaId) ?? Promise.resolve()).then(() => this.#appendLocked(personaId, runId, memory, options));
     const turn = saving.catch(() => undefined);
     this.#turns.set(personaId, turn);
     try {
@@ -97,21 +105,22 @@ export class FsSessionStore implements SessionStore {
     }
   }
 
-  async #appendLocked(personaId: string, runId: string, messages: readonly HistoryMessage[], options: AppendRunOptions): Promise<void> {
+  async #appendLocked(personaId: string, runId: string, memory: RunMemory, options: AppendRunOptions): Promise<void> {
     const file = this.fileFor(personaId);
     await mkdir(this.dir, { recursive: true });
     await withFileLock(
       lockPathFor(file),
       async (held) => {
         const { state } = await this.load(personaId);
-        const known = state.runs.includes(runId) || state.archived.recent.some((r) => r.run_id === runId);
         // A retry whose run other saves have since moved to the archive: it is saved already.
-        if (options.retry && !known && (await archiveHolds(this.archiveFor(personaId), runId))) return;
-        const appended = appendRun(state, runId, messages, this.clock.now().toISOString());
-        const { state: compacted, moved } = compactSession(appended, this.keepRuns);
-        // Counted before the writes and their checks: counting may load the tokenizer, and a holder
-        // that stalls there must find out before it writes, not after.
-        const next = { ...compacted, messages: this.#counted(compacted.messages) };
+        if (options.retry && !holdsRun(state, runId) && (await archiveHolds(this.archiveFor(personaId), runId))) return;
+        const appended = appendRun(state, runId, memory, this.clock.now().toISOString());
+        // Counted before the writes and their checks (and before passages move, so the archive keeps
+        // their counts): counting may load the tokenizer, and a holder that stalls there must find
+        // out before it writes, not after.
+        const counting = this.counting;
+        const counted = counting ? countMemory(appended, counting.budget, counting.count) : appended;
+        const { state: next, moved } = compactSession(counted, this.keepRuns);
         // Archive first: a crash in between leaves a run in both places, never in neither; the next
         // save then finds it at the end of the archive and does not append it again.
         if (moved.length > 0) await this.#archive(personaId, moved, held);
@@ -141,7 +150,7 @@ export class FsSessionStore implements SessionStore {
   }
 
   /** Appends the messages the archive does not hold yet, after cutting off a line a crash left half-written. */
-  async #archive(personaId: string, moved: readonly HistoryMessage[], held: HeldLock): Promise<void> {
+  async #archive(personaId: string, moved: readonly Passage[], held: HeldLock): Promise<void> {
     const archive = this.archiveFor(personaId);
     await mkdir(path.dirname(archive), { recursive: true });
     let tail: ArchiveTail;
@@ -160,18 +169,6 @@ export class FsSessionStore implements SessionStore {
     if (fresh.length === 0) return;
     await held.assertHeld();
     await appendDurably(archive, `${fresh.map((m) => JSON.stringify(m)).join('\n')}\n`);
-  }
-
-  /**
-   * The messages with their token counts, once the history's bytes exceed the budget: the next run
-   * bounds it by counting, and finds each message counted already (once, here, where loading the
-   * tokenizer delays no model call). A smaller history needs no count.
-   */
-  #counted(messages: readonly HistoryMessage[]): HistoryMessage[] {
-    const counting = this.counting;
-    const bytes = messages.reduce((sum, m) => sum + Buffer.byteLength(m.content) + 4, 0);
-    if (!counting || bytes <= counting.budget) return [...messages];
-    return messages.map((m) => (m.tokens === undefined ? { ...m, tokens: counting.count(m.content) } : m));
   }
 }
 
@@ -204,22 +201,46 @@ async function readUnlessKnown(
   }
 }
 
-/** Whether the archive holds a message of this run (read line by line; a missing archive holds none). */
+/** Whether the archive holds a record of this run. */
 async function archiveHolds(archive: string, runId: string): Promise<boolean> {
   const needle = `"run_id":${JSON.stringify(runId)}`;
+  let held = false;
+  await eachArchiveLine(archive, (line) => {
+    if (!line.includes(needle)) return false;
+    try {
+      held = (JSON.parse(line) as { run_id?: unknown }).run_id === runId;
+    } catch {
+      // A line a crash cut short: the next save cuts it off.
+    }
+    return held;
+  });
+  return held;
+}
+
+/** The archive's passages holding one of `terms` (lower case), the newest `limit`, oldest first. */
+async function recallFromArchive(archive: string, terms: readonly string[], limit: number): Promise<Passage[]> {
+  const found: Passage[] = [];
+  await eachArchiveLine(archive, (line) => {
+    const lower = line.toLowerCase();
+    if (!terms.some((t) => lower.includes(t))) return false;
+    try {
+      found.push(...archivedPassages(JSON.parse(line)));
+    } catch {
+      // A line a crash cut short: the next save cuts it off.
+    }
+    if (found.length > 2 * limit) found.splice(0, found.length - limit);
+    return false;
+  });
+  return found.slice(-limit);
+}
+
+/** Each line of the archive in order, until `visit` returns true (a missing archive has none). */
+async function eachArchiveLine(archive: string, visit: (line: string) => boolean): Promise<void> {
   const lines = createInterface({ input: createReadStream(archive, { encoding: 'utf8' }), crlfDelay: Number.POSITIVE_INFINITY });
   try {
-    for await (const line of lines) {
-      if (!line.includes(needle)) continue;
-      try {
-        if ((JSON.parse(line) as { run_id?: unknown }).run_id === runId) return true;
-      } catch {
-        // A line a crash cut short: the next save cuts it off.
-      }
-    }
-    return false;
+    for await (const line of lines) if (visit(line)) return;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw new StorageError(`could not read ${archive}: ${(error as Error).message}`, archive, { cause: error });
   } finally {
     lines.close();

@@ -16,6 +16,7 @@ export function recordingMemory(inner: SessionStore, record: Map<string, unknown
     },
     appendRun: (...args) => inner.appendRun(...args),
     update: (...args) => inner.update(...args),
+    recallArchive: (...args) => inner.recallArchive(...args),
   };
 }
 
@@ -28,5 +29,7 @@ export function replayedMemory(inner: SessionStore, recorded: Readonly<Record<st
     },
     appendRun: async () => {},
     update: async () => {},
+    // The archive is the workspace's: a replay recalls from it as the recorded run did, unless runs archived since changed it.
+    recallArchive: (...args) => inner.recallArchive(...args),
   };
 }

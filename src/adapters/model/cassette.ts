@@ -15,7 +15,8 @@ import { writeJsonAtomically } from '../fs/atomic-file.js';
 
 export const CASSETTE_SCHEMA_VERSION = 1;
 
-const Usage = z.strictObject({ prompt_tokens: z.number().int().min(0), completion_tokens: z.number().int().min(0) });
+const tokens = z.number().int().min(0);
+const Usage = z.strictObject({ prompt_tokens: tokens, completion_tokens: tokens, cached_tokens: tokens.optional() });
 
 const LLM_ERROR_KINDS = [
   'rate_limit',
@@ -297,13 +298,11 @@ function whatDiffers(recorded: CassetteCall, request: LlmRequest, call: CallCont
   const first = now.findIndex((d, i) => d !== was[i]);
   const at = first === -1 ? Math.min(now.length, was.length) : first;
   const role = request.messages[at]?.role ?? 'missing';
-  const memory = at > 0 && at < now.length - 1 && role !== 'system';
+  // A persona's memory of earlier tasks is in its system prompt.
   const why =
     at === 0
-      ? "the persona's system prompt differs (its persona file, or the memory summary of earlier tasks)"
-      : memory || now.length !== was.length
-        ? `the persona's memory differs (${was.length} message(s) recorded, ${now.length} now): replay in a workspace whose session_states/ are as they were when it was recorded — a fresh copy, or after "maestro session reset" if it was recorded on a fresh council`
-        : 'the task, its inputs or what the other personas said differs from the recording';
+      ? `the persona's system prompt differs: its persona file, or its memory of earlier tasks — replay in a workspace whose session_states/ are as they were when it was recorded (a fresh copy, or after "maestro session reset" if it was recorded on a fresh council)`
+      : 'the task, its inputs or what the other personas said differs from the recording';
   return `message ${at + 1} of ${now.length} (${role}) is not the one recorded — ${why}`;
 }
 

@@ -1,3 +1,5 @@
+import { MEMORY_HEADER } from '../../domain/memory/recall.js';
+import { settledFacts } from '../../domain/memory/summary.js';
 import { BRIEFING_HEADER } from '../../domain/prompts.js';
 import { offlineSampleReply, offlineSynthesisAnswer } from './offline-answers.js';
 import type { CallContext, ChatMessage, LlmClient, LlmReply, LlmRequest } from '../../domain/ports.js';
@@ -98,7 +100,8 @@ interface ConversationView {
   readonly freshMissing: string[];
   readonly lastSpeaker?: string;
   readonly ownTurns: number;
-  readonly earlierTasks: number;
+  /** What its memory of earlier tasks holds that is closest to this task (settled, or decided, or said). */
+  readonly memory?: { readonly best: string };
 }
 
 function readConversation(messages: readonly ChatMessage[]): ConversationView {
@@ -146,7 +149,7 @@ function readConversation(messages: readonly ChatMessage[]): ConversationView {
     missing,
     freshMissing: missing.filter((p) => latest.includes(`READ_FILE(${p}) — not found`)),
     ownTurns: current.filter((m) => m.role === 'assistant').length,
-    earlierTasks: start > 1 ? messages.slice(1, start).filter((m) => m.role === 'user' && m.content.includes(BRIEFING_HEADER)).length : 0,
+    ...rememberedFor(system, task),
     ...(lastSpeaker ? { lastSpeaker } : {}),
   };
 }
@@ -162,8 +165,7 @@ function turnReply(request: Asked, v: ConversationView): string {
   const lines: string[] = [`**${v.name}, round ${request.round}** — looking at ${angle.lens}.`];
   if (v.ownTurns === 0) {
     lines.push(`As I read it, the task is about ${topic.length > 0 ? topic.join(', ') : 'the request as stated'}.`);
-    if (v.earlierTasks > 0)
-      lines.push(`I also remember ${v.earlierTasks} earlier task(s) from my history and will keep them consistent with this one.`);
+    if (v.memory) lines.push(`From earlier tasks I recall: "${v.memory.best}".`);
   } else if (v.lastSpeaker && v.lastSpeaker !== request.persona) {
     lines.push(`Building on what ${v.lastSpeaker} just said, I want to sharpen one point.`);
   }
@@ -405,6 +407,24 @@ const STOPWORDS = new Set(
 function keywords(task: string): string[] {
   const words = (task.toLowerCase().match(/[a-z][a-z0-9-]{3,}/g) ?? []).filter((w) => !STOPWORDS.has(w));
   return [...new Set(words)].slice(0, 5);
+}
+
+/**
+ * What a reply quotes of the memory block: of its lines sharing two of the task's words or more, the
+ * fact settled there (a date, a decision, a name) sharing most that the task does not already say; else
+ * the part (asked, decided) sharing most that the task does not already say.
+ */
+function rememberedFor(system: string, task: string): { memory: { best: string } } | Record<string, never> {
+  const asked = new Set(keywords(task));
+  const shared = (text: string): number => (text.toLowerCase().match(/[a-z][a-z0-9-]{3,}/g) ?? []).filter((w) => asked.has(w)).length;
+  const parts = (system.split(MEMORY_HEADER)[1] ?? '')
+    .split('\n')
+    .filter((l) => l.startsWith('- ') && shared(l) >= 2)
+    .flatMap((l) => l.replace(/^- (?:\([^)]*\) |\S+ asked(?: \(\d+ times\))?: )?/, '').split(/ \| (?:decided|settled): /));
+  const facts = settledFacts(parts, [task]);
+  const candidates = facts.length > 0 ? facts : parts.filter((p) => !task.includes(p.replace(/…$/, '').trim()));
+  const best = candidates.sort((a, b) => shared(b) - shared(a))[0];
+  return best === undefined ? {} : { memory: { best: best.trim().slice(0, 120) } };
 }
 
 /** FNV-1a: a small deterministic hash, the offline model's only source of variety. */

@@ -316,7 +316,19 @@ function isOpenAiHosted(baseUrl: string | undefined): boolean {
   }
 }
 
-function readUsage(usage: { prompt_tokens?: number; completion_tokens?: number } | null | undefined): Usage | undefined {
+/** The counts an endpoint reports; `prompt_tokens_details.cached_tokens` when it says what its prompt cache served. */
+function readUsage(
+  usage:
+    | { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } | null }
+    | null
+    | undefined,
+): Usage | undefined {
   if (!usage || typeof usage.prompt_tokens !== 'number' || typeof usage.completion_tokens !== 'number') return undefined;
-  return { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens };
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  const counted = typeof cached === 'number' && Number.isInteger(cached) && cached >= 0;
+  return {
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    ...(counted ? { cached_tokens: Math.min(cached, usage.prompt_tokens) } : {}),
+  };
 }

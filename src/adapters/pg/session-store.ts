@@ -1,10 +1,14 @@
 import type { Clock, SessionLoad, SessionStore, AppendRunOptions } from '../../domain/ports.js';
+import type { Passage } from '../../domain/memory/passages.js';
 import {
   appendRun,
+  archivedPassages,
   compactSession,
+  countMemory,
   emptySessionState,
+  holdsRun,
   parseSessionState,
-  type HistoryMessage,
+  type RunMemory,
   type SessionState,
 } from '../../domain/session-state.js';
 import type { Fence, PgEngine, Queryable } from './engine.js';
@@ -21,6 +25,8 @@ export class PgSessionStore implements SessionStore {
     private readonly clock: Clock,
     private readonly keepRuns = 30,
     private readonly fence?: Fence,
+    /** The memory budget (`history.max_tokens`) and the tokenizer: counts are kept once memory passes the budget. */
+    private readonly counting?: { readonly budget: number; readonly count: (text: string) => number },
   ) {}
 
   async load(personaId: string): Promise<SessionLoad> {
@@ -39,24 +45,11 @@ export class PgSessionStore implements SessionStore {
     return { state: emptySessionState(personaId, now), recovered: { movedTo: `engine:session_archive/${personaId}`, problem } };
   }
 
-  async appendRun(personaId: string, runId: string, messages: readonly HistoryMessage[], options: AppendRunOptions = {}): Promise<void> {
+  async appendRun(personaId: string, runId: string, memory: RunMemory, options: AppendRunOptions = {}): Promise<void> {
     const now = this.clock.now().toISOString();
     await this.engine.tx(async (db) => {
-      // A placeholder to lock (version 0: `version` counts the writes of a persona's memory).
-      await db.query('INSERT INTO maestro_sessions (persona_id, state, version) VALUES ($1, $2, 0) ON CONFLICT (persona_id) DO NOTHING', [
-        personaId,
-        JSON.stringify(emptySessionState(personaId, now)),
-      ]);
-      const r = await db.query<{ state: unknown }>('SELECT state FROM maestro_sessions WHERE persona_id = $1 FOR UPDATE', [personaId]);
-      const parsed = parseSessionState(r.rows[0]?.state);
-      let current: SessionState;
-      if (parsed.ok && parsed.value.persona_id === personaId) current = parsed.value;
-      else {
-        await this.#moveAside(db, personaId, r.rows[0]?.state);
-        current = emptySessionState(personaId, now);
-      }
-      const known = current.runs.includes(runId) || current.archived.recent.some((a) => a.run_id === runId);
-      if (options.retry && !known) {
+      const current = await this.#lockRow(db, personaId, now);
+      if (options.retry && !holdsRun(current, runId)) {
         // A retry whose run other saves have since moved to the archive: it is saved already.
         const held = await db.query(
           "SELECT 1 FROM maestro_session_archive WHERE persona_id = $1 AND (message::jsonb)->>'run_id' = $2 LIMIT 1",
@@ -64,36 +57,56 @@ export class PgSessionStore implements SessionStore {
         );
         if ((held.rowCount ?? 0) > 0) return;
       }
-      const { state, moved } = compactSession(appendRun(current, runId, messages, now), this.keepRuns);
+      const appended = appendRun(current, runId, memory, now);
+      const counting = this.counting;
+      const { state, moved } = compactSession(counting ? countMemory(appended, counting.budget, counting.count) : appended, this.keepRuns);
       for (const m of moved)
         await db.query('INSERT INTO maestro_session_archive (persona_id, message) VALUES ($1, $2)', [personaId, JSON.stringify(m)]);
-      await db.query(
-        `INSERT INTO maestro_sessions (persona_id, state, version, updated_at) VALUES ($1, $2, 1, now())
-         ON CONFLICT (persona_id) DO UPDATE SET state = EXCLUDED.state, version = maestro_sessions.version + 1, updated_at = now()`,
-        [personaId, JSON.stringify(state)],
-      );
+      await this.#write(db, personaId, state);
     }, this.fence);
+  }
+
+  async recallArchive(personaId: string, terms: readonly string[], limit: number): Promise<Passage[]> {
+    if (terms.length === 0 || limit <= 0) return [];
+    // Since the persona's memory was last reset (`maestro session reset` archives it whole, marked).
+    const r = await this.engine.query<{ message: unknown }>(
+      `SELECT message FROM maestro_session_archive
+        WHERE persona_id = $1 AND message ? 'run_id' AND lower(message::text) LIKE ANY($2::text[])
+          AND id > COALESCE((SELECT max(id) FROM maestro_session_archive WHERE persona_id = $1 AND message ? 'session_reset'), 0)
+        ORDER BY id DESC LIMIT $3`,
+      [personaId, terms.map((t) => `%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`), limit],
+      this.fence,
+    );
+    return r.rows.reverse().flatMap((row) => archivedPassages(row.message));
   }
 
   /** Changes a persona's row under its lock, from what it holds now. */
   async update(personaId: string, change: (state: SessionState) => SessionState): Promise<void> {
     const now = this.clock.now().toISOString();
-    await this.engine.tx(async (db) => {
-      // A placeholder to lock, as for a run's save: two first writers never overwrite each other.
-      await db.query('INSERT INTO maestro_sessions (persona_id, state, version) VALUES ($1, $2, 0) ON CONFLICT (persona_id) DO NOTHING', [
-        personaId,
-        JSON.stringify(emptySessionState(personaId, now)),
-      ]);
-      const r = await db.query<{ state: unknown }>('SELECT state FROM maestro_sessions WHERE persona_id = $1 FOR UPDATE', [personaId]);
-      const parsed = parseSessionState(r.rows[0]?.state);
-      if (!(parsed.ok && parsed.value.persona_id === personaId)) await this.#moveAside(db, personaId, r.rows[0]?.state);
-      const current = parsed.ok && parsed.value.persona_id === personaId ? parsed.value : emptySessionState(personaId, now);
-      await db.query(
-        `INSERT INTO maestro_sessions (persona_id, state, version, updated_at) VALUES ($1, $2, 1, now())
-         ON CONFLICT (persona_id) DO UPDATE SET state = EXCLUDED.state, version = maestro_sessions.version + 1, updated_at = now()`,
-        [personaId, JSON.stringify(change(current))],
-      );
-    }, this.fence);
+    await this.engine.tx(async (db) => this.#write(db, personaId, change(await this.#lockRow(db, personaId, now))), this.fence);
+  }
+
+  /** A persona's row, locked (`FOR UPDATE`) until the transaction ends, as it is now; a row that no longer parses is moved aside. */
+  async #lockRow(db: Queryable, personaId: string, now: string): Promise<SessionState> {
+    // A placeholder to lock (version 0: `version` counts the writes of a persona's memory): two first
+    // writers never overwrite each other.
+    await db.query('INSERT INTO maestro_sessions (persona_id, state, version) VALUES ($1, $2, 0) ON CONFLICT (persona_id) DO NOTHING', [
+      personaId,
+      JSON.stringify(emptySessionState(personaId, now)),
+    ]);
+    const r = await db.query<{ state: unknown }>('SELECT state FROM maestro_sessions WHERE persona_id = $1 FOR UPDATE', [personaId]);
+    const parsed = parseSessionState(r.rows[0]?.state);
+    if (parsed.ok && parsed.value.persona_id === personaId) return parsed.value;
+    await this.#moveAside(db, personaId, r.rows[0]?.state);
+    return emptySessionState(personaId, now);
+  }
+
+  async #write(db: Queryable, personaId: string, state: SessionState): Promise<void> {
+    await db.query(
+      `INSERT INTO maestro_sessions (persona_id, state, version, updated_at) VALUES ($1, $2, 1, now())
+       ON CONFLICT (persona_id) DO UPDATE SET state = EXCLUDED.state, version = maestro_sessions.version + 1, updated_at = now()`,
+      [personaId, JSON.stringify(state)],
+    );
   }
 
   /** Archives every persona's memory (a new council session); returns how many personas had some. */

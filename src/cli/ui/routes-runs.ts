@@ -32,7 +32,7 @@ export function registerRuns(app: Hono<ConsoleEnv>, options: ConsoleServerOption
       return c.html(page(c, options, runId, body), 200);
     }
     const details = await showDetails({ app: backend.app, runId, state: run.state });
-    const transcript = renderTranscript(run.state, run.status, 'console');
+    const transcript = renderTranscript(run.state, run.status, { audience: 'console', prices: backend.app.deps.config.prices });
     const part = Number.parseInt(c.req.query('part') ?? '1', 10);
     const artifact = await backend.artifact(run.state, Number.isInteger(part) ? part - 1 : 0);
     const next = c.req.query('done') ? await nextWaiting(options, runId) : undefined;

@@ -13,7 +13,12 @@ import type { ModeContext, ReplyCheck, StepSpec } from './mode.js';
  * are arbitrated.
  */
 
-/** The messages sent for a step: the persona's system prompt (with the memory summary), its history, its earlier steps in this task, the prompt. */
+/**
+ * The messages sent for a step, what is stable first so a provider's prompt cache can reuse the
+ * prefix: the system prompt (instructions and persona, then its memory), then its earlier steps in
+ * this task (the first carries the briefing), then the prompt. Each call of a persona extends its
+ * previous one.
+ */
 export function personaMessages(
   ctx: ModeContext,
   persona: Persona,
@@ -21,10 +26,9 @@ export function personaMessages(
   prompt: string,
   options: { system?: string } = {},
 ): ChatMessage[] {
-  const history = ctx.histories.get(persona.id);
-  let system = options.system ?? orchestratorSystemPrompt(persona, ctx.maxRequestsPerTurn);
-  if (history?.summary) system += `\n\n--- Memory of earlier tasks ---\n${history.summary}`;
-  const messages: ChatMessage[] = [{ role: 'system', content: system }, ...(history?.messages ?? [])];
+  const memory = ctx.memories.get(persona.id)?.text ?? '';
+  const system = options.system ?? orchestratorSystemPrompt(persona, ctx.maxRequestsPerTurn);
+  const messages: ChatMessage[] = [{ role: 'system', content: memory ? `${system}\n\n${memory}` : system }];
   for (const s of done) {
     if (s.persona !== persona.id) continue;
     messages.push({ role: 'user', content: s.prompt }, { role: 'assistant', content: s.reply });

@@ -5,7 +5,7 @@ import type { AuditEvent } from '../audit.js';
 import type { BriefingInput } from '../briefing.js';
 import type { CommandFile } from '../command-file.js';
 import type { ReasonCode } from '../codes.js';
-import type { HistoryView } from '../history.js';
+import type { MemoryView } from '../memory/recall.js';
 import type { Persona } from '../persona.js';
 import type { LoopProgress } from '../progress.js';
 import type { CallPurpose, ChatMessage } from '../chat.js';
@@ -48,8 +48,8 @@ export interface ModeContext {
   readonly personas: ReadonlyMap<string, Persona>;
   /** The task briefing with the input artifacts, given to each persona on its first step. */
   readonly briefing: string;
-  /** Each persona's persisted history, already bounded to the token budget. */
-  readonly histories: ReadonlyMap<string, HistoryView>;
+  /** What each persona carries from earlier tasks, already bounded to the token budget. */
+  readonly memories: ReadonlyMap<string, MemoryView>;
   readonly maxRequestsPerTurn: number;
   /** The input artifacts as read (and screened) for the briefing, for modes that brief each step anew. */
   readonly inputs?: BriefingInput['inputs'];

@@ -102,7 +102,7 @@ function itemRun(ctx: ModeContext, item: WorkItem): ModeContext {
     task,
     briefing: composeBriefing({ task, inputs: ctx.inputs ?? [] }),
     plan: { ...ctx.plan, mode: 'round_robin', personas: [agent], synthesizer: agent, rounds: 1 },
-    histories: readModeSettings(ctx.plan.settings).itemMemory ? ctx.histories : new Map(),
+    memories: readModeSettings(ctx.plan.settings).itemMemory ? ctx.memories : new Map(),
   };
   const runs = itemRuns.get(ctx) ?? new Map<string, ModeContext>();
   runs.set(item.id, run);

@@ -4,9 +4,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { withFileLock } from '../../../src/adapters/fs/file-lock.js';
 import { FsSessionStore } from '../../../src/adapters/fs/session-store.js';
 import { lockPathFor } from '../../../src/domain/runtime-files.js';
-import type { HistoryMessage } from '../../../src/domain/session-state.js';
 import { FakeClock } from '../../fakes/fake-clock.js';
 import { tempWorkspace } from '../../fakes/fixtures.js';
+import { aRunMemory } from '../../fixtures/domain-builders.js';
 
 // Persona memory is a snapshot of the file at a run's start: a save lands under the file's lock, once.
 
@@ -18,10 +18,7 @@ beforeEach(async () => {
 });
 afterEach(() => ws.cleanup());
 
-const said = (runId: string, text: string): HistoryMessage[] => [
-  { role: 'user', content: `briefing for ${runId}`, run_id: runId, ts: 't' },
-  { role: 'assistant', content: text, run_id: runId, ts: 't' },
-];
+const said = (runId: string, text: string) => aRunMemory(runId, `task of ${runId}`, [text]);
 
 /** Holds the persona file's lock (as another process saving would) until `release` is called. */
 async function holdLock(store: FsSessionStore, persona: string): Promise<{ release: () => void; done: Promise<void> }> {
@@ -48,7 +45,8 @@ describe('persona memory: saves and the file', () => {
     await saving;
     const landed = (await store.load('auditor')).state;
     expect(landed.runs).toEqual(['r1', 'r2']);
-    expect(landed.messages.map((m) => m.content)).toEqual(['briefing for r1', 'first', 'briefing for r2', 'second']);
+    expect(landed.passages.map((p) => p.text)).toEqual(['first', 'second']);
+    expect(landed.tasks.map((t) => t.asked)).toEqual(['task of r1', 'task of r2']);
   });
 
   it('saves of one persona in one process land in the order they were made, each once', async () => {
@@ -57,7 +55,11 @@ describe('persona memory: saves and the file', () => {
     const landed = (await store.load('auditor')).state;
     expect({ runs: landed.runs, archived: landed.archived.count }).toEqual({ runs: ['r2', 'r3'], archived: 1 });
     const archive = (await readFile(store.archiveFor('auditor'), 'utf8')).trim().split('\n');
-    expect(archive.map((l) => (JSON.parse(l) as HistoryMessage).content)).toEqual(['briefing for r1', 'said in r1']);
+    // r1's passage, then its task's summary (recall finds it there once the state keeps no more of r1).
+    expect(archive.map((l) => (JSON.parse(l) as { text: string }).text)).toEqual([
+      'said in r1',
+      '2026-01-01 asked: task of r1 | decided: proceed',
+    ]);
   });
 
   it('a file changed since this process last read it is read again: replaced by another process, or edited in place', async () => {
@@ -70,7 +72,7 @@ describe('persona memory: saves and the file', () => {
     // A person who edits the file by hand (in place, same inode) is heard too.
     const text = await readFile(store.fileFor('auditor'), 'utf8');
     await writeFile(store.fileFor('auditor'), text.replace('"two"', '"two, edited"'));
-    expect((await store.load('auditor')).state.messages.at(-1)?.content).toBe('two, edited');
+    expect((await store.load('auditor')).state.passages.at(-1)?.text).toBe('two, edited');
   });
 
   it('a save that cannot take the lock fails and leaves the file as it was: the run did not end, and its ending saves it again', async () => {

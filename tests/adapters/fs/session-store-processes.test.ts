@@ -6,6 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsSessionStore } from '../../../src/adapters/fs/session-store.js';
 import { isFileLockHeld } from '../../../src/adapters/fs/file-lock.js';
 import { StorageError } from '../../../src/domain/errors.js';
+import type { RunMemory } from '../../../src/domain/session-state.js';
+import { aRunMemory } from '../../fixtures/domain-builders.js';
 import { stallUntilFile } from '../../helpers/stall.js';
 
 // Issue 23, point 3b: one run's messages were found twice in a persona's archive after a soak with
@@ -55,45 +57,40 @@ function startAppender(prefix: string, from: number, to: number, killAfter?: num
   return { child, lastSaved: () => last, exited };
 }
 
-/** Every message kept for the persona: those in its state file, then those in its archive. */
-async function everyMessage(): Promise<string[]> {
+/** Every passage kept for the persona: those in its state file, then those in its archive (archived summaries aside). */
+async function everyPassage(): Promise<string[]> {
   const store = new FsSessionStore(dir, { now: () => new Date() }, KEEP_RUNS);
   const { state } = await store.load('auditor');
   const archive = await readFile(store.archiveFor('auditor'), 'utf8').catch(() => '');
   const archived = archive
     .split('\n')
     .filter((l) => l.length > 0)
-    .map((l) => JSON.parse(l) as { content: string });
-  return [...archived.map((m) => m.content), ...state.messages.map((m) => m.content)];
+    .map((l) => JSON.parse(l) as { from: string; text: string })
+    .filter((p) => p.from !== 'summary');
+  return [...archived.map((p) => p.text), ...state.passages.map((p) => p.text)];
 }
 
-function turn(runId: string): { role: 'user' | 'assistant'; content: string; run_id: string; ts: string }[] {
-  const ts = new Date().toISOString();
-  return [
-    { role: 'user', content: `=== TASK BRIEFING ===\n\nTASK: ${runId}`, run_id: runId, ts },
-    { role: 'assistant', content: `reply to ${runId}`, run_id: runId, ts },
-  ];
+function turn(runId: string): RunMemory {
+  return aRunMemory(runId, `task ${runId}`, [`first reply to ${runId}`, `second reply to ${runId}`], new Date().toISOString());
 }
 
-function expectedMessages(prefixes: readonly string[], runs: number): string[] {
-  return prefixes.flatMap((p) =>
-    Array.from({ length: runs }, (_, n) => [`=== TASK BRIEFING ===\n\nTASK: ${p}-${n}`, `reply to ${p}-${n}`]).flat(),
-  );
+function expectedPassages(prefixes: readonly string[], runs: number): string[] {
+  return prefixes.flatMap((p) => Array.from({ length: runs }, (_, n) => [`first reply to ${p}-${n}`, `second reply to ${p}-${n}`]).flat());
 }
 
 describe('persona memory appended by many processes at once', () => {
   // The suite's size; a soak runs it bigger: MAESTRO_SOAK_RUNS=50 npx vitest run tests/adapters/fs/session-store-processes.test.ts
   const RUNS = Number(process.env.MAESTRO_SOAK_RUNS ?? 15);
-  it('4 processes × many runs: every message is kept exactly once (state file + archive)', async () => {
+  it('4 processes × many runs: every passage is kept exactly once (state file + archive)', async () => {
     const prefixes = ['w1', 'w2', 'w3', 'w4'];
     const appenders = prefixes.map((p) => startAppender(p, 0, RUNS));
     for (const a of appenders) expect(await a.exited).toEqual({ code: 0, signal: null });
-    const kept = await everyMessage();
+    const kept = await everyPassage();
     expect(kept.length).toBe(prefixes.length * RUNS * 2);
-    expect([...kept].sort()).toEqual(expectedMessages(prefixes, RUNS).sort());
+    expect([...kept].sort()).toEqual(expectedPassages(prefixes, RUNS).sort());
   }, 120_000);
 
-  it('with appenders killed (SIGKILL) mid-way and started again from where they were, still every message exactly once', async () => {
+  it('with appenders killed (SIGKILL) mid-way and started again from where they were, still every passage exactly once', async () => {
     const prefixes = ['k1', 'k2', 'k3', 'k4'];
     const runs = 30;
     // Two of them die in the middle of their work (maybe holding the lock, maybe between the archive and the state file).
@@ -107,8 +104,8 @@ describe('persona memory appended by many processes at once', () => {
       results[i]!.signal === 'SIGKILL' ? [startAppender(p, first[i]!.lastSaved() + 1, runs, undefined, true)] : [],
     );
     for (const a of again) expect((await a.exited).code).toBe(0);
-    const kept = await everyMessage();
-    expect([...kept].sort()).toEqual(expectedMessages(prefixes, runs).sort());
+    const kept = await everyPassage();
+    expect([...kept].sort()).toEqual(expectedPassages(prefixes, runs).sort());
   }, 120_000);
 
   it('a save whose process stalled past the stale time while another took the lock fails with a StorageError and writes nothing', async () => {

@@ -165,8 +165,9 @@ describe('RecordingLlmClient + ReplayLlmClient', () => {
     expect(error).toMatchObject({ kind: 'quota', retryable: false, status: 429, route: 'main' });
   });
 
-  it('records a real HTTP run that replays with the endpoint gone', async () => {
-    const server = await startChatServer(councilHandler());
+  it('records a real HTTP run that replays with the endpoint gone, the cached tokens it reported too', async () => {
+    const usage = { prompt_tokens: 2048, completion_tokens: 10, prompt_tokens_details: { cached_tokens: 1024 } };
+    const server = await startChatServer(councilHandler({ usage }));
     const route = {
       ...Route.parse({ provider: 'openai', model: 'test-model', base_url: server.url }),
       id: 'local',
@@ -182,6 +183,7 @@ describe('RecordingLlmClient + ReplayLlmClient', () => {
     );
     expect(replayed[2]?.content).toBe('{"action":"proceed","confidence":0.8,"rationale":"the direction is sound"}');
     expect(replayed[0]?.model).toBe('local/test-model');
+    expect(replayed[0]?.usage).toEqual({ prompt_tokens: 2048, completion_tokens: 10, cached_tokens: 1024 });
   });
 
   it('digests requests canonically: same request, same digest; any field changed, a new one', () => {

@@ -89,6 +89,30 @@ describe('OpenAiLlmClient: replies', () => {
     expect(server.requests[0]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 
+  it('reads the cached tokens the endpoint reports (prompt_tokens_details.cached_tokens), streamed or not, and ignores nonsense', async () => {
+    handler = () => ({
+      content: 'Cached.',
+      usage: { prompt_tokens: 2048, completion_tokens: 9, prompt_tokens_details: { cached_tokens: 1024 } },
+    });
+    expect((await clientFor().complete(aRequest())).usage).toEqual({ prompt_tokens: 2048, completion_tokens: 9, cached_tokens: 1024 });
+    expect((await clientFor({ stream: true }).complete(aRequest())).usage).toEqual({
+      prompt_tokens: 2048,
+      completion_tokens: 9,
+      cached_tokens: 1024,
+    });
+    // More cached than sent is held to what was sent; a count that is not a whole number is not a count.
+    handler = () => ({
+      content: 'Odd.',
+      usage: { prompt_tokens: 100, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 500 } },
+    });
+    expect((await clientFor().complete(aRequest())).usage).toEqual({ prompt_tokens: 100, completion_tokens: 1, cached_tokens: 100 });
+    handler = () => ({
+      content: 'Odd.',
+      usage: { prompt_tokens: 100, completion_tokens: 1, prompt_tokens_details: { cached_tokens: -3 } },
+    });
+    expect((await clientFor().complete(aRequest())).usage).toEqual({ prompt_tokens: 100, completion_tokens: 1 });
+  });
+
   it('omits usage when the endpoint reports none, streamed or not', async () => {
     handler = () => ({ content: 'no usage here', usage: null });
     expect(await clientFor().complete(aRequest())).toMatchObject({

@@ -5,6 +5,7 @@ import { MAX_STALLS, PgQueue, PgWorkerSession } from '../../../src/adapters/pg/q
 import { readPgAuditRun } from '../../../src/adapters/pg/audit-log.js';
 import { PgRunLedger } from '../../../src/adapters/pg/run-ledger.js';
 import { PgSessionStore } from '../../../src/adapters/pg/session-store.js';
+import { aRunMemory } from '../../fixtures/domain-builders.js';
 import { auditEvent } from '../../../src/domain/audit.js';
 import { pauseDecision, runDecision } from '../../../src/domain/decision.js';
 import { recordPause } from '../../../src/domain/loop-policy/workspace-loop.js';
@@ -234,9 +235,7 @@ describe('shared state', () => {
     const stores = [1, 2, 3].map(() => new PgSessionStore(engine, clock, 100));
     await Promise.all(
       Array.from({ length: 24 }, (_, i) =>
-        stores[i % 3]!.appendRun('auditor', `run-${i}`, [
-          { role: 'assistant', content: `reply ${i}`, run_id: `run-${i}`, ts: '2026-01-01T00:00:00.000Z' },
-        ]),
+        stores[i % 3]!.appendRun('auditor', `run-${i}`, aRunMemory(`run-${i}`, `task ${i}`, [`reply ${i}`])),
       ),
     );
     const { state } = await stores[0]!.load('auditor');
@@ -260,9 +259,7 @@ describe('shared state', () => {
       Array.from({ length: 12 }, (_, i) =>
         i % 2 === 0
           ? stores[i % 3]!.update('coordinator', (s) => ({ ...s, outcomes: [...s.outcomes, entry(i)] }))
-          : stores[i % 3]!.appendRun('coordinator', `run-${i}`, [
-              { role: 'assistant', content: `r ${i}`, run_id: `run-${i}`, ts: '2026-01-01T00:00:00.000Z' },
-            ]),
+          : stores[i % 3]!.appendRun('coordinator', `run-${i}`, aRunMemory(`run-${i}`, `task ${i}`, [`r ${i}`])),
       ),
     );
     const { state } = await stores[0]!.load('coordinator');
@@ -270,18 +267,38 @@ describe('shared state', () => {
     expect([...state.runs].sort()).toEqual(['run-1', 'run-11', 'run-3', 'run-5', 'run-7', 'run-9']);
   });
 
-  it('a retried save of a run archived long ago (past the recent summaries) writes nothing', async () => {
+  it('a retried save of a run the state no longer holds (its task done again, its passages archived) writes nothing', async () => {
     const store = new PgSessionStore(engine, clock, 1);
-    const turn = (n: number) => [{ role: 'assistant' as const, content: `reply ${n}`, run_id: `old-${n}`, ts: '2026-01-01T00:00:00.000Z' }];
-    for (let n = 0; n < 55; n++) await store.appendRun('strategist', `old-${n}`, turn(n));
+    const turn = (n: number) => aRunMemory(`old-${n}`, 'the same task', [`reply ${n}`]);
+    for (let n = 0; n < 5; n++) await store.appendRun('strategist', `old-${n}`, turn(n));
     const archived = async () =>
       Number(
         (await engine.query<{ n: string }>(`SELECT count(*) AS n FROM maestro_session_archive WHERE persona_id = 'strategist'`)).rows[0]?.n,
       );
-    expect(await archived()).toBe(54);
+    // Four runs' passages; their summary is the same task's, now old-4's.
+    expect(await archived()).toBe(4);
     await store.appendRun('strategist', 'old-0', turn(0), { retry: true });
-    expect(await archived()).toBe(54);
-    expect((await store.load('strategist')).state.runs).toEqual(['old-54']);
+    expect(await archived()).toBe(4);
+    expect((await store.load('strategist')).state.runs).toEqual(['old-4']);
+    expect((await store.load('strategist')).state.tasks.map((t) => [t.run_id, t.times])).toEqual([['old-4', 5]]);
+  });
+
+  it('recall finds archived passages sharing a word with the task, none from before a session reset, and counts tokens past the budget', async () => {
+    const counted: string[] = [];
+    const store = new PgSessionStore(engine, clock, 1, undefined, { budget: 10, count: (t) => (counted.push(t), t.length) });
+    await store.appendRun('planner', 'p-1', aRunMemory('p-1', 'Choose the cache', ['Redis fits the billing service.']));
+    await store.appendRun('planner', 'p-2', aRunMemory('p-2', 'Plan 100% of the migration', ['Move reads first.']));
+    await store.appendRun('planner', 'p-3', aRunMemory('p-3', 'Size the cache', ['Redis needs 4 GiB.']));
+    const found = await store.recallArchive('planner', ['redis'], 10);
+    expect(found).toEqual([
+      { run_id: 'p-1', at: '2026-01-01T00:00:00.000Z', from: 'self', text: 'Redis fits the billing service.', tokens: 31 },
+    ]);
+    // LIKE's own characters in a term are matched as themselves.
+    expect((await store.recallArchive('planner', ['100%'], 10)).map((p) => p.from)).toEqual(['summary']);
+    expect((await store.recallArchive('planner', ['1_0'], 10)).map((p) => p.from)).toEqual([]);
+    expect(counted).toContain('Redis fits the billing service.');
+    await store.archiveAll('S-reset');
+    expect(await store.recallArchive('planner', ['redis'], 10)).toEqual([]);
   });
 
   it('counts every pause of the loop policy when many writers update at once', async () => {

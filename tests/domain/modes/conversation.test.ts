@@ -27,23 +27,19 @@ describe('personaMessages: the conversation a persona is sent', () => {
     expect(JSON.stringify(messages)).not.toContain('beta view');
   });
 
-  it("brings the persona's memory of earlier tasks: the summary in the system prompt, then the kept messages", () => {
-    const histories = new Map([
-      [
-        'alpha',
-        {
-          summary: 'Earlier we chose Postgres.',
-          messages: [
-            { role: 'user' as const, content: 'old task' },
-            { role: 'assistant' as const, content: 'old answer' },
-          ],
-          folded: 4,
-        },
-      ],
-    ]);
-    const messages = personaMessages(aModeContext({ histories }), alpha, [], 'now');
-    expect(messages[0]?.content).toContain('\n\n--- Memory of earlier tasks ---\nEarlier we chose Postgres.');
-    expect(messages.slice(1).map((m) => m.content)).toEqual(['old task', 'old answer', 'now']);
+  it("puts the persona's memory after its instructions in the system prompt, before the task and the deliberation", () => {
+    const memory = {
+      text: '--- Memory of earlier tasks ---\nLatest tasks:\n- asked: pick a database | decided: proceed — Postgres',
+      summaries: 1,
+      recalled: 0,
+      tokens: 20,
+    };
+    const done = [aStep('turn:r1:alpha', { prompt: 'brief + round 1', reply: 'my first view' })];
+    const messages = personaMessages(aModeContext({ memories: new Map([['alpha', memory]]) }), alpha, done, 'now');
+    expect(messages[0]?.content).toMatch(/--- Your role ---\nYou are alpha\.\n\n--- Memory of earlier tasks ---\n.*Postgres$/s);
+    expect(messages.slice(1).map((m) => m.content)).toEqual(['brief + round 1', 'my first view', 'now']);
+    // Another persona's memory is not this one's.
+    expect(personaMessages(aModeContext({ memories: new Map([['beta', memory]]) }), alpha, [], 'now')[0]?.content).not.toContain('Memory');
   });
 
   it('takes another system prompt when a mode gives one', () => {

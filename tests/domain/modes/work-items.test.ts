@@ -100,7 +100,7 @@ describe('the reviewer gate', () => {
       ['beta', aPersona({ id: 'beta', name: 'Beta' })],
     ]),
     briefing: '',
-    histories: new Map(),
+    memories: new Map(),
     maxRequestsPerTurn: 5,
   } as ModeContext;
   const proceed = (persona: string): Verdict => ({ persona, valid: true, action: 'proceed', confidence: 0.9, rationale: 'fine' });
