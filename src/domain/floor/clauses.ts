@@ -29,7 +29,9 @@ export function clausesOf(words: readonly Word[]): Clause[] {
   const out: { words: Word[]; join: Clause['join'] }[] = [{ words: [], join: 'first' }];
   for (const w of words) {
     const current = out[out.length - 1] as Clause;
-    if ((LEXICON.joiners.has(w.form) || LEXICON.openers.has(w.form)) && current.words.length > 0) {
+    // "the next chapter", "our next step": after a determiner an opener is a word of the phrase.
+    const inPhrase = current.words.at(-1)?.tags.has('Determiner') === true || current.words.at(-1)?.tags.has('Possessive') === true;
+    if ((LEXICON.joiners.has(w.form) || LEXICON.openers.has(w.form)) && current.words.length > 0 && !inPhrase) {
       out.push({ words: [], join: LEXICON.joiners.has(w.form) ? 'and' : 'break' });
       continue;
     }
@@ -63,9 +65,11 @@ export function stripPreamble(words: readonly Word[]): { rest: Word[]; negated: 
 
 export const asBase = (w: Word): Word => ({ ...w, form: w.lemma, tags: new Set([...w.tags, 'Infinitive']) });
 
-/** "Deploy pipeline is red", "Transfer speeds are slow": a noun phrase and its verb, not a request ("Drop users table which is old" is one). */
+/** "Deploy pipeline is red", "Transfer speeds are slow", "Launch is set": a noun phrase and its verb, not a request ("Drop users table which is old" is one). */
 export function statementShape(words: readonly Word[]): boolean {
   const next = words[1];
+  // "Launch is set for May", "Fire has spread": a verb's form followed at once by "is" or "has" is a noun, the subject.
+  if (next && (next.tags.has('Copula') || LEXICON.finite.has(next.form))) return true;
   if (!next?.tags.has('Noun') || startsObject(next)) return false;
   for (const w of words.slice(2, 8)) {
     if (LEXICON.relative.has(w.form) || w.tags.has('Determiner') || w.tags.has('Preposition')) return false;

@@ -67,6 +67,9 @@ describe('perception: what a task asks for', () => {
       'Explain how wire fraud usually works',
       'We wired 40k to the supplier yesterday and the bank flagged it. Summarise what happened.',
       "Write a polite reminder about the overdue invoice. I'll send it myself.",
+      'Launch is set for 22 April 2027. Draft the announcement plan for the team.',
+      'Fire has spread to the second warehouse in our short story. Summarise the plot so far.',
+      'Outline the next chapter of our onboarding guide',
     ]) {
       const v = verdict(task);
       expect(v.proceeds, `${task}: ${v.findings.map((f) => f.says).join('; ')}`).toBe(true);
