@@ -83,7 +83,10 @@ describe('maestro run (end to end, offline model)', () => {
     expect((await runCli(['run', 'examples/review-migration.json'], { cwd: ws.dir })).code).toBe(0);
     await writeFile(
       path.join(ws.dir, 'second.json'),
-      JSON.stringify({ task_description: 'Plan the rollback drill of the migration plan', output_artifact_path: 'outputs/second.md' }),
+      JSON.stringify({
+        task_description: 'Plan the rollback drill of the migration: its owners and the risks to watch',
+        output_artifact_path: 'outputs/second.md',
+      }),
     );
     const r = await runCli(['run', 'second.json'], { cwd: ws.dir });
     expect(r.code).toBe(0);
