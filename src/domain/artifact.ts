@@ -54,7 +54,9 @@ const REHEARSAL_BANNER = [
  */
 export function renderArtifact(input: ArtifactInput): string {
   // The task first, whole: its heading is cut short, and a value cut in half would no longer be found.
-  const a = { ...input, task: screenText(input.task) };
+  // A run that made no model call has no rehearsed reply to warn about (a gate or a person stopped it first).
+  const rehearsal = input.rehearsal && totalUsage(runCalls(input), {}).calls > 0;
+  const a = { ...input, task: screenText(input.task), rehearsal };
   const sections = [
     header,
     runTable,

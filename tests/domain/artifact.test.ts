@@ -100,6 +100,15 @@ describe('renderArtifact: the head of the report', () => {
     expect(text).toContain('_Token counts of the offline rehearsal are estimates (characters ÷ 4)._');
     expect(renderArtifact(anInput())).not.toContain('OFFLINE REHEARSAL');
   });
+
+  it('gives no rehearsal banner to a run that made no model call (a gate or a person stopped it first)', () => {
+    const text = renderArtifact(
+      anInput({ rehearsal: true, status: 'stopped', steps: [], verdicts: [], outcomeNote: 'stopped by a person' }),
+    );
+    expect(text).not.toContain('OFFLINE REHEARSAL');
+    expect(text).not.toContain('offline rehearsal');
+    expect(text).toContain('| Model calls | 0 |');
+  });
 });
 
 describe('renderArtifact: the run and its usage', () => {
