@@ -176,7 +176,7 @@ async function writeArtifact(
     status,
     finishedAt: finishedAt.toISOString(),
     durationMs: finishedAt.getTime() - Date.parse(state.created_at),
-    trail: withEnding(state.trail, decision),
+    trail: [...state.trail, decision],
     ...(status === 'stopped' ? { outcomeNote: message } : {}),
   });
   const artifactPath = await deps.artifacts.write(placement.path, markdown, state.command.input_artifacts);
@@ -189,11 +189,4 @@ async function writeArtifact(
     ...(resumedEnding ? { completed_after_restart: true } : {}),
   });
   return { path: artifactPath, record: written };
-}
-
-/** The trail with the ending's decision last, once: a person's stop is on the trail already (their decision is the ending). */
-function withEnding(trail: readonly DecisionRecord[], decision: DecisionRecord): DecisionRecord[] {
-  const last = trail.at(-1);
-  const same = last !== undefined && (['layer', 'decision', 'reason_code', 'final_decider'] as const).every((k) => last[k] === decision[k]);
-  return same ? [...trail] : [...trail, decision];
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { arbitrate } from '../../src/domain/arbitration.js';
 import { ARTIFACT_HEADING, type ArtifactInput, renderArtifact } from '../../src/domain/artifact.js';
-import { pauseDecision, runDecision, sealedStopDecision } from '../../src/domain/decision.js';
+import { pauseDecision, runDecision, sealedStopDecision, userDecision } from '../../src/domain/decision.js';
 import { parseVerdict } from '../../src/domain/verdict.js';
 import { aKnowledgeResult, aPlan, aStep, verdictJson } from '../fixtures/domain-builders.js';
 
@@ -249,6 +249,20 @@ describe('renderArtifact: the decision trail', () => {
       | ethics | PAUSE_FOR_HITL | ETHICS_PII_DETECTED | personal data found in the task or its inputs | no | SYSTEM |
       | ethics | STOPPED | ETHICS_SECRET_DETECTED | a secret (key, token, password) found in the task or its inputs | yes | SYSTEM |"
     `);
+  });
+
+  it("says a pause and a person's stop once each, though the record holds each twice (the gate's decision and the pause, the stop and the ending)", () => {
+    const paused = pauseDecision('consistency', 'CONSISTENCY_INPUT_MISSING');
+    const stop = userDecision('STOPPED', 'HITL_STOP');
+    const trail = [runDecision('meaning', 'MEANING_OK'), paused, paused, stop, stop];
+    const rows = section(renderArtifact(anInput({ status: 'stopped', trail })), 'Decision trail')
+      .split('\n')
+      .slice(2);
+    expect(rows.map((r) => r.split(' | ').slice(0, 3).join(' | '))).toEqual([
+      '| meaning | RUN | MEANING_OK',
+      '| consistency | PAUSE_FOR_HITL | CONSISTENCY_INPUT_MISSING',
+      `| ${stop.layer} | STOPPED | HITL_STOP`,
+    ]);
   });
 });
 
