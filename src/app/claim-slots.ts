@@ -134,14 +134,16 @@ export class ClaimSlots<C extends Claim> {
       this.#notice(claim.runId, `${claim.source}: ${settled.message}`);
       return;
     }
-    this.#transition(run, {
-      kind: 'claimed',
-      state: 'EXECUTING_TASK',
-      from: run.state,
-      run_id: claim.runId,
-      source: claim.source,
-      resume: plan.kind,
-    });
+    // A command that does not parse is refused (as invalid, its file rejected) without being announced as executing.
+    if (!plan.refused)
+      this.#transition(run, {
+        kind: 'claimed',
+        state: 'EXECUTING_TASK',
+        from: run.state,
+        run_id: claim.runId,
+        source: claim.source,
+        resume: plan.kind,
+      });
     let result: ClaimResult;
     try {
       result = await this.#onItsLine(claim, plan.kind, deps, signal);
@@ -150,7 +152,9 @@ export class ClaimSlots<C extends Claim> {
       result = await slot.interrupted(error, deps);
     }
     await this.#o.routeGate?.afterRun(claim.runId).catch(() => undefined);
-    this.#transition(run, finishedEvent(result, run.state, this.#o.queued()));
+    const finished = finishedEvent(result, run.state, this.#o.queued());
+    if (plan.refused) this.#o.onEvent(finished);
+    else this.#transition(run, finished);
   }
 
   /** Runs the claim once no earlier run on its task line is in flight (only several runs at once can meet). */

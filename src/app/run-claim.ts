@@ -1,5 +1,6 @@
 import { RunHeldError } from '../domain/errors.js';
 import { POISON_CLAIM_FAILURES, type Claim, type ClaimOutcome, type ClaimStore, type Rejection } from '../domain/queue.js';
+import { parseCommandText } from '../domain/command-file.js';
 import { buildOutcome } from '../domain/run-machine.js';
 import { decideRun } from '../domain/run/policy.js';
 import { failureEnding } from './failure-ending.js';
@@ -28,14 +29,15 @@ export function claimResult(claim: Claim, outcome: RunOutcome, rejectedTo: strin
 /**
  * Decides how to start a claim. A recovered claim with a checkpoint still running resumes from it;
  * one whose run already ended (completed, stopped, paused, …) is not run again: `ended` says how it
- * ended, and only its file is settled.
+ * ended, and only its file is settled. A command started from its file that cannot be read or does
+ * not parse is `refused`: runClaim rejects it as ever, and a loop never announces it as executing.
  */
-export async function planClaim(claim: Claim, deps: RunClaimDeps): Promise<{ kind: ResumeKind; ended?: RunOutcome }> {
-  if (!claim.recovered && claim.kind !== 'decision') return { kind: 'new' };
+export async function planClaim(claim: Claim, deps: RunClaimDeps): Promise<{ kind: ResumeKind; ended?: RunOutcome; refused?: true }> {
+  if (!claim.recovered && claim.kind !== 'decision') return fromItsFile('new', claim, deps);
   // An unreadable checkpoint is reported by the resume itself, inside the error boundary.
   const state = await deps.run.ledger.load(claim.runId).catch(() => null);
   if (state === null) return { kind: 'checkpoint' };
-  if (!state) return { kind: 'start' };
+  if (!state) return fromItsFile('start', claim, deps);
   if (state.status === 'running') {
     if (claim.kind !== 'decision' || claim.recovered) return { kind: 'checkpoint' };
     return { kind: state.trail.at(-1)?.reason_code === 'ROUTE_RECOVERED' ? 'outage' : 'decision' };
@@ -49,6 +51,11 @@ export async function planClaim(claim: Claim, deps: RunClaimDeps): Promise<{ kin
     artifact: state.artifact ?? null,
   });
   return { kind: 'checkpoint', ended };
+}
+
+async function fromItsFile(kind: ResumeKind, claim: Claim, deps: RunClaimDeps): Promise<{ kind: ResumeKind; refused?: true }> {
+  const text = await deps.claims.read(claim).catch(() => undefined);
+  return text !== undefined && parseCommandText(text).ok ? { kind } : { kind, refused: true };
 }
 
 /**

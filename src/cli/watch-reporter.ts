@@ -131,7 +131,8 @@ export class WatchReporter {
           `${c.bold('AWAITING_COMMAND')} ${badge} ${c.dim(event.run_id)} ${event.source} — ${event.message.split('\n').join('\n    ')}`,
         ];
         if (event.artifact) lines.push(`    artifact:  ${event.artifact}`);
-        if (event.rejected_to) lines.push(`    moved to:  ${event.rejected_to} (reason in ${event.rejected_to}.error.json)`);
+        const by = this.#takesFrom ? ' by the intake' : '';
+        if (event.rejected_to) lines.push(`    moved to:  ${event.rejected_to}${by} (reason in ${event.rejected_to}.error.json)`);
         return lines.join('\n');
       }
       case 'notice':

@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../domain/errors.js';
 import type { DecideDeps } from '../app/hitl.js';
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { FsArtifactWriter } from '../adapters/fs/artifact-writer.js';
 import { FsKnowledgeBase } from '../adapters/fs/knowledge-base.js';
@@ -101,7 +102,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     clock,
     newRunId: () => newRunId(clock),
     sha256,
-    models: modelRoutes(options, { config, env }),
+    models: modelRoutes(options, { config, env, root: paths.root }),
     ...(options.llm ? { llm: options.llm } : {}),
     ...(replay ? { llm: new ReplayLlmClient({ sha256, cassette: replay.cassette, file: replay.file }) } : {}),
     ...(options.record ? { wrapLlm: recordingTo(path.resolve(options.record), recorded) } : {}),
@@ -143,11 +144,16 @@ async function openTelemetry(
 /** The configured model routes, with `--route`/`--model` applied and the offline route's test delay. */
 function modelRoutes(
   options: AppOptions,
-  { config, env }: { config: WorkspaceConfig; env: Readonly<Record<string, string | undefined>> },
+  { config, env, root }: { config: WorkspaceConfig; env: Readonly<Record<string, string | undefined>>; root: string },
 ): App['deps']['models'] {
   const routes = new ConfiguredModelRoutes({
     config,
     env,
+    hasFile: (relative) =>
+      lstat(path.join(root, relative)).then(
+        () => true,
+        () => false,
+      ),
     ...(options.route ? { overrideRoute: options.route } : {}),
     ...(options.model ? { overrideModel: options.model } : {}),
     createOpenAi: (route, apiKey) => new OpenAiLlmClient({ route, apiKey }),

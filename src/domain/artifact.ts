@@ -54,7 +54,9 @@ const REHEARSAL_BANNER = [
  */
 export function renderArtifact(input: ArtifactInput): string {
   // The task first, whole: its heading is cut short, and a value cut in half would no longer be found.
-  const a = { ...input, task: screenText(input.task) };
+  // A run that made no model call has no rehearsed reply to warn about (a gate or a person stopped it first).
+  const rehearsal = input.rehearsal && totalUsage(runCalls(input), {}).calls > 0;
+  const a = { ...input, task: screenText(input.task), rehearsal };
   const sections = [
     header,
     runTable,
@@ -196,12 +198,26 @@ function proposalSection(a: ArtifactInput): string[] {
 
 function trailSection(a: ArtifactInput): string[] {
   const out = ['## Decision trail', '', '| Layer | Decision | Reason | Meaning | Sealed | Decider |', '|---|---|---|---|---|---|'];
-  for (const d of a.trail)
+  for (const d of saidOnce(a.trail))
     out.push(
       `| ${d.layer} | ${d.decision} | ${d.reason_code} | ${cell(explainReason(d.reason_code))} | ${d.sealed ? 'yes' : 'no'} | ${d.final_decider} |`,
     );
   out.push('');
   return out;
+}
+
+/**
+ * The trail as people read it: a pause or a stop is said once. The gate's decision and the pause it
+ * makes, or a person's stop and the ending it is, are one step, each on the record twice.
+ */
+function saidOnce(trail: readonly DecisionRecord[]): DecisionRecord[] {
+  const same = (x: DecisionRecord, y: DecisionRecord | undefined) =>
+    y !== undefined &&
+    x.layer === y.layer &&
+    x.decision === y.decision &&
+    x.reason_code === y.reason_code &&
+    x.final_decider === y.final_decider;
+  return trail.filter((d, i) => !((d.decision === 'PAUSE_FOR_HITL' || d.decision === 'STOPPED') && same(d, trail[i - 1])));
 }
 
 function knowledgeLine(k: Step['knowledge'][number]): string {

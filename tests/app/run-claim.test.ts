@@ -35,9 +35,13 @@ const refusing = (ledger: RunLedger): RunLedger => ({
 describe('planClaim', () => {
   it('starts a new claim, resumes a recovered one from its checkpoint, and never runs an ended one again', async () => {
     const app = memoryApp();
-    const deps = claimDeps(app);
+    const text = JSON.stringify(aCommand());
+    const deps = claimDeps(app, { 'a.json': text, 'b.json': text, 'bad.json': '{"task_description": ' });
     expect(await planClaim(claimOf('a'), deps)).toEqual({ kind: 'new' });
     expect(await planClaim(claimOf('b', { recovered: true }), deps)).toEqual({ kind: 'start' });
+    // A file that does not parse, or cannot be read, is refused before it is announced (runClaim rejects it as ever).
+    expect(await planClaim(claimOf('bad'), deps)).toEqual({ kind: 'new', refused: true });
+    expect(await planClaim(claimOf('gone', { recovered: true }), deps)).toEqual({ kind: 'start', refused: true });
     app.ledger.seed(aRunState(app, aCommand(), 'c'));
     expect(await planClaim(claimOf('c', { recovered: true }), deps)).toEqual({ kind: 'checkpoint' });
     expect(await planClaim(claimOf('c', { kind: 'decision' }), deps)).toEqual({ kind: 'decision' });

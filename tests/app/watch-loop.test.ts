@@ -130,7 +130,12 @@ describe('WatchLoop', () => {
     await loop.start();
     await loop.stopped;
     expect(finished(events).map((e) => [e.source, e.status])).toEqual([['broken.json', 'invalid']]);
-    expect(events.map((e) => e.kind)).toEqual(['started', 'claimed', 'finished', 'stopped']);
+    // A file that does not parse is never announced as executing (no `claimed`, no EXECUTING_TASK line).
+    expect(events.map((e) => e.kind)).toEqual(['started', 'finished', 'stopped']);
+    expect(finished(events)[0]).toMatchObject({
+      from: 'AWAITING_COMMAND',
+      rejected_to: path.join(ws, '.maestro', 'rejected', 'broken.json'),
+    });
   });
 });
 

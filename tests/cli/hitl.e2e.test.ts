@@ -83,7 +83,17 @@ describe('fail-closed policy and HITL, through the real CLI', () => {
     expect(JSON.parse(stop.stdout)).toMatchObject({ status: 'stopped', decision: 'STOPPED', reason_code: 'HITL_STOP' });
     const artifact = await readFile(path.join(ws.dir, 'outputs', 'stopped.md'), 'utf8');
     expect(artifact).toContain('Status: STOPPED');
-    expect(artifact).toContain('| hitl | STOPPED | HITL_STOP | a person chose to stop | no | USER |');
+    // The person's stop is the run's ending: on the trail once, after the pause it decided.
+    const trail =
+      artifact
+        .split('## Decision trail')[1]
+        ?.split('\n')
+        .filter((l) => l.startsWith('| ') && !l.startsWith('| Layer')) ?? [];
+    expect(trail.slice(-2)).toEqual([
+      expect.stringContaining('| arbitration | PAUSE_FOR_HITL | ARBITRATION_INVESTIGATE |'),
+      '| hitl | STOPPED | HITL_STOP | a person chose to stop | no | USER |',
+    ]);
+    expect(new Set(trail).size).toBe(trail.length);
     // Listed with the person's stop, not the code that paused it.
     const listed = JSON.parse((await maestro('runs', '--json')).stdout) as Array<Record<string, unknown>>;
     expect(listed.find((r) => r.run_id === p.run_id)).toMatchObject({ status: 'stopped', reason_code: 'HITL_STOP' });

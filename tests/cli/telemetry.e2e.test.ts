@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFile, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../fakes/cli.js';
@@ -32,6 +32,9 @@ const within = (child: ReceivedSpan, parent: ReceivedSpan) => child.startMs >= p
 describe('OpenTelemetry traces (a real OTLP/HTTP otel.receiver, the real CLI, the offline model)', () => {
   it('traces a completed run: workflow → agent per step → chat with token usage, tools under the agent that asked', async () => {
     await write('maestro.config.json', { telemetry: { otlp_endpoint: otel.receiver.endpoint } });
+    // The offline model asks the strategist's notes for when they are there: a link to a file that is gone.
+    await mkdir(path.join(otel.ws.dir, 'notes'));
+    await symlink('gone.md', path.join(otel.ws.dir, 'notes', 'strategist-context.md'));
     const r = await maestro(['run', 'examples/review-migration.json', '--json']);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as { run_id: string; audit_log: string };
@@ -92,7 +95,7 @@ describe('OpenTelemetry traces (a real OTLP/HTTP otel.receiver, the real CLI, th
     expect(sum('gen_ai.usage.input_tokens')).toBe(totals.prompt_tokens);
     expect(sum('gen_ai.usage.output_tokens')).toBe(totals.completion_tokens);
 
-    // The coordinator's first turn read the plan; the strategist asked for a file that is not there.
+    // The coordinator's first turn read the plan; the strategist asked for its notes, whose link leads nowhere.
     const tools = named('execute_tool ');
     const read = tools.find((t) => t.attributes['maestro.path'] === 'examples/migration-plan.md')!;
     expect(read).toMatchObject({ name: 'execute_tool READ_FILE', kind: 1, status: { code: 0 } });

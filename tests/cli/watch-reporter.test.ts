@@ -65,6 +65,14 @@ describe('WatchReporter', () => {
     );
   });
 
+  it("a worker prints the path of a command it rejected whole: the intake's host and workspace, where the intake moves it", () => {
+    const io = fakeIo({ NO_COLOR: '1' });
+    const reporter = new WatchReporter(io, { output: pickWatchOutput(io, false), takesFrom: 'the engine at postgres://db/maestro' });
+    const place = 'intake-host:/srv/a very long workspace name/that goes on/.maestro/rejected/quarterly-migration-review-command.json';
+    reporter.onEvent({ ...(story[4] as Extract<WatchEvent, { kind: 'finished' }>), status: 'invalid', artifact: null, rejected_to: place });
+    expect(io.out().split('\n')[1]).toBe(`    moved to:  ${place} by the intake (reason in ${place}.error.json)`);
+  });
+
   it('does not say a person decided a run that resumes on its own (a route that answers again resumes its outage pauses)', () => {
     const io = fakeIo({ NO_COLOR: '1' });
     const reporter = new WatchReporter(io, { output: pickWatchOutput(io, false) });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { arbitrate } from '../../src/domain/arbitration.js';
 import { ARTIFACT_HEADING, type ArtifactInput, renderArtifact } from '../../src/domain/artifact.js';
-import { pauseDecision, runDecision, sealedStopDecision } from '../../src/domain/decision.js';
+import { pauseDecision, runDecision, sealedStopDecision, userDecision } from '../../src/domain/decision.js';
 import { parseVerdict } from '../../src/domain/verdict.js';
 import { aKnowledgeResult, aPlan, aStep, verdictJson } from '../fixtures/domain-builders.js';
 
@@ -109,6 +109,15 @@ describe('renderArtifact: the head of the report', () => {
     expect(text).toContain('| Model | main/gpt-4o-mini — offline rehearsal |');
     expect(text).toContain('_Token counts of the offline rehearsal are estimates (characters ÷ 4)._');
     expect(renderArtifact(anInput())).not.toContain('OFFLINE REHEARSAL');
+  });
+
+  it('gives no rehearsal banner to a run that made no model call (a gate or a person stopped it first)', () => {
+    const text = renderArtifact(
+      anInput({ rehearsal: true, status: 'stopped', steps: [], verdicts: [], outcomeNote: 'stopped by a person' }),
+    );
+    expect(text).not.toContain('OFFLINE REHEARSAL');
+    expect(text).not.toContain('offline rehearsal');
+    expect(text).toContain('| Model calls | 0 |');
   });
 });
 
@@ -250,6 +259,20 @@ describe('renderArtifact: the decision trail', () => {
       | ethics | PAUSE_FOR_HITL | ETHICS_PII_DETECTED | personal data found in the task or its inputs | no | SYSTEM |
       | ethics | STOPPED | ETHICS_SECRET_DETECTED | a secret (key, token, password) found in the task or its inputs | yes | SYSTEM |"
     `);
+  });
+
+  it("says a pause and a person's stop once each, though the record holds each twice (the gate's decision and the pause, the stop and the ending)", () => {
+    const paused = pauseDecision('consistency', 'CONSISTENCY_INPUT_MISSING');
+    const stop = userDecision('STOPPED', 'HITL_STOP');
+    const trail = [runDecision('meaning', 'MEANING_OK'), paused, paused, stop, stop];
+    const rows = section(renderArtifact(anInput({ status: 'stopped', trail })), 'Decision trail')
+      .split('\n')
+      .slice(2);
+    expect(rows.map((r) => r.split(' | ').slice(0, 3).join(' | '))).toEqual([
+      '| meaning | RUN | MEANING_OK',
+      '| consistency | PAUSE_FOR_HITL | CONSISTENCY_INPUT_MISSING',
+      `| ${stop.layer} | STOPPED | HITL_STOP`,
+    ]);
   });
 });
 

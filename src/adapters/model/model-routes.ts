@@ -13,6 +13,8 @@ export interface ModelRouteOptions {
   readonly overrideModel?: string;
   /** Builds a client for an `openai` route; the key is looked up here and never stored. */
   readonly createOpenAi?: (route: ResolvedRoute, apiKey: string | undefined) => LlmClient;
+  /** What the offline rehearsal may look at: whether a workspace file exists. */
+  readonly hasFile?: (relative: string) => Promise<boolean>;
 }
 
 const BUILTIN_OFFLINE: Route = Route.parse({ provider: 'offline', model: OFFLINE_MODEL, locality: 'local' });
@@ -55,7 +57,7 @@ export class ConfiguredModelRoutes implements ModelRoutes {
     const key = `${route.id}\u0000${route.model}`;
     let client = this.#clients.get(key);
     if (!client) {
-      if (route.provider === 'offline') client = new OfflineLlmClient();
+      if (route.provider === 'offline') client = new OfflineLlmClient(this.options.hasFile ? { hasFile: this.options.hasFile } : {});
       else {
         if (!this.options.createOpenAi) throw new Error('the openai provider is not wired');
         client = this.options.createOpenAi(route, this.options.env[route.api_key_env ?? 'OPENAI_API_KEY']);

@@ -38,17 +38,24 @@ const ANGLES: Record<string, Angle> = {
 /**
  * The embedded default model: deterministic, no network, and plainly a rehearsal. Its replies are
  * shaped by the persona and the task, request each input artifact once with a READ_FILE token,
- * sometimes ask for a file that does not exist, and answer verdict requests with strict JSON —
- * so the whole pipeline runs anywhere, including in tests.
+ * sometimes ask for a persona's earlier notes when the workspace has them, and answer verdict
+ * requests with strict JSON — so the whole pipeline runs anywhere, including in tests.
  */
 export class OfflineLlmClient implements LlmClient {
   readonly label = `offline (${OFFLINE_MODEL})`;
   readonly rehearsal = true;
+  /** Whether a workspace file exists: the rehearsal asks only for notes that are there (without it, for none). */
+  constructor(private readonly options: { readonly hasFile?: (relative: string) => Promise<boolean> } = {}) {}
 
   async complete(request: LlmRequest, call: CallContext, signal?: AbortSignal): Promise<LlmReply> {
     signal?.throwIfAborted();
     const view = readConversation(request.messages);
-    const asked = { ...call, messages: request.messages };
+    const notes = `notes/${call.persona}-context.md`;
+    const asked = {
+      ...call,
+      messages: request.messages,
+      notes: call.round === 1 && (await this.options.hasFile?.(notes)) ? notes : undefined,
+    };
     const content =
       offlineSampleReply(request.messages, request.responseFormat) ??
       (call.purpose === 'verdict' && call.step.startsWith('reviewer:')
@@ -80,7 +87,7 @@ export class OfflineLlmClient implements LlmClient {
 }
 
 /** A call as the script reads it: who asks, and the messages. */
-type Asked = CallContext & { readonly messages: readonly ChatMessage[] };
+type Asked = CallContext & { readonly messages: readonly ChatMessage[]; readonly notes: string | undefined };
 
 interface ConversationView {
   readonly name: string;
@@ -181,9 +188,8 @@ function turnReply(request: Asked, v: ConversationView): string {
 
   const wanted = v.inputs.find((p) => !v.requested.has(p));
   if (wanted) lines.push('', `I am putting the input on the record for everyone: [ORCHESTRATOR_REQUEST: READ_FILE(${wanted})]`);
-  const ghost = `notes/${request.persona}-context.md`;
-  if (request.round === 1 && seed % 3 === 0 && !v.requested.has(ghost)) {
-    lines.push(`Earlier notes may exist too: [ORCHESTRATOR_REQUEST: READ_FILE(${ghost})]`);
+  if (request.notes && seed % 3 === 0 && !v.requested.has(request.notes)) {
+    lines.push(`My earlier notes are here too: [ORCHESTRATOR_REQUEST: READ_FILE(${request.notes})]`);
   }
   return lines.join('\n');
 }

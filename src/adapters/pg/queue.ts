@@ -534,7 +534,8 @@ export class EngineClaimStore {
       );
       await db.query('SELECT pg_notify($1, $2)', [DONE_CHANNEL, this.claim.runId]);
     });
-    return this.claim.kind === 'decision' ? null : `.maestro/rejected/${this.claim.source} (written by the intake)`;
+    // Where the intake moves the file, whole: its workspace id is `host:root` (compose/engine.ts), as scp names a file elsewhere.
+    return this.claim.kind === 'decision' ? null : `${this.claim.workspaceId}/.maestro/rejected/${this.claim.source}`;
   }
 
   /**

@@ -100,7 +100,8 @@ describe('a worker settles a claim its own checkpoint already ended', () => {
       deps,
     );
     expect(result.message).not.toMatch(/could not move/);
-    expect(result.rejected_to).toMatch(/settle-failed\.json/);
+    // Whole: the intake's workspace (its id, host:root) and the file's place in it.
+    expect(result.rejected_to).toBe('ws/.maestro/rejected/settle-failed.json');
     const row = await queueRow('settle-failed');
     expect(row?.state).toBe('rejected');
     expect(row?.rejection?.message).toBe('the run failed: a model refused');
