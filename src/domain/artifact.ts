@@ -2,7 +2,7 @@ import type { ArbitrationResult } from './arbitration.js';
 import { ARTIFACT_HEADING } from './artifact-place.js';
 import type { Price } from './budget.js';
 import { CLASSIFICATION_ENTRY, runCalls, SPLIT_LABELS, SPLIT_PARTS, totalUsage, usageByPersona } from './usage.js';
-import type { DecisionRecord } from './decision.js';
+import { type DecisionRecord, trailSaidOnce } from './decision.js';
 import type { RunPlan, Step } from './run-state.js';
 import type { Verdict } from './verdict.js';
 import type { ArtifactSection } from './modes/mode.js';
@@ -198,26 +198,12 @@ function proposalSection(a: ArtifactInput): string[] {
 
 function trailSection(a: ArtifactInput): string[] {
   const out = ['## Decision trail', '', '| Layer | Decision | Reason | Meaning | Sealed | Decider |', '|---|---|---|---|---|---|'];
-  for (const d of saidOnce(a.trail))
+  for (const d of trailSaidOnce(a.trail))
     out.push(
       `| ${d.layer} | ${d.decision} | ${d.reason_code} | ${cell(explainReason(d.reason_code))} | ${d.sealed ? 'yes' : 'no'} | ${d.final_decider} |`,
     );
   out.push('');
   return out;
-}
-
-/**
- * The trail as people read it: a pause or a stop is said once. The gate's decision and the pause it
- * makes, or a person's stop and the ending it is, are one step, each on the record twice.
- */
-function saidOnce(trail: readonly DecisionRecord[]): DecisionRecord[] {
-  const same = (x: DecisionRecord, y: DecisionRecord | undefined) =>
-    y !== undefined &&
-    x.layer === y.layer &&
-    x.decision === y.decision &&
-    x.reason_code === y.reason_code &&
-    x.final_decider === y.final_decider;
-  return trail.filter((d, i) => !((d.decision === 'PAUSE_FOR_HITL' || d.decision === 'STOPPED') && same(d, trail[i - 1])));
 }
 
 function knowledgeLine(k: Step['knowledge'][number]): string {

@@ -87,3 +87,17 @@ export function checkDecisionInvariants(r: DecisionRecord & { event?: string }):
   }
   return broken;
 }
+
+/**
+ * The trail as people read it: a pause or a stop is said once. The gate's decision and the pause it
+ * makes, or a person's stop and the ending it is, are one step, each on the record twice.
+ */
+export function trailSaidOnce(trail: readonly DecisionRecord[]): DecisionRecord[] {
+  const same = (x: DecisionRecord, y: DecisionRecord | undefined) =>
+    y !== undefined &&
+    x.layer === y.layer &&
+    x.decision === y.decision &&
+    x.reason_code === y.reason_code &&
+    x.final_decider === y.final_decider;
+  return trail.filter((d, i) => !((d.decision === 'PAUSE_FOR_HITL' || d.decision === 'STOPPED') && same(d, trail[i - 1])));
+}

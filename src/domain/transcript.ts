@@ -1,3 +1,4 @@
+import { trailSaidOnce } from './decision.js';
 import { describeFloor } from './floor/describe.js';
 import type { RunState, Step } from './run-state.js';
 import { parseVerdict } from './verdict.js';
@@ -71,7 +72,7 @@ function renderUnscreened(state: RunState, shown: string, audience: Audience, pr
   if (state.trail.length === 0) out.push('_No decision yet._');
   else {
     out.push('| # | layer | decision | reason | decided by |', '|---:|---|---|---|---|');
-    for (const [i, d] of state.trail.entries()) {
+    for (const [i, d] of trailSaidOnce(state.trail).entries()) {
       out.push(`| ${i + 1} | ${d.layer} | ${d.decision}${d.sealed ? ' (sealed)' : ''} | ${d.reason_code} | ${d.final_decider} |`);
     }
   }

@@ -143,6 +143,17 @@ describe('renderTranscript: the decisions and what to do next', () => {
     );
   });
 
+  it("says a pause once: the gate's decision and the pause it makes are one step, twice on the record", () => {
+    const paused = pauseDecision('arbitration', 'ARBITRATION_INVESTIGATE');
+    const text = renderTranscript(aRunState({ status: 'paused', trail: [runDecision('meaning', 'MEANING_OK'), paused, paused] }));
+    expect(section(text, 'Decision trail')).toContain(
+      ['| 1 | meaning | RUN | MEANING_OK | SYSTEM |', '| 2 | arbitration | PAUSE_FOR_HITL | ARBITRATION_INVESTIGATE | SYSTEM |', ''].join(
+        '\n',
+      ),
+    );
+    expect(section(text, 'Decision trail')).not.toContain('| 3 |');
+  });
+
   it('marks a sealed stop', () => {
     expect(renderTranscript(aRunState({ status: 'stopped', trail: [sealedStopDecision('ethics', 'ETHICS_SECRET_DETECTED')] }))).toContain(
       '| 1 | ethics | STOPPED (sealed) | ETHICS_SECRET_DETECTED | SYSTEM |',
