@@ -1,24 +1,15 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { arithmeticSet } from '../../src/domain/eval/task-sets.js';
-import { startChatServer, type ChatServer } from '../fakes/chat-server.js';
+import { startChatServer } from '../fakes/chat-server.js';
 import { runCli } from '../fakes/cli.js';
 import { evalModel } from '../fakes/eval-server.js';
-import { tempWorkspace } from '../fakes/fixtures.js';
+import { workspaceAndServer } from '../helpers/server-workspace.js';
 
 // Each council run of an eval stands alone: the pauses of one mode on an item never count towards
 // another mode's run on the same item (the loop policy's plan call at the third, its seal at the fourth).
-let ws: Awaited<ReturnType<typeof tempWorkspace>>;
-let server: ChatServer | undefined;
-beforeEach(async () => {
-  ws = await tempWorkspace();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await ws.cleanup();
-});
+const t = workspaceAndServer();
 
 interface Arm {
   arm: string;
@@ -33,7 +24,7 @@ describe('maestro eval and the loop policy', () => {
       rates: { single: 1, Coordinator: 1, Strategist: 1, Auditor: 1 },
     });
     const plans: string[] = [];
-    server = await startChatServer(async (body, n, request) => {
+    t.server = await startChatServer(async (body, n, request) => {
       const last = body.messages?.at(-1)?.content ?? '';
       if (last.includes('paused for a person three times')) plans.push(last);
       const reply = (await model(body, n, request)) as { content: string };
@@ -43,12 +34,12 @@ describe('maestro eval and the loop policy', () => {
       return reply;
     });
     await writeFile(
-      path.join(ws.dir, 'maestro.config.json'),
-      JSON.stringify({ routes: { local: { provider: 'openai', model: 'test-model', base_url: server.url, max_retries: 0 } } }),
+      path.join(t.ws.dir, 'maestro.config.json'),
+      JSON.stringify({ routes: { local: { provider: 'openai', model: 'test-model', base_url: t.server.url, max_retries: 0 } } }),
     );
     const modes = 'round_robin,parallel,sequential_refinement';
     const args = ['eval', '--set', 'arithmetic', '--items', '2', '--route', 'local', '--modes', modes, '--rounds', '1', '--json'];
-    const r = await runCli(args, { cwd: ws.dir, timeoutMs: 120_000 });
+    const r = await runCli(args, { cwd: t.ws.dir, timeoutMs: 120_000 });
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as { arms: Arm[] };
     expect(plans).toEqual([]);

@@ -1,23 +1,14 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { arithmeticSet } from '../../src/domain/eval/task-sets.js';
-import { startChatServer, type ChatHandler, type ChatServer, readingReply } from '../fakes/chat-server.js';
+import { startChatServer, type ChatHandler, readingReply } from '../fakes/chat-server.js';
 import { runCli } from '../fakes/cli.js';
 import { evalModel } from '../fakes/eval-server.js';
-import { tempWorkspace } from '../fakes/fixtures.js';
+import { workspaceAndServer } from '../helpers/server-workspace.js';
 
 // Issue 28: `maestro eval` against a scripted OpenAI-compatible endpoint that is right at known rates.
-let ws: Awaited<ReturnType<typeof tempWorkspace>>;
-let server: ChatServer | undefined;
-beforeEach(async () => {
-  ws = await tempWorkspace();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await ws.cleanup();
-});
+const t = workspaceAndServer();
 
 interface ArmRow {
   arm: string;
@@ -39,11 +30,11 @@ interface Comparison {
 async function scriptedRoute(items: number, rates: Record<string, number>, classify?: ChatHandler) {
   const answers = new Map(arithmeticSet(items, 1).map((i) => [i.question, i.answer]));
   const model = evalModel({ answers, rates, seed: 28 });
-  server = await startChatServer(model, classify ? { classify } : {});
+  t.server = await startChatServer(model, classify ? { classify } : {});
   await writeFile(
-    path.join(ws.dir, 'maestro.config.json'),
+    path.join(t.ws.dir, 'maestro.config.json'),
     JSON.stringify({
-      routes: { local: { provider: 'openai', model: 'test-model', base_url: server.url, max_retries: 0 } },
+      routes: { local: { provider: 'openai', model: 'test-model', base_url: t.server.url, max_retries: 0 } },
       prices: { 'test-model': { prompt_per_mtok: 1, completion_per_mtok: 2 } },
     }),
   );
@@ -61,7 +52,7 @@ describe('maestro eval', () => {
     // 60 items: enough for the intervals to separate the arms, and a few seconds of the suite's time.
     await scriptedRoute(60, { single: 0.6, Coordinator: 0.9, Strategist: 0.2, Auditor: 0.2 });
     const args = ['eval', '--set', 'arithmetic', '--items', '60', '--route', 'local', '--modes', 'round_robin', '--rounds', '1'];
-    const r = await runCli([...args, '--samples', '5', '--concurrency', '4', '--json'], { cwd: ws.dir, timeoutMs: 120_000 });
+    const r = await runCli([...args, '--samples', '5', '--concurrency', '4', '--json'], { cwd: t.ws.dir, timeoutMs: 120_000 });
     expect(r.stderr).toContain('60/60 items');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as { arms: ArmRow[]; comparisons: Comparison[]; items_scored: number; rehearsal: boolean };
@@ -104,7 +95,7 @@ describe('maestro eval', () => {
   it('runs every council mode against a vote at the same number of calls, and resumes without asking again', async () => {
     const model = await scriptedRoute(6, { single: 0.5, Coordinator: 1, Strategist: 1, Auditor: 1 });
     const args = ['eval', '--set', 'arithmetic', '--items', '6', '--route', 'local', '--rounds', '1', '--concurrency', '2'];
-    const r = await runCli(args, { cwd: ws.dir, timeoutMs: 120_000 });
+    const r = await runCli(args, { cwd: t.ws.dir, timeoutMs: 120_000 });
     expect(r.stderr).toBe(r.stderr.replace('internal error', ''));
     expect(r.code).toBe(0);
     for (const name of [
@@ -125,13 +116,13 @@ describe('maestro eval', () => {
     for (const mode of ['round_robin', 'parallel', 'supervisor']) expect(arm(report.arms, `council-${mode}`).accuracy).toBe(1);
 
     // The same command again finds every result kept: no model call, the same table.
-    const before = server?.requests.length ?? 0;
-    const again = await runCli(args, { cwd: ws.dir });
+    const before = t.server?.requests.length ?? 0;
+    const again = await runCli(args, { cwd: t.ws.dir });
     expect(again.code).toBe(0);
-    expect(server?.requests.length).toBe(before);
+    expect(t.server?.requests.length).toBe(before);
     expect(again.stdout).toBe(r.stdout);
     // The workspace itself has no runs and no persona memory from the eval.
-    const sessions = await readFile(path.join(ws.dir, 'session_states', 'coordinator.json'), 'utf8').catch(() => 'none');
+    const sessions = await readFile(path.join(t.ws.dir, 'session_states', 'coordinator.json'), 'utf8').catch(() => 'none');
     expect(sessions).toBe('none');
     expect(model.asked.size).toBeGreaterThan(0);
     // Nor does the scratch workspace keep any: each question starts from an empty persona memory.
@@ -144,7 +135,7 @@ describe('maestro eval', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as { item: string; kind: string; calls: number });
     const itsCalls = results.filter((l) => l.item === first.id).reduce((n, l) => n + l.calls - (l.kind === 'council' ? 1 : 0), 0);
-    const reaching = (server?.requests ?? []).filter((q) => JSON.stringify(q.body?.messages ?? []).includes(first.question));
+    const reaching = (t.server?.requests ?? []).filter((q) => JSON.stringify(q.body?.messages ?? []).includes(first.question));
     expect(reaching).toHaveLength(itsCalls);
   }, 150_000);
 
@@ -153,7 +144,7 @@ describe('maestro eval', () => {
     const ambiguous: ChatHandler = () => ({ content: readingReply({ intent_clear: false }) });
     await scriptedRoute(4, { single: 1, Coordinator: 1, Strategist: 1, Auditor: 1 }, ambiguous);
     const args = ['eval', '--set', 'arithmetic', '--items', '4', '--route', 'local', '--modes', 'round_robin', '--rounds', '1'];
-    const r = await runCli(args, { cwd: ws.dir, timeoutMs: 60_000 });
+    const r = await runCli(args, { cwd: t.ws.dir, timeoutMs: 60_000 });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\| council-round_robin \| [\d.]+ \| 0\.0 % \(0\/4\)/);
     expect(r.stdout).toMatch(/\| single \| 1\.0 \| 100\.0 % \(4\/4\)/);
@@ -161,24 +152,24 @@ describe('maestro eval', () => {
   }, 60_000);
 
   it('refuses a bad question file, an unknown route or mode, and other settings under the same name, with exit 2', async () => {
-    await writeFile(path.join(ws.dir, 'qs.jsonl'), '{"question": "2+2?", "answer": 4}\n{"question": "x"}\nnot json\n');
-    const bad = await runCli(['eval', '--set', 'qs.jsonl'], { cwd: ws.dir });
+    await writeFile(path.join(t.ws.dir, 'qs.jsonl'), '{"question": "2+2?", "answer": 4}\n{"question": "x"}\nnot json\n');
+    const bad = await runCli(['eval', '--set', 'qs.jsonl'], { cwd: t.ws.dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('line 2: answer');
     expect(bad.stderr).toContain('line 3: not valid JSON');
-    const route = await runCli(['eval', '--set', 'basics', '--route', 'nowhere'], { cwd: ws.dir });
+    const route = await runCli(['eval', '--set', 'basics', '--route', 'nowhere'], { cwd: t.ws.dir });
     expect(route.code).toBe(2);
     expect(route.stderr).toContain('route "nowhere" is not defined');
-    const mode = await runCli(['eval', '--set', 'basics', '--modes', 'round_robin,debate'], { cwd: ws.dir });
+    const mode = await runCli(['eval', '--set', 'basics', '--modes', 'round_robin,debate'], { cwd: t.ws.dir });
     expect(mode.code).toBe(2);
     expect(mode.stderr).toContain('unknown mode(s) debate');
-    const ok = await runCli(['eval', '--set', 'arithmetic', '--items', '2', '--modes', 'none', '--name', 'mine'], { cwd: ws.dir });
+    const ok = await runCli(['eval', '--set', 'arithmetic', '--items', '2', '--modes', 'none', '--name', 'mine'], { cwd: t.ws.dir });
     expect(ok.code).toBe(0);
-    const other = await runCli(['eval', '--set', 'arithmetic', '--items', '3', '--modes', 'none', '--name', 'mine'], { cwd: ws.dir });
+    const other = await runCli(['eval', '--set', 'arithmetic', '--items', '3', '--modes', 'none', '--name', 'mine'], { cwd: t.ws.dir });
     expect(other.code).toBe(2);
     expect(other.stderr).toContain('was started with other settings');
     const fresh = await runCli(['eval', '--set', 'arithmetic', '--items', '3', '--modes', 'none', '--name', 'mine', '--fresh'], {
-      cwd: ws.dir,
+      cwd: t.ws.dir,
     });
     expect(fresh.code).toBe(0);
     expect(fresh.stdout).toContain('3 of 3 items scored');

@@ -1,22 +1,13 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { councilHandler, startChatServer, type ChatServer } from '../fakes/chat-server.js';
+import { describe, expect, it } from 'vitest';
+import { councilHandler, startChatServer } from '../fakes/chat-server.js';
 import { runCli } from '../fakes/cli.js';
-import { tempWorkspace } from '../fakes/fixtures.js';
+import { workspaceAndServer } from '../helpers/server-workspace.js';
 
 // Issue 40, point 6: the supervisor loop's lifecycle — decisions, delegations, its stop, guardrail
 // trips — in `--follow` and `--follow --json`, not only in the audit log.
-let ws: Awaited<ReturnType<typeof tempWorkspace>>;
-let server: ChatServer | undefined;
-beforeEach(async () => {
-  ws = await tempWorkspace();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await ws.cleanup();
-});
+const t = workspaceAndServer();
 
 interface LoopLine {
   kind: string;
@@ -33,10 +24,10 @@ interface LoopLine {
 
 const follow = async (args: string[], env: Record<string, string> = {}) => {
   await writeFile(
-    path.join(ws.dir, 'loop.json'),
+    path.join(t.ws.dir, 'loop.json'),
     JSON.stringify({ task_description: 'Write the rollout notes for the billing reports', config: { mode: 'supervisor' } }),
   );
-  return runCli(['run', 'loop.json', '--follow', ...args], { cwd: ws.dir, env, timeoutMs: 60_000 });
+  return runCli(['run', 'loop.json', '--follow', ...args], { cwd: t.ws.dir, env, timeoutMs: 60_000 });
 };
 const loopLines = (stdout: string): LoopLine[] =>
   stdout
@@ -76,7 +67,7 @@ describe('the supervisor loop, followed live', () => {
   it('on a real route: no-op turns and the guardrail that stops the loop', async () => {
     let decisions = 0;
     const council = councilHandler({ turn: () => 'I agree, the rollout notes are fine as they are.' });
-    server = await startChatServer((body, n, request) => {
+    t.server = await startChatServer((body, n, request) => {
       if (body.response_format?.json_schema?.name === 'supervisor_decision') {
         decisions += 1;
         const target = decisions % 2 === 1 ? 'strategist' : 'auditor';
@@ -84,8 +75,8 @@ describe('the supervisor loop, followed live', () => {
       }
       return council(body, n, request);
     });
-    const route = { provider: 'openai', model: 'test-model', base_url: server.url, api_key_env: 'TEST_KEY', max_retries: 0 };
-    await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'lab', routes: { lab: route } }));
+    const route = { provider: 'openai', model: 'test-model', base_url: t.server.url, api_key_env: 'TEST_KEY', max_retries: 0 };
+    await writeFile(path.join(t.ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'lab', routes: { lab: route } }));
     const env = { TEST_KEY: 'sk-test-Zq8XbN4mK2pL9vR7tY3wE6uI1oA5sD0f' };
     const json = await follow(['--json'], env);
     expect(json.code, json.stderr).toBe(5);

@@ -1,34 +1,25 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { councilHandler, startChatServer, type ChatHandler, type ChatServer, readingReply } from '../fakes/chat-server.js';
+import { describe, expect, it } from 'vitest';
+import { councilHandler, startChatServer, type ChatHandler, readingReply } from '../fakes/chat-server.js';
 import { runCli } from '../fakes/cli.js';
-import { tempWorkspace } from '../fakes/fixtures.js';
+import { workspaceAndServer } from '../helpers/server-workspace.js';
 
 // Issue 10 item 7: with a real route, the policy asks the model too (mediator_advice), fails closed.
-let ws: Awaited<ReturnType<typeof tempWorkspace>>;
-let server: ChatServer | undefined;
-beforeEach(async () => {
-  ws = await tempWorkspace();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await ws.cleanup();
-});
+const t = workspaceAndServer();
 
 async function runWith(classify: ChatHandler, task: string, extra: Record<string, unknown> = {}) {
-  server = await startChatServer(councilHandler(), { classify });
+  t.server = await startChatServer(councilHandler(), { classify });
   await writeFile(
-    path.join(ws.dir, 'maestro.config.json'),
+    path.join(t.ws.dir, 'maestro.config.json'),
     JSON.stringify({
       default_route: 'local',
-      routes: { local: { provider: 'openai', model: 'test-model', base_url: server.url, max_retries: 0 } },
+      routes: { local: { provider: 'openai', model: 'test-model', base_url: t.server.url, max_retries: 0 } },
       ...extra,
     }),
   );
-  await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify({ task_description: task, config: { max_rounds: 1 } }));
-  const r = await runCli(['run', 'task.json', '--json'], { cwd: ws.dir });
+  await writeFile(path.join(t.ws.dir, 'task.json'), JSON.stringify({ task_description: task, config: { max_rounds: 1 } }));
+  const r = await runCli(['run', 'task.json', '--json'], { cwd: t.ws.dir });
   const out = JSON.parse(r.stdout);
   const log = (await readFile(out.audit_log, 'utf8'))
     .trim()
@@ -44,8 +35,8 @@ describe('mediator_advice on a real route', () => {
       'Summarise the quarterly figures for the auditors at Halvorsen & Co',
     );
     expect(out).toMatchObject({ status: 'paused', reason_code: 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL' });
-    expect(server!.chatRequests()).toHaveLength(0);
-    expect(server!.classifyRequests).toHaveLength(1);
+    expect(t.server!.chatRequests()).toHaveLength(0);
+    expect(t.server!.classifyRequests).toHaveLength(1);
     expect(log.find((x) => x.event === 'MEDIATOR_CLASSIFIED')).toMatchObject({ reason_code: 'MEDIATOR_ADVICE_RECEIVED' });
   });
 
@@ -62,7 +53,7 @@ describe('mediator_advice on a real route', () => {
   it('a task the model finds too unclear pauses at the meaning gate as ambiguous intent (issue 22 point 6)', async () => {
     const { out, log } = await runWith(() => ({ content: readingReply({ intent_clear: false }) }), 'Review the numbers before Friday');
     expect(out).toMatchObject({ status: 'paused', reason_code: 'MEANING_AMBIGUOUS_INTENT' });
-    expect(server!.chatRequests()).toHaveLength(0);
+    expect(t.server!.chatRequests()).toHaveLength(0);
     expect(log.find((x) => x.event === 'GATE' && x.layer === 'meaning')).toMatchObject({
       decision: 'PAUSE_FOR_HITL',
       details: { floor: ['unclear: mediator'] },
@@ -75,35 +66,35 @@ describe('mediator_advice on a real route', () => {
       'Review the rollout plan and list the risks',
     );
     expect(out).toMatchObject({ status: 'paused', reason_code: 'MEDIATOR_CLASSIFICATION_FAILED' });
-    expect(server!.classifyRequests).toHaveLength(2);
-    expect(server!.chatRequests()).toHaveLength(0);
+    expect(t.server!.classifyRequests).toHaveLength(2);
+    expect(t.server!.chatRequests()).toHaveLength(0);
     expect(log.filter((x) => x.event === 'MEDIATOR_CLASSIFIED').map((x) => x.reason_code)).toEqual([
       'MEDIATOR_ADVICE_INVALID',
       'MEDIATOR_ADVICE_INVALID',
     ]);
     expect(log.find((x) => x.event === 'HITL_REQUESTED').details.pause_class).toBe('outage');
     // The check is never skipped: continue asks again (twice, the retry included), and the run pauses again while the answer does not read.
-    const decided = await runCli(['hitl', 'decide', out.run_id, 'continue', '--run', '--json'], { cwd: ws.dir });
+    const decided = await runCli(['hitl', 'decide', out.run_id, 'continue', '--run', '--json'], { cwd: t.ws.dir });
     expect(JSON.parse(decided.stdout)).toMatchObject({ status: 'paused', reason_code: 'MEDIATOR_CLASSIFICATION_FAILED' });
-    expect(server!.classifyRequests).toHaveLength(4);
-    expect(server!.chatRequests()).toHaveLength(0);
+    expect(t.server!.classifyRequests).toHaveLength(4);
+    expect(t.server!.chatRequests()).toHaveLength(0);
   });
 
   it('the model sees the task as screened by the detector', async () => {
     await runWith(() => ({ content: readingReply() }), 'Review the notes from jane.doe@example.com about the rollout', {
       policy: { pii: 'redact' },
     });
-    const sent = JSON.stringify(server!.classifyRequests[0]?.body);
+    const sent = JSON.stringify(t.server!.classifyRequests[0]?.body);
     expect(sent).toContain('[REDACTED:EMAIL]');
     expect(sent).not.toContain('jane.doe@example.com');
   });
 
   it('on the offline model the rules alone decide: no classification is asked', async () => {
     await writeFile(
-      path.join(ws.dir, 'task.json'),
+      path.join(t.ws.dir, 'task.json'),
       JSON.stringify({ task_description: 'Review the rollout plan', config: { max_rounds: 1 } }),
     );
-    const r = await runCli(['run', 'task.json', '--json'], { cwd: ws.dir });
+    const r = await runCli(['run', 'task.json', '--json'], { cwd: t.ws.dir });
     const log = (await readFile(JSON.parse(r.stdout).audit_log, 'utf8'))
       .trim()
       .split('\n')

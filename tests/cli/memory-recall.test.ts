@@ -1,9 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { councilHandler, startChatServer, type ChatHandler, type ChatServer } from '../fakes/chat-server.js';
+import { describe, expect, it } from 'vitest';
+import { councilHandler, startChatServer, type ChatHandler } from '../fakes/chat-server.js';
 import { runCli } from '../fakes/cli.js';
-import { tempWorkspace } from '../fakes/fixtures.js';
+import { workspaceAndServer } from '../helpers/server-workspace.js';
 
 // Issue 37, point 3: memory still works. A fact settled in one task reaches the council when a task
 // five unrelated tasks later refers back to it — recalled, since it is no longer among the latest.
@@ -17,20 +17,11 @@ const UNRELATED = [
 ];
 const REFERS_BACK = 'Write the announcement of the Falcon billing project: who owns it and the launch date we settled.';
 
-let ws: Awaited<ReturnType<typeof tempWorkspace>>;
-let server: ChatServer | undefined;
-beforeEach(async () => {
-  ws = await tempWorkspace();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await ws.cleanup();
-});
+const t = workspaceAndServer();
 
 async function run(task: string, n: number): Promise<string> {
-  await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify({ task_description: task, output_artifact_path: `outputs/${n}.md` }));
-  const r = await runCli(['run', 'task.json', '--json'], { cwd: ws.dir, timeoutMs: 60_000 });
+  await writeFile(path.join(t.ws.dir, 'task.json'), JSON.stringify({ task_description: task, output_artifact_path: `outputs/${n}.md` }));
+  const r = await runCli(['run', 'task.json', '--json'], { cwd: t.ws.dir, timeoutMs: 60_000 });
   expect(r.code, r.stderr).toBe(0);
   return (JSON.parse(r.stdout) as { run_id: string }).run_id;
 }
@@ -48,14 +39,14 @@ describe('memory still works: a settled fact reaches the council several tasks l
         };
       return council(body, n, request);
     };
-    server = await startChatServer(handler);
-    const local = { provider: 'openai', model: 'test-model', base_url: server.url, max_retries: 0 };
-    await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'local', routes: { local } }));
+    t.server = await startChatServer(handler);
+    const local = { provider: 'openai', model: 'test-model', base_url: t.server.url, max_retries: 0 };
+    await writeFile(path.join(t.ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'local', routes: { local } }));
     await run('Propose a name for the new billing project and its launch date.', 0);
     for (const [i, task] of UNRELATED.entries()) await run(task, i + 1);
-    const before = server.chatRequests().length;
+    const before = t.server.chatRequests().length;
     await run(REFERS_BACK, 6);
-    const systems = server
+    const systems = t.server
       .chatRequests()
       .slice(before)
       .map((r) => r.body?.messages?.[0]?.content ?? '');
@@ -78,9 +69,9 @@ describe('memory still works: a settled fact reaches the council several tasks l
     );
     for (const [i, task] of UNRELATED.entries()) await run(task, i + 1);
     await run(REFERS_BACK, 6);
-    const artifact = await readFile(path.join(ws.dir, 'outputs', '6.md'), 'utf8');
+    const artifact = await readFile(path.join(t.ws.dir, 'outputs', '6.md'), 'utf8');
     expect(artifact).toMatch(/From earlier tasks I recall: ".*Falcon.*14 March 2027, owned by Dana Ruiz/);
     // The unrelated tasks did not bring it up.
-    expect(await readFile(path.join(ws.dir, 'outputs', '5.md'), 'utf8')).not.toContain('Falcon');
+    expect(await readFile(path.join(t.ws.dir, 'outputs', '5.md'), 'utf8')).not.toContain('Falcon');
   }, 120_000);
 });

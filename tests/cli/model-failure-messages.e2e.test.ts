@@ -1,23 +1,14 @@
 import { createServer } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startChatServer, type ChatServer } from '../fakes/chat-server.js';
+import { describe, expect, it } from 'vitest';
+import { startChatServer } from '../fakes/chat-server.js';
 import { runCli } from '../fakes/cli.js';
-import { tempWorkspace } from '../fakes/fixtures.js';
+import { workspaceAndServer } from '../helpers/server-workspace.js';
 
 // Issue 10 item 5: every model failure names the route, the host, the status or errno, the attempts,
 // and what to try; a refused connection is not a "server error".
-let ws: Awaited<ReturnType<typeof tempWorkspace>>;
-let server: ChatServer | undefined;
-beforeEach(async () => {
-  ws = await tempWorkspace();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await ws.cleanup();
-});
+const t = workspaceAndServer();
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -28,17 +19,17 @@ async function freePort(): Promise<number> {
 }
 async function runAgainst(baseUrl: string, maxRetries = 1) {
   await writeFile(
-    path.join(ws.dir, 'maestro.config.json'),
+    path.join(t.ws.dir, 'maestro.config.json'),
     JSON.stringify({
       default_route: 'local',
       routes: { local: { provider: 'openai', model: 'test-model', base_url: baseUrl, max_retries: maxRetries, timeout_ms: 5000 } },
     }),
   );
   await writeFile(
-    path.join(ws.dir, 'task.json'),
+    path.join(t.ws.dir, 'task.json'),
     JSON.stringify({ task_description: 'Choose the cache for the billing service', config: { max_rounds: 1 } }),
   );
-  const r = await runCli(['run', 'task.json', '--json'], { cwd: ws.dir });
+  const r = await runCli(['run', 'task.json', '--json'], { cwd: t.ws.dir });
   const out = JSON.parse(r.stdout);
   const log = (await readFile(out.audit_log, 'utf8'))
     .trim()
@@ -64,12 +55,12 @@ describe('model failures a person can act on', () => {
   });
 
   it('an HTTP 503: the status, the attempts and the hint; the audit record carries the status, never a body', async () => {
-    server = await startChatServer(() => ({
+    t.server = await startChatServer(() => ({
       status: 503,
       error: { message: 'upstream body text', type: 'server_error', code: 'unavailable' },
       headers: { 'retry-after-ms': '1' },
     }));
-    const { r, pause } = await runAgainst(server.url, 2);
+    const { r, pause } = await runAgainst(t.server.url, 2);
     expect(r.stderr).toMatch(/HTTP 503/);
     expect(r.stderr).toMatch(/after 2 retries/);
     expect(r.stderr).toContain('fallback_route');

@@ -1,27 +1,18 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { VECTORS } from '../../src/domain/assessment.js';
-import { councilHandler, personaName, startChatServer, type ChatHandler, type ChatServer } from '../fakes/chat-server.js';
+import { councilHandler, personaName, startChatServer, type ChatHandler } from '../fakes/chat-server.js';
 import { runCli } from '../fakes/cli.js';
-import { tempWorkspace } from '../fakes/fixtures.js';
+import { workspaceAndServer } from '../helpers/server-workspace.js';
 
 // Issue 40, points 2–3: weights learn only from outcomes a person confirmed (`maestro outcome`), kept
 // in each persona's session, used by `by_priors` and `bayesian_fusion`, shown in the run's weights.
-let ws: Awaited<ReturnType<typeof tempWorkspace>>;
-let server: ChatServer | undefined;
-beforeEach(async () => {
-  ws = await tempWorkspace();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await ws.cleanup();
-});
+const t = workspaceAndServer();
 
-const maestro = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: ws.dir, env, timeoutMs: 60_000 });
+const maestro = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: t.ws.dir, env, timeoutMs: 60_000 });
 const session = async (persona: string) =>
-  JSON.parse(await readFile(path.join(ws.dir, 'session_states', `${persona}_session.json`), 'utf8')) as {
+  JSON.parse(await readFile(path.join(t.ws.dir, 'session_states', `${persona}_session.json`), 'utf8')) as {
     outcomes: { run_id: string; said: string; outcome: string; right: boolean; note?: string }[];
   };
 
@@ -56,7 +47,7 @@ describe('maestro outcome, on the offline model', () => {
     expect(right.stdout).toMatch(/auditor +said proceed +right · reliability 0\.333 → 0\.667/);
     expect((await session('auditor')).outcomes).toHaveLength(1);
     // The run's audit log records each confirmation, and stays verifiable.
-    const log = await readFile(path.join(ws.dir, '.maestro', 'audit', `${run_id}.jsonl`), 'utf8');
+    const log = await readFile(path.join(t.ws.dir, '.maestro', 'audit', `${run_id}.jsonl`), 'utf8');
     expect(log.match(/"OUTCOME_CONFIRMED"/g)).toHaveLength(2);
     expect(log).not.toContain('cron box broke');
     expect((await maestro(['audit', 'verify', run_id])).code).toBe(0);
@@ -69,7 +60,7 @@ describe('maestro outcome, on the offline model', () => {
     expect(early.stderr).toContain('has no council outcome to confirm');
     expect((await maestro(['outcome', paused.run_id, 'maybe'])).stderr).toContain('use exactly "right" or "wrong"');
     expect((await maestro(['outcome', 'no-such-run', 'right'])).stderr).toContain('there is no run "no-such-run"');
-    await expect(readFile(path.join(ws.dir, 'session_states', 'auditor_session.json'), 'utf8')).rejects.toThrow();
+    await expect(readFile(path.join(t.ws.dir, 'session_states', 'auditor_session.json'), 'utf8')).rejects.toThrow();
   });
 });
 
@@ -84,9 +75,9 @@ describe('maestro outcome, on a real route', () => {
   };
 
   it('a dissenting auditor the outcome proves right gains weight in by_priors and bayesian_fusion; the run’s weights show it', async () => {
-    server = await startChatServer(dissentingAuditor);
-    const route = { provider: 'openai', model: 'test-model', base_url: server.url, api_key_env: 'TEST_KEY', max_retries: 0 };
-    await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'lab', routes: { lab: route } }));
+    t.server = await startChatServer(dissentingAuditor);
+    const route = { provider: 'openai', model: 'test-model', base_url: t.server.url, api_key_env: 'TEST_KEY', max_retries: 0 };
+    await writeFile(path.join(t.ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'lab', routes: { lab: route } }));
     const env = { TEST_KEY: KEY };
     const ask = async (flags: string[]) => {
       const r = await maestro(['ask', 'Write the cutover checklist for the billing reports', ...flags, '--json'], env);

@@ -1,35 +1,26 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { VECTORS } from '../../src/domain/assessment.js';
-import { councilHandler, readingReply, startChatServer, type ChatHandler, type ChatServer } from '../fakes/chat-server.js';
+import { councilHandler, readingReply, startChatServer, type ChatHandler } from '../fakes/chat-server.js';
 import { runCli } from '../fakes/cli.js';
-import { tempWorkspace } from '../fakes/fixtures.js';
+import { workspaceAndServer } from '../helpers/server-workspace.js';
 
 // Issue 40, point 4: relevance that understands the task — the mediator's rating on a real route,
 // each declared field's common words on the offline model — and adaptive's relevance floor.
-let ws: Awaited<ReturnType<typeof tempWorkspace>>;
-let server: ChatServer | undefined;
-beforeEach(async () => {
-  ws = await tempWorkspace();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await ws.cleanup();
-});
+const t = workspaceAndServer();
 
 interface RunJson {
   status: string;
   artifact: string;
   orchestration: { persona_assessments: { persona: string }[]; composed_assessment: { weights: Record<string, number> } };
 }
-const maestro = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: ws.dir, env, timeoutMs: 60_000 });
+const maestro = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: t.ws.dir, env, timeoutMs: 60_000 });
 
 describe('relevance on the offline model: the common words of each declared field', () => {
   it('adaptive skips the personas below the relevance floor: a password question goes to the auditor alone', async () => {
     await writeFile(
-      path.join(ws.dir, 'task.json'),
+      path.join(t.ws.dir, 'task.json'),
       JSON.stringify({
         task_description: 'Write advice on how to stop password guessing on the login page',
         config: { mode: 'adaptive', relevance_floor: 0.5 },
@@ -44,7 +35,7 @@ describe('relevance on the offline model: the common words of each declared fiel
     );
     // Without the floor everyone is asked.
     await writeFile(
-      path.join(ws.dir, 'task.json'),
+      path.join(t.ws.dir, 'task.json'),
       JSON.stringify({ task_description: 'Write advice on how to stop password guessing on the login page', config: { mode: 'adaptive' } }),
     );
     const all = JSON.parse((await maestro(['run', 'task.json', '--json'])).stdout) as RunJson;
@@ -53,13 +44,13 @@ describe('relevance on the offline model: the common words of each declared fiel
 
   it('refuses a relevance floor outside adaptive mode, and one out of range', async () => {
     await writeFile(
-      path.join(ws.dir, 'task.json'),
+      path.join(t.ws.dir, 'task.json'),
       JSON.stringify({ task_description: 'Write a note', config: { mode: 'parallel', relevance_floor: 0.5 } }),
     );
     const v = await maestro(['validate', 'task.json']);
     expect(v.stdout + v.stderr).toContain('config.relevance_floor: only for mode "adaptive"');
     await writeFile(
-      path.join(ws.dir, 'task.json'),
+      path.join(t.ws.dir, 'task.json'),
       JSON.stringify({ task_description: 'Write a note', config: { mode: 'adaptive', relevance_floor: 2 } }),
     );
     expect((await maestro(['validate', 'task.json'])).code).toBe(2);
@@ -75,9 +66,9 @@ describe('relevance on a real route: the mediator rates each persona', () => {
       : councilHandler()(body, n, request);
 
   async function serve(classify: ChatHandler): Promise<void> {
-    server = await startChatServer(assessing, { classify });
-    const route = { provider: 'openai', model: 'test-model', base_url: server.url, api_key_env: 'TEST_KEY', max_retries: 0 };
-    await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'lab', routes: { lab: route } }));
+    t.server = await startChatServer(assessing, { classify });
+    const route = { provider: 'openai', model: 'test-model', base_url: t.server.url, api_key_env: 'TEST_KEY', max_retries: 0 };
+    await writeFile(path.join(t.ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'lab', routes: { lab: route } }));
   }
   const ask = async () => {
     const r = await maestro(['ask', 'Write a one-page brief on making the monthly report faster', '--weighting', 'domain', '--json'], {
@@ -96,11 +87,11 @@ describe('relevance on a real route: the mediator rates each persona', () => {
     await serve(() => ({ content: readingReply({ deliverables: ['brief'], relevance }) }));
     const out = await ask();
     expect(out.orchestration.composed_assessment.weights).toEqual({ coordinator: 0.2667, strategist: 0.6, auditor: 0.1333 });
-    const asked = server!.classifyRequests[0]!.body!.messages!.at(-1)!.content;
+    const asked = t.server!.classifyRequests[0]!.body!.messages!.at(-1)!.content;
     expect(asked).toContain('Council members to rate (id: declared field):');
     expect(asked).toMatch(/- auditor: risk, security, compliance/);
     // The wire schema asks for the list (strict endpoints require every key).
-    expect(JSON.stringify(server!.classifyRequests[0]!.body!.response_format)).toContain('"relevance"');
+    expect(JSON.stringify(t.server!.classifyRequests[0]!.body!.response_format)).toContain('"relevance"');
   });
 
   it('still passes a reading without relevance, or with one it cannot read: the rules rank instead', async () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../fakes/cli.js';
 import {
   councilHandler,
@@ -11,37 +11,27 @@ import {
   startChatServer,
   type ChatHandler,
   type ChatRequestBody,
-  type ChatServer,
 } from '../fakes/chat-server.js';
 import { VECTORS } from '../../src/domain/assessment.js';
-import { tempWorkspace } from '../fakes/fixtures.js';
+import { workspaceAndServer } from '../helpers/server-workspace.js';
 
 // Issue 26: the new modes and seed 003's parity through a real chat-completions server on 127.0.0.1.
 const KEY = 'sk-test-Zq8XbN4mK2pL9vR7tY3wE6uI1oA5sD0f';
 // Every vector but uncertainty, which each assessment below sets on its own.
 const SCORED = VECTORS.filter((v) => v !== 'uncertainty');
-let ws: Awaited<ReturnType<typeof tempWorkspace>>;
-let server: ChatServer | undefined;
-beforeEach(async () => {
-  ws = await tempWorkspace();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await ws.cleanup();
-});
+const t = workspaceAndServer();
 
 async function serve(handler: ChatHandler): Promise<void> {
-  server = await startChatServer(handler);
+  t.server = await startChatServer(handler);
   const route = {
     provider: 'openai',
     model: 'test-model',
-    base_url: server.url,
+    base_url: t.server.url,
     api_key_env: 'TEST_KEY',
     max_retries: 1,
     timeout_ms: 5000,
   };
-  await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'lab', routes: { lab: route } }));
+  await writeFile(path.join(t.ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'lab', routes: { lab: route } }));
 }
 
 const isAssessment = (body: ChatRequestBody): boolean => body.response_format?.json_schema?.name === 'assessment';
@@ -79,8 +69,8 @@ interface RunJson {
 }
 
 async function runTask(command: Record<string, unknown>): Promise<RunJson> {
-  await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify(command));
-  const r = await runCli(['run', 'task.json', '--json'], { cwd: ws.dir, env: { TEST_KEY: KEY } });
+  await writeFile(path.join(t.ws.dir, 'task.json'), JSON.stringify(command));
+  const r = await runCli(['run', 'task.json', '--json'], { cwd: t.ws.dir, env: { TEST_KEY: KEY } });
   expect([0, 3], r.stderr).toContain(r.code);
   return JSON.parse(r.stdout);
 }
@@ -136,7 +126,7 @@ describe('through a real chat-completions server', () => {
     expect(out.status).toBe('paused');
     expect(out.orchestration.mode).toBe('hierarchical');
     expect(out.orchestration.final_action).toBe('escalate');
-    const draft = await readFile(path.join(ws.dir, '.maestro', 'runs', out.run_id, 'draft.md'), 'utf8');
+    const draft = await readFile(path.join(t.ws.dir, '.maestro', 'runs', out.run_id, 'draft.md'), 'utf8');
     expect(draft).toMatch(/\| delivery \| `coordinator`, `strategist` \| proceed \|/);
     expect(draft).toMatch(/\| risk \| `auditor` \| escalate \|/);
   });
@@ -159,7 +149,7 @@ describe('seed 003 parity through a real server', () => {
     // The server's answer is a function of the request alone: same input, same output. The persona
     // asks for a file on its first turn, so parity holds across a read too.
     const rest = councilHandler();
-    await writeFile(path.join(ws.dir, 'cache-notes.md'), 'Redis is already run by the platform team.\n');
+    await writeFile(path.join(t.ws.dir, 'cache-notes.md'), 'Redis is already run by the platform team.\n');
     await serve((body, n, request) => {
       if (isClassifyRequest(body)) return HARMLESS(body, n, request);
       if (body.response_format) return rest(body, n, request);
@@ -179,9 +169,9 @@ describe('seed 003 parity through a real server', () => {
     });
     const viaItem = await runTask({ task_description: 'Choose the cache for the billing service', work_items: [item] });
     expect([direct.status, viaItem.status]).toEqual(['completed', 'completed']);
-    const answer = await proposal(path.join(ws.dir, 'outputs', `${viaItem.run_id}.md`));
+    const answer = await proposal(path.join(t.ws.dir, 'outputs', `${viaItem.run_id}.md`));
     expect(answer).toMatch(/^Strategist answers [0-9a-f]{12}$/);
-    expect(answer).toBe(await proposal(path.join(ws.dir, 'outputs', `${direct.run_id}.md`)));
+    expect(answer).toBe(await proposal(path.join(t.ws.dir, 'outputs', `${direct.run_id}.md`)));
   });
 
   it('code-first: two items make their own calls only — no verdict or arbitration call of the orchestrator', async () => {
@@ -193,8 +183,8 @@ describe('seed 003 parity through a real server', () => {
     const out = await runTask({ task_description: 'Choose the cache for the billing service', work_items: items });
     expect(out.status).toBe('completed');
     // One classification (the mediator's, as for every run), then each item's turn, verdict and final proposal.
-    expect(server!.classifyRequests).toHaveLength(1);
-    const asked = server!.chatRequests().map((r) => personaName(r.body!));
+    expect(t.server!.classifyRequests).toHaveLength(1);
+    const asked = t.server!.chatRequests().map((r) => personaName(r.body!));
     expect(asked).toEqual(['Auditor', 'Auditor', 'Auditor', 'Strategist', 'Strategist', 'Strategist']);
   });
 });
