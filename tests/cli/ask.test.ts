@@ -25,6 +25,20 @@ afterEach(async () => {
   await ws.cleanup();
 });
 
+/** Starts the chat server with `handler` and makes it the workspace's default route (its key in TEST_KEY). */
+async function onServer(handler: ChatHandler): Promise<ChatServer> {
+  const started = await startChatServer(handler);
+  const route = { provider: 'openai', model: 'test-model', base_url: started.url, api_key_env: 'TEST_KEY', max_retries: 0 };
+  await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'lab', routes: { lab: route } }));
+  return started;
+}
+
+/** A server whose planner writes `plan` (asked for as the `work_plan` JSON Schema), and that answers every other call with `rest`. */
+const planning =
+  (plan: unknown, rest: ChatHandler): ChatHandler =>
+  (body, n, request) =>
+    body.response_format?.json_schema?.name === 'work_plan' ? { content: JSON.stringify(plan) } : rest(body, n, request);
+
 const ask = (args: string[], env: Record<string, string> = {}) => runCli(['ask', ...args], { cwd: ws.dir, env, timeoutMs: 60_000 });
 
 interface AskJson {
@@ -177,9 +191,7 @@ describe('maestro ask, on a real route', () => {
   it('asks the mediator, then the council, and prints the synthesizer’s answer', async () => {
     const rest = councilHandler({ synthesis: '### Answer\n\nShip the search page on Monday.' });
     const handler: ChatHandler = (body, n, request) => (isAssessment(body) ? { content: assessment } : rest(body, n, request));
-    server = await startChatServer(handler);
-    const route = { provider: 'openai', model: 'test-model', base_url: server.url, api_key_env: 'TEST_KEY', max_retries: 0 };
-    await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'lab', routes: { lab: route } }));
+    server = await onServer(handler);
     const r = await ask(['When should the search page ship? Answer in one line.'], { TEST_KEY: KEY });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('### Answer\n\nShip the search page on Monday.\n');
@@ -190,11 +202,9 @@ describe('maestro ask, on a real route', () => {
 
   it('a lone persona on a real route gets the file it asked for on its next call', async () => {
     const rest = councilHandler();
-    server = await startChatServer((body, n, request) =>
+    server = await onServer((body, n, request) =>
       n === 1 ? { content: 'I need the notes: [ORCHESTRATOR_REQUEST: READ_FILE(docs/notes.md)]' } : rest(body, n, request),
     );
-    const route = { provider: 'openai', model: 'test-model', base_url: server.url, api_key_env: 'TEST_KEY', max_retries: 0 };
-    await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'lab', routes: { lab: route } }));
     const r = await ask(['When does the search page ship?', '--personas', 'auditor', '--mode', 'round_robin', '--rounds', '1'], {
       TEST_KEY: KEY,
     });
@@ -213,11 +223,7 @@ describe('maestro ask, on a real route', () => {
       rationale: 'steps and risks apart',
     };
     const rest = councilHandler({ synthesis: 'the part is written' });
-    server = await startChatServer((body, n, request) =>
-      body.response_format?.json_schema?.name === 'work_plan' ? { content: JSON.stringify(plan) } : rest(body, n, request),
-    );
-    const route = { provider: 'openai', model: 'test-model', base_url: server.url, api_key_env: 'TEST_KEY', max_retries: 0 };
-    await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'lab', routes: { lab: route } }));
+    server = await onServer(planning(plan, rest));
     const r = await ask(['Write the launch notes for the search page', '--mode', 'plan', '--json'], { TEST_KEY: KEY });
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as AskJson;
@@ -239,11 +245,7 @@ describe('maestro ask, on a real route', () => {
     const rest = councilHandler({
       verdict: (name) => (name === 'Auditor' ? doubt : { action: 'proceed', confidence: 0.8, rationale: 'ok' }),
     });
-    server = await startChatServer((body, n, request) =>
-      body.response_format?.json_schema?.name === 'work_plan' ? { content: JSON.stringify(plan) } : rest(body, n, request),
-    );
-    const route = { provider: 'openai', model: 'test-model', base_url: server.url, api_key_env: 'TEST_KEY', max_retries: 0 };
-    await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ default_route: 'lab', routes: { lab: route } }));
+    server = await onServer(planning(plan, rest));
     const r = await ask(['Write the launch notes for the search page', '--mode', 'plan', '--json'], { TEST_KEY: KEY });
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as AskJson;
