@@ -5,18 +5,9 @@ import { judgeFloor } from '../../src/domain/floor/floor.js';
 import { KeptMediatorReading, type MediatorReading, mediatorMessages, readMediatorReply } from '../../src/domain/floor/mediator.js';
 import { perceiveTask } from '../../src/domain/floor/perceive.js';
 import { evaluateGates, type GateFacts } from '../../src/domain/gates.js';
+import { aMediatorReading } from '../fixtures/domain-builders.js';
 
-const nothing: MediatorReading = {
-  deliverables: [],
-  acts: [],
-  domains: [],
-  high_stakes_case: [],
-  irreversible: false,
-  scale: false,
-  urgency: false,
-  intent_clear: true,
-  personal_preference: false,
-};
+const nothing: MediatorReading = aMediatorReading();
 
 async function factsOf(task: string, approved: ReadonlySet<string> = new Set()): Promise<GateFacts> {
   const reading = perceiveTask(await loadEnglish(), { task, inputs: [] });

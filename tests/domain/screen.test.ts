@@ -10,6 +10,7 @@ import { screenStrings } from '../../src/domain/screen-text.js';
 import { startedRun, turnStep } from '../fixtures/journal-run.js';
 import { conflictFingerprint } from '../../src/app/loop-policy.js';
 import { sha256 } from '../../src/adapters/system/hashing.js';
+import { aMediatorReading } from '../fixtures/domain-builders.js';
 
 const EMAIL = 'jane.doe@example.com';
 const PHONE = '+1 415 555 0100';
@@ -168,17 +169,7 @@ describe('screenRunState and screenRunEvent: what a checkpoint and its journal k
       },
       {
         type: 'advised',
-        advice: {
-          deliverables: [],
-          acts: [{ class: 'send', object: `email ${EMAIL}` }],
-          domains: [],
-          high_stakes_case: [],
-          irreversible: false,
-          scale: false,
-          urgency: false,
-          intent_clear: true,
-          personal_preference: false,
-        },
+        advice: aMediatorReading({ acts: [{ class: 'send', object: `email ${EMAIL}` }] }),
       },
     ];
     for (const event of events) {

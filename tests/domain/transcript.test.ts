@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pauseDecision, runDecision, sealedStopDecision, userDecision } from '../../src/domain/decision.js';
 import { renderTranscript } from '../../src/domain/transcript.js';
-import { aKnowledgeResult, aRunState, aStep, verdictJson } from '../fixtures/domain-builders.js';
+import { aKnowledgeResult, aMediatorReading, aRunState, aStep, verdictJson } from '../fixtures/domain-builders.js';
 
 const RUN = '20260101T000000Z-abc123';
 const steps = [
@@ -39,17 +39,7 @@ describe('renderTranscript: the story of a run', () => {
 
   it("lists the mediator's classification first in the transcript, with the route and model that answered it", () => {
     const classification = { model: 'local/m', calls: 2, usage: { prompt_tokens: 30, completion_tokens: 4 } };
-    const advice = {
-      deliverables: ['summary'],
-      acts: [{ class: 'send' as const, object: 'the board' }],
-      domains: [],
-      high_stakes_case: [],
-      irreversible: false,
-      scale: false,
-      urgency: false,
-      intent_clear: true,
-      personal_preference: false,
-    };
+    const advice = aMediatorReading({ deliverables: ['summary'], acts: [{ class: 'send', object: 'the board' }] });
     const text = section(renderTranscript(aRunState({ steps, classification, advice })), 'Transcript');
     expect(text.indexOf('###')).toBe(text.indexOf('### mediator · task classification'));
     expect(text).toContain('_local/m · 2 calls_');

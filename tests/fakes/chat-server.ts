@@ -3,6 +3,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PromptMeter } from '../helpers/prompt-meter.mjs';
+import { aMediatorReading } from '../fixtures/domain-builders.js';
 
 /**
  * A real chat-completions endpoint on 127.0.0.1 for tests: the openai SDK talks to it over real
@@ -107,18 +108,7 @@ export function isClassifyRequest(body: ChatRequestBody): boolean {
 
 /** A mediator's reading of a task as JSON: nothing found, unless `over` says otherwise. */
 export function readingReply(over: Record<string, unknown> = {}): string {
-  return JSON.stringify({
-    deliverables: [],
-    acts: [],
-    domains: [],
-    high_stakes_case: [],
-    irreversible: false,
-    scale: false,
-    urgency: false,
-    intent_clear: true,
-    personal_preference: false,
-    ...over,
-  });
+  return JSON.stringify({ ...aMediatorReading(), ...over });
 }
 
 /** The default classification: nothing to flag (a model that finds every task harmless). */
