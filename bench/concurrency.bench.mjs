@@ -14,7 +14,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { CLI, ROOT, instantContent, machine, percentile, writeSection } from './report.mjs';
+import { CLI, completionBody, instantContent, machine, percentile, ROOT, writeSection } from './report.mjs';
 
 const COMMANDS = Number(process.env.BENCH_CONC_COMMANDS ?? 16);
 const LATENCY = Number(process.env.BENCH_CONC_LATENCY_MS ?? 300);
@@ -37,14 +37,7 @@ export function server() {
       const content = instantContent(json, 'A short, useful reply from the council member.');
       const classify = String(json.messages?.[0]?.content ?? '').startsWith('You read tasks');
       setTimeout(() => {
-        const payload = {
-          id: 'x',
-          object: 'chat.completion',
-          created: 0,
-          model: json.model,
-          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
-          usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-        };
+        const payload = completionBody(json.model, content);
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify(payload), () => {
           state.inFlight -= 1;

@@ -12,7 +12,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { CLI, ROOT, instantContent, machine, writeSection } from './report.mjs';
+import { CLI, completionBody, instantContent, machine, ROOT, writeSection } from './report.mjs';
 
 const { PromptMeter } = await import(path.join(ROOT, 'tests', 'helpers', 'prompt-meter.mjs'));
 const { TASKS } = await import(path.join(ROOT, 'tests', 'helpers', 'varied-tasks.mjs'));
@@ -44,19 +44,14 @@ function meteredServer() {
       const completion = Math.ceil(content.length / 4);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
-        JSON.stringify({
-          id: 'x',
-          object: 'chat.completion',
-          created: 0,
-          model: json.model,
-          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
-          usage: {
+        JSON.stringify(
+          completionBody(json.model, content, {
             ...usage,
             completion_tokens: completion,
             total_tokens: usage.prompt_tokens + completion,
             prompt_tokens_details: { cached_tokens: usage.cached_tokens },
-          },
-        }),
+          }),
+        ),
       );
     });
   });

@@ -39,6 +39,18 @@ export async function writeSection(title, body) {
   await writeFile(file, text.endsWith('\n') ? text : `${text}\n`);
 }
 
+/** A chat-completions reply carrying `content`, as an OpenAI-compatible server sends it (its usage: `usage`). */
+export function completionBody(model, content, usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) {
+  return {
+    id: 'x',
+    object: 'chat.completion',
+    created: 0,
+    model,
+    choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+    usage,
+  };
+}
+
 /**
  * What an instant chat-completions server answers: the mediator's classification (nothing to flag),
  * an assessment or a verdict when JSON is asked for, else `text`.

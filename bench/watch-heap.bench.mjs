@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { ROOT, instantContent, machine, writeSection } from './report.mjs';
+import { completionBody, instantContent, machine, ROOT, writeSection } from './report.mjs';
 
 const { createApp } = await import(path.join(ROOT, 'dist', 'compose', 'app.js'));
 const { processCommand } = await import(path.join(ROOT, 'dist', 'app', 'process-command.js'));
@@ -32,16 +32,7 @@ function instantServer() {
         const json = JSON.parse(body);
         const content = instantContent(json, 'A short, useful reply.');
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({
-            id: 'x',
-            object: 'chat.completion',
-            created: 0,
-            model: json.model,
-            choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
-            usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-          }),
-        );
+        res.end(JSON.stringify(completionBody(json.model, content)));
       });
     });
     server.listen(0, '127.0.0.1', () => resolve(server));
