@@ -165,10 +165,10 @@ export class WatchLoop {
   #launch(claim: Claim, deps: RunDeps): void {
     this.#slots.launch(claim, ({ signal }) => ({
       deps: { claims: this.#o.claims, run: { ...deps, signal } },
-      interrupted: (error, claimDeps) => {
-        // Only an interruption gets here: the signal's own words ("The operation was aborted") say nothing more.
-        const cause = error instanceof Error && error.name !== 'AbortError' ? ` (${error.message})` : '';
-        const why = `interrupted at its last checkpoint: the watcher was stopped; the next start resumes it${cause}`;
+      interrupted: (_error, claimDeps) => {
+        // Only the watcher's stop gets here: that is the why; the abort's own words ("The operation was
+        // aborted", "the watcher is stopping", whichever reached the run first) say nothing more.
+        const why = 'interrupted at its last checkpoint: the watcher was stopped; the next start resumes it';
         return interruptClaim(claim, claimDeps, 'interrupted', why);
       },
     }));
