@@ -177,15 +177,16 @@ async function countUnrecordedFailure(claim: Claim, outcome: RunOutcome, seconda
     const reasons = await deps.claims.recordFailure(claim, `${message} (could not record it: ${why})`);
     if (reasons.length < POISON_CLAIM_FAILURES)
       return claimResult(claim, { ...outcome, message: `${message}\n${stays} — failure ${reasons.length} of ${POISON_CLAIM_FAILURES})` });
+    const { reason_code } = decideRun({ kind: 'failed_repeatedly' }).decision;
     const rejectedTo = await deps.claims.reject(claim, {
       status: 'error',
-      reason_code: 'RUN_FAILED_REPEATEDLY',
+      reason_code,
       message: `${claim.source} failed ${reasons.length} times in a row and was set aside`,
       issues: reasons,
       audit_log: null,
     });
     const setAside = `(it failed ${reasons.length} times in a row without being recorded: ${why}; moved to .maestro/rejected/ with every reason)`;
-    return claimResult(claim, { ...outcome, reason_code: 'RUN_FAILED_REPEATEDLY', message: `${message}\n${setAside}` }, rejectedTo);
+    return claimResult(claim, { ...outcome, reason_code, message: `${message}\n${setAside}` }, rejectedTo);
   } catch {
     return claimResult(claim, { ...outcome, message: `${message}\n${stays})` });
   }

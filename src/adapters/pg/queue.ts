@@ -5,6 +5,7 @@ import { QUEUE_STATE_OF, type Claim, type Rejection } from '../../domain/queue.j
 import type { RunStatus } from '../../domain/run-state.js';
 import { screenRejection, screenText } from '../../domain/screen.js';
 import type { Delivery } from '../../domain/ports.js';
+import { decideRun } from '../../domain/run/policy.js';
 import { ClaimLostError, EngineError, SESSION_ALIVE_SQL, type Fence, type PgEngine, type Queryable } from './engine.js';
 
 /** Channels: a command is ready (workers listen), a run's queue row ended or paused (the intake listens). */
@@ -369,11 +370,11 @@ export class PgWorkerSession {
          UPDATE maestro_queue q
             SET stalls = orphans.stalls, recovered = true, owner = NULL, delivered_at = NULL,
                 state = CASE WHEN orphans.stalls >= $1 THEN 'rejected' ELSE 'queued' END,
-                rejection = CASE WHEN orphans.stalls >= $1 THEN jsonb_build_object('status', 'error', 'reason_code', 'RUN_FAILED_REPEATEDLY',
+                rejection = CASE WHEN orphans.stalls >= $1 THEN jsonb_build_object('status', 'error', 'reason_code', $2::text,
                   'message', q.source || ': ' || orphans.stalls || ' workers in a row ended while running it, before its checkpoint advanced; it was set aside',
                   'issues', jsonb_build_array('(run): ' || orphans.stalls || ' workers in a row ended before its checkpoint advanced'), 'audit_log', NULL) ELSE q.rejection END
            FROM orphans WHERE q.run_id = orphans.run_id`,
-        [MAX_STALLS],
+        [MAX_STALLS, decideRun({ kind: 'failed_repeatedly' }).decision.reason_code],
       );
       const r = await db.query<ClaimRow>(
         `UPDATE maestro_queue SET state = 'running', owner = $1, epoch = epoch + 1, claims = claims + 1, claimed_at = now()

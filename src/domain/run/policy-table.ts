@@ -267,4 +267,12 @@ export const POLICY_TABLE: readonly PolicyRow[] = [
     reason: 'RUN_HELD_ELSEWHERE',
     source: 'exactly once: another live process runs it, so nothing of it is touched here',
   },
+  {
+    cause: 'failed_repeatedly',
+    calls: EVERY,
+    outcome: 'fail',
+    layer: 'queue',
+    reason: 'RUN_FAILED_REPEATEDLY',
+    source: 'DESIGN, Queue: a claim that keeps failing unrecorded (or killing its workers) goes to rejected/ with every reason',
+  },
 ];

@@ -52,7 +52,9 @@ export type PolicyEvent =
   /** A worker lost its engine claim (the engine went away): it writes nothing more, and another worker resumes the run. */
   | { readonly kind: 'claim_lost' }
   /** Another live process runs the run: it was not run here. */
-  | { readonly kind: 'held_elsewhere' };
+  | { readonly kind: 'held_elsewhere' }
+  /** A claim failed (or its worker died) so many times in a row that it is set aside for a person. */
+  | { readonly kind: 'failed_repeatedly' };
 
 /** What the run does next. `status` is what every view and `run --json` reports. */
 export type Ending =
