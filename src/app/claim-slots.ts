@@ -1,4 +1,12 @@
-import { finishedEvent, isAllowedTransition, runProgressEvent, type Claim, type WatchEvent, type WatchState } from '../domain/queue.js';
+import {
+  finishedEvent,
+  isAllowedTransition,
+  runProgressEvent,
+  type Claim,
+  type ClaimSource,
+  type WatchEvent,
+  type WatchState,
+} from '../domain/queue.js';
 import type { RouteGate } from './route-breaker.js';
 import { planClaim, runClaim, settleClaim, type ClaimResult, type ResumeKind, type RunClaimDeps } from './run-claim.js';
 import { LINE_WAIT, TaskLines, taskLineOf } from './task-lines.js';
@@ -29,17 +37,52 @@ export interface ClaimSlotsOptions {
   readonly routeGate?: RouteGate;
   /** What is still queued, for a run's `finished` event. */
   readonly queued: () => number;
-  /** A slot is free again: the loop looks at its queue. */
-  readonly freed: () => void;
+}
+
+/** How a loop runs its claims: what a claim's slot gets, and when there is nothing more to do. */
+export interface RunnerOptions<C extends Claim> {
+  readonly open: (claim: C, controller: AbortController) => SlotRun;
+  /** Asked when nothing more could be claimed: true ends the run (`--once` with the queue drained). */
+  readonly done: () => boolean;
+  /** Looks at the source again after this long without a wake (a source whose notifications may be missed). */
+  readonly pollMs?: number;
 }
 
 /**
- * The queue runner that `watch` and `worker` share: run slots (a run holds its slot until it has
- * finished: artifact, memory, last commit), task lines (runs of one loop-policy conflict go one at a
- * time), and each claim's way through the one use case — planClaim → runClaim → settle — with its
- * place in the state machine and its events. At concurrency 1 it is one state machine:
+ * The one way a loop is woken: `wake()` from whatever may make work claimable (a file ready, a slot
+ * freed, a route back, an engine's notification, a stop); `wait` resolves at the next wake, at once
+ * when one came since the last wait, or after `ms`.
+ */
+export class Wakeup {
+  #woken = false;
+  #resolve: (() => void) | undefined;
+
+  wake(): void {
+    this.#woken = true;
+    this.#resolve?.();
+  }
+
+  async wait(ms?: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    if (!this.#woken)
+      await new Promise<void>((resolve) => {
+        this.#resolve = resolve;
+        if (ms !== undefined) timer = setTimeout(resolve, ms);
+      });
+    clearTimeout(timer);
+    this.#resolve = undefined;
+    this.#woken = false;
+  }
+}
+
+/**
+ * The queue runner that `watch` and `worker` share: it claims from a ClaimSource (files, or an
+ * engine's session) into run slots (a run holds its slot until it has finished: artifact, memory,
+ * last commit), woken by one Wakeup; task lines (runs of one loop-policy conflict go one at a time);
+ * and each claim's way through the one use case — planClaim → runClaim → settle — with its place in
+ * the state machine and its events. At concurrency 1 it is one state machine:
  * AWAITING_COMMAND → EXECUTING_TASK → PRODUCING_ARTIFACT → AWAITING_COMMAND. The loops keep only
- * where claims come from and how a stop is handed back.
+ * where claims come from and what they report.
  */
 export class ClaimSlots<C extends Claim> {
   readonly #o: ClaimSlotsOptions;
@@ -49,7 +92,9 @@ export class ClaimSlots<C extends Claim> {
   readonly #lines = new TaskLines();
   readonly #concurrency: number;
   readonly #controllers = new Set<AbortController>();
-  #stop: Error | undefined;
+  readonly #wakeup = new Wakeup();
+  #stopping = false;
+  #abort: Error | undefined;
 
   constructor(options: ClaimSlotsOptions) {
     this.#o = options;
@@ -73,35 +118,46 @@ export class ClaimSlots<C extends Claim> {
     return this.#tasks.size;
   }
 
-  /** The one place that says whether a slot is free: a run holds its slot until it has finished. */
-  get hasRoom(): boolean {
-    return this.#stop === undefined && this.#tasks.size < this.#concurrency;
+  /** Something may be claimable now: the runner looks at its source again. */
+  wake(): void {
+    this.#wakeup.wake();
   }
 
-  /** Resolves when a claim leaves its slot. */
-  settled(): Promise<unknown> {
-    return Promise.race([...this.#tasks]);
-  }
-
-  /** Stops every run in flight (and any launched after) at its next checkpoint. */
-  stopAll(reason: Error): void {
-    this.#stop = reason;
-    for (const controller of this.#controllers) controller.abort(reason);
-  }
-
-  /** Resolves once no claim holds a slot. */
-  async drain(): Promise<void> {
+  /**
+   * Claims from `source` into the free slots until stopped (or `done`), looking again at each wake
+   * and each slot freed; resolves once every claim has left its slot.
+   */
+  async run(source: ClaimSource<C>, options: RunnerOptions<C>): Promise<void> {
+    while (!this.#stopping) {
+      while (!this.#stopping && this.#tasks.size < this.#concurrency) {
+        const claim = await source.claimNext();
+        if (!claim) break;
+        this.#launch(claim, (controller) => options.open(claim, controller));
+      }
+      if (this.#stopping || options.done()) break;
+      await this.#wakeup.wait(options.pollMs);
+    }
     while (this.#tasks.size > 0) await Promise.allSettled([...this.#tasks]);
   }
 
-  /** Handles a claim beside the others in flight; its slot is freed (and the loop told) when it is done. */
-  launch(claim: C, open: (controller: AbortController) => SlotRun): void {
+  /** Stops claiming; with a reason, every run in flight (and any launched after) stops at its next checkpoint. */
+  stop(abort?: Error): void {
+    this.#stopping = true;
+    if (abort) {
+      this.#abort = abort;
+      for (const controller of this.#controllers) controller.abort(abort);
+    }
+    this.#wakeup.wake();
+  }
+
+  /** Handles a claim beside the others in flight; its slot is freed (and the runner woken) when it is done. */
+  #launch(claim: C, open: (controller: AbortController) => SlotRun): void {
     const task = this.#handle(claim, open)
       // The last boundary: a bug or a broken output stream must not stop the loop.
       .catch((error: unknown) => this.#notice(claim.runId, `internal error while handling ${claim.source}: ${(error as Error).message}`))
       .finally(() => {
         this.#tasks.delete(task);
-        this.#o.freed();
+        this.#wakeup.wake();
       });
     this.#tasks.add(task);
   }
@@ -111,7 +167,7 @@ export class ClaimSlots<C extends Claim> {
     const controller = new AbortController();
     this.#controllers.add(controller);
     this.#runs.set(claim.runId, run);
-    if (this.#stop) controller.abort(this.#stop);
+    if (this.#abort) controller.abort(this.#abort);
     const slot = open(controller);
     try {
       await this.#settle(run, slot, this.#withProgress(slot.deps, run), controller.signal);

@@ -1,5 +1,5 @@
 import { startedEvent, type Claim, type ClaimStore, type CommandInbox, type WatchEvent, type WatchState } from '../domain/queue.js';
-import { ClaimSlots } from './claim-slots.js';
+import { ClaimSlots, type SlotRun } from './claim-slots.js';
 import { FileClaims } from './file-claims.js';
 import { interruptClaim } from './run-claim.js';
 import type { RunDeps } from './run-deps.js';
@@ -42,15 +42,12 @@ export class WatchLoop {
   readonly #o: WatchLoopOptions;
   /** Where claims come from: recovered ones, decided runs, then files in commands/. */
   readonly #source: FileClaims;
-  /** The runs in flight: slots, task lines and each claim's way through the state machine. */
+  /** The queue runner: slots, task lines and each claim's way through the state machine. */
   readonly #slots: ClaimSlots<Claim>;
   /** The loop's own state while no run is in flight: awaiting a command, or stopped. */
   #state: 'AWAITING_COMMAND' | 'STOPPED' = 'AWAITING_COMMAND';
-  #busy = false;
-  #again = false;
-  #started = false;
   #stopping: 'signal' | 'once' | undefined;
-  #pumping: Promise<void> = Promise.resolve();
+  #running: Promise<void> = Promise.resolve();
   /** The problems last reported by `preflight`, so a broken workspace is announced once, not per file. */
   #broken: string | undefined;
   #recheck: NodeJS.Timeout | undefined;
@@ -77,7 +74,6 @@ export class WatchLoop {
       ...(options.routeGate ? { routeGate: options.routeGate } : {}),
       onEvent: options.onEvent,
       queued: () => this.#source.queued,
-      freed: () => this.#wake(),
     });
   }
 
@@ -100,13 +96,14 @@ export class WatchLoop {
     const { recovered, ownedByOthers } = await this.#o.claims.recoverOrphans();
     this.#source.recovered.push(...recovered);
     if (this.#stopping) return;
-    await this.#o.routeGate?.start(() => this.#wake());
-    await this.#o.decisions?.start(() => this.#wake());
-    await this.#o.inbox.start(() => this.#wake());
+    const wake = () => this.#slots.wake();
+    await this.#o.routeGate?.start(wake);
+    await this.#o.decisions?.start(wake);
+    await this.#o.inbox.start(wake);
     if (this.#stopping) return;
     this.#o.onEvent(startedEvent(this.#o, recovered.length, ownedByOthers));
-    this.#started = true;
-    this.#wake();
+    this.#running = this.#slots.run(this.#source, { open: (claim, { signal }) => this.#open(claim, signal), done: () => this.#drained() });
+    void this.#running.then(() => this.#shutdown('once'));
   }
 
   /** Stops picking up, aborts every run in flight at its checkpoint, and resolves once all have stopped. */
@@ -121,67 +118,40 @@ export class WatchLoop {
     const left = this.#o.inbox.ready + this.#o.inbox.pending;
     clearTimeout(this.#recheck);
     this.#o.routeGate?.stop();
-    if (reason === 'signal') this.#slots.stopAll(new Error('the watcher is stopping'));
+    this.#slots.stop(reason === 'signal' ? new Error('the watcher is stopping') : undefined);
     await Promise.all([this.#o.inbox.close(), this.#o.decisions?.close()]);
-    await this.#pumping;
-    await this.#slots.drain();
+    await this.#running;
     const from = this.state;
     this.#state = 'STOPPED';
     this.#o.onEvent({ kind: 'stopped', state: 'STOPPED', from, reason, left });
     this.#resolveStopped(reason);
   }
 
-  #wake(): void {
-    this.#again = true;
-    if (!this.#started || this.#busy || this.#stopping) return;
-    this.#busy = true;
-    this.#pumping = this.#pump().finally(() => {
-      this.#busy = false;
-      if (this.#again && !this.#stopping && this.#mayClaim()) return this.#wake();
-      const idle = [this.#o.inbox, this.#o.decisions].every((i) => !i || (i.ready === 0 && i.pending === 0));
-      const drained = this.#source.recovered.length === 0 && idle && this.#slots.busy === 0;
-      if (this.#o.once && !this.#stopping && drained) void this.#shutdown('once');
-    });
-  }
-
-  /** Fills the free slots: claims and starts runs until every slot is taken or nothing is ready. */
-  async #pump(): Promise<void> {
-    while (this.#again && !this.#stopping) {
-      this.#again = false;
-      while (this.#mayClaim()) {
-        const claim = await this.#next();
-        if (!claim) break;
-        this.#launch(claim, this.#o.deps);
-      }
+  /**
+   * With `--once`, whether the watch is over: nothing recovered, ready or being written is left and no
+   * run is in flight; or the commands left wait for a route that is down (said once).
+   */
+  #drained(): boolean {
+    if (!this.#o.once) return false;
+    if (this.#source.waiting > 0) {
+      this.#notice(null, `${this.#source.waiting} command(s) wait in commands/ for a route that is down; --once stops here`);
+      return true;
     }
+    const idle = [this.#o.inbox, this.#o.decisions].every((i) => !i || (i.ready === 0 && i.pending === 0));
+    return this.#source.recovered.length === 0 && idle && this.#slots.busy === 0;
   }
 
-  /** Whether another command may be claimed now: a slot is free until its run has finished. */
-  #mayClaim(): boolean {
-    return !this.#stopping && this.#slots.hasRoom;
-  }
-
-  /** Runs a claim in a slot; stopped, it stays in .maestro/inflight/ and the next start resumes it. */
-  #launch(claim: Claim, deps: RunDeps): void {
-    this.#slots.launch(claim, ({ signal }) => ({
-      deps: { claims: this.#o.claims, run: { ...deps, signal } },
+  /** A claim's slot; stopped, its run stays in .maestro/inflight/ and the next start resumes it. */
+  #open(claim: Claim, signal: AbortSignal): SlotRun {
+    return {
+      deps: { claims: this.#o.claims, run: { ...this.#o.deps, signal } },
       interrupted: (_error, claimDeps) => {
         // Only the watcher's stop gets here: that is the why; the abort's own words ("The operation was
         // aborted", "the watcher is stopping", whichever reached the run first) say nothing more.
         const why = 'interrupted at its last checkpoint: the watcher was stopped; the next start resumes it';
         return interruptClaim(claim, claimDeps, 'interrupted', why);
       },
-    }));
-  }
-
-  /** The next claim (FileClaims); with --once, commands that wait for a route that is down end the watch. */
-  async #next(): Promise<Claim | undefined> {
-    const claim = await this.#source.claimNext();
-    if (!claim && this.#source.waiting > 0 && this.#o.once) {
-      this.#notice(null, `${this.#source.waiting} command(s) wait in commands/ for a route that is down; --once stops here`);
-      void this.#shutdown('once');
-    }
-    return claim;
+    };
   }
 
   /** False (after saying why, once) while the workspace cannot run commands; checks again on a timer. */
@@ -202,7 +172,7 @@ export class WatchLoop {
     }
     this.#broken = summary;
     clearTimeout(this.#recheck);
-    this.#recheck = setTimeout(() => this.#wake(), this.#o.preflightRetryMs ?? 2000);
+    this.#recheck = setTimeout(() => this.#slots.wake(), this.#o.preflightRetryMs ?? 2000);
     this.#recheck.unref?.();
     if (this.#o.once) void this.#shutdown('once');
     return false;

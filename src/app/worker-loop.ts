@@ -1,5 +1,5 @@
 import { startedEvent, type Claim, type ClaimSource, type WatchEvent, type WatchState } from '../domain/queue.js';
-import { ClaimSlots } from './claim-slots.js';
+import { ClaimSlots, type SlotRun } from './claim-slots.js';
 import { interruptClaim, type ClaimResult, type RunClaimDeps } from './run-claim.js';
 import { EngineLink } from './engine-link.js';
 import type { RouteGate } from './route-breaker.js';
@@ -19,8 +19,8 @@ export interface WorkerSession<C extends WorkClaim = WorkClaim> extends ClaimSou
   readonly lost: Promise<string>;
   /** The oldest queued command (claims of dead workers are put back first); undefined when none is queued. */
   claimNext(): Promise<C | undefined>;
-  /** Resolves when work may have arrived, after `ms` at the latest, or when the session is lost. */
-  waitForWork(ms: number): Promise<void>;
+  /** Calls `wake` whenever work may have arrived (the engine's notification), and when the session is lost. */
+  onWork(wake: () => void): void;
   /** Gives an interrupted claim back to the queue (this worker is stopping). */
   requeue(claim: C): Promise<void>;
   setCurrent(runId: string | null): Promise<void>;
@@ -59,17 +59,21 @@ export interface WorkerLoopOptions<C extends WorkClaim, S extends WorkerSession<
  * reconnects; whichever worker is free then resumes them. `stop()` interrupts every run in flight
  * and hands each back to the queue.
  */
-export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
+export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> implements ClaimSource<C> {
   readonly #o: WorkerLoopOptions<C, S>;
   #state: 'AWAITING_COMMAND' | 'STOPPED' = 'AWAITING_COMMAND';
   #stopping = false;
   #session: S | undefined;
-  /** The runs in flight: slots, task lines and each claim's way through the state machine. */
+  /** The queue runner: slots, task lines and each claim's way through the state machine. */
   readonly #slots: ClaimSlots<C>;
-  #wakeIdle: (() => void) | undefined;
   #done: Promise<void> = Promise.resolve();
   /** Says once that the engine is lost and once that it is back, however long it takes. */
   readonly #link: EngineLink;
+  /** The pause before the next try to reach an engine that went away. */
+  #retry: NodeJS.Timeout | undefined;
+  #announced = false;
+  /** The engine's queue had nothing for this worker at the last look. */
+  #empty = false;
 
   constructor(options: WorkerLoopOptions<C, S>) {
     this.#o = options;
@@ -78,7 +82,6 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
       ...(options.routeGate ? { routeGate: options.routeGate } : {}),
       onEvent: options.onEvent,
       queued: () => 0,
-      freed: () => this.#wakeIdle?.(),
     });
     const baseMs = options.reconnectMs ?? 250;
     this.#link = new EngineLink({
@@ -108,49 +111,19 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
   async stop(): Promise<void> {
     this.#stopping = true;
     this.#o.routeGate?.stop();
-    this.#slots.stopAll(new Error('the worker is stopping'));
-    this.#wakeIdle?.();
+    clearTimeout(this.#retry);
+    this.#slots.stop(new Error('the worker is stopping'));
     await this.#done;
   }
 
   async #loop(): Promise<void> {
-    let announced = false;
-    await this.#o.routeGate?.start(() => this.#wakeIdle?.());
-    while (!this.#stopping) {
-      const session = await this.#connect();
-      if (!session) break;
-      if (!announced) {
-        announced = true;
-        this.#o.onEvent(startedEvent(this.#o));
-      }
-      if (!this.#mayClaim()) {
-        await this.#slotFreed();
-        continue;
-      }
-      // A route is down: the commands stay queued (for a worker whose routes answer) until it is back.
-      if (this.#o.routeGate && !(await this.#o.routeGate.mayClaim())) {
-        if (this.#o.once) {
-          this.#notice(null, 'a route this worker uses is down: --once stops here, and the queued commands stay in the engine');
-          break;
-        }
-        await this.#idle(session);
-        continue;
-      }
-      let claim: C | undefined;
-      try {
-        claim = await session.claimNext();
-      } catch (error) {
-        await this.#dropSession(`could not take work from the engine: ${(error as Error).message}`);
-        continue;
-      }
-      if (!claim) {
-        if (this.#o.once && this.#slots.busy === 0) break;
-        await (this.#o.once ? this.#slotFreed() : this.#idle(session));
-        continue;
-      }
-      this.#launch(claim, session);
-    }
-    await this.#slots.drain();
+    await this.#o.routeGate?.start(() => this.#slots.wake());
+    await this.#slots.run(this, {
+      open: (claim, controller) => this.#open(claim, controller),
+      done: () => this.#o.once && this.#empty && this.#slots.busy === 0,
+      pollMs: this.#o.pollMs ?? 2000,
+    });
+    clearTimeout(this.#retry);
     await this.#session?.close();
     this.#session = undefined;
     const from = this.state;
@@ -158,21 +131,56 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
     this.#o.onEvent({ kind: 'stopped', state: 'STOPPED', from, reason: this.#stopping ? 'signal' : 'once' });
   }
 
-  /** The live session, opening one (again) if needed; undefined when stopping. */
-  async #connect(): Promise<S | undefined> {
-    while (!this.#stopping) {
-      if (this.#session?.alive) return this.#session;
-      if (this.#session) await this.#dropSession('the engine session ended');
-      try {
-        this.#session = await this.#o.openSession();
-        this.#link.reached();
-        return this.#session;
-      } catch (error) {
-        this.#link.lost(error);
-        await this.#sleep(this.#link.pause());
+  /**
+   * The claim source: the oldest queued command, over a live session (opened again after the engine
+   * went away). Nothing while the engine is away or a route this worker uses is down (the commands
+   * stay queued for a worker whose routes answer).
+   */
+  async claimNext(): Promise<C | undefined> {
+    this.#empty = false;
+    const session = await this.#connect();
+    // A stop that came while the session was being opened: nothing more is claimed.
+    if (!session || this.#stopping) return undefined;
+    if (this.#o.routeGate && !(await this.#o.routeGate.mayClaim())) {
+      if (this.#o.once) {
+        this.#notice(null, 'a route this worker uses is down: --once stops here, and the queued commands stay in the engine');
+        this.#slots.stop();
       }
+      return undefined;
     }
-    return undefined;
+    try {
+      const claim = await session.claimNext();
+      this.#empty = claim === undefined;
+      return claim;
+    } catch (error) {
+      await this.#dropSession(`could not take work from the engine: ${(error as Error).message}`);
+      this.#slots.wake();
+      return undefined;
+    }
+  }
+
+  /** The live session, opening one (again) if needed; undefined while the engine is away (tried again after a growing pause). */
+  async #connect(): Promise<S | undefined> {
+    if (this.#session?.alive) return this.#session;
+    if (this.#session) await this.#dropSession('the engine session ended');
+    if (this.#retry || this.#stopping) return undefined;
+    try {
+      const session = await this.#o.openSession();
+      this.#session = session;
+      this.#link.reached();
+      session.onWork(() => this.#slots.wake());
+      void session.lost.then(() => this.#slots.wake());
+      if (!this.#announced) this.#o.onEvent(startedEvent(this.#o));
+      this.#announced = true;
+      return session;
+    } catch (error) {
+      this.#link.lost(error);
+      this.#retry = setTimeout(() => {
+        this.#retry = undefined;
+        this.#slots.wake();
+      }, this.#link.pause());
+      return undefined;
+    }
   }
 
   /** Closes a session that broke; the first loss of an outage is said (through the link), the rest are not. */
@@ -184,58 +192,27 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> {
     await session.close().catch(() => undefined);
   }
 
-  /** Whether another command may be claimed now. */
-  #mayClaim(): boolean {
-    return !this.#stopping && this.#slots.hasRoom;
-  }
-
   /**
-   * Runs a claim in a slot, with stores fenced to it. A failure outside the run (the engine went away
-   * while planning or settling) leaves the claim with this session, which is being dropped, so another
+   * A claim's slot, with stores fenced to it. A failure outside the run (the engine went away while
+   * planning or settling) leaves the claim with this session, which is being dropped, so another
    * worker (or this one) takes it up again.
    */
-  #launch(claim: C, session: S): void {
-    this.#slots.launch(claim, (controller) => {
-      let lostReason: string | undefined;
-      const lost = (reason: string): void => {
-        lostReason ??= reason;
-        controller.abort(new Error(reason));
-      };
-      void session.lost.then(lost);
-      return {
-        deps: this.#o.depsFor(claim, session, { signal: controller.signal, lost }),
-        interrupted: (error, deps) => this.#interrupted(claim, session, deps, lostReason ?? (error as Error).message),
-        failed: (error) =>
-          `${claim.source}: left to the engine (${lostReason ?? (error as Error).message}); it is taken up again from its checkpoint`,
-        // `maestro status` names one run per worker: another still in flight here, else none.
-        done: () => session.setCurrent(this.inFlight[0] ?? null),
-      };
-    });
-  }
-
-  /** Resolves when a run in flight ends (a slot is free) or the worker is told to stop. */
-  async #slotFreed(): Promise<void> {
-    // A stop that came while the loop was busy (connecting, claiming) found no wait to wake: do not start one.
-    if (this.#stopping) return;
-    await Promise.race([this.#slots.settled(), new Promise<void>((resolve) => (this.#wakeIdle = resolve))]);
-    this.#wakeIdle = undefined;
-  }
-
-  async #idle(session: S): Promise<void> {
-    if (this.#stopping) return;
-    const wait = session.waitForWork(this.#o.pollMs ?? 2000);
-    await Promise.race([wait, new Promise<void>((resolve) => (this.#wakeIdle = resolve))]);
-    this.#wakeIdle = undefined;
-  }
-
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.#wakeIdle = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+  #open(claim: C, controller: AbortController): SlotRun {
+    const session = this.#session as S;
+    let lostReason: string | undefined;
+    const lost = (reason: string): void => {
+      lostReason ??= reason;
+      controller.abort(new Error(reason));
+    };
+    void session.lost.then(lost);
+    return {
+      deps: this.#o.depsFor(claim, session, { signal: controller.signal, lost }),
+      interrupted: (error, deps) => this.#interrupted(claim, session, deps, lostReason ?? (error as Error).message),
+      failed: (error) =>
+        `${claim.source}: left to the engine (${lostReason ?? (error as Error).message}); it is taken up again from its checkpoint`,
+      // `maestro status` names one run per worker: another still in flight here, else none.
+      done: () => session.setCurrent(this.inFlight[0] ?? null),
+    };
   }
 
   /** The run stopped at its last checkpoint: handed back when this worker stops, left to the engine when the claim was lost. */

@@ -16,9 +16,8 @@ export class FakeSession implements WorkerSession<WorkClaim> {
     return this.queue.shift();
   }
 
-  async waitForWork(): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  /** No notifications: the worker looks again every `pollMs`. */
+  onWork(): void {}
 
   async requeue(claim: WorkClaim): Promise<void> {
     this.requeued.push(claim.runId);

@@ -291,9 +291,7 @@ export class PgWorkerSession {
   readonly id: string;
   readonly lost: Promise<string>;
   #alive = true;
-  #wake: (() => void) | undefined;
-  /** Work announced while the worker was busy: the next wait returns at once. */
-  #missed = false;
+  #onWork: () => void = () => undefined;
   #heartbeat: NodeJS.Timeout | undefined;
   #markLost: (why: string) => void = () => undefined;
 
@@ -308,7 +306,7 @@ export class PgWorkerSession {
         if (!this.#alive) return;
         this.#alive = false;
         clearInterval(this.#heartbeat);
-        this.#wake?.();
+        this.#onWork();
         resolve(why);
       };
     });
@@ -334,10 +332,7 @@ export class PgWorkerSession {
       });
     }
     const session = new PgWorkerSession(engine, client, id);
-    client.on('notification', () => {
-      if (session.#wake) session.#wake();
-      else session.#missed = true;
-    });
+    client.on('notification', () => session.#onWork());
     client.on('error', (error: Error) => session.#markLost(`the engine connection failed: ${error.message}`));
     client.on('end', () => session.#markLost('the engine connection closed'));
     session.#heartbeat = setInterval(() => {
@@ -433,22 +428,9 @@ export class PgWorkerSession {
     });
   }
 
-  /** Resolves on a notification of new work, after `ms`, or when the session is lost. */
-  waitForWork(ms: number): Promise<void> {
-    if (!this.#alive || this.#missed) {
-      this.#missed = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done(): void {
-        clearTimeout(timer);
-        self.#wake = undefined;
-        resolve();
-      }
-      this.#wake = done;
-    });
+  /** Calls `wake` on each notification of new work, and when the session is lost. */
+  onWork(wake: () => void): void {
+    this.#onWork = wake;
   }
 
   /** The fence for writes made on behalf of a claim. */
@@ -476,8 +458,6 @@ export class PgWorkerSession {
 
   async close(): Promise<void> {
     clearInterval(this.#heartbeat);
-    // A wait for work still pending ends now: its timer would keep a stopping process alive.
-    this.#wake?.();
     if (this.#alive)
       await this.client
         .query('UPDATE maestro_workers SET stopped_at = now(), current_run = NULL WHERE session_id = $1', [this.id])
