@@ -20,6 +20,7 @@ import {
 import { EngineLink, isEngineOutage } from './engine-link.js';
 import { FileClaims } from './file-claims.js';
 import { HeldClaims } from './held-claims.js';
+import { Wakeup } from './claim-slots.js';
 import { fingerprintInputs } from './verified-inputs.js';
 
 export interface IntakeLoopOptions {
@@ -59,13 +60,10 @@ export interface IntakeLoopOptions {
 export class IntakeLoop {
   readonly #o: IntakeLoopOptions;
   #stopping = false;
-  #busy: Promise<void> = Promise.resolve();
-  #again = false;
-  #pumping = false;
-  #wakeDelivery: (() => void) | undefined;
+  /** Woken by a file ready, a run ended in the engine, or a stop; else it looks again after a pause. */
+  readonly #wakeup = new Wakeup();
   readonly #recovered: Claim[] = [];
-  #delivering: Promise<void> = Promise.resolve();
-  #retry: NodeJS.Timeout | undefined;
+  #running: Promise<void> = Promise.resolve();
   readonly #link: EngineLink;
   /** New files in commands/, each claimed into .maestro/inflight/ (FileClaims); none while the engine is away. */
   readonly #files: FileClaims;
@@ -98,46 +96,48 @@ export class IntakeLoop {
   async start(): Promise<void> {
     const { recovered } = await this.#o.claims.recoverOrphans();
     this.#recovered.push(...recovered);
-    await this.#o.inbox.start(() => this.#wake());
+    await this.#o.inbox.start(() => this.#wakeup.wake());
     this.#o.onEvent(startedEvent(this.#o, recovered.length));
-    this.#wake();
-    this.#delivering = this.#deliverLoop();
+    this.#running = this.#loop();
   }
 
   /** Resolves when stopped: after `stop()`, or with `once` when every submitted run was written back. */
   get stopped(): Promise<void> {
-    return this.#delivering;
+    return this.#running;
   }
 
   async stop(): Promise<void> {
     this.#stopping = true;
-    clearTimeout(this.#retry);
-    this.#wakeDelivery?.();
-    await this.#o.inbox.close();
-    await this.#busy;
-    await this.#delivering;
+    this.#wakeup.wake();
+    await this.#running;
   }
 
-  #wake(): void {
-    this.#again = true;
-    if (this.#pumping || this.#stopping) return;
-    this.#pumping = true;
-    this.#busy = this.#submitReady().finally(() => {
-      this.#pumping = false;
-      this.#wakeDelivery?.();
-    });
+  /**
+   * One look at each wake, or after a pause (growing while the engine is away): write back what
+   * ended (which also says whether the engine answers), then submit what is claimed and ready.
+   */
+  async #loop(): Promise<void> {
+    while (!this.#stopping) {
+      const reached = await this.#deliverEnded();
+      await this.#submitReady();
+      if (this.#o.once && reached && this.#recovered.length === 0 && this.#o.inbox.ready === 0 && this.#o.inbox.pending === 0) {
+        if ((await this.#o.queue.outstanding().catch(() => 1)) === 0) break;
+      }
+      this.#o.queue.onDone(() => this.#wakeup.wake());
+      await this.#wakeup.wait(this.#link.pause());
+    }
+    this.#stopping = true;
+    await this.#o.inbox.close();
+    this.#o.onEvent({ kind: 'stopped', state: 'STOPPED', from: 'AWAITING_COMMAND', reason: this.#o.once ? 'once' : 'signal' });
   }
 
   async #submitReady(): Promise<void> {
-    while (this.#again && !this.#stopping) {
-      this.#again = false;
-      for (const claim of this.#recovered.splice(0)) {
-        if (this.#stopping || this.#link.down) this.#recovered.push(claim);
-        else await this.#submit(claim);
-      }
-      // While the engine is away, new files stay in commands/ (unclaimed) until the next try.
-      for (let claim = await this.#files.claimNext(); claim; claim = await this.#files.claimNext()) await this.#submit(claim);
+    for (const claim of this.#recovered.splice(0)) {
+      if (this.#stopping || this.#link.down) this.#recovered.push(claim);
+      else await this.#submit(claim);
     }
+    // While the engine is away, new files stay in commands/ (unclaimed) until the next try.
+    for (let claim = await this.#files.claimNext(); claim; claim = await this.#files.claimNext()) await this.#submit(claim);
   }
 
   /** Reads a claimed command and hands it to the engine; a file that cannot be read is rejected here. */
@@ -182,59 +182,37 @@ export class IntakeLoop {
         `${claim.source}: could not be submitted (${(error as Error).message}); it stays in .maestro/inflight/ and is submitted again in a moment`,
       );
     }
+    // Submitted again at the next look, after a pause.
     this.#recovered.push(claim);
-    clearTimeout(this.#retry);
-    this.#retry = setTimeout(() => this.#wake(), this.#link.pause());
   }
 
   /** Submits again, once each, every claim this intake holds that the engine no longer has (HeldClaims). */
   async #resubmitLost(): Promise<void> {
-    const lost = await this.#held.lost();
-    for (const claim of lost) {
+    for (const claim of await this.#held.lost()) {
       this.#recovered.push(claim);
       this.#notice(
         claim.runId,
         `${claim.source}: the engine no longer has run ${claim.runId}, which it had accepted (lost in a database crash with asynchronous commits, or by a restore from a backup); submitting it again`,
       );
     }
-    if (lost.length > 0) this.#wake();
   }
 
-  async #deliverLoop(): Promise<void> {
-    while (!this.#stopping) {
-      try {
-        const rows = await this.#o.queue.undelivered();
-        if (this.#link.reached()) {
-          this.#held.checkSoon();
-          this.#wake(); // what waited for the engine is submitted now
-        }
-        this.#deliverFailure = undefined;
-        for (const row of rows) {
-          if (this.#stopping) break;
-          await this.#deliver(row);
-        }
-        await this.#resubmitLost();
-        if (
-          this.#o.once &&
-          !this.#pumping &&
-          this.#recovered.length === 0 &&
-          this.#o.inbox.ready === 0 &&
-          this.#o.inbox.pending === 0 &&
-          (await this.#o.queue.outstanding()) === 0
-        )
-          break;
-      } catch (error) {
-        this.#deliveryFailed(error);
+  /** Writes back every run that ended in the engine; false when the engine could not be asked. */
+  async #deliverEnded(): Promise<boolean> {
+    try {
+      const rows = await this.#o.queue.undelivered();
+      if (this.#link.reached()) this.#held.checkSoon();
+      this.#deliverFailure = undefined;
+      for (const row of rows) {
+        if (this.#stopping) break;
+        await this.#deliver(row);
       }
-      await Promise.race([this.#o.queue.waitForDone(this.#link.pause()), new Promise<void>((resolve) => (this.#wakeDelivery = resolve))]);
-      this.#wakeDelivery = undefined;
+      await this.#resubmitLost();
+      return true;
+    } catch (error) {
+      this.#deliveryFailed(error);
+      return false;
     }
-    if (!this.#stopping) {
-      this.#stopping = true;
-      await this.#o.inbox.close();
-      await this.#busy;
-    }
-    this.#o.onEvent({ kind: 'stopped', state: 'STOPPED', from: 'AWAITING_COMMAND', reason: this.#o.once ? 'once' : 'signal' });
   }
 
   /** An outage is said once (and its end once); any other failure once per distinct reason. */

@@ -184,7 +184,7 @@ async function startIntake(
       markDelivered: (runId, state) => engine.queue.markDelivered(runId, state),
       artifacts: (runId) => engine.queue.artifacts(runId),
       outstanding: () => engine.queue.outstanding(engine.workspaceId),
-      waitForDone: (ms) => listener.wait(ms),
+      onDone: (wake) => listener.listen(wake),
       known: (runIds) => engine.queue.known(runIds),
     },
     inputs: app.deps.inputs,

@@ -256,8 +256,8 @@ export interface IntakeQueue {
   artifacts(runId: string): Promise<{ path: string; content: string; protect: string[] }[]>;
   /** This workspace's commands not written back yet (queued, running, or ended and undelivered). */
   outstanding(): Promise<number>;
-  /** Resolves when a run may have ended (a notification), or after `ms`. */
-  waitForDone(ms: number): Promise<void>;
+  /** Calls `wake` whenever a run may have ended (a notification); called at every look, it listens again after an outage. */
+  onDone(wake: () => void): void;
   /** Which of these run ids the engine has (any state): a claim it lacks was lost after it was accepted. */
   known(runIds: readonly string[]): Promise<ReadonlySet<string>>;
 }

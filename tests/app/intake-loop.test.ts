@@ -72,9 +72,8 @@ class FakeQueue implements IntakeQueue {
     return [...this.submitted.keys()].filter((id) => !this.delivered.includes(id)).length;
   }
 
-  async waitForDone(ms: number): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, Math.min(ms, 5)));
-  }
+  /** No notifications: the intake looks again after its pause. */
+  onDone(): void {}
 
   /** A worker ended the run: its row waits to be written back. */
   finish(runId: string, row: Partial<Delivery>, artifacts: { path: string; content: string; protect: string[] }[] = []): void {

@@ -2,15 +2,14 @@ import type pg from 'pg';
 import type { PgEngine } from './engine.js';
 
 /**
- * LISTENs on one channel over its own connection, reconnecting when the engine goes away (polling
- * covers the gap). `wait(ms)` resolves on the next notification or after `ms`.
+ * LISTENs on one channel over its own connection, reconnecting when the engine goes away (the
+ * caller's polling covers the gap). `listen(wake)` calls `wake` on each notification; called again,
+ * it connects again if the connection was lost.
  */
 export class PgListener {
   #client: pg.Client | undefined;
   #connecting: Promise<void> | undefined;
-  #waiters: (() => void)[] = [];
-  /** A notification that came while nobody waited: the next wait returns at once. */
-  #missed = false;
+  #wake: () => void = () => undefined;
   #closed = false;
 
   constructor(
@@ -18,22 +17,10 @@ export class PgListener {
     private readonly channel: string,
   ) {}
 
-  async wait(ms: number): Promise<void> {
+  listen(wake: () => void): void {
+    this.#wake = wake;
     if (!this.#client && !this.#connecting && !this.#closed)
       this.#connecting = this.#connect().finally(() => (this.#connecting = undefined));
-    if (this.#missed) {
-      this.#missed = false;
-      return;
-    }
-    await new Promise<void>((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.#waiters = this.#waiters.filter((w) => w !== done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.#waiters.push(done);
-    });
   }
 
   async #connect(): Promise<void> {
@@ -44,17 +31,14 @@ export class PgListener {
     };
     client.on('error', drop);
     client.on('end', drop);
-    client.on('notification', () => {
-      if (this.#waiters.length === 0) this.#missed = true;
-      for (const w of [...this.#waiters]) w();
-    });
+    client.on('notification', () => this.#wake());
     try {
       await client.connect();
       await client.query(`LISTEN ${this.channel}`);
       if (this.#closed) return drop();
       this.#client = client;
     } catch {
-      drop(); // the engine is away: the caller polls, and the next wait tries again
+      drop(); // the engine is away: the caller polls, and the next listen tries again
     }
   }
 
@@ -63,6 +47,5 @@ export class PgListener {
     await this.#connecting;
     await this.#client?.end().catch(() => undefined);
     this.#client = undefined;
-    for (const w of [...this.#waiters]) w();
   }
 }
