@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { link, open, readdir, rename, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import { link, open, rename, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { InvalidInputError, StorageError } from '../../domain/errors.js';
@@ -9,6 +9,7 @@ import { screenRejection } from '../../domain/screen.js';
 import { ensurePrivateDir, writeJsonAtomically } from './atomic-file.js';
 import { ignoreMissing, type FsWatcherRegistry, type WatcherIdentity } from './watcher-registry.js';
 import { ClaimRecord, COMMAND_NAME, exists, readJson, resolveOwner } from './inflight-claims.js';
+import { listDirOrEmpty } from './read.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
 /** Command files are small (the task is at most 20,000 characters); anything bigger is refused unread. */
@@ -217,7 +218,7 @@ export class FsClaimStore implements ClaimStore {
       }
       const orphan = /^([A-Za-z0-9_-]+)\.claim$/.exec(name)?.[1];
       if (!orphan || commands.has(orphan)) continue;
-      const record = await this.#readJson(name, ClaimRecord);
+      const record = await readJson(path.join(this.#paths.inflight, name), ClaimRecord);
       if (record && (record.owner.id === this.#self.id || (await this.#registry.isAlive(record.owner)))) continue;
       // A live owner may have renamed the command in since we listed; only a dead owner's record goes.
       await this.#removeSidecars(orphan);
@@ -273,17 +274,8 @@ export class FsClaimStore implements ClaimStore {
     }
   }
 
-  #readJson<T>(name: string, schema: z.ZodType<T>): Promise<T | undefined> {
-    return readJson(path.join(this.#paths.inflight, name), schema);
-  }
-
-  async #list(): Promise<string[]> {
-    try {
-      return (await readdir(this.#paths.inflight)).sort();
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw error;
-    }
+  #list(): Promise<string[]> {
+    return listDirOrEmpty(this.#paths.inflight);
   }
 
   #commandFile(runId: string): string {

@@ -1,6 +1,7 @@
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { listDirOrEmpty, readIfExists, safeJson } from './read.js';
 import { WatcherIdentity } from './watcher-registry.js';
 
 // The files of `.maestro/inflight/` and how to read them; `FsClaimStore` writes them.
@@ -35,13 +36,7 @@ export interface ClaimListing {
 
 /** Lists the claims in `.maestro/inflight/` (read-only). */
 export async function listClaims(inflight: string): Promise<ClaimListing[]> {
-  let names: string[];
-  try {
-    names = (await readdir(inflight)).sort();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
+  const names = await listDirOrEmpty(inflight);
   const out: ClaimListing[] = [];
   for (const name of names) {
     const runId = COMMAND_NAME.exec(name)?.[1];
@@ -77,21 +72,11 @@ export async function resolveOwner(
   return { record, owner, ownerId };
 }
 
+/** A record of the folder, or undefined when it is missing or does not parse (written complete, so edited by hand: it names no owner). */
 export async function readJson<T>(file: string, schema: z.ZodType<T>): Promise<T | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
-    const parsed = schema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    // Written complete (link after write), so unparsable means edited by hand: it names no owner.
-    return undefined;
-  }
+  const text = await readIfExists(file);
+  const parsed = text === undefined ? undefined : schema.safeParse(safeJson(text));
+  return parsed?.success ? parsed.data : undefined;
 }
 
 export async function exists(file: string): Promise<boolean> {
