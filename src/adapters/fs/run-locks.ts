@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { RunBusyError } from '../../domain/errors.js';
 import type { RunLocks } from '../../domain/ports.js';
-import { DEFAULT_STALE_MS, FileLockBusyError, isFileLockHeld, withFileLock, type FileLockOptions } from './file-lock.js';
+import { DEFAULT_STALE_MS, FileLockBusyError, withFileLock, type FileLockOptions } from './file-lock.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
 const RUN_ID = /^[A-Za-z0-9_-]+$/;
@@ -18,15 +18,10 @@ export class FsRunLocks implements RunLocks {
     private readonly options: Pick<FileLockOptions, 'staleMs'> = {},
   ) {}
 
-  /** Where the lock of a run is (a folder, there only while held or left by a holder that died). */
-  lockFile(runId: string): string {
-    return path.join(this.paths.runDir(runId), 'run.lock');
-  }
-
   async hold<T>(runId: string, fn: () => Promise<T>, options: { readonly waitMs?: number } = {}): Promise<T> {
     // No such run: nothing to hold, and `fn` says so (it finds no checkpoint).
     if (!RUN_ID.test(runId) || !(await isFolder(this.paths.runDir(runId)))) return fn();
-    const lockFile = this.lockFile(runId);
+    const lockFile = path.join(this.paths.runDir(runId), 'run.lock');
     try {
       return await withFileLock(lockFile, () => fn(), { ...this.options, waitMs: options.waitMs ?? 0 });
     } catch (error) {
@@ -37,11 +32,6 @@ export class FsRunLocks implements RunLocks {
       }
       throw error;
     }
-  }
-
-  /** Whether a live process holds the run now (deciding or resuming it in the foreground). */
-  isHeld(runId: string): Promise<boolean> {
-    return RUN_ID.test(runId) ? isFileLockHeld(this.lockFile(runId), this.options) : Promise.resolve(false);
   }
 }
 

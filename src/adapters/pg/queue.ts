@@ -49,9 +49,6 @@ export interface Submission {
   readonly inputHashes: Readonly<Record<string, string>>;
 }
 
-/** A queue row that ended, paused or was rejected and has not yet been written back to its workspace (the intake's `Delivery`). */
-export type Undelivered = Delivery;
-
 export interface QueueStats {
   readonly queued: number;
   readonly running: number;
@@ -85,11 +82,6 @@ export class PgQueue {
     });
   }
 
-  /** Whether the engine knows this run id as a queued or past command. */
-  async has(runId: string): Promise<boolean> {
-    return (await this.engine.query('SELECT 1 FROM maestro_queue WHERE run_id = $1', [runId])).rowCount === 1;
-  }
-
   /** Which of these run ids the engine has as a queued or past command. */
   async known(runIds: readonly string[]): Promise<Set<string>> {
     if (runIds.length === 0) return new Set();
@@ -97,12 +89,12 @@ export class PgQueue {
     return new Set(r.rows.map((row) => row.run_id));
   }
 
-  async undelivered(workspaceId: string): Promise<Undelivered[]> {
+  async undelivered(workspaceId: string): Promise<Delivery[]> {
     const r = await this.engine.query<{
       run_id: string;
       source: string;
-      state: Undelivered['state'];
-      kind: Undelivered['kind'];
+      state: Delivery['state'];
+      kind: Delivery['kind'];
       rejection: Rejection | null;
       status: string | null;
       summary: string | null;
@@ -371,21 +363,25 @@ export class PgWorkerSession {
            FROM orphans WHERE q.run_id = orphans.run_id`,
         [MAX_STALLS, decideRun({ kind: 'failed_repeatedly' }).decision.reason_code],
       );
-      const r = await db.query<ClaimRow>(
-        `UPDATE maestro_queue SET state = 'running', owner = $1, epoch = epoch + 1, claims = claims + 1, claimed_at = now()
-          WHERE run_id = (SELECT run_id FROM maestro_queue WHERE state = 'queued' ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
-            AND ${alive('$1::text')}
-          RETURNING ${CLAIM_COLUMNS}`,
+      const next = await db.query<{ run_id: string }>(
+        `SELECT run_id FROM maestro_queue WHERE state = 'queued' AND ${alive('$1::text')} ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED`,
         [this.id],
       );
-      const row = r.rows[0];
-      if (!row) return undefined;
-      await db.query('UPDATE maestro_workers SET current_run = $2 WHERE session_id = $1', [this.id, row.run_id]);
-      return this.#claimOf(row);
+      return next.rows[0] && this.#take(db, next.rows[0].run_id);
     });
   }
 
-  #claimOf(row: ClaimRow): EngineClaim {
+  /** Takes a row (locked by the caller) for this session: a new epoch, and this worker's current run, in the caller's transaction. */
+  async #take(db: Queryable, runId: string): Promise<EngineClaim | undefined> {
+    const r = await db.query<ClaimRow>(
+      `UPDATE maestro_queue SET state = 'running', owner = $1, epoch = epoch + 1, claims = claims + 1, claimed_at = now(),
+              recovered = (recovered OR state = 'running')
+        WHERE run_id = $2 RETURNING ${CLAIM_COLUMNS}`,
+      [this.id, runId],
+    );
+    const row = r.rows[0];
+    if (!row) return undefined;
+    await db.query('UPDATE maestro_workers SET current_run = $2 WHERE session_id = $1', [this.id, runId]);
     return {
       runId: row.run_id,
       source: row.source,
@@ -416,15 +412,7 @@ export class PgWorkerSession {
         )
       ).rows[0];
       if (!row || (row.state !== 'queued' && row.state !== 'running')) return undefined;
-      if (row.live) return 'held';
-      const r = await db.query<ClaimRow>(
-        `UPDATE maestro_queue SET state = 'running', owner = $1, epoch = epoch + 1, claims = claims + 1, claimed_at = now(),
-                recovered = (recovered OR state = 'running')
-          WHERE run_id = $2 RETURNING ${CLAIM_COLUMNS}`,
-        [this.id, runId],
-      );
-      await db.query('UPDATE maestro_workers SET current_run = $2 WHERE session_id = $1', [this.id, runId]);
-      return r.rows[0] ? this.#claimOf(r.rows[0]) : undefined;
+      return row.live ? 'held' : this.#take(db, runId);
     });
   }
 
