@@ -198,6 +198,7 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> impleme
    * worker (or this one) takes it up again.
    */
   #open(claim: C, controller: AbortController): SlotRun {
+    // The session the claim was just taken on: the runner opens a slot as soon as claimNext returns, and only claimNext changes sessions.
     const session = this.#session as S;
     let lostReason: string | undefined;
     const lost = (reason: string): void => {
