@@ -1,7 +1,7 @@
 import { AUDIT_HEADER_FIELDS, AUDIT_REDACTION_FAILED, type UnchainedAuditRecord } from './audit.js';
 import type { Sha256 } from './audit-chain.js';
 import { AppError } from './errors.js';
-import { isSecretCategory, SENSITIVE_CATEGORIES, type SensitiveCategory } from './sensitive/categories.js';
+import { isSecretCategory, isSensitiveCategory, orderedCategories } from './sensitive/categories.js';
 import { detectSensitive } from './sensitive/detector.js';
 
 /** One finding: `text.slice(start, end)` is sensitive. */
@@ -248,16 +248,14 @@ function detectAfterKey(key: string, value: string, scanner: SensitiveScanner): 
 function digest(text: string, deps: SanitizerDeps): Record<string, unknown> {
   const found = deps.scanner.detect(text);
   if (found.length === 0) return { omitted: 'raw_text', sha256: deps.sha256(text), chars: text.length };
-  const categories = new Set(found.map((f) => categoryLabel(f.category)));
-  const known = SENSITIVE_CATEGORIES.filter((c) => categories.has(c));
-  const pii = known.filter((c) => !isSecretCategory(c));
-  const secrets = known.filter((c: SensitiveCategory) => isSecretCategory(c));
-  const other = [...categories].filter((c) => !(SENSITIVE_CATEGORIES as readonly string[]).includes(c)).sort();
+  const labels = orderedCategories(found.map((f) => categoryLabel(f.category)));
+  const secrets = labels.filter((c) => isSensitiveCategory(c) && isSecretCategory(c));
+  const pii = labels.filter((c) => !secrets.includes(c));
   return {
     omitted: 'raw_text',
     sha256: deps.sha256(text),
     chars: text.length,
-    ...(pii.length + other.length > 0 ? { pii_categories: [...pii, ...other] } : {}),
+    ...(pii.length > 0 ? { pii_categories: pii } : {}),
     ...(secrets.length > 0 ? { secret_categories: secrets } : {}),
   };
 }

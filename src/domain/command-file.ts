@@ -148,38 +148,27 @@ export const CommandFile = z
     const c = command.config;
     if (command.work_items) {
       if (c.mode !== undefined) issue(['config', 'mode'], 'a command with work_items runs them as its own mode; leave config.mode out');
-      if (c.supervisor !== undefined) issue(['config', 'supervisor'], 'only for mode "supervisor", not with work_items');
-      if (c.max_iterations !== undefined) issue(['config', 'max_iterations'], 'only for mode "supervisor", not with work_items');
-      if (c.planner !== undefined) issue(['config', 'planner'], 'only for mode "plan", not with work_items');
-      if (c.max_replans !== undefined) issue(['config', 'max_replans'], 'only for mode "plan", not with work_items');
+      for (const { key, mode } of MODE_ONLY.filter((row) => row.notWithItems))
+        if (c[key] !== undefined) issue(['config', key], `only for mode "${mode}", not with work_items`);
     } else {
       if (command.facts !== undefined) issue(['facts'], 'only with work_items (the facts every item is given)');
       if (c.parallel_items !== undefined) issue(['config', 'parallel_items'], 'only with work_items');
       if (c.item_memory !== undefined) issue(['config', 'item_memory'], 'only with work_items');
       modeOnlyOptions(c, issue);
-      for (const key of ['planner', 'max_replans'] as const)
-        if (c[key] !== undefined && c.mode !== undefined && c.mode !== 'plan')
-          issue(['config', key], `only for mode "plan" (this command says "${c.mode}")`);
-      if (c.mode !== undefined && c.mode !== 'supervisor') {
-        if (c.supervisor !== undefined) issue(['config', 'supervisor'], `only for mode "supervisor" (this command says "${c.mode}")`);
-        if (c.max_iterations !== undefined)
-          issue(['config', 'max_iterations'], `only for mode "supervisor" (this command says "${c.mode}")`);
-        if (c.reviewer !== undefined && c.mode !== 'plan')
-          issue(
-            ['config', 'reviewer'],
-            `the reviewer gate works with modes "supervisor" and "plan" and with work_items (this command says "${c.mode}")`,
-          );
-      }
     }
   });
 export type CommandFile = z.infer<typeof CommandFile>;
 
-/** Options that only one mode reads: with another mode named, they would be silently ignored. */
-const MODE_ONLY: readonly { key: 'specialists' | 'uncertainty_threshold' | 'relevance_floor' | 'groups'; mode: string }[] = [
+/** Options that only one mode reads: with another mode named (or, for some, with work_items), they would be silently ignored. */
+const MODE_ONLY: readonly { key: keyof CommandConfig; mode: string; notWithItems?: true }[] = [
   { key: 'specialists', mode: 'adaptive' },
   { key: 'uncertainty_threshold', mode: 'adaptive' },
   { key: 'relevance_floor', mode: 'adaptive' },
   { key: 'groups', mode: 'hierarchical' },
+  { key: 'supervisor', mode: 'supervisor', notWithItems: true },
+  { key: 'max_iterations', mode: 'supervisor', notWithItems: true },
+  { key: 'planner', mode: 'plan', notWithItems: true },
+  { key: 'max_replans', mode: 'plan', notWithItems: true },
 ];
 
 function modeOnlyOptions(c: CommandConfig, issue: (path: (string | number)[], message: string) => void): void {
@@ -187,6 +176,11 @@ function modeOnlyOptions(c: CommandConfig, issue: (path: (string | number)[], me
     if (c[key] !== undefined && c.mode !== undefined && c.mode !== mode)
       issue(['config', key], `only for mode "${mode}" (this command says "${c.mode}")`);
   }
+  if (c.reviewer !== undefined && c.mode !== undefined && c.mode !== 'supervisor' && c.mode !== 'plan')
+    issue(
+      ['config', 'reviewer'],
+      `the reviewer gate works with modes "supervisor" and "plan" and with work_items (this command says "${c.mode}")`,
+    );
   // The anonymous review ranks the assessments of one council: adaptive and hierarchical do not ask for it.
   if (c.review === 'anonymous' && (c.mode === 'adaptive' || c.mode === 'hierarchical'))
     issue(

@@ -1,13 +1,12 @@
+import { z } from 'zod';
+import data from './credential-stores.json' with { type: 'json' };
+
 /**
  * Well-known credential stores: files that exist to hold a password, a token or a private key. The
  * knowledge sandbox never serves them, the search never indexes them, and an artifact never
- * overwrites them, whatever a command or a model asks. Kept as one table (tested row by row in
- * tests/domain/credential-files.test.ts) so adding a store is one line, not one more condition.
- *
- * A pattern is matched against the end of a workspace-relative path, at any depth, ignoring case:
- * - `name` matches a file name (`*` and `?` stay inside one name; `{a,b}` is either);
- * - `folder/name` matches those last segments (`.docker/config.json`);
- * - a trailing `/` is a folder, and everything inside it at any depth (`.kube/` covers `.kube/cache/x`).
+ * overwrites them, whatever a command or a model asks. Kept as one table, `credential-stores.json`
+ * (tested row by row in tests/domain/credential-files.test.ts), so adding a store is one line, not
+ * one more condition. Its `about` says how a pattern matches a path.
  */
 
 /** One kind of credential store and the names it goes by. */
@@ -17,91 +16,10 @@ export interface CredentialStore {
   readonly patterns: readonly string[];
 }
 
-/** The extensions of a data file (as opposed to code or prose), for names that are stores only as data. */
-const DATA_FILE = '.json,.db,.sqlite,.toml,.yml,.yaml,.yml.enc,.yaml.enc,.xml,.csv,.ini,.txt,.cfg,.conf,.env,.properties,.enc';
-
 /** Every credential store the sandbox knows. Names, not contents: a renamed key is caught by `credentialContentReason`. */
-export const CREDENTIAL_STORES: readonly CredentialStore[] = [
-  { what: 'an environment file (usually API keys and passwords)', patterns: ['.env*', '.env*/'] },
-  { what: 'an SSH key', patterns: ['.ssh/', 'id_rsa*', 'id_dsa*', 'id_ecdsa*', 'id_ed25519*', 'id_xmss*', '*.ppk'] },
-  {
-    what: 'a TLS or signing private key, or a keystore',
-    patterns: ['*.key', '*.pem', '*.p12', '*.pfx', '*.jks', '*.keystore', '*.p8', '*.keytab'],
-  },
-  { what: 'a GnuPG keyring or encrypted secret', patterns: ['.gnupg/', '*.gpg', '*.asc', '.password-store/'] },
-  { what: 'a password database', patterns: ['*.kdbx', '*.kdb', '.htpasswd'] },
-  {
-    what: 'cloud credentials',
-    patterns: ['.aws/', '.azure/', '.config/gcloud/', '.oci/', '.boto', '.s3cfg', '.passwd-s3fs', '.databrickscfg'],
-  },
-  {
-    what: 'a credentials file',
-    // `credentials.ts` or `aws-credentials.md` is code or prose; a data file of that name is a store.
-    // `.git-credentials` is a `*-credentials`.
-    patterns: [`{,*_,*-}credentials{,${DATA_FILE}}`],
-  },
-  { what: 'a cloud service-account key', patterns: ['service{-,_,}account*.json'] },
-  { what: 'Docker registry credentials', patterns: ['.docker/config.json', '.dockercfg'] },
-  { what: 'Kubernetes credentials', patterns: ['.kube/', 'kubeconfig{,.yaml,.yml,.json}', '*{.,-,_}kubeconfig'] },
-  {
-    what: 'Terraform state or credentials (state holds secrets in plain text)',
-    patterns: ['*.tfstate', '*.tfstate.*', '.terraformrc', 'terraform.rc', 'credentials.tfrc.json'],
-  },
-  {
-    what: 'a package registry or build-tool login',
-    patterns: [
-      '.npmrc',
-      '.yarnrc{,.yml}',
-      '.pypirc',
-      '.m2/settings{,-security}.xml',
-      '.gradle/gradle.properties',
-      '{.composer,composer}/auth.json',
-      'NuGet/NuGet.Config',
-    ],
-  },
-  {
-    what: "a command-line tool's login token",
-    patterns: [
-      '.config/gh/hosts.{yml,yaml}',
-      '.config/hub',
-      '.config/glab-cli/',
-      '.config/doctl/',
-      '.config/hcloud/',
-      '.config/stripe/',
-      '.config/op/',
-      '.fly/config.yml',
-      '{.ngrok2,ngrok}/ngrok.yml',
-      '.sentryclirc',
-      'rclone.conf',
-    ],
-  },
-  {
-    what: 'a login file (host, user, password)',
-    patterns: ['.netrc', '_netrc', '.authinfo', '.pgpass', 'pgpass.conf', '.my.cnf', '.mylogin.cnf'],
-  },
-  {
-    what: 'a secret-manager token or secrets file',
-    patterns: ['.vault-token', 'secrets.{yaml,yml,json,toml}', '{.,}vault{_,-}pass{,word}{,.txt}'],
-  },
-  {
-    // What a shell or a database client was typed, passwords included (`mysql -pX`, `IDENTIFIED BY 'x'`, `export TOKEN=x`).
-    what: 'a shell or database history',
-    patterns: ['.*history', 'fish_history', '.dbshell', '.mongosh/', 'ConsoleHost_history.txt', 'repl_history.jl'],
-  },
-  {
-    // Files that exist to hold a web application's database password and keys, with the backups editors and people leave.
-    what: "a web application's configuration (its database password and keys)",
-    patterns: [
-      '{wp-config,LocalSettings,configuration}.php{,.bak,.old,.orig,.save,.txt,~}',
-      'sites/*/settings{,.local}.php',
-      'app/etc/env.php',
-      'app/etc/local.xml',
-      'config/database.yml',
-      'config/parameters.{yml,yaml}',
-      'tomcat-users.xml',
-    ],
-  },
-];
+export const CREDENTIAL_STORES: readonly CredentialStore[] = z
+  .array(z.object({ what: z.string().min(1), patterns: z.array(z.string().min(1)).min(1) }))
+  .parse(data.stores);
 
 interface CompiledPattern {
   readonly store: CredentialStore;

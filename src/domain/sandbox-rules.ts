@@ -1,7 +1,7 @@
 /**
  * The pure half of the knowledge sandbox: which workspace-relative paths may never be served or
  * written, whatever the request. The adapter resolves real paths (symlinks followed) and asks here.
- * Credential stores (`.env*`, keys, `.kube/`, Terraform state …) are listed in credential-files.ts.
+ * Credential stores (`.env*`, keys, `.kube/`, Terraform state …) are listed in credential-stores.json.
  */
 import { credentialFileReason, segmentGlob } from './credential-files.js';
 

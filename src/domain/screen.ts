@@ -5,7 +5,7 @@ import type { FloorRecord } from './floor/record.js';
 import type { Rejection } from './queue.js';
 import type { RunEvent } from './run-machine.js';
 import type { RunState, Step } from './run-state.js';
-import { SENSITIVE_CATEGORIES } from './sensitive/categories.js';
+import { orderedCategories } from './sensitive/categories.js';
 
 /**
  * What maestro keeps or prints about a run is screened as its audit log is: the checkpoint
@@ -45,7 +45,7 @@ export function screenCommand(command: CommandFile): ScreenedCommand {
     ...(facts ? { facts: screenRecord(facts, found) } : {}),
     config: config.conflict_key === undefined ? config : { ...config, conflict_key: screenInto(config.conflict_key, found) },
   };
-  return { command: screened, categories: ordered(found) };
+  return { command: screened, categories: orderedCategories(found) };
 }
 
 /**
@@ -60,7 +60,7 @@ export function screenRunState(state: RunState): RunState {
     ...state,
     source: screenText(state.source),
     command,
-    ...(found.size > 0 ? { command_redacted: ordered(found) } : {}),
+    ...(found.size > 0 ? { command_redacted: orderedCategories(found) } : {}),
     steps: state.steps.map(screenStep),
     hitl: state.hitl.map((h) => (h.note === undefined ? h : { ...h, note: screenText(h.note) })),
     ...(pause ? { pause: { ...pause, message: screenText(pause.message) } } : {}),
@@ -226,11 +226,4 @@ function screenJson(value: unknown, found: Set<string>, key?: string, depth = 0)
 
 function screenRecord(value: Record<string, unknown>, found: Set<string>): Record<string, unknown> {
   return screenJson(value, found) as Record<string, unknown>;
-}
-
-/** Categories in the detector's order; any other label after them, sorted. */
-function ordered(found: ReadonlySet<string>): string[] {
-  const known = SENSITIVE_CATEGORIES.filter((c) => found.has(c));
-  const other = [...found].filter((c) => !(SENSITIVE_CATEGORIES as readonly string[]).includes(c)).sort();
-  return [...known, ...other];
 }

@@ -3,7 +3,7 @@ import type { ReasonCode } from './codes.js';
 import type { DecisionRecord } from './decision.js';
 import { contextSays } from './floor/floor.js';
 import type { GateFacts } from './gates.js';
-import type { SensitiveCategory } from './sensitive/categories.js';
+import { categoryName, type SensitiveCategory } from './sensitive/categories.js';
 import type { Verdict } from './verdict.js';
 
 /** Where the detector found something: the task or an input file, and the line (never the value). */
@@ -13,35 +13,11 @@ export interface SensitivePlace {
   readonly category: SensitiveCategory;
 }
 
-const NAMES: Record<SensitiveCategory, string> = {
-  PRIVATE_KEY: 'a private key',
-  JWT: 'a JSON Web Token',
-  URL_PASSWORD: 'a password in a URL',
-  API_KEY_ANTHROPIC: 'an Anthropic API key',
-  API_KEY_OPENAI: 'an OpenAI API key',
-  AWS_ACCESS_KEY: 'an AWS access key',
-  AWS_SECRET_KEY: 'an AWS secret key',
-  GITHUB_TOKEN: 'a GitHub token',
-  GITLAB_TOKEN: 'a GitLab token',
-  SLACK_TOKEN: 'a Slack token',
-  SLACK_WEBHOOK: 'a Slack webhook URL',
-  STRIPE_KEY: 'a Stripe key',
-  GOOGLE_API_KEY: 'a Google API key',
-  BEARER_TOKEN: 'a bearer token',
-  BASIC_AUTH: 'a user name and password (curl -u, Authorization: Basic)',
-  PASSWORD_ASSIGNMENT: 'a password or key assigned in the text',
-  CARD: 'a payment card number',
-  IBAN: 'a bank account number (IBAN)',
-  SSN: 'a social security number',
-  EMAIL: 'an e-mail address',
-  PHONE: 'a phone number',
-  IPV6: 'an IP address or network',
-  IPV4: 'an IP address or network',
-};
-
 function places(found: readonly SensitivePlace[], pick: (c: SensitiveCategory) => boolean): string {
   const chosen = found.filter((p) => pick(p.category));
-  const shown = chosen.slice(0, 5).map((p) => `${NAMES[p.category]} in ${p.source === 'task' ? 'the task' : p.source}, line ${p.line}`);
+  const shown = chosen
+    .slice(0, 5)
+    .map((p) => `${categoryName(p.category)} in ${p.source === 'task' ? 'the task' : p.source}, line ${p.line}`);
   return `${shown.join('; ')}${chosen.length > 5 ? `; and ${chosen.length - 5} more` : ''}`;
 }
 

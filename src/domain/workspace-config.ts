@@ -7,13 +7,18 @@ import { OFFLINE_ROUTE_ID, Route } from './route.js';
 import { WorkspaceModeOptions } from './modes/settings.js';
 import { formatIssues, type Parsed } from './issues.js';
 
+/** A whole number from `min` to `max`, `fallback` when the key is left out. */
+function wholeNumber(min: number, max: number, fallback: number): z.ZodDefault<z.ZodNumber> {
+  return z.number().int().min(min).max(max).default(fallback);
+}
+
 /** `maestro.config.json`: optional; every field has a default. Strict, so typos fail loudly. */
 export const WorkspaceConfig = z.strictObject({
   $schema: z.string().optional().describe('Editors: the JSON Schema of this file (`maestro schema --config` prints it).'),
   schema_version: z.literal(1).default(1).describe("The version of this file's format."),
   deliberation: z
     .strictObject({
-      max_rounds: z.number().int().min(1).max(10).default(3).describe('Rounds when a command does not say.'),
+      max_rounds: wholeNumber(1, 10, 3).describe('Rounds when a command does not say.'),
       arbitration: ArbitrationStrategy.default('confidence_weighted').describe(
         'How verdicts become the final action when a command does not say: `confidence_weighted`, `majority_vote`, `pessimistic`, `escalate_on_conflict`, `domain_weighted`.',
       ),
@@ -27,60 +32,24 @@ export const WorkspaceConfig = z.strictObject({
         .array(z.string().min(1))
         .default([])
         .describe('Extra deny patterns: a path segment or file name (`secrets`), or a `*` glob (`*.sqlite`).'),
-      max_file_bytes: z
-        .number()
-        .int()
-        .min(256)
-        .max(10_000_000)
-        .default(65_536)
-        .describe('Larger files are truncated to this many bytes, with a note.'),
-      max_requests_per_turn: z
-        .number()
-        .int()
-        .min(1)
-        .max(20)
-        .default(5)
-        .describe('Knowledge requests fulfilled per reply; the rest are refused.'),
+      max_file_bytes: wholeNumber(256, 10_000_000, 65_536).describe('Larger files are truncated to this many bytes, with a note.'),
+      max_requests_per_turn: wholeNumber(1, 20, 5).describe('Knowledge requests fulfilled per reply; the rest are refused.'),
     })
     .default({ roots: ['.'], deny: [], max_file_bytes: 65_536, max_requests_per_turn: 5 }),
   history: z
     .strictObject({
-      max_tokens: z
-        .number()
-        .int()
-        .min(0)
-        .max(1_000_000)
-        .default(1_500)
-        .describe(
-          "Token budget of a persona's memory in each prompt (0: none): summaries of its latest tasks, then what it recalls for this task. Every model call of a run carries it, so a run's memory costs at most this × its calls.",
-        ),
-      recent_tasks: z
-        .number()
-        .int()
-        .min(0)
-        .max(100)
-        .default(2)
-        .describe(
-          'Summaries of the latest tasks every prompt carries (newest first, within the budget); older ones are recalled when relevant.',
-        ),
-      recall: z
-        .number()
-        .int()
-        .min(0)
-        .max(100)
-        .default(2)
-        .describe(
-          "The most lines recalled for a task (within the budget): earlier passages and older tasks' summaries that share its terms.",
-        ),
-      keep_runs: z
-        .number()
-        .int()
-        .min(1)
-        .max(10_000)
-        .default(30)
-        .describe(
-          "Runs whose passages each persona's session file keeps; older ones move to session_states/archive/ (recall searches both).",
-        ),
+      max_tokens: wholeNumber(0, 1_000_000, 1_500).describe(
+        "Token budget of a persona's memory in each prompt (0: none): summaries of its latest tasks, then what it recalls for this task. Every model call of a run carries it, so a run's memory costs at most this × its calls.",
+      ),
+      recent_tasks: wholeNumber(0, 100, 2).describe(
+        'Summaries of the latest tasks every prompt carries (newest first, within the budget); older ones are recalled when relevant.',
+      ),
+      recall: wholeNumber(0, 100, 2).describe(
+        "The most lines recalled for a task (within the budget): earlier passages and older tasks' summaries that share its terms.",
+      ),
+      keep_runs: wholeNumber(1, 10_000, 30).describe(
+        "Runs whose passages each persona's session file keeps; older ones move to session_states/archive/ (recall searches both).",
+      ),
     })
     .default({ max_tokens: 1_500, recent_tasks: 2, recall: 2, keep_runs: 30 }),
   default_route: z
@@ -126,13 +95,9 @@ export const WorkspaceConfig = z.strictObject({
     .describe('The floor: what runs without a person (see the README, "The floor").'),
   audit: z
     .strictObject({
-      retention_days: z
-        .number()
-        .int()
-        .min(1)
-        .max(3650)
-        .default(30)
-        .describe('Days an audit log, and the checkpoint of a run that ended, is kept (a paused run keeps both).'),
+      retention_days: wholeNumber(1, 3650, 30).describe(
+        'Days an audit log, and the checkpoint of a run that ended, is kept (a paused run keeps both).',
+      ),
     })
     .default({ retention_days: 30 }),
   telemetry: z
@@ -162,15 +127,9 @@ export const WorkspaceConfig = z.strictObject({
     ),
   watch: z
     .strictObject({
-      concurrency: z
-        .number()
-        .int()
-        .min(1)
-        .max(64)
-        .default(1)
-        .describe(
-          "Runs `maestro watch` and `maestro worker` take on at once in one process (`--concurrency` overrides it). Each route's `max_concurrency`, `requests_per_minute` and `tokens_per_minute` hold across them all.",
-        ),
+      concurrency: wholeNumber(1, 64, 1).describe(
+        "Runs `maestro watch` and `maestro worker` take on at once in one process (`--concurrency` overrides it). Each route's `max_concurrency`, `requests_per_minute` and `tokens_per_minute` hold across them all.",
+      ),
     })
     .default({ concurrency: 1 })
     .describe('The watcher and the workers (see the README, "Watching a folder").'),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { formatIssues } from '../issues.js';
-import { BASICS_SET } from './basics-set.js';
+import basics from './basics-set.json' with { type: 'json' };
 import { sensitiveQuestionIssue } from './sensitive-items.js';
 
 /** One question of an eval with its reference answer. */
@@ -41,12 +41,6 @@ export function arithmeticSet(count: number, seed: number): EvalItem[] {
   });
 }
 
-/** The bundled short-answer set (written for maestro, Apache-2.0 like the rest of the package), first `count` items. */
-export function basicsSet(count?: number): EvalItem[] {
-  const items = BASICS_SET.map((q, i) => ({ id: `basics-${i + 1}`, question: q.question, answer: q.answer }));
-  return count === undefined ? items : items.slice(0, count);
-}
-
 const UserItem = z.strictObject({
   question: z
     .string()
@@ -58,6 +52,15 @@ const UserItem = z.strictObject({
     .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be an id (letters, digits, ., - and _; at most 64)')
     .optional(),
 });
+
+/** The bundled short-answer set (`basics-set.json`, written for maestro, Apache-2.0 like the rest of the package), checked as a user's set is. */
+const BASICS_SET = z.array(UserItem).min(1).parse(basics.items);
+
+/** The bundled set's first `count` items (all of them without one). */
+export function basicsSet(count?: number): EvalItem[] {
+  const items = BASICS_SET.map((q, i) => ({ id: `basics-${i + 1}`, question: q.question, answer: String(q.answer) }));
+  return count === undefined ? items : items.slice(0, count);
+}
 
 /** A user's JSONL set read: the items, or every problem as `line N: path: message`. */
 export type ParsedSet = { readonly ok: true; readonly items: EvalItem[] } | { readonly ok: false; readonly issues: string[] };

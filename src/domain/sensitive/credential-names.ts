@@ -1,9 +1,10 @@
 /**
  * Whether a key — the left side of `key = value`, a JSON or YAML key, a flag, an XML tag — names a
  * credential, judged on its words in any case and spelling (`Pwd`, `pAsSwOrD`, `db.pass`,
- * `PGPASSWORD`, `clientSecret`, `x-api-key`). The vocabulary is data; each table's rows are pinned by
- * tests/domain/sensitive/credential-names.test.ts.
+ * `PGPASSWORD`, `clientSecret`, `x-api-key`). The vocabulary is data (`vocabulary.json`); each
+ * table's rows are pinned by tests/domain/sensitive/credential-names.test.ts.
  */
+import { VOCABULARY } from './vocabulary.js';
 
 /**
  * - `names`: the key names a credential; whatever it is set to (other than a placeholder or a
@@ -14,72 +15,20 @@
 export type CredentialName = 'names' | 'mentions';
 
 /** Words that name a credential when they end a key, longest first (glued ones too: `PGPASSWORD`, `mysqlpwd`). */
-export const CREDENTIAL_WORDS: readonly string[] = [
-  'credentials',
-  'credential',
-  'passphrase',
-  'passwords',
-  'password',
-  'passcode',
-  'passwd',
-  'secrets',
-  'secret',
-  'apikey',
-  'token',
-  'pwd',
-  'pass',
-  'pw',
-];
+export const CREDENTIAL_WORDS: readonly string[] = VOCABULARY.credential_words.words;
 
 /** Short credential words glued to another only at a camelCase hump (`dbPass`), never inside a word (`bypass`, `compass`). */
-const HUMP_ONLY: ReadonlySet<string> = new Set(['pass', 'pw']);
+const HUMP_ONLY: ReadonlySet<string> = new Set(VOCABULARY.credential_words.hump_only);
 
 /**
  * `key` names a credential after one of these (`api_key`, `privateKey`, `secret_access_key`);
  * `primary_key`, `public_key` and `ssh_key` (an `ssh-rsa AAAA…` public key; a private one is a
  * PRIVATE_KEY block) do not.
  */
-export const KEY_QUALIFIERS: ReadonlySet<string> = new Set([
-  'api',
-  'access',
-  'secret',
-  'private',
-  'client',
-  'app',
-  'application',
-  'auth',
-  'account',
-  'master',
-  'signing',
-  'encryption',
-  'storage',
-  'subscription',
-  'service',
-  'license',
-  'shared',
-  'consumer',
-  'session',
-  'webhook',
-  'admin',
-  'root',
-]);
+export const KEY_QUALIFIERS: ReadonlySet<string> = new Set(VOCABULARY.key_qualifiers.words);
 
 /** Words after the credential word that still name its value (`password_confirmation`, `token_b64`, `secret_key_base`). */
-export const VALUE_SUFFIXES: ReadonlySet<string> = new Set([
-  'value',
-  'val',
-  'b64',
-  'base64',
-  'encoded',
-  'raw',
-  'plain',
-  'plaintext',
-  'str',
-  'hex',
-  'base',
-  'confirm',
-  'confirmation',
-]);
+export const VALUE_SUFFIXES: ReadonlySet<string> = new Set(VOCABULARY.value_suffixes.words);
 
 /**
  * Words before the credential word that make it no secret: public, per-request, a count, an
@@ -87,42 +36,12 @@ export const VALUE_SUFFIXES: ReadonlySet<string> = new Set([
  * which the JWT rule finds by its shape whatever the key), or one that exists elsewhere
  * (`existingSecret: app-postgresql` names a Kubernetes Secret).
  */
-export const NOT_SECRET_QUALIFIERS: ReadonlySet<string> = new Set([
-  'id',
-  'existing',
-  'public',
-  'publishable',
-  'csrf',
-  'xsrf',
-  'anticsrf',
-  'antiforgery',
-  'max',
-  'min',
-  'num',
-  'number',
-  'total',
-  'count',
-  'page',
-  'next',
-  'prev',
-  'previous',
-  'continuation',
-  'cursor',
-  'sync',
-  'pagination',
-  'prompt',
-  'completion',
-  'input',
-  'output',
-  'cached',
-  'reasoning',
-  'usage',
-]);
+export const NOT_SECRET_QUALIFIERS: ReadonlySet<string> = new Set(VOCABULARY.not_secret_qualifiers.words);
 
 /** A key that holds one of these anywhere mentions a credential (`token_type`, `passwordHash`, `tokenizer`). */
-const MENTION_STEMS = /password|passwd|passphrase|secret|token|credential|apikey/i;
+const MENTION_STEMS = new RegExp(VOCABULARY.mentions.stems.join('|'), 'i');
 /** …and so does a word that is exactly one of these (`auth`, `pw_policy`). */
-const MENTION_WORDS: ReadonlySet<string> = new Set(['pass', 'pw', 'pwd', 'auth']);
+const MENTION_WORDS: ReadonlySet<string> = new Set(VOCABULARY.mentions.words);
 
 /** A segment's camelCase humps: `nextPageToken` → next, Page, Token. */
 function humps(segment: string): string[] {

@@ -21,7 +21,6 @@
  *   the keyword rule the same vocabulary for what names one (credential-names.ts). A user and
  *   password that are equal, or a placeholder password, are a test credential, not a secret.
  */
-import { anyLiteralPattern } from './anchors.js';
 import { categoryRank, SENSITIVE_CATEGORIES, type SensitiveCategory } from './categories.js';
 import { PII_RULES } from './pii-rules.js';
 import type { DetectionRule } from './rule.js';
@@ -61,36 +60,6 @@ const RULES: readonly CompiledRule[] = [...SECRET_RULES, ...PII_RULES].map((rule
   sticky: new RegExp(rule.pattern.source, `${rule.pattern.flags.replace('g', '')}y`),
 }));
 
-/** Every rule's hints by their first character, with the bit of the rule each one enables. */
-const HINTS_BY_FIRST_CHARACTER = new Map<string, { hint: string; bit: number }[]>();
-RULES.forEach(({ rule }, index) => {
-  for (const hint of rule.hints ?? []) {
-    const first = hint.charAt(0);
-    HINTS_BY_FIRST_CHARACTER.set(first, [...(HINTS_BY_FIRST_CHARACTER.get(first) ?? []), { hint, bit: 1 << index }]);
-  }
-});
-const ANY_HINT = new RegExp(anyLiteralPattern([...HINTS_BY_FIRST_CHARACTER.values()].flat().map((h) => h.hint)), 'g');
-/** Bit i stands for RULES[i] (31 rules at most); the rules without hints always run. */
-const RULES_WITHOUT_HINTS = RULES.reduce((bits, { rule }, index) => (rule.hints ? bits : bits | (1 << index)), 0);
-if (RULES.length > 31) throw new Error('runnableRules keeps one bit per rule: 31 rules at most');
-
-/**
- * Which rules may run on `text`, one bit per rule: those without hints, and those with a hint in
- * it. One pass visits every offset where some hint begins (overlapping ones too), so the answer is
- * the same as one `includes` per hint, for the price of a single scan.
- */
-function runnableRules(text: string): number {
-  let runnable = RULES_WITHOUT_HINTS;
-  ANY_HINT.lastIndex = 0;
-  for (let hit = ANY_HINT.exec(text); hit; hit = ANY_HINT.exec(text)) {
-    for (const { hint, bit } of HINTS_BY_FIRST_CHARACTER.get(text.charAt(hit.index)) ?? []) {
-      if (text.startsWith(hint, hit.index)) runnable |= bit;
-    }
-    ANY_HINT.lastIndex = hit.index + 1;
-  }
-  return runnable;
-}
-
 /** Takes a candidate; true when it wants no more. */
 type Found = (candidate: Finding) => boolean;
 
@@ -112,10 +81,7 @@ function offer(rule: DetectionRule, match: RegExpExecArray, found: Found): 'stop
  * pattern is tried at every offset: the reference the shortcuts must agree with.
  */
 function scanCandidates(text: string, found: Found, shortcuts = true): void {
-  const runnable = shortcuts ? runnableRules(text) : -1;
-  for (let index = 0; index < RULES.length; index++) {
-    const compiled = RULES[index];
-    if (!compiled || (runnable & (1 << index)) === 0) continue;
+  for (const compiled of RULES) {
     const { rule, scan } = compiled;
     if (shortcuts && rule.starts ? scanStarts(text, compiled, found) : scanAll(text, rule, scan, found)) return;
   }
@@ -166,7 +132,7 @@ export function detectSensitive(text: string): Finding[] {
 
 /**
  * What detectSensitive finds, found the slow way: every rule, every pattern at every offset, none
- * of the shortcuts (hints, `starts`). Only for checking that the shortcuts change nothing
+ * of the shortcuts (`starts`). Only for checking that the shortcuts change nothing
  * (tests/domain/sensitive/differential.test.ts).
  */
 export function detectSensitiveWithoutShortcuts(text: string): Finding[] {

@@ -3,66 +3,16 @@
  * replace, a reference to where the real value lives, a word that is no value at all, or an obvious
  * test credential. Every credential rule asks these tables (keyword assignments, passwords in URLs,
  * `curl -u`, `Authorization: Basic`, provider tokens), so a value is judged alike wherever it stands.
- * The tables are data; tests/domain/sensitive/placeholders.test.ts walks every row.
+ * The tables are data (`vocabulary.json`); tests/domain/sensitive/placeholders.test.ts walks every row.
  */
-
-/** One row of a table: why a value is not a credential, and how to recognise it. */
-export interface ValueRow {
-  readonly why: string;
-  readonly pattern: RegExp;
-}
+import { VOCABULARY, type ValueRow } from './vocabulary.js';
 
 /**
  * Whole values that stand for "the real one goes here", compared case-insensitively once quotes,
  * brackets and trailing punctuation are set aside. Also the passwords of the obvious test
  * credentials (`test:test`, `user:password`).
  */
-export const PLACEHOLDER_WORDS: ReadonlySet<string> = new Set([
-  'changeme',
-  'change_me',
-  'change-me',
-  'changeit',
-  'replaceme',
-  'replace_me',
-  'replace-me',
-  'placeholder',
-  'example',
-  'sample',
-  'dummy',
-  'test',
-  'testing',
-  'demo',
-  'todo',
-  'tbd',
-  'fixme',
-  'unset',
-  'notset',
-  'not_set',
-  'n/a',
-  'password',
-  'passwd',
-  'pass',
-  'pwd',
-  'secret',
-  'token',
-  'apikey',
-  'api_key',
-  'api-key',
-  'key',
-  'value',
-  'redacted',
-  'hidden',
-  'masked',
-  'foo',
-  'bar',
-  'baz',
-  'foobar',
-  'empty',
-  'blank',
-]);
-
-/** What `your…` is glued to in a placeholder (`yourkey`, `YourApiToken`); `yourself` is no placeholder. */
-const YOUR_NOUNS = 'key|token|secret|pass|pwd|user|name|id|app|org|account|project|client|access';
+export const PLACEHOLDER_WORDS: ReadonlySet<string> = new Set(VOCABULARY.placeholder_words.words);
 
 /**
  * Placeholders by their shape, which may stand anywhere in a value (`xoxb-your-token-here`,
@@ -70,84 +20,22 @@ const YOUR_NOUNS = 'key|token|secret|pass|pwd|user|name|id|app|org|account|proje
  * judged by these rows alone (keyPlaceholderReason). `AKIAIOSFODNN7EXAMPLE` has a key's shape and no
  * placeholder's: it is a key, even though AWS printed it in its documentation.
  */
-export const PLACEHOLDER_SHAPES: readonly ValueRow[] = [
-  { why: 'empty', pattern: /^\s*$/ },
-  { why: 'a mask (xxxx, ****, ••••, ...)', pattern: /x{4,}|\*{3,}|•{3,}|\.{3,}|…/i },
-  { why: 'a mask of one repeated character', pattern: /^([xX*•#_-])\1+$/ },
-  {
-    why: 'an instruction to the reader (your-…, …-here)',
-    pattern: new RegExp(`(?:^|[^a-z])your(?:[^a-z]|$|(?:api)?(?:${YOUR_NOUNS}))|[-_ ]here$`, 'i'),
-  },
-  // A bare value ends at a space, so `<generate one with openssl>` reaches a rule as `<generate`.
-  { why: 'an angle-bracketed name (<your-key>)', pattern: /<[^<>]*>|^<[A-Za-z]/ },
-];
+export const PLACEHOLDER_SHAPES: readonly ValueRow[] = VOCABULARY.placeholder_shapes.rows;
 
 /**
  * A word that marks a value someone typed as an example: only for values without a key's
  * structure (a password, a bearer token, a value under a key that mentions a credential).
  */
-export const PLACEHOLDER_INSIDE: ValueRow = {
-  why: 'a placeholder word inside (example, changeme, placeholder, dummy, redacted)',
-  pattern: /example|change[-_]?(?:me|it)|replace[-_]?me|placeholder|dummy|redacted/i,
-};
+export const PLACEHOLDER_INSIDE: ValueRow = VOCABULARY.placeholder_inside.row;
 
 /** References to where the value lives, quoted or not: variables, templates, tags. */
-export const REFERENCE_PATTERNS: readonly ValueRow[] = [
-  {
-    why: 'a shell or environment variable ($VAR, ${VAR}, %VAR%, $(cmd))',
-    // `^\$\{`: a bare value ends at a space, so `${DB_PASSWORD:?set it}` reaches a rule as `${DB_PASSWORD:?set`.
-    pattern: /^\$\{?[\w.:-]+\}?$|\$\{[^}]*\}|^\$\{|^%\w+%$|^\$\(/,
-  },
-  { why: 'a template ({{ var }}, {% … %}, ${{ secrets.X }})', pattern: /\{\{.*\}\}|\{%.*%\}/ },
-  { why: 'a YAML tag (!vault, !Ref)', pattern: /^![A-Za-z]/ },
-  { why: 'a format field (%s, %(password)s, {password}, {0})', pattern: /^%(?:\(\w+\))?s$|^\{\w*\}$/ },
-];
+export const REFERENCE_PATTERNS: readonly ValueRow[] = VOCABULARY.reference_patterns.rows;
 
 /** Code, when unquoted: what is assigned is an expression that yields the secret, not the secret. */
-export const EXPRESSION_PATTERNS: readonly ValueRow[] = [
-  {
-    why: 'a keyword that starts an expression (await getToken(), new Secret(…))',
-    pattern: /^(?:await|yield|new|typeof|lambda|function|async|require|import)$/,
-  },
-  { why: 'a call (getenv("X"), input())', pattern: /^[A-Za-z_$][\w.$]*\(/ },
-  { why: 'an attribute path (settings.db.password, args.token)', pattern: /^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+[;,]?$/ },
-  { why: 'an index into a lookup (ENV["X"], os.environ[…])', pattern: /^[A-Za-z_$][\w.$]*\[/ },
-  { why: 'a bind parameter (:password, @pw, ?)', pattern: /^[:@][A-Za-z_]\w*$|^\?$/ },
-  { why: 'a file path (/run/secrets/db, ~/.pgpass, C:\\keys\\db)', pattern: /^(?:~|\.{1,2})\/\S+$|^\/[\w.-]+\/[\w./-]+$|^[A-Za-z]:\\/ },
-];
+export const EXPRESSION_PATTERNS: readonly ValueRow[] = VOCABULARY.expression_patterns.rows;
 
 /** Words that are no value: nothing, a yes or no, a type annotation (`password: string;`). */
-export const NON_VALUE_WORDS: ReadonlySet<string> = new Set([
-  'null',
-  'nil',
-  'none',
-  'undefined',
-  'true',
-  'false',
-  'yes',
-  'no',
-  'on',
-  'off',
-  'enabled',
-  'disabled',
-  'required',
-  'optional',
-  'string',
-  'str',
-  'number',
-  'int',
-  'integer',
-  'bool',
-  'boolean',
-  'bytes',
-  'any',
-  'unknown',
-  'object',
-  'char',
-  'secretstr',
-  'secretstring',
-  'securestring',
-]);
+export const NON_VALUE_WORDS: ReadonlySet<string> = new Set(VOCABULARY.non_value_words.words);
 
 /** The value with quotes, brackets around a type (`Optional[str]`) and trailing `;` or `,` set aside, lower case. */
 function bareWord(value: string): string {

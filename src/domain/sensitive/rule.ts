@@ -15,8 +15,6 @@ export interface DetectionRule {
   readonly category: SensitiveCategory;
   /** A global (`g`) regex producing candidates. */
   readonly pattern: RegExp;
-  /** When given, the pattern only runs on texts containing at least one of these literals. */
-  readonly hints?: readonly string[];
   /**
    * When given, the pattern is tried only at these offsets (ascending) instead of at every offset:
    * for patterns too slow to scan a long text with. Must include every offset where the pattern

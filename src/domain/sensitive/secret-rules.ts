@@ -152,8 +152,8 @@ function isOpenAiKey(match: string): boolean {
 
 /** Rules for credentials. */
 export const SECRET_RULES: readonly DetectionRule[] = [
-  { category: 'PRIVATE_KEY', pattern: PRIVATE_KEY, hints: ['PRIVATE KEY'] },
-  { category: 'JWT', pattern: JWT, hints: ['eyJ', 'ewo', 'ew0K', 'eyA'], select: whole(isJwt) },
+  { category: 'PRIVATE_KEY', pattern: PRIVATE_KEY },
+  { category: 'JWT', pattern: JWT, select: whole(isJwt) },
   // A match begins where the scheme (the run before `://`, 2–32 characters) begins.
   {
     category: 'URL_PASSWORD',
@@ -164,19 +164,16 @@ export const SECRET_RULES: readonly DetectionRule[] = [
   {
     category: 'API_KEY_ANTHROPIC',
     pattern: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g,
-    hints: ['sk-ant-'],
     select: keyAfter(7),
   },
   {
     category: 'API_KEY_OPENAI',
     pattern: /(?<![A-Za-z0-9_-])sk-(?!ant-)(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{20,}/g,
-    hints: ['sk-'],
     select: whole(isOpenAiKey),
   },
   {
     category: 'AWS_ACCESS_KEY',
     pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
-    hints: ['AKIA', 'ASIA', 'ABIA', 'ACCA'],
     select: keyAfter(4),
   },
   {
@@ -189,7 +186,6 @@ export const SECRET_RULES: readonly DetectionRule[] = [
     category: 'GITHUB_TOKEN',
     // Classic tokens: 36+ letters and digits; fine-grained: 22, an underscore, then 59+.
     pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59,255})(?![A-Za-z0-9_])/g,
-    hints: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'],
     select: whole((match) => isKeyBody(match.slice(match.indexOf('_') + 1))),
   },
   {
@@ -198,7 +194,6 @@ export const SECRET_RULES: readonly DetectionRule[] = [
     // `<number>_` routing prefix before its body), and runner registration tokens.
     category: 'GITLAB_TOKEN',
     pattern: /(?<![A-Za-z0-9_-])(?:gl(?:pat|dt|rt|ptt|cbt|ft|imt|oas|agent|soat|ffct)-[A-Za-z0-9_-]{20,}|GR1348941[A-Za-z0-9_-]{20,})/g,
-    hints: ['glpat-', 'gldt-', 'glrt-', 'glptt-', 'glcbt-', 'glft-', 'glimt-', 'gloas-', 'glagent-', 'glsoat-', 'glffct-', 'GR1348941'],
     select: whole((match) => isKeyBody(match.startsWith('GR1348941') ? match.slice(9) : match.slice(match.indexOf('-') + 1))),
   },
   {
@@ -206,39 +201,34 @@ export const SECRET_RULES: readonly DetectionRule[] = [
     // number (team, app or version) and a dash, then the rest (`xoxb-your-token-here` has no such shape).
     category: 'SLACK_TOKEN',
     pattern: /(?<![A-Za-z0-9_-])(?:xox[abposre]|xapp|xoxe\.xox[bp])-\d{1,13}-[A-Za-z0-9-]{8,}/g,
-    hints: ['xox', 'xapp-'],
     select: whole((match) => isKeyBody(match.slice(match.indexOf('-') + 1))),
   },
   {
     // With or without its scheme; Slack's documented T00000000/B00000000/XXXX… is a placeholder.
     category: 'SLACK_WEBHOOK',
     pattern: /(?<![A-Za-z0-9.-])(?:https?:\/\/)?hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{20,}/g,
-    hints: ['hooks.slack.com'],
     select: (match) => keyAfter(match.indexOf('.com/') + 5)(match),
   },
   {
     category: 'STRIPE_KEY',
     pattern: /(?<![A-Za-z0-9_])(?:(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,247}|whsec_[A-Za-z0-9]{24,})(?![A-Za-z0-9_])/g,
-    hints: ['_live_', '_test_', '_prod_', 'whsec_'],
     select: whole((match) => isKeyBody(match.slice(match.lastIndexOf('_') + 1))),
   },
   {
     category: 'GOOGLE_API_KEY',
     pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g,
-    hints: ['AIza'],
     select: keyAfter(4),
   },
   {
     category: 'BEARER_TOKEN',
     pattern: BEARER,
-    hints: ['earer'],
     select: (match) => {
       const token = match.replace(/^[Bb]earer[ \t]+/, '');
       return looksRandom(token) ? [match.length - token.length, match.length] : undefined;
     },
   },
-  { category: 'BASIC_AUTH', pattern: CURL_AUTH, hints: ['curl'], select: selectCurlAuth },
-  { category: 'BASIC_AUTH', pattern: BASIC_HEADER, hints: ['Basic', 'basic', 'BASIC'], select: selectBasicHeader },
+  { category: 'BASIC_AUTH', pattern: CURL_AUTH, select: selectCurlAuth },
+  { category: 'BASIC_AUTH', pattern: BASIC_HEADER, select: selectBasicHeader },
   ASSIGNMENT_RULE,
   ...STATEMENT_RULES,
 ];

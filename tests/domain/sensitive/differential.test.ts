@@ -20,7 +20,7 @@ const benchmarkTranscript = (): string[] => {
   return transcript;
 };
 
-// Issue 13 item 5 made the detector fast with shortcuts (hints, and `starts`: only the offsets
+// Issue 13 item 5 made the detector fast with shortcuts (`starts`: only the offsets
 // where a match can begin); they must change nothing. Issue 22 changed the rules on purpose, so
 // the oracle is no longer a frozen copy of an older detector but the same rules run the slow way:
 // every rule, every pattern at every offset (detectSensitiveWithoutShortcuts), finding for
