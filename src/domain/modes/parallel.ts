@@ -1,4 +1,4 @@
-import { arbitrate, requireMajority, type ArbitrationResult } from '../arbitration.js';
+import { arbitrate, investigateOver, requireMajority, type ArbitrationResult } from '../arbitration.js';
 import {
   ASSESSMENT_SCHEMA,
   assessmentRetryPrompt,
@@ -12,7 +12,7 @@ import {
 import { composeAssessments, vectorAgreement, type ComposedAssessment } from '../composition.js';
 import { heatmapSvg } from '../heatmap-svg.js';
 import type { Step } from '../run-state.js';
-import { councilWeights, personaMessages, personaOf } from './conversation.js';
+import { callTimes, councilWeights, personaStep, replyCheck, tableCell } from './conversation.js';
 import type { ArtifactAttachment, ArtifactSection, Conclusion, DeliberationMode, ModeContext, ModeNext, StepSpec } from './mode.js';
 import { aggregateReviews, REVIEW_SCHEMA, reviewLabels, reviewPrompt, reviewRetry, type ReviewStanding } from './review.js';
 import { readModeSettings } from './settings.js';
@@ -26,13 +26,13 @@ import { readModeSettings } from './settings.js';
 export const parallelMode: DeliberationMode = {
   name: 'parallel',
   next: (ctx, done) => nextCalls(ctx, done, false),
-  conclude: (ctx, done) => concludeAssessments(ctx, done),
+  conclude: (ctx, done) => concludeWith(ctx, done, evaluate(ctx, done)),
 };
 
 export const sequentialRefinementMode: DeliberationMode = {
   name: 'sequential_refinement',
   next: (ctx, done) => nextCalls(ctx, done, true),
-  conclude: (ctx, done) => concludeAssessments(ctx, done),
+  conclude: (ctx, done) => concludeWith(ctx, done, evaluate(ctx, done)),
 };
 
 export const assessmentId = (persona: string): string => `assessment:${persona}`;
@@ -57,31 +57,24 @@ function nextCalls(ctx: ModeContext, done: readonly Step[], sequential: boolean)
 
 /** A persona's assessment call; `earlier` assessments are shown as its context (sequential refinement, adaptive specialists). */
 export function assessmentSpec(ctx: ModeContext, personaId: string, earlier: readonly Assessment[]): StepSpec {
-  const persona = personaOf(ctx, personaId);
   const parts = [ctx.briefing];
   if (earlier.length > 0)
     parts.push(
       `--- Earlier assessments by the council (refine them; say where you differ) ---\n${earlier.map(renderAssessment).join('\n\n')}`,
     );
   parts.push(ASSESSMENT_INSTRUCTION);
-  const prompt = parts.join('\n\n');
-  return {
+  return personaStep(ctx, {
     id: assessmentId(personaId),
     kind: 'assessment',
-    purpose: 'assessment',
     persona: personaId,
     round: 1,
-    prompt,
-    messages: personaMessages(ctx, persona, [], prompt),
+    prompt: parts.join('\n\n'),
     responseFormat: ASSESSMENT_SCHEMA,
-    knowledge: false,
     check: (reply) => {
       const a = parseAssessment(personaId, reply);
-      return a.valid
-        ? { ok: true }
-        : { ok: false, problem: a.problem ?? 'invalid', retryPrompt: assessmentRetryPrompt(a.problem ?? 'invalid') };
+      return replyCheck(a.valid ? undefined : (a.problem ?? 'invalid'), assessmentRetryPrompt);
     },
-  };
+  });
 }
 
 const ASSESSMENT_INSTRUCTION = [
@@ -96,7 +89,6 @@ const ASSESSMENT_INSTRUCTION = [
 ].join('\n');
 
 function reviewSpec(ctx: ModeContext, reviewer: string, done: readonly Step[]): StepSpec {
-  const persona = personaOf(ctx, reviewer);
   const others = assessmentsOf(done).filter((a) => a.persona !== reviewer);
   const labels = reviewLabels(ctx.plan.personas, reviewer);
   const prompt = reviewPrompt(
@@ -106,24 +98,20 @@ function reviewSpec(ctx: ModeContext, reviewer: string, done: readonly Step[]): 
       .sort((x, y) => x.label.localeCompare(y.label)),
   );
   const expected = [...labels.values()];
-  return {
+  // No history: the reviewer's own assessment is not shown beside the others, so it cannot vote for it.
+  return personaStep(ctx, {
     id: reviewId(reviewer),
     kind: 'review',
-    purpose: 'review',
     persona: reviewer,
     round: 2,
     prompt,
-    // Only this prompt: the reviewer's own assessment is not shown beside the others, so it cannot vote for it.
-    messages: personaMessages(ctx, persona, [], prompt),
     responseFormat: REVIEW_SCHEMA,
-    knowledge: false,
     check: (reply) => reviewRetry(reply, expected),
-  };
+  });
 }
 
 /** The synthesizer's call over an evaluation; `extra` lines tell it what the mode did beyond composing (groups, specialists). */
 export function synthesisSpec(ctx: ModeContext, result: Evaluation, extra: readonly string[] = []): StepSpec {
-  const persona = personaOf(ctx, ctx.plan.synthesizer);
   const prompt = [
     ctx.briefing,
     '--- The council assessed the task independently ---',
@@ -134,36 +122,11 @@ export function synthesisSpec(ctx: ModeContext, result: Evaluation, extra: reado
     'As the synthesizer, write the final proposal in Markdown: the recommendation, the reasons, the open risks, and the next steps.',
     'Do not request files now.',
   ].join('\n\n');
-  return {
-    id: SYNTHESIS_ID,
-    kind: 'synthesis',
-    purpose: 'synthesis',
-    persona: persona.id,
-    round: 1,
-    prompt,
-    messages: personaMessages(ctx, persona, [], prompt),
-    knowledge: false,
-  };
+  return personaStep(ctx, { id: SYNTHESIS_ID, kind: 'synthesis', persona: ctx.plan.synthesizer, round: 1, prompt });
 }
 
 export function assessmentsOf(done: readonly Step[]): Assessment[] {
-  return done.filter((s) => s.kind === 'assessment').map(assessmentOf);
-}
-
-/**
- * Each assessment step's reading, kept with the step: a run's evaluation reads every assessment again
- * at every later step, and a hierarchical run's end once per group and once for the whole council (the
- * tolerant reader runs a zod schema over the parsed reply). Used only while the step still holds the
- * persona and the reply it was read from.
- */
-const readAssessments = new WeakMap<Step, { persona: string; reply: string; assessment: Assessment }>();
-
-function assessmentOf(step: Step): Assessment {
-  const known = readAssessments.get(step);
-  if (known && known.persona === step.persona && known.reply === step.reply) return known.assessment;
-  const assessment = parseAssessment(step.persona, step.reply);
-  readAssessments.set(step, { persona: step.persona, reply: step.reply, assessment });
-  return assessment;
+  return done.filter((s) => s.kind === 'assessment').map((s) => parseAssessment(s.persona, s.reply));
 }
 
 function renderAssessment(a: Assessment): string {
@@ -214,26 +177,11 @@ export function evaluate(ctx: ModeContext, done: readonly Step[], personas: read
 
 /** Flagged vectors are open disagreement: a `proceed` over them fails closed to investigate. */
 export function withFlags(arbitration: ArbitrationResult, composed: ComposedAssessment, threshold: number): ArbitrationResult {
-  if (composed.flagged.length === 0) return arbitration;
-  const conflicts = [
-    ...arbitration.conflicts,
-    ...composed.flagged.map((v) => {
-      const c = composed.vectors[v];
-      return `vector ${v}: the personas' scores spread ${c.spread} (std dev ${c.std_dev}; consensus threshold ${threshold})`;
-    }),
-  ];
-  return arbitration.final_action === 'proceed'
-    ? {
-        ...arbitration,
-        final_action: 'investigate',
-        conflicts,
-        reasoning: `${arbitration.reasoning}; ${composed.flagged.length} vector(s) flagged by the consensus threshold, so the council investigates first`,
-      }
-    : { ...arbitration, conflicts };
-}
-
-function concludeAssessments(ctx: ModeContext, done: readonly Step[]): Conclusion {
-  return concludeWith(ctx, done, evaluate(ctx, done));
+  const flagged = composed.flagged.map((v) => {
+    const c = composed.vectors[v];
+    return `vector ${v}: the personas' scores spread ${c.spread} (std dev ${c.std_dev}; consensus threshold ${threshold})`;
+  });
+  return investigateOver(arbitration, flagged, `${flagged.length} vector(s) flagged by the consensus threshold`);
 }
 
 /** The conclusion of an assessment mode from its evaluation; a mode adds its own sections and audit facts. */
@@ -286,7 +234,7 @@ function assessmentsTable(r: Evaluation): string {
     ...r.assessments.map((a) => {
       const t = a.vectors ? tierConfidence(a.vectors) : undefined;
       const flag = a.valid ? '' : ' (fail-closed)';
-      return `| \`${a.persona}\` | ${a.action}${flag} | ${a.confidence.toFixed(2)} | ${fmt(t?.overall)} | ${fmt(t?.foundation)} | ${fmt(t?.comprehension)} | ${fmt(t?.execution)} | ${cell(a.rationale)} |`;
+      return `| \`${a.persona}\` | ${a.action}${flag} | ${a.confidence.toFixed(2)} | ${fmt(t?.overall)} | ${fmt(t?.foundation)} | ${fmt(t?.comprehension)} | ${fmt(t?.execution)} | ${tableCell(a.rationale)} |`;
     }),
     '',
     `| Vector | ${personas.map((p) => `\`${p}\``).join(' | ')} | **composed** | spread | std dev |`,
@@ -363,7 +311,7 @@ export function rationaleText(r: Evaluation): string {
     '',
     '| Vector | Rationales |',
     '|---|---|',
-    ...VECTORS.map((v) => `| ${v} | ${cell(r.composed.vectors[v].rationales.join(' · '), 1200)} |`),
+    ...VECTORS.map((v) => `| ${v} | ${tableCell(r.composed.vectors[v].rationales.join(' · '), 1200)} |`),
   ].join('\n');
 }
 
@@ -381,10 +329,6 @@ function reviewTable(standing: NonNullable<Evaluation['standing']>): string {
 }
 
 function orchestrationText(ctx: ModeContext, done: readonly Step[], r: Evaluation): string {
-  const assessSteps = done.filter((s) => s.kind === 'assessment');
-  const start = Math.min(...assessSteps.map((s) => Date.parse(s.started_at)));
-  const end = Math.max(...assessSteps.map((s) => Date.parse(s.started_at) + s.duration_ms));
-  const callTime = assessSteps.reduce((n, s) => n + s.duration_ms, 0);
   const settings = readModeSettings(ctx.plan.settings);
   const sequential = ctx.plan.mode === 'sequential_refinement';
   return [
@@ -392,9 +336,10 @@ function orchestrationText(ctx: ModeContext, done: readonly Step[], r: Evaluatio
     `|---|---|---|---|---|`,
     `| ${orchestrationName(ctx.plan.mode)} | ${r.composed.strategy} | ${r.arbitration.strategy} | ${settings.review} | ${sequential ? 1 : settings.concurrency} |`,
     '',
-    assessSteps.length > 0 && Number.isFinite(start)
-      ? `Assessments: ${assessSteps.length} calls, ${(callTime / 1000).toFixed(2)} s of model time in ${((end - start) / 1000).toFixed(2)} s of wall time.`
-      : 'Assessments: none finished.',
+    callTimes(
+      'Assessments',
+      done.filter((s) => s.kind === 'assessment'),
+    ),
   ].join('\n');
 }
 
@@ -416,9 +361,4 @@ function heatmap(r: Evaluation): ArtifactAttachment {
     alt: 'Heat map of the assessments: a row per vector, a column per persona, the composed scores first (flagged cells: disagreement sent to arbitration)',
     content: heatmapSvg({ title: `Epistemic vectors (${r.composed.strategy})`, rows: [...VECTORS], columns, values, flagged }),
   };
-}
-
-function cell(text: string, max = 200): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return (flat.length > max ? `${flat.slice(0, max - 1)}…` : flat).replace(/\|/g, '\\|');
 }
