@@ -1,20 +1,22 @@
 import { arbitrate, investigateOver, requireMajority, type ArbitrationResult } from '../arbitration.js';
 import {
+  ASSESSMENT_INSTRUCTION,
   ASSESSMENT_SCHEMA,
   assessmentRetryPrompt,
   assessmentVerdict,
   parseAssessment,
+  renderAssessment,
   round,
   tierConfidence,
   VECTORS,
   type Assessment,
 } from '../assessment.js';
-import { composeAssessments, vectorAgreement, type ComposedAssessment } from '../composition.js';
+import { composeAssessments, effectiveWeights, vectorAgreement, weightList, type ComposedAssessment } from '../composition.js';
 import { heatmapSvg } from '../heatmap-svg.js';
 import type { Step } from '../run-state.js';
 import { callTimes, councilWeights, personaStep, replyCheck, tableCell } from './conversation.js';
 import type { ArtifactAttachment, ArtifactSection, Conclusion, DeliberationMode, ModeContext, ModeNext, StepSpec } from './mode.js';
-import { aggregateReviews, REVIEW_SCHEMA, reviewLabels, reviewPrompt, reviewRetry, type ReviewStanding } from './review.js';
+import { aggregateReviews, reviewId, reviewStep, standingTable, type ReviewStanding } from './review.js';
 import { readModeSettings } from './settings.js';
 
 /**
@@ -36,7 +38,6 @@ export const sequentialRefinementMode: DeliberationMode = {
 };
 
 export const assessmentId = (persona: string): string => `assessment:${persona}`;
-const reviewId = (persona: string): string => `review:${persona}`;
 export const SYNTHESIS_ID = 'synthesis';
 
 function nextCalls(ctx: ModeContext, done: readonly Step[], sequential: boolean): ModeNext {
@@ -49,7 +50,10 @@ function nextCalls(ctx: ModeContext, done: readonly Step[], sequential: boolean)
   const settings = readModeSettings(ctx.plan.settings);
   if (settings.review === 'anonymous' && ctx.plan.personas.length > 1) {
     const reviewers = ctx.plan.personas.filter((p) => !ids.has(reviewId(p)));
-    if (reviewers.length > 0) return { kind: 'steps', steps: reviewers.map((p) => reviewSpec(ctx, p, done)), concurrent: true };
+    if (reviewers.length > 0) {
+      const assessed = assessmentsOf(done).map((a) => ({ persona: a.persona, text: renderAssessment({ ...a, persona: '' }) }));
+      return { kind: 'steps', steps: reviewers.map((p) => reviewStep(ctx, p, assessed)), concurrent: true };
+    }
   }
   if (!ids.has(SYNTHESIS_ID)) return { kind: 'steps', steps: [synthesisSpec(ctx, evaluate(ctx, done))], concurrent: false };
   return { kind: 'conclude' };
@@ -77,39 +81,6 @@ export function assessmentSpec(ctx: ModeContext, personaId: string, earlier: rea
   });
 }
 
-const ASSESSMENT_INSTRUCTION = [
-  'Assess the task on your own, from your role. Reply with ONE JSON object and nothing else:',
-  '{"action": "proceed" | "investigate" | "escalate", "confidence": <0..1>, "rationale": "<one line>",',
-  ` "vectors": {${VECTORS.map((v) => `"${v}": {"score": <0..1>, "rationale": "<one line>"}`).join(', ')}}}`,
-  'Vectors: engagement (how fully you can engage with it); foundation — know (domain knowledge), do (capability to act), context (enough context);',
-  'comprehension — clarity, coherence, signal (relevant information vs noise), density (information load);',
-  'execution — state (current state understood), change (what must change), completion (what done looks like), impact (consequences understood);',
-  'uncertainty (how uncertain you are overall; high = unsure).',
-  "proceed = the task's direction is sound; investigate = more facts are needed first; escalate = a person must decide.",
-].join('\n');
-
-function reviewSpec(ctx: ModeContext, reviewer: string, done: readonly Step[]): StepSpec {
-  const others = assessmentsOf(done).filter((a) => a.persona !== reviewer);
-  const labels = reviewLabels(ctx.plan.personas, reviewer);
-  const prompt = reviewPrompt(
-    ctx.briefing,
-    others
-      .map((a) => ({ label: labels.get(a.persona) ?? '?', text: renderAssessment({ ...a, persona: '' }) }))
-      .sort((x, y) => x.label.localeCompare(y.label)),
-  );
-  const expected = [...labels.values()];
-  // No history: the reviewer's own assessment is not shown beside the others, so it cannot vote for it.
-  return personaStep(ctx, {
-    id: reviewId(reviewer),
-    kind: 'review',
-    persona: reviewer,
-    round: 2,
-    prompt,
-    responseFormat: REVIEW_SCHEMA,
-    check: (reply) => reviewRetry(reply, expected),
-  });
-}
-
 /** The synthesizer's call over an evaluation; `extra` lines tell it what the mode did beyond composing (groups, specialists). */
 export function synthesisSpec(ctx: ModeContext, result: Evaluation, extra: readonly string[] = []): StepSpec {
   const prompt = [
@@ -129,14 +100,6 @@ export function assessmentsOf(done: readonly Step[]): Assessment[] {
   return done.filter((s) => s.kind === 'assessment').map((s) => parseAssessment(s.persona, s.reply));
 }
 
-function renderAssessment(a: Assessment): string {
-  const who = a.persona ? `[${a.persona}] ` : '';
-  if (!a.valid || !a.vectors) return `${who}(no valid assessment: ${a.problem ?? 'missing'})`;
-  const scored = a.vectors;
-  const vectors = VECTORS.map((v) => `${v} ${scored[v].score.toFixed(2)}`).join(', ');
-  return `${who}${a.action} (confidence ${a.confidence.toFixed(2)}): ${a.rationale}\nvectors: ${vectors}`;
-}
-
 export interface Evaluation {
   readonly assessments: Assessment[];
   readonly standing: ReviewStanding | undefined;
@@ -148,8 +111,9 @@ export interface Evaluation {
 export function evaluate(ctx: ModeContext, done: readonly Step[], personas: readonly string[] = ctx.plan.personas): Evaluation {
   const settings = readModeSettings(ctx.plan.settings);
   // Every persona asked has an assessment: one that is missing counts as invalid (escalate).
-  const byPersona = new Map(assessmentsOf(done).map((a) => [a.persona, a]));
-  const assessments = personas.map((p) => byPersona.get(p) ?? parseAssessment(p, ''));
+  const assessments = personas.map((p) =>
+    parseAssessment(p, done.findLast((s) => s.kind === 'assessment' && s.persona === p)?.reply ?? ''),
+  );
   const reviews = done.filter((s) => s.kind === 'review');
   const standing = settings.review === 'anonymous' && reviews.length > 0 ? aggregateReviews(ctx.plan.personas, reviews) : undefined;
   const { weights, relevance } = councilWeights(ctx);
@@ -192,14 +156,20 @@ export function concludeWith(
   extra: { sections?: readonly ArtifactSection[]; audit?: Readonly<Record<string, unknown>> } = {},
 ): Conclusion {
   const synthesis = done.find((s) => s.id === SYNTHESIS_ID);
-  const [assessments, ...rest] = sections(ctx, done, result);
   return {
     verdicts: result.assessments.map(assessmentVerdict),
     arbitration: result.arbitration,
     composed: result.composed,
     assessments: result.assessments,
     proposal: synthesis?.reply ?? '',
-    sections: [...(assessments ? [assessments] : []), ...(extra.sections ?? []), ...rest],
+    sections: [
+      { title: 'Assessments', markdown: assessmentsTable(result) },
+      ...(extra.sections ?? []),
+      { title: 'Composition and arbitration', markdown: compositionText(result) },
+      { title: 'Composed rationale', markdown: rationaleText(result) },
+      ...(result.standing ? [{ title: 'Anonymous review', markdown: standingTable(result.standing) }] : []),
+      { title: 'Orchestration', markdown: orchestrationText(ctx, done, result) },
+    ],
     attachments: [heatmap(result)],
     audit: {
       ...extra.audit,
@@ -214,17 +184,7 @@ export function concludeWith(
   };
 }
 
-function sections(ctx: ModeContext, done: readonly Step[], r: Evaluation): ArtifactSection[] {
-  return [
-    { title: 'Assessments', markdown: assessmentsTable(r) },
-    { title: 'Composition and arbitration', markdown: compositionText(r) },
-    { title: 'Composed rationale', markdown: rationaleText(r) },
-    ...(r.standing ? [{ title: 'Anonymous review', markdown: reviewTable(r.standing) }] : []),
-    { title: 'Orchestration', markdown: orchestrationText(ctx, done, r) },
-  ];
-}
-
-const fmt = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : n.toFixed(2));
+export const fmt = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : n.toFixed(2));
 
 function assessmentsTable(r: Evaluation): string {
   const personas = r.assessments.map((a) => a.persona);
@@ -247,11 +207,6 @@ function assessmentsTable(r: Evaluation): string {
   ].join('\n');
 }
 
-const weightList = (w: Readonly<Record<string, number>>): string =>
-  Object.entries(w)
-    .map(([p, n]) => `\`${p}\` ${n.toFixed(2)}`)
-    .join(', ');
-
 export function compositionText(r: Evaluation): string {
   const { composed, arbitration } = r;
   return [
@@ -272,16 +227,6 @@ export function compositionText(r: Evaluation): string {
     '',
     `**ARBITRATE (${arbitration.strategy}):** ${arbitration.final_action} — ${arbitration.reasoning}. Weights used: ${weightList(arbitration.weights_used)}. Consensus level ${(arbitration.consensus_level * 100).toFixed(0)}%.`,
   ].join('\n');
-}
-
-/** The weights the composition really used (per tier when they differ by tier). */
-function effectiveWeights(composed: ComposedAssessment): string[] {
-  if (Object.keys(composed.weights).length === 0) return ['Effective weights: none (no valid assessment).'];
-  if (!composed.tier_weights) return [`Effective weights: ${weightList(composed.weights)}.`];
-  return [
-    `Effective weights on engagement and uncertainty: ${weightList(composed.weights)}.`,
-    ...Object.entries(composed.tier_weights).map(([tier, w]) => `Effective weights on the ${tier} vectors: ${weightList(w)}.`),
-  ];
 }
 
 /** Tier confidence and agreement, or plainly that there is nothing to compute them from. */
@@ -312,19 +257,6 @@ export function rationaleText(r: Evaluation): string {
     '| Vector | Rationales |',
     '|---|---|',
     ...VECTORS.map((v) => `| ${v} | ${tableCell(r.composed.vectors[v].rationales.join(' · '), 1200)} |`),
-  ].join('\n');
-}
-
-function reviewTable(standing: NonNullable<Evaluation['standing']>): string {
-  return [
-    "Each persona ranked the others' assessments under neutral labels (never names, never its own); ranks are aggregated by Borda count. The standing multiplies each persona's weight in composition and arbitration.",
-    '',
-    '| Standing | Persona | Borda points | Weight |',
-    '|---|---|---|---|',
-    ...standing.order.map((p, i) => `| ${i + 1} | \`${p}\` | ${standing.points[p] ?? 0} | ${(standing.weights[p] ?? 1).toFixed(2)} |`),
-    ...(standing.invalid.length > 0
-      ? ['', `Rankings that could not be read (left out): ${standing.invalid.map((p) => `\`${p}\``).join(', ')}.`]
-      : []),
   ].join('\n');
 }
 

@@ -242,11 +242,22 @@ const PlanSettings = z.object({
   reviewer: z.string().optional().catch(undefined),
 });
 
+/**
+ * The settings read from each plan's `settings` object: a plan fixes them at the start and they are
+ * read at every step and, several times, at the run's end, so each object is read once (a read builds
+ * an error for every key the plan left out).
+ */
+const readSettings = new WeakMap<object, ModeSettings>();
+
 /** Reads `plan.settings` (fixed at the start; older plans have none): each key under its camelCase name in `ModeSettings`. */
 export function readModeSettings(settings: Readonly<Record<string, unknown>>): ModeSettings {
+  const known = readSettings.get(settings);
+  if (known) return known;
   const read = Object.entries(PlanSettings.parse(settings)).filter(([, value]) => value !== undefined);
   const named = read.map(([key, value]) => [key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), value]);
-  return Object.fromEntries(named) as unknown as ModeSettings;
+  const settled = Object.freeze(Object.fromEntries(named)) as unknown as ModeSettings;
+  readSettings.set(settings, settled);
+  return settled;
 }
 
 /** A mode option with its default, for the workspace config (whose reference shows the defaults). */

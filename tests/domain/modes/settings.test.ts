@@ -6,6 +6,18 @@ describe('readModeSettings: the settings a run fixed when it started', () => {
     expect(readModeSettings({})).toEqual(MODE_DEFAULTS);
   });
 
+  it('reads each settings object once; another object is read on its own', () => {
+    const fixed = { composition: 'bayesian_fusion', consensus_threshold: 0.4 };
+    const read = readModeSettings(fixed);
+    expect(readModeSettings(fixed)).toBe(read);
+    expect(Object.isFrozen(read)).toBe(true);
+    expect(readModeSettings({ ...fixed, consensus_threshold: 0.1 })).toMatchObject({
+      composition: 'bayesian_fusion',
+      consensusThreshold: 0.1,
+    });
+    expect(read.consensusThreshold).toBe(0.4);
+  });
+
   it('keeps every value that is in range', () => {
     const settings = readModeSettings({
       composition: 'bayesian_fusion',
