@@ -162,3 +162,14 @@ export function requireMajority(result: ArbitrationResult): ArbitrationResult {
     reasoning: `${result.reasoning}; but only ${proceed} of ${votes.length} persona(s) voted proceed, and action needs a majority, so the council investigates`,
   };
 }
+
+/**
+ * Open disagreement the votes do not show (vectors flagged by the consensus threshold, work items that
+ * contradict each other): it joins the conflicts, and a `proceed` over it fails closed to investigate.
+ */
+export function investigateOver(result: ArbitrationResult, found: readonly string[], why: string): ArbitrationResult {
+  if (found.length === 0) return result;
+  const conflicts = [...result.conflicts, ...found];
+  if (result.final_action !== 'proceed') return { ...result, conflicts };
+  return { ...result, final_action: 'investigate', conflicts, reasoning: `${result.reasoning}; ${why}, so the council investigates first` };
+}

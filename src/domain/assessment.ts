@@ -101,8 +101,29 @@ export function assessmentVerdict(a: Assessment): Verdict {
   };
 }
 
+/** What a persona is asked for when it assesses a task (the reply it must give). */
+export const ASSESSMENT_INSTRUCTION = [
+  'Assess the task on your own, from your role. Reply with ONE JSON object and nothing else:',
+  '{"action": "proceed" | "investigate" | "escalate", "confidence": <0..1>, "rationale": "<one line>",',
+  ` "vectors": {${VECTORS.map((v) => `"${v}": {"score": <0..1>, "rationale": "<one line>"}`).join(', ')}}}`,
+  'Vectors: engagement (how fully you can engage with it); foundation — know (domain knowledge), do (capability to act), context (enough context);',
+  'comprehension — clarity, coherence, signal (relevant information vs noise), density (information load);',
+  'execution — state (current state understood), change (what must change), completion (what done looks like), impact (consequences understood);',
+  'uncertainty (how uncertain you are overall; high = unsure).',
+  "proceed = the task's direction is sound; investigate = more facts are needed first; escalate = a person must decide.",
+].join('\n');
+
 export function assessmentRetryPrompt(problem: string): string {
   return `That was not a valid assessment (${problem}). Reply with ONE JSON object and nothing else, with "action", "confidence", "rationale" and "vectors" holding all thirteen vectors (${VECTORS.join(', ')}), each {"score": <0..1>, "rationale": "<one line>"}.`;
+}
+
+/** An assessment as the council reads it (its persona first, when it has one). */
+export function renderAssessment(a: Assessment): string {
+  const who = a.persona ? `[${a.persona}] ` : '';
+  if (!a.valid || !a.vectors) return `${who}(no valid assessment: ${a.problem ?? 'missing'})`;
+  const scored = a.vectors;
+  const vectors = VECTORS.map((v) => `${v} ${scored[v].score.toFixed(2)}`).join(', ');
+  return `${who}${a.action} (confidence ${a.confidence.toFixed(2)}): ${a.rationale}\nvectors: ${vectors}`;
 }
 
 /** Tier confidences (mean of each tier's scores), and the overall confidence by TIER_WEIGHTS, discounted by uncertainty. */

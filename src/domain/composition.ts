@@ -240,3 +240,19 @@ export function vectorAgreement(composed: ComposedAssessment): number | null {
   const spreads = VECTORS.map((v) => composed.vectors[v].spread);
   return round(1 - spreads.reduce((n, s) => n + s, 0) / spreads.length);
 }
+
+/** Persona weights as people read them: each id with its weight (two decimals), in order. */
+export const weightList = (w: Readonly<Record<string, number>>): string =>
+  Object.entries(w)
+    .map(([p, n]) => `\`${p}\` ${n.toFixed(2)}`)
+    .join(', ');
+
+/** The weights the composition really used (per tier when they differ by tier). */
+export function effectiveWeights(composed: ComposedAssessment): string[] {
+  if (Object.keys(composed.weights).length === 0) return ['Effective weights: none (no valid assessment).'];
+  if (!composed.tier_weights) return [`Effective weights: ${weightList(composed.weights)}.`];
+  return [
+    `Effective weights on engagement and uncertainty: ${weightList(composed.weights)}.`,
+    ...Object.entries(composed.tier_weights).map(([tier, w]) => `Effective weights on the ${tier} vectors: ${weightList(w)}.`),
+  ];
+}

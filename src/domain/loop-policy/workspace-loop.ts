@@ -2,13 +2,7 @@ import { z } from 'zod';
 import { formatIssues, type Parsed } from '../issues.js';
 import { conflictKeyOf, type LoopEvent, type LoopEventInput } from './events.js';
 import { HitlCounter, HitlCounterSnapshot } from './hitl-counter.js';
-import {
-  maestroAckPlanReceived,
-  maestroDispatchPlanRequest,
-  maestroMaybeStop,
-  maestroResetSessionStateOnNewSession,
-  mediationProposePlan,
-} from './maestro-state.js';
+import { maestroAckPlanReceived, maestroDispatchPlanRequest, maestroMaybeStop, mediationProposePlan } from './maestro-state.js';
 import { SessionState, SessionStateSnapshot } from './session-state.js';
 
 /**
@@ -136,9 +130,12 @@ export function pausesFor(data: LoopPolicyData, fingerprint: string): number {
 export function resetLoopPolicy(data: LoopPolicyData, newSessionId: string, now: string): LoopPolicyData {
   const counter = HitlCounter.fromSnapshot(data.counter);
   counter.resetIfAllowed(data.session_id, '', '', 'explicit_new_session_start');
-  const state = SessionState.fromSnapshot(data.state);
-  maestroResetSessionStateOnNewSession(state);
-  state.stoppedKeys.clear();
-  const fresh = new SessionState(newSessionId);
-  return { ...data, session_id: newSessionId, started_at: now, counter: counter.toSnapshot(), state: { ...fresh.toSnapshot() } };
+  // maestro's state starts anew with the session (what `maestroResetSessionStateOnNewSession` does to a kept one).
+  return {
+    ...data,
+    session_id: newSessionId,
+    started_at: now,
+    counter: counter.toSnapshot(),
+    state: new SessionState(newSessionId).toSnapshot(),
+  };
 }

@@ -62,45 +62,44 @@ export function adaptiveSplit(ctx: ModeContext): AdaptiveSplit {
   };
 }
 
-/** Whether the broad assessment leaves the council uncertain enough to ask the specialists. */
-export function needsSpecialists(
-  ctx: ModeContext,
-  done: readonly Step[],
-  broad: readonly string[],
-): { spawn: boolean; uncertainty: number | null } {
+/** The split and what the broad assessment made of it: its composed uncertainty, and so whether the specialists are asked. */
+interface AdaptiveReading extends AdaptiveSplit {
+  readonly uncertainty: number | null;
+  readonly spawn: boolean;
+  /** Everyone asked: the broad set, and the specialists when the broad assessment was too uncertain. */
+  readonly asked: readonly string[];
+}
+
+/** Reads the adaptive escalation from the finished steps: no usable composed uncertainty counts as above the threshold. */
+function readAdaptive(ctx: ModeContext, done: readonly Step[]): AdaptiveReading {
+  const split = adaptiveSplit(ctx);
   const threshold = readModeSettings(ctx.plan.settings).uncertaintyThreshold;
-  const uncertainty = evaluate(ctx, done, broad).composed.vectors.uncertainty.score;
-  return { spawn: uncertainty === null || uncertainty > threshold, uncertainty };
+  const uncertainty = evaluate(ctx, done, split.broad).composed.vectors.uncertainty.score;
+  const spawn = uncertainty === null || uncertainty > threshold;
+  return { ...split, uncertainty, spawn, asked: spawn ? [...split.broad, ...split.specialists] : [...split.broad] };
 }
 
 function nextCalls(ctx: ModeContext, done: readonly Step[]): ModeNext {
   const ids = new Set(done.map((s) => s.id));
-  const { broad, specialists } = adaptiveSplit(ctx);
-  const pendingBroad = broad.filter((p) => !ids.has(assessmentId(p)));
+  const pendingBroad = adaptiveSplit(ctx).broad.filter((p) => !ids.has(assessmentId(p)));
   if (pendingBroad.length > 0) return { kind: 'steps', steps: pendingBroad.map((p) => assessmentSpec(ctx, p, [])), concurrent: true };
-  const asked = askedPersonas(ctx, done);
-  const pendingSpecialists = asked.filter((p) => specialists.includes(p) && !ids.has(assessmentId(p)));
+  const reading = readAdaptive(ctx, done);
+  const pendingSpecialists = reading.asked.filter((p) => reading.specialists.includes(p) && !ids.has(assessmentId(p)));
   if (pendingSpecialists.length > 0) {
     // The specialists see the broad assessments (the seed's prior_assessment as context).
-    const earlier = assessmentsOf(done).filter((a) => broad.includes(a.persona));
+    const earlier = assessmentsOf(done).filter((a) => reading.broad.includes(a.persona));
     return { kind: 'steps', steps: pendingSpecialists.map((p) => assessmentSpec(ctx, p, earlier)), concurrent: true };
   }
   if (!ids.has(SYNTHESIS_ID)) {
-    return { kind: 'steps', steps: [synthesisSpec(ctx, evaluate(ctx, done, asked), [escalationLine(ctx, done)])], concurrent: false };
+    const result = evaluate(ctx, done, reading.asked);
+    return { kind: 'steps', steps: [synthesisSpec(ctx, result, [escalationLine(ctx, reading)])], concurrent: false };
   }
   return { kind: 'conclude' };
 }
 
-/** Everyone asked: the broad set, and the specialists when the broad assessment was too uncertain. */
-function askedPersonas(ctx: ModeContext, done: readonly Step[]): string[] {
-  const { broad, specialists } = adaptiveSplit(ctx);
-  return needsSpecialists(ctx, done, broad).spawn ? [...broad, ...specialists] : [...broad];
-}
-
-function escalationLine(ctx: ModeContext, done: readonly Step[]): string {
-  const { broad, specialists, chosenBy, skipped } = adaptiveSplit(ctx);
+function escalationLine(ctx: ModeContext, reading: AdaptiveReading): string {
+  const { broad, specialists, chosenBy, skipped, spawn, uncertainty } = reading;
   const threshold = readModeSettings(ctx.plan.settings).uncertaintyThreshold;
-  const { spawn, uncertainty } = needsSpecialists(ctx, done, broad);
   const measured = uncertainty === null ? 'could not be composed (counted as above the threshold)' : `was ${uncertainty.toFixed(2)}`;
   const list = (ids: readonly string[]): string => (ids.length > 0 ? ids.map((p) => `\`${p}\``).join(', ') : 'none');
   const outcome =
@@ -119,19 +118,17 @@ function escalationLine(ctx: ModeContext, done: readonly Step[]): string {
 }
 
 function concludeAdaptive(ctx: ModeContext, done: readonly Step[]): Conclusion {
-  const { broad, specialists, skipped } = adaptiveSplit(ctx);
-  const asked = askedPersonas(ctx, done);
-  const { spawn, uncertainty } = needsSpecialists(ctx, done, broad);
-  return concludeWith(ctx, done, evaluate(ctx, done, asked), {
-    sections: [{ title: 'Adaptive escalation', markdown: escalationLine(ctx, done) }],
+  const reading = readAdaptive(ctx, done);
+  return concludeWith(ctx, done, evaluate(ctx, done, reading.asked), {
+    sections: [{ title: 'Adaptive escalation', markdown: escalationLine(ctx, reading) }],
     audit: {
       adaptive: {
-        broad: [...broad],
-        specialists: [...specialists],
-        broad_uncertainty: uncertainty,
+        broad: [...reading.broad],
+        specialists: [...reading.specialists],
+        broad_uncertainty: reading.uncertainty,
         threshold: readModeSettings(ctx.plan.settings).uncertaintyThreshold,
-        specialists_asked: spawn && specialists.length > 0,
-        skipped: [...skipped],
+        specialists_asked: reading.spawn && reading.specialists.length > 0,
+        skipped: [...reading.skipped],
       },
     },
   });

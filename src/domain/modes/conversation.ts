@@ -19,15 +19,9 @@ import type { ModeContext, ReplyCheck, StepSpec } from './mode.js';
  * this task (the first carries the briefing), then the prompt. Each call of a persona extends its
  * previous one.
  */
-export function personaMessages(
-  ctx: ModeContext,
-  persona: Persona,
-  done: readonly Step[],
-  prompt: string,
-  options: { system?: string } = {},
-): ChatMessage[] {
+export function personaMessages(ctx: ModeContext, persona: Persona, done: readonly Step[], prompt: string): ChatMessage[] {
   const memory = ctx.memories.get(persona.id)?.text ?? '';
-  const system = options.system ?? orchestratorSystemPrompt(persona, ctx.maxRequestsPerTurn);
+  const system = orchestratorSystemPrompt(persona, ctx.maxRequestsPerTurn);
   const messages: ChatMessage[] = [{ role: 'system', content: memory ? `${system}\n\n${memory}` : system }];
   for (const s of done) {
     if (s.persona !== persona.id) continue;
@@ -35,6 +29,25 @@ export function personaMessages(
   }
   messages.push({ role: 'user', content: prompt });
   return messages;
+}
+
+/** One call of a persona as a mode words it; its conversation is built here from its `history`. */
+export interface PersonaCall extends Omit<StepSpec, 'purpose' | 'messages' | 'knowledge'> {
+  /** The finished steps whose turns of this persona its conversation carries; none: the call stands on its prompt alone. */
+  readonly history?: readonly Step[];
+  /** Whether knowledge requests in the reply are fulfilled (default: not). */
+  readonly knowledge?: boolean;
+}
+
+/** The step a persona is asked: the call a mode words, the persona's conversation, the purpose its kind. */
+export function personaStep(ctx: ModeContext, call: PersonaCall): StepSpec {
+  const { history = [], knowledge = false, ...spec } = call;
+  return { ...spec, purpose: spec.kind, knowledge, messages: personaMessages(ctx, personaOf(ctx, spec.persona), history, spec.prompt) };
+}
+
+/** A structured reply's check from its reading: accepted (no problem), or the problem and the prompt that asks once again. */
+export function replyCheck(problem: string | undefined, retryPrompt: (problem: string) => string): ReplyCheck {
+  return problem === undefined ? { ok: true } : { ok: false, problem, retryPrompt: retryPrompt(problem) };
 }
 
 /**
@@ -80,15 +93,11 @@ export function verdictStep(base: Omit<StepSpec, 'kind' | 'purpose' | 'responseF
     purpose: 'verdict',
     responseFormat: VERDICT_SCHEMA,
     knowledge: false,
-    check: (reply) => checkVerdict(base.persona, reply),
+    check: (reply) => {
+      const verdict = parseVerdict(base.persona, reply);
+      return replyCheck(verdict.valid ? undefined : (verdict.problem ?? 'invalid'), verdictRetryPrompt);
+    },
   };
-}
-
-function checkVerdict(persona: string, reply: string): ReplyCheck {
-  const verdict = parseVerdict(persona, reply);
-  return verdict.valid
-    ? { ok: true }
-    : { ok: false, problem: verdict.problem ?? 'invalid', retryPrompt: verdictRetryPrompt(verdict.problem ?? 'invalid') };
 }
 
 export function collectVerdicts(steps: readonly Step[]): Verdict[] {
@@ -123,4 +132,24 @@ export function councilWeights(ctx: ModeContext): CouncilWeights {
 
 export function arbitrateVerdicts(ctx: ModeContext, verdicts: readonly Verdict[]): ArbitrationResult {
   return arbitrate({ strategy: ctx.plan.arbitration, verdicts, ...councilWeights(ctx) });
+}
+
+/** Text on one line, cut to `max` characters when given. */
+export function clip(text: string, max = Number.POSITIVE_INFINITY): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** Text as one cell of a Markdown table: on one line, cut to `max`, its pipes escaped. */
+export function tableCell(text: string, max = 200): string {
+  return clip(text, max).replace(/\|/g, '\\|');
+}
+
+/** How long a set of calls took: their model time, and the wall time from the first start to the last end. */
+export function callTimes(label: string, steps: readonly Step[]): string {
+  const start = Math.min(...steps.map((s) => Date.parse(s.started_at)));
+  if (!Number.isFinite(start)) return `${label}: none finished.`;
+  const end = Math.max(...steps.map((s) => Date.parse(s.started_at) + s.duration_ms));
+  const model = steps.reduce((n, s) => n + s.duration_ms, 0);
+  return `${label}: ${steps.length} calls, ${(model / 1000).toFixed(2)} s of model time in ${((end - start) / 1000).toFixed(2)} s of wall time.`;
 }

@@ -8,6 +8,7 @@ import {
   assessmentSpec,
   concludeWith,
   evaluate,
+  fmt,
   SYNTHESIS_ID,
   synthesisSpec,
   withFlags,
@@ -141,7 +142,6 @@ function groupLines(h: Hierarchy): string[] {
 }
 
 function groupsTable(h: Hierarchy): string {
-  const fmt = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : n.toFixed(2));
   return [
     '| Group | Members | Group action | Confidence | Composed overall | Agreement |',
     '|---|---|---|---|---|---|',

@@ -1,20 +1,22 @@
-import { arbitrate, requireMajority, type ArbitrationResult } from '../arbitration.js';
+import { arbitrate, investigateOver, requireMajority, type ArbitrationResult } from '../arbitration.js';
 import {
+  ASSESSMENT_INSTRUCTION,
   ASSESSMENT_SCHEMA,
   assessmentRetryPrompt,
   assessmentVerdict,
   parseAssessment,
+  renderAssessment,
   round,
   tierConfidence,
   VECTORS,
   type Assessment,
 } from '../assessment.js';
-import { composeAssessments, vectorAgreement, type ComposedAssessment } from '../composition.js';
+import { composeAssessments, effectiveWeights, vectorAgreement, weightList, type ComposedAssessment } from '../composition.js';
 import { heatmapSvg } from '../heatmap-svg.js';
 import type { Step } from '../run-state.js';
-import { councilWeights, personaMessages, personaOf } from './conversation.js';
+import { callTimes, councilWeights, personaStep, replyCheck, tableCell } from './conversation.js';
 import type { ArtifactAttachment, ArtifactSection, Conclusion, DeliberationMode, ModeContext, ModeNext, StepSpec } from './mode.js';
-import { aggregateReviews, REVIEW_SCHEMA, reviewLabels, reviewPrompt, reviewRetry, type ReviewStanding } from './review.js';
+import { aggregateReviews, reviewId, reviewStep, standingTable, type ReviewStanding } from './review.js';
 import { readModeSettings } from './settings.js';
 
 /**
@@ -26,17 +28,16 @@ import { readModeSettings } from './settings.js';
 export const parallelMode: DeliberationMode = {
   name: 'parallel',
   next: (ctx, done) => nextCalls(ctx, done, false),
-  conclude: (ctx, done) => concludeAssessments(ctx, done),
+  conclude: (ctx, done) => concludeWith(ctx, done, evaluate(ctx, done)),
 };
 
 export const sequentialRefinementMode: DeliberationMode = {
   name: 'sequential_refinement',
   next: (ctx, done) => nextCalls(ctx, done, true),
-  conclude: (ctx, done) => concludeAssessments(ctx, done),
+  conclude: (ctx, done) => concludeWith(ctx, done, evaluate(ctx, done)),
 };
 
 export const assessmentId = (persona: string): string => `assessment:${persona}`;
-const reviewId = (persona: string): string => `review:${persona}`;
 export const SYNTHESIS_ID = 'synthesis';
 
 function nextCalls(ctx: ModeContext, done: readonly Step[], sequential: boolean): ModeNext {
@@ -49,7 +50,10 @@ function nextCalls(ctx: ModeContext, done: readonly Step[], sequential: boolean)
   const settings = readModeSettings(ctx.plan.settings);
   if (settings.review === 'anonymous' && ctx.plan.personas.length > 1) {
     const reviewers = ctx.plan.personas.filter((p) => !ids.has(reviewId(p)));
-    if (reviewers.length > 0) return { kind: 'steps', steps: reviewers.map((p) => reviewSpec(ctx, p, done)), concurrent: true };
+    if (reviewers.length > 0) {
+      const assessed = assessmentsOf(done).map((a) => ({ persona: a.persona, text: renderAssessment({ ...a, persona: '' }) }));
+      return { kind: 'steps', steps: reviewers.map((p) => reviewStep(ctx, p, assessed)), concurrent: true };
+    }
   }
   if (!ids.has(SYNTHESIS_ID)) return { kind: 'steps', steps: [synthesisSpec(ctx, evaluate(ctx, done))], concurrent: false };
   return { kind: 'conclude' };
@@ -57,73 +61,28 @@ function nextCalls(ctx: ModeContext, done: readonly Step[], sequential: boolean)
 
 /** A persona's assessment call; `earlier` assessments are shown as its context (sequential refinement, adaptive specialists). */
 export function assessmentSpec(ctx: ModeContext, personaId: string, earlier: readonly Assessment[]): StepSpec {
-  const persona = personaOf(ctx, personaId);
   const parts = [ctx.briefing];
   if (earlier.length > 0)
     parts.push(
       `--- Earlier assessments by the council (refine them; say where you differ) ---\n${earlier.map(renderAssessment).join('\n\n')}`,
     );
   parts.push(ASSESSMENT_INSTRUCTION);
-  const prompt = parts.join('\n\n');
-  return {
+  return personaStep(ctx, {
     id: assessmentId(personaId),
     kind: 'assessment',
-    purpose: 'assessment',
     persona: personaId,
     round: 1,
-    prompt,
-    messages: personaMessages(ctx, persona, [], prompt),
+    prompt: parts.join('\n\n'),
     responseFormat: ASSESSMENT_SCHEMA,
-    knowledge: false,
     check: (reply) => {
       const a = parseAssessment(personaId, reply);
-      return a.valid
-        ? { ok: true }
-        : { ok: false, problem: a.problem ?? 'invalid', retryPrompt: assessmentRetryPrompt(a.problem ?? 'invalid') };
+      return replyCheck(a.valid ? undefined : (a.problem ?? 'invalid'), assessmentRetryPrompt);
     },
-  };
-}
-
-const ASSESSMENT_INSTRUCTION = [
-  'Assess the task on your own, from your role. Reply with ONE JSON object and nothing else:',
-  '{"action": "proceed" | "investigate" | "escalate", "confidence": <0..1>, "rationale": "<one line>",',
-  ` "vectors": {${VECTORS.map((v) => `"${v}": {"score": <0..1>, "rationale": "<one line>"}`).join(', ')}}}`,
-  'Vectors: engagement (how fully you can engage with it); foundation — know (domain knowledge), do (capability to act), context (enough context);',
-  'comprehension — clarity, coherence, signal (relevant information vs noise), density (information load);',
-  'execution — state (current state understood), change (what must change), completion (what done looks like), impact (consequences understood);',
-  'uncertainty (how uncertain you are overall; high = unsure).',
-  "proceed = the task's direction is sound; investigate = more facts are needed first; escalate = a person must decide.",
-].join('\n');
-
-function reviewSpec(ctx: ModeContext, reviewer: string, done: readonly Step[]): StepSpec {
-  const persona = personaOf(ctx, reviewer);
-  const others = assessmentsOf(done).filter((a) => a.persona !== reviewer);
-  const labels = reviewLabels(ctx.plan.personas, reviewer);
-  const prompt = reviewPrompt(
-    ctx.briefing,
-    others
-      .map((a) => ({ label: labels.get(a.persona) ?? '?', text: renderAssessment({ ...a, persona: '' }) }))
-      .sort((x, y) => x.label.localeCompare(y.label)),
-  );
-  const expected = [...labels.values()];
-  return {
-    id: reviewId(reviewer),
-    kind: 'review',
-    purpose: 'review',
-    persona: reviewer,
-    round: 2,
-    prompt,
-    // Only this prompt: the reviewer's own assessment is not shown beside the others, so it cannot vote for it.
-    messages: personaMessages(ctx, persona, [], prompt),
-    responseFormat: REVIEW_SCHEMA,
-    knowledge: false,
-    check: (reply) => reviewRetry(reply, expected),
-  };
+  });
 }
 
 /** The synthesizer's call over an evaluation; `extra` lines tell it what the mode did beyond composing (groups, specialists). */
 export function synthesisSpec(ctx: ModeContext, result: Evaluation, extra: readonly string[] = []): StepSpec {
-  const persona = personaOf(ctx, ctx.plan.synthesizer);
   const prompt = [
     ctx.briefing,
     '--- The council assessed the task independently ---',
@@ -134,44 +93,11 @@ export function synthesisSpec(ctx: ModeContext, result: Evaluation, extra: reado
     'As the synthesizer, write the final proposal in Markdown: the recommendation, the reasons, the open risks, and the next steps.',
     'Do not request files now.',
   ].join('\n\n');
-  return {
-    id: SYNTHESIS_ID,
-    kind: 'synthesis',
-    purpose: 'synthesis',
-    persona: persona.id,
-    round: 1,
-    prompt,
-    messages: personaMessages(ctx, persona, [], prompt),
-    knowledge: false,
-  };
+  return personaStep(ctx, { id: SYNTHESIS_ID, kind: 'synthesis', persona: ctx.plan.synthesizer, round: 1, prompt });
 }
 
 export function assessmentsOf(done: readonly Step[]): Assessment[] {
-  return done.filter((s) => s.kind === 'assessment').map(assessmentOf);
-}
-
-/**
- * Each assessment step's reading, kept with the step: a run's evaluation reads every assessment again
- * at every later step, and a hierarchical run's end once per group and once for the whole council (the
- * tolerant reader runs a zod schema over the parsed reply). Used only while the step still holds the
- * persona and the reply it was read from.
- */
-const readAssessments = new WeakMap<Step, { persona: string; reply: string; assessment: Assessment }>();
-
-function assessmentOf(step: Step): Assessment {
-  const known = readAssessments.get(step);
-  if (known && known.persona === step.persona && known.reply === step.reply) return known.assessment;
-  const assessment = parseAssessment(step.persona, step.reply);
-  readAssessments.set(step, { persona: step.persona, reply: step.reply, assessment });
-  return assessment;
-}
-
-function renderAssessment(a: Assessment): string {
-  const who = a.persona ? `[${a.persona}] ` : '';
-  if (!a.valid || !a.vectors) return `${who}(no valid assessment: ${a.problem ?? 'missing'})`;
-  const scored = a.vectors;
-  const vectors = VECTORS.map((v) => `${v} ${scored[v].score.toFixed(2)}`).join(', ');
-  return `${who}${a.action} (confidence ${a.confidence.toFixed(2)}): ${a.rationale}\nvectors: ${vectors}`;
+  return done.filter((s) => s.kind === 'assessment').map((s) => parseAssessment(s.persona, s.reply));
 }
 
 export interface Evaluation {
@@ -185,8 +111,9 @@ export interface Evaluation {
 export function evaluate(ctx: ModeContext, done: readonly Step[], personas: readonly string[] = ctx.plan.personas): Evaluation {
   const settings = readModeSettings(ctx.plan.settings);
   // Every persona asked has an assessment: one that is missing counts as invalid (escalate).
-  const byPersona = new Map(assessmentsOf(done).map((a) => [a.persona, a]));
-  const assessments = personas.map((p) => byPersona.get(p) ?? parseAssessment(p, ''));
+  const assessments = personas.map((p) =>
+    parseAssessment(p, done.findLast((s) => s.kind === 'assessment' && s.persona === p)?.reply ?? ''),
+  );
   const reviews = done.filter((s) => s.kind === 'review');
   const standing = settings.review === 'anonymous' && reviews.length > 0 ? aggregateReviews(ctx.plan.personas, reviews) : undefined;
   const { weights, relevance } = councilWeights(ctx);
@@ -214,26 +141,11 @@ export function evaluate(ctx: ModeContext, done: readonly Step[], personas: read
 
 /** Flagged vectors are open disagreement: a `proceed` over them fails closed to investigate. */
 export function withFlags(arbitration: ArbitrationResult, composed: ComposedAssessment, threshold: number): ArbitrationResult {
-  if (composed.flagged.length === 0) return arbitration;
-  const conflicts = [
-    ...arbitration.conflicts,
-    ...composed.flagged.map((v) => {
-      const c = composed.vectors[v];
-      return `vector ${v}: the personas' scores spread ${c.spread} (std dev ${c.std_dev}; consensus threshold ${threshold})`;
-    }),
-  ];
-  return arbitration.final_action === 'proceed'
-    ? {
-        ...arbitration,
-        final_action: 'investigate',
-        conflicts,
-        reasoning: `${arbitration.reasoning}; ${composed.flagged.length} vector(s) flagged by the consensus threshold, so the council investigates first`,
-      }
-    : { ...arbitration, conflicts };
-}
-
-function concludeAssessments(ctx: ModeContext, done: readonly Step[]): Conclusion {
-  return concludeWith(ctx, done, evaluate(ctx, done));
+  const flagged = composed.flagged.map((v) => {
+    const c = composed.vectors[v];
+    return `vector ${v}: the personas' scores spread ${c.spread} (std dev ${c.std_dev}; consensus threshold ${threshold})`;
+  });
+  return investigateOver(arbitration, flagged, `${flagged.length} vector(s) flagged by the consensus threshold`);
 }
 
 /** The conclusion of an assessment mode from its evaluation; a mode adds its own sections and audit facts. */
@@ -244,14 +156,20 @@ export function concludeWith(
   extra: { sections?: readonly ArtifactSection[]; audit?: Readonly<Record<string, unknown>> } = {},
 ): Conclusion {
   const synthesis = done.find((s) => s.id === SYNTHESIS_ID);
-  const [assessments, ...rest] = sections(ctx, done, result);
   return {
     verdicts: result.assessments.map(assessmentVerdict),
     arbitration: result.arbitration,
     composed: result.composed,
     assessments: result.assessments,
     proposal: synthesis?.reply ?? '',
-    sections: [...(assessments ? [assessments] : []), ...(extra.sections ?? []), ...rest],
+    sections: [
+      { title: 'Assessments', markdown: assessmentsTable(result) },
+      ...(extra.sections ?? []),
+      { title: 'Composition and arbitration', markdown: compositionText(result) },
+      { title: 'Composed rationale', markdown: rationaleText(result) },
+      ...(result.standing ? [{ title: 'Anonymous review', markdown: standingTable(result.standing) }] : []),
+      { title: 'Orchestration', markdown: orchestrationText(ctx, done, result) },
+    ],
     attachments: [heatmap(result)],
     audit: {
       ...extra.audit,
@@ -266,17 +184,7 @@ export function concludeWith(
   };
 }
 
-function sections(ctx: ModeContext, done: readonly Step[], r: Evaluation): ArtifactSection[] {
-  return [
-    { title: 'Assessments', markdown: assessmentsTable(r) },
-    { title: 'Composition and arbitration', markdown: compositionText(r) },
-    { title: 'Composed rationale', markdown: rationaleText(r) },
-    ...(r.standing ? [{ title: 'Anonymous review', markdown: reviewTable(r.standing) }] : []),
-    { title: 'Orchestration', markdown: orchestrationText(ctx, done, r) },
-  ];
-}
-
-const fmt = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : n.toFixed(2));
+export const fmt = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : n.toFixed(2));
 
 function assessmentsTable(r: Evaluation): string {
   const personas = r.assessments.map((a) => a.persona);
@@ -286,7 +194,7 @@ function assessmentsTable(r: Evaluation): string {
     ...r.assessments.map((a) => {
       const t = a.vectors ? tierConfidence(a.vectors) : undefined;
       const flag = a.valid ? '' : ' (fail-closed)';
-      return `| \`${a.persona}\` | ${a.action}${flag} | ${a.confidence.toFixed(2)} | ${fmt(t?.overall)} | ${fmt(t?.foundation)} | ${fmt(t?.comprehension)} | ${fmt(t?.execution)} | ${cell(a.rationale)} |`;
+      return `| \`${a.persona}\` | ${a.action}${flag} | ${a.confidence.toFixed(2)} | ${fmt(t?.overall)} | ${fmt(t?.foundation)} | ${fmt(t?.comprehension)} | ${fmt(t?.execution)} | ${tableCell(a.rationale)} |`;
     }),
     '',
     `| Vector | ${personas.map((p) => `\`${p}\``).join(' | ')} | **composed** | spread | std dev |`,
@@ -298,11 +206,6 @@ function assessmentsTable(r: Evaluation): string {
     }),
   ].join('\n');
 }
-
-const weightList = (w: Readonly<Record<string, number>>): string =>
-  Object.entries(w)
-    .map(([p, n]) => `\`${p}\` ${n.toFixed(2)}`)
-    .join(', ');
 
 export function compositionText(r: Evaluation): string {
   const { composed, arbitration } = r;
@@ -324,16 +227,6 @@ export function compositionText(r: Evaluation): string {
     '',
     `**ARBITRATE (${arbitration.strategy}):** ${arbitration.final_action} — ${arbitration.reasoning}. Weights used: ${weightList(arbitration.weights_used)}. Consensus level ${(arbitration.consensus_level * 100).toFixed(0)}%.`,
   ].join('\n');
-}
-
-/** The weights the composition really used (per tier when they differ by tier). */
-function effectiveWeights(composed: ComposedAssessment): string[] {
-  if (Object.keys(composed.weights).length === 0) return ['Effective weights: none (no valid assessment).'];
-  if (!composed.tier_weights) return [`Effective weights: ${weightList(composed.weights)}.`];
-  return [
-    `Effective weights on engagement and uncertainty: ${weightList(composed.weights)}.`,
-    ...Object.entries(composed.tier_weights).map(([tier, w]) => `Effective weights on the ${tier} vectors: ${weightList(w)}.`),
-  ];
 }
 
 /** Tier confidence and agreement, or plainly that there is nothing to compute them from. */
@@ -363,28 +256,11 @@ export function rationaleText(r: Evaluation): string {
     '',
     '| Vector | Rationales |',
     '|---|---|',
-    ...VECTORS.map((v) => `| ${v} | ${cell(r.composed.vectors[v].rationales.join(' · '), 1200)} |`),
-  ].join('\n');
-}
-
-function reviewTable(standing: NonNullable<Evaluation['standing']>): string {
-  return [
-    "Each persona ranked the others' assessments under neutral labels (never names, never its own); ranks are aggregated by Borda count. The standing multiplies each persona's weight in composition and arbitration.",
-    '',
-    '| Standing | Persona | Borda points | Weight |',
-    '|---|---|---|---|',
-    ...standing.order.map((p, i) => `| ${i + 1} | \`${p}\` | ${standing.points[p] ?? 0} | ${(standing.weights[p] ?? 1).toFixed(2)} |`),
-    ...(standing.invalid.length > 0
-      ? ['', `Rankings that could not be read (left out): ${standing.invalid.map((p) => `\`${p}\``).join(', ')}.`]
-      : []),
+    ...VECTORS.map((v) => `| ${v} | ${tableCell(r.composed.vectors[v].rationales.join(' · '), 1200)} |`),
   ].join('\n');
 }
 
 function orchestrationText(ctx: ModeContext, done: readonly Step[], r: Evaluation): string {
-  const assessSteps = done.filter((s) => s.kind === 'assessment');
-  const start = Math.min(...assessSteps.map((s) => Date.parse(s.started_at)));
-  const end = Math.max(...assessSteps.map((s) => Date.parse(s.started_at) + s.duration_ms));
-  const callTime = assessSteps.reduce((n, s) => n + s.duration_ms, 0);
   const settings = readModeSettings(ctx.plan.settings);
   const sequential = ctx.plan.mode === 'sequential_refinement';
   return [
@@ -392,9 +268,10 @@ function orchestrationText(ctx: ModeContext, done: readonly Step[], r: Evaluatio
     `|---|---|---|---|---|`,
     `| ${orchestrationName(ctx.plan.mode)} | ${r.composed.strategy} | ${r.arbitration.strategy} | ${settings.review} | ${sequential ? 1 : settings.concurrency} |`,
     '',
-    assessSteps.length > 0 && Number.isFinite(start)
-      ? `Assessments: ${assessSteps.length} calls, ${(callTime / 1000).toFixed(2)} s of model time in ${((end - start) / 1000).toFixed(2)} s of wall time.`
-      : 'Assessments: none finished.',
+    callTimes(
+      'Assessments',
+      done.filter((s) => s.kind === 'assessment'),
+    ),
   ].join('\n');
 }
 
@@ -416,9 +293,4 @@ function heatmap(r: Evaluation): ArtifactAttachment {
     alt: 'Heat map of the assessments: a row per vector, a column per persona, the composed scores first (flagged cells: disagreement sent to arbitration)',
     content: heatmapSvg({ title: `Epistemic vectors (${r.composed.strategy})`, rows: [...VECTORS], columns, values, flagged }),
   };
-}
-
-function cell(text: string, max = 200): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return (flat.length > max ? `${flat.slice(0, max - 1)}…` : flat).replace(/\|/g, '\\|');
 }

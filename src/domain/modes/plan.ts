@@ -3,8 +3,8 @@ import type { WorkItem } from '../command-file.js';
 import type { RunPlan, Step } from '../run-state.js';
 import { jsonSchemaOf, readStructured } from '../structured-reply.js';
 import { parseVerdict } from '../verdict.js';
-import { personaMessages, personaOf } from './conversation.js';
-import type { ArtifactSection, Conclusion, DeliberationMode, ModeContext, ModeNext, ReplyCheck, StepSpec } from './mode.js';
+import { personaStep, replyCheck, tableCell } from './conversation.js';
+import type { ArtifactSection, Conclusion, DeliberationMode, ModeContext, ModeNext, StepSpec } from './mode.js';
 import { readModeSettings } from './settings.js';
 import { workItemsMode, workItemsProposal } from './work-items.js';
 
@@ -81,7 +81,6 @@ export function readPlan(reply: string, council: readonly string[]): { ok: true;
 }
 
 function planSpec(ctx: ModeContext): StepSpec {
-  const planner = personaOf(ctx, plannerOf(ctx.plan));
   const members = ctx.plan.personas.map((id) => {
     const p = ctx.personas.get(id);
     return `- ${id} (${p?.name ?? id})${p && p.focus_domains.length > 0 ? `: ${p.focus_domains.join(', ')}` : ''}`;
@@ -97,28 +96,21 @@ function planSpec(ctx: ModeContext): StepSpec {
       'At most 8 items; every item assigned to a council member above.',
     ].join('\n'),
   ].join('\n\n');
-  const council = ctx.plan.personas;
-  return {
+  return personaStep(ctx, {
     id: PLAN_STEP,
     kind: 'plan',
-    purpose: 'plan',
-    persona: planner.id,
+    persona: plannerOf(ctx.plan),
     round: 1,
     prompt,
-    messages: personaMessages(ctx, planner, [], prompt),
     responseFormat: WORK_PLAN_SCHEMA,
-    knowledge: false,
-    check: (reply): ReplyCheck => {
-      const read = readPlan(reply, council);
-      return read.ok
-        ? { ok: true }
-        : {
-            ok: false,
-            problem: read.problem,
-            retryPrompt: `That was not a valid plan (${read.problem}). Reply with ONE JSON object and nothing else, as asked.`,
-          };
+    check: (reply) => {
+      const read = readPlan(reply, ctx.plan.personas);
+      return replyCheck(
+        read.ok ? undefined : read.problem,
+        (problem) => `That was not a valid plan (${problem}). Reply with ONE JSON object and nothing else, as asked.`,
+      );
     },
-  };
+  });
 }
 
 /** The planner: `config.planner`, else the first speaker. */
@@ -217,9 +209,7 @@ function planSection(w: PlanWork): string {
     '',
     '| Item | Assigned to | Goal |',
     '|---|---|---|',
-    ...w.planned.map(
-      (i) => `| \`${i.id}\` | \`${i.assigned_agent}\` | ${i.goal.replace(/\s+/g, ' ').replace(/\|/g, '\\|').slice(0, 200)} |`,
-    ),
+    ...w.planned.map((i) => `| \`${i.id}\` | \`${i.assigned_agent}\` | ${tableCell(i.goal)} |`),
     '',
     replans.length > 0
       ? `Replanned (deterministic: the next council member who had not tried it, no model call): ${replans.map((r) => `\`${r.id}\` → \`${r.assigned_agent}\``).join(', ')}.`

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Step } from '../run-state.js';
 import { jsonSchemaOf, readStructured } from '../structured-reply.js';
-import type { ReplyCheck } from './mode.js';
+import { personaStep } from './conversation.js';
+import type { ModeContext, ReplyCheck, StepSpec } from './mode.js';
 
 /**
  * Anonymous cross-review (beyond seed 001): after assessing, each persona ranks the others'
@@ -33,6 +34,31 @@ export function reviewPrompt(briefing: string, shown: readonly { label: string; 
     ...shown.map((s) => `Assessment ${s.label}:\n${s.text}`),
     `Rank these assessments from the most to the least sound. Reply with ONE JSON object and nothing else: {"ranking": [${shown.map((s) => `"${s.label}"`).join(', ')} in your order], "rationale": "<one line>"}`,
   ].join('\n\n');
+}
+
+export const reviewId = (persona: string): string => `review:${persona}`;
+
+/**
+ * A reviewer's call: the others' assessments (`assessed`, each as text) under its own labels, on their
+ * own — without its history, so its own assessment is not shown beside the others and it cannot vote for it.
+ */
+export function reviewStep(ctx: ModeContext, reviewer: string, assessed: readonly { persona: string; text: string }[]): StepSpec {
+  const labels = reviewLabels(ctx.plan.personas, reviewer);
+  const shown = assessed
+    .filter((a) => a.persona !== reviewer)
+    .map((a) => ({ label: labels.get(a.persona) ?? '?', text: a.text }))
+    .sort((x, y) => x.label.localeCompare(y.label));
+  const expected = [...labels.values()];
+  const prompt = reviewPrompt(ctx.briefing, shown);
+  return personaStep(ctx, {
+    id: reviewId(reviewer),
+    kind: 'review',
+    persona: reviewer,
+    round: 2,
+    prompt,
+    responseFormat: REVIEW_SCHEMA,
+    check: (reply) => reviewRetry(reply, expected),
+  });
 }
 
 /** Reads a ranking: every label shown, once. */
@@ -98,4 +124,18 @@ export function aggregateReviews(personas: readonly string[], reviews: readonly 
   );
   const order = [...personas].sort((a, b) => (points[b] ?? 0) - (points[a] ?? 0) || personas.indexOf(a) - personas.indexOf(b));
   return { order, points, weights, invalid };
+}
+
+/** The standing as the artifact shows it. */
+export function standingTable(standing: ReviewStanding): string {
+  return [
+    "Each persona ranked the others' assessments under neutral labels (never names, never its own); ranks are aggregated by Borda count. The standing multiplies each persona's weight in composition and arbitration.",
+    '',
+    '| Standing | Persona | Borda points | Weight |',
+    '|---|---|---|---|',
+    ...standing.order.map((p, i) => `| ${i + 1} | \`${p}\` | ${standing.points[p] ?? 0} | ${(standing.weights[p] ?? 1).toFixed(2)} |`),
+    ...(standing.invalid.length > 0
+      ? ['', `Rankings that could not be read (left out): ${standing.invalid.map((p) => `\`${p}\``).join(', ')}.`]
+      : []),
+  ].join('\n');
 }

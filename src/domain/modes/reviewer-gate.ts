@@ -3,8 +3,8 @@ import { arbitrate, type ArbitrationResult } from '../arbitration.js';
 import { jsonSchemaOf, readStructured } from '../structured-reply.js';
 import { VerdictAction, type Verdict } from '../verdict.js';
 import type { Step } from '../run-state.js';
-import { councilWeights, personaMessages, personaOf } from './conversation.js';
-import type { ModeContext, ReplyCheck, StepSpec } from './mode.js';
+import { councilWeights, personaStep, replyCheck } from './conversation.js';
+import type { ModeContext, StepSpec } from './mode.js';
 
 /**
  * The reviewer gate (seed 003, stage 8.5): a persona named by `config.reviewer` critiques the
@@ -45,30 +45,22 @@ const INSTRUCTION = [
 
 /** The reviewer's step: the briefing and the result, on their own (the reviewer judges it fresh, not from its own turns). */
 export function reviewerStep(ctx: ModeContext, reviewer: string, subject: { title: string; text: string }, round: number): StepSpec {
-  const persona = personaOf(ctx, reviewer);
-  const prompt = [ctx.briefing, `--- ${subject.title} (the result to review) ---\n${subject.text}`, INSTRUCTION].join('\n\n');
-  return {
+  return personaStep(ctx, {
     id: reviewerStepId(reviewer),
     kind: 'verdict',
-    purpose: 'verdict',
     persona: reviewer,
     round,
-    prompt,
-    messages: personaMessages(ctx, persona, [], prompt),
+    prompt: [ctx.briefing, `--- ${subject.title} (the result to review) ---\n${subject.text}`, INSTRUCTION].join('\n\n'),
     responseFormat: REVIEWER_SCHEMA,
-    knowledge: false,
-    check: checkReviewer,
-  };
-}
-
-function checkReviewer(reply: string): ReplyCheck {
-  const read = readStructured(reply, ReviewerReply, { percentages: ['confidence'] });
-  if (read.ok) return { ok: true };
-  return {
-    ok: false,
-    problem: read.error,
-    retryPrompt: `That was not a valid review (${read.error}). Reply with ONE JSON object and nothing else: {"action": "proceed" | "investigate" | "escalate", "confidence": <0..1>, "rationale": "<one line>", "findings": ["..."]}`,
-  };
+    check: (reply) => {
+      const read = readStructured(reply, ReviewerReply, { percentages: ['confidence'] });
+      return replyCheck(
+        read.ok ? undefined : read.error,
+        (problem) =>
+          `That was not a valid review (${problem}). Reply with ONE JSON object and nothing else: {"action": "proceed" | "investigate" | "escalate", "confidence": <0..1>, "rationale": "<one line>", "findings": ["..."]}`,
+      );
+    },
+  });
 }
 
 /** Reads the reviewer's answer; what does not read counts as `escalate` (fail closed). */

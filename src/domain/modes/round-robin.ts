@@ -1,14 +1,6 @@
 import { stepInstruction } from '../prompts.js';
 import { roundRobinStepId, type Step } from '../run-state.js';
-import {
-  arbitrateVerdicts,
-  collectVerdicts,
-  personaMessages,
-  personaOf,
-  renderStepForOthers,
-  sinceLastSpoke,
-  verdictStep,
-} from './conversation.js';
+import { arbitrateVerdicts, collectVerdicts, personaStep, renderStepForOthers, sinceLastSpoke, verdictStep } from './conversation.js';
 import type { Conclusion, DeliberationMode, ModeContext, ModeNext, StepSpec } from './mode.js';
 
 /**
@@ -64,16 +56,14 @@ function schedule(ctx: ModeContext): Slot[] {
 }
 
 function specFor(ctx: ModeContext, slot: Slot, done: readonly Step[]): StepSpec {
-  const persona = personaOf(ctx, slot.persona);
   let summary: string | undefined;
   if (slot.kind === 'synthesis') {
     const arbitration = arbitrateVerdicts(ctx, collectVerdicts(done));
     summary = `${arbitration.final_action} — ${arbitration.reasoning}`;
   }
   const prompt = composePrompt(ctx, slot, done, summary);
-  const base = { id: slot.id, persona: slot.persona, round: slot.round, prompt, messages: personaMessages(ctx, persona, done, prompt) };
-  if (slot.kind === 'verdict') return verdictStep(base);
-  return { ...base, kind: slot.kind, purpose: slot.kind, knowledge: slot.kind === 'turn' };
+  const step = personaStep(ctx, { ...slot, prompt, history: done, knowledge: slot.kind === 'turn' });
+  return slot.kind === 'verdict' ? verdictStep(step) : step;
 }
 
 /** The user message for a step: the briefing (first time) or what happened since the persona last spoke, then the instruction. */

@@ -215,119 +215,73 @@ export const MODE_DEFAULTS: ModeSettings = {
 };
 
 /**
- * The checks of the settings a plan fixed: the very bounds a command or the config is held to, so a
+ * The settings a plan fixed, read with the very bounds a command or the config is held to, so a
  * checkpoint cannot carry a value they would refuse (a `max_iterations` of 1000 would lift the
- * supervisor's guardrail). Built once (a zod schema costs more to build than to run).
+ * supervisor's guardrail): a value missing or out of range reads as its default, a name that is not
+ * one as none.
  */
-const SettingChecks = {
-  consensusThreshold: ModeOptions.consensus_threshold.unwrap(),
-  uncertaintyThreshold: ModeOptions.uncertainty_threshold.unwrap(),
-  relevanceFloor: ModeOptions.relevance_floor.unwrap(),
-  specialists: ModeOptions.specialists.unwrap(),
-  concurrency: ModeOptions.concurrency.unwrap(),
-  callTimeoutMs: ModeOptions.call_timeout_ms.unwrap(),
-  maxIterations: ModeOptions.max_iterations.unwrap(),
-  maxReplans: ModeOptions.max_replans.unwrap(),
-  parallelItems: ModeOptions.parallel_items.unwrap(),
-  itemMemory: ModeOptions.item_memory.unwrap(),
-};
+const PlanSettings = z.object({
+  composition: Composition.catch(MODE_DEFAULTS.composition),
+  weighting: Weighting.catch(MODE_DEFAULTS.weighting),
+  consensus_threshold: ModeOptions.consensus_threshold.unwrap().catch(MODE_DEFAULTS.consensusThreshold),
+  consensus_measure: ConsensusMeasure.catch(MODE_DEFAULTS.consensusMeasure),
+  uncertainty_threshold: ModeOptions.uncertainty_threshold.unwrap().catch(MODE_DEFAULTS.uncertaintyThreshold),
+  relevance_floor: ModeOptions.relevance_floor.unwrap().catch(MODE_DEFAULTS.relevanceFloor),
+  review: Review.catch(MODE_DEFAULTS.review),
+  concurrency: ModeOptions.concurrency.unwrap().catch(MODE_DEFAULTS.concurrency),
+  call_timeout_ms: ModeOptions.call_timeout_ms.unwrap().catch(MODE_DEFAULTS.callTimeoutMs),
+  max_iterations: ModeOptions.max_iterations.unwrap().catch(MODE_DEFAULTS.maxIterations),
+  max_replans: ModeOptions.max_replans.unwrap().catch(MODE_DEFAULTS.maxReplans),
+  parallel_items: ModeOptions.parallel_items.unwrap().catch(MODE_DEFAULTS.parallelItems),
+  item_memory: ModeOptions.item_memory.unwrap().catch(MODE_DEFAULTS.itemMemory),
+  specialists: ModeOptions.specialists.catch(undefined),
+  groups: ModeOptions.groups.catch(undefined),
+  priors: z.record(z.string(), z.number().min(0).max(1)).optional().catch(undefined),
+  supervisor: z.string().optional().catch(undefined),
+  planner: z.string().optional().catch(undefined),
+  reviewer: z.string().optional().catch(undefined),
+});
 
 /**
  * The settings read from each plan's `settings` object: a plan fixes them at the start and they are
- * read at every step and, several times, at the run's end; each read runs eleven zod checks (a
- * missing one builds an error), so each object is read once.
+ * read at every step and, several times, at the run's end, so each object is read once (a read builds
+ * an error for every key the plan left out).
  */
 const readSettings = new WeakMap<object, ModeSettings>();
 
-/** Reads `plan.settings` (fixed at the start; older plans have none): defaults for what is missing or out of range. */
+/** Reads `plan.settings` (fixed at the start; older plans have none): each key under its camelCase name in `ModeSettings`. */
 export function readModeSettings(settings: Readonly<Record<string, unknown>>): ModeSettings {
   const known = readSettings.get(settings);
   if (known) return known;
-  const read = Object.freeze(readSettingsNow(settings));
-  readSettings.set(settings, read);
-  return read;
+  const read = Object.entries(PlanSettings.parse(settings)).filter(([, value]) => value !== undefined);
+  const named = read.map(([key, value]) => [key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), value]);
+  const settled = Object.freeze(Object.fromEntries(named)) as unknown as ModeSettings;
+  readSettings.set(settings, settled);
+  return settled;
 }
 
-function readSettingsNow(settings: Readonly<Record<string, unknown>>): ModeSettings {
-  const pick = <T>(schema: z.ZodType<T>, value: unknown, fallback: T): T => {
-    const r = schema.safeParse(value);
-    return r.success && r.data !== undefined ? r.data : fallback;
-  };
-  return {
-    composition: pick(Composition, settings.composition, MODE_DEFAULTS.composition),
-    weighting: pick(Weighting, settings.weighting, MODE_DEFAULTS.weighting),
-    consensusThreshold: pick(SettingChecks.consensusThreshold, settings.consensus_threshold, MODE_DEFAULTS.consensusThreshold),
-    consensusMeasure: pick(ConsensusMeasure, settings.consensus_measure, MODE_DEFAULTS.consensusMeasure),
-    uncertaintyThreshold: pick(SettingChecks.uncertaintyThreshold, settings.uncertainty_threshold, MODE_DEFAULTS.uncertaintyThreshold),
-    relevanceFloor: pick(SettingChecks.relevanceFloor, settings.relevance_floor, MODE_DEFAULTS.relevanceFloor),
-    review: pick(Review, settings.review, MODE_DEFAULTS.review),
-    concurrency: pick(SettingChecks.concurrency, settings.concurrency, MODE_DEFAULTS.concurrency),
-    callTimeoutMs: pick(SettingChecks.callTimeoutMs, settings.call_timeout_ms, MODE_DEFAULTS.callTimeoutMs),
-    maxIterations: pick(SettingChecks.maxIterations, settings.max_iterations, MODE_DEFAULTS.maxIterations),
-    maxReplans: pick(SettingChecks.maxReplans, settings.max_replans, MODE_DEFAULTS.maxReplans),
-    parallelItems: pick(SettingChecks.parallelItems, settings.parallel_items, MODE_DEFAULTS.parallelItems),
-    itemMemory: pick(SettingChecks.itemMemory, settings.item_memory, MODE_DEFAULTS.itemMemory),
-    ...optional('specialists', SettingChecks.specialists, settings.specialists),
-    ...optional('groups', PersonaGroups, settings.groups),
-    ...optional('priors', Priors, settings.priors),
-    ...(typeof settings.supervisor === 'string' ? { supervisor: settings.supervisor } : {}),
-    ...(typeof settings.planner === 'string' ? { planner: settings.planner } : {}),
-    ...(typeof settings.reviewer === 'string' ? { reviewer: settings.reviewer } : {}),
-  };
-}
-
-const Priors = z.record(z.string(), z.number().min(0).max(1));
-
-function optional<K extends string, T>(key: K, schema: z.ZodType<T>, value: unknown): Partial<Record<K, T>> {
-  const r = schema.safeParse(value);
-  return r.success && r.data !== undefined ? ({ [key]: r.data } as Record<K, T>) : {};
+/** A mode option with its default, for the workspace config (whose reference shows the defaults). */
+function withDefault<T extends z.ZodType>(option: z.ZodOptional<T>, value: z.util.NoUndefined<z.output<T>>) {
+  return option
+    .unwrap()
+    .default(value)
+    .describe(option.description ?? '');
 }
 
 /** The workspace config's mode settings: the same keys, with their defaults shown in the reference. */
 export const WorkspaceModeOptions = {
-  mode: ModeName.default('round_robin').describe(ModeOptions.mode.description ?? ''),
-  composition: Composition.default(MODE_DEFAULTS.composition).describe(ModeOptions.composition.description ?? ''),
-  weighting: Weighting.default(MODE_DEFAULTS.weighting).describe(ModeOptions.weighting.description ?? ''),
-  consensus_threshold: z
-    .number()
-    .min(0)
-    .max(1)
-    .default(MODE_DEFAULTS.consensusThreshold)
-    .describe(ModeOptions.consensus_threshold.description ?? ''),
-  consensus_measure: ConsensusMeasure.default(MODE_DEFAULTS.consensusMeasure).describe(ModeOptions.consensus_measure.description ?? ''),
-  uncertainty_threshold: z
-    .number()
-    .min(0)
-    .max(1)
-    .default(MODE_DEFAULTS.uncertaintyThreshold)
-    .describe(ModeOptions.uncertainty_threshold.description ?? ''),
+  mode: withDefault(ModeOptions.mode, 'round_robin'),
+  composition: withDefault(ModeOptions.composition, MODE_DEFAULTS.composition),
+  weighting: withDefault(ModeOptions.weighting, MODE_DEFAULTS.weighting),
+  consensus_threshold: withDefault(ModeOptions.consensus_threshold, MODE_DEFAULTS.consensusThreshold),
+  consensus_measure: withDefault(ModeOptions.consensus_measure, MODE_DEFAULTS.consensusMeasure),
+  uncertainty_threshold: withDefault(ModeOptions.uncertainty_threshold, MODE_DEFAULTS.uncertaintyThreshold),
   groups: ModeOptions.groups,
-  review: Review.default(MODE_DEFAULTS.review).describe(ModeOptions.review.description ?? ''),
-  concurrency: z
-    .number()
-    .int()
-    .min(1)
-    .max(16)
-    .default(MODE_DEFAULTS.concurrency)
-    .describe(ModeOptions.concurrency.description ?? ''),
-  call_timeout_ms: z
-    .number()
-    .int()
-    .min(100)
-    .max(3_600_000)
-    .default(MODE_DEFAULTS.callTimeoutMs)
-    .describe(ModeOptions.call_timeout_ms.description ?? ''),
-  max_iterations: z
-    .number()
-    .int()
-    .min(1)
-    .max(20)
-    .default(MODE_DEFAULTS.maxIterations)
-    .describe(ModeOptions.max_iterations.description ?? ''),
-  parallel_items: z
-    .boolean()
-    .default(MODE_DEFAULTS.parallelItems)
-    .describe(ModeOptions.parallel_items.description ?? ''),
+  review: withDefault(ModeOptions.review, MODE_DEFAULTS.review),
+  concurrency: withDefault(ModeOptions.concurrency, MODE_DEFAULTS.concurrency),
+  call_timeout_ms: withDefault(ModeOptions.call_timeout_ms, MODE_DEFAULTS.callTimeoutMs),
+  max_iterations: withDefault(ModeOptions.max_iterations, MODE_DEFAULTS.maxIterations),
+  parallel_items: withDefault(ModeOptions.parallel_items, MODE_DEFAULTS.parallelItems),
 };
 
 /** The mode a run plans: `work_items` when the command carries them, else the command's mode, the workspace's, or `round_robin`. */

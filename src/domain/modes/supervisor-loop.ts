@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Step } from '../run-state.js';
 import { containment, NOTHING_NEW } from '../novelty.js';
 import { jsonSchemaOf, readStructured } from '../structured-reply.js';
+import { clip, replyCheck } from './conversation.js';
 import type { ReplyCheck } from './mode.js';
 
 /**
@@ -36,12 +37,10 @@ export function readDecision(reply: string): { ok: true; value: SupervisorDecisi
 /** The step's check: a decision that does not read is asked for once more with the problem quoted. */
 export function checkDecision(reply: string): ReplyCheck {
   const read = readDecision(reply);
-  if (read.ok) return { ok: true };
-  return {
-    ok: false,
-    problem: read.error,
-    retryPrompt: `That was not a valid decision (${read.error}). Reply with ONE JSON object and nothing else: ${DECISION_CONTRACT}`,
-  };
+  return replyCheck(
+    read.ok ? undefined : read.error,
+    (problem) => `That was not a valid decision (${problem}). Reply with ONE JSON object and nothing else: ${DECISION_CONTRACT}`,
+  );
 }
 
 /** Which guardrail ended the loop. */
@@ -182,11 +181,6 @@ export function isNoOpTurn(turn: Step, done: readonly Step[]): boolean {
   if (turn.knowledge.length > 0) return false;
   if (turn.reply.replace(/[^\p{L}\p{N}]/gu, '') === '') return true;
   return done.some((s) => s.id !== turn.id && s.kind === 'turn' && s.round < turn.round && containment(turn.reply, s.reply) >= NOTHING_NEW);
-}
-
-export function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 /** What a guardrail means, for people (the artifact, the CLI line). */

@@ -1,14 +1,13 @@
 import { renderKnowledgeResult, stepInstruction } from '../prompts.js';
 import type { Step } from '../run-state.js';
 import { parseVerdict, type Verdict } from '../verdict.js';
-import { personaMessages, personaOf, sinceLastSpoke, verdictStep } from './conversation.js';
+import { clip, personaStep, sinceLastSpoke, tableCell, verdictStep } from './conversation.js';
 import type { Conclusion, DeliberationMode, ModeContext, ModeNext, StepSpec } from './mode.js';
 import { GUARDRAIL_REASONS, loopEvents } from './supervisor-events.js';
 import { arbitrateWithReviewer, reviewerSection, reviewerStep, reviewerStepId, reviewerVerdictOf } from './reviewer-gate.js';
 import { readModeSettings } from './settings.js';
 import {
   checkDecision,
-  clip,
   DECISION_CONTRACT,
   DECISION_SCHEMA,
   decisionStepId,
@@ -123,7 +122,6 @@ function renderForOthers(step: Step): string[] {
 
 function decisionSpec(ctx: ModeContext, loop: LoopState, done: readonly Step[], n: number): StepSpec {
   const rules = rulesOf(ctx);
-  const persona = personaOf(ctx, rules.supervisor);
   const left = rules.maxIterations - loop.delegations;
   const specialists = rules.specialists.map((id) => `${id} (${ctx.personas.get(id)?.name ?? id})`).join(', ');
   const last = loop.iterations.at(-1);
@@ -145,18 +143,8 @@ function decisionSpec(ctx: ModeContext, loop: LoopState, done: readonly Step[], 
       'delegate = hand the next turn to one specialist (control comes back to you after it); respond = answer yourself and end the loop; stop = the work is done, end the loop.',
     ].join('\n'),
   ].join('\n\n');
-  return {
-    id: decisionStepId(n),
-    kind: 'decision',
-    purpose: 'decision',
-    persona: rules.supervisor,
-    round: n,
-    prompt,
-    messages: personaMessages(ctx, persona, done, prompt),
-    responseFormat: DECISION_SCHEMA,
-    check: checkDecision,
-    knowledge: false,
-  };
+  const call = { id: decisionStepId(n), kind: 'decision', persona: rules.supervisor, round: n, prompt, history: done } as const;
+  return personaStep(ctx, { ...call, responseFormat: DECISION_SCHEMA, check: checkDecision });
 }
 
 /** The last six iterations, one line each, so the supervisor does not ping-pong. */
@@ -195,16 +183,15 @@ function turnSpec(ctx: ModeContext, done: readonly Step[], n: number, specialist
       'Give your analysis or next step; control returns to the supervisor after your turn.',
     ].join('\n'),
   ].join('\n\n');
-  return {
+  return personaStep(ctx, {
     id: loopTurnId(n, specialist),
     kind: 'turn',
-    purpose: 'turn',
     persona: specialist,
     round: n,
     prompt,
-    messages: personaMessages(ctx, personaOf(ctx, specialist), done, prompt),
+    history: done,
     knowledge: true,
-  };
+  });
 }
 
 function verdictSpec(ctx: ModeContext, loop: LoopState, done: readonly Step[], persona: string, round: number): StepSpec {
@@ -213,33 +200,18 @@ function verdictSpec(ctx: ModeContext, loop: LoopState, done: readonly Step[], p
     `The supervisor loop is over: ${loopStatusLine(loop)}.`,
     stepInstruction({ kind: 'verdict', round, rounds: round }),
   ].join('\n\n');
-  return verdictStep({
-    id: `verdict:${persona}`,
-    persona,
-    round,
-    prompt,
-    messages: personaMessages(ctx, personaOf(ctx, persona), done, prompt),
-  });
+  return verdictStep(personaStep(ctx, { id: `verdict:${persona}`, kind: 'verdict', persona, round, prompt, history: done }));
 }
 
 function synthesisSpec(ctx: ModeContext, loop: LoopState, done: readonly Step[], round: number): StepSpec {
-  const persona = personaOf(ctx, ctx.plan.synthesizer);
+  const persona = ctx.plan.synthesizer;
   const arbitration = arbitrateWithReviewer(ctx, councilVerdicts(done), reviewerVerdictOf(done));
   const prompt = [
-    ...since(ctx, persona.id, done),
+    ...since(ctx, persona, done),
     `The supervisor loop is over: ${loopStatusLine(loop)}.`,
     stepInstruction({ kind: 'synthesis', round, rounds: round }, `${arbitration.final_action} — ${arbitration.reasoning}`),
   ].join('\n\n');
-  return {
-    id: 'synthesis',
-    kind: 'synthesis',
-    purpose: 'synthesis',
-    persona: persona.id,
-    round,
-    prompt,
-    messages: personaMessages(ctx, persona, done, prompt),
-    knowledge: false,
-  };
+  return personaStep(ctx, { id: 'synthesis', kind: 'synthesis', persona, round, prompt, history: done });
 }
 
 /** One line: how the loop ended. */
@@ -280,7 +252,7 @@ function loopSection(ctx: ModeContext, loop: LoopState): string {
               : it.specialist
                 ? 'not finished'
                 : '—';
-    return `| ${it.n} | ${decision} | ${it.specialist ? `\`${it.specialist}\`` : '—'} | ${cell(it.read?.instruction ?? '')} | ${cell(what)} |`;
+    return `| ${it.n} | ${decision} | ${it.specialist ? `\`${it.specialist}\`` : '—'} | ${tableCell(it.read?.instruction ?? '') || '—'} | ${tableCell(what) || '—'} |`;
   });
   const status = !end
     ? 'running'
@@ -298,8 +270,4 @@ function loopSection(ctx: ModeContext, loop: LoopState): string {
     '',
     "_Audit events: `LOOP_ITERATION_STARTED`, `LOOP_ITERATION_STOPPED` and `LOOP_GUARDRAIL_STOP` are seed 002's `loop.iteration_started`, `loop.iteration_stopped` and `loop.guardrail_stop` (audit event codes are upper-case)._",
   ].join('\n');
-}
-
-function cell(text: string): string {
-  return clip(text, 200).replace(/\|/g, '\\|') || '—';
 }

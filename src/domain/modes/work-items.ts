@@ -1,9 +1,11 @@
-import type { ArbitrationResult } from '../arbitration.js';
+import { investigateOver } from '../arbitration.js';
+import { canonicalJson } from '../audit-chain.js';
 import { composeBriefing } from '../briefing.js';
 import { findContradictions, type Contradiction } from '../contradictions.js';
 import type { WorkItem } from '../command-file.js';
 import type { Step } from '../run-state.js';
 import { parseVerdict, type Verdict } from '../verdict.js';
+import { callTimes, clip } from './conversation.js';
 import type { ArtifactSection, Conclusion, DeliberationMode, ModeContext, ModeNext, StepSpec } from './mode.js';
 import { arbitrateWithReviewer, reviewerSection, reviewerStep, reviewerStepId, reviewerVerdictOf } from './reviewer-gate.js';
 import { roundRobinMode } from './round-robin.js';
@@ -57,7 +59,11 @@ export const workItemsMode: DeliberationMode = {
     const codeFirst = { ...ctx, plan: { ...ctx.plan, arbitration: 'pessimistic' as const } };
     return {
       verdicts: review ? [...verdicts, review] : verdicts,
-      arbitration: withContradictions(arbitrateWithReviewer(codeFirst, verdicts, review), contradictions),
+      arbitration: investigateOver(
+        arbitrateWithReviewer(codeFirst, verdicts, review),
+        contradictions.map((c) => `items ${c.first.id} and ${c.second.id} contradict each other on "${c.subject}"`),
+        `${contradictions.length} contradiction(s) between the items' results`,
+      ),
       proposal: workItemsProposal(items, done),
       sections,
       attachments: [],
@@ -88,26 +94,19 @@ function itemIds(item: WorkItem): Record<'turn' | 'verdict' | 'synthesis', strin
 /**
  * The item's direct run: the context a one-persona, one-round run of its agent has, on the item as
  * its task — the briefing (that task and the input artifacts), its agent alone in the plan, without
- * its memory unless `item_memory`. Built once per item and context (its step builders read it often).
+ * its memory unless `item_memory`.
  */
-const itemRuns = new WeakMap<ModeContext, Map<string, ModeContext>>();
 function itemRun(ctx: ModeContext, item: WorkItem): ModeContext {
-  const known = itemRuns.get(ctx)?.get(item.id);
-  if (known) return known;
   const screen = ctx.screen ?? ((t: string) => t);
   const task = screen(workItemTask(item, { task: ctx.command?.task_description ?? ctx.task, facts: ctx.command?.facts }));
   const agent = item.assigned_agent;
-  const run: ModeContext = {
+  return {
     ...ctx,
     task,
     briefing: composeBriefing({ task, inputs: ctx.inputs ?? [] }),
     plan: { ...ctx.plan, mode: 'round_robin', personas: [agent], synthesizer: agent, rounds: 1 },
     memories: readModeSettings(ctx.plan.settings).itemMemory ? ctx.memories : new Map(),
   };
-  const runs = itemRuns.get(ctx) ?? new Map<string, ModeContext>();
-  runs.set(item.id, run);
-  itemRuns.set(ctx, runs);
-  return run;
 }
 
 /** The item's steps as its direct run knows them (the ids and kinds a one-persona run gives them). */
@@ -195,8 +194,8 @@ export function mergeWorkItems(items: readonly WorkItem[], done: readonly Step[]
     return [
       `### Work item ${i + 1} of ${items.length}: \`${item.id}\` · ${item.assigned_agent}`,
       '',
-      `**Goal:** ${oneLine(item.goal)}`,
-      ...(expected ? ['', `**Expected output:** ${oneLine(expected)}`] : []),
+      `**Goal:** ${clip(item.goal)}`,
+      ...(expected ? ['', `**Expected output:** ${clip(expected)}`] : []),
       '',
       step ? step.reply.trim() || '_(the reply was empty)_' : '_(no result: this item did not finish)_',
       '',
@@ -221,9 +220,6 @@ function itemsSection(ctx: ModeContext, items: readonly WorkItem[], done: readon
     const own = verdict ? `${verdict.action}${verdict.valid ? '' : ' (fail-closed)'}` : '—';
     return `| ${i + 1} | \`${item.id}\` | \`${item.assigned_agent}\` | ${status} | ${own} | ${calls.length > 0 ? `${(time / 1000).toFixed(2)} s` : '—'} | ${reads.length} (${served} served) |`;
   });
-  const itemSteps = done.filter((s) => s.id.startsWith('item:'));
-  const start = Math.min(...itemSteps.map((s) => Date.parse(s.started_at)));
-  const end = Math.max(...itemSteps.map((s) => Date.parse(s.started_at) + s.duration_ms));
   const facts = ctx.command?.facts;
   return [
     `${items.length} item(s), run ${parallel ? `at once (at most ${settings.concurrency} in flight, each limited to ${settings.callTimeoutMs} ms)` : 'one after another, in order'}. Each item is its agent run directly on it (one round: its turn, its own verdict, its own final proposal, which is the item's output, unchanged); ${items.length > 1 ? 'the outputs are merged in item order with explicit boundaries (the final proposal below)' : 'the final proposal below is that output'}. Each item saw the task, ${facts && Object.keys(facts).length > 0 ? `the shared facts (${Object.keys(facts).sort().join(', ')}), ` : ''}the input artifacts and its own inputs — nothing of the other items. The run goes on only when every item's own verdict says proceed; the orchestrator asks no model anything of its own.`,
@@ -232,9 +228,10 @@ function itemsSection(ctx: ModeContext, items: readonly WorkItem[], done: readon
     '|---|---|---|---|---|---|---|',
     ...rows,
     '',
-    itemSteps.length > 0 && Number.isFinite(start)
-      ? `Items: ${itemSteps.length} calls, ${(itemSteps.reduce((n, s) => n + s.duration_ms, 0) / 1000).toFixed(2)} s of model time in ${((end - start) / 1000).toFixed(2)} s of wall time.`
-      : 'Items: none finished.',
+    callTimes(
+      'Items',
+      done.filter((s) => s.id.startsWith('item:')),
+    ),
   ].join('\n');
 }
 
@@ -251,23 +248,6 @@ export function itemContradictions(
   return findContradictions(outputs, facts);
 }
 
-/** Items that contradict each other are open disagreement: a `proceed` over them fails closed to investigate. */
-function withContradictions(arbitration: ArbitrationResult, found: readonly Contradiction[]): ArbitrationResult {
-  if (found.length === 0) return arbitration;
-  const conflicts = [
-    ...arbitration.conflicts,
-    ...found.map((c) => `items ${c.first.id} and ${c.second.id} contradict each other on "${c.subject}"`),
-  ];
-  return arbitration.final_action === 'proceed'
-    ? {
-        ...arbitration,
-        final_action: 'investigate',
-        conflicts,
-        reasoning: `${arbitration.reasoning}; ${found.length} contradiction(s) between the items' results, so the council investigates first`,
-      }
-    : { ...arbitration, conflicts };
-}
-
 function contradictionSection(found: readonly Contradiction[], items: number): string {
   const how =
     'Checked without a model, across every pair of item results (and the shared facts): a shared fact given different values (`key: value` lines), and opposite stances on the same action and object (use / do not use / avoid, enable / disable, add / remove, approve / reject). A flag is for a person to read, not proof.';
@@ -282,23 +262,4 @@ function contradictionSection(found: readonly Contradiction[], items: number): s
     '|---|---|---|---|---|',
     ...found.map((c) => `| ${cell(c.subject)} | \`${c.first.id}\` | ${cell(c.first.says)} | \`${c.second.id}\` | ${cell(c.second.says)} |`),
   ].join('\n');
-}
-
-/** JSON with keys sorted at every level, so the same data always reads the same. */
-export function canonicalJson(value: unknown): string {
-  const sort = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(sort);
-    if (v !== null && typeof v === 'object')
-      return Object.fromEntries(
-        Object.keys(v as Record<string, unknown>)
-          .sort()
-          .map((k) => [k, sort((v as Record<string, unknown>)[k])]),
-      );
-    return v;
-  };
-  return JSON.stringify(sort(value));
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }

@@ -41,13 +41,6 @@ describe('personaMessages: the conversation a persona is sent', () => {
     // Another persona's memory is not this one's.
     expect(personaMessages(aModeContext({ memories: new Map([['beta', memory]]) }), alpha, [], 'now')[0]?.content).not.toContain('Memory');
   });
-
-  it('takes another system prompt when a mode gives one', () => {
-    expect(personaMessages(ctx, alpha, [], 'p', { system: 'You decide who speaks.' })[0]).toEqual({
-      role: 'system',
-      content: 'You decide who speaks.',
-    });
-  });
 });
 
 describe('renderStepForOthers: a finished step as the next speakers see it', () => {

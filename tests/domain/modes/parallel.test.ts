@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModeContext, StepSpec } from '../../../src/domain/modes/mode.js';
-import { assessmentsOf, parallelMode, sequentialRefinementMode } from '../../../src/domain/modes/parallel.js';
+import { parallelMode, sequentialRefinementMode } from '../../../src/domain/modes/parallel.js';
 import type { Step } from '../../../src/domain/run-state.js';
 import { aModeContext, aPlan, assessmentJson, aStep } from '../../fixtures/domain-builders.js';
 import { byClass, heatmapCells, parseXml } from '../../helpers/svg.js';
@@ -191,16 +191,5 @@ describe('parallel: the conclusion', () => {
 
   it('says so when no assessment finished', () => {
     expect(parallelMode.conclude(parallel(), []).sections.at(-1)?.markdown).toContain('Assessments: none finished.');
-  });
-});
-
-describe('assessmentsOf: each step read once', () => {
-  it('gives a step its earlier reading, and a step whose reply changed a new one', () => {
-    const step = assessed('alpha', assessmentJson('proceed', 0.8, 0.7));
-    const [first] = assessmentsOf([step]);
-    expect(assessmentsOf([step])[0]).toBe(first);
-    expect(first).toMatchObject({ persona: 'alpha', action: 'proceed', valid: true });
-    const changed = Object.assign(step, { reply: assessmentJson('escalate', 0.9, 0.2) });
-    expect(assessmentsOf([changed])[0]).toMatchObject({ persona: 'alpha', action: 'escalate', valid: true });
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { arbitrateWithReviewer, readReviewer } from '../../../src/domain/modes/reviewer-gate.js';
 import type { ModeContext } from '../../../src/domain/modes/mode.js';
-import { canonicalJson, mergeWorkItems, workItemsProposal, workItemTask } from '../../../src/domain/modes/work-items.js';
+import { canonicalJson } from '../../../src/domain/audit-chain.js';
+import { mergeWorkItems, workItemsProposal, workItemTask } from '../../../src/domain/modes/work-items.js';
 import type { RunPlan, Step } from '../../../src/domain/run-state.js';
 import type { Verdict } from '../../../src/domain/verdict.js';
 import { aPersona } from '../../fakes/fixtures.js';
