@@ -32,6 +32,7 @@ export default defineConfig({
           include: ['tests/**/*.test.ts'],
           exclude: NEEDS_FRESH_MODULES,
           isolate: false,
+          setupFiles: ['tests/setup/preload-cli.ts'],
         },
       },
       {

@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ChatServer, councilHandler, HARMLESS, startChatServer } from '../fakes/chat-server.js';
-import { runCli, spawnCli } from '../fakes/cli.js';
+import { runCli } from '../fakes/cli.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
 
 // Issue 35: the floor is an allow rule. Risky, unclear and particular high-stakes tasks pause before
@@ -136,17 +136,15 @@ describe('the floor on the offline model', () => {
   });
 });
 
-describe('the floor as a process, on a real route whose classification says nothing is wrong', () => {
+describe('the floor on a real route whose classification says nothing is wrong', () => {
   it('every risky task still pauses, with the same reason as validate and as the offline model', async () => {
     await useRoute();
-    // Three as processes (what a user runs), the rest through main() in this process: the same CLI.
-    for (const [i, { task, reason, inputs }] of PAUSES.entries()) {
-      const cli = i % 4 === 0 ? spawnCli : runCli;
+    for (const { task, reason, inputs } of PAUSES) {
       await write({ task_description: task, ...(inputs ? { input_artifacts: inputs } : {}) });
-      const ran = await cli(['run', 'task.json', '--json'], { cwd: ws.dir, timeoutMs: 60_000 });
+      const ran = await runCli(['run', 'task.json', '--json'], { cwd: ws.dir, timeoutMs: 60_000 });
       expect(ran.code, task).toBe(3);
       expect(JSON.parse(ran.stdout).reason_code, task).toBe(reason);
-      const validated = await cli(['validate', 'task.json', '--json'], { cwd: ws.dir, timeoutMs: 60_000 });
+      const validated = await runCli(['validate', 'task.json', '--json'], { cwd: ws.dir, timeoutMs: 60_000 });
       expect(
         JSON.parse(validated.stdout).findings.map((f: { reason_code: string }) => f.reason_code),
         task,
@@ -158,10 +156,10 @@ describe('the floor as a process, on a real route whose classification says noth
   it('a task the rules let through is classified by the model, and its reading is kept with the run', async () => {
     await useRoute();
     await write({ task_description: 'Review the rollout plan and list the risks' });
-    const out = JSON.parse((await spawnCli(['run', 'task.json', '--json'], { cwd: ws.dir })).stdout);
+    const out = JSON.parse((await maestro('run', 'task.json', '--json')).stdout);
     expect(out.status).toBe('completed');
     expect(server?.classifyRequests).toHaveLength(1);
-    const shown = JSON.parse((await spawnCli(['show', out.run_id, '--json'], { cwd: ws.dir })).stdout);
+    const shown = JSON.parse((await maestro('show', out.run_id, '--json')).stdout);
     expect(shown.floor).toMatchObject({
       proceeds: true,
       reading: { classified_by: 'local/m', perception: { deliverables: ['review', 'list'] } },

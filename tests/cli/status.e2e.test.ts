@@ -4,14 +4,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { WorkspaceStatus } from '../../src/adapters/fs/workspace-status.js';
 import { runCli } from '../fakes/cli.js';
-import { CliProcess, dropCommand, task, useWatchScope, watch } from '../helpers/watch-workspace.js';
+import { dropCommand, task, useWatchScope, watch, watchOnce } from '../helpers/watch-workspace.js';
 
 const { workspace, defer } = useWatchScope();
 
+/** `maestro status` through `main(argv, io)`: what it reads is the workspace's files and the watchers' pids. */
 async function status(ws: string, json = true): Promise<{ code: number | null; out: string; value: WorkspaceStatus }> {
-  const cli = new CliProcess(['status', '--workspace', ws, ...(json ? ['--json'] : [])]);
-  const { code } = await cli.exited;
-  const out = cli.lines.join('\n');
+  const { code, stdout: out } = await runCli(['status', '--workspace', ws, ...(json ? ['--json'] : [])]);
   return { code, out, value: json ? (JSON.parse(out) as WorkspaceStatus) : (undefined as never) };
 }
 
@@ -49,10 +48,9 @@ describe('maestro status (end to end)', () => {
     const ws = await workspace();
     await dropCommand(ws, 'fine.json', task('Review the ordinary plan'));
     await dropCommand(ws, 'risky.json', task('Delete all production backups with rm -rf tonight'));
-    const once = new CliProcess(['watch', '--once', '--json', '--workspace', ws]);
-    defer(() => once.dispose());
-    expect((await once.exited).code).toBe(0);
+    expect((await watchOnce(ws)).code).toBe(0);
 
+    // The running watcher is a process of its own: status finds it by its pid.
     const watcher = watch(ws);
     defer(() => watcher.dispose());
     await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');

@@ -1,9 +1,11 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CliProcess, dropCommand, listDir, readAuditLogs, readRunState, task, watch, useWatchScope } from '../helpers/watch-workspace.js';
+import { runCli } from '../fakes/cli.js';
+import { dropCommand, listDir, readAuditLogs, readRunState, task, watch, useWatchScope } from '../helpers/watch-workspace.js';
 
 const { workspace, started } = useWatchScope();
 
+// The watchers are processes (SIGTERM, kill -9); a person's `hitl decide` runs through main(argv, io).
 describe('maestro watch and human decisions (end to end)', () => {
   it("keeps a paused run's command with the run, and resumes the run when a person decides to continue", async () => {
     const ws = await workspace();
@@ -18,8 +20,7 @@ describe('maestro watch and human decisions (end to end)', () => {
     expect(await listDir(path.join(ws, '.maestro', 'runs', runId))).toContain('command.json');
     const callsBefore = (await readRunState(ws, runId)).steps.length;
 
-    const decide = started(new CliProcess(['hitl', 'decide', runId, 'continue', '--workspace', ws]));
-    expect((await decide.exited).code).toBe(0);
+    expect((await runCli(['hitl', 'decide', runId, 'continue', '--workspace', ws])).code).toBe(0);
 
     const resumed = await watcher.waitForEvent(
       'the resumed run',
@@ -53,8 +54,7 @@ describe('maestro watch and human decisions (end to end)', () => {
     const second = started(watch(ws));
     await second.waitForEvent('the second watcher to start', (e) => e.kind === 'started');
     expect((await readRunState(ws, runId)).status).toBe('paused');
-    const decide = started(new CliProcess(['hitl', 'decide', runId, 'continue', '--workspace', ws]));
-    expect((await decide.exited).code).toBe(0);
+    expect((await runCli(['hitl', 'decide', runId, 'continue', '--workspace', ws])).code).toBe(0);
     const resumed = await second.waitForEvent(
       'the resumed run',
       (e) => e.kind === 'finished' && e.run_id === runId && e.status !== 'paused',

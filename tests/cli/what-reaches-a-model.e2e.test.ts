@@ -2,12 +2,13 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnCli } from '../fakes/cli.js';
+import { runCli } from '../fakes/cli.js';
 import { collectAuditLogs } from '../fakes/fixtures.js';
 
-// Issue 35 items 8–11, tried as a user would: `maestro init`, then `maestro run cmd.json --json` as a
-// process, on the offline model. Each credential below holds a word found nowhere else: if it shows
-// up in anything a run keeps, it reached a model or a log.
+// Issue 35 items 8–11, tried as a user would: `maestro init`, then `maestro run cmd.json --json`, on
+// the offline model, through the CLI's `main(argv, io)` (nothing here needs a process of its own).
+// Each credential below holds a word found nowhere else: if it shows up in anything a run keeps, it
+// reached a model or a log.
 
 const cat = (...parts: string[]): string => parts.join('');
 const WP_CONFIG = "<?php\ndefine( 'DB_NAME', 'blog' );\ndefine( 'DB_USER', 'blog' );\ndefine( 'DB_PASSWORD', 'Saffron-Kettle-71' );\n";
@@ -35,7 +36,7 @@ let ws: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'maestro-reach-'));
   ws = path.join(dir, 'ws');
-  const init = await spawnCli(['init', ws]);
+  const init = await runCli(['init', ws]);
   expect(init.code, init.stderr).toBe(0);
   await writeFile(path.join(ws, 'wp-config.php'), WP_CONFIG);
   await writeFile(path.join(ws, '.mysql_history'), MYSQL_HISTORY);
@@ -49,13 +50,13 @@ afterAll(async () => {
 type AuditRecord = { event: string; layer: string; reason_code: string; sealed: boolean; details: Record<string, unknown> };
 type RunJson = { run_id: string; status: string; reason_code: string; audit_log: string };
 
-/** Runs one command file through `node bin/maestro.js run <file> --json`. */
+/** Runs one command file through `maestro run <file> --json`. */
 async function run(
   name: string,
   command: Record<string, unknown>,
 ): Promise<{ code: number | null; json: RunJson; stderr: string; audit: AuditRecord[] }> {
   await writeFile(path.join(ws, name), JSON.stringify({ config: { max_rounds: 1 }, ...command }));
-  const r = await spawnCli(['run', name, '--json'], { cwd: ws });
+  const r = await runCli(['run', name, '--json'], { cwd: ws });
   const json = JSON.parse(r.stdout) as RunJson;
   const audit = (await readFile(json.audit_log, 'utf8'))
     .trim()
@@ -135,7 +136,7 @@ describe('item 10: networks are not people', () => {
     expect(ethicsGate(audit)?.reason_code).toBe('ETHICS_OK');
     expect(json.reason_code).not.toMatch(/^ETHICS_/);
     // Kept and shown as written: a network is not redacted.
-    const shown = await spawnCli(['show', json.run_id], { cwd: ws });
+    const shown = await runCli(['show', json.run_id], { cwd: ws });
     expect(shown.stdout).toContain('allows 10.0.0.0/8 and 2001:db8::/32 from the VPN');
     expect(shown.stdout).not.toContain('[REDACTED:IPV');
   });
