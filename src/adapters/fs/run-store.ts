@@ -125,23 +125,9 @@ export class FsRunStore {
     if (change.after.status !== 'running' || open.size > this.#compactBytes) await this.#compact(runId, change.after);
   }
 
-  /**
-   * The files written before a change's line. A change that starts the run's journal (its first, or
-   * the first after a restart) writes them without syncing the folder: the journal's start syncs
-   * that folder once, for the files' names and its own, before it is the commit point. Later changes
-   * write them as `saveFile` does, each with its folder sync.
-   */
+  /** The files written before a change's line, each whole and durable (its folder synced) before the line is the commit point. */
   async #saveFilesOf(change: RunChange): Promise<void> {
-    const files = change.files ?? [];
-    if (files.length === 0) return;
-    const runId = change.after.run_id;
-    if (this.#open.has(runId)) {
-      for (const file of files) await this.saveFile(runId, file.name, file.content);
-      return;
-    }
-    await ensurePrivateDir(this.paths.runDir(runId));
-    for (const file of files)
-      await writeFileAtomically(this.#runFile(runId, file.name), file.content, { mode: 0o600, fs: this.#fs, syncDir: false });
+    for (const file of change.files ?? []) await this.saveFile(change.after.run_id, file.name, file.content);
   }
 
   /** The change as journal lines (its records, when given, in the same line), appended and flushed. */
@@ -185,7 +171,7 @@ export class FsRunStore {
   async saveFile(runId: string, name: string, content: string): Promise<string> {
     await ensurePrivateDir(this.paths.runDir(runId));
     const file = this.#runFile(runId, name);
-    await writeFileAtomically(file, content, { mode: 0o600 });
+    await writeFileAtomically(file, content, { mode: 0o600, fs: this.#fs });
     return file;
   }
 
@@ -252,8 +238,7 @@ export class FsRunStore {
         removed: new Set(),
       };
       await this.#append(open, baseLine(state, audit));
-      // The journal's name must survive a crash as well as its lines (and so must the names of the
-      // files written just before it: see #saveFilesOf).
+      // The journal's name must survive a crash as well as its lines.
       await syncDirectory(dir, this.#fs);
       this.#open.set(state.run_id, open);
       return open;
