@@ -130,48 +130,6 @@ export async function appendDurably(file: string, text: string, options: { mode?
 
 /** Makes a rename or a new file in `dir` durable (platforms that cannot fsync a folder are let be). */
 export async function syncDirectory(dir: string, fs: DurableFs = realFs): Promise<void> {
-  return groupSync(fs, path.resolve(dir));
-}
-
-type FolderSyncs = Map<string, { running: Promise<void>; next?: Promise<void> }>;
-/**
- * The folder syncs of this process, by file system: the one running, and the one that will run after
- * it (shared by everyone who asks meanwhile).
- */
-const syncsByFs = new WeakMap<DurableFs, FolderSyncs>();
-
-/**
- * One fsync of a folder for every rename in it that asked meanwhile (group commit): a caller whose
- * rename came while a sync was running waits for the next one, which starts after it, so its rename
- * is always covered. Several files renamed into one folder at once (the council's memory files) cost
- * one or two folder syncs, not one each.
- */
-function groupSync(fs: DurableFs, dir: string): Promise<void> {
-  let syncs = syncsByFs.get(fs);
-  if (!syncs) syncsByFs.set(fs, (syncs = new Map()));
-  const folderSyncs = syncs;
-  const settle = (done: Promise<void>) => {
-    const entry = folderSyncs.get(dir);
-    if (entry?.running === done && !entry.next) folderSyncs.delete(dir);
-  };
-  const current = folderSyncs.get(dir);
-  if (!current) {
-    const running: Promise<void> = syncDirectoryNow(dir, fs).finally(() => settle(running));
-    folderSyncs.set(dir, { running });
-    return running;
-  }
-  if (current.next) return current.next;
-  const next: Promise<void> = current.running
-    .catch(() => undefined)
-    .then(() => {
-      folderSyncs.set(dir, { running: next });
-      return syncDirectoryNow(dir, fs).finally(() => settle(next));
-    });
-  current.next = next;
-  return next;
-}
-
-async function syncDirectoryNow(dir: string, fs: DurableFs): Promise<void> {
   let handle: DurableHandle | undefined;
   try {
     handle = await fs.open(dir, 'r');

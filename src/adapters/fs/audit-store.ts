@@ -4,6 +4,7 @@ import { isSafeRunId, selectExpiredLogs, type AuditLogEntry } from '../../domain
 import { defaultSensitiveScanner, type SensitiveScanner } from '../../domain/audit-sanitizer.js';
 import { verifyAuditLog, type AuditVerification } from '../../domain/audit-verify.js';
 import { StorageError } from '../../domain/errors.js';
+import { isLiveRun } from '../../domain/run/transitions.js';
 import { sha256 } from '../system/hashing.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 import { listDirOrEmpty, readIfExists, safeJson } from './read.js';
@@ -183,12 +184,12 @@ export async function pruneAuditLogs(options: PruneOptions): Promise<PruneReport
   return { cutoff, dryRun, deleted: expired, kept: entries.length - expired.length, checkpoints };
 }
 
-/** Runs that are paused for a person or still running: never pruned. */
+/** Runs that may still go on (domain/run/transitions.ts: isLiveRun), and runs whose checkpoint cannot be read: never pruned. */
 async function liveRuns(paths: WorkspacePaths): Promise<Set<string>> {
   const live = new Set<string>();
   for (const id of await listDirOrEmpty(paths.runs)) {
-    const status = (await readStatus(paths, id))?.status;
-    if (status === undefined || status === 'paused' || status === 'running') live.add(id);
+    const state = await readStatus(paths, id);
+    if (state?.status === undefined || isLiveRun({ status: state.status, decision: state.decision })) live.add(id);
   }
   return live;
 }
@@ -199,20 +200,19 @@ async function expiredCheckpoints(paths: WorkspacePaths, cutoff: Date): Promise<
   for (const id of await listDirOrEmpty(paths.runs)) {
     if (!isSafeRunId(id)) continue;
     const state = await readStatus(paths, id);
-    if (!state || state.status === 'paused' || state.status === 'running') continue;
+    if (state?.status === undefined || isLiveRun({ status: state.status, decision: state.decision })) continue;
     const at = state.finished_at ?? state.updated_at;
     if (at !== undefined && Date.parse(at) < cutoff.getTime()) out.push({ id, at });
   }
   return out.sort((a, b) => a.at.localeCompare(b.at)).map((x) => x.id);
 }
 
-async function readStatus(
-  paths: WorkspacePaths,
-  runId: string,
-): Promise<{ status?: string; finished_at?: string; updated_at?: string } | undefined> {
+type KeptStatus = { status?: string; decision?: { reason_code?: string }; finished_at?: string; updated_at?: string };
+
+async function readStatus(paths: WorkspacePaths, runId: string): Promise<KeptStatus | undefined> {
   try {
     // The journal of a running run, else state.json.
-    return (await readCheckpoint(paths.runDir(runId)))?.json as { status?: string; finished_at?: string; updated_at?: string } | undefined;
+    return (await readCheckpoint(paths.runDir(runId)))?.json as KeptStatus | undefined;
   } catch {
     return undefined; // unreadable: kept (and treated as live) rather than guessed at
   }

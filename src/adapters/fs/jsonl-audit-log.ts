@@ -89,7 +89,7 @@ export class JsonlAuditLog implements AuditLog {
     });
     // The head is written whole here, at its fixed width and at the log's end (the chain verified), so that appends can rewrite it in place.
     const head = start.created ? emptyAuditHead(runId) : { v: 1 as const, run_id: runId, seq: start.seq - 1, hash: start.hash };
-    if (start.headText !== formatAuditHead(head)) await writeHead(headFile, head, start.created);
+    if (start.headText !== formatAuditHead(head)) await writeFileAtomically(headFile, formatAuditHead(head), { mode: 0o600 });
     if (start.dropped) {
       await sink.append({ event: 'AUDIT_LOG_RECOVERED', ...runDecision('audit', 'AUDIT_TORN_LINE_DROPPED'), details: start.dropped });
     }
@@ -136,17 +136,6 @@ interface SinkOptions {
   readonly steps: ReadonlySet<string>;
 }
 
-/** One record waiting to be written, and whoever awaits it; or records written ahead by another write. */
-type Pending =
-  | { readonly kind: 'one'; readonly event: AuditEvent; readonly resolve: () => void; readonly reject: (error: unknown) => void }
-  | {
-      readonly kind: 'ahead';
-      readonly events: readonly AuditEvent[];
-      readonly persist: (ahead: AuditAhead) => Promise<void>;
-      readonly resolve: () => void;
-      readonly reject: (error: unknown) => void;
-    };
-
 /**
  * Appends records in the order they were handed over (callers need not await), two ways:
  *
@@ -165,8 +154,8 @@ class JsonlAuditSink implements AuditSink {
   #prevHash: string;
   /** Bytes of whole lines in the log; a failed write is cut back to this. */
   #size: number;
-  #pending: Pending[] = [];
-  #flushing = false;
+  /** The last write handed over: the next one starts after it. */
+  #tail: Promise<void> = Promise.resolve();
   /** The failure that stopped this sink, if one did. */
   #failed: StorageError | undefined;
   /** The background flush of the head's last rewrite (never rejects: the head is a cache). */
@@ -194,7 +183,7 @@ class JsonlAuditSink implements AuditSink {
   }
 
   append(event: AuditEvent): Promise<void> {
-    return this.#enqueue((resolve, reject) => ({ kind: 'one', event, resolve, reject }));
+    return this.#serialised(() => this.#write(event));
   }
 
   /**
@@ -203,29 +192,15 @@ class JsonlAuditSink implements AuditSink {
    * step and its records instead of one each (see audit-wal.ts).
    */
   appendAhead(events: readonly AuditEvent[], persist: (ahead: AuditAhead) => Promise<void>): Promise<void> {
-    return this.#enqueue((resolve, reject) => ({ kind: 'ahead', events, persist, resolve, reject }));
+    return this.#serialised(() => this.#writeAhead(events, persist));
   }
 
-  #enqueue(make: (resolve: () => void, reject: (error: unknown) => void) => Pending): Promise<void> {
+  /** Writes are serialised so sequence numbers and the chain match line order even when callers do not await. */
+  #serialised(write: () => Promise<void>): Promise<void> {
     // A sink whose write failed takes nothing more: the run ends, and whoever records that opens the log afresh.
-    if (this.#failed) return Promise.reject(this.#failed);
-    // Appends are serialised so sequence numbers and the chain match line order even when callers do not await.
-    const done = new Promise<void>((resolve, reject) => this.#pending.push(make(resolve, reject)));
-    if (!this.#flushing) void this.#flush();
+    const done = this.#tail.then(() => (this.#failed ? Promise.reject(this.#failed) : write()));
+    this.#tail = done.catch(() => undefined);
     return done;
-  }
-
-  async #flush(): Promise<void> {
-    this.#flushing = true;
-    try {
-      for (let next = this.#pending.shift(); next; next = this.#pending.shift()) {
-        if (this.#failed) next.reject(this.#failed);
-        else if (next.kind === 'ahead') await this.#writeAhead(next);
-        else await this.#write(next);
-      }
-    } finally {
-      this.#flushing = false;
-    }
   }
 
   /** Composes records after the chain's end, without moving it: lines, what they record, and where the chain would be. */
@@ -264,20 +239,15 @@ class JsonlAuditSink implements AuditSink {
     }
   }
 
-  async #writeAhead(pending: Extract<Pending, { kind: 'ahead' }>): Promise<void> {
-    let composed;
-    try {
-      composed = this.#compose(pending.events);
-    } catch (error) {
-      pending.reject(error); // nothing was written, nor the change it came with
-      return;
-    }
+  async #writeAhead(events: readonly AuditEvent[], persist: (ahead: AuditAhead) => Promise<void>): Promise<void> {
+    // Throws only when an event is not a record at all: nothing was written, nor the change it came with.
+    const composed = this.#compose(events);
     const { file, runId } = this.options;
     // A record appended on its own just before has its head flushed first: on disk the head then
     // stands at it or after it, and every record past it is one the journal holds.
     await this.#headSync;
     try {
-      await pending.persist({
+      await persist({
         log: file,
         lines: composed.lines,
         last: { seq: composed.seq - 1, hash: composed.prevHash },
@@ -290,22 +260,15 @@ class JsonlAuditSink implements AuditSink {
         error instanceof StorageError
           ? error
           : new StorageError(`could not record audit records of run ${runId}: ${(error as Error).message}`, file, { cause: error });
-      pending.reject(error);
-      return;
+      throw error;
     }
     this.#advance(composed);
     this.#headMovedAhead = true;
-    pending.resolve();
   }
 
-  async #write(pending: Extract<Pending, { kind: 'one' }>): Promise<void> {
-    let composed;
-    try {
-      composed = this.#compose([pending.event]);
-    } catch (error) {
-      pending.reject(error); // not a record at all: a bug in the caller, refused alone
-      return;
-    }
+  async #write(event: AuditEvent): Promise<void> {
+    // Throws only when the event is not a record at all: a bug in the caller, refused alone.
+    const composed = this.#compose([event]);
     const data = Buffer.from(`${composed.lines.join('\n')}\n`, 'utf8');
     // The head on disk must not fall two writes behind: its last rewrite is flushed before this write,
     // and so is a head that records written ahead moved (they are in the journal; this one will not be).
@@ -318,10 +281,8 @@ class JsonlAuditSink implements AuditSink {
     }
     if (failure) {
       this.#failed = failure;
-      pending.reject(failure);
-      return;
+      throw failure;
     }
-    pending.resolve();
   }
 
   /** Flushes a head that records written ahead moved; the failure, if it could not. */
@@ -591,16 +552,4 @@ async function restrict(target: string, mode: number): Promise<void> {
       cause: error,
     });
   }
-}
-
-/**
- * The head written whole (the helper renames and then syncs the folder, so its new name is durable
- * too). A new run's head (it names no record yet) is not flushed: the head is a cache of the log's
- * end. A process killed at any point leaves it (the page cache outlives the process); only a power
- * loss before the run's first fold (which flushes the log and the head) can take it, and then opening
- * the log adopts the verified log's end in its place and records that (AUDIT_HEAD_ADOPTED_FROM_LOG),
- * as for any head left behind.
- */
-async function writeHead(file: string, head: AuditHead, created: boolean): Promise<void> {
-  await writeFileAtomically(file, formatAuditHead(head), { mode: 0o600, ...(created ? { durable: false } : {}) });
 }

@@ -19,9 +19,6 @@ import { readIfExists } from './read.js';
  * change removes (`"remove":[<name>, …]`): they are removed once the line is durable, and again when
  * the journal is folded (a crash in between).
  *
- * The lines are written into zeros reserved ahead of them; readers stop at the last byte that is not
- * a zero.
- *
  * A crash can leave only the last line cut or unreadable (every line is flushed before the next is
  * written), and that line was never acknowledged: it is ignored. Any other unreadable line means
  * the file was damaged, and the checkpoint is refused rather than guessed at. A journal that holds no
@@ -61,18 +58,13 @@ export function journalRemovals(text: string): string[] {
 
 /** Every whole line of a journal's text that reads (a cut or unreadable last line was never acknowledged). */
 function wholeLines(text: string): JournalLine[] {
-  const lines = withoutReserve(text).split('\n');
+  const lines = text.split('\n');
   lines.pop(); // a fragment after the last newline, or nothing
   return lines.map(parseLine).filter((line): line is JournalLine => line !== undefined);
 }
 
-export type JournalReplay =
-  | {
-      readonly ok: true;
-      readonly state: unknown;
-      readonly lines: number;
-      readonly torn?: { readonly line: number; readonly bytes: number };
-    }
+type JournalReplay =
+  | { readonly ok: true; readonly state: unknown; readonly lines: number }
   | { readonly ok: false; readonly line: number; readonly problem: string };
 
 /**
@@ -80,19 +72,15 @@ export type JournalReplay =
  * domain's one apply function. The state is returned as read (the caller validates it); `lines: 0`
  * (no state) when the journal acknowledged nothing.
  */
-export function replayJournal(text: string): JournalReplay {
-  const lines = withoutReserve(text).split('\n');
+function replayJournal(text: string): JournalReplay {
+  const lines = text.split('\n');
+  // A fragment after the last newline (a write cut short, or zeros a power loss left) was never acknowledged.
   const fragment = lines.pop() ?? '';
-  let torn: { line: number; bytes: number } | undefined =
-    fragment.length > 0 ? { line: lines.length + 1, bytes: Buffer.byteLength(fragment) } : undefined;
   const parsed: (JournalLine | undefined)[] = lines.map(parseLine);
   // Only the last line can be unacknowledged: one that does not read is a write cut short.
-  if (torn === undefined && parsed.length > 0 && parsed[parsed.length - 1] === undefined) {
-    torn = { line: parsed.length, bytes: Buffer.byteLength(lines[lines.length - 1] ?? '') + 1 };
-    parsed.pop();
-  }
+  if (fragment.length === 0 && parsed.length > 0 && parsed[parsed.length - 1] === undefined) parsed.pop();
   // Nothing acknowledged (a crash between creating the journal and flushing its first line).
-  if (parsed.length === 0) return { ok: true, state: undefined, lines: 0, ...(torn ? { torn } : {}) };
+  if (parsed.length === 0) return { ok: true, state: undefined, lines: 0 };
   let state: unknown;
   for (const [i, line] of parsed.entries()) {
     if (line === undefined) return { ok: false, line: i + 1, problem: 'not a journal line: the file was damaged or edited' };
@@ -114,14 +102,7 @@ export function replayJournal(text: string): JournalReplay {
     }
   }
   if (state === undefined) return { ok: false, line: 1, problem: 'the journal holds no whole state' };
-  return { ok: true, state, lines: parsed.length, ...(torn ? { torn } : {}) };
-}
-
-/** The text without the zeros reserved after its last line (FsRunStore writes lines into space set aside ahead). */
-function withoutReserve(text: string): string {
-  let end = text.length;
-  while (end > 0 && text.charCodeAt(end - 1) === 0) end -= 1;
-  return end === text.length ? text : text.slice(0, end);
+  return { ok: true, state, lines: parsed.length };
 }
 
 function parseLine(raw: string): JournalLine | undefined {

@@ -45,8 +45,6 @@ interface OpenJournal {
   readonly file: string;
   /** Bytes known to be whole lines; a failed append is cut back to this. */
   size: number;
-  /** Bytes the file holds: the lines, then zeros reserved for the next ones. */
-  allocated: number;
   /** The state the journal describes now (the object last recorded, compared by identity). */
   last: RunState;
   /** Audit records were written ahead through this journal: their log and head are flushed before it is folded. */
@@ -64,12 +62,6 @@ export interface FsRunStoreOptions {
   readonly compactBytes?: number;
   /** The calls that append to the journal and fold it into `state.json` (tests inject short writes, ENOSPC and failures). */
   readonly fs?: DurableFs;
-  /**
-   * Zeros written ahead of the journal's lines (default 64 KiB): a line then overwrites space the
-   * file already has, and its flush need not also record that the file grew (measured: about a third
-   * of the flush). Readers ignore the zeros after the last line.
-   */
-  readonly reserveBytes?: number;
 }
 
 /**
@@ -84,7 +76,6 @@ export class FsRunStore {
   readonly #open = new Map<string, OpenJournal>();
   readonly #compactBytes: number;
   readonly #fs: DurableFs;
-  readonly #reserveBytes: number;
 
   constructor(
     private readonly paths: WorkspacePaths,
@@ -92,7 +83,6 @@ export class FsRunStore {
   ) {
     this.#compactBytes = options.compactBytes ?? 8 * 1024 * 1024;
     this.#fs = options.fs ?? realFs;
-    this.#reserveBytes = options.reserveBytes ?? 64 * 1024;
   }
 
   /** Saves a whole state: a line of the journal while the run goes on; `state.json` once it has stopped. */
@@ -135,23 +125,9 @@ export class FsRunStore {
     if (change.after.status !== 'running' || open.size > this.#compactBytes) await this.#compact(runId, change.after);
   }
 
-  /**
-   * The files written before a change's line. A change that starts the run's journal (its first, or
-   * the first after a restart) writes them without syncing the folder: the journal's start syncs
-   * that folder once, for the files' names and its own, before it is the commit point. Later changes
-   * write them as `saveFile` does, each with its folder sync.
-   */
+  /** The files written before a change's line, each whole and durable (its folder synced) before the line is the commit point. */
   async #saveFilesOf(change: RunChange): Promise<void> {
-    const files = change.files ?? [];
-    if (files.length === 0) return;
-    const runId = change.after.run_id;
-    if (this.#open.has(runId)) {
-      for (const file of files) await this.saveFile(runId, file.name, file.content);
-      return;
-    }
-    await ensurePrivateDir(this.paths.runDir(runId));
-    for (const file of files)
-      await writeFileAtomically(this.#runFile(runId, file.name), file.content, { mode: 0o600, fs: this.#fs, syncDir: false });
+    for (const file of change.files ?? []) await this.saveFile(change.after.run_id, file.name, file.content);
   }
 
   /** The change as journal lines (its records, when given, in the same line), appended and flushed. */
@@ -195,7 +171,7 @@ export class FsRunStore {
   async saveFile(runId: string, name: string, content: string): Promise<string> {
     await ensurePrivateDir(this.paths.runDir(runId));
     const file = this.#runFile(runId, name);
-    await writeFileAtomically(file, content, { mode: 0o600 });
+    await writeFileAtomically(file, content, { mode: 0o600, fs: this.#fs });
     return file;
   }
 
@@ -256,15 +232,13 @@ export class FsRunStore {
         handle,
         file,
         size: 0,
-        allocated: 0,
         last: state,
         wroteAhead: false,
         auditBehind: false,
         removed: new Set(),
       };
       await this.#append(open, baseLine(state, audit));
-      // The journal's name must survive a crash as well as its lines (and so must the names of the
-      // files written just before it: see #saveFilesOf).
+      // The journal's name must survive a crash as well as its lines.
       await syncDirectory(dir, this.#fs);
       this.#open.set(state.run_id, open);
       return open;
@@ -281,25 +255,14 @@ export class FsRunStore {
    */
   async #append(open: OpenJournal, text: string): Promise<void> {
     const data = Buffer.from(text, 'utf8');
-    const end = open.size + data.length;
     const { handle } = open;
     try {
-      if (end > open.allocated) {
-        // Room for this line and the next ones, as zeros; flushed with the line below.
-        const allocated = end + this.#reserveBytes;
-        await writeFully(handle, Buffer.alloc(allocated - open.allocated), open.allocated);
-        open.allocated = allocated;
-      }
       await writeFully(handle, data, open.size);
       await flushData(handle);
-      open.size = end;
+      open.size += data.length;
     } catch (error) {
-      try {
-        await handle.truncate?.(open.size);
-        open.allocated = open.size;
-      } catch {
-        // The next append writes at `size` all the same, over whatever is there.
-      }
+      // The next append writes at `size` all the same, over whatever is there.
+      await handle.truncate?.(open.size).catch(() => undefined);
       throw storageError(`could not append to the checkpoint journal ${open.file}`, open.file, error);
     }
   }

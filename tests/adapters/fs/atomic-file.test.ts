@@ -3,13 +3,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  appendDurably,
-  syncDirectory,
-  writeFileAtomically,
-  type DurableFs,
-  type DurableHandle,
-} from '../../../src/adapters/fs/atomic-file.js';
+import { appendDurably, writeFileAtomically, type DurableFs, type DurableHandle } from '../../../src/adapters/fs/atomic-file.js';
 import { StorageError } from '../../../src/domain/errors.js';
 
 let dir: string;
@@ -99,36 +93,6 @@ describe('writeFileAtomically (issue 9 item 2)', () => {
     // The default flushes the file and its folder.
     await writeFileAtomically(file(), 'again\n', { fs: counting });
     expect(syncs).toBe(2);
-  });
-
-  it('renames into one folder at once share its syncs, each covered by a sync begun after it (group commit)', async () => {
-    const begun: number[] = [];
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((r) => (release = r));
-    const gated: DurableFs = {
-      ...faultyFs((_, n) => n),
-      open: async (): Promise<DurableHandle> => ({
-        write: async () => ({ bytesWritten: 0 }),
-        sync: async () => {
-          const n = begun.length;
-          begun.push(n);
-          if (n === 0) await gate; // the first folder sync is slow
-        },
-        close: async () => undefined,
-      }),
-    };
-    const first = syncDirectory(dir, gated);
-    await new Promise((r) => setTimeout(r, 10));
-    // Four more renames while the first sync runs: they wait for one sync begun after it, together.
-    const later = [1, 2, 3, 4].map(() => syncDirectory(dir, gated));
-    await new Promise((r) => setTimeout(r, 10));
-    expect(begun).toEqual([0]);
-    release();
-    await Promise.all([first, ...later]);
-    expect(begun).toHaveLength(2);
-    // Nothing running: the next one syncs at once, on its own.
-    await syncDirectory(dir, gated);
-    expect(begun).toHaveLength(3);
   });
 
   it('replaces a symlink at the path instead of writing through it', async () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -72,6 +72,24 @@ describe('pruneAuditLogs', () => {
       'run-old.head.123456789',
     ]);
     expect((await readdir(paths.audit)).sort()).toEqual(['run-recent.head', 'run-recent.jsonl']);
+  });
+
+  it('keeps an old run that a storage failure ended (it can be resumed), and prunes an old run that ended for good', async () => {
+    const ended = (status: string, reason: string) => ({
+      status,
+      decision: { reason_code: reason },
+      updated_at: '2026-01-01T00:00:00.000Z',
+      finished_at: '2026-01-01T00:00:00.000Z',
+    });
+    await mkdir(paths.runDir('run-old'), { recursive: true });
+    await writeFile(path.join(paths.runDir('run-old'), 'state.json'), JSON.stringify(ended('error', 'STORAGE_WRITE_FAILED')));
+    await mkdir(paths.runDir('run-older'), { recursive: true });
+    await writeFile(path.join(paths.runDir('run-older'), 'state.json'), JSON.stringify(ended('completed', 'RUN_COMPLETED')));
+    const report = await pruneAuditLogs({ paths, retentionDays: 30, now: NOW });
+    expect(report.deleted.map((e) => e.runId)).toEqual(['run-older']);
+    expect(report.checkpoints).toEqual(['run-older']);
+    expect((await readdir(paths.audit)).sort()).toContain('run-old.jsonl');
+    expect(await readdir(paths.runs)).toEqual(['run-old']);
   });
 
   it('honours a shorter retention, and a workspace with no audit folder', async () => {

@@ -58,7 +58,7 @@ describe("a run's first commit", () => {
       after: state,
       files: [{ name: 'command.json', content: '{"task_description":"A task"}' }],
     });
-    expect(flushed).toEqual(['command.json', 'journal.jsonl', 'run-1']);
+    expect(flushed).toEqual(['command.json', 'run-1', 'journal.jsonl', 'run-1']);
     expect(await store.loadFile('run-1', 'command.json')).toBe('{"task_description":"A task"}');
     expect((await store.load('run-1'))?.status).toBe('running');
     // A later change's files are written (and flushed) as well, before its line.

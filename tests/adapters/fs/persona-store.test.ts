@@ -1,14 +1,11 @@
-import { statSync, type BigIntStats } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { realStampSource, type StampSource } from '../../../src/adapters/fs/file-stamp.js';
 import { FsPersonaStore } from '../../../src/adapters/fs/persona-store.js';
 import { tempWorkspace } from '../../fakes/fixtures.js';
 import { editKeepingSizeAndMtime } from '../../helpers/edit-in-place.js';
 
-// The persona files are looked at before every claim and again by the run: a file that has not
-// changed is not read again, and every kind of change is seen by the next load.
+// The persona files are looked at before every claim and again by the run: every kind of change is seen by the next load.
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 let dir: string;
@@ -18,59 +15,15 @@ beforeEach(async () => {
 });
 afterEach(() => ws.cleanup());
 
-/** The real file system, on a clock a minute ahead: every file looks settled, so the cache is trusted at once. */
-const settled: StampSource = { stat: realStampSource.stat, now: () => Date.now() + 60_000 };
-
 const names = async (store: FsPersonaStore) => (await store.loadAll()).personas.map((p) => `${p.id}:${p.name}`);
 const problems = async (store: FsPersonaStore) => (await store.loadAll()).problems.map((p) => `${p.file}: ${p.issues.join('; ')}`);
 
 /** A modification time in whole milliseconds (what `utimes` can set exactly), an hour ago. */
 const AN_HOUR_AGO = new Date(Math.floor(Date.now() / 1000) * 1000 - 3_600_000);
 
-describe('FsPersonaStore: files that did not change are not read again', () => {
-  it('answers from what it read while a file keeps its stamp, and reads it again once the stamp changes', async () => {
-    // A stat frozen for auditor.md: the file's text changes underneath, but its stamp does not.
-    const auditor = path.join(dir, 'auditor.md');
-    let frozen: BigIntStats | undefined = statSync(auditor, { bigint: true });
-    const store = new FsPersonaStore(dir, {
-      stat: async (file) => (file === auditor && frozen ? frozen : realStampSource.stat(file)),
-      now: settled.now,
-    });
-    expect(await names(store)).toContain('auditor:Auditor');
-    await writeFile(auditor, (await readFile(auditor, 'utf8')).replace('name: Auditor', 'name: Auditer'));
-    expect(await names(store)).toContain('auditor:Auditor');
-    frozen = undefined;
-    expect(await names(store)).toContain('auditor:Auditer');
-  });
-
-  it('does not trust a stamp younger than the file times can tell apart: a second write in the same tick is read', async () => {
-    // Two writes within one tick of the file clock: the same inode, size and times both times.
-    const auditor = path.join(dir, 'auditor.md');
-    const same = statSync(auditor, { bigint: true });
-    const justNow = Number(same.ctimeNs / 1_000_000n) + 2;
-    const store = new FsPersonaStore(dir, {
-      stat: async (file) => (file === auditor ? same : realStampSource.stat(file)),
-      now: () => justNow,
-    });
-    expect(await names(store)).toContain('auditor:Auditor');
-    await writeFile(auditor, (await readFile(auditor, 'utf8')).replace('name: Auditor', 'name: Auditer'));
-    expect(await names(store)).toContain('auditor:Auditer');
-  });
-  it('does not keep a file it could not read: the next load reads it again, even with its stamp unchanged', async () => {
-    const odd = path.join(dir, 'odd.md');
-    await mkdir(odd); // a folder by a persona file's name: cannot be read
-    const frozen = statSync(odd, { bigint: true });
-    const store = new FsPersonaStore(dir, { stat: async (file) => (file === odd ? frozen : realStampSource.stat(file)), now: settled.now });
-    expect(await problems(store)).toEqual([expect.stringMatching(/^personas\/odd\.md: cannot be read/)]);
-    await rm(odd, { recursive: true });
-    await writeFile(odd, (await readFile(path.join(dir, 'auditor.md'), 'utf8')).replace('id: auditor', 'id: odd'));
-    expect(await problems(store)).toEqual([]);
-  });
-});
-
 describe('FsPersonaStore: every change is seen by the next load', () => {
   it('a file edited in place, to the same size, with its modification time put back', async () => {
-    const store = new FsPersonaStore(dir, settled);
+    const store = new FsPersonaStore(dir);
     await utimes(path.join(dir, 'strategist.md'), AN_HOUR_AGO, AN_HOUR_AGO);
     expect(await problems(store)).toEqual([]);
     await editKeepingSizeAndMtime(path.join(dir, 'strategist.md'), (t) => t.replace(/^order: (\d)$/m, 'order: x'));
@@ -80,7 +33,7 @@ describe('FsPersonaStore: every change is seen by the next load', () => {
   });
 
   it('a file added, then removed', async () => {
-    const store = new FsPersonaStore(dir, settled);
+    const store = new FsPersonaStore(dir);
     expect(await names(store)).toHaveLength(3);
     const text = (await readFile(path.join(dir, 'auditor.md'), 'utf8'))
       .replace('id: auditor', 'id: skeptic')
@@ -93,7 +46,7 @@ describe('FsPersonaStore: every change is seen by the next load', () => {
   });
 
   it('a file replaced by a rename over it (as editors and atomic writers save), same size and modification time', async () => {
-    const store = new FsPersonaStore(dir, settled);
+    const store = new FsPersonaStore(dir);
     const auditor = path.join(dir, 'auditor.md');
     await utimes(auditor, AN_HOUR_AGO, AN_HOUR_AGO);
     expect(await names(store)).toContain('auditor:Auditor');
@@ -106,7 +59,7 @@ describe('FsPersonaStore: every change is seen by the next load', () => {
   });
 
   it('the folder removed and put back', async () => {
-    const store = new FsPersonaStore(dir, settled);
+    const store = new FsPersonaStore(dir);
     const kept = await readFile(path.join(dir, 'auditor.md'), 'utf8');
     await rm(dir, { recursive: true });
     expect(await problems(store)).toEqual([expect.stringContaining('there is no personas/ folder')]);
