@@ -147,25 +147,33 @@ export default async function bench() {
  */
 export async function memoryOnce(ws, runsDir, auditDir) {
   const dir = path.join(ws, 'session_states');
-  const held = new Map(); // persona -> run -> messages
+  // Memory as maestro keeps it (session state version 3): per persona, the runs whose passages it
+  // holds (`runs`, never twice), their passages, and runs moved to the archive (passages, one a line).
+  const held = new Map(); // persona -> run -> where it is held ('state' | 'archive')
   const seen = new Set();
   let messagesTwice = 0;
-  const hold = (persona, m) => {
-    const key = JSON.stringify([persona, m.run_id, m.role, m.ts, m.content]);
+  const hold = (persona, runId, where) => {
+    const runs = held.get(persona) ?? new Map();
+    const places = runs.get(runId) ?? new Set();
+    places.add(where);
+    runs.set(runId, places);
+    held.set(persona, runs);
+  };
+  const passage = (persona, p, where) => {
+    const key = JSON.stringify([persona, p.run_id, p.from, p.text]);
     if (seen.has(key)) messagesTwice++;
     seen.add(key);
-    const runs = held.get(persona) ?? new Map();
-    runs.set(m.run_id, (runs.get(m.run_id) ?? 0) + 1);
-    held.set(persona, runs);
+    hold(persona, p.run_id, where);
   };
   for (const f of readdirSync(dir).filter((f) => f.endsWith('_session.json'))) {
     const persona = f.slice(0, -'_session.json'.length);
     const state = JSON.parse(readFileSync(path.join(dir, f), 'utf8'));
     if (new Set(state.runs).size !== state.runs.length) messagesTwice++;
-    for (const m of state.messages) hold(persona, m);
+    for (const runId of state.runs) hold(persona, runId, 'state');
+    for (const p of state.passages) passage(persona, p, 'state');
     const archive = path.join(dir, 'archive', `${persona}_history.jsonl`);
     if (!existsSync(archive)) continue;
-    for (const line of readFileSync(archive, 'utf8').split('\n').filter(Boolean)) hold(persona, JSON.parse(line));
+    for (const line of readFileSync(archive, 'utf8').split('\n').filter(Boolean)) passage(persona, JSON.parse(line), 'archive');
   }
   const result = { saved: 0, missing: 0, twice: 0, messagesTwice };
   for (const d of readdirSync(runsDir)) {
@@ -179,12 +187,11 @@ export async function memoryOnce(ws, runsDir, auditDir) {
     const savedRecord = lines.map((l) => JSON.parse(l)).find((r) => r.event === 'SESSIONS_SAVED');
     if (!savedRecord) continue;
     result.saved++;
-    const steps = (await readCheckpoint(path.join(runsDir, d)).catch(() => undefined))?.json?.steps ?? [];
+    // Each persona the record names holds the run once: in its state or in its archive, not in both.
     for (const persona of savedRecord.details.personas) {
-      const expected = 2 * steps.filter((s) => s.persona === persona).length;
-      const got = held.get(persona)?.get(d) ?? 0;
-      if (got < expected) result.missing++;
-      if (got > expected) result.twice++;
+      const places = held.get(persona)?.get(d);
+      if (!places) result.missing++;
+      else if (places.size > 1) result.twice++;
     }
   }
   return result;
