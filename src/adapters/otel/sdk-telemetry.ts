@@ -34,11 +34,7 @@ const FINAL_EXPORT_MS = 300;
  * Every span of a run carries one trace id derived from its run id, so a run that paused and was
  * continued later (another process, another day) is one trace.
  */
-export function startOtelTelemetry(
-  settings: TelemetrySettings,
-  deps: TelemetryDeps,
-  options: { exporter?: SpanExporter; idleMs?: number } = {},
-): Telemetry {
+export function startOtelTelemetry(settings: TelemetrySettings, deps: TelemetryDeps, options: { exporter?: SpanExporter } = {}): Telemetry {
   const scanner = cachedScanner(defaultSensitiveScanner);
   const noticeOnce = once(deps.onNotice);
   const ids = new RunTraceIds(deps.sha256);
@@ -59,7 +55,6 @@ export function startOtelTelemetry(
     captureContent: settings.captureContent,
     scanner,
     beforeWorkflow: (runId) => ids.useRun(runId),
-    ...(options.idleMs !== undefined ? { idleMs: options.idleMs } : {}),
   });
   const onError = (error: unknown): void =>
     noticeOnce(`a record could not be traced (${error instanceof Error ? error.name : typeof error}); the audit log has it`);
