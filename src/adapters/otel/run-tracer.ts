@@ -103,7 +103,7 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
     } else if (record.event === 'JSON_MODE_FALLBACK' && own) {
       own.chat.addEvent(eventName(record), recordAttributes(record), new Date(t));
     } else {
-      if (!MID_STEP.has(record.event)) this.#closeSteps(run);
+      if (!MID_STEP.has(record.event)) for (const step of [...run.steps]) this.#closeStep(run, step);
       run.workflow.addEvent(eventName(record), recordAttributes(record), new Date(t));
       summariseRecord(run.workflow, record, run);
     }
@@ -168,7 +168,7 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
 
   #endWorkflow(runId: string, run: RunTrace): void {
     clearTimeout(run.idle);
-    this.#closeSteps(run);
+    for (const step of [...run.steps]) this.#closeStep(run, step);
     run.workflow.end(new Date(run.lastTs));
     if (this.#runs.get(runId) === run) this.#runs.delete(runId);
   }
@@ -216,10 +216,6 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
     step.chat.end(new Date(step.chatEnd));
     step.agent.end(new Date(step.lastTs));
     run.steps = run.steps.filter((s) => s !== step);
-  }
-
-  #closeSteps(run: RunTrace): void {
-    for (const step of [...run.steps]) this.#closeStep(run, step);
   }
 
   #toolSpan(run: RunTrace, step: OpenStep | undefined, record: TracedRecord, t: number): void {
