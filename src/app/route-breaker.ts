@@ -128,13 +128,11 @@ export class RouteBreaker implements RouteGate {
   }
 
   async afterRun(runId: string): Promise<void> {
-    const state = await this.#o.ledger.load(runId).catch(() => undefined);
-    const outage = state?.status === 'paused' ? state.pause?.outage : undefined;
-    if (!outage || !isOutageFailure(outage.failure)) return;
-    const message = state?.pause?.message.split('\n')[0] ?? '';
-    for (const route of routesOfOutage(outage.route, state?.reroutes)) {
+    const outage = await this.#outagePause(runId);
+    if (!outage) return;
+    for (const route of outage.routes) {
       const first = this.#down[route] === undefined;
-      this.#trip({ route, failure: outage.failure, message });
+      this.#trip({ route, failure: outage.failure, message: outage.message });
       if (!first) continue;
       this.#o.onNotice(
         runId,
@@ -205,12 +203,18 @@ export class RouteBreaker implements RouteGate {
   async #outagePauses(): Promise<OutagePause[]> {
     const found: OutagePause[] = [];
     for (const runId of await this.#o.ledger.list().catch(() => [])) {
-      const state = await this.#o.ledger.load(runId).catch(() => undefined);
-      const outage = state?.status === 'paused' ? state.pause?.outage : undefined;
-      if (!outage || !isOutageFailure(outage.failure)) continue;
-      const routes = routesOfOutage(outage.route, state?.reroutes);
-      found.push({ runId, ...outage, routes, message: state?.pause?.message.split('\n')[0] ?? '' });
+      const outage = await this.#outagePause(runId);
+      if (outage) found.push(outage);
     }
     return found;
+  }
+
+  /** The run's pause, when it is an outage of a route. */
+  async #outagePause(runId: string): Promise<OutagePause | undefined> {
+    const state = await this.#o.ledger.load(runId).catch(() => undefined);
+    const outage = state?.status === 'paused' ? state.pause?.outage : undefined;
+    if (!outage || !isOutageFailure(outage.failure)) return undefined;
+    const routes = routesOfOutage(outage.route, state?.reroutes);
+    return { runId, ...outage, routes, message: state?.pause?.message.split('\n')[0] ?? '' };
   }
 }

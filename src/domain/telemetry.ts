@@ -16,9 +16,9 @@ export interface StepContent {
 }
 
 /**
- * Where the engine hands a step's content for tracing. Call it once per model step, right before or
- * right after that step's `MODEL_CALL` audit record (before the next record of the run): the content
- * goes on that call's `chat` span. A no-op unless content capture is on; it never throws.
+ * Where the engine hands a step's content for tracing. Call it once per model step, right after that
+ * step's `MODEL_CALL` audit record is written (before the run's step ends): the content goes on that
+ * call's `chat` span. A no-op unless content capture is on; it never throws.
  */
 export interface StepContentRecorder {
   recordStepContent(content: StepContent): void;

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { canonicalJson } from '../../domain/audit-chain.js';
 import { InvalidInputError, LlmError, type LlmErrorKind } from '../../domain/errors.js';
-import { formatIssues, type Parsed } from '../../domain/issues.js';
+import { formatIssues } from '../../domain/issues.js';
 import type { CallContext, LlmClient, LlmReply, LlmRequest } from '../../domain/ports.js';
 import { redactSensitive } from '../../domain/sensitive/detector.js';
 import { writeJsonAtomically } from '../fs/atomic-file.js';
@@ -64,28 +65,29 @@ export const Cassette = z.strictObject({
   created_by: z.literal('maestro'),
   /** The recorded client was the offline rehearsal: the replayed artifact carries the same banner. */
   rehearsal: z.boolean().default(false),
-  calls: z.array(CassetteCall),
+  calls: z.array(CassetteCall).superRefine((calls, ctx) => {
+    const at = calls.findIndex((call, i) => call.n !== i + 1);
+    if (at >= 0) ctx.addIssue({ code: 'custom', path: [at, 'n'], message: `expected ${at + 1}, calls must be numbered 1, 2, 3… in order` });
+  }),
   /** Each persona's memory as the recorded run first read it (screened, as session_states/ keeps it): a replay reads it. */
   memory: z.record(z.string(), z.unknown()).optional(),
 });
 export type Cassette = z.infer<typeof Cassette>;
 
-/** How request digests and stored texts are computed; recorder and player must agree. */
+/** How request digests are computed; recorder and player must agree. */
 export interface CassetteCodec {
   /** Hex sha256 of a string (the project's `sha256` from adapters/system/hashing.ts). */
   readonly sha256: (text: string) => string;
-  /** Removes secrets and PII from a text. Default: redactSensitive. Must be idempotent. */
-  readonly redact?: (text: string) => string;
 }
 
-const defaultRedact = (text: string): string => redactSensitive(text).text;
+/** Secrets and PII out of a text (idempotent: a replayed run's prompts carry redacted replies). */
+const redact = (text: string): string => redactSensitive(text).text;
 
 /**
  * Digest of what a request asks. Message texts are redacted first: a replayed run feeds redacted
  * replies back into later prompts, and those prompts must digest the same as when recorded.
  */
 export function digestRequest(request: LlmRequest, call: Pick<CallContext, 'persona' | 'purpose' | 'round'>, codec: CassetteCodec): string {
-  const redact = codec.redact ?? defaultRedact;
   return codec.sha256(
     canonicalJson({
       persona: call.persona,
@@ -98,28 +100,8 @@ export function digestRequest(request: LlmRequest, call: Pick<CallContext, 'pers
 }
 
 /** One digest per message of a request (role and redacted text). */
-export function digestMessages(request: LlmRequest, codec: CassetteCodec): string[] {
-  const redact = codec.redact ?? defaultRedact;
+function digestMessages(request: LlmRequest, codec: CassetteCodec): string[] {
   return request.messages.map((m) => codec.sha256(`${m.role}\n${redact(m.content)}`));
-}
-
-/** JSON with object keys sorted at every level, so equal values always give equal text. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
-}
-
-/** Validates a parsed cassette file. */
-export function parseCassette(json: unknown): Parsed<Cassette> {
-  const result = Cassette.safeParse(json);
-  if (!result.success) return { ok: false, issues: formatIssues(result.error) };
-  const outOfOrder = result.data.calls.findIndex((call, i) => call.n !== i + 1);
-  if (outOfOrder >= 0)
-    return { ok: false, issues: [`calls.${outOfOrder}.n: expected ${outOfOrder + 1}, calls must be numbered 1, 2, 3… in order`] };
-  return { ok: true, value: result.data };
 }
 
 /** Reads and validates a cassette; a missing, unreadable or malformed file is an InvalidInputError naming it. */
@@ -139,13 +121,13 @@ export async function readCassette(file: string): Promise<Cassette> {
   } catch (error) {
     throw new InvalidInputError(file, [`not a cassette: the file is not valid JSON (${(error as Error).message})`], { cause: error });
   }
-  const parsed = parseCassette(json);
-  if (!parsed.ok)
+  const parsed = Cassette.safeParse(json);
+  if (!parsed.success)
     throw new InvalidInputError(
       file,
-      parsed.issues.map((issue) => `not a valid cassette: ${issue}`),
+      formatIssues(parsed.error).map((issue) => `not a valid cassette: ${issue}`),
     );
-  return parsed.value;
+  return parsed.data;
 }
 
 export interface RecordingLlmClientOptions extends CassetteCodec {
@@ -172,13 +154,7 @@ export class RecordingLlmClient implements LlmClient {
     this.rehearsal = inner.rehearsal;
   }
 
-  /** The calls recorded so far, in order. */
-  get calls(): readonly CassetteCall[] {
-    return this.#calls;
-  }
-
   async complete(request: LlmRequest, call: CallContext, signal?: AbortSignal): Promise<LlmReply> {
-    const redact = this.#options.redact ?? defaultRedact;
     const head = {
       n: ++this.#started,
       persona: call.persona,
@@ -212,8 +188,9 @@ export class RecordingLlmClient implements LlmClient {
     return reply;
   }
 
-  /** Writes the cassette now (also done after every call); a run with no calls still leaves a file. */
-  save(): Promise<void> {
+  /** Keeps the call, and writes the whole cassette again. */
+  #record(call: CassetteCall): Promise<void> {
+    this.#calls.push(call);
     const cassette: Cassette = {
       schemaVersion: CASSETTE_SCHEMA_VERSION,
       created_by: 'maestro',
@@ -224,11 +201,6 @@ export class RecordingLlmClient implements LlmClient {
     // Chained so two writes never race and the last one always holds every call.
     this.#writing = this.#writing.catch(() => undefined).then(() => writeJsonAtomically(this.#options.file, cassette, { mode: 0o600 }));
     return this.#writing;
-  }
-
-  #record(call: CassetteCall): Promise<void> {
-    this.#calls.push(call);
-    return this.save();
   }
 }
 
@@ -254,11 +226,6 @@ export class ReplayLlmClient implements LlmClient {
   /** Reads and validates `file`, then replays it. */
   static async open(file: string, codec: CassetteCodec): Promise<ReplayLlmClient> {
     return new ReplayLlmClient({ ...codec, cassette: await readCassette(file), file });
-  }
-
-  /** Recorded calls not yet replayed (non-zero at the end of a run means it asked less than was recorded). */
-  get remaining(): number {
-    return this.#options.cassette.calls.length - this.#next;
   }
 
   async complete(request: LlmRequest, call: CallContext, signal?: AbortSignal): Promise<LlmReply> {

@@ -32,14 +32,13 @@ export interface OpenAiLlmClientOptions {
   readonly client?: ChatCompletionsApi;
   /** The jitter's draw in [0, 1) (default `Math.random`). */
   readonly random?: () => number;
-  /** Milliseconds since the epoch, to read a `retry-after` date (default `Date.now`). */
-  readonly now?: () => number;
   /** The route's limits, shared by every client of the route in the process (default: one of its own, from the route). */
   readonly limiter?: RouteLimiter;
 }
 
 type ChatParams = Omit<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, 'stream'>;
-type Usage = NonNullable<LlmReply['usage']>;
+/** What one attempt brought back. */
+type Draft = Pick<LlmReply, 'content' | 'usage' | 'finishReason'>;
 
 /** Hosts that speak OpenAI's current API, where reasoning models reject `max_tokens`. */
 const OPENAI_HOSTED = /(^|\.)api\.openai\.com$|\.openai\.azure\.com$/i;
@@ -58,7 +57,6 @@ export class OpenAiLlmClient implements LlmClient {
   #client: ChatCompletionsApi | undefined;
   readonly #apiKey: string | undefined;
   readonly #random: () => number;
-  readonly #now: () => number;
   readonly #limiter: RouteLimiter;
   /** How JSON is asked for now; steps down (json_schema → json_object → prompt) when the endpoint rejects it. */
   #jsonMode: JsonMode;
@@ -69,11 +67,9 @@ export class OpenAiLlmClient implements LlmClient {
     this.#route = route;
     this.#jsonMode = route.json_mode;
     this.label = `${route.id} (${route.model})`;
-    checkApiKey(route, options.apiKey);
     this.#apiKey = options.apiKey;
     this.#client = options.client;
     this.#random = options.random ?? Math.random;
-    this.#now = options.now ?? Date.now;
     this.#limiter =
       options.limiter ??
       new RouteLimiter(route.id, {
@@ -86,7 +82,7 @@ export class OpenAiLlmClient implements LlmClient {
   async complete(request: LlmRequest, context?: Pick<CallContext, 'onText' | 'onWait'>, signal?: AbortSignal): Promise<LlmReply> {
     signal?.throwIfAborted();
     const sdk = await loadSdk();
-    this.#client ??= createSdkClient(sdk, await loadUndici(), this.#route, this.#apiKey);
+    const client = (this.#client ??= createSdkClient(sdk, await loadUndici(), this.#route, this.#apiKey));
     const route = this.#route;
     const notices: LlmNotice[] = [];
     // The SDK adds an abort listener to the signal it is given on every request and never removes
@@ -94,22 +90,21 @@ export class OpenAiLlmClient implements LlmClient {
     const call = linkedSignal(signal);
     try {
       for (let retries = 0; ; ) {
-        const mode = this.#modeFor(request);
+        // How this request asks for JSON on this route now (`undefined`: it is not a JSON request).
+        const mode = request.responseFormat ? this.#jsonMode : undefined;
         // Each attempt is a request the endpoint counts: each waits for the route's limits.
         const permit = await this.#admit(request, context?.onWait, call.signal);
         try {
-          const onText = context?.onText;
+          const params = this.#params(request, mode);
           const result = await (route.stream
-            ? this.#streamed(request, mode, call.signal, onText)
-            : this.#whole(request, mode, call.signal, onText));
+            ? this.#streamed(client, params, call.signal, context?.onText)
+            : this.#whole(client, params, call.signal, context?.onText));
           permit.release(result.usage ? result.usage.prompt_tokens + result.usage.completion_tokens : undefined);
           signal?.throwIfAborted();
           return {
-            content: result.content,
+            ...result,
             model: `${route.id}/${route.model}`,
             identity: { provider: 'openai', model: route.model, route: route.id, rehearsal: false },
-            ...(result.usage ? { usage: result.usage } : {}),
-            ...(result.finish ? { finishReason: result.finish } : {}),
             ...(notices.length > 0 ? { notices } : {}),
           };
         } catch (error) {
@@ -155,7 +150,7 @@ export class OpenAiLlmClient implements LlmClient {
   /** The retry policy's word on a failed attempt (and the headers of its reply, if any): wait before the next one, or throw. */
   async #waitOrThrow(failure: LlmError, headers: Headers | undefined, retriesMade: number, signal: AbortSignal): Promise<void> {
     const asked = { retryAfterMs: headers?.get('retry-after-ms'), retryAfter: headers?.get('retry-after') };
-    const serverWaitMs = parseRetryAfter(asked, this.#now());
+    const serverWaitMs = parseRetryAfter(asked, Date.now());
     // A 429 that names a wait slows the whole route: every run's next call on it waits too.
     if (failure.kind === 'rate_limit' && serverWaitMs !== undefined) this.#limiter.pause(Math.min(serverWaitMs, MAX_SERVER_WAIT_MS));
     const decision = decideRetry({
@@ -170,18 +165,8 @@ export class OpenAiLlmClient implements LlmClient {
     await sleep(decision.delayMs, undefined, { signal }).catch(() => undefined);
   }
 
-  #sdkClient(): ChatCompletionsApi {
-    if (!this.#client) throw new InternalError('the openai client is used before it was made');
-    return this.#client;
-  }
-
-  /** How this request asks for JSON on this route now (`undefined`: it is not a JSON request). */
-  #modeFor(request: LlmRequest): JsonMode | undefined {
-    return request.responseFormat ? this.#jsonMode : undefined;
-  }
-
-  async #whole(request: LlmRequest, mode: JsonMode | undefined, signal: AbortSignal, onText?: (delta: string) => void): Promise<Draft> {
-    const completion = await this.#sdkClient().chat.completions.create({ ...this.#params(request, mode), stream: false }, { signal });
+  async #whole(client: ChatCompletionsApi, params: ChatParams, signal: AbortSignal, onText?: (delta: string) => void): Promise<Draft> {
+    const completion = await client.chat.completions.create({ ...params, stream: false }, { signal });
     const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined;
     if (!choice) throw llmError(this.#route, 'invalid_output', 'the endpoint sent a completion with no choices');
     const content = choice.message?.content ?? '';
@@ -190,14 +175,13 @@ export class OpenAiLlmClient implements LlmClient {
       throw llmError(this.#route, 'invalid_output', `the model returned no content (${why})`);
     }
     onText?.(content);
-    return { content, usage: readUsage(completion.usage), finish: finishOf(choice.finish_reason) };
+    return draft(content, readUsage(completion.usage), choice.finish_reason);
   }
 
-  async #streamed(request: LlmRequest, mode: JsonMode | undefined, signal: AbortSignal, onText?: (delta: string) => void): Promise<Draft> {
-    const params = { ...this.#params(request, mode), stream: true as const, stream_options: { include_usage: true } };
-    const stream = await this.#sdkClient().chat.completions.create(params, { signal });
+  async #streamed(client: ChatCompletionsApi, params: ChatParams, signal: AbortSignal, onText?: (delta: string) => void): Promise<Draft> {
+    const stream = await client.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } }, { signal });
     let content = '';
-    let usage: Usage | undefined;
+    let usage: LlmReply['usage'];
     let finish: string | null | undefined;
     for await (const chunk of stream) {
       const choice = chunk.choices[0];
@@ -214,7 +198,7 @@ export class OpenAiLlmClient implements LlmClient {
     if (content.trim().length === 0) {
       throw llmError(this.#route, 'invalid_output', `the model returned no content (finish_reason ${finish})`);
     }
-    return { content, usage, finish: finishOf(finish) };
+    return draft(content, usage, finish);
   }
 
   #params(request: LlmRequest, mode: JsonMode | undefined): ChatParams {
@@ -241,20 +225,16 @@ export class OpenAiLlmClient implements LlmClient {
   }
 }
 
-interface Draft {
-  readonly content: string;
-  readonly usage: Usage | undefined;
-  readonly finish: LlmReply['finishReason'];
+/** A reply's content, its usage when the endpoint told it, and why the model stopped. */
+function draft(content: string, usage: LlmReply['usage'], finish: string | null | undefined): Draft {
+  const finishReason = finish === 'stop' ? 'stop' : finish === 'length' ? 'length' : finish ? 'other' : undefined;
+  return { content, ...(usage ? { usage } : {}), ...(finishReason ? { finishReason } : {}) };
 }
 
 /** A request's tokens before it is sent: its prompt, counted, and the most it may answer. */
 function estimateTokens(request: LlmRequest, routeMaxOutput: number | undefined): number {
   const prompt = request.messages.reduce((sum, m) => sum + countTokens(m.content) + 4, 0);
   return prompt + (minDefined(routeMaxOutput, request.maxOutputTokens) ?? 0);
-}
-
-function finishOf(reason: string | null | undefined): LlmReply['finishReason'] {
-  return reason === 'stop' ? 'stop' : reason === 'length' ? 'length' : reason ? 'other' : undefined;
 }
 
 function minDefined(a: number | undefined, b: number | undefined): number | undefined {
@@ -270,14 +250,6 @@ function linkedSignal(parent: AbortSignal | undefined): { signal: AbortSignal; r
   if (parent.aborted) follow();
   else parent.addEventListener('abort', follow, { once: true });
   return { signal: controller.signal, release: () => parent.removeEventListener('abort', follow) };
-}
-
-/** A remote endpoint without a key is refused when the client is made, before any call. */
-function checkApiKey(route: ResolvedRoute, apiKey: string | undefined): void {
-  const keyVar = route.api_key_env ?? 'OPENAI_API_KEY';
-  if (!apiKey && route.locality === 'remote') {
-    throw llmError(route, 'auth', `no API key: set the environment variable ${keyVar} (the route's endpoint is remote)`);
-  }
 }
 
 function createSdkClient(sdk: OpenAiSdk, undici: Undici, route: ResolvedRoute, apiKey: string | undefined): OpenAI {
@@ -307,22 +279,13 @@ function createSdkClient(sdk: OpenAiSdk, undici: Undici, route: ResolvedRoute, a
 
 function noop(): void {}
 
+/** A resolved route's base_url is an http(s) address (`resolveRoute`); none means OpenAI's own. */
 function isOpenAiHosted(baseUrl: string | undefined): boolean {
-  if (!baseUrl) return true;
-  try {
-    return OPENAI_HOSTED.test(new URL(baseUrl).hostname);
-  } catch {
-    return false;
-  }
+  return !baseUrl || OPENAI_HOSTED.test(new URL(baseUrl).hostname);
 }
 
 /** The counts an endpoint reports; `prompt_tokens_details.cached_tokens` when it says what its prompt cache served. */
-function readUsage(
-  usage:
-    | { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } | null }
-    | null
-    | undefined,
-): Usage | undefined {
+function readUsage(usage: OpenAI.CompletionUsage | null | undefined): LlmReply['usage'] {
   if (!usage || typeof usage.prompt_tokens !== 'number' || typeof usage.completion_tokens !== 'number') return undefined;
   const cached = usage.prompt_tokens_details?.cached_tokens;
   const counted = typeof cached === 'number' && Number.isInteger(cached) && cached >= 0;

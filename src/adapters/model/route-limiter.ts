@@ -46,22 +46,13 @@ export class RouteLimiter {
     this.#now = now;
   }
 
-  /** Whether any limit is set: a route with none is never held back (only by a `retry-after`). */
-  get limited(): boolean {
-    return hasLimits(this.#limits);
-  }
-
-  /** Calls in flight on this route now. */
-  get inFlight(): number {
-    return this.#inFlight;
-  }
-
   /**
    * Resolves when a request counted for `tokens` may be sent. Rejects with the signal's reason when
    * it aborts while waiting, and with RouteLimitTooSmallError when the request could never fit.
    */
   acquire(tokens: number, options: { signal?: AbortSignal; onWait?: (wait: RouteWait | undefined) => void } = {}): Promise<RoutePermit> {
-    if (!this.limited && this.#pausedUntil <= this.#now()) return Promise.resolve(NO_LIMIT);
+    // A route with no limit is never held back, only by a `retry-after`.
+    if (!hasLimits(this.#limits) && this.#pausedUntil <= this.#now()) return Promise.resolve(NO_LIMIT);
     options.signal?.throwIfAborted();
     return new Promise<RoutePermit>((resolve, reject) => {
       const signal = options.signal;

@@ -18,9 +18,15 @@ export class FetchOtlpExporter implements SpanExporter {
     private readonly headers: Readonly<Record<string, string>>,
     /** How long one batch may take before it is given up. */
     private readonly timeoutMs: number,
+    /** Told of every batch that could not be delivered (the SDK itself stays silent). */
+    private readonly onFailure: (error: Error | undefined) => void,
   ) {}
 
-  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+  export(spans: ReadableSpan[], callback: (result: ExportResult) => void): void {
+    const resultCallback = (result: ExportResult): void => {
+      if (result.code !== ExportResultCode.SUCCESS) this.onFailure(result.error);
+      callback(result);
+    };
     if (this.#closed) return resultCallback({ code: ExportResultCode.FAILED, error: new Error('the exporter is shut down') });
     const body = JsonTraceSerializer.serializeRequest(spans);
     if (!body) return resultCallback({ code: ExportResultCode.FAILED, error: new Error('the spans could not be serialised') });

@@ -2,17 +2,8 @@ import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context
 import type { SensitiveScanner } from '../../domain/audit-sanitizer.js';
 import type { EventCode } from '../../domain/codes.js';
 import type { StepContent, StepContentRecorder } from '../../domain/telemetry.js';
-import {
-  ERROR_TYPE,
-  GEN_AI,
-  GEN_AI_OPERATION,
-  OFFLINE_PROVIDER,
-  SERVER_ADDRESS,
-  SERVER_PORT,
-  stepContentAttributes,
-  type ContentAttributes,
-} from './genai.js';
-import { eventName, num, recordAttributes, str, summariseRecord } from './run-summary.js';
+import { ERROR_TYPE, GEN_AI, GEN_AI_OPERATION, OFFLINE_PROVIDER, SERVER_ADDRESS, SERVER_PORT, stepContentAttributes } from './genai.js';
+import { compact, eventName, num, recordAttributes, str, summariseRecord } from './run-summary.js';
 import type { AuditRecordObserver, TracedRecord } from './tracing-audit-log.js';
 
 /** What the model calls on one route are, for the `chat` spans. */
@@ -30,11 +21,10 @@ export interface OtelRunTracerOptions {
   readonly scanner: SensitiveScanner;
   /** Called right before a run's workflow span starts (the telemetry gives every span of a run one trace id). */
   readonly beforeWorkflow?: (runId: string) => void;
-  /** How long a run that is ending (paused, invalid, stopped) waits for more records before its span ends; default 30 s. */
-  readonly idleMs?: number;
-  /** Timers, injectable for tests; the default never keeps the process alive. */
-  readonly schedule?: (fn: () => void, ms: number) => () => void;
 }
+
+/** How long a run that is ending (paused, invalid, stopped) waits for more records before its span ends. */
+const IDLE_MS = 30_000;
 
 /** `gen_ai.workflow.name` of a maestro run. */
 export const WORKFLOW_NAME = 'maestro';
@@ -76,7 +66,8 @@ interface RunTrace {
   ending: boolean;
   gatesDecided: boolean;
   reroutes: number;
-  cancelTimer?: () => void;
+  /** Ends the span of a run that is ending once no record came for IDLE_MS (it never keeps the process alive). */
+  idle?: NodeJS.Timeout;
 }
 
 /**
@@ -94,23 +85,15 @@ interface RunTrace {
  */
 export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
   readonly #runs = new Map<string, RunTrace>();
-  /** Content handed over before its chat span opened: run id → persona → attributes. */
-  readonly #pending = new Map<string, Map<string, ContentAttributes>>();
-  readonly #idleMs: number;
-  readonly #schedule: (fn: () => void, ms: number) => () => void;
 
-  constructor(private readonly options: OtelRunTracerOptions) {
-    this.#idleMs = options.idleMs ?? 30_000;
-    this.#schedule = options.schedule ?? unrefTimeout;
-  }
+  constructor(private readonly options: OtelRunTracerOptions) {}
 
   onRecord(record: TracedRecord): void {
     const t = Date.parse(record.ts);
     const open = this.#runs.get(record.run_id);
     if (open && ENTRY.has(record.event)) this.#endWorkflow(record.run_id, open);
     const run = (ENTRY.has(record.event) ? undefined : open) ?? this.#openWorkflow(record, t);
-    run.cancelTimer?.();
-    delete run.cancelTimer;
+    clearTimeout(run.idle);
 
     const own = stepOf(run, str(record.details?.persona));
     if (MODEL_CALLS.has(record.event)) {
@@ -120,7 +103,7 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
     } else if (record.event === 'JSON_MODE_FALLBACK' && own) {
       own.chat.addEvent(eventName(record), recordAttributes(record), new Date(t));
     } else {
-      if (!MID_STEP.has(record.event)) this.#closeSteps(run);
+      if (!MID_STEP.has(record.event)) for (const step of [...run.steps]) this.#closeStep(run, step);
       run.workflow.addEvent(eventName(record), recordAttributes(record), new Date(t));
       summariseRecord(run.workflow, record, run);
     }
@@ -133,28 +116,22 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
     }
     if (record.decision !== 'RUN' && record.decision !== 'REROUTE') run.ending = true;
     if (ENDING.has(record.event)) run.ending = true;
-    if (run.ending) run.cancelTimer = this.#schedule(() => this.#endWorkflow(record.run_id, run), this.#idleMs);
+    if (run.ending) run.idle = setTimeout(() => this.#endWorkflow(record.run_id, run), IDLE_MS).unref();
   }
 
+  /** A step's content goes on its chat span (the engine hands it over right after the step's records); otherwise it is dropped. */
   recordStepContent(content: StepContent): void {
     if (!this.options.captureContent) return;
-    const attributes = stepContentAttributes(content, { scanner: this.options.scanner });
     const run = this.#runs.get(content.runId);
     const step = run ? stepOf(run, content.persona) : undefined;
-    if (step && !step.hasContent) {
-      step.chat.setAttributes(attributes);
-      step.hasContent = true;
-      return;
-    }
-    const byPersona = this.#pending.get(content.runId) ?? new Map<string, ContentAttributes>();
-    byPersona.set(content.persona, attributes);
-    this.#pending.set(content.runId, byPersona);
+    if (!step || step.hasContent) return;
+    step.chat.setAttributes(stepContentAttributes(content, { scanner: this.options.scanner }));
+    step.hasContent = true;
   }
 
   /** Ends every open span at its last record's time (before the exporter is flushed). */
   endAll(): void {
     for (const [runId, run] of [...this.#runs]) this.#endWorkflow(runId, run);
-    this.#pending.clear();
   }
 
   #openWorkflow(record: TracedRecord, t: number): RunTrace {
@@ -190,11 +167,10 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
   }
 
   #endWorkflow(runId: string, run: RunTrace): void {
-    run.cancelTimer?.();
-    this.#closeSteps(run);
+    clearTimeout(run.idle);
+    for (const step of [...run.steps]) this.#closeStep(run, step);
     run.workflow.end(new Date(run.lastTs));
     if (this.#runs.get(runId) === run) this.#runs.delete(runId);
-    this.#pending.delete(runId);
   }
 
   #openStep(run: RunTrace, record: TracedRecord, t: number): void {
@@ -211,9 +187,7 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
       [GEN_AI.PROVIDER_NAME]: provider,
       [GEN_AI.REQUEST_MODEL]: model,
       [GEN_AI.CONVERSATION_ID]: record.run_id,
-      'maestro.step.kind': kind,
-      ...(num(details.step) !== undefined ? { 'maestro.step.index': num(details.step) } : {}),
-      ...(num(details.round) !== undefined ? { 'maestro.round': num(details.round) } : {}),
+      ...compact({ 'maestro.step.kind': kind, 'maestro.step.index': num(details.step), 'maestro.round': num(details.round) }),
     };
     const agent = this.options.tracer.startSpan(
       `${GEN_AI_OPERATION.INVOKE_AGENT} ${persona}`,
@@ -235,29 +209,13 @@ export class OtelRunTracer implements AuditRecordObserver, StepContentRecorder {
       ctx,
     );
     if (record.reason_code !== 'MODEL_CALL_OK' && record.event === 'MODEL_CALL') chat.setAttribute(ERROR_TYPE, record.reason_code);
-    const step: OpenStep = { persona, agent, chat, chatEnd, ctx, lastTs: t, hasContent: false };
-    this.#attachPending(record.run_id, step);
-    run.steps.push(step);
-  }
-
-  /** Content captured for this persona before its call's record came is put on the call's span. */
-  #attachPending(runId: string, step: OpenStep): void {
-    const pending = this.#pending.get(runId)?.get(step.persona);
-    if (pending) {
-      step.chat.setAttributes(pending);
-      step.hasContent = true;
-      this.#pending.get(runId)?.delete(step.persona);
-    }
+    run.steps.push({ persona, agent, chat, chatEnd, ctx, lastTs: t, hasContent: false });
   }
 
   #closeStep(run: RunTrace, step: OpenStep): void {
     step.chat.end(new Date(step.chatEnd));
     step.agent.end(new Date(step.lastTs));
     run.steps = run.steps.filter((s) => s !== step);
-  }
-
-  #closeSteps(run: RunTrace): void {
-    for (const step of [...run.steps]) this.#closeStep(run, step);
   }
 
   #toolSpan(run: RunTrace, step: OpenStep | undefined, record: TracedRecord, t: number): void {
@@ -312,11 +270,13 @@ function chatAttributes(
     [GEN_AI.OPERATION_NAME]: GEN_AI_OPERATION.CHAT,
     ...call.common,
     [GEN_AI.OUTPUT_TYPE]: JSON_KINDS.has(call.kind) ? 'json' : 'text',
-    ...(num(details.prompt_tokens) !== undefined ? { [GEN_AI.USAGE_INPUT_TOKENS]: num(details.prompt_tokens) } : {}),
-    ...(num(details.completion_tokens) !== undefined ? { [GEN_AI.USAGE_OUTPUT_TOKENS]: num(details.completion_tokens) } : {}),
-    ...(where?.serverAddress ? { [SERVER_ADDRESS]: where.serverAddress } : {}),
-    ...(where?.serverPort ? { [SERVER_PORT]: where.serverPort } : {}),
-    ...(route ? { 'maestro.route': route } : {}),
+    ...compact({
+      [GEN_AI.USAGE_INPUT_TOKENS]: num(details.prompt_tokens),
+      [GEN_AI.USAGE_OUTPUT_TOKENS]: num(details.completion_tokens),
+      [SERVER_ADDRESS]: where?.serverAddress || undefined,
+      [SERVER_PORT]: where?.serverPort || undefined,
+      'maestro.route': route || undefined,
+    }),
     ...recordAttributes(record),
   };
 }
@@ -336,10 +296,4 @@ function splitModel(label: string, routes: ReadonlyMap<string, TracedRoute>): { 
   const head = slash > 0 ? label.slice(0, slash) : '';
   if (head && (routes.has(head) || head === 'offline')) return { route: head, model: label.slice(slash + 1) };
   return { model: label };
-}
-
-function unrefTimeout(fn: () => void, ms: number): () => void {
-  const timer = setTimeout(fn, ms);
-  timer.unref();
-  return () => clearTimeout(timer);
 }

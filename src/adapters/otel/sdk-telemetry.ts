@@ -1,13 +1,5 @@
-import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  RandomIdGenerator,
-  type IdGenerator,
-  type ReadableSpan,
-  type SpanExporter,
-} from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator, type IdGenerator } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { Sha256 } from '../../domain/audit-chain.js';
 import { cachedScanner, defaultSensitiveScanner } from '../../domain/audit-sanitizer.js';
@@ -34,18 +26,13 @@ const FINAL_EXPORT_MS = 300;
  * Every span of a run carries one trace id derived from its run id, so a run that paused and was
  * continued later (another process, another day) is one trace.
  */
-export function startOtelTelemetry(
-  settings: TelemetrySettings,
-  deps: TelemetryDeps,
-  options: { exporter?: SpanExporter; idleMs?: number } = {},
-): Telemetry {
+export function startOtelTelemetry(settings: TelemetrySettings, deps: TelemetryDeps): Telemetry {
   const scanner = cachedScanner(defaultSensitiveScanner);
   const noticeOnce = once(deps.onNotice);
   const ids = new RunTraceIds(deps.sha256);
   const exportFailed = (error: Error | undefined): void =>
     noticeOnce(`traces could not be sent to ${settings.tracesUrl}${error ? ` (${error.message})` : ''}; runs go on without them`);
-  const http = options.exporter ? undefined : new FetchOtlpExporter(settings.tracesUrl, settings.headers, EXPORT_TIMEOUT_MS);
-  const exporter = new ReportingExporter(options.exporter ?? (http as FetchOtlpExporter), exportFailed);
+  const exporter = new FetchOtlpExporter(settings.tracesUrl, settings.headers, EXPORT_TIMEOUT_MS, exportFailed);
   const provider = new BasicTracerProvider({
     resource: defaultResource().merge(
       resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName, [ATTR_SERVICE_VERSION]: deps.serviceVersion }),
@@ -59,7 +46,6 @@ export function startOtelTelemetry(
     captureContent: settings.captureContent,
     scanner,
     beforeWorkflow: (runId) => ids.useRun(runId),
-    ...(options.idleMs !== undefined ? { idleMs: options.idleMs } : {}),
   });
   const onError = (error: unknown): void =>
     noticeOnce(`a record could not be traced (${error instanceof Error ? error.name : typeof error}); the audit log has it`);
@@ -83,7 +69,7 @@ export function startOtelTelemetry(
         const late = new Promise<'late'>((resolve) => {
           timer = setTimeout(() => resolve('late'), FINAL_EXPORT_MS);
         });
-        if ((await Promise.race([done, late])) === 'late') http?.abortAll(`no answer within ${FINAL_EXPORT_MS} ms at the end`);
+        if ((await Promise.race([done, late])) === 'late') exporter.abortAll(`no answer within ${FINAL_EXPORT_MS} ms at the end`);
         clearTimeout(timer);
         await done;
       })();
@@ -138,29 +124,6 @@ class RunTraceIds implements IdGenerator {
 
   generateSpanId(): string {
     return this.#random.generateSpanId();
-  }
-}
-
-/** The exporter, telling once when a batch could not be delivered (the SDK itself stays silent). */
-class ReportingExporter implements SpanExporter {
-  constructor(
-    private readonly inner: SpanExporter,
-    private readonly onFailure: (error: Error | undefined) => void,
-  ) {}
-
-  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
-    this.inner.export(spans, (result) => {
-      if (result.code !== ExportResultCode.SUCCESS) this.onFailure(result.error);
-      resultCallback(result);
-    });
-  }
-
-  shutdown(): Promise<void> {
-    return this.inner.shutdown();
-  }
-
-  forceFlush(): Promise<void> {
-    return this.inner.forceFlush?.() ?? Promise.resolve();
   }
 }
 

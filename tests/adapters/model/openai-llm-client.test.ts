@@ -1,7 +1,8 @@
 import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LOCAL_PLACEHOLDER_KEY, OpenAiLlmClient, type ChatCompletionsApi } from '../../../src/adapters/model/openai-llm-client.js';
-import { LlmError } from '../../../src/domain/errors.js';
+import { ConfiguredModelRoutes } from '../../../src/adapters/model/model-routes.js';
+import { WorkspaceConfig } from '../../../src/domain/workspace-config.js';
 import type { LlmRequest } from '../../../src/domain/ports.js';
 import { Route, type ResolvedRoute } from '../../../src/domain/route.js';
 import { getEventListeners } from 'node:events';
@@ -165,15 +166,10 @@ describe('OpenAiLlmClient: replies', () => {
   });
 
   it('refuses a remote route without a key, naming the variable and not calling out', () => {
-    const build = (): OpenAiLlmClient => clientFor({ locality: 'remote', api_key_env: 'ACME_LLM_KEY' }, {});
-    expect(build).toThrow(LlmError);
-    expect(build).toThrow(/ACME_LLM_KEY/);
-    try {
-      build();
-    } catch (error) {
-      expect((error as LlmError).kind).toBe('auth');
-      expect((error as LlmError).retryable).toBe(false);
-    }
+    // Refused where routes are resolved, before any client is made.
+    const config = WorkspaceConfig.parse({ routes: { cloud: { provider: 'openai', model: 'm', api_key_env: 'ACME_LLM_KEY' } } });
+    const resolved = new ConfiguredModelRoutes({ config, env: {} }).resolve('cloud');
+    expect(resolved).toEqual({ error: expect.stringMatching(/no API key: set the environment variable ACME_LLM_KEY/) });
     expect(server.requests).toHaveLength(0);
   });
 

@@ -26,11 +26,10 @@ async function tracedApp(telemetry: Record<string, unknown>, env: Record<string,
   return { app, notices };
 }
 
-/** One model step as the engine writes it, with its content handed to the telemetry as the new engine will. */
+/** One model step as the engine writes it, with its content handed to the telemetry right after the step's records, as the engine does. */
 async function oneStep(app: Awaited<ReturnType<typeof createApp>>, content: { prompt: string; reply: string }) {
   const run = await app.deps.ledger.open(RUN);
   await run.commit({ records: [auditEvent('COMMAND_RECEIVED', runDecision('queue', 'COMMAND_RECEIVED'), { bytes: 10 })] });
-  app.deps.telemetry.recordStepContent({ runId: RUN, persona: 'auditor', ...content });
   await run.commit({
     records: [
       auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), {
@@ -44,6 +43,7 @@ async function oneStep(app: Awaited<ReturnType<typeof createApp>>, content: { pr
       }),
     ],
   });
+  app.deps.telemetry.recordStepContent({ runId: RUN, persona: 'auditor', ...content });
   await run.commit({ records: [auditEvent('RUN_FINISHED', runDecision('dispatch', 'RUN_COMPLETED'), { status: 'completed' })] });
   await app.telemetry.shutdown();
 }
