@@ -1,21 +1,22 @@
 import { auditEvent, type AuditDetails, type AuditEvent } from '../domain/audit.js';
-import { advisedRelevance, type MediatorReading } from '../domain/floor/mediator.js';
+import { advisedRelevance } from '../domain/floor/mediator.js';
 import { floorRecord } from '../domain/floor/record.js';
 import { composeBriefing } from '../domain/briefing.js';
 import { checkBudget, type BudgetExceeded } from '../domain/budget.js';
 import { runDecision } from '../domain/decision.js';
 import { BudgetExceededError } from '../domain/errors.js';
-import { evaluateGates, skippedGates, taskSensitivity, type GateFacts } from '../domain/gates.js';
+import { evaluateGates, taskSensitivity, type GateFacts } from '../domain/gates.js';
 import { loadMemories } from './persona-memory.js';
+import { planRequester } from './loop-policy.js';
 import type { DeliberationMode, ModeContext, ModeNext, StepSpec } from '../domain/modes/mode.js';
 import { modeFor } from '../domain/modes/registry.js';
-import { orchestratorSystemPrompt, planRequestPrompt } from '../domain/prompts.js';
 import { nextStep } from '../domain/run-machine.js';
 import { decideRun, type Ending } from '../domain/run/policy.js';
 import { approvedReasons, type RunPlan, type RunState, type Step } from '../domain/run-state.js';
 import type { StartedRun } from '../domain/ports.js';
 import type { LoopProgress } from '../domain/progress.js';
-import { reliability, type OutcomeEntry } from '../domain/track-record.js';
+import { reliability } from '../domain/track-record.js';
+import { composePlan, withPriors } from '../domain/run/plan.js';
 import { isSecretCategory } from '../domain/sensitive/categories.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { explainGateStop } from '../domain/stop-explanation.js';
@@ -27,10 +28,10 @@ import { settleRun } from './settle-run.js';
 import { GuardedKnowledgeBase } from './guarded-knowledge.js';
 import { callFailure } from './call-failure.js';
 import { prepareModels, type PreparedModels } from './prepare-models.js';
-import { type Classification, classifierRoute, classifyTask, stepRecords, uniteAdvice } from './run-records.js';
+import { askMediator, stepRecords, uniteAdvice } from './run-records.js';
 import { runStep, type StepRunnerDeps } from './run-step.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
-import { planMode, readModeSettings, weightingKind } from '../domain/modes/settings.js';
+import { readModeSettings } from '../domain/modes/settings.js';
 import type { GatheredFacts } from './gate-facts.js';
 
 /**
@@ -96,34 +97,36 @@ function budgetChecker(run: StartedRun, deps: RunDeps, command: CommandFile, mod
 }
 
 /**
- * The calls of one turn, between budget checks, each recorded the moment it finishes. A call that
- * fails ends the run as its failure says (an interrupt is thrown on); otherwise the loop goes on.
+ * The calls of one turn, between budget checks, at most `concurrency` in flight when the mode runs
+ * them at once, each recorded the moment it finishes, even when another fails. A call that fails ends
+ * the run as its failure says (an interrupt is thrown on), once the others have finished: a resume
+ * repeats only the calls that did not. Otherwise the loop goes on.
  */
 async function runTurn(engine: Engine, next: Extract<ModeNext, { kind: 'steps' }>): Promise<RunOutcome | undefined> {
   const { deps, stepDeps } = engine;
+  deps.signal?.throwIfAborted();
   const settings = readModeSettings(engine.ctx.plan.settings);
-  let failed: StepSpec | undefined;
-  try {
-    deps.signal?.throwIfAborted();
-    const before = engine.budgetCheck('before');
-    if (before) throw new BudgetExceededError(before);
-    await runSteps(next.steps, next.concurrent ? settings.concurrency : 1, async (spec) => {
-      const step = await runStep(spec, next.concurrent ? { ...stepDeps, timeoutMs: settings.callTimeoutMs } : stepDeps).catch(
-        (error: unknown) => {
-          failed ??= spec;
-          throw error;
-        },
-      );
-      await recordStep(engine, step);
-    });
-  } catch (error) {
-    if (deps.signal?.aborted) throw error;
-    const call = failed?.purpose ?? next.steps[0]?.purpose ?? 'turn';
-    const failure = callFailure(error, call, failed ? { id: failed.id, persona: failed.persona } : undefined);
-    if (!failure) throw error;
-    return engine.settle(failure.ending, failure.message, failure.details);
-  }
-  return undefined;
+  const callDeps = next.concurrent ? { ...stepDeps, timeoutMs: settings.callTimeoutMs } : stepDeps;
+  const before = engine.budgetCheck('before');
+  let failure: { spec?: StepSpec; error: unknown } | undefined = before ? { error: new BudgetExceededError(before) } : undefined;
+  const queue = [...next.steps];
+  const worker = async (): Promise<void> => {
+    for (let spec = queue.shift(); spec && !failure; spec = queue.shift()) {
+      try {
+        await recordStep(engine, await runStep(spec, callDeps));
+      } catch (error) {
+        failure ??= { spec, error };
+      }
+    }
+  };
+  const limit = next.concurrent ? settings.concurrency : 1;
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, next.steps.length)) }, worker));
+  if (!failure) return undefined;
+  const { spec, error } = failure;
+  if (deps.signal?.aborted) throw error;
+  const failed = callFailure(error, spec?.purpose ?? next.steps[0]?.purpose ?? 'turn', spec && { id: spec.id, persona: spec.persona });
+  if (!failed) throw error;
+  return engine.settle(failed.ending, failed.message, failed.details);
 }
 
 /** A finished step goes on the record, shown and traced; then the budget is checked again. */
@@ -143,27 +146,6 @@ async function recordStep(engine: Engine, step: Step): Promise<void> {
   for (const live of shown) deps.onProgress?.({ kind: 'loop', run_id: run.state.run_id, ...live });
   const after = engine.budgetCheck('after');
   if (after) throw new BudgetExceededError(after);
-}
-
-/**
- * Runs the steps with at most `limit` calls in flight. Every step that finishes is recorded (by
- * `each`) even when another fails; then the first failure is thrown, so a resume repeats only the
- * calls that did not finish.
- */
-async function runSteps(steps: readonly StepSpec[], limit: number, each: (spec: StepSpec) => Promise<void>): Promise<void> {
-  const queue = [...steps];
-  const failures: unknown[] = [];
-  const worker = async (): Promise<void> => {
-    for (let spec = queue.shift(); spec && failures.length === 0; spec = queue.shift()) {
-      try {
-        await each(spec);
-      } catch (error) {
-        failures.push(error);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, steps.length)) }, worker));
-  if (failures.length > 0) throw failures[0];
 }
 
 /**
@@ -189,7 +171,7 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
   if (models.problems.length > 0) return { outcome: await invalid('ROUTES_INVALID', 'model routes are not usable', models.problems) };
   const redact = gathered.facts.piiCategories.length > 0 && deps.config.policy.pii === 'redact';
   const task = redact ? redactSensitive(command.task_description).text : command.task_description;
-  const composed = run.state.plan ?? composePlan(deps, command, personaIds, outputPath, models);
+  const composed = run.state.plan ?? composePlan({ command, deliberation: deps.config.deliberation, personaIds, outputPath, models });
   const requestPlan = planRequester({ run, deps, models, plan: composed, task });
   const settle: Engine['settle'] = (ending, message, details) =>
     settleRun({ run, deps, ending, message, ...(details ? { details } : {}), requestPlan });
@@ -197,7 +179,7 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
   // Each persona's bounded memory, read before the mediator is asked: the council's first call then
   // follows the gates at once. (A corrupt session file is moved aside and recorded here.)
   const { memories, outcomes } = await loadMemories({ run, deps, personas: composed.personas, task });
-  const plan = run.state.plan ?? withPriors(composed, models, outcomes);
+  const plan = run.state.plan ?? withPriors(composed, (id) => reliability(models.personas.get(id)?.priors, outcomes.get(id) ?? []));
   // Only a completed ending is ever completed again here: it concludes again, without a call.
   const ending = run.state.finishing;
   if (!ending) {
@@ -240,70 +222,6 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
   return { run, deps, ctx, mode: modeFor(plan.mode), rehearsal: models.rehearsal, requestPlan, settle, budgetCheck, stepDeps };
 }
 
-/** A new run's plan, from the command and the workspace's settings (a resumed run keeps the one its checkpoint holds). */
-function composePlan(deps: RunDeps, command: CommandFile, personaIds: string[], outputPath: string, models: PreparedModels): RunPlan {
-  const mode = planMode(command, deps.config.deliberation.mode);
-  const settings = planSettings(command, deps);
-  return {
-    mode,
-    personas: personaIds,
-    // In the supervisor loop a "round" is an iteration: progress shows `iteration n/max`.
-    rounds:
-      mode === 'supervisor' ? readModeSettings(settings).maxIterations : (command.config.max_rounds ?? deps.config.deliberation.max_rounds),
-    synthesizer: command.config.synthesizer ?? personaIds[0] ?? '',
-    arbitration: command.config.arbitration ?? deps.config.deliberation.arbitration,
-    output_path: outputPath,
-    model: models.llm.label,
-    routes: models.routes,
-    rehearsal: models.rehearsal,
-    settings,
-  };
-}
-
-/** Asks the synthesizer for a plan (the loop policy's third pause of a conflict): a model call, screened and recorded. */
-function planRequester(options: {
-  run: StartedRun;
-  deps: RunDeps;
-  models: PreparedModels;
-  plan: RunPlan;
-  task: string;
-}): () => Promise<string> {
-  const { run, deps, models, plan, task } = options;
-  return async () => {
-    const synthesizer = models.personas.get(plan.synthesizer);
-    if (!synthesizer) return '(no synthesizer persona to ask for a plan)';
-    const messages = [
-      { role: 'system' as const, content: orchestratorSystemPrompt(synthesizer, deps.config.knowledge.max_requests_per_turn) },
-      {
-        role: 'user' as const,
-        content: planRequestPrompt(
-          task,
-          run.state.hitl.map((h) => h.reason_code),
-        ),
-      },
-    ];
-    const reply = await models.llm.complete(
-      { messages },
-      { persona: synthesizer.id, purpose: 'plan', step: 'plan', round: plan.rounds },
-      deps.signal,
-    );
-    // What a model says is screened before it is kept (the checkpoint, hitl.json, the CLI).
-    const screened = redactSensitive(reply.content);
-    // Not a deliberation step, but a model call all the same: it goes on the record with its usage.
-    const call = auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), {
-      kind: 'plan',
-      persona: synthesizer.id,
-      model: reply.model,
-      reply_sha256: deps.sha256(screened.text),
-      reply_chars: screened.text.length,
-      ...(screened.categories.length > 0 ? { reply_redacted: [...screened.categories] } : {}),
-      ...(reply.usage ? { prompt_tokens: reply.usage.prompt_tokens, completion_tokens: reply.usage.completion_tokens } : {}),
-    });
-    await run.commit({ records: [call] });
-    return screened.text;
-  };
-}
-
 /** What judging the task reads: the command checked, the models and plan, the task's facts (the mediator's advice joins them). */
 interface Judged {
   readonly run: StartedRun;
@@ -323,7 +241,7 @@ interface Judged {
 async function judgeTask(judged: Judged): Promise<RunOutcome | undefined> {
   const { run, deps, check, facts } = judged;
   const asked = await askMediator(judged);
-  if ('outcome' in asked) return asked.outcome;
+  if ('ending' in asked) return judged.settle(asked.ending, asked.message, asked.details);
   const { advice, record, classification } = asked;
   const classifiedBy = classification?.model ?? run.state.classification?.model;
   if (advice) facts.current = uniteAdvice(facts.current, advice, { model: classifiedBy, accept: deps.config.floor.accept });
@@ -349,46 +267,6 @@ async function judgeTask(judged: Judged): Promise<RunOutcome | undefined> {
   if (gates.decision.decision === 'RUN') return undefined;
   const detail = explainGateStop(facts.current, gates.decision, check.gathered.places, isSecretCategory);
   return judged.settle(decideRun({ kind: 'gate', decision: gates.decision }), detail);
-}
-
-/**
- * mediator_advice: on a real route, a model classifies the (screened) task too; its findings join
- * the rules'. Only asked when the rules alone would let the task through, and once per run. Without
- * its record when the advice was taken from the checkpoint (it is on record already).
- */
-async function askMediator(
-  judged: Judged,
-): Promise<{ outcome: RunOutcome } | { advice?: MediatorReading; record?: AuditEvent; classification?: Classification }> {
-  const { run, deps, command, check, models, plan } = judged;
-  const classifier = classifierRoute(models, plan.synthesizer);
-  // A person who continues past a failed classification has it asked again: the check is never skipped.
-  if (!classifier || check.gates.decision.decision !== 'RUN') return {};
-  if (run.state.advice) return { advice: run.state.advice };
-  // The inputs the task hands over to be carried out are read with it, as part of the task.
-  const roles = check.gathered.facts.floor?.reading.perception.inputs ?? [];
-  const asked = await classifyTask({
-    ...classifier,
-    task: command.task_description,
-    attachments: command.input_artifacts.length + (command.work_items ?? []).length,
-    handedOver: check.gathered.inputs
-      .filter((i) => roles.some((r) => r.path === i.path && r.role === 'instructions'))
-      .map((i) => ({ path: i.path, content: i.result.content ?? '' })),
-    personas: plan.personas.flatMap((id) => {
-      const p = models.personas.get(id);
-      return p ? [{ id, focus_domains: p.focus_domains, description: p.description }] : [];
-    }),
-    run,
-    runId: run.state.run_id,
-    deps,
-  });
-  if (!('ending' in asked)) return asked;
-  // Every gate writes its one record, as skipped: the mediator's call decided before them.
-  await run.commit({
-    records: skippedGates(asked.ending.decision).map((g) => auditEvent('GATE', g.decision, { ...g.details, skipped: true })),
-  });
-  const next = asked.ending.kind === 'pause' ? '. Continue asks the mediator again (the check is never skipped); stop ends the run' : '';
-  const message = `the mediator's classification of the task failed, so nothing was sent to the council (fail closed): ${asked.message}${next}`;
-  return { outcome: await judged.settle(asked.ending, message, { route: classifier.route.id, ...asked.details }) };
 }
 
 /** The run starts: progress says so, and a person learns of each input the council sees only the start of. */
@@ -418,49 +296,4 @@ async function announceStart(options: {
       await run.commit({ records: [truncated] });
     }
   }
-}
-
-/**
- * `by_priors` and `bayesian_fusion`: each persona's reliability — its declared prior and the outcomes
- * a person confirmed — as it stood at the start is fixed in the plan, so a resumed run (or its
- * draft) weighs as it began, whatever was confirmed meanwhile.
- */
-function withPriors(plan: RunPlan, models: PreparedModels, outcomes: ReadonlyMap<string, OutcomeEntry[]>): RunPlan {
-  const { weighting, composition } = readModeSettings(plan.settings);
-  if (weightingKind(weighting) !== 'priors' && composition !== 'bayesian_fusion') return plan;
-  const priors = Object.fromEntries(plan.personas.map((id) => [id, reliability(models.personas.get(id)?.priors, outcomes.get(id) ?? [])]));
-  return { ...plan, settings: { ...plan.settings, priors } };
-}
-
-/** The mode settings a run fixes when it starts (the command's, else the workspace's), so a resumed run does the same. */
-const PLAN_SETTINGS = [
-  'composition',
-  'weighting',
-  'consensus_threshold',
-  'consensus_measure',
-  'uncertainty_threshold',
-  'relevance_floor',
-  'specialists',
-  'groups',
-  'review',
-  'concurrency',
-  'call_timeout_ms',
-  'max_iterations',
-  'parallel_items',
-  'item_memory',
-  'supervisor',
-  'planner',
-  'max_replans',
-  'reviewer',
-] as const;
-
-function planSettings(command: RunState['command'], deps: RunDeps): Record<string, unknown> {
-  const given: Readonly<Record<string, unknown>> = command.config;
-  const defaults: Readonly<Record<string, unknown>> = deps.config.deliberation;
-  return Object.fromEntries(
-    PLAN_SETTINGS.flatMap((key) => {
-      const value = given[key] ?? defaults[key];
-      return value === undefined ? [] : [[key, value]];
-    }),
-  );
 }
