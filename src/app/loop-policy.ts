@@ -116,8 +116,9 @@ export function planRequester(options: {
       { role: 'system' as const, content: orchestratorSystemPrompt(synthesizer, deps.config.knowledge.max_requests_per_turn) },
       {
         role: 'user' as const,
+        // Screened whatever the workspace's PII policy: the pause may be the very gate that found it, before a person saw it.
         content: planRequestPrompt(
-          task,
+          redactSensitive(task).text,
           run.state.hitl.map((h) => h.reason_code),
         ),
       },
