@@ -1,21 +1,22 @@
-import { auditEvent, type AuditEvent } from '../domain/audit.js';
-import { advisedRelevance, type MediatorReading } from '../domain/floor/mediator.js';
+import { auditEvent, type AuditDetails, type AuditEvent } from '../domain/audit.js';
+import { advisedRelevance } from '../domain/floor/mediator.js';
 import { floorRecord } from '../domain/floor/record.js';
 import { composeBriefing } from '../domain/briefing.js';
 import { checkBudget, type BudgetExceeded } from '../domain/budget.js';
 import { runDecision } from '../domain/decision.js';
 import { BudgetExceededError } from '../domain/errors.js';
-import { evaluateGates, skippedGates, taskSensitivity, type GateFacts } from '../domain/gates.js';
+import { evaluateGates, taskSensitivity, type GateFacts } from '../domain/gates.js';
 import { loadMemories } from './persona-memory.js';
+import { planRequester } from './loop-policy.js';
 import type { DeliberationMode, ModeContext, ModeNext, StepSpec } from '../domain/modes/mode.js';
 import { modeFor } from '../domain/modes/registry.js';
-import { orchestratorSystemPrompt, planRequestPrompt } from '../domain/prompts.js';
 import { nextStep } from '../domain/run-machine.js';
-import { decideRun } from '../domain/run/policy.js';
+import { decideRun, type Ending } from '../domain/run/policy.js';
 import { approvedReasons, type RunPlan, type RunState, type Step } from '../domain/run-state.js';
 import type { StartedRun } from '../domain/ports.js';
 import type { LoopProgress } from '../domain/progress.js';
 import { reliability } from '../domain/track-record.js';
+import { composePlan, withPriors } from '../domain/run/plan.js';
 import { isSecretCategory } from '../domain/sensitive/categories.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { explainGateStop } from '../domain/stop-explanation.js';
@@ -27,11 +28,10 @@ import { settleRun } from './settle-run.js';
 import { GuardedKnowledgeBase } from './guarded-knowledge.js';
 import { callFailure } from './call-failure.js';
 import { prepareModels, type PreparedModels } from './prepare-models.js';
-import { type Classification, classifierRoute, classifyTask, stepRecords, uniteAdvice } from './run-records.js';
+import { askMediator, stepRecords, uniteAdvice } from './run-records.js';
 import { runStep, type StepRunnerDeps } from './run-step.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
-import { modeSettings } from './mode-settings.js';
-import { planMode, readModeSettings, weightingKind, type ModeSettings } from '../domain/modes/settings.js';
+import { readModeSettings } from '../domain/modes/settings.js';
 import type { GatheredFacts } from './gate-facts.js';
 
 /**
@@ -42,132 +42,96 @@ import type { GatheredFacts } from './gate-facts.js';
  * checkpoint keeps it screened.
  */
 export async function executeRun(run: StartedRun, deps: RunDeps, command: CommandFile): Promise<RunOutcome> {
-  const setup = await setUp(run, deps, command);
-  if ('outcome' in setup) return setup.outcome;
-  const { ctx, models, requestPlan } = setup;
-  const mode = modeFor(ctx.plan.mode);
-  const turn: Turn = {
-    run,
-    deps,
-    ctx,
-    mode,
-    requestPlan,
-    budgetCheck: budgetChecker({ run, deps, command, models }),
-    settings: modeSettings(ctx.plan),
-    stepDeps: stepRunnerDeps({ run, deps, ctx, models }),
-  };
+  // An ending fixed before a crash (or a stop decided by a person) is completed exactly as it began:
+  // nothing is checked or asked again.
+  const fixed = run.state.finishing;
+  if (fixed && fixed.decision.decision !== 'RUN') {
+    const message = run.state.summary ?? `ended (${fixed.decision.reason_code})`;
+    return settleRun({ run, deps, ending: { kind: 'stop', decision: fixed.decision, status: fixed.status ?? 'stopped' }, message });
+  }
+  const engine = await setUp(run, deps, command);
+  if ('outcome' in engine) return engine.outcome;
+  const { ctx, mode } = engine;
   for (;;) {
     const next = nextStep(run.state, mode, ctx);
-    if (next.kind === 'complete_ending') return completeEnding(run, deps);
-    if (next.kind === 'conclude') return concludeRun({ run, deps, ctx, mode, rehearsal: models.rehearsal, requestPlan });
-    if (next.kind === 'hold') {
-      // A mode holds only on a reply it could not read, even when asked again: an outage of that call's route.
-      const ending = decideRun({ kind: 'reply_unreadable', call: next.call });
-      return settleRun({ run, deps, ending, message: next.message, details: { ...next.details }, requestPlan });
-    }
-    const ended = await runTurn(turn, next);
+    if (next.kind === 'conclude')
+      return concludeRun({ run, deps, ctx, mode, rehearsal: engine.rehearsal, requestPlan: engine.requestPlan });
+    // A mode holds only on a reply it could not read, even when asked again: an outage of that call's route.
+    if (next.kind === 'hold')
+      return engine.settle(decideRun({ kind: 'reply_unreadable', call: next.call }), next.message, { ...next.details });
+    const ended = await runTurn(engine, next);
     if (ended) return ended;
   }
 }
 
-/** What every turn of a run shares. */
-interface Turn {
+/** A run set up to make its calls: what every turn shares. */
+interface Engine {
   readonly run: StartedRun;
   readonly deps: RunDeps;
   readonly ctx: ModeContext;
   readonly mode: DeliberationMode;
+  readonly rehearsal: boolean;
   readonly requestPlan: () => Promise<string>;
+  /** Ends the run as the policy decided (the loop policy may ask the council for a plan). */
+  readonly settle: (ending: Ending, message: string, details?: AuditDetails) => Promise<RunOutcome>;
   /** The budget, checked before a turn's calls and after each one is recorded. */
   readonly budgetCheck: (phase: 'before' | 'after') => BudgetExceeded | null;
-  readonly settings: ModeSettings;
+  /** The same for every call of the run; only the per-call limit depends on whether calls run at once. */
   readonly stepDeps: StepRunnerDeps;
 }
 
 /** The run's budget check, from the limits and prices it starts with, unless a person chose to continue past the budget. */
-function budgetChecker(options: {
-  run: StartedRun;
-  deps: RunDeps;
-  command: CommandFile;
-  models: PreparedModels;
-}): (phase: 'before' | 'after') => BudgetExceeded | null {
-  const { run, deps } = options;
-  const limits = { ...deps.config.budget, ...options.command.config.budget };
+function budgetChecker(run: StartedRun, deps: RunDeps, command: CommandFile, models: PreparedModels): Engine['budgetCheck'] {
+  const limits = { ...deps.config.budget, ...command.config.budget };
   const approved = approvedReasons(run.state);
-  const unpriced = [...options.models.resolved.values()]
+  const unpriced = [...models.resolved.values()]
     .filter((r) => r.provider !== 'offline' && !deps.config.prices[r.model])
     .map((r) => r.model);
   return (phase) => {
     if (approved.has('BUDGET_EXCEEDED')) return null; // a person chose to continue past the budget
     const usage = totalUsage(runCalls(run.state), deps.config.prices);
     const elapsedSeconds = (deps.clock.now().getTime() - Date.parse(run.state.created_at)) / 1000;
-    return checkBudget({
-      budget: limits,
-      usage,
-      elapsedSeconds,
-      phase,
-      unpricedModels: [...new Set([...unpriced, ...usage.unpriced])].sort(),
-    });
-  };
-}
-
-/** The same for every call of the run; only the per-call limit depends on whether calls run at once. */
-function stepRunnerDeps(options: { run: StartedRun; deps: RunDeps; ctx: ModeContext; models: PreparedModels }): StepRunnerDeps {
-  const { run, deps, ctx, models } = options;
-  return {
-    runId: run.state.run_id,
-    rounds: ctx.plan.rounds,
-    llm: models.llm,
-    knowledge: new GuardedKnowledgeBase(deps.knowledge),
-    personas: models.personas,
-    maxRequestsPerTurn: deps.config.knowledge.max_requests_per_turn,
-    briefing: ctx.briefing,
-    now: () => deps.clock.now(),
-    sha256: deps.sha256,
-    ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
-    ...(deps.signal ? { signal: deps.signal } : {}),
+    const unpricedModels = [...new Set([...unpriced, ...usage.unpriced])].sort();
+    return checkBudget({ budget: limits, usage, elapsedSeconds, phase, unpricedModels });
   };
 }
 
 /**
- * The calls of one turn, between budget checks, each recorded the moment it finishes. A call that
- * fails ends the run as its failure says (an interrupt is thrown on); otherwise the loop goes on.
+ * The calls of one turn, between budget checks, at most `concurrency` in flight when the mode runs
+ * them at once, each recorded the moment it finishes, even when another fails. A call that fails ends
+ * the run as its failure says (an interrupt is thrown on), once the others have finished: a resume
+ * repeats only the calls that did not. Otherwise the loop goes on.
  */
-async function runTurn(turn: Turn, next: Extract<ModeNext, { kind: 'steps' }>): Promise<RunOutcome | undefined> {
-  const { run, deps, settings, stepDeps } = turn;
-  let failed: StepSpec | undefined;
-  try {
-    deps.signal?.throwIfAborted();
-    const before = turn.budgetCheck('before');
-    if (before) throw new BudgetExceededError(before);
-    await runSteps(next.steps, next.concurrent ? settings.concurrency : 1, async (spec) => {
-      const step = await runStep(spec, next.concurrent ? { ...stepDeps, timeoutMs: settings.callTimeoutMs } : stepDeps).catch(
-        (error: unknown) => {
-          failed ??= spec;
-          throw error;
-        },
-      );
-      await recordStep(turn, step);
-    });
-  } catch (error) {
-    if (deps.signal?.aborted) throw error;
-    const call = failed?.purpose ?? next.steps[0]?.purpose ?? 'turn';
-    const failure = callFailure(error, call, failed ? { id: failed.id, persona: failed.persona } : undefined);
-    if (!failure) throw error;
-    return settleRun({
-      run,
-      deps,
-      ending: failure.ending,
-      message: failure.message,
-      details: failure.details,
-      requestPlan: turn.requestPlan,
-    });
-  }
-  return undefined;
+async function runTurn(engine: Engine, next: Extract<ModeNext, { kind: 'steps' }>): Promise<RunOutcome | undefined> {
+  const { deps, stepDeps } = engine;
+  deps.signal?.throwIfAborted();
+  const settings = readModeSettings(engine.ctx.plan.settings);
+  const callDeps = next.concurrent ? { ...stepDeps, timeoutMs: settings.callTimeoutMs } : stepDeps;
+  const before = engine.budgetCheck('before');
+  let failure: { spec?: StepSpec; error: unknown } | undefined = before ? { error: new BudgetExceededError(before) } : undefined;
+  const queue = [...next.steps];
+  const worker = async (): Promise<void> => {
+    for (let spec = queue.shift(); spec && !failure; spec = queue.shift()) {
+      try {
+        await recordStep(engine, await runStep(spec, callDeps));
+      } catch (error) {
+        failure ??= { spec, error };
+      }
+    }
+  };
+  const limit = next.concurrent ? settings.concurrency : 1;
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, next.steps.length)) }, worker));
+  if (!failure) return undefined;
+  const { spec, error } = failure;
+  if (deps.signal?.aborted) throw error;
+  const failed = callFailure(error, spec?.purpose ?? next.steps[0]?.purpose ?? 'turn', spec && { id: spec.id, persona: spec.persona });
+  if (!failed) throw error;
+  return engine.settle(failed.ending, failed.message, failed.details);
 }
 
 /** A finished step goes on the record, shown and traced; then the budget is checked again. */
-async function recordStep(turn: Turn, step: Step): Promise<void> {
-  const { run, deps, ctx, mode } = turn;
+async function recordStep(engine: Engine, step: Step): Promise<void> {
+  const { run, deps, ctx, mode } = engine;
   // The step and its audit records (the call's, and what the mode makes of it): one commit.
   let kept = step;
   let shown: LoopProgress[] = [];
@@ -180,303 +144,129 @@ async function recordStep(turn: Turn, step: Step): Promise<void> {
   await run.commit({ event: { type: 'step_recorded', step }, records });
   deps.telemetry?.recordStepContent({ runId: run.state.run_id, persona: kept.persona, prompt: kept.prompt, reply: kept.reply });
   for (const live of shown) deps.onProgress?.({ kind: 'loop', run_id: run.state.run_id, ...live });
-  const after = turn.budgetCheck('after');
+  const after = engine.budgetCheck('after');
   if (after) throw new BudgetExceededError(after);
 }
-
-/**
- * Runs the steps with at most `limit` calls in flight. Every step that finishes is recorded (by
- * `each`) even when another fails; then the first failure is thrown, so a resume repeats only the
- * calls that did not finish.
- */
-async function runSteps(steps: readonly StepSpec[], limit: number, each: (spec: StepSpec) => Promise<void>): Promise<void> {
-  const queue = [...steps];
-  const failures: unknown[] = [];
-  const worker = async (): Promise<void> => {
-    for (let spec = queue.shift(); spec && failures.length === 0; spec = queue.shift()) {
-      try {
-        await each(spec);
-      } catch (error) {
-        failures.push(error);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, steps.length)) }, worker));
-  if (failures.length > 0) throw failures[0];
-}
-
-type SetUp = { outcome: RunOutcome } | { ctx: ModeContext; models: PreparedModels; requestPlan: () => Promise<string> };
 
 /**
  * Everything before the first call: personas, the command check and its gates (each recorded
  * once), the routes, the mediator's classification on a real route, the plan and each persona's
  * bounded memory. Ends the run here when something stops or pauses it.
  */
-async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Promise<SetUp> {
-  const prepared = await checkAndPrepare({ run, deps, command });
-  if ('outcome' in prepared) return prepared;
-  const { check, models, plan } = prepared;
+async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Promise<Engine | { outcome: RunOutcome }> {
+  const outputPath = run.state.plan?.output_path ?? command.output_artifact_path ?? `outputs/${run.state.run_id}.md`;
+  const approved = approvedReasons(run.state);
+  const check = await checkCommand({ command, runId: run.state.run_id, outputPath, approved, deps });
+  const invalid = (event: string, message: string, problems: readonly string[]) =>
+    settleRun({ run, deps, ending: decideRun({ kind: 'setup_invalid' }), message, details: { event }, problems });
+  if (check.personaProblems.length > 0)
+    return { outcome: await invalid('PERSONAS_INVALID', 'persona files are broken', check.personaProblems) };
   const { gathered } = check;
+  const personaIds = command.config.personas ?? check.personas.map((p) => p.id);
+  // What the task is, as the policy sees it: the rules' facts, joined by the mediator's advice once it is in.
+  const facts = { current: gathered.facts };
+  const sensitivity = (): ReturnType<typeof taskSensitivity> => taskSensitivity(facts.current);
+  const byId = new Map(check.personas.map((p) => [p.id, p]));
+  const models = prepareModels({ state: run.state, personaIds, personas: byId, deps, sensitivity, run });
+  if (models.problems.length > 0) return { outcome: await invalid('ROUTES_INVALID', 'model routes are not usable', models.problems) };
   const redact = gathered.facts.piiCategories.length > 0 && deps.config.policy.pii === 'redact';
   const task = redact ? redactSensitive(command.task_description).text : command.task_description;
-  const requestPlan = planRequester({ run, deps, models, plan, task });
-  const ending = run.state.finishing;
-  if (ending && ending.decision.decision !== 'RUN') return { outcome: await completeEnding(run, deps) };
+  const composed = run.state.plan ?? composePlan({ command, deliberation: deps.config.deliberation, personaIds, outputPath, models });
+  const requestPlan = planRequester({ run, deps, models, plan: composed, task });
+  const settle: Engine['settle'] = (ending, message, details) =>
+    settleRun({ run, deps, ending, message, ...(details ? { details } : {}), requestPlan });
 
   // Each persona's bounded memory, read before the mediator is asked: the council's first call then
   // follows the gates at once. (A corrupt session file is moved aside and recorded here.)
-  const { memories, outcomes } = await loadMemories({ run, deps, personas: plan.personas, task });
-  // `by_priors` and `bayesian_fusion`: each persona's reliability — its declared prior and the outcomes
-  // a person confirmed — as it stood at the start is fixed in the plan, so a resumed run (or its
-  // draft) weighs as it began, whatever was confirmed meanwhile.
-  const reliabilities = Object.fromEntries(
-    plan.personas.map((id) => [id, reliability(models.personas.get(id)?.priors, outcomes.get(id) ?? [])]),
-  );
-  const fixed = run.state.plan ? prepared : { ...prepared, plan: withPriors(plan, reliabilities) };
+  const { memories, outcomes } = await loadMemories({ run, deps, personas: composed.personas, task });
+  const plan = run.state.plan ?? withPriors(composed, (id) => reliability(models.personas.get(id)?.priors, outcomes.get(id) ?? []));
+  // Only a completed ending is ever completed again here: it concludes again, without a call.
+  const ending = run.state.finishing;
   if (!ending) {
-    const stopped = await judgeTask({ run, deps, command, prepared: fixed, requestPlan });
+    const stopped = await judgeTask({ run, deps, command, check, models, plan, facts, settle });
     if (stopped) return { outcome: stopped };
   }
   await announceStart({ run, deps, plan, inputs: gathered.inputs, ending });
   const inputs = redact
     ? gathered.inputs.map((i) => ({ ...i, result: { ...i.result, content: redactSensitive(i.result.content ?? '').text } }))
     : gathered.inputs;
+  const relevance = advisedRelevance(run.state.advice, plan.personas);
   const ctx: ModeContext = {
     runId: run.state.run_id,
     command,
     task,
-    plan: run.state.plan ?? fixed.plan,
+    plan,
     personas: models.personas,
     briefing: composeBriefing({ task, inputs }),
     memories,
     maxRequestsPerTurn: deps.config.knowledge.max_requests_per_turn,
     inputs,
     screen: (text) => (redact ? redactSensitive(text).text : text),
-    approved: prepared.approved,
-    ...relevanceOf(run.state.advice, run.state.plan ?? fixed.plan),
+    approved,
+    ...(relevance ? { relevance } : {}),
   };
-  return { ctx, models, requestPlan };
+  const stepDeps: StepRunnerDeps = {
+    runId: run.state.run_id,
+    rounds: plan.rounds,
+    llm: models.llm,
+    knowledge: new GuardedKnowledgeBase(deps.knowledge),
+    personas: models.personas,
+    maxRequestsPerTurn: deps.config.knowledge.max_requests_per_turn,
+    briefing: ctx.briefing,
+    now: () => deps.clock.now(),
+    sha256: deps.sha256,
+    ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  };
+  const budgetCheck = budgetChecker(run, deps, command, models);
+  return { run, deps, ctx, mode: modeFor(plan.mode), rehearsal: models.rehearsal, requestPlan, settle, budgetCheck, stepDeps };
 }
 
-/** The mediator's relevance ratings of the plan's personas, when it gave any (a real route). */
-function relevanceOf(advice: RunState['advice'], plan: RunPlan): { relevance?: Record<string, number> } {
-  const rated = advisedRelevance(advice, plan.personas);
-  return rated ? { relevance: rated } : {};
-}
-
-/** The command checked, the models prepared for it and the run's plan. */
-interface Prepared {
+/** What judging the task reads: the command checked, the models and plan, the task's facts (the mediator's advice joins them). */
+interface Judged {
+  readonly run: StartedRun;
+  readonly deps: RunDeps;
+  readonly command: CommandFile;
   readonly check: CommandCheck;
   readonly models: PreparedModels;
   readonly plan: RunPlan;
-  /** What the task is, as the policy sees it: the rules' facts, joined by the mediator's advice once it is in. */
   readonly facts: { current: GateFacts };
-  /** The reasons a person chose to continue past, as the run started. */
-  readonly approved: Set<string>;
-}
-
-/** The command check (personas, paths, inputs, gates), the routes and the plan; broken personas or routes end the run here. */
-async function checkAndPrepare(options: {
-  run: StartedRun;
-  deps: RunDeps;
-  command: CommandFile;
-}): Promise<Prepared | { outcome: RunOutcome }> {
-  const { run, deps, command } = options;
-  const outputPath = run.state.plan?.output_path ?? command.output_artifact_path ?? `outputs/${run.state.run_id}.md`;
-  const approved = approvedReasons(run.state);
-  const check = await checkCommand({ command, runId: run.state.run_id, outputPath, approved, deps });
-  if (check.personaProblems.length > 0)
-    return { outcome: await invalidSetup(run, deps, 'PERSONAS_INVALID', 'persona files are broken', [...check.personaProblems]) };
-  const byId = new Map(check.personas.map((p) => [p.id, p]));
-  const personaIds = command.config.personas ?? check.personas.map((p) => p.id);
-  const facts = { current: check.gathered.facts };
-  const sensitivity = (): ReturnType<typeof taskSensitivity> => taskSensitivity(facts.current);
-  const models = prepareModels({ state: run.state, personaIds, personas: byId, deps, sensitivity, run });
-  if (models.problems.length > 0)
-    return { outcome: await invalidSetup(run, deps, 'ROUTES_INVALID', 'model routes are not usable', models.problems) };
-  const plan = composePlan({ run, deps, command, personaIds, outputPath, models });
-  return { check, models, plan, facts, approved };
-}
-
-/** The run's plan: the one its checkpoint keeps, or a new one from the command and the workspace's settings. */
-function composePlan(options: {
-  run: StartedRun;
-  deps: RunDeps;
-  command: CommandFile;
-  personaIds: string[];
-  outputPath: string;
-  models: PreparedModels;
-}): RunPlan {
-  const { run, deps, command, personaIds, models } = options;
-  const mode = planMode(command, deps.config.deliberation.mode);
-  const settings = planSettings(command, deps);
-  return (
-    run.state.plan ?? {
-      mode,
-      personas: personaIds,
-      // In the supervisor loop a "round" is an iteration: progress shows `iteration n/max`.
-      rounds:
-        mode === 'supervisor'
-          ? readModeSettings(settings).maxIterations
-          : (command.config.max_rounds ?? deps.config.deliberation.max_rounds),
-      synthesizer: command.config.synthesizer ?? personaIds[0] ?? '',
-      arbitration: command.config.arbitration ?? deps.config.deliberation.arbitration,
-      output_path: options.outputPath,
-      model: models.llm.label,
-      routes: models.routes,
-      rehearsal: models.rehearsal,
-      settings,
-    }
-  );
-}
-
-/** Asks the synthesizer for a plan (the loop policy's third pause of a conflict): a model call, screened and recorded. */
-function planRequester(options: {
-  run: StartedRun;
-  deps: RunDeps;
-  models: PreparedModels;
-  plan: RunPlan;
-  task: string;
-}): () => Promise<string> {
-  const { run, deps, models, plan, task } = options;
-  return async () => {
-    const synthesizer = models.personas.get(plan.synthesizer);
-    if (!synthesizer) return '(no synthesizer persona to ask for a plan)';
-    const messages = [
-      { role: 'system' as const, content: orchestratorSystemPrompt(synthesizer, deps.config.knowledge.max_requests_per_turn) },
-      {
-        role: 'user' as const,
-        content: planRequestPrompt(
-          task,
-          run.state.hitl.map((h) => h.reason_code),
-        ),
-      },
-    ];
-    const reply = await models.llm.complete(
-      { messages },
-      { persona: synthesizer.id, purpose: 'plan', step: 'plan', round: plan.rounds },
-      deps.signal,
-    );
-    // What a model says is screened before it is kept (the checkpoint, hitl.json, the CLI).
-    const screened = redactSensitive(reply.content);
-    // Not a deliberation step, but a model call all the same: it goes on the record with its usage.
-    const call = auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), {
-      kind: 'plan',
-      persona: synthesizer.id,
-      model: reply.model,
-      reply_sha256: deps.sha256(screened.text),
-      reply_chars: screened.text.length,
-      ...(screened.categories.length > 0 ? { reply_redacted: [...screened.categories] } : {}),
-      ...(reply.usage ? { prompt_tokens: reply.usage.prompt_tokens, completion_tokens: reply.usage.completion_tokens } : {}),
-    });
-    await run.commit({ records: [call] });
-    return screened.text;
-  };
+  readonly settle: Engine['settle'];
 }
 
 /**
  * The task judged before the council sees it: the mediator's findings join the rules', then the
  * gates decide. Ends the run (returns its outcome) when the classification fails or a gate does not say RUN.
  */
-async function judgeTask(options: {
-  run: StartedRun;
-  deps: RunDeps;
-  command: CommandFile;
-  prepared: Prepared;
-  requestPlan: () => Promise<string>;
-}): Promise<RunOutcome | undefined> {
-  const { run, deps, prepared } = options;
-  const { check, facts } = prepared;
-  const { gathered } = check;
-  const asked = await askMediator(options);
-  if ('outcome' in asked) return asked.outcome;
-  const classifiedBy = asked.classification?.model ?? run.state.classification?.model;
-  if (asked.advice) facts.current = uniteAdvice(facts.current, asked.advice, { model: classifiedBy, accept: deps.config.floor.accept });
-  // Recorded with the plan it shaped: like a step's reply, the classification counts once it is on
-  // disk, and a crash before that asks again.
-  const classified =
-    asked.advice && asked.record ? { advice: asked.advice, record: asked.record, classification: asked.classification } : undefined;
-  const gates = facts.current === gathered.facts ? check.gates : evaluateGates(facts.current);
-  // The mediator's advice and its record (when it was asked just now), each gate's record, and the
-  // plan they let through: one durable write.
+async function judgeTask(judged: Judged): Promise<RunOutcome | undefined> {
+  const { run, deps, check, facts } = judged;
+  const asked = await askMediator(judged);
+  if ('ending' in asked) return judged.settle(asked.ending, asked.message, asked.details);
+  const { advice, record, classification } = asked;
+  const classifiedBy = classification?.model ?? run.state.classification?.model;
+  if (advice) facts.current = uniteAdvice(facts.current, advice, { model: classifiedBy, accept: deps.config.floor.accept });
+  const gates = facts.current === check.gathered.facts ? check.gates : evaluateGates(facts.current);
+  // The mediator's advice and its record (when it was asked just now: like a step's reply, the
+  // classification counts once it is on disk, and a crash before that asks again), each gate's
+  // record, and the plan they let through: one durable write.
   const trail = gates.outcomes.filter((g) => !g.skipped).map((g) => g.decision);
   await run.commit({
     event: {
       type: 'planned',
-      plan: prepared.plan,
+      plan: judged.plan,
       trail,
-      ...(classified ? { advice: classified.advice } : {}),
-      ...(classified?.classification ? { classification: classified.classification } : {}),
+      ...(record && advice ? { advice } : {}),
+      ...(record && classification ? { classification } : {}),
       ...(facts.current.floor ? { floor: floorRecord(facts.current.floor.reading, facts.current.floor.verdict) } : {}),
     },
     records: [
-      ...(classified ? [classified.record] : []),
+      ...(record ? [record] : []),
       ...gates.outcomes.map((g) => auditEvent('GATE', g.decision, { ...g.details, skipped: g.skipped })),
     ],
   });
   if (gates.decision.decision === 'RUN') return undefined;
-  const detail = explainGateStop(facts.current, gates.decision, gathered.places, isSecretCategory);
-  return settleRun({
-    run,
-    deps,
-    ending: decideRun({ kind: 'gate', decision: gates.decision }),
-    message: detail,
-    requestPlan: options.requestPlan,
-  });
-}
-
-/**
- * mediator_advice: on a real route, a model classifies the (screened) task too; its findings join
- * the rules'. Only asked when the rules alone would let the task through, and once per run. Without
- * its record when the advice was taken from the checkpoint (it is on record already).
- */
-async function askMediator(options: {
-  run: StartedRun;
-  deps: RunDeps;
-  command: CommandFile;
-  prepared: Prepared;
-}): Promise<{ outcome: RunOutcome } | { advice?: MediatorReading; record?: AuditEvent | undefined; classification?: Classification }> {
-  const { run, deps, command, prepared } = options;
-  const classifier = classifierRoute(prepared.models, prepared.plan.synthesizer);
-  // A person who continues past a failed classification has it asked again: the check is never skipped.
-  if (!classifier || prepared.check.gates.decision.decision !== 'RUN') return {};
-  const attachments = command.input_artifacts.length + (command.work_items ?? []).length;
-  const asked = run.state.advice
-    ? { advice: run.state.advice, record: undefined }
-    : await classifyTask({
-        ...classifier,
-        task: command.task_description,
-        attachments,
-        handedOver: handedOver(prepared),
-        personas: prepared.plan.personas.flatMap((id) => {
-          const p = prepared.models.personas.get(id);
-          return p ? [{ id, focus_domains: p.focus_domains, description: p.description }] : [];
-        }),
-        run,
-        runId: run.state.run_id,
-        deps,
-      });
-  if ('ending' in asked) {
-    // Every gate writes its one record, as skipped: the mediator's call decided before them.
-    await run.commit({
-      records: skippedGates(asked.ending.decision).map((g) => auditEvent('GATE', g.decision, { ...g.details, skipped: true })),
-    });
-    const next = asked.ending.kind === 'pause' ? '. Continue asks the mediator again (the check is never skipped); stop ends the run' : '';
-    const message = `the mediator's classification of the task failed, so nothing was sent to the council (fail closed): ${asked.message}${next}`;
-    return {
-      outcome: await settleRun({ run, deps, ending: asked.ending, message, details: { route: classifier.route.id, ...asked.details } }),
-    };
-  }
-  return asked;
-}
-
-/** The inputs the task hands over to be carried out, with their content: the mediator reads them as part of the task. */
-function handedOver(prepared: Prepared): { path: string; content: string }[] {
-  const { gathered } = prepared.check;
-  const roles = gathered.facts.floor?.reading.perception.inputs ?? [];
-  return gathered.inputs
-    .filter((i) => roles.some((r) => r.path === i.path && r.role === 'instructions'))
-    .map((i) => ({ path: i.path, content: i.result.content ?? '' }));
+  const detail = explainGateStop(facts.current, gates.decision, check.gathered.places, isSecretCategory);
+  return judged.settle(decideRun({ kind: 'gate', decision: gates.decision }), detail);
 }
 
 /** The run starts: progress says so, and a person learns of each input the council sees only the start of. */
@@ -506,57 +296,4 @@ async function announceStart(options: {
       await run.commit({ records: [truncated] });
     }
   }
-}
-
-/** The plan with the council's reliabilities in its settings, when it weighs by them (`by_priors`, `bayesian_fusion`). */
-function withPriors(plan: RunPlan, priors: Readonly<Record<string, number>>): RunPlan {
-  const { weighting, composition } = readModeSettings(plan.settings);
-  if (weightingKind(weighting) !== 'priors' && composition !== 'bayesian_fusion') return plan;
-  return { ...plan, settings: { ...plan.settings, priors: { ...priors } } };
-}
-
-/** The mode settings a run fixes when it starts, so a resumed run does the same. */
-function planSettings(command: RunState['command'], deps: RunDeps): Record<string, unknown> {
-  const c = command.config;
-  const d = deps.config.deliberation;
-  const chosen = {
-    composition: c.composition ?? d.composition,
-    weighting: c.weighting ?? d.weighting,
-    consensus_threshold: c.consensus_threshold ?? d.consensus_threshold,
-    consensus_measure: c.consensus_measure ?? d.consensus_measure,
-    uncertainty_threshold: c.uncertainty_threshold ?? d.uncertainty_threshold,
-    relevance_floor: c.relevance_floor,
-    specialists: c.specialists,
-    groups: c.groups ?? d.groups,
-    review: c.review ?? d.review,
-    concurrency: c.concurrency ?? d.concurrency,
-    call_timeout_ms: c.call_timeout_ms ?? d.call_timeout_ms,
-    max_iterations: c.max_iterations ?? d.max_iterations,
-    parallel_items: c.parallel_items ?? d.parallel_items,
-    item_memory: c.item_memory,
-    supervisor: c.supervisor,
-    planner: c.planner,
-    max_replans: c.max_replans,
-    reviewer: c.reviewer,
-  };
-  return Object.fromEntries(Object.entries(chosen).filter(([, v]) => v !== undefined));
-}
-
-async function invalidSetup(
-  run: StartedRun,
-  deps: RunDeps,
-  event: 'PERSONAS_INVALID' | 'ROUTES_INVALID',
-  what: string,
-  problems: string[],
-): Promise<RunOutcome> {
-  return settleRun({ run, deps, ending: decideRun({ kind: 'setup_invalid' }), message: what, details: { event }, problems });
-}
-
-/** An ending fixed before a crash (or a stop decided by a person) is completed exactly as it began. */
-function completeEnding(run: StartedRun, deps: RunDeps): Promise<RunOutcome> {
-  const fixed = run.state.finishing;
-  if (!fixed) throw new Error('no ending to complete');
-  const message = run.state.summary ?? `ended (${fixed.decision.reason_code})`;
-  const ending = { kind: 'stop' as const, decision: fixed.decision, status: fixed.status ?? ('stopped' as const) };
-  return settleRun({ run, deps, ending, message });
 }

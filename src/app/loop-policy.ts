@@ -2,8 +2,12 @@ import { auditEvent } from '../domain/audit.js';
 import { sealedStopDecision, type DecisionRecord, type Layer } from '../domain/decision.js';
 import type { LoopEvent } from '../domain/loop-policy/events.js';
 import { recordPause, recordPlan } from '../domain/loop-policy/workspace-loop.js';
-import type { OpenRun } from '../domain/ports.js';
-import type { PauseRecord, RunState } from '../domain/run-state.js';
+import type { OpenRun, StartedRun } from '../domain/ports.js';
+import type { PauseRecord, RunPlan, RunState } from '../domain/run-state.js';
+import { runDecision } from '../domain/decision.js';
+import { orchestratorSystemPrompt, planRequestPrompt } from '../domain/prompts.js';
+import { redactSensitive } from '../domain/sensitive/detector.js';
+import type { PreparedModels } from './prepare-models.js';
 import { screenText } from '../domain/screen.js';
 import type { RunDeps } from './run-deps.js';
 
@@ -94,4 +98,49 @@ function toAudit(e: LoopEvent, count: number, plan?: string) {
       ...(plan !== undefined && e.kind === 'K_PLAN_PROPOSED' ? { plan_chars: plan.length } : {}),
     },
   );
+}
+
+/** Asks the synthesizer for a plan (the loop policy's third pause of a conflict): a model call, screened and recorded. */
+export function planRequester(options: {
+  run: StartedRun;
+  deps: RunDeps;
+  models: Pick<PreparedModels, 'llm' | 'personas'>;
+  plan: RunPlan;
+  task: string;
+}): () => Promise<string> {
+  const { run, deps, models, plan, task } = options;
+  return async () => {
+    const synthesizer = models.personas.get(plan.synthesizer);
+    if (!synthesizer) return '(no synthesizer persona to ask for a plan)';
+    const messages = [
+      { role: 'system' as const, content: orchestratorSystemPrompt(synthesizer, deps.config.knowledge.max_requests_per_turn) },
+      {
+        role: 'user' as const,
+        // Screened whatever the workspace's PII policy: the pause may be the very gate that found it, before a person saw it.
+        content: planRequestPrompt(
+          redactSensitive(task).text,
+          run.state.hitl.map((h) => h.reason_code),
+        ),
+      },
+    ];
+    const reply = await models.llm.complete(
+      { messages },
+      { persona: synthesizer.id, purpose: 'plan', step: 'plan', round: plan.rounds },
+      deps.signal,
+    );
+    // What a model says is screened before it is kept (the checkpoint, hitl.json, the CLI).
+    const screened = redactSensitive(reply.content);
+    // Not a deliberation step, but a model call all the same: it goes on the record with its usage.
+    const call = auditEvent('MODEL_CALL', runDecision('model', 'MODEL_CALL_OK'), {
+      kind: 'plan',
+      persona: synthesizer.id,
+      model: reply.model,
+      reply_sha256: deps.sha256(screened.text),
+      reply_chars: screened.text.length,
+      ...(screened.categories.length > 0 ? { reply_redacted: [...screened.categories] } : {}),
+      ...(reply.usage ? { prompt_tokens: reply.usage.prompt_tokens, completion_tokens: reply.usage.completion_tokens } : {}),
+    });
+    await run.commit({ records: [call] });
+    return screened.text;
+  };
 }

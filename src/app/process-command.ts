@@ -4,7 +4,7 @@ import { decideRun } from '../domain/run/policy.js';
 import { canDecide, canResume, isResumableFailure, STORAGE_WRITE_FAILED } from '../domain/run/transitions.js';
 import { auditEvent } from '../domain/audit.js';
 import { parseCommandText, type CommandFile } from '../domain/command-file.js';
-import type { DecisionRecord } from '../domain/decision.js';
+import { runDecision } from '../domain/decision.js';
 import { AppError, StorageError } from '../domain/errors.js';
 import { unrecordedSteps } from '../domain/run/commit.js';
 import { RUN_STATE_VERSION, type RunState } from '../domain/run-state.js';
@@ -49,7 +49,7 @@ async function holding(runId: string, deps: RunDeps, body: () => Promise<RunOutc
 async function startRun(runId: string, input: CommandInput, deps: RunDeps): Promise<RunOutcome> {
   const run = await deps.ledger.open(runId);
   try {
-    const received = auditEvent('COMMAND_RECEIVED', systemRun('queue', 'COMMAND_RECEIVED'), {
+    const received = auditEvent('COMMAND_RECEIVED', runDecision('queue', 'COMMAND_RECEIVED'), {
       bytes: Buffer.byteLength(input.text),
       sha256: deps.sha256(input.text),
     });
@@ -90,7 +90,7 @@ async function startRun(runId: string, input: CommandInput, deps: RunDeps): Prom
       reroutes: [],
       hitl: [],
     };
-    const valid = auditEvent('COMMAND_VALID', systemRun('validation', 'SPEC_OK'), {
+    const valid = auditEvent('COMMAND_VALID', runDecision('validation', 'SPEC_OK'), {
       task_sha256: state.task_sha256,
       task_chars: parsed.value.task_description.length,
       input_artifacts: parsed.value.input_artifacts.length,
@@ -133,7 +133,7 @@ async function resumeHeld(runId: string, deps: RunDeps): Promise<RunOutcome> {
       // Steps the checkpoint holds that the log does not name (a crash between the two, where they are
       // not one write) are recorded now, right after the resume, and never called again.
       const unrecorded = unrecordedSteps(run.state.steps, run.recordedSteps(), run.hasRecorded('MODEL_CALL'));
-      const resumed = auditEvent('RUN_RESUMED', systemRun('queue', 'RUN_RESUMED_FROM_CHECKPOINT'), {
+      const resumed = auditEvent('RUN_RESUMED', runDecision('queue', 'RUN_RESUMED_FROM_CHECKPOINT'), {
         completed_steps: run.state.steps.length,
       });
       await run.commit({
@@ -182,11 +182,6 @@ async function endOnFailure(runId: string, deps: RunDeps, body: () => Promise<Ru
     if (error instanceof StorageError) return outcome;
     throw error;
   }
-}
-
-/** A decision of the system that lets the run go on, on this layer. */
-function systemRun(layer: DecisionRecord['layer'], reason: string): DecisionRecord {
-  return { decision: 'RUN', reason_code: reason, sealed: false, overrideable: false, final_decider: 'SYSTEM', layer };
 }
 
 export { STORAGE_WRITE_FAILED };

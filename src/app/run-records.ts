@@ -13,9 +13,12 @@ import {
 } from '../domain/floor/mediator.js';
 import { mergeReadings } from '../domain/floor/reading.js';
 import { decideRun } from '../domain/run/policy.js';
-import type { LlmClient, LlmReply, OpenRun } from '../domain/ports.js';
+import type { LlmClient, LlmReply, OpenRun, StartedRun } from '../domain/ports.js';
 import type { ResolvedRoute } from '../domain/route.js';
-import type { RunState, Step } from '../domain/run-state.js';
+import type { RunPlan, RunState, Step } from '../domain/run-state.js';
+import type { CommandFile } from '../domain/command-file.js';
+import { skippedGates } from '../domain/gates.js';
+import type { CommandCheck } from './check-command.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { parseVerdict, verdictAuditDetails } from '../domain/verdict.js';
 import { addUsage, splitPrompt } from '../domain/usage.js';
@@ -222,3 +225,49 @@ export function uniteAdvice(
 
 /** The most of a handed-over file the mediator reads. */
 const HANDED_OVER_CHARS = 8_000;
+
+/**
+ * mediator_advice: on a real route, a model classifies the (screened) task too; its findings join
+ * the rules'. Only asked when the rules alone would let the task through, and once per run. Without
+ * its record when the advice was taken from the checkpoint (it is on record already). A failed
+ * classification is on record with every gate skipped, and comes back as the failure it ends the run with.
+ */
+export async function askMediator(options: {
+  run: StartedRun;
+  deps: RunDeps;
+  command: CommandFile;
+  check: CommandCheck;
+  models: ReturnType<typeof prepareModels>;
+  plan: RunPlan;
+}): Promise<CallFailure | { advice?: MediatorReading; record?: AuditEvent; classification?: Classification }> {
+  const { run, deps, command, check, models, plan } = options;
+  const classifier = classifierRoute(models, plan.synthesizer);
+  // A person who continues past a failed classification has it asked again: the check is never skipped.
+  if (!classifier || check.gates.decision.decision !== 'RUN') return {};
+  if (run.state.advice) return { advice: run.state.advice };
+  // The inputs the task hands over to be carried out are read with it, as part of the task.
+  const roles = check.gathered.facts.floor?.reading.perception.inputs ?? [];
+  const asked = await classifyTask({
+    ...classifier,
+    task: command.task_description,
+    attachments: command.input_artifacts.length + (command.work_items ?? []).length,
+    handedOver: check.gathered.inputs
+      .filter((i) => roles.some((r) => r.path === i.path && r.role === 'instructions'))
+      .map((i) => ({ path: i.path, content: i.result.content ?? '' })),
+    personas: plan.personas.flatMap((id) => {
+      const p = models.personas.get(id);
+      return p ? [{ id, focus_domains: p.focus_domains, description: p.description }] : [];
+    }),
+    run,
+    runId: run.state.run_id,
+    deps,
+  });
+  if (!('ending' in asked)) return asked;
+  // Every gate writes its one record, as skipped: the mediator's call decided before them.
+  await run.commit({
+    records: skippedGates(asked.ending.decision).map((g) => auditEvent('GATE', g.decision, { ...g.details, skipped: true })),
+  });
+  const next = asked.ending.kind === 'pause' ? '. Continue asks the mediator again (the check is never skipped); stop ends the run' : '';
+  const message = `the mediator's classification of the task failed, so nothing was sent to the council (fail closed): ${asked.message}${next}`;
+  return { ending: asked.ending, message, details: { route: classifier.route.id, ...asked.details } };
+}

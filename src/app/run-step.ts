@@ -45,9 +45,6 @@ export async function runStep(spec: StepSpec, deps: StepRunnerDeps): Promise<Ste
     rounds: deps.rounds,
   });
   const startedAt = deps.now();
-  // The prompt's digest is needed only with the reply: it is computed while the model works
-  // (after the request has gone out), or when the reply is in, whichever comes first.
-  const promptHash = whileWaiting(() => deps.sha256(spec.messages.map((m) => `${m.role}\n${m.content}`).join('\n\u0000')));
   const answer = await askModel(spec, deps, persona);
   const durationMs = Math.max(0, deps.now().getTime() - startedAt.getTime());
   const screened = redactSensitive(answer.reply.content);
@@ -62,7 +59,8 @@ export async function runStep(spec: StepSpec, deps: StepRunnerDeps): Promise<Ste
     model: answer.reply.model,
     duration_ms: durationMs,
   });
-  return finishedStep({ spec, persona, answer, screened, knowledge, promptHash: promptHash(), startedAt, durationMs });
+  const promptHash = deps.sha256(spec.messages.map((m) => `${m.role}\n${m.content}`).join('\n\u0000'));
+  return finishedStep({ spec, persona, answer, screened, knowledge, promptHash, startedAt, durationMs });
 }
 
 /** What the model answered a step: its last reply, how many calls that took, and their usage and notices together. */
@@ -142,20 +140,6 @@ function finishedStep(options: {
     knowledge: options.knowledge,
     ...(answer.notices.length > 0 ? { notices: [...answer.notices] } : {}),
   };
-}
-
-/** `compute`, run once: on the event loop's next turn (off the path to the next request), or when asked, if sooner. */
-function whileWaiting<T>(compute: () => T): () => T {
-  let done: { value: T } | undefined;
-  const get = (): T => (done ??= { value: compute() }).value;
-  setImmediate(() => {
-    try {
-      get();
-    } catch {
-      // Thrown again, where it belongs, when the value is asked for.
-    }
-  });
-  return get;
 }
 
 /**

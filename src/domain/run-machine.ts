@@ -146,23 +146,14 @@ function apply(state: RunState, event: RunEvent): RunState {
   }
 }
 
-/** What the engine does next with a running run. */
-export type NextStep =
-  /** The run was ending when it stopped: complete that ending exactly as it began it. */
-  { readonly kind: 'complete_ending'; readonly decision: DecisionRecord; readonly finishedAt: string } | ModeNext;
-
 /**
- * The next step of a running run, from its checkpoint: an ending already fixed is completed as it
- * was; otherwise the mode says which calls are left (the finished ones, keyed by id, are not asked
- * again) or that it is time to conclude.
+ * The next step of a running run, from its checkpoint: the mode says which calls are left (the
+ * finished ones, keyed by id, are not asked again) or that it is time to conclude. A completed run
+ * being finished again replays its deliberation (no call) to write the same artifact; an ending
+ * that is not a completion is completed by the engine before it asks.
  */
-export function nextStep(state: RunState, mode: DeliberationMode, ctx: ModeContext): NextStep {
-  if (state.finishing && state.finishing.decision.decision !== 'RUN') {
-    return { kind: 'complete_ending', decision: state.finishing.decision, finishedAt: state.finishing.finished_at };
-  }
-  // A completed run being finished again replays its deliberation (no call) to write the same artifact.
-  if (state.finishing) return { kind: 'conclude' };
-  return mode.next(ctx, state.steps);
+export function nextStep(state: RunState, mode: DeliberationMode, ctx: ModeContext): ModeNext {
+  return state.finishing ? { kind: 'conclude' } : mode.next(ctx, state.steps);
 }
 
 /** How a run ended, or where it stopped (`interrupted`: it goes on from its checkpoint). */

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { applyLoopPolicy, conflictFingerprint } from '../../src/app/loop-policy.js';
+import { applyLoopPolicy, conflictFingerprint, planRequester } from '../../src/app/loop-policy.js';
+import { ScriptedLlmClient } from '../fakes/scripted-llm-client.js';
+import { aPersona } from '../fakes/fixtures.js';
 import type { PauseRecord } from '../../src/domain/run-state.js';
 import { pausesFor } from '../../src/domain/loop-policy/workspace-loop.js';
 import { aCommand, memoryApp, startRun, type MemoryApp } from '../fakes/memory-app.js';
@@ -84,5 +86,19 @@ describe('conflictFingerprint', () => {
     expect(of('Choose the  queue\n')).toBe(of('choose the queue'));
     expect(of('Choose the queue')).not.toBe(of('Choose the database'));
     expect(of('Choose the queue')).toMatch(/^task:[0-9a-f]{16}$/);
+  });
+
+  it('asks the synthesizer for the plan with the task screened, whatever the workspace does with personal data', async () => {
+    const app = await memoryApp();
+    const run = await startRun(app, conflict);
+    const llm = new ScriptedLlmClient('1. ask the owner first');
+    const synthesizer = aPersona({ id: 'coordinator' });
+    const models = { llm, personas: new Map([[synthesizer.id, synthesizer]]) };
+    const plan = { ...run.state.plan, synthesizer: 'coordinator', rounds: 1 } as Parameters<typeof planRequester>[0]['plan'];
+    const task = 'Decide the queue for jane.doe@example.com';
+    expect(await planRequester({ run, deps: app.deps, models, plan, task })()).toBe('1. ask the owner first');
+    const sent = JSON.stringify(llm.calls[0]?.messages);
+    expect(sent).not.toContain('jane.doe@example.com');
+    expect(sent).toContain('[REDACTED');
   });
 });

@@ -188,13 +188,7 @@ describe('nextStep', () => {
     expect(nextStep(aState({ plan, steps: all }), roundRobinMode, ctx)).toEqual({ kind: 'conclude' });
   });
 
-  it('an ending already fixed is completed as it was: a stop stays a stop, a completion replays without calls', () => {
-    const stop = systemStopDecision('queue', 'RUN_FAILED_INTERNAL');
-    expect(nextStep(aState({ plan, finishing: { finished_at: T, decision: stop } }), roundRobinMode, ctx)).toEqual({
-      kind: 'complete_ending',
-      decision: stop,
-      finishedAt: T,
-    });
+  it('a completion already fixed replays without calls', () => {
     expect(
       nextStep(aState({ plan, finishing: { finished_at: T, decision: runDecision('dispatch', 'RUN_COMPLETED') } }), roundRobinMode, ctx),
     ).toEqual({ kind: 'conclude' });
