@@ -30,6 +30,8 @@ export class EngineResumeError extends AppError {
 /** What a workspace with an engine adds to the app: the engine, its queue, and this workspace's id in it. */
 export interface EngineHandle {
   readonly engine: PgEngine;
+  /** `the engine at <url without its password>`, for people. */
+  readonly label: string;
   readonly queue: PgQueue;
   /** Which workspace submitted a command, so its artifacts go back there: `<host>:<absolute path>`. */
   readonly workspaceId: string;
@@ -120,6 +122,7 @@ export function engineDeps(options: { engine: PgEngine; clock: Clock; config: Wo
     stores: { ...stores, decisions, runLocks: new PgRunLocks(engine) },
     handle: (base) => ({
       engine,
+      label: `the engine at ${redactUrl(engine.url)}`,
       queue,
       workspaceId,
       depsForRun: (runId) => ({ ...base, artifacts: new PgArtifactWriter(engine, runId, base.artifacts) }),
