@@ -42,6 +42,7 @@ export type { RunListing } from './workspace.js';
 export type { CommandFinding, PausedRow, ShowDetails } from './use-cases.js';
 export { HitlRefusedError, OutcomeRefusedError } from './use-cases.js';
 export type { LiveEvent } from '../app/live-runs.js';
+export { addConsolePerson } from './console-people.js';
 
 export type AddResult =
   | { readonly added: true; readonly name: string }
@@ -99,7 +100,7 @@ export async function openConsole(options: {
 }): Promise<ConsoleBackend> {
   const stopping = new AbortController();
   const app = await openApp({ workspace: options.workspace, env: options.env, signal: stopping.signal });
-  const files = await openWorkspace(options.workspace);
+  const files = await openWorkspace(options.workspace, options.env);
   const check = async (text: string) => (await app.review(text)).findings;
   const index = new RunIndex(app);
   // The first look reads every checkpoint once: begun now, it is done before anyone asks.

@@ -33,9 +33,26 @@ export { HitlRefusedError } from '../app/hitl.js';
 export { OutcomeRefusedError } from '../app/outcome.js';
 export { RunNotResumableError, STORAGE_WRITE_FAILED } from '../app/process-command.js';
 export type { RunOutcome } from '../app/run-deps.js';
+export { runEval } from '../app/eval-run.js';
 export type { AppOptions } from './app.js';
+export { doctorWorkspace, type RouteReport } from './doctor.js';
+export { engineUrlOf, openEngineAdmin } from './engine-admin.js';
+export { openEval } from './eval.js';
 export type { PausedRow, ShowDetails } from './hitl-view.js';
 export type { Service } from './watch.js';
+export {
+  type AuditSource,
+  auditDigest,
+  type ClusterStatus,
+  initWorkspace,
+  openWorkspace,
+  type RouteOutage,
+  type RunListing,
+  type ScaffoldReport,
+  type Workspace,
+  type WorkspaceStatus,
+  writeFileWhole,
+} from './workspace.js';
 
 /**
  * What maestro offers the CLI and the console: its use cases, on files or with an engine (PostgreSQL),
