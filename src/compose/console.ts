@@ -5,7 +5,6 @@ import { sha256 } from '../adapters/system/hashing.js';
 import type { CommandFinding } from '../app/check-command.js';
 import type { HitlDecisionInput, HitlDecisionResult } from '../app/hitl.js';
 import { LiveRuns } from '../app/live-runs.js';
-import type { OutcomeInput, OutcomeResult } from '../app/outcome.js';
 import type { AuditRecord } from '../domain/audit.js';
 import { defaultSensitiveScanner } from '../domain/audit-sanitizer.js';
 import { readAuditRecords, verifyAuditLog, type AuditVerification } from '../domain/audit-verify.js';
@@ -79,12 +78,8 @@ export interface ConsoleBackend {
   resume(runId: string): Promise<boolean>;
   /** Whether the run waits in this console's line to be carried on. */
   isCarrying(runId: string): boolean;
-  /** A person confirms whether the run's outcome was right, as `maestro outcome` does. */
-  confirmOutcome(input: OutcomeInput): Promise<OutcomeResult>;
   queue(): Promise<QueueView>;
   requeue(name: string): Promise<string>;
-  /** The findings `maestro validate` would print for this text; nothing is written. */
-  check(text: string): Promise<CommandFinding[]>;
   /** Checks the text, and only when nothing would stop or pause it, writes it into `commands/` as `name`. */
   add(name: string, text: string): Promise<AddResult>;
   readonly live: LiveRuns;
@@ -134,10 +129,8 @@ export async function openConsole(options: {
       return true;
     },
     isCarrying: (runId) => carrier.isWaiting(runId),
-    confirmOutcome: (input) => app.confirmOutcome(input),
     queue: () => readQueue(app, files),
     requeue: (name) => files.rejected.requeue(name),
-    check,
     add: (name, text) => addCommand(app, files, check, { name, text }),
     live: new LiveRuns(app.deps.ledger),
     close: async () => {

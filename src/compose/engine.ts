@@ -3,12 +3,9 @@ import type { DecideDeps, DecisionInbox } from '../app/hitl.js';
 import type { RunClaimDeps } from '../app/run-claim.js';
 import type { RunDeps } from '../app/run-deps.js';
 import { VerifiedInputReader } from '../app/verified-inputs.js';
-import type { WorkerSession } from '../app/worker-loop.js';
 import { FsArtifactWriter } from '../adapters/fs/artifact-writer.js';
 import { PgArtifactWriter } from '../adapters/pg/artifact-writer.js';
 import { PgEngine, redactUrl, type Fence } from '../adapters/pg/engine.js';
-/** An engine URL without its password, for people (a worker's first line). */
-export { redactUrl } from '../adapters/pg/engine.js';
 import { PgLoopPolicyStore } from '../adapters/pg/loop-policy-store.js';
 import { PgQueue, type EngineClaim, type PgWorkerSession } from '../adapters/pg/queue.js';
 import { PgRunLedger } from '../adapters/pg/run-ledger.js';
@@ -158,5 +155,3 @@ export function workerClaimDeps(options: {
     },
   };
 }
-
-export type { WorkerSession };
