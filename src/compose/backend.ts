@@ -1,3 +1,5 @@
+import type { RunListing } from '../adapters/fs/run-catalog.js';
+import type { QueueStats } from '../adapters/pg/queue.js';
 import type { DecideDeps } from '../app/hitl.js';
 import type { RunOutcome } from '../app/run-deps.js';
 import type { DurabilityVerdict } from '../domain/engine-durability.js';
@@ -21,6 +23,10 @@ export interface Backend {
   archiveMemory(sessionId: string): Promise<string | undefined>;
   /** Whether the commits an intake or a worker makes are durable (always on files). */
   durability(allowAsync: boolean): Promise<DurabilityVerdict>;
+  /** The runs only an audit log knows (a command that was invalid, a run that died before its first checkpoint), but those of `known`. */
+  auditOnlyRuns(known: ReadonlySet<string>): Promise<RunListing[]>;
+  /** The engine's queue counts; undefined on files (their queue is `commands/`). */
+  queueStats(): Promise<QueueStats | undefined>;
   /** Lets go of the engine (nothing to do on files). */
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { fromAuditText } from '../adapters/fs/run-catalog.js';
 import { type EngineClaim, PgWorkerSession } from '../adapters/pg/queue.js';
 import { resumeRun, RunNotResumableError } from '../app/process-command.js';
 import { interruptClaim, runClaimHere } from '../app/run-claim.js';
@@ -20,6 +21,9 @@ export function engineBackend(app: App, handle: EngineHandle): Backend {
       return archived > 0 ? `persona memory archived in the engine (${archived} persona(s)); the personas start fresh` : undefined;
     },
     durability: (allowAsync) => handle.durability(allowAsync),
+    auditOnlyRuns: async (known) =>
+      [...(await handle.queue.auditOnlyRuns())].flatMap(([runId, text]) => (known.has(runId) ? [] : (fromAuditText(text, runId) ?? []))),
+    queueStats: () => handle.queue.stats(),
     close: () => handle.engine.close(),
   };
 }

@@ -1,6 +1,7 @@
 import { mkdir, readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { findClaim } from '../adapters/fs/inflight-claims.js';
+import { listAuditOnlyRuns } from '../adapters/fs/run-catalog.js';
 import { FsRunLiveness } from '../adapters/fs/run-liveness.js';
 import { FsWatcherRegistry } from '../adapters/fs/watcher-registry.js';
 import { resumeRun, RunNotResumableError } from '../app/process-command.js';
@@ -21,6 +22,8 @@ export function filesBackend(app: App): Backend {
     resumeHeld: (runId) => resumeHeld(app, runId),
     archiveMemory: (sessionId) => archiveMemoryFiles(app, sessionId),
     durability: async () => ({ kind: 'durable' }),
+    auditOnlyRuns: (known) => listAuditOnlyRuns(app.paths, known),
+    queueStats: async () => undefined,
     close: async () => undefined,
   };
 }

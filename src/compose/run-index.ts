@@ -1,4 +1,4 @@
-import { fromState, listAuditOnlyRuns, type RunListing } from '../adapters/fs/run-catalog.js';
+import { fromState, type RunListing } from '../adapters/fs/run-catalog.js';
 import { isLiveRun } from '../domain/run/transitions.js';
 import type { RunState } from '../domain/run-state.js';
 import { screenText } from '../domain/screen.js';
@@ -45,8 +45,7 @@ export class RunIndex {
       out.push(fresh);
     }
     for (const id of this.#kept.keys()) if (!seen.has(id)) this.#kept.delete(id);
-    if (!app.engine)
-      for (const listing of await listAuditOnlyRuns(app.paths, seen)) out.push({ listing, text: searchText(undefined, listing) });
+    for (const listing of await app.auditOnlyRuns(seen)) out.push({ listing, text: searchText(undefined, listing) });
     return out.sort((a, b) => b.listing.started_at.localeCompare(a.listing.started_at) || b.listing.run_id.localeCompare(a.listing.run_id));
   }
 }

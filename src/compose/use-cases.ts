@@ -73,6 +73,8 @@ export interface UseCases {
   shown(run: Pick<RunState, 'run_id' | 'status' | 'decision'>): Promise<ShownRun>;
   /** Who would take a run continued now up: a live watcher or worker; undefined when none is there. */
   taker(): Promise<Backend['continuedBy'] | undefined>;
+  auditOnlyRuns: Backend['auditOnlyRuns'];
+  queueStats: Backend['queueStats'];
   /** A command's text, run now in this process. */
   run(command: CommandInput & { readonly runId: string }): Promise<RunOutcome>;
   /** `maestro ask`: one question as the command a file would be. */
@@ -133,6 +135,8 @@ function useCases(app: App, backend: Backend): UseCases {
     newRunId: () => deps.newRunId(),
     isHeld: (runId) => backend.isHeld(runId),
     shown: (run) => showRun(run, backend),
+    auditOnlyRuns: (known) => backend.auditOnlyRuns(known),
+    queueStats: () => backend.queueStats(),
     taker: async () => ((await backend.hasTaker()) ? backend.continuedBy : undefined),
     run: (command) => processCommand(command, deps),
     ask: (input, runId) => askCouncil(input, deps, runId),
