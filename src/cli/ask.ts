@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { ASK_MODE, askCouncil, type AskInput } from '../app/ask.js';
+import { ASK_MODE, type AskInput } from '../compose/use-cases.js';
 import { resolveWorkspace } from '../config.js';
 import { ARBITRATION_STRATEGIES } from '../domain/command-file.js';
 import { ExitError } from '../domain/errors.js';
 import { COMPOSITIONS, MODES, WEIGHTINGS } from '../domain/modes/settings.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
-import { readOrchestration, withRunContext } from './run-context.js';
+import { withRunContext } from './run-context.js';
 import { reportOutcome } from './run-outcome.js';
 
 interface AskFlags {
@@ -63,14 +63,14 @@ async function askSubcommand(question: string, opts: AskFlags, io: Io): Promise<
   const input = askInput(question, opts, { workspace, cwd: io.cwd });
   let answer: string | null = null;
   const run = async (app: Parameters<Parameters<typeof withRunContext>[3]>[0], at: { id: string }) => {
-    at.id = app.deps.newRunId();
-    const asked = await askCouncil(input, app.deps, at.id);
+    at.id = app.newRunId();
+    const asked = await app.ask(input, at.id);
     answer = asked.answer;
     return asked.outcome;
   };
   return withRunContext(io, opts, workspace, run, async (app, outcome) => {
     if (opts.json) {
-      const orchestration = await readOrchestration(app, outcome.run_id);
+      const orchestration = await app.orchestration(outcome.run_id);
       return reportOutcome(io, opts, outcome, { ...(orchestration === undefined ? {} : { orchestration }), answer });
     }
     if (answer !== null) io.stdout.write(`${answer.trimEnd()}\n`);

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { writeFileWhole } from '../compose/workspace.js';
+import { writeFileWhole } from '../compose/use-cases.js';
 import { ExitError } from '../domain/errors.js';
 import { auditSource, checkRunId, noLog, notFound, WORKSPACE_OPTION } from './audit-options.js';
 import type { Io } from './io.js';

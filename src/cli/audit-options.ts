@@ -1,16 +1,10 @@
-import { openAuditSource, type AuditSource } from '../compose/audit.js';
-import type { WorkspacePaths } from '../compose/workspace.js';
+import type { AuditSource } from '../compose/use-cases.js';
 import { isSafeRunId } from '../domain/audit-retention.js';
 import { ExitError } from '../domain/errors.js';
 import type { Io } from './io.js';
-import { openWorkspace } from './open-workspace.js';
+import { openWorkspaceAt } from './open-workspace.js';
 
 export { WORKSPACE_OPTION } from './io.js';
-export type { AuditSource } from '../compose/audit.js';
-
-export function workspacePaths(io: Io, flag: string | undefined): Promise<WorkspacePaths> {
-  return openWorkspace(io, flag);
-}
 
 /** Run ids name files; anything else (a path, `..`) is refused before it touches the disk. */
 export function checkRunId(runId: string): string {
@@ -32,5 +26,5 @@ export function noLog(subcommand: string, runId: string, where: string): string 
 
 /** The workspace's audit logs, from its files or its engine. */
 export async function auditSource(io: Io, flag: string | undefined): Promise<AuditSource> {
-  return openAuditSource(await workspacePaths(io, flag), io.env);
+  return (await openWorkspaceAt(io, flag)).audit();
 }

@@ -1,6 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import type { Command } from 'commander';
-import { auditDigest as sha256 } from '../compose/workspace.js';
+import { auditDigest as sha256 } from '../compose/use-cases.js';
 import { defaultSensitiveScanner } from '../domain/audit-sanitizer.js';
 import { verifyAuditLog, type AuditVerification } from '../domain/audit-verify.js';
 import { ExitError } from '../domain/errors.js';

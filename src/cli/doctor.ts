@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { doctorWorkspace, type RouteReport } from '../compose/doctor.js';
+import { doctorWorkspace, type RouteReport } from '../compose/use-cases.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { engineUrlOf as readEngineUrl, openEngineAdmin } from '../compose/engine-admin.js';
+import { engineUrlOf as readEngineUrl, noEngine, openEngineAdmin } from '../compose/use-cases.js';
 import { resolveWorkspace } from '../config.js';
 import { judgeCommitDurability } from '../domain/engine-durability.js';
 import { ExitError } from '../domain/errors.js';
@@ -9,11 +9,7 @@ import { chalkFor } from './style.js';
 /** The engine URL of a workspace (config or MAESTRO_ENGINE_URL), or exit 2 saying how to set one. */
 export async function engineUrlOf(io: Io, workspace: string | undefined, what: string): Promise<string> {
   const url = await readEngineUrl(resolveWorkspace(workspace, io.env, io.cwd), io.env);
-  if (!url)
-    throw new ExitError(
-      2,
-      `maestro ${what}: this workspace has no engine: set "engine": { "url": "postgres://…" } in maestro.config.json, or MAESTRO_ENGINE_URL`,
-    );
+  if (!url) throw noEngine(what);
   return url;
 }
 

@@ -1,6 +1,4 @@
-import { runLiveness } from '../compose/resume.js';
-import { decideAll, type DecidedRun } from '../app/hitl-all.js';
-import { HitlRefusedError } from '../app/hitl.js';
+import { type DecidedRun, HitlRefusedError } from '../compose/use-cases.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import type { Io } from './io.js';
@@ -18,33 +16,28 @@ interface AllFlags {
 /** `maestro hitl decide --all [--reason CODE] continue|stop`: one decision for every run paused for one reason, listed run by run. */
 export async function decideEvery(options: { io: Io; decision: string; opts: AllFlags }): Promise<void> {
   const { io, opts } = options;
-  const app = await (await import('../compose/app.js')).createApp({
+  const app = await (await import('../compose/use-cases.js')).openApp({
     workspace: resolveWorkspace(opts.workspace, io.env, io.cwd),
     env: io.env,
     tracing: { onNotice: (message) => io.stderr.write(`maestro: ${message}\n`) },
   });
-  const liveness = runLiveness(app);
   let result;
   try {
-    result = await decideAll(
-      {
-        decision: options.decision,
-        ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
-        ...(opts.note !== undefined ? { note: opts.note } : {}),
-        isOwned: (runId) => liveness.isHeld(runId),
-        by: cliAuthor(),
-      },
-      { runs: app.deps.ledger, depsFor: (runId) => (app.engine ? app.engine.depsForRun(runId) : app.deps) },
-    );
+    result = await app.decideAll({
+      decision: options.decision,
+      ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
+      ...(opts.note !== undefined ? { note: opts.note } : {}),
+      by: cliAuthor(),
+    });
   } catch (error) {
     if (error instanceof HitlRefusedError) throw new ExitError(2, `maestro: refused: ${error.message}`, 'refused');
     throw error;
   } finally {
-    await app.telemetry.shutdown();
+    await app.close();
   }
   const refused = result.runs.filter((r) => 'refused' in r).length;
   if (opts.json) io.stdout.write(`${JSON.stringify({ reason: result.reason, runs: result.runs.map(view) }, null, 2)}\n`);
-  else writeDecided(io, result.reason, result.runs, app.engine !== undefined);
+  else writeDecided(io, result.reason, result.runs, app.continuedBy === 'worker');
   if (refused > 0) throw new ExitError(2);
 }
 

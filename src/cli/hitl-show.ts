@@ -3,8 +3,8 @@ import { resolveWorkspace } from '../config.js';
 import { explainReason } from '../domain/codes.js';
 import { ExitError } from '../domain/errors.js';
 import type { RunState } from '../domain/run-state.js';
+import type { ShowDetails } from '../compose/use-cases.js';
 import { authorText } from './decision-author.js';
-import { type ShowDetails, showDetails } from './hitl-details.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor } from './style.js';
 
@@ -16,18 +16,18 @@ export function registerShow(hitl: Command, io: Io): void {
     .option('--json', 'print the details as JSON')
     .option(...WORKSPACE_OPTION)
     .action(async (runId: string, opts: { json?: boolean; workspace?: string }) => {
-      const app = await (await import('../compose/app.js')).createApp({
+      const app = await (await import('../compose/use-cases.js')).openApp({
         workspace: resolveWorkspace(opts.workspace, io.env, io.cwd),
         env: io.env,
       });
-      const state = await app.deps.ledger.load(runId);
-      if (!state)
+      const shown = await app.pauseDetails(runId);
+      if (!shown)
         throw new ExitError(
           2,
           `maestro hitl show: there is no run "${runId}" in this workspace (list them with "maestro runs")`,
           'refused',
         );
-      const details = await showDetails({ app, runId, state });
+      const { details, state } = shown;
       if (opts.json) {
         io.stdout.write(`${JSON.stringify(details, null, 2)}\n`);
         return;

@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
-import { resumeHere, runLiveness } from '../compose/resume.js';
-import { decidePause, HitlRefusedError } from '../app/hitl.js';
+import { HitlRefusedError, type PausedRow, type UseCases } from '../compose/use-cases.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
-import type { App } from '../compose/app.js';
-import { type PausedRow, pausedRuns } from './hitl-details.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { withRunContext } from './run-context.js';
 import { reportOutcome } from './run-outcome.js';
@@ -27,11 +24,11 @@ function registerList(hitl: Command, io: Io): void {
     .option('--json', 'print the list as JSON')
     .option(...WORKSPACE_OPTION)
     .action(async (opts: { json?: boolean; workspace?: string }) => {
-      const app = await (await import('../compose/app.js')).createApp({
+      const app = await (await import('../compose/use-cases.js')).openApp({
         workspace: resolveWorkspace(opts.workspace, io.env, io.cwd),
         env: io.env,
       });
-      const rows = await pausedRuns(app);
+      const rows = await app.paused();
       if (opts.json) {
         io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
         return;
@@ -97,34 +94,26 @@ function registerDecide(hitl: Command, io: Io): void {
 async function decide(options: { io: Io; runId: string; decision: string; opts: DecideFlags }): Promise<void> {
   const { io, runId, opts } = options;
   const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
-  const app = await (await import('../compose/app.js')).createApp({
+  const app = await (await import('../compose/use-cases.js')).openApp({
     workspace,
     env: io.env,
     tracing: { onNotice: (message) => io.stderr.write(`maestro: ${message}\n`) },
   });
-  // A run a live process executes (`maestro run`, a watcher, or with an engine a worker) is its; one nobody
-  // runs may still be stopped. Asked under the run's lock, so nobody can take it up in between.
-  const isOwned = (): Promise<boolean> => runLiveness(app).isHeld(runId);
   let result;
   try {
-    result = await decidePause(
-      {
-        runId,
-        decision: options.decision,
-        ...(opts.note !== undefined ? { note: opts.note } : {}),
-        ...(opts.pause ? { pauseId: opts.pause } : {}),
-        isOwned,
-        by: cliAuthor(),
-      },
-      // With an engine, a stop's artifact goes to the engine and the intake writes it into its workspace.
-      app.engine ? app.engine.depsForRun(runId) : app.deps,
-    );
+    result = await app.decide({
+      runId,
+      decision: options.decision,
+      ...(opts.note !== undefined ? { note: opts.note } : {}),
+      ...(opts.pause ? { pauseId: opts.pause } : {}),
+      by: cliAuthor(),
+    });
   } catch (error) {
     if (error instanceof HitlRefusedError) throw new ExitError(2, `maestro: refused: ${error.message}`, 'refused');
     throw error;
   } finally {
     // The decision's records are all written: their spans leave now (a no-op when tracing is off).
-    await app.telemetry.shutdown();
+    await app.close();
   }
   if (result.decision === 'stop') {
     const code = reportOutcome(io, opts, result.outcome);
@@ -135,17 +124,18 @@ async function decide(options: { io: Io; runId: string; decision: string; opts: 
 }
 
 /** After a continue: where the run goes on (a watcher, the engine's workers), or, with --run, the run resumed here. */
-async function goOn(options: { io: Io; app: App; runId: string; opts: DecideFlags; workspace: string }): Promise<void> {
+async function goOn(options: { io: Io; app: UseCases; runId: string; opts: DecideFlags; workspace: string }): Promise<void> {
   const { io, app, runId, opts } = options;
   const c = chalkFor(io);
   if (!opts.run) {
     if (opts.json) {
-      const where = app.engine ? 'the engine: whichever worker is free' : 'a running `maestro watch`, or maestro run --resume';
+      const where =
+        app.continuedBy === 'worker' ? 'the engine: whichever worker is free' : 'a running `maestro watch`, or maestro run --resume';
       io.stdout.write(`${JSON.stringify({ run_id: runId, decision: 'continue', status: 'queued', resumed_by: where })}\n`);
       return;
     }
     io.stdout.write(
-      app.engine
+      app.continuedBy === 'worker'
         ? `${c.green('✔')} continue recorded for ${runId}: queued in the engine for whichever worker is free\n`
         : `${c.green('✔')} continue recorded for ${runId}. A running \`maestro watch\` resumes it; or resume it now: maestro run --resume ${runId}\n`,
     );
@@ -153,7 +143,7 @@ async function goOn(options: { io: Io; app: App; runId: string; opts: DecideFlag
   }
   const code = await withRunContext(io, opts, options.workspace, async (runApp, run) => {
     run.id = runId;
-    return resumeHere(runApp, runId);
+    return runApp.resume(runId);
   });
   if (code !== 0) throw new ExitError(code);
 }

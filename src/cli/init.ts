@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { initWorkspace, type ScaffoldReport } from '../compose/workspace.js';
+import { initWorkspace, type ScaffoldReport } from '../compose/use-cases.js';
 import { ExitError } from '../domain/errors.js';
 import type { Io } from './io.js';
 import { invocation, PACKAGE_ROOT } from '../package-info.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { confirmOutcome, OutcomeRefusedError } from '../app/outcome.js';
+import { OutcomeRefusedError } from '../compose/use-cases.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
@@ -24,12 +24,12 @@ export function registerOutcome(program: Command, io: Io): void {
       '\nConfirming a run again replaces its earlier confirmation. Exit codes: 0 recorded · 2 refused (nothing changed).',
     )
     .action(async (runId: string, outcome: string, opts: { note?: string; json?: boolean; workspace?: string }) => {
-      const app = await (await import('../compose/app.js')).createApp({
+      const app = await (await import('../compose/use-cases.js')).openApp({
         workspace: resolveWorkspace(opts.workspace, io.env, io.cwd),
         env: io.env,
       });
       try {
-        const result = await confirmOutcome({ runId, outcome, ...(opts.note !== undefined ? { note: opts.note } : {}) }, app.deps);
+        const result = await app.confirmOutcome({ runId, outcome, ...(opts.note !== undefined ? { note: opts.note } : {}) });
         if (opts.json) {
           io.stdout.write(`${JSON.stringify(result)}\n`);
           return;

@@ -1,12 +1,13 @@
 import path from 'node:path';
-import { HitlRefusedError } from '../app/hitl.js';
-import { RunNotResumableError, STORAGE_WRITE_FAILED } from '../app/process-command.js';
-import type { RunOutcome } from '../app/run-deps.js';
-import type { App } from '../compose/app.js';
-import { settleOutside } from '../app/settle-run.js';
+import {
+  HitlRefusedError,
+  type MaestroApp as App,
+  type RunOutcome,
+  RunNotResumableError,
+  STORAGE_WRITE_FAILED,
+} from '../compose/use-cases.js';
 import { AppError, InternalError, InvalidInputError, RunHeldError, StorageError } from '../domain/errors.js';
 import type { OnProgress } from '../domain/ports.js';
-import { decideRun } from '../domain/run/policy.js';
 import { describeInvalid } from './invalid-input.js';
 import type { Io } from './io.js';
 import type { ProgressReporter } from './progress.js';
@@ -56,7 +57,7 @@ export async function withRunContext(
   process.on('SIGTERM', onSignal);
   io.stdout.on('error', onClosed);
   try {
-    app = await (await import('../compose/app.js')).createApp({
+    app = await (await import('../compose/use-cases.js')).openApp({
       workspace,
       env: io.env,
       ...(opts.route ? { route: opts.route } : {}),
@@ -71,7 +72,7 @@ export async function withRunContext(
     reporter.stop();
     follow?.endLine();
     if (report) return await report(app, outcome);
-    const orchestration = opts.json ? await readOrchestration(app, outcome.run_id) : undefined;
+    const orchestration = opts.json ? await app.orchestration(outcome.run_id) : undefined;
     return reportOutcome(io, opts, outcome, orchestration === undefined ? {} : { orchestration });
   } catch (error) {
     reporter.stop();
@@ -84,10 +85,9 @@ export async function withRunContext(
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     io.stdout.off('error', onClosed);
-    // A pause's notification has 5 s more to be delivered (and recorded) before the process leaves; the outcome is out already.
-    await app?.deps.notifier?.settled(5_000);
-    // The run's spans leave before the process does (a no-op when tracing is off).
-    await app?.telemetry.shutdown();
+    // A pause's notification has 5 s more to be delivered (and recorded) before the process leaves (the outcome
+    // is out already); the run's spans leave before the process does.
+    await app?.close();
   }
 }
 
@@ -168,12 +168,11 @@ async function failureOutcome(options: {
 
 /** The run stopped at its last checkpoint: recorded in its audit log, with the command that resumes it. */
 async function interruptedOutcome(app: App | undefined, runId: string, by: string): Promise<ShownOutcome> {
-  const auditLog = app && runId ? await recordInterrupt(app, runId, by) : null;
-  const state = app && runId ? await app.deps.ledger.load(runId).catch(() => undefined) : undefined;
+  const { auditLog, steps } = app && runId ? await app.interrupted(runId, by) : { auditLog: null, steps: undefined };
   const message = !runId
     ? 'interrupted before a run started; nothing to resume.'
-    : state
-      ? `interrupted: the run stopped at its last checkpoint (${state.steps.length} model call(s) kept); resume it with: maestro run --resume ${runId}`
+    : steps !== undefined
+      ? `interrupted: the run stopped at its last checkpoint (${steps} model call(s) kept); resume it with: maestro run --resume ${runId}`
       : `interrupted before run ${runId} had a checkpoint; run the command again.`;
   return {
     run_id: runId,
@@ -183,31 +182,4 @@ async function interruptedOutcome(app: App | undefined, runId: string, by: strin
     audit_log: auditLog,
     message,
   };
-}
-
-/**
- * The run's orchestration result (seed 001), kept beside it once the council was arbitrated; absent
- * for a run that ended before (a gate, an invalid command). Unreadable, it is left out, never invented.
- */
-export async function readOrchestration(app: App, runId: string): Promise<unknown> {
-  if (!runId) return undefined;
-  const text = await app.deps.ledger.readFile(runId, 'orchestration.json').catch(() => undefined);
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Records in the log of a run with a checkpoint that it was interrupted, by its row of the policy table (best effort: stopping must not fail). */
-async function recordInterrupt(app: App, runId: string, by: string): Promise<string | null> {
-  try {
-    if (!(await app.deps.ledger.load(runId))) return null;
-    const ending = decideRun({ kind: 'interrupted' });
-    const end = await settleOutside(runId, app.deps, { ending, message: `interrupted (${by})`, details: { by } });
-    return end.unrecorded === undefined ? end.audit_log : null;
-  } catch {
-    return null;
-  }
 }

@@ -1,4 +1,4 @@
-import type { RunOutcome } from '../app/run-deps.js';
+import type { RunOutcome } from '../compose/use-cases.js';
 import { OUTCOME_DECISION } from '../domain/run-machine.js';
 import { screenText } from '../domain/screen.js';
 import type { Io } from './io.js';

@@ -1,8 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { processCommand } from '../app/process-command.js';
-import { resumeHere } from '../compose/resume.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
@@ -69,10 +67,10 @@ async function runSubcommand(file: string | undefined, opts: RunFlags, io: Io): 
   return withRunContext(io, opts, workspace, async (app, run) => {
     if (opts.resume !== undefined) {
       run.id = opts.resume;
-      return resumeHere(app, opts.resume);
+      return app.resume(opts.resume);
     }
-    run.id = app.deps.newRunId();
-    return processCommand({ text: read.text, source: read.source, runId: run.id }, app.deps);
+    run.id = app.newRunId();
+    return app.run({ text: read.text, source: read.source, runId: run.id });
   });
 }
 

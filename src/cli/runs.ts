@@ -1,7 +1,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import type { Command } from 'commander';
 import { parseCount } from './concurrency-option.js';
-import type { RunListing } from '../compose/workspace.js';
+import type { RunListing } from '../compose/use-cases.js';
 import { loadWorkspaceConfig } from '../config.js';
 import { DURATION_UNITS, parseDurationMs } from '../domain/durations.js';
 import { ExitError } from '../domain/errors.js';

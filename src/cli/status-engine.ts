@@ -1,11 +1,8 @@
-import type { RunListing } from '../compose/workspace.js';
-import type { EngineStatus } from '../compose/engine-status.js';
+import type { ClusterStatus } from '../compose/use-cases.js';
 import type { Io } from './io.js';
 import { chalkFor } from './style.js';
 
-export { readEngineStatus, type EngineStatus } from '../compose/engine-status.js';
-
-export function formatEngineStatus(s: EngineStatus & { recent: readonly RunListing[] }, io: Io): string {
+export function formatEngineStatus(s: ClusterStatus, io: Io): string {
   const c = chalkFor(io);
   const lines = [`engine     ${s.url}`];
   lines.push(

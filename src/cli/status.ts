@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import type { WorkspaceStatus } from '../compose/workspace.js';
-import { loadWorkspaceConfig, resolveEngineUrl } from '../config.js';
+import type { RouteOutage, WorkspaceStatus } from '../compose/use-cases.js';
 import { screenStrings } from '../domain/screen-text.js';
 import { parseCount } from './concurrency-option.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
@@ -16,38 +15,21 @@ export function registerStatus(program: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .action(async (opts: { json?: boolean; recent: number; workspace?: string }) => {
       const workspace = await openWorkspaceAt(io, opts.workspace);
-      const { paths } = workspace;
       const base = await workspace.status({ recent: opts.recent });
       // Routes the watcher's breaker holds as down, with the commands and paused runs that wait for them.
-      const { readRouteOutages } = await import('../compose/route-breaker.js');
-      const routes_down = await readRouteOutages(
-        paths,
-        io.env,
-        base.queued.map((q) => q.file),
-      ).catch(() => []);
+      const routes_down = await workspace.routesDown(base.queued.map((q) => q.file)).catch(() => []);
       // Everything shown is screened: a queued file's name, a run's source or message may hold a secret.
       const status = screenStrings({ ...base, routes_down });
-      // With an engine, the cluster too: its workers, its queue, and every paused run wherever it ran.
-      const config = await loadWorkspaceConfig(paths.config);
-      const url = resolveEngineUrl(config, io.env);
-      const cluster = url ? await import('./status-engine.js') : undefined;
-      // The engine's recent runs (the workspace's files hold none of a worker's runs), newest first.
-      const engine =
-        url && cluster
-          ? screenStrings({
-              ...(await cluster.readEngineStatus(url)),
-              recent: (await workspace.runs.list(config.prices)).slice(0, opts.recent),
-            })
-          : undefined;
+      // With an engine, the cluster too: its workers, its queue, every paused run wherever it ran, and
+      // its recent runs (the workspace's files hold none of a worker's runs), newest first.
+      const cluster = await workspace.cluster(opts.recent);
+      const engine = cluster ? screenStrings(cluster) : undefined;
       if (opts.json) io.stdout.write(`${JSON.stringify(engine ? { ...status, engine } : status, null, 2)}\n`);
-      else io.stdout.write(formatStatus(status, io) + (engine && cluster ? cluster.formatEngineStatus(engine, io) : ''));
+      else io.stdout.write(formatStatus(status, io) + (engine ? (await import('./status-engine.js')).formatEngineStatus(engine, io) : ''));
     });
 }
 
-/** A route that is down, as `status` shows it (see `readRouteOutages`). */
-type RouteOutageView = Awaited<ReturnType<typeof import('../compose/route-breaker.js').readRouteOutages>>[number];
-
-export function formatStatus(s: WorkspaceStatus & { routes_down?: readonly RouteOutageView[] }, io: Io): string {
+export function formatStatus(s: WorkspaceStatus & { routes_down?: readonly RouteOutage[] }, io: Io): string {
   const c = chalkFor(io);
   const lines: string[] = [`workspace  ${s.workspace}`];
   const live = s.watchers.filter((w) => w.alive);
@@ -107,7 +89,7 @@ export function formatStatus(s: WorkspaceStatus & { routes_down?: readonly Route
 }
 
 /** A route that is down: since when, why, its probes, and what waits for it. */
-function routeDownLines(r: RouteOutageView, s: WorkspaceStatus, c: ReturnType<typeof chalkFor>): string[] {
+function routeDownLines(r: RouteOutage, s: WorkspaceStatus, c: ReturnType<typeof chalkFor>): string[] {
   const live = s.watchers.some((w) => w.alive && w.pid === r.watcher_pid);
   const probing = live
     ? `probed ${r.probes} time(s), next at ${r.next_probe_at}`

@@ -141,7 +141,7 @@ async function consolePeople(
   settings: Settings & { host: string },
 ): Promise<{ people: () => Promise<readonly ConsolePerson[]>; printed?: string }> {
   const { TokensFile, personWithToken, randomToken } = await import('./ui/people.js');
-  const file = backend.app.deps.config.ui.tokens_file;
+  const file = backend.app.config.ui.tokens_file;
   if (file !== undefined) {
     if (settings.given !== undefined) {
       throw new ExitError(
@@ -149,7 +149,7 @@ async function consolePeople(
         `maestro ui: ui.tokens_file (${file}) gives each person a token; --token-file and $MAESTRO_UI_TOKEN do not go with it`,
       );
     }
-    const tokens = await new TokensFile(path.resolve(backend.app.paths.root, file), (m) => io.stderr.write(`${m}\n`)).open();
+    const tokens = await new TokensFile(path.resolve(backend.app.root, file), (m) => io.stderr.write(`${m}\n`)).open();
     return { people: () => tokens.people() };
   }
   if (!LOOPBACK.has(settings.host) && settings.given === undefined) {

@@ -1,10 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import type { CommandFinding } from '../app/check-command.js';
-import { type CommandReview, reviewCommand, schemaFinding } from '../app/command-findings.js';
+import { type CommandFinding, type CommandReview, openApp, schemaFinding } from '../compose/use-cases.js';
 import { describeFloor } from '../domain/floor/describe.js';
-import { createApp } from '../compose/app.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { isCommandFileName } from '../domain/queue.js';
@@ -74,8 +72,7 @@ export async function validateCommandFile(file: string, workspace: string, env: 
       warnings: [],
     };
   }
-  const { deps } = await createApp({ workspace, env });
-  const review = await reviewCommand(text, deps);
+  const review = await (await openApp({ workspace, env })).review(text);
   // In the drop folder, only `*.json` names are commands: anything else lies there and is never run.
   const name = path.basename(file);
   if (path.dirname(file) === path.join(workspace, 'commands') && !isCommandFileName(name)) {

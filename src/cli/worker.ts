@@ -1,25 +1,14 @@
 import os from 'node:os';
 import type { Command } from 'commander';
-import { checkWorkspace } from '../app/workspace-check.js';
-import { openWorker } from '../compose/watch.js';
-import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
-import { ALLOW_ASYNC_COMMIT_OPTION } from './commit-durability.js';
-import { openServiceApp, releaseApp } from './engine-start.js';
+import { ALLOW_ASYNC_COMMIT_OPTION, serve, type ServiceFlags } from './service.js';
 import { CONCURRENCY_OPTION } from './concurrency-option.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
-import { handleStopSignals, type SignalProcess } from './stop-signals.js';
+import type { SignalProcess } from './stop-signals.js';
 import { pickWatchOutput, WatchReporter } from './watch-reporter.js';
 
-interface WorkerFlags {
-  readonly once?: boolean;
-  readonly json?: boolean;
-  readonly workspace?: string;
-  readonly route?: string;
-  readonly model?: string;
+interface WorkerFlags extends ServiceFlags {
   readonly name?: string;
-  readonly allowAsyncCommit?: boolean;
-  readonly concurrency?: number;
 }
 
 export function registerWorker(program: Command, io: Io, proc: SignalProcess = process): void {
@@ -55,47 +44,15 @@ export function registerWorker(program: Command, io: Io, proc: SignalProcess = p
 }
 
 export async function workerSubcommand(opts: WorkerFlags, io: Io, proc: SignalProcess): Promise<number> {
-  const workspace = resolveWorkspace(opts.workspace, io.env, io.cwd);
-  const app = await openServiceApp(
+  return serve(
     'worker',
+    { flags: opts, io, proc },
     {
-      workspace,
-      env: io.env,
-      ...(opts.route ? { route: opts.route } : {}),
-      ...(opts.model ? { model: opts.model } : {}),
-      allowAsyncCommit: opts.allowAsyncCommit === true,
+      open: async (app, common) => {
+        const reporter = new WatchReporter(io, { output: pickWatchOutput(io, opts.json === true), takesFrom: app.engineLabel ?? '' });
+        const name = opts.name ?? `${os.hostname()}-${proc.pid}`;
+        return { service: await app.worker({ ...common, name, onEvent: reporter.onEvent }), reporter };
+      },
     },
-    io,
   );
-  const handle = app.engine;
-  if (!handle) {
-    await releaseApp(app);
-    throw new ExitError(
-      2,
-      'maestro worker: this workspace has no engine: set "engine": { "url": "postgres://…" } in maestro.config.json, or MAESTRO_ENGINE_URL',
-    );
-  }
-  const problems = await checkWorkspace(app.deps);
-  if (problems.length > 0) {
-    await releaseApp(app);
-    throw new ExitError(
-      2,
-      `maestro worker: this workspace cannot run commands; nothing was taken. Fix it and start again:\n${problems.map((p) => `  ${p}`).join('\n')}`,
-    );
-  }
-  const { redactUrl } = await import('../compose/engine.js');
-  const takesFrom = `the engine at ${redactUrl(handle.engine.url)}`;
-  const reporter = new WatchReporter(io, { output: pickWatchOutput(io, opts.json === true), takesFrom });
-  const name = opts.name ?? `${os.hostname()}-${proc.pid}`;
-  const concurrency = opts.concurrency ?? app.deps.config.watch.concurrency;
-  const worker = await openWorker(app, handle, { once: opts.once === true, pid: proc.pid, name, onEvent: reporter.onEvent, concurrency });
-  const disposeSignals = handleStopSignals(proc, { onFirst: () => void worker.stop(), beforeExit: () => reporter.stop() });
-  try {
-    await worker.run();
-    return 0;
-  } finally {
-    disposeSignals();
-    reporter.stop();
-    await worker.close();
-  }
 }

@@ -1,8 +1,5 @@
-import path from 'node:path';
-import { FsWatcherRegistry } from '../adapters/fs/watcher-registry.js';
 import { RunNotResumableError } from '../app/process-command.js';
-import type { App } from './app.js';
-import { resumeHere } from './resume.js';
+import type { UseCases } from './use-cases.js';
 
 /** Who takes a continued run up: a running watcher, one of the engine's workers, or the console itself. */
 export type Resumer = 'watcher' | 'worker' | 'console';
@@ -19,16 +16,13 @@ export class ConsoleCarrier {
   readonly #waiting = new Set<string>();
 
   constructor(
-    private readonly app: App,
+    private readonly app: UseCases,
     private readonly options: { readonly signal: AbortSignal; readonly onProblem: (message: string) => void },
   ) {}
 
   /** Who resumes a run continued now: a live watcher or worker if there is one, else this console. */
   async resumer(): Promise<Resumer> {
-    const engine = this.app.engine;
-    if (engine) return (await engine.queue.liveWorkers()).length > 0 ? 'worker' : 'console';
-    const registry = new FsWatcherRegistry(path.join(this.app.paths.state, 'watchers'));
-    return (await registry.list()).some((w) => w.alive) ? 'watcher' : 'console';
+    return (await this.app.taker()) ?? 'console';
   }
 
   /** Whether the run waits in this console's line to be carried on. */
@@ -42,7 +36,7 @@ export class ConsoleCarrier {
     this.#waiting.add(runId);
     this.#chain = this.#chain.then(async () => {
       try {
-        if (!this.options.signal.aborted) await resumeHere(this.app, runId);
+        if (!this.options.signal.aborted) await this.app.resume(runId);
       } catch (error) {
         // Another process took it up (a watcher started meanwhile): it goes on there. An interrupt is the console stopping.
         if (!(error instanceof RunNotResumableError) && !this.options.signal.aborted) {

@@ -3,22 +3,19 @@ import path from 'node:path';
 import { commandNameProblem, dropCommand } from '../adapters/fs/command-drop.js';
 import { sha256 } from '../adapters/system/hashing.js';
 import type { CommandFinding } from '../app/check-command.js';
-import { commandFindings } from '../app/command-findings.js';
-import { decidePause, type HitlDecisionInput, type HitlDecisionResult } from '../app/hitl.js';
+import type { HitlDecisionInput, HitlDecisionResult } from '../app/hitl.js';
 import { LiveRuns } from '../app/live-runs.js';
-import { confirmOutcome, type OutcomeInput, type OutcomeResult } from '../app/outcome.js';
 import type { AuditRecord } from '../domain/audit.js';
 import { defaultSensitiveScanner } from '../domain/audit-sanitizer.js';
 import { readAuditRecords, verifyAuditLog, type AuditVerification } from '../domain/audit-verify.js';
 import type { RunState } from '../domain/run-state.js';
 import { canResume } from '../domain/run/transitions.js';
-import { createApp, type App } from './app.js';
 import { artifactClash } from './artifact-claims.js';
 import { type ArtifactView, insideWorkspace, readArtifactView, screenedArtifact } from './artifact-view.js';
 import { ConsoleCarrier, type Resumer } from './console-carrier.js';
 import { type IndexedRun, RunIndex } from './run-index.js';
 import { openAuditSource } from './audit.js';
-import { runLiveness, shownRun } from './resume.js';
+import { type MaestroApp as App, openApp } from './use-cases.js';
 import { openWorkspace, type RejectedCommand, type Workspace, type WorkspaceStatus } from './workspace.js';
 
 /** A run's audit log as the console shows it: its sanitized records, and whether its chain verifies. */
@@ -38,6 +35,14 @@ export interface QueueView {
 }
 
 /** What adding a command did: written into `commands/` under `name`, or refused (nothing written) with why. */
+export type { ArtifactView } from './artifact-view.js';
+export type { IndexedRun } from './run-index.js';
+export type { RunListing } from './workspace.js';
+export type { CommandFinding, PausedRow, ShowDetails } from './use-cases.js';
+export { HitlRefusedError, OutcomeRefusedError } from './use-cases.js';
+export type { LiveEvent } from '../app/live-runs.js';
+export { addConsolePerson } from './console-people.js';
+
 export type AddResult =
   | { readonly added: true; readonly name: string }
   | { readonly added: false; readonly findings: readonly CommandFinding[]; readonly problem?: string };
@@ -47,6 +52,7 @@ export type AddResult =
  * `requeue`, `validate`, `status`, `audit`): on files or with an engine, chosen once by `createApp`.
  */
 export interface ConsoleBackend {
+  /** The app's use cases (its wiring is there for tests; the console's pages use the use cases). */
   readonly app: App;
   readonly label: string;
   /** Every run, newest first, with the text a search looks in (kept between requests: a run that ended is read once). */
@@ -64,7 +70,7 @@ export interface ConsoleBackend {
   /** A picture written beside the run's artifact (SVG), by its plain file name. */
   picture(state: RunState, file: string): Promise<string | undefined>;
   /** A person's decision; a `continue` says who takes the run up (the console itself when no watcher or worker is there). */
-  decide(input: HitlDecisionInput): Promise<HitlDecisionResult & { readonly resumer?: Resumer }>;
+  decide(input: Omit<HitlDecisionInput, 'isOwned'>): Promise<HitlDecisionResult & { readonly resumer?: Resumer }>;
   /**
    * Carries on a run nobody runs (interrupted, or stopped by a storage failure) in this console, as
    * `maestro run --resume` would; false (nothing done) when the run is not one that waits for that.
@@ -72,12 +78,8 @@ export interface ConsoleBackend {
   resume(runId: string): Promise<boolean>;
   /** Whether the run waits in this console's line to be carried on. */
   isCarrying(runId: string): boolean;
-  /** A person confirms whether the run's outcome was right, as `maestro outcome` does. */
-  confirmOutcome(input: OutcomeInput): Promise<OutcomeResult>;
   queue(): Promise<QueueView>;
   requeue(name: string): Promise<string>;
-  /** The findings `maestro validate` would print for this text; nothing is written. */
-  check(text: string): Promise<CommandFinding[]>;
   /** Checks the text, and only when nothing would stop or pause it, writes it into `commands/` as `name`. */
   add(name: string, text: string): Promise<AddResult>;
   readonly live: LiveRuns;
@@ -92,9 +94,9 @@ export async function openConsole(options: {
   onProblem?: (message: string) => void;
 }): Promise<ConsoleBackend> {
   const stopping = new AbortController();
-  const app = await createApp({ workspace: options.workspace, env: options.env, signal: stopping.signal });
-  const files = await openWorkspace(options.workspace);
-  const check = (text: string) => commandFindings(text, app.deps);
+  const app = await openApp({ workspace: options.workspace, env: options.env, signal: stopping.signal });
+  const files = await openWorkspace(options.workspace, options.env);
+  const check = async (text: string) => (await app.review(text)).findings;
   const index = new RunIndex(app);
   // The first look reads every checkpoint once: begun now, it is done before anyone asks.
   index.runs().catch(() => undefined);
@@ -106,7 +108,7 @@ export async function openConsole(options: {
     run: async (runId) => {
       const state = await app.deps.ledger.load(runId).catch(() => undefined);
       if (!state) return undefined;
-      const shown = await shownRun(app, state);
+      const shown = await app.shown(state);
       return { state, status: shown.status === 'interrupted' && carrier.isWaiting(runId) ? 'running' : shown.status };
     },
     audit: (runId) => readAudit(app, options.env, runId),
@@ -114,8 +116,7 @@ export async function openConsole(options: {
     artifactDownload: (state) => screenedArtifact(app.paths.root, state.artifact ?? ''),
     picture: (state, file) => readPicture(app, state, file),
     decide: async (input) => {
-      const deps = app.engine ? app.engine.depsForRun(input.runId) : app.deps;
-      const result = await decidePause({ ...input, isOwned: () => runLiveness(app).isHeld(input.runId) }, deps);
+      const result = await app.decide(input);
       if (result.decision !== 'continue') return result;
       const resumer = await carrier.resumer();
       if (resumer === 'console') carrier.carry(input.runId);
@@ -123,23 +124,20 @@ export async function openConsole(options: {
     },
     resume: async (runId) => {
       const state = await app.deps.ledger.load(runId).catch(() => undefined);
-      if (!state || !canResume(state) || (await runLiveness(app).isHeld(runId))) return false;
+      if (!state || !canResume(state) || (await app.isHeld(runId))) return false;
       carrier.carry(runId);
       return true;
     },
     isCarrying: (runId) => carrier.isWaiting(runId),
-    confirmOutcome: (input) => confirmOutcome(input, app.deps),
     queue: () => readQueue(app, files),
     requeue: (name) => files.rejected.requeue(name),
-    check,
     add: (name, text) => addCommand(app, files, check, { name, text }),
     live: new LiveRuns(app.deps.ledger),
     close: async () => {
       // A run carried on here stops at its last checkpoint (shown interrupted; it can be resumed again).
       stopping.abort(new Error('interrupted'));
       await carrier.settled();
-      await app.deps.notifier?.settled(5_000);
-      await app.engine?.engine.close();
+      await app.close();
     },
   };
 }
@@ -166,7 +164,7 @@ async function readPicture(app: App, state: RunState, file: string): Promise<str
 async function readQueue(app: App, files: Workspace): Promise<QueueView> {
   const status = await files.status({ recent: 0 });
   const rejected = await files.rejected.list();
-  const engine = app.engine ? await app.engine.queue.stats() : undefined;
+  const engine = await app.queueStats();
   return { queued: status.queued, inflight: status.inflight, rejected, ...(engine ? { engine } : {}) };
 }
 

@@ -3,12 +3,9 @@ import type { DecideDeps, DecisionInbox } from '../app/hitl.js';
 import type { RunClaimDeps } from '../app/run-claim.js';
 import type { RunDeps } from '../app/run-deps.js';
 import { VerifiedInputReader } from '../app/verified-inputs.js';
-import type { WorkerSession } from '../app/worker-loop.js';
 import { FsArtifactWriter } from '../adapters/fs/artifact-writer.js';
 import { PgArtifactWriter } from '../adapters/pg/artifact-writer.js';
 import { PgEngine, redactUrl, type Fence } from '../adapters/pg/engine.js';
-/** An engine URL without its password, for people (a worker's first line). */
-export { redactUrl } from '../adapters/pg/engine.js';
 import { PgLoopPolicyStore } from '../adapters/pg/loop-policy-store.js';
 import { PgQueue, type EngineClaim, type PgWorkerSession } from '../adapters/pg/queue.js';
 import { PgRunLedger } from '../adapters/pg/run-ledger.js';
@@ -30,6 +27,8 @@ export class EngineResumeError extends AppError {
 /** What a workspace with an engine adds to the app: the engine, its queue, and this workspace's id in it. */
 export interface EngineHandle {
   readonly engine: PgEngine;
+  /** `the engine at <url without its password>`, for people. */
+  readonly label: string;
   readonly queue: PgQueue;
   /** Which workspace submitted a command, so its artifacts go back there: `<host>:<absolute path>`. */
   readonly workspaceId: string;
@@ -120,6 +119,7 @@ export function engineDeps(options: { engine: PgEngine; clock: Clock; config: Wo
     stores: { ...stores, decisions, runLocks: new PgRunLocks(engine) },
     handle: (base) => ({
       engine,
+      label: `the engine at ${redactUrl(engine.url)}`,
       queue,
       workspaceId,
       depsForRun: (runId) => ({ ...base, artifacts: new PgArtifactWriter(engine, runId, base.artifacts) }),
@@ -155,5 +155,3 @@ export function workerClaimDeps(options: {
     },
   };
 }
-
-export type { WorkerSession };

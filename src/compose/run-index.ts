@@ -1,11 +1,8 @@
-import { listDirOrEmpty } from '../adapters/fs/read.js';
-import { fromState, listAuditOnlyRuns, readRunState, type RunListing } from '../adapters/fs/run-catalog.js';
-import { showRun } from '../adapters/fs/run-liveness.js';
+import { fromState, type RunListing } from '../adapters/fs/run-catalog.js';
 import { isLiveRun } from '../domain/run/transitions.js';
 import type { RunState } from '../domain/run-state.js';
 import { screenText } from '../domain/screen.js';
-import type { App } from './app.js';
-import { runLiveness } from './resume.js';
+import type { MaestroApp as App } from './use-cases.js';
 
 /** A run as the console lists and searches it: its listing, and the text a search looks in (screened, lower case). */
 export interface IndexedRun {
@@ -30,9 +27,8 @@ export class RunIndex {
 
   async runs(): Promise<IndexedRun[]> {
     const { app } = this;
-    const liveness = runLiveness(app);
     const out: IndexedRun[] = [];
-    const ids = app.engine ? await app.deps.ledger.list() : await listDirOrEmpty(app.paths.runs);
+    const ids = await app.deps.ledger.list().catch(() => []);
     const seen = new Set<string>();
     for (const id of ids) {
       seen.add(id);
@@ -41,16 +37,15 @@ export class RunIndex {
         out.push(kept);
         continue;
       }
-      const state = app.engine ? await app.deps.ledger.load(id).catch(() => undefined) : await readRunState(app.paths, id);
+      const state = await app.deps.ledger.load(id).catch(() => undefined);
       if (!state) continue;
-      const listing = fromState(state, app.deps.config.prices, await showRun(state, liveness));
+      const listing = fromState(state, app.deps.config.prices, await app.shown(state));
       const fresh = { listing, text: searchText(state), ended: !isLiveRun(state) };
       this.#kept.set(id, fresh);
       out.push(fresh);
     }
     for (const id of this.#kept.keys()) if (!seen.has(id)) this.#kept.delete(id);
-    if (!app.engine)
-      for (const listing of await listAuditOnlyRuns(app.paths, seen)) out.push({ listing, text: searchText(undefined, listing) });
+    for (const listing of await app.auditOnlyRuns(seen)) out.push({ listing, text: searchText(undefined, listing) });
     return out.sort((a, b) => b.listing.started_at.localeCompare(a.listing.started_at) || b.listing.run_id.localeCompare(a.listing.run_id));
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { whenEngineReachable } from '../../src/cli/engine-start.js';
+import { whenEngineReachable } from '../../src/compose/use-cases.js';
 import { AppError } from '../../src/domain/errors.js';
 
 /** What the engine adapter throws: a connection that failed (transient) or an engine that cannot be used as it is. */

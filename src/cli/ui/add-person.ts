@@ -13,7 +13,7 @@ export async function addPerson(io: Io, name: string, opts: { expires?: string; 
     );
   }
   const token = randomToken();
-  const { addConsolePerson } = await import('../../compose/console-people.js');
+  const { addConsolePerson } = await import('../../compose/console.js');
   const person = { name, token_sha256: sha256Hex(token), ...(opts.expires !== undefined ? { expires: opts.expires } : {}) };
   const added = await addConsolePerson({
     workspace: resolveWorkspace(opts.workspace, io.env, io.cwd),

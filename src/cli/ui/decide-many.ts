@@ -1,4 +1,4 @@
-import type { PausedRow } from '../hitl-details.js';
+import type { PausedRow } from '../../compose/console.js';
 import { html, type SafeHtml } from './html.js';
 
 /** One run of a decision taken on a selection: decided (and who takes it up), or refused with why. */

@@ -5,8 +5,7 @@ import type { RunState } from '../../domain/run-state.js';
 import { withoutMoveOn } from '../../domain/stop-explanation.js';
 import { parseVerdict } from '../../domain/verdict.js';
 import { authorText } from '../decision-author.js';
-import type { PausedRow } from '../hitl-details.js';
-import type { ShowDetails } from '../hitl-details.js';
+import type { PausedRow, ShowDetails } from '../../compose/console.js';
 import { type DecidedOne, decidedList, pickBox, selectionForm } from './decide-many.js';
 import { html, type SafeHtml } from './html.js';
 

@@ -1,6 +1,6 @@
 import type { Context, Env, Hono } from 'hono';
 import { z } from 'zod';
-import { OutcomeRefusedError } from '../../app/outcome.js';
+import { OutcomeRefusedError } from '../../compose/console.js';
 import type { RunAudit } from '../../compose/console.js';
 import type { RunState } from '../../domain/run-state.js';
 import { readForm } from './forms.js';

@@ -1,7 +1,7 @@
-import type { ArtifactView } from '../../compose/artifact-view.js';
+import type { ArtifactView } from '../../compose/console.js';
 import type { RunAudit } from '../../compose/console.js';
 import type { RunState } from '../../domain/run-state.js';
-import type { ShowDetails } from '../hitl-details.js';
+import type { ShowDetails } from '../../compose/console.js';
 import { decisionBlock, nextPauseBlock } from './decision-card.js';
 import { html, markdownHtml, type SafeHtml } from './html.js';
 import { outcomeBlock } from './outcome.js';

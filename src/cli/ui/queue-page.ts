@@ -1,4 +1,4 @@
-import type { CommandFinding } from '../../app/check-command.js';
+import type { CommandFinding } from '../../compose/console.js';
 import type { QueueView } from '../../compose/console.js';
 import { html, type SafeHtml } from './html.js';
 

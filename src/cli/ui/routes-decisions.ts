@@ -1,8 +1,6 @@
 import type { Hono } from 'hono';
-import { HitlRefusedError } from '../../app/hitl.js';
+import { HitlRefusedError } from '../../compose/console.js';
 import type { ConsoleBackend } from '../../compose/console.js';
-import { pausedRuns } from '../hitl-details.js';
-import { showDetails } from '../hitl-details.js';
 import { type ConsoleEnv, type ConsoleServerOptions, doneNotice, page, RUN_ID } from './context.js';
 import { decisionsPage, type KeptNote, raceSentence } from './decision-card.js';
 import { type DecidedOne, readPick } from './decide-many.js';
@@ -18,11 +16,11 @@ const TAKEN_UP = {
 
 /** Every run paused for a person, oldest pause first, with what its card shows. */
 export async function decisionRows(backend: ConsoleBackend) {
-  const rows = await pausedRuns(backend.app);
+  const rows = await backend.app.paused();
   const out = [];
   for (const row of rows) {
-    const state = await backend.app.deps.ledger.load(row.run_id).catch(() => undefined);
-    if (state) out.push({ row, state, details: await showDetails({ app: backend.app, runId: row.run_id, state }) });
+    const shown = await backend.app.pauseDetails(row.run_id).catch(() => undefined);
+    if (shown) out.push({ row, ...shown });
   }
   return out.sort((a, b) => b.row.age_seconds - a.row.age_seconds);
 }
@@ -60,7 +58,7 @@ export function registerDecisions(app: Hono<ConsoleEnv>, options: ConsoleServerO
         });
       } catch (error) {
         if (!(error instanceof HitlRefusedError)) throw error;
-        const state = await backend.app.deps.ledger.load(p.runId).catch(() => undefined);
+        const state = (await backend.run(p.runId))?.state;
         decided.push({ runId: p.runId, refused: raceSentence(state, p.pauseId, error.message) });
       }
     }
@@ -90,7 +88,7 @@ export function registerDecisions(app: Hono<ConsoleEnv>, options: ConsoleServerO
       return c.redirect(`/runs/${encodeURIComponent(runId)}?done=${done}`, 303);
     } catch (error) {
       if (!(error instanceof HitlRefusedError)) throw error;
-      const state = await backend.app.deps.ledger.load(runId).catch(() => undefined);
+      const state = (await backend.run(runId))?.state;
       return refuse(raceSentence(state, pauseId, error.message), 409);
     }
   });

@@ -33,7 +33,7 @@ export function registerQueue(app: Hono<ConsoleEnv>, options: ConsoleServerOptio
     if (!text.trim())
       return again({ kind: 'refused', text: 'Refused: paste a command or choose a file; nothing was written.' }, undefined, 422);
     if (form.value.action === 'check') {
-      const findings = await backend.check(text);
+      const findings = (await backend.app.review(text)).findings;
       const ok = findings.length === 0;
       return again(
         {

@@ -1,10 +1,9 @@
 import path from 'node:path';
 import type { Hono } from 'hono';
 import { stream, streamSSE } from 'hono/streaming';
-import type { LiveEvent } from '../../app/live-runs.js';
+import type { LiveEvent } from '../../compose/console.js';
 import { screenText } from '../../domain/screen.js';
 import { renderTranscript } from '../../domain/transcript.js';
-import { showDetails } from '../hitl-details.js';
 import { TranscriptFeed } from '../transcript-feed.js';
 import { type ConsoleEnv, type ConsoleServerOptions, doneNotice, page, RUN_ID } from './context.js';
 import { readForm } from './forms.js';
@@ -31,8 +30,9 @@ export function registerRuns(app: Hono<ConsoleEnv>, options: ConsoleServerOption
       const body = problemPage(`Run ${runId} has no checkpoint (it ended before one was kept); its audit log: maestro audit show ${runId}`);
       return c.html(page(c, options, runId, body), 200);
     }
-    const details = await showDetails({ app: backend.app, runId, state: run.state });
-    const transcript = renderTranscript(run.state, run.status, { audience: 'console', prices: backend.app.deps.config.prices });
+    const details = (await backend.app.pauseDetails(runId))?.details;
+    if (!details) return unknown();
+    const transcript = renderTranscript(run.state, run.status, { audience: 'console', prices: backend.app.config.prices });
     const part = Number.parseInt(c.req.query('part') ?? '1', 10);
     const artifact = await backend.artifact(run.state, Number.isInteger(part) ? part - 1 : 0);
     const next = c.req.query('done') ? await nextWaiting(options, runId) : undefined;

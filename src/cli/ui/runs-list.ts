@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { RunListing } from '../../compose/workspace.js';
-import type { IndexedRun } from '../../compose/run-index.js';
+import type { IndexedRun, RunListing } from '../../compose/console.js';
 import { SHOWN_RUN_STATUSES } from '../../domain/run-liveness.js';
 import { html, type SafeHtml } from './html.js';
 import { badge } from './pages.js';

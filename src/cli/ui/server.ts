@@ -58,7 +58,7 @@ export function consoleServer(options: ConsoleServerOptions): Hono<ConsoleEnv> {
   registerLive(app, options);
   registerOutcome(app, {
     runId: RUN_ID,
-    confirm: (input) => options.backend.confirmOutcome(input),
+    confirm: (input) => options.backend.app.confirmOutcome(input),
     page: (c, body) => page(c, options, 'Outcome', body),
   });
   app.notFound((c) => c.html(page(c, options, 'Not found', problemPage('There is no such page.')), 404));

@@ -1,7 +1,8 @@
 import { describeContinue } from '../app/hitl.js';
 import { conflictFingerprint } from '../app/loop-policy.js';
-import type { App } from '../compose/app.js';
-import { shownRun } from '../compose/resume.js';
+import { showRun } from '../adapters/fs/run-liveness.js';
+import type { App } from './app.js';
+import type { Backend } from './backend.js';
 import { isConflictStopped, pausesFor } from '../domain/loop-policy/workspace-loop.js';
 import { openPause } from '../domain/hitl-decision.js';
 import type { RunState } from '../domain/run-state.js';
@@ -54,7 +55,7 @@ export async function pausedRuns(app: App): Promise<PausedRow[]> {
  * What `hitl show` tells of a run: its pause while it is open (a decided or ended one is history, never
  * offered again), what continue would do, the plan and draft, the decisions so far and who took them.
  */
-export async function showDetails(options: { app: App; runId: string; state: RunState }): Promise<ShowDetails> {
+export async function showDetails(options: { app: App; backend: Backend; runId: string; state: RunState }): Promise<ShowDetails> {
   const { app, state } = options;
   const hitlText = await app.deps.ledger.readFile(options.runId, 'hitl.json').catch(() => undefined);
   const hitlFile = readJsonObject(hitlText);
@@ -66,7 +67,7 @@ export async function showDetails(options: { app: App; runId: string; state: Run
   const pause = openPause(state);
   return {
     run_id: state.run_id,
-    status: (await shownRun(app, state)).status,
+    status: (await showRun(state, options.backend)).status,
     // The task as the checkpoint keeps it (screened), and what was taken out of it: categories, never values.
     task: state.command.task_description,
     redacted: state.command_redacted ?? [],

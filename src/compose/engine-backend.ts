@@ -1,10 +1,32 @@
 import os from 'node:os';
-import type { EngineClaim, PgWorkerSession } from '../adapters/pg/queue.js';
+import { fromAuditText } from '../adapters/fs/run-catalog.js';
+import { type EngineClaim, PgWorkerSession } from '../adapters/pg/queue.js';
 import { resumeRun, RunNotResumableError } from '../app/process-command.js';
 import { interruptClaim, runClaimHere } from '../app/run-claim.js';
 import type { RunOutcome } from '../app/run-deps.js';
 import type { App } from './app.js';
+import type { Backend } from './backend.js';
 import { workerClaimDeps, type EngineHandle } from './engine.js';
+
+/** A workspace with an engine: runs held by the workers' leases, continued runs queued for whichever worker is free. */
+export function engineBackend(app: App, handle: EngineHandle): Backend {
+  return {
+    continuedBy: 'worker',
+    isHeld: (runId) => handle.queue.isRunOwned(runId),
+    hasTaker: async () => (await handle.queue.liveWorkers()).length > 0,
+    depsForRun: (runId) => handle.depsForRun(runId),
+    resumeHeld: (runId) => resumeOnEngine(app, handle, runId),
+    archiveMemory: async (sessionId) => {
+      const archived = await handle.archiveMemory(sessionId);
+      return archived > 0 ? `persona memory archived in the engine (${archived} persona(s)); the personas start fresh` : undefined;
+    },
+    durability: (allowAsync) => handle.durability(allowAsync),
+    auditOnlyRuns: async (known) =>
+      [...(await handle.queue.auditOnlyRuns())].flatMap(([runId, text]) => (known.has(runId) ? [] : (fromAuditText(text, runId) ?? []))),
+    queueStats: () => handle.queue.stats(),
+    close: () => handle.engine.close(),
+  };
+}
 
 /**
  * `run --resume` and `hitl decide --run` with an engine: this process takes the run as a worker
@@ -13,8 +35,7 @@ import { workerClaimDeps, type EngineHandle } from './engine.js';
  * no worker can run it at the same time. A run a live worker holds is refused; a run the queue does
  * not hold (started in the foreground, never submitted) resumes from its checkpoint as on files.
  */
-export async function resumeOnEngine(app: App, handle: EngineHandle, runId: string): Promise<RunOutcome> {
-  const { PgWorkerSession } = await import('../adapters/pg/queue.js');
+async function resumeOnEngine(app: App, handle: EngineHandle, runId: string): Promise<RunOutcome> {
   const session = await PgWorkerSession.open(handle.engine, { name: `${os.hostname()}-${process.pid}-foreground` });
   try {
     const claim = await session.claimRun(runId);

@@ -1,0 +1,32 @@
+import type { RunListing } from '../adapters/fs/run-catalog.js';
+import type { QueueStats } from '../adapters/pg/queue.js';
+import type { DecideDeps } from '../app/hitl.js';
+import type { RunOutcome } from '../app/run-deps.js';
+import type { DurabilityVerdict } from '../domain/engine-durability.js';
+
+/**
+ * What differs between a workspace on files and one with an engine (PostgreSQL), chosen once per
+ * app: the use cases ask here, and never branch on the back end themselves.
+ */
+export interface Backend {
+  /** Who takes a continued run up: a running watcher (files), or a free worker of the engine. */
+  readonly continuedBy: 'watcher' | 'worker';
+  /** Whether a live process runs the run now: a watcher's claim or `maestro run` (files), a worker's lease (engine). */
+  isHeld(runId: string): Promise<boolean>;
+  /** Whether a watcher (files) or a worker (engine) is alive to take a continued run up. */
+  hasTaker(): Promise<boolean>;
+  /** The deps a decision on this run writes with: with an engine, a stop's artifact is kept there for the intake. */
+  depsForRun(runId: string): DecideDeps;
+  /** `run --resume` once this process holds the run's lock. */
+  resumeHeld(runId: string): Promise<RunOutcome>;
+  /** A new council session: every persona's memory archived; what was done, for people (undefined when there was none). */
+  archiveMemory(sessionId: string): Promise<string | undefined>;
+  /** Whether the commits an intake or a worker makes are durable (always on files). */
+  durability(allowAsync: boolean): Promise<DurabilityVerdict>;
+  /** The runs only an audit log knows (a command that was invalid, a run that died before its first checkpoint), but those of `known`. */
+  auditOnlyRuns(known: ReadonlySet<string>): Promise<RunListing[]>;
+  /** The engine's queue counts; undefined on files (their queue is `commands/`). */
+  queueStats(): Promise<QueueStats | undefined>;
+  /** Lets go of the engine (nothing to do on files). */
+  close(): Promise<void>;
+}

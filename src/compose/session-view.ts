@@ -1,0 +1,57 @@
+import { renderSummary } from '../domain/memory/summary.js';
+import type { Persona } from '../domain/persona.js';
+import type { SessionState } from '../domain/session-state.js';
+import { reliability } from '../domain/track-record.js';
+import type { App } from './app.js';
+
+/** `maestro session show`: the council session, each persona's memory, and the loop-policy counters of this session. */
+export interface SessionView {
+  readonly session_id: string;
+  readonly started_at: string;
+  /** What a prompt carries of a persona's memory (`history` in maestro.config.json). */
+  readonly carries: { readonly max_tokens: number; readonly recent_tasks: number; readonly recall: number };
+  readonly personas: ReturnType<typeof memoryHeld>[];
+  readonly conflicts: { readonly conflict: string; readonly pauses: number; readonly stopped: boolean }[];
+}
+
+export async function sessionView(app: App): Promise<SessionView> {
+  const loop = await app.deps.loopPolicy.read();
+  const { personas } = await app.deps.personas.loadAll();
+  const memory = [];
+  for (const p of personas) memory.push(memoryHeld(p, (await app.deps.sessions.load(p.id)).state, app.countTokens));
+  const { max_tokens, recent_tasks, recall } = app.deps.config.history;
+  const prefix = `${loop.session_id}|`;
+  const conflicts = loop.counter.counts
+    .filter((c) => c.conflict_key.startsWith(prefix))
+    .map((c) => ({
+      conflict: c.conflict_key.slice(prefix.length),
+      pauses: c.count,
+      stopped: loop.state.stopped_keys.includes(c.conflict_key),
+    }));
+  return {
+    session_id: loop.session_id,
+    started_at: loop.started_at,
+    carries: { max_tokens, recent_tasks, recall },
+    personas: memory,
+    conflicts,
+  };
+}
+
+/** What a persona's memory holds: its task summaries and passages, their tokens, and the latest summaries as a prompt shows them. */
+function memoryHeld(persona: Persona, state: SessionState, count: (text: string) => number) {
+  const summaries = state.tasks.reduce((sum, t) => sum + (t.tokens ?? count(renderSummary(t))), 0);
+  const passages = state.passages.reduce((sum, p) => sum + (p.tokens ?? count(p.text)), 0);
+  return {
+    persona: persona.id,
+    runs: state.runs.length + state.archived.count,
+    tasks: state.tasks.length,
+    passages: state.passages.length,
+    archived_runs: state.archived.count,
+    tokens: { summaries, passages, total: summaries + passages },
+    latest: state.tasks.slice(-3).reverse().map(renderSummary),
+    updated_at: state.runs.length > 0 ? state.updated_at : null,
+    // Its weight under `by_priors`: its declared prior, updated by the outcomes a person confirmed.
+    reliability: reliability(persona.priors, state.outcomes),
+    confirmed: { right: state.outcomes.filter((o) => o.right).length, wrong: state.outcomes.filter((o) => !o.right).length },
+  };
+}
