@@ -26,7 +26,7 @@ export class ConsoleCarrier {
   /** Who resumes a run continued now: a live watcher or worker if there is one, else this console. */
   async resumer(): Promise<Resumer> {
     const engine = this.app.engine;
-    if (engine) return (await engine.queue.liveWorkers()).length > 0 ? 'worker' : 'console';
+    if (engine) return (await engine.reads.liveWorkers()).length > 0 ? 'worker' : 'console';
     const registry = new FsWatcherRegistry(path.join(this.app.paths.state, 'watchers'));
     return (await registry.list()).some((w) => w.alive) ? 'watcher' : 'console';
   }

@@ -166,7 +166,7 @@ async function readPicture(app: App, state: RunState, file: string): Promise<str
 async function readQueue(app: App, files: Workspace): Promise<QueueView> {
   const status = await files.status({ recent: 0 });
   const rejected = await files.rejected.list();
-  const engine = app.engine ? await app.engine.queue.stats() : undefined;
+  const engine = app.engine ? await app.engine.reads.stats() : undefined;
   return { queued: status.queued, inflight: status.inflight, rejected, ...(engine ? { engine } : {}) };
 }
 

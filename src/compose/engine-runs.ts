@@ -1,7 +1,7 @@
 import { fromAuditText, fromState, type RunListing } from '../adapters/fs/run-catalog.js';
 import { showRun } from '../adapters/fs/run-liveness.js';
 import type { PgEngine } from '../adapters/pg/engine.js';
-import { PgQueue } from '../adapters/pg/queue.js';
+import { PgQueueReads } from '../adapters/pg/queue-reads.js';
 import { prunePgAudit } from '../adapters/pg/retention.js';
 import { PgRunStore } from '../adapters/pg/run-store.js';
 import { systemClock } from '../adapters/system/system-clock.js';
@@ -47,7 +47,7 @@ export function withEngineRuns(files: Workspace, url: string): Workspace {
       },
       shown: (run) =>
         using(url, async (engine) => {
-          const pending = await new PgQueue(engine).pendingRuns();
+          const pending = await new PgQueueReads(engine).pendingRuns();
           return showRun(run, { isHeld: async (id: string) => pending.has(id) });
         }),
     },
@@ -66,7 +66,7 @@ export function withEngineRuns(files: Workspace, url: string): Workspace {
 }
 
 async function listEngineRuns(engine: PgEngine, files: Workspace, prices: Readonly<Record<string, Price>>): Promise<RunListing[]> {
-  const queue = new PgQueue(engine);
+  const queue = new PgQueueReads(engine);
   const pending = await queue.pendingRuns();
   const liveness = { isHeld: async (id: string) => pending.has(id) };
   const runs = new Map<string, RunListing>();

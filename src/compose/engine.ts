@@ -11,6 +11,7 @@ import { PgEngine, redactUrl, type Fence } from '../adapters/pg/engine.js';
 export { redactUrl } from '../adapters/pg/engine.js';
 import { PgLoopPolicyStore } from '../adapters/pg/loop-policy-store.js';
 import { PgQueue, type EngineClaim, type PgWorkerSession } from '../adapters/pg/queue.js';
+import { PgQueueReads } from '../adapters/pg/queue-reads.js';
 import { PgRunLedger } from '../adapters/pg/run-ledger.js';
 import { PgRunLocks } from '../adapters/pg/run-locks.js';
 import { PgSessionStore } from '../adapters/pg/session-store.js';
@@ -31,6 +32,8 @@ export class EngineResumeError extends AppError {
 export interface EngineHandle {
   readonly engine: PgEngine;
   readonly queue: PgQueue;
+  /** The queue as `status`, the console and run liveness read it. */
+  readonly reads: PgQueueReads;
   /** Which workspace submitted a command, so its artifacts go back there: `<host>:<absolute path>`. */
   readonly workspaceId: string;
   /** The app's deps with the artifacts of `runId` kept in the engine (a decision taken on any machine). */
@@ -121,6 +124,7 @@ export function engineDeps(options: { engine: PgEngine; clock: Clock; config: Wo
     handle: (base) => ({
       engine,
       queue,
+      reads: new PgQueueReads(engine),
       workspaceId,
       depsForRun: (runId) => ({ ...base, artifacts: new PgArtifactWriter(engine, runId, base.artifacts) }),
       archiveMemory: (sessionId) => stores.sessions.archiveAll(sessionId),

@@ -78,7 +78,7 @@ async function resumeClaimed(app: App, runId: string): Promise<RunOutcome> {
 /** Who runs what: the engine's leases (a worker's heartbeat) with an engine, else the workspace's files. */
 export function runLiveness(app: App): RunLiveness {
   const engine = app.engine;
-  return engine ? { isHeld: (runId) => engine.queue.isRunOwned(runId) } : new FsRunLiveness(app.paths);
+  return engine ? { isHeld: (runId) => engine.reads.isRunOwned(runId) } : new FsRunLiveness(app.paths);
 }
 
 /** The status a person sees: a run left `running` that nobody holds is `interrupted`, with the command that resumes it. */
