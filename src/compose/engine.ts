@@ -6,6 +6,7 @@ import { VerifiedInputReader } from '../app/verified-inputs.js';
 import type { WorkerSession } from '../app/worker-loop.js';
 import { FsArtifactWriter } from '../adapters/fs/artifact-writer.js';
 import { PgArtifactWriter } from '../adapters/pg/artifact-writer.js';
+import { EngineClaimStore } from '../adapters/pg/claim-store.js';
 import { PgEngine, redactUrl, type Fence } from '../adapters/pg/engine.js';
 /** An engine URL without its password, for people (a worker's first line). */
 export { redactUrl } from '../adapters/pg/engine.js';
@@ -149,7 +150,7 @@ export function workerClaimDeps(options: {
   const fence = session.fence(claim, controls.lost);
   const stores = engineStores({ engine, clock: base.clock, config: base.config, fence });
   return {
-    claims: session.claimsFor(claim, fence),
+    claims: new EngineClaimStore(engine, claim, fence),
     run: {
       ...base,
       ...stores,
