@@ -1,5 +1,5 @@
 import type { RunListing } from '../adapters/fs/run-catalog.js';
-import type { QueueStats } from '../adapters/pg/queue.js';
+import type { QueueStats } from '../adapters/pg/queue-reads.js';
 import type { DecideDeps } from '../app/hitl.js';
 import type { RunOutcome } from '../app/run-deps.js';
 import type { DurabilityVerdict } from '../domain/engine-durability.js';

@@ -12,8 +12,8 @@ import { workerClaimDeps, type EngineHandle } from './engine.js';
 export function engineBackend(app: App, handle: EngineHandle): Backend {
   return {
     continuedBy: 'worker',
-    isHeld: (runId) => handle.queue.isRunOwned(runId),
-    hasTaker: async () => (await handle.queue.liveWorkers()).length > 0,
+    isHeld: (runId) => handle.reads.isRunOwned(runId),
+    hasTaker: async () => (await handle.reads.liveWorkers()).length > 0,
     depsForRun: (runId) => handle.depsForRun(runId),
     resumeHeld: (runId) => resumeOnEngine(app, handle, runId),
     archiveMemory: async (sessionId) => {
@@ -22,8 +22,8 @@ export function engineBackend(app: App, handle: EngineHandle): Backend {
     },
     durability: (allowAsync) => handle.durability(allowAsync),
     auditOnlyRuns: async (known) =>
-      [...(await handle.queue.auditOnlyRuns())].flatMap(([runId, text]) => (known.has(runId) ? [] : (fromAuditText(text, runId) ?? []))),
-    queueStats: () => handle.queue.stats(),
+      [...(await handle.reads.auditOnlyRuns())].flatMap(([runId, text]) => (known.has(runId) ? [] : (fromAuditText(text, runId) ?? []))),
+    queueStats: () => handle.reads.stats(),
     close: () => handle.engine.close(),
   };
 }

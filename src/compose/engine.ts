@@ -5,9 +5,11 @@ import type { RunDeps } from '../app/run-deps.js';
 import { VerifiedInputReader } from '../app/verified-inputs.js';
 import { FsArtifactWriter } from '../adapters/fs/artifact-writer.js';
 import { PgArtifactWriter } from '../adapters/pg/artifact-writer.js';
+import { EngineClaimStore } from '../adapters/pg/claim-store.js';
 import { PgEngine, redactUrl, type Fence } from '../adapters/pg/engine.js';
 import { PgLoopPolicyStore } from '../adapters/pg/loop-policy-store.js';
 import { PgQueue, type EngineClaim, type PgWorkerSession } from '../adapters/pg/queue.js';
+import { PgQueueReads } from '../adapters/pg/queue-reads.js';
 import { PgRunLedger } from '../adapters/pg/run-ledger.js';
 import { PgRunLocks } from '../adapters/pg/run-locks.js';
 import { PgSessionStore } from '../adapters/pg/session-store.js';
@@ -30,6 +32,8 @@ export interface EngineHandle {
   /** `the engine at <url without its password>`, for people. */
   readonly label: string;
   readonly queue: PgQueue;
+  /** The queue as `status`, the console and run liveness read it. */
+  readonly reads: PgQueueReads;
   /** Which workspace submitted a command, so its artifacts go back there: `<host>:<absolute path>`. */
   readonly workspaceId: string;
   /** The app's deps with the artifacts of `runId` kept in the engine (a decision taken on any machine). */
@@ -121,6 +125,7 @@ export function engineDeps(options: { engine: PgEngine; clock: Clock; config: Wo
       engine,
       label: `the engine at ${redactUrl(engine.url)}`,
       queue,
+      reads: new PgQueueReads(engine),
       workspaceId,
       depsForRun: (runId) => ({ ...base, artifacts: new PgArtifactWriter(engine, runId, base.artifacts) }),
       archiveMemory: (sessionId) => stores.sessions.archiveAll(sessionId),
@@ -145,7 +150,7 @@ export function workerClaimDeps(options: {
   const fence = session.fence(claim, controls.lost);
   const stores = engineStores({ engine, clock: base.clock, config: base.config, fence });
   return {
-    claims: session.claimsFor(claim, fence),
+    claims: new EngineClaimStore(engine, claim, fence),
     run: {
       ...base,
       ...stores,

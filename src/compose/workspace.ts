@@ -15,7 +15,7 @@ import { WorkspacePaths } from '../adapters/fs/workspace-paths.js';
 import { listRejected as readRejected, type RejectedCommand } from '../adapters/fs/rejected.js';
 import { scaffoldWorkspace, type ScaffoldResult } from '../adapters/fs/workspace-scaffold.js';
 import type { PgEngine } from '../adapters/pg/engine.js';
-import type { LiveWorker, PgQueue, QueueStats } from '../adapters/pg/queue.js';
+import type { LiveWorker, PgQueueReads, QueueStats } from '../adapters/pg/queue-reads.js';
 import { loadWorkspaceConfig, resolveEngineUrl } from '../config.js';
 import { type AuditSource, openAuditSource } from './audit.js';
 import { readRouteOutages, type RouteOutage } from './route-breaker.js';
@@ -26,7 +26,7 @@ export type { RunListing } from '../adapters/fs/run-catalog.js';
 export type { ShownRun } from '../adapters/fs/run-liveness.js';
 export type { WorkspaceStatus } from '../adapters/fs/workspace-status.js';
 export type { WorkspacePaths } from '../adapters/fs/workspace-paths.js';
-export type { LiveWorker, QueueStats } from '../adapters/pg/queue.js';
+export type { LiveWorker, QueueStats } from '../adapters/pg/queue-reads.js';
 export type { AuditSource } from './audit.js';
 export type { RouteOutage } from './route-breaker.js';
 
@@ -35,8 +35,8 @@ export interface ClusterStatus {
   readonly url: string;
   readonly workers: readonly LiveWorker[];
   readonly queue: QueueStats;
-  readonly running: Awaited<ReturnType<PgQueue['runningRuns']>>;
-  readonly paused: Awaited<ReturnType<PgQueue['pausedRuns']>>;
+  readonly running: Awaited<ReturnType<PgQueueReads['runningRuns']>>;
+  readonly paused: Awaited<ReturnType<PgQueueReads['pausedRuns']>>;
   /** The engine's runs with this workspace's, newest first. */
   readonly recent: readonly RunListing[];
 }
@@ -111,12 +111,12 @@ function onFiles(paths: WorkspacePaths, env: Readonly<Record<string, string | un
 }
 
 /** Opens the engine for one read (or one prune), then closes it; its client is loaded only now. */
-async function using<T>(url: string, fn: (engine: PgEngine, queue: PgQueue) => Promise<T>): Promise<T> {
+async function using<T>(url: string, fn: (engine: PgEngine, queue: PgQueueReads) => Promise<T>): Promise<T> {
   const { openEngine } = await import('./engine.js');
-  const { PgQueue } = await import('../adapters/pg/queue.js');
+  const { PgQueueReads } = await import('../adapters/pg/queue-reads.js');
   const engine = await openEngine(url, 'maestro runs');
   try {
-    return await fn(engine, new PgQueue(engine));
+    return await fn(engine, new PgQueueReads(engine));
   } finally {
     await engine.close();
   }
@@ -176,7 +176,7 @@ function withEngine(files: Workspace, url: string): Workspace {
 
 async function listEngineRuns(
   engine: PgEngine,
-  queue: PgQueue,
+  queue: PgQueueReads,
   files: Workspace,
   prices: Readonly<Record<string, Price>>,
 ): Promise<RunListing[]> {

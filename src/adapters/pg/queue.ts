@@ -1,9 +1,7 @@
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { QUEUE_STATE_OF, type Claim, type Rejection } from '../../domain/queue.js';
-import type { RunStatus } from '../../domain/run-state.js';
-import { screenRejection, screenText } from '../../domain/screen.js';
+import type { Claim, Rejection } from '../../domain/queue.js';
 import type { Delivery } from '../../domain/ports.js';
 import { decideRun } from '../../domain/run/policy.js';
 import { ClaimLostError, EngineError, SESSION_ALIVE_SQL, type Fence, type PgEngine, type Queryable } from './engine.js';
@@ -15,7 +13,8 @@ export const DONE_CHANNEL = 'maestro_done';
 /** A run whose worker died this many times in a row without its checkpoint advancing is set aside (rejected). */
 export const MAX_STALLS = 10;
 
-const alive = (owner: string): string => SESSION_ALIVE_SQL.replace('%OWNER%', owner);
+/** SQL that is true while the worker session `owner` (a column or parameter) has a live database connection. */
+export const alive = (owner: string): string => SESSION_ALIVE_SQL.replace('%OWNER%', owner);
 
 /** A claimed queue row, as `claimNext` and `claimRun` return it. */
 interface ClaimRow {
@@ -49,24 +48,7 @@ export interface Submission {
   readonly inputHashes: Readonly<Record<string, string>>;
 }
 
-export interface QueueStats {
-  readonly queued: number;
-  readonly running: number;
-  readonly paused: number;
-  readonly done: number;
-  readonly rejected: number;
-}
-
-export interface LiveWorker {
-  readonly session_id: string;
-  readonly name: string;
-  readonly host: string;
-  readonly pid: number;
-  readonly started_at: string;
-  readonly current_run: string | null;
-}
-
-/** The queue as the intake, `status` and `hitl` see it (no claim is held). */
+/** The queue as the intake and `hitl` write and read it (no claim is held); `status`, `runs` and the console read it through PgQueueReads. */
 export class PgQueue {
   constructor(private readonly engine: PgEngine) {}
 
@@ -144,107 +126,6 @@ export class PgQueue {
       [workspaceId],
     );
     return Number(r.rows[0]?.n ?? 0);
-  }
-
-  async stats(): Promise<QueueStats> {
-    const r = await this.engine.query<{ state: keyof QueueStats; n: string }>(
-      'SELECT state, count(*) AS n FROM maestro_queue GROUP BY state',
-    );
-    const out: Record<keyof QueueStats, number> = { queued: 0, running: 0, paused: 0, done: 0, rejected: 0 };
-    for (const row of r.rows) out[row.state] = Number(row.n);
-    return out;
-  }
-
-  /** Worker sessions whose database connection is alive, oldest first. */
-  async liveWorkers(): Promise<LiveWorker[]> {
-    const r = await this.engine.query<LiveWorker & { started_at: Date }>(
-      `SELECT w.session_id, w.name, w.host, w.pid, w.started_at, w.current_run FROM maestro_workers w
-        WHERE w.stopped_at IS NULL AND ${alive('w.session_id')} ORDER BY w.started_at`,
-    );
-    return r.rows.map((w) => ({ ...w, started_at: new Date(w.started_at).toISOString() }));
-  }
-
-  /**
-   * Every run paused for a person, cluster-wide, oldest pause first, with who paused it: the worker
-   * whose claim it was (its name and host), or nobody when it was paused in the foreground (`maestro run`).
-   */
-  async pausedRuns(): Promise<
-    {
-      run_id: string;
-      source: string;
-      layer: string | null;
-      reason_code: string | null;
-      message: string;
-      requested_at: string | null;
-      paused_by: { name: string; host: string } | null;
-    }[]
-  > {
-    const r = await this.engine.query<{
-      run_id: string;
-      source: string;
-      layer: string | null;
-      reason_code: string | null;
-      message: string | null;
-      requested_at: string | null;
-      worker_name: string | null;
-      worker_host: string | null;
-    }>(
-      `SELECT r.run_id, r.state->>'source' AS source, r.state->'pause'->>'layer' AS layer, r.state->'pause'->>'reason_code' AS reason_code,
-              coalesce(r.state->'pause'->>'message', r.state->>'summary', '') AS message, r.state->'pause'->>'requested_at' AS requested_at,
-              w.name AS worker_name, w.host AS worker_host
-         FROM maestro_runs r
-         LEFT JOIN maestro_queue q ON q.run_id = r.run_id AND q.state = 'paused'
-         LEFT JOIN maestro_workers w ON w.session_id = q.owner
-        WHERE r.status = 'paused' ORDER BY r.state->'pause'->>'requested_at', r.run_id`,
-    );
-    // Checkpoints written before they were screened are read here without parsing: screened as they are shown.
-    return r.rows.map(({ worker_name, worker_host, ...row }) => ({
-      ...row,
-      source: screenText(row.source),
-      message: screenText(row.message ?? ''),
-      paused_by: worker_name ? { name: screenText(worker_name), host: screenText(worker_host ?? '') } : null,
-    }));
-  }
-
-  /** Runs a worker holds now, with the worker's session. */
-  async runningRuns(): Promise<
-    { run_id: string; source: string; owner: string | null; owner_alive: boolean; claimed_at: string | null }[]
-  > {
-    const r = await this.engine.query<{
-      run_id: string;
-      source: string;
-      owner: string | null;
-      owner_alive: boolean;
-      claimed_at: Date | null;
-    }>(
-      `SELECT q.run_id, q.source, q.owner, ${alive('q.owner')} AS owner_alive, q.claimed_at FROM maestro_queue q WHERE q.state = 'running' ORDER BY q.seq`,
-    );
-    return r.rows.map((row) => ({ ...row, claimed_at: row.claimed_at ? new Date(row.claimed_at).toISOString() : null }));
-  }
-
-  /** Runs a worker holds now or is about to take (queued): the engine's counterpart of a live holder on files. */
-  async pendingRuns(): Promise<Set<string>> {
-    const r = await this.engine.query<{ run_id: string }>(
-      `SELECT q.run_id FROM maestro_queue q WHERE q.state = 'queued' OR (q.state = 'running' AND ${alive('q.owner')})`,
-    );
-    return new Set(r.rows.map((row) => row.run_id));
-  }
-
-  /** Every audit log with no checkpoint (a command that was invalid, a run that died before its first), as text. */
-  async auditOnlyRuns(): Promise<Map<string, string>> {
-    const r = await this.engine.query<{ run_id: string; text: string }>(
-      `SELECT a.run_id, string_agg(a.line, E'\n' ORDER BY a.seq) AS text FROM maestro_audit a
-        WHERE NOT EXISTS (SELECT 1 FROM maestro_runs r WHERE r.run_id = a.run_id) GROUP BY a.run_id`,
-    );
-    return new Map(r.rows.map((row) => [row.run_id, row.text]));
-  }
-
-  /** Whether a live worker holds this run now. */
-  async isRunOwned(runId: string): Promise<boolean> {
-    const r = await this.engine.query(`SELECT 1 FROM maestro_queue q WHERE q.run_id = $1 AND q.state = 'running' AND ${alive('q.owner')}`, [
-      runId,
-    ]);
-    return r.rowCount === 1;
   }
 
   /** Queues a paused run a person chose to continue; any free worker resumes it from its checkpoint. */
@@ -426,11 +307,6 @@ export class PgWorkerSession {
     return { runId: claim.runId, owner: this.id, epoch: claim.epoch, lost };
   }
 
-  /** The claim store the run-claim use case settles through, for one claim. */
-  claimsFor(claim: EngineClaim, fence: Fence): EngineClaimStore {
-    return new EngineClaimStore(this.engine, claim, fence);
-  }
-
   /** Hands an interrupted claim back to the queue (this worker is stopping); its checkpoint resumes elsewhere. */
   async requeue(claim: EngineClaim): Promise<void> {
     await this.engine.query(
@@ -452,87 +328,5 @@ export class PgWorkerSession {
         .catch(() => undefined);
     this.#alive = false;
     await this.client.end().catch(() => undefined);
-  }
-}
-
-/**
- * Settles a claimed command in the engine (the part of the ClaimStore port that the run-claim use
- * case needs). Every change is fenced to the claim.
- */
-export class EngineClaimStore {
-  constructor(
-    private readonly engine: PgEngine,
-    private readonly claim: EngineClaim,
-    private readonly fenceOf: Fence,
-  ) {}
-
-  async read(): Promise<string> {
-    return this.claim.body;
-  }
-
-  /**
-   * The run ended or paused. The checkpoint that ended it already moved the queue row in its own
-   * transaction (run-store.ts), so there is usually nothing left to do; a row still running (an ended
-   * run whose checkpoint was written before that rule) follows its checkpoint's status here.
-   */
-  async release(): Promise<void> {
-    await this.engine.tx(async (db) => {
-      if ((await this.#heldState(db)) !== 'running') return;
-      const r = await db.query<{ status: RunStatus }>('SELECT status FROM maestro_runs WHERE run_id = $1', [this.claim.runId]);
-      const next = r.rows[0] ? QUEUE_STATE_OF[r.rows[0].status] : undefined;
-      if (!next) return;
-      await db.query(
-        `UPDATE maestro_queue SET finished_at = now(), delivered_at = NULL, state = $2 WHERE run_id = $1 AND state = 'running'`,
-        [this.claim.runId, next],
-      );
-      await db.query('SELECT pg_notify($1, $2)', [DONE_CHANNEL, this.claim.runId]);
-    });
-  }
-
-  /** Sets the row aside with the reason (the failed run's checkpoint may have moved it to rejected already: the reason is added). */
-  async reject(_claim: Claim, rejection: Rejection): Promise<string | null> {
-    const kept = screenRejection(rejection);
-    await this.engine.tx(async (db) => {
-      const state = await this.#heldState(db);
-      if (state !== 'running' && state !== 'rejected')
-        throw new ClaimLostError(`run ${this.claim.runId} has already ${state === 'done' ? 'ended' : 'paused'}: it cannot be set aside`);
-      await db.query(
-        `UPDATE maestro_queue SET state = 'rejected', rejection = $2, finished_at = now(), delivered_at = NULL
-          WHERE run_id = $1 AND (state = 'running' OR delivered_at IS NULL)`,
-        [this.claim.runId, JSON.stringify(kept)],
-      );
-      await db.query('SELECT pg_notify($1, $2)', [DONE_CHANNEL, this.claim.runId]);
-    });
-    // Where the intake moves the file, whole: its workspace id is `host:root` (compose/engine.ts), as scp names a file elsewhere.
-    return this.claim.kind === 'decision' ? null : `${this.claim.workspaceId}/.maestro/rejected/${this.claim.source}`;
-  }
-
-  /**
-   * The queue row's state, locked, when it is still this claim's: the same owner and epoch, and, while
-   * it runs, a live session (the fence). A row this claim's own checkpoint moved on keeps its owner and
-   * epoch; a row another worker took, or a decision queued again, does not: the claim is lost.
-   */
-  async #heldState(db: Queryable): Promise<string> {
-    const r = await db.query<{ state: string; alive: boolean }>(
-      `SELECT q.state, ${alive('q.owner')} AS alive FROM maestro_queue q WHERE q.run_id = $1 AND q.owner = $2 AND q.epoch = $3 FOR UPDATE OF q`,
-      [this.claim.runId, this.fenceOf.owner, this.fenceOf.epoch],
-    );
-    const row = r.rows[0];
-    if (!row || (row.state === 'running' && !row.alive) || row.state === 'queued') {
-      const lost = new ClaimLostError(
-        `this worker no longer holds run ${this.claim.runId} (its claim moved on or its engine session ended)`,
-      );
-      this.fenceOf.lost(lost.message);
-      throw lost;
-    }
-    return row.state;
-  }
-
-  async recordFailure(_claim: Claim, reason: string): Promise<string[]> {
-    const r = await this.engine.query<{ failures: string[] }>(
-      `UPDATE maestro_queue SET failures = failures || jsonb_build_array($2::text) WHERE run_id = $1 RETURNING failures`,
-      [this.claim.runId, reason],
-    );
-    return r.rows[0]?.failures ?? [reason];
   }
 }

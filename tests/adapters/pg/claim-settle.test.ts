@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ClaimLostError, type PgEngine } from '../../../src/adapters/pg/engine.js';
+import { EngineClaimStore } from '../../../src/adapters/pg/claim-store.js';
 import { PgQueue, PgWorkerSession } from '../../../src/adapters/pg/queue.js';
 import { PgRunLedger } from '../../../src/adapters/pg/run-ledger.js';
 import { settleClaim, type RunClaimDeps } from '../../../src/app/run-claim.js';
@@ -41,7 +42,7 @@ async function endedOnWorker(runId: string, status: Ended) {
   await run.commit({ start: aPgRunState(runId) });
   const event = ended(status);
   await run.commit({ event, records: [auditEvent('RUN_FINISHED', event.decision)] });
-  const deps = { claims: session.claimsFor(claim, fence), run: {} as RunDeps } satisfies RunClaimDeps;
+  const deps = { claims: new EngineClaimStore(engine, claim, fence), run: {} as RunDeps } satisfies RunClaimDeps;
   return { session, claim, fence, losses, deps };
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ClaimLostError, type PgEngine } from '../../../src/adapters/pg/engine.js';
 import { PgLoopPolicyStore } from '../../../src/adapters/pg/loop-policy-store.js';
 import { MAX_STALLS, PgQueue, PgWorkerSession } from '../../../src/adapters/pg/queue.js';
+import { PgQueueReads } from '../../../src/adapters/pg/queue-reads.js';
 import { readPgAuditRun } from '../../../src/adapters/pg/audit-log.js';
 import { PgRunLedger } from '../../../src/adapters/pg/run-ledger.js';
 import { PgSessionStore } from '../../../src/adapters/pg/session-store.js';
@@ -211,7 +212,7 @@ describe('what the engine keeps is screened', () => {
     expect(kept.state).toContain('[REDACTED:EMAIL]');
     expect(kept.files).toEqual(['command.json']);
     expect((await ledger.load(runId))?.command_redacted).toEqual(['EMAIL']);
-    expect((await new PgQueue(engine).pausedRuns()).find((p) => p.run_id === runId)?.message).toBe('found [REDACTED:EMAIL]');
+    expect((await new PgQueueReads(engine).pausedRuns()).find((p) => p.run_id === runId)?.message).toBe('found [REDACTED:EMAIL]');
 
     await run.commit({
       event: {
