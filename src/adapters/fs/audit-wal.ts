@@ -2,7 +2,7 @@ import { GENESIS_HASH, type AuditHead, type Sha256 } from '../../domain/audit-ch
 import { splitAuditLines, verifyAuditLog } from '../../domain/audit-verify.js';
 import { StorageError } from '../../domain/errors.js';
 import type { AuditAhead } from './audit-sink.js';
-import { flushData, writeFully, type DurableFs, type DurableHandle } from './atomic-file.js';
+import { flushData, storageError, writeFully, type DurableFs, type DurableHandle } from './atomic-file.js';
 import { safeJson } from './read.js';
 
 /**
@@ -184,10 +184,4 @@ export function verifyChain(runId: string, lines: readonly string[], sha256: Sha
     sha256,
     scanner: { detect: () => [] },
   });
-}
-
-function storageError(what: string, file: string, error: unknown): StorageError {
-  if (error instanceof StorageError) return error;
-  const code = (error as NodeJS.ErrnoException).code;
-  return new StorageError(`${what}: ${(error as Error).message}`, file, { cause: error, ...(code ? { errno: code } : {}) });
 }

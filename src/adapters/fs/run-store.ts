@@ -13,15 +13,16 @@ import {
   syncDirectory,
   writeFileAtomically,
   writeFully,
+  storageError,
   type DurableFs,
   type DurableHandle,
 } from './atomic-file.js';
 import type { AuditAhead } from './audit-sink.js';
-import { appendAuditLines, flushAuditFiles, formatAuditHead, missingFromLog, writeAuditAhead } from './audit-wal.js';
-import { splitAuditLines } from '../../domain/audit-verify.js';
+import { settleAuditFromJournal } from './audit-recovery.js';
+import { flushAuditFiles, writeAuditAhead } from './audit-wal.js';
 import { readIfExists } from './read.js';
 import { sha256 } from '../system/hashing.js';
-import { baseLine, eventLine, JOURNAL_FILE, journalAuditLines, journalRemovals, readCheckpoint } from './run-journal.js';
+import { baseLine, eventLine, JOURNAL_FILE, journalRemovals, readCheckpoint } from './run-journal.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
 /**
@@ -95,11 +96,6 @@ export class FsRunStore {
       return;
     }
     await this.#start(state);
-  }
-
-  /** Makes one applied event durable: one journal line and one fdatasync. */
-  async record(change: RunChange): Promise<void> {
-    return this.recordAhead(change);
   }
 
   /**
@@ -267,39 +263,6 @@ export class FsRunStore {
     }
   }
 
-  /**
-   * Makes the run's audit log hold, on disk, every record its journal carries, and its head name the
-   * last: for a journal another process left (a crash), or one whose records could not all be written.
-   * Opening the log does the same and records it (JsonlAuditLog), and a resumed run opens its log
-   * first: this is the net under the other paths.
-   */
-  async #settleAudit(runId: string, journalFile: string, text: string | undefined): Promise<void> {
-    const ahead = text === undefined ? [] : journalAuditLines(text);
-    if (ahead.length === 0) return;
-    const logFile = this.paths.auditLog(runId);
-    const headFile = this.paths.auditHead(runId);
-    const log = (await readIfExists(logFile)) ?? '';
-    const { lines, torn } = splitAuditLines(log);
-    const missing = missingFromLog(runId, lines, ahead, sha256);
-    if ('problem' in missing)
-      throw new StorageError(`the checkpoint journal ${journalFile} cannot be folded: ${missing.problem}`, journalFile);
-    if (missing.lines.length > 0) {
-      await appendAuditLines(
-        this.#fs,
-        logFile,
-        missing.lines,
-        Buffer.byteLength(log) - (torn === undefined ? 0 : Buffer.byteLength(torn)),
-        torn !== undefined,
-      );
-    }
-    await flushAuditFiles(this.#fs, [logFile]);
-    const lastLine = missing.lines.length > 0 ? missing.lines[missing.lines.length - 1] : lines[lines.length - 1];
-    const last = JSON.parse(lastLine ?? '{}') as { seq: number; hash: string };
-    const head = formatAuditHead({ v: 1, run_id: runId, seq: last.seq, hash: last.hash });
-    if ((await readIfExists(headFile)) !== head) await writeFileAtomically(headFile, head, { mode: 0o600, fs: this.#fs });
-    else await flushAuditFiles(this.#fs, [headFile]);
-  }
-
   /** The run's audit log, held open to append while the journal is. */
   async #openAuditLog(runId: string): Promise<DurableHandle> {
     const file = this.paths.auditLog(runId);
@@ -323,8 +286,10 @@ export class FsRunStore {
     // The records the journal carries must be in their log, and on disk, before it goes; if they
     // cannot be put there, the journal stays (it still holds them) and this throws.
     const text = !open || open.auditBehind ? await readIfExists(file) : undefined;
-    if (!open || open.auditBehind) await this.#settleAudit(runId, file, text);
-    else if (open.wroteAhead) await flushAuditFiles(this.#fs, [this.paths.auditLog(runId), this.paths.auditHead(runId)]);
+    if (!open || open.auditBehind) {
+      const [logFile, headFile] = [this.paths.auditLog(runId), this.paths.auditHead(runId)];
+      await settleAuditFromJournal({ runId, file: logFile, headFile, journalFile: file, journal: text, fs: this.#fs, sha256 });
+    } else if (open.wroteAhead) await flushAuditFiles(this.#fs, [this.paths.auditLog(runId), this.paths.auditHead(runId)]);
     this.#open.delete(runId);
     await open?.handle.close().catch(() => undefined);
     await open?.auditLog?.close().catch(() => undefined);
@@ -355,10 +320,4 @@ async function exists(file: string): Promise<boolean> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw storageError(`could not read ${file}`, file, error);
   }
-}
-
-function storageError(what: string, file: string, error: unknown): StorageError {
-  if (error instanceof StorageError) return error;
-  const code = (error as NodeJS.ErrnoException).code;
-  return new StorageError(`${what}: ${(error as Error).message}`, file, { cause: error, ...(code ? { errno: code } : {}) });
 }
