@@ -1,6 +1,6 @@
 import { chmod, truncate } from 'node:fs/promises';
 import { AuditRecord, type AuditEvent } from '../../domain/audit.js';
-import { AuditHead, GENESIS_HASH, type Sha256 } from '../../domain/audit-chain.js';
+import { AuditHead, emptyAuditHead, GENESIS_HASH, type Sha256 } from '../../domain/audit-chain.js';
 import { splitAuditLines } from '../../domain/audit-verify.js';
 import { runDecision } from '../../domain/decision.js';
 import { StorageError } from '../../domain/errors.js';
@@ -44,14 +44,25 @@ export interface ChainStart {
  * Refused (fail closed): a chain that does not verify (edited, reordered, foreign lines) and a log
  * shorter than its head says (truncated) — `maestro audit verify` says why.
  */
-export async function recoverChain(options: {
+export async function recoverChain(options: RecoverOptions): Promise<ChainStart> {
+  const start = await chainStart(options);
+  // The head is written whole here, at its fixed width and at the log's end (the chain verified), so that appends can rewrite it in place.
+  const { runId, headFile } = options;
+  const head = start.created ? emptyAuditHead(runId) : { v: 1 as const, run_id: runId, seq: start.seq - 1, hash: start.hash };
+  if (start.headText !== formatAuditHead(head)) await writeFileAtomically(headFile, formatAuditHead(head), { mode: 0o600 });
+  return start;
+}
+
+interface RecoverOptions {
   runId: string;
   file: string;
   headFile: string;
   journalFile: string;
   fs: DurableFs;
   sha256: Sha256;
-}): Promise<ChainStart> {
+}
+
+async function chainStart(options: RecoverOptions): Promise<ChainStart> {
   const { runId, file, headFile } = options;
   const log = await readIfExists(file);
   const headText = await readIfExists(headFile);
@@ -156,7 +167,7 @@ async function repairLog(options: {
   let restored: ChainStart['restored'];
   let dropped: ChainStart['dropped'];
   if (missing.length > 0) {
-    await appendAuditLines(options.fs, file, missing, wholeBefore, torn !== undefined);
+    await appendAuditLines(options.fs, file, missing, wholeBefore, { cutFirst: torn !== undefined });
     await flushAuditFiles(options.fs, [file]);
     restored = { records: missing.length, first_seq: (safeJson(missing[0] ?? '') as { seq: number }).seq };
   } else if (torn !== undefined) {
@@ -253,13 +264,9 @@ export async function settleAuditFromJournal(options: {
   if ('problem' in missing)
     throw new StorageError(`the checkpoint journal ${journalFile} cannot be folded: ${missing.problem}`, journalFile);
   if (missing.lines.length > 0) {
-    await appendAuditLines(
-      fs,
-      file,
-      missing.lines,
-      Buffer.byteLength(log) - (torn === undefined ? 0 : Buffer.byteLength(torn)),
-      torn !== undefined,
-    );
+    await appendAuditLines(fs, file, missing.lines, Buffer.byteLength(log) - (torn === undefined ? 0 : Buffer.byteLength(torn)), {
+      cutFirst: torn !== undefined,
+    });
   }
   await flushAuditFiles(fs, [file]);
   const lastLine = missing.lines.length > 0 ? missing.lines[missing.lines.length - 1] : lines[lines.length - 1];

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { unchainedRecord, type AuditEvent } from '../../domain/audit.js';
-import { emptyAuditHead, type Sha256 } from '../../domain/audit-chain.js';
+import type { Sha256 } from '../../domain/audit-chain.js';
 import { composeAuditLine } from '../../domain/audit-line.js';
 import { isSafeRunId } from '../../domain/audit-retention.js';
 import { cachedScanner, defaultSensitiveScanner, findSensitiveResidue, type SensitiveScanner } from '../../domain/audit-sanitizer.js';
@@ -8,18 +8,9 @@ import { StorageError } from '../../domain/errors.js';
 import type { Clock } from '../../domain/ports.js';
 import { sha256 as nodeSha256 } from '../system/hashing.js';
 import type { AuditAhead, AuditLog, AuditSink } from './audit-sink.js';
-import { recoverChain, recoveryEvents, restrict, stepIdOf } from './audit-recovery.js';
-import {
-  ensurePrivateDir,
-  flushData,
-  realFs,
-  storageError,
-  writeFileAtomically,
-  writeFully,
-  type DurableFs,
-  type DurableHandle,
-} from './atomic-file.js';
-import { flushAuditFiles, formatAuditHead, rewriteHeadInPlace } from './audit-wal.js';
+import { recoverChain, recoveryEvents, restrict, stepIdOf, type ChainStart } from './audit-recovery.js';
+import { ensurePrivateDir, flushData, realFs, storageError, type DurableFs, type DurableHandle } from './atomic-file.js';
+import { appendAuditLines, flushAuditFiles, rewriteHeadInPlace } from './audit-wal.js';
 import { JOURNAL_FILE } from './run-journal.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
@@ -81,19 +72,12 @@ export class JsonlAuditLog implements AuditLog {
       file,
       headFile,
       runId,
-      seq: start.seq,
-      prevHash: start.hash,
-      size: start.size,
+      start,
       fs: this.#fs,
       clock: this.clock,
       scanner: this.#scanner,
       sha256: this.#sha256,
-      recorded: start.events,
-      steps: start.steps,
     });
-    // The head is written whole here, at its fixed width and at the log's end (the chain verified), so that appends can rewrite it in place.
-    const head = start.created ? emptyAuditHead(runId) : { v: 1 as const, run_id: runId, seq: start.seq - 1, hash: start.hash };
-    if (start.headText !== formatAuditHead(head)) await writeFileAtomically(headFile, formatAuditHead(head), { mode: 0o600 });
     for (const event of recoveryEvents(start)) await sink.append(event);
     return sink;
   }
@@ -114,18 +98,12 @@ interface SinkOptions {
   readonly file: string;
   readonly headFile: string;
   readonly runId: string;
-  readonly seq: number;
-  readonly prevHash: string;
-  /** Bytes of whole lines in the log when it was opened. */
-  readonly size: number;
+  /** Where the chain stood when the log was opened (and made whole). */
+  readonly start: ChainStart;
   readonly fs: DurableFs;
   readonly clock: Clock;
   readonly scanner: SensitiveScanner;
   readonly sha256: Sha256;
-  /** Events already in the log when it was opened. */
-  readonly recorded: ReadonlySet<string>;
-  /** Step ids of the MODEL_CALL records already in the log. */
-  readonly steps: ReadonlySet<string>;
 }
 
 /**
@@ -159,11 +137,11 @@ class JsonlAuditSink implements AuditSink {
 
   constructor(private readonly options: SinkOptions) {
     this.path = options.file;
-    this.#seq = options.seq;
-    this.#prevHash = options.prevHash;
-    this.#size = options.size;
-    this.#recorded = new Set(options.recorded);
-    this.#steps = new Set(options.steps);
+    this.#seq = options.start.seq;
+    this.#prevHash = options.start.hash;
+    this.#size = options.start.size;
+    this.#recorded = new Set(options.start.events);
+    this.#steps = new Set(options.start.steps);
   }
 
   hasRecorded(event: string): boolean {
@@ -261,60 +239,23 @@ class JsonlAuditSink implements AuditSink {
   async #write(event: AuditEvent): Promise<void> {
     // Throws only when the event is not a record at all: a bug in the caller, refused alone.
     const composed = this.#compose([event]);
-    const data = Buffer.from(`${composed.lines.join('\n')}\n`, 'utf8');
+    const { file, fs, headFile, runId } = this.options;
     // The head on disk must not fall two writes behind: its last rewrite is flushed before this write,
     // and so is a head that records written ahead moved (they are in the journal; this one will not be).
     await this.#headSync;
-    let failure = (await this.#flushHeadAhead()) ?? (await this.#appendLines(data));
-    if (!failure) {
+    try {
+      if (this.#headMovedAhead) await flushAuditFiles(fs, [headFile]);
+      this.#headMovedAhead = false;
+      // Flushed before this resolves; whatever part of the lines reached the file unflushed is cut, so the next write starts on a clean line.
+      await appendAuditLines(fs, file, composed.lines, this.#size, { flush: true });
       // The lines are on disk: the chain moves on even if acknowledging them below fails.
       this.#advance(composed);
-      failure = await this.#rewriteHead(composed.seq - 1, composed.prevHash);
-    }
-    if (failure) {
-      this.#failed = failure;
-      throw failure;
-    }
-  }
-
-  /** Flushes a head that records written ahead moved; the failure, if it could not. */
-  async #flushHeadAhead(): Promise<StorageError | undefined> {
-    if (!this.#headMovedAhead) return undefined;
-    try {
-      await flushAuditFiles(this.options.fs, [this.options.headFile]);
-      this.#headMovedAhead = false;
-      return undefined;
+      const head = { v: 1 as const, run_id: runId, seq: composed.seq - 1, hash: composed.prevHash };
+      this.#headSync = flushInBackground(await rewriteHeadInPlace(fs, headFile, head));
     } catch (error) {
-      return storageError(`could not flush the audit head ${this.options.headFile}`, this.options.headFile, error);
-    }
-  }
-
-  /** Appends the lines to the log and syncs them; the failure, if it could not (with the partial lines cut off). */
-  async #appendLines(data: Buffer): Promise<StorageError | undefined> {
-    const { file, fs } = this.options;
-    let handle: DurableHandle | undefined;
-    try {
-      handle = await fs.open(file, 'a', 0o600);
-      await writeFully(handle, data);
-      await flushData(handle);
-      return undefined;
-    } catch (error) {
-      // Whatever part of the lines reached the file was never acknowledged: cut it, so the next write starts on a clean line.
-      await handle?.truncate?.(this.#size).catch(() => undefined);
-      return storageError(`could not append to the audit log ${file}`, file, error);
-    } finally {
-      await handle?.close().catch(() => undefined);
-    }
-  }
-
-  /** Rewrites the head to the chain's new end and flushes it in the background; the failure, if it could not. */
-  async #rewriteHead(seq: number, hash: string): Promise<StorageError | undefined> {
-    const { fs, headFile, runId } = this.options;
-    try {
-      this.#headSync = flushInBackground(await rewriteHeadInPlace(fs, headFile, { v: 1, run_id: runId, seq, hash }));
-      return undefined;
-    } catch (error) {
-      return storageError(`could not update the audit head ${headFile}`, headFile, error);
+      // The flush and the append fail as StorageErrors of their own; only the head's rewrite is named here.
+      this.#failed = storageError(`could not update the audit head ${headFile}`, headFile, error);
+      throw this.#failed;
     }
   }
 }
