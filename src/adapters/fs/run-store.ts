@@ -1,4 +1,4 @@
-import { access, readdir, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { parseRunState } from '../../domain/checkpoint.js';
 import type { RunEvent } from '../../domain/run-machine.js';
@@ -107,7 +107,8 @@ export class FsRunStore {
     const runId = change.after.run_id;
     if (audit && audit.log !== this.paths.auditLog(runId))
       throw new StorageError(`audit records of run ${runId} were handed over for another log (${audit.log})`, audit.log);
-    await this.#saveFilesOf(change);
+    // The files written before the change's line, each whole and durable (its folder synced) before the line is the commit point.
+    for (const file of change.files ?? []) await this.saveFile(runId, file.name, file.content);
     const open = await this.#appendChange(change, audit?.lines);
     for (const name of change.removeFiles ?? []) open.removed.add(name);
     if (audit && audit.lines.length > 0) {
@@ -119,11 +120,6 @@ export class FsRunStore {
     }
     await this.#removeFiles(runId, change.removeFiles ?? []);
     if (change.after.status !== 'running' || open.size > this.#compactBytes) await this.#compact(runId, change.after);
-  }
-
-  /** The files written before a change's line, each whole and durable (its folder synced) before the line is the commit point. */
-  async #saveFilesOf(change: RunChange): Promise<void> {
-    for (const file of change.files ?? []) await this.saveFile(change.after.run_id, file.name, file.content);
   }
 
   /** The change as journal lines (its records, when given, in the same line), appended and flushed. */
@@ -166,18 +162,9 @@ export class FsRunStore {
   /** Saves a side file next to the checkpoint (the command copy, a pause record, a draft). */
   async saveFile(runId: string, name: string, content: string): Promise<string> {
     await ensurePrivateDir(this.paths.runDir(runId));
-    const file = this.#runFile(runId, name);
+    const file = path.join(this.paths.runDir(runId), name);
     await writeFileAtomically(file, content, { mode: 0o600, fs: this.#fs });
     return file;
-  }
-
-  #runFile(runId: string, name: string): string {
-    return path.join(this.paths.runDir(runId), name);
-  }
-
-  /** A side file's text, or undefined when there is none. */
-  async loadFile(runId: string, name: string): Promise<string | undefined> {
-    return readIfExists(path.join(this.paths.runDir(runId), name));
   }
 
   async removeFile(runId: string, name: string): Promise<void> {
@@ -219,7 +206,7 @@ export class FsRunStore {
   async #start(state: RunState, audit?: readonly string[]): Promise<OpenJournal> {
     const dir = this.paths.runDir(state.run_id);
     const file = path.join(dir, JOURNAL_FILE);
-    if (await exists(file)) await this.#compact(state.run_id, state);
+    if ((await readIfExists(file)) !== undefined) await this.#compact(state.run_id, state);
     await ensurePrivateDir(dir);
     let handle: DurableHandle | undefined;
     try {
@@ -309,15 +296,5 @@ export class FsRunStore {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw storageError(`could not remove ${what} ${file}`, file, error);
     }
-  }
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw storageError(`could not read ${file}`, file, error);
   }
 }
