@@ -143,7 +143,8 @@ export async function syncDirectory(dir: string, fs: DurableFs = realFs): Promis
   }
 }
 
-function storageError(what: string, file: string, error: unknown): StorageError {
+/** A failure of a file operation as a StorageError naming the file (and its errno); a StorageError passes through. */
+export function storageError(what: string, file: string, error: unknown): StorageError {
   if (error instanceof StorageError) return error;
   const code = (error as NodeJS.ErrnoException).code;
   return new StorageError(`${what}: ${(error as Error).message}`, file, { cause: error, ...(code ? { errno: code } : {}) });

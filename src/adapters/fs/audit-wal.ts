@@ -1,8 +1,7 @@
 import { GENESIS_HASH, type AuditHead, type Sha256 } from '../../domain/audit-chain.js';
 import { splitAuditLines, verifyAuditLog } from '../../domain/audit-verify.js';
-import { StorageError } from '../../domain/errors.js';
 import type { AuditAhead } from './audit-sink.js';
-import { flushData, writeFully, type DurableFs, type DurableHandle } from './atomic-file.js';
+import { flushData, storageError, writeFully, type DurableFs, type DurableHandle } from './atomic-file.js';
 import { safeJson } from './read.js';
 
 /**
@@ -67,22 +66,23 @@ export async function writeAuditAhead(
 }
 
 /**
- * Appends whole lines to a log of `logBytes` bytes of whole lines (unflushed); a failed append is
- * cut back to them. `cutFirst`: the log may end in a torn fragment, cut before appending.
+ * Appends whole lines to a log of `logBytes` bytes of whole lines, unflushed unless `flush`; a failed
+ * append (or flush) is cut back to them. `cutFirst`: the log may end in a torn fragment, cut before appending.
  */
 export async function appendAuditLines(
   fs: DurableFs,
   log: string,
   lines: readonly string[],
   logBytes: number,
-  cutFirst = false,
+  options: { cutFirst?: boolean; flush?: boolean } = {},
 ): Promise<void> {
   const data = Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');
   let handle: DurableHandle | undefined;
   try {
     handle = await fs.open(log, 'a', 0o600);
-    if (cutFirst) await handle.truncate?.(logBytes);
+    if (options.cutFirst) await handle.truncate?.(logBytes);
     await writeFully(handle, data);
+    if (options.flush) await flushData(handle);
   } catch (error) {
     await handle?.truncate?.(logBytes).catch(() => undefined);
     throw storageError(`could not append to the audit log ${log}`, log, error);
@@ -184,10 +184,4 @@ export function verifyChain(runId: string, lines: readonly string[], sha256: Sha
     sha256,
     scanner: { detect: () => [] },
   });
-}
-
-function storageError(what: string, file: string, error: unknown): StorageError {
-  if (error instanceof StorageError) return error;
-  const code = (error as NodeJS.ErrnoException).code;
-  return new StorageError(`${what}: ${(error as Error).message}`, file, { cause: error, ...(code ? { errno: code } : {}) });
 }

@@ -1,4 +1,4 @@
-import { access, readdir, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { parseRunState } from '../../domain/checkpoint.js';
 import type { RunEvent } from '../../domain/run-machine.js';
@@ -13,15 +13,16 @@ import {
   syncDirectory,
   writeFileAtomically,
   writeFully,
+  storageError,
   type DurableFs,
   type DurableHandle,
 } from './atomic-file.js';
 import type { AuditAhead } from './audit-sink.js';
-import { appendAuditLines, flushAuditFiles, formatAuditHead, missingFromLog, writeAuditAhead } from './audit-wal.js';
-import { splitAuditLines } from '../../domain/audit-verify.js';
+import { settleAuditFromJournal } from './audit-recovery.js';
+import { flushAuditFiles, writeAuditAhead } from './audit-wal.js';
 import { readIfExists } from './read.js';
 import { sha256 } from '../system/hashing.js';
-import { baseLine, eventLine, JOURNAL_FILE, journalAuditLines, journalRemovals, readCheckpoint } from './run-journal.js';
+import { baseLine, eventLine, JOURNAL_FILE, journalRemovals, readCheckpoint } from './run-journal.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
 /**
@@ -97,11 +98,6 @@ export class FsRunStore {
     await this.#start(state);
   }
 
-  /** Makes one applied event durable: one journal line and one fdatasync. */
-  async record(change: RunChange): Promise<void> {
-    return this.recordAhead(change);
-  }
-
   /**
    * One change and the audit records written with it: one journal line holding both, one fdatasync;
    * then the records are appended to their log and the head rewritten, unflushed (the journal is
@@ -111,7 +107,8 @@ export class FsRunStore {
     const runId = change.after.run_id;
     if (audit && audit.log !== this.paths.auditLog(runId))
       throw new StorageError(`audit records of run ${runId} were handed over for another log (${audit.log})`, audit.log);
-    await this.#saveFilesOf(change);
+    // The files written before the change's line, each whole and durable (its folder synced) before the line is the commit point.
+    for (const file of change.files ?? []) await this.saveFile(runId, file.name, file.content);
     const open = await this.#appendChange(change, audit?.lines);
     for (const name of change.removeFiles ?? []) open.removed.add(name);
     if (audit && audit.lines.length > 0) {
@@ -123,11 +120,6 @@ export class FsRunStore {
     }
     await this.#removeFiles(runId, change.removeFiles ?? []);
     if (change.after.status !== 'running' || open.size > this.#compactBytes) await this.#compact(runId, change.after);
-  }
-
-  /** The files written before a change's line, each whole and durable (its folder synced) before the line is the commit point. */
-  async #saveFilesOf(change: RunChange): Promise<void> {
-    for (const file of change.files ?? []) await this.saveFile(change.after.run_id, file.name, file.content);
   }
 
   /** The change as journal lines (its records, when given, in the same line), appended and flushed. */
@@ -170,18 +162,9 @@ export class FsRunStore {
   /** Saves a side file next to the checkpoint (the command copy, a pause record, a draft). */
   async saveFile(runId: string, name: string, content: string): Promise<string> {
     await ensurePrivateDir(this.paths.runDir(runId));
-    const file = this.#runFile(runId, name);
+    const file = path.join(this.paths.runDir(runId), name);
     await writeFileAtomically(file, content, { mode: 0o600, fs: this.#fs });
     return file;
-  }
-
-  #runFile(runId: string, name: string): string {
-    return path.join(this.paths.runDir(runId), name);
-  }
-
-  /** A side file's text, or undefined when there is none. */
-  async loadFile(runId: string, name: string): Promise<string | undefined> {
-    return readIfExists(path.join(this.paths.runDir(runId), name));
   }
 
   async removeFile(runId: string, name: string): Promise<void> {
@@ -223,7 +206,7 @@ export class FsRunStore {
   async #start(state: RunState, audit?: readonly string[]): Promise<OpenJournal> {
     const dir = this.paths.runDir(state.run_id);
     const file = path.join(dir, JOURNAL_FILE);
-    if (await exists(file)) await this.#compact(state.run_id, state);
+    if ((await readIfExists(file)) !== undefined) await this.#compact(state.run_id, state);
     await ensurePrivateDir(dir);
     let handle: DurableHandle | undefined;
     try {
@@ -267,39 +250,6 @@ export class FsRunStore {
     }
   }
 
-  /**
-   * Makes the run's audit log hold, on disk, every record its journal carries, and its head name the
-   * last: for a journal another process left (a crash), or one whose records could not all be written.
-   * Opening the log does the same and records it (JsonlAuditLog), and a resumed run opens its log
-   * first: this is the net under the other paths.
-   */
-  async #settleAudit(runId: string, journalFile: string, text: string | undefined): Promise<void> {
-    const ahead = text === undefined ? [] : journalAuditLines(text);
-    if (ahead.length === 0) return;
-    const logFile = this.paths.auditLog(runId);
-    const headFile = this.paths.auditHead(runId);
-    const log = (await readIfExists(logFile)) ?? '';
-    const { lines, torn } = splitAuditLines(log);
-    const missing = missingFromLog(runId, lines, ahead, sha256);
-    if ('problem' in missing)
-      throw new StorageError(`the checkpoint journal ${journalFile} cannot be folded: ${missing.problem}`, journalFile);
-    if (missing.lines.length > 0) {
-      await appendAuditLines(
-        this.#fs,
-        logFile,
-        missing.lines,
-        Buffer.byteLength(log) - (torn === undefined ? 0 : Buffer.byteLength(torn)),
-        torn !== undefined,
-      );
-    }
-    await flushAuditFiles(this.#fs, [logFile]);
-    const lastLine = missing.lines.length > 0 ? missing.lines[missing.lines.length - 1] : lines[lines.length - 1];
-    const last = JSON.parse(lastLine ?? '{}') as { seq: number; hash: string };
-    const head = formatAuditHead({ v: 1, run_id: runId, seq: last.seq, hash: last.hash });
-    if ((await readIfExists(headFile)) !== head) await writeFileAtomically(headFile, head, { mode: 0o600, fs: this.#fs });
-    else await flushAuditFiles(this.#fs, [headFile]);
-  }
-
   /** The run's audit log, held open to append while the journal is. */
   async #openAuditLog(runId: string): Promise<DurableHandle> {
     const file = this.paths.auditLog(runId);
@@ -323,8 +273,10 @@ export class FsRunStore {
     // The records the journal carries must be in their log, and on disk, before it goes; if they
     // cannot be put there, the journal stays (it still holds them) and this throws.
     const text = !open || open.auditBehind ? await readIfExists(file) : undefined;
-    if (!open || open.auditBehind) await this.#settleAudit(runId, file, text);
-    else if (open.wroteAhead) await flushAuditFiles(this.#fs, [this.paths.auditLog(runId), this.paths.auditHead(runId)]);
+    if (!open || open.auditBehind) {
+      const [logFile, headFile] = [this.paths.auditLog(runId), this.paths.auditHead(runId)];
+      await settleAuditFromJournal({ runId, file: logFile, headFile, journalFile: file, journal: text, fs: this.#fs, sha256 });
+    } else if (open.wroteAhead) await flushAuditFiles(this.#fs, [this.paths.auditLog(runId), this.paths.auditHead(runId)]);
     this.#open.delete(runId);
     await open?.handle.close().catch(() => undefined);
     await open?.auditLog?.close().catch(() => undefined);
@@ -345,20 +297,4 @@ export class FsRunStore {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw storageError(`could not remove ${what} ${file}`, file, error);
     }
   }
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw storageError(`could not read ${file}`, file, error);
-  }
-}
-
-function storageError(what: string, file: string, error: unknown): StorageError {
-  if (error instanceof StorageError) return error;
-  const code = (error as NodeJS.ErrnoException).code;
-  return new StorageError(`${what}: ${(error as Error).message}`, file, { cause: error, ...(code ? { errno: code } : {}) });
 }

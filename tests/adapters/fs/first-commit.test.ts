@@ -59,11 +59,11 @@ describe("a run's first commit", () => {
       files: [{ name: 'command.json', content: '{"task_description":"A task"}' }],
     });
     expect(flushed).toEqual(['command.json', 'run-1', 'journal.jsonl', 'run-1']);
-    expect(await store.loadFile('run-1', 'command.json')).toBe('{"task_description":"A task"}');
+    expect(await readIfExists(path.join(paths.runDir('run-1'), 'command.json'))).toBe('{"task_description":"A task"}');
     expect((await store.load('run-1'))?.status).toBe('running');
     // A later change's files are written (and flushed) as well, before its line.
     await store.recordAhead({ at: state.created_at, after: { ...state, source: 'b.json' }, files: [{ name: 'hitl.json', content: '{}' }] });
-    expect(await store.loadFile('run-1', 'hitl.json')).toBe('{}');
+    expect(await readIfExists(path.join(paths.runDir('run-1'), 'hitl.json'))).toBe('{}');
     expect(flushed.at(-1)).toBe('journal.jsonl');
   });
 

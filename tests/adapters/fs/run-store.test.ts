@@ -58,7 +58,7 @@ class StoreRun {
     const before = this.state;
     const at = this.clock.now().toISOString();
     this.state = applyRunEvent(before, event, at);
-    await this.store.record({ before, event, at, after: this.state });
+    await this.store.recordAhead({ before, event, at, after: this.state });
     return this.state;
   }
 }
