@@ -75,7 +75,7 @@ describe('exactly-once needs durable commits', () => {
 /** Submits a command straight into the engine's queue, as an intake would. */
 async function submitted(ws: string, url: string, runId: string, command: Record<string, unknown>): Promise<void> {
   const { PgEngine } = await import('../../src/adapters/pg/engine.js');
-  const { PgQueue } = await import('../../src/adapters/pg/queue.js');
+  const { PgQueue } = await import('../../src/adapters/pg/queue-intake.js');
   const engine = PgEngine.open(url);
   try {
     await new PgQueue(engine).submit({

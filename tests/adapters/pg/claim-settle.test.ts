@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ClaimLostError, type PgEngine } from '../../../src/adapters/pg/engine.js';
 import { EngineClaimStore } from '../../../src/adapters/pg/claim-store.js';
-import { PgQueue, PgWorkerSession } from '../../../src/adapters/pg/queue.js';
+import { PgQueue } from '../../../src/adapters/pg/queue-intake.js';
+import { PgWorkerSession } from '../../../src/adapters/pg/queue.js';
 import { PgRunLedger } from '../../../src/adapters/pg/run-ledger.js';
 import { settleClaim, type RunClaimDeps } from '../../../src/app/run-claim.js';
 import type { RunDeps, RunOutcome } from '../../../src/app/run-deps.js';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ClaimLostError, type PgEngine } from '../../../src/adapters/pg/engine.js';
 import { PgLoopPolicyStore } from '../../../src/adapters/pg/loop-policy-store.js';
-import { MAX_STALLS, PgQueue, PgWorkerSession } from '../../../src/adapters/pg/queue.js';
+import { PgQueue } from '../../../src/adapters/pg/queue-intake.js';
+import { MAX_STALLS, PgWorkerSession } from '../../../src/adapters/pg/queue.js';
 import { PgQueueReads } from '../../../src/adapters/pg/queue-reads.js';
 import { readPgAuditRun } from '../../../src/adapters/pg/audit-log.js';
 import { PgRunLedger } from '../../../src/adapters/pg/run-ledger.js';
