@@ -36,11 +36,6 @@ export function explainReason(code: string): string {
   return isReasonCode(code) ? REASON_CODES[code] : code;
 }
 
-/** What an event code means, for people. */
-export function explainEvent(code: string): string {
-  return isEventCode(code) ? EVENT_CODES[code] : code;
-}
-
 /** A reason code that came in as a string (a knowledge outcome, a stored record): checked against the catalogue. */
 export function asReasonCode(code: string): ReasonCode {
   if (!isReasonCode(code)) throw new Error(`reason code "${code}" is not in the catalogue (src/domain/codes.json)`);

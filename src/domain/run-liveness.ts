@@ -8,7 +8,6 @@ import { isResumableFailure, type RunLife } from './run/transitions.js';
  * process holds the run, `interrupted` otherwise. Nothing is written back: resuming is the fix.
  */
 export const SHOWN_RUN_STATUSES = [...RunStatus.options, 'interrupted', 'unknown'] as const;
-export type ShownRunStatus = (typeof SHOWN_RUN_STATUSES)[number];
 
 /** The status to show for a checkpoint's status, given whether a live process holds the run now. */
 export function shownStatus(stored: string, held: boolean): string {

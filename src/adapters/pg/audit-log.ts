@@ -2,11 +2,10 @@ import { unchainedRecord, type AuditEvent } from '../../domain/audit.js';
 import { emptyAuditHead, type Sha256 } from '../../domain/audit-chain.js';
 import { composeAuditLine } from '../../domain/audit-line.js';
 import { isSafeRunId } from '../../domain/audit-retention.js';
-import { defaultSensitiveScanner, findSensitiveResidue, type SensitiveScanner } from '../../domain/audit-sanitizer.js';
-import { verifyAuditLog, type AuditVerification } from '../../domain/audit-verify.js';
+import { findSensitiveResidue, type SensitiveScanner } from '../../domain/audit-sanitizer.js';
+import { verifyAuditLog } from '../../domain/audit-verify.js';
 import { StorageError } from '../../domain/errors.js';
 import type { Clock } from '../../domain/ports.js';
-import { sha256 as nodeSha256 } from '../system/hashing.js';
 import type { Fence, PgEngine, Queryable } from './engine.js';
 
 /** A run's audit log as the engine holds it, in the shape of the files (`<run>.jsonl`, `<run>.head`). */
@@ -30,14 +29,6 @@ export async function listPgAuditRuns(engine: PgEngine): Promise<string[]> {
     'SELECT run_id FROM maestro_audit_heads UNION SELECT DISTINCT run_id FROM maestro_audit ORDER BY 1',
   );
   return r.rows.map((row) => row.run_id).sort();
-}
-
-export async function verifyPgAuditRun(
-  engine: PgEngine,
-  runId: string,
-  scanner: SensitiveScanner = defaultSensitiveScanner,
-): Promise<AuditVerification> {
-  return verifyAuditLog({ ...(await readPgAuditRun(engine, runId)), sha256: nodeSha256, scanner });
 }
 
 /** Where a run's chain goes on in the engine, and what its log already holds. */
