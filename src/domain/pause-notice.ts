@@ -9,6 +9,16 @@ export interface PauseNotice {
   readonly pauseClass: string;
 }
 
+/** A run paused for a person as `maestro status` lists it, on files or from the engine. */
+export interface PausedRunRow {
+  run_id: string;
+  source: string;
+  layer: string | null;
+  reason_code: string | null;
+  message: string;
+  requested_at: string | null;
+}
+
 /** Tells people that a run waits for one (a webhook). Never holds up or fails the run: delivery happens beside it. */
 export interface PauseNotifier {
   paused(notice: PauseNotice): void;

@@ -6,6 +6,7 @@ import { FsRunLiveness, showRun, type ShownRun } from './run-liveness.js';
 import { listClaims } from './inflight-claims.js';
 import { readRouteWaits, type ShownWait } from './route-waits.js';
 import { isCommandFileName } from '../../domain/queue.js';
+import type { PausedRunRow } from '../../domain/pause-notice.js';
 import type { FsWatcherRegistry, WatcherListing } from './watcher-registry.js';
 import { listDirOrEmpty } from './read.js';
 import { readCheckpoint } from './run-journal.js';
@@ -41,16 +42,10 @@ export interface WorkspaceStatus {
    */
   readonly interrupted: readonly { run_id: string; source: string; updated_at: string; steps_done: number; next_step: string }[];
   /** Runs paused for a person. */
-  readonly paused: readonly {
-    run_id: string;
-    source: string;
-    layer: string | null;
-    reason_code: string | null;
-    message: string;
-    requested_at: string | null;
+  readonly paused: readonly (PausedRunRow & {
     /** The route whose outage paused the run (it resumes on its own when the route answers), or null. */
     outage_route: string | null;
-  }[];
+  })[];
   /** The most recent runs, newest first: invalid ones too (they have an audit log but no checkpoint). */
   readonly recent: readonly {
     run_id: string;

@@ -1,3 +1,4 @@
+import type { PausedRunRow } from '../../domain/pause-notice.js';
 import { screenText } from '../../domain/screen.js';
 import type { PgEngine } from './engine.js';
 import { alive } from './queue.js';
@@ -45,17 +46,7 @@ export class PgQueueReads {
    * Every run paused for a person, cluster-wide, oldest pause first, with who paused it: the worker
    * whose claim it was (its name and host), or nobody when it was paused in the foreground (`maestro run`).
    */
-  async pausedRuns(): Promise<
-    {
-      run_id: string;
-      source: string;
-      layer: string | null;
-      reason_code: string | null;
-      message: string;
-      requested_at: string | null;
-      paused_by: { name: string; host: string } | null;
-    }[]
-  > {
+  async pausedRuns(): Promise<(PausedRunRow & { paused_by: { name: string; host: string } | null })[]> {
     const r = await this.engine.query<{
       run_id: string;
       source: string;
