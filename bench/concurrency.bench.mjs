@@ -63,9 +63,10 @@ export function server() {
 /** The modes the per-run head and tail are measured in: the workspace's default (no mode named), and named ones. */
 const HEAD_TAIL_MODES = (process.env.BENCH_CONC_MODES ?? 'default,round_robin,parallel,hierarchical').split(',');
 
-async function workspace(url, mode = 'default', commands = COMMANDS) {
+async function workspace(url, mode = 'default', commands = COMMANDS, memory = undefined) {
   const ws = await mkdtemp(path.join(os.tmpdir(), 'maestro-bench-conc-'));
   await cp(path.join(ROOT, 'personas'), path.join(ws, 'personas'), { recursive: true });
+  if (memory) await cp(memory, path.join(ws, 'session_states'), { recursive: true });
   await mkdir(path.join(ws, 'commands'));
   const local = { provider: 'openai', model: 'bench', base_url: url, max_retries: 0, max_concurrency: MAX_CONCURRENCY };
   await writeFile(path.join(ws, 'maestro.config.json'), JSON.stringify({ default_route: 'local', routes: { local } }));
@@ -89,10 +90,11 @@ function cpuMs(pid) {
 
 /**
  * Drains a queue of `commands` with one watcher (the build at `cli`); wall time from its `started`
- * event to its last `finished` one.
+ * event to its last `finished` one. `memory`: a `session_states/` folder the workspace starts with;
+ * `keepMemory`: where to copy the workspace's `session_states/` when the drain is over.
  */
-export async function drain(url, concurrency, mode = 'default', { cli = CLI, commands = COMMANDS } = {}) {
-  const ws = await workspace(url, mode, commands);
+export async function drain(url, concurrency, mode = 'default', { cli = CLI, commands = COMMANDS, memory, keepMemory } = {}) {
+  const ws = await workspace(url, mode, commands, memory);
   const events = [];
   const child = spawn(process.execPath, [cli, 'watch', '--once', '--json', '--concurrency', String(concurrency), '--workspace', ws], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -107,6 +109,7 @@ export async function drain(url, concurrency, mode = 'default', { cli = CLI, com
     for (const line of lines) if (line.startsWith('{')) events.push({ ...JSON.parse(line), at, cpu: cpuMs(child.pid) });
   });
   const code = await new Promise((resolve) => child.on('exit', resolve));
+  if (keepMemory) await cp(path.join(ws, 'session_states'), keepMemory, { recursive: true });
   await rm(ws, { recursive: true, force: true });
   const finished = events.filter((e) => e.kind === 'finished');
   const bad = finished.filter((e) => e.status !== 'completed');
