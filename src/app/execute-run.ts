@@ -30,6 +30,7 @@ import { callFailure } from './call-failure.js';
 import { prepareModels, type PreparedModels } from './prepare-models.js';
 import { askMediator, stepRecords, uniteAdvice } from './run-records.js';
 import { runStep, type StepRunnerDeps } from './run-step.js';
+import { keptStop } from './finish-run.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 import { readModeSettings } from '../domain/modes/settings.js';
 import type { GatheredFacts } from './gate-facts.js';
@@ -46,8 +47,8 @@ export async function executeRun(run: StartedRun, deps: RunDeps, command: Comman
   // nothing is checked or asked again.
   const fixed = run.state.finishing;
   if (fixed && fixed.decision.decision !== 'RUN') {
-    const message = run.state.summary ?? `ended (${fixed.decision.reason_code})`;
-    return settleRun({ run, deps, ending: { kind: 'stop', decision: fixed.decision, status: fixed.status ?? 'stopped' }, message });
+    const ending = { kind: 'stop' as const, decision: fixed.decision, status: fixed.status ?? 'stopped' };
+    return settleRun({ run, deps, ending, ...(await keptStop(deps, run)) });
   }
   const engine = await setUp(run, deps, command);
   if ('outcome' in engine) return engine.outcome;

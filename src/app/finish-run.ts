@@ -64,6 +64,9 @@ export async function finishRun(options: FinishOptions): Promise<RunOutcome> {
   const placement = await placeArtifact(options);
   const pictures = picturesOf(options, placement);
   const { lead } = options;
+  // A stop cannot be concluded again after a crash (a person's stop, a guardrail's, the loop policy's
+  // came from outside the council's steps): what its artifact is made of is kept with its ending.
+  const kept = placement && status !== 'completed' && !resumedEnding ? [stopArtifactFile(options)] : [];
   await run.commit({
     event: {
       type: 'finishing',
@@ -76,6 +79,7 @@ export async function finishRun(options: FinishOptions): Promise<RunOutcome> {
     // The orchestration result waits for the end's commit: it is read once the run has ended (`--json`), and
     // until then a crash concludes the run again and writes it then.
     ...(lead ? { records: lead.records, completesEnding: lead.completesEnding } : {}),
+    files: kept,
   });
   const state = run.state;
   const artifact = placement ? await writeArtifact(options, { placement, status, finishedAt, message, resumedEnding, pictures }) : null;
@@ -99,11 +103,48 @@ export async function finishRun(options: FinishOptions): Promise<RunOutcome> {
     },
     records: [...(artifact ? [artifact.record] : []), ...saved, finished],
     files: lead?.files ?? [],
-    removeFiles: [RAW_COMMAND_FILE],
+    removeFiles: status === 'completed' ? [RAW_COMMAND_FILE] : [RAW_COMMAND_FILE, STOP_ARTIFACT_FILE],
     completesEnding: resumedEnding,
   });
   const text = endedText({ status, decision, message, placement });
   return buildOutcome({ runId: state.run_id, status, decision, auditLog: run.log, message: text, artifact: artifactPath });
+}
+
+const STOP_ARTIFACT_FILE = 'stop-artifact.json';
+
+/** `stop-artifact.json`: a stop's message and its artifact's input (the persona names as pairs). */
+type Kept = {
+  readonly message: string;
+  readonly artifact: (Omit<DraftInput, 'personaNames'> & { readonly personaNames: [string, string][] }) | undefined;
+  readonly attachments: readonly ArtifactAttachment[];
+};
+
+/** What a stop says and its artifact is made of, as a run file (see `keptStop`). */
+function stopArtifactFile(options: FinishOptions): RunFile {
+  const artifact = options.artifact && { ...options.artifact, personaNames: [...options.artifact.personaNames] };
+  const kept: Kept = { message: options.message, artifact, attachments: options.attachments ?? [] };
+  return { name: STOP_ARTIFACT_FILE, content: `${JSON.stringify(kept)}\n` };
+}
+
+/**
+ * What a stop whose ending was fixed before a crash says, and the artifact it writes: what the first
+ * attempt kept (`stop-artifact.json`). Without it (the stop had no artifact, or the file cannot be
+ * read as one) the run ends as it began, saying what its state says, without an artifact.
+ */
+export async function keptStop(
+  deps: RunDeps,
+  run: StartedRun,
+): Promise<{ message: string; draft?: DraftInput; attachments?: readonly ArtifactAttachment[] }> {
+  const said = run.state.summary ?? `ended (${run.state.finishing?.decision.reason_code})`;
+  const text = await deps.ledger.readFile(run.runId, STOP_ARTIFACT_FILE);
+  try {
+    const kept = text === undefined ? undefined : (JSON.parse(text) as Partial<Kept>);
+    if (!kept?.artifact || typeof kept.message !== 'string') return { message: said };
+    const draft = { ...kept.artifact, personaNames: new Map(kept.artifact.personaNames) };
+    return { message: kept.message, draft, attachments: kept.attachments ?? [] };
+  } catch {
+    return { message: said };
+  }
 }
 
 /** What an ending says to people: how it ended, and where its artifact went when the command's path was taken. */

@@ -81,9 +81,17 @@ export interface AppendRunOptions {
  * A run's own files, kept beside its checkpoint: the command's copy (`command.json`, while the run
  * has not ended), and while it is paused why (`hitl.json`) and the artifact so far (`draft.md`), and
  * from its arbitration on the machine-readable orchestration result (`orchestration.json`); a paused
- * draft's heat map (`draft.heatmap.svg`) beside it.
+ * draft's heat map (`draft.heatmap.svg`) beside it; from a stop's ending being fixed to its end, what
+ * its artifact is made of (`stop-artifact.json`), so that a stop completed after a crash writes it.
  */
-export const RUN_FILES = ['command.json', 'hitl.json', 'draft.md', 'orchestration.json', 'draft.heatmap.svg'] as const;
+export const RUN_FILES = [
+  'command.json',
+  'hitl.json',
+  'draft.md',
+  'orchestration.json',
+  'draft.heatmap.svg',
+  'stop-artifact.json',
+] as const;
 export type RunFileName = (typeof RUN_FILES)[number];
 
 export interface RunFile {

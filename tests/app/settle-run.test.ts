@@ -6,7 +6,7 @@ import { pausesFor } from '../../src/domain/loop-policy/workspace-loop.js';
 import type { StartedRun } from '../../src/domain/ports.js';
 import { decideRun } from '../../src/domain/run/policy.js';
 import type { RunPlan } from '../../src/domain/run-state.js';
-import { aCommand, memoryApp, reopen, startRun, type MemoryApp } from '../fakes/memory-app.js';
+import { aCommand, execute, memoryApp, reopen, startRun, type MemoryApp } from '../fakes/memory-app.js';
 import { auditEvent } from '../../src/domain/audit.js';
 import { runDecision } from '../../src/domain/decision.js';
 
@@ -179,7 +179,8 @@ describe('settleRun: an ending', () => {
     expect(app.workspace.artifacts.get('outputs/report.md')).toContain('Status: STOPPED');
     expect(app.ledger.events('run-1')).toEqual(['ARTIFACT_WRITTEN', 'RUN_FINISHED']);
     const last = app.ledger.commits.at(-1);
-    expect(last).toMatchObject({ event: { type: 'finished', status: 'stopped' }, removeFiles: ['command.json'] });
+    // What the stop's artifact was made of goes too: kept only until the end is durable.
+    expect(last).toMatchObject({ event: { type: 'finished', status: 'stopped' }, removeFiles: ['command.json', 'stop-artifact.json'] });
     expect(last?.records.map((r) => r.event)).toEqual(['ARTIFACT_WRITTEN', 'RUN_FINISHED']);
     expect(await app.ledger.readFile('run-1', 'command.json')).toBeUndefined();
   });
@@ -230,6 +231,48 @@ describe('settleRun: an ending', () => {
     expect(app.ledger.events('run-1')).toEqual(['ARTIFACT_WRITTEN', 'RUN_FINISHED']);
     expect(app.workspace.artifacts.get('outputs/report.md')).toBe(first);
   });
+
+  for (const [name, ending, status] of [
+    ["a person's stop", () => decideRun({ kind: 'person_stop' }), 'stopped'],
+    ["a guardrail's stop", () => decideRun({ kind: 'guardrail', reason: 'LOOP_GUARDRAIL_MAX_ITERATIONS' }), 'guardrail_stopped'],
+    ["the loop policy's stop", () => decideRun({ kind: 'loop_limit' }), 'stopped'],
+  ] as const) {
+    it(`${name} killed after its ending was fixed, before its artifact: the next start writes the same artifact, nothing asked again`, async () => {
+      // What an uncrashed stop writes.
+      const whole = memoryApp();
+      const wholeRun = await planned(whole);
+      await settleRun({
+        run: wholeRun,
+        deps: whole.deps,
+        ending: ending(),
+        message: 'stopped by a person, note: enough',
+        draft: draftOf(wholeRun),
+      });
+      const expected = whole.workspace.artifacts.get('outputs/report.md');
+      expect(expected).toMatch(/STOPPED/);
+
+      const app = memoryApp();
+      const run = await planned(app);
+      const write = app.deps.artifacts.write.bind(app.deps.artifacts);
+      let killed = true;
+      app.deps.artifacts.write = async (...args) => {
+        if (killed) throw new Error('killed');
+        return write(...args);
+      };
+      await expect(
+        settleRun({ run, deps: app.deps, ending: ending(), message: 'stopped by a person, note: enough', draft: draftOf(run) }),
+      ).rejects.toThrow('killed');
+      expect(app.workspace.artifacts.get('outputs/report.md')).toBeUndefined();
+      killed = false;
+
+      // The next start has only the checkpoint: no draft, no message, no model.
+      const outcome = await execute(await reopen(app, 'run-1'), app.deps);
+      expect(outcome).toMatchObject({ status, artifact: '/workspace/outputs/report.md' });
+      expect(app.workspace.artifacts.get('outputs/report.md')).toBe(expected);
+      expect(app.ledger.events('run-1')).toEqual(['ARTIFACT_WRITTEN', 'RUN_FINISHED']);
+      expect(await app.ledger.readFile('run-1', 'stop-artifact.json')).toBeUndefined();
+    });
+  }
 
   it('ends a run that cannot start as invalid, naming each problem', async () => {
     const app = memoryApp();
