@@ -65,10 +65,10 @@ export function formatStatus(s: WorkspaceStatus & { routes_down?: readonly Route
   }
   // Only when there are some: a run left running by a process that is gone is the exception.
   if (s.interrupted.length > 0) lines.push(`interrupted ${s.interrupted.length} (left running by a process that is gone)`);
-  for (const r of s.interrupted) {
-    lines.push(`  ${c.dim(r.run_id)} ${r.source} · ${r.steps_done} step(s) kept · last checkpoint ${r.updated_at}`);
-    lines.push(`    resume with: ${r.next_step}`);
-  }
+  for (const r of s.interrupted) lines.push(...toResumeLines(r, c));
+  if (s.continued.length > 0)
+    lines.push(`continued  ${s.continued.length} (a person chose continue; the next "maestro watch" resumes each)`);
+  for (const r of s.continued) lines.push(...toResumeLines(r, c));
   for (const r of s.routes_down ?? []) lines.push(...routeDownLines(r, s, c));
   lines.push(`paused     ${s.paused.length}`);
   for (const p of s.paused) {
@@ -86,6 +86,13 @@ export function formatStatus(s: WorkspaceStatus & { routes_down?: readonly Route
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+function toResumeLines(r: WorkspaceStatus['interrupted'][number], c: ReturnType<typeof chalkFor>): string[] {
+  return [
+    `  ${c.dim(r.run_id)} ${r.source} · ${r.steps_done} step(s) kept · last checkpoint ${r.updated_at}`,
+    `    resume with: ${r.next_step}`,
+  ];
 }
 
 /** A route that is down: since when, why, its probes, and what waits for it. */

@@ -91,6 +91,25 @@ describe('maestro status (end to end)', () => {
 });
 
 describe('maestro status lists invalid runs', () => {
+  it('a run a person chose to continue, with no watcher to take it up, is listed as continued: not as left running by a process that is gone', async () => {
+    const ws = await workspace();
+    await writeFile(path.join(ws, 'risky.json'), JSON.stringify(task('Delete all production backups with rm -rf tonight')));
+    const paused = await runCli(['run', 'risky.json', '--json'], { cwd: ws });
+    expect(paused.code).toBe(3);
+    const { run_id: id } = JSON.parse(paused.stdout) as { run_id: string };
+    expect((await runCli(['hitl', 'decide', id, 'continue', '--workspace', ws])).code).toBe(0);
+
+    const { value } = await status(ws);
+    expect(value.interrupted).toEqual([]);
+    expect(value.continued).toEqual([
+      expect.objectContaining({ run_id: id, source: 'risky.json', next_step: `maestro run --resume ${id}` }),
+    ]);
+    const text = await status(ws, false);
+    expect(text.out).not.toContain('left running by a process that is gone');
+    expect(text.out).toContain('continued  1 (a person chose continue; the next "maestro watch" resumes each)');
+    expect(text.out).toContain(`resume with: maestro run --resume ${id}`);
+  });
+
   it('a command that failed validation has no checkpoint, only an audit log: it is among the recent runs, as invalid', async () => {
     const ws = await workspace();
     await writeFile(path.join(ws, 'bad.json'), JSON.stringify({ task_description: 'Review the plan', config: { max_round: 2 } }));

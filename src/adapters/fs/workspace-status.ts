@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { listAuditOnlyRuns } from './run-catalog.js';
+import { FsDecisionInbox } from './decision-inbox.js';
 import { FsRunHolds } from './run-holds.js';
 import { FsRunLiveness, showRun, type ShownRun } from './run-liveness.js';
 import { listClaims } from './inflight-claims.js';
@@ -40,7 +41,12 @@ export interface WorkspaceStatus {
    * down), oldest first: each resumes with its `next_step`, `maestro run --resume <run_id>`. A run
    * still claimed in `.maestro/inflight/` is not repeated here: `inflight` lists it (`owner_alive: false`).
    */
-  readonly interrupted: readonly { run_id: string; source: string; updated_at: string; steps_done: number; next_step: string }[];
+  readonly interrupted: readonly RunToResume[];
+  /**
+   * Runs a person chose to continue (`hitl decide … continue`) that no process has taken up yet: the
+   * next watcher resumes each, or `next_step` now. Not in `interrupted`: nothing went wrong with them.
+   */
+  readonly continued: readonly RunToResume[];
   /** Runs paused for a person. */
   readonly paused: readonly (PausedRunRow & {
     /** The route whose outage paused the run (it resumes on its own when the route answers), or null. */
@@ -64,6 +70,15 @@ export interface WorkspaceStatus {
   }[];
   /** Files in `.maestro/rejected/` (not counting the `.error.json` reports). */
   readonly rejected: number;
+}
+
+/** A run that goes on from its checkpoint once a process takes it up. */
+interface RunToResume {
+  readonly run_id: string;
+  readonly source: string;
+  readonly updated_at: string;
+  readonly steps_done: number;
+  readonly next_step: string;
 }
 
 interface StateView {
@@ -109,16 +124,16 @@ export async function readWorkspaceStatus(
   const inflight = await readInflight(paths, states, registry);
   // A claimed run whose watcher is gone is listed once, in flight (where the next watcher resumes it).
   const claimed = new Set(inflight.map((f) => f.run_id));
+  const toResume = all.filter((s) => s.shown?.status === 'interrupted' && !claimed.has(s.run_id ?? '')).reverse();
+  const continued = new Set(await new FsDecisionInbox(paths).pending());
   return {
     workspace: paths.root,
     watcher_running: watchers.some((w) => w.alive),
     watchers,
     queued: await readQueue(paths.commands),
     inflight,
-    interrupted: all
-      .filter((s) => s.shown?.status === 'interrupted' && !claimed.has(s.run_id ?? ''))
-      .reverse()
-      .map(interruptedEntry),
+    interrupted: toResume.filter((s) => !continued.has(s.run_id ?? '')).map(toResumeEntry),
+    continued: toResume.filter((s) => continued.has(s.run_id ?? '')).map(toResumeEntry),
     paused: all.filter((s) => s.status === 'paused').map(pausedEntry),
     recent: all.slice(0, options.recent ?? 10).map(recentEntry),
     rejected: (await listDirOrEmpty(paths.rejected)).filter((n) => !n.endsWith('.error.json') && !n.startsWith('.')).length,
@@ -156,7 +171,7 @@ async function readInflight(
   return inflight;
 }
 
-function interruptedEntry(s: StateView): WorkspaceStatus['interrupted'][number] {
+function toResumeEntry(s: StateView): RunToResume {
   return {
     run_id: s.run_id ?? '',
     source: screenText(s.source ?? ''),
