@@ -26,7 +26,11 @@ export function registerRequeue(program: Command, io: Io): void {
           return;
         }
         if (rejected.length === 0) io.stdout.write('nothing was rejected in this workspace\n');
-        for (const r of rejected) io.stdout.write(`${r.name}  ${c.dim(r.reason_code ?? '')} ${r.message?.split('\n')[0] ?? ''}\n`);
+        // The whole reason: its first line ends with ':' when the problems follow on the next lines.
+        for (const r of rejected) {
+          const [first = '', ...more] = (r.message ?? '').split('\n');
+          io.stdout.write(`${r.name}  ${c.dim(r.reason_code ?? '')} ${first}\n${more.map((l) => `    ${l.trim()}\n`).join('')}`);
+        }
         if (rejected.length > 0) io.stdout.write(c.dim(`\nrequeue with: maestro requeue <file…> | --all\n`));
         return;
       }

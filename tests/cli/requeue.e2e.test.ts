@@ -36,6 +36,9 @@ describe('maestro requeue', () => {
     const list = await maestro('requeue');
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/typo\.json\s+SPEC_/);
+    // What is wrong with each, not only that something is: the problems under the first line.
+    expect(list.stdout).toMatch(/other\.json\s+SPEC_\w+ other\.json is not a valid command file:\n\s+\(root\): not valid JSON/);
+    expect(list.stdout).toMatch(/typo\.json\s+SPEC_\w+ [^\n]*:\n {4}\S/);
     expect(list.stdout).toContain('maestro requeue <file…> | --all');
 
     // The person fixes the file where it lies, then requeues it by name.
