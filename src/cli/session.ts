@@ -33,7 +33,7 @@ function registerShow(session: Command, io: Io): void {
       );
       for (const m of out.personas) {
         const held = `${m.tasks} task summar${m.tasks === 1 ? 'y' : 'ies'} (${m.tokens.summaries} tokens), ${m.passages} passages (${m.tokens.passages} tokens)`;
-        const weight = `reliability ${m.reliability.toFixed(3)} (${m.confirmed.right} right, ${m.confirmed.wrong} wrong, confirmed)`;
+        const weight = `reliability ${m.reliability.toFixed(3)} (confirmed outcomes: ${m.confirmed.right} right, ${m.confirmed.wrong} wrong)`;
         io.stdout.write(
           `  ${m.persona.padEnd(16)} ${m.tokens.total} tokens: ${held}${m.archived_runs > 0 ? `, ${m.archived_runs} run(s) archived` : ''} · ${weight}\n`,
         );

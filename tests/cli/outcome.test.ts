@@ -40,7 +40,7 @@ describe('maestro outcome, on the offline model', () => {
       expect.objectContaining({ run_id, said: 'proceed', outcome: 'wrong', right: false, note: 'the cron box broke on day one' }),
     ]);
     const shown = await maestro(['session', 'show']);
-    expect(shown.stdout).toMatch(/auditor .* reliability 0\.333 \(0 right, 1 wrong, confirmed\)/);
+    expect(shown.stdout).toMatch(/auditor .* reliability 0\.333 \(confirmed outcomes: 0 right, 1 wrong\)/);
 
     const right = await maestro(['outcome', run_id, 'right']);
     expect(right.code).toBe(0);
