@@ -1,4 +1,4 @@
-import { access, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, spawnCli, type CliResult } from '../fakes/cli.js';
@@ -97,7 +97,7 @@ describe('two processes deciding or resuming one run at once', () => {
         spawnCli(['run', '--resume', id, '--json'], { cwd: ws.dir, env: { MAESTRO_OFFLINE_DELAY_MS: '150' }, timeoutMs: 60_000 });
       const results = await Promise.all([resume(), resume()]);
       const loser = oneWinner(results);
-      expect(loser.stderr).toMatch(/another maestro process (is resuming run|resumed run|finished it)/);
+      expect(loser.stderr).toMatch(/another maestro process (\(pid \d+, since .*\); wait for it|resumed run|finished it)/);
       expect(JSON.parse(loser.stdout)).toMatchObject({ run_id: id, status: 'refused', decision: null, artifact: null });
       const events = await auditEvents(id);
       expect(count(events, 'RUN_RESUMED'), `round ${round}: ${events.join(' ')}`).toBe(1);
@@ -137,21 +137,14 @@ describe('two processes deciding or resuming one run at once', () => {
       env: { MAESTRO_OFFLINE_DELAY_MS: '1000' },
       timeoutMs: 60_000,
     });
-    // Once the resumer holds the run (and has taken the continue from the inbox).
-    const lock = path.join(ws.dir, '.maestro', 'runs', id, 'run.lock');
-    for (
-      let i = 0;
-      i < 200 &&
-      !(await access(lock).then(
-        () => true,
-        () => false,
-      ));
-      i++
-    )
-      await new Promise((r) => setTimeout(r, 25));
+    // Once the resumer holds the run: its record is in the run's holder folder.
+    const holder = path.join(ws.dir, '.maestro', 'holders', id);
+    for (let i = 0; i < 400 && (await readdir(holder).catch(() => [])).length === 0; i++) await new Promise((r) => setTimeout(r, 25));
     const stop = await maestro('hitl', 'decide', id, 'stop');
     expect(stop.code).toBe(2);
-    expect(stop.stderr).toMatch(/another maestro process is deciding or resuming run/);
+    expect(stop.stderr).toMatch(
+      /is not paused: it is running; its pause .* was already decided .*; another maestro process holds it right now \(pid \d+/,
+    );
     expect((await stateOf(id).catch(() => ({ status: 'running' }))).status).toBe('running');
     expect((await resume).code).toBe(0);
     expect((await stateOf(id)).status).toBe('completed');
