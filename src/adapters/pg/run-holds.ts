@@ -2,17 +2,27 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { RunHeldError } from '../../domain/errors.js';
 import type { RunHold, RunHolds } from '../../domain/ports.js';
-import { EngineError, type PgEngine } from './engine.js';
+import { EngineError, type PgEngine, type Queryable } from './engine.js';
 
 /** The first key of the run holds' advisory locks (the second is the run id's hash). */
 const RUN_HOLD_CLASS = 7_345_002;
+
+/**
+ * Whether no process holds the run, taking its hold for the rest of the caller's transaction: a
+ * worker claims only a run nobody decides or resumes at that moment (its claim's lease holds it after).
+ */
+export async function holdFree(db: Queryable, runId: string): Promise<boolean> {
+  const r = await db.query<{ free: boolean }>('SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS free', [RUN_HOLD_CLASS, runId]);
+  return r.rows[0]?.free === true;
+}
 
 /**
  * A run held in the engine: a session-level advisory lock on a connection of its own, taken with
  * `pg_try_advisory_lock` and kept until the hold is let go. The server lets it go if the holder dies
  * (its connection closes), on whichever machine it was; nothing is refreshed. Two run ids with one
  * hash share a hold: a false "held", never a missed one. A worker's run is held by its claim's lease
- * instead (pg/queue.ts): a foreground resume claims the run as a worker does.
+ * instead (pg/queue.ts), which it takes only while nobody holds the run (`holdFree`); a foreground
+ * resume, holding the run, claims it as a worker does.
  */
 export class PgRunHolds implements RunHolds {
   constructor(private readonly engine: PgEngine) {}
