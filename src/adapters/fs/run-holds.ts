@@ -97,19 +97,20 @@ export class FsRunHolds implements RunHolds {
     };
     await ensurePrivateDir(staged);
     const mine = path.join(folder, `${name}.json`);
+    // Counted as this process's before it is visible: a reader in this process never sees it as left behind.
+    heldHere.add(mine);
+    let holder: RunHolder | undefined;
     try {
       // Whole before anyone can see it, not flushed: a record matters only while this process lives.
       await writeFile(path.join(staged, `${name}.json`), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
       const deadline = Date.now() + (options.waitMs ?? 0);
-      for (;;) {
-        // Counted as this process's before it is visible: a reader in this process never sees it as left behind.
-        heldHere.add(mine);
-        const holder = await this.#take(folder, staged);
-        if (holder === undefined) break;
-        heldHere.delete(mine);
+      while ((holder = await this.#take(folder, staged)) !== undefined) {
         if (Date.now() >= deadline) throw new RunHeldError(runId, holder);
         await sleep(50);
       }
+    } catch (error) {
+      heldHere.delete(mine);
+      throw error;
     } finally {
       await rm(staged, { recursive: true, force: true }).catch(() => undefined);
     }
