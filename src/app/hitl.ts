@@ -1,8 +1,8 @@
 import { auditEvent } from '../domain/audit.js';
 import { runDecision, userDecision } from '../domain/decision.js';
-import { AppError, RunBusyError } from '../domain/errors.js';
-import { pauseToDecide, type RunningFacts } from '../domain/hitl-decision.js';
-import type { DecisionInbox, RunLocks, StartedRun } from '../domain/ports.js';
+import { AppError, heldBy, InvalidInputError, RunHeldError } from '../domain/errors.js';
+import { type DecisionAsked, pauseToDecide, type RunningFacts } from '../domain/hitl-decision.js';
+import type { DecisionInbox, RunHolds, StartedRun } from '../domain/ports.js';
 
 export type { DecisionInbox } from '../domain/ports.js';
 import { wasRehearsal, type DecisionAuthor, type PauseRecord, type RunState } from '../domain/run-state.js';
@@ -12,7 +12,7 @@ import { settleRun } from './settle-run.js';
 import { decideRun } from '../domain/run/policy.js';
 import { modeFor } from '../domain/modes/registry.js';
 import type { Persona } from '../domain/persona.js';
-import { resumeRun } from './process-command.js';
+import { HOLD_WAIT_MS, resumeRun } from './process-command.js';
 import { startedRun, type RunDeps, type RunOutcome } from './run-deps.js';
 import { finalProposal } from '../domain/modes/proposal.js';
 
@@ -29,8 +29,8 @@ export interface HitlDecisionInput {
   /** Bind the decision to this pause; refused if it is no longer the current one. */
   readonly pauseId?: string;
   /**
-   * Whether a live process (a watcher's claim, an engine worker) runs the run now; asked under the
-   * run's lock, and only of a `running` run. Without it, such a run counts as owned (fail closed).
+   * Whether a live process (a watcher's claim, an engine worker) has the run to run it; asked holding
+   * the run, and only of a `running` run. Without it, such a run counts as owned (fail closed).
    */
   readonly isOwned?: () => Promise<boolean>;
   /**
@@ -42,13 +42,10 @@ export interface HitlDecisionInput {
   readonly by?: DecisionAuthor;
 }
 
-/** What deciding needs: a run's stores, the inbox where `continue` waits, and the runs' locks. */
-export type DecideDeps = RunDeps & { readonly decisions: DecisionInbox; readonly runLocks: RunLocks };
+/** What deciding needs: a run's stores, the inbox where `continue` waits, and who holds which run. */
+export type DecideDeps = RunDeps & { readonly decisions: DecisionInbox; readonly holds: RunHolds };
 
 export type HitlDecisionResult = { decision: 'continue'; state: RunState } | { decision: 'stop'; outcome: RunOutcome };
-
-/** How long a decision waits for another process deciding the same run (then it reads what that one decided). */
-const DECIDE_WAIT_MS = 3_000;
 
 /**
  * Records a person's decision on a paused run (`HITL_DECIDED`, USER). `continue` clears the pause and
@@ -57,17 +54,38 @@ const DECIDE_WAIT_MS = 3_000;
  * one decides; the other is refused, told the pause was already decided.
  */
 export async function decidePause(input: HitlDecisionInput, deps: DecideDeps): Promise<HitlDecisionResult> {
-  if (input.decision !== 'continue' && input.decision !== 'stop') {
-    throw new HitlRefusedError(`"${input.decision}" is not a decision: use exactly "continue" or "stop"`);
+  const decision = input.decision;
+  if (decision !== 'continue' && decision !== 'stop') {
+    throw new HitlRefusedError(`"${decision}" is not a decision: use exactly "continue" or "stop"`);
   }
   if (input.note !== undefined && input.note.length > 2000) throw new HitlRefusedError('the note is longer than 2000 characters');
-  const decision = input.decision;
-  try {
-    return await deps.runLocks.hold(input.runId, () => decideHeld({ ...input, decision }, deps), { waitMs: DECIDE_WAIT_MS });
-  } catch (error) {
-    if (error instanceof RunBusyError) throw new HitlRefusedError(`${error.message}; nothing changed`);
+  const asked: HitlDecisionInput & DecisionAsked = { ...input, decision };
+  const hold = await deps.holds.hold(input.runId, { waitMs: HOLD_WAIT_MS }).catch(async (error: unknown) => {
+    if (error instanceof RunHeldError) throw await heldRefusal(asked, error, deps);
+    if (error instanceof InvalidInputError) throw new HitlRefusedError(`there is no run "${input.runId}" in this workspace`);
     throw error;
+  });
+  try {
+    return await decideHeld(asked, deps);
+  } finally {
+    await hold.release();
   }
+}
+
+/**
+ * Why a decision on a run another live process holds is refused, read without holding it: a run
+ * not paused says so (it is running there), a paused one is being decided (or resumed) there.
+ */
+async function heldRefusal(input: HitlDecisionInput & DecisionAsked, held: RunHeldError, deps: DecideDeps): Promise<HitlRefusedError> {
+  const state = await deps.ledger.load(input.runId);
+  if (!state) return new HitlRefusedError(`there is no run "${input.runId}" in this workspace`);
+  const facts = { continuePending: (await deps.decisions.pending()).includes(state.run_id), owned: true };
+  const target = pauseToDecide(state, input, facts, deps.clock.now().toISOString());
+  const holds = `; another maestro process holds it right now${heldBy(held.holder)}; nothing changed`;
+  if (!target.ok) return new HitlRefusedError(target.refusal.replace(/; nothing changed$/, holds));
+  return new HitlRefusedError(
+    `another maestro process is deciding or resuming run ${state.run_id} right now${heldBy(held.holder)}; nothing changed`,
+  );
 }
 
 async function decideHeld(input: HitlDecisionInput & { decision: 'continue' | 'stop' }, deps: DecideDeps): Promise<HitlDecisionResult> {

@@ -32,12 +32,20 @@ export async function processCommand(input: CommandInput, deps: RunDeps): Promis
 }
 
 /**
+ * How long a process waits for another one to let go of a run (a person deciding its pause, a
+ * resume just starting) before it is refused: a decision holds a run for moments, a run for long.
+ */
+export const HOLD_WAIT_MS = 3_000;
+
+/**
  * Runs `body` while this process holds the run (`deps.holds`), from before its first checkpoint
  * until its journal is folded: a reader then tells it from a run a killed process left `running`.
- * A run a live process already holds is refused (`RunHeldError`) before anything is written.
+ * A run a live process still holds after HOLD_WAIT_MS is refused (`RunHeldError`) before anything
+ * is written. Without `deps.holds` the caller holds the run already (`run --resume`), or a claim's
+ * lease does (an engine worker).
  */
 async function holding(runId: string, deps: RunDeps, body: () => Promise<RunOutcome>): Promise<RunOutcome> {
-  const hold = await deps.holds?.hold(runId);
+  const hold = await deps.holds?.hold(runId, { waitMs: HOLD_WAIT_MS });
   try {
     return await body();
   } finally {

@@ -7,7 +7,6 @@ import { FsKnowledgeBase } from '../adapters/fs/knowledge-base.js';
 import { FsPersonaStore } from '../adapters/fs/persona-store.js';
 import { FsRunHolds } from '../adapters/fs/run-holds.js';
 import { FsRunLedger } from '../adapters/fs/run-ledger.js';
-import { FsRunLocks } from '../adapters/fs/run-locks.js';
 import { FsRunStore } from '../adapters/fs/run-store.js';
 import { FsSessionStore } from '../adapters/fs/session-store.js';
 import { sha256 } from '../adapters/system/hashing.js';
@@ -97,7 +96,6 @@ export async function createApp(options: AppOptions): Promise<App> {
   const recorded = new Map<string, unknown>();
   const deps: App['deps'] = {
     decisions: new FsDecisionInbox(paths),
-    runLocks: new FsRunLocks(paths),
     config,
     clock,
     newRunId: () => newRunId(clock),
@@ -112,8 +110,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     inputs: knowledge,
     artifacts: new FsArtifactWriter(paths.root, () => clock.now()),
     ledger: new FsRunLedger({ paths, store: new FsRunStore(paths), audit: telemetry.wrapAuditLog(new JsonlAuditLog(paths, clock)), clock }),
-    // With an engine, a worker's claim carries a lease instead (pg-queue.ts).
-    ...(wiring ? {} : { holds: new FsRunHolds(paths, { clock }) }),
+    // With an engine, held there (replaced by its stores below).
+    holds: new FsRunHolds(paths, { clock }),
     telemetry,
     loopPolicy: new FsLoopPolicyStore(paths, clock, () => `S-${newRunId(clock)}`),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
@@ -187,18 +185,18 @@ function webhookNotifier(config: WorkspaceConfig, options: AppOptions, deps: () 
     attempts: config.notify.attempts,
     consoleUrl: config.ui.url,
     onProblem: (message) => options.tracing?.onNotice(message),
-    record: (runId, event) =>
-      deps().runLocks.hold(
-        runId,
-        async () => {
-          const run = await deps().ledger.open(runId);
-          try {
-            await run.commit({ records: [event] });
-          } finally {
-            await run.close();
-          }
-        },
-        { waitMs: 10_000 },
-      ),
+    record: async (runId, event) => {
+      const hold = await deps().holds.hold(runId, { waitMs: 10_000 });
+      try {
+        const run = await deps().ledger.open(runId);
+        try {
+          await run.commit({ records: [event] });
+        } finally {
+          await run.close();
+        }
+      } finally {
+        await hold.release();
+      }
+    },
   });
 }

@@ -1,7 +1,7 @@
 import type { RunListing } from '../adapters/fs/run-catalog.js';
 import type { QueueStats } from '../adapters/pg/queue-reads.js';
-import type { DecideDeps } from '../app/hitl.js';
-import type { RunOutcome } from '../app/run-deps.js';
+import type { DecideDeps, DecisionInbox } from '../app/hitl.js';
+import type { RunDeps, RunOutcome } from '../app/run-deps.js';
 import type { DurabilityVerdict } from '../domain/engine-durability.js';
 
 /**
@@ -13,12 +13,14 @@ export interface Backend {
   readonly continuedBy: 'watcher' | 'worker';
   /** Whether a live process runs the run now: a watcher's claim or `maestro run` (files), a worker's lease (engine). */
   isHeld(runId: string): Promise<boolean>;
+  /** Whether the queue has the run for a live taker: a watcher's claim (files), a worker's lease (engine). */
+  isClaimed(runId: string): Promise<boolean>;
   /** Whether a watcher (files) or a worker (engine) is alive to take a continued run up. */
   hasTaker(): Promise<boolean>;
   /** The deps a decision on this run writes with: with an engine, a stop's artifact is kept there for the intake. */
   depsForRun(runId: string): DecideDeps;
-  /** `run --resume` once this process holds the run's lock. */
-  resumeHeld(runId: string): Promise<RunOutcome>;
+  /** `run --resume` once this process holds the run: `deps` hold nothing more. */
+  resumeHeld(runId: string, deps: ResumeDeps): Promise<RunOutcome>;
   /** A new council session: every persona's memory archived; what was done, for people (undefined when there was none). */
   archiveMemory(sessionId: string): Promise<string | undefined>;
   /** Whether the commits an intake or a worker makes are durable (always on files). */
@@ -30,3 +32,6 @@ export interface Backend {
   /** Lets go of the engine (nothing to do on files). */
   close(): Promise<void>;
 }
+
+/** The app's deps for a run this process holds already: the run is not held again inside. */
+export type ResumeDeps = Omit<RunDeps, 'holds'> & { readonly decisions: DecisionInbox };

@@ -5,7 +5,7 @@ import { resumeRun, RunNotResumableError } from '../app/process-command.js';
 import { interruptClaim, runClaimHere } from '../app/run-claim.js';
 import type { RunOutcome } from '../app/run-deps.js';
 import type { App } from './app.js';
-import type { Backend } from './backend.js';
+import type { Backend, ResumeDeps } from './backend.js';
 import { workerClaimDeps, type EngineHandle } from './engine.js';
 
 /** A workspace with an engine: runs held by the workers' leases, continued runs queued for whichever worker is free. */
@@ -13,9 +13,10 @@ export function engineBackend(app: App, handle: EngineHandle): Backend {
   return {
     continuedBy: 'worker',
     isHeld: (runId) => handle.reads.isRunOwned(runId),
+    isClaimed: (runId) => handle.reads.isRunOwned(runId),
     hasTaker: async () => (await handle.reads.liveWorkers()).length > 0,
     depsForRun: (runId) => handle.depsForRun(runId),
-    resumeHeld: (runId) => resumeOnEngine(app, handle, runId),
+    resumeHeld: (runId, deps) => resumeOnEngine(app, handle, runId, deps),
     archiveMemory: async (sessionId) => {
       const archived = await handle.archiveMemory(sessionId);
       return archived > 0 ? `persona memory archived in the engine (${archived} persona(s)); the personas start fresh` : undefined;
@@ -35,7 +36,7 @@ export function engineBackend(app: App, handle: EngineHandle): Backend {
  * no worker can run it at the same time. A run a live worker holds is refused; a run the queue does
  * not hold (started in the foreground, never submitted) resumes from its checkpoint as on files.
  */
-async function resumeOnEngine(app: App, handle: EngineHandle, runId: string): Promise<RunOutcome> {
+async function resumeOnEngine(app: App, handle: EngineHandle, runId: string, deps: ResumeDeps): Promise<RunOutcome> {
   const session = await PgWorkerSession.open(handle.engine, { name: `${os.hostname()}-${process.pid}-foreground` });
   try {
     const claim = await session.claimRun(runId);
@@ -43,7 +44,7 @@ async function resumeOnEngine(app: App, handle: EngineHandle, runId: string): Pr
       throw new RunNotResumableError(
         `run ${runId} is being run by a worker right now (maestro status shows which): that worker finishes it; nothing changed`,
       );
-    if (!claim) return await resumeRun(runId, app.deps);
+    if (!claim) return await resumeRun(runId, deps);
     return await runHere(app, handle, session, claim);
   } finally {
     await session.close();

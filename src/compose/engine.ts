@@ -12,7 +12,7 @@ import { PgQueue } from '../adapters/pg/queue-intake.js';
 import type { EngineClaim, PgWorkerSession } from '../adapters/pg/queue.js';
 import { PgQueueReads } from '../adapters/pg/queue-reads.js';
 import { PgRunLedger } from '../adapters/pg/run-ledger.js';
-import { PgRunLocks } from '../adapters/pg/run-locks.js';
+import { PgRunHolds } from '../adapters/pg/run-holds.js';
 import { PgSessionStore } from '../adapters/pg/session-store.js';
 import { countTokens } from '../adapters/model/token-counter.js';
 import { newRunId } from '../adapters/system/system-clock.js';
@@ -111,7 +111,7 @@ export class PgDecisionInbox implements DecisionInbox {
 
 /** Wires a workspace's app to the engine (every store but the foreground artifacts). */
 export function engineDeps(options: { engine: PgEngine; clock: Clock; config: WorkspaceConfig; paths: WorkspacePaths }): {
-  stores: EngineStores & Pick<DecideDeps, 'decisions' | 'runLocks'>;
+  stores: EngineStores & Pick<DecideDeps, 'decisions' | 'holds'>;
   handle: (base: DecideDeps) => EngineHandle;
 } {
   const { engine, paths } = options;
@@ -120,8 +120,8 @@ export function engineDeps(options: { engine: PgEngine; clock: Clock; config: Wo
   const stores = engineStores(options);
   const decisions = new PgDecisionInbox(queue, stores.ledger, workspaceId);
   return {
-    // Decisions taken on any machine exclude each other through the engine, not this machine's files.
-    stores: { ...stores, decisions, runLocks: new PgRunLocks(engine) },
+    // Runs held on any machine exclude each other through the engine, not this machine's files.
+    stores: { ...stores, decisions, holds: new PgRunHolds(engine) },
     handle: (base) => ({
       engine,
       label: `the engine at ${redactUrl(engine.url)}`,
@@ -138,6 +138,7 @@ export function engineDeps(options: { engine: PgEngine; clock: Clock; config: Wo
 /**
  * A worker's deps for one claim: the engine's stores fenced to the claim, artifacts kept in the
  * engine (checked on this machine's copy), and this machine's inputs checked against the intake's.
+ * The run is held by the claim's lease, not by a hold of its own (`holds` is left out).
  */
 export function workerClaimDeps(options: {
   base: RunDeps;
@@ -147,7 +148,8 @@ export function workerClaimDeps(options: {
   session: PgWorkerSession;
   controls: { signal: AbortSignal; lost: (reason: string) => void };
 }): RunClaimDeps {
-  const { base, engine, claim, session, controls } = options;
+  const { engine, claim, session, controls } = options;
+  const { holds: _leased, ...base } = options.base;
   const fence = session.fence(claim, controls.lost);
   const stores = engineStores({ engine, clock: base.clock, config: base.config, fence });
   return {

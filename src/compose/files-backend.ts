@@ -8,7 +8,7 @@ import { resumeRun, RunNotResumableError } from '../app/process-command.js';
 import type { RunOutcome } from '../app/run-deps.js';
 import { readPackageVersion } from '../package-info.js';
 import type { App } from './app.js';
-import type { Backend } from './backend.js';
+import type { Backend, ResumeDeps } from './backend.js';
 
 /** A workspace on files: runs held by the processes registered in `.maestro/`, taken up by a running watcher. */
 export function filesBackend(app: App): Backend {
@@ -17,9 +17,10 @@ export function filesBackend(app: App): Backend {
     continuedBy: 'watcher',
     // A new reader each time: one remembers whether a watcher runs, and one may start at any moment.
     isHeld: (runId) => new FsRunLiveness(app.paths).isHeld(runId),
+    isClaimed: (runId) => new FsRunLiveness(app.paths).isClaimed(runId),
     hasTaker: async () => (await watchers.list()).some((w) => w.alive),
     depsForRun: () => app.deps,
-    resumeHeld: (runId) => resumeHeld(app, runId),
+    resumeHeld: (runId, deps) => resumeHeld(app, runId, deps),
     archiveMemory: (sessionId) => archiveMemoryFiles(app, sessionId),
     durability: async () => ({ kind: 'durable' }),
     auditOnlyRuns: (known) => listAuditOnlyRuns(app.paths, known),
@@ -28,13 +29,13 @@ export function filesBackend(app: App): Backend {
   };
 }
 
-/** Under the run's lock: from a dead watcher's claim, or from the checkpoint, claiming a waiting `continue` first. */
-async function resumeHeld(app: App, runId: string): Promise<RunOutcome> {
-  if (await findClaim(app.paths.inflight, runId)) return resumeClaimed(app, runId);
+/** Holding the run: from a dead watcher's claim, or from the checkpoint, claiming a waiting `continue` first. */
+async function resumeHeld(app: App, runId: string, deps: ResumeDeps): Promise<RunOutcome> {
+  if (await findClaim(app.paths.inflight, runId)) return resumeClaimed(app, runId, deps);
   // The `continue` waiting in the inbox is claimed first, so a watcher cannot resume it too; a watcher
   // that took it first moved it into .maestro/inflight/, where its claim decides.
-  if (!(await app.deps.decisions.claim(runId)) && (await findClaim(app.paths.inflight, runId))) return resumeClaimed(app, runId);
-  return resumeRun(runId, app.deps);
+  if (!(await deps.decisions.claim(runId)) && (await findClaim(app.paths.inflight, runId))) return resumeClaimed(app, runId, deps);
+  return resumeRun(runId, deps);
 }
 
 /**
@@ -42,7 +43,7 @@ async function resumeHeld(app: App, runId: string): Promise<RunOutcome> {
  * is gone, this process takes the claim over (registered like a watcher, so nobody else does), runs
  * the run from its checkpoint and settles the claim as a watcher would.
  */
-async function resumeClaimed(app: App, runId: string): Promise<RunOutcome> {
+async function resumeClaimed(app: App, runId: string, deps: ResumeDeps): Promise<RunOutcome> {
   const { FsClaimStore } = await import('../adapters/fs/claim-store.js');
   const { runClaimHere } = await import('../app/run-claim.js');
   const registry = new FsWatcherRegistry(path.join(app.paths.state, 'watchers'));
@@ -54,8 +55,8 @@ async function resumeClaimed(app: App, runId: string): Promise<RunOutcome> {
     if (claim === 'owned') {
       throw new RunNotResumableError(`run ${runId} is claimed by a running watcher (.maestro/inflight/): that watcher finishes it`);
     }
-    if (!claim) return resumeRun(runId, app.deps);
-    return await runClaimHere(claim, { run: app.deps, claims });
+    if (!claim) return resumeRun(runId, deps);
+    return await runClaimHere(claim, { run: deps, claims });
   } finally {
     await registry.unregister(self);
   }

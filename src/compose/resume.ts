@@ -1,6 +1,6 @@
 import type { RunOutcome } from '../app/run-deps.js';
-import { RunNotResumableError } from '../app/process-command.js';
-import { RunBusyError } from '../domain/errors.js';
+import { HOLD_WAIT_MS, RunNotResumableError } from '../app/process-command.js';
+import { InvalidInputError, RunHeldError } from '../domain/errors.js';
 import type { RunState } from '../domain/run-state.js';
 import type { App } from './app.js';
 import type { Backend } from './backend.js';
@@ -8,19 +8,38 @@ import type { Backend } from './backend.js';
 /**
  * `run --resume` and `hitl decide --run`: resumes a run in this process, holding it for as long as it
  * runs, so of two processes started together exactly one resumes it; the other is refused (exit 2),
- * told that another process resumed it, and writes nothing.
+ * told who has it, and writes nothing.
  */
 export async function resumeHere(app: App, backend: Backend, runId: string): Promise<RunOutcome> {
   const before = await app.deps.ledger.load(runId).catch(() => undefined);
+  if (!before) throw new RunNotResumableError(`there is no run "${runId}" in this workspace`);
+  const { holds, ...held } = app.deps;
+  // A run a live watcher or worker has is theirs to finish: no use waiting for it.
+  const waitMs = (await backend.isClaimed(runId).catch(() => false)) ? 0 : HOLD_WAIT_MS;
+  const hold = await holds.hold(runId, { waitMs }).catch(async (error: unknown) => {
+    if (error instanceof RunHeldError) throw await heldRefusal(backend, error);
+    if (error instanceof InvalidInputError) throw new RunNotResumableError(`there is no run "${runId}" in this workspace`);
+    throw error;
+  });
   try {
-    return await app.deps.runLocks.hold(runId, () => backend.resumeHeld(runId));
+    return await backend.resumeHeld(runId, held);
   } catch (error) {
-    if (error instanceof RunBusyError) {
-      throw new RunNotResumableError(`another maestro process is resuming run ${runId} (or deciding its pause) right now; nothing changed`);
-    }
     if (!(error instanceof RunNotResumableError)) throw error;
     throw (await whyNotResumed(app, runId, before)) ?? error;
+  } finally {
+    await hold.release();
   }
+}
+
+/** Who has the run, read without holding it: the queue's live taker (it finishes the run), or the process holding it. */
+async function heldRefusal(backend: Backend, held: RunHeldError): Promise<RunNotResumableError> {
+  const runId = held.runId;
+  if (!(await backend.isClaimed(runId).catch(() => false))) return new RunNotResumableError(`${held.message}; nothing changed`);
+  return new RunNotResumableError(
+    backend.continuedBy === 'watcher'
+      ? `run ${runId} is claimed by a running watcher (.maestro/inflight/): that watcher finishes it`
+      : `run ${runId} is being run by a worker right now (maestro status shows which): that worker finishes it; nothing changed`,
+  );
 }
 
 /** A refusal that says who moved the run on, when another process did: it was running when this one started, or it has ended. */

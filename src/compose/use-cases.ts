@@ -141,12 +141,12 @@ function useCases(app: App, backend: Backend): UseCases {
     run: (command) => processCommand(command, deps),
     ask: (input, runId) => askCouncil(input, deps, runId),
     resume: (runId) => resumeHere(app, backend, runId),
-    // A run a live process executes is its; one nobody runs may still be stopped. With an engine, a
-    // stop's artifact goes to the engine and the intake writes it into its workspace.
-    decide: (input) => decidePause({ ...input, isOwned: () => backend.isHeld(input.runId) }, backend.depsForRun(input.runId)),
+    // A run a live process holds or the queue has for a live taker is theirs; one nobody runs may still
+    // be stopped. With an engine, a stop's artifact goes to the engine and the intake writes it into its workspace.
+    decide: (input) => decidePause({ ...input, isOwned: () => backend.isClaimed(input.runId) }, backend.depsForRun(input.runId)),
     decideAll: (input) =>
       decideAll(
-        { ...input, isOwned: (runId) => backend.isHeld(runId) },
+        { ...input, isOwned: (runId) => backend.isClaimed(runId) },
         { runs: deps.ledger, depsFor: (runId) => backend.depsForRun(runId) },
       ),
     paused: () => pausedRuns(app),

@@ -95,28 +95,23 @@ export class BudgetExceededError extends AppError {
   }
 }
 
-/** A live process already executes the run (`maestro run`, a watcher): a second one would run it twice. */
+/**
+ * A live process already holds the run (`maestro run`, a watcher, a resume, a decision): a second one
+ * would run it twice. `holder`: which process, when it can be told (a workspace on files).
+ */
 export class RunHeldError extends AppError {
   readonly code = 'RUN_HELD' as const;
   constructor(
     readonly runId: string,
-    readonly holder: { readonly pid: number; readonly since: string },
+    readonly holder?: { readonly pid: number; readonly since: string },
   ) {
     super(
-      `run ${runId} is being run right now by another maestro process (pid ${holder.pid}, since ${holder.since}); ` +
-        'wait for it to end, or stop that process first',
+      `run ${runId} is being run right now by another maestro process${heldBy(holder)}; wait for it to end, or stop that process first`,
     );
   }
 }
 
-/** Another live process holds the run (deciding or resuming it): nothing was done. */
-export class RunBusyError extends AppError {
-  readonly code = 'RUN_BUSY' as const;
-  constructor(
-    readonly runId: string,
-    /** When a hold left by a killed process lets go, if it does not at once. */
-    lapse?: string,
-  ) {
-    super(`another maestro process is deciding or resuming run ${runId} right now${lapse ? ` (${lapse})` : ''}`);
-  }
+/** ` (pid N, since T)` when the holder is known. */
+export function heldBy(holder: RunHeldError['holder']): string {
+  return holder ? ` (pid ${holder.pid}, since ${holder.since})` : '';
 }

@@ -187,12 +187,17 @@ export interface RunHold {
 }
 
 /**
- * Which process executes a run now. A run is held from before its first checkpoint until this
- * process stops executing it; a checkpoint that says `running` with no live holder was interrupted.
+ * Which process works on a run now: the one that executes it (from before its first checkpoint
+ * until it stops), resumes it, or decides its pause. One at a time, across processes (and, with an
+ * engine, machines); a hold lapses when its holder dies, with nothing to refresh. A checkpoint that
+ * says `running` with no live holder was interrupted.
  */
 export interface RunHolds {
-  /** Holds the run for this process; throws `RunHeldError` when a live process already holds it. */
-  hold(runId: string): Promise<RunHold>;
+  /**
+   * Holds the run for this process. While another live process holds it (after waiting up to
+   * `waitMs`, default 0) this throws `RunHeldError`, and holds nothing.
+   */
+  hold(runId: string, options?: { readonly waitMs?: number }): Promise<RunHold>;
 }
 
 /** Reads input artifacts through the same sandbox as READ_FILE. */
@@ -268,17 +273,4 @@ export interface IntakeQueue {
   onDone(wake: () => void): void;
   /** Which of these run ids the engine has (any state): a claim it lacks was lost after it was accepted. */
   known(runIds: readonly string[]): Promise<ReadonlySet<string>>;
-}
-
-/**
- * One process at a time decides or resumes a run: the hold is exclusive across processes (and, with
- * an engine, machines), is kept while its holder lives however long it works, and lapses when the
- * holder dies.
- */
-export interface RunLocks {
-  /**
-   * Runs `fn` holding run `runId`. While another live process holds it (after waiting up to
-   * `waitMs`, default 0) this throws RunBusyError and runs nothing.
-   */
-  hold<T>(runId: string, fn: () => Promise<T>, options?: { readonly waitMs?: number }): Promise<T>;
 }

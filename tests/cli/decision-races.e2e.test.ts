@@ -1,8 +1,9 @@
-import { access, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, spawnCli, type CliResult } from '../fakes/cli.js';
 import { tempWorkspace } from '../fakes/fixtures.js';
+import { CliProcess } from '../helpers/watch-workspace.js';
 
 // Issue 23, point 5: a decision or a resume that two processes race on is taken by exactly one.
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
@@ -39,6 +40,12 @@ async function auditEvents(runId: string): Promise<string[]> {
     .split('\n')
     .filter((l) => l.length > 0)
     .map((l) => (JSON.parse(l) as { event: string }).event);
+}
+
+/** Once a process holds the run: its record is in the run's holder folder. */
+async function heldBySomeone(runId: string): Promise<void> {
+  const holder = path.join(ws.dir, '.maestro', 'holders', runId);
+  for (let i = 0; i < 400 && (await readdir(holder).catch(() => [])).length === 0; i++) await new Promise((r) => setTimeout(r, 25));
 }
 
 const count = (events: string[], event: string) => events.filter((e) => e === event).length;
@@ -97,7 +104,7 @@ describe('two processes deciding or resuming one run at once', () => {
         spawnCli(['run', '--resume', id, '--json'], { cwd: ws.dir, env: { MAESTRO_OFFLINE_DELAY_MS: '150' }, timeoutMs: 60_000 });
       const results = await Promise.all([resume(), resume()]);
       const loser = oneWinner(results);
-      expect(loser.stderr).toMatch(/another maestro process (is resuming run|resumed run|finished it)/);
+      expect(loser.stderr).toMatch(/another maestro process (\(pid \d+, since .*\); wait for it|resumed run|finished it)/);
       expect(JSON.parse(loser.stdout)).toMatchObject({ run_id: id, status: 'refused', decision: null, artifact: null });
       const events = await auditEvents(id);
       expect(count(events, 'RUN_RESUMED'), `round ${round}: ${events.join(' ')}`).toBe(1);
@@ -138,23 +145,35 @@ describe('two processes deciding or resuming one run at once', () => {
       timeoutMs: 60_000,
     });
     // Once the resumer holds the run (and has taken the continue from the inbox).
-    const lock = path.join(ws.dir, '.maestro', 'runs', id, 'run.lock');
-    for (
-      let i = 0;
-      i < 200 &&
-      !(await access(lock).then(
-        () => true,
-        () => false,
-      ));
-      i++
-    )
-      await new Promise((r) => setTimeout(r, 25));
+    await heldBySomeone(id);
     const stop = await maestro('hitl', 'decide', id, 'stop');
     expect(stop.code).toBe(2);
-    expect(stop.stderr).toMatch(/another maestro process is deciding or resuming run/);
+    expect(stop.stderr).toMatch(
+      /is not paused: it is running; its pause .* was already decided .*; another maestro process holds it right now \(pid \d+/,
+    );
     expect((await stateOf(id).catch(() => ({ status: 'running' }))).status).toBe('running');
     expect((await resume).code).toBe(0);
     expect((await stateOf(id)).status).toBe('completed');
     expect(count(await auditEvents(id), 'HITL_DECIDED')).toBe(1);
+  }, 60_000);
+
+  it('a resume killed with -9 while it holds the run lets it go at once: the run it left running can be stopped as run by nobody, once', async () => {
+    const id = await pausedRun();
+    expect((await maestro('hitl', 'decide', id, 'continue')).code).toBe(0);
+    await addGhost();
+    const killed = new CliProcess(['run', '--resume', id, '--workspace', ws.dir], { env: { MAESTRO_OFFLINE_DELAY_MS: '1000' } });
+    await heldBySomeone(id);
+    killed.child.kill('SIGKILL');
+    expect((await killed.exited).signal).toBe('SIGKILL');
+    // Its record is left behind, naming a process that is gone: nothing waits for it to go stale.
+    expect(await readdir(path.join(ws.dir, '.maestro', 'holders', id))).toHaveLength(1);
+    const stop = await maestro('hitl', 'decide', id, 'stop');
+    expect(stop.stderr).not.toMatch(/another maestro process/);
+    expect(stop.code).toBe(0);
+    expect((await stateOf(id)).status).toBe('stopped');
+    const events = await auditEvents(id);
+    expect(count(events, 'HITL_DECIDED')).toBe(2);
+    expect(count(events, 'RUN_FINISHED')).toBe(1);
+    expect(await readdir(path.join(ws.dir, '.maestro', 'holders'))).toEqual([]);
   }, 60_000);
 });

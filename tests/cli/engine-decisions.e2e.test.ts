@@ -3,8 +3,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { PgEngine } from '../../src/adapters/pg/engine.js';
-import { PgRunLocks } from '../../src/adapters/pg/run-locks.js';
-import { RunBusyError } from '../../src/domain/errors.js';
+import { PgRunHolds } from '../../src/adapters/pg/run-holds.js';
+import { RunHeldError } from '../../src/domain/errors.js';
 import { runCli, spawnCli } from '../fakes/cli.js';
 import { engineWorkspace, useEngine } from '../helpers/engine.js';
 
@@ -69,39 +69,26 @@ describe('deciding a pause kept in the engine', () => {
     }
   }, 120_000);
 
-  it('the run lock is one session at a time, waits when asked, and is let go when its holder goes', async () => {
+  it('the run hold is one session at a time, waits when asked, and is let go when its holder goes', async () => {
     const url = await database();
     const engine = PgEngine.open(url);
-    const locks = new PgRunLocks(engine);
+    const holds = new PgRunHolds(engine);
     try {
-      let release!: () => void;
-      // Each holder says when it holds the lock: the test goes on then, not after a guessed sleep.
-      let held!: () => void;
-      const holds = new Promise<void>((resolve) => (held = resolve));
-      const holding = locks.hold('run-a', () => {
-        held();
-        return new Promise<string>((resolve) => (release = () => resolve('first')));
-      });
-      await holds;
-      await expect(locks.hold('run-a', async () => 'second')).rejects.toThrow(RunBusyError);
-      expect(await locks.hold('run-b', async () => 'other run')).toBe('other run');
-      const waiting = locks.hold('run-a', async () => 'after', { waitMs: 5_000 });
-      setTimeout(() => release(), 300);
-      expect(await holding).toBe('first');
-      expect(await waiting).toBe('after');
+      const first = await holds.hold('run-a');
+      await expect(holds.hold('run-a')).rejects.toThrow(RunHeldError);
+      const other = await holds.hold('run-b');
+      await other.release();
+      // A waiting hold is taken once the first is let go (whenever that is within its wait).
+      const waiting = holds.hold('run-a', { waitMs: 30_000 });
+      await first.release();
+      await (await waiting).release();
       // A holder whose connection dies (its process was killed) no longer holds the run.
-      let orphanHeld!: () => void;
-      const orphanHolds = new Promise<void>((resolve) => (orphanHeld = resolve));
-      const orphan = locks
-        .hold('run-c', () => {
-          orphanHeld();
-          return new Promise<never>(() => undefined);
-        })
-        .catch(() => 'ended');
-      await orphanHolds;
-      await query(url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'maestro run lock'`);
-      expect(await locks.hold('run-c', async () => 'taken', { waitMs: 5_000 })).toBe('taken');
-      void orphan;
+      await holds.hold('run-c');
+      await query(
+        url,
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'maestro run hold' AND datname = current_database()`,
+      );
+      await (await holds.hold('run-c', { waitMs: 30_000 })).release();
     } finally {
       await engine.close();
     }

@@ -1,5 +1,5 @@
-import { RunBusyError } from '../../src/domain/errors.js';
-import type { DecisionInbox, RunLocks } from '../../src/domain/ports.js';
+import { RunHeldError } from '../../src/domain/errors.js';
+import type { DecisionInbox, RunHold, RunHolds } from '../../src/domain/ports.js';
 import {
   compareReadyFiles,
   type Claim,
@@ -130,17 +130,13 @@ export class InMemoryClaimStore implements ClaimStore {
   }
 }
 
-/** Runs' locks in memory: one holder per run at a time, as the files' and the engine's locks keep it. */
-export class InMemoryRunLocks implements RunLocks {
+/** Runs' holds in memory: one holder per run at a time, as the files' and the engine's holds keep it. */
+export class InMemoryRunHolds implements RunHolds {
   readonly #held = new Set<string>();
 
-  async hold<T>(runId: string, fn: () => Promise<T>): Promise<T> {
-    if (this.#held.has(runId)) throw new RunBusyError(runId);
+  async hold(runId: string): Promise<RunHold> {
+    if (this.#held.has(runId)) throw new RunHeldError(runId);
     this.#held.add(runId);
-    try {
-      return await fn();
-    } finally {
-      this.#held.delete(runId);
-    }
+    return { release: async () => void this.#held.delete(runId) };
   }
 }

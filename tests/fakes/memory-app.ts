@@ -9,7 +9,7 @@ import type { ResolvedRoute } from '../../src/domain/route.js';
 import { RUN_STATE_VERSION, type RunState } from '../../src/domain/run-state.js';
 import { DEFAULT_WORKSPACE_CONFIG, type WorkspaceConfig } from '../../src/domain/workspace-config.js';
 import { FakeClock } from './fake-clock.js';
-import { InMemoryDecisionInbox, InMemoryRunLocks } from './in-memory-inbox.js';
+import { InMemoryDecisionInbox, InMemoryRunHolds } from './in-memory-inbox.js';
 import { InMemoryRunLedger } from './in-memory-run-ledger.js';
 import { InMemoryLoopPolicyStore, InMemoryPersonaStore, InMemorySessionStore, InMemoryWorkspace, triad } from './in-memory-stores.js';
 
@@ -29,7 +29,7 @@ export interface MemoryAppOptions {
 
 /** The app's use cases wired to in-memory fakes: no disk, no network, no process. */
 export interface MemoryApp {
-  readonly deps: RunDeps & { readonly decisions: InMemoryDecisionInbox; readonly runLocks: InMemoryRunLocks };
+  readonly deps: RunDeps & { readonly decisions: InMemoryDecisionInbox; readonly holds: InMemoryRunHolds };
   readonly ledger: InMemoryRunLedger;
   readonly sessions: InMemorySessionStore;
   readonly loopPolicy: InMemoryLoopPolicyStore;
@@ -68,7 +68,7 @@ export function memoryApp(options: MemoryAppOptions = {}): MemoryApp {
     ledger,
     loopPolicy,
     decisions,
-    runLocks: new InMemoryRunLocks(),
+    holds: new InMemoryRunHolds(),
     onProgress: (event) => progress.push(event),
     ...(options.signal ? { signal: options.signal } : {}),
   };

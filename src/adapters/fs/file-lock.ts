@@ -8,7 +8,7 @@ import { StorageError } from '../../domain/errors.js';
  * A lock not refreshed for this long is stale: its holder died and another process may take it
  * (proper-lockfile's default). A live holder refreshes it every half of this, however long it holds it.
  */
-export const DEFAULT_STALE_MS = 10_000;
+const DEFAULT_STALE_MS = 10_000;
 /** proper-lockfile's floor: a shorter stale time is raised to this. */
 const MIN_STALE_MS = 2_000;
 

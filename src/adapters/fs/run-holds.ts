@@ -1,10 +1,12 @@
 import { hostname } from 'node:os';
-import { unlink } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { readdir, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { InvalidInputError, RunHeldError } from '../../domain/errors.js';
+import { InvalidInputError, RunHeldError, StorageError } from '../../domain/errors.js';
 import type { Clock, RunHold, RunHolds } from '../../domain/ports.js';
-import { ensurePrivateDir, writeFileAtomically } from './atomic-file.js';
+import { ensurePrivateDir } from './atomic-file.js';
 import { readIfExists, safeJson } from './read.js';
 import {
   isRecordedProcessAlive,
@@ -17,7 +19,7 @@ import { systemClock } from '../system/system-clock.js';
 import { ignoreMissing } from './watcher-registry.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
-/** `.maestro/holders/<run_id>.json`: the process executing the run, written once as it starts, removed as it stops. */
+/** `.maestro/holders/<run_id>/<holder>.json`: the process holding the run, written once as it takes it, removed as it lets go. */
 export const HolderRecord = z.strictObject({
   run_id: z.string(),
   pid: z.number().int().positive(),
@@ -48,15 +50,20 @@ export interface FsRunHoldsOptions {
 
 const SAFE_RUN_ID = /^[A-Za-z0-9_-]+$/;
 
-/** Runs held by this process, whatever the instance: the one thing a pid cannot say about its own process. */
+/** The records of the holds of this process, whatever the instance: the one thing a pid cannot say about its own process. */
 const heldHere = new Set<string>();
 
 /**
- * Who executes a run now, for a workspace on files: one small file per run being executed, written
- * once when the run starts or resumes (never per step) and removed when this process lets it go.
- * It is crash-safe by construction: a killed process leaves its file behind, and the file then names
- * a process that is gone (or a pid handed to a later process, told apart by its start time), which
- * reads as not held. A process on another machine cannot be checked, and counts as alive.
+ * Who holds a run now, for a workspace on files: the one process that executes it, resumes it or
+ * decides its pause. A hold is a folder, `.maestro/holders/<run_id>/`, holding one record named for
+ * its holder, written once (never per step) and removed when this process lets the run go.
+ *
+ * Exclusive without a lock to refresh: a record is written whole in a folder of its own, which is
+ * then renamed to the run's folder. The rename succeeds only while that folder is absent or empty,
+ * so of two processes exactly one holds the run. Crash-safe by construction: a killed process leaves
+ * its record behind, naming a process that is gone (or a pid handed to a later process, told apart
+ * by its start time); the next one removes that record by its own name (never a record written
+ * since) and renames its own in. A process on another machine cannot be checked, and counts as alive.
  */
 export class FsRunHolds implements RunHolds {
   readonly #dir: string;
@@ -75,11 +82,11 @@ export class FsRunHolds implements RunHolds {
     this.#readStart = options.readStart ?? readProcessStart;
   }
 
-  async hold(runId: string): Promise<RunHold> {
-    const file = this.#fileFor(runId);
-    if (file === undefined) throw new InvalidInputError('run id', [`(root): "${runId}" is not a run id (letters, digits, - and _ only)`]);
-    const current = await this.holderOf(runId);
-    if (current?.alive) throw new RunHeldError(runId, current);
+  async hold(runId: string, options: { readonly waitMs?: number } = {}): Promise<RunHold> {
+    const folder = this.#folderFor(runId);
+    if (folder === undefined) throw new InvalidInputError('run id', [`(root): "${runId}" is not a run id (letters, digits, - and _ only)`]);
+    const name = `${this.#pid}-${randomUUID().slice(0, 8)}`;
+    const staged = path.join(this.#dir, `.new-${name}`);
     const processStart = this.#readStart(this.#pid);
     const record: HolderRecord = {
       run_id: runId,
@@ -88,50 +95,93 @@ export class FsRunHolds implements RunHolds {
       host: this.#host,
       since: this.#clock.now().toISOString(),
     };
-    await ensurePrivateDir(this.#dir);
-    // Whole for readers, not flushed: the file matters only while this process lives (a crash that
-    // loses it leaves the run as a killed process leaves it: not held).
-    await writeFileAtomically(file, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600, durable: false });
-    const key = this.#key(runId);
-    heldHere.add(key);
+    await ensurePrivateDir(staged);
+    const mine = path.join(folder, `${name}.json`);
+    // Counted as this process's before it is visible: a reader in this process never sees it as left behind.
+    heldHere.add(mine);
+    let holder: RunHolder | undefined;
+    try {
+      // Whole before anyone can see it, not flushed: a record matters only while this process lives.
+      await writeFile(path.join(staged, `${name}.json`), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+      const deadline = Date.now() + (options.waitMs ?? 0);
+      while ((holder = await this.#take(folder, staged)) !== undefined) {
+        if (Date.now() >= deadline) throw new RunHeldError(runId, holder);
+        await sleep(50);
+      }
+    } catch (error) {
+      heldHere.delete(mine);
+      throw error;
+    } finally {
+      await rm(staged, { recursive: true, force: true }).catch(() => undefined);
+    }
     return {
       release: async () => {
-        heldHere.delete(key);
-        // Only our own record goes: one another process wrote since (after taking the run over) stays.
-        const now = await this.#read(runId);
-        if (now?.pid === record.pid && now.host === record.host && now.since === record.since) await unlink(file).catch(ignoreMissing);
+        heldHere.delete(mine);
+        await unlink(mine).catch(ignoreMissing);
+        // Only an empty folder goes: one another process renamed in since is its hold.
+        await rmdir(folder).catch(() => undefined);
       },
     };
   }
 
-  /** The process that holds the run, if any file names one: `alive` says whether it still runs it. */
+  /** The process that holds the run, if a record names one: `alive` says whether it still does. */
   async holderOf(runId: string): Promise<RunHolder | undefined> {
-    const record = await this.#read(runId);
-    return record && { pid: record.pid, since: record.since, alive: this.#isAlive(record) };
+    const folder = this.#folderFor(runId);
+    const records = folder === undefined ? [] : await this.#records(folder, runId);
+    const held = records.find((r) => r.alive) ?? records.find((r) => r.record);
+    return held?.record && { pid: held.record.pid, since: held.record.since, alive: held.alive };
   }
 
-  #isAlive(record: HolderRecord): boolean {
+  /** Renames the staged record in: undefined once it is there, else the live holder it found. */
+  async #take(folder: string, staged: string): Promise<RunHolder | undefined> {
+    for (;;) {
+      try {
+        await rename(staged, folder);
+        return undefined;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'ENOTEMPTY' && code !== 'EEXIST') {
+          throw new StorageError(`could not hold ${folder}: ${(error as Error).message}`, folder, {
+            cause: error,
+            ...(code ? { errno: code } : {}),
+          });
+        }
+      }
+      const records = await this.#records(folder, path.basename(folder));
+      const live = records.find((r) => r.alive)?.record;
+      if (live) return { pid: live.pid, since: live.since, alive: true };
+      // Left by processes that are gone (or edited by hand): each removed by its own name.
+      for (const r of records) await unlink(r.file).catch(ignoreMissing);
+    }
+  }
+
+  /** The records in a run's folder, each judged; a record that does not read names no process. */
+  async #records(folder: string, runId: string): Promise<{ file: string; record?: HolderRecord; alive: boolean }[]> {
+    const names = await readdir(folder).catch((error: unknown) => {
+      ignoreMissing(error);
+      return [] as string[];
+    });
+    const records = [];
+    for (const name of names) {
+      const file = path.join(folder, name);
+      const text = await readIfExists(file).catch(() => undefined);
+      // Written whole (renamed in), so a file that does not parse was edited by hand.
+      const parsed = text === undefined ? undefined : HolderRecord.safeParse(safeJson(text));
+      const record = parsed?.success && parsed.data.run_id === runId ? parsed.data : undefined;
+      records.push({ file, ...(record ? { record } : {}), alive: record !== undefined && this.#isAlive(record, file) });
+    }
+    return records;
+  }
+
+  #isAlive(record: HolderRecord, file: string): boolean {
     if (record.host !== this.#host) return true;
-    // This process knows which runs it holds; its own pid in a file it did not write is a stale one.
-    if (record.pid === this.#pid) return heldHere.has(this.#key(record.run_id));
+    // This process knows which holds are its own; its own pid in a record it did not write is a stale one.
+    if (record.pid === this.#pid) return heldHere.has(file);
     return isRecordedProcessAlive(record, this.#probe, this.#readStart);
   }
 
-  async #read(runId: string): Promise<HolderRecord | undefined> {
-    const file = this.#fileFor(runId);
-    const text = file === undefined ? undefined : await readIfExists(file);
-    if (text === undefined) return undefined;
-    // Written whole (atomically), so a file that does not parse was edited by hand: it names no process.
-    const parsed = HolderRecord.safeParse(safeJson(text));
-    return parsed.success && parsed.data.run_id === runId ? parsed.data : undefined;
-  }
-
   /** Undefined for a name that is not a run id: nothing outside the folder is ever read or written. */
-  #fileFor(runId: string): string | undefined {
-    return SAFE_RUN_ID.test(runId) ? path.join(this.#dir, `${runId}.json`) : undefined;
-  }
-
-  #key(runId: string): string {
-    return `${this.#dir}\u0000${runId}`;
+  #folderFor(runId: string): string | undefined {
+    return SAFE_RUN_ID.test(runId) ? path.join(this.#dir, runId) : undefined;
   }
 }

@@ -47,6 +47,12 @@ export class FsRunLiveness implements RunLiveness {
     return (await this.#decisionWaiting(runId)) && this.#watcherRunning();
   }
 
+  /** Whether a live watcher's claim owns the run's command (it runs the run, or is about to). */
+  async isClaimed(runId: string): Promise<boolean> {
+    const claim = await findClaim(this.paths.inflight, runId);
+    return claim?.owner ? this.registry.isAlive(claim.owner) : false;
+  }
+
   async #decisionWaiting(runId: string): Promise<boolean> {
     return SAFE_RUN_ID.test(runId) && exists(path.join(this.paths.decisions, `${runId}.json`));
   }

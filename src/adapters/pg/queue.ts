@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Claim } from '../../domain/queue.js';
 import { decideRun } from '../../domain/run/policy.js';
+import { holdFree } from './run-holds.js';
 import { ClaimLostError, EngineError, SESSION_ALIVE_SQL, type Fence, type PgEngine, type Queryable } from './engine.js';
 
 /** Channels: a command is ready (workers listen), a run's queue row ended or paused (the intake listens). */
@@ -128,11 +129,19 @@ export class PgWorkerSession {
            FROM orphans WHERE q.run_id = orphans.run_id`,
         [MAX_STALLS, decideRun({ kind: 'failed_repeatedly' }).decision.reason_code],
       );
-      const next = await db.query<{ run_id: string }>(
-        `SELECT run_id FROM maestro_queue WHERE state = 'queued' AND ${alive('$1::text')} ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED`,
-        [this.id],
-      );
-      return next.rows[0] && this.#take(db, next.rows[0].run_id);
+      // A run a process holds (deciding or resuming it) is left for a later look (workers look every few seconds).
+      const held: string[] = [];
+      for (;;) {
+        const next = await db.query<{ run_id: string }>(
+          `SELECT run_id FROM maestro_queue WHERE state = 'queued' AND ${alive('$1::text')} AND run_id <> ALL($2::text[])
+            ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED`,
+          [this.id, held],
+        );
+        const runId = next.rows[0]?.run_id;
+        if (runId === undefined) return undefined;
+        if (await holdFree(db, runId)) return this.#take(db, runId);
+        held.push(runId);
+      }
     });
   }
 

@@ -38,8 +38,15 @@ beforeEach(async () => {
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
-const holderFile = (runId: string) => path.join(dir, '.maestro', 'holders', `${runId}.json`);
+/** The one record in a run's holder folder. */
+async function holderFile(runId: string): Promise<string> {
+  const folder = path.join(dir, '.maestro', 'holders', runId);
+  const names = await readdir(folder);
+  expect(names).toHaveLength(1);
+  return path.join(folder, names[0]!);
+}
 const RUN = '20261126T060000Z-abc123';
+const OTHER = '20261126T060000Z-def456';
 
 /** The status a reader shows for a checkpoint that says `running`. */
 const shown = async (runId = RUN) => (await showRun({ run_id: runId, status: 'running' }, new FsRunLiveness(paths))).status;
@@ -71,58 +78,105 @@ describe('the process start time guards against a reused pid', () => {
   });
 });
 
-describe('FsRunHolds: who executes a run now', () => {
+describe('FsRunHolds: who holds a run now', () => {
+  const liveHolds = () => new FsRunHolds(paths, { pid: live.pid!, readStart: () => readProcessStart(live.pid!) });
+
   it('a run held by a live process shows running; once that process is gone, interrupted', async () => {
-    const other = await new FsRunHolds(paths, { pid: live.pid!, readStart: () => readProcessStart(live.pid!) }).hold(RUN);
+    const other = await liveHolds().hold(RUN);
     expect(await shown()).toBe('running');
     expect(await new FsRunHolds(paths).holderOf(RUN)).toMatchObject({ pid: live.pid, alive: true });
 
-    const record = JSON.parse(await readFile(holderFile(RUN), 'utf8'));
-    await writeFile(holderFile(RUN), JSON.stringify({ ...record, pid: dead, process_start: undefined }));
+    const file = await holderFile(RUN);
+    const record = JSON.parse(await readFile(file, 'utf8'));
+    await writeFile(file, JSON.stringify({ ...record, pid: dead, process_start: undefined }));
     expect(await shown()).toBe('interrupted');
     await other.release();
   });
 
-  it('a holder file naming a live pid that started at another time (pid reuse) shows interrupted', async () => {
+  it('a holder record naming a live pid that started at another time (pid reuse) shows interrupted', async () => {
     if (process.platform !== 'linux') return;
     await new FsRunHolds(paths, { pid: live.pid!, readStart: () => readProcessStart(process.pid) }).hold(RUN);
     expect(await shown()).toBe('interrupted');
   });
 
-  it('this process knows which runs it holds: its own pid in a file it did not write is stale', async () => {
+  it('this process knows which runs it holds: its own pid in a record it did not write is stale', async () => {
     const hold = await new FsRunHolds(paths).hold(RUN);
     expect(await shown()).toBe('running');
-    const record = await readFile(holderFile(RUN), 'utf8');
+    const file = await holderFile(RUN);
+    const record = await readFile(file, 'utf8');
     await hold.release();
     expect(await readdir(path.join(dir, '.maestro', 'holders'))).toEqual([]);
     expect(await shown()).toBe('interrupted');
-    await writeFile(holderFile(RUN), record); // left behind, as by a process with this pid that was killed
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, record); // left behind, as by a process with this pid that was killed
     expect(await shown()).toBe('interrupted');
   });
 
-  it('refuses to hold a run a live process holds, and takes over one whose holder is gone', async () => {
-    await new FsRunHolds(paths, { pid: live.pid!, readStart: () => readProcessStart(live.pid!) }).hold(RUN);
+  it('refuses to hold a run a live process holds (a second hold in this process too), and takes over one whose holder is gone', async () => {
+    await liveHolds().hold(RUN);
     const refused = await new FsRunHolds(paths).hold(RUN).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(RunHeldError);
     expect((refused as RunHeldError).message).toContain(`pid ${live.pid}`);
+    const mine = await new FsRunHolds(paths).hold(OTHER);
+    await expect(new FsRunHolds(paths).hold(OTHER)).rejects.toBeInstanceOf(RunHeldError);
+    await mine.release();
 
-    await new FsRunHolds(paths, { pid: dead }).hold('20261126T060000Z-def456');
-    const taken = await new FsRunHolds(paths).hold('20261126T060000Z-def456');
-    expect(JSON.parse(await readFile(holderFile('20261126T060000Z-def456'), 'utf8')).pid).toBe(process.pid);
+    await new FsRunHolds(paths, { pid: dead }).hold(OTHER);
+    const taken = await new FsRunHolds(paths).hold(OTHER);
+    expect(JSON.parse(await readFile(await holderFile(OTHER), 'utf8')).pid).toBe(process.pid);
     await taken.release();
+  });
+
+  it('of many processes taking one run at once, exactly one holds it; the others are told who does', async () => {
+    // Processes told apart by pid: this one and live ones (each a real process that answers).
+    const others = await Promise.all(
+      [1, 2, 3].map(async () => {
+        const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+        await new Promise((r) => child.on('spawn', r));
+        return child;
+      }),
+    );
+    try {
+      for (let round = 0; round < 20; round++) {
+        const runId = `${RUN}-${round}`;
+        const contenders = [new FsRunHolds(paths), ...[live, ...others].map((c) => new FsRunHolds(paths, { pid: c.pid! }))];
+        // A dead holder left behind in half the rounds: every contender wants to take it over at once.
+        if (round % 2 === 1) await new FsRunHolds(paths, { pid: dead }).hold(runId);
+        const results = await Promise.allSettled(contenders.map((c) => c.hold(runId)));
+        const won = results.filter((r) => r.status === 'fulfilled');
+        expect(won, `round ${round}`).toHaveLength(1);
+        for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(RunHeldError);
+        expect(await readdir(path.join(dir, '.maestro', 'holders', runId))).toHaveLength(1);
+        await (won[0] as PromiseFulfilledResult<{ release(): Promise<void> }>).value.release();
+      }
+    } finally {
+      for (const c of others) c.kill('SIGKILL');
+    }
+  });
+
+  it('a hold asked to wait is taken once the holder lets go', async () => {
+    const first = await new FsRunHolds(paths).hold(RUN);
+    const waiting = new FsRunHolds(paths).hold(RUN, { waitMs: 60_000 });
+    await first.release();
+    const second = await waiting;
+    expect(await new FsRunHolds(paths).holderOf(RUN)).toMatchObject({ pid: process.pid, alive: true });
+    await second.release();
+    expect(await readdir(path.join(dir, '.maestro', 'holders'))).toEqual([]);
   });
 
   it('letting go removes only its own record, not one a later process wrote', async () => {
     const mine = await new FsRunHolds(paths, { pid: dead }).hold(RUN);
     const later = await new FsRunHolds(paths).hold(RUN);
     await mine.release();
-    expect(JSON.parse(await readFile(holderFile(RUN), 'utf8')).pid).toBe(process.pid);
+    expect(JSON.parse(await readFile(await holderFile(RUN), 'utf8')).pid).toBe(process.pid);
+    expect(await shown()).toBe('running');
     await later.release();
   });
 
-  it('cannot check a process on another machine sharing the folder: it counts as running', async () => {
+  it('cannot check a process on another machine sharing the folder: it counts as running, and is not taken over', async () => {
     await new FsRunHolds(paths, { pid: dead, host: 'elsewhere' }).hold(RUN);
     expect(await shown()).toBe('running');
+    await expect(new FsRunHolds(paths).hold(RUN)).rejects.toBeInstanceOf(RunHeldError);
   });
 
   it('refuses a name that is not a run id, and reads no file for one', async () => {
@@ -131,11 +185,15 @@ describe('FsRunHolds: who executes a run now', () => {
     expect(await shown('../escape')).toBe('interrupted');
   });
 
-  it('an edited holder file names no process', async () => {
-    await mkdir(path.dirname(holderFile(RUN)), { recursive: true });
-    await writeFile(holderFile(RUN), '{"pid": "not a pid"');
+  it('an edited holder record names no process, and is replaced by the next hold', async () => {
+    const edited = path.join(dir, '.maestro', 'holders', RUN, 'edited.json');
+    await mkdir(path.dirname(edited), { recursive: true });
+    await writeFile(edited, '{"pid": "not a pid"');
     expect(await new FsRunHolds(paths).holderOf(RUN)).toBeUndefined();
     expect(await shown()).toBe('interrupted');
+    const hold = await new FsRunHolds(paths).hold(RUN);
+    expect(await readdir(path.dirname(edited))).toHaveLength(1);
+    await hold.release();
   });
 });
 

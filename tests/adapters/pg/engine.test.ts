@@ -5,6 +5,7 @@ import { PgQueue } from '../../../src/adapters/pg/queue-intake.js';
 import { MAX_STALLS, PgWorkerSession } from '../../../src/adapters/pg/queue.js';
 import { PgQueueReads } from '../../../src/adapters/pg/queue-reads.js';
 import { readPgAuditRun } from '../../../src/adapters/pg/audit-log.js';
+import { PgRunHolds } from '../../../src/adapters/pg/run-holds.js';
 import { PgRunLedger } from '../../../src/adapters/pg/run-ledger.js';
 import { PgSessionStore } from '../../../src/adapters/pg/session-store.js';
 import { aRunMemory } from '../../fixtures/domain-builders.js';
@@ -47,6 +48,23 @@ describe('claims and fences', () => {
     expect(taken.sort()).toEqual(Array.from({ length: 20 }, (_, i) => `race-${i}`).sort());
     await engine.query(`UPDATE maestro_queue SET state = 'done' WHERE run_id LIKE 'race-%'`);
     for (const s of sessions) await s.close();
+  });
+
+  it('a worker claims no queued run another process holds (deciding or resuming it), and claims it once let go', async () => {
+    for (const runId of ['held-1', 'free-1']) await submit(runId);
+    const session = await PgWorkerSession.open(engine, { name: 'held-runs' });
+    try {
+      const hold = await new PgRunHolds(engine).hold('held-1');
+      // The older run is held: the worker takes the next one, and then none.
+      expect((await session.claimNext())?.runId).toBe('free-1');
+      expect(await session.claimNext()).toBeUndefined();
+      await hold.release();
+      expect((await session.claimNext())?.runId).toBe('held-1');
+    } finally {
+      await session.close();
+      // Nothing left for the other tests' workers to take.
+      await engine.query(`DELETE FROM maestro_queue WHERE run_id IN ('held-1', 'free-1')`);
+    }
   });
 
   it('refuses every write for a run once its worker session is gone, and the run goes to the next worker with a new epoch', async () => {
