@@ -49,6 +49,15 @@ function worker(r: ScriptedCall): string {
   return politeCouncil(r);
 }
 
+/** A promise and the function that settles it. */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = (): void => undefined;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
 /** Each item's calls: its direct run's turn, verdict and final proposal, under the item's ids. */
 const callsOf = (...ids: string[]) => ids.flatMap((id) => [`item:${id}`, `item:${id}:verdict`, `item:${id}:synthesis`]);
 
@@ -160,14 +169,29 @@ describe('work items', () => {
     }
   });
 
-  it('merges identically across 20 runs whatever order the items finish in (parallel_items)', async () => {
+  it('merges identically whatever order the items finish in (parallel_items)', async () => {
     await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ history: { max_tokens: 0 } }));
     const command = { task_description: 'Plan the migration', work_items: items(8), config: { parallel_items: true, concurrency: 8 } };
+    const ids = Array.from({ length: 8 }, (_, i) => `w${i + 1}`);
+    // Each run lets its items' last calls answer in another order: in item order, backwards, the even
+    // ones first, from the middle out. All eight are under way at once (concurrency 8).
+    const finishing = [
+      ids,
+      [...ids].reverse(),
+      [...ids.filter((_, i) => i % 2 === 1), ...ids.filter((_, i) => i % 2 === 0)],
+      ['w4', 'w5', 'w3', 'w6', 'w2', 'w7', 'w1', 'w8'],
+    ];
     const merges = new Set<string>();
     const orders = new Set<string>();
-    for (let i = 0; i < 20; i++) {
+    for (const order of finishing) {
+      // An item's final proposal answers once the one before it in `order` has answered.
+      const answered = new Map(order.map((id) => [id, deferred()]));
       const llm = new ScriptedLlmClient(async (r) => {
-        await sleep(Math.floor(Math.random() * 12));
+        const id = /^item:(w\d):synthesis$/.exec(r.step ?? '')?.[1];
+        if (id === undefined) return worker(r);
+        const before = order[order.indexOf(id) - 1];
+        if (before !== undefined) await answered.get(before)?.promise;
+        answered.get(id)?.resolve();
         return worker(r);
       });
       const outcome = await run(command, llm);

@@ -1,26 +1,13 @@
-import { readdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { dropCommand, engineLedger, startIntake, startWorker } from '../../bench/pg-cluster.mjs';
+import { engineLedger, startWorker } from '../../bench/pg-cluster.mjs';
 import { runCli } from '../fakes/cli.js';
-import { engineWorkspace, useEngine } from '../helpers/engine.js';
+import { engineWorkspace, query, useEngine } from '../helpers/engine.js';
 
 // Issue 27: the engine's commands as an operator uses them, in-process through `main(argv, io)`.
-const { database, server, started, workspace } = useEngine({ ownServer: true });
-
-const listDir = async (dir: string): Promise<string[]> =>
-  (await readdir(dir).catch(() => [] as string[])).filter((n) => !n.startsWith('.'));
-
-async function query<R extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
+// The suite's PostgreSQL (a database per workspace): the outage test has its own server (engine-restart.e2e.test.ts).
+const { database, started, workspace } = useEngine();
 
 /** A database whose commits are acknowledged before they are durable (set for the database only). */
 async function asyncCommit(url: string): Promise<void> {
@@ -229,42 +216,4 @@ describe('runs, show and audit prune read the engine', () => {
     expect(await query(url, `SELECT run_id FROM maestro_queue ORDER BY run_id`)).toHaveLength(3);
     expect((await runCli(['audit', 'verify', 'R-paused', '--workspace', ws])).code).toBe(0);
   }, 90_000);
-});
-
-describe('the intake when the engine goes away or forgets', () => {
-  it('says once that the connection is lost and once that it is back, then submits again what the engine lost, once', async () => {
-    const url = await database();
-    const ws = workspace(await engineWorkspace(url));
-    // Tries 100 ms apart at first (production: 1 s, doubling): a one-second outage is then a few
-    // failed tries, each of which must stay unsaid after the first.
-    const retry = { MAESTRO_ENGINE_RETRY_MS: '100' };
-    const intake = started(startIntake(ws, [], retry));
-    await intake.waitFor('the intake', (e) => e.kind === 'started');
-    for (let i = 0; i < 3; i++) await dropCommand(ws, `f${i}.json`, { ...plain, task_description: `Forgotten task ${i}: list the risks` });
-    const submittedRuns = () =>
-      intake.events.filter((e) => e.kind === 'notice' && /submitted to the engine as run/.test(String(e.message)));
-    await intake.waitFor('three submissions', () => submittedRuns().length === 3);
-    // The engine loses one acknowledged submission (as a crash with asynchronous commits, or a restore, would) and goes away a while.
-    const [lost] = await query<{ run_id: string; source: string }>(
-      url,
-      `DELETE FROM maestro_queue WHERE source = 'f1.json' RETURNING run_id, source`,
-    );
-    await server().restart(1000);
-    for (let i = 3; i < 5; i++) await dropCommand(ws, `f${i}.json`, { ...plain, task_description: `Late task ${i}: list the risks` });
-    const worker = started(startWorker(ws, 'after', retry));
-    await intake.waitFor('five results', () => intake.events.filter((e) => e.kind === 'finished').length >= 5, 90_000);
-
-    const notices = intake.events.filter((e) => e.kind === 'notice').map((e) => String(e.message));
-    expect(notices.filter((m) => /connection to the engine is lost/.test(m))).toHaveLength(1);
-    const back = notices.filter((m) => /connection to the engine is back/.test(m));
-    expect(back).toHaveLength(1);
-    expect(Number(/(\d+) failed tries/.exec(back[0] ?? '')?.[1])).toBeGreaterThanOrEqual(2);
-    expect(notices.filter((m) => /cannot be reached|could not be submitted/.test(m))).toEqual([]);
-    expect(notices.filter((m) => m.includes(`no longer has run ${lost!.run_id}`))).toHaveLength(1);
-    expect(intake.events.filter((e) => e.kind === 'finished').map((e) => e.status)).toEqual(Array(5).fill('completed'));
-    expect(await listDir(path.join(ws, '.maestro', 'inflight'))).toEqual([]);
-    const ledger = await engineLedger(url);
-    expect(ledger.runs.filter((r) => r.finished !== 1)).toEqual([]);
-    expect(worker.alive && intake.alive).toBe(true);
-  }, 120_000);
 });

@@ -1,29 +1,19 @@
 import { cp, mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { dropCommand, engineLedger, ROOT, startIntake, startWorker } from '../../bench/pg-cluster.mjs';
+import { dropCommand, ROOT, startIntake, startWorker } from '../../bench/pg-cluster.mjs';
 import { spawnCli } from '../fakes/cli.js';
-import { cliHere, engineWorkspace, useEngine } from '../helpers/engine.js';
+import { cliHere, engineWorkspace, query, useEngine } from '../helpers/engine.js';
 
-const { database, server, started, workspace } = useEngine({ ownServer: true });
+// The suite's PostgreSQL (a database per workspace): the restart test has its own server (engine-restart.e2e.test.ts).
+const { database, started, workspace } = useEngine();
 
 const task = (text: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   task_description: text,
   config: { max_rounds: 1 },
   ...extra,
 });
-
-async function query<R extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 const listDir = async (dir: string): Promise<string[]> => (await readdir(dir).catch(() => [] as string[])).sort();
 
@@ -211,57 +201,4 @@ describe('an intake and workers on one engine', () => {
     expect(pause.message).toContain("differs from the intake's copy");
     expect(await query(url, 'SELECT count(*)::int AS n FROM maestro_audit WHERE line LIKE \'%"event":"MODEL_CALL"%\'')).toEqual([{ n: 0 }]);
   }, 60_000);
-
-  it('the engine restarted mid-run: workers reconnect and every command completes once', async () => {
-    const url = await database();
-    const ws = workspace(await engineWorkspace(url));
-    // Reconnect tries 50 ms apart at first (production: 250 ms, then doubling): the outage is the
-    // same, only the wait after the engine is back is shorter.
-    const retry = { MAESTRO_ENGINE_RETRY_MS: '50' };
-    const env = { MAESTRO_OFFLINE_DELAY_MS: '100', ...retry };
-    const intake = started(startIntake(ws, [], retry));
-    const workers = [started(startWorker(ws, 'r1', env)), started(startWorker(ws, 'r2', env))];
-    await intake.waitFor('the intake', (e) => e.kind === 'started');
-    // Four commands for two workers: each worker is mid-run when the engine goes, and two more wait
-    // queued through the restart (six made the same two cases, three runs longer).
-    const COMMANDS = 4;
-    for (let i = 0; i < COMMANDS; i++)
-      await dropCommand(ws, `r${i}.json`, task(`Review the plan for restart case ${i} and list the risks`));
-    await workers[0]!.waitFor('a run under way', (e) => e.kind === 'claimed');
-    await new Promise((r) => setTimeout(r, 250)); // a few model calls into it
-    await server().restart(500);
-    await intake
-      .waitFor(
-        'every result',
-        () => new Set(intake.events.filter((e) => e.kind === 'finished').map((e) => e.source)).size === COMMANDS,
-        60_000,
-      )
-      .catch(async (error: Error) => {
-        const queue = await query(
-          url,
-          'SELECT run_id, source, state, owner, epoch, claims, delivered_at FROM maestro_queue ORDER BY seq',
-        ).catch((e: Error) => e.message);
-        const show = (p: { events: Array<Record<string, unknown>> }): string =>
-          p.events
-            .filter((e) => e.kind !== 'step')
-            .map((e) => JSON.stringify(e).slice(0, 300))
-            .join('\n');
-        throw new Error(
-          `${error.message}\nqueue: ${JSON.stringify(queue)}\nintake:\n${show(intake)}\n${workers.map((w) => `worker:\n${show(w)}\n${w.stderr}`).join('\n')}`,
-        );
-      });
-    expect(intake.events.filter((e) => e.kind === 'finished').every((e) => e.status === 'completed')).toBe(true);
-    // The same processes: no worker died of the restart (a connection ended under a transaction).
-    expect(
-      workers.map((w) => w.alive),
-      workers.map((w) => `worker stderr:\n${w.stderr}`).join('\n'),
-    ).toEqual([true, true]);
-    expect(intake.alive).toBe(true);
-    expect(workers.some((w) => w.events.some((e) => e.kind === 'notice' && /reconnected|engine/.test(String(e.message))))).toBe(true);
-    const ledger = await engineLedger(url);
-    expect(ledger.runs.filter((r) => r.finished !== 1 || r.artifacts !== 1 || r.sessions !== 1)).toEqual([]);
-    expect(ledger.repeatedSteps).toBe(0);
-    expect(await listDir(path.join(ws, 'outputs'))).toHaveLength(COMMANDS);
-    expect((await cliHere(['audit', 'verify', '--all', '--workspace', ws])).code).toBe(0);
-  }, 90_000);
 });

@@ -35,6 +35,9 @@ async function endpoint(port?: number): Promise<ChatServer> {
   return server;
 }
 
+/** Commands dropped once the endpoint is down: the first is paused by the outage, the others wait queued behind it. */
+const COMMANDS = 4;
+
 const finishedOf = (w: CliProcess, prefix: string) =>
   w.events.filter((e) => e.kind === 'finished' && String(e.source).startsWith(prefix)) as Array<Record<string, unknown>>;
 
@@ -65,7 +68,8 @@ describe('a route that goes down and comes back (circuit breaker, end to end)', 
     expect(judged.status).toBe('paused');
 
     await first.close();
-    for (let i = 1; i <= 10; i++) await dropCommand(ws, `c${String(i).padStart(2, '0')}.json`, task(`Choose the cache for service ${i}`));
+    for (let i = 1; i <= COMMANDS; i++)
+      await dropCommand(ws, `c${String(i).padStart(2, '0')}.json`, task(`Choose the cache for service ${i}`));
     const outage = await watcher.waitForEvent('the outage pause', (e) => e.kind === 'finished' && String(e.source).startsWith('c'));
     expect(outage.status).toBe('paused');
     const outageRun = String(outage.run_id);
@@ -78,24 +82,24 @@ describe('a route that goes down and comes back (circuit breaker, end to end)', 
     await waitFor('a failed probe', async () => (await probesOf(ws, 'local')) >= 1);
     expect(finishedOf(watcher, 'c')).toHaveLength(1);
     expect(watcher.events.filter((e) => e.kind === 'claimed' && String(e.source).startsWith('c'))).toHaveLength(1);
-    expect(await listDir(path.join(ws, 'commands'))).toHaveLength(9);
+    expect(await listDir(path.join(ws, 'commands'))).toHaveLength(COMMANDS - 1);
     const status = await statusJson(ws);
     const down = (status.routes_down as Array<Record<string, unknown>>)[0];
     expect(down).toMatchObject({ route: 'local', failure: 'network' });
     expect(typeof down?.since).toBe('string');
-    expect(down?.queued).toHaveLength(9);
+    expect(down?.queued).toHaveLength(COMMANDS - 1);
     expect((status.paused as Array<Record<string, unknown>>).filter((p) => p.outage_route === 'local')).toHaveLength(1);
 
     // Back where it was: every command runs once, the outage's pause resumes on its own.
     await endpoint(port);
     await waitFor(
-      'ten completed commands',
+      'every command completed',
       () =>
         new Set(
           finishedOf(watcher, 'c')
             .filter((e) => e.status === 'completed')
             .map((e) => e.source),
-        ).size === 10 || undefined,
+        ).size === COMMANDS || undefined,
       90_000,
     ).catch((error: unknown) => {
       throw new Error(`${(error as Error).message}\n${watcher.lines.join('\n')}\n${watcher.stderr.join('')}`);
@@ -105,7 +109,7 @@ describe('a route that goes down and comes back (circuit breaker, end to end)', 
       done.filter((e) => e.status === 'paused'),
       JSON.stringify(done.map((e) => [e.source, e.status, e.reason_code])),
     ).toHaveLength(1);
-    expect(done.filter((e) => e.status === 'completed')).toHaveLength(10);
+    expect(done.filter((e) => e.status === 'completed')).toHaveLength(COMMANDS);
     expect(done.find((e) => e.run_id === outageRun && e.status === 'completed')).toBeDefined();
     expect(await listDir(path.join(ws, 'commands'))).toEqual([]);
     const decided = (await readAuditLogs(ws)).get(outageRun)?.find((r) => r.event === 'OUTAGE_RESUMED');

@@ -7,7 +7,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, spawnCli } from '../fakes/cli.js';
+import { runCli } from '../fakes/cli.js';
 import { CLI, REPO_ROOT, tempWorkspace } from '../fakes/fixtures.js';
 
 // Issue 29: `maestro ui` in a real browser (Debian's chromium, driven by playwright-core). One
@@ -259,8 +259,9 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     await open(page, '/live');
     await page.locator('#live-state', { hasText: 'Watching' }).waitFor();
     await writeFile(path.join(ws.dir, 'live.json'), JSON.stringify({ task_description: 'Pick a cache for the session store' }));
-    // Each model call takes a while, so the page sees the council at work, not only its end.
-    const running = spawnCli(['run', 'live.json', '--json'], { cwd: ws.dir, env: { MAESTRO_OFFLINE_DELAY_MS: '300' } });
+    // Each model call takes a while, so the page sees the council at work, not only its end. The run is
+    // in this process (`main(argv, io)`), not the console's: what the console sees of it is the same.
+    const running = runCli(['run', 'live.json', '--json'], { cwd: ws.dir, env: { MAESTRO_OFFLINE_DELAY_MS: '300' } });
     // Its card shows the task and each reply rendered (Markdown), while it works.
     const card = page.locator('section.live-run', { hasText: 'Pick a cache for the session store' });
     await card.locator('.live-step:nth-of-type(3) .reply').waitFor({ timeout: 20_000 });

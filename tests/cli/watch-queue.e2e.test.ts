@@ -18,6 +18,14 @@ import {
 
 const { workspace, started } = useWatchScope();
 
+// A burst is every command arriving in the same instant (half renamed in, half written in place), and
+// two watchers race for every command whatever their number: the suite's sizes show both; each run is a
+// whole council run in a process, so a soak runs them bigger:
+// MAESTRO_SOAK_BURST=50 MAESTRO_SOAK_SHARED=30 npx vitest run tests/cli/watch-queue.e2e.test.ts
+const BURST = Number(process.env.MAESTRO_SOAK_BURST ?? 16);
+/** Commands for two watchers on one folder: half queued before either starts, half after. */
+const SHARED = Number(process.env.MAESTRO_SOAK_SHARED ?? 12);
+
 async function stop(p: CliProcess): Promise<void> {
   p.kill('SIGTERM');
   expect(await p.exited).toEqual({ code: 0, signal: null });
@@ -30,13 +38,13 @@ async function runsInAudit(ws: string): Promise<string[]> {
 }
 
 describe('maestro watch (end to end)', () => {
-  it('runs 50 commands dropped at once: 50 artifacts, nothing left in commands/ or inflight/', async () => {
+  it(`runs ${BURST} commands dropped at once: ${BURST} artifacts, nothing left in commands/ or inflight/`, async () => {
     const ws = await workspace();
     const watcher = started(watch(ws));
     await watcher.waitForEvent('the watcher to start', (e) => e.kind === 'started');
 
     await Promise.all(
-      Array.from({ length: 50 }, (_, i) => {
+      Array.from({ length: BURST }, (_, i) => {
         const name = `cmd-${String(i).padStart(2, '0')}.json`;
         const body = task(`Review item ${i} of the backlog`);
         // Half arrive by rename, half are written in place (create, then write).
@@ -44,7 +52,7 @@ describe('maestro watch (end to end)', () => {
       }),
     );
 
-    await waitFor('50 artifacts', async () => (await listDir(path.join(ws, 'outputs'))).length === 50, 90_000);
+    await waitFor(`${BURST} artifacts`, async () => (await listDir(path.join(ws, 'outputs'))).length === BURST, 90_000);
     await waitFor(
       'an empty queue',
       async () =>
@@ -53,24 +61,24 @@ describe('maestro watch (end to end)', () => {
     await stop(watcher);
 
     const finished = watcher.events.filter((e) => e.kind === 'finished');
-    expect(finished).toHaveLength(50);
+    expect(finished).toHaveLength(BURST);
     expect(finished.every((e) => e.status === 'completed')).toBe(true);
-    expect(new Set(finished.map((e) => e.source)).size).toBe(50);
-    expect(await runsInAudit(ws)).toHaveLength(50);
+    expect(new Set(finished.map((e) => e.source)).size).toBe(BURST);
+    expect(await runsInAudit(ws)).toHaveLength(BURST);
     expect(await listDir(path.join(ws, '.maestro', 'rejected'))).toEqual([]);
   }, 120_000);
 
-  it('two watchers on one folder run each of 30 commands exactly once', async () => {
+  it(`two watchers on one folder run each of ${SHARED} commands exactly once`, async () => {
     const ws = await workspace();
     // Half are queued before either watcher starts (both start-up scans race for them), half arrive later.
-    for (let i = 0; i < 15; i += 1) await dropCommand(ws, `early-${i}.json`, task(`Review early draft number ${i}`));
+    for (let i = 0; i < SHARED / 2; i += 1) await dropCommand(ws, `early-${i}.json`, task(`Review early draft number ${i}`));
     const a = started(watch(ws));
     const b = started(watch(ws));
     await a.waitForEvent('watcher A to start', (e) => e.kind === 'started');
     await b.waitForEvent('watcher B to start', (e) => e.kind === 'started');
-    for (let i = 0; i < 15; i += 1) await dropCommand(ws, `late-${i}.json`, task(`Review late draft number ${i}`));
+    for (let i = 0; i < SHARED / 2; i += 1) await dropCommand(ws, `late-${i}.json`, task(`Review late draft number ${i}`));
 
-    await waitFor('30 artifacts', async () => (await listDir(path.join(ws, 'outputs'))).length === 30, 90_000);
+    await waitFor(`${SHARED} artifacts`, async () => (await listDir(path.join(ws, 'outputs'))).length === SHARED, 90_000);
     await waitFor(
       'an empty queue',
       async () =>
@@ -80,15 +88,15 @@ describe('maestro watch (end to end)', () => {
     await stop(b);
 
     const runs = await runsInAudit(ws);
-    expect(runs).toHaveLength(30);
+    expect(runs).toHaveLength(SHARED);
     const logs = await readAuditLogs(ws);
     const received = [...logs.values()].flat().filter((r) => r.event === 'COMMAND_RECEIVED');
-    expect(received).toHaveLength(30);
+    expect(received).toHaveLength(SHARED);
     const tasks = await Promise.all(runs.map(async (id) => (await readRunState(ws, id)).command.task_description));
-    expect(new Set(tasks).size).toBe(30);
+    expect(new Set(tasks).size).toBe(SHARED);
     const claimed = [...a.events, ...b.events].filter((e) => e.kind === 'claimed').map((e) => e.run_id);
-    expect(claimed).toHaveLength(30);
-    expect(new Set(claimed).size).toBe(30);
+    expect(claimed).toHaveLength(SHARED);
+    expect(new Set(claimed).size).toBe(SHARED);
     // The shared council remembers every run, whichever watcher ran it.
     for (const persona of ['coordinator', 'strategist', 'auditor']) {
       const session = JSON.parse(await readFile(path.join(ws, 'session_states', `${persona}_session.json`), 'utf8')) as { runs: string[] };

@@ -1,6 +1,7 @@
 import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { engineWorkspace as benchWorkspace, removeWorkspace, type Proc } from '../../bench/pg-cluster.mjs';
 import { randomBytes } from 'node:crypto';
@@ -65,6 +66,17 @@ export function useEngine(options: { ownServer?: boolean } = {}): {
  */
 export function cliHere(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return runCli(args, { env });
+}
+
+/** One SQL statement on the engine at `url`, on a connection of its own: what a test reads or changes behind maestro's back. */
+export async function query<R extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
 }
 
 /** A workspace with the default personas whose engine is `url`, migrated (bench/pg-cluster.mjs), in this process. */
