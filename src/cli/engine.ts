@@ -23,7 +23,7 @@ export function registerEngine(program: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .action(async (opts: { workspace?: string }) => {
       const url = await engineUrlOf(io, opts.workspace, 'engine migrate');
-      const pg = openEngineAdmin(url, 'maestro migrate');
+      const pg = await openEngineAdmin(url, 'maestro migrate');
       try {
         const applied = await pg.migrate();
         const c = chalkFor(io);
@@ -43,7 +43,7 @@ export function registerEngine(program: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .action(async (opts: { workspace?: string; json?: boolean }) => {
       const url = await engineUrlOf(io, opts.workspace, 'engine status');
-      const pg = openEngineAdmin(url, 'maestro status');
+      const pg = await openEngineAdmin(url, 'maestro status');
       try {
         const version = await pg.schemaVersion();
         const setting = await pg.synchronousCommit();

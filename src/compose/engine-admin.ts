@@ -1,5 +1,3 @@
-import { PgEngine, redactUrl } from '../adapters/pg/engine.js';
-import { SCHEMA_VERSION } from '../adapters/pg/migrations.js';
 import { WorkspacePaths } from '../adapters/fs/workspace-paths.js';
 import { loadWorkspaceConfig, resolveEngineUrl } from '../config.js';
 
@@ -22,7 +20,10 @@ export async function engineUrlOf(dir: string, env: Readonly<Record<string, stri
   return resolveEngineUrl(await loadWorkspaceConfig(new WorkspacePaths(dir).config), env);
 }
 
-export function openEngineAdmin(url: string, name: string): EngineAdmin {
+/** The engine's client is loaded here, not where the CLI starts: a workspace on files never loads it. */
+export async function openEngineAdmin(url: string, name: string): Promise<EngineAdmin> {
+  const { PgEngine, redactUrl } = await import('../adapters/pg/engine.js');
+  const { SCHEMA_VERSION } = await import('../adapters/pg/migrations.js');
   const pg = PgEngine.open(url, { name });
   return {
     label: redactUrl(url),
