@@ -37,4 +37,35 @@ describe('packaging', () => {
       expect(p.dev, name).toBe(true);
     }
   });
+
+  it('a command on a workspace of files loads none of the packages only some runs need: PostgreSQL, the openai SDK, the tokenizer, the English reader', async () => {
+    // What a command's chunk loads before it runs: the chunk and what it imports statically, transitively
+    // (bin/maestro.js loads main.js, which imports each command's chunk when that command is asked for).
+    const bundle = path.join(REPO_ROOT, 'dist', 'bundle');
+    const main = await readFile(path.join(bundle, 'main.js'), 'utf8');
+    const chunkOf = (command: string) => [...main.matchAll(/import\("\.\/([a-z-]+?)-[\w-]{8}\.js"\)/g)].find((m) => m[1] === command)?.[0];
+    const loadedBy = async (entry: string): Promise<Set<string>> => {
+      const seen = new Set<string>();
+      const packages = new Set<string>();
+      const visit = async (file: string): Promise<void> => {
+        if (seen.has(file)) return;
+        seen.add(file);
+        const code = await readFile(path.join(bundle, file), 'utf8');
+        for (const [, spec = ''] of code.matchAll(/^(?:import|export)\b[^'"]*?from\s*["']([^"']+)["']/gm)) {
+          if (spec.startsWith('./')) await visit(spec.slice(2));
+          else if (!spec.startsWith('node:'))
+            packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] ?? spec));
+        }
+      };
+      await visit(entry);
+      return packages;
+    };
+    for (const command of ['run', 'status', 'hitl', 'runs', 'watch']) {
+      const chunk = chunkOf(command)?.match(/\.\/(.+\.js)/)?.[1];
+      expect(chunk, command).toBeDefined();
+      const packages = await loadedBy(chunk ?? '');
+      expect(packages.size, command).toBeGreaterThan(0);
+      for (const lazy of ['pg', 'openai', 'gpt-tokenizer', 'compromise']) expect(packages, `${command} loads ${lazy}`).not.toContain(lazy);
+    }
+  });
 });
