@@ -12,7 +12,8 @@ import { workerClaimDeps, type EngineHandle } from './engine.js';
 export function engineBackend(app: App, handle: EngineHandle): Backend {
   return {
     continuedBy: 'worker',
-    isHeld: (runId) => handle.reads.isRunOwned(runId),
+    // As `runs` and `status` list it: a run queued for a worker is about to be taken, not interrupted.
+    isHeld: (runId) => handle.reads.isRunPending(runId),
     isClaimed: (runId) => handle.reads.isRunOwned(runId),
     hasTaker: async () => (await handle.reads.liveWorkers()).length > 0,
     depsForRun: (runId) => handle.depsForRun(runId),

@@ -47,4 +47,27 @@ describe('maestro ui with an engine', () => {
       await backend.close();
     }
   }, 120_000);
+
+  it('shows a run continued for a worker as the CLI lists it: queued for a worker is about to run, not interrupted', async () => {
+    const url = await database();
+    const ws = workspace(await engineWorkspace(url));
+    await writeFile(
+      path.join(ws, 'ambiguous.json'),
+      JSON.stringify({ task_description: 'The requirements are unclear: choose the message queue for billing' }),
+    );
+    const id = JSON.parse((await runCli(['run', 'ambiguous.json', '--json'], { cwd: ws })).stdout).run_id as string;
+    // No worker runs: the continue waits in the engine's queue for one.
+    expect((await runCli(['hitl', 'decide', id, 'continue'], { cwd: ws })).code).toBe(0);
+    const listed = (JSON.parse((await runCli(['runs', '--json'], { cwd: ws })).stdout) as { run_id: string; status: string }[]).find(
+      (r) => r.run_id === id,
+    );
+    const backend = await openConsole({ workspace: ws, env: { ...process.env, MAESTRO_WORKSPACE: '' } });
+    try {
+      const shown = await backend.run(id);
+      expect(listed?.status).toBe('running');
+      expect(shown?.status).toBe(listed?.status);
+    } finally {
+      await backend.close();
+    }
+  }, 120_000);
 });

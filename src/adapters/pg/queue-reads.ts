@@ -3,6 +3,9 @@ import { screenText } from '../../domain/screen.js';
 import type { PgEngine } from './engine.js';
 import { alive } from './queue.js';
 
+/** A queue row whose run a worker holds now or is about to take. */
+const PENDING = `q.state = 'queued' OR (q.state = 'running' AND ${alive('q.owner')})`;
+
 export interface QueueStats {
   readonly queued: number;
   readonly running: number;
@@ -92,10 +95,14 @@ export class PgQueueReads {
 
   /** Runs a worker holds now or is about to take (queued): the engine's counterpart of a live holder on files. */
   async pendingRuns(): Promise<Set<string>> {
-    const r = await this.engine.query<{ run_id: string }>(
-      `SELECT q.run_id FROM maestro_queue q WHERE q.state = 'queued' OR (q.state = 'running' AND ${alive('q.owner')})`,
-    );
+    const r = await this.engine.query<{ run_id: string }>(`SELECT q.run_id FROM maestro_queue q WHERE ${PENDING}`);
     return new Set(r.rows.map((row) => row.run_id));
+  }
+
+  /** Whether a worker holds this run now or is about to take it (`pendingRuns`, for one run): what every view shows as running. */
+  async isRunPending(runId: string): Promise<boolean> {
+    const r = await this.engine.query(`SELECT 1 FROM maestro_queue q WHERE q.run_id = $1 AND (${PENDING})`, [runId]);
+    return r.rowCount === 1;
   }
 
   /** Every audit log with no checkpoint (a command that was invalid, a run that died before its first), as text. */
