@@ -102,11 +102,13 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     await page.click(`a[href="/runs/${ids.done}"]`);
     await page.waitForURL(`${base}/runs/${ids.done}`);
     expect(await page.locator('.chain.ok').textContent()).toContain('The audit chain verifies');
-    const drawn = await page.locator('.artifact img').evaluate((img) => {
-      const image = img as unknown as { complete: boolean; naturalWidth: number };
-      return image.complete && image.naturalWidth > 0;
-    });
-    expect(drawn).toBe(true);
+    // The heat map is drawn once the browser has loaded it: wait for that, not for the page alone.
+    const drawn = () =>
+      page.locator('.artifact img').evaluate((img) => {
+        const image = img as unknown as { complete: boolean; naturalWidth: number };
+        return image.complete && image.naturalWidth > 0;
+      });
+    await expect.poll(drawn, { timeout: 10_000 }).toBe(true);
     await open(page, '/runs');
     await page.locator('select[name=status]').selectOption('paused');
     await page.click('form.filter button');
