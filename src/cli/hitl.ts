@@ -71,7 +71,7 @@ function registerDecide(hitl: Command, io: Io): void {
       [
         '',
         'A decision on a run that is not paused, a stale pause, a sealed run, or anything but continue|stop is refused (exit 2) and changes nothing.',
-        'With --all, each run is decided as `decide` would (under its lock); the runs refused are listed, and the exit is 2 if any was.',
+        'With --all, each run is decided as `decide` would (holding the run while it decides); the runs refused are listed, and the exit is 2 if any was.',
       ].join('\n'),
     )
     .action(async (first: string | undefined, second: string | undefined, opts: DecideFlags) => {
