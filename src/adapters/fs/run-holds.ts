@@ -135,6 +135,9 @@ export class FsRunHolds implements RunHolds {
   /** Renames the staged record in: undefined once it is there, else the live holder it found. */
   async #take(folder: string, staged: string): Promise<RunHolder | undefined> {
     for (;;) {
+      // A run an earlier maestro's live process holds (see `#records`) is not taken from it.
+      const legacy = await this.#judge(`${folder}.json`, path.basename(folder));
+      if (legacy.alive && legacy.record) return { pid: legacy.record.pid, since: legacy.record.since, alive: true };
       try {
         await rename(staged, folder);
         return undefined;
@@ -155,22 +158,29 @@ export class FsRunHolds implements RunHolds {
     }
   }
 
-  /** The records in a run's folder, each judged; a record that does not read names no process. */
+  /**
+   * The records in a run's folder, each judged; a record that does not read names no process. With
+   * them the file an earlier maestro held the run with (`holders/<run_id>.json`): a watcher of that
+   * version still running beside this one holds its runs so.
+   */
   async #records(folder: string, runId: string): Promise<{ file: string; record?: HolderRecord; alive: boolean }[]> {
     const names = await readdir(folder).catch((error: unknown) => {
       ignoreMissing(error);
       return [] as string[];
     });
     const records = [];
-    for (const name of names) {
-      const file = path.join(folder, name);
-      const text = await readIfExists(file).catch(() => undefined);
-      // Written whole (renamed in), so a file that does not parse was edited by hand.
-      const parsed = text === undefined ? undefined : HolderRecord.safeParse(safeJson(text));
-      const record = parsed?.success && parsed.data.run_id === runId ? parsed.data : undefined;
-      records.push({ file, ...(record ? { record } : {}), alive: record !== undefined && this.#isAlive(record, file) });
-    }
-    return records;
+    for (const name of names) records.push(await this.#judge(path.join(folder, name), runId));
+    const legacy = await this.#judge(`${folder}.json`, runId);
+    return legacy.record ? [...records, legacy] : records;
+  }
+
+  /** One record, judged: whether it names a process that is alive. */
+  async #judge(file: string, runId: string): Promise<{ file: string; record?: HolderRecord; alive: boolean }> {
+    const text = await readIfExists(file).catch(() => undefined);
+    // Written whole (renamed in), so a file that does not parse was edited by hand.
+    const parsed = text === undefined ? undefined : HolderRecord.safeParse(safeJson(text));
+    const record = parsed?.success && parsed.data.run_id === runId ? parsed.data : undefined;
+    return { file, ...(record ? { record } : {}), alive: record !== undefined && this.#isAlive(record, file) };
   }
 
   #isAlive(record: HolderRecord, file: string): boolean {

@@ -127,6 +127,31 @@ describe('FsRunHolds: who holds a run now', () => {
     await taken.release();
   });
 
+  it('a run an earlier maestro holds with its holder file (holders/<run_id>.json) is not taken while that process lives', async () => {
+    // The record as a watcher of the version before run holds were folders writes it, beside this one.
+    const legacy = path.join(dir, '.maestro', 'holders', `${RUN}.json`);
+    const record = {
+      run_id: RUN,
+      pid: live.pid,
+      process_start: readProcessStart(live.pid!),
+      host: os.hostname(),
+      since: '2026-11-29T10:00:00.000Z',
+    };
+    await mkdir(path.dirname(legacy), { recursive: true });
+    await writeFile(legacy, JSON.stringify(record));
+    expect(await shown()).toBe('running');
+    const refused = await new FsRunHolds(paths).hold(RUN).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RunHeldError);
+    expect((refused as RunHeldError).message).toContain(`pid ${live.pid}`);
+
+    // That process gone: its file names no one, and the run is taken.
+    await writeFile(legacy, JSON.stringify({ ...record, pid: dead, process_start: undefined }));
+    expect(await shown()).toBe('interrupted');
+    const taken = await new FsRunHolds(paths).hold(RUN);
+    expect(await shown()).toBe('running');
+    await taken.release();
+  });
+
   it('of many processes taking one run at once, exactly one holds it; the others are told who does', async () => {
     // Processes told apart by pid: this one and live ones (each a real process that answers).
     const others = await Promise.all(
