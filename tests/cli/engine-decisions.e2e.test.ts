@@ -1,25 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { PgEngine } from '../../src/adapters/pg/engine.js';
 import { PgRunHolds } from '../../src/adapters/pg/run-holds.js';
 import { RunHeldError } from '../../src/domain/errors.js';
 import { runCli, spawnCli } from '../fakes/cli.js';
-import { engineWorkspace, useEngine } from '../helpers/engine.js';
+import { engineWorkspace, query, useEngine } from '../helpers/engine.js';
 
 // Issue 23, point 5, with an engine: decisions taken on any machine exclude each other in PostgreSQL.
 const { database, workspace } = useEngine();
-
-async function query<R extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 async function decisionsIn(url: string, runId: string): Promise<number> {
   const rows = await query<{ line: string }>(url, 'SELECT line FROM maestro_audit WHERE run_id = $1 ORDER BY seq', [runId]);
