@@ -163,6 +163,11 @@ describe('two processes deciding or resuming one run at once', () => {
     await addGhost();
     const killed = new CliProcess(['run', '--resume', id, '--workspace', ws.dir], { env: { MAESTRO_OFFLINE_DELAY_MS: '1000' } });
     await heldBySomeone(id);
+    // And it has taken the continue (killed before that, the continue still waits for a resumer, and
+    // a stop is rightly refused: that pause was already decided).
+    const decision = path.join(ws.dir, '.maestro', 'decisions', `${id}.json`);
+    for (let i = 0; i < 400 && (await readdir(path.dirname(decision)).catch((): string[] => [])).includes(path.basename(decision)); i++)
+      await new Promise((r) => setTimeout(r, 25));
     killed.child.kill('SIGKILL');
     expect((await killed.exited).signal).toBe('SIGKILL');
     // Its record is left behind, naming a process that is gone: nothing waits for it to go stale.
