@@ -1,6 +1,8 @@
 import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { readAuditRun } from '../../src/adapters/fs/audit-store.js';
+import { WorkspacePaths } from '../../src/adapters/fs/workspace-paths.js';
 import type { Persona } from '../../src/domain/persona.js';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -26,15 +28,21 @@ export async function tempWorkspace(files: Record<string, string> = {}): Promise
   };
 }
 
-/** Hands a workspace's audit logs to the suite-wide invariant check (tests/global-setup.ts). */
+/**
+ * Hands a workspace's audit logs to the suite-wide invariant check (tests/global-setup.ts), each as
+ * `maestro audit verify` reads it: with the records its run's checkpoint journal still holds ahead of
+ * it (a process killed after a step's journal line, before its log and head were brought up to it).
+ */
 export async function collectAuditLogs(workspace: string): Promise<void> {
   const target = process.env.MAESTRO_TEST_AUDIT_COLLECT;
   if (!target) return;
-  const auditDir = path.join(workspace, '.maestro', 'audit');
-  const names = await readdir(auditDir).catch(() => [] as string[]);
+  const paths = new WorkspacePaths(workspace);
+  const names = await readdir(path.join(workspace, '.maestro', 'audit')).catch(() => [] as string[]);
   const tag = path.basename(workspace);
-  for (const name of names.filter((n) => n.endsWith('.jsonl') || n.endsWith('.head'))) {
-    await cp(path.join(auditDir, name), path.join(target, `${tag}-${name}`));
+  for (const name of names.filter((n) => n.endsWith('.jsonl'))) {
+    const run = await readAuditRun(paths, name.slice(0, -'.jsonl'.length));
+    if (run.log !== undefined) await writeFile(path.join(target, `${tag}-${name}`), run.log);
+    if (run.head !== undefined) await writeFile(path.join(target, `${tag}-${name.replace(/\.jsonl$/, '.head')}`), run.head);
   }
 }
 
