@@ -7,6 +7,7 @@ import type { RunFile, StartedRun } from '../domain/ports.js';
 import { buildOutcome } from '../domain/run-machine.js';
 import type { PauseClass } from '../domain/run/policy.js';
 import { RAW_COMMAND_FILE, screenText } from '../domain/screen.js';
+import { screenStrings } from '../domain/screen-text.js';
 import { runCalls, totalUsage } from '../domain/usage.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 
@@ -119,10 +120,14 @@ type Kept = {
   readonly attachments: readonly ArtifactAttachment[];
 };
 
-/** What a stop says and its artifact is made of, as a run file (see `keptStop`). */
+/**
+ * What a stop says and its artifact is made of, as a run file (see `keptStop`): its texts screened, as
+ * every file a run keeps is (the artifact rendered from them is screened whole again). The pictures are
+ * drawn from numbers and persona ids, and are kept as they are.
+ */
 function stopArtifactFile(options: FinishOptions): RunFile {
-  const artifact = options.artifact && { ...options.artifact, personaNames: [...options.artifact.personaNames] };
-  const kept: Kept = { message: options.message, artifact, attachments: options.attachments ?? [] };
+  const artifact = options.artifact && screenStrings({ ...options.artifact, personaNames: [...options.artifact.personaNames] });
+  const kept: Kept = { message: screenText(options.message), artifact, attachments: options.attachments ?? [] };
   return { name: STOP_ARTIFACT_FILE, content: `${JSON.stringify(kept)}\n` };
 }
 

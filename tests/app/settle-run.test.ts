@@ -45,6 +45,10 @@ const draftOf = (run: StartedRun): DraftInput => ({
   proposal: 'The proposal so far.',
 });
 
+const SECRET_MAIL = 'jane.doe@example.com';
+/** A draft whose proposal names a person's e-mail address, as a reply may. */
+const withSecret = (draft: DraftInput): DraftInput => ({ ...draft, proposal: `Ask ${SECRET_MAIL} before the cut-over.` });
+
 const doubt = () => decideRun({ kind: 'council_doubt', reason: 'ARBITRATION_INVESTIGATE' });
 const outage = () => decideRun({ kind: 'reply_unreadable', call: 'verdict' });
 
@@ -246,10 +250,11 @@ describe('settleRun: an ending', () => {
         deps: whole.deps,
         ending: ending(),
         message: 'stopped by a person, note: enough',
-        draft: draftOf(wholeRun),
+        draft: withSecret(draftOf(wholeRun)),
       });
       const expected = whole.workspace.artifacts.get('outputs/report.md');
       expect(expected).toMatch(/STOPPED/);
+      expect(expected).not.toContain(SECRET_MAIL);
 
       const app = memoryApp();
       const run = await planned(app);
@@ -260,9 +265,13 @@ describe('settleRun: an ending', () => {
         return write(...args);
       };
       await expect(
-        settleRun({ run, deps: app.deps, ending: ending(), message: 'stopped by a person, note: enough', draft: draftOf(run) }),
+        settleRun({ run, deps: app.deps, ending: ending(), message: 'stopped by a person, note: enough', draft: withSecret(draftOf(run)) }),
       ).rejects.toThrow('killed');
       expect(app.workspace.artifacts.get('outputs/report.md')).toBeUndefined();
+      // What the stop keeps meanwhile is screened, as every file a run keeps is.
+      const kept = await app.ledger.readFile('run-1', 'stop-artifact.json');
+      expect(kept).toContain('[REDACTED:EMAIL]');
+      expect(kept).not.toContain(SECRET_MAIL);
       killed = false;
 
       // The next start has only the checkpoint: no draft, no message, no model.
