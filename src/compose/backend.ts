@@ -11,7 +11,10 @@ import type { DurabilityVerdict } from '../domain/engine-durability.js';
 export interface Backend {
   /** Who takes a continued run up: a running watcher (files), or a free worker of the engine. */
   readonly continuedBy: 'watcher' | 'worker';
-  /** Whether a live process runs the run now: a watcher's claim or `maestro run` (files), a worker's lease (engine). */
+  /**
+   * Whether the run is shown as running (every view asks this): a live process holds it or a watcher's
+   * claim owns it (files); a live worker's lease has it or it is queued for one (engine).
+   */
   isHeld(runId: string): Promise<boolean>;
   /** Whether the queue has the run for a live taker: a watcher's claim (files), a worker's lease (engine). */
   isClaimed(runId: string): Promise<boolean>;
