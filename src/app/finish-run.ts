@@ -133,8 +133,9 @@ function stopArtifactFile(options: FinishOptions): RunFile {
 
 /**
  * What a stop whose ending was fixed before a crash says, and the artifact it writes: what the first
- * attempt kept (`stop-artifact.json`). Without it (the stop had no artifact, or the file cannot be
- * read as one) the run ends as it began, saying what its state says, without an artifact.
+ * attempt kept (`stop-artifact.json`). Without it (the stop had no artifact) the run ends as it began,
+ * saying what its state says, without an artifact; a kept file that cannot be read as one is said too
+ * (a notice, and in the run's message), never passed over.
  */
 export async function keptStop(
   deps: RunDeps,
@@ -142,14 +143,30 @@ export async function keptStop(
 ): Promise<{ message: string; draft?: DraftInput; attachments?: readonly ArtifactAttachment[] }> {
   const said = run.state.summary ?? `ended (${run.state.finishing?.decision.reason_code})`;
   const text = await deps.ledger.readFile(run.runId, STOP_ARTIFACT_FILE);
-  try {
-    const kept = text === undefined ? undefined : (JSON.parse(text) as Partial<Kept>);
-    if (!kept?.artifact || typeof kept.message !== 'string') return { message: said };
-    const draft = { ...kept.artifact, personaNames: new Map(kept.artifact.personaNames) };
-    return { message: kept.message, draft, attachments: kept.attachments ?? [] };
-  } catch {
-    return { message: said };
+  if (text === undefined) return { message: said };
+  const kept = readKept(text);
+  if (typeof kept === 'string') {
+    const lost = `${STOP_ARTIFACT_FILE} of this stop cannot be read (${kept}): the run ends without its artifact`;
+    deps.onProgress?.({ kind: 'notice', run_id: run.runId, message: lost });
+    return { message: `${said} (${lost})` };
   }
+  if (!kept.artifact) return { message: said };
+  const draft = { ...kept.artifact, personaNames: new Map(kept.artifact.personaNames) };
+  return { message: kept.message, draft, attachments: kept.attachments };
+}
+
+/** A kept stop as written by `stopArtifactFile`, or what is wrong with the text. */
+function readKept(text: string): Kept | string {
+  let json: Partial<Kept>;
+  try {
+    json = JSON.parse(text) as Partial<Kept>;
+  } catch (error) {
+    return `not JSON: ${(error as Error).message}`;
+  }
+  if (typeof json?.message !== 'string') return 'no message';
+  if (json.artifact !== undefined && !Array.isArray(json.artifact?.personaNames)) return 'no persona names in its artifact';
+  if (json.attachments !== undefined && !Array.isArray(json.attachments)) return 'its attachments are not a list';
+  return { message: json.message, artifact: json.artifact, attachments: json.attachments ?? [] };
 }
 
 /** What an ending says to people: how it ended, and where its artifact went when the command's path was taken. */

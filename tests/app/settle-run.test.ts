@@ -283,6 +283,30 @@ describe('settleRun: an ending', () => {
     });
   }
 
+  it("a kept stop that cannot be read is said, in a notice and in the run's message, and the run still ends", async () => {
+    const app = memoryApp();
+    const run = await planned(app);
+    const write = app.deps.artifacts.write.bind(app.deps.artifacts);
+    let killed = true;
+    app.deps.artifacts.write = async (...args) => {
+      if (killed) throw new Error('killed');
+      return write(...args);
+    };
+    const ending = decideRun({ kind: 'person_stop' });
+    await expect(settleRun({ run, deps: app.deps, ending, message: 'stopped by a person', draft: draftOf(run) })).rejects.toThrow('killed');
+    killed = false;
+    expect(await app.ledger.readFile('run-1', 'stop-artifact.json')).toBeDefined();
+    app.ledger.damageFile('run-1', 'stop-artifact.json', '{"message": "stopped by a per');
+
+    const outcome = await execute(await reopen(app, 'run-1'), app.deps);
+    expect(outcome.status).toBe('stopped');
+    expect(outcome.artifact).toBeNull();
+    expect(outcome.message).toMatch(/stop-artifact\.json of this stop cannot be read \(not JSON: .+\): the run ends without its artifact/);
+    const notices = app.progress.flatMap((e) => (e.kind === 'notice' ? [e.message] : []));
+    expect(notices).toEqual([expect.stringMatching(/^stop-artifact\.json of this stop cannot be read/)]);
+    expect(app.ledger.events('run-1')).toEqual(['RUN_FINISHED']);
+  });
+
   it('ends a run that cannot start as invalid, naming each problem', async () => {
     const app = memoryApp();
     const run = await startRun(app);

@@ -65,6 +65,11 @@ export class InMemoryRunLedger implements RunLedger {
     this.#append(state.run_id, records);
   }
 
+  /** Replaces a run file behind the ledger's back, as a damaged disk or a person's editor can. */
+  damageFile(runId: string, name: RunFileName, content: string): void {
+    this.#files.get(runId)?.set(name, content);
+  }
+
   /** @internal One resolved commit, whole or not at all. */
   write(commit: ResolvedCommit): void {
     const fault = this.#fault?.(commit);
