@@ -50,6 +50,9 @@ export interface FsRunHoldsOptions {
 
 const SAFE_RUN_ID = /^[A-Za-z0-9_-]+$/;
 
+/** The prefix of a hold's folder while its record is written, before it is renamed to the run's. */
+const STAGED = '.new-';
+
 /** The records of the holds of this process, whatever the instance: the one thing a pid cannot say about its own process. */
 const heldHere = new Set<string>();
 
@@ -72,6 +75,7 @@ export class FsRunHolds implements RunHolds {
   readonly #host: string;
   readonly #probe: ProcessProbe;
   readonly #readStart: ProcessStartReader;
+  #swept: Promise<void> | undefined;
 
   constructor(paths: WorkspacePaths, options: FsRunHoldsOptions = {}) {
     this.#dir = path.join(paths.state, 'holders');
@@ -85,8 +89,10 @@ export class FsRunHolds implements RunHolds {
   async hold(runId: string, options: { readonly waitMs?: number } = {}): Promise<RunHold> {
     const folder = this.#folderFor(runId);
     if (folder === undefined) throw new InvalidInputError('run id', [`(root): "${runId}" is not a run id (letters, digits, - and _ only)`]);
+    this.#swept ??= this.#sweepStaged();
+    await this.#swept;
     const name = `${this.#pid}-${randomUUID().slice(0, 8)}`;
-    const staged = path.join(this.#dir, `.new-${name}`);
+    const staged = path.join(this.#dir, `${STAGED}${name}`);
     const processStart = this.#readStart(this.#pid);
     const record: HolderRecord = {
       run_id: runId,
@@ -122,6 +128,25 @@ export class FsRunHolds implements RunHolds {
         await rmdir(folder).catch(() => undefined);
       },
     };
+  }
+
+  /**
+   * Removes the staged folders (`.new-<pid>-<id>/`) of processes of this machine killed while taking a
+   * hold, once a process: a folder whose record, or whose name when the record was not written yet,
+   * names a process that is gone. A staged folder of a live process, or of another machine, is left.
+   */
+  async #sweepStaged(): Promise<void> {
+    const names = await readdir(this.#dir).catch(() => [] as string[]);
+    for (const entry of names) {
+      const name = entry.startsWith(STAGED) ? entry.slice(STAGED.length) : undefined;
+      const pid = Number(name?.split('-')[0]);
+      if (name === undefined || !Number.isSafeInteger(pid) || pid <= 0 || pid === this.#pid) continue;
+      const text = await readIfExists(path.join(this.#dir, entry, `${name}.json`)).catch(() => undefined);
+      const parsed = text === undefined ? undefined : HolderRecord.safeParse(safeJson(text));
+      const record = parsed?.success ? parsed.data : undefined;
+      const gone = record ? record.host === this.#host && !isRecordedProcessAlive(record, this.#probe, this.#readStart) : !this.#probe(pid);
+      if (gone) await rm(path.join(this.#dir, entry), { recursive: true, force: true }).catch(() => undefined);
+    }
   }
 
   /** The process that holds the run, if a record names one: `alive` says whether it still does. */

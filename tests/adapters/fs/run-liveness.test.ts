@@ -127,6 +127,25 @@ describe('FsRunHolds: who holds a run now', () => {
     await taken.release();
   });
 
+  it("clears the staged folders of processes killed while taking a hold, and leaves a live one's", async () => {
+    const holders = path.join(dir, '.maestro', 'holders');
+    const staged = async (pid: number, id: string, record?: object) => {
+      const name = `${pid}-${id}`;
+      await mkdir(path.join(holders, `.new-${name}`), { recursive: true });
+      if (record) await writeFile(path.join(holders, `.new-${name}`, `${name}.json`), JSON.stringify(record));
+      return `.new-${name}`;
+    };
+    const since = new Date().toISOString();
+    const host = os.hostname();
+    await staged(dead, 'aaaaaaaa', { run_id: RUN, pid: dead, host, since }); // killed after writing its record
+    await staged(await exitedPid(), 'bbbbbbbb'); // killed before writing it
+    const living = await staged(live.pid!, 'cccccccc', { run_id: RUN, pid: live.pid, host, since });
+    const elsewhere = await staged(dead, 'dddddddd', { run_id: OTHER, pid: dead, host: 'another-machine', since });
+    const hold = await new FsRunHolds(paths).hold(RUN);
+    expect((await readdir(holders)).sort()).toEqual([RUN, living, elsewhere].sort());
+    await hold.release();
+  });
+
   it('a run an earlier maestro holds with its holder file (holders/<run_id>.json) is not taken while that process lives', async () => {
     // The record as a watcher of the version before run holds were folders writes it, beside this one.
     const legacy = path.join(dir, '.maestro', 'holders', `${RUN}.json`);
