@@ -33,7 +33,8 @@ export function servedByRun(run: {
  * when a fallback took over (`local/a (3 calls) → backup/b (5 calls)`); the planned one before any call.
  */
 export function servedLabel(planned: string | undefined, served: readonly ServedBy[]): string | null {
-  if (served.length === 0) return planned ?? null;
+  // The plan names its routes as `route (provider: model)`: named here as the steps name them.
+  if (served.length === 0) return planned?.replace(/([^\s,()]+) \([^:()]+: ([^()]+)\)/g, '$1/$2') ?? null;
   if (served.length === 1) return served[0]?.model ?? null;
   return served.map((s) => `${s.model} (${s.calls} ${s.calls === 1 ? 'call' : 'calls'})`).join(' → ');
 }

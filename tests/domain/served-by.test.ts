@@ -18,6 +18,9 @@ describe('which route and model served a run', () => {
     expect(servedLabel('local/a', served.slice(1))).toBe('backup/b');
     expect(servedLabel('local/a', [])).toBe('local/a');
     expect(servedLabel(undefined, [])).toBeNull();
+    // Before any call, the planned routes, named as a served one is.
+    expect(servedLabel('offline (offline: offline-rehearsal-v1)', [])).toBe('offline/offline-rehearsal-v1');
+    expect(servedLabel('main (openai: gpt-4o-mini), backup (openai: llama3.1:8b)', [])).toBe('main/gpt-4o-mini, backup/llama3.1:8b');
   });
 
   it("counts the mediator's classification as a call of the route and model that answered it", () => {
