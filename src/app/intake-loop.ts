@@ -9,6 +9,7 @@ import type { ArtifactWriter, Delivery, InputReader, IntakeQueue } from '../doma
 
 export type { Delivery, IntakeQueue } from '../domain/ports.js';
 import {
+  engineRejectedName,
   finishedEvent,
   startedEvent,
   type Claim,
@@ -244,7 +245,9 @@ export class IntakeLoop {
         };
         const { status, reason_code, message } = rejection;
         const outcome = buildOutcome({ runId: row.runId, status, decision: { ...decision, reason_code }, auditLog, message });
-        this.#finished(claimResult(claim, outcome, await this.#o.claims.reject(claim, rejection)));
+        this.#finished(
+          claimResult(claim, outcome, await this.#o.claims.reject(claim, rejection, { as: engineRejectedName(row.source, row.runId) })),
+        );
       } else {
         let artifact: string | null = null;
         const placed = await placeHere(this.#o.artifacts, row.runId, await this.#o.queue.artifacts(row.runId));

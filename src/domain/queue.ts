@@ -127,8 +127,10 @@ export interface ClaimStore {
   /**
    * Moves the command to `.maestro/rejected/` with `<name>.error.json`; returns the new path (null
    * if it was gone, or for a decision: the command is kept with the run, and the decision is spent).
+   * `as` names the file there (`engineRejectedName`); without it, its own name, or with the run id
+   * when that name is taken.
    */
-  reject(claim: Claim, rejection: Rejection): Promise<string | null>;
+  reject(claim: Claim, rejection: Rejection, options?: { readonly as?: string }): Promise<string | null>;
   /**
    * Counts one more failure of this claim that could not even be recorded with its run (kept beside
    * the claim, so it survives restarts); returns every reason so far, oldest first.
@@ -222,6 +224,15 @@ export function startedEvent(
 }
 
 /** How a claimed command ended: its run's outcome (buildOutcome), and where its file went (`rejected/`, or nowhere: released). */
+/**
+ * The name in `.maestro/rejected/` of a command the engine rejected: with its run id, so a worker on
+ * another machine can say exactly where the intake moves it, whatever rejected/ already holds.
+ */
+export function engineRejectedName(source: string, runId: string): string {
+  const name = source.split(/[\\/]/).pop() ?? source;
+  return `${name.replace(/\.json$/i, '')}.${runId}.json`;
+}
+
 export type ClaimOutcome = RunOutcome & { readonly source: string; readonly rejected_to: string | null };
 
 /**

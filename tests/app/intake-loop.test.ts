@@ -208,7 +208,7 @@ describe('IntakeLoop', () => {
     });
     await t.loop.stopped;
     expect(t.claims.rejected.get('run-1')).toMatchObject({ reason_code: 'SPEC_INVALID_INPUT', issues: ['task_description: required'] });
-    expect(finished(t.events)[0]).toMatchObject({ status: 'invalid', rejected_to: '.maestro/rejected/bad.json' });
+    expect(finished(t.events)[0]).toMatchObject({ status: 'invalid', rejected_to: '.maestro/rejected/bad.run-1.json' });
   });
 
   it('tells how to decide a run the engine paused', async () => {

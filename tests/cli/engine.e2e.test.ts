@@ -78,8 +78,13 @@ describe('an intake and workers on one engine', () => {
     ).toEqual(['c0.json', 'c1.json', 'c2.json', 'c3.json']);
     expect(results.find((e) => e.source === 'bad.json')).toMatchObject({ status: 'invalid', reason_code: expect.stringMatching(/^SPEC_/) });
     expect(await listDir(path.join(ws, 'outputs'))).toHaveLength(4);
-    expect(await listDir(path.join(ws, '.maestro', 'rejected'))).toEqual(['bad.json', 'bad.json.error.json']);
-    expect(JSON.parse(await readFile(path.join(ws, '.maestro', 'rejected', 'bad.json.error.json'), 'utf8')).issues.join('\n')).toContain(
+    // Named with its run id, so the worker that rejected it said exactly where the intake moves it.
+    const bad = `bad.${results.find((e) => e.source === 'bad.json')?.run_id}.json`;
+    expect(await listDir(path.join(ws, '.maestro', 'rejected'))).toEqual([bad, `${bad}.error.json`]);
+    const saidByWorker = workers.flatMap((w) => w.events).find((e) => e.kind === 'finished' && e.source === 'bad.json');
+    expect(saidByWorker?.rejected_to).toBe(`${os.hostname()}:${ws}/.maestro/rejected/${bad}`);
+    expect(results.find((e) => e.source === 'bad.json')?.rejected_to).toBe(path.join(ws, '.maestro', 'rejected', bad));
+    expect(JSON.parse(await readFile(path.join(ws, '.maestro', 'rejected', `${bad}.error.json`), 'utf8')).issues.join('\n')).toContain(
       'task_description',
     );
     expect(await listDir(path.join(ws, 'commands'))).toEqual([]);

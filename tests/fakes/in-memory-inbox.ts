@@ -117,10 +117,10 @@ export class InMemoryClaimStore implements ClaimStore {
     this.released.push(claim.runId);
   }
 
-  async reject(claim: Claim, rejection: Rejection): Promise<string | null> {
+  async reject(claim: Claim, rejection: Rejection, options: { readonly as?: string } = {}): Promise<string | null> {
     this.claims.delete(claim.runId);
     this.rejected.set(claim.runId, rejection);
-    return `.maestro/rejected/${claim.source}`;
+    return `.maestro/rejected/${options.as ?? claim.source}`;
   }
 
   async recordFailure(claim: Claim, reason: string): Promise<string[]> {

@@ -134,7 +134,7 @@ export class FsClaimStore implements ClaimStore {
     await this.#removeSidecars(claim.runId);
   }
 
-  async reject(claim: Claim, rejection: Rejection): Promise<string | null> {
+  async reject(claim: Claim, rejection: Rejection, options: { readonly as?: string } = {}): Promise<string | null> {
     if (claim.kind === 'decision') {
       // The user's command is kept with its run; the spent decision has nothing more to say.
       await this.release(claim);
@@ -150,7 +150,7 @@ export class FsClaimStore implements ClaimStore {
     const name = path.basename(claim.source);
     const stem = name.replace(/\.json$/i, '');
     let target: string | undefined;
-    for (const candidate of [name, `${stem}.${claim.runId}.json`]) {
+    for (const candidate of options.as ? [options.as] : [name, `${stem}.${claim.runId}.json`]) {
       if (await this.#moveNoClobber(this.#commandFile(claim.runId), path.join(dir, candidate))) {
         target = path.join(dir, candidate);
         break;

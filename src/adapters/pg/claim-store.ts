@@ -1,4 +1,4 @@
-import { QUEUE_STATE_OF, type Claim, type Rejection } from '../../domain/queue.js';
+import { engineRejectedName, QUEUE_STATE_OF, type Claim, type Rejection } from '../../domain/queue.js';
 import type { RunStatus } from '../../domain/run-state.js';
 import { screenRejection } from '../../domain/screen.js';
 import { ClaimLostError, type Fence, type PgEngine, type Queryable } from './engine.js';
@@ -53,7 +53,9 @@ export class EngineClaimStore {
       await db.query('SELECT pg_notify($1, $2)', [DONE_CHANNEL, this.claim.runId]);
     });
     // Where the intake moves the file, whole: its workspace id is `host:root` (compose/engine.ts), as scp names a file elsewhere.
-    return this.claim.kind === 'decision' ? null : `${this.claim.workspaceId}/.maestro/rejected/${this.claim.source}`;
+    return this.claim.kind === 'decision'
+      ? null
+      : `${this.claim.workspaceId}/.maestro/rejected/${engineRejectedName(this.claim.source, this.claim.runId)}`;
   }
 
   /**

@@ -100,6 +100,12 @@ describe('FsClaimStore', () => {
     const second = await store(0).claim(file('command.json'), 'run-2');
     expect(await store(0).reject(first!, rejection)).toBe(path.join(paths.rejected, 'command.json'));
     expect(await store(0).reject(second!, rejection)).toBe(path.join(paths.rejected, 'command.run-2.json'));
+    // A name asked for (the engine's, which a worker elsewhere has already said) is the only one taken.
+    await writeFile(path.join(paths.commands, 'command.json'), 'third');
+    const third = await store(0).claim(file('command.json'), 'run-3');
+    expect(await store(0).reject(third!, rejection, { as: 'command.run-3.json' })).toBe(path.join(paths.rejected, 'command.run-3.json'));
+    await rm(path.join(paths.rejected, 'command.run-3.json'));
+    await rm(path.join(paths.rejected, 'command.run-3.json.error.json'));
     expect(await listDir(paths.rejected)).toEqual([
       'command.json',
       'command.json.error.json',

@@ -102,8 +102,9 @@ describe('a worker settles a claim its own checkpoint already ended', () => {
       deps,
     );
     expect(result.message).not.toMatch(/could not move/);
-    // Whole: the intake's workspace (its id, host:root) and the file's place in it.
-    expect(result.rejected_to).toBe('ws/.maestro/rejected/settle-failed.json');
+    // Whole: the intake's workspace (its id, host:root) and the file's place in it, named with its run id
+    // as the intake names it whatever rejected/ already holds.
+    expect(result.rejected_to).toBe('ws/.maestro/rejected/settle-failed.settle-failed.json');
     const row = await queueRow('settle-failed');
     expect(row?.state).toBe('rejected');
     expect(row?.rejection?.message).toBe('the run failed: a model refused');
