@@ -42,6 +42,11 @@ export async function planClaim(claim: Claim, deps: RunClaimDeps): Promise<{ kin
     if (claim.kind !== 'decision' || claim.recovered) return { kind: 'checkpoint' };
     return { kind: state.trail.at(-1)?.reason_code === 'ROUTE_RECOVERED' ? 'outage' : 'decision' };
   }
+  // Its journal, if a process killed after the ending left one, is folded as the run is let go.
+  await deps.run.ledger
+    .open(claim.runId)
+    .then((run) => run.close())
+    .catch(() => undefined);
   const ended = buildOutcome({
     runId: state.run_id,
     status: state.status,

@@ -86,18 +86,6 @@ export class FsRunStore {
     this.#fs = options.fs ?? realFs;
   }
 
-  /** Saves a whole state: a line of the journal while the run goes on; `state.json` once it has stopped. */
-  async save(state: RunState): Promise<void> {
-    if (state.status !== 'running') return this.#compact(state.run_id, state);
-    const open = this.#open.get(state.run_id);
-    if (open) {
-      await this.#append(open, baseLine(state));
-      open.last = state;
-      return;
-    }
-    await this.#start(state);
-  }
-
   /**
    * One change and the audit records written with it: one journal line holding both, one fdatasync;
    * then the records are appended to their log and the head rewritten, unflushed (the journal is
@@ -145,10 +133,16 @@ export class FsRunStore {
     return open;
   }
 
-  /** This process no longer executes the run: its journal is folded into `state.json` (best effort, for readers of `state.json`). */
+  /**
+   * This process no longer executes the run: its journal is folded into `state.json` (best effort). So
+   * is an ended run's journal that a process killed before the fold left: nothing writes to it again.
+   */
   async close(runId: string): Promise<void> {
     const open = this.#open.get(runId);
-    if (open) await this.#compact(runId, open.last).catch(() => undefined);
+    if (open) return this.#compact(runId, open.last).catch(() => undefined);
+    const read = await readCheckpoint(this.paths.runDir(runId)).catch(() => undefined);
+    const ended = read?.file.endsWith(JOURNAL_FILE) ? parseRunState(read.json) : undefined;
+    if (ended?.ok && !isLiveRun(ended.value)) await this.#compact(runId, ended.value).catch(() => undefined);
   }
 
   async load(runId: string): Promise<RunState | undefined> {

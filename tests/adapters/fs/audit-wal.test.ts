@@ -17,7 +17,7 @@ import { runDecision } from '../../../src/domain/decision.js';
 import { StorageError } from '../../../src/domain/errors.js';
 import type { Clock, OpenRun } from '../../../src/domain/ports.js';
 import type { RunState, Step } from '../../../src/domain/run-state.js';
-import { startedRun, turnStep } from '../../fixtures/journal-run.js';
+import { saveWhole, startedRun, turnStep } from '../../fixtures/journal-run.js';
 import { faultyFs, noSpace } from '../../helpers/faulty-fs.js';
 
 // The checkpoint journal as the audit log's write-ahead log: a step and its records in one flush.
@@ -253,7 +253,7 @@ describe('a step and its audit records: one durable write', () => {
     // A later process saves a whole ended state without opening the log first.
     const store = new FsRunStore(paths);
     const state = (await store.load(RUN)) as RunState;
-    await store.save({ ...state, status: 'error' });
+    await saveWhole(store, { ...state, status: 'error' });
     expect(await readFile(journal(), 'utf8').catch(() => 'gone')).toBe('gone');
     expect(await logLines()).toEqual(lines);
     expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 4 });
@@ -267,11 +267,11 @@ describe('a step and its audit records: one durable write', () => {
     await expect(recordStep(run, 1)).rejects.toBeInstanceOf(StorageError);
     // The run ends (in the same process) while the disk is still full: the journal cannot be folded away, so it stays.
     const state = (await store.load(RUN)) as RunState;
-    await expect(store.save({ ...state, status: 'error' })).rejects.toBeInstanceOf(StorageError);
+    await expect(saveWhole(store, { ...state, status: 'error' })).rejects.toBeInstanceOf(StorageError);
     expect(await readFile(journal(), 'utf8')).toContain('"audit":[');
     // Room again: the fold writes the records the log lacks, and the head, before the journal goes.
     full = false;
-    await store.save({ ...state, status: 'error' });
+    await saveWhole(store, { ...state, status: 'error' });
     expect(await readFile(journal(), 'utf8').catch(() => 'gone')).toBe('gone');
     expect((await records()).map((r) => r.seq)).toEqual([0, 1, 2, 3]);
     expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 4 });
@@ -283,7 +283,7 @@ describe('a step and its audit records: one durable write', () => {
     await recordStep(run, 1);
     await writeFile(paths.auditHead(RUN), head); // the head's rewrite never reached the disk; the lines did
     const store = new FsRunStore(paths);
-    await store.save({ ...((await store.load(RUN)) as RunState), status: 'error' });
+    await saveWhole(store, { ...((await store.load(RUN)) as RunState), status: 'error' });
     expect(await readFile(journal(), 'utf8').catch(() => 'gone')).toBe('gone');
     expect(JSON.parse(await readFile(paths.auditHead(RUN), 'utf8')).seq).toBe(3);
     expect(await verifyAuditRun(paths, RUN)).toMatchObject({ status: 'ok', records: 4 });

@@ -11,7 +11,7 @@ import { StorageError } from '../../../src/domain/errors.js';
 import type { Clock } from '../../../src/domain/ports.js';
 import { applyRunEvent, type RunEvent } from '../../../src/domain/run-machine.js';
 import type { RunState } from '../../../src/domain/run-state.js';
-import { startedRun, turnStep } from '../../fixtures/journal-run.js';
+import { saveWhole, startedRun, turnStep } from '../../fixtures/journal-run.js';
 import { faultyFs, noSpace } from '../../helpers/faulty-fs.js';
 
 const RUN = '20260101T000000Z-abc123';
@@ -66,7 +66,7 @@ class StoreRun {
 /** A run started and `n` steps recorded through the store, as the engine does. */
 async function recorded(store: FsRunStore, n: number): Promise<StoreRun> {
   const state = initial();
-  await store.save(state);
+  await saveWhole(store, state);
   const run = new StoreRun(state, store, clock);
   for (let i = 0; i < n; i++) await run.apply({ type: 'step_recorded', step: step(i) });
   return run;
@@ -155,6 +155,35 @@ describe('FsRunStore: the checkpoint as a journal', () => {
     expect((error as Error).message).toMatch(/journal\.jsonl is damaged at line 2/);
   });
 
+  it('a run killed after its ending reached the journal, before the fold: closing it later folds it; a live run is left', async () => {
+    // The fold's write of state.json fails, as when the process dies there: the ending is in the journal only.
+    let dying = true;
+    const fs = faultyFs({ write: (file) => (dying && file.includes('state.json') ? new Error('killed') : undefined) });
+    const run = await recorded(new FsRunStore(paths, { fs }), 2);
+    await run
+      .apply({
+        type: 'finished',
+        status: 'completed',
+        decision: runDecision('queue', 'RUN_COMPLETED'),
+        finishedAt: '2026-01-01T00:01:00.000Z',
+        summary: 'done',
+      })
+      .catch(() => undefined);
+    dying = false;
+    expect(await exists(journal())).toBe(true);
+    expect((await new FsRunStore(paths).load(RUN))?.status).toBe('completed');
+
+    await new FsRunStore(paths).close(RUN);
+    expect(await exists(journal())).toBe(false);
+    expect(JSON.parse(await readFile(stateFile(), 'utf8'))).toMatchObject({ status: 'completed', summary: 'done' });
+
+    // A journal of a run that may still go on is another process's to fold: left as it is.
+    await rm(runDir(), { recursive: true });
+    await recorded(new FsRunStore(paths), 1);
+    await new FsRunStore(paths).close(RUN);
+    expect(await exists(journal())).toBe(true);
+  });
+
   it('a crash while folding (state.json renamed, the journal not yet removed) reads as the same state', async () => {
     const store = new FsRunStore(paths);
     const run = await recorded(store, 2);
@@ -192,7 +221,7 @@ describe('FsRunStore: the checkpoint as a journal', () => {
     const store = new FsRunStore(paths);
     const run = await recorded(store, 1);
     const errored = { ...run.state, status: 'error' as const, summary: 'storage failed' };
-    await store.save(errored);
+    await saveWhole(store, errored);
     expect(await exists(journal())).toBe(false);
     expect(await store.load(RUN)).toEqual(errored);
   });
@@ -227,7 +256,7 @@ describe('FsRunStore: what it keeps is screened, and the command as given goes w
   it('the journal of a running run holds no raw text (its whole state, each step), and loads screened', async () => {
     const store = new FsRunStore(paths);
     const run = new StoreRun(raw(), store, clock);
-    await store.save(run.state);
+    await saveWhole(store, run.state);
     await run.apply({ type: 'step_recorded', step: rawStep });
     const text = await journalText();
     expect(text.split('\n').filter(Boolean)).toHaveLength(2);
@@ -258,7 +287,7 @@ describe('FsRunStore: what it keeps is screened, and the command as given goes w
   ] as const)('a run that is %s: state.json holds no raw text; the command as given stays: %s', async (_status, stays, event) => {
     const store = new FsRunStore(paths);
     const run = new StoreRun(raw(), store, clock);
-    await store.save(run.state);
+    await saveWhole(store, run.state);
     await store.saveFile(RUN, 'command.json', JSON.stringify({ task_description: `Write to ${EMAIL}` }));
     await run.apply(event as never);
     expect(await exists(journal())).toBe(false);
