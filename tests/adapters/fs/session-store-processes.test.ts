@@ -100,8 +100,12 @@ describe('persona memory appended by many processes at once', () => {
     expect(results.map((r) => r.signal)).toEqual(['SIGKILL', null, 'SIGKILL', null]);
     expect(first[0]!.lastSaved()).toBeLessThan(runs - 1);
     // A watcher that restarts saves the run it was saving again: from the first one not reported saved.
+    // So does one whose save failed (on a loaded machine, a process stalled past the stale time loses
+    // its lock and its save fails whole, saying so): a failed save is retried, never half kept.
     const again = prefixes.flatMap((p, i) =>
-      results[i]!.signal === 'SIGKILL' ? [startAppender(p, first[i]!.lastSaved() + 1, runs, undefined, true)] : [],
+      results[i]!.signal === 'SIGKILL' || results[i]!.code !== 0
+        ? [startAppender(p, first[i]!.lastSaved() + 1, runs, undefined, true)]
+        : [],
     );
     for (const a of again) expect((await a.exited).code).toBe(0);
     const kept = await everyPassage();
