@@ -226,9 +226,8 @@ export class IntakeLoop {
   }
 
   /**
-   * Writes one ended run back: its artifact (completed or stopped), or its file to rejected/; then the
-   * claim goes. What the engine cannot answer now is tried again later (nothing is marked delivered);
-   * what this workspace refuses (an artifact path no longer allowed here) is said once and kept in the engine.
+   * Writes one ended run back (its artifact, or its file to rejected/), then lets the claim go. What the engine cannot answer
+   * now is tried again later; what this workspace refuses (an artifact path no longer allowed here) is said once and kept there.
    */
   async #deliver(row: Delivery): Promise<void> {
     const claim: Claim = { runId: row.runId, source: row.source, claimedAt: '', recovered: true, kind: row.kind };
