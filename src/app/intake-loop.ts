@@ -227,7 +227,7 @@ export class IntakeLoop {
 
   /**
    * Writes one ended run back (its artifact, or its file to rejected/), then lets the claim go. What the engine cannot answer
-   * now is tried again later; what this workspace refuses (an artifact path no longer allowed here) is said once and kept there.
+   * now is tried again later; what this workspace refuses (an artifact path no longer allowed here) is said once and stays in the engine.
    */
   async #deliver(row: Delivery): Promise<void> {
     const claim: Claim = { runId: row.runId, source: row.source, claimedAt: '', recovered: true, kind: row.kind };
