@@ -34,7 +34,11 @@ interface Term {
   tags?: string[];
   post?: string;
 }
-type Nlp = (text: string) => { compute(what: string): void; json(): { terms: Term[] }[] };
+type Nlp = (text: string) => {
+  compute(what: string): void;
+  json(): { terms: Term[] }[];
+  verbs(): { toInfinitive(): { text(): string } };
+};
 
 let loading: Promise<EnglishReader> | undefined;
 
@@ -55,7 +59,7 @@ function readerOf(nlp: Nlp): EnglishReader {
       const doc = nlp(line);
       doc.compute('root');
       for (const s of doc.json()) {
-        const words = s.terms.flatMap(wordOf);
+        const words = s.terms.flatMap((t) => wordOf(t, nlp));
         if (words.length === 0) continue;
         const last = s.terms[s.terms.length - 1];
         sentences.push({ words, asked: /\?/.test(last?.post ?? '') || /\?\s*$/.test(last?.text ?? '') });
@@ -65,9 +69,11 @@ function readerOf(nlp: Nlp): EnglishReader {
   };
 }
 
-function wordOf(t: Term): Word[] {
+function wordOf(t: Term, nlp: Nlp): Word[] {
   const form = (t.implicit || t.normal || t.text || '').toLowerCase().replace(/^[^\p{L}\p{N}$€£¥-]+|[^\p{L}\p{N}%]+$/gu, '');
   if (form.length === 0) return [];
-  const lemma = (t.root || form).toLowerCase();
+  // An irregular participle the root step leaves as it is ("taken", "chosen"): the library conjugates it back.
+  const participle = !t.root && t.tags?.includes('PastTense') && /^\p{L}+$/u.test(form);
+  const lemma = ((participle && nlp(form).verbs().toInfinitive().text()) || t.root || form).toLowerCase();
   return [{ form, lemma, tags: new Set(t.tags ?? []), after: t.post ?? '', capitalised: /^\p{Lu}\p{Ll}/u.test(t.text ?? '') }];
 }

@@ -46,6 +46,9 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
       if (made === 'continues') {
         const last = requests.pop();
         if (last) requests.push({ ...last, object: [...last.object, ...clause.words] });
+        // "rank the applicants and list who should be rejected": what the continued text picks is asked too.
+        const picked = last?.head.kind === 'deliverable' ? selection(clause.words) : undefined;
+        if (picked) requests.push(picked);
         continue;
       }
       requests.push(...made);
@@ -84,7 +87,10 @@ function readClause(
   const asks = read.head.kind === 'deliverable' && ['answer', 'proposal'].includes(read.head.deliverable);
   // "decide to let Bob go", "tell me whether to sell": what is to be decided is an act of its own.
   const direct = asks && object[0]?.form === 'to' ? decisionOn(object.slice(1), at.hasInputs) : undefined;
-  const decided = direct ?? (asks ? decisionInside(object, at.hasInputs) : undefined);
+  const decided =
+    direct ??
+    (asks ? decisionInside(object, at.hasInputs) : undefined) ??
+    (read.head.kind === 'deliverable' ? selection(object) : undefined);
   if (decided) out.push(decided);
   // "use the console to wipe the database": the purpose is a request too.
   const to = read.head.kind === 'constraint' ? object.findIndex((w, j) => w.form === 'to' && isVerb(object[j + 1])) : -1;
@@ -148,6 +154,51 @@ function decisionInside(words: readonly Word[], hasInputs: boolean): Request | u
   if (at < 0) return undefined;
   const to = words.findIndex((w, j) => j > at && w.form === 'to');
   return decisionOn(words.slice(to + 1), hasInputs);
+}
+
+/** A subject before the act of a relative clause: "the stocks *we* should sell", "which candidates *they* hire". */
+const SUBJECTS = new Set(['i', 'we', 'you', 'they', 'he', 'she']);
+const WH = new Set(['which', 'who', 'whom', 'whose', 'that']);
+
+/** The selected thing, where a passive act's object was ("be taken *them* off the ventilator", "be made *them* redundant"). */
+const SELECTED: Word = { form: 'them', lemma: 'them', tags: new Set(['Pronoun']), after: '', capitalised: false };
+
+/**
+ * Text that picks what an act is done to is a decision on that act, case by case: "list the
+ * employees to fire", "which patients should be taken off the ventilator", "the stocks we should
+ * sell tomorrow", "the users whose accounts we delete". The act's verb follows "to", a modal or a
+ * subject, or stands in the passive, and its object is the one selected: no object of its own
+ * follows it ("a plan to drop *a table*" is about dropping, not a choice of what to drop).
+ */
+function selection(words: readonly Word[]): Request | undefined {
+  for (let j = 1; j < words.length; j++) {
+    const before = words[j - 1] as Word;
+    const passive = ['be', 'been', 'being', 'get', 'got'].includes(words[j]?.form ?? '') && words[j + 1]?.tags.has('Verb') === true;
+    const verb = words[passive ? j + 1 : j] as Word;
+    // After a subject, only in a clause about what was named before it ("the stocks we sell", not "so I stop …").
+    const relative = SUBJECTS.has(before.form) && (words[j - 2]?.tags.has('Noun') === true || WH.has(words[j - 2]?.form ?? ''));
+    const led = (before.form === 'to' && words[j - 2]?.form !== 'how') || LEXICON.decisionModals.has(before.form) || relative;
+    if (!led || !verb.tags.has('Verb') || (!passive && !isBase(verb))) continue;
+    const after = words.slice(passive ? j + 2 : j + 1);
+    const rest = passive ? [asBase(verb), SELECTED, ...after] : [verb, ...after];
+    const act = LEXICON.actVerbs.allAt(rest, 0);
+    if (act && (passive || !ownObject(rest.slice(act.end))))
+      return { head: { kind: 'act', classes: act.values, decision: true }, object: rest.slice(act.end), decision: true };
+    // "list who should be rejected": what someone should do to each, an act the floor cannot name.
+    if (OBLIGATION.has(before.form)) return { head: { kind: 'question' }, object: words.slice(j), decision: true };
+  }
+  return undefined;
+}
+
+/** Modals that ask what should be done, not what could be. */
+const OBLIGATION = new Set(['should', 'must', 'ought']);
+
+/** Whether an act's words are followed by an object of its own, not by a time ("this quarter", "tomorrow"), a place or the end. */
+function ownObject(words: readonly Word[]): boolean {
+  const next = words[0];
+  if (!next || ['Date', 'Preposition', 'Adverb', 'Ordinal'].some((t) => next.tags.has(t))) return false;
+  if (next.tags.has('Determiner') && words[1]?.tags.has('Date')) return false;
+  return startsObject(next) || next.tags.has('Noun') || next.tags.has('Adjective');
 }
 
 function decisionOn(words: readonly Word[], hasInputs: boolean): Request | undefined {

@@ -60,6 +60,35 @@ describe('perception: what a task asks for', () => {
     expect(perceive('The legacy tables need to be dropped tonight').perception.acts.map((a) => a.class)).toContain('delete_data');
   });
 
+  // QA found choices of people or things to act on, dressed as a list or a pick, running unattended.
+  it.each([
+    ['Put together the names of the contractors to terminate', 'dismiss_person'],
+    ['Write up which residents should be sedated tonight', 'health_decision'],
+    ['List the vendors we should pay first this week', 'move_money'],
+    ['Shortlist the applicants to hire for the two analyst roles', 'hire_person'],
+    ['List the databases that should be wiped before the audit', 'delete_data'],
+    ['Identify the shares they should sell today', 'trade'],
+  ])('text that picks what an act is done to asks whether to act: %s', (task, act) => {
+    expect(perceive(task).perception.acts.map((a) => a.class)).toContain(act);
+    expect(verdict(task).proceeds).toBe(false);
+  });
+
+  it('a choice of cases in a high-stakes domain asks what someone should do, though the act has no name here', () => {
+    expect(verdict('Sort the loan files and tell me which applicants must be turned down').proceeds).toBe(false);
+    expect(verdict('Go through the ward list and mark who ought to be sent home').proceeds).toBe(false);
+  });
+
+  it('a plan about an act, the ways to do it, or what to watch for is not a choice of what to act on', () => {
+    for (const task of [
+      'Review the plan to drop the audit table and list its risks',
+      'Summarise the changes we should make to the style guide',
+      'Explain how to handle refunds politely at the till',
+      'Make a checklist for setting up a laptop so I stop forgetting steps',
+      'List the risks we must watch for during the cut-over',
+    ])
+      expect(verdict(task).proceeds, task).toBe(true);
+  });
+
   it('does not take a topic, a negation, a statement or a plan for an act', () => {
     for (const task of [
       'Review the plan to drop the legacy orders table',
