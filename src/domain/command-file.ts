@@ -197,7 +197,24 @@ export function parseCommandText(text: string): Parsed<CommandFile> {
   } catch (error) {
     return { ok: false, issues: [`(root): not valid JSON (${(error as Error).message})`] };
   }
+  // Refused before anything walks it (the schema, screening, the audit chain all recurse).
+  if (nestedDeeperThan(json, MAX_NESTING)) return { ok: false, issues: [`(root): nested more than ${MAX_NESTING} levels deep`] };
   return parseCommandFile(json);
+}
+
+/** How deep a command file's objects and arrays may nest: far beyond any real command, far short of a stack's end. */
+const MAX_NESTING = 64;
+
+/** Whether a JSON value nests more than `limit` levels, found without recursion. */
+function nestedDeeperThan(json: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[json, 0]];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [value, depth] = next;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** The text without the byte-order mark some editors put first (Windows' Notepad): JSON.parse refuses it. */

@@ -61,6 +61,14 @@ describe('command file schema v1', () => {
     expect(parseCommandText('null').ok).toBe(false);
   });
 
+  it('refuses a file nested past any real command (it overflowed the stack of whatever walked it), and takes one nested 60 deep', () => {
+    const nested = (n: number) => `{"task_description": "Summarise", "config": {"x": ${'{"a":'.repeat(n)}1${'}'.repeat(n)}}}`;
+    const deep = parseCommandText(nested(5_000));
+    expect(deep).toEqual({ ok: false, issues: ['(root): nested more than 64 levels deep'] });
+    const shallow = parseCommandText(nested(60));
+    if (!shallow.ok) expect(shallow.issues.join()).not.toContain('nested');
+  });
+
   it('generates a JSON Schema that forbids unknown keys', () => {
     const schema = commandFileJsonSchema() as { required: string[]; additionalProperties: boolean; properties: Record<string, unknown> };
     expect(schema.required).toContain('task_description');
