@@ -185,19 +185,18 @@ async function readUnlessKnown(
   file: string,
   known: { readonly stamp: string; readonly state: SessionState } | undefined,
 ): Promise<{ text: string; stamp: string } | { state: SessionState } | undefined> {
-  let handle: FileHandle;
+  let handle: FileHandle | undefined;
   try {
     handle = await open(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
     const stamp = stampOf(await handle.stat({ bigint: true }));
     if (known?.stamp === stamp) return { state: known.state };
     return { text: await handle.readFile('utf8'), stamp };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    // Not the file's content (a damaged one is moved aside): the file cannot be read here, which a person fixes.
+    throw new StorageError(`could not read the session state ${file}: ${(error as Error).message}`, file, { cause: error });
   } finally {
-    await handle.close();
+    await handle?.close();
   }
 }
 

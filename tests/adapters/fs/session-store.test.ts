@@ -1,7 +1,8 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsSessionStore } from '../../../src/adapters/fs/session-store.js';
+import { StorageError } from '../../../src/domain/errors.js';
 import { renderSummary } from '../../../src/domain/memory/summary.js';
 import { FakeClock } from '../../fakes/fake-clock.js';
 import { tempWorkspace } from '../../fakes/fixtures.js';
@@ -30,6 +31,15 @@ describe('session states', () => {
       outcomes: [],
     });
     expect(recovered).toBeUndefined();
+  });
+
+  it('a session file that cannot be read (not its content: the file) is a storage error naming it, never moved aside as corrupt', async () => {
+    // A folder where the file should be fails to read as a file whoever runs this (root ignores chmod 000).
+    await mkdir(store.fileFor('auditor'), { recursive: true });
+    const error = await store.load('auditor').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageError);
+    expect((error as StorageError).message).toContain(`could not read the session state ${store.fileFor('auditor')}`);
+    expect(await readdir(path.dirname(store.fileFor('auditor')))).toEqual(['auditor_session.json']);
   });
 
   it('round-trips a run through disk, and never appends the same run twice', async () => {
