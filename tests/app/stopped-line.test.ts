@@ -52,6 +52,23 @@ describe('a stopped conflict line', () => {
     expect(other).toMatchObject({ status: 'paused', reason_code: 'ETHICS_HIGH_STAKES' });
   });
 
+  it('stops a run under way when another run stopped its line, if it then pauses (not counted)', async () => {
+    const stopper = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
+    await runAll(stopper);
+    // The council doubts, so the run pauses after its deliberation; meanwhile another process stopped the line.
+    const doubtful = new ScriptedLlmClient((r) => {
+      app.loopPolicy.data = stopper.loopPolicy.data;
+      return r.purpose === 'verdict' ? '{"action":"investigate","confidence":0.9,"rationale":"facts missing"}' : politeCouncil(r);
+    });
+    const app = memoryApp({ llm: doubtful });
+    const outcome = await execute(await startRun(app, onLine('Review the staffing plan')), app.deps);
+    expect(outcome).toMatchObject({ status: 'stopped', reason_code: 'ACC_STOPPED_IS_TERMINAL' });
+    expect(doubtful.calls.length).toBeGreaterThan(0);
+    expect(pauses(app)).toBe(4);
+    expect(app.ledger.records(outcome.run_id).at(-1)).toMatchObject({ decision: 'STOPPED', sealed: true, layer: 'acc' });
+    expect(outcome.message).toContain('maestro session reset --keep-memory');
+  });
+
   it('refuses a continue on its runs still paused (changing nothing), lets them be stopped, and lets them continue after a reset', async () => {
     const app = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
     const [first, second, third] = await runAll(app);
