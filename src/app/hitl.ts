@@ -15,6 +15,8 @@ import type { Persona } from '../domain/persona.js';
 import { HOLD_WAIT_MS, resumeRun } from './process-command.js';
 import { startedRun, type RunDeps, type RunOutcome } from './run-deps.js';
 import { finalProposal } from '../domain/modes/proposal.js';
+import { isConflictStopped } from '../domain/loop-policy/workspace-loop.js';
+import { conflictFingerprint } from './loop-policy.js';
 
 /** A decision that cannot be taken: stale, repeated, malformed, or on a sealed or finished run. Nothing changed. */
 export class HitlRefusedError extends AppError {
@@ -96,6 +98,7 @@ async function decideHeld(input: HitlDecisionInput & { decision: 'continue' | 's
   const target = pauseToDecide(state, input, facts, deps.clock.now().toISOString());
   if (!target.ok) throw new HitlRefusedError(target.refusal);
   const pause = target.pause;
+  if (input.decision === 'continue' && input.afterOutageOf === undefined) await refuseOnStoppedLine(state, deps);
   if (input.afterOutageOf !== undefined && pause.outage?.route !== input.afterOutageOf) {
     throw new HitlRefusedError(`run ${state.run_id} is not paused by an outage of route "${input.afterOutageOf}"; nothing changed`);
   }
@@ -138,6 +141,19 @@ async function decideHeld(input: HitlDecisionInput & { decision: 'continue' | 's
   }
   await deps.decisions.post(state.run_id, { pause_id: pause.pause_id, decided_at: now });
   return { decision: 'continue', state: run.state };
+}
+
+/**
+ * A run of a conflict line the loop policy stopped (sealed) is offered only `stop` (`hitl show`, the
+ * list's "stop only"): a `continue` would only be stopped on resume (ACC_STOPPED_IS_TERMINAL), so it
+ * is refused, with the way out. Once `maestro session reset` starts a new session, it may continue.
+ */
+async function refuseOnStoppedLine(state: RunState, deps: DecideDeps): Promise<void> {
+  if (!isConflictStopped(await deps.loopPolicy.read(), conflictFingerprint(state, deps.sha256))) return;
+  throw new HitlRefusedError(
+    `run ${state.run_id} is on a conflict line the loop policy stopped (sealed, ACC_STOPPED_IS_TERMINAL): continuing would only stop it, so only stop is offered. ` +
+      `Stop it (maestro hitl decide ${state.run_id} stop), or start a new council session (maestro session reset --keep-memory) and decide again; nothing changed`,
+  );
 }
 
 /** A person stopped the run at a pause: it ends as STOPPED, with an artifact that says so. */

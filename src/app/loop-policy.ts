@@ -28,13 +28,14 @@ export interface LoopPolicyOutcome {
   readonly count: number;
   /** The plan the synthesizer proposed at the third pause of this conflict. */
   readonly plan?: string;
-  /** At the fourth pause: the sealed stop that ends this conflict line. */
+  /** At the fourth pause: the sealed stop that ends this conflict line; on a line already stopped, the terminal guard's (ACC_STOPPED_IS_TERMINAL). */
   readonly stop?: DecisionRecord;
 }
 
 /**
  * Feeds one HITL pause to the Stage 3 loop policy: counts it (the pause id dedupes replays), runs the
  * plan flow once at three pauses, and at four recommends ending the session and issues a sealed stop.
+ * A pause on a line already stopped is not counted: it is answered with the terminal guard's stop.
  */
 export async function applyLoopPolicy(options: {
   state: RunState;
@@ -74,7 +75,8 @@ export async function applyLoopPolicy(options: {
     });
     if (events.length > 0) await run.commit({ records: events.map((e) => toAudit(e, out.count, text)) });
   }
-  const stop = out.stop ? sealedStopDecision('acc', 'ACC_END_SESSION_AFTER_4_HITL') : undefined;
+  const guarded = out.stop?.reason_code === 'ACC_STOPPED_IS_TERMINAL';
+  const stop = out.stop ? sealedStopDecision('acc', guarded ? 'ACC_STOPPED_IS_TERMINAL' : 'ACC_END_SESSION_AFTER_4_HITL') : undefined;
   return { count: out.count, ...(plan !== undefined ? { plan } : {}), ...(stop ? { stop } : {}) };
 }
 

@@ -10,7 +10,7 @@ import { screenText } from '../domain/screen.js';
 import { decideRun, endingStatus, type Ending } from '../domain/run/policy.js';
 import { outageOfDetails } from '../domain/route-breaker.js';
 import { InternalError } from '../domain/errors.js';
-import { explainLoopPolicyStop } from '../domain/stop-explanation.js';
+import { explainLoopPolicyStop, TERMINAL_GUARD_STOP } from '../domain/stop-explanation.js';
 import { applyLoopPolicy, type LoopPolicyOutcome } from './loop-policy.js';
 import { readableState, startedRun, type RunDeps, type RunOutcome } from './run-deps.js';
 import { finishRun, type AfterArtifact, type DraftInput, type EndOptions } from './finish-run.js';
@@ -52,11 +52,13 @@ async function pauseRun(
   const requestPlan = options.requestPlan ? { requestPlan: options.requestPlan } : {};
   const loop: LoopPolicyOutcome = kind === 'judgement' ? await applyLoopPolicy({ state, pause, deps, run, ...requestPlan }) : { count: 0 };
   if (loop.stop) {
-    const ending = decideRun({ kind: 'loop_limit' });
+    // The fourth pause ends the line; a pause on a line already ended meets the terminal guard (an acc gate's sealed stop).
+    const guarded = loop.stop.reason_code === 'ACC_STOPPED_IS_TERMINAL';
+    const ending = decideRun(guarded ? { kind: 'gate', decision: loop.stop } : { kind: 'loop_limit' });
     return finishRun({
       ...rest,
       decision: ending.decision,
-      message: explainLoopPolicyStop(loop.count, message),
+      message: guarded ? `${TERMINAL_GUARD_STOP} Last pause: ${message}` : explainLoopPolicyStop(loop.count, message),
       ...(options.draft ? { artifact: options.draft } : {}),
     });
   }

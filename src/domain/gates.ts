@@ -139,16 +139,22 @@ const FACTS_NOT_WAIVED: ReadonlySet<ReasonCode> = new Set(['MEANING_EMPTY_TASK',
  * Runs the gates in order. The first gate that does not say RUN decides; every later gate is still
  * recorded, as skipped, carrying that decision — so the audit trail always has one record per gate.
  * A pause a person already cleared passes (recorded as approved); a sealed stop can never be cleared.
+ * One exception: the loop policy's terminal guard outranks an earlier gate's pause. A command on a
+ * stopped conflict line is stopped at once, whatever it says (loop-policy.md: every later event gets
+ * the guard's STOPPED); a pause there would count towards a line already ended, and a person could
+ * only `continue` it into that stop.
  */
 export function evaluateGates(facts: GateFacts): GateResult {
   const outcomes: GateOutcome[] = [];
   let standing: DecisionRecord | undefined;
   for (const layer of GATE_LAYERS) {
-    if (standing) {
+    const check = CHECKS[layer](facts);
+    const guard = check.decision.reason_code === 'ACC_STOPPED_IS_TERMINAL';
+    if (standing && !(guard && standing.decision === 'PAUSE_FOR_HITL')) {
       outcomes.push({ layer, decision: { ...standing, layer, sealed: false }, skipped: true, details: { decided_by: standing.layer } });
       continue;
     }
-    let { decision, details } = CHECKS[layer](facts);
+    let { decision, details } = check;
     if (
       decision.decision === 'PAUSE_FOR_HITL' &&
       facts.approved?.has(decision.reason_code) &&

@@ -52,6 +52,9 @@ function acceptHint(facts: GateFacts): string {
 export const LOOP_POLICY_WAY_OUT =
   'To work on it again, start a new council session: maestro session reset --keep-memory (the personas keep their memory; the loop-policy counters and stops start over), or maestro session reset to archive their memory as well.';
 
+/** A run of a conflict line the loop policy already stopped (the terminal guard, `ACC_STOPPED_IS_TERMINAL`). */
+export const TERMINAL_GUARD_STOP = `this conflict line was ended by the loop policy after repeated pauses (sealed). ${LOOP_POLICY_WAY_OUT}`;
+
 /** The loop policy's sealed stop at the fourth pause of a conflict (`ACC_END_SESSION_AFTER_4_HITL`). */
 export function explainLoopPolicyStop(pauses: number, lastPause: string): string {
   return `this conflict paused ${pauses} times; the loop policy recommends ending the session and has stopped this conflict line (sealed). ${LOOP_POLICY_WAY_OUT} Last pause: ${lastPause}`;
@@ -95,7 +98,7 @@ export function explainGateStop(
     case 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL':
       return `${floorFound(facts)}. ${FLOOR_RULE} A person decides: continue lets the council deliberate on it (it only ever writes; its answer is advice, never an act or a decision), stop ends it.${acceptHint(facts)}`;
     case 'ACC_STOPPED_IS_TERMINAL':
-      return `this conflict line was ended by the loop policy after repeated pauses (sealed). ${LOOP_POLICY_WAY_OUT}`;
+      return TERMINAL_GUARD_STOP;
     case 'REL_BOUNDARY_UNSTABLE':
       return `${floorFound(facts)}: that is yours to set. Say what you want in the task, or continue to let the council lay out the options.`;
     default:

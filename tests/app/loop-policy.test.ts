@@ -75,6 +75,22 @@ describe('applyLoopPolicy', () => {
     // Sealed records come from the acc layer only (invariant I2); the rest are the loop policy's.
     for (const r of records) expect(r.layer).toBe(r.sealed ? 'acc' : 'loop_policy');
   });
+
+  it('answers a pause on a line already stopped with the terminal guard, without counting it', async () => {
+    const app = memoryApp();
+    for (let i = 0; i < 4; i++) await pauseOnce(app, async () => 'plan');
+    for (let i = 0; i < 2; i++) {
+      const { run, outcome } = await pauseOnce(app);
+      expect(outcome).toEqual({
+        count: 4,
+        stop: expect.objectContaining({ reason_code: 'ACC_STOPPED_IS_TERMINAL', sealed: true, layer: 'acc' }),
+      });
+      expect(app.ledger.records(run.runId)).toEqual([
+        expect.objectContaining({ event: 'K_STOPPED', reason_code: 'ACC_STOPPED_IS_TERMINAL', sealed: true, layer: 'acc' }),
+      ]);
+    }
+    expect(pausesFor(app.loopPolicy.data, 'queue-choice')).toBe(4);
+  });
 });
 
 describe('conflictFingerprint', () => {

@@ -110,6 +110,26 @@ describe('gates', () => {
     );
   });
 
+  it('stops a command on a stopped conflict line at once, whatever an earlier gate would pause on', () => {
+    const pauses: [string, Partial<GateFacts>][] = [
+      ['MEANING_AMBIGUOUS_INTENT', floor(['meaning', 'unclear: no_object'])],
+      ['CONSISTENCY_INPUT_MISSING', { missingInputs: [{ path: 'a.md', reason: 'missing' }] }],
+      ['REL_BOUNDARY_UNSTABLE', floor(['rfl', 'boundary'])],
+      ['ETHICS_HIGH_STAKES', floor(['ethics', 'act: dismiss_person (task)'])],
+      ['ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL', floor(['acc', 'act: publish (task)'])],
+    ];
+    for (const [reason, cause] of pauses) {
+      expect(evaluateGates(facts(cause)).decision.reason_code).toBe(reason);
+      const r = evaluateGates(facts({ ...cause, conflictStopped: true }));
+      expect(r.decision).toMatchObject({ decision: 'STOPPED', reason_code: 'ACC_STOPPED_IS_TERMINAL', sealed: true, layer: 'acc' });
+      // Still one record per gate, and every record keeps the invariants.
+      expect(r.outcomes.map((o) => o.layer)).toEqual([...GATE_LAYERS]);
+      for (const o of r.outcomes) expect(checkDecisionInvariants(o.decision)).toEqual([]);
+    }
+    // Another sealed stop of an earlier gate still comes first (it is as final).
+    expect(evaluateGates(facts({ secretCategories: ['JWT'], conflictStopped: true })).decision.reason_code).toBe('ETHICS_SECRET_DETECTED');
+  });
+
   it('lets a person clear a pause, but never a seal', () => {
     const cleared = evaluateGates(facts({ missingInputs: [{ path: 'a', reason: 'x' }], approved: new Set(['CONSISTENCY_INPUT_MISSING']) }));
     expect(cleared.decision.decision).toBe('RUN');

@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { formatIssues, type Parsed } from '../issues.js';
 import { conflictKeyOf, type LoopEvent, type LoopEventInput } from './events.js';
 import { HitlCounter, HitlCounterSnapshot } from './hitl-counter.js';
-import { maestroAckPlanReceived, maestroDispatchPlanRequest, maestroMaybeStop, mediationProposePlan } from './maestro-state.js';
+import {
+  enforceTerminalGuard,
+  maestroAckPlanReceived,
+  maestroDispatchPlanRequest,
+  maestroMaybeStop,
+  mediationProposePlan,
+} from './maestro-state.js';
 import { SessionState, SessionStateSnapshot } from './session-state.js';
 
 /**
@@ -53,7 +59,7 @@ export interface PauseOutcome {
   readonly events: LoopEvent[];
   /** Set at the third pause: ask the synthesizer for a plan, then call `recordPlan`. */
   readonly dispatch: LoopEvent | null;
-  /** Set at the fourth pause: the sealed stop of this conflict line. */
+  /** Set at the fourth pause: the sealed stop of this conflict line; on a line already stopped, the terminal guard's. */
   readonly stop: LoopEvent | null;
 }
 
@@ -75,10 +81,16 @@ function pauseEvent(data: LoopPolicyData, p: PauseInput): LoopEventInput {
   };
 }
 
-/** Counts one HITL pause (its pause id dedupes replays) and runs what the thresholds trigger. */
+/**
+ * Counts one HITL pause (its pause id dedupes replays) and runs what the thresholds trigger. A pause on
+ * a conflict line already stopped is not counted: the terminal guard answers it with its sealed stop
+ * (a run that was under way when another run stopped its line).
+ */
 export function recordPause(data: LoopPolicyData, p: PauseInput): PauseOutcome {
   const counter = HitlCounter.fromSnapshot(data.counter);
   const state = SessionState.fromSnapshot(data.state);
+  const guard = enforceTerminalGuard(state, pauseEvent(data, p), SCOPE);
+  if (guard) return { data, count: counter.countFor(data.session_id, p.fingerprint), events: [guard], dispatch: null, stop: guard };
   const { count, planRequested, endRecommended } = counter.maybeIncrementAndEmit(pauseEvent(data, p));
   const events: LoopEvent[] = [];
   let dispatch: LoopEvent | null = null;

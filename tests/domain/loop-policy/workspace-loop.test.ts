@@ -39,9 +39,9 @@ describe('the loop policy of a workspace, pause by pause', () => {
     [1, 2, 3, 4, 5].map((n) => pause(n)),
   );
 
-  it('counts the pauses of one conflict', () => {
-    expect(outcomes.map((o) => o.count)).toEqual([1, 2, 3, 4, 5]);
-    expect(pausesFor(outcomes[4]?.data as LoopPolicyData, FP)).toBe(5);
+  it('counts the pauses of one conflict, until its line is stopped', () => {
+    expect(outcomes.map((o) => o.count)).toEqual([1, 2, 3, 4, 4]);
+    expect(pausesFor(outcomes[4]?.data as LoopPolicyData, FP)).toBe(4);
   });
 
   it('asks the synthesizer for a plan at the third pause, once', () => {
@@ -50,8 +50,18 @@ describe('the loop policy of a workspace, pause by pause', () => {
     expect(outcomes[2]?.dispatch).toMatchObject({ run_id: 'run-3', reason_code: 'MAESTRO_PLAN_REQUEST_DISPATCHED', sealed: false });
   });
 
-  it('stops the conflict at the fourth pause, sealed, once', () => {
-    expect(outcomes.map((o) => o.stop !== null)).toEqual([false, false, false, true, false]);
+  it('stops the conflict at the fourth pause, sealed, once; a later pause on it meets the terminal guard', () => {
+    expect(outcomes.map((o) => o.stop?.reason_code ?? null)).toEqual([
+      null,
+      null,
+      null,
+      'ACC_END_SESSION_AFTER_4_HITL',
+      'ACC_STOPPED_IS_TERMINAL',
+    ]);
+    expect(outcomes[4]?.events).toEqual([
+      expect.objectContaining({ event_id: 'run-5-p1::terminal_guard', kind: 'K_STOPPED', sealed: true, overrideable: false }),
+    ]);
+    expect(outcomes[4]?.dispatch).toBeNull();
     expect(outcomes[3]?.events.map((e) => e.kind)).toEqual(['K_END_RECOMMENDED', 'K_STOPPED']);
     expect(outcomes[3]?.stop).toMatchObject({
       decision: 'STOPPED',
