@@ -258,12 +258,7 @@ describe('settleRun: an ending', () => {
 
       const app = memoryApp();
       const run = await planned(app);
-      const write = app.deps.artifacts.write.bind(app.deps.artifacts);
-      let killed = true;
-      app.deps.artifacts.write = async (...args) => {
-        if (killed) throw new Error('killed');
-        return write(...args);
-      };
+      const revive = dieAtArtifact(app);
       await expect(
         settleRun({ run, deps: app.deps, ending: ending(), message: 'stopped by a person, note: enough', draft: withSecret(draftOf(run)) }),
       ).rejects.toThrow('killed');
@@ -272,7 +267,7 @@ describe('settleRun: an ending', () => {
       const kept = await app.ledger.readFile('run-1', 'stop-artifact.json');
       expect(kept).toContain('[REDACTED:EMAIL]');
       expect(kept).not.toContain(SECRET_MAIL);
-      killed = false;
+      revive();
 
       // The next start has only the checkpoint: no draft, no message, no model.
       const outcome = await execute(await reopen(app, 'run-1'), app.deps);
@@ -286,15 +281,10 @@ describe('settleRun: an ending', () => {
   it("a kept stop that cannot be read is said, in a notice and in the run's message, and the run still ends", async () => {
     const app = memoryApp();
     const run = await planned(app);
-    const write = app.deps.artifacts.write.bind(app.deps.artifacts);
-    let killed = true;
-    app.deps.artifacts.write = async (...args) => {
-      if (killed) throw new Error('killed');
-      return write(...args);
-    };
+    const revive = dieAtArtifact(app);
     const ending = decideRun({ kind: 'person_stop' });
     await expect(settleRun({ run, deps: app.deps, ending, message: 'stopped by a person', draft: draftOf(run) })).rejects.toThrow('killed');
-    killed = false;
+    revive();
     expect(await app.ledger.readFile('run-1', 'stop-artifact.json')).toBeDefined();
     app.ledger.damageFile('run-1', 'stop-artifact.json', '{"message": "stopped by a per');
 
@@ -374,3 +364,16 @@ describe('settleRun: the pictures beside the artifact', () => {
     expect([...app.workspace.artifacts.keys()]).toEqual([]);
   });
 });
+
+/** The process dies as it writes the artifact (the ending is on the checkpoint already); `revive` lets the next start write. */
+function dieAtArtifact(app: ReturnType<typeof memoryApp>): () => void {
+  const write = app.deps.artifacts.write.bind(app.deps.artifacts);
+  let killed = true;
+  app.deps.artifacts.write = async (...args) => {
+    if (killed) throw new Error('killed');
+    return write(...args);
+  };
+  return () => {
+    killed = false;
+  };
+}
