@@ -148,13 +148,13 @@ export function evaluateGates(facts: GateFacts): GateResult {
   const outcomes: GateOutcome[] = [];
   let standing: DecisionRecord | undefined;
   for (const layer of GATE_LAYERS) {
-    const check = CHECKS[layer](facts);
-    const guard = check.decision.reason_code === 'ACC_STOPPED_IS_TERMINAL';
-    if (standing && !(guard && standing.decision === 'PAUSE_FOR_HITL')) {
+    // Only on a stopped line is a gate asked after an earlier one objected (and only the acc gate, whose guard it is).
+    const outranks = layer === 'acc' && facts.conflictStopped === true && standing?.decision === 'PAUSE_FOR_HITL';
+    if (standing && !outranks) {
       outcomes.push({ layer, decision: { ...standing, layer, sealed: false }, skipped: true, details: { decided_by: standing.layer } });
       continue;
     }
-    let { decision, details } = check;
+    let { decision, details } = CHECKS[layer](facts);
     if (
       decision.decision === 'PAUSE_FOR_HITL' &&
       facts.approved?.has(decision.reason_code) &&
