@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../fakes/cli.js';
@@ -48,6 +48,26 @@ describe('command-line conventions', () => {
     const bad = await runCli(['run', '-'], { cwd: ws.dir, stdin: '{"task_description": ' });
     expect(bad.code).toBe(2);
     expect(bad.stdout).toMatch(/^✖ invalid/);
+  });
+
+  it('a command nested thousands of levels deep is rejected with the reason, not left in inflight/ for every start to retry', async () => {
+    const own = await tempWorkspace();
+    // Valid in every other way: work items whose facts hold one deep value (it crashed whatever walked it).
+    const item = { id: 'a', assigned_agent: 'auditor', goal: 'Summarise feature flags', inputs: {}, expected_output: 'a summary' };
+    const facts = `{"x": ${'{"a":'.repeat(3_000)}1${'}'.repeat(3_000)}}`;
+    const deep = `{"task_description": "Summarise feature flags", "work_items": [${JSON.stringify(item)}], "facts": ${facts}}`;
+    await writeFile(path.join(own.dir, 'commands', 'deep.json'), deep);
+    const r = await runCli(['watch', '--once', '--json'], { cwd: own.dir });
+    expect(r.code, r.stderr).toBe(0);
+    const finished = r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { kind: string; source?: string; status?: string; rejected_to?: string; message?: string })
+      .find((e) => e.kind === 'finished' && e.source === 'deep.json');
+    expect(finished).toMatchObject({ status: 'invalid', rejected_to: path.join(own.dir, '.maestro', 'rejected', 'deep.json') });
+    expect(finished?.message).toContain('nested more than 64 levels deep');
+    expect(await readdir(path.join(own.dir, '.maestro', 'inflight'))).toEqual([]);
+    await own.cleanup();
   });
 
   it('--since and audit prune --older-than take the same units (10s, 1m, 12h, 7d, 2w)', async () => {
