@@ -105,7 +105,7 @@ export const CommandFile = z
     $schema: z.string().optional().describe('Editors: the JSON Schema of this file (`maestro schema` prints it).'),
     schema_version: z.literal(1).optional().describe("The version of this file's format: 1."),
     task_description: z
-      .string({ error: 'is required and must be a string' })
+      .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
       .max(20_000, 'must be at most 20,000 characters')
       .refine((t) => t.trim().length > 0, 'must not be empty')
       .describe('What the council should do. Required; not blank; at most 20,000 characters.'),

@@ -25,7 +25,7 @@ export function formatIssues(error: z.ZodError, schema?: z.ZodType): string[] {
 function suggest(unknown: readonly string[], valid: readonly string[]): string {
   const near = unknown.map((k) => closest(k, valid)).filter((k): k is string => k !== undefined);
   const mean = near.length > 0 ? `; did you mean ${near.map((k) => `"${k}"`).join(', ')}?` : '';
-  return `${mean} valid keys here: ${valid.join(', ')}`;
+  return `${mean || ';'} valid keys here: ${valid.join(', ')}`;
 }
 
 /** The valid key nearest to `word` (case aside, by edit distance), when it is near enough to be a typo. */

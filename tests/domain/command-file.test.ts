@@ -22,11 +22,15 @@ describe('command file schema v1', () => {
   });
 
   it.each([
-    [{ ...valid, extra: 1 }, '(root): unknown key "extra"'],
+    [
+      { ...valid, extra: 1 },
+      '(root): unknown key "extra" (not part of the schema; valid keys here: $schema, schema_version, task_description',
+    ],
     [{ ...valid, config: { max_rounds: 2, colour: 'red' } }, 'config: unknown key "colour"'],
     [{ ...valid, task_description: '   ' }, 'task_description: must not be empty'],
     [{ ...valid, task_description: 'x'.repeat(20_001) }, 'task_description: must be at most 20,000 characters'],
     [{ input_artifacts: [] }, 'task_description: is required'],
+    [{ task_description: 42 }, 'task_description: must be a string'],
     [{ ...valid, config: { max_rounds: 11 } }, 'config.max_rounds:'],
     [{ ...valid, config: { max_rounds: 0 } }, 'config.max_rounds:'],
     [{ ...valid, config: { personas: ['a', 'a'] } }, 'config.personas: must not name a persona twice'],
