@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { resolveWorkspace } from '../config.js';
+import { MAX_COMMAND_BYTES } from '../domain/command-file.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { withRunContext } from './run-context.js';
@@ -76,7 +77,7 @@ async function runSubcommand(file: string | undefined, opts: RunFlags, io: Io): 
 
 /** The command file's text (`-`: standard input), or why it is refused before any run. */
 async function readCommand(file: string, workspace: string, io: Io): Promise<{ text: string; source: string } | { refused: ShownOutcome }> {
-  if (file === '-') return { text: await readAll(io.stdin ?? process.stdin), source: 'stdin' };
+  if (file === '-') return capped(await readAll(io.stdin ?? process.stdin), 'stdin', file);
   const commandPath = path.resolve(io.cwd, file);
   // A file in the drop folder belongs to the watcher: running it here as well would run it twice.
   if (path.dirname(commandPath) === path.join(workspace, 'commands')) {
@@ -86,7 +87,7 @@ async function readCommand(file: string, workspace: string, io: Io): Promise<{ t
     return { refused: noRun('refused', why) };
   }
   try {
-    return { text: await readFile(commandPath, 'utf8'), source: path.basename(commandPath) };
+    return capped(await readAll(createReadStream(commandPath, { end: MAX_COMMAND_BYTES })), path.basename(commandPath), file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder' : (error as Error).message;
@@ -94,8 +95,21 @@ async function readCommand(file: string, workspace: string, io: Io): Promise<{ t
   }
 }
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+/** The text, or its refusal when it is longer than a command file may be (as the watcher refuses one). */
+function capped(bytes: Buffer, source: string, file: string): { text: string; source: string } | { refused: ShownOutcome } {
+  if (bytes.length <= MAX_COMMAND_BYTES) return { text: bytes.toString('utf8'), source };
+  return { refused: noRun('invalid', `${file}: a command file may be at most ${MAX_COMMAND_BYTES} bytes; this one is longer`) };
+}
+
+/** At most one byte past the limit of what a stream holds (a stream past it is not read to its end). */
+async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString('utf8');
+  let size = 0;
+  for await (const chunk of stream) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    chunks.push(buffer);
+    size += buffer.length;
+    if (size > MAX_COMMAND_BYTES) break;
+  }
+  return Buffer.concat(chunks);
 }

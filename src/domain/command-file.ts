@@ -202,6 +202,9 @@ export function parseCommandText(text: string): Parsed<CommandFile> {
   return parseCommandFile(json);
 }
 
+/** Command files are small (the task is at most 20,000 characters); anything bigger is refused unread. */
+export const MAX_COMMAND_BYTES = 1024 * 1024;
+
 /** How deep a command file's objects and arrays may nest: far beyond any real command, far short of a stack's end. */
 const MAX_NESTING = 64;
 

@@ -50,6 +50,21 @@ describe('command-line conventions', () => {
     expect(bad.stdout).toMatch(/^✖ invalid/);
   });
 
+  it('run refuses a command file longer than a command may be (as the watcher does), from a file or standard input, without reading it all', async () => {
+    const huge = JSON.stringify({ task_description: 'Summarise', config: {}, pad: 'x'.repeat(1_100_000) });
+    await writeFile(path.join(ws.dir, 'huge.json'), huge);
+    for (const [args, stdin] of [
+      [['run', 'huge.json'], undefined],
+      [['run', '-'], huge],
+    ] as const) {
+      const r = await runCli([...args], { cwd: ws.dir, ...(stdin ? { stdin } : {}) });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toMatch(/a command file may be at most 1048576 bytes; this one is longer/);
+    }
+    // A device that never ends is refused as soon as it passes the limit.
+    if (process.platform === 'linux') expect((await runCli(['run', '/dev/zero'], { cwd: ws.dir })).code).toBe(2);
+  });
+
   it('a command nested thousands of levels deep is rejected with the reason, not left in inflight/ for every start to retry', async () => {
     const own = await tempWorkspace();
     // Valid in every other way: work items whose facts hold one deep value (it crashed whatever walked it).

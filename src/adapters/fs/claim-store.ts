@@ -12,8 +12,7 @@ import { ClaimRecord, COMMAND_NAME, exists, readJson, resolveOwner } from './inf
 import { listDirOrEmpty } from './read.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
-/** Command files are small (the task is at most 20,000 characters); anything bigger is refused unread. */
-export const MAX_COMMAND_BYTES = 1024 * 1024;
+import { MAX_COMMAND_BYTES } from '../../domain/command-file.js';
 
 const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
 // O_NOFOLLOW: a link put in the claimed command's place is refused, not followed; O_NONBLOCK: a FIFO does not hang the open.

@@ -3,7 +3,7 @@ import { lstat, mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { withoutBom } from '../../domain/command-file.js';
 import { compareReadyFiles, isCommandFileName, type CommandInbox, type ReadyFile } from '../../domain/queue.js';
-import { MAX_COMMAND_BYTES } from './claim-store.js';
+import { MAX_COMMAND_BYTES } from '../../domain/command-file.js';
 
 export interface FsCommandInboxOptions {
   /** The drop folder (`commands/`); created if missing. */
