@@ -77,6 +77,9 @@ function registerDecide(hitl: Command, io: Io): void {
     .action(async (first: string | undefined, second: string | undefined, opts: DecideFlags) => {
       if (opts.all) {
         // A decision that is not one is a usage error, said once, before any run is looked at.
+        // "decide <run_id> continue --all": a run id where --all takes none.
+        if (second !== undefined)
+          throw new ExitError(2, 'maestro hitl decide --all takes no run id: maestro hitl decide --all [--reason CODE] continue|stop');
         if (first !== undefined && first !== 'continue' && first !== 'stop')
           throw new ExitError(2, `maestro hitl decide --all: the decision is exactly "continue" or "stop", not "${first}"`);
         if (first === undefined || second !== undefined || opts.pause || opts.run) {

@@ -1,5 +1,5 @@
 import { stripVTControlCharacters } from 'node:util';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { parseCount } from './concurrency-option.js';
 import type { RunListing } from '../compose/use-cases.js';
 import { loadWorkspaceConfig } from '../config.js';
@@ -51,7 +51,7 @@ export function registerShow(program: Command, io: Io): void {
     .command('show')
     .description('one run in full: the transcript, knowledge requests, verdicts, the decision trail and the outcome')
     .argument('<run_id>', 'the run (see "maestro runs")')
-    .option('--raw', 'print the Markdown as it is, not rendered for a terminal')
+    .addOption(new Option('--raw', 'print the Markdown as it is, not rendered for a terminal').conflicts('json'))
     .option('--json', 'print the run as one JSON object: its status, outcome and orchestration result (seed 001), not the transcript')
     .option(...WORKSPACE_OPTION)
     .action(async (runId: string, opts: { raw?: boolean; json?: boolean; workspace?: string }) => {

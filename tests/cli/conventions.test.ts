@@ -85,6 +85,15 @@ describe('command-line conventions', () => {
     await own.cleanup();
   });
 
+  it('refuses flags that cannot go together, saying which (exit 2): show --raw --json, a run id with hitl decide --all', async () => {
+    const both = await runCli(['show', 'any-run', '--raw', '--json'], { cwd: ws.dir });
+    expect(both.code).toBe(2);
+    expect(`${both.stdout}${both.stderr}`).toContain("option '--raw' cannot be used with option '--json'");
+    const all = await runCli(['hitl', 'decide', 'some-run', 'continue', '--all'], { cwd: ws.dir });
+    expect(all.code).toBe(2);
+    expect(all.stderr).toContain('maestro hitl decide --all takes no run id');
+  });
+
   it('--since and audit prune --older-than take the same units (10s, 1m, 12h, 7d, 2w)', async () => {
     for (const since of ['10s', '1m', '12h', '7d', '2w'])
       expect((await runCli(['runs', '--since', since], { cwd: ws.dir })).code, since).toBe(0);
