@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { initWorkspace, type ScaffoldReport } from '../compose/use-cases.js';
+import { checkWorkspaceConfig } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import type { Io } from './io.js';
 import { invocation, PACKAGE_ROOT } from '../package-info.js';
@@ -15,7 +16,8 @@ leaving its own lines, their order and its line endings as they were. It prints 
 created (+), merged (~) or kept (=). Running it again changes nothing and says so.
 
 Exit codes: 0 ready · 1 a write failed midway (run it again to add the rest) · 2 refused, nothing
-changed (the target is a file, or a folder it needs is not writable).
+changed (the target is a file, or a folder it needs is not writable), or the maestro.config.json it
+kept is not valid (what it added stays; fix the config and the workspace is ready).
 `;
 
 export function registerInit(program: Command, io: Io): void {
@@ -29,7 +31,17 @@ export function registerInit(program: Command, io: Io): void {
     .addHelpText('after', HELP)
     .action(async (dir: string) => {
       const target = path.resolve(io.cwd, dir);
-      io.stdout.write(renderReport(target, await scaffoldWorkspace(target), io));
+      const report = await scaffoldWorkspace(target);
+      // A config kept as it was may not read: the workspace is then not ready, whatever was added.
+      const problems = report.skipped.includes(CONFIG) ? await checkWorkspaceConfig(path.join(target, CONFIG)) : [];
+      if (problems.length > 0) {
+        io.stdout.write(renderReport(target, report, io, false));
+        throw new ExitError(
+          2,
+          `maestro init: the ${CONFIG} already there is not valid; fix it and the workspace is ready:\n  ${problems.join('\n  ')}`,
+        );
+      }
+      io.stdout.write(renderReport(target, report, io));
       const example = JSON.stringify(path.join(target, 'examples', 'review-migration.json'));
       io.stdout.write(`\nTry it:  ${invocation(io.env)} run --workspace ${JSON.stringify(target)} ${example}\n`);
     });
@@ -48,12 +60,16 @@ export async function scaffoldWorkspace(target: string): Promise<ScaffoldReport>
   throw new ExitError(1, `maestro init: ${result.reason}; ${done}\nOnce that is fixed, run it again: it adds only what is missing.`);
 }
 
-function renderReport(target: string, report: ScaffoldReport, io: Io): string {
+const CONFIG = 'maestro.config.json';
+
+function renderReport(target: string, report: ScaffoldReport, io: Io, ready = true): string {
   const c = chalkFor(io);
   const changed = report.created.length + report.merged.length > 0;
-  const title = changed
-    ? `${c.green('✔')} workspace ready in ${target}`
-    : `${c.green('✔')} nothing to do: ${target} already has everything maestro init adds; nothing was changed`;
+  const title = !ready
+    ? `${c.red('✖')} ${target} is not ready: its ${CONFIG} is not valid`
+    : changed
+      ? `${c.green('✔')} workspace ready in ${target}`
+      : `${c.green('✔')} nothing to do: ${target} already has everything maestro init adds; nothing was changed`;
   const lines = [
     ...report.created.map((f) => `  + ${f}  created`),
     ...report.merged.map((m) => `  ~ ${m.file}  merged ${m.lines.length} line(s): ${m.lines.join('  ')}`),

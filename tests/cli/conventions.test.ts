@@ -1,4 +1,5 @@
-import { readdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../fakes/cli.js';
@@ -92,6 +93,22 @@ describe('command-line conventions', () => {
     const all = await runCli(['hitl', 'decide', 'some-run', 'continue', '--all'], { cwd: ws.dir });
     expect(all.code).toBe(2);
     expect(all.stderr).toContain('maestro hitl decide --all takes no run id');
+  });
+
+  it('init over a maestro.config.json that does not read says the workspace is not ready, and why (exit 2), keeping what it added', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'maestro-init-config-'));
+    await writeFile(path.join(dir, 'maestro.config.json'), '{"routes": {"local": {"provider": "carrier-pigeon"}}}');
+    const r = await runCli(['init', dir], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('is not ready: its maestro.config.json is not valid');
+    expect(r.stdout).not.toContain('Try it');
+    expect(r.stderr).toMatch(
+      /the maestro\.config\.json already there is not valid; fix it and the workspace is ready:\n {2}maestro\.config\.json: /,
+    );
+    expect(await readdir(path.join(dir, 'personas'))).not.toEqual([]);
+    await writeFile(path.join(dir, 'maestro.config.json'), '{}');
+    expect((await runCli(['init', dir], { cwd: dir })).code).toBe(0);
+    await rm(dir, { recursive: true, force: true });
   });
 
   it('--since and audit prune --older-than take the same units (10s, 1m, 12h, 7d, 2w)', async () => {
