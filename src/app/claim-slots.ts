@@ -8,7 +8,7 @@ import {
   type WatchState,
 } from '../domain/queue.js';
 import type { RouteGate } from './route-breaker.js';
-import { planClaim, runClaim, settleClaim, type ClaimResult, type ResumeKind, type RunClaimDeps } from './run-claim.js';
+import { failedOutsideRun, planClaim, runClaim, settleClaim, type ClaimResult, type ResumeKind, type RunClaimDeps } from './run-claim.js';
 import { LINE_WAIT, TaskLines, taskLineOf } from './task-lines.js';
 
 /** A claim this process handles, with its own place in the state machine (AWAITING_COMMAND until it is `claimed`). */
@@ -172,9 +172,12 @@ export class ClaimSlots<C extends Claim> {
     try {
       await this.#settle(run, slot, this.#withProgress(slot.deps, run), controller.signal);
     } catch (error) {
-      if (!slot.failed) throw error;
+      const from = run.state;
       run.state = 'AWAITING_COMMAND';
-      this.#notice(claim.runId, slot.failed(error));
+      if (slot.failed) return this.#notice(claim.runId, slot.failed(error));
+      if (controller.signal.aborted) throw error;
+      // A bug outside the run's boundary: said, and counted against the claim (set aside after a few).
+      this.#o.onEvent(finishedEvent(await failedOutsideRun(claim, error, slot.deps), from, this.#o.queued()));
     } finally {
       this.#runs.delete(claim.runId);
       this.#controllers.delete(controller);

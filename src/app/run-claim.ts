@@ -170,6 +170,17 @@ async function failClaim(claim: Claim, error: unknown, deps: RunClaimDeps): Prom
 }
 
 /**
+ * A claim whose handling failed outside the run's own boundary (a bug in planning or settling it,
+ * before or after its run): counted as a failure that could not be recorded, so a claim that fails so
+ * on every start is set aside after a few rather than retried forever.
+ */
+export function failedOutsideRun(claim: Claim, error: unknown, deps: RunClaimDeps): Promise<ClaimResult> {
+  const message = `internal error while handling ${claim.source}: ${error instanceof Error ? error.message : String(error)}`;
+  const decision = { decision: '', reason_code: 'RUN_FAILED_INTERNAL' };
+  return countUnrecordedFailure(claim, buildOutcome({ runId: claim.runId, status: 'error', decision, auditLog: '', message }), error, deps);
+}
+
+/**
  * A failure that could not even be recorded. A claim that keeps failing so would be taken over and
  * fail again by every later watcher, forever: after a few times in a row it is rejected, with every
  * reason, so a person sees it (`maestro requeue` puts it back once fixed).

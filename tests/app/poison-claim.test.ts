@@ -29,26 +29,8 @@ describe('a poison claim', () => {
       list: () => ledger.list(),
       readFile: (runId, name) => ledger.readFile(runId, name),
     };
-    const deps = { ...app.deps, ledger: refusing };
     await dropCommand(ws, 'poison.json', task('Review the plan'));
-
-    const attempt = async (n: number): Promise<WatchEvent[]> => {
-      const self = { id: `${process.pid}-${'abcdef'.slice(0, 2)}${n}${n}`, pid: process.pid };
-      const events: WatchEvent[] = [];
-      const loop = new WatchLoop({
-        deps,
-        inbox: new FsCommandInbox({ dir: app.paths.commands }),
-        claims: new FsClaimStore({ paths: app.paths, self, registry: { isAlive: async (o) => o.id === self.id }, clock: app.deps.clock }),
-        onEvent: (e) => events.push(e),
-        once: true,
-        pid: process.pid,
-        workspace: ws,
-      });
-      await loop.start();
-      await loop.stopped;
-      return events;
-    };
-    const finished = (events: WatchEvent[]) => events.find((e) => e.kind === 'finished') as Extract<WatchEvent, { kind: 'finished' }>;
+    const attempt = watcherAttempts(app, { ...app.deps, ledger: refusing });
 
     const first = finished(await attempt(1));
     expect(first.message).toContain('failure 1 of 3');
@@ -63,4 +45,65 @@ describe('a poison claim', () => {
     // A fourth watcher has nothing to take over.
     expect((await attempt(4)).some((e) => e.kind === 'claimed')).toBe(false);
   });
+
+  it('one whose handling hits a bug outside its run (not even a run to record it in) is counted too, and set aside at the third', async () => {
+    const ws = await makeWorkspace('maestro-poison-bug-');
+    cleanups.push(() => removeWorkspace(ws));
+    const app = await createApp({ workspace: ws });
+    await dropCommand(ws, 'bug.json', task('Review the plan'));
+    // Reading the claimed command throws at once, as a bug does (a stack overflow), not as a refused read.
+    const attempt = watcherAttempts(app, app.deps, (claims) =>
+      overriding(claims, 'read', () => {
+        throw new RangeError('Maximum call stack size exceeded');
+      }),
+    );
+    const first = finished(await attempt(1));
+    expect(first).toMatchObject({ status: 'error', reason_code: 'RUN_FAILED_INTERNAL' });
+    expect(first.message).toContain('internal error while handling bug.json: Maximum call stack size exceeded');
+    expect(first.message).toContain('failure 1 of 3');
+    expect(finished(await attempt(2)).message).toContain('failure 2 of 3');
+    expect(finished(await attempt(3))).toMatchObject({ status: 'error', reason_code: 'RUN_FAILED_REPEATEDLY' });
+    expect(await listDir(path.join(ws, '.maestro', 'inflight'))).toEqual([]);
+    expect(await listDir(path.join(ws, '.maestro', 'rejected'))).toEqual(['bug.json', 'bug.json.error.json']);
+  });
 });
+
+type App = Awaited<ReturnType<typeof createApp>>;
+const finished = (events: WatchEvent[]) => events.find((e) => e.kind === 'finished') as Extract<WatchEvent, { kind: 'finished' }>;
+
+/** The claim store with one method replaced (the rest are the store's own, on the store). */
+function overriding(claims: FsClaimStore, name: keyof FsClaimStore, replacement: unknown): FsClaimStore {
+  return new Proxy(claims, {
+    get: (target, key) => {
+      if (key === name) return replacement;
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** Watchers one after another on the workspace (`n`: a new watcher identity; each earlier one counts as gone), with `--once`. */
+function watcherAttempts(app: App, deps: App['deps'], wrap: (claims: FsClaimStore) => FsClaimStore = (c) => c) {
+  return async (n: number): Promise<WatchEvent[]> => {
+    const self = { id: `${process.pid}-${'abcdef'.slice(0, 2)}${n}${n}`, pid: process.pid };
+    const events: WatchEvent[] = [];
+    const claims = new FsClaimStore({
+      paths: app.paths,
+      self,
+      registry: { isAlive: async (o) => o.id === self.id },
+      clock: app.deps.clock,
+    });
+    const loop = new WatchLoop({
+      deps,
+      inbox: new FsCommandInbox({ dir: app.paths.commands }),
+      claims: wrap(claims),
+      onEvent: (e) => events.push(e),
+      once: true,
+      pid: process.pid,
+      workspace: app.paths.root,
+    });
+    await loop.start();
+    await loop.stopped;
+    return events;
+  };
+}
