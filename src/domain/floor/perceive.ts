@@ -102,7 +102,7 @@ function collect(
       else if (head.kind === 'question') asked.deliverables.add('answer');
       else if (head.kind === 'unplaced') asked.unplaced.push(head.verb);
       else if (head.kind === 'act')
-        asked.acts.push({ class: chooseClass(head.classes, objects), objects, decision: head.decision, source });
+        asked.acts.push({ class: chooseClass(head.classes, objects, headKind(r.object)), objects, decision: head.decision, source });
       else if (head.kind === 'handover') {
         asked.acts.push({ class: 'execute_instructions', objects, decision: r.decision, source });
         for (const p of referencedInputs(r.object, at.inputs)) asked.handedOver.add(p);
@@ -116,15 +116,25 @@ function collect(
   return asked;
 }
 
-/** Of the classes an act's words may name, the one its objects point to ("remove Priya from admin" → access). */
-function chooseClass(classes: readonly ActClass[], objects: readonly ObjectKind[]): ActClass {
+/**
+ * Of the classes an act's words may name, the one its objects point to ("remove Priya from admin" →
+ * access); on a tie, the one the object's head noun names ("get rid of the customer *records*" → data).
+ */
+function chooseClass(classes: readonly ActClass[], objects: readonly ObjectKind[], head: ObjectKind | undefined): ActClass {
   let best = classes[0] ?? 'change_system';
   let score = -1;
   for (const c of classes) {
-    const s = LEXICON.acts[c].objects.filter((o) => objects.includes(o)).length;
+    const named = LEXICON.acts[c].objects;
+    const s = named.filter((o) => objects.includes(o)).length + (head !== undefined && named.includes(head) ? 0.5 : 0);
     if (s > score) [best, score] = [c, s];
   }
   return best;
+}
+
+/** The kind of thing the object's first noun phrase is about: its last kind named before a preposition. */
+function headKind(object: readonly Word[]): ObjectKind | undefined {
+  const stop = object.findIndex((w, i) => i > 0 && w.tags.has('Preposition'));
+  return LEXICON.objectKinds.all(stop > 0 ? object.slice(0, stop) : object).at(-1)?.value;
 }
 
 const isContent = (w: Word): boolean =>

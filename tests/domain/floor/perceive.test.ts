@@ -73,6 +73,13 @@ describe('perception: what a task asks for', () => {
     expect(verdict(task).proceeds).toBe(false);
   });
 
+  it('names the act by what its object is about: the head noun, not a word that qualifies it', () => {
+    const classOf = (task: string) => perceive(task).perception.acts.map((a) => a.class);
+    expect(classOf('Get rid of the old customer records in the CRM')).toEqual(['delete_data']);
+    expect(classOf('Get rid of the contractors on the night shift')).toEqual(['dismiss_person']);
+    expect(verdict('Get rid of the old customer records in the CRM').proceeds).toBe(false);
+  });
+
   it('a choice of cases in a high-stakes domain asks what someone should do, though the act has no name here', () => {
     expect(verdict('Sort the loan files and tell me which applicants must be turned down').proceeds).toBe(false);
     expect(verdict('Go through the ward list and mark who ought to be sent home').proceeds).toBe(false);
