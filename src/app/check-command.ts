@@ -129,7 +129,7 @@ function linesOf(issue: GateOutcome, gathered: GatheredFacts, command: CommandFi
         ...new Set(
           found.map(
             (p) =>
-              `${p.source === 'task' ? 'task_description' : `input_artifacts "${p.source}"`}: line ${p.line}: ${p.category} (the value is not shown)`,
+              `${p.source === 'task' ? 'task_description' : `input_artifacts "${p.source}"`}: ${p.line === undefined ? '' : `line ${p.line}: `}${p.category} (the value is not shown)`,
           ),
         ),
       ];

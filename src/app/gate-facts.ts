@@ -29,6 +29,9 @@ const ACCESS_REFUSALS: ReadonlySet<string> = new Set([
   'KNOWLEDGE_HARD_LINK',
 ]);
 
+/** An input the sandbox withholds for a private key in its text: a secret found in that input, like one in the task. */
+const WITHHELD_PRIVATE_KEY = 'KNOWLEDGE_PRIVATE_KEY';
+
 /**
  * Collects what the gates decide on: reads inputs through the sandbox, checks the output path, and
  * runs the sensitive-content detector and the floor's perception over the task and inputs. No model is called.
@@ -37,8 +40,8 @@ export async function gatherGateFacts(options: GatherOptions): Promise<GatheredF
   const { command, personas } = options;
   const known = new Set(personas.map((p) => p.id));
   const unknownPersonas = [...new Set(findPersonaProblems(command, known).map((p) => p.summary))];
-  const { pathEscapes, missingInputs, read } = await readPaths(options);
-  const { found, places } = findSensitive(command, read);
+  const { pathEscapes, missingInputs, read, withheldKeys } = await readPaths(options);
+  const { found, places } = findSensitive(command, read, withheldKeys);
   const pii = found.filter((c) => !isSecretCategory(c));
   const secrets = found.filter((c) => isSecretCategory(c));
   // The floor reads the task, its work items' goals and the inputs it may hand over to be carried out.
@@ -85,6 +88,7 @@ async function readPaths(options: GatherOptions): Promise<{
   pathEscapes: GateFacts['pathEscapes'];
   missingInputs: GateFacts['missingInputs'];
   read: GatheredFacts['inputs'];
+  withheldKeys: string[];
 }> {
   const pathEscapes: { field: string; path: string; reason: string }[] = [];
   const output = await options.artifacts.check(options.outputPath, options.command.input_artifacts);
@@ -92,18 +96,27 @@ async function readPaths(options: GatherOptions): Promise<{
 
   const missingInputs: { path: string; reason: string }[] = [];
   const read: GatheredFacts['inputs'] = [];
+  const withheldKeys: string[] = [];
   for (const [i, path] of options.command.input_artifacts.entries()) {
     const result = await options.inputs.readFile(path);
     if (result.status === 'provided') read.push({ path, result });
+    else if (result.reason_code === WITHHELD_PRIVATE_KEY) withheldKeys.push(path);
     else if (ACCESS_REFUSALS.has(result.reason_code)) {
       pathEscapes.push({ field: `input_artifacts.${i}`, path, reason: result.message });
     } else missingInputs.push({ path, reason: result.message });
   }
-  return { pathEscapes, missingInputs, read };
+  return { pathEscapes, missingInputs, read, withheldKeys };
 }
 
-/** Runs the detector over the task, work items and inputs. Only categories leave here, never the matched text. */
-function findSensitive(command: CommandFile, read: GatheredFacts['inputs']): { found: SensitiveCategory[]; places: SensitivePlace[] } {
+/**
+ * Runs the detector over the task, work items and inputs, and counts a private key the sandbox withheld
+ * an input for (its text never left the sandbox). Only categories leave here, never the matched text.
+ */
+function findSensitive(
+  command: CommandFile,
+  read: GatheredFacts['inputs'],
+  withheldKeys: readonly string[],
+): { found: SensitiveCategory[]; places: SensitivePlace[] } {
   const categories = new Set<SensitiveCategory>();
   const places: SensitivePlace[] = [];
   for (const [source, text] of [
@@ -115,6 +128,10 @@ function findSensitive(command: CommandFile, read: GatheredFacts['inputs']): { f
       categories.add(f.category);
       places.push({ source, line: text.slice(0, f.start).split('\n').length, category: f.category });
     }
+  }
+  for (const source of withheldKeys) {
+    categories.add('PRIVATE_KEY');
+    places.push({ source, category: 'PRIVATE_KEY' });
   }
   return { found: [...categories].sort(), places };
 }

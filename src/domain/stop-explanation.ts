@@ -9,7 +9,8 @@ import type { Verdict } from './verdict.js';
 /** Where the detector found something: the task or an input file, and the line (never the value). */
 export interface SensitivePlace {
   readonly source: string;
-  readonly line: number;
+  /** Unknown for an input the sandbox withheld whole for what it holds (a private key). */
+  readonly line?: number;
   readonly category: SensitiveCategory;
 }
 
@@ -17,7 +18,10 @@ function places(found: readonly SensitivePlace[], pick: (c: SensitiveCategory) =
   const chosen = found.filter((p) => pick(p.category));
   const shown = chosen
     .slice(0, 5)
-    .map((p) => `${categoryName(p.category)} in ${p.source === 'task' ? 'the task' : p.source}, line ${p.line}`);
+    .map(
+      (p) =>
+        `${categoryName(p.category)} in ${p.source === 'task' ? 'the task' : p.source}${p.line === undefined ? '' : `, line ${p.line}`}`,
+    );
   return `${shown.join('; ')}${chosen.length > 5 ? `; and ${chosen.length - 5} more` : ''}`;
 }
 

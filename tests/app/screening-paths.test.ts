@@ -103,7 +103,8 @@ describe('one text, three ways in', () => {
       expect(await asReply(entry.text), 'as a reply').toEqual(expected);
       const input = await asInputFile(entry.text, n);
       const requested = await asRequestedFile(n);
-      if (input.refused.length === 0) {
+      expect(input.refused, 'no input is refused as a path').toEqual([]);
+      if (requested.reason !== 'KNOWLEDGE_PRIVATE_KEY') {
         expect(input.categories, 'as an input file').toEqual(expected);
         expect(requested, 'as a file asked for').toEqual(
           expected.length === 0
@@ -111,10 +112,11 @@ describe('one text, three ways in', () => {
             : { served: false, categories: expected, reason: 'ETHICS_PII_IN_KNOWLEDGE' },
         );
       } else {
-        // The sandbox withholds a file holding a private key before the detector reads it: stopped (sealed) all the same.
-        expect(expected, 'as an input file').toContain('PRIVATE_KEY');
-        expect(input.refused).toEqual(['withheld: the file holds a private key']);
-        expect(requested, 'as a file asked for').toMatchObject({ served: false, reason: 'KNOWLEDGE_CREDENTIAL_FILE' });
+        // The sandbox withholds a file holding a private key whole, before the detector reads it: as an
+        // input it is the secret found (a sealed stop as in the task), as a file asked for it is refused.
+        expect(expected, 'as the task').toContain('PRIVATE_KEY');
+        expect(input.categories, 'as an input file').toContain('PRIVATE_KEY');
+        expect(requested, 'as a file asked for').toMatchObject({ served: false });
       }
     },
   );

@@ -14,7 +14,7 @@ const FILES: Record<string, { text: string; marker: string; code: string }> = {
   '.docker/config.json': { text: '{"auths":{"r":{"auth":"quillmarsh"}}}\n', marker: 'quillmarsh', code: 'KNOWLEDGE_CREDENTIAL_FILE' },
   '.kube/config': { text: 'users:\n- user:\n    token: fennelgrove\n', marker: 'fennelgrove', code: 'KNOWLEDGE_CREDENTIAL_FILE' },
   'infra/terraform.tfstate': { text: '{"password":"cobaltwhisk"}\n', marker: 'cobaltwhisk', code: 'KNOWLEDGE_CREDENTIAL_FILE' },
-  'docs/old-laptop.txt': { text: `driftwoodsail\n${KEY}`, marker: 'driftwoodsail', code: 'KNOWLEDGE_CREDENTIAL_FILE' },
+  'docs/old-laptop.txt': { text: `driftwoodsail\n${KEY}`, marker: 'driftwoodsail', code: 'KNOWLEDGE_PRIVATE_KEY' },
   // Issue 35 item 8: refused by name, and a renamed copy by what it holds.
   'blog/wp-config.php': {
     text: "<?php\ndefine('DB_PASSWORD', 'marrowfinch');\n",
@@ -130,6 +130,24 @@ describe('a command whose input artifact is a credential file or a hard link (of
   }
 });
 
+describe('a command whose input artifact holds a private key under another name (offline model)', () => {
+  it('stops sealed as a secret found in that input, not as a path to fix, and nothing reaches a model', async () => {
+    await task({ input_artifacts: ['docs/old-laptop.txt'] });
+    const r = await runCli(['run', 'task.json', '--json'], { cwd: ws.dir });
+    expect(r.code).toBe(4);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'stopped', reason_code: 'ETHICS_SECRET_DETECTED' });
+    expect(r.stderr).toContain('a private key in docs/old-laptop.txt');
+    expect(r.stderr).not.toContain('Fix the path');
+    const records = await auditOf(JSON.parse(r.stdout).audit_log);
+    expect(records.some((x) => x.event === 'MODEL_CALL')).toBe(false);
+    expect(records.find((x) => x.reason_code === 'ETHICS_SECRET_DETECTED')?.sealed).toBe(true);
+    for (const m of markers) expect(await everythingWritten(), m).not.toContain(m);
+
+    const checked = await runCli(['validate', 'task.json'], { cwd: ws.dir });
+    expect(checked.stdout + checked.stderr).toContain('input_artifacts "docs/old-laptop.txt": PRIVATE_KEY (the value is not shown)');
+  });
+});
+
 describe('the offline model asks for its earlier notes, which are a hard link and a renamed key', () => {
   it('refuses both, records why, and the run goes on without them', async () => {
     // The offline model asks for notes/<persona>-context.md in round 1 for some personas (by a hash of the task).
@@ -143,7 +161,7 @@ describe('the offline model asks for its earlier notes, which are a hard link an
     const requests = (await auditOf(JSON.parse(r.stdout).audit_log)).filter((x) => x.event === 'KNOWLEDGE_REQUEST');
     expect(requests.map((x) => [x.details.persona, x.details.status, x.reason_code])).toEqual([
       ['coordinator', 'refused', 'KNOWLEDGE_HARD_LINK'],
-      ['auditor', 'refused', 'KNOWLEDGE_CREDENTIAL_FILE'],
+      ['auditor', 'refused', 'KNOWLEDGE_PRIVATE_KEY'],
     ]);
     for (const m of [...markers, 'OPENSSH PRIVATE KEY']) expect(await everythingWritten(), m).not.toContain(m);
   });

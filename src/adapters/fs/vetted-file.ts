@@ -48,7 +48,7 @@ export async function readVettedFile(absolute: string, limit: number): Promise<V
       return { ...refused('binary file, not served', 'KNOWLEDGE_BINARY_REFUSED'), bytes: info.size };
     }
     const credential = credentialContentReason(data.toString('utf8'));
-    if (credential) return refused(`withheld: the file ${credential}`, 'KNOWLEDGE_CREDENTIAL_FILE');
+    if (credential) return refused(`withheld: the file ${credential}`, 'KNOWLEDGE_PRIVATE_KEY');
     return { ok: true, data, size: info.size };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

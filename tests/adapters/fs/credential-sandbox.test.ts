@@ -52,7 +52,8 @@ afterAll(async () => {
 describe('READ_FILE and input artifacts never serve a credential store', () => {
   it.each(Object.keys(DENIED_FILES).map((p) => [p]))('refuses %s with a reason code, without its content', async (p) => {
     for (const r of [await read(p), await kb.readFile(p)]) {
-      expect(r).toMatchObject({ status: 'refused', reason_code: 'KNOWLEDGE_CREDENTIAL_FILE' });
+      const code = p === 'docs/backup-notes.txt' ? 'KNOWLEDGE_PRIVATE_KEY' : 'KNOWLEDGE_CREDENTIAL_FILE';
+      expect(r).toMatchObject({ status: 'refused', reason_code: code });
       expect(r.content).toBeUndefined();
     }
   });
