@@ -32,8 +32,9 @@ export async function processCommand(input: CommandInput, deps: RunDeps): Promis
 }
 
 /**
- * How long a process waits for another one to let go of a run (a person deciding its pause, a
- * resume just starting) before it is refused: a decision holds a run for moments, a run for long.
+ * How long a process waits for another one to let go of a run (a person deciding its pause, a run
+ * about to pause) before it is refused. A process that would run it is refused at once by another
+ * one running it (see `RunHolds.hold`): that lasts as long as the run.
  */
 export const HOLD_WAIT_MS = 3_000;
 
@@ -45,7 +46,7 @@ export const HOLD_WAIT_MS = 3_000;
  * lease does (an engine worker).
  */
 async function holding(runId: string, deps: RunDeps, body: () => Promise<RunOutcome>): Promise<RunOutcome> {
-  const hold = await deps.holds?.hold(runId, { waitMs: HOLD_WAIT_MS });
+  const hold = await deps.holds?.hold(runId, { waitMs: HOLD_WAIT_MS, span: 'run' });
   try {
     return await body();
   } finally {

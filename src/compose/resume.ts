@@ -16,7 +16,7 @@ export async function resumeHere(app: App, backend: Backend, runId: string): Pro
   const { holds, ...held } = app.deps;
   // A run a live watcher or worker has is theirs to finish: no use waiting for it.
   const waitMs = (await backend.isClaimed(runId).catch(() => false)) ? 0 : HOLD_WAIT_MS;
-  const hold = await holds.hold(runId, { waitMs }).catch(async (error: unknown) => {
+  const hold = await holds.hold(runId, { waitMs, span: 'run' }).catch(async (error: unknown) => {
     if (error instanceof RunHeldError) throw await heldRefusal(backend, error);
     if (error instanceof InvalidInputError) throw new RunNotResumableError(`there is no run "${runId}" in this workspace`);
     throw error;

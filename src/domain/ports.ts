@@ -195,10 +195,16 @@ export interface RunHold {
 export interface RunHolds {
   /**
    * Holds the run for this process. While another live process holds it (after waiting up to
-   * `waitMs`, default 0) this throws `RunHeldError`, and holds nothing.
+   * `waitMs`, default 0) this throws `RunHeldError`, and holds nothing. `span`: how long this hold
+   * lasts, `moment` (a decision, a record: the default) or `run` (executing or resuming it). A hold
+   * for a run does not wait for another process's hold for a run (it would last as long as that run);
+   * a moment's waits for either (a run about to pause lets go in moments).
    */
-  hold(runId: string, options?: { readonly waitMs?: number }): Promise<RunHold>;
+  hold(runId: string, options?: { readonly waitMs?: number; readonly span?: HoldSpan }): Promise<RunHold>;
 }
+
+/** How long a run's hold lasts: a moment (a decision, a record), or the whole run. */
+export type HoldSpan = 'moment' | 'run';
 
 /** Reads input artifacts through the same sandbox as READ_FILE. */
 export interface InputReader {

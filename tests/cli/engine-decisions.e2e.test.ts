@@ -78,6 +78,12 @@ describe('deciding a pause kept in the engine', () => {
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'maestro run hold' AND datname = current_database()`,
       );
       await (await holds.hold('run-c', { waitMs: 30_000 })).release();
+      // A process that would run a run another one runs is refused at once; a decision still waits for it.
+      const running = await holds.hold('run-d', { span: 'run' });
+      await expect(holds.hold('run-d', { waitMs: 30_000, span: 'run' })).rejects.toThrow(RunHeldError);
+      const deciding = holds.hold('run-d', { waitMs: 30_000 });
+      await running.release();
+      await (await deciding).release();
     } finally {
       await engine.close();
     }

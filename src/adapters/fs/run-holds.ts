@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { InvalidInputError, RunHeldError, StorageError } from '../../domain/errors.js';
-import type { Clock, RunHold, RunHolds } from '../../domain/ports.js';
+import type { Clock, HoldSpan, RunHold, RunHolds } from '../../domain/ports.js';
 import { ensurePrivateDir } from './atomic-file.js';
 import { readIfExists, safeJson } from './read.js';
 import {
@@ -28,6 +28,8 @@ export const HolderRecord = z.strictObject({
   /** A pid means nothing on another machine sharing the folder. */
   host: z.string(),
   since: z.string(),
+  /** How long the hold lasts (absent in records of earlier versions: waited for, as a moment's). */
+  span: z.enum(['moment', 'run']).optional(),
 });
 export type HolderRecord = z.infer<typeof HolderRecord>;
 
@@ -36,6 +38,7 @@ export interface RunHolder {
   readonly pid: number;
   readonly since: string;
   readonly alive: boolean;
+  readonly span?: HoldSpan;
 }
 
 export interface FsRunHoldsOptions {
@@ -86,7 +89,7 @@ export class FsRunHolds implements RunHolds {
     this.#readStart = options.readStart ?? readProcessStart;
   }
 
-  async hold(runId: string, options: { readonly waitMs?: number } = {}): Promise<RunHold> {
+  async hold(runId: string, options: { readonly waitMs?: number; readonly span?: HoldSpan } = {}): Promise<RunHold> {
     const folder = this.#folderFor(runId);
     if (folder === undefined) throw new InvalidInputError('run id', [`(root): "${runId}" is not a run id (letters, digits, - and _ only)`]);
     this.#swept ??= this.#sweepStaged();
@@ -100,6 +103,7 @@ export class FsRunHolds implements RunHolds {
       ...(processStart ? { process_start: processStart } : {}),
       host: this.#host,
       since: this.#clock.now().toISOString(),
+      span: options.span ?? 'moment',
     };
     await ensurePrivateDir(staged);
     const mine = path.join(folder, `${name}.json`);
@@ -111,7 +115,8 @@ export class FsRunHolds implements RunHolds {
       await writeFile(path.join(staged, `${name}.json`), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
       const deadline = Date.now() + (options.waitMs ?? 0);
       while ((holder = await this.#take(folder, staged)) !== undefined) {
-        if (Date.now() >= deadline) throw new RunHeldError(runId, holder);
+        // Two processes that would both run it: the run's hold lasts as long as the run, so waiting only delays the refusal.
+        if (Date.now() >= deadline || (holder.span === 'run' && options.span === 'run')) throw new RunHeldError(runId, holder);
         await sleep(50);
       }
     } catch (error) {
@@ -154,7 +159,7 @@ export class FsRunHolds implements RunHolds {
     const folder = this.#folderFor(runId);
     const records = folder === undefined ? [] : await this.#records(folder, runId);
     const held = records.find((r) => r.alive) ?? records.find((r) => r.record);
-    return held?.record && { pid: held.record.pid, since: held.record.since, alive: held.alive };
+    return held?.record && holderFrom(held.record, held.alive);
   }
 
   /** Renames the staged record in: undefined once it is there, else the live holder it found. */
@@ -162,7 +167,7 @@ export class FsRunHolds implements RunHolds {
     for (;;) {
       // A run an earlier maestro's live process holds (see `#records`) is not taken from it.
       const legacy = await this.#judge(`${folder}.json`, path.basename(folder));
-      if (legacy.alive && legacy.record) return { pid: legacy.record.pid, since: legacy.record.since, alive: true };
+      if (legacy.alive && legacy.record) return holderFrom(legacy.record, true);
       try {
         await rename(staged, folder);
         return undefined;
@@ -177,7 +182,7 @@ export class FsRunHolds implements RunHolds {
       }
       const records = await this.#records(folder, path.basename(folder));
       const live = records.find((r) => r.alive)?.record;
-      if (live) return { pid: live.pid, since: live.since, alive: true };
+      if (live) return holderFrom(live, true);
       // Left by processes that are gone (or edited by hand): each removed by its own name.
       for (const r of records) await unlink(r.file).catch(ignoreMissing);
     }
@@ -219,4 +224,8 @@ export class FsRunHolds implements RunHolds {
   #folderFor(runId: string): string | undefined {
     return SAFE_RUN_ID.test(runId) ? path.join(this.#dir, runId) : undefined;
   }
+}
+
+function holderFrom(record: HolderRecord, alive: boolean): RunHolder {
+  return { pid: record.pid, since: record.since, alive, ...(record.span ? { span: record.span } : {}) };
 }

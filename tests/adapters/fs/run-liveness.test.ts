@@ -127,6 +127,23 @@ describe('FsRunHolds: who holds a run now', () => {
     await taken.release();
   });
 
+  it('a process that would run a run another one runs is refused at once; a decision waits for the run to let go', async () => {
+    const running = await liveHolds().hold(RUN, { span: 'run' });
+    // Within the test's few seconds: without the span, the resume would wait its whole minute.
+    const resume = await new FsRunHolds(paths).hold(RUN, { waitMs: 60_000, span: 'run' }).catch((e: unknown) => e);
+    expect(resume).toBeInstanceOf(RunHeldError);
+    expect((resume as RunHeldError).message).toContain(`pid ${live.pid}`);
+    // A decision (a moment's hold) waits: the run may be about to pause and let go.
+    const decision = new FsRunHolds(paths).hold(RUN, { waitMs: 60_000 });
+    await running.release();
+    await (await decision).release();
+    // A run held for a moment (a decision) is waited for by a resume too.
+    const deciding = await liveHolds().hold(OTHER);
+    const waiting = new FsRunHolds(paths).hold(OTHER, { waitMs: 60_000, span: 'run' });
+    await deciding.release();
+    await (await waiting).release();
+  });
+
   it("clears the staged folders of processes killed while taking a hold, and leaves a live one's", async () => {
     const holders = path.join(dir, '.maestro', 'holders');
     const staged = async (pid: number, id: string, record?: object) => {
