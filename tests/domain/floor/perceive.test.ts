@@ -80,6 +80,15 @@ describe('perception: what a task asks for', () => {
     expect(verdict('Get rid of the old customer records in the CRM').proceeds).toBe(false);
   });
 
+  it('names the act a phrase means, not one its first word means alone: starting a job, sending a patient home', () => {
+    const classOf = (task: string) => perceive(task).perception.acts.map((a) => a.class);
+    expect(classOf('Kick off the quarterly billing job tonight')).toEqual(['change_system']);
+    expect(classOf('Kick the intern out of the admin channel')).not.toContain('change_system');
+    expect(classOf('Discharge the two patients in ward 3 this afternoon')).toEqual(['health_decision']);
+    expect(verdict('Kick off the quarterly billing job tonight').proceeds).toBe(false);
+    expect(verdict('Discharge the two patients in ward 3 this afternoon').proceeds).toBe(false);
+  });
+
   it('a choice of cases in a high-stakes domain asks what someone should do, though the act has no name here', () => {
     expect(verdict('Sort the loan files and tell me which applicants must be turned down').proceeds).toBe(false);
     expect(verdict('Go through the ward list and mark who ought to be sent home').proceeds).toBe(false);
