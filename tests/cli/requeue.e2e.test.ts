@@ -68,4 +68,19 @@ describe('maestro requeue', () => {
     expect(await readFile(path.join(ws.dir, 'commands', 'a.requeued-1.json'), 'utf8')).toBe('{');
     expect((await maestro('requeue', '--all')).stdout).toContain('nothing was rejected');
   });
+
+  it('puts a file set aside under its run id (its name was taken in rejected/) back under the name it was dropped with', async () => {
+    await writeBroken('nightly.json', '{');
+    expect((await maestro('watch', '--once')).code).toBe(0);
+    await writeBroken('nightly.json', '{ "task_description": ');
+    expect((await maestro('watch', '--once')).code).toBe(0);
+    const second = (await readdir(rejectedDir())).find((n) => /^nightly\.\d{8}T\d{6}Z-\w+\.json$/.test(n));
+    expect(second, (await readdir(rejectedDir())).join(', ')).toBeDefined();
+    const moved = await maestro('requeue', second as string);
+    expect(moved.code).toBe(0);
+    expect(moved.stdout).toContain(`${second} → commands/nightly.json`);
+    expect(await readFile(path.join(ws.dir, 'commands', 'nightly.json'), 'utf8')).toBe('{ "task_description": ');
+    // The first one's name is taken in commands/ now: it goes back beside it.
+    expect((await maestro('requeue', 'nightly.json')).stdout).toContain('nightly.json → commands/nightly.requeued-1.json');
+  });
 });

@@ -37,14 +37,17 @@ export async function listRejected(paths: WorkspacePaths): Promise<RejectedComma
 }
 
 /**
- * Moves a rejected command back into `commands/` (never over a file there: a taken name gets a
- * `.requeued-N` suffix) and drops its stale error report. Returns the name it has in `commands/`.
+ * Moves a rejected command back into `commands/` under the name it was dropped with (a file set aside
+ * as `<stem>.<run_id>.json`, its name being taken, goes back as `<stem>.json`), never over a file
+ * there: a taken name gets a `.requeued-N` suffix. Drops its stale error report. Returns the name it
+ * has in `commands/`.
  */
 export async function requeueRejected(paths: WorkspacePaths, name: string): Promise<string> {
   const from = path.join(paths.rejected, name);
-  const stem = name.replace(/\.json$/i, '');
+  const first = (await droppedAs(`${from}.error.json`)) ?? name;
+  const stem = first.replace(/\.json$/i, '');
   for (let n = 0; n < 100; n++) {
-    const target = n === 0 ? name : `${stem}.requeued-${n}.json`;
+    const target = n === 0 ? first : `${stem}.requeued-${n}.json`;
     const to = path.join(paths.commands, target);
     try {
       await link(from, to);
@@ -68,4 +71,13 @@ export async function requeueRejected(paths: WorkspacePaths, name: string): Prom
     return target;
   }
   throw new StorageError(`could not requeue ${name}: too many files named like it in commands/`, paths.commands);
+}
+
+/** The name the command was dropped into `commands/` with, from its error report (`file`), when it is a plain command file name. */
+async function droppedAs(report: string): Promise<string | undefined> {
+  const file = await readFile(report, 'utf8')
+    .then((text) => (JSON.parse(text) as { file?: unknown }).file)
+    .catch(() => undefined);
+  const name = typeof file === 'string' ? path.basename(file.replaceAll('\\', '/')) : undefined;
+  return name !== undefined && /^[^.][^/]*\.json$/i.test(name) ? name : undefined;
 }
