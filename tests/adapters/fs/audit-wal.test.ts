@@ -33,7 +33,13 @@ beforeEach(async () => {
   paths = new WorkspacePaths(root);
   tick = 0;
 });
-afterEach(() => rm(root, { recursive: true, force: true }));
+/** Runs and logs a test leaves open, as a killed process leaves them: closed after it, so no file handle outlives the test. */
+const leftOpen: { close(): Promise<unknown> }[] = [];
+const keep = <T extends { close(): Promise<unknown> }>(opened: T): T => (leftOpen.push(opened), opened);
+afterEach(async () => {
+  for (const opened of leftOpen.splice(0)) await opened.close().catch(() => undefined);
+  await rm(root, { recursive: true, force: true });
+});
 
 const journal = () => path.join(paths.runDir(RUN), JOURNAL_FILE);
 const logLines = async () => (await readFile(paths.auditLog(RUN), 'utf8')).split('\n').filter(Boolean);
@@ -73,7 +79,7 @@ const recordStep = (run: OpenRun, i: number) =>
 async function running(n: number, fs: DurableFs = realFs): Promise<{ run: OpenRun; store: FsRunStore }> {
   const store = new FsRunStore(paths, { fs });
   const ledger = new FsRunLedger({ paths, store, audit: new JsonlAuditLog(paths, clock, { fs }), clock });
-  const run = await ledger.open(RUN);
+  const run = keep(await ledger.open(RUN));
   await run.commit({ start: initial() });
   for (let i = 0; i < n; i++) await recordStep(run, i);
   return { run, store };
@@ -315,7 +321,7 @@ describe('a step and its audit records: one durable write', () => {
         append: async (e) => void order.push(`audit ${e.event} (step in the journal: ${await stepInJournal()})`),
       }),
     };
-    const run = await new FsRunLedger({ paths, store: new FsRunStore(paths), audit, clock }).open(RUN);
+    const run = keep(await new FsRunLedger({ paths, store: new FsRunStore(paths), audit, clock }).open(RUN));
     await run.commit({ start: initial() });
     await recordStep(run, 0);
     expect(order).toEqual(['audit MODEL_CALL (step in the journal: true)', 'audit KNOWLEDGE_REQUEST (step in the journal: true)']);

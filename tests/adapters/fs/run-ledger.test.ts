@@ -31,7 +31,12 @@ beforeEach(async () => {
   paths = new WorkspacePaths(root);
   tick = 0;
 });
-afterEach(() => rm(root, { recursive: true, force: true }));
+/** Runs a test leaves open, as a killed process leaves them: closed after it, so no file handle outlives the test. */
+const leftOpen: { close(): Promise<unknown> }[] = [];
+afterEach(async () => {
+  for (const opened of leftOpen.splice(0)) await opened.close().catch(() => undefined);
+  await rm(root, { recursive: true, force: true });
+});
 
 const runFile = (name: string) => path.join(paths.runDir(RUN), name);
 const journal = () => runFile(JOURNAL_FILE);
@@ -55,8 +60,17 @@ function watchedJournal(seen: (file: string) => void, fail?: () => boolean): Dur
   });
 }
 
-function ledger(fs: DurableFs = realFs) {
-  return new FsRunLedger({ paths, store: new FsRunStore(paths, { fs }), audit: new JsonlAuditLog(paths, clock), clock });
+function ledger(fs: DurableFs = realFs): Pick<FsRunLedger, 'open' | 'load' | 'readFile'> {
+  const files = new FsRunLedger({ paths, store: new FsRunStore(paths, { fs }), audit: new JsonlAuditLog(paths, clock), clock });
+  return {
+    open: async (runId) => {
+      const run = await files.open(runId);
+      leftOpen.push(run);
+      return run;
+    },
+    load: (runId) => files.load(runId),
+    readFile: (runId, name) => files.readFile(runId, name),
+  };
 }
 
 const paused: RunEvent = {
