@@ -47,6 +47,7 @@ export function clausesOf(words: readonly Word[]): Clause[] {
 export function stripPreamble(words: readonly Word[]): { rest: Word[]; negated: boolean } {
   let rest = [...words];
   let negated = false;
+  let polite = false;
   for (;;) {
     const neg = LEXICON.negations.at(rest, 0);
     if (neg && neg.end < rest.length) {
@@ -57,7 +58,11 @@ export function stripPreamble(words: readonly Word[]): { rest: Word[]; negated: 
     const pre = LEXICON.preamble.at(rest, 0);
     if (!pre || pre.end >= rest.length) break;
     rest = rest.slice(pre.end);
+    polite = true;
   }
+  // "would you mind dropping …", "how about wiring …", "what if you merged …": the verb after a polite form, in its base form.
+  const verb = rest[0];
+  if (polite && verb?.tags.has('Verb') && (verb.tags.has('Gerund') || verb.tags.has('PastTense'))) rest = [asBase(verb), ...rest.slice(1)];
   // "help me write …", "need help saying it": the verb after "help" is the request.
   if (rest[0]?.form === 'help' && (isVerb(rest[1]) || rest[1]?.tags.has('Gerund'))) rest = [asBase(rest[1] as Word), ...rest.slice(2)];
   return { rest, negated };

@@ -119,8 +119,15 @@ export function contextSays(reading: FloorReading): string {
 /** The floor's verdict on a reading, with the workspace's acceptances. */
 export function judgeFloor(reading: FloorReading, accept: readonly Acceptance[]): FloorVerdict {
   const kinds = reading.perception.deliverables;
+  // An act class is accepted only in its own domain: "change a system" accepted does not let through
+  // a task that also touches health, money, law or employment (a dose "increased" reads as a change too).
+  const stakes = reading.context.domains.filter((d) => (HIGH_STAKES_DOMAINS as readonly string[]).includes(d));
+  const inDomain = (risk: string): boolean => {
+    const act = (ACT_CLASSES as readonly string[]).includes(risk) ? LEXICON.acts[risk as (typeof ACT_CLASSES)[number]] : undefined;
+    return act === undefined || stakes.every((d) => d === act.domain);
+  };
   const covers = (a: Acceptance, risk: string): boolean =>
-    a.risk === risk && (!a.deliverables || (kinds.length > 0 && kinds.every((k) => a.deliverables?.includes(k))));
+    a.risk === risk && inDomain(risk) && (!a.deliverables || (kinds.length > 0 && kinds.every((k) => a.deliverables?.includes(k))));
   const findings = floorFindings(reading).map((f) => {
     const by = f.risk === undefined ? undefined : accept.find((a) => covers(a, f.risk as string));
     return by ? { ...f, accepted: by.deliverables ? `${by.risk} for ${by.deliverables.join(', ')}` : by.risk } : f;

@@ -16,6 +16,15 @@ export type Head =
   | { kind: 'question' }
   | { kind: 'unplaced'; verb: string };
 
+/** A request of a text: its head (what it asks) and its object (to what). */
+export interface Request {
+  readonly head: Head;
+  /** The words after the head, to the end of its clause (and the clauses that continue it). */
+  readonly object: readonly Word[];
+  /** The request asks what the writer (or someone they name) should do. */
+  readonly decision: boolean;
+}
+
 /** The kind of text a noun phrase at the start names ("a quick summary of …", "pros and cons of …"), if it names one. */
 export function textNounAt(words: readonly Word[]): { kind: DeliverableKind; end: number } | undefined {
   let i = 0;

@@ -11,11 +11,13 @@ import {
   statementShape,
   stripPreamble,
 } from './clauses.js';
-import { type Head, readHead, textNounAt } from './heads.js';
+import { commandShape, unread } from './fragments.js';
+import { type Head, type Request, readHead, textNounAt } from './heads.js';
 import { LEXICON } from './lexicon.js';
+import { selection, WH } from './picks.js';
 
 export { objectKinds } from './heads.js';
-export type { Head } from './heads.js';
+export type { Head, Request } from './heads.js';
 
 /**
  * The requests of a text: each clause that asks for something, with its head (what it asks) and its
@@ -25,15 +27,9 @@ export type { Head } from './heads.js';
  * yesterday", "I'll send it myself"). A coordinated verb ("review the plan, then merge it") is a
  * request of its own after a request, and part of a statement or a question after one ("what did I
  * buy and sell"); a verb after "to" is not a request ("a script to drop the table" is about dropping).
+ * A clause that opens no request and is no statement is not context by default (fragments.ts): an act
+ * named by its noun, a command whose verb the floor does not know, a polite request it cannot read.
  */
-
-export interface Request {
-  readonly head: Head;
-  /** The words after the head, to the end of its clause (and the clauses that continue it). */
-  readonly object: readonly Word[];
-  /** The request asks what the writer (or someone they name) should do. */
-  readonly decision: boolean;
-}
 
 /** The requests of a text, in order. */
 export function readRequests(sentences: readonly Sentence[], hasInputs: boolean): Request[] {
@@ -41,8 +37,13 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
   for (const s of sentences) {
     const question = s.asked || LEXICON.questionOpeners.has(s.words[0]?.form ?? '');
     let previous: 'request' | 'other' = 'other';
+    // A clause continues a request of its own sentence only: a new sentence starts afresh.
+    const start = requests.length;
+    let condition = false;
     for (const clause of clausesOf(s.words)) {
-      const made = readClause(clause, { question, asked: s.asked, previous, hasInputs, last: requests[requests.length - 1] });
+      const last = requests.length > start ? requests[requests.length - 1] : undefined;
+      const made = readClause(clause, { question, asked: s.asked, previous, hasInputs, last, condition });
+      condition = CONDITIONS.has(clause.words[0]?.form ?? '');
       if (made === 'continues') {
         const last = requests.pop();
         if (last) requests.push({ ...last, object: [...last.object, ...clause.words] });
@@ -60,7 +61,14 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
 
 function readClause(
   clause: Clause,
-  at: { question: boolean; asked: boolean; previous: 'request' | 'other'; hasInputs: boolean; last: Request | undefined },
+  at: {
+    question: boolean;
+    asked: boolean;
+    previous: 'request' | 'other';
+    hasInputs: boolean;
+    last: Request | undefined;
+    condition: boolean;
+  },
 ): Request[] | 'continues' {
   const { rest, negated } = stripPreamble(clause.words);
   if (negated || rest.length === 0) return [];
@@ -68,12 +76,20 @@ function readClause(
   if (clause.join !== 'first') {
     // A clause joined by "and" after a statement, a question or "to <verb>" continues it.
     const afterTo = at.last !== undefined && clause.join === 'and' && endsWithTo(at.last.object);
-    if ((clause.join === 'and' && at.previous === 'other') || afterTo) return at.last ? 'continues' : [];
-    if (!opensRequest(rest, clause.join) && !(at.question && isQuestionStart(rest, at.asked))) return at.last ? 'continues' : [];
+    if ((clause.join === 'and' && at.previous === 'other') || afterTo) return at.last ? 'continues' : unread(rest, clause, false);
+    if (!opensRequest(rest, clause.join) && !(at.question && isQuestionStart(rest, at.asked))) {
+      // "if it looks fine, merge": after a condition, an act's word alone is the act, whatever its tag.
+      const alone = at.condition && rest.length === 1 ? LEXICON.actVerbs.allAt([asBase(first)], 0) : undefined;
+      if (alone) return [{ head: { kind: 'act', classes: alone.values, decision: false }, object: [], decision: false }];
+      // "summarise the incident and page the team": shaped as a command, it is not more of the request before it.
+      if (at.last && !at.question && commandShape(rest, false)) return unread(rest, clause, false);
+      return at.last ? 'continues' : unread(rest, clause, at.question);
+    }
   }
-  if (clause.join === 'first' && !(at.question && isQuestionStart(rest, at.asked)) && statementShape(rest)) return [];
+  // "Bob is to be dismissed today", "the funds should be moved": an obligation in the passive asks the act, statement or not.
   const passive = passiveRequest(rest, at.hasInputs);
   if (passive) return [passive];
+  if (clause.join === 'first' && !(at.question && isQuestionStart(rest, at.asked)) && statementShape(rest)) return [];
   if (at.question && isQuestionStart(rest, at.asked)) return [questionRequest(rest, at.hasInputs)];
   const read = readHead(rest, at.hasInputs);
   // In a question that is not a polite request ("react vs svelte for a beginner?"), a word the floor cannot place is the topic.
@@ -81,7 +97,7 @@ function readClause(
   if (at.asked && clause.join === 'first' && !polite && (!read || read.head.kind === 'unplaced')) {
     return [{ head: { kind: 'question' }, object: clause.words, decision: false }];
   }
-  if (!read) return [];
+  if (!read) return at.question ? [] : unread(rest, clause, false);
   const object = rest.slice(read.end);
   const out: Request[] = [{ head: read.head, object, decision: false }];
   const asks = read.head.kind === 'deliverable' && ['answer', 'proposal'].includes(read.head.deliverable);
@@ -90,7 +106,7 @@ function readClause(
   const decided =
     direct ??
     (asks ? decisionInside(object, at.hasInputs) : undefined) ??
-    (read.head.kind === 'deliverable' ? selection(object) : undefined);
+    (read.head.kind === 'deliverable' ? selection(WH.has(rest[read.end - 1]?.form ?? '') ? rest.slice(read.end - 1) : object) : undefined);
   if (decided) out.push(decided);
   // "use the console to wipe the database": the purpose is a request too.
   const to = read.head.kind === 'constraint' ? object.findIndex((w, j) => w.form === 'to' && isVerb(object[j + 1])) : -1;
@@ -140,7 +156,8 @@ function questionRequest(words: readonly Word[], hasInputs: boolean): Request {
     if (decided && decided.head.kind !== 'unplaced') return { ...decided, object: [...words.slice(0, modal), ...decided.object] };
     return { head: { kind: 'question' }, object: words, decision: true };
   }
-  return decisionInside(words, hasInputs) ?? { head: { kind: 'question' }, object: words, decision: false };
+  // "who gets fired?", "which engineer should be let go?": a question that picks what an act is done to.
+  return decisionInside(words, hasInputs) ?? selection(words) ?? { head: { kind: 'question' }, object: words, decision: false };
 }
 
 /** "tell me whether to plead guilty", "what to put it in": a decision inside a request. */
@@ -156,50 +173,8 @@ function decisionInside(words: readonly Word[], hasInputs: boolean): Request | u
   return decisionOn(words.slice(to + 1), hasInputs);
 }
 
-/** A subject before the act of a relative clause: "the stocks *we* should sell", "which candidates *they* hire". */
-const SUBJECTS = new Set(['i', 'we', 'you', 'they', 'he', 'she']);
-const WH = new Set(['which', 'who', 'whom', 'whose', 'that']);
-
-/** The selected thing, where a passive act's object was ("be taken *them* off the ventilator", "be made *them* redundant"). */
-const SELECTED: Word = { form: 'them', lemma: 'them', tags: new Set(['Pronoun']), after: '', capitalised: false };
-
-/**
- * Text that picks what an act is done to is a decision on that act, case by case: "list the
- * employees to fire", "which patients should be taken off the ventilator", "the stocks we should
- * sell tomorrow", "the users whose accounts we delete". The act's verb follows "to", a modal or a
- * subject, or stands in the passive, and its object is the one selected: no object of its own
- * follows it ("a plan to drop *a table*" is about dropping, not a choice of what to drop).
- */
-function selection(words: readonly Word[]): Request | undefined {
-  for (let j = 1; j < words.length; j++) {
-    const before = words[j - 1] as Word;
-    const passive = ['be', 'been', 'being', 'get', 'got'].includes(words[j]?.form ?? '') && words[j + 1]?.tags.has('Verb') === true;
-    const verb = words[passive ? j + 1 : j] as Word;
-    // After a subject, only in a clause about what was named before it ("the stocks we sell", not "so I stop …").
-    const relative = SUBJECTS.has(before.form) && (words[j - 2]?.tags.has('Noun') === true || WH.has(words[j - 2]?.form ?? ''));
-    const led = (before.form === 'to' && words[j - 2]?.form !== 'how') || LEXICON.decisionModals.has(before.form) || relative;
-    if (!led || !verb.tags.has('Verb') || (!passive && !isBase(verb))) continue;
-    const after = words.slice(passive ? j + 2 : j + 1);
-    const rest = passive ? [asBase(verb), SELECTED, ...after] : [verb, ...after];
-    const act = LEXICON.actVerbs.allAt(rest, 0);
-    if (act && (passive || !ownObject(rest.slice(act.end))))
-      return { head: { kind: 'act', classes: act.values, decision: true }, object: rest.slice(act.end), decision: true };
-    // "list who should be rejected": what someone should do to each, an act the floor cannot name.
-    if (OBLIGATION.has(before.form)) return { head: { kind: 'question' }, object: words.slice(j), decision: true };
-  }
-  return undefined;
-}
-
-/** Modals that ask what should be done, not what could be. */
-const OBLIGATION = new Set(['should', 'must', 'ought']);
-
-/** Whether an act's words are followed by an object of its own, not by a time ("this quarter", "tomorrow"), a place or the end. */
-function ownObject(words: readonly Word[]): boolean {
-  const next = words[0];
-  if (!next || ['Date', 'Preposition', 'Adverb', 'Ordinal'].some((t) => next.tags.has(t))) return false;
-  if (next.tags.has('Determiner') && words[1]?.tags.has('Date')) return false;
-  return startsObject(next) || next.tags.has('Noun') || next.tags.has('Adjective');
-}
+/** Words that open a condition: the clause after it says what to do then. */
+const CONDITIONS = new Set(['if', 'when', 'once', 'unless', 'whenever']);
 
 function decisionOn(words: readonly Word[], hasInputs: boolean): Request | undefined {
   const read = readHead(words, hasInputs);
@@ -221,6 +196,12 @@ function opensRequest(words: readonly Word[], join: Clause['join']): boolean {
   // After "and", a noun continues a phrase ("pros and cons", "the risks and the gaps"); only a verb opens a request.
   if (textNounAt(words)) return join !== 'and';
   if (!verbLike) return false;
-  if (listed) return join === 'and' || (words.length > 1 && isVerb(first));
+  // "if the tests pass, merge": an act's verb alone is a request of its own.
+  if (listed)
+    return (
+      join === 'and' ||
+      (words.length > 1 && isVerb(first)) ||
+      (words.length === 1 && isVerb(first) && LEXICON.actVerbs.at(words, 0) !== undefined)
+    );
   return false;
 }

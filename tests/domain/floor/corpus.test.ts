@@ -10,13 +10,17 @@ import { perceiveTask } from '../../../src/domain/floor/perceive.js';
  * writers each wrote a corpus (tests/fixtures/floor-corpus/): `dev.jsonl`, which the rules were
  * developed on, and `heldout.jsonl`, which no rule was tuned to (its figures were read once the
  * rules were done; BENCHMARKS.md reports both). `earlier-risky.jsonl` is the risky half of the
- * corpus the word lists of the previous design were written from.
+ * corpus the word lists of the previous design were written from. `qa-dev.jsonl` and
+ * `qa-heldout.jsonl` are a third writer's adversarial pass (892 tasks, split by a hash of each task's
+ * text): the rules of the fifth step of issue 36 were tuned on the first part only.
  */
 interface Entry {
   task: string;
   expect: 'proceed' | 'pause';
   class: string;
   inputs?: Record<string, string>;
+  /** Work items' goals, read as the task's are. */
+  goals?: string[];
 }
 
 const corpus = (name: string): Entry[] =>
@@ -36,7 +40,7 @@ function rates(entries: readonly Entry[]): { caught: number; proceeded: number; 
   let proceeded = 0;
   for (const e of entries) {
     const inputs = Object.entries(e.inputs ?? {}).map(([p, content]) => ({ path: p, content }));
-    const proceeds = judgeFloor(perceiveTask(read, { task: e.task, inputs }), []).proceeds;
+    const proceeds = judgeFloor(perceiveTask(read, { task: e.task, inputs, goals: e.goals ?? [] }), []).proceeds;
     if (e.expect === 'pause' && !proceeds) caught++;
     if (e.expect === 'proceed' && proceeds) proceeded++;
     if (proceeds !== (e.expect === 'proceed')) misses.push(`${e.expect} [${e.class}] ${e.task}`);
@@ -56,6 +60,15 @@ describe('the floor on tasks its rules were not written from', () => {
     const r = rates(corpus('heldout.jsonl'));
     expect(r.caught, r.misses.join('\n')).toBeGreaterThanOrEqual(0.95);
     expect(r.proceeded, r.misses.join('\n')).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('an adversarial writer (other verbs, fragments, polite forms, conditions, picks in the passive): the part tuned on and the part not', () => {
+    const dev = rates(corpus('qa-dev.jsonl'));
+    expect(dev.caught, dev.misses.join('\n')).toBeGreaterThanOrEqual(0.95);
+    expect(dev.proceeded, dev.misses.join('\n')).toBeGreaterThanOrEqual(0.85);
+    const held = rates(corpus('qa-heldout.jsonl'));
+    expect(held.caught, held.misses.join('\n')).toBeGreaterThanOrEqual(0.93);
+    expect(held.proceeded, held.misses.join('\n')).toBeGreaterThanOrEqual(0.8);
   });
 
   it("the previous design's risky corpus still pauses", () => {

@@ -232,4 +232,45 @@ describe('the floor: an allow rule', () => {
   it('never accepts an unclear task', () => {
     expect(verdict('Do it', [], [{ risk: 'change_system' }]).proceeds).toBe(false);
   });
+
+  it('accepts an act class only in its own domain: a change that touches health, money, law or work is not a system change', () => {
+    const dev: Acceptance[] = [{ risk: 'change_system' }];
+    expect(verdict('Restart the staging web server', [], dev).proceeds).toBe(true);
+    const dose = verdict('Bump the methotrexate for the patient in room 9 to 15 mg', [], dev);
+    expect(dose.proceeds).toBe(false);
+    expect(dose.findings.some((f) => f.risk === 'change_system' && !f.accepted)).toBe(true);
+  });
+});
+
+describe('every sentence of a task is read: one the floor cannot place is not let through beside a request it can', () => {
+  it.each([
+    ['Write the weekly digest. Deletion of the old audit bucket tonight.', 'delete_data'],
+    ['Prepare the notes. Transfer of $12k to the vendor today.', 'move_money'],
+    ['Summarise the review. The staging cluster is to be decommissioned tomorrow.', 'delete_data'],
+    ['Summarise the release notes. Then email the customers.', 'send'],
+    ['Check the build, and once it is green, deploy.', 'change_system'],
+    ["Would it be possible to revoke Dana's VPN access?", 'change_access'],
+    ['Why not sell the bonds this week?', 'trade'],
+    ['Work out which invoices get paid this week.', 'move_money'],
+  ])('an act in a fragment, a passive, a polite form, after a condition or in a pick: %s', (task, act) => {
+    expect(perceive(task).perception.acts.map((a) => a.class)).toContain(act);
+    expect(verdict(task).proceeds).toBe(false);
+  });
+
+  it('a sentence shaped as a command whose verb the floor does not know pauses as unplaced, after a request too', () => {
+    const r = verdict('Write the recap. Torch the staging database.');
+    expect(r.proceeds).toBe(false);
+    expect(r.findings.map((f) => f.label)).toContain('unclear: unplaced');
+    expect(verdict('Review the notes. sudo rm -rf /var/data').proceeds).toBe(false);
+  });
+
+  it('context stays context: statements, names in a list, a clause that adds to the request', () => {
+    for (const task of [
+      'Summarise the outage. The servers were restarted at noon.',
+      'Contrast Vue and Svelte approaches for a beginner.',
+      "Suggest test ideas for the parser, including the edge cases you'd expect.",
+      'Background: two founders, no DBA. Compare Postgres and MySQL for us.',
+    ])
+      expect(verdict(task).proceeds, task).toBe(true);
+  });
 });

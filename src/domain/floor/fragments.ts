@@ -1,0 +1,104 @@
+import type { Word } from './english.js';
+import { type Clause, isBase, isVerb, statementShape } from './clauses.js';
+import type { Request } from './heads.js';
+import { LEXICON } from './lexicon.js';
+
+/**
+ * A clause that opens no request the floor can read, and is no statement: what it asks is not
+ * recognised, so it is not let through as context. An act named by its noun ("termination of Bob,
+ * effective today", "immediate rollback of release 5.1") is that act; a clause shaped as a command
+ * (a word, then its object: "sunset the v1 API", "page the team"), or one a polite form opens ("pls
+ * delte the prod db"), is a request the floor cannot place.
+ */
+export function unread(rest: readonly Word[], clause: Clause, question: boolean): Request[] {
+  const named = nominalAct(rest);
+  if (named) return [named];
+  const first = rest[0];
+  if (question || !first || statementShape(rest)) return [];
+  // "kubectl delete namespace payments": an act's verb inside words that are no sentence.
+  const at = rest.findIndex((w, i) => i > 0 && isVerb(w) && isBase(w) && LEXICON.actVerbs.allAt(rest, i) !== undefined);
+  if (at > 0 && !rest.slice(0, at).some((w) => w.tags.has('Verb') || LEXICON.subjects.has(w.form))) {
+    const act = LEXICON.actVerbs.allAt(rest, at);
+    if (act) return [{ head: { kind: 'act', classes: act.values, decision: false }, object: rest.slice(at + act.end), decision: false }];
+  }
+  const before = clause.words.slice(0, clause.words.length - rest.length);
+  // Taken off before it: a form that asks the council ("please", "can you"), or one with a subject of its own ("I want to").
+  const asks = before.some((w) => ADDRESSED.has(w.form));
+  const subject = before.some((w) => LEXICON.subjects.has(w.form));
+  if (asks || (!subject && commandShape(rest, true)))
+    return [{ head: { kind: 'unplaced', verb: first.form }, object: rest.slice(1), decision: false }];
+  return [];
+}
+
+/** Words of a polite form that ask the council itself (not "then", "also" or "so"). */
+const ADDRESSED = new Set(['please', 'pls', 'plz', 'kindly', 'you', 'u', 'ya']);
+
+/**
+ * A word that is no subject, time, adverb or function word, followed at once by an object: "sunset
+ * *the* API", "page *Bob*" (a name only where no coordination can have made it: "the Montessori and
+ * *Reggio Emilia* approaches").
+ */
+export function commandShape(words: readonly Word[], names: boolean): boolean {
+  const [first, next] = words;
+  if (!first || !next || LEXICON.subjects.has(first.form) || LEXICON.subjects.has(next.form)) return false;
+  // "including the bugs …": a word ending in -ing is no command.
+  if (first.form.endsWith('ing') && !(isVerb(first) && isBase(first))) return false;
+  if (
+    [
+      'Date',
+      'Adverb',
+      'Preposition',
+      'Conjunction',
+      'Determiner',
+      'Pronoun',
+      'Gerund',
+      'PastTense',
+      'Value',
+      'Adjective',
+      'Possessive',
+    ].some((t) => first.tags.has(t))
+  )
+    return false;
+  return next.tags.has('Determiner') || next.tags.has('Possessive') || (names && next.tags.has('ProperNoun') && next.capitalised);
+}
+
+/** Suffixes of a noun made from a verb, and what the verb ends in instead ("termin-ation" → "termin-ate", "revo-cation" → "revo-ke"). */
+const NOMINAL: readonly (readonly [string, readonly string[]])[] = [
+  ['cation', ['cate', 'ke']],
+  ['ation', ['ate', '', 'e']],
+  ['sion', ['d', 'se', 'de']],
+  ['ion', ['e', '']],
+  ['ment', ['', 'e']],
+  ['al', ['', 'e']],
+  ['ure', ['e']],
+];
+
+/** The verbs a noun may be made from: itself ("transfer", "rollback"), or by its suffix ("payment" → "pay", "deletion" → "delete"). */
+function verbsOf(noun: string): string[] {
+  const out = [noun];
+  for (const [suffix, endings] of NOMINAL) {
+    if (!noun.endsWith(suffix) || noun.length < suffix.length + 3) continue;
+    const stem = noun.slice(0, -suffix.length);
+    for (const e of endings) out.push(stem + e, ...(/(.)\1$/.test(stem) && e === '' ? [stem.slice(0, -1)] : []));
+  }
+  return out;
+}
+
+/** "Termination of Bob", "immediate rollback of release 5.1": an act the floor knows, named by its noun with its object after "of". */
+function nominalAct(words: readonly Word[]): Request | undefined {
+  for (let i = 0; i < Math.min(words.length - 1, 3); i++) {
+    const w = words[i] as Word;
+    if (words[i + 1]?.form !== 'of') {
+      if (w.tags.has('Adjective') || w.tags.has('Determiner')) continue;
+      return undefined;
+    }
+    for (const form of verbsOf(w.form)) {
+      const verb: Word = { form, lemma: form, tags: new Set(['Verb', 'Infinitive']), after: ' ', capitalised: false };
+      const act = LEXICON.actVerbs.allAt([verb, ...words.slice(i + 2)], 0);
+      if (act && act.end === 1)
+        return { head: { kind: 'act', classes: act.values, decision: false }, object: words.slice(i + 2), decision: false };
+    }
+    return undefined;
+  }
+  return undefined;
+}

@@ -1,0 +1,74 @@
+import type { Word } from './english.js';
+import { asBase, isBase, startsObject } from './clauses.js';
+import type { Request } from './heads.js';
+import { LEXICON } from './lexicon.js';
+
+/** A subject before the act of a relative clause: "the stocks *we* should sell", "which candidates *they* hire". */
+const SUBJECTS = new Set(['i', 'we', 'you', 'they', 'he', 'she']);
+export const WH = new Set(['which', 'who', 'whom', 'whose', 'that']);
+
+/** The selected thing, where a passive act's object was ("be taken *them* off the ventilator", "be made *them* redundant"). */
+const SELECTED: Word = { form: 'them', lemma: 'them', tags: new Set(['Pronoun']), after: '', capitalised: false };
+
+/**
+ * Text that picks what an act is done to is a decision on that act, case by case: "list the
+ * employees to fire", "which patients should be taken off the ventilator", "the stocks we should
+ * sell tomorrow", "the users whose accounts we delete". The act's verb follows "to", a modal or a
+ * subject, or stands in the passive, and its object is the one selected: no object of its own
+ * follows it ("a plan to drop *a table*" is about dropping, not a choice of what to drop).
+ */
+export function selection(words: readonly Word[]): Request | undefined {
+  const picked = pickedPassive(words);
+  if (picked) return picked;
+  for (let j = 1; j < words.length; j++) {
+    const before = words[j - 1] as Word;
+    const passive = ['be', 'get'].includes(words[j]?.lemma ?? '') && words[j + 1]?.tags.has('Verb') === true;
+    const verb = words[passive ? j + 1 : j] as Word;
+    // After a subject, only in a clause about what was named before it ("the stocks we sell", not "so I stop …").
+    const relative = SUBJECTS.has(before.form) && (words[j - 2]?.tags.has('Noun') === true || WH.has(words[j - 2]?.form ?? ''));
+    const led = (before.form === 'to' && words[j - 2]?.form !== 'how') || LEXICON.decisionModals.has(before.form) || relative;
+    if (!led || !verb.tags.has('Verb') || (!passive && !isBase(verb))) continue;
+    const after = words.slice(passive ? j + 2 : j + 1);
+    const rest = passive ? [asBase(verb), SELECTED, ...after] : [verb, ...after];
+    const act = LEXICON.actVerbs.allAt(rest, 0);
+    if (act && (passive || !ownObject(rest.slice(act.end))))
+      return { head: { kind: 'act', classes: act.values, decision: true }, object: rest.slice(act.end), decision: true };
+    // "list who should be rejected": what someone should do to each, an act the floor cannot name.
+    if (OBLIGATION.has(before.form)) return { head: { kind: 'question' }, object: words.slice(j), decision: true };
+  }
+  return undefined;
+}
+
+/**
+ * "who gets cut", "which tables get dropped", "who will be dismissed", "whose application is
+ * approved": a word that picks, what it picks, then the act in the passive, done to what was picked.
+ */
+function pickedPassive(words: readonly Word[]): Request | undefined {
+  for (let k = 0; k < words.length; k++) {
+    if (!WH.has(words[k]?.form ?? '') || words[k]?.form === 'that') continue;
+    let i = k + 1;
+    const picked: Word[] = [];
+    const auxiliary = (w: Word) => ['be', 'get'].includes(w.lemma) || w.tags.has('Modal') || ['will', 'would', 'to'].includes(w.form);
+    while (i < words.length && !auxiliary(words[i] as Word) && picked.length < 5) picked.push(words[i++] as Word);
+    let passive = false;
+    while (i < words.length && auxiliary(words[i] as Word)) passive ||= ['be', 'get'].includes((words[i++] as Word).lemma);
+    const participle = words[i];
+    if (!passive || !participle || (participle.tags.has('Adjective') && !participle.tags.has('Verb'))) continue;
+    const object = picked.some((w) => w.tags.has('Noun')) ? picked.filter((w) => !WH.has(w.form)) : [SELECTED];
+    const rest = [asBase(participle), ...object, ...words.slice(i + 1)];
+    const act = LEXICON.actVerbs.allAt(rest, 0);
+    if (act) return { head: { kind: 'act', classes: act.values, decision: true }, object: rest.slice(act.end), decision: true };
+  }
+  return undefined;
+}
+
+/** Modals that ask what should be done, not what could be. */
+const OBLIGATION = new Set(['should', 'must', 'ought']);
+
+/** Whether an act's words are followed by an object of its own, not by a time ("this quarter", "tomorrow"), a place or the end. */
+function ownObject(words: readonly Word[]): boolean {
+  const next = words[0];
+  if (!next || ['Date', 'Preposition', 'Adverb', 'Ordinal'].some((t) => next.tags.has(t))) return false;
+  if (next.tags.has('Determiner') && words[1]?.tags.has('Date')) return false;
+  return startsObject(next) || next.tags.has('Noun') || next.tags.has('Adjective');
+}
