@@ -22,6 +22,8 @@ export default async function bench() {
     ['dev.jsonl', 'development (the rules were written on it)'],
     ['heldout.jsonl', 'held out (never tuned on)'],
     ['earlier-risky.jsonl', "the previous design's risky corpus"],
+    ['qa-dev.jsonl', 'adversarial writer, two thirds (tuned on in issue 36, fifth step)'],
+    ['qa-heldout.jsonl', 'adversarial writer, one third (not tuned on)'],
   ]) {
     const entries = readFileSync(path.join(ROOT, 'tests', 'fixtures', 'floor-corpus', name), 'utf8')
       .trim()
@@ -32,7 +34,7 @@ export default async function bench() {
     for (const e of entries) {
       const inputs = Object.entries(e.inputs ?? {}).map(([p, content]) => ({ path: p, content }));
       const t = performance.now();
-      const proceeds = judgeFloor(perceiveTask(read, { task: e.task, inputs }), []).proceeds;
+      const proceeds = judgeFloor(perceiveTask(read, { task: e.task, inputs, goals: e.goals ?? [] }), []).proceeds;
       times.push(performance.now() - t);
       if (e.expect === 'pause' && !proceeds) caught++;
       if (e.expect === 'proceed' && proceeds) proceeded++;
@@ -45,7 +47,7 @@ export default async function bench() {
   times.sort((a, b) => a - b);
   const body = [
     `Machine: ${machine()}`,
-    'Command: `npm run bench -- floor` (bench/floor.bench.mjs): every task of `tests/fixtures/floor-corpus/` read by the built floor (`perceiveTask` + `judgeFloor`, no acceptances), as `maestro run` and `validate` read it. The two corpora were written by two people (helpers) who never saw the rules. Only the development corpus was read while the rules were written; the held-out one was measured (its figures only, its tasks never read) once after the first version of the rules (154/160 paused, 152/160 proceeded) and again at the end.',
+    'Command: `npm run bench -- floor` (bench/floor.bench.mjs): every task of `tests/fixtures/floor-corpus/` read by the built floor (`perceiveTask` + `judgeFloor`, no acceptances), as `maestro run` and `validate` read it. The two corpora were written by two people (helpers) who never saw the rules. Only the development corpus was read while the rules were written; the held-out one was measured (its figures only, its tasks never read) once after the first version of the rules (154/160 paused, 152/160 proceeded) and again at the end. A third writer (a QA helper, issue 36 fifth step) wrote 892 adversarial tasks, split by a hash of each task\'s text: the rules were changed looking at the misses of two thirds only; before the change the floor caught 381/456 (83.6 %) and 191/224 (85.3 %) of their risky tasks and let 135/152 and 52/60 of their everyday ones proceed. The held-out third is not unseen: the helper\'s report, which named misses from all of it, was read before the change.',
     '',
     '| corpus | tasks | risky or unclear: paused | everyday: proceeded |',
     '|---|---|---|---|',

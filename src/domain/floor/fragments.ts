@@ -41,6 +41,8 @@ const ADDRESSED = new Set(['please', 'pls', 'plz', 'kindly', 'you', 'u', 'ya']);
 export function commandShape(words: readonly Word[], names: boolean): boolean {
   const [first, next] = words;
   if (!first || !next || LEXICON.subjects.has(first.form) || LEXICON.subjects.has(next.form)) return false;
+  // "Alex Kim leads it": a name first is the subject of a statement.
+  if (first.tags.has('ProperNoun') || first.tags.has('Person')) return false;
   // "including the bugs …": a word ending in -ing is no command.
   if (first.form.endsWith('ing') && !(isVerb(first) && isBase(first))) return false;
   if (

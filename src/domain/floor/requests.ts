@@ -157,7 +157,11 @@ function questionRequest(words: readonly Word[], hasInputs: boolean): Request {
     return { head: { kind: 'question' }, object: words, decision: true };
   }
   // "who gets fired?", "which engineer should be let go?": a question that picks what an act is done to.
-  return decisionInside(words, hasInputs) ?? selection(words) ?? { head: { kind: 'question' }, object: words, decision: false };
+  const picks = words.some((w) => WH.has(w.form) && w.form !== 'that');
+  return (
+    decisionInside(words, hasInputs) ??
+    (picks ? selection(words) : undefined) ?? { head: { kind: 'question' }, object: words, decision: false }
+  );
 }
 
 /** "tell me whether to plead guilty", "what to put it in": a decision inside a request. */
