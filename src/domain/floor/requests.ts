@@ -157,7 +157,8 @@ function questionRequest(words: readonly Word[], hasInputs: boolean): Request {
     return { head: { kind: 'question' }, object: words, decision: true };
   }
   // "who gets fired?", "which engineer should be let go?": a question that picks what an act is done to.
-  const picks = words.some((w) => WH.has(w.form) && w.form !== 'that');
+  // "which engineer should be let go?", "what's the best stock to buy?": a question with a word that picks.
+  const picks = words.some((w) => (WH.has(w.form) && w.form !== 'that') || w.form === 'what');
   return (
     decisionInside(words, hasInputs) ??
     (picks ? selection(words) : undefined) ?? { head: { kind: 'question' }, object: words, decision: false }
