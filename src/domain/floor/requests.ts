@@ -199,6 +199,10 @@ function opensRequest(words: readonly Word[], join: Clause['join']): boolean {
     LEXICON.handoverVerbs.at(words, 0);
   if (verbLike && (isVerb(first) || listed) && startsObject(words[1])) return true;
   // After "and", a noun continues a phrase ("pros and cons", "the risks and the gaps"); only a verb opens a request.
+  // "and reply on my behalf", "and reply to everyone": an act's phrase (or its verb, read as a verb) opens a request
+  // though its first word also names a text.
+  const act = join === 'and' && !startsObject(words[1]) ? LEXICON.actVerbs.allAt(words, 0) : undefined;
+  if (act && (act.end > 1 || (isVerb(first) && !first.tags.has('Noun')))) return true;
   if (textNounAt(words)) return join !== 'and';
   if (!verbLike) return false;
   // "if the tests pass, merge": an act's verb alone is a request of its own.

@@ -252,6 +252,8 @@ describe('every sentence of a task is read: one the floor cannot place is not le
     ["Would it be possible to revoke Dana's VPN access?", 'change_access'],
     ['Why not sell the bonds this week?', 'trade'],
     ['Work out which invoices get paid this week.', 'move_money'],
+    ['Read the complaint and respond on our behalf.', 'send'],
+    ['Summarise the thread and reply to everyone.', 'send'],
   ])('an act in a fragment, a passive, a polite form, after a condition or in a pick: %s', (task, act) => {
     expect(perceive(task).perception.acts.map((a) => a.class)).toContain(act);
     expect(verdict(task).proceeds).toBe(false);
@@ -268,6 +270,7 @@ describe('every sentence of a task is read: one the floor cannot place is not le
     for (const task of [
       'Summarise the outage. The servers were restarted at noon.',
       'Contrast Vue and Svelte approaches for a beginner.',
+      'Summarise the thread and the reply from legal.',
       "Suggest test ideas for the parser, including the edge cases you'd expect.",
       'Background: two founders, no DBA. Compare Postgres and MySQL for us.',
     ])
