@@ -271,6 +271,9 @@ describe('every sentence of a task is read: one the floor cannot place is not le
       'Summarise the outage. The servers were restarted at noon.',
       'Contrast Vue and Svelte approaches for a beginner.',
       'Summarise the thread and the reply from legal.',
+      'Reorganise these meeting notes into decisions and open questions: budget approved, hiring paused, roadmap unclear.',
+      'Troubleshoot why my Jest tests time out on CI but pass locally.',
+      'Flesh out this outline into a blog post: why we moved to Postgres, what broke, what we learned.',
       "Suggest test ideas for the parser, including the edge cases you'd expect.",
       'Background: two founders, no DBA. Compare Postgres and MySQL for us.',
     ])
