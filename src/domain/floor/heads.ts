@@ -94,7 +94,13 @@ function textObject(object: readonly Word[]): DeliverableKind | undefined {
     const w = object[i] as Word;
     const noun = w.tags.has('PastTense') || w.tags.has('Gerund') ? undefined : LEXICON.textNouns.at(object, i);
     if (noun) return noun.value;
-    if ((w.tags.has('Preposition') || isVerb(w)) && i > 0 && !['me', 'us'].includes(object[i - 1]?.form ?? '')) return undefined;
+    // "a move-out checklist": a hyphenated word is part of the phrase, not a verb.
+    if (
+      (w.tags.has('Preposition') || (isVerb(w) && !w.tags.has('Hyphenated'))) &&
+      i > 0 &&
+      !['me', 'us'].includes(object[i - 1]?.form ?? '')
+    )
+      return undefined;
   }
   return undefined;
 }

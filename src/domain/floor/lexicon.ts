@@ -191,10 +191,13 @@ export function matchAt(words: readonly Word[], at: number, p: Phrase): number {
   const go = (i: number, k: number): number => {
     if (k === p.length) return i;
     if (p[k] === '~') {
-      // The gap is the act's object, a noun phrase: it never crosses a verb, a preposition or "to".
+      // The gap is the act's object, a noun phrase: it never crosses a preposition, "to" or a verb, but for
+      // a word a phrase opened by a determiner goes on with ("the summer *intern*", "the three *attached* quotes").
+      const phrase = words[i]?.tags.has('Determiner') === true || words[i]?.tags.has('Possessive') === true;
       for (let gap = 1; gap <= 4 && i + gap <= words.length; gap++) {
         const w = words[i + gap - 1] as Word;
-        if (w.form === 'to' || w.tags.has('Preposition') || w.tags.has('Conjunction') || (w.tags.has('Verb') && !w.tags.has('Noun'))) break;
+        const verb = w.tags.has('Verb') && !w.tags.has('Noun') && !(phrase && gap > 1);
+        if (w.form === 'to' || w.tags.has('Preposition') || w.tags.has('Conjunction') || verb) break;
         const end = go(i + gap, k + 1);
         if (end >= 0) return end;
       }

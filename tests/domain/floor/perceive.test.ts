@@ -254,9 +254,16 @@ describe('every sentence of a task is read: one the floor cannot place is not le
     ['Work out which invoices get paid this week.', 'move_money'],
     ['Read the complaint and respond on our behalf.', 'send'],
     ['Summarise the thread and reply to everyone.', 'send'],
+    ['Should we give the new contract designer admin access to Figma?', 'change_access'],
+    ['Greenlight the sponsorship with the podcast, two episodes for $5k.', 'legal_instrument'],
   ])('an act in a fragment, a passive, a polite form, after a condition or in a pick: %s', (task, act) => {
     expect(perceive(task).perception.acts.map((a) => a.class)).toContain(act);
     expect(verdict(task).proceeds).toBe(false);
+  });
+
+  it("a particular case: this customer's refund, the writer's own lump", () => {
+    expect(verdict('Does this client deserve a refund for the late delivery?').findings.map((f) => f.label)).toContain('case: money');
+    expect(verdict('I found a lump in my neck last month, should I get a biopsy?').findings.map((f) => f.label)).toContain('case: health');
   });
 
   it('a sentence shaped as a command whose verb the floor does not know pauses as unplaced, after a request too', () => {
@@ -274,6 +281,7 @@ describe('every sentence of a task is read: one the floor cannot place is not le
       'Reorganise these meeting notes into decisions and open questions: budget approved, hiring paused, roadmap unclear.',
       'Troubleshoot why my Jest tests time out on CI but pass locally.',
       'Flesh out this outline into a blog post: why we moved to Postgres, what broke, what we learned.',
+      'Make a year-end close checklist for the finance team.',
       "Suggest test ideas for the parser, including the edge cases you'd expect.",
       'Background: two founders, no DBA. Compare Postgres and MySQL for us.',
     ])
