@@ -9,14 +9,6 @@ import { finalFailure, llmError, type OpenAiSdk, toLlmError } from './openai-fai
 import { RouteLimiter, RouteLimitTooSmallError, type RoutePermit } from './route-limiter.js';
 import { countTokens } from './token-counter.js';
 
-let sdk: OpenAiSdk | undefined;
-
-/** The SDK, loaded on the first call rather than at start-up: a run on the offline model never needs it. */
-async function loadSdk(): Promise<OpenAiSdk> {
-  sdk ??= await import('openai');
-  return sdk;
-}
-
 /** Sent as the key to local servers (Ollama, vLLM, llama.cpp) that need none; the SDK insists on one. */
 export const LOCAL_PLACEHOLDER_KEY = 'not-needed';
 
@@ -32,6 +24,8 @@ export interface OpenAiLlmClientOptions {
   readonly client?: ChatCompletionsApi;
   /** The jitter's draw in [0, 1) (default `Math.random`). */
   readonly random?: () => number;
+  /** Waits between attempts (default: a timer, cut short by the signal); tests record the waits instead. */
+  readonly wait?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** The route's limits, shared by every client of the route in the process (default: one of its own, from the route). */
   readonly limiter?: RouteLimiter;
 }
@@ -57,6 +51,7 @@ export class OpenAiLlmClient implements LlmClient {
   #client: ChatCompletionsApi | undefined;
   readonly #apiKey: string | undefined;
   readonly #random: () => number;
+  readonly #wait: (ms: number, signal: AbortSignal) => Promise<void>;
   readonly #limiter: RouteLimiter;
   /** How JSON is asked for now; steps down (json_schema → json_object → prompt) when the endpoint rejects it. */
   #jsonMode: JsonMode;
@@ -70,6 +65,7 @@ export class OpenAiLlmClient implements LlmClient {
     this.#apiKey = options.apiKey;
     this.#client = options.client;
     this.#random = options.random ?? Math.random;
+    this.#wait = options.wait ?? ((ms, signal) => sleep(ms, undefined, { signal }).catch(() => undefined));
     this.#limiter =
       options.limiter ??
       new RouteLimiter(route.id, {
@@ -81,7 +77,8 @@ export class OpenAiLlmClient implements LlmClient {
 
   async complete(request: LlmRequest, context?: Pick<CallContext, 'onText' | 'onWait'>, signal?: AbortSignal): Promise<LlmReply> {
     signal?.throwIfAborted();
-    const sdk = await loadSdk();
+    // Loaded on the first call rather than at start-up (the module cache keeps it): a run on the offline model never needs it.
+    const sdk: OpenAiSdk = await import('openai');
     const client = (this.#client ??= createSdkClient(sdk, await loadUndici(), this.#route, this.#apiKey));
     const route = this.#route;
     const notices: LlmNotice[] = [];
@@ -162,7 +159,7 @@ export class OpenAiLlmClient implements LlmClient {
       random: this.#random(),
     });
     if (!decision.retry) throw finalFailure(failure, retriesMade, decision, serverWaitMs);
-    await sleep(decision.delayMs, undefined, { signal }).catch(() => undefined);
+    await this.#wait(decision.delayMs, signal);
   }
 
   async #whole(client: ChatCompletionsApi, params: ChatParams, signal: AbortSignal, onText?: (delta: string) => void): Promise<Draft> {
