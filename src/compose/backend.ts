@@ -3,6 +3,7 @@ import type { QueueStats } from '../adapters/pg/queue-reads.js';
 import type { DecideDeps, DecisionInbox } from '../app/hitl.js';
 import type { RunDeps, RunOutcome } from '../app/run-deps.js';
 import type { DurabilityVerdict } from '../domain/engine-durability.js';
+import type { RunState } from '../domain/run-state.js';
 
 /**
  * What differs between a workspace on files and one with an engine (PostgreSQL), chosen once per
@@ -28,8 +29,14 @@ export interface Backend {
   archiveMemory(sessionId: string): Promise<string | undefined>;
   /** Whether the commits an intake or a worker makes are durable (always on files). */
   durability(allowAsync: boolean): Promise<DurabilityVerdict>;
-  /** The runs only an audit log knows (a command that was invalid, a run that died before its first checkpoint), but those of `known`. */
-  auditOnlyRuns(known: ReadonlySet<string>): Promise<RunListing[]>;
+  /**
+   * The runs the ledger does not hold, but those of `known`: those only an audit log knows (a command
+   * that was invalid, a run that died before its first checkpoint) and, with an engine, the workspace's
+   * runs on files from before it.
+   */
+  runsBeside(known: ReadonlySet<string>): Promise<RunListing[]>;
+  /** A run the ledger does not hold that `runsBeside` lists with its checkpoint (a run on files from before the engine). */
+  readBeside(runId: string): Promise<RunState | undefined>;
   /** The engine's queue counts; undefined on files (their queue is `commands/`). */
   queueStats(): Promise<QueueStats | undefined>;
   /** Lets go of the engine (nothing to do on files). */

@@ -106,7 +106,7 @@ export async function openConsole(options: {
     label: app.paths.root,
     runs: () => index.runs(),
     run: async (runId) => {
-      const state = await app.deps.ledger.load(runId).catch(() => undefined);
+      const state = (await app.deps.ledger.load(runId).catch(() => undefined)) ?? (await app.readBeside(runId).catch(() => undefined));
       if (!state) return undefined;
       const shown = await app.shown(state);
       return { state, status: shown.status === 'interrupted' && carrier.isWaiting(runId) ? 'running' : shown.status };

@@ -1,5 +1,6 @@
 import os from 'node:os';
-import { fromAuditText } from '../adapters/fs/run-catalog.js';
+import { fromAuditText, listAuditOnlyRuns, listRuns, readRunState } from '../adapters/fs/run-catalog.js';
+import { FsRunLiveness } from '../adapters/fs/run-liveness.js';
 import { type EngineClaim, PgWorkerSession } from '../adapters/pg/queue.js';
 import { resumeRun, RunNotResumableError } from '../app/process-command.js';
 import { interruptClaim, runClaimHere } from '../app/run-claim.js';
@@ -23,8 +24,18 @@ export function engineBackend(app: App, handle: EngineHandle): Backend {
       return archived > 0 ? `persona memory archived in the engine (${archived} persona(s)); the personas start fresh` : undefined;
     },
     durability: (allowAsync) => handle.durability(allowAsync),
-    auditOnlyRuns: async (known) =>
-      [...(await handle.reads.auditOnlyRuns())].flatMap(([runId, text]) => (known.has(runId) ? [] : (fromAuditText(text, runId) ?? []))),
+    runsBeside: async (known) => {
+      const inEngine = [...(await handle.reads.auditOnlyRuns())].flatMap(([runId, text]) =>
+        known.has(runId) ? [] : (fromAuditText(text, runId) ?? []),
+      );
+      // The workspace's runs from before the engine, as `maestro runs` lists them beside the engine's.
+      const seen = new Set([...known, ...inEngine.map((r) => r.run_id)]);
+      const onFiles = await listRuns(app.paths, app.deps.config.prices, new FsRunLiveness(app.paths));
+      const before = onFiles.filter((r) => !seen.has(r.run_id));
+      const logsOnly = await listAuditOnlyRuns(app.paths, new Set([...seen, ...before.map((r) => r.run_id)]));
+      return [...inEngine, ...before, ...logsOnly];
+    },
+    readBeside: (runId) => readRunState(app.paths, runId),
     queueStats: () => handle.reads.stats(),
     close: () => handle.engine.close(),
   };

@@ -23,7 +23,8 @@ export function filesBackend(app: App): Backend {
     resumeHeld: (runId, deps) => resumeHeld(app, runId, deps),
     archiveMemory: (sessionId) => archiveMemoryFiles(app, sessionId),
     durability: async () => ({ kind: 'durable' }),
-    auditOnlyRuns: (known) => listAuditOnlyRuns(app.paths, known),
+    runsBeside: (known) => listAuditOnlyRuns(app.paths, known),
+    readBeside: async () => undefined,
     queueStats: async () => undefined,
     close: async () => undefined,
   };

@@ -45,7 +45,7 @@ export class RunIndex {
       out.push(fresh);
     }
     for (const id of this.#kept.keys()) if (!seen.has(id)) this.#kept.delete(id);
-    for (const listing of await app.auditOnlyRuns(seen)) out.push({ listing, text: searchText(undefined, listing) });
+    for (const listing of await app.runsBeside(seen)) out.push({ listing, text: searchText(undefined, listing) });
     return out.sort((a, b) => b.listing.started_at.localeCompare(a.listing.started_at) || b.listing.run_id.localeCompare(a.listing.run_id));
   }
 }

@@ -73,7 +73,8 @@ export interface UseCases {
   shown(run: Pick<RunState, 'run_id' | 'status' | 'decision'>): Promise<ShownRun>;
   /** Who would take a run continued now up: a live watcher or worker; undefined when none is there. */
   taker(): Promise<Backend['continuedBy'] | undefined>;
-  auditOnlyRuns: Backend['auditOnlyRuns'];
+  runsBeside: Backend['runsBeside'];
+  readBeside: Backend['readBeside'];
   queueStats: Backend['queueStats'];
   /** A command's text, run now in this process. */
   run(command: CommandInput & { readonly runId: string }): Promise<RunOutcome>;
@@ -135,7 +136,8 @@ function useCases(app: App, backend: Backend): UseCases {
     newRunId: () => deps.newRunId(),
     isHeld: (runId) => backend.isHeld(runId),
     shown: (run) => showRun(run, backend),
-    auditOnlyRuns: (known) => backend.auditOnlyRuns(known),
+    runsBeside: (known) => backend.runsBeside(known),
+    readBeside: (runId) => backend.readBeside(runId),
     queueStats: () => backend.queueStats(),
     taker: async () => ((await backend.hasTaker()) ? backend.continuedBy : undefined),
     run: (command) => processCommand(command, deps),
@@ -151,7 +153,7 @@ function useCases(app: App, backend: Backend): UseCases {
       ),
     paused: () => pausedRuns(app),
     pauseDetails: async (runId) => {
-      const state = await deps.ledger.load(runId);
+      const state = (await deps.ledger.load(runId)) ?? (await backend.readBeside(runId));
       return state && { state, details: await showDetails({ app, backend, runId, state }) };
     },
     confirmOutcome: (input) => confirmOutcome(input, deps),

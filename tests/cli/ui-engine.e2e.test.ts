@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openConsole } from '../../src/compose/console.js';
@@ -43,6 +43,31 @@ describe('maestro ui with an engine', () => {
       expect(stale.status).toBe(409);
       const audit = await runCli(['audit', 'show', paused], { cwd: ws });
       expect(audit.stdout).toContain('HITL_STOP by USER');
+    } finally {
+      await backend.close();
+    }
+  }, 120_000);
+
+  it('lists and shows the runs the workspace ran on files before it had an engine, as `maestro runs` does', async () => {
+    const url = await database();
+    const ws = workspace(await engineWorkspace(url));
+    const config = path.join(ws, 'maestro.config.json');
+    const withEngine = await readFile(config, 'utf8');
+    // The same workspace before its engine: a run on files.
+    await writeFile(config, '{}\n');
+    await writeFile(path.join(ws, 'before.json'), JSON.stringify({ task_description: 'Summarise the pager policy for new hires' }));
+    const before = JSON.parse((await runCli(['run', 'before.json', '--json'], { cwd: ws })).stdout).run_id as string;
+    await writeFile(config, withEngine);
+    const listed = JSON.parse((await runCli(['runs', '--json'], { cwd: ws })).stdout) as { run_id: string }[];
+    expect(listed.map((r) => r.run_id)).toContain(before);
+    const backend = await openConsole({ workspace: ws, env: { ...process.env, MAESTRO_WORKSPACE: '' } });
+    try {
+      expect(backend.app.engine).toBeDefined();
+      expect((await backend.runs()).map((r) => r.listing.run_id)).toContain(before);
+      expect(await backend.run(before)).toMatchObject({ status: 'completed', state: { run_id: before } });
+      const ui = await signedInConsole(backend, { host: HOST, token: TOKEN });
+      expect(await (await ui.get('/runs')).text()).toContain(before);
+      expect(await (await ui.get(`/runs/${before}`)).text()).toContain('Summarise the pager policy for new hires');
     } finally {
       await backend.close();
     }
