@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { HitlRefusedError, type PausedRow, type UseCases } from '../compose/use-cases.js';
+import { HitlRefusedError, type PausedRow, RunNotResumableError, type UseCases } from '../compose/use-cases.js';
 import { resolveWorkspace } from '../config.js';
-import { ExitError } from '../domain/errors.js';
+import { ExitError, RunHeldError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { withRunContext } from './run-context.js';
 import { reportOutcome } from './run-outcome.js';
@@ -146,7 +146,12 @@ async function goOn(options: { io: Io; app: UseCases; runId: string; opts: Decid
   }
   const code = await withRunContext(io, opts, options.workspace, async (runApp, run) => {
     run.id = runId;
-    return runApp.resume(runId);
+    return runApp.resume(runId).catch((error: unknown) => {
+      // Another process took the run up between the decision and this resume: the decision stands.
+      if (!(error instanceof RunNotResumableError || error instanceof RunHeldError)) throw error;
+      const why = error.message.replace(/; nothing changed$/, '');
+      throw new RunNotResumableError(`the continue is recorded, but this process did not resume the run: ${why}`);
+    });
   });
   if (code !== 0) throw new ExitError(code);
 }

@@ -38,11 +38,14 @@ function floorFound(facts: GateFacts): string {
 
 /** How a workspace accepts the classes found, on purpose (never the unclear ones). */
 function acceptHint(facts: GateFacts): string {
-  const risks = [
-    ...new Set(
-      (facts.floor?.verdict.findings ?? []).filter((f) => !f.accepted && f.risk && f.risk !== 'other').map((f) => f.risk as string),
-    ),
-  ];
+  const open = (facts.floor?.verdict.findings ?? []).filter((f) => !f.accepted && f.risk && f.risk !== 'other');
+  // An acceptance of its class is there, but the task reaches into another high-stakes domain.
+  const beyond = open.find((f) => f.beyond && f.beyond.length > 0);
+  if (beyond) {
+    const domains = [...new Set(open.flatMap((f) => f.beyond ?? []))].join(', ');
+    return ` This workspace accepts ${beyond.risk}, but only where a task touches no other high-stakes domain; this one also touches ${domains}, so a person decides.`;
+  }
+  const risks = [...new Set(open.map((f) => f.risk as string))];
   if (risks.length === 0) return '';
   const example = risks.map((r) => `{"risk": "${r}"}`).join(', ');
   return ` If this workspace does such work on purpose, accept it in maestro.config.json: "floor": {"accept": [${example}]} (every run it lets through records the acceptance).`;

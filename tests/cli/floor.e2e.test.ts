@@ -121,6 +121,13 @@ describe('the floor on the offline model', () => {
     // The acceptance covers its class only.
     await write({ task_description: 'Merge the feature branch into develop and email the customers' });
     expect(JSON.parse((await maestro('run', 'task.json', '--json')).stdout)).toMatchObject({ status: 'paused' });
+    // And only in its own domain: a change that reaches someone's health or pay pauses, saying why the acceptance does not cover it.
+    await write({ task_description: 'Change the payroll system so that Dana Reyes has her wages garnished from March' });
+    const money = await maestro('run', 'task.json', '--json');
+    expect(JSON.parse(money.stdout)).toMatchObject({ status: 'paused' });
+    expect(money.stderr).toContain('This workspace accepts change_system, but only where a task touches no other high-stakes domain');
+    expect(money.stderr).toContain('also touches money');
+    expect(money.stderr).not.toContain('"floor": {"accept"');
   });
 
   it('an unclear task explains itself, and a person who reads it can let the council go on', async () => {

@@ -34,6 +34,8 @@ export interface FloorFinding {
   readonly says: string;
   /** The acceptance that let it through, as `risk` or `risk for kinds`. */
   readonly accepted?: string;
+  /** The high-stakes domains that kept an acceptance of its class from covering it ("an act class only in its own domain"). */
+  readonly beyond?: readonly string[];
 }
 
 export interface FloorVerdict {
@@ -130,7 +132,9 @@ export function judgeFloor(reading: FloorReading, accept: readonly Acceptance[])
     a.risk === risk && inDomain(risk) && (!a.deliverables || (kinds.length > 0 && kinds.every((k) => a.deliverables?.includes(k))));
   const findings = floorFindings(reading).map((f) => {
     const by = f.risk === undefined ? undefined : accept.find((a) => covers(a, f.risk as string));
-    return by ? { ...f, accepted: by.deliverables ? `${by.risk} for ${by.deliverables.join(', ')}` : by.risk } : f;
+    if (by) return { ...f, accepted: by.deliverables ? `${by.risk} for ${by.deliverables.join(', ')}` : by.risk };
+    const named = f.risk !== undefined && !inDomain(f.risk) && accept.some((a) => a.risk === f.risk);
+    return named ? { ...f, beyond: stakes } : f;
   });
   const open = findings.filter((f) => !f.accepted);
   const acceptedBy = [...new Set(findings.flatMap((f) => (f.accepted ? [f.accepted] : [])))];

@@ -60,6 +60,18 @@ export function readHead(words: readonly Word[], hasInputs: boolean): { head: He
   if (a && a.length === best && actOverText(a.values, objectKinds(words.slice(a.end)))) {
     return { head: { kind: 'act', classes: a.values, decision: false }, end: a.end };
   }
+  // "Edit the pacemaker settings for the patient", "rewrite the nginx config": a verb of writing whose
+  // object names no text but a person, money, health or a system is the act on it.
+  if (
+    a &&
+    a.length === best &&
+    d &&
+    d.length === best &&
+    textObject(words.slice(d.end)) === undefined &&
+    objectKinds(words.slice(a.end)).length > 0
+  ) {
+    return { head: { kind: 'act', classes: a.values, decision: false }, end: a.end };
+  }
   if (d && d.length === best) {
     const code = d.value === 'draft' && LEXICON.codeTextVerbs.has(first.lemma) && textObject(words.slice(d.end)) === 'code';
     return { head: { kind: 'deliverable', deliverable: code ? 'code' : d.value }, end: d.end };

@@ -30,7 +30,8 @@ export function selection(words: readonly Word[]): Request | undefined {
     if (!led || !verb.tags.has('Verb') || (!passive && !isBase(verb))) continue;
     const after = words.slice(passive ? j + 2 : j + 1);
     const rest = passive ? [asBase(verb), SELECTED, ...after] : [verb, ...after];
-    const act = LEXICON.actVerbs.allAt(rest, 0);
+    // "for me to edit", "the parts to rewrite": picking what to write is no decision to act.
+    const act = LEXICON.deliverableVerbs.at(rest, 0) ? undefined : LEXICON.actVerbs.allAt(rest, 0);
     if (act && (passive || !ownObject(rest.slice(act.end))))
       return { head: { kind: 'act', classes: act.values, decision: true }, object: rest.slice(act.end), decision: true };
     // "list who should be rejected": what someone should do to each, an act the floor cannot name.

@@ -239,6 +239,15 @@ describe('the floor: an allow rule', () => {
     const dose = verdict('Bump the methotrexate for the patient in room 9 to 15 mg', [], dev);
     expect(dose.proceeds).toBe(false);
     expect(dose.findings.some((f) => f.risk === 'change_system' && !f.accepted)).toBe(true);
+    expect(dose.findings.find((f) => f.risk === 'change_system')?.beyond).toEqual(['health']);
+    expect(verdict('Reconfigure the billing system to double-charge the card of Mr. Ibsen', [], dev).proceeds).toBe(false);
+  });
+
+  it('a verb of writing whose object is a thing in the world, not a text, is the act on it', () => {
+    for (const task of ['Edit the infusion pump settings for the patient in bed 7.', "Rewrite Maria's pension contribution to zero."])
+      expect(verdict(task).proceeds, task).toBe(false);
+    for (const task of ['Edit the release notes for clarity.', 'Draft a product blurb for the website, for me to edit.'])
+      expect(verdict(task).proceeds, task).toBe(true);
   });
 });
 
