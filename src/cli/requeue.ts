@@ -36,7 +36,10 @@ export function registerRequeue(program: Command, io: Io): void {
       }
       if (opts.all && files.length > 0) throw new ExitError(2, 'maestro requeue: give file names or --all, not both');
       const known = new Set(rejected.map((r) => r.name));
-      const names = opts.all ? [...known] : files.map((f) => path.basename(f));
+      // A name, or a path to the file in this workspace's .maestro/rejected/ (another folder's path is not one of them).
+      const nameOf = (f: string) =>
+        path.dirname(f) === '.' || path.resolve(io.cwd, path.dirname(f)) === workspace.paths.rejected ? path.basename(f) : f;
+      const names = opts.all ? [...known] : files.map(nameOf);
       const missing = names.filter((n) => !known.has(n));
       if (missing.length > 0) {
         throw new ExitError(

@@ -55,6 +55,15 @@ async function runSubcommand(file: string | undefined, opts: RunFlags, io: Io): 
   if ((file === undefined) === (opts.resume === undefined)) {
     return reportOutcome(io, opts, noRun('invalid', 'maestro run: give either a command file (or - for stdin) or --resume <run_id>'));
   }
+  // "run --resume --json": the option took the next flag for its run id.
+  if (opts.resume?.startsWith('-')) {
+    const asked = { ...opts, json: opts.json || opts.resume === '--json' };
+    return reportOutcome(
+      io,
+      asked,
+      noRun('invalid', `maestro run: --resume needs a run id before "${opts.resume}" (maestro runs lists them)`),
+    );
+  }
   if (opts.record && opts.replay) {
     return reportOutcome(
       io,

@@ -80,7 +80,7 @@ export function explainGateStop(
 ): string {
   switch (decision.reason_code) {
     case 'ACC_PATH_ESCAPE':
-      return `refused before any model call: ${facts.pathEscapes.map((e) => `${e.field} "${e.path}" ${e.reason}`).join('; ')}. Fix the path in the command file and run it again (this stop is sealed).`;
+      return `refused before any model call: ${facts.pathEscapes.map((e) => `${e.field} "${e.path}" ${e.reason}`).join('; ')}. Name another file (in the command file, or with ask's --input) and run it again (this stop is sealed).`;
     case 'CONSISTENCY_INPUT_MISSING':
       return `input artifacts are missing or unreadable: ${facts.missingInputs.map((m) => `"${m.path}" (${m.reason})`).join(', ')}. Put them back and continue, or continue without them.`;
     case 'MEANING_UNKNOWN_PERSONA':

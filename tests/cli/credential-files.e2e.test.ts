@@ -137,7 +137,7 @@ describe('a command whose input artifact holds a private key under another name 
     expect(r.code).toBe(4);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'stopped', reason_code: 'ETHICS_SECRET_DETECTED' });
     expect(r.stderr).toContain('a private key in docs/old-laptop.txt');
-    expect(r.stderr).not.toContain('Fix the path');
+    expect(r.stderr).not.toContain('Name another file');
     const records = await auditOf(JSON.parse(r.stdout).audit_log);
     expect(records.some((x) => x.event === 'MODEL_CALL')).toBe(false);
     expect(records.find((x) => x.reason_code === 'ETHICS_SECRET_DETECTED')?.sealed).toBe(true);

@@ -59,6 +59,7 @@ const CASES: readonly Case[] = [
   [['run', 'clear.json', '--route', 'nope'], 2, 'invalid', { json: true, run: true, oneLine: true }],
   [['run', 'clear.json', '--model', 'gpt-4o-mini'], 2, 'invalid', { json: true, run: true, oneLine: true, env: NO_ENDPOINT }],
   [['run', '--resume', 'nope'], 2, 'refused', { json: true, run: true, oneLine: true }],
+  [['run', '--resume', '--json'], 2, 'invalid', { json: true, run: true }],
   [['run', 'clear.json'], 1, 'error', { json: true, run: true, oneLine: true, env: UNREACHABLE_ENGINE }],
   [['runs'], 1, 'error', { json: true, oneLine: true, env: UNREACHABLE_ENGINE }],
   [['--bogus'], 2, 'invalid', { oneLine: true }],

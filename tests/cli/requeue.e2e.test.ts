@@ -62,6 +62,10 @@ describe('maestro requeue', () => {
     const unknown = await maestro('requeue', 'zzz.json');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('not in .maestro/rejected/: zzz.json');
+    // A path into another folder is not the rejected file of the same name.
+    const elsewhere = await maestro('requeue', 'some/other/a.json');
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toContain('not in .maestro/rejected/: some/other/a.json');
     const all = await maestro('requeue', '--all');
     expect(all.stdout).toContain('a.json → commands/a.requeued-1.json');
     expect(await readFile(path.join(ws.dir, 'commands', 'a.json'), 'utf8')).toBe('a new command with the same name');
