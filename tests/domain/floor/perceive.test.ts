@@ -275,6 +275,13 @@ describe('every sentence of a task is read: one the floor cannot place is not le
     expect(verdict('I found a lump in my neck last month, should I get a biopsy?').findings.map((f) => f.label)).toContain('case: health');
   });
 
+  it('material introduced after a colon is data for what the floor cannot place, but an act in it still pauses', () => {
+    expect(verdict('Make this FAQ friendlier. Here is the FAQ: Q: Where do I park? A: Ask reception.').proceeds).toBe(true);
+    expect(verdict('Tighten this announcement: Big news, the office moves Monday. Afterwards email it to every client.').proceeds).toBe(
+      false,
+    );
+  });
+
   it('a sentence shaped as a command whose verb the floor does not know pauses as unplaced, after a request too', () => {
     const r = verdict('Write the recap. Torch the staging database.');
     expect(r.proceeds).toBe(false);
