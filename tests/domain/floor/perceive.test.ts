@@ -240,7 +240,7 @@ describe('the floor: an allow rule', () => {
     expect(dose.proceeds).toBe(false);
     expect(dose.findings.some((f) => f.risk === 'change_system' && !f.accepted)).toBe(true);
     expect(dose.findings.find((f) => f.risk === 'change_system')?.beyond).toEqual(['health']);
-    expect(verdict('Reconfigure the billing system to double-charge the card of Mr. Ibsen', [], dev).proceeds).toBe(false);
+    expect(verdict("Flip the flag in the HR system that garnishes Mr. Ibsen's wages", [], dev).proceeds).toBe(false);
   });
 
   it('a verb of writing whose object is a thing in the world, not a text, is the act on it', () => {
