@@ -33,6 +33,21 @@ export function unread(rest: readonly Word[], clause: Clause, question: boolean)
 /** Words of a polite form that ask the council itself (not "then", "also" or "so"). */
 const ADDRESSED = new Set(['please', 'pls', 'plz', 'kindly', 'you', 'u', 'ya']);
 
+/** What a command's first word is not: a time, an adverb, a function word, a form of a verb, a number or a describing word. */
+const NO_COMMAND = [
+  'Date',
+  'Adverb',
+  'Preposition',
+  'Conjunction',
+  'Determiner',
+  'Pronoun',
+  'Gerund',
+  'PastTense',
+  'Value',
+  'Adjective',
+  'Possessive',
+];
+
 /**
  * A word that is no subject, time, adverb or function word, followed at once by an object: "sunset
  * *the* API", "page *Bob*" (a name only where no coordination can have made it: "the Montessori and
@@ -45,22 +60,7 @@ export function commandShape(words: readonly Word[], names: boolean): boolean {
   if (first.tags.has('ProperNoun') || first.tags.has('Person')) return false;
   // "including the bugs …": a word ending in -ing is no command.
   if (first.form.endsWith('ing') && !(isVerb(first) && isBase(first))) return false;
-  if (
-    [
-      'Date',
-      'Adverb',
-      'Preposition',
-      'Conjunction',
-      'Determiner',
-      'Pronoun',
-      'Gerund',
-      'PastTense',
-      'Value',
-      'Adjective',
-      'Possessive',
-    ].some((t) => first.tags.has(t))
-  )
-    return false;
+  if (NO_COMMAND.some((t) => first.tags.has(t))) return false;
   return next.tags.has('Determiner') || next.tags.has('Possessive') || (names && next.tags.has('ProperNoun') && next.capitalised);
 }
 
@@ -75,7 +75,10 @@ const NOMINAL: readonly (readonly [string, readonly string[]])[] = [
   ['ure', ['e']],
 ];
 
-/** The verbs a noun may be made from: itself ("transfer", "rollback"), or by its suffix ("payment" → "pay", "deletion" → "delete"). */
+/**
+ * The verbs a noun may be made from: itself ("transfer", "rollback"), or by its suffix ("payment" →
+ * "pay", "deletion" → "delete"). By hand: the English library conjugates verbs but makes no verb of a noun.
+ */
 function verbsOf(noun: string): string[] {
   const out = [noun];
   for (const [suffix, endings] of NOMINAL) {
