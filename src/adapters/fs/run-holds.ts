@@ -19,7 +19,11 @@ import { systemClock } from '../system/system-clock.js';
 import { ignoreMissing } from './watcher-registry.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
-/** `.maestro/holders/<run_id>/<holder>.json`: the process holding the run, written once as it takes it, removed as it lets go. */
+/**
+ * `.maestro/holders/<run_id>/<holder>.json`: the process holding the run, written once as it takes it,
+ * removed as it lets go. A hold for the whole run is named `<holder>.run.json` (its span is in the name,
+ * not the record, so a maestro of the version before, whose strict reader knows no span, still reads it).
+ */
 export const HolderRecord = z.strictObject({
   run_id: z.string(),
   pid: z.number().int().positive(),
@@ -28,8 +32,6 @@ export const HolderRecord = z.strictObject({
   /** A pid means nothing on another machine sharing the folder. */
   host: z.string(),
   since: z.string(),
-  /** How long the hold lasts (absent in records of earlier versions: waited for, as a moment's). */
-  span: z.enum(['moment', 'run']).optional(),
 });
 export type HolderRecord = z.infer<typeof HolderRecord>;
 
@@ -94,7 +96,7 @@ export class FsRunHolds implements RunHolds {
     if (folder === undefined) throw new InvalidInputError('run id', [`(root): "${runId}" is not a run id (letters, digits, - and _ only)`]);
     this.#swept ??= this.#sweepStaged();
     await this.#swept;
-    const name = `${this.#pid}-${randomUUID().slice(0, 8)}`;
+    const name = `${this.#pid}-${randomUUID().slice(0, 8)}${options.span === 'run' ? RUN_SPAN : ''}`;
     const staged = path.join(this.#dir, `${STAGED}${name}`);
     const processStart = this.#readStart(this.#pid);
     const record: HolderRecord = {
@@ -103,7 +105,6 @@ export class FsRunHolds implements RunHolds {
       ...(processStart ? { process_start: processStart } : {}),
       host: this.#host,
       since: this.#clock.now().toISOString(),
-      span: options.span ?? 'moment',
     };
     await ensurePrivateDir(staged);
     const mine = path.join(folder, `${name}.json`);
@@ -159,7 +160,7 @@ export class FsRunHolds implements RunHolds {
     const folder = this.#folderFor(runId);
     const records = folder === undefined ? [] : await this.#records(folder, runId);
     const held = records.find((r) => r.alive) ?? records.find((r) => r.record);
-    return held?.record && holderFrom(held.record, held.alive);
+    return held?.record && holderFrom(held.record, held.alive, held.file);
   }
 
   /** Renames the staged record in: undefined once it is there, else the live holder it found. */
@@ -167,7 +168,7 @@ export class FsRunHolds implements RunHolds {
     for (;;) {
       // A run an earlier maestro's live process holds (see `#records`) is not taken from it.
       const legacy = await this.#judge(`${folder}.json`, path.basename(folder));
-      if (legacy.alive && legacy.record) return holderFrom(legacy.record, true);
+      if (legacy.alive && legacy.record) return holderFrom(legacy.record, true, legacy.file);
       try {
         await rename(staged, folder);
         return undefined;
@@ -181,8 +182,8 @@ export class FsRunHolds implements RunHolds {
         }
       }
       const records = await this.#records(folder, path.basename(folder));
-      const live = records.find((r) => r.alive)?.record;
-      if (live) return holderFrom(live, true);
+      const live = records.find((r) => r.alive);
+      if (live?.record) return holderFrom(live.record, true, live.file);
       // Left by processes that are gone (or edited by hand): each removed by its own name.
       for (const r of records) await unlink(r.file).catch(ignoreMissing);
     }
@@ -226,6 +227,10 @@ export class FsRunHolds implements RunHolds {
   }
 }
 
-function holderFrom(record: HolderRecord, alive: boolean): RunHolder {
-  return { pid: record.pid, since: record.since, alive, ...(record.span ? { span: record.span } : {}) };
+/** What ends the name of a hold for the whole run (before `.json`). */
+const RUN_SPAN = '.run';
+
+function holderFrom(record: HolderRecord, alive: boolean, file: string): RunHolder {
+  const span: HoldSpan = path.basename(file, '.json').endsWith(RUN_SPAN) ? 'run' : 'moment';
+  return { pid: record.pid, since: record.since, alive, span };
 }

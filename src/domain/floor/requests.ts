@@ -34,18 +34,21 @@ export type { Head, Request } from './heads.js';
 /** The requests of a text, in order. */
 export function readRequests(sentences: readonly Sentence[], hasInputs: boolean): Request[] {
   const requests: Request[] = [];
+  // "Rewrite this FAQ: … A: Ask IT.": after a request, what follows the colon that introduces its material
+  // is its material: a line there the floor cannot place is not a request. An act there still is one
+  // ("… Then send it to every customer."): the material's end cannot be told, so it is read for acts.
+  let materialSince = false;
   for (const s of sentences) {
-    // "Rewrite this FAQ: … A: Ask IT.": after a request, what follows the colon that introduces its material
-    // is its material: a line there the floor cannot place is not a request. An act there still is one
-    // ("… Then send it to every customer."): the material's end cannot be told, so it is read for acts.
-    const material = requests.length > 0 && introducesMaterial(sentences, s);
+    const intro = s.words.findIndex((_, j) => introducesMaterialAt(s.words, j));
+    let at = 0;
     const question = s.asked || LEXICON.questionOpeners.has(s.words[0]?.form ?? '');
     let previous: 'request' | 'other' = 'other';
     // A clause continues a request of its own sentence only: a new sentence starts afresh.
     const start = requests.length;
     let condition = false;
     for (const clause of clausesOf(s.words)) {
-      const inMaterial = material || (requests.length > 0 && materialBefore(s.words, clause));
+      at = s.words.indexOf(clause.words[0] as Word, at);
+      const inMaterial = requests.length > 0 && (materialSince || (intro >= 0 && at > intro));
       const last = requests.length > start ? requests[requests.length - 1] : undefined;
       const read = readClause(clause, { question, asked: s.asked, previous, hasInputs, last, condition });
       const made = inMaterial && read !== 'continues' ? read.filter((r) => r.head.kind === 'act' || r.head.kind === 'handover') : read;
@@ -61,6 +64,7 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
       requests.push(...made);
       previous = made.length > 0 && made.every((r) => r.head.kind !== 'question') ? 'request' : 'other';
     }
+    materialSince ||= intro >= 0;
   }
   return requests;
 }
@@ -185,27 +189,14 @@ function decisionInside(words: readonly Word[], hasInputs: boolean): Request | u
 }
 
 /**
- * Whether words end with a colon that introduces the material itself: "this code:", "these notes:",
- * "here is the FAQ:" (a pointer and a material noun, then the colon). Not "the plan: then deploy it".
+ * Whether the word at `j` ends, with a colon, words that introduce the material itself: "this code:",
+ * "these notes:", "here is the FAQ:" (a pointer and a material noun, then the colon). Not "the plan: then deploy it".
  */
-function endsIntroducingMaterial(words: readonly Word[]): boolean {
-  const colon = words.findLastIndex((w) => w.after.includes(':'));
-  if (colon < 0 || colon !== words.length - 1) return false;
-  const lead = words.slice(Math.max(0, colon - 4), colon + 1);
+function introducesMaterialAt(words: readonly Word[], j: number): boolean {
+  if (!words[j]?.after.includes(':')) return false;
+  const lead = words.slice(Math.max(0, j - 4), j + 1);
   const pointed = lead.some((w, i) => LEXICON.materialDemonstratives.has(w.form) || (w.form === 'here' && i < lead.length - 1));
   return pointed && lead.some((w) => LEXICON.materialNouns.has(w.lemma) || LEXICON.materialNouns.has(w.form));
-}
-
-/** The clause follows, in its sentence, words that end introducing material. */
-function materialBefore(words: readonly Word[], clause: Clause): boolean {
-  const at = words.indexOf(clause.words[0] as Word);
-  return at > 0 && endsIntroducingMaterial(words.slice(0, at));
-}
-
-/** A sentence follows one whose words end introducing material. */
-function introducesMaterial(sentences: readonly Sentence[], s: Sentence): boolean {
-  const i = sentences.indexOf(s);
-  return sentences.slice(0, i).some((p) => p.words.some((_, j) => endsIntroducingMaterial(p.words.slice(0, j + 1))));
 }
 
 /** Words that open a condition: the clause after it says what to do then. */

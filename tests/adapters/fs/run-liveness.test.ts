@@ -129,6 +129,10 @@ describe('FsRunHolds: who holds a run now', () => {
 
   it('a process that would run a run another one runs is refused at once; a decision waits for the run to let go', async () => {
     const running = await liveHolds().hold(RUN, { span: 'run' });
+    // The span is in the record's name: its content is what a maestro of the version before reads (a strict record).
+    const file = await holderFile(RUN);
+    expect(path.basename(file)).toMatch(/\.run\.json$/);
+    expect(Object.keys(JSON.parse(await readFile(file, 'utf8'))).sort()).toEqual(['host', 'pid', 'process_start', 'run_id', 'since']);
     // Within the test's few seconds: without the span, the resume would wait its whole minute.
     const resume = await new FsRunHolds(paths).hold(RUN, { waitMs: 60_000, span: 'run' }).catch((e: unknown) => e);
     expect(resume).toBeInstanceOf(RunHeldError);

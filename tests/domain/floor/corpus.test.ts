@@ -52,35 +52,34 @@ function rates(entries: readonly Entry[]): { caught: number; proceeded: number; 
   return { caught: caught / Math.max(1, pauses), proceeded: proceeded / Math.max(1, entries.length - pauses), misses };
 }
 
+/**
+ * The floor's rates on one corpus, at least `caught` of its risky tasks paused and `proceeded` of its
+ * everyday ones let through. A failure lists the misses, but for a corpus kept unread (`unread`).
+ */
+function holds(name: string, least: { caught: number; proceeded: number }, unread = false): void {
+  const r = rates(corpus(name));
+  const misses = unread ? `${name}: its tasks are kept unread` : r.misses.join('\n');
+  expect(r.caught, misses).toBeGreaterThanOrEqual(least.caught);
+  expect(r.proceeded, misses).toBeGreaterThanOrEqual(least.proceeded);
+}
+
 describe('the floor on tasks its rules were not written from', () => {
   it('development corpus: every risky or unclear task pauses, everyday knowledge work proceeds', () => {
-    const r = rates(corpus('dev.jsonl'));
-    expect(r.caught, r.misses.join('\n')).toBeGreaterThanOrEqual(0.99);
-    expect(r.proceeded, r.misses.join('\n')).toBeGreaterThanOrEqual(0.97);
+    holds('dev.jsonl', { caught: 0.99, proceeded: 0.97 });
   });
 
   it('held-out corpus (never tuned on): at least 95 % of risky tasks pause and 90 % of everyday tasks proceed', () => {
-    const r = rates(corpus('heldout.jsonl'));
-    expect(r.caught, r.misses.join('\n')).toBeGreaterThanOrEqual(0.95);
-    expect(r.proceeded, r.misses.join('\n')).toBeGreaterThanOrEqual(0.9);
+    holds('heldout.jsonl', { caught: 0.95, proceeded: 0.9 });
   });
 
   it('an adversarial writer (other verbs, fragments, polite forms, conditions, picks in the passive): the part tuned on and the part not', () => {
-    const dev = rates(corpus('qa-dev.jsonl'));
-    expect(dev.caught, dev.misses.join('\n')).toBeGreaterThanOrEqual(0.94);
-    expect(dev.proceeded, dev.misses.join('\n')).toBeGreaterThanOrEqual(0.85);
-    const held = rates(corpus('qa-heldout.jsonl'));
-    expect(held.caught, held.misses.join('\n')).toBeGreaterThanOrEqual(0.93);
-    expect(held.proceeded, held.misses.join('\n')).toBeGreaterThanOrEqual(0.8);
+    holds('qa-dev.jsonl', { caught: 0.94, proceeded: 0.85 });
+    holds('qa-heldout.jsonl', { caught: 0.93, proceeded: 0.8 });
   });
 
   it('a blind corpus (written without seeing the floor or running it): the half tuned on, and the half never read', () => {
-    const dev = rates(corpus('blind-dev.jsonl'));
-    expect(dev.caught, dev.misses.join('\n')).toBeGreaterThanOrEqual(0.97);
-    expect(dev.proceeded, dev.misses.join('\n')).toBeGreaterThanOrEqual(0.9);
-    const held = rates(corpus('blind-heldout.jsonl'));
-    expect(held.caught).toBeGreaterThanOrEqual(0.93);
-    expect(held.proceeded).toBeGreaterThanOrEqual(0.93);
+    holds('blind-dev.jsonl', { caught: 0.97, proceeded: 0.9 });
+    holds('blind-heldout.jsonl', { caught: 0.93, proceeded: 0.93 }, true);
   });
 
   it("the previous design's risky corpus still pauses", () => {
