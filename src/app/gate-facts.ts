@@ -49,6 +49,7 @@ export async function gatherGateFacts(options: GatherOptions): Promise<GatheredF
     task: command.task_description,
     inputs: command.input_artifacts.map((path) => ({ path, content: read.find((r) => r.path === path)?.result.content })),
     goals: (command.work_items ?? []).map((i) => i.goal),
+    results: (command.work_items ?? []).map((i) => resultText(i.expected_output)),
   });
 
   return {
@@ -148,4 +149,14 @@ function workItemTexts(command: CommandFile): (readonly [string, string])[] {
   });
   if (command.facts) texts.push(['facts', JSON.stringify(command.facts)]);
   return texts;
+}
+
+/**
+ * A work item's expected output as text: its sentence, or an object's string values, a line each. Not
+ * its keys: they are labels ("format", "sections"), and read as sentences would be taken for commands.
+ */
+function resultText(expected: unknown): string {
+  if (typeof expected === 'string') return expected;
+  if (expected === null || typeof expected !== 'object') return '';
+  return Object.values(expected).map(resultText).filter(Boolean).join('\n');
 }

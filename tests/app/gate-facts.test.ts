@@ -65,6 +65,21 @@ describe('gatherGateFacts', () => {
     expect(JSON.stringify({ facts, places })).not.toContain('jane.doe');
   });
 
+  it("gives the floor a work item's expected output, a sentence or an object's values (not its keys)", async () => {
+    const item = (expected_output: unknown) => ({
+      id: 'w1',
+      assigned_agent: 'auditor',
+      goal: 'List the risks',
+      inputs: {},
+      expected_output,
+    });
+    const acts = async (expected: unknown) =>
+      (await gather({ work_items: [item(expected)] })).facts.floor?.reading.perception.acts.map((a) => `${a.class} ${a.source}`);
+    expect(await acts({ status: 'every customer refunded in full', notes: ['sent'] })).toEqual(['move_money work_items.0.expected_output']);
+    expect(await acts('The staging database wiped')).toEqual(['delete_data work_items.0.expected_output']);
+    expect(await acts({ format: 'markdown', sections: ['risks', 'owners'] })).toEqual([]);
+  });
+
   it('names personas the command asks for that the workspace does not have', async () => {
     expect((await gather({ config: { personas: ['coordinator', 'ghost'] } })).facts.unknownPersonas.length).toBe(1);
   });

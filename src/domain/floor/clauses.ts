@@ -27,10 +27,14 @@ export interface Clause {
 /** Splits a sentence into clauses at punctuation and coordinating words (which are dropped). */
 export function clausesOf(words: readonly Word[]): Clause[] {
   const out: { words: Word[]; join: Clause['join'] }[] = [{ words: [], join: 'first' }];
-  for (const w of words) {
+  for (const [i, w] of words.entries()) {
+    if (actAfterCondition((out[out.length - 1] as Clause).words, words, i)) out.push({ words: [], join: 'break' });
     const current = out[out.length - 1] as Clause;
-    // "the next chapter", "our next step": after a determiner an opener is a word of the phrase.
-    const inPhrase = current.words.at(-1)?.tags.has('Determiner') === true || current.words.at(-1)?.tags.has('Possessive') === true;
+    // "the next chapter", "our next step": after a determiner an opener is a word of the phrase ("what if" is one form).
+    const inPhrase =
+      current.words.at(-1)?.tags.has('Determiner') === true ||
+      current.words.at(-1)?.tags.has('Possessive') === true ||
+      (current.words.length === 1 && current.words[0]?.form === 'what' && w.form === 'if');
     if ((LEXICON.joiners.has(w.form) || LEXICON.openers.has(w.form)) && current.words.length > 0 && !inPhrase) {
       out.push({ words: [], join: LEXICON.joiners.has(w.form) ? 'and' : 'break' });
       continue;
@@ -42,6 +46,31 @@ export function clausesOf(words: readonly Word[]): Clause[] {
   }
   return out.filter((c) => c.words.length > 0);
 }
+
+/** Words that open a condition: the clause after it says what to do then. */
+export const CONDITIONS = new Set(['if', 'when', 'once', 'unless', 'whenever']);
+
+/**
+ * "if nobody objects by noon merge PR 88", "if the tests pass merge it": with no comma, an act's verb
+ * after the condition's own verb starts the clause that says what to do. By the words' order, not
+ * their tags alone: the English library reads "merge" after "noon" as a noun.
+ */
+function actAfterCondition(clause: readonly Word[], words: readonly Word[], i: number): boolean {
+  const [opener, ...rest] = clause;
+  const w = words[i] as Word;
+  const before = words[i - 1];
+  const act = LEXICON.actVerbs.allAt(words, i);
+  if (!opener || !CONDITIONS.has(opener.form) || !before || w.form !== w.lemma || act === undefined) return false;
+  if (!rest.some((x) => x.tags.has('Verb') && !x.tags.has('Modal'))) return false;
+  const next = words[act.end];
+  if (next && !startsObject(next) && !next.tags.has('Noun')) return false;
+  // "when the canary looks healthy roll out …": an adjective after a verb ends the condition; "the final merge" is a noun.
+  const complement = before.tags.has('Adjective') && (words[i - 2]?.tags.has('Verb') === true || words[i - 2]?.tags.has('Copula') === true);
+  return (complement || !NOT_BEFORE_VERB.some((t) => before.tags.has(t))) && !['to', ...LEXICON.subjects].includes(before.form);
+}
+
+/** What a verb does not follow: a word that makes it a noun ("the merge"), or wants a verb after it ("can merge", "to merge"). */
+const NOT_BEFORE_VERB = ['Determiner', 'Possessive', 'Adjective', 'Preposition', 'Modal', 'Auxiliary', 'Pronoun'];
 
 /** Politeness, urgency and modal forms before a head, taken off one after another. */
 export function stripPreamble(words: readonly Word[]): { rest: Word[]; negated: boolean } {

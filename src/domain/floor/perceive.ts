@@ -2,6 +2,7 @@ import type { EnglishReader, Word } from './english.js';
 import { type ActClass, type DeliverableKind, type Domain, HIGH_STAKES_DOMAINS, LEXICON, type ObjectKind } from './lexicon.js';
 import type { Act, FloorReading, Unclear } from './reading.js';
 import { objectKinds, type Request, readRequests } from './requests.js';
+import { resultActs } from './results.js';
 
 /** A command's input file: its path, and its content when it was read. */
 export interface TaskInput {
@@ -14,6 +15,8 @@ export interface TaskText {
   readonly inputs: readonly TaskInput[];
   /** Work items' goals: part of what the task asks. */
   readonly goals?: readonly string[];
+  /** Work items' expected outputs, as text: what each gives back (an act done there is asked). */
+  readonly results?: readonly string[];
 }
 
 /**
@@ -42,6 +45,14 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
     asked.acts.push(...more.acts.filter((a) => a.class !== 'execute_instructions'));
     asked.unplaced.push(...more.unplaced);
   }
+  // A work item's expected output describes the text it gives back; an act asked or named as done there is asked.
+  (text.results ?? []).forEach((result, i) => {
+    const inner = read(result);
+    const requests = [...readRequests(inner, true), ...resultActs(inner)].filter(
+      (r) => r.head.kind === 'act' || r.head.kind === 'handover',
+    );
+    asked.acts.push(...collect([{ source: `work_items.${i}.expected_output`, requests }], { inputs: [], hasInputs: true, words: [] }).acts);
+  });
   const all = [...words, ...handedWords];
   const domains = new Set<Domain>(LEXICON.domains.all(all).map((m) => m.value));
   if (all.some((w) => w.tags.has('Money'))) domains.add('money');

@@ -1,6 +1,7 @@
 import type { Sentence, Word } from './english.js';
 import {
   asBase,
+  CONDITIONS,
   type Clause,
   clausesOf,
   endsWithTo,
@@ -15,6 +16,7 @@ import { commandShape, unread } from './fragments.js';
 import { type Head, type Request, readHead, textNounAt } from './heads.js';
 import { LEXICON } from './lexicon.js';
 import { selection, WH } from './picks.js';
+import { wantedResult } from './results.js';
 
 export { objectKinds } from './heads.js';
 export type { Head, Request } from './heads.js';
@@ -82,15 +84,19 @@ function readClause(
 ): Request[] | 'continues' {
   const { rest, negated } = stripPreamble(clause.words);
   if (negated || rest.length === 0) return [];
+  // "I need the old tables dropped", "and get it merged": a wish for an act's result asks the act.
+  const wanted = wantedResult(clause.words.slice(0, clause.words.length - rest.length), rest);
+  if (wanted) return [wanted];
   const first = rest[0] as Word;
   if (clause.join !== 'first') {
     // A clause joined by "and" after a statement, a question or "to <verb>" continues it.
     const afterTo = at.last !== undefined && clause.join === 'and' && endsWithTo(at.last.object);
     if ((clause.join === 'and' && at.previous === 'other') || afterTo) return at.last ? 'continues' : unread(rest, clause, false);
     if (!opensRequest(rest, clause.join) && !(at.question && isQuestionStart(rest, at.asked))) {
-      // "if it looks fine, merge": after a condition, an act's word alone is the act, whatever its tag.
-      const alone = at.condition && rest.length === 1 ? LEXICON.actVerbs.allAt([asBase(first)], 0) : undefined;
-      if (alone) return [{ head: { kind: 'act', classes: alone.values, decision: false }, object: [], decision: false }];
+      // "if it looks fine, merge", "if nobody objects merge PR 88": after a condition, an act's word is the act, whatever its tag.
+      const then =
+        at.condition && (rest.length === 1 || isBase(first)) ? LEXICON.actVerbs.allAt([asBase(first), ...rest.slice(1)], 0) : undefined;
+      if (then) return [{ head: { kind: 'act', classes: then.values, decision: false }, object: rest.slice(then.end), decision: false }];
       // "summarise the incident and page the team": shaped as a command, it is not more of the request before it.
       if (at.last && !at.question && commandShape(rest, false)) return unread(rest, clause, false);
       return at.last ? 'continues' : unread(rest, clause, at.question);
@@ -198,9 +204,6 @@ function introducesMaterialAt(words: readonly Word[], j: number): boolean {
   const pointed = lead.some((w, i) => LEXICON.materialDemonstratives.has(w.form) || (w.form === 'here' && i < lead.length - 1));
   return pointed && lead.some((w) => LEXICON.materialNouns.has(w.lemma) || LEXICON.materialNouns.has(w.form));
 }
-
-/** Words that open a condition: the clause after it says what to do then. */
-const CONDITIONS = new Set(['if', 'when', 'once', 'unless', 'whenever']);
 
 function decisionOn(words: readonly Word[], hasInputs: boolean): Request | undefined {
   const read = readHead(words, hasInputs);

@@ -144,6 +144,60 @@ describe('perception: what a task asks for', () => {
     const r = perceive('Prepare the quarter close', [], ['Summarise the ledger', 'Pay the outstanding invoices']);
     expect(r.perception.acts).toMatchObject([{ class: 'move_money', source: 'work_items.1.goal' }]);
   });
+
+  it("reads a work item's expected output: an act named there as done, or asked there, is asked; a shape of text is not", () => {
+    const results = [
+      'The branch merged into main and v2.3 tagged',
+      'A short section with its findings, each with an owner',
+      'Close the vendor account',
+    ];
+    const r = perceiveTask(read, {
+      task: 'Prepare the release',
+      inputs: [],
+      goals: ['Check the notes', 'List the risks', 'Tidy the ledger'],
+      results,
+    });
+    expect(new Set(r.perception.acts.map((a) => a.source))).toEqual(
+      new Set(['work_items.0.expected_output', 'work_items.2.expected_output']),
+    );
+    expect(judgeFloor(r, []).proceeds).toBe(false);
+    const shapes = [
+      'Three bullet points, each with an owner',
+      'the rollout plan as a numbered list',
+      'a yes/no recommendation with reasons',
+    ];
+    const plain = perceiveTask(read, {
+      task: 'Prepare the release',
+      inputs: [],
+      goals: ['a', 'b', 'c'].map(() => 'List the risks'),
+      results: shapes,
+    });
+    expect(plain.perception.acts).toEqual([]);
+  });
+});
+
+describe('an act asked for by its result, or after a condition without a comma', () => {
+  it.each([
+    ["We'd like the staging cluster wiped before Monday.", 'delete_data'],
+    ['Get Priya removed from the admin group.', 'change_access'],
+    ['Can you have the invoices paid by Friday?', 'move_money'],
+    ['Unless someone objects by 5pm revert the hotfix.', 'change_system'],
+    ['When the canary looks healthy roll out the release to every region.', 'change_system'],
+  ])('%s → %s', (task, act) => {
+    expect(perceive(task).perception.acts.map((a) => a.class)).toContain(act);
+    expect(verdict(task).proceeds).toBe(false);
+  });
+
+  it.each([
+    ["I'd like a list of the tickets closed this sprint."],
+    ['I need the report reviewed by Friday.'],
+    ['The PR merged cleanly yesterday; summarise its changes for the release notes.'],
+    ['If users delete their accounts, what happens to their invoices?'],
+    ['Once the invoices are paid, summarise the quarter for the board.'],
+  ])('%s → text the council writes, and the past as context', (task) => {
+    expect(perceive(task).perception.acts).toEqual([]);
+    expect(verdict(task).proceeds).toBe(true);
+  });
 });
 
 describe('context: domains, particular cases, irreversibility, scale, urgency, clarity', () => {
