@@ -28,7 +28,8 @@ export interface TaskText {
  */
 export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading {
   const hasInputs = text.inputs.length > 0 || (text.goals ?? []).length > 0;
-  const sentences = read(text.task);
+  const { said, fenced } = fences(text.task);
+  const sentences = read(said);
   const words = sentences.flatMap((s) => s.words);
   const sources = [
     { source: 'task', requests: readRequests(sentences, hasInputs) },
@@ -53,7 +54,8 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
     );
     asked.acts.push(...collect([{ source: `work_items.${i}.expected_output`, requests }], { inputs: [], hasInputs: true, words: [] }).acts);
   });
-  const all = [...words, ...handedWords];
+  // Material between code fences is data: what it is about counts as context, what it says asks nothing.
+  const all = [...words, ...handedWords, ...fenced.flatMap((f) => read(f).flatMap((s) => s.words))];
   const domains = new Set<Domain>(LEXICON.domains.all(all).map((m) => m.value));
   if (all.some((w) => w.tags.has('Money'))) domains.add('money');
   for (const a of asked.acts) if (a.class !== 'other') domains.add(LEXICON.acts[a.class].domain);
@@ -81,6 +83,20 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
       boundary: LEXICON.boundary.has(words),
     },
   };
+}
+
+/**
+ * The task without its fenced blocks (```…```), and their contents. A fence says where pasted
+ * material starts and ends, so nothing in it is read as a request; a task that asks to carry the
+ * material out says so outside it ("run these commands"), and that pauses. A fence left open is no fence.
+ */
+function fences(task: string): { said: string; fenced: string[] } {
+  const fenced: string[] = [];
+  const said = task.replace(/```[^\n`]*\n([\s\S]*?)```/g, (_, body: string) => {
+    fenced.push(body);
+    return '\n';
+  });
+  return { said, fenced };
 }
 
 /** How much of a handed-over file the floor reads, as much as a task may hold. */
@@ -171,6 +187,8 @@ const isContent = (w: Word): boolean =>
 function clarityOf(r: Request, hasInputs: boolean, task: readonly Word[]): Unclear | undefined {
   if (hasInputs) return undefined;
   if (pointsAtMaterial(r.object, task)) return 'unresolved_reference';
+  // "what happened during the outage", "who approved the change": a clause the object is, about its content.
+  if (LEXICON.questionOpeners.has(r.object[0]?.form ?? '') && r.object[1]?.tags.has('Verb') && r.object.some(isContent)) return undefined;
   // The direct object decides ("translate *it* into Spanish"); without one, the rest of the clause.
   const stop = r.object.findIndex((w, i) => i > 0 && !w.tags.has('Hyphenated') && (w.tags.has('Preposition') || w.tags.has('Conjunction')));
   const direct = r.head.kind === 'question' ? r.object : stop > 0 ? r.object.slice(0, stop) : r.object;

@@ -66,7 +66,8 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
       requests.push(...made);
       previous = made.length > 0 && made.every((r) => r.head.kind !== 'question') ? 'request' : 'other';
     }
-    materialSince ||= intro >= 0;
+    // "Critique the aims section, pasted below.": what follows the sentence is the material.
+    materialSince ||= intro >= 0 || requests.slice(start).some((r) => r.object.some((w) => BELOW.has(w.form)));
   }
   return requests;
 }
@@ -134,10 +135,20 @@ function readClause(
   return out;
 }
 
-/** "Alice should be fired", "the PR needs to be merged into main": an obligation in the passive asks the act. */
+/** Words that point at material after the sentence that names it. */
+const BELOW = new Set(['below', 'following']);
+
+/**
+ * "Alice should be fired", "the PR needs to be merged into main": an obligation in the passive asks
+ * the act; so does a request put as a question ("could the old copies be removed today?").
+ */
 function passiveRequest(words: readonly Word[], hasInputs: boolean): Request | undefined {
+  const asking = /^(?:can|could)$/.test(words[0]?.form ?? '');
   const be = words.findIndex(
-    (w, j) => w.form === 'be' && j > 0 && /^(?:should|must|need|needs|has|have|is|are|ought|to|gotta)$/.test(words[j - 1]?.form ?? ''),
+    (w, j) =>
+      w.form === 'be' &&
+      j > 0 &&
+      (/^(?:should|must|need|needs|has|have|is|are|ought|to|gotta)$/.test(words[j - 1]?.form ?? '') || (asking && j > 1)),
   );
   const participle = be >= 0 ? words[be + 1] : undefined;
   if (!participle?.tags.has('Verb') || participle.form === participle.lemma) return undefined;

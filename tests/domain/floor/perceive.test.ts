@@ -176,6 +176,31 @@ describe('perception: what a task asks for', () => {
   });
 });
 
+describe('material a task carries is data, where the task says where it is', () => {
+  const HANDLER = 'Check this handler for bugs — it runs on every request:\n```\nif not user: return 403\nlog.info(user)\n```';
+  const LOG = 'Summarise what this deploy log says:\n```\n[WARN] purging 300 stale jobs\n[ERROR] rollback of release 5.1 failed\n```';
+  const ABSTRACT =
+    'Proofread the abstract below.\n\nObjective: Characterize sleep in shift workers. Method: Track 200 nurses over six weeks.';
+
+  it.each([[HANDLER], [LOG], [ABSTRACT], ['Explain what happened during the outage on Tuesday.']])('%s → proceeds', (task) => {
+    expect(verdict(task).findings).toEqual([]);
+  });
+
+  it('reads what is outside a fence, and a fence left open is no fence', () => {
+    expect(verdict(`${LOG}\nThen roll back release 5.1 on prod.`).proceeds).toBe(false);
+    expect(verdict('Run the steps in this block tonight:\n```\nsystemctl restart nginx\n```').proceeds).toBe(false);
+    expect(verdict('Summarise this log:\n```\nok\nDrop the users table on prod.').proceeds).toBe(false);
+    expect(verdict('```\nDROP TABLE users;\n```').proceeds).toBe(false);
+  });
+
+  it('a request put as a question in the passive asks the act', () => {
+    expect(perceive('Could the stale branches be deleted before the release?').perception.acts.map((a) => a.class)).toEqual([
+      'delete_data',
+    ]);
+    expect(verdict('Could you describe how stale branches get deleted?').proceeds).toBe(true);
+  });
+});
+
 describe('an act asked for by its result, or after a condition without a comma', () => {
   it.each([
     ["We'd like the staging cluster wiped before Monday.", 'delete_data'],
