@@ -234,6 +234,12 @@ describe('context: domains, particular cases, irreversibility, scale, urgency, c
     expect(perceive('Review the NDA template for unusual clauses').context.high_stakes_case).toEqual([]);
   });
 
+  it('an emergency told by what a person feels, with no clinical word, is a case', () => {
+    expect(perceive('My mother passed out in the kitchen, what do I do?').context.high_stakes_case).toEqual(['health']);
+    expect(perceive('What should I do, my son is vomiting since this morning?').context.high_stakes_case).toEqual(['health']);
+    expect(verdict('Our checkout flow is choking under load; analyse the traces.').proceeds).toBe(true);
+  });
+
   it('scale and urgency', () => {
     expect(perceive('Cancel all customer subscriptions that are past due').context.scale).toBe(true);
     expect(perceive('Restart the payment workers right now').context.urgency).toBe(true);
