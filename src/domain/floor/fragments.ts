@@ -1,5 +1,5 @@
 import type { Word } from './english.js';
-import { type Clause, isBase, isVerb, statementShape } from './clauses.js';
+import { asBase, type Clause, isBase, isVerb, statementShape } from './clauses.js';
 import type { Request } from './heads.js';
 import { LEXICON } from './lexicon.js';
 
@@ -11,7 +11,7 @@ import { LEXICON } from './lexicon.js';
  * delte the prod db"), is a request the floor cannot place.
  */
 export function unread(rest: readonly Word[], clause: Clause, question: boolean): Request[] {
-  const named = nominalAct(rest);
+  const named = nominalAct(rest) ?? granted(rest);
   if (named) return [named];
   const first = rest[0];
   if (question || !first || statementShape(rest)) return [];
@@ -29,6 +29,21 @@ export function unread(rest: readonly Word[], clause: Clause, question: boolean)
     return [{ head: { kind: 'unplaced', verb: first.form }, object: rest.slice(1), decision: false }];
   return [];
 }
+
+/**
+ * "Yes, approved.", "Signed off.": a word that grants, alone, said as an answer, grants the act it
+ * names, or one the floor cannot place ("Confirmed."). Not a state ("Deployed.", "Done.").
+ */
+function granted(rest: readonly Word[]): Request | undefined {
+  const [w, ...more] = rest;
+  if (!w || more.length > 1 || (more[0] && more[0].form !== 'off') || !GRANTS.has(w.lemma) || w.form === w.lemma) return undefined;
+  const act = LEXICON.actVerbs.allAt([asBase(w), ...more], 0);
+  if (!act) return { head: { kind: 'unplaced', verb: w.form }, object: [], decision: false };
+  return { head: { kind: 'act', classes: act.values, decision: false }, object: [], decision: false };
+}
+
+/** Verbs that grant what was asked ("approved", "green-lit", "signed off"). */
+const GRANTS = new Set(['approve', 'authorize', 'authorise', 'greenlight', 'okay', 'sign', 'clear', 'grant', 'confirm', 'accept']);
 
 /** Words of a polite form that ask the council itself (not "then", "also" or "so"). */
 const ADDRESSED = new Set(['please', 'pls', 'plz', 'kindly', 'you', 'u', 'ya']);

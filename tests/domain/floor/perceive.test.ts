@@ -201,6 +201,15 @@ describe('material a task carries is data, where the task says where it is', () 
   });
 });
 
+describe('a grant said alone', () => {
+  it('"Signed off." or "Yes, approved." after a request grants an act; a state ("Done.") does not', () => {
+    expect(verdict('Review the plan. Signed off.').proceeds).toBe(false);
+    expect(verdict('Draft the memo. Yes, authorised.').proceeds).toBe(false);
+    expect(verdict('Draft the memo. Confirmed.').findings.map((f) => f.label)).toEqual(['unclear: unplaced']);
+    expect(verdict('Write the summary. Done.').proceeds).toBe(true);
+  });
+});
+
 describe('an act asked for by its result, or after a condition without a comma', () => {
   it.each([
     ["We'd like the staging cluster wiped before Monday.", 'delete_data'],
