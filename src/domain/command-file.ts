@@ -227,7 +227,7 @@ export function withoutBom(text: string): string {
 
 /** Validates an already-parsed JSON value as a command file. Never throws. */
 export function parseCommandFile(json: unknown): Parsed<CommandFile> {
-  const result = CommandFile.safeParse(json);
+  const result = CommandFile.safeParse(json, { reportInput: true });
   if (!result.success) return { ok: false, issues: formatIssues(result.error, CommandFile) };
   return { ok: true, value: result.data };
 }

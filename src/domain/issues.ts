@@ -2,7 +2,8 @@ import { z } from 'zod';
 
 /**
  * Turns zod issues into `path: message` lines (the root is shown as `(root)`). Given the schema, an
- * unknown key also names the keys that are valid there and the closest one (a typo is one edit away).
+ * unknown key also names the keys that are valid there and the closest one (a typo is one edit away);
+ * a value not among the options names the closest option, when the parse reported inputs.
  */
 export function formatIssues(error: z.ZodError, schema?: z.ZodType): string[] {
   return error.issues.map((issue) => {
@@ -17,7 +18,10 @@ export function formatIssues(error: z.ZodError, schema?: z.ZodType): string[] {
       const valid = schema ? objectKeysAt(schema, issue.path) : undefined;
       return `${path}: unknown key${issue.keys.length > 1 ? 's' : ''} ${keys} (not part of the schema${valid ? suggest(issue.keys, valid) : ''})`;
     }
-    return `${path}: ${issue.message}`;
+    // A mistyped choice ("change_systems"), when the parse reported its input: the option nearest to it.
+    const near =
+      issue.code === 'invalid_value' && typeof issue.input === 'string' ? closest(issue.input, issue.values.map(String)) : undefined;
+    return `${path}: ${issue.message}${near ? `; did you mean "${near}"?` : ''}`;
   });
 }
 

@@ -70,7 +70,7 @@ export function parsePersonaFile(
   } catch (error) {
     return { ok: false, issues: [yamlIssue(error, text)] };
   }
-  const result = PersonaFrontMatter.safeParse(data ?? {});
+  const result = PersonaFrontMatter.safeParse(data ?? {}, { reportInput: true });
   if (!result.success) return { ok: false, issues: formatIssues(result.error, PersonaFrontMatter) };
   if (result.data.id !== fileId) {
     return { ok: false, issues: [`id: "${result.data.id}" must match the file name "${fileId}.md"`] };

@@ -151,7 +151,7 @@ export const WorkspaceConfig = z.strictObject({
 export type WorkspaceConfig = z.infer<typeof WorkspaceConfig>;
 
 export function parseWorkspaceConfig(json: unknown): Parsed<WorkspaceConfig> {
-  const result = WorkspaceConfig.safeParse(json);
+  const result = WorkspaceConfig.safeParse(json, { reportInput: true });
   if (!result.success) return { ok: false, issues: formatIssues(result.error, WorkspaceConfig) };
   return { ok: true, value: result.data };
 }

@@ -63,6 +63,14 @@ describe('maestro validate', () => {
     expect(top.out.findings[0]?.lines.join('\n')).toContain('did you mean "task_description"?');
   });
 
+  it('a value not among the options suggests the closest one', async () => {
+    const { code, out } = await validate({ task_description: 'Review the plan', config: { mode: 'hierarchichal' } });
+    expect(code).toBe(2);
+    expect(out.findings[0]?.lines[0]).toMatch(/^config\.mode: must be one of .*; did you mean "hierarchical"\?$/);
+    const far = await validate({ task_description: 'Review the plan', config: { mode: 'zzz' } });
+    expect(far.out.findings[0]?.lines[0]).not.toContain('did you mean');
+  });
+
   it('accepts a byte-order mark, as editors on Windows save one (validate and run)', async () => {
     const text = `\uFEFF${JSON.stringify({ task_description: 'Review the plan in examples/migration-plan.md', input_artifacts: ['examples/migration-plan.md'], config: { max_rounds: 1 } })}`;
     expect((await validate(text)).code).toBe(0);

@@ -89,6 +89,8 @@ describe('maestro.config.json: a mistake fails loudly, naming the key', () => {
     ['a retention of zero days', { audit: { retention_days: 0 } }, 'audit.retention_days'],
     ['a negative price', { prices: { m: { prompt_per_mtok: -1, completion_per_mtok: 1 } } }, 'prices.m.prompt_per_mtok'],
     ['telemetry headers, which belong in the environment', { telemetry: { headers: { key: 'x' } } }, 'telemetry: unknown key "headers"'],
+    ['a mistyped risk to accept', { floor: { accept: [{ risk: 'change_systems' }] } }, 'floor.accept.0.risk: Invalid option'],
+    ['a mistyped risk to accept, with the nearest', { floor: { accept: [{ risk: 'delete-data' }] } }, '; did you mean "delete_data"?'],
   ])('refuses %s', (_what, json, said) => {
     expect(issues(json)).toContain(said);
   });
