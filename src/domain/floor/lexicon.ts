@@ -189,7 +189,8 @@ const same = (w: Word | undefined, part: string): boolean => w !== undefined && 
  */
 export function matchAt(words: readonly Word[], at: number, p: Phrase): number {
   const go = (i: number, k: number): number => {
-    if (k === p.length) return i;
+    // "give the files to Bob", not "give me ways to approach it": the "to" closing an object's phrase is no infinitive's.
+    if (k === p.length) return p[k - 1] === 'to' && p.includes('~') && infinitive(words[i]) ? -1 : i;
     if (p[k] === '~') {
       // The gap is the act's object, a noun phrase: it never crosses a preposition, "to" or a verb, but for
       // a word a phrase opened by a determiner goes on with ("the summer *intern*", "the three *attached* quotes").
@@ -207,3 +208,6 @@ export function matchAt(words: readonly Word[], at: number, p: Phrase): number {
   };
   return go(at, 0);
 }
+
+const infinitive = (w: Word | undefined): boolean =>
+  w !== undefined && w.tags.has('Verb') && (w.tags.has('Infinitive') || w.form === w.lemma) && !w.tags.has('Noun') && !w.tags.has('Gerund');

@@ -51,6 +51,8 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
     for (const clause of clausesOf(s.words)) {
       at = s.words.indexOf(clause.words[0] as Word, at);
       const inMaterial = requests.length > 0 && (materialSince || (intro >= 0 && at > intro));
+      // "- fix: timezone bug", "Deploy: 14:00": in material, a word before a colon is a label, not a command.
+      if (inMaterial && clause.words.length === 1 && clause.words[0]?.after.includes(':')) continue;
       const last = requests.length > start ? requests[requests.length - 1] : undefined;
       const read = readClause(clause, { question, asked: s.asked, previous, hasInputs, last, condition });
       const made = inMaterial && read !== 'continues' ? read.filter((r) => r.head.kind === 'act' || r.head.kind === 'handover') : read;

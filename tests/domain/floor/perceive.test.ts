@@ -193,6 +193,15 @@ describe('material a task carries is data, where the task says where it is', () 
     expect(verdict('```\nDROP TABLE users;\n```').proceeds).toBe(false);
   });
 
+  it("in material, a word before a colon is a label; an act's phrase ending in 'to' is no infinitive", () => {
+    expect(
+      verdict('Write release notes from this changelog:\n- feat: dark mode\n- fix: login crash on iOS\n- chore: bump deps').proceeds,
+    ).toBe(true);
+    expect(verdict('Write release notes from this changelog:\n- fix: login crash\nThen deploy: v2 to prod.').proceeds).toBe(false);
+    expect(verdict('Give me a few ways to approach the conversation with my landlord.').findings).toEqual([]);
+    expect(perceive('Give the signed forms to Dana.').perception.acts.map((a) => a.class)).toEqual(['send']);
+  });
+
   it('a request put as a question in the passive asks the act', () => {
     expect(perceive('Could the stale branches be deleted before the release?').perception.acts.map((a) => a.class)).toEqual([
       'delete_data',
