@@ -61,7 +61,9 @@ function actAfterCondition(clause: readonly Word[], words: readonly Word[], i: n
   const before = words[i - 1];
   const act = LEXICON.actVerbs.allAt(words, i);
   if (!opener || !CONDITIONS.has(opener.form) || !before || w.form !== w.lemma || act === undefined) return false;
-  if (!rest.some((x) => x.tags.has('Verb') && !x.tags.has('Modal'))) return false;
+  // The condition's own verb, before this one: not an auxiliary ("when does the page ship?" is a question).
+  if (LEXICON.questionAuxiliaries.has(rest[0]?.form ?? '')) return false;
+  if (!rest.some((x) => x.tags.has('Verb') && !x.tags.has('Modal') && !x.tags.has('Auxiliary'))) return false;
   const next = words[act.end];
   if (next && !startsObject(next) && !next.tags.has('Noun')) return false;
   // "when the canary looks healthy roll out …": an adjective after a verb ends the condition; "the final merge" is a noun.

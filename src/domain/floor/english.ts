@@ -72,8 +72,10 @@ function readerOf(nlp: Nlp): EnglishReader {
 function wordOf(t: Term, nlp: Nlp): Word[] {
   const form = (t.implicit || t.normal || t.text || '').toLowerCase().replace(/^[^\p{L}\p{N}$€£¥-]+|[^\p{L}\p{N}%]+$/gu, '');
   if (form.length === 0) return [];
-  // An irregular participle the root step leaves as it is ("taken", "chosen"): the library conjugates it back.
-  const participle = !t.root && t.tags?.includes('PastTense') && /^\p{L}+$/u.test(form);
+  // An irregular participle the root step leaves as it is ("taken", "chosen"), or one read as an adjective
+  // ("is approved"): the library conjugates it back.
+  const participle =
+    !t.root && (t.tags?.includes('PastTense') || (t.tags?.includes('Adjective') && /ed$/.test(form))) && /^\p{L}+$/u.test(form);
   const lemma = ((participle && nlp(form).verbs().toInfinitive().text()) || t.root || form).toLowerCase();
   return [{ form, lemma, tags: new Set(t.tags ?? []), after: t.post ?? '', capitalised: /^\p{Lu}\p{Ll}/u.test(t.text ?? '') }];
 }

@@ -49,12 +49,20 @@ function pickedPassive(words: readonly Word[]): Request | undefined {
     if (!WH.has(words[k]?.form ?? '') || words[k]?.form === 'that') continue;
     let i = k + 1;
     const picked: Word[] = [];
-    const auxiliary = (w: Word) => ['be', 'get'].includes(w.lemma) || w.tags.has('Modal') || ['will', 'would', 'to'].includes(w.form);
+    const be = (w: Word) => ['be', 'get'].includes(w.lemma) || w.tags.has('Copula');
+    const auxiliary = (w: Word) => be(w) || w.tags.has('Modal') || ['will', 'would', 'to'].includes(w.form);
     while (i < words.length && !auxiliary(words[i] as Word) && picked.length < 5) picked.push(words[i++] as Word);
     let passive = false;
-    while (i < words.length && auxiliary(words[i] as Word)) passive ||= ['be', 'get'].includes((words[i++] as Word).lemma);
+    let past = false;
+    while (i < words.length && auxiliary(words[i] as Word)) {
+      past ||= ['was', 'were'].includes((words[i] as Word).form);
+      passive ||= be(words[i++] as Word);
+    }
+    // "which invoices were paid" is what happened, "which product lines are declining" what is going on: no pick;
     const participle = words[i];
-    if (!passive || !participle || (participle.tags.has('Adjective') && !participle.tags.has('Verb'))) continue;
+    // "which tables are dropped by the migration" says what something else does.
+    if (!passive || past || !participle || participle.form.endsWith('ing') || words[i + 1]?.form === 'by') continue;
+    if (participle.tags.has('Adjective') && !participle.tags.has('Verb') && participle.lemma === participle.form) continue;
     const object = picked.some((w) => w.tags.has('Noun')) ? picked.filter((w) => !WH.has(w.form)) : [SELECTED];
     const rest = [asBase(participle), ...object, ...words.slice(i + 1)];
     const act = LEXICON.actVerbs.allAt(rest, 0);

@@ -226,6 +226,7 @@ describe('an act asked for by its result, or after a condition without a comma',
     ['Can you have the invoices paid by Friday?', 'move_money'],
     ['Unless someone objects by 5pm revert the hotfix.', 'change_system'],
     ['When the canary looks healthy roll out the release to every region.', 'change_system'],
+    ['Decide whose expense claim is reimbursed this month.', 'move_money'],
   ])('%s → %s', (task, act) => {
     expect(perceive(task).perception.acts.map((a) => a.class)).toContain(act);
     expect(verdict(task).proceeds).toBe(false);
@@ -236,6 +237,9 @@ describe('an act asked for by its result, or after a condition without a comma',
     ['I need the report reviewed by Friday.'],
     ['The PR merged cleanly yesterday; summarise its changes for the release notes.'],
     ['If users delete their accounts, what happens to their invoices?'],
+    ['When does the new search page ship? One line.'],
+    ['List which invoices were paid last month.'],
+    ['Explain which tables are dropped by the nightly migration.'],
     ['Once the invoices are paid, summarise the quarter for the board.'],
   ])('%s → text the council writes, and the past as context', (task) => {
     expect(perceive(task).perception.acts).toEqual([]);
