@@ -2,6 +2,7 @@ import type { EnglishReader, Word } from './english.js';
 import { type ActClass, type DeliverableKind, type Domain, HIGH_STAKES_DOMAINS, LEXICON, type ObjectKind } from './lexicon.js';
 import type { Act, FloorReading, Unclear } from './reading.js';
 import { objectKinds, type Request, readRequests } from './requests.js';
+import { readHead, textNounAt } from './heads.js';
 import { resultActs } from './results.js';
 
 /** A command's input file: its path, and its content when it was read. */
@@ -49,7 +50,9 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
   // A work item's expected output describes the text it gives back; an act asked or named as done there is asked.
   (text.results ?? []).forEach((result, i) => {
     const inner = read(result);
-    const requests = [...readRequests(inner, true), ...resultActs(inner)].filter(
+    // What it asks is read where it speaks as a command ("Merge PR 88 and report the commit"); a description is read for acts done.
+    const commands = inner.filter((s) => readHead(s.words, true) !== undefined && !textNounAt(s.words));
+    const requests = [...readRequests(commands, true), ...resultActs(inner)].filter(
       (r) => r.head.kind === 'act' || r.head.kind === 'handover',
     );
     asked.acts.push(...collect([{ source: `work_items.${i}.expected_output`, requests }], { inputs: [], hasInputs: true, words: [] }).acts);

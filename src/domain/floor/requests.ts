@@ -88,7 +88,7 @@ function readClause(
   const { rest, negated } = stripPreamble(clause.words);
   if (negated || rest.length === 0) return [];
   // "I need the old tables dropped", "and get it merged": a wish for an act's result asks the act.
-  const wanted = wantedResult(clause.words.slice(0, clause.words.length - rest.length), rest);
+  const wanted = wantedResult(clause.words, clause.words.length - rest.length);
   if (wanted) return [wanted];
   const first = rest[0] as Word;
   if (clause.join !== 'first') {

@@ -1,81 +1,160 @@
 import type { Sentence, Word } from './english.js';
-import { asBase, isVerb } from './clauses.js';
 import { type Request, readHead, textNounAt } from './heads.js';
 
 /**
  * What a text wants brought about: an act named by its participle after what it is done to. "I need
- * the old tables dropped tonight", "get PR 88 merged", "have Bob fired by Friday" ask for the act as
- * surely as "drop the old tables" does; a work item's expected output "PR 88 merged into main" or
- * "the refund issued" is that act done. A participle about the past in a statement ("the PR merged
- * cleanly yesterday") is context: only a wish, a verb that makes something happen, or a result asked
- * for reads it so.
+ * the old tables dropped tonight", "the team wants the hotfix rolled back", "can we get PR 88
+ * merged", "have Bob fired by Friday" ask for the act as surely as "drop the old tables" does; a work
+ * item's expected output "PR 88 merged into main" or "the refund issued" is that act done. A
+ * participle about the past in a statement ("the PR merged cleanly yesterday", "we have the servers
+ * deployed in two regions") is context: only a wish, a verb that makes something happen where a
+ * request is made, or a result asked for reads it so.
  */
 
-/** Verbs that make their object's state happen: "get it merged", "have Bob fired", "see the invoices paid". */
-const CAUSING = new Set(['get', 'have', 'see', 'want', 'need', 'like', 'make']);
+/** Verbs that make their object's state happen, where a request is made: "get it merged", "have Bob fired", "see the invoices paid". */
+const CAUSING = new Set(['get', 'have', 'see', 'make']);
 
-/** The wish a preamble ends with ("I need", "we'd like"): what follows is the state wanted. */
+/** Verbs that wish for a state, said by anyone: "I need …", "the client expects …", "we'd like …". */
 const WISHING = new Set(['need', 'want', 'like', 'love', 'prefer', 'require', 'expect']);
 
-/**
- * A clause that wants an act's result: after a wish taken off as preamble (`before`), or a causing verb
- * at its start, a noun phrase, then an act's participle.
- */
-export function wantedResult(before: readonly Word[], rest: readonly Word[]): Request | undefined {
-  const wished = WISHING.has(before.at(-1)?.lemma ?? '');
-  const causing = rest[0] !== undefined && CAUSING.has(rest[0].lemma) && isVerb(rest[0]);
-  if (!wished && !causing) return undefined;
-  const start = causing ? 1 : 0;
-  // "a summary of the PRs merged last week": the text is what is wanted; the participle says which PRs.
-  const text = textNounAt(rest.slice(start));
-  if (text && rest[start + text.end]?.tags.has('Preposition')) return undefined;
-  return doneAct(rest, start, 8);
+/** A clause that wants an act's result: a wish, or a causing verb where the request starts, then a noun phrase and an act's participle. */
+export function wantedResult(words: readonly Word[], requestStart: number): Request | undefined {
+  for (let k = 0; k < words.length - 2; k++) {
+    const w = words[k] as Word;
+    const before = words[k - 1];
+    const wish = WISHING.has(w.lemma) && (w.tags.has('Verb') || k === requestStart);
+    // "can we get …", "I'd love to see …", "get …" opening the request.
+    const causes =
+      CAUSING.has(w.lemma) &&
+      (k === requestStart ||
+        before?.tags.has('Modal') === true ||
+        before?.form === 'to' ||
+        (['we', 'you', 'i', 'someone', 'somebody'].includes(before?.form ?? '') && words[k - 2]?.tags.has('Modal') === true));
+    if ((!wish && !causes) || words[k + 1]?.form === 'to') continue;
+    // "a summary of the PRs merged last week": the text is what is wanted; the participle says which PRs.
+    const text = textNounAt(words.slice(k + 1));
+    if (text && words[k + 1 + text.end]?.tags.has('Preposition')) continue;
+    const act = doneAct(words, k + 1, 8);
+    if (act) return act;
+  }
+  return undefined;
 }
 
 /**
- * The acts a result text names as done: a work item's expected output ("PR 88 merged into main",
- * "Bob's account closed and his laptop wiped"). Any act's participle with something before it it is done to.
+ * The acts a result text names as done: a work item's expected output ("PR 88 merged into main", "the
+ * email, sent to the whole team", "summary written and customers emailed"). Not a participle in a
+ * part that describes the text ("a checklist of steps before code is deployed", "a recommendation on
+ * whether PR 88 should be merged", "a draft email, not sent"): past such a word, to the end of the part.
  */
 export function resultActs(sentences: readonly Sentence[]): Request[] {
   const found: Request[] = [];
   for (const { words } of sentences) {
+    let part = 0;
+    let described = false;
     words.forEach((w, j) => {
-      const act = participle(w) && words.slice(0, j).some(named) ? actDone(words, 0, j) : undefined;
+      const prev = words[j - 1];
+      if (prev && /[;:()—–]/.test(prev.after)) [part, described] = [j, false];
+      // "a table of PRs merged last sprint": a kind of text, then what it is of, describes.
+      if (DESCRIBING.has(w.form) || (j === part && textOf(words.slice(j)))) described = true;
+      // A past form ("suspended", "sent"), said of what comes before it ("account", which the library may read as a verb at the start).
+      const past = w.tags.has('PastTense') || /(?:ed|en)$/.test(w.form);
+      const before = words.slice(0, j);
+      if (described || !past || !(before.some(named) || before[0]?.tags.has('Infinitive'))) return;
+      if (prev && NOT_BEFORE.some((t) => prev.tags.has(t))) return;
+      if (!w.tags.has('PastTense') && continues(words[j + 1])) return;
+      const from = words.slice(part, j).some(named) && part < j ? part : 0;
+      const act = basesOf(w)
+        .map((base) => actDone(words, from, j, base))
+        .find(Boolean);
       if (act) found.push(act);
     });
   }
   return found;
 }
 
+/** Words after which a result text describes its content rather than naming what was done. */
+const DESCRIBING = new Set([
+  'before',
+  'after',
+  'when',
+  'whether',
+  'if',
+  'how',
+  'once',
+  'until',
+  'unless',
+  'why',
+  'where',
+  'while',
+  'which',
+  'who',
+  'whose',
+  'what',
+  'not',
+  'no',
+  'without',
+]);
+
+const THE: Word = { form: 'the', lemma: 'the', tags: new Set(['Determiner']), after: ' ', capitalised: false };
+
 /**
- * The first act's participle within `reach` words after `start`, with a noun phrase (no other verb)
- * from `start` to it: that phrase is what the act is done to.
+ * The first act's participle within `reach` words after `start`, with a noun phrase from `start` to
+ * it: that phrase is what the act is done to. The participle ends the phrase ("the password *reset*
+ * for jdoe", not "the bank *transfer* screen"); the phrase ends at a preposition.
  */
 function doneAct(words: readonly Word[], start: number, reach: number): Request | undefined {
   for (let j = start + 1; j < words.length && j <= start + reach; j++) {
     const w = words[j] as Word;
-    if (participle(w) && words.slice(start, j).some(named)) {
-      const act = actDone(words, start, j);
+    const prev = words[j - 1] as Word;
+    if (w.tags.has('Preposition') || w.tags.has('Conjunction') || w.form === 'to') return undefined;
+    if (
+      !words.slice(start, j).some(named) ||
+      NOT_BEFORE.some((t) => prev.tags.has(t)) ||
+      (!w.tags.has('PastTense') && continues(words[j + 1]))
+    )
+      continue;
+    for (const base of basesOf(w)) {
+      const act = actDone(words, start, j, base);
       if (act) return act;
-    } else if (isVerb(w) && !w.tags.has('Noun') && !w.tags.has('Hyphenated')) return undefined;
+    }
   }
   return undefined;
 }
 
 /**
- * The participle at `j` said of the words from `start`, read as the command it would be: "the old
- * tables dropped tonight" as "drop the old tables tonight"; an act when that command asks one ("the
- * checklist updated" is "update the checklist": text the council writes).
+ * The participle at `j`, as the verb `base`, said of the words from `start`, read as the command it
+ * would be: "the old tables dropped tonight" as "drop the old tables tonight"; an act when that
+ * command asks one ("the checklist updated" is "update the checklist": text the council writes).
  */
-function actDone(words: readonly Word[], start: number, j: number): Request | undefined {
-  const command = [asBase(words[j] as Word), ...words.slice(start, j), ...words.slice(j + 1)];
+function actDone(words: readonly Word[], start: number, j: number, base: string): Request | undefined {
+  const verb: Word = { ...(words[j] as Word), form: base, lemma: base, tags: new Set(['Verb', 'Infinitive']) };
+  // "account suspended" reads as "suspend the account": a bare noun gets the article a command would give it.
+  const phrase = words.slice(start, j);
+  const bare = phrase[0] && !phrase[0].tags.has('Determiner') && !phrase[0].tags.has('Possessive') && !phrase[0].tags.has('ProperNoun');
+  const command = [verb, ...(bare ? [THE] : []), ...phrase, ...words.slice(j + 1)];
   const read = readHead(command, true);
   if (read?.head.kind !== 'act') return undefined;
   return { head: read.head, object: command.slice(read.end), decision: false };
 }
 
-/** A verb's past participle ("dropped", "sent", "taken"): a past form that is not its dictionary form. */
-const participle = (w: Word): boolean => w.tags.has('Verb') && w.tags.has('PastTense') && w.form !== w.lemma;
+/** The verbs a past participle may be of: the library's lemma, or its form without "-ed" or "-d" ("purged" → "purge"; "reset" is itself). */
+function basesOf(w: Word): string[] {
+  if (w.tags.has('Gerund') || w.form.endsWith('ing') || !/^\p{L}+$/u.test(w.form)) return [];
+  return [...new Set([w.lemma, w.form, w.form.replace(/ed$/, ''), w.form.replace(/d$/, ''), w.form.replace(/ied$/, 'y')])];
+}
+
+/** What a participle does not follow: a word that makes it part of a noun phrase ("the *reset* button"). */
+const NOT_BEFORE = ['Determiner', 'Possessive', 'Adjective', 'Preposition'];
+
+/** A noun after a word not read as a past form: it is then a noun's modifier ("the bank *transfer* screen"), not a participle. */
+const continues = (next: Word | undefined): boolean =>
+  next !== undefined && next.tags.has('Noun') && !next.tags.has('Date') && !next.tags.has('Pronoun') && !next.tags.has('Value');
 
 /** A word that names what an act may be done to. */
 const named = (w: Word): boolean => w.tags.has('Noun') || w.tags.has('Pronoun') || w.tags.has('Value');
+
+/** A kind of text and a preposition at the start: "a table of …", "a summary on …". */
+function textOf(words: readonly Word[]): boolean {
+  const text = textNounAt(words);
+  return text !== undefined && words[text.end]?.tags.has('Preposition') === true;
+}
