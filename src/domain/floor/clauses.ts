@@ -30,11 +30,12 @@ export function clausesOf(words: readonly Word[]): Clause[] {
   for (const [i, w] of words.entries()) {
     if (actAfterCondition((out[out.length - 1] as Clause).words, words, i)) out.push({ words: [], join: 'break' });
     const current = out[out.length - 1] as Clause;
-    // "the next chapter", "our next step": after a determiner an opener is a word of the phrase ("what if" is one form).
+    // "the next chapter", "our next step": after a determiner an opener is a word of the phrase ("what if", "is it ok if" are polite forms).
     const inPhrase =
       current.words.at(-1)?.tags.has('Determiner') === true ||
       current.words.at(-1)?.tags.has('Possessive') === true ||
-      (current.words.length === 1 && current.words[0]?.form === 'what' && w.form === 'if');
+      (w.form === 'if' && current.words.length === 1 && current.words[0]?.form === 'what') ||
+      (w.form === 'if' && ['ok', 'okay', 'alright', 'mind', 'fine'].includes(current.words.at(-1)?.form ?? ''));
     if ((LEXICON.joiners.has(w.form) || LEXICON.openers.has(w.form)) && current.words.length > 0 && !inPhrase) {
       out.push({ words: [], join: LEXICON.joiners.has(w.form) ? 'and' : 'break' });
       continue;

@@ -11,7 +11,7 @@ import { LEXICON } from './lexicon.js';
  * delte the prod db"), is a request the floor cannot place.
  */
 export function unread(rest: readonly Word[], clause: Clause, question: boolean): Request[] {
-  const named = nominalAct(rest) ?? granted(rest);
+  const named = nominalAct(rest);
   if (named) return [named];
   const first = rest[0];
   if (question || !first || statementShape(rest)) return [];
@@ -31,19 +31,96 @@ export function unread(rest: readonly Word[], clause: Clause, question: boolean)
 }
 
 /**
- * "Yes, approved.", "Signed off.": a word that grants, alone, said as an answer, grants the act it
- * names, or one the floor cannot place ("Confirmed."). Not a state ("Deployed.", "Done.").
+ * A sentence that grants, said after a request: "Approved.", "Yes, go.", "Permission granted.", "You
+ * have my approval.", "I consent." It grants something the floor cannot name (never a text), so it
+ * is a request it cannot place: a person reads what was granted. A state ("Done.", "Merged.") is not one.
  */
-function granted(rest: readonly Word[]): Request | undefined {
-  const [w, ...more] = rest;
-  if (!w || more.length > 1 || (more[0] && more[0].form !== 'off') || !GRANTS.has(w.lemma) || w.form === w.lemma) return undefined;
-  const act = LEXICON.actVerbs.allAt([asBase(w), ...more], 0);
-  if (!act) return { head: { kind: 'unplaced', verb: w.form }, object: [], decision: false };
-  return { head: { kind: 'act', classes: act.values, decision: false }, object: [], decision: false };
+export function grant(words: readonly Word[], whole: boolean): Request | undefined {
+  if (words.length > 6) return undefined;
+  // In a sentence of its own, what is granted may be named ("Payment authorised."); in a clause, "budget approved" is a note.
+  const granting = words.filter(
+    (w) => (GRANTS.has(w.lemma) || GRANTS.has(w.form)) && (whole || w.lemma !== 'go') && !(w.capitalised && w !== words[0]),
+  );
+  const rest = words.filter((w) => !granting.includes(w) && !GRANT_FILLER.has(w.form) && !(whole && w.tags.has('Noun')));
+  if (granting.length === 0 || rest.length > 0) return undefined;
+  return { head: { kind: 'unplaced', verb: granting.map((w) => w.form).join(' ') }, object: [], decision: false };
 }
 
-/** Verbs that grant what was asked ("approved", "green-lit", "signed off"). */
-const GRANTS = new Set(['approve', 'authorize', 'authorise', 'greenlight', 'okay', 'sign', 'clear', 'grant', 'confirm', 'accept']);
+/** Words that grant: "approved", "authorised", "permission", "consent", "greenlit", "go ahead", "yes". */
+const GRANTS = new Set([
+  'approve',
+  'approved',
+  'approval',
+  'authorize',
+  'authorise',
+  'authorized',
+  'authorised',
+  'authorization',
+  'authorisation',
+  'permission',
+  'grant',
+  'granted',
+  'consent',
+  'agree',
+  'agreed',
+  'accept',
+  'accepted',
+  'greenlight',
+  'greenlit',
+  'sanction',
+  'sanctioned',
+  'clear',
+  'cleared',
+  'confirm',
+  'confirmed',
+  'sign',
+  'signed',
+  'go',
+  'yes',
+  'proceed',
+]);
+
+/** What may stand beside a grant: who grants, to whom, "hereby", "consider this". */
+const GRANT_FILLER = new Set([
+  'thanks',
+  'thank',
+  'cheers',
+  'please',
+  'i',
+  'we',
+  'you',
+  "you're",
+  're',
+  'me',
+  'us',
+  'my',
+  'our',
+  'have',
+  'has',
+  'is',
+  'are',
+  'be',
+  'this',
+  'it',
+  'that',
+  'consider',
+  'hereby',
+  'ok',
+  'okay',
+  'sure',
+  'all',
+  'fully',
+  'by',
+  'off',
+  'ahead',
+  'then',
+  'so',
+  'do',
+  'the',
+  'a',
+  'full',
+  'and',
+]);
 
 /** Words of a polite form that ask the council itself (not "then", "also" or "so"). */
 const ADDRESSED = new Set(['please', 'pls', 'plz', 'kindly', 'you', 'u', 'ya']);

@@ -12,7 +12,7 @@ import {
   statementShape,
   stripPreamble,
 } from './clauses.js';
-import { commandShape, unread } from './fragments.js';
+import { commandShape, grant, unread } from './fragments.js';
 import { type Head, type Request, readHead, textNounAt } from './heads.js';
 import { LEXICON } from './lexicon.js';
 import { selection, WH } from './picks.js';
@@ -41,6 +41,12 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
   // ("… Then send it to every customer."): the material's end cannot be told, so it is read for acts.
   let materialSince = false;
   for (const s of sentences) {
+    // "Review PR 88. Approved.": a grant after a request.
+    const granted = requests.length > 0 && !materialSince ? grant(s.words, true) : undefined;
+    if (granted) {
+      requests.push(granted);
+      continue;
+    }
     const intro = s.words.findIndex((_, j) => introducesMaterialAt(s.words, j));
     let at = 0;
     const question = s.asked || LEXICON.questionOpeners.has(s.words[0]?.form ?? '');
@@ -54,8 +60,13 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
       // "- fix: timezone bug", "Deploy: 14:00": in material, a word before a colon is a label, not a command.
       if (inMaterial && clause.words.length === 1 && clause.words[0]?.after.includes(':')) continue;
       const last = requests.length > start ? requests[requests.length - 1] : undefined;
-      const read = readClause(clause, { question, asked: s.asked, previous, hasInputs, last, condition });
-      const made = inMaterial && read !== 'continues' ? read.filter((r) => r.head.kind === 'act' || r.head.kind === 'handover') : read;
+      // "Review PR 88 — approved.": a grant after a request, in its sentence.
+      const granted = requests.length > 0 && clause.join === 'break' && !inMaterial ? grant(clause.words, false) : undefined;
+      const read: Request[] | 'continues' = granted
+        ? [granted]
+        : readClause(clause, { question, asked: s.asked, previous, hasInputs, last, condition });
+      const made: Request[] | 'continues' =
+        inMaterial && read !== 'continues' ? read.filter((r) => r.head.kind === 'act' || r.head.kind === 'handover') : read;
       condition = CONDITIONS.has(clause.words[0]?.form ?? '');
       if (made === 'continues') {
         const last = requests.pop();
@@ -106,7 +117,8 @@ function readClause(
     }
   }
   // "Bob is to be dismissed today", "the funds should be moved": an obligation in the passive asks the act, statement or not.
-  const passive = passiveRequest(rest, at.hasInputs);
+  const before = clause.words.slice(0, clause.words.length - rest.length);
+  const passive = passiveRequest(rest, at.hasInputs, before.at(-1)?.form === 'if');
   if (passive) return [passive];
   if (clause.join === 'first' && !(at.question && isQuestionStart(rest, at.asked)) && statementShape(rest)) return [];
   if (at.question && isQuestionStart(rest, at.asked)) return [questionRequest(rest, at.hasInputs)];
@@ -144,21 +156,29 @@ const BELOW = new Set(['below', 'following']);
  * "Alice should be fired", "the PR needs to be merged into main": an obligation in the passive asks
  * the act; so does a request put as a question ("could the old copies be removed today?").
  */
-function passiveRequest(words: readonly Word[], hasInputs: boolean): Request | undefined {
-  const asking = /^(?:can|could)$/.test(words[0]?.form ?? '');
+function passiveRequest(words: readonly Word[], hasInputs: boolean, permission: boolean): Request | undefined {
+  // "could the old copies be removed?", "would the hotfix be deployed tonight, please?"; not "can a refund be issued
+  // after 90 days?", a question about any case. After "is it ok if", the act in the passive is the one asked.
+  const first = words[0]?.form ?? '';
+  const polite =
+    /^(?:can|could|may|might)$/.test(first) || (/^(?:would|will)$/.test(first) && words.some((w) => ADDRESSED_FORMS.has(w.form)));
+  const asking = (polite && !['a', 'an', 'any'].includes(words[1]?.form ?? '')) || permission;
   const be = words.findIndex(
     (w, j) =>
-      w.form === 'be' &&
+      (w.form === 'be' || (asking && (w.lemma === 'get' || (permission && w.tags.has('Copula'))))) &&
       j > 0 &&
-      (/^(?:should|must|need|needs|has|have|is|are|ought|to|gotta)$/.test(words[j - 1]?.form ?? '') || (asking && j > 1)),
+      (/^(?:should|must|need|needs|has|have|is|are|ought|to|gotta)$/.test(words[j - 1]?.form ?? '') || (asking && j > 1) || permission),
   );
   const participle = be >= 0 ? words[be + 1] : undefined;
-  if (!participle?.tags.has('Verb') || participle.form === participle.lemma) return undefined;
+  if (!participle?.tags.has('Verb') || participle.tags.has('Gerund')) return undefined;
   const base = [asBase(participle), ...words.slice(be + 2)];
   const read = readHead(base, hasInputs);
   if (read?.head.kind !== 'act') return undefined;
   return { head: read.head, object: [...words.slice(0, be), ...base.slice(read.end)], decision: false };
 }
+
+/** Words that make a question a request ("would the hotfix be deployed tonight, please?"). */
+const ADDRESSED_FORMS = new Set(['please', 'pls', 'plz', 'kindly']);
 
 /**
  * A question (a polite request, "could you merge it?", was taken off as preamble before this). It

@@ -206,6 +206,9 @@ describe('material a task carries is data, where the task says where it is', () 
     expect(perceive('Could the stale branches be deleted before the release?').perception.acts.map((a) => a.class)).toEqual([
       'delete_data',
     ]);
+    expect(verdict('Is it okay if the staging buckets are emptied tonight?').proceeds).toBe(false);
+    expect(verdict('Can somebody revert the hotfix on prod?').proceeds).toBe(false);
+    expect(verdict('Can a refund be issued after 90 days under EU law? Explain in general terms.').proceeds).toBe(true);
     expect(verdict('Could you describe how stale branches get deleted?').proceeds).toBe(true);
   });
 });
@@ -216,6 +219,10 @@ describe('a grant said alone', () => {
     expect(verdict('Draft the memo. Yes, authorised.').proceeds).toBe(false);
     expect(verdict('Draft the memo. Confirmed.').findings.map((f) => f.label)).toEqual(['unclear: unplaced']);
     expect(verdict('Write the summary. Done.').proceeds).toBe(true);
+    expect(verdict('Check the quote for order 7. You have my approval.').proceeds).toBe(false);
+    expect(verdict('Look over the vendor terms — agreed.').proceeds).toBe(false);
+    expect(verdict('Tidy these notes: budget approved, hiring paused.').proceeds).toBe(true);
+    expect(verdict('Compare Python, Go and Rust for small CLI tools.').proceeds).toBe(true);
   });
 });
 
