@@ -73,8 +73,10 @@ export function readHead(words: readonly Word[], hasInputs: boolean): { head: He
     return { head: { kind: 'act', classes: a.values, decision: false }, end: a.end };
   }
   if (d && d.length === best) {
-    const code = d.value === 'draft' && LEXICON.codeTextVerbs.has(first.lemma) && textObject(words.slice(d.end)) === 'code';
-    return { head: { kind: 'deliverable', deliverable: code ? 'code' : d.value }, end: d.end };
+    // "write a plan", "draft a summary": a verb that only writes takes the kind of text its object names.
+    const named = d.value === 'draft' ? textObject(words.slice(d.end)) : undefined;
+    const code = named === 'code' && !LEXICON.codeTextVerbs.has(first.lemma);
+    return { head: { kind: 'deliverable', deliverable: code ? 'draft' : (named ?? d.value) }, end: d.end };
   }
   if (h && h.length === best && handsOver(words.slice(h.end), hasInputs)) return { head: { kind: 'handover' }, end: h.end };
   if (g && g.length === best) {

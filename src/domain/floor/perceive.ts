@@ -1,5 +1,5 @@
 import type { EnglishReader, Word } from './english.js';
-import { type ActClass, type DeliverableKind, type Domain, HIGH_STAKES_DOMAINS, LEXICON, type ObjectKind } from './lexicon.js';
+import { type ActClass, type DeliverableKind, type Domain, HIGH_STAKES_DOMAINS, LEXICON, type ObjectKind, PhraseSet } from './lexicon.js';
 import type { Act, FloorReading, Unclear } from './reading.js';
 import { objectKinds, type Request, readRequests } from './requests.js';
 import { readHead, textNounAt } from './heads.js';
@@ -64,7 +64,9 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
   for (const a of asked.acts) if (a.class !== 'other') domains.add(LEXICON.acts[a.class].domain);
   const { acts, unclear, deliverables } = asked;
   if (asked.unplaced.length > 0) unclear.add('unplaced');
-  const advice = asked.decision ? 'decision' : [...deliverables].some((k) => ADVICE.has(k));
+  // Text that says what to do is advice, whatever its kind: "a summary of my options", "a list of what to do".
+  const advises = sources.some((s) => s.requests.some((r) => ADVICE_WORDS.has(r.object)));
+  const advice = asked.decision ? 'decision' : advises || [...deliverables].some((k) => ADVICE.has(k));
   return {
     perception: {
       deliverables: [...deliverables],
@@ -241,6 +243,17 @@ function referencedInputs(object: readonly Word[], inputs: readonly TaskInput[])
   return (named.length > 0 ? named : inputs).map((i) => i.path);
 }
 
+/** Words with which a text says what to do. */
+const ADVICE_WORDS = PhraseSet.of([
+  'options',
+  'what to do',
+  'next steps',
+  'what i should',
+  'what we should',
+  'what to tell',
+  'how to handle',
+]);
+
 /** Kinds of text that advise: about a particular case in a high-stakes domain, a person decides. */
 const ADVICE: ReadonlySet<DeliverableKind> = new Set(['answer', 'proposal', 'comparison', 'analysis', 'review', 'plan', 'explanation']);
 
@@ -257,8 +270,10 @@ function particularCases(words: readonly Word[], domains: ReadonlySet<Domain>, a
   const relation = words.some(
     (w, i) => LEXICON.relations.has(w.lemma) && /^(?:my|our|his|her|their|the|this|that|your)$|'s$/.test(words[i - 1]?.form ?? ''),
   );
+  // The writer's own affairs: "my mortgage", "for me", or what happens to them ("I was fired", "I'm being evicted").
   const own =
     words.some((w, i) => LEXICON.firstPerson.has(w.form) && LEXICON.personalObjects.at(words, i + 1) !== undefined) ||
+    words.some((w, i) => ['i', 'we'].includes(w.form) && happensTo(words, i + 1)) ||
     words.some((w, i) => w.form === 'for' && ['me', 'us', 'myself'].includes(words[i + 1]?.form ?? ''));
   // Health is judged closer: any person (even "a child"), the writer, or a dose makes it a case.
   const health =
@@ -301,4 +316,18 @@ function atScale(words: readonly Word[]): boolean {
       LEXICON.scaleQuantifiers.has(w.form) &&
       words.slice(i + 1, i + 4).some((n) => n.tags.has('Plural') || LEXICON.objectKinds.at(words, words.indexOf(n))?.value === 'person'),
   );
+}
+
+/** "(I) was fired", "(I)'m being evicted", "(we) got laid off": the writer is what a high-stakes event is done to. */
+function happensTo(words: readonly Word[], i: number): boolean {
+  const be = words
+    .slice(i, i + 3)
+    .findIndex((w) => ['be', 'get', 'got', 'been'].includes(w.lemma) || w.tags.has('Copula') || w.tags.has('Passive'));
+  return be >= 0 && [1, 2].some((k) => stakesAt(words, i + be + k));
+}
+
+/** Whether a word of a high-stakes domain stands at `i`. */
+function stakesAt(words: readonly Word[], i: number): boolean {
+  const d = LEXICON.domains.at(words, i)?.value;
+  return d !== undefined && (HIGH_STAKES_DOMAINS as readonly string[]).includes(d);
 }

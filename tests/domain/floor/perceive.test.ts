@@ -263,6 +263,15 @@ describe('context: domains, particular cases, irreversibility, scale, urgency, c
     expect(perceive('Review the NDA template for unusual clauses').context.high_stakes_case).toEqual([]);
   });
 
+  it('a particular case whatever kind of text is asked: a plan, a list of what to do, a summary of options', () => {
+    expect(perceive('My husband passed out at dinner. Write a plan for the next hour.').context.high_stakes_case).toEqual(['health']);
+    expect(perceive('I got laid off this morning; list my options.').context.high_stakes_case).toEqual(['employment']);
+    expect(perceive("I'm being sued by my old landlord. Summarise what to do first.").context.high_stakes_case).toContain('law');
+    expect(perceive('Write a plan for onboarding the new payroll clerk.').context.high_stakes_case).toEqual([]);
+    expect(perceive('Explain what happens after someone is arrested in Germany.').context.high_stakes_case).toEqual([]);
+    expect(perceive('Write a plan for the offsite').perception.deliverables).toEqual(['plan']);
+  });
+
   it('an emergency told by what a person feels, with no clinical word, is a case', () => {
     expect(perceive('My mother passed out in the kitchen, what do I do?').context.high_stakes_case).toEqual(['health']);
     expect(perceive('What should I do, my son is vomiting since this morning?').context.high_stakes_case).toEqual(['health']);
