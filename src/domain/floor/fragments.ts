@@ -1,5 +1,5 @@
 import type { Word } from './english.js';
-import { asBase, type Clause, isBase, isVerb, statementShape } from './clauses.js';
+import { type Clause, isBase, isVerb, statementShape } from './clauses.js';
 import type { Request } from './heads.js';
 import { LEXICON } from './lexicon.js';
 

@@ -210,4 +210,4 @@ export function matchAt(words: readonly Word[], at: number, p: Phrase): number {
 }
 
 const infinitive = (w: Word | undefined): boolean =>
-  w !== undefined && w.tags.has('Verb') && (w.tags.has('Infinitive') || w.form === w.lemma) && !w.tags.has('Noun') && !w.tags.has('Gerund');
+  w?.tags.has('Verb') === true && (w.tags.has('Infinitive') || w.form === w.lemma) && !w.tags.has('Noun') && !w.tags.has('Gerund');

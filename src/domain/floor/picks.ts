@@ -2,6 +2,7 @@ import type { Word } from './english.js';
 import { asBase, isBase, startsObject } from './clauses.js';
 import type { Request } from './heads.js';
 import { LEXICON } from './lexicon.js';
+import { basesOf } from './results.js';
 
 /** A subject before the act of a relative clause: "the stocks *we* should sell", "which candidates *they* hire". */
 const SUBJECTS = new Set(['i', 'we', 'you', 'they', 'he', 'she']);
@@ -17,8 +18,8 @@ const SELECTED: Word = { form: 'them', lemma: 'them', tags: new Set(['Pronoun'])
  * subject, or stands in the passive, and its object is the one selected: no object of its own
  * follows it ("a plan to drop *a table*" is about dropping, not a choice of what to drop).
  */
-export function selection(words: readonly Word[]): Request | undefined {
-  const picked = pickedPassive(words);
+export function selection(words: readonly Word[], choosing = false): Request | undefined {
+  const picked = pickedPassive(words, choosing);
   if (picked) return picked;
   for (let j = 1; j < words.length; j++) {
     const before = words[j - 1] as Word;
@@ -44,9 +45,12 @@ export function selection(words: readonly Word[]): Request | undefined {
  * "who gets cut", "which tables get dropped", "who will be dismissed", "whose application is
  * approved": a word that picks, what it picks, then the act in the passive, done to what was picked.
  */
-function pickedPassive(words: readonly Word[]): Request | undefined {
+function pickedPassive(words: readonly Word[], choosing: boolean): Request | undefined {
   for (let k = 0; k < words.length; k++) {
-    if (!WH.has(words[k]?.form ?? '') || words[k]?.form === 'that') continue;
+    // "decide whether the loan is approved": when the request is a choice, "whether" and "if" pick too.
+    const picker =
+      (WH.has(words[k]?.form ?? '') && words[k]?.form !== 'that') || (choosing && ['whether', 'if'].includes(words[k]?.form ?? ''));
+    if (!picker) continue;
     let i = k + 1;
     const picked: Word[] = [];
     const be = (w: Word) => ['be', 'get'].includes(w.lemma) || w.tags.has('Copula');
@@ -54,19 +58,26 @@ function pickedPassive(words: readonly Word[]): Request | undefined {
     while (i < words.length && !auxiliary(words[i] as Word) && picked.length < 5) picked.push(words[i++] as Word);
     let passive = false;
     let past = false;
+    // "is approved" alone picks only in a choice: "which services are deployed in us-east-1" is how things are.
+    let present = true;
     while (i < words.length && auxiliary(words[i] as Word)) {
-      past ||= ['was', 'were'].includes((words[i] as Word).form);
-      passive ||= be(words[i++] as Word);
+      const w = words[i++] as Word;
+      past ||= ['was', 'were'].includes(w.form);
+      present &&= w.tags.has('Copula') && w.lemma !== 'be';
+      passive ||= be(w);
     }
+    if (present && !choosing) continue;
     // "which invoices were paid" is what happened, "which product lines are declining" what is going on: no pick;
     const participle = words[i];
     // "which tables are dropped by the migration" says what something else does.
     if (!passive || past || !participle || participle.form.endsWith('ing') || words[i + 1]?.form === 'by') continue;
-    if (participle.tags.has('Adjective') && !participle.tags.has('Verb') && participle.lemma === participle.form) continue;
+    if (participle.tags.has('Adjective') && !participle.tags.has('Verb') && !participle.form.endsWith('ed')) continue;
     const object = picked.some((w) => w.tags.has('Noun')) ? picked.filter((w) => !WH.has(w.form)) : [SELECTED];
-    const rest = [asBase(participle), ...object, ...words.slice(i + 1)];
-    const act = LEXICON.actVerbs.allAt(rest, 0);
-    if (act) return { head: { kind: 'act', classes: act.values, decision: true }, object: rest.slice(act.end), decision: true };
+    for (const base of basesOf(participle)) {
+      const rest = [{ ...asBase(participle), form: base, lemma: base }, ...object, ...words.slice(i + 1)];
+      const act = LEXICON.actVerbs.allAt(rest, 0);
+      if (act) return { head: { kind: 'act', classes: act.values, decision: true }, object: rest.slice(act.end), decision: true };
+    }
   }
   return undefined;
 }

@@ -137,7 +137,9 @@ function readClause(
   const decided =
     direct ??
     (asks ? decisionInside(object, at.hasInputs) : undefined) ??
-    (read.head.kind === 'deliverable' ? selection(WH.has(rest[read.end - 1]?.form ?? '') ? rest.slice(read.end - 1) : object) : undefined);
+    (read.head.kind === 'deliverable'
+      ? selection(WH.has(rest[read.end - 1]?.form ?? '') ? rest.slice(read.end - 1) : object, CHOOSING.has(first.lemma))
+      : undefined);
   if (decided) out.push(decided);
   // "use the console to wipe the database": the purpose is a request too.
   const to = read.head.kind === 'constraint' ? object.findIndex((w, j) => w.form === 'to' && isVerb(object[j + 1])) : -1;
@@ -148,6 +150,9 @@ function readClause(
   void first;
   return out;
 }
+
+/** Verbs of a choice: what they pick in the passive ("decide whose claim is paid") is decided. */
+const CHOOSING = new Set(['decide', 'choose', 'pick', 'select', 'determine', 'settle']);
 
 /** Words that point at material after the sentence that names it. */
 const BELOW = new Set(['below', 'following']);

@@ -138,7 +138,7 @@ function actDone(words: readonly Word[], start: number, j: number, base: string)
 }
 
 /** The verbs a past participle may be of: the library's lemma, or its form without "-ed" or "-d" ("purged" → "purge"; "reset" is itself). */
-function basesOf(w: Word): string[] {
+export function basesOf(w: Word): string[] {
   if (w.tags.has('Gerund') || w.form.endsWith('ing') || !/^\p{L}+$/u.test(w.form)) return [];
   return [...new Set([w.lemma, w.form, w.form.replace(/ed$/, ''), w.form.replace(/d$/, ''), w.form.replace(/ied$/, 'y')])];
 }
@@ -148,7 +148,7 @@ const NOT_BEFORE = ['Determiner', 'Possessive', 'Adjective', 'Preposition'];
 
 /** A noun after a word not read as a past form: it is then a noun's modifier ("the bank *transfer* screen"), not a participle. */
 const continues = (next: Word | undefined): boolean =>
-  next !== undefined && next.tags.has('Noun') && !next.tags.has('Date') && !next.tags.has('Pronoun') && !next.tags.has('Value');
+  next?.tags.has('Noun') === true && !next.tags.has('Date') && !next.tags.has('Pronoun') && !next.tags.has('Value');
 
 /** A word that names what an act may be done to. */
 const named = (w: Word): boolean => w.tags.has('Noun') || w.tags.has('Pronoun') || w.tags.has('Value');

@@ -234,6 +234,7 @@ describe('an act asked for by its result, or after a condition without a comma',
     ['Unless someone objects by 5pm revert the hotfix.', 'change_system'],
     ['When the canary looks healthy roll out the release to every region.', 'change_system'],
     ['Decide whose expense claim is reimbursed this month.', 'move_money'],
+    ['Choose whether the vendor account is suspended.', 'change_access'],
   ])('%s → %s', (task, act) => {
     expect(perceive(task).perception.acts.map((a) => a.class)).toContain(act);
     expect(verdict(task).proceeds).toBe(false);
@@ -247,6 +248,8 @@ describe('an act asked for by its result, or after a condition without a comma',
     ['When does the new search page ship? One line.'],
     ['List which invoices were paid last month.'],
     ['Explain which tables are dropped by the nightly migration.'],
+    ['List which services are deployed in eu-west-1.'],
+    ['Which emails are sent automatically at signup?'],
     ['Once the invoices are paid, summarise the quarter for the board.'],
   ])('%s → text the council writes, and the past as context', (task) => {
     expect(perceive(task).perception.acts).toEqual([]);
