@@ -35,7 +35,10 @@ export function clausesOf(words: readonly Word[]): Clause[] {
       current.words.at(-1)?.tags.has('Determiner') === true ||
       current.words.at(-1)?.tags.has('Possessive') === true ||
       (w.form === 'if' && current.words.length === 1 && current.words[0]?.form === 'what') ||
-      (w.form === 'if' && ['ok', 'okay', 'alright', 'mind', 'fine'].includes(current.words.at(-1)?.form ?? ''));
+      (w.form === 'if' && ['ok', 'okay', 'alright', 'mind', 'fine'].includes(current.words.at(-1)?.form ?? '')) ||
+      (w.form === 'next' && words[i + 1]?.tags.has('Date') === true) ||
+      // ", and when would …": a joiner alone does not make a clause an opener could end.
+      (current.words.length === 1 && LEXICON.joiners.has(current.words[0]?.form ?? ''));
     if ((LEXICON.joiners.has(w.form) || LEXICON.openers.has(w.form)) && current.words.length > 0 && !inPhrase) {
       out.push({ words: [], join: LEXICON.joiners.has(w.form) ? 'and' : 'break' });
       continue;
@@ -52,25 +55,40 @@ export function clausesOf(words: readonly Word[]): Clause[] {
 export const CONDITIONS = new Set(['if', 'when', 'once', 'unless', 'whenever']);
 
 /**
- * "if nobody objects by noon merge PR 88", "if the tests pass merge it": with no comma, an act's verb
- * after the condition's own verb starts the clause that says what to do. By the words' order, not
- * their tags alone: the English library reads "merge" after "noon" as a noun.
+ * "if nobody objects by noon merge PR 88", "once QA signs off deploy", "after lunch write the summary":
+ * with no comma, a verb in its base form after the condition's own verb (or a short condition) starts
+ * the clause that says what to do. By the words' order, not their tags alone: the English library
+ * reads "merge" after "noon" as a noun.
  */
 function actAfterCondition(clause: readonly Word[], words: readonly Word[], i: number): boolean {
   const [opener, ...rest] = clause;
   const w = words[i] as Word;
   const before = words[i - 1];
-  const act = LEXICON.actVerbs.allAt(words, i);
-  if (!opener || !CONDITIONS.has(opener.form) || !before || w.form !== w.lemma || act === undefined) return false;
-  // The condition's own verb, before this one: not an auxiliary ("when does the page ship?" is a question).
+  const condition =
+    CONDITIONS.has(opener?.form ?? '') ||
+    ['after', 'before', 'until'].includes(opener?.form ?? '') ||
+    (opener?.form === 'in' && rest[0]?.form === 'case');
+  if (!condition || !before || rest.length === 0 || w.form !== w.lemma || LEXICON.subjects.has(w.form) || w.tags.has('Modal')) return false;
+  if (LEXICON.questionAuxiliaries.has(w.form)) return false;
+  const known = LEXICON.actVerbs.allAt(words, i) ?? LEXICON.deliverableVerbs.at(words, i);
+  if (!known && !(isVerb(w) && isBase(w))) return false;
+  // The condition's own verb, before this one: not an auxiliary ("when does the page ship?" is a question); or a short one ("when ready").
   if (LEXICON.questionAuxiliaries.has(rest[0]?.form ?? '')) return false;
-  if (!rest.some((x) => x.tags.has('Verb') && !x.tags.has('Modal') && !x.tags.has('Auxiliary'))) return false;
-  const next = words[act.end];
-  if (next && !startsObject(next) && !next.tags.has('Noun')) return false;
+  // A short condition with no verb names a state or a time: "when ready", "if green", "after lunch"; "if users delete …" has its verb still to come.
+  const short =
+    rest.length <= 2 && (['after', 'before', 'until'].includes(opener?.form ?? '') || rest.every((x) => SHORT.some((t) => x.tags.has(t))));
+  if (!rest.some((x) => x.tags.has('Verb') && !x.tags.has('Modal') && !x.tags.has('Auxiliary')) && !short) return false;
+  const next = words[known?.end ?? i + 1];
+  if (next && isVerb(next) && !next.tags.has('Noun')) return false;
   // "when the canary looks healthy roll out …": an adjective after a verb ends the condition; "the final merge" is a noun.
   const complement = before.tags.has('Adjective') && (words[i - 2]?.tags.has('Verb') === true || words[i - 2]?.tags.has('Copula') === true);
-  return (complement || !NOT_BEFORE_VERB.some((t) => before.tags.has(t))) && !['to', ...LEXICON.subjects].includes(before.form);
+  const particle =
+    before.tags.has('Particle') || (['off', 'out', 'up', 'in', 'through'].includes(before.form) && words[i - 2]?.tags.has('Verb') === true);
+  return (complement || particle || !NOT_BEFORE_VERB.some((t) => before.tags.has(t))) && !['to', ...LEXICON.subjects].includes(before.form);
 }
+
+/** What a short condition's words are: "ready", "green", "today", "so". */
+const SHORT = ['Adjective', 'Date', 'Adverb', 'Value'];
 
 /** What a verb does not follow: a word that makes it a noun ("the merge"), or wants a verb after it ("can merge", "to merge"). */
 const NOT_BEFORE_VERB = ['Determiner', 'Possessive', 'Adjective', 'Preposition', 'Modal', 'Auxiliary', 'Pronoun'];
