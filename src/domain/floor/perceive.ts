@@ -28,8 +28,9 @@ export interface TaskText {
  * Pure: the reader is the English library, loaded by the caller.
  */
 export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading {
-  const hasInputs = text.inputs.length > 0 || (text.goals ?? []).length > 0;
   const { said, fenced } = fences(text.task);
+  // Fenced material is the task's own input: "explain this:" points at it.
+  const hasInputs = text.inputs.length > 0 || (text.goals ?? []).length > 0 || fenced.length > 0;
   const sentences = read(said);
   const words = sentences.flatMap((s) => s.words);
   const sources = [
@@ -97,7 +98,7 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
  */
 function fences(task: string): { said: string; fenced: string[] } {
   const fenced: string[] = [];
-  const said = task.replace(/```[^\n`]*\n([\s\S]*?)```/g, (_, body: string) => {
+  const said = task.replace(/(```|~~~)[^\n`~]*\n([\s\S]*?)\1/g, (_, _fence: string, body: string) => {
     fenced.push(body);
     return '\n';
   });

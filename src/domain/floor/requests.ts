@@ -80,7 +80,9 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
       previous = made.length > 0 && made.every((r) => r.head.kind !== 'question') ? 'request' : 'other';
     }
     // "Critique the aims section, pasted below.": what follows the sentence is the material.
-    materialSince ||= intro >= 0 || requests.slice(start).some((r) => r.object.some((w) => BELOW.has(w.form)));
+    // "Classify these alerts:" at the end of its line: what follows is the material (its acts still count).
+    const colonEnds = s.words.at(-1)?.after.includes(':') === true && requests.length > start;
+    materialSince ||= intro >= 0 || colonEnds || requests.slice(start).some((r) => r.object.some((w) => BELOW.has(w.form)));
   }
   return requests;
 }

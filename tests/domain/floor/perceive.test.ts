@@ -186,6 +186,12 @@ describe('material a task carries is data, where the task says where it is', () 
     expect(verdict(task).findings).toEqual([]);
   });
 
+  it('"explain this:" points at the fenced material; the lines after a request ending in a colon are material', () => {
+    expect(verdict('Explain this to a new hire:\n~~~\nawait queue.drain();\n~~~').findings).toEqual([]);
+    expect(verdict('Rank these alerts by urgency:\n- deploy: canary failed\n- db: replica lag 30s').findings).toEqual([]);
+    expect(verdict('Work through this list:\n- merge PR 88\n- tag v2').proceeds).toBe(false);
+  });
+
   it('reads what is outside a fence, and a fence left open is no fence', () => {
     expect(verdict(`${LOG}\nThen roll back release 5.1 on prod.`).proceeds).toBe(false);
     expect(verdict('Run the steps in this block tonight:\n```\nsystemctl restart nginx\n```').proceeds).toBe(false);
