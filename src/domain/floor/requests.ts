@@ -224,7 +224,8 @@ function questionRequest(words: readonly Word[], hasInputs: boolean): Request {
 /** "tell me whether to plead guilty", "what to put it in": a decision inside a request. */
 function decisionInside(words: readonly Word[], hasInputs: boolean): Request | undefined {
   const at = words.findIndex((w, j) => {
-    if (!LEXICON.decisionWords.has(w.form)) return false;
+    // "how to stop password guessing" asks for a way, not a choice ("how much to give" is one).
+    if (!LEXICON.decisionWords.has(w.form) || (w.form === 'how' && words[j + 1]?.form === 'to')) return false;
     // "whether to sell", "which fund to pick", "how much to give"; not "what tends to go wrong".
     const to = words.slice(j + 1, j + 4).findIndex((x) => x.form === 'to');
     return to >= 0 && words.slice(j + 1, j + 1 + to).every((x) => !isVerb(x)) && isVerb(words[j + 2 + to]);
