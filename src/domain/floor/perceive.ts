@@ -1,8 +1,9 @@
 import type { EnglishReader, Word } from './english.js';
-import { type ActClass, type DeliverableKind, type Domain, HIGH_STAKES_DOMAINS, LEXICON, type ObjectKind, PhraseSet } from './lexicon.js';
+import { type ActClass, type DeliverableKind, type Domain, LEXICON, type ObjectKind } from './lexicon.js';
 import type { Act, FloorReading, Unclear } from './reading.js';
 import { objectKinds, type Request, readRequests } from './requests.js';
 import { readHead, textNounAt } from './heads.js';
+import { ADVICE, ADVICE_WORDS, atScale, particularCases } from './cases.js';
 import { resultActs } from './results.js';
 
 /** A command's input file: its path, and its content when it was read. */
@@ -242,93 +243,4 @@ function referencedInputs(object: readonly Word[], inputs: readonly TaskInput[])
     return said.some((w) => w === p || w === base || w.endsWith(`/${base}`));
   });
   return (named.length > 0 ? named : inputs).map((i) => i.path);
-}
-
-/** Words with which a text says what to do. */
-const ADVICE_WORDS = PhraseSet.of([
-  'options',
-  'what to do',
-  'next steps',
-  'what i should',
-  'what we should',
-  'what to tell',
-  'how to handle',
-]);
-
-/** Kinds of text that advise: about a particular case in a high-stakes domain, a person decides. */
-const ADVICE: ReadonlySet<DeliverableKind> = new Set(['answer', 'proposal', 'comparison', 'analysis', 'review', 'plan', 'explanation']);
-
-/**
- * High-stakes domains in which the task is about a particular case, not a topic: it asks what
- * someone should do, names a person or a relation ("my son", "the candidate"), speaks of the
- * writer's own affairs ("my mortgage", "for me"), or of a sum of money.
- */
-function particularCases(words: readonly Word[], domains: ReadonlySet<Domain>, advice: boolean | 'decision'): Domain[] {
-  const stakes = HIGH_STAKES_DOMAINS.filter((d) => domains.has(d));
-  if (stakes.length === 0 || advice === false) return [];
-  if (advice === 'decision') return stakes;
-  const named = words.some((w) => w.tags.has('FirstName') && w.capitalised);
-  const relation = words.some(
-    (w, i) => LEXICON.relations.has(w.lemma) && /^(?:my|our|his|her|their|the|this|that|your)$|'s$/.test(words[i - 1]?.form ?? ''),
-  );
-  // The writer's own affairs: "my mortgage", "for me", or what happens to them ("I was fired", "I'm being evicted").
-  const own =
-    words.some((w, i) => LEXICON.firstPerson.has(w.form) && LEXICON.personalObjects.at(words, i + 1) !== undefined) ||
-    words.some((w, i) => ['i', 'we'].includes(w.form) && happensTo(words, i + 1)) ||
-    words.some((w, i) => w.form === 'for' && ['me', 'us', 'myself'].includes(words[i + 1]?.form ?? ''));
-  // Health is judged closer: any person (even "a child"), the writer, or a dose makes it a case.
-  const health =
-    words.some((w, i) => ['i', 'me', 'my', 'myself'].includes(w.form) || LEXICON.relations.has(w.lemma) || isDose(words, i)) ||
-    LEXICON.healthCase.has(words);
-  return stakes.filter((d) => named || relation || own || (d === 'health' && health));
-}
-
-const DOSE_UNITS = new Set([
-  'mg',
-  'mcg',
-  'µg',
-  'ml',
-  'units',
-  'unit',
-  'iu',
-  'tablets',
-  'tablet',
-  'pills',
-  'pill',
-  'capsules',
-  'drops',
-  'puffs',
-  'g',
-  'kg',
-]);
-
-/** A quantity of a medicine: "10 units", "5mg", "two tablets". */
-function isDose(words: readonly Word[], i: number): boolean {
-  const w = words[i] as Word;
-  if (/^\d+(?:[.,]\d+)?(?:mg|mcg|ml|iu|g)$/.test(w.form)) return true;
-  return (w.tags.has('Value') || /^\d/.test(w.form)) && DOSE_UNITS.has(words[i + 1]?.form ?? '');
-}
-
-/** It reaches many: "everyone", "all customers", "every account". */
-function atScale(words: readonly Word[]): boolean {
-  if (LEXICON.scaleAlone.has(words)) return true;
-  return words.some(
-    (w, i) =>
-      LEXICON.scaleQuantifiers.has(w.form) &&
-      words.slice(i + 1, i + 4).some((n) => n.tags.has('Plural') || LEXICON.objectKinds.at(words, words.indexOf(n))?.value === 'person'),
-  );
-}
-
-/** "(I) was fired", "(I)'m being evicted", "(we) got laid off": the writer is what a high-stakes event is done to. */
-function happensTo(words: readonly Word[], i: number): boolean {
-  const be = words
-    .slice(i, i + 3)
-    .findIndex((w) => ['be', 'get', 'got', 'been'].includes(w.lemma) || w.tags.has('Copula') || w.tags.has('Passive'));
-  return be >= 0 && [1, 2].some((k) => stakesAt(words, i + be + k));
-}
-
-/** Whether a word of a high-stakes domain stands at `i`. */
-function stakesAt(words: readonly Word[], i: number): boolean {
-  const d = LEXICON.domains.at(words, i)?.value;
-  return d !== undefined && (HIGH_STAKES_DOMAINS as readonly string[]).includes(d);
 }
