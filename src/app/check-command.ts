@@ -120,21 +120,24 @@ function linesOf(issue: GateOutcome, gathered: GatheredFacts, command: CommandFi
     case 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL':
       return (facts.floor?.verdict.findings ?? [])
         .filter((f) => f.gate === issue.layer && !f.accepted)
-        .map((f) => `task_description: ${f.says}`);
+        .map((f) => `${fieldOf(f.source)}: ${f.says}`);
     case 'ETHICS_PII_DETECTED':
     case 'ETHICS_SECRET_DETECTED': {
       const secret = issue.decision.reason_code === 'ETHICS_SECRET_DETECTED';
       const found = gathered.places.filter((p) => isSecretCategory(p.category) === secret);
       return [
         ...new Set(
-          found.map(
-            (p) =>
-              `${p.source === 'task' ? 'task_description' : `input_artifacts "${p.source}"`}: ${p.line === undefined ? '' : `line ${p.line}: `}${p.category} (the value is not shown)`,
-          ),
+          found.map((p) => `${fieldOf(p.source)}: ${p.line === undefined ? '' : `line ${p.line}: `}${p.category} (the value is not shown)`),
         ),
       ];
     }
     default:
       return [`(${issue.layer}): ${issue.decision.reason_code}`];
   }
+}
+
+/** The command file's field a finding's source names: the task, a work item's field, or an input file. */
+function fieldOf(source: string | undefined): string {
+  if (source === undefined || source === 'task' || source === 'mediator') return 'task_description';
+  return source.startsWith('work_items.') ? source : `input_artifacts "${source}"`;
 }

@@ -63,6 +63,21 @@ describe('maestro validate', () => {
     expect(top.out.findings[0]?.lines.join('\n')).toContain('did you mean "task_description"?');
   });
 
+  it("names the work item's field where a finding is, not the task", async () => {
+    const item = {
+      id: 'a',
+      assigned_agent: 'auditor',
+      goal: 'Check the notes and mail jane.doe@example.com',
+      expected_output: 'PR 88 merged into main',
+    };
+    const { code, out } = await validate({ task_description: 'Review the release checklist', work_items: [item] });
+    expect(code).toBe(2);
+    const lines = out.findings.flatMap((f) => f.lines);
+    expect(lines).toContain('work_items.0.goal: line 1: EMAIL (the value is not shown)');
+    expect(lines.some((l) => l.startsWith('work_items.0.expected_output: asks to act: change a system'))).toBe(true);
+    expect(lines.some((l) => l.startsWith('task_description'))).toBe(false);
+  });
+
   it('a value not among the options suggests the closest one', async () => {
     const { code, out } = await validate({ task_description: 'Review the plan', config: { mode: 'hierarchichal' } });
     expect(code).toBe(2);

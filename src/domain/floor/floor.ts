@@ -36,6 +36,8 @@ export interface FloorFinding {
   readonly accepted?: string;
   /** The high-stakes domains that kept an acceptance of its class from covering it ("an act class only in its own domain"). */
   readonly beyond?: readonly string[];
+  /** Where an act was asked: `task`, a work item's field (`work_items.0.goal`), an input's path, or `mediator`. */
+  readonly source?: string;
 }
 
 export interface FloorVerdict {
@@ -98,6 +100,7 @@ export function floorFindings(reading: FloorReading): FloorFinding[] {
       risk: a.class,
       label: `${a.decision ? 'decision' : 'act'}: ${a.class} (${a.source === 'task' ? 'task' : a.source})`,
       says: actSays(a),
+      source: a.source,
     });
   }
   for (const d of c.high_stakes_case) {
