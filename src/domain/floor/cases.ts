@@ -36,12 +36,15 @@ export const ADVICE: ReadonlySet<DeliverableKind> = new Set([
  */
 export function particularCases(words: readonly Word[], domains: ReadonlySet<Domain>, advice: boolean | 'decision'): Domain[] {
   const stakes = HIGH_STAKES_DOMAINS.filter((d) => domains.has(d));
-  if (stakes.length === 0 || advice === false) return [];
-  if (advice === 'decision') return stakes;
   const named = words.some((w) => w.tags.has('FirstName') && w.capitalised);
   const relation = words.some(
     (w, i) => LEXICON.relations.has(w.lemma) && /^(?:my|our|his|her|their|the|this|that|your)$|'s$/.test(words[i - 1]?.form ?? ''),
   );
+  // An emergency happening to someone now is their case whatever the text is: a note for the doctor, a list for the paramedics.
+  const someone = named || relation || words.some((w) => ['i', 'me', 'myself'].includes(w.form));
+  if (advice === false) return domains.has('health') && someone && LEXICON.emergency.has(words) ? ['health'] : [];
+  if (stakes.length === 0) return [];
+  if (advice === 'decision') return stakes;
   // The writer's own affairs: "my mortgage", "for me", or what happens to them ("I was fired", "I'm being evicted").
   const own =
     words.some((w, i) => LEXICON.firstPerson.has(w.form) && LEXICON.personalObjects.at(words, i + 1) !== undefined) ||

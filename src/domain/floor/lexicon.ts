@@ -158,6 +158,7 @@ export const LEXICON = {
   firstPerson: new Set(data.case_markers.first_person),
   personalObjects: set(data.case_markers.personal_objects),
   healthCase: set(data.case_markers.health),
+  emergency: set(data.case_markers.emergency),
   scaleQuantifiers: new Set(data.scale.quantifiers),
   scaleAlone: set(data.scale.alone),
   urgency: set(data.urgency),

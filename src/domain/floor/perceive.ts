@@ -63,6 +63,7 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
   const all = [...words, ...handedWords, ...fenced.flatMap((f) => read(f).flatMap((s) => s.words))];
   const domains = new Set<Domain>(LEXICON.domains.all(all).map((m) => m.value));
   if (all.some((w) => w.tags.has('Money'))) domains.add('money');
+  if (LEXICON.emergency.has(all)) domains.add('health');
   for (const a of asked.acts) if (a.class !== 'other') domains.add(LEXICON.acts[a.class].domain);
   const { acts, unclear, deliverables } = asked;
   if (asked.unplaced.length > 0) unclear.add('unplaced');

@@ -287,6 +287,12 @@ describe('context: domains, particular cases, irreversibility, scale, urgency, c
     expect(perceive('Write a plan for the offsite').perception.deliverables).toEqual(['plan']);
   });
 
+  it('an emergency happening to someone is their case whatever text is asked; a poster about emergencies is not', () => {
+    expect(perceive('My grandpa collapsed and passed out; draft a note for his GP.').context.high_stakes_case).toEqual(['health']);
+    expect(perceive('My son swallowed a battery. Write a checklist for us.').context.high_stakes_case).toEqual(['health']);
+    expect(verdict('Draft a first-aid poster for the office: what to do if someone faints.').proceeds).toBe(true);
+  });
+
   it('an emergency told by what a person feels, with no clinical word, is a case', () => {
     expect(perceive('My mother passed out in the kitchen, what do I do?').context.high_stakes_case).toEqual(['health']);
     expect(perceive('What should I do, my son is vomiting since this morning?').context.high_stakes_case).toEqual(['health']);
