@@ -138,7 +138,10 @@ function readClause(
   const direct = asks && object[0]?.form === 'to' ? decisionOn(object.slice(1), at.hasInputs) : undefined;
   const decided =
     direct ??
-    (asks ? decisionInside(object, at.hasInputs) : undefined) ??
+    // "write up whether to approve Raj's loan": any text that opens on what to decide is a decision.
+    (asks || (read.head.kind === 'deliverable' && ['whether', 'which'].includes(object[0]?.form ?? ''))
+      ? decisionInside(object, at.hasInputs)
+      : undefined) ??
     (read.head.kind === 'deliverable'
       ? selection(WH.has(rest[read.end - 1]?.form ?? '') ? rest.slice(read.end - 1) : object, CHOOSING.has(first.lemma))
       : undefined);

@@ -283,6 +283,9 @@ describe('context: domains, particular cases, irreversibility, scale, urgency, c
     expect(perceive('I got laid off this morning; list my options.').context.high_stakes_case).toEqual(['employment']);
     expect(perceive("I'm being sued by my old landlord. Summarise what to do first.").context.high_stakes_case).toContain('law');
     expect(perceive('Write a plan for onboarding the new payroll clerk.').context.high_stakes_case).toEqual([]);
+    expect(perceive('My landlord evicted me last week. Summarise my options.').context.high_stakes_case).toContain('law');
+    expect(perceive('Draft a plan for paying down my $12k student loan.').context.high_stakes_case).toContain('money');
+    expect(verdict('Write up whether to refund Ana for order 5512.').proceeds).toBe(false);
     expect(perceive('Explain what happens after someone is arrested in Germany.').context.high_stakes_case).toEqual([]);
     expect(perceive('Write a plan for the offsite').perception.deliverables).toEqual(['plan']);
   });
