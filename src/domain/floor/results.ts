@@ -114,7 +114,8 @@ function doneAct(words: readonly Word[], start: number, reach: number): Request 
     )
       continue;
     for (const base of basesOf(w)) {
-      const act = actDone(words, start, j, base);
+      // "the policy drafted" is text wanted; a noun ("the offer *letter* signed") is never read as a command for text.
+      const act = actDone(words, start, j, base, w.tags.has('PastTense') || /(?:ed|en)$/.test(w.form));
       if (act) return act;
     }
   }
@@ -126,15 +127,15 @@ function doneAct(words: readonly Word[], start: number, reach: number): Request 
  * would be: "the old tables dropped tonight" as "drop the old tables tonight"; an act when that
  * command asks one ("the checklist updated" is "update the checklist": text the council writes).
  */
-function actDone(words: readonly Word[], start: number, j: number, base: string): Request | undefined {
+function actDone(words: readonly Word[], start: number, j: number, base: string, text = false): Request | undefined {
   const verb: Word = { ...(words[j] as Word), form: base, lemma: base, tags: new Set(['Verb', 'Infinitive']) };
   // "account suspended" reads as "suspend the account": a bare noun gets the article a command would give it.
   const phrase = words.slice(start, j);
   const bare = phrase[0] && !phrase[0].tags.has('Determiner') && !phrase[0].tags.has('Possessive') && !phrase[0].tags.has('ProperNoun');
   const command = [verb, ...(bare ? [THE] : []), ...phrase, ...words.slice(j + 1)];
   const read = readHead(command, true);
-  if (read?.head.kind !== 'act') return undefined;
-  return { head: read.head, object: command.slice(read.end), decision: false };
+  const wanted = read?.head.kind === 'act' || (text && read?.head.kind === 'deliverable');
+  return read && wanted ? { head: read.head, object: command.slice(read.end), decision: false } : undefined;
 }
 
 /** The verbs a past participle may be of: the library's lemma, or its form without "-ed" or "-d" ("purged" → "purge"; "reset" is itself). */

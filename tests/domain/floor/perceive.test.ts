@@ -250,6 +250,8 @@ describe('an act asked for by its result, or after a condition without a comma',
 
   it.each([
     ["I'd like a list of the tickets closed this sprint."],
+    ['I need the onboarding steps documented before Monday.'],
+    ['Have the findings organised by severity.'],
     ['I need the report reviewed by Friday.'],
     ['The PR merged cleanly yesterday; summarise its changes for the release notes.'],
     ['If users delete their accounts, what happens to their invoices?'],
