@@ -35,7 +35,7 @@ export function clausesOf(words: readonly Word[]): Clause[] {
       current.words.at(-1)?.tags.has('Determiner') === true ||
       current.words.at(-1)?.tags.has('Possessive') === true ||
       (w.form === 'if' && current.words.length === 1 && current.words[0]?.form === 'what') ||
-      (w.form === 'if' && ['ok', 'okay', 'alright', 'mind', 'fine'].includes(current.words.at(-1)?.form ?? '')) ||
+      (w.form === 'if' && ['ok', 'okay', 'alright', 'mind', 'fine', 'great'].includes(current.words.at(-1)?.form ?? '')) ||
       (w.form === 'next' && words[i + 1]?.tags.has('Date') === true) ||
       // ", and when would …": a joiner alone does not make a clause an opener could end.
       (current.words.length === 1 && LEXICON.joiners.has(current.words[0]?.form ?? ''));

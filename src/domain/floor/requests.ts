@@ -48,6 +48,7 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
       continue;
     }
     const intro = s.words.findIndex((_, j) => introducesMaterialAt(s.words, j));
+    const polite = s.words.some((w) => ADDRESSED_FORMS.has(w.form));
     let at = 0;
     const question = s.asked || LEXICON.questionOpeners.has(s.words[0]?.form ?? '');
     let previous: 'request' | 'other' = 'other';
@@ -64,7 +65,7 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
       const granted = requests.length > 0 && clause.join === 'break' && !inMaterial ? grant(clause.words, false) : undefined;
       const read: Request[] | 'continues' = granted
         ? [granted]
-        : readClause(clause, { question, asked: s.asked, previous, hasInputs, last, condition });
+        : readClause(clause, { question, asked: s.asked, previous, hasInputs, last, condition, polite });
       const made: Request[] | 'continues' =
         inMaterial && read !== 'continues' ? read.filter((r) => r.head.kind === 'act' || r.head.kind === 'handover') : read;
       condition = CONDITIONS.has(clause.words[0]?.form ?? '');
@@ -96,6 +97,8 @@ function readClause(
     hasInputs: boolean;
     last: Request | undefined;
     condition: boolean;
+    /** The sentence says "please" somewhere ("would the hotfix be deployed tonight, please?"). */
+    polite: boolean;
   },
 ): Request[] | 'continues' {
   const { rest, negated } = stripPreamble(clause.words);
@@ -120,7 +123,7 @@ function readClause(
   }
   // "Bob is to be dismissed today", "the funds should be moved": an obligation in the passive asks the act, statement or not.
   const before = clause.words.slice(0, clause.words.length - rest.length);
-  const passive = passiveRequest(rest, at.hasInputs, before.at(-1)?.form === 'if');
+  const passive = passiveRequest(rest, at.hasInputs, before.at(-1)?.form === 'if', at.polite);
   if (passive) return [passive];
   if (clause.join === 'first' && !(at.question && isQuestionStart(rest, at.asked)) && statementShape(rest)) return [];
   if (at.question && isQuestionStart(rest, at.asked)) return [questionRequest(rest, at.hasInputs)];
@@ -166,12 +169,11 @@ const BELOW = new Set(['below', 'following']);
  * "Alice should be fired", "the PR needs to be merged into main": an obligation in the passive asks
  * the act; so does a request put as a question ("could the old copies be removed today?").
  */
-function passiveRequest(words: readonly Word[], hasInputs: boolean, permission: boolean): Request | undefined {
+function passiveRequest(words: readonly Word[], hasInputs: boolean, permission: boolean, pleased: boolean): Request | undefined {
   // "could the old copies be removed?", "would the hotfix be deployed tonight, please?"; not "can a refund be issued
   // after 90 days?", a question about any case. After "is it ok if", the act in the passive is the one asked.
   const first = words[0]?.form ?? '';
-  const polite =
-    /^(?:can|could|may|might)$/.test(first) || (/^(?:would|will)$/.test(first) && words.some((w) => ADDRESSED_FORMS.has(w.form)));
+  const polite = /^(?:can|could|may|might)$/.test(first) || (/^(?:would|will)$/.test(first) && pleased);
   const asking = (polite && !['a', 'an', 'any'].includes(words[1]?.form ?? '')) || permission;
   const be = words.findIndex(
     (w, j) =>
