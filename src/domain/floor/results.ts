@@ -32,8 +32,7 @@ export function wantedResult(words: readonly Word[], requestStart: number): Requ
         (['we', 'you', 'i', 'someone', 'somebody'].includes(before?.form ?? '') && words[k - 2]?.tags.has('Modal') === true));
     if ((!wish && !causes) || words[k + 1]?.form === 'to') continue;
     // "a summary of the PRs merged last week": the text is what is wanted; the participle says which PRs.
-    const text = textNounAt(words.slice(k + 1));
-    if (text && words[k + 1 + text.end]?.tags.has('Preposition')) continue;
+    if (textOf(words.slice(k + 1))) continue;
     const act = doneAct(words, k + 1, 8);
     if (act) return act;
   }
@@ -56,10 +55,9 @@ export function resultActs(sentences: readonly Sentence[]): Request[] {
       if (prev && /[;:()—–]/.test(prev.after)) [part, described] = [j, false];
       // "a table of PRs merged last sprint": a kind of text, then what it is of, describes.
       if (DESCRIBING.has(w.form) || (j === part && textOf(words.slice(j)))) described = true;
-      // A past form ("suspended", "sent"), said of what comes before it ("account", which the library may read as a verb at the start).
-      const past = w.tags.has('PastTense') || /(?:ed|en)$/.test(w.form);
+      // A past form ("suspended", "sent") said of what comes before it ("account", which the library may read as a verb at the start).
       const before = words.slice(0, j);
-      if (described || !past || !(before.some(named) || before[0]?.tags.has('Infinitive'))) return;
+      if (described || !pastForm(w) || !(before.some(named) || before[0]?.tags.has('Infinitive'))) return;
       if (prev && NOT_BEFORE.some((t) => prev.tags.has(t))) return;
       if (!w.tags.has('PastTense') && continues(words[j + 1])) return;
       const from = words.slice(part, j).some(named) && part < j ? part : 0;
@@ -98,8 +96,8 @@ const DESCRIBING = new Set([
 const THE: Word = { form: 'the', lemma: 'the', tags: new Set(['Determiner']), after: ' ', capitalised: false };
 
 /**
- * The first act's participle within `reach` words after `start`, with a noun phrase from `start` to
- * it: that phrase is what the act is done to. The participle ends the phrase ("the password *reset*
+ * The first participle of an act (or, past form, of writing) within `reach` words after `start`, with
+ * a noun phrase from `start` to it: that phrase is what it is done to. The participle ends the phrase ("the password *reset*
  * for jdoe", not "the bank *transfer* screen"); the phrase ends at a preposition.
  */
 function doneAct(words: readonly Word[], start: number, reach: number): Request | undefined {
@@ -115,7 +113,7 @@ function doneAct(words: readonly Word[], start: number, reach: number): Request 
       continue;
     for (const base of basesOf(w)) {
       // "the policy drafted" is text wanted; a noun ("the offer *letter* signed") is never read as a command for text.
-      const act = actDone(words, start, j, base, w.tags.has('PastTense') || /(?:ed|en)$/.test(w.form));
+      const act = actDone(words, start, j, base, pastForm(w));
       if (act) return act;
     }
   }
@@ -150,6 +148,9 @@ const NOT_BEFORE = ['Determiner', 'Possessive', 'Adjective', 'Preposition'];
 /** A noun after a word not read as a past form: it is then a noun's modifier ("the bank *transfer* screen"), not a participle. */
 const continues = (next: Word | undefined): boolean =>
   next?.tags.has('Noun') === true && !next.tags.has('Date') && !next.tags.has('Pronoun') && !next.tags.has('Value');
+
+/** A past form: tagged so, or shaped so where the library did not tag it ("purged", "taken"). */
+const pastForm = (w: Word): boolean => w.tags.has('PastTense') || /(?:ed|en)$/.test(w.form);
 
 /** A word that names what an act may be done to. */
 const named = (w: Word): boolean => w.tags.has('Noun') || w.tags.has('Pronoun') || w.tags.has('Value');
