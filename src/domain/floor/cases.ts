@@ -50,7 +50,7 @@ export function particularCases(words: readonly Word[], domains: ReadonlySet<Dom
     words.some(
       (w, i) => LEXICON.firstPerson.has(w.form) && [1, 2, 3].some((k) => LEXICON.personalObjects.at(words, i + k) !== undefined),
     ) ||
-    words.some((w, i) => stakesAt(words, i) && ['me', 'us'].includes(words[i + 1]?.form ?? '')) ||
+    words.some((_, i) => stakesAt(words, i) && ['me', 'us'].includes(words[i + 1]?.form ?? '')) ||
     words.some((w, i) => ['i', 'we'].includes(w.form) && happensTo(words, i + 1)) ||
     words.some((w, i) => w.form === 'for' && ['me', 'us', 'myself'].includes(words[i + 1]?.form ?? ''));
   // Health is judged closer: any person (even "a child"), the writer, or a dose makes it a case.

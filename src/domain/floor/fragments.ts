@@ -41,7 +41,9 @@ export function grant(words: readonly Word[], whole: boolean): Request | undefin
   const granting = words.filter(
     (w) => (GRANTS.has(w.lemma) || GRANTS.has(w.form)) && (whole || w.lemma !== 'go') && !(w.capitalised && w !== words[0]),
   );
-  const rest = words.filter((w) => !granting.includes(w) && !GRANT_FILLER.has(w.form) && !(whole && w.tags.has('Noun')));
+  // What is granted may be named beside a past form only ("Payment authorised."), not beside a noun ("Approval workflow").
+  const named = whole && granting.some((w) => /ed$/.test(w.form) || w.tags.has('PastTense'));
+  const rest = words.filter((w) => !granting.includes(w) && !GRANT_FILLER.has(w.form) && !(named && w.tags.has('Noun')));
   if (granting.length === 0 || rest.length > 0) return undefined;
   return { head: { kind: 'unplaced', verb: granting.map((w) => w.form).join(' ') }, object: [], decision: false };
 }
@@ -122,8 +124,11 @@ const GRANT_FILLER = new Set([
   'and',
 ]);
 
+/** "Please" and its forms. */
+export const PLEASE: ReadonlySet<string> = new Set(['please', 'pls', 'plz', 'kindly']);
+
 /** Words of a polite form that ask the council itself (not "then", "also" or "so"). */
-const ADDRESSED = new Set(['please', 'pls', 'plz', 'kindly', 'you', 'u', 'ya']);
+const ADDRESSED = new Set([...PLEASE, 'you', 'u', 'ya']);
 
 /** What a command's first word is not: a time, an adverb, a function word, a form of a verb, a number or a describing word. */
 const NO_COMMAND = [

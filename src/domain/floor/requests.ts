@@ -12,7 +12,7 @@ import {
   statementShape,
   stripPreamble,
 } from './clauses.js';
-import { commandShape, grant, unread } from './fragments.js';
+import { commandShape, grant, PLEASE, unread } from './fragments.js';
 import { type Head, type Request, readHead, textNounAt } from './heads.js';
 import { LEXICON } from './lexicon.js';
 import { selection, WH } from './picks.js';
@@ -41,14 +41,14 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
   // ("… Then send it to every customer."): the material's end cannot be told, so it is read for acts.
   let materialSince = false;
   for (const s of sentences) {
-    // "Review PR 88. Approved.": a grant after a request.
-    const granted = requests.length > 0 && !materialSince ? grant(s.words, true) : undefined;
+    // "Review PR 88. Approved.", "Signed off. Now draft the announcement.": a grant, before or after the request.
+    const granted = !materialSince ? grant(s.words, true) : undefined;
     if (granted) {
       requests.push(granted);
       continue;
     }
     const intro = s.words.findIndex((_, j) => introducesMaterialAt(s.words, j));
-    const polite = s.words.some((w) => ADDRESSED_FORMS.has(w.form));
+    const polite = s.words.some((w) => PLEASE.has(w.form));
     let at = 0;
     const question = s.asked || LEXICON.questionOpeners.has(s.words[0]?.form ?? '');
     let previous: 'request' | 'other' = 'other';
@@ -188,9 +188,6 @@ function passiveRequest(words: readonly Word[], hasInputs: boolean, permission: 
   if (read?.head.kind !== 'act') return undefined;
   return { head: read.head, object: [...words.slice(0, be), ...base.slice(read.end)], decision: false };
 }
-
-/** Words that make a question a request ("would the hotfix be deployed tonight, please?"). */
-const ADDRESSED_FORMS = new Set(['please', 'pls', 'plz', 'kindly']);
 
 /**
  * A question (a polite request, "could you merge it?", was taken off as preamble before this). It

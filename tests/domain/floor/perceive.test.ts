@@ -231,6 +231,8 @@ describe('a grant said alone', () => {
     expect(verdict('Look over the vendor terms — agreed.').proceeds).toBe(false);
     expect(verdict('Tidy these notes: budget approved, hiring paused.').proceeds).toBe(true);
     expect(verdict('Compare Python, Go and Rust for small CLI tools.').proceeds).toBe(true);
+    expect(verdict('Signed off. Now draft the launch announcement.').proceeds).toBe(false);
+    expect(verdict('Approval workflow\nDescribe how our approval workflow works for new vendors.').proceeds).toBe(true);
   });
 });
 
