@@ -40,7 +40,11 @@ export function clausesOf(words: readonly Word[]): Clause[] {
       // ", and when would …": a joiner alone does not make a clause an opener could end.
       (current.words.length === 1 && LEXICON.joiners.has(current.words[0]?.form ?? ''));
     if ((LEXICON.joiners.has(w.form) || LEXICON.openers.has(w.form)) && current.words.length > 0 && !inPhrase) {
-      out.push({ words: [], join: LEXICON.joiners.has(w.form) ? 'and' : 'break' });
+      // "…, then after the review merge PR 412": a condition's word stays with its clause, which says what to do then.
+      // "before rolling it out" is a phrase of its clause; "tell me if it works", "let me know when" ask a question.
+      const keeps =
+        OPENS_CONDITION.has(w.form) && words[i + 1]?.tags.has('Gerund') !== true && !EMBEDS_QUESTION.has(words[i - 1]?.lemma ?? '');
+      out.push({ words: keeps ? [w] : [], join: LEXICON.joiners.has(w.form) ? 'and' : 'break' });
       continue;
     }
     if (LEXICON.openers.has(w.form) && current.words.length === 0 && current.join === 'and')
@@ -54,6 +58,12 @@ export function clausesOf(words: readonly Word[]): Clause[] {
 /** Words that open a condition: the clause after it says what to do then. */
 export const CONDITIONS = new Set(['if', 'when', 'once', 'unless', 'whenever']);
 
+/** Words after which "if" and "when" open a question, not a condition: "tell me if …", "let us know when …", "check if …". */
+const EMBEDS_QUESTION = new Set(['me', 'us', 'him', 'her', 'them', 'know', 'see', 'check', 'ask', 'wonder', 'tell', 'say', 'out', 'decide']);
+
+/** Words that open a condition or a time, after which a base verb can start what to do then. */
+export const OPENS_CONDITION = new Set([...CONDITIONS, 'after', 'before', 'until']);
+
 /**
  * "if nobody objects by noon merge PR 88", "once QA signs off deploy", "after lunch write the summary":
  * with no comma, a verb in its base form after the condition's own verb (or a short condition) starts
@@ -64,12 +74,11 @@ function actAfterCondition(clause: readonly Word[], words: readonly Word[], i: n
   const [opener, ...rest] = clause;
   const w = words[i] as Word;
   const before = words[i - 1];
-  const condition =
-    CONDITIONS.has(opener?.form ?? '') ||
-    ['after', 'before', 'until'].includes(opener?.form ?? '') ||
-    (opener?.form === 'in' && rest[0]?.form === 'case');
+  const condition = OPENS_CONDITION.has(opener?.form ?? '') || (opener?.form === 'in' && rest[0]?.form === 'case');
   if (!condition || !before || rest.length === 0 || w.form !== w.lemma || LEXICON.subjects.has(w.form) || w.tags.has('Modal')) return false;
   if (LEXICON.questionAuxiliaries.has(w.form)) return false;
+  // "if finance signs off on it": a particle after a verb is the verb's.
+  if (PARTICLES.has(w.form) && before?.tags.has('Verb')) return false;
   const known = LEXICON.actVerbs.allAt(words, i) ?? LEXICON.deliverableVerbs.at(words, i);
   if (!known && !(isVerb(w) && isBase(w))) return false;
   // The condition's own verb, before this one: not an auxiliary ("when does the page ship?" is a question); or a short one ("when ready").
@@ -80,18 +89,37 @@ function actAfterCondition(clause: readonly Word[], words: readonly Word[], i: n
   if (!rest.some((x) => x.tags.has('Verb') && !x.tags.has('Modal') && !x.tags.has('Auxiliary')) && !short) return false;
   const next = words[known?.end ?? i + 1];
   if (next && isVerb(next) && !next.tags.has('Noun')) return false;
+  if (compoundNoun(words, i, known?.end ?? i + 1)) return false;
   // "when the canary looks healthy roll out …": an adjective after a verb ends the condition; "the final merge" is a noun.
   const complement = before.tags.has('Adjective') && (words[i - 2]?.tags.has('Verb') === true || words[i - 2]?.tags.has('Copula') === true);
-  const particle =
-    before.tags.has('Particle') || (['off', 'out', 'up', 'in', 'through'].includes(before.form) && words[i - 2]?.tags.has('Verb') === true);
-  return (complement || particle || !NOT_BEFORE_VERB.some((t) => before.tags.has(t))) && !['to', ...LEXICON.subjects].includes(before.form);
+  const particle = before.tags.has('Particle') || (PARTICLES.has(before.form) && words[i - 2]?.tags.has('Verb') === true);
+  // "when ready go ahead", "if green merge": a short condition's last word is its state.
+  const state = short && rest.every((x) => SHORT.some((t) => x.tags.has(t)) && !x.tags.has('Determiner'));
+  return (state || complement || particle || !NOT_BEFORE_VERB.some((t) => before.tags.has(t))) && !['to', ...LEXICON.subjects].includes(before.form);
 }
+
+/**
+ * "when a bank processes an international wire transfer, …": after the condition's verb and a
+ * determiner, a noun that ends the clause with no object of its own is the last word of that phrase.
+ */
+function compoundNoun(words: readonly Word[], i: number, end: number): boolean {
+  const w = words[i] as Word;
+  const next = words[end];
+  if (!w.tags.has('Noun') || (next && !next.tags.has('Preposition') && !HARD.test(words[end - 1]?.after ?? '') && !SOFT.test(words[end - 1]?.after ?? ''))) return false;
+  let k = i - 1;
+  while (k > 0 && (words[k]?.tags.has('Noun') || words[k]?.tags.has('Adjective'))) k--;
+  const determiner = words[k]?.tags.has('Determiner') === true || words[k]?.tags.has('Possessive') === true;
+  return k < i - 1 && determiner && words[k - 1]?.tags.has('Verb') === true && !words[k - 1]?.tags.has('Auxiliary');
+}
+
+/** Words that finish a phrasal verb: "signs off", "checks out", "comes back". */
+const PARTICLES = new Set(['off', 'out', 'up', 'down', 'in', 'on', 'over', 'through', 'back', 'away']);
 
 /** What a short condition's words are: "ready", "green", "today", "so". */
 const SHORT = ['Adjective', 'Date', 'Adverb', 'Value'];
 
 /** What a verb does not follow: a word that makes it a noun ("the merge"), or wants a verb after it ("can merge", "to merge"). */
-const NOT_BEFORE_VERB = ['Determiner', 'Possessive', 'Adjective', 'Preposition', 'Modal', 'Auxiliary', 'Pronoun'];
+const NOT_BEFORE_VERB = ['Determiner', 'Possessive', 'Adjective', 'Preposition', 'Modal', 'Auxiliary', 'Pronoun', 'Copula'];
 
 /** Politeness, urgency and modal forms before a head, taken off one after another. */
 export function stripPreamble(words: readonly Word[]): { rest: Word[]; negated: boolean } {

@@ -1,7 +1,7 @@
 import type { Sentence, Word } from './english.js';
 import {
   asBase,
-  CONDITIONS,
+  OPENS_CONDITION,
   type Clause,
   clausesOf,
   endsWithTo,
@@ -68,7 +68,7 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
         : readClause(clause, { question, asked: s.asked, previous, hasInputs, last, condition, polite });
       const made: Request[] | 'continues' =
         inMaterial && read !== 'continues' ? read.filter((r) => r.head.kind === 'act' || r.head.kind === 'handover') : read;
-      condition = CONDITIONS.has(clause.words[0]?.form ?? '');
+      condition = OPENS_CONDITION.has(clause.words[0]?.form ?? '');
       if (made === 'continues') {
         const last = requests.pop();
         if (last) requests.push({ ...last, object: [...last.object, ...clause.words] });
@@ -111,6 +111,8 @@ function readClause(
     // A clause joined by "and" after a statement, a question or "to <verb>" continues it.
     const afterTo = at.last !== undefined && clause.join === 'and' && endsWithTo(at.last.object);
     if ((clause.join === 'and' && at.previous === 'other') || afterTo) return at.last ? 'continues' : unread(rest, clause, false);
+    // "a short story where the database is wiped and how the team recovers": a question word after "and" goes on with the object.
+    if (at.last && clause.join === 'and' && WH_WORDS.has(first.form)) return 'continues';
     if (!opensRequest(rest, clause.join) && !(at.question && isQuestionStart(rest, at.asked))) {
       // "if it looks fine, merge", "if nobody objects merge PR 88": after a condition, an act's word is the act, whatever its tag.
       const then =
@@ -158,6 +160,9 @@ function readClause(
   void first;
   return out;
 }
+
+/** Question words that go on with an object after "and" ("what went wrong and how we recovered"). */
+const WH_WORDS = new Set(['how', 'why', 'what', 'where', 'who', 'whom', 'whose', 'which', 'whether']);
 
 /** Verbs of a choice: what they pick in the passive ("decide whose claim is paid") is decided. */
 const CHOOSING = new Set(['decide', 'choose', 'pick', 'select', 'determine', 'settle']);

@@ -247,6 +247,14 @@ describe('an act asked for by its result, or after a condition without a comma',
     ['Write the notes; once legal signs off publish the post on our blog.', 'publish'],
     ['In case the import fails drop the staging tables.', 'delete_data'],
     ['Choose whether the vendor account is suspended.', 'change_access'],
+    // A condition in the middle of a sentence keeps its word: what follows it is what to do then.
+    ['Draft the release notes, then after the sign-off push the tag to origin.', 'change_system'],
+    ['Summarise the audit and before the board meets wire the deposit to the vendor.', 'move_money'],
+    // A short condition's last word is its state: "when ready", "if green".
+    ['if green go ahead and roll it out', 'change_system'],
+    ['Once done, go ahead and purge the old snapshots.', 'delete_data'],
+    // A verb the English library reads as a noun, before a version: pulling a release is an act.
+    ['Yank release 4.1.0 of the package from the registry.', 'publish'],
   ])('%s → %s', (task, act) => {
     expect(perceive(task).perception.acts.map((a) => a.class)).toContain(act);
     expect(verdict(task).proceeds).toBe(false);
@@ -269,6 +277,16 @@ describe('an act asked for by its result, or after a condition without a comma',
     ['List which services are deployed in eu-west-1.'],
     ['Which emails are sent automatically at signup?'],
     ['Once the invoices are paid, summarise the quarter for the board.'],
+    // A condition in the middle of a sentence: a noun phrase, a state after "is", a phrasal verb, a question after "tell me".
+    ['Explain what a clearing house does when a broker submits a large share transfer, for new analysts.'],
+    ['Explain why the parser fails when the input is empty.'],
+    ['Write the reply we would send if procurement signs off on the renewal.'],
+    ['Read my cover letter and tell me if the opening is too long.'],
+    ['Draft an email to the team about what to expect after the upgrade.'],
+    ['Write a retro doc covering what went well and what we would change before the next release.'],
+    // A question word after "and" goes on with the text asked for.
+    ['Write a short story in which a night-shift admin wipes the wrong disk and how the team gets the data back.'],
+    ['Create flashcards on the warning signs of sepsis for first-year students.'],
   ])('%s → text the council writes, and the past as context', (task) => {
     expect(perceive(task).perception.acts).toEqual([]);
     expect(verdict(task).proceeds).toBe(true);
