@@ -43,7 +43,7 @@ export function clausesOf(words: readonly Word[]): Clause[] {
       // "…, then after the review merge PR 412": a condition's word stays with its clause, which says what to do then.
       // "before rolling it out" is a phrase of its clause; "tell me if it works", "let me know when" ask a question.
       const keeps =
-        OPENS_CONDITION.has(w.form) && words[i + 1]?.tags.has('Gerund') !== true && !EMBEDS_QUESTION.has(words[i - 1]?.lemma ?? '');
+        OPENS_CONDITION.has(w.form) && words[i + 1]?.tags.has('Gerund') !== true && !LEXICON.embedsQuestion.has(words[i - 1]?.lemma ?? '');
       out.push({ words: keeps ? [w] : [], join: LEXICON.joiners.has(w.form) ? 'and' : 'break' });
       continue;
     }
@@ -57,9 +57,6 @@ export function clausesOf(words: readonly Word[]): Clause[] {
 
 /** Words that open a condition: the clause after it says what to do then. */
 export const CONDITIONS = new Set(['if', 'when', 'once', 'unless', 'whenever']);
-
-/** Words after which "if" and "when" open a question, not a condition: "tell me if …", "let us know when …", "check if …". */
-const EMBEDS_QUESTION = new Set(['me', 'us', 'him', 'her', 'them', 'know', 'see', 'check', 'ask', 'wonder', 'tell', 'say', 'out', 'decide']);
 
 /** Words that open a condition or a time, after which a base verb can start what to do then. */
 export const OPENS_CONDITION = new Set([...CONDITIONS, 'after', 'before', 'until']);
@@ -78,7 +75,7 @@ function actAfterCondition(clause: readonly Word[], words: readonly Word[], i: n
   if (!condition || !before || rest.length === 0 || w.form !== w.lemma || LEXICON.subjects.has(w.form) || w.tags.has('Modal')) return false;
   if (LEXICON.questionAuxiliaries.has(w.form)) return false;
   // "if finance signs off on it": a particle after a verb is the verb's.
-  if (PARTICLES.has(w.form) && before?.tags.has('Verb')) return false;
+  if (LEXICON.particles.has(w.form) && before?.tags.has('Verb')) return false;
   const known = LEXICON.actVerbs.allAt(words, i) ?? LEXICON.deliverableVerbs.at(words, i);
   if (!known && !(isVerb(w) && isBase(w))) return false;
   // The condition's own verb, before this one: not an auxiliary ("when does the page ship?" is a question); or a short one ("when ready").
@@ -92,10 +89,13 @@ function actAfterCondition(clause: readonly Word[], words: readonly Word[], i: n
   if (compoundNoun(words, i, known?.end ?? i + 1)) return false;
   // "when the canary looks healthy roll out …": an adjective after a verb ends the condition; "the final merge" is a noun.
   const complement = before.tags.has('Adjective') && (words[i - 2]?.tags.has('Verb') === true || words[i - 2]?.tags.has('Copula') === true);
-  const particle = before.tags.has('Particle') || (PARTICLES.has(before.form) && words[i - 2]?.tags.has('Verb') === true);
+  const particle = before.tags.has('Particle') || (LEXICON.particles.has(before.form) && words[i - 2]?.tags.has('Verb') === true);
   // "when ready go ahead", "if green merge": a short condition's last word is its state.
   const state = short && rest.every((x) => SHORT.some((t) => x.tags.has(t)) && !x.tags.has('Determiner'));
-  return (state || complement || particle || !NOT_BEFORE_VERB.some((t) => before.tags.has(t))) && !['to', ...LEXICON.subjects].includes(before.form);
+  return (
+    (state || complement || particle || !NOT_BEFORE_VERB.some((t) => before.tags.has(t))) &&
+    !['to', ...LEXICON.subjects].includes(before.form)
+  );
 }
 
 /**
@@ -105,15 +105,16 @@ function actAfterCondition(clause: readonly Word[], words: readonly Word[], i: n
 function compoundNoun(words: readonly Word[], i: number, end: number): boolean {
   const w = words[i] as Word;
   const next = words[end];
-  if (!w.tags.has('Noun') || (next && !next.tags.has('Preposition') && !HARD.test(words[end - 1]?.after ?? '') && !SOFT.test(words[end - 1]?.after ?? ''))) return false;
+  if (
+    !w.tags.has('Noun') ||
+    (next && !next.tags.has('Preposition') && !HARD.test(words[end - 1]?.after ?? '') && !SOFT.test(words[end - 1]?.after ?? ''))
+  )
+    return false;
   let k = i - 1;
   while (k > 0 && (words[k]?.tags.has('Noun') || words[k]?.tags.has('Adjective'))) k--;
   const determiner = words[k]?.tags.has('Determiner') === true || words[k]?.tags.has('Possessive') === true;
   return k < i - 1 && determiner && words[k - 1]?.tags.has('Verb') === true && !words[k - 1]?.tags.has('Auxiliary');
 }
-
-/** Words that finish a phrasal verb: "signs off", "checks out", "comes back". */
-const PARTICLES = new Set(['off', 'out', 'up', 'down', 'in', 'on', 'over', 'through', 'back', 'away']);
 
 /** What a short condition's words are: "ready", "green", "today", "so". */
 const SHORT = ['Adjective', 'Date', 'Adverb', 'Value'];

@@ -174,6 +174,10 @@ export const LEXICON = {
   boundary: set(data.boundary),
   joiners: new Set(data.clause.joiners),
   openers: new Set(data.clause.openers),
+  /** Words after which "if" and "when" open a question, not a condition: "tell me if …", "let us know when …". */
+  embedsQuestion: new Set(data.clause.embeds_question),
+  /** Words that finish a phrasal verb: "signs off", "checks out", "comes back". */
+  particles: new Set(data.clause.particles),
   questionAuxiliaries: new Set(data.clause.question_auxiliaries),
   finite: new Set(data.clause.finite),
   relative: new Set(data.clause.relative),
