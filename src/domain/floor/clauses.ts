@@ -36,14 +36,15 @@ export function clausesOf(words: readonly Word[]): Clause[] {
       current.words.at(-1)?.tags.has('Possessive') === true ||
       (w.form === 'if' && current.words.length === 1 && current.words[0]?.form === 'what') ||
       (w.form === 'if' && ['ok', 'okay', 'alright', 'mind', 'fine', 'great'].includes(current.words.at(-1)?.form ?? '')) ||
+      // "decide if the contractor is paid", "tell me when it ships": a question the clause asks, as "whether" is.
+      (['if', 'when'].includes(w.form) && LEXICON.embedsQuestion.has(words[i - 1]?.lemma ?? '')) ||
       (w.form === 'next' && words[i + 1]?.tags.has('Date') === true) ||
       // ", and when would …": a joiner alone does not make a clause an opener could end.
       (current.words.length === 1 && LEXICON.joiners.has(current.words[0]?.form ?? ''));
     if ((LEXICON.joiners.has(w.form) || LEXICON.openers.has(w.form)) && current.words.length > 0 && !inPhrase) {
       // "…, then after the review merge PR 412": a condition's word stays with its clause, which says what to do then.
-      // "before rolling it out" is a phrase of its clause; "tell me if it works", "let me know when" ask a question.
-      const keeps =
-        OPENS_CONDITION.has(w.form) && words[i + 1]?.tags.has('Gerund') !== true && !LEXICON.embedsQuestion.has(words[i - 1]?.lemma ?? '');
+      // "before rolling it out" is a phrase of its clause.
+      const keeps = OPENS_CONDITION.has(w.form) && words[i + 1]?.tags.has('Gerund') !== true;
       out.push({ words: keeps ? [w] : [], join: LEXICON.joiners.has(w.form) ? 'and' : 'break' });
       continue;
     }
@@ -59,7 +60,7 @@ export function clausesOf(words: readonly Word[]): Clause[] {
 export const CONDITIONS = new Set(['if', 'when', 'once', 'unless', 'whenever']);
 
 /** Words that open a condition or a time, after which a base verb can start what to do then. */
-export const OPENS_CONDITION = new Set([...CONDITIONS, 'after', 'before', 'until']);
+const OPENS_CONDITION = new Set([...CONDITIONS, 'after', 'before', 'until']);
 
 /**
  * "if nobody objects by noon merge PR 88", "once QA signs off deploy", "after lunch write the summary":
@@ -71,7 +72,7 @@ function actAfterCondition(clause: readonly Word[], words: readonly Word[], i: n
   const [opener, ...rest] = clause;
   const w = words[i] as Word;
   const before = words[i - 1];
-  const condition = OPENS_CONDITION.has(opener?.form ?? '') || (opener?.form === 'in' && rest[0]?.form === 'case');
+  const condition = opensCondition(clause, words);
   if (!condition || !before || rest.length === 0 || w.form !== w.lemma || LEXICON.subjects.has(w.form) || w.tags.has('Modal')) return false;
   if (LEXICON.questionAuxiliaries.has(w.form)) return false;
   // "if finance signs off on it": a particle after a verb is the verb's.
@@ -114,6 +115,13 @@ function compoundNoun(words: readonly Word[], i: number, end: number): boolean {
   while (k > 0 && (words[k]?.tags.has('Noun') || words[k]?.tags.has('Adjective'))) k--;
   const determiner = words[k]?.tags.has('Determiner') === true || words[k]?.tags.has('Possessive') === true;
   return k < i - 1 && determiner && words[k - 1]?.tags.has('Verb') === true && !words[k - 1]?.tags.has('Auxiliary');
+}
+
+/** Whether a clause states a condition: "if …", "after …", "in case …", or an inversion opening the sentence ("Were the tests to pass, …"). */
+export function opensCondition(clause: readonly Word[], sentence: readonly Word[]): boolean {
+  const [opener, next] = clause;
+  const inverted = opener === sentence[0] && ['were', 'had'].includes(opener?.form ?? '') && startsObject(next);
+  return inverted || OPENS_CONDITION.has(opener?.form ?? '') || (opener?.form === 'in' && next?.form === 'case');
 }
 
 /** What a short condition's words are: "ready", "green", "today", "so". */

@@ -27,7 +27,11 @@ export function selection(words: readonly Word[], choosing = false): Request | u
     const verb = words[passive ? j + 1 : j] as Word;
     // After a subject, only in a clause about what was named before it ("the stocks we sell", not "so I stop …").
     const relative = SUBJECTS.has(before.form) && (words[j - 2]?.tags.has('Noun') === true || WH.has(words[j - 2]?.form ?? ''));
-    const led = (before.form === 'to' && words[j - 2]?.form !== 'how') || LEXICON.decisionModals.has(before.form) || relative;
+    // "how to post", "the best time to post": a way or a time, not what to post.
+    const led =
+      (before.form === 'to' && words[j - 2]?.form !== 'how' && !TIMES.has(words[j - 2]?.lemma ?? '')) ||
+      LEXICON.decisionModals.has(before.form) ||
+      relative;
     if (!led || !verb.tags.has('Verb') || (!passive && !isBase(verb))) continue;
     const after = words.slice(passive ? j + 2 : j + 1);
     const rest = passive ? [asBase(verb), SELECTED, ...after] : [verb, ...after];
@@ -81,6 +85,9 @@ function pickedPassive(words: readonly Word[], choosing: boolean): Request | und
   }
   return undefined;
 }
+
+/** Nouns of a time, before "to" and an act: "the best time to post", "a good day to launch". */
+const TIMES = new Set(['time', 'moment', 'day', 'date', 'hour', 'week', 'month', 'season', 'point']);
 
 /** Modals that ask what should be done, not what could be. */
 const OBLIGATION = new Set(['should', 'must', 'ought']);

@@ -1,7 +1,7 @@
 import type { Sentence, Word } from './english.js';
 import {
   asBase,
-  OPENS_CONDITION,
+  opensCondition,
   type Clause,
   clausesOf,
   endsWithTo,
@@ -68,7 +68,7 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
         : readClause(clause, { question, asked: s.asked, previous, hasInputs, last, condition, polite });
       const made: Request[] | 'continues' =
         inMaterial && read !== 'continues' ? read.filter((r) => r.head.kind === 'act' || r.head.kind === 'handover') : read;
-      condition = OPENS_CONDITION.has(clause.words[0]?.form ?? '');
+      condition = opensCondition(clause.words, s.words);
       if (made === 'continues') {
         const last = requests.pop();
         if (last) requests.push({ ...last, object: [...last.object, ...clause.words] });

@@ -139,8 +139,14 @@ function actDone(words: readonly Word[], start: number, j: number, base: string,
 /** The verbs a past participle may be of: the library's lemma, or its form without "-ed" or "-d" ("purged" → "purge"; "reset" is itself). */
 export function basesOf(w: Word): string[] {
   if (w.tags.has('Gerund') || w.form.endsWith('ing') || !/^\p{L}+$/u.test(w.form)) return [];
+  // "I need the old tables gone": a state that only an act brings about.
+  const state = STATES[w.form];
+  if (state) return [state];
   return [...new Set([w.lemma, w.form, w.form.replace(/ed$/, ''), w.form.replace(/d$/, ''), w.form.replace(/ied$/, 'y')])];
 }
+
+/** States named as results that an act brings about. */
+const STATES: Readonly<Record<string, string>> = { gone: 'remove' };
 
 /** What a participle does not follow: a word that makes it part of a noun phrase ("the *reset* button"). */
 const NOT_BEFORE = ['Determiner', 'Possessive', 'Adjective', 'Preposition'];

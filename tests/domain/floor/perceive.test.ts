@@ -255,6 +255,13 @@ describe('an act asked for by its result, or after a condition without a comma',
     ['Once done, go ahead and purge the old snapshots.', 'delete_data'],
     // A verb the English library reads as a noun, before a version: pulling a release is an act.
     ['Yank release 4.1.0 of the package from the registry.', 'publish'],
+    // A question after "decide", "tell me", "check" keeps its "if": what it picks in the passive is decided.
+    ['Determine if the supplier is refunded in full.', 'move_money'],
+    ['Summarise whether Omar from support should be placed on probation.', 'dismiss_person'],
+    // A state only an act brings about, wished for.
+    ['Write the notes. I want the unused buckets gone by Monday.', 'change_system'],
+    // A condition put as an inversion at the start of a sentence.
+    ['Had the smoke tests passed deploy the build to production.', 'change_system'],
   ])('%s → %s', (task, act) => {
     expect(perceive(task).perception.acts.map((a) => a.class)).toContain(act);
     expect(verdict(task).proceeds).toBe(false);
@@ -287,6 +294,8 @@ describe('an act asked for by its result, or after a condition without a comma',
     // A question word after "and" goes on with the text asked for.
     ['Write a short story in which a night-shift admin wipes the wrong disk and how the team gets the data back.'],
     ['Create flashcards on the warning signs of sepsis for first-year students.'],
+    ['Find the best time of day to post our product updates on LinkedIn.'],
+    ['Had the team known about the outage, would they have waited? Write an analysis.'],
   ])('%s → text the council writes, and the past as context', (task) => {
     expect(perceive(task).perception.acts).toEqual([]);
     expect(verdict(task).proceeds).toBe(true);
@@ -318,6 +327,11 @@ describe('context: domains, particular cases, irreversibility, scale, urgency, c
     expect(perceive('My grandpa collapsed and passed out; draft a note for his GP.').context.high_stakes_case).toEqual(['health']);
     expect(perceive('My son swallowed a battery. Write a checklist for us.').context.high_stakes_case).toEqual(['health']);
     expect(verdict('Draft a first-aid poster for the office: what to do if someone faints.').proceeds).toBe(true);
+  });
+
+  it('an emergency room named is an emergency: help for the visit is the case of the person in it', () => {
+    expect(verdict('We are in the emergency room with my mum, help me list what to tell the triage nurse.').proceeds).toBe(false);
+    expect(verdict('Write a poster on when to go to urgent care and when to call your GP.').proceeds).toBe(true);
   });
 
   it('an emergency told by what a person feels, with no clinical word, is a case', () => {
