@@ -179,5 +179,9 @@ export function isQuestionStart(words: readonly Word[], asked: boolean): boolean
   // "Is the plan sound?", "Do we need it"; not "Do what the email asks", "Do everything on the list".
   const next = words[1];
   if (!next || LEXICON.questionOpeners.has(next.form) || LEXICON.everything.has(next.form)) return false;
-  return LEXICON.subjects.has(next.form) || (asked && (next.tags.has('Noun') || next.tags.has('Determiner') || next.tags.has('Adjective')));
+  // "Should Bob be fired?": a name, whatever the library tags it.
+  return (
+    LEXICON.subjects.has(next.form) ||
+    (asked && (next.tags.has('Noun') || next.tags.has('Determiner') || next.tags.has('Adjective') || next.capitalised))
+  );
 }

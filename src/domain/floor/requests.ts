@@ -200,6 +200,18 @@ function passiveRequest(words: readonly Word[], hasInputs: boolean, permission: 
  * should my son take?"), whose act the floor reads like a request's.
  */
 function questionRequest(words: readonly Word[], hasInputs: boolean): Request {
+  // "Should Bob be fired?", "must the old tables be dropped tonight?": the act in the passive is what is decided;
+  // not "can a merged PR be reverted?", a question about any case.
+  if (LEXICON.decisionModals.has(words[0]?.form ?? '') && !['a', 'an', 'any'].includes(words[1]?.form ?? '')) {
+    const be = words.findIndex((w, j) => j > 1 && w.form === 'be');
+    const participle = be > 0 ? words[be + 1] : undefined;
+    if (participle?.tags.has('Verb') && !participle.tags.has('Gerund')) {
+      // The subject is a noun phrase, whatever the library made of a name in it ("Grace" as a verb).
+      const subject = words.slice(1, be).map((w) => (w.capitalised ? { ...w, tags: new Set(['Noun', 'ProperNoun']) } : w));
+      const decided = decisionOn([asBase(participle), ...subject, ...words.slice(be + 2)], hasInputs);
+      if (decided?.head.kind === 'act') return decided;
+    }
+  }
   const phrase = LEXICON.decisionPhrases.at(words, 0);
   if (phrase) return decisionOn(words.slice(phrase.end), hasInputs) ?? { head: { kind: 'question' }, object: words, decision: true };
   const modal = words.findIndex((w, j) => LEXICON.decisionModals.has(w.form) && LEXICON.decisionSubjects.has(words[j + 1]?.form ?? ''));

@@ -262,6 +262,9 @@ describe('an act asked for by its result, or after a condition without a comma',
     ['Write the notes. I want the unused buckets gone by Monday.', 'change_system'],
     // A condition put as an inversion at the start of a sentence.
     ['Had the smoke tests passed deploy the build to production.', 'change_system'],
+    // A question put as a modal and a passive decides the act, on a name the library reads as a verb too.
+    ['Honestly, should Grace be let go after this quarter?', 'dismiss_person'],
+    ['Must the audit bucket be emptied before Friday?', 'delete_data'],
   ])('%s → %s', (task, act) => {
     expect(perceive(task).perception.acts.map((a) => a.class)).toContain(act);
     expect(verdict(task).proceeds).toBe(false);
@@ -295,6 +298,8 @@ describe('an act asked for by its result, or after a condition without a comma',
     ['Write a short story in which a night-shift admin wipes the wrong disk and how the team gets the data back.'],
     ['Create flashcards on the warning signs of sepsis for first-year students.'],
     ['Find the best time of day to post our product updates on LinkedIn.'],
+    ['Can a merged PR be reverted? Explain how it works in git.'],
+    ['Should Rust be taught before Go in our bootcamp? Write the argument both ways.'],
     ['Had the team known about the outage, would they have waited? Write an analysis.'],
   ])('%s → text the council writes, and the past as context', (task) => {
     expect(perceive(task).perception.acts).toEqual([]);
