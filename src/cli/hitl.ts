@@ -70,6 +70,7 @@ function registerDecide(hitl: Command, io: Io): void {
       'after',
       [
         '',
+        'Exit: 0 continue recorded (or, with --run, the run completed), 4 stop (the run ends stopped by a person); with --run, as `run`.',
         'A decision on a run that is not paused, a stale pause, a sealed run, or anything but continue|stop is refused (exit 2) and changes nothing.',
         'With --all, each run is decided as `decide` would (holding the run while it decides); the runs refused are listed, and the exit is 2 if any was.',
       ].join('\n'),
@@ -119,8 +120,9 @@ async function decide(options: { io: Io; runId: string; decision: string; opts: 
     await app.close();
   }
   if (result.decision === 'stop') {
+    // The run ends stopped by a person: exit 4, as every ending `stopped` (README, exit codes).
     const code = reportOutcome(io, opts, result.outcome);
-    if (code !== 4) throw new ExitError(code);
+    if (code !== 0) throw new ExitError(code);
     return;
   }
   await goOn({ io, app, runId, opts, workspace });

@@ -52,8 +52,11 @@ const count = (events: string[], event: string) => events.filter((e) => e === ev
 const stateOf = async (runId: string) => JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', runId, 'state.json'), 'utf8'));
 
 /** One winner (exit 0) and one refused (exit 2); returns the loser. */
-function oneWinner(results: CliResult[]): CliResult {
-  expect(results.map((r) => r.code).sort()).toEqual([0, 2]);
+/** Exactly one was refused (exit 2); the other went through: 0, or 4 for a stop (stopped by a person). */
+function oneWinner(results: CliResult[], decisions?: readonly string[]): CliResult {
+  const winner = results.findIndex((r) => r.code !== 2);
+  expect(results.filter((r) => r.code === 2)).toHaveLength(1);
+  expect(results[winner]?.code).toBe(decisions?.[winner] === 'stop' ? 4 : 0);
   return results.find((r) => r.code === 2)!;
 }
 
@@ -74,13 +77,13 @@ describe('two processes deciding or resuming one run at once', () => {
       const id = await pausedRun();
       const pair = pairs[round % pairs.length]!;
       const results = await Promise.all(pair.map((d) => spawned('hitl', 'decide', id, d)));
-      const loser = oneWinner(results);
+      const loser = oneWinner(results, pair);
       expect(loser.stderr).toMatch(/refused: .*(already decided|another maestro process is deciding or resuming run)/);
       const events = await auditEvents(id);
       expect(count(events, 'HITL_DECIDED'), `round ${round}: ${events.join(' ')}`).toBe(1);
       const state = await stateOf(id);
       expect(state.hitl).toHaveLength(1);
-      const winner = pair[results.findIndex((r) => r.code === 0)];
+      const winner = pair[results.findIndex((r) => r.code !== 2)];
       expect(state.status).toBe(winner === 'stop' ? 'stopped' : 'running');
       expect(count(events, 'RUN_FINISHED')).toBe(winner === 'stop' ? 1 : 0);
     }
@@ -174,7 +177,7 @@ describe('two processes deciding or resuming one run at once', () => {
     expect(await readdir(path.join(ws.dir, '.maestro', 'holders', id))).toHaveLength(1);
     const stop = await maestro('hitl', 'decide', id, 'stop');
     expect(stop.stderr).not.toMatch(/another maestro process/);
-    expect(stop.code).toBe(0);
+    expect(stop.code).toBe(4);
     expect((await stateOf(id)).status).toBe('stopped');
     const events = await auditEvents(id);
     expect(count(events, 'HITL_DECIDED')).toBe(2);

@@ -48,7 +48,7 @@ describe('deciding a pause whose cause still holds', () => {
     delete state.pause;
     await writeFile(stateFile(id), JSON.stringify({ ...state, status: 'running' }));
     const stop = await maestro('hitl', 'decide', id, 'stop');
-    expect(stop.code).toBe(0);
+    expect(stop.code).toBe(4); // stopped by a person
     expect(JSON.parse(await readFile(stateFile(id), 'utf8')).status).toBe('stopped');
     expect((await maestro('hitl', 'decide', id, 'stop')).code).toBe(2); // ended: nothing more to decide
   });

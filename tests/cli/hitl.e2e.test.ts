@@ -79,7 +79,8 @@ describe('fail-closed policy and HITL, through the real CLI', () => {
     await write('ambiguous.json', { ...ambiguous, output_artifact_path: 'outputs/stopped.md' });
     const p = JSON.parse((await maestro('run', 'ambiguous.json', '--json')).stdout);
     const stop = await maestro('hitl', 'decide', p.run_id, 'stop', '--note', 'not now', '--json');
-    expect(stop.code).toBe(0);
+    // Stopped by a person: exit 4, as `stopped` is everywhere (README, exit codes).
+    expect(stop.code).toBe(4);
     expect(JSON.parse(stop.stdout)).toMatchObject({ status: 'stopped', decision: 'STOPPED', reason_code: 'HITL_STOP' });
     const artifact = await readFile(path.join(ws.dir, 'outputs', 'stopped.md'), 'utf8');
     expect(artifact).toContain('Status: STOPPED');
@@ -104,7 +105,7 @@ describe('fail-closed policy and HITL, through the real CLI', () => {
   it('records who decided, how and where (the OS user, the CLI, this machine), and offers no decision on a stopped run', async () => {
     await write('ambiguous.json', ambiguous);
     const p = JSON.parse((await maestro('run', 'ambiguous.json', '--json')).stdout);
-    expect((await maestro('hitl', 'decide', p.run_id, 'stop', '--note', 'not now')).code).toBe(0);
+    expect((await maestro('hitl', 'decide', p.run_id, 'stop', '--note', 'not now')).code).toBe(4);
     const user = os.userInfo().username;
     const decided = (await records(p.audit_log)).find((r) => r.event === 'HITL_DECIDED');
     expect(decided?.details).toMatchObject({ decided_by: user, via: 'cli', from: os.hostname() });

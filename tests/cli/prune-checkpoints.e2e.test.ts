@@ -55,6 +55,6 @@ describe('maestro audit prune and checkpoints', () => {
     expect(await exists(path.join(ws.dir, '.maestro', 'audit', `${paused}.jsonl`))).toBe(true);
     expect(await exists(path.join(ws.dir, '.maestro', 'runs', recent, 'state.json'))).toBe(true);
     // The paused run can still be decided.
-    expect((await maestro('hitl', 'decide', paused, 'stop')).code).toBe(0);
+    expect((await maestro('hitl', 'decide', paused, 'stop')).code).toBe(4);
   });
 });
