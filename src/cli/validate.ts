@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { type CommandFinding, type CommandReview, openApp, schemaFinding } from '../compose/use-cases.js';
@@ -75,7 +75,15 @@ export async function validateCommandFile(file: string, workspace: string, env: 
   const review = await (await openApp({ workspace, env })).review(text);
   // In the drop folder, only `*.json` names are commands: anything else lies there and is never run.
   const name = path.basename(file);
-  if (path.dirname(file) === path.join(workspace, 'commands') && !isCommandFileName(name)) {
+  const dropped = path.dirname(file) === path.join(workspace, 'commands');
+  // A link there is not run: the watcher moves it to rejected/ unread, whatever it points at.
+  if (dropped && (await lstat(file)).isSymbolicLink()) {
+    const finding = schemaFinding([
+      `(file): commands/${name} is a symbolic link; the watcher runs only regular files and rejects it: put the file itself in commands/`,
+    ]);
+    return { ...review, findings: [finding, ...review.findings] };
+  }
+  if (dropped && !isCommandFileName(name)) {
     const as = `${name.replace(/\.[^.]*$/, '') || name}.json`;
     const warning = `commands/${name}: the watcher takes only *.json files (lowercase, not hidden), so it ignores this one; rename it to commands/${as}`;
     return { ...review, warnings: [warning, ...review.warnings] };

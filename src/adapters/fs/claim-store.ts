@@ -108,7 +108,9 @@ export class FsClaimStore implements ClaimStore {
       handle = await open(this.#commandFile(claim.runId), READ_FLAGS);
     } catch (error) {
       // A symbolic link (O_NOFOLLOW refused it) is not a command file, as a folder or a FIFO is not.
-      if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new InvalidInputError(claim.source, ['(root): not a regular file']);
+      if ((error as NodeJS.ErrnoException).code === 'ELOOP') {
+        throw new InvalidInputError(claim.source, ['(root): a symbolic link, not a command file: put the file itself in commands/']);
+      }
       throw error;
     }
     try {

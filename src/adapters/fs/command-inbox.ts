@@ -27,8 +27,8 @@ interface Unsettled {
  * start-up scan of the files already there into ready files, oldest first. Every event only names a
  * file to look at again: what counts is what `lstat` and a read find then. A file is ready when it
  * parses as JSON; one that does not is waited for while it changes, and handed over (to be rejected)
- * once it has not changed for `stabilityMs`. Only the top level is watched; subfolders and
- * non-regular files are ignored.
+ * once it has not changed for `stabilityMs`; so is a symbolic link, unread. Only the top level is
+ * watched; subfolders and other non-regular files are ignored.
  */
 export class FsCommandInbox implements CommandInbox {
   readonly #dir: string;
@@ -149,11 +149,16 @@ export class FsCommandInbox implements CommandInbox {
       this.#recheckedSinceEvent.delete(name);
       return;
     }
+    const ready: ReadyFile = { name, mtimeMs: info.mtimeMs };
+    // A link is handed over unread, to be rejected with that reason (never left lying in commands/).
+    if (info.isSymbolicLink()) {
+      this.#ready.set(name, ready);
+      return;
+    }
     if (!info.isFile()) {
       this.#ready.delete(name);
       return;
     }
-    const ready: ReadyFile = { name, mtimeMs: info.mtimeMs };
     // Too big to be a command: hand it over unread, to be rejected with that reason.
     if (info.size > MAX_COMMAND_BYTES || parses(await readFile(file, 'utf8').catch(() => ''))) {
       this.#ready.set(name, ready);

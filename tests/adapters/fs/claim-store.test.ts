@@ -140,7 +140,10 @@ describe('FsClaimStore', () => {
     await writeFile(path.join(paths.root, 'elsewhere.json'), '{"task_description":"x"}');
     await symlink(path.join(paths.root, 'elsewhere.json'), path.join(paths.commands, 'link.json'));
     const claim = await store(0).claim(file('link.json'), 'run-s');
-    await expect(store(0).read(claim!)).rejects.toMatchObject({ name: 'InvalidInputError', issues: ['(root): not a regular file'] });
+    await expect(store(0).read(claim!)).rejects.toMatchObject({
+      name: 'InvalidInputError',
+      issues: ['(root): a symbolic link, not a command file: put the file itself in commands/'],
+    });
   });
 
   it('claims into .maestro/inflight/ even when that folder was removed since the last claim', async () => {
