@@ -126,18 +126,27 @@ export function judgeFloor(reading: FloorReading, accept: readonly Acceptance[])
   const kinds = reading.perception.deliverables;
   // An act class is accepted only in its own domain: "change a system" accepted does not let through
   // a task that also touches health, money, law or employment (a dose "increased" reads as a change too).
+  const found = floorFindings(reading);
+  const actOf = (risk: string | undefined) =>
+    risk !== undefined && (ACT_CLASSES as readonly string[]).includes(risk) ? LEXICON.acts[risk as (typeof ACT_CLASSES)[number]] : undefined;
+  const kindsFit = (a: Acceptance): boolean => !a.deliverables || (kinds.length > 0 && kinds.every((k) => a.deliverables?.includes(k)));
+  // The domains the workspace's acceptances answer for in this task: each accepted act found here brings
+  // its own ("fire" and "pay" both accepted cover employment and money), an accepted domain itself.
+  const answered = new Set<string>([
+    ...accept.filter(kindsFit).map((a) => a.risk),
+    ...found.flatMap((f) => (accept.some((a) => a.risk === f.risk && kindsFit(a)) ? [actOf(f.risk)?.domain ?? ''] : [])),
+  ]);
   const stakes = reading.context.domains.filter((d) => (HIGH_STAKES_DOMAINS as readonly string[]).includes(d));
-  const inDomain = (risk: string): boolean => {
-    const act = (ACT_CLASSES as readonly string[]).includes(risk) ? LEXICON.acts[risk as (typeof ACT_CLASSES)[number]] : undefined;
-    return act === undefined || stakes.every((d) => d === act.domain);
+  const beyond = (risk: string): string[] => {
+    const act = actOf(risk);
+    return act === undefined ? [] : stakes.filter((d) => d !== act.domain && !answered.has(d));
   };
-  const covers = (a: Acceptance, risk: string): boolean =>
-    a.risk === risk && inDomain(risk) && (!a.deliverables || (kinds.length > 0 && kinds.every((k) => a.deliverables?.includes(k))));
-  const findings = floorFindings(reading).map((f) => {
+  const covers = (a: Acceptance, risk: string): boolean => a.risk === risk && beyond(risk).length === 0 && kindsFit(a);
+  const findings = found.map((f) => {
     const by = f.risk === undefined ? undefined : accept.find((a) => covers(a, f.risk as string));
     if (by) return { ...f, accepted: by.deliverables ? `${by.risk} for ${by.deliverables.join(', ')}` : by.risk };
-    const named = f.risk !== undefined && !inDomain(f.risk) && accept.some((a) => a.risk === f.risk);
-    return named ? { ...f, beyond: stakes } : f;
+    const named = f.risk !== undefined && beyond(f.risk).length > 0 && accept.some((a) => a.risk === f.risk);
+    return named ? { ...f, beyond: beyond(f.risk as string) } : f;
   });
   const open = findings.filter((f) => !f.accepted);
   const acceptedBy = [...new Set(findings.flatMap((f) => (f.accepted ? [f.accepted] : [])))];

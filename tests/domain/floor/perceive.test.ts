@@ -433,6 +433,19 @@ describe('the floor: an allow rule', () => {
     expect(verdict("Flip the flag in the HR system that garnishes Mr. Ibsen's wages", [], dev).proceeds).toBe(false);
   });
 
+  it('accepts the act classes a pause names, together: each answers for its own domain, and only the rest is beyond them', () => {
+    const task = 'Let Marco go from the warehouse team and transfer his final 4,200 EUR bonus today.';
+    const found = verdict(task).findings.map((f) => f.risk);
+    expect(found).toEqual(expect.arrayContaining(['dismiss_person', 'move_money']));
+    // What the pause suggests is what lets it through.
+    const both: Acceptance[] = [{ risk: 'dismiss_person' }, { risk: 'move_money' }];
+    expect(verdict(task, [], both)).toMatchObject({ proceeds: true, acceptedBy: ['dismiss_person', 'move_money'] });
+    // One alone still pauses, naming only the domain no acceptance answers for.
+    const one = verdict(task, [], [{ risk: 'dismiss_person' }]);
+    expect(one.proceeds).toBe(false);
+    expect(one.findings.find((f) => f.risk === 'dismiss_person')?.beyond).toEqual(['money']);
+  });
+
   it('a verb of writing whose object is a thing in the world, not a text, is the act on it', () => {
     for (const task of ['Edit the infusion pump settings for the patient in bed 7.', "Rewrite Maria's pension contribution to zero."])
       expect(verdict(task).proceeds, task).toBe(false);
