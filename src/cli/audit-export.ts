@@ -21,7 +21,7 @@ export function registerAuditExport(audit: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .addHelpText(
       'after',
-      '\nThe lines are exported exactly as written, so the chain and the head verify wherever they go.\nExit codes: 0 exported · 2 usage, or a run with no audit log (nothing is written).',
+      '\nThe lines are exported exactly as written, so the chain and the head verify wherever they go.\nExit codes: 0 exported · 1 the folder or a file could not be written · 2 usage (--out names a file), or a run with no audit log (nothing is written).',
     )
     .action(async (runId: string | undefined, opts: { all?: boolean; out: string; workspace?: string }) => {
       if ((runId === undefined) === (opts.all !== true)) throw new ExitError(2, 'maestro audit export: name one run id, or pass --all');
@@ -31,13 +31,21 @@ export function registerAuditExport(audit: Command, io: Io): void {
         const ids = runId !== undefined ? [checkRunId(runId)] : await source.list();
         // A run id not found is refused before anything is written, as everywhere (exit 2).
         if (runId !== undefined && (await notFound(source, runId))) throw new ExitError(2, noLog('export', runId, source.label), 'refused');
-        await mkdir(out, { recursive: true, mode: 0o700 });
+        await mkdir(out, { recursive: true, mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+          // A file where the folder should be is a usage error; a folder that cannot be made is the environment's.
+          if (error.code === 'EEXIST' || error.code === 'ENOTDIR')
+            throw new ExitError(2, `maestro audit export: --out ${opts.out} is a file, not a folder`);
+          throw new ExitError(1, `maestro audit export: cannot create ${out} (${error.code ?? error.message}); nothing was written`);
+        });
         let written = 0;
         for (const id of ids) {
           const run = await source.read(checkRunId(id));
-          if (run.log !== undefined) await writeFileWhole(path.join(out, `${id}.jsonl`), run.log, 0o600);
-          if (run.head !== undefined)
-            await writeFileWhole(path.join(out, `${id}.head`), run.head.endsWith('\n') ? run.head : `${run.head}\n`, 0o600);
+          const write = (name: string, text: string) =>
+            writeFileWhole(path.join(out, name), text, 0o600).catch((error: NodeJS.ErrnoException) => {
+              throw new ExitError(1, `maestro audit export: cannot write ${path.join(out, name)} (${error.code ?? error.message})`);
+            });
+          if (run.log !== undefined) await write(`${id}.jsonl`, run.log);
+          if (run.head !== undefined) await write(`${id}.head`, run.head.endsWith('\n') ? run.head : `${run.head}\n`);
           written += 1;
         }
         io.stdout.write(`exported ${written} audit log(s) from ${source.label} to ${out}\n`);

@@ -11,5 +11,9 @@ export function parseDurationMs(text: string): number | undefined {
   const match = /^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$/i.exec(text);
   if (!match) return undefined;
   const ms = Number(match[1]) * (UNIT_MS[(match[2] as string).toLowerCase()] as number);
-  return ms > 0 && Number.isFinite(ms) ? ms : undefined;
+  // "99999999999d" means "all of it": as far back as a date can go, not an error.
+  return ms > 0 ? Math.min(ms, LONGEST_MS) : undefined;
 }
+
+/** The longest duration: any date back from now stays a date (JavaScript's dates span ±8.64e15 ms). */
+const LONGEST_MS = 4e15;

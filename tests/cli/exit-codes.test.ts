@@ -72,6 +72,10 @@ const CASES: readonly Case[] = [
   [['audit', 'verify', 'nope'], 2, 'refused', { oneLine: true }],
   [['audit', 'export', 'nope', '--out', 'exported'], 2, 'refused', { oneLine: true }],
   [['audit', 'prune', '--older-than', '0'], 2, 'invalid', { oneLine: true }],
+  // A duration past what a date can hold means "all of it"; a file where a folder goes is a usage error.
+  [['audit', 'prune', '--older-than', '99999999999d', '--dry-run'], 0, 'completed', {}],
+  [['runs', '--since', '99999999999d'], 0, 'completed', { json: true }],
+  [['audit', 'export', '--all', '--out', 'clear.json'], 2, 'invalid', { oneLine: true }],
   [['runs', '-n', 'abc'], 2, 'invalid', { json: true, oneLine: true }],
   [['runs', '-n', '-1'], 2, 'invalid', { json: true, oneLine: true }],
   [['runs', '--since', 'yesterday-ish'], 2, 'invalid', { json: true, oneLine: true }],
