@@ -157,7 +157,13 @@ export function explainArbitrationPause(input: {
   const { runId, arbitration } = input;
   if (input.reason === 'ARBITRATION_VERDICTS_UNREADABLE') return explainUnreadableVerdicts(input);
   const doubters = input.verdicts.filter((v) => !v.valid || v.action !== 'proceed');
-  const who = doubters.length > 0 ? `Who doubted: ${doubters.map((v) => doubt(v, input.names)).join('; ')}.` : 'No persona gave a verdict.';
+  // Every verdict may say proceed while the scores disagree (a consensus threshold): the pause is the scores', not a doubter's.
+  const who =
+    doubters.length > 0
+      ? `Who doubted: ${doubters.map((v) => doubt(v, input.names)).join('; ')}.`
+      : input.verdicts.length > 0
+        ? `No persona doubted: all ${input.verdicts.length} said proceed; the pause comes from how far apart their scores were.`
+        : 'No persona gave a verdict.';
   const meaning = ARBITRATION_MEANING[input.reason] ?? `the council did not say proceed`;
   return (
     `the council's verdict was ${arbitration.final_action}: ${arbitration.reasoning}. ${who} ` +

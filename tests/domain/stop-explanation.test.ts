@@ -34,6 +34,18 @@ describe('explainArbitrationPause', () => {
     expect(text).toContain('This means the personas disagreed');
     expect(text).toContain('maestro hitl decide R1 continue');
   });
+
+  it('says that nobody doubted when every verdict was proceed and the scores paused the run', () => {
+    const text = explainArbitrationPause({
+      runId: 'R2',
+      reason: 'ARBITRATION_INVESTIGATE',
+      arbitration: { final_action: 'investigate', reasoning: '3 vector(s) flagged by the consensus threshold' },
+      verdicts: [verdict('a', 'proceed', 'fine'), verdict('b', 'proceed', 'fine too')],
+      names,
+    });
+    expect(text).toContain('No persona doubted: all 2 said proceed');
+    expect(text).not.toContain('No persona gave a verdict');
+  });
 });
 
 describe('the loop policy stop', () => {
