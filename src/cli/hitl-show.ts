@@ -54,7 +54,13 @@ function renderShow(d: ShowDetails, state: RunState, io: Io): string {
       `${c.bold('Stop would')} end the run as STOPPED, with an artifact that records the stop`,
       ...(d.resumes_on_its_own ? [`${c.bold('On its own')} ${d.resumes_on_its_own}`] : []),
     );
-  } else lines.push(`${c.bold('Nothing to decide:')} the run is ${d.status}. ${state.summary ?? ''}`.trimEnd());
+  } else {
+    const resume =
+      d.status === 'continued'
+        ? ` A person chose continue; the next "maestro watch" resumes it, or now: maestro run --resume ${d.run_id}.`
+        : '';
+    lines.push(`${c.bold('Nothing to decide:')} the run is ${d.status}.${resume} ${state.summary ?? ''}`.trimEnd());
+  }
   lines.push(
     `${c.bold('This conflict has paused')} ${d.conflict_pauses} time(s) in the current council session (a plan is asked for at 3; at 4 the conflict line is stopped).`,
   );

@@ -121,7 +121,7 @@ export function parseSince(text: string, now: Date): Date {
 }
 
 /** Statuses that wait for something (a process, a person, a resume) rather than having ended. */
-const WAITING = new Set(['running', 'paused', 'interrupted']);
+const WAITING = new Set(['running', 'paused', 'interrupted', 'continued']);
 
 function formatRuns(runs: readonly RunListing[], io: Io): string {
   if (runs.length === 0)
@@ -138,7 +138,10 @@ function formatRuns(runs: readonly RunListing[], io: Io): string {
       r.status === 'interrupted' && r.next_step
         ? `
     nobody is running it — resume with: ${r.next_step}`
-        : '';
+        : r.status === 'continued' && r.next_step
+          ? `
+    a person chose continue; the next "maestro watch" resumes it, or now: ${r.next_step}`
+          : '';
     const redacted = r.redacted.length > 0 ? ` · redacted: ${r.redacted.join(', ')}` : '';
     const model = r.model ? ` · ${r.model}` : '';
     return `${c.dim(r.run_id)} ${badge(r.status.padEnd(11))} ${r.reason_code ?? ''}

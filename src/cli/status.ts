@@ -11,18 +11,20 @@ export function registerStatus(program: Command, io: Io): void {
     .command('status')
     .description('is a watcher running here; what is queued, in flight, paused for a person; the last runs')
     .option('--json', 'print one JSON object')
-    .option('-n, --recent <count>', 'how many recent runs to list', parseCount, 10)
+    .option('-n, --recent <count>', 'how many recent runs to list (0: all)', parseCount, 10)
     .option(...WORKSPACE_OPTION)
     .action(async (opts: { json?: boolean; recent: number; workspace?: string }) => {
       const workspace = await openWorkspaceAt(io, opts.workspace);
-      const base = await workspace.status({ recent: opts.recent });
+      // -n 0 lists them all, as `runs -n 0` does.
+      const recent = opts.recent === 0 ? Number.POSITIVE_INFINITY : opts.recent;
+      const base = await workspace.status({ recent });
       // Routes the watcher's breaker holds as down, with the commands and paused runs that wait for them.
       const routes_down = await workspace.routesDown(base.queued.map((q) => q.file)).catch(() => []);
       // Everything shown is screened: a queued file's name, a run's source or message may hold a secret.
       const status = screenStrings({ ...base, routes_down });
       // With an engine, the cluster too: its workers, its queue, every paused run wherever it ran, and
       // its recent runs (the workspace's files hold none of a worker's runs), newest first.
-      const cluster = await workspace.cluster(opts.recent);
+      const cluster = await workspace.cluster(recent);
       const engine = cluster ? screenStrings(cluster) : undefined;
       if (opts.json) io.stdout.write(`${JSON.stringify(engine ? { ...status, engine } : status, null, 2)}\n`);
       else io.stdout.write(formatStatus(status, io) + (engine ? (await import('./status-engine.js')).formatEngineStatus(engine, io) : ''));
@@ -78,7 +80,11 @@ export function formatStatus(s: WorkspaceStatus & { routes_down?: readonly Route
   lines.push(`rejected   ${s.rejected}${s.rejected > 0 ? ' (in .maestro/rejected/, each with <name>.error.json)' : ''}`);
   lines.push(s.recent.length === 0 ? 'recent     no runs yet' : `recent     ${s.recent.length} (newest first)`);
   const badge = (status: string): string =>
-    status === 'completed' ? c.green(status) : ['paused', 'running', 'interrupted'].includes(status) ? c.yellow(status) : c.red(status);
+    status === 'completed'
+      ? c.green(status)
+      : ['paused', 'running', 'interrupted', 'continued'].includes(status)
+        ? c.yellow(status)
+        : c.red(status);
   for (const r of s.recent) {
     const used = r.usage.calls > 0 ? ` · ${r.usage.calls} calls, ${r.usage.prompt_tokens}+${r.usage.completion_tokens} tokens` : '';
     lines.push(

@@ -18,6 +18,8 @@ export function statusBadge(c: ChalkInstance, status: string): string {
       return c.yellow('⏸ paused');
     case 'interrupted':
       return c.yellow('◼ interrupted');
+    case 'continued':
+      return c.yellow('▶ continued');
     case 'stopped':
       return c.red('■ stopped');
     default:

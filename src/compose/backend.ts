@@ -17,6 +17,8 @@ export interface Backend {
    * claim owns it (files); a live worker's lease has it or it is queued for one (engine).
    */
   isHeld(runId: string): Promise<boolean>;
+  /** Whether a person's `continue` waits for the run with nobody to take it yet (files; an engine queues it, held). */
+  isContinued?(runId: string): Promise<boolean>;
   /** Whether the queue has the run for a live taker: a watcher's claim (files), a worker's lease (engine). */
   isClaimed(runId: string): Promise<boolean>;
   /** Whether a watcher (files) or a worker (engine) is alive to take a continued run up. */

@@ -109,7 +109,8 @@ export async function openConsole(options: {
       const state = (await app.deps.ledger.load(runId).catch(() => undefined)) ?? (await app.readBeside(runId).catch(() => undefined));
       if (!state) return undefined;
       const shown = await app.shown(state);
-      return { state, status: shown.status === 'interrupted' && carrier.isWaiting(runId) ? 'running' : shown.status };
+      const notRun = shown.status === 'interrupted' || shown.status === 'continued';
+      return { state, status: notRun && carrier.isWaiting(runId) ? 'running' : shown.status };
     },
     audit: (runId) => readAudit(app, options.env, runId),
     artifact: async (state, part) => (state.artifact ? readArtifactView(app.paths.root, state.artifact, part) : undefined),

@@ -17,6 +17,7 @@ export function filesBackend(app: App): Backend {
     continuedBy: 'watcher',
     // A new reader each time: one remembers whether a watcher runs, and one may start at any moment.
     isHeld: (runId) => new FsRunLiveness(app.paths).isHeld(runId),
+    isContinued: (runId) => new FsRunLiveness(app.paths).isContinued(runId),
     isClaimed: (runId) => new FsRunLiveness(app.paths).isClaimed(runId),
     hasTaker: async () => (await watchers.list()).some((w) => w.alive),
     depsForRun: () => app.deps,

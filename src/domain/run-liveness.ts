@@ -7,11 +7,16 @@ import { isResumableFailure, type RunLife } from './run/transitions.js';
  * changes that, so readers derive the status instead of trusting it: `running` only while a live
  * process holds the run, `interrupted` otherwise. Nothing is written back: resuming is the fix.
  */
-export const SHOWN_RUN_STATUSES = [...RunStatus.options, 'interrupted', 'unknown'] as const;
+export const SHOWN_RUN_STATUSES = [...RunStatus.options, 'interrupted', 'continued', 'unknown'] as const;
 
-/** The status to show for a checkpoint's status, given whether a live process holds the run now. */
-export function shownStatus(stored: string, held: boolean): string {
-  return stored === 'running' && !held ? 'interrupted' : stored;
+/**
+ * The status to show for a checkpoint's status, given whether a live process holds the run now and
+ * whether a person's `continue` waits for it: `continued` (nothing went wrong: it waits to be resumed),
+ * else `interrupted` (the process that ran it is gone).
+ */
+export function shownStatus(stored: string, held: boolean, continued = false): string {
+  if (stored !== 'running' || held) return stored;
+  return continued ? 'continued' : 'interrupted';
 }
 
 /**
@@ -19,6 +24,6 @@ export function shownStatus(stored: string, held: boolean): string {
  * storage failure ended resume, a paused one is decided; null for a run being run or one that has ended.
  */
 export function nextStep(run: RunLife & { readonly run_id: string }, shown: string): string | null {
-  if (shown === 'interrupted' || isResumableFailure(run)) return `maestro run --resume ${run.run_id}`;
+  if (shown === 'interrupted' || shown === 'continued' || isResumableFailure(run)) return `maestro run --resume ${run.run_id}`;
   return shown === 'paused' ? `maestro hitl decide ${run.run_id} continue|stop` : null;
 }

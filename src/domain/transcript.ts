@@ -95,6 +95,9 @@ const OUTCOME_NEXT: Readonly<Partial<Record<string, (runId: string) => string>>>
   interrupted: (id) =>
     `Interrupted: no live process is running it. \`maestro run --resume ${id}\` resumes it from its checkpoint ` +
     '(finished model calls are not repeated).',
+  continued: (id) =>
+    `Continued by a person: the next \`maestro watch\` resumes it, or \`maestro run --resume ${id}\` now ` +
+    '(finished model calls are not repeated).',
 };
 
 /** The same, on the console's page of the run, where buttons move it on. */
@@ -103,6 +106,8 @@ const CONSOLE_NEXT: typeof OUTCOME_NEXT = {
   running: () => 'Not finished: a live maestro process runs it now; this page follows it.',
   interrupted: () =>
     'Interrupted: nobody runs it now. **Resume** at the top of this page carries it on from its checkpoint (finished model calls are not repeated).',
+  continued: () =>
+    'Continued by a person, not taken up yet. **Resume** at the top of this page carries it on from its checkpoint (finished model calls are not repeated).',
 };
 
 /** The mediator's classification: a model call before the council's, with the route/model that answered and what it found. */

@@ -108,6 +108,13 @@ describe('maestro status lists invalid runs', () => {
     expect(text.out).not.toContain('left running by a process that is gone');
     expect(text.out).toContain('continued  1 (a person chose continue; the next "maestro watch" resumes each)');
     expect(text.out).toContain(`resume with: maestro run --resume ${id}`);
+    // Every view says continued, not interrupted: nothing went wrong with it.
+    expect(value.recent.find((r) => r.run_id === id)?.status).toBe('continued');
+    const runs = JSON.parse((await runCli(['runs', '--json', '--workspace', ws])).stdout) as { run_id: string; status: string }[];
+    expect(runs.find((r) => r.run_id === id)?.status).toBe('continued');
+    expect(JSON.parse((await runCli(['runs', '--status', 'interrupted', '--json', '--workspace', ws])).stdout)).toEqual([]);
+    const shown = await runCli(['hitl', 'show', id, '--workspace', ws]);
+    expect(shown.stdout).toContain('Nothing to decide: the run is continued. A person chose continue');
   });
 
   it('a command that failed validation has no checkpoint, only an audit log: it is among the recent runs, as invalid', async () => {

@@ -58,7 +58,7 @@ describe('a conflict line the loop policy stopped, through the CLI', () => {
     expect(all.stdout.match(/refused: .*only stop is offered/g)).toHaveLength(3);
 
     const stop = await maestro('hitl', 'decide', runs[1]!.run_id, 'stop');
-    expect(stop.code).toBe(0);
+    expect(stop.code).toBe(4); // stopped by a person
     expect(stop.stdout).toContain('stopped (hitl: HITL_STOP)');
 
     // A new session opens the line again: the paused run may continue, and the task pauses as before.

@@ -458,7 +458,8 @@ describe('maestro ui: changes', () => {
     // Continued from a terminal with no watcher to take it: nobody runs it now.
     expect((await runCli(['hitl', 'decide', id, 'continue'], { cwd: ws.dir })).code).toBe(0);
     const page = await (await get(`/runs/${id}`)).text();
-    expect(page).toContain('badge s-interrupted');
+    expect(page).toContain('badge s-continued');
+    expect(page).toContain('A person chose continue; no watcher has taken it up yet.');
     expect(page).toContain('<strong>Resume</strong> at the top of this page');
     expect(page).toContain(`Resume run ${id}</button>`);
     expect(page).not.toContain('maestro run --resume');

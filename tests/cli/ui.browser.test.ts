@@ -334,7 +334,7 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     await card.waitFor();
     await card.locator('.decide-form textarea[name=note]').fill('the owner said yes on the phone');
     const decided = await runCli(['hitl', 'decide', ids.stale, 'stop'], { cwd: ws.dir });
-    expect(decided.code, decided.stderr).toBe(0);
+    expect(decided.code, decided.stderr).toBe(4); // stopped by a person
     await card.locator('button[value=continue]').click();
     const alert = page.locator('.notice.refused');
     await alert.waitFor();

@@ -9,6 +9,8 @@ import type { WorkspacePaths } from './workspace-paths.js';
 /** Whether a live process executes a run now (read-only). */
 export interface RunLiveness {
   isHeld(runId: string): Promise<boolean>;
+  /** Whether a person's `continue` waits for the run (it is to be resumed, not interrupted). */
+  isContinued?(runId: string): Promise<boolean>;
 }
 
 /** A run's status as shown, with the command that moves it on. */
@@ -47,6 +49,10 @@ export class FsRunLiveness implements RunLiveness {
     return (await this.#decisionWaiting(runId)) && this.#watcherRunning();
   }
 
+  isContinued(runId: string): Promise<boolean> {
+    return this.#decisionWaiting(runId);
+  }
+
   /** Whether a live watcher's claim owns the run's command (it runs the run, or is about to). */
   async isClaimed(runId: string): Promise<boolean> {
     const claim = await findClaim(this.paths.inflight, runId);
@@ -71,6 +77,8 @@ const SAFE_RUN_ID = /^[A-Za-z0-9_-]+$/;
  * checkpoint says `running` needs a look at who holds it: the other statuses are what they say.
  */
 export async function showRun(run: RunLife & { readonly run_id: string }, liveness: RunLiveness): Promise<ShownRun> {
-  const status = run.status === 'running' ? shownStatus(run.status, await liveness.isHeld(run.run_id)) : run.status;
+  const held = run.status === 'running' && (await liveness.isHeld(run.run_id));
+  const continued = run.status === 'running' && !held && ((await liveness.isContinued?.(run.run_id)) ?? false);
+  const status = shownStatus(run.status, held, continued);
   return { status, next_step: nextStep(run, status) };
 }

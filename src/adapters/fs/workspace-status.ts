@@ -124,7 +124,9 @@ export async function readWorkspaceStatus(
   const inflight = await readInflight(paths, states, registry);
   // A claimed run whose watcher is gone is listed once, in flight (where the next watcher resumes it).
   const claimed = new Set(inflight.map((f) => f.run_id));
-  const toResume = all.filter((s) => s.shown?.status === 'interrupted' && !claimed.has(s.run_id ?? '')).reverse();
+  const toResume = all
+    .filter((s) => ['interrupted', 'continued'].includes(s.shown?.status ?? '') && !claimed.has(s.run_id ?? ''))
+    .reverse();
   const continued = new Set(await new FsDecisionInbox(paths).pending());
   return {
     workspace: paths.root,

@@ -20,7 +20,7 @@ table { border-collapse: collapse; width: 100%; background: #fff; }
 th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid #e3e6ec; vertical-align: top; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .badge { padding: .05rem .45rem; border-radius: .6rem; font-size: .8rem; background: #e3e6ec; color: #1d2330; white-space: nowrap; }
-.s-completed { background: #d5f2dc; color: #0f4620; } .s-paused, .s-running, .s-interrupted { background: #fff0c2; color: #5c3d00; }
+.s-completed { background: #d5f2dc; color: #0f4620; } .s-paused, .s-running, .s-interrupted, .s-continued { background: #fff0c2; color: #5c3d00; }
 .s-stopped, .s-error, .s-invalid, .s-guardrail_stopped { background: #ffd9d6; color: #7a1109; }
 .notice { padding: .5rem .8rem; border-radius: .3rem; } .notice.ok { background: #d5f2dc; } .notice.refused { background: #ffd9d6; }
 .chain.ok, .integrity.ok { color: #17612e; } .chain.broken, .integrity.broken { color: #a3160b; font-weight: bold; }

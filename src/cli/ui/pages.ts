@@ -106,11 +106,13 @@ function goingOnBlock(runId: string, status: string, carrying: boolean): SafeHtm
     return html`<section class="follow" data-follow="${runId}" aria-live="polite"><h2>Going on</h2>
 <p class="follow-state">${who} Each step appears here once it is done; the page shows how it ends.</p><div class="live-steps"></div></section>`;
   }
-  if (status !== 'interrupted' && status !== 'error') return html``;
+  if (status !== 'interrupted' && status !== 'continued' && status !== 'error') return html``;
   const why =
     status === 'error'
       ? 'A storage failure stopped it at its last checkpoint.'
-      : 'It stopped at its last checkpoint: nobody is running it.';
+      : status === 'continued'
+        ? 'A person chose continue; no watcher has taken it up yet.'
+        : 'It stopped at its last checkpoint: nobody is running it.';
   return html`<section class="resume"><h2>Not running</h2><p>${why} Resume it here: this console carries it on from that checkpoint
 (no finished model call is repeated).</p>
 <form method="post" action="/runs/${encodeURIComponent(runId)}/resume"><button>Resume run ${runId}</button></form></section>`;

@@ -128,7 +128,9 @@ export function judgeFloor(reading: FloorReading, accept: readonly Acceptance[])
   // a task that also touches health, money, law or employment (a dose "increased" reads as a change too).
   const found = floorFindings(reading);
   const actOf = (risk: string | undefined) =>
-    risk !== undefined && (ACT_CLASSES as readonly string[]).includes(risk) ? LEXICON.acts[risk as (typeof ACT_CLASSES)[number]] : undefined;
+    risk !== undefined && (ACT_CLASSES as readonly string[]).includes(risk)
+      ? LEXICON.acts[risk as (typeof ACT_CLASSES)[number]]
+      : undefined;
   const kindsFit = (a: Acceptance): boolean => !a.deliverables || (kinds.length > 0 && kinds.every((k) => a.deliverables?.includes(k)));
   // The domains the workspace's acceptances answer for in this task: each accepted act found here brings
   // its own ("fire" and "pay" both accepted cover employment and money), an accepted domain itself.

@@ -296,10 +296,10 @@ describe('FsRunLiveness: a watcher that owns the claim counts as holding the run
     expect((await new FsWatcherRegistry(watchers()).list())[0]).toMatchObject({ pid: live.pid, alive: false });
   });
 
-  it("a person's continue waiting for a live watcher: running; with no watcher to take it: interrupted", async () => {
+  it("a person's continue waiting for a live watcher: running; with no watcher to take it: continued, not interrupted", async () => {
     await mkdir(paths.decisions, { recursive: true });
     await writeFile(path.join(paths.decisions, `${RUN}.json`), '{}');
-    expect(await shown()).toBe('interrupted');
+    expect(await shown()).toBe('continued');
     await new FsWatcherRegistry(watchers()).register({
       id: `${live.pid}-beef`,
       pid: live.pid!,
