@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { HitlRefusedError, type PausedRow, RunNotResumableError, type UseCases } from '../compose/use-cases.js';
 import { resolveWorkspace } from '../config.js';
+import { isSafeRunId } from '../domain/audit-retention.js';
 import { ExitError, RunHeldError } from '../domain/errors.js';
+import { auditSource, notFound } from './audit-options.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { withRunContext } from './run-context.js';
 import { reportOutcome } from './run-outcome.js';
@@ -113,7 +115,8 @@ async function decide(options: { io: Io; runId: string; decision: string; opts: 
       by: cliAuthor(),
     });
   } catch (error) {
-    if (error instanceof HitlRefusedError) throw new ExitError(2, `maestro: refused: ${error.message}`, 'refused');
+    if (error instanceof HitlRefusedError)
+      throw new ExitError(2, `maestro: refused: ${await withoutCheckpoint(io, opts, runId, error.message)}`, 'refused');
     throw error;
   } finally {
     // The decision's records are all written: their spans leave now (a no-op when tracing is off).
@@ -126,6 +129,21 @@ async function decide(options: { io: Io; runId: string; decision: string; opts: 
     return;
   }
   await goOn({ io, app, runId, opts, workspace });
+}
+
+/**
+ * A run with an audit log but no checkpoint was refused before it began (its command did not
+ * validate): `maestro runs` lists it as invalid, so the refusal says that rather than "no run".
+ */
+async function withoutCheckpoint(io: Io, opts: DecideFlags, runId: string, message: string): Promise<string> {
+  if (!message.startsWith('there is no run') || !isSafeRunId(runId)) return message;
+  const source = await auditSource(io, opts.workspace);
+  try {
+    if (await notFound(source, runId)) return message;
+  } finally {
+    await source.close();
+  }
+  return `run ${runId} ended invalid: its command did not validate, so it never started and there is nothing to decide (see maestro audit show ${runId})`;
 }
 
 /** After a continue: where the run goes on (a watcher, the engine's workers), or, with --run, the run resumed here. */

@@ -42,7 +42,7 @@ export function registerOutcome(program: Command, io: Io): void {
           );
         if (result.personas.length === 0) io.stdout.write('  No persona gave a readable verdict in that run: nothing joined a record.\n');
       } catch (error) {
-        if (error instanceof OutcomeRefusedError) throw new ExitError(2, `maestro outcome: ${error.message}; nothing changed`);
+        if (error instanceof OutcomeRefusedError) throw new ExitError(2, `maestro outcome: ${error.message}; nothing changed`, 'refused');
         throw error;
       }
     });

@@ -39,9 +39,12 @@ export function registerRuns(program: Command, io: Io): void {
       const workspace = await openWorkspaceAt(io, opts.workspace);
       const config = await loadWorkspaceConfig(workspace.paths.config);
       const all = await workspace.runs.list(config.prices);
-      let runs = all.filter((r) => (!statuses || statuses.has(r.status)) && (!since || r.started_at >= since.toISOString()));
-      if (opts.limit > 0) runs = runs.slice(0, opts.limit);
+      const matching = all.filter((r) => (!statuses || statuses.has(r.status)) && (!since || r.started_at >= since.toISOString()));
+      const runs = opts.limit > 0 ? matching.slice(0, opts.limit) : matching;
       io.stdout.write(opts.json ? `${JSON.stringify(runs, null, 2)}\n` : formatRuns(runs, io));
+      // A list cut short says so, and how to see the rest (the JSON array stays a plain array).
+      if (!opts.json && runs.length < matching.length)
+        io.stdout.write(`${matching.length - runs.length} older run(s) not shown: maestro runs -n 0 lists them all\n`);
     });
 }
 

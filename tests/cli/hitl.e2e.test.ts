@@ -21,6 +21,18 @@ const records = async (file: string) =>
 const ambiguous = { task_description: 'The requirements are unclear: choose the message queue for billing', config: { max_rounds: 2 } };
 
 describe('fail-closed policy and HITL, through the real CLI', () => {
+  it('refuses a decision on a run whose command did not validate, saying it ended invalid, not that it does not exist', async () => {
+    await writeFile(path.join(ws.dir, 'half.json'), '{"task_description": "Summarise the thread",');
+    const run = await maestro('run', 'half.json', '--json');
+    expect(run.code).toBe(2);
+    const { run_id: id } = JSON.parse(run.stdout) as { run_id: string };
+    const decide = await maestro('hitl', 'decide', id, 'continue', '--json');
+    expect(decide.code).toBe(2);
+    expect(JSON.parse(decide.stdout)).toMatchObject({ status: 'refused' });
+    expect(decide.stderr).toContain(`run ${id} ended invalid`);
+    expect((await maestro('hitl', 'decide', 'no-such-run', 'continue')).stderr).toContain('there is no run "no-such-run"');
+  });
+
   it('stops a task holding an e-mail address (sealed) before any model call, and refuses to continue it', async () => {
     await write('pii.json', { task_description: 'Draft a reply to jane.doe@example.com about the refund' });
     const run = await maestro('run', 'pii.json', '--json');

@@ -44,6 +44,11 @@ describe('maestro runs', () => {
     expect(text.stdout).toContain(ids.paused);
     expect(text.stdout).toContain('(the command file was not valid)');
     expect(text.stdout).toContain('3 run(s), newest first');
+    expect(text.stdout).not.toContain('not shown');
+    // A list cut short says how many it left out and how to see them.
+    const cut = await maestro('runs', '-n', '2');
+    expect(cut.stdout).toContain('2 run(s), newest first');
+    expect(cut.stdout).toContain('1 older run(s) not shown: maestro runs -n 0 lists them all');
   });
 
   it('filters by status and by time, and refuses what it cannot read', async () => {
