@@ -120,8 +120,12 @@ function prepare(argv: string[], given: Io): { io: Io; args: string[]; wrote: ()
     },
   });
   const noColor = argv.slice(2).includes('--no-color');
-  const args = argv.filter((a, i) => i < 2 || a !== '--no-color').map((a, i) => (i === 2 && a === '-V' ? '--version' : a));
-  const io = { ...given, stdout, ...(noColor ? { env: { ...given.env, NO_COLOR: '1', FORCE_COLOR: '' } } : {}) };
+  let args = argv.filter((a, i) => i < 2 || a !== '--no-color').map((a, i) => (i === 2 && a === '-V' ? '--version' : a));
+  // "maestro --workspace ws runs": before the subcommand it goes after it, where the subcommand reads it.
+  const before = args[2] === '--workspace' ? 2 : args[2]?.startsWith('--workspace=') ? 1 : 0;
+  if (before > 0 && args.length > 2 + before) args = [...args.slice(0, 2), ...args.slice(2 + before), ...args.slice(2, 2 + before)];
+  const env = noColor ? { ...given.env, NO_COLOR: '1', FORCE_COLOR: '' } : given.env;
+  const io = { ...given, stdout, env };
   return { io, args, wrote: () => written };
 }
 

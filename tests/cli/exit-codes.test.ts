@@ -85,6 +85,10 @@ const CASES: readonly Case[] = [
   [['validate', 'broken.json'], 2, 'invalid', { json: true, report: true }],
   [['validate', 'clear.json'], 0, 'completed', { json: true }],
   [['runs'], 0, 'completed', { json: true }],
+  // --workspace before the subcommand, as after it.
+  [['--workspace', '.', 'runs'], 0, 'completed', { json: true }],
+  [['--workspace=.', 'status'], 0, 'completed', { json: true }],
+  [['--workspace', 'no-such-folder', 'runs'], 2, 'invalid', { json: true, oneLine: true }],
   [['status'], 0, 'completed', { json: true }],
   [['hitl', 'list'], 0, 'completed', { json: true }],
   [['-v'], 0, 'completed', {}],
