@@ -86,8 +86,9 @@ function askInput(question: string, opts: AskFlags, at: { workspace: string; cwd
     .map((p) => p.trim())
     .filter((p) => p.length > 0);
   const rounds = opts.rounds === undefined ? undefined : Number(opts.rounds);
-  if (rounds !== undefined && !Number.isInteger(rounds))
-    throw new ExitError(2, `maestro ask: --rounds must be a whole number, not "${opts.rounds}"`);
+  if (rounds !== undefined && (!Number.isInteger(rounds) || rounds < 1 || rounds > 10))
+    throw new ExitError(2, `maestro ask: --rounds must be a whole number from 1 to 10, not "${opts.rounds}"`);
+  if (question.trim().length === 0) throw new ExitError(2, 'maestro ask: the question is empty: write what the council should answer');
   // A path is given from where the person stands; the command holds it from the workspace. One that
   // leaves the workspace is kept as it leaves, and refused by the same check as in a command file.
   const inputs = (opts.input ?? []).map((p) => path.relative(at.workspace, path.resolve(at.cwd, p)).split(path.sep).join('/'));

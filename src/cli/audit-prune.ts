@@ -61,5 +61,6 @@ export function registerAuditPrune(audit: Command, io: Io): void {
 }
 
 function formatDays(days: number): string {
+  if (days * 24 < 1) return `${Math.max(1, Math.round(days * 1440))} minute(s)`;
   return days < 1 ? `${Math.round(days * 24)} hour(s)` : `${Number(days.toFixed(2))} day(s)`;
 }

@@ -57,7 +57,7 @@ function registerDecide(hitl: Command, io: Io): void {
     .argument('[decision]', 'exactly "continue" or "stop"')
     .option('--all', 'decide every run paused for the same reason (name it with --reason when paused runs differ)')
     .option('--reason <code>', 'with --all: only runs paused for this reason code')
-    .option('--note <text>', 'why, kept with the decision (not in the audit log)')
+    .option('--note <text>', 'why, kept with the decision (not in the audit log; at most 2,000 characters)')
     .option('--pause <pause_id>', 'bind the decision to this pause; refused if the run has moved on')
     .option(
       '--run',

@@ -67,10 +67,8 @@ export async function validateCommandFile(file: string, workspace: string, env: 
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    return {
-      findings: [schemaFinding([`(file): cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`])],
-      warnings: [],
-    };
+    const finding = schemaFinding([`(file): cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`]);
+    return { findings: [{ ...finding, explanation: 'name a command file that exists and can be read' }], warnings: [] };
   }
   const review = await (await openApp({ workspace, env })).review(text);
   // In the drop folder, only `*.json` names are commands: anything else lies there and is never run.

@@ -79,8 +79,11 @@ export function explainGateStop(
   isSecret: (c: SensitiveCategory) => boolean,
 ): string {
   switch (decision.reason_code) {
-    case 'ACC_PATH_ESCAPE':
-      return `refused before any model call: ${facts.pathEscapes.map((e) => `${e.field} "${e.path}" ${e.reason}`).join('; ')}. Name another file (in the command file, or with ask's --input) and run it again (this stop is sealed).`;
+    case 'ACC_PATH_ESCAPE': {
+      // An input can be named again with ask's --input; the output path only in the command file.
+      const where = facts.pathEscapes.some((e) => !e.field.startsWith('output')) ? 'in the command file, or with ask\'s --input' : 'in the command file';
+      return `refused before any model call: ${facts.pathEscapes.map((e) => `${e.field} "${e.path}" ${e.reason}`).join('; ')}. Name another file (${where}) and run it again (this stop is sealed).`;
+    }
     case 'CONSISTENCY_INPUT_MISSING':
       return `input artifacts are missing or unreadable: ${facts.missingInputs.map((m) => `"${m.path}" (${m.reason})`).join(', ')}. Put them back and continue, or continue without them.`;
     case 'MEANING_UNKNOWN_PERSONA':
