@@ -81,7 +81,9 @@ export function explainGateStop(
   switch (decision.reason_code) {
     case 'ACC_PATH_ESCAPE': {
       // An input can be named again with ask's --input; the output path only in the command file.
-      const where = facts.pathEscapes.some((e) => !e.field.startsWith('output')) ? 'in the command file, or with ask\'s --input' : 'in the command file';
+      const where = facts.pathEscapes.some((e) => !e.field.startsWith('output'))
+        ? "in the command file, or with ask's --input"
+        : 'in the command file';
       return `refused before any model call: ${facts.pathEscapes.map((e) => `${e.field} "${e.path}" ${e.reason}`).join('; ')}. Name another file (${where}) and run it again (this stop is sealed).`;
     }
     case 'CONSISTENCY_INPUT_MISSING':
