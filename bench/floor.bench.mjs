@@ -29,6 +29,8 @@ export default async function bench() {
     ['blind2-dev.jsonl', 'second blind writer, one half (misses read and some fixed)'],
     ['blind2-heldout.jsonl', 'second blind writer, other half (never read)'],
     ['blind3-heldout.jsonl', 'third blind writer (never read)'],
+    ['blind4-dev.jsonl', 'fourth blind writer, with inputs and goals: one half (misses read and some fixed)'],
+    ['blind4-heldout.jsonl', 'fourth blind writer, other half (never read)'],
   ]) {
     const entries = readFileSync(path.join(ROOT, 'tests', 'fixtures', 'floor-corpus', name), 'utf8')
       .trim()

@@ -20,6 +20,9 @@ import { perceiveTask } from '../../../src/domain/floor/perceive.js';
  * (issue 36, sixth step), split the same way: the first half's misses were read, the second half's never.
  * `blind3-heldout.jsonl` is a sixth writer's 240 tasks, written the same way at the end of that step and
  * never read: only its figures, before the step's changes (118/120, 101/120) and after.
+ * `blind4-dev.jsonl` and `blind4-heldout.jsonl` are a seventh writer's 300 tasks (41 with input files, 25
+ * with work-item goals), written the same way at the start of the seventh step and split by a hash: the
+ * first half's misses were read, the second half's never (before the step 77/78 and 74/77, after the same).
  */
 interface Entry {
   task: string;
@@ -87,6 +90,9 @@ describe('the floor on tasks its rules were not written from', () => {
     holds('blind2-dev.jsonl', { caught: 0.98, proceeded: 0.82 });
     holds('blind2-heldout.jsonl', { caught: 0.96, proceeded: 0.7 }, true);
     holds('blind3-heldout.jsonl', { caught: 0.97, proceeded: 0.83 }, true);
+    // A seventh writer, with input files and work-item goals (issue 36, seventh step): split by a hash as before.
+    holds('blind4-dev.jsonl', { caught: 0.99, proceeded: 0.84 });
+    holds('blind4-heldout.jsonl', { caught: 0.98, proceeded: 0.95 }, true);
   });
 
   it("the previous design's risky corpus still pauses", () => {
