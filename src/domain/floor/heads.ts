@@ -72,6 +72,8 @@ export function readHead(words: readonly Word[], hasInputs: boolean): { head: He
   ) {
     return { head: { kind: 'act', classes: a.values, decision: false }, end: a.end };
   }
+  if (d && d.length === best && writesTo(first, words.slice(d.end)))
+    return { head: { kind: 'act', classes: ['send'], decision: false }, end: d.end };
   if (d && d.length === best) {
     // "write a plan", "draft a summary": a verb that only writes takes the kind of text its object names.
     const named = d.value === 'draft' ? textObject(words.slice(d.end)) : undefined;
@@ -95,6 +97,12 @@ export function readHead(words: readonly Word[], hasInputs: boolean): { head: He
     },
     end: best,
   };
+}
+
+/** "Write to HR telling them …", "write back to Globex accepting": writing to someone, with no text named, is sending it. */
+function writesTo(verb: Word, object: readonly Word[]): boolean {
+  const rest = object[0]?.form === 'back' ? object.slice(1) : object;
+  return verb.lemma === 'write' && rest[0]?.form === 'to' && !['me', 'us', 'myself', 'ourselves'].includes(rest[1]?.form ?? '');
 }
 
 /** On a tie between a kind of text and an act ("list the sofa for £120"), the act when its object is the act's: money or a person. */

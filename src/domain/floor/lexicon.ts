@@ -132,6 +132,9 @@ export interface ActEntry {
 }
 
 const set = (list: readonly string[]): PhraseSet => PhraseSet.of(list);
+
+/** Verbs of pressing a button. */
+const BUTTONS = ['hit', 'press', 'click', 'tap', 'smash'];
 const keyed = <K extends string>(map: Record<string, K>): PhraseSet<K> => new PhraseSet(Object.entries(map));
 const word = (s: string): string => s.toLowerCase().split(/\s+/).filter(Boolean).join(' ');
 
@@ -150,7 +153,14 @@ export const LEXICON = {
   instructionNouns: set(data.instruction_nouns),
   constraintVerbs: set(data.constraint_verbs),
   /** Every act verb, with the classes it may name (the object decides between them). */
-  actVerbs: new PhraseSet(Object.entries(data.acts).flatMap(([k, v]) => v.verbs.map((verb) => [verb, k as ActClass] as const))),
+  actVerbs: new PhraseSet(
+    Object.entries(data.acts).flatMap(([k, v]) =>
+      // "hit send", "click publish", "press merge": a button named by an act's verb is the act.
+      v.verbs.flatMap((verb) =>
+        [verb, ...(/^[a-z]+$/.test(verb) ? BUTTONS.map((b) => `${b} ${verb}`) : [])].map((p) => [p, k as ActClass] as const),
+      ),
+    ),
+  ),
   acts: data.acts as unknown as Record<ActClass, ActEntry>,
   objectKinds: new PhraseSet(Object.entries(data.object_kinds).flatMap(([k, v]) => v.map((w) => [w, k as ObjectKind] as const))),
   domains: new PhraseSet(Object.entries(data.domains).flatMap(([k, v]) => v.map((w) => [w, k as Domain] as const))),

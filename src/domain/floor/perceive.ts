@@ -36,7 +36,16 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
   const words = sentences.flatMap((s) => s.words);
   const sources = [
     { source: 'task', requests: readRequests(sentences, hasInputs) },
-    ...(text.goals ?? []).map((goal, i) => ({ source: `work_items.${i}.goal`, requests: readRequests(read(goal), true) })),
+    // A goal is what the item is to bring about: a state named there ("Acme is paid") asks the act, as in an expected output.
+    ...(text.goals ?? []).map((goal, i) => {
+      const inner = read(goal);
+      // Read for acts done only where it states, not where it commands ("List merged PRs" is a command for text).
+      const states = inner.filter(
+        (s) => readHead(s.words, true) === undefined || (textNounAt(s.words) && !LEXICON.deliverableVerbs.at(s.words, 0)),
+      );
+      const done = resultActs(states).filter((r) => r.head.kind === 'act');
+      return { source: `work_items.${i}.goal`, requests: [...readRequests(inner, true), ...done] };
+    }),
   ];
   const asked = collect(sources, { inputs: text.inputs, hasInputs, words });
   // What an input handed over asks is part of the task: its acts are the task's acts.

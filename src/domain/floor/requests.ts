@@ -13,8 +13,9 @@ import {
   stripPreamble,
 } from './clauses.js';
 import { commandShape, grant, PLEASE, unread } from './fragments.js';
-import { type Head, type Request, readHead, textNounAt } from './heads.js';
+import { type Request, readHead, textNounAt } from './heads.js';
 import { LEXICON } from './lexicon.js';
+import { decisionInside, decisionOn, questionRequest } from './decisions.js';
 import { selection, WH } from './picks.js';
 import { wantedResult } from './results.js';
 
@@ -195,66 +196,6 @@ function passiveRequest(words: readonly Word[], hasInputs: boolean, permission: 
 }
 
 /**
- * A question (a polite request, "could you merge it?", was taken off as preamble before this). It
- * asks for an answer, or for a decision ("should I sell my shares?", "is it safe to …", "what dose
- * should my son take?"), whose act the floor reads like a request's.
- */
-function questionRequest(words: readonly Word[], hasInputs: boolean): Request {
-  // "Should Bob be fired?", "must the old tables be dropped tonight?": the act in the passive is what is decided;
-  // not "can a merged PR be reverted?", a question about any case.
-  if (LEXICON.decisionModals.has(words[0]?.form ?? '') && !['a', 'an', 'any'].includes(words[1]?.form ?? '')) {
-    const be = words.findIndex((w, j) => j > 1 && w.form === 'be');
-    const participle = be > 0 ? words[be + 1] : undefined;
-    if (participle?.tags.has('Verb') && !participle.tags.has('Gerund')) {
-      // The subject is a noun phrase, whatever the library made of a name in it ("Grace" as a verb).
-      const subject = words.slice(1, be).map((w) => (w.capitalised ? { ...w, tags: new Set(['Noun', 'ProperNoun']) } : w));
-      const decided = decisionOn([asBase(participle), ...subject, ...words.slice(be + 2)], hasInputs);
-      if (decided?.head.kind === 'act') return decided;
-    }
-  }
-  const phrase = LEXICON.decisionPhrases.at(words, 0);
-  if (phrase) return decisionOn(words.slice(phrase.end), hasInputs) ?? { head: { kind: 'question' }, object: words, decision: true };
-  const modal = words.findIndex((w, j) => LEXICON.decisionModals.has(w.form) && LEXICON.decisionSubjects.has(words[j + 1]?.form ?? ''));
-  if (modal >= 0) {
-    // Past the subject ("we", "my dad", "our game day"), the verb is what would be decided.
-    let v = modal + 2;
-    if (!LEXICON.subjects.has(words[modal + 1]?.form ?? '')) {
-      while (
-        v < words.length &&
-        v < modal + 6 &&
-        !(isVerb(words[v]) && !startsObject(words[v - 1]) && !words[v - 1]?.tags.has('Adjective'))
-      )
-        v++;
-    }
-    const decided = decisionOn(words.slice(v), hasInputs);
-    // A decision the floor cannot place ("how should we structure it?") is a question to answer; its domain still counts.
-    if (decided && decided.head.kind !== 'unplaced') return { ...decided, object: [...words.slice(0, modal), ...decided.object] };
-    return { head: { kind: 'question' }, object: words, decision: true };
-  }
-  // "who gets fired?", "which engineer should be let go?": a question that picks what an act is done to.
-  // "which engineer should be let go?", "what's the best stock to buy?": a question with a word that picks.
-  const picks = words.some((w) => (WH.has(w.form) && w.form !== 'that') || w.form === 'what');
-  return (
-    decisionInside(words, hasInputs) ??
-    (picks ? selection(words) : undefined) ?? { head: { kind: 'question' }, object: words, decision: false }
-  );
-}
-
-/** "tell me whether to plead guilty", "what to put it in": a decision inside a request. */
-function decisionInside(words: readonly Word[], hasInputs: boolean): Request | undefined {
-  const at = words.findIndex((w, j) => {
-    // "how to stop password guessing" asks for a way, not a choice ("how much to give" is one).
-    if (!LEXICON.decisionWords.has(w.form) || (w.form === 'how' && words[j + 1]?.form === 'to')) return false;
-    // "whether to sell", "which fund to pick", "how much to give"; not "what tends to go wrong".
-    const to = words.slice(j + 1, j + 4).findIndex((x) => x.form === 'to');
-    return to >= 0 && words.slice(j + 1, j + 1 + to).every((x) => !isVerb(x)) && isVerb(words[j + 2 + to]);
-  });
-  if (at < 0) return undefined;
-  const to = words.findIndex((w, j) => j > at && w.form === 'to');
-  return decisionOn(words.slice(to + 1), hasInputs);
-}
-
-/**
  * Whether the word at `j` ends, with a colon, words that introduce the material itself: "this code:",
  * "these notes:", "here is the FAQ:" (a pointer and a material noun, then the colon). Not "the plan: then deploy it".
  */
@@ -263,13 +204,6 @@ function introducesMaterialAt(words: readonly Word[], j: number): boolean {
   const lead = words.slice(Math.max(0, j - 4), j + 1);
   const pointed = lead.some((w, i) => LEXICON.materialDemonstratives.has(w.form) || (w.form === 'here' && i < lead.length - 1));
   return pointed && lead.some((w) => LEXICON.materialNouns.has(w.lemma) || LEXICON.materialNouns.has(w.form));
-}
-
-function decisionOn(words: readonly Word[], hasInputs: boolean): Request | undefined {
-  const read = readHead(words, hasInputs);
-  if (!read) return undefined;
-  const head: Head = read.head.kind === 'act' ? { ...read.head, decision: true } : read.head;
-  return { head, object: words.slice(read.end), decision: true };
 }
 
 /** Whether a clause that follows another opens a request of its own. */

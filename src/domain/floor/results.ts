@@ -145,8 +145,23 @@ export function basesOf(w: Word): string[] {
   return [...new Set([w.lemma, w.form, w.form.replace(/ed$/, ''), w.form.replace(/d$/, ''), w.form.replace(/ied$/, 'y')])];
 }
 
-/** States named as results that an act brings about. */
-const STATES: Readonly<Record<string, string>> = { gone: 'remove' };
+/**
+ * Results named by a word the English library may not read as an act's participle: irregular ones
+ * ("Acme is paid", "the email sent"), and states only an act brings about ("the old tables gone",
+ * "v2.3 live for all customers").
+ */
+const STATES: Readonly<Record<string, string>> = {
+  gone: 'remove',
+  live: 'launch',
+  paid: 'pay',
+  sent: 'send',
+  sold: 'sell',
+  bought: 'buy',
+  frozen: 'freeze',
+  spent: 'spend',
+  lent: 'lend',
+  withdrawn: 'withdraw',
+};
 
 /** What a participle does not follow: a word that makes it part of a noun phrase ("the *reset* button"). */
 const NOT_BEFORE = ['Determiner', 'Possessive', 'Adjective', 'Preposition'];
@@ -156,7 +171,7 @@ const continues = (next: Word | undefined): boolean =>
   next?.tags.has('Noun') === true && !next.tags.has('Date') && !next.tags.has('Pronoun') && !next.tags.has('Value');
 
 /** A past form: tagged so, or shaped so where the library did not tag it ("purged", "taken"). */
-const pastForm = (w: Word): boolean => w.tags.has('PastTense') || /(?:ed|en)$/.test(w.form);
+const pastForm = (w: Word): boolean => w.tags.has('PastTense') || /(?:ed|en)$/.test(w.form) || STATES[w.form] !== undefined;
 
 /** A word that names what an act may be done to. */
 const named = (w: Word): boolean => w.tags.has('Noun') || w.tags.has('Pronoun') || w.tags.has('Value');
