@@ -48,6 +48,38 @@ export function grant(words: readonly Word[], whole: boolean): Request | undefin
   return { head: { kind: 'unplaced', verb: granting.map((w) => w.form).join(' ') }, object: [], decision: false };
 }
 
+/**
+ * "You have my approval to deploy.", "I trust you to hit send.", "You're cleared to send it.": a
+ * permission or a charge given for an act asks the act, whatever the rest of the sentence is.
+ */
+export function permittedAct(words: readonly Word[]): Request | undefined {
+  for (let i = 1; i < words.length - 1; i++) {
+    if (words[i]?.form !== 'to') continue;
+    const before = words[i - 1]?.form ?? '';
+    const you = words.slice(Math.max(0, i - 4), i - 1).some((w) => w.form === 'you');
+    if (!(before === 'you' || PERMITS.has(before) || (CLEARED.has(before) && you))) continue;
+    const act = LEXICON.actVerbs.allAt(words, i + 1);
+    if (act) return { head: { kind: 'act', classes: act.values, decision: false }, object: words.slice(act.end), decision: false };
+  }
+  return undefined;
+}
+
+/** Nouns of a permission given: "my approval to …", "the go-ahead to …", "a green light to …". */
+const PERMITS = new Set([
+  'approval',
+  'permission',
+  'authorization',
+  'authorisation',
+  'clearance',
+  'go-ahead',
+  'light',
+  'blessing',
+  'mandate',
+]);
+
+/** Words of being permitted, said of "you": "you're cleared to …", "you are free to …". */
+const CLEARED = new Set(['cleared', 'free', 'allowed', 'authorized', 'authorised', 'permitted', 'empowered', 'welcome']);
+
 /** Words that grant: "approved", "authorised", "permission", "consent", "greenlit", "go ahead", "yes". */
 const GRANTS = new Set([
   'approve',

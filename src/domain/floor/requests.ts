@@ -12,7 +12,7 @@ import {
   statementShape,
   stripPreamble,
 } from './clauses.js';
-import { commandShape, grant, PLEASE, unread } from './fragments.js';
+import { commandShape, grant, PLEASE, permittedAct, unread } from './fragments.js';
 import { type Request, readHead, textNounAt } from './heads.js';
 import { LEXICON } from './lexicon.js';
 import { decisionInside, decisionOn, questionRequest } from './decisions.js';
@@ -48,6 +48,8 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
       requests.push(granted);
       continue;
     }
+    const permitted = !materialSince ? permittedAct(s.words) : undefined;
+    if (permitted) requests.push(permitted);
     const intro = s.words.findIndex((_, j) => introducesMaterialAt(s.words, j));
     const polite = s.words.some((w) => PLEASE.has(w.form));
     let at = 0;
@@ -138,7 +140,13 @@ function readClause(
   }
   if (!read) return at.question ? [] : unread(rest, clause, false);
   const object = rest.slice(read.end);
-  const out: Request[] = [{ head: read.head, object, decision: false }];
+  // "Determine whether applicant #2231 gets the loan", "decide who stays": a choice is a decision, whatever it picks.
+  const choice = CHOOSING.has(first.lemma) && read.head.kind !== 'act' && (WH_WORDS.has(object[0]?.form ?? '') || object[0]?.form === 'if');
+  const out: Request[] = [{ head: read.head, object, decision: choice }];
+  // "determine if we pay out": the act a choice is about, after its subject.
+  const chosen = choice ? object.findIndex((w, k) => k > 0 && LEXICON.subjects.has(object[k - 1]?.form ?? '') && isBase(w)) : -1;
+  const act = chosen > 0 ? decisionOn(object.slice(chosen), at.hasInputs) : undefined;
+  if (act?.head.kind === 'act') out.push(act);
   const asks = read.head.kind === 'deliverable' && ['answer', 'proposal'].includes(read.head.deliverable);
   // "decide to let Bob go", "tell me whether to sell": what is to be decided is an act of its own.
   const direct = asks && object[0]?.form === 'to' ? decisionOn(object.slice(1), at.hasInputs) : undefined;
