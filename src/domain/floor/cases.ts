@@ -41,8 +41,10 @@ export function particularCases(words: readonly Word[], domains: ReadonlySet<Dom
     (w, i) => LEXICON.relations.has(w.lemma) && /^(?:my|our|his|her|their|the|this|that|your)$|'s$/.test(words[i - 1]?.form ?? ''),
   );
   // An emergency happening to someone now is their case whatever the text is: a note for the doctor, a list for the paramedics.
-  const someone = named || relation || words.some((w) => ['i', 'me', 'myself'].includes(w.form));
-  if (advice === false) return domains.has('health') && someone && LEXICON.emergency.has(words) ? ['health'] : [];
+  const someone = named || relation || words.some((w) => ['i', 'me', 'myself', 'my'].includes(w.form));
+  // So is a clinical document for one patient: a dose, or a bed ("the DNR order for the patient in bed 3").
+  const patient = words.some((w, i) => isDose(words, i) || (w.form === 'bed' && /^\d/.test(words[i + 1]?.form ?? '')));
+  if (advice === false) return domains.has('health') && ((someone && LEXICON.emergency.has(words)) || patient) ? ['health'] : [];
   if (stakes.length === 0) return [];
   if (advice === 'decision') return stakes;
   // The writer's own affairs: "my mortgage", "for me", or what happens to them ("I was fired", "I'm being evicted").

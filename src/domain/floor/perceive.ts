@@ -50,13 +50,13 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
   const asked = collect(sources, { inputs: text.inputs, hasInputs, words });
   // What an input handed over asks is part of the task: its acts are the task's acts.
   const handedWords: Word[] = [];
-  for (const input of text.inputs.filter((i) => asked.handedOver.has(i.path))) {
+  for (const input of text.inputs.filter((i) => asked.handedOver.has(i.path) || asked.followed.has(i.path))) {
     // As much of it as a task may hold: the handover pauses whatever the rest says; this names what it asks.
     const inner = read((input.content ?? '').slice(0, HANDED_OVER_CHARS));
     handedWords.push(...inner.flatMap((s) => s.words));
     const more = collect([{ source: input.path, requests: readRequests(inner, false) }], { inputs: [], hasInputs: false, words: [] });
     asked.acts.push(...more.acts.filter((a) => a.class !== 'execute_instructions'));
-    asked.unplaced.push(...more.unplaced);
+    if (asked.handedOver.has(input.path)) asked.unplaced.push(...more.unplaced);
   }
   // A work item's expected output describes the text it gives back; an act asked or named as done there is asked.
   (text.results ?? []).forEach((result, i) => {
@@ -125,6 +125,8 @@ interface Asked {
   unplaced: string[];
   unclear: Set<Unclear>;
   handedOver: Set<string>;
+  /** Inputs the work follows ("per checklist.md"): their acts count, what the floor cannot place there does not. */
+  followed: Set<string>;
   /** A request asks what someone should do. */
   decision: boolean;
 }
@@ -134,7 +136,7 @@ function collect(
   sources: readonly { source: string; requests: readonly Request[] }[],
   at: { inputs: readonly TaskInput[]; hasInputs: boolean; words: readonly Word[] },
 ): Asked {
-  const asked: Asked = { deliverables: new Set(), acts: [], unplaced: [], unclear: new Set(), handedOver: new Set(), decision: false };
+  const asked: Asked = { deliverables: new Set(), acts: [], unplaced: [], unclear: new Set(), handedOver: new Set(), followed: new Set(), decision: false };
   // The intent is clear when one request at least says to what: "pros and cons of each" leans on the rest.
   const clarity: (Unclear | undefined)[] = [];
   for (const { source, requests } of sources) {
@@ -150,6 +152,10 @@ function collect(
       else if (head.kind === 'handover') {
         asked.acts.push({ class: 'execute_instructions', objects, decision: r.decision, source });
         for (const p of referencedInputs(r.object, at.inputs)) asked.handedOver.add(p);
+      }
+      // "Review PR 88 per checklist.md", "grade it according to rubric.md": what the file asks is part of the work (its acts count).
+      if (head.kind !== 'handover' && at.inputs.length > 0 && followsFile(r.object, at.inputs)) {
+        for (const p of referencedInputs(r.object, at.inputs)) asked.followed.add(p);
       }
       if (head.kind !== 'constraint') clarity.push(clarityOf(r, at.hasInputs, at.words));
     }
@@ -245,6 +251,14 @@ function pointsAtMaterial(object: readonly Word[], task: readonly Word[]): boole
 }
 
 /** Inputs a handover points at: named by path or file name, else (it, the attached file, the steps) all of them. */
+/** Words after which a named input is what the work follows: "per checklist.md", "according to", "as described in". */
+const FOLLOWING = new Set(['per', 'according', 'described', 'following', 'accordance']);
+
+function followsFile(object: readonly Word[], inputs: readonly TaskInput[]): boolean {
+  const names = new Set(inputs.flatMap((i) => [i.path.toLowerCase(), i.path.toLowerCase().split('/').pop() ?? '']));
+  return object.some((w, k) => names.has(w.form) && object.slice(Math.max(0, k - 3), k).some((x) => FOLLOWING.has(x.form)));
+}
+
 function referencedInputs(object: readonly Word[], inputs: readonly TaskInput[]): string[] {
   const said = object.map((w) => w.form);
   const named = inputs.filter((i) => {
