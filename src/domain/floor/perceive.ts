@@ -136,7 +136,15 @@ function collect(
   sources: readonly { source: string; requests: readonly Request[] }[],
   at: { inputs: readonly TaskInput[]; hasInputs: boolean; words: readonly Word[] },
 ): Asked {
-  const asked: Asked = { deliverables: new Set(), acts: [], unplaced: [], unclear: new Set(), handedOver: new Set(), followed: new Set(), decision: false };
+  const asked: Asked = {
+    deliverables: new Set(),
+    acts: [],
+    unplaced: [],
+    unclear: new Set(),
+    handedOver: new Set(),
+    followed: new Set(),
+    decision: false,
+  };
   // The intent is clear when one request at least says to what: "pros and cons of each" leans on the rest.
   const clarity: (Unclear | undefined)[] = [];
   for (const { source, requests } of sources) {
