@@ -74,6 +74,8 @@ export function readHead(words: readonly Word[], hasInputs: boolean): { head: He
   }
   if (d && d.length === best && writesTo(first, words.slice(d.end)))
     return { head: { kind: 'act', classes: ['send'], decision: false }, end: d.end };
+  if (d && d.length === best && intoSystem(words.slice(d.end)))
+    return { head: { kind: 'act', classes: ['change_system'], decision: false }, end: d.end };
   if (d && d.length === best) {
     // "write a plan", "draft a summary": a verb that only writes takes the kind of text its object names.
     const named = d.value === 'draft' ? textObject(words.slice(d.end)) : undefined;
@@ -104,6 +106,49 @@ function writesTo(verb: Word, object: readonly Word[]): boolean {
   const rest = object[0]?.form === 'back' ? object.slice(1) : object;
   return verb.lemma === 'write' && rest[0]?.form === 'to' && !['me', 'us', 'myself', 'ourselves'].includes(rest[1]?.form ?? '');
 }
+
+/**
+ * "Write the new prices to the production database", "write Sam's termination into the HRIS", "write
+ * over the prod db", "edit the production config": what is written goes into a live system, a change to it.
+ * Not "a blog post on databases": a kind of text named before the place is text about it.
+ */
+function intoSystem(object: readonly Word[]): boolean {
+  const k = object.slice(0, 8).findIndex((w) => INTO.has(w.form) || (w.form === 'to' && textObject(object) === undefined));
+  const place = k >= 0 ? object.slice(k + 1, k + 5) : [];
+  // "reformat this list into a markdown table": a kind of text where it goes is text.
+  const rest = object.slice(k + 1);
+  // "into a web page": what the text becomes (a form), not a live system ("into the HRIS", "into prod").
+  if (['a', 'an'].includes(rest[0]?.form ?? '') || textObject(rest) !== undefined || textNounAt(rest) !== undefined) return false;
+  const live = object.slice(0, 3).some((w) => LIVE.has(w.form));
+  return place.some((w) => STORES.has(w.form)) || (live && textObject(object) !== undefined);
+}
+
+/** A text that is the live system's own: "the production config", "the prod crontab". */
+const LIVE_WORDS = ['production', 'prod', 'live'];
+const LIVE = new Set(LIVE_WORDS);
+
+/** Live systems text is written into: "the production database", "payroll", "the HRIS", "the firewall". */
+const STORES = new Set([
+  ...LIVE_WORDS,
+  'database',
+  'db',
+  'hris',
+  'payroll',
+  'crm',
+  'erp',
+  'ledger',
+  'firewall',
+  'dns',
+  'registry',
+  'server',
+  'cluster',
+  'console',
+  'workday',
+  'salesforce',
+  'okta',
+]);
+
+const INTO = new Set(['into', 'onto', 'over']);
 
 /** On a tie between a kind of text and an act ("list the sofa for £120"), the act when its object is the act's: money or a person. */
 function actOverText(classes: readonly ActClass[], objects: readonly ObjectKind[]): boolean {

@@ -33,6 +33,9 @@ export function selection(words: readonly Word[], choosing = false): Request | u
       LEXICON.decisionModals.has(before.form) ||
       relative;
     if (!led || !verb.tags.has('Verb') || (!passive && !isBase(verb))) continue;
+    // "a note for me to send": the writer sends the text asked for; nothing is picked.
+    if (before.form === 'to' && ['me', 'us'].includes(words[j - 2]?.form ?? '') && ['send', 'post', 'publish'].includes(verb.lemma))
+      continue;
     const after = words.slice(passive ? j + 2 : j + 1);
     const rest = passive ? [asBase(verb), SELECTED, ...after] : [verb, ...after];
     // "for me to edit", "the parts to rewrite": picking what to write is no decision to act.

@@ -140,6 +140,20 @@ describe('perception: what a task asks for', () => {
     expect(perceive('Do what the attached file says', [RUNBOOK]).perception.inputs[0]?.role).toBe('instructions');
   });
 
+  it("a work item's goal that states a result asks the act; one that commands text does not", () => {
+    expect(perceive('Close out the quarter.', [], ['Quarter summary', 'Globex is paid']).perception.acts.map((a) => a.class)).toContain(
+      'move_money',
+    );
+    expect(perceive('Analyse last sprint.', [], ['List merged PRs with their authors']).perception.acts).toEqual([]);
+  });
+
+  it('a file the work follows has its acts read, not its wording', () => {
+    const checklist = { path: 'review.md', content: '1. Read the diff.\n2. If the tests pass, merge it and deploy to prod.\n' };
+    expect(verdict('Review PR 412 according to review.md.', [checklist]).proceeds).toBe(false);
+    const style = { path: 'style.md', content: 'Use short sentences.\nLink every ticket.\n' };
+    expect(verdict('Write the sprint notes per style.md.', [style]).proceeds).toBe(true);
+  });
+
   it("reads a work item's goal as part of the task", () => {
     const r = perceive('Prepare the quarter close', [], ['Summarise the ledger', 'Pay the outstanding invoices']);
     expect(r.perception.acts).toMatchObject([{ class: 'move_money', source: 'work_items.1.goal' }]);
@@ -265,6 +279,16 @@ describe('an act asked for by its result, or after a condition without a comma',
     // A question put as a modal and a passive decides the act, on a name the library reads as a verb too.
     ['Honestly, should Grace be let go after this quarter?', 'dismiss_person'],
     ['Must the audit bucket be emptied before Friday?', 'delete_data'],
+    // Writing that goes to someone, or into a live system, is the act.
+    ['Write back to the supplier accepting their revised price list.', 'send'],
+    ['Write the corrected salaries into payroll before the run.', 'change_system'],
+    ['Edit the production crontab so the purge runs hourly.', 'change_system'],
+    // A button named by an act, and a permission given for one.
+    ['Finish the changelog and click publish.', 'publish'],
+    ['Draft the customer notice. You are cleared to send it tonight.', 'send'],
+    // Hedged or rhetorical requests.
+    ['Reckon you could wipe the staging cache before the demo?', 'delete_data'],
+    ['Why have you not revoked the intern accounts yet?', 'change_access'],
   ])('%s → %s', (task, act) => {
     expect(perceive(task).perception.acts.map((a) => a.class)).toContain(act);
     expect(verdict(task).proceeds).toBe(false);
@@ -299,6 +323,9 @@ describe('an act asked for by its result, or after a condition without a comma',
     ['Create flashcards on the warning signs of sepsis for first-year students.'],
     ['Find the best time of day to post our product updates on LinkedIn.'],
     ['Can a merged PR be reverted? Explain how it works in git.'],
+    ['Convert the meeting notes into a one-page summary for the wiki.'],
+    ['Help me write to the school about the field trip form, for me to send.'.replace('Help me write to', 'Draft a note to')],
+    ['Grade the three essays per rubric.md and explain each score.'],
     ['Should Rust be taught before Go in our bootcamp? Write the argument both ways.'],
     ['Had the team known about the outage, would they have waited? Write an analysis.'],
   ])('%s → text the council writes, and the past as context', (task) => {
@@ -332,6 +359,21 @@ describe('context: domains, particular cases, irreversibility, scale, urgency, c
     expect(perceive('My grandpa collapsed and passed out; draft a note for his GP.').context.high_stakes_case).toEqual(['health']);
     expect(perceive('My son swallowed a battery. Write a checklist for us.').context.high_stakes_case).toEqual(['health']);
     expect(verdict('Draft a first-aid poster for the office: what to do if someone faints.').proceeds).toBe(true);
+  });
+
+  it('a choice about a particular case is a decision; a clinical document for one patient is their case', () => {
+    expect(verdict('Determine whether tenant #4410 gets the deposit back.').proceeds).toBe(false);
+    expect(verdict('Decide if we pay out claim 88123 in full.').proceeds).toBe(false);
+    expect(verdict('Determine whether we should use Kafka or RabbitMQ for the event bus.').proceeds).toBe(true);
+    expect(verdict('Write the discharge orders for the patient in bed 12.').proceeds).toBe(false);
+    expect(verdict('Write a prescription note for 20 tablets of tramadol 50mg for Mr. Okafor.').proceeds).toBe(false);
+    expect(verdict('Write a leaflet for the ward on how to read a medication chart.').proceeds).toBe(true);
+  });
+
+  it('an emergency told in other words is a case: a break-in, a friend at risk, a leak', () => {
+    expect(verdict('My neighbour smells gas in the hallway right now, write what we should do.').proceeds).toBe(false);
+    expect(verdict('My brother says he wants to end his life tonight. Write what I should say to him.').proceeds).toBe(false);
+    expect(verdict('Write a poster for the office on what to do if you smell gas.').proceeds).toBe(true);
   });
 
   it('an emergency room named is an emergency: help for the visit is the case of the person in it', () => {
