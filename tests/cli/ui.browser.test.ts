@@ -251,6 +251,20 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
     } finally {
       await fresh.close();
     }
+    // Signed in at once, while the page still asks other tabs for a session: the sign-in stays.
+    const quick = await browser.newContext();
+    try {
+      const tab = await quick.newPage();
+      await tab.goto(`${base}/decisions`);
+      await tab.fill('#sign-in input[name=token]', printed);
+      await tab.click('#sign-in button');
+      await shown(tab, '/decisions');
+      await tab.waitForTimeout(600);
+      expect(await tab.evaluate(() => Object.keys(sessionStorage).length)).toBe(1);
+      expect(await tab.locator('main').textContent()).toContain(ids.paused);
+    } finally {
+      await quick.close();
+    }
     const sibling = await page.context().newPage();
     await sibling.goto(`${base}/queue`);
     await shown(sibling, '/queue');

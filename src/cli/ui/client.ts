@@ -245,7 +245,11 @@ document.addEventListener('DOMContentLoaded', async () => {
     history.replaceState(null, '', here());
     return signIn(decodeURIComponent(found[1]));
   }
-  if (!session) remember(await askOtherTabs());
+  // A sign-in made while the other tabs were asked keeps its session: only a tab still without one takes theirs.
+  if (!session) {
+    const shared = await askOtherTabs();
+    if (!session && shared) remember(shared);
+  }
   if (session) navigate(here(), 'replace');
 });
 `;
