@@ -1,3 +1,4 @@
+import type { DecisionAuthor } from '../domain/run-state.js';
 import { auditEvent } from '../domain/audit.js';
 import { userDecision } from '../domain/decision.js';
 import { AppError } from '../domain/errors.js';
@@ -17,6 +18,8 @@ export interface OutcomeInput {
   /** Exactly `right` or `wrong`: what the person found of the council's outcome. */
   readonly outcome: string;
   readonly note?: string;
+  /** Who confirmed it, as a decision records its author (the CLI's OS user, the console's person). */
+  readonly by?: DecisionAuthor;
 }
 
 /** What one persona's record became. */
@@ -79,7 +82,13 @@ export async function confirmOutcome(input: OutcomeInput, deps: OutcomeDeps): Pr
   try {
     const verdicts = Object.fromEntries(personas.map((p) => [p.persona, p.right ? 'right' : 'wrong']));
     const decision = { ...userDecision('RUN', outcome === 'right' ? 'OUTCOME_RIGHT' : 'OUTCOME_WRONG'), layer: 'session' as const };
-    const details = { outcome, final_action: council.final, verdicts, note_chars: input.note?.length ?? 0 };
+    const details = {
+      outcome,
+      final_action: council.final,
+      verdicts,
+      note_chars: input.note?.length ?? 0,
+      ...(input.by ? { decided_by: input.by.name, via: input.by.via, from: input.by.from } : {}),
+    };
     await run.commit({ records: [auditEvent('OUTCOME_CONFIRMED', decision, details)] });
   } finally {
     await run.close();

@@ -3,6 +3,7 @@ import { OutcomeRefusedError } from '../compose/use-cases.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
+import { cliAuthor } from './decision-author.js';
 import { chalkFor } from './style.js';
 
 /**
@@ -29,7 +30,8 @@ export function registerOutcome(program: Command, io: Io): void {
         env: io.env,
       });
       try {
-        const result = await app.confirmOutcome({ runId, outcome, ...(opts.note !== undefined ? { note: opts.note } : {}) });
+        const note = opts.note !== undefined ? { note: opts.note } : {};
+        const result = await app.confirmOutcome({ runId, outcome, ...note, by: cliAuthor() });
         if (opts.json) {
           io.stdout.write(`${JSON.stringify(result)}\n`);
           return;

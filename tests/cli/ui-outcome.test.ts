@@ -52,6 +52,10 @@ describe('maestro ui: a run’s outcome', () => {
     expect(after).toContain('Recorded: each persona');
     expect(after).toMatch(/the council's <code>proceed<\/code> was\s*<strong>wrong<\/strong>/);
     expect(after).toContain("<code>auditor</code>'s verdict was wrong");
+    // Who confirmed it is recorded and shown, as for a decision.
+    expect(after).toMatch(/Confirmed at <time>[^<]*<\/time> by [^:<]+:/);
+    const log = await readFile(path.join(ws.dir, '.maestro', 'audit', `${run_id}.jsonl`), 'utf8');
+    expect(log).toMatch(/"OUTCOME_CONFIRMED".*"via":"console"/);
 
     // Confirming again replaces the earlier confirmation, as on the command line.
     expect((await ui.post(`/runs/${run_id}/outcome`, { outcome: 'right' })).status).toBe(303);

@@ -2,7 +2,7 @@ import type { Context, Env, Hono } from 'hono';
 import { z } from 'zod';
 import { OutcomeRefusedError } from '../../compose/console.js';
 import type { RunAudit } from '../../compose/console.js';
-import type { RunState } from '../../domain/run-state.js';
+import type { DecisionAuthor, RunState } from '../../domain/run-state.js';
 import { readForm } from './forms.js';
 import { html, type SafeHtml } from './html.js';
 
@@ -17,10 +17,11 @@ export function outcomeBlock(state: RunState, status: string, audit: RunAudit | 
   const arbitrated = state.steps.some((s) => s.kind === 'verdict' || s.kind === 'assessment');
   if (status === 'running' || !arbitrated) return html``;
   const last = audit?.records.filter((r) => r.event === 'OUTCOME_CONFIRMED').at(-1);
-  const d = (last?.details ?? {}) as { outcome?: unknown; final_action?: unknown; verdicts?: unknown };
+  const d = (last?.details ?? {}) as { outcome?: unknown; final_action?: unknown; verdicts?: unknown; decided_by?: unknown; via?: unknown };
+  const who = typeof d.decided_by === 'string' ? html` by ${d.decided_by}${d.via === 'cli' ? ' via the CLI' : ''}` : html``;
   const verdicts = d.verdicts && typeof d.verdicts === 'object' ? Object.entries(d.verdicts as Record<string, unknown>) : [];
   const confirmed = last
-    ? html`<p class="confirmed">Confirmed at <time>${last.ts}</time>: the council's <code>${String(d.final_action)}</code> was
+    ? html`<p class="confirmed">Confirmed at <time>${last.ts}</time>${who}: the council's <code>${String(d.final_action)}</code> was
 <strong>${String(d.outcome)}</strong>.</p>
 <ul>${verdicts.map(([persona, v]) => html`<li data-persona="${persona}"><code>${persona}</code>'s verdict was ${String(v)}</li>`)}</ul>`
     : html`<p>Nobody has said yet whether this run's outcome was right.</p>`;
@@ -44,7 +45,11 @@ export function registerOutcome<E extends Env>(
   app: Hono<E>,
   options: {
     readonly runId: RegExp;
-    readonly confirm: (input: { runId: string; outcome: string; note?: string }) => Promise<unknown>;
+    readonly confirm: (input: { runId: string; outcome: string; note?: string; by: DecisionAuthor }) => Promise<unknown>;
+    /** Where a request comes from, as a decision records it. */
+    readonly placeOf?: (c: Context<E>) => string;
+    /** The person signed in. */
+    readonly person: (c: Context<E>) => string;
     /** A whole page of the console around `body`. */
     readonly page: (c: Context<E>, body: SafeHtml) => string;
   },
@@ -63,7 +68,8 @@ export function registerOutcome<E extends Env>(
     if (!form.ok) return refuse(form.problem, 400);
     const note = form.value.note?.trim();
     try {
-      await options.confirm({ runId, outcome: form.value.outcome, ...(note ? { note } : {}) });
+      const by = { name: options.person(c), via: 'console' as const, from: options.placeOf?.(c) ?? 'an unknown place' };
+      await options.confirm({ runId, outcome: form.value.outcome, by, ...(note ? { note } : {}) });
     } catch (error) {
       if (error instanceof OutcomeRefusedError) return refuse(error.message, 409);
       throw error;

@@ -59,6 +59,8 @@ export function consoleServer(options: ConsoleServerOptions): Hono<ConsoleEnv> {
   registerOutcome(app, {
     runId: RUN_ID,
     confirm: (input) => options.backend.app.confirmOutcome(input),
+    person: (c) => c.get('session').name,
+    ...(options.placeOf ? { placeOf: options.placeOf } : {}),
     page: (c, body) => page(c, options, 'Outcome', body),
   });
   app.notFound((c) => c.html(page(c, options, 'Not found', problemPage('There is no such page.')), 404));
