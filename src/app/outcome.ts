@@ -61,7 +61,9 @@ export async function confirmOutcome(input: OutcomeInput, deps: OutcomeDeps): Pr
     throw new OutcomeRefusedError(`run ${input.runId} is still running: confirm its outcome once it has ended or paused`);
   const council = councilOf(await deps.ledger.readFile(input.runId, 'orchestration.json').catch(() => undefined));
   if (!council)
-    throw new OutcomeRefusedError(`run ${input.runId} has no council outcome to confirm (it ended before the council was arbitrated)`);
+    throw new OutcomeRefusedError(
+      `run ${input.runId} has no council outcome to confirm (it ${state.status === 'paused' ? 'paused' : 'ended'} before the council was arbitrated)`,
+    );
   const priors = new Map((await deps.personas.loadAll()).personas.map((p): [string, Persona['priors']] => [p.id, p.priors]));
   const at = deps.clock.now().toISOString();
   const note = input.note ? screenText(input.note) : undefined;

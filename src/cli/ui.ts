@@ -63,9 +63,11 @@ export function registerUi(program: Command, io: Io): void {
     .option('--expires <date>', 'when the token stops working (an ISO date or time)')
     .option('--replace', 'give someone already listed a new token (the old one stops working)')
     .option(...WORKSPACE_OPTION)
-    .action(async (name: string, opts: { expires?: string; replace?: boolean; workspace?: string }) =>
-      (await import('./ui/add-person.js')).addPerson(io, name, opts),
-    );
+    // `--workspace` after `add-person`, or before it where `ui` itself takes it ("maestro ui --workspace ws add-person …").
+    .action(async (name: string, opts: { expires?: string; replace?: boolean; workspace?: string }, command: Command) => {
+      const workspace = opts.workspace ?? (command.parent?.opts() as { workspace?: string } | undefined)?.workspace;
+      await (await import('./ui/add-person.js')).addPerson(io, name, { ...opts, ...(workspace ? { workspace } : {}) });
+    });
 }
 
 /** Starts the console (tests call it in-process) once its flags hold together; refuses what would leave it open to others. */

@@ -72,7 +72,7 @@ describe('maestro ui: a run’s outcome', () => {
 
     const bad = await ui.post(`/runs/${run_id}/outcome`, { outcome: 'maybe' });
     expect(bad.status).toBe(400);
-    expect(await bad.text()).toContain('Refused: outcome: say whether the outcome was right or wrong; nothing changed.');
+    expect(await bad.text()).toContain('Refused: outcome: say once whether the outcome was right or wrong; nothing changed.');
     // A run the floor paused before any verdict: no form, and a forged post is refused.
     expect(await (await ui.get(`/runs/${pausedId}`)).text()).not.toContain('/outcome"');
     const none = await ui.post(`/runs/${pausedId}/outcome`, { outcome: 'right' });

@@ -58,7 +58,7 @@ afterAll(async () => {
 });
 
 const get = (p: string, headers: Record<string, string> = {}) => ui.get(p, headers);
-const post = (p: string, form: Record<string, string>, headers: Record<string, string> = {}) => ui.post(p, form, headers);
+const post = (p: string, form: Record<string, string> | string[][], headers: Record<string, string> = {}) => ui.post(p, form, headers);
 const commandsDir = async () => (await readdir(path.join(ws.dir, 'commands'))).filter((n) => !n.startsWith('.'));
 
 describe('maestro ui: who may ask', () => {
@@ -534,6 +534,11 @@ describe('maestro ui: changes', () => {
     expect(pauseId).toBeDefined();
     expect((await post(`/decisions/${ids.paused}`, { decision: 'continue' })).status).toBe(400);
     expect((await post(`/decisions/${ids.paused}`, { decision: 'maybe', pause_id: pauseId })).status).toBe(409);
+    // A form that names two decisions is refused, never decided by whichever came last.
+    const twice = [['decision', 'stop'], ['decision', 'continue'], ['pause_id', pauseId], ['note', 'both']];
+    const both = await post(`/decisions/${ids.paused}`, twice);
+    expect(both.status).toBe(400);
+    expect(await both.text()).toContain('the form names more than one decision');
     // Stop asks why: without a reason nothing changes.
     const bare = await post(`/decisions/${ids.paused}`, { decision: 'stop', pause_id: pauseId });
     expect(bare.status).toBe(400);

@@ -190,6 +190,10 @@ describe('maestro ui: one token per person', () => {
       expect(file).not.toContain(token);
       expect((await runCli(['ui', 'add-person', 'ana lima'], { cwd: team.dir })).stderr).toMatch(/listed already.*--replace/);
       expect((await runCli(['ui', 'add-person', 'Bo'], { cwd: team.dir })).code).toBe(0);
+      // From another folder, --workspace names the workspace, after add-person or before it.
+      expect((await runCli(['ui', 'add-person', 'Cy', '--workspace', team.dir])).code).toBe(0);
+      expect((await runCli(['ui', '--workspace', team.dir, 'add-person', 'Di'])).code).toBe(0);
+      expect(await readFile(path.join(team.dir, 'people.json'), 'utf8')).toMatch(/Cy[\s\S]*Di/);
 
       const running = await startConsole(io(), { host: '127.0.0.1', port: '0', workspace: team.dir });
       try {

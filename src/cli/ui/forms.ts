@@ -5,15 +5,15 @@ export type FormRead<T> = { ok: true; value: T } | { ok: false; problem: string 
 
 /** A decision form: the pause it was shown for is required (a decision is bound to it). */
 export const DecisionForm = z.object({
-  decision: z.string().default(''),
-  pause_id: z.string({ error: 'the decision names no pause' }).min(1, 'the decision names no pause'),
-  note: z.string().optional(),
+  decision: z.string({ error: 'the form names more than one decision' }).default(''),
+  pause_id: z.string({ error: 'the decision names no pause, or more than one' }).min(1, 'the decision names no pause'),
+  note: z.string({ error: 'the form holds more than one note' }).optional(),
 });
 export type DecisionForm = z.infer<typeof DecisionForm>;
 
 /** A selection decided at once: `pick` is `<run_id> <pause_id>`, once per run ticked. */
 export const DecideManyForm = z.object({
-  decision: z.enum(['continue', 'stop'], { error: 'choose continue or stop' }),
+  decision: z.enum(['continue', 'stop'], { error: 'choose continue or stop, once' }),
   pick: z
     .union([z.string(), z.array(z.string())])
     .default([])
@@ -22,14 +22,14 @@ export const DecideManyForm = z.object({
 });
 export type DecideManyForm = z.infer<typeof DecideManyForm>;
 
-export const RequeueForm = z.object({ name: z.string({ error: 'no rejected command was named' }) });
+export const RequeueForm = z.object({ name: z.string({ error: 'no rejected command was named, or more than one' }) });
 export type RequeueForm = z.infer<typeof RequeueForm>;
 
 /** The add form: a name, the JSON typed in, or a file chosen (a browser sends an empty part when none is). */
 export const AddForm = z.object({
-  name: z.string().default(''),
-  text: z.string().default(''),
-  file: z.union([z.instanceof(File), z.string()]).optional(),
+  name: z.string({ error: 'the form holds more than one name' }).default(''),
+  text: z.string({ error: 'the form holds more than one command' }).default(''),
+  file: z.union([z.instanceof(File), z.string()], { error: 'the form holds more than one file' }).optional(),
   action: z.enum(['check', 'add']).default('add'),
 });
 export type AddForm = z.infer<typeof AddForm>;

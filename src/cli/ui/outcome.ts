@@ -8,8 +8,8 @@ import { html, type SafeHtml } from './html.js';
 
 /** The outcome form: exactly right or wrong, and a note. */
 export const OutcomeForm = z.object({
-  outcome: z.enum(['right', 'wrong'], { error: 'say whether the outcome was right or wrong' }),
-  note: z.string().max(500, 'the note is longer than 500 characters').optional(),
+  outcome: z.enum(['right', 'wrong'], { error: 'say once whether the outcome was right or wrong' }),
+  note: z.string({ error: 'the form holds more than one note' }).max(500, 'the note is longer than 500 characters').optional(),
 });
 
 /** What the run page shows of a run's confirmed outcome, and the form to confirm it (as `maestro outcome` does). */
@@ -64,7 +64,7 @@ export function registerOutcome<E extends Env>(
       );
     };
     if (!options.runId.test(runId)) return refuse(`there is no run "${runId}"`, 404);
-    const form = readForm(OutcomeForm, await c.req.parseBody().catch(() => undefined));
+    const form = readForm(OutcomeForm, await c.req.parseBody({ all: true }).catch(() => undefined));
     if (!form.ok) return refuse(form.problem, 400);
     const note = form.value.note?.trim();
     try {

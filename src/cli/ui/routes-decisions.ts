@@ -66,7 +66,8 @@ export function registerDecisions(app: Hono<ConsoleEnv>, options: ConsoleServerO
   });
   app.post('/decisions/:id', async (c) => {
     const runId = c.req.param('id');
-    const form = readForm(DecisionForm, await c.req.parseBody().catch(() => undefined));
+    // Read with every value: a decision sent twice ("stop" and "continue") is refused, never the last one taken.
+    const form = readForm(DecisionForm, await c.req.parseBody({ all: true }).catch(() => undefined));
     const note = form.ok ? (form.value.note?.trim() ?? '') : '';
     // What the person typed is never lost: a refused decision shows it again, in the card or on its own.
     const kept: KeptNote | undefined = note ? { runId, note } : undefined;

@@ -8,7 +8,7 @@ export function registerQueue(app: Hono<ConsoleEnv>, options: ConsoleServerOptio
   const { backend } = options;
   app.get('/queue', async (c) => c.html(page(c, options, 'Queue', queuePage(await backend.queue()), doneNotice(c))));
   app.post('/queue/requeue', async (c) => {
-    const form = readForm(RequeueForm, await c.req.parseBody().catch(() => undefined));
+    const form = readForm(RequeueForm, await c.req.parseBody({ all: true }).catch(() => undefined));
     const name = form.ok ? form.value.name : '';
     const known = (await backend.queue()).rejected.some((r) => r.name === name);
     if (!known) {
@@ -19,7 +19,7 @@ export function registerQueue(app: Hono<ConsoleEnv>, options: ConsoleServerOptio
     return c.redirect('/queue?done=requeued', 303);
   });
   app.post('/queue/add', async (c) => {
-    const form = readForm(AddForm, await c.req.parseBody().catch(() => undefined));
+    const form = readForm(AddForm, await c.req.parseBody({ all: true }).catch(() => undefined));
     if (!form.ok) {
       const notice: Notice = { kind: 'refused', text: `Refused: ${form.problem}; nothing was written.` };
       return c.html(page(c, options, 'Queue', queuePage(await backend.queue()), notice), 400);
