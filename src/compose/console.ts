@@ -32,6 +32,8 @@ export interface QueueView {
   readonly inflight: WorkspaceStatus['inflight'];
   readonly rejected: readonly RejectedCommand[];
   readonly engine?: { readonly queued: number; readonly running: number; readonly paused: number; readonly rejected: number };
+  /** Whether a watcher runs on this workspace: with none, nothing in commands/ is taken up. */
+  readonly watcher_running: boolean;
 }
 
 /** What adding a command did: written into `commands/` under `name`, or refused (nothing written) with why. */
@@ -166,7 +168,13 @@ async function readQueue(app: App, files: Workspace): Promise<QueueView> {
   const status = await files.status({ recent: 0 });
   const rejected = await files.rejected.list();
   const engine = await app.queueStats();
-  return { queued: status.queued, inflight: status.inflight, rejected, ...(engine ? { engine } : {}) };
+  return {
+    queued: status.queued,
+    inflight: status.inflight,
+    rejected,
+    watcher_running: status.watcher_running,
+    ...(engine ? { engine } : {}),
+  };
 }
 
 async function addCommand(

@@ -425,6 +425,8 @@ describe('maestro ui: changes', () => {
     expect((await runCli(['watch', '--once'], { cwd: ws.dir })).code).not.toBeNull();
     const queue = await (await get('/queue')).text();
     expect(queue).toContain('data-rejected="broken.json"');
+    // No watcher runs here (watch --once has ended): the page says nothing in commands/ is taken up.
+    expect(queue).toContain('No watcher runs on this workspace');
     expect(queue).toMatch(/<code>SPEC_[A-Z_]+<\/code>/);
     expect(queue).toContain('task_description');
     expect((await post('/queue/requeue', { name: 'nothing-such.json' })).status).toBe(404);

@@ -20,7 +20,12 @@ ${r.rejected_at ? html`<time>${r.rejected_at}</time>` : ''}${r.message ? html`<p
     ? html`<p>The engine's queue: ${queue.engine.queued} queued, ${queue.engine.running} running,
 ${queue.engine.paused} paused, ${queue.engine.rejected} rejected.</p>`
     : '';
-  return html`<h1>Queue</h1>${engine}
+  // With no watcher (and no engine's intake), a command put in commands/ waits for good: the page says so.
+  const idle =
+    !queue.watcher_running && !queue.engine
+      ? html`<p class="notice refused" role="status">No watcher runs on this workspace: nothing in commands/ is taken up until one starts on this machine.</p>`
+      : '';
+  return html`<h1>Queue</h1>${engine}${idle}
 ${listSection(`Waiting in commands/ (${queue.queued.length})`, waiting, 'Nothing waits.')}
 ${listSection(`In flight (${queue.inflight.length})`, flight, 'Nothing is in flight.')}
 ${listSection(`Rejected (${queue.rejected.length})`, rejected, 'Nothing was rejected.')}
