@@ -171,6 +171,7 @@ describe('maestro ui: pages', () => {
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
     expect(await (await get(`/runs?from=${tomorrow}`)).text()).toContain('No runs match.');
     expect((await get('/runs?from=yesterday')).status).toBe(400);
+    expect((await get('/runs?from=2026-11-31')).status).toBe(400); // not on the calendar
     // Sixty more runs (copies of one that ended): pages of fifty, newest first.
     const runsDir = path.join(ws.dir, '.maestro', 'runs');
     const source = await readFile(path.join(runsDir, ids.done, 'state.json'), 'utf8');

@@ -7,12 +7,21 @@ import { badge } from './pages.js';
 const PAGE_SIZE = 50;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
+/** A day that is on the calendar: "2026-11-31" is refused, not read as December 1st. */
+const day = z
+  .string()
+  .regex(DAY, 'a date such as 2026-11-29')
+  .refine((d) => {
+    const t = Date.parse(`${d}T00:00:00Z`);
+    return !Number.isNaN(t) && new Date(t).toISOString().startsWith(d);
+  }, 'a day that is on the calendar');
+
 /** What the Runs page is asked: a search, a status, a date range (days in the viewer's time zone), a page. */
 export const RunsQuery = z.object({
   q: z.string().max(200).default(''),
   status: z.enum(['', ...SHOWN_RUN_STATUSES], { error: `a status is one of ${SHOWN_RUN_STATUSES.join(', ')}` }).default(''),
-  from: z.union([z.literal(''), z.string().regex(DAY, 'a date such as 2026-11-29')]).default(''),
-  to: z.union([z.literal(''), z.string().regex(DAY, 'a date such as 2026-11-29')]).default(''),
+  from: z.union([z.literal(''), day]).default(''),
+  to: z.union([z.literal(''), day]).default(''),
   /** The viewer's offset from UTC in minutes, as `Date#getTimezoneOffset` gives it (the page's script fills it in). */
   tz: z.coerce.number().int().min(-840).max(840).default(0),
   page: z.coerce.number().int().min(1).default(1),
