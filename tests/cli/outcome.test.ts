@@ -51,7 +51,10 @@ describe('maestro outcome, on the offline model', () => {
     expect(log.match(/"OUTCOME_CONFIRMED"/g)).toHaveLength(2);
     expect(log).not.toContain('cron box broke');
     // Who confirmed it, as a decision records its author: the OS user, via the CLI.
-    const confirmed = log.split('\n').filter((l) => l.includes('"OUTCOME_CONFIRMED"')).map((l) => JSON.parse(l) as { details: Record<string, unknown> });
+    const confirmed = log
+      .split('\n')
+      .filter((l) => l.includes('"OUTCOME_CONFIRMED"'))
+      .map((l) => JSON.parse(l) as { details: Record<string, unknown> });
     expect(confirmed.every((r) => r.details.via === 'cli' && typeof r.details.decided_by === 'string')).toBe(true);
     expect((await maestro(['audit', 'verify', run_id])).code).toBe(0);
   });

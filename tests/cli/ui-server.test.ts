@@ -538,7 +538,12 @@ describe('maestro ui: changes', () => {
     expect((await post(`/decisions/${ids.paused}`, { decision: 'continue' })).status).toBe(400);
     expect((await post(`/decisions/${ids.paused}`, { decision: 'maybe', pause_id: pauseId })).status).toBe(409);
     // A form that names two decisions is refused, never decided by whichever came last.
-    const twice = [['decision', 'stop'], ['decision', 'continue'], ['pause_id', pauseId], ['note', 'both']];
+    const twice = [
+      ['decision', 'stop'],
+      ['decision', 'continue'],
+      ['pause_id', pauseId],
+      ['note', 'both'],
+    ];
     const both = await post(`/decisions/${ids.paused}`, twice);
     expect(both.status).toBe(400);
     expect(await both.text()).toContain('the form names more than one decision');
