@@ -537,6 +537,10 @@ describe('maestro ui: changes', () => {
     expect(pauseId).toBeDefined();
     expect((await post(`/decisions/${ids.paused}`, { decision: 'continue' })).status).toBe(400);
     expect((await post(`/decisions/${ids.paused}`, { decision: 'maybe', pause_id: pauseId })).status).toBe(409);
+    // A pause the run never had is refused for what it is, not as "paused again since".
+    const unknown = await post(`/decisions/${ids.paused}`, { decision: 'continue', pause_id: `${ids.paused}-p9` });
+    expect(unknown.status).toBe(409);
+    expect(await unknown.text()).not.toContain('paused again since');
     // A form that names two decisions is refused, never decided by whichever came last.
     const twice = [
       ['decision', 'stop'],
@@ -574,7 +578,9 @@ describe('maestro ui: changes', () => {
     expect(JSON.parse(record).details).toMatchObject({ decided_by: 'tester', via: 'console', from: 'this machine' });
     const run = await (await get(`/runs/${ids.paused}`)).text();
     expect(run).toContain('by <strong class="author">tester via the console from this machine</strong> — not this quarter');
-    expect(run).toContain('USER · tester (console)');
+    expect(run).toContain('USER · tester (via the console)');
+    // A gate's record that carries another gate's decision says so, not "SYSTEM · ethics ()".
+    expect(run).not.toMatch(/SYSTEM · [a-z_]+ \(\)/);
     // Only an open pause offers a decision: the stopped run offers none, anywhere.
     expect(run).not.toContain('Paused for a person');
     expect(run).not.toContain('class="decide-form"');

@@ -125,7 +125,9 @@ function keptNoteBlock(note: string): SafeHtml {
 /** The sentence for a person whose decision lost a race, from the run as it is now. */
 export function raceSentence(state: RunState | undefined, pauseId: string, refusal: string): string {
   const decided = state?.hitl.findLast((h) => h.pause_id === pauseId);
-  const again = state && openPause(state) && state.pause?.pause_id !== pauseId;
+  // Paused again: the page's pause is an earlier one of this run ("-p1" when it is at "-p2"), not one it never had.
+  const number = (id: string | undefined) => Number(/-p(\d+)$/.exec(id ?? '')?.[1] ?? Number.NaN);
+  const again = state && openPause(state) && number(pauseId) < number(state.pause?.pause_id);
   if (decided) {
     const first = `${authorText(decided.by)} decided this pause first (${decided.decision}, at ${decided.decided_at}). Your decision was not recorded.`;
     return again ? `${first} The run has paused again since: read the new pause and decide again.` : first;

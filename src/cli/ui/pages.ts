@@ -188,7 +188,11 @@ ${download}${nav}<pre class="artifact-part">${view.text}</pre>${nav}</section>`;
 /** ` · Ana (console)`: the person a HITL_DECIDED record names, if it names one. */
 function decidedBy(record: RunAudit['records'][number]): string {
   const name = record.details?.decided_by;
-  return typeof name === 'string' ? ` · ${name} (${String(record.details?.via ?? '')})` : '';
+  if (typeof name !== 'string') return '';
+  const via = record.details?.via;
+  // A person, with how they decided; a gate's record names the gate whose decision it carries on.
+  if (typeof via === 'string') return ` · ${name} (${via === 'cli' ? 'via the CLI' : 'via the console'})`;
+  return record.final_decider === 'SYSTEM' ? ` · as decided by the ${name} gate` : ` · ${name}`;
 }
 
 /** Live: the councils at work, fed by server-sent events (static/app.js draws them). */
