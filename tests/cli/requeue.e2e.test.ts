@@ -23,6 +23,9 @@ async function writeBroken(name: string, text: string): Promise<void> {
   await utimes(file, old, old);
 }
 
+/** A command file as a person fixes it in .maestro/rejected/. */
+const FIXED = '{"task_description": "Review the plan"}';
+
 describe('maestro requeue', () => {
   it('lists rejected commands with their reason, moves a fixed one back, and the watcher then runs it', async () => {
     await writeFile(
@@ -66,10 +69,15 @@ describe('maestro requeue', () => {
     const elsewhere = await maestro('requeue', 'some/other/a.json');
     expect(elsewhere.code).toBe(2);
     expect(elsewhere.stderr).toContain('not in .maestro/rejected/: some/other/a.json');
+    // Still broken, it is refused, saying why; fixed where it lies, it goes back.
+    const still = await maestro('requeue', '--all');
+    expect(still.code).toBe(2);
+    expect(still.stderr).toContain('it would be rejected again');
+    await writeFile(path.join(rejectedDir(), 'a.json'), FIXED);
     const all = await maestro('requeue', '--all');
     expect(all.stdout).toContain('a.json → commands/a.requeued-1.json');
     expect(await readFile(path.join(ws.dir, 'commands', 'a.json'), 'utf8')).toBe('a new command with the same name');
-    expect(await readFile(path.join(ws.dir, 'commands', 'a.requeued-1.json'), 'utf8')).toBe('{');
+    expect(await readFile(path.join(ws.dir, 'commands', 'a.requeued-1.json'), 'utf8')).toBe(FIXED);
     expect((await maestro('requeue', '--all')).stdout).toContain('nothing was rejected');
   });
 
@@ -80,10 +88,11 @@ describe('maestro requeue', () => {
     expect((await maestro('watch', '--once')).code).toBe(0);
     const second = (await readdir(rejectedDir())).find((n) => /^nightly\.\d{8}T\d{6}Z-\w+\.json$/.test(n));
     expect(second, (await readdir(rejectedDir())).join(', ')).toBeDefined();
+    for (const name of ['nightly.json', second as string]) await writeFile(path.join(rejectedDir(), name), FIXED);
     const moved = await maestro('requeue', second as string);
     expect(moved.code).toBe(0);
     expect(moved.stdout).toContain(`${second} → commands/nightly.json`);
-    expect(await readFile(path.join(ws.dir, 'commands', 'nightly.json'), 'utf8')).toBe('{ "task_description": ');
+    expect(await readFile(path.join(ws.dir, 'commands', 'nightly.json'), 'utf8')).toBe(FIXED);
     // The first one's name is taken in commands/ now: it goes back beside it.
     expect((await maestro('requeue', 'nightly.json')).stdout).toContain('nightly.json → commands/nightly.requeued-1.json');
   });

@@ -431,6 +431,11 @@ describe('maestro ui: changes', () => {
     expect(queue).toMatch(/<code>SPEC_[A-Z_]+<\/code>/);
     expect(queue).toContain('task_description');
     expect((await post('/queue/requeue', { name: 'nothing-such.json' })).status).toBe(404);
+    // Still broken: refused, saying why; once fixed in .maestro/rejected/, it goes back.
+    const still = await post('/queue/requeue', { name: 'broken.json' });
+    expect(still.status).toBe(409);
+    expect(await still.text()).toContain('it would be rejected again');
+    await writeFile(path.join(ws.dir, '.maestro', 'rejected', 'broken.json'), '{"task_description": "Review the plan"}');
     expect((await post('/queue/requeue', { name: 'broken.json' })).status).toBe(303);
     expect(await commandsDir()).toContain('broken.json');
     expect(await (await get('/queue')).text()).not.toContain('data-rejected="broken.json"');

@@ -1,6 +1,7 @@
 import { link, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { StorageError } from '../../domain/errors.js';
+import { parseCommandText } from '../../domain/command-file.js';
+import { InvalidInputError, StorageError } from '../../domain/errors.js';
 import { screenText } from '../../domain/screen.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 
@@ -44,6 +45,12 @@ export async function listRejected(paths: WorkspacePaths): Promise<RejectedComma
  */
 export async function requeueRejected(paths: WorkspacePaths, name: string): Promise<string> {
   const from = path.join(paths.rejected, name);
+  // One that still does not read as a command would only be rejected again: it is refused, saying why.
+  const parsed = parseCommandText(await readFile(from, 'utf8').catch(() => ''));
+  if (!parsed.ok) {
+    const why = parsed.issues.map((i) => screenText(i));
+    throw new InvalidInputError(`.maestro/rejected/${name}`, [...why, `fix it there first: as it is, it would be rejected again`]);
+  }
   const first = (await droppedAs(`${from}.error.json`)) ?? name;
   const stem = first.replace(/\.json$/i, '');
   for (let n = 0; n < 100; n++) {

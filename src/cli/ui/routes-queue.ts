@@ -1,3 +1,4 @@
+import { InvalidInputError } from '../../domain/errors.js';
 import type { Hono } from 'hono';
 import { type ConsoleEnv, type ConsoleServerOptions, doneNotice, page } from './context.js';
 import { AddForm, commandOf, readForm, RequeueForm } from './forms.js';
@@ -15,7 +16,13 @@ export function registerQueue(app: Hono<ConsoleEnv>, options: ConsoleServerOptio
       const notice: Notice = { kind: 'refused', text: `Refused: "${name}" is not in .maestro/rejected/; nothing changed.` };
       return c.html(page(c, options, 'Queue', queuePage(await backend.queue()), notice), 404);
     }
-    await backend.requeue(name);
+    try {
+      await backend.requeue(name);
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      const notice: Notice = { kind: 'refused', text: `Refused: ${error.message}; nothing changed.` };
+      return c.html(page(c, options, 'Queue', queuePage(await backend.queue()), notice), 409);
+    }
     return c.redirect('/queue?done=requeued', 303);
   });
   app.post('/queue/add', async (c) => {
