@@ -3,6 +3,7 @@ import { asBase, isVerb, startsObject } from './clauses.js';
 import { type Head, type Request, readHead } from './heads.js';
 import { LEXICON } from './lexicon.js';
 import { selection, WH } from './picks.js';
+import { basesOf, pastForm } from './results.js';
 
 /**
  * Questions and decisions: what a question asks (an answer, or a decision on an act), and the act a
@@ -20,11 +21,15 @@ export function questionRequest(words: readonly Word[], hasInputs: boolean): Req
   if (LEXICON.decisionModals.has(words[0]?.form ?? '') && !['a', 'an', 'any'].includes(words[1]?.form ?? '')) {
     const be = words.findIndex((w, j) => j > 1 && w.form === 'be');
     const participle = be > 0 ? words[be + 1] : undefined;
-    if (participle?.tags.has('Verb') && !participle.tags.has('Gerund')) {
+    if (participle && !participle.tags.has('Gerund')) {
       // The subject is a noun phrase, whatever the library made of a name in it ("Grace" as a verb).
       const subject = words.slice(1, be).map((w) => (w.capitalised ? { ...w, tags: new Set(['Noun', 'ProperNoun']) } : w));
-      const decided = decisionOn([asBase(participle), ...subject, ...words.slice(be + 2)], hasInputs);
-      if (decided?.head.kind === 'act') return decided;
+      // "frozen", read as an adjective, is still "freeze" done to it.
+      for (const base of participle.tags.has('Verb') ? [participle.lemma] : pastForm(participle) ? basesOf(participle) : []) {
+        const verb = { ...asBase(participle), form: base, lemma: base };
+        const decided = decisionOn([verb, ...subject, ...words.slice(be + 2)], hasInputs);
+        if (decided?.head.kind === 'act') return decided;
+      }
     }
   }
   const phrase = LEXICON.decisionPhrases.at(words, 0);

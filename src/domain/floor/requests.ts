@@ -17,7 +17,7 @@ import { type Request, readHead, textNounAt } from './heads.js';
 import { LEXICON } from './lexicon.js';
 import { decisionInside, decisionOn, questionRequest } from './decisions.js';
 import { selection, WH } from './picks.js';
-import { wantedResult } from './results.js';
+import { doneByYou, listedResult, wantedResult } from './results.js';
 
 export { objectKinds } from './heads.js';
 export type { Head, Request } from './heads.js';
@@ -72,12 +72,18 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
       const made: Request[] | 'continues' =
         inMaterial && read !== 'continues' ? read.filter((r) => r.head.kind === 'act' || r.head.kind === 'handover') : read;
       condition = opensCondition(clause.words, s.words);
+      // "after you've restarted the api pods": what the condition says you will have done is asked.
+      const done = condition ? doneByYou(clause.words) : undefined;
+      if (done) requests.push(done);
       if (made === 'continues') {
         const last = requests.pop();
         if (last) requests.push({ ...last, object: [...last.object, ...clause.words] });
         // "rank the applicants and list who should be rejected": what the continued text picks is asked too.
         const picked = last?.head.kind === 'deliverable' ? selection(clause.words) : undefined;
         if (picked) requests.push(picked);
+        // "a paragraph for the wiki and the staging database dropped": a result listed beside the text asked is asked too.
+        const listed = last?.head.kind === 'deliverable' && !inMaterial ? listedResult(clause.words) : undefined;
+        if (listed) requests.push(listed);
         continue;
       }
       requests.push(...made);

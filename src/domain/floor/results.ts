@@ -1,5 +1,6 @@
 import type { Sentence, Word } from './english.js';
 import { type Request, readHead, textNounAt } from './heads.js';
+import { LEXICON } from './lexicon.js';
 
 /**
  * What a text wants brought about: an act named by its participle after what it is done to. "I need
@@ -68,6 +69,32 @@ export function resultActs(sentences: readonly Sentence[]): Request[] {
     });
   }
   return found;
+}
+
+/**
+ * A result listed as wanted beside a text: "… and the staging database dropped", "(2) Dave's accounts
+ * disabled". Not one said of the past ("the tickets closed last week": a time after it describes).
+ */
+export function listedResult(words: readonly Word[]): Request | undefined {
+  const found = resultActs([{ words, asked: false }]).find((r) => r.head.kind === 'act');
+  const past = words.some((w) => w.tags.has('Date') || ['yesterday', 'ago', 'already', 'earlier'].includes(w.form));
+  return found && !past ? found : undefined;
+}
+
+/** "after you've restarted the api pods", "once you have cancelled the plan": the act a condition says you did. */
+export function doneByYou(words: readonly Word[]): Request | undefined {
+  // Done before what follows: "you have …" ("when you run git clean" says what happens, not what to do).
+  const you = words.findIndex((w, i) => w.form === 'you' && ['have', 'had', 've'].includes(words[i + 1]?.form ?? ''));
+  if (you < 0) return undefined;
+  const k = you + 2;
+  const w = words[k];
+  if (!w) return undefined;
+  for (const base of [w.lemma, ...basesOf(w)]) {
+    const command = [{ ...w, form: base, lemma: base, tags: new Set(['Verb', 'Infinitive']) }, ...words.slice(k + 1)];
+    const act = LEXICON.actVerbs.allAt(command, 0);
+    if (act) return { head: { kind: 'act', classes: act.values, decision: false }, object: command.slice(act.end), decision: false };
+  }
+  return undefined;
 }
 
 /** Words after which a result text describes its content rather than naming what was done. */
@@ -152,7 +179,6 @@ export function basesOf(w: Word): string[] {
  */
 const STATES: Readonly<Record<string, string>> = {
   gone: 'remove',
-  live: 'launch',
   paid: 'pay',
   sent: 'send',
   sold: 'sell',
@@ -171,7 +197,7 @@ const continues = (next: Word | undefined): boolean =>
   next?.tags.has('Noun') === true && !next.tags.has('Date') && !next.tags.has('Pronoun') && !next.tags.has('Value');
 
 /** A past form: tagged so, or shaped so where the library did not tag it ("purged", "taken"). */
-const pastForm = (w: Word): boolean => w.tags.has('PastTense') || /(?:ed|en)$/.test(w.form) || STATES[w.form] !== undefined;
+export const pastForm = (w: Word): boolean => w.tags.has('PastTense') || /(?:ed|en)$/.test(w.form) || STATES[w.form] !== undefined;
 
 /** A word that names what an act may be done to. */
 const named = (w: Word): boolean => w.tags.has('Noun') || w.tags.has('Pronoun') || w.tags.has('Value');
