@@ -58,6 +58,8 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
     // A clause continues a request of its own sentence only: a new sentence starts afresh.
     const start = requests.length;
     let condition = false;
+    // Where the sentence's first request starts: a colon after it introduces material.
+    let asked = -1;
     for (const clause of clausesOf(s.words)) {
       at = s.words.indexOf(clause.words[0] as Word, at);
       const inMaterial = requests.length > 0 && (materialSince || (intro >= 0 && at > intro));
@@ -82,11 +84,15 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
         const picked = last?.head.kind === 'deliverable' ? selection(clause.words) : undefined;
         if (picked) requests.push(picked);
         // "a paragraph for the wiki and the staging database dropped": a result listed beside the text asked is asked too.
-        const listed = last?.head.kind === 'deliverable' && !inMaterial ? listedResult(clause.words) : undefined;
+        // Not in a list after a request's colon ("Reorganise these notes …: budget approved, hiring paused"): that is
+        // material. After a label's ("Your output: a memo and the staging database dropped") it is what is wanted.
+        const colon = s.words.slice(asked < 0 ? at : asked, at).some((w) => w.after.includes(':'));
+        const listed = last?.head.kind === 'deliverable' && !inMaterial && !colon ? listedResult(clause.words) : undefined;
         if (listed) requests.push(listed);
         continue;
       }
       requests.push(...made);
+      if (made.length > 0 && asked < 0) asked = at;
       previous = made.length > 0 && made.every((r) => r.head.kind !== 'question') ? 'request' : 'other';
     }
     // "Critique the aims section, pasted below.": what follows the sentence is the material.
