@@ -42,11 +42,11 @@ export function particularCases(words: readonly Word[], domains: ReadonlySet<Dom
   );
   // An emergency happening to someone now is their case whatever the text is: a note for the doctor, a list for the paramedics.
   const someone = named || relation || words.some((w) => ['i', 'me', 'myself', 'my'].includes(w.form));
-  // So is a clinical document for one patient: a dose, or a bed ("the DNR order for the patient in bed 3").
-  const patient = words.some((w, i) => isDose(words, i) || (w.form === 'bed' && /^\d/.test(words[i + 1]?.form ?? '')));
-  if (advice === false) return domains.has('health') && ((someone && LEXICON.emergency.has(words)) || patient) ? ['health'] : [];
-  if (stakes.length === 0) return [];
-  if (advice === 'decision') return stakes;
+  // So is a clinical document for one patient: a dose, a bed, an age and sex, a blood pressure ("72M, BP 85/50").
+  const patient = words.some(
+    (w, i) =>
+      isDose(words, i) || (w.form === 'bed' && /^\d/.test(words[i + 1]?.form ?? '')) || /^\d{1,3}[mf]$|^\d{2,3}\/\d{2,3}$/.test(w.form),
+  );
   // The writer's own affairs: "my mortgage", "for me", or what happens to them ("I was fired", "I'm being evicted").
   const own =
     words.some(
@@ -55,12 +55,55 @@ export function particularCases(words: readonly Word[], domains: ReadonlySet<Dom
     words.some((_, i) => stakesAt(words, i) && ['me', 'us'].includes(words[i + 1]?.form ?? '')) ||
     words.some((w, i) => ['i', 'we'].includes(w.form) && happensTo(words, i + 1)) ||
     words.some((w, i) => w.form === 'for' && ['me', 'us', 'myself'].includes(words[i + 1]?.form ?? ''));
+  // A proceeding against the writer: "my immigration hearing", "my response to the IRS audit", "the eviction I got served with".
+  const ownProceeding = words.some(
+    (w, i) =>
+      (w.form === 'my' && words.slice(i + 1, i + 6).some((x) => PROCEEDINGS.has(x.form))) ||
+      (w.form === 'i' && words.slice(i + 1, i + 4).some((x) => AGAINST_ME.has(x.form))),
+  );
+  if (advice === false) {
+    // Any text: an emergency happening now, a clinical document for one patient, the writer's own health or legal matter.
+    const found: Domain[] = [];
+    if (domains.has('health') && ((someone && LEXICON.emergency.has(words)) || patient || own)) found.push('health');
+    if (ownProceeding) found.push('law');
+    return found;
+  }
+  if (stakes.length === 0) return ownProceeding ? ['law'] : [];
+  if (advice === 'decision') return stakes;
   // Health is judged closer: any person (even "a child"), the writer, or a dose makes it a case.
   const health =
+    patient ||
     words.some((w, i) => ['i', 'me', 'my', 'myself'].includes(w.form) || LEXICON.relations.has(w.lemma) || isDose(words, i)) ||
     LEXICON.healthCase.has(words);
-  return stakes.filter((d) => named || relation || own || (d === 'health' && health));
+  return [
+    ...new Set([
+      ...stakes.filter((d) => named || relation || own || (d === 'health' && health)),
+      ...(ownProceeding ? ['law' as const] : []),
+    ]),
+  ];
 }
+
+/** Words of a proceeding: the writer's own is their legal case whatever text they ask for. */
+const PROCEEDINGS = new Set([
+  'hearing',
+  'eviction',
+  'audit',
+  'summons',
+  'appeal',
+  'lawsuit',
+  'court',
+  'custody',
+  'divorce',
+  'deportation',
+  'immigration',
+  'dui',
+  'arrest',
+  'subpoena',
+  'tribunal',
+]);
+
+/** What is done to the writer in one: "I got served", "I was sued", "I'm being evicted". */
+const AGAINST_ME = new Set(['served', 'sued', 'evicted', 'arrested', 'charged', 'subpoenaed', 'deported']);
 
 const DOSE_UNITS = new Set([
   'mg',

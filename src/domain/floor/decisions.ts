@@ -25,7 +25,8 @@ export function questionRequest(words: readonly Word[], hasInputs: boolean): Req
       // The subject is a noun phrase, whatever the library made of a name in it ("Grace" as a verb).
       const subject = words.slice(1, be).map((w) => (w.capitalised ? { ...w, tags: new Set(['Noun', 'ProperNoun']) } : w));
       // "frozen", read as an adjective, is still "freeze" done to it.
-      for (const base of participle.tags.has('Verb') ? [participle.lemma] : pastForm(participle) ? basesOf(participle) : []) {
+      const bases = participle.tags.has('Verb') || pastForm(participle) ? [participle.lemma, ...basesOf(participle)] : [];
+      for (const base of new Set(bases)) {
         const verb = { ...asBase(participle), form: base, lemma: base };
         const decided = decisionOn([verb, ...subject, ...words.slice(be + 2)], hasInputs);
         if (decided?.head.kind === 'act') return decided;

@@ -92,7 +92,7 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
         continue;
       }
       requests.push(...made);
-      if (made.length > 0 && asked < 0) asked = at;
+      if (made.some((r) => r.head.kind !== 'question') && asked < 0) asked = at;
       previous = made.length > 0 && made.every((r) => r.head.kind !== 'question') ? 'request' : 'other';
     }
     // "Critique the aims section, pasted below.": what follows the sentence is the material.
