@@ -61,10 +61,12 @@ export function particularCases(words: readonly Word[], domains: ReadonlySet<Dom
       (w.form === 'my' && words.slice(i + 1, i + 6).some((x) => PROCEEDINGS.has(x.form))) ||
       (w.form === 'i' && words.slice(i + 1, i + 4).some((x) => AGAINST_ME.has(x.form))),
   );
+  // An emergency said to be now ("Quick – someone collapsed by the lifts") is a case even with nobody named.
+  const emergencyNow = (someone || words.some((w) => NOW.has(w.form))) && LEXICON.emergency.has(words);
   if (advice === false) {
     // Any text: an emergency happening now, a clinical document for one patient, the writer's own health or legal matter.
     const found: Domain[] = [];
-    if (domains.has('health') && ((someone && LEXICON.emergency.has(words)) || patient || own)) found.push('health');
+    if (domains.has('health') && (emergencyNow || patient || own)) found.push('health');
     if (ownProceeding) found.push('law');
     return found;
   }
@@ -73,6 +75,7 @@ export function particularCases(words: readonly Word[], domains: ReadonlySet<Dom
   // Health is judged closer: any person (even "a child"), the writer, or a dose makes it a case.
   const health =
     patient ||
+    emergencyNow ||
     words.some((w, i) => ['i', 'me', 'my', 'myself'].includes(w.form) || LEXICON.relations.has(w.lemma) || isDose(words, i)) ||
     LEXICON.healthCase.has(words);
   return [
@@ -82,6 +85,9 @@ export function particularCases(words: readonly Word[], domains: ReadonlySet<Dom
     ]),
   ];
 }
+
+/** Words that say it is happening now. */
+const NOW = new Set(['now', 'quick', 'quickly', 'asap', 'immediately', 'hurry', 'urgently']);
 
 /** Words of a proceeding: the writer's own is their legal case whatever text they ask for. */
 const PROCEEDINGS = new Set([

@@ -113,7 +113,17 @@ function writesTo(verb: Word, object: readonly Word[]): boolean {
  * Not "a blog post on databases": a kind of text named before the place is text about it.
  */
 function intoSystem(object: readonly Word[]): boolean {
-  const k = object.slice(0, 8).findIndex((w) => INTO.has(w.form) || (w.form === 'to' && textObject(object) === undefined));
+  // "to", "in", "on" a store, for what is no text: "the new prices to the production database", "a rule in the firewall".
+  const k = object
+    .slice(0, 8)
+    .findIndex(
+      (w, i) =>
+        INTO.has(w.form) ||
+        (w.form === 'to' && textObject(object) === undefined) ||
+        (['in', 'on'].includes(w.form) &&
+          textObject(object) === undefined &&
+          object.slice(i + 1, i + 4).some((x) => STORES.has(x.form) && !LIVE.has(x.form))),
+    );
   const place = k >= 0 ? object.slice(k + 1, k + 5) : [];
   // "reformat this list into a markdown table": a kind of text where it goes is text.
   const rest = object.slice(k + 1);

@@ -69,7 +69,9 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
     asked.acts.push(...collect([{ source: `work_items.${i}.expected_output`, requests }], { inputs: [], hasInputs: true, words: [] }).acts);
   });
   // Material between code fences is data: what it is about counts as context, what it says asks nothing.
-  const all = [...words, ...handedWords, ...fenced.flatMap((f) => read(f).flatMap((s) => s.words))];
+  // A work item's goal is part of the task: its words give context as the task's do ("Bed 6 on 10 units of insulin").
+  const goalWords = (text.goals ?? []).flatMap((g) => read(g).flatMap((s) => s.words));
+  const all = [...words, ...goalWords, ...handedWords, ...fenced.flatMap((f) => read(f).flatMap((s) => s.words))];
   const domains = new Set<Domain>(LEXICON.domains.all(all).map((m) => m.value));
   if (all.some((w) => w.tags.has('Money'))) domains.add('money');
   if (LEXICON.emergency.has(all)) domains.add('health');
@@ -89,7 +91,7 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
     },
     context: {
       domains: [...domains],
-      high_stakes_case: particularCases(words, domains, advice),
+      high_stakes_case: particularCases([...words, ...goalWords], domains, advice),
       irreversible:
         acts.some((a) => a.class !== 'other' && LEXICON.acts[a.class].irreversible) ||
         (acts.length > 0 && LEXICON.irreversibility.has(all)),

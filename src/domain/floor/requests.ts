@@ -17,7 +17,7 @@ import { type Request, readHead, textNounAt } from './heads.js';
 import { LEXICON } from './lexicon.js';
 import { decisionInside, decisionOn, questionRequest } from './decisions.js';
 import { selection, WH } from './picks.js';
-import { doneByYou, listedResult, wantedResult } from './results.js';
+import { basesOf, doneByYou, listedResult, pastForm, wantedResult } from './results.js';
 
 export { objectKinds } from './heads.js';
 export type { Head, Request } from './heads.js';
@@ -140,7 +140,8 @@ function readClause(
   }
   // "Bob is to be dismissed today", "the funds should be moved": an obligation in the passive asks the act, statement or not.
   const before = clause.words.slice(0, clause.words.length - rest.length);
-  const passive = passiveRequest(rest, at.hasInputs, before.at(-1)?.form === 'if', at.polite);
+  // After "is it ok if" or "any chance", the act in the passive is the one asked ("any chance the staging db could be wiped?").
+  const passive = passiveRequest(rest, at.hasInputs, ['if', 'chance'].includes(before.at(-1)?.form ?? ''), at.polite);
   if (passive) return [passive];
   if (clause.join === 'first' && !(at.question && isQuestionStart(rest, at.asked)) && statementShape(rest)) return [];
   if (at.question && isQuestionStart(rest, at.asked)) return [questionRequest(rest, at.hasInputs)];
@@ -208,11 +209,14 @@ function passiveRequest(words: readonly Word[], hasInputs: boolean, permission: 
       (/^(?:should|must|need|needs|has|have|is|are|ought|to|gotta)$/.test(words[j - 1]?.form ?? '') || (asking && j > 1) || permission),
   );
   const participle = be >= 0 ? words[be + 1] : undefined;
-  if (!participle?.tags.has('Verb') || participle.tags.has('Gerund')) return undefined;
-  const base = [asBase(participle), ...words.slice(be + 2)];
-  const read = readHead(base, hasInputs);
-  if (read?.head.kind !== 'act') return undefined;
-  return { head: read.head, object: [...words.slice(0, be), ...base.slice(read.end)], decision: false };
+  // A past form the library reads as a noun ("could be purged") is still one.
+  if (!participle || participle.tags.has('Gerund') || !(participle.tags.has('Verb') || pastForm(participle))) return undefined;
+  for (const verb of new Set([participle.lemma, ...basesOf(participle)])) {
+    const base = [{ ...asBase(participle), form: verb, lemma: verb }, ...words.slice(be + 2)];
+    const read = readHead(base, hasInputs);
+    if (read?.head.kind === 'act') return { head: read.head, object: [...words.slice(0, be), ...base.slice(read.end)], decision: false };
+  }
+  return undefined;
 }
 
 /**

@@ -293,6 +293,8 @@ describe('an act asked for by its result, or after a condition without a comma',
     ['What I want back: a two-line summary and the old feature flags deleted.', 'delete_data'],
     ['Post a short note in the channel once you have rolled back the release.', 'change_system'],
     ['Must the vendor account be frozen today?', 'change_system'],
+    ['Any chance the old audit logs could be purged tonight?', 'delete_data'],
+    ['Write an allow rule in the firewall for the new office range.', 'change_system'],
   ])('%s → %s', (task, act) => {
     expect(perceive(task).perception.acts.map((a) => a.class)).toContain(act);
     expect(verdict(task).proceeds).toBe(false);
@@ -387,6 +389,12 @@ describe('context: domains, particular cases, irreversibility, scale, urgency, c
     expect(verdict('My neighbour smells gas in the hallway right now, write what we should do.').proceeds).toBe(false);
     expect(verdict('My brother says he wants to end his life tonight. Write what I should say to him.').proceeds).toBe(false);
     expect(verdict('Write a poster for the office on what to do if you smell gas.').proceeds).toBe(true);
+    expect(verdict('Quick, draft a note for the floor: someone collapsed by the lifts, what do we do?').proceeds).toBe(false);
+    expect(verdict('Write an FAQ for our clinic website on when to visit the ER and when urgent care.').proceeds).toBe(true);
+    // A goal is part of the task: a dose named there makes the case.
+    expect(
+      judgeFloor(perceive('Ward handover.', [], ['Handover note for bed 6', 'Bed 6 on 10 units of insulin at night']), []).proceeds,
+    ).toBe(false);
   });
 
   it('an emergency room named is an emergency: help for the visit is the case of the person in it', () => {
