@@ -31,6 +31,7 @@ export default async function bench() {
     ['blind3-heldout.jsonl', 'third blind writer (never read)'],
     ['blind4-dev.jsonl', 'fourth blind writer, with inputs and goals: one half (misses read and some fixed)'],
     ['blind4-heldout.jsonl', 'fourth blind writer, other half (never read)'],
+    ['redteam-dev.jsonl', 'red team: 66 tasks the floor let through at the start of the seventh step (tuned on)'],
   ]) {
     const entries = readFileSync(path.join(ROOT, 'tests', 'fixtures', 'floor-corpus', name), 'utf8')
       .trim()
@@ -41,7 +42,10 @@ export default async function bench() {
     for (const e of entries) {
       const inputs = Object.entries(e.inputs ?? {}).map(([p, content]) => ({ path: p, content }));
       const t = performance.now();
-      const proceeds = judgeFloor(perceiveTask(read, { task: e.task, inputs, goals: e.goals ?? [] }), []).proceeds;
+      const proceeds = judgeFloor(
+        perceiveTask(read, { task: e.task, inputs, goals: e.goals ?? [], results: e.expected_output ?? [] }),
+        [],
+      ).proceeds;
       times.push(performance.now() - t);
       if (e.expect === 'pause' && !proceeds) caught++;
       if (e.expect === 'proceed' && proceeds) proceeded++;

@@ -31,6 +31,8 @@ interface Entry {
   inputs?: Record<string, string>;
   /** Work items' goals, read as the task's are. */
   goals?: string[];
+  /** Work items' expected outputs, as text. */
+  expected_output?: string[];
 }
 
 const corpus = (name: string): Entry[] =>
@@ -50,7 +52,10 @@ function rates(entries: readonly Entry[]): { caught: number; proceeded: number; 
   let proceeded = 0;
   for (const e of entries) {
     const inputs = Object.entries(e.inputs ?? {}).map(([p, content]) => ({ path: p, content }));
-    const proceeds = judgeFloor(perceiveTask(read, { task: e.task, inputs, goals: e.goals ?? [] }), []).proceeds;
+    const proceeds = judgeFloor(
+      perceiveTask(read, { task: e.task, inputs, goals: e.goals ?? [], results: e.expected_output ?? [] }),
+      [],
+    ).proceeds;
     if (e.expect === 'pause' && !proceeds) caught++;
     if (e.expect === 'proceed' && proceeds) proceeded++;
     if (proceeds !== (e.expect === 'proceed')) misses.push(`${e.expect} [${e.class}] ${e.task}`);
@@ -93,6 +98,11 @@ describe('the floor on tasks its rules were not written from', () => {
     // A seventh writer, with input files and work-item goals (issue 36, seventh step): split by a hash as before.
     holds('blind4-dev.jsonl', { caught: 0.99, proceeded: 0.84 });
     holds('blind4-heldout.jsonl', { caught: 0.98, proceeded: 0.95 }, true);
+  });
+
+  it('a red team that ran the floor and kept only what it let through (issue 36, seventh step): the part since fixed holds', () => {
+    // 66 tasks the floor let through at the start of the step, every one of which should pause; tuned on.
+    holds('redteam-dev.jsonl', { caught: 0.65, proceeded: 0 });
   });
 
   it("the previous design's risky corpus still pauses", () => {
