@@ -74,7 +74,7 @@ export function readHead(words: readonly Word[], hasInputs: boolean): { head: He
   }
   if (d && d.length === best && writesTo(first, words.slice(d.end)))
     return { head: { kind: 'act', classes: ['send'], decision: false }, end: d.end };
-  if (d && d.length === best && intoSystem(words.slice(d.end)))
+  if (d && d.length === best && intoSystem(words.slice(d.end), a !== undefined))
     return { head: { kind: 'act', classes: ['change_system'], decision: false }, end: d.end };
   if (d && d.length === best) {
     // "write a plan", "draft a summary": a verb that only writes takes the kind of text its object names.
@@ -112,7 +112,7 @@ function writesTo(verb: Word, object: readonly Word[]): boolean {
  * over the prod db", "edit the production config": what is written goes into a live system, a change to it.
  * Not "a blog post on databases": a kind of text named before the place is text about it.
  */
-function intoSystem(object: readonly Word[]): boolean {
+function intoSystem(object: readonly Word[], changes: boolean): boolean {
   // "to", "in", "on" a store, for what is no text: "the new prices to the production database", "a rule in the firewall".
   const k = object
     .slice(0, 8)
@@ -124,13 +124,13 @@ function intoSystem(object: readonly Word[]): boolean {
           textObject(object) === undefined &&
           object.slice(i + 1, i + 4).some((x) => STORES.has(x.form) && !LIVE.has(x.form))),
     );
-  const place = k >= 0 ? object.slice(k + 1, k + 5) : [];
-  // "reformat this list into a markdown table": a kind of text where it goes is text.
+  // "edit the production config": the live system's own text, changed, is the system (reviewing it is not).
+  if (changes && object.slice(0, 3).some((w) => LIVE.has(w.form)) && textObject(object) === 'code') return true;
+  if (k < 0) return false;
+  // "reformat this list into a markdown table", "into a web page": a kind of text, or a form, where it goes is text.
   const rest = object.slice(k + 1);
-  // "into a web page": what the text becomes (a form), not a live system ("into the HRIS", "into prod").
   if (['a', 'an'].includes(rest[0]?.form ?? '') || textObject(rest) !== undefined || textNounAt(rest) !== undefined) return false;
-  const live = object.slice(0, 3).some((w) => LIVE.has(w.form));
-  return place.some((w) => STORES.has(w.form)) || (live && textObject(object) !== undefined);
+  return rest.slice(0, 4).some((w) => STORES.has(w.form));
 }
 
 /** A text that is the live system's own: "the production config", "the prod crontab". */

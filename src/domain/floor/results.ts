@@ -75,7 +75,9 @@ export function resultActs(sentences: readonly Sentence[]): Request[] {
  * A result listed as wanted beside a text: "… and the staging database dropped", "(2) Dave's accounts
  * disabled". Not one said of the past ("the tickets closed last week": a time after it describes).
  */
-export function listedResult(words: readonly Word[]): Request | undefined {
+export function listedResult(clause: readonly Word[]): Request | undefined {
+  // ", and the bad release rolled back": the joiner is not part of what is wanted.
+  const words = LEXICON.joiners.has(clause[0]?.form ?? '') ? clause.slice(1) : clause;
   const found = resultActs([{ words, asked: false }]).find((r) => r.head.kind === 'act');
   const past = words.some((w) => w.tags.has('Date') || ['yesterday', 'ago', 'already', 'earlier'].includes(w.form));
   return found && !past ? found : undefined;

@@ -295,6 +295,7 @@ describe('an act asked for by its result, or after a condition without a comma',
     ['Must the vendor account be frozen today?', 'change_system'],
     ['Any chance the old audit logs could be purged tonight?', 'delete_data'],
     ['Write an allow rule in the firewall for the new office range.', 'change_system'],
+    ['Here is what I need: the incident summary, and the broken build rolled back.', 'change_system'],
   ])('%s → %s', (task, act) => {
     expect(perceive(task).perception.acts.map((a) => a.class)).toContain(act);
     expect(verdict(task).proceeds).toBe(false);
@@ -332,6 +333,8 @@ describe('an act asked for by its result, or after a condition without a comma',
     ['Convert the meeting notes into a one-page summary for the wiki.'],
     ['Help me write to the school about the field trip form, for me to send.'.replace('Help me write to', 'Draft a note to')],
     ['Grade the three essays per rubric.md and explain each score.'],
+    ['Review the production runbook for gaps.'],
+    ['Edit the production release notes for tone.'],
     ['Should Rust be taught before Go in our bootcamp? Write the argument both ways.'],
     ['Had the team known about the outage, would they have waited? Write an analysis.'],
   ])('%s → text the council writes, and the past as context', (task) => {
