@@ -140,6 +140,17 @@ function doubt(v: Verdict, names: ReadonlyMap<string, string>): string {
 /** Where a pause's explanation turns to the commands that move the run on (a console shows its buttons there instead). */
 export const MOVE_ON = 'To move it on:';
 
+/**
+ * Words for a page that offers its own buttons: the terminal commands quoted in parentheses go
+ * ("Stop it (maestro hitl decide … stop), or start a new session (maestro session reset …)" →
+ * "Stop it, or start a new session").
+ */
+export function withoutCommands(text: string): string {
+  return text
+    .replace(LOOP_POLICY_WAY_OUT, 'To work on it again, an operator starts a new council session (the personas may keep their memory).')
+    .replace(/\s*\(`?maestro [^)]*\)/g, '');
+}
+
 /** A pause's explanation without the terminal commands that end it (for a page that offers the decision itself). */
 export function withoutMoveOn(message: string): string {
   const at = message.indexOf(MOVE_ON);

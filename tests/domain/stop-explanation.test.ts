@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { explainArbitrationPause, explainGateStop, explainLoopPolicyStop, LOOP_POLICY_WAY_OUT } from '../../src/domain/stop-explanation.js';
+import {
+  explainArbitrationPause,
+  explainGateStop,
+  explainLoopPolicyStop,
+  LOOP_POLICY_WAY_OUT,
+  withoutCommands,
+} from '../../src/domain/stop-explanation.js';
 import { sealedStopDecision } from '../../src/domain/decision.js';
 import type { Verdict } from '../../src/domain/verdict.js';
 
@@ -54,5 +60,15 @@ describe('the loop policy stop', () => {
     expect(guard).toContain(LOOP_POLICY_WAY_OUT);
     expect(explainLoopPolicyStop(4, 'the council doubted')).toContain(LOOP_POLICY_WAY_OUT);
     expect(LOOP_POLICY_WAY_OUT).toContain('maestro session reset --keep-memory');
+  });
+});
+
+describe('words for a page with its own buttons', () => {
+  it('drop the terminal commands quoted in parentheses and keep the sentence', () => {
+    const refusal =
+      'Stop it (maestro hitl decide R7 stop), or start a new council session (maestro session reset --keep-memory) and decide again';
+    expect(withoutCommands(refusal)).toBe('Stop it, or start a new council session and decide again');
+    expect(withoutCommands(explainLoopPolicyStop(4, 'the council doubted'))).not.toContain('maestro ');
+    expect(withoutCommands('the draft (see the appendix) stays')).toBe('the draft (see the appendix) stays');
   });
 });

@@ -2,7 +2,7 @@ import { parseAssessment } from '../../domain/assessment.js';
 import { explainReason } from '../../domain/codes.js';
 import { openPause } from '../../domain/hitl-decision.js';
 import type { RunState } from '../../domain/run-state.js';
-import { withoutMoveOn } from '../../domain/stop-explanation.js';
+import { withoutCommands, withoutMoveOn } from '../../domain/stop-explanation.js';
 import { parseVerdict } from '../../domain/verdict.js';
 import { authorText } from '../decision-author.js';
 import type { PausedRow, ShowDetails } from '../../compose/console.js';
@@ -43,19 +43,19 @@ export function decisionBlock(options: { details: ShowDetails; state: RunState; 
   return html`<section class="decide" data-pause="${p.pause_id}"><h2>Paused for a person</h2>
 <p>At <time>${p.requested_at}</time> the <strong>${p.layer}</strong> layer paused it:
 <code>${p.reason_code}</code> (${explainReason(p.reason_code)}).</p>
-<p class="why">${withoutMoveOn(p.message)}</p>
+<p class="why">${withoutCommands(withoutMoveOn(p.message))}</p>
 <h3>The task</h3><div class="task-text" tabindex="0">${d.task}</div>
 ${d.redacted.length > 0 ? html`<p class="redacted">Taken out of it before anyone saw it: ${d.redacted.join(', ')} (shown as [REDACTED:…]).</p>` : ''}
 <p class="inputs">${inputsLine(state.command.input_artifacts)}</p>
 ${councilBlock(state)}
 <h3>What each choice does</h3>
-<dl class="choices"><dt>Continue</dt><dd>${d.continue_would ?? ''}</dd><dt>Stop</dt><dd>${STOP_WOULD}</dd></dl>
+<dl class="choices"><dt>Continue</dt><dd>${withoutCommands(d.continue_would ?? '')}</dd><dt>Stop</dt><dd>${STOP_WOULD}</dd></dl>
 ${d.plan ? html`<h3>The loop policy's plan</h3><pre>${d.plan}</pre>` : ''}
 ${d.conflict_pauses > 1 ? html`<p>This conflict has paused ${d.conflict_pauses} times.</p>` : ''}
 ${
   // A conflict line the loop policy stopped (sealed): continuing would only stop the run, so only stop is offered.
   d.conflict_stopped
-    ? html`<p class="line-stopped">Continue is not offered: it would ${d.continue_would ?? ''}.</p>`
+    ? html`<p class="line-stopped">Continue is not offered: it would ${withoutCommands(d.continue_would ?? '')}.</p>`
     : html`<form method="post" action="/decisions/${id}" class="decide-form">
 <input type="hidden" name="pause_id" value="${p.pause_id}">
 <label>Note (optional, kept with the decision) <textarea name="note" maxlength="2000" rows="2">${options.kept ?? ''}</textarea></label>
@@ -133,7 +133,7 @@ export function raceSentence(state: RunState | undefined, pauseId: string, refus
     return again ? `${first} The run has paused again since: read the new pause and decide again.` : first;
   }
   if (again) return 'The run paused again since your page was shown. Your decision was not recorded: read the new pause and decide again.';
-  return `Refused: ${refusal}`;
+  return `Refused: ${withoutCommands(refusal)}`;
 }
 
 /** The next run waiting for a person, offered once a decision is taken. */
