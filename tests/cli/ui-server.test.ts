@@ -516,7 +516,18 @@ describe('maestro ui: changes', () => {
       ['pick', pickOf(a)],
       ['pick', pickOf(b)],
     ]);
-    expect((await many(bare)).status).toBe(400);
+    const refused = await many(bare);
+    expect(refused.status).toBe(400);
+    // The refused selection comes back as it was left: both runs still ticked.
+    const ticked = [...(await refused.text()).matchAll(/name="pick" form="decide-many" value="([^"]+)" checked>/g)].map((m) => m[1]);
+    expect(ticked).toEqual(expect.arrayContaining([pickOf(a), pickOf(b)]));
+    const noPick = await many(
+      new URLSearchParams([
+        ['decision', 'stop'],
+        ['note', 'typed before ticking'],
+      ]),
+    );
+    expect(await noPick.text()).toContain('typed before ticking</textarea>');
     expect((await backend.app.deps.ledger.load(a))?.status).toBe('paused');
     const stale = `${b} ${b}-p9`;
     const form = new URLSearchParams([

@@ -20,7 +20,7 @@ export function readPick(value: string): { runId: string; pauseId: string } | un
  * The form that decides a selection of pauses at once, with one note: the runs are picked on their
  * cards (a box each, bound to the pause shown), or all those paused for one reason at a click.
  */
-export function selectionForm(rows: readonly PausedRow[], selected: string | undefined): SafeHtml {
+export function selectionForm(rows: readonly PausedRow[], selected: string | undefined, note = ''): SafeHtml {
   if (rows.length < 2) return html``;
   const reasons = [...new Set(rows.map((r) => r.reason_code))].sort();
   const links = reasons.map((reason) => {
@@ -30,7 +30,7 @@ export function selectionForm(rows: readonly PausedRow[], selected: string | und
   return html`<section class="decide-many"><h2>Decide several at once</h2>
 <p>Tick the runs on their cards, or select every run paused for one reason: ${links}</p>
 <form method="post" action="/decisions" id="decide-many">
-<label>Note for every run decided (required to stop) <textarea name="note" maxlength="2000" rows="2"></textarea></label>
+<label>Note for every run decided (required to stop) <textarea name="note" maxlength="2000" rows="2">${note}</textarea></label>
 <button name="decision" value="continue" class="go">Continue the selected runs</button>
 <button name="decision" value="stop" class="stop">Stop the selected runs</button>
 </form></section>`;

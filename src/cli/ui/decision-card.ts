@@ -6,7 +6,7 @@ import { withoutCommands, withoutMoveOn } from '../../domain/stop-explanation.js
 import { parseVerdict } from '../../domain/verdict.js';
 import { authorText } from '../decision-author.js';
 import type { PausedRow, ShowDetails } from '../../compose/console.js';
-import { type DecidedOne, decidedList, pickBox, selectionForm } from './decide-many.js';
+import { type DecidedOne, decidedList, pickBox, pickValue, selectionForm } from './decide-many.js';
 import { html, type SafeHtml } from './html.js';
 
 /** What Stop does, for every pause. */
@@ -97,7 +97,8 @@ function councilBlock(state: RunState): SafeHtml {
  */
 export function decisionsPage(
   rows: readonly { row: PausedRow; details: ShowDetails; state: RunState }[],
-  extra: { kept?: KeptNote; select?: string; decided?: readonly DecidedOne[] } = {},
+  /** `picked`, `note`: a refused selection, shown again as the person left it. */
+  extra: { kept?: KeptNote; select?: string; decided?: readonly DecidedOne[]; picked?: readonly string[]; note?: string } = {},
 ): SafeHtml {
   const { kept } = extra;
   const orphan = kept && !rows.some((r) => r.row.run_id === kept.runId) ? keptNoteBlock(kept.note) : '';
@@ -107,12 +108,13 @@ export function decisionsPage(
     ({ row, details, state }) =>
       html`<article class="paused" data-run="${row.run_id}" id="run-${row.run_id}">
 <h2><a href="/runs/${encodeURIComponent(row.run_id)}">${row.run_id}</a> <small>${state.source}</small></h2>
-${rows.length > 1 ? pickBox(row, extra.select === row.reason_code) : ''}
+${rows.length > 1 ? pickBox(row, extra.select === row.reason_code || (extra.picked ?? []).includes(pickValue(row))) : ''}
 ${decisionBlock({ details, state, ...(kept?.runId === row.run_id ? { kept: kept.note } : {}) })}</article>`,
   );
   const form = selectionForm(
     rows.map((r) => r.row),
     extra.select,
+    extra.note,
   );
   return html`<h1>Decisions</h1>${decided}${orphan}<p>${rows.length} run(s) paused for a person, oldest first.</p>${form}${items}`;
 }

@@ -35,11 +35,14 @@ export function registerDecisions(app: Hono<ConsoleEnv>, options: ConsoleServerO
   // A selection decided at once, with one note: each run by the one decision, bound to the pause its card showed.
   app.post('/decisions', async (c) => {
     const form = readForm(DecideManyForm, await c.req.parseBody({ all: true }).catch(() => undefined));
+    const { decision, pick } = form.ok ? form.value : { decision: undefined, pick: [] };
+    const note = (form.ok ? form.value.note?.trim() : undefined) ?? '';
+    // A refused selection comes back as the person left it: the same runs ticked, the note as typed.
+    const left = { picked: pick, note };
     const again = async (status: 200 | 400, notice?: Notice, decided?: readonly DecidedOne[]) =>
-      c.html(page(c, options, 'Decisions', decisionsPage(await decisionRows(backend), decided ? { decided } : {}), notice), status);
-    if (!form.ok) return again(400, { kind: 'refused', text: `Refused: ${form.problem}; nothing changed.` });
-    const { decision, pick } = form.value;
-    const note = form.value.note?.trim() ?? '';
+      c.html(page(c, options, 'Decisions', decisionsPage(await decisionRows(backend), decided ? { decided } : left), notice), status);
+    if (!form.ok || !decision)
+      return again(400, { kind: 'refused', text: `Refused: ${form.ok ? 'choose continue or stop' : form.problem}; nothing changed.` });
     const picks = pick.map(readPick);
     if (picks.length === 0 || picks.some((p) => p === undefined))
       return again(400, { kind: 'refused', text: 'Select one run or more; nothing changed.' });
