@@ -155,6 +155,14 @@ describe('maestro ui: pages', () => {
     expect((await get('/runs/no-such-run')).status).toBe(404);
   });
 
+  it('a run whose command did not validate has a page that says so and names the fields, with no terminal command', async () => {
+    const id = await runCommand('typo.json', { task_description: 'Review the plan', config: { max_round: 2 } });
+    const text = await (await get(`/runs/${id}`)).text();
+    expect(text).toContain(`Run ${id} ended invalid, SPEC_INVALID_INPUT: its command file did not validate`);
+    expect(text).toContain('config');
+    expect(text).not.toContain('maestro audit show');
+  });
+
   it('finds past runs by task words, run id or file name, by date in the viewer’s time zone, and pages through them', async () => {
     const found = async (q: string) => [...(await (await get(`/runs?${q}`)).text()).matchAll(/<tr data-run="([^"]+)"/g)].map((m) => m[1]);
     expect(await found('q=kafka+rabbitmq')).toEqual([ids.card]);

@@ -27,7 +27,15 @@ export function registerRuns(app: Hono<ConsoleEnv>, options: ConsoleServerOption
     const [run, audit] = await Promise.all([backend.run(runId), backend.audit(runId)]);
     if (!run) {
       if (!audit) return unknown();
-      const body = problemPage(`Run ${runId} has no checkpoint (it ended before one was kept); its audit log: maestro audit show ${runId}`);
+      // A command that did not validate never had a checkpoint: say so, and which fields, from its audit log.
+      const invalid = audit.records.findLast((r) => r.event === 'COMMAND_INVALID');
+      const fields = (invalid?.details as { issue_paths?: unknown } | undefined)?.issue_paths;
+      const at = Array.isArray(fields) && fields.length > 0 ? ` (the fields at fault: ${fields.map(String).join(', ')})` : '';
+      const body = problemPage(
+        invalid
+          ? `Run ${runId} ended invalid, ${invalid.reason_code}: its command file did not validate${at}, so nothing ran. Fix the command and add it again.`
+          : `Run ${runId} ended before its first checkpoint was kept; its audit log holds what happened.`,
+      );
       return c.html(page(c, options, runId, body), 200);
     }
     const details = (await backend.app.pauseDetails(runId))?.details;
