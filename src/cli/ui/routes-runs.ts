@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Hono } from 'hono';
 import { stream, streamSSE } from 'hono/streaming';
-import type { LiveEvent } from '../../compose/console.js';
+import type { LiveEvent, RunAudit } from '../../compose/console.js';
 import { screenText } from '../../domain/screen.js';
 import { renderTranscript } from '../../domain/transcript.js';
 import { TranscriptFeed } from '../transcript-feed.js';
@@ -27,16 +27,7 @@ export function registerRuns(app: Hono<ConsoleEnv>, options: ConsoleServerOption
     const [run, audit] = await Promise.all([backend.run(runId), backend.audit(runId)]);
     if (!run) {
       if (!audit) return unknown();
-      // A command that did not validate never had a checkpoint: say so, and which fields, from its audit log.
-      const invalid = audit.records.findLast((r) => r.event === 'COMMAND_INVALID');
-      const fields = (invalid?.details as { issue_paths?: unknown } | undefined)?.issue_paths;
-      const at = Array.isArray(fields) && fields.length > 0 ? ` (the fields at fault: ${fields.map(String).join(', ')})` : '';
-      const body = problemPage(
-        invalid
-          ? `Run ${runId} ended invalid, ${invalid.reason_code}: its command file did not validate${at}, so nothing ran. Fix the command and add it again.`
-          : `Run ${runId} ended before its first checkpoint was kept; its audit log holds what happened.`,
-      );
-      return c.html(page(c, options, runId, body), 200);
+      return c.html(page(c, options, runId, problemPage(withoutCheckpoint(runId, audit))), 200);
     }
     const details = (await backend.app.pauseDetails(runId))?.details;
     if (!details) return unknown();
@@ -143,4 +134,13 @@ async function nextWaiting(options: ConsoleServerOptions, runId: string) {
   if (!first) return null;
   const task = first.state.command.task_description.split('\n')[0] ?? first.row.run_id;
   return { runId: first.row.run_id, task, more: others.length - 1 };
+}
+
+/** A run with an audit log and no checkpoint: a command that did not validate (which fields, from its log), or one cut short. */
+function withoutCheckpoint(runId: string, audit: RunAudit): string {
+  const invalid = audit.records.findLast((r) => r.event === 'COMMAND_INVALID');
+  if (!invalid) return `Run ${runId} ended before its first checkpoint was kept; its audit log holds what happened.`;
+  const fields = (invalid.details as { issue_paths?: unknown } | undefined)?.issue_paths;
+  const at = Array.isArray(fields) && fields.length > 0 ? ` (the fields at fault: ${fields.map(String).join(', ')})` : '';
+  return `Run ${runId} ended invalid, ${invalid.reason_code}: its command file did not validate${at}, so nothing ran. Fix the command and add it again.`;
 }
