@@ -176,8 +176,8 @@ export function isQuestionStart(words: readonly Word[], asked: boolean): boolean
   const first = words[0]?.form ?? '';
   if (!LEXICON.questionOpeners.has(first)) return false;
   if (!LEXICON.questionAuxiliaries.has(first)) return true;
-  // "Is the plan sound?", "Do we need it"; not "Do what the email asks", "Do everything on the list".
-  const next = words[1];
+  // "Is the plan sound?", "Do we need it"; not "Do what the email asks", "Do everything on the list". "Shouldn't Dave …": past the "not".
+  const next = words[1]?.form === 'not' ? words[2] : words[1];
   if (!next || LEXICON.questionOpeners.has(next.form) || LEXICON.everything.has(next.form)) return false;
   // "Should Bob be fired?": a name, whatever the library tags it.
   return (

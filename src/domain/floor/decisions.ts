@@ -19,11 +19,15 @@ export function questionRequest(words: readonly Word[], hasInputs: boolean): Req
   // "Should Bob be fired?", "must the old tables be dropped tonight?": the act in the passive is what is decided;
   // not "can a merged PR be reverted?", a question about any case.
   if (LEXICON.decisionModals.has(words[0]?.form ?? '') && !['a', 'an', 'any'].includes(words[1]?.form ?? '')) {
-    const be = words.findIndex((w, j) => j > 1 && w.form === 'be');
+    // "should Bob be fired?", "shouldn't Dave's badge have been deactivated?"
+    const be = words.findIndex((w, j) => j > 1 && (w.form === 'be' || (w.form === 'been' && words[j - 1]?.form === 'have')));
     const participle = be > 0 ? words[be + 1] : undefined;
     if (participle && !participle.tags.has('Gerund')) {
       // The subject is a noun phrase, whatever the library made of a name in it ("Grace" as a verb).
-      const subject = words.slice(1, be).map((w) => (w.capitalised ? { ...w, tags: new Set(['Noun', 'ProperNoun']) } : w));
+      const subject = words
+        .slice(1, be)
+        .filter((w) => w.form !== 'not' && w.form !== 'have')
+        .map((w) => (w.capitalised ? { ...w, tags: new Set(['Noun', 'ProperNoun']) } : w));
       // "frozen", read as an adjective, is still "freeze" done to it.
       const bases = participle.tags.has('Verb') || pastForm(participle) ? [participle.lemma, ...basesOf(participle)] : [];
       for (const base of new Set(bases)) {

@@ -294,6 +294,7 @@ describe('an act asked for by its result, or after a condition without a comma',
     ['Post a short note in the channel once you have rolled back the release.', 'change_system'],
     ['Must the vendor account be frozen today?', 'change_system'],
     ['Any chance the old audit logs could be purged tonight?', 'delete_data'],
+    ["Shouldn't the contractor's VPN access have been revoked by now?", 'change_access'],
     ['Write an allow rule in the firewall for the new office range.', 'change_system'],
     ['Here is what I need: the incident summary, and the broken build rolled back.', 'change_system'],
   ])('%s → %s', (task, act) => {
