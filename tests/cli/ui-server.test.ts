@@ -58,7 +58,8 @@ afterAll(async () => {
 });
 
 const get = (p: string, headers: Record<string, string> = {}) => ui.get(p, headers);
-const post = (p: string, form: Record<string, string> | string[][], headers: Record<string, string> = {}) => ui.post(p, form, headers);
+const post = (p: string, form: Record<string, string> | [string, string][], headers: Record<string, string> = {}) =>
+  ui.post(p, form, headers);
 const commandsDir = async () => (await readdir(path.join(ws.dir, 'commands'))).filter((n) => !n.startsWith('.'));
 
 describe('maestro ui: who may ask', () => {
@@ -566,7 +567,7 @@ describe('maestro ui: changes', () => {
     expect(unknown.status).toBe(409);
     expect(await unknown.text()).not.toContain('paused again since');
     // A form that names two decisions is refused, never decided by whichever came last.
-    const twice = [
+    const twice: [string, string][] = [
       ['decision', 'stop'],
       ['decision', 'continue'],
       ['pause_id', pauseId],

@@ -260,7 +260,7 @@ describe.skipIf(!runnable)('maestro ui in a browser', () => {
       await tab.click('#sign-in button');
       await shown(tab, '/decisions');
       await tab.waitForTimeout(600);
-      expect(await tab.evaluate(() => Object.keys(sessionStorage).length)).toBe(1);
+      expect(await tab.evaluate('Object.keys(sessionStorage).length')).toBe(1);
       expect(await tab.locator('main').textContent()).toContain(ids.paused);
     } finally {
       await quick.close();

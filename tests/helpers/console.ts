@@ -21,7 +21,7 @@ export async function signedInConsole(
   const session = ((await (await signIn(options.token)).json()) as { session: string }).session;
   const auth = { host: options.host, authorization: `Bearer ${session}` };
   const get = (p: string, headers: Record<string, string> = {}) => server.request(`${origin}${p}`, { headers: { ...auth, ...headers } });
-  const post = (p: string, form: Record<string, string> | string[][], headers: Record<string, string> = {}) =>
+  const post = (p: string, form: Record<string, string> | [string, string][], headers: Record<string, string> = {}) =>
     server.request(`${origin}${p}`, {
       method: 'POST',
       body: new URLSearchParams(form),

@@ -58,11 +58,11 @@ export function particularCases(words: readonly Word[], domains: ReadonlySet<Dom
   // A proceeding against the writer: "my immigration hearing", "my response to the IRS audit", "the eviction I got served with".
   const ownProceeding = words.some(
     (w, i) =>
-      (w.form === 'my' && words.slice(i + 1, i + 6).some((x) => PROCEEDINGS.has(x.form))) ||
-      (w.form === 'i' && words.slice(i + 1, i + 4).some((x) => AGAINST_ME.has(x.form))),
+      (w.form === 'my' && words.slice(i + 1, i + 6).some((x) => LEXICON.proceedings.has(x.form))) ||
+      (w.form === 'i' && words.slice(i + 1, i + 4).some((x) => LEXICON.againstMe.has(x.form))),
   );
   // An emergency said to be now ("Quick – someone collapsed by the lifts") is a case even with nobody named.
-  const emergencyNow = (someone || words.some((w) => NOW.has(w.form))) && LEXICON.emergency.has(words);
+  const emergencyNow = (someone || words.some((w) => LEXICON.now.has(w.form))) && LEXICON.emergency.has(words);
   if (advice === false) {
     // Any text: an emergency happening now, a clinical document for one patient, the writer's own health or legal matter.
     const found: Domain[] = [];
@@ -85,31 +85,6 @@ export function particularCases(words: readonly Word[], domains: ReadonlySet<Dom
     ]),
   ];
 }
-
-/** Words that say it is happening now. */
-const NOW = new Set(['now', 'quick', 'quickly', 'asap', 'immediately', 'hurry', 'urgently']);
-
-/** Words of a proceeding: the writer's own is their legal case whatever text they ask for. */
-const PROCEEDINGS = new Set([
-  'hearing',
-  'eviction',
-  'audit',
-  'summons',
-  'appeal',
-  'lawsuit',
-  'court',
-  'custody',
-  'divorce',
-  'deportation',
-  'immigration',
-  'dui',
-  'arrest',
-  'subpoena',
-  'tribunal',
-]);
-
-/** What is done to the writer in one: "I got served", "I was sued", "I'm being evicted". */
-const AGAINST_ME = new Set(['served', 'sued', 'evicted', 'arrested', 'charged', 'subpoenaed', 'deported']);
 
 const DOSE_UNITS = new Set([
   'mg',

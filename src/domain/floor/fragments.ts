@@ -1,6 +1,6 @@
 import type { Word } from './english.js';
 import { type Clause, isBase, isVerb, statementShape } from './clauses.js';
-import type { Request } from './heads.js';
+import { actAt, type Request } from './heads.js';
 import { LEXICON } from './lexicon.js';
 
 /**
@@ -18,8 +18,8 @@ export function unread(rest: readonly Word[], clause: Clause, question: boolean)
   // "kubectl delete namespace payments": an act's verb inside words that are no sentence.
   const at = rest.findIndex((w, i) => i > 0 && isVerb(w) && isBase(w) && LEXICON.actVerbs.allAt(rest, i) !== undefined);
   if (at > 0 && !rest.slice(0, at).some((w) => w.tags.has('Verb') || LEXICON.subjects.has(w.form))) {
-    const act = LEXICON.actVerbs.allAt(rest, at);
-    if (act) return [{ head: { kind: 'act', classes: act.values, decision: false }, object: rest.slice(at + act.end), decision: false }];
+    const act = actAt(rest, at);
+    if (act) return [act];
   }
   const before = clause.words.slice(0, clause.words.length - rest.length);
   // Taken off before it: a form that asks the council ("please", "can you"), or one with a subject of its own ("I want to").
@@ -57,28 +57,12 @@ export function permittedAct(words: readonly Word[]): Request | undefined {
     if (words[i]?.form !== 'to') continue;
     const before = words[i - 1]?.form ?? '';
     const you = words.slice(Math.max(0, i - 4), i - 1).some((w) => w.form === 'you');
-    if (!(before === 'you' || PERMITS.has(before) || (CLEARED.has(before) && you))) continue;
-    const act = LEXICON.actVerbs.allAt(words, i + 1);
-    if (act) return { head: { kind: 'act', classes: act.values, decision: false }, object: words.slice(act.end), decision: false };
+    if (!(before === 'you' || LEXICON.permits.has(before) || (LEXICON.cleared.has(before) && you))) continue;
+    const act = actAt(words, i + 1);
+    if (act) return act;
   }
   return undefined;
 }
-
-/** Nouns of a permission given: "my approval to …", "the go-ahead to …", "a green light to …". */
-const PERMITS = new Set([
-  'approval',
-  'permission',
-  'authorization',
-  'authorisation',
-  'clearance',
-  'go-ahead',
-  'light',
-  'blessing',
-  'mandate',
-]);
-
-/** Words of being permitted, said of "you": "you're cleared to …", "you are free to …". */
-const CLEARED = new Set(['cleared', 'free', 'allowed', 'authorized', 'authorised', 'permitted', 'empowered', 'welcome']);
 
 /** Words that grant: "approved", "authorised", "permission", "consent", "greenlit", "go ahead", "yes". */
 const GRANTS = new Set([

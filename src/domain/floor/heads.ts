@@ -25,6 +25,12 @@ export interface Request {
   readonly decision: boolean;
 }
 
+/** The act whose phrase starts at `at`, the words after it its object ("… to *deploy the build*"). */
+export function actAt(words: readonly Word[], at: number): Request | undefined {
+  const act = LEXICON.actVerbs.allAt(words, at);
+  return act ? { head: { kind: 'act', classes: act.values, decision: false }, object: words.slice(act.end), decision: false } : undefined;
+}
+
 /** The kind of text a noun phrase at the start names ("a quick summary of …", "pros and cons of …"), if it names one. */
 export function textNounAt(words: readonly Word[]): { kind: DeliverableKind; end: number } | undefined {
   let i = 0;
@@ -122,41 +128,16 @@ function intoSystem(object: readonly Word[], changes: boolean): boolean {
         (w.form === 'to' && textObject(object) === undefined) ||
         (['in', 'on'].includes(w.form) &&
           textObject(object) === undefined &&
-          object.slice(i + 1, i + 4).some((x) => STORES.has(x.form) && !LIVE.has(x.form))),
+          object.slice(i + 1, i + 4).some((x) => LEXICON.stores.has(x.form) && !LEXICON.live.has(x.form))),
     );
   // "edit the production config": the live system's own text, changed, is the system (reviewing it is not).
-  if (changes && object.slice(0, 3).some((w) => LIVE.has(w.form)) && textObject(object) === 'code') return true;
+  if (changes && object.slice(0, 3).some((w) => LEXICON.live.has(w.form)) && textObject(object) === 'code') return true;
   if (k < 0) return false;
   // "reformat this list into a markdown table", "into a web page": a kind of text, or a form, where it goes is text.
   const rest = object.slice(k + 1);
   if (['a', 'an'].includes(rest[0]?.form ?? '') || textObject(rest) !== undefined || textNounAt(rest) !== undefined) return false;
-  return rest.slice(0, 4).some((w) => STORES.has(w.form));
+  return rest.slice(0, 4).some((w) => LEXICON.stores.has(w.form));
 }
-
-/** A text that is the live system's own: "the production config", "the prod crontab". */
-const LIVE_WORDS = ['production', 'prod', 'live'];
-const LIVE = new Set(LIVE_WORDS);
-
-/** Live systems text is written into: "the production database", "payroll", "the HRIS", "the firewall". */
-const STORES = new Set([
-  ...LIVE_WORDS,
-  'database',
-  'db',
-  'hris',
-  'payroll',
-  'crm',
-  'erp',
-  'ledger',
-  'firewall',
-  'dns',
-  'registry',
-  'server',
-  'cluster',
-  'console',
-  'workday',
-  'salesforce',
-  'okta',
-]);
 
 const INTO = new Set(['into', 'onto', 'over']);
 

@@ -169,6 +169,22 @@ export const LEXICON = {
   personalObjects: set(data.case_markers.personal_objects),
   healthCase: set(data.case_markers.health),
   emergency: set(data.case_markers.emergency),
+  /** Words that say it is happening now: an emergency then is a case. */
+  now: new Set(data.case_markers.now),
+  /** Words of a proceeding: the writer's own is their legal case whatever text they ask for. */
+  proceedings: new Set(data.case_markers.proceedings),
+  /** What is done to the writer in one: "I got served", "I was sued". */
+  againstMe: new Set(data.case_markers.against_me),
+  /** Nouns of a permission given ("my approval to …"), and words of being permitted, said of "you". */
+  permits: new Set(data.clause.permits),
+  cleared: new Set(data.clause.cleared),
+  /** Nouns of a time before "to" and an act: "the best time to post" picks no object. */
+  times: new Set(data.clause.times),
+  /** Live systems: the words that make a text the system's own ("the production config"), and stores text is written into. */
+  live: new Set(data.stores.live),
+  stores: new Set([...data.stores.live, ...data.stores.names]),
+  /** Results named by a word the library may not read as an act's participle ("paid", "gone"), with the verb. */
+  resultStates: data.result_states as Readonly<Record<string, string>>,
   scaleQuantifiers: new Set(data.scale.quantifiers),
   scaleAlone: set(data.scale.alone),
   urgency: set(data.urgency),

@@ -29,7 +29,7 @@ export function selection(words: readonly Word[], choosing = false): Request | u
     const relative = SUBJECTS.has(before.form) && (words[j - 2]?.tags.has('Noun') === true || WH.has(words[j - 2]?.form ?? ''));
     // "how to post", "the best time to post": a way or a time, not what to post.
     const led =
-      (before.form === 'to' && words[j - 2]?.form !== 'how' && !TIMES.has(words[j - 2]?.lemma ?? '')) ||
+      (before.form === 'to' && words[j - 2]?.form !== 'how' && !LEXICON.times.has(words[j - 2]?.lemma ?? '')) ||
       LEXICON.decisionModals.has(before.form) ||
       relative;
     if (!led || !verb.tags.has('Verb') || (!passive && !isBase(verb))) continue;
@@ -88,9 +88,6 @@ function pickedPassive(words: readonly Word[], choosing: boolean): Request | und
   }
   return undefined;
 }
-
-/** Nouns of a time, before "to" and an act: "the best time to post", "a good day to launch". */
-const TIMES = new Set(['time', 'moment', 'day', 'date', 'hour', 'week', 'month', 'season', 'point']);
 
 /** Modals that ask what should be done, not what could be. */
 const OBLIGATION = new Set(['should', 'must', 'ought']);

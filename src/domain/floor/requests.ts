@@ -13,7 +13,7 @@ import {
   stripPreamble,
 } from './clauses.js';
 import { commandShape, grant, PLEASE, permittedAct, unread } from './fragments.js';
-import { type Request, readHead, textNounAt } from './heads.js';
+import { actAt, type Request, readHead, textNounAt } from './heads.js';
 import { LEXICON } from './lexicon.js';
 import { decisionInside, decisionOn, questionRequest } from './decisions.js';
 import { selection, WH } from './picks.js';
@@ -130,9 +130,8 @@ function readClause(
     if (at.last && clause.join === 'and' && WH_WORDS.has(first.form)) return 'continues';
     if (!opensRequest(rest, clause.join) && !(at.question && isQuestionStart(rest, at.asked))) {
       // "if it looks fine, merge", "if nobody objects merge PR 88": after a condition, an act's word is the act, whatever its tag.
-      const then =
-        at.condition && (rest.length === 1 || isBase(first)) ? LEXICON.actVerbs.allAt([asBase(first), ...rest.slice(1)], 0) : undefined;
-      if (then) return [{ head: { kind: 'act', classes: then.values, decision: false }, object: rest.slice(then.end), decision: false }];
+      const then = at.condition && (rest.length === 1 || isBase(first)) ? actAt([asBase(first), ...rest.slice(1)], 0) : undefined;
+      if (then) return [then];
       // "summarise the incident and page the team": shaped as a command, it is not more of the request before it.
       if (at.last && !at.question && commandShape(rest, false)) return unread(rest, clause, false);
       return at.last ? 'continues' : unread(rest, clause, at.question);

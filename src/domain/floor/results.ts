@@ -1,5 +1,5 @@
 import type { Sentence, Word } from './english.js';
-import { type Request, readHead, textNounAt } from './heads.js';
+import { actAt, type Request, readHead, textNounAt } from './heads.js';
 import { LEXICON } from './lexicon.js';
 
 /**
@@ -93,8 +93,8 @@ export function doneByYou(words: readonly Word[]): Request | undefined {
   if (!w) return undefined;
   for (const base of [w.lemma, ...basesOf(w)]) {
     const command = [{ ...w, form: base, lemma: base, tags: new Set(['Verb', 'Infinitive']) }, ...words.slice(k + 1)];
-    const act = LEXICON.actVerbs.allAt(command, 0);
-    if (act) return { head: { kind: 'act', classes: act.values, decision: false }, object: command.slice(act.end), decision: false };
+    const act = actAt(command, 0);
+    if (act) return act;
   }
   return undefined;
 }
@@ -169,27 +169,10 @@ function actDone(words: readonly Word[], start: number, j: number, base: string,
 export function basesOf(w: Word): string[] {
   if (w.tags.has('Gerund') || w.form.endsWith('ing') || !/^\p{L}+$/u.test(w.form)) return [];
   // "I need the old tables gone": a state that only an act brings about.
-  const state = STATES[w.form];
+  const state = LEXICON.resultStates[w.form];
   if (state) return [state];
   return [...new Set([w.lemma, w.form, w.form.replace(/ed$/, ''), w.form.replace(/d$/, ''), w.form.replace(/ied$/, 'y')])];
 }
-
-/**
- * Results named by a word the English library may not read as an act's participle: irregular ones
- * ("Acme is paid", "the email sent"), and states only an act brings about ("the old tables gone",
- * "v2.3 live for all customers").
- */
-const STATES: Readonly<Record<string, string>> = {
-  gone: 'remove',
-  paid: 'pay',
-  sent: 'send',
-  sold: 'sell',
-  bought: 'buy',
-  frozen: 'freeze',
-  spent: 'spend',
-  lent: 'lend',
-  withdrawn: 'withdraw',
-};
 
 /** What a participle does not follow: a word that makes it part of a noun phrase ("the *reset* button"). */
 const NOT_BEFORE = ['Determiner', 'Possessive', 'Adjective', 'Preposition'];
@@ -199,7 +182,8 @@ const continues = (next: Word | undefined): boolean =>
   next?.tags.has('Noun') === true && !next.tags.has('Date') && !next.tags.has('Pronoun') && !next.tags.has('Value');
 
 /** A past form: tagged so, or shaped so where the library did not tag it ("purged", "taken"). */
-export const pastForm = (w: Word): boolean => w.tags.has('PastTense') || /(?:ed|en)$/.test(w.form) || STATES[w.form] !== undefined;
+export const pastForm = (w: Word): boolean =>
+  w.tags.has('PastTense') || /(?:ed|en)$/.test(w.form) || LEXICON.resultStates[w.form] !== undefined;
 
 /** A word that names what an act may be done to. */
 const named = (w: Word): boolean => w.tags.has('Noun') || w.tags.has('Pronoun') || w.tags.has('Value');
