@@ -34,11 +34,12 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
   const hasInputs = text.inputs.length > 0 || (text.goals ?? []).length > 0 || fenced.length > 0;
   const sentences = read(said);
   const words = sentences.flatMap((s) => s.words);
+  // A work item's goal is part of the task: read once, for what it asks and for its context.
+  const goals = (text.goals ?? []).map((goal) => read(goal));
   const sources = [
     { source: 'task', requests: readRequests(sentences, hasInputs) },
     // A goal is what the item is to bring about: a state named there ("Acme is paid") asks the act, as in an expected output.
-    ...(text.goals ?? []).map((goal, i) => {
-      const inner = read(goal);
+    ...goals.map((inner, i) => {
       // Read for acts done only where it states, not where it commands ("List merged PRs" is a command for text).
       const states = inner.filter(
         (s) => readHead(s.words, true) === undefined || (textNounAt(s.words) && !LEXICON.deliverableVerbs.at(s.words, 0)),
@@ -69,8 +70,8 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
     asked.acts.push(...collect([{ source: `work_items.${i}.expected_output`, requests }], { inputs: [], hasInputs: true, words: [] }).acts);
   });
   // Material between code fences is data: what it is about counts as context, what it says asks nothing.
-  // A work item's goal is part of the task: its words give context as the task's do ("Bed 6 on 10 units of insulin").
-  const goalWords = (text.goals ?? []).flatMap((g) => read(g).flatMap((s) => s.words));
+  // A goal's words give context as the task's do ("Bed 6 on 10 units of insulin").
+  const goalWords = goals.flat().flatMap((s) => s.words);
   const all = [...words, ...goalWords, ...handedWords, ...fenced.flatMap((f) => read(f).flatMap((s) => s.words))];
   const domains = new Set<Domain>(LEXICON.domains.all(all).map((m) => m.value));
   if (all.some((w) => w.tags.has('Money'))) domains.add('money');
