@@ -142,8 +142,10 @@ async function resumeHeld(runId: string, deps: RunDeps): Promise<RunOutcome> {
       // Steps the checkpoint holds that the log does not name (a crash between the two, where they are
       // not one write) are recorded now, right after the resume, and never called again.
       const unrecorded = unrecordedSteps(run.state.steps, run.recordedSteps(), run.hasRecorded('MODEL_CALL'));
+      const by = deps.resumedBy;
       const resumed = auditEvent('RUN_RESUMED', runDecision('queue', 'RUN_RESUMED_FROM_CHECKPOINT'), {
         completed_steps: run.state.steps.length,
+        ...(by ? { resumed_by: by.name, via: by.via, from: by.from } : {}),
       });
       await run.commit({
         ...(storageFailed ? { event: { type: 'revived' } } : {}),

@@ -1,5 +1,5 @@
 import type { PauseNotifier } from '../domain/pause-notice.js';
-import type { RunState } from '../domain/run-state.js';
+import type { DecisionAuthor, RunState } from '../domain/run-state.js';
 import type { WorkspaceConfig } from '../domain/workspace-config.js';
 import type { StepContentRecorder } from '../domain/telemetry.js';
 import type { ModelRoutes } from './routed-llm.js';
@@ -48,6 +48,8 @@ export interface RunDeps {
   /** Tells people a run waits for one (`notify.webhook_url`); beside the run, never in its way. */
   readonly notifier?: PauseNotifier;
   readonly signal?: AbortSignal;
+  /** The person who asked for this resume (from the CLI or the console): named on its RUN_RESUMED record. */
+  readonly resumedBy?: DecisionAuthor;
 }
 
 export type { RunOutcome } from '../domain/run-machine.js';

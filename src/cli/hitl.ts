@@ -166,7 +166,7 @@ async function goOn(options: { io: Io; app: UseCases; runId: string; opts: Decid
   }
   const code = await withRunContext(io, opts, options.workspace, async (runApp, run) => {
     run.id = runId;
-    return runApp.resume(runId).catch((error: unknown) => {
+    return runApp.resume(runId, cliAuthor()).catch((error: unknown) => {
       // Another process took the run up between the decision and this resume: the decision stands.
       if (!(error instanceof RunNotResumableError || error instanceof RunHeldError)) throw error;
       const why = error.message.replace(/; nothing changed$/, '');

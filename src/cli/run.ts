@@ -7,6 +7,7 @@ import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { withRunContext } from './run-context.js';
 import { noRun, reportOutcome, type ShownOutcome } from './run-outcome.js';
+import { cliAuthor } from './decision-author.js';
 
 export function registerRun(program: Command, io: Io): void {
   program
@@ -77,7 +78,7 @@ async function runSubcommand(file: string | undefined, opts: RunFlags, io: Io): 
   return withRunContext(io, opts, workspace, async (app, run) => {
     if (opts.resume !== undefined) {
       run.id = opts.resume;
-      return app.resume(opts.resume);
+      return app.resume(opts.resume, cliAuthor());
     }
     run.id = app.newRunId();
     return app.run({ text: read.text, source: read.source, runId: run.id });

@@ -141,7 +141,7 @@ async function consolePeople(
   io: Io,
   backend: ConsoleBackend,
   settings: Settings & { host: string },
-): Promise<{ people: () => Promise<readonly ConsolePerson[]>; printed?: string }> {
+): Promise<{ people: () => Promise<readonly ConsolePerson[]>; printed?: string; closed?: () => boolean }> {
   const { TokensFile, personWithToken, randomToken } = await import('./ui/people.js');
   const file = backend.app.config.ui.tokens_file;
   if (file !== undefined) {
@@ -152,7 +152,7 @@ async function consolePeople(
       );
     }
     const tokens = await new TokensFile(path.resolve(backend.app.root, file), (m) => io.stderr.write(`${m}\n`)).open();
-    return { people: () => tokens.people() };
+    return { people: () => tokens.people(), closed: () => tokens.broken };
   }
   if (!LOOPBACK.has(settings.host) && settings.given === undefined) {
     throw new ExitError(
@@ -166,7 +166,7 @@ async function consolePeople(
 }
 
 async function serveConsole(io: Io, backend: ConsoleBackend, settings: Settings & { host: string }): Promise<RunningConsole> {
-  const { people, printed } = await consolePeople(io, backend, settings);
+  const { people, printed, closed } = await consolePeople(io, backend, settings);
   const [{ serve }, { getConnInfo }, { createServer }, { consoleServer }, { ConsoleAccess }] = await Promise.all([
     import('@hono/node-server'),
     import('@hono/node-server/conninfo'),
@@ -178,7 +178,7 @@ async function serveConsole(io: Io, backend: ConsoleBackend, settings: Settings 
   let bound = 0;
   const hostPart = host.includes(':') ? `[${host}]` : host;
   const hosts = () => (LOOPBACK.has(host) ? ['127.0.0.1', 'localhost', '[::1]'].map((h) => `${h}:${bound}`) : undefined);
-  const access = new ConsoleAccess({ people, sessionTtlMs: settings.ttlMs, now: Date.now });
+  const access = new ConsoleAccess({ people, sessionTtlMs: settings.ttlMs, now: Date.now, ...(closed ? { closed } : {}) });
   const machine = cliAuthor().from;
   const app = consoleServer({
     backend,

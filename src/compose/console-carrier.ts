@@ -1,4 +1,5 @@
 import { RunNotResumableError } from '../app/process-command.js';
+import type { DecisionAuthor } from '../domain/run-state.js';
 import type { UseCases } from './use-cases.js';
 
 /** Who takes a continued run up: a running watcher, one of the engine's workers, or the console itself. */
@@ -31,12 +32,12 @@ export class ConsoleCarrier {
   }
 
   /** Puts the run in line; it is resumed once the runs before it have paused or ended. */
-  carry(runId: string): void {
+  carry(runId: string, by?: DecisionAuthor): void {
     if (this.#waiting.has(runId)) return;
     this.#waiting.add(runId);
     this.#chain = this.#chain.then(async () => {
       try {
-        if (!this.options.signal.aborted) await this.app.resume(runId);
+        if (!this.options.signal.aborted) await this.app.resume(runId, by);
       } catch (error) {
         // Another process took it up (a watcher started meanwhile): it goes on there. An interrupt is the console stopping.
         if (!(error instanceof RunNotResumableError) && !this.options.signal.aborted) {

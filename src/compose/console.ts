@@ -8,7 +8,7 @@ import { LiveRuns } from '../app/live-runs.js';
 import type { AuditRecord } from '../domain/audit.js';
 import { defaultSensitiveScanner } from '../domain/audit-sanitizer.js';
 import { readAuditRecords, verifyAuditLog, type AuditVerification } from '../domain/audit-verify.js';
-import type { RunState } from '../domain/run-state.js';
+import type { DecisionAuthor, RunState } from '../domain/run-state.js';
 import { canResume } from '../domain/run/transitions.js';
 import { artifactClash } from './artifact-claims.js';
 import { type ArtifactView, insideWorkspace, readArtifactView, screenedArtifact } from './artifact-view.js';
@@ -77,7 +77,7 @@ export interface ConsoleBackend {
    * Carries on a run nobody runs (interrupted, or stopped by a storage failure) in this console, as
    * `maestro run --resume` would; false (nothing done) when the run is not one that waits for that.
    */
-  resume(runId: string): Promise<boolean>;
+  resume(runId: string, by?: DecisionAuthor): Promise<boolean>;
   /** Whether the run waits in this console's line to be carried on. */
   isCarrying(runId: string): boolean;
   queue(): Promise<QueueView>;
@@ -122,13 +122,13 @@ export async function openConsole(options: {
       const result = await app.decide(input);
       if (result.decision !== 'continue') return result;
       const resumer = await carrier.resumer();
-      if (resumer === 'console') carrier.carry(input.runId);
+      if (resumer === 'console') carrier.carry(input.runId, input.by);
       return { ...result, resumer };
     },
-    resume: async (runId) => {
+    resume: async (runId, by) => {
       const state = await app.deps.ledger.load(runId).catch(() => undefined);
       if (!state || !canResume(state) || (await app.isHeld(runId))) return false;
-      carrier.carry(runId);
+      carrier.carry(runId, by);
       return true;
     },
     isCarrying: (runId) => carrier.isWaiting(runId),

@@ -1,7 +1,7 @@
 import type { RunOutcome } from '../app/run-deps.js';
 import { HOLD_WAIT_MS, RunNotResumableError } from '../app/process-command.js';
 import { InvalidInputError, RunHeldError } from '../domain/errors.js';
-import type { RunState } from '../domain/run-state.js';
+import type { DecisionAuthor, RunState } from '../domain/run-state.js';
 import type { App } from './app.js';
 import type { Backend } from './backend.js';
 
@@ -10,7 +10,7 @@ import type { Backend } from './backend.js';
  * runs, so of two processes started together exactly one resumes it; the other is refused (exit 2),
  * told who has it, and writes nothing.
  */
-export async function resumeHere(app: App, backend: Backend, runId: string): Promise<RunOutcome> {
+export async function resumeHere(app: App, backend: Backend, runId: string, by?: DecisionAuthor): Promise<RunOutcome> {
   const before = await app.deps.ledger.load(runId).catch(() => undefined);
   if (!before) throw new RunNotResumableError(`there is no run "${runId}" in this workspace`);
   const { holds, ...held } = app.deps;
@@ -22,7 +22,7 @@ export async function resumeHere(app: App, backend: Backend, runId: string): Pro
     throw error;
   });
   try {
-    return await backend.resumeHeld(runId, held);
+    return await backend.resumeHeld(runId, by ? { ...held, resumedBy: by } : held);
   } catch (error) {
     if (!(error instanceof RunNotResumableError)) throw error;
     throw (await whyNotResumed(app, runId, before)) ?? error;

@@ -14,7 +14,7 @@ import type { DurabilityVerdict } from '../domain/engine-durability.js';
 import { ExitError } from '../domain/errors.js';
 import { resetLoopPolicy } from '../domain/loop-policy/workspace-loop.js';
 import { decideRun } from '../domain/run/policy.js';
-import type { RunState } from '../domain/run-state.js';
+import type { DecisionAuthor, RunState } from '../domain/run-state.js';
 import type { WorkspaceConfig } from '../domain/workspace-config.js';
 import { type App, type AppOptions, createApp } from './app.js';
 import type { Backend } from './backend.js';
@@ -80,8 +80,8 @@ export interface UseCases {
   run(command: CommandInput & { readonly runId: string }): Promise<RunOutcome>;
   /** `maestro ask`: one question as the command a file would be. */
   ask(input: AskInput, runId: string): Promise<AskOutcome>;
-  /** Resumes a run here (interrupted, or continued by a person), holding it so no other process does too. */
-  resume(runId: string): Promise<RunOutcome>;
+  /** Resumes a run here (interrupted, or continued by a person), holding it so no other process does too; `by`: who asked. */
+  resume(runId: string, by?: DecisionAuthor): Promise<RunOutcome>;
   /** A person's decision on a run's pause; asked under the run's lock whether a live process runs it. */
   decide(input: Omit<HitlDecisionInput, 'isOwned'>): Promise<HitlDecisionResult>;
   /** One decision for every run paused for one reason. */
@@ -142,7 +142,7 @@ function useCases(app: App, backend: Backend): UseCases {
     taker: async () => ((await backend.hasTaker()) ? backend.continuedBy : undefined),
     run: (command) => processCommand(command, deps),
     ask: (input, runId) => askCouncil(input, deps, runId),
-    resume: (runId) => resumeHere(app, backend, runId),
+    resume: (runId, by) => resumeHere(app, backend, runId, by),
     // A run a live process holds or the queue has for a live taker is theirs; one nobody runs may still
     // be stopped. With an engine, a stop's artifact goes to the engine and the intake writes it into its workspace.
     decide: (input) => decidePause({ ...input, isOwned: () => backend.isClaimed(input.runId) }, backend.depsForRun(input.runId)),

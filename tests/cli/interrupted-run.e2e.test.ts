@@ -1,10 +1,20 @@
 import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunListing } from '../../src/adapters/fs/run-catalog.js';
 import type { WorkspaceStatus } from '../../src/adapters/fs/workspace-status.js';
 import { runCli } from '../fakes/cli.js';
-import { CliProcess, dropCommand, listDir, readRunState, useWatchScope, waitFor, watch } from '../helpers/watch-workspace.js';
+import {
+  CliProcess,
+  dropCommand,
+  listDir,
+  readAuditLogs,
+  readRunState,
+  useWatchScope,
+  waitFor,
+  watch,
+} from '../helpers/watch-workspace.js';
 
 // Issue 22 point 8: a `maestro run` (or a watcher) killed with -9 leaves its checkpoint saying
 // `running`. Readers show such a run as `interrupted`, with the command that resumes it, as soon as
@@ -85,6 +95,9 @@ describe('a run whose process was killed is interrupted, not running forever', (
     expect((await runs(ws)).find((r) => r.run_id === runId)).toMatchObject({ status: 'completed', next_step: null });
     expect((await status(ws)).interrupted).toEqual([]);
     expect(await listDir(path.join(ws, '.maestro', 'holders'))).toEqual([]);
+    // The trail names who resumed it, from where.
+    const resumedRecord = (await readAuditLogs(ws)).get(runId)?.find((r) => r.event === 'RUN_RESUMED');
+    expect(resumedRecord?.details).toMatchObject({ resumed_by: os.userInfo().username, via: 'cli', from: os.hostname() });
   }, 90_000);
 
   it('maestro watch: its run shows running while the watcher lives, interrupted once it is killed; run --resume completes it', async () => {

@@ -319,10 +319,16 @@ describe('maestro ui: changes', () => {
     expect(body).toContain('surprise');
     const pii = await post('/queue/add', { name: 'pii2.json', text: JSON.stringify({ task_description: `Mail ${EMAIL}` }), action: 'add' });
     expect(pii.status).toBe(422);
-    expect(await pii.text()).not.toContain(EMAIL);
+    const piiPage = await pii.text();
+    expect(piiPage).not.toContain(EMAIL);
+    // Never sent back altered ([REDACTED:EMAIL] in the form would change the command when sent again): left out, and said so.
+    expect(piiPage).toMatch(/<textarea name="text"[^>]*><\/textarea>/);
+    expect(piiPage).toContain('The command you sent is not shown again');
     expect(await commandsDir()).toEqual(before);
     const badName = await post('/queue/add', { name: '../escape.json', text: '{"task_description":"Choose the queue"}', action: 'add' });
     expect(badName.status).toBe(422);
+    // A refusal for any other reason gives the text back as typed.
+    expect(await badName.text()).toContain('{&quot;task_description&quot;:&quot;Choose the queue&quot;}</textarea>');
     const ok = await post('/queue/add', {
       name: 'fine.json',
       text: '{"task_description":"Choose the message queue for billing"}',
@@ -465,7 +471,8 @@ describe('maestro ui: changes', () => {
     const stale = await post(`/decisions/${id}`, { decision: 'stop', pause_id: first, note: 'too late' });
     expect(stale.status).toBe(409);
     expect(await stale.text()).toMatch(
-      /decided this pause first \(continue, at [^)]+\)\. Your decision was not recorded\. The run has paused again since/,
+      // The time in a <time> element, which the page shows in the reader's own zone.
+      /decided this pause first \(continue, at <time>\d{4}-[^<]+<\/time>\)\. Your decision was not recorded\. The run has paused again since/,
     );
     expect((await backend.app.deps.ledger.load(id))?.status).toBe('paused');
   });
@@ -484,6 +491,8 @@ describe('maestro ui: changes', () => {
     expect(resumed.headers.get('location')).toBe(`/runs/${id}?done=resumed`);
     await expect.poll(async () => (await backend.app.deps.ledger.load(id))?.status, { timeout: 20_000 }).toBe('completed');
     expect((await post(`/runs/${id}/resume`, {})).status).toBe(409);
+    // The trail names who resumed it, as it names who decided.
+    expect(await (await get(`/runs/${id}`)).text()).toMatch(/RUN_RESUMED<\/td>(?:(?!<\/tr>)[\s\S])*tester \(via the console\)/);
   });
 
   it('leaves a continued run to a running watcher when there is one', async () => {

@@ -213,6 +213,13 @@ describe('maestro ui: one token per person', () => {
         await writeFile(path.join(team.dir, 'people.json'), JSON.stringify({ people: kept.people.filter((p) => p.name !== 'Ana Lima') }));
         expect((await runs()).status).toBe(401);
         expect((await signIn(token)).status).toBe(401);
+        // A tokens file others may change lets nobody in, and the sign-in says so, not that the token is wrong.
+        await chmod(path.join(team.dir, 'people.json'), 0o666);
+        const closed = await signIn(token);
+        expect(closed.status).toBe(503);
+        expect(((await closed.json()) as { error: string }).error).toMatch(/Nobody can sign in.*tokens file.*terminal/);
+        await chmod(path.join(team.dir, 'people.json'), 0o600);
+        expect((await signIn(token)).status).toBe(401);
       } finally {
         await running.close();
       }

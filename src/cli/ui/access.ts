@@ -34,6 +34,8 @@ export class ConsoleAccess {
       /** How long a sign-in lasts (never past its token's own end). */
       readonly sessionTtlMs: number;
       readonly now: () => number;
+      /** True while nobody can sign in whatever the token (the tokens file is broken). */
+      readonly closed?: () => boolean;
     },
   ) {}
 
@@ -56,6 +58,11 @@ export class ConsoleAccess {
     };
     this.#sessions.set(session.id, session);
     return session;
+  }
+
+  /** Nobody can sign in now, whatever the token: a refusal says so rather than blame the token. */
+  get closed(): boolean {
+    return this.options.closed?.() ?? false;
   }
 
   /** The live session with this id; undefined when there is none, it has expired, or its person's token no longer opens the console. */

@@ -1,10 +1,10 @@
 import type { PausedRow } from '../../compose/console.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml, typed, withheld } from './html.js';
 
 /** One run of a decision taken on a selection: decided (and who takes it up), or refused with why. */
 export type DecidedOne =
   | { readonly runId: string; readonly decision: 'continue' | 'stop'; readonly outcome: string }
-  | { readonly runId: string; readonly refused: string };
+  | { readonly runId: string; readonly refused: string | SafeHtml };
 
 /** A pick of the selection form: the run and the pause the page showed (a decision is bound to it). */
 export function pickValue(row: Pick<PausedRow, 'run_id' | 'pause_id'>): string {
@@ -30,7 +30,7 @@ export function selectionForm(rows: readonly PausedRow[], selected: string | und
   return html`<section class="decide-many"><h2>Decide several at once</h2>
 <p>Tick the runs on their cards, or select every run paused for one reason: ${links}</p>
 <form method="post" action="/decisions" id="decide-many">
-<label>Note for every run decided (required to stop) <textarea name="note" maxlength="2000" rows="2">${note}</textarea></label>
+<label>Note for every run decided (required to stop) <textarea name="note" maxlength="2000" rows="2">${typed(note)}</textarea></label>${withheld(note, 'Your note')}
 <button name="decision" value="continue" class="go">Continue the selected runs</button>
 <button name="decision" value="stop" class="stop">Stop the selected runs</button>
 </form></section>`;

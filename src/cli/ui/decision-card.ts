@@ -7,7 +7,7 @@ import { parseVerdict } from '../../domain/verdict.js';
 import { authorText } from '../decision-author.js';
 import type { PausedRow, ShowDetails } from '../../compose/console.js';
 import { type DecidedOne, decidedList, pickBox, pickValue, selectionForm } from './decide-many.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml, typed, withheld } from './html.js';
 
 /** What Stop does, for every pause. */
 const STOP_WOULD = 'end the run as STOPPED, with an artifact that records the stop and your reason.';
@@ -58,7 +58,7 @@ ${
     ? html`<p class="line-stopped">Continue is not offered: it would ${withoutCommands(d.continue_would ?? '')}.</p>`
     : html`<form method="post" action="/decisions/${id}" class="decide-form">
 <input type="hidden" name="pause_id" value="${p.pause_id}">
-<label>Note (optional, kept with the decision) <textarea name="note" maxlength="2000" rows="2">${options.kept ?? ''}</textarea></label>
+<label>Note (optional, kept with the decision) <textarea name="note" maxlength="2000" rows="2">${typed(options.kept ?? '')}</textarea></label>
 <button name="decision" value="continue" class="go" aria-label="${named('Continue')}">Continue</button>
 </form>`
 }
@@ -66,9 +66,9 @@ ${
 <form method="post" action="/decisions/${id}" class="stop-form">
 <input type="hidden" name="pause_id" value="${p.pause_id}">
 <label>Why stop it? (required, kept with the decision)
-<textarea name="note" maxlength="2000" rows="2" required>${options.kept ?? ''}</textarea></label>
+<textarea name="note" maxlength="2000" rows="2" required>${typed(options.kept ?? '')}</textarea></label>
 <button name="decision" value="stop" class="stop" aria-label="${named('Stop')}">Stop</button>
-</form></details>${history}</section>`;
+</form></details>${withheld(options.kept, 'Your note')}${history}</section>`;
 }
 
 function inputsLine(inputs: readonly string[]): SafeHtml {
@@ -121,18 +121,19 @@ ${decisionBlock({ details, state, ...(kept?.runId === row.run_id ? { kept: kept.
 
 function keptNoteBlock(note: string): SafeHtml {
   return html`<section class="kept-note"><h2>Your note</h2><p>It was not recorded. Copy it if you need it.</p>
-<textarea readonly rows="3" aria-label="Your note, not recorded">${note}</textarea></section>`;
+<textarea readonly rows="3" aria-label="Your note, not recorded">${typed(note)}</textarea>${withheld(note, 'Your note')}</section>`;
 }
 
 /** The sentence for a person whose decision lost a race, from the run as it is now. */
-export function raceSentence(state: RunState | undefined, pauseId: string, refusal: string): string {
+export function raceSentence(state: RunState | undefined, pauseId: string, refusal: string): string | SafeHtml {
   const decided = state?.hitl.findLast((h) => h.pause_id === pauseId);
   // Paused again: the page's pause is an earlier one of this run ("-p1" when it is at "-p2"), not one it never had.
   const number = (id: string | undefined) => Number(/-p(\d+)$/.exec(id ?? '')?.[1] ?? Number.NaN);
   const again = state && openPause(state) && number(pauseId) < number(state.pause?.pause_id);
   if (decided) {
-    const first = `${authorText(decided.by)} decided this pause first (${decided.decision}, at ${decided.decided_at}). Your decision was not recorded.`;
-    return again ? `${first} The run has paused again since: read the new pause and decide again.` : first;
+    // The time in a <time> element: the page shows it in the reader's own time zone, as every other time.
+    const first = html`${authorText(decided.by)} decided this pause first (${decided.decision}, at <time>${decided.decided_at}</time>). Your decision was not recorded.`;
+    return again ? html`${first} The run has paused again since: read the new pause and decide again.` : first;
   }
   if (again) return 'The run paused again since your page was shown. Your decision was not recorded: read the new pause and decide again.';
   return `Refused: ${withoutCommands(refusal)}`;

@@ -21,6 +21,22 @@ export function escapeText(text: string): string {
   return screenText(text).replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 }
 
+/**
+ * What a person typed in this very request, put back in their form after a refusal. A page never shows
+ * what the audit log would not keep, and a form sent again with "[REDACTED:…]" in it would silently
+ * change what the person wrote: text the screen would change comes back empty, and `withheld` says so.
+ */
+export function typed(text: string): SafeHtml {
+  return new SafeHtml(screenText(text) === text ? escapeText(text) : '');
+}
+
+/** The sentence for a form `typed` left empty: why, and what to do. */
+export function withheld(text: string | undefined, what: string): SafeHtml | '' {
+  if (!text || screenText(text) === text) return '';
+  return html`<p class="notice refused" role="status">${what} is not shown again: it holds data this console never shows (an address,
+a number, a key). Type or paste it again.</p>`;
+}
+
 function render(value: Value): string {
   if (value === null || value === undefined || value === false) return '';
   if (value instanceof SafeHtml) return value.text;

@@ -57,7 +57,7 @@ The sign-in holds for this tab only.</p>
 /** A message at the top of a page: what was done, or why it was refused (nothing changed). */
 export interface Notice {
   readonly kind: 'ok' | 'refused';
-  readonly text: string;
+  readonly text: string | SafeHtml;
 }
 
 function noticeHtml(notice: Notice): SafeHtml {
@@ -185,9 +185,9 @@ ${view.part > 0 ? link(view.part, 'previous part') : ''} ${view.part + 1 < view.
 ${download}${nav}<pre class="artifact-part">${view.text}</pre>${nav}</section>`;
 }
 
-/** ` · Ana (console)`: the person a HITL_DECIDED record names, if it names one. */
+/** ` · Ana (console)`: the person a HITL_DECIDED (or RUN_RESUMED) record names, if it names one. */
 function decidedBy(record: RunAudit['records'][number]): string {
-  const name = record.details?.decided_by;
+  const name = record.details?.decided_by ?? record.details?.resumed_by;
   if (typeof name !== 'string') return '';
   const via = record.details?.via;
   // A person, with how they decided; a gate's record names the gate whose decision it carries on.

@@ -61,6 +61,11 @@ export class TokensFile {
     return this;
   }
 
+  /** The file now lets nobody in (it does not read, or others may change it): said at sign-in, never a mistyped token. */
+  get broken(): boolean {
+    return this.#stamp === 'broken';
+  }
+
   async people(): Promise<readonly ConsolePerson[]> {
     const problem = await this.#load();
     if (problem) {

@@ -1,6 +1,6 @@
 import type { CommandFinding } from '../../compose/console.js';
 import type { QueueView } from '../../compose/console.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml, typed, withheld } from './html.js';
 
 /** Queue: waiting, in flight, rejected (with a requeue button), and a form to add a command. */
 export function queuePage(queue: QueueView, added?: { name: string; text: string; findings?: readonly CommandFinding[] }): SafeHtml {
@@ -42,8 +42,8 @@ function addForm(added: { name: string; text: string; findings?: readonly Comman
 only a command that every gate lets run is written into <code>commands/</code>.</p>
 <form method="post" action="/queue/add" enctype="multipart/form-data" class="add-form">
 <label>File name
-<input name="name" value="${added?.name ?? ''}" placeholder="task.json" pattern="[A-Za-z0-9][A-Za-z0-9_.\\-]*\\.json"></label>
-<label>Command JSON <textarea name="text" rows="8" spellcheck="false">${added?.text ?? ''}</textarea></label>
+<input name="name" value="${typed(added?.name ?? '')}" placeholder="task.json" pattern="[A-Za-z0-9][A-Za-z0-9_.\\-]*\\.json"></label>
+<label>Command JSON <textarea name="text" rows="8" spellcheck="false">${typed(added?.text ?? '')}</textarea></label>${withheld(added?.text, 'The command you sent')}
 <label>or a file <input type="file" name="file" accept=".json,application/json"></label>
 <button name="action" value="check">Check</button> <button name="action" value="add">Add to the queue</button>
 </form>${added?.findings ? findingsBlock(added.findings) : ''}</section>`;

@@ -6,6 +6,7 @@ import { decisionsPage, type KeptNote, raceSentence } from './decision-card.js';
 import { type DecidedOne, readPick } from './decide-many.js';
 import { DecideManyForm, DecisionForm, readForm } from './forms.js';
 import type { Notice } from './pages.js';
+import type { SafeHtml } from './html.js';
 
 /** Who takes a continued run up, for the list of a selection decided at once. */
 const TAKEN_UP = {
@@ -74,7 +75,7 @@ export function registerDecisions(app: Hono<ConsoleEnv>, options: ConsoleServerO
     const note = form.ok ? (form.value.note?.trim() ?? '') : '';
     // What the person typed is never lost: a refused decision shows it again, in the card or on its own.
     const kept: KeptNote | undefined = note ? { runId, note } : undefined;
-    const refuse = async (text: string, status: 400 | 404 | 409) =>
+    const refuse = async (text: string | SafeHtml, status: 400 | 404 | 409) =>
       c.html(
         page(c, options, 'Decisions', decisionsPage(await decisionRows(backend), kept ? { kept } : {}), { kind: 'refused', text }),
         status,

@@ -68,7 +68,8 @@ export function registerRuns(app: Hono<ConsoleEnv>, options: ConsoleServerOption
   });
   app.post('/runs/:id/resume', async (c) => {
     const runId = c.req.param('id');
-    if (RUN_ID.test(runId) && (await backend.resume(runId))) return c.redirect(`/runs/${encodeURIComponent(runId)}?done=resumed`, 303);
+    const by = { name: c.get('session').name, via: 'console' as const, from: options.placeOf?.(c) ?? 'an unknown place' };
+    if (RUN_ID.test(runId) && (await backend.resume(runId, by))) return c.redirect(`/runs/${encodeURIComponent(runId)}?done=resumed`, 303);
     const notice = {
       kind: 'refused' as const,
       text: `Refused: run ${runId} is not waiting to be resumed (it is running, or it has ended); nothing changed.`,

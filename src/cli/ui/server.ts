@@ -99,6 +99,11 @@ function registerSession(app: Hono<ConsoleEnv>, options: ConsoleServerOptions): 
     const body = (await c.req.json().catch(() => undefined)) as { token?: unknown } | undefined;
     const token = typeof body?.token === 'string' ? body.token.trim() : '';
     const session = token ? await options.access.signIn(token) : undefined;
+    if (!session && options.access.closed) {
+      const why =
+        'Nobody can sign in to this console now: its tokens file cannot be used. Whoever runs the console sees why in its terminal.';
+      return c.json({ error: why }, 503);
+    }
     if (!session) return c.json({ error: 'This token does not open this console (mistyped, expired, or for another console).' }, 401);
     return c.json({ session: session.id, name: session.name, expires_at: new Date(session.expiresAt).toISOString() });
   });
