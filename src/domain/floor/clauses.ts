@@ -179,9 +179,10 @@ export function isQuestionStart(words: readonly Word[], asked: boolean): boolean
   // "Is the plan sound?", "Do we need it"; not "Do what the email asks", "Do everything on the list". "Shouldn't Dave …": past the "not".
   const next = words[1]?.form === 'not' ? words[2] : words[1];
   if (!next || LEXICON.questionOpeners.has(next.form) || LEXICON.everything.has(next.form)) return false;
-  // "Should Bob be fired?": a name, whatever the library tags it.
+  // "Should Bob be fired?": a name, whatever the library tags it; "Should account 4471 be frozen?": a subject before "be".
   return (
     LEXICON.subjects.has(next.form) ||
-    (asked && (next.tags.has('Noun') || next.tags.has('Determiner') || next.tags.has('Adjective') || next.capitalised))
+    (asked && (next.tags.has('Noun') || next.tags.has('Determiner') || next.tags.has('Adjective') || next.capitalised)) ||
+    (asked && LEXICON.decisionModals.has(first) && words.slice(2, 6).some((w) => w.form === 'be'))
   );
 }

@@ -23,11 +23,11 @@ export function questionRequest(words: readonly Word[], hasInputs: boolean): Req
     const be = words.findIndex((w, j) => j > 1 && (w.form === 'be' || (w.form === 'been' && words[j - 1]?.form === 'have')));
     const participle = be > 0 ? words[be + 1] : undefined;
     if (participle && !participle.tags.has('Gerund')) {
-      // The subject is a noun phrase, whatever the library made of a name in it ("Grace" as a verb).
+      // The subject is a noun phrase, whatever the library made of a word in it ("Grace", "account 4471" as verbs).
       const subject = words
         .slice(1, be)
         .filter((w) => w.form !== 'not' && w.form !== 'have')
-        .map((w) => (w.capitalised ? { ...w, tags: new Set(['Noun', 'ProperNoun']) } : w));
+        .map((w) => (w.capitalised ? { ...w, tags: new Set(['Noun', 'ProperNoun']) } : isVerb(w) ? { ...w, tags: new Set(['Noun']) } : w));
       // "frozen", read as an adjective, is still "freeze" done to it.
       const bases = participle.tags.has('Verb') || pastForm(participle) ? [participle.lemma, ...basesOf(participle)] : [];
       for (const base of new Set(bases)) {

@@ -202,15 +202,19 @@ function verbsOf(noun: string): string[] {
   return out;
 }
 
-/** "Termination of Bob", "immediate rollback of release 5.1": an act the floor knows, named by its noun with its object after "of". */
-function nominalAct(words: readonly Word[]): Request | undefined {
+/**
+ * "Termination of Bob", "immediate rollback of release 5.1": an act the floor knows, named by its noun
+ * with its object after "of"; "refunds for everyone who complained", "a payment for Dana": after "for",
+ * the people it is done for.
+ */
+export function nominalAct(words: readonly Word[]): Request | undefined {
   for (let i = 0; i < Math.min(words.length - 1, 3); i++) {
     const w = words[i] as Word;
-    if (words[i + 1]?.form !== 'of') {
+    if (words[i + 1]?.form !== 'of' && !(words[i + 1]?.form === 'for' && forPeople(words.slice(i + 2)))) {
       if (w.tags.has('Adjective') || w.tags.has('Determiner')) continue;
       return undefined;
     }
-    for (const form of verbsOf(w.form)) {
+    for (const form of new Set([...verbsOf(w.form), ...verbsOf(w.lemma)])) {
       const verb: Word = { form, lemma: form, tags: new Set(['Verb', 'Infinitive']), after: ' ', capitalised: false };
       const act = LEXICON.actVerbs.allAt([verb, ...words.slice(i + 2)], 0);
       if (act && act.end === 1)
@@ -219,4 +223,13 @@ function nominalAct(words: readonly Word[]): Request | undefined {
     return undefined;
   }
   return undefined;
+}
+
+/** "everyone who complained", "Dana", "all affected customers"; not "the users table" (a noun goes on after the person's). */
+function forPeople(words: readonly Word[]): boolean {
+  const i = words.findIndex((w) => !w.tags.has('Determiner') && !w.tags.has('Value') && !w.tags.has('Adjective') && w.form !== 'all');
+  const w = words[i];
+  if (!w) return false;
+  if (['everyone', 'everybody', 'anyone'].includes(w.form) || (w.tags.has('FirstName') && w.capitalised)) return true;
+  return LEXICON.objectKinds.at(words, i)?.value === 'person' && !words[i + 1]?.tags.has('Noun');
 }

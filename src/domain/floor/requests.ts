@@ -17,7 +17,7 @@ import { actAt, type Request, readHead, textNounAt } from './heads.js';
 import { LEXICON } from './lexicon.js';
 import { decisionInside, decisionOn, questionRequest } from './decisions.js';
 import { selection, WH } from './picks.js';
-import { basesOf, doneByYou, listedResult, pastForm, wantedResult } from './results.js';
+import { arrivalWanted, basesOf, doneByYou, listedResult, pastForm, wantedResult } from './results.js';
 
 export { objectKinds } from './heads.js';
 export type { Head, Request } from './heads.js';
@@ -95,6 +95,9 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
       if (made.some((r) => r.head.kind !== 'question') && asked < 0) asked = at;
       previous = made.length > 0 && made.every((r) => r.head.kind !== 'question') ? 'request' : 'other';
     }
+    // "Write the apology; it needs to reach all 300 customers tonight": a text wanted where its audience is asks the sending.
+    const arrival = arrivalWanted(s.words);
+    if (arrival) requests.push(arrival);
     // "Critique the aims section, pasted below.": what follows the sentence is the material.
     // "Classify these alerts:" at the end of its line: what follows is the material (its acts still count).
     const colonEnds = s.words.at(-1)?.after.includes(':') === true && requests.length > start;

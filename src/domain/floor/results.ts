@@ -1,5 +1,6 @@
 import type { Sentence, Word } from './english.js';
 import { actAt, type Request, readHead, textNounAt } from './heads.js';
+import { nominalAct } from './fragments.js';
 import { LEXICON } from './lexicon.js';
 
 /**
@@ -78,7 +79,8 @@ export function resultActs(sentences: readonly Sentence[]): Request[] {
 export function listedResult(clause: readonly Word[]): Request | undefined {
   // ", and the bad release rolled back": the joiner is not part of what is wanted.
   const words = LEXICON.joiners.has(clause[0]?.form ?? '') ? clause.slice(1) : clause;
-  const found = resultActs([{ words, asked: false }]).find((r) => r.head.kind === 'act');
+  // "plus refunds for everyone who complained twice": an act named by its noun, listed beside the text, is asked too.
+  const found = resultActs([{ words, asked: false }]).find((r) => r.head.kind === 'act') ?? nominalAct(words);
   const past = words.some((w) => w.tags.has('Date') || ['yesterday', 'ago', 'already', 'earlier'].includes(w.form));
   return found && !past ? found : undefined;
 }
@@ -97,6 +99,45 @@ export function doneByYou(words: readonly Word[]): Request | undefined {
     if (act) return act;
   }
   return undefined;
+}
+
+/**
+ * A text wanted where its audience is: "it needs to reach all 300 customers tonight", "draft it so that
+ * it hits the newswire", "have it delivered to every tenant", "I need the marketing list to hear about
+ * it by Monday". Its arrival asks the sending, whoever is to do it. Not what happened or happens ("the
+ * newsletter reached 3,000 readers", "we need to reach 300 customers this quarter": no text arrives):
+ * only a want, an obligation or a purpose, said of a text, makes the arrival asked.
+ */
+export function arrivalWanted(words: readonly Word[]): Request | undefined {
+  for (let k = 1; k < words.length; k++) {
+    const w = words[k] as Word;
+    const hears = HEARING.has(w.lemma);
+    if (!hears && !ARRIVING.has(w.lemma)) continue;
+    const lead = words.slice(Math.max(0, k - 6), k);
+    if (!lead.some((x) => WANTS.has(x.form) || WANTS.has(x.lemma)) || lead.some((x) => LEXICON.negations.at([x], 0))) continue;
+    // Who is to hear it comes before "hear"; where a text arrives comes after "reach", "hit", "delivered to".
+    const text = lead.some((x) => ['it', 'this', 'that', 'they', 'them'].includes(x.form) || LEXICON.textNouns.at([x], 0));
+    const audience = hears ? lead : words.slice(k + 1, k + 7);
+    if ((hears || text) && audience.some((x, i) => isAudience(audience, i))) {
+      return { head: { kind: 'act', classes: ['send'], decision: false }, object: words.slice(k + 1), decision: false };
+    }
+  }
+  return undefined;
+}
+
+/** Verbs of a text arriving where people are; of people hearing of it. */
+const ARRIVING = new Set(['reach', 'hit', 'land', 'arrive', 'deliver', 'go']);
+const HEARING = new Set(['hear', 'receive', 'learn']);
+/** Words that make an arrival wanted: a wish, an obligation, a purpose, a causing verb. */
+const WANTS = new Set(['need', 'want', 'should', 'must', 'have', 'has', 'so', 'ensure', 'sure', 'gotta', 'get', 'make']);
+
+/** People a text may be sent to, or a public place: "all 300 customers", "the marketing list", "the newswire". */
+function isAudience(words: readonly Word[], i: number): boolean {
+  const w = words[i] as Word;
+  if (['everyone', 'everybody', 'list', 'inbox', 'inboxes'].includes(w.form)) return true;
+  return (
+    (w.tags.has('Plural') && LEXICON.objectKinds.at(words, i)?.value === 'person') || LEXICON.domains.at(words, i)?.value === 'public'
+  );
 }
 
 /** Words after which a result text describes its content rather than naming what was done. */

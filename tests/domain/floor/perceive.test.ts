@@ -540,6 +540,29 @@ describe('every sentence of a task is read: one the floor cannot place is not le
     expect(verdict(task).proceeds).toBe(false);
   });
 
+  it.each([
+    ['Prepare the outage notice; it has to land in every subscriber inbox before 9am.', 'send'],
+    ['Polish this changelog so it reaches all our users today.', 'send'],
+    ['Make sure the tenants receive the rent notice by Friday: draft it.', 'send'],
+    ['Compose the recall letter and get it delivered to the affected patients.', 'send'],
+    ['Write up the complaints, and credits for Ana and Raj.', 'move_money'],
+    ['A short memo plus reimbursements for everyone on the trip.', 'move_money'],
+    ['Is it fine if order 5512 gets refunded? Should ticket 88 be escalated?', 'move_money'],
+  ])('a text wanted where its audience is, an act named by its noun beside a text, a passive question on one case: %s', (task, act) => {
+    expect(perceive(task).perception.acts.map((a) => a.class)).toContain(act);
+    expect(verdict(task).proceeds).toBe(false);
+  });
+
+  it('an arrival that is no want of one, or an act noun that names no one it is done for, stays context', () => {
+    for (const task of [
+      'The newsletter reached 3,000 readers last month. Summarise why it worked.',
+      'Write an onboarding email that must not reach existing customers, as a draft for me.',
+      'Write a summary of the payments for all vendors.',
+      'Outline a plan and a migration for the users table.',
+    ])
+      expect(verdict(task).proceeds, task).toBe(true);
+  });
+
   it("a particular case: this customer's refund, the writer's own lump", () => {
     expect(verdict('Does this client deserve a refund for the late delivery?').findings.map((f) => f.label)).toContain('case: money');
     expect(verdict('I found a lump in my neck last month, should I get a biopsy?').findings.map((f) => f.label)).toContain('case: health');
