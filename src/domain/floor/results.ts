@@ -118,7 +118,7 @@ export function arrivalWanted(words: readonly Word[]): Request | undefined {
     // Who is to hear it comes before "hear"; where a text arrives comes after "reach", "hit", "delivered to".
     const text = lead.some((x) => ['it', 'this', 'that', 'they', 'them'].includes(x.form) || LEXICON.textNouns.at([x], 0));
     const audience = hears ? lead : words.slice(k + 1, k + 7);
-    if ((hears || text) && audience.some((x, i) => isAudience(audience, i))) {
+    if ((hears || text) && audience.some((_, i) => isAudience(audience, i))) {
       return { head: { kind: 'act', classes: ['send'], decision: false }, object: words.slice(k + 1), decision: false };
     }
   }
@@ -135,9 +135,7 @@ const WANTS = new Set(['need', 'want', 'should', 'must', 'have', 'has', 'so', 'e
 function isAudience(words: readonly Word[], i: number): boolean {
   const w = words[i] as Word;
   if (['everyone', 'everybody', 'list', 'inbox', 'inboxes'].includes(w.form)) return true;
-  return (
-    (w.tags.has('Plural') && LEXICON.objectKinds.at(words, i)?.value === 'person') || LEXICON.domains.at(words, i)?.value === 'public'
-  );
+  return (w.tags.has('Plural') && LEXICON.objectKinds.at(words, i)?.value === 'person') || LEXICON.domains.at(words, i)?.value === 'public';
 }
 
 /** Words after which a result text describes its content rather than naming what was done. */
