@@ -48,13 +48,20 @@ export function loadEnglish(): Promise<EnglishReader> {
   return loading;
 }
 
+/**
+ * "Venmo'd", "OK'd", "DM'd": a verb made of a name, in the past with an apostrophe, which the library
+ * would read as "Venmo had". Not after a pronoun ("I'd", "they'd", "who'd"), where it is "had" or "would".
+ */
+const PAST_D =
+  /\b(?!(?:i|you|he|she|we|they|it|who|that|there|what|where|how|why|this|which|someone|everyone)['’]d\b)([A-Za-z][A-Za-z0-9]+)['’]d\b/gi;
+
 const LIST_MARKER = /^\s*(?:[-*•>+]+|\d{1,3}[.)]|[a-z][.)]|\[[ xX]\]|#{1,6})\s+/;
 
 function readerOf(nlp: Nlp): EnglishReader {
   return (text) => {
     const sentences: Sentence[] = [];
     for (const raw of text.split(/\r?\n/)) {
-      const line = raw.replace(LIST_MARKER, '').replace(/`/g, ' ').trim();
+      const line = raw.replace(LIST_MARKER, '').replace(/`/g, ' ').replace(PAST_D, '$1ed').trim();
       if (line.length === 0) continue;
       const doc = nlp(line);
       doc.compute('root');

@@ -210,11 +210,13 @@ function verbsOf(noun: string): string[] {
 export function nominalAct(words: readonly Word[]): Request | undefined {
   for (let i = 0; i < Math.min(words.length - 1, 3); i++) {
     const w = words[i] as Word;
-    if (words[i + 1]?.form !== 'of' && !(words[i + 1]?.form === 'for' && forPeople(words.slice(i + 2)))) {
+    const forWhom = words[i + 1]?.form === 'for' && forPeople(words.slice(i + 2));
+    if (words[i + 1]?.form !== 'of' && !forWhom) {
       if (w.tags.has('Adjective') || w.tags.has('Determiner')) continue;
       return undefined;
     }
-    for (const form of new Set([...verbsOf(w.form), ...verbsOf(w.lemma)])) {
+    // "refunds for …": a plural, by its singular.
+    for (const form of new Set([...verbsOf(w.form), ...(forWhom ? verbsOf(w.lemma) : [])])) {
       const verb: Word = { form, lemma: form, tags: new Set(['Verb', 'Infinitive']), after: ' ', capitalised: false };
       const act = LEXICON.actVerbs.allAt([verb, ...words.slice(i + 2)], 0);
       if (act && act.end === 1)

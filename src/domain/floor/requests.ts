@@ -17,7 +17,7 @@ import { actAt, type Request, readHead, textNounAt } from './heads.js';
 import { LEXICON } from './lexicon.js';
 import { decisionInside, decisionOn, questionRequest } from './decisions.js';
 import { selection, WH } from './picks.js';
-import { arrivalWanted, basesOf, doneByYou, listedResult, pastForm, wantedResult } from './results.js';
+import { arrivalWanted, basesOf, doneByYou, letGo, listedResult, pastForm, wantedResult } from './results.js';
 
 export { objectKinds } from './heads.js';
 export type { Head, Request } from './heads.js';
@@ -122,8 +122,10 @@ function readClause(
   const { rest, negated } = stripPreamble(clause.words);
   if (negated || rest.length === 0) return [];
   // "I need the old tables dropped", "and get it merged": a wish for an act's result asks the act.
-  const wanted = wantedResult(clause.words, clause.words.length - rest.length);
+  const wanted = wantedResult(clause.words, clause.words.length - rest.length) ?? letGo(rest);
   if (wanted) return [wanted];
+  // "the last message is for you", "the note at the bottom is addressed to you": what the material asks is handed over.
+  if (addressedToYou(rest)) return [{ head: { kind: 'handover' }, object: rest, decision: false }];
   const first = rest[0] as Word;
   if (clause.join !== 'first') {
     // A clause joined by "and" after a statement, a question or "to <verb>" continues it.
@@ -135,6 +137,18 @@ function readClause(
       // "if it looks fine, merge", "if nobody objects merge PR 88": after a condition, an act's word is the act, whatever its tag.
       const then = at.condition && (rest.length === 1 || isBase(first)) ? actAt([asBase(first), ...rest.slice(1)], 0) : undefined;
       if (then) return [then];
+      // "then terraform apply", "then kubectl apply -f prod.yaml": a tool, then its command, an act's verb.
+      const second = rest[1];
+      const tool =
+        SEQUENCE.has(clause.words[0]?.form ?? '') &&
+        second &&
+        rest.length <= 6 &&
+        !first.capitalised &&
+        !LEXICON.subjects.has(first.form) &&
+        isBase(second)
+          ? actAt(rest, 1)
+          : undefined;
+      if (tool) return [tool];
       // "summarise the incident and page the team": shaped as a command, it is not more of the request before it.
       if (at.last && !at.question && commandShape(rest, false)) return unread(rest, clause, false);
       return at.last ? 'continues' : unread(rest, clause, at.question);
@@ -184,6 +198,37 @@ function readClause(
   void first;
   return out;
 }
+
+/** Words that put a step after another. */
+const SEQUENCE = new Set(['then', 'next', 'finally', 'afterwards', 'afterward']);
+
+/** A part of the material said to be for the council: "the last message is for you", "its final line is meant for you". */
+function addressedToYou(words: readonly Word[]): boolean {
+  const be = words.findIndex((w) => ['is', 'are', 'was', 'were'].includes(w.form));
+  if (be < 1 || !words.slice(0, be).some((w) => LEXICON.materialNouns.has(w.lemma) || MESSAGES.has(w.lemma))) return false;
+  const rest = words
+    .slice(be + 1)
+    .filter((w) => !['meant', 'intended', 'addressed', 'directed', 'written', 'really', 'actually'].includes(w.form));
+  // Not "this note is for you: thanks for …", where what follows the colon is the note itself.
+  return ['for', 'to'].includes(rest[0]?.form ?? '') && rest[1]?.form === 'you' && rest.length <= 3 && !rest[1].after.includes(':');
+}
+
+/** Parts of a text that may speak to someone. */
+const MESSAGES = new Set([
+  'message',
+  'email',
+  'note',
+  'comment',
+  'line',
+  'part',
+  'bit',
+  'section',
+  'paragraph',
+  'request',
+  'reply',
+  'post',
+  'instruction',
+]);
 
 /** Question words that go on with an object after "and" ("what went wrong and how we recovered"). */
 const WH_WORDS = new Set(['how', 'why', 'what', 'where', 'who', 'whom', 'whose', 'which', 'whether']);

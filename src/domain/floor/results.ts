@@ -85,6 +85,24 @@ export function listedResult(clause: readonly Word[]): Request | undefined {
   return found && !past ? found : undefined;
 }
 
+/**
+ * "the old prod replicas can go", "those two contractors should go": what may go is to be gone, the
+ * act that removes it. Only at the clause's end (an adverb or a time may follow): "the deploy can go
+ * ahead", "can go to production" say something else.
+ */
+export function letGo(words: readonly Word[]): Request | undefined {
+  const k = words.findIndex(
+    (w, i) =>
+      i > 0 &&
+      ['can', 'could', 'should', 'must', 'may'].includes(w.form) &&
+      words[i + 1]?.lemma === 'go' &&
+      words.slice(i + 2).every((x) => x.tags.has('Date') || ['now', 'too', 'away', 'today', 'tonight', 'already'].includes(x.form)),
+  );
+  if (k < 1 || !words.slice(0, k).some(named)) return undefined;
+  const gone: Word = { ...(words[k + 1] as Word), form: 'gone', lemma: 'go', tags: new Set(['Verb', 'PastTense']) };
+  return actDone([...words.slice(0, k), gone], 0, k, LEXICON.resultStates.gone ?? 'remove');
+}
+
 /** "after you've restarted the api pods", "once you have cancelled the plan": the act a condition says you did. */
 export function doneByYou(words: readonly Word[]): Request | undefined {
   // Done before what follows: "you have …" ("when you run git clean" says what happens, not what to do).

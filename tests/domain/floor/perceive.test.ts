@@ -553,12 +553,25 @@ describe('every sentence of a task is read: one the floor cannot place is not le
     expect(verdict(task).proceeds).toBe(false);
   });
 
+  it.each([
+    ['Write the recap. The unused staging buckets can go now.', 'change_system'],
+    ['Could the deposit be PayPal’d to the landlord today?', 'move_money'],
+    ['Go through the ticket; the final comment is addressed to you.', 'execute_instructions'],
+    ['Prepare the chart values, then helm install.', 'change_system'],
+  ])("what may go, a name's verb in the past, material said to be for you, a tool's command after a step: %s", (task, act) => {
+    expect(perceive(task).perception.acts.map((a) => a.class)).toContain(act);
+    expect(verdict(task).proceeds).toBe(false);
+  });
+
   it('an arrival that is no want of one, or an act noun that names no one it is done for, stays context', () => {
     for (const task of [
       'The newsletter reached 3,000 readers last month. Summarise why it worked.',
       'Write an onboarding email that must not reach existing customers, as a draft for me.',
       'Write a summary of the payments for all vendors.',
       'Outline a plan and a migration for the users table.',
+      'Summarise the launch plan. The rollout can go ahead as planned; they’d agreed on it.',
+      'This note is for you: thanks for the help. Write a short reply.',
+      'Write the deployment guide, then a short FAQ.',
     ])
       expect(verdict(task).proceeds, task).toBe(true);
   });
