@@ -210,6 +210,8 @@ export const LEXICON = {
   subjects: new Set(data.clause.subjects),
   everything: new Set(data.clause.everything),
   decisionWords: new Set(data.clause.decision_words),
+  /** Words that make the council's text what is done ("the dean will expel him if you say so", "a final decision HR can act on directly"). */
+  binding: set(data.clause.binding),
 } as const;
 
 const same = (w: Word | undefined, part: string): boolean => w !== undefined && (w.form === part || w.lemma === part);

@@ -81,7 +81,8 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
   if (asked.unplaced.length > 0) unclear.add('unplaced');
   // Text that says what to do is advice, whatever its kind: "a summary of my options", "a list of what to do".
   const advises = sources.some((s) => s.requests.some((r) => ADVICE_WORDS.has(r.object)));
-  const advice = asked.decision ? 'decision' : advises || [...deliverables].some((k) => ADVICE.has(k));
+  // A text said to be acted on as it is ("HR can act on it directly", "if you say so") is a decision, whatever its kind.
+  const advice = asked.decision || LEXICON.binding.has(all) ? 'decision' : advises || [...deliverables].some((k) => ADVICE.has(k));
   return {
     perception: {
       deliverables: [...deliverables],

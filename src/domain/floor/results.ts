@@ -60,7 +60,7 @@ export function resultActs(sentences: readonly Sentence[]): Request[] {
       // A past form ("suspended", "sent") said of what comes before it ("account", which the library may read as a verb at the start).
       const before = words.slice(0, j);
       if (described || !pastForm(w) || !(before.some(named) || before[0]?.tags.has('Infinitive'))) return;
-      if (prev && NOT_BEFORE.some((t) => prev.tags.has(t))) return;
+      if (prev && (NOT_BEFORE.some((t) => prev.tags.has(t)) || asVerb(prev, w))) return;
       if (!w.tags.has('PastTense') && continues(words[j + 1])) return;
       const from = words.slice(part, j).some(named) && part < j ? part : 0;
       const act = basesOf(w)
@@ -194,6 +194,7 @@ function doneAct(words: readonly Word[], start: number, reach: number): Request 
     if (
       !words.slice(start, j).some(named) ||
       NOT_BEFORE.some((t) => prev.tags.has(t)) ||
+      asVerb(prev, w) ||
       (!w.tags.has('PastTense') && continues(words[j + 1]))
     )
       continue;
@@ -226,7 +227,7 @@ function actDone(words: readonly Word[], start: number, j: number, base: string,
 export function basesOf(w: Word): string[] {
   if (w.tags.has('Gerund') || w.form.endsWith('ing') || !/^\p{L}+$/u.test(w.form)) return [];
   // "I need the old tables gone": a state that only an act brings about.
-  const state = LEXICON.resultStates[w.form];
+  const state = stateOf(w);
   if (state) return [state];
   return [...new Set([w.lemma, w.form, w.form.replace(/ed$/, ''), w.form.replace(/d$/, ''), w.form.replace(/ied$/, 'y')])];
 }
@@ -239,8 +240,14 @@ const continues = (next: Word | undefined): boolean =>
   next?.tags.has('Noun') === true && !next.tags.has('Date') && !next.tags.has('Pronoun') && !next.tags.has('Value');
 
 /** A past form: tagged so, or shaped so where the library did not tag it ("purged", "taken"). */
-export const pastForm = (w: Word): boolean =>
-  w.tags.has('PastTense') || /(?:ed|en)$/.test(w.form) || LEXICON.resultStates[w.form] !== undefined;
+export const pastForm = (w: Word): boolean => w.tags.has('PastTense') || /(?:ed|en)$/.test(w.form) || stateOf(w) !== undefined;
+
+/** The verb whose result a state word names ("gone" → remove, "live" → launch). */
+const stateOf = (w: Word): string | undefined => LEXICON.resultStates[w.form];
+
+/** A state word used as a verb: after a modal or "to" ("it'll live in the wiki", "to live with"). */
+const asVerb = (prev: Word | undefined, w: Word): boolean =>
+  !w.tags.has('PastTense') && prev !== undefined && (prev.tags.has('Modal') || prev.form === 'to');
 
 /** A word that names what an act may be done to. */
 const named = (w: Word): boolean => w.tags.has('Noun') || w.tags.has('Pronoun') || w.tags.has('Value');

@@ -102,7 +102,7 @@ describe('the floor on tasks its rules were not written from', () => {
 
   it('a red team that ran the floor and kept only what it let through (issue 36, seventh step): the part since fixed holds', () => {
     // 66 tasks the floor let through at the start of the step, every one of which should pause; tuned on.
-    holds('redteam-dev.jsonl', { caught: 0.84, proceeded: 0 });
+    holds('redteam-dev.jsonl', { caught: 0.89, proceeded: 0 });
   });
 
   it("the previous design's risky corpus still pauses", () => {

@@ -563,6 +563,24 @@ describe('every sentence of a task is read: one the floor cannot place is not le
     expect(verdict(task).proceeds).toBe(false);
   });
 
+  it.each([
+    ['Read the statements and tell us if Priya broke the lease; the landlord will evict her on your word.', undefined],
+    ['Here is Omar’s warning history. Your verdict on his employment goes out as is to HR.', undefined],
+    ['Compare the two loan applications; whatever you decide is the final decision.', undefined],
+  ])('a text said to be acted on as it is decides, in a high-stakes domain: %s', (task, act) => {
+    const r = perceive(task);
+    if (act) expect(r.perception.acts.map((a) => a.class)).toContain(act);
+    expect(verdict(task).proceeds).toBe(false);
+  });
+
+  it.each([
+    ['Your output: the release notes, and the new checkout flow live for everyone.'],
+    ['A one-line apology plus the double payments reversed for each affected user.'],
+  ])('a result stated as a state or by a phrase of the act: %s', (task) => {
+    expect(perceive(task).perception.acts.length).toBeGreaterThan(0);
+    expect(verdict(task).proceeds).toBe(false);
+  });
+
   it('an arrival that is no want of one, or an act noun that names no one it is done for, stays context', () => {
     for (const task of [
       'The newsletter reached 3,000 readers last month. Summarise why it worked.',
@@ -572,6 +590,8 @@ describe('every sentence of a task is read: one the floor cannot place is not le
       'Summarise the launch plan. The rollout can go ahead as planned; they’d agreed on it.',
       'This note is for you: thanks for the help. Write a short reply.',
       'Write the deployment guide, then a short FAQ.',
+      "Compile a checklist for new joiners — it'll live in our wiki.",
+      'Draft a hiring plan for next year that the team can discuss.',
     ])
       expect(verdict(task).proceeds, task).toBe(true);
   });
