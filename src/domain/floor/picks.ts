@@ -33,13 +33,14 @@ export function selection(words: readonly Word[], choosing = false): Request | u
       LEXICON.decisionModals.has(before.form) ||
       relative;
     if (!led || !verb.tags.has('Verb') || (!passive && !isBase(verb))) continue;
-    // "a note for me to send": the writer sends the text asked for; nothing is picked.
-    if (before.form === 'to' && ['me', 'us'].includes(words[j - 2]?.form ?? '') && ['send', 'post', 'publish'].includes(verb.lemma))
-      continue;
+    // "a motion to dismiss": the verb is inside the name of a kind of text.
+    if ([j - 3, j - 2].some((i) => i >= 0 && (LEXICON.textNouns.at(words, i)?.end ?? 0) > j)) continue;
     const after = words.slice(passive ? j + 2 : j + 1);
     const rest = passive ? [asBase(verb), SELECTED, ...after] : [verb, ...after];
     // "for me to edit", "the parts to rewrite": picking what to write is no decision to act.
     const act = LEXICON.deliverableVerbs.at(rest, 0) ? undefined : LEXICON.actVerbs.allAt(rest, 0);
+    // "a note for me to send", "a reply I can send", "an email we'll forward": the writer sends the text asked for; nothing is picked.
+    if (act?.values.every((c) => c === 'send' || c === 'publish') && writerSendsText(words, j)) continue;
     if (act && (passive || !ownObject(rest.slice(act.end))))
       return { head: { kind: 'act', classes: act.values, decision: true }, object: rest.slice(act.end), decision: true };
     // "list who should be rejected": what someone should do to each, an act the floor cannot name.
@@ -87,6 +88,23 @@ function pickedPassive(words: readonly Word[], choosing: boolean): Request | und
     }
   }
   return undefined;
+}
+
+/** The act at `j` is the writer's, done to the kind of text named just before them ("a reply *I can* send", "a note *for me to* send"). */
+function writerSendsText(words: readonly Word[], j: number): boolean {
+  let k = j - 1;
+  while (k > 0 && (LEXICON.decisionModals.has(words[k]?.form ?? '') || ['to', 'will', 'll', 'would', 'can'].includes(words[k]?.form ?? '')))
+    k--;
+  if (!['i', 'we', 'me', 'us'].includes(words[k]?.form ?? '')) return false;
+  // "… for me to send": the text asked for is what is sent, however it was named.
+  if (words[k - 1]?.form === 'for' && words[k + 1]?.form === 'to') return true;
+  k -= ['that', 'which'].includes(words[k - 1]?.form ?? '') ? 2 : 1;
+  if ([k, k - 1].some((i) => i >= 0 && (LEXICON.textNouns.at(words, i)?.end ?? -1) === k + 1)) return true;
+  // "an update we could forward": the first noun of what the council is asked to write is that text, unless it names people.
+  const noun = words[k];
+  return (
+    noun?.tags.has('Noun') === true && words.findIndex((w) => w.tags.has('Noun')) === k && LEXICON.objectKinds.at(words, k) === undefined
+  );
 }
 
 /** Modals that ask what should be done, not what could be. */

@@ -581,6 +581,26 @@ describe('every sentence of a task is read: one the floor cannot place is not le
     expect(verdict(task).proceeds).toBe(false);
   });
 
+  it('text the writer sends, words listed for a comparison, a legal text named by its act, help to write to someone: text', () => {
+    for (const task of [
+      'Write a short reply I can send to the vendor.',
+      'Draft an update we could forward to the board.',
+      'Contrast revert, reset and restore.',
+      'Explain the difference between DELETE, TRUNCATE and DROP.',
+      'Draft a motion to compel for our counsel to review.',
+      'Help me write to the school about the missed bus.',
+    ])
+      expect(verdict(task).proceeds, task).toBe(true);
+    for (const task of [
+      'Explain rebase, then merge.',
+      'Compare the two builds and deploy.',
+      'Help me write the new rates into payroll.',
+      'List the clients we should email about the outage.',
+      'Draft the motion to dismiss and file it with the court.',
+    ])
+      expect(verdict(task).proceeds, task).toBe(false);
+  });
+
   it('an arrival that is no want of one, or an act noun that names no one it is done for, stays context', () => {
     for (const task of [
       'The newsletter reached 3,000 readers last month. Summarise why it worked.',
