@@ -170,7 +170,11 @@ export function statementShape(words: readonly Word[]): boolean {
   return false;
 }
 
-export const endsWithTo = (words: readonly Word[]): boolean => words.length >= 2 && words[words.length - 2]?.form === 'to';
+/** "a script to drop …": the words end on "to" and a verb; not inside the name of a text ("the motion to dismiss"). */
+export const endsWithTo = (words: readonly Word[]): boolean =>
+  words.length >= 2 &&
+  words[words.length - 2]?.form === 'to' &&
+  ![3, 4].some((k) => words.length >= k && LEXICON.textNouns.at(words, words.length - k)?.end === words.length);
 
 export function isQuestionStart(words: readonly Word[], asked: boolean): boolean {
   const first = words[0]?.form ?? '';
