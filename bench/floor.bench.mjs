@@ -32,6 +32,8 @@ export default async function bench() {
     ['blind4-dev.jsonl', 'fourth blind writer, with inputs and goals: one half (misses read and some fixed)'],
     ['blind4-heldout.jsonl', 'fourth blind writer, other half (never read)'],
     ['redteam-dev.jsonl', 'red team: 66 tasks the floor let through at the start of the seventh step (tuned on)'],
+    ['redteam2-dev.jsonl', 'second red team: half of 230 tasks the floor misjudged at the start of the eighth step (read, tuned on)'],
+    ['redteam2-heldout.jsonl', 'second red team: the other half (never read)'],
   ]) {
     const entries = readFileSync(path.join(ROOT, 'tests', 'fixtures', 'floor-corpus', name), 'utf8')
       .trim()

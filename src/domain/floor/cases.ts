@@ -16,6 +16,18 @@ export const ADVICE_WORDS = PhraseSet.of([
   'what we should',
   'what to tell',
   'how to handle',
+  // A text that carries a decision or a measure: "a reply with our decision on her request", "the ruling", "how many mg".
+  'whether',
+  'decision',
+  'decide',
+  'deciding',
+  'ruling',
+  'verdict',
+  'eligibility',
+  'how much',
+  'how many',
+  'what do i do',
+  'what should i do',
 ]);
 
 /** Kinds of text that advise: about a particular case in a high-stakes domain, a person decides. */
@@ -36,7 +48,14 @@ export const ADVICE: ReadonlySet<DeliverableKind> = new Set([
  */
 export function particularCases(words: readonly Word[], domains: ReadonlySet<Domain>, advice: boolean | 'decision'): Domain[] {
   const stakes = HIGH_STAKES_DOMAINS.filter((d) => domains.has(d));
-  const named = words.some((w) => w.tags.has('FirstName') && w.capitalised);
+  // A person by name ("Aisha", "Mr. Greene", "the Nguyens") or by number ("employee 4471", "applicant #221").
+  const named = words.some(
+    (w, i) =>
+      (w.tags.has('FirstName') && w.capitalised) ||
+      (HONORIFICS.has(w.form) && words[i + 1]?.capitalised === true) ||
+      (words[i - 1]?.form === 'the' && w.capitalised && /s$/.test(w.form) && ['family', 'household'].includes(words[i + 1]?.form ?? '')) ||
+      (LEXICON.objectKinds.at(words, i)?.value === 'person' && /^#?\d+$/.test(words[i + 1]?.form ?? '')),
+  );
   const relation = words.some(
     (w, i) => LEXICON.relations.has(w.lemma) && /^(?:my|our|his|her|their|the|this|that|your)$|'s$/.test(words[i - 1]?.form ?? ''),
   );
@@ -85,6 +104,8 @@ export function particularCases(words: readonly Word[], domains: ReadonlySet<Dom
     ]),
   ];
 }
+
+const HONORIFICS = new Set(['mr', 'mrs', 'ms', 'miss', 'mx', 'dr', 'prof']);
 
 const DOSE_UNITS = new Set([
   'mg',

@@ -212,6 +212,8 @@ export const LEXICON = {
   decisionWords: new Set(data.clause.decision_words),
   /** Words that make the council's text what is done ("the dean will expel him if you say so", "a final decision HR can act on directly"). */
   binding: set(data.clause.binding),
+  /** Words that make an outcome the council's: "your doing", "thanks to you", "publishing is on you", "pre-approved". */
+  credited: set(data.clause.credited),
 } as const;
 
 const same = (w: Word | undefined, part: string): boolean => w !== undefined && (w.form === part || w.lemma === part);

@@ -5,6 +5,7 @@ import { objectKinds, type Request, readRequests } from './requests.js';
 import { readHead, textNounAt } from './heads.js';
 import { ADVICE, ADVICE_WORDS, atScale, particularCases } from './cases.js';
 import { resultActs } from './results.js';
+import { worldStates } from './statements.js';
 
 /** A command's input file: its path, and its content when it was read. */
 export interface TaskInput {
@@ -44,7 +45,7 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
       const states = inner.filter(
         (s) => readHead(s.words, true) === undefined || (textNounAt(s.words) && !LEXICON.deliverableVerbs.at(s.words, 0)),
       );
-      const done = resultActs(states).filter((r) => r.head.kind === 'act');
+      const done = [...resultActs(states), ...worldStates(states)].filter((r) => r.head.kind === 'act');
       return { source: `work_items.${i}.goal`, requests: [...readRequests(inner, true), ...done] };
     }),
   ];
@@ -64,7 +65,8 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
     const inner = read(result);
     // What it asks is read where it speaks as a command ("Merge PR 88 and report the commit"); a description is read for acts done.
     const commands = inner.filter((s) => readHead(s.words, true) !== undefined && !textNounAt(s.words));
-    const requests = [...readRequests(commands, true), ...resultActs(inner)].filter(
+    const stated = inner.filter((s) => !commands.includes(s));
+    const requests = [...readRequests(commands, true), ...resultActs(inner), ...worldStates(stated)].filter(
       (r) => r.head.kind === 'act' || r.head.kind === 'handover',
     );
     asked.acts.push(...collect([{ source: `work_items.${i}.expected_output`, requests }], { inputs: [], hasInputs: true, words: [] }).acts);

@@ -17,7 +17,8 @@ import { actAt, type Request, readHead, textNounAt } from './heads.js';
 import { LEXICON } from './lexicon.js';
 import { decisionInside, decisionOn, questionRequest } from './decisions.js';
 import { selection, WH } from './picks.js';
-import { arrivalWanted, basesOf, doneByYou, letGo, listedResult, pastForm, wantedResult } from './results.js';
+import { basesOf, doneByYou, listedResult, pastForm, wantedResult } from './results.js';
+import { addressedToYou, arrivalWanted, creditedOutcome, letGo } from './statements.js';
 
 export { objectKinds } from './heads.js';
 export type { Head, Request } from './heads.js';
@@ -96,7 +97,7 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
       previous = made.length > 0 && made.every((r) => r.head.kind !== 'question') ? 'request' : 'other';
     }
     // "Write the apology; it needs to reach all 300 customers tonight": a text wanted where its audience is asks the sending.
-    const arrival = arrivalWanted(s.words);
+    const arrival = arrivalWanted(s.words) ?? creditedOutcome(s.words);
     if (arrival) requests.push(arrival);
     // "Critique the aims section, pasted below.": what follows the sentence is the material.
     // "Classify these alerts:" at the end of its line: what follows is the material (its acts still count).
@@ -221,34 +222,6 @@ const TOPICS = new Set(['comparison', 'explanation']);
 
 /** Words that put a step after another. */
 const SEQUENCE = new Set(['then', 'next', 'finally', 'afterwards', 'afterward']);
-
-/** A part of the material said to be for the council: "the last message is for you", "its final line is meant for you". */
-function addressedToYou(words: readonly Word[]): boolean {
-  const be = words.findIndex((w) => ['is', 'are', 'was', 'were'].includes(w.form));
-  if (be < 1 || !words.slice(0, be).some((w) => LEXICON.materialNouns.has(w.lemma) || MESSAGES.has(w.lemma))) return false;
-  const rest = words
-    .slice(be + 1)
-    .filter((w) => !['meant', 'intended', 'addressed', 'directed', 'written', 'really', 'actually'].includes(w.form));
-  // Not "this note is for you: thanks for …", where what follows the colon is the note itself.
-  return ['for', 'to'].includes(rest[0]?.form ?? '') && rest[1]?.form === 'you' && rest.length <= 3 && !rest[1].after.includes(':');
-}
-
-/** Parts of a text that may speak to someone. */
-const MESSAGES = new Set([
-  'message',
-  'email',
-  'note',
-  'comment',
-  'line',
-  'part',
-  'bit',
-  'section',
-  'paragraph',
-  'request',
-  'reply',
-  'post',
-  'instruction',
-]);
 
 /** Question words that go on with an object after "and" ("what went wrong and how we recovered"). */
 const WH_WORDS = new Set(['how', 'why', 'what', 'where', 'who', 'whom', 'whose', 'which', 'whether']);

@@ -85,24 +85,6 @@ export function listedResult(clause: readonly Word[]): Request | undefined {
   return found && !past ? found : undefined;
 }
 
-/**
- * "the old prod replicas can go", "those two contractors should go": what may go is to be gone, the
- * act that removes it. Only at the clause's end (an adverb or a time may follow): "the deploy can go
- * ahead", "can go to production" say something else.
- */
-export function letGo(words: readonly Word[]): Request | undefined {
-  const k = words.findIndex(
-    (w, i) =>
-      i > 0 &&
-      ['can', 'could', 'should', 'must', 'may'].includes(w.form) &&
-      words[i + 1]?.lemma === 'go' &&
-      words.slice(i + 2).every((x) => x.tags.has('Date') || ['now', 'too', 'away', 'today', 'tonight', 'already'].includes(x.form)),
-  );
-  if (k < 1 || !words.slice(0, k).some(named)) return undefined;
-  const gone: Word = { ...(words[k + 1] as Word), form: 'gone', lemma: 'go', tags: new Set(['Verb', 'PastTense']) };
-  return actDone([...words.slice(0, k), gone], 0, k, LEXICON.resultStates.gone ?? 'remove');
-}
-
 /** "after you've restarted the api pods", "once you have cancelled the plan": the act a condition says you did. */
 export function doneByYou(words: readonly Word[]): Request | undefined {
   // Done before what follows: "you have …" ("when you run git clean" says what happens, not what to do).
@@ -117,43 +99,6 @@ export function doneByYou(words: readonly Word[]): Request | undefined {
     if (act) return act;
   }
   return undefined;
-}
-
-/**
- * A text wanted where its audience is: "it needs to reach all 300 customers tonight", "draft it so that
- * it hits the newswire", "have it delivered to every tenant", "I need the marketing list to hear about
- * it by Monday". Its arrival asks the sending, whoever is to do it. Not what happened or happens ("the
- * newsletter reached 3,000 readers", "we need to reach 300 customers this quarter": no text arrives):
- * only a want, an obligation or a purpose, said of a text, makes the arrival asked.
- */
-export function arrivalWanted(words: readonly Word[]): Request | undefined {
-  for (let k = 1; k < words.length; k++) {
-    const w = words[k] as Word;
-    const hears = HEARING.has(w.lemma);
-    if (!hears && !ARRIVING.has(w.lemma)) continue;
-    const lead = words.slice(Math.max(0, k - 6), k);
-    if (!lead.some((x) => WANTS.has(x.form) || WANTS.has(x.lemma)) || lead.some((x) => LEXICON.negations.at([x], 0))) continue;
-    // Who is to hear it comes before "hear"; where a text arrives comes after "reach", "hit", "delivered to".
-    const text = lead.some((x) => ['it', 'this', 'that', 'they', 'them'].includes(x.form) || LEXICON.textNouns.at([x], 0));
-    const audience = hears ? lead : words.slice(k + 1, k + 7);
-    if ((hears || text) && audience.some((_, i) => isAudience(audience, i))) {
-      return { head: { kind: 'act', classes: ['send'], decision: false }, object: words.slice(k + 1), decision: false };
-    }
-  }
-  return undefined;
-}
-
-/** Verbs of a text arriving where people are; of people hearing of it. */
-const ARRIVING = new Set(['reach', 'hit', 'land', 'arrive', 'deliver', 'go']);
-const HEARING = new Set(['hear', 'receive', 'learn']);
-/** Words that make an arrival wanted: a wish, an obligation, a purpose, a causing verb. */
-const WANTS = new Set(['need', 'want', 'should', 'must', 'have', 'has', 'so', 'ensure', 'sure', 'gotta', 'get', 'make']);
-
-/** People a text may be sent to, or a public place: "all 300 customers", "the marketing list", "the newswire". */
-function isAudience(words: readonly Word[], i: number): boolean {
-  const w = words[i] as Word;
-  if (['everyone', 'everybody', 'list', 'inbox', 'inboxes'].includes(w.form)) return true;
-  return (w.tags.has('Plural') && LEXICON.objectKinds.at(words, i)?.value === 'person') || LEXICON.domains.at(words, i)?.value === 'public';
 }
 
 /** Words after which a result text describes its content rather than naming what was done. */
@@ -212,7 +157,7 @@ function doneAct(words: readonly Word[], start: number, reach: number): Request 
  * would be: "the old tables dropped tonight" as "drop the old tables tonight"; an act when that
  * command asks one ("the checklist updated" is "update the checklist": text the council writes).
  */
-function actDone(words: readonly Word[], start: number, j: number, base: string, text = false): Request | undefined {
+export function actDone(words: readonly Word[], start: number, j: number, base: string, text = false): Request | undefined {
   const verb: Word = { ...(words[j] as Word), form: base, lemma: base, tags: new Set(['Verb', 'Infinitive']) };
   // "account suspended" reads as "suspend the account": a bare noun gets the article a command would give it.
   const phrase = words.slice(start, j);
@@ -250,7 +195,7 @@ const asVerb = (prev: Word | undefined, w: Word): boolean =>
   !w.tags.has('PastTense') && prev !== undefined && (prev.tags.has('Modal') || prev.form === 'to');
 
 /** A word that names what an act may be done to. */
-const named = (w: Word): boolean => w.tags.has('Noun') || w.tags.has('Pronoun') || w.tags.has('Value');
+export const named = (w: Word): boolean => w.tags.has('Noun') || w.tags.has('Pronoun') || w.tags.has('Value');
 
 /** A kind of text and a preposition at the start: "a table of …", "a summary on …". */
 function textOf(words: readonly Word[]): boolean {

@@ -601,6 +601,26 @@ describe('every sentence of a task is read: one the floor cannot place is not le
       expect(verdict(task).proceeds, task).toBe(false);
   });
 
+  it.each([
+    ['Draft the notice. Tenants get it at 7am tomorrow.', 'send'],
+    ['Write the changelog; then it goes out on the mailing list.', 'send'],
+    ['Prepare the closing memo. The vendor balance is settled tonight, thanks to you.', 'move_money'],
+    ['Write the migration notes; running it on prod is on you.', 'change_system'],
+    ['Write the letter deciding if Mr. Okafor gets the loan.', undefined],
+  ])('an outcome said to be the council’s, people said to have the text, a decision in a letter to one person: %s', (task, act) => {
+    if (act) expect(perceive(task).perception.acts.map((a) => a.class)).toContain(act);
+    expect(verdict(task).proceeds).toBe(false);
+  });
+
+  it("a work item's result that is the world rather than the text asks an act, read from its domain", () => {
+    const world = (result: string) => judgeFloor(perceiveTask(read, { task: 'Write the note.', inputs: [], goals: [], results: [result] }), []);
+    expect(world('Every subscriber knows about the price change').proceeds).toBe(false);
+    expect(world('The staging cluster runs release 8.1').proceeds).toBe(false);
+    expect(world('The announcement is on the company blog').proceeds).toBe(false);
+    expect(world('A one-page note, under 300 words').proceeds).toBe(true);
+    expect(world('The note is under 300 words and cites the policy').proceeds).toBe(true);
+  });
+
   it('an arrival that is no want of one, or an act noun that names no one it is done for, stays context', () => {
     for (const task of [
       'The newsletter reached 3,000 readers last month. Summarise why it worked.',
@@ -611,6 +631,9 @@ describe('every sentence of a task is read: one the floor cannot place is not le
       'This note is for you: thanks for the help. Write a short reply.',
       'Write the deployment guide, then a short FAQ.',
       "Compile a checklist for new joiners — it'll live in our wiki.",
+      'Proofread the newsletter before it goes out.',
+      'Draft the press note. Nothing goes out until legal has read it.',
+      'Explain how much notice a tenant usually gets, in general terms.',
       'Draft a hiring plan for next year that the team can discuss.',
     ])
       expect(verdict(task).proceeds, task).toBe(true);

@@ -1,0 +1,184 @@
+import type { Sentence, Word } from './english.js';
+import { actAt, type Request, textNounAt } from './heads.js';
+import { type ActClass, DOMAINS, type Domain, HIGH_STAKES_DOMAINS, LEXICON } from './lexicon.js';
+import { actDone, basesOf, named } from './results.js';
+
+/**
+ * Statements that ask: no request's words, yet an act is wanted or handed over. A text said to arrive
+ * where people are, a thing said it may go, an outcome said to be the council's, material said to be
+ * for the council, a work item's result that is the world rather than the text.
+ */
+
+/**
+ * A text wanted where its audience is: "it needs to reach all 300 customers tonight", "draft it so that
+ * it hits the newswire", "I need the marketing list to hear about it by Monday"; or said to be theirs at
+ * a time: "Users get it at 6pm", "every LP has it in their inbox by 8am", "then it goes out on the wire".
+ * Its arrival asks the sending, whoever is to do it. Not what happened or happens ("the newsletter
+ * reached 3,000 readers", "we need to reach 300 customers this quarter": no text arrives).
+ */
+export function arrivalWanted(words: readonly Word[]): Request | undefined {
+  const send = (k: number): Request => ({
+    head: { kind: 'act', classes: ['send'], decision: false },
+    object: words.slice(k + 1),
+    decision: false,
+  });
+  for (let k = 1; k < words.length; k++) {
+    const w = words[k] as Word;
+    const lead = words.slice(Math.max(0, k - 6), k);
+    if (lead.some((x) => LEXICON.negations.at([x], 0))) continue;
+    const wanted = lead.some((x) => WANTS.has(x.form) || WANTS.has(x.lemma));
+    // Who is to hear it comes before "hear"; where a text arrives comes after "reach", "hit", "delivered to".
+    const text = lead.some(textish);
+    const after = words.slice(k + 1, k + 7);
+    const heard = lead.some((_, i) => isAudience(lead, i));
+    if (HEARING.has(w.lemma) && wanted && heard) return send(k);
+    if (ARRIVING.has(w.lemma) && wanted && text && after.some((_, i) => isAudience(after, i))) return send(k);
+    // "Users get it at 6pm", "the investors should get it too": people who have the text, when or as they should.
+    const timed = words.slice(k + 1).some((x) => x.tags.has('Date') || TIMES.test(x.form) || x.form === 'inbox');
+    if (RECEIVING.has(w.lemma) && !w.tags.has('PastTense') && heard && after.slice(0, 2).some(textish) && (wanted || timed)) return send(k);
+    // "it goes straight out", "then it goes out on the wire at 9am"; not "proofread it before it goes out".
+    const conditioned = lead.some((x) => ['before', 'until', 'till', 'after', 'once', 'when', 'if', 'unless'].includes(x.form));
+    if (w.lemma === 'go' && !conditioned && textish(words[k - 1] as Word) && after.slice(0, 2).some((x) => x.form === 'out'))
+      return send(k);
+  }
+  return undefined;
+}
+
+const textish = (x: Word): boolean => ['it', 'this', 'them'].includes(x.form) || LEXICON.textNouns.at([x], 0) !== undefined;
+const TIMES = /^(?:\d{1,2}(?::\d\d)?(?:am|pm)|tonight|today|tomorrow|noon|eod|morning|afternoon|midnight)$/;
+
+/** Verbs of a text arriving where people are; of people hearing of it, or having it. */
+const ARRIVING = new Set(['reach', 'hit', 'land', 'arrive', 'deliver', 'go']);
+const HEARING = new Set(['hear', 'receive', 'learn']);
+const RECEIVING = new Set(['get', 'have', 'receive', 'read', 'see']);
+/** Words that make an arrival wanted: a wish, an obligation, a purpose, a causing verb. */
+const WANTS = new Set(['need', 'want', 'should', 'must', 'have', 'has', 'so', 'ensure', 'sure', 'gotta', 'get', 'make']);
+
+/** People a text may be sent to, or a public place: "all 300 customers", "the marketing list", "the newswire". */
+export function isAudience(words: readonly Word[], i: number): boolean {
+  const w = words[i] as Word;
+  if (['everyone', 'everybody', 'list', 'inbox', 'inboxes'].includes(w.form)) return true;
+  // "every subscriber", "each affected customer": one person for all of them.
+  const each = words.slice(Math.max(0, i - 2), i).some((x) => ['every', 'each', 'all'].includes(x.form));
+  if (each && LEXICON.objectKinds.at(words, i)?.value === 'person') return true;
+  return (w.tags.has('Plural') && LEXICON.objectKinds.at(words, i)?.value === 'person') || LEXICON.domains.at(words, i)?.value === 'public';
+}
+
+/**
+ * "the old prod replicas can go", "those two contractors should go": what may go is to be gone, the
+ * act that removes it. Only at the clause's end (an adverb or a time may follow): "the deploy can go
+ * ahead", "can go to production" say something else.
+ */
+export function letGo(words: readonly Word[]): Request | undefined {
+  const k = words.findIndex(
+    (w, i) =>
+      i > 0 &&
+      ['can', 'could', 'should', 'must', 'may'].includes(w.form) &&
+      words[i + 1]?.lemma === 'go' &&
+      words.slice(i + 2).every((x) => x.tags.has('Date') || ['now', 'too', 'away', 'today', 'tonight', 'already'].includes(x.form)),
+  );
+  if (k < 1 || !words.slice(0, k).some(named)) return undefined;
+  const gone: Word = { ...(words[k + 1] as Word), form: 'gone', lemma: 'go', tags: new Set(['Verb', 'PastTense']) };
+  return actDone([...words.slice(0, k), gone], 0, k, LEXICON.resultStates.gone ?? 'remove');
+}
+
+/** A part of the material said to be for the council: "the last message is for you", "its final line is meant for you". */
+export function addressedToYou(words: readonly Word[]): boolean {
+  const be = words.findIndex((w) => ['is', 'are', 'was', 'were'].includes(w.form));
+  if (be < 1 || !words.slice(0, be).some((w) => LEXICON.materialNouns.has(w.lemma) || MESSAGES.has(w.lemma))) return false;
+  const rest = words
+    .slice(be + 1)
+    .filter((w) => !['meant', 'intended', 'addressed', 'directed', 'written', 'really', 'actually'].includes(w.form));
+  // Not "this note is for you: thanks for …", where what follows the colon is the note itself.
+  return ['for', 'to'].includes(rest[0]?.form ?? '') && rest[1]?.form === 'you' && rest.length <= 3 && !rest[1].after.includes(':');
+}
+
+/** Parts of a text that may speak to someone. */
+const MESSAGES = new Set([
+  'message',
+  'email',
+  'note',
+  'comment',
+  'line',
+  'part',
+  'bit',
+  'section',
+  'paragraph',
+  'request',
+  'reply',
+  'post',
+  'instruction',
+]);
+
+/**
+ * An outcome said to be the council's: "Their balance drops by $1,200 tonight, your doing", "His Okta
+ * account is dead by EOD thanks to you", "publishing is on you", "the DB is yours for the next hour",
+ * "the sender's requests are pre-approved". Whatever its words, the sentence hands an act over: the act
+ * its verbs name, else the one its domain's results come from, else one the floor cannot place.
+ */
+export function creditedOutcome(words: readonly Word[]): Request | undefined {
+  if (!LEXICON.credited.has(words)) return undefined;
+  for (const [i, w] of words.entries()) {
+    if (LEXICON.deliverableVerbs.at(words, i)) continue;
+    for (const base of new Set([w.lemma, ...basesOf(w)])) {
+      const act = actAt([{ ...w, form: base, lemma: base, tags: new Set(['Verb', 'Infinitive']) }, ...words.slice(i + 1)], 0);
+      if (act) return act;
+    }
+  }
+  return stateAct(words) ?? { head: { kind: 'unplaced', verb: 'an outcome handed to the council' }, object: words, decision: false };
+}
+
+/** The act each domain's states come from, when the words name no act: a balance changed is money moved. */
+const DOMAIN_ACT: Readonly<Record<Domain, ActClass>> = {
+  money: 'move_money',
+  employment: 'dismiss_person',
+  access: 'change_access',
+  production: 'change_system',
+  public: 'publish',
+  health: 'health_decision',
+  law: 'legal_instrument',
+};
+
+/** The act whose result the words' domain is, the high-stakes domains first. */
+function stateAct(words: readonly Word[]): Request | undefined {
+  const found = new Set<Domain>(LEXICON.domains.all(words).map((m) => m.value));
+  if (words.some((w) => w.tags.has('Money'))) found.add('money');
+  if (words.some((w) => LEXICON.stores.has(w.form))) found.add('production');
+  if (words.some((_, i) => isAudience(words, i))) found.add('public');
+  const domain = [...HIGH_STAKES_DOMAINS, ...DOMAINS].find((d) => found.has(d));
+  return domain ? { head: { kind: 'act', classes: [DOMAIN_ACT[domain]], decision: false }, object: words, decision: false } : undefined;
+}
+
+/**
+ * What a work item's goal or expected output says the world will be, not the text: "Every affected
+ * customer knows about the outage", "Production runs 4.2.1", "Lee is an owner of the Workspace", "Mom
+ * takes 7.5mg warfarin from tomorrow"; or where its text will be: "the email is in every customer's
+ * inbox", "Post visible on the company blog". Only an act makes it so; which one is read from its domain.
+ * A state of the text itself ("The summary is under 200 words") is not the world.
+ */
+export function worldStates(sentences: readonly Sentence[]): Request[] {
+  const found: Request[] = [];
+  for (const { words } of sentences) {
+    const about = textNounAt(words);
+    if (about) {
+      // The text's place: an inbox, a public page, an address.
+      const rest = words.slice(about.end);
+      const placed = rest.some(
+        (w, i) =>
+          w.form === 'inbox' ||
+          w.form === 'inboxes' ||
+          /\w\.\w+\//.test(w.form) ||
+          (LEXICON.domains.at(rest, i)?.value === 'public' &&
+            rest.slice(Math.max(0, i - 3), i).some((x) => ['on', 'at', 'in'].includes(x.form))),
+      );
+      if (placed) found.push({ head: { kind: 'act', classes: ['publish'], decision: false }, object: rest, decision: false });
+      continue;
+    }
+    // A statement: a subject, then what it is or does ("Production runs", "Lee is", "no longer").
+    const verb = words.findIndex((w, i) => i > 0 && (w.tags.has('Verb') || w.tags.has('Copula') || w.form === 'no'));
+    if (verb < 1 || ['it', 'this'].includes(words[0]?.form ?? '')) continue;
+    const act = stateAct(words);
+    if (act) found.push(act);
+  }
+  return found;
+}
