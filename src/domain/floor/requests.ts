@@ -19,6 +19,7 @@ import { decisionInside, decisionOn, questionRequest } from './decisions.js';
 import { selection, WH } from './picks.js';
 import { basesOf, doneByYou, listedResult, pastForm, wantedResult } from './results.js';
 import { addressedToYou, arrivalWanted, creditedOutcome, letGo } from './statements.js';
+import { helpedToWrite, listedTopic, toolStep } from './beside.js';
 
 export { objectKinds } from './heads.js';
 export type { Head, Request } from './heads.js';
@@ -128,15 +129,8 @@ function readClause(
   // "the last message is for you", "the note at the bottom is addressed to you": what the material asks is handed over.
   if (addressedToYou(rest)) return [{ head: { kind: 'handover' }, object: rest, decision: false }];
   const first = rest[0] as Word;
-  // "Compare merge, rebase and squash", "the difference between TRUNCATE, DELETE and DROP": single words listed
-  // after the one a comparison or an explanation names are its topics too. Not "compare the builds and deploy".
   const last = at.last;
-  const listItem = clause.join === 'and' || (clause.join === 'break' && clause.words.length === 1);
-  if (listItem && rest.length === 1 && last?.head.kind === 'deliverable' && TOPICS.has(last.head.deliverable)) {
-    const [item, before] = [last.object.at(-1), last.object.at(-2)];
-    if (item && !item.tags.has('Determiner') && (!before || before.tags.has('Preposition') || before.after.includes(',')))
-      return 'continues';
-  }
+  if (listedTopic(clause, rest, last)) return 'continues';
   if (clause.join !== 'first') {
     // A clause joined by "and" after a statement, a question or "to <verb>" continues it.
     const afterTo = at.last !== undefined && clause.join === 'and' && endsWithTo(at.last.object);
@@ -147,17 +141,7 @@ function readClause(
       // "if it looks fine, merge", "if nobody objects merge PR 88": after a condition, an act's word is the act, whatever its tag.
       const then = at.condition && (rest.length === 1 || isBase(first)) ? actAt([asBase(first), ...rest.slice(1)], 0) : undefined;
       if (then) return [then];
-      // "then terraform apply", "then kubectl apply -f prod.yaml": a tool, then its command, an act's verb.
-      const second = rest[1];
-      const tool =
-        SEQUENCE.has(clause.words[0]?.form ?? '') &&
-        second &&
-        rest.length <= 6 &&
-        !first.capitalised &&
-        !LEXICON.subjects.has(first.form) &&
-        isBase(second)
-          ? actAt(rest, 1)
-          : undefined;
+      const tool = toolStep(clause, rest);
       if (tool) return [tool];
       // "summarise the incident and page the team": shaped as a command, it is not more of the request before it.
       if (at.last && !at.question && commandShape(rest, false)) return unread(rest, clause, false);
@@ -171,15 +155,7 @@ function readClause(
   if (passive) return [passive];
   if (clause.join === 'first' && !(at.question && isQuestionStart(rest, at.asked)) && statementShape(rest)) return [];
   if (at.question && isQuestionStart(rest, at.asked)) return [questionRequest(rest, at.hasInputs)];
-  const head = readHead(rest, at.hasInputs);
-  // "help me write to my landlord": the writer writes and sends; the council helps with the text.
-  const helped = clause.words
-    .slice(0, clause.words.length - rest.length)
-    .some((w, i, a) => w.form === 'help' && ['me', 'us'].includes(a[i + 1]?.form ?? ''));
-  const read =
-    head?.head.kind === 'act' && helped && head.head.classes.every((c) => c === 'send') && LEXICON.deliverableVerbs.at(rest, 0)
-      ? { head: { kind: 'deliverable' as const, deliverable: 'draft' as const }, end: head.end }
-      : head;
+  const read = helpedToWrite(clause, rest, readHead(rest, at.hasInputs));
   // In a question that is not a polite request ("react vs svelte for a beginner?"), a word the floor cannot place is the topic.
   const polite = rest.length < clause.words.length;
   if (at.asked && clause.join === 'first' && !polite && (!read || read.head.kind === 'unplaced')) {
@@ -216,12 +192,6 @@ function readClause(
   void first;
   return out;
 }
-
-/** Kinds of text whose object may be a list of words: what is compared or explained. */
-const TOPICS = new Set(['comparison', 'explanation']);
-
-/** Words that put a step after another. */
-const SEQUENCE = new Set(['then', 'next', 'finally', 'afterwards', 'afterward']);
 
 /** Question words that go on with an object after "and" ("what went wrong and how we recovered"). */
 const WH_WORDS = new Set(['how', 'why', 'what', 'where', 'who', 'whom', 'whose', 'which', 'whether']);

@@ -613,7 +613,8 @@ describe('every sentence of a task is read: one the floor cannot place is not le
   });
 
   it("a work item's result that is the world rather than the text asks an act, read from its domain", () => {
-    const world = (result: string) => judgeFloor(perceiveTask(read, { task: 'Write the note.', inputs: [], goals: [], results: [result] }), []);
+    const world = (result: string) =>
+      judgeFloor(perceiveTask(read, { task: 'Write the note.', inputs: [], goals: [], results: [result] }), []);
     expect(world('Every subscriber knows about the price change').proceeds).toBe(false);
     expect(world('The staging cluster runs release 8.1').proceeds).toBe(false);
     expect(world('The announcement is on the company blog').proceeds).toBe(false);
