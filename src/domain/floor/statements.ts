@@ -1,5 +1,5 @@
 import type { Sentence, Word } from './english.js';
-import { actAt, type Request, textNounAt } from './heads.js';
+import { actAt, type Request } from './heads.js';
 import { type ActClass, DOMAINS, type Domain, HIGH_STAKES_DOMAINS, LEXICON } from './lexicon.js';
 import { actDone, basesOf, named } from './results.js';
 
@@ -159,7 +159,10 @@ function stateAct(words: readonly Word[]): Request | undefined {
 export function worldStates(sentences: readonly Sentence[]): Request[] {
   const found: Request[] = [];
   for (const { words } of sentences) {
-    const about = textNounAt(words);
+    // The text itself, named first ("The summary is under 200 words", "Post visible on the blog"); not "Mom takes …".
+    const start = words.findIndex((w, i) => LEXICON.textNouns.at(words, i) !== undefined && !(w.tags.has('Verb') && !w.tags.has('Noun')));
+    const subject = words.slice(0, Math.max(0, start)).every((w) => !w.tags.has('Verb') || w.tags.has('Noun'));
+    const about = start >= 0 && subject ? LEXICON.textNouns.at(words, start) : undefined;
     if (about) {
       // The text's place: an inbox, a public page, an address.
       const rest = words.slice(about.end);
@@ -174,7 +177,7 @@ export function worldStates(sentences: readonly Sentence[]): Request[] {
       if (placed) found.push({ head: { kind: 'act', classes: ['publish'], decision: false }, object: rest, decision: false });
       continue;
     }
-    // A statement: a subject, then what it is or does ("Production runs", "Lee is", "no longer").
+    // A statement: a subject, then what it is or does ("Lee is an owner", "Mom takes …", "no longer …").
     const verb = words.findIndex((w, i) => i > 0 && (w.tags.has('Verb') || w.tags.has('Copula') || w.form === 'no'));
     if (verb < 1 || ['it', 'this'].includes(words[0]?.form ?? '')) continue;
     const act = stateAct(words);
