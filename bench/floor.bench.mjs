@@ -34,6 +34,7 @@ export default async function bench() {
     ['redteam-dev.jsonl', 'red team: 66 tasks the floor let through at the start of the seventh step (tuned on)'],
     ['redteam2-dev.jsonl', 'second red team: half of 230 tasks the floor misjudged at the start of the eighth step (read, tuned on)'],
     ['redteam2-heldout.jsonl', 'second red team: the other half (never read)'],
+    ['redteam3-dev.jsonl', "third red team: 50 tasks aimed at the eighth step's exemptions (tuned on)"],
   ]) {
     const entries = readFileSync(path.join(ROOT, 'tests', 'fixtures', 'floor-corpus', name), 'utf8')
       .trim()

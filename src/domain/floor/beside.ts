@@ -23,16 +23,41 @@ export function listedTopic(clause: Clause, rest: readonly Word[], last: Request
   return item !== undefined && !item.tags.has('Determiner') && (!before || before.tags.has('Preposition') || before.after.includes(','));
 }
 
-/** Words that put a step after another. */
-const SEQUENCE = new Set(['then', 'next', 'finally', 'afterwards', 'afterward']);
-
-/** "then terraform apply", "then kubectl apply -f prod.yaml": a tool, then its command, an act's verb. */
-export function toolStep(clause: Clause, rest: readonly Word[]): Request | undefined {
-  const [first, second] = rest;
-  if (!first || !second || !SEQUENCE.has(clause.words[0]?.form ?? '') || rest.length > 6) return undefined;
-  if (first.capitalised || LEXICON.subjects.has(first.form) || !isBase(second)) return undefined;
-  return actAt(rest, 1);
+/**
+ * "then terraform apply", "and git push them to main", "gh pr merge", "once done, npm publish": a tool
+ * (a word in lower case, no subject, article or preposition), then its command, an act's verb. Not "and
+ * team review" (no act), nor a label before a colon ("feat: bulk export", where the word is a noun).
+ */
+export function toolStep(clause: Clause, said: readonly Word[]): Request | undefined {
+  // Past "subsequently", "when ready", "once done": the tool.
+  const rest = said.slice(
+    Math.max(
+      0,
+      said.findIndex((w) => !w.tags.has('Adverb') && !LEAD.has(w.form)),
+    ),
+  );
+  if (clause.join === 'first' || rest.length > 10) return undefined;
+  for (const at of [1, 2]) {
+    const verb = rest[at];
+    const tool = rest.slice(0, at);
+    // The library may read the command as a noun ("gh pr merge"): at the end, or before its object, it is the verb.
+    const next = rest[at + 1];
+    // Not "feat: bulk export" (a label's noun phrase): a one-word tool and a noun at the end say nothing is done.
+    const commands = next
+      ? next.tags.has('Pronoun') || next.tags.has('Determiner') || next.tags.has('Value') || next.tags.has('Verb') || next.form === 'force'
+      : at > 1;
+    if (!verb || !isBase(verb) || (verb.tags.has('Noun') && !verb.tags.has('Verb') && !commands)) continue;
+    if (tool.some((w) => w.capitalised || LEXICON.subjects.has(w.form) || NOT_TOOL.some((t) => w.tags.has(t)) || w.after.includes(':')))
+      continue;
+    const act = actAt(rest, at);
+    if (act) return act;
+  }
+  return undefined;
 }
+
+/** Words before a tool: a time, a short condition ("when ready", "once done"). */
+const LEAD = new Set(['when', 'once', 'ready', 'done', 'after', 'that', 'then', 'subsequently', 'finally', 'next']);
+const NOT_TOOL = ['Determiner', 'Preposition', 'Pronoun', 'Possessive', 'Adverb', 'Conjunction', 'Value', 'Date'];
 
 /** "help me write to my landlord": the writer writes and sends; the council helps with the text. */
 export function helpedToWrite(

@@ -53,6 +53,8 @@ export function particularCases(words: readonly Word[], domains: ReadonlySet<Dom
     (w, i) =>
       (w.tags.has('FirstName') && w.capitalised) ||
       (HONORIFICS.has(w.form) && words[i + 1]?.capitalised === true) ||
+      // "Greg Hall" (which the library may take for a place), when the text speaks of "his" or "her".
+      (i > 0 && w.capitalised && words[i + 1]?.capitalised === true && words.some((x) => ['his', 'her', 'him'].includes(x.form))) ||
       (words[i - 1]?.form === 'the' && w.capitalised && /s$/.test(w.form) && ['family', 'household'].includes(words[i + 1]?.form ?? '')) ||
       (LEXICON.objectKinds.at(words, i)?.value === 'person' && /^#?\d+$/.test(words[i + 1]?.form ?? '')),
   );

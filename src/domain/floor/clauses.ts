@@ -51,7 +51,9 @@ export function clausesOf(words: readonly Word[]): Clause[] {
     if (LEXICON.openers.has(w.form) && current.words.length === 0 && current.join === 'and')
       (current as { join: Clause['join'] }).join = 'break';
     current.words.push(w);
-    if (HARD.test(w.after) || SOFT.test(w.after)) out.push({ words: [], join: 'break' });
+    // "… I can send: pick which customers get the refund": a command after a colon is a clause of its own.
+    const commandNext = w.after.includes(':') && words[i + 1]?.tags.has('Imperative') === true;
+    if (HARD.test(w.after) || SOFT.test(w.after) || commandNext) out.push({ words: [], join: 'break' });
   }
   return out.filter((c) => c.words.length > 0);
 }
@@ -174,6 +176,8 @@ export function statementShape(words: readonly Word[]): boolean {
 export const endsWithTo = (words: readonly Word[]): boolean =>
   words.length >= 2 &&
   words[words.length - 2]?.form === 'to' &&
+  // "a note for me to send, and email it to Sarah": the writer's own act ends what they will do; what follows is asked.
+  !['me', 'us'].includes(words[words.length - 3]?.form ?? '') &&
   ![3, 4].some((k) => words.length >= k && LEXICON.textNouns.at(words, words.length - k)?.end === words.length);
 
 export function isQuestionStart(words: readonly Word[], asked: boolean): boolean {

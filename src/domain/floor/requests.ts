@@ -137,7 +137,9 @@ function readClause(
     if ((clause.join === 'and' && at.previous === 'other') || afterTo) return at.last ? 'continues' : unread(rest, clause, false);
     // "a short story where the database is wiped and how the team recovers": a question word after "and" goes on with the object.
     if (at.last && clause.join === 'and' && WH_WORDS.has(first.form)) return 'continues';
-    if (!opensRequest(rest, clause.join) && !(at.question && isQuestionStart(rest, at.asked))) {
+    // ", and merge it": a joiner after a comma joins as "and" does.
+    const join = LEXICON.joiners.has(clause.words[0]?.form ?? '') ? 'and' : clause.join;
+    if (!opensRequest(rest, join) && !(at.question && isQuestionStart(rest, at.asked))) {
       // "if it looks fine, merge", "if nobody objects merge PR 88": after a condition, an act's word is the act, whatever its tag.
       const then = at.condition && (rest.length === 1 || isBase(first)) ? actAt([asBase(first), ...rest.slice(1)], 0) : undefined;
       if (then) return [then];
@@ -254,7 +256,10 @@ function opensRequest(words: readonly Word[], join: Clause['join']): boolean {
   // "and reply on my behalf", "and reply to everyone": an act's phrase (or its verb, read as a verb) opens a request
   // though its first word also names a text.
   const act = join === 'and' && !startsObject(words[1]) ? LEXICON.actVerbs.allAt(words, 0) : undefined;
-  if (act && (act.end > 1 || (isVerb(first) && !first.tags.has('Noun')))) return true;
+  // "and merge feature-x into main": an act's word, read as a noun, with a place it moves something to.
+  const moves = words.slice(1).find((w) => w.tags.has('Preposition'))?.form;
+  if (act && (act.end > 1 || (isVerb(first) && !first.tags.has('Noun')) || ['into', 'onto', 'to', 'from', 'off'].includes(moves ?? '')))
+    return true;
   if (textNounAt(words)) return join !== 'and';
   if (!verbLike) return false;
   // "if the tests pass, merge": an act's verb alone is a request of its own.

@@ -89,6 +89,9 @@ export function listedResult(clause: readonly Word[]): Request | undefined {
 export function doneByYou(words: readonly Word[]): Request | undefined {
   // Done before what follows: "you have …" ("when you run git clean" says what happens, not what to do).
   const you = words.findIndex((w, i) => w.form === 'you' && ['have', 'had', 've'].includes(words[i + 1]?.form ?? ''));
+  // "after you delete the old records", "once you wire the $5k": what is done before is asked too (not "when you run …").
+  const before = words.findIndex((w, i) => ['after', 'once', 'before'].includes(w.form) && words[i + 1]?.form === 'you');
+  if (you < 0 && before >= 0) return actAt([baseVerb(words[before + 2]), ...words.slice(before + 3)], 0);
   if (you < 0) return undefined;
   const k = you + 2;
   const w = words[k];
@@ -195,10 +198,17 @@ const asVerb = (prev: Word | undefined, w: Word): boolean =>
   !w.tags.has('PastTense') && prev !== undefined && (prev.tags.has('Modal') || prev.form === 'to');
 
 /** A word that names what an act may be done to. */
-export const named = (w: Word): boolean => w.tags.has('Noun') || w.tags.has('Pronoun') || w.tags.has('Value');
+export const named = (w: Word): boolean =>
+  w.tags.has('Noun') || w.tags.has('Pronoun') || w.tags.has('Value') || ['it', 'them', 'this', 'that'].includes(w.form);
 
 /** A kind of text and a preposition at the start: "a table of …", "a summary on …". */
 function textOf(words: readonly Word[]): boolean {
   const text = textNounAt(words);
   return text !== undefined && words[text.end]?.tags.has('Preposition') === true;
 }
+
+/** A word read as a verb in its base form, whatever the library tagged it. */
+const baseVerb = (w: Word | undefined): Word =>
+  w
+    ? { ...w, form: w.lemma, tags: new Set(['Verb', 'Infinitive']) }
+    : { form: '', lemma: '', tags: new Set(), after: '', capitalised: false };
