@@ -52,8 +52,15 @@ export function toolStep(clause: Clause, said: readonly Word[]): Request | undef
     const act = actAt(rest, at);
     if (act) return act;
   }
+  // "then quit through the HR portal": a verb put as the next step is a request, placed or not.
+  const first = said[0];
+  if (first && SEQUENCE.has(clause.words[0]?.form ?? '') && first.tags.has('Verb') && !first.tags.has('Noun') && first.form === first.lemma)
+    return { head: { kind: 'unplaced', verb: first.form }, object: said.slice(1), decision: false };
   return undefined;
 }
+
+/** Words that put a step after another. */
+const SEQUENCE = new Set(['then', 'next', 'finally', 'afterwards', 'afterward', 'subsequently']);
 
 /** Words before a tool: a time, a short condition ("when ready", "once done"). */
 const LEAD = new Set(['when', 'once', 'ready', 'done', 'after', 'that', 'then', 'subsequently', 'finally', 'next']);

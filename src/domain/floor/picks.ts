@@ -40,7 +40,9 @@ export function selection(words: readonly Word[], choosing = false): Request | u
     // "for me to edit", "the parts to rewrite": picking what to write is no decision to act.
     const act = LEXICON.deliverableVerbs.at(rest, 0) ? undefined : LEXICON.actVerbs.allAt(rest, 0);
     // "a note for me to send", "a reply I can send", "an email we'll forward": the writer sends the text asked for; nothing is picked.
-    if (act?.values.every((c) => c === 'send' || c === 'publish') && writerSendsText(words, j)) continue;
+    // Not when material follows ("… I can send: pick which customers get the refund"): what it asks is not known.
+    const material = verb.after.includes(':');
+    if (act?.values.every((c) => c === 'send' || c === 'publish') && !material && writerSendsText(words, j)) continue;
     if (act && (passive || !ownObject(rest.slice(act.end))))
       return { head: { kind: 'act', classes: act.values, decision: true }, object: rest.slice(act.end), decision: true };
     // "list who should be rejected": what someone should do to each, an act the floor cannot name.
