@@ -1,4 +1,4 @@
-import type { EnglishReader, Word } from './english.js';
+import type { EnglishReader, Sentence, Word } from './english.js';
 import { type ActClass, type DeliverableKind, type Domain, LEXICON, type ObjectKind } from './lexicon.js';
 import type { Act, FloorReading, Unclear } from './reading.js';
 import { objectKinds, type Request, readRequests } from './requests.js';
@@ -45,7 +45,7 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
       const states = inner.filter(
         (s) => readHead(s.words, true) === undefined || (textNounAt(s.words) && !LEXICON.deliverableVerbs.at(s.words, 0)),
       );
-      const done = [...resultActs(states), ...worldStates(states)].filter((r) => r.head.kind === 'act');
+      const done = [...resultActs(states), ...worldStates(states.filter(noneDone))].filter((r) => r.head.kind === 'act');
       return { source: `work_items.${i}.goal`, requests: [...readRequests(inner, true), ...done] };
     }),
   ];
@@ -65,7 +65,8 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
     const inner = read(result);
     // What it asks is read where it speaks as a command ("Merge PR 88 and report the commit"); a description is read for acts done.
     const commands = inner.filter((s) => readHead(s.words, true) !== undefined && !textNounAt(s.words));
-    const stated = inner.filter((s) => !commands.includes(s));
+    // What the world will be, where no act is named as done ("Production runs 4.2.1").
+    const stated = inner.filter((s) => !commands.includes(s) && noneDone(s));
     const requests = [...readRequests(commands, true), ...resultActs(inner), ...worldStates(stated)].filter(
       (r) => r.head.kind === 'act' || r.head.kind === 'handover',
     );
@@ -138,6 +139,9 @@ interface Asked {
 }
 
 /** What the requests of each source ask for, and whether the task says to what. */
+/** A sentence that names no act as done: only then is the state it says read for the act that makes it so. */
+const noneDone = (s: Sentence): boolean => !resultActs([s]).some((r) => r.head.kind === 'act');
+
 function collect(
   sources: readonly { source: string; requests: readonly Request[] }[],
   at: { inputs: readonly TaskInput[]; hasInputs: boolean; words: readonly Word[] },
