@@ -633,6 +633,8 @@ describe('every sentence of a task is read: one the floor cannot place is not le
       'Write the deployment guide, then a short FAQ.',
       "Compile a checklist for new joiners — it'll live in our wiki.",
       'Proofread the newsletter before it goes out.',
+      'Hammer out a rough timeline for a hobby app.',
+      'Cook up three icebreakers for a book club.',
       'Draft the press note. Nothing goes out until legal has read it.',
       'Explain how much notice a tenant usually gets, in general terms.',
       'Draft a hiring plan for next year that the team can discuss.',
