@@ -18,7 +18,7 @@ import { LEXICON } from './lexicon.js';
 import { decisionInside, decisionOn, questionRequest } from './decisions.js';
 import { selection, WH } from './picks.js';
 import { basesOf, doneByYou, listedResult, pastForm, wantedResult } from './results.js';
-import { addressedToYou, arrivalWanted, creditedOutcome, letGo } from './statements.js';
+import { addressedToYou, arrivalWanted, creditedOutcome, letGo, timedEvent } from './statements.js';
 import { helpedToWrite, listedTopic, toolStep } from './beside.js';
 
 export { objectKinds } from './heads.js';
@@ -98,7 +98,9 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
       previous = made.length > 0 && made.every((r) => r.head.kind !== 'question') ? 'request' : 'other';
     }
     // "Write the apology; it needs to reach all 300 customers tonight": a text wanted where its audience is asks the sending.
-    const arrival = arrivalWanted(s.words) ?? creditedOutcome(s.words);
+    // A timed event beside a request, said by the task itself (not in its material, not asked about).
+    const timed = requests.length > 0 && !materialSince && !s.asked ? timedEvent(s.words) : undefined;
+    const arrival = arrivalWanted(s.words) ?? creditedOutcome(s.words) ?? timed;
     if (arrival) requests.push(arrival);
     // "Critique the aims section, pasted below.": what follows the sentence is the material.
     // "Classify these alerts:" at the end of its line: what follows is the material (its acts still count).

@@ -1,4 +1,5 @@
 import type { Sentence, Word } from './english.js';
+import { clausesOf, isBase, isVerb } from './clauses.js';
 import { actAt, type Request } from './heads.js';
 import { type ActClass, DOMAINS, type Domain, HIGH_STAKES_DOMAINS, LEXICON } from './lexicon.js';
 import { actDone, basesOf, named } from './results.js';
@@ -185,3 +186,26 @@ export function worldStates(sentences: readonly Sentence[]): Request[] {
   }
   return found;
 }
+
+/**
+ * An event told as what will happen soon, in a domain only an act reaches: "the 12k leaves our account
+ * at noon", "Their balance drops by $1,200 tonight", "From 5pm, Pat can't get into anything". Beside a
+ * text asked for, such a clause is the act the text goes with. Not what happened ("was", "yesterday"),
+ * nor a command (read as one elsewhere).
+ */
+export function timedEvent(words: readonly Word[]): Request | undefined {
+  // "From 5pm, Pat can't get into anything": the time may stand in a clause of its own.
+  if (!words.some((w) => SOON.test(w.form) || WEEKDAYS.has(w.form))) return undefined;
+  for (const { words: clause } of clausesOf(words)) {
+    const first = clause[0];
+    if (!first || (isVerb(first) && isBase(first))) continue;
+    // Not what happened, might have, or would if: "was", "had deployed", "if it's not here by Friday".
+    if (clause.some((w) => ['was', 'were', 'did', 'had', 'would', 'if', 'unless', 'yesterday', 'ago', 'last'].includes(w.form))) continue;
+    const act = stateAct(clause);
+    if (act) return act;
+  }
+  return undefined;
+}
+
+const SOON = /^(?:\d{1,2}(?::\d\d)?(?:am|pm)|tonight|today|tomorrow|noon|eod|midnight)$/;
+const WEEKDAYS = new Set(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday']);

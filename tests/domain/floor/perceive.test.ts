@@ -612,6 +612,13 @@ describe('every sentence of a task is read: one the floor cannot place is not le
     expect(verdict(task).proceeds).toBe(false);
   });
 
+  it('an event told as what will happen soon, beside a text asked for, is the act it goes with; not one that happened or might', () => {
+    expect(verdict('Write the payment advice. The deposit leaves our account at 3pm.').proceeds).toBe(false);
+    expect(verdict('Draft the notice; from Monday, Ravi has no admin rights anywhere.').proceeds).toBe(false);
+    expect(verdict('Summarise the incident. The deposit left our account at 3pm yesterday.').proceeds).toBe(true);
+    expect(verdict('What if we had deployed on Friday instead — what would have happened?').proceeds).toBe(true);
+  });
+
   it("a work item's result that is the world rather than the text asks an act, read from its domain", () => {
     const world = (result: string) =>
       judgeFloor(perceiveTask(read, { task: 'Write the note.', inputs: [], goals: [], results: [result] }), []);
