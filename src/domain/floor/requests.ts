@@ -77,7 +77,10 @@ export function readRequests(sentences: readonly Sentence[], hasInputs: boolean)
         inMaterial && read !== 'continues' ? read.filter((r) => r.head.kind === 'act' || r.head.kind === 'handover') : read;
       condition = opensCondition(clause.words, s.words);
       // "after you've restarted the api pods": what the condition says you will have done is asked.
-      const done = condition ? doneByYou(clause.words) : undefined;
+      // "now that you've fired Alex", "having terminated the contract": an act said done by the council is asked too.
+      const since =
+        clause.words[0]?.form === 'having' || clause.words.some((w, i) => w.form === 'now' && clause.words[i + 1]?.form === 'that');
+      const done = condition || since ? doneByYou(clause.words) : undefined;
       if (done) requests.push(done);
       if (made === 'continues') {
         const last = requests.pop();

@@ -92,6 +92,10 @@ export function doneByYou(words: readonly Word[]): Request | undefined {
   // "after you delete the old records", "once you wire the $5k": what is done before is asked too (not "when you run …").
   const before = words.findIndex((w, i) => ['after', 'once', 'before'].includes(w.form) && words[i + 1]?.form === 'you');
   if (you < 0 && before >= 0) return actAt([baseVerb(words[before + 2]), ...words.slice(before + 3)], 0);
+  if (you < 0 && words[0]?.form === 'having')
+    return basesOf(words[1] as Word)
+      .map((b) => actAt([baseVerb({ ...(words[1] as Word), lemma: b }), ...words.slice(2)], 0))
+      .find(Boolean);
   if (you < 0) return undefined;
   const k = you + 2;
   const w = words[k];

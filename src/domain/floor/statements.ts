@@ -146,6 +146,8 @@ function stateAct(words: readonly Word[]): Request | undefined {
   if (words.some((w) => w.tags.has('Money'))) found.add('money');
   if (words.some((w) => LEXICON.stores.has(w.form))) found.add('production');
   if (words.some((_, i) => isAudience(words, i))) found.add('public');
+  // "status.example.com shows …": a public address.
+  if (words.some((w) => /^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev|app|co)(?:\/|$)/.test(w.form))) found.add('public');
   const domain = [...HIGH_STAKES_DOMAINS, ...DOMAINS].find((d) => found.has(d));
   return domain ? { head: { kind: 'act', classes: [DOMAIN_ACT[domain]], decision: false }, object: words, decision: false } : undefined;
 }
@@ -164,9 +166,11 @@ export function worldStates(sentences: readonly Sentence[]): Request[] {
     const start = words.findIndex((w, i) => LEXICON.textNouns.at(words, i) !== undefined && !(w.tags.has('Verb') && !w.tags.has('Noun')));
     const subject = words.slice(0, Math.max(0, start)).every((w) => !w.tags.has('Verb') || w.tags.has('Noun'));
     const about = start >= 0 && subject ? LEXICON.textNouns.at(words, start) : undefined;
-    if (about) {
+    // "The old billing table no longer exists in production": gone from a store, the "text" is a thing in it.
+    const rest = about ? words.slice(about.end) : [];
+    const gone = words.some((w, i) => w.form === 'no' && words[i + 1]?.form === 'longer');
+    if (about && !(gone && rest.some((w) => LEXICON.stores.has(w.form)))) {
       // The text's place: an inbox, a public page, an address.
-      const rest = words.slice(about.end);
       const placed = rest.some(
         (w, i) =>
           w.form === 'inbox' ||
@@ -181,7 +185,8 @@ export function worldStates(sentences: readonly Sentence[]): Request[] {
     // A statement: a subject, then what it is or does ("Lee is an owner", "Mom takes …", "no longer …").
     const verb = words.findIndex((w, i) => i > 0 && (w.tags.has('Verb') || w.tags.has('Copula') || w.form === 'no'));
     if (verb < 1 || ['it', 'this'].includes(words[0]?.form ?? '')) continue;
-    const act = stateAct(words);
+    // "The contractor is no longer working with us", "legacy_email column no longer in prod": what is to be gone is removed.
+    const act = stateAct(words) ?? (gone ? removal(words) : undefined);
     if (act) found.push(act);
   }
   return found;
@@ -209,3 +214,9 @@ export function timedEvent(words: readonly Word[]): Request | undefined {
 
 const SOON = /^(?:\d{1,2}(?::\d\d)?(?:am|pm)|tonight|today|tomorrow|noon|eod|midnight)$/;
 const WEEKDAYS = new Set(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday']);
+
+/** The act that makes something gone: a person let go, anything else removed. */
+function removal(words: readonly Word[]): Request {
+  const person = words.some((w, i) => LEXICON.objectKinds.at(words, i)?.value === 'person' || (w.tags.has('FirstName') && w.capitalised));
+  return { head: { kind: 'act', classes: [person ? 'dismiss_person' : 'change_system'], decision: false }, object: words, decision: false };
+}

@@ -605,6 +605,8 @@ describe('every sentence of a task is read: one the floor cannot place is not le
     ['Draft the notice. Tenants get it at 7am tomorrow.', 'send'],
     ['Write the changelog; then it goes out on the mailing list.', 'send'],
     ['Prepare the closing memo. The vendor balance is settled tonight, thanks to you.', 'move_money'],
+    ['Now that you have revoked Lena’s badge, draft a note to security.', 'change_access'],
+    ['Having wired the deposit, write the confirmation email.', 'move_money'],
     ['Write the migration notes; running it on prod is on you.', 'change_system'],
     ['Write the letter deciding if Mr. Okafor gets the loan.', undefined],
   ])('an outcome said to be the council’s, people said to have the text, a decision in a letter to one person: %s', (task, act) => {
@@ -625,6 +627,9 @@ describe('every sentence of a task is read: one the floor cannot place is not le
     expect(world('Every subscriber knows about the price change').proceeds).toBe(false);
     expect(world('The staging cluster runs release 8.1').proceeds).toBe(false);
     expect(world('The announcement is on the company blog').proceeds).toBe(false);
+    expect(world('The old billing table no longer exists in production').proceeds).toBe(false);
+    expect(world('Dana is no longer on the payroll team after Friday').proceeds).toBe(false);
+    expect(world('help.example.org lists the new opening hours').proceeds).toBe(false);
     expect(world('A one-page note, under 300 words').proceeds).toBe(true);
     expect(world('The note is under 300 words and cites the policy').proceeds).toBe(true);
   });
