@@ -4,7 +4,7 @@ import { FsRunLiveness } from '../adapters/fs/run-liveness.js';
 import { type EngineClaim, PgWorkerSession } from '../adapters/pg/queue.js';
 import { resumeRun, RunNotResumableError } from '../app/process-command.js';
 import { interruptClaim, runClaimHere } from '../app/run-claim.js';
-import type { RunOutcome } from '../app/run-deps.js';
+import type { RunDeps, RunOutcome } from '../app/run-deps.js';
 import type { App } from './app.js';
 import type { Backend, ResumeDeps } from './backend.js';
 import { workerClaimDeps, type EngineHandle } from './engine.js';
@@ -57,19 +57,27 @@ async function resumeOnEngine(app: App, handle: EngineHandle, runId: string, dep
         `run ${runId} is being run by a worker right now (maestro status shows which): that worker finishes it; nothing changed`,
       );
     if (!claim) return await resumeRun(runId, deps);
-    return await runHere(app, handle, session, claim);
+    return await runHere(app, handle, session, claim, deps.resumedBy);
   } finally {
     await session.close();
   }
 }
 
 /** Runs a claim in this process as a worker does; an interrupt (Ctrl-C) hands it back to the queue at its checkpoint. */
-async function runHere(app: App, handle: EngineHandle, session: PgWorkerSession, claim: EngineClaim): Promise<RunOutcome> {
+async function runHere(
+  app: App,
+  handle: EngineHandle,
+  session: PgWorkerSession,
+  claim: EngineClaim,
+  resumedBy?: RunDeps['resumedBy'],
+): Promise<RunOutcome> {
   const lostClaim = new AbortController();
   const signal = app.deps.signal ? AbortSignal.any([app.deps.signal, lostClaim.signal]) : lostClaim.signal;
   const lost = (reason: string): void => lostClaim.abort(new Error(reason));
   void session.lost.then(lost);
-  const deps = workerClaimDeps({ base: app.deps, engine: handle.engine, root: app.paths.root, claim, session, controls: { signal, lost } });
+  // Who asked for the resume is named on its record, as on files.
+  const base = resumedBy ? { ...app.deps, resumedBy } : app.deps;
+  const deps = workerClaimDeps({ base, engine: handle.engine, root: app.paths.root, claim, session, controls: { signal, lost } });
   try {
     const outcome = await runClaimHere(claim, deps);
     // Written where a worker writes it: into the engine, until the workspace's intake writes it back.

@@ -324,6 +324,9 @@ describe('maestro ui: changes', () => {
     // Never sent back altered ([REDACTED:EMAIL] in the form would change the command when sent again): left out, and said so.
     expect(piiPage).toMatch(/<textarea name="text"[^>]*><\/textarea>/);
     expect(piiPage).toContain('The command you sent is not shown again');
+    const piiName = await post('/queue/add', { name: `${EMAIL}.json`, text: '{"task_description":"Choose the queue"}', action: 'add' });
+    expect(piiName.status).toBe(422);
+    expect(await piiName.text()).toContain('The file name you typed is not shown again');
     expect(await commandsDir()).toEqual(before);
     const badName = await post('/queue/add', { name: '../escape.json', text: '{"task_description":"Choose the queue"}', action: 'add' });
     expect(badName.status).toBe(422);

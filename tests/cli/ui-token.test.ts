@@ -218,6 +218,8 @@ describe('maestro ui: one token per person', () => {
         const closed = await signIn(token);
         expect(closed.status).toBe(503);
         expect(((await closed.json()) as { error: string }).error).toMatch(/Nobody can sign in.*tokens file.*terminal/);
+        // No token tried: the file is not read again, so nothing is said of it.
+        expect((await signIn('')).status).toBe(401);
         await chmod(path.join(team.dir, 'people.json'), 0o600);
         expect((await signIn(token)).status).toBe(401);
       } finally {

@@ -43,7 +43,7 @@ only a command that every gate lets run is written into <code>commands/</code>.<
 <form method="post" action="/queue/add" enctype="multipart/form-data" class="add-form">
 <label>File name
 <input name="name" value="${typed(added?.name ?? '')}" placeholder="task.json" pattern="[A-Za-z0-9][A-Za-z0-9_.\\-]*\\.json"></label>
-<label>Command JSON <textarea name="text" rows="8" spellcheck="false">${typed(added?.text ?? '')}</textarea></label>${withheld(added?.text, 'The command you sent')}
+<label>Command JSON <textarea name="text" rows="8" spellcheck="false">${typed(added?.text ?? '')}</textarea></label>${withheld(added?.text, 'The command you sent')}${withheld(added?.name, 'The file name you typed')}
 <label>or a file <input type="file" name="file" accept=".json,application/json"></label>
 <button name="action" value="check">Check</button> <button name="action" value="add">Add to the queue</button>
 </form>${added?.findings ? findingsBlock(added.findings) : ''}</section>`;

@@ -99,7 +99,8 @@ function registerSession(app: Hono<ConsoleEnv>, options: ConsoleServerOptions): 
     const body = (await c.req.json().catch(() => undefined)) as { token?: unknown } | undefined;
     const token = typeof body?.token === 'string' ? body.token.trim() : '';
     const session = token ? await options.access.signIn(token) : undefined;
-    if (!session && options.access.closed) {
+    // Asked only when a token was tried: the tokens file is read again then, so the answer is current.
+    if (!session && token && options.access.closed) {
       const why =
         'Nobody can sign in to this console now: its tokens file cannot be used. Whoever runs the console sees why in its terminal.';
       return c.json({ error: why }, 503);

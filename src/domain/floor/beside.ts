@@ -19,8 +19,10 @@ const TOPICS = new Set(['comparison', 'explanation']);
 export function listedTopic(clause: Clause, rest: readonly Word[], last: Request | undefined): boolean {
   const listItem = clause.join === 'and' || (clause.join === 'break' && clause.words.length === 1);
   if (!listItem || rest.length !== 1 || last?.head.kind !== 'deliverable' || !TOPICS.has(last.head.deliverable)) return false;
+  // A list: a comma between its words, or "between" before the first; not "compare the release with main and deploy".
   const [item, before] = [last.object.at(-1), last.object.at(-2)];
-  return item !== undefined && !item.tags.has('Determiner') && (!before || before.tags.has('Preposition') || before.after.includes(','));
+  if (!item || item.tags.has('Determiner')) return false;
+  return item.after.includes(',') || before?.after.includes(',') === true || before?.form === 'between';
 }
 
 /**

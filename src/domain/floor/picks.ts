@@ -101,6 +101,8 @@ function writerSendsText(words: readonly Word[], j: number): boolean {
   // "… for me to send": the text asked for is what is sent, however it was named.
   if (words[k - 1]?.form === 'for' && words[k + 1]?.form === 'to') return true;
   k -= ['that', 'which'].includes(words[k - 1]?.form ?? '') ? 2 : 1;
+  // "which offer letters we should send": a pick of what is sent is a decision, whatever it picks.
+  if (words.slice(Math.max(0, k - 4), k + 1).some((w) => ['which', 'what', 'whose', 'whether'].includes(w.form))) return false;
   if ([k, k - 1].some((i) => i >= 0 && (LEXICON.textNouns.at(words, i)?.end ?? -1) === k + 1)) return true;
   // "an update we could forward": the first noun of what the council is asked to write is that text, unless it names people.
   const noun = words[k];

@@ -142,9 +142,9 @@ function readClause(
     if ((clause.join === 'and' && at.previous === 'other') || afterTo) return at.last ? 'continues' : unread(rest, clause, false);
     // "a short story where the database is wiped and how the team recovers": a question word after "and" goes on with the object.
     if (at.last && clause.join === 'and' && WH_WORDS.has(first.form)) return 'continues';
-    // ", and merge it": a joiner after a comma joins as "and" does.
-    const join = LEXICON.joiners.has(clause.words[0]?.form ?? '') ? 'and' : clause.join;
-    if (!opensRequest(rest, join) && !(at.question && isQuestionStart(rest, at.asked))) {
+    // ", and merge it into main": after a comma, a joiner opens a request as "and" does, and as a new clause does.
+    const opens = opensRequest(rest, clause.join) || (LEXICON.joiners.has(clause.words[0]?.form ?? '') && opensRequest(rest, 'and'));
+    if (!opens && !(at.question && isQuestionStart(rest, at.asked))) {
       // "if it looks fine, merge", "if nobody objects merge PR 88": after a condition, an act's word is the act, whatever its tag.
       const then = at.condition && (rest.length === 1 || isBase(first)) ? actAt([asBase(first), ...rest.slice(1)], 0) : undefined;
       if (then) return [then];
