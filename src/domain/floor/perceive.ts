@@ -65,7 +65,7 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
     const inner = read(result);
     // What it asks is read where it speaks as a command ("Merge PR 88 and report the commit"); a description is read for acts done.
     const commands = inner.filter((s) => readHead(s.words, true) !== undefined && !textNounAt(s.words));
-    // What the world will be, where no act is named as done ("Production runs 4.2.1").
+    // What the world will be, where no act is named as done ("Production is on 4.2.1").
     const stated = inner.filter((s) => !commands.includes(s) && noneDone(s));
     const requests = [...readRequests(commands, true), ...resultActs(inner), ...worldStates(stated)].filter(
       (r) => r.head.kind === 'act' || r.head.kind === 'handover',

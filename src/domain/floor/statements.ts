@@ -154,7 +154,7 @@ function stateAct(words: readonly Word[]): Request | undefined {
 
 /**
  * What a work item's goal or expected output says the world will be, not the text: "Every affected
- * customer knows about the outage", "Production runs 4.2.1", "Lee is an owner of the Workspace", "Mom
+ * customer knows about the outage", "Production is on 4.2.1", "Lee is an owner of the Workspace", "Mom
  * takes 7.5mg warfarin from tomorrow"; or where its text will be: "the email is in every customer's
  * inbox", "Post visible on the company blog". Only an act makes it so; which one is read from its domain.
  * A state of the text itself ("The summary is under 200 words") is not the world.
