@@ -63,6 +63,9 @@ export function readHead(words: readonly Word[], hasInputs: boolean): { head: He
     if (isVerb(first) && isBase(first)) return { head: { kind: 'unplaced', verb: first.form }, end: 1 };
     return undefined;
   }
+  // "Fix the typo in this sentence: …", "tighten up this paragraph: …": an edit of text the task gives is text.
+  if (a && a.length === best && editsGivenText(first, words.slice(a.end)))
+    return { head: { kind: 'deliverable', deliverable: 'draft' }, end: a.end };
   if (a && a.length === best && actOverText(a.values, objectKinds(words.slice(a.end)))) {
     return { head: { kind: 'act', classes: a.values, decision: false }, end: a.end };
   }
@@ -140,6 +143,55 @@ function intoSystem(object: readonly Word[], changes: boolean): boolean {
 }
 
 const INTO = new Set(['into', 'onto', 'over']);
+
+/** Texts a system runs or reads: editing one given in the task is not prose. */
+const SYSTEM_TEXT = new Set([
+  'script',
+  'config',
+  'configuration',
+  'code',
+  'query',
+  'sql',
+  'migration',
+  'playbook',
+  'runbook',
+  'crontab',
+  'yaml',
+  'manifest',
+  'makefile',
+  'dockerfile',
+  'command',
+]);
+
+/** Verbs that edit a text. */
+const EDITING = new Set([
+  'fix',
+  'tighten',
+  'clean',
+  'tidy',
+  'rewrite',
+  'polish',
+  'shorten',
+  'trim',
+  'reorder',
+  'simplify',
+  'reformat',
+  'format',
+  'correct',
+  'edit',
+  'improve',
+  'rework',
+]);
+
+/** An editing verb whose object is a kind of text the task gives after a colon ("this sentence: '…'"). */
+function editsGivenText(verb: Word, object: readonly Word[]): boolean {
+  if (!EDITING.has(verb.lemma)) return false;
+  // Prose only: a config or a script given is a system's own text ("fix this config: … apply it to prod").
+  const prose = (i: number): boolean =>
+    !['code', undefined].includes(textObject(object.slice(i + 1))) && !object.slice(i + 1, i + 4).some((w) => SYSTEM_TEXT.has(w.lemma));
+  const at = object.slice(0, 6).findIndex((w, i) => ['this', 'these', 'following'].includes(w.form) && prose(i));
+  return at >= 0 && object.slice(at, at + 6).some((w) => w.after.includes(':'));
+}
 
 /** On a tie between a kind of text and an act ("list the sofa for £120"), the act when its object is the act's: money or a person. */
 function actOverText(classes: readonly ActClass[], objects: readonly ObjectKind[]): boolean {

@@ -597,6 +597,8 @@ describe('every sentence of a task is read: one the floor cannot place is not le
       'Help me write the new rates into payroll.',
       'List the clients we should email about the outage.',
       'Draft the motion to dismiss and file it with the court.',
+      'Fix this config: set the replicas to 0 and apply it to prod.',
+      "Polish this email: 'Hi all, the refund is issued.' Then send it to Ana.",
     ])
       expect(verdict(task).proceeds, task).toBe(false);
   });
@@ -646,6 +648,8 @@ describe('every sentence of a task is read: one the floor cannot place is not le
       "Compile a checklist for new joiners — it'll live in our wiki.",
       'Proofread the newsletter before it goes out.',
       'Hammer out a rough timeline for a hobby app.',
+      "Fix the spelling in this paragraph: 'Their going to the libary tomorow.'",
+      "Polish this sentence: 'we was late cause traffic'",
       'Cook up three icebreakers for a book club.',
       'Draft the press note. Nothing goes out until legal has read it.',
       'Explain how much notice a tenant usually gets, in general terms.',
