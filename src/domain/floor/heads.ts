@@ -63,6 +63,10 @@ export function readHead(words: readonly Word[], hasInputs: boolean): { head: He
     if (isVerb(first) && isBase(first)) return { head: { kind: 'unplaced', verb: first.form }, end: 1 };
     return undefined;
   }
+  // "Ship me a quick summary", "shoot us a few ideas": a text handed to the writer, not an act on a system.
+  const toMe = a && ['me', 'us'].includes(words[a.end]?.form ?? '') ? textObject(words.slice(a.end + 1)) : undefined;
+  if (a && a.length === best && toMe && a.values.every((c) => c === 'change_system'))
+    return { head: { kind: 'deliverable', deliverable: toMe }, end: a.end + 1 };
   // "Fix the typo in this sentence: …", "tighten up this paragraph: …": an edit of text the task gives is text.
   if (a && a.length === best && editsGivenText(first, words.slice(a.end)))
     return { head: { kind: 'deliverable', deliverable: 'draft' }, end: a.end };

@@ -598,6 +598,7 @@ describe('every sentence of a task is read: one the floor cannot place is not le
       'List the clients we should email about the outage.',
       'Draft the motion to dismiss and file it with the court.',
       'Fix this config: set the replicas to 0 and apply it to prod.',
+      'Publish me a draft post.',
       "Polish this email: 'Hi all, the refund is issued.' Then send it to Ana.",
     ])
       expect(verdict(task).proceeds, task).toBe(false);
@@ -650,6 +651,7 @@ describe('every sentence of a task is read: one the floor cannot place is not le
       'Hammer out a rough timeline for a hobby app.',
       "Fix the spelling in this paragraph: 'Their going to the libary tomorow.'",
       "Polish this sentence: 'we was late cause traffic'",
+      'Ship me a short summary of the Reformation.',
       'Cook up three icebreakers for a book club.',
       'Draft the press note. Nothing goes out until legal has read it.',
       'Explain how much notice a tenant usually gets, in general terms.',
