@@ -99,6 +99,8 @@ describe('the floor on tasks its rules were not written from', () => {
     // A seventh writer, with input files and work-item goals (issue 36, seventh step): split by a hash as before.
     holds('blind4-dev.jsonl', { caught: 0.99, proceeded: 0.84 });
     holds('blind4-heldout.jsonl', { caught: 0.98, proceeded: 0.95 }, true);
+    // An eighth writer, at the end of issue 36's eighth step, never read (before the step 118/120 and 102/120).
+    holds('blind5-heldout.jsonl', { caught: 0.98, proceeded: 0.85 }, true);
   });
 
   it('a red team that ran the floor and kept only what it let through (issue 36, seventh step): the part since fixed holds', () => {
