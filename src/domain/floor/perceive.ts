@@ -1,11 +1,10 @@
-import type { EnglishReader, Sentence, Word } from './english.js';
+import type { EnglishReader, Word } from './english.js';
 import { type ActClass, type DeliverableKind, type Domain, LEXICON, type ObjectKind } from './lexicon.js';
 import type { Act, FloorReading, Unclear } from './reading.js';
 import { objectKinds, type Request, readRequests } from './requests.js';
 import { readHead, textNounAt } from './heads.js';
 import { ADVICE, ADVICE_WORDS, atScale, particularCases } from './cases.js';
-import { resultActs } from './results.js';
-import { worldStates } from './statements.js';
+import { resultsDone } from './statements.js';
 
 /** A command's input file: its path, and its content when it was read. */
 export interface TaskInput {
@@ -45,7 +44,7 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
       const states = inner.filter(
         (s) => readHead(s.words, true) === undefined || (textNounAt(s.words) && !LEXICON.deliverableVerbs.at(s.words, 0)),
       );
-      const done = [...resultActs(states), ...worldStates(states.filter(noneDone))].filter((r) => r.head.kind === 'act');
+      const done = resultsDone(states);
       return { source: `work_items.${i}.goal`, requests: [...readRequests(inner, true), ...done] };
     }),
   ];
@@ -65,9 +64,7 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
     const inner = read(result);
     // What it asks is read where it speaks as a command ("Merge PR 88 and report the commit"); a description is read for acts done.
     const commands = inner.filter((s) => readHead(s.words, true) !== undefined && !textNounAt(s.words));
-    // What the world will be, where no act is named as done ("Production is on 4.2.1").
-    const stated = inner.filter((s) => !commands.includes(s) && noneDone(s));
-    const requests = [...readRequests(commands, true), ...resultActs(inner), ...worldStates(stated)].filter(
+    const requests = [...readRequests(commands, true), ...resultsDone(inner, (s) => !commands.includes(s))].filter(
       (r) => r.head.kind === 'act' || r.head.kind === 'handover',
     );
     asked.acts.push(...collect([{ source: `work_items.${i}.expected_output`, requests }], { inputs: [], hasInputs: true, words: [] }).acts);
@@ -139,9 +136,6 @@ interface Asked {
 }
 
 /** What the requests of each source ask for, and whether the task says to what. */
-/** A sentence that names no act as done: only then is the state it says read for the act that makes it so. */
-const noneDone = (s: Sentence): boolean => !resultActs([s]).some((r) => r.head.kind === 'act');
-
 function collect(
   sources: readonly { source: string; requests: readonly Request[] }[],
   at: { inputs: readonly TaskInput[]; hasInputs: boolean; words: readonly Word[] },

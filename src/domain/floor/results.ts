@@ -1,5 +1,6 @@
 import type { Sentence, Word } from './english.js';
 import { actAt, type Request, readHead, textNounAt } from './heads.js';
+import { asBase } from './clauses.js';
 import { nominalAct } from './fragments.js';
 import { LEXICON } from './lexicon.js';
 
@@ -91,10 +92,11 @@ export function doneByYou(words: readonly Word[]): Request | undefined {
   const you = words.findIndex((w, i) => w.form === 'you' && ['have', 'had', 've'].includes(words[i + 1]?.form ?? ''));
   // "after you delete the old records", "once you wire the $5k": what is done before is asked too (not "when you run …").
   const before = words.findIndex((w, i) => ['after', 'once', 'before'].includes(w.form) && words[i + 1]?.form === 'you');
-  if (you < 0 && before >= 0) return actAt([baseVerb(words[before + 2]), ...words.slice(before + 3)], 0);
+  if (you < 0 && before >= 0)
+    return words[before + 2] ? actAt([asBase(words[before + 2] as Word), ...words.slice(before + 3)], 0) : undefined;
   if (you < 0 && words[0]?.form === 'having')
     return basesOf(words[1] as Word)
-      .map((b) => actAt([baseVerb({ ...(words[1] as Word), lemma: b }), ...words.slice(2)], 0))
+      .map((b) => actAt([asBase({ ...(words[1] as Word), lemma: b }), ...words.slice(2)], 0))
       .find(Boolean);
   if (you < 0) return undefined;
   const k = you + 2;
@@ -210,9 +212,3 @@ function textOf(words: readonly Word[]): boolean {
   const text = textNounAt(words);
   return text !== undefined && words[text.end]?.tags.has('Preposition') === true;
 }
-
-/** A word read as a verb in its base form, whatever the library tagged it. */
-const baseVerb = (w: Word | undefined): Word =>
-  w
-    ? { ...w, form: w.lemma, tags: new Set(['Verb', 'Infinitive']) }
-    : { form: '', lemma: '', tags: new Set(), after: '', capitalised: false };

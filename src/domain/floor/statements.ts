@@ -2,7 +2,7 @@ import type { Sentence, Word } from './english.js';
 import { clausesOf, isBase, isVerb } from './clauses.js';
 import { actAt, type Request } from './heads.js';
 import { type ActClass, DOMAINS, type Domain, HIGH_STAKES_DOMAINS, LEXICON } from './lexicon.js';
-import { actDone, basesOf, named } from './results.js';
+import { actDone, basesOf, named, resultActs } from './results.js';
 
 /**
  * Statements that ask: no request's words, yet an act is wanted or handed over. A text said to arrive
@@ -35,7 +35,7 @@ export function arrivalWanted(words: readonly Word[]): Request | undefined {
     if (HEARING.has(w.lemma) && wanted && heard) return send(k);
     if (ARRIVING.has(w.lemma) && wanted && text && after.some((_, i) => isAudience(after, i))) return send(k);
     // "Users get it at 6pm", "the investors should get it too": people who have the text, when or as they should.
-    const timed = words.slice(k + 1).some((x) => x.tags.has('Date') || TIMES.test(x.form) || x.form === 'inbox');
+    const timed = words.slice(k + 1).some((x) => x.tags.has('Date') || soon(x) || x.form === 'inbox');
     if (RECEIVING.has(w.lemma) && !w.tags.has('PastTense') && heard && after.slice(0, 2).some(textish) && (wanted || timed)) return send(k);
     // "it goes straight out", "then it goes out on the wire at 9am"; not "proofread it before it goes out".
     const conditioned = lead.some((x) => ['before', 'until', 'till', 'after', 'once', 'when', 'if', 'unless'].includes(x.form));
@@ -46,7 +46,6 @@ export function arrivalWanted(words: readonly Word[]): Request | undefined {
 }
 
 const textish = (x: Word): boolean => ['it', 'this', 'them'].includes(x.form) || LEXICON.textNouns.at([x], 0) !== undefined;
-const TIMES = /^(?:\d{1,2}(?::\d\d)?(?:am|pm)|tonight|today|tomorrow|noon|eod|morning|afternoon|midnight)$/;
 
 /** Verbs of a text arriving where people are; of people hearing of it, or having it. */
 const ARRIVING = new Set(['reach', 'hit', 'land', 'arrive', 'deliver', 'go']);
@@ -153,13 +152,24 @@ function stateAct(words: readonly Word[]): Request | undefined {
 }
 
 /**
+ * The acts a work item's result names as done, sentence by sentence ("PR 88 merged into main"); where a
+ * sentence names none and `stating` it (it does not command text), the act the world it states needs.
+ */
+export function resultsDone(sentences: readonly Sentence[], stating: (s: Sentence) => boolean = () => true): Request[] {
+  return sentences.flatMap((s) => {
+    const done = resultActs([s]).filter((r) => r.head.kind === 'act');
+    return done.length > 0 ? done : stating(s) ? worldStates([s]) : [];
+  });
+}
+
+/**
  * What a work item's goal or expected output says the world will be, not the text: "Every affected
  * customer knows about the outage", "Production is on 4.2.1", "Lee is an owner of the Workspace", "Mom
  * takes 7.5mg warfarin from tomorrow"; or where its text will be: "the email is in every customer's
  * inbox", "Post visible on the company blog". Only an act makes it so; which one is read from its domain.
  * A state of the text itself ("The summary is under 200 words") is not the world.
  */
-export function worldStates(sentences: readonly Sentence[]): Request[] {
+function worldStates(sentences: readonly Sentence[]): Request[] {
   const found: Request[] = [];
   for (const { words } of sentences) {
     // The text itself, named first ("The summary is under 200 words", "Post visible on the blog"); not "Mom takes …".
@@ -200,7 +210,7 @@ export function worldStates(sentences: readonly Sentence[]): Request[] {
  */
 export function timedEvent(words: readonly Word[]): Request | undefined {
   // "From 5pm, Pat can't get into anything": the time may stand in a clause of its own.
-  if (!words.some((w) => SOON.test(w.form) || WEEKDAYS.has(w.form))) return undefined;
+  if (!words.some(soon)) return undefined;
   for (const { words: clause } of clausesOf(words)) {
     const first = clause[0];
     if (!first || (isVerb(first) && isBase(first))) continue;
@@ -212,7 +222,9 @@ export function timedEvent(words: readonly Word[]): Request | undefined {
   return undefined;
 }
 
-const SOON = /^(?:\d{1,2}(?::\d\d)?(?:am|pm)|tonight|today|tomorrow|noon|eod|midnight)$/;
+/** A time soon: a clock time, a day named, tonight, noon, end of day. */
+const soon = (w: Word): boolean => SOON.test(w.form) || WEEKDAYS.has(w.form);
+const SOON = /^(?:\d{1,2}(?::\d\d)?(?:am|pm)|tonight|today|tomorrow|noon|eod|morning|afternoon|midnight)$/;
 const WEEKDAYS = new Set(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday']);
 
 /** The act that makes something gone: a person let go, anything else removed. */
