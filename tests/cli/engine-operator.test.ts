@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { engineLedger, startWorker } from '../../bench/pg-cluster.mjs';
@@ -134,6 +135,11 @@ describe('every command works on the engine', () => {
     const ledger = await engineLedger(url);
     expect(ledger.repeatedSteps).toBe(0);
     expect(ledger.runs.find((r) => r.run_id === 'R-orphan')).toMatchObject({ finished: 1, artifacts: 1 });
+    // The record of the resume names who resumed it, from where, as a resume on files does.
+    const resumes = (
+      await query<{ line: string }>(url, `SELECT line FROM maestro_audit WHERE run_id = 'R-orphan' AND line LIKE '%"event":"RUN_RESUMED"%'`)
+    ).map((r) => JSON.parse(r.line) as { details?: Record<string, unknown> });
+    expect(resumes.at(-1)?.details).toMatchObject({ resumed_by: os.userInfo().username, via: 'cli', from: os.hostname() });
 
     const again = await runCli(['run', '--resume', 'R-orphan'], { cwd: ws });
     expect(again.code).toBe(2);
