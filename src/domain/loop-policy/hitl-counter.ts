@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { formatIssues, type Parsed } from '../issues.js';
 import {
   conflictKeyOf,
   deriveLoopEvent,
@@ -43,13 +42,6 @@ export const HitlCounterSnapshot = z.strictObject({
     .refine((bs) => new Set(bs.map((b) => b.session_id)).size === bs.length, 'must not repeat a session_id'),
 });
 export type HitlCounterSnapshot = z.infer<typeof HitlCounterSnapshot>;
-
-/** Validates a persisted counter's JSON; migrations from older versions go here. */
-export function parseHitlCounterSnapshot(json: unknown): Parsed<HitlCounterSnapshot> {
-  const result = HitlCounterSnapshot.safeParse(json);
-  if (!result.success) return { ok: false, issues: formatIssues(result.error) };
-  return { ok: true, value: result.data };
-}
 
 /**
  * Counts HITL pauses per conflict and fires the two thresholds once each. Only `K_HITL_PAUSE`
