@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LoopEvent, makeLoopEvent, type LoopEventInput } from '../../../src/domain/loop-policy/events.js';
-import {
-  HitlCounter,
-  HitlCounterSnapshot,
-  type CounterResult,
-} from '../../../src/domain/loop-policy/hitl-counter.js';
+import { HitlCounter, HitlCounterSnapshot, type CounterResult } from '../../../src/domain/loop-policy/hitl-counter.js';
 import { createLoopPolicySpec } from '../../../src/domain/loop-policy/spec.js';
 
 /** A result reduced to what the vectors state: the count and the ids emitted. */

@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createLoopPolicySpec,
-  DEFAULT_LOOP_POLICY_SPEC,
-  DEFAULT_RESET_RULES,
-} from '../../../src/domain/loop-policy/spec.js';
+import { createLoopPolicySpec, DEFAULT_LOOP_POLICY_SPEC, DEFAULT_RESET_RULES } from '../../../src/domain/loop-policy/spec.js';
 import { SpecInvalidError } from '../../../src/domain/loop-policy/spec-invalid-error.js';
 
 const FIRST = 'SPEC_INVALID: hitl_max_rounds must be >= 1';
