@@ -22,7 +22,6 @@ export interface CounterResult {
 
 export interface HitlCounterOptions {
   readonly spec?: LoopPolicySpec;
-  readonly resetRules?: ResetRulesSpec;
 }
 
 /** The counter as plain data, for the workspace. Every list is sorted, so equal counters serialize identically. */
@@ -58,7 +57,7 @@ export class HitlCounter {
 
   constructor(options: HitlCounterOptions = {}) {
     this.spec = options.spec ?? DEFAULT_LOOP_POLICY_SPEC;
-    this.resetRules = options.resetRules ?? DEFAULT_RESET_RULES;
+    this.resetRules = DEFAULT_RESET_RULES;
   }
 
   /** The current count for a conflict (0 when none). */
@@ -161,8 +160,8 @@ export class HitlCounter {
   }
 
   /** Restores a counter from a validated snapshot; it then counts and dedupes as the original would. */
-  static fromSnapshot(snapshot: HitlCounterSnapshot, options: HitlCounterOptions = {}): HitlCounter {
-    const counter = new HitlCounter(options);
+  static fromSnapshot(snapshot: HitlCounterSnapshot): HitlCounter {
+    const counter = new HitlCounter();
     for (const { conflict_key, count } of snapshot.counts) counter.counts.set(conflict_key, count);
     for (const key of snapshot.plan_requested_keys) counter.planRequested.add(key);
     for (const key of snapshot.end_recommended_keys) counter.endRecommended.add(key);
