@@ -6,17 +6,13 @@ import { unusableFallbacks } from './doctor.js';
 import { resolveRoutes } from './prepare-models.js';
 import type { RunDeps } from './run-deps.js';
 
-/**
- * Every finding that would stop or pause a command's text before any model call (empty: it would
- * run): the schema, persona files, model routes, paths, inputs, the detector and every policy gate,
- * as `maestro validate` and the console both report them. What a finding quotes is screened.
- */
-export async function commandFindings(text: string, deps: RunDeps): Promise<CommandFinding[]> {
-  return (await reviewCommand(text, deps)).findings;
-}
-
 /** What `maestro validate` shows: the findings, warnings that do not stop the run, and what the floor read (absent when the file does not parse). */
 export interface CommandReview {
+  /**
+   * Every finding that would stop or pause the command's text before any model call (empty: it would
+   * run): the schema, persona files, model routes, paths, inputs, the detector and every policy gate,
+   * as `maestro validate` and the console both report them. What a finding quotes is screened.
+   */
   readonly findings: CommandFinding[];
   /** What the run would do that a person may not expect, though it runs (its artifact moved beside a taken path …). */
   readonly warnings: string[];

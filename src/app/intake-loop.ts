@@ -44,7 +44,6 @@ export interface IntakeLoopOptions {
   readonly reconcileMs?: number;
   /** The longest pause between tries while the engine is away (default 15 s). */
   readonly maxRetryMs?: number;
-  readonly now?: () => number;
 }
 
 /**
@@ -81,9 +80,8 @@ export class IntakeLoop {
       meanwhile: 'dropped commands wait claimed in .maestro/inflight/ and are submitted when it is back',
       baseMs: options.pollMs ?? 1000,
       maxMs: options.maxRetryMs ?? 15_000,
-      ...(options.now ? { now: options.now } : {}),
     });
-    const { inbox, claims, newRunId, queue, reconcileMs, now } = options;
+    const { inbox, claims, newRunId, queue, reconcileMs } = options;
     this.#files = new FileClaims({
       inbox,
       claims,
@@ -91,7 +89,7 @@ export class IntakeLoop {
       stopping: () => this.#stopping || this.#link.down,
       notice: (runId, message) => this.#notice(runId, message),
     });
-    this.#held = new HeldClaims({ queue, ...(reconcileMs !== undefined ? { everyMs: reconcileMs } : {}), ...(now ? { now } : {}) });
+    this.#held = new HeldClaims({ queue, ...(reconcileMs !== undefined ? { everyMs: reconcileMs } : {}) });
   }
 
   async start(): Promise<void> {

@@ -45,8 +45,6 @@ export interface WorkerLoopOptions<C extends WorkClaim, S extends WorkerSession<
   readonly reconnectMs?: number;
   /** The routes' circuit breaker: while a route is down this worker takes no command (they stay queued). */
   readonly routeGate?: RouteGate;
-  /** The longest pause between tries while the engine stays away (default 15 s). */
-  readonly maxReconnectMs?: number;
   /** How many runs go at once in this worker (default 1). */
   readonly concurrency?: number;
 }
@@ -88,7 +86,8 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> impleme
       notice: (message) => this.#notice(null, message),
       meanwhile: 'its run stops at its last checkpoint and is taken up again',
       baseMs,
-      maxMs: Math.max(baseMs, options.maxReconnectMs ?? 15_000),
+      // The longest pause between tries while the engine stays away: 15 s.
+      maxMs: Math.max(baseMs, 15_000),
     });
   }
 

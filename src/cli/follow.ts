@@ -14,12 +14,11 @@ export class RunFollow {
   readonly onProgress: OnProgress;
   readonly #printer: TranscriptPrinter | undefined;
 
-  constructor(io: Io, options: { json: boolean; now?: () => Date }) {
-    const now = options.now ?? (() => new Date());
+  constructor(io: Io, options: { json: boolean }) {
     if (options.json) {
       this.#printer = undefined;
       this.onProgress = new TranscriptFeed((event) =>
-        io.stdout.write(`${JSON.stringify({ ts: now().toISOString(), ...event })}\n`),
+        io.stdout.write(`${JSON.stringify({ ts: new Date().toISOString(), ...event })}\n`),
       ).onProgress;
     } else {
       const printer = new TranscriptPrinter(io.stdout, { chalk: chalkFor(io), live: io.stdout.isTTY === true });

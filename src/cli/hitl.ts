@@ -85,7 +85,7 @@ function registerDecide(hitl: Command, io: Io): void {
           throw new ExitError(2, 'maestro hitl decide --all takes no run id: maestro hitl decide --all [--reason CODE] continue|stop');
         if (first !== undefined && first !== 'continue' && first !== 'stop')
           throw new ExitError(2, `maestro hitl decide --all: the decision is exactly "continue" or "stop", not "${first}"`);
-        if (first === undefined || second !== undefined || opts.pause || opts.run) {
+        if (first === undefined || opts.pause || opts.run) {
           throw new ExitError(2, 'maestro: usage: maestro hitl decide --all [--reason CODE] continue|stop (no run id, --pause or --run)');
         }
         return (await import('./hitl-all.js')).decideEvery({ io, decision: first, opts });

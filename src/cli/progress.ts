@@ -44,11 +44,6 @@ export class ProgressReporter {
     this.#spinner?.stop();
     this.#spinner = undefined;
   }
-
-  notice(message: string): void {
-    const c = chalkFor(this.#io, 'stderr');
-    this.#io.stderr.write(`${c.yellow('!')} ${screenText(message)}\n`);
-  }
 }
 
 function describe(event: ProgressEvent): string | undefined {

@@ -47,7 +47,7 @@ export function reportOutcome(
   io: Io,
   opts: { json?: boolean; follow?: boolean },
   raw: ShownOutcome,
-  extra: { orchestration?: unknown; answer?: string | null; now?: () => Date } = {},
+  extra: { orchestration?: unknown; answer?: string | null } = {},
 ): number {
   // Outcomes are screened where they are built; one made here (an unreadable file, an error) is screened here.
   const outcome = { ...raw, message: screenText(raw.message) };
@@ -55,7 +55,7 @@ export function reportOutcome(
   if (opts.json) {
     const { run_id, status, reason_code, artifact, audit_log, message } = outcome;
     // With --follow --json the outcome is the last of the event lines, and says so, with its time like every line.
-    const event = opts.follow ? { ts: (extra.now ?? (() => new Date()))().toISOString(), kind: 'outcome' } : {};
+    const event = opts.follow ? { ts: new Date().toISOString(), kind: 'outcome' } : {};
     const line = {
       ...event,
       run_id: run_id || null,

@@ -1,6 +1,6 @@
 import { LiveScreen } from '../domain/live-screen.js';
 import type { ProgressEvent } from '../domain/ports.js';
-import { redactSensitive } from '../domain/sensitive/detector.js';
+import { screenText } from '../domain/screen-text.js';
 import { parseVerdict } from '../domain/verdict.js';
 
 /**
@@ -122,16 +122,16 @@ export class TranscriptFeed {
           model: event.model,
           duration_ms: event.duration_ms,
           reply: event.reply,
-          text_superseded: redactSensitive(received).text !== event.reply,
+          text_superseded: screenText(received) !== event.reply,
           ...(verdict
             ? { verdict: { action: verdict.action, confidence: verdict.confidence, rationale: verdict.rationale, valid: verdict.valid } }
             : {}),
         });
       }
       case 'arbitrated':
-        return this.#emit({ ...event, reasoning: screen(event.reasoning), votes: { ...event.votes } });
+        return this.#emit({ ...event, reasoning: screenText(event.reasoning), votes: { ...event.votes } });
       case 'notice':
-        return this.#emit({ kind: 'notice', run_id: event.run_id, message: screen(event.message) });
+        return this.#emit({ kind: 'notice', run_id: event.run_id, message: screenText(event.message) });
       case 'loop':
         return this.#emit(screenedLoop(event));
       case 'classifying':
@@ -158,23 +158,18 @@ function screenedKnowledge(event: Extract<ProgressEvent, { kind: 'knowledge' }>)
     step_id: event.step_id,
     persona: event.persona,
     action: event.action,
-    argument: screen(event.argument),
+    argument: screenText(event.argument),
     status: event.status,
     reason_code: event.reason_code,
-    ...(event.path !== undefined ? { path: screen(event.path) } : {}),
-    ...(event.message !== undefined ? { message: screen(event.message) } : {}),
+    ...(event.path !== undefined ? { path: screenText(event.path) } : {}),
+    ...(event.message !== undefined ? { message: screenText(event.message) } : {}),
   };
 }
 
 /** A loop event with the supervisor's words (and the line quoting them) screened. */
 function screenedLoop(event: Extract<ProgressEvent, { kind: 'loop' }>): TranscriptEvent {
-  const instruction = event.instruction !== undefined ? { instruction: screen(event.instruction) } : {};
-  return { ...event, message: screen(event.message), ...instruction };
-}
-
-/** Engine-written strings are screened too (a path or a rationale may quote a reply): the detector is idempotent. */
-function screen(text: string): string {
-  return redactSensitive(text).text;
+  const instruction = event.instruction !== undefined ? { instruction: screenText(event.instruction) } : {};
+  return { ...event, message: screenText(event.message), ...instruction };
 }
 
 /** A step as the transcript tracks it: step ids repeat from run to run, and runs may be in flight together. */

@@ -28,7 +28,7 @@ export function registerValidate(program: Command, io: Io): void {
       ].join('\n'),
     )
     .action(async (file: string, opts: { workspace?: string; json?: boolean }) => {
-      // A finding may quote the file (an unknown key, a path): what is printed is screened (commandFindings).
+      // A finding may quote the file (an unknown key, a path): what is printed is screened (reviewCommand).
       const { findings, warnings, floor } = await validateCommandFile(
         path.resolve(io.cwd, file),
         resolveWorkspace(opts.workspace, io.env, io.cwd),

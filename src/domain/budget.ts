@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { round } from './assessment.js';
 
 /** Per-run limits (`config.budget` in a command, or the workspace default). Crossing one pauses the run. */
 export const Budget = z.strictObject({
@@ -69,8 +70,8 @@ export function checkBudget(options: {
     allowed,
     message:
       phase === 'before'
-        ? `${what}: ${round(used)} used of ${round(allowed)}, none left (config.budget.${limit})`
-        : `${what}: ${round(used)}, over the limit of ${round(allowed)} (config.budget.${limit})`,
+        ? `${what}: ${round(used, 4)} used of ${round(allowed, 4)}, none left (config.budget.${limit})`
+        : `${what}: ${round(used, 4)}, over the limit of ${round(allowed, 4)} (config.budget.${limit})`,
   });
   if (b.max_cost_usd !== undefined && options.unpricedModels.length > 0) {
     return {
@@ -94,8 +95,4 @@ export function checkBudget(options: {
   if (b.max_cost_usd !== undefined && (u.cost_usd ?? 0) > b.max_cost_usd)
     return over('max_cost_usd', u.cost_usd ?? 0, b.max_cost_usd, 'cost in USD');
   return null;
-}
-
-function round(n: number): number {
-  return Math.round(n * 10_000) / 10_000;
 }

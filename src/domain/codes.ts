@@ -27,10 +27,6 @@ export function isReasonCode(code: string): code is ReasonCode {
   return Object.hasOwn(REASON_CODES, code);
 }
 
-export function isEventCode(code: string): code is EventCode {
-  return Object.hasOwn(EVENT_CODES, code);
-}
-
 /** What a reason code means, for people; codes written by older versions fall back to the code. */
 export function explainReason(code: string): string {
   return isReasonCode(code) ? REASON_CODES[code] : code;

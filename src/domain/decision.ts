@@ -49,11 +49,6 @@ export function pauseDecision(layer: Layer, reason_code: ReasonCode): DecisionRe
   return { decision: 'PAUSE_FOR_HITL', reason_code, sealed: false, overrideable: true, final_decider: 'SYSTEM', layer };
 }
 
-/** The fixed fail-closed response for invalid or incomplete input. */
-export function failClosedDecision(reason_code: 'SPEC_INVALID_INPUT' | 'SPEC_MISSING_KEYS', layer: Layer = 'meaning'): DecisionRecord {
-  return pauseDecision(layer, reason_code);
-}
-
 /** A sealed stop: only the ethics and access-control layers may issue one. */
 export function sealedStopDecision(layer: 'ethics' | 'acc', reason_code: ReasonCode): DecisionRecord {
   return { decision: 'STOPPED', reason_code, sealed: true, overrideable: false, final_decider: 'SYSTEM', layer };

@@ -1,4 +1,4 @@
-import type { Assessment } from './assessment.js';
+import { round, type Assessment } from './assessment.js';
 import type { ComposedAssessment } from './composition.js';
 import type { ModeContext, Conclusion } from './modes/mode.js';
 import { orchestrationName } from './modes/parallel.js';
@@ -119,8 +119,4 @@ function timing(done: readonly Step[]): Pick<OrchestrationResult, 'execution_tim
     model_time_seconds: round(model / 1000),
     timestamp: ok ? new Date(end).toISOString() : null,
   };
-}
-
-function round(n: number): number {
-  return Math.round(n * 1000) / 1000;
 }

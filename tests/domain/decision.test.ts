@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   checkDecisionInvariants,
   DecisionRecord,
-  failClosedDecision,
   GATE_LAYERS,
   pauseDecision,
   runDecision,
@@ -26,7 +25,6 @@ describe('the decision builders', () => {
     const built = [
       runDecision('dispatch', 'RUN_COMPLETED'),
       pauseDecision('arbitration', 'ARBITRATION_INVESTIGATE'),
-      failClosedDecision('SPEC_MISSING_KEYS'),
       sealedStopDecision('ethics', 'ETHICS_SECRET_DETECTED'),
       sealedStopDecision('acc', 'ACC_LOOP_BUDGET_EXCEEDED'),
       userDecision('RUN', 'HITL_CONTINUE'),
@@ -49,11 +47,6 @@ describe('the decision builders', () => {
       overrideable: true,
       final_decider: 'SYSTEM',
     });
-  });
-
-  it('the fixed fail-closed response pauses at meaning unless told another layer', () => {
-    expect(failClosedDecision('SPEC_INVALID_INPUT')).toEqual(pauseDecision('meaning', 'SPEC_INVALID_INPUT'));
-    expect(failClosedDecision('SPEC_MISSING_KEYS', 'validation').layer).toBe('validation');
   });
 
   it('a person decides on the hitl layer, and nothing a person decides is sealed', () => {

@@ -12,7 +12,6 @@ export interface FsCommandInboxOptions {
   readonly stabilityMs?: number;
   /** Watcher errors (the folder vanished, permissions): reported, never fatal. */
   readonly onError?: (error: Error) => void;
-  readonly now?: () => number;
 }
 
 interface Unsettled {
@@ -34,7 +33,7 @@ export class FsCommandInbox implements CommandInbox {
   readonly #dir: string;
   readonly #stabilityMs: number;
   readonly #onError: (error: Error) => void;
-  readonly #now: () => number;
+  readonly #now: () => number = Date.now;
   #watcher: FSWatcher | undefined;
   #onChange: () => void = () => undefined;
   #scanned = false;
@@ -54,7 +53,6 @@ export class FsCommandInbox implements CommandInbox {
     this.#dir = path.resolve(options.dir);
     this.#stabilityMs = options.stabilityMs ?? 2000;
     this.#onError = options.onError ?? (() => undefined);
-    this.#now = options.now ?? Date.now;
   }
 
   get pending(): number {

@@ -10,10 +10,6 @@ export interface CortexOptions {
   readonly roots: readonly string[];
   readonly deny: readonly string[];
   readonly sha256: (data: string) => string;
-  /** Files larger than this are not indexed. */
-  readonly maxFileBytes?: number;
-  /** At most this many files are indexed (the rest are reported as skipped). */
-  readonly maxFiles?: number;
 }
 
 interface Doc {
@@ -23,6 +19,10 @@ interface Doc {
 }
 
 const MAX_RESULTS = 5;
+/** Files larger than this are not indexed. */
+const MAX_FILE_BYTES = 1_000_000;
+/** At most this many files are indexed (the rest are reported as skipped). */
+const MAX_FILES = 5_000;
 
 /**
  * `QUERY_CORTEX("search words")`: a ranked full-text search (MiniSearch, BM25-like) over the text
@@ -66,8 +66,6 @@ export class FsCortex {
   }
 
   async #build(): Promise<{ search: MiniSearch<Doc>; docs: Map<string, Doc>; skipped: number }> {
-    const maxBytes = this.options.maxFileBytes ?? 1_000_000;
-    const maxFiles = this.options.maxFiles ?? 5_000;
     const docs = new Map<string, Doc>();
     let skipped = 0;
     const walk = async (relDir: string): Promise<void> => {
@@ -78,11 +76,11 @@ export class FsCortex {
         if (deniedReason(e.isDirectory() ? `${rel}/x` : rel, this.options.deny)) continue;
         if (e.isDirectory()) await walk(rel);
         else if (e.isFile()) {
-          if (docs.size >= maxFiles) {
+          if (docs.size >= MAX_FILES) {
             skipped++;
             continue;
           }
-          const read = await readIndexable(path.join(this.options.root, rel), maxBytes);
+          const read = await readIndexable(path.join(this.options.root, rel), MAX_FILE_BYTES);
           if (read === 'too-large') skipped++;
           if (typeof read !== 'string') continue;
           const title =

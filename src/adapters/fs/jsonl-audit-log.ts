@@ -17,7 +17,6 @@ import type { WorkspacePaths } from './workspace-paths.js';
 export interface JsonlAuditLogOptions {
   /** The sensitive-content detector; default: `domain/sensitive` (its answers for short strings cached). Tests pass one that throws. */
   readonly scanner?: SensitiveScanner;
-  readonly sha256?: Sha256;
   /** The calls that append to the log and rewrite its head (tests inject ENOSPC). */
   readonly fs?: DurableFs;
 }
@@ -30,7 +29,6 @@ export interface JsonlAuditLogOptions {
  */
 export class JsonlAuditLog implements AuditLog {
   readonly #scanner: SensitiveScanner;
-  readonly #sha256: Sha256;
   readonly #fs: DurableFs;
 
   constructor(
@@ -39,7 +37,6 @@ export class JsonlAuditLog implements AuditLog {
     options: JsonlAuditLogOptions = {},
   ) {
     this.#scanner = options.scanner ?? cachedScanner(defaultSensitiveScanner);
-    this.#sha256 = options.sha256 ?? nodeSha256;
     this.#fs = options.fs ?? realFs;
   }
 
@@ -66,7 +63,7 @@ export class JsonlAuditLog implements AuditLog {
       headFile,
       journalFile: path.join(this.paths.runDir(runId), JOURNAL_FILE),
       fs: this.#fs,
-      sha256: this.#sha256,
+      sha256: nodeSha256,
     });
     const sink = new JsonlAuditSink({
       file,
@@ -76,7 +73,7 @@ export class JsonlAuditLog implements AuditLog {
       fs: this.#fs,
       clock: this.clock,
       scanner: this.#scanner,
-      sha256: this.#sha256,
+      sha256: nodeSha256,
     });
     for (const event of recoveryEvents(start)) await sink.append(event);
     return sink;

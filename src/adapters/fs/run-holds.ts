@@ -8,13 +8,7 @@ import { InvalidInputError, RunHeldError, StorageError } from '../../domain/erro
 import type { Clock, HoldSpan, RunHold, RunHolds } from '../../domain/ports.js';
 import { ensurePrivateDir } from './atomic-file.js';
 import { readIfExists, safeJson } from './read.js';
-import {
-  isRecordedProcessAlive,
-  probeProcess,
-  readProcessStart,
-  type ProcessProbe,
-  type ProcessStartReader,
-} from '../system/process-identity.js';
+import { isRecordedProcessAlive, probeProcess, readProcessStart, type ProcessStartReader } from '../system/process-identity.js';
 import { systemClock } from '../system/system-clock.js';
 import { ignoreMissing } from './watcher-registry.js';
 import type { WorkspacePaths } from './workspace-paths.js';
@@ -49,7 +43,6 @@ export interface FsRunHoldsOptions {
   /** This process (tests: another one). */
   readonly pid?: number;
   readonly host?: string;
-  readonly probe?: ProcessProbe;
   readonly readStart?: ProcessStartReader;
 }
 
@@ -78,7 +71,6 @@ export class FsRunHolds implements RunHolds {
   readonly #clock: Clock;
   readonly #pid: number;
   readonly #host: string;
-  readonly #probe: ProcessProbe;
   readonly #readStart: ProcessStartReader;
   #swept: Promise<void> | undefined;
 
@@ -87,7 +79,6 @@ export class FsRunHolds implements RunHolds {
     this.#clock = options.clock ?? systemClock;
     this.#pid = options.pid ?? process.pid;
     this.#host = options.host ?? hostname();
-    this.#probe = options.probe ?? probeProcess;
     this.#readStart = options.readStart ?? readProcessStart;
   }
 
@@ -150,7 +141,9 @@ export class FsRunHolds implements RunHolds {
       const text = await readIfExists(path.join(this.#dir, entry, `${name}.json`)).catch(() => undefined);
       const parsed = text === undefined ? undefined : HolderRecord.safeParse(safeJson(text));
       const record = parsed?.success ? parsed.data : undefined;
-      const gone = record ? record.host === this.#host && !isRecordedProcessAlive(record, this.#probe, this.#readStart) : !this.#probe(pid);
+      const gone = record
+        ? record.host === this.#host && !isRecordedProcessAlive(record, probeProcess, this.#readStart)
+        : !probeProcess(pid);
       if (gone) await rm(path.join(this.#dir, entry), { recursive: true, force: true }).catch(() => undefined);
     }
   }
@@ -218,7 +211,7 @@ export class FsRunHolds implements RunHolds {
     if (record.host !== this.#host) return true;
     // This process knows which holds are its own; its own pid in a record it did not write is a stale one.
     if (record.pid === this.#pid) return heldHere.has(file);
-    return isRecordedProcessAlive(record, this.#probe, this.#readStart);
+    return isRecordedProcessAlive(record, probeProcess, this.#readStart);
   }
 
   /** Undefined for a name that is not a run id: nothing outside the folder is ever read or written. */

@@ -15,22 +15,13 @@ const TINY = { messages: [{ role: 'user' as const, content: 'Reply with the sing
 
 /**
  * One attempt at a route, no retries and no streaming: undefined when the endpoint answered with a
- * completion, else the failure (its kind says whether the endpoint is there at all). With `json`,
- * the call asks for a JSON object the way the route's `json_mode` says, as the council's verdicts do.
+ * completion, else the failure (its kind says whether the endpoint is there at all).
  */
-export async function probeRoute(
-  route: ResolvedRoute,
-  env: Readonly<Record<string, string | undefined>>,
-  options: { json?: boolean } = {},
-): Promise<LlmError | undefined> {
+export async function probeRoute(route: ResolvedRoute, env: Readonly<Record<string, string | undefined>>): Promise<LlmError | undefined> {
   if (route.provider === 'offline') return undefined;
   try {
     const client = new OpenAiLlmClient({ route: { ...route, max_retries: 0, stream: false }, apiKey: routeApiKey(route, env) });
-    const schema = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: false };
-    const request = options.json
-      ? { ...TINY, messages: [{ role: 'user' as const, content: 'Answer with the JSON object {"ok": true}.' }], maxOutputTokens: 32 }
-      : TINY;
-    await client.complete(options.json ? { ...request, responseFormat: { name: 'probe', schema } } : request);
+    await client.complete(TINY);
     return undefined;
   } catch (error) {
     if (error instanceof LlmError) return error;

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { formatIssues, type Parsed } from '../issues.js';
 import {
   conflictKeyOf,
   deriveLoopEvent,
@@ -23,7 +22,6 @@ export interface CounterResult {
 
 export interface HitlCounterOptions {
   readonly spec?: LoopPolicySpec;
-  readonly resetRules?: ResetRulesSpec;
 }
 
 /** The counter as plain data, for the workspace. Every list is sorted, so equal counters serialize identically. */
@@ -44,13 +42,6 @@ export const HitlCounterSnapshot = z.strictObject({
 });
 export type HitlCounterSnapshot = z.infer<typeof HitlCounterSnapshot>;
 
-/** Validates a persisted counter's JSON; migrations from older versions go here. */
-export function parseHitlCounterSnapshot(json: unknown): Parsed<HitlCounterSnapshot> {
-  const result = HitlCounterSnapshot.safeParse(json);
-  if (!result.success) return { ok: false, issues: formatIssues(result.error) };
-  return { ok: true, value: result.data };
-}
-
 /**
  * Counts HITL pauses per conflict and fires the two thresholds once each. Only `K_HITL_PAUSE`
  * counts; a replayed `event_id` never counts twice. Mutable; persist it with `toSnapshot()`.
@@ -66,7 +57,7 @@ export class HitlCounter {
 
   constructor(options: HitlCounterOptions = {}) {
     this.spec = options.spec ?? DEFAULT_LOOP_POLICY_SPEC;
-    this.resetRules = options.resetRules ?? DEFAULT_RESET_RULES;
+    this.resetRules = DEFAULT_RESET_RULES;
   }
 
   /** The current count for a conflict (0 when none). */
@@ -169,8 +160,8 @@ export class HitlCounter {
   }
 
   /** Restores a counter from a validated snapshot; it then counts and dedupes as the original would. */
-  static fromSnapshot(snapshot: HitlCounterSnapshot, options: HitlCounterOptions = {}): HitlCounter {
-    const counter = new HitlCounter(options);
+  static fromSnapshot(snapshot: HitlCounterSnapshot): HitlCounter {
+    const counter = new HitlCounter();
     for (const { conflict_key, count } of snapshot.counts) counter.counts.set(conflict_key, count);
     for (const key of snapshot.plan_requested_keys) counter.planRequested.add(key);
     for (const key of snapshot.end_recommended_keys) counter.endRecommended.add(key);

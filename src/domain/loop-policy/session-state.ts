@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { formatIssues, type Parsed } from '../issues.js';
 import { sortedMembers, StringSet } from './ordering.js';
 
 /** Maestro's loop-policy state as plain data, for the workspace. Every list is sorted. */
@@ -21,13 +20,6 @@ export const SessionStateSnapshot = z.strictObject({
   stopped_keys: StringSet,
 });
 export type SessionStateSnapshot = z.infer<typeof SessionStateSnapshot>;
-
-/** Validates a persisted session state's JSON; migrations from older versions go here. */
-export function parseSessionStateSnapshot(json: unknown): Parsed<SessionStateSnapshot> {
-  const result = SessionStateSnapshot.safeParse(json);
-  if (!result.success) return { ok: false, issues: formatIssues(result.error) };
-  return { ok: true, value: result.data };
-}
 
 /**
  * Maestro's side of the loop policy: the stop flags and the one-shot sets of the plan flow, all

@@ -60,20 +60,3 @@ export const DEFAULT_RESET_RULES: ResetRulesSpec = Object.freeze({
   reset_on: Object.freeze([...RESET_REASONS]),
   never_reset_within_same_conflict: true,
 });
-
-/** Declarative description of the terminal decision; `maestro-state.ts` enforces it. */
-export interface TerminalSpec {
-  readonly decision: 'STOPPED';
-  readonly requires_sealed: true;
-  readonly requires_overrideable: false;
-  readonly enforce_at: 'maestro';
-  readonly no_further_transitions_in_same_session: true;
-}
-
-export const TERMINAL_SPEC: TerminalSpec = Object.freeze({
-  decision: 'STOPPED',
-  requires_sealed: true,
-  requires_overrideable: false,
-  enforce_at: 'maestro',
-  no_further_transitions_in_same_session: true,
-});

@@ -4,8 +4,6 @@ import { SpecInvalidError } from './spec-invalid-error.js';
 
 /** The decisions this module emits. There is no `RUN` here: the loop policy only pauses, recommends or stops. */
 export const LOOP_DECISIONS = ['PAUSE_FOR_HITL', 'STOPPED', 'END_SESSION_RECOMMENDED'] as const;
-export const LoopDecision = z.enum(LOOP_DECISIONS);
-export type LoopDecision = z.infer<typeof LoopDecision>;
 
 /** The plan-flow kinds: they pair with `PAUSE_FOR_HITL` and never count. */
 export const PLAN_KINDS = ['K_PLAN_REQUESTED', 'K_PLAN_REQ_DISPATCH', 'K_PLAN_PROPOSED', 'K_PLAN_RECEIVED'] as const;

@@ -39,18 +39,6 @@ export function runStartBefore(text: string, end: number, inRun: (code: number) 
 }
 
 /**
- * Offset of the line (after `\n`, or the text's start) that holds `at`, or -1 when it begins more
- * than `maxDistance` characters before `at`.
- */
-export function lineStartBefore(text: string, at: number, maxDistance: number): number {
-  const limit = Math.max(0, at - maxDistance);
-  for (let start = at; start >= limit; start--) {
-    if (start === 0 || text.charCodeAt(start - 1) === 10) return start;
-  }
-  return -1;
-}
-
-/**
  * Starts for a pattern of the form `(?<!C)C{min,maxLength}<anchor>`: for each occurrence of
  * `anchor`, in ascending order, the start of the run of class-C characters right before it.
  * The anchor must not itself belong to C, so each run ends at the anchor that follows it.

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LoopEvent, makeLoopEvent, type LoopEventInput } from '../../../src/domain/loop-policy/events.js';
-import {
-  HitlCounter,
-  HitlCounterSnapshot,
-  parseHitlCounterSnapshot,
-  type CounterResult,
-} from '../../../src/domain/loop-policy/hitl-counter.js';
+import { HitlCounter, HitlCounterSnapshot, type CounterResult } from '../../../src/domain/loop-policy/hitl-counter.js';
 import { createLoopPolicySpec } from '../../../src/domain/loop-policy/spec.js';
 
 /** A result reduced to what the vectors state: the count and the ids emitted. */
@@ -219,9 +214,7 @@ describe('HitlCounter snapshots', () => {
       const original = new HitlCounter();
       for (const e of flow.slice(0, cut)) original.maybeIncrementAndEmit(e);
       const json: unknown = JSON.parse(JSON.stringify(original.toSnapshot()));
-      const parsed = parseHitlCounterSnapshot(json);
-      if (!parsed.ok) throw new Error(parsed.issues.join('\n'));
-      const restored = HitlCounter.fromSnapshot(parsed.value);
+      const restored = HitlCounter.fromSnapshot(HitlCounterSnapshot.parse(json));
       expect(restored.toSnapshot()).toEqual(original.toSnapshot());
       const rest = [...flow.slice(cut), ...flow];
       expect(rest.map((e) => restored.maybeIncrementAndEmit(e))).toEqual(rest.map((e) => original.maybeIncrementAndEmit(e)));
@@ -277,8 +270,8 @@ describe('HitlCounter snapshots', () => {
     { name: 'an unknown key', bad: { ...good, extra: true } },
     { name: 'a missing field', bad: { schemaVersion: 1, counts: [] } },
   ])('rejects $name with readable issues', ({ bad }) => {
-    const parsed = parseHitlCounterSnapshot(bad);
-    expect(parsed.ok).toBe(false);
-    if (!parsed.ok) expect(parsed.issues.length).toBeGreaterThan(0);
+    const parsed = HitlCounterSnapshot.safeParse(bad);
+    expect(parsed.success).toBe(false);
+    if (!parsed.success) expect(parsed.error.issues.length).toBeGreaterThan(0);
   });
 });

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createLoopPolicySpec,
-  DEFAULT_LOOP_POLICY_SPEC,
-  DEFAULT_RESET_RULES,
-  TERMINAL_SPEC,
-} from '../../../src/domain/loop-policy/spec.js';
+import { createLoopPolicySpec, DEFAULT_LOOP_POLICY_SPEC, DEFAULT_RESET_RULES } from '../../../src/domain/loop-policy/spec.js';
 import { SpecInvalidError } from '../../../src/domain/loop-policy/spec-invalid-error.js';
 
 const FIRST = 'SPEC_INVALID: hitl_max_rounds must be >= 1';
@@ -56,21 +51,11 @@ describe('createLoopPolicySpec', () => {
   });
 });
 
-describe('reset rules and terminal spec', () => {
+describe('reset rules', () => {
   it('resets on the three reasons and never within the same conflict', () => {
     expect(DEFAULT_RESET_RULES).toEqual({
       reset_on: ['conflict_fingerprint_change', 'explicit_new_session_start', 'user_provides_required_info_for_blocking_fields'],
       never_reset_within_same_conflict: true,
-    });
-  });
-
-  it('declares STOPPED as sealed, not overrideable, enforced at maestro', () => {
-    expect(TERMINAL_SPEC).toEqual({
-      decision: 'STOPPED',
-      requires_sealed: true,
-      requires_overrideable: false,
-      enforce_at: 'maestro',
-      no_further_transitions_in_same_session: true,
     });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asciiClass, lineStartBefore, occurrencesOf, runsBefore, runStartBefore } from '../../../src/domain/sensitive/anchors.js';
+import { asciiClass, occurrencesOf, runsBefore, runStartBefore } from '../../../src/domain/sensitive/anchors.js';
 
 const isWordChar = asciiClass(/\w/);
 const code = (c: string): number => c.charCodeAt(0);
@@ -23,15 +23,6 @@ describe('runStartBefore', () => {
     expect(runStartBefore(' abcd@', 5, isWordChar, 4)).toBe(1);
     expect(runStartBefore(' abcde@', 6, isWordChar, 4)).toBe(-1);
     expect(runStartBefore('abcde@', 5, isWordChar, 4)).toBe(-1);
-  });
-});
-
-describe('lineStartBefore', () => {
-  it('finds the start of the line holding `at`, within maxDistance', () => {
-    expect(lineStartBefore('ab\ncd', 4, 10)).toBe(3);
-    expect(lineStartBefore('ab\ncd', 3, 0)).toBe(3);
-    expect(lineStartBefore('abcd', 3, 10)).toBe(0);
-    expect(lineStartBefore('ab\ncdef', 6, 2)).toBe(-1);
   });
 });
 
