@@ -74,7 +74,11 @@ export function registerUi(program: Command, io: Io): void {
 export async function startConsole(io: Io, opts: UiFlags): Promise<RunningConsole> {
   const settings = await checkFlags(io, opts);
   const { openConsole } = await import('../compose/console.js');
-  const backend = await openConsole({ workspace: resolveWorkspace(opts.workspace, io.env, io.cwd), env: io.env });
+  const backend = await openConsole({
+    workspace: resolveWorkspace(opts.workspace, io.env, io.cwd),
+    env: io.env,
+    onProblem: (message) => io.stderr.write(`maestro ui: ${message}\n`),
+  });
   try {
     return await serveConsole(io, backend, { ...settings, host: opts.host });
   } catch (error) {

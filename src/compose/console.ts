@@ -92,8 +92,8 @@ export interface ConsoleBackend {
 export async function openConsole(options: {
   workspace: string;
   env: Readonly<Record<string, string | undefined>>;
-  /** A run the console carries on that failed for another reason than an interrupt or another process taking it. */
-  onProblem?: (message: string) => void;
+  /** A run the console carries on that failed for another reason than an interrupt or another process taking it: said, never dropped. */
+  onProblem: (message: string) => void;
 }): Promise<ConsoleBackend> {
   const stopping = new AbortController();
   const app = await openApp({ workspace: options.workspace, env: options.env, signal: stopping.signal });
@@ -102,7 +102,7 @@ export async function openConsole(options: {
   const index = new RunIndex(app);
   // The first look reads every checkpoint once: begun now, it is done before anyone asks.
   index.runs().catch(() => undefined);
-  const carrier = new ConsoleCarrier(app, { signal: stopping.signal, onProblem: options.onProblem ?? (() => undefined) });
+  const carrier = new ConsoleCarrier(app, { signal: stopping.signal, onProblem: options.onProblem });
   return {
     app,
     label: app.paths.root,

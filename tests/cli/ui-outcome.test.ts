@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 async function console_() {
-  backend = await openConsole({ workspace: ws.dir, env: {} });
+  backend = await openConsole({ workspace: ws.dir, env: {}, onProblem: (m) => expect.unreachable(m) });
   const ui = await signedInConsole(backend, { host: HOST, token: TOKEN });
   return {
     get: (p: string) => ui.get(p),

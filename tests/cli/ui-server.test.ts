@@ -22,6 +22,8 @@ let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 let backend: ConsoleBackend;
 let ui: Awaited<ReturnType<typeof signedInConsole>>;
 const ids = { paused: '', secret: '', pii: '', done: '', legacy: '', card: '' };
+/** What the console said of runs it carries on and could not (`maestro ui` writes it to its terminal). */
+const problems: string[] = [];
 
 async function runCommand(name: string, command: Record<string, unknown>): Promise<string> {
   await writeFile(path.join(ws.dir, name), JSON.stringify(command));
@@ -49,7 +51,7 @@ beforeAll(async () => {
   ids.legacy = (JSON.parse(legacy) as { run_id: string }).run_id;
   await mkdir(path.join(ws.dir, '.maestro', 'runs', ids.legacy), { recursive: true });
   await writeFile(path.join(ws.dir, '.maestro', 'runs', ids.legacy, 'state.json'), legacy);
-  backend = await openConsole({ workspace: ws.dir, env: {} });
+  backend = await openConsole({ workspace: ws.dir, env: {}, onProblem: (m) => problems.push(m) });
   ui = await signedInConsole(backend, { host: HOST, token: TOKEN, extra: { placeOf: () => 'this machine' } });
 }, 60_000);
 afterAll(async () => {
@@ -496,6 +498,23 @@ describe('maestro ui: changes', () => {
     expect((await post(`/runs/${id}/resume`, {})).status).toBe(409);
     // The trail names who resumed it, as it names who decided.
     expect(await (await get(`/runs/${id}`)).text()).toMatch(/RUN_RESUMED<\/td>(?:(?!<\/tr>)[\s\S])*tester \(via the console\)/);
+  });
+
+  it('says so when a run it carries on cannot go on for another reason than a stop or another process', async () => {
+    const id = await runCommand('fails-on.json', { task_description: 'The requirements are unclear: pick a job runner' });
+    const resume = backend.app.resume;
+    backend.app.resume = async () => {
+      throw new Error('the disk is full');
+    };
+    try {
+      const pauseId = (await backend.app.deps.ledger.load(id))?.pause?.pause_id as string;
+      const continued = await post(`/decisions/${id}`, { decision: 'continue', pause_id: pauseId });
+      expect(continued.headers.get('location')).toBe(`/runs/${id}?done=continue-console`);
+      await expect.poll(() => problems.join('\n'), { timeout: 10_000 }).toContain(`run ${id} could not go on: the disk is full`);
+      expect(backend.isCarrying(id)).toBe(false);
+    } finally {
+      backend.app.resume = resume;
+    }
   });
 
   it('leaves a continued run to a running watcher when there is one', async () => {
