@@ -23,7 +23,11 @@ describe('maestro ui with an engine', () => {
     };
     const paused = await run('ambiguous.json', 'The requirements are unclear: choose the message queue for billing');
     const sealed = await run('secret.json', `Choose the queue with key ${SECRET}`);
-    const backend = await openConsole({ workspace: ws, env: { ...process.env, MAESTRO_WORKSPACE: '' }, onProblem: (m) => expect.unreachable(m) });
+    const backend = await openConsole({
+      workspace: ws,
+      env: { ...process.env, MAESTRO_WORKSPACE: '' },
+      onProblem: (m) => expect.unreachable(m),
+    });
     try {
       expect(backend.app.engine).toBeDefined();
       const ui = await signedInConsole(backend, { host: HOST, token: TOKEN });
@@ -60,7 +64,11 @@ describe('maestro ui with an engine', () => {
     await writeFile(config, withEngine);
     const listed = JSON.parse((await runCli(['runs', '--json'], { cwd: ws })).stdout) as { run_id: string }[];
     expect(listed.map((r) => r.run_id)).toContain(before);
-    const backend = await openConsole({ workspace: ws, env: { ...process.env, MAESTRO_WORKSPACE: '' }, onProblem: (m) => expect.unreachable(m) });
+    const backend = await openConsole({
+      workspace: ws,
+      env: { ...process.env, MAESTRO_WORKSPACE: '' },
+      onProblem: (m) => expect.unreachable(m),
+    });
     try {
       expect(backend.app.engine).toBeDefined();
       expect((await backend.runs()).map((r) => r.listing.run_id)).toContain(before);
@@ -86,7 +94,11 @@ describe('maestro ui with an engine', () => {
     const listed = (JSON.parse((await runCli(['runs', '--json'], { cwd: ws })).stdout) as { run_id: string; status: string }[]).find(
       (r) => r.run_id === id,
     );
-    const backend = await openConsole({ workspace: ws, env: { ...process.env, MAESTRO_WORKSPACE: '' }, onProblem: (m) => expect.unreachable(m) });
+    const backend = await openConsole({
+      workspace: ws,
+      env: { ...process.env, MAESTRO_WORKSPACE: '' },
+      onProblem: (m) => expect.unreachable(m),
+    });
     try {
       const shown = await backend.run(id);
       expect(listed?.status).toBe('running');
