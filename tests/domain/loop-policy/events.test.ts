@@ -3,10 +3,10 @@ import {
   conflictKeyOf,
   failClosedEvent,
   LoopEvent,
-  makeLoopEvent,
   validateKindDecisionPairing,
   validateMinKeys,
 } from '../../../src/domain/loop-policy/events.js';
+import { makeLoopEvent } from '../../helpers/loop-event.js';
 import { SpecInvalidError } from '../../../src/domain/loop-policy/spec-invalid-error.js';
 import {
   assertKindsDisjointFromDecisions,

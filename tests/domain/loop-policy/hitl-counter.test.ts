@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LoopEvent, makeLoopEvent, type LoopEventInput } from '../../../src/domain/loop-policy/events.js';
+import { LoopEvent, type LoopEventInput } from '../../../src/domain/loop-policy/events.js';
+import { makeLoopEvent } from '../../helpers/loop-event.js';
 import { HitlCounter, HitlCounterSnapshot, type CounterResult } from '../../../src/domain/loop-policy/hitl-counter.js';
 import { createLoopPolicySpec } from '../../../src/domain/loop-policy/spec.js';
 

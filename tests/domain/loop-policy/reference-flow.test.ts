@@ -3,7 +3,7 @@
  * [derived] plan-flow edge cases, end to end through the counter and maestro's state.
  */
 import { describe, expect, it } from 'vitest';
-import { makeLoopEvent } from '../../../src/domain/loop-policy/events.js';
+import { makeLoopEvent } from '../../helpers/loop-event.js';
 import { HitlCounter } from '../../../src/domain/loop-policy/hitl-counter.js';
 import {
   enforceTerminalGuard,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeLoopEvent } from '../../../src/domain/loop-policy/events.js';
+import { makeLoopEvent } from '../../helpers/loop-event.js';
 import {
   enforceTerminalGuard,
   maestroAckPlanReceived,
