@@ -85,9 +85,10 @@ export function particularCases(words: readonly Word[], domains: ReadonlySet<Dom
   // An emergency said to be now ("Quick – someone collapsed by the lifts") is a case even with nobody named.
   const emergencyNow = (someone || words.some((w) => LEXICON.now.has(w.form))) && LEXICON.emergency.has(words);
   if (advice === false) {
-    // Any text: an emergency happening now, a clinical document for one patient, the writer's own health or legal matter.
+    // Any text: an emergency happening now, a clinical document for one patient, the writer's own health or legal matter,
+    // or a named person's or a relation's health ("a letter to Tom Baker's employer explaining his diagnosis").
     const found: Domain[] = [];
-    if (domains.has('health') && (emergencyNow || patient || own)) found.push('health');
+    if (domains.has('health') && (emergencyNow || patient || own || named || relation)) found.push('health');
     if (ownProceeding) found.push('law');
     return found;
   }
