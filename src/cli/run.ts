@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { resolveWorkspace } from '../config.js';
@@ -89,8 +90,11 @@ async function runSubcommand(file: string | undefined, opts: RunFlags, io: Io): 
 async function readCommand(file: string, workspace: string, io: Io): Promise<{ text: string; source: string } | { refused: ShownOutcome }> {
   if (file === '-') return capped(await readAll(io.stdin ?? process.stdin), 'stdin', file);
   const commandPath = path.resolve(io.cwd, file);
-  // A file in the drop folder belongs to the watcher: running it here as well would run it twice.
-  if (path.dirname(commandPath) === path.join(workspace, 'commands')) {
+  // A file in the drop folder belongs to the watcher: running it here as well would run it twice. Through a link
+  // to the folder or to the file too: what is compared is where the file really is.
+  const drop = path.join(workspace, 'commands');
+  const [real, realDrop] = await Promise.all([realpath(commandPath).catch(() => commandPath), realpath(drop).catch(() => drop)]);
+  if (path.dirname(commandPath) === drop || path.dirname(real) === realDrop) {
     const why =
       `maestro run: ${file} is in the drop folder that \`maestro watch\` serves, so a watcher would run it again. ` +
       'Process the folder with `maestro watch --once`, or run a copy kept outside commands/.';

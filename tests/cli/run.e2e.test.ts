@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -215,6 +215,15 @@ describe('maestro run (end to end, offline model)', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toContain('✖ refused — maestro run: commands/queued.json is in the drop folder');
     expect(r.stdout).toContain('maestro watch --once');
+    expect(await readdir(path.join(ws.dir, 'commands'))).toEqual(['queued.json']);
+    // Through a link to the folder, or to the file, it is the same file.
+    await symlink('commands', path.join(ws.dir, 'drop'));
+    await symlink(path.join('commands', 'queued.json'), path.join(ws.dir, 'queued-link.json'));
+    for (const link of ['drop/queued.json', 'queued-link.json']) {
+      const linked = await runCli(['run', link], { cwd: ws.dir });
+      expect(linked.code, link).toBe(2);
+      expect(linked.stdout).toContain(`✖ refused — maestro run: ${link} is in the drop folder`);
+    }
     expect(await readdir(path.join(ws.dir, 'commands'))).toEqual(['queued.json']);
   });
 
