@@ -11,13 +11,15 @@ import { chalkFor } from './style.js';
 export function registerAuditPrune(audit: Command, io: Io): void {
   audit
     .command('prune')
-    .description('delete the audit logs of runs last written longer ago than the retention period')
+    .description(
+      'delete the audit logs of runs last written longer ago than the retention period, and the checkpoints (.maestro/runs/) of those that ended: they then leave `maestro runs`',
+    )
     .option('--older-than <age>', 'retention such as 30d, 12h, 2w or 90m (default: audit.retention_days in maestro.config.json, 30 days)')
     .option('--dry-run', 'say what would be deleted, delete nothing')
     .option(...WORKSPACE_OPTION)
     .addHelpText(
       'after',
-      "\nA run's log and its .head file go together. The watcher prunes by itself at start and once a day.\nExit codes: 0 done · 1 a file could not be deleted · 2 usage.",
+      "\nA run's log and its .head file go together; a paused or running run's checkpoint is always kept. The watcher prunes by itself at start and once a day.\nExit codes: 0 done · 1 a file could not be deleted · 2 usage.",
     )
     .action(async (opts: { olderThan?: string; dryRun?: boolean; workspace?: string }) => {
       const workspace = await openWorkspaceAt(io, opts.workspace);
@@ -61,6 +63,7 @@ export function registerAuditPrune(audit: Command, io: Io): void {
 }
 
 function formatDays(days: number): string {
-  if (days * 24 < 1) return `${Math.max(1, Math.round(days * 1440))} minute(s)`;
+  if (days * 1440 < 1) return `${Math.max(1, Math.round(days * 86_400))} second(s)`;
+  if (days * 24 < 1) return `${Math.round(days * 1440)} minute(s)`;
   return days < 1 ? `${Math.round(days * 24)} hour(s)` : `${Number(days.toFixed(2))} day(s)`;
 }

@@ -184,6 +184,8 @@ describe('maestro audit prune', () => {
     expect(await readdir(auditDir())).toContain(`${old}.jsonl`);
 
     expect((await maestro(['audit', 'prune', '--older-than', '60d', '-w', ws])).stdout).toContain('nothing to prune');
+    // An age under a minute is said in seconds, not rounded up to "1 minute(s)".
+    expect((await maestro(['audit', 'prune', '--older-than', '45s', '--dry-run', '-w', ws])).stdout).toContain('(45 second(s) ago)');
 
     const real = await maestro(['audit', 'prune', '-w', ws]);
     expect(real.code).toBe(0);
