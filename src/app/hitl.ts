@@ -265,6 +265,9 @@ const CONTINUE_BY_REASON: Readonly<Record<string, string>> = {
   MEANING_UNKNOWN_PERSONA: 'check the gates again: once the persona files exist the run goes on, otherwise it pauses again',
   MEANING_EMPTY_TASK: 'check the gates again: an empty task pauses again (write the task and run the command again)',
   REROUTE_NOT_ALLOWED: 'try the failed model call again on the same route (no REROUTE is taken); finished calls are not repeated',
+  // gates: an approved ETHICS_PII_DETECTED lets the task and inputs go to the model as they are.
+  ETHICS_PII_DETECTED:
+    'clear the ethics gate (ETHICS_PII_DETECTED) and send the personal data to the model as it is, unredacted; the later gates still run, then the council deliberates',
 };
 
 const CONTINUE_BY_LAYER: Readonly<Record<string, string>> = {

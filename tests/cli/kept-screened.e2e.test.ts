@@ -212,8 +212,11 @@ describe('policy.pii "pause": the person decides, the run sends the task as give
       task: string;
       redacted: string[];
       pause: { message: string };
+      continue_would: string;
     };
     expect(details.task).toContain('[REDACTED:EMAIL]');
+    // The decider is told what continue sends (below: the council gets the e-mail and the phone as they are).
+    expect(details.continue_would).toContain('send the personal data to the model as it is, unredacted');
     expect(details.redacted).toEqual(['EMAIL']);
     expect(details.pause.message).toContain('an e-mail address in the task');
     expect(details.pause.message).toContain('a phone number in notes/customer.md');
