@@ -61,9 +61,11 @@ const BARE = `(?:(?!${ESCAPED_BREAK})(?:[^\\s"'\`${STOPS}]|[,;&](?![\\s"'\`${STO
  * A bare value after a label or in a sentence: up to white space or a quote. A `#` is part of it
  * (`Ab1#cdefgh9Z`, `#Xy7kL9qP2wZ`): YAML starts a comment only after white space, and a `#` right
  * after the label is as likely a password's first character as a comment's; a lone `#` (`password:
- * # set in CI`) is too short to be a value.
+ * # set in CI`) is too short to be a value. A quote inside the run is part of it too (`Ab1"cd9Z`,
+ * `Ab1'cd9Z`), but not one that ends it (`"password: x",`) nor a contraction's (`it's`, `don't`).
  */
-const BARE_LABEL = `(?:(?!${ESCAPED_BREAK})[^\\s"'\`]){1,200}`;
+const INNER_QUOTE = `(?<=[^\\s"'\`])(?:["\`]|'(?![A-Za-z]{1,2}(?![^\\s.,;:!?)])))(?![\\s"'\`,;)}\\]]|$)`;
+const BARE_LABEL = `(?:(?!${ESCAPED_BREAK})(?:[^\\s"'\`]|${INNER_QUOTE})){1,200}`;
 const BOLD = '(?:\\*\\*|__)?';
 /**
  * What or whom a credential is for, in a sentence (`password for prod`, `token of the CI bot`,

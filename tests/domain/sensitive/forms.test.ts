@@ -176,6 +176,23 @@ describe('a value holds any printable character', () => {
     }
   });
 
+  it('after a label or in a sentence, a quote inside the value is part of it; one that ends it or a contraction is not', () => {
+    const found = (text: string) => detectSensitive(text).map((f) => text.slice(f.start, f.end));
+    for (const value of ['Ab1"cdefgh9Z', "Ab1'cdefgh9Z", 'Ab1`cdefgh9Z']) {
+      for (const text of [
+        `admin password: ${value}`,
+        `password: ${value}`,
+        `The db password is ${value}.`,
+        `Password for prod: ${value}`,
+      ]) {
+        expect(found(text), text).toEqual([value]);
+      }
+    }
+    expect(found('msg = "password: Ab1cdefgh9Z";')).toEqual(['Ab1cdefgh9Z']);
+    expect(found("x('token: Ab1cdefgh9Z', y)")).toEqual(['Ab1cdefgh9Z']);
+    expect(found("admin password: it's in the vault; the password: don't know")).toEqual([]);
+  });
+
   it('still ends a bare value at the next key of a query or a connection string, and before a call goes on', () => {
     const found = (text: string) => detectSensitive(text).map((f) => text.slice(f.start, f.end));
     expect(found('?user=bob&password=Qp93-Wr47&next=/home')).toEqual(['Qp93-Wr47']);
