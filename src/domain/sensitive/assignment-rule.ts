@@ -43,13 +43,35 @@ const KEY = `(?:[A-Za-z][A-Za-z0-9]{0,15} )?${K}{1,64}`;
 const HOLDS_KEY_WORD = `(?=["'<]?(?:[A-Za-z][A-Za-z0-9]{0,15} )?${K}{0,63}?(?:${KEY_WORDS}))`;
 const QUOTED = '"[^"\\n]{0,200}"|\'[^\'\\n]{0,200}\'|`[^`\\n]{0,200}`';
 /**
- * An unquoted value ends at white space, a quote, what ends a value in code, a query or a
- * connection string, or an escaped line break or tab (`\n` in JSON or a log line).
+ * An unquoted value ends at white space, a quote, or an escaped line break or tab (`\n` in JSON or
+ * a log line); every other printable character may be part of it (`Tr0ub4dor&3`, `Ab1#cd!x`).
  */
 const ESCAPED_BREAK = '\\\\[nrt]';
-const BARE = `(?:(?!${ESCAPED_BREAK})[^\\s"'\`,;&)}\\]]){1,200}`;
-const BARE_LABEL = `(?:(?!${ESCAPED_BREAK})[^\\s"'\`#]){1,200}`;
+/**
+ * What ends a value in code, a query or a connection string (`,` `;` `&` and closing brackets)
+ * ends it only where nothing of the value follows: at white space, a quote, the end, another
+ * such character, or the next `key=` (`&next=`, `;Encrypt=`, `,user=`); a closing bracket ends it
+ * too unless a letter or digit follows (`getToken(x).then`, `f(token=t)`). Elsewhere it is part of
+ * the value (`ab&cd3`, `Ab1;xy`, `pa)ss9`).
+ */
+const STOPS = ',;&)}\\]';
+const NEXT_KEY = `[\\w.-]{1,64}(?:[ \\t][\\w.-]{1,64})?[ \\t]?=`;
+const BARE = `(?:(?!${ESCAPED_BREAK})(?:[^\\s"'\`${STOPS}]|[,;&](?![\\s"'\`${STOPS}]|$|${NEXT_KEY})|[)}\\]](?=[A-Za-z0-9])(?!${NEXT_KEY}))){1,200}`;
+/**
+ * A bare value after a label or in a sentence: up to white space or a quote. A `#` is part of it
+ * (`Ab1#cdefgh9Z`, `#Xy7kL9qP2wZ`): YAML starts a comment only after white space, and a `#` right
+ * after the label is as likely a password's first character as a comment's; a lone `#` (`password:
+ * # set in CI`) is too short to be a value. A quote inside the run is part of it too (`Ab1"cd9Z`,
+ * `Ab1'cd9Z`), but not one that ends it (`"password: x",`) nor a contraction's (`it's`, `don't`).
+ */
+const INNER_QUOTE = `(?<=[^\\s"'\`])(?:["\`]|'(?![A-Za-z]{1,2}(?![^\\s.,;:!?)])))(?![\\s"'\`,;)}\\]]|$)`;
+const BARE_LABEL = `(?:(?!${ESCAPED_BREAK})(?:[^\\s"'\`]|${INNER_QUOTE})){1,200}`;
 const BOLD = '(?:\\*\\*|__)?';
+/**
+ * What or whom a credential is for, in a sentence (`password for prod`, `token of the CI bot`,
+ * `password for admin@example.com`): one to four words, none holding a colon (the label's end).
+ */
+const OWNER = `(?:[ \\t]{1,4}(?:for|of|to)(?:[ \\t]{1,4}[^\\s:]{1,64}){1,4})`;
 
 /** The forms a credential is written in. Each is one alternative of the rule's pattern. */
 export const ASSIGNMENT_FORMS: readonly AssignmentForm[] = [
@@ -105,9 +127,14 @@ export const ASSIGNMENT_FORMS: readonly AssignmentForm[] = [
     source: `(?<![\\w.-])(?<k>${KEY_RUN})[ \\t]{1,4}(?<v>"[^"\\n]{1,200}"|'[^'\\n]{1,200}')`,
   },
   {
-    example: 'the wifi password is x (prose)',
+    example: 'the wifi password is x, the password for prod is x (prose)',
     context: 'prose',
-    source: `(?<![\\w.-])(?<k>${KEY})[ \\t]{1,4}(?:is|was)(?:[ \\t]{0,4}:)?[ \\t]{1,4}(?<v>${QUOTED}|${BARE_LABEL})`,
+    source: `(?<![\\w.-])(?<k>${KEY})${OWNER}?[ \\t]{1,4}(?:is|was)(?:[ \\t]{0,4}:)?[ \\t]{1,4}(?<v>${QUOTED}|${BARE_LABEL})`,
+  },
+  {
+    example: 'Password for prod: x, the token for the CI bot: x (prose: what the credential is for, then a label)',
+    context: 'prose',
+    source: `(?<![\\w.-])(?<k>${KEY})${OWNER}${BOLD}:${BOLD}[ \\t]{1,4}(?<v>${QUOTED}|${BARE_LABEL})`,
   },
   {
     example: '--password x (command-line flags)',
@@ -161,6 +188,9 @@ function startsLine(input: string, index: number): boolean {
   return LINE_PREFIX.test(input.slice(Math.max(0, index - 64), index));
 }
 
+/** A URL with no user or password in it. */
+const LINK = /^[A-Za-z][A-Za-z0-9+.-]{1,31}:\/\/[^\s@]*$/;
+
 /**
  * Whether `value`, set under `key` in this context, is a credential: not a placeholder, a
  * reference or the key's own name; under a key that only mentions a credential it must look
@@ -170,6 +200,9 @@ function isAssignedCredential(value: string, assigned: { key: string; name: Cred
   if (value.length < 4 || repeatsName(assigned.key, value)) return false;
   if (notACredentialReason(value, { unquoted: !assigned.quoted }) !== undefined) return false;
   if (assigned.name === 'mentions') return looksSecret(value);
+  // After a label mid-line or in a sentence, a link says where to go (`Reset your password:
+  // https://…/reset#form`), not what to type; one holding a password is URL_PASSWORD's.
+  if (assigned.context !== 'explicit' && LINK.test(value)) return false;
   // In prose, a word is prose, and so is a number too short for a PIN (`8-64`).
   return assigned.context === 'explicit' || (!readsAsWord(value) && (/\p{L}/u.test(value) || /\d{6}/.test(value)));
 }

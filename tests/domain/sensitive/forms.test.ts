@@ -70,6 +70,11 @@ const FORMS: readonly ((key: string, value: string) => string)[] = [
   (k, v) => `define( '${k}', '${v}' );`,
   (k, v) => `$cfg['Servers'][$i]['${k}'] = '${v}';`,
   (k, v) => `os.environ.setdefault("${k}", "${v}")`,
+  // Prose that says what or whose the credential is, and a two-word label starting a line.
+  (k, v) => `The ${k} for the staging box is ${v}.`,
+  (k, v) => `${k} for prod: ${v}`,
+  (k, v) => `The db's ${k}: ${v}`,
+  (k, v) => `Staging box notes.\nadmin ${k}: ${v}\n`,
 ];
 
 const VALUE = 'Hunter2-Quilt-77';
@@ -127,7 +132,8 @@ describe('the forms of the keyword rule, row by row', () => {
     [`| password | ${VALUE} |`],
     [`<password>${VALUE}</password>`],
     [`ALTER USER app WITH PASSWORD '${VALUE}'`],
-    [`the wifi password is ${VALUE}`],
+    [`the wifi password is ${VALUE}`, `The password for the prod db is ${VALUE}`],
+    [`Password for prod: ${VALUE}`, `the token for the CI bot: ${VALUE}`, `API key of the build bot: "${VALUE}"`],
     [`--password ${VALUE}`],
   ];
 
@@ -147,6 +153,69 @@ describe('the forms of the keyword rule, row by row', () => {
       }
     },
   );
+});
+
+describe('a value holds any printable character', () => {
+  // A `#` cut `admin password: Ab1#cdefgh9Z` down to `Ab1`, too short to be a secret: the value is
+  // the whole run, whatever it holds. Not a `$`, `!`, `:` or `@` that starts it (a variable, a YAML
+  // tag, a bind parameter), nor a quote (it delimits a value), nor a `(` or `.` after a name (a call,
+  // an attribute path: code, when unquoted).
+  const keys = ['password', 'Pwd', 'api_key', 'secret', 'token', 'DB_PASSWORD', 'x-api-key'];
+  const forms = FORMS.filter((form) => !/[|<]/.test(form('k', 'v').replace(/<\/?config>/g, '')));
+  const inside = [...'#!@$%^&*)]};,?~+=/\\:<>'];
+  const leading = [...'#^*+~?&.'];
+
+  it.each(keys.map((k) => [k] as const))('%s: inside or leading, the value is found whole', (key) => {
+    const values = [...inside.map((c) => `Ab1${c}cdefgh9Z`), ...leading.map((c) => `${c}Xy7kL9qP2wZ`), 'P@ss!w0rd#%^&*9'];
+    for (const form of forms) {
+      for (const value of values) {
+        const text = form(key, value);
+        const found = detectSensitive(text).map((f) => [f.category, text.slice(f.start, f.end)]);
+        expect.soft(found, text).toEqual([['PASSWORD_ASSIGNMENT', value]]);
+      }
+    }
+  });
+
+  it('after a label or in a sentence, a quote inside the value is part of it; one that ends it or a contraction is not', () => {
+    const found = (text: string) => detectSensitive(text).map((f) => text.slice(f.start, f.end));
+    for (const value of ['Ab1"cdefgh9Z', "Ab1'cdefgh9Z", 'Ab1`cdefgh9Z']) {
+      for (const text of [
+        `admin password: ${value}`,
+        `password: ${value}`,
+        `The db password is ${value}.`,
+        `Password for prod: ${value}`,
+      ]) {
+        expect(found(text), text).toEqual([value]);
+      }
+    }
+    expect(found('msg = "password: Ab1cdefgh9Z";')).toEqual(['Ab1cdefgh9Z']);
+    expect(found("x('token: Ab1cdefgh9Z', y)")).toEqual(['Ab1cdefgh9Z']);
+    expect(found("admin password: it's in the vault; the password: don't know")).toEqual([]);
+  });
+
+  it('still ends a bare value at the next key of a query or a connection string, and before a call goes on', () => {
+    const found = (text: string) => detectSensitive(text).map((f) => text.slice(f.start, f.end));
+    expect(found('?user=bob&password=Qp93-Wr47&next=/home')).toEqual(['Qp93-Wr47']);
+    expect(found('Server=db;Password=Zx81-kLm2;User Id=sa;Encrypt=yes')).toEqual(['Zx81-kLm2']);
+    expect(found('connect(token=Zx81kLm2Qp93,timeout=3)')).toEqual(['Zx81kLm2Qp93']);
+    expect(found('client(token=tok).login()')).toEqual([]);
+    expect(found('PGPASSWORD=Hunter2Quilt&& psql')).toEqual(['Hunter2Quilt']);
+  });
+
+  it.each([
+    'See https://x.io/page#section for the password policy.',
+    'color: #ff00aa',
+    'Fixed in issue #123 (password reset).',
+    '## Password\nReset it in settings.',
+    'password:   # set in vault',
+    'password: #####',
+    'password: #changeme',
+    'password field: #pw-input',
+    'Reset your password: https://x.io/reset#form',
+    'Password for prod: hunter',
+    'Password for the account: see below',
+    'The password for the account is required.',
+  ])('%j is no secret', (text) => expect(detectSensitive(text)).toEqual([]));
 });
 
 describe('keys that only mention a credential', () => {
