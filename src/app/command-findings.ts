@@ -52,7 +52,7 @@ async function commandWarnings(command: CommandFile, check: CommandCheck, deps: 
     deps.models,
   ))
     out.push(
-      `${u.persona.file}: fallback_route "${u.fallback}" can never take over from route "${u.route}" (REROUTE refuses it: ${u.why}); a failure of "${u.route}" pauses the run instead`,
+      `${u.persona.file}: fallback_route "${u.fallback}" can never take over from route "${u.route}" (REROUTE refuses it: ${u.why}); a failure of "${u.route}" ${u.effect}`,
     );
   const output = command.output_artifact_path;
   if (output !== undefined) {

@@ -1,5 +1,5 @@
 import type { ModelRoutes, PersonaStore } from '../domain/ports.js';
-import { refusedConditions } from '../domain/reroute.js';
+import { decideReroute, refusedRerouteEffect } from '../domain/reroute.js';
 import { diagnoseRoute, type CallCheck, type Diagnosis, type ModelsListing } from '../domain/route-doctor.js';
 import type { ResolvedRoute } from '../domain/route.js';
 import type { Persona } from '../domain/persona.js';
@@ -88,20 +88,28 @@ async function unusableFallback(
 /**
  * Each persona whose `fallback_route` the REROUTE policy would refuse even for a safe task on a plain
  * outage (more privileges, remote where its route is local, weaker constraints): it can never take
- * over, and a failure of the persona's route pauses the run instead. `doctor` and `validate` say so.
+ * over, and a failure of the persona's route ends as the policy table decides for that refusal
+ * (`effect`: a sealed or unsealed stop, or a pause). `doctor` and `validate` say so.
  */
 export function unusableFallbacks(
   personas: readonly Persona[],
   models: ModelRoutes,
-): { persona: Persona; route: string; fallback: string; why: string }[] {
+): { persona: Persona; route: string; fallback: string; why: string; effect: string }[] {
   const out = [];
   for (const p of personas) {
     if (!p.fallback_route) continue;
     const route = models.routeIdFor(p);
     const [original, candidate] = [models.resolve(route), models.resolve(p.fallback_route)];
     if ('error' in original || 'error' in candidate) continue;
-    const held = refusedConditions({ failure: 'network', original, candidate, rerouteCount: 0, maxReroute: 1, policySensitive: false });
-    if (held.length > 0) out.push({ persona: p, route, fallback: p.fallback_route, why: held.map((h) => h.detail).join('; ') });
+    const outcome = decideReroute({ failure: 'network', original, candidate, rerouteCount: 0, maxReroute: 1, policySensitive: false });
+    if (outcome.condition === undefined) continue;
+    out.push({
+      persona: p,
+      route,
+      fallback: p.fallback_route,
+      why: outcome.detail,
+      effect: refusedRerouteEffect(outcome.decision),
+    });
   }
   return out;
 }

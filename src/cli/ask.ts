@@ -42,7 +42,11 @@ export function registerAsk(program: Command, io: Io): void {
     .addOption(new Option('--composition <c>', 'assessment modes: how the assessments are composed').choices(COMPOSITIONS))
     .addOption(new Option('--arbitration <a>', 'how the verdicts are arbitrated').choices(ARBITRATION_STRATEGIES))
     .option('--rounds <n>', 'deliberation rounds, 1-10 (round_robin)')
-    .option('--input <files...>', 'files the council is given in its briefing (paths from here, inside the workspace)')
+    .option(
+      '--input <file>',
+      'a file the council is given in its briefing (a path from here, inside the workspace); repeat it for more: --input a.md --input b.md',
+      (file: string, earlier: string[] = []) => [...earlier, file],
+    )
     .option('--json', 'print one JSON object: the fields of `run --json` and `answer` (null unless the run completed)')
     .option('--follow', 'show the council as it works (as `run --follow`), then the answer')
     .option(...WORKSPACE_OPTION)
@@ -50,7 +54,7 @@ export function registerAsk(program: Command, io: Io): void {
     .option('--model <model>', 'use this model on the route in use')
     .addHelpText(
       'after',
-      '\nThe answer goes to stdout; the outcome, the artifact and the audit log to stderr.\nExit codes: as `maestro run` (0 completed, 2 invalid, 3 paused for a person, 4 stopped, 5 stopped by a guardrail, 130 interrupted).',
+      '\nExamples:\n  maestro ask --input docs/changes.md "Draft the release notes"\n  maestro ask "Compare the two plans" --input plan-a.md --input plan-b.md\n\nThe answer goes to stdout; the outcome, the artifact and the audit log to stderr.\nExit codes: as `maestro run` (0 completed, 2 invalid, 3 paused for a person, 4 stopped, 5 stopped by a guardrail, 130 interrupted).',
     )
     .action(async (words: string[], opts: AskFlags) => {
       const code = await askSubcommand(words.join(' '), opts, io);

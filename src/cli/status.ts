@@ -108,10 +108,15 @@ function routeDownLines(r: RouteOutage, s: WorkspaceStatus, c: ReturnType<typeof
     ? `probed ${r.probes} time(s), next at ${r.next_probe_at}`
     : `as last seen by watcher pid ${r.watcher_pid}, which is not running`;
   const paused = s.paused.filter((p) => p.outage_route === r.route);
-  const waits = [`${r.queued.length} queued command(s)`, `${paused.length} run(s) paused by its outage`];
+  // Each count names its own: the queued commands by file, the paused runs by run id (and command).
+  const named = (list: readonly string[]) => (list.length > 0 ? `: ${list.slice(0, 10).join(', ')}${list.length > 10 ? ', …' : ''}` : '');
+  const waits = [
+    `${r.queued.length} queued command(s)${named(r.queued)}`,
+    `${paused.length} run(s) paused by its outage${named(paused.map((p) => `${p.run_id} (${p.source})`))}`,
+  ];
   return [
     `route      ${c.red(`${r.route} DOWN`)} since ${r.since} (${r.failure}) · ${probing}`,
     `           ${r.message.split('\n')[0]}`,
-    `           waiting for it: ${waits.join(', ')}${r.queued.length > 0 ? ` (${r.queued.slice(0, 10).join(', ')}${r.queued.length > 10 ? ', …' : ''})` : ''}`,
+    `           waiting for it: ${waits.join('; ')}`,
   ];
 }

@@ -8,6 +8,7 @@ import type { ConsoleBackend } from '../compose/console.js';
 import { cliAuthor } from './decision-author.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import type { ConsolePerson } from './ui/access.js';
+import { listenProblem } from './ui/listen-problem.js';
 
 interface UiFlags {
   readonly host: string;
@@ -196,7 +197,7 @@ async function serveConsole(io: Io, backend: ConsoleBackend, settings: Settings 
     const s = tls
       ? serve({ fetch: app.fetch, port: settings.port, hostname: host, createServer, serverOptions: tls }, () => resolve(s))
       : serve({ fetch: app.fetch, port: settings.port, hostname: host }, () => resolve(s));
-    s.once('error', reject);
+    s.once('error', (error) => reject(listenProblem(error, host, settings.port)));
   });
   bound = (server.address() as AddressInfo).port;
   return {

@@ -54,7 +54,7 @@ function editDistance(a: string, b: string): number {
   return row[b.length] as number;
 }
 
-/** The keys of the object the schema expects at `path` (through optional, default, array, record and pipe wrappers). */
+/** The keys of the object the schema expects at `path` (through optional, default, prefault, catch, array, record and pipe wrappers). */
 function objectKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] | undefined {
   let node: unknown = unwrap(schema);
   for (const step of path) {
@@ -70,6 +70,8 @@ function unwrap(node: unknown): unknown {
   let at = node;
   for (;;) {
     if (at instanceof z.ZodOptional || at instanceof z.ZodDefault || at instanceof z.ZodNullable) at = at.unwrap();
+    // `.prefault({})` (the deliberation block), `.catch()` and `.readonly()` wrap their schema too.
+    else if (at instanceof z.ZodPrefault || at instanceof z.ZodCatch || at instanceof z.ZodReadonly) at = at._zod.def.innerType;
     else if (at instanceof z.ZodPipe) at = at.in;
     else if (at instanceof z.ZodUnion) at = (at.options as unknown[]).find((o) => unwrap(o) instanceof z.ZodObject) ?? at.options[0];
     else return at;

@@ -112,3 +112,16 @@ export function decideReroute(input: RerouteInput): RerouteOutcome {
     detail: [deciding, ...held.filter((h) => h !== deciding)].map((h) => h?.detail).join('; '),
   };
 }
+
+/**
+ * What a refused REROUTE does to the run, for people, read off the policy table's decision (never a
+ * second copy of it): a stop, sealed or not, or a pause for a person, with its reason code.
+ */
+export function refusedRerouteEffect(decision: DecisionRecord): string {
+  if (decision.decision === 'STOPPED')
+    return decision.sealed
+      ? `stops the run instead (STOPPED, sealed: ${decision.reason_code}; it cannot be continued)`
+      : `stops the run instead (STOPPED, not sealed: ${decision.reason_code}; fix the route and run again)`;
+  if (decision.decision === 'PAUSE_FOR_HITL') return `pauses the run for a person instead (${decision.reason_code})`;
+  return `ends in ${decision.decision} (${decision.reason_code})`;
+}

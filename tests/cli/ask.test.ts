@@ -98,6 +98,16 @@ describe('maestro ask, on the offline model', () => {
     expect(state.steps[0].prompt).toContain('the search page ships on Monday');
   });
 
+  // QA: a variadic --input swallowed the question after it ("missing required argument 'question'").
+  it('--input before the question takes one file, and is repeated for more', async () => {
+    await writeFile(path.join(ws.dir, 'docs', 'plan.md'), '# Plan\n- ship the search page\n');
+    const r = await ask(['--input', 'docs/notes.md', '--input', 'docs/plan.md', 'Summarise', 'the notes', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const { run_id } = JSON.parse(r.stdout) as AskJson;
+    const state = JSON.parse(await readFile(path.join(ws.dir, '.maestro', 'runs', run_id, 'state.json'), 'utf8'));
+    expect(state.command).toMatchObject({ task_description: 'Summarise the notes', input_artifacts: ['docs/notes.md', 'docs/plan.md'] });
+  });
+
   it('goes through the same floor: an act in the world pauses for a person, and there is no answer', async () => {
     const r = await ask(['Fire Alice', '--json']);
     expect(r.code).toBe(3);

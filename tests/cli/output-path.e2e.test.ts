@@ -12,6 +12,7 @@ beforeEach(async () => {
   outside = await tempWorkspace({ 'outside.md': 'not yours\n' });
   await mkdir(path.join(ws.dir, 'outputs'), { recursive: true });
   await symlink(path.join(outside.dir, 'outside.md'), path.join(ws.dir, 'outputs', 'link.md'));
+  await writeFile(path.join(ws.dir, 'notes'), 'notes\n');
 });
 afterEach(async () => {
   await ws.cleanup();
@@ -35,6 +36,8 @@ describe('an output path that would write outside or over what is not an artifac
     ['a symlink to a file outside', 'outputs/link.md', 'symbolic link'],
     ['the workspace config', 'maestro.config.json', 'workspace config'],
     ['its own input', 'examples/migration-plan.md', 'input artifacts'],
+    ['a path under a regular file', 'notes/summary.md', '"notes", which is a file, not a folder'],
+    ['a path deeper under a regular file', 'notes/a/b.md', '"notes", which is a file, not a folder'],
   ] as const) {
     it(`run stops it sealed before any model call: ${what}`, async () => {
       const config = await readFile(path.join(ws.dir, 'maestro.config.json'), 'utf8').catch(() => undefined);
@@ -58,6 +61,28 @@ describe('an output path that would write outside or over what is not an artifac
     const r = await runCli(['validate', 'task.json'], { cwd: ws.dir });
     expect(r.code).toBe(2);
     expect(r.stdout + r.stderr).toMatch(/output_artifact_path: .*symbolic link/);
+  });
+
+  it('validate refuses a path under a regular file (exit 2), with no warning that a file is there', async () => {
+    await writeFile(path.join(ws.dir, 'task.json'), JSON.stringify(command('notes/summary.md')));
+    const r = await runCli(['validate', 'task.json', '--json'], { cwd: ws.dir });
+    expect(r.code).toBe(2);
+    const out = JSON.parse(r.stdout);
+    expect(JSON.stringify(out.findings)).toContain('is under \\"notes\\", which is a file, not a folder');
+    expect(out.warnings).toEqual([]);
+  });
+
+  it('the watcher stops a path under a regular file before any model call', async () => {
+    await writeFile(path.join(ws.dir, 'commands', 'under.json'), JSON.stringify(command('notes/summary.md')));
+    const r = await runCli(['watch', '--once', '--json'], { cwd: ws.dir });
+    const finished = r.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l))
+      .find((e) => e.kind === 'finished');
+    expect(finished).toMatchObject({ status: 'stopped', reason_code: 'ACC_PATH_ESCAPE' });
+    expect(JSON.stringify(finished)).toContain('which is a file, not a folder');
+    expect(await readFile(path.join(ws.dir, 'notes'), 'utf8')).toBe('notes\n');
   });
 
   it('the watcher stops it too, and the file behind the link is untouched', async () => {

@@ -137,10 +137,36 @@ describe('maestro validate', () => {
     );
     expect(out.warnings).toContainEqual(
       expect.stringMatching(
-        /^personas\/auditor\.md: fallback_route "cloud" can never take over from route "local" \(REROUTE refuses it: .*remote.*\); a failure of "local" pauses the run instead$/,
+        /^personas\/auditor\.md: fallback_route "cloud" can never take over from route "local" \(REROUTE refuses it: .*remote.*\); a failure of "local" stops the run instead \(STOPPED, sealed: ACC_PRIVILEGE_ESCALATION; it cannot be continued\)$/,
       ),
     );
   });
+
+  // QA: the warning said "pauses the run" where the policy table stops it; it now says what the table does.
+  for (const [what, fallback, then] of [
+    ['more privileges', { privileges: ['READ_FILE', 'QUERY_CORTEX'] }, 'stops the run instead (STOPPED, sealed: ACC_PRIVILEGE_ESCALATION'],
+    [
+      'weaker constraints',
+      { timeout_ms: 120_000 },
+      'stops the run instead (STOPPED, not sealed: REROUTE_WEAKER_CONSTRAINTS; fix the route',
+    ],
+  ] as const) {
+    it(`says what a failure of the route does when its fallback has ${what}`, async () => {
+      const base = { provider: 'openai', model: 'm', base_url: 'http://127.0.0.1:9/v1', privileges: ['READ_FILE'], timeout_ms: 60_000 };
+      const config = { routes: { primary: base, backup: { ...base, ...fallback } } };
+      await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify(config));
+      const auditor = path.join(ws.dir, 'personas', 'auditor.md');
+      await writeFile(
+        auditor,
+        (await readFile(auditor, 'utf8')).replace('order: 3\n', 'order: 3\nroute: primary\nfallback_route: backup\n'),
+      );
+      const { code, out } = await validate({ task_description: 'Review the plan' }, 'task.json', { OPENAI_API_KEY: 'test-key' });
+      expect(code, JSON.stringify(out)).toBe(0);
+      const warning = out.warnings.find((w) => w.includes('fallback_route "backup"'));
+      expect(warning).toContain(`a failure of "primary" ${then}`);
+      expect(warning).not.toContain('pauses');
+    });
+  }
 
   it('says when a file in commands/ would be ignored by the watcher', async () => {
     for (const [name, as] of [

@@ -233,3 +233,22 @@ describe('maestro ui: one token per person', () => {
     }
   });
 });
+
+describe('maestro ui add-person --expires', () => {
+  // QA: a past expiry printed a token that could never work, and exit 0.
+  it('refuses a date already past (exit 2, no token, nobody added), and takes a later one', async () => {
+    const team = await tempWorkspace({ 'maestro.config.json': JSON.stringify({ ui: { tokens_file: 'people.json' } }) });
+    try {
+      const past = await runCli(['ui', 'add-person', 'Bo', '--expires', '2020-01-01'], { cwd: team.dir });
+      expect(past.code).toBe(2);
+      expect(past.stderr).toMatch(/--expires 2020-01-01 is already past .*the token would never work/);
+      expect(past.stdout).toBe('');
+      expect(existsSync(path.join(team.dir, 'people.json'))).toBe(false);
+      const later = await runCli(['ui', 'add-person', 'Bo', '--expires', '2099-01-01'], { cwd: team.dir });
+      expect(later.code, later.stderr).toBe(0);
+      expect(later.stdout).toContain('until 2099-01-01');
+    } finally {
+      await team.cleanup();
+    }
+  });
+});

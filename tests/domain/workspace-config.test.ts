@@ -121,3 +121,24 @@ describe('the JSON Schema of maestro.config.json (maestro schema --config)', () 
     expect(schema.additionalProperties).toBe(false);
   });
 });
+
+describe('a mistyped key in any block of maestro.config.json', () => {
+  // QA: the deliberation block (a `.prefault({})`) gave neither a suggestion nor its valid keys.
+  it('deliberation: the README\'s own example, "max_round"', () => {
+    expect(issues({ deliberation: { max_round: 3 } })).toMatch(
+      /^deliberation: unknown key "max_round" \(not part of the schema; did you mean "max_rounds"\? valid keys here: max_rounds, arbitration, /,
+    );
+  });
+
+  it('every block with keys of its own names the nearest and the valid ones', () => {
+    const schema = workspaceConfigJsonSchema() as { properties: Record<string, { properties?: Record<string, unknown> }> };
+    const blocks = Object.entries(schema.properties).filter(([, v]) => v.properties && Object.keys(v.properties).length > 0);
+    expect(blocks.map(([k]) => k)).toEqual(expect.arrayContaining(['deliberation', 'knowledge', 'history']));
+    for (const [block, v] of blocks) {
+      const key = Object.keys(v.properties ?? {}).reduce((a, b) => (b.length > a.length ? b : a));
+      const said = issues({ [block]: { [`${key}x`]: 1 } });
+      expect(said, block).toContain(`did you mean "${key}"?`);
+      expect(said, block).toContain('valid keys here: ');
+    }
+  });
+});

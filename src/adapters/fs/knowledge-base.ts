@@ -1,4 +1,4 @@
-import { lstat, realpath } from 'node:fs/promises';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { KNOWLEDGE_ACTIONS, type Persona } from '../../domain/persona.js';
 import type { KnowledgeBase } from '../../domain/ports.js';
@@ -158,26 +158,9 @@ export async function checkOutputPath(root: string, requested: string, protect: 
   if (!lexical.ok) return { ok: false, reason: lexical.reason };
   const reserved = outputDeniedReason(lexical.relative);
   if (reserved) return { ok: false, reason: reserved };
-  const realRoot = await realpath(root);
-  let ancestor = path.dirname(lexical.absolute);
-  let realParent: string | undefined;
-  for (;;) {
-    try {
-      const real = await realpath(ancestor);
-      const rel = toPosix(path.relative(realRoot, real));
-      if (escapes(rel)) return { ok: false, reason: 'its folder resolves (through a symlink) outside the workspace' };
-      const deniedParent = rel === '' ? null : outputDeniedReason(`${rel}/x`);
-      if (deniedParent) return { ok: false, reason: `its folder resolves to a reserved area: ${deniedParent}` };
-      if (ancestor === path.dirname(lexical.absolute)) realParent = real;
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-        return { ok: false, reason: `its folder cannot be resolved (${(error as NodeJS.ErrnoException).code})` };
-      const parent = path.dirname(ancestor);
-      if (parent === ancestor) return { ok: false, reason: 'its folder cannot be resolved' };
-      ancestor = parent;
-    }
-  }
+  const folder = await resolveOutputFolder(root, lexical.absolute);
+  if (!folder.ok) return { ok: false, reason: folder.reason };
+  const { realRoot, realParent } = folder;
   const existing = await lstat(lexical.absolute).catch(() => undefined);
   if (existing?.isSymbolicLink())
     return {
@@ -199,6 +182,41 @@ export async function checkOutputPath(root: string, requested: string, protect: 
       return { ok: false, reason: `is one of the command's own input artifacts ("${input}"): the artifact would overwrite its input` };
   }
   return { ok: true, absolute: landing, relative: lexical.relative };
+}
+
+/**
+ * The real path of the folder an artifact would be written in (undefined when it is not there yet,
+ * for the writer creates it), found by walking up to the nearest ancestor that exists. Refused: an
+ * ancestor that resolves outside the workspace or into a reserved area, and one that is a file, not a
+ * folder (the write could only fail, after every model call).
+ */
+async function resolveOutputFolder(
+  root: string,
+  absolute: string,
+): Promise<{ ok: true; realRoot: string; realParent: string | undefined } | { ok: false; reason: string }> {
+  const realRoot = await realpath(root);
+  let ancestor = path.dirname(absolute);
+  for (;;) {
+    try {
+      const real = await realpath(ancestor);
+      const rel = toPosix(path.relative(realRoot, real));
+      if (escapes(rel)) return { ok: false, reason: 'its folder resolves (through a symlink) outside the workspace' };
+      const deniedParent = rel === '' ? null : outputDeniedReason(`${rel}/x`);
+      if (deniedParent) return { ok: false, reason: `its folder resolves to a reserved area: ${deniedParent}` };
+      if (!(await stat(real)).isDirectory()) {
+        const named = toPosix(path.relative(root, ancestor));
+        return { ok: false, reason: `is under "${named}", which is a file, not a folder` };
+      }
+      return { ok: true, realRoot, realParent: ancestor === path.dirname(absolute) ? real : undefined };
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // ENOTDIR: a file further up stands where a folder should; the walk up finds and names it.
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') return { ok: false, reason: `its folder cannot be resolved (${code})` };
+      const parent = path.dirname(ancestor);
+      if (parent === ancestor) return { ok: false, reason: 'its folder cannot be resolved' };
+      ancestor = parent;
+    }
+  }
 }
 
 function insideRoots(relative: string, roots: readonly string[]): boolean {

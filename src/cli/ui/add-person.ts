@@ -12,6 +12,12 @@ export async function addPerson(io: Io, name: string, opts: { expires?: string; 
       `maestro ui add-person: --expires takes an ISO date or time (2026-12-31, 2026-12-31T18:00:00Z), not "${opts.expires}"`,
     );
   }
+  if (opts.expires !== undefined && Date.parse(opts.expires) <= Date.now()) {
+    throw new ExitError(
+      2,
+      `maestro ui add-person: --expires ${opts.expires} is already past (it is ${new Date().toISOString()}): the token would never work; give a later date or time, or none`,
+    );
+  }
   const token = randomToken();
   const { addConsolePerson } = await import('../../compose/console.js');
   const person = { name, token_sha256: sha256Hex(token), ...(opts.expires !== undefined ? { expires: opts.expires } : {}) };
