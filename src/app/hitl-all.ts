@@ -1,6 +1,7 @@
 import { decidePause, HitlRefusedError, type DecideDeps, type HitlDecisionResult } from './hitl.js';
 import type { RunReader } from '../domain/ports.js';
 import type { DecisionAuthor, RunState } from '../domain/run-state.js';
+import { type UnreadableCheckpoint, unreadableCheckpoint, unreadableSentence } from '../domain/unreadable-checkpoint.js';
 
 export interface DecideAllInput {
   /** Exactly `continue` or `stop` (anything else is refused by the one decision, run by run). */
@@ -22,6 +23,8 @@ export type DecidedRun =
 export interface DecideAllResult {
   readonly reason: string;
   readonly runs: readonly DecidedRun[];
+  /** Runs whose checkpoint cannot be read: not decided (any may be paused for this reason), named so none is skipped unsaid. */
+  readonly unreadable_checkpoints: readonly UnreadableCheckpoint[];
 }
 
 /**
@@ -37,8 +40,8 @@ export async function decideAll(
   if (input.reason !== undefined && !/^[A-Z][A-Z0-9_]{1,63}$/.test(input.reason)) {
     throw new HitlRefusedError(`"${input.reason}" is not a reason code (like MODEL_UNREACHABLE); nothing changed`);
   }
-  const paused = await pausedRuns(deps.runs);
-  const reason = chosenReason(paused, input.reason);
+  const { paused, unreadable } = await pausedRuns(deps.runs);
+  const reason = chosenReason(paused, input.reason, unreadable);
   const runs: DecidedRun[] = [];
   for (const state of paused.filter((s) => s.pause?.reason_code === reason)) {
     const pauseId = state.pause?.pause_id ?? '';
@@ -59,29 +62,35 @@ export async function decideAll(
       runs.push({ ...base, refused: error.message });
     }
   }
-  return { reason, runs };
+  return { reason, runs, unreadable_checkpoints: unreadable };
 }
 
-/** The runs paused now, in the ledger's order (a checkpoint that does not read is left out). */
-async function pausedRuns(runs: RunReader): Promise<RunState[]> {
-  const found: RunState[] = [];
+/** The runs paused now, in the ledger's order, and apart the runs whose checkpoint does not read. */
+async function pausedRuns(runs: RunReader): Promise<{ paused: RunState[]; unreadable: UnreadableCheckpoint[] }> {
+  const paused: RunState[] = [];
+  const unreadable: UnreadableCheckpoint[] = [];
   for (const id of await runs.list()) {
-    const state = await runs.load(id).catch(() => undefined);
-    if (state?.status === 'paused' && state.pause) found.push(state);
+    const state = await runs.load(id).catch((error: unknown) => {
+      unreadable.push(unreadableCheckpoint(id, error));
+      return undefined;
+    });
+    if (state?.status === 'paused' && state.pause) paused.push(state);
   }
-  return found;
+  return { paused, unreadable };
 }
 
 /** The reason decided for: the one named, or the one every paused run shares. */
-function chosenReason(paused: readonly RunState[], named: string | undefined): string {
+function chosenReason(paused: readonly RunState[], named: string | undefined, unreadable: readonly UnreadableCheckpoint[]): string {
   const counts = new Map<string, number>();
   for (const s of paused) counts.set(s.pause?.reason_code ?? '', (counts.get(s.pause?.reason_code ?? '') ?? 0) + 1);
   const listed = [...counts].map(([r, n]) => `${r} (${n})`).join(', ');
+  // A refusal names the runs it could not read too: one of them may be the run meant.
+  const unread = unreadable.length > 0 ? `; ${unreadable.map(unreadableSentence).join('; ')}` : '';
   if (named !== undefined) {
     if (counts.has(named)) return named;
-    throw new HitlRefusedError(`no run is paused for ${named}${listed ? `; paused: ${listed}` : ''}; nothing changed`);
+    throw new HitlRefusedError(`no run is paused for ${named}${listed ? `; paused: ${listed}` : ''}${unread}; nothing changed`);
   }
-  if (counts.size === 0) throw new HitlRefusedError('no run is paused for a person; nothing changed');
+  if (counts.size === 0) throw new HitlRefusedError(`no run is paused for a person${unread}; nothing changed`);
   if (counts.size > 1) {
     throw new HitlRefusedError(`the paused runs have different reasons: ${listed}; name one with --reason CODE; nothing changed`);
   }

@@ -1,4 +1,5 @@
-import { type DecidedRun, HitlRefusedError } from '../compose/use-cases.js';
+import { type DecideAllResult, type DecidedRun, HitlRefusedError } from '../compose/use-cases.js';
+import { unreadableSentence } from '../domain/unreadable-checkpoint.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import type { Io } from './io.js';
@@ -35,10 +36,31 @@ export async function decideEvery(options: { io: Io; decision: string; opts: All
   } finally {
     await app.close();
   }
-  const refused = result.runs.filter((r) => 'refused' in r).length;
-  if (opts.json) io.stdout.write(`${JSON.stringify({ reason: result.reason, runs: result.runs.map(view) }, null, 2)}\n`);
-  else writeDecided(io, result.reason, result.runs, app.continuedBy === 'worker');
-  if (refused > 0) throw new ExitError(2);
+  const unreadable = result.unreadable_checkpoints;
+  if (opts.json)
+    io.stdout.write(
+      `${JSON.stringify({ reason: result.reason, runs: result.runs.map(view), unreadable_checkpoints: unreadable }, null, 2)}\n`,
+    );
+  else writeDecided(io, result, app.continuedBy === 'worker');
+  const code = exitCode(options.decision, result);
+  if (code !== 0)
+    throw new ExitError(
+      code,
+      code === 1
+        ? `maestro hitl decide --all: ${unreadable.length} run checkpoint(s) cannot be read, so they were not decided: ${unreadable.map((u) => u.run_id).join(', ')}; look with: maestro hitl show <run_id>`
+        : '',
+    );
+}
+
+/**
+ * As `decide` exits, run by run (the README's exit codes): 2 when a run was refused, 1 when a
+ * checkpoint could not be read (a file to look at; its run was not decided), else 4 for stop (the
+ * runs end stopped by a person) and 0 for continue.
+ */
+function exitCode(decision: string, result: DecideAllResult): number {
+  if (result.runs.some((r) => 'refused' in r)) return 2;
+  if (result.unreadable_checkpoints.length > 0) return 1;
+  return decision === 'stop' ? 4 : 0;
 }
 
 /** One decided run as JSON: its decision and status, or why it was refused. */
@@ -50,9 +72,11 @@ function view(r: DecidedRun): Record<string, unknown> {
     : { ...base, decision: 'continue', status: 'queued to resume' };
 }
 
-function writeDecided(io: Io, reason: string, runs: readonly DecidedRun[], engine: boolean): void {
+function writeDecided(io: Io, result: DecideAllResult, engine: boolean): void {
   const c = chalkFor(io);
-  const lines = [`${runs.length} run(s) paused for ${reason}:`];
+  const runs = result.runs;
+  const lines = [`${runs.length} run(s) paused for ${result.reason}:`];
+  for (const u of result.unreadable_checkpoints) lines.push(`  ${c.red('✘')} not decided: ${unreadableSentence(u)}`);
   for (const r of runs) {
     if ('refused' in r) lines.push(`  ${c.red('✘')} ${r.run_id} ${r.source} — refused: ${r.refused}`);
     else if (r.result.decision === 'stop') {

@@ -6,6 +6,7 @@ import type { RunState } from '../domain/run-state.js';
 import type { ShowDetails } from '../compose/use-cases.js';
 import { authorText } from './decision-author.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
+import { withoutCheckpoint } from './run-without-checkpoint.js';
 import { chalkFor } from './style.js';
 
 export function registerShow(hitl: Command, io: Io): void {
@@ -21,12 +22,15 @@ export function registerShow(hitl: Command, io: Io): void {
         env: io.env,
       });
       const shown = await app.pauseDetails(runId);
-      if (!shown)
+      if (!shown) {
+        // A run `maestro runs` lists (it ended invalid, or before its first checkpoint) is said as what it is.
+        const why = await withoutCheckpoint(io, opts.workspace, runId, 'nothing to show or decide');
         throw new ExitError(
           2,
-          `maestro hitl show: there is no run "${runId}" in this workspace (list them with "maestro runs")`,
+          `maestro hitl show: ${why ?? `there is no run "${runId}" in this workspace (list them with "maestro runs")`}`,
           'refused',
         );
+      }
       const { details, state } = shown;
       if (opts.json) {
         io.stdout.write(`${JSON.stringify(details, null, 2)}\n`);

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { HitlRefusedError, type PausedRow, RunNotResumableError, type UseCases } from '../compose/use-cases.js';
+import { HitlRefusedError, type PausedList, RunNotResumableError, type UseCases } from '../compose/use-cases.js';
 import { resolveWorkspace } from '../config.js';
-import { isSafeRunId } from '../domain/audit-retention.js';
+import { unreadableSentence } from '../domain/unreadable-checkpoint.js';
 import { ExitError, RunHeldError } from '../domain/errors.js';
-import { auditSource, notFound } from './audit-options.js';
+import { withoutCheckpoint } from './run-without-checkpoint.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { withRunContext } from './run-context.js';
 import { reportOutcome } from './run-outcome.js';
@@ -30,12 +30,16 @@ function registerList(hitl: Command, io: Io): void {
         workspace: resolveWorkspace(opts.workspace, io.env, io.cwd),
         env: io.env,
       });
-      const rows = await app.paused();
-      if (opts.json) {
-        io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-        return;
-      }
-      writeList(rows, io);
+      const list = await app.paused();
+      if (opts.json) io.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+      else writeList(list, io);
+      // A checkpoint that cannot be read is a file to look at (exit 1, as `audit show` with lines that are not records).
+      const unreadable = list.unreadable_checkpoints;
+      if (unreadable.length > 0)
+        throw new ExitError(
+          1,
+          `maestro hitl list: ${unreadable.length} run checkpoint(s) cannot be read, so whether they wait for a person is not known: ${unreadable.map((u) => `${u.run_id} (${u.problem})`).join(', ')}; look with: maestro hitl show <run_id>`,
+        );
     });
 }
 
@@ -74,7 +78,8 @@ function registerDecide(hitl: Command, io: Io): void {
         '',
         'Exit: 0 continue recorded (or, with --run, the run completed), 4 stop (the run ends stopped by a person); with --run, as `run`.',
         'A decision on a run that is not paused, a stale pause, a sealed run, or anything but continue|stop is refused (exit 2) and changes nothing.',
-        'With --all, each run is decided as `decide` would (holding the run while it decides); the runs refused are listed, and the exit is 2 if any was.',
+        'With --all, each run is decided as `decide` would (holding the run while it decides) and listed; the exit is 2 if any was refused,',
+        "else 1 if a run's checkpoint cannot be read (named, not decided: look with maestro hitl show <run_id>), else as one decision: 4 stop, 0 continue.",
       ].join('\n'),
     )
     .action(async (first: string | undefined, second: string | undefined, opts: DecideFlags) => {
@@ -116,7 +121,7 @@ async function decide(options: { io: Io; runId: string; decision: string; opts: 
     });
   } catch (error) {
     if (error instanceof HitlRefusedError)
-      throw new ExitError(2, `maestro: refused: ${await withoutCheckpoint(io, opts, runId, error.message)}`, 'refused');
+      throw new ExitError(2, `maestro: refused: ${await noRunWhy(io, opts, runId, error.message)}`, 'refused');
     throw error;
   } finally {
     // The decision's records are all written: their spans leave now (a no-op when tracing is off).
@@ -131,19 +136,10 @@ async function decide(options: { io: Io; runId: string; decision: string; opts: 
   await goOn({ io, app, runId, opts, workspace });
 }
 
-/**
- * A run with an audit log but no checkpoint was refused before it began (its command did not
- * validate): `maestro runs` lists it as invalid, so the refusal says that rather than "no run".
- */
-async function withoutCheckpoint(io: Io, opts: DecideFlags, runId: string, message: string): Promise<string> {
-  if (!message.startsWith('there is no run') || !isSafeRunId(runId)) return message;
-  const source = await auditSource(io, opts.workspace);
-  try {
-    if (await notFound(source, runId)) return message;
-  } finally {
-    await source.close();
-  }
-  return `run ${runId} ended invalid: its command did not validate, so it never started and there is nothing to decide (see maestro audit show ${runId})`;
+/** A refusal for "no run" of a run `maestro runs` lists (invalid, ended before its first checkpoint) says what it is. */
+async function noRunWhy(io: Io, opts: DecideFlags, runId: string, message: string): Promise<string> {
+  if (!message.startsWith('there is no run')) return message;
+  return (await withoutCheckpoint(io, opts.workspace, runId, 'nothing to decide')) ?? message;
 }
 
 /** After a continue: where the run goes on (a watcher, the engine's workers), or, with --run, the run resumed here. */
@@ -176,13 +172,17 @@ async function goOn(options: { io: Io; app: UseCases; runId: string; opts: Decid
   if (code !== 0) throw new ExitError(code);
 }
 
-/** The paused runs as a table, and how to decide. */
-function writeList(rows: readonly PausedRow[], io: Io): void {
+/** The paused runs as a table, and how to decide; then the runs whose checkpoint cannot be read. */
+function writeList(list: PausedList, io: Io): void {
+  const c = chalkFor(io);
+  const rows = list.paused;
+  const unreadable = list.unreadable_checkpoints.map((u) => `${c.red('✘')} ${unreadableSentence(u)}\n`).join('');
   if (rows.length === 0) {
-    io.stdout.write('No run is paused for a person.\n');
+    io.stdout.write(
+      unreadable ? `No run with a readable checkpoint is paused for a person.\n${unreadable}` : 'No run is paused for a person.\n',
+    );
     return;
   }
-  const c = chalkFor(io);
   io.stdout.write(`${c.bold('RUN ID                    AGE      REASON                                  PAUSES  FILE — TASK')}\n`);
   for (const r of rows) {
     const stopped = r.conflict_stopped ? c.red(' (conflict line stopped: stop only)') : '';
@@ -190,7 +190,7 @@ function writeList(rows: readonly PausedRow[], io: Io): void {
       `${r.run_id.padEnd(26)}${formatAge(r.age_seconds).padEnd(9)}${r.reason_code.padEnd(40)}${String(r.conflict_pauses).padEnd(8)}${r.source} — ${r.task}${stopped}\n`,
     );
   }
-  io.stdout.write(`\nDecide with: maestro hitl decide <run_id> continue|stop [--note TEXT]\n`);
+  io.stdout.write(`${unreadable}\nDecide with: maestro hitl decide <run_id> continue|stop [--note TEXT]\n`);
 }
 
 function formatAge(seconds: number): string {

@@ -4,6 +4,7 @@ import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { cliAuthor } from './decision-author.js';
+import { withoutCheckpoint } from './run-without-checkpoint.js';
 import { chalkFor } from './style.js';
 
 /**
@@ -44,8 +45,12 @@ export function registerOutcome(program: Command, io: Io): void {
           );
         if (result.personas.length === 0) io.stdout.write('  No persona gave a readable verdict in that run: nothing joined a record.\n');
       } catch (error) {
-        if (error instanceof OutcomeRefusedError) throw new ExitError(2, `maestro outcome: ${error.message}; nothing changed`, 'refused');
-        throw error;
+        if (!(error instanceof OutcomeRefusedError)) throw error;
+        // A run `maestro runs` lists (it ended invalid, or before its first checkpoint) is said as what it is.
+        const why = error.message.startsWith('there is no run')
+          ? await withoutCheckpoint(io, opts.workspace, runId, 'no council outcome to confirm')
+          : undefined;
+        throw new ExitError(2, `maestro outcome: ${why ?? error.message}; nothing changed`, 'refused');
       }
     });
 }

@@ -63,6 +63,12 @@ export function registerShow(program: Command, io: Io): void {
       const state = /^[A-Za-z0-9_.-]+$/.test(runId) ? await workspace.runs.read(runId) : undefined;
       if (!state) {
         const known = (await workspace.runs.list({})).find((r) => r.run_id === runId);
+        // A checkpoint that is there but does not read: a file to look at (exit 1), not a run that never had one.
+        if (known?.checkpoint_unreadable !== undefined)
+          throw new ExitError(
+            1,
+            `maestro show: run ${runId}'s checkpoint cannot be read (${known.checkpoint_unreadable}); look with: ${known.next_step}`,
+          );
         throw new ExitError(
           2,
           known
@@ -136,7 +142,13 @@ function formatRuns(runs: readonly RunListing[], io: Io): string {
       r.calls > 0
         ? ` · ${r.calls} calls, ${r.prompt_tokens}+${r.completion_tokens} tokens${r.cost_usd ? `, $${r.cost_usd.toFixed(4)}` : ''}`
         : '';
-    const what = r.task ?? (r.status === 'invalid' ? '(the command file was not valid)' : '(no checkpoint)');
+    const what =
+      r.task ??
+      (r.status === 'invalid'
+        ? '(the command file was not valid)'
+        : r.checkpoint_unreadable !== undefined
+          ? `(its checkpoint cannot be read: ${r.checkpoint_unreadable}; it may be waiting for a person) — look with: ${r.next_step}`
+          : '(no checkpoint)');
     const next =
       r.status === 'interrupted' && r.next_step
         ? `

@@ -77,6 +77,12 @@ export function formatStatus(s: WorkspaceStatus & { routes_down?: readonly Route
     lines.push(`  ${c.dim(p.run_id)} ${p.source} · ${p.layer ?? '?'}: ${p.reason_code ?? '?'} — ${p.message.split('\n')[0]}`);
     lines.push(`    decide with: maestro hitl decide ${p.run_id} continue|stop`);
   }
+  // A checkpoint that cannot be read may hide a run waiting for a person: named, never left out.
+  if (s.unreadable_checkpoints.length > 0)
+    lines.push(
+      `unreadable ${c.red(String(s.unreadable_checkpoints.length))} (run checkpoints that cannot be read: any may be paused for a person)`,
+    );
+  for (const u of s.unreadable_checkpoints) lines.push(`  ${c.dim(u.run_id)} ${c.red(u.problem)} · look with: ${u.look}`);
   lines.push(`rejected   ${s.rejected}${s.rejected > 0 ? ' (in .maestro/rejected/, each with <name>.error.json)' : ''}`);
   lines.push(s.recent.length === 0 ? 'recent     no runs yet' : `recent     ${s.recent.length} (newest first)`);
   const badge = (status: string): string =>

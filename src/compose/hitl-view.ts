@@ -7,6 +7,7 @@ import { isConflictStopped, pausesFor } from '../domain/loop-policy/workspace-lo
 import { openPause } from '../domain/hitl-decision.js';
 import type { RunState } from '../domain/run-state.js';
 import { screenText, taskLine } from '../domain/screen.js';
+import { type UnreadableCheckpoint, unreadableCheckpoint } from '../domain/unreadable-checkpoint.js';
 
 // What `maestro hitl list` and `hitl show` (and the console's decisions) tell of paused runs.
 
@@ -26,13 +27,27 @@ export interface PausedRow {
   conflict_stopped: boolean;
 }
 
-/** The workspace's paused runs, in the ledger's order; a run whose checkpoint does not read is left out of the list. */
-export async function pausedRuns(app: App): Promise<PausedRow[]> {
+/** What `hitl list` shows (also its `--json` shape): the paused runs, and the runs whose checkpoint cannot be read. */
+export interface PausedList {
+  readonly paused: PausedRow[];
+  /** Runs whose checkpoint is there but does not read: any of them may wait for a person (never left out unsaid). */
+  readonly unreadable_checkpoints: UnreadableCheckpoint[];
+}
+
+/** The workspace's paused runs, in the ledger's order, and apart the runs whose checkpoint does not read. */
+export async function pausedRuns(app: App): Promise<PausedList> {
   const loop = await app.deps.loopPolicy.read();
   const now = app.deps.clock.now().getTime();
   const rows = [];
+  const unreadable: UnreadableCheckpoint[] = [];
   for (const id of await app.deps.ledger.list()) {
-    const state = await app.deps.ledger.load(id).catch(() => undefined);
+    let state: RunState | undefined;
+    try {
+      state = await app.deps.ledger.load(id);
+    } catch (error) {
+      unreadable.push(unreadableCheckpoint(id, error));
+      continue;
+    }
     if (state?.status !== 'paused' || !state.pause) continue;
     const line = conflictFingerprint(state, app.deps.sha256);
     rows.push({
@@ -48,7 +63,7 @@ export async function pausedRuns(app: App): Promise<PausedRow[]> {
       conflict_stopped: isConflictStopped(loop, line),
     });
   }
-  return rows;
+  return { paused: rows, unreadable_checkpoints: unreadable };
 }
 
 /**

@@ -1,4 +1,5 @@
-import { fromState, type RunListing } from '../adapters/fs/run-catalog.js';
+import { fromState, type RunListing, unreadableListing } from '../adapters/fs/run-catalog.js';
+import { type UnreadableCheckpoint, unreadableCheckpoint } from '../domain/unreadable-checkpoint.js';
 import { isLiveRun } from '../domain/run/transitions.js';
 import type { RunState } from '../domain/run-state.js';
 import { screenText } from '../domain/screen.js';
@@ -30,22 +31,30 @@ export class RunIndex {
     const out: IndexedRun[] = [];
     const ids = await app.deps.ledger.list().catch(() => []);
     const seen = new Set<string>();
+    // A checkpoint that does not read is listed as such (never dropped), with its audit log's times.
+    const unreadable = new Map<string, UnreadableCheckpoint>();
     for (const id of ids) {
-      seen.add(id);
       const kept = this.#kept.get(id);
       if (kept?.ended) {
+        seen.add(id);
         out.push(kept);
         continue;
       }
-      const state = await app.deps.ledger.load(id).catch(() => undefined);
+      const state = await app.deps.ledger.load(id).catch((error: unknown) => {
+        unreadable.set(id, unreadableCheckpoint(id, error));
+        return undefined;
+      });
       if (!state) continue;
+      seen.add(id);
       const listing = fromState(state, app.deps.config.prices, await app.shown(state));
       const fresh = { listing, text: searchText(state), ended: !isLiveRun(state) };
       this.#kept.set(id, fresh);
       out.push(fresh);
     }
     for (const id of this.#kept.keys()) if (!seen.has(id)) this.#kept.delete(id);
-    for (const listing of await app.runsBeside(seen)) out.push({ listing, text: searchText(undefined, listing) });
+    const beside = new Map((await app.runsBeside(seen)).map((l) => [l.run_id, l]));
+    for (const u of unreadable.values()) beside.set(u.run_id, unreadableListing(u, beside.get(u.run_id)));
+    for (const listing of beside.values()) out.push({ listing, text: searchText(undefined, listing) });
     return out.sort((a, b) => b.listing.started_at.localeCompare(a.listing.started_at) || b.listing.run_id.localeCompare(a.listing.run_id));
   }
 }

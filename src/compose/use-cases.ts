@@ -19,7 +19,7 @@ import type { WorkspaceConfig } from '../domain/workspace-config.js';
 import { type App, type AppOptions, createApp } from './app.js';
 import type { Backend } from './backend.js';
 import { filesBackend } from './files-backend.js';
-import { type PausedRow, pausedRuns, type ShowDetails, showDetails } from './hitl-view.js';
+import { type PausedList, pausedRuns, type ShowDetails, showDetails } from './hitl-view.js';
 import { resumeHere } from './resume.js';
 import { type SessionView, sessionView } from './session-view.js';
 import type { Service, WatchOptions, WorkerOptions } from './watch.js';
@@ -28,7 +28,7 @@ import type { Service, WatchOptions, WorkerOptions } from './watch.js';
 export { ASK_MODE, type AskInput } from '../app/ask.js';
 export type { CommandFinding } from '../app/check-command.js';
 export { type CommandReview, schemaFinding } from '../app/command-findings.js';
-export type { DecidedRun } from '../app/hitl-all.js';
+export type { DecideAllResult, DecidedRun } from '../app/hitl-all.js';
 export { HitlRefusedError } from '../app/hitl.js';
 export { OutcomeRefusedError } from '../app/outcome.js';
 export { RunNotResumableError, STORAGE_WRITE_FAILED } from '../app/process-command.js';
@@ -38,7 +38,8 @@ export type { AppOptions } from './app.js';
 export { doctorWorkspace, type RouteReport } from './doctor.js';
 export { engineUrlOf, openEngineAdmin } from './engine-admin.js';
 export { openEval } from './eval.js';
-export type { PausedRow, ShowDetails } from './hitl-view.js';
+export type { PausedList, PausedRow, ShowDetails } from './hitl-view.js';
+export type { UnreadableCheckpoint } from '../domain/unreadable-checkpoint.js';
 export type { Service } from './watch.js';
 export {
   type AuditSource,
@@ -86,7 +87,8 @@ export interface UseCases {
   decide(input: Omit<HitlDecisionInput, 'isOwned'>): Promise<HitlDecisionResult>;
   /** One decision for every run paused for one reason. */
   decideAll(input: Omit<DecideAllInput, 'isOwned'>): Promise<DecideAllResult>;
-  paused(): Promise<PausedRow[]>;
+  /** The runs paused for a person, and those whose checkpoint cannot be read (any may be paused). */
+  paused(): Promise<PausedList>;
   /** What `hitl show` tells of a run; undefined when there is no such run. */
   pauseDetails(runId: string): Promise<{ readonly state: RunState; readonly details: ShowDetails } | undefined>;
   confirmOutcome(input: OutcomeInput): Promise<OutcomeResult>;

@@ -66,6 +66,27 @@ export class StorageError extends AppError {
   }
 }
 
+/**
+ * A run's checkpoint that is there but cannot be read: `problem` says why in a few words (`not valid
+ * JSON`, `empty`, `schema: …`, `damaged at line 3: …`), for the lists that name such a run.
+ */
+export class CheckpointUnreadableError extends StorageError {
+  constructor(
+    message: string,
+    file: string,
+    readonly problem: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, file, options);
+  }
+}
+
+/** A checkpoint's schema problems in a few words (the first two issues). */
+export function schemaProblem(issues: readonly string[]): string {
+  const shown = issues.slice(0, 2).join('; ');
+  return `schema: ${shown}${issues.length > 2 ? `; and ${issues.length - 2} more` : ''}`;
+}
+
 /** A bug: something the code assumed could not happen did. */
 export class InternalError extends AppError {
   readonly code = 'INTERNAL_ERROR' as const;

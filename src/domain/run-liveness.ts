@@ -7,7 +7,7 @@ import { isResumableFailure, type RunLife } from './run/transitions.js';
  * changes that, so readers derive the status instead of trusting it: `running` only while a live
  * process holds the run, `interrupted` otherwise. Nothing is written back: resuming is the fix.
  */
-export const SHOWN_RUN_STATUSES = [...RunStatus.options, 'interrupted', 'continued', 'unknown'] as const;
+export const SHOWN_RUN_STATUSES = [...RunStatus.options, 'interrupted', 'continued', 'unknown', 'unreadable'] as const;
 
 /**
  * The status to show for a checkpoint's status, given whether a live process holds the run now and

@@ -20,7 +20,8 @@ async function pausedRun(name: string, command: Record<string, unknown>): Promis
 }
 const statusOf = async (runId: string) =>
   (JSON.parse((await maestro('runs', '--json')).stdout) as { run_id: string; status: string }[]).find((r) => r.run_id === runId)?.status;
-const pausedIds = async () => (JSON.parse((await maestro('hitl', 'list', '--json')).stdout) as { run_id: string }[]).map((r) => r.run_id);
+const pausedIds = async () =>
+  (JSON.parse((await maestro('hitl', 'list', '--json')).stdout) as { paused: { run_id: string }[] }).paused.map((r) => r.run_id);
 
 describe('maestro hitl decide --all', () => {
   it('decides every run paused for one reason, lists them, leaves other pauses, and refuses when reasons differ unless one is named', async () => {
@@ -59,9 +60,9 @@ describe('maestro hitl decide --all', () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`no run is paused for ${a.reason_code}`);
 
-    // One reason left: no --reason needed; stop lists the run and ends it.
+    // One reason left: no --reason needed; stop lists the run and ends it, exiting 4 as a single stop does.
     const stop = await maestro('hitl', 'decide', '--all', 'stop');
-    expect(stop.code, stop.stderr).toBe(0);
+    expect(stop.code, stop.stderr).toBe(4);
     expect(stop.stdout).toContain(`1 run(s) paused for ${budget.reason_code}`);
     expect(stop.stdout).toContain(budget.run_id);
     expect(await statusOf(budget.run_id)).toBe('stopped');

@@ -4,6 +4,8 @@ import path from 'node:path';
 import type { Price, PromptSplit } from '../../domain/budget.js';
 import { parseRunState } from '../../domain/checkpoint.js';
 import type { RunState } from '../../domain/run-state.js';
+import { CheckpointUnreadableError, schemaProblem } from '../../domain/errors.js';
+import { type UnreadableCheckpoint, unreadableCheckpoint } from '../../domain/unreadable-checkpoint.js';
 import { screenText, taskLine } from '../../domain/screen.js';
 import { runCalls, totalUsage } from '../../domain/usage.js';
 import { listDirOrEmpty, readIfExists } from './read.js';
@@ -44,6 +46,8 @@ export interface RunListing {
   readonly started_at: string;
   readonly updated_at: string;
   readonly artifact: string | null;
+  /** Status `unreadable`: why its checkpoint cannot be read (`not valid JSON`, `empty`, `schema: …`); absent otherwise. */
+  readonly checkpoint_unreadable?: string;
 }
 
 /**
@@ -56,12 +60,26 @@ export async function listRuns(
   liveness: RunLiveness,
 ): Promise<RunListing[]> {
   const runs = new Map<string, RunListing>();
+  const unreadable = new Map<string, UnreadableCheckpoint>();
   for (const id of await listDirOrEmpty(paths.runs)) {
-    const state = await readRunState(paths, id);
-    if (state) runs.set(id, fromState(state, prices, await showRun(state, liveness)));
+    try {
+      const state = await loadRunState(paths, id);
+      if (state) runs.set(id, fromState(state, prices, await showRun(state, liveness)));
+    } catch (error) {
+      unreadable.set(id, unreadableCheckpoint(id, error));
+    }
   }
-  for (const listing of await listAuditOnlyRuns(paths, new Set(runs.keys()))) runs.set(listing.run_id, listing);
+  // A run whose checkpoint does not read is listed as such, with the times its audit log gives.
+  const beside = await listAuditOnlyRuns(paths, new Set(runs.keys()));
+  for (const listing of beside) runs.set(listing.run_id, listing);
+  for (const u of unreadable.values()) runs.set(u.run_id, unreadableListing(u, runs.get(u.run_id)));
   return [...runs.values()].sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id));
+}
+
+/** A run whose checkpoint cannot be read, as `maestro runs` and the console list it: `from`, its audit log's listing, gives its times. */
+export function unreadableListing(u: UnreadableCheckpoint, from?: RunListing): RunListing {
+  const base = from ?? blankListing(u.run_id, '', '');
+  return { ...base, status: 'unreadable', next_step: u.look, reason_code: null, checkpoint_unreadable: u.problem };
 }
 
 /**
@@ -82,14 +100,19 @@ export async function listAuditOnlyRuns(paths: WorkspacePaths, known: ReadonlySe
 
 /** A run's checkpoint (its journal replayed while it runs), or undefined when there is none or it cannot be read. */
 export async function readRunState(paths: WorkspacePaths, runId: string): Promise<RunState | undefined> {
-  try {
-    const read = await readCheckpoint(paths.runDir(runId));
-    if (read === undefined) return undefined;
-    const parsed = parseRunState(read.json);
-    return parsed.ok ? parsed.value : undefined;
-  } catch {
-    return undefined;
+  return loadRunState(paths, runId).catch(() => undefined);
+}
+
+/** A run's checkpoint, or undefined when there is none; a CheckpointUnreadableError when it is there and does not read. */
+export async function loadRunState(paths: WorkspacePaths, runId: string): Promise<RunState | undefined> {
+  const read = await readCheckpoint(paths.runDir(runId));
+  if (read === undefined) return undefined;
+  const parsed = parseRunState(read.json);
+  if (!parsed.ok) {
+    const message = `the run checkpoint ${read.file} is invalid: ${parsed.issues.join('; ')}`;
+    throw new CheckpointUnreadableError(message, read.file, schemaProblem(parsed.issues));
   }
+  return parsed.value;
 }
 
 /** A run's orchestration result (`orchestration.json`, seed 001) as kept, parsed; undefined when it has none or it cannot be read. */
@@ -162,10 +185,19 @@ export function fromAuditText(text: string, runId: string): RunListing | undefin
   const invalid = records.find((r) => r.event === 'COMMAND_INVALID');
   const first = records[0]?.ts ?? '';
   return {
-    run_id: runId,
+    ...blankListing(runId, first, records.at(-1)?.ts ?? first),
     status: invalid ? 'invalid' : 'unknown',
-    next_step: null,
     reason_code: invalid?.reason_code ?? null,
+  };
+}
+
+/** A run of which nothing but its id and times is known. */
+function blankListing(runId: string, startedAt: string, updatedAt: string): RunListing {
+  return {
+    run_id: runId,
+    status: 'unknown',
+    next_step: null,
+    reason_code: null,
     source: null,
     task: null,
     redacted: [],
@@ -177,8 +209,8 @@ export function fromAuditText(text: string, runId: string): RunListing | undefin
     cached_tokens: 0,
     prompt_split: { instructions: 0, memory: 0, task: 0, deliberation: 0 },
     cost_usd: 0,
-    started_at: first,
-    updated_at: records.at(-1)?.ts ?? first,
+    started_at: startedAt,
+    updated_at: updatedAt,
     artifact: null,
   };
 }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { StorageError } from '../../domain/errors.js';
+import { CheckpointUnreadableError } from '../../domain/errors.js';
 import { applyRunEvent, type RunEvent } from '../../domain/run-machine.js';
 import type { RunState } from '../../domain/run-state.js';
 import { screenRunEvent, screenRunState } from '../../domain/screen.js';
@@ -130,7 +130,7 @@ function isStringList(line: Record<string, unknown>, key: string): boolean {
 
 /**
  * A run's checkpoint as stored, not yet validated: the journal replayed when there is one, else
- * `state.json`; undefined when the run has neither. Throws a StorageError for a damaged file.
+ * `state.json`; undefined when the run has neither. Throws a CheckpointUnreadableError for a damaged or empty file.
  * Shared by every reader of checkpoints (`status`, `runs`, `show`, `audit prune`).
  */
 export async function readCheckpoint(runDir: string): Promise<{ json: unknown; file: string } | undefined> {
@@ -138,16 +138,21 @@ export async function readCheckpoint(runDir: string): Promise<{ json: unknown; f
   const text = await readIfExists(journal);
   if (text !== undefined) {
     const replay = replayJournal(text);
-    if (!replay.ok) throw new StorageError(`the run checkpoint ${journal} is damaged at line ${replay.line}: ${replay.problem}`, journal);
+    if (!replay.ok) {
+      const problem = `damaged at line ${replay.line}: ${replay.problem}`;
+      throw new CheckpointUnreadableError(`the run checkpoint ${journal} is ${problem}`, journal, problem);
+    }
     // A journal that acknowledged nothing: the checkpoint is state.json, or there is none yet.
     if (replay.lines > 0) return { json: replay.state, file: journal };
   }
   const file = path.join(runDir, 'state.json');
   const state = await readIfExists(file);
   if (state === undefined) return undefined;
+  // A file of nothing (a disk that lost its data, a hand that emptied it) says so, not "not valid JSON".
+  if (state.trim() === '') throw new CheckpointUnreadableError(`the run checkpoint ${file} is empty`, file, 'empty');
   try {
     return { json: JSON.parse(state), file };
   } catch (error) {
-    throw new StorageError(`the run checkpoint ${file} is not valid JSON`, file, { cause: error });
+    throw new CheckpointUnreadableError(`the run checkpoint ${file} is not valid JSON`, file, 'not valid JSON', { cause: error });
   }
 }

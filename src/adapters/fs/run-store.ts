@@ -5,7 +5,7 @@ import type { RunEvent } from '../../domain/run-machine.js';
 import type { RunState } from '../../domain/run-state.js';
 import { RAW_COMMAND_FILE, screenRunState } from '../../domain/screen.js';
 import { isLiveRun } from '../../domain/run/transitions.js';
-import { StorageError } from '../../domain/errors.js';
+import { CheckpointUnreadableError, schemaProblem, StorageError } from '../../domain/errors.js';
 import {
   ensurePrivateDir,
   flushData,
@@ -149,7 +149,10 @@ export class FsRunStore {
     const read = await readCheckpoint(this.paths.runDir(runId));
     if (read === undefined) return undefined;
     const parsed = parseRunState(read.json);
-    if (!parsed.ok) throw new StorageError(`the run checkpoint ${read.file} is invalid: ${parsed.issues.join('; ')}`, read.file);
+    if (!parsed.ok) {
+      const message = `the run checkpoint ${read.file} is invalid: ${parsed.issues.join('; ')}`;
+      throw new CheckpointUnreadableError(message, read.file, schemaProblem(parsed.issues));
+    }
     return parsed.value;
   }
 

@@ -13,6 +13,9 @@ import { listDirOrEmpty } from './read.js';
 import { readCheckpoint } from './run-journal.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 import { screenText } from '../../domain/screen.js';
+import { parseRunState } from '../../domain/checkpoint.js';
+import { CheckpointUnreadableError, schemaProblem } from '../../domain/errors.js';
+import { type UnreadableCheckpoint, unreadableCheckpoint } from '../../domain/unreadable-checkpoint.js';
 
 /** What `maestro status` reports; also its `--json` shape. */
 export interface WorkspaceStatus {
@@ -70,6 +73,8 @@ export interface WorkspaceStatus {
   }[];
   /** Files in `.maestro/rejected/` (not counting the `.error.json` reports). */
   readonly rejected: number;
+  /** Runs whose checkpoint is there but cannot be read (any may wait for a person), each with why and how to look. */
+  readonly unreadable_checkpoints: readonly UnreadableCheckpoint[];
 }
 
 /** A run that goes on from its checkpoint once a process takes it up. */
@@ -97,6 +102,8 @@ interface StateView {
   pause?: { layer?: string; reason_code?: string; message?: string; requested_at?: string; outage?: { route?: string } };
   /** Known only from its audit log (no checkpoint). */
   auditOnly?: boolean;
+  /** Its checkpoint cannot be read: why. */
+  unreadable?: UnreadableCheckpoint;
 }
 
 /** Reads the workspace's queue and runs; changes nothing. */
@@ -139,6 +146,7 @@ export async function readWorkspaceStatus(
     paused: all.filter((s) => s.status === 'paused').map(pausedEntry),
     recent: all.slice(0, options.recent ?? 10).map(recentEntry),
     rejected: (await listDirOrEmpty(paths.rejected)).filter((n) => !n.endsWith('.error.json') && !n.startsWith('.')).length,
+    unreadable_checkpoints: all.flatMap((r) => (r.unreadable ? [r.unreadable] : [])),
   };
 }
 
@@ -201,7 +209,7 @@ function recentEntry(s: StateView): WorkspaceStatus['recent'][number] {
     run_id: s.run_id ?? '',
     source: s.auditOnly ? null : screenText(s.source ?? ''),
     status: s.shown?.status ?? s.status ?? 'unknown',
-    next_step: s.shown?.next_step ?? null,
+    next_step: s.unreadable?.look ?? s.shown?.next_step ?? null,
     reason_code: s.decision?.reason_code ?? null,
     updated_at: s.updated_at ?? '',
     artifact: s.artifact ?? null,
@@ -238,10 +246,15 @@ async function readStates(runs: string): Promise<Map<string, StateView>> {
       // A run folder is created just before its first checkpoint: none yet is not a problem.
       const read = await readCheckpoint(path.join(runs, id));
       if (read === undefined) continue;
+      // Shown leniently, but a checkpoint no reader can load (its schema) cannot be decided or resumed either.
+      const parsed = parseRunState(read.json);
+      if (!parsed.ok)
+        throw new CheckpointUnreadableError(`the run checkpoint of ${id} is invalid`, read.file, schemaProblem(parsed.issues));
       const view = read.json as StateView;
       states.set(id, { ...view, run_id: view.run_id ?? id });
-    } catch {
-      states.set(id, { run_id: id, status: 'unreadable' });
+    } catch (error) {
+      // Never left out: any of them may wait for a person (status lists them, with why and how to look).
+      states.set(id, { run_id: id, status: 'unreadable', unreadable: unreadableCheckpoint(id, error) });
     }
   }
   return states;

@@ -3,7 +3,7 @@ import { QUEUE_STATE_OF } from '../../domain/queue.js';
 import type { RunState } from '../../domain/run-state.js';
 import { RAW_COMMAND_FILE, screenRunState } from '../../domain/screen.js';
 import { isLiveRun } from '../../domain/run/transitions.js';
-import { StorageError } from '../../domain/errors.js';
+import { CheckpointUnreadableError, schemaProblem } from '../../domain/errors.js';
 import type { Fence, PgEngine, Queryable } from './engine.js';
 import { DONE_CHANNEL } from './queue.js';
 
@@ -66,9 +66,10 @@ export class PgRunStore {
     if (!row) return undefined;
     const parsed = parseRunState(row.state);
     if (!parsed.ok)
-      throw new StorageError(
+      throw new CheckpointUnreadableError(
         `the checkpoint of run ${runId} in the engine is invalid: ${parsed.issues.join('; ')}`,
         `engine:runs/${runId}`,
+        schemaProblem(parsed.issues),
       );
     return parsed.value;
   }

@@ -6,6 +6,7 @@ import { withoutCommands, withoutMoveOn } from '../../domain/stop-explanation.js
 import { parseVerdict } from '../../domain/verdict.js';
 import { authorText } from '../decision-author.js';
 import type { PausedRow, ShowDetails } from '../../compose/console.js';
+import type { UnreadableCheckpoint } from '../../domain/unreadable-checkpoint.js';
 import { type DecidedOne, decidedList, pickBox, pickValue, selectionForm } from './decide-many.js';
 import { html, type SafeHtml, typed, withheld } from './html.js';
 
@@ -96,13 +97,14 @@ function councilBlock(state: RunState): SafeHtml {
  * in a selection decided at once; a note that was not recorded, kept; what deciding a selection did.
  */
 export function decisionsPage(
-  rows: readonly { row: PausedRow; details: ShowDetails; state: RunState }[],
+  list: DecisionList,
   /** `picked`, `note`: a refused selection, shown again as the person left it. */
   extra: { kept?: KeptNote; select?: string; decided?: readonly DecidedOne[]; picked?: readonly string[]; note?: string } = {},
 ): SafeHtml {
   const { kept } = extra;
+  const rows = list.cards;
   const orphan = kept && !rows.some((r) => r.row.run_id === kept.runId) ? keptNoteBlock(kept.note) : '';
-  const decided = extra.decided ? decidedList(extra.decided) : '';
+  const decided = html`${extra.decided ? decidedList(extra.decided) : ''}${unreadableBlock(list.unreadable)}`;
   if (rows.length === 0) return html`<h1>Decisions</h1>${decided}${orphan}<p>No run is waiting for a person.</p>`;
   const items = rows.map(
     ({ row, details, state }) =>
@@ -117,6 +119,23 @@ ${decisionBlock({ details, state, ...(kept?.runId === row.run_id ? { kept: kept.
     extra.note,
   );
   return html`<h1>Decisions</h1>${decided}${orphan}<p>${rows.length} run(s) paused for a person, oldest first.</p>${form}${items}`;
+}
+
+/** What the Decisions page lists: each paused run's card, and the runs whose checkpoint cannot be read. */
+export interface DecisionList {
+  readonly cards: readonly { row: PausedRow; details: ShowDetails; state: RunState }[];
+  readonly unreadable: readonly UnreadableCheckpoint[];
+}
+
+/** The runs whose checkpoint cannot be read: any may wait for a person, so each is named, with why and how to look. */
+function unreadableBlock(unreadable: readonly UnreadableCheckpoint[]): SafeHtml {
+  if (unreadable.length === 0) return html``;
+  const items = unreadable.map(
+    (u) =>
+      html`<li data-run="${u.run_id}">Run <code>${u.run_id}</code>: its checkpoint cannot be read (${u.problem}). Look with <code>${u.look}</code>.</li>`,
+  );
+  return html`<section class="unreadable-checkpoints" role="alert"><h2>${unreadable.length} run(s) whose checkpoint cannot be read</h2>
+<p>Any of them may be waiting for a person; nothing can be decided on them here until the file is put right.</p><ul>${items}</ul></section>`;
 }
 
 function keptNoteBlock(note: string): SafeHtml {

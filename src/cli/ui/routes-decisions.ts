@@ -2,7 +2,8 @@ import type { Hono } from 'hono';
 import { HitlRefusedError } from '../../compose/console.js';
 import type { ConsoleBackend } from '../../compose/console.js';
 import { type ConsoleEnv, type ConsoleServerOptions, doneNotice, page, RUN_ID } from './context.js';
-import { decisionsPage, type KeptNote, raceSentence } from './decision-card.js';
+import { type DecisionList, decisionsPage, type KeptNote, raceSentence } from './decision-card.js';
+import { unreadableCheckpoint } from '../../domain/unreadable-checkpoint.js';
 import { type DecidedOne, readPick } from './decide-many.js';
 import { DecideManyForm, DecisionForm, readForm } from './forms.js';
 import type { Notice } from './pages.js';
@@ -15,15 +16,24 @@ const TAKEN_UP = {
   worker: 'a worker takes it up',
 } as const;
 
-/** Every run paused for a person, oldest pause first, with what its card shows. */
-export async function decisionRows(backend: ConsoleBackend) {
-  const rows = await backend.app.paused();
-  const out = [];
-  for (const row of rows) {
-    const shown = await backend.app.pauseDetails(row.run_id).catch(() => undefined);
-    if (shown) out.push({ row, ...shown });
+/**
+ * Every run paused for a person, oldest pause first, with what its card shows; and the runs whose
+ * checkpoint cannot be read (any of them may wait for a person: the page names them, never drops them).
+ */
+export async function decisionRows(backend: ConsoleBackend): Promise<DecisionList> {
+  const list = await backend.app.paused();
+  const cards = [];
+  const unreadable = [...list.unreadable_checkpoints];
+  for (const row of list.paused) {
+    try {
+      const shown = await backend.app.pauseDetails(row.run_id);
+      if (shown) cards.push({ row, ...shown });
+    } catch (error) {
+      // Its checkpoint was read for the list, and no longer reads.
+      unreadable.push(unreadableCheckpoint(row.run_id, error));
+    }
   }
-  return out.sort((a, b) => b.row.age_seconds - a.row.age_seconds);
+  return { cards: cards.sort((a, b) => b.row.age_seconds - a.row.age_seconds), unreadable };
 }
 
 export function registerDecisions(app: Hono<ConsoleEnv>, options: ConsoleServerOptions): void {

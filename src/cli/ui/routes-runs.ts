@@ -3,6 +3,7 @@ import type { Hono } from 'hono';
 import { stream, streamSSE } from 'hono/streaming';
 import type { LiveEvent, RunAudit } from '../../compose/console.js';
 import { screenText } from '../../domain/screen.js';
+import { unreadableCheckpoint, unreadableSentence } from '../../domain/unreadable-checkpoint.js';
 import { renderTranscript } from '../../domain/transcript.js';
 import { TranscriptFeed } from '../transcript-feed.js';
 import { type ConsoleEnv, type ConsoleServerOptions, doneNotice, page, RUN_ID } from './context.js';
@@ -26,8 +27,8 @@ export function registerRuns(app: Hono<ConsoleEnv>, options: ConsoleServerOption
     if (!RUN_ID.test(runId)) return unknown();
     const [run, audit] = await Promise.all([backend.run(runId), backend.audit(runId)]);
     if (!run) {
-      if (!audit) return unknown();
-      return c.html(page(c, options, runId, problemPage(withoutCheckpoint(runId, audit))), 200);
+      const problem = await withoutReadableCheckpoint(backend, runId, audit);
+      return problem === undefined ? unknown() : c.html(page(c, options, runId, problemPage(problem)), 200);
     }
     const details = (await backend.app.pauseDetails(runId))?.details;
     if (!details) return unknown();
@@ -130,11 +131,31 @@ export function registerLive(app: Hono<ConsoleEnv>, options: ConsoleServerOption
 
 /** The run that has waited longest for a person, other than this one (offered once a decision is taken); null when none waits. */
 async function nextWaiting(options: ConsoleServerOptions, runId: string) {
-  const others = (await decisionRows(options.backend)).filter((r) => r.row.run_id !== runId);
+  const others = (await decisionRows(options.backend)).cards.filter((r) => r.row.run_id !== runId);
   const first = others[0];
   if (!first) return null;
   const task = first.state.command.task_description.split('\n')[0] ?? first.row.run_id;
   return { runId: first.row.run_id, task, more: others.length - 1 };
+}
+
+/**
+ * What the page of a run with no checkpoint to show says: that its checkpoint is there and cannot be
+ * read (not a run that never had one), or what its audit log tells; undefined when there is no such run.
+ */
+async function withoutReadableCheckpoint(
+  backend: ConsoleServerOptions['backend'],
+  runId: string,
+  audit: RunAudit | undefined,
+): Promise<string | undefined> {
+  const unreadable = await backend.app.pauseDetails(runId).then(
+    () => undefined,
+    (error: unknown) => unreadableCheckpoint(runId, error),
+  );
+  if (unreadable) {
+    const sentence = unreadableSentence(unreadable);
+    return `${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}.`;
+  }
+  return audit ? withoutCheckpoint(runId, audit) : undefined;
 }
 
 /** A run with an audit log and no checkpoint: a command that did not validate (which fields, from its log), or one cut short. */

@@ -56,7 +56,7 @@ export function runsPage(found: ReturnType<typeof findRuns>, query: RunsQuery): 
   const rows = found.shown.map(
     (r) => html`<tr data-run="${r.run_id}"><td data-label="Run"><a href="/runs/${encodeURIComponent(r.run_id)}">${r.run_id}</a></td>
 <td data-label="Status">${badge(r.status)}</td><td data-label="Reason">${r.reason_code ?? ''}</td>
-<td data-label="Task">${r.task ?? (r.status === 'invalid' ? '(the command file was not valid)' : '(no checkpoint)')}</td>
+<td data-label="Task">${r.task ?? taskGap(r)}</td>
 <td data-label="Model">${r.model ?? ''}</td><td data-label="Calls" class="n">${r.calls}</td>
 <td data-label="Tokens" class="n">${r.prompt_tokens + r.completion_tokens}</td>
 <td data-label="Cost" class="n">${r.cost_usd === null ? '' : `$${r.cost_usd.toFixed(4)}`}</td>
@@ -98,4 +98,12 @@ function pager(query: RunsQuery, page: number, pages: number): SafeHtml {
   };
   return html`<nav class="pager" aria-label="Pages of runs">${page > 1 ? html`<a href="${at(page - 1)}">Newer runs</a>` : ''}
 <span>Page ${page} of ${pages}</span>${page < pages ? html`<a href="${at(page + 1)}">Older runs</a>` : ''}</nav>`;
+}
+
+/** What stands for the task of a run that has none to show: an invalid command, a checkpoint that cannot be read, none kept. */
+function taskGap(r: RunListing): string {
+  if (r.status === 'invalid') return '(the command file was not valid)';
+  if (r.checkpoint_unreadable !== undefined)
+    return `(its checkpoint cannot be read: ${r.checkpoint_unreadable}; it may be waiting for a person — look with: ${r.next_step ?? ''})`;
+  return '(no checkpoint)';
 }
