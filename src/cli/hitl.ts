@@ -31,7 +31,8 @@ function registerList(hitl: Command, io: Io): void {
         env: io.env,
       });
       const list = await app.paused();
-      if (opts.json) io.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+      // --json keeps its shape (the paused runs, an array); runs whose checkpoint cannot be read are said on stderr, exit 1.
+      if (opts.json) io.stdout.write(`${JSON.stringify(list.paused, null, 2)}\n`);
       else writeList(list, io);
       // A checkpoint that cannot be read is a file to look at (exit 1, as `audit show` with lines that are not records).
       const unreadable = list.unreadable_checkpoints;

@@ -20,8 +20,7 @@ async function pausedRun(name: string, command: Record<string, unknown>): Promis
 }
 const statusOf = async (runId: string) =>
   (JSON.parse((await maestro('runs', '--json')).stdout) as { run_id: string; status: string }[]).find((r) => r.run_id === runId)?.status;
-const pausedIds = async () =>
-  (JSON.parse((await maestro('hitl', 'list', '--json')).stdout) as { paused: { run_id: string }[] }).paused.map((r) => r.run_id);
+const pausedIds = async () => (JSON.parse((await maestro('hitl', 'list', '--json')).stdout) as { run_id: string }[]).map((r) => r.run_id);
 
 describe('maestro hitl decide --all', () => {
   it('decides every run paused for one reason, lists them, leaves other pauses, and refuses when reasons differ unless one is named', async () => {

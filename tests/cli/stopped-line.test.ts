@@ -34,9 +34,7 @@ describe('a conflict line the loop policy stopped, through the CLI', () => {
     ]);
     const session = (await maestro('session', 'show')).stdout;
     expect(session).toContain('4 pause(s) — STOPPED (terminal until reset)');
-    const listed = (
-      JSON.parse((await maestro('hitl', 'list', '--json')).stdout) as { paused: { run_id: string; conflict_stopped: boolean }[] }
-    ).paused;
+    const listed = JSON.parse((await maestro('hitl', 'list', '--json')).stdout) as { run_id: string; conflict_stopped: boolean }[];
     // (Run ids started in the same second sort by their random tail, not by start.)
     expect(listed.map((r) => [r.run_id, r.conflict_stopped]).sort()).toEqual(
       runs
