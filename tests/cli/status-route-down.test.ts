@@ -24,6 +24,8 @@ const status = {
   continued: [],
   paused: [paused('R1', 'p1.json', 'lab'), paused('R2', 'p2.json', 'lab'), paused('R3', 'p3.json', null)],
   recent: [],
+  rejected: 0,
+  unreadable_checkpoints: [],
 } as unknown as WorkspaceStatus;
 
 const down: RouteOutage = {
