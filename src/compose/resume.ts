@@ -51,5 +51,7 @@ async function whyNotResumed(app: App, runId: string, before: RunState | undefin
   }
   if (now.status === 'paused') return undefined;
   const ended = `${now.status}${now.finished_at ? ` at ${now.finished_at}` : ''}`;
-  return new RunNotResumableError(`run ${runId} has already ended (${ended}): another maestro process finished it; nothing to resume`);
+  // Another process is named only when the run was still to be resumed as this one began.
+  const meanwhile = before !== undefined && before.status !== now.status ? ': another maestro process finished it meanwhile' : '';
+  return new RunNotResumableError(`run ${runId} has already ended (${ended})${meanwhile}; nothing to resume`);
 }

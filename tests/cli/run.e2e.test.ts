@@ -227,6 +227,16 @@ describe('maestro run (end to end, offline model)', () => {
     expect(await readdir(path.join(ws.dir, 'commands'))).toEqual(['queued.json']);
   });
 
+  it('refuses to resume a run that had already ended, without blaming another process', async () => {
+    await writeFile(path.join(ws.dir, 'done.json'), JSON.stringify({ task_description: 'Plan the drill', config: { max_rounds: 1 } }));
+    const first = await runCli(['run', 'done.json', '--json'], { cwd: ws.dir });
+    const { run_id: id } = JSON.parse(first.stdout) as { run_id: string };
+    const again = await runCli(['run', '--resume', id], { cwd: ws.dir });
+    expect(again.code).toBe(2);
+    expect(again.stdout + again.stderr).toContain(`run ${id} has already ended (completed`);
+    expect(again.stdout + again.stderr).not.toContain('another maestro process');
+  });
+
   it('says clearly when the command file does not exist', async () => {
     const r = await runCli(['run', 'nope.json'], { cwd: ws.dir });
     expect(r.code).toBe(2);
