@@ -68,6 +68,14 @@ describe('mode adaptive', () => {
   });
 });
 
+describe('mode adaptive, below the relevance floor', () => {
+  it('says the specialists were left out by the relevance floor, not that the council was too small', async () => {
+    const { artifact } = await run({ mode: 'adaptive', relevance_floor: 1, uncertainty_threshold: 0 });
+    expect(artifact).toContain('there were no specialists to ask: every one was below the relevance floor.');
+    expect(artifact).toMatch(/Not asked, below the relevance floor 1: `/);
+  });
+});
+
 describe('mode hierarchical', () => {
   it('arbitrates each group, then a meta-arbiter between the groups', async () => {
     const { orchestration, artifact } = await run({

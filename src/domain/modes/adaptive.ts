@@ -104,7 +104,9 @@ function escalationLine(ctx: ModeContext, reading: AdaptiveReading): string {
   const list = (ids: readonly string[]): string => (ids.length > 0 ? ids.map((p) => `\`${p}\``).join(', ') : 'none');
   const outcome =
     specialists.length === 0
-      ? 'there were no specialists to ask (the council is too small to split, or every persona was named a specialist).'
+      ? skipped.length > 0
+        ? 'there were no specialists to ask: every one was below the relevance floor.'
+        : 'there were no specialists to ask (the council is too small to split, or every persona was named a specialist).'
       : spawn
         ? `so the specialists (${list(specialists)}, chosen by ${chosenBy === 'command' ? 'the command' : 'relevance to the task, ties to the later speaker'}) were asked, with the broad assessments as their context.`
         : `so the specialists (${list(specialists)}) were not needed.`;
