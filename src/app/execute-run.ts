@@ -1,11 +1,10 @@
 import { auditEvent, type AuditDetails, type AuditEvent } from '../domain/audit.js';
 import { advisedRelevance } from '../domain/floor/mediator.js';
-import { floorRecord } from '../domain/floor/record.js';
 import { composeBriefing } from '../domain/briefing.js';
 import { checkBudget, type BudgetExceeded } from '../domain/budget.js';
 import { runDecision } from '../domain/decision.js';
 import { BudgetExceededError } from '../domain/errors.js';
-import { evaluateGates, taskSensitivity, type GateFacts } from '../domain/gates.js';
+import { taskSensitivity } from '../domain/gates.js';
 import { loadMemories } from './persona-memory.js';
 import { planRequester } from './loop-policy.js';
 import type { DeliberationMode, ModeContext, ModeNext, StepSpec } from '../domain/modes/mode.js';
@@ -17,23 +16,22 @@ import type { StartedRun } from '../domain/ports.js';
 import type { LoopProgress } from '../domain/progress.js';
 import { reliability } from '../domain/track-record.js';
 import { composePlan, withPriors } from '../domain/run/plan.js';
-import { isSecretCategory } from '../domain/sensitive/categories.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
-import { explainGateStop } from '../domain/stop-explanation.js';
 import { runCalls, totalUsage } from '../domain/usage.js';
 import type { CommandFile } from '../domain/command-file.js';
-import { checkCommand, type CommandCheck } from './check-command.js';
+import { checkCommand } from './check-command.js';
 import { concludeRun } from './conclude-run.js';
 import { settleRun } from './settle-run.js';
 import { GuardedKnowledgeBase } from './guarded-knowledge.js';
 import { callFailure } from './call-failure.js';
 import { prepareModels, type PreparedModels } from './prepare-models.js';
-import { askMediator, stepRecords, uniteAdvice } from './run-records.js';
+import { stepRecords } from './run-records.js';
 import { runStep, type StepRunnerDeps } from './run-step.js';
 import { keptStop } from './finish-run.js';
 import type { RunDeps, RunOutcome } from './run-deps.js';
 import { readModeSettings } from '../domain/modes/settings.js';
 import type { GatheredFacts } from './gate-facts.js';
+import { judgeTask, modelItemsFloor } from './judge-task.js';
 
 /**
  * Runs a validated command from wherever its checkpoint left off. Set-up (personas, the command
@@ -53,7 +51,11 @@ export async function executeRun(run: StartedRun, deps: RunDeps, command: Comman
   const engine = await setUp(run, deps, command);
   if ('outcome' in engine) return engine.outcome;
   const { ctx, mode } = engine;
+  // Work items a model wrote (a plan) are read by the floor before any persona works on one.
+  const floorOnItems = modelItemsFloor({ run, deps, command, ctx, mode, settle: engine.settle });
   for (;;) {
+    const held = await floorOnItems();
+    if (held) return held;
     const next = nextStep(run.state, mode, ctx);
     if (next.kind === 'conclude')
       return concludeRun({ run, deps, ctx, mode, rehearsal: engine.rehearsal, requestPlan: engine.requestPlan });
@@ -221,53 +223,6 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
   };
   const budgetCheck = budgetChecker(run, deps, command, models);
   return { run, deps, ctx, mode: modeFor(plan.mode), rehearsal: models.rehearsal, requestPlan, settle, budgetCheck, stepDeps };
-}
-
-/** What judging the task reads: the command checked, the models and plan, the task's facts (the mediator's advice joins them). */
-interface Judged {
-  readonly run: StartedRun;
-  readonly deps: RunDeps;
-  readonly command: CommandFile;
-  readonly check: CommandCheck;
-  readonly models: PreparedModels;
-  readonly plan: RunPlan;
-  readonly facts: { current: GateFacts };
-  readonly settle: Engine['settle'];
-}
-
-/**
- * The task judged before the council sees it: the mediator's findings join the rules', then the
- * gates decide. Ends the run (returns its outcome) when the classification fails or a gate does not say RUN.
- */
-async function judgeTask(judged: Judged): Promise<RunOutcome | undefined> {
-  const { run, deps, check, facts } = judged;
-  const asked = await askMediator(judged);
-  if ('ending' in asked) return judged.settle(asked.ending, asked.message, asked.details);
-  const { advice, record, classification } = asked;
-  const classifiedBy = classification?.model ?? run.state.classification?.model;
-  if (advice) facts.current = uniteAdvice(facts.current, advice, { model: classifiedBy, accept: deps.config.floor.accept });
-  const gates = facts.current === check.gathered.facts ? check.gates : evaluateGates(facts.current);
-  // The mediator's advice and its record (when it was asked just now: like a step's reply, the
-  // classification counts once it is on disk, and a crash before that asks again), each gate's
-  // record, and the plan they let through: one durable write.
-  const trail = gates.outcomes.filter((g) => !g.skipped).map((g) => g.decision);
-  await run.commit({
-    event: {
-      type: 'planned',
-      plan: judged.plan,
-      trail,
-      ...(record && advice ? { advice } : {}),
-      ...(record && classification ? { classification } : {}),
-      ...(facts.current.floor ? { floor: floorRecord(facts.current.floor.reading, facts.current.floor.verdict) } : {}),
-    },
-    records: [
-      ...(record ? [record] : []),
-      ...gates.outcomes.map((g) => auditEvent('GATE', g.decision, { ...g.details, skipped: g.skipped })),
-    ],
-  });
-  if (gates.decision.decision === 'RUN') return undefined;
-  const detail = explainGateStop(facts.current, gates.decision, check.gathered.places, isSecretCategory);
-  return judged.settle(decideRun({ kind: 'gate', decision: gates.decision }), detail);
 }
 
 /** The run starts: progress says so, and a person learns of each input the council sees only the start of. */

@@ -3,7 +3,7 @@ import type { Assessment } from '../assessment.js';
 import type { ComposedAssessment } from '../composition.js';
 import type { AuditEvent } from '../audit.js';
 import type { BriefingInput } from '../briefing.js';
-import type { CommandFile } from '../command-file.js';
+import type { CommandFile, WorkItem } from '../command-file.js';
 import type { ReasonCode } from '../codes.js';
 import type { MemoryView } from '../memory/recall.js';
 import type { Persona } from '../persona.js';
@@ -28,6 +28,17 @@ export interface DeliberationMode {
    * records, and a line for people watching. Called once per step, as it is recorded.
    */
   onStepRecorded?(ctx: ModeContext, done: readonly Step[], step: Step): readonly ModeEvent[];
+  /**
+   * The work items a model wrote (`plan`'s planner), once written: the floor reads them as it reads a
+   * command's `work_items`, before any persona works on one — a model never changes what the floor allows.
+   */
+  modelItems?(ctx: ModeContext, done: readonly Step[]): ModelItems | undefined;
+}
+
+/** Work items a model wrote, and the persona who wrote them. */
+export interface ModelItems {
+  readonly by: string;
+  readonly items: readonly WorkItem[];
 }
 
 /** An audit record a mode emits, with what people and scripts following the run are shown of it. */

@@ -44,6 +44,13 @@ export const planMode: DeliberationMode = {
       notes: [`plan: ${worked.planned.length} item(s) by ${worked.planner}${worked.fallback ? ' (fallback: the plan did not read)' : ''}`],
     };
   },
+  // The items as the planner wrote them (a replan keeps an item's goal and expected output, and is made
+  // with no model call); the fallback's one item is the task itself, already read.
+  modelItems(ctx, done) {
+    if (!done.some((s) => s.id === PLAN_STEP)) return undefined;
+    const worked = planWork(ctx.plan, ctx.task, done);
+    return worked.fallback ? undefined : { by: worked.planner, items: worked.planned };
+  },
 };
 
 export const PLAN_STEP = 'plan';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { planWork, readPlan } from '../../../src/domain/modes/plan.js';
+import { planMode, planWork, readPlan } from '../../../src/domain/modes/plan.js';
 import type { Step } from '../../../src/domain/run-state.js';
-import { aStep } from '../../fixtures/domain-builders.js';
+import { aModeContext, aPlan, aStep } from '../../fixtures/domain-builders.js';
 
 // Issue 40, point 10: seed 003's Stage-7 plan — strict JSON, validated — and its deterministic replan.
 const COUNCIL = ['coordinator', 'strategist', 'auditor'];
@@ -91,5 +91,21 @@ describe('what the plan comes to', () => {
     const w = planWork(plan({ planner: 'strategist' }), 'Write the notes', [planStep('no plan today')]);
     expect(w.fallback).toBeDefined();
     expect(w.current).toEqual([{ id: 'task', assigned_agent: 'strategist', goal: 'Write the notes', inputs: {}, expected_output: {} }]);
+  });
+});
+
+describe('the items the floor reads before any is worked on', () => {
+  const ctx = aModeContext({ plan: { ...aPlan(), mode: 'plan', personas: COUNCIL } });
+  it('none before the plan is written; then the items as the planner wrote them, replanned or not', () => {
+    expect(planMode.modelItems?.(ctx, [])).toBeUndefined();
+    const done = [planStep(planJson([item('a', 'strategist')])), verdict('a', 'strategist', 'investigate')];
+    expect(planMode.modelItems?.(ctx, done)).toEqual({
+      by: 'coordinator',
+      items: [{ id: 'a', assigned_agent: 'strategist', goal: 'do a', expected_output: 'a section', inputs: {} }],
+    });
+  });
+
+  it('none for the fallback: its one item is the task itself, already read', () => {
+    expect(planMode.modelItems?.(ctx, [planStep('no plan today')])).toBeUndefined();
   });
 });
