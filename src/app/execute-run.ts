@@ -78,7 +78,8 @@ interface Engine {
   /** Ends the run as the policy decided (the loop policy may ask the council for a plan). */
   readonly settle: (ending: Ending, message: string, details?: AuditDetails) => Promise<RunOutcome>;
   /** The budget, checked before a turn's calls and after each one is recorded. */
-  readonly budgetCheck: (phase: 'before' | 'after') => BudgetExceeded | null;
+  /** `underWay`: calls sent and not yet recorded, which count as used before the next. */
+  readonly budgetCheck: (phase: 'before' | 'after', underWay?: number) => BudgetExceeded | null;
   /** The same for every call of the run; only the per-call limit depends on whether calls run at once. */
   readonly stepDeps: StepRunnerDeps;
 }
@@ -90,9 +91,10 @@ function budgetChecker(run: StartedRun, deps: RunDeps, command: CommandFile, mod
   const unpriced = [...models.resolved.values()]
     .filter((r) => r.provider !== 'offline' && !deps.config.prices[r.model])
     .map((r) => r.model);
-  return (phase) => {
+  return (phase, underWay = 0) => {
     if (approved.has('BUDGET_EXCEEDED')) return null; // a person chose to continue past the budget
-    const usage = totalUsage(runCalls(run.state), deps.config.prices);
+    const counted = totalUsage(runCalls(run.state), deps.config.prices);
+    const usage = { ...counted, calls: counted.calls + underWay };
     const elapsedSeconds = (deps.clock.now().getTime() - Date.parse(run.state.created_at)) / 1000;
     const unpricedModels = [...new Set([...unpriced, ...usage.unpriced])].sort();
     return checkBudget({ budget: limits, usage, elapsedSeconds, phase, unpricedModels });
@@ -110,20 +112,33 @@ async function runTurn(engine: Engine, next: Extract<ModeNext, { kind: 'steps' }
   deps.signal?.throwIfAborted();
   const settings = readModeSettings(engine.ctx.plan.settings);
   const callDeps = next.concurrent ? { ...stepDeps, timeoutMs: settings.callTimeoutMs } : stepDeps;
-  const before = engine.budgetCheck('before');
-  let failure: { spec?: StepSpec; error: unknown } | undefined = before ? { error: new BudgetExceededError(before) } : undefined;
+  let failure: { spec?: StepSpec; error: unknown } | undefined;
   const queue = [...next.steps];
+  // The budget is checked before each call, counting the calls of this turn still under way: calls sent at once
+  // never go past max_calls (the run pauses once those under way are recorded).
+  let underWay = 0;
+  let budgetReached = false;
   const worker = async (): Promise<void> => {
     for (let spec = queue.shift(); spec && !failure; spec = queue.shift()) {
+      if (engine.budgetCheck('before', underWay)) {
+        budgetReached = true;
+        break;
+      }
+      underWay += 1;
       try {
         await recordStep(engine, await runStep(spec, callDeps));
       } catch (error) {
         failure ??= { spec, error };
+      } finally {
+        underWay -= 1;
       }
     }
   };
   const limit = next.concurrent ? settings.concurrency : 1;
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, next.steps.length)) }, worker));
+  // Said once those under way are recorded, as they were used.
+  const over = budgetReached && !failure ? engine.budgetCheck('before') : null;
+  if (over) failure = { error: new BudgetExceededError(over) };
   if (!failure) return undefined;
   const { spec, error } = failure;
   if (deps.signal?.aborted) throw error;

@@ -119,6 +119,19 @@ describe('executeRun', () => {
     expect(app.ledger.records('run-1').find((r) => r.event === 'HITL_REQUESTED')?.details).toMatchObject({ limit: 'max_calls' });
   });
 
+  it('never goes past max_calls with calls sent at once: those under way count, and the run pauses at the limit', async () => {
+    const llm = new ScriptedLlmClient(politeCouncil);
+    const app = memoryApp({ llm });
+    const command = aCommand({ config: { mode: 'parallel', max_rounds: 1, budget: { max_calls: 2 } } });
+    const outcome = await execute(await startRun(app, command), app.deps);
+    expect(outcome).toMatchObject({ status: 'paused', reason_code: 'BUDGET_EXCEEDED' });
+    // Two assessments sent at once, the third held back; each of this script's assessments takes two calls
+    // (its reply is read again), so four are used, and the pause says so.
+    expect(llm.calls).toHaveLength(4);
+    expect(app.ledger.records('run-1').find((r) => r.event === 'HITL_REQUESTED')?.details).toMatchObject({ limit: 'max_calls' });
+    expect(outcome.message).toContain('model calls: 4 used of 2');
+  });
+
   it('ends as invalid, naming the broken persona files, without calling a model', async () => {
     const llm = new ScriptedLlmClient(politeCouncil);
     const app = memoryApp({ llm });
