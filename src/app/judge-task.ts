@@ -117,7 +117,8 @@ interface ItemsJudged {
 async function judgeItems(options: ItemsJudged, written: ModelItems): Promise<RunOutcome | undefined> {
   const { run, deps, ctx } = options;
   const command: CommandFile = { ...options.command, work_items: written.items.map((i) => ({ ...i })) };
-  const approved = approvedReasons(run.state);
+  // Only a person's continue given after the items were written clears a reason for them: one given before saw the task alone.
+  const approved = approvedReasons({ hitl: run.state.hitl.filter((h) => h.decided_at >= written.writtenAt) });
   const check = await checkCommand({ command, runId: run.state.run_id, outputPath: ctx.plan.output_path, approved, deps });
   const advice = run.state.advice;
   const model = run.state.classification?.model;

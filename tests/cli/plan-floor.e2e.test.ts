@@ -113,6 +113,25 @@ describe("the floor reads the planner's work items", () => {
     });
   });
 
+  it('a continue given to the task before the plan was written does not clear the planner’s items: they pause again', async () => {
+    const s = await start(plan(ACT, 'confirmation that it was done'));
+    // The task itself pauses for the same reason, before anything is planned.
+    const command = { task_description: 'Decide which member of the billing team we let go this week', config: { mode: 'plan' } };
+    await writeFile(path.join(ws.dir, 'd.json'), JSON.stringify(command));
+    const first = await maestro('run', 'd.json', '--json');
+    expect(first.code).toBe(3);
+    const out = JSON.parse(first.stdout) as { run_id: string; reason_code: string };
+    expect(out.reason_code).toBe('ETHICS_HIGH_STAKES');
+    expect(s.chatRequests().filter((r) => isPlan(r.body))).toHaveLength(0);
+    expect((await maestro('hitl', 'decide', out.run_id, 'continue')).code).toBe(0);
+    // The person saw the task, not the items: once planned, they are judged afresh and pause.
+    const resumed = await maestro('run', '--resume', out.run_id, '--json');
+    expect(resumed.code, resumed.stderr).toBe(3);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'paused', reason_code: 'ETHICS_HIGH_STAKES' });
+    expect(resumed.stderr).toContain('the work items the planner (coordinator) wrote were read by the floor');
+    expect(s.chatRequests().filter((r) => !isPlan(r.body) && said(r.body).includes(`TASK: ${ACT}`))).toHaveLength(0);
+  });
+
   it('a plan whose items ask only for text runs to completion, its gates recorded as passed', async () => {
     const s = await start(plan('List the risks of the caching plan', 'a list of risks, each with a mitigation'));
     const { code, out } = await runPlan();

@@ -35,10 +35,12 @@ export interface DeliberationMode {
   modelItems?(ctx: ModeContext, done: readonly Step[]): ModelItems | undefined;
 }
 
-/** Work items a model wrote, and the persona who wrote them. */
+/** Work items a model wrote, the persona who wrote them, and when its call began. */
 export interface ModelItems {
   readonly by: string;
   readonly items: readonly WorkItem[];
+  /** A person's `continue` given before this saw other words: it does not clear these. */
+  readonly writtenAt: string;
 }
 
 /** An audit record a mode emits, with what people and scripts following the run are shown of it. */

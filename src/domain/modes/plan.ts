@@ -47,9 +47,10 @@ export const planMode: DeliberationMode = {
   // The items as the planner wrote them (a replan keeps an item's goal and expected output, and is made
   // with no model call); the fallback's one item is the task itself, already read.
   modelItems(ctx, done) {
-    if (!done.some((s) => s.id === PLAN_STEP)) return undefined;
+    const planned = done.find((s) => s.id === PLAN_STEP);
+    if (!planned) return undefined;
     const worked = planWork(ctx.plan, ctx.task, done);
-    return worked.fallback ? undefined : { by: worked.planner, items: worked.planned };
+    return worked.fallback ? undefined : { by: worked.planner, items: worked.planned, writtenAt: planned.started_at };
   },
 };
 

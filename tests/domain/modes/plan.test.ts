@@ -102,6 +102,7 @@ describe('the items the floor reads before any is worked on', () => {
     expect(planMode.modelItems?.(ctx, done)).toEqual({
       by: 'coordinator',
       items: [{ id: 'a', assigned_agent: 'strategist', goal: 'do a', expected_output: 'a section', inputs: {} }],
+      writtenAt: done[0]?.started_at,
     });
   });
 
