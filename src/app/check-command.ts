@@ -7,6 +7,7 @@ import { isConflictStopped } from '../domain/loop-policy/workspace-loop.js';
 import { gatherGateFacts, type GatheredFacts } from './gate-facts.js';
 import { conflictFingerprint } from './loop-policy.js';
 import type { RunDeps } from './run-deps.js';
+import { configPersonaProblems } from './workspace-check.js';
 
 /** One thing that would stop or pause a run before any model call. */
 export interface CommandFinding {
@@ -24,6 +25,8 @@ export interface CommandCheck {
   readonly personas: readonly Persona[];
   /** Broken persona files: the run would end as invalid. */
   readonly personaProblems: readonly string[];
+  /** Personas `maestro.config.json` names that do not exist (a `deliberation.groups` member): the run would end as invalid. */
+  readonly configProblems: readonly string[];
   readonly gathered: GatheredFacts;
   /** The gates in order, as the run records them. */
   readonly gates: GateResult;
@@ -61,10 +64,19 @@ export async function checkCommand(options: {
   return {
     personas: loaded.personas,
     personaProblems: loaded.problems.flatMap((p) => p.issues.map((i) => `${p.file}: ${i}`)),
+    configProblems: configPersonaProblems(deps.config, loaded),
     gathered,
     gates: evaluateGates(gathered.facts),
     issues: findGateIssues(gathered.facts),
   };
+}
+
+/** What ends a run as invalid before its gates: broken persona files, else personas maestro.config.json names that do not exist. */
+export function personasUnusable(check: CommandCheck): { message: string; problems: readonly string[] } | undefined {
+  if (check.personaProblems.length > 0) return { message: 'persona files are broken', problems: check.personaProblems };
+  if (check.configProblems.length > 0)
+    return { message: 'maestro.config.json names personas that do not exist', problems: check.configProblems };
+  return undefined;
 }
 
 /** Every finding of a check, for people: broken files and routes first, then each gate's. */
@@ -77,6 +89,15 @@ export function describeFindings(check: CommandCheck, routeProblems: readonly st
       reason_code: 'SPEC_INVALID_INPUT',
       lines: check.personaProblems,
       explanation: 'persona files are broken; fix them and run again',
+    });
+  }
+  if (check.configProblems.length > 0) {
+    out.push({
+      layer: 'config',
+      effect: 'invalid',
+      reason_code: 'SPEC_INVALID_INPUT',
+      lines: check.configProblems,
+      explanation: 'maestro.config.json names personas that do not exist; fix it and run again',
     });
   }
   if (routeProblems.length > 0) {

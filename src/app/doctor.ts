@@ -1,4 +1,4 @@
-import type { ModelRoutes, PersonaStore } from '../domain/ports.js';
+import type { ModelRoutes, PersonaLoad, PersonaStore } from '../domain/ports.js';
 import { decideReroute, refusedRerouteEffect } from '../domain/reroute.js';
 import { diagnoseRoute, type CallCheck, type Diagnosis, type ModelsListing } from '../domain/route-doctor.js';
 import type { ResolvedRoute } from '../domain/route.js';
@@ -22,40 +22,48 @@ export interface RouteReport extends Diagnosis {
   readonly used_by: readonly string[];
 }
 
+/** What `maestro doctor` found: one report a route in use, and the persona files that cannot be read (whose routes are not known). */
+export interface DoctorReport {
+  readonly routes: RouteReport[];
+  readonly personaProblems: PersonaLoad['problems'];
+}
+
 /**
  * `maestro doctor`: every route in use — the default, each persona's, each persona's fallback_route —
  * checked against its endpoint: it answers, the key is accepted, the model exists, json_mode works;
  * and a fallback that the REROUTE policy would never let take over is said to be unusable. One report a route.
+ * A persona file that does not read (or no personas/ at all) is a problem found, not a persona left out
+ * silently: it is reported, and the routes of the personas that do read are still checked.
  */
 export async function doctorRoutes(deps: {
   readonly models: ModelRoutes;
   readonly personas: PersonaStore;
   readonly defaultRoute: string;
   readonly checks: RouteChecks;
-}): Promise<RouteReport[]> {
-  const users = await routesInUse(deps);
+}): Promise<DoctorReport> {
+  const { personas, problems } = await deps.personas.loadAll();
   const reports: RouteReport[] = [];
-  for (const [id, usedBy] of users) {
+  for (const [id, usedBy] of routesInUse(personas, deps)) {
     const route = deps.models.resolve(id);
     if ('error' in route) {
       reports.push({ route: id, provider: null, model: null, endpoint: null, used_by: usedBy, ok: false, text: route.error });
       continue;
     }
-    const diagnosis = await checkRoute(route, deps.checks, await everyPersonaFallsBack(id, deps));
+    const diagnosis = await checkRoute(route, deps.checks, everyPersonaFallsBack(id, personas, deps.models));
     const base = { route: id, provider: route.provider, model: route.model, used_by: usedBy };
     const endpoint = route.provider === 'offline' ? null : deps.checks.endpointOf(route);
-    const fallbackProblem = diagnosis.ok ? await unusableFallback(route, deps) : undefined;
+    const fallbackProblem = diagnosis.ok ? unusableFallback(route, personas, deps.models) : undefined;
     reports.push({ ...base, endpoint, ...(fallbackProblem ? { ok: false, text: fallbackProblem } : diagnosis) });
   }
-  return reports;
+  return { routes: reports, personaProblems: problems };
 }
 
 /** Route id → who uses it, in a stable order: the default first, then the personas' routes and fallbacks. */
-async function routesInUse(deps: { models: ModelRoutes; personas: PersonaStore; defaultRoute: string }): Promise<Map<string, string[]>> {
+function routesInUse(personas: readonly Persona[], deps: { models: ModelRoutes; defaultRoute: string }): Map<string, string[]> {
   const users = new Map<string, string[]>();
   const add = (id: string, who: string): void => void users.set(id, [...(users.get(id) ?? []), who]);
   add(deps.defaultRoute, 'default_route');
-  for (const p of (await deps.personas.loadAll()).personas) {
+  for (const p of personas) {
     add(deps.models.routeIdFor(p), `persona ${p.id}`);
     if (p.fallback_route) add(p.fallback_route, `fallback of ${p.id}`);
   }
@@ -63,8 +71,8 @@ async function routesInUse(deps: { models: ModelRoutes; personas: PersonaStore; 
 }
 
 /** Whether every persona on this route has a fallback_route (then the advice does not ask for one). */
-async function everyPersonaFallsBack(routeId: string, deps: { models: ModelRoutes; personas: PersonaStore }): Promise<boolean> {
-  const on = (await deps.personas.loadAll()).personas.filter((p) => deps.models.routeIdFor(p) === routeId);
+function everyPersonaFallsBack(routeId: string, personas: readonly Persona[], models: ModelRoutes): boolean {
+  const on = personas.filter((p) => models.routeIdFor(p) === routeId);
   return on.length > 0 && on.every((p) => p.fallback_route !== undefined);
 }
 
@@ -77,11 +85,8 @@ async function checkRoute(route: ResolvedRoute, checks: RouteChecks, fallback: b
 }
 
 /** A working route that is some persona's fallback, but that the REROUTE policy would never let take over from that persona's route. */
-async function unusableFallback(
-  candidate: ResolvedRoute,
-  deps: { models: ModelRoutes; personas: PersonaStore },
-): Promise<string | undefined> {
-  const held = unusableFallbacks((await deps.personas.loadAll()).personas, deps.models).find((u) => u.fallback === candidate.id);
+function unusableFallback(candidate: ResolvedRoute, personas: readonly Persona[], models: ModelRoutes): string | undefined {
+  const held = unusableFallbacks(personas, models).find((u) => u.fallback === candidate.id);
   return held && `cannot take over as ${held.persona.id}'s fallback: ${held.why}`;
 }
 

@@ -19,7 +19,7 @@ import { composePlan, withPriors } from '../domain/run/plan.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
 import { runCalls, totalUsage } from '../domain/usage.js';
 import type { CommandFile } from '../domain/command-file.js';
-import { checkCommand } from './check-command.js';
+import { checkCommand, personasUnusable } from './check-command.js';
 import { concludeRun } from './conclude-run.js';
 import { settleRun } from './settle-run.js';
 import { GuardedKnowledgeBase } from './guarded-knowledge.js';
@@ -177,8 +177,8 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
   const check = await checkCommand({ command, runId: run.state.run_id, outputPath, approved, deps });
   const invalid = (event: string, message: string, problems: readonly string[]) =>
     settleRun({ run, deps, ending: decideRun({ kind: 'setup_invalid' }), message, details: { event }, problems });
-  if (check.personaProblems.length > 0)
-    return { outcome: await invalid('PERSONAS_INVALID', 'persona files are broken', check.personaProblems) };
+  const broken = personasUnusable(check);
+  if (broken) return { outcome: await invalid('PERSONAS_INVALID', broken.message, broken.problems) };
   const { gathered } = check;
   const personaIds = command.config.personas ?? check.personas.map((p) => p.id);
   // What the task is, as the policy sees it: the rules' facts, joined by the mediator's advice once it is in.

@@ -1,6 +1,6 @@
 import type { DecisionAuthor } from '../domain/run-state.js';
 import { auditEvent } from '../domain/audit.js';
-import { userDecision } from '../domain/decision.js';
+import { runDecision, userDecision } from '../domain/decision.js';
 import { AppError } from '../domain/errors.js';
 import type { Persona } from '../domain/persona.js';
 import { screenText } from '../domain/screen.js';
@@ -37,6 +37,8 @@ export interface OutcomeResult {
   readonly outcome: 'right' | 'wrong';
   readonly final_action: VerdictAction;
   readonly personas: readonly PersonaOutcome[];
+  /** Personas whose memory was corrupt: moved aside (each starts fresh, this outcome its first), as a run reports it. */
+  readonly sessions_recovered: readonly { readonly persona: string; readonly moved_to: string; readonly problem: string }[];
 }
 
 type OutcomeDeps = Pick<RunDeps, 'ledger' | 'sessions' | 'personas' | 'clock'>;
@@ -68,17 +70,19 @@ export async function confirmOutcome(input: OutcomeInput, deps: OutcomeDeps): Pr
   const at = deps.clock.now().toISOString();
   const note = input.note ? screenText(input.note) : undefined;
   const personas: PersonaOutcome[] = [];
+  const recoveredSessions: OutcomeResult['sessions_recovered'][number][] = [];
   for (const [persona, said] of council.said) {
     const right = verdictWasRight(said, council.final, outcome);
     const entry: OutcomeEntry = { run_id: input.runId, said, final: council.final, outcome, right, at, ...(note ? { note } : {}) };
     let change = { before: 0, after: 0 };
-    await deps.sessions.update(persona, (s) => {
+    const recovered = await deps.sessions.update(persona, (s) => {
       const outcomes = withOutcome(s.outcomes, entry);
       const prior = priors.get(persona);
       change = { before: reliability(prior, s.outcomes), after: reliability(prior, outcomes) };
       return { ...s, updated_at: at, outcomes };
     });
     personas.push({ persona, said, right, ...change });
+    if (recovered) recoveredSessions.push({ persona, moved_to: recovered.movedTo, problem: recovered.problem });
   }
   const run = await deps.ledger.open(input.runId);
   try {
@@ -91,11 +95,14 @@ export async function confirmOutcome(input: OutcomeInput, deps: OutcomeDeps): Pr
       note_chars: input.note?.length ?? 0,
       ...(input.by ? { decided_by: input.by.name, via: input.by.via, from: input.by.from } : {}),
     };
-    await run.commit({ records: [auditEvent('OUTCOME_CONFIRMED', decision, details)] });
+    const moved = recoveredSessions.map((r) =>
+      auditEvent('SESSION_RECOVERED', runDecision('session', 'SESSION_CORRUPT_MOVED_ASIDE'), { persona: r.persona }),
+    );
+    await run.commit({ records: [...moved, auditEvent('OUTCOME_CONFIRMED', decision, details)] });
   } finally {
     await run.close();
   }
-  return { run_id: input.runId, outcome, final_action: council.final, personas };
+  return { run_id: input.runId, outcome, final_action: council.final, personas, sessions_recovered: recoveredSessions };
 }
 
 /**

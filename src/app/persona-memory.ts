@@ -2,6 +2,7 @@ import { auditEvent } from '../domain/audit.js';
 import { runDecision } from '../domain/decision.js';
 import { recallTerms, selectMemory, type MemoryView } from '../domain/memory/recall.js';
 import type { StartedRun } from '../domain/ports.js';
+import { corruptSessionNotice } from '../domain/session-state.js';
 import type { OutcomeEntry } from '../domain/track-record.js';
 import type { RunDeps } from './run-deps.js';
 
@@ -31,7 +32,7 @@ export async function loadMemories(options: {
       deps.onProgress?.({
         kind: 'notice',
         run_id: run.state.run_id,
-        message: `session state of ${id} was corrupt (${load.recovered.problem}); moved to ${load.recovered.movedTo}, starting fresh`,
+        message: corruptSessionNotice(id, load.recovered),
       });
     }
     const { state } = load;

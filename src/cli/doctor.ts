@@ -1,11 +1,14 @@
 import type { Command } from 'commander';
-import { doctorWorkspace, type RouteReport } from '../compose/use-cases.js';
+import { doctorWorkspace, type DoctorReport } from '../compose/use-cases.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor } from './style.js';
 
-/** `maestro doctor`: does every route in use work? One line a route, with what to fix; exit 0 only when all do. */
+/**
+ * `maestro doctor`: does every route in use work? One line a route, with what to fix, and one a persona
+ * file that does not read (its routes cannot be known); exit 0 only when every route works and every persona reads.
+ */
 export function registerDoctor(program: Command, io: Io): void {
   program
     .command('doctor')
@@ -16,17 +19,21 @@ export function registerDoctor(program: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .addHelpText(
       'after',
-      '\nUnlike "maestro validate", this calls each endpoint: GET /models where offered, and one tiny structured chat call a route.\nExit codes: 0 every route works · 1 a route would not work (the line says what to fix) · 2 usage.',
+      '\nUnlike "maestro validate", this calls each endpoint: GET /models where offered, and one tiny structured chat call a route.\nExit codes: 0 every route works · 1 a route would not work, or a persona file does not read (the line says what to fix) · 2 usage.',
     )
     .action(async (opts: { json?: boolean; workspace?: string }) => {
-      const reports = await doctorWorkspace(resolveWorkspace(opts.workspace, io.env, io.cwd), io.env);
-      io.stdout.write(opts.json ? `${JSON.stringify(reports, null, 2)}\n` : formatReports(reports, io));
+      const report = await doctorWorkspace(resolveWorkspace(opts.workspace, io.env, io.cwd), io.env);
+      if (opts.json) {
+        // --json keeps its shape (an array, a route an entry) that scripts read; broken persona files go to stderr, as `hitl list --json` names unreadable checkpoints.
+        io.stdout.write(`${JSON.stringify(report.routes, null, 2)}\n`);
+        for (const p of report.personaProblems) io.stderr.write(`maestro doctor: ${personaLine(p)}\n`);
+      } else io.stdout.write(formatReports(report, io));
       // A check that found a problem, as `audit verify` does: not a usage error (README, "Exit codes").
-      if (reports.some((r) => !r.ok)) throw new ExitError(1);
+      if (report.routes.some((r) => !r.ok) || report.personaProblems.length > 0) throw new ExitError(1);
     });
 }
 
-function formatReports(reports: readonly RouteReport[], io: Io): string {
+function formatReports({ routes: reports, personaProblems }: DoctorReport, io: Io): string {
   const c = chalkFor(io);
   const width = Math.max(...reports.map((r) => r.route.length));
   const lines = reports.map((r) => {
@@ -34,7 +41,17 @@ function formatReports(reports: readonly RouteReport[], io: Io): string {
     const mark = r.ok ? c.green('✔') : c.red('✘');
     return `${mark} ${r.route.padEnd(width)}${what} (${r.used_by.join(', ')}) — ${r.text}`;
   });
+  for (const p of personaProblems) lines.push(`${c.red('✘')} ${personaLine(p)}`);
   const broken = reports.filter((r) => !r.ok).length;
-  lines.push(broken === 0 ? 'Every route in use works.' : `${broken} of ${reports.length} route(s) would not work.`);
+  const routes = broken === 0 ? 'Every route in use works.' : `${broken} of ${reports.length} route(s) would not work.`;
+  if (personaProblems.length === 0) lines.push(routes);
+  else
+    lines.push(
+      `${personaProblems.length} persona problem(s): the routes a broken persona file names are not checked, and run, validate and watch refuse until it is fixed. ${broken === 0 ? 'Every other route in use works.' : routes}`,
+    );
   return `${lines.join('\n')}\n`;
+}
+
+function personaLine(p: DoctorReport['personaProblems'][number]): string {
+  return `${p.file} — ${p.issues.join('; ')}`;
 }

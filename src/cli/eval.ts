@@ -44,7 +44,11 @@ export function registerEval(program: Command, io: Io): void {
       'the model route of every call (single calls and every persona); default: single calls on the workspace default_route, personas on their own routes',
     )
     .option('--model <model>', 'the model of that route for this eval')
-    .option('--modes <list>', `council modes to compare, comma-separated (or "none"): ${EVAL_MODES.join(', ')}`, EVAL_MODES.join(','))
+    .option(
+      '--modes <list>',
+      `council modes to compare, comma-separated (or "none"): any of ${EvalMode.options.join(', ')}`,
+      EVAL_MODES.join(','),
+    )
     .option('--samples <list>', 'extra self-consistency arms with these numbers of samples, comma-separated (e.g. 5,9)')
     .option('--rounds <n>', 'council rounds (default: the workspace max_rounds)')
     .option('--concurrency <n>', 'items in flight at once (each route keeps its own limits)', '2')
@@ -101,9 +105,7 @@ function parseModes(list: string): EvalMode[] {
     .filter((m) => m !== '');
   const bad = modes.filter((m) => !EvalMode.safeParse(m).success);
   if (bad.length > 0)
-    throw new InvalidInputError('--modes', [
-      `unknown mode(s) ${bad.join(', ')}; choose from ${EVAL_MODES.join(', ')} (or sequential_refinement)`,
-    ]);
+    throw new InvalidInputError('--modes', [`unknown mode(s) ${bad.join(', ')}; choose from ${EvalMode.options.join(', ')} (or "none")`]);
   return [...new Set(modes)] as EvalMode[];
 }
 

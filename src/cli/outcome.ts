@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { OutcomeRefusedError } from '../compose/use-cases.js';
 import { resolveWorkspace } from '../config.js';
 import { ExitError } from '../domain/errors.js';
+import { corruptSessionNotice } from '../domain/session-state.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { cliAuthor } from './decision-author.js';
 import { withoutCheckpoint } from './run-without-checkpoint.js';
@@ -33,6 +34,8 @@ export function registerOutcome(program: Command, io: Io): void {
       try {
         const note = opts.note !== undefined ? { note: opts.note } : {};
         const result = await app.confirmOutcome({ runId, outcome, ...note, by: cliAuthor() });
+        for (const s of result.sessions_recovered)
+          io.stderr.write(`maestro outcome: ${corruptSessionNotice(s.persona, { movedTo: s.moved_to, problem: s.problem })}\n`);
         if (opts.json) {
           io.stdout.write(`${JSON.stringify(result)}\n`);
           return;

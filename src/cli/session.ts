@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { resolveWorkspace } from '../config.js';
+import { corruptSessionNotice } from '../domain/session-state.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { chalkFor } from './style.js';
 
@@ -21,6 +22,7 @@ function registerShow(session: Command, io: Io): void {
         env: io.env,
       });
       const out = await app.session();
+      for (const s of out.corrupt_sessions) io.stderr.write(`maestro session show: ${corruptSessionNotice(s.persona, s)}\n`);
       const { max_tokens, recent_tasks, recall } = out.carries;
       if (opts.json) {
         io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);

@@ -4,13 +4,13 @@ import { assertWorkspace } from '../adapters/fs/workspace-guard.js';
 import { ConfiguredModelRoutes } from '../adapters/model/model-routes.js';
 import { endpointOrigin } from '../adapters/model/openai-failure.js';
 import { checkStructuredCall, listModels } from '../adapters/model/route-probe.js';
-import { doctorRoutes, type RouteReport } from '../app/doctor.js';
+import { doctorRoutes, type DoctorReport } from '../app/doctor.js';
 import { loadWorkspaceConfig } from '../config.js';
 
-export type { RouteReport } from '../app/doctor.js';
+export type { DoctorReport, RouteReport } from '../app/doctor.js';
 
-/** `maestro doctor`: the workspace's routes in use, each checked against its endpoint. */
-export async function doctorWorkspace(dir: string, env: Readonly<Record<string, string | undefined>>): Promise<RouteReport[]> {
+/** `maestro doctor`: the workspace's routes in use, each checked against its endpoint, and the persona files that do not read. */
+export async function doctorWorkspace(dir: string, env: Readonly<Record<string, string | undefined>>): Promise<DoctorReport> {
   const paths = new WorkspacePaths(dir);
   await assertWorkspace(paths);
   const config = await loadWorkspaceConfig(paths.config);

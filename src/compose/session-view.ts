@@ -12,13 +12,20 @@ export interface SessionView {
   readonly carries: { readonly max_tokens: number; readonly recent_tasks: number; readonly recall: number };
   readonly personas: ReturnType<typeof memoryHeld>[];
   readonly conflicts: { readonly conflict: string; readonly pauses: number; readonly stopped: boolean }[];
+  /** Personas whose memory file is corrupt: shown empty, the file left as it is (only looking moves nothing); the next run moves it aside. */
+  readonly corrupt_sessions: { readonly persona: string; readonly file: string; readonly problem: string }[];
 }
 
 export async function sessionView(app: App): Promise<SessionView> {
   const loop = await app.deps.loopPolicy.read();
   const { personas } = await app.deps.personas.loadAll();
   const memory = [];
-  for (const p of personas) memory.push(memoryHeld(p, (await app.deps.sessions.load(p.id)).state, app.countTokens));
+  const corrupt: SessionView['corrupt_sessions'][number][] = [];
+  for (const p of personas) {
+    const loaded = await app.deps.sessions.load(p.id, { leaveCorrupt: true });
+    if (loaded.corrupt) corrupt.push({ persona: p.id, ...loaded.corrupt });
+    memory.push(memoryHeld(p, loaded.state, app.countTokens));
+  }
   const { max_tokens, recent_tasks, recall } = app.deps.config.history;
   const prefix = `${loop.session_id}|`;
   const conflicts = loop.counter.counts
@@ -34,6 +41,7 @@ export async function sessionView(app: App): Promise<SessionView> {
     carries: { max_tokens, recent_tasks, recall },
     personas: memory,
     conflicts,
+    corrupt_sessions: corrupt,
   };
 }
 

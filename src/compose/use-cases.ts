@@ -35,7 +35,7 @@ export { RunNotResumableError, STORAGE_WRITE_FAILED } from '../app/process-comma
 export type { RunOutcome } from '../app/run-deps.js';
 export { runEval } from '../app/eval-run.js';
 export type { AppOptions } from './app.js';
-export { doctorWorkspace, type RouteReport } from './doctor.js';
+export { doctorWorkspace, type DoctorReport, type RouteReport } from './doctor.js';
 export { engineUrlOf, openEngineAdmin } from './engine-admin.js';
 export { openEval } from './eval.js';
 export type { PausedList, PausedRow, ShowDetails } from './hitl-view.js';

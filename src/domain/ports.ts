@@ -41,13 +41,20 @@ export interface PersonaStore {
 
 export interface SessionLoad {
   readonly state: SessionState;
-  /** Set when a corrupt file was moved aside and the persona starts fresh. */
+  /** Set when a corrupt file was moved aside and the persona starts fresh (`corruptSessionNotice` says so). */
   readonly recovered?: { movedTo: string; problem: string };
+  /** Set instead when the load only looked (`leaveCorrupt`): the corrupt file is where it was (`corruptSessionNotice` says so). */
+  readonly corrupt?: { file: string; problem: string };
+}
+
+/** How a persona's memory is loaded: a read-only look (`maestro session show`) leaves a corrupt file where it is. */
+export interface SessionLoadOptions {
+  readonly leaveCorrupt?: boolean;
 }
 
 export interface SessionStore {
   /** A persona's memory now: every run whose save has landed. */
-  load(personaId: string): Promise<SessionLoad>;
+  load(personaId: string, options?: SessionLoadOptions): Promise<SessionLoad>;
   /**
    * Adds one run (its task's summary and its passages) to a persona's memory (idempotent by run id),
    * re-reading the file under a lock so several watchers never drop each other's runs, counting the
@@ -63,9 +70,9 @@ export interface SessionStore {
   /**
    * Changes a persona's memory in place, under the same lock as `appendRun`, from what is there now
    * (a person's confirmed outcome joins its record this way). `change` is pure: it may run again on a
-   * fresher state.
+   * fresher state. Returns what a corrupt file moved aside meanwhile was, for the caller to report.
    */
-  update(personaId: string, change: (state: SessionState) => SessionState): Promise<void>;
+  update(personaId: string, change: (state: SessionState) => SessionState): Promise<SessionLoad['recovered']>;
 }
 
 export interface AppendRunOptions {

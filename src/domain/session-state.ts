@@ -230,3 +230,17 @@ export function archivedPassages(json: unknown): Passage[] {
   const message = HistoryMessage.safeParse(json);
   return message.success ? legacyPassages(message.data) : [];
 }
+
+/**
+ * The one sentence that reports a persona's corrupt memory, whoever found it (a run, the watcher,
+ * `maestro outcome`, `maestro session show`): moved aside and the persona starting fresh, or — found by
+ * a command that only looks — left where it is for the next run to move aside.
+ */
+export function corruptSessionNotice(
+  persona: string,
+  found: { readonly problem: string } & ({ readonly movedTo: string } | { readonly file: string }),
+): string {
+  const problem = found.problem.replace(/\s+/g, ' ').trim();
+  if ('movedTo' in found) return `session state of ${persona} was corrupt (${problem}); moved to ${found.movedTo}, starting fresh`;
+  return `session state of ${persona} is corrupt (${problem}): ${found.file} is left as it is; the next run moves it aside and ${persona} starts fresh`;
+}

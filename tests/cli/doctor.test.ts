@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -155,5 +155,37 @@ describe('maestro doctor', () => {
     expect(lineOf(remote.stdout, 'remote')).toMatch(
       /^✘ remote .*fallback of strategist.*cannot take over as strategist's fallback: .*remote/,
     );
+  });
+
+  it('a persona file that does not read (or no personas/) is a problem found: named with what is wrong, exit 1; the routes of the others are still checked', async () => {
+    const good = await server(ok, ['good-model']);
+    await writeFile(
+      path.join(ws.dir, 'maestro.config.json'),
+      JSON.stringify({ routes: { good: route(good.url), local: route(good.url) } }),
+    );
+    await personaRoutes({ coordinator: { route: 'good' } });
+    const auditor = path.join(ws.dir, 'personas', 'auditor.md');
+    await writeFile(auditor, '---\nid: auditor\nname: Auditor\norder: 3\nroute: local\nfocus_domains: [risk\n---\nYou audit.\n');
+    const broken = await doctor();
+    expect(broken.code, broken.stdout).toBe(1);
+    expect(lineOf(broken.stdout, 'good')).toMatch(/^✔ good .*persona coordinator.*answers/);
+    expect(broken.stdout).toMatch(/^✘ personas\/auditor\.md — line 6: not valid YAML/m);
+    expect(broken.stdout).not.toContain('Every route in use works.');
+    expect(broken.stdout).toContain('1 persona problem(s)');
+
+    const json = await runCli(['doctor', '--json'], { cwd: ws.dir });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).map((r: { route: string }) => r.route)).toContain('good');
+    expect(json.stderr).toMatch(/personas\/auditor\.md — line 6: not valid YAML/);
+
+    await writeFile(auditor, '---\nid: auditor\nname: Auditor\norder: 3\nrout: down\n---\nYou audit.\n');
+    const unknownKey = await doctor();
+    expect(unknownKey.code).toBe(1);
+    expect(unknownKey.stdout).toMatch(/^✘ personas\/auditor\.md — .*unknown key "rout".*did you mean "route"/m);
+
+    await rm(path.join(ws.dir, 'personas'), { recursive: true });
+    const none = await doctor();
+    expect(none.code).toBe(1);
+    expect(none.stdout).toMatch(/^✘ personas\/ — there is no personas\/ folder/m);
   });
 });

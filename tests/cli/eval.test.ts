@@ -163,6 +163,10 @@ describe('maestro eval', () => {
     const mode = await runCli(['eval', '--set', 'basics', '--modes', 'round_robin,debate'], { cwd: t.ws.dir });
     expect(mode.code).toBe(2);
     expect(mode.stderr).toContain('unknown mode(s) debate');
+    // The list it gives is every mode it accepts, as --help's is.
+    expect(mode.stderr).toContain('choose from round_robin, parallel, sequential_refinement, supervisor, adaptive, hierarchical, plan');
+    const help = await runCli(['eval', '--help'], { cwd: t.ws.dir });
+    for (const m of ['sequential_refinement', 'adaptive', 'hierarchical', 'plan']) expect(help.stdout.replace(/\s+/g, ' ')).toContain(m);
     const ok = await runCli(['eval', '--set', 'arithmetic', '--items', '2', '--modes', 'none', '--name', 'mine'], { cwd: t.ws.dir });
     expect(ok.code).toBe(0);
     const other = await runCli(['eval', '--set', 'arithmetic', '--items', '3', '--modes', 'none', '--name', 'mine'], { cwd: t.ws.dir });

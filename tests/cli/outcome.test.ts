@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { VECTORS } from '../../src/domain/assessment.js';
@@ -57,6 +57,37 @@ describe('maestro outcome, on the offline model', () => {
       .map((l) => JSON.parse(l) as { details: Record<string, unknown> });
     expect(confirmed.every((r) => r.details.via === 'cli' && typeof r.details.decided_by === 'string')).toBe(true);
     expect((await maestro(['audit', 'verify', run_id])).code).toBe(0);
+  });
+
+  it('a corrupt persona memory: session show reports it and moves nothing; outcome moves it aside and says so (stderr, --json, audit log), as a run does', async () => {
+    const asked = await maestro(['ask', 'Write a rollout note for the billing reports', '--json']);
+    const { run_id } = JSON.parse(asked.stdout) as { run_id: string };
+    const dir = path.join(t.ws.dir, 'session_states');
+    await writeFile(path.join(dir, 'auditor_session.json'), 'garbage\n');
+
+    const shown = await maestro(['session', 'show', '--json']);
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.stdout).corrupt_sessions).toEqual([
+      { persona: 'auditor', file: path.join(dir, 'auditor_session.json'), problem: expect.stringContaining('not valid JSON') },
+    ]);
+    expect(shown.stderr).toMatch(
+      /session state of auditor is corrupt \(not valid JSON .*\): .*auditor_session\.json is left as it is; the next run moves it aside/,
+    );
+    expect((await readdir(dir)).filter((f) => f.includes('.corrupt-'))).toEqual([]);
+
+    const confirmed = await maestro(['outcome', run_id, 'right', '--json']);
+    expect(confirmed.code, confirmed.stderr).toBe(0);
+    const moved = (await readdir(dir)).filter((f) => f.includes('.corrupt-'));
+    expect(moved).toEqual([expect.stringMatching(/^auditor_session\.json\.corrupt-/)]);
+    expect(JSON.parse(confirmed.stdout).sessions_recovered).toEqual([
+      { persona: 'auditor', moved_to: path.join(dir, moved[0] as string), problem: expect.stringContaining('not valid JSON') },
+    ]);
+    expect(confirmed.stderr).toContain(`session state of auditor was corrupt (not valid JSON`);
+    expect(confirmed.stderr).toContain(`moved to ${path.join(dir, moved[0] as string)}, starting fresh`);
+    const log = await readFile(path.join(t.ws.dir, '.maestro', 'audit', `${run_id}.jsonl`), 'utf8');
+    expect(log).toContain('"SESSION_RECOVERED"');
+    expect((await maestro(['audit', 'verify', run_id])).code).toBe(0);
+    expect((await session('auditor')).outcomes).toHaveLength(1);
   });
 
   it('refuses what it cannot record, and changes nothing', async () => {

@@ -207,6 +207,26 @@ describe('validate knows the new modes and options', () => {
     const twice = await validate({ mode: 'hierarchical', groups: { a: ['auditor'], b: ['auditor'] } });
     expect(twice.text).toContain('already in group "a"');
   });
+
+  it("refuses a member of the workspace config's groups who is not a persona, as the command's own groups are, rather than leaving it (or its group) out", async () => {
+    const groups = { delivery: ['coordinator', 'strategist', 'auditor'], risk: ['auditr'] };
+    await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ deliberation: { groups } }));
+    const checked = await validate({ mode: 'hierarchical' });
+    expect(checked.code, checked.text).toBe(2);
+    expect(checked.text).toContain('maestro.config.json: deliberation.groups.risk.0: no persona "auditr"');
+    const ran = await maestro('run', 'task.json', '--json');
+    expect(ran.code, ran.stderr).toBe(2);
+    expect(JSON.parse(ran.stdout).status).toBe('invalid');
+    expect(ran.stdout).toContain('no persona \\"auditr\\"');
+    expect(ran.stdout).not.toContain('"orchestration"');
+    // Fixed, it runs with both groups.
+    await writeFile(
+      path.join(ws.dir, 'maestro.config.json'),
+      JSON.stringify({ deliberation: { groups: { ...groups, risk: ['auditor'], delivery: ['coordinator', 'strategist'] } } }),
+    );
+    const { artifact } = await run({ mode: 'hierarchical' });
+    expect(artifact).toMatch(/\| risk \| `auditor` \|/);
+  });
 });
 
 describe('the heat map', () => {

@@ -26,6 +26,13 @@ describe('maestro watch refuses a broken workspace', () => {
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('--route: route "ofline" is not defined in maestro.config.json (known routes: offline)');
 
+    // maestro.config.json naming a persona that does not exist (a typo in deliberation.groups).
+    await writeFile(path.join(ws, 'maestro.config.json'), JSON.stringify({ deliberation: { groups: { risk: ['auditr'] } } }));
+    const ghost = await runCli(['watch', '--once', '--workspace', ws]);
+    expect(ghost.code).toBe(2);
+    expect(ghost.stderr).toContain('maestro.config.json: deliberation.groups.risk.0: no persona "auditr"');
+    await rm(path.join(ws, 'maestro.config.json'));
+
     await rm(path.join(ws, 'personas'), { recursive: true });
     const none = await runCli(['watch', '--once', '--workspace', ws]);
     expect(none.code).toBe(2);

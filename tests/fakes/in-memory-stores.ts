@@ -60,8 +60,13 @@ export class InMemorySessionStore implements SessionStore {
     this.#corrupt.add(personaId);
   }
 
-  async load(personaId: string): Promise<SessionLoad> {
+  async load(personaId: string, options: { leaveCorrupt?: boolean } = {}): Promise<SessionLoad> {
     const now = this.clock.now().toISOString();
+    if (options.leaveCorrupt && this.#corrupt.has(personaId))
+      return {
+        state: emptySessionState(personaId, now),
+        corrupt: { file: `session_states/${personaId}_session.json`, problem: 'not valid JSON' },
+      };
     if (this.#corrupt.delete(personaId)) {
       this.states.delete(personaId);
       return {
@@ -85,9 +90,10 @@ export class InMemorySessionStore implements SessionStore {
     return (this.archived.get(personaId) ?? []).filter((p) => terms.some((t) => p.text.toLowerCase().includes(t))).slice(-limit);
   }
 
-  async update(personaId: string, change: (state: SessionState) => SessionState): Promise<void> {
-    const { state } = await this.load(personaId);
+  async update(personaId: string, change: (state: SessionState) => SessionState): Promise<SessionLoad['recovered']> {
+    const { state, recovered } = await this.load(personaId);
     this.states.set(personaId, change(state));
+    return recovered;
   }
 }
 

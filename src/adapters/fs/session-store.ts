@@ -2,7 +2,7 @@ import { createReadStream, type BigIntStats } from 'node:fs';
 import { mkdir, open, rename, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
-import type { AppendRunOptions, Clock, SessionLoad, SessionStore } from '../../domain/ports.js';
+import type { AppendRunOptions, Clock, SessionLoad, SessionLoadOptions, SessionStore } from '../../domain/ports.js';
 import { corruptPathFor, lockPathFor } from '../../domain/runtime-files.js';
 import { StorageError } from '../../domain/errors.js';
 import type { Passage } from '../../domain/memory/passages.js';
@@ -66,7 +66,7 @@ export class FsSessionStore implements SessionStore {
   }
 
   /** What the persona's file holds now (a corrupt file moved aside, the persona starting fresh). */
-  async load(personaId: string): Promise<SessionLoad> {
+  async load(personaId: string, options: SessionLoadOptions = {}): Promise<SessionLoad> {
     const file = this.fileFor(personaId);
     const now = this.clock.now();
     const read = await readUnlessKnown(file, this.#known.get(personaId));
@@ -83,6 +83,7 @@ export class FsSessionStore implements SessionStore {
     } catch (error) {
       problem = `not valid JSON (${(error as Error).message})`;
     }
+    if (options.leaveCorrupt) return { state: emptySessionState(personaId, now.toISOString()), corrupt: { file, problem } };
     const movedTo = corruptPathFor(file, now);
     await rename(file, movedTo);
     return { state: emptySessionState(personaId, now.toISOString()), recovered: { movedTo, problem } };
@@ -134,19 +135,23 @@ export class FsSessionStore implements SessionStore {
   }
 
   /** Changes the file under its lock, from what it holds now. */
-  async update(personaId: string, change: (state: SessionState) => SessionState): Promise<void> {
+  async update(personaId: string, change: (state: SessionState) => SessionState): Promise<SessionLoad['recovered']> {
     const file = this.fileFor(personaId);
     await mkdir(this.dir, { recursive: true });
+    let recovered: SessionLoad['recovered'];
     await withFileLock(
       lockPathFor(file),
       async (held) => {
-        const next = change((await this.load(personaId)).state);
+        const loaded = await this.load(personaId);
+        recovered = loaded.recovered;
+        const next = change(loaded.state);
         await held.assertHeld();
         await writeJsonAtomically(file, next);
         this.#known.set(personaId, { stamp: stampOf(await stat(file, { bigint: true })), state: next });
       },
       this.lockOptions,
     );
+    return recovered;
   }
 
   /** Appends the messages the archive does not hold yet, after cutting off a line a crash left half-written. */

@@ -9,8 +9,8 @@ import { parseSessionState } from '../../domain/session-state.js';
  */
 export function recordingMemory(inner: SessionStore, record: Map<string, unknown>): SessionStore {
   return {
-    load: async (personaId) => {
-      const loaded = await inner.load(personaId);
+    load: async (personaId, options) => {
+      const loaded = await inner.load(personaId, options);
       if (!record.has(personaId)) record.set(personaId, loaded.state);
       return loaded;
     },
@@ -23,12 +23,12 @@ export function recordingMemory(inner: SessionStore, record: Map<string, unknown
 /** The memory a cassette was recorded with, for a replay; a persona it does not hold (an older cassette) reads the workspace's. */
 export function replayedMemory(inner: SessionStore, recorded: Readonly<Record<string, unknown>> | undefined): SessionStore {
   return {
-    load: async (personaId): Promise<SessionLoad> => {
+    load: async (personaId, options): Promise<SessionLoad> => {
       const parsed = recorded && personaId in recorded ? parseSessionState(recorded[personaId]) : undefined;
-      return parsed?.ok ? { state: parsed.value } : inner.load(personaId);
+      return parsed?.ok ? { state: parsed.value } : inner.load(personaId, options);
     },
     appendRun: async () => {},
-    update: async () => {},
+    update: async () => undefined,
     // The archive is the workspace's: a replay recalls from it as the recorded run did, unless runs archived since changed it.
     recallArchive: (...args) => inner.recallArchive(...args),
   };

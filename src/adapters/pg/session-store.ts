@@ -1,4 +1,4 @@
-import type { Clock, SessionLoad, SessionStore, AppendRunOptions } from '../../domain/ports.js';
+import type { Clock, SessionLoad, SessionLoadOptions, SessionStore, AppendRunOptions } from '../../domain/ports.js';
 import type { Passage } from '../../domain/memory/passages.js';
 import {
   appendRun,
@@ -29,7 +29,7 @@ export class PgSessionStore implements SessionStore {
     private readonly counting?: { readonly budget: number; readonly count: (text: string) => number },
   ) {}
 
-  async load(personaId: string): Promise<SessionLoad> {
+  async load(personaId: string, options: SessionLoadOptions = {}): Promise<SessionLoad> {
     const r = await this.engine.query<{ state: unknown }>(
       'SELECT state FROM maestro_sessions WHERE persona_id = $1',
       [personaId],
@@ -41,6 +41,8 @@ export class PgSessionStore implements SessionStore {
     const parsed = parseSessionState(row.state);
     if (parsed.ok && parsed.value.persona_id === personaId) return { state: parsed.value };
     const problem = parsed.ok ? `belongs to persona "${parsed.value.persona_id}"` : parsed.issues.slice(0, 3).join('; ');
+    if (options.leaveCorrupt)
+      return { state: emptySessionState(personaId, now), corrupt: { file: `engine:maestro_sessions/${personaId}`, problem } };
     await this.engine.tx((db) => this.#moveAside(db, personaId, row.state), this.fence);
     return { state: emptySessionState(personaId, now), recovered: { movedTo: `engine:session_archive/${personaId}`, problem } };
   }
@@ -48,7 +50,7 @@ export class PgSessionStore implements SessionStore {
   async appendRun(personaId: string, runId: string, memory: RunMemory, options: AppendRunOptions = {}): Promise<void> {
     const now = this.clock.now().toISOString();
     await this.engine.tx(async (db) => {
-      const current = await this.#lockRow(db, personaId, now);
+      const { state: current } = await this.#lockRow(db, personaId, now);
       if (options.retry && !holdsRun(current, runId)) {
         // A retry whose run other saves have since moved to the archive: it is saved already.
         const held = await db.query(
@@ -81,13 +83,17 @@ export class PgSessionStore implements SessionStore {
   }
 
   /** Changes a persona's row under its lock, from what it holds now. */
-  async update(personaId: string, change: (state: SessionState) => SessionState): Promise<void> {
+  async update(personaId: string, change: (state: SessionState) => SessionState): Promise<SessionLoad['recovered']> {
     const now = this.clock.now().toISOString();
-    await this.engine.tx(async (db) => this.#write(db, personaId, change(await this.#lockRow(db, personaId, now))), this.fence);
+    return this.engine.tx(async (db) => {
+      const { state, recovered } = await this.#lockRow(db, personaId, now);
+      await this.#write(db, personaId, change(state));
+      return recovered;
+    }, this.fence);
   }
 
   /** A persona's row, locked (`FOR UPDATE`) until the transaction ends, as it is now; a row that no longer parses is moved aside. */
-  async #lockRow(db: Queryable, personaId: string, now: string): Promise<SessionState> {
+  async #lockRow(db: Queryable, personaId: string, now: string): Promise<SessionLoad> {
     // A placeholder to lock (version 0: `version` counts the writes of a persona's memory): two first
     // writers never overwrite each other.
     await db.query('INSERT INTO maestro_sessions (persona_id, state, version) VALUES ($1, $2, 0) ON CONFLICT (persona_id) DO NOTHING', [
@@ -96,9 +102,10 @@ export class PgSessionStore implements SessionStore {
     ]);
     const r = await db.query<{ state: unknown }>('SELECT state FROM maestro_sessions WHERE persona_id = $1 FOR UPDATE', [personaId]);
     const parsed = parseSessionState(r.rows[0]?.state);
-    if (parsed.ok && parsed.value.persona_id === personaId) return parsed.value;
+    if (parsed.ok && parsed.value.persona_id === personaId) return { state: parsed.value };
     await this.#moveAside(db, personaId, r.rows[0]?.state);
-    return emptySessionState(personaId, now);
+    const problem = parsed.ok ? `belongs to persona "${parsed.value.persona_id}"` : parsed.issues.slice(0, 3).join('; ');
+    return { state: emptySessionState(personaId, now), recovered: { movedTo: `engine:session_archive/${personaId}`, problem } };
   }
 
   async #write(db: Queryable, personaId: string, state: SessionState): Promise<void> {
