@@ -43,7 +43,8 @@ const CALL_FIXES: Partial<Record<LlmErrorKind, string>> = {
   rate_limit: 'the endpoint is rate-limiting: wait, or raise max_retries',
   quota: "the account's quota or credit is exhausted: top it up",
   bad_request: "check the route's model name and options against what the endpoint supports",
-  invalid_output: 'the endpoint answers something that is not a chat completion: check base_url (it usually ends in /v1)',
+  invalid_output:
+    'the endpoint answered with nothing usable (no text, only a tool call, or not a chat completion): if base_url is right (it usually ends in /v1), try json_mode "json_object" or "prompt" on the route',
 };
 
 function callFix(kind: LlmErrorKind, fallback: boolean | undefined): string {

@@ -157,6 +157,16 @@ describe('maestro doctor', () => {
     );
   });
 
+  it('a valid chat completion with no text (a tool call only) is not blamed on base_url: json_mode is the fix it names', async () => {
+    const empty = await server(() => ({ content: '' }), ['good-model']);
+    await writeFile(path.join(ws.dir, 'maestro.config.json'), JSON.stringify({ routes: { local: route(empty.url) } }));
+    await personaRoutes({ coordinator: { route: 'local' } });
+    const r = await doctor({ OPENAI_API_KEY: 'k' });
+    expect(r.code).toBe(1);
+    expect(lineOf(r.stdout, 'local')).toContain('try json_mode "json_object" or "prompt" on the route');
+    expect(lineOf(r.stdout, 'local')).not.toContain('something that is not a chat completion');
+  });
+
   it('a persona file that does not read (or no personas/) is a problem found: named with what is wrong, exit 1; the routes of the others are still checked', async () => {
     const good = await server(ok, ['good-model']);
     await writeFile(
