@@ -41,7 +41,12 @@ export function registerRuns(program: Command, io: Io): void {
       const all = await workspace.runs.list(config.prices);
       const matching = all.filter((r) => (!statuses || statuses.has(r.status)) && (!since || r.started_at >= since.toISOString()));
       const runs = opts.limit > 0 ? matching.slice(0, opts.limit) : matching;
-      io.stdout.write(opts.json ? `${JSON.stringify(runs, null, 2)}\n` : formatRuns(runs, io));
+      // With none to list, a filter that left every run out says so: a hint to start a run is for an empty workspace.
+      const filtered =
+        all.length > 0
+          ? `no runs match ${[opts.status && `--status ${opts.status}`, opts.since && `--since ${opts.since}`].filter(Boolean).join(' ')} (${all.length} run(s) in all)\n`
+          : undefined;
+      io.stdout.write(opts.json ? `${JSON.stringify(runs, null, 2)}\n` : runs.length === 0 && filtered ? filtered : formatRuns(runs, io));
       // A list cut short says so, and how to see the rest (the JSON array stays a plain array).
       if (!opts.json && runs.length < matching.length)
         io.stdout.write(`${matching.length - runs.length} older run(s) not shown: maestro runs -n 0 lists them all\n`);
