@@ -80,6 +80,14 @@ describe('maestro ui: who may ask', () => {
       expect(text).not.toContain(ws.dir);
     }
     expect((await ui.signIn('wrong-token-0123456789abcdefgh')).status).toBe(401);
+    // The sign-in form sent without the page's script (a form body): the right token is not called wrong.
+    const formSent = await ui.server.request(`${ORIGIN}/session`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: TOKEN }),
+      headers: { host: HOST, origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(formSent.status).toBe(400);
+    expect(await formSent.text()).toContain('Signing in needs JavaScript on for this page: the token was not checked');
     const signed = await ui.signIn(TOKEN);
     expect(signed.status).toBe(200);
     expect(signed.headers.get('set-cookie')).toBeNull();
@@ -319,6 +327,11 @@ describe('maestro ui: changes', () => {
     const body = await invalid.text();
     expect(body).toContain('nothing was written');
     expect(body).toContain('surprise');
+    // Not a valid command is said as such, not as a task that would not run unattended.
+    expect(body).toContain('Refused: it is not a valid command; nothing was written');
+    expect(body).not.toContain('would not run unattended');
+    const broken = await post('/queue/add', { name: 'broken.json', text: '{"task_description": "x",', action: 'check' });
+    expect(await broken.text()).toContain('Checked: it is not a valid command (nothing written).');
     const pii = await post('/queue/add', { name: 'pii2.json', text: JSON.stringify({ task_description: `Mail ${EMAIL}` }), action: 'add' });
     expect(pii.status).toBe(422);
     const piiPage = await pii.text();

@@ -45,9 +45,7 @@ export function registerQueue(app: Hono<ConsoleEnv>, options: ConsoleServerOptio
       return again(
         {
           kind: ok ? 'ok' : 'refused',
-          text: ok
-            ? 'Checked: every gate would let it run (nothing written yet).'
-            : 'Checked: it would not run unattended (nothing written).',
+          text: ok ? 'Checked: every gate would let it run (nothing written yet).' : `Checked: ${whyNot(findings)} (nothing written).`,
         },
         findings,
         ok ? 200 : 422,
@@ -55,7 +53,12 @@ export function registerQueue(app: Hono<ConsoleEnv>, options: ConsoleServerOptio
     }
     const result = await backend.add(name || `ui-${Date.now()}.json`, text);
     if (result.added) return c.redirect('/queue?done=added', 303);
-    const why = result.problem ?? 'it would not run unattended';
+    const why = result.problem ?? whyNot(result.findings);
     return again({ kind: 'refused', text: `Refused: ${why}; nothing was written into commands/.` }, result.findings, 422);
   });
+}
+
+/** What the findings say of the command: not a valid command at all, or one a gate would stop or pause. */
+function whyNot(findings: readonly { readonly effect: 'invalid' | 'pause' | 'stop' }[]): string {
+  return findings.some((f) => f.effect !== 'invalid') ? 'it would not run unattended' : 'it is not a valid command';
 }

@@ -97,6 +97,12 @@ async function guard(c: Context<ConsoleEnv>, options: ConsoleServerOptions, next
 function registerSession(app: Hono<ConsoleEnv>, options: ConsoleServerOptions): void {
   app.post('/session', async (c) => {
     const body = (await c.req.json().catch(() => undefined)) as { token?: unknown } | undefined;
+    // The page's script sends JSON; a form sent without it (JavaScript off or blocked) is not a wrong token.
+    if (body === undefined)
+      return c.json(
+        { error: 'Signing in needs JavaScript on for this page: the token was not checked. Turn it on and sign in again.' },
+        400,
+      );
     const token = typeof body?.token === 'string' ? body.token.trim() : '';
     const session = token ? await options.access.signIn(token) : undefined;
     // Asked only when a token was tried: the tokens file is read again then, so the answer is current.
