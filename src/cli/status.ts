@@ -34,17 +34,7 @@ export function registerStatus(program: Command, io: Io): void {
 export function formatStatus(s: WorkspaceStatus & { routes_down?: readonly RouteOutage[] }, io: Io): string {
   const c = chalkFor(io);
   const lines: string[] = [`workspace  ${s.workspace}`];
-  const live = s.watchers.filter((w) => w.alive);
-  const stale = s.watchers.filter((w) => !w.alive);
-  lines.push(
-    live.length > 0
-      ? `watcher    ${c.green('running')} — ${live.map((w) => `pid ${w.pid} since ${w.started_at}${w.once ? ' (--once)' : ''}`).join(', ')}`
-      : `watcher    ${c.yellow('not running')} (start one with "maestro watch")`,
-  );
-  if (stale.length > 0)
-    lines.push(
-      `           ${stale.length} stale pid file(s) from watchers that did not stop cleanly: ${stale.map((w) => w.pid).join(', ')} (removed by the next "maestro watch")`,
-    );
+  lines.push(...watcherLines(s.watchers, c));
   lines.push(
     `queued     ${s.queued.length}${
       s.queued.length > 0
@@ -98,6 +88,25 @@ export function formatStatus(s: WorkspaceStatus & { routes_down?: readonly Route
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Who takes commands here; a process that took one run over (run --resume, the console) runs that run only. */
+function watcherLines(watchers: WorkspaceStatus['watchers'], c: ReturnType<typeof chalkFor>): string[] {
+  const live = watchers.filter((w) => w.alive && w.resuming === undefined);
+  const stale = watchers.filter((w) => !w.alive);
+  return [
+    live.length > 0
+      ? `watcher    ${c.green('running')} — ${live.map((w) => `pid ${w.pid} since ${w.started_at}${w.once ? ' (--once)' : ''}`).join(', ')}`
+      : `watcher    ${c.yellow('not running')} (start one with "maestro watch")`,
+    ...watchers
+      .filter((w) => w.alive && w.resuming !== undefined)
+      .map((w) => `           pid ${w.pid} is resuming run ${w.resuming} only (it takes no command from commands/)`),
+    ...(stale.length > 0
+      ? [
+          `           ${stale.length} stale pid file(s) from watchers that did not stop cleanly: ${stale.map((w) => w.pid).join(', ')} (removed by the next "maestro watch")`,
+        ]
+      : []),
+  ];
 }
 
 function toResumeLines(r: WorkspaceStatus['interrupted'][number], c: ReturnType<typeof chalkFor>): string[] {

@@ -19,7 +19,8 @@ export function filesBackend(app: App): Backend {
     isHeld: (runId) => new FsRunLiveness(app.paths).isHeld(runId),
     isContinued: (runId) => new FsRunLiveness(app.paths).isContinued(runId),
     isClaimed: (runId) => new FsRunLiveness(app.paths).isClaimed(runId),
-    hasTaker: async () => (await watchers.list()).some((w) => w.alive),
+    // A process resuming one run (run --resume, the console) takes no continued run.
+    hasTaker: async () => (await watchers.list()).some((w) => w.alive && w.resuming === undefined),
     depsForRun: () => app.deps,
     resumeHeld: (runId, deps) => resumeHeld(app, runId, deps),
     archiveMemory: (sessionId) => archiveMemoryFiles(app, sessionId),
@@ -50,7 +51,8 @@ async function resumeClaimed(app: App, runId: string, deps: ResumeDeps): Promise
   const { runClaimHere } = await import('../app/run-claim.js');
   const registry = new FsWatcherRegistry(path.join(app.paths.state, 'watchers'));
   const self = FsWatcherRegistry.newIdentity(process.pid);
-  await registry.register({ ...self, started_at: app.deps.clock.now().toISOString(), once: true, version: readPackageVersion() });
+  const started_at = app.deps.clock.now().toISOString();
+  await registry.register({ ...self, started_at, once: true, version: readPackageVersion(), resuming: runId });
   try {
     const claims = new FsClaimStore({ paths: app.paths, self, registry, clock: app.deps.clock });
     const claim = await claims.takeOver(runId);

@@ -64,7 +64,8 @@ async function registerWatcher(app: App, options: WatchOptions): Promise<{ claim
   const registry = new FsWatcherRegistry(path.join(paths.state, 'watchers'));
   await registry.removeStale();
   // Several watchers may share a workspace (each command runs once), but a second one is said, not silent.
-  const others = (await registry.list()).filter((w) => w.alive);
+  // A process resuming one run (run --resume, the console) takes no commands: it is no other watcher.
+  const others = (await registry.list()).filter((w) => w.alive && w.resuming === undefined);
   if (others.length > 0)
     options.onNotice(
       `another watcher is running on this workspace (${others.map((w) => `pid ${w.pid} since ${w.started_at}`).join(', ')}): both take commands from commands/, each runs once; stop one with Ctrl-C or kill <pid>`,

@@ -548,6 +548,24 @@ describe('maestro ui: changes', () => {
     }
   });
 
+  it('counts a process resuming one run (run --resume, a console) as no watcher: it carries a continued run itself, and status says so', async () => {
+    const id = await runCommand('resumer.json', { task_description: 'The requirements are unclear: pick a metrics store' });
+    const registry = new FsWatcherRegistry(path.join(ws.dir, '.maestro', 'watchers'));
+    const self = FsWatcherRegistry.newIdentity(process.pid);
+    await registry.register({ ...self, started_at: new Date().toISOString(), once: true, version: 'test', resuming: 'R-other' });
+    try {
+      const status = await runCli(['status'], { cwd: ws.dir });
+      expect(status.stdout).toContain('watcher    not running');
+      expect(status.stdout).toContain(`pid ${process.pid} is resuming run R-other only (it takes no command from commands/)`);
+      const pauseId = (await backend.app.deps.ledger.load(id))?.pause?.pause_id as string;
+      const continued = await post(`/decisions/${id}`, { decision: 'continue', pause_id: pauseId });
+      expect(continued.headers.get('location')).toBe(`/runs/${id}?done=continue-console`);
+      await expect.poll(async () => (await backend.app.deps.ledger.load(id))?.status, { timeout: 20_000 }).not.toBe('continued');
+    } finally {
+      await registry.unregister(self);
+    }
+  });
+
   it('decides a selection at once with one note, each run bound to the pause its card showed, and lists what came of each', async () => {
     const a = await runCommand('many-a.json', { task_description: 'The requirements are unclear: pick a search engine' });
     const b = await runCommand('many-b.json', { task_description: 'The requirements are unclear: pick a message bus' });

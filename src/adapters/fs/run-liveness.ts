@@ -65,7 +65,8 @@ export class FsRunLiveness implements RunLiveness {
 
   /** Asked once per reader: a listing asks about many runs. */
   #watcherRunning(): Promise<boolean> {
-    this.#anyWatcher ??= this.registry.list().then((all) => all.some((w) => w.alive));
+    // A process resuming one run (run --resume, the console) takes no continued run: it is no watcher here.
+    this.#anyWatcher ??= this.registry.list().then((all) => all.some((w) => w.alive && w.resuming === undefined));
     return this.#anyWatcher;
   }
 }

@@ -26,6 +26,8 @@ export const WatcherRecord = WatcherIdentity.extend({
   started_at: z.string(),
   once: z.boolean(),
   version: z.string(),
+  /** A process that took over one run's claim (`run --resume`, the console) and takes no command from commands/. */
+  resuming: z.string().optional(),
   /** When the watcher's process started (see process-identity.ts), so a pid handed out again is not it; absent in older files. */
   process_start: z.string().optional(),
 });
