@@ -156,6 +156,9 @@ describe('maestro ui: pages', () => {
     const radar = /<figure class="radar">[\s\S]*?<\/figure>/.exec(await (await get(`/runs/${ids.paused}`)).text())?.[0] ?? '';
     expect(radar.match(/<circle /g)).toHaveLength(3);
     expect(radar).toContain('investigate');
+    // A parallel run's assessments are its verdicts: drawn too.
+    const parallelRadar = /<figure class="radar">[\s\S]*?<\/figure>/.exec(page)?.[0] ?? '';
+    expect(parallelRadar.match(/<circle /g)).toHaveLength(3);
     const img = /<img data-src="([^"]+\.svg)"/.exec(page)?.[1];
     expect(img).toBeDefined();
     const svg = await get(img as string);

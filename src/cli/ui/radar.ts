@@ -1,3 +1,4 @@
+import { assessmentVerdict, parseAssessment } from '../../domain/assessment.js';
 import type { RunState } from '../../domain/run-state.js';
 import { parseVerdict, type Verdict } from '../../domain/verdict.js';
 import { html, type SafeHtml } from './html.js';
@@ -13,13 +14,21 @@ function point(i: number, n: number, r: number): [number, number] {
   return [CENTRE + r * Math.cos(angle), CENTRE + r * Math.sin(angle)];
 }
 
+/** The verdicts, or where the mode asks for assessments instead (parallel, adaptive, …) each persona's last one as its verdict. */
+function verdictsOf(state: RunState): Verdict[] {
+  const verdicts = state.steps.filter((s) => s.kind === 'verdict').map((s) => parseVerdict(s.persona, s.reply));
+  if (verdicts.length > 0) return verdicts;
+  const last = new Map(state.steps.filter((s) => s.kind === 'assessment').map((s) => [s.persona, s]));
+  return [...last.values()].map((s) => assessmentVerdict(parseAssessment(s.persona, s.reply)));
+}
+
 /**
  * The council's verdicts as a radar drawn in the page (SVG, no script): one axis per persona, its
  * confidence as the distance from the centre, its action as the colour. Nothing when fewer than
  * three personas gave a verdict (a radar needs three axes).
  */
 export function verdictRadar(state: RunState): SafeHtml {
-  const verdicts: Verdict[] = state.steps.filter((s) => s.kind === 'verdict').map((s) => parseVerdict(s.persona, s.reply));
+  const verdicts = verdictsOf(state);
   const n = verdicts.length;
   if (n < 3) return html``;
   const rings = [0.25, 0.5, 0.75, 1].map((f) => {
