@@ -608,12 +608,15 @@ describe('maestro ui: changes', () => {
       ['decision', 'stop'],
       ['note', 'both are out of scope'],
       ['pick', pickOf(a)],
+      // The same run ticked twice is one decision, not a second one told that someone decided first.
+      ['pick', pickOf(a)],
       ['pick', stale],
     ]);
     const res = await many(form);
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).toContain('Decided 1 of 2 selected run(s)');
+    expect(text).not.toContain('decided this pause first');
     expect(text).toMatch(new RegExp(`data-run="${a}"><a [^>]+>${a}</a>: stop — stopped`));
     expect(text).toMatch(new RegExp(`class="refused" data-run="${b}">.*not decided`));
     expect((await backend.app.deps.ledger.load(a))?.status).toBe('stopped');

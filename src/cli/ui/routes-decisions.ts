@@ -54,7 +54,8 @@ export function registerDecisions(app: Hono<ConsoleEnv>, options: ConsoleServerO
       c.html(page(c, options, 'Decisions', decisionsPage(await decisionRows(backend), decided ? { decided } : left), notice), status);
     if (!form.ok || !decision)
       return again(400, { kind: 'refused', text: `Refused: ${form.ok ? 'choose continue or stop' : form.problem}; nothing changed.` });
-    const picks = pick.map(readPick);
+    // The same run ticked twice is one decision: the second would be told someone (its own sender) decided first.
+    const picks = [...new Set(pick)].map(readPick);
     if (picks.length === 0 || picks.some((p) => p === undefined))
       return again(400, { kind: 'refused', text: 'Select one run or more; nothing changed.' });
     if (decision === 'stop' && !note)
