@@ -213,6 +213,8 @@ describe('maestro ui: pages', () => {
       expect(first).toContain('href="/runs?tz=0&amp;page=2">Older runs</a>');
       const second = await found('page=2');
       expect(second.length).toBeGreaterThan(0);
+      // A page past the end shows the last one, and says so.
+      expect(await (await get('/runs?page=9')).text()).toContain('There is no page 9: this is the last, page 2.');
       expect(second.every((id) => copies.includes(id as string))).toBe(true);
       expect(await found('q=copy07')).toEqual([copies[7]]);
     } finally {

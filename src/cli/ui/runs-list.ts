@@ -76,7 +76,8 @@ export function runsPage(found: ReturnType<typeof findRuns>, query: RunsQuery): 
 ${
   found.total === 0
     ? html`<p>No runs${filtered ? ' match' : ' yet'}.</p>`
-    : html`<p class="count">Runs ${first}–${first + found.shown.length - 1} of ${found.total}${filtered ? ' that match' : ''}.</p>
+    : html`${query.page > found.pages ? html`<p class="notice">There is no page ${query.page}: this is the last, page ${found.pages}.</p>` : ''}
+<p class="count">Runs ${first}–${first + found.shown.length - 1} of ${found.total}${filtered ? ' that match' : ''}.</p>
 <table class="runs"><thead><tr><th>Run</th><th>Status</th><th>Reason</th><th>Task</th><th>Model</th><th>Calls</th>
 <th>Tokens</th><th>Cost</th><th>Started</th></tr></thead><tbody>${rows}</tbody></table>${pager(query, page, found.pages)}`
 }`;
