@@ -84,7 +84,7 @@ export function formatStatus(s: WorkspaceStatus & { routes_down?: readonly Route
   for (const r of s.recent) {
     const used = r.usage.calls > 0 ? ` · ${r.usage.calls} calls, ${r.usage.prompt_tokens}+${r.usage.completion_tokens} tokens` : '';
     lines.push(
-      `  ${c.dim(r.run_id)} ${badge(r.status)} ${r.reason_code ?? ''} · ${r.source ?? 'no command kept'} · ${r.updated_at}${used}${r.artifact ? ` → ${r.artifact}` : ''}`,
+      `  ${c.dim(r.run_id)} ${badge(r.status)} ${r.reason_code ?? ''} · ${r.source ?? 'no checkpoint, only its audit log (maestro audit show)'} · ${r.updated_at}${used}${r.artifact ? ` → ${r.artifact}` : ''}`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -135,6 +135,6 @@ describe('maestro status lists invalid runs', () => {
     expect(value.recent[1]).toMatchObject({ run_id: invalidId, reason_code: reason });
     const text = await runCli(['status'], { cwd: ws });
     expect(text.stdout).toContain('recent     2 (newest first)');
-    expect(text.stdout).toContain(`${invalidId} invalid ${reason} · no command kept`);
+    expect(text.stdout).toContain(`${invalidId} invalid ${reason} · no checkpoint, only its audit log (maestro audit show)`);
   });
 });
