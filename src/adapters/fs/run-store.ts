@@ -5,7 +5,7 @@ import type { RunEvent } from '../../domain/run-machine.js';
 import type { RunState } from '../../domain/run-state.js';
 import { RAW_COMMAND_FILE, screenRunState } from '../../domain/screen.js';
 import { isLiveRun } from '../../domain/run/transitions.js';
-import { CheckpointUnreadableError, schemaProblem, StorageError } from '../../domain/errors.js';
+import { StorageError } from '../../domain/errors.js';
 import {
   ensurePrivateDir,
   flushData,
@@ -21,6 +21,7 @@ import type { AuditAhead } from './audit-sink.js';
 import { settleAuditFromJournal } from './audit-recovery.js';
 import { flushAuditFiles, writeAuditAhead } from './audit-wal.js';
 import { readIfExists } from './read.js';
+import { loadRunState } from './run-catalog.js';
 import { sha256 } from '../system/hashing.js';
 import { baseLine, eventLine, JOURNAL_FILE, journalRemovals, readCheckpoint } from './run-journal.js';
 import type { WorkspacePaths } from './workspace-paths.js';
@@ -145,15 +146,8 @@ export class FsRunStore {
     if (ended?.ok && !isLiveRun(ended.value)) await this.#compact(runId, ended.value).catch(() => undefined);
   }
 
-  async load(runId: string): Promise<RunState | undefined> {
-    const read = await readCheckpoint(this.paths.runDir(runId));
-    if (read === undefined) return undefined;
-    const parsed = parseRunState(read.json);
-    if (!parsed.ok) {
-      const message = `the run checkpoint ${read.file} is invalid: ${parsed.issues.join('; ')}`;
-      throw new CheckpointUnreadableError(message, read.file, schemaProblem(parsed.issues));
-    }
-    return parsed.value;
+  load(runId: string): Promise<RunState | undefined> {
+    return loadRunState(this.paths, runId);
   }
 
   /** Saves a side file next to the checkpoint (the command copy, a pause record, a draft). */

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { listAuditOnlyRuns } from './run-catalog.js';
+import { listAuditOnlyRuns, loadRunState } from './run-catalog.js';
 import { FsDecisionInbox } from './decision-inbox.js';
 import { FsRunHolds } from './run-holds.js';
 import { FsRunLiveness, showRun, type ShownRun } from './run-liveness.js';
@@ -10,11 +10,8 @@ import { isCommandFileName } from '../../domain/queue.js';
 import type { PausedRunRow } from '../../domain/pause-notice.js';
 import type { FsWatcherRegistry, WatcherListing } from './watcher-registry.js';
 import { listDirOrEmpty } from './read.js';
-import { readCheckpoint } from './run-journal.js';
 import type { WorkspacePaths } from './workspace-paths.js';
 import { screenText } from '../../domain/screen.js';
-import { parseRunState } from '../../domain/checkpoint.js';
-import { CheckpointUnreadableError, schemaProblem } from '../../domain/errors.js';
 import { type UnreadableCheckpoint, unreadableCheckpoint } from '../../domain/unreadable-checkpoint.js';
 
 /** What `maestro status` reports; also its `--json` shape. */
@@ -113,7 +110,7 @@ export async function readWorkspaceStatus(
   options: { recent?: number } = {},
 ): Promise<WorkspaceStatus> {
   const watchers = await registry.list();
-  const states = await readStates(paths.runs);
+  const states = await readStates(paths);
   // An invalid command never gets a checkpoint; its audit log says it was run, and how it ended.
   for (const r of await listAuditOnlyRuns(paths, new Set(states.keys()))) {
     states.set(r.run_id, {
@@ -239,19 +236,14 @@ async function readQueue(dir: string): Promise<WorkspaceStatus['queued'][number]
 }
 
 /** Every run's checkpoint, read leniently: status must never fail because one file is odd. */
-async function readStates(runs: string): Promise<Map<string, StateView>> {
+async function readStates(paths: WorkspacePaths): Promise<Map<string, StateView>> {
   const states = new Map<string, StateView>();
-  for (const id of await listDirOrEmpty(runs)) {
+  for (const id of await listDirOrEmpty(paths.runs)) {
     try {
-      // A run folder is created just before its first checkpoint: none yet is not a problem.
-      const read = await readCheckpoint(path.join(runs, id));
-      if (read === undefined) continue;
-      // Shown leniently, but a checkpoint no reader can load (its schema) cannot be decided or resumed either.
-      const parsed = parseRunState(read.json);
-      if (!parsed.ok)
-        throw new CheckpointUnreadableError(`the run checkpoint of ${id} is invalid`, read.file, schemaProblem(parsed.issues));
-      const view = read.json as StateView;
-      states.set(id, { ...view, run_id: view.run_id ?? id });
+      // A run folder is created just before its first checkpoint: none yet is not a problem. A checkpoint no
+      // reader can load (not JSON, empty, its schema) cannot be decided or resumed either: it is unreadable.
+      const state = await loadRunState(paths, id);
+      if (state) states.set(id, state as StateView);
     } catch (error) {
       // Never left out: any of them may wait for a person (status lists them, with why and how to look).
       states.set(id, { run_id: id, status: 'unreadable', unreadable: unreadableCheckpoint(id, error) });
