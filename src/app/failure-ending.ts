@@ -1,5 +1,5 @@
 import { failureReason } from '../domain/codes.js';
-import { AppError, InvalidInputError, StorageError } from '../domain/errors.js';
+import { AppError, InvalidInputError, StorageError, storageFailureText } from '../domain/errors.js';
 import { decideRun } from '../domain/run/policy.js';
 import type { SettleOptions } from './settle-run.js';
 
@@ -14,10 +14,11 @@ export type OutsideEnding = Omit<SettleOptions, 'run' | 'deps'>;
  */
 export function failureEnding(error: unknown, at: { readonly runId: string; readonly source?: string }): OutsideEnding {
   if (error instanceof StorageError) {
-    const fix = error.errno === 'ENOSPC' ? 'the disk is full; free space and resume it' : 'check the file system';
+    const fix =
+      error.errno === 'ENOSPC' ? 'the disk is full; free space and resume it' : error.errno ? 'check the file system' : 'then resume it';
     return {
       ending: decideRun({ kind: 'storage_failed' }),
-      message: `storage failed: could not write ${error.path} (${error.errno ?? 'I/O error'}) — ${fix} with: maestro run --resume ${at.runId}`,
+      message: `storage failed: ${storageFailureText(error)} — ${fix} with: maestro run --resume ${at.runId}`,
       event: 'RUN_FAILED',
       details: { errno: error.errno ?? null, path: error.path },
       problems: [`${error.path}: ${error.errno ?? 'write failed'}`],

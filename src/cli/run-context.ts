@@ -6,7 +6,7 @@ import {
   RunNotResumableError,
   STORAGE_WRITE_FAILED,
 } from '../compose/use-cases.js';
-import { AppError, InternalError, InvalidInputError, RunHeldError, StorageError } from '../domain/errors.js';
+import { AppError, InternalError, InvalidInputError, RunHeldError, StorageError, storageFailureText } from '../domain/errors.js';
 import type { OnProgress } from '../domain/ports.js';
 import { describeInvalid } from './invalid-input.js';
 import type { Io } from './io.js';
@@ -155,10 +155,7 @@ async function failureOutcome(options: {
     message,
   });
   if (error instanceof StorageError)
-    return failed(
-      STORAGE_WRITE_FAILED,
-      `storage failed: could not write ${error.path} (${error.errno ?? 'I/O error'})${runId ? `; run ${runId}` : ''}`,
-    );
+    return failed(STORAGE_WRITE_FAILED, `storage failed: ${storageFailureText(error)}${runId ? `; run ${runId}` : ''}`);
   if (error instanceof AppError && !(error instanceof InternalError)) return failed(error.code, error.message);
   io.stderr.write(
     `maestro: internal error — this is a bug, please report it with the output below.\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

@@ -167,7 +167,9 @@ function useCases(app: App, backend: Backend): UseCases {
     resetSession: async (keepMemory) => {
       const now = deps.clock.now().toISOString();
       const session = `S-${deps.newRunId()}`;
-      const previous = await deps.loopPolicy.update((data) => ({ data: resetLoopPolicy(data, session, now), result: data.session_id }));
+      const previous = await deps.loopPolicy.update((data) => ({ data: resetLoopPolicy(data, session, now), result: data.session_id }), {
+        replaceCorrupt: true,
+      });
       return { session, previous, memory: keepMemory ? undefined : await backend.archiveMemory(previous) };
     },
     durability: (allowAsync) => backend.durability(allowAsync),

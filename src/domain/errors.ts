@@ -67,6 +67,16 @@ export class StorageError extends AppError {
 }
 
 /**
+ * What a storage failure was, in a few words: a failed write names its path and errno; a failure with
+ * no errno (a corrupt state file, a lost lock) is its own message, which says what to do.
+ */
+export function storageFailureText(error: StorageError): string {
+  return error.errno === undefined && !error.message.startsWith('could not write')
+    ? error.message
+    : `could not write ${error.path} (${error.errno ?? 'I/O error'})`;
+}
+
+/**
  * A run's checkpoint that is there but cannot be read: `problem` says why in a few words (`not valid
  * JSON`, `empty`, `schema: …`, `damaged at line 3: …`), for the lists that name such a run.
  */

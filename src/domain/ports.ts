@@ -238,8 +238,11 @@ export type { OnProgress, ProgressEvent } from './progress.js';
 /** The workspace's loop policy (`.maestro/loop-policy.json`), updated under a lock. */
 export interface LoopPolicyStore {
   read(): Promise<LoopPolicyData>;
-  /** Applies `fn` to the current data and saves what it returns, atomically and exclusively. */
-  update<T>(fn: (data: LoopPolicyData) => { data: LoopPolicyData; result: T }): Promise<T>;
+  /**
+   * Applies `fn` to the current data and saves what it returns, atomically and exclusively. Corrupt
+   * data is a StorageError, kept as it is, unless `replaceCorrupt` (the explicit new session start).
+   */
+  update<T>(fn: (data: LoopPolicyData) => { data: LoopPolicyData; result: T }, options?: { replaceCorrupt?: boolean }): Promise<T>;
 }
 
 /** Chooses clients by route: what `compose.ts` wires from the workspace config and the flags. */

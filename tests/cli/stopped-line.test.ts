@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../fakes/cli.js';
@@ -66,6 +66,39 @@ describe('a conflict line the loop policy stopped, through the CLI', () => {
     const decided = await maestro('hitl', 'decide', runs[2]!.run_id, 'continue');
     expect(decided.code).toBe(0);
     expect(decided.stdout).toContain('continue recorded');
+    expect(await runJson('t.json')).toMatchObject({ code: 3, reason_code: 'ETHICS_HIGH_STAKES' });
+  });
+});
+
+describe('a corrupt loop policy', () => {
+  it('is never a new session by itself: runs, hitl and session show refuse with the cause until session reset', async () => {
+    await writeFile(path.join(ws.dir, 't.json'), JSON.stringify({ task_description: 'Fire Bob.' }));
+    const paused = await runJson('t.json');
+    expect(paused).toMatchObject({ code: 3, reason_code: 'ETHICS_HIGH_STAKES' });
+    const file = path.join(ws.dir, '.maestro', 'loop-policy.json');
+    await writeFile(file, '{"schemaVersion":1,"session_id":');
+
+    // The run ends before any persona, on the storage failure, naming the file and the way out.
+    const run = await maestro('run', 't.json', '--json');
+    expect(run.code).toBe(1);
+    const out = JSON.parse(run.stdout) as { status: string; reason_code: string; message: string; artifact: null };
+    expect(out).toMatchObject({ status: 'error', reason_code: 'STORAGE_WRITE_FAILED', artifact: null });
+    expect(out.message).toContain(`the loop policy ${file} is corrupt (not valid JSON)`);
+    expect(out.message).toContain('maestro session reset');
+    // A paused run's continue needs the line's stops: refused the same way, the run still paused.
+    const decided = await maestro('hitl', 'decide', paused.run_id, 'continue');
+    expect(decided.code).toBe(1);
+    expect(decided.stderr).toContain('is corrupt');
+    for (const look of [['session', 'show'], ['hitl', 'show', paused.run_id]]) {
+      const shown = await maestro(...look);
+      expect(shown.code).toBe(1);
+      expect(shown.stderr).toContain('is corrupt');
+    }
+    // The file is left as it was until the explicit new session start, which keeps a copy.
+    expect(await readFile(file, 'utf8')).toBe('{"schemaVersion":1,"session_id":');
+    expect((await maestro('session', 'reset', '--keep-memory')).code).toBe(0);
+    expect((await readdir(path.join(ws.dir, '.maestro'))).filter((f) => f.startsWith('loop-policy.json.corrupt-'))).toHaveLength(1);
+    expect(JSON.parse((await maestro('hitl', 'show', paused.run_id, '--json')).stdout)).toMatchObject({ status: 'paused', decisions: [] });
     expect(await runJson('t.json')).toMatchObject({ code: 3, reason_code: 'ETHICS_HIGH_STAKES' });
   });
 });

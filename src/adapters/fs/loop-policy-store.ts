@@ -1,6 +1,12 @@
 import { rename } from 'node:fs/promises';
 import path from 'node:path';
-import { emptyLoopPolicy, parseLoopPolicyData, type LoopPolicyData } from '../../domain/loop-policy/workspace-loop.js';
+import { StorageError } from '../../domain/errors.js';
+import {
+  corruptLoopPolicyMessage,
+  emptyLoopPolicy,
+  parseLoopPolicyText,
+  type LoopPolicyData,
+} from '../../domain/loop-policy/workspace-loop.js';
 import type { Clock, LoopPolicyStore } from '../../domain/ports.js';
 import { corruptPathFor, lockPathFor } from '../../domain/runtime-files.js';
 import { ensurePrivateDir, writeJsonAtomically } from './atomic-file.js';
@@ -10,7 +16,9 @@ import { readIfExists } from './read.js';
 
 /**
  * `.maestro/loop-policy.json`, read-modify-written under a lock (several watchers may share a
- * workspace) and atomically. A corrupt file is moved aside, reported, and a fresh session begins.
+ * workspace) and atomically. A corrupt file is a storage failure, left where it is: the session's
+ * sealed stops cannot be known, so nothing that reads them goes on until `maestro session reset`
+ * (the explicit new session start, `replaceCorrupt`) moves it aside.
  */
 export class FsLoopPolicyStore implements LoopPolicyStore {
   constructor(
@@ -31,10 +39,13 @@ export class FsLoopPolicyStore implements LoopPolicyStore {
     return this.update((kept) => ({ data: kept, result: kept })).catch(() => data);
   }
 
-  async update<T>(fn: (data: LoopPolicyData) => { data: LoopPolicyData; result: T }): Promise<T> {
+  async update<T>(
+    fn: (data: LoopPolicyData) => { data: LoopPolicyData; result: T },
+    options: { replaceCorrupt?: boolean } = {},
+  ): Promise<T> {
     await ensurePrivateDir(this.paths.state);
     return withFileLock(lockPathFor(this.file), async (held) => {
-      const { data } = await this.#load();
+      const { data } = await this.#load(options.replaceCorrupt);
       const out = fn(data);
       // A holder that lost the lock would overwrite the counts another watcher just saved.
       await held.assertHeld();
@@ -43,19 +54,14 @@ export class FsLoopPolicyStore implements LoopPolicyStore {
     });
   }
 
-  async #load(): Promise<{ data: LoopPolicyData; fresh?: true }> {
+  async #load(replaceCorrupt = false): Promise<{ data: LoopPolicyData; fresh?: true }> {
     // Read before every run's gates: a small file, read at once (see readIfExists).
     const text = await readIfExists(this.file);
     if (text === undefined) return { data: emptyLoopPolicy(this.newSessionId(), this.clock.now().toISOString()), fresh: true };
-    try {
-      const parsed = parseLoopPolicyData(JSON.parse(text));
-      if (parsed.ok) return { data: parsed.value };
-    } catch {
-      // fall through: corrupt
-    }
-    const movedTo = corruptPathFor(this.file, this.clock.now());
-    await rename(this.file, movedTo);
-    process.emitWarning(`maestro: ${this.file} was corrupt; moved to ${movedTo}. A new council session starts.`);
+    const parsed = parseLoopPolicyText(text);
+    if (parsed.ok) return { data: parsed.value };
+    if (!replaceCorrupt) throw new StorageError(corruptLoopPolicyMessage(this.file, parsed.issues), this.file);
+    await rename(this.file, corruptPathFor(this.file, this.clock.now()));
     return { data: emptyLoopPolicy(this.newSessionId(), this.clock.now().toISOString()), fresh: true };
   }
 }

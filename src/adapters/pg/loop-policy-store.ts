@@ -1,11 +1,17 @@
-import { emptyLoopPolicy, parseLoopPolicyData, type LoopPolicyData } from '../../domain/loop-policy/workspace-loop.js';
+import { StorageError } from '../../domain/errors.js';
+import {
+  corruptLoopPolicyMessage,
+  emptyLoopPolicy,
+  parseLoopPolicyData,
+  type LoopPolicyData,
+} from '../../domain/loop-policy/workspace-loop.js';
 import type { Clock, LoopPolicyStore } from '../../domain/ports.js';
 import type { Fence, PgEngine } from './engine.js';
 
 /**
  * The loop policy in `maestro_loop_policy` (one versioned row), read-modify-written under the row's
- * lock so pauses counted by workers on different machines all count. A row that no longer parses
- * starts a new council session, as a corrupt file does.
+ * lock so pauses counted by workers on different machines all count. A row that no longer parses is
+ * a storage failure, kept, as a corrupt file is: only `maestro session reset` replaces it.
  */
 export class PgLoopPolicyStore implements LoopPolicyStore {
   constructor(
@@ -22,13 +28,16 @@ export class PgLoopPolicyStore implements LoopPolicyStore {
     return this.#parse(r.rows[0].data);
   }
 
-  async update<T>(fn: (data: LoopPolicyData) => { data: LoopPolicyData; result: T }): Promise<T> {
+  async update<T>(
+    fn: (data: LoopPolicyData) => { data: LoopPolicyData; result: T },
+    options: { replaceCorrupt?: boolean } = {},
+  ): Promise<T> {
     return this.engine.tx(async (db) => {
       await db.query('INSERT INTO maestro_loop_policy (id, data) VALUES (1, $1) ON CONFLICT (id) DO NOTHING', [
         JSON.stringify(this.#parse(undefined)),
       ]);
       const r = await db.query<{ data: unknown }>('SELECT data FROM maestro_loop_policy WHERE id = 1 FOR UPDATE');
-      const out = fn(this.#parse(r.rows[0]?.data));
+      const out = fn(this.#parse(r.rows[0]?.data, options.replaceCorrupt));
       await db.query('UPDATE maestro_loop_policy SET data = $1, version = version + 1, updated_at = now() WHERE id = 1', [
         JSON.stringify(out.data),
       ]);
@@ -36,10 +45,12 @@ export class PgLoopPolicyStore implements LoopPolicyStore {
     }, this.fence);
   }
 
-  #parse(json: unknown): LoopPolicyData {
+  #parse(json: unknown, replaceCorrupt = false): LoopPolicyData {
     if (json !== undefined) {
       const parsed = parseLoopPolicyData(json);
       if (parsed.ok) return parsed.value;
+      if (!replaceCorrupt)
+        throw new StorageError(corruptLoopPolicyMessage('maestro_loop_policy (engine)', parsed.issues), 'engine:maestro_loop_policy');
     }
     return emptyLoopPolicy(this.newSessionId(), this.clock.now().toISOString());
   }

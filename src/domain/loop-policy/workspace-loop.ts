@@ -31,6 +31,28 @@ export function parseLoopPolicyData(json: unknown): Parsed<LoopPolicyData> {
   return { ok: true, value: result.data };
 }
 
+/** The stored text (a file's, or a row's as JSON): not valid JSON is one more way of being corrupt. */
+export function parseLoopPolicyText(text: string): Parsed<LoopPolicyData> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { ok: false, issues: ['not valid JSON'] };
+  }
+  return parseLoopPolicyData(json);
+}
+
+/**
+ * A corrupt loop policy is never a new session by itself: the session's sealed stops (policy.md's
+ * terminal guard) would be lost to it. Only the explicit new session start, `maestro session reset`, ends it.
+ */
+export function corruptLoopPolicyMessage(where: string, issues: readonly string[]): string {
+  return (
+    `the loop policy ${where} is corrupt (${issues.slice(0, 2).join('; ')}): its sealed stops cannot be known, so nothing that ` +
+    'needs them goes on. `maestro session reset` starts a new council session (the corrupt copy is kept)'
+  );
+}
+
 export function emptyLoopPolicy(sessionId: string, now: string): LoopPolicyData {
   return {
     schemaVersion: 1,
