@@ -2,13 +2,14 @@ import { ASSESSMENT_MODES } from '../domain/modes/settings.js';
 import { auditEvent } from '../domain/audit.js';
 import { orchestrationResult } from '../domain/orchestration-result.js';
 import { screenText } from '../domain/screen.js';
+import { corruptSessionNotice } from '../domain/session-state.js';
 import type { ReasonCode } from '../domain/codes.js';
 import { runDecision, type DecisionRecord } from '../domain/decision.js';
 import { decideRun, type Ending } from '../domain/run/policy.js';
 import { explainArbitrationPause } from '../domain/stop-explanation.js';
 import type { ArbitrationResult } from '../domain/arbitration.js';
 import type { Conclusion, DeliberationMode, ModeContext } from '../domain/modes/mode.js';
-import type { StartedRun } from '../domain/ports.js';
+import type { SessionLoad, StartedRun } from '../domain/ports.js';
 import { runPassages } from '../domain/memory/passages.js';
 import { summarizeTask } from '../domain/memory/summary.js';
 import { approvedReasons, wasRehearsal, type RunPlan, type RunState } from '../domain/run-state.js';
@@ -241,8 +242,15 @@ function sessionSaver(options: {
     );
     const failed = saved.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
+    // A memory file corrupted while the run worked was moved aside by its save: said as a load says it.
+    const recovered = personas.flatMap((id, i) => {
+      const found = (saved[i] as PromiseFulfilledResult<SessionLoad['recovered']>).value;
+      if (!found) return [];
+      deps.onProgress?.({ kind: 'notice', run_id: state.run_id, message: corruptSessionNotice(id, found) });
+      return [auditEvent('SESSION_RECOVERED', runDecision('session', 'SESSION_CORRUPT_MOVED_ASIDE'), { persona: id })];
+    });
     // Recorded with the run's end (a crash before it completes the ending again: the saves are idempotent by run id).
-    return [auditEvent('SESSIONS_SAVED', runDecision('session', 'SESSION_SAVED'), { personas })];
+    return [...recovered, auditEvent('SESSIONS_SAVED', runDecision('session', 'SESSION_SAVED'), { personas })];
   };
 }
 

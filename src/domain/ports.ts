@@ -59,9 +59,10 @@ export interface SessionStore {
    * Adds one run (its task's summary and its passages) to a persona's memory (idempotent by run id),
    * re-reading the file under a lock so several watchers never drop each other's runs, counting the
    * memory's tokens once it passes `history.max_tokens`, and archiving the passages of the oldest runs
-   * beyond the workspace's `history.keep_runs`.
+   * beyond the workspace's `history.keep_runs`. Returns what a corrupt file moved aside meanwhile
+   * was (the persona's memory then holds this run alone), for the caller to report.
    */
-  appendRun(personaId: string, runId: string, memory: RunMemory, options?: AppendRunOptions): Promise<void>;
+  appendRun(personaId: string, runId: string, memory: RunMemory, options?: AppendRunOptions): Promise<SessionLoad['recovered']>;
   /**
    * The persona's archived passages (since its memory was last reset) whose text holds one of `terms`
    * (lower case), the newest `limit` of them, oldest first: what recall ranks beside the session's.

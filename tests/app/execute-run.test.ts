@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LlmError } from '../../src/domain/errors.js';
+import type { LlmClient } from '../../src/domain/ports.js';
 import { aCommand, execute, type MemoryApp, memoryApp, reopen, startRun } from '../fakes/memory-app.js';
 import { politeCouncil, ScriptedLlmClient, type ScriptedCall } from '../fakes/scripted-llm-client.js';
 
@@ -149,6 +150,26 @@ describe('executeRun', () => {
     const outcome = await execute(await startRun(app), app.deps);
     expect(outcome.status).toBe('completed');
     expect(app.ledger.records('run-1').find((r) => r.event === 'SESSION_RECOVERED')?.details).toEqual({ persona: 'auditor' });
+    expect(app.progress.some((p) => p.kind === 'notice' && p.message.includes('session state of auditor was corrupt'))).toBe(true);
+  });
+
+  it("records a persona's memory corrupted while the run worked, as its save moves it aside", async () => {
+    const scripted = new ScriptedLlmClient(politeCouncil);
+    // Corrupted once the calls begin: after the run's load of its memory, before its save.
+    const llm: LlmClient = {
+      label: scripted.label,
+      rehearsal: false,
+      complete: (...args) => {
+        app.sessions.corrupt('auditor');
+        return scripted.complete(...args);
+      },
+    };
+    const app: MemoryApp = memoryApp({ llm });
+    const outcome = await execute(await startRun(app), app.deps);
+    expect(outcome.status).toBe('completed');
+    const records = app.ledger.records('run-1');
+    expect(records.filter((r) => r.event === 'SESSION_RECOVERED').map((r) => r.details)).toEqual([{ persona: 'auditor' }]);
+    expect(records.findIndex((r) => r.event === 'SESSION_RECOVERED')).toBeLessThan(records.findIndex((r) => r.event === 'SESSIONS_SAVED'));
     expect(app.progress.some((p) => p.kind === 'notice' && p.message.includes('session state of auditor was corrupt'))).toBe(true);
   });
 

@@ -89,7 +89,10 @@ describe('a corrupt loop policy', () => {
     const decided = await maestro('hitl', 'decide', paused.run_id, 'continue');
     expect(decided.code).toBe(1);
     expect(decided.stderr).toContain('is corrupt');
-    for (const look of [['session', 'show'], ['hitl', 'show', paused.run_id]]) {
+    for (const look of [
+      ['session', 'show'],
+      ['hitl', 'show', paused.run_id],
+    ]) {
       const shown = await maestro(...look);
       expect(shown.code).toBe(1);
       expect(shown.stderr).toContain('is corrupt');

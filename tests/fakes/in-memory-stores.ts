@@ -77,13 +77,14 @@ export class InMemorySessionStore implements SessionStore {
     return { state: this.states.get(personaId) ?? emptySessionState(personaId, now) };
   }
 
-  async appendRun(personaId: string, runId: string, memory: RunMemory, _options: AppendRunOptions = {}): Promise<void> {
+  async appendRun(personaId: string, runId: string, memory: RunMemory, _options: AppendRunOptions = {}): Promise<SessionLoad['recovered']> {
     if (this.failAppend) throw this.failAppend;
-    const { state } = await this.load(personaId);
+    const { state, recovered } = await this.load(personaId);
     const appended = appendRun(state, runId, memory, this.clock.now().toISOString());
     const { state: kept, moved } = compactSession(appended, this.keepRuns);
     this.archived.set(personaId, [...(this.archived.get(personaId) ?? []), ...moved]);
     this.states.set(personaId, kept);
+    return recovered;
   }
 
   async recallArchive(personaId: string, terms: readonly string[], limit: number): Promise<Passage[]> {

@@ -35,7 +35,7 @@ export interface SessionCounting {
  */
 export class FsSessionStore implements SessionStore {
   /** The save of each persona this process is writing: its next save waits for it (they take turns here, not by polling the file lock). */
-  readonly #turns = new Map<string, Promise<void>>();
+  readonly #turns = new Map<string, Promise<unknown>>();
   /**
    * The state each persona's file held when this process last read or wrote it, with the file's
    * identity then (inode, size, times): a file that has not changed since is not read and validated
@@ -95,26 +95,26 @@ export class FsSessionStore implements SessionStore {
    * first checks that the lock is still this process's: one that lost it (stalled past the stale
    * time) fails with a StorageError instead of writing over the new holder's work.
    */
-  async appendRun(personaId: string, runId: string, memory: RunMemory, options: AppendRunOptions = {}): Promise<void> {
+  async appendRun(personaId: string, runId: string, memory: RunMemory, options: AppendRunOptions = {}): Promise<SessionLoad['recovered']> {
     const saving = (this.#turns.get(personaId) ?? Promise.resolve()).then(() => this.#appendLocked(personaId, runId, memory, options));
     const turn = saving.catch(() => undefined);
     this.#turns.set(personaId, turn);
     try {
-      await saving;
+      return await saving;
     } finally {
       if (this.#turns.get(personaId) === turn) this.#turns.delete(personaId);
     }
   }
 
-  async #appendLocked(personaId: string, runId: string, memory: RunMemory, options: AppendRunOptions): Promise<void> {
+  async #appendLocked(personaId: string, runId: string, memory: RunMemory, options: AppendRunOptions): Promise<SessionLoad['recovered']> {
     const file = this.fileFor(personaId);
     await mkdir(this.dir, { recursive: true });
-    await withFileLock(
+    return withFileLock(
       lockPathFor(file),
       async (held) => {
-        const { state } = await this.load(personaId);
+        const { state, recovered } = await this.load(personaId);
         // A retry whose run other saves have since moved to the archive: it is saved already.
-        if (options.retry && !holdsRun(state, runId) && (await archiveHolds(this.archiveFor(personaId), runId))) return;
+        if (options.retry && !holdsRun(state, runId) && (await archiveHolds(this.archiveFor(personaId), runId))) return recovered;
         const appended = appendRun(state, runId, memory, this.clock.now().toISOString());
         // Counted before the writes and their checks (and before passages move, so the archive keeps
         // their counts): counting may load the tokenizer, and a holder that stalls there must find
@@ -129,6 +129,7 @@ export class FsSessionStore implements SessionStore {
         await writeJsonAtomically(file, next);
         // Under the lock still: what is there now is what was just written.
         this.#known.set(personaId, { stamp: stampOf(await stat(file, { bigint: true })), state: next });
+        return recovered;
       },
       this.lockOptions,
     );
@@ -148,6 +149,7 @@ export class FsSessionStore implements SessionStore {
         await held.assertHeld();
         await writeJsonAtomically(file, next);
         this.#known.set(personaId, { stamp: stampOf(await stat(file, { bigint: true })), state: next });
+        return recovered;
       },
       this.lockOptions,
     );

@@ -27,7 +27,7 @@ export function replayedMemory(inner: SessionStore, recorded: Readonly<Record<st
       const parsed = recorded && personaId in recorded ? parseSessionState(recorded[personaId]) : undefined;
       return parsed?.ok ? { state: parsed.value } : inner.load(personaId, options);
     },
-    appendRun: async () => {},
+    appendRun: async () => undefined,
     update: async () => undefined,
     // The archive is the workspace's: a replay recalls from it as the recorded run did, unless runs archived since changed it.
     recallArchive: (...args) => inner.recallArchive(...args),

@@ -47,17 +47,17 @@ export class PgSessionStore implements SessionStore {
     return { state: emptySessionState(personaId, now), recovered: { movedTo: `engine:session_archive/${personaId}`, problem } };
   }
 
-  async appendRun(personaId: string, runId: string, memory: RunMemory, options: AppendRunOptions = {}): Promise<void> {
+  async appendRun(personaId: string, runId: string, memory: RunMemory, options: AppendRunOptions = {}): Promise<SessionLoad['recovered']> {
     const now = this.clock.now().toISOString();
-    await this.engine.tx(async (db) => {
-      const { state: current } = await this.#lockRow(db, personaId, now);
+    return this.engine.tx(async (db) => {
+      const { state: current, recovered } = await this.#lockRow(db, personaId, now);
       if (options.retry && !holdsRun(current, runId)) {
         // A retry whose run other saves have since moved to the archive: it is saved already.
         const held = await db.query(
           "SELECT 1 FROM maestro_session_archive WHERE persona_id = $1 AND (message::jsonb)->>'run_id' = $2 LIMIT 1",
           [personaId, runId],
         );
-        if ((held.rowCount ?? 0) > 0) return;
+        if ((held.rowCount ?? 0) > 0) return recovered;
       }
       const appended = appendRun(current, runId, memory, now);
       const counting = this.counting;
@@ -65,6 +65,7 @@ export class PgSessionStore implements SessionStore {
       for (const m of moved)
         await db.query('INSERT INTO maestro_session_archive (persona_id, message) VALUES ($1, $2)', [personaId, JSON.stringify(m)]);
       await this.#write(db, personaId, state);
+      return recovered;
     }, this.fence);
   }
 

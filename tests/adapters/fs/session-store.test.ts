@@ -105,6 +105,17 @@ describe('session states', () => {
     expect(await readFile(recovered?.movedTo ?? '', 'utf8')).toBe(text);
   });
 
+  it("a file corrupted between a run's load and its save: the save moves it aside and says so, keeping the run", async () => {
+    await store.appendRun('auditor', 'run-1', aRunMemory('run-1', 'task 1'));
+    const file = path.join(ws.dir, 'session_states', 'auditor_session.json');
+    await writeFile(file, '{"schemaVersion": 3, "persona_id": ');
+    const recovered = await store.appendRun('auditor', 'run-2', aRunMemory('run-2', 'task 2'));
+    expect(recovered?.movedTo).toMatch(`${file}.corrupt-2026-03-04T05-06-07-`);
+    expect(await readFile(recovered?.movedTo ?? '', 'utf8')).toBe('{"schemaVersion": 3, "persona_id": ');
+    expect((await store.load('auditor')).state.runs).toEqual(['run-2']);
+    expect(await store.appendRun('auditor', 'run-3', aRunMemory('run-3', 'task 3'))).toBeUndefined();
+  });
+
   it('reads version 1 files (the first release) and migrates them: a summary per run, its replies as passages', async () => {
     await writeFile(
       path.join(ws.dir, 'session_states', 'auditor_session.json'),
