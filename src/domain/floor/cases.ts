@@ -48,6 +48,49 @@ export const ADVICE: ReadonlySet<DeliverableKind> = new Set([
  */
 export function particularCases(words: readonly Word[], domains: ReadonlySet<Domain>, advice: boolean | 'decision'): Domain[] {
   const stakes = HIGH_STAKES_DOMAINS.filter((d) => domains.has(d));
+  const { named, relation, own, ownProceeding, emergencyNow, patient } = caseSignals(words);
+  if (advice === false) {
+    // Any text: an emergency happening now, a clinical document for one patient, the writer's own health or legal matter,
+    // or a named person's or a relation's health ("a letter to Tom Baker's employer explaining his diagnosis").
+    const found: Domain[] = [];
+    if (domains.has('health') && (emergencyNow || patient || own || named || relation)) found.push('health');
+    if (ownProceeding) found.push('law');
+    return found;
+  }
+  if (stakes.length === 0) return ownProceeding ? ['law'] : [];
+  if (advice === 'decision') return stakes;
+  // Health is judged closer: any person (even "a child"), the writer, or a dose makes it a case.
+  const health =
+    patient ||
+    emergencyNow ||
+    words.some((w, i) => ['i', 'me', 'my', 'myself'].includes(w.form) || LEXICON.relations.has(w.lemma) || isDose(words, i)) ||
+    LEXICON.healthCase.has(words);
+  return [
+    ...new Set([
+      ...stakes.filter((d) => named || relation || own || (d === 'health' && health)),
+      ...(ownProceeding ? ['law' as const] : []),
+    ]),
+  ];
+}
+
+/**
+ * Whose case the material a task works on is (an input, a pasted block): read as data, it is a case
+ * only where it is one person's health or legal matter, not where it merely names people. A clinical
+ * record (a dose, a bed, "72M"), an emergency now, the writer's own health or proceeding, a relation's
+ * health, or a named person's health in a record about them ("Patient: John Smith", "Employee: …");
+ * an article quoting "Dr. Jane Lee" on diabetes, or notes naming who is on sick leave, are not.
+ */
+export function dataCases(words: readonly Word[], domains: ReadonlySet<Domain>): Domain[] {
+  const { named, relation, own, ownProceeding, emergencyNow, patient } = caseSignals(words);
+  const recordOf = named && words.some((w) => LEXICON.relations.has(w.lemma) && w.after.trim().startsWith(':'));
+  const found: Domain[] = [];
+  if (domains.has('health') && (emergencyNow || patient || own || relation || recordOf)) found.push('health');
+  if (ownProceeding) found.push('law');
+  return found;
+}
+
+/** What in a text makes it someone's case: a person named, a relation, the writer, a patient, an emergency now. */
+function caseSignals(words: readonly Word[]) {
   // A person by name ("Aisha", "Mr. Greene", "the Nguyens") or by number ("employee 4471", "applicant #221").
   const named = words.some(
     (w, i) =>
@@ -84,28 +127,7 @@ export function particularCases(words: readonly Word[], domains: ReadonlySet<Dom
   );
   // An emergency said to be now ("Quick – someone collapsed by the lifts") is a case even with nobody named.
   const emergencyNow = (someone || words.some((w) => LEXICON.now.has(w.form))) && LEXICON.emergency.has(words);
-  if (advice === false) {
-    // Any text: an emergency happening now, a clinical document for one patient, the writer's own health or legal matter,
-    // or a named person's or a relation's health ("a letter to Tom Baker's employer explaining his diagnosis").
-    const found: Domain[] = [];
-    if (domains.has('health') && (emergencyNow || patient || own || named || relation)) found.push('health');
-    if (ownProceeding) found.push('law');
-    return found;
-  }
-  if (stakes.length === 0) return ownProceeding ? ['law'] : [];
-  if (advice === 'decision') return stakes;
-  // Health is judged closer: any person (even "a child"), the writer, or a dose makes it a case.
-  const health =
-    patient ||
-    emergencyNow ||
-    words.some((w, i) => ['i', 'me', 'my', 'myself'].includes(w.form) || LEXICON.relations.has(w.lemma) || isDose(words, i)) ||
-    LEXICON.healthCase.has(words);
-  return [
-    ...new Set([
-      ...stakes.filter((d) => named || relation || own || (d === 'health' && health)),
-      ...(ownProceeding ? ['law' as const] : []),
-    ]),
-  ];
+  return { named, relation, own, ownProceeding, emergencyNow, patient };
 }
 
 const HONORIFICS = new Set(['mr', 'mrs', 'ms', 'miss', 'mx', 'dr', 'prof']);
