@@ -1,4 +1,4 @@
-import type { Word } from './english.js';
+import type { EnglishReader, Word } from './english.js';
 import { type DeliverableKind, type Domain, HIGH_STAKES_DOMAINS, LEXICON, PhraseSet } from './lexicon.js';
 
 /**
@@ -80,7 +80,7 @@ export function particularCases(words: readonly Word[], domains: ReadonlySet<Dom
  * health, or a named person's health in a record about them ("Patient: John Smith", "Employee: …");
  * an article quoting "Dr. Jane Lee" on diabetes, or notes naming who is on sick leave, are not.
  */
-export function dataCases(words: readonly Word[], domains: ReadonlySet<Domain>): Domain[] {
+function dataCases(words: readonly Word[], domains: ReadonlySet<Domain>): Domain[] {
   const { named, relation, own, ownProceeding, emergencyNow, patient } = caseSignals(words);
   const recordOf = named && words.some((w) => LEXICON.relations.has(w.lemma) && w.after.trim().startsWith(':'));
   const found: Domain[] = [];
@@ -180,4 +180,21 @@ function happensTo(words: readonly Word[], i: number): boolean {
 function stakesAt(words: readonly Word[], i: number): boolean {
   const d = LEXICON.domains.at(words, i)?.value;
   return d !== undefined && (HIGH_STAKES_DOMAINS as readonly string[]).includes(d);
+}
+
+/**
+ * How much of a file given as data the floor reads for whose case it is: a record names its person at
+ * its head. (The English reader takes about 50 ms for this much; a whole file could take 300.)
+ */
+const DATA_CASE_CHARS = 4_000;
+
+/**
+ * Material the task works on is data, but whose case it is counts: a pasted or attached patient record
+ * ("Summarise docs/discharge.md") is one person's health, whatever the task asks of it. `material` is
+ * what was read already (handed-over inputs, fenced blocks); the inputs given to read (`inputs`) are read here.
+ */
+export function materialCases(read: EnglishReader, inputs: readonly { content?: string }[], material: readonly Word[]): Domain[] {
+  const reference = inputs.flatMap((i) => read((i.content ?? '').slice(0, DATA_CASE_CHARS)).flatMap((s) => s.words));
+  const words = [...material, ...reference];
+  return dataCases(words, new Set(LEXICON.domains.all(words).map((m) => m.value)));
 }

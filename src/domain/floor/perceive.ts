@@ -3,7 +3,7 @@ import { type ActClass, type DeliverableKind, type Domain, LEXICON, type ObjectK
 import type { Act, FloorReading, Unclear } from './reading.js';
 import { objectKinds, type Request, readRequests } from './requests.js';
 import { readHead, textNounAt } from './heads.js';
-import { ADVICE, ADVICE_WORDS, atScale, dataCases, particularCases } from './cases.js';
+import { ADVICE, ADVICE_WORDS, atScale, materialCases, particularCases } from './cases.js';
 import { resultsDone } from './statements.js';
 
 /** A command's input file: its path, and its content when it was read. */
@@ -74,13 +74,8 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
   const goalWords = goals.flat().flatMap((s) => s.words);
   const fencedWords = fenced.flatMap((f) => read(f).flatMap((s) => s.words));
   const all = [...words, ...goalWords, ...handedWords, ...fencedWords];
-  // Material the task works on is data, but whose case it is counts: a pasted or attached patient record
-  // ("Summarise docs/discharge.md") is one person's health, whatever the task asks of it.
-  const referenceWords = text.inputs
-    .filter((i) => !asked.handedOver.has(i.path) && !asked.followed.has(i.path))
-    .flatMap((i) => read((i.content ?? '').slice(0, DATA_CASE_CHARS)).flatMap((s) => s.words));
-  const dataWords = [...handedWords, ...fencedWords, ...referenceWords];
-  const fromData = dataCases(dataWords, new Set(LEXICON.domains.all(dataWords).map((m) => m.value)));
+  const givenToRead = text.inputs.filter((i) => !asked.handedOver.has(i.path) && !asked.followed.has(i.path));
+  const fromData = materialCases(read, givenToRead, [...handedWords, ...fencedWords]);
   const domains = new Set<Domain>(LEXICON.domains.all(all).map((m) => m.value));
   if (all.some((w) => w.tags.has('Money'))) domains.add('money');
   if (LEXICON.emergency.has(all)) domains.add('health');
@@ -131,12 +126,6 @@ function fences(task: string): { said: string; fenced: string[] } {
 
 /** How much of a handed-over file the floor reads, as much as a task may hold. */
 const HANDED_OVER_CHARS = 20_000;
-
-/**
- * How much of a file given as data the floor reads for whose case it is: a record names its person at
- * its head. (The English reader takes about 50 ms for this much; a whole file could take 300.)
- */
-const DATA_CASE_CHARS = 4_000;
 
 interface Asked {
   deliverables: Set<DeliverableKind>;
