@@ -50,6 +50,10 @@ export async function gatherGateFacts(options: GatherOptions): Promise<GatheredF
     inputs: command.input_artifacts.map((path) => ({ path, content: read.find((r) => r.path === path)?.result.content })),
     goals: (command.work_items ?? []).map((i) => i.goal),
     results: (command.work_items ?? []).map((i) => resultText(i.expected_output)),
+    material: [
+      ...materialOf('facts', command.facts ?? {}),
+      ...(command.work_items ?? []).flatMap((item, i) => materialOf(`work_items.${i}.inputs`, item.inputs)),
+    ],
   });
 
   return {
@@ -155,6 +159,13 @@ function workItemTexts(command: CommandFile): (readonly [string, string])[] {
  * A work item's expected output as text: its sentence, or an object's string values, a line each. Not
  * its keys: they are labels ("format", "sections"), and read as sentences would be taken for commands.
  */
+/** Each value of a structured object as text, named by its key (`facts.window`). */
+function materialOf(where: string, values: Record<string, unknown>): { source: string; text: string }[] {
+  return Object.entries(values)
+    .map(([key, value]) => ({ source: `${where}.${key}`, text: resultText(value) }))
+    .filter((m) => m.text.trim() !== '');
+}
+
 function resultText(expected: unknown): string {
   if (typeof expected === 'string') return expected;
   if (expected === null || typeof expected !== 'object') return '';

@@ -162,7 +162,7 @@ describe('loop policy, end to end in the app', () => {
     expect(again.status).toBe('paused');
   });
 
-  it('survives a corrupt loop-policy file by starting a fresh session', async () => {
+  it('a corrupt loop-policy file ends the run as a storage failure naming it, never a fresh session by itself', async () => {
     await writeFile(path.join(ws.dir, '.maestro', 'loop-policy.json'), '{oops', { flag: 'w' }).catch(async () => {
       const { mkdir } = await import('node:fs/promises');
       await mkdir(path.join(ws.dir, '.maestro'), { recursive: true });
@@ -170,7 +170,8 @@ describe('loop policy, end to end in the app', () => {
     });
     const a = await app(new ScriptedLlmClient(doubtful));
     const out = await processCommand({ text: cmd(), source: 'p.json' }, a.deps);
-    expect(out.status).toBe('paused');
+    expect(out).toMatchObject({ status: 'error', reason_code: 'STORAGE_WRITE_FAILED' });
+    expect(out.message).toContain('loop-policy.json is corrupt');
   });
 });
 

@@ -6,10 +6,14 @@ const list = (xs: readonly string[], none = 'none'): string => (xs.length > 0 ? 
 /** The floor's reading and verdict, for people: one line each (`show`, `validate`, the artifact). */
 export function describeFloor(record: FloorRecord): string[] {
   const { perception: p, context: c } = record.reading;
-  const acts = p.acts.map((a) => {
-    const what = a.class === 'other' ? `other${a.note ? ` (${a.note})` : ''}` : LEXICON.acts[a.class].label;
-    return `${a.decision ? 'whether to ' : ''}${what}${a.source === 'task' ? '' : ` [${a.source}]`}`;
-  });
+  const acts = [
+    ...new Set(
+      p.acts.map((a) => {
+        const what = a.class === 'other' ? `other${a.note ? ` (${a.note})` : ''}` : LEXICON.acts[a.class].label;
+        return `${a.decision ? 'whether to ' : ''}${what}${a.source === 'task' ? '' : ` [${a.source}]`}`;
+      }),
+    ),
+  ];
   const inputs = p.inputs.map((i) => `${i.path} (${i.role === 'instructions' ? 'handed over to be carried out' : 'to read'})`);
   const marks = [
     c.high_stakes_case.length > 0 ? `particular case in ${c.high_stakes_case.join(', ')}` : '',

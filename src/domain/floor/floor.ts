@@ -74,7 +74,7 @@ function actSays(a: Act): string {
       ? ''
       : a.source === 'mediator'
         ? ', by the mediator'
-        : a.source.startsWith('work_items.')
+        : a.source.startsWith('work_items.') || a.source.startsWith('facts.')
           ? `, in ${a.source}`
           : `, in ${a.source} (handed over to be carried out)`;
   return `${a.decision ? 'asks whether to act' : 'asks to act'}: ${what}${where}`;

@@ -1,4 +1,4 @@
-import type { EnglishReader, Word } from './english.js';
+import type { EnglishReader, Sentence, Word } from './english.js';
 import { type ActClass, type DeliverableKind, type Domain, LEXICON, type ObjectKind } from './lexicon.js';
 import type { Act, FloorReading, Unclear } from './reading.js';
 import { objectKinds, type Request, readRequests } from './requests.js';
@@ -19,6 +19,8 @@ export interface TaskText {
   readonly goals?: readonly string[];
   /** Work items' expected outputs, as text: what each gives back (an act done there is asked). */
   readonly results?: readonly string[];
+  /** Material given with the task, by where it is (`facts.window`, `work_items.0.inputs.host`): an act asked there counts. */
+  readonly material?: readonly { readonly source: string; readonly text: string }[];
 }
 
 /**
@@ -60,22 +62,19 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
     if (asked.handedOver.has(input.path)) asked.unplaced.push(...more.unplaced);
   }
   // A work item's expected output describes the text it gives back; an act asked or named as done there is asked.
-  (text.results ?? []).forEach((result, i) => {
-    const inner = read(result);
-    // What it asks is read where it speaks as a command ("Merge PR 88 and report the commit"); a description is read for acts done.
-    const commands = inner.filter((s) => readHead(s.words, true) !== undefined && !textNounAt(s.words));
-    const requests = [...readRequests(commands, true), ...resultsDone(inner, (s) => !commands.includes(s))].filter(
-      (r) => r.head.kind === 'act' || r.head.kind === 'handover',
-    );
-    asked.acts.push(...collect([{ source: `work_items.${i}.expected_output`, requests }], { inputs: [], hasInputs: true, words: [] }).acts);
-  });
+  for (const [i, result] of (text.results ?? []).entries())
+    asked.acts.push(...actsIn(read(result), `work_items.${i}.expected_output`, true));
+  // Facts and items' inputs are material given with the task: an act said there as a command still counts.
+  const material = (text.material ?? []).map((m) => ({ ...m, sentences: read(m.text) }));
+  for (const m of material) asked.acts.push(...actsIn(m.sentences, m.source, false));
+  const materialWords = material.flatMap((m) => m.sentences.flatMap((s) => s.words));
   // Material between code fences is data: what it is about counts as context, what it says asks nothing.
   // A goal's words give context as the task's do ("Bed 6 on 10 units of insulin").
   const goalWords = goals.flat().flatMap((s) => s.words);
   const fencedWords = fenced.flatMap((f) => read(f).flatMap((s) => s.words));
-  const all = [...words, ...goalWords, ...handedWords, ...fencedWords];
+  const all = [...words, ...goalWords, ...handedWords, ...fencedWords, ...materialWords];
   const givenToRead = text.inputs.filter((i) => !asked.handedOver.has(i.path) && !asked.followed.has(i.path));
-  const fromData = materialCases(read, givenToRead, [...handedWords, ...fencedWords]);
+  const fromData = materialCases(read, givenToRead, [...handedWords, ...fencedWords, ...materialWords]);
   const domains = new Set<Domain>(LEXICON.domains.all(all).map((m) => m.value));
   if (all.some((w) => w.tags.has('Money'))) domains.add('money');
   if (LEXICON.emergency.has(all)) domains.add('health');
@@ -108,6 +107,18 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
       boundary: LEXICON.boundary.has(words),
     },
   };
+}
+
+/**
+ * The acts a text asks where it speaks as a command ("Merge PR 88 and report the commit"), and with
+ * `done` those it names as done (a work item's result: "PR 88 is merged"); a description asks nothing.
+ */
+function actsIn(sentences: Sentence[], source: string, done: boolean): Act[] {
+  const commands = sentences.filter((s) => readHead(s.words, true) !== undefined && !textNounAt(s.words));
+  const requests = [...readRequests(commands, true), ...(done ? resultsDone(sentences, (s) => !commands.includes(s)) : [])].filter(
+    (r) => r.head.kind === 'act' || r.head.kind === 'handover',
+  );
+  return collect([{ source, requests }], { inputs: [], hasInputs: true, words: [] }).acts;
 }
 
 /**
