@@ -125,12 +125,23 @@ function findLineProblem(input: VerifyInput, log: { lines: readonly string[]; pa
     if (p.record && !seqAt.has(p.record.seq)) seqAt.set(p.record.seq, i + 1);
   });
   let prevHash = GENESIS_HASH;
+  let sealedAt: number | undefined;
   for (const [i, p] of parsed.entries()) {
-    const problem = p.record ? recordProblem(input, { record: p.record, text: lines[i] ?? '', index: i, prevHash, seqAt }) : p;
+    const problem = p.record
+      ? (recordProblem(input, { record: p.record, text: lines[i] ?? '', index: i, prevHash, seqAt }) ?? afterSeal(p.record, sealedAt))
+      : p;
     if (problem) return { records: i, line: i + 1, kind: problem.kind, message: problem.message };
     if (p.record) prevHash = p.record.hash;
+    if (p.record?.sealed && sealedAt === undefined) sealedAt = i + 1;
   }
   return undefined;
+}
+
+/** A sealed record ends the run (policy.md): nothing after it decides anything but the stop, and no person decides on it. */
+function afterSeal(r: AuditRecord, sealedAt: number | undefined): LineProblem | undefined {
+  if (sealedAt === undefined || (r.decision === 'STOPPED' && r.event !== 'HITL_DECIDED')) return undefined;
+  const what = r.event === 'HITL_DECIDED' ? 'a person decides on it' : `it decides ${r.decision}`;
+  return { kind: 'invariant', message: `comes after the sealed stop at line ${sealedAt} and ${what}: a sealed record ends the run` };
 }
 
 /** What is wrong with one parsed record where it stands (line `index + 1`), if anything. */

@@ -186,6 +186,38 @@ describe('verifyAuditLog', () => {
       expect(verify(log, headOf(log))).toMatchObject({ kind: 'invariant', line: 10, message: expect.stringContaining('I7') });
     });
 
+    it('a sealed stop ends the run: a later record that decides otherwise, or a decision on it, is an invariant', () => {
+      const seal = {
+        layer: 'acc',
+        decision: 'STOPPED',
+        reason_code: 'ACC_STOPPED_IS_TERMINAL',
+        sealed: true,
+        overrideable: false,
+        final_decider: 'SYSTEM',
+      };
+      const last = records.length - 1;
+      const ends = forgeAt(last, seal);
+      expect(outcome(verify(ends, headOf(ends)))).toBe('ok');
+      const sealedEarly = forgeAt(4, seal);
+      const result = verify(sealedEarly, headOf(sealedEarly));
+      expect(result).toMatchObject({
+        status: 'broken',
+        kind: 'invariant',
+        message: expect.stringContaining('after the sealed stop at line 5'),
+      });
+      expect((result as { line: number }).line).toBeGreaterThan(5);
+      // A record appended after it, properly chained (the head one behind, as a crash would leave it), is no way round it.
+      const { hash: _h, prev_hash: _p, ...body } = records[last] ?? records[0]!;
+      const tail = JSON.parse(ends.trim().split('\n').pop() ?? '{}') as { hash: string };
+      const finished = chainAuditRecord(
+        { ...body, seq: last + 1, event: 'RUN_FINISHED', layer: 'dispatch', decision: 'RUN', reason_code: 'RUN_COMPLETED', sealed: false },
+        tail.hash,
+        sha256,
+      );
+      const appended = joinLines([...ends.trim().split('\n'), serializeAuditRecord(finished)]);
+      expect(verify(appended, headOf(ends))).toMatchObject({ kind: 'invariant', line: last + 2 });
+    });
+
     it('I6: an e-mail address or a key in a record → sensitive, without repeating it', () => {
       const log = forgeAt(10, { details: { path: 'notes/alice@example.com.md' } });
       const result = verify(log, headOf(log));
