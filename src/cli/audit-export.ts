@@ -38,8 +38,13 @@ export function registerAuditExport(audit: Command, io: Io): void {
           throw new ExitError(1, `maestro audit export: cannot create ${out} (${error.code ?? error.message}); nothing was written`);
         });
         let written = 0;
+        const gone: string[] = [];
         for (const id of ids) {
           const run = await source.read(checkRunId(id));
+          if (run.log === undefined && run.head === undefined) {
+            gone.push(id);
+            continue;
+          }
           const write = (name: string, text: string) =>
             writeFileWhole(path.join(out, name), text, 0o600).catch((error: NodeJS.ErrnoException) => {
               throw new ExitError(1, `maestro audit export: cannot write ${path.join(out, name)} (${error.code ?? error.message})`);
@@ -49,6 +54,10 @@ export function registerAuditExport(audit: Command, io: Io): void {
           written += 1;
         }
         io.stdout.write(`exported ${written} audit log(s) from ${source.label} to ${out}\n`);
+        // A run with a checkpoint had a log: one that is gone is said, and is a failure (exit 1).
+        for (const id of gone)
+          io.stderr.write(`maestro audit export: run ${id} has a checkpoint but its audit log is gone; see maestro audit verify ${id}\n`);
+        if (gone.length > 0) throw new ExitError(1);
       } finally {
         await source.close();
       }

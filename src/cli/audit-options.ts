@@ -13,10 +13,13 @@ export function checkRunId(runId: string): string {
   return runId;
 }
 
-/** A run with neither an audit log nor its head: an unknown run id (refused with exit 2, as everywhere). */
+/**
+ * A run with neither an audit log nor its head nor a checkpoint: an unknown run id (refused with exit 2,
+ * as everywhere). A run whose checkpoint is here had a log: its log is missing, not the run.
+ */
 export async function notFound(source: AuditSource, runId: string): Promise<boolean> {
   const files = await source.read(runId);
-  return files.log === undefined && files.head === undefined;
+  return files.log === undefined && files.head === undefined && files.checkpoint !== true;
 }
 
 /** What a subcommand says of a run id it cannot find. */

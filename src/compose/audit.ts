@@ -1,4 +1,4 @@
-import { listAuditRuns, readAuditRun } from '../adapters/fs/audit-store.js';
+import { listAuditRuns, listCheckpointedRuns, readAuditRun } from '../adapters/fs/audit-store.js';
 import type { WorkspacePaths } from '../adapters/fs/workspace-paths.js';
 import { loadWorkspaceConfig, resolveEngineUrl } from '../config.js';
 
@@ -7,7 +7,14 @@ export interface AuditSource {
   /** For messages: the folder, or the engine's URL without its password. */
   readonly label: string;
   list(): Promise<string[]>;
-  read(runId: string): Promise<{ runId: string; log: string | undefined; head: string | undefined; notes?: readonly string[] }>;
+  read(runId: string): Promise<{
+    runId: string;
+    log: string | undefined;
+    head: string | undefined;
+    notes?: readonly string[];
+    /** The run has a checkpoint, so it had a log. */
+    checkpoint?: boolean;
+  }>;
   close(): Promise<void>;
 }
 
@@ -31,7 +38,8 @@ export async function openAuditSource(paths: WorkspacePaths, env: Readonly<Recor
   }
   return {
     label: paths.relative(paths.audit) || paths.audit,
-    list: async () => (await listAuditRuns(paths)).map((e) => e.runId),
+    // A run whose checkpoint is here had a log: one gone with its head is missing, not absent.
+    list: async () => [...new Set([...(await listAuditRuns(paths)).map((e) => e.runId), ...(await listCheckpointedRuns(paths))])].sort(),
     read: (runId) => readAuditRun(paths, runId),
     close: async () => undefined,
   };

@@ -58,6 +58,8 @@ export interface VerifyInput {
   readonly head: string | undefined;
   readonly sha256: Sha256;
   readonly scanner: SensitiveScanner;
+  /** The run has a checkpoint, so it wrote a log: none at all means the log was deleted. */
+  readonly checkpoint?: boolean;
 }
 
 /** Splits a log into complete lines and a trailing fragment (text after the last newline), if any. */
@@ -113,7 +115,11 @@ function verifyWithoutLog(input: VerifyInput): AuditVerification {
     line: input.head === undefined ? null : 1,
     kind: 'missing',
     message:
-      input.head === undefined ? 'there is no audit log for this run' : 'the log file is gone but its head remains: the log was deleted',
+      input.head !== undefined
+        ? 'the log file is gone but its head remains: the log was deleted'
+        : input.checkpoint
+          ? "the run's checkpoint is here but its log and head are gone: the log was deleted"
+          : 'there is no audit log for this run',
   });
 }
 

@@ -64,8 +64,10 @@ describe('maestro audit verify', () => {
     const all = await maestro(['audit', 'verify', '--all', '-w', ws]);
     expect(all.code).toBe(1);
     expect(all.stdout).toMatch(/\d+ log\(s\): \d+ OK, 0 with a torn last line, 1 broken/);
+    // Out of the way of the later --all checks: the run goes whole (a checkpoint left without its log is a deleted log).
     await rm(logOf(id));
     await rm(path.join(auditDir(), `${id}.head`));
+    await rm(path.join(ws, '.maestro', 'runs', id), { recursive: true });
   });
 
   it('reports a deleted line, swapped lines and a truncated log at the right line', async () => {
@@ -230,5 +232,32 @@ describe('a run whose task holds an e-mail address and an API key', () => {
     expect(text).toMatch(/"path":"notes\/\[REDACTED:EMAIL\]"|"reason_code":"ETHICS_/);
     const verify = await maestro(['audit', 'verify', id, '-w', ws]);
     expect(verify.code, verify.stdout).toBe(0);
+  });
+});
+
+describe('a run whose log and head were both deleted', () => {
+  it('is missing to verify (one run and --all, exit 1), and export says so instead of counting it', async () => {
+    const own = path.join(await mkdtemp(path.join(os.tmpdir(), 'maestro-e2e-audit-gone-')), 'ws');
+    try {
+      expect((await maestro(['init', own])).code).toBe(0);
+      const r = await maestro(['run', path.join(own, 'examples', 'review-migration.json'), '--workspace', own, '--json']);
+      const id = (JSON.parse(r.stdout) as { run_id: string }).run_id;
+      for (const f of await readdir(path.join(own, '.maestro', 'audit'))) await rm(path.join(own, '.maestro', 'audit', f));
+      for (const args of [
+        ['audit', 'verify', id],
+        ['audit', 'verify', '--all'],
+      ]) {
+        const v = await maestro([...args, '-w', own]);
+        expect(v.code).toBe(1);
+        expect(v.stdout).toContain(`✖ ${id}: missing — the run's checkpoint is here but its log and head are gone`);
+      }
+      const out = path.join(path.dirname(own), 'export');
+      const e = await maestro(['audit', 'export', '--all', '--out', out, '-w', own]);
+      expect(e.code).toBe(1);
+      expect(e.stdout).toContain('exported 0 audit log(s)');
+      expect(e.stderr).toContain(`run ${id} has a checkpoint but its audit log is gone`);
+    } finally {
+      await rm(path.dirname(own), { recursive: true, force: true });
+    }
   });
 });

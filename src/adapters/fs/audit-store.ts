@@ -18,6 +18,20 @@ export interface AuditRunFiles {
   readonly head: string | undefined;
   /** What reading it this way involved (records taken from the run's journal). */
   readonly notes?: readonly string[];
+  /** The run has a checkpoint (`state.json` or its journal): it ran, so its log must be there. */
+  readonly checkpoint?: boolean;
+}
+
+/** Runs with a checkpoint: each must have its log, whatever became of the log's files. */
+export async function listCheckpointedRuns(paths: WorkspacePaths): Promise<string[]> {
+  const ids = (await listDirOrEmpty(paths.runs)).filter(isSafeRunId).sort();
+  const held = await Promise.all(ids.map(async (id) => ((await hasCheckpoint(paths, id)) ? id : undefined)));
+  return held.filter((id): id is string => id !== undefined);
+}
+
+async function hasCheckpoint(paths: WorkspacePaths, runId: string): Promise<boolean> {
+  for (const file of ['state.json', JOURNAL_FILE]) if (await stat(path.join(paths.runDir(runId), file)).catch(() => undefined)) return true;
+  return false;
 }
 
 /**
@@ -30,6 +44,8 @@ export async function readAuditRun(paths: WorkspacePaths, runId: string): Promis
   const head = await readIfExists(paths.auditHead(runId));
   const journal = await readIfExists(path.join(paths.runDir(runId), JOURNAL_FILE));
   const ahead = journal === undefined ? [] : journalAuditLines(journal);
+  if (log === undefined && head === undefined && ahead.length === 0)
+    return { runId, log, head, ...((await hasCheckpoint(paths, runId)) ? { checkpoint: true } : {}) };
   if (ahead.length === 0) return { runId, log, head };
   const merged = logWithJournal(runId, log, ahead, sha256);
   const notes =
@@ -154,7 +170,11 @@ export async function pruneAuditLogs(options: PruneOptions): Promise<PruneReport
   // A paused (or running) run keeps its log, whatever its age: it may still be continued.
   const expired = selected.expired.filter((e) => !live.has(e.runId));
   const dryRun = options.dryRun === true;
-  const checkpoints = await expiredCheckpoints(options.paths, cutoff);
+  // The checkpoint of a run whose log goes goes with it: a checkpoint left without its log reads as a deleted log.
+  const folders = new Set(await listDirOrEmpty(options.paths.runs));
+  const checkpoints = [
+    ...new Set([...expired.map((e) => e.runId).filter((id) => folders.has(id)), ...(await expiredCheckpoints(options.paths, cutoff))]),
+  ];
   if (!dryRun) {
     for (const entry of expired) {
       for (const file of entry.files) {
