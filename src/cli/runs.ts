@@ -77,7 +77,9 @@ export function registerShow(program: Command, io: Io): void {
         throw new ExitError(
           2,
           known
-            ? `maestro show: run ${runId} has no transcript: it ended ${known.status}${known.reason_code ? ` (${known.reason_code})` : ''} before any checkpoint was kept; its audit log: maestro audit show ${runId}`
+            ? known.status === 'unknown' && known.next_step
+              ? `maestro show: run ${runId} has no transcript: it died before its first checkpoint; run its command again with: ${known.next_step}`
+              : `maestro show: run ${runId} has no transcript: it ended ${known.status}${known.reason_code ? ` (${known.reason_code})` : ''} before any checkpoint was kept; its audit log: maestro audit show ${runId}`
             : `maestro show: there is no run "${runId}" in ${paths.root} (list them with "maestro runs")`,
           'refused',
         );
@@ -161,7 +163,10 @@ function formatRuns(runs: readonly RunListing[], io: Io): string {
         : r.status === 'continued' && r.next_step
           ? `
     a person chose continue; the next "maestro watch" resumes it, or now: ${r.next_step}`
-          : '';
+          : r.status === 'unknown' && r.next_step
+            ? `
+    it died before its first checkpoint; its command is kept — run it again with: ${r.next_step}`
+            : '';
     const redacted = r.redacted.length > 0 ? ` · redacted: ${r.redacted.join(', ')}` : '';
     const model = r.model ? ` · ${r.model}` : '';
     return `${c.dim(r.run_id)} ${badge(r.status.padEnd(11))} ${r.reason_code ?? ''}

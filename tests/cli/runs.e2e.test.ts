@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSince } from '../../src/cli/runs.js';
@@ -109,5 +109,37 @@ describe('maestro show', () => {
     const unknown = await maestro('show', 'no-such-run');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('there is no run "no-such-run"');
+  });
+});
+
+describe('a run that died before its first checkpoint', () => {
+  it('is listed as unknown with its command to run again, show says so, and prune removes it once old', async () => {
+    const own = await tempWorkspace();
+    try {
+      const cli = (...args: string[]) => runCli(args, { cwd: own.dir });
+      const id = '20200102T030405Z-abc123';
+      const dir = path.join(own.dir, '.maestro', 'runs', id);
+      await mkdir(dir, { recursive: true });
+      await writeFile(path.join(dir, 'command.json'), JSON.stringify({ task_description: 'Write a haiku for alice@example.com' }));
+      const listed = JSON.parse((await cli('runs', '--json')).stdout) as Array<Record<string, unknown>>;
+      expect(listed).toEqual([
+        expect.objectContaining({
+          run_id: id,
+          status: 'unknown',
+          task: 'Write a haiku for [REDACTED:EMAIL]',
+          started_at: '2020-01-02T03:04:05.000Z',
+          next_step: `maestro run .maestro/runs/${id}/command.json`,
+        }),
+      ]);
+      expect((await cli('runs')).stdout).toContain(`run it again with: maestro run .maestro/runs/${id}/command.json`);
+      const show = await cli('show', id);
+      expect(show.code).toBe(2);
+      expect(show.stderr).toContain('it died before its first checkpoint');
+      expect((await cli('audit', 'prune')).code).toBe(0);
+      await expect(stat(dir)).rejects.toThrow();
+      expect(JSON.parse((await cli('runs', '--json')).stdout)).toEqual([]);
+    } finally {
+      await own.cleanup();
+    }
   });
 });

@@ -29,6 +29,12 @@ export async function listCheckpointedRuns(paths: WorkspacePaths): Promise<strin
   return held.filter((id): id is string => id !== undefined);
 }
 
+/** Whether a run still has audit files (its log or head): then its folder stays with them. */
+async function hasAuditFiles(paths: WorkspacePaths, runId: string): Promise<boolean> {
+  for (const file of [paths.auditLog(runId), paths.auditHead(runId)]) if (await stat(file).catch(() => undefined)) return true;
+  return false;
+}
+
 async function hasCheckpoint(paths: WorkspacePaths, runId: string): Promise<boolean> {
   for (const file of ['state.json', JOURNAL_FILE]) if (await stat(path.join(paths.runDir(runId), file)).catch(() => undefined)) return true;
   return false;
@@ -220,6 +226,13 @@ async function expiredCheckpoints(paths: WorkspacePaths, cutoff: Date): Promise<
   for (const id of await listDirOrEmpty(paths.runs)) {
     if (!isSafeRunId(id)) continue;
     const state = await readStatus(paths, id);
+    // A run that died before its first checkpoint left only its command: it goes when its start is past the cutoff.
+    const started = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z/.exec(id)?.slice(1);
+    if (state === undefined && started && !(await hasCheckpoint(paths, id))) {
+      const at = `${started.slice(0, 3).join('-')}T${started.slice(3).join(':')}.000Z`;
+      if (Date.parse(at) < cutoff.getTime() && !(await hasAuditFiles(paths, id))) out.push({ id, at });
+      continue;
+    }
     if (state?.status === undefined || isLiveRun({ status: state.status, decision: state.decision })) continue;
     const at = state.finished_at ?? state.updated_at;
     if (at !== undefined && Date.parse(at) < cutoff.getTime()) out.push({ id, at });

@@ -6,7 +6,7 @@ import { parseRunState } from '../../domain/checkpoint.js';
 import type { RunState } from '../../domain/run-state.js';
 import { CheckpointUnreadableError, schemaProblem } from '../../domain/errors.js';
 import { type UnreadableCheckpoint, unreadableCheckpoint } from '../../domain/unreadable-checkpoint.js';
-import { screenText, taskLine } from '../../domain/screen.js';
+import { RAW_COMMAND_FILE, screenText, taskLine } from '../../domain/screen.js';
 import { runCalls, totalUsage } from '../../domain/usage.js';
 import { listDirOrEmpty, readIfExists } from './read.js';
 import { showRun, type RunLiveness, type ShownRun } from './run-liveness.js';
@@ -61,10 +61,12 @@ export async function listRuns(
 ): Promise<RunListing[]> {
   const runs = new Map<string, RunListing>();
   const unreadable = new Map<string, UnreadableCheckpoint>();
+  const bare: string[] = [];
   for (const id of await listDirOrEmpty(paths.runs)) {
     try {
       const state = await loadRunState(paths, id);
       if (state) runs.set(id, fromState(state, prices, await showRun(state, liveness)));
+      else bare.push(id);
     } catch (error) {
       unreadable.set(id, unreadableCheckpoint(id, error));
     }
@@ -72,8 +74,41 @@ export async function listRuns(
   // A run whose checkpoint does not read is listed as such, with the times its audit log gives.
   const beside = await listAuditOnlyRuns(paths, new Set(runs.keys()));
   for (const listing of beside) runs.set(listing.run_id, listing);
+  for (const id of bare) if (!runs.has(id)) runs.set(id, await beforeCheckpoint(paths, id, liveness));
   for (const u of unreadable.values()) runs.set(u.run_id, unreadableListing(u, runs.get(u.run_id)));
   return [...runs.values()].sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id));
+}
+
+/**
+ * A run folder with no checkpoint and no log records: a run starting now (its holder is live), or one
+ * that died before its first checkpoint (`unknown`), whose command is kept beside it to be run again.
+ */
+async function beforeCheckpoint(paths: WorkspacePaths, id: string, liveness: RunLiveness): Promise<RunListing> {
+  const file = path.join(paths.runDir(id), RAW_COMMAND_FILE);
+  const raw = await readIfExists(file).catch(() => undefined);
+  const at = runIdTime(id);
+  const held = await liveness.isHeld(id);
+  return {
+    ...blankListing(id, at, at),
+    status: held ? 'running' : 'unknown',
+    task: raw === undefined ? null : taskOf(raw),
+    next_step: held || raw === undefined ? null : `maestro run ${paths.relative(file)}`,
+  };
+}
+
+/** When a run began, from its id (`20261130T065411Z-7af5e7`); empty when the id says nothing. */
+function runIdTime(id: string): string {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z/.exec(id);
+  return m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}.000Z` : '';
+}
+
+function taskOf(raw: string): string | null {
+  try {
+    const task = (JSON.parse(raw) as { task_description?: unknown }).task_description;
+    return typeof task === 'string' ? taskLine(task) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A run whose checkpoint cannot be read, as `maestro runs` and the console list it: `from`, its audit log's listing, gives its times. */
