@@ -80,11 +80,12 @@ export async function requeueRejected(paths: WorkspacePaths, name: string): Prom
   throw new StorageError(`could not requeue ${name}: too many files named like it in commands/`, paths.commands);
 }
 
-/** The name the command was dropped into `commands/` with, from its error report (`file`), when it is a plain command file name. */
+/** The name the command was dropped into `commands/` with, from its error report (`file`), when it is a plain, unscreened command file name. */
 async function droppedAs(report: string): Promise<string | undefined> {
   const file = await readFile(report, 'utf8')
     .then((text) => (JSON.parse(text) as { file?: unknown }).file)
     .catch(() => undefined);
   const name = typeof file === 'string' ? path.basename(file.replaceAll('\\', '/')) : undefined;
-  return name !== undefined && /^[^.][^/]*\.json$/i.test(name) ? name : undefined;
+  // A name the report keeps screened (`[REDACTED:EMAIL]…`) is not the name it was dropped with: the file's own is used.
+  return name !== undefined && /^[^.][^/]*\.json$/i.test(name) && !name.includes('[REDACTED:') ? name : undefined;
 }
