@@ -50,7 +50,10 @@ export async function requeueAllRejected(paths: WorkspacePaths, names: readonly 
   }
   const [only, ...more] = unreadable;
   if (only && more.length === 0 && names.length === 1)
-    throw new InvalidInputError(`.maestro/rejected/${only.name}`, [...only.why, 'fix it there first: as it is, it would be rejected again']);
+    throw new InvalidInputError(`.maestro/rejected/${only.name}`, [
+      ...only.why,
+      'fix it there first: as it is, it would be rejected again',
+    ]);
   if (only) {
     const why = unreadable.flatMap((u) => u.why.map((w) => `${u.name}: ${w}`));
     const fix = `fix ${unreadable.length > 1 ? 'these' : 'it'} there first (or requeue the others by name): as ${unreadable.length > 1 ? 'they are, they' : 'it is, it'} would be rejected again; nothing was requeued`;
