@@ -11,7 +11,7 @@ export function registerRequeue(program: Command, io: Io): void {
     .command('requeue')
     .description('move rejected commands (.maestro/rejected/) back into commands/ once fixed; without arguments, list them')
     .argument('[files...]', 'rejected command files, by name (as listed) or path')
-    .option('--all', 'every rejected command')
+    .option('--all', 'every rejected command (all or none: one that still does not read moves nothing)')
     .option('--json', 'one JSON object: {rejected: [{name, reason_code, message}]} when listing, {requeued: [{name, to}]} when requeuing')
     .option(...WORKSPACE_OPTION)
     .addHelpText('after', '\nThe watcher picks a requeued command up again and checks it afresh; its old error report is removed.')
@@ -48,12 +48,9 @@ export function registerRequeue(program: Command, io: Io): void {
           'refused',
         );
       }
-      const requeued = [];
-      for (const name of names) {
-        const moved = await workspace.rejected.requeue(name);
-        requeued.push({ name, to: `commands/${moved}` });
-        if (!opts.json) io.stdout.write(`${c.green('↺')} ${name} → commands/${moved}\n`);
-      }
+      // All or none: one that still does not read refuses the lot before anything moves (exit 2: nothing changed).
+      const requeued = (await workspace.rejected.requeue(names)).map((m) => ({ name: m.name, to: `commands/${m.to}` }));
+      if (!opts.json) for (const m of requeued) io.stdout.write(`${c.green('↺')} ${m.name} → ${m.to}\n`);
       if (opts.json) io.stdout.write(`${JSON.stringify({ requeued })}\n`);
       else if (names.length === 0) io.stdout.write('nothing was rejected in this workspace\n');
     });

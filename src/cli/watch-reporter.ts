@@ -1,7 +1,7 @@
 import { stepLine } from './step-words.js';
 import ora, { type Ora } from 'ora';
 import type { WatchEvent } from '../domain/queue.js';
-import { screenText } from '../domain/screen.js';
+import { screenStrings } from '../domain/screen-text.js';
 import type { Io } from './io.js';
 import { chalkFor, statusBadge } from './style.js';
 import type { TranscriptEvent } from './transcript-feed.js';
@@ -162,20 +162,12 @@ export class WatchReporter {
 }
 
 /**
- * The watcher's lines are printed and often kept (a service's log): their words are screened as
- * everything maestro keeps is — a message may quote an error, a note or a file name.
+ * The watcher's lines are printed and often kept (a service's log): every string in them is screened
+ * as everything maestro keeps is — a message may quote an error or a note, a file name or a path
+ * (the source, `rejected_to`, the artifact) may hold an e-mail address.
  */
 function screenWatchEvent(event: WatchEvent): WatchEvent {
-  switch (event.kind) {
-    case 'claimed':
-      return { ...event, source: screenText(event.source) };
-    case 'finished':
-      return { ...event, source: screenText(event.source), message: screenText(event.message) };
-    case 'notice':
-      return { ...event, message: screenText(event.message) };
-    default:
-      return event;
-  }
+  return screenStrings(event);
 }
 
 /** Why the watcher stopped: `--once` says what it left queued (a route down, a broken workspace), when it left any. */

@@ -133,7 +133,7 @@ export async function openConsole(options: {
     },
     isCarrying: (runId) => carrier.isWaiting(runId),
     queue: () => readQueue(app, files),
-    requeue: (name) => files.rejected.requeue(name),
+    requeue: async (name) => (await files.rejected.requeue([name]))[0]?.to ?? name,
     add: (name, text) => addCommand(app, files, check, { name, text }),
     live: new LiveRuns(app.deps.ledger),
     close: async () => {

@@ -77,5 +77,7 @@ async function archiveMemoryFiles(app: App, sessionId: string): Promise<string |
   await mkdir(archive, { recursive: true });
   for (const f of files) await rename(path.join(states, f), path.join(archive, f));
   for (const f of histories) await rename(path.join(older, f), path.join(archive, f));
-  return `persona memory archived to ${app.paths.relative(archive)}/ (${files.length} file(s)); the personas start fresh`;
+  // Every file moved is counted: the session states and the history archives that went with them.
+  const moved = files.length + histories.length;
+  return `persona memory archived to ${app.paths.relative(archive)}/ (${moved} file(s)); the personas start fresh`;
 }

@@ -1,5 +1,5 @@
 import { writeFileAtomically } from '../adapters/fs/atomic-file.js';
-import { requeueRejected } from '../adapters/fs/rejected.js';
+import { requeueAllRejected } from '../adapters/fs/rejected.js';
 import { pruneAuditLogs } from '../adapters/fs/audit-store.js';
 import path from 'node:path';
 import { fromAuditText, fromState, listRuns, readRunOrchestration, readRunState, type RunListing } from '../adapters/fs/run-catalog.js';
@@ -50,8 +50,11 @@ export interface Workspace {
   /** Rejected commands (`.maestro/rejected/`) and how to put one back into `commands/`. */
   readonly rejected: {
     list(): Promise<RejectedCommand[]>;
-    /** Moves it back; returns its name in `commands/` (never over a file there). */
-    requeue(name: string): Promise<string>;
+    /**
+     * Moves them back, all or none (one that still does not read refuses the lot, nothing moved);
+     * returns each one's name in `commands/` (never over a file there).
+     */
+    requeue(names: readonly string[]): Promise<{ name: string; to: string }[]>;
   };
   /** The workspace's runs, newest first, each with the status a person sees (a run nobody holds is `interrupted`). */
   readonly runs: {
@@ -98,7 +101,7 @@ function onFiles(paths: WorkspacePaths, env: Readonly<Record<string, string | un
       orchestration: (runId) => readRunOrchestration(paths, runId),
     },
     status: ({ recent }) => readWorkspaceStatus(paths, new FsWatcherRegistry(path.join(paths.state, 'watchers')), { recent }),
-    rejected: { list: () => readRejected(paths), requeue: (name) => requeueRejected(paths, name) },
+    rejected: { list: () => readRejected(paths), requeue: (names) => requeueAllRejected(paths, names) },
     pruneAudit: ({ retentionDays, dryRun }) => pruneAuditLogs({ paths, retentionDays, now: systemClock.now(), dryRun: dryRun === true }),
     routesDown: (queued) => readRouteOutages(paths, env, queued),
     audit: () => openAuditSource(paths, env),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Budget } from './budget.js';
 import { ModeOptions } from './modes/settings.js';
 import { formatIssues, type Parsed } from './issues.js';
+import { outputArtifactPath, workspacePath } from './workspace-path.js';
 
 export const ARBITRATION_STRATEGIES = [
   'confidence_weighted',
@@ -12,13 +13,6 @@ export const ARBITRATION_STRATEGIES = [
 ] as const;
 export const ArbitrationStrategy = z.enum(ARBITRATION_STRATEGIES);
 export type ArbitrationStrategy = z.infer<typeof ArbitrationStrategy>;
-
-const workspacePath = z
-  .string()
-  .trim()
-  .min(1, 'must be a non-empty workspace-relative path')
-  .max(1024, 'must be at most 1024 characters')
-  .refine((p) => !p.includes('\0'), 'must not contain NUL bytes');
 
 const personaId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a persona id (lowercase letters, digits, - and _)');
 
@@ -116,10 +110,10 @@ export const CommandFile = z
       .describe(
         'Workspace-relative files (at most 20, each path at most 1,024 characters) read through the sandbox and given to every persona in the first briefing; a file larger than `knowledge.max_file_bytes` is cut to it.',
       ),
-    output_artifact_path: workspacePath
+    output_artifact_path: outputArtifactPath
       .optional()
       .describe(
-        "Workspace-relative path of the Markdown artifact (at most 1,024 characters); default `outputs/<run_id>.md`. Never inside .maestro/, commands/, personas/, session_states/, .git/; a path that holds another file or an earlier run's artifact is left as it is and the artifact goes beside it as `<stem>-<run_id><ext>`.",
+        "Workspace-relative path of the Markdown artifact (at most 1,024 characters); default `outputs/<run_id>.md`. Never holding an e-mail address or a secret (it is printed and kept); never inside .maestro/, commands/, personas/, session_states/, .git/; a path that holds another file or an earlier run's artifact is left as it is and the artifact goes beside it as `<stem>-<run_id><ext>`.",
       ),
     config: CommandConfig.default({}),
     work_items: z

@@ -6,6 +6,7 @@ import { ConsoleSettings, NotifySettings } from './console-settings.js';
 import { OFFLINE_ROUTE_ID, Route } from './route.js';
 import { WorkspaceModeOptions } from './modes/settings.js';
 import { formatIssues, type Parsed } from './issues.js';
+import { hasUrlCredentials, OTLP_CREDENTIALS_REFUSED } from './url-credentials.js';
 
 /** A whole number from `min` to `max`, `fallback` when the key is left out. */
 function wholeNumber(min: number, max: number, fallback: number): z.ZodDefault<z.ZodNumber> {
@@ -104,6 +105,7 @@ export const WorkspaceConfig = z.strictObject({
     .strictObject({
       otlp_endpoint: z
         .url({ protocol: /^https?$/, normalize: true })
+        .refine((url) => !hasUrlCredentials(url), { message: OTLP_CREDENTIALS_REFUSED, abort: true })
         .optional()
         .describe(
           'Send traces here over OTLP/HTTP (JSON): an OpenTelemetry collector or Jaeger, e.g. `http://127.0.0.1:4318` (`/v1/traces` is added unless the URL already ends with it). Default: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, else `OTEL_EXPORTER_OTLP_ENDPOINT`; with none, no traces are made and OpenTelemetry is not loaded.',

@@ -1,4 +1,4 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -219,6 +219,22 @@ describe('the council session', () => {
     await write('ambiguous.json', ambiguous);
     expect((await maestro('run', 'ambiguous.json')).code).toBe(3);
     expect((await maestro('session', 'show')).stdout.split('\n')[0]).toBe(first);
+  });
+});
+
+describe('session reset', () => {
+  it('counts every file it archives: the session states and the history archives', async () => {
+    const states = path.join(ws.dir, 'session_states');
+    await mkdir(path.join(states, 'archive'), { recursive: true });
+    for (const persona of ['coordinator', 'strategist', 'auditor']) {
+      await writeFile(path.join(states, `${persona}_session.json`), '{}');
+      await writeFile(path.join(states, 'archive', `${persona}_history.jsonl`), '');
+    }
+    const reset = await maestro('session', 'reset');
+    expect(reset.code).toBe(0);
+    const to = /persona memory archived to (session_states\/archive\/S-[^/]+)\/ \((\d+) file\(s\)\)/.exec(reset.stdout);
+    expect(to?.[2]).toBe('6');
+    expect(await readdir(path.join(ws.dir, to?.[1] ?? 'none'))).toHaveLength(6);
   });
 });
 

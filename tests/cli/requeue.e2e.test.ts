@@ -81,6 +81,37 @@ describe('maestro requeue', () => {
     expect((await maestro('requeue', '--all')).stdout).toContain('nothing was rejected');
   });
 
+  it('--all with one file that still does not read moves nothing, says so for each, and exits 2; fixed, it moves all', async () => {
+    await writeBroken('a.json', '{"task_description":"x","oops":1}');
+    await writeBroken('b.json', '{"task_description": "broken');
+    expect((await maestro('watch', '--once')).code).toBe(0);
+    await writeFile(path.join(rejectedDir(), 'a.json'), FIXED);
+    const before = (await readdir(rejectedDir())).sort();
+    for (const args of [
+      ['requeue', '--all'],
+      ['requeue', '--all', '--json'],
+      ['requeue', 'a.json', 'b.json'],
+    ]) {
+      const r = await maestro(...args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stdout).not.toContain('↺');
+      expect(r.stderr).toContain('b.json');
+      expect(r.stderr).toContain('nothing was requeued');
+      if (args.includes('--json')) expect(JSON.parse(r.stdout)).toMatchObject({ status: 'invalid', exit_code: 2 });
+      expect((await readdir(rejectedDir())).sort()).toEqual(before);
+      expect(await readdir(path.join(ws.dir, 'commands'))).toEqual([]);
+    }
+    await writeFile(path.join(rejectedDir(), 'b.json'), FIXED);
+    const all = await maestro('requeue', '--all', '--json');
+    expect(all.code).toBe(0);
+    expect(JSON.parse(all.stdout)).toEqual({
+      requeued: [
+        { name: 'a.json', to: 'commands/a.json' },
+        { name: 'b.json', to: 'commands/b.json' },
+      ],
+    });
+  });
+
   it('puts a file set aside under its run id (its name was taken in rejected/) back under the name it was dropped with', async () => {
     await writeBroken('nightly.json', '{');
     expect((await maestro('watch', '--once')).code).toBe(0);

@@ -242,6 +242,24 @@ describe('OpenTelemetry traces (a real OTLP/HTTP otel.receiver, the real CLI, th
     expect(r.stderr).toContain('ECONNREFUSED'); // refused at once: no retries with backoff hold up the end
   });
 
+  it('refuses an endpoint with a user or password before any run, never printing the password (env and config)', async () => {
+    const viaEnv = await maestro(['run', 'examples/review-migration.json', '--json'], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://alice:S3cretPassw0rd@127.0.0.1:1',
+    });
+    expect(viaEnv.code).toBe(2);
+    expect(JSON.parse(viaEnv.stdout)).toMatchObject({ status: 'invalid' });
+    expect(viaEnv.stdout + viaEnv.stderr).not.toContain('S3cretPassw0rd');
+    expect(viaEnv.stderr).toContain('OTEL_EXPORTER_OTLP_ENDPOINT');
+    expect(viaEnv.stderr).toContain('OTEL_EXPORTER_OTLP_HEADERS');
+    await write('maestro.config.json', { telemetry: { otlp_endpoint: 'http://bob:Hunter2Secret@127.0.0.1:1' } });
+    const viaConfig = await maestro(['run', 'examples/review-migration.json']);
+    expect(viaConfig.code).toBe(2);
+    expect(viaConfig.stdout + viaConfig.stderr).not.toContain('Hunter2Secret');
+    expect(viaConfig.stdout + viaConfig.stderr).toContain('telemetry.otlp_endpoint');
+    expect(viaConfig.stdout + viaConfig.stderr).toContain('OTEL_EXPORTER_OTLP_HEADERS');
+    expect(otel.receiver.requests).toEqual([]);
+  });
+
   it('gives up the last spans at the end when the collector takes them and never answers, and says so once', async () => {
     const silent = createServer(() => undefined); // accepts connections, never answers
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));

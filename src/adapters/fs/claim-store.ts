@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { InvalidInputError, StorageError } from '../../domain/errors.js';
 import type { Clock } from '../../domain/ports.js';
 import type { Claim, ClaimStore, ReadyFile, Rejection } from '../../domain/queue.js';
-import { screenRejection } from '../../domain/screen.js';
+import { screenRejection, screenText } from '../../domain/screen.js';
 import { ensurePrivateDir, writeJsonAtomically } from './atomic-file.js';
 import { ignoreMissing, type FsWatcherRegistry, type WatcherIdentity } from './watcher-registry.js';
 import { ClaimRecord, COMMAND_NAME, exists, readJson, resolveOwner } from './inflight-claims.js';
@@ -162,7 +162,8 @@ export class FsClaimStore implements ClaimStore {
     await writeJsonAtomically(
       `${target}.error.json`,
       {
-        file: claim.source,
+        // Screened as the rest of the report: the file keeps its name, the report does not repeat it raw.
+        file: screenText(claim.source),
         run_id: claim.runId,
         rejected_at: this.#clock.now().toISOString(),
         status: rejection.status,

@@ -38,19 +38,40 @@ export async function listRejected(paths: WorkspacePaths): Promise<RejectedComma
 }
 
 /**
+ * Moves rejected commands back into `commands/`, all or none: every one is read first, and when any
+ * still does not read as a command (it would only be rejected again) nothing is moved and each of
+ * those is named with why. Returns each one's name in `commands/`, in the order given.
+ */
+export async function requeueAllRejected(paths: WorkspacePaths, names: readonly string[]): Promise<{ name: string; to: string }[]> {
+  const unreadable: { name: string; why: string[] }[] = [];
+  for (const name of names) {
+    const parsed = parseCommandText(await readFile(path.join(paths.rejected, name), 'utf8').catch(() => ''));
+    if (!parsed.ok) unreadable.push({ name, why: parsed.issues.map((i) => screenText(i)) });
+  }
+  const [only, ...more] = unreadable;
+  if (only && more.length === 0 && names.length === 1)
+    throw new InvalidInputError(`.maestro/rejected/${only.name}`, [
+      ...only.why,
+      'fix it there first: as it is, it would be rejected again',
+    ]);
+  if (only) {
+    const why = unreadable.flatMap((u) => u.why.map((w) => `${u.name}: ${w}`));
+    const fix = `fix ${unreadable.length > 1 ? 'these' : 'it'} there first (or requeue the others by name): as ${unreadable.length > 1 ? 'they are, they' : 'it is, it'} would be rejected again; nothing was requeued`;
+    throw new InvalidInputError('.maestro/rejected/', [...why, fix]);
+  }
+  const moved = [];
+  for (const name of names) moved.push({ name, to: await requeueRejected(paths, name) });
+  return moved;
+}
+
+/**
  * Moves a rejected command back into `commands/` under the name it was dropped with (a file set aside
  * as `<stem>.<run_id>.json`, its name being taken, goes back as `<stem>.json`), never over a file
  * there: a taken name gets a `.requeued-N` suffix. Drops its stale error report. Returns the name it
  * has in `commands/`.
  */
-export async function requeueRejected(paths: WorkspacePaths, name: string): Promise<string> {
+async function requeueRejected(paths: WorkspacePaths, name: string): Promise<string> {
   const from = path.join(paths.rejected, name);
-  // One that still does not read as a command would only be rejected again: it is refused, saying why.
-  const parsed = parseCommandText(await readFile(from, 'utf8').catch(() => ''));
-  if (!parsed.ok) {
-    const why = parsed.issues.map((i) => screenText(i));
-    throw new InvalidInputError(`.maestro/rejected/${name}`, [...why, `fix it there first: as it is, it would be rejected again`]);
-  }
   const first = (await droppedAs(`${from}.error.json`)) ?? name;
   const stem = first.replace(/\.json$/i, '');
   for (let n = 0; n < 100; n++) {
@@ -80,11 +101,12 @@ export async function requeueRejected(paths: WorkspacePaths, name: string): Prom
   throw new StorageError(`could not requeue ${name}: too many files named like it in commands/`, paths.commands);
 }
 
-/** The name the command was dropped into `commands/` with, from its error report (`file`), when it is a plain command file name. */
+/** The name the command was dropped into `commands/` with, from its error report (`file`), when it is a plain, unscreened command file name. */
 async function droppedAs(report: string): Promise<string | undefined> {
   const file = await readFile(report, 'utf8')
     .then((text) => (JSON.parse(text) as { file?: unknown }).file)
     .catch(() => undefined);
   const name = typeof file === 'string' ? path.basename(file.replaceAll('\\', '/')) : undefined;
-  return name !== undefined && /^[^.][^/]*\.json$/i.test(name) ? name : undefined;
+  // A name the report keeps screened (`[REDACTED:EMAIL]…`) is not the name it was dropped with: the file's own is used.
+  return name !== undefined && /^[^.][^/]*\.json$/i.test(name) && !name.includes('[REDACTED:') ? name : undefined;
 }

@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../../domain/errors.js';
+import { hasUrlCredentials, OTLP_CREDENTIALS_REFUSED } from '../../domain/url-credentials.js';
 import type { WorkspaceConfig } from '../../domain/workspace-config.js';
 import type { Telemetry, TelemetryDeps, TelemetrySettings } from './telemetry-types.js';
 
@@ -62,6 +63,7 @@ function checkedUrl(value: string, variable: string): string {
       `(root): must be an http:// or https:// URL, not ${url.protocol} (maestro sends OTLP over HTTP)`,
     ]);
   }
+  if (hasUrlCredentials(value)) throw new InvalidInputError(variable, [`(root): ${OTLP_CREDENTIALS_REFUSED}`]);
   return url.toString();
 }
 

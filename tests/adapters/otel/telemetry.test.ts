@@ -76,6 +76,29 @@ describe('resolveTelemetrySettings', () => {
     expect(() => parseOtlpHeaders('a=%E0%A4%A', 'X')).toThrow(InvalidInputError);
   });
 
+  it('refuses an endpoint with a user or password (fetch cannot send to it), without repeating the password', () => {
+    for (const variable of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) {
+      let refused: unknown;
+      try {
+        resolveTelemetrySettings(block({}), { [variable]: 'http://alice:S3cretPassw0rd@127.0.0.1:4318' });
+      } catch (error) {
+        refused = error;
+      }
+      expect(refused).toBeInstanceOf(InvalidInputError);
+      expect(refused).toMatchObject({ file: variable });
+      expect(JSON.stringify((refused as InvalidInputError).issues)).not.toContain('S3cretPassw0rd');
+      expect((refused as InvalidInputError).issues[0]).toContain('OTEL_EXPORTER_OTLP_HEADERS');
+    }
+    expect(() => resolveTelemetrySettings(block({}), { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://token@c:4318' })).toThrow(InvalidInputError);
+    const parsed = parseWorkspaceConfig({ telemetry: { otlp_endpoint: 'http://bob:Hunter2Secret@127.0.0.1:4318' } });
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) {
+      expect(parsed.issues).toHaveLength(1);
+      expect(parsed.issues[0]).toMatch(/^telemetry\.otlp_endpoint: must not hold a user name or password/);
+      expect(parsed.issues.join()).not.toContain('Hunter2Secret');
+    }
+  });
+
   it('rejects a config endpoint that is not http(s), naming the key', () => {
     const parsed = parseWorkspaceConfig({ telemetry: { otlp_endpoint: 'collector:4317' } });
     expect(parsed.ok).toBe(false);
