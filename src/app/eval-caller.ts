@@ -2,7 +2,7 @@ import { councilTask, readAnswer, SAMPLE_FORMAT, sampleMessages } from '../domai
 import type { EvalCaller } from '../domain/eval/ports.js';
 import type { CouncilLine, EvalMode, SampleLine } from '../domain/eval/results.js';
 import type { EvalItem } from '../domain/eval/task-sets.js';
-import { InvalidInputError } from '../domain/errors.js';
+import { InvalidInputError, LlmError } from '../domain/errors.js';
 import { emptyLoopPolicy, type LoopPolicyData } from '../domain/loop-policy/workspace-loop.js';
 import type { CallContext, LlmClient, LlmReply, LlmRequest, LoopPolicyStore, ModelRoutes, SessionStore } from '../domain/ports.js';
 import type { ResolvedRoute } from '../domain/route.js';
@@ -14,15 +14,22 @@ import type { RunDeps } from './run-deps.js';
 /** The calls one piece of eval work made, as the replies told them. */
 class CallTally {
   readonly replies: { model: string; usage?: { prompt_tokens: number; completion_tokens: number } }[] = [];
+  /** The first call that failed after its route's retries (a council run pauses on it; the eval stops on it). */
+  failure: LlmError | undefined;
 
   wrap(inner: LlmClient): LlmClient {
     return {
       label: inner.label,
       rehearsal: inner.rehearsal,
       complete: async (request: LlmRequest, call: CallContext, signal?: AbortSignal): Promise<LlmReply> => {
-        const reply = await inner.complete(request, call, signal);
-        this.replies.push({ model: reply.model, ...(reply.usage ? { usage: reply.usage } : {}) });
-        return reply;
+        try {
+          const reply = await inner.complete(request, call, signal);
+          this.replies.push({ model: reply.model, ...(reply.usage ? { usage: reply.usage } : {}) });
+          return reply;
+        } catch (error) {
+          if (error instanceof LlmError) this.failure ??= error;
+          throw error;
+        }
       },
     };
   }
@@ -149,6 +156,8 @@ async function askCouncil(options: EvalCallerOptions, item: EvalItem, mode: Eval
   const outcome = await processCommand({ text: JSON.stringify(command), source: `eval/${item.id}/${mode}` }, runDeps);
   // A run cut short by a cancel is not a result: the resumed eval asks this item again.
   signal?.throwIfAborted();
+  // Nor is one an outage ended: a broken endpoint stops the eval, as a sample's failed call does, not scored as a wrong answer.
+  if (outcome.status !== 'completed' && tally.failure) throw tally.failure;
   // Only a completed run delivers its proposal: one that paused or stopped (policy, an outage, a
   // guardrail) has given no answer, whatever its synthesis said.
   const synthesis =

@@ -151,6 +151,26 @@ describe('maestro eval', () => {
     expect(r.stdout).toContain('council-round_robin: 4 paused — those runs gave no answer and count as wrong');
   }, 60_000);
 
+  it('stops when a council call fails after its retries: an outage is not scored as wrong answers', async () => {
+    // The samples are answered; every persona's call fails: the council's run pauses on the failure.
+    const answers = new Map(arithmeticSet(2, 1).map((i) => [i.question, i.answer]));
+    const model = evalModel({ answers, rates: { single: 1 }, seed: 28 });
+    t.server = await startChatServer((body, n, request) =>
+      /You are /.test(String(body.messages?.[0]?.content ?? ''))
+        ? { status: 500, error: { message: 'the model is down' } }
+        : model(body, n, request),
+    );
+    await writeFile(
+      path.join(t.ws.dir, 'maestro.config.json'),
+      JSON.stringify({ routes: { local: { provider: 'openai', model: 'test-model', base_url: t.server.url, max_retries: 0 } } }),
+    );
+    const args = ['eval', '--set', 'arithmetic', '--items', '2', '--route', 'local', '--modes', 'round_robin', '--rounds', '1', '--fresh'];
+    const r = await runCli(args, { cwd: t.ws.dir, timeoutMs: 60_000 });
+    expect(r.code).toBe(1);
+    expect(r.stdout).not.toContain('count as wrong');
+    expect(r.stderr).toContain('HTTP 500 from the endpoint');
+  }, 60_000);
+
   it('refuses a bad question file, an unknown route or mode, and other settings under the same name, with exit 2', async () => {
     await writeFile(path.join(t.ws.dir, 'qs.jsonl'), '{"question": "2+2?", "answer": 4}\n{"question": "x"}\nnot json\n');
     const bad = await runCli(['eval', '--set', 'qs.jsonl'], { cwd: t.ws.dir });
