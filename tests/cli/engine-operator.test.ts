@@ -72,6 +72,7 @@ async function submitted(ws: string, url: string, runId: string, command: Record
       source: `${runId}.json`,
       body: JSON.stringify(command),
       inputHashes: {},
+      floorAccept: [],
     });
   } finally {
     await engine.close();

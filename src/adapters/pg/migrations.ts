@@ -112,6 +112,12 @@ CREATE TABLE maestro_loop_policy (
 );
 `,
   },
+  {
+    version: 2,
+    name: "the intake workspace's floor acceptances, carried with each command",
+    // NULL: a row from before this column; a worker then applies no acceptance (fail closed).
+    sql: 'ALTER TABLE maestro_queue ADD COLUMN floor_accept jsonb;',
+  },
 ];
 
 /** The newest schema version this build of maestro needs. */

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { Acceptance } from '../../domain/floor/floor.js';
 import type { Claim } from '../../domain/queue.js';
 import { decideRun } from '../../domain/run/policy.js';
 import { holdFree } from './run-holds.js';
@@ -22,13 +23,14 @@ interface ClaimRow {
   source: string;
   body: string;
   input_hashes: Record<string, string>;
+  floor_accept: unknown;
   kind: 'command' | 'decision';
   recovered: boolean;
   epoch: number;
   workspace_id: string;
   claimed_at: Date;
 }
-const CLAIM_COLUMNS = 'run_id, source, body, input_hashes, kind, recovered, epoch, workspace_id, claimed_at';
+const CLAIM_COLUMNS = 'run_id, source, body, input_hashes, floor_accept, kind, recovered, epoch, workspace_id, claimed_at';
 
 /** A command the engine handed to this worker session. */
 export interface EngineClaim extends Claim {
@@ -38,6 +40,8 @@ export interface EngineClaim extends Claim {
   readonly workspaceId: string;
   /** sha256 of each input artifact as the intake read it (or `missing:<reason>`). */
   readonly inputHashes: Readonly<Record<string, string>>;
+  /** The floor's acceptances of the workspace that submitted it (none when the row carries none that reads: fail closed). */
+  readonly floorAccept: readonly Acceptance[];
 }
 
 /**
@@ -167,6 +171,7 @@ export class PgWorkerSession {
       body: row.body,
       workspaceId: row.workspace_id,
       inputHashes: row.input_hashes,
+      floorAccept: Acceptance.array().safeParse(row.floor_accept).data ?? [],
     };
   }
 

@@ -32,7 +32,7 @@ const finished = {
 } as const satisfies RunEvent;
 
 async function submit(runId: string): Promise<void> {
-  await new PgQueue(engine).submit({ runId, workspaceId: 'test', source: `${runId}.json`, body: '{}', inputHashes: {} });
+  await new PgQueue(engine).submit({ runId, workspaceId: 'test', source: `${runId}.json`, body: '{}', inputHashes: {}, floorAccept: [] });
 }
 
 describe('claims and fences', () => {
@@ -204,6 +204,7 @@ describe('what the engine keeps is screened', () => {
       source: `${runId}.json`,
       body: JSON.stringify({ task_description: `Write to ${EMAIL}` }),
       inputHashes: {},
+      floorAccept: [],
     });
     const ledger = new PgRunLedger({ engine, clock });
     const run = await ledger.open(runId);
