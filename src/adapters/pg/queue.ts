@@ -5,7 +5,7 @@ import { Acceptance } from '../../domain/floor/floor.js';
 import type { Claim } from '../../domain/queue.js';
 import { decideRun } from '../../domain/run/policy.js';
 import { holdFree } from './run-holds.js';
-import { ClaimLostError, EngineError, SESSION_ALIVE_SQL, type Fence, type PgEngine, type Queryable } from './engine.js';
+import { ClaimLostError, EngineError, SESSION_ALIVE_SQL, wrap, type Fence, type PgEngine, type Queryable } from './engine.js';
 
 /** Channels: a command is ready (workers listen), a run's queue row ended or paused (the intake listens). */
 export const QUEUE_CHANNEL = 'maestro_queue';
@@ -88,6 +88,9 @@ export class PgWorkerSession {
       await client.query(`LISTEN ${QUEUE_CHANNEL}`);
     } catch (error) {
       await client.end().catch(() => undefined);
+      // An engine that cannot be used as it is (a login refused, a table gone) is said as it is: waiting will not mend it.
+      const wrapped = wrap(error, engine.url);
+      if (wrapped instanceof EngineError && !wrapped.transient) throw wrapped;
       throw new EngineError(`could not open a worker session on the engine: ${(error as Error).message}`, {
         cause: error,
         transient: true,
