@@ -1,7 +1,7 @@
 import { startedEvent, type Claim, type ClaimSource, type WatchEvent, type WatchState } from '../domain/queue.js';
 import { ClaimSlots, type SlotRun } from './claim-slots.js';
 import { interruptClaim, type ClaimResult, type RunClaimDeps } from './run-claim.js';
-import { EngineLink } from './engine-link.js';
+import { EngineLink, isEngineOutage, isTransientOutage } from './engine-link.js';
 import type { RouteGate } from './route-breaker.js';
 import type { InputHashes } from './verified-inputs.js';
 
@@ -72,6 +72,8 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> impleme
   #announced = false;
   /** The engine's queue had nothing for this worker at the last look. */
   #empty = false;
+  /** An engine that cannot be used as it is (a login refused, a table gone): the worker stops, and `run()` rejects with it. */
+  #unusable: Error | undefined;
 
   constructor(options: WorkerLoopOptions<C, S>) {
     this.#o = options;
@@ -127,7 +129,17 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> impleme
     this.#session = undefined;
     const from = this.state;
     this.#state = 'STOPPED';
+    if (this.#unusable) throw this.#unusable;
     this.#o.onEvent({ kind: 'stopped', state: 'STOPPED', from, reason: this.#stopping ? 'signal' : 'once' });
+  }
+
+  /** True (and the worker stopping) when `error` says the engine cannot be used as it is: not a lost connection, waiting will not mend it. */
+  #refuses(error: unknown): boolean {
+    if (!isEngineOutage(error) || isTransientOutage(error)) return false;
+    this.#unusable ??= error as Error;
+    this.#stopping = true;
+    this.#slots.stop(error as Error);
+    return true;
   }
 
   /**
@@ -152,6 +164,7 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> impleme
       this.#empty = claim === undefined;
       return claim;
     } catch (error) {
+      if (this.#refuses(error)) return undefined;
       await this.#dropSession(`could not take work from the engine: ${(error as Error).message}`);
       this.#slots.wake();
       return undefined;
@@ -173,6 +186,7 @@ export class WorkerLoop<C extends WorkClaim, S extends WorkerSession<C>> impleme
       this.#announced = true;
       return session;
     } catch (error) {
+      if (this.#refuses(error)) return undefined;
       this.#link.lost(error);
       this.#retry = setTimeout(() => {
         this.#retry = undefined;

@@ -10,6 +10,8 @@ export interface EngineAdmin {
   /** Applies the migrations not applied yet (safe to run again, and from several machines at once). */
   migrate(): Promise<readonly { version: number; name: string }[]>;
   schemaVersion(): Promise<number>;
+  /** The tables of this maestro's schema the engine lacks (dropped by hand), and what to do about it. */
+  missingTables(): Promise<{ tables: string[]; fix: string }>;
   /** `synchronous_commit` as the engine's connections see it (intake and workers refuse `off`). */
   synchronousCommit(): Promise<string>;
   close(): Promise<void>;
@@ -22,7 +24,7 @@ export async function engineUrlOf(dir: string, env: Readonly<Record<string, stri
 
 /** The engine's client is loaded here, not where the CLI starts: a workspace on files never loads it. */
 export async function openEngineAdmin(url: string, name: string): Promise<EngineAdmin> {
-  const { PgEngine, redactUrl } = await import('../adapters/pg/engine.js');
+  const { PgEngine, redactUrl, missingTablesText } = await import('../adapters/pg/engine.js');
   const { SCHEMA_VERSION } = await import('../adapters/pg/migrations.js');
   const pg = PgEngine.open(url, { name });
   return {
@@ -30,6 +32,10 @@ export async function openEngineAdmin(url: string, name: string): Promise<Engine
     needed: SCHEMA_VERSION,
     migrate: () => pg.migrate(),
     schemaVersion: () => pg.schemaVersion(),
+    missingTables: async () => {
+      const tables = await pg.missingTables();
+      return { tables, fix: missingTablesText(tables) };
+    },
     synchronousCommit: () => pg.synchronousCommit(),
     close: () => pg.close(),
   };

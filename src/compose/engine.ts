@@ -87,6 +87,8 @@ export class PgDecisionInbox implements DecisionInbox {
     private readonly queue: PgQueue,
     private readonly runs: RunReader,
     private readonly workspaceId: string,
+    /** This workspace's floor acceptances, for a run the queue has no row of yet (started in the foreground). */
+    private readonly floorAccept: WorkspaceConfig['floor']['accept'],
   ) {}
 
   async post(runId: string): Promise<void> {
@@ -95,6 +97,7 @@ export class PgDecisionInbox implements DecisionInbox {
       workspaceId: this.workspaceId,
       source: state?.source ?? `${runId}.json`,
       body: JSON.stringify(state?.command ?? {}),
+      floorAccept: this.floorAccept,
     });
   }
 
@@ -118,7 +121,7 @@ export function engineDeps(options: { engine: PgEngine; clock: Clock; config: Wo
   const queue = new PgQueue(engine);
   const workspaceId = workspaceIdOf(paths);
   const stores = engineStores(options);
-  const decisions = new PgDecisionInbox(queue, stores.ledger, workspaceId);
+  const decisions = new PgDecisionInbox(queue, stores.ledger, workspaceId, options.config.floor.accept);
   return {
     // Runs held on any machine exclude each other through the engine, not this machine's files.
     stores: { ...stores, decisions, holds: new PgRunHolds(engine) },
@@ -138,7 +141,8 @@ export function engineDeps(options: { engine: PgEngine; clock: Clock; config: Wo
 /**
  * A worker's deps for one claim: the engine's stores fenced to the claim, artifacts kept in the
  * engine (checked on this machine's copy), and this machine's inputs checked against the intake's.
- * The run is held by the claim's lease, not by a hold of its own (`holds` is left out).
+ * The floor accepts what the workspace the command was dropped into accepts (carried with the claim),
+ * never what this machine's config does. The run is held by the claim's lease, not by a hold of its own.
  */
 export function workerClaimDeps(options: {
   base: RunDeps;
@@ -157,6 +161,7 @@ export function workerClaimDeps(options: {
     run: {
       ...base,
       ...stores,
+      config: { ...base.config, floor: { ...base.config.floor, accept: [...claim.floorAccept] } },
       inputs: new VerifiedInputReader(base.inputs, claim.inputHashes),
       artifacts: new PgArtifactWriter(engine, claim.runId, new FsArtifactWriter(options.root, () => base.clock.now()), fence),
       signal: controls.signal,

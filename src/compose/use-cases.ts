@@ -36,7 +36,7 @@ export type { RunOutcome } from '../app/run-deps.js';
 export { runEval } from '../app/eval-run.js';
 export type { AppOptions } from './app.js';
 export { doctorWorkspace, type DoctorReport, type RouteReport } from './doctor.js';
-export { engineUrlOf, openEngineAdmin } from './engine-admin.js';
+export { engineUrlOf, openEngineAdmin, type EngineAdmin } from './engine-admin.js';
 export { openEval } from './eval.js';
 export type { PausedList, PausedRow, ShowDetails } from './hitl-view.js';
 export type { UnreadableCheckpoint } from '../domain/unreadable-checkpoint.js';

@@ -180,7 +180,7 @@ async function startIntake(
     inbox: options.inbox,
     claims: options.claims,
     queue: {
-      submit: (c) => engine.queue.submit({ ...c, workspaceId: engine.workspaceId }),
+      submit: (c) => engine.queue.submit({ ...c, workspaceId: engine.workspaceId, floorAccept: app.deps.config.floor.accept }),
       undelivered: () => engine.queue.undelivered(engine.workspaceId),
       markDelivered: (runId, state) => engine.queue.markDelivered(runId, state),
       artifacts: (runId) => engine.queue.artifacts(runId),

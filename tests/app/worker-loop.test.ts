@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { RouteGate } from '../../src/app/route-breaker.js';
 import { WorkerLoop, type WorkClaim } from '../../src/app/worker-loop.js';
+import { AppError } from '../../src/domain/errors.js';
 import type { WatchEvent } from '../../src/domain/queue.js';
 import { InMemoryClaimStore } from '../fakes/in-memory-inbox.js';
 import { FakeSession, workClaim } from '../fakes/worker-session.js';
@@ -118,6 +119,21 @@ describe('WorkerLoop', () => {
       expect.stringMatching(/^the connection to the engine is back \(after \d+ s, 2 failed tries\)$/),
     ]);
     expect(events.find((e) => e.kind === 'finished')).toMatchObject({ status: 'completed' });
+  });
+
+  it('an engine that answers but cannot be used as it is (a table gone) stops the worker with the reason, instead of reconnecting forever', async () => {
+    class Unusable extends AppError {
+      readonly code = 'ENGINE_UNAVAILABLE' as const;
+      readonly transient = false;
+    }
+    const app = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
+    const session = new FakeSession([]);
+    session.claimNext = () =>
+      Promise.reject(new Unusable('the engine at postgres://db is not ready: relation "maestro_queue" does not exist'));
+    const { loop, events } = worker(app, session, { once: true });
+    await expect(loop.run()).rejects.toThrow('relation "maestro_queue" does not exist');
+    expect(events.filter((e) => e.kind === 'notice')).toEqual([]);
+    expect(loop.state).toBe('STOPPED');
   });
 
   it('takes no command while a route is down (they stay queued), then takes them when the breaker says it answers again', async () => {

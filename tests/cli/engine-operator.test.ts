@@ -72,6 +72,7 @@ async function submitted(ws: string, url: string, runId: string, command: Record
       source: `${runId}.json`,
       body: JSON.stringify(command),
       inputHashes: {},
+      floorAccept: [],
     });
   } finally {
     await engine.close();
@@ -145,6 +146,34 @@ describe('every command works on the engine', () => {
     expect(again.code).toBe(2);
     expect(again.stderr).not.toContain('internal error');
   }, 90_000);
+
+  it('a run set aside (its workers died with it ten times) is listed as ended, and run --resume refuses it', async () => {
+    const url = await database();
+    const ws = workspace(await engineWorkspace(url));
+    await submitted(ws, url, 'R-aside', plain);
+    const { aPgRunState } = await import('../helpers/pg-engine.js');
+    await query(url, `INSERT INTO maestro_runs (run_id, status, state) VALUES ('R-aside', 'running', $1::jsonb)`, [
+      JSON.stringify({ ...aPgRunState('R-aside'), command: plain }),
+    ]);
+    // Nine workers died with it already; the tenth is gone too (no live session): the next look sets it aside.
+    await query(
+      url,
+      `UPDATE maestro_queue SET state = 'running', owner = 'gone.1', stalls = 9, claimed_at = now() WHERE run_id = 'R-aside'`,
+    );
+    expect((await runCli(['worker', '--once', '--workspace', ws])).code).toBe(0);
+    expect(await query(url, `SELECT state FROM maestro_queue WHERE run_id = 'R-aside'`)).toEqual([{ state: 'rejected' }]);
+
+    const runs = JSON.parse((await runCli(['runs', '--json', '--workspace', ws])).stdout) as { run_id: string; status: string }[];
+    expect(runs.find((r) => r.run_id === 'R-aside')?.status).toBe('error');
+    const listed = (await runCli(['runs', '--workspace', ws])).stdout;
+    expect(listed).not.toContain('interrupted');
+    expect(listed).not.toContain('maestro run --resume R-aside');
+    const resumed = await runCli(['run', '--resume', 'R-aside'], { cwd: ws });
+    expect(resumed.code, resumed.stderr).toBe(2);
+    expect(resumed.stdout).toContain('has already ended');
+    expect(resumed.stdout).toContain('nothing to resume');
+    expect(await query(url, `SELECT count(*)::int AS n FROM maestro_audit WHERE run_id = 'R-aside'`)).toEqual([{ n: 0 }]);
+  }, 60_000);
 
   it('hitl decide continue --run resumes a paused run here, through the engine', async () => {
     const url = await database();

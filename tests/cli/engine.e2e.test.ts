@@ -26,15 +26,16 @@ describe('maestro engine migrate', () => {
 
     const refused = await cliHere(['worker', '--once', '--workspace', ws], env);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('schema version 0, this maestro needs 1: run "maestro engine migrate" first');
+    expect(refused.stderr).toContain('schema version 0, this maestro needs 2: run "maestro engine migrate" first');
     expect((await cliHere(['engine', 'status', '--workspace', ws], env)).code).toBe(1);
 
     const first = await cliHere(['engine', 'migrate', '--workspace', ws], env);
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('migration 1:');
+    expect(first.stdout).toContain('migration 2:');
     const again = await cliHere(['engine', 'migrate', '--workspace', ws], env);
     expect(again.stdout).toContain('(nothing to do)');
-    expect(await query(url, 'SELECT version FROM maestro_migrations')).toEqual([{ version: 1 }]);
+    expect(await query(url, 'SELECT version FROM maestro_migrations')).toEqual([{ version: 1 }, { version: 2 }]);
     expect((await cliHere(['engine', 'status', '--json', '--workspace', ws], env)).stdout).toContain('"ready":true');
 
     const noEngine = await cliHere(['worker', '--once', '--workspace', ws], { MAESTRO_ENGINE_URL: '' });
@@ -204,6 +205,28 @@ describe('an intake and workers on one engine', () => {
     expect(pause.layer).toBe('consistency');
     expect(pause.message).toContain('plan.md');
     expect(pause.message).toContain("differs from the intake's copy");
+    expect(await query(url, 'SELECT count(*)::int AS n FROM maestro_audit WHERE line LIKE \'%"event":"MODEL_CALL"%\'')).toEqual([{ n: 0 }]);
+  }, 60_000);
+
+  it("the floor's acceptances are the intake workspace's, carried with the command, not the worker's own config", async () => {
+    const url = await database();
+    const ws = workspace(await engineWorkspace(url));
+    // The worker's machine: the same personas, but a config that accepts changes to systems.
+    const remote = workspace(await mkdtemp(path.join(os.tmpdir(), 'maestro-remote-')));
+    await cp(path.join(ws, 'personas'), path.join(remote, 'personas'), { recursive: true });
+    const config = JSON.parse(await readFile(path.join(ws, 'maestro.config.json'), 'utf8')) as Record<string, unknown>;
+    await writeFile(
+      path.join(remote, 'maestro.config.json'),
+      JSON.stringify({ ...config, floor: { accept: [{ risk: 'change_system' }] } }),
+    );
+    const intake = started(startIntake(ws));
+    started(startWorker(remote, 'remote'));
+    await intake.waitFor('the intake', (e) => e.kind === 'started');
+    await dropCommand(ws, 'merge.json', { task_description: 'Merge the PR into main' });
+    const paused = await intake.waitFor('the pause', (e) => e.kind === 'finished');
+    expect(paused).toMatchObject({ status: 'paused', reason_code: 'ACC_EXTERNAL_SIDE_EFFECT_REQUIRES_HITL' });
+    const lines = await query<{ line: string }>(url, 'SELECT line FROM maestro_audit WHERE run_id = $1', [String(paused.run_id)]);
+    expect(lines.map((r) => r.line).join('\n')).not.toContain('accepted_by":["change_system');
     expect(await query(url, 'SELECT count(*)::int AS n FROM maestro_audit WHERE line LIKE \'%"event":"MODEL_CALL"%\'')).toEqual([{ n: 0 }]);
   }, 60_000);
 });

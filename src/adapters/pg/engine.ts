@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { AppError } from '../../domain/errors.js';
-import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+import { MIGRATIONS, SCHEMA_TABLES, SCHEMA_VERSION } from './migrations.js';
 
 /** The engine cannot be used: unreachable, not migrated, or newer than this maestro. */
 export class EngineError extends AppError {
@@ -182,7 +182,16 @@ export class PgEngine {
     return r.rows[0]?.v ?? 0;
   }
 
-  /** Refuses an engine whose schema is not the one this maestro was built for. */
+  /** The tables of this maestro's schema the engine lacks (dropped by hand: a migration does not create them again). */
+  async missingTables(): Promise<string[]> {
+    const r = await this.query<{ name: string }>(
+      'SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NULL ORDER BY name',
+      [[...SCHEMA_TABLES]],
+    );
+    return r.rows.map((row) => row.name);
+  }
+
+  /** Refuses an engine whose schema is not the one this maestro was built for, or lacks one of its tables. */
   async assertReady(): Promise<void> {
     const version = await this.schemaVersion();
     if (version < SCHEMA_VERSION) {
@@ -195,6 +204,8 @@ export class PgEngine {
         `the engine at ${redactUrl(this.url)} is at schema version ${version}, newer than this maestro knows (${SCHEMA_VERSION}): upgrade maestro`,
       );
     }
+    const missing = await this.missingTables();
+    if (missing.length > 0) throw new EngineError(`the engine at ${redactUrl(this.url)} is not ready: ${missingTablesText(missing)}`);
   }
 
   async close(): Promise<void> {
@@ -202,6 +213,11 @@ export class PgEngine {
     this.#closed = true;
     await this.#pool.end();
   }
+}
+
+/** What a schema with tables dropped by hand needs, for people. */
+export function missingTablesText(missing: readonly string[]): string {
+  return `it lacks ${missing.join(', ')} (dropped by hand?): "maestro engine migrate" does not create a table again; restore the engine from a backup, or start over on an empty database`;
 }
 
 /** The URL without its password, for messages. */
@@ -215,13 +231,27 @@ export function redactUrl(url: string): string {
   }
 }
 
+/** Why an engine that answers cannot be used as it is (a login it refuses, no such database, a table gone), or undefined. */
+function unusable(e: { code?: string; message?: string }): string | undefined {
+  const message = e.message ?? e.code ?? 'unknown';
+  // 28xxx: the server refused the login; SASL: a password was asked for and none (or a wrong one) was given.
+  if (e.code?.startsWith('28') || /^SASL:|password authentication failed/i.test(message))
+    return `refuses this login: ${message} (check the user in the URL, and PGPASSWORD or ~/.pgpass)`;
+  if (e.code === '3D000') return `has no such database: ${message}`;
+  if (e.code === '42P01') return `is not ready: ${message} (a table of its schema is missing; "maestro engine status" says which)`;
+  return undefined;
+}
+
 /**
- * Connection-level failures (refused, reset, the server shutting down, a lost connection) become an
- * EngineError; anything else (a constraint, a bug in a query) goes on as it is.
+ * Connection-level failures (refused, reset, the server shutting down, a lost connection) become a
+ * transient EngineError; an engine that answers but cannot be used as it is (`unusable`) one that is
+ * not; anything else (a constraint, a bug in a query) goes on as it is.
  */
-function wrap(error: unknown, url: string): Error {
+export function wrap(error: unknown, url: string): Error {
   if (error instanceof AppError) return error;
   const e = error as { code?: string; message?: string };
+  const why = unusable(e);
+  if (why) return new EngineError(`the engine at ${redactUrl(url)} ${why}`, { cause: error });
   const transient =
     typeof e.code === 'string' &&
     (/^(08|57P)/.test(e.code) || ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH'].includes(e.code));

@@ -112,7 +112,27 @@ CREATE TABLE maestro_loop_policy (
 );
 `,
   },
+  {
+    version: 2,
+    name: "the intake workspace's floor acceptances, carried with each command",
+    // NULL: a row from before this column; a worker then applies no acceptance (fail closed).
+    sql: 'ALTER TABLE maestro_queue ADD COLUMN floor_accept jsonb;',
+  },
 ];
+
+/** Every table the migrations create: an engine without one of them is not ready, whatever its version says. */
+export const SCHEMA_TABLES = [
+  'maestro_workers',
+  'maestro_queue',
+  'maestro_runs',
+  'maestro_run_files',
+  'maestro_artifacts',
+  'maestro_audit',
+  'maestro_audit_heads',
+  'maestro_sessions',
+  'maestro_session_archive',
+  'maestro_loop_policy',
+] as const;
 
 /** The newest schema version this build of maestro needs. */
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -1,3 +1,4 @@
+import type { Acceptance } from '../../domain/floor/floor.js';
 import type { Rejection } from '../../domain/queue.js';
 import type { Delivery } from '../../domain/ports.js';
 import type { PgEngine } from './engine.js';
@@ -9,6 +10,8 @@ export interface Submission {
   readonly source: string;
   readonly body: string;
   readonly inputHashes: Readonly<Record<string, string>>;
+  /** The floor's acceptances of the workspace the command was dropped into: the worker applies these, never its own. */
+  readonly floorAccept: readonly Acceptance[];
 }
 
 /** The queue as the intake and `hitl` write and read it (no claim is held); `status`, `runs` and the console read it through PgQueueReads. */
@@ -19,8 +22,8 @@ export class PgQueue {
   async submit(s: Submission): Promise<boolean> {
     return this.engine.tx(async (db) => {
       const r = await db.query(
-        `INSERT INTO maestro_queue (run_id, workspace_id, source, body, input_hashes) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (run_id) DO NOTHING`,
-        [s.runId, s.workspaceId, s.source, s.body, JSON.stringify(s.inputHashes)],
+        `INSERT INTO maestro_queue (run_id, workspace_id, source, body, input_hashes, floor_accept) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (run_id) DO NOTHING`,
+        [s.runId, s.workspaceId, s.source, s.body, JSON.stringify(s.inputHashes), JSON.stringify(s.floorAccept)],
       );
       await db.query('SELECT pg_notify($1, $2)', [QUEUE_CHANNEL, s.runId]);
       return r.rowCount === 1;
@@ -92,7 +95,7 @@ export class PgQueue {
   }
 
   /** Queues a paused run a person chose to continue; any free worker resumes it from its checkpoint. */
-  async postDecision(runId: string, fallback: { workspaceId: string; source: string; body: string }): Promise<void> {
+  async postDecision(runId: string, fallback: Omit<Submission, 'runId' | 'inputHashes'>): Promise<void> {
     await this.engine.tx(async (db) => {
       const r = await db.query(
         `UPDATE maestro_queue SET state = 'queued', kind = 'decision', recovered = false, owner = NULL, delivered_at = NULL, finished_at = NULL WHERE run_id = $1 AND state <> 'running'`,
@@ -101,8 +104,8 @@ export class PgQueue {
       if (r.rowCount === 0) {
         // A run started in the foreground (`maestro run`) has no queue row yet.
         await db.query(
-          `INSERT INTO maestro_queue (run_id, workspace_id, source, body, kind) VALUES ($1, $2, $3, $4, 'decision') ON CONFLICT (run_id) DO NOTHING`,
-          [runId, fallback.workspaceId, fallback.source, fallback.body],
+          `INSERT INTO maestro_queue (run_id, workspace_id, source, body, kind, floor_accept) VALUES ($1, $2, $3, $4, 'decision', $5) ON CONFLICT (run_id) DO NOTHING`,
+          [runId, fallback.workspaceId, fallback.source, fallback.body, JSON.stringify(fallback.floorAccept)],
         );
       }
       await db.query('SELECT pg_notify($1, $2)', [QUEUE_CHANNEL, runId]);

@@ -1,10 +1,11 @@
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { Acceptance } from '../../domain/floor/floor.js';
 import type { Claim } from '../../domain/queue.js';
 import { decideRun } from '../../domain/run/policy.js';
 import { holdFree } from './run-holds.js';
-import { ClaimLostError, EngineError, SESSION_ALIVE_SQL, type Fence, type PgEngine, type Queryable } from './engine.js';
+import { ClaimLostError, EngineError, SESSION_ALIVE_SQL, wrap, type Fence, type PgEngine, type Queryable } from './engine.js';
 
 /** Channels: a command is ready (workers listen), a run's queue row ended or paused (the intake listens). */
 export const QUEUE_CHANNEL = 'maestro_queue';
@@ -22,13 +23,14 @@ interface ClaimRow {
   source: string;
   body: string;
   input_hashes: Record<string, string>;
+  floor_accept: unknown;
   kind: 'command' | 'decision';
   recovered: boolean;
   epoch: number;
   workspace_id: string;
   claimed_at: Date;
 }
-const CLAIM_COLUMNS = 'run_id, source, body, input_hashes, kind, recovered, epoch, workspace_id, claimed_at';
+const CLAIM_COLUMNS = 'run_id, source, body, input_hashes, floor_accept, kind, recovered, epoch, workspace_id, claimed_at';
 
 /** A command the engine handed to this worker session. */
 export interface EngineClaim extends Claim {
@@ -38,6 +40,8 @@ export interface EngineClaim extends Claim {
   readonly workspaceId: string;
   /** sha256 of each input artifact as the intake read it (or `missing:<reason>`). */
   readonly inputHashes: Readonly<Record<string, string>>;
+  /** The floor's acceptances of the workspace that submitted it (none when the row carries none that reads: fail closed). */
+  readonly floorAccept: readonly Acceptance[];
 }
 
 /**
@@ -84,6 +88,9 @@ export class PgWorkerSession {
       await client.query(`LISTEN ${QUEUE_CHANNEL}`);
     } catch (error) {
       await client.end().catch(() => undefined);
+      // An engine that cannot be used as it is (a login refused, a table gone) is said as it is: waiting will not mend it.
+      const wrapped = wrap(error, engine.url);
+      if (wrapped instanceof EngineError && !wrapped.transient) throw wrapped;
       throw new EngineError(`could not open a worker session on the engine: ${(error as Error).message}`, {
         cause: error,
         transient: true,
@@ -115,19 +122,29 @@ export class PgWorkerSession {
     return this.engine.tx(async (db) => {
       // A worker that died while its run still advanced (a checkpoint after the claim) says nothing
       // about the run; one that died before any progress counts as a stall, and a run that stalls
-      // MAX_STALLS times in a row (it may be what kills its workers) is set aside for a person.
+      // MAX_STALLS times in a row (it may be what kills its workers) is set aside for a person. Its
+      // checkpoint ends with it, in this transaction, as a failure (`error`, RUN_FAILED_REPEATEDLY):
+      // it is not interrupted, and resuming it would run the command again beside its requeued copy.
+      const { decision } = decideRun({ kind: 'failed_repeatedly' });
       await db.query(
         `WITH orphans AS (
            SELECT o.run_id, CASE WHEN EXISTS (SELECT 1 FROM maestro_runs r WHERE r.run_id = o.run_id AND r.updated_at > o.claimed_at) THEN 0 ELSE o.stalls + 1 END AS stalls
-             FROM maestro_queue o WHERE o.state = 'running' AND NOT ${alive('o.owner')} FOR UPDATE OF o SKIP LOCKED)
+             FROM maestro_queue o WHERE o.state = 'running' AND NOT ${alive('o.owner')} FOR UPDATE OF o SKIP LOCKED),
+         moved AS (
          UPDATE maestro_queue q
             SET stalls = orphans.stalls, recovered = true, owner = NULL, delivered_at = NULL,
                 state = CASE WHEN orphans.stalls >= $1 THEN 'rejected' ELSE 'queued' END,
                 rejection = CASE WHEN orphans.stalls >= $1 THEN jsonb_build_object('status', 'error', 'reason_code', $2::text,
                   'message', q.source || ': ' || orphans.stalls || ' workers in a row ended while running it, before its checkpoint advanced; it was set aside',
                   'issues', jsonb_build_array('(run): ' || orphans.stalls || ' workers in a row ended before its checkpoint advanced'), 'audit_log', NULL) ELSE q.rejection END
-           FROM orphans WHERE q.run_id = orphans.run_id`,
-        [MAX_STALLS, decideRun({ kind: 'failed_repeatedly' }).decision.reason_code],
+           FROM orphans WHERE q.run_id = orphans.run_id RETURNING q.run_id, q.state, orphans.stalls)
+         UPDATE maestro_runs r SET status = 'error', updated_at = now(),
+                state = r.state || jsonb_build_object('status', 'error', 'decision', $3::jsonb,
+                  'trail', coalesce(r.state->'trail', '[]'::jsonb) || jsonb_build_array($3::jsonb),
+                  'finished_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                  'summary', 'set aside: ' || moved.stalls || ' workers in a row ended while running it, before its checkpoint advanced (maestro requeue puts its command back, as a new run)')
+           FROM moved WHERE moved.state = 'rejected' AND r.run_id = moved.run_id AND r.status = 'running'`,
+        [MAX_STALLS, decision.reason_code, JSON.stringify(decision)],
       );
       // A run a process holds (deciding or resuming it) is left for a later look (workers look every few seconds).
       const held: string[] = [];
@@ -167,6 +184,7 @@ export class PgWorkerSession {
       body: row.body,
       workspaceId: row.workspace_id,
       inputHashes: row.input_hashes,
+      floorAccept: Acceptance.array().safeParse(row.floor_accept).data ?? [],
     };
   }
 

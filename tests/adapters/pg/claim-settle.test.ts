@@ -33,7 +33,7 @@ function ended(status: Ended): Extract<RunEvent, { type: 'finished' | 'failed' }
 
 /** A claimed run whose own (fenced) checkpoint ended it, as a worker's run does. */
 async function endedOnWorker(runId: string, status: Ended) {
-  await new PgQueue(engine).submit({ runId, workspaceId: 'ws', source: `${runId}.json`, body: '{}', inputHashes: {} });
+  await new PgQueue(engine).submit({ runId, workspaceId: 'ws', source: `${runId}.json`, body: '{}', inputHashes: {}, floorAccept: [] });
   const session = await PgWorkerSession.open(engine, { name: runId });
   const claim = await session.claimNext();
   if (claim?.runId !== runId) throw new Error(`expected to claim ${runId}, got ${claim?.runId}`);

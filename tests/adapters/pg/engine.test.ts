@@ -32,7 +32,7 @@ const finished = {
 } as const satisfies RunEvent;
 
 async function submit(runId: string): Promise<void> {
-  await new PgQueue(engine).submit({ runId, workspaceId: 'test', source: `${runId}.json`, body: '{}', inputHashes: {} });
+  await new PgQueue(engine).submit({ runId, workspaceId: 'test', source: `${runId}.json`, body: '{}', inputHashes: {}, floorAccept: [] });
 }
 
 describe('claims and fences', () => {
@@ -153,8 +153,11 @@ describe('claims and fences', () => {
     ).toEqual(['COMMAND_VALID', 'RUN_INTERRUPTED', 'HITL_REQUESTED']);
   });
 
-  it('sets aside a run whose workers all died with it', async () => {
+  it('sets aside a run whose workers all died with it, and its checkpoint ends with it (not interrupted: never resumed)', async () => {
     await submit('poison-1');
+    await engine.query(`INSERT INTO maestro_runs (run_id, status, state) VALUES ('poison-1', 'running', $1::jsonb)`, [
+      JSON.stringify(aPgRunState('poison-1')),
+    ]);
     for (let i = 0; i <= MAX_STALLS; i++) {
       const s = await PgWorkerSession.open(engine, { name: `p${i}` });
       await s.claimNext();
@@ -166,6 +169,11 @@ describe('claims and fences', () => {
       )
     ).rows[0];
     expect(row).toMatchObject({ state: 'rejected', rejection: { reason_code: 'RUN_FAILED_REPEATEDLY' } });
+    const ended = await new PgRunLedger({ engine, clock }).load('poison-1');
+    expect(ended).toMatchObject({ status: 'error', decision: { reason_code: 'RUN_FAILED_REPEATEDLY', layer: 'queue' } });
+    expect(ended?.trail.at(-1)?.reason_code).toBe('RUN_FAILED_REPEATEDLY');
+    expect(ended?.summary).toContain('set aside');
+    expect(ended?.finished_at).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
   });
 });
 
@@ -204,6 +212,7 @@ describe('what the engine keeps is screened', () => {
       source: `${runId}.json`,
       body: JSON.stringify({ task_description: `Write to ${EMAIL}` }),
       inputHashes: {},
+      floorAccept: [],
     });
     const ledger = new PgRunLedger({ engine, clock });
     const run = await ledger.open(runId);
