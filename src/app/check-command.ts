@@ -160,5 +160,5 @@ function linesOf(issue: GateOutcome, gathered: GatheredFacts, command: CommandFi
 /** The command file's field a finding's source names: the task, a work item's field, or an input file. */
 function fieldOf(source: string | undefined): string {
   if (source === undefined || source === 'task' || source === 'mediator') return 'task_description';
-  return source.startsWith('work_items.') || source.startsWith('facts.') ? source : `input_artifacts "${source}"`;
+  return source.startsWith('work_items.') || source === 'facts' || source.startsWith('facts.') ? source : `input_artifacts "${source}"`;
 }

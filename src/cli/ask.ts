@@ -89,6 +89,8 @@ function askInput(question: string, opts: AskFlags, at: { workspace: string; cwd
     ?.split(',')
     .map((p) => p.trim())
     .filter((p) => p.length > 0);
+  const twice = personas?.find((p, i) => personas.indexOf(p) !== i);
+  if (twice !== undefined) throw new ExitError(2, `maestro ask: --personas names "${twice}" twice: name each persona once`);
   const rounds = opts.rounds === undefined ? undefined : Number(opts.rounds);
   if (rounds !== undefined && (!Number.isInteger(rounds) || rounds < 1 || rounds > 10))
     throw new ExitError(2, `maestro ask: --rounds must be a whole number from 1 to 10, not "${opts.rounds}"`);

@@ -130,6 +130,9 @@ describe('maestro ask, on the offline model', () => {
     const outside = await ask(['Summarise it', '--input', '../elsewhere.md', '--json']);
     expect(outside.code).toBe(4);
     expect(JSON.parse(outside.stdout)).toMatchObject({ status: 'stopped', reason_code: 'ACC_PATH_ESCAPE', answer: null });
+    const twice = await ask(['Write a haiku', '--personas', 'auditor, auditor']);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain('--personas names "auditor" twice');
   });
 
   it('a lone persona gets the file it asked for in its next prompt (--personas one)', async () => {
