@@ -143,9 +143,12 @@ function findLineProblem(input: VerifyInput, log: { lines: readonly string[]; pa
   return undefined;
 }
 
-/** A sealed record ends the run (policy.md): nothing after it decides anything but the stop, and no person decides on it. */
+/**
+ * A sealed record ends the run (policy.md): nothing after it decides anything but the stop, and no
+ * person decides on it. The stopped run's artifact (its draft and why it stopped) is recorded, deciding nothing.
+ */
 function afterSeal(r: AuditRecord, sealedAt: number | undefined): LineProblem | undefined {
-  if (sealedAt === undefined || (r.decision === 'STOPPED' && r.event !== 'HITL_DECIDED')) return undefined;
+  if (sealedAt === undefined || r.layer === 'artifact' || (r.decision === 'STOPPED' && r.event !== 'HITL_DECIDED')) return undefined;
   const what = r.event === 'HITL_DECIDED' ? 'a person decides on it' : `it decides ${r.decision}`;
   return { kind: 'invariant', message: `comes after the sealed stop at line ${sealedAt} and ${what}: a sealed record ends the run` };
 }
