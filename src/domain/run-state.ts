@@ -73,6 +73,11 @@ export const Step = z.strictObject({
   usage: Usage.optional(),
   /** Model calls this step took (a malformed verdict is asked again once). */
   calls: z.number().int().min(1).default(1),
+  /**
+   * The reply did not read and the budget had no room to ask again: the call made is kept (and counted),
+   * and the step is not finished — when the run goes on, only the question asked again is sent.
+   */
+  reask_withheld: z.literal(true).optional(),
   knowledge: z.array(KnowledgeResult).default([]),
   /** Categories the detector found (and redacted) in the reply as it arrived; the reply kept is the redacted one. */
   redacted: z.array(z.string()).optional(),

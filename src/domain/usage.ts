@@ -83,6 +83,18 @@ function addSplit(a: PromptSplit, b: PromptSplit): PromptSplit {
   };
 }
 
+/**
+ * What a step's calls since an earlier record of it used (a question asked again once the budget had
+ * room): its calls and tokens less the earlier ones, so every call is on the record once.
+ */
+export function callsSince<T extends { readonly calls: number; readonly usage?: CallUsage | undefined }>(step: T, earlier: T): T {
+  const a = step.usage;
+  const b = earlier.usage;
+  const usage =
+    a && b ? { prompt_tokens: a.prompt_tokens - b.prompt_tokens, completion_tokens: a.completion_tokens - b.completion_tokens } : a;
+  return { ...step, calls: Math.max(1, step.calls - earlier.calls), ...(usage ? { usage } : {}) };
+}
+
 /** The model name prices are looked up by: `route/model` → `model`. */
 export function modelOf(label: string): string {
   const slash = label.indexOf('/');
