@@ -190,6 +190,7 @@ function draftOf(options: {
     rehearsal: wasRehearsal(state) ?? options.rehearsal,
     steps: state.steps,
     classification: state.classification,
+    plan_call: state.plan_call,
     verdicts: conclusion.verdicts,
     arbitration: conclusion.arbitration,
     proposal: conclusion.proposal,

@@ -204,7 +204,9 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
   const redact = gathered.facts.piiCategories.length > 0 && deps.config.policy.pii === 'redact';
   const task = redact ? redactSensitive(command.task_description).text : command.task_description;
   const composed = run.state.plan ?? composePlan({ command, deliberation: deps.config.deliberation, personaIds, outputPath, models });
-  const requestPlan = planRequester({ run, deps, models, plan: composed, task });
+  const budgetCheck = budgetChecker(run, deps, command, models);
+  const budgetSpent = (): string | undefined => budgetCheck('before')?.message;
+  const requestPlan = planRequester({ run, deps, models, plan: composed, task, budgetSpent });
   const settle: Engine['settle'] = (ending, message, details) =>
     settleRun({ run, deps, ending, message, ...(details ? { details } : {}), requestPlan });
 
@@ -250,7 +252,6 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
     ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
     ...(deps.signal ? { signal: deps.signal } : {}),
   };
-  const budgetCheck = budgetChecker(run, deps, command, models);
   return { run, deps, ctx, mode: modeFor(plan.mode), rehearsal: models.rehearsal, requestPlan, settle, budgetCheck, stepDeps };
 }
 

@@ -28,6 +28,8 @@ export type RunEvent =
   | { readonly type: 'advised'; readonly advice: MediatorReading }
   /** A model call finished; it is never made again. */
   | { readonly type: 'step_recorded'; readonly step: Step }
+  /** The loop policy's plan was asked for (a model call of the orchestrator's): counted in the run's usage. */
+  | { readonly type: 'plan_asked'; readonly call: NonNullable<RunState['plan_call']> }
   /** A failed route moved to its fallback for the rest of the run. */
   | { readonly type: 'rerouted'; readonly reroute: RunState['reroutes'][number]; readonly decision: DecisionRecord }
   /** A decision that joins the trail without changing the status (arbitration that lets the run go on). */
@@ -93,6 +95,8 @@ function apply(state: RunState, event: RunEvent): RunState {
       return { ...state, advice: event.advice };
     case 'step_recorded':
       return { ...state, steps: withStep(state.steps, event.step) };
+    case 'plan_asked':
+      return { ...state, plan_call: event.call };
     case 'rerouted':
       return { ...state, reroutes: [...state.reroutes, event.reroute], trail: [...state.trail, event.decision] };
     case 'decided':

@@ -175,6 +175,8 @@ export const RunState = z.strictObject({
     .default([]),
   /** The plan the loop policy asked for at the third pause of this conflict, if any. */
   loop_plan: z.string().optional(),
+  /** The model call that asked for `loop_plan` (the orchestrator's, not a step): counted with the council's, against the budget. */
+  plan_call: z.strictObject({ model: z.string(), calls: z.number().int().min(1), usage: Usage.optional() }).optional(),
   /** REROUTEs taken so far: the persona moves to the fallback for the rest of the run. */
   reroutes: z
     .array(z.strictObject({ persona: z.string(), from: z.string(), to: z.string(), reason_code: z.string(), at_step: z.number().int() }))

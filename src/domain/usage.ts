@@ -150,12 +150,23 @@ export function totalUsage(
 /** The mediator's classification in usage tables: not a persona of the council. */
 export const CLASSIFICATION_ENTRY = "(mediator's classification)";
 
-/** A run's model calls as usage counts them: the council's steps, and the mediator's classification when it was asked. */
+/** The loop policy's plan (asked of the synthesizer at a conflict's third pause) in usage tables: the orchestrator's call, not a step. */
+export const LOOP_PLAN_ENTRY = "(loop policy's plan)";
+
+/**
+ * A run's model calls as usage counts them: the council's steps, the mediator's classification when it
+ * was asked, and the loop policy's plan when the run asked for it.
+ */
 export function runCalls(run: {
   readonly steps: readonly UsageLike[];
   readonly classification?: Omit<UsageLike, 'persona'> | undefined;
+  readonly plan_call?: Omit<UsageLike, 'persona'> | undefined;
 }): UsageLike[] {
-  return run.classification ? [{ persona: CLASSIFICATION_ENTRY, ...run.classification }, ...run.steps] : [...run.steps];
+  return [
+    ...(run.classification ? [{ persona: CLASSIFICATION_ENTRY, ...run.classification }] : []),
+    ...run.steps,
+    ...(run.plan_call ? [{ persona: LOOP_PLAN_ENTRY, ...run.plan_call }] : []),
+  ];
 }
 
 /** Usage per persona, in the given order. */

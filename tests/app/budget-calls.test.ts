@@ -62,3 +62,42 @@ describe('max_calls counts the questions asked again', () => {
     expect(state?.steps.some((s) => s.reask_withheld)).toBe(false);
   });
 });
+
+describe("the loop policy's plan is one of the run's calls", () => {
+  const conflict = (budget: Record<string, unknown>) =>
+    JSON.stringify({ task_description: 'Choose the queue', config: { max_rounds: 1, conflict_key: 'queue-choice', budget } });
+  /** Three runs of one conflict pause at their budget; the third is where the loop policy wants a plan. */
+  async function thirdPause(max: number) {
+    const llm = new ScriptedLlmClient(politeCouncil);
+    const a = await createApp({ workspace: ws.dir, llm });
+    const outs = [];
+    for (let n = 0; n < 3; n++) outs.push(await processCommand({ text: conflict({ max_calls: max }), source: `c${n}.json` }, a.deps));
+    return { llm, a, third: outs[2]! };
+  }
+
+  it('with the budget spent at the third pause, the synthesizer is not asked, and the plan says why', async () => {
+    const { llm, a, third } = await thirdPause(3);
+    expect(third).toMatchObject({ status: 'paused', reason_code: 'BUDGET_EXCEEDED' });
+    expect(llm.calls.filter((c) => c.purpose === 'plan')).toHaveLength(0);
+    expect(llm.calls).toHaveLength(9);
+    const state = await a.deps.ledger.load(third.run_id);
+    expect(state?.loop_plan).toMatch(/no plan: the synthesizer was not asked, the run's budget is spent — model calls: 3 used of 3/);
+    expect(await usedCalls(a, third.run_id)).toBe(3);
+  });
+
+  it('asked within the budget, it is counted in the run\'s usage (runs, show, the budget)', async () => {
+    const llm = new ScriptedLlmClient((r) =>
+      r.purpose === 'verdict' ? '{"action":"investigate","confidence":0.9,"rationale":"facts missing"}' : politeCouncil(r),
+    );
+    const a = await createApp({ workspace: ws.dir, llm });
+    let third;
+    for (let n = 0; n < 3; n++) third = await processCommand({ text: conflict({ max_calls: 20 }), source: `c${n}.json` }, a.deps);
+    expect(third).toMatchObject({ status: 'paused', reason_code: 'ARBITRATION_INVESTIGATE' });
+    const planned = llm.calls.filter((c) => c.purpose === 'plan');
+    expect(planned).toHaveLength(1);
+    const state = await a.deps.ledger.load(third!.run_id);
+    // Three turns, three verdicts, the synthesis: 7; and the plan.
+    expect(await usedCalls(a, third!.run_id)).toBe(8);
+    expect(state?.plan_call).toMatchObject({ calls: 1 });
+  });
+});
