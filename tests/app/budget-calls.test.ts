@@ -85,7 +85,7 @@ describe("the loop policy's plan is one of the run's calls", () => {
     expect(await usedCalls(a, third.run_id)).toBe(3);
   });
 
-  it('asked within the budget, it is counted in the run\'s usage (runs, show, the budget)', async () => {
+  it("asked within the budget, it is counted in the run's usage (runs, show, the budget)", async () => {
     const llm = new ScriptedLlmClient((r) =>
       r.purpose === 'verdict' ? '{"action":"investigate","confidence":0.9,"rationale":"facts missing"}' : politeCouncil(r),
     );
