@@ -32,8 +32,9 @@ export interface ArbitrationResult {
 }
 
 /**
- * Turns verdicts into one action. Ties always go to the more cautious action, and an empty council
- * escalates: the result can over-stop, never fail open.
+ * Turns verdicts into one action. Ties always go to the more cautious action, an empty council
+ * escalates, and action needs a majority in every mode (`requireMajority`): the result can over-stop,
+ * never fail open.
  */
 export function arbitrate(input: ArbitrationInput): ArbitrationResult {
   const { strategy, verdicts } = input;
@@ -83,7 +84,7 @@ export function arbitrate(input: ArbitrationInput): ArbitrationResult {
       why = `confidence weighted: votes weighted by confidence × weight (${describe(scores, 2)})`;
       break;
   }
-  return finish(input, action, scores, votes, why);
+  return requireMajority(finish(input, action, scores, votes, why));
 }
 
 function weightOf(input: ArbitrationInput, persona: string): number {
@@ -147,10 +148,12 @@ function finish(
 
 /**
  * Seed 001's parallel_consensus "requires majority agreement for action": a `proceed` that fewer than
- * a strict majority of the council voted for (however confident its few voters) becomes `investigate`.
- * A cautious result stands as it is: it never needs a majority to hold the council back.
+ * a strict majority of the voters voted for (however confident its few voters) becomes `investigate`.
+ * A cautious result stands as it is: it never needs a majority to hold the council back. The one rule
+ * of every arbitration (each mode's council, a hierarchy's groups and its meta-arbiter, a reviewer's
+ * vote among the council's), so no mode lets one sure persona outvote two unsure ones.
  */
-export function requireMajority(result: ArbitrationResult): ArbitrationResult {
+function requireMajority(result: ArbitrationResult): ArbitrationResult {
   if (result.final_action !== 'proceed') return result;
   const votes = Object.values(result.votes);
   const proceed = votes.filter((a) => a === 'proceed').length;

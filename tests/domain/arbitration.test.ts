@@ -60,10 +60,12 @@ describe('arbitration', () => {
   });
 
   it('applies persona weights and domain relevance', () => {
-    const verdicts = [v('a', 'proceed', 0.8), v('b', 'investigate', 0.8)];
-    expect(arbitrate({ strategy: 'confidence_weighted', verdicts, weights: { a: 1, b: 3 } }).final_action).toBe('investigate');
+    // Between two cautious actions (a proceed of one voter in two would need a majority, whatever its weight).
+    const verdicts = [v('a', 'investigate', 0.8), v('b', 'escalate', 0.8)];
+    expect(arbitrate({ strategy: 'confidence_weighted', verdicts, weights: { a: 3, b: 1 } }).final_action).toBe('investigate');
+    expect(arbitrate({ strategy: 'confidence_weighted', verdicts, weights: { a: 1, b: 3 } }).final_action).toBe('escalate');
     expect(arbitrate({ strategy: 'domain_weighted', verdicts, weights: { a: 1, b: 1 }, relevance: { a: 0.9, b: 0.3 } }).final_action).toBe(
-      'proceed',
+      'investigate',
     );
   });
 

@@ -1,4 +1,4 @@
-import { arbitrate, requireMajority, type ArbitrationResult } from '../arbitration.js';
+import { arbitrate, type ArbitrationResult } from '../arbitration.js';
 import type { Step } from '../run-state.js';
 import type { Verdict } from '../verdict.js';
 import { councilWeights } from './conversation.js';
@@ -99,14 +99,12 @@ export function evaluateHierarchy(ctx: ModeContext, done: readonly Step[]): Hier
   const groupRelevance = Object.fromEntries(
     groups.map((g) => [g.name, g.members.reduce((n, p) => n + (relevance[p] ?? 0.5), 0) / g.members.length]),
   );
-  const meta = requireMajority(
-    arbitrate({
-      strategy: ctx.plan.arbitration,
-      verdicts,
-      weights: Object.fromEntries(groups.map((g) => [g.name, 1])),
-      relevance: groupRelevance,
-    }),
-  );
+  const meta = arbitrate({
+    strategy: ctx.plan.arbitration,
+    verdicts,
+    weights: Object.fromEntries(groups.map((g) => [g.name, 1])),
+    relevance: groupRelevance,
+  });
   const all = evaluate(
     ctx,
     done,

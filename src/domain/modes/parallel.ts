@@ -1,4 +1,4 @@
-import { arbitrate, investigateOver, requireMajority, type ArbitrationResult } from '../arbitration.js';
+import { arbitrate, investigateOver, type ArbitrationResult } from '../arbitration.js';
 import {
   ASSESSMENT_INSTRUCTION,
   ASSESSMENT_SCHEMA,
@@ -135,8 +135,7 @@ export function evaluate(ctx: ModeContext, done: readonly Step[], personas: read
     weights: arbitrationWeights,
     relevance,
   });
-  const ruled = ctx.plan.mode === 'sequential_refinement' ? arbitration : requireMajority(arbitration);
-  return { assessments, standing, composed, arbitration: withFlags(ruled, composed, settings.consensusThreshold) };
+  return { assessments, standing, composed, arbitration: withFlags(arbitration, composed, settings.consensusThreshold) };
 }
 
 /** Flagged vectors are open disagreement: a `proceed` over them fails closed to investigate. */
