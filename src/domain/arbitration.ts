@@ -19,7 +19,11 @@ export interface ArbitrationResult {
   readonly reasoning: string;
   /** Share of the winning action in the strategy's own scoring, 0–1. */
   readonly confidence: number;
-  /** Share of personas that voted the most common action, 0–1. */
+  /**
+   * Share of personas that voted the most common action, 0–1: how united the council was, whichever
+   * action won. Not the support for the final action (a `proceed` one of three voted for, against two
+   * investigates, has agreement 0.67): that is `actionSupport`, and it is what is printed beside it.
+   */
   readonly agreement: number;
   readonly votes: Readonly<Record<string, VerdictAction>>;
   readonly scores: Readonly<Record<VerdictAction, number>>;
@@ -175,4 +179,28 @@ export function investigateOver(result: ArbitrationResult, found: readonly strin
   const conflicts = [...result.conflicts, ...found];
   if (result.final_action !== 'proceed') return { ...result, conflicts };
   return { ...result, final_action: 'investigate', conflicts, reasoning: `${result.reasoning}; ${why}, so the council investigates first` };
+}
+
+/** The votes and the action they came to (an arbitration, or an event that reports one). */
+type VotedAction = { readonly votes: Readonly<Record<string, string>>; readonly final_action: string };
+
+/** How many voters voted the final action, of how many: the support printed beside the action. */
+export interface ActionSupport {
+  readonly voted: number;
+  readonly of: number;
+  /** `voted / of`, 0 when nobody voted. */
+  readonly share: number;
+}
+
+/** The final action's support among the votes (a reviewer's vote included when it was one). */
+export function actionSupport(result: VotedAction): ActionSupport {
+  const votes = Object.values(result.votes);
+  const voted = votes.filter((a) => a === result.final_action).length;
+  return { voted, of: votes.length, share: votes.length > 0 ? voted / votes.length : 0 };
+}
+
+/** The support as people read it beside the action: `2 of 3 voted proceed`. */
+export function supportWords(result: VotedAction): string {
+  const { voted, of } = actionSupport(result);
+  return `${voted} of ${of} voted ${result.final_action}`;
 }

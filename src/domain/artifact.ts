@@ -1,4 +1,4 @@
-import type { ArbitrationResult } from './arbitration.js';
+import { actionSupport, supportWords, type ArbitrationResult } from './arbitration.js';
 import { ARTIFACT_HEADING } from './artifact-place.js';
 import type { Price } from './budget.js';
 import { CLASSIFICATION_ENTRY, LOOP_PLAN_ENTRY, runCalls, SPLIT_LABELS, SPLIT_PARTS, totalUsage, usageByPersona } from './usage.js';
@@ -175,10 +175,11 @@ function verdictsSection(a: ArtifactInput): string[] {
   }
   if (!a.arbitration) return out;
   const { strategy, final_action, reasoning, agreement, confidence, conflicts } = a.arbitration;
+  const support = actionSupport(a.arbitration);
   out.push(
     `**Arbitration (${strategy}):** ${final_action}. ${reasoning}.`,
     '',
-    `Agreement: ${(agreement * 100).toFixed(0)}% · weight of the winning action: ${(confidence * 100).toFixed(0)}%`,
+    `Support for ${final_action}: ${supportWords(a.arbitration)} (${pct(support.share)}) · weight of the winning action: ${pct(confidence)} · agreement (the most common action's share, whichever won): ${pct(agreement)}`,
     '',
   );
   if (conflicts.length > 0) out.push('Dissent:', '', ...conflicts.map((c) => `- ${oneLine(c, 300)}`), '');
@@ -232,3 +233,5 @@ function fence(text: string): string {
   const ticks = '`'.repeat(longest + 1);
   return `${ticks}text\n${text}\n${ticks}`;
 }
+
+const pct = (share: number): string => `${(share * 100).toFixed(0)}%`;

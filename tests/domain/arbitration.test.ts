@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { arbitrate } from '../../src/domain/arbitration.js';
+import { actionSupport, arbitrate, supportWords } from '../../src/domain/arbitration.js';
 import type { ArbitrationStrategy } from '../../src/domain/command-file.js';
 import type { Verdict, VerdictAction } from '../../src/domain/verdict.js';
 
@@ -94,5 +94,17 @@ describe('arbitration returns the weights used and a consensus level (seed 001)'
   it('one persona: full consensus, its own action', () => {
     const r = arbitrate({ strategy: 'confidence_weighted', verdicts: [v('solo', 'investigate', 0.7)], weights: { solo: 1 } });
     expect(r).toMatchObject({ final_action: 'investigate', consensus_level: 1, conflicts: [] });
+  });
+});
+
+describe('the support printed beside the final action', () => {
+  it('is the share that voted the final action, not how united the council was', () => {
+    // Two proceed and one escalate, pessimistic: the council escalates; two of three agree with each other, not with it.
+    const votes = [v('a', 'proceed', 0.9), v('b', 'proceed', 0.9), v('c', 'escalate', 0.9)];
+    const r = arbitrate({ strategy: 'pessimistic', verdicts: votes, weights: {} });
+    expect(r.final_action).toBe('escalate');
+    expect(r.agreement).toBeCloseTo(2 / 3);
+    expect(actionSupport(r)).toEqual({ voted: 1, of: 3, share: 1 / 3 });
+    expect(supportWords(r)).toBe('1 of 3 voted escalate');
   });
 });
