@@ -33,6 +33,11 @@ export interface ArbitrationResult {
   readonly weights_used: Readonly<Record<string, number>>;
   /** 0 (total disagreement) to 1 (full consensus): the share of personas behind the most common action. */
   readonly consensus_level: number;
+  /**
+   * What held back a `proceed` the votes gave (`investigateOver`): open disagreement they do not show
+   * — vectors flagged by the consensus threshold, items the contradiction check found at odds.
+   */
+  readonly held_back_by?: { readonly why: string; readonly found: readonly string[] };
 }
 
 /**
@@ -178,7 +183,13 @@ export function investigateOver(result: ArbitrationResult, found: readonly strin
   if (found.length === 0) return result;
   const conflicts = [...result.conflicts, ...found];
   if (result.final_action !== 'proceed') return { ...result, conflicts };
-  return { ...result, final_action: 'investigate', conflicts, reasoning: `${result.reasoning}; ${why}, so the council investigates first` };
+  return {
+    ...result,
+    final_action: 'investigate',
+    conflicts,
+    reasoning: `${result.reasoning}; ${why}, so the council investigates first`,
+    held_back_by: { why, found: [...found] },
+  };
 }
 
 /** The votes and the action they came to (an arbitration, or an event that reports one). */
