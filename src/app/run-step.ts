@@ -190,6 +190,7 @@ async function withTimeout<T>(
     if (clock.timedOut() && !deps.signal?.aborted) {
       throw new LlmError(`the call took longer than its per-call limit of ${deps.timeoutMs} ms (config.call_timeout_ms)`, true, undefined, {
         kind: 'timeout',
+        limit: 'call_timeout_ms',
       });
     }
     throw error;
