@@ -7,7 +7,7 @@ import type { ReasonCode } from '../domain/codes.js';
 import { runDecision, type DecisionRecord } from '../domain/decision.js';
 import { decideRun, type Ending } from '../domain/run/policy.js';
 import { explainArbitrationPause } from '../domain/stop-explanation.js';
-import type { ArbitrationResult } from '../domain/arbitration.js';
+import { actionSupport, supportWords, type ArbitrationResult } from '../domain/arbitration.js';
 import type { Conclusion, DeliberationMode, ModeContext } from '../domain/modes/mode.js';
 import type { SessionLoad, StartedRun } from '../domain/ports.js';
 import { runPassages } from '../domain/memory/passages.js';
@@ -146,6 +146,7 @@ function arbitrationCommit(options: {
     strategy: arbitration.strategy,
     final_action: arbitration.final_action,
     agreement: Math.round(arbitration.agreement * 1000) / 1000,
+    support: Math.round(actionSupport(arbitration).share * 1000) / 1000,
     votes: arbitration.votes,
     invalid_verdicts: conclusion.verdicts.filter((v) => !v.valid).map((v) => v.persona),
     ...conclusion.audit,
@@ -163,6 +164,7 @@ function arbitrationCommit(options: {
     strategy: arbitration.strategy,
     final_action: arbitration.final_action,
     agreement: arbitration.agreement,
+    support: actionSupport(arbitration).share,
     reasoning: arbitration.reasoning,
     votes: { ...arbitration.votes },
   });
@@ -190,6 +192,7 @@ function draftOf(options: {
     rehearsal: wasRehearsal(state) ?? options.rehearsal,
     steps: state.steps,
     classification: state.classification,
+    plan_call: state.plan_call,
     verdicts: conclusion.verdicts,
     arbitration: conclusion.arbitration,
     proposal: conclusion.proposal,
@@ -266,7 +269,7 @@ function completedMessage(options: {
   const verdictWord = options.cleared ? `continued by a person over the council's ${arbitration.final_action}` : arbitration.final_action;
   const cost = usage.cost_usd !== undefined && usage.cost_usd > 0 ? `, $${usage.cost_usd.toFixed(4)}` : '';
   const calls = `${usage.calls} model calls, ${usage.prompt_tokens} prompt (${promptBreakdown(usage)}) + ${usage.completion_tokens} completion tokens${cost}`;
-  const agreement = `${arbitration.strategy}, agreement ${(arbitration.agreement * 100).toFixed(0)}%`;
+  const agreement = `${arbitration.strategy}, ${supportWords(arbitration)}`;
   // The offline model's council is canned: the outcome line says so, as its artifact does.
   const rehearsal = options.rehearsal ? ' · an offline rehearsal: canned replies, not advice (name a model route for real answers)' : '';
   return `completed: ${verdictWord} (${agreement}) · ${calls}${options.notes}${rehearsal}`;

@@ -9,7 +9,7 @@ import { loadMemories } from './persona-memory.js';
 import { planRequester } from './loop-policy.js';
 import type { DeliberationMode, ModeContext, ModeNext, StepSpec } from '../domain/modes/mode.js';
 import { modeFor } from '../domain/modes/registry.js';
-import { nextStep } from '../domain/run-machine.js';
+import { finishedSteps, nextStep } from '../domain/run-machine.js';
 import { decideRun, type Ending } from '../domain/run/policy.js';
 import { approvedReasons, type RunPlan, type RunState, type Step } from '../domain/run-state.js';
 import type { StartedRun } from '../domain/ports.js';
@@ -17,7 +17,7 @@ import type { LoopProgress } from '../domain/progress.js';
 import { reliability } from '../domain/track-record.js';
 import { composePlan, withPriors } from '../domain/run/plan.js';
 import { redactSensitive } from '../domain/sensitive/detector.js';
-import { runCalls, totalUsage } from '../domain/usage.js';
+import { callsSince, runCalls, totalUsage } from '../domain/usage.js';
 import type { CommandFile } from '../domain/command-file.js';
 import { checkCommand, personasUnusable } from './check-command.js';
 import { concludeRun } from './conclude-run.js';
@@ -115,7 +115,8 @@ async function runTurn(engine: Engine, next: Extract<ModeNext, { kind: 'steps' }
   let failure: { spec?: StepSpec; error: unknown } | undefined;
   const queue = [...next.steps];
   // The budget is checked before each call, counting the calls of this turn still under way: calls sent at once
-  // never go past max_calls (the run pauses once those under way are recorded).
+  // never go past max_calls (the run pauses once those under way are recorded). A question asked again is
+  // a call too: it is sent only when the budget has room for it (else the step waits for it, and the run pauses).
   let underWay = 0;
   let budgetReached = false;
   const worker = async (): Promise<void> => {
@@ -124,13 +125,21 @@ async function runTurn(engine: Engine, next: Extract<ModeNext, { kind: 'steps' }
         budgetReached = true;
         break;
       }
+      let held = 1;
       underWay += 1;
+      const mayAskAgain = (): boolean => {
+        if (engine.budgetCheck('before', underWay)) return false;
+        held += 1;
+        underWay += 1;
+        return true;
+      };
+      const withheld = engine.run.state.steps.find((s) => s.id === spec.id && s.reask_withheld);
       try {
-        await recordStep(engine, await runStep(spec, callDeps));
+        await recordStep(engine, await runStep(spec, { ...callDeps, mayAskAgain }, withheld), withheld);
       } catch (error) {
         failure ??= { spec, error };
       } finally {
-        underWay -= 1;
+        underWay -= held;
       }
     }
   };
@@ -147,17 +156,22 @@ async function runTurn(engine: Engine, next: Extract<ModeNext, { kind: 'steps' }
   return engine.settle(failed.ending, failed.message, failed.details);
 }
 
-/** A finished step goes on the record, shown and traced; then the budget is checked again. */
-async function recordStep(engine: Engine, step: Step): Promise<void> {
+/**
+ * A finished step goes on the record, shown and traced; then the budget is checked again. A step whose
+ * question was withheld is recorded as it stands (its call counted) and means nothing to the mode yet;
+ * completing it (`withheld`: as it stood) records only the call asked again.
+ */
+async function recordStep(engine: Engine, step: Step, withheld?: Step): Promise<void> {
   const { run, deps, ctx, mode } = engine;
   // The step and its audit records (the call's, and what the mode makes of it): one commit.
   let kept = step;
   let shown: LoopProgress[] = [];
   const records = (recorded: RunState): AuditEvent[] => {
     kept = recorded.steps.find((s) => s.id === step.id) as Step;
-    const events = mode.onStepRecorded?.(ctx, recorded.steps, kept) ?? [];
+    const done = finishedSteps(recorded.steps);
+    const events = kept.reask_withheld ? [] : (mode.onStepRecorded?.(ctx, done, kept) ?? []);
     shown = events.flatMap((e) => (e.live ? [e.live] : []));
-    return [...stepRecords(kept, deps), ...events.map((e) => e.audit)];
+    return [...stepRecords(withheld ? callsSince(kept, withheld) : kept, deps), ...events.map((e) => e.audit)];
   };
   await run.commit({ event: { type: 'step_recorded', step }, records });
   deps.telemetry?.recordStepContent({ runId: run.state.run_id, persona: kept.persona, prompt: kept.prompt, reply: kept.reply });
@@ -190,7 +204,9 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
   const redact = gathered.facts.piiCategories.length > 0 && deps.config.policy.pii === 'redact';
   const task = redact ? redactSensitive(command.task_description).text : command.task_description;
   const composed = run.state.plan ?? composePlan({ command, deliberation: deps.config.deliberation, personaIds, outputPath, models });
-  const requestPlan = planRequester({ run, deps, models, plan: composed, task });
+  const budgetCheck = budgetChecker(run, deps, command, models);
+  const budgetSpent = (): string | undefined => budgetCheck('before')?.message;
+  const requestPlan = planRequester({ run, deps, models, plan: composed, task, budgetSpent });
   const settle: Engine['settle'] = (ending, message, details) =>
     settleRun({ run, deps, ending, message, ...(details ? { details } : {}), requestPlan });
 
@@ -236,7 +252,6 @@ async function setUp(run: StartedRun, deps: RunDeps, command: CommandFile): Prom
     ...(deps.onProgress ? { onProgress: deps.onProgress } : {}),
     ...(deps.signal ? { signal: deps.signal } : {}),
   };
-  const budgetCheck = budgetChecker(run, deps, command, models);
   return { run, deps, ctx, mode: modeFor(plan.mode), rehearsal: models.rehearsal, requestPlan, settle, budgetCheck, stepDeps };
 }
 

@@ -205,6 +205,7 @@ function artifactFromState(
     rehearsal: wasRehearsal(state) ?? false,
     steps: state.steps,
     classification: state.classification,
+    plan_call: state.plan_call,
     verdicts: state.steps.filter((s) => s.kind === 'verdict').map((s) => parseVerdict(s.persona, s.reply)),
     proposal: finalProposal(state) ?? '',
     prices: deps.config.prices,

@@ -102,18 +102,25 @@ function toAudit(e: LoopEvent, count: number, plan?: string) {
   );
 }
 
-/** Asks the synthesizer for a plan (the loop policy's third pause of a conflict): a model call, screened and recorded. */
+/**
+ * Asks the synthesizer for a plan (the loop policy's third pause of a conflict): a model call of the
+ * run, screened, recorded and counted in its usage. It is one of the run's calls under its budget: when
+ * the budget has no room for it (`budgetSpent` says why), it is not asked, and the plan says so.
+ */
 export function planRequester(options: {
   run: StartedRun;
   deps: RunDeps;
   models: Pick<PreparedModels, 'llm' | 'personas'>;
   plan: RunPlan;
   task: string;
+  budgetSpent?: () => string | undefined;
 }): () => Promise<string> {
   const { run, deps, models, plan, task } = options;
   return async () => {
     const synthesizer = models.personas.get(plan.synthesizer);
     if (!synthesizer) return '(no synthesizer persona to ask for a plan)';
+    const spent = options.budgetSpent?.();
+    if (spent) return `(no plan: the synthesizer was not asked, the run's budget is spent — ${spent})`;
     const messages = [
       { role: 'system' as const, content: orchestratorSystemPrompt(synthesizer, deps.config.knowledge.max_requests_per_turn) },
       {
@@ -142,7 +149,9 @@ export function planRequester(options: {
       ...(screened.categories.length > 0 ? { reply_redacted: [...screened.categories] } : {}),
       ...(reply.usage ? { prompt_tokens: reply.usage.prompt_tokens, completion_tokens: reply.usage.completion_tokens } : {}),
     });
-    await run.commit({ records: [call] });
+    // The call and its usage in the run's state: one commit.
+    const counted = { model: reply.model, calls: 1, ...(reply.usage ? { usage: reply.usage } : {}) };
+    await run.commit({ event: { type: 'plan_asked', call: counted }, records: [call] });
     return screened.text;
   };
 }

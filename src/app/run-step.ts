@@ -24,6 +24,8 @@ export interface StepRunnerDeps {
   readonly signal?: AbortSignal;
   /** Per-call time limit (parallel mode); the call is aborted and fails as a timeout. */
   readonly timeoutMs?: number;
+  /** Whether the budget has room for one more call (the question asked again), which it then holds; absent: always. */
+  readonly mayAskAgain?: () => boolean;
 }
 
 /**
@@ -32,7 +34,7 @@ export interface StepRunnerDeps {
  * the problem quoted; the reply is screened by the detector as it arrives (everything kept and
  * shown after this point sees the redacted form); knowledge requests in it are fulfilled.
  */
-export async function runStep(spec: StepSpec, deps: StepRunnerDeps): Promise<Step> {
+export async function runStep(spec: StepSpec, deps: StepRunnerDeps, withheld?: Step): Promise<Step> {
   const persona = deps.personas.get(spec.persona);
   if (!persona) throw new Error(`persona "${spec.persona}" is not loaded`);
   deps.onProgress?.({
@@ -45,7 +47,7 @@ export async function runStep(spec: StepSpec, deps: StepRunnerDeps): Promise<Ste
     rounds: deps.rounds,
   });
   const startedAt = deps.now();
-  const answer = await askModel(spec, deps, persona);
+  const answer = await askModel(spec, deps, persona, withheld);
   const durationMs = Math.max(0, deps.now().getTime() - startedAt.getTime());
   const screened = redactSensitive(answer.reply.content);
   const knowledge = spec.knowledge ? await fulfilRequests(deps, { persona, stepId: spec.id }, screened.text) : [];
@@ -69,6 +71,8 @@ interface Answer {
   readonly calls: number;
   readonly usage: Step['usage'];
   readonly notices: readonly LlmNotice[];
+  /** The reply did not read and the budget had no room to ask again. */
+  readonly withheld?: true;
 }
 
 /** A reply's usage with where its prompt's tokens went. */
@@ -76,8 +80,12 @@ function splitUsage(messages: readonly ChatMessage[], reply: LlmReply, briefing:
   return reply.usage && { ...reply.usage, prompt_split: splitPrompt(messages, reply.usage.prompt_tokens, briefing) };
 }
 
-/** The step's call, and once more with the problem quoted when the mode's check finds the reply does not read. */
-async function askModel(spec: StepSpec, deps: StepRunnerDeps, persona: Persona): Promise<Answer> {
+/**
+ * The step's call, and once more with the problem quoted when the mode's check finds the reply does not
+ * read — when the budget has room for that call; otherwise the answer says it was withheld. A step
+ * whose question was withheld before (`withheld`) makes only the call asked again.
+ */
+async function askModel(spec: StepSpec, deps: StepRunnerDeps, persona: Persona, withheld?: Step): Promise<Answer> {
   const request = { messages: spec.messages, ...(spec.responseFormat ? { responseFormat: spec.responseFormat } : {}) };
   const call = {
     persona: persona.id,
@@ -90,22 +98,37 @@ async function askModel(spec: StepSpec, deps: StepRunnerDeps, persona: Persona):
   };
   const complete = (messages = spec.messages): Promise<LlmReply> =>
     withTimeout(deps, persona.id, (signal, onWait) => deps.llm.complete({ ...request, messages }, { ...call, onWait }, signal));
-  const reply = await complete();
-  const notices = [...(reply.notices ?? [])];
-  const first = spec.check?.(reply.content);
-  if (!first || first.ok) return { reply, calls: 1, usage: splitUsage(spec.messages, reply, deps.briefing), notices };
+  const answer = withheld ? answerOf(withheld) : await firstAnswer(spec, deps, await complete());
+  const first = spec.check?.(answer.reply.content);
+  if (!first || first.ok) return answer;
+  if (deps.mayAskAgain && !deps.mayAskAgain()) return { ...answer, withheld: true };
   const again: ChatMessage[] = [
     ...spec.messages,
-    { role: 'assistant', content: reply.content },
+    { role: 'assistant', content: answer.reply.content },
     { role: 'user', content: first.retryPrompt },
   ];
   const retry = await complete(again);
-  notices.push(...(retry.notices ?? []));
   return {
     reply: retry,
-    calls: 2,
-    usage: addUsage(splitUsage(spec.messages, reply, deps.briefing), splitUsage(again, retry, deps.briefing)),
-    notices,
+    calls: answer.calls + 1,
+    usage: addUsage(answer.usage, splitUsage(again, retry, deps.briefing)),
+    notices: [...answer.notices, ...(retry.notices ?? [])],
+  };
+}
+
+/** The first call's answer. */
+function firstAnswer(spec: StepSpec, deps: StepRunnerDeps, reply: LlmReply): Answer {
+  return { reply, calls: 1, usage: splitUsage(spec.messages, reply, deps.briefing), notices: [...(reply.notices ?? [])] };
+}
+
+/** The answer a step whose question was withheld kept: its reply (screened as it arrived), calls and usage. */
+function answerOf(step: Step): Answer {
+  const identity = step.identity ?? { provider: 'unknown', model: step.model, rehearsal: false };
+  return {
+    reply: { content: step.reply, model: step.model, identity },
+    calls: step.calls,
+    usage: step.usage,
+    notices: step.notices ?? [],
   };
 }
 
@@ -137,6 +160,7 @@ function finishedStep(options: {
     duration_ms: options.durationMs,
     ...(answer.usage ? { usage: answer.usage } : {}),
     calls: answer.calls,
+    ...(answer.withheld ? { reask_withheld: true as const } : {}),
     knowledge: options.knowledge,
     ...(answer.notices.length > 0 ? { notices: [...answer.notices] } : {}),
   };
@@ -166,6 +190,7 @@ async function withTimeout<T>(
     if (clock.timedOut() && !deps.signal?.aborted) {
       throw new LlmError(`the call took longer than its per-call limit of ${deps.timeoutMs} ms (config.call_timeout_ms)`, true, undefined, {
         kind: 'timeout',
+        limit: 'call_timeout_ms',
       });
     }
     throw error;

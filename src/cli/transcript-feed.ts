@@ -39,7 +39,10 @@ export type TranscriptEvent =
       run_id: string;
       strategy: string;
       final_action: string;
+      /** Share of the personas behind the most common action (whichever won). */
       agreement: number;
+      /** Share of the votes for the final action (absent from events of earlier versions). */
+      support?: number;
       reasoning: string;
       votes: Record<string, string>;
     }

@@ -1,3 +1,4 @@
+import { supportWords } from '../domain/arbitration.js';
 import type { ChalkInstance } from 'chalk';
 import { looksStructured, readableReply, structuredStep } from './reply-lines.js';
 import { classifyingLine, stepLine } from './step-words.js';
@@ -170,7 +171,7 @@ export class TranscriptPrinter {
           .map(([persona, action]) => `${persona} ${action}`)
           .join(' · ');
         return [
-          `${c.bold('⚖ arbitration')} (${event.strategy}): ${colour(event.final_action)} · agreement ${(event.agreement * 100).toFixed(0)}%`,
+          `${c.bold('⚖ arbitration')} (${event.strategy}): ${colour(event.final_action)} · ${supportWords(event)}`,
           `${INDENT}votes: ${votes}`,
           ...(event.reasoning ? [`${INDENT}${event.reasoning}`] : []),
         ].join('\n');

@@ -19,7 +19,11 @@ export interface ArbitrationResult {
   readonly reasoning: string;
   /** Share of the winning action in the strategy's own scoring, 0–1. */
   readonly confidence: number;
-  /** Share of personas that voted the most common action, 0–1. */
+  /**
+   * Share of personas that voted the most common action, 0–1: how united the council was, whichever
+   * action won. Not the support for the final action (a `proceed` one of three voted for, against two
+   * investigates, has agreement 0.67): that is `actionSupport`, and it is what is printed beside it.
+   */
   readonly agreement: number;
   readonly votes: Readonly<Record<string, VerdictAction>>;
   readonly scores: Readonly<Record<VerdictAction, number>>;
@@ -29,11 +33,17 @@ export interface ArbitrationResult {
   readonly weights_used: Readonly<Record<string, number>>;
   /** 0 (total disagreement) to 1 (full consensus): the share of personas behind the most common action. */
   readonly consensus_level: number;
+  /**
+   * What held back a `proceed` the votes gave (`investigateOver`): open disagreement they do not show
+   * — vectors flagged by the consensus threshold, items the contradiction check found at odds.
+   */
+  readonly held_back_by?: { readonly why: string; readonly found: readonly string[] };
 }
 
 /**
- * Turns verdicts into one action. Ties always go to the more cautious action, and an empty council
- * escalates: the result can over-stop, never fail open.
+ * Turns verdicts into one action. Ties always go to the more cautious action, an empty council
+ * escalates, and action needs a majority in every mode (`requireMajority`): the result can over-stop,
+ * never fail open.
  */
 export function arbitrate(input: ArbitrationInput): ArbitrationResult {
   const { strategy, verdicts } = input;
@@ -83,7 +93,7 @@ export function arbitrate(input: ArbitrationInput): ArbitrationResult {
       why = `confidence weighted: votes weighted by confidence × weight (${describe(scores, 2)})`;
       break;
   }
-  return finish(input, action, scores, votes, why);
+  return requireMajority(finish(input, action, scores, votes, why));
 }
 
 function weightOf(input: ArbitrationInput, persona: string): number {
@@ -147,10 +157,12 @@ function finish(
 
 /**
  * Seed 001's parallel_consensus "requires majority agreement for action": a `proceed` that fewer than
- * a strict majority of the council voted for (however confident its few voters) becomes `investigate`.
- * A cautious result stands as it is: it never needs a majority to hold the council back.
+ * a strict majority of the voters voted for (however confident its few voters) becomes `investigate`.
+ * A cautious result stands as it is: it never needs a majority to hold the council back. The one rule
+ * of every arbitration (each mode's council, a hierarchy's groups and its meta-arbiter, a reviewer's
+ * vote among the council's), so no mode lets one sure persona outvote two unsure ones.
  */
-export function requireMajority(result: ArbitrationResult): ArbitrationResult {
+function requireMajority(result: ArbitrationResult): ArbitrationResult {
   if (result.final_action !== 'proceed') return result;
   const votes = Object.values(result.votes);
   const proceed = votes.filter((a) => a === 'proceed').length;
@@ -171,5 +183,35 @@ export function investigateOver(result: ArbitrationResult, found: readonly strin
   if (found.length === 0) return result;
   const conflicts = [...result.conflicts, ...found];
   if (result.final_action !== 'proceed') return { ...result, conflicts };
-  return { ...result, final_action: 'investigate', conflicts, reasoning: `${result.reasoning}; ${why}, so the council investigates first` };
+  return {
+    ...result,
+    final_action: 'investigate',
+    conflicts,
+    reasoning: `${result.reasoning}; ${why}, so the council investigates first`,
+    held_back_by: { why, found: [...found] },
+  };
+}
+
+/** The votes and the action they came to (an arbitration, or an event that reports one). */
+type VotedAction = { readonly votes: Readonly<Record<string, string>>; readonly final_action: string };
+
+/** How many voters voted the final action, of how many: the support printed beside the action. */
+export interface ActionSupport {
+  readonly voted: number;
+  readonly of: number;
+  /** `voted / of`, 0 when nobody voted. */
+  readonly share: number;
+}
+
+/** The final action's support among the votes (a reviewer's vote included when it was one). */
+export function actionSupport(result: VotedAction): ActionSupport {
+  const votes = Object.values(result.votes);
+  const voted = votes.filter((a) => a === result.final_action).length;
+  return { voted, of: votes.length, share: votes.length > 0 ? voted / votes.length : 0 };
+}
+
+/** The support as people read it beside the action: `2 of 3 voted proceed`. */
+export function supportWords(result: VotedAction): string {
+  const { voted, of } = actionSupport(result);
+  return `${voted} of ${of} voted ${result.final_action}`;
 }

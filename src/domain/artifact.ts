@@ -1,7 +1,7 @@
-import type { ArbitrationResult } from './arbitration.js';
+import { actionSupport, supportWords, type ArbitrationResult } from './arbitration.js';
 import { ARTIFACT_HEADING } from './artifact-place.js';
 import type { Price } from './budget.js';
-import { CLASSIFICATION_ENTRY, runCalls, SPLIT_LABELS, SPLIT_PARTS, totalUsage, usageByPersona } from './usage.js';
+import { CLASSIFICATION_ENTRY, LOOP_PLAN_ENTRY, runCalls, SPLIT_LABELS, SPLIT_PARTS, totalUsage, usageByPersona } from './usage.js';
 import { type DecisionRecord, trailSaidOnce } from './decision.js';
 import type { RunPlan, Step } from './run-state.js';
 import type { Verdict } from './verdict.js';
@@ -24,6 +24,8 @@ export interface ArtifactInput {
   readonly steps: readonly Step[];
   /** The mediator's classification, when a real route's model was asked: its calls count with the council's. */
   readonly classification?: { readonly model: string; readonly calls: number; readonly usage?: Step['usage'] } | undefined;
+  /** The loop policy's plan, when the run asked for it (the orchestrator's call): counted as the others. */
+  readonly plan_call?: { readonly model: string; readonly calls: number; readonly usage?: Step['usage'] } | undefined;
   readonly verdicts: readonly Verdict[];
   readonly arbitration?: ArbitrationResult;
   readonly proposal: string;
@@ -116,7 +118,7 @@ function usageSection(a: ArtifactInput): string[] {
   const out = ['## Usage', '', `| ${head.join(' | ')} |`, `|${head.map(() => '---|').join('')}`];
   const row = (name: string, t: ReturnType<typeof totalUsage>): string =>
     `| ${[name, t.calls, t.prompt_tokens, ...SPLIT_PARTS.map((k) => t.prompt_split[k]), t.cached_tokens, t.completion_tokens, money(t.cost_usd)].join(' | ')} |`;
-  const rows = a.classification ? [CLASSIFICATION_ENTRY, ...a.plan.personas] : a.plan.personas;
+  const rows = [...(a.classification ? [CLASSIFICATION_ENTRY] : []), ...a.plan.personas, ...(a.plan_call ? [LOOP_PLAN_ENTRY] : [])];
   for (const { persona, totals } of usageByPersona(calls, rows, prices)) out.push(row(`\`${persona}\``, totals));
   out.push(row('**total**', total), '');
   if (a.rehearsal) out.push('_Token counts of the offline rehearsal are estimates (characters ÷ 4)._', '');
@@ -173,10 +175,11 @@ function verdictsSection(a: ArtifactInput): string[] {
   }
   if (!a.arbitration) return out;
   const { strategy, final_action, reasoning, agreement, confidence, conflicts } = a.arbitration;
+  const support = actionSupport(a.arbitration);
   out.push(
     `**Arbitration (${strategy}):** ${final_action}. ${reasoning}.`,
     '',
-    `Agreement: ${(agreement * 100).toFixed(0)}% · weight of the winning action: ${(confidence * 100).toFixed(0)}%`,
+    `Support for ${final_action}: ${supportWords(a.arbitration)} (${pct(support.share)}) · weight of the winning action: ${pct(confidence)} · agreement (the most common action's share, whichever won): ${pct(agreement)}`,
     '',
   );
   if (conflicts.length > 0) out.push('Dissent:', '', ...conflicts.map((c) => `- ${oneLine(c, 300)}`), '');
@@ -230,3 +233,5 @@ function fence(text: string): string {
   const ticks = '`'.repeat(longest + 1);
   return `${ticks}text\n${text}\n${ticks}`;
 }
+
+const pct = (share: number): string => `${(share * 100).toFixed(0)}%`;

@@ -41,14 +41,17 @@ export class LlmError extends AppError {
     message: string,
     readonly retryable: boolean,
     readonly status?: number,
-    options?: { cause?: unknown; kind?: LlmErrorKind; route?: string },
+    options?: { cause?: unknown; kind?: LlmErrorKind; route?: string; limit?: 'call_timeout_ms' },
   ) {
     super(message, options);
     this.kind = options?.kind ?? (status === 429 ? 'rate_limit' : status !== undefined && status >= 500 ? 'server' : 'bad_request');
     this.route = options?.route;
+    this.limit = options?.limit;
   }
   readonly kind: LlmErrorKind;
   readonly route: string | undefined;
+  /** A timeout of the run's own per-call limit (`config.call_timeout_ms`), not of the route's `timeout_ms`. */
+  readonly limit: 'call_timeout_ms' | undefined;
 }
 
 /** Disk I/O failed at a known path (a full disk, a read-only or failing file system). */

@@ -13,9 +13,13 @@ const TRY: Record<LlmErrorKind, string> = {
   cassette: 'replay in a workspace in the state it was recorded in, or record again',
 };
 
+/** A call past the run's own per-call limit: the limit hit is the command's (or workspace's), not the route's. */
+const CALL_LIMIT =
+  "the call ran past the run's per-call limit: try again, or raise config.call_timeout_ms in the command (or deliberation.call_timeout_ms in maestro.config.json)";
+
 /** The failure, then what to try: one message a person can act on. */
 export function describeModelFailure(error: LlmError): string {
-  return `${error.message} — ${TRY[error.kind]}`;
+  return `${error.message} — ${error.limit === 'call_timeout_ms' ? CALL_LIMIT : TRY[error.kind]}`;
 }
 
 /** Audit fields for a model failure: the kind, the route, the HTTP status — never a key or a body. */

@@ -1,3 +1,4 @@
+import { actionSupport } from './arbitration.js';
 import { round, type Assessment } from './assessment.js';
 import type { ComposedAssessment } from './composition.js';
 import type { ModeContext, Conclusion } from './modes/mode.js';
@@ -24,7 +25,10 @@ export interface OrchestrationResult {
   readonly final_action: string;
   readonly arbitration_reasoning: string;
   readonly arbitration_confidence: number;
+  /** Share of the personas behind the most common action, whichever won (the seed's agreement score): not the final action's support. */
   readonly agreement_score: number;
+  /** Share of the votes for the final action. */
+  readonly final_action_support: number;
   readonly consensus_level: number;
   readonly conflicts_detected: readonly string[];
   readonly weights_used: Readonly<Record<string, number>>;
@@ -69,6 +73,7 @@ export function orchestrationResult(ctx: ModeContext, done: readonly Step[], con
     arbitration_reasoning: arbitration.reasoning,
     arbitration_confidence: round(arbitration.confidence),
     agreement_score: round(arbitration.agreement),
+    final_action_support: round(actionSupport(arbitration).share),
     consensus_level: round(arbitration.consensus_level),
     conflicts_detected: [...arbitration.conflicts],
     weights_used: arbitration.weights_used,

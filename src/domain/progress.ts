@@ -37,7 +37,10 @@ export type ProgressEvent =
       run_id: string;
       strategy: string;
       final_action: string;
+      /** Share of the personas behind the most common action (whichever won). */
       agreement: number;
+      /** Share of the votes for the final action. */
+      support: number;
       reasoning: string;
       votes: Record<string, string>;
     }

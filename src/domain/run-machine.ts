@@ -28,6 +28,8 @@ export type RunEvent =
   | { readonly type: 'advised'; readonly advice: MediatorReading }
   /** A model call finished; it is never made again. */
   | { readonly type: 'step_recorded'; readonly step: Step }
+  /** The loop policy's plan was asked for (a model call of the orchestrator's): counted in the run's usage. */
+  | { readonly type: 'plan_asked'; readonly call: NonNullable<RunState['plan_call']> }
   /** A failed route moved to its fallback for the rest of the run. */
   | { readonly type: 'rerouted'; readonly reroute: RunState['reroutes'][number]; readonly decision: DecisionRecord }
   /** A decision that joins the trail without changing the status (arbitration that lets the run go on). */
@@ -92,8 +94,9 @@ function apply(state: RunState, event: RunEvent): RunState {
     case 'advised':
       return { ...state, advice: event.advice };
     case 'step_recorded':
-      if (state.steps.some((s) => s.id === event.step.id)) return state; // recorded once, whatever happens
-      return { ...state, steps: [...state.steps, { ...event.step, index: state.steps.length }] };
+      return { ...state, steps: withStep(state.steps, event.step) };
+    case 'plan_asked':
+      return { ...state, plan_call: event.call };
     case 'rerouted':
       return { ...state, reroutes: [...state.reroutes, event.reroute], trail: [...state.trail, event.decision] };
     case 'decided':
@@ -147,13 +150,31 @@ function apply(state: RunState, event: RunEvent): RunState {
 }
 
 /**
+ * A finished step joins the steps, recorded once whatever happens; only a step whose question could not
+ * be asked again within the budget (`reask_withheld`) is completed in its place by the call asked again.
+ */
+function withStep(steps: readonly Step[], step: Step): Step[] {
+  const at = steps.findIndex((s) => s.id === step.id);
+  if (at === -1) return [...steps, { ...step, index: steps.length }];
+  const earlier = steps[at] as Step;
+  if (!earlier.reask_withheld) return [...steps];
+  return steps.map((s, i) => (i === at ? { ...step, index: earlier.index } : s));
+}
+
+/**
  * The next step of a running run, from its checkpoint: the mode says which calls are left (the
  * finished ones, keyed by id, are not asked again) or that it is time to conclude. A completed run
  * being finished again replays its deliberation (no call) to write the same artifact; an ending
  * that is not a completion is completed by the engine before it asks.
  */
 export function nextStep(state: RunState, mode: DeliberationMode, ctx: ModeContext): ModeNext {
-  return state.finishing ? { kind: 'conclude' } : mode.next(ctx, state.steps);
+  // A step whose question was not asked again (the budget) is not finished: the mode asks for it again.
+  return state.finishing ? { kind: 'conclude' } : mode.next(ctx, finishedSteps(state.steps));
+}
+
+/** The steps a mode counts as done: all but those whose question is still to be asked again. */
+export function finishedSteps(steps: readonly Step[]): readonly Step[] {
+  return steps.some((s) => s.reask_withheld) ? steps.filter((s) => !s.reask_withheld) : steps;
 }
 
 /** How a run ended, or where it stopped (`interrupted`: it goes on from its checkpoint). */

@@ -73,6 +73,11 @@ export const Step = z.strictObject({
   usage: Usage.optional(),
   /** Model calls this step took (a malformed verdict is asked again once). */
   calls: z.number().int().min(1).default(1),
+  /**
+   * The reply did not read and the budget had no room to ask again: the call made is kept (and counted),
+   * and the step is not finished — when the run goes on, only the question asked again is sent.
+   */
+  reask_withheld: z.literal(true).optional(),
   knowledge: z.array(KnowledgeResult).default([]),
   /** Categories the detector found (and redacted) in the reply as it arrived; the reply kept is the redacted one. */
   redacted: z.array(z.string()).optional(),
@@ -170,6 +175,8 @@ export const RunState = z.strictObject({
     .default([]),
   /** The plan the loop policy asked for at the third pause of this conflict, if any. */
   loop_plan: z.string().optional(),
+  /** The model call that asked for `loop_plan` (the orchestrator's, not a step): counted with the council's, against the budget. */
+  plan_call: z.strictObject({ model: z.string(), calls: z.number().int().min(1), usage: Usage.optional() }).optional(),
   /** REROUTEs taken so far: the persona moves to the fallback for the rest of the run. */
   reroutes: z
     .array(z.strictObject({ persona: z.string(), from: z.string(), to: z.string(), reason_code: z.string(), at_step: z.number().int() }))

@@ -137,6 +137,14 @@ function doubt(v: Verdict, names: ReadonlyMap<string, string>): string {
   return `${who} voted ${v.action} (confidence ${v.confidence.toFixed(2)}): "${shown}"`;
 }
 
+/** What held back a proceed every persona gave, for people: the check and (the first few of) its findings. */
+function heldBack(by: ArbitrationResult['held_back_by']): string {
+  if (!by) return 'the arbitration held them back (its reasoning is above).';
+  const shown = by.found.slice(0, 3).map((f) => f.replace(/\s+/g, ' ').trim());
+  const more = by.found.length > shown.length ? `; and ${by.found.length - shown.length} more` : '';
+  return `the pause comes from ${by.why}: ${shown.join('; ')}${more}.`;
+}
+
 /** Where a pause's explanation turns to the commands that move the run on (a console shows its buttons there instead). */
 export const MOVE_ON = 'To move it on:';
 
@@ -165,7 +173,7 @@ export function withoutMoveOn(message: string): string {
 export function explainArbitrationPause(input: {
   readonly runId: string;
   readonly reason: ReasonCode;
-  readonly arbitration: Pick<ArbitrationResult, 'final_action' | 'reasoning'>;
+  readonly arbitration: Pick<ArbitrationResult, 'final_action' | 'reasoning' | 'held_back_by'>;
   readonly verdicts: readonly Verdict[];
   /** Persona id → display name. */
   readonly names: ReadonlyMap<string, string>;
@@ -173,12 +181,13 @@ export function explainArbitrationPause(input: {
   const { runId, arbitration } = input;
   if (input.reason === 'ARBITRATION_VERDICTS_UNREADABLE') return explainUnreadableVerdicts(input);
   const doubters = input.verdicts.filter((v) => !v.valid || v.action !== 'proceed');
-  // Every verdict may say proceed while the scores disagree (a consensus threshold): the pause is the scores', not a doubter's.
+  // Every verdict may say proceed while a check the votes do not show held them back (the scores'
+  // consensus threshold, the work items' contradiction check): the pause names that check, not a doubter.
   const who =
     doubters.length > 0
       ? `Who doubted: ${doubters.map((v) => doubt(v, input.names)).join('; ')}.`
       : input.verdicts.length > 0
-        ? `No persona doubted: all ${input.verdicts.length} said proceed; the pause comes from how far apart their scores were.`
+        ? `No persona doubted: all ${input.verdicts.length} said proceed; ${heldBack(arbitration.held_back_by)}`
         : 'No persona gave a verdict.';
   const meaning = ARBITRATION_MEANING[input.reason] ?? `the council did not say proceed`;
   return (

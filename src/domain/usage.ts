@@ -83,6 +83,18 @@ function addSplit(a: PromptSplit, b: PromptSplit): PromptSplit {
   };
 }
 
+/**
+ * What a step's calls since an earlier record of it used (a question asked again once the budget had
+ * room): its calls and tokens less the earlier ones, so every call is on the record once.
+ */
+export function callsSince<T extends { readonly calls: number; readonly usage?: CallUsage | undefined }>(step: T, earlier: T): T {
+  const a = step.usage;
+  const b = earlier.usage;
+  const usage =
+    a && b ? { prompt_tokens: a.prompt_tokens - b.prompt_tokens, completion_tokens: a.completion_tokens - b.completion_tokens } : a;
+  return { ...step, calls: Math.max(1, step.calls - earlier.calls), ...(usage ? { usage } : {}) };
+}
+
 /** The model name prices are looked up by: `route/model` → `model`. */
 export function modelOf(label: string): string {
   const slash = label.indexOf('/');
@@ -138,12 +150,23 @@ export function totalUsage(
 /** The mediator's classification in usage tables: not a persona of the council. */
 export const CLASSIFICATION_ENTRY = "(mediator's classification)";
 
-/** A run's model calls as usage counts them: the council's steps, and the mediator's classification when it was asked. */
+/** The loop policy's plan (asked of the synthesizer at a conflict's third pause) in usage tables: the orchestrator's call, not a step. */
+export const LOOP_PLAN_ENTRY = "(loop policy's plan)";
+
+/**
+ * A run's model calls as usage counts them: the council's steps, the mediator's classification when it
+ * was asked, and the loop policy's plan when the run asked for it.
+ */
 export function runCalls(run: {
   readonly steps: readonly UsageLike[];
   readonly classification?: Omit<UsageLike, 'persona'> | undefined;
+  readonly plan_call?: Omit<UsageLike, 'persona'> | undefined;
 }): UsageLike[] {
-  return run.classification ? [{ persona: CLASSIFICATION_ENTRY, ...run.classification }, ...run.steps] : [...run.steps];
+  return [
+    ...(run.classification ? [{ persona: CLASSIFICATION_ENTRY, ...run.classification }] : []),
+    ...run.steps,
+    ...(run.plan_call ? [{ persona: LOOP_PLAN_ENTRY, ...run.plan_call }] : []),
+  ];
 }
 
 /** Usage per persona, in the given order. */

@@ -17,7 +17,7 @@ describe('concludeRun', () => {
     const app = memoryApp({ llm: new ScriptedLlmClient(politeCouncil) });
     const outcome = await execute(await startRun(app), app.deps);
     expect(outcome.status).toBe('completed');
-    expect(outcome.message).toMatch(/^completed: proceed \(confidence_weighted, agreement 100%\) · 7 model calls/);
+    expect(outcome.message).toMatch(/^completed: proceed \(confidence_weighted, 3 of 3 voted proceed\) · 7 model calls/);
     const arbitrated = app.ledger.commits.find((c) => c.records.some((r) => r.event === 'ARBITRATED'));
     expect(arbitrated?.event).toMatchObject({
       type: 'finishing',

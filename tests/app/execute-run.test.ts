@@ -126,11 +126,11 @@ describe('executeRun', () => {
     const command = aCommand({ config: { mode: 'parallel', max_rounds: 1, budget: { max_calls: 2 } } });
     const outcome = await execute(await startRun(app, command), app.deps);
     expect(outcome).toMatchObject({ status: 'paused', reason_code: 'BUDGET_EXCEEDED' });
-    // Two assessments sent at once, the third held back; each of this script's assessments takes two calls
-    // (its reply is read again), so four are used, and the pause says so.
-    expect(llm.calls).toHaveLength(4);
+    // Two assessments sent at once, the third held back; this script's assessments do not read, and asking
+    // again would be a call past the limit: it waits for a person, and the pause says so.
+    expect(llm.calls).toHaveLength(2);
     expect(app.ledger.records('run-1').find((r) => r.event === 'HITL_REQUESTED')?.details).toMatchObject({ limit: 'max_calls' });
-    expect(outcome.message).toContain('model calls: 4 used of 2');
+    expect(outcome.message).toContain('model calls: 2 used of 2');
   });
 
   it('ends as invalid, naming the broken persona files, without calling a model', async () => {

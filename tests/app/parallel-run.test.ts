@@ -83,6 +83,9 @@ describe('parallel mode', () => {
     expect(paused.status).toBe('paused');
     expect(paused.reason_code).toBe('MODEL_CALL_FAILED');
     expect(paused.message).toContain('200 ms');
+    // The limit hit is the run's call_timeout_ms, and the hint says so (not the route's timeout_ms).
+    expect(paused.message).toContain('raise config.call_timeout_ms');
+    expect(paused.message).not.toContain('timeout_ms on the route');
     const state = JSON.parse(await readFile(`${ws.dir}/.maestro/runs/${paused.run_id}/state.json`, 'utf8'));
     expect(state.steps.map((s: { id: string }) => s.id).sort()).toEqual([
       'assessment:auditor',

@@ -353,6 +353,11 @@ describe('work items as seed 003 writes them (issue 26)', () => {
     expect(check).toMatch(/\| use redi \| `store` \| We should use Redis for the session cache\. \| `ops` \|/);
     const arbitrated = (await records(outcome.audit_log)).find((r) => r.event === 'ARBITRATED')!;
     expect(arbitrated.details).toMatchObject({ final_action: 'investigate', contradictions: 1 });
+    // The pause names the contradiction check, not scores that work items do not have.
+    expect(outcome.message).toContain(
+      'No persona doubted: all 2 said proceed; the pause comes from 1 contradiction(s) between the items\' results: items store and ops contradict each other on "use redi".',
+    );
+    expect(outcome.message).not.toContain('scores');
   });
 
   it('says so when the item results do not contradict each other', async () => {

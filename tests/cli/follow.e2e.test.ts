@@ -230,7 +230,7 @@ describe('maestro run --follow', () => {
       at('  ⇒ verdict: proceed · confidence 0.90 · the plan is grounded'),
       at('  ⇒ verdict: investigate · confidence 0.60 · rotate the leaked key first'),
       at('── coordinator writing the final proposal'),
-      lines.findIndex((l) => l.startsWith('⚖ arbitration (confidence_weighted): proceed · agreement 67%')),
+      lines.findIndex((l) => l.startsWith('⚖ arbitration (confidence_weighted): proceed · 2 of 3 voted proceed')),
       at('  votes: coordinator proceed · strategist proceed · auditor investigate'),
       lines.findIndex((l) => l.startsWith('PRODUCING_ARTIFACT ')),
       lines.findIndex((l) => l.startsWith('✔ completed ')),

@@ -230,7 +230,7 @@ describe('TranscriptPrinter', () => {
         '  Reading it: [ORCHESTRATOR_REQUEST: READ_FILE(docs/x.md)]',
         '  ↳ READ_FILE(docs/x.md): error — not found',
         '  (a · local/m · 1.5 s)',
-        '⚖ arbitration (majority_vote): proceed · agreement 50%',
+        '⚖ arbitration (majority_vote): proceed · 1 of 2 voted proceed',
         '  votes: a proceed · b escalate',
         '  one each',
         `! ${RUN} heads up`,

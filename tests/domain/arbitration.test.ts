@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { arbitrate } from '../../src/domain/arbitration.js';
+import { actionSupport, arbitrate, supportWords } from '../../src/domain/arbitration.js';
 import type { ArbitrationStrategy } from '../../src/domain/command-file.js';
 import type { Verdict, VerdictAction } from '../../src/domain/verdict.js';
 
@@ -60,10 +60,12 @@ describe('arbitration', () => {
   });
 
   it('applies persona weights and domain relevance', () => {
-    const verdicts = [v('a', 'proceed', 0.8), v('b', 'investigate', 0.8)];
-    expect(arbitrate({ strategy: 'confidence_weighted', verdicts, weights: { a: 1, b: 3 } }).final_action).toBe('investigate');
+    // Between two cautious actions (a proceed of one voter in two would need a majority, whatever its weight).
+    const verdicts = [v('a', 'investigate', 0.8), v('b', 'escalate', 0.8)];
+    expect(arbitrate({ strategy: 'confidence_weighted', verdicts, weights: { a: 3, b: 1 } }).final_action).toBe('investigate');
+    expect(arbitrate({ strategy: 'confidence_weighted', verdicts, weights: { a: 1, b: 3 } }).final_action).toBe('escalate');
     expect(arbitrate({ strategy: 'domain_weighted', verdicts, weights: { a: 1, b: 1 }, relevance: { a: 0.9, b: 0.3 } }).final_action).toBe(
-      'proceed',
+      'investigate',
     );
   });
 
@@ -92,5 +94,17 @@ describe('arbitration returns the weights used and a consensus level (seed 001)'
   it('one persona: full consensus, its own action', () => {
     const r = arbitrate({ strategy: 'confidence_weighted', verdicts: [v('solo', 'investigate', 0.7)], weights: { solo: 1 } });
     expect(r).toMatchObject({ final_action: 'investigate', consensus_level: 1, conflicts: [] });
+  });
+});
+
+describe('the support printed beside the final action', () => {
+  it('is the share that voted the final action, not how united the council was', () => {
+    // Two proceed and one escalate, pessimistic: the council escalates; two of three agree with each other, not with it.
+    const votes = [v('a', 'proceed', 0.9), v('b', 'proceed', 0.9), v('c', 'escalate', 0.9)];
+    const r = arbitrate({ strategy: 'pessimistic', verdicts: votes, weights: {} });
+    expect(r.final_action).toBe('escalate');
+    expect(r.agreement).toBeCloseTo(2 / 3);
+    expect(actionSupport(r)).toEqual({ voted: 1, of: 3, share: 1 / 3 });
+    expect(supportWords(r)).toBe('1 of 3 voted escalate');
   });
 });

@@ -215,7 +215,7 @@ describe('renderArtifact: what the council said', () => {
 
       **Arbitration (confidence_weighted):** escalate. confidence weighted: votes weighted by confidence × weight (proceed 0.80, investigate 0.00, escalate 1.00); 1 verdict(s) missing or malformed counted as escalate.
 
-      Agreement: 50% · weight of the winning action: 56%
+      Support for escalate: 1 of 2 voted escalate (50%) · weight of the winning action: 56% · agreement (the most common action's share, whichever won): 50%
 
       Dissent:
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { arbitrate, requireMajority } from '../../src/domain/arbitration.js';
+import { arbitrate } from '../../src/domain/arbitration.js';
 import { VECTORS, type Assessment, type VectorName } from '../../src/domain/assessment.js';
 import { composeAssessments, OWN_TIER_WEIGHT, vectorAgreement } from '../../src/domain/composition.js';
 import type { Verdict } from '../../src/domain/verdict.js';
@@ -149,7 +149,7 @@ describe('nothing is made up when no assessment was valid', () => {
   });
 });
 
-describe('parallel_consensus needs a majority for action', () => {
+describe('parallel_consensus needs a majority for action, in every arbitration', () => {
   const v = (persona: string, action: Verdict['action'], confidence: number): Verdict => ({
     persona,
     valid: true,
@@ -160,23 +160,23 @@ describe('parallel_consensus needs a majority for action', () => {
 
   it('one confident proceed does not outvote two unsure investigates', () => {
     const votes = [v('bold', 'proceed', 1), v('a', 'investigate', 0.3), v('b', 'investigate', 0.3)];
-    const plain = arbitrate({ strategy: 'confidence_weighted', verdicts: votes, weights: {} });
-    expect(plain.final_action).toBe('proceed');
-    const ruled = requireMajority(plain);
+    // Confidence alone would proceed (1 against 0.6); the majority rule is part of arbitration itself.
+    const ruled = arbitrate({ strategy: 'confidence_weighted', verdicts: votes, weights: {} });
+    expect(ruled.scores.proceed).toBeGreaterThan(ruled.scores.investigate);
     expect(ruled.final_action).toBe('investigate');
     expect(ruled.reasoning).toContain('only 1 of 3 persona(s) voted proceed');
   });
 
   it('a strict majority proceeds; half is not a majority', () => {
     const two = [v('a', 'proceed', 0.6), v('b', 'proceed', 0.6), v('c', 'escalate', 0.2)];
-    expect(requireMajority(arbitrate({ strategy: 'confidence_weighted', verdicts: two, weights: {} })).final_action).toBe('proceed');
+    expect(arbitrate({ strategy: 'confidence_weighted', verdicts: two, weights: {} }).final_action).toBe('proceed');
     const half = [v('a', 'proceed', 0.9), v('b', 'investigate', 0.1)];
-    expect(requireMajority(arbitrate({ strategy: 'confidence_weighted', verdicts: half, weights: {} })).final_action).toBe('investigate');
+    expect(arbitrate({ strategy: 'confidence_weighted', verdicts: half, weights: {} }).final_action).toBe('investigate');
   });
 
   it('never turns a cautious result into proceed', () => {
     const votes = [v('a', 'proceed', 0.9), v('b', 'proceed', 0.9), v('c', 'escalate', 0.9)];
-    expect(requireMajority(arbitrate({ strategy: 'pessimistic', verdicts: votes, weights: {} })).final_action).toBe('escalate');
+    expect(arbitrate({ strategy: 'pessimistic', verdicts: votes, weights: {} }).final_action).toBe('escalate');
   });
 });
 

@@ -45,11 +45,17 @@ describe('explainArbitrationPause', () => {
     const text = explainArbitrationPause({
       runId: 'R2',
       reason: 'ARBITRATION_INVESTIGATE',
-      arbitration: { final_action: 'investigate', reasoning: '3 vector(s) flagged by the consensus threshold' },
+      arbitration: {
+        final_action: 'investigate',
+        reasoning: '1 vector(s) flagged by the consensus threshold',
+        held_back_by: { why: '1 vector(s) flagged by the consensus threshold', found: ["vector know: the personas' scores spread 0.5"] },
+      },
       verdicts: [verdict('a', 'proceed', 'fine'), verdict('b', 'proceed', 'fine too')],
       names,
     });
-    expect(text).toContain('No persona doubted: all 2 said proceed');
+    expect(text).toContain(
+      "No persona doubted: all 2 said proceed; the pause comes from 1 vector(s) flagged by the consensus threshold: vector know: the personas' scores spread 0.5.",
+    );
     expect(text).not.toContain('No persona gave a verdict');
   });
 });

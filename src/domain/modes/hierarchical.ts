@@ -1,4 +1,4 @@
-import { arbitrate, requireMajority, type ArbitrationResult } from '../arbitration.js';
+import { arbitrate, supportWords, type ArbitrationResult } from '../arbitration.js';
 import type { Step } from '../run-state.js';
 import type { Verdict } from '../verdict.js';
 import { councilWeights } from './conversation.js';
@@ -99,14 +99,12 @@ export function evaluateHierarchy(ctx: ModeContext, done: readonly Step[]): Hier
   const groupRelevance = Object.fromEntries(
     groups.map((g) => [g.name, g.members.reduce((n, p) => n + (relevance[p] ?? 0.5), 0) / g.members.length]),
   );
-  const meta = requireMajority(
-    arbitrate({
-      strategy: ctx.plan.arbitration,
-      verdicts,
-      weights: Object.fromEntries(groups.map((g) => [g.name, 1])),
-      relevance: groupRelevance,
-    }),
-  );
+  const meta = arbitrate({
+    strategy: ctx.plan.arbitration,
+    verdicts,
+    weights: Object.fromEntries(groups.map((g) => [g.name, 1])),
+    relevance: groupRelevance,
+  });
   const all = evaluate(
     ctx,
     done,
@@ -143,11 +141,11 @@ function groupLines(h: Hierarchy): string[] {
 
 function groupsTable(h: Hierarchy): string {
   return [
-    '| Group | Members | Group action | Confidence | Composed overall | Agreement |',
+    '| Group | Members | Group action | Confidence | Composed overall | Support for its action |',
     '|---|---|---|---|---|---|',
     ...h.groups.map((g) => {
       const e = g.evaluation;
-      return `| ${g.name} | ${g.members.map((p) => `\`${p}\``).join(', ')} | ${e.arbitration.final_action} | ${e.arbitration.confidence.toFixed(2)} | ${fmt(e.composed.tiers?.overall)} | ${(e.arbitration.agreement * 100).toFixed(0)}% |`;
+      return `| ${g.name} | ${g.members.map((p) => `\`${p}\``).join(', ')} | ${e.arbitration.final_action} | ${e.arbitration.confidence.toFixed(2)} | ${fmt(e.composed.tiers?.overall)} | ${supportWords(e.arbitration)} |`;
     }),
     '',
     `**Meta-arbiter (${h.meta.strategy}, each group one voice):** ${h.meta.final_action} — ${h.meta.reasoning}.`,

@@ -1,4 +1,4 @@
-import { arbitrate, investigateOver, requireMajority, type ArbitrationResult } from '../arbitration.js';
+import { actionSupport, arbitrate, investigateOver, supportWords, type ArbitrationResult } from '../arbitration.js';
 import {
   ASSESSMENT_INSTRUCTION,
   ASSESSMENT_SCHEMA,
@@ -135,8 +135,7 @@ export function evaluate(ctx: ModeContext, done: readonly Step[], personas: read
     weights: arbitrationWeights,
     relevance,
   });
-  const ruled = ctx.plan.mode === 'sequential_refinement' ? arbitration : requireMajority(arbitration);
-  return { assessments, standing, composed, arbitration: withFlags(ruled, composed, settings.consensusThreshold) };
+  return { assessments, standing, composed, arbitration: withFlags(arbitration, composed, settings.consensusThreshold) };
 }
 
 /** Flagged vectors are open disagreement: a `proceed` over them fails closed to investigate. */
@@ -241,7 +240,7 @@ function composedFigures(r: Evaluation): string[] {
   return [
     `Tier confidence of the composed assessment: foundation ${fmt(tiers.foundation)}, comprehension ${fmt(tiers.comprehension)}, execution ${fmt(tiers.execution)}; overall ${fmt(tiers.overall)} (tier weights: foundation 0.35, comprehension 0.25, execution 0.25, engagement 0.15, discounted by uncertainty).`,
     '',
-    `Agreement: ${(arbitration.agreement * 100).toFixed(0)}% on the action; vector agreement ${(agreement * 100).toFixed(0)}% (1 − mean spread).`,
+    `Support for the final action: ${supportWords(arbitration)} (${(actionSupport(arbitration).share * 100).toFixed(0)}%); vector agreement ${(agreement * 100).toFixed(0)}% (1 − mean spread).`,
   ];
 }
 

@@ -5,6 +5,7 @@ export const RUN_EVENT_TYPES = [
   'planned',
   'advised',
   'step_recorded',
+  'plan_asked',
   'rerouted',
   'decided',
   'paused',
@@ -23,7 +24,19 @@ export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
  */
 export const TRANSITIONS: Readonly<Record<RunStatus, readonly RunEventType[]>> = {
   // Executing: every step of a run, and every way out of it.
-  running: ['planned', 'advised', 'step_recorded', 'rerouted', 'decided', 'paused', 'person_decided', 'finishing', 'finished', 'failed'],
+  running: [
+    'planned',
+    'advised',
+    'step_recorded',
+    'plan_asked',
+    'rerouted',
+    'decided',
+    'paused',
+    'person_decided',
+    'finishing',
+    'finished',
+    'failed',
+  ],
   // Waiting for a person: a decision, then (stop) the ending it fixes; a storage failure on the way.
   paused: ['person_decided', 'finishing', 'finished', 'failed'],
   // A storage failure: taken up again, or failed again while recording it.

@@ -107,14 +107,20 @@ describe("the council's weights and the arbitration", () => {
 
   it("arbitrates with the plan's strategy", () => {
     const verdicts = collectVerdicts([
+      aStep('verdict:alpha', { reply: verdictJson('investigate', 0.9) }),
+      aStep('verdict:beta', { reply: verdictJson('escalate', 0.2) }),
+    ]);
+    expect(arbitrateVerdicts(ctx, verdicts)).toMatchObject({ strategy: 'confidence_weighted', final_action: 'investigate' });
+    expect(arbitrateVerdicts(aModeContext({ plan: aPlan({ arbitration: 'pessimistic' }) }), verdicts)).toMatchObject({
+      strategy: 'pessimistic',
+      final_action: 'escalate',
+    });
+    // A proceed one of two voted for is not a majority, however sure its voter (as in every mode).
+    const split = collectVerdicts([
       aStep('verdict:alpha', { reply: verdictJson('proceed', 0.9) }),
       aStep('verdict:beta', { reply: verdictJson('investigate', 0.2) }),
     ]);
-    expect(arbitrateVerdicts(ctx, verdicts)).toMatchObject({ strategy: 'confidence_weighted', final_action: 'proceed' });
-    expect(arbitrateVerdicts(aModeContext({ plan: aPlan({ arbitration: 'pessimistic' }) }), verdicts)).toMatchObject({
-      strategy: 'pessimistic',
-      final_action: 'investigate',
-    });
+    expect(arbitrateVerdicts(ctx, split)).toMatchObject({ final_action: 'investigate' });
   });
 
   it('refuses to speak for a persona that is not loaded', () => {
