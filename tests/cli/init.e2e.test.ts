@@ -91,7 +91,10 @@ async function makeRuntimeData(): Promise<void> {
   expect((await runCli(['session', 'reset'], { cwd: dir })).code).toBe(0); // memory into session_states/archive/S-…/
   await writeFile(path.join(dir, 'session_states', 'auditor_session.json'), '{ not json');
   await writeFile(path.join(dir, '.maestro', 'loop-policy.json'), '{ not json');
-  await run(); // moves both aside as *.corrupt-<timestamp>, and writes fresh memory
+  // A corrupt loop policy stops every run until the explicit new session, which moves it aside.
+  expect((await runCli(['run', 'task.json'], { cwd: dir })).code).toBe(1);
+  expect((await runCli(['session', 'reset', '--keep-memory'], { cwd: dir })).code).toBe(0);
+  await run(); // moves the memory aside as *.corrupt-<timestamp>, and writes fresh memory
   // What only a crash leaves behind: a lock held, and the temporary file of an atomic write, next to
   // persona memory and next to an artifact at a path the command chose.
   const memory = path.join(dir, 'session_states', 'coordinator_session.json');
