@@ -143,12 +143,17 @@ function findLineProblem(input: VerifyInput, log: { lines: readonly string[]; pa
   return undefined;
 }
 
+/** Layers that record what happened to a run without deciding it: its artifact, its memory and outcome, its queue. */
+const RECORDING_LAYERS: ReadonlySet<string> = new Set(['artifact', 'session', 'queue', 'audit']);
+
 /**
  * A sealed record ends the run (policy.md): nothing after it decides anything but the stop, and no
- * person decides on it. The stopped run's artifact (its draft and why it stopped) is recorded, deciding nothing.
+ * person decides on it. What only records may follow (the stopped run's draft, a resume after a crash
+ * that completes the ending, a confirmed outcome); its finish must be the stop.
  */
 function afterSeal(r: AuditRecord, sealedAt: number | undefined): LineProblem | undefined {
-  if (sealedAt === undefined || r.layer === 'artifact' || (r.decision === 'STOPPED' && r.event !== 'HITL_DECIDED')) return undefined;
+  if (sealedAt === undefined || (r.event !== 'HITL_DECIDED' && r.decision === 'STOPPED')) return undefined;
+  if (r.event !== 'HITL_DECIDED' && r.event !== 'RUN_FINISHED' && RECORDING_LAYERS.has(r.layer)) return undefined;
   const what = r.event === 'HITL_DECIDED' ? 'a person decides on it' : `it decides ${r.decision}`;
   return { kind: 'invariant', message: `comes after the sealed stop at line ${sealedAt} and ${what}: a sealed record ends the run` };
 }
