@@ -249,8 +249,8 @@ export async function askMediator(options: {
   const roles = check.gathered.facts.floor?.reading.perception.inputs ?? [];
   const asked = await classifyTask({
     ...classifier,
-    task: command.task_description,
-    attachments: command.input_artifacts.length + (command.work_items ?? []).length,
+    task: withItems(command),
+    attachments: command.input_artifacts.length,
     handedOver: check.gathered.inputs
       .filter((i) => roles.some((r) => r.path === i.path && r.role === 'instructions'))
       .map((i) => ({ path: i.path, content: i.result.content ?? '' })),
@@ -270,4 +270,18 @@ export async function askMediator(options: {
   const next = asked.ending.kind === 'pause' ? '. Continue asks the mediator again (the check is never skipped); stop ends the run' : '';
   const message = `the mediator's classification of the task failed, so nothing was sent to the council (fail closed): ${asked.message}${next}`;
   return { ending: asked.ending, message, details: { route: classifier.route.id, ...asked.details } };
+}
+
+/**
+ * The task as the mediator reads it: with the facts and each work item (goal, inputs, expected
+ * output), which are part of what is asked, as the floor reads them; at most as much as a task may hold.
+ */
+function withItems(command: CommandFile): string {
+  const items = (command.work_items ?? []).map(
+    (i) =>
+      `\n- ${i.id} (${i.assigned_agent}): ${i.goal}; inputs ${JSON.stringify(i.inputs)}; expected ${JSON.stringify(i.expected_output)}`,
+  );
+  const facts = command.facts ? `\n\nFacts given to every item: ${JSON.stringify(command.facts)}` : '';
+  const given = items.length > 0 ? `\n\nWork items:${items.join('')}${facts}` : '';
+  return `${command.task_description}${given}`.slice(0, 20_000);
 }

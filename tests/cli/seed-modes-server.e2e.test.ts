@@ -184,6 +184,11 @@ describe('seed 003 parity through a real server', () => {
     expect(out.status).toBe('completed');
     // One classification (the mediator's, as for every run), then each item's turn, verdict and final proposal.
     expect(t.server!.classifyRequests).toHaveLength(1);
+    // The mediator reads the items as part of the task, as the floor does; they are not "attached inputs".
+    const classified = JSON.stringify(t.server!.classifyRequests[0]?.body?.messages);
+    expect(classified).toContain('risks (auditor): List the risks of the cache');
+    expect(classified).toContain('options (strategist): List the options for the cache');
+    expect(classified).not.toContain('attached input');
     const asked = t.server!.chatRequests().map((r) => personaName(r.body!));
     expect(asked).toEqual(['Auditor', 'Auditor', 'Auditor', 'Strategist', 'Strategist', 'Strategist']);
   });
