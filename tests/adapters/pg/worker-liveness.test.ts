@@ -18,7 +18,14 @@ async function killBackend(session: PgWorkerSession): Promise<void> {
 
 describe('live workers', () => {
   it('lists only the sessions whose connection lives: a killed worker, and its run, are gone from status', async () => {
-    await new PgQueue(engine).submit({ runId: 'live-1', workspaceId: 'ws', source: 'live-1.json', body: '{}', inputHashes: {}, floorAccept: [] });
+    await new PgQueue(engine).submit({
+      runId: 'live-1',
+      workspaceId: 'ws',
+      source: 'live-1.json',
+      body: '{}',
+      inputHashes: {},
+      floorAccept: [],
+    });
     const living = await PgWorkerSession.open(engine, { name: 'living' });
     const killed = await PgWorkerSession.open(engine, { name: 'killed' });
     try {
