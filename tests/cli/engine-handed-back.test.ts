@@ -92,3 +92,45 @@ describe('a run a stopped worker handed back to the queue', () => {
     expect(status.stdout).not.toContain('maestro run --resume R-done');
   }, 60_000);
 });
+
+describe('hitl decide continue --run while an idle worker runs', () => {
+  it('when the worker takes the run up first, the continue is recorded: exit 0, status queued (not refused)', async () => {
+    const url = await database();
+    const ws = workspace(await engineWorkspace(url));
+    const ghost = {
+      task_description: 'Review the rollout plan and list the risks',
+      config: { max_rounds: 1, personas: ['coordinator', 'ghost'] },
+    };
+    await writeFile(path.join(ws, 'ghost.json'), JSON.stringify(ghost));
+    const paused = await runCli(['run', 'ghost.json', '--json'], { cwd: ws });
+    expect(paused.code, paused.stderr).toBe(3);
+    const id = JSON.parse(paused.stdout).run_id as string;
+    // An idle worker: it looks every few milliseconds, takes the continued run as soon as nobody holds it, and keeps it.
+    const engine = PgEngine.open(url);
+    const session = await PgWorkerSession.open(engine, { name: 'idle' });
+    let stop = false;
+    const taken = (async () => {
+      while (!stop) {
+        const claim = await session.claimNext();
+        if (claim) return claim.runId;
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      return undefined;
+    })();
+    try {
+      const decided = await runCli(['hitl', 'decide', id, 'continue', '--run', '--json'], { cwd: ws, timeoutMs: 60_000 });
+      stop = true;
+      expect(await taken).toBe(id);
+      expect(decided.code, decided.stderr).toBe(0);
+      expect(JSON.parse(decided.stdout)).toMatchObject({ run_id: id, decision: 'continue', status: 'queued' });
+      expect(JSON.parse(decided.stdout).message).toMatch(/^the continue is recorded; another process took the run up first/);
+      const text = await runCli(['hitl', 'show', id, '--json'], { cwd: ws });
+      expect(JSON.parse(text.stdout).status).toBe('running'); // the worker holds it
+    } finally {
+      stop = true;
+      await taken;
+      await session.close();
+      await engine.close();
+    }
+  }, 90_000);
+});
