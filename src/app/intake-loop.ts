@@ -4,8 +4,9 @@ import { buildOutcome } from '../domain/run-machine.js';
 import { failureEnding } from './failure-ending.js';
 import { claimResult, rejectClaim, type ClaimResult } from './run-claim.js';
 import { unrecordedOutcome } from './settle-run.js';
-import { type ArtifactPlacement, artifactBase, artifactRunId, describePlacement, moveArtifactFiles } from '../domain/artifact-place.js';
+import { describePlacement } from '../domain/artifact-place.js';
 import type { ArtifactWriter, Delivery, InputReader, IntakeQueue } from '../domain/ports.js';
+import { placeHere } from './place-here.js';
 
 export type { Delivery, IntakeQueue } from '../domain/ports.js';
 import {
@@ -242,9 +243,9 @@ export class IntakeLoop {
         };
         const { status, reason_code, message } = rejection;
         const outcome = buildOutcome({ runId: row.runId, status, decision: { ...decision, reason_code }, auditLog, message });
-        this.#finished(
-          claimResult(claim, outcome, await this.#o.claims.reject(claim, rejection, { as: engineRejectedName(row.source, row.runId) })),
-        );
+        const rejectedTo = await this.#o.claims.reject(claim, rejection, { as: engineRejectedName(row.source, row.runId) });
+        this.#letGo(row.runId);
+        this.#finished(claimResult(claim, outcome, rejectedTo));
       } else {
         let artifact: string | null = null;
         const placed = await placeHere(this.#o.artifacts, row.runId, await this.#o.queue.artifacts(row.runId));
@@ -255,6 +256,7 @@ export class IntakeLoop {
           if (!placed.placement || a.path === placed.placement.path) artifact = written;
         }
         await this.#o.claims.release(claim);
+        this.#letGo(row.runId);
         // A done row's run ended as its status says (QUEUE_STATE_OF); a row older than its checkpoint says completed.
         const status =
           row.state === 'paused' ? 'paused' : row.status === 'stopped' || row.status === 'guardrail_stopped' ? row.status : 'completed';
@@ -272,6 +274,15 @@ export class IntakeLoop {
     this.#held.release(row.runId);
   }
 
+  /**
+   * The claim of a run written back is gone: one recovered at start and not submitted yet (its run
+   * ended while no intake ran) is not submitted again, so its outcome is reported once.
+   */
+  #letGo(runId: string): void {
+    const i = this.#recovered.findIndex((c) => c.runId === runId);
+    if (i >= 0) this.#recovered.splice(i, 1);
+  }
+
   #finished(result: ClaimResult): void {
     this.#o.onEvent(finishedEvent(result, 'AWAITING_COMMAND', this.#o.inbox.ready));
   }
@@ -279,20 +290,4 @@ export class IntakeLoop {
   #notice(runId: string | null, message: string): void {
     this.#o.onEvent({ kind: 'notice', run_id: runId, message });
   }
-}
-
-/**
- * A run's files from the engine, placed in this workspace by the same rule as a local run's
- * (artifact-place.ts): the worker placed them on its own copy, so a path taken here moves them beside.
- */
-async function placeHere<F extends { readonly path: string; readonly content: string }>(
-  writer: ArtifactWriter,
-  runId: string,
-  files: readonly F[],
-): Promise<{ files: readonly F[]; placement?: ArtifactPlacement }> {
-  const main = files.find((f) => artifactRunId(f.content) === runId);
-  if (!main) return { files };
-  const suffixes = files.filter((f) => f !== main).map((f) => f.path.slice(artifactBase(main.path).length));
-  const placement = await writer.place(main.path, runId, suffixes);
-  return { files: placement.path === main.path ? files : moveArtifactFiles(files, main.path, placement.path), placement };
 }

@@ -62,7 +62,9 @@ function renderShow(d: ShowDetails, state: RunState, io: Io): string {
     const resume =
       d.status === 'continued'
         ? ` A person chose continue; the next "maestro watch" resumes it, or now: maestro run --resume ${d.run_id}.`
-        : '';
+        : d.requeued
+          ? ` It is queued again: the next free worker resumes it from its checkpoint, or now: maestro run --resume ${d.run_id}.`
+          : '';
     lines.push(`${c.bold('Nothing to decide:')} the run is ${d.status}.${resume} ${state.summary ?? ''}`.trimEnd());
   }
   lines.push(

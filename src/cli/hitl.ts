@@ -3,6 +3,7 @@ import { HitlRefusedError, type PausedList, RunNotResumableError, type UseCases 
 import { resolveWorkspace } from '../config.js';
 import { unreadableSentence } from '../domain/unreadable-checkpoint.js';
 import { ExitError, RunHeldError } from '../domain/errors.js';
+import { buildOutcome } from '../domain/run-machine.js';
 import { withoutCheckpoint } from './run-without-checkpoint.js';
 import { WORKSPACE_OPTION, type Io } from './io.js';
 import { withRunContext } from './run-context.js';
@@ -161,16 +162,41 @@ async function goOn(options: { io: Io; app: UseCases; runId: string; opts: Decid
     );
     return;
   }
-  const code = await withRunContext(io, opts, options.workspace, async (runApp, run) => {
-    run.id = runId;
-    return runApp.resume(runId, cliAuthor()).catch((error: unknown) => {
-      // Another process took the run up between the decision and this resume: the decision stands.
-      if (!(error instanceof RunNotResumableError || error instanceof RunHeldError)) throw error;
-      const why = error.message.replace(/; nothing changed$/, '');
-      throw new RunNotResumableError(`the continue is recorded, but this process did not resume the run: ${why}`);
-    });
-  });
+  // Another process (a free worker, a watcher) took the run up between the decision and this resume:
+  // the decision stands and that process resumes it, so this is the continue's success (exit 0,
+  // status `queued`, as without --run), not a refusal: something did change.
+  let elsewhere: string | undefined;
+  const code = await withRunContext(
+    io,
+    opts,
+    options.workspace,
+    async (runApp, run) => {
+      run.id = runId;
+      return runApp.resume(runId, cliAuthor()).catch((error: unknown) => {
+        if (!(error instanceof RunNotResumableError || error instanceof RunHeldError)) throw error;
+        elsewhere = error.message.replace(/; nothing changed$/, '');
+        return buildOutcome({ runId, status: 'paused', decision: { decision: '', reason_code: '' }, auditLog: '', message: elsewhere });
+      });
+    },
+    async (runApp, outcome) => {
+      if (elsewhere === undefined) {
+        const orchestration = opts.json ? await runApp.orchestration(outcome.run_id) : undefined;
+        return reportOutcome(io, opts, outcome, orchestration === undefined ? {} : { orchestration });
+      }
+      writeTakenElsewhere(io, opts, runId, elsewhere, app.continuedBy);
+      return 0;
+    },
+  );
   if (code !== 0) throw new ExitError(code);
+}
+
+/** `decide … continue --run` whose run another process took up first: the continue is recorded, and that process resumes it. */
+function writeTakenElsewhere(io: Io, opts: DecideFlags, runId: string, why: string, by: UseCases['continuedBy']): void {
+  const where = by === 'worker' ? 'the engine: the worker that took it' : 'the process that took it';
+  const message = `the continue is recorded; another process took the run up first and resumes it (this one did not): ${why}`;
+  if (opts.json)
+    io.stdout.write(`${JSON.stringify({ run_id: runId, decision: 'continue', status: 'queued', resumed_by: where, message })}\n`);
+  else io.stdout.write(`${chalkFor(io).green('✔')} continue recorded for ${runId}: ${message}\n`);
 }
 
 /** The paused runs as a table, and how to decide; then the runs whose checkpoint cannot be read. */

@@ -159,7 +159,7 @@ function formatRuns(runs: readonly RunListing[], io: Io): string {
     const next =
       r.status === 'interrupted' && r.next_step
         ? `
-    nobody is running it — resume with: ${r.next_step}`
+    nobody is running it — ${r.requeued ? `queued again: the next free worker resumes it, or now: ${r.next_step}` : `resume with: ${r.next_step}`}`
         : r.status === 'continued' && r.next_step
           ? `
     a person chose continue; the next "maestro watch" resumes it, or now: ${r.next_step}`

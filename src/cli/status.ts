@@ -47,9 +47,12 @@ export function formatStatus(s: WorkspaceStatus & { routes_down?: readonly Route
   );
   lines.push(`in flight  ${s.inflight.length}`);
   for (const f of s.inflight) {
-    const owner = f.owner_alive
-      ? `running in pid ${f.owner_pid}`
-      : `its watcher is gone — the next "maestro watch" resumes it, or now: maestro run --resume ${f.run_id}`;
+    const owner =
+      f.engine !== undefined
+        ? inEngineText(f)
+        : f.owner_alive
+          ? `running in pid ${f.owner_pid}`
+          : `its watcher is gone — the next "maestro watch" resumes it, or now: maestro run --resume ${f.run_id}`;
     lines.push(`  ${c.dim(f.run_id)} ${f.source} · ${f.steps_done} step(s) done · ${owner}`);
     for (const w of f.waiting) {
       lines.push(`    ${c.yellow('waiting')} ${w.persona}'s call, for route "${w.route}" (${w.limit}) since ${w.since}`);
@@ -88,6 +91,22 @@ export function formatStatus(s: WorkspaceStatus & { routes_down?: readonly Route
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** An intake's claim of a run the engine has (or is about to have): what the engine says of the run. */
+function inEngineText(f: WorkspaceStatus['inflight'][number]): string {
+  const intake = f.owner_alive ? `the intake (pid ${f.owner_pid})` : 'the next "maestro watch"';
+  const e = f.engine;
+  if (!e) return `not in the engine yet — ${intake} submits it`;
+  if (e.worker) return `running on worker ${e.worker}`;
+  if (e.queue === 'queued' || e.queue === 'running') {
+    const taken = 'the next free worker resumes it from its checkpoint';
+    if (f.run_status === null) return 'queued in the engine for the next free worker';
+    if (f.run_status === 'interrupted')
+      return `interrupted in the engine: ${e.queue === 'queued' ? 'queued again' : 'its worker is gone'}, ${taken} (or now: maestro run --resume ${f.run_id})`;
+    return `${f.run_status} in the engine: queued, ${taken}`;
+  }
+  return `${f.run_status ?? e.queue} in the engine: ${intake} writes it back`;
 }
 
 /** Who takes commands here; a process that took one run over (run --resume, the console) runs that run only. */

@@ -19,6 +19,8 @@ export interface Backend {
   isHeld(runId: string): Promise<boolean>;
   /** Whether a person's `continue` waits for the run with nobody to take it yet (files; an engine queues it, held). */
   isContinued?(runId: string): Promise<boolean>;
+  /** Whether the engine's queue hands the run (interrupted) to the next free worker; absent on files. */
+  isRequeued?(runId: string): Promise<boolean>;
   /** Whether the queue has the run for a live taker: a watcher's claim (files), a worker's lease (engine). */
   isClaimed(runId: string): Promise<boolean>;
   /** Whether a watcher (files) or a worker (engine) is alive to take a continued run up. */

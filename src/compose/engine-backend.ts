@@ -13,8 +13,10 @@ import { workerClaimDeps, type EngineHandle } from './engine.js';
 export function engineBackend(app: App, handle: EngineHandle): Backend {
   return {
     continuedBy: 'worker',
-    // As `runs` and `status` list it: a run queued for a worker is about to be taken, not interrupted.
+    // As `runs` and `status` list it: a continue queued for a worker is about to be taken, not interrupted;
+    // a run handed back to the queue (or whose worker died) is interrupted, queued again for the next free worker.
     isHeld: (runId) => handle.reads.isRunPending(runId),
+    isRequeued: (runId) => handle.reads.isRunRequeued(runId),
     isClaimed: (runId) => handle.reads.isRunOwned(runId),
     hasTaker: async () => (await handle.reads.liveWorkers()).length > 0,
     depsForRun: (runId) => handle.depsForRun(runId),

@@ -80,9 +80,11 @@ export async function showDetails(options: { app: App; backend: Backend; runId: 
   const lineStopped = isConflictStopped(loop, line);
   // Its pause while it is open: a decided or ended one is history, never offered again.
   const pause = openPause(state);
+  const shown = await showRun(state, options.backend);
   return {
     run_id: state.run_id,
-    status: (await showRun(state, options.backend)).status,
+    status: shown.status,
+    ...(shown.requeued ? { requeued: shown.requeued } : {}),
     // The task as the checkpoint keeps it (screened), and what was taken out of it: categories, never values.
     task: state.command.task_description,
     redacted: state.command_redacted ?? [],
@@ -101,6 +103,8 @@ export async function showDetails(options: { app: App; backend: Backend; runId: 
 export interface ShowDetails {
   run_id: string;
   status: string;
+  /** Interrupted, and queued again in the engine: the next free worker resumes it (absent otherwise). */
+  requeued?: true;
   task: string;
   redacted: string[];
   /** The pause a person may decide now; null when there is none (not paused, or its pause was decided). */

@@ -144,8 +144,7 @@ function withEngine(files: Workspace, url: string): Workspace {
     },
     shown: (run) =>
       using(url, async (_engine, queue) => {
-        const pending = await queue.pendingRuns();
-        return showRun(run, { isHeld: async (id: string) => pending.has(id) });
+        return showRun(run, { isHeld: (id) => queue.isRunPending(id), isRequeued: (id) => queue.isRunRequeued(id) });
       }),
   };
   return {
@@ -162,6 +161,11 @@ function withEngine(files: Workspace, url: string): Workspace {
         kept: onFiles.kept + inEngine.kept,
         checkpoints: [...onFiles.checkpoints, ...inEngine.checkpoints],
       };
+    },
+    status: async (options) => {
+      const base = await files.status(options);
+      if (base.inflight.length === 0) return base;
+      return { ...base, inflight: await using(url, (engine, queue) => claimsInEngine(base.inflight, engine, queue)) };
     },
     cluster: async (recent) => {
       const { redactUrl } = await import('../adapters/pg/engine.js');
@@ -185,7 +189,8 @@ async function listEngineRuns(
 ): Promise<RunListing[]> {
   const { PgRunStore } = await import('../adapters/pg/run-store.js');
   const pending = await queue.pendingRuns();
-  const liveness = { isHeld: async (id: string) => pending.has(id) };
+  const requeued = await queue.requeuedRuns();
+  const liveness = { isHeld: async (id: string) => pending.has(id), isRequeued: async (id: string) => requeued.has(id) };
   const runs = new Map<string, RunListing>();
   for (const listing of await files.runs.list(prices)) runs.set(listing.run_id, listing);
   for (const state of await new PgRunStore(engine).loadAll())
@@ -195,6 +200,29 @@ async function listEngineRuns(
     if (listing) runs.set(runId, listing);
   }
   return [...runs.values()].sort(newestFirst);
+}
+
+/**
+ * The intake's claims (`.maestro/inflight/`) as the engine has their runs: a claim file says only that
+ * the intake took the command; whether it runs, was handed back, or ended is the engine's to say.
+ */
+async function claimsInEngine(
+  inflight: WorkspaceStatus['inflight'],
+  engine: PgEngine,
+  queue: PgQueueReads,
+): Promise<WorkspaceStatus['inflight'][number][]> {
+  const { PgRunStore } = await import('../adapters/pg/run-store.js');
+  const store = new PgRunStore(engine);
+  const rows = await queue.queueRows(inflight.map((f) => f.run_id));
+  const liveness = { isHeld: (id: string) => queue.isRunPending(id), isRequeued: (id: string) => queue.isRunRequeued(id) };
+  const out = [];
+  for (const f of inflight) {
+    const state = await store.load(f.run_id);
+    const shown = state && (await showRun(state, liveness));
+    const row = rows.get(f.run_id);
+    out.push({ ...f, run_status: shown?.status ?? null, steps_done: state?.steps.length ?? 0, waiting: [], engine: row ?? null });
+  }
+  return out;
 }
 
 function parseOrNothing(text: string): unknown {

@@ -296,6 +296,20 @@ describe('IntakeLoop', () => {
     await t.loop.stop();
   });
 
+  it('a restarted intake reports a recovered run that ended meanwhile once: written back, not then refused unread', async () => {
+    const t = intake({ once: true });
+    // The intake was killed after submitting run-1; a worker finished it before the restart.
+    t.claims.texts.set('e1.json', JSON.stringify(aCommand()));
+    t.claims.orphans.push({ runId: 'run-1', source: 'e1.json', claimedAt: '2026-01-01T00:00:00.000Z', recovered: false, kind: 'command' });
+    await t.queue.submit({ runId: 'run-1', source: 'e1.json', body: '{}', inputHashes: {} });
+    t.queue.finish('run-1', {});
+    await t.loop.start();
+    await t.loop.stopped;
+    expect(finished(t.events).map((e) => [e.run_id, e.status])).toEqual([['run-1', 'completed']]);
+    expect(t.claims.released).toEqual(['run-1']);
+    expect(t.claims.rejected.size).toBe(0);
+  });
+
   it('a written-back run is no longer checked: the engine may forget it', async () => {
     const t = intake({ once: false, reconcileMs: 10 });
     await t.loop.start();

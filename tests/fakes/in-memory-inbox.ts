@@ -107,6 +107,9 @@ export class InMemoryClaimStore implements ClaimStore {
   }
 
   async read(claim: Claim): Promise<string> {
+    // As in .maestro/inflight/: a claim let go (written back, rejected) has no file left to read.
+    if (this.released.includes(claim.runId) || this.rejected.has(claim.runId))
+      throw new Error(`ENOENT: no such file or directory, open '.maestro/inflight/${claim.runId}.json'`);
     const text = this.texts.get(claim.source);
     if (text === undefined) throw new Error(`${claim.source} is gone`);
     return text;

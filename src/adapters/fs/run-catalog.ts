@@ -23,6 +23,8 @@ export interface RunListing {
   readonly status: string;
   /** The command that moves the run on (`maestro run --resume <id>` when interrupted), or null. */
   readonly next_step: string | null;
+  /** Interrupted, and queued again in the engine: the next free worker resumes it (absent otherwise). */
+  readonly requeued?: true;
   readonly reason_code: string | null;
   /** Where the command came from (its file name), when known. */
   readonly source: string | null;
@@ -169,6 +171,7 @@ export function fromState(state: RunState, prices: Readonly<Record<string, Price
     run_id: state.run_id,
     status: shown.status,
     next_step: shown.next_step,
+    ...(shown.requeued ? { requeued: shown.requeued } : {}),
     // A pause's reason while it waits; once a person (or anything) ended the run, what ended it (HITL_STOP: a person's stop).
     reason_code: (state.status === 'paused' ? state.pause?.reason_code : undefined) ?? state.decision?.reason_code ?? null,
     source: screenText(state.source),

@@ -11,12 +11,16 @@ export interface RunLiveness {
   isHeld(runId: string): Promise<boolean>;
   /** Whether a person's `continue` waits for the run (it is to be resumed, not interrupted). */
   isContinued?(runId: string): Promise<boolean>;
+  /** Whether a queue hands the run to the next free taker (an engine's run its worker handed back, or left by a worker that died). */
+  isRequeued?(runId: string): Promise<boolean>;
 }
 
 /** A run's status as shown, with the command that moves it on. */
 export interface ShownRun {
   readonly status: string;
   readonly next_step: string | null;
+  /** Interrupted, and queued again in the engine: the next free worker resumes it (or `next_step` now). */
+  readonly requeued?: true;
 }
 
 /**
@@ -81,5 +85,6 @@ export async function showRun(run: RunLife & { readonly run_id: string }, livene
   const held = run.status === 'running' && (await liveness.isHeld(run.run_id));
   const continued = run.status === 'running' && !held && ((await liveness.isContinued?.(run.run_id)) ?? false);
   const status = shownStatus(run.status, held, continued);
-  return { status, next_step: nextStep(run, status) };
+  const requeued = status === 'interrupted' && ((await liveness.isRequeued?.(run.run_id)) ?? false);
+  return { status, next_step: nextStep(run, status), ...(requeued ? { requeued } : {}) };
 }

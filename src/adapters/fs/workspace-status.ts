@@ -35,6 +35,12 @@ export interface WorkspaceStatus {
     steps_done: number;
     /** Calls of the run waiting for their route's limits now (only while its process is alive). */
     waiting: readonly ShownWait[];
+    /**
+     * With an engine, the claim is the intake's and the run is the engine's: its queue row (its state
+     * and the live worker running it), or null when the engine has not been given it yet; `run_status`
+     * and `steps_done` are then the engine's. Absent on files.
+     */
+    engine?: { readonly queue: string; readonly worker: string | null } | null;
   }[];
   /**
    * Runs whose checkpoint says running but that no live process holds (killed, or the machine went

@@ -37,8 +37,12 @@ export interface Fence {
 
 export type Queryable = Pick<pg.PoolClient, 'query'>;
 
-/** A session is alive while its database connection is: the backend (pid, start time) still exists. */
-export const SESSION_ALIVE_SQL = `EXISTS (SELECT 1 FROM maestro_workers w JOIN pg_stat_activity a ON a.pid = w.backend_pid AND a.backend_start = w.backend_start WHERE w.session_id = %OWNER%)`;
+/**
+ * A session is alive while its database connection is: the backend (pid, start time) still exists.
+ * Its aliases are its own (`alive_w`, `alive_a`): an outer query's `w` passed as %OWNER% must not be
+ * shadowed by them (`w.session_id = w.session_id` made every row alive while any one worker was).
+ */
+export const SESSION_ALIVE_SQL = `EXISTS (SELECT 1 FROM maestro_workers alive_w JOIN pg_stat_activity alive_a ON alive_a.pid = alive_w.backend_pid AND alive_a.backend_start = alive_w.backend_start WHERE alive_w.session_id = %OWNER%)`;
 
 const FENCE_SQL = `SELECT 1 FROM maestro_queue q WHERE q.run_id = $1 AND q.owner = $2 AND q.epoch = $3 AND q.state = 'running' AND ${SESSION_ALIVE_SQL.replace('%OWNER%', 'q.owner')} FOR SHARE OF q`;
 

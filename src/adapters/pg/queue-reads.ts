@@ -3,8 +3,23 @@ import { screenText } from '../../domain/screen.js';
 import type { PgEngine } from './engine.js';
 import { alive } from './queue.js';
 
-/** A queue row whose run a worker holds now or is about to take. */
-const PENDING = `q.state = 'queued' OR (q.state = 'running' AND ${alive('q.owner')})`;
+/**
+ * A queue row whose run a worker holds now, or a person's continue waiting for the next free worker.
+ * A run handed back to the queue (its worker stopped at a checkpoint, or died) is not: nobody holds
+ * it, so it is `interrupted` (queued again: the next free worker resumes it).
+ */
+const PENDING = `(q.state = 'queued' AND q.kind = 'decision' AND NOT q.recovered) OR (q.state = 'running' AND ${alive('q.owner')})`;
+
+/** A run the queue hands to the next free worker: queued again (handed back), or left running by a worker that is gone. */
+const REQUEUED = `q.state IN ('queued', 'running') AND NOT (${PENDING})`;
+
+/** A run's row in the engine's queue, as `status` shows an intake's claim of it. */
+export interface QueuedRun {
+  /** queued, running, paused, done, rejected. */
+  readonly queue: string;
+  /** The live worker that runs it now (its name), else null. */
+  readonly worker: string | null;
+}
 
 export interface QueueStats {
   readonly queued: number;
@@ -93,16 +108,38 @@ export class PgQueueReads {
     return r.rows.map((row) => ({ ...row, claimed_at: row.claimed_at ? new Date(row.claimed_at).toISOString() : null }));
   }
 
-  /** Runs a worker holds now or is about to take (queued): the engine's counterpart of a live holder on files. */
+  /** Runs a worker holds now or a continue waits for one: the engine's counterpart of a live holder on files. */
   async pendingRuns(): Promise<Set<string>> {
     const r = await this.engine.query<{ run_id: string }>(`SELECT q.run_id FROM maestro_queue q WHERE ${PENDING}`);
     return new Set(r.rows.map((row) => row.run_id));
   }
 
-  /** Whether a worker holds this run now or is about to take it (`pendingRuns`, for one run): what every view shows as running. */
+  /** Runs the queue hands to the next free worker though nobody holds them (REQUEUED): shown interrupted, queued again. */
+  async requeuedRuns(): Promise<Set<string>> {
+    const r = await this.engine.query<{ run_id: string }>(`SELECT q.run_id FROM maestro_queue q WHERE ${REQUEUED}`);
+    return new Set(r.rows.map((row) => row.run_id));
+  }
+
+  /** `requeuedRuns`, for one run. */
+  async isRunRequeued(runId: string): Promise<boolean> {
+    const r = await this.engine.query(`SELECT 1 FROM maestro_queue q WHERE q.run_id = $1 AND (${REQUEUED})`, [runId]);
+    return r.rowCount === 1;
+  }
+
+  /** Whether a worker holds this run now or a continue waits for one (`pendingRuns`, for one run): what every view shows as running. */
   async isRunPending(runId: string): Promise<boolean> {
     const r = await this.engine.query(`SELECT 1 FROM maestro_queue q WHERE q.run_id = $1 AND (${PENDING})`, [runId]);
     return r.rowCount === 1;
+  }
+
+  /** The queue rows of these runs (a run the engine has not been given has none). */
+  async queueRows(runIds: readonly string[]): Promise<Map<string, QueuedRun>> {
+    const r = await this.engine.query<{ run_id: string; state: string; worker: string | null }>(
+      `SELECT q.run_id, q.state, CASE WHEN q.state = 'running' AND ${alive('q.owner')} THEN w.name END AS worker
+         FROM maestro_queue q LEFT JOIN maestro_workers w ON w.session_id = q.owner WHERE q.run_id = ANY($1::text[])`,
+      [runIds],
+    );
+    return new Map(r.rows.map((row) => [row.run_id, { queue: row.state, worker: row.worker }]));
   }
 
   /** Every audit log with no checkpoint (a command that was invalid, a run that died before its first), as text. */
