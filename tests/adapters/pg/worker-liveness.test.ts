@@ -12,8 +12,17 @@ useMigratedEngine({ max: 4 }, (opened) => {
 
 /** Ends a session's backend as a `kill -9` of its worker (or a restart of the server) does: its row stays, with stopped_at NULL. */
 async function killBackend(session: PgWorkerSession): Promise<void> {
-  await engine.query('SELECT pg_terminate_backend(backend_pid) FROM maestro_workers WHERE session_id = $1', [session.id]);
+  const row = await engine.query<{ pid: number }>('SELECT backend_pid AS pid FROM maestro_workers WHERE session_id = $1', [session.id]);
+  const pid = row.rows[0]?.pid;
+  await engine.query('SELECT pg_terminate_backend($1)', [pid]);
   await session.lost;
+  // The server ends the backend on its own time: wait until it has left pg_stat_activity (what liveness reads).
+  for (let tries = 0; tries < 500; tries++) {
+    const left = await engine.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid]);
+    if ((left.rowCount ?? 0) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`backend ${pid} did not end`);
 }
 
 describe('live workers', () => {
