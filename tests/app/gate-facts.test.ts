@@ -102,6 +102,12 @@ describe('gatherGateFacts', () => {
       'move_money facts.next',
     ]);
     expect(asked?.verdict.proceeds).toBe(false);
+    // Read as the task is read: an act after "then" counts; a statement of what was done or will be asks nothing.
+    const then = await floor(
+      { after: 'Then run the migration on the prod database tonight.' },
+      { done: 'The team will deploy on Friday.' },
+    );
+    expect([...new Set(then?.reading.perception.acts.map((a) => `${a.class} ${a.source}`))]).toEqual(['change_system facts.after']);
     const values = await floor({ deadline: '2026-03-01', owner: 'Alice Park' }, { window: '02:00-06:00', limit: 300, style: 'formal' });
     expect(values?.reading.perception.acts).toEqual([]);
     expect(values?.verdict.proceeds).toBe(true);

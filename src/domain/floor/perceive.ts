@@ -62,11 +62,14 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
     if (asked.handedOver.has(input.path)) asked.unplaced.push(...more.unplaced);
   }
   // A work item's expected output describes the text it gives back; an act asked or named as done there is asked.
-  for (const [i, result] of (text.results ?? []).entries())
-    asked.acts.push(...actsIn(read(result), `work_items.${i}.expected_output`, true));
+  for (const [i, result] of (text.results ?? []).entries()) asked.acts.push(...actsIn(read(result), `work_items.${i}.expected_output`));
   // Facts and items' inputs are material given with the task: an act said there as a command still counts.
   const material = (text.material ?? []).map((m) => ({ ...m, sentences: read(m.text) }));
-  for (const m of material) asked.acts.push(...actsIn(m.sentences, m.source, false));
+  // Read as the task is read (a statement or a description asks nothing), keeping only the acts.
+  for (const m of material) {
+    const requests = readRequests(m.sentences, true).filter((r) => r.head.kind === 'act' || r.head.kind === 'handover');
+    asked.acts.push(...collect([{ source: m.source, requests }], { inputs: [], hasInputs: true, words: [] }).acts);
+  }
   const materialWords = material.flatMap((m) => m.sentences.flatMap((s) => s.words));
   // Material between code fences is data: what it is about counts as context, what it says asks nothing.
   // A goal's words give context as the task's do ("Bed 6 on 10 units of insulin").
@@ -110,12 +113,12 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
 }
 
 /**
- * The acts a text asks where it speaks as a command ("Merge PR 88 and report the commit"), and with
- * `done` those it names as done (a work item's result: "PR 88 is merged"); a description asks nothing.
+ * The acts a work item's expected output asks where it speaks as a command ("Merge PR 88 and report the
+ * commit"), and those it names as done ("PR 88 is merged"); a description asks nothing.
  */
-function actsIn(sentences: Sentence[], source: string, done: boolean): Act[] {
+function actsIn(sentences: Sentence[], source: string): Act[] {
   const commands = sentences.filter((s) => readHead(s.words, true) !== undefined && !textNounAt(s.words));
-  const requests = [...readRequests(commands, true), ...(done ? resultsDone(sentences, (s) => !commands.includes(s)) : [])].filter(
+  const requests = [...readRequests(commands, true), ...resultsDone(sentences, (s) => !commands.includes(s))].filter(
     (r) => r.head.kind === 'act' || r.head.kind === 'handover',
   );
   return collect([{ source, requests }], { inputs: [], hasInputs: true, words: [] }).acts;
