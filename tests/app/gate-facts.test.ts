@@ -78,6 +78,8 @@ describe('gatherGateFacts', () => {
     expect(await acts({ status: 'every customer refunded in full', notes: ['sent'] })).toEqual(['move_money work_items.0.expected_output']);
     expect(await acts('The staging database wiped')).toEqual(['delete_data work_items.0.expected_output']);
     expect(await acts({ format: 'markdown', sections: ['risks', 'owners'] })).toEqual([]);
+    // Read as the task is: a command that does not start with its verb asks as much.
+    expect(await acts('a list of risks. Then merge PR 88 and report the commit.')).toEqual(['change_system work_items.0.expected_output']);
   });
 
   it("gives the floor the facts and each item's inputs as material: an act said there as a command counts, a value does not", async () => {

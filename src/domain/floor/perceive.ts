@@ -113,12 +113,12 @@ export function perceiveTask(read: EnglishReader, text: TaskText): FloorReading 
 }
 
 /**
- * The acts a work item's expected output asks where it speaks as a command ("Merge PR 88 and report the
- * commit"), and those it names as done ("PR 88 is merged"); a description asks nothing.
+ * The acts a work item's expected output asks, read as the task is ("Merge PR 88", "Then drop the old
+ * table"), and those it names as done where it does not command ("PR 88 is merged"); a description asks nothing.
  */
 function actsIn(sentences: Sentence[], source: string): Act[] {
   const commands = sentences.filter((s) => readHead(s.words, true) !== undefined && !textNounAt(s.words));
-  const requests = [...readRequests(commands, true), ...resultsDone(sentences, (s) => !commands.includes(s))].filter(
+  const requests = [...readRequests(sentences, true), ...resultsDone(sentences, (s) => !commands.includes(s))].filter(
     (r) => r.head.kind === 'act' || r.head.kind === 'handover',
   );
   return collect([{ source, requests }], { inputs: [], hasInputs: true, words: [] }).acts;
