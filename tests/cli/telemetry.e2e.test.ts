@@ -235,11 +235,16 @@ describe('OpenTelemetry traces (a real OTLP/HTTP otel.receiver, the real CLI, th
     const gone = otel.receiver.endpoint;
     await otel.receiver.close();
     otel.receiver = await startOtlpReceiver(); // closed after the test, as the first one would have been
-    const r = await maestro(['run', 'examples/review-migration.json', '--json'], { OTEL_EXPORTER_OTLP_ENDPOINT: gone });
+    // A token in the endpoint's query is never printed with it.
+    const r = await maestro(['run', 'examples/review-migration.json', '--json'], {
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${gone}/v1/traces?token=q3V0Xz9kLmN4pR7s`,
+    });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'completed' });
     expect(r.stderr.match(/traces could not be sent/g)).toHaveLength(1);
     expect(r.stderr).toContain('ECONNREFUSED'); // refused at once: no retries with backoff hold up the end
+    expect(r.stderr).toContain('/v1/traces?…');
+    expect(r.stderr).not.toContain('q3V0Xz9kLmN4pR7s');
   });
 
   it('refuses an endpoint with a user or password before any run, never printing the password (env and config)', async () => {

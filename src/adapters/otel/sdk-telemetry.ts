@@ -3,6 +3,7 @@ import { BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator, type IdGene
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { Sha256 } from '../../domain/audit-chain.js';
 import { cachedScanner, defaultSensitiveScanner } from '../../domain/audit-sanitizer.js';
+import { screenText } from '../../domain/screen.js';
 import { OFFLINE_ROUTE_ID } from '../../domain/route.js';
 import type { WorkspaceConfig } from '../../domain/workspace-config.js';
 import { FetchOtlpExporter } from './fetch-exporter.js';
@@ -30,8 +31,10 @@ export function startOtelTelemetry(settings: TelemetrySettings, deps: TelemetryD
   const scanner = cachedScanner(defaultSensitiveScanner);
   const noticeOnce = once(deps.onNotice);
   const ids = new RunTraceIds(deps.sha256);
+  // The endpoint named without its query (a token may ride there), the error screened as every printed line is.
+  const where = withoutQuery(settings.tracesUrl);
   const exportFailed = (error: Error | undefined): void =>
-    noticeOnce(`traces could not be sent to ${settings.tracesUrl}${error ? ` (${error.message})` : ''}; runs go on without them`);
+    noticeOnce(`traces could not be sent to ${where}${error ? ` (${screenText(error.message)})` : ''}; runs go on without them`);
   const exporter = new FetchOtlpExporter(settings.tracesUrl, settings.headers, EXPORT_TIMEOUT_MS, exportFailed);
   const provider = new BasicTracerProvider({
     resource: defaultResource().merge(
@@ -134,4 +137,13 @@ function once(fn: (message: string) => void): (message: string) => void {
     said = true;
     fn(message);
   };
+}
+
+function withoutQuery(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}${u.search ? '?…' : ''}`;
+  } catch {
+    return screenText(url);
+  }
 }
