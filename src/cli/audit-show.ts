@@ -6,6 +6,7 @@ import { defaultSensitiveScanner } from '../domain/audit-sanitizer.js';
 import { readAuditRecords, verifyAuditLog } from '../domain/audit-verify.js';
 import type { Decision } from '../domain/decision.js';
 import { ExitError } from '../domain/errors.js';
+import { screenText } from '../domain/screen.js';
 import { auditSource, checkRunId, noLog, WORKSPACE_OPTION } from './audit-options.js';
 import { describeVerification } from './audit-verify.js';
 import type { Io } from './io.js';
@@ -32,12 +33,15 @@ export function registerAuditShow(audit: Command, io: Io): void {
       for (const p of problems) io.stderr.write(`${warn.yellow('⚠')} line ${p.line}: ${p.message}\n`);
       if (tornLine !== undefined) io.stderr.write(`${warn.yellow('⚠')} line ${tornLine}: torn last line (a write cut short by a crash)\n`);
 
+      // A log holds nothing raw; one edited by hand might: what is printed is screened all the same (verify says what broke).
       if (opts.json) {
         io.stdout.write(
-          `${JSON.stringify(
-            records.map((r) => r.record),
-            null,
-            2,
+          `${screenText(
+            JSON.stringify(
+              records.map((r) => r.record),
+              null,
+              2,
+            ),
           )}\n`,
         );
       } else {
@@ -45,7 +49,7 @@ export function registerAuditShow(audit: Command, io: Io): void {
         io.stdout.write(`${c.bold(`Run ${runId}`)}${first ? c.dim(` · ${first.ts.slice(0, 10)} · ${records.length} record(s)`) : ''}\n`);
         // On a terminal long details are cut to the screen; into a pipe or a file every line is whole.
         const whole = io.stdout.isTTY !== true;
-        for (const { record } of records) io.stdout.write(`${formatTrailLine(record, c, whole)}\n`);
+        for (const { record } of records) io.stdout.write(`${screenText(formatTrailLine(record, c, whole))}\n`);
         const verification = verifyAuditLog({ ...files, sha256, scanner: defaultSensitiveScanner });
         io.stdout.write(`${describeVerification(verification, c)}\n`);
       }

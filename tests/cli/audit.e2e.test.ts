@@ -156,6 +156,22 @@ describe('maestro audit show', () => {
     expect(coloured.stdout).toContain('\u001b[');
   });
 
+  it('prints a value a hand edit put in a log screened, text and --json (verify names the edit)', async () => {
+    const id = await newRun();
+    const original = await readFile(logOf(id), 'utf8');
+    await writeFile(logOf(id), original.replace('"skipped":false', `"skipped":false,"note":"contact ${EMAIL} ${API_KEY}"`));
+    for (const args of [
+      ['audit', 'show', id],
+      ['audit', 'show', id, '--json'],
+    ]) {
+      const r = await maestro([...args, '-w', ws]);
+      expect(r.stdout).toContain('[REDACTED:');
+      expect(r.stdout).not.toContain(EMAIL);
+      expect(r.stdout).not.toContain(API_KEY);
+    }
+    await writeFile(logOf(id), original);
+  });
+
   it('--json prints the records', async () => {
     const id = await newRun();
     const r = await maestro(['audit', 'show', id, '--json', '-w', ws]);
