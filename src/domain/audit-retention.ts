@@ -37,3 +37,9 @@ export function selectExpiredLogs(
 export function isSafeRunId(runId: string): boolean {
   return /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/.test(runId);
 }
+
+/** When a run began, from its id (`20261130T065411Z-7af5e7`, system-clock.ts's newRunId); undefined when the id says nothing. */
+export function runIdStartedAt(runId: string): string | undefined {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z/.exec(runId);
+  return m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}.000Z` : undefined;
+}

@@ -1,6 +1,6 @@
 import { readdir, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { isSafeRunId, selectExpiredLogs, type AuditLogEntry } from '../../domain/audit-retention.js';
+import { isSafeRunId, runIdStartedAt, selectExpiredLogs, type AuditLogEntry } from '../../domain/audit-retention.js';
 import { defaultSensitiveScanner, type SensitiveScanner } from '../../domain/audit-sanitizer.js';
 import { verifyAuditLog, type AuditVerification } from '../../domain/audit-verify.js';
 import { StorageError } from '../../domain/errors.js';
@@ -30,13 +30,13 @@ export async function listCheckpointedRuns(paths: WorkspacePaths): Promise<strin
 }
 
 /** Whether a run still has audit files (its log or head): then its folder stays with them. */
-async function hasAuditFiles(paths: WorkspacePaths, runId: string): Promise<boolean> {
-  for (const file of [paths.auditLog(runId), paths.auditHead(runId)]) if (await stat(file).catch(() => undefined)) return true;
-  return false;
-}
+const hasAuditFiles = (paths: WorkspacePaths, runId: string) => anyExists([paths.auditLog(runId), paths.auditHead(runId)]);
 
-async function hasCheckpoint(paths: WorkspacePaths, runId: string): Promise<boolean> {
-  for (const file of ['state.json', JOURNAL_FILE]) if (await stat(path.join(paths.runDir(runId), file)).catch(() => undefined)) return true;
+const hasCheckpoint = (paths: WorkspacePaths, runId: string) =>
+  anyExists(['state.json', JOURNAL_FILE].map((f) => path.join(paths.runDir(runId), f)));
+
+async function anyExists(files: readonly string[]): Promise<boolean> {
+  for (const file of files) if (await stat(file).catch(() => undefined)) return true;
   return false;
 }
 
@@ -227,10 +227,9 @@ async function expiredCheckpoints(paths: WorkspacePaths, cutoff: Date): Promise<
     if (!isSafeRunId(id)) continue;
     const state = await readStatus(paths, id);
     // A run that died before its first checkpoint left only its command: it goes when its start is past the cutoff.
-    const started = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z/.exec(id)?.slice(1);
+    const started = runIdStartedAt(id);
     if (state === undefined && started && !(await hasCheckpoint(paths, id))) {
-      const at = `${started.slice(0, 3).join('-')}T${started.slice(3).join(':')}.000Z`;
-      if (Date.parse(at) < cutoff.getTime() && !(await hasAuditFiles(paths, id))) out.push({ id, at });
+      if (Date.parse(started) < cutoff.getTime() && !(await hasAuditFiles(paths, id))) out.push({ id, at: started });
       continue;
     }
     if (state?.status === undefined || isLiveRun({ status: state.status, decision: state.decision })) continue;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Price, PromptSplit } from '../../domain/budget.js';
 import { parseRunState } from '../../domain/checkpoint.js';
 import type { RunState } from '../../domain/run-state.js';
+import { runIdStartedAt } from '../../domain/audit-retention.js';
 import { CheckpointUnreadableError, schemaProblem } from '../../domain/errors.js';
 import { type UnreadableCheckpoint, unreadableCheckpoint } from '../../domain/unreadable-checkpoint.js';
 import { RAW_COMMAND_FILE, screenText, taskLine } from '../../domain/screen.js';
@@ -88,7 +89,7 @@ export async function listRuns(
 async function beforeCheckpoint(paths: WorkspacePaths, id: string, liveness: RunLiveness): Promise<RunListing> {
   const file = path.join(paths.runDir(id), RAW_COMMAND_FILE);
   const raw = await readIfExists(file).catch(() => undefined);
-  const at = runIdTime(id);
+  const at = runIdStartedAt(id) ?? '';
   const held = await liveness.isHeld(id);
   return {
     ...blankListing(id, at, at),
@@ -96,12 +97,6 @@ async function beforeCheckpoint(paths: WorkspacePaths, id: string, liveness: Run
     task: raw === undefined ? null : taskOf(raw),
     next_step: held || raw === undefined ? null : `maestro run ${paths.relative(file)}`,
   };
-}
-
-/** When a run began, from its id (`20261130T065411Z-7af5e7`); empty when the id says nothing. */
-function runIdTime(id: string): string {
-  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z/.exec(id);
-  return m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}.000Z` : '';
 }
 
 function taskOf(raw: string): string | null {

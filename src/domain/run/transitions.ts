@@ -23,20 +23,8 @@ export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
  * check the predicates below first), so no code path can move a run the way nobody decided.
  */
 export const TRANSITIONS: Readonly<Record<RunStatus, readonly RunEventType[]>> = {
-  // Executing: every step of a run, and every way out of it.
-  running: [
-    'planned',
-    'advised',
-    'step_recorded',
-    'plan_asked',
-    'rerouted',
-    'decided',
-    'paused',
-    'person_decided',
-    'finishing',
-    'finished',
-    'failed',
-  ],
+  // Executing: every step of a run, and every way out of it (only a storage failure is revived).
+  running: RUN_EVENT_TYPES.filter((t) => t !== 'revived'),
   // Waiting for a person: a decision, then (stop) the ending it fixes; a storage failure on the way.
   paused: ['person_decided', 'finishing', 'finished', 'failed'],
   // A storage failure: taken up again, or failed again while recording it.
