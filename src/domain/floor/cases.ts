@@ -48,15 +48,10 @@ export const ADVICE: ReadonlySet<DeliverableKind> = new Set([
  */
 export function particularCases(words: readonly Word[], domains: ReadonlySet<Domain>, advice: boolean | 'decision'): Domain[] {
   const stakes = HIGH_STAKES_DOMAINS.filter((d) => domains.has(d));
-  const { named, relation, own, ownProceeding, emergencyNow, patient } = caseSignals(words);
-  if (advice === false) {
-    // Any text: an emergency happening now, a clinical document for one patient, the writer's own health or legal matter,
-    // or a named person's or a relation's health ("a letter to Tom Baker's employer explaining his diagnosis").
-    const found: Domain[] = [];
-    if (domains.has('health') && (emergencyNow || patient || own || named || relation)) found.push('health');
-    if (ownProceeding) found.push('law');
-    return found;
-  }
+  const signals = caseSignals(words);
+  const { named, relation, own, ownProceeding, emergencyNow, patient } = signals;
+  // Any text: a named person's health is theirs ("a letter to Tom Baker's employer explaining his diagnosis").
+  if (advice === false) return textCases(signals, domains, named);
   if (stakes.length === 0) return ownProceeding ? ['law'] : [];
   if (advice === 'decision') return stakes;
   // Health is judged closer: any person (even "a child"), the writer, or a dose makes it a case.
@@ -81,11 +76,19 @@ export function particularCases(words: readonly Word[], domains: ReadonlySet<Dom
  * an article quoting "Dr. Jane Lee" on diabetes, or notes naming who is on sick leave, are not.
  */
 function dataCases(words: readonly Word[], domains: ReadonlySet<Domain>): Domain[] {
-  const { named, relation, own, ownProceeding, emergencyNow, patient } = caseSignals(words);
-  const recordOf = named && words.some((w) => LEXICON.relations.has(w.lemma) && w.after.trim().startsWith(':'));
+  const signals = caseSignals(words);
+  return textCases(signals, domains, signals.named && words.some((w) => LEXICON.relations.has(w.lemma) && w.after.trim().startsWith(':')));
+}
+
+/**
+ * Whose case a text is, whatever it asks: health for an emergency happening now, a clinical document for
+ * one patient, the writer's own health, a relation's, or `person`'s (the caller says who counts); law
+ * for the writer's own proceeding.
+ */
+function textCases(s: ReturnType<typeof caseSignals>, domains: ReadonlySet<Domain>, person: boolean): Domain[] {
   const found: Domain[] = [];
-  if (domains.has('health') && (emergencyNow || patient || own || relation || recordOf)) found.push('health');
-  if (ownProceeding) found.push('law');
+  if (domains.has('health') && (s.emergencyNow || s.patient || s.own || s.relation || person)) found.push('health');
+  if (s.ownProceeding) found.push('law');
   return found;
 }
 
